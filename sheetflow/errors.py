@@ -1,0 +1,49 @@
+"""Exceptions for failures that stop a run.
+
+Problems found *in data* (a bad cell in a returned workbook, a disagreeing rater) are
+not exceptions: they are reported as issues. These classes are for the cases where
+sheetflow cannot go on: a broken study spec, a missing file, a broken seal.
+"""
+
+from __future__ import annotations
+
+
+class SheetflowError(Exception):
+    """Base class of every error sheetflow raises on purpose.
+
+    The message is one line meant for the user: it names the file (and the key, row
+    or cell where there is one) and says what is allowed or what to do.
+    """
+
+
+class SpecError(SheetflowError):
+    """The study spec, items file or raters file has a problem.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong and what is allowed.
+    file : str, optional
+        The file the problem is in.
+    where : str, optional
+        The key, row or column within that file.
+    """
+
+    def __init__(self, message: str, file: str | None = None, where: str | None = None):
+        self.file = file
+        self.where = where
+        self.detail = message
+        prefix = ""
+        if file and where:
+            prefix = f"{file}: {where}: "
+        elif file:
+            prefix = f"{file}: "
+        super().__init__(prefix + message)
+
+
+class SealError(SheetflowError):
+    """The sealed key or plan lock does not match its published hash."""
+
+
+class UsageError(SheetflowError):
+    """The caller asked for something that cannot be done as asked."""
