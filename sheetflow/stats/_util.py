@@ -1,0 +1,168 @@
+"""Private helpers shared by the ``sheetflow.stats`` modules.
+
+Input normalisation (tidy table or raters x units matrix -> integer codes over a value
+domain), per-unit category counts and small result-table helpers. Nothing here prints,
+exits or touches other sheetflow modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+MISSING = -1
+
+
+def to_matrix(
+    data: Any,
+    unit: str | None = None,
+    rater: str | None = None,
+    value: str | None = None,
+) -> tuple[np.ndarray, list[Any], list[Any]]:
+    """Return ``(matrix, rater_labels, unit_labels)`` with raters as rows.
+
+    A :class:`pandas.DataFrame` is read as a tidy table (one row per rating) with the
+    columns named by ``unit``, ``rater`` and ``value`` (defaults ``"unit"``, ``"rater"``,
+    ``"value"``). Anything else is read as a raters x units array with missing values
+    as NaN/None (the ``reliability_data`` layout of :func:`krippendorff.alpha`).
+    """
+    if isinstance(data, pd.DataFrame):
+        return _tidy_to_matrix(data, unit or "unit", rater or "rater", value or "value")
+    arr = np.asarray(data, dtype=object if _has_strings(data) else float)
+    if arr.size == 0:
+        arr = arr.reshape(0, 0) if arr.ndim != 2 else arr
+    if arr.ndim != 2:
+        raise ValueError("A ratings matrix must be 2-D: raters as rows, units as columns.")
+    return arr, list(range(arr.shape[0])), list(range(arr.shape[1]))
+
+
+def _has_strings(data: Any) -> bool:
+    arr = np.asarray(data, dtype=object)
+    return any(isinstance(x, str) for x in arr.ravel())
+
+
+def _tidy_to_matrix(
+    df: pd.DataFrame, unit: str, rater: str, value: str
+) -> tuple[np.ndarray, list[Any], list[Any]]:
+    missing = [c for c in (unit, rater, value) if c not in df.columns]
+    if missing:
+        raise ValueError(f"Column(s) {missing} not found; the table has {list(df.columns)}.")
+    rows = df.loc[df[value].notna(), [unit, rater, value]]
+    dup = rows.duplicated(subset=[unit, rater])
+    if dup.any():
+        first = rows.loc[dup, [unit, rater]].iloc[0].tolist()
+        raise ValueError(f"Duplicate rating for (unit, rater) = {tuple(first)}.")
+    wide = rows.pivot(index=rater, columns=unit, values=value)
+    wide = wide.reindex(index=_sorted_labels(df[rater]), columns=_sorted_labels(df[unit]))
+    numeric = pd.api.types.is_numeric_dtype(df[value])
+    arr = wide.to_numpy(dtype=float if numeric else object)
+    return arr, list(wide.index), list(wide.columns)
+
+
+def _sorted_labels(col: pd.Series) -> list[Any]:
+    labels = pd.unique(col.dropna())
+    try:
+        return sorted(labels)
+    except TypeError:
+        return list(labels)
+
+
+def is_missing(arr: np.ndarray) -> np.ndarray:
+    """Boolean mask of missing cells (NaN or None)."""
+    return np.asarray(pd.isna(arr), dtype=bool)
+
+
+def resolve_domain(arr: np.ndarray, domain: Sequence[Any] | None) -> np.ndarray:
+    """The value domain: as given, or the sorted distinct observed values."""
+    if domain is not None:
+        dom = np.asarray(list(domain), dtype=object if _has_strings(domain) else float)
+        if len(set(dom.tolist())) != len(dom):
+            raise ValueError("The value domain contains duplicate values.")
+        return dom
+    observed = arr[~is_missing(arr)]
+    if observed.size == 0:
+        return np.asarray([], dtype=float)
+    values = pd.unique(pd.Series(observed.ravel()))
+    try:
+        values = sorted(values)
+    except TypeError:
+        values = sorted(values, key=str)
+    return np.asarray(values, dtype=object if _has_strings(values) else float)
+
+
+def encode(arr: np.ndarray, domain: np.ndarray) -> np.ndarray:
+    """Integer codes (index into ``domain``) with ``MISSING`` for missing cells."""
+    mask = is_missing(arr)
+    lookup = {v: i for i, v in enumerate(domain.tolist())}
+    codes = np.full(arr.shape, MISSING, dtype=np.int64)
+    flat = arr.ravel()
+    out = codes.ravel()
+    for pos in np.flatnonzero(~mask.ravel()):
+        key = flat[pos]
+        key = float(key) if isinstance(key, (int, float, np.number)) else key
+        if key not in lookup:
+            raise ValueError(f"The ratings contain a value outside the value domain: {key!r}.")
+        out[pos] = lookup[key]
+    return codes
+
+
+def encode_fast(arr: np.ndarray, domain: np.ndarray) -> np.ndarray:
+    """Vectorised :func:`encode` for numeric arrays and numeric domains."""
+    if arr.dtype == object or domain.dtype == object:
+        return encode(arr, domain)
+    order = np.argsort(domain)
+    sorted_dom = domain[order]
+    mask = np.isnan(arr)
+    filled = np.where(mask, sorted_dom[0] if sorted_dom.size else 0.0, arr)
+    pos = np.clip(np.searchsorted(sorted_dom, filled), 0, max(sorted_dom.size - 1, 0))
+    if sorted_dom.size == 0:
+        if (~mask).any():
+            raise ValueError("The ratings contain values but the value domain is empty.")
+        return np.full(arr.shape, MISSING, dtype=np.int64)
+    bad = ~mask & (sorted_dom[pos] != filled)
+    if bad.any():
+        raise ValueError(
+            f"The ratings contain a value outside the value domain: {arr[bad][0]!r}."
+        )
+    return np.where(mask, MISSING, order[pos]).astype(np.int64)
+
+
+def unit_counts(codes: np.ndarray, n_values: int) -> np.ndarray:
+    """Counts ``n[u, c]`` of ratings in category ``c`` for each unit (codes are raters x units)."""
+    n_units = codes.shape[1]
+    units = np.broadcast_to(np.arange(n_units), codes.shape)
+    ok = codes != MISSING
+    flat = units[ok] * n_values + codes[ok]
+    return np.bincount(flat, minlength=n_units * n_values).reshape(n_units, n_values)
+
+
+def make_seed(seed: int | None) -> int:
+    """Return ``seed`` or, when None, a fresh non-negative integer seed to record."""
+    if seed is None:
+        return int(np.random.SeedSequence().entropy % (2**63))
+    if not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError("seed must be a non-negative integer or None.")
+    return int(seed)
+
+
+def check_choice(name: str, value: str, choices: Sequence[str]) -> str:
+    """Raise ValueError unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"Unknown {name} {value!r}; expected one of {list(choices)}.")
+    return value
+
+
+def check_confidence(confidence: float) -> float:
+    """Raise ValueError unless 0 < confidence < 1."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError("confidence must lie strictly between 0 and 1.")
+    return float(confidence)
+
+
+def frame(rows: list[dict[str, Any]] | dict[str, Any], columns: Sequence[str]) -> pd.DataFrame:
+    """A result table with exactly ``columns`` in that order."""
+    rows = [rows] if isinstance(rows, dict) else rows
+    return pd.DataFrame(rows, columns=list(columns))
