@@ -143,7 +143,9 @@ def krippendorff_alpha(
                        ALPHA_COLUMNS)
 
 
-def _checked_domain(matrix: np.ndarray, value_domain: Sequence[Any] | None, level: str) -> np.ndarray:
+def _checked_domain(
+    matrix: np.ndarray, value_domain: Sequence[Any] | None, level: str
+) -> np.ndarray:
     """Resolve the domain and reject combinations that have no meaning."""
     if level == "ordinal" and value_domain is None and matrix.dtype == object:
         raise ValueError("Ordinal string values need an ordered value_domain.")

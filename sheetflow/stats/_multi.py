@@ -1,0 +1,115 @@
+"""Many-rater agreement machinery shared by Fleiss' kappa and Gwet's AC1/AC2."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from sheetflow.stats import _util
+from sheetflow.stats._weights import agreement_weights, weight_name
+
+FLEISS_COLUMNS = (
+    "kappa", "se", "ci_low", "ci_high", "p_o", "p_e", "n_units", "n_pairable_units",
+    "n_raters", "weights", "reason",
+)  # fmt: skip
+
+
+def multirater(
+    data: Any, unit: str, rater: str, value: str, categories: Sequence[Any] | None,
+    weights: str | None, weight_on: str, confidence: float,
+    population_size: float | None, chance: str,
+) -> pd.DataFrame:  # fmt: skip
+    """Fleiss' kappa (chance="fleiss") or Gwet's AC (chance="gwet") as a one-row table."""
+    confidence = _util.check_confidence(confidence)
+    matrix, _, _ = _util.to_matrix(data, unit, rater, value)
+    domain = _util.resolve_domain(matrix, categories)
+    codes = _util.encode(matrix, domain) if len(domain) else np.full(matrix.shape, -1)
+    counts = _util.unit_counts(codes, len(domain)).astype(float)
+    counts = counts[counts.sum(axis=1) > 0]
+    w = agreement_weights(domain, weights, weight_on)
+    row = {
+        "n_units": int(counts.shape[0]),
+        "n_pairable_units": int((counts.sum(axis=1) >= 2).sum()),
+        "n_raters": int((codes != _util.MISSING).any(axis=1).sum()),
+        "weights": weight_name(weights),
+    }
+    stats_row = _coefficient(counts, w, chance, confidence, population_size)
+    return _util.frame({**row, **stats_row}, FLEISS_COLUMNS)
+
+
+def _coefficient(
+    counts: np.ndarray, w: np.ndarray, chance: str, confidence: float,
+    population_size: float | None,
+) -> dict[str, Any]:  # fmt: skip
+    nan_row = {"kappa": np.nan, "se": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+               "p_o": np.nan, "p_e": np.nan}  # fmt: skip
+    reason = _undefined(counts)
+    if reason:
+        return {**nan_row, "reason": reason}
+    parts = _agreement_parts(counts, w, chance)
+    if parts["p_e"] >= 1.0 - 1e-12:
+        return {**nan_row, "p_o": parts["p_o"], "p_e": parts["p_e"],
+                "reason": "chance agreement is 1 (one category used throughout)"}  # fmt: skip
+    coef = (parts["p_o"] - parts["p_e"]) / (1.0 - parts["p_e"])
+    se = _gwet_se(counts, parts, coef, population_size)
+    return {"kappa": coef, "se": se, **_t_interval(coef, se, counts.shape[0], confidence),
+            "p_o": parts["p_o"], "p_e": parts["p_e"], "reason": ""}  # fmt: skip
+
+
+def _undefined(counts: np.ndarray) -> str:
+    if counts.shape[0] == 0:
+        return "no ratings"
+    if counts.shape[1] < 2:
+        return "fewer than two categories in the domain"
+    if not (counts.sum(axis=1) >= 2).any():
+        return "no unit has two or more ratings"
+    return ""
+
+
+def _agreement_parts(counts: np.ndarray, w: np.ndarray, chance: str) -> dict[str, Any]:
+    """Observed and chance agreement plus the per-unit pieces the variance needs."""
+    r = counts.sum(axis=1)
+    pairable = r >= 2
+    weighted = counts @ w.T  # r*_ik
+    denom = np.where(pairable, r * (r - 1.0), 1.0)
+    p_o_unit = np.where(pairable, (counts * (weighted - 1.0)).sum(axis=1) / denom, 0.0)
+    pi = (counts / r[:, None]).mean(axis=0)
+    q = counts.shape[1]
+    if chance == "gwet":
+        scale = w.sum() / (q * (q - 1.0))
+        p_e = scale * float((pi * (1.0 - pi)).sum())
+        p_e_unit = scale * (counts @ (1.0 - pi)) / r
+    else:
+        p_e = float(pi @ w @ pi)
+        p_e_unit = counts @ ((w @ pi + w.T @ pi) / 2.0) / r
+    p_o = float(p_o_unit[pairable].mean())
+    return {"p_o": p_o, "p_e": p_e, "p_o_unit": p_o_unit, "p_e_unit": p_e_unit,
+            "pairable": pairable}  # fmt: skip
+
+
+def _gwet_se(
+    counts: np.ndarray, parts: dict[str, Any], coef: float, population_size: float | None
+) -> float:
+    """Gwet's (2008, 2014) non-null standard error, finite-population factor optional."""
+    n = counts.shape[0]
+    if n < 2:
+        return np.nan
+    n2 = parts["pairable"].sum()
+    p_e = parts["p_e"]
+    unit = (n / n2) * (parts["p_o_unit"] - p_e * parts["pairable"]) / (1.0 - p_e)
+    unit_star = unit - 2.0 * (1.0 - coef) * (parts["p_e_unit"] - p_e) / (1.0 - p_e)
+    f = 0.0 if population_size is None else n / float(population_size)
+    var = (1.0 - f) * ((unit_star - coef) ** 2).sum() / (n * (n - 1.0))
+    return float(np.sqrt(var))
+
+
+def _t_interval(coef: float, se: float, n: int, confidence: float) -> dict[str, float]:
+    """``coef +/- t_{n-1} se`` with the upper end capped at 1 (Gwet's convention)."""
+    if not np.isfinite(se):
+        return {"ci_low": np.nan, "ci_high": np.nan}
+    t = stats.t.ppf(0.5 + confidence / 2.0, n - 1)
+    return {"ci_low": coef - t * se, "ci_high": min(1.0, coef + t * se)}

@@ -1,0 +1,447 @@
+"""Cohen's kappa (pairwise, weighted), intra-rater kappa and Fleiss' kappa."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from sheetflow.stats import _util
+from sheetflow.stats._multi import multirater
+from sheetflow.stats._weights import WeightOn, Weights, agreement_weights, weight_name
+
+__all__ = [
+    "cohen_kappa",
+    "cohen_kappa_table",
+    "fleiss_category_kappa",
+    "fleiss_kappa",
+    "intra_rater_kappa",
+]
+
+COHEN_COLUMNS = (
+    "rater1", "rater2", "n_units", "kappa", "se", "ci_low", "ci_high", "weights",
+    "p_o", "p_e", "reason",
+)  # fmt: skip
+
+
+def cohen_kappa_table(
+    table: Any,
+    *,
+    weights: Weights | str | None = "identity",
+    categories: Sequence[Any] | None = None,
+    weight_on: WeightOn = "values",
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Cohen's (weighted) kappa from a q x q contingency table of two raters.
+
+    Parameters
+    ----------
+    table : array_like, shape (q, q)
+        Counts: rows are rater 1's categories, columns rater 2's, both in the order
+        of ``categories``.
+    weights : {"identity", "linear", "quadratic"}, default "identity"
+        Agreement weights; "identity" (alias "unweighted") is Cohen's unweighted
+        kappa.
+    categories : sequence, optional
+        The category values in table order (default ``0..q-1``).
+    weight_on : {"values", "ranks"}, default "values"
+        Whether linear/quadratic weights use the category values or their ranks.
+    confidence : float, default 0.95
+        Coverage of the normal-theory interval ``kappa +/- z * se``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row: ``n_units, kappa, se, ci_low, ci_high, weights, p_o, p_e, reason``.
+
+    Notes
+    -----
+    See :func:`cohen_kappa` for the definitions and the standard error.
+
+    References
+    ----------
+    .. [1] Fleiss, J. L., Cohen, J., & Everitt, B. S. (1969). Large sample standard
+           errors of kappa and weighted kappa. Psychological Bulletin, 72(5), 323-327.
+
+    Examples
+    --------
+    >>> res = cohen_kappa_table([[20, 5], [10, 15]])
+    >>> round(res.loc[0, "kappa"], 3)
+    0.4
+    """
+    confidence = _util.check_confidence(confidence)
+    counts = np.asarray(table, dtype=float)
+    if counts.ndim != 2 or counts.shape[0] != counts.shape[1]:
+        raise ValueError("table must be a square q x q array of counts.")
+    domain = _util.resolve_domain(np.asarray([]), categories) if categories is not None else (
+        np.arange(counts.shape[0], dtype=float)
+    )
+    if len(domain) != counts.shape[0]:
+        raise ValueError("categories must have one entry per row of the table.")
+    w = agreement_weights(domain, weights, weight_on)
+    row = _kappa_from_counts(counts, w, confidence)
+    cols = [c for c in COHEN_COLUMNS if c not in ("rater1", "rater2")]
+    return _util.frame({**row, "weights": weight_name(weights)}, cols)
+
+
+def cohen_kappa(
+    data: pd.DataFrame | Any,
+    *,
+    unit: str = "unit",
+    rater: str = "rater",
+    value: str = "value",
+    weights: Weights | str | None = "identity",
+    categories: Sequence[Any] | None = None,
+    weight_on: WeightOn = "values",
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Cohen's kappa for every pair of raters, unweighted or weighted.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or array_like
+        Tidy table (one row per rating; columns ``unit``, ``rater``, ``value``) or a
+        raters x units matrix with NaN for missing.
+    unit, rater, value : str
+        Column names of the tidy table.
+    weights : {"identity", "linear", "quadratic"}, default "identity"
+        "identity" (alias "unweighted") gives Cohen's (1960) kappa.
+    categories : sequence, optional
+        The full, ordered category domain (e.g. the rubric's scale). Default: the
+        sorted distinct values observed anywhere in ``data``.
+    weight_on : {"values", "ranks"}, default "values"
+        Weighting convention. "values": weights sit on the scale values of the
+        category domain, e.g. linear ``1 - |x_i - x_j| / (x_max - x_min)`` over
+        ``categories`` (SAS PROC FREQ, statsmodels with the values as scores).
+        "ranks": weights sit on the positions 0..q-1 of the categories in the
+        domain; with ``categories`` equal to the categories actually used this is R
+        ``irr::kappa2``. The two differ when the values are unequally spaced or a
+        category of the domain is unused.
+    confidence : float, default 0.95
+        Coverage of the interval ``kappa +/- z * se``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per rater pair: ``rater1, rater2, n_units`` (units rated by both),
+        ``kappa, se, ci_low, ci_high, weights, p_o, p_e, reason``.
+
+    Notes
+    -----
+    Only units rated by both raters of a pair count (pairwise deletion). With the
+    joint proportions :math:`p_{ij}`, marginals :math:`p_{i.}, p_{.j}` and agreement
+    weights :math:`w_{ij}` (identity, linear or quadratic),
+    :math:`p_o = \\sum w_{ij} p_{ij}`, :math:`p_e = \\sum w_{ij} p_{i.} p_{.j}` and
+    :math:`\\kappa = (p_o - p_e) / (1 - p_e)` [1]_ [2]_.
+
+    The standard error is the large-sample *non-null* one of Fleiss, Cohen & Everitt
+    (1969) [3]_: with :math:`\\bar w_{i.} = \\sum_j p_{.j} w_{ij}` and
+    :math:`\\bar w_{.j} = \\sum_i p_{i.} w_{ij}`,
+
+    .. math:: \\widehat{var}(\\kappa) = \\frac{\\sum_{ij} p_{ij}[w_{ij} - (\\bar w_{i.}
+              + \\bar w_{.j})(1 - \\kappa)]^2 - [\\kappa - p_e(1 - \\kappa)]^2}
+              {n (1 - p_e)^2}
+
+    and the interval is :math:`\\kappa \\pm z_{1-a/2}\\, se` (not clipped). Kappa is
+    NaN, with the reason, when a pair shares no unit or when :math:`p_e = 1` (both
+    raters used one and the same category throughout).
+
+    References
+    ----------
+    .. [1] Cohen, J. (1960). A coefficient of agreement for nominal scales.
+           Educational and Psychological Measurement, 20(1), 37-46.
+    .. [2] Cohen, J. (1968). Weighted kappa. Psychological Bulletin, 70(4), 213-220.
+    .. [3] Fleiss, J. L., Cohen, J., & Everitt, B. S. (1969). Large sample standard
+           errors of kappa and weighted kappa. Psychological Bulletin, 72(5), 323-327.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"unit": [1, 2, 3, 4, 1, 2, 3, 4],
+    ...                    "rater": ["a"] * 4 + ["b"] * 4,
+    ...                    "value": [1, 2, 2, 3, 1, 2, 3, 3]})
+    >>> cohen_kappa(df).loc[0, ["rater1", "rater2", "n_units"]].tolist()
+    ['a', 'b', 4]
+    """
+    confidence = _util.check_confidence(confidence)
+    matrix, raters, _ = _util.to_matrix(data, unit, rater, value)
+    domain = _util.resolve_domain(matrix, categories)
+    codes = _util.encode(matrix, domain) if len(domain) else np.full(matrix.shape, -1)
+    w = agreement_weights(domain, weights, weight_on)
+    rows = [
+        {"rater1": raters[a], "rater2": raters[b], "weights": weight_name(weights),
+         **_pair_kappa(codes[a], codes[b], w, confidence)}
+        for a, b in itertools.combinations(range(len(raters)), 2)
+    ]  # fmt: skip
+    return _util.frame(rows, COHEN_COLUMNS)
+
+
+def intra_rater_kappa(
+    data: pd.DataFrame,
+    *,
+    unit: str = "unit",
+    sitting: str = "sitting",
+    value: str = "value",
+    rater: str | None = None,
+    weights: Weights | str | None = "identity",
+    categories: Sequence[Any] | None = None,
+    weight_on: WeightOn = "values",
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Intra-rater (test-retest) Cohen's kappa between two sittings of the same rater.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Tidy table with one row per (unit, sitting[, rater]) rating.
+    unit, sitting, value : str
+        Column names; ``sitting`` must hold exactly two distinct labels (e.g. 1 and 2).
+    rater : str, optional
+        Column of rater ids; when given, one row per rater.
+    weights, categories, weight_on, confidence
+        As in :func:`cohen_kappa`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``rater`` (when given), ``sitting1, sitting2, n_units, kappa, se, ci_low,
+        ci_high, weights, p_o, p_e, reason``; only units rated in both sittings count.
+
+    Notes
+    -----
+    This is Cohen's kappa (:func:`cohen_kappa`) with the first and second sitting as
+    the two "raters" [1]_; items repeated in only one sitting are ignored.
+
+    References
+    ----------
+    .. [1] Cohen, J. (1960). A coefficient of agreement for nominal scales.
+           Educational and Psychological Measurement, 20(1), 37-46.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"unit": [1, 2, 3, 4] * 2, "sitting": [1] * 4 + [2] * 4,
+    ...                    "value": ["y", "n", "y", "n", "y", "n", "y", "y"]})
+    >>> round(intra_rater_kappa(df).loc[0, "kappa"], 3)
+    0.5
+    """
+    if categories is None and value in data.columns:
+        categories = _util.resolve_domain(data[value].to_numpy(), None).tolist()
+    sittings = _util._sorted_labels(data[sitting])
+    if len(sittings) != 2:
+        raise ValueError(f"Column {sitting!r} must hold exactly two sittings, got {sittings}.")
+    groups = [(None, data)] if rater is None else list(data.groupby(rater, sort=True))
+    rows = []
+    for label, part in groups:
+        res = cohen_kappa(part, unit=unit, rater=sitting, value=value, weights=weights,
+                          categories=categories, weight_on=weight_on, confidence=confidence)
+        row = _intra_row(res, sittings)
+        rows.append(row if rater is None else {"rater": label, **row})
+    cols = (["rater"] if rater is not None else []) + ["sitting1", "sitting2"]
+    return _util.frame(rows, cols + list(COHEN_COLUMNS[2:]))
+
+
+def _intra_row(res: pd.DataFrame, sittings: list[Any]) -> dict[str, Any]:
+    if res.empty:  # one sitting present for this rater
+        return {"sitting1": sittings[0], "sitting2": sittings[1], "n_units": 0,
+                "kappa": np.nan, "se": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+                "p_o": np.nan, "p_e": np.nan, "reason": "only one sitting present"}  # fmt: skip
+    row = res.iloc[0].to_dict()
+    row["sitting1"], row["sitting2"] = row.pop("rater1"), row.pop("rater2")
+    return row
+
+
+def _pair_kappa(x: np.ndarray, y: np.ndarray, w: np.ndarray, confidence: float) -> dict:
+    """Kappa row for two coded rating vectors (MISSING = -1)."""
+    both = (x != _util.MISSING) & (y != _util.MISSING)
+    q = w.shape[0]
+    counts = np.bincount(x[both] * q + y[both], minlength=q * q).reshape(q, q).astype(float)
+    return _kappa_from_counts(counts, w, confidence)
+
+
+def _kappa_from_counts(counts: np.ndarray, w: np.ndarray, confidence: float) -> dict:
+    """Kappa, FCE-1969 non-null SE and interval from a q x q table of counts."""
+    n = counts.sum()
+    empty = {"n_units": int(n), "kappa": np.nan, "se": np.nan, "ci_low": np.nan,
+             "ci_high": np.nan, "p_o": np.nan, "p_e": np.nan}  # fmt: skip
+    if n == 0:
+        return {**empty, "reason": "no unit rated by both raters"}
+    p = counts / n
+    rows, cols = p.sum(axis=1), p.sum(axis=0)
+    p_o, p_e = float((w * p).sum()), float((w * np.outer(rows, cols)).sum())
+    if np.isclose(p_e, 1.0, rtol=0.0, atol=1e-12):
+        return {**empty, "p_o": p_o, "p_e": p_e,
+                "reason": "chance agreement is 1 (one category used throughout)"}  # fmt: skip
+    kappa = (p_o - p_e) / (1.0 - p_e)
+    se = _fce_se(p, w, kappa, p_e, n)
+    z = stats.norm.ppf(0.5 + confidence / 2.0)
+    return {**empty, "kappa": kappa, "se": se, "ci_low": kappa - z * se,
+            "ci_high": kappa + z * se, "p_o": p_o, "p_e": p_e, "reason": ""}  # fmt: skip
+
+
+def _fce_se(p: np.ndarray, w: np.ndarray, kappa: float, p_e: float, n: float) -> float:
+    """Fleiss, Cohen & Everitt (1969) non-null standard error of (weighted) kappa."""
+    rows, cols = p.sum(axis=1), p.sum(axis=0)
+    w_row = w @ cols  # \bar w_{i.}
+    w_col = rows @ w  # \bar w_{.j}
+    term = (p * (w - (w_row[:, None] + w_col[None, :]) * (1.0 - kappa)) ** 2).sum()
+    var = (term - (kappa - p_e * (1.0 - kappa)) ** 2) / (n * (1.0 - p_e) ** 2)
+    return float(np.sqrt(max(var, 0.0)))
+
+
+def fleiss_kappa(
+    data: pd.DataFrame | Any,
+    *,
+    unit: str = "unit",
+    rater: str = "rater",
+    value: str = "value",
+    categories: Sequence[Any] | None = None,
+    confidence: float = 0.95,
+    population_size: float | None = None,
+) -> pd.DataFrame:
+    """Fleiss' kappa for many raters, allowing unequal numbers of raters per unit.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or array_like
+        Tidy table (one row per rating) or a raters x units matrix with NaN missing.
+        Raters need not be the same people across units.
+    unit, rater, value : str
+        Column names of the tidy table.
+    categories : sequence, optional
+        The full category domain (default: observed values).
+    confidence : float, default 0.95
+        Coverage of the interval.
+    population_size : float, optional
+        Number of units in the population, for the finite-population correction
+        ``1 - n / N`` of the variance. Default None: no correction.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row: ``kappa, se, ci_low, ci_high, p_o, p_e, n_units`` (units with at
+        least one rating), ``n_pairable_units`` (two or more), ``n_raters,
+        weights, reason``.
+
+    Notes
+    -----
+    Generalisation to unequal numbers of raters :math:`r_i` per unit, as in Gwet
+    (2014, ch. 2) and R ``irrCAC::fleiss.kappa.raw`` [2]_: with :math:`r_{ik}` ratings
+    of category :math:`k` in unit :math:`i`,
+
+    .. math:: p_o = \\frac{1}{n'} \\sum_{i: r_i \\ge 2} \\sum_k
+              \\frac{r_{ik}(r_{ik} - 1)}{r_i (r_i - 1)}, \\quad
+              \\pi_k = \\frac{1}{n} \\sum_i \\frac{r_{ik}}{r_i}, \\quad
+              p_e = \\sum_k \\pi_k^2,
+
+    where :math:`n'` counts units with two or more ratings and :math:`n` units with at
+    least one. With equal :math:`r_i` this is exactly Fleiss (1971) [1]_.
+
+    Standard error: the *non-null* variance of Gwet (2014) [2]_, valid for unequal
+    :math:`r_i` (the Fleiss, Nee & Landis (1979) formula is the variance under
+    :math:`\\kappa = 0` and is not used for intervals):
+    :math:`\\kappa_i = (n / n') (p_{o,i} - p_e [r_i \\ge 2]) / (1 - p_e)`,
+    :math:`p_{e,i} = \\sum_k r_{ik} \\pi_k / r_i`,
+    :math:`\\kappa^*_i = \\kappa_i - 2 (1 - \\kappa)(p_{e,i} - p_e)/(1 - p_e)` and
+    :math:`var = (1 - f) \\sum_i (\\kappa^*_i - \\kappa)^2 / (n (n - 1))`. The interval
+    is :math:`\\kappa \\pm t_{n-1}\\, se` with the upper end capped at 1, as in Gwet.
+    Kappa is NaN, with the reason, for empty input, no unit with two ratings, or
+    :math:`p_e = 1` (a single category used).
+
+    References
+    ----------
+    .. [1] Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters.
+           Psychological Bulletin, 76(5), 378-382.
+    .. [2] Gwet, K. L. (2014). Handbook of Inter-Rater Reliability (4th ed.).
+           Advanced Analytics, LLC.
+
+    Examples
+    --------
+    Krippendorff's 4 x 12 example (``irrCAC`` ``raw_4raters``; Gwet reports 0.76117):
+
+    >>> import numpy as np
+    >>> nan = np.nan
+    >>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+    ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, nan],
+    ...         [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
+    ...         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]]
+    >>> round(fleiss_kappa(data).loc[0, "kappa"], 5)
+    0.76117
+    """
+    return multirater(data, unit, rater, value, categories, "identity", "values",
+                       confidence, population_size, chance="fleiss")
+
+
+def fleiss_category_kappa(
+    data: pd.DataFrame | Any,
+    *,
+    unit: str = "unit",
+    rater: str = "rater",
+    value: str = "value",
+    categories: Sequence[Any] | None = None,
+) -> pd.DataFrame:
+    """Fleiss' (1971) kappa for each category (agreement on "k vs not k").
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or array_like
+        Tidy table or raters x units matrix, as in :func:`fleiss_kappa`.
+    unit, rater, value : str
+        Column names of the tidy table.
+    categories : sequence, optional
+        The category domain (default: observed values).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per category: ``category, kappa, p, n_units, reason`` where ``p`` is
+        the category's share of the ratings in pairable units.
+
+    Notes
+    -----
+    Fleiss (1971, eq. 13) [1]_, written for :math:`r_i` raters of unit :math:`i`
+    (units with :math:`r_i \\ge 2`):
+
+    .. math:: \\kappa_k = 1 - \\frac{\\sum_i r_{ik}(r_i - r_{ik}) / (r_i - 1)}
+              {p_k q_k \\sum_i r_i}, \\quad p_k = \\frac{\\sum_i r_{ik}}{\\sum_i r_i},
+              \\ q_k = 1 - p_k,
+
+    which reduces to Fleiss' formula when every :math:`r_i = m`. NaN, with the
+    reason, when the category is never used or is the only one used.
+
+    References
+    ----------
+    .. [1] Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters.
+           Psychological Bulletin, 76(5), 378-382.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> data = np.array([[1, 1, 2, 2], [1, 1, 2, 1], [1, 2, 2, 2]])
+    >>> fleiss_category_kappa(data)["category"].tolist()
+    [1.0, 2.0]
+    """
+    matrix, _, _ = _util.to_matrix(data, unit, rater, value)
+    domain = _util.resolve_domain(matrix, categories)
+    codes = _util.encode(matrix, domain)
+    counts = _util.unit_counts(codes, len(domain)).astype(float)
+    counts = counts[counts.sum(axis=1) >= 2]
+    rows = [_category_row(domain[k], counts, k) for k in range(len(domain))]
+    return _util.frame(rows, ("category", "kappa", "p", "n_units", "reason"))
+
+
+def _category_row(category: Any, counts: np.ndarray, k: int) -> dict[str, Any]:
+    r = counts.sum(axis=1)
+    total = r.sum()
+    p = counts[:, k].sum() / total if total else np.nan
+    row = {"category": category, "kappa": np.nan, "p": p, "n_units": len(r)}
+    if not total:
+        return {**row, "reason": "no unit has two or more ratings"}
+    if p in (0.0, 1.0):
+        return {**row, "reason": "category never used" if p == 0 else "only category used"}
+    disagree = (counts[:, k] * (r - counts[:, k]) / (r - 1.0)).sum()
+    return {**row, "kappa": 1.0 - disagree / (p * (1.0 - p) * total), "reason": ""}
