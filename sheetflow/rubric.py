@@ -1,0 +1,237 @@
+"""The rubric: dimensions of several kinds, totals, and the values each allows.
+
+A dimension says what a rater enters in one answer cell (or, for a checklist, in one
+cell per question), which values are allowed, whether it is required, whether it asks
+for a Low/Medium/High confidence, and how it is analysed (level of measurement).
+
+Kinds
+-----
+``count``       a whole number >= 0, turned into points by bins (protocol 000)
+``checklist``   Yes/No per listed question; points are the number of Yes (000)
+``scale``       one value of an ordered numeric scale with labels or anchors (002, 004)
+``categorical`` one label from a list, ordered or not; some labels may mean N/A (003)
+``binary``      Yes/No, optionally "blank means No" (001 KEEP / KNOWN)
+``flag``        an optional single mark such as ``Y`` (003 gold_dispute)
+``number``      a bounded whole number (002 material-error count)
+``text``        free text, optional or required, with an optional word range
+``preference``  a paired judgement per case: A>B, B>A or Tied (000)
+
+Scopes
+------
+``response``  once per response: per label in a paired design, per row in a single one
+``case``      once per case (paired direction, per-case notes)
+``study``     once per workbook (a methodology note)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+KINDS = (
+    "count",
+    "checklist",
+    "scale",
+    "categorical",
+    "binary",
+    "flag",
+    "number",
+    "text",
+    "preference",
+)
+SCOPES = ("response", "case", "study")
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+CONFIDENCE_LEVELS = ("Low", "Medium", "High")
+YES_NO = ("Yes", "No")
+PREFERENCE_CHOICES = ("A>B", "B>A", "Tied")
+
+
+@dataclass(frozen=True)
+class Bin:
+    """A count range [low, high] (high None means open-ended) worth ``points``."""
+
+    low: int
+    high: int | None
+    points: float
+
+    def contains(self, count: int) -> bool:
+        """Whether ``count`` falls in this bin."""
+        return count >= self.low and (self.high is None or count <= self.high)
+
+    def describe(self) -> str:
+        """The bin as a rater reads it, e.g. ``2-3 -> 2`` or ``6+ -> 5``."""
+        if self.high is None:
+            span = f"{self.low}+"
+        elif self.high == self.low:
+            span = f"{self.low}"
+        else:
+            span = f"{self.low}-{self.high}"
+        return f"{span} -> {_fmt_number(self.points)}"
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """One thing a rater judges.
+
+    Attributes
+    ----------
+    id : str
+        Stable identifier (snake_case), used in the ratings table.
+    label : str
+        What the rater reads as the column heading.
+    kind : str
+        One of :data:`KINDS`.
+    scope : str
+        One of :data:`SCOPES`.
+    help : str
+        Guidance shown as the cell's input message and on the Instructions sheet.
+    required : bool
+        Whether a blank answer is an error.
+    confidence : bool
+        Whether a Low/Medium/High confidence is asked beside the answer.
+    level : str
+        Level of measurement used in the analysis.
+    choices : tuple of str
+        Allowed labels (categorical, binary, flag, preference).
+    na_choices : tuple of str
+        Labels that mean "not applicable": stored, but missing for the analysis.
+    minimum, maximum : int or None
+        Whole-number bounds (count, scale, number).
+    labels : dict
+        Scale value -> label or anchor text.
+    bins : tuple of Bin
+        Count -> points (count).
+    questions : tuple of str
+        Checklist questions (checklist).
+    min_words, max_words : int or None
+        Word range (text).
+    blank_means : str or None
+        For binary: the value a blank cell stands for (e.g. ``"No"``).
+    """
+
+    id: str
+    label: str
+    kind: str
+    scope: str = "response"
+    help: str = ""
+    required: bool = True
+    confidence: bool = False
+    level: str = "nominal"
+    choices: tuple[str, ...] = ()
+    na_choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+    labels: dict[int, str] = field(default_factory=dict)
+    bins: tuple[Bin, ...] = ()
+    questions: tuple[str, ...] = ()
+    min_words: int | None = None
+    max_words: int | None = None
+    blank_means: str | None = None
+
+    @property
+    def points_range(self) -> tuple[float, float] | None:
+        """The smallest and largest points this dimension can give, if it scores."""
+        if self.kind == "count":
+            pts = [b.points for b in self.bins]
+            return (min(pts), max(pts))
+        if self.kind == "checklist":
+            return (0.0, float(len(self.questions)))
+        if self.kind in ("scale", "number"):
+            return (float(self.minimum), float(self.maximum))  # type: ignore[arg-type]
+        return None
+
+    @property
+    def scores(self) -> bool:
+        """Whether the dimension yields a number that can enter a total."""
+        return self.points_range is not None
+
+    def points_for_count(self, count: int) -> float:
+        """The points a count earns under this dimension's bins."""
+        for b in self.bins:
+            if b.contains(count):
+                return b.points
+        raise ValueError(f"count {count} is outside the bins of {self.id!r}")
+
+    def value_domain(self) -> list[Any]:
+        """Every analysable value, in order (for alpha's ``value_domain``).
+
+        Counts analyse their points; checklists their sum; categorical, binary and
+        preference dimensions their labels without the N/A ones.
+        """
+        if self.kind == "count":
+            return sorted({b.points for b in self.bins})
+        if self.kind == "checklist":
+            return list(range(len(self.questions) + 1))
+        if self.kind in ("scale", "number"):
+            return list(range(self.minimum, self.maximum + 1))  # type: ignore[arg-type]
+        if self.kind in ("categorical", "binary", "preference", "flag"):
+            return [c for c in self.choices if c not in self.na_choices]
+        return []
+
+    def entry_choices(self) -> tuple[str, ...]:
+        """What the dropdown offers (labels, with N/A ones last)."""
+        return self.choices
+
+    def words_ok(self, text: str) -> bool:
+        """Whether ``text`` has a word count inside the dimension's range."""
+        n = len(text.split())
+        if self.min_words is not None and n < self.min_words:
+            return False
+        return not (self.max_words is not None and n > self.max_words)
+
+
+@dataclass(frozen=True)
+class Total:
+    """A sum or mean of scoring dimensions, recomputed by sheetflow (never read)."""
+
+    id: str
+    label: str
+    of: tuple[str, ...]
+    method: str = "sum"
+    minimum: float | None = None
+    maximum: float | None = None
+    level: str = "interval"
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """The dimensions and totals of a study, in the order raters see them."""
+
+    dimensions: tuple[Dimension, ...]
+    totals: tuple[Total, ...] = ()
+
+    def by_scope(self, scope: str) -> tuple[Dimension, ...]:
+        """The dimensions answered once per ``scope``."""
+        return tuple(d for d in self.dimensions if d.scope == scope)
+
+    def dimension(self, dim_id: str) -> Dimension:
+        """The dimension with this id (KeyError if none)."""
+        for d in self.dimensions:
+            if d.id == dim_id:
+                return d
+        raise KeyError(dim_id)
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """Dimension ids in order."""
+        return tuple(d.id for d in self.dimensions)
+
+
+def total_bounds(total: Total, rubric: Rubric) -> tuple[float, float]:
+    """The range a total can take given its dimensions' point ranges."""
+    lows, highs = [], []
+    for dim_id in total.of:
+        lo, hi = rubric.dimension(dim_id).points_range  # type: ignore[misc]
+        lows.append(lo)
+        highs.append(hi)
+    if total.method == "mean":
+        return (sum(lows) / len(lows), sum(highs) / len(highs))
+    return (sum(lows), sum(highs))
+
+
+def _fmt_number(x: float) -> str:
+    """A number without a trailing ``.0`` when it is whole."""
+    if isinstance(x, float) and math.isfinite(x) and x.is_integer():
+        return str(int(x))
+    return str(x)
