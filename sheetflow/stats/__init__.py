@@ -6,6 +6,39 @@ Undefined results are NaN with the reason in a ``reason`` column; invalid argume
 raise :class:`ValueError`. Nothing here prints or exits.
 """
 
-from sheetflow.stats.alpha import krippendorff_alpha
+from sheetflow.stats.agreement import direction_agreement, percent_agreement, spearman
+from sheetflow.stats.alpha import LEVELS, krippendorff_alpha
+from sheetflow.stats.gwet import gwet_ac
+from sheetflow.stats.hypothesis_tests import (
+    cochran_armitage,
+    fisher_exact_test,
+    permutation_test_proportions,
+    wilcoxon_signed_rank,
+)
+from sheetflow.stats.icc import icc
+from sheetflow.stats.kappa import (
+    cohen_kappa,
+    cohen_kappa_table,
+    fleiss_category_kappa,
+    fleiss_kappa,
+    intra_rater_kappa,
+)
 
-__all__ = ["krippendorff_alpha"]
+__all__ = [
+    "LEVELS",
+    "cochran_armitage",
+    "cohen_kappa",
+    "cohen_kappa_table",
+    "direction_agreement",
+    "fisher_exact_test",
+    "fleiss_category_kappa",
+    "fleiss_kappa",
+    "gwet_ac",
+    "icc",
+    "intra_rater_kappa",
+    "krippendorff_alpha",
+    "percent_agreement",
+    "permutation_test_proportions",
+    "spearman",
+    "wilcoxon_signed_rank",
+]

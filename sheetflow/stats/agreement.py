@@ -1,0 +1,268 @@
+"""Percent agreement, agreement on preference direction, and Spearman's rho."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from sheetflow.stats import _util
+
+__all__ = ["direction_agreement", "percent_agreement", "spearman"]
+
+DIRECTION_COLUMNS = ("rater", "other", "n_units", "n_agree", "agreement", "n_ties", "reason")
+
+
+def percent_agreement(
+    data: pd.DataFrame | Any,
+    *,
+    unit: str = "unit",
+    rater: str = "rater",
+    value: str = "value",
+) -> pd.DataFrame:
+    """Observed (uncorrected) agreement among raters.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or array_like
+        Tidy table (one row per rating) or a raters x units matrix with NaN missing.
+    unit, rater, value : str
+        Column names of the tidy table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row: ``pairwise_agreement`` (see Notes), ``all_agree_share``,
+        ``n_units`` (units with two or more ratings), ``n_raters``, ``reason``.
+
+    Notes
+    -----
+    ``pairwise_agreement``: for each unit with :math:`m_u \\ge 2` ratings, the share
+    of its :math:`m_u(m_u-1)/2` rater pairs that gave the same value, averaged over
+    those units with equal weight (the :math:`p_o` of Fleiss 1971 [1]_).
+    ``all_agree_share``: the share of those units on which every rating is the same.
+    Units with fewer than two ratings are ignored; no unit with two ratings gives
+    NaN with the reason.
+
+    References
+    ----------
+    .. [1] Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters.
+           Psychological Bulletin, 76(5), 378-382.
+
+    Examples
+    --------
+    >>> res = percent_agreement([[1, 1, 2], [1, 2, 2], [1, 1, 2]])
+    >>> round(res.loc[0, "pairwise_agreement"], 4), round(res.loc[0, "all_agree_share"], 4)
+    (0.7778, 0.6667)
+    """
+    matrix, _, _ = _util.to_matrix(data, unit, rater, value)
+    domain = _util.resolve_domain(matrix, None)
+    codes = _util.encode(matrix, domain) if len(domain) else np.full(matrix.shape, -1)
+    counts = _util.unit_counts(codes, len(domain)).astype(float)
+    m = counts.sum(axis=1)
+    counts, m = counts[m >= 2], m[m >= 2]
+    row = {"n_units": len(m), "n_raters": int((codes != _util.MISSING).any(axis=1).sum())}
+    if not len(m):
+        return _util.frame({**row, "pairwise_agreement": np.nan, "all_agree_share": np.nan,
+                            "reason": "no unit has two or more ratings"}, _PA_COLUMNS)
+    share = (counts * (counts - 1)).sum(axis=1) / (m * (m - 1))
+    return _util.frame({**row, "pairwise_agreement": float(share.mean()),
+                        "all_agree_share": float((counts.max(axis=1) == m).mean()),
+                        "reason": ""}, _PA_COLUMNS)  # fmt: skip
+
+
+_PA_COLUMNS = ("pairwise_agreement", "all_agree_share", "n_units", "n_raters", "reason")
+
+
+def direction_agreement(
+    data: pd.DataFrame,
+    *,
+    unit: str = "unit",
+    rater: str = "rater",
+    value: str = "value",
+    against: Literal["pairs", "majority", "reference"] = "pairs",
+    reference: Any = None,
+) -> pd.DataFrame:
+    """Agreement on a categorical judgement such as a preference direction (A>B, B>A, Tied).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Tidy table with one row per (unit, rater) judgement.
+    unit, rater, value : str
+        Column names.
+    against : {"pairs", "majority", "reference"}, default "pairs"
+        "pairs": every pair of raters. "majority": each rater against the majority
+        of the *other* raters on the same unit. "reference": each rater outside the
+        reference against the reference rater, or the majority of the reference
+        group (e.g. the internal team).
+    reference : rater id or list of rater ids
+        Required when ``against="reference"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per comparison: ``rater, other, n_units`` (units both sides judged
+        with a defined direction), ``n_agree, agreement`` (``n_agree / n_units``),
+        ``n_ties`` (units left out because the majority was tied), ``reason``.
+
+    Notes
+    -----
+    Pairwise: share of co-rated units with the same judgement. Majority: the
+    modal judgement of the other raters (or of the reference group); when two or
+    more judgements share the top count the majority is undefined and the unit is
+    left out and counted in ``n_ties`` (a "Tied" *judgement* is an ordinary value
+    and can be a majority). A comparison with no usable unit gives NaN with the
+    reason. This is uncorrected agreement; see :func:`cohen_kappa` for the
+    chance-corrected version.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"unit": [1] * 4 + [2] * 4, "rater": list("abcdabcd"),
+    ...                    "value": ["A>B", "A>B", "A>B", "B>A",
+    ...                              "B>A", "B>A", "Tied", "B>A"]})
+    >>> direction_agreement(df, against="majority")["agreement"].tolist()
+    [1.0, 1.0, 0.5, 0.5]
+    """
+    _util.check_choice("against", against, ("pairs", "majority", "reference"))
+    wide = _wide(data, unit, rater, value)
+    if against == "pairs":
+        return _util.frame(_pairwise_rows(wide), DIRECTION_COLUMNS)
+    if against == "majority":
+        rows = [_vs_majority(wide, r, [o for o in wide.columns if o != r], "majority of others")
+                for r in wide.columns]  # fmt: skip
+        return _util.frame(rows, DIRECTION_COLUMNS)
+    return _util.frame(_reference_rows(wide, reference), DIRECTION_COLUMNS)
+
+
+def _wide(data: pd.DataFrame, unit: str, rater: str, value: str) -> pd.DataFrame:
+    matrix, raters, units = _util.to_matrix(data, unit, rater, value)
+    return pd.DataFrame(matrix.T, index=units, columns=raters, dtype=object)
+
+
+def _pairwise_rows(wide: pd.DataFrame) -> list[dict[str, Any]]:
+    rows = []
+    for a, b in itertools.combinations(wide.columns, 2):
+        both = wide[[a, b]].dropna()
+        rows.append(_agree_row(a, b, both[a].tolist(), both[b].tolist(), 0))
+    return rows
+
+
+def _reference_rows(wide: pd.DataFrame, reference: Any) -> list[dict[str, Any]]:
+    if reference is None:
+        raise ValueError("against='reference' needs reference= (a rater id or a list).")
+    group = list(reference) if isinstance(reference, (list, tuple, set)) else [reference]
+    unknown = [g for g in group if g not in wide.columns]
+    if unknown:
+        raise ValueError(f"Reference rater(s) {unknown} not found in the data.")
+    label = "reference" if len(group) > 1 else str(group[0])
+    return [_vs_majority(wide, r, group, label) for r in wide.columns if r not in group]
+
+
+def _majority(values: list[Any]) -> Any:
+    """Modal value, or None when no value or a tie for the top count."""
+    top = Counter(values).most_common(2)
+    if not top or (len(top) == 2 and top[0][1] == top[1][1]):
+        return None
+    return top[0][0]
+
+
+def _vs_majority(wide: pd.DataFrame, r: Any, others: list[Any], label: str) -> dict[str, Any]:
+    mine, theirs, ties = [], [], 0
+    for _, row in wide.iterrows():
+        if pd.isna(row[r]):
+            continue
+        votes = [v for v in row[others].tolist() if not pd.isna(v)]
+        if not votes:
+            continue
+        major = _majority(votes)
+        if major is None:
+            ties += 1
+            continue
+        mine.append(row[r])
+        theirs.append(major)
+    return _agree_row(r, label, mine, theirs, ties)
+
+
+def _agree_row(a: Any, b: Any, x: list[Any], y: list[Any], ties: int) -> dict[str, Any]:
+    n = len(x)
+    agree = sum(u == v for u, v in zip(x, y, strict=True))
+    if n == 0:
+        return {"rater": a, "other": b, "n_units": 0, "n_agree": 0, "agreement": np.nan,
+                "n_ties": ties, "reason": "no unit judged by both sides"}  # fmt: skip
+    return {"rater": a, "other": b, "n_units": n, "n_agree": agree, "agreement": agree / n,
+            "n_ties": ties, "reason": ""}  # fmt: skip
+
+
+def spearman(x: Any, y: Any, *, confidence: float = 0.95) -> pd.DataFrame:
+    """Spearman's rank correlation with a Fisher-z confidence interval.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Paired scores (e.g. an external rater's totals and the internal team's);
+        pairs with a missing value on either side are dropped.
+    confidence : float, default 0.95
+        Coverage of the interval.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row: ``rho, ci_low, ci_high, p, n, reason``.
+
+    Notes
+    -----
+    ``rho`` and the two-sided ``p`` come from :func:`scipy.stats.spearmanr`
+    (average ranks for ties; p from the t distribution with n - 2 df). The interval
+    is :math:`\\tanh(\\operatorname{artanh}(\\rho) \\pm z_{1-a/2}\\, se)` with the
+    Fieller, Hartley & Pearson (1957) [1]_ standard error
+    :math:`se = \\sqrt{1.06 / (n - 3)}`. Fewer than three pairs or a constant
+    variable give NaN with the reason; with three pairs the interval is NaN.
+
+    References
+    ----------
+    .. [1] Fieller, E. C., Hartley, H. O., & Pearson, E. S. (1957). Tests for rank
+           correlation coefficients. I. Biometrika, 44(3/4), 470-481.
+
+    Examples
+    --------
+    From the :func:`scipy.stats.spearmanr` documentation:
+
+    >>> res = spearman([1, 2, 3, 4, 5], [5, 6, 7, 8, 7])
+    >>> round(res.loc[0, "rho"], 4), round(res.loc[0, "p"], 4)
+    (0.8208, 0.0886)
+    """
+    confidence = _util.check_confidence(confidence)
+    a, b = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
+    if a.shape != b.shape:
+        raise ValueError("x and y must have the same length.")
+    keep = ~(np.isnan(a) | np.isnan(b))
+    a, b = a[keep], b[keep]
+    row = {"rho": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan, "n": int(a.size)}
+    if a.size < 3:
+        return _util.frame({**row, "reason": "fewer than three complete pairs"}, _SP_COLUMNS)
+    if np.ptp(a) == 0 or np.ptp(b) == 0:
+        return _util.frame({**row, "reason": "a variable is constant"}, _SP_COLUMNS)
+    res = stats.spearmanr(a, b)
+    rho = float(res.statistic)
+    return _util.frame({**row, "rho": rho, "p": float(res.pvalue),
+                        **_fisher_interval(rho, a.size, confidence), "reason": ""},
+                       _SP_COLUMNS)  # fmt: skip
+
+
+_SP_COLUMNS = ("rho", "ci_low", "ci_high", "p", "n", "reason")
+
+
+def _fisher_interval(rho: float, n: int, confidence: float) -> dict[str, float]:
+    if n <= 3:
+        return {"ci_low": np.nan, "ci_high": np.nan}
+    z = stats.norm.ppf(0.5 + confidence / 2.0)
+    se = np.sqrt(1.06 / (n - 3))
+    with np.errstate(divide="ignore"):
+        centre = np.arctanh(np.clip(rho, -1.0, 1.0))
+    return {"ci_low": float(np.tanh(centre - z * se)), "ci_high": float(np.tanh(centre + z * se))}

@@ -1,0 +1,345 @@
+"""Tests the rating protocols ask for: Fisher exact, permutation, trend, Wilcoxon."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from sheetflow.stats import _util
+
+__all__ = [
+    "cochran_armitage",
+    "fisher_exact_test",
+    "permutation_test_proportions",
+    "wilcoxon_signed_rank",
+]
+
+Alternative = Literal["greater", "less", "two-sided"]
+_ALTERNATIVES = ("greater", "less", "two-sided")
+
+
+def fisher_exact_test(table: Any, *, alternative: Alternative) -> pd.DataFrame:
+    """Fisher's exact test on a 2 x 2 table (one- or two-sided).
+
+    Parameters
+    ----------
+    table : array_like, shape (2, 2)
+        Counts ``[[a, b], [c, d]]``: rows are groups (e.g. arm X, arm Y), columns
+        are outcomes (success, failure).
+    alternative : {"greater", "less", "two-sided"}
+        Required. "greater" tests whether the odds ratio ``a d / (b c)`` exceeds 1
+        (the first row's success rate is higher).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row: ``odds_ratio`` (sample odds ratio), ``p, alternative, n, reason``.
+
+    Notes
+    -----
+    Wraps :func:`scipy.stats.fisher_exact` [1]_ (conditional hypergeometric test).
+    An empty table gives NaN with the reason.
+
+    References
+    ----------
+    .. [1] Fisher, R. A. (1935). The logic of inductive inference. Journal of the
+           Royal Statistical Society, 98(1), 39-82.
+
+    Examples
+    --------
+    Fisher's tea-tasting experiment (R ``fisher.test`` example, p = 0.2429):
+
+    >>> round(fisher_exact_test([[3, 1], [1, 3]], alternative="greater").loc[0, "p"], 4)
+    0.2429
+    """
+    _util.check_choice("alternative", alternative, _ALTERNATIVES)
+    counts = np.asarray(table)
+    if counts.shape != (2, 2):
+        raise ValueError("table must be 2 x 2.")
+    if (counts < 0).any() or not np.allclose(counts, np.round(counts)):
+        raise ValueError("table must hold non-negative integer counts.")
+    counts = counts.astype(np.int64)
+    row = {"alternative": alternative, "n": int(counts.sum())}
+    if counts.sum() == 0:
+        return _util.frame({**row, "odds_ratio": np.nan, "p": np.nan, "reason": "empty table"},
+                           _FISHER_COLUMNS)  # fmt: skip
+    with np.errstate(divide="ignore", invalid="ignore"):
+        res = stats.fisher_exact(counts, alternative=alternative)
+    return _util.frame({**row, "odds_ratio": float(res[0]), "p": float(res[1]), "reason": ""},
+                       _FISHER_COLUMNS)  # fmt: skip
+
+
+_FISHER_COLUMNS = ("odds_ratio", "p", "alternative", "n", "reason")
+
+
+def permutation_test_proportions(
+    group_a: Any,
+    group_b: Any,
+    *,
+    alternative: Alternative,
+    n_permutations: int = 10_000,
+    seed: int | None = None,
+) -> pd.DataFrame:
+    """Permutation test of a difference in proportions (shuffling group labels).
+
+    Parameters
+    ----------
+    group_a, group_b : array_like of {0, 1} or bool
+        Outcomes of the items in each group (e.g. KEEP marks per arm); NaN dropped.
+    alternative : {"greater", "less", "two-sided"}
+        Required. "greater": the proportion in ``group_a`` exceeds ``group_b``'s.
+    n_permutations : int, default 10000
+        Number of random shuffles.
+    seed : int, optional
+        Seed of :func:`numpy.random.default_rng`; drawn and returned when None.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row: ``diff`` (observed ``p_a - p_b``), ``p_a, p_b, n_a, n_b, p,
+        n_permutations, seed, alternative, reason``.
+
+    Notes
+    -----
+    The pooled outcomes are shuffled ``n_permutations`` times and split into groups
+    of the original sizes; ``b`` counts shuffles at least as extreme as observed
+    ("greater": diff >= observed; "less": <=; "two-sided": ``|diff| >= |observed|``).
+    The p-value is :math:`(b + 1)/(m + 1)` (Phipson & Smyth 2010 [1]_), which counts
+    the observed labelling as one permutation and is never 0. An empty group
+    gives NaN with the reason.
+
+    References
+    ----------
+    .. [1] Phipson, B., & Smyth, G. K. (2010). Permutation p-values should never be
+           zero. Statistical Applications in Genetics and Molecular Biology, 9(1).
+
+    Examples
+    --------
+    >>> res = permutation_test_proportions([1] * 8 + [0] * 2, [1] * 2 + [0] * 8,
+    ...                                    alternative="greater", seed=1)
+    >>> round(res.loc[0, "diff"], 2), bool(res.loc[0, "p"] < 0.05)
+    (0.6, True)
+    """
+    _util.check_choice("alternative", alternative, _ALTERNATIVES)
+    if n_permutations < 1:
+        raise ValueError("n_permutations must be a positive integer.")
+    a, b = _binary(group_a), _binary(group_b)
+    seed = _util.make_seed(seed)
+    row = {"n_a": a.size, "n_b": b.size, "n_permutations": int(n_permutations), "seed": seed,
+           "alternative": alternative}  # fmt: skip
+    if a.size == 0 or b.size == 0:
+        return _util.frame({**row, "diff": np.nan, "p_a": np.nan, "p_b": np.nan, "p": np.nan,
+                            "reason": "a group is empty"}, _PERM_COLUMNS)  # fmt: skip
+    observed = a.mean() - b.mean()
+    null = _shuffled_diffs(np.concatenate([a, b]), a.size, n_permutations, seed)
+    hits = _extreme(null, observed, alternative)
+    return _util.frame({**row, "diff": float(observed), "p_a": float(a.mean()),
+                        "p_b": float(b.mean()), "p": (hits + 1) / (n_permutations + 1),
+                        "reason": ""}, _PERM_COLUMNS)  # fmt: skip
+
+
+_PERM_COLUMNS = (
+    "diff", "p_a", "p_b", "n_a", "n_b", "p", "n_permutations", "seed", "alternative", "reason",
+)  # fmt: skip
+
+
+def _binary(x: Any) -> np.ndarray:
+    arr = np.asarray(x, dtype=float).ravel()
+    arr = arr[~np.isnan(arr)]
+    if not np.isin(arr, (0.0, 1.0)).all():
+        raise ValueError("Outcomes must be 0/1 or boolean.")
+    return arr
+
+
+def _shuffled_diffs(pooled: np.ndarray, n_a: int, m: int, seed: int) -> np.ndarray:
+    """``p_a - p_b`` for ``m`` random relabellings, in chunks to bound memory."""
+    rng = np.random.default_rng(seed)
+    n_b = pooled.size - n_a
+    total = pooled.sum()
+    out = np.empty(m)
+    chunk = max(1, 2_000_000 // pooled.size)
+    for start in range(0, m, chunk):
+        size = min(chunk, m - start)
+        shuffled = rng.permuted(np.tile(pooled, (size, 1)), axis=1)
+        s_a = shuffled[:, :n_a].sum(axis=1)
+        out[start : start + size] = s_a / n_a - (total - s_a) / n_b
+    return out
+
+
+def _extreme(null: np.ndarray, observed: float, alternative: str) -> int:
+    tol = 1e-12
+    if alternative == "greater":
+        return int((null >= observed - tol).sum())
+    if alternative == "less":
+        return int((null <= observed + tol).sum())
+    return int((np.abs(null) >= abs(observed) - tol).sum())
+
+
+def cochran_armitage(
+    successes: Any, totals: Any, *, scores: Any | None = None
+) -> pd.DataFrame:
+    """Cochran-Armitage chi-square test for a linear trend in proportions.
+
+    Parameters
+    ----------
+    successes : array_like of int
+        Successes per ordered group (e.g. KEEP count per distance band).
+    totals : array_like of int
+        Items per group.
+    scores : array_like, optional
+        Group scores; default ``1, 2, ..., G`` (as R ``prop.trend.test``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row: ``statistic`` (chi-square, 1 df), ``z`` (signed: positive when the
+        proportion rises with the score), ``df, p`` (two-sided), ``n_groups, n,
+        reason``.
+
+    Notes
+    -----
+    With :math:`\\bar p = \\sum x_i / N` and :math:`\\bar s = \\sum n_i s_i / N`,
+    :math:`T = \\sum x_i (s_i - \\bar s)` and
+    :math:`\\chi^2 = T^2 / [\\bar p (1 - \\bar p) \\sum n_i (s_i - \\bar s)^2]`
+    [1]_ [2]_, without continuity correction; this is exactly R's
+    ``prop.trend.test``. NaN with the reason when all or no items succeed, the
+    scores do not vary, or there are fewer than two groups.
+
+    References
+    ----------
+    .. [1] Cochran, W. G. (1954). Some methods for strengthening the common chi-squared
+           tests. Biometrics, 10(4), 417-451.
+    .. [2] Armitage, P. (1955). Tests for linear trends in proportions and
+           frequencies. Biometrics, 11(3), 375-386.
+
+    Examples
+    --------
+    R ``prop.trend.test`` example (X-squared = 8.2249, p-value = 0.004132):
+
+    >>> res = cochran_armitage([83, 90, 129, 70], [86, 93, 136, 82])
+    >>> round(res.loc[0, "statistic"], 4), round(res.loc[0, "p"], 6)
+    (8.2249, 0.004132)
+    """
+    x = np.asarray(successes, dtype=float).ravel()
+    n = np.asarray(totals, dtype=float).ravel()
+    s = np.arange(1.0, x.size + 1) if scores is None else np.asarray(scores, float).ravel()
+    if not x.size == n.size == s.size:
+        raise ValueError("successes, totals and scores must have the same length.")
+    if (x < 0).any() or (x > n).any():
+        raise ValueError("Each success count must lie between 0 and its total.")
+    row = {"df": 1, "n_groups": int(x.size), "n": int(n.sum())}
+    reason = _trend_reason(x, n, s)
+    if reason:
+        return _util.frame({**row, "statistic": np.nan, "z": np.nan, "p": np.nan,
+                            "reason": reason}, _CA_COLUMNS)  # fmt: skip
+    p_bar = x.sum() / n.sum()
+    s_bar = (n * s).sum() / n.sum()
+    t = (x * (s - s_bar)).sum()
+    var = p_bar * (1 - p_bar) * (n * (s - s_bar) ** 2).sum()
+    chi2 = t**2 / var
+    return _util.frame({**row, "statistic": chi2, "z": t / np.sqrt(var),
+                        "p": float(stats.chi2.sf(chi2, 1)), "reason": ""}, _CA_COLUMNS)
+
+
+_CA_COLUMNS = ("statistic", "z", "df", "p", "n_groups", "n", "reason")
+
+
+def _trend_reason(x: np.ndarray, n: np.ndarray, s: np.ndarray) -> str:
+    used = n > 0
+    if used.sum() < 2:
+        return "fewer than two non-empty groups"
+    if x.sum() in (0, n.sum()):
+        return "all items in one outcome; no variation"
+    if np.ptp(s[used]) == 0:
+        return "the scores do not vary"
+    return ""
+
+
+def wilcoxon_signed_rank(
+    x: Any,
+    y: Any | None = None,
+    *,
+    alternative: Alternative = "two-sided",
+    zero_method: Literal["wilcox", "pratt", "zsplit"] = "wilcox",
+    method: Literal["auto", "exact", "approx"] = "auto",
+) -> pd.DataFrame:
+    """Wilcoxon signed-rank test for paired totals (wrapper of scipy).
+
+    Parameters
+    ----------
+    x : array_like
+        First measurements, or the differences when ``y`` is None.
+    y : array_like, optional
+        Second measurements; pairs with a missing value are dropped.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        "greater": the differences ``x - y`` are shifted above 0.
+    zero_method : {"wilcox", "pratt", "zsplit"}, default "wilcox"
+        Zero differences: "wilcox" drops them before ranking (R ``wilcox.test``);
+        "pratt" ranks them and then drops them; "zsplit" splits their ranks.
+    method : {"auto", "exact", "approx"}, default "auto"
+        Passed to :func:`scipy.stats.wilcoxon` (exact for small samples without
+        ties or zeros, normal approximation otherwise).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row: ``statistic`` (scipy's: ``min(W+, W-)`` for two-sided, ``W+`` for
+        one-sided), ``w_plus`` (sum of ranks of positive differences, R's ``V``),
+        ``p, n, n_zero, alternative, zero_method, reason``.
+
+    Notes
+    -----
+    Wilcoxon (1945) [1]_ via :func:`scipy.stats.wilcoxon`. ``w_plus`` is computed
+    after dropping zero differences and with average ranks for ties. No usable
+    pairs, or only zero differences, give NaN with the reason.
+
+    References
+    ----------
+    .. [1] Wilcoxon, F. (1945). Individual comparisons by ranking methods.
+           Biometrics Bulletin, 1(6), 80-83.
+
+    Examples
+    --------
+    R ``wilcox.test`` example (Hollander & Wolfe 1973, p. 29; V = 40,
+    p-value = 0.01953):
+
+    >>> x = [1.83, 0.50, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.30]
+    >>> y = [0.878, 0.647, 0.598, 2.05, 1.06, 1.29, 1.06, 3.14, 1.29]
+    >>> res = wilcoxon_signed_rank(x, y, alternative="greater")
+    >>> res.loc[0, "w_plus"], round(res.loc[0, "p"], 5)
+    (40.0, 0.01953)
+    """
+    _util.check_choice("alternative", alternative, _ALTERNATIVES)
+    _util.check_choice("zero_method", zero_method, ("wilcox", "pratt", "zsplit"))
+    d = _differences(x, y)
+    nonzero = d[d != 0]
+    row = {"n": int(d.size), "n_zero": int(d.size - nonzero.size),
+           "alternative": alternative, "zero_method": zero_method}  # fmt: skip
+    if nonzero.size == 0:
+        reason = "no pairs" if d.size == 0 else "all differences are zero"
+        return _util.frame({**row, "statistic": np.nan, "w_plus": np.nan, "p": np.nan,
+                            "reason": reason}, _WX_COLUMNS)  # fmt: skip
+    res = stats.wilcoxon(d, alternative=alternative, zero_method=zero_method, method=method)
+    ranks = stats.rankdata(np.abs(nonzero))
+    return _util.frame({**row, "statistic": float(res.statistic),
+                        "w_plus": float(ranks[nonzero > 0].sum()), "p": float(res.pvalue),
+                        "reason": ""}, _WX_COLUMNS)  # fmt: skip
+
+
+_WX_COLUMNS = (
+    "statistic", "w_plus", "p", "n", "n_zero", "alternative", "zero_method", "reason",
+)  # fmt: skip
+
+
+def _differences(x: Any, y: Any | None) -> np.ndarray:
+    a = np.asarray(x, dtype=float).ravel()
+    if y is None:
+        return a[~np.isnan(a)]
+    b = np.asarray(y, dtype=float).ravel()
+    if a.shape != b.shape:
+        raise ValueError("x and y must have the same length.")
+    d = a - b
+    return d[~np.isnan(d)]

@@ -1,0 +1,208 @@
+"""Intraclass correlation coefficients in the six Shrout-Fleiss / McGraw-Wong forms."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from sheetflow.stats import _util
+
+__all__ = ["icc"]
+
+ICC_COLUMNS = (
+    "type", "shrout_fleiss", "mcgraw_wong", "description", "icc", "f", "df1", "df2", "p",
+    "ci_low", "ci_high", "n_units", "n_raters", "n_dropped", "reason",
+)  # fmt: skip
+_FORMS = (
+    ("ICC1", "ICC(1,1)", "ICC(1)", "one-way random effects, single rater"),
+    ("ICC2", "ICC(2,1)", "ICC(A,1)", "two-way, absolute agreement, single rater"),
+    ("ICC3", "ICC(3,1)", "ICC(C,1)", "two-way, consistency, single rater"),
+    ("ICC1k", "ICC(1,k)", "ICC(k)", "one-way random effects, mean of k raters"),
+    ("ICC2k", "ICC(2,k)", "ICC(A,k)", "two-way, absolute agreement, mean of k raters"),
+    ("ICC3k", "ICC(3,k)", "ICC(C,k)", "two-way, consistency, mean of k raters"),
+)
+
+
+def icc(
+    data: pd.DataFrame | Any,
+    *,
+    unit: str = "unit",
+    rater: str = "rater",
+    value: str = "value",
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Intraclass correlations: all six forms with F tests and confidence intervals.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or array_like
+        Tidy table (one row per rating; columns ``unit``, ``rater``, ``value``) or a
+        raters x units matrix with NaN missing. Values must be numeric.
+    unit, rater, value : str
+        Column names of the tidy table.
+    confidence : float, default 0.95
+        Coverage of the intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Six rows. ``type`` (ICC1, ICC2, ICC3, ICC1k, ICC2k, ICC3k), ``shrout_fleiss``
+        (ICC(1,1) ... ICC(3,k)), ``mcgraw_wong`` (ICC(1), ICC(A,1), ICC(C,1), ICC(k),
+        ICC(A,k), ICC(C,k)), ``description, icc, f, df1, df2, p, ci_low, ci_high,
+        n_units, n_raters, n_dropped, reason``.
+
+    Notes
+    -----
+    Forms (Shrout & Fleiss 1979 [1]_ = McGraw & Wong 1996 [2]_): ICC(1,1) = one-way
+    random, single; ICC(2,1) = ICC(A,1), two-way random (or mixed) absolute
+    agreement, single; ICC(3,1) = ICC(C,1), two-way mixed consistency, single; the
+    ``k`` forms are the same for the mean of the k raters. From the mean squares of
+    units (MSR), raters (MSC), residual (MSE) and within units (MSW), with n units
+    and k raters: ICC1 = (MSR - MSW) / (MSR + (k-1) MSW); ICC2 = (MSR - MSE) / (MSR
+    + (k-1) MSE + k (MSC - MSE) / n); ICC3 = (MSR - MSE) / (MSR + (k-1) MSE);
+    ICC1k = (MSR - MSW) / MSR; ICC2k = (MSR - MSE) / (MSR + (MSC - MSE) / n);
+    ICC3k = (MSR - MSE) / MSR.
+
+    F tests of ICC = 0: F = MSR/MSW on (n-1, n(k-1)) df for the one-way forms and
+    F = MSR/MSE on (n-1, (n-1)(k-1)) for the two-way forms. Intervals: McGraw &
+    Wong (1996, Table 7) [2]_; the ICC(A,1) interval uses Satterthwaite's df, and
+    ICC(A,k) applies the Spearman-Brown step to the ICC(A,1) bounds (as R psych).
+
+    Missing data: listwise deletion of units with any missing rating (a balanced
+    design is required); ``n_dropped`` reports how many units were dropped. Fewer
+    than two complete units or two raters gives NaN rows with the reason.
+
+    References
+    ----------
+    .. [1] Shrout, P. E., & Fleiss, J. L. (1979). Intraclass correlations: uses in
+           assessing rater reliability. Psychological Bulletin, 86(2), 420-428.
+    .. [2] McGraw, K. O., & Wong, S. P. (1996). Forming inferences about some
+           intraclass correlation coefficients. Psychological Methods, 1(1), 30-46.
+
+    Examples
+    --------
+    Shrout & Fleiss (1979), Table 2 (6 targets x 4 judges):
+
+    >>> import numpy as np
+    >>> judges = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8],
+    ...                    [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]).T
+    >>> icc(judges)["icc"].round(2).tolist()
+    [0.17, 0.29, 0.71, 0.44, 0.62, 0.91]
+    """
+    confidence = _util.check_confidence(confidence)
+    matrix, _, _ = _util.to_matrix(data, unit, rater, value)
+    if matrix.dtype == object:
+        raise ValueError("ICC needs numeric ratings.")
+    matrix = matrix.T  # units x raters
+    complete = ~np.isnan(matrix).any(axis=1) if matrix.size else np.zeros(0, bool)
+    rated = ~np.isnan(matrix).all(axis=1) if matrix.size else np.zeros(0, bool)
+    x = matrix[complete]
+    base = {"n_units": int(x.shape[0]), "n_raters": int(x.shape[1]),
+            "n_dropped": int((rated & ~complete).sum())}  # fmt: skip
+    reason = _icc_reason(x)
+    rows = _icc_rows(x, confidence) if not reason else [_nan_row(reason)] * 6
+    named = [dict(zip(("type", "shrout_fleiss", "mcgraw_wong", "description"), form,
+                      strict=True)) for form in _FORMS]  # fmt: skip
+    return _util.frame([{**n, **base, **r} for n, r in zip(named, rows, strict=True)],
+                       ICC_COLUMNS)
+
+
+def _icc_reason(x: np.ndarray) -> str:
+    if x.shape[0] < 2:
+        return "fewer than two units rated by every rater"
+    if x.shape[1] < 2:
+        return "fewer than two raters"
+    return ""
+
+
+def _nan_row(reason: str) -> dict[str, Any]:
+    return {"icc": np.nan, "f": np.nan, "df1": np.nan, "df2": np.nan, "p": np.nan,
+            "ci_low": np.nan, "ci_high": np.nan, "reason": reason}  # fmt: skip
+
+
+def _mean_squares(x: np.ndarray) -> dict[str, float]:
+    """Two-way ANOVA mean squares without replication (units x raters)."""
+    n, k = x.shape
+    grand = x.mean()
+    ss_rows = k * ((x.mean(axis=1) - grand) ** 2).sum()
+    ss_cols = n * ((x.mean(axis=0) - grand) ** 2).sum()
+    ss_total = ((x - grand) ** 2).sum()
+    ss_err = ss_total - ss_rows - ss_cols
+    return {"msr": ss_rows / (n - 1), "msc": ss_cols / (k - 1),
+            "mse": ss_err / ((n - 1) * (k - 1)),
+            "msw": (ss_cols + ss_err) / (n * (k - 1))}  # fmt: skip
+
+
+def _icc_rows(x: np.ndarray, confidence: float) -> list[dict[str, Any]]:
+    n, k = x.shape
+    ms = _mean_squares(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        one = _one_way(ms, n, k, confidence)
+        cons = _consistency(ms, n, k, confidence)
+        absolute = _absolute(ms, n, k, confidence)
+    single = [one[0], absolute[0], cons[0]]
+    average = [one[1], absolute[1], cons[1]]
+    reason = "" if ms["msr"] > 0 or ms["msw"] > 0 else "no variance in the ratings"
+    return [{**row, "reason": reason} for row in single + average]
+
+
+def _f_test(f: float, df1: float, df2: float) -> dict[str, float]:
+    return {"f": f, "df1": df1, "df2": df2, "p": float(stats.f.sf(f, df1, df2))}
+
+
+def _one_way(ms: dict, n: int, k: int, confidence: float) -> tuple[dict, dict]:
+    msr, msw = ms["msr"], ms["msw"]
+    df1, df2 = n - 1, n * (k - 1)
+    f = msr / msw
+    q = 0.5 + confidence / 2.0
+    f_low, f_up = f / stats.f.ppf(q, df1, df2), f * stats.f.ppf(q, df2, df1)
+    test = _f_test(f, df1, df2)
+    single = {"icc": (msr - msw) / (msr + (k - 1) * msw), **test,
+              "ci_low": (f_low - 1) / (f_low + k - 1), "ci_high": (f_up - 1) / (f_up + k - 1)}
+    average = {"icc": (msr - msw) / msr, **test,
+               "ci_low": 1 - 1 / f_low, "ci_high": 1 - 1 / f_up}  # fmt: skip
+    return single, average
+
+
+def _consistency(ms: dict, n: int, k: int, confidence: float) -> tuple[dict, dict]:
+    msr, mse = ms["msr"], ms["mse"]
+    df1, df2 = n - 1, (n - 1) * (k - 1)
+    f = msr / mse
+    q = 0.5 + confidence / 2.0
+    f_low, f_up = f / stats.f.ppf(q, df1, df2), f * stats.f.ppf(q, df2, df1)
+    test = _f_test(f, df1, df2)
+    single = {"icc": (msr - mse) / (msr + (k - 1) * mse), **test,
+              "ci_low": (f_low - 1) / (f_low + k - 1), "ci_high": (f_up - 1) / (f_up + k - 1)}
+    average = {"icc": (msr - mse) / msr, **test,
+               "ci_low": 1 - 1 / f_low, "ci_high": 1 - 1 / f_up}  # fmt: skip
+    return single, average
+
+
+def _absolute(ms: dict, n: int, k: int, confidence: float) -> tuple[dict, dict]:
+    msr, msc, mse = ms["msr"], ms["msc"], ms["mse"]
+    icc_a1 = (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
+    icc_ak = (msr - mse) / (msr + (msc - mse) / n)
+    low, high = _absolute_interval(ms, n, k, icc_a1, confidence)
+    test = _f_test(msr / mse, n - 1, (n - 1) * (k - 1))
+    single = {"icc": icc_a1, **test, "ci_low": low, "ci_high": high}
+    average = {"icc": icc_ak, **test, "ci_low": low * k / (1 + low * (k - 1)),
+               "ci_high": high * k / (1 + high * (k - 1))}  # fmt: skip
+    return single, average
+
+
+def _absolute_interval(
+    ms: dict, n: int, k: int, icc_a1: float, confidence: float
+) -> tuple[float, float]:
+    """McGraw & Wong (1996) interval for ICC(A,1) with Satterthwaite's df."""
+    msr, msc, mse = ms["msr"], ms["msc"], ms["mse"]
+    a = k * icc_a1 / (n * (1 - icc_a1))
+    b = 1 + k * icc_a1 * (n - 1) / (n * (1 - icc_a1))
+    v = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / ((n - 1) * (k - 1)))
+    q = 0.5 + confidence / 2.0
+    f_low, f_up = stats.f.ppf(q, n - 1, v), stats.f.ppf(q, v, n - 1)
+    low = n * (msr - f_low * mse) / (f_low * (k * msc + (k * n - k - n) * mse) + n * msr)
+    high = n * (f_up * msr - mse) / (k * msc + (k * n - k - n) * mse + n * f_up * msr)
+    return float(low), float(high)
