@@ -374,6 +374,8 @@ class _Loader:
         self.root = spec_path.parent
         self.file = spec_path.name
         self.problems: list[SpecError] = []
+        # ids of dimensions that failed to load: not reported again where referenced
+        self.broken: set[str] = set()
 
     def fail(self, message: str, where: str | None = None, file: str | None = None) -> None:
         self.problems.append(SpecError(message, file=file or self.file, where=where))
@@ -527,6 +529,7 @@ class _Loader:
                 continue
             dim = self._dimension(entry, where)
             if dim is None:
+                self.broken.add(str(entry.get("id", "")))
                 continue
             if dim.id in seen:
                 self.fail(f"duplicate dimension id {dim.id!r}; each id must be unique",
@@ -641,6 +644,7 @@ class _Loader:
             return {}
         if lo > hi:
             self.fail(f"scale min {lo} is above max {hi}", where)
+            return {"minimum": lo, "maximum": hi}
         labels = self._scale_labels(e, where, lo, hi)
         na = self._na_choices(e, where, lo, hi)
         return {"minimum": lo, "maximum": hi, "labels": labels, "na_choices": na,
@@ -749,6 +753,8 @@ class _Loader:
             if method not in ("sum", "mean"):
                 self.fail(f"unknown total method {method!r}; allowed: sum, mean", where)
             for dim_id in of:
+                if dim_id in self.broken:
+                    continue
                 if dim_id not in rubric.ids:
                     self.fail(f"total {tid!r} names unknown dimension {dim_id!r}", where)
                 elif not rubric.dimension(dim_id).scores:
@@ -775,7 +781,7 @@ class _Loader:
         kind = t.get("kind")
         if kind not in DESIGNS:
             self.fail(f"unknown design {kind!r}; allowed: {', '.join(DESIGNS)}", where)
-            kind = "single"
+            kind = "unknown"  # checks that depend on the design kind are skipped
         seed = self._int(t, "seed", where)
         if seed is None:
             self.fail("'seed' is required: every random choice comes from a recorded seed",
@@ -1022,6 +1028,7 @@ class _Loader:
         except (KeyError, IndexError, ValueError) as exc:
             self.fail(f"pack_name {pattern!r} uses an unknown placeholder {exc}; allowed: "
                       + ", ".join("{" + p + "}" for p in _PLACEHOLDERS), "[files]")
+            return pattern
         if not pattern.endswith(".xlsx"):
             self.fail(f"pack_name {pattern!r} must end in .xlsx", "[files]")
         if "{rater_id}" not in pattern and "{last_name}" not in pattern \
@@ -1047,7 +1054,7 @@ class _Loader:
 
     def _cross_checks(self, rubric: Rubric, design: Design, plan: Plan,
                       items: tuple[Item, ...], raters: tuple[Rater, ...]) -> None:
-        if not design.paired:
+        if design.kind == "single":
             for d in rubric.dimensions:
                 if d.kind == "preference":
                     self.fail(f"dimension {d.id!r} is a preference, which needs a paired design",
