@@ -1,0 +1,1 @@
+"""Rater workbooks: the layout contract, the writer (xlsxwriter) and the reader."""

@@ -1,0 +1,225 @@
+"""The writer <-> reader contract: where everything lives in a rater workbook.
+
+The writer (:mod:`sheetflow.workbook.writer`) lays workbooks out as described here, and
+the blinded manifest (``packs/manifest.json``) records the exact cell of every answer,
+so a reader never has to guess. **The manifest is the authority for cell positions**;
+the rules below explain how it was laid out.
+
+Sheets (in this order)
+----------------------
+``Instructions``  the study's own text verbatim, then how to use the workbook. Locked,
+                  protected. Nothing is read from it.
+``Scoring``       the cards (locked content + answer cells) and, after the last card, the
+                  study-level questions. Protected; only answer cells are unlocked.
+``_lists``        *only when needed*: hidden sheet holding dropdown sources longer than
+                  255 characters (one list per column from row 1).
+``_sheetflow``    very hidden (LibreOffice saves it as plain hidden): identity and the
+                  row table (see below).
+
+Identity (text only, all three agree in a fresh pack)
+------------------------------------------------------
+Keys: ``schema_version``, ``study_id``, ``spec_hash``, ``rater_id``, ``sitting``
+(``"1"``, or ``"2"`` for a repeats workbook), ``pack_id`` (``<rater_id>-s<sitting>``).
+
+1. custom document properties named ``sheetflow_<key>`` (type text);
+2. workbook defined names ``sf_<key>`` whose value is a string constant ``="..."``;
+3. the ``_sheetflow`` sheet: column A the key, column B the value, rows 1..6 in the order
+   of :data:`IDENTITY_KEYS`. Row 8 is the header ``row_id | item_id | label | sha256``;
+   from row 9 one row per manifest row (the row table, in sheet order).
+
+Never any arm name or id, and no seed, anywhere in a pack.
+
+The Scoring sheet
+-----------------
+Columns (letters fixed by design kind):
+
+==========  =============================  ======================================
+column      single design                  paired design (labels L1, L2, e.g. A, B)
+==========  =============================  ======================================
+A (hidden)  row id on every answer line    row id on every answer line
+B           field labels, questions        field labels, questions
+C           answer                         L1 answer
+D           confidence                     L1 confidence
+E           guide (bins, anchors)          L2 answer
+F           (hidden) done-count formula    L2 confidence
+G           -                              guide (bins, anchors)
+H           -                              (hidden) done-count formula
+==========  =============================  ======================================
+
+Rows 1-4 are a frozen header (title, progress line, legend, column headings) repeated
+on every printed page. The progress cell is ``C2`` (a formula, never read).
+
+Each card (one per case in paired, one per row in single), top to bottom:
+
+* a title line: ``Case k of n - <item id>`` in column B (batches: a batch line before
+  the first card of each batch holds the start-time and end-time answer cells in C);
+* each shown field: a label line, then its text in one or more *chunks* merged across
+  the text columns (C..guide), each chunk at most :data:`CHUNK_CHARS` characters;
+* paired: for each label, a ``Response L`` line and its chunks; single: ``Response``;
+* one answer line per response-scope dimension (a checklist: one line per question,
+  the confidence on the first question's line), answers in the label's answer column,
+  confidence in the label's confidence column;
+* a derived-points line per total (formula, never read);
+* one line per case-scope dimension (answer in column C; text answers merged across the
+  answer columns, the manifest gives the top-left cell).
+
+A text longer than one chunk is split at white space (or, for a single long word, mid
+word) into consecutive cells: **nothing is lost**, the text is the concatenation of its
+chunks in manifest order. This is also how text longer than Excel's 32,767-unit cell
+limit is written.
+
+Manifest schema (``packs/manifest.json``)
+-----------------------------------------
+::
+
+    {
+      "manifest_format": 1, "schema_version": "1",
+      "study_id": str, "spec_hash": str, "sheetflow_version": str,
+      "design": "paired" | "single", "labels": ["A", "B"] | [],
+      "scoring_sheet": "Scoring", "identity_sheet": "_sheetflow",
+      "packs": [{
+        "file": str, "rater_id": str, "role": "primary" | "second", "sitting": 1 | 2,
+        "identity": {key: str for key in IDENTITY_KEYS},
+        "progress": Cell,
+        "batches": [{"batch": int, "row_ids": [str], "start": Cell, "end": Cell}],
+        "cards": [{
+          "card": int, "item_id": str, "batch": int | null, "title": Cell,
+          "locked": [Locked],                     # case-level shown fields
+          "rows": [{
+            "row_id": str, "item_id": str, "label": str | null,
+            "locked": [Locked],                   # this row's response
+            "locked_sha256": str,                 # see row_digest()
+            "answers": {dimension_id: Answer},    # response scope
+            "derived": {total_id: Cell}           # formulas, never read
+          }],
+          "case_answers": {dimension_id: Answer}  # case scope
+        }],
+        "study_answers": {dimension_id: Answer}   # study scope (sitting 1 only)
+      }]
+    }
+
+    Cell    = {"sheet": str, "cell": "C12"}
+    Locked  = {"field": str, "label": str, "sheet": str, "cells": ["C7", ...],
+               "sha256": sha256 of the field's full text (UTF-8, exactly as written)}
+    Answer  = Cell + {"kind": str, "validation": Validation,
+                      "confidence": Cell (only when the dimension asks for it)}
+              checklist: {"kind": "checklist", "questions": [Cell + {"question": str,
+                          "validation": Validation}], "confidence": Cell?}
+    Validation = {"type": "list", "choices": [str]} | {"type": "whole", "min": int,
+                  "max": int | null} | {"type": "time"} | {"type": "any"}
+
+Locked text: a field's text is the concatenation of ``cells`` in order; compare
+``text_sha256(text)`` with ``sha256`` (an openpyxl reader must decode ``_xHHHH_``
+escapes first). ``locked_sha256`` is :func:`row_digest` over the card's locked fields
+then the row's, in manifest order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+SCHEMA_VERSION = "1"
+MANIFEST_FORMAT = 1
+
+INSTRUCTIONS_SHEET = "Instructions"
+SCORING_SHEET = "Scoring"
+LISTS_SHEET = "_lists"
+IDENTITY_SHEET = "_sheetflow"
+
+IDENTITY_KEYS = ("schema_version", "study_id", "spec_hash", "rater_id", "sitting", "pack_id")
+PROPERTY_PREFIX = "sheetflow_"
+NAME_PREFIX = "sf_"
+IDENTITY_ROW_TABLE_HEADER = 8  # 1-based row of the row-table header on _sheetflow
+IDENTITY_ROW_TABLE_FIRST = 9
+
+HEADER_ROWS = 4  # frozen and repeated when printed
+PROGRESS_CELL = "C2"
+ROW_ID_COLUMN = "A"
+LABEL_COLUMN = "B"
+
+CHUNK_CHARS = 1000  # about what Excel displays in one cell
+CELL_LIMIT_UTF16 = 32767
+MESSAGE_LIMIT = 255  # input message, list source
+CONFIDENCE_CHOICES = ("Low", "Medium", "High")
+
+MANIFEST_FILE = "manifest.json"
+PACKS_DIR = "packs"
+
+
+def answer_columns(labels: tuple[str, ...]) -> dict[str | None, tuple[str, str]]:
+    """Answer and confidence column letters per label (key None in a single design)."""
+    if not labels:
+        return {None: ("C", "D")}
+    return {label: ("CDEFGH"[2 * i], "CDEFGH"[2 * i + 1]) for i, label in enumerate(labels)}
+
+
+def guide_column(labels: tuple[str, ...]) -> str:
+    """The column holding bins/anchors guidance (last visible column)."""
+    return "E" if not labels else "CDEFGH"[2 * len(labels)]
+
+
+def done_column(labels: tuple[str, ...]) -> str:
+    """The hidden column whose per-line formulas feed the progress line."""
+    return chr(ord(guide_column(labels)) + 1)
+
+
+def identity_name(key: str) -> str:
+    """The defined name holding identity ``key``."""
+    return NAME_PREFIX + key
+
+
+def identity_property(key: str) -> str:
+    """The custom document property holding identity ``key``."""
+    return PROPERTY_PREFIX + key
+
+
+def text_sha256(text: str) -> str:
+    """The sha256 (hex) of a locked text exactly as written, UTF-8 encoded."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def row_digest(field_hashes: Iterable[str]) -> str:
+    """A row's ``locked_sha256``: sha256 of its fields' hex digests joined by newlines."""
+    return hashlib.sha256("\n".join(field_hashes).encode("ascii")).hexdigest()
+
+
+def iter_answer_cells(pack: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every answer cell of one manifest pack entry, flattened.
+
+    Yields dicts with ``sheet``, ``cell``, ``scope`` (response/case/study/batch),
+    ``row_id`` (or None), ``item_id`` (or None), ``label`` (or None), ``dimension``
+    (or None for batch times), ``part`` (``value``, ``confidence``, ``q1``.. for
+    checklist questions, ``start``/``end`` for batches) and ``validation``.
+    """
+    for batch in pack.get("batches", []):
+        for part in ("start", "end"):
+            yield {**batch[part], "scope": "batch", "row_id": None, "item_id": None,
+                   "label": None, "dimension": None, "part": part, "batch": batch["batch"],
+                   "validation": {"type": "time"}}
+    for card in pack.get("cards", []):
+        for row in card["rows"]:
+            base = {"scope": "response", "row_id": row["row_id"], "item_id": row["item_id"],
+                    "label": row["label"]}
+            for dim_id, answer in row["answers"].items():
+                yield from _answer_parts(answer, {**base, "dimension": dim_id})
+        base = {"scope": "case", "row_id": None, "item_id": card["item_id"], "label": None}
+        for dim_id, answer in card["case_answers"].items():
+            yield from _answer_parts(answer, {**base, "dimension": dim_id})
+    base = {"scope": "study", "row_id": None, "item_id": None, "label": None}
+    for dim_id, answer in pack.get("study_answers", {}).items():
+        yield from _answer_parts(answer, {**base, "dimension": dim_id})
+
+
+def _answer_parts(answer: dict[str, Any], base: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    if answer["kind"] == "checklist":
+        for i, q in enumerate(answer["questions"], 1):
+            yield {**base, "sheet": q["sheet"], "cell": q["cell"], "part": f"q{i}",
+                   "validation": q["validation"]}
+    else:
+        yield {**base, "sheet": answer["sheet"], "cell": answer["cell"], "part": "value",
+               "validation": answer["validation"]}
+    if "confidence" in answer:
+        yield {**base, **answer["confidence"], "part": "confidence",
+               "validation": {"type": "list", "choices": list(CONFIDENCE_CHOICES)}}
