@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import itertools
 import json
 import re
 import tomllib
@@ -612,7 +613,7 @@ class _Loader:
     def _check_bins(self, bins: list[Bin], where: str) -> None:
         if bins[0].low != 0:
             self.fail(f"bins start at {bins[0].low}; the first must start at 0", where)
-        for prev, cur in zip(bins, bins[1:], strict=False):
+        for prev, cur in itertools.pairwise(bins):
             if prev.high is None:
                 self.fail(f"bin {prev.describe()} is open-ended but another bin follows it",
                           where)

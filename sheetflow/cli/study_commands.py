@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..study import load_study
+from ..study import Study, load_study
 from ..templates import DEFAULT_TEMPLATE, init_study, list_templates
 from . import reports_errors
 
@@ -51,7 +51,7 @@ def check_command(directory: Path) -> None:
     click.echo("ok")
 
 
-def _describe_design(study) -> str:  # noqa: ANN001 - Study, kept light for the CLI
+def _describe_design(study: Study) -> str:
     d = study.design
     parts = [d.kind, f"{len(d.arms)} arms", f"seed {d.seed}"]
     if d.paired:
