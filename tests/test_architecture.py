@@ -1,0 +1,75 @@
+"""Import rules: each third-party library lives in one place; the library never prints.
+
+The CLI is thin (click only in ``sheetflow/cli``); statistics libraries only in
+``sheetflow/stats``; the workbook libraries only where workbooks are written or read.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "sheetflow"
+
+# library -> the modules (paths relative to sheetflow/) allowed to import it
+ALLOWED = {
+    "click": ("cli/",),
+    "krippendorff": ("stats/",),
+    "scipy": ("stats/",),
+    "xlsxwriter": ("workbook/writer.py", "report.py", "collect.py", "validate.py"),
+    "openpyxl": ("workbook/", "study.py", "simulate.py"),
+    "python_calamine": ("workbook/",),
+}
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "_data" not in p.parts)
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def _allowed(rel: str, prefixes: tuple[str, ...]) -> bool:
+    return any(rel == p or (p.endswith("/") and rel.startswith(p)) for p in prefixes)
+
+
+def test_third_party_libraries_stay_in_their_modules():
+    wrong = []
+    for path in _modules():
+        rel = path.relative_to(PACKAGE).as_posix()
+        for name in _imports(path):
+            if name in ALLOWED and not _allowed(rel, ALLOWED[name]):
+                wrong.append(f"{rel} imports {name}")
+    assert not wrong, wrong
+
+
+def test_library_never_prints_or_exits():
+    wrong = []
+    for path in _modules():
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith("cli/") or rel == "__main__.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.id if isinstance(func, ast.Name) else (
+                    f"{getattr(func.value, 'id', '')}.{func.attr}"
+                    if isinstance(func, ast.Attribute) else "")
+                if name in ("print", "exit", "sys.exit", "quit"):
+                    wrong.append(f"{rel}:{node.lineno} calls {name}")
+    assert not wrong, wrong
+
+
+def test_rules_name_real_modules():
+    """A rule that names no existing file would guard nothing."""
+    rels = {p.relative_to(PACKAGE).as_posix() for p in _modules()}
+    for name, prefixes in ALLOWED.items():
+        assert any(any(_allowed(r, (p,)) for r in rels) for p in prefixes), name
