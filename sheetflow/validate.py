@@ -1,0 +1,538 @@
+"""Issues found in returned workbooks: the catalogue, the report, and pure checks.
+
+Every problem the collector finds is an :class:`Issue` with a stable kebab-case
+``code`` from :data:`CATALOGUE`, a severity (``error``: the file contributes no
+ratings until it is fixed; ``warning``: the ratings are used, but someone should
+look), a message that says what to do, and where it is (file, sheet, cell, rater,
+case, label, dimension). Nothing here reads files; checks take plain data and
+return issues, so the rules can be tested on their own.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+ERROR, WARNING = "error", "warning"
+
+
+@dataclass(frozen=True)
+class IssueType:
+    """One entry of the catalogue: code, severity, meaning and message template."""
+
+    code: str
+    severity: str
+    meaning: str
+    template: str
+
+
+def _t(code: str, severity: str, meaning: str, template: str) -> IssueType:
+    return IssueType(code, severity, meaning, template)
+
+
+_TYPES = (
+    # -- the file as a whole (checked before any parser) -----------------------------------
+    _t("empty-file", ERROR, "The file has 0 bytes.",
+       "The file is empty (0 bytes). Please attach the saved workbook again."),
+    _t("file-too-large", ERROR, "The file is larger than the collector accepts.",
+       "The file is {detail}, more than a rating workbook can be. Send the original "
+       "workbook you received, filled in; tell the coordinator if it really is that big."),
+    _t("encrypted-workbook", ERROR, "An Excel file encrypted with an opening password.",
+       "The workbook is protected with an opening password. Remove it (Excel: File > Info > "
+       "Protect Workbook > Encrypt with Password, clear the box) and send it again."),
+    _t("legacy-xls", ERROR, "An old Excel 97-2003 (.xls) or other OLE file.",
+       "This is an old Excel 97-2003 (.xls) file. Open it and use File > Save As > "
+       "Excel Workbook (.xlsx), then send that file."),
+    _t("ods-file", ERROR, "An OpenDocument spreadsheet (.ods), not .xlsx.",
+       "This is an OpenDocument spreadsheet (.ods). In LibreOffice use File > Save As and "
+       "choose 'Excel 2007-365 (.xlsx)', then send that file."),
+    _t("not-a-workbook", ERROR, "Not an Excel workbook at all (CSV, HTML, text, other).",
+       "This file is not an Excel workbook ({detail}), whatever its name says. Please send "
+       "the .xlsx workbook you received, filled in."),
+    _t("corrupt-file", ERROR, "A damaged or truncated .xlsx (broken zip).",
+       "The file is damaged or incomplete ({detail}); it may have been cut off in "
+       "transfer. Please attach it again."),
+    _t("macro-workbook", ERROR, "A macro-enabled workbook (.xlsm or a VBA project).",
+       "The workbook contains macros. Save it as a normal Excel Workbook (.xlsx) and "
+       "send that file."),
+    _t("zip-bomb", ERROR, "Parts that expand far beyond a rating workbook (zip bomb).",
+       "Refused for safety: {detail}. Ask the rater to send the original workbook again, "
+       "and tell the coordinator."),
+    _t("xml-dtd", ERROR, "An XML part declares a DTD or entities (entity expansion).",
+       "Refused for safety: {detail} declares XML entities, which Excel never writes. Ask "
+       "the rater to send the original workbook again, and tell the coordinator."),
+    _t("unreadable-workbook", ERROR, "The workbook could not be parsed.",
+       "The workbook could not be read ({detail}). Open it in Excel or LibreOffice, save "
+       "it again as .xlsx, and send it."),
+    _t("read-aborted", ERROR, "Reading stopped at the memory or time limit.",
+       "Reading this workbook was stopped ({detail}). It holds far more than a rating "
+       "workbook; send the original workbook again, filled in."),
+    _t("content-outside-window", WARNING,
+       "Cells far outside the scoring area; they were ignored.",
+       "The sheet has content outside the scoring area ({detail}); it was ignored. Delete "
+       "it if it was typed by mistake."),
+    # -- identity ------------------------------------------------------------------------
+    _t("identity-missing", ERROR, "No sheetflow identity in the workbook.",
+       "This workbook carries no sheetflow identity (study, rater), so it cannot be "
+       "matched to a rater. Send the workbook you received, not a copy or a new file."),
+    _t("identity-conflict", ERROR, "The identity stores in the workbook disagree.",
+       "The workbook's identity is inconsistent ({detail}). Send the workbook you "
+       "received, unedited apart from the answer cells."),
+    _t("identity-partial", WARNING, "Some identity stores are missing; the rest agree.",
+       "Part of the workbook's identity is missing ({detail}); it was matched by the rest."),
+    _t("schema-unsupported", ERROR, "The workbook layout version is not one this collector reads.",
+       "This workbook has layout version {detail}, which this version of sheetflow "
+       "cannot read. Ask the coordinator."),
+    _t("wrong-study", ERROR, "The workbook belongs to another study.",
+       "This workbook belongs to study {detail}, not to this study. Check that it was "
+       "sent to the right coordinator."),
+    _t("spec-hash-mismatch", ERROR, "The workbook was made from another version of the spec.",
+       "This workbook was made from a different version of the study ({detail}). Ask the "
+       "coordinator for the current workbook and copy your answers into it."),
+    _t("unknown-rater", ERROR, "The rater named in the workbook is not in the manifest.",
+       "The rater {detail} is not part of this study. Ask the coordinator."),
+    _t("file-name-mismatch", WARNING, "The file name points to another rater than its contents.",
+       "The file name suggests rater {detail}, but the workbook belongs to rater {rater}; "
+       "it was counted for {rater}. Check who sent it."),
+    _t("rows-from-other-rater", ERROR, "The rows match another rater's workbook.",
+       "The rows in this workbook are those of rater {detail}'s workbook, not of {rater}'s. "
+       "Each rater must fill in their own workbook."),
+    _t("duplicate-file", WARNING, "The same file (identical bytes) was given more than once.",
+       "This file is an exact copy of {detail}; it was counted once."),
+    _t("duplicate-rater", ERROR, "Two different files for one rater.",
+       "Rater {rater} returned more than one different workbook ({detail}). Neither is "
+       "used: remove the wrong one from the returns folder and run collect again."),
+    # -- sheets and rows -----------------------------------------------------------------
+    _t("sheet-missing", ERROR, "A sheet sheetflow needs was removed.",
+       "The sheet '{sheet}' is missing. Use a fresh copy of the workbook; do not delete "
+       "sheets."),
+    _t("sheet-renamed", WARNING, "A sheet was renamed; it was found by its contents.",
+       "The sheet '{sheet}' was renamed to '{detail}'; it was found by its contents."),
+    _t("row-missing", ERROR, "A row of the workbook was deleted.",
+       "The row for case {case} is missing. Do not delete rows; copy your answers into a "
+       "fresh copy of the workbook."),
+    _t("row-unknown", ERROR, "A row that sheetflow did not write was added.",
+       "Row {detail} ('{value}') is not one sheetflow wrote. Do not insert rows; remove it."),
+    _t("row-duplicated", ERROR, "A row appears twice.",
+       "Case {case} appears more than once. Remove the extra row."),
+    _t("rows-reordered", WARNING, "Rows were sorted or moved; they were matched by id.",
+       "The rows are not in their original order; they were matched by case id."),
+    _t("locked-text-changed", ERROR, "A locked cell (id, prompt, response) was edited.",
+       "The locked text in {cell} was changed. Use a fresh copy of the workbook and only "
+       "fill in the answer cells."),
+    # -- answer cells --------------------------------------------------------------------
+    _t("answer-missing", ERROR, "A required answer cell is blank.",
+       "{what} is blank; it needs {expected}."),
+    _t("value-out-of-domain", ERROR, "A value that is not allowed (often pasted).",
+       "{what}: '{value}' is not allowed; enter {expected}."),
+    _t("value-not-whole", ERROR, "A fraction in a whole-number field.",
+       "{what}: '{value}' is not a whole number; enter {expected}."),
+    _t("value-not-a-number", ERROR, "Text that is not a number in a number field.",
+       "{what}: '{value}' is not a number; enter {expected}."),
+    _t("number-stored-as-text", WARNING, "A number stored as text; it was read as the number.",
+       "{what}: the text '{value}' was read as the number {accepted}."),
+    _t("label-normalised", WARNING,
+       "A label differing only in case or spacing; it was read as the allowed label.",
+       "{what}: '{value}' was read as '{accepted}'."),
+    _t("date-in-answer", ERROR, "A date or time in an answer cell.",
+       "{what} holds a date or time ('{value}'); enter {expected}. If Excel turned a number "
+       "into a date, format the cell as General and type it again."),
+    _t("bool-in-answer", ERROR, "TRUE/FALSE in an answer cell.",
+       "{what} holds {value}; enter {expected}."),
+    _t("formula-in-answer", ERROR, "A formula in an answer cell.",
+       "{what} is a formula ({value}); type the value itself."),
+    _t("confidence-missing", WARNING, "An answer without its confidence.",
+       "{what}: the answer has no confidence; choose Low, Medium or High."),
+    _t("text-word-count", WARNING, "A text answer outside its word range.",
+       "{what} has {value} words; it should have {expected}."),
+    # -- self-checks (protocol 000 section 3.1) ------------------------------------------
+    _t("totals-no-variance", WARNING, "Every total the rater gave is the same.",
+       "All {detail} totals are {value}. Check that the scores really do not differ."),
+    _t("totals-many-extreme", WARNING, "Many totals are at the extremes of the range.",
+       "{detail} of totals are extreme ({expected}); extreme totals should be rare. "
+       "Check them."),
+    _t("confidence-low-share", WARNING, "Too few Medium/High confidence ratings.",
+       "Only {detail} of confidence ratings are Medium or High (target {expected}). Report "
+       "which dimensions are often Low in the methodology note."),
+    _t("direction-all-same", WARNING, "Every direction judgement is the same.",
+       "Every direction is '{value}' ({detail} cases); all one direction suggests a bias "
+       "or a labelling error. Check them."),
+    _t("direction-inconsistent", WARNING, "A direction contradicts the totals.",
+       "Case {case}: {detail}, but the direction says '{value}'. Check the direction."),
+)
+
+CATALOGUE: dict[str, IssueType] = {t.code: t for t in _TYPES}
+"""Every issue code, with severity, meaning and message template."""
+
+
+@dataclass(frozen=True, order=True)
+class Issue:
+    """One problem found in one returned file.
+
+    Attributes
+    ----------
+    file : str
+        The file name (as given to collect).
+    code : str
+        A key of :data:`CATALOGUE`.
+    severity : str
+        ``"error"`` or ``"warning"``.
+    message : str
+        What is wrong and what to do, for a rater or coordinator.
+    sheet, cell : str
+        Sheet name and A1 address ("" when not about a cell).
+    rater, case, label, dimension : str
+        Who and what the issue is about ("" when unknown or not applicable).
+    value : str
+        The offending raw value, as text.
+    """
+
+    file: str
+    code: str
+    severity: str = field(compare=False)
+    message: str = field(compare=False)
+    sheet: str = ""
+    cell: str = ""
+    rater: str = ""
+    case: str = ""
+    label: str = ""
+    dimension: str = ""
+    value: str = ""
+
+    def sort_key(self) -> tuple:
+        """Order: file, sheet, row, column, code (so reports read top to bottom)."""
+        return (self.file, self.sheet, *_cell_order(self.cell), self.code, self.case,
+                self.label, self.dimension, self.message)
+
+    def to_dict(self) -> dict[str, str]:
+        """The issue as a flat dict of strings (for JSON and tables)."""
+        return asdict(self)
+
+
+def issue(code: str, *, file: str = "", sheet: str = "", cell: str = "", rater: str = "",
+          case: str = "", label: str = "", dimension: str = "", value: Any = "",
+          **fields: Any) -> Issue:
+    """Make an :class:`Issue` of catalogue type ``code``, filling its message template.
+
+    Parameters
+    ----------
+    code : str
+        A key of :data:`CATALOGUE` (KeyError otherwise).
+    file, sheet, cell, rater, case, label, dimension : str
+        Where the issue is.
+    value : object
+        The offending raw value (shown in the message and kept as text).
+    **fields
+        Extra template fields: ``detail``, ``expected``, ``accepted``, ``what``.
+
+    Returns
+    -------
+    Issue
+    """
+    kind = CATALOGUE[code]
+    shown = show_value(value)
+    context = {"file": file, "sheet": sheet, "cell": cell, "rater": rater, "case": case,
+               "label": label, "dimension": dimension, "value": shown, "detail": "",
+               "expected": "", "accepted": "", "what": cell or dimension or "cell"}
+    context.update({k: show_value(v) for k, v in fields.items()})
+    return Issue(file=file, code=code, severity=kind.severity,
+                 message=kind.template.format_map(context), sheet=sheet, cell=cell,
+                 rater=rater, case=case, label=label, dimension=dimension, value=shown)
+
+
+def show_value(value: Any) -> str:
+    """A raw value as text for a message: whole floats without '.0', long text cut."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    text = str(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def sort_issues(issues: Iterable[Issue]) -> list[Issue]:
+    """Issues in a stable reading order."""
+    return sorted(issues, key=Issue.sort_key)
+
+
+def has_errors(issues: Iterable[Issue]) -> bool:
+    """Whether any issue is an error."""
+    return any(i.severity == ERROR for i in issues)
+
+
+def _cell_order(cell: str) -> tuple[int, int]:
+    """(row, column) of an A1 address for sorting; (0, 0) when none."""
+    letters = "".join(ch for ch in cell if ch.isalpha())
+    digits = "".join(ch for ch in cell if ch.isdigit())
+    col = 0
+    for ch in letters.upper():
+        col = col * 26 + ord(ch) - 64
+    return (int(digits) if digits else 0, col)
+
+
+# --------------------------------------------------------------------------- report
+
+
+@dataclass
+class FileStatus:
+    """The outcome for one input file.
+
+    Attributes
+    ----------
+    file : str
+        File name as given.
+    sha256 : str
+        Hex digest of its bytes.
+    rater : str
+        The rater it belongs to ("" when unknown).
+    used : bool
+        Whether its ratings are in the ratings table.
+    errors, warnings : int
+        Counts of its issues.
+    answered, required : int
+        Required answer cells filled in, and in total (for percent complete).
+    """
+
+    file: str
+    sha256: str
+    rater: str = ""
+    used: bool = False
+    errors: int = 0
+    warnings: int = 0
+    answered: int = 0
+    required: int = 0
+
+    @property
+    def percent_complete(self) -> float:
+        """Share of required answers given, 0-100 (100 when nothing is required)."""
+        return 100.0 if not self.required else round(100.0 * self.answered / self.required, 1)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The status as a plain dict."""
+        data = asdict(self)
+        data["percent_complete"] = self.percent_complete
+        return data
+
+
+@dataclass
+class ValidationReport:
+    """Every issue of every file, and each file's status.
+
+    Attributes
+    ----------
+    files : list of FileStatus
+        One per input file, sorted by file name.
+    issues : list of Issue
+        Sorted with :func:`sort_issues`.
+    """
+
+    files: list[FileStatus]
+    issues: list[Issue]
+
+    @property
+    def valid(self) -> bool:
+        """True when no file has an error."""
+        return not has_errors(self.issues)
+
+    @property
+    def error_count(self) -> int:
+        """Number of error issues."""
+        return sum(i.severity == ERROR for i in self.issues)
+
+    @property
+    def warning_count(self) -> int:
+        """Number of warning issues."""
+        return sum(i.severity == WARNING for i in self.issues)
+
+    def codes(self) -> Counter:
+        """How often each code occurs."""
+        return Counter(i.code for i in self.issues)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data."""
+        return {
+            "valid": self.valid,
+            "errors": self.error_count,
+            "warnings": self.warning_count,
+            "files": [f.to_dict() for f in self.files],
+            "issues": [i.to_dict() for i in self.issues],
+        }
+
+
+# --------------------------------------------------------------------------- pure checks
+
+
+def check_rows(found: Sequence[tuple[int, str]], expected: Sequence[str], *, file: str,
+               sheet: str, rater: str, id_column: str = "A") -> list[Issue]:
+    """Compare the row ids found on a sheet with the ids sheetflow wrote, in order.
+
+    Parameters
+    ----------
+    found : sequence of (row number, id)
+        Ids read from the sheet's id column, top to bottom.
+    expected : sequence of str
+        The ids the manifest lists for this sheet, in order.
+    file, sheet, rater : str
+        Where, for the issues.
+    id_column : str
+        The id column's letter, for cell addresses.
+
+    Returns
+    -------
+    list of Issue
+        ``row-missing``, ``row-unknown``, ``row-duplicated`` (errors) and
+        ``rows-reordered`` (a warning, when the same ids come in another order).
+    """
+    out: list[Issue] = []
+    wanted = set(expected)
+    counts = Counter(row_id for _, row_id in found)
+    for row, row_id in found:
+        if row_id not in wanted:
+            out.append(issue("row-unknown", file=file, sheet=sheet, cell=f"{id_column}{row}",
+                             rater=rater, value=row_id, detail=row))
+    for row_id in sorted(k for k, n in counts.items() if n > 1 and k in wanted):
+        out.append(issue("row-duplicated", file=file, sheet=sheet, rater=rater, case=row_id))
+    for row_id in expected:
+        if row_id not in counts:
+            out.append(issue("row-missing", file=file, sheet=sheet, rater=rater, case=row_id))
+    if not out:
+        order = [row_id for _, row_id in found]
+        if order != list(expected):
+            out.append(issue("rows-reordered", file=file, sheet=sheet, rater=rater))
+    return out
+
+
+def check_word_count(text: str, min_words: int | None, max_words: int | None
+                     ) -> tuple[int, str] | None:
+    """(words, range text) when ``text`` is outside [min_words, max_words], else None."""
+    n = len(text.split())
+    too_few = min_words is not None and n < min_words
+    too_many = max_words is not None and n > max_words
+    if not (too_few or too_many):
+        return None
+    if min_words is not None and max_words is not None:
+        return n, f"{min_words} to {max_words} words"
+    if min_words is not None:
+        return n, f"at least {min_words} words"
+    return n, f"at most {max_words} words"
+
+
+@dataclass(frozen=True)
+class SelfCheckInput:
+    """What the protocol 000 self-checks look at, for one rater.
+
+    Attributes
+    ----------
+    totals : list of float
+        Every recomputed total (one per scored response).
+    total_range : (float, float) or None
+        The range totals can take.
+    confidences : list of str
+        Every confidence given (Low/Medium/High).
+    directions : list of (case, direction, total of A minus total of B or None)
+        One per case with a direction.
+    extreme_low_max, extreme_high_min : float or None
+        Totals <= low or >= high count as extreme (``[analysis.params]``).
+    confidence_target : float or None
+        Minimum share of Medium/High confidence (``[analysis.targets]``).
+    labels : (str, str)
+        The pair's neutral labels, first then second.
+    preference_choices : (str, str, str)
+        The preference labels: first wins, second wins, tied.
+    """
+
+    totals: list[float] = field(default_factory=list)
+    total_range: tuple[float, float] | None = None
+    confidences: list[str] = field(default_factory=list)
+    directions: list[tuple[str, str, float | None]] = field(default_factory=list)
+    extreme_low_max: float | None = None
+    extreme_high_min: float | None = None
+    confidence_target: float | None = None
+    labels: tuple[str, str] = ("A", "B")
+    preference_choices: tuple[str, str, str] = ("A>B", "B>A", "Tied")
+
+
+EXTREME_SHARE = 0.25
+"""Warn when more than this share of a rater's totals are extreme."""
+CLEAR_MARGIN = 3.0
+"""A total this many points higher makes a contrary direction suspicious."""
+MIN_FOR_PATTERN = 3
+"""Pattern checks (variance, one direction) need at least this many answers."""
+
+
+def self_checks(data: SelfCheckInput, *, file: str, rater: str) -> list[Issue]:
+    """The protocol 000 section 3.1 self-checks for one rater, as warnings.
+
+    Each check runs only when its data is there: totals for variance and extremes,
+    confidences with a target for the confidence share, directions for the rest.
+
+    Parameters
+    ----------
+    data : SelfCheckInput
+    file, rater : str
+        Where, for the issues.
+
+    Returns
+    -------
+    list of Issue
+    """
+    where = {"file": file, "rater": rater}
+    out: list[Issue] = []
+    out += _variance_check(data, where)
+    out += _extremes_check(data, where)
+    out += _confidence_check(data, where)
+    out += _direction_checks(data, where)
+    return out
+
+
+def _variance_check(data: SelfCheckInput, where: dict[str, str]) -> list[Issue]:
+    if len(data.totals) < MIN_FOR_PATTERN or len(set(data.totals)) > 1:
+        return []
+    return [issue("totals-no-variance", **where, value=data.totals[0],
+                  detail=len(data.totals))]
+
+
+def _extremes_check(data: SelfCheckInput, where: dict[str, str]) -> list[Issue]:
+    low, high = data.extreme_low_max, data.extreme_high_min
+    if not data.totals or low is None or high is None:
+        return []
+    extreme = sum(t <= low or t >= high for t in data.totals)
+    share = extreme / len(data.totals)
+    if share <= EXTREME_SHARE:
+        return []
+    lo_text = f"{show_value(float(data.total_range[0]))}-" if data.total_range else "<="
+    hi_text = f"-{show_value(float(data.total_range[1]))}" if data.total_range else "+"
+    expected = f"{lo_text}{show_value(float(low))} or {show_value(float(high))}{hi_text}"
+    return [issue("totals-many-extreme", **where, detail=f"{share:.0%}", expected=expected)]
+
+
+def _confidence_check(data: SelfCheckInput, where: dict[str, str]) -> list[Issue]:
+    if data.confidence_target is None or not data.confidences:
+        return []
+    share = sum(c in ("Medium", "High") for c in data.confidences) / len(data.confidences)
+    if share >= data.confidence_target:
+        return []
+    return [issue("confidence-low-share", **where, detail=f"{share:.0%}",
+                  expected=f"{data.confidence_target:.0%}")]
+
+
+def _direction_checks(data: SelfCheckInput, where: dict[str, str]) -> list[Issue]:
+    out: list[Issue] = []
+    given = [d for _, d, _ in data.directions]
+    if len(given) >= MIN_FOR_PATTERN and len(set(given)) == 1:
+        out.append(issue("direction-all-same", **where, value=given[0], detail=len(given)))
+    first, second = data.labels
+    first_wins, second_wins, _tied = data.preference_choices
+    for case, direction, margin in data.directions:
+        if margin is None or abs(margin) < CLEAR_MARGIN:
+            continue
+        leader = first if margin > 0 else second
+        expected = first_wins if margin > 0 else second_wins
+        if direction != expected:
+            detail = (f"{leader} scored {show_value(abs(margin))} points higher "
+                      f"(at least {show_value(CLEAR_MARGIN)})")
+            out.append(issue("direction-inconsistent", **where, case=case, value=direction,
+                             detail=detail))
+    return out

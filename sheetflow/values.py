@@ -1,0 +1,248 @@
+"""Turn one raw answer cell into the value it stands for, per dimension kind.
+
+The collector reads cells as the spreadsheet stored them: a number (always a float
+after a LibreOffice save), a string, a bool, a date, a formula, or nothing. This
+module decides, for one dimension, what that cell means and whether the rater must
+fix it. It does no I/O and knows nothing about workbooks.
+
+Policy (documented in ``docs/issue-codes.md``):
+
+- A whole number stored as text (``'5'``, ``'5.0'``, ``'5 '``, fullwidth ``'５'``) is
+  accepted with the warning ``number-stored-as-text``; anything else in text
+  (``' five'``, ``'3,0'``, ``'5.5'``) is an error.
+- ``5.5`` in a whole-number field is ``value-not-whole``; outside the allowed range it
+  is ``value-out-of-domain``.
+- A label that differs from an allowed one only in letter case, spacing or invisible
+  characters (``'high '``, ``'a>b'``, ``'A\\u200b>B'``) is accepted as that label with
+  the warning ``label-normalised``: the meaning is unambiguous, and rejecting it would
+  cost a whole round trip. Any other label is ``value-out-of-domain``.
+- Dates, booleans and formulas are never answers: ``date-in-answer``,
+  ``bool-in-answer``, ``formula-in-answer`` (a formula's cached value cannot be
+  trusted, see EXCEL-FACTS finding 3).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from .rubric import CONFIDENCE_LEVELS, YES_NO, Dimension
+
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+_WHOLE_TEXT = re.compile(r"[+-]?\d+(?:\.0*)?", re.ASCII)
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A cell that holds a formula (``text`` without the leading ``=``)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ParsedValue:
+    """What one cell means for one dimension.
+
+    Attributes
+    ----------
+    value : int, str or None
+        The accepted value (None when blank or rejected).
+    code : str or None
+        An issue code from :data:`sheetflow.validate.CATALOGUE`, or None when clean.
+    expected : str
+        What the cell allows, in words (used in the issue message).
+    """
+
+    value: Any
+    code: str | None = None
+    expected: str = ""
+
+    @property
+    def blank(self) -> bool:
+        """Whether the cell was empty (and nothing is wrong with it)."""
+        return self.value is None and self.code is None
+
+
+def is_blank(raw: Any) -> bool:
+    """Whether a raw cell counts as empty (None, or text with only spaces)."""
+    return raw is None or (isinstance(raw, str) and not raw.translate(_INVISIBLE).strip())
+
+
+def parse_value(dimension: Dimension, raw: Any) -> ParsedValue:
+    """Parse the raw cell ``raw`` as an answer to ``dimension``.
+
+    Parameters
+    ----------
+    dimension : Dimension
+        The rubric dimension (any kind in :data:`sheetflow.rubric.KINDS`). For a
+        checklist, ``raw`` is one question's Yes/No cell.
+    raw : object
+        The cell as read: None, str, int, float, bool, date/datetime/time or
+        :class:`Formula`.
+
+    Returns
+    -------
+    ParsedValue
+        ``value`` is an int for count/scale/number (or the N/A label of a scale),
+        the allowed label for label kinds and checklists, the text for text.
+        A blank cell gives ``ParsedValue(None)``; whether blank is allowed is the
+        caller's decision (``Dimension.required``, ``blank_means``).
+
+    Examples
+    --------
+    >>> from sheetflow.rubric import Dimension
+    >>> likert = Dimension("q", "Q", "scale", minimum=1, maximum=5)
+    >>> parse_value(likert, "5 ")
+    ParsedValue(value=5, code='number-stored-as-text', expected='a whole number from 1 to 5')
+    >>> parse_value(likert, 5.5).code
+    'value-not-whole'
+    """
+    kind_error = _reject_kind(raw)
+    if kind_error is not None:
+        return ParsedValue(None, kind_error, describe_domain(dimension))
+    if is_blank(raw):
+        return ParsedValue(None)
+    if dimension.kind in ("count", "scale", "number"):
+        return _parse_whole(dimension, raw)
+    if dimension.kind == "text":
+        return ParsedValue(_as_text(raw))
+    return _parse_label(raw, _labels(dimension), describe_domain(dimension))
+
+
+def parse_confidence(raw: Any) -> ParsedValue:
+    """Parse a Low/Medium/High confidence cell (same rules as a label)."""
+    kind_error = _reject_kind(raw)
+    expected = _one_of(CONFIDENCE_LEVELS)
+    if kind_error is not None:
+        return ParsedValue(None, kind_error, expected)
+    if is_blank(raw):
+        return ParsedValue(None)
+    return _parse_label(raw, CONFIDENCE_LEVELS, expected)
+
+
+def describe_domain(dimension: Dimension) -> str:
+    """What a cell of ``dimension`` accepts, in a rater's words."""
+    kind = dimension.kind
+    if kind == "count":
+        top = dimension.maximum
+        return "a whole number 0 or more" if top is None else f"a whole number from 0 to {top}"
+    if kind in ("scale", "number"):
+        text = f"a whole number from {dimension.minimum} to {dimension.maximum}"
+        if dimension.na_choices:
+            text += " or " + " or ".join(repr(c) for c in dimension.na_choices)
+        return text
+    if kind == "text":
+        return "text"
+    return _one_of(_labels(dimension))
+
+
+def word_count(text: str) -> int:
+    """Words in ``text`` (runs of non-space characters)."""
+    return len(text.split())
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _labels(dimension: Dimension) -> tuple[str, ...]:
+    if dimension.kind == "checklist":
+        return YES_NO
+    return dimension.choices
+
+
+def _one_of(labels: tuple[str, ...]) -> str:
+    return "one of " + ", ".join(repr(c) for c in labels)
+
+
+def _reject_kind(raw: Any) -> str | None:
+    """The code for a cell type that is never an answer, else None."""
+    if isinstance(raw, Formula):
+        return "formula-in-answer"
+    if isinstance(raw, bool):
+        return "bool-in-answer"
+    if isinstance(raw, (dt.date, dt.datetime, dt.time, dt.timedelta)):
+        return "date-in-answer"
+    return None
+
+
+def _parse_whole(dimension: Dimension, raw: Any) -> ParsedValue:
+    expected = describe_domain(dimension)
+    if isinstance(raw, str):
+        label = _match_label(raw, dimension.na_choices)
+        if label is not None:
+            return ParsedValue(label[0], label[1], expected)
+        number, code = _number_from_text(raw)
+        if number is None:
+            return ParsedValue(None, code, expected)
+    else:
+        number, code = float(raw), None
+    if not math.isfinite(number):
+        return ParsedValue(None, "value-not-a-number", expected)
+    if not number.is_integer():
+        return ParsedValue(None, "value-not-whole", expected)
+    whole = int(number)
+    if not _in_range(dimension, whole):
+        return ParsedValue(None, "value-out-of-domain", expected)
+    return ParsedValue(whole, code, expected)
+
+
+def _in_range(dimension: Dimension, whole: int) -> bool:
+    low = 0 if dimension.kind == "count" else dimension.minimum
+    high = dimension.maximum
+    return (low is None or whole >= low) and (high is None or whole <= high)
+
+
+def _number_from_text(text: str) -> tuple[float | None, str]:
+    """A number typed as text: '5', '5 ', '5.0', '５' parse; ' five', '3,0' do not.
+
+    Trailing spaces are forgiven (a common slip); a leading space is not, because
+    it usually means the cell holds words, not a number.
+    """
+    normal = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).rstrip()
+    if normal != normal.lstrip():
+        return None, "value-not-a-number"
+    if _WHOLE_TEXT.fullmatch(normal):
+        return float(normal), "number-stored-as-text"
+    try:
+        number = float(normal)
+    except ValueError:
+        return None, "value-not-a-number"
+    if not math.isfinite(number):
+        return None, "value-not-a-number"
+    return number, "number-stored-as-text"
+
+
+def _parse_label(raw: Any, labels: tuple[str, ...], expected: str) -> ParsedValue:
+    text = _as_text(raw)
+    found = _match_label(text, labels)
+    if found is None:
+        return ParsedValue(None, "value-out-of-domain", expected)
+    return ParsedValue(found[0], found[1], expected)
+
+
+def _match_label(text: str, labels: tuple[str, ...]) -> tuple[str, str | None] | None:
+    """(label, code) when ``text`` is a label exactly (None) or loosely (a warning)."""
+    if text in labels:
+        return text, None
+    key = _loose(text)
+    matches = [label for label in labels if _loose(label) == key]
+    if len(matches) == 1:
+        return matches[0], "label-normalised"
+    return None
+
+
+def _loose(text: str) -> str:
+    """Case-, width- and spacing-insensitive form of a label."""
+    normal = unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
+    return " ".join(normal.split()).casefold()
+
+
+def _as_text(raw: Any) -> str:
+    """A cell as text; whole floats lose their '.0' (Excel stores every number as float)."""
+    if isinstance(raw, float) and raw.is_integer():
+        return str(int(raw))
+    return str(raw)

@@ -1,0 +1,437 @@
+"""Checks on a returned file before any spreadsheet parser sees it, and a sandbox.
+
+Two defences, both measured in EXCEL-FACTS.md (R4):
+
+1. :func:`inspect_file` looks at the bytes and the zip directory only (plus a bounded
+   decompression of each XML part) and names what is wrong: empty, an OLE container
+   (encrypted .xlsx or .xls), not a zip (CSV, HTML), truncated, ODS, macros, too many
+   or too large parts, a compression ratio typical of zip bombs, a DTD or entity
+   declaration, or cells far outside the area sheetflow reads.
+2. :class:`Sandbox` runs a parser in child processes with an address-space limit and a
+   timeout. python-calamine aborts the whole process (SIGABRT) on a cell at
+   XFD1048576 and openpyxl can exhaust memory; in the sandbox that costs one file, not
+   the batch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import re
+import signal
+import time
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+from typing import Any
+
+import defusedxml.ElementTree as SafeET
+
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+ZIP_MAGIC = b"PK\x03\x04"
+_ENCRYPTED_MARKERS = ("EncryptionInfo".encode("utf-16-le"), "EncryptedPackage".encode("utf-16-le"))
+_DTD = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+# a cell with content (not a self-closing, style-only <c r="X9" s="1"/>)
+_CELL_REF = re.compile(
+    rb"<c\b[^>]*?\br=\"([A-Z]{1,3})([0-9]{1,7})\"[^>]*?(?<!/)>\s*<(?:v|f|is)\b")
+_REL_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+_MAIN_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on what a returned workbook may contain and cost to read.
+
+    The defaults are far above any rating workbook (a 500-case paired pack is about
+    1 MB) and far below what hurts a laptop.
+    """
+
+    max_file_bytes: int = 20 * 2**20
+    max_members: int = 500
+    max_member_bytes: int = 50 * 2**20
+    max_total_bytes: int = 150 * 2**20
+    max_ratio: float = 200.0
+    ratio_floor_bytes: int = 2**20
+    xml_head_bytes: int = 64 * 2**10
+    max_rows: int = 100_000
+    max_columns: int = 64
+    memory_bytes: int = 1536 * 2**20
+    timeout_seconds: float = 60.0
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A reason to refuse a file: an issue ``code`` and a short ``detail``."""
+
+    code: str
+    detail: str = ""
+
+
+@dataclass
+class Inspection:
+    """What :func:`inspect_file` found.
+
+    Attributes
+    ----------
+    problem : Problem or None
+        Why the file must not be parsed (None: safe to parse).
+    extents : dict
+        Sheet name -> (last row, last column) of any cell in its XML, counted from the
+        cell references themselves (the ``<dimension>`` element can lie).
+    """
+
+    problem: Problem | None = None
+    extents: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    @property
+    def safe(self) -> bool:
+        """Whether a parser may open the file."""
+        return self.problem is None
+
+
+def inspect_file(path: str | Path, limits: Limits | None = None) -> Inspection:
+    """Check a file's bytes and zip directory before any spreadsheet parser opens it.
+
+    Parameters
+    ----------
+    path : str or Path
+        The returned file (opened read-only, never modified).
+    limits : Limits, optional
+
+    Returns
+    -------
+    Inspection
+        ``problem`` names the first reason to refuse the file, with an issue code
+        from :data:`sheetflow.validate.CATALOGUE`; ``extents`` gives each sheet's
+        real extent for the bounded read.
+    """
+    limits = limits or Limits()
+    path = Path(path)
+    size = path.stat().st_size
+    if size == 0:
+        return Inspection(Problem("empty-file"))
+    if size > limits.max_file_bytes:
+        return Inspection(Problem("file-too-large", f"{size / 2**20:.1f} MB"))
+    with path.open("rb") as fh:
+        head = fh.read(8)
+    problem = _check_magic(path, head)
+    if problem is not None:
+        return Inspection(problem)
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return _inspect_zip(zf, limits)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as exc:
+        return Inspection(Problem("corrupt-file", _short(exc)))
+    except (OSError, RuntimeError, NotImplementedError) as exc:
+        # zlib errors surface as OSError/zlib.error; encrypted members as RuntimeError
+        return Inspection(Problem("corrupt-file", _short(exc)))
+
+
+def _check_magic(path: Path, head: bytes) -> Problem | None:
+    if head.startswith(OLE_MAGIC):
+        data = path.read_bytes()
+        if any(marker in data for marker in _ENCRYPTED_MARKERS):
+            return Problem("encrypted-workbook")
+        return Problem("legacy-xls")
+    if not head.startswith(ZIP_MAGIC):
+        return Problem("not-a-workbook", _sniff(path))
+    return None
+
+
+def _sniff(path: Path) -> str:
+    """A guess at what a non-zip file is, for the message."""
+    with path.open("rb") as fh:
+        text = fh.read(512).lstrip().lower()
+    if text.startswith((b"<!doctype html", b"<html")) or b"<table" in text:
+        return "it is an HTML page"
+    if text.startswith(b"<?xml"):
+        return "it is an XML file"
+    if text.startswith(b"%pdf"):
+        return "it is a PDF"
+    if b"," in text or b";" in text or b"\t" in text:
+        return "it is a text/CSV file"
+    return "unknown format"
+
+
+def _inspect_zip(zf: zipfile.ZipFile, limits: Limits) -> Inspection:
+    infos = zf.infolist()
+    names = {info.filename for info in infos}
+    problem = (_check_ods(zf, names) or _check_sizes(infos, limits)
+               or _check_parts(zf, names) or _check_xml_heads(zf, infos, limits))
+    if problem is not None:
+        return Inspection(problem)
+    extents = _sheet_extents(zf, names)
+    return Inspection(None, extents)
+
+
+def _check_ods(zf: zipfile.ZipFile, names: set[str]) -> Problem | None:
+    if "mimetype" in names:
+        mimetype = zf.read("mimetype")[:200]
+        if b"opendocument" in mimetype:
+            return Problem("ods-file")
+    return None
+
+
+def _check_sizes(infos: Sequence[zipfile.ZipInfo], limits: Limits) -> Problem | None:
+    if len(infos) > limits.max_members:
+        return Problem("zip-bomb", f"{len(infos)} parts (limit {limits.max_members})")
+    total = 0
+    for info in infos:
+        total += info.file_size
+        if info.file_size > limits.max_member_bytes:
+            return Problem("zip-bomb", f"{info.filename} expands to "
+                           f"{info.file_size / 2**20:.0f} MB")
+        ratio = info.file_size / max(info.compress_size, 1)
+        if info.file_size > limits.ratio_floor_bytes and ratio > limits.max_ratio:
+            return Problem("zip-bomb", f"{info.filename} is compressed {ratio:.0f}:1")
+    if total > limits.max_total_bytes:
+        return Problem("zip-bomb", f"the parts expand to {total / 2**20:.0f} MB")
+    return None
+
+
+def _check_parts(zf: zipfile.ZipFile, names: set[str]) -> Problem | None:
+    if "[Content_Types].xml" not in names or "xl/workbook.xml" not in names:
+        return Problem("not-a-workbook", "a zip archive without a workbook in it")
+    lowered = {n.lower() for n in names}
+    if any(n.endswith("vbaproject.bin") for n in lowered):
+        return Problem("macro-workbook")
+    content_types = zf.read("[Content_Types].xml")[:2**20]
+    if b"macroEnabled" in content_types:
+        return Problem("macro-workbook")
+    return None
+
+
+def _check_xml_heads(zf: zipfile.ZipFile, infos: Sequence[zipfile.ZipInfo],
+                     limits: Limits) -> Problem | None:
+    """Any DOCTYPE/ENTITY in the first bytes of an XML part (Excel never writes one)."""
+    for info in infos:
+        if not info.filename.lower().endswith((".xml", ".rels", ".vml")):
+            continue
+        with zf.open(info) as fh:
+            head = fh.read(limits.xml_head_bytes)
+        if _DTD.search(head):
+            return Problem("xml-dtd", info.filename)
+    return None
+
+
+def _sheet_extents(zf: zipfile.ZipFile, names: set[str]) -> dict[str, tuple[int, int]]:
+    """Sheet name -> (last row, last column) of any cell, from its XML cell references."""
+    extents = {}
+    for sheet_name, member in _sheet_members(zf, names).items():
+        data = zf.read(member)
+        last_row = last_col = 0
+        for letters, digits in _CELL_REF.findall(data):
+            last_row = max(last_row, int(digits))
+            last_col = max(last_col, column_number(letters.decode("ascii")))
+        extents[sheet_name] = (last_row, last_col)
+    return extents
+
+
+def _sheet_members(zf: zipfile.ZipFile, names: set[str]) -> dict[str, str]:
+    """Sheet name -> zip member of its XML, from workbook.xml and its relationships."""
+    rels_name = "xl/_rels/workbook.xml.rels"
+    if rels_name not in names:
+        return {}
+    targets = {}
+    for rel in SafeET.fromstring(zf.read(rels_name)):
+        target = rel.get("Target", "")
+        target = target.lstrip("/") if target.startswith("/") else "xl/" + target
+        targets[rel.get("Id")] = target
+    out = {}
+    workbook = SafeET.fromstring(zf.read("xl/workbook.xml"))
+    for sheet in workbook.iter(f"{_MAIN_NS}sheet"):
+        member = targets.get(sheet.get(_REL_NS))
+        if member in names:
+            out[sheet.get("name", "")] = member
+    return out
+
+
+def column_number(letters: str) -> int:
+    """1-based column number of column ``letters`` (``"A"`` -> 1, ``"XFD"`` -> 16384)."""
+    number = 0
+    for ch in letters.upper():
+        number = number * 26 + ord(ch) - 64
+    return number
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) < 120 else text[:117] + "..."
+
+
+# --------------------------------------------------------------------------- sandbox
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of one sandboxed job: ``value`` when ``ok``, else ``reason``.
+
+    ``kind`` is ``"ok"``, ``"error"`` (the parser raised), or ``"aborted"`` (the
+    child died, hit the memory limit, or ran out of time).
+    """
+
+    kind: str
+    value: Any = None
+    reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """Whether the job returned a value."""
+        return self.kind == "ok"
+
+
+def _worker(conn: Connection, target: Callable[[Any], Any], memory_bytes: int) -> None:
+    """Child process loop: limit memory, then run jobs until told to stop."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    while True:
+        job = conn.recv()
+        if job is None:
+            return
+        try:
+            conn.send(Outcome("ok", target(job)))
+        except MemoryError:
+            conn.send(Outcome("aborted", reason="memory limit reached"))
+        except Exception as exc:  # any parser failure becomes a reason, never a crash
+            conn.send(Outcome("error", reason=f"{type(exc).__name__}: {_short(exc)}"))
+
+
+class _Slot:
+    """One child process and the job it is running."""
+
+    def __init__(self, ctx: Any, target: Callable[[Any], Any], limits: Limits):
+        self.conn, child_conn = ctx.Pipe()
+        self.process = ctx.Process(target=_worker, args=(child_conn, target,
+                                                         limits.memory_bytes), daemon=True)
+        self.process.start()
+        child_conn.close()
+        self.job: int | None = None
+        self.started = 0.0
+
+    def give(self, index: int, job: Any) -> None:
+        self.job, self.started = index, time.monotonic()
+        self.conn.send(job)
+
+    def stop(self) -> None:
+        with contextlib.suppress(BrokenPipeError, OSError):
+            self.conn.send(None)
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.join()
+        self.conn.close()
+
+
+class Sandbox:
+    """Run ``target(job)`` for many jobs in child processes with memory and time limits.
+
+    Parameters
+    ----------
+    target : callable
+        A module-level function (it is imported by name in each child); it must
+        return picklable data.
+    limits : Limits, optional
+        ``memory_bytes`` (RLIMIT_AS per child) and ``timeout_seconds`` (per job).
+    workers : int
+        Number of child processes.
+
+    Notes
+    -----
+    Children are started with ``spawn`` and reused across jobs; a child that dies
+    (SIGABRT, SIGKILL) or overruns the timeout is replaced and its job reported as
+    ``aborted``. The other jobs are unaffected.
+    """
+
+    def __init__(self, target: Callable[[Any], Any], limits: Limits | None = None,
+                 workers: int = 1):
+        self.target = target
+        self.limits = limits or Limits()
+        self.workers = max(1, workers)
+        self._ctx = multiprocessing.get_context("spawn")
+
+    def run(self, jobs: Sequence[Any]) -> list[Outcome]:
+        """Run every job; the outcomes are in the order of ``jobs``.
+
+        Parameters
+        ----------
+        jobs : sequence
+            Picklable arguments, one per call of ``target``.
+
+        Returns
+        -------
+        list of Outcome
+        """
+        results: list[Outcome | None] = [None] * len(jobs)
+        pending = list(range(len(jobs)))[::-1]
+        slots = [self._new_slot() for _ in range(min(self.workers, len(jobs)))]
+        try:
+            for slot in slots:
+                if pending:
+                    index = pending.pop()
+                    slot.give(index, jobs[index])
+            while any(slot.job is not None for slot in slots):
+                self._collect_one_round(slots, jobs, pending, results)
+        finally:
+            for slot in slots:
+                slot.stop()
+        return [r if r is not None else Outcome("aborted", reason="not run") for r in results]
+
+    def _new_slot(self) -> _Slot:
+        return _Slot(self._ctx, self.target, self.limits)
+
+    def _collect_one_round(self, slots: list[_Slot], jobs: Sequence[Any],
+                           pending: list[int], results: list[Outcome | None]) -> None:
+        busy = [s for s in slots if s.job is not None]
+        waitables: list[Any] = [s.conn for s in busy] + [s.process.sentinel for s in busy]
+        ready = wait(waitables, timeout=self._time_left(busy))
+        for i, slot in enumerate(slots):
+            if slot.job is None:
+                continue
+            outcome = self._outcome_of(slot, ready)
+            if outcome is None:
+                continue
+            results[slot.job] = outcome
+            slot.job = None
+            if outcome.kind == "aborted":
+                slot.kill()
+                slot = slots[i] = self._new_slot()
+            if pending:
+                index = pending.pop()
+                slot.give(index, jobs[index])
+
+    def _time_left(self, busy: list[_Slot]) -> float:
+        now = time.monotonic()
+        return max(0.05, min(s.started + self.limits.timeout_seconds - now for s in busy))
+
+    def _outcome_of(self, slot: _Slot, ready: list[Any]) -> Outcome | None:
+        """The finished job's outcome, or None while it is still running."""
+        if slot.conn in ready:
+            try:
+                return slot.conn.recv()
+            except (EOFError, OSError):
+                pass
+        if slot.conn in ready or slot.process.sentinel in ready:
+            slot.process.join(timeout=1)
+            return Outcome("aborted", reason=_death_reason(slot.process.exitcode))
+        if time.monotonic() - slot.started > self.limits.timeout_seconds:
+            return Outcome("aborted",
+                           reason=f"time limit of {self.limits.timeout_seconds:g} s reached")
+        return None
+
+
+def _death_reason(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"the reader process was killed by {name}, usually an out-of-memory abort"
+    return f"the reader process exited unexpectedly (code {exitcode})"
