@@ -131,6 +131,8 @@ def _mean_squares(x: np.ndarray) -> dict[str, float]:
     ss_cols = n * ((x.mean(axis=0) - grand) ** 2).sum()
     ss_total = ((x - grand) ** 2).sum()
     ss_err = ss_total - ss_rows - ss_cols
+    if ss_err <= 1e-12 * ss_total:  # exact fit: rounding residue would give F ~ 1e16
+        ss_err = 0.0
     return {"msr": ss_rows / (n - 1), "msc": ss_cols / (k - 1),
             "mse": ss_err / ((n - 1) * (k - 1)),
             "msw": (ss_cols + ss_err) / (n * (k - 1))}  # fmt: skip
