@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Literal
 
 import numpy as np
@@ -281,7 +282,8 @@ def wilcoxon_signed_rank(
         "pratt" ranks them and then drops them; "zsplit" splits their ranks.
     method : {"auto", "exact", "approx"}, default "auto"
         Passed to :func:`scipy.stats.wilcoxon` (exact for small samples without
-        ties or zeros, normal approximation otherwise).
+        ties or zeros, normal approximation otherwise; scipy's warning about that
+        fallback is silenced, the library never prints).
 
     Returns
     -------
@@ -322,7 +324,9 @@ def wilcoxon_signed_rank(
         reason = "no pairs" if d.size == 0 else "all differences are zero"
         return _util.frame({**row, "statistic": np.nan, "w_plus": np.nan, "p": np.nan,
                             "reason": reason}, _WX_COLUMNS)  # fmt: skip
-    res = stats.wilcoxon(d, alternative=alternative, zero_method=zero_method, method=method)
+    with warnings.catch_warnings():  # scipy warns when it falls back to the approximation
+        warnings.simplefilter("ignore", UserWarning)
+        res = stats.wilcoxon(d, alternative=alternative, zero_method=zero_method, method=method)
     ranks = stats.rankdata(np.abs(nonzero))
     return _util.frame({**row, "statistic": float(res.statistic),
                         "w_plus": float(ranks[nonzero > 0].sum()), "p": float(res.pvalue),
