@@ -1,0 +1,890 @@
+"""Write one locked rater workbook with xlsxwriter, following :mod:`.layout`.
+
+Every text comes from the spec and is written with ``write_string`` (never ``write``),
+in a workbook created with ``strings_to_formulas``, ``strings_to_urls`` and
+``strings_to_numbers`` off, so a response starting with ``=`` stays text. Every
+xlsxwriter call that returns a status is checked: a non-zero code raises
+:class:`~sheetflow.errors.SheetflowError` naming the item or cell.
+
+Long text is split into display chunks of at most :data:`~.layout.CHUNK_CHARS`
+characters (and about 26 wrapped lines, so a row never needs more than 409 points),
+broken at white space where possible, written in consecutive merged rows. Nothing is
+lost: the chunks concatenate back to the original exactly. Text longer than Excel's
+32,767-unit cell limit is therefore written whole, split across cells, never
+truncated. Input messages and titles are truncated to Excel's limits (255 and 32
+characters), never an error.
+
+The writer knows nothing about arms: it receives the response text under each label.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import xlsxwriter
+from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
+
+from ..errors import SheetflowError
+from ..rubric import Dimension
+from . import layout as L
+
+MAX_LINES = 26  # 26 lines x 15 pt stays under Excel's 409-point row height
+LINE_POINTS = 15.0
+MAX_ROW_POINTS = 409.0
+TITLE_LIMIT = 32
+GROUP_SIZE = 250  # cells per validation / conditional-format element
+
+COLOURS = {
+    "title": "#1F3864",
+    "card": "#2F5597",
+    "field": "#D9E1F2",
+    "text": "#F2F2F2",
+    "answer": "#FFF2CC",
+    "blank": "#F8CBAD",
+    "derived": "#E2EFDA",
+    "batch": "#FCE4D6",
+}
+WIDTHS_SINGLE = {"A": 4, "B": 32, "C": 46, "D": 13, "E": 44, "F": 4}
+WIDTHS_PAIRED = {"A": 4, "B": 32, "C": 24, "D": 13, "E": 24, "F": 13, "G": 36, "H": 4}
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class CardSpec:
+    """What one card shows: an item, its case-level fields and its responses.
+
+    ``responses`` maps a label (None in a single design) to the response text.
+    """
+
+    item_id: str
+    shown: tuple[tuple[str, str, str], ...]  # (field column, label, text)
+    responses: tuple[tuple[str | None, str], ...]
+
+
+@dataclass(frozen=True)
+class PackSpec:
+    """Everything the writer needs for one workbook (no arm names, no seeds)."""
+
+    title: str
+    instructions: str
+    identity: dict[str, str]
+    labels: tuple[str, ...]
+    dimensions: tuple[Dimension, ...]
+    totals: tuple[Any, ...]
+    cards: tuple[CardSpec, ...]
+    batch_size: int | None
+    include_study_answers: bool
+    created: dt.datetime
+    rater_label: str = ""
+
+
+# --------------------------------------------------------------------------- text
+
+
+_TOKEN = re.compile(r"\S+[^\S\n]*\n?|[^\S\n]+\n?|\n")
+
+
+def utf16_len(text: str) -> int:
+    """Length in UTF-16 code units, as Excel counts."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+@lru_cache(maxsize=4096)
+def split_text(text: str, chars_per_line: int, limit: int = L.CHUNK_CHARS,
+               max_lines: int = MAX_LINES) -> tuple[str, ...]:
+    """Split ``text`` into display chunks that concatenate back to it exactly.
+
+    Parameters
+    ----------
+    text : str
+    chars_per_line : int
+        Estimated characters per wrapped line of the target cell.
+    limit : int
+        Most characters per chunk.
+    max_lines : int
+        Most estimated wrapped lines per chunk.
+
+    Returns
+    -------
+    tuple of str
+        At least one chunk (``("",)`` for empty text).
+    """
+    chunks: list[str] = []
+    current: list[str] = []
+    size, closed, open_len = 0, 0, 0
+    for token in _tokens(text, min(limit, chars_per_line * max_lines)):
+        t_closed, t_open = _advance(closed, open_len, token, chars_per_line)
+        lines = t_closed + max(1, math.ceil(t_open / chars_per_line))
+        if current and (size + len(token) > limit or lines > max_lines):
+            chunks.append("".join(current))
+            current, size, closed, open_len = [], 0, 0, 0
+            t_closed, t_open = _advance(0, 0, token, chars_per_line)
+        current.append(token)
+        size += len(token)
+        closed, open_len = t_closed, t_open
+    chunks.append("".join(current))
+    if "".join(chunks) != text:  # a guard on the promise that nothing is lost
+        raise SheetflowError("internal error: text split lost characters")
+    return tuple(chunks)
+
+
+def _tokens(text: str, longest: int) -> list[str]:
+    """Words with their trailing blanks (at most one newline each), long ones cut."""
+    out: list[str] = []
+    for token in _TOKEN.findall(text):
+        out.extend(token[i:i + longest] for i in range(0, len(token), longest))
+    return out
+
+
+def _advance(closed: int, open_len: int, token: str, cpl: int) -> tuple[int, int]:
+    """Wrapped-line counters after appending ``token`` (closed lines, open length)."""
+    if token.endswith("\n"):
+        return closed + max(1, math.ceil((open_len + len(token) - 1) / cpl)), 0
+    return closed, open_len + len(token)
+
+
+def estimate_lines(text: str, chars_per_line: int) -> int:
+    """Wrapped lines ``text`` needs in a cell ``chars_per_line`` wide."""
+    return sum(max(1, math.ceil(len(part) / chars_per_line)) for part in text.split("\n"))
+
+
+def row_points(text: str, chars_per_line: int, minimum: float = LINE_POINTS) -> float:
+    """A row height that shows ``text`` whole (capped at Excel's maximum)."""
+    return min(MAX_ROW_POINTS, max(minimum, estimate_lines(text, chars_per_line) * LINE_POINTS
+                                   + 3))
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` UTF-16 units (with an ellipsis when cut)."""
+    if utf16_len(text) <= limit:
+        return text
+    out = text
+    while utf16_len(out) > limit - 1:
+        out = out[: max(0, len(out) - max(1, utf16_len(out) - limit + 1))]
+    return out + "\u2026"
+
+
+# --------------------------------------------------------------------------- writer
+
+
+@dataclass
+class _Validations:
+    """Cells grouped by identical validation, written as few elements as possible."""
+
+    groups: dict[str, list[str]] = field(default_factory=dict)
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def add(self, cell: str, options: dict[str, Any]) -> None:
+        key = json.dumps(options, sort_keys=True, default=str)
+        self.groups.setdefault(key, []).append(cell)
+        self.options[key] = options
+
+
+class PackWriter:
+    """Lays out one workbook; :meth:`write` returns the manifest entry parts."""
+
+    def __init__(self, path: Path, spec: PackSpec):
+        self.path = path
+        self.spec = spec
+        self.paired = bool(spec.labels)
+        self.cols = L.answer_columns(spec.labels)
+        self.guide_col = L.guide_column(spec.labels)
+        self.done_col = L.done_column(spec.labels)
+        self.widths = WIDTHS_PAIRED if self.paired else WIDTHS_SINGLE
+        self.text_cpl = int(sum(self.widths[c] for c in self._text_span_letters()) * 1.05)
+        self.guide_cpl = int(self.widths[self.guide_col] * 1.05)
+        self.label_cpl = int(self.widths["B"] * 1.05)
+        self.validations = _Validations()
+        self.required: list[str] = []
+        self.list_columns: dict[tuple[str, ...], str] = {}
+        self.row = L.HEADER_ROWS  # 0-based index of the next free row
+        self.wb = xlsxwriter.Workbook(str(path), {
+            "strings_to_formulas": False,
+            "strings_to_urls": False,
+            "strings_to_numbers": False,
+        })
+        self.fmt = self._formats()
+        self.what = "workbook"
+
+    # -- plumbing ------------------------------------------------------------------------
+
+    def check(self, code: int | None, what: str) -> None:
+        """Raise when an xlsxwriter call reports failure (``-1``, ``-2``...)."""
+        if code not in (0, None):
+            raise SheetflowError(f"could not write {what} in {self.path.name} "
+                                 f"(xlsxwriter code {code}); the text or rule breaks an Excel "
+                                 "limit")
+
+    def _formats(self) -> dict[str, Any]:
+        base = {"font_name": "Calibri", "font_size": 11, "valign": "top"}
+        answer = {**base, "locked": False, "bg_color": COLOURS["answer"], "border": 1,
+                  "border_color": "#BF9000"}
+        specs = {
+            "title": {**base, "bold": True, "font_size": 15, "font_color": COLOURS["title"]},
+            "progress": {**base, "bold": True, "font_color": "#C00000"},
+            "legend": {**base, "italic": True, "font_color": "#595959", "text_wrap": True},
+            "colhead": {**base, "bold": True, "bg_color": "#BFBFBF", "border": 1,
+                        "text_wrap": True},
+            "card": {**base, "bold": True, "font_size": 12, "font_color": "#FFFFFF",
+                     "bg_color": COLOURS["card"]},
+            "field": {**base, "bold": True, "bg_color": COLOURS["field"], "text_wrap": True},
+            "text": {**base, "text_wrap": True, "bg_color": COLOURS["text"], "border": 1,
+                     "border_color": "#D9D9D9"},
+            "label": {**base, "text_wrap": True, "bold": True},
+            "sublabel": {**base, "text_wrap": True, "indent": 1},
+            "guide": {**base, "text_wrap": True, "italic": True, "font_size": 9,
+                      "font_color": "#404040"},
+            "answer": {**answer, "align": "center"},
+            "answer_text": {**answer, "text_wrap": True},
+            "answer_time": {**answer, "align": "center", "num_format": "hh:mm"},
+            "derived": {**base, "bold": True, "bg_color": COLOURS["derived"], "align": "center",
+                        "border": 1},
+            "batch": {**base, "bold": True, "bg_color": COLOURS["batch"]},
+            "blank": {"bg_color": COLOURS["blank"]},
+            "plain": base,
+            "wrap": {**base, "text_wrap": True},
+            "h1": {**base, "bold": True, "font_size": 16, "font_color": COLOURS["title"]},
+            "h2": {**base, "bold": True, "font_size": 13, "font_color": COLOURS["card"],
+                   "bottom": 1},
+            "hidden": {**base, "font_color": "#808080"},
+        }
+        return {name: self.wb.add_format(props) for name, props in specs.items()}
+
+    def _text_span_letters(self) -> list[str]:
+        return [chr(c) for c in range(ord("C"), ord(self.guide_col) + 1)]
+
+    def _string(self, ws: Any, cell: str, text: str, fmt: Any, what: str) -> None:
+        self.check(ws.write_string(cell, text, fmt), what)
+
+    def _merged_string(self, ws: Any, row: int, first: str, last: str, text: str, fmt: Any,
+                       what: str) -> None:
+        c1, c2 = _col(first), _col(last)
+        self.check(ws.merge_range(row, c1, row, c2, "", fmt), what)
+        # merge_range writes through write(); overwrite its first cell as a plain string
+        self.check(ws.write_string(row, c1, text, fmt), what)
+
+    # -- the workbook --------------------------------------------------------------------
+
+    def write(self) -> dict[str, Any]:
+        """Write the workbook and return its manifest entry (cells and hashes)."""
+        spec = self.spec
+        self.wb.set_properties({"title": spec.title, "author": "sheetflow",
+                                "comments": "Rater workbook generated by sheetflow",
+                                "created": spec.created})
+        self.instructions = self.wb.add_worksheet(L.INSTRUCTIONS_SHEET)
+        self.ws = self.wb.add_worksheet(L.SCORING_SHEET)
+        self.lists: Any = None
+        self._write_instructions()
+        entry = self._write_scoring()
+        self._write_identity(entry)
+        try:
+            self.wb.close()
+        except Exception as exc:  # xlsxwriter raises its own exception types on close
+            raise SheetflowError(f"could not save {self.path.name}: {exc}") from exc
+        return entry
+
+    # -- instructions --------------------------------------------------------------------
+
+    def _write_instructions(self) -> None:
+        ws = self.instructions
+        ws.set_column("A:A", 110)
+        ws.hide_gridlines(2)
+        ws.set_landscape()
+        ws.fit_to_pages(1, 0)
+        row = 0
+        row = self._para(ws, row, self.spec.title, self.fmt["h1"])
+        if self.spec.rater_label:
+            row = self._para(ws, row, self.spec.rater_label, self.fmt["plain"])
+        row = self._para(ws, row + 1, "Study instructions", self.fmt["h2"])
+        for line in self.spec.instructions.split("\n"):
+            row = self._para(ws, row, line, self.fmt["wrap"])
+        row = self._para(ws, row + 1, "How to use this workbook", self.fmt["h2"])
+        for line in self._how_to():
+            row = self._para(ws, row, "\u2022 " + line, self.fmt["wrap"])
+        row = self._para(ws, row + 1, "The rubric", self.fmt["h2"])
+        for dim in self.spec.dimensions:
+            row = self._para(ws, row, dim.label, self.fmt["label"])
+            for line in _rubric_lines(dim):
+                row = self._para(ws, row, line, self.fmt["wrap"])
+        self.check(ws.protect("", _PROTECT), "the Instructions sheet protection")
+
+    def _para(self, ws: Any, row: int, text: str, fmt: Any) -> int:
+        for chunk in split_text(text, 115):
+            self.check(ws.write_string(row, 0, chunk, fmt), "the instructions")
+            if "\n" in chunk or len(chunk) > 115:
+                ws.set_row(row, row_points(chunk, 115))
+            row += 1
+        return row
+
+    def _how_to(self) -> list[str]:
+        dims = self.spec.dimensions
+        lines = [
+            f"Go to the '{L.SCORING_SHEET}' sheet. Each case is a card: read the grey text, "
+            "then fill in the yellow cells on its answer lines. Only the yellow cells can be "
+            "changed.",
+            "Orange cells are required answers that are still blank. The red progress line at "
+            "the top of the sheet counts the required answers you have filled.",
+            "Cells with a dropdown: click the cell and pick from the arrow. Number cells take a "
+            "whole number in the range shown when you click the cell. Anything else is refused.",
+        ]
+        if self.paired:
+            a, b = self.spec.labels
+            lines.append(f"Each case shows two responses, labelled {a} and {b}. The labels are "
+                         "assigned at random for each case; score each response on its own "
+                         f"lines ({a} in the left answer columns, {b} in the right ones).")
+        if any(d.confidence for d in dims):
+            lines.append("Where a Confidence cell is shown beside a score, choose Low, Medium "
+                         "or High: how sure you are of that score.")
+        if any(d.kind == "checklist" for d in dims):
+            lines.append("Checklist questions: answer Yes or No to each question.")
+        if any(d.kind == "text" for d in dims):
+            lines.append("Text cells (notes) take free text; the word range, if any, is shown "
+                         "when you click the cell.")
+        if self.spec.totals:
+            lines.append("Green cells show points and totals computed from your answers, for "
+                         "your convenience; they are recomputed when your workbook is "
+                         "collected.")
+        if self.spec.batch_size:
+            lines.append(f"Cards come in batches of {self.spec.batch_size}. Type the time "
+                         "(hh:mm, e.g. 14:05) when you start each batch and when you finish it.")
+        if self.spec.include_study_answers and any(d.scope == "study" for d in dims):
+            lines.append("After the last card, answer the study-level questions at the bottom "
+                         f"of the '{L.SCORING_SHEET}' sheet.")
+        lines += [
+            "Type or pick answers; do not paste into answer cells (pasting can remove the "
+            "dropdown rules) and do not type formulas.",
+            "Do not rename, add, move or delete sheets, rows or columns, and do not rename the "
+            "file.",
+            "When you are done, save the workbook as .xlsx (File > Save) and email it back to "
+            "the study coordinator as an attachment.",
+        ]
+        return lines
+
+    # -- scoring sheet -------------------------------------------------------------------
+
+    def _write_scoring(self) -> dict[str, Any]:
+        ws = self.ws
+        for letter, width in self.widths.items():
+            hidden = letter in (L.ROW_ID_COLUMN, self.done_col)
+            ws.set_column(f"{letter}:{letter}", width, None, {"hidden": hidden})
+        ws.hide_gridlines(2)
+        self._write_header()
+        entry: dict[str, Any] = {"progress": {"sheet": L.SCORING_SHEET,
+                                              "cell": L.PROGRESS_CELL},
+                                 "batches": [], "cards": [], "study_answers": {}}
+        self.row_table: list[tuple[str, str, str, str]] = []
+        cards = self.spec.cards
+        size = self.spec.batch_size
+        for k, card in enumerate(cards):
+            batch = k // size + 1 if size else None
+            if size and k % size == 0:
+                entry["batches"].append(self._batch_start(batch, k, size, len(cards)))
+            entry["cards"].append(self._write_card(k + 1, len(cards), card, batch))
+            if size and (k % size == size - 1 or k == len(cards) - 1):
+                entry["batches"][-1]["end"] = self._batch_end(batch)
+        if self.spec.include_study_answers:
+            entry["study_answers"] = self._write_study_answers()
+        self._finish_scoring()
+        return entry
+
+    def _write_header(self) -> None:
+        ws, f = self.ws, self.fmt
+        last = self.guide_col
+        self._merged_string(ws, 0, "B", last, self.spec.title, f["title"], "the title")
+        ws.set_row(0, 24)
+        self._string(ws, "B2", "Progress", f["progress"], "the progress line")
+        legend = ("Yellow: your answers. Orange: required and still blank. Grey: the material "
+                  "to judge (locked). Green: computed for you.")
+        self._merged_string(ws, 2, "B", last, legend, f["legend"], "the legend")
+        heads = ["Question"]
+        for label, _ in self.cols.items():
+            prefix = f"{label}: " if label else ""
+            heads += [f"{prefix}answer", f"{prefix}confidence"]
+        heads.append("Guide")
+        for i, text in enumerate(heads):
+            self._string(ws, xl_rowcol_to_cell(3, 1 + i), text, f["colhead"], "the headings")
+        ws.freeze_panes(L.HEADER_ROWS, 0)
+        ws.repeat_rows(0, L.HEADER_ROWS - 1)
+        ws.set_landscape()
+        ws.set_paper(9)
+        ws.fit_to_pages(1, 0)
+        ws.set_margins(left=0.4, right=0.4, top=0.5, bottom=0.5)
+        ws.print_area(0, 1, 1048575, _col(self.guide_col))
+
+    def _next(self, height: float | None = None) -> int:
+        r = self.row
+        if height is not None:
+            self.ws.set_row(r, height)
+        self.row += 1
+        return r
+
+    def _cell(self, letter: str, row: int) -> str:
+        return f"{letter}{row + 1}"
+
+    def _ref(self, letter: str, row: int) -> dict[str, str]:
+        return {"sheet": L.SCORING_SHEET, "cell": self._cell(letter, row)}
+
+    def _write_card(self, k: int, n: int, card: CardSpec, batch: int | None) -> dict[str, Any]:
+        ws, f = self.ws, self.fmt
+        self.what = f"item {card.item_id!r}"
+        r = self._next(20)
+        title = f"Case {k} of {n} \u2014 {card.item_id}"
+        self._merged_string(ws, r, "B", self.guide_col, title, f["card"], self.what)
+        out: dict[str, Any] = {"card": k, "item_id": card.item_id, "batch": batch,
+                               "title": self._ref("B", r), "locked": [], "rows": [],
+                               "case_answers": {}}
+        for column, label, text in card.shown:
+            out["locked"].append(self._locked_field(column, label, text))
+        card_hashes = [x["sha256"] for x in out["locked"]]
+        rows = []
+        for label, text in card.responses:
+            heading = f"Response {label}" if label else "Response"
+            locked = [self._locked_field("response", heading, text)]
+            row_id = f"{card.item_id}/{label}" if label else card.item_id
+            digest = L.row_digest([*card_hashes, locked[0]["sha256"]])
+            rows.append({"row_id": row_id, "item_id": card.item_id, "label": label,
+                         "locked": locked, "locked_sha256": digest, "answers": {},
+                         "derived": {}})
+            self.row_table.append((row_id, card.item_id, label or "", digest))
+        self._answer_lines(rows, card)
+        out["rows"] = rows
+        out["case_answers"] = self._case_answers(card)
+        self._next(6)  # a thin gap between cards
+        return out
+
+    def _locked_field(self, column: str, label: str, text: str) -> dict[str, Any]:
+        ws, f = self.ws, self.fmt
+        r = self._next()
+        self._merged_string(ws, r, "B", self.guide_col, label, f["field"], self.what)
+        cells = []
+        for chunk in split_text(text, self.text_cpl):
+            r = self._next(row_points(chunk, self.text_cpl))
+            self._merged_string(ws, r, "C", self.guide_col, chunk, f["text"],
+                                f"{self.what} ({label})")
+            cells.append(self._cell("C", r))
+        return {"field": column, "label": label, "sheet": L.SCORING_SHEET, "cells": cells,
+                "sha256": L.text_sha256(text)}
+
+    # -- answers -------------------------------------------------------------------------
+
+    def _answer_lines(self, rows: list[dict[str, Any]], card: CardSpec) -> None:
+        dims = [d for d in self.spec.dimensions if d.scope == "response"]
+        for dim in dims:
+            if dim.kind == "checklist":
+                self._checklist_lines(dim, rows)
+            else:
+                self._value_line(dim, rows)
+        for total in self.spec.totals:
+            self._total_line(total, rows)
+
+    def _value_line(self, dim: Dimension, rows: list[dict[str, Any]]) -> None:
+        guide = _guide(dim)
+        height = self._line_height(dim, dim.label, guide)
+        r = self._next(height)
+        self._line_labels(r, dim.label, guide, rows)
+        filled = []
+        for row in rows:
+            ans_col, conf_col = self.cols[row["label"]]
+            answer = self._answer(dim, ans_col, r)
+            if dim.confidence:
+                answer["confidence"] = self._confidence(dim, conf_col, r)
+                filled += [conf_col] if dim.required else []
+            row["answers"][dim.id] = answer
+            if dim.required:
+                filled.append(ans_col)
+        self._done(r, filled)
+
+    def _checklist_lines(self, dim: Dimension, rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            row["answers"][dim.id] = {"kind": "checklist", "questions": []}
+        for i, question in enumerate(dim.questions):
+            guide = _guide(dim) if i == 0 else ""
+            label = f"{dim.label}: {question}" if i == 0 else question
+            r = self._next(self._line_height(dim, label, guide))
+            self._line_labels(r, label, guide, rows, sub=i > 0)
+            filled = []
+            for row in rows:
+                ans_col, conf_col = self.cols[row["label"]]
+                cell = self._cell(ans_col, r)
+                validation = self._list_rule(cell, YES_NO_LIST, dim.label, question,
+                                             dim.help, dim.required)
+                self._string(self.ws, cell, "", self.fmt["answer"], self.what)
+                entry = row["answers"][dim.id]
+                entry["questions"].append({"sheet": L.SCORING_SHEET, "cell": cell,
+                                           "question": question, "validation": validation})
+                filled += [ans_col] if dim.required else []
+                if i == 0 and dim.confidence:
+                    entry["confidence"] = self._confidence(dim, conf_col, r)
+                    filled += [conf_col] if dim.required else []
+            self._done(r, filled)
+
+    def _line_labels(self, r: int, label: str, guide: str, rows: list[dict[str, Any]],
+                     sub: bool = False) -> None:
+        fmt = self.fmt["sublabel"] if sub else self.fmt["label"]
+        self._string(self.ws, self._cell("B", r), label, fmt, self.what)
+        if guide:
+            self._string(self.ws, self._cell(self.guide_col, r), guide, self.fmt["guide"],
+                         self.what)
+        self._string(self.ws, self._cell(L.ROW_ID_COLUMN, r),
+                     " ".join(row["row_id"] for row in rows), self.fmt["hidden"], self.what)
+
+    def _line_height(self, dim: Dimension, label: str, guide: str) -> float:
+        minimum = 48.0 if dim.kind == "text" else LINE_POINTS
+        return max(row_points(label, self.label_cpl, minimum),
+                   row_points(guide, self.guide_cpl, minimum))
+
+    def _answer(self, dim: Dimension, letter: str, r: int) -> dict[str, Any]:
+        cell = self._cell(letter, r)
+        fmt = self.fmt["answer_text" if dim.kind == "text" else "answer"]
+        self._string(self.ws, cell, "", fmt, self.what)
+        validation = self._dimension_rule(dim, cell)
+        if dim.required:
+            self.required.append(cell)
+        return {"sheet": L.SCORING_SHEET, "cell": cell, "kind": dim.kind,
+                "validation": validation}
+
+    def _confidence(self, dim: Dimension, letter: str, r: int) -> dict[str, str]:
+        cell = self._cell(letter, r)
+        self._string(self.ws, cell, "", self.fmt["answer"], self.what)
+        self._list_rule(cell, L.CONFIDENCE_CHOICES, f"Confidence: {dim.label}",
+                        "How sure are you of this score?", "", dim.required)
+        return {"sheet": L.SCORING_SHEET, "cell": cell}
+
+    def _dimension_rule(self, dim: Dimension, cell: str) -> dict[str, Any]:
+        """Add the validation for ``dim`` at ``cell``; return its manifest description."""
+        kind = dim.kind
+        if kind in ("categorical", "binary", "flag", "preference"):
+            return self._list_rule(cell, dim.entry_choices(), dim.label, "", dim.help,
+                                   dim.required)
+        if kind == "scale" and (dim.na_choices or dim.maximum - dim.minimum <= 10):
+            values = [str(v) for v in range(dim.minimum, dim.maximum + 1)]
+            return self._list_rule(cell, (*values, *dim.na_choices), dim.label, "", dim.help,
+                                   dim.required)
+        if kind in ("count", "scale", "number"):
+            return self._whole_rule(cell, dim)
+        return self._text_rule(cell, dim)
+
+    def _list_rule(self, cell: str, choices: Sequence[str], title: str, prompt: str,
+                   help_text: str, required: bool) -> dict[str, Any]:
+        choices = list(choices)
+        shown = ", ".join(choices)
+        message = " ".join(x for x in (prompt, help_text, f"Pick one: {shown}.") if x)
+        options = {"validate": "list", "source": self._list_source(choices),
+                   **_messages(title, message, f"Pick one of: {shown}.")}
+        self.validations.add(cell, options)
+        if required:
+            self.required.append(cell)
+        return {"type": "list", "choices": choices}
+
+    def _whole_rule(self, cell: str, dim: Dimension) -> dict[str, Any]:
+        lo, hi = dim.minimum or 0, dim.maximum
+        if hi is None:
+            rule = {"criteria": ">=", "value": lo}
+            span = f"a whole number, {lo} or more"
+        else:
+            rule = {"criteria": "between", "minimum": lo, "maximum": hi}
+            span = f"a whole number from {lo} to {hi}"
+        message = " ".join(x for x in (dim.help, f"Enter {span}.") if x)
+        options = {"validate": "integer", **rule,
+                   **_messages(dim.label, message, f"Enter {span}.")}
+        self.validations.add(cell, options)
+        return {"type": "whole", "min": lo, "max": hi}
+
+    def _text_rule(self, cell: str, dim: Dimension) -> dict[str, Any]:
+        words = _word_range(dim)
+        message = " ".join(x for x in (dim.help, words) if x)
+        options = {"validate": "any", **_messages(dim.label, message or "Free text.", "")}
+        self.validations.add(cell, options)
+        return {"type": "any"}
+
+    def _list_source(self, choices: list[str]) -> list[str] | str:
+        """Inline source, or a range on the hidden lists sheet when Excel cannot inline."""
+        inline = ",".join(choices)
+        if len(inline) <= L.MESSAGE_LIMIT and not any(
+                "," in c or '"' in c for c in choices):
+            return choices
+        key = tuple(choices)
+        if key not in self.list_columns:
+            if self.lists is None:
+                self.lists = self.wb.add_worksheet(L.LISTS_SHEET)
+                self.lists.hide()
+                self.check(self.lists.protect("", _PROTECT), "the lists sheet protection")
+            col = len(self.list_columns)
+            for i, choice in enumerate(choices):
+                self.check(self.lists.write_string(i, col, choice), "a dropdown list")
+            letter = xl_col_to_name(col)
+            self.list_columns[key] = f"={L.LISTS_SHEET}!${letter}$1:${letter}${len(choices)}"
+        return self.list_columns[key]
+
+    def _done(self, r: int, letters: list[str]) -> None:
+        """Count filled required cells of line ``r`` in the hidden done column."""
+        if not letters:
+            return
+        formula = "=" + "+".join(f"(LEN({self._cell(c, r)})>0)" for c in letters)
+        self.check(self.ws.write_formula(self._cell(self.done_col, r), formula,
+                                         self.fmt["hidden"], 0), self.what)
+
+    def _total_line(self, total: Any, rows: list[dict[str, Any]]) -> None:
+        r = self._next()
+        label = f"{total.label} (computed)"
+        self._string(self.ws, self._cell("B", r), label, self.fmt["label"], self.what)
+        for row in rows:
+            ans_col, _ = self.cols[row["label"]]
+            formula = _total_formula(total, row["answers"], self.spec.dimensions)
+            cell = self._cell(ans_col, r)
+            self.check(self.ws.write_formula(cell, formula, self.fmt["derived"], ""),
+                       self.what)
+            row["derived"][total.id] = {"sheet": L.SCORING_SHEET, "cell": cell}
+
+    def _case_answers(self, card: CardSpec) -> dict[str, Any]:
+        out = {}
+        for dim in (d for d in self.spec.dimensions if d.scope == "case"):
+            out[dim.id] = self._wide_answer(dim)
+        return out
+
+    def _wide_answer(self, dim: Dimension) -> dict[str, Any]:
+        """A case- or study-level answer in column C (text merged up to the guide's left)."""
+        guide = _guide(dim)
+        r = self._next(self._line_height(dim, dim.label, guide))
+        self._string(self.ws, self._cell("B", r), dim.label, self.fmt["label"], self.what)
+        if guide:
+            self._string(self.ws, self._cell(self.guide_col, r), guide, self.fmt["guide"],
+                         self.what)
+        last = chr(ord(self.guide_col) - 1)
+        if dim.kind == "text" and last != "C":
+            self.check(self.ws.merge_range(r, 2, r, _col(last), "", self.fmt["answer_text"]),
+                       self.what)
+        answer = self._answer(dim, "C", r)
+        if dim.confidence:
+            answer["confidence"] = self._confidence(dim, "D", r)
+        self._done(r, ["C"] if dim.required else [])
+        return answer
+
+    def _batch_start(self, batch: int, k: int, size: int, n: int) -> dict[str, Any]:
+        last = min(n, k + size)
+        r = self._next(20)
+        text = f"Batch {batch} (cases {k + 1}-{last}): start time"
+        self._string(self.ws, self._cell("B", r), text, self.fmt["batch"], "a batch line")
+        cell = self._time_cell(r, f"Batch {batch} start")
+        ids = [c.item_id for c in self.spec.cards[k:last]]
+        return {"batch": batch, "row_ids": ids, "start": cell}
+
+    def _batch_end(self, batch: int) -> dict[str, str]:
+        r = self._next(20)
+        self._string(self.ws, self._cell("B", r), f"Batch {batch}: end time",
+                     self.fmt["batch"], "a batch line")
+        cell = self._time_cell(r, f"Batch {batch} end")
+        self._next(10)
+        return cell
+
+    def _time_cell(self, r: int, title: str) -> dict[str, str]:
+        cell = self._cell("C", r)
+        self.check(self.ws.write_blank(cell, None, self.fmt["answer_time"]), title)
+        message = "Type the time as hh:mm, for example 14:05."
+        self.validations.add(cell, {
+            "validate": "time", "criteria": "between",
+            "minimum": dt.time(0, 0), "maximum": dt.time(23, 59, 59),
+            **_messages(title, message, message)})
+        self.required.append(cell)
+        self._done(r, ["C"])
+        return {"sheet": L.SCORING_SHEET, "cell": cell}
+
+    def _write_study_answers(self) -> dict[str, Any]:
+        dims = [d for d in self.spec.dimensions if d.scope == "study"]
+        if not dims:
+            return {}
+        r = self._next(22)
+        self.what = "the study-level questions"
+        self._merged_string(self.ws, r, "B", self.guide_col,
+                            "Study-level questions (answer once, after the last case)",
+                            self.fmt["card"], self.what)
+        out = {}
+        for dim in dims:
+            answer = self._wide_answer(dim)
+            if dim.kind == "text":
+                self.ws.set_row(self.row - 1, 120)
+            out[dim.id] = answer
+        return out
+
+    def _finish_scoring(self) -> None:
+        ws = self.ws
+        last = max(self.row, L.HEADER_ROWS + 1)
+        total = len(self.required)
+        formula = (f'=SUM({self.done_col}{L.HEADER_ROWS + 1}:{self.done_col}{last})&" of '
+                   f'{total} required answers filled"')
+        self.check(ws.write_formula(L.PROGRESS_CELL, formula, self.fmt["progress"],
+                                    f"0 of {total} required answers filled"), "the progress line")
+        for options, cells in self._grouped(self.validations):
+            self.check(ws.data_validation(cells[0], {**options, "multi_range": " ".join(cells)}),
+                       f"the answer rules ({cells[0]})")
+        for group in _chunks(self.required, GROUP_SIZE):
+            self.check(ws.conditional_format(group[0], {
+                "type": "blanks", "format": self.fmt["blank"],
+                "multi_range": " ".join(group)}), "the blank-cell highlight")
+        self.check(ws.protect("", _PROTECT), "the Scoring sheet protection")
+        ws.activate()
+        self.instructions.activate()
+
+    def _grouped(self, v: _Validations) -> list[tuple[dict[str, Any], list[str]]]:
+        return [(v.options[key], group) for key, cells in v.groups.items()
+                for group in _chunks(cells, GROUP_SIZE)]
+
+    # -- identity ------------------------------------------------------------------------
+
+    def _write_identity(self, entry: dict[str, Any]) -> None:
+        ident = self.spec.identity
+        ws = self.wb.add_worksheet(L.IDENTITY_SHEET)
+        for i, key in enumerate(L.IDENTITY_KEYS):
+            value = ident[key]
+            self.check(ws.write_string(i, 0, key), "the identity sheet")
+            self.check(ws.write_string(i, 1, value), "the identity sheet")
+            self.check(self.wb.set_custom_property(L.identity_property(key), value, "text"),
+                       "a document property")
+            constant = '="' + value.replace('"', '""') + '"'
+            self.check(self.wb.define_name(L.identity_name(key), constant), "a defined name")
+        header = L.IDENTITY_ROW_TABLE_HEADER - 1
+        for c, text in enumerate(("row_id", "item_id", "label", "sha256")):
+            self.check(ws.write_string(header, c, text), "the identity sheet")
+        for i, values in enumerate(self.row_table, start=L.IDENTITY_ROW_TABLE_FIRST - 1):
+            for c, text in enumerate(values):
+                self.check(ws.write_string(i, c, text), "the identity sheet")
+        ws.very_hidden()
+        self.check(ws.protect("", _PROTECT), "the identity sheet protection")
+
+
+# --------------------------------------------------------------------------- helpers
+
+YES_NO_LIST = ("Yes", "No")
+_PROTECT = {"format_columns": True, "format_rows": True, "select_locked_cells": True,
+            "select_unlocked_cells": True}
+
+
+def _col(letter: str) -> int:
+    return ord(letter) - ord("A")
+
+
+def _chunks(items: list[str], size: int) -> list[list[str]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _messages(title: str, message: str, error: str) -> dict[str, Any]:
+    out = {"input_title": clip(title, TITLE_LIMIT), "input_message": clip(message, 255)}
+    if error:
+        out.update({"error_type": "stop", "error_title": clip(title, TITLE_LIMIT),
+                    "error_message": clip(error, 255)})
+    return out
+
+
+def _word_range(dim: Dimension) -> str:
+    lo, hi = dim.min_words, dim.max_words
+    if lo is not None and hi is not None:
+        return f"Write {lo}-{hi} words."
+    if hi is not None:
+        return f"At most {hi} words."
+    if lo is not None:
+        return f"At least {lo} words."
+    return ""
+
+
+def _guide(dim: Dimension) -> str:
+    """Short guidance shown beside an answer line (bins, anchors, word range)."""
+    if dim.kind == "count":
+        return "Points: " + "; ".join(b.describe() for b in dim.bins)
+    if dim.kind == "checklist":
+        return "Yes or No for each question; 1 point per Yes."
+    if dim.kind == "scale" and dim.labels:
+        return "\n".join(f"{v} = {text}" for v, text in dim.labels.items())
+    if dim.kind == "text":
+        return _word_range(dim) or ("Optional." if not dim.required else "")
+    if dim.kind == "flag":
+        return f"Mark {dim.choices[0]} if it applies; otherwise leave blank."
+    if dim.kind == "binary" and dim.blank_means:
+        return f"Blank counts as {dim.blank_means}."
+    return ""
+
+
+def _rubric_lines(dim: Dimension) -> list[str]:
+    lines = [dim.help] if dim.help else []
+    extra = {
+        "count": "Enter the count (a whole number). ",
+        "checklist": "Answer Yes or No to each question: " + "; ".join(dim.questions),
+        "number": f"Enter a whole number from {dim.minimum} to {dim.maximum}.",
+        "scale": f"Enter a whole number from {dim.minimum} to {dim.maximum}.",
+    }.get(dim.kind, "")
+    if dim.kind in ("categorical", "binary", "flag", "preference"):
+        extra = "Choose one of: " + ", ".join(dim.choices) + "."
+    if dim.kind == "count":
+        extra += _guide(dim)
+    lines += [x for x in (extra, _guide(dim) if dim.kind == "scale" else "",
+                          _word_range(dim)) if x]
+    if dim.confidence:
+        lines.append("Also give your confidence: Low, Medium or High.")
+    lines.append("Required." if dim.required else "Optional.")
+    return lines
+
+
+def _points_expr(dim: Dimension, answer: dict[str, Any]) -> str:
+    """An Excel expression giving ``dim``'s points (0 while blank)."""
+    if dim.kind == "checklist":
+        cells = [q["cell"] for q in answer["questions"]]
+        return "+".join(f'({c}="Yes")' for c in cells)
+    cell = answer["cell"]
+    if dim.kind == "count":
+        lows = ",".join(str(b.low) for b in dim.bins)
+        points = ",".join(_num(b.points) for b in dim.bins)
+        return f"IF(ISNUMBER({cell}),LOOKUP({cell},{{{lows}}},{{{points}}}),0)"
+    return f"IF(ISNUMBER({cell}),{cell},0)"
+
+
+def _total_formula(total: Any, answers: dict[str, Any],
+                   dimensions: tuple[Dimension, ...]) -> str:
+    dims = {d.id: d for d in dimensions}
+    parts = [_points_expr(dims[d], answers[d]) for d in total.of if d in answers]
+    inputs = []
+    for d in total.of:
+        if d in answers:
+            a = answers[d]
+            inputs += [q["cell"] for q in a["questions"]] if "questions" in a else [a["cell"]]
+    expr = "+".join(f"({p})" for p in parts) or "0"
+    if total.method == "mean" and parts:
+        expr = f"({expr})/{len(parts)}"
+    return f'=IF(COUNTA({",".join(inputs)})=0,"",{expr})'
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def write_pack(path: Path, spec: PackSpec) -> dict[str, Any]:
+    """Write one rater workbook at ``path``.
+
+    Parameters
+    ----------
+    path : Path
+        Where to write the ``.xlsx``.
+    spec : PackSpec
+        The cards, rubric, identity and texts (no arm names, no seeds).
+
+    Returns
+    -------
+    dict
+        The layout part of the manifest entry: ``progress``, ``batches``, ``cards``,
+        ``study_answers`` (see :mod:`sheetflow.workbook.layout`).
+
+    Raises
+    ------
+    SheetflowError
+        When xlsxwriter reports a failure; the message names the item or cell.
+    """
+    return PackWriter(path, spec).write()
+
