@@ -117,8 +117,12 @@ _TYPES = (
        "Row {detail} ('{value}') is not one sheetflow wrote. Do not insert rows; remove it."),
     _t("row-duplicated", ERROR, "A row appears twice.",
        "Case {case} appears more than once. Remove the extra row."),
-    _t("rows-reordered", WARNING, "Rows were sorted or moved; they were matched by id.",
-       "The rows are not in their original order; they were matched by case id."),
+    _t("rows-reordered", WARNING, "Answer lines were sorted or moved; matched by hidden id.",
+       "The answer lines are not in their original order; they were matched by their "
+       "hidden row ids. Check that each answer is still beside its response."),
+    _t("row-inserted", WARNING, "Rows were inserted; answers were found by hidden id.",
+       "Rows were inserted into the scoring sheet; the answers were found by their hidden "
+       "row ids. Avoid inserting rows."),
     _t("locked-text-changed", ERROR, "A locked cell (id, prompt, response) was edited.",
        "The locked text in {cell} was changed. Use a fresh copy of the workbook and only "
        "fill in the answer cells."),
@@ -287,6 +291,8 @@ class FileStatus:
         Hex digest of its bytes.
     rater : str
         The rater it belongs to ("" when unknown).
+    pack_id : str
+        The pack (rater and sitting) it was identified as.
     used : bool
         Whether its ratings are in the ratings table.
     errors, warnings : int
@@ -298,6 +304,7 @@ class FileStatus:
     file: str
     sha256: str
     rater: str = ""
+    pack_id: str = ""
     used: bool = False
     errors: int = 0
     warnings: int = 0

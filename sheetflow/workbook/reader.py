@@ -124,8 +124,11 @@ def read_raw(job: ReadJob) -> RawBook:
     -------
     RawBook
     """
+    import warnings
+
     import openpyxl
 
+    warnings.filterwarnings("ignore", module="openpyxl")  # print-area notes etc.
     wb = openpyxl.load_workbook(job.path, read_only=True, data_only=False,
                                 keep_links=False)
     try:

@@ -16,9 +16,11 @@ Two defences, both measured in EXCEL-FACTS.md (R4):
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
+import os
 import re
 import signal
+import subprocess
+import sys
 import time
 import zipfile
 from collections.abc import Callable, Sequence
@@ -282,52 +284,78 @@ class Outcome:
         return self.kind == "ok"
 
 
-def _worker(conn: Connection, target: Callable[[Any], Any], memory_bytes: int) -> None:
+def _worker(read_fd: int, write_fd: int, target_name: str, memory_bytes: int) -> None:
     """Child process loop: limit memory, then run jobs until told to stop."""
+    import importlib
     import resource
 
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    module, _, name = target_name.partition(":")
+    target = getattr(importlib.import_module(module), name)
+    jobs, results = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
     while True:
-        job = conn.recv()
+        try:
+            job = jobs.recv()
+        except EOFError:
+            return
         if job is None:
             return
         try:
-            conn.send(Outcome("ok", target(job)))
+            results.send(Outcome("ok", target(job)))
         except MemoryError:
-            conn.send(Outcome("aborted", reason="memory limit reached"))
+            results.send(Outcome("aborted", reason="memory limit reached"))
         except Exception as exc:  # any parser failure becomes a reason, never a crash
-            conn.send(Outcome("error", reason=f"{type(exc).__name__}: {_short(exc)}"))
+            results.send(Outcome("error", reason=f"{type(exc).__name__}: {_short(exc)}"))
+
+
+_CHILD = "import sys; from sheetflow.workbook.safety import _worker; _worker(*{args!r})"
 
 
 class _Slot:
-    """One child process and the job it is running."""
+    """One child process (a fresh interpreter, not a fork) and the job it runs.
 
-    def __init__(self, ctx: Any, target: Callable[[Any], Any], limits: Limits):
-        self.conn, child_conn = ctx.Pipe()
-        self.process = ctx.Process(target=_worker, args=(child_conn, target,
-                                                         limits.memory_bytes), daemon=True)
-        self.process.start()
-        child_conn.close()
+    A plain subprocess rather than multiprocessing's spawn: spawn re-imports the
+    caller's ``__main__``, which would rerun any script that calls collect without an
+    ``if __name__ == "__main__"`` guard.
+    """
+
+    def __init__(self, target_name: str, limits: Limits):
+        job_r, job_w = os.pipe()
+        res_r, res_w = os.pipe()
+        code = _CHILD.format(args=(job_r, res_w, target_name, limits.memory_bytes))
+        self.process = subprocess.Popen([sys.executable, "-c", code],
+                                        pass_fds=(job_r, res_w), close_fds=True)
+        os.close(job_r)
+        os.close(res_w)
+        self.jobs = Connection(job_w, readable=False)
+        self.conn = Connection(res_r, writable=False)
         self.job: int | None = None
         self.started = 0.0
 
     def give(self, index: int, job: Any) -> None:
         self.job, self.started = index, time.monotonic()
-        self.conn.send(job)
+        self.jobs.send(job)
 
     def stop(self) -> None:
         with contextlib.suppress(BrokenPipeError, OSError):
-            self.conn.send(None)
-        self.process.join(timeout=5)
-        if self.process.is_alive():
+            self.jobs.send(None)
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
             self.process.kill()
-            self.process.join()
-        self.conn.close()
+            self.process.wait()
+        self._close()
 
     def kill(self) -> None:
-        self.process.kill()
-        self.process.join()
-        self.conn.close()
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self._close()
+
+    def _close(self) -> None:
+        for conn in (self.jobs, self.conn):
+            with contextlib.suppress(OSError):
+                conn.close()
 
 
 class Sandbox:
@@ -345,7 +373,7 @@ class Sandbox:
 
     Notes
     -----
-    Children are started with ``spawn`` and reused across jobs; a child that dies
+    Children are fresh interpreters (``sys.executable -c``) reused across jobs; a child that dies
     (SIGABRT, SIGKILL) or overruns the timeout is replaced and its job reported as
     ``aborted``. The other jobs are unaffected.
     """
@@ -355,7 +383,7 @@ class Sandbox:
         self.target = target
         self.limits = limits or Limits()
         self.workers = max(1, workers)
-        self._ctx = multiprocessing.get_context("spawn")
+        self._target_name = f"{target.__module__}:{target.__qualname__}"
 
     def run(self, jobs: Sequence[Any]) -> list[Outcome]:
         """Run every job; the outcomes are in the order of ``jobs``.
@@ -385,12 +413,12 @@ class Sandbox:
         return [r if r is not None else Outcome("aborted", reason="not run") for r in results]
 
     def _new_slot(self) -> _Slot:
-        return _Slot(self._ctx, self.target, self.limits)
+        return _Slot(self._target_name, self.limits)
 
     def _collect_one_round(self, slots: list[_Slot], jobs: Sequence[Any],
                            pending: list[int], results: list[Outcome | None]) -> None:
         busy = [s for s in slots if s.job is not None]
-        waitables: list[Any] = [s.conn for s in busy] + [s.process.sentinel for s in busy]
+        waitables: list[Any] = [s.conn for s in busy]
         ready = wait(waitables, timeout=self._time_left(busy))
         for i, slot in enumerate(slots):
             if slot.job is None:
@@ -418,9 +446,12 @@ class Sandbox:
                 return slot.conn.recv()
             except (EOFError, OSError):
                 pass
-        if slot.conn in ready or slot.process.sentinel in ready:
-            slot.process.join(timeout=1)
-            return Outcome("aborted", reason=_death_reason(slot.process.exitcode))
+        if slot.conn in ready:
+            try:
+                code = slot.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                code = None
+            return Outcome("aborted", reason=_death_reason(code))
         if time.monotonic() - slot.started > self.limits.timeout_seconds:
             return Outcome("aborted",
                            reason=f"time limit of {self.limits.timeout_seconds:g} s reached")
