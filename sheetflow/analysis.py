@@ -83,6 +83,9 @@ class Analysis:
         Headline numbers and verdicts, versions, hashes and seeds (JSON-safe).
     methods : list of (str, str)
         Topic and text of every convention used, for the Methods sheet.
+    figures : dict of str to pandas.DataFrame
+        Chart data (alpha with error-bar lengths, score distribution per rater,
+        external vs internal totals), so the report draws without computing.
     """
 
     study: Study
@@ -90,6 +93,7 @@ class Analysis:
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     summary: dict[str, Any] = field(default_factory=dict)
     methods: list[tuple[str, str]] = field(default_factory=list)
+    figures: dict[str, pd.DataFrame] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- seal
@@ -121,6 +125,14 @@ def verify_seal(study_dir: Path, study: Study) -> tuple[dict[str, Any], str]:
         A file is missing, the key's hash differs from ``sealed/key.sha256``, or the
         spec hash differs from the one in ``sealed/plan.lock.json``.
     """
+    try:
+        from . import seal as generator_seal
+    except ImportError:  # the generator's checker is optional; ours follows the same rules
+        generator_seal = None
+    if generator_seal is not None:
+        check = generator_seal.verify_seal(study_dir)
+        if not check.ok:
+            raise SealError(check.problems[0])
     key_path, hash_path = study_dir / KEY_FILE, study_dir / KEY_HASH_FILE
     lock_path = study_dir / PLAN_LOCK_FILE
     for path in (key_path, hash_path, lock_path):
@@ -180,9 +192,10 @@ def key_sides(key: dict[str, Any]) -> pd.DataFrame:
     for entry in _key_entries(key):
         rater = str(entry.get("rater_id", entry.get("rater", "")))
         sitting = int(entry.get("sitting", 1))
-        for pos, card in enumerate(entry.get("cards", entry.get("slots", [])), 1):
+        cards = entry.get("cases", entry.get("cards", []))
+        for pos, card in enumerate(cards, 1):
             case = str(card.get("item_id", card.get("case", card.get("id", ""))))
-            order = card.get("order", pos)
+            order = card.get("position", card.get("order", pos))
             sides = card.get("sides", card.get("labels"))
             if isinstance(sides, list):
                 sides = dict(sides) if sides and isinstance(sides[0], list) else {
@@ -242,8 +255,9 @@ def analyze(study_dir: str | Path) -> Analysis:
     raw = pd.read_csv(ratings_path, dtype=str, keep_default_na=False)
     data = unblind(study, raw, key_sides(key))
     internal = _internal_scores(study)
-    return run_plan(study, data, key_hash=key_hash, internal=internal,
-                    key_seeds=_find_value(key, ("seeds",)) or {})
+    seeds = {f"{p.get('rater_id')}-s{p.get('sitting', 1)}": p.get("seeds", {})
+             for p in _key_entries(key)}
+    return run_plan(study, data, key_hash=key_hash, internal=internal, key_seeds=seeds)
 
 
 _SYNONYMS = {
@@ -425,7 +439,38 @@ def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
     analysis.tables["self_checks"] = self_checks(ctx)
     analysis.summary = _summary(ctx, analysis.tables, key_hash, key_seeds or {})
     analysis.methods = methods(study)
+    analysis.figures = _figures(ctx, analysis.tables)
     return analysis
+
+
+def _figures(ctx: _Context, tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """Chart data: alpha with error-bar lengths, score counts per rater, scatter points."""
+    out: dict[str, pd.DataFrame] = {}
+    if "alpha" in tables:
+        a = tables["alpha"][["measure", "alpha", "ci_low", "ci_high"]].copy()
+        a["err_plus"] = (a["ci_high"] - a["alpha"]).clip(lower=0)
+        a["err_minus"] = (a["alpha"] - a["ci_low"]).clip(lower=0)
+        for band in ctx.plan.bands:
+            if band.minimum > 0:
+                a[f"threshold {band.minimum:g}"] = band.minimum
+        out["alpha"] = a
+    if ctx.study.rubric.totals:
+        tid = ctx.study.rubric.totals[0].id
+        vals = ctx.numeric(tid)
+        if not vals.empty:
+            counts = vals.pivot_table(index="value", columns="rater", values="unit",
+                                      aggfunc="count", fill_value=0)
+            out["distribution"] = counts.reset_index().rename(columns={"value": tid})
+    if ctx.internal is not None and ctx.study.rubric.totals:
+        tid = ctx.study.rubric.totals[0].id
+        ext = ctx.numeric(tid).groupby(["case", "arm"])["value"].mean().rename("external")
+        joined = pd.concat([ext, ctx.internal.set_index(["case", "arm"])["total"]
+                            .rename("internal")], axis=1, join="inner").dropna()
+        out["scatter"] = joined.reset_index()
+    if "direction_agreement" in tables and "comparison" in tables["direction_agreement"]:
+        d = tables["direction_agreement"]
+        out["direction"] = d[d["comparison"] == "majority"][["rater", "agreement"]]
+    return out
 
 
 def _complete(data: pd.DataFrame) -> pd.DataFrame:
@@ -553,7 +598,7 @@ def _cohen(ctx: _Context) -> pd.DataFrame:
         weights, on = _weights_for(level, kind)
         values = _values_for(ctx, dim_id, kind)
         dom = _typed_domain(kind, domain, level)
-        if kind == "total" or level in ("interval", "ratio") and dom is None:
+        if kind == "total" or (level in ("interval", "ratio") and dom is None):
             dom = sorted(values["value"].unique().tolist()) or None
         res = stats.cohen_kappa(values, weights=weights, categories=dom, weight_on=on)
         res.insert(0, "measure", dim_id)
@@ -684,21 +729,6 @@ def _spearman(ctx: _Context) -> pd.DataFrame:
         res = stats.spearman(joined["external"], joined["internal"])
         rows.append({"measure": total.id, **res.iloc[0].to_dict()})
     return pd.DataFrame(rows)
-
-
-def spearman_points(analysis: Analysis) -> pd.DataFrame:
-    """Mean external total vs internal total per (case, arm), for the scatter chart."""
-    study = analysis.study
-    internal = _internal_scores(study) if study.root else None
-    if internal is None or not study.rubric.totals:
-        return pd.DataFrame(columns=["case", "arm", "external", "internal"])
-    tid = study.rubric.totals[0].id
-    rows = analysis.data[(analysis.data["dimension"] == tid) & (analysis.data["sitting"] == 1)]
-    ext = pd.to_numeric(rows["value"]).groupby([rows["case"], rows["arm"]]).mean()
-    joined = pd.concat([ext.rename("external"),
-                        internal.set_index(["case", "arm"])["total"].rename("internal")],
-                       axis=1, join="inner").dropna()
-    return joined.reset_index()
 
 
 def _wilcoxon(ctx: _Context) -> pd.DataFrame:
