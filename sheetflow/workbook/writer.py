@@ -202,7 +202,7 @@ class PackWriter:
         self.done_col = L.done_column(spec.labels)
         self.widths = WIDTHS_PAIRED if self.paired else WIDTHS_SINGLE
         self.text_cpl = int(sum(self.widths[c] for c in self._text_span_letters()) * 1.05)
-        self.guide_cpl = int(self.widths[self.guide_col] * 1.05)
+        self.guide_cpl = int(self.widths[self.guide_col] * 1.4)  # guide text is 9 pt
         self.label_cpl = int(self.widths["B"] * 1.05)
         self.validations = _Validations()
         self.required: list[str] = []
@@ -266,6 +266,10 @@ class PackWriter:
     def _string(self, ws: Any, cell: str, text: str, fmt: Any, what: str) -> None:
         self.check(ws.write_string(cell, text, fmt), what)
 
+    def _blank(self, cell: str, fmt: Any) -> None:
+        """An empty answer cell: no value at all, so readers see None, not ''."""
+        self.check(self.ws.write_blank(cell, None, fmt), self.what)
+
     def _merged_string(self, ws: Any, row: int, first: str, last: str, text: str, fmt: Any,
                        what: str) -> None:
         c1, c2 = _col(first), _col(last)
@@ -297,7 +301,8 @@ class PackWriter:
 
     def _write_instructions(self) -> None:
         ws = self.instructions
-        ws.set_column("A:A", 110)
+        ws.set_column("A:A", 2)
+        ws.set_column("B:B", 100)
         ws.hide_gridlines(2)
         ws.set_landscape()
         ws.fit_to_pages(1, 0)
@@ -319,10 +324,10 @@ class PackWriter:
         self.check(ws.protect("", _PROTECT), "the Instructions sheet protection")
 
     def _para(self, ws: Any, row: int, text: str, fmt: Any) -> int:
-        for chunk in split_text(text, 115):
-            self.check(ws.write_string(row, 0, chunk, fmt), "the instructions")
-            if "\n" in chunk or len(chunk) > 115:
-                ws.set_row(row, row_points(chunk, 115))
+        for chunk in split_text(text, 100):
+            self.check(ws.write_string(row, 1, chunk, fmt), "the instructions")
+            if "\n" in chunk or len(chunk) > 100:
+                ws.set_row(row, row_points(chunk, 100))
             row += 1
         return row
 
@@ -419,7 +424,6 @@ class PackWriter:
         ws.set_paper(9)
         ws.fit_to_pages(1, 0)
         ws.set_margins(left=0.4, right=0.4, top=0.5, bottom=0.5)
-        ws.print_area(0, 1, 1048575, _col(self.guide_col))
 
     def _next(self, height: float | None = None) -> int:
         r = self.row
@@ -518,7 +522,7 @@ class PackWriter:
                 cell = self._cell(ans_col, r)
                 validation = self._list_rule(cell, YES_NO_LIST, dim.label, question,
                                              dim.help, dim.required)
-                self._string(self.ws, cell, "", self.fmt["answer"], self.what)
+                self._blank(cell, self.fmt["answer"])
                 entry = row["answers"][dim.id]
                 entry["questions"].append({"sheet": L.SCORING_SHEET, "cell": cell,
                                            "question": question, "validation": validation})
@@ -546,7 +550,7 @@ class PackWriter:
     def _answer(self, dim: Dimension, letter: str, r: int) -> dict[str, Any]:
         cell = self._cell(letter, r)
         fmt = self.fmt["answer_text" if dim.kind == "text" else "answer"]
-        self._string(self.ws, cell, "", fmt, self.what)
+        self._blank(cell, fmt)
         validation = self._dimension_rule(dim, cell)
         if dim.required:
             self.required.append(cell)
@@ -555,7 +559,7 @@ class PackWriter:
 
     def _confidence(self, dim: Dimension, letter: str, r: int) -> dict[str, str]:
         cell = self._cell(letter, r)
-        self._string(self.ws, cell, "", self.fmt["answer"], self.what)
+        self._blank(cell, self.fmt["answer"])
         self._list_rule(cell, L.CONFIDENCE_CHOICES, f"Confidence: {dim.label}",
                         "How sure are you of this score?", "", dim.required)
         return {"sheet": L.SCORING_SHEET, "cell": cell}
@@ -731,6 +735,7 @@ class PackWriter:
             self.check(ws.conditional_format(group[0], {
                 "type": "blanks", "format": self.fmt["blank"],
                 "multi_range": " ".join(group)}), "the blank-cell highlight")
+        ws.print_area(0, 1, last, _col(self.guide_col))
         self.check(ws.protect("", _PROTECT), "the Scoring sheet protection")
         ws.activate()
         self.instructions.activate()

@@ -1,0 +1,391 @@
+"""generate: packs for every template, blinding, randomisation, reproducibility, seal."""
+
+from __future__ import annotations
+
+import csv
+import email
+import hashlib
+import json
+import math
+import re
+import shutil
+import zipfile
+from collections import Counter
+from email import policy
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from sheetflow.assign import assign, second_rater_items
+from sheetflow.cli import cli
+from sheetflow.generate import generate_packs
+from sheetflow.seal import verify_seal
+from sheetflow.study import load_study
+from sheetflow.workbook import layout as L
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = ["paired-rubric", "keep-known", "anchored-plan", "answer-review", "judge-likert"]
+RATERS = {
+    "anchored-plan": [("P-1", "primary"), ("P-2", "primary"), ("S-1", "second")],
+}
+
+
+def make_study(tmp: Path, template: str) -> Path:
+    """A copy of a bundled template with three raters of our own."""
+    folder = tmp / template
+    shutil.copytree(ROOT / "templates" / template, folder)
+    raters = RATERS.get(template, [("R-1", "primary"), ("R-2", "primary"), ("R-3", "primary")])
+    with (folder / "raters.csv").open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["rater_id", "name", "last_name", "email", "role"])
+        for i, (rid, role) in enumerate(raters, 1):
+            w.writerow([rid, f"Rater {i}", f"Last{i}", f"r{i}@example.org", role])
+    return folder
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """Every template generated once (3 raters each), shared by the read-only tests."""
+    tmp = tmp_path_factory.mktemp("templates")
+    out = {}
+    for template in TEMPLATES:
+        folder = make_study(tmp, template)
+        out[template] = (folder, generate_packs(folder, emails=True))
+    return out
+
+
+def manifest_of(folder: Path) -> dict:
+    return json.loads((folder / "packs" / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+
+
+def _expected_validation(ws, cell: str):
+    for dv in ws.data_validations.dataValidation:
+        if cell in dv.sqref:
+            return dv
+    return None
+
+
+def _merged_answer_cells(ws, answer_cells: set[str]) -> set[str]:
+    cells = set()
+    for rng in ws.merged_cells.ranges:
+        if rng.start_cell.coordinate in answer_cells:
+            cells.update(c.coordinate for row in ws[rng.coord] for c in row)
+    return cells
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_pack_protection_validations_and_identity(generated, template):
+    folder, result = generated[template]
+    manifest = manifest_of(folder)
+    assert manifest["spec_hash"] == result.spec_hash
+    assert len(manifest["packs"]) == len(result.packs) >= 3
+    for pack in manifest["packs"]:
+        wb = openpyxl.load_workbook(folder / "packs" / pack["file"])
+        ws = wb[L.SCORING_SHEET]
+        assert ws.protection.sheet and wb[L.INSTRUCTIONS_SHEET].protection.sheet
+        answers = list(L.iter_answer_cells(pack))
+        assert answers
+        cells = {a["cell"] for a in answers}
+        assert len(cells) == len(answers), "two answers share a cell"
+        for a in answers:
+            cell = ws[a["cell"]]
+            assert cell.protection.locked is False, a
+            assert cell.fill.fgColor.rgb.endswith("FFF2CC"), a
+            dv = _expected_validation(ws, a["cell"])
+            assert dv is not None, a
+            _check_rule(dv, a["validation"])
+            if a["validation"]["type"] != "any":
+                assert dv.errorStyle in (None, "stop") and dv.showErrorMessage
+            assert dv.prompt and len(dv.prompt) <= 255
+        unlocked_ok = cells | _merged_answer_cells(ws, cells)
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.coordinate in unlocked_ok or (cell.value is None and not cell.has_style):
+                    continue
+                assert cell.protection.locked, f"{pack['file']} {cell.coordinate} unlocked"
+        _check_identity(wb, pack)
+        _check_locked_text(ws, pack)
+
+
+def _check_rule(dv, expected: dict) -> None:
+    kind = expected["type"]
+    if kind == "list":
+        source = dv.formula1
+        if source.startswith('"'):
+            assert source.strip('"').split(",") == expected["choices"]
+        else:
+            assert L.LISTS_SHEET in source
+    elif kind == "whole":
+        assert dv.type == "whole"
+        assert int(dv.formula1) == expected["min"]
+        if expected["max"] is None:
+            assert dv.operator == "greaterThanOrEqual"
+        else:
+            assert int(dv.formula2) == expected["max"]
+    elif kind == "time":
+        assert dv.type == "time"
+    else:
+        assert kind == "any" and dv.type in (None, "none")
+
+
+def _check_identity(wb, pack: dict) -> None:
+    ident = pack["identity"]
+    props = {p.name: p.value for p in wb.custom_doc_props.props}
+    hidden = wb[L.IDENTITY_SHEET]
+    assert hidden.sheet_state == "veryHidden"
+    sheet_values = {hidden.cell(i + 1, 1).value: hidden.cell(i + 1, 2).value
+                    for i in range(len(L.IDENTITY_KEYS))}
+    for key in L.IDENTITY_KEYS:
+        assert props[L.identity_property(key)] == ident[key]
+        assert wb.defined_names[L.identity_name(key)].attr_text == f'"{ident[key]}"'
+        assert sheet_values[key] == ident[key]
+    row_ids = [hidden.cell(r, 1).value for r in range(L.IDENTITY_ROW_TABLE_FIRST,
+                                                      hidden.max_row + 1)]
+    assert row_ids == [row["row_id"] for card in pack["cards"] for row in card["rows"]]
+
+
+def _check_locked_text(ws, pack: dict) -> None:
+    for card in pack["cards"]:
+        fields = list(card["locked"])
+        for row in card["rows"]:
+            texts = ["".join(ws[c].value or "" for c in f["cells"])
+                     for f in fields + row["locked"]]
+            hashes = [L.text_sha256(t) for t in texts]
+            assert hashes == [f["sha256"] for f in fields + row["locked"]]
+            assert L.row_digest(hashes) == row["locked_sha256"]
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_no_arm_in_any_pack_or_manifest(generated, template):
+    """Every zip part is searched; only the study's own verbatim instructions may use an
+    arm id as an ordinary word (paired-rubric's instructions say 'baseline')."""
+    folder, result = generated[template]
+    study = load_study(folder)
+    arms = [a.id for a in study.design.arms]
+    manifest_text = (folder / "packs" / L.MANIFEST_FILE).read_text(encoding="utf-8")
+    assert not [a for a in arms if a in manifest_text]
+    assert str(study.design.seed) not in manifest_text
+    for info in result.packs:
+        with zipfile.ZipFile(info.path) as zf:
+            for part in zf.namelist():
+                text = zf.read(part).decode("utf-8")
+                if part == "xl/sharedStrings.xml":
+                    strings = [_unxml(s) for s in re.findall(r"<si>(.*?)</si>", text, re.S)]
+                    text = "\n".join(s for s in strings if s not in study.instructions)
+                hits = [a for a in arms if a in text]
+                assert not hits, (info.path.name, part, hits)
+    assert result.warnings == [] or all("email" in w for w in result.warnings)
+
+
+def _unxml(fragment: str) -> str:
+    import html
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def test_paired_sides_balanced_and_orders_differ(tmp_path):
+    folder = make_study(tmp_path, "paired-rubric")
+    study = load_study(folder)
+    first_arm = study.design.arms[0].id
+    for rater in study.raters:
+        a = assign(study, rater)
+        under_a = sum(dict(s.sides)["A"] == first_arm for s in a.slots)
+        under_b = sum(dict(s.sides)["B"] == first_arm for s in a.slots)
+        assert abs(under_a - under_b) <= 1 and under_a + under_b == len(study.items)
+    sides = [tuple(dict(s.sides)["A"] for s in assign(study, r).slots) for r in study.raters]
+    assert len(set(sides)) == len(sides), "every rater got the same sides"
+
+
+def test_balance_holds_for_odd_counts(tmp_path):
+    folder = make_study(tmp_path, "paired-rubric")
+    lines = (folder / "items.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    text = "".join(lines)
+    study = load_study(folder)
+    assert len(study.items) % 2 == 0
+    # drop the last case so the count is odd
+    rows = list(csv.reader(text.splitlines(keepends=True)))
+    with (folder / "items.csv").open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(rows[:-1])
+    study = load_study(folder)
+    first_arm = study.design.arms[0].id
+    for rater in study.raters:
+        slots = assign(study, rater).slots
+        under_a = sum(dict(s.sides)["A"] == first_arm for s in slots)
+        assert abs(2 * under_a - len(slots)) == 1
+
+
+def test_shuffled_orders_differ_between_raters(generated):
+    folder, _ = generated["answer-review"]
+    study = load_study(folder)
+    orders = [tuple(s.item.id for s in assign(study, r).slots) for r in study.raters]
+    assert len(set(orders)) == len(orders)
+    assert all(sorted(o) == sorted(it.id for it in study.items) for o in orders)
+
+
+def test_spec_order_kept_without_shuffle(generated):
+    folder, _ = generated["paired-rubric"]
+    study = load_study(folder)
+    assert not study.design.shuffle
+    for r in study.raters:
+        assert [s.item.id for s in assign(study, r).slots] == [it.id for it in study.items]
+
+
+@pytest.mark.parametrize("template", ["paired-rubric", "keep-known"])
+def test_same_spec_and_seed_give_identical_bytes(tmp_path, template):
+    a = make_study(tmp_path / "a", template)
+    b = make_study(tmp_path / "b", template)
+    generate_packs(a, emails=True)
+    generate_packs(b, emails=True)
+    files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    files_b = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    assert files_a == files_b
+    produced = [p for p in files_a if p.parts[0] in ("packs", "sealed")]
+    assert any(p.suffix == ".xlsx" for p in produced) and Path("sealed/key.json") in produced
+    for rel in produced:
+        assert (a / rel).read_bytes() == (b / rel).read_bytes(), rel
+
+
+def test_different_seed_changes_the_key(tmp_path):
+    a = make_study(tmp_path / "a", "paired-rubric")
+    b = make_study(tmp_path / "b", "paired-rubric")
+    toml = (b / "study.toml").read_text(encoding="utf-8")
+    (b / "study.toml").write_text(toml.replace("seed = 20260915", "seed = 1"), encoding="utf-8")
+    ka = json.loads((generate_packs(a).key_path).read_text(encoding="utf-8"))
+    kb = json.loads((generate_packs(b).key_path).read_text(encoding="utf-8"))
+    assert [p["cases"] for p in ka["packs"]] != [p["cases"] for p in kb["packs"]]
+
+
+def test_key_maps_labels_to_arms_for_every_case(generated):
+    folder, result = generated["paired-rubric"]
+    key = json.loads(result.key_path.read_text(encoding="utf-8"))
+    manifest = manifest_of(folder)
+    arms = {"baseline", "improved"}
+    for kp, mp in zip(key["packs"], manifest["packs"], strict=True):
+        assert kp["file"] == mp["file"]
+        assert kp["order"] == [c["item_id"] for c in mp["cards"]]
+        for case in kp["cases"]:
+            assert set(case["sides"]) == {"A", "B"} and set(case["sides"].values()) == arms
+        assert kp["seeds"]["sides"].startswith("20260915:sides:")
+
+
+def test_second_rater_gets_the_sha256_ranked_subset(generated):
+    folder, _ = generated["anchored-plan"]
+    study = load_study(folder)
+    plan = study.design.second_rater
+    strata: dict[tuple, list] = {}
+    for it in study.items:
+        strata.setdefault(tuple(it.fields[c] for c in plan.strata), []).append(it.id)
+    expected = set()
+    for ids in strata.values():
+        ranked = sorted(ids, key=lambda i: hashlib.sha256(f"{study.hash}:{i}".encode())
+                        .hexdigest())
+        expected.update(ranked[: math.ceil(plan.fraction * len(ids))])
+    assert {it.id for it in second_rater_items(study)} == expected
+    manifest = manifest_of(folder)
+    by_rater = {p["rater_id"]: {c["item_id"] for c in p["cards"]} for p in manifest["packs"]}
+    assert by_rater["S-1"] == expected
+    assert by_rater["P-1"] == by_rater["P-2"] == {it.id for it in study.items}
+    assert len(expected) < len(study.items)
+
+
+def test_repeats_sitting_two(generated):
+    folder, _ = generated["keep-known"]
+    study = load_study(folder)
+    manifest = manifest_of(folder)
+    for rater in study.raters:
+        packs = [p for p in manifest["packs"] if p["rater_id"] == rater.id]
+        assert [p["sitting"] for p in packs] == [1, 2]
+        first, second = ([c["item_id"] for c in p["cards"]] for p in packs)
+        assert len(second) == study.design.repeats.count and set(second) <= set(first)
+        assert second != [i for i in first if i in set(second)], "same order as sitting 1"
+        assert packs[1]["file"].endswith("-sitting2.xlsx")
+        assert packs[1]["identity"]["sitting"] == "2"
+        assert packs[1]["study_answers"] == {}
+        wb = openpyxl.load_workbook(folder / "packs" / packs[1]["file"])
+        ws = wb[L.SCORING_SHEET]
+        assert all(ws[a["cell"]].value is None for a in L.iter_answer_cells(packs[1]))
+
+
+def test_batches_have_start_and_end_cells(generated):
+    folder, _ = generated["keep-known"]
+    pack = manifest_of(folder)["packs"][0]
+    size = load_study(folder).design.batch_size
+    n = len(pack["cards"])
+    assert len(pack["batches"]) == -(-n // size)
+    for b in pack["batches"]:
+        assert b["start"]["cell"] != b["end"]["cell"]
+        assert all(c["batch"] == b["batch"] for c in pack["cards"] if c["item_id"] in
+                   b["row_ids"])
+
+
+def test_seal_verifies_and_detects_one_byte_change(generated, tmp_path):
+    folder, _ = generated["judge-likert"]
+    copy = tmp_path / "study"
+    shutil.copytree(folder, copy)
+    assert verify_seal(copy).ok
+    runner = CliRunner()
+    ok = runner.invoke(cli, ["verify", str(copy)])
+    assert ok.exit_code == 0 and "seal ok" in ok.output
+    key = copy / "sealed" / "key.json"
+    data = bytearray(key.read_bytes())
+    data[10] ^= 0x01
+    key.write_bytes(bytes(data))
+    check = verify_seal(copy)
+    assert not check.ok and "key.json" in check.problems[0]
+    bad = runner.invoke(cli, ["verify", str(copy)])
+    assert bad.exit_code == 1
+    errors = [line for line in bad.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "changed after sealing" in errors[0]
+
+
+def test_seal_reports_a_changed_spec(generated, tmp_path):
+    folder, _ = generated["answer-review"]
+    copy = tmp_path / "study"
+    shutil.copytree(folder, copy)
+    toml = (copy / "study.toml").read_text(encoding="utf-8")
+    (copy / "study.toml").write_text(toml.replace("seed = 3003", "seed = 3005"),
+                                     encoding="utf-8")
+    check = verify_seal(copy)
+    assert not check.ok and "spec changed after generate" in check.problems[0]
+    with pytest.raises(Exception, match="--force"):
+        generate_packs(copy)
+
+
+def test_key_sha256_file_format(generated):
+    folder, result = generated["paired-rubric"]
+    line = (folder / "sealed" / "key.sha256").read_text(encoding="utf-8")
+    assert line == f"{hashlib.sha256(result.key_path.read_bytes()).hexdigest()}  key.json\n"
+    lock = json.loads((folder / "sealed" / "plan.lock.json").read_text(encoding="utf-8"))
+    assert lock["spec_hash"] == result.spec_hash and lock["key_sha256"] == result.key_sha256
+    assert lock["sheetflow_version"]
+
+
+def test_cli_generate_prints_hashes_and_writes_drafts(tmp_path):
+    folder = make_study(tmp_path, "paired-rubric")
+    out = CliRunner().invoke(cli, ["generate", str(folder), "--eml"])
+    assert out.exit_code == 0, out.output
+    study = load_study(folder)
+    assert study.hash in out.output
+    key_sha = (folder / "sealed" / "key.sha256").read_text(encoding="utf-8").split()[0]
+    assert key_sha in out.output
+    drafts = sorted((folder / "packs" / "eml").glob("*.eml"))
+    assert len(drafts) == 3
+    msg = email.message_from_bytes(drafts[0].read_bytes(), policy=policy.default)
+    assert msg["X-Unsent"] == "1" and msg["To"].addresses[0].addr_spec.endswith("example.org")
+    assert msg["Subject"] == study.email_subject
+    body = msg.get_body(("plain",)).get_content()
+    assert "{name}" not in body and "Dear Rater" in body
+    attachment = next(msg.iter_attachments())
+    assert attachment.get_content_type() == (
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+    assert attachment.get_filename() == drafts[0].stem + ".xlsx"
+    assert attachment.get_content() == (folder / "packs" / attachment.get_filename()).read_bytes()
+
+
+def test_mailing_list(generated):
+    folder, result = generated["paired-rubric"]
+    rows = list(csv.DictReader((folder / "packs" / "mailing-list.csv").open(encoding="utf-8")))
+    assert [r["file"] for r in rows] == [p.path.name for p in result.packs]
+    assert Counter(r["rater_id"] for r in rows) == Counter({"R-1": 1, "R-2": 1, "R-3": 1})
+    assert all(r["email"].endswith("@example.org") for r in rows)
