@@ -265,8 +265,8 @@ _SYNONYMS = {
     "sitting": ("sitting",),
     "case": ("item_id", "case_id", "case"),
     "label": ("label",),
-    "dimension": ("dimension", "field", "dimension_id"),
-    "part": ("part",),
+    "dimension": ("dimension", "dimension_id"),
+    "part": ("field", "part"),
     "value": ("value",),
     "raw": ("raw_value", "raw"),
     "confidence": ("confidence",),
@@ -278,9 +278,14 @@ def _standard_columns(raw: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(index=raw.index)
     for name, options in _SYNONYMS.items():
         col = next((c for c in options if c in raw.columns), None)
-        out[name] = raw[col].astype(str) if col else ""
+        out[name] = raw[col].astype(str).map(_unneutralise) if col else ""
     out["sitting"] = pd.to_numeric(out["sitting"], errors="coerce").fillna(1).astype(int)
     return out
+
+
+def _unneutralise(text: str) -> str:
+    """Undo the CSV export's formula guard (a ``'`` before ``= + - @``)."""
+    return text[1:] if len(text) > 1 and text[0] == "'" and text[1] in "=+-@\t\r\n" else text
 
 
 def unblind(study: Study, raw: pd.DataFrame, sides: pd.DataFrame) -> pd.DataFrame:
