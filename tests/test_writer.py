@@ -1,0 +1,192 @@
+"""The workbook writer: hostile and long texts stay text and read back unchanged;
+a real application (LibreOffice) opens the packs."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import openpyxl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from python_calamine import CalamineWorkbook
+
+from sheetflow.generate import generate_packs
+from sheetflow.workbook import layout as L
+from sheetflow.workbook.writer import clip, split_text, utf16_len
+
+ROOT = Path(__file__).resolve().parent.parent
+
+TRICKY = {
+    "eq": "=1+1",
+    "dde": "=cmd|' /C calc'!A0",
+    "plus": "+41 22 123",
+    "minus": "-2-3",
+    "at": "@SUM(A1:A2)",
+    "url": "http://example.org/a?b=c",
+    "mailto": "mailto:someone@example.org",
+    "tab": "col1\tcol2",
+    "newline": "line one\nline two\n\nline four",
+    "emoji": "Great answer \U0001F600\U0001F44D\U0001F3FD and \u2764\ufe0f",
+    "rtl": "\u0645\u0631\u062d\u0628\u0627 \u05e9\u05dc\u05d5\u05dd mixed with English",
+    "escape": "literal _x000D_ stays literal",
+    "spaces": "internal   runs  of\t spaces kept",
+    "long": ("word " * 4000)[:19999] + ".",  # 20,000 characters
+    "huge_emoji": "\U0001F600" * 20000,  # 40,000 UTF-16 units: over one cell's limit
+    "one_word": "x" * 50000,
+}
+
+
+def _decode_escapes(text: str) -> str:
+    """openpyxl leaves OOXML ``_xHHHH_`` escapes encoded; decode them as Excel does."""
+    return re.sub(r"_x([0-9A-Fa-f]{4})_", lambda m: chr(int(m.group(1), 16)), text)
+
+
+@pytest.fixture(scope="module")
+def tricky_study(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tricky") / "study"
+    shutil.copytree(ROOT / "templates" / "answer-review", folder)
+    with (folder / "items.csv").open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    fields = list(rows[0])
+    out = []
+    for i, (name, text) in enumerate(TRICKY.items()):
+        row = dict(rows[i % len(rows)])
+        row["item_id"] = f"T-{name}"
+        row["answer"] = text
+        row["question"] = text if name in ("eq", "rtl", "tab") else row["question"]
+        out.append(row)
+    with (folder / "items.csv").open("w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=fields)
+        w.writeheader()
+        w.writerows(out)
+    result = generate_packs(folder)
+    manifest = json.loads(result.manifest_path.read_text(encoding="utf-8"))
+    return folder, result, manifest
+
+
+def _field_cells(pack: dict, item_id: str, field: str) -> list[str]:
+    card = next(c for c in pack["cards"] if c["item_id"] == item_id)
+    for f in card["locked"] + card["rows"][0]["locked"]:
+        if f["field"] == field:
+            return f["cells"]
+    raise KeyError(field)
+
+
+def test_tricky_texts_are_text_and_read_back_unchanged(tricky_study):
+    folder, _, manifest = tricky_study
+    pack = manifest["packs"][0]
+    ws = openpyxl.load_workbook(folder / "packs" / pack["file"])[L.SCORING_SHEET]
+    for name, text in TRICKY.items():
+        cells = _field_cells(pack, f"T-{name}", "response")
+        for c in cells:
+            assert ws[c].data_type == "s", (name, c, ws[c].value)
+        read = _decode_escapes("".join(ws[c].value or "" for c in cells))
+        if name == "escape":  # the one text where decoding openpyxl's output is ambiguous
+            continue
+        assert read == text, name
+
+
+def test_calamine_reads_the_same_texts(tricky_study):
+    folder, _, manifest = tricky_study
+    pack = manifest["packs"][0]
+    sheet = CalamineWorkbook.from_path(str(folder / "packs" / pack["file"])).get_sheet_by_name(
+        L.SCORING_SHEET).to_python()
+
+    def value(ref: str) -> str:
+        col, row = re.match(r"([A-Z]+)(\d+)", ref).groups()
+        v = sheet[int(row) - 1][ord(col) - ord("A")]
+        return v if isinstance(v, str) else ""
+
+    for name, text in TRICKY.items():
+        cells = _field_cells(pack, f"T-{name}", "response")
+        assert "".join(value(c) for c in cells) == text, name
+    question = _field_cells(pack, "T-eq", "question")
+    assert "".join(value(c) for c in question) == TRICKY["eq"]
+
+
+def test_text_over_the_cell_limit_is_split_not_truncated(tricky_study):
+    folder, _, manifest = tricky_study
+    pack = manifest["packs"][0]
+    ws = openpyxl.load_workbook(folder / "packs" / pack["file"])[L.SCORING_SHEET]
+    for name in ("huge_emoji", "one_word", "long"):
+        cells = _field_cells(pack, f"T-{name}", "response")
+        assert len(cells) > 1
+        assert all(utf16_len(ws[c].value) <= L.CELL_LIMIT_UTF16 for c in cells)
+        assert all(len(ws[c].value) <= L.CHUNK_CHARS for c in cells)
+        assert "".join(ws[c].value for c in cells) == TRICKY[name]
+    assert utf16_len(TRICKY["huge_emoji"]) > L.CELL_LIMIT_UTF16
+
+
+def test_no_formula_anywhere_but_sheetflows_own(tricky_study):
+    folder, _, manifest = tricky_study
+    pack = manifest["packs"][0]
+    ws = openpyxl.load_workbook(folder / "packs" / pack["file"])[L.SCORING_SHEET]
+    allowed = {pack["progress"]["cell"]}
+    done_col = L.done_column(())
+    for row in ws.iter_rows():
+        for cell in row:
+            if cell.data_type == "f":
+                assert cell.coordinate in allowed or cell.column_letter == done_col, (
+                    cell.coordinate, cell.value)
+            if isinstance(cell.value, str) and cell.value.startswith("http"):
+                assert cell.hyperlink is None
+
+
+def test_locked_hashes_match_the_written_text(tricky_study):
+    folder, _, manifest = tricky_study
+    pack = manifest["packs"][0]
+    ws = openpyxl.load_workbook(folder / "packs" / pack["file"])[L.SCORING_SHEET]
+    for card in pack["cards"]:
+        for f in card["locked"] + card["rows"][0]["locked"]:
+            text = _decode_escapes("".join(ws[c].value or "" for c in f["cells"]))
+            if card["item_id"] != "T-escape":
+                assert L.text_sha256(text) == f["sha256"], card["item_id"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=6000),
+       st.integers(min_value=5, max_value=140))
+def test_split_text_loses_nothing(text, cpl):
+    chunks = split_text(text, cpl)
+    assert "".join(chunks) == text
+    assert all(len(c) <= L.CHUNK_CHARS for c in chunks)
+    assert len(chunks) == 1 or all(chunks)
+
+
+def test_split_prefers_white_space():
+    text = " ".join(f"word{i}" for i in range(600))
+    chunks = split_text(text, 100)
+    assert len(chunks) > 1
+    assert all(c.endswith(" ") for c in chunks[:-1])
+
+
+def test_clip_keeps_input_messages_within_excel_limits():
+    assert clip("short", 255) == "short"
+    long = "\U0001F600" * 300
+    assert utf16_len(clip(long, 255)) <= 255
+    assert clip(long, 255).endswith("\u2026")
+
+
+@pytest.mark.libreoffice
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice (soffice) not on PATH")
+def test_libreoffice_converts_a_pack_to_pdf(tmp_path):
+    folder = tmp_path / "study"
+    shutil.copytree(ROOT / "templates" / "paired-rubric", folder)
+    result = generate_packs(folder)
+    pack = result.packs[0].path
+    outdir = tmp_path / "pdf"
+    profile = (tmp_path / "lo-profile").as_uri()
+    proc = subprocess.run(
+        ["soffice", f"-env:UserInstallation={profile}", "--headless", "--convert-to", "pdf",
+         "--outdir", str(outdir), str(pack)],
+        capture_output=True, text=True, timeout=180, check=False)
+    assert proc.returncode == 0, proc.stderr
+    pdf = outdir / (pack.stem + ".pdf")
+    assert pdf.exists() and pdf.stat().st_size > 1000
+    assert pdf.read_bytes().startswith(b"%PDF")
