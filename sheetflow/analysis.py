@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__, stats
-from .errors import SealError, UsageError
+from .errors import SealError, SheetflowError
 from .rubric import Dimension, Rubric, Total
 from .study import Study, load_study, read_table
 
@@ -243,7 +243,7 @@ def analyze(study_dir: str | Path) -> Analysis:
     ------
     SealError
         The key or the spec does not match its sealed hash.
-    UsageError
+    SheetflowError
         There are no collected ratings yet (``out/ratings.csv`` is missing).
     """
     root = Path(study_dir)
@@ -251,7 +251,7 @@ def analyze(study_dir: str | Path) -> Analysis:
     key, key_hash = verify_seal(root, study)
     ratings_path = root / RATINGS_FILE
     if not ratings_path.exists():
-        raise UsageError(f"{RATINGS_FILE} not found in {root}; run sheetflow collect first")
+        raise SheetflowError(f"{RATINGS_FILE} not found in {root}; run sheetflow collect first")
     raw = pd.read_csv(ratings_path, dtype=str, keep_default_na=False)
     data = unblind(study, raw, key_sides(key))
     internal = _internal_scores(study)
@@ -1198,7 +1198,7 @@ def _summary(ctx: _Context, tables: dict[str, pd.DataFrame], key_hash: str,
                   "key": key_seeds},
         "n_boot": ctx.plan.n_boot, "analyses": list(ctx.plan.run),
         "n_raters": int(ctx.first["rater"].nunique()),
-        "n_cases": int(ctx.first["case"].nunique()),
+        "n_cases": int(ctx.first.loc[ctx.first["case"] != "", "case"].nunique()),
         "targets": dict(ctx.plan.targets), "verdicts": [],
     }
     for name, table in tables.items():

@@ -1,0 +1,98 @@
+"""``sheetflow analyze`` and ``sheetflow demo``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..analysis import Analysis, analyze
+from ..demo import DemoResult, run_demo
+from ..report import write_analysis_workbook, write_summary_json, write_verdicts_jsonl
+from . import reports_errors
+
+_VERDICT_ANALYSES = {"yield_fisher", "permutation", "trend", "intra_rater_kappa"}
+
+
+@click.command("analyze")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@reports_errors
+def analyze_command(directory: Path) -> None:
+    """Unseal the key, unblind the collected ratings and run the study's analysis plan.
+
+    Writes out/analysis.xlsx and out/summary.json (and out/verdicts.jsonl for a
+    KEEP/KNOWN study) in DIRECTORY.
+    """
+    analysis = analyze(directory)
+    out = directory / "out"
+    written = [write_analysis_workbook(analysis, out / "analysis.xlsx"),
+               write_summary_json(analysis, out / "summary.json")]
+    if _VERDICT_ANALYSES & set(analysis.study.plan.run):
+        written.append(write_verdicts_jsonl(analysis, out / "verdicts.jsonl"))
+    _echo_summary(analysis)
+    for path in written:
+        click.echo(f"wrote {path}")
+
+
+def _echo_summary(analysis: Analysis) -> None:
+    s = analysis.summary
+    click.echo(f"study      {s['study_id']}: {s['n_raters']} raters, {s['n_cases']} cases")
+    click.echo(f"key        sha256 {s['key_sha256']} (seal verified)")
+    for rec in s.get("alpha", []):
+        click.echo(f"alpha      {rec['measure']:14} {_num(rec['alpha'])} "
+                   f"[{_num(rec['ci_low'])}, {_num(rec['ci_high'])}] "
+                   f"{rec['band'] or rec['reason']}")
+    for v in s.get("verdicts", []):
+        met = {True: "met", False: "NOT met", None: "undefined"}[v["met"]]
+        target = f" (target {v['target']:g})" if isinstance(v["target"], (int, float)) else ""
+        note = f" - {v['note']}" if v.get("note") else ""
+        click.echo(f"verdict    {v['name']}: {_num(v['value'])}{target} {met}{note}")
+
+
+def _num(value: Any) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+@click.command("demo")
+@click.argument("directory", required=False, default="sheetflow-demo",
+                type=click.Path(file_okay=False, path_type=Path))
+@reports_errors
+def demo_command(directory: Path) -> None:
+    """Run the whole loop on the bundled sample study with four simulated raters.
+
+    DIRECTORY (default ./sheetflow-demo) must be new or empty.
+    """
+    result = run_demo(directory)
+    _tour(result)
+
+
+def _tour(r: DemoResult) -> None:
+    click.echo(f"demo study  {r.folder} (18 real prompt/response pairs from the PandaLM "
+               "test set; see README.md there)")
+    click.echo("1. generate: one locked workbook per rater, a blinded manifest, a sealed key")
+    for pack in r.generated.packs:
+        click.echo(f"   {pack.path.relative_to(r.folder)}  ({pack.cards} cases, {pack.rater_id})")
+    click.echo("   the coordinator publishes these hashes before scoring:")
+    for line in r.generated.hash_lines():
+        click.echo(f"     {line}")
+    click.echo(f"2. simulated raters filled copies into {r.folder / 'returns'} "
+               f"({len(r.returns)} files)")
+    report = r.collection.report
+    click.echo(f"3. collect: {len(report.files)} files, {len(r.collection.ratings)} rating rows, "
+               f"{len(report.issues)} issues (self-check warnings included)")
+    for name, path in sorted(r.collection.outputs.items()):
+        click.echo(f"   {name}: {path}")
+    click.echo("4. analyze: seal verified, labels unblinded, plan run")
+    _echo_summary(r.analysis)
+    click.echo(f"   analysis workbook: {r.workbook}")
+    click.echo(f"   summary:           {r.summary_json}")
+    click.echo(f"next: open {r.workbook}")
+
+
+def register(group: click.Group) -> None:
+    """Add this module's commands to ``group``."""
+    group.add_command(analyze_command)
+    group.add_command(demo_command)
