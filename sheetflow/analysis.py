@@ -440,7 +440,7 @@ def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
     ctx = _Context(study, data, internal)
     analysis = Analysis(study, data)
     for name in study.plan.run:
-        analysis.tables[name] = _ANALYSES[name](ctx)
+        analysis.tables[name] = _guarded(name, ctx)
     analysis.tables["self_checks"] = self_checks(ctx)
     analysis.summary = _summary(ctx, analysis.tables, key_hash, key_seeds or {})
     analysis.methods = methods(study)
@@ -476,6 +476,14 @@ def _figures(ctx: _Context, tables: dict[str, pd.DataFrame]) -> dict[str, pd.Dat
         d = tables["direction_agreement"]
         out["direction"] = d[d["comparison"] == "majority"][["rater", "agreement"]]
     return out
+
+
+def _guarded(name: str, ctx: _Context) -> pd.DataFrame:
+    """One analysis; data it cannot use gives a row with the reason, not an exception."""
+    try:
+        return _ANALYSES[name](ctx)
+    except (ValueError, KeyError, TypeError, ZeroDivisionError) as exc:
+        return pd.DataFrame([{"analysis": name, "reason": f"could not be computed: {exc}"}])
 
 
 def _complete(data: pd.DataFrame) -> pd.DataFrame:
@@ -577,9 +585,14 @@ def _alpha(ctx: _Context) -> pd.DataFrame:
     rows = []
     for dim_id, level, domain, kind in ctx.dims_and_totals():
         values = _values_for(ctx, dim_id, kind)
-        res = stats.krippendorff_alpha(values, level=level,  # type: ignore[arg-type]
-                                       value_domain=_typed_domain(kind, domain, level),
-                                       n_boot=ctx.plan.n_boot, seed=ctx.plan.seed)
+        try:
+            res = stats.krippendorff_alpha(values, level=level,  # type: ignore[arg-type]
+                                           value_domain=_typed_domain(kind, domain, level),
+                                           n_boot=ctx.plan.n_boot, seed=ctx.plan.seed)
+        except ValueError as exc:  # e.g. a value outside the rubric's domain
+            rows.append({"measure": dim_id, "kind": kind, "level": level, "alpha": np.nan,
+                         "band": "", "reason": f"could not be computed: {exc}"})
+            continue
         row = {"measure": dim_id, "kind": kind, **res.iloc[0].to_dict()}
         row["band"] = ctx.band(row["alpha"])
         rows.append(row)
@@ -1203,7 +1216,8 @@ def _summary(ctx: _Context, tables: dict[str, pd.DataFrame], key_hash: str,
     }
     for name, table in tables.items():
         headline = _HEADLINES.get(name)
-        if headline is not None:
+        if (headline is not None and "reason" in table and len(table.columns) > 2) or \
+                (headline is not None and "reason" not in table):
             headline(ctx, table, out)
     return _json_safe(out)
 
