@@ -1,0 +1,85 @@
+"""The analysis workbook and summary.json read back with openpyxl."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import openpyxl
+import pandas as pd
+import pytest
+
+from sheetflow.analysis import run_plan
+from sheetflow.report import write_analysis_workbook, write_summary_json, write_verdicts_jsonl
+from sheetflow.study import load_study
+from sheetflow.templates import data_dir
+
+
+@pytest.fixture(scope="module")
+def analysis():
+    study = load_study(data_dir("templates") / "paired-rubric")
+    rng = np.random.default_rng(11)
+    rows = []
+    for case in (it.id for it in study.items):
+        for arm in ("baseline", "improved"):
+            q = rng.uniform()
+            for r in study.raters:
+                for d in study.rubric.by_scope("response"):
+                    dom = d.value_domain()
+                    idx = int(np.clip(round((q + rng.normal(0, 0.2)) * (len(dom) - 1)), 0,
+                                      len(dom) - 1))
+                    rows.append({"rater": r.id, "case": case, "arm": arm, "dimension": d.id,
+                                 "value": float(dom[idx]), "confidence": "Medium"})
+        for r in study.raters:
+            rows.append({"rater": r.id, "case": case, "dimension": "direction",
+                         "value": "=HYPERLINK(\"x\")" if case == "TC-001" else "improved"})
+    return run_plan(study, pd.DataFrame(rows))
+
+
+def test_workbook_sheets_numbers_and_charts(analysis, tmp_path):
+    path = write_analysis_workbook(analysis, tmp_path / "analysis.xlsx")
+    wb = openpyxl.load_workbook(path)
+    names = wb.sheetnames
+    assert names[0] == "Summary"
+    for sheet in ("Alpha", "Cohen kappa", "ICC", "Direction", "Wilcoxon", "Data",
+                  "Rater self-checks", "Methods", "Chart data"):
+        assert sheet in names
+    alpha = wb["Alpha"]
+    header = [c.value for c in alpha[1]]
+    col = header.index("alpha")
+    got = {row[0].value: row[col].value for row in alpha.iter_rows(min_row=2)}
+    for rec in analysis.summary["alpha"]:
+        assert got[rec["measure"]] == pytest.approx(rec["alpha"])
+    assert wb["Summary"]._charts and wb["Chart data"]._charts
+    assert wb["Direction"]._charts
+    methods = " ".join(str(c.value) for c in wb["Methods"]["B"])
+    assert "McGraw-Wong" in methods and analysis.summary["spec_hash"] in methods
+    # data text that looks like a formula stays text
+    data = wb["Data"]
+    formulas = [c.value for row in data.iter_rows() for c in row
+                if isinstance(c.value, str) and c.data_type == "f"]
+    assert formulas == []
+
+
+def test_workbook_is_byte_identical(analysis, tmp_path):
+    a = write_analysis_workbook(analysis, tmp_path / "a.xlsx").read_bytes()
+    b = write_analysis_workbook(analysis, tmp_path / "b.xlsx").read_bytes()
+    assert hashlib.sha256(a).digest() == hashlib.sha256(b).digest()
+
+
+def test_summary_json_sorted_and_null_for_nan(analysis, tmp_path):
+    path = write_summary_json(analysis, tmp_path / "summary.json")
+    text = path.read_text(encoding="utf-8")
+    assert "NaN" not in text
+    doc = json.loads(text)
+    assert list(doc) == sorted(doc)
+    assert doc["spec_hash"] == analysis.study.hash
+    assert {v["name"] for v in doc["verdicts"]} >= {"alpha (total)"}
+
+
+def test_verdicts_jsonl_one_line_per_rating(analysis, tmp_path):
+    path = write_verdicts_jsonl(analysis, tmp_path / "verdicts.jsonl")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    assert {"item_id", "arm", "rater", "sitting"} <= set(first)
