@@ -1,0 +1,98 @@
+"""sheetflow demo and sheetflow analyze end to end (CliRunner, temporary folders)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from sheetflow.cli import cli
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("demo") / "run"
+    result = CliRunner().invoke(cli, ["demo", str(folder)])
+    assert result.exit_code == 0, result.output
+    return folder, result.output
+
+
+def test_demo_makes_everything_and_tells_where(demo):
+    folder, output = demo
+    for rel in ("packs/manifest.json", "sealed/key.json", "sealed/key.sha256",
+                "out/ratings.csv", "out/validation.xlsx", "out/analysis.xlsx",
+                "out/summary.json"):
+        assert (folder / rel).exists(), rel
+    assert len(list((folder / "returns").glob("*.xlsx"))) == 4
+    key_hash = (folder / "sealed" / "key.sha256").read_text().split()[0]
+    assert key_hash in output
+    assert "alpha      total" in output and "analysis.xlsx" in output
+
+
+def test_demo_never_modifies_packs(demo):
+    folder, _ = demo
+    for pack in (folder / "packs").glob("*.xlsx"):
+        returned = folder / "returns" / pack.name
+        assert returned.read_bytes() != pack.read_bytes()
+
+
+def test_demo_workbook_matches_summary(demo):
+    folder, _ = demo
+    summary = json.loads((folder / "out" / "summary.json").read_text())
+    assert summary["n_raters"] == 4 and summary["n_cases"] == 18
+    wb = openpyxl.load_workbook(folder / "out" / "analysis.xlsx")
+    assert {"Summary", "Alpha", "ICC", "Direction", "Spearman internal", "Methods",
+            "Rater self-checks", "Data"} <= set(wb.sheetnames)
+    alpha = wb["Alpha"]
+    header = [c.value for c in alpha[1]]
+    got = {r[0].value: r[header.index("alpha")].value for r in alpha.iter_rows(min_row=2)}
+    for rec in summary["alpha"]:
+        assert got[rec["measure"]] == pytest.approx(rec["alpha"])
+    assert wb["Summary"]._charts and wb["Chart data"]._charts
+    # simulated raters agree realistically: clearly above chance, not perfectly
+    total = next(r for r in summary["alpha"] if r["measure"] == "total")
+    assert 0.5 < total["alpha"] < 0.99
+    assert summary["spearman"][0]["rho"] > 0.5
+
+
+def test_analyze_again_is_byte_identical(demo, tmp_path):
+    folder, _ = demo
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    result = CliRunner().invoke(cli, ["analyze", str(copy)])
+    assert result.exit_code == 0, result.output
+    assert (copy / "out" / "analysis.xlsx").read_bytes() == \
+        (folder / "out" / "analysis.xlsx").read_bytes()
+    assert "verdict" in result.output
+
+
+def test_demo_refuses_a_non_empty_folder(tmp_path):
+    (tmp_path / "x.txt").write_text("keep me")
+    result = CliRunner().invoke(cli, ["demo", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "not empty" in result.output
+
+
+def test_analyze_without_ratings_exits_3(demo, tmp_path):
+    folder, _ = demo
+    copy = tmp_path / "nocollect"
+    shutil.copytree(folder, copy)
+    (copy / "out" / "ratings.csv").unlink()
+    result = CliRunner().invoke(cli, ["analyze", str(copy)])
+    assert result.exit_code == 3
+    assert "run sheetflow collect first" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_analyze_refuses_a_broken_seal(demo, tmp_path):
+    folder, _ = demo
+    copy = tmp_path / "broken"
+    shutil.copytree(folder, copy)
+    key = copy / "sealed" / "key.json"
+    key.write_text(key.read_text().replace('"bloom"', '"llama"', 1))
+    result = CliRunner().invoke(cli, ["analyze", str(copy)])
+    assert result.exit_code == 3
+    assert "sha256" in result.output
