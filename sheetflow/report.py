@@ -172,6 +172,8 @@ def _table_sheet(wb: xlsxwriter.Workbook, title: str, table: pd.DataFrame,
 def _summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
                    fmt: dict[str, Any], charts: dict[str, tuple[str, int, int]]) -> None:
     s = analysis.summary
+    ws.set_landscape()
+    ws.fit_to_pages(1, 0)  # one page wide when printed
     ws.set_column(0, 0, 34)
     ws.set_column(1, 6, 14)
     ws.set_column(7, 7, 46)
