@@ -20,6 +20,7 @@ Duplicate returns
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import json
 from collections import defaultdict
@@ -691,7 +692,7 @@ class _AnswerReader:
             "study_id": self.study.id, "rater_id": pack["rater_id"],
             "sitting": str(pack.get("sitting", 1)), "case_id": case, "row_id": row_id,
             "label": label, "dimension": dim_id, "field": part,
-            "value": "" if value is None else show_value(value),
+            "value": _value_text(value),
             "raw": _raw_text(raw), "confidence": confidence,
             "sheet": self.k.sheet if cell else "", "cell": cell, "file": self.work.name,
             "source_sha256": self.work.sha256,
@@ -751,14 +752,23 @@ def _expected(dim: Dimension) -> str:
     return describe_domain(dim)
 
 
+def _value_text(value: Any) -> str:
+    """A parsed value in full (numbers without a trailing '.0')."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _raw_text(raw: Any) -> str:
     if raw is None:
         return ""
     if isinstance(raw, Formula):
         return "=" + raw.text
-    if isinstance(raw, str):
-        return raw
-    return show_value(raw)
+    if isinstance(raw, dt.date | dt.time | dt.datetime):
+        return raw.isoformat()
+    return _value_text(raw)
 
 
 # --------------------------------------------------------------------------- outputs
