@@ -116,7 +116,7 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
         entries.append({"file": path.name, "rater_id": a.rater.id, "role": a.rater.role,
                         "sitting": a.sitting, "identity": identity, **layout})
         infos.append(PackInfo(a.rater.id, a.sitting, path, len(a.slots)))
-    manifest_bytes = dump_json(_manifest(study, spec_hash, entries))
+    manifest_bytes = dump_json(_manifest(study, spec_hash, entries), compact=True)
     manifest_path = packs_dir / L.MANIFEST_FILE
     manifest_path.write_bytes(manifest_bytes)
     seal = write_seal(root, _key(study, spec_hash, assignments),

@@ -29,9 +29,17 @@ PLAN_LOCK_FILE = "plan.lock.json"
 KEY_FORMAT = 1
 
 
-def dump_json(data: Any) -> bytes:
-    """Stable JSON bytes: sorted keys, two-space indent, UTF-8, final newline."""
-    return (json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
+def dump_json(data: Any, *, compact: bool = False) -> bytes:
+    """Stable JSON bytes: sorted keys, UTF-8, final newline.
+
+    Two-space indent for files people read (key, plan lock); ``compact`` (one line, the
+    fast C encoder) for the manifest, which can hold hundreds of thousands of cells.
+    """
+    if compact:
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    else:
+        text = json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False)
+    return (text + "\n").encode()
 
 
 def sha256_file(path: Path) -> str:

@@ -20,10 +20,9 @@ The writer knows nothing about arms: it receives the response text under each la
 from __future__ import annotations
 
 import datetime as dt
-import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -179,15 +178,23 @@ def clip(text: str, limit: int) -> str:
 
 @dataclass
 class _Validations:
-    """Cells grouped by identical validation, written as few elements as possible."""
+    """Cells grouped by identical validation, written as few elements as possible.
 
-    groups: dict[str, list[str]] = field(default_factory=dict)
-    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    Rules are keyed by what defines them (dimension, question, choices), so each rule's
+    options are built once per workbook, not once per cell.
+    """
 
-    def add(self, cell: str, options: dict[str, Any]) -> None:
-        key = json.dumps(options, sort_keys=True, default=str)
+    groups: dict[Hashable, list[str]] = field(default_factory=dict)
+    options: dict[Hashable, dict[str, Any]] = field(default_factory=dict)
+    described: dict[Hashable, dict[str, Any]] = field(default_factory=dict)
+
+    def add(self, cell: str, key: Hashable,
+            build: Callable[[], tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
+        """Put ``cell`` under rule ``key`` (built on first use); return its description."""
+        if key not in self.options:
+            self.options[key], self.described[key] = build()
         self.groups.setdefault(key, []).append(cell)
-        self.options[key] = options
+        return self.described[key]
 
 
 class PackWriter:
@@ -580,36 +587,42 @@ class PackWriter:
 
     def _list_rule(self, cell: str, choices: Sequence[str], title: str, prompt: str,
                    help_text: str, required: bool) -> dict[str, Any]:
-        choices = list(choices)
-        shown = ", ".join(choices)
-        message = " ".join(x for x in (prompt, help_text, f"Pick one: {shown}.") if x)
-        options = {"validate": "list", "source": self._list_source(choices),
-                   **_messages(title, message, f"Pick one of: {shown}.")}
-        self.validations.add(cell, options)
+        choices = tuple(choices)
+
+        def build() -> tuple[dict[str, Any], dict[str, Any]]:
+            shown = ", ".join(choices)
+            message = " ".join(x for x in (prompt, help_text, f"Pick one: {shown}.") if x)
+            options = {"validate": "list", "source": self._list_source(list(choices)),
+                       **_messages(title, message, f"Pick one of: {shown}.")}
+            return options, {"type": "list", "choices": list(choices)}
+
         if required:
             self.required.append(cell)
-        return {"type": "list", "choices": choices}
+        return self.validations.add(cell, ("list", choices, title, prompt, help_text), build)
 
     def _whole_rule(self, cell: str, dim: Dimension) -> dict[str, Any]:
-        lo, hi = dim.minimum or 0, dim.maximum
-        if hi is None:
-            rule = {"criteria": ">=", "value": lo}
-            span = f"a whole number, {lo} or more"
-        else:
-            rule = {"criteria": "between", "minimum": lo, "maximum": hi}
-            span = f"a whole number from {lo} to {hi}"
-        message = " ".join(x for x in (dim.help, f"Enter {span}.") if x)
-        options = {"validate": "integer", **rule,
-                   **_messages(dim.label, message, f"Enter {span}.")}
-        self.validations.add(cell, options)
-        return {"type": "whole", "min": lo, "max": hi}
+        def build() -> tuple[dict[str, Any], dict[str, Any]]:
+            lo, hi = dim.minimum or 0, dim.maximum
+            if hi is None:
+                rule: dict[str, Any] = {"criteria": ">=", "value": lo}
+                span = f"a whole number, {lo} or more"
+            else:
+                rule = {"criteria": "between", "minimum": lo, "maximum": hi}
+                span = f"a whole number from {lo} to {hi}"
+            message = " ".join(x for x in (dim.help, f"Enter {span}.") if x)
+            options = {"validate": "integer", **rule,
+                       **_messages(dim.label, message, f"Enter {span}.")}
+            return options, {"type": "whole", "min": lo, "max": hi}
+
+        return self.validations.add(cell, ("whole", dim.id), build)
 
     def _text_rule(self, cell: str, dim: Dimension) -> dict[str, Any]:
-        words = _word_range(dim)
-        message = " ".join(x for x in (dim.help, words) if x)
-        options = {"validate": "any", **_messages(dim.label, message or "Free text.", "")}
-        self.validations.add(cell, options)
-        return {"type": "any"}
+        def build() -> tuple[dict[str, Any], dict[str, Any]]:
+            message = " ".join(x for x in (dim.help, _word_range(dim)) if x)
+            options = {"validate": "any", **_messages(dim.label, message or "Free text.", "")}
+            return options, {"type": "any"}
+
+        return self.validations.add(cell, ("text", dim.id), build)
 
     def _list_source(self, choices: list[str]) -> list[str] | str:
         """Inline source, or a range on the hidden lists sheet when Excel cannot inline."""
@@ -695,10 +708,13 @@ class PackWriter:
         cell = self._cell("C", r)
         self.check(self.ws.write_blank(cell, None, self.fmt["answer_time"]), title)
         message = "Type the time as hh:mm, for example 14:05."
-        self.validations.add(cell, {
-            "validate": "time", "criteria": "between",
-            "minimum": dt.time(0, 0), "maximum": dt.time(23, 59, 59),
-            **_messages(title, message, message)})
+
+        def build() -> tuple[dict[str, Any], dict[str, Any]]:
+            return {"validate": "time", "criteria": "between",
+                    "minimum": dt.time(0, 0), "maximum": dt.time(23, 59, 59),
+                    **_messages(title, message, message)}, {"type": "time"}
+
+        self.validations.add(cell, ("time", title), build)
         self.required.append(cell)
         self._done(r, ["C"])
         return {"sheet": L.SCORING_SHEET, "cell": cell}
