@@ -29,9 +29,10 @@ TEMPLATES = data_dir("templates")
 def _paired_data(study, noise: float = 0.0, seed: int = 0) -> pd.DataFrame:
     """Every rater scores every response; values are latent quality + noise."""
     rng = np.random.default_rng(seed)
+    first, second = (a.id for a in study.design.arms)
     rows = []
     for case in (it.id for it in study.items):
-        for arm in ("baseline", "improved"):
+        for arm in (first, second):
             q = rng.uniform()
             for r in study.raters:
                 for d in study.rubric.by_scope("response"):
@@ -42,7 +43,7 @@ def _paired_data(study, noise: float = 0.0, seed: int = 0) -> pd.DataFrame:
                                  "value": float(dom[idx]), "confidence": "High"})
         for r in study.raters:
             rows.append({"rater": r.id, "case": case, "arm": "", "dimension": "direction",
-                         "value": "improved", "confidence": ""})
+                         "value": second, "confidence": ""})
     return pd.DataFrame(rows)
 
 
@@ -80,7 +81,7 @@ def test_totals_are_recomputed_sums(paired):
     data = _paired_data(paired, noise=0.5, seed=4)
     with_totals = add_totals(data.assign(role="primary", sitting=1, label=""), paired.rubric)
     one = with_totals[(with_totals["rater"] == "EV-01") & (with_totals["case"] == "TC-003")
-                      & (with_totals["arm"] == "improved")]
+                      & (with_totals["arm"] == paired.design.arms[1].id)]
     parts = one[one["dimension"].isin(paired.rubric.totals[0].of)]["value"].sum()
     assert one.loc[one["dimension"] == "total", "value"].item() == pytest.approx(parts)
 
@@ -97,7 +98,7 @@ def test_direction_unanimous_and_wilcoxon(paired):
     direction = res.tables["direction_agreement"]
     assert np.allclose(direction.loc[direction["comparison"] == "pairs", "agreement"], 1.0)
     wil = res.tables["wilcoxon_totals"].iloc[0]
-    assert wil["arm_x"] == "improved" and wil["n"] <= 18
+    assert wil["arm_x"] == paired.design.arms[1].id and wil["n"] <= 18
 
 
 def test_values_off_the_scale_give_a_reason_not_an_exception(paired):
@@ -109,7 +110,7 @@ def test_values_off_the_scale_give_a_reason_not_an_exception(paired):
 
 def test_undefined_alpha_is_nan_with_reason(paired):
     data = _paired_data(paired)
-    data["value"] = np.where(data["dimension"] == "direction", "improved", 0.0)
+    data["value"] = np.where(data["dimension"] == "direction", paired.design.arms[1].id, 0.0)
     res = run_plan(paired, data)
     row = res.tables["alpha"].set_index("measure").loc["depth"]
     assert np.isnan(row["alpha"]) and row["reason"]

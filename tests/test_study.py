@@ -305,7 +305,7 @@ def test_hash_is_pinned_for_the_bundled_template():
     assert study.hash == GOLDEN_PAIRED_RUBRIC_HASH
 
 
-GOLDEN_PAIRED_RUBRIC_HASH = "06f9383f6b3eb8ace747f1f6b6f759e0f03c864e843eddb683d1324549c05339"
+GOLDEN_PAIRED_RUBRIC_HASH = "a7c402fbe9ae3bc310fc9c94cbc1ffcf06e994c6afde1c19e68272c2afe4e1eb"
 
 
 def test_template_folder_is_untouched_by_init(tmp_path):
