@@ -211,10 +211,10 @@ class _Collector:
             else:
                 work.book = result.book
                 self._identify(work)
-        self._duplicate_raters(unique)
         for work in unique:
             if work.pack is not None and work.book is not None and not work.failed:
                 _FileChecker(self, work).check()
+        self._duplicate_raters(unique)  # after the checks: report every problem at once
         for work in works:
             if work.duplicate_of:
                 work.issues.append(issue("duplicate-file", file=work.name,
@@ -301,11 +301,10 @@ class _Collector:
         issues: list[Issue] = []
         for work in works:
             used = work.pack is not None and not work.failed and not work.duplicate_of
+            if work.self_check is not None:
+                work.issues += self_checks(work.self_check, file=work.name, rater=work.rater)
             if used:
                 ratings += work.ratings
-                if work.self_check is not None:
-                    work.issues += self_checks(work.self_check, file=work.name,
-                                               rater=work.rater)
             issues += work.issues
             statuses.append(FileStatus(
                 file=work.name, sha256=work.sha256, rater=work.rater, used=used,

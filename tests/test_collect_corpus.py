@@ -1,0 +1,300 @@
+"""A corpus of bad returns, made from real packs, collected in one batch.
+
+Each kind gets its expected issue code and no traceback; valid files in the same batch
+are still collected; every input is byte-identical afterwards; a second run gives the
+same outputs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+from roundtrip_helpers import fill_openpyxl, plan_answers
+
+from sheetflow.collect import collect
+from sheetflow.generate import generate_packs
+from sheetflow.templates import init_study
+from sheetflow.workbook import layout as L
+
+
+def _cells(pack, part=None, dimension=None):
+    return [a["cell"] for a in L.iter_answer_cells(pack)
+            if (part is None or a["part"] == part)
+            and (dimension is None or a["dimension"] == dimension)]
+
+
+def _edit(src: Path, dst: Path, change) -> None:
+    wb = openpyxl.load_workbook(src)
+    change(wb)
+    wb.save(dst)
+
+
+def _set(cell, value):
+    def change(wb):
+        wb[L.SCORING_SHEET][cell].value = value
+        if isinstance(value, str) and not value.startswith("="):
+            wb[L.SCORING_SHEET][cell].data_type = "s"
+    return change
+
+
+def _identity(**values):
+    def change(wb):
+        for key, value in values.items():
+            for prop in wb.custom_doc_props.props:
+                if prop.name == L.identity_property(key):
+                    prop.value = value
+            wb.defined_names[L.identity_name(key)].attr_text = f'"{value}"'
+            row = L.IDENTITY_KEYS.index(key) + 1
+            wb[L.IDENTITY_SHEET].cell(row, 2).value = value
+    return change
+
+
+def _strip_identity(wb):
+    for key in L.IDENTITY_KEYS:
+        del wb.defined_names[L.identity_name(key)]
+    wb.custom_doc_props.props = []
+    del wb[L.IDENTITY_SHEET]
+
+
+def _zip_with(src: Path, dst: Path, extra: dict[str, bytes], replace: dict[str, bytes] = None):
+    replace = replace or {}
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            zout.writestr(info.filename, replace.get(info.filename, zin.read(info.filename)))
+        for name, data in extra.items():
+            zout.writestr(name, data)
+
+
+def _bomb(src, dst):
+    strings = b'<?xml version="1.0"?><sst xmlns="x"><si><t>' + b"a" * (80 * 2**20) + b"</t></si></sst>"
+    _zip_with(src, dst, {"xl/sharedStrings.xml": strings})
+
+
+def _entities(src, dst):
+    doc = (b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+           b'<!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><sst xmlns="x"><si><t>&lol2;</t></si></sst>')
+    _zip_with(src, dst, {"xl/sharedStrings.xml": doc})
+
+
+def _ole(encrypted: bool):
+    def make(src, dst):
+        body = bytearray(L_OLE_HEADER + b"\x00" * 4096)
+        if encrypted:
+            body += "EncryptedPackage".encode("utf-16-le") + "EncryptionInfo".encode("utf-16-le")
+        dst.write_bytes(bytes(body))
+    return make
+
+
+L_OLE_HEADER = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+def _extra_rows(wb):
+    ws = wb[L.SCORING_SHEET]
+    start = ws.max_row + 10
+    for r in range(start, start + 100_000):
+        ws.cell(r, 2).value = 1
+
+
+def _swap_lines(pack):
+    first, second = sorted({int(c[1:]) for c in _cells(pack, "value", "depth")})[:2]
+
+    def change(wb):
+        ws = wb[L.SCORING_SHEET]
+        for col in range(1, 9):
+            a, b = ws.cell(first, col), ws.cell(second, col)
+            a.value, b.value = b.value, a.value
+    return change
+
+
+def _delete_line(pack):
+    row = int(_cells(pack, "value", "depth")[3][1:])
+    return lambda wb: wb[L.SCORING_SHEET].delete_rows(row)
+
+
+def _insert_line(pack):
+    row = int(_cells(pack, "value", "depth")[3][1:])
+    return lambda wb: wb[L.SCORING_SHEET].insert_rows(row)
+
+
+def _all(cells, value):
+    def change(wb):
+        for cell in cells:
+            wb[L.SCORING_SHEET][cell].value = value
+    return change
+
+
+def _inconsistent(pack):
+    card = pack["cards"][0]
+    a, b = card["rows"]
+
+    def change(wb):
+        ws = wb[L.SCORING_SHEET]
+        for dim in ("depth", "alternatives", "actionability"):
+            ws[a["answers"][dim]["cell"]].value = 9
+            ws[b["answers"][dim]["cell"]].value = 0
+        for dim in ("evidence", "logic"):
+            for q in a["answers"][dim]["questions"]:
+                ws[q["cell"]].value = "Yes"
+            for q in b["answers"][dim]["questions"]:
+                ws[q["cell"]].value = "No"
+        ws[card["case_answers"]["direction"]["cell"]].value = "B>A"
+    return change
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    root = tmp_path_factory.mktemp("corpus") / "study"
+    init_study(root, "paired-rubric")
+    generate_packs(root)
+    manifest = json.loads((root / "packs" / "manifest.json").read_text(encoding="utf-8"))
+    packs = {p["rater_id"]: p for p in manifest["packs"]}
+    filled = root / "filled"
+    filled.mkdir()
+    for rater, pack in packs.items():
+        fill_openpyxl(root / "packs" / pack["file"], filled / f"{rater}.xlsx", plan_answers(pack))
+    p1, p2 = packs["EV-01"], packs["EV-02"]
+    count = _cells(p1, "value", "depth")[0]
+    direction = _cells(p1, "value", "direction")[0]
+    note = _cells(p1, "value", "methodology_note")[0]
+    locked = p1["cards"][0]["rows"][0]["locked"][0]["cells"][0]
+    kinds = {
+        "out-of-domain": (_set(direction, "A>>B"), "value-out-of-domain"),
+        "trailing-space": (_set(count, "5 "), "number-stored-as-text"),
+        "five-point-zero-text": (_set(count, "5.0"), "number-stored-as-text"),
+        "number-as-text": (_set(count, "4"), "number-stored-as-text"),
+        "leading-space-word": (_set(count, " five"), "value-not-a-number"),
+        "fraction": (_set(count, 5.5), "value-not-whole"),
+        "negative": (_set(count, -1), "value-out-of-domain"),
+        "formula": (_set(count, "=1+1"), "formula-in-answer"),
+        "date": (_set(count, dt.datetime(2026, 1, 5)), "date-in-answer"),
+        "bool": (_set(count, True), "bool-in-answer"),
+        "label-case": (_set(direction, "a>b "), "label-normalised"),
+        "blank-required": (_set(count, None), "answer-missing"),
+        "row-deleted": (_delete_line(p1), "row-missing"),
+        "row-inserted": (_insert_line(p1), "row-inserted"),
+        "rows-reordered": (_swap_lines(p1), "rows-reordered"),
+        "locked-edited": (_set(locked, "An edited response."), "locked-text-changed"),
+        "sheet-renamed": (lambda wb: setattr(wb[L.SCORING_SHEET], "title", "Scores"),
+                          "sheet-renamed"),
+        "sheet-removed": (lambda wb: wb.remove(wb[L.SCORING_SHEET]), "sheet-missing"),
+        "identity-removed": (_strip_identity, "identity-missing"),
+        "wrong-study": (_identity(study_id="another-study"), "wrong-study"),
+        "older-spec": (_identity(spec_hash="0" * 64), "spec-hash-mismatch"),
+        "unknown-rater": (_identity(rater_id="EV-99", pack_id="EV-99-s1"), "unknown-rater"),
+        "identity-conflict": (lambda wb: wb[L.IDENTITY_SHEET].cell(4, 2).__setattr__(
+            "value", "EV-02"), "identity-conflict"),
+        "far-cell": (lambda wb: wb[L.SCORING_SHEET]["XFD1048576"].__setattr__("value", "x"),
+                     "content-outside-window"),
+        "extra-rows": (_extra_rows, "content-outside-window"),
+        "note-too-short": (_set(note, "Too short."), "text-word-count"),
+        "direction-inconsistent": (_inconsistent(p1), "direction-inconsistent"),
+        "direction-all-same": (_all(_cells(p1, "value", "direction"), "Tied"),
+                               "direction-all-same"),
+        "low-confidence": (_all(_cells(p1, "confidence"), "Low"), "confidence-low-share"),
+    }
+    returns = root / "returns"
+    returns.mkdir()
+    expected = {}
+    src = filled / "EV-01.xlsx"
+    for name, (change, code) in kinds.items():
+        _edit(src, returns / f"{name}.xlsx", change)
+        expected[f"{name}.xlsx"] = code
+    raw = {
+        "zero-bytes": (lambda s, d: d.write_bytes(b""), "empty-file"),
+        "csv-renamed": (lambda s, d: d.write_text("case_id,score\nTC-001,5\n"), "not-a-workbook"),
+        "truncated": (lambda s, d: d.write_bytes(s.read_bytes()[:3000]), "corrupt-file"),
+        "legacy-xls": (_ole(False), "legacy-xls"),
+        "encrypted": (_ole(True), "encrypted-workbook"),
+        "macros": (lambda s, d: _zip_with(s, d, {"xl/vbaProject.bin": b"\x00" * 64}),
+                   "macro-workbook"),
+        "ods": (lambda s, d: _zip_with(s, d, {"mimetype":
+                                                b"application/vnd.oasis.opendocument.spreadsheet"}),
+                "ods-file"),
+        "zip-bomb": (_bomb, "zip-bomb"),
+        "entities": (_entities, "xml-dtd"),
+    }
+    for name, (make, code) in raw.items():
+        suffix = ".xlsm" if name == "macros" else ".xls" if name == "legacy-xls" else ".xlsx"
+        make(src, returns / f"{name}{suffix}")
+        expected[f"{name}{suffix}"] = code
+    # the same rater twice (different bytes), an exact copy, another rater's rows
+    _edit(filled / "EV-02.xlsx", returns / "twice-a.xlsx", _set(count, 3))
+    _edit(filled / "EV-02.xlsx", returns / "twice-b.xlsx", _set(count, 2))
+    expected["twice-a.xlsx"] = expected["twice-b.xlsx"] = "duplicate-rater"
+    _edit(filled / "EV-03.xlsx", returns / "other-rows.xlsx",
+          _identity(rater_id="EV-01", pack_id="EV-01-s1"))
+    expected["other-rows.xlsx"] = "rows-from-other-rater"
+    shutil.copy(filled / "EV-03.xlsx", returns / "valid-ev03.xlsx")
+    shutil.copy(filled / "EV-03.xlsx", returns / "valid-ev03-copy.xlsx")
+    expected["valid-ev03.xlsx"] = "duplicate-file"  # the later name is the copy
+    before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in returns.iterdir()}
+    first = collect(root)
+    outputs = _outputs(root)
+    second = collect(root)
+    after = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in returns.iterdir()}
+    return {"root": root, "first": first, "second": second, "expected": expected,
+            "before": before, "after": after, "outputs": outputs,
+            "outputs2": _outputs(root)}
+
+
+def _outputs(root: Path) -> dict[str, object]:
+    book = openpyxl.load_workbook(root / "out" / "validation.xlsx")
+    cells = {ws.title: [[c.value for c in row] for row in ws.iter_rows()] for ws in book}
+    return {"csv": (root / "out" / "ratings.csv").read_bytes(), "xlsx": cells}
+
+
+CASES = ["out-of-domain", "trailing-space", "five-point-zero-text", "number-as-text",
+         "leading-space-word", "fraction", "negative", "formula", "date", "bool",
+         "label-case", "blank-required", "row-deleted", "row-inserted", "rows-reordered",
+         "locked-edited", "sheet-renamed", "sheet-removed", "identity-removed",
+         "wrong-study", "older-spec", "unknown-rater", "identity-conflict", "far-cell",
+         "extra-rows", "note-too-short", "direction-inconsistent", "direction-all-same",
+         "low-confidence", "zero-bytes", "csv-renamed", "truncated", "legacy-xls",
+         "encrypted", "macros", "ods", "zip-bomb", "entities", "twice-a", "twice-b",
+         "other-rows", "valid-ev03-copy"]
+
+
+@pytest.mark.parametrize("kind", CASES)
+def test_each_bad_file_gets_its_code(batch, kind):
+    expected = batch["expected"]
+    name = next(n for n in expected if n.rsplit(".", 1)[0] == kind) if kind != \
+        "valid-ev03-copy" else "valid-ev03.xlsx"
+    codes = {i.code for i in batch["first"].report.issues if i.file == name}
+    assert expected[name] in codes, (name, codes)
+    assert not codes & {"unreadable-workbook", "read-aborted"} or \
+        expected[name] in ("unreadable-workbook", "read-aborted")
+
+
+def test_corpus_has_at_least_thirty_kinds(batch):
+    assert len(set(batch["expected"])) >= 30
+
+
+def test_valid_files_are_still_collected(batch):
+    used = {f.file for f in batch["first"].report.files if f.used}
+    assert "valid-ev03-copy.xlsx" in used
+    raters = {r["rater_id"] for r in batch["first"].ratings}
+    assert "EV-03" in raters
+
+
+def test_files_with_errors_contribute_no_ratings(batch):
+    result = batch["first"]
+    failed = {f.file for f in result.report.files if f.errors}
+    assert failed and not failed & {r["file"] for r in result.ratings}
+
+
+def test_inputs_unchanged_and_second_run_identical(batch):
+    assert batch["before"] == batch["after"]
+    assert batch["outputs"] == batch["outputs2"]
+    assert batch["first"].to_dict() == batch["second"].to_dict()
+
+
+def test_csv_neutralises_formula_starts(batch):
+    text = batch["outputs"]["csv"].decode("utf-8")
+    assert '"=' not in text and '"+' not in text and '"@' not in text

@@ -1,0 +1,40 @@
+"""The issue-code tables in docs/issue-codes.md and README.md match the catalogue."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from sheetflow.validate import CATALOGUE
+
+ROOT = Path(__file__).resolve().parent.parent
+ROW = re.compile(r"^\|\s*`([a-z0-9-]+)`\s*\|\s*(error|warning)\s*\|(.*)\|\s*$")
+
+
+def _table(text: str) -> dict[str, tuple[str, str]]:
+    return {m.group(1): (m.group(2), m.group(3).strip())
+            for m in map(ROW.match, text.splitlines()) if m}
+
+
+def _catalogue() -> dict[str, tuple[str, str]]:
+    return {t.code: (t.severity, t.meaning) for t in CATALOGUE.values()}
+
+
+def test_docs_table_matches_catalogue_both_ways():
+    table = _table((ROOT / "docs" / "issue-codes.md").read_text(encoding="utf-8"))
+    assert table == _catalogue()
+
+
+def test_readme_table_matches_catalogue_when_present():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    if "## Issue codes" not in text:
+        return  # the lead pastes the section in; until then there is nothing to compare
+    section = text.split("## Issue codes", 1)[1].split("\n## ", 1)[0]
+    assert _table(section) == _catalogue()
+
+
+def test_codes_are_kebab_case_with_messages():
+    for code, kind in CATALOGUE.items():
+        assert re.fullmatch(r"[a-z]+(-[a-z0-9]+)*", code)
+        assert kind.severity in ("error", "warning")
+        assert kind.template and kind.meaning
