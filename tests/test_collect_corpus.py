@@ -63,7 +63,8 @@ def _strip_identity(wb):
     del wb[L.IDENTITY_SHEET]
 
 
-def _zip_with(src: Path, dst: Path, extra: dict[str, bytes], replace: dict[str, bytes] = None):
+def _zip_with(src: Path, dst: Path, extra: dict[str, bytes],
+              replace: dict[str, bytes] | None = None):
     replace = replace or {}
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
         for info in zin.infolist():
@@ -73,7 +74,8 @@ def _zip_with(src: Path, dst: Path, extra: dict[str, bytes], replace: dict[str, 
 
 
 def _bomb(src, dst):
-    strings = b'<?xml version="1.0"?><sst xmlns="x"><si><t>' + b"a" * (80 * 2**20) + b"</t></si></sst>"
+    head = b'<?xml version="1.0"?><sst xmlns="x"><si><t>'
+    strings = head + b"a" * (80 * 2**20) + b"</t></si></sst>"
     _zip_with(src, dst, {"xl/sharedStrings.xml": strings})
 
 
@@ -159,7 +161,7 @@ def batch(tmp_path_factory):
     filled.mkdir()
     for rater, pack in packs.items():
         fill_openpyxl(root / "packs" / pack["file"], filled / f"{rater}.xlsx", plan_answers(pack))
-    p1, p2 = packs["EV-01"], packs["EV-02"]
+    p1 = packs["EV-01"]
     count = _cells(p1, "value", "depth")[0]
     direction = _cells(p1, "value", "direction")[0]
     note = _cells(p1, "value", "methodology_note")[0]

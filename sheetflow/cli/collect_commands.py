@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..collect import collect, status
+from ..collect import Collection, collect, status
 from . import EXIT_DATA, reports_errors
 
 
@@ -27,7 +27,7 @@ def collect_command(directory: Path, files: tuple[Path, ...], as_json: bool) -> 
         click.get_current_context().exit(EXIT_DATA)
 
 
-def _summary(result) -> None:  # noqa: ANN001 - Collection
+def _summary(result: Collection) -> None:
     report = result.report
     for f in report.files:
         state = "used" if f.used else "NOT USED"

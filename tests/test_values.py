@@ -1,0 +1,55 @@
+"""parse_value: every kind, and the text/number/date/formula distinctions."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from sheetflow.rubric import Bin, Dimension
+from sheetflow.values import Formula, parse_confidence, parse_value
+
+LIKERT = Dimension("q", "Q", "scale", minimum=1, maximum=5, na_choices=("N/A",),
+                   choices=("N/A",))
+COUNT = Dimension("c", "C", "count", minimum=0, maximum=None,
+                  bins=(Bin(0, 1, 0), Bin(2, None, 2)))
+CAT = Dimension("k", "K", "categorical", choices=("Correct", "Partial", "Incorrect"))
+CHECK = Dimension("e", "E", "checklist", questions=("a?",))
+TEXT = Dimension("t", "T", "text", required=False)
+
+
+@pytest.mark.parametrize("dim,raw,value,code", [
+    (LIKERT, 5.0, 5, None),
+    (LIKERT, "5", 5, "number-stored-as-text"),
+    (LIKERT, "5 ", 5, "number-stored-as-text"),
+    (LIKERT, "5.0", 5, "number-stored-as-text"),
+    (LIKERT, "５", 5, "number-stored-as-text"),
+    (LIKERT, " five", None, "value-not-a-number"),
+    (LIKERT, "3,0", None, "value-not-a-number"),
+    (LIKERT, 5.5, None, "value-not-whole"),
+    (LIKERT, 6, None, "value-out-of-domain"),
+    (LIKERT, "N/A", "N/A", None),
+    (LIKERT, "n/a", "N/A", "label-normalised"),
+    (LIKERT, dt.datetime(2026, 1, 5), None, "date-in-answer"),
+    (LIKERT, True, None, "bool-in-answer"),
+    (LIKERT, Formula("1+1"), None, "formula-in-answer"),
+    (LIKERT, None, None, None),
+    (COUNT, 250, 250, None),
+    (COUNT, -1, None, "value-out-of-domain"),
+    (CAT, "Correct", "Correct", None),
+    (CAT, "partial ", "Partial", "label-normalised"),
+    (CAT, "Wrong", None, "value-out-of-domain"),
+    (CHECK, "Yes", "Yes", None),
+    (CHECK, "Maybe", None, "value-out-of-domain"),
+    (TEXT, "Évaluation 🙂", "Évaluation 🙂", None),
+    (TEXT, 42.0, "42", None),
+])
+def test_parse_value(dim, raw, value, code):
+    parsed = parse_value(dim, raw)
+    assert (parsed.value, parsed.code) == (value, code)
+
+
+def test_confidence():
+    assert parse_confidence("High").value == "High"
+    assert parse_confidence("high").code == "label-normalised"
+    assert parse_confidence("Very").code == "value-out-of-domain"
