@@ -25,7 +25,13 @@ from ..errors import SheetflowError, SpecError, UsageError
 
 EXIT_OK, EXIT_DATA, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
 
-_COMMAND_MODULES = ("study_commands", "generate_commands", "collect_commands", "analyze_commands")
+_COMMAND_MODULES = (
+    "study_commands",
+    "generate_commands",
+    "collect_commands",
+    "import_commands",
+    "analyze_commands",
+)
 
 
 class Failure(click.ClickException):

@@ -1,0 +1,232 @@
+"""Import automated judges' JSONL outputs as raters (protocol 004).
+
+An automated judge scores the same rubric a human would; its output arrives as JSONL,
+one record per response, with one object per judge (``judge_opus``, ``judge_gpt``,
+...). :func:`import_judges` turns each judge into a rater of the study: it fills that
+rater's generated workbook with the judge's answers, cell by cell through the blinded
+manifest, and saves the copy into ``returns/``. ``sheetflow collect`` then validates
+it like any human return and ``sheetflow analyze`` treats judges and humans alike.
+
+The mapping lives in the study's ``[analysis.params.jsonl]`` table::
+
+    [analysis.params.jsonl]
+    judges = { judge_opus = "judge-1", judge_gpt = "judge-2" }   # JSON key -> rater id
+    arms = { A = "cell_a_opus_solo", B = "cell_b_opus_memory_harness" }  # cell -> arm
+    task_field = "task_id"      # record field naming the task (default task_id)
+    cell_field = "cell_id"      # record field naming the arm's cell (default cell_id)
+    task_column = "task_id"     # items column holding the task
+
+A record's response is the item whose task column and arm column match the record.
+Values are written as the judge gave them; collect reports anything off the rubric.
+The generated packs are never modified.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+
+from .errors import SheetflowError, UsageError
+from .study import Study, load_study
+from .workbook import layout as L
+
+
+class JudgeImportError(SheetflowError):
+    """A JSONL file of judge outputs cannot be imported as it is."""
+
+
+@dataclass
+class JudgeImport:
+    """What :func:`import_judges` wrote.
+
+    Attributes
+    ----------
+    files : list of Path
+        One filled workbook per judge, in ``returns/``.
+    records : int
+        JSONL records read.
+    answers : int
+        Answer cells filled.
+    missing : list of str
+        ``judge key: item id`` for each judge object absent from a record.
+    """
+
+    files: list[Path] = field(default_factory=list)
+    records: int = 0
+    answers: int = 0
+    missing: list[str] = field(default_factory=list)
+
+
+def import_judges(study_dir: str | Path, jsonl_path: str | Path,
+                  returns_dir: str | Path | None = None, *, force: bool = False) -> JudgeImport:
+    """Fill each judge's workbook from a JSONL file of judge outputs.
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        A study folder after ``sheetflow generate``.
+    jsonl_path : str or Path
+        The judges' outputs, one JSON object per line.
+    returns_dir : str or Path, optional
+        Where to save the filled workbooks (default ``study_dir/returns``).
+    force : bool, default False
+        Replace existing files of the same name in ``returns_dir``.
+
+    Returns
+    -------
+    JudgeImport
+
+    Raises
+    ------
+    JudgeImportError
+        A line that is not JSON, a record without its task or cell, a cell or task
+        that matches no item, an unknown judge rater. The message names the file and
+        line.
+    UsageError
+        The study has no ``[analysis.params.jsonl]`` mapping or no generated packs, or
+        a target file exists and ``force`` is False.
+    """
+    root = Path(study_dir)
+    study = load_study(root)
+    mapping = _mapping(study)
+    manifest_path = root / L.PACKS_DIR / L.MANIFEST_FILE
+    if not manifest_path.exists():
+        raise UsageError(f"{root}: no generated packs; run 'sheetflow generate {root}' first")
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    records = _read_jsonl(Path(jsonl_path))
+    items = _item_lookup(study, mapping)
+    answers = _answers_by_rater(records, mapping, items, Path(jsonl_path).name)
+    out_dir = Path(returns_dir) if returns_dir is not None else root / "returns"
+    result = JudgeImport(records=len(records), missing=answers.pop("__missing__", []))
+    for rater_id, by_item in sorted(answers.items()):
+        pack = _pack_of(manifest, rater_id)
+        target = out_dir / pack["file"]
+        if target.exists() and not force:
+            raise UsageError(f"{target}: already exists; move it away or use --force")
+        result.answers += _fill(root / L.PACKS_DIR / pack["file"], target, pack, by_item)
+        result.files.append(target)
+    return result
+
+
+def _mapping(study: Study) -> dict[str, Any]:
+    raw = study.plan.params.get("jsonl")
+    if not isinstance(raw, dict) or not raw.get("judges") or not raw.get("arms"):
+        raise UsageError(
+            f"{study.root / 'study.toml'}: [analysis.params.jsonl] with 'judges' (JSON key "
+            "-> rater id) and 'arms' (cell -> arm id) is needed to import judge outputs")
+    rater_ids = {r.id for r in study.raters}
+    for key, rater_id in raw["judges"].items():
+        if rater_id not in rater_ids:
+            raise UsageError(f"{study.root / 'study.toml'}: [analysis.params.jsonl] judges: "
+                             f"{key} -> {rater_id!r} is not a rater in {study.raters_file}")
+    return {"task_field": "task_id", "cell_field": "cell_id", "task_column": "task_id",
+            **raw}
+
+
+def _read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise JudgeImportError(f"{path.name}: is not UTF-8; save it as UTF-8") from None
+    except OSError as exc:
+        raise JudgeImportError(f"{path}: cannot be read ({exc.strerror})") from None
+    records = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise JudgeImportError(
+                f"{path.name}: line {number}: not valid JSON ({exc.msg}); each line must be "
+                "one JSON object") from None
+        if not isinstance(record, dict):
+            raise JudgeImportError(f"{path.name}: line {number}: is not a JSON object")
+        records.append((number, record))
+    if not records:
+        raise JudgeImportError(f"{path.name}: holds no records")
+    return records
+
+
+def _item_lookup(study: Study, mapping: dict[str, Any]) -> dict[tuple[str, str], str]:
+    """(task, arm id) -> item id."""
+    arm_column = study.design.arm_column or ""
+    task_column = mapping["task_column"]
+    lookup = {}
+    for item in study.items:
+        if task_column not in item.fields:
+            raise UsageError(f"{study.items_file}: has no column {task_column!r} "
+                             "([analysis.params.jsonl] task_column)")
+        lookup[(item.fields[task_column], item.fields.get(arm_column, ""))] = item.id
+    return lookup
+
+
+def _answers_by_rater(records: list[tuple[int, dict[str, Any]]], mapping: dict[str, Any],
+                      items: dict[tuple[str, str], str], name: str) -> dict[str, Any]:
+    """rater id -> item id -> the judge's object; ``__missing__`` lists absent judges."""
+    out: dict[str, Any] = {rater: {} for rater in mapping["judges"].values()}
+    missing = []
+    for number, record in records:
+        item_id = _item_of(record, mapping, items, f"{name}: line {number}")
+        for key, rater_id in mapping["judges"].items():
+            judged = record.get(key)
+            if not isinstance(judged, dict):
+                missing.append(f"{key}: {item_id}")
+                continue
+            if item_id in out[rater_id]:
+                raise JudgeImportError(f"{name}: line {number}: a second record for item "
+                                       f"{item_id!r}; each response is judged once")
+            out[rater_id][item_id] = judged
+    out["__missing__"] = missing
+    return out
+
+
+def _item_of(record: dict[str, Any], mapping: dict[str, Any],
+             items: dict[tuple[str, str], str], where: str) -> str:
+    task = record.get(mapping["task_field"])
+    cell = record.get(mapping["cell_field"])
+    if task is None or cell is None:
+        raise JudgeImportError(f"{where}: needs '{mapping['task_field']}' and "
+                               f"'{mapping['cell_field']}'")
+    arm = mapping["arms"].get(str(cell))
+    if arm is None:
+        raise JudgeImportError(f"{where}: {mapping['cell_field']} {cell!r} is not in "
+                               f"[analysis.params.jsonl] arms {sorted(mapping['arms'])}")
+    item_id = items.get((str(task), arm))
+    if item_id is None:
+        raise JudgeImportError(f"{where}: no item has task {task!r} and arm of cell {cell!r}")
+    return item_id
+
+
+def _pack_of(manifest: dict[str, Any], rater_id: str) -> dict[str, Any]:
+    for pack in manifest["packs"]:
+        if pack["rater_id"] == rater_id and int(pack.get("sitting", 1)) == 1:
+            return pack
+    raise UsageError(f"no generated pack for rater {rater_id!r}; run 'sheetflow generate' "
+                     "after adding the judges to the raters file")
+
+
+def _fill(source: Path, target: Path, pack: dict[str, Any],
+          by_item: dict[str, dict[str, Any]]) -> int:
+    """Write the judge's values into a copy of ``source``; return the cells written."""
+    wb = openpyxl.load_workbook(source)
+    written = 0
+    for cell in L.iter_answer_cells(pack):
+        judged = by_item.get(cell.get("item_id") or "")
+        if not judged or cell["part"] != "value" or cell["dimension"] not in judged:
+            continue
+        value = judged[cell["dimension"]]
+        if value is None:
+            continue
+        ws = wb[cell["sheet"]]
+        ws[cell["cell"]] = value
+        if isinstance(value, str):
+            ws[cell["cell"]].data_type = "s"  # a judge's text is never a formula
+        written += 1
+    target.parent.mkdir(parents=True, exist_ok=True)
+    wb.save(target)
+    return written
