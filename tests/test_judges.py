@@ -85,7 +85,7 @@ def test_bad_line_names_file_and_line(study, tmp_path):
 
 
 def test_unknown_cell_is_reported(study, tmp_path):
-    path, records = _records(study)
+    _, records = _records(study)
     records[2]["cell_id"] = "Z"
     bad = tmp_path / "z.jsonl"
     bad.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
@@ -103,7 +103,7 @@ def test_existing_returns_are_not_overwritten(study):
 
 
 def test_missing_judge_object_leaves_cells_blank_and_collect_says_so(study, tmp_path):
-    path, records = _records(study)
+    _, records = _records(study)
     del records[0]["judge_gpt"]
     partial = tmp_path / "partial.jsonl"
     partial.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
