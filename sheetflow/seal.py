@@ -135,8 +135,8 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None) -> SealChe
     paths = {name: sealed / name for name in (KEY_FILE, KEY_HASH_FILE, PLAN_LOCK_FILE)}
     missing = [n for n, p in paths.items() if not p.exists()]
     if missing:
-        check.problems.append(f"{SEALED_DIR}/{', '.join(missing)} missing; run 'sheetflow "
-                              "generate' first")
+        check.problems.append(f"{sealed}: {', '.join(missing)} missing; run 'sheetflow "
+                              f"generate {study_dir}' first")
         return check
     check.key_sha256 = sha256_file(paths[KEY_FILE])
     published = _published_hash(paths[KEY_HASH_FILE])

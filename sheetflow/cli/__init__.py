@@ -39,8 +39,9 @@ class Failure(click.ClickException):
 
     exit_code = EXIT_FAILED
 
-    def format_message(self) -> str:
-        return self.message
+    def show(self, file: Any = None) -> None:
+        """Print the one-line message as it is (it already starts with ``error:``)."""
+        click.echo(self.message, err=True)
 
 
 def reports_errors(func: Callable[..., Any]) -> Callable[..., Any]:
