@@ -2,22 +2,32 @@
 
 ``plan_answers`` decides a valid answer for every answer cell of a manifest pack (from
 the pack's own validation rules, varied by position) and the value collect must read
-back. ``fill_openpyxl`` writes them into a copy of the pack; ``fill_libreoffice``
-then has headless LibreOffice (private profile, timeout) load and re-save it as xlsx.
+back. ``fill_openpyxl`` writes them into a copy of the pack with openpyxl;
+``fill_libreoffice`` / ``fill_libreoffice_many`` have headless LibreOffice itself
+enter them (through its UNO cell API, driven by ``tests/lo_fill.py`` in a Python that
+has the UNO bridge) and save the workbook as xlsx.
 """
 
 from __future__ import annotations
 
+import functools
+import json
+import os
+import re
 import shutil
+import signal
 import subprocess
-import zipfile
+import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 from sheetflow.workbook import layout as L
 
 NOTE_WORDS = ("Évaluation", "naïve", "中文", "emoji🙂", "ok", "tab\tstop", "line")
-
+LO_FILL = Path(__file__).resolve().with_name("lo_fill.py")
+LO_TIMEOUT = 240.0  # seconds for one lo_fill.py run (all its files)
+_WHOLE = re.compile(r"[0-9]+", re.ASCII)
 
 
 def plan_answers(pack: dict[str, Any]) -> dict[str, tuple[Any, str]]:
@@ -60,27 +70,131 @@ def libreoffice_profile(base: Path) -> Path:
     return profile
 
 
+def find_soffice() -> str | None:
+    """The LibreOffice launcher on PATH, or None."""
+    return shutil.which("soffice")
+
+
+@functools.cache
+def find_uno_python() -> str | None:
+    """A Python interpreter that can ``import uno`` (not necessarily this one), or None.
+
+    ``SHEETFLOW_UNO_PYTHON`` wins when set; otherwise the system ``/usr/bin/python3``
+    (Debian's ``python3-uno``), then ``python3`` on PATH.
+    """
+    candidates = [os.environ.get("SHEETFLOW_UNO_PYTHON"), "/usr/bin/python3",
+                  shutil.which("python3")]
+    for python in dict.fromkeys(c for c in candidates if c):
+        if not Path(python).exists():
+            continue
+        try:
+            probe = subprocess.run([python, "-c", "import uno"], capture_output=True,
+                                   timeout=30, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if probe.returncode == 0:
+            return python
+    return None
+
+
+def libreoffice_missing() -> str | None:
+    """Why LibreOffice cannot fill workbooks here, or None when it can."""
+    if find_soffice() is None:
+        return "LibreOffice (soffice) is not installed"
+    if find_uno_python() is None:
+        return "no Python interpreter with LibreOffice's UNO bridge (python3-uno)"
+    return None
+
+
+def entered_as_number(value: Any) -> bool:
+    """Whether a rater's entry of ``value`` in LibreOffice makes a number.
+
+    True for numbers and for list choices that are whole numbers (picking or typing
+    a Likert ``5`` gives the number 5); other choices and notes stay text.
+    """
+    return isinstance(value, int) or (isinstance(value, str) and bool(_WHOLE.fullmatch(value)))
+
+
+def _lo_cell(cell: str, value: Any) -> list[Any]:
+    """One lo_fill.py cell: ``value`` (setValue) or ``string`` (setString)."""
+    if entered_as_number(value):
+        return [cell, "value", int(value)]
+    return [cell, "string", value]
+
+
+def fill_libreoffice_many(jobs: list[tuple[Path, Path, dict[str, tuple[Any, str]]]],
+                          profile: Path, sheet: str = L.SCORING_SHEET,
+                          timeout: float = LO_TIMEOUT) -> dict[str, Any]:
+    """Have one headless LibreOffice enter answers into each ``(src, dst, answers)``.
+
+    Runs ``tests/lo_fill.py`` with a Python that has UNO (a separate process: the
+    bridge belongs to the system Python, not to the project's environment).
+    LibreOffice loads each pack, enters every answer through its cell API on the
+    protected Scoring sheet, reads it back, and saves with its own "Calc MS Excel
+    2007 XML" filter, so what collect reads is LibreOffice's xlsx. Returns
+    lo_fill.py's report; raises RuntimeError when anything failed. The soffice
+    process lo_fill.py started is killed afterwards whatever happened.
+    """
+    python, soffice = find_uno_python(), find_soffice()
+    if python is None or soffice is None:
+        raise RuntimeError(libreoffice_missing())
+    work = Path(tempfile.mkdtemp(prefix="lo-fill-", dir=profile.parent))
+    pid_file = work / "soffice.pid"
+    spec = {"soffice": soffice, "profile": str(profile), "timeout": timeout,
+            "pid_file": str(pid_file),
+            "jobs": [{"src": str(src), "dst": str(dst), "sheet": sheet,
+                      "cells": [_lo_cell(c, v) for c, (v, _) in answers.items()]}
+                     for src, dst, answers in jobs]}
+    spec_file = work / "jobs.json"
+    spec_file.write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    clean = False
+    try:
+        done = subprocess.run([python, str(LO_FILL), str(spec_file)], capture_output=True,
+                              timeout=timeout + 30, check=False, cwd=work)
+        clean = done.returncode in (0, 1)  # lo_fill.py ended soffice itself
+    finally:
+        if not clean:
+            _kill_started_soffice(pid_file)
+    stdout = done.stdout.decode("utf-8", "replace").strip()
+    try:
+        report = json.loads(stdout.splitlines()[-1])
+    except (IndexError, ValueError):
+        report = {"ok": False, "error": "no report"}
+    if done.returncode != 0 or not report.get("ok"):
+        stderr = done.stderr.decode("utf-8", "replace")[-2000:]
+        raise RuntimeError(f"lo_fill.py failed (status {done.returncode}): "
+                           f"{report.get('error')}\n{stderr}")
+    shutil.rmtree(work, ignore_errors=True)
+    return report
+
+
 def fill_libreoffice(src: Path, dst: Path, answers: dict[str, tuple[Any, str]],
                      profile: Path, sheet: str = L.SCORING_SHEET) -> None:
-    """Enter ``answers``, then have headless LibreOffice load and save the file as xlsx.
+    """Have headless LibreOffice enter ``answers`` into ``src`` and save xlsx at ``dst``."""
+    fill_libreoffice_many([(src, dst, answers)], profile, sheet)
 
-    The values are typed with openpyxl; LibreOffice then opens that workbook and
-    saves it with its own "Calc MS Excel 2007 XML" filter, so what collect reads is
-    LibreOffice's xlsx (its identity stores, floats, string tables and formulas).
+
+def _kill_started_soffice(pid_file: Path) -> None:
+    """Backstop when lo_fill.py did not end normally: end the group it started.
+
+    lo_fill.py starts soffice as the leader of a new process group and records its
+    pid; only that group is signalled, never LibreOffice processes found by name.
     """
-    work = dst.parent / ".lo-work"
-    work.mkdir(exist_ok=True)
-    typed = work / src.name
-    fill_openpyxl(src, typed, answers, sheet)
-    saved = work / "saved"
-    subprocess.run(["soffice", "--headless", f"-env:UserInstallation={profile.as_uri()}",
-                    "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", str(saved),
-                    str(typed)], check=True, timeout=180, capture_output=True)
-    out = saved / typed.name
-    if not out.exists() or not zipfile.is_zipfile(out):
-        raise RuntimeError(f"LibreOffice did not save {dst.name}")
-    shutil.move(out, dst)
-    shutil.rmtree(work)
+    try:
+        pgid = int(pid_file.read_text(encoding="ascii"))
+    except (OSError, ValueError):
+        return
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(pgid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        for _ in range(30):
+            time.sleep(0.1)
+            try:
+                os.killpg(pgid, 0)
+            except (ProcessLookupError, PermissionError):
+                return
 
 
 def copy_pack(study: Path, pack: dict[str, Any], dst: Path) -> Path:
