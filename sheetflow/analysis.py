@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -609,6 +610,15 @@ def _weights_for(level: str, kind: str) -> tuple[str, str]:
     return "quadratic", "ranks" if labelled else "values"
 
 
+def _stack(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Concatenate per-measure result tables (an all-NaN column is a valid result)."""
+    if not frames:
+        return pd.DataFrame()
+    with warnings.catch_warnings():  # pandas warns about all-NA columns in concat
+        warnings.simplefilter("ignore", FutureWarning)
+        return pd.concat(frames, ignore_index=True)
+
+
 def _cohen(ctx: _Context) -> pd.DataFrame:
     """Cohen's kappa for every pair of raters, per dimension and total."""
     frames = []
@@ -622,7 +632,7 @@ def _cohen(ctx: _Context) -> pd.DataFrame:
         res.insert(0, "measure", dim_id)
         res.insert(1, "weight_on", on)
         frames.append(res)
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return _stack(frames)
 
 
 def _fleiss(ctx: _Context) -> pd.DataFrame:
@@ -635,7 +645,7 @@ def _fleiss(ctx: _Context) -> pd.DataFrame:
                                  categories=_typed_domain(kind, domain, "nominal"))
         res.insert(0, "measure", dim_id)
         frames.append(res)
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return _stack(frames)
 
 
 def _gwet(ctx: _Context) -> pd.DataFrame:
@@ -649,7 +659,7 @@ def _gwet(ctx: _Context) -> pd.DataFrame:
                             categories=_typed_domain(kind, domain, level), weight_on=on)
         res.insert(0, "measure", dim_id)
         frames.append(res)
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return _stack(frames)
 
 
 def _percent(ctx: _Context) -> pd.DataFrame:
@@ -910,7 +920,7 @@ def _intra(ctx: _Context) -> pd.DataFrame:
                                                                dim.level), weight_on=on)
         res.insert(0, "measure", dim.id)
         frames.append(res)
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return _stack(frames)
 
 
 def verdicts(analysis: Analysis) -> list[dict[str, Any]]:
@@ -1066,7 +1076,9 @@ def _trio_items(ctx: _Context) -> pd.DataFrame:
     scores = wide.to_numpy()
     n = np.sum(~np.isnan(scores), axis=1)
     majority = n // 2 + 1  # 2 of 3 for a trio
-    out["trio_mean"] = np.nanmean(scores, axis=1)
+    with warnings.catch_warnings():  # an item no judge scored has a NaN mean, by design
+        warnings.simplefilter("ignore", RuntimeWarning)
+        out["trio_mean"] = np.nanmean(scores, axis=1)
     out["strict_pass"] = np.sum(scores >= strict, axis=1) >= majority
     out["trio_fail"] = np.sum(scores < fail, axis=1) >= majority
     out["critical_fail"] = np.sum(scores < crit, axis=1) >= majority
