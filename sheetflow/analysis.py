@@ -769,9 +769,10 @@ def _wilcoxon(ctx: _Context) -> pd.DataFrame:
         wide = ctx.numeric(total.id).pivot_table(index="case", columns="arm", values="value",
                                                  aggfunc="mean").reindex(columns=arms)
         res = stats.wilcoxon_signed_rank(wide[arms[1]], wide[arms[0]])
+        diff = (wide[arms[1]] - wide[arms[0]]).dropna()
         rows.append({"measure": total.id, "arm_x": arms[1], "arm_y": arms[0],
                      "mean_x": wide[arms[1]].mean(), "mean_y": wide[arms[0]].mean(),
-                     "median_diff": (wide[arms[1]] - wide[arms[0]]).median(),
+                     "median_diff": diff.median() if len(diff) else math.nan,
                      **res.iloc[0].to_dict()})
     return pd.DataFrame(rows)
 
