@@ -20,20 +20,22 @@ import datetime as dt
 import hashlib
 import html
 import json
+import os
 import re
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import __version__
 from .assign import Assignment, assign, response_text
-from .errors import UsageError
+from .errors import SheetflowError, UsageError
 from .mail import build_eml, mailing_list_csv
 from .seal import PLAN_LOCK_FILE, SEALED_DIR, dump_json, write_seal
 from .study import Rater, Study, load_study
 from .workbook import layout as L
-from .workbook.writer import CardSpec, PackSpec, write_pack
+from .workbook.writer import CardSpec, PackSpec, TextCache, write_pack
 
 MAILING_LIST = "mailing-list.csv"
 EML_DIR = "eml"
@@ -106,22 +108,11 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     _refuse_other_seal(root, spec_hash, force)
     packs_dir = root / L.PACKS_DIR
     packs_dir.mkdir(parents=True, exist_ok=True)
-    created = _created(study)
     assignments = [a for r in study.raters for a in _sittings(study, r)]
-    infos, entries = [], []
-    for a in assignments:
-        path = packs_dir / pack_file_name(study, a.rater, a.sitting)
-        identity = pack_identity(study, spec_hash, a.rater, a.sitting)
-        layout = write_pack(path, _pack_spec(study, a, identity, created))
-        entries.append({"file": path.name, "rater_id": a.rater.id, "role": a.rater.role,
-                        "sitting": a.sitting, "identity": identity, **layout})
-        infos.append(PackInfo(a.rater.id, a.sitting, path, len(a.slots)))
-    manifest_bytes = dump_json(_manifest(study, spec_hash, entries), compact=True)
     manifest_path = packs_dir / L.MANIFEST_FILE
-    manifest_path.write_bytes(manifest_bytes)
+    infos, manifest_sha256 = _write_packs(study, spec_hash, assignments, manifest_path)
     seal = write_seal(root, _key(study, spec_hash, assignments),
-                      spec_hash=spec_hash,
-                      manifest_sha256=hashlib.sha256(manifest_bytes).hexdigest(),
+                      spec_hash=spec_hash, manifest_sha256=manifest_sha256,
                       version=__version__)
     mailing = packs_dir / MAILING_LIST
     mailing.write_bytes(mailing_list_csv([(a.rater, a.sitting, i.path.name)
@@ -132,6 +123,78 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
         _write_drafts(study, assignments, infos, packs_dir / EML_DIR, result)
     result.warnings += blinding_leaks(study, [i.path for i in infos] + [manifest_path])
     return result
+
+
+def _write_packs(study: Study, spec_hash: str, assignments: list[Assignment],
+                 manifest_path: Path) -> tuple[list[PackInfo], str]:
+    """Write every workbook and the manifest; return the packs and the manifest's sha256.
+
+    Each pack's manifest entry is serialised as soon as its workbook is written and then
+    dropped, and the texts shared by all packs are split and hashed once.
+    """
+    created = _created(study)
+    texts = TextCache()
+    infos = []
+    with _ManifestStream(manifest_path, _manifest(study, spec_hash)) as manifest:
+        for a in assignments:
+            path = manifest_path.parent / pack_file_name(study, a.rater, a.sitting)
+            identity = pack_identity(study, spec_hash, a.rater, a.sitting)
+            layout = write_pack(path, _pack_spec(study, a, identity, created), texts)
+            manifest.add({"file": path.name, "rater_id": a.rater.id, "role": a.rater.role,
+                          "sitting": a.sitting, "identity": identity, **layout})
+            infos.append(PackInfo(a.rater.id, a.sitting, path, len(a.slots)))
+    return infos, manifest.sha256
+
+
+class _ManifestStream:
+    """The manifest written one pack entry at a time, to a temporary file until complete.
+
+    The bytes are exactly ``dump_json(manifest, compact=True)`` of the whole manifest:
+    compact JSON writes a list as its items joined by commas, so the entries are spliced
+    between the text before and after an empty ``"packs"`` list. The file replaces
+    ``path`` only when every pack was written; on an error it is removed.
+    """
+
+    def __init__(self, path: Path, manifest: dict[str, Any]):
+        self.path = path
+        self.partial = path.with_name(path.name + ".partial")
+        # a quote inside a JSON string is escaped, so this text can only be the key itself
+        head, *tail = dump_json({**manifest, "packs": []}, compact=True).split(b'"packs":[]')
+        if len(tail) != 1:
+            raise SheetflowError("internal error: the manifest has no single packs list")
+        self.head, self.tail = head + b'"packs":[', b"]" + tail[0]
+        self.digest = hashlib.sha256()
+        self.sha256 = ""
+        self.count = 0
+
+    def __enter__(self) -> _ManifestStream:
+        self.file = self.partial.open("wb")
+        self._put(self.head)
+        return self
+
+    def add(self, entry: dict[str, Any]) -> None:
+        """Append one pack's entry."""
+        self._put(b"," if self.count else b"")
+        self._put(dump_json(entry, compact=True)[:-1])  # without dump_json's final newline
+        self.count += 1
+
+    def _put(self, data: bytes) -> None:
+        self.file.write(data)
+        self.digest.update(data)
+
+    def __exit__(self, kind: type[BaseException] | None, *_: Any) -> None:
+        complete = False
+        try:
+            if kind is None:
+                self._put(self.tail)
+                complete = True
+        finally:
+            self.file.close()
+            if complete:
+                os.replace(self.partial, self.path)
+                self.sha256 = self.digest.hexdigest()
+            else:
+                self.partial.unlink(missing_ok=True)
 
 
 def pack_file_name(study: Study, rater: Rater, sitting: int) -> str:
@@ -166,19 +229,23 @@ def blinding_leaks(study: Study, paths: list[Path]) -> list[str]:
     list of str
         One warning per file, part and arm id found (empty when blind).
     """
-    arm_ids = [a.id for a in study.design.arms]
-    found = []
+    arms = [a.id.encode("utf-8") for a in study.design.arms]
+    overlap = max((len(a) for a in arms), default=1) - 1
+    found: dict[str, None] = {}  # a plain file is searched in blocks: report a hit once
     for path in paths:
-        for part, data in _parts(path):
+        for part, data in _parts(path, overlap):
+            if not any(arm in data for arm in arms):
+                continue  # the usual case: skip unescaping every shared string
             if part == "xl/sharedStrings.xml":
                 data = _without_instruction_strings(data, study.instructions)
-            for arm in arm_ids:
-                if arm.encode("utf-8") in data:
-                    found.append(f"{path.name}: {part} contains arm id {arm!r}; check the "
-                                 "spec's texts")
-    return found
+            for arm in arms:
+                if arm in data:
+                    found[f"{path.name}: {part} contains arm id {arm.decode('utf-8')!r}; "
+                          "check the spec's texts"] = None
+    return list(found)
 
 
+_BLOCK = 1 << 22
 _SHARED_STRING = re.compile(rb"<si>(.*?)</si>", re.DOTALL)
 _TAG = re.compile(r"<[^>]+>")
 
@@ -191,11 +258,23 @@ def _without_instruction_strings(data: bytes, instructions: str) -> bytes:
     return _SHARED_STRING.sub(keep, data)
 
 
-def _parts(path: Path) -> list[tuple[str, bytes]]:
+def _parts(path: Path, overlap: int) -> Iterator[tuple[str, bytes]]:
+    """A workbook's zip parts one at a time, or a plain file in blocks.
+
+    Consecutive blocks share ``overlap`` bytes, so a word of up to ``overlap + 1`` bytes
+    is whole in some block; the manifest of a large study never sits in memory at once.
+    """
     if path.suffix != ".xlsx":
-        return [(path.name, path.read_bytes())]
+        with path.open("rb") as fh:
+            tail = b""
+            while block := fh.read(_BLOCK):
+                data = tail + block
+                yield path.name, data
+                tail = data[-overlap:] if overlap else b""
+        return
     with zipfile.ZipFile(path) as zf:
-        return [(n, zf.read(n)) for n in zf.namelist()]
+        for name in zf.namelist():
+            yield name, zf.read(name)
 
 
 def _refuse_other_seal(root: Path, spec_hash: str, force: bool) -> None:
@@ -253,7 +332,8 @@ def _pack_spec(study: Study, a: Assignment, identity: dict[str, str],
     )
 
 
-def _manifest(study: Study, spec_hash: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
+def _manifest(study: Study, spec_hash: str) -> dict[str, Any]:
+    """The manifest without its ``packs`` (see :class:`_ManifestStream`)."""
     return {
         "manifest_format": L.MANIFEST_FORMAT,
         "schema_version": L.SCHEMA_VERSION,
@@ -264,7 +344,6 @@ def _manifest(study: Study, spec_hash: str, entries: list[dict[str, Any]]) -> di
         "labels": list(study.design.labels) if study.design.paired else [],
         "scoring_sheet": L.SCORING_SHEET,
         "identity_sheet": L.IDENTITY_SHEET,
-        "packs": entries,
     }
 
 

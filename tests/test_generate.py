@@ -385,3 +385,109 @@ def test_mailing_list(generated):
     assert [r["file"] for r in rows] == [p.path.name for p in result.packs]
     assert Counter(r["rater_id"] for r in rows) == Counter({"R-1": 1, "R-2": 1, "R-3": 1})
     assert all(r["email"].endswith("@example.org") for r in rows)
+
+
+def _expand(ref: str) -> list[str]:
+    from openpyxl.utils import range_boundaries
+    from openpyxl.utils.cell import get_column_letter
+    c1, r1, c2, r2 = range_boundaries(ref)
+    return [f"{get_column_letter(c)}{r}" for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
+
+
+def _required_cells(study, pack: dict) -> list[str]:
+    dims = {d.id: d for d in study.rubric.dimensions}
+    return [a["cell"] for a in L.iter_answer_cells(pack)
+            if a["scope"] == "batch" or dims[a["dimension"]].required]
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_progress_counts_every_required_answer_once(generated, template):
+    """The done counts cover exactly the required answers; the progress total is their number."""
+    folder, _ = generated[template]
+    study = load_study(folder)
+    for pack in manifest_of(folder)["packs"]:
+        required = _required_cells(study, pack)
+        assert required and len(set(required)) == len(required)
+        ws = openpyxl.load_workbook(folder / "packs" / pack["file"])[L.SCORING_SHEET]
+        done = L.done_column(tuple(manifest_of(folder)["labels"]))
+        progress = ws[pack["progress"]["cell"]].value
+        match = re.fullmatch(rf'=SUM\({done}5:{done}(\d+)\)&" of (\d+) required answers filled"',
+                             progress)
+        assert match and int(match.group(2)) == len(required), progress
+        counted, rows = [], []
+        for row in ws.iter_rows(min_col=ord(done) - 64, max_col=ord(done) - 64):
+            for cell in row:
+                if cell.value is None:
+                    continue
+                args = re.fullmatch(r"=COUNTA\(([A-Z0-9:,]+)\)", cell.value).group(1).split(",")
+                assert len(args) <= 255 and len(cell.value) <= 8192
+                counted += [c for ref in args for c in _expand(ref)]
+                rows.append(cell.row)
+        assert sorted(counted) == sorted(required)
+        assert max(rows) <= int(match.group(1))
+        assert len(rows) <= 1 + len(required) // 100, "a formula per card or line again"
+        highlighted = []
+        for sqref, rule in _blank_rules(folder / "packs" / pack["file"]):
+            cells = [c for ref in sqref.split() for c in _expand(ref)]
+            top = min(int(c[1:]) for c in cells), min(c[0] for c in cells)
+            # the rule's relative formula must name the top-left cell of all its ranges
+            assert rule == f"LEN(TRIM({top[1]}{top[0]}))=0", (sqref[:40], rule)
+            highlighted += cells
+        assert sorted(highlighted) == sorted(required)
+
+
+def _blank_rules(path: Path) -> list[tuple[str, str]]:
+    """(sqref, formula) of each conditional format on the Scoring sheet, as stored."""
+    with zipfile.ZipFile(path) as zf:
+        xml = zf.read("xl/worksheets/sheet2.xml").decode("utf-8")
+    rules = re.findall(r'<conditionalFormatting sqref="([^"]+)"><cfRule type="(\w+)"[^>]*>'
+                       r"<formula>([^<]+)</formula>", xml)
+    assert rules and all(kind == "containsBlanks" for _, kind, _ in rules)
+    return [(sqref, formula) for sqref, _, formula in rules]
+
+
+def test_manifest_is_the_canonical_dump_of_the_whole(generated):
+    """Written pack by pack, the manifest is still the one compact document the seal hashes."""
+    from sheetflow.seal import dump_json
+    folder, result = generated["keep-known"]
+    data = result.manifest_path.read_bytes()
+    assert data == dump_json(json.loads(data), compact=True)
+    lock = json.loads((folder / "sealed" / "plan.lock.json").read_text(encoding="utf-8"))
+    assert hashlib.sha256(data).hexdigest() in json.dumps(lock)
+    assert not list((folder / "packs").glob("*.partial"))
+
+
+def test_a_failed_pack_leaves_no_manifest(tmp_path, monkeypatch):
+    from sheetflow import generate as G
+    from sheetflow.errors import SheetflowError
+    folder = make_study(tmp_path, "paired-rubric")
+    real, calls = G.write_pack, []
+
+    def failing(path, spec, texts):
+        calls.append(path)
+        if len(calls) == 2:
+            raise SheetflowError("could not write item 'x'")
+        return real(path, spec, texts)
+
+    monkeypatch.setattr(G, "write_pack", failing)
+    with pytest.raises(SheetflowError):
+        generate_packs(folder)
+    assert not (folder / "packs" / L.MANIFEST_FILE).exists()
+    assert not list((folder / "packs").glob("*.partial"))
+    assert not (folder / "sealed").exists()
+
+
+def test_blinding_check_finds_an_arm_across_block_boundaries(tmp_path, monkeypatch):
+    from sheetflow import generate as G
+    folder = make_study(tmp_path, "paired-rubric")
+    study = load_study(folder)
+    arm = study.design.arms[1].id
+    monkeypatch.setattr(G, "_BLOCK", 5)
+    for offset in range(12):
+        path = tmp_path / f"m{offset}.json"
+        path.write_text("x" * offset + arm + "y" * 3, encoding="utf-8")
+        assert G.blinding_leaks(study, [path]) == [
+            f"{path.name}: {path.name} contains arm id {arm!r}; check the spec's texts"]
+    clean = tmp_path / "clean.json"
+    clean.write_text("z" * 50, encoding="utf-8")
+    assert G.blinding_leaks(study, [clean]) == []

@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from python_calamine import CalamineWorkbook
 
 from sheetflow.generate import generate_packs
+from sheetflow.study import load_study
 from sheetflow.workbook import layout as L
-from sheetflow.workbook.writer import clip, split_text, utf16_len
+from sheetflow.workbook.writer import _boxes, clip, split_text, utf16_len
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -159,6 +160,16 @@ def test_split_text_loses_nothing(text, cpl):
     assert len(chunks) == 1 or all(chunks)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.sets(st.tuples(st.integers(0, 40), st.integers(2, 7)), max_size=120))
+def test_boxes_cover_exactly_the_cells(cells):
+    boxes = _boxes(cells)
+    covered = [(r, c) for r1, c1, r2, c2 in boxes
+               for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
+    assert sorted(covered) == sorted(cells)  # every cell once: no gap, no overlap
+    assert boxes == sorted(boxes)
+
+
 def test_split_prefers_white_space():
     text = " ".join(f"word{i}" for i in range(600))
     chunks = split_text(text, 100)
@@ -190,3 +201,38 @@ def test_libreoffice_converts_a_pack_to_pdf(tmp_path):
     pdf = outdir / (pack.stem + ".pdf")
     assert pdf.exists() and pdf.stat().st_size > 1000
     assert pdf.read_bytes().startswith(b"%PDF")
+
+
+@pytest.mark.libreoffice
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice (soffice) not on PATH")
+def test_libreoffice_computes_the_progress_line(tmp_path):
+    """Filled required answers are counted once each; optional answers are not counted."""
+    folder = tmp_path / "study"
+    shutil.copytree(ROOT / "templates" / "paired-rubric", folder)
+    result = generate_packs(folder)
+    manifest = json.loads(result.manifest_path.read_text(encoding="utf-8"))
+    pack = manifest["packs"][0]
+    study = load_study(folder)
+    dims = {d.id: d for d in study.rubric.dimensions}
+    answers = list(L.iter_answer_cells(pack))
+    required = [a for a in answers if dims[a["dimension"]].required]
+    optional = [a for a in answers if not dims[a["dimension"]].required]
+    assert optional, "the template should have an optional answer"
+    wb = openpyxl.load_workbook(result.packs[0].path)
+    ws = wb[L.SCORING_SHEET]
+    filled = required[::3]
+    for a in filled + optional:
+        rule = a["validation"]
+        ws[a["cell"]] = (rule["choices"][0] if rule["type"] == "list"
+                         else rule["min"] if rule["type"] == "whole" else "some words")
+    filled_path = tmp_path / "filled.xlsx"
+    wb.save(filled_path)
+    csv_filter = "csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,2"
+    proc = subprocess.run(
+        ["soffice", f"-env:UserInstallation={(tmp_path / 'lo-profile').as_uri()}", "--headless",
+         "--convert-to", csv_filter, "--outdir", str(tmp_path / "csv"), str(filled_path)],
+        capture_output=True, text=True, timeout=180, check=False)
+    assert proc.returncode == 0, proc.stderr
+    sheet = tmp_path / "csv" / f"filled-{L.SCORING_SHEET}.csv"
+    rows = list(csv.reader(sheet.read_text(encoding="utf-8").splitlines()))
+    assert rows[1][2] == f"{len(filled)} of {len(required)} required answers filled"

@@ -41,13 +41,17 @@ B           field labels, questions        field labels, questions
 C           answer                         L1 answer
 D           confidence                     L1 confidence
 E           guide (bins, anchors)          L2 answer
-F           (hidden) done-count formula    L2 confidence
+F           (hidden) done counts           L2 confidence
 G           -                              guide (bins, anchors)
-H           -                              (hidden) done-count formula
+H           -                              (hidden) done counts
 ==========  =============================  ======================================
 
 Rows 1-4 are a frozen header (title, progress line, legend, column headings) repeated
-on every printed page. The progress cell is ``C2`` (a formula, never read).
+on every printed page. The progress cell is ``C2`` (a formula, never read): the sum of
+the done column followed by "of N required answers filled", N counting each required
+answer cell once. The done column holds a few ``COUNTA`` formulas, each over up to 255
+rectangles of required answer cells (some 30 cards), placed on the row of its first
+rectangle; every other cell of the column is empty. Nothing is read from it.
 
 Each card (one per case in paired, one per row in single), top to bottom:
 
@@ -161,7 +165,7 @@ def guide_column(labels: tuple[str, ...]) -> str:
 
 
 def done_column(labels: tuple[str, ...]) -> str:
-    """The hidden column whose per-line formulas feed the progress line."""
+    """The hidden column whose ``COUNTA`` formulas feed the progress line."""
     return chr(ord(guide_column(labels)) + 1)
 
 

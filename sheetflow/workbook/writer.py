@@ -20,16 +20,17 @@ The writer knows nothing about arms: it receives the response text under each la
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import math
 import re
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import xlsxwriter
-from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
+from xlsxwriter.utility import xl_col_to_name
 
 from ..errors import SheetflowError
 from ..rubric import Dimension
@@ -39,7 +40,8 @@ MAX_LINES = 26  # 26 lines x 15 pt stays under Excel's 409-point row height
 LINE_POINTS = 15.0
 MAX_ROW_POINTS = 409.0
 TITLE_LIMIT = 32
-GROUP_SIZE = 250  # cells per validation / conditional-format element
+GROUP_SIZE = 250  # ranges per validation / conditional-format element
+COUNT_ARGS = 255  # Excel's most arguments to one function (COUNTA)
 
 COLOURS = {
     "title": "#1F3864",
@@ -98,7 +100,6 @@ def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-@lru_cache(maxsize=4096)
 def split_text(text: str, chars_per_line: int, limit: int = L.CHUNK_CHARS,
                max_lines: int = MAX_LINES) -> tuple[str, ...]:
     """Split ``text`` into display chunks that concatenate back to it exactly.
@@ -176,6 +177,72 @@ def clip(text: str, limit: int) -> str:
 # --------------------------------------------------------------------------- writer
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector during the block, then collect its cycles.
+
+    A workbook holds some 10^5 cell objects until it is saved, none of them garbage; as
+    they pile up the collector would traverse them (and everything else alive) again and
+    again. Reference counting frees everything else as usual. Everything the block
+    allocated is still in the youngest generation afterwards, so one young collection
+    frees the cycles it left (xlsxwriter's workbook and sheets refer to each other)
+    before the next workbook is built. The collector's previous state is restored.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+            gc.collect(0)
+
+
+Pos = tuple[int, int]  # (row, column), 0-based
+Box = tuple[int, int, int, int]  # (first row, first column, last row, last column)
+
+
+class TextCache:
+    """Display chunks, row heights and hashes of texts, each computed once.
+
+    The packs of one study show the same item texts to every rater, in other orders and
+    under other labels. One cache shared by all packs of a ``generate`` run splits and
+    hashes each text once instead of once per rater; drop it when the run ends.
+    """
+
+    def __init__(self) -> None:
+        self._chunks: dict[tuple[str, int], tuple[tuple[str, float], ...]] = {}
+        self._sha256: dict[str, str] = {}
+
+    def chunks(self, text: str, chars_per_line: int) -> tuple[tuple[str, float], ...]:
+        """``text``'s :func:`split_text` chunks, each with its :func:`row_points` height.
+
+        Parameters
+        ----------
+        text : str
+        chars_per_line : int
+            Estimated characters per wrapped line of the target cell.
+
+        Returns
+        -------
+        tuple of (str, float)
+        """
+        key = (text, chars_per_line)
+        found = self._chunks.get(key)
+        if found is None:
+            found = tuple((chunk, row_points(chunk, chars_per_line))
+                          for chunk in split_text(text, chars_per_line))
+            self._chunks[key] = found
+        return found
+
+    def sha256(self, text: str) -> str:
+        """:func:`~.layout.text_sha256` of ``text``."""
+        found = self._sha256.get(text)
+        if found is None:
+            found = self._sha256[text] = L.text_sha256(text)
+        return found
+
+
 @dataclass
 class _Validations:
     """Cells grouped by identical validation, written as few elements as possible.
@@ -184,25 +251,27 @@ class _Validations:
     options are built once per workbook, not once per cell.
     """
 
-    groups: dict[Hashable, list[str]] = field(default_factory=dict)
+    groups: dict[Hashable, list[Pos]] = field(default_factory=dict)
     options: dict[Hashable, dict[str, Any]] = field(default_factory=dict)
     described: dict[Hashable, dict[str, Any]] = field(default_factory=dict)
 
-    def add(self, cell: str, key: Hashable,
+    def add(self, pos: Pos, key: Hashable,
             build: Callable[[], tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
-        """Put ``cell`` under rule ``key`` (built on first use); return its description."""
+        """Put the cell at ``pos`` under rule ``key`` (built on first use); describe it."""
         if key not in self.options:
             self.options[key], self.described[key] = build()
-        self.groups.setdefault(key, []).append(cell)
+            self.groups[key] = []
+        self.groups[key].append(pos)
         return self.described[key]
 
 
 class PackWriter:
     """Lays out one workbook; :meth:`write` returns the manifest entry parts."""
 
-    def __init__(self, path: Path, spec: PackSpec):
+    def __init__(self, path: Path, spec: PackSpec, texts: TextCache | None = None):
         self.path = path
         self.spec = spec
+        self.texts = texts if texts is not None else TextCache()
         self.paired = bool(spec.labels)
         self.cols = L.answer_columns(spec.labels)
         self.guide_col = L.guide_column(spec.labels)
@@ -211,8 +280,10 @@ class PackWriter:
         self.text_cpl = int(sum(self.widths[c] for c in self._text_span_letters()) * 1.05)
         self.guide_cpl = int(self.widths[self.guide_col] * 1.4)  # guide text is 9 pt
         self.label_cpl = int(self.widths["B"] * 1.05)
+        self.dims = {d.id: d for d in spec.dimensions}
+        self.heights: dict[tuple[str, str, bool], float] = {}
         self.validations = _Validations()
-        self.required: list[str] = []
+        self.required: list[Pos] = []  # every required answer cell, once, in sheet order
         self.list_columns: dict[tuple[str, ...], str] = {}
         self.row = L.HEADER_ROWS  # 0-based index of the next free row
         self.wb = xlsxwriter.Workbook(str(path), {
@@ -270,12 +341,13 @@ class PackWriter:
     def _text_span_letters(self) -> list[str]:
         return [chr(c) for c in range(ord("C"), ord(self.guide_col) + 1)]
 
-    def _string(self, ws: Any, cell: str, text: str, fmt: Any, what: str) -> None:
-        self.check(ws.write_string(cell, text, fmt), what)
+    def _string(self, ws: Any, r: int, letter: str, text: str, fmt: Any, what: str) -> None:
+        # row/column numbers, not "B12": xlsxwriter would parse every A1 string back
+        self.check(ws.write_string(r, _col(letter), text, fmt), what)
 
-    def _blank(self, cell: str, fmt: Any) -> None:
+    def _blank(self, pos: Pos, fmt: Any) -> None:
         """An empty answer cell: no value at all, so readers see None, not ''."""
-        self.check(self.ws.write_blank(cell, None, fmt), self.what)
+        self.check(self.ws.write_blank(*pos, None, fmt), self.what)
 
     def _merged_string(self, ws: Any, row: int, first: str, last: str, text: str, fmt: Any,
                        what: str) -> None:
@@ -331,10 +403,10 @@ class PackWriter:
         self.check(ws.protect("", _PROTECT), "the Instructions sheet protection")
 
     def _para(self, ws: Any, row: int, text: str, fmt: Any) -> int:
-        for chunk in split_text(text, 100):
+        for chunk, points in self.texts.chunks(text, 100):
             self.check(ws.write_string(row, 1, chunk, fmt), "the instructions")
             if "\n" in chunk or len(chunk) > 100:
-                ws.set_row(row, row_points(chunk, 100))
+                ws.set_row(row, points)
             row += 1
         return row
 
@@ -414,7 +486,7 @@ class PackWriter:
         last = self.guide_col
         self._merged_string(ws, 0, "B", last, self.spec.title, f["title"], "the title")
         ws.set_row(0, 24)
-        self._string(ws, "B2", "Progress", f["progress"], "the progress line")
+        self._string(ws, 1, "B", "Progress", f["progress"], "the progress line")
         legend = ("Yellow: your answers. Orange: required and still blank. Grey: the material "
                   "to judge (locked). Green: computed for you.")
         self._merged_string(ws, 2, "B", last, legend, f["legend"], "the legend")
@@ -424,7 +496,7 @@ class PackWriter:
             heads += [f"{prefix}answer", f"{prefix}confidence"]
         heads.append("Guide")
         for i, text in enumerate(heads):
-            self._string(ws, xl_rowcol_to_cell(3, 1 + i), text, f["colhead"], "the headings")
+            self.check(ws.write_string(3, 1 + i, text, f["colhead"]), "the headings")
         ws.freeze_panes(L.HEADER_ROWS, 0)
         ws.repeat_rows(0, L.HEADER_ROWS - 1)
         ws.set_landscape()
@@ -478,13 +550,13 @@ class PackWriter:
         r = self._next()
         self._merged_string(ws, r, "B", self.guide_col, label, f["field"], self.what)
         cells = []
-        for chunk in split_text(text, self.text_cpl):
-            r = self._next(row_points(chunk, self.text_cpl))
+        for chunk, points in self.texts.chunks(text, self.text_cpl):
+            r = self._next(points)
             self._merged_string(ws, r, "C", self.guide_col, chunk, f["text"],
                                 f"{self.what} ({label})")
             cells.append(self._cell("C", r))
         return {"field": column, "label": label, "sheet": L.SCORING_SHEET, "cells": cells,
-                "sha256": L.text_sha256(text)}
+                "sha256": self.texts.sha256(text)}
 
     # -- answers -------------------------------------------------------------------------
 
@@ -500,20 +572,14 @@ class PackWriter:
 
     def _value_line(self, dim: Dimension, rows: list[dict[str, Any]]) -> None:
         guide = _guide(dim)
-        height = self._line_height(dim, dim.label, guide)
-        r = self._next(height)
+        r = self._next(self._line_height(dim, dim.label, guide))
         self._line_labels(r, dim.label, guide, rows)
-        filled = []
         for row in rows:
             ans_col, conf_col = self.cols[row["label"]]
             answer = self._answer(dim, ans_col, r)
             if dim.confidence:
                 answer["confidence"] = self._confidence(dim, conf_col, r)
-                filled += [conf_col] if dim.required else []
             row["answers"][dim.id] = answer
-            if dim.required:
-                filled.append(ans_col)
-        self._done(r, filled)
 
     def _checklist_lines(self, dim: Dimension, rows: list[dict[str, Any]]) -> None:
         for row in rows:
@@ -523,70 +589,72 @@ class PackWriter:
             label = f"{dim.label}: {question}" if i == 0 else question
             r = self._next(self._line_height(dim, label, guide))
             self._line_labels(r, label, guide, rows, sub=i > 0)
-            filled = []
             for row in rows:
                 ans_col, conf_col = self.cols[row["label"]]
-                cell = self._cell(ans_col, r)
-                validation = self._list_rule(cell, YES_NO_LIST, dim.label, question,
-                                             dim.help, dim.required)
-                self._blank(cell, self.fmt["answer"])
+                pos = (r, _col(ans_col))
+                validation = self._list_rule(pos, YES_NO_LIST, dim.label, question, dim.help)
+                self._blank(pos, self.fmt["answer"])
+                self._require(pos, dim.required)
                 entry = row["answers"][dim.id]
-                entry["questions"].append({"sheet": L.SCORING_SHEET, "cell": cell,
+                entry["questions"].append({"sheet": L.SCORING_SHEET,
+                                           "cell": self._cell(ans_col, r),
                                            "question": question, "validation": validation})
-                filled += [ans_col] if dim.required else []
                 if i == 0 and dim.confidence:
                     entry["confidence"] = self._confidence(dim, conf_col, r)
-                    filled += [conf_col] if dim.required else []
-            self._done(r, filled)
 
     def _line_labels(self, r: int, label: str, guide: str, rows: list[dict[str, Any]],
                      sub: bool = False) -> None:
         fmt = self.fmt["sublabel"] if sub else self.fmt["label"]
-        self._string(self.ws, self._cell("B", r), label, fmt, self.what)
+        self._string(self.ws, r, "B", label, fmt, self.what)
         if guide:
-            self._string(self.ws, self._cell(self.guide_col, r), guide, self.fmt["guide"],
-                         self.what)
-        self._string(self.ws, self._cell(L.ROW_ID_COLUMN, r),
-                     " ".join(row["row_id"] for row in rows), self.fmt["hidden"], self.what)
+            self._string(self.ws, r, self.guide_col, guide, self.fmt["guide"], self.what)
+        self._string(self.ws, r, L.ROW_ID_COLUMN, " ".join(row["row_id"] for row in rows),
+                     self.fmt["hidden"], self.what)
 
     def _line_height(self, dim: Dimension, label: str, guide: str) -> float:
-        minimum = 48.0 if dim.kind == "text" else LINE_POINTS
-        return max(row_points(label, self.label_cpl, minimum),
-                   row_points(guide, self.guide_cpl, minimum))
+        key = (label, guide, dim.kind == "text")
+        if key not in self.heights:  # the same few lines recur on every card
+            minimum = 48.0 if dim.kind == "text" else LINE_POINTS
+            self.heights[key] = max(row_points(label, self.label_cpl, minimum),
+                                    row_points(guide, self.guide_cpl, minimum))
+        return self.heights[key]
+
+    def _require(self, pos: Pos, required: bool) -> None:
+        """Count the cell at ``pos`` in the progress line and highlight it while blank."""
+        if required:
+            self.required.append(pos)
 
     def _answer(self, dim: Dimension, letter: str, r: int) -> dict[str, Any]:
-        cell = self._cell(letter, r)
+        pos = (r, _col(letter))
         fmt = self.fmt["answer_text" if dim.kind == "text" else "answer"]
-        self._blank(cell, fmt)
-        validation = self._dimension_rule(dim, cell)
-        if dim.required:
-            self.required.append(cell)
-        return {"sheet": L.SCORING_SHEET, "cell": cell, "kind": dim.kind,
+        self._blank(pos, fmt)
+        validation = self._dimension_rule(dim, pos)
+        self._require(pos, dim.required)
+        return {"sheet": L.SCORING_SHEET, "cell": self._cell(letter, r), "kind": dim.kind,
                 "validation": validation}
 
     def _confidence(self, dim: Dimension, letter: str, r: int) -> dict[str, str]:
-        cell = self._cell(letter, r)
-        self._blank(cell, self.fmt["answer"])
-        self._list_rule(cell, L.CONFIDENCE_CHOICES, f"Confidence: {dim.label}",
-                        "How sure are you of this score?", "", dim.required)
-        return {"sheet": L.SCORING_SHEET, "cell": cell}
+        pos = (r, _col(letter))
+        self._blank(pos, self.fmt["answer"])
+        self._list_rule(pos, L.CONFIDENCE_CHOICES, f"Confidence: {dim.label}",
+                        "How sure are you of this score?", "")
+        self._require(pos, dim.required)
+        return self._ref(letter, r)
 
-    def _dimension_rule(self, dim: Dimension, cell: str) -> dict[str, Any]:
-        """Add the validation for ``dim`` at ``cell``; return its manifest description."""
+    def _dimension_rule(self, dim: Dimension, pos: Pos) -> dict[str, Any]:
+        """Add the validation for ``dim`` at ``pos``; return its manifest description."""
         kind = dim.kind
         if kind in ("categorical", "binary", "flag", "preference"):
-            return self._list_rule(cell, dim.entry_choices(), dim.label, "", dim.help,
-                                   dim.required)
+            return self._list_rule(pos, dim.entry_choices(), dim.label, "", dim.help)
         if kind == "scale" and (dim.na_choices or dim.maximum - dim.minimum <= 10):
             values = [str(v) for v in range(dim.minimum, dim.maximum + 1)]
-            return self._list_rule(cell, (*values, *dim.na_choices), dim.label, "", dim.help,
-                                   dim.required)
+            return self._list_rule(pos, (*values, *dim.na_choices), dim.label, "", dim.help)
         if kind in ("count", "scale", "number"):
-            return self._whole_rule(cell, dim)
-        return self._text_rule(cell, dim)
+            return self._whole_rule(pos, dim)
+        return self._text_rule(pos, dim)
 
-    def _list_rule(self, cell: str, choices: Sequence[str], title: str, prompt: str,
-                   help_text: str, required: bool) -> dict[str, Any]:
+    def _list_rule(self, pos: Pos, choices: Sequence[str], title: str, prompt: str,
+                   help_text: str) -> dict[str, Any]:
         choices = tuple(choices)
 
         def build() -> tuple[dict[str, Any], dict[str, Any]]:
@@ -596,11 +664,9 @@ class PackWriter:
                        **_messages(title, message, f"Pick one of: {shown}.")}
             return options, {"type": "list", "choices": list(choices)}
 
-        if required:
-            self.required.append(cell)
-        return self.validations.add(cell, ("list", choices, title, prompt, help_text), build)
+        return self.validations.add(pos, ("list", choices, title, prompt, help_text), build)
 
-    def _whole_rule(self, cell: str, dim: Dimension) -> dict[str, Any]:
+    def _whole_rule(self, pos: Pos, dim: Dimension) -> dict[str, Any]:
         def build() -> tuple[dict[str, Any], dict[str, Any]]:
             lo, hi = dim.minimum or 0, dim.maximum
             if hi is None:
@@ -614,15 +680,15 @@ class PackWriter:
                        **_messages(dim.label, message, f"Enter {span}.")}
             return options, {"type": "whole", "min": lo, "max": hi}
 
-        return self.validations.add(cell, ("whole", dim.id), build)
+        return self.validations.add(pos, ("whole", dim.id), build)
 
-    def _text_rule(self, cell: str, dim: Dimension) -> dict[str, Any]:
+    def _text_rule(self, pos: Pos, dim: Dimension) -> dict[str, Any]:
         def build() -> tuple[dict[str, Any], dict[str, Any]]:
             message = " ".join(x for x in (dim.help, _word_range(dim)) if x)
             options = {"validate": "any", **_messages(dim.label, message or "Free text.", "")}
             return options, {"type": "any"}
 
-        return self.validations.add(cell, ("text", dim.id), build)
+        return self.validations.add(pos, ("text", dim.id), build)
 
     def _list_source(self, choices: list[str]) -> list[str] | str:
         """Inline source, or a range on the hidden lists sheet when Excel cannot inline."""
@@ -643,25 +709,29 @@ class PackWriter:
             self.list_columns[key] = f"={L.LISTS_SHEET}!${letter}$1:${letter}${len(choices)}"
         return self.list_columns[key]
 
-    def _done(self, r: int, letters: list[str]) -> None:
-        """Count filled required cells of line ``r`` in the hidden done column."""
-        if not letters:
-            return
-        formula = "=" + "+".join(f"(LEN({self._cell(c, r)})>0)" for c in letters)
-        self.check(self.ws.write_formula(self._cell(self.done_col, r), formula,
-                                         self.fmt["hidden"], 0), self.what)
+    def _count_done(self) -> None:
+        """Count the filled required answers in the hidden done column, for the progress.
+
+        The required cells, joined into rectangles, are counted :data:`COUNT_ARGS`
+        rectangles per ``COUNTA`` (some 30 paired cards), each formula on the row of its
+        first rectangle: a few dozen formulas per pack rather than one per answer line.
+        At most six rectangles start on one row, so those rows all differ.
+        """
+        for piece in _chunks(_boxes(self.required), COUNT_ARGS):
+            formula = "=COUNTA(" + ",".join(map(_a1, piece)) + ")"
+            self.check(self.ws.write_formula(piece[0][0], _col(self.done_col), formula,
+                                             self.fmt["hidden"], 0), "the progress line")
 
     def _total_line(self, total: Any, rows: list[dict[str, Any]]) -> None:
         r = self._next()
         label = f"{total.label} (computed)"
-        self._string(self.ws, self._cell("B", r), label, self.fmt["label"], self.what)
+        self._string(self.ws, r, "B", label, self.fmt["label"], self.what)
         for row in rows:
             ans_col, _ = self.cols[row["label"]]
-            formula = _total_formula(total, row["answers"], self.spec.dimensions)
-            cell = self._cell(ans_col, r)
-            self.check(self.ws.write_formula(cell, formula, self.fmt["derived"], ""),
-                       self.what)
-            row["derived"][total.id] = {"sheet": L.SCORING_SHEET, "cell": cell}
+            formula = _total_formula(total, row["answers"], self.dims)
+            self.check(self.ws.write_formula(r, _col(ans_col), formula, self.fmt["derived"],
+                                             ""), self.what)
+            row["derived"][total.id] = self._ref(ans_col, r)
 
     def _case_answers(self, card: CardSpec) -> dict[str, Any]:
         out = {}
@@ -673,10 +743,9 @@ class PackWriter:
         """A case- or study-level answer in column C (text merged up to the guide's left)."""
         guide = _guide(dim)
         r = self._next(self._line_height(dim, dim.label, guide))
-        self._string(self.ws, self._cell("B", r), dim.label, self.fmt["label"], self.what)
+        self._string(self.ws, r, "B", dim.label, self.fmt["label"], self.what)
         if guide:
-            self._string(self.ws, self._cell(self.guide_col, r), guide, self.fmt["guide"],
-                         self.what)
+            self._string(self.ws, r, self.guide_col, guide, self.fmt["guide"], self.what)
         last = chr(ord(self.guide_col) - 1)
         if dim.kind == "text" and last != "C":
             self.check(self.ws.merge_range(r, 2, r, _col(last), "", self.fmt["answer_text"]),
@@ -684,29 +753,28 @@ class PackWriter:
         answer = self._answer(dim, "C", r)
         if dim.confidence:
             answer["confidence"] = self._confidence(dim, "D", r)
-        self._done(r, ["C"] if dim.required else [])
         return answer
 
     def _batch_start(self, batch: int, k: int, size: int, n: int) -> dict[str, Any]:
         last = min(n, k + size)
         r = self._next(20)
         text = f"Batch {batch} (cases {k + 1}-{last}): start time"
-        self._string(self.ws, self._cell("B", r), text, self.fmt["batch"], "a batch line")
+        self._string(self.ws, r, "B", text, self.fmt["batch"], "a batch line")
         cell = self._time_cell(r, f"Batch {batch} start")
         ids = [c.item_id for c in self.spec.cards[k:last]]
         return {"batch": batch, "row_ids": ids, "start": cell}
 
     def _batch_end(self, batch: int) -> dict[str, str]:
         r = self._next(20)
-        self._string(self.ws, self._cell("B", r), f"Batch {batch}: end time",
-                     self.fmt["batch"], "a batch line")
+        self._string(self.ws, r, "B", f"Batch {batch}: end time", self.fmt["batch"],
+                     "a batch line")
         cell = self._time_cell(r, f"Batch {batch} end")
         self._next(10)
         return cell
 
     def _time_cell(self, r: int, title: str) -> dict[str, str]:
-        cell = self._cell("C", r)
-        self.check(self.ws.write_blank(cell, None, self.fmt["answer_time"]), title)
+        pos = (r, _col("C"))
+        self.check(self.ws.write_blank(*pos, None, self.fmt["answer_time"]), title)
         message = "Type the time as hh:mm, for example 14:05."
 
         def build() -> tuple[dict[str, Any], dict[str, Any]]:
@@ -714,10 +782,9 @@ class PackWriter:
                     "minimum": dt.time(0, 0), "maximum": dt.time(23, 59, 59),
                     **_messages(title, message, message)}, {"type": "time"}
 
-        self.validations.add(cell, ("time", title), build)
-        self.required.append(cell)
-        self._done(r, ["C"])
-        return {"sheet": L.SCORING_SHEET, "cell": cell}
+        self.validations.add(pos, ("time", title), build)
+        self._require(pos, True)
+        return self._ref("C", r)
 
     def _write_study_answers(self) -> dict[str, Any]:
         dims = [d for d in self.spec.dimensions if d.scope == "study"]
@@ -744,21 +811,34 @@ class PackWriter:
                    f'{total} required answers filled"')
         self.check(ws.write_formula(L.PROGRESS_CELL, formula, self.fmt["progress"],
                                     f"0 of {total} required answers filled"), "the progress line")
-        for options, cells in self._grouped(self.validations):
-            self.check(ws.data_validation(cells[0], {**options, "multi_range": " ".join(cells)}),
-                       f"the answer rules ({cells[0]})")
-        for group in _chunks(self.required, GROUP_SIZE):
-            self.check(ws.conditional_format(group[0], {
-                "type": "blanks", "format": self.fmt["blank"],
-                "multi_range": " ".join(group)}), "the blank-cell highlight")
+        self._count_done()
+        for key, cells in self.validations.groups.items():
+            for refs in _grouped_refs(_boxes(cells)):
+                self.check(ws.data_validation(refs[0], {**self.validations.options[key],
+                                                        "multi_range": " ".join(refs)}),
+                           f"the answer rules ({refs[0]})")
+        self._highlight_blanks()
         ws.print_area(0, 1, last, _col(self.guide_col))
         self.check(ws.protect("", _PROTECT), "the Scoring sheet protection")
         ws.activate()
         self.instructions.activate()
 
-    def _grouped(self, v: _Validations) -> list[tuple[dict[str, Any], list[str]]]:
-        return [(v.options[key], group) for key, cells in v.groups.items()
-                for group in _chunks(cells, GROUP_SIZE)]
+    def _highlight_blanks(self) -> None:
+        """Orange while blank: a conditional format per answer column and 250 ranges.
+
+        The rule's relative formula (``LEN(TRIM(C12))=0``) names the top-left cell of its
+        first range. Grouping the ranges by first column and sorting them by row makes
+        that cell the top-left of all of them, so the rule reads the same whether an
+        application anchors it on the first range or on the whole area.
+        """
+        by_column: dict[int, list[Box]] = {}
+        for box in _boxes(self.required):
+            by_column.setdefault(box[1], []).append(box)
+        for column in sorted(by_column):
+            for refs in _grouped_refs(by_column[column]):
+                self.check(self.ws.conditional_format(refs[0], {
+                    "type": "blanks", "format": self.fmt["blank"],
+                    "multi_range": " ".join(refs)}), "the blank-cell highlight")
 
     # -- identity ------------------------------------------------------------------------
 
@@ -794,8 +874,55 @@ def _col(letter: str) -> int:
     return ord(letter) - ord("A")
 
 
-def _chunks(items: list[str], size: int) -> list[list[str]]:
+T = TypeVar("T")
+
+
+def _chunks(items: list[T], size: int) -> list[list[T]]:
     return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _boxes(cells: Iterable[Pos]) -> list[Box]:
+    """``cells`` as few rectangles as possible, sorted by first row then column.
+
+    Runs along a row are joined, then equal runs on consecutive rows are stacked (the
+    Yes/No columns of a checklist's later questions, for example).
+    """
+    boxes: list[list[int]] = []
+    stacks: dict[tuple[int, int], list[int]] = {}
+    for row, first, last in _runs(sorted(set(cells))):
+        box = stacks.get((first, last))
+        if box is not None and box[2] == row - 1:
+            box[2] = row
+        else:
+            box = stacks[(first, last)] = [row, first, row, last]
+            boxes.append(box)
+    return sorted((b[0], b[1], b[2], b[3]) for b in boxes)
+
+
+def _runs(cells: list[Pos]) -> list[list[int]]:
+    """``[row, first column, last column]`` of each run of adjacent sorted cells."""
+    runs: list[list[int]] = []
+    for row, col in cells:
+        if runs and runs[-1][0] == row and runs[-1][2] == col - 1:
+            runs[-1][2] = col
+        else:
+            runs.append([row, col, col])
+    return runs
+
+
+def _grouped_refs(boxes: list[Box]) -> list[list[str]]:
+    """A1 references of ``boxes``, at most :data:`GROUP_SIZE` per element."""
+    return _chunks([_a1(b) for b in boxes], GROUP_SIZE)
+
+
+def _a1(box: Box) -> str:
+    """``C12``, or ``C12:F13`` for a larger box (the Scoring sheet's columns are A-H)."""
+    r1, c1, r2, c2 = box
+    first = f"{_LETTERS[c1]}{r1 + 1}"
+    return first if (r1, c1) == (r2, c2) else f"{first}:{_LETTERS[c2]}{r2 + 1}"
+
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def _messages(title: str, message: str, error: str) -> dict[str, Any]:
@@ -867,9 +994,7 @@ def _points_expr(dim: Dimension, answer: dict[str, Any]) -> str:
     return f"IF(ISNUMBER({cell}),{cell},0)"
 
 
-def _total_formula(total: Any, answers: dict[str, Any],
-                   dimensions: tuple[Dimension, ...]) -> str:
-    dims = {d.id: d for d in dimensions}
+def _total_formula(total: Any, answers: dict[str, Any], dims: dict[str, Dimension]) -> str:
     parts = [_points_expr(dims[d], answers[d]) for d in total.of if d in answers]
     inputs = []
     for d in total.of:
@@ -886,7 +1011,7 @@ def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
-def write_pack(path: Path, spec: PackSpec) -> dict[str, Any]:
+def write_pack(path: Path, spec: PackSpec, texts: TextCache | None = None) -> dict[str, Any]:
     """Write one rater workbook at ``path``.
 
     Parameters
@@ -895,6 +1020,9 @@ def write_pack(path: Path, spec: PackSpec) -> dict[str, Any]:
         Where to write the ``.xlsx``.
     spec : PackSpec
         The cards, rubric, identity and texts (no arm names, no seeds).
+    texts : TextCache, optional
+        Shared by the packs of one study so each text is split and hashed once; a
+        private cache by default.
 
     Returns
     -------
@@ -907,5 +1035,6 @@ def write_pack(path: Path, spec: PackSpec) -> dict[str, Any]:
     SheetflowError
         When xlsxwriter reports a failure; the message names the item or cell.
     """
-    return PackWriter(path, spec).write()
+    with _collector_paused():
+        return PackWriter(path, spec, texts).write()
 
