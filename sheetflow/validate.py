@@ -15,6 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .values import parse_time
+
 ERROR, WARNING = "error", "warning"
 
 
@@ -151,6 +153,15 @@ _TYPES = (
        "{what}: the answer has no confidence; choose Low, Medium or High."),
     _t("text-word-count", WARNING, "A text answer outside its word range.",
        "{what} has {value} words; it should have {expected}."),
+    # -- batch times (protocol 001: a start and an end time per batch) -------------------
+    _t("batch-time-missing", WARNING, "A batch start or end time is blank.",
+       "The {detail} time is blank. Fill in when the batch was started and finished "
+       "(hh:mm), if you still know."),
+    _t("batch-time-invalid", WARNING, "A batch start or end time that is not a time of day.",
+       "The {detail} time '{value}' is not a time of day; type it as hh:mm, for "
+       "example 14:05."),
+    _t("batch-time-order", WARNING, "A batch ends before it starts.",
+       "{detail}; check both times."),
     # -- self-checks (protocol 000 section 3.1) ------------------------------------------
     _t("totals-no-variance", WARNING, "Every total the rater gave is the same.",
        "All {detail} totals are {value}. Check that the scores really do not differ."),
@@ -424,6 +435,58 @@ def check_word_count(text: str, min_words: int | None, max_words: int | None
     if min_words is not None:
         return n, f"at least {min_words} words"
     return n, f"at most {max_words} words"
+
+
+@dataclass(frozen=True)
+class BatchTimeFinding:
+    """A problem with one batch's times: issue ``code``, the ``part`` (start/end) it
+    is about, and the ``detail`` for the message."""
+
+    code: str
+    part: str
+    detail: str
+
+
+def check_batch_times(batch: int, start: Any, end: Any) -> list[BatchTimeFinding]:
+    """Check one batch's start and end time cells (protocol 001).
+
+    Parameters
+    ----------
+    batch : int
+        The batch number, for the messages.
+    start, end : object
+        The raw cells.
+
+    Returns
+    -------
+    list of BatchTimeFinding
+        ``batch-time-missing`` for a blank one, ``batch-time-invalid`` for one that
+        is not a time of day, ``batch-time-order`` when the end is before the start.
+    """
+    out = []
+    parsed = {"start": parse_time(start), "end": parse_time(end)}
+    for part, value in parsed.items():
+        if value.code:
+            out.append(BatchTimeFinding(value.code, part, f"batch {batch} {part}"))
+        elif value.blank:
+            out.append(BatchTimeFinding("batch-time-missing", part, f"batch {batch} {part}"))
+    first, last = parsed["start"].value, parsed["end"].value
+    if first is not None and last is not None and _before(last, first):
+        out.append(BatchTimeFinding(
+            "batch-time-order", "end",
+            f"Batch {batch} ends at {_clock(last)}, before it starts at {_clock(first)}"))
+    return out
+
+
+def _before(a: Any, b: Any) -> bool:
+    """Whether time or datetime ``a`` is earlier than ``b`` (times of day when mixed)."""
+    if type(a) is not type(b):
+        a, b = (x.time() if hasattr(x, "date") and callable(x.date) else x for x in (a, b))
+    return a < b
+
+
+def _clock(value: Any) -> str:
+    return value.strftime("%Y-%m-%d %H:%M" if hasattr(value, "date") else "%H:%M")
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,9 @@ Policy (documented in ``docs/issue-codes.md``):
 - Dates, booleans and formulas are never answers: ``date-in-answer``,
   ``bool-in-answer``, ``formula-in-answer`` (a formula's cached value cannot be
   trusted, see EXCEL-FACTS finding 3).
+- A batch start or end time (:func:`parse_time`) is a time of day as the spreadsheet
+  stores it (a time, a date and time, or a fraction of a day) or text such as
+  ``14:05``; anything else is ``batch-time-invalid``.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from .rubric import CONFIDENCE_LEVELS, YES_NO, Dimension
 
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
 _WHOLE_TEXT = re.compile(r"[+-]?\d+(?:\.0*)?", re.ASCII)
+_TIME_TEXT = re.compile(r"\s*(\d{1,2}):(\d{2})(?::(\d{2}))?\s*", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -122,6 +126,59 @@ def parse_confidence(raw: Any) -> ParsedValue:
     if is_blank(raw):
         return ParsedValue(None)
     return _parse_label(raw, CONFIDENCE_LEVELS, expected)
+
+
+def parse_time(raw: Any) -> ParsedValue:
+    """Parse a batch start or end time cell.
+
+    Parameters
+    ----------
+    raw : object
+        The cell as read.
+
+    Returns
+    -------
+    ParsedValue
+        ``value`` is a :class:`datetime.time`, or a :class:`datetime.datetime` when
+        the cell holds a date too; blank gives ``ParsedValue(None)``; anything that is
+        not a time of day has the code ``batch-time-invalid``.
+
+    Examples
+    --------
+    >>> parse_time("14:05").value
+    datetime.time(14, 5)
+    >>> parse_time(0.5).value
+    datetime.time(12, 0)
+    >>> parse_time("after lunch").code
+    'batch-time-invalid'
+    """
+    expected = "a time of day such as 14:05"
+    if is_blank(raw):
+        return ParsedValue(None)
+    value = _time_of(raw)
+    if value is None:
+        return ParsedValue(None, "batch-time-invalid", expected)
+    return ParsedValue(value, None, expected)
+
+
+def _time_of(raw: Any) -> dt.time | dt.datetime | None:
+    if isinstance(raw, (Formula, bool)):
+        return None
+    if isinstance(raw, (dt.time, dt.datetime)):
+        return raw
+    if isinstance(raw, dt.timedelta):
+        raw = raw.total_seconds() / 86400
+    if isinstance(raw, (int, float)) and math.isfinite(raw) and 0 <= raw < 1:
+        seconds = round(raw * 86400)
+        return None if seconds >= 86400 else dt.time(seconds // 3600, seconds // 60 % 60,
+                                                     seconds % 60)
+    if isinstance(raw, str):
+        match = _TIME_TEXT.fullmatch(unicodedata.normalize("NFKC", raw))
+        if match:
+            hour, minute, second = (int(g or 0) for g in match.groups())
+            if hour < 24 and minute < 60 and second < 60:
+                return dt.time(hour, minute, second)
+    return None
 
 
 def describe_domain(dimension: Dimension) -> str:

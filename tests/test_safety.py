@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import signal
 
-from sheetflow.workbook.safety import Limits, Sandbox, column_number, inspect_file
+from sheetflow.workbook.safety import Limits, Sandbox, column_number, inspect_file, scan_sheet
 
 
 def test_sandbox_survives_abort_memory_and_timeout():
@@ -42,3 +42,21 @@ def test_magic_checks(tmp_path):
 
 def test_column_number():
     assert column_number("A") == 1 and column_number("XFD") == 16384
+
+
+def test_scan_sheet_extent_and_formulas():
+    xml = (b'<sheetData><row r="1"><c r="A1" t="s"><v>0</v></c><c r="H1" s="2"/></row>'
+           b'<row r="7"><c r=\'C7\'><f>SUM(A1:A2)&amp;"x"</f><v>3</v></c>'
+           b'<x:c r="D9" t="inlineStr"><x:is><x:t>a</x:t></x:is></x:c>'
+           b'<c r="E9"><f t="shared" ref="E9:E12" si="0">A9+1</f><v/></c>'
+           b'<c r="E10"><f t="shared" si="0"/><v>2</v></c></row>'
+           b'<row r="1048576"><c r="XFD1048576" s="1"/></row></sheetData>')
+    scan = scan_sheet(xml)
+    assert scan.extent == (10, 5)  # style-only cells (H1, XFD1048576) do not count
+    assert scan.formulas[(7, 3)] == (b"", b'SUM(A1:A2)&amp;"x"')
+    assert scan.formulas[(10, 5)] == (b' t="shared" si="0"', b"")
+
+
+def test_sandbox_imap_yields_each_result_once():
+    out = dict(Sandbox(abs, Limits(), workers=2).imap([-1, -2, -3]))
+    assert {i: o.value for i, o in out.items()} == {0: 1, 1: 2, 2: 3}

@@ -7,7 +7,8 @@ import datetime as dt
 import pytest
 
 from sheetflow.rubric import Bin, Dimension
-from sheetflow.values import Formula, parse_confidence, parse_value
+from sheetflow.validate import check_batch_times
+from sheetflow.values import Formula, parse_confidence, parse_time, parse_value
 
 LIKERT = Dimension("q", "Q", "scale", minimum=1, maximum=5, na_choices=("N/A",),
                    choices=("N/A",))
@@ -53,3 +54,33 @@ def test_confidence():
     assert parse_confidence("High").value == "High"
     assert parse_confidence("high").code == "label-normalised"
     assert parse_confidence("Very").code == "value-out-of-domain"
+
+
+@pytest.mark.parametrize("raw,value,code", [
+    (None, None, None),
+    ("  ", None, None),
+    (dt.time(14, 5), dt.time(14, 5), None),
+    (dt.datetime(2026, 1, 5, 14, 5), dt.datetime(2026, 1, 5, 14, 5), None),
+    (0.5, dt.time(12, 0), None),
+    (dt.timedelta(hours=9, minutes=30), dt.time(9, 30), None),
+    ("9:05", dt.time(9, 5), None),
+    ("14:05:30 ", dt.time(14, 5, 30), None),
+    ("１４:０５", dt.time(14, 5), None),
+    ("25:00", None, "batch-time-invalid"),
+    ("after lunch", None, "batch-time-invalid"),
+    (1.5, None, "batch-time-invalid"),
+    (True, None, "batch-time-invalid"),
+    (Formula("NOW()"), None, "batch-time-invalid"),
+])
+def test_parse_time(raw, value, code):
+    parsed = parse_time(raw)
+    assert (parsed.value, parsed.code) == (value, code)
+
+
+def test_batch_times():
+    codes = [(f.code, f.part) for f in check_batch_times(3, dt.time(9), dt.time(8))]
+    assert codes == [("batch-time-order", "end")]
+    assert [(f.code, f.part) for f in check_batch_times(3, None, "x")] == [
+        ("batch-time-missing", "start"), ("batch-time-invalid", "end")]
+    assert check_batch_times(1, dt.datetime(2026, 1, 5, 23), dt.datetime(2026, 1, 6, 1)) == []
+    assert check_batch_times(1, dt.time(9), dt.datetime(2026, 1, 5, 10)) == []

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import time
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -35,9 +35,14 @@ OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 ZIP_MAGIC = b"PK\x03\x04"
 _ENCRYPTED_MARKERS = ("EncryptionInfo".encode("utf-16-le"), "EncryptedPackage".encode("utf-16-le"))
 _DTD = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
-# a cell with content (not a self-closing, style-only <c r="X9" s="1"/>)
+_NS = rb"(?:[A-Za-z_][\w.-]*:)?"  # an optional namespace prefix
+_Q = rb"[\"']"  # XML attributes may be single- or double-quoted
+# a cell with content (not a self-closing, style-only <c r="X9" s="1"/>); groups: column
+# letters, row digits, then its first child: "v"/"is", or "f" with its attributes and text
 _CELL_REF = re.compile(
-    rb"<c\b[^>]*?\br=\"([A-Z]{1,3})([0-9]{1,7})\"[^>]*?(?<!/)>\s*<(?:v|f|is)\b")
+    rb"<" + _NS + rb"c\b[^>]*?\br=" + _Q + rb"([A-Z]{1,3})([0-9]{1,7})" + _Q
+    + rb"[^>]*?(?<!/)>\s*<" + _NS
+    + rb"(?:(v|is)\b|(f)\b([^>]*?)(?:/>|>(.*?)</" + _NS + rb"f>))", re.DOTALL)
 _REL_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 _MAIN_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 
@@ -71,6 +76,25 @@ class Problem:
     detail: str = ""
 
 
+@dataclass(frozen=True)
+class SheetScan:
+    """What :func:`scan_sheet` found in one worksheet's XML.
+
+    Attributes
+    ----------
+    extent : (int, int)
+        Last row and column of any cell with content (a value, string or formula).
+        Style-only cells do not count: no reader gives them a value, and
+        python-calamine does not grow its grid for them.
+    formulas : dict
+        (row, column) -> (``<f>`` attributes, ``<f>`` text) of each formula cell, raw
+        bytes as written.
+    """
+
+    extent: tuple[int, int] = (0, 0)
+    formulas: dict[tuple[int, int], tuple[bytes, bytes]] = field(default_factory=dict)
+
+
 @dataclass
 class Inspection:
     """What :func:`inspect_file` found.
@@ -79,18 +103,22 @@ class Inspection:
     ----------
     problem : Problem or None
         Why the file must not be parsed (None: safe to parse).
-    extents : dict
-        Sheet name -> (last row, last column) of any cell in its XML, counted from the
-        cell references themselves (the ``<dimension>`` element can lie).
+    sheets : dict
+        Sheet name -> :class:`SheetScan` of its XML.
     """
 
     problem: Problem | None = None
-    extents: dict[str, tuple[int, int]] = field(default_factory=dict)
+    sheets: dict[str, SheetScan] = field(default_factory=dict)
 
     @property
     def safe(self) -> bool:
         """Whether a parser may open the file."""
         return self.problem is None
+
+    @property
+    def extents(self) -> dict[str, tuple[int, int]]:
+        """Sheet name -> (last row, last column) of any cell with content."""
+        return {name: scan.extent for name, scan in self.sheets.items()}
 
 
 def inspect_file(path: str | Path, limits: Limits | None = None) -> Inspection:
@@ -164,8 +192,9 @@ def _inspect_zip(zf: zipfile.ZipFile, limits: Limits) -> Inspection:
                or _check_parts(zf, names) or _check_xml_heads(zf, infos, limits))
     if problem is not None:
         return Inspection(problem)
-    extents = _sheet_extents(zf, names)
-    return Inspection(None, extents)
+    sheets = {name: scan_sheet(zf.read(member))
+              for name, member in _sheet_members(zf, names).items()}
+    return Inspection(None, sheets)
 
 
 def _check_ods(zf: zipfile.ZipFile, names: set[str]) -> Problem | None:
@@ -218,17 +247,25 @@ def _check_xml_heads(zf: zipfile.ZipFile, infos: Sequence[zipfile.ZipInfo],
     return None
 
 
-def _sheet_extents(zf: zipfile.ZipFile, names: set[str]) -> dict[str, tuple[int, int]]:
-    """Sheet name -> (last row, last column) of any cell, from its XML cell references."""
-    extents = {}
-    for sheet_name, member in _sheet_members(zf, names).items():
-        data = zf.read(member)
-        last_row = last_col = 0
-        for letters, digits in _CELL_REF.findall(data):
-            last_row = max(last_row, int(digits))
-            last_col = max(last_col, column_number(letters.decode("ascii")))
-        extents[sheet_name] = (last_row, last_col)
-    return extents
+def scan_sheet(data: bytes) -> SheetScan:
+    """Scan one worksheet's XML without parsing it (bounded by the zip checks).
+
+    Parameters
+    ----------
+    data : bytes
+        The worksheet part.
+
+    Returns
+    -------
+    SheetScan
+    """
+    found = _CELL_REF.findall(data)
+    last_row = max(map(int, {row for _, row, *_ in found}), default=0)
+    letters = {col for col, *_ in found}
+    formulas = {(int(row), column_number(col.decode("ascii"))): (attrs, text)
+                for col, row, _value, f, attrs, text in found if f}
+    last_col = max((column_number(c.decode("ascii")) for c in letters), default=0)
+    return SheetScan((last_row, last_col), formulas)
 
 
 def _sheet_members(zf: zipfile.ZipFile, names: set[str]) -> dict[str, str]:
@@ -398,6 +435,25 @@ class Sandbox:
         list of Outcome
         """
         results: list[Outcome | None] = [None] * len(jobs)
+        for index, outcome in self.imap(jobs):
+            results[index] = outcome
+        return [r if r is not None else Outcome("aborted", reason="not run") for r in results]
+
+    def imap(self, jobs: Sequence[Any]) -> Iterator[tuple[int, Outcome]]:
+        """Run every job; yield ``(index in jobs, outcome)`` as each one finishes.
+
+        The caller can handle (and drop) each result while the children work on the
+        next jobs, so it never holds every result at once.
+
+        Parameters
+        ----------
+        jobs : sequence
+            Picklable arguments, one per call of ``target``.
+
+        Yields
+        ------
+        (int, Outcome)
+        """
         pending = list(range(len(jobs)))[::-1]
         slots = [self._new_slot() for _ in range(min(self.workers, len(jobs)))]
         try:
@@ -406,27 +462,27 @@ class Sandbox:
                     index = pending.pop()
                     slot.give(index, jobs[index])
             while any(slot.job is not None for slot in slots):
-                self._collect_one_round(slots, jobs, pending, results)
+                yield from self._collect_one_round(slots, jobs, pending)
         finally:
             for slot in slots:
                 slot.stop()
-        return [r if r is not None else Outcome("aborted", reason="not run") for r in results]
 
     def _new_slot(self) -> _Slot:
         return _Slot(self._target_name, self.limits)
 
     def _collect_one_round(self, slots: list[_Slot], jobs: Sequence[Any],
-                           pending: list[int], results: list[Outcome | None]) -> None:
+                           pending: list[int]) -> list[tuple[int, Outcome]]:
         busy = [s for s in slots if s.job is not None]
         waitables: list[Any] = [s.conn for s in busy]
         ready = wait(waitables, timeout=self._time_left(busy))
+        done = []
         for i, slot in enumerate(slots):
             if slot.job is None:
                 continue
             outcome = self._outcome_of(slot, ready)
             if outcome is None:
                 continue
-            results[slot.job] = outcome
+            done.append((slot.job, outcome))
             slot.job = None
             if outcome.kind == "aborted":
                 slot.kill()
@@ -434,6 +490,7 @@ class Sandbox:
             if pending:
                 index = pending.pop()
                 slot.give(index, jobs[index])
+        return done
 
     def _time_left(self, busy: list[_Slot]) -> float:
         now = time.monotonic()

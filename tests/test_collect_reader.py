@@ -1,0 +1,189 @@
+"""The fast read path: calamine and openpyxl agree, the manifest index, the ratings
+spool, batch times, and locked text found again after inserted rows."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+from roundtrip_helpers import fill_openpyxl, plan_answers
+
+from sheetflow.collect import collect
+from sheetflow.collect_file import RATING_COLUMNS, neutralise
+from sheetflow.generate import generate_packs
+from sheetflow.manifest import open_manifest
+from sheetflow.templates import init_study
+from sheetflow.values import Formula
+from sheetflow.workbook import layout as L
+from sheetflow.workbook.reader import _openpyxl_window, open_book
+
+
+def _study(tmp: Path, template: str) -> tuple[Path, list[dict]]:
+    root = tmp / template
+    init_study(root, template)
+    generate_packs(root)
+    manifest = json.loads((root / "packs" / "manifest.json").read_text(encoding="utf-8"))
+    (root / "returns").mkdir()
+    return root, manifest["packs"]
+
+
+@pytest.fixture(scope="module")
+def paired(tmp_path_factory):
+    root, packs = _study(tmp_path_factory.mktemp("paired"), "paired-rubric")
+    for pack in packs:
+        fill_openpyxl(root / "packs" / pack["file"], root / "returns" / pack["file"],
+                      plan_answers(pack))
+    return root, packs
+
+
+def _answer_cells(pack, dimension):
+    return [a["cell"] for a in L.iter_answer_cells(pack)
+            if a["dimension"] == dimension and a["part"] == "value"]
+
+
+def test_calamine_and_openpyxl_read_the_same_cells(paired, tmp_path):
+    root, packs = paired
+    pack = packs[0]
+    path = tmp_path / "formula.xlsx"
+    wb = openpyxl.load_workbook(root / "returns" / pack["file"])
+    count = _answer_cells(pack, "depth")[0]
+    wb[L.SCORING_SHEET][count].value = '=1+1&"x"'
+    wb.save(path)
+    book = open_book(path)
+    for sheet, (rows, cols) in ((L.SCORING_SHEET, (400, 10)), (L.IDENTITY_SHEET, (60, 4))):
+        fast = book.cells(sheet, rows, cols)
+        slow = _openpyxl_window(str(path), sheet, rows, cols)
+        assert fast.keys() == slow.keys()
+        for key, value in slow.items():
+            other = fast[key]
+            assert (other == value or float(other) == float(value)), (key, value, other)
+    row, col = (int(count[1:]), ord(count[0]) - 64)
+    assert book.cells(L.SCORING_SHEET, 400, 10)[(row, col)] == Formula('1+1&"x"')
+    book.close()
+
+
+def test_manifest_index_matches_the_json(paired):
+    root, packs = paired
+    manifest = open_manifest(root)
+    assert not manifest.temporary
+    assert [manifest.pack(h) for h in manifest.heads] == packs
+    assert manifest.top["study_id"] and "packs" not in manifest.top
+
+
+def test_manifest_in_another_form_is_read_whole(paired, tmp_path):
+    root, packs = paired
+    other = tmp_path / "pretty"
+    shutil.copytree(root, other)
+    path = other / "packs" / "manifest.json"
+    path.write_text(json.dumps(json.loads(path.read_text(encoding="utf-8")), indent=1),
+                    encoding="utf-8")
+    manifest = open_manifest(other)
+    assert manifest.temporary and [manifest.pack(h) for h in manifest.heads] == packs
+    copy = Path(manifest.path)
+    manifest.close()
+    assert not copy.exists()
+    fast, slow = collect(root, write=False), collect(other, write=False)
+    assert fast.to_dict() == slow.to_dict() and list(fast.ratings) == list(slow.ratings)
+
+
+def test_ratings_spool_csv_and_frame_agree(paired):
+    root, _ = paired
+    result = collect(root)
+    rows = list(result.ratings)
+    assert len(rows) == len(result.ratings) > 0
+    assert all(tuple(r) == RATING_COLUMNS for r in rows)
+    keys = [(r["rater_id"], r["sitting"], r["case_id"], r["label"], r["dimension"],
+             r["field"], r["file"]) for r in rows]
+    assert keys == sorted(keys)
+    frame = result.ratings.to_frame()
+    assert frame.to_dict("records") == rows
+    buf = io.StringIO()
+    writer = csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\r\n")
+    writer.writerow(RATING_COLUMNS)
+    for row in rows:
+        writer.writerow([neutralise(row[c]) for c in RATING_COLUMNS])
+    assert (root / "out" / "ratings.csv").read_bytes() == buf.getvalue().encode("utf-8")
+
+
+def _insert(src: Path, dst: Path, row: int, count: int = 2) -> None:
+    wb = openpyxl.load_workbook(src)
+    wb[L.SCORING_SHEET].insert_rows(row, count)
+    wb.save(dst)
+
+
+@pytest.mark.parametrize("where", ["below-text", "above-title", "between-cards"])
+def test_rows_inserted_near_locked_text_are_not_edits(paired, tmp_path, where):
+    root, packs = paired
+    pack = packs[1]
+    card = pack["cards"][1]
+    first_line = min(int(a["cell"][1:]) for r in card["rows"]
+                     for a in L.iter_answer_cells({"cards": [{**card, "case_answers": {}}]})
+                     if a["row_id"] == r["row_id"])
+    title = int(card["title"]["cell"][1:])
+    row = {"below-text": first_line, "above-title": title, "between-cards": title - 1}[where]
+    study = tmp_path / "study"
+    shutil.copytree(root, study, ignore=shutil.ignore_patterns("returns", "out"))
+    (study / "returns").mkdir()
+    _insert(root / "returns" / pack["file"], study / "returns" / pack["file"], row)
+    codes = {i.code for i in collect(study, write=False).report.issues}
+    assert "row-inserted" in codes
+    assert "locked-text-changed" not in codes
+
+
+def test_an_edit_between_inserted_rows_is_still_found(paired, tmp_path):
+    root, packs = paired
+    pack = packs[1]
+    card = pack["cards"][1]
+    study = tmp_path / "study"
+    shutil.copytree(root, study, ignore=shutil.ignore_patterns("returns", "out"))
+    (study / "returns").mkdir()
+    dst = study / "returns" / pack["file"]
+    text_cell = card["rows"][0]["locked"][0]["cells"][0]
+    wb = openpyxl.load_workbook(root / "returns" / pack["file"])
+    ws = wb[L.SCORING_SHEET]
+    ws[text_cell].value = "Edited."
+    ws.insert_rows(int(text_cell[1:]) + 1, 1)
+    wb.save(dst)
+    codes = {i.code for i in collect(study, write=False).report.issues}
+    assert "locked-text-changed" in codes
+
+
+@pytest.fixture(scope="module")
+def batches(tmp_path_factory):
+    root, packs = _study(tmp_path_factory.mktemp("batches"), "keep-known")
+    pack = next(p for p in packs if p["batches"] and p["sitting"] == 1)
+    b1, b2 = pack["batches"][:2]
+    times = {b1["start"]["cell"]: dt.time(9, 0), b1["end"]["cell"]: dt.time(8, 30),
+             b2["start"]["cell"]: dt.time(10, 0)}
+    wb = openpyxl.load_workbook(root / "packs" / pack["file"])
+    ws = wb[L.SCORING_SHEET]
+    for cell, (value, _) in plan_answers(pack).items():
+        ws[cell].value = value
+    for cell, value in times.items():
+        ws[cell].value = value
+    if len(pack["batches"]) > 2:
+        ws[pack["batches"][2]["start"]["cell"]].value = "after lunch"
+    wb.save(root / "returns" / pack["file"])
+    result = collect(root, write=False)
+    return result, pack
+
+
+def test_batch_times_are_checked(batches):
+    result, pack = batches
+    found = {(i.code, i.cell) for i in result.report.issues}
+    b1, b2 = pack["batches"][:2]
+    assert ("batch-time-order", b1["end"]["cell"]) in found
+    assert ("batch-time-missing", b2["end"]["cell"]) in found
+    assert not any(cell == b2["start"]["cell"] for _, cell in found)
+    if len(pack["batches"]) > 2:
+        assert ("batch-time-invalid", pack["batches"][2]["start"]["cell"]) in found
+    rows = {(r["field"], r["value"]) for r in result.ratings if r["dimension"] == "batch"}
+    assert ("1:start", "09:00:00") in rows and ("1:end", "08:30:00") in rows
+    assert all(i.severity == "warning" for i in result.report.issues
+               if i.code.startswith("batch-time"))
