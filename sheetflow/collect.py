@@ -39,6 +39,7 @@ from .collect_file import (
     ROW_FIELDS,
     FileJob,
     FileResult,
+    PackedBlock,
     RatingBlock,
     cell_name,
     check_file,
@@ -96,16 +97,13 @@ class Ratings:
         self._spool: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (lives with self)
         self._kept: list[tuple[int, int, int, int, int]] = []  # csv at, size; rows at, size; n
 
-    def _store(self, block: RatingBlock) -> tuple[int, int, int, int, int]:
-        """Write one block to the spool; a handle for :meth:`_keep`."""
+    def _store(self, block: PackedBlock) -> tuple[int, int, int, int, int]:
+        """Write one file's rows to the spool as they came; a handle for :meth:`_keep`."""
         self._spool.seek(0, os.SEEK_END)
-        csv_at = self._spool.tell()
+        at = self._spool.tell()
         self._spool.write(block.csv)
-        rows = pickle.dumps(RatingBlock(block.study_id, block.rater_id, block.sitting,
-                                        block.sheet, block.file, block.source_sha256,
-                                        block.rows), protocol=pickle.HIGHEST_PROTOCOL)
-        self._spool.write(rows)
-        return (csv_at, len(block.csv), csv_at + len(block.csv), len(rows), len(block.rows))
+        self._spool.write(block.data)
+        return (at, len(block.csv), at + len(block.csv), len(block.data), block.count)
 
     def _keep(self, handles: list[tuple[int, int, int, int, int]]) -> None:
         self._kept = list(handles)
@@ -469,13 +467,19 @@ def write_validation_workbook(path: Path, report: ValidationReport) -> None:
                "dimension", "value", "message")
     for c, h in enumerate(columns):
         issues.write_string(0, c, h, bold)
+    widths = [len(h) for h in columns]
     for r, item in enumerate(report.issues, 1):
-        data = item.to_dict()
         for c, h in enumerate(columns):
-            issues.write_string(r, c, data[h])
-    status.autofit()
-    issues.autofit()
+            text = getattr(item, h)
+            issues.write_string(r, c, text)
+            widths[c] = max(widths[c], len(text))
+    status.autofit()  # a few rows; for the issues, measuring each string costs seconds
+    for c, width in enumerate(widths):
+        issues.set_column(c, c, min(width, MAX_COLUMN_CHARS) + 2)
     wb.close()
+
+
+MAX_COLUMN_CHARS = 80
 
 
 # --------------------------------------------------------------------------- status

@@ -105,6 +105,36 @@ def parse_value(dimension: Dimension, raw: Any) -> ParsedValue:
     >>> parse_value(likert, 5.5).code
     'value-not-whole'
     """
+    cache = _clean_cache(dimension) if type(raw) in _PLAIN else None
+    if cache is not None and raw in cache:
+        return cache[raw]
+    parsed = _parse_value(dimension, raw)
+    if cache is not None and parsed.code is None and parsed.value is not None \
+            and len(cache) < _CACHE_SIZE:
+        cache[raw] = parsed
+    return parsed
+
+
+# Most answer cells hold one of a few clean values (a label, a small number); their
+# ParsedValue is kept per dimension, by id, for cells of an exact plain type (a bool
+# equals 1 as a dict key, so it never comes this way).
+_PLAIN = (str, int, float)
+_CACHE_SIZE = 256
+_CLEAN: dict[int, tuple[Dimension, dict[Any, ParsedValue]]] = {}
+
+
+def _clean_cache(dimension: Dimension) -> dict[Any, ParsedValue] | None:
+    if dimension.kind == "text":
+        return None
+    entry = _CLEAN.get(id(dimension))
+    if entry is None or entry[0] is not dimension:
+        if len(_CLEAN) > 1024:
+            _CLEAN.clear()
+        entry = _CLEAN[id(dimension)] = (dimension, {})
+    return entry[1]
+
+
+def _parse_value(dimension: Dimension, raw: Any) -> ParsedValue:
     kind_error = _reject_kind(raw)
     if kind_error is not None:
         return ParsedValue(None, kind_error, describe_domain(dimension))
@@ -119,8 +149,10 @@ def parse_value(dimension: Dimension, raw: Any) -> ParsedValue:
 
 def parse_confidence(raw: Any) -> ParsedValue:
     """Parse a Low/Medium/High confidence cell (same rules as a label)."""
+    if type(raw) is str and raw in _CONFIDENCE_CLEAN:
+        return _CONFIDENCE_CLEAN[raw]
     kind_error = _reject_kind(raw)
-    expected = _one_of(CONFIDENCE_LEVELS)
+    expected = _CONFIDENCE_DOMAIN
     if kind_error is not None:
         return ParsedValue(None, kind_error, expected)
     if is_blank(raw):
@@ -181,8 +213,29 @@ def _time_of(raw: Any) -> dt.time | dt.datetime | None:
     return None
 
 
+_CONFIDENCE_DOMAIN = "one of " + ", ".join(repr(c) for c in CONFIDENCE_LEVELS)
+
+
+_CONFIDENCE_CLEAN = {c: ParsedValue(c, None, _CONFIDENCE_DOMAIN) for c in CONFIDENCE_LEVELS}
+
+
 def describe_domain(dimension: Dimension) -> str:
     """What a cell of ``dimension`` accepts, in a rater's words."""
+    cached = _DOMAINS.get(id(dimension))
+    if cached is not None and cached[0] is dimension:
+        return cached[1]
+    if len(_DOMAINS) > 1024:
+        _DOMAINS.clear()
+    text = _describe_domain(dimension)
+    _DOMAINS[id(dimension)] = (dimension, text)
+    return text
+
+
+# id -> (dimension, text): every answer cell asks, and the text never changes
+_DOMAINS: dict[int, tuple[Dimension, str]] = {}
+
+
+def _describe_domain(dimension: Dimension) -> str:
     kind = dimension.kind
     if kind == "count":
         top = dimension.maximum

@@ -187,3 +187,17 @@ def test_batch_times_are_checked(batches):
     assert ("1:start", "09:00:00") in rows and ("1:end", "08:30:00") in rows
     assert all(i.severity == "warning" for i in result.report.issues
                if i.code.startswith("batch-time"))
+
+
+def test_csv_lines_are_what_csv_writer_writes():
+    from sheetflow.collect_file import ROW_FIELDS, RatingBlock, csv_lines
+
+    tricky = ['a","b', '"', '=1+1', '-1', 'line\r\nbreak', '＝x', '', '@x', 'tab\there']
+    rows = [tuple(tricky[(i + k) % len(tricky)] for k in range(len(ROW_FIELDS)))
+            for i in range(len(tricky))]
+    block = RatingBlock('st"udy', "+R1", "1", "Sc\"ore", "-f.xlsx", "ab" * 32, rows)
+    buf = io.StringIO()
+    writer = csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\r\n")
+    for row in block.dicts():
+        writer.writerow([neutralise(row[c]) for c in RATING_COLUMNS])
+    assert csv_lines(block) == buf.getvalue().encode("utf-8")
