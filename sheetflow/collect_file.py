@@ -161,7 +161,7 @@ def check_file(job: FileJob) -> FileResult:
     if isinstance(book, Problem):
         return FileResult(problem=book)
     try:
-        stores = identity_stores(book)
+        stores = identity_stores(book, job.limits)
         heads = job.manifest.by_id
         named = {values.get("pack_id", "") for values in stores.values()}
         checks = {}
@@ -179,14 +179,20 @@ def _study(study_dir: str) -> Study:
     return load_study(study_dir)
 
 
-def identity_stores(book: Book) -> dict[str, dict[str, str]]:
+def identity_sheet(book: Book, limits: Limits) -> Cells:
+    """The identity sheet's four columns, down to its last row with content."""
+    last = min(book.extents.get(L.IDENTITY_SHEET, (0, 0))[0], limits.max_rows)
+    return book.cells(L.IDENTITY_SHEET, last, 4)
+
+
+def identity_stores(book: Book, limits: Limits) -> dict[str, dict[str, str]]:
     """Identity key -> value from each of the three stores (empty dict when absent)."""
     props = {k: book.properties[L.identity_property(k)] for k in L.IDENTITY_KEYS
              if L.identity_property(k) in book.properties}
     names = {k: book.names[L.identity_name(k)] for k in L.IDENTITY_KEYS
              if L.identity_name(k) in book.names}
     sheet: dict[str, str] = {}
-    cells = book.cells(L.IDENTITY_SHEET, len(L.IDENTITY_KEYS), 2)
+    cells = identity_sheet(book, limits)
     for r in range(1, len(L.IDENTITY_KEYS) + 1):
         key, value = cells.get((r, 1)), cells.get((r, 2))
         if key in L.IDENTITY_KEYS and value is not None:
@@ -316,12 +322,11 @@ class _FileChecker:
     # -- structure -----------------------------------------------------------------------
 
     def _check_row_table(self) -> bool:
-        last = min(self.book.extents.get(L.IDENTITY_SHEET, (0, 0))[0], self.job.limits.max_rows)
-        cells = self.book.cells(L.IDENTITY_SHEET, last, 4)
+        cells = identity_sheet(self.book, self.job.limits)
         if not cells:
             return True  # identity sheet deleted: the other stores identified the file
         found = []
-        for r in range(L.IDENTITY_ROW_TABLE_FIRST, last + 1):
+        for r in range(L.IDENTITY_ROW_TABLE_FIRST, max((r for r, _ in cells), default=0) + 1):
             values = tuple(show_value(cells.get((r, c))) for c in range(1, 5))
             if any(values):
                 found.append(values)

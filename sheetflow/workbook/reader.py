@@ -14,8 +14,9 @@ file that passes is opened. Then:
   limits: calamine builds a dense grid of the used range and aborts the process on a
   cell at XFD1048576 (finding 1). Any other sheet is read with openpyxl in read-only
   mode, strictly inside the window. A sheet crafted to hide a cell's position from
-  the scan (a cell without an ``r`` reference far down) can still make calamine
-  abort; the sandbox then reports that one file as ``read-aborted``;
+  the scan (a cell with no ``r`` reference, or with spaces around its ``=``, far
+  down) can still make calamine abort; the sandbox then reports that one file as
+  ``read-aborted``;
 - calamine shows a formula's cached value only, so every cell the scan found a
   ``<f>`` in is replaced by a :class:`~sheetflow.values.Formula` (a typed ``="High"``
   must not pass as ``High``; finding 3).
@@ -250,6 +251,8 @@ def _openpyxl_window(path: str, sheet: str, rows: int, cols: int) -> Cells:
             return {}
         out: Cells = {}
         ws = wb[sheet]
+        if not hasattr(ws, "iter_rows"):  # a chart sheet has no cells
+            return {}
         for r, row in enumerate(ws.iter_rows(min_row=1, max_row=rows, max_col=cols), 1):
             for c, cell in enumerate(row, 1):
                 value = _openpyxl_value(cell)

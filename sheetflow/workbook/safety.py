@@ -5,8 +5,10 @@ Two defences, both measured in EXCEL-FACTS.md (R4):
 1. :func:`inspect_file` looks at the bytes and the zip directory only (plus a bounded
    decompression of each XML part) and names what is wrong: empty, an OLE container
    (encrypted .xlsx or .xls), not a zip (CSV, HTML), truncated, ODS, macros, too many
-   or too large parts, a compression ratio typical of zip bombs, a DTD or entity
-   declaration, or cells far outside the area sheetflow reads.
+   or too large parts, a compression ratio typical of zip bombs, or a DTD or entity
+   declaration. It also scans each sheet's XML, without a parser, for the extent of
+   its cells (content far outside the area sheetflow reads; a bound for readers that
+   build a dense grid) and for its formula cells.
 2. :class:`Sandbox` runs a parser in child processes with an address-space limit and a
    timeout. python-calamine aborts the whole process (SIGABRT) on a cell at
    XFD1048576 and openpyxl can exhaust memory; in the sandbox that costs one file, not
@@ -62,8 +64,8 @@ class Limits:
     max_ratio: float = 200.0
     ratio_floor_bytes: int = 2**20
     xml_head_bytes: int = 64 * 2**10
-    max_rows: int = 100_000
-    max_columns: int = 64
+    max_rows: int = 100_000  # a sheet with content beyond these is read with openpyxl,
+    max_columns: int = 64  # bounded, never with python-calamine
     memory_bytes: int = 1536 * 2**20
     timeout_seconds: float = 60.0
 
