@@ -44,6 +44,7 @@ from .collect_file import (
     cell_name,
     check_file,
     csv_header,
+    csv_lines,
     neutralise,
     split_cell,
 )
@@ -142,7 +143,11 @@ class Ratings:
         """Write ``ratings.csv``: all fields quoted, formula starts neutralised."""
         with path.open("wb") as out:
             out.write(csv_header())
-            for at, size, _, _, _ in self._kept:
+            for at, size, rows_at, rows_size, count in self._kept:
+                if count and not size:  # collected with write=False: format them now
+                    self._spool.seek(rows_at)
+                    out.write(csv_lines(pickle.loads(self._spool.read(rows_size))))
+                    continue
                 self._spool.seek(at)
                 _copy(self._spool, out, size)
 

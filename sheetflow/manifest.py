@@ -31,6 +31,7 @@ _PACKS = b'"packs":['
 _ENTRY = b'{"batches":'
 _NEXT_ENTRY = b"," + _ENTRY
 _BEFORE_FILE = b'],"file":'
+_IDENTITY = b'"identity":{'  # once per pack entry, and nowhere else
 _BLOCK = 1 << 22
 _TAIL = 1 << 16
 
@@ -155,7 +156,9 @@ def _index(path: Path) -> Manifest | None:
         at = head.find(_PACKS)
         if at < 0 or not head.startswith(_ENTRY, at + len(_PACKS)):
             return None
-        starts = _entry_starts(fh, at + len(_PACKS))
+        starts, identities = _entry_starts(fh, at + len(_PACKS))
+        if identities != len(starts):  # an entry in another form hides among the rest
+            return None
         fh.seek(starts[-1])
         last, used, rest = _decode_first(fh.read())
         if not rest.startswith(b"]"):
@@ -171,9 +174,11 @@ def _index(path: Path) -> Manifest | None:
     return Manifest(str(path), top, heads)
 
 
-def _entry_starts(fh: Any, first: int) -> list[int]:
-    """Byte offsets of every pack entry, the first one at ``first``."""
+def _entry_starts(fh: Any, first: int) -> tuple[list[int], int]:
+    """Byte offsets of every pack entry (the first one at ``first``), and how many
+    pack identities the file holds from there on."""
     starts = [first]
+    identities = 0
     fh.seek(first)
     carry, base = b"", first
     while block := fh.read(_BLOCK):
@@ -182,9 +187,10 @@ def _entry_starts(fh: Any, first: int) -> list[int]:
         while at >= 0:
             starts.append(base - len(carry) + at + 1)
             at = data.find(_NEXT_ENTRY, at + 1)
-        carry = data[-(len(_NEXT_ENTRY) - 1):]
+        identities += data.count(_IDENTITY) - carry.count(_IDENTITY)
+        carry = data[-(max(len(_NEXT_ENTRY), len(_IDENTITY)) - 1):]
         base += len(block)
-    return starts
+    return starts, identities
 
 
 def _decode_first(data: bytes) -> tuple[Any, int, bytes]:

@@ -201,3 +201,27 @@ def test_csv_lines_are_what_csv_writer_writes():
     for row in block.dicts():
         writer.writerow([neutralise(row[c]) for c in RATING_COLUMNS])
     assert csv_lines(block) == buf.getvalue().encode("utf-8")
+
+
+def test_manifest_with_one_entry_in_another_order_is_read_whole(paired, tmp_path):
+    root, packs = paired
+    data = json.loads((root / "packs" / "manifest.json").read_text(encoding="utf-8"))
+    data["packs"][1] = dict(reversed(list(data["packs"][1].items())))
+    (tmp_path / "packs").mkdir()
+    (tmp_path / "packs" / "manifest.json").write_text(
+        json.dumps(data, separators=(",", ":"), ensure_ascii=False), encoding="utf-8")
+    manifest = open_manifest(tmp_path)
+    try:
+        assert manifest.temporary and [manifest.pack(h) for h in manifest.heads] == packs
+    finally:
+        manifest.close()
+
+
+def test_outputs_of_a_collection_made_without_writing(paired, tmp_path):
+    from sheetflow.collect import write_outputs
+
+    root, _ = paired
+    written = collect(root)
+    quiet = collect(root, write=False)
+    paths = write_outputs(tmp_path, quiet)
+    assert Path(paths["ratings"]).read_bytes() == Path(written.outputs["ratings"]).read_bytes()
