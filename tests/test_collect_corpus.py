@@ -300,3 +300,9 @@ def test_inputs_unchanged_and_second_run_identical(batch):
 def test_csv_neutralises_formula_starts(batch):
     text = batch["outputs"]["csv"].decode("utf-8")
     assert '"=' not in text and '"+' not in text and '"@' not in text
+
+
+def test_moved_rows_are_not_locked_text_edits(batch):
+    for name in ("row-inserted.xlsx", "rows-reordered.xlsx"):
+        codes = {i.code for i in batch["first"].report.issues if i.file == name}
+        assert "locked-text-changed" not in codes, (name, codes)
