@@ -181,8 +181,11 @@ def _study(study_dir: str) -> Study:
 
 def identity_sheet(book: Book, limits: Limits) -> Cells:
     """The identity sheet's four columns, down to its last row with content."""
-    last = min(book.extents.get(L.IDENTITY_SHEET, (0, 0))[0], limits.max_rows)
-    return book.cells(L.IDENTITY_SHEET, last, 4)
+    return book.cells(L.IDENTITY_SHEET, _identity_rows(book, limits), 4)
+
+
+def _identity_rows(book: Book, limits: Limits) -> int:
+    return min(book.extents.get(L.IDENTITY_SHEET, (0, 0))[0], limits.max_rows)
 
 
 def identity_stores(book: Book, limits: Limits) -> dict[str, dict[str, str]]:
@@ -326,7 +329,7 @@ class _FileChecker:
         if not cells:
             return True  # identity sheet deleted: the other stores identified the file
         found = []
-        for r in range(L.IDENTITY_ROW_TABLE_FIRST, max((r for r, _ in cells), default=0) + 1):
+        for r in range(L.IDENTITY_ROW_TABLE_FIRST, _identity_rows(self.book, self.job.limits) + 1):
             values = tuple(show_value(cells.get((r, c))) for c in range(1, 5))
             if any(values):
                 found.append(values)

@@ -119,14 +119,11 @@ class Book:
             self._calamine = CalamineWorkbook.from_path(self.path)
         grid = self._calamine.get_sheet_by_name(sheet).to_python(skip_empty_area=False,
                                                                  nrows=rows)
-        out: Cells = {}
-        for r, row in enumerate(grid, 1):
-            for c, value in enumerate(row[:cols], 1):
-                if value == "" or value is None:
-                    continue
-                if type(value) is dt.date:  # openpyxl gives a datetime at midnight
-                    value = dt.datetime(value.year, value.month, value.day)
-                out[(r, c)] = value
+        out: Cells = {(r, c): value for r, row in enumerate(grid, 1)
+                      for c, value in enumerate(row[:cols], 1) if value != ""}
+        for key, value in out.items():
+            if type(value) is dt.date:  # openpyxl gives a datetime at midnight
+                out[key] = dt.datetime(value.year, value.month, value.day)
         return out
 
     def close(self) -> None:
