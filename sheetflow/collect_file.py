@@ -49,7 +49,8 @@ ROW_FIELDS = ("case_id", "row_id", "label", "dimension", "field", "value", "raw"
               "confidence", "cell")
 """The columns that vary within one file; the rest are the same for all its rows."""
 _SKIP_SHEETS = (L.IDENTITY_SHEET, L.INSTRUCTIONS_SHEET, L.LISTS_SHEET)
-_SHIFT_TRIES = 64  # most shift combinations tried to find moved locked text
+_SHIFT_SPAN = 64  # inserted rows searched for a card's moved locked text
+_SHIFT_TRIES = 64  # most per-chunk shift combinations tried
 
 
 @dataclass(frozen=True)
@@ -439,12 +440,16 @@ class _FileChecker:
 
         The text lies between the previous card's last answer line (moved by
         ``above``) and this card's first (moved by ``below``); rows inserted in between
-        move each chunk by an amount between the two, never backwards.
+        move each chunk by an amount between the two, never backwards. Only a few
+        such placements are tried: sorted rows (shifts of hundreds) are not searched.
         """
         cells = [self.plan.position(ref) for ref in locked["cells"]]
-        if self._digest(cells, [below] * len(cells)) == locked["sha256"]:
-            return True
+        for shift in dict.fromkeys((below, above)):
+            if self._digest(cells, [shift] * len(cells)) == locked["sha256"]:
+                return True
         low, high = min(above, below), max(above, below)
+        if high - low > _SHIFT_SPAN:
+            return False
         options = range(low, high + 1)
         if len(options) ** len(cells) > _SHIFT_TRIES:
             tries = ([d] * len(cells) for d in options)
