@@ -32,7 +32,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from .collect_file import (
     RATING_COLUMNS,
@@ -85,6 +85,16 @@ RETURNS_DIR, OUT_DIR = "returns", "out"
 _SKIP_PREFIXES = (".", "~$")
 
 
+class _Spooled(NamedTuple):
+    """Where one file's rows are in the spool."""
+
+    csv_at: int
+    csv_size: int
+    rows_at: int
+    rows_size: int
+    count: int
+
+
 class Ratings:
     """The tidy ratings table (columns :data:`RATING_COLUMNS`), kept in a spool file.
 
@@ -96,30 +106,31 @@ class Ratings:
 
     def __init__(self) -> None:
         self._spool: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (lives with self)
-        self._kept: list[tuple[int, int, int, int, int]] = []  # csv at, size; rows at, size; n
+        self._kept: list[_Spooled] = []
 
-    def _store(self, block: PackedBlock) -> tuple[int, int, int, int, int]:
+    def _store(self, block: PackedBlock) -> _Spooled:
         """Write one file's rows to the spool as they came; a handle for :meth:`_keep`."""
         self._spool.seek(0, os.SEEK_END)
         at = self._spool.tell()
         self._spool.write(block.csv)
         self._spool.write(block.data)
-        return (at, len(block.csv), at + len(block.csv), len(block.data), block.count)
+        return _Spooled(at, len(block.csv), at + len(block.csv), len(block.data), block.count)
 
-    def _keep(self, handles: list[tuple[int, int, int, int, int]]) -> None:
+    def _keep(self, handles: list[_Spooled]) -> None:
+        """The files whose rows make the table, in table order."""
         self._kept = list(handles)
 
     def __len__(self) -> int:
-        return sum(h[4] for h in self._kept)
+        return sum(h.count for h in self._kept)
 
     def __bool__(self) -> bool:
         return len(self) > 0
 
     def blocks(self) -> Iterator[RatingBlock]:
         """The rows of each used file in table order, one file at a time."""
-        for _, _, at, size, _ in self._kept:
-            self._spool.seek(at)
-            yield pickle.loads(self._spool.read(size))
+        for handle in self._kept:
+            self._spool.seek(handle.rows_at)
+            yield pickle.loads(self._spool.read(handle.rows_size))
 
     def __iter__(self) -> Iterator[dict[str, str]]:
         for block in self.blocks():
@@ -143,13 +154,13 @@ class Ratings:
         """Write ``ratings.csv``: all fields quoted, formula starts neutralised."""
         with path.open("wb") as out:
             out.write(csv_header())
-            for at, size, rows_at, rows_size, count in self._kept:
-                if count and not size:  # collected with write=False: format them now
-                    self._spool.seek(rows_at)
-                    out.write(csv_lines(pickle.loads(self._spool.read(rows_size))))
+            for handle in self._kept:
+                if handle.count and not handle.csv_size:  # collected with write=False
+                    self._spool.seek(handle.rows_at)
+                    out.write(csv_lines(pickle.loads(self._spool.read(handle.rows_size))))
                     continue
-                self._spool.seek(at)
-                _copy(self._spool, out, size)
+                self._spool.seek(handle.csv_at)
+                _copy(self._spool, out, handle.csv_size)
 
 
 def _copy(src: IO[bytes], dst: IO[bytes], size: int) -> None:
@@ -259,7 +270,7 @@ class _FileWork:
     issues: list[Issue] = field(default_factory=list)
     head: PackHead | None = None
     duplicate_of: str = ""
-    block: tuple[int, int, int, int, int] | None = None
+    block: _Spooled | None = None
     answered: int = 0
     required: int = 0
     self_check: SelfCheckInput | None = None
