@@ -211,16 +211,20 @@ def test_balance_holds_for_odd_counts(tmp_path):
         assert abs(2 * under_a - len(slots)) == 1
 
 
-def test_shuffled_orders_differ_between_raters(generated):
-    folder, _ = generated["answer-review"]
+@pytest.mark.parametrize("template", ["paired-rubric", "answer-review"])
+def test_shuffled_orders_differ_between_raters(generated, template):
+    folder, _ = generated[template]
     study = load_study(folder)
     orders = [tuple(s.item.id for s in assign(study, r).slots) for r in study.raters]
     assert len(set(orders)) == len(orders)
     assert all(sorted(o) == sorted(it.id for it in study.items) for o in orders)
 
 
-def test_spec_order_kept_without_shuffle(generated):
-    folder, _ = generated["paired-rubric"]
+def test_spec_order_kept_without_shuffle(tmp_path):
+    folder = make_study(tmp_path, "paired-rubric")
+    toml = folder / "study.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace(
+        "shuffle = true", "shuffle = false", 1), encoding="utf-8")
     study = load_study(folder)
     assert not study.design.shuffle
     for r in study.raters:
