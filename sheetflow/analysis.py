@@ -864,11 +864,13 @@ def _permutation(ctx: _Context) -> pd.DataFrame:
     winner, control = _winner(ctx, table), ctx.param("control")
     if not winner or not control:
         return _empty_reason(pd.DataFrame(), "no candidate or control arm", comparison="")
-    # the shuffle runs over all scored items of the two arms compared
+    # protocol 001: arm labels are shuffled across all scored items, every arm's
+    # included; the gap is then read off the winner's and the control's positions
+    others = items.loc[~items["arm"].isin([winner, control]), "yield"]
     res = stats.permutation_test_proportions(
         items.loc[items["arm"] == winner, "yield"], items.loc[items["arm"] == control, "yield"],
-        alternative="greater", n_permutations=int(ctx.param("permutations", 10_000)),
-        seed=ctx.plan.seed)
+        others=others, alternative="greater",
+        n_permutations=int(ctx.param("permutations", 10_000)), seed=ctx.plan.seed)
     return pd.DataFrame([{"comparison": f"{winner} vs {control}", "winner": winner,
                           "control": control, **res.iloc[0].to_dict()}])
 
@@ -1455,8 +1457,9 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "Per case the mean total over raters for each arm; signed-rank test of the second "
          "arm minus the first (scipy, zero differences dropped)."),
         ("Permutation test",
-         "Arm labels shuffled across the scored items of the two arms compared "
-         f"{int(plan.params.get('permutations', 10000))} times with seed {plan.seed}; "
+         "Arm labels shuffled across all scored items (every arm, as protocol 001 says) "
+         f"{int(plan.params.get('permutations', 10000))} times with seed {plan.seed}; the "
+         "gap is the winner's yield minus the control's under each relabelling; "
          "p = (b + 1)/(m + 1), counting the observed labelling (Phipson & Smyth 2010)."),
         ("Yield, Fisher and trend (001)",
          "Yield = P(KEEP and not KNOWN and not already in corpus) per sitting-1 rating. "

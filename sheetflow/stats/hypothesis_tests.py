@@ -83,6 +83,7 @@ def permutation_test_proportions(
     alternative: Alternative,
     n_permutations: int = 10_000,
     seed: int | None = None,
+    others: Any | None = None,
 ) -> pd.DataFrame:
     """Permutation test of a difference in proportions (shuffling group labels).
 
@@ -96,18 +97,23 @@ def permutation_test_proportions(
         Number of random shuffles.
     seed : int, optional
         Seed of :func:`numpy.random.default_rng`; drawn and returned when None.
+    others : array_like of {0, 1} or bool, optional
+        Outcomes of items in neither group that still take part in the shuffle, for a
+        null that shuffles arm labels across *all* scored items (protocol 001) rather
+        than across the two groups compared.
 
     Returns
     -------
     pandas.DataFrame
-        One row: ``diff`` (observed ``p_a - p_b``), ``p_a, p_b, n_a, n_b, p,
+        One row: ``diff`` (observed ``p_a - p_b``), ``p_a, p_b, n_a, n_b, n_others, p,
         n_permutations, seed, alternative, reason``.
 
     Notes
     -----
-    The pooled outcomes are shuffled ``n_permutations`` times and split into groups
-    of the original sizes; ``b`` counts shuffles at least as extreme as observed
-    ("greater": diff >= observed; "less": <=; "two-sided": ``|diff| >= |observed|``).
+    The pooled outcomes (both groups and ``others``) are shuffled ``n_permutations``
+    times and the first ``n_a`` and next ``n_b`` form the groups; ``b`` counts
+    shuffles at least as extreme as observed ("greater": diff >= observed; "less":
+    <=; "two-sided": ``|diff| >= |observed|``).
     The p-value is :math:`(b + 1)/(m + 1)` (Phipson & Smyth 2010 [1]_), which counts
     the observed labelling as one permutation and is never 0. An empty group
     gives NaN with the reason.
@@ -128,14 +134,15 @@ def permutation_test_proportions(
     if n_permutations < 1:
         raise ValueError("n_permutations must be a positive integer.")
     a, b = _binary(group_a), _binary(group_b)
+    rest = _binary([] if others is None else others)
     seed = _util.make_seed(seed)
-    row = {"n_a": a.size, "n_b": b.size, "n_permutations": int(n_permutations), "seed": seed,
-           "alternative": alternative}  # fmt: skip
+    row = {"n_a": a.size, "n_b": b.size, "n_others": rest.size,
+           "n_permutations": int(n_permutations), "seed": seed, "alternative": alternative}
     if a.size == 0 or b.size == 0:
         return _util.frame({**row, "diff": np.nan, "p_a": np.nan, "p_b": np.nan, "p": np.nan,
                             "reason": "a group is empty"}, _PERM_COLUMNS)  # fmt: skip
     observed = a.mean() - b.mean()
-    null = _shuffled_diffs(np.concatenate([a, b]), a.size, n_permutations, seed)
+    null = _shuffled_diffs(np.concatenate([a, b, rest]), a.size, b.size, n_permutations, seed)
     hits = _extreme(null, observed, alternative)
     return _util.frame({**row, "diff": float(observed), "p_a": float(a.mean()),
                         "p_b": float(b.mean()), "p": (hits + 1) / (n_permutations + 1),
@@ -143,7 +150,8 @@ def permutation_test_proportions(
 
 
 _PERM_COLUMNS = (
-    "diff", "p_a", "p_b", "n_a", "n_b", "p", "n_permutations", "seed", "alternative", "reason",
+    "diff", "p_a", "p_b", "n_a", "n_b", "n_others", "p", "n_permutations", "seed",
+    "alternative", "reason",
 )  # fmt: skip
 
 
@@ -155,18 +163,21 @@ def _binary(x: Any) -> np.ndarray:
     return arr
 
 
-def _shuffled_diffs(pooled: np.ndarray, n_a: int, m: int, seed: int) -> np.ndarray:
-    """``p_a - p_b`` for ``m`` random relabellings, in chunks to bound memory."""
+def _shuffled_diffs(pooled: np.ndarray, n_a: int, n_b: int, m: int, seed: int) -> np.ndarray:
+    """``p_a - p_b`` for ``m`` random relabellings, in chunks to bound memory.
+
+    The groups are the first ``n_a`` and the next ``n_b`` of each shuffle; any rest
+    of the pool belongs to neither.
+    """
     rng = np.random.default_rng(seed)
-    n_b = pooled.size - n_a
-    total = pooled.sum()
     out = np.empty(m)
     chunk = max(1, 2_000_000 // pooled.size)
     for start in range(0, m, chunk):
         size = min(chunk, m - start)
         shuffled = rng.permuted(np.tile(pooled, (size, 1)), axis=1)
         s_a = shuffled[:, :n_a].sum(axis=1)
-        out[start : start + size] = s_a / n_a - (total - s_a) / n_b
+        s_b = shuffled[:, n_a : n_a + n_b].sum(axis=1)
+        out[start : start + size] = s_a / n_a - s_b / n_b
     return out
 
 

@@ -235,3 +235,17 @@ def test_wilcoxon_zero_handling() -> None:
     assert res["p"] == pytest.approx(ref, abs=1e-15)
     same = st.wilcoxon_signed_rank([1, 2, 3], [1, 2, 3]).loc[0]
     assert np.isnan(same["p"]) and same["reason"] == "all differences are zero"
+
+
+def test_permutation_with_others_shuffles_over_the_whole_pool() -> None:
+    # Exact null by enumeration: two successes among a pool of 6 (groups of 2 and 2, two
+    # items in neither group). P(diff >= 1) = P(group a gets both successes) = 1/C(6,2)
+    # = 1/15; with the two groups alone (pool of 4) it is 1/C(4,2) = 1/6.
+    from sheetflow import stats as st
+
+    whole = st.permutation_test_proportions([1, 1], [0, 0], others=[0, 0],
+                                            alternative="greater", seed=3)
+    pair = st.permutation_test_proportions([1, 1], [0, 0], alternative="greater", seed=3)
+    assert abs(whole.loc[0, "p"] - 1 / 15) < 0.01
+    assert abs(pair.loc[0, "p"] - 1 / 6) < 0.015
+    assert whole.loc[0, "n_others"] == 2 and pair.loc[0, "n_others"] == 0
