@@ -487,6 +487,7 @@ class _AnswerReader:
         self.points: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
         self.confidences: list[str] = []
         self.directions: list[tuple[str, str]] = []
+        self.direction_cells: dict[str, tuple[str, str]] = {}
         self.last_line = max(checker.plan.lines, default=0)
         self.rows: list[tuple[str, ...]] = []
 
@@ -558,6 +559,8 @@ class _AnswerReader:
                            expected=parsed.expected or _expected(dim))
         if dim.kind == "text" and isinstance(parsed.value, str):
             self._word_range(dim, parsed.value, moved, case, label)
+        if dim.kind == "preference":
+            self.direction_cells[case] = (self.k.sheet, moved)
         self._emit(case, label, row_id, dim.id, part, parsed.value, raw, confidence, moved)
         return parsed
 
@@ -657,6 +660,7 @@ class _AnswerReader:
             total_range=_total_range(total, study) if total else None,
             confidences=self.confidences,
             directions=directions,
+            direction_cells=self.direction_cells,
             extreme_low_max=study.plan.params.get("extreme_low_max"),
             extreme_high_min=study.plan.params.get("extreme_high_min"),
             confidence_target=study.plan.targets.get("confidence_medium_high"),

@@ -503,6 +503,8 @@ class SelfCheckInput:
         Every confidence given (Low/Medium/High).
     directions : list of (case, direction, total of A minus total of B or None)
         One per case with a direction.
+    direction_cells : dict of case to (sheet, cell)
+        Where each direction was read, so a warning can point at it.
     extreme_low_max, extreme_high_min : float or None
         Totals <= low or >= high count as extreme (``[analysis.params]``).
     confidence_target : float or None
@@ -517,6 +519,7 @@ class SelfCheckInput:
     total_range: tuple[float, float] | None = None
     confidences: list[str] = field(default_factory=list)
     directions: list[tuple[str, str, float | None]] = field(default_factory=list)
+    direction_cells: dict[str, tuple[str, str]] = field(default_factory=dict)
     extreme_low_max: float | None = None
     extreme_high_min: float | None = None
     confidence_target: float | None = None
@@ -603,6 +606,7 @@ def _direction_checks(data: SelfCheckInput, where: dict[str, str]) -> list[Issue
         if direction != expected:
             detail = (f"{leader} scored {show_value(abs(margin))} points higher "
                       f"(at least {show_value(CLEAR_MARGIN)})")
-            out.append(issue("direction-inconsistent", **where, case=case, value=direction,
-                             detail=detail))
+            sheet, cell = data.direction_cells.get(case, ("", ""))
+            out.append(issue("direction-inconsistent", **where, sheet=sheet, cell=cell,
+                             case=case, value=direction, detail=detail))
     return out

@@ -306,3 +306,14 @@ def test_moved_rows_are_not_locked_text_edits(batch):
     for name in ("row-inserted.xlsx", "rows-reordered.xlsx"):
         codes = {i.code for i in batch["first"].report.issues if i.file == name}
         assert "locked-text-changed" not in codes, (name, codes)
+
+
+def test_direction_warning_points_at_the_direction_cell(batch):
+    manifest = json.loads((batch["root"] / "packs" / "manifest.json").read_text(encoding="utf-8"))
+    pack = next(p for p in manifest["packs"] if p["rater_id"] == "EV-01")
+    cells = {card["item_id"]: card["case_answers"]["direction"]["cell"] for card in pack["cards"]}
+    found = [i for i in batch["first"].report.issues
+             if i.file == "direction-inconsistent.xlsx" and i.code == "direction-inconsistent"]
+    assert found
+    for problem in found:
+        assert (problem.sheet, problem.cell) == (L.SCORING_SHEET, cells[problem.case])
