@@ -156,29 +156,25 @@ def _f_test(f: float, df1: float, df2: float) -> dict[str, float]:
 
 
 def _one_way(ms: dict, n: int, k: int, confidence: float) -> tuple[dict, dict]:
-    msr, msw = ms["msr"], ms["msw"]
-    df1, df2 = n - 1, n * (k - 1)
-    f = msr / msw
-    q = 0.5 + confidence / 2.0
-    f_low, f_up = f / stats.f.ppf(q, df1, df2), f * stats.f.ppf(q, df2, df1)
-    test = _f_test(f, df1, df2)
-    single = {"icc": (msr - msw) / (msr + (k - 1) * msw), **test,
-              "ci_low": (f_low - 1) / (f_low + k - 1), "ci_high": (f_up - 1) / (f_up + k - 1)}
-    average = {"icc": (msr - msw) / msr, **test,
-               "ci_low": 1 - 1 / f_low, "ci_high": 1 - 1 / f_up}  # fmt: skip
-    return single, average
+    """ICC(1,1) and ICC(1,k): the within-target mean square is the error term."""
+    return _ratio_forms(ms["msr"], ms["msw"], n - 1, n * (k - 1), k, confidence)
 
 
 def _consistency(ms: dict, n: int, k: int, confidence: float) -> tuple[dict, dict]:
-    msr, mse = ms["msr"], ms["mse"]
-    df1, df2 = n - 1, (n - 1) * (k - 1)
-    f = msr / mse
+    """ICC(3,1) and ICC(3,k) (McGraw-Wong C,1 and C,k): the residual is the error term."""
+    return _ratio_forms(ms["msr"], ms["mse"], n - 1, (n - 1) * (k - 1), k, confidence)
+
+
+def _ratio_forms(msr: float, ms_error: float, df1: int, df2: int, k: int,
+                 confidence: float) -> tuple[dict, dict]:
+    """Single and average ICC whose F test and interval come from ``msr / ms_error``."""
+    f = msr / ms_error
     q = 0.5 + confidence / 2.0
     f_low, f_up = f / stats.f.ppf(q, df1, df2), f * stats.f.ppf(q, df2, df1)
     test = _f_test(f, df1, df2)
-    single = {"icc": (msr - mse) / (msr + (k - 1) * mse), **test,
+    single = {"icc": (msr - ms_error) / (msr + (k - 1) * ms_error), **test,
               "ci_low": (f_low - 1) / (f_low + k - 1), "ci_high": (f_up - 1) / (f_up + k - 1)}
-    average = {"icc": (msr - mse) / msr, **test,
+    average = {"icc": (msr - ms_error) / msr, **test,
                "ci_low": 1 - 1 / f_low, "ci_high": 1 - 1 / f_up}  # fmt: skip
     return single, average
 
