@@ -70,7 +70,7 @@ def cohen_kappa_table(
     Examples
     --------
     >>> res = cohen_kappa_table([[20, 5], [10, 15]])
-    >>> round(res.loc[0, "kappa"], 3)
+    >>> round(float(res.loc[0, "kappa"]), 3)
     0.4
     """
     confidence = _util.check_confidence(confidence)
@@ -164,8 +164,9 @@ def cohen_kappa(
     >>> df = pd.DataFrame({"unit": [1, 2, 3, 4, 1, 2, 3, 4],
     ...                    "rater": ["a"] * 4 + ["b"] * 4,
     ...                    "value": [1, 2, 2, 3, 1, 2, 3, 3]})
-    >>> cohen_kappa(df).loc[0, ["rater1", "rater2", "n_units"]].tolist()
-    ['a', 'b', 4]
+    >>> row = cohen_kappa(df).loc[0]
+    >>> row["rater1"], row["rater2"], int(row["n_units"])
+    ('a', 'b', 4)
     """
     confidence = _util.check_confidence(confidence)
     matrix, raters, _ = _util.to_matrix(data, unit, rater, value)
@@ -226,7 +227,7 @@ def intra_rater_kappa(
     >>> import pandas as pd
     >>> df = pd.DataFrame({"unit": [1, 2, 3, 4] * 2, "sitting": [1] * 4 + [2] * 4,
     ...                    "value": ["y", "n", "y", "n", "y", "n", "y", "y"]})
-    >>> round(intra_rater_kappa(df).loc[0, "kappa"], 3)
+    >>> round(float(intra_rater_kappa(df).loc[0, "kappa"]), 3)
     0.5
     """
     if categories is None and value in data.columns:
@@ -369,7 +370,7 @@ def fleiss_kappa(
     ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, nan],
     ...         [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
     ...         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]]
-    >>> round(fleiss_kappa(data).loc[0, "kappa"], 5)
+    >>> round(float(fleiss_kappa(data).loc[0, "kappa"]), 5)
     0.76117
     """
     return multirater(data, unit, rater, value, categories, "identity", "values",
