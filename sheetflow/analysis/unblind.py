@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import seal as generator_seal
 from ..errors import SealError
 from ..rubric import Dimension, Rubric
 from ..study import Study, read_table
@@ -62,14 +63,9 @@ def verify_seal(study_dir: Path, study: Study) -> tuple[dict[str, Any], str]:
         A file is missing, the key's hash differs from ``sealed/key.sha256``, or the
         spec hash differs from the one in ``sealed/plan.lock.json``.
     """
-    try:
-        from . import seal as generator_seal
-    except ImportError:  # the generator's checker is optional; ours follows the same rules
-        generator_seal = None
-    if generator_seal is not None:
-        check = generator_seal.verify_seal(study_dir)
-        if not check.ok:
-            raise SealError(check.problems[0])
+    check = generator_seal.verify_seal(study_dir)
+    if not check.ok:
+        raise SealError(check.problems[0])
     key_path, hash_path = study_dir / KEY_FILE, study_dir / KEY_HASH_FILE
     lock_path = study_dir / PLAN_LOCK_FILE
     for path in (key_path, hash_path, lock_path):
