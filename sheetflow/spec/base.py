@@ -1,0 +1,84 @@
+"""The loader's base: collecting problems and reading typed values from TOML tables."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..errors import SpecError
+from .model import ID_RE
+
+
+class LoaderBase:
+    """Reads one study, collecting problems instead of stopping at the first."""
+
+    def __init__(self, spec_path: Path):
+        self.spec_path = spec_path
+        self.root = spec_path.parent
+        self.file = spec_path.name
+        self.problems: list[SpecError] = []
+        # ids of dimensions that failed to load: not reported again where referenced
+        self.broken: set[str] = set()
+
+    def fail(self, message: str, where: str | None = None, file: str | None = None) -> None:
+        self.problems.append(SpecError(message, file=file or self.file, where=where))
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def _table(self, doc: dict, key: str, required: bool = True) -> dict:
+        value = doc.get(key)
+        if value is None:
+            if required:
+                self.fail(f"the [{key}] table is missing; every study needs one", f"[{key}]")
+            return {}
+        if not isinstance(value, dict):
+            self.fail(f"must be a table ([{key}]), not {type(value).__name__}", key)
+            return {}
+        return value
+
+    def _unknown_keys(self, table: dict, allowed: Iterable[str], where: str) -> None:
+        allowed = set(allowed)
+        for key in table:
+            if key not in allowed:
+                self.fail(f"unknown key {key!r}; allowed: {', '.join(sorted(allowed))}", where)
+
+    def _str(self, t: dict, key: str, where: str, required: bool = False,
+             ident: bool = False, default: str = "") -> str:
+        value = t.get(key, default)
+        if value == "" and required:
+            self.fail(f"'{key}' is required", where)
+            return ""
+        if not isinstance(value, str):
+            self.fail(f"'{key}' must be text, not {value!r}", where)
+            return ""
+        if ident and value and not ID_RE.match(value):
+            self.fail(f"'{key}' = {value!r} must start with a letter and use only letters, "
+                      "digits, '_' and '-'", where)
+        return value
+
+    def _int(self, t: dict, key: str, where: str, default: int | None = None,
+             minimum: int | None = None) -> int | None:
+        value = t.get(key, default)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(f"'{key}' must be a whole number, not {value!r}", where)
+            return default
+        if minimum is not None and value < minimum:
+            self.fail(f"'{key}' = {value} must be at least {minimum}", where)
+        return value
+
+    def _bool(self, t: dict, key: str, where: str, default: bool) -> bool:
+        value = t.get(key, default)
+        if not isinstance(value, bool):
+            self.fail(f"'{key}' must be true or false, not {value!r}", where)
+            return default
+        return value
+
+    def _str_list(self, t: dict, key: str, where: str) -> tuple[str, ...]:
+        value = t.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.fail(f"'{key}' must be a list of texts", where)
+            return ()
+        return tuple(value)
+

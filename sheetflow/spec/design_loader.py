@@ -1,0 +1,146 @@
+"""Loading the design (arms, order, repeats, second-rater subset) and the analysis plan."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import LoaderBase
+from .model import ANALYSES, DESIGNS, ICC_FORMS, Arm, Band, Design, Plan, Repeats, SecondRater
+
+
+class DesignLoader(LoaderBase):
+    """The ``[design]`` and ``[analysis]`` tables of a spec."""
+
+    _DESIGN_KEYS = frozenset({
+        "kind", "seed", "arms", "labels", "response_column", "arm_column", "shuffle",
+        "batch_size", "repeats", "second_rater",
+    })
+
+    def _design(self, t: dict) -> Design:
+        where = "[design]"
+        self._unknown_keys(t, self._DESIGN_KEYS, where)
+        kind = t.get("kind")
+        if kind not in DESIGNS:
+            self.fail(f"unknown design {kind!r}; allowed: {', '.join(DESIGNS)}", where)
+            kind = "unknown"  # checks that depend on the design kind are skipped
+        seed = self._int(t, "seed", where)
+        if seed is None:
+            self.fail("'seed' is required: every random choice comes from a recorded seed",
+                      where)
+            seed = 0
+        arms = self._arms(t, kind)
+        labels = self._str_list(t, "labels", where) if "labels" in t else ("A", "B")
+        if kind == "paired" and (len(labels) != 2 or labels[0] == labels[1]):
+            self.fail("a paired design needs two different labels, e.g. [\"A\", \"B\"]", where)
+        response_column = t.get("response_column")
+        arm_column = t.get("arm_column")
+        if kind == "single" and not (response_column and arm_column):
+            self.fail("a single design needs 'response_column' and 'arm_column' (items-file "
+                      "columns holding each row's response and its arm)", where)
+        return Design(
+            kind=kind,
+            seed=seed,
+            arms=arms,
+            labels=labels,
+            response_column=response_column,
+            arm_column=arm_column,
+            shuffle=self._bool(t, "shuffle", where, True),
+            batch_size=self._int(t, "batch_size", where, minimum=1),
+            repeats=self._repeats(t.get("repeats")),
+            second_rater=self._second_rater(t.get("second_rater")),
+        )
+
+    def _arms(self, t: dict, kind: str) -> tuple[Arm, ...]:
+        raw = t.get("arms", [])
+        where = "[design] arms"
+        if not isinstance(raw, list) or not raw:
+            self.fail("'arms' must list the systems or conditions being compared", where)
+            return ()
+        arms = []
+        for a in raw:
+            if not isinstance(a, dict) or not a.get("id"):
+                self.fail("each arm is a table with an 'id' (and 'column' in a paired design)",
+                          where)
+                continue
+            arms.append(Arm(str(a["id"]), a.get("column")))
+        ids = [a.id for a in arms]
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        if dupes:
+            self.fail(f"duplicate arm ids {dupes}", where)
+        if kind == "paired":
+            if len(arms) != 2:
+                self.fail(f"a paired design compares exactly two arms, not {len(arms)}", where)
+            for a in arms:
+                if not a.column:
+                    self.fail(f"arm {a.id!r} needs 'column': the items column with its response",
+                              where)
+        return tuple(arms)
+
+    def _repeats(self, raw: Any) -> Repeats | None:
+        if raw is None:
+            return None
+        where = "[design.repeats]"
+        if not isinstance(raw, dict):
+            self.fail("must be a table with 'count' and 'seed'", where)
+            return None
+        self._unknown_keys(raw, {"count", "seed"}, where)
+        count = self._int(raw, "count", where, minimum=1)
+        seed = self._int(raw, "seed", where)
+        if count is None or seed is None:
+            self.fail("needs whole-number 'count' and 'seed'", where)
+            return None
+        return Repeats(count, seed)
+
+    def _second_rater(self, raw: Any) -> SecondRater | None:
+        if raw is None:
+            return None
+        where = "[design.second_rater]"
+        if not isinstance(raw, dict):
+            self.fail("must be a table with 'fraction' and 'strata'", where)
+            return None
+        self._unknown_keys(raw, {"fraction", "strata", "method"}, where)
+        fraction = raw.get("fraction")
+        if not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
+            self.fail(f"'fraction' must be a number in (0, 1], not {fraction!r}", where)
+            fraction = 1.0
+        method = raw.get("method", "sha256_rank")
+        if method != "sha256_rank":
+            self.fail(f"unknown method {method!r}; allowed: sha256_rank", where)
+        return SecondRater(float(fraction), self._str_list(raw, "strata", where), method)
+
+    _PLAN_KEYS = frozenset({"run", "seed", "n_boot", "bands", "targets", "icc_form", "params"})
+
+    def _plan(self, t: dict) -> Plan:
+        where = "[analysis]"
+        self._unknown_keys(t, self._PLAN_KEYS, where)
+        run = self._str_list(t, "run", where)
+        for name in run:
+            if name not in ANALYSES:
+                self.fail(f"unknown analysis {name!r}; allowed: {', '.join(ANALYSES)}", where)
+        seed = self._int(t, "seed", where)
+        if seed is None:
+            self.fail("'seed' is required (bootstrap and permutation tests use it)", where)
+            seed = 0
+        bands = []
+        for b in t.get("bands", []):
+            if not isinstance(b, dict) or "min" not in b or "label" not in b:
+                self.fail("each band is a table {min = 0.8, label = \"...\"}", where)
+                continue
+            bands.append(Band(float(b["min"]), str(b["label"])))
+        bands.sort(key=lambda b: -b.minimum)
+        targets = t.get("targets", {})
+        if not isinstance(targets, dict) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in targets.values()
+        ):
+            self.fail("'targets' must be a table of numbers", where)
+            targets = {}
+        icc_form = t.get("icc_form", "ICC2")
+        if icc_form not in ICC_FORMS:
+            self.fail(f"unknown icc_form {icc_form!r}; allowed: {', '.join(ICC_FORMS)}", where)
+        params = t.get("params", {})
+        if not isinstance(params, dict):
+            self.fail("'params' must be a table", where)
+            params = {}
+        return Plan(run, seed, self._int(t, "n_boot", where, 1000, minimum=0) or 0,
+                    tuple(bands), dict(targets), icc_form, params)
+

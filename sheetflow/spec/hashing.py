@@ -1,0 +1,62 @@
+"""The spec hash: a sha256 of a canonical JSON of everything that shapes the study."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .model import Study
+
+SPEC_FORMAT = 1
+
+
+def canonical_spec(study: Study) -> dict[str, Any]:
+    """Everything that shapes the workbooks and the analysis, as plain JSON data.
+
+    Item texts are included whole, with line endings normalised to LF; rater ids
+    and roles are included (names and e-mail addresses are not: fixing a typo in an
+    address does not unfreeze a study).
+    """
+    return {
+        "spec_format": SPEC_FORMAT,
+        "study": {
+            "id": study.id,
+            "title": study.title,
+            "version": study.version,
+            "date": study.date,
+            "protocol": study.protocol,
+            "instructions": study.instructions,
+            "pack_name": study.pack_name,
+        },
+        "rubric": _plain(asdict(study.rubric)),
+        "design": _plain(asdict(study.design)),
+        "plan": _plain(asdict(study.plan)),
+        "shown": [asdict(s) for s in study.shown],
+        "items": [{"id": it.id, "fields": dict(sorted(it.fields.items()))} for it in study.items],
+        "raters": [{"id": r.id, "role": r.role} for r in study.raters],
+    }
+
+
+def spec_hash(study: Study) -> str:
+    """The sha256 (hex) of the canonical JSON of :func:`canonical_spec`.
+
+    The JSON has sorted keys, no insignificant whitespace and UTF-8 text, so the hash
+    does not depend on key order, whitespace or line endings in the spec, nor on
+    whether items came from CSV or XLSX.
+    """
+    data = json.dumps(
+        canonical_spec(study), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
+def _plain(obj: Any) -> Any:
+    """Dataclass dicts to JSON-safe data (int keys become strings, tuples lists)."""
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    return obj

@@ -1,0 +1,256 @@
+"""Loading a whole study: the top level, items, raters, file naming and cross-checks."""
+
+from __future__ import annotations
+
+import tomllib
+
+from ..errors import SpecError
+from ..rubric import Rubric
+from .design_loader import DesignLoader
+from .hashing import SPEC_FORMAT
+from .model import ID_RE, PLACEHOLDERS, Design, Item, Plan, Rater, ShownField, Study
+from .rubric_loader import RubricLoader
+from .tables import control_char, read_table, read_text_file
+
+
+class Loader(RubricLoader, DesignLoader):
+    """Reads one study, collecting problems instead of stopping at the first."""
+
+    def load(self) -> Study | None:
+        try:
+            text = read_text_file(self.spec_path)
+        except SpecError as exc:
+            self.problems.append(exc)
+            return None
+        try:
+            doc = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            self.fail(f"is not valid TOML ({exc}); check quotes, brackets and '=' signs")
+            return None
+        self._unknown_keys(
+            doc,
+            {
+                "spec_format",
+                "study",
+                "design",
+                "dimensions",
+                "totals",
+                "items",
+                "raters",
+                "files",
+                "email",
+                "analysis",
+            },
+            "top level",
+        )
+        fmt = doc.get("spec_format", SPEC_FORMAT)
+        if fmt != SPEC_FORMAT:
+            self.fail(f"spec_format {fmt!r} is not supported; this sheetflow reads {SPEC_FORMAT}",
+                      "spec_format")
+        meta = self._table(doc, "study")
+        self._unknown_keys(meta, {
+            "id", "title", "version", "date", "protocol", "instructions", "instructions_file",
+        }, "[study]")
+        rubric = self._rubric(doc)
+        design = self._design(self._table(doc, "design"))
+        plan = self._plan(self._table(doc, "analysis"))
+        items_t = self._table(doc, "items")
+        shown = self._shown(items_t)
+        items, items_file = self._items(items_t, design, shown)
+        raters, raters_file = self._raters(self._table(doc, "raters", required=False))
+        files = self._table(doc, "files", required=False)
+        email = self._table(doc, "email", required=False)
+        self._unknown_keys(files, {"pack_name"}, "[files]")
+        self._unknown_keys(email, {"subject", "body"}, "[email]")
+        pack_name = self._pack_name(files)
+        instructions = self._instructions(meta)
+        self._cross_checks(rubric, design, plan, items, raters)
+        if self.problems:
+            return None
+        return Study(
+            root=self.root,
+            id=self._str(meta, "id", "[study]", required=True, ident=True),
+            title=self._str(meta, "title", "[study]", required=True),
+            version=str(meta.get("version", "1")),
+            date=str(meta.get("date", "")),
+            protocol=str(meta.get("protocol", "")),
+            instructions=instructions,
+            rubric=rubric,
+            design=design,
+            plan=plan,
+            items=items,
+            raters=raters,
+            shown=shown,
+            pack_name=pack_name,
+            email_subject=str(email.get("subject", "")),
+            email_body=str(email.get("body", "")),
+            items_file=items_file,
+            raters_file=raters_file,
+        )
+
+    # -- items and raters --------------------------------------------------------------
+
+    def _shown(self, t: dict) -> tuple[ShownField, ...]:
+        out = []
+        for s in t.get("show", []):
+            if not isinstance(s, dict) or not s.get("column"):
+                self.fail("each shown field is a table {column = \"...\", label = \"...\"}",
+                          "[items] show")
+                continue
+            out.append(ShownField(str(s["column"]), str(s.get("label", s["column"]))))
+        return tuple(out)
+
+    def _items(self, t: dict, design: Design,
+               shown: tuple[ShownField, ...]) -> tuple[tuple[Item, ...], str]:
+        where = "[items]"
+        self._unknown_keys(t, {"file", "id_column", "show"}, where)
+        name = t.get("file", "items.csv")
+        id_col = t.get("id_column", "id")
+        path = self.root / name
+        if not path.exists():
+            self.fail(f"items file {name!r} not found next to {self.file}", where)
+            return (), name
+        try:
+            header, rows = read_table(path)
+        except SpecError as exc:
+            self.problems.append(exc)
+            return (), name
+        needed = [id_col, *(s.column for s in shown)]
+        if design.paired:
+            needed += [a.column for a in design.arms if a.column]
+        else:
+            needed += [c for c in (design.response_column, design.arm_column) if c]
+        if design.second_rater:
+            needed += list(design.second_rater.strata)
+        for col in dict.fromkeys(needed):
+            if col not in header:
+                self.fail(f"column {col!r} named in {self.file} is missing; the file has: "
+                          f"{', '.join(header)}", file=name, where="header")
+        if any(col not in header for col in needed):
+            return (), name
+        items = self._item_rows(rows, id_col, name, design)
+        return items, name
+
+    def _item_rows(self, rows: list[tuple[int, dict[str, str]]], id_col: str, name: str,
+                   design: Design) -> tuple[Item, ...]:
+        items: list[Item] = []
+        seen: dict[str, int] = {}
+        arm_ids = {a.id for a in design.arms}
+        for row_no, row in rows:
+            item_id = row.get(id_col, "").strip()
+            where = f"row {row_no}"
+            if not item_id:
+                self.fail(f"'{id_col}' is empty; every item needs an id", file=name, where=where)
+                continue
+            if item_id in seen:
+                self.fail(f"duplicate id {item_id!r} (first at row {seen[item_id]})",
+                          file=name, where=where)
+                continue
+            seen[item_id] = row_no
+            for col, value in row.items():
+                bad = control_char(value)
+                if bad:
+                    self.fail(f"column {col!r} contains control character {bad}; remove it",
+                              file=name, where=where)
+            if not design.paired and design.arm_column and \
+                    row.get(design.arm_column, "") not in arm_ids:
+                self.fail(f"arm {row.get(design.arm_column)!r} is not one of the design's arms "
+                          f"{sorted(arm_ids)}", file=name, where=where)
+            items.append(Item(item_id, row, row_no))
+        if not items and not self.problems:
+            self.fail("has no items", file=name)
+        return tuple(items)
+
+    def _raters(self, t: dict) -> tuple[tuple[Rater, ...], str]:
+        self._unknown_keys(t, {"file"}, "[raters]")
+        name = t.get("file", "raters.csv")
+        path = self.root / name
+        if not path.exists():
+            self.fail(f"raters file {name!r} not found next to {self.file}", "[raters]")
+            return (), name
+        try:
+            header, rows = read_table(path)
+        except SpecError as exc:
+            self.problems.append(exc)
+            return (), name
+        if "rater_id" not in header:
+            self.fail(f"has no 'rater_id' column; the file has: {', '.join(header) or 'nothing'}",
+                      file=name, where="header")
+            return (), name
+        raters: list[Rater] = []
+        seen: dict[str, int] = {}
+        for row_no, row in rows:
+            rid = row.get("rater_id", "").strip()
+            where = f"row {row_no}"
+            if not rid:
+                self.fail("'rater_id' is empty; every rater needs a pseudonymous id",
+                          file=name, where=where)
+                continue
+            if not ID_RE.match(rid):
+                self.fail(f"rater_id {rid!r} must start with a letter and use only letters, "
+                          "digits, '_' and '-'", file=name, where=where)
+            if rid in seen:
+                self.fail(f"duplicate rater_id {rid!r} (first at row {seen[rid]})",
+                          file=name, where=where)
+                continue
+            seen[rid] = row_no
+            role = row.get("role", "").strip() or "primary"
+            if role not in ("primary", "second"):
+                self.fail(f"role {role!r} is not allowed; use primary or second",
+                          file=name, where=where)
+            raters.append(Rater(rid, row.get("name", "").strip(), row.get("email", "").strip(),
+                                row.get("last_name", "").strip(), role, row_no))
+        if not raters and not any(p.file == name for p in self.problems):
+            self.fail("lists no raters", file=name)
+        return tuple(raters), name
+
+    # -- the rest ----------------------------------------------------------------------
+
+    def _pack_name(self, files: dict) -> str:
+        pattern = files.get("pack_name", "{study_id}-{rater_id}.xlsx")
+        try:
+            pattern.format(**{k: "x" for k in PLACEHOLDERS})
+        except (KeyError, IndexError, ValueError) as exc:
+            self.fail(f"pack_name {pattern!r} uses an unknown placeholder {exc}; allowed: "
+                      + ", ".join("{" + p + "}" for p in PLACEHOLDERS), "[files]")
+            return pattern
+        if not pattern.endswith(".xlsx"):
+            self.fail(f"pack_name {pattern!r} must end in .xlsx", "[files]")
+        if "{rater_id}" not in pattern and "{last_name}" not in pattern \
+                and "{name}" not in pattern:
+            self.fail("pack_name must contain {rater_id}, {name} or {last_name}, so each "
+                      "rater's file has its own name", "[files]")
+        return pattern
+
+    def _instructions(self, meta: dict) -> str:
+        if "instructions_file" in meta:
+            path = self.root / str(meta["instructions_file"])
+            if not path.exists():
+                self.fail(f"instructions_file {meta['instructions_file']!r} not found",
+                          "[study]")
+                return ""
+            try:
+                return read_text_file(path)
+            except SpecError as exc:
+                self.problems.append(exc)
+                return ""
+        value = meta.get("instructions", "")
+        return value.replace("\r\n", "\n") if isinstance(value, str) else ""
+
+    def _cross_checks(self, rubric: Rubric, design: Design, plan: Plan,
+                      items: tuple[Item, ...], raters: tuple[Rater, ...]) -> None:
+        if design.kind == "single":
+            for d in rubric.dimensions:
+                if d.kind == "preference":
+                    self.fail(f"dimension {d.id!r} is a preference, which needs a paired design",
+                              f"[[dimensions]] id={d.id}")
+        if design.repeats and items and design.repeats.count > len(items):
+            self.fail(f"repeats count {design.repeats.count} exceeds the {len(items)} items",
+                      "[design.repeats]")
+        if design.second_rater and raters and not any(r.role == "second" for r in raters):
+            self.fail("a second-rater subset is planned but no rater has role 'second'",
+                      "[design.second_rater]")
+        for name in plan.targets:
+            if not isinstance(name, str):
+                self.fail("target names must be text", "[analysis] targets")
+

@@ -1,0 +1,215 @@
+"""The study's data model: arms, design, plan, items, raters and the study itself."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..rubric import Rubric
+from .hashing import spec_hash
+
+SPEC_FILE = "study.toml"
+DESIGNS = ("paired", "single")
+ANALYSES = (
+    "alpha",
+    "cohen_kappa",
+    "fleiss_kappa",
+    "icc",
+    "gwet",
+    "percent_agreement",
+    "direction_agreement",
+    "spearman_internal",
+    "arm_comparison",
+    "wilcoxon_totals",
+    "yield_fisher",
+    "permutation",
+    "trend",
+    "intra_rater_kappa",
+    "acceptance",
+    "second_rater_selection",
+    "refusal_counts",
+    "gold_disputes",
+    "judge_trio",
+    "hypothesis_deltas",
+)
+ICC_FORMS = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
+ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]*$")
+PLACEHOLDERS = ("rater_id", "name", "last_name", "date", "study_id")
+
+
+@dataclass(frozen=True)
+class Arm:
+    """A system or condition whose outputs are rated blind.
+
+    In a paired design ``column`` is the items-file column holding this arm's
+    response; in a single design rows name their arm in the design's arm column.
+    """
+
+    id: str
+    column: str | None = None
+
+
+@dataclass(frozen=True)
+class ShownField:
+    """An items-file column shown (locked) on each card, under ``label``."""
+
+    column: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Repeats:
+    """A second sitting that re-scores ``count`` items drawn with ``seed`` (001)."""
+
+    count: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class SecondRater:
+    """A second-rater subset chosen by sha256 rank within strata (002).
+
+    ``fraction`` of the items of each stratum (rounded up) go to raters whose role is
+    ``second``, ranked by sha256(spec-hash + item id).
+    """
+
+    fraction: float
+    strata: tuple[str, ...]
+    method: str = "sha256_rank"
+
+
+@dataclass(frozen=True)
+class Design:
+    """How items reach raters: paired or single, order, batches, repeats, subsets."""
+
+    kind: str
+    seed: int
+    arms: tuple[Arm, ...]
+    labels: tuple[str, ...] = ("A", "B")
+    response_column: str | None = None
+    arm_column: str | None = None
+    shuffle: bool = True
+    batch_size: int | None = None
+    repeats: Repeats | None = None
+    second_rater: SecondRater | None = None
+
+    @property
+    def paired(self) -> bool:
+        """Whether each case shows two responses under neutral labels."""
+        return self.kind == "paired"
+
+
+@dataclass(frozen=True)
+class Band:
+    """An interpretation band: values >= ``minimum`` read as ``label``."""
+
+    minimum: float
+    label: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The analysis plan: what to run, thresholds, seeds (frozen with the spec)."""
+
+    run: tuple[str, ...]
+    seed: int
+    n_boot: int = 1000
+    bands: tuple[Band, ...] = ()
+    targets: dict[str, float] = field(default_factory=dict)
+    icc_form: str = "ICC2"
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One row of the items file: a case (paired) or one response (single)."""
+
+    id: str
+    fields: dict[str, str]
+    row: int
+
+
+@dataclass(frozen=True)
+class Rater:
+    """One row of the raters file."""
+
+    id: str
+    name: str = ""
+    email: str = ""
+    last_name: str = ""
+    role: str = "primary"
+    row: int = 0
+
+
+@dataclass(frozen=True)
+class Study:
+    """A loaded, checked study.
+
+    Attributes
+    ----------
+    root : Path
+        The study folder.
+    id, title, version, date : str
+        Identity and the date used in file names (fixed, so output is reproducible).
+    instructions : str
+        The study's own rater instructions, shown verbatim.
+    rubric : Rubric
+    design : Design
+    plan : Plan
+    items : tuple of Item
+    raters : tuple of Rater
+    shown : tuple of ShownField
+        Locked item content shown on each card.
+    pack_name : str
+        File name pattern of a rater's workbook.
+    email_subject, email_body : str
+        For the coordinator's mail drafts.
+    items_file, raters_file : str
+        The file names, relative to ``root``.
+    """
+
+    root: Path
+    id: str
+    title: str
+    version: str
+    date: str
+    instructions: str
+    rubric: Rubric
+    design: Design
+    plan: Plan
+    items: tuple[Item, ...]
+    raters: tuple[Rater, ...]
+    shown: tuple[ShownField, ...]
+    pack_name: str
+    email_subject: str = ""
+    email_body: str = ""
+    items_file: str = "items.csv"
+    raters_file: str = "raters.csv"
+    protocol: str = ""
+
+    @property
+    def hash(self) -> str:
+        """The spec hash (see :func:`spec_hash`)."""
+        return spec_hash(self)
+
+    def rater(self, rater_id: str) -> Rater:
+        """The rater with this id (KeyError if none)."""
+        for r in self.raters:
+            if r.id == rater_id:
+                return r
+        raise KeyError(rater_id)
+
+    def pack_file_name(self, rater: Rater) -> str:
+        """The file name of ``rater``'s workbook, from the study's pattern."""
+        values = {
+            "rater_id": rater.id,
+            "name": rater.name or rater.id,
+            "last_name": rater.last_name or rater.name or rater.id,
+            "date": self.date,
+            "study_id": self.id,
+        }
+        name = self.pack_name.format(**values)
+        return re.sub(r"[^\w.\-]+", "-", name, flags=re.UNICODE)
+

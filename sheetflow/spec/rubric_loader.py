@@ -1,0 +1,278 @@
+"""Loading the rubric: dimensions of each kind and their totals."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from ..rubric import (
+    KINDS,
+    LEVELS,
+    PREFERENCE_CHOICES,
+    SCOPES,
+    YES_NO,
+    Bin,
+    Dimension,
+    Rubric,
+    Total,
+)
+from .base import LoaderBase
+from .tables import as_int
+
+
+class RubricLoader(LoaderBase):
+    """The ``[[dimensions]]`` and ``[[totals]]`` of a spec."""
+
+    def _rubric(self, doc: dict) -> Rubric:
+        raw = doc.get("dimensions")
+        if not isinstance(raw, list) or not raw:
+            self.fail("no [[dimensions]]; a rubric needs at least one dimension", "[[dimensions]]")
+            return Rubric(())
+        dims: list[Dimension] = []
+        seen: set[str] = set()
+        for i, entry in enumerate(raw, 1):
+            where = f"[[dimensions]] #{i}"
+            if not isinstance(entry, dict):
+                self.fail("each dimension must be a table", where)
+                continue
+            dim = self._dimension(entry, where)
+            if dim is None:
+                self.broken.add(str(entry.get("id", "")))
+                continue
+            if dim.id in seen:
+                self.fail(f"duplicate dimension id {dim.id!r}; each id must be unique",
+                          f"[[dimensions]] id={dim.id}")
+            seen.add(dim.id)
+            dims.append(dim)
+        rubric = Rubric(tuple(dims))
+        totals = self._totals(doc.get("totals", []), rubric)
+        return Rubric(tuple(dims), totals)
+
+    _DIM_KEYS = frozenset({
+        "id", "label", "kind", "scope", "help", "required", "confidence", "level",
+        "choices", "na", "ordered", "min", "max", "labels", "anchors", "bins",
+        "questions", "min_words", "max_words", "blank_means", "mark",
+    })
+
+    def _dimension(self, e: dict, where: str) -> Dimension | None:
+        dim_id = self._str(e, "id", where, required=True, ident=True)
+        if dim_id:
+            where = f"[[dimensions]] id={dim_id}"
+        self._unknown_keys(e, self._DIM_KEYS, where)
+        kind = e.get("kind")
+        if kind not in KINDS:
+            self.fail(f"unknown dimension kind {kind!r}; allowed: {', '.join(KINDS)}", where)
+            return None
+        scope = e.get("scope", "case" if kind == "preference" else "response")
+        if scope not in SCOPES:
+            self.fail(f"unknown scope {scope!r}; allowed: {', '.join(SCOPES)}", where)
+        builder = getattr(self, f"_dim_{kind}")
+        extra = builder(e, where)
+        level = e.get("level", extra.pop("_level", "nominal"))
+        if kind != "text" and level not in LEVELS:
+            self.fail(f"unknown level {level!r}; allowed: {', '.join(LEVELS)}", where)
+        default_required = kind not in ("flag", "text") and extra.get("blank_means") is None
+        return Dimension(
+            id=dim_id,
+            label=self._str(e, "label", where, default=dim_id),
+            kind=kind,
+            scope=scope,
+            help=self._str(e, "help", where),
+            required=self._bool(e, "required", where, default_required),
+            confidence=self._bool(e, "confidence", where, False),
+            level=level,
+            **extra,
+        )
+
+    def _choices(self, e: dict, where: str, default: tuple[str, ...] = ()) -> tuple[str, ...]:
+        choices = self._str_list(e, "choices", where) if "choices" in e else default
+        if not choices:
+            self.fail("'choices' must list at least one label", where)
+        for c in choices:
+            if not c.strip():
+                self.fail("a choice label is empty; every choice needs visible text", where)
+        dupes = {c for c in choices if choices.count(c) > 1}
+        if dupes:
+            self.fail(f"choice labels repeat: {sorted(dupes)}", where)
+        if len(",".join(choices)) > 255:
+            self.fail("the choices add up to more than 255 characters, Excel's limit for a "
+                      "dropdown list; shorten the labels", where)
+        return choices
+
+    def _dim_count(self, e: dict, where: str) -> dict:
+        raw = e.get("bins")
+        if not isinstance(raw, list) or not raw:
+            self.fail("a count needs 'bins' such as [{min=0, max=1, points=0}, {min=2, points=2}]",
+                      where)
+            return {"_level": "ordinal"}
+        bins = []
+        for b in raw:
+            if not isinstance(b, dict) or "min" not in b or "points" not in b:
+                self.fail("each bin needs 'min' and 'points' (and 'max' except the last)", where)
+                return {"_level": "ordinal"}
+            bins.append(Bin(int(b["min"]), None if b.get("max") is None else int(b["max"]),
+                            float(b["points"])))
+        bins.sort(key=lambda b: b.low)
+        self._check_bins(bins, where)
+        maximum = bins[-1].high
+        return {"bins": tuple(bins), "minimum": 0, "maximum": maximum, "_level": "ordinal"}
+
+    def _check_bins(self, bins: list[Bin], where: str) -> None:
+        if bins[0].low != 0:
+            self.fail(f"bins start at {bins[0].low}; the first must start at 0", where)
+        for prev, cur in itertools.pairwise(bins):
+            if prev.high is None:
+                self.fail(f"bin {prev.describe()} is open-ended but another bin follows it",
+                          where)
+                return
+            if cur.low <= prev.high:
+                self.fail(f"bins {prev.describe()} and {cur.describe()} overlap; each count "
+                          "must fall in exactly one bin", where)
+            elif cur.low > prev.high + 1:
+                self.fail(f"bins leave a gap between {prev.high} and {cur.low}; each count "
+                          "must fall in exactly one bin", where)
+        for b in bins:
+            if b.high is not None and b.high < b.low:
+                self.fail(f"bin {b.describe()} has max below min", where)
+
+    def _dim_checklist(self, e: dict, where: str) -> dict:
+        questions = self._str_list(e, "questions", where)
+        if not questions:
+            self.fail("a checklist needs 'questions' (a list of yes/no questions)", where)
+        for q in questions:
+            if not q.strip():
+                self.fail("a checklist question is empty", where)
+        return {"questions": questions, "choices": YES_NO, "_level": "ordinal"}
+
+    def _dim_scale(self, e: dict, where: str) -> dict:
+        lo = self._int(e, "min", where)
+        hi = self._int(e, "max", where)
+        if lo is None or hi is None:
+            self.fail("a scale needs whole-number 'min' and 'max'", where)
+            return {}
+        if lo > hi:
+            self.fail(f"scale min {lo} is above max {hi}", where)
+            return {"minimum": lo, "maximum": hi}
+        labels = self._scale_labels(e, where, lo, hi)
+        na = self._na_choices(e, where, lo, hi)
+        return {"minimum": lo, "maximum": hi, "labels": labels, "na_choices": na,
+                "choices": na, "_level": "ordinal"}
+
+    def _scale_labels(self, e: dict, where: str, lo: int, hi: int) -> dict[int, str]:
+        raw = e.get("labels", e.get("anchors", {}))
+        if not isinstance(raw, dict):
+            self.fail("'labels' must be a table such as {1 = \"Poor\", 5 = \"Excellent\"}", where)
+            return {}
+        out: dict[int, str] = {}
+        for k, v in raw.items():
+            try:
+                value = int(k)
+            except ValueError:
+                self.fail(f"label key {k!r} is not a whole number on the scale", where)
+                continue
+            if not lo <= value <= hi:
+                self.fail(f"label for {value} is outside the scale {lo}-{hi}", where)
+            if not isinstance(v, str) or not v.strip():
+                self.fail(f"the label for {value} is empty", where)
+                continue
+            out[value] = v
+        return dict(sorted(out.items()))
+
+    def _na_choices(self, e: dict, where: str, lo: int | None, hi: int | None) -> tuple[str, ...]:
+        raw = e.get("na", [])
+        if not isinstance(raw, list):
+            raw = [raw]
+        out = []
+        for v in raw:
+            text = str(v).strip()
+            if not text:
+                self.fail("an N/A label is empty", where)
+                continue
+            if lo is not None and hi is not None and as_int(text) is not None \
+                    and lo <= as_int(text) <= hi:  # type: ignore[operator]
+                self.fail(f"N/A value {text!r} is also a value of the scale {lo}-{hi}; "
+                          "use a label such as \"N/A\"", where)
+            out.append(text)
+        return tuple(out)
+
+    def _dim_categorical(self, e: dict, where: str) -> dict:
+        choices = self._choices(e, where)
+        na = self._na_choices(e, where, None, None)
+        for v in na:
+            if v not in choices:
+                self.fail(f"N/A label {v!r} is not one of the choices {list(choices)}", where)
+        ordered = self._bool(e, "ordered", where, False)
+        return {"choices": choices, "na_choices": na,
+                "_level": "ordinal" if ordered else "nominal"}
+
+    def _dim_binary(self, e: dict, where: str) -> dict:
+        choices = self._choices(e, where, YES_NO)
+        if len(choices) != 2:
+            self.fail(f"a binary dimension has exactly two choices, not {len(choices)}", where)
+        blank = e.get("blank_means")
+        if blank is not None and blank not in choices:
+            self.fail(f"blank_means {blank!r} must be one of {list(choices)}", where)
+        return {"choices": choices, "blank_means": blank}
+
+    def _dim_flag(self, e: dict, where: str) -> dict:
+        mark = e.get("mark", "Y")
+        if not isinstance(mark, str) or not mark.strip():
+            self.fail("a flag needs a non-empty 'mark' such as \"Y\"", where)
+            mark = "Y"
+        return {"choices": (mark,)}
+
+    def _dim_number(self, e: dict, where: str) -> dict:
+        lo = self._int(e, "min", where, default=0)
+        hi = self._int(e, "max", where)
+        if hi is None:
+            self.fail("a number needs a whole-number 'max' (and 'min', default 0)", where)
+            return {"minimum": lo, "maximum": lo, "_level": "ratio"}
+        if lo is not None and lo > hi:
+            self.fail(f"number min {lo} is above max {hi}", where)
+        return {"minimum": lo, "maximum": hi, "_level": "ratio"}
+
+    def _dim_text(self, e: dict, where: str) -> dict:
+        lo = self._int(e, "min_words", where, minimum=0)
+        hi = self._int(e, "max_words", where, minimum=1)
+        if lo is not None and hi is not None and lo > hi:
+            self.fail(f"min_words {lo} is above max_words {hi}", where)
+        return {"min_words": lo, "max_words": hi, "_level": "nominal"}
+
+    def _dim_preference(self, e: dict, where: str) -> dict:
+        choices = self._choices(e, where, PREFERENCE_CHOICES)
+        if len(choices) != 3:
+            self.fail("a preference has three choices: A wins, B wins, tied (in that order)",
+                      where)
+        if e.get("scope", "case") != "case":
+            self.fail("a preference is judged once per case: scope must be \"case\"", where)
+        return {"choices": choices}
+
+    def _totals(self, raw: Any, rubric: Rubric) -> tuple[Total, ...]:
+        if not isinstance(raw, list):
+            self.fail("'totals' must be an array of tables ([[totals]])", "[[totals]]")
+            return ()
+        out = []
+        for i, t in enumerate(raw, 1):
+            where = f"[[totals]] #{i}"
+            self._unknown_keys(t, {"id", "label", "of", "method", "min", "max", "level"}, where)
+            tid = self._str(t, "id", where, required=True, ident=True)
+            of = self._str_list(t, "of", where)
+            method = t.get("method", "sum")
+            if method not in ("sum", "mean"):
+                self.fail(f"unknown total method {method!r}; allowed: sum, mean", where)
+            for dim_id in of:
+                if dim_id in self.broken:
+                    continue
+                if dim_id not in rubric.ids:
+                    self.fail(f"total {tid!r} names unknown dimension {dim_id!r}", where)
+                elif not rubric.dimension(dim_id).scores:
+                    self.fail(f"total {tid!r} includes {dim_id!r}, which gives no points", where)
+            if tid in rubric.ids:
+                self.fail(f"total id {tid!r} is also a dimension id", where)
+            level = t.get("level", "interval")
+            if level not in LEVELS:
+                self.fail(f"unknown level {level!r}; allowed: {', '.join(LEVELS)}", where)
+            out.append(Total(tid, str(t.get("label", tid)), of, method,
+                             t.get("min"), t.get("max"), level))
+        return tuple(out)
+

@@ -1,0 +1,132 @@
+"""Reading the study's text files and tables (CSV or XLSX) with clear errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+from ..errors import SpecError
+
+
+def read_text_file(path: Path) -> str:
+    """A UTF-8 text file with CRLF/CR turned into LF; clear errors for BOM or encoding."""
+    data = path.read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise SpecError(
+            "starts with a UTF-8 byte-order mark (BOM); save it as UTF-8 without BOM",
+            file=path.name,
+        )
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise SpecError("is UTF-16; save it as UTF-8 (without BOM)", file=path.name)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(
+            f"is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "save it as UTF-8",
+            file=path.name,
+        ) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_table(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    """Read a CSV (UTF-8, BOM allowed) or XLSX table as text.
+
+    Returns the header and ``(row number, {column: text})`` pairs, the row number
+    counting the header as row 1. Cells are stripped of surrounding white space and
+    line endings are normalised to LF; numbers from XLSX become their shortest text
+    (``1`` not ``1.0``), so the same table gives the same values from either format.
+    """
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        header, raw_rows = _read_csv(path)
+    elif suffix == ".xlsx":
+        header, raw_rows = _read_xlsx(path)
+    else:
+        raise SpecError(f"is a {suffix or 'file without extension'}; use .csv or .xlsx",
+                        file=path.name)
+    if not header or not any(h.strip() for h in header):
+        raise SpecError("has no header row", file=path.name)
+    header = [h.strip() for h in header]
+    dupes = sorted({h for h in header if h and header.count(h) > 1})
+    if dupes:
+        raise SpecError(f"repeats column names {dupes}", file=path.name, where="header")
+    rows = []
+    for i, raw in enumerate(raw_rows, start=2):
+        if not any(_cell_text(v) for v in raw):
+            continue
+        if len(raw) > len(header) and any(_cell_text(v) for v in raw[len(header):]):
+            raise SpecError(f"has {len(raw)} cells but the header has {len(header)} columns",
+                            file=path.name, where=f"row {i}")
+        values = {h: _cell_text(raw[j]) if j < len(raw) else "" for j, h in enumerate(header)
+                  if h}
+        rows.append((i, values))
+    return header, rows
+
+
+def _read_csv(path: Path) -> tuple[list[str], list[list[str]]]:
+    data = path.read_bytes()
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise SpecError("is UTF-16; save it as CSV UTF-8", file=path.name)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SpecError(
+            f"is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "save it as CSV UTF-8",
+            file=path.name,
+        ) from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        rows = list(reader)
+    except csv.Error as exc:
+        raise SpecError(f"is not valid CSV ({exc})", file=path.name) from None
+    if not rows:
+        return [], []
+    return rows[0], rows[1:]
+
+
+def _read_xlsx(path: Path) -> tuple[list[str], list[list[Any]]]:
+    import openpyxl  # items files are small and trusted (the coordinator's own)
+
+    try:
+        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises many types for a broken file
+        raise SpecError(f"cannot be read as an Excel workbook ({type(exc).__name__}); "
+                        "save it again as .xlsx or use CSV", file=path.name) from None
+    try:
+        ws = wb.worksheets[0]
+        rows = [list(r) for r in ws.iter_rows(values_only=True, max_col=200)]
+    finally:
+        wb.close()
+    if not rows:
+        return [], []
+    return [_cell_text(h) for h in rows[0]], rows[1:]
+
+
+def _cell_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    text = str(value)
+    return text.replace("\r\n", "\n").replace("\r", "\n").strip()
+
+
+def control_char(text: str) -> str:
+    for ch in text:
+        if ord(ch) < 32 and ch not in "\t\n":
+            return f"U+{ord(ch):04X}"
+    return ""
+
+
+def as_int(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
