@@ -12,7 +12,13 @@ from scipy import stats
 
 from sheetflow.stats import _util
 from sheetflow.stats._multi import multirater
-from sheetflow.stats._weights import WeightOn, Weights, agreement_weights, weight_name
+from sheetflow.stats._weights import (
+    WeightOn,
+    Weights,
+    agreement_weights,
+    require_order,
+    weight_name,
+)
 
 __all__ = [
     "cohen_kappa",
@@ -170,6 +176,7 @@ def cohen_kappa(
     """
     confidence = _util.check_confidence(confidence)
     matrix, raters, _ = _util.to_matrix(data, unit, rater, value)
+    require_order(matrix.dtype == object, categories, weights, "Cohen's kappa")
     domain = _util.resolve_domain(matrix, categories)
     codes = _util.encode(matrix, domain) if len(domain) else np.full(matrix.shape, -1)
     w = agreement_weights(domain, weights, weight_on)
@@ -230,6 +237,9 @@ def intra_rater_kappa(
     >>> round(float(intra_rater_kappa(df).loc[0, "kappa"]), 3)
     0.5
     """
+    if value in data.columns:
+        text = not pd.api.types.is_numeric_dtype(data[value])
+        require_order(text, categories, weights, "Intra-rater kappa")
     if categories is None and value in data.columns:
         categories = _util.resolve_domain(data[value].to_numpy(), None).tolist()
     sittings = _util._sorted_labels(data[sitting])
