@@ -1,0 +1,218 @@
+"""Agreement analyses every protocol can run: alpha, kappas, AC1/AC2, ICC, agreement.
+
+Each analysis takes a :class:`~.context.Context` and returns a tidy table; each
+headline copies its result's key figures into the summary.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .. import stats
+from ..study import Study
+from .context import (
+    Context,
+    add_verdict,
+    empty_reason,
+    stack,
+    typed_domain,
+    values_for,
+    weights_for,
+)
+from .registry import ProtocolPlan
+
+
+def _alpha(ctx: Context) -> pd.DataFrame:
+    """Krippendorff's alpha per dimension and total with bootstrap CI and band."""
+    rows = []
+    for dim_id, level, domain, kind in ctx.dims_and_totals():
+        values = values_for(ctx, dim_id, kind)
+        try:
+            res = stats.krippendorff_alpha(values, level=level,  # type: ignore[arg-type]
+                                           value_domain=typed_domain(kind, domain, level),
+                                           n_boot=ctx.plan.n_boot, seed=ctx.plan.seed)
+        except ValueError as exc:  # e.g. a value outside the rubric's domain
+            rows.append({"measure": dim_id, "kind": kind, "level": level, "alpha": np.nan,
+                         "band": "", "reason": f"could not be computed: {exc}"})
+            continue
+        row = {"measure": dim_id, "kind": kind, **res.iloc[0].to_dict()}
+        row["band"] = ctx.band(row["alpha"])
+        rows.append(row)
+    cols = ["measure", "kind", "level", "alpha", "ci_low", "ci_high", "band", "n_units",
+            "n_raters", "n_pairable_values", "n_boot", "seed", "reason"]
+    return pd.DataFrame(rows).reindex(columns=cols)
+
+
+def _cohen(ctx: Context) -> pd.DataFrame:
+    """Cohen's kappa for every pair of raters, per dimension and total."""
+    frames = []
+    for dim_id, level, domain, kind in ctx.dims_and_totals():
+        weights, on = weights_for(level, kind)
+        values = values_for(ctx, dim_id, kind)
+        dom = typed_domain(kind, domain, level)
+        if kind == "total" or (level in ("interval", "ratio") and dom is None):
+            dom = sorted(values["value"].unique().tolist()) or None
+        res = stats.cohen_kappa(values, weights=weights, categories=dom, weight_on=on)
+        res.insert(0, "measure", dim_id)
+        res.insert(1, "weight_on", on)
+        frames.append(res)
+    return stack(frames)
+
+
+def _fleiss(ctx: Context) -> pd.DataFrame:
+    """Fleiss' kappa (nominal categories) per dimension."""
+    frames = []
+    for dim_id, _level, domain, kind in ctx.dims_and_totals():
+        if kind == "total":
+            continue
+        res = stats.fleiss_kappa(values_for(ctx, dim_id, kind),
+                                 categories=typed_domain(kind, domain, "nominal"))
+        res.insert(0, "measure", dim_id)
+        frames.append(res)
+    return stack(frames)
+
+
+def _gwet(ctx: Context) -> pd.DataFrame:
+    """Gwet's AC1 (nominal) or AC2 with quadratic weights (ordered) per dimension."""
+    frames = []
+    for dim_id, level, domain, kind in ctx.dims_and_totals():
+        if kind == "total":
+            continue
+        weights, on = weights_for(level, kind)
+        res = stats.gwet_ac(values_for(ctx, dim_id, kind), weights=weights,
+                            categories=typed_domain(kind, domain, level), weight_on=on)
+        res.insert(0, "measure", dim_id)
+        frames.append(res)
+    return stack(frames)
+
+
+def _percent(ctx: Context) -> pd.DataFrame:
+    """Observed agreement per dimension (share of agreeing rater pairs per unit)."""
+    rows = []
+    for dim_id, _level, _domain, kind in ctx.dims_and_totals():
+        res = stats.percent_agreement(values_for(ctx, dim_id, kind))
+        rows.append({"measure": dim_id, **res.iloc[0].to_dict()})
+    return pd.DataFrame(rows)
+
+
+def _icc(ctx: Context) -> pd.DataFrame:
+    """All six ICC forms on each total; the plan's form is marked ``primary``."""
+    frames = []
+    for total in ctx.study.rubric.totals:
+        res = stats.icc(ctx.numeric(total.id))
+        res.insert(0, "measure", total.id)
+        res["primary"] = res["type"] == ctx.plan.icc_form
+        frames.append(res)
+    if not frames:
+        return empty_reason(pd.DataFrame(), "the rubric defines no total", measure="")
+    return pd.concat(frames, ignore_index=True)
+
+
+def _intra(ctx: Context) -> pd.DataFrame:
+    """Cohen's kappa between sitting 1 and sitting 2 on the repeated items, per rater."""
+    frames = []
+    for dim in ctx.response_dims():
+        rows = ctx.data[ctx.data["dimension"] == dim.id]
+        if rows["sitting"].nunique() < 2:
+            frames.append(pd.DataFrame([{"measure": dim.id, "kappa": np.nan,
+                                         "reason": "no second sitting in the ratings"}]))
+            continue
+        weights, on = weights_for(dim.level, dim.kind)
+        res = stats.intra_rater_kappa(rows, unit="case", sitting="sitting", value="value",
+                                      rater="rater", weights=weights,
+                                      categories=typed_domain(dim.kind, dim.value_domain(),
+                                                               dim.level), weight_on=on)
+        res.insert(0, "measure", dim.id)
+        frames.append(res)
+    return stack(frames)
+
+
+def _h_alpha(ctx: Context, table: pd.DataFrame, out: dict) -> None:
+    out["alpha"] = [{k: r[k] for k in ("measure", "kind", "level", "alpha", "ci_low", "ci_high",
+                                      "band", "n_units", "n_raters", "reason")}
+                    for r in table.to_dict("records")]
+    target = ctx.target("alpha")
+    tot = table[table["kind"] == "total"]
+    if target is not None and not tot.empty:
+        a = tot["alpha"].iloc[0]
+        add_verdict(out, f"alpha ({tot['measure'].iloc[0]})", a, target,
+                 bool(a >= target) if np.isfinite(a) else None, ctx.band(a))
+
+
+def _h_cohen(ctx: Context, table: pd.DataFrame, out: dict) -> None:
+    if "kappa" in table:
+        out["cohen_kappa_mean"] = {m: float(g["kappa"].mean()) for m, g in
+                                   table.groupby("measure", sort=False)}
+
+
+def _h_icc(ctx: Context, table: pd.DataFrame, out: dict) -> None:
+    if "primary" in table:
+        out["icc"] = [{k: r[k] for k in ("measure", "type", "shrout_fleiss", "mcgraw_wong", "icc",
+                                        "ci_low", "ci_high", "reason")}
+                      for r in table[table["primary"]].to_dict("records")]
+
+
+def _h_intra(ctx: Context, table: pd.DataFrame, out: dict) -> None:
+    if "kappa" in table:
+        out["intra_rater_kappa"] = {m: g["kappa"].tolist() for m, g in
+                                    table.groupby("measure", sort=False)}
+
+
+def methods(study: Study) -> list[tuple[str, str]]:
+    """Methods-sheet entries: (topic, text)."""
+    plan = study.plan
+    return [
+        ("Krippendorff's alpha",
+         "alpha = 1 - D_o / D_e from the coincidence matrix of pairable values "
+         "(Krippendorff 2011). Metric per level: nominal delta = [c != k]; ordinal "
+         "Krippendorff's rank-based delta (sum of marginals between c and k minus half of "
+         "theirs, squared); interval (c - k)^2; ratio ((c - k)/(c + k))^2. The rubric's full "
+         "value domain is passed (count dimensions analyse their points, checklists the "
+         "number of Yes, totals are interval on their observed values). Unit = one response "
+         "(case x arm in a paired design). Bootstrap: units resampled "
+         f"{plan.n_boot} times with seed {plan.seed}, percentile 95% interval."),
+        ("Bands", "; ".join(f">= {b.minimum:g}: {b.label}" for b in plan.bands) or
+         "none in the plan"),
+        ("Cohen's kappa",
+         "Every pair of raters on units both rated (pairwise deletion). Unweighted for "
+         "nominal dimensions; quadratic weights for ordinal, interval and ratio ones, on the "
+         "scale values for numeric dimensions and on category ranks for ordered labels. "
+         "Standard error: Fleiss, Cohen & Everitt (1969) non-null; interval kappa +/- z se."),
+        ("Fleiss' kappa and Gwet's AC1/AC2",
+         "Fleiss' kappa with unequal raters per unit and the non-null standard error; Gwet's "
+         "AC1 (identity weights) for nominal dimensions, AC2 with quadratic weights for "
+         "ordered ones (Gwet 2014)."),
+        ("ICC",
+         "All six forms on each total: Shrout-Fleiss ICC(1,1)/McGraw-Wong ICC(1) one-way "
+         "random single; ICC(2,1)/ICC(A,1) two-way absolute agreement single; ICC(3,1)/"
+         "ICC(C,1) two-way consistency single; ICC(1,k)/ICC(k), ICC(2,k)/ICC(A,k), "
+         "ICC(3,k)/ICC(C,k) for the mean of k raters. F tests and McGraw-Wong intervals. "
+         f"Plan form: {plan.icc_form}. Missing data: units with any missing rating are "
+         "dropped (listwise); n_dropped says how many."),
+        ("Percent agreement",
+         "Per unit with two or more ratings, the share of rater pairs giving the same value, "
+         "averaged over units (Fleiss 1971 p_o); all_agree_share = units where all agree."),
+    ]
+
+
+PLAN = ProtocolPlan(
+    protocol="",
+    template="",
+    analyses={
+        "alpha": _alpha,
+        "cohen_kappa": _cohen,
+        "fleiss_kappa": _fleiss,
+        "gwet": _gwet,
+        "icc": _icc,
+        "percent_agreement": _percent,
+        "intra_rater_kappa": _intra,
+    },
+    headlines={
+        "alpha": _h_alpha,
+        "cohen_kappa": _h_cohen,
+        "icc": _h_icc,
+        "intra_rater_kappa": _h_intra,
+    },
+    methods=methods,
+)

@@ -1,0 +1,181 @@
+"""What every analysis module shares: the result object, the context and small helpers.
+
+:class:`Context` holds the study, the unblinded data in the shapes the analyses need
+(``first`` = sitting-1 ratings with a ``unit`` column: ``case|arm`` in a paired design,
+the item otherwise) and plan shortcuts. The helpers turn values into JSON, stack result
+tables and record verdicts in the summary.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..rubric import Dimension
+from ..study import Study
+
+DATA_COLUMNS = ("rater", "role", "sitting", "case", "label", "arm", "dimension", "value",
+                "confidence")
+TIED = "Tied"
+
+
+@dataclass
+class Analysis:
+    """The result of running a study's plan.
+
+    Attributes
+    ----------
+    study : Study
+    data : pandas.DataFrame
+        The unblinded tidy ratings with recomputed totals (see the module docstring).
+    tables : dict of str to pandas.DataFrame
+        One result table per analysis, in the plan's order (plus ``self_checks``).
+    summary : dict
+        Headline numbers and verdicts, versions, hashes and seeds (JSON-safe).
+    methods : list of (str, str)
+        Topic and text of every convention used, for the Methods sheet.
+    figures : dict of str to pandas.DataFrame
+        Chart data (alpha with error-bar lengths, score distribution per rater,
+        external vs internal totals), so the report draws without computing.
+    """
+
+    study: Study
+    data: pd.DataFrame
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    summary: dict[str, Any] = field(default_factory=dict)
+    methods: list[tuple[str, str]] = field(default_factory=list)
+    figures: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+
+class Context:
+    """The study, its data in the shapes the analyses need, and plan shortcuts."""
+
+    def __init__(self, study: Study, data: pd.DataFrame, internal: pd.DataFrame | None):
+        self.study = study
+        self.plan = study.plan
+        self.data = data
+        self.internal = internal
+        first = data[data["sitting"] == 1].copy()
+        # a response is one unit: (case, arm) in a paired design, the item otherwise
+        first["unit"] = first["case"] + np.where(first["arm"] != "", "|" + first["arm"], "")
+        self.first = first
+
+    def response_dims(self) -> list[Dimension]:
+        return [d for d in self.study.rubric.by_scope("response")
+                if d.kind not in ("text", "flag")]
+
+    def dims_and_totals(self) -> list[tuple[str, str, list[Any] | None, str]]:
+        """(id, level, value domain or None, kind) for every analysable response measure."""
+        out: list[tuple[str, str, list[Any] | None, str]] = [
+            (d.id, d.level, d.value_domain(), d.kind) for d in self.response_dims()]
+        out += [(t.id, t.level, None, "total") for t in self.study.rubric.totals]
+        out += [(d.id, "nominal", self.arm_domain(), "preference")
+                for d in self.study.rubric.dimensions if d.kind == "preference"]
+        return out
+
+    def arm_domain(self) -> list[str]:
+        return [a.id for a in self.study.design.arms] + [TIED]
+
+    def ratings(self, dim_id: str) -> pd.DataFrame:
+        """Sitting-1 ratings of one measure: unit, rater, value (missing dropped)."""
+        rows = self.first[self.first["dimension"] == dim_id]
+        if rows.empty:
+            return pd.DataFrame(columns=["unit", "rater", "value", "arm", "case"])
+        if self._is_case_scope(dim_id):
+            rows = rows.assign(unit=rows["case"])
+        rows = rows[rows["value"].notna() & (rows["value"].astype(str) != "")]
+        return rows[["unit", "rater", "value", "arm", "case"]]
+
+    def numeric(self, dim_id: str) -> pd.DataFrame:
+        rows = self.ratings(dim_id).copy()
+        rows["value"] = pd.to_numeric(rows["value"], errors="coerce")
+        return rows.dropna(subset=["value"])
+
+    def _is_case_scope(self, dim_id: str) -> bool:
+        try:
+            return self.study.rubric.dimension(dim_id).scope == "case"
+        except KeyError:
+            return False
+
+    def band(self, value: float) -> str:
+        if value is None or not np.isfinite(value):
+            return ""
+        for band in self.plan.bands:
+            if value >= band.minimum:
+                return band.label
+        return ""
+
+    def target(self, name: str, default: float | None = None) -> float | None:
+        return self.plan.targets.get(name, default)
+
+    def param(self, name: str, default: Any = None) -> Any:
+        return self.plan.params.get(name, default)
+
+
+def typed_domain(kind: str, domain: list[Any] | None, level: str) -> list[Any] | None:
+    """Numeric domains as floats so they match the numeric ratings."""
+    if domain is None or kind in ("categorical", "binary", "preference", "flag"):
+        return domain
+    return [float(v) for v in domain]
+
+
+def values_for(ctx: Context, dim_id: str, kind: str) -> pd.DataFrame:
+    return ctx.numeric(dim_id) if kind in ("count", "checklist", "scale", "number", "total") \
+        else ctx.ratings(dim_id)
+
+
+def empty_reason(frame: pd.DataFrame, reason: str, **cols: Any) -> pd.DataFrame:
+    return pd.DataFrame([{**cols, "reason": reason}])
+
+
+def weights_for(level: str, kind: str) -> tuple[str, str]:
+    """Kappa weights: unweighted for nominal, quadratic for ordered; on values or ranks."""
+    if level == "nominal":
+        return "identity", "values"
+    labelled = kind in ("categorical", "binary", "preference", "flag")
+    return "quadratic", "ranks" if labelled else "values"
+
+
+def stack(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Concatenate per-measure result tables (an all-NaN column is a valid result)."""
+    if not frames:
+        return pd.DataFrame()
+    with warnings.catch_warnings():  # pandas warns about all-NA columns in concat
+        warnings.simplefilter("ignore", FutureWarning)
+        return pd.concat(frames, ignore_index=True)
+
+
+def number(text: Any) -> float:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return np.nan
+
+
+def add_verdict(out: dict, name: str, value: Any, target: float | None, passed: Any,
+             note: str = "") -> None:
+    out["verdicts"].append({"name": name, "value": value, "target": target,
+                            "met": passed, "note": note})
+
+
+def json_value(value: Any) -> Any:
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        return None if not np.isfinite(value) else float(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def json_safe(obj: Any) -> Any:
+    """Plain JSON data: numpy scalars to Python, NaN and infinity to None."""
+    if isinstance(obj, dict):
+        return {str(k): json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    return json_value(obj)

@@ -1,0 +1,78 @@
+"""Protocol 003 (answer-review): refusal counts per system and gold disputes."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from .context import Context, empty_reason
+from .registry import ProtocolPlan
+
+
+def _refusals(ctx: Context) -> pd.DataFrame:
+    """Over- and under-refusal counts per system (pooled and per rater)."""
+    dim_id = "refusal_appropriateness"
+    rows_in = ctx.ratings(dim_id)
+    if rows_in.empty:
+        return empty_reason(pd.DataFrame(), f"no {dim_id} ratings", arm="")
+    should_col = ctx.param("should_refuse_column")
+    items = {it.id: it.fields for it in ctx.study.items}
+    rows = []
+    for rater in ["all raters", *sorted(rows_in["rater"].unique())]:
+        sub = rows_in if rater == "all raters" else rows_in[rows_in["rater"] == rater]
+        for arm in (a.id for a in ctx.study.design.arms):
+            grp = sub[sub["arm"] == arm]
+            should = [str(items.get(c, {}).get(should_col, "")).lower() in ("yes", "y", "true")
+                      for c in grp["case"]] if should_col else [False] * len(grp)
+            rows.append({"rater": rater, "arm": arm, "n": len(grp),
+                         "over_refusal": int((grp["value"] == "Over-refusal").sum()),
+                         "under_refusal": int((grp["value"] == "Under-refusal").sum()),
+                         "appropriate": int((grp["value"] == "Appropriate").sum()),
+                         "n_should_refuse": int(sum(should))})
+    return pd.DataFrame(rows)
+
+
+def _gold_disputes(ctx: Context) -> pd.DataFrame:
+    """Every item a rater flagged gold_dispute, with the rater's note."""
+    data = ctx.first
+    flagged = data[(data["dimension"] == "gold_dispute") & data["value"].notna()
+                   & (data["value"].astype(str) != "")]
+    qcol = ctx.param("question_column")
+    items = {it.id: it.fields for it in ctx.study.items}
+    notes = data[data["dimension"] == "rater_note"].set_index(["rater", "case"])["value"]
+    rows = [{"item": r.case, "question": items.get(r.case, {}).get(qcol, "") if qcol else "",
+             "arm": r.arm, "rater": r.rater,
+             "note": _text(notes.get((r.rater, r.case), ""))} for r in flagged.itertuples()]
+    return pd.DataFrame(rows, columns=["item", "question", "arm", "rater", "note"])
+
+
+def _h_refusals(ctx: Context, table: pd.DataFrame, out: dict) -> None:
+    if "over_refusal" in table:
+        pooled = table[table["rater"] == "all raters"]
+        out["refusals"] = {r["arm"]: {"over_refusal": r["over_refusal"],
+                                      "under_refusal": r["under_refusal"]}
+                           for r in pooled.to_dict("records")}
+
+
+def _h_disputes(ctx: Context, table: pd.DataFrame, out: dict) -> None:
+    out["gold_disputes"] = sorted(set(table["item"])) if "item" in table else []
+
+
+def _text(value: Any) -> str:
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
+
+
+PLAN = ProtocolPlan(
+    protocol="003",
+    template="answer-review",
+    analyses={
+        "refusal_counts": _refusals,
+        "gold_disputes": _gold_disputes,
+    },
+    headlines={
+        "refusal_counts": _h_refusals,
+        "gold_disputes": _h_disputes,
+    },
+)

@@ -1,0 +1,133 @@
+"""Protocol 004 (judge-likert): the judge trio per item, hypothesis deltas, pilot verdict."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from ..study import Study
+from .context import Context, add_verdict, empty_reason
+from .registry import ProtocolPlan
+
+
+def _trio_items(ctx: Context) -> pd.DataFrame:
+    """Per item: task, arm, each judge's mean, trio mean and the strict verdicts."""
+    tid = ctx.study.rubric.totals[0].id if ctx.study.rubric.totals else None
+    if tid is None:
+        return pd.DataFrame()
+    vals = ctx.numeric(tid)
+    task_col = ctx.param("task_column")
+    items = {it.id: it.fields for it in ctx.study.items}
+    wide = vals.pivot_table(index=["case", "arm"], columns="rater", values="value",
+                            aggfunc="mean")
+    judges = list(wide.columns)
+    strict, fail, crit = (ctx.target("strict_pass", 3.5), ctx.target("fail_below", 3.0),
+                          ctx.target("critical_below", 2.0))
+    out = wide.reset_index()
+    out.insert(0, "task", [items.get(c, {}).get(task_col, "") if task_col else ""
+                           for c in out["case"]])
+    scores = wide.to_numpy()
+    n = np.sum(~np.isnan(scores), axis=1)
+    majority = n // 2 + 1  # 2 of 3 for a trio
+    with warnings.catch_warnings():  # an item no judge scored has a NaN mean, by design
+        warnings.simplefilter("ignore", RuntimeWarning)
+        out["trio_mean"] = np.nanmean(scores, axis=1)
+    out["strict_pass"] = np.sum(scores >= strict, axis=1) >= majority
+    out["trio_fail"] = np.sum(scores < fail, axis=1) >= majority
+    out["critical_fail"] = np.sum(scores < crit, axis=1) >= majority
+    out.attrs["judges"] = judges
+    return out
+
+
+def _judge_trio(ctx: Context) -> pd.DataFrame:
+    """Mean per judge, trio mean, strict PASS / FAIL / critical per item (protocol 004)."""
+    out = _trio_items(ctx)
+    if out.empty:
+        return empty_reason(out, "the rubric defines no total", case="")
+    return out
+
+
+def _hypotheses(ctx: Context) -> pd.DataFrame:
+    """Per task and hypothesis: delta of trio means, threshold and directional pass."""
+    items = _trio_items(ctx)
+    hyps = ctx.param("hypotheses", [])
+    if items.empty or not hyps:
+        return empty_reason(pd.DataFrame(), "needs a total and params.hypotheses", task="")
+    means = items.groupby(["task", "arm"])["trio_mean"].mean()
+    rows = []
+    for task in sorted(items["task"].unique()):
+        for h in hyps:
+            better = means.get((task, h["better"]), np.nan)
+            worse = means.get((task, h["worse"]), np.nan)
+            delta = better - worse
+            min_delta = float(h.get("min_delta", 0.0))
+            # direction: strictly better when a positive margin is required, else not worse
+            directional = bool(delta > 0) if min_delta > 0 else bool(delta >= 0)
+            rows.append({"task": task, "hypothesis": h["id"], "label": h.get("label", ""),
+                         "better": h["better"], "worse": h["worse"], "better_mean": better,
+                         "worse_mean": worse, "delta": delta, "min_delta": min_delta,
+                         "threshold_pass": bool(delta >= min_delta - 1e-12),
+                         "directional_pass": directional and np.isfinite(delta),
+                         "reason": "" if np.isfinite(delta) else "a cell has no scores"})
+    return pd.DataFrame(rows)
+
+
+def pilot_verdict(hypotheses: pd.DataFrame, trio: pd.DataFrame, min_tasks: int) -> dict:
+    """PASS when every hypothesis is directionally right in ``min_tasks`` tasks and no
+    item is a critical failure (protocol 004 pilot binary verdict)."""
+    counts = hypotheses.groupby("hypothesis")["directional_pass"].sum().astype(int) \
+        if "directional_pass" in hypotheses else pd.Series(dtype=int)
+    critical = int(trio["critical_fail"].sum()) if "critical_fail" in trio else 0
+    ok = bool(len(counts)) and bool((counts >= min_tasks).all()) and critical == 0
+    return {"pass_counts": {k: int(v) for k, v in counts.items()},
+            "directional_passes": int(counts.sum()), "critical_failures": critical,
+            "min_tasks": min_tasks, "pilot_verdict": "PASS" if ok else "FAIL"}
+
+
+def _h_trio(ctx: Context, table: pd.DataFrame, out: dict) -> None:
+    if "trio_mean" in table:
+        out["judge_trio"] = {"n_items": len(table), "strict_pass": int(table["strict_pass"].sum()),
+                             "trio_fail": int(table["trio_fail"].sum()),
+                             "critical_fail": int(table["critical_fail"].sum())}
+
+
+def _h_hyp(ctx: Context, table: pd.DataFrame, out: dict) -> None:
+    if "delta" not in table:
+        return
+    out["hypotheses"] = table[["task", "hypothesis", "delta", "threshold_pass",
+                               "directional_pass"]].to_dict("records")
+    verdict = pilot_verdict(table, _trio_items(ctx), int(ctx.param("pilot_pass_min_tasks", 2)))
+    out["pilot"] = verdict
+    add_verdict(out, "pilot verdict", verdict["directional_passes"], None,
+             verdict["pilot_verdict"] == "PASS", verdict["pilot_verdict"])
+
+
+def methods(study: Study) -> list[tuple[str, str]]:
+    """Methods-sheet entries: (topic, text)."""
+    return [
+        ("Judge trio (004)",
+         "Per judge the mean of the six dimensions; trio mean; strict PASS when a majority "
+         "(2 of 3) of judges score >= the strict-pass target; FAIL when a majority score "
+         "below the fail target; critical when a majority score below the critical target. "
+         "Hypothesis delta = trio mean of the better cell minus the worse cell per task; "
+         "directional pass = delta > 0 (>= 0 when the hypothesis needs no margin). Pilot "
+         "PASS when each hypothesis passes directionally in the plan's minimum number of "
+         "tasks and no item is a critical failure."),
+    ]
+
+
+PLAN = ProtocolPlan(
+    protocol="004",
+    template="judge-likert",
+    analyses={
+        "judge_trio": _judge_trio,
+        "hypothesis_deltas": _hypotheses,
+    },
+    headlines={
+        "judge_trio": _h_trio,
+        "hypothesis_deltas": _h_hyp,
+    },
+    methods=methods,
+)

@@ -1,0 +1,131 @@
+"""Run a study's plan: :func:`analyze` from a study folder, :func:`run_plan` in memory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import SheetflowError
+from ..study import Study, load_study
+from .context import Analysis, Context
+from .registry import all_analyses
+from .selfchecks import self_checks
+from .summary import methods, summary
+from .unblind import (
+    RATINGS_FILE,
+    add_totals,
+    complete_columns,
+    internal_scores,
+    key_entries,
+    key_sides,
+    unblind,
+    verify_seal,
+)
+
+
+def analyze(study_dir: str | Path) -> Analysis:
+    """Unseal, unblind and run the plan of the study in ``study_dir``.
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        A study folder after ``sheetflow generate`` and ``sheetflow collect``.
+
+    Returns
+    -------
+    Analysis
+
+    Raises
+    ------
+    SealError
+        The key or the spec does not match its sealed hash.
+    SheetflowError
+        There are no collected ratings yet (``out/ratings.csv`` is missing).
+    """
+    root = Path(study_dir)
+    study = load_study(root)
+    key, key_hash = verify_seal(root, study)
+    ratings_path = root / RATINGS_FILE
+    if not ratings_path.exists():
+        raise SheetflowError(f"{RATINGS_FILE} not found in {root}; run sheetflow collect first")
+    raw = pd.read_csv(ratings_path, dtype=str, keep_default_na=False)
+    data = unblind(study, raw, key_sides(key))
+    internal = internal_scores(study)
+    seeds = {f"{p.get('rater_id')}-s{p.get('sitting', 1)}": p.get("seeds", {})
+             for p in key_entries(key)}
+    return run_plan(study, data, key_hash=key_hash, internal=internal, key_seeds=seeds)
+
+
+def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
+             internal: pd.DataFrame | None = None,
+             key_seeds: dict[str, Any] | None = None) -> Analysis:
+    """Run every analysis of ``study.plan.run`` on unblinded ratings.
+
+    Parameters
+    ----------
+    study : Study
+    data : pandas.DataFrame
+        Unblinded ratings, columns :data:`DATA_COLUMNS` (``role``, ``label`` and
+        ``confidence`` may be absent), without totals.
+    key_hash : str
+        The sealed key's sha256, recorded in the summary.
+    internal : pandas.DataFrame, optional
+        Internal scores (``case, arm, total``) for ``spearman_internal``.
+    key_seeds : dict, optional
+        Seeds recorded in the key, copied into the summary.
+
+    Returns
+    -------
+    Analysis
+    """
+    data = complete_columns(data)
+    data = add_totals(data, study.rubric)
+    ctx = Context(study, data, internal)
+    analysis = Analysis(study, data)
+    for name in study.plan.run:
+        analysis.tables[name] = _guarded(name, ctx)
+    analysis.tables["self_checks"] = self_checks(ctx)
+    analysis.summary = summary(ctx, analysis.tables, key_hash, key_seeds or {})
+    analysis.methods = methods(study)
+    analysis.figures = _figures(ctx, analysis.tables)
+    return analysis
+
+
+def _figures(ctx: Context, tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """Chart data: alpha with error-bar lengths, score counts per rater, scatter points."""
+    out: dict[str, pd.DataFrame] = {}
+    if "alpha" in tables:
+        a = tables["alpha"][["measure", "alpha", "ci_low", "ci_high"]].copy()
+        a["err_plus"] = (a["ci_high"] - a["alpha"]).clip(lower=0)
+        a["err_minus"] = (a["alpha"] - a["ci_low"]).clip(lower=0)
+        for band in ctx.plan.bands:
+            if band.minimum > 0:
+                a[f"threshold {band.minimum:g}"] = band.minimum
+        out["alpha"] = a
+    if ctx.study.rubric.totals:
+        tid = ctx.study.rubric.totals[0].id
+        vals = ctx.numeric(tid)
+        if not vals.empty:
+            counts = vals.pivot_table(index="value", columns="rater", values="unit",
+                                      aggfunc="count", fill_value=0)
+            out["distribution"] = counts.reset_index().rename(columns={"value": tid})
+    if ctx.internal is not None and ctx.study.rubric.totals:
+        tid = ctx.study.rubric.totals[0].id
+        ext = ctx.numeric(tid).groupby(["case", "arm"])["value"].mean().rename("external")
+        joined = pd.concat([ext, ctx.internal.set_index(["case", "arm"])["total"]
+                            .rename("internal")], axis=1, join="inner").dropna()
+        out["scatter"] = joined.reset_index()
+    if "direction_agreement" in tables and "comparison" in tables["direction_agreement"]:
+        d = tables["direction_agreement"]
+        out["direction"] = d[d["comparison"] == "majority"][["rater", "agreement"]]
+    return out
+
+
+def _guarded(name: str, ctx: Context) -> pd.DataFrame:
+    """One analysis; data it cannot use gives a row with the reason, not an exception."""
+    try:
+        return all_analyses()[name](ctx)
+    except (ValueError, KeyError, TypeError, ZeroDivisionError) as exc:
+        return pd.DataFrame([{"analysis": name, "reason": f"could not be computed: {exc}"}])

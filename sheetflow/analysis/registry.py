@@ -1,0 +1,85 @@
+"""Where the analyses come from: one :class:`ProtocolPlan` per module.
+
+The shared agreement analyses live in :mod:`.agreement`; each protocol's plan lives in
+a module named ``p<NNN>_<template>`` (``p000_paired_rubric`` ... ``p004_judge_likert``)
+that defines ``PLAN``. Modules are found by that name pattern, so a new protocol is one
+new module (and its template), nothing else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover - types only
+    import pandas as pd
+
+    from ..study import Study
+    from .context import Context
+
+AnalysisFn = Callable[["Context"], "pd.DataFrame"]
+HeadlineFn = Callable[["Context", "pd.DataFrame", dict], None]
+MethodsFn = Callable[["Study"], list[tuple[str, str]]]
+PROTOCOL_MODULE = re.compile(r"^p(\d{3})_(\w+)$")
+
+
+@dataclass(frozen=True)
+class ProtocolPlan:
+    """The analyses one module contributes.
+
+    Attributes
+    ----------
+    protocol : str
+        The protocol number (``"000"``), or ``""`` for the shared analyses.
+    template : str
+        The bundled template the protocol's study starts from (``"paired-rubric"``).
+    analyses : mapping of str to callable
+        Plan name (as in ``[analysis] run``) -> function of a context giving a table.
+    headlines : mapping of str to callable
+        Plan name -> function copying the table's key figures into the summary.
+    methods : callable
+        Study -> (topic, text) pairs for the Methods sheet.
+    """
+
+    protocol: str
+    template: str
+    analyses: Mapping[str, AnalysisFn] = field(default_factory=dict)
+    headlines: Mapping[str, HeadlineFn] = field(default_factory=dict)
+    methods: MethodsFn | None = None
+
+
+@cache
+def all_plans() -> tuple[ProtocolPlan, ...]:
+    """The shared plan first, then every protocol module's ``PLAN`` in number order."""
+    from . import agreement
+
+    plans = [agreement.PLAN]
+    here = str(Path(__file__).resolve().parent)
+    for info in sorted(pkgutil.iter_modules([here]), key=lambda m: m.name):
+        if PROTOCOL_MODULE.match(info.name):
+            plans.append(importlib.import_module(f"{__package__}.{info.name}").PLAN)
+    return tuple(plans)
+
+
+def all_analyses() -> dict[str, AnalysisFn]:
+    """Every analysis by its plan name."""
+    return {name: fn for plan in all_plans() for name, fn in plan.analyses.items()}
+
+
+def all_headlines() -> dict[str, HeadlineFn]:
+    """Every headline function by its analysis's plan name."""
+    return {name: fn for plan in all_plans() for name, fn in plan.headlines.items()}
+
+
+def protocol_plan(protocol: Any) -> ProtocolPlan | None:
+    """The plan of a study's protocol (``"000 External ..."`` -> the 000 module)."""
+    match = re.match(r"\s*(\d{3})\b", str(protocol or ""))
+    if not match:
+        return None
+    return next((p for p in all_plans() if p.protocol == match.group(1)), None)

@@ -1,0 +1,76 @@
+"""The summary (headline numbers and verdicts, JSON-safe) and the Methods text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from .. import __version__
+from ..study import Study
+from .context import Context, json_safe
+from .registry import all_headlines, all_plans
+
+REFERENCES = (
+    "Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg "
+    "School for Communication, University of Pennsylvania.",
+    "Cohen, J. (1960). A coefficient of agreement for nominal scales. Educ. Psychol. "
+    "Meas. 20, 37-46; Cohen, J. (1968). Weighted kappa. Psychol. Bull. 70, 213-220.",
+    "Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. "
+    "Psychol. Bull. 76, 378-382.",
+    "Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed. Advanced Analytics.",
+    "Shrout, P. E., & Fleiss, J. L. (1979). Intraclass correlations: uses in assessing "
+    "rater reliability. Psychol. Bull. 86, 420-428.",
+    "McGraw, K. O., & Wong, S. P. (1996). Forming inferences about some intraclass "
+    "correlation coefficients. Psychol. Methods 1, 30-46.",
+    "Fieller, E. C., Hartley, H. O., & Pearson, E. S. (1957). Tests for rank correlation "
+    "coefficients I. Biometrika 44, 470-481.",
+    "Phipson, B., & Smyth, G. K. (2010). Permutation p-values should never be zero. "
+    "Stat. Appl. Genet. Mol. Biol. 9(1).",
+    "Armitage, P. (1955). Tests for linear trends in proportions and frequencies. "
+    "Biometrics 11, 375-386.",
+    "Wilcoxon, F. (1945). Individual comparisons by ranking methods. Biometrics Bull. 1, "
+    "80-83.",
+)
+
+
+def summary(ctx: Context, tables: dict[str, pd.DataFrame], key_hash: str,
+            key_seeds: dict[str, Any]) -> dict[str, Any]:
+    """Headline numbers and verdicts, versions, hashes and seeds (JSON-safe)."""
+    study = ctx.study
+    out: dict[str, Any] = {
+        "study_id": study.id, "title": study.title, "protocol": study.protocol,
+        "sheetflow_version": __version__, "spec_hash": study.hash, "key_sha256": key_hash,
+        "seeds": {"design": study.design.seed, "analysis": ctx.plan.seed,
+                  **({"repeats": study.design.repeats.seed} if study.design.repeats else {}),
+                  "key": key_seeds},
+        "n_boot": ctx.plan.n_boot, "analyses": list(ctx.plan.run),
+        "n_raters": int(ctx.first["rater"].nunique()),
+        "n_cases": int(ctx.first.loc[ctx.first["case"] != "", "case"].nunique()),
+        "targets": dict(ctx.plan.targets), "verdicts": [],
+    }
+    headlines = all_headlines()
+    for name, table in tables.items():
+        headline = headlines.get(name)
+        if (headline is not None and "reason" in table and len(table.columns) > 2) or \
+                (headline is not None and "reason" not in table):
+            headline(ctx, table, out)
+    return json_safe(out)
+
+
+def _closing_methods() -> list[tuple[str, str]]:
+    """Methods-sheet entries: (topic, text)."""
+    return [
+        ("Totals", "Recomputed from the rubric's dimensions (sum or mean); a total is missing "
+         "when any of its dimensions is missing. Formulas in workbooks are never read."),
+        ("References", "\n".join(REFERENCES)),
+    ]
+
+
+def methods(study: Study) -> list[tuple[str, str]]:
+    """The conventions behind every number, for the Methods sheet."""
+    out: list[tuple[str, str]] = []
+    for plan in all_plans():
+        if plan.methods is not None:
+            out += plan.methods(study)
+    return out + _closing_methods()
