@@ -39,7 +39,6 @@ from .workbook.writer import CardSpec, PackSpec, TextCache, write_pack
 
 MAILING_LIST = "mailing-list.csv"
 EML_DIR = "eml"
-SITTING2_SUFFIX = "-sitting2"
 
 
 @dataclass(frozen=True)
@@ -199,11 +198,7 @@ class _ManifestStream:
 
 def pack_file_name(study: Study, rater: Rater, sitting: int) -> str:
     """The workbook name: the study's pattern, with ``-sitting2`` before ``.xlsx``."""
-    name = study.pack_file_name(rater)
-    if sitting == 1:
-        return name
-    stem = name[: -len(".xlsx")] if name.lower().endswith(".xlsx") else name
-    return f"{stem}{SITTING2_SUFFIX}.xlsx"
+    return study.pack_file_name(rater, sitting)
 
 
 def pack_identity(study: Study, spec_hash: str, rater: Rater, sitting: int) -> dict[str, str]:

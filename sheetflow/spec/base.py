@@ -82,3 +82,20 @@ class LoaderBase:
             return ()
         return tuple(value)
 
+
+    def _inside(self, name: object, where: str) -> Path | None:
+        """``name`` as a path inside the study folder, or None (reported) when it is not.
+
+        Absolute paths, ``..`` and symbolic links leading out of the folder are refused,
+        so a spec cannot copy a file from elsewhere into every pack.
+        """
+        if not isinstance(name, str) or not name.strip():
+            self.fail(f"must be a file name (text), not {name!r}", where)
+            return None
+        path = self.root / name
+        root = self.root.resolve()
+        if Path(name).is_absolute() or not path.resolve().is_relative_to(root):
+            self.fail(f"{name!r} is outside the study folder; put the file in the study "
+                      "folder and name it relative to it", where)
+            return None
+        return path

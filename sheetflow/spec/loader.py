@@ -8,24 +8,26 @@ from ..errors import SpecError
 from ..rubric import Rubric
 from .design_loader import DesignLoader
 from .hashing import SPEC_FORMAT
-from .model import ID_RE, PLACEHOLDERS, Design, Item, Plan, Rater, ShownField, Study
+from .limits import (
+    MAX_DEPTH,
+    MAX_DIMENSIONS,
+    MAX_ITEMS,
+    MAX_SPEC_BYTES,
+    MAX_TABLE_BYTES,
+    nesting_depth,
+)
+from .model import PLACEHOLDERS, Design, Item, Plan, Rater, ShownField, Study
+from .raters import RaterLoader, unsafe_char
 from .rubric_loader import RubricLoader
 from .tables import control_char, read_table, read_text_file
 
 
-class Loader(RubricLoader, DesignLoader):
+class Loader(RubricLoader, DesignLoader, RaterLoader):
     """Reads one study, collecting problems instead of stopping at the first."""
 
     def load(self) -> Study | None:
-        try:
-            text = read_text_file(self.spec_path)
-        except SpecError as exc:
-            self.problems.append(exc)
-            return None
-        try:
-            doc = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            self.fail(f"is not valid TOML ({exc}); check quotes, brackets and '=' signs")
+        doc = self._parse()
+        if doc is None:
             return None
         self._unknown_keys(
             doc,
@@ -61,8 +63,10 @@ class Loader(RubricLoader, DesignLoader):
         files = self._table(doc, "files", required=False)
         email = self._table(doc, "email", required=False)
         self._unknown_keys(files, {"pack_name"}, "[files]")
-        self._unknown_keys(email, {"subject", "body"}, "[email]")
+        self._email_texts(email)
         pack_name = self._pack_name(files)
+        self._pack_collisions(pack_name, str(meta.get("id", "")), str(meta.get("date", "")),
+                              raters, 2 if design.repeats else 1, raters_file)
         instructions = self._instructions(meta)
         self._cross_checks(rubric, design, plan, items, raters)
         if self.problems:
@@ -88,6 +92,41 @@ class Loader(RubricLoader, DesignLoader):
             raters_file=raters_file,
         )
 
+    def _parse(self) -> dict | None:
+        """The TOML document, or None (reported) when it is unreadable, invalid or too big."""
+        try:
+            text = read_text_file(self.spec_path, MAX_SPEC_BYTES)
+        except SpecError as exc:
+            self.problems.append(exc)
+            return None
+        try:
+            doc = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            self.fail(f"is not valid TOML ({exc}); check quotes, brackets and '=' signs")
+            return None
+        except RecursionError:
+            doc = None  # nested far beyond MAX_DEPTH: the parser ran out of stack
+        if doc is None or nesting_depth(doc) > MAX_DEPTH:
+            self.fail(f"tables and arrays nest more than {MAX_DEPTH} levels deep; a study "
+                      "spec needs far fewer (check for runaway brackets)")
+            return None
+        dims = doc.get("dimensions")
+        if isinstance(dims, list) and len(dims) > MAX_DIMENSIONS:
+            self.fail(f"has {len(dims)} dimensions; a rubric holds at most {MAX_DIMENSIONS}",
+                      "[[dimensions]]")
+            return None
+        return doc
+
+    def _email_texts(self, email: dict) -> None:
+        self._unknown_keys(email, {"subject", "body"}, "[email]")
+        for key in ("subject", "body"):
+            if not isinstance(email.get(key, ""), str):
+                self.fail(f"'{key}' must be text", "[email]")
+        bad = unsafe_char(str(email.get("subject", "")))
+        if bad:
+            self.fail(f"'subject' contains {bad} (a control character or line separator); "
+                      "a mail subject is one line of plain text", "[email]")
+
     # -- items and raters --------------------------------------------------------------
 
     def _shown(self, t: dict) -> tuple[ShownField, ...]:
@@ -106,12 +145,14 @@ class Loader(RubricLoader, DesignLoader):
         self._unknown_keys(t, {"file", "id_column", "show"}, where)
         name = t.get("file", "items.csv")
         id_col = t.get("id_column", "id")
-        path = self.root / name
+        path = self._inside(name, "[items] file")
+        if path is None:
+            return (), name
         if not path.exists():
             self.fail(f"items file {name!r} not found next to {self.file}", where)
             return (), name
         try:
-            header, rows = read_table(path)
+            header, rows = read_table(path, max_bytes=MAX_TABLE_BYTES, max_rows=MAX_ITEMS)
         except SpecError as exc:
             self.problems.append(exc)
             return (), name
@@ -161,53 +202,13 @@ class Loader(RubricLoader, DesignLoader):
             self.fail("has no items", file=name)
         return tuple(items)
 
-    def _raters(self, t: dict) -> tuple[tuple[Rater, ...], str]:
-        self._unknown_keys(t, {"file"}, "[raters]")
-        name = t.get("file", "raters.csv")
-        path = self.root / name
-        if not path.exists():
-            self.fail(f"raters file {name!r} not found next to {self.file}", "[raters]")
-            return (), name
-        try:
-            header, rows = read_table(path)
-        except SpecError as exc:
-            self.problems.append(exc)
-            return (), name
-        if "rater_id" not in header:
-            self.fail(f"has no 'rater_id' column; the file has: {', '.join(header) or 'nothing'}",
-                      file=name, where="header")
-            return (), name
-        raters: list[Rater] = []
-        seen: dict[str, int] = {}
-        for row_no, row in rows:
-            rid = row.get("rater_id", "").strip()
-            where = f"row {row_no}"
-            if not rid:
-                self.fail("'rater_id' is empty; every rater needs a pseudonymous id",
-                          file=name, where=where)
-                continue
-            if not ID_RE.match(rid):
-                self.fail(f"rater_id {rid!r} must start with a letter and use only letters, "
-                          "digits, '_' and '-'", file=name, where=where)
-            if rid in seen:
-                self.fail(f"duplicate rater_id {rid!r} (first at row {seen[rid]})",
-                          file=name, where=where)
-                continue
-            seen[rid] = row_no
-            role = row.get("role", "").strip() or "primary"
-            if role not in ("primary", "second"):
-                self.fail(f"role {role!r} is not allowed; use primary or second",
-                          file=name, where=where)
-            raters.append(Rater(rid, row.get("name", "").strip(), row.get("email", "").strip(),
-                                row.get("last_name", "").strip(), role, row_no))
-        if not raters and not any(p.file == name for p in self.problems):
-            self.fail("lists no raters", file=name)
-        return tuple(raters), name
-
     # -- the rest ----------------------------------------------------------------------
 
     def _pack_name(self, files: dict) -> str:
         pattern = files.get("pack_name", "{study_id}-{rater_id}.xlsx")
+        if not isinstance(pattern, str):
+            self.fail(f"pack_name must be text, not {pattern!r}", "[files]")
+            return "{study_id}-{rater_id}.xlsx"
         try:
             pattern.format(**{k: "x" for k in PLACEHOLDERS})
         except (KeyError, IndexError, ValueError) as exc:
@@ -224,13 +225,15 @@ class Loader(RubricLoader, DesignLoader):
 
     def _instructions(self, meta: dict) -> str:
         if "instructions_file" in meta:
-            path = self.root / str(meta["instructions_file"])
+            path = self._inside(meta["instructions_file"], "[study] instructions_file")
+            if path is None:
+                return ""
             if not path.exists():
                 self.fail(f"instructions_file {meta['instructions_file']!r} not found",
                           "[study]")
                 return ""
             try:
-                return read_text_file(path)
+                return read_text_file(path, MAX_SPEC_BYTES)
             except SpecError as exc:
                 self.problems.append(exc)
                 return ""

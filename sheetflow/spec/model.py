@@ -11,6 +11,7 @@ from ..rubric import Rubric
 from .hashing import spec_hash
 
 SPEC_FILE = "study.toml"
+SITTING2_SUFFIX = "-sitting2"
 DESIGNS = ("paired", "single")
 ANALYSES = (
     "alpha",
@@ -201,15 +202,26 @@ class Study:
                 return r
         raise KeyError(rater_id)
 
-    def pack_file_name(self, rater: Rater) -> str:
-        """The file name of ``rater``'s workbook, from the study's pattern."""
-        values = {
-            "rater_id": rater.id,
-            "name": rater.name or rater.id,
-            "last_name": rater.last_name or rater.name or rater.id,
-            "date": self.date,
-            "study_id": self.id,
-        }
-        name = self.pack_name.format(**values)
-        return re.sub(r"[^\w.\-]+", "-", name, flags=re.UNICODE)
+    def pack_file_name(self, rater: Rater, sitting: int = 1) -> str:
+        """The file name of ``rater``'s workbook for ``sitting``, from the study's pattern."""
+        return pack_file_name(self.pack_name, self.id, self.date, rater, sitting)
 
+
+def pack_file_name(pattern: str, study_id: str, date: str, rater: Rater, sitting: int = 1) -> str:
+    """A workbook name: ``pattern`` filled in and sanitised, ``-sitting2`` for sitting 2.
+
+    Every run of characters other than letters, digits, ``.``, ``_`` and ``-`` becomes
+    one ``-``, so a name is safe on every file system.
+    """
+    values = {
+        "rater_id": rater.id,
+        "name": rater.name or rater.id,
+        "last_name": rater.last_name or rater.name or rater.id,
+        "date": date,
+        "study_id": study_id,
+    }
+    name = re.sub(r"[^\w.\-]+", "-", pattern.format(**values), flags=re.UNICODE)
+    if sitting == 1:
+        return name
+    stem = name[: -len(".xlsx")] if name.lower().endswith(".xlsx") else name
+    return f"{stem}{SITTING2_SUFFIX}.xlsx"

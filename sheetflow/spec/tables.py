@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..errors import SpecError
 
 
-def read_text_file(path: Path) -> str:
-    """A UTF-8 text file with CRLF/CR turned into LF; clear errors for BOM or encoding."""
+def read_text_file(path: Path, max_bytes: int | None = None) -> str:
+    """A UTF-8 text file with CRLF/CR turned into LF; clear errors for BOM or encoding.
+
+    A file larger than ``max_bytes`` is refused before it is read.
+    """
+    _check_size(path, max_bytes)
     data = path.read_bytes()
     if data.startswith(b"\xef\xbb\xbf"):
         raise SpecError(
@@ -31,8 +36,19 @@ def read_text_file(path: Path) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def read_table(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+def _check_size(path: Path, max_bytes: int | None) -> None:
+    size = path.stat().st_size
+    if max_bytes is not None and size > max_bytes:
+        raise SpecError(f"is {size:,} bytes; sheetflow reads at most {max_bytes:,} bytes here "
+                        "(split the study or shorten the file)", file=path.name)
+
+
+def read_table(path: Path, *, max_bytes: int | None = None, max_rows: int | None = None,
+               ) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     """Read a CSV (UTF-8, BOM allowed) or XLSX table as text.
+
+    A file over ``max_bytes`` is refused before it is read, and one with more than
+    ``max_rows`` rows as soon as the next row is read, so the limits bound memory.
 
     Returns the header and ``(row number, {column: text})`` pairs, the row number
     counting the header as row 1. Cells are stripped of surrounding white space and
@@ -40,10 +56,11 @@ def read_table(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]
     (``1`` not ``1.0``), so the same table gives the same values from either format.
     """
     suffix = path.suffix.lower()
+    _check_size(path, max_bytes)
     if suffix == ".csv":
-        header, raw_rows = _read_csv(path)
+        header, raw_rows = _bounded(path, _csv_rows(path), max_rows)
     elif suffix == ".xlsx":
-        header, raw_rows = _read_xlsx(path)
+        header, raw_rows = _read_xlsx(path, max_rows)
     else:
         raise SpecError(f"is a {suffix or 'file without extension'}; use .csv or .xlsx",
                         file=path.name)
@@ -66,7 +83,23 @@ def read_table(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]
     return header, rows
 
 
-def _read_csv(path: Path) -> tuple[list[str], list[list[str]]]:
+def _bounded(path: Path, rows: Iterator[list[Any]], max_rows: int | None,
+             ) -> tuple[list[str], list[list[Any]]]:
+    """The header and the rows, refused as soon as non-blank rows exceed ``max_rows``."""
+    header = next(rows, None)
+    if header is None:
+        return [], []
+    out, filled = [], 0
+    for raw in rows:
+        out.append(raw)
+        filled += any(_cell_text(v) for v in raw)
+        if max_rows is not None and filled > max_rows:
+            raise SpecError(f"has more than {max_rows:,} rows; a study holds at most "
+                            f"{max_rows:,} (split it into several studies)", file=path.name)
+    return [_cell_text(h) for h in header], out
+
+
+def _csv_rows(path: Path) -> Iterator[list[str]]:
     data = path.read_bytes()
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise SpecError("is UTF-16; save it as CSV UTF-8", file=path.name)
@@ -78,17 +111,13 @@ def _read_csv(path: Path) -> tuple[list[str], list[list[str]]]:
             "save it as CSV UTF-8",
             file=path.name,
         ) from None
-    reader = csv.reader(io.StringIO(text, newline=""))
     try:
-        rows = list(reader)
+        yield from csv.reader(io.StringIO(text, newline=""))
     except csv.Error as exc:
         raise SpecError(f"is not valid CSV ({exc})", file=path.name) from None
-    if not rows:
-        return [], []
-    return rows[0], rows[1:]
 
 
-def _read_xlsx(path: Path) -> tuple[list[str], list[list[Any]]]:
+def _read_xlsx(path: Path, max_rows: int | None) -> tuple[list[str], list[list[Any]]]:
     import openpyxl  # items files are small and trusted (the coordinator's own)
 
     try:
@@ -97,13 +126,10 @@ def _read_xlsx(path: Path) -> tuple[list[str], list[list[Any]]]:
         raise SpecError(f"cannot be read as an Excel workbook ({type(exc).__name__}); "
                         "save it again as .xlsx or use CSV", file=path.name) from None
     try:
-        ws = wb.worksheets[0]
-        rows = [list(r) for r in ws.iter_rows(values_only=True, max_col=200)]
+        rows = (list(r) for r in wb.worksheets[0].iter_rows(values_only=True, max_col=200))
+        return _bounded(path, rows, max_rows)
     finally:
         wb.close()
-    if not rows:
-        return [], []
-    return [_cell_text(h) for h in rows[0]], rows[1:]
 
 
 def _cell_text(value: Any) -> str:

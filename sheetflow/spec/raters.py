@@ -1,0 +1,142 @@
+"""Loading raters.csv: ids and roles, plain one-line fields, one e-mail address each,
+and a pack file name of their own.
+
+A rater's name and address reach file names, the mailing list and the ``To:`` header of
+the mail drafts, so every field must be one line of plain text: control characters,
+line breaks and Unicode line or paragraph separators are refused at ``check``, before
+anything is written.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from email.headerregistry import Address
+from email.utils import getaddresses
+
+from ..errors import SpecError
+from .base import LoaderBase
+from .limits import MAX_RATERS, MAX_RATERS_BYTES
+from .model import ID_RE, Rater, pack_file_name
+from .tables import read_table
+
+# bidirectional embeddings, overrides and isolates: they make a name read differently
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_DOMAIN_LABEL = re.compile(r"^(?!-)[\w-]{1,63}(?<!-)$", re.UNICODE)
+
+
+def unsafe_char(text: str) -> str:
+    """The first character of ``text`` that cannot stand in a one-line field, as U+XXXX.
+
+    Control characters (tab, CR, LF and NUL included), line and paragraph separators
+    and bidirectional controls are unsafe; the empty string means none.
+    """
+    for ch in text:
+        if unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in _BIDI:
+            return f"U+{ord(ch):04X}"
+    return ""
+
+
+def email_problem(value: str) -> str:
+    """Why ``value`` is not exactly one plain e-mail address (empty when it is)."""
+    if len(getaddresses([value])) != 1:
+        return "holds more than one address"
+    try:
+        address = Address(addr_spec=value)
+    except Exception:  # the parser raises ValueError, IndexError or header defects
+        return "is not a valid address"
+    labels = address.domain.split(".")
+    if not address.username or len(labels) < 2 or not all(map(_DOMAIN_LABEL.match, labels)):
+        return "is not a valid address"
+    return ""
+
+
+class RaterLoader(LoaderBase):
+    """The raters file named in ``[raters]``."""
+
+    def _raters(self, t: dict) -> tuple[tuple[Rater, ...], str]:
+        self._unknown_keys(t, {"file"}, "[raters]")
+        name = t.get("file", "raters.csv")
+        path = self._inside(name, "[raters] file")
+        if path is None:
+            return (), name
+        if not path.exists():
+            self.fail(f"raters file {name!r} not found next to {self.file}", "[raters]")
+            return (), name
+        try:
+            header, rows = read_table(path, max_bytes=MAX_RATERS_BYTES, max_rows=MAX_RATERS)
+        except SpecError as exc:
+            self.problems.append(exc)
+            return (), name
+        if "rater_id" not in header:
+            self.fail(f"has no 'rater_id' column; the file has: {', '.join(header) or 'nothing'}",
+                      file=name, where="header")
+            return (), name
+        raters: list[Rater] = []
+        seen: dict[str, int] = {}
+        for row_no, row in rows:
+            rid = row.get("rater_id", "").strip()
+            where = f"row {row_no}"
+            if not rid:
+                self.fail("'rater_id' is empty; every rater needs a pseudonymous id",
+                          file=name, where=where)
+                continue
+            if not ID_RE.match(rid):
+                self.fail(f"rater_id {rid!r} must start with a letter and use only letters, "
+                          "digits, '_' and '-'", file=name, where=where)
+            if rid in seen:
+                self.fail(f"duplicate rater_id {rid!r} (first at row {seen[rid]})",
+                          file=name, where=where)
+                continue
+            seen[rid] = row_no
+            role = row.get("role", "").strip() or "primary"
+            if role not in ("primary", "second"):
+                self.fail(f"role {role!r} is not allowed; use primary or second",
+                          file=name, where=where)
+            if not self._plain_fields(row, name, where):
+                continue
+            email = row.get("email", "").strip()
+            if email:
+                self._email(email, name, where)
+            raters.append(Rater(rid, row.get("name", "").strip(), email,
+                                row.get("last_name", "").strip(), role, row_no))
+        if not raters and not any(p.file == name for p in self.problems):
+            self.fail("lists no raters", file=name)
+        return tuple(raters), name
+
+    def _plain_fields(self, row: dict[str, str], name: str, where: str) -> bool:
+        ok = True
+        for column, value in row.items():
+            bad = unsafe_char(value)
+            if bad:
+                self.fail(f"column {column!r} contains {bad} (a control character or line "
+                          "separator); a rater field must be one line of plain text",
+                          file=name, where=where)
+                ok = False
+        return ok
+
+    def _email(self, value: str, name: str, where: str) -> None:
+        problem = email_problem(value)
+        if problem:
+            self.fail(f"email {value!r} {problem}; give one address such as "
+                      "name@example.org (one rater per row)", file=name, where=where)
+
+    def _pack_collisions(self, pattern: str, study_id: str, date: str,
+                         raters: tuple[Rater, ...], sittings: int, name: str) -> None:
+        """Refuse two packs whose file names differ only in case or Unicode form."""
+        seen: dict[str, Rater] = {}
+        for rater in raters:
+            for sitting in range(1, sittings + 1):
+                try:
+                    file = pack_file_name(pattern, study_id, date, rater, sitting)
+                except (KeyError, IndexError, ValueError):
+                    return  # the pattern itself is reported by _pack_name
+                key = unicodedata.normalize("NFC", file).casefold()
+                other = seen.setdefault(key, rater)
+                if other is not rater:
+                    self.fail(f"raters {other.id} (row {other.row}) and {rater.id} (row "
+                              f"{rater.row}) would both get the pack file {file!r} (file names "
+                              "are compared without case); give them different last_name/"
+                              "name values, or put {rater_id} in [files] pack_name",
+                              file=name, where=f"rows {other.row} and {rater.row}")
+                    break

@@ -1,0 +1,206 @@
+"""Hostile or careless specs and rater lists are refused at ``check``, one line each.
+
+Each case fails on a sheetflow that wrote packs first and crashed later (CR/LF in a
+name), mailed two recipients (a comma in an address), overwrote one rater's pack with
+another's (two raters with the same last name), recursed without bound (deep nesting),
+copied a file from outside the study into every pack, or ran out of memory (100,000
+items).
+"""
+
+from __future__ import annotations
+
+import csv
+import email
+from email import policy
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sheetflow.cli import cli
+from sheetflow.generate import generate_packs
+from sheetflow.spec.limits import MAX_DEPTH, MAX_ITEMS, nesting_depth
+from sheetflow.templates import init_study
+
+HEADER = "rater_id,name,last_name,email,role\n"
+
+
+def _replace(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path.name}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _raters(d: Path, *rows: str) -> None:
+    (d / "raters.csv").write_text(HEADER + "".join(r + "\n" for r in rows), encoding="utf-8",
+                                  newline="")
+
+
+def _append(d: Path, text: str) -> None:
+    with (d / "study.toml").open("a", encoding="utf-8") as f:
+        f.write(text)
+
+
+def _outside(d: Path) -> None:
+    (d.parent / "secret.txt").write_text("the arm key is ...", encoding="utf-8")
+
+
+def _items(d: Path, n: int) -> None:
+    """``n`` items with short texts (the limit is on rows; texts only cost time here)."""
+    path = d / "items.csv"
+    header = next(csv.reader(path.open(encoding="utf-8")))
+    with path.open("w", encoding="utf-8", newline="") as f:
+        f.write(",".join(header) + "\n")
+        f.writelines(f"TC-{i:06d}" + ",text" * (len(header) - 1) + "\n" for i in range(n))
+
+
+# (name, template, mutate(study_dir), words the one line must contain)
+CASES = [
+    ("two raters whose pack names differ only in case", "paired-rubric",
+     lambda d: _raters(d, "EV-01,Anna,Smith,anna@example.org,primary",
+                       "EV-02,Bob,smith,bob@example.org,primary"),
+     ["raters.csv", "rows 2 and 3", "EV-01", "EV-02", "external-validation-scores-smith",
+      "{rater_id}"]),
+    ("two raters whose pack names collide after sanitising", "paired-rubric",
+     lambda d: _raters(d, "EV-01,Anna,O'Neil,anna@example.org,primary",
+                       "EV-02,Bob,O Neil,bob@example.org,primary"),
+     ["raters.csv", "rows 2 and 3", "O-Neil"]),
+    ("CR/LF in a rater's name", "paired-rubric",
+     lambda d: _raters(d, 'EV-01,"Anna\r\nBcc: x@evil.example",Smith,anna@example.org,primary'),
+     ["raters.csv", "row 2", "column 'name'", "U+000A", "one line of plain text"]),
+    ("NUL in a rater's name", "paired-rubric",
+     lambda d: _raters(d, "EV-01,Anna\x00,Smith,anna@example.org,primary"),
+     ["raters.csv", "row 2", "column 'name'", "U+0000"]),
+    ("line separator in an e-mail address", "paired-rubric",
+     lambda d: _raters(d, "EV-01,Anna,Smith,anna@example.org\u2028Bcc: x@evil.example,primary"),
+     ["raters.csv", "row 2", "column 'email'", "U+2028"]),
+    ("paragraph separator in a last name", "paired-rubric",
+     lambda d: _raters(d, "EV-01,Anna,Smi\u2029th,anna@example.org,primary"),
+     ["raters.csv", "row 2", "column 'last_name'", "U+2029"]),
+    ("bidirectional override in a last name", "paired-rubric",
+     lambda d: _raters(d, "EV-01,Anna,\u202exslx.htimS,anna@example.org,primary"),
+     ["raters.csv", "row 2", "U+202E"]),
+    ("a comma giving two recipients", "paired-rubric",
+     lambda d: _raters(d, 'EV-01,Anna,Smith,"anna@example.org,eve@evil.example",primary'),
+     ["raters.csv", "row 2", "more than one address", "one address"]),
+    ("an address with a display name", "paired-rubric",
+     lambda d: _raters(d, "EV-01,Anna,Smith,Eve <eve@evil.example>,primary"),
+     ["raters.csv", "row 2", "email", "name@example.org"]),
+    ("an address without a domain", "answer-review",
+     lambda d: _raters(d, "rater1,Anna,Smith,anna,primary"),
+     ["raters.csv", "row 2", "email 'anna' is not a valid address"]),
+    ("a line break in the mail subject", "paired-rubric",
+     lambda d: _replace(d / "study.toml", 'subject = "External validation package: ',
+                        'subject = "Bcc: eve@evil.example\\nExternal validation package: '),
+     ["study.toml", "[email]", "'subject'", "U+000A"]),
+    ("deep nesting", "paired-rubric",
+     lambda d: _append(d, "\n[analysis.params.x]\ny = " + "[" * 100_000 + "]" * 100_000 + "\n"),
+     ["study.toml", f"nest more than {MAX_DEPTH} levels"]),
+    ("nesting just past the limit", "judge-likert",
+     lambda d: _append(d, "\n[analysis.params.x]\ny = " + "[" * MAX_DEPTH + "]" * MAX_DEPTH
+                       + "\n"),
+     ["study.toml", f"nest more than {MAX_DEPTH} levels"]),
+    ("an instructions file outside the study", "paired-rubric",
+     lambda d: (_outside(d), _replace(d / "study.toml", 'instructions_file = "instructions.md"',
+                                      'instructions_file = "../secret.txt"')),
+     ["study.toml", "[study] instructions_file", "'../secret.txt' is outside the study folder"]),
+    ("an absolute instructions path", "keep-known",
+     lambda d: (_outside(d), _replace(d / "study.toml", '"instructions.md"',
+                                      f'"{(d.parent / "secret.txt").as_posix()}"')),
+     ["study.toml", "[study] instructions_file", "is outside the study folder"]),
+    ("an instructions symlink leading out", "answer-review",
+     lambda d: (_outside(d), (d / "instructions.md").unlink(),
+                (d / "instructions.md").symlink_to(d.parent / "secret.txt")),
+     ["study.toml", "[study] instructions_file", "'instructions.md' is outside"]),
+    ("an items file outside the study", "anchored-plan",
+     lambda d: (_outside(d), _replace(d / "study.toml", 'file = "items.csv"',
+                                      'file = "../../etc/items.csv"')),
+     ["study.toml", "[items] file", "is outside the study folder"]),
+    ("a raters file outside the study", "judge-likert",
+     lambda d: _replace(d / "study.toml", 'file = "raters.csv"', 'file = "../raters.csv"'),
+     ["study.toml", "[raters] file", "is outside the study folder"]),
+    ("100,000 items", "paired-rubric",
+     lambda d: _items(d, 100_000),
+     ["items.csv", f"more than {MAX_ITEMS:,} rows", "split it into several studies"]),
+    ("one item past the limit", "paired-rubric",
+     lambda d: _items(d, MAX_ITEMS + 1),
+     ["items.csv", f"more than {MAX_ITEMS:,} rows"]),
+    ("a spec over 1 MB", "paired-rubric",
+     lambda d: _append(d, "\n# " + "x" * 1_100_000 + "\n"),
+     ["study.toml", "bytes; sheetflow reads at most 1,000,000"]),
+    ("too many dimensions", "judge-likert",
+     lambda d: _append(d, "".join(f'\n[[dimensions]]\nid = "d{i}"\nkind = "text"\n'
+                                  for i in range(300))),
+     ["study.toml", "[[dimensions]]", "at most 200"]),
+]
+
+
+@pytest.mark.parametrize("name,template,mutate,words", CASES, ids=[c[0] for c in CASES])
+def test_hostile_spec_gives_one_clear_line(tmp_path, name, template, mutate, words):
+    d = init_study(tmp_path / "study", template)
+    mutate(d)
+    result = CliRunner().invoke(cli, ["check", str(d)])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("error: ")
+    for word in words:
+        assert word in lines[0], f"{word!r} missing from: {lines[0]}"
+
+
+def test_generate_refuses_colliding_pack_names_before_writing(tmp_path):
+    d = init_study(tmp_path / "study", "paired-rubric")
+    _raters(d, "EV-01,Anna,Smith,anna@example.org,primary",
+            "EV-02,Bob,Smith,bob@example.org,primary")
+    result = CliRunner().invoke(cli, ["generate", str(d), "--eml"])
+    assert result.exit_code == 1, result.output
+    assert "EV-01" in result.output and "EV-02" in result.output
+    assert not (d / "packs").exists() and not (d / "sealed").exists()
+
+
+def test_sitting_two_names_count_in_collisions(tmp_path):
+    """A last name ending in '-sitting2' would take another rater's second-sitting file."""
+    d = init_study(tmp_path / "study", "keep-known")
+    _replace(d / "study.toml", "{rater_id}-{date}", "{last_name}")
+    _raters(d, "R1,Anna,Smith,anna@example.org,primary",
+            "R2,Bob,Smith-sitting2,bob@example.org,primary")
+    result = CliRunner().invoke(cli, ["check", str(d)])
+    assert result.exit_code == 1 and "Smith-sitting2" in result.output, result.output
+
+
+def test_the_item_limit_itself_is_allowed(tmp_path):
+    d = init_study(tmp_path / "study", "paired-rubric")
+    _items(d, MAX_ITEMS)
+    result = CliRunner().invoke(cli, ["check", str(d)])
+    assert result.exit_code == 0, result.output
+    assert f"items      {MAX_ITEMS}" in result.output
+
+
+def test_nesting_depth_counts_without_recursion():
+    deep: list = []
+    node = deep
+    for _ in range(100_000):
+        node.append([])
+        node = node[0]
+    assert nesting_depth(deep) == MAX_DEPTH + 1
+    assert nesting_depth({"a": [{"b": 1}]}) == 3
+    assert nesting_depth(7) == 0
+
+
+@pytest.mark.parametrize("template", ["paired-rubric", "answer-review", "keep-known",
+                                      "anchored-plan", "judge-likert"])
+def test_every_draft_has_one_recipient_and_no_extra_header(tmp_path, template):
+    d = init_study(tmp_path / "study", template)
+    _raters(d, 'R1,"Okafor, Anna",Okafor,anna@example.org,primary',
+            "R2,Bob,Lindqvist,bob@example.org,primary",
+            "R3,Eve,Moreau,eve@example.org,second")
+    if template != "anchored-plan":
+        _replace(d / "raters.csv", ",second", ",primary")
+    result = generate_packs(d, emails=True)
+    assert len(result.eml_paths) == len(result.packs) >= 3
+    for path in result.eml_paths:
+        msg = email.message_from_bytes(path.read_bytes(), policy=policy.default)
+        assert len(msg["To"].addresses) == 1
+        assert sorted(set(msg.keys())) == sorted(
+            {"To", "Subject", "X-Unsent", "Content-Type", "MIME-Version"})
