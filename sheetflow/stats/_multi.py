@@ -10,7 +10,7 @@ import pandas as pd
 from scipy import stats
 
 from sheetflow.stats import _util
-from sheetflow.stats._weights import agreement_weights, weight_name
+from sheetflow.stats._weights import agreement_weights, require_order, weight_name
 
 FLEISS_COLUMNS = (
     "kappa", "se", "ci_low", "ci_high", "p_o", "p_e", "n_units", "n_pairable_units",
@@ -26,6 +26,8 @@ def multirater(
     """Fleiss' kappa (chance="fleiss") or Gwet's AC (chance="gwet") as a one-row table."""
     confidence = _util.check_confidence(confidence)
     matrix, _, _ = _util.to_matrix(data, unit, rater, value)
+    name = "Gwet's AC2" if chance == "gwet" else "Fleiss' kappa"
+    require_order(matrix.dtype == object, categories, weights, name)
     domain = _util.resolve_domain(matrix, categories)
     codes = _util.encode(matrix, domain) if len(domain) else np.full(matrix.shape, -1)
     counts = _util.unit_counts(codes, len(domain)).astype(float)

@@ -105,7 +105,7 @@ def gwet_ac(
     ...         [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
     ...         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]]
     >>> res = gwet_ac(data)
-    >>> round(res.loc[0, "ac"], 5), round(res.loc[0, "se"], 5)
+    >>> round(float(res.loc[0, "ac"]), 5), round(float(res.loc[0, "se"]), 5)
     (0.77544, 0.14295)
     """
     res = multirater(data, unit, rater, value, categories, weights, weight_on,

@@ -12,7 +12,13 @@ from scipy import stats
 
 from sheetflow.stats import _util
 from sheetflow.stats._multi import multirater
-from sheetflow.stats._weights import WeightOn, Weights, agreement_weights, weight_name
+from sheetflow.stats._weights import (
+    WeightOn,
+    Weights,
+    agreement_weights,
+    require_order,
+    weight_name,
+)
 
 __all__ = [
     "cohen_kappa",
@@ -70,7 +76,7 @@ def cohen_kappa_table(
     Examples
     --------
     >>> res = cohen_kappa_table([[20, 5], [10, 15]])
-    >>> round(res.loc[0, "kappa"], 3)
+    >>> round(float(res.loc[0, "kappa"]), 3)
     0.4
     """
     confidence = _util.check_confidence(confidence)
@@ -164,11 +170,13 @@ def cohen_kappa(
     >>> df = pd.DataFrame({"unit": [1, 2, 3, 4, 1, 2, 3, 4],
     ...                    "rater": ["a"] * 4 + ["b"] * 4,
     ...                    "value": [1, 2, 2, 3, 1, 2, 3, 3]})
-    >>> cohen_kappa(df).loc[0, ["rater1", "rater2", "n_units"]].tolist()
-    ['a', 'b', 4]
+    >>> row = cohen_kappa(df).loc[0]
+    >>> row["rater1"], row["rater2"], int(row["n_units"])
+    ('a', 'b', 4)
     """
     confidence = _util.check_confidence(confidence)
     matrix, raters, _ = _util.to_matrix(data, unit, rater, value)
+    require_order(matrix.dtype == object, categories, weights, "Cohen's kappa")
     domain = _util.resolve_domain(matrix, categories)
     codes = _util.encode(matrix, domain) if len(domain) else np.full(matrix.shape, -1)
     w = agreement_weights(domain, weights, weight_on)
@@ -226,9 +234,12 @@ def intra_rater_kappa(
     >>> import pandas as pd
     >>> df = pd.DataFrame({"unit": [1, 2, 3, 4] * 2, "sitting": [1] * 4 + [2] * 4,
     ...                    "value": ["y", "n", "y", "n", "y", "n", "y", "y"]})
-    >>> round(intra_rater_kappa(df).loc[0, "kappa"], 3)
+    >>> round(float(intra_rater_kappa(df).loc[0, "kappa"]), 3)
     0.5
     """
+    if value in data.columns:
+        text = not pd.api.types.is_numeric_dtype(data[value])
+        require_order(text, categories, weights, "Intra-rater kappa")
     if categories is None and value in data.columns:
         categories = _util.resolve_domain(data[value].to_numpy(), None).tolist()
     sittings = _util._sorted_labels(data[sitting])
@@ -369,7 +380,7 @@ def fleiss_kappa(
     ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, nan],
     ...         [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
     ...         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]]
-    >>> round(fleiss_kappa(data).loc[0, "kappa"], 5)
+    >>> round(float(fleiss_kappa(data).loc[0, "kappa"]), 5)
     0.76117
     """
     return multirater(data, unit, rater, value, categories, "identity", "values",
