@@ -199,9 +199,11 @@ class _Plan:
         self.window = self._window()
         self.row_table = row_table(pack)
         self.lines: dict[int, str] = {}  # row -> hidden id text of each answer line
+        self.cases: dict[str, str] = {}  # hidden id text -> its card's item id
         self.anchors: list[tuple[int, int]] = []  # per card: first, last answer line
         for card in pack.get("cards", []):
             key = " ".join(r["row_id"] for r in card["rows"])
+            self.cases[key] = card["item_id"]
             rows = sorted({self.positions[ref][0] for r in card["rows"]
                            for answer in r["answers"].values() for ref in _refs(answer)})
             for row in rows:
@@ -339,6 +341,9 @@ class FileChecker:
         by_key_found: dict[str, list[int]] = defaultdict(list)
         for row, key in found:
             by_key_found[key].append(row)
+        if found and not any(key in by_key_expected for _, key in found):
+            self._foreign_rows({i for _, key in found for i in key.split()})
+            return False
         ok = True
         for row, key in found:
             if key not in by_key_expected:
@@ -347,7 +352,7 @@ class FileChecker:
                 ok = False
         for key, rows in sorted(by_key_expected.items()):
             got = len(by_key_found.get(key, []))
-            case = key.split()[0].split("/")[0]
+            case = self.plan.cases[key]
             if got != len(rows):
                 self.add("row-missing" if got < len(rows) else "row-duplicated",
                          sheet=self.sheet, case=case)
@@ -359,6 +364,20 @@ class FileChecker:
                 self.shift[want] = have - want
         self._report_moves(found)
         return True
+
+    def _foreign_rows(self, ids: set[str]) -> None:
+        """No answer line carries this pack's row ids: say whose they are, if anyone's.
+
+        Row ids are keyed per pack (:func:`~sheetflow.workbook.layout.keyed_row_id`),
+        so rows copied from another rater's workbook name that rater whatever the
+        identity stores say, and rows edited to match no pack match no one.
+        """
+        for other in self.job.manifest.packs():  # rare: only for a forged or copied file
+            if other["identity"]["pack_id"] != self.head.pack_id and \
+                    ids & {r[0] for r in row_table(other)}:
+                self.add("rows-from-other-rater", sheet=self.sheet, detail=other["rater_id"])
+                return
+        self.add("rows-not-this-rater", sheet=self.sheet)
 
     def _report_moves(self, found: list[tuple[int, str]]) -> None:
         if all(v == 0 for v in self.shift.values()):
