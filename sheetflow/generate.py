@@ -32,7 +32,7 @@ from . import __version__
 from .assign import Assignment, assign, response_text
 from .errors import SheetflowError, UsageError
 from .mail import build_eml, mailing_list_csv
-from .seal import PLAN_LOCK_FILE, SEALED_DIR, dump_json, write_seal
+from .seal import PLAN_LOCK_FILE, SEALED_DIR, dump_json, input_hashes, write_seal
 from .study import Rater, Study, load_study
 from .workbook import layout as L
 from .workbook.writer import CardSpec, PackSpec, TextCache, write_pack
@@ -112,7 +112,7 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     infos, manifest_sha256 = _write_packs(study, spec_hash, assignments, manifest_path)
     seal = write_seal(root, _key(study, spec_hash, assignments),
                       spec_hash=spec_hash, manifest_sha256=manifest_sha256,
-                      version=__version__)
+                      version=__version__, inputs=input_hashes(study))
     mailing = packs_dir / MAILING_LIST
     mailing.write_bytes(mailing_list_csv([(a.rater, a.sitting, i.path.name)
                                           for a, i in zip(assignments, infos, strict=True)]))

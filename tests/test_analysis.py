@@ -110,7 +110,10 @@ def test_values_off_the_scale_give_a_reason_not_an_exception(paired):
 
 def test_undefined_alpha_is_nan_with_reason(paired):
     data = _paired_data(paired)
-    data["value"] = np.where(data["dimension"] == "direction", paired.design.arms[1].id, 0.0)
+    direction = data["dimension"] == "direction"
+    data["value"] = pd.Series(0.0, index=data.index, dtype=object).mask(
+        direction, paired.design.arms[1].id
+    )
     res = run_plan(paired, data)
     row = res.tables["alpha"].set_index("measure").loc["depth"]
     assert np.isnan(row["alpha"]) and row["reason"]

@@ -11,7 +11,6 @@ is the total's id.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -20,21 +19,11 @@ import numpy as np
 import pandas as pd
 
 from .. import seal as generator_seal
-from ..errors import SealError
 from ..rubric import Dimension, Rubric
 from ..study import Study, read_table
 from .context import DATA_COLUMNS, number
 
 RATINGS_FILE = Path("out") / "ratings.csv"
-
-
-KEY_FILE = Path("sealed") / "key.json"
-
-
-KEY_HASH_FILE = Path("sealed") / "key.sha256"
-
-
-PLAN_LOCK_FILE = Path("sealed") / "plan.lock.json"
 
 
 def file_sha256(path: Path) -> str:
@@ -60,50 +49,11 @@ def verify_seal(study_dir: Path, study: Study) -> tuple[dict[str, Any], str]:
     Raises
     ------
     SealError
-        A file is missing, the key's hash differs from ``sealed/key.sha256``, or the
-        spec hash differs from the one in ``sealed/plan.lock.json``.
+        A file is missing; the key's hash differs from ``sealed/key.sha256`` or the
+        plan lock; the spec hashes of key, plan lock and study disagree; or a sealed
+        input (the internal scores) changed (see :func:`sheetflow.seal.verify_seal`).
     """
-    check = generator_seal.verify_seal(study_dir)
-    if not check.ok:
-        raise SealError(check.problems[0])
-    key_path, hash_path = study_dir / KEY_FILE, study_dir / KEY_HASH_FILE
-    lock_path = study_dir / PLAN_LOCK_FILE
-    for path in (key_path, hash_path, lock_path):
-        if not path.exists():
-            raise SealError(f"{path.relative_to(study_dir)} is missing; "
-                            "run sheetflow generate first")
-    actual = file_sha256(key_path)
-    words = hash_path.read_text(encoding="utf-8").split()
-    sealed = words[0].lower() if words else ""
-    if actual != sealed:
-        raise SealError(f"{KEY_FILE} has sha256 {actual[:12]}... but {KEY_HASH_FILE} says "
-                        f"{sealed[:12] or 'nothing'}...; the key was changed after sealing")
-    lock = json.loads(lock_path.read_text(encoding="utf-8"))
-    frozen = _find_value(lock, ("spec_hash", "study_hash"))
-    if frozen != study.hash:
-        raise SealError(f"the spec hash {study.hash[:12]}... differs from the one frozen in "
-                        f"{PLAN_LOCK_FILE} ({str(frozen)[:12]}...); the spec changed after "
-                        "generate")
-    key = json.loads(key_path.read_text(encoding="utf-8"))
-    return key, actual
-
-
-def _find_value(doc: Any, names: tuple[str, ...]) -> Any:
-    """The first value stored under one of ``names`` anywhere in a JSON document."""
-    if isinstance(doc, dict):
-        for name in names:
-            if name in doc:
-                return doc[name]
-        for value in doc.values():
-            found = _find_value(value, names)
-            if found is not None:
-                return found
-    elif isinstance(doc, list):
-        for value in doc:
-            found = _find_value(value, names)
-            if found is not None:
-                return found
-    return None
+    return generator_seal.unseal(study_dir, study)
 
 
 def key_sides(key: dict[str, Any]) -> pd.DataFrame:

@@ -42,10 +42,12 @@ def generate_command(directory: Path, out: Path | None, emails: bool, force: boo
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The folder holding sealed/ when it is not the study folder.")
+@click.option("--key-sha256", "published", default=None, metavar="HEX",
+              help="The key hash published before scoring, to compare with the key.")
 @reports_errors
-def verify_command(directory: Path, out: Path | None) -> None:
+def verify_command(directory: Path, out: Path | None, published: str | None) -> None:
     """Check the sealed key against its published hash and the spec against the lock."""
-    check = verify_seal(directory, out)
+    check = verify_seal(directory, out, published=published)
     if not check.ok:
         for problem in check.problems:
             click.echo(f"error: {problem}", err=True)

@@ -247,6 +247,12 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
                 if d.kind == "preference":
                     self.fail(f"dimension {d.id!r} is a preference, which needs a paired design",
                               f"[[dimensions]] id={d.id}")
+        scores = plan.params.get("internal_scores_file")
+        if scores is not None:
+            where = "[analysis.params] internal_scores_file"
+            path = self._inside(scores, where)
+            if path is not None and not path.is_file():
+                self.fail(f"{scores!r} not found in the study folder", where)
         if design.repeats and items and design.repeats.count > len(items):
             self.fail(f"repeats count {design.repeats.count} exceeds the {len(items)} items",
                       "[design.repeats]")

@@ -8,9 +8,9 @@ import numpy as np
 
 from sheetflow.stats import _util
 
-Weights = Literal["identity", "linear", "quadratic", "ordinal"]
+Weights = Literal["identity", "linear", "quadratic", "ordinal", "bipolar"]
 WeightOn = Literal["values", "ranks"]
-WEIGHTS: tuple[str, ...] = ("identity", "linear", "quadratic", "ordinal")
+WEIGHTS: tuple[str, ...] = ("identity", "linear", "quadratic", "ordinal", "bipolar")
 WEIGHT_ALIASES = {"unweighted": "identity", "none": "identity"}
 
 
@@ -33,7 +33,10 @@ def agreement_weights(domain: np.ndarray, weights: str, weight_on: str = "values
 
     identity: ``[k == l]``; linear: ``1 - |x_k - x_l| / (x_max - x_min)``; quadratic:
     ``1 - (x_k - x_l)^2 / (x_max - x_min)^2``; ordinal (Gwet 2014, section 3.5):
-    ``1 - M_kl / max M`` with ``M_kl = C(|r_k - r_l| + 1, 2)`` on the ranks ``r``.
+    ``1 - M_kl / max M`` with ``M_kl = C(|r_k - r_l| + 1, 2)`` on the ranks ``r``;
+    bipolar (Gwet 2014, section 3.5): ``1 - B_kl / max B`` with
+    ``B_kl = (x_k - x_l)^2 / ((x_k + x_l - 2 x_min)(2 x_max - x_k - x_l))`` for
+    ``k != l`` and ``B_kk = 0``.
     """
     name = weight_name(weights)
     size = len(domain)
@@ -45,6 +48,34 @@ def agreement_weights(domain: np.ndarray, weights: str, weight_on: str = "values
         m = (gap + 1.0) * gap / 2.0
         return 1.0 - m / m.max()
     x = scale_positions(domain, weight_on)
+    if name == "bipolar":
+        return _bipolar(x)
     span = x.max() - x.min()
     diff = np.abs(x[:, None] - x[None, :]) / span
     return 1.0 - (diff if name == "linear" else diff**2)
+
+
+def _bipolar(x: np.ndarray) -> np.ndarray:
+    """Gwet's bipolar weights; off the diagonal both denominator factors are positive."""
+    lo, hi = x.min(), x.max()
+    total = x[:, None] + x[None, :]
+    denom = (total - 2.0 * lo) * (2.0 * hi - total)
+    off = ~np.eye(len(x), dtype=bool)
+    b = np.zeros((len(x), len(x)))
+    b[off] = (x[:, None] - x[None, :])[off] ** 2 / denom[off]
+    return 1.0 - b / b.max()
+
+
+def require_order(data_is_text: bool, categories: object, weights: str | None, what: str) -> None:
+    """Refuse weights that depend on category order when text labels have no declared order.
+
+    Sorting text labels alphabetically would put "10" before "2" and "high" before
+    "low", silently changing every weighted coefficient.
+    """
+    if weight_name(weights) == "identity" or categories is not None or not data_is_text:
+        return
+    raise ValueError(
+        f"{what} with {weight_name(weights)} weights needs the order of the text labels: "
+        "pass categories=[...] in scale order (e.g. categories=['low', 'mid', 'high']), "
+        "or give numeric values; text labels are never sorted for weighting."
+    )

@@ -56,8 +56,8 @@ def percent_agreement(
     Examples
     --------
     >>> res = percent_agreement([[1, 1, 2], [1, 2, 2], [1, 1, 2]])
-    >>> round(res.loc[0, "pairwise_agreement"], 4), round(res.loc[0, "all_agree_share"], 4)
-    (0.7778, 0.6667)
+    >>> [round(float(res.loc[0, c]), 4) for c in ("pairwise_agreement", "all_agree_share")]
+    [0.7778, 0.6667]
     """
     matrix, _, _ = _util.to_matrix(data, unit, rater, value)
     domain = _util.resolve_domain(matrix, None)
@@ -234,7 +234,7 @@ def spearman(x: Any, y: Any, *, confidence: float = 0.95) -> pd.DataFrame:
     From the :func:`scipy.stats.spearmanr` documentation:
 
     >>> res = spearman([1, 2, 3, 4, 5], [5, 6, 7, 8, 7])
-    >>> round(res.loc[0, "rho"], 4), round(res.loc[0, "p"], 4)
+    >>> round(float(res.loc[0, "rho"]), 4), round(float(res.loc[0, "p"]), 4)
     (0.8208, 0.0886)
     """
     confidence = _util.check_confidence(confidence)

@@ -125,9 +125,9 @@ def krippendorff_alpha(
     ...         [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
     ...         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]]
     >>> res = krippendorff_alpha(data, level="nominal", n_boot=0)
-    >>> round(res.loc[0, "alpha"], 3), int(res.loc[0, "n_units"])
+    >>> round(float(res.loc[0, "alpha"]), 3), int(res.loc[0, "n_units"])
     (0.743, 11)
-    >>> round(krippendorff_alpha(data, level="ordinal", n_boot=0).loc[0, "alpha"], 3)
+    >>> round(float(krippendorff_alpha(data, level="ordinal", n_boot=0).loc[0, "alpha"]), 3)
     0.815
     """
     _util.check_choice("level", level, LEVELS)

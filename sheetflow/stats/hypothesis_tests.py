@@ -53,7 +53,8 @@ def fisher_exact_test(table: Any, *, alternative: Alternative) -> pd.DataFrame:
     --------
     Fisher's tea-tasting experiment (R ``fisher.test`` example, p = 0.2429):
 
-    >>> round(fisher_exact_test([[3, 1], [1, 3]], alternative="greater").loc[0, "p"], 4)
+    >>> res = fisher_exact_test([[3, 1], [1, 3]], alternative="greater")
+    >>> round(float(res.loc[0, "p"]), 4)
     0.2429
     """
     _util.check_choice("alternative", alternative, _ALTERNATIVES)
@@ -127,7 +128,7 @@ def permutation_test_proportions(
     --------
     >>> res = permutation_test_proportions([1] * 8 + [0] * 2, [1] * 2 + [0] * 8,
     ...                                    alternative="greater", seed=1)
-    >>> round(res.loc[0, "diff"], 2), bool(res.loc[0, "p"] < 0.05)
+    >>> round(float(res.loc[0, "diff"]), 2), bool(res.loc[0, "p"] < 0.05)
     (0.6, True)
     """
     _util.check_choice("alternative", alternative, _ALTERNATIVES)
@@ -232,7 +233,7 @@ def cochran_armitage(
     R ``prop.trend.test`` example (X-squared = 8.2249, p-value = 0.004132):
 
     >>> res = cochran_armitage([83, 90, 129, 70], [86, 93, 136, 82])
-    >>> round(res.loc[0, "statistic"], 4), round(res.loc[0, "p"], 6)
+    >>> round(float(res.loc[0, "statistic"]), 4), round(float(res.loc[0, "p"]), 6)
     (8.2249, 0.004132)
     """
     x = np.asarray(successes, dtype=float).ravel()
@@ -322,7 +323,7 @@ def wilcoxon_signed_rank(
     >>> x = [1.83, 0.50, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.30]
     >>> y = [0.878, 0.647, 0.598, 2.05, 1.06, 1.29, 1.06, 3.14, 1.29]
     >>> res = wilcoxon_signed_rank(x, y, alternative="greater")
-    >>> res.loc[0, "w_plus"], round(res.loc[0, "p"], 5)
+    >>> float(res.loc[0, "w_plus"]), round(float(res.loc[0, "p"]), 5)
     (40.0, 0.01953)
     """
     _util.check_choice("alternative", alternative, _ALTERNATIVES)

@@ -71,9 +71,15 @@ def icc(
     Wong (1996, Table 7) [2]_; the ICC(A,1) interval uses Satterthwaite's df, and
     ICC(A,k) applies the Spearman-Brown step to the ICC(A,1) bounds (as R psych).
 
-    Missing data: listwise deletion of units with any missing rating (a balanced
-    design is required); ``n_dropped`` reports how many units were dropped. Fewer
-    than two complete units or two raters gives NaN rows with the reason.
+    Missing data: raters with no rating at all are dropped first (named in
+    ``reason``); then listwise deletion of units with any missing rating (a
+    balanced design is required): ``n_dropped`` and ``reason`` say how many units
+    were dropped. Fewer than two complete units or two raters gives NaN rows with
+    the reason. An estimate outside the form's possible range (above 1, or below
+    :math:`-1/(k-1)` for a single-rater form) comes from a negative
+    variance-component estimate; it is reported as NaN with the computed value in
+    ``reason``, and its interval is NaN too. ``reason`` also carries these notes
+    when the ICC is defined.
 
     References
     ----------
@@ -93,21 +99,46 @@ def icc(
     [0.17, 0.29, 0.71, 0.44, 0.62, 0.91]
     """
     confidence = _util.check_confidence(confidence)
-    matrix, _, _ = _util.to_matrix(data, unit, rater, value)
+    matrix, raters, _ = _util.to_matrix(data, unit, rater, value)
     if matrix.dtype == object:
         raise ValueError("ICC needs numeric ratings.")
-    matrix = matrix.T  # units x raters
-    complete = ~np.isnan(matrix).any(axis=1) if matrix.size else np.zeros(0, bool)
-    rated = ~np.isnan(matrix).all(axis=1) if matrix.size else np.zeros(0, bool)
-    x = matrix[complete]
-    base = {"n_units": int(x.shape[0]), "n_raters": int(x.shape[1]),
-            "n_dropped": int((rated & ~complete).sum())}  # fmt: skip
+    complete, notes, n_dropped = _util.listwise(matrix, raters)
+    x = complete.T.astype(float)  # units x raters
+    base = {"n_units": int(x.shape[0]), "n_raters": int(x.shape[1]), "n_dropped": n_dropped}
     reason = _icc_reason(x)
     rows = _icc_rows(x, confidence) if not reason else [_nan_row(reason)] * 6
     named = [dict(zip(("type", "shrout_fleiss", "mcgraw_wong", "description"), form,
                       strict=True)) for form in _FORMS]  # fmt: skip
+    rows = [_with_notes(_range_checked(n, r, x.shape[1]), notes) for n, r in zip(named, rows,
+                                                                                strict=True)]
     return _util.frame([{**n, **base, **r} for n, r in zip(named, rows, strict=True)],
                        ICC_COLUMNS)
+
+
+def _range_checked(form: dict[str, str], row: dict[str, Any], k: int) -> dict[str, Any]:
+    """NaN, with the reason, for an estimate outside the form's possible range.
+
+    Every form is at most 1; single-rater forms are at least -1/(k-1). An estimate
+    beyond that comes from a negative variance-component estimate (e.g. ICC(A,k) = 3
+    on a Latin square, where the denominator MSR + (MSC - MSE)/n is negative).
+    """
+    value = row["icc"]
+    if np.isnan(value):
+        return row
+    single = not form["type"].endswith("k")
+    low = -1.0 / (k - 1) if single else -np.inf
+    if np.isfinite(value) and low - 1e-12 <= value <= 1.0 + 1e-12:
+        return row
+    bound = f"[{low:.4g}, 1]" if single else "(-inf, 1]"
+    why = (f"{form['mcgraw_wong']} computed as {value:.4g}, outside its possible range "
+           f"{bound}: the mean squares give no valid estimate (a negative variance "
+           "component, or no variance between units)")  # fmt: skip
+    return {**row, "icc": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+            "reason": "; ".join(r for r in (row["reason"], why) if r)}  # fmt: skip
+
+
+def _with_notes(row: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    return {**row, "reason": "; ".join([r for r in (row["reason"],) if r] + notes)}
 
 
 def _icc_reason(x: np.ndarray) -> str:

@@ -1,0 +1,142 @@
+"""The seal holds: key, plan lock, spec and internal scores are checked against each other.
+
+Each test changes one thing after ``generate`` the way someone tempted to move a verdict
+would, and asserts that ``analyze`` refuses with one line naming it (exit 3, nothing
+written) and that ``verify`` reports the same line (exit 1).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sheetflow.cli import cli
+from sheetflow.seal import verify_seal
+from sheetflow.study import load_study
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("seal") / "demo"
+    result = CliRunner().invoke(cli, ["demo", str(folder)])
+    assert result.exit_code == 0, result.output
+    return folder
+
+
+@pytest.fixture
+def study(demo, tmp_path):
+    copy = tmp_path / "study"
+    shutil.copytree(demo, copy)
+    return copy
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _refused(folder: Path, *words: str) -> str:
+    """analyze exits 3 with one line holding ``words`` and writes nothing; verify agrees."""
+    before = _snapshot(folder)
+    result = CliRunner().invoke(cli, ["analyze", str(folder)])
+    assert result.exit_code == 3, result.output
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), lines
+    for word in words:
+        assert word in lines[0], f"{word!r} missing from: {lines[0]}"
+    assert _snapshot(folder) == before
+    verified = CliRunner().invoke(cli, ["verify", str(folder)])
+    assert verified.exit_code == 1, verified.output
+    assert lines[0] in verified.output.splitlines()
+    return lines[0]
+
+
+def _lock(folder: Path) -> Path:
+    return folder / "sealed" / "plan.lock.json"
+
+
+def test_the_untouched_seal_verifies(study):
+    check = verify_seal(study)
+    assert check.ok, check.problems
+    key = json.loads((study / "sealed" / "key.json").read_text(encoding="utf-8"))
+    lock = json.loads(_lock(study).read_text(encoding="utf-8"))
+    assert key["spec_hash"] == lock["spec_hash"] == load_study(study).hash
+    assert set(key["inputs"]) == {"internal_scores.csv"} and key["inputs"] == lock["inputs"]
+    assert CliRunner().invoke(cli, ["analyze", str(study)]).exit_code == 0
+
+
+def test_plan_lock_bypass_is_refused(study):
+    """Edit the spec, write its new hash into plan.lock.json: the key still says the old."""
+    spec = study / "study.toml"
+    spec.write_text(spec.read_text(encoding="utf-8").replace("n_boot = 1000", "n_boot = 10"),
+                    encoding="utf-8")
+    lock = json.loads(_lock(study).read_text(encoding="utf-8"))
+    lock["spec_hash"] = load_study(study).hash
+    _lock(study).write_text(json.dumps(lock, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    _refused(study, "plan.lock.json", "the sealed key records", "edited after generate")
+
+
+def test_changed_internal_scores_are_refused(study):
+    path = study / "internal_scores.csv"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join([lines[0], *reversed(lines[1:])]), encoding="utf-8")
+    line = _refused(study, "internal_scores.csv changed after generate",
+                    "restore the file as it was at generate")
+    assert "sha256" in line
+
+
+def test_internal_scores_rehashed_into_the_lock_are_refused(study):
+    path = study / "internal_scores.csv"
+    path.write_bytes(path.read_bytes().replace(b",", b",1", 1))
+    lock = json.loads(_lock(study).read_text(encoding="utf-8"))
+    lock["inputs"]["internal_scores.csv"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    _lock(study).write_text(json.dumps(lock), encoding="utf-8")
+    _refused(study, "plan.lock.json and key.json record different input hashes")
+
+
+def test_missing_internal_scores_are_named(study):
+    (study / "internal_scores.csv").unlink()
+    result = CliRunner().invoke(cli, ["analyze", str(study)])
+    assert result.exit_code != 0
+    assert "internal_scores.csv" in result.output and "Traceback" not in result.output
+
+
+def test_a_rewritten_key_and_key_hash_fail_against_the_published_hash(study):
+    published = (study / "sealed" / "key.sha256").read_text(encoding="utf-8").split()[0]
+    key_path = study / "sealed" / "key.json"
+    key_path.write_bytes(key_path.read_bytes().replace(b'"A"', b'"B"', 1))
+    digest = hashlib.sha256(key_path.read_bytes()).hexdigest()
+    (study / "sealed" / "key.sha256").write_text(f"{digest}  key.json\n", encoding="utf-8")
+    lock = json.loads(_lock(study).read_text(encoding="utf-8"))
+    lock["key_sha256"] = digest
+    _lock(study).write_text(json.dumps(lock), encoding="utf-8")
+    assert verify_seal(study).ok  # consistent in itself: only the published hash tells
+    result = CliRunner().invoke(cli, ["verify", str(study), "--key-sha256", published])
+    assert result.exit_code == 1
+    assert "published hash" in result.output
+
+
+def test_a_changed_manifest_is_reported(study):
+    manifest = study / "packs" / "manifest.json"
+    manifest.write_bytes(manifest.read_bytes().replace(b'"sitting":1', b'"sitting":2', 1))
+    _refused(study, "packs/manifest.json", "changed after generate")
+
+
+def test_a_key_without_input_hashes_is_refused(study):
+    """A seal that never recorded the internal scores cannot vouch for them."""
+    for name in ("key.json", "plan.lock.json"):
+        path = study / "sealed" / name
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc.pop("inputs")
+        path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    digest = hashlib.sha256((study / "sealed" / "key.json").read_bytes())
+    (study / "sealed" / "key.sha256").write_text(f"{digest.hexdigest()}  key.json\n")
+    lock = json.loads(_lock(study).read_text(encoding="utf-8"))
+    lock["key_sha256"] = digest.hexdigest()
+    _lock(study).write_text(json.dumps(lock), encoding="utf-8")
+    _refused(study, "internal_scores.csv was not sealed at generate")
