@@ -8,6 +8,7 @@ raise :class:`ValueError`. Nothing here prints or exits.
 
 from sheetflow.stats.agreement import direction_agreement, percent_agreement, spearman
 from sheetflow.stats.alpha import LEVELS, krippendorff_alpha
+from sheetflow.stats.effects import paired_mean_difference
 from sheetflow.stats.gwet import gwet_ac
 from sheetflow.stats.hypothesis_tests import (
     cochran_armitage,
@@ -37,6 +38,7 @@ __all__ = [
     "icc",
     "intra_rater_kappa",
     "krippendorff_alpha",
+    "paired_mean_difference",
     "percent_agreement",
     "permutation_test_proportions",
     "spearman",
