@@ -83,6 +83,7 @@ __all__ = [
     "Ratings",
     "cell_name",
     "collect",
+    "file_verdicts",
     "find_files",
     "neutralise",
     "split_cell",
@@ -478,11 +479,44 @@ def write_outputs(out_dir: Path, result: Collection) -> dict[str, str]:
         ratings = outputs.stage(paths["ratings"])
         result.ratings.write_csv(ratings)
         write_validation_workbook(outputs.stage(paths["validation"]), result.report)
-        sources = [{"file": f.file, "sha256": f.sha256, "rater": f.rater, "used": f.used}
-                   for f in result.report.files]
-        record = collection_record(result.study_id, ratings, len(result.ratings), sources)
+        record = collection_record(result.study_id, ratings, len(result.ratings),
+                                   file_verdicts(result.report))
         outputs.stage(paths["collection"]).write_bytes(record)
     return {name: str(path) for name, path in paths.items()}
+
+
+_REASON_ISSUES = 3  # issues quoted in a file's reason; the rest are counted
+
+
+def file_verdicts(report: ValidationReport) -> list[dict[str, Any]]:
+    """Per input file: who it is, whether its ratings are used and, if not, why.
+
+    ``analyze`` reads these (from ``out/collection.json``) to name every file whose
+    ratings are left out. The reason quotes the file's first errors (or, for a file
+    without errors that is still not used, its first warnings) with sheet and cell.
+    """
+    by_file: dict[str, list[Issue]] = defaultdict(list)
+    for item in report.issues:
+        by_file[item.file].append(item)
+    out = []
+    for f in report.files:
+        issues = by_file.get(f.file, [])
+        errors = [i for i in issues if i.severity == ERROR]
+        quoted = errors or ([] if f.used else issues)
+        out.append({**f.to_dict(), "reason": "" if f.used and not errors else
+                    _reason(quoted, len(errors))})
+    return out
+
+
+def _reason(issues: list[Issue], n_errors: int) -> str:
+    parts = []
+    for item in issues[:_REASON_ISSUES]:
+        where = "!".join(x for x in (item.sheet, item.cell) if x)
+        parts.append(f"{item.code}{' at ' + where if where else ''}")
+    more = len(issues) - _REASON_ISSUES
+    head = f"{n_errors} error(s): " if n_errors else ""
+    tail = f" and {more} more (see validation.xlsx)" if more > 0 else ""
+    return head + ", ".join(parts) + tail if parts else "not used (see validation.xlsx)"
 
 
 def write_validation_workbook(path: Path, report: ValidationReport) -> None:

@@ -96,8 +96,7 @@ def study_lock(root: str | Path, command: str, wait: float = LOCK_WAIT) -> Itera
     root : str or Path
         The study folder.
     command : str
-        What is running (``collect``, ``analyze``); written into the lock file so a
-        waiting run can say who holds it.
+        What is asking (``collect``, ``analyze``), for the message.
     wait : float
         Seconds to wait for another run to finish before refusing.
 
@@ -109,17 +108,15 @@ def study_lock(root: str | Path, command: str, wait: float = LOCK_WAIT) -> Itera
     out = Path(root) / OUT_DIR
     out.mkdir(parents=True, exist_ok=True)
     path = out / LOCK_FILE
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)  # the file stays empty
     try:
-        _acquire(fd, path, wait)
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{command} pid {os.getpid()}\n".encode())
+        _acquire(fd, command, wait)
         yield
     finally:
         os.close(fd)  # closing releases the lock
 
 
-def _acquire(fd: int, path: Path, wait: float) -> None:
+def _acquire(fd: int, command: str, wait: float) -> None:
     deadline = time.monotonic() + wait
     while True:
         try:
@@ -127,11 +124,10 @@ def _acquire(fd: int, path: Path, wait: float) -> None:
             return
         except BlockingIOError:
             if time.monotonic() >= deadline:
-                holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
                 raise OutputError(
-                    f"{OUT_DIR}/{LOCK_FILE}: another sheetflow run ({holder or 'unknown'}) "
-                    f"is using this study; waited {wait:g} s. Run again when it has "
-                    "finished") from None
+                    f"{OUT_DIR}/{LOCK_FILE}: another sheetflow collect or analyze is using "
+                    f"this study; {command} waited {wait:g} s. Run it again when the other "
+                    "has finished") from None
             time.sleep(0.1)
 
 
@@ -148,7 +144,7 @@ def file_digest(path: Path) -> str:
 
 
 def collection_record(study_id: str, ratings: Path, rows: int,
-                      sources: list[dict[str, Any]]) -> bytes:
+                      files: list[dict[str, Any]]) -> bytes:
     """The bytes of ``out/collection.json`` for a staged ``ratings.csv``.
 
     Parameters
@@ -158,12 +154,13 @@ def collection_record(study_id: str, ratings: Path, rows: int,
         The written (staged) ratings table.
     rows : int
         Its number of rating rows (without the header).
-    sources : list of dict
-        One entry per returned file: ``file``, ``sha256``, ``rater``, ``used``.
+    files : list of dict
+        The sources: one entry per returned file (``file``, ``sha256``, ``rater``,
+        ``used``, and why it was left out; see :func:`sheetflow.collect.file_verdicts`).
     """
     record = {"collection_format": 1, "study_id": study_id,
               "ratings": {"file": RATINGS_NAME, "sha256": file_digest(ratings), "rows": rows},
-              "sources": sources}
+              "files": files}
     return (json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
 
 
