@@ -70,6 +70,7 @@ class CardSpec:
     item_id: str
     shown: tuple[tuple[str, str, str], ...]  # (field column, label, text)
     responses: tuple[tuple[str | None, str], ...]
+    code: str = ""  # what the card shows for the item: a neutral code, never the id
 
 
 @dataclass(frozen=True)
@@ -521,9 +522,10 @@ class PackWriter:
         ws, f = self.ws, self.fmt
         self.what = f"item {card.item_id!r}"
         r = self._next(20)
-        title = f"Case {k} of {n} \u2014 {card.item_id}"
+        title = f"Case {k} of {n}" + (f" \u2014 {card.code}" if card.code else "")
         self._merged_string(ws, r, "B", self.guide_col, title, f["card"], self.what)
-        out: dict[str, Any] = {"card": k, "item_id": card.item_id, "batch": batch,
+        out: dict[str, Any] = {"card": k, "item_id": card.item_id, "code": card.code,
+                               "batch": batch,
                                "title": self._ref("B", r), "locked": [], "rows": [],
                                "case_answers": {}}
         for column, label, text in card.shown:
