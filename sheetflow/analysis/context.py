@@ -41,6 +41,8 @@ class Analysis:
     figures : dict of str to pandas.DataFrame
         Chart data (alpha with error-bar lengths, score distribution per rater,
         external vs internal totals), so the report draws without computing.
+    panel : Panel
+        Expected, included and missing raters (see :mod:`.panel`).
     """
 
     study: Study
@@ -49,6 +51,7 @@ class Analysis:
     summary: dict[str, Any] = field(default_factory=dict)
     methods: list[tuple[str, str]] = field(default_factory=list)
     figures: dict[str, pd.DataFrame] = field(default_factory=dict)
+    panel: Any = None
 
 
 class Context:

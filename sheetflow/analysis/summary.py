@@ -9,7 +9,11 @@ import pandas as pd
 from .. import __version__
 from ..study import Study
 from .context import Context, json_safe
-from .registry import all_headlines, all_plans
+from .decision import default_decision, finish
+from .panel import Panel
+from .registry import all_headlines, all_plans, protocol_plan
+
+SUMMARY_SCHEMA = "sheetflow-summary/1"
 
 REFERENCES = (
     "Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg "
@@ -35,8 +39,8 @@ REFERENCES = (
 
 
 def summary(ctx: Context, tables: dict[str, pd.DataFrame], key_hash: str,
-            key_seeds: dict[str, Any]) -> dict[str, Any]:
-    """Headline numbers and verdicts, versions, hashes and seeds (JSON-safe)."""
+            key_seeds: dict[str, Any], panel: Panel) -> dict[str, Any]:
+    """Headline numbers and verdicts, the decision, arms and panel (JSON-safe)."""
     study = ctx.study
     out: dict[str, Any] = {
         "study_id": study.id, "title": study.title, "protocol": study.protocol,
@@ -55,6 +59,14 @@ def summary(ctx: Context, tables: dict[str, pd.DataFrame], key_hash: str,
         if (headline is not None and "reason" in table and len(table.columns) > 2) or \
                 (headline is not None and "reason" not in table):
             headline(ctx, table, out)
+    plan = protocol_plan(study.protocol)
+    decision = plan.decide(ctx, tables, out) if plan and plan.decide else \
+        default_decision(out["verdicts"])
+    out["decision"] = finish(decision, panel).to_dict()
+    arms = plan.arms(ctx, tables) if plan and plan.arms else None
+    out["arms"] = arms.to_dict() if arms is not None else None
+    out["panel"] = panel.to_dict()
+    out["schema"] = SUMMARY_SCHEMA
     return json_safe(out)
 
 
