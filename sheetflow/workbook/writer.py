@@ -536,7 +536,8 @@ class PackWriter:
         for label, text in card.responses:
             heading = f"Response {label}" if label else "Response"
             locked = [self._locked_field("response", heading, text)]
-            base = f"{card.item_id}/{label}" if label else card.item_id
+            shown_as = card.code or card.item_id  # a row id in a pack never names the item
+            base = f"{shown_as}/{label}" if label else shown_as
             row_id = L.keyed_row_id(self.spec.row_key, self.spec.identity["pack_id"], base)
             digest = L.row_digest([*card_hashes, locked[0]["sha256"]])
             rows.append({"row_id": row_id, "item_id": card.item_id, "label": label,
