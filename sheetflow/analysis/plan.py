@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..errors import SheetflowError
 from ..study import Study, load_study
-from .context import Analysis, Context
+from .context import Analysis, Context, natural_order
 from .panel import Panel, build_panel, read_file_verdicts
 from .registry import all_analyses
 from .selfchecks import self_checks
@@ -93,7 +93,7 @@ def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
     data = complete_columns(data)
     if panel is None:
         panel = build_panel(expected_packs(study), data, [])
-    data = add_totals(data, study.rubric)
+    data = natural_order(add_totals(data, study.rubric), ["rater", "sitting", "case"])
     ctx = Context(study, data, internal)
     analysis = Analysis(study, data)
     for name in study.plan.run:

@@ -315,8 +315,10 @@ def add_totals(data: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
     for total in rubric.totals:
         part = data[data["dimension"].isin(total.of)].copy()
         part["value"] = pd.to_numeric(part["value"], errors="coerce")
-        wide = part.pivot_table(index=keys, columns="dimension", values="value",
-                                aggfunc="first", dropna=False)
+        # only ratings that exist: a pivot over every combination of the keys would
+        # add empty "ratings" (e.g. a rater x label x arm pairing the key never made)
+        wide = part.groupby([*keys, "dimension"], sort=False, dropna=False)["value"] \
+            .first().unstack("dimension")
         wide = wide.reindex(columns=list(total.of))
         values = wide.sum(axis=1, skipna=False) if total.method == "sum" else \
             wide.mean(axis=1, skipna=False)
