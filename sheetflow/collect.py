@@ -25,6 +25,7 @@ Duplicate returns
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import tempfile
@@ -75,6 +76,7 @@ __all__ = [
     "Ratings",
     "cell_name",
     "collect",
+    "file_verdicts",
     "find_files",
     "neutralise",
     "split_cell",
@@ -457,13 +459,53 @@ class _Collector:
 
 
 def write_outputs(out_dir: Path, result: Collection) -> dict[str, str]:
-    """Write ``ratings.csv`` and ``validation.xlsx`` into ``out_dir``; their paths."""
+    """Write ``ratings.csv``, ``validation.xlsx`` and ``collection.json``; their paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
     csv_path = out_dir / "ratings.csv"
     result.ratings.write_csv(csv_path)
     xlsx_path = out_dir / "validation.xlsx"
     write_validation_workbook(xlsx_path, result.report)
-    return {"ratings": str(csv_path), "validation": str(xlsx_path)}
+    json_path = out_dir / COLLECTION_FILE
+    json_path.write_text(json.dumps({"files": file_verdicts(result.report)}, indent=2,
+                                    sort_keys=True, ensure_ascii=False) + "\n",
+                         encoding="utf-8")
+    return {"ratings": str(csv_path), "validation": str(xlsx_path),
+            "collection": str(json_path)}
+
+
+COLLECTION_FILE = "collection.json"
+_REASON_ISSUES = 3  # issues quoted in a file's reason; the rest are counted
+
+
+def file_verdicts(report: ValidationReport) -> list[dict[str, Any]]:
+    """Per input file: who it is, whether its ratings are used and, if not, why.
+
+    ``analyze`` reads these (from ``out/collection.json``) to name every file whose
+    ratings are left out. The reason quotes the file's first errors (or, for a file
+    without errors that is still not used, its first warnings) with sheet and cell.
+    """
+    by_file: dict[str, list[Issue]] = defaultdict(list)
+    for item in report.issues:
+        by_file[item.file].append(item)
+    out = []
+    for f in report.files:
+        issues = by_file.get(f.file, [])
+        errors = [i for i in issues if i.severity == ERROR]
+        quoted = errors or ([] if f.used else issues)
+        out.append({**f.to_dict(), "reason": "" if f.used and not errors else
+                    _reason(quoted, len(errors))})
+    return out
+
+
+def _reason(issues: list[Issue], n_errors: int) -> str:
+    parts = []
+    for item in issues[:_REASON_ISSUES]:
+        where = "!".join(x for x in (item.sheet, item.cell) if x)
+        parts.append(f"{item.code}{' at ' + where if where else ''}")
+    more = len(issues) - _REASON_ISSUES
+    head = f"{n_errors} error(s): " if n_errors else ""
+    tail = f" and {more} more (see validation.xlsx)" if more > 0 else ""
+    return head + ", ".join(parts) + tail if parts else "not used (see validation.xlsx)"
 
 
 def write_validation_workbook(path: Path, report: ValidationReport) -> None:

@@ -133,13 +133,14 @@ def _write_packs(study: Study, spec_hash: str, assignments: list[Assignment],
     dropped, and the texts shared by all packs are split and hashed once.
     """
     created = _created(study)
+    row_key = _row_key(study, spec_hash)
     texts = TextCache()
     infos = []
     with _ManifestStream(manifest_path, _manifest(study, spec_hash)) as manifest:
         for a in assignments:
             path = manifest_path.parent / pack_file_name(study, a.rater, a.sitting)
             identity = pack_identity(study, spec_hash, a.rater, a.sitting)
-            layout = write_pack(path, _pack_spec(study, a, identity, created), texts)
+            layout = write_pack(path, _pack_spec(study, a, identity, created, row_key), texts)
             manifest.add({"file": path.name, "rater_id": a.rater.id, "role": a.rater.role,
                           "sitting": a.sitting, "identity": identity, **layout})
             infos.append(PackInfo(a.rater.id, a.sitting, path, len(a.slots)))
@@ -302,8 +303,20 @@ def _sittings(study: Study, rater: Rater) -> list[Assignment]:
     return sittings
 
 
+def _row_key(study: Study, spec_hash: str) -> str:
+    """The key of every pack's row ids (see :func:`~sheetflow.workbook.layout.keyed_row_id`).
+
+    Derived from the spec hash and the study's seeds, so the same spec gives the same
+    packs; the seeds never reach a pack, so no rater can compute another's row ids.
+    """
+    d = study.design
+    parts = ["sheetflow row ids", spec_hash, str(d.seed),
+             str(d.repeats.seed if d.repeats else ""), str(study.plan.seed)]
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+
+
 def _pack_spec(study: Study, a: Assignment, identity: dict[str, str],
-               created: dt.datetime) -> PackSpec:
+               created: dt.datetime, row_key: str) -> PackSpec:
     labels = study.design.labels if study.design.paired else ()
     cards = []
     for slot in a.slots:
@@ -325,6 +338,7 @@ def _pack_spec(study: Study, a: Assignment, identity: dict[str, str],
         batch_size=study.design.batch_size,
         include_study_answers=a.sitting == 1,
         created=created,
+        row_key=row_key,
         rater_label=f"Workbook for rater {a.rater.id}{sitting_note}",
     )
 

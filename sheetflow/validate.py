@@ -102,6 +102,10 @@ _TYPES = (
     _t("rows-from-other-rater", ERROR, "The rows match another rater's workbook.",
        "The rows in this workbook are those of rater {detail}'s workbook, not of {rater}'s. "
        "Each rater must fill in their own workbook."),
+    _t("rows-not-this-rater", ERROR, "The hidden row ids match no rater's workbook.",
+       "The hidden row ids on sheet '{sheet}' are not those of rater {rater}'s workbook "
+       "(they were edited or come from elsewhere). Each rater must return their own "
+       "workbook, changed only in the answer cells."),
     _t("duplicate-file", WARNING, "The same file (identical bytes) was given more than once.",
        "This file is an exact copy of {detail}; it was counted once."),
     _t("duplicate-rater", ERROR, "Two different files for one rater.",

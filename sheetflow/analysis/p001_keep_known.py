@@ -203,4 +203,8 @@ PLAN = ProtocolPlan(
         "permutation": _h_permutation,
     },
     methods=methods,
+    method_topics={
+        "Permutation test": ("permutation",),
+        "Yield, Fisher and trend (001)": ("yield_fisher", "trend", "intra_rater_kappa",),
+    },
 )

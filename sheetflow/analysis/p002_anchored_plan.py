@@ -119,4 +119,7 @@ PLAN = ProtocolPlan(
         "second_rater_selection": _h_second,
     },
     methods=methods,
+    method_topics={
+        "Acceptance and second rater (002)": ("acceptance", "second_rater_selection",),
+    },
 )

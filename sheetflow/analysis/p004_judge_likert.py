@@ -130,4 +130,7 @@ PLAN = ProtocolPlan(
         "hypothesis_deltas": _h_hyp,
     },
     methods=methods,
+    method_topics={
+        "Judge trio (004)": ("judge_trio", "hypothesis_deltas",),
+    },
 )

@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 COHEN_COLUMNS = (
-    "rater1", "rater2", "n_units", "kappa", "se", "ci_low", "ci_high", "weights",
+    "rater1", "rater2", "n_units", "kappa", "se", "z", "p", "ci_low", "ci_high", "weights",
     "p_o", "p_e", "reason",
 )  # fmt: skip
 
@@ -62,7 +62,8 @@ def cohen_kappa_table(
     Returns
     -------
     pandas.DataFrame
-        One row: ``n_units, kappa, se, ci_low, ci_high, weights, p_o, p_e, reason``.
+        One row: ``n_units, kappa, se, z, p, ci_low, ci_high, weights, p_o, p_e,
+        reason``.
 
     Notes
     -----
@@ -134,7 +135,7 @@ def cohen_kappa(
     -------
     pandas.DataFrame
         One row per rater pair: ``rater1, rater2, n_units`` (units rated by both),
-        ``kappa, se, ci_low, ci_high, weights, p_o, p_e, reason``.
+        ``kappa, se, z, p, ci_low, ci_high, weights, p_o, p_e, reason``.
 
     Notes
     -----
@@ -152,7 +153,12 @@ def cohen_kappa(
               + \\bar w_{.j})(1 - \\kappa)]^2 - [\\kappa - p_e(1 - \\kappa)]^2}
               {n (1 - p_e)^2}
 
-    and the interval is :math:`\\kappa \\pm z_{1-a/2}\\, se` (not clipped). Kappa is
+    and the interval is :math:`\\kappa \\pm z_{1-a/2}\\, se` (not clipped).
+
+    The test of :math:`\\kappa = 0` uses the *null* variance of the same paper,
+    :math:`\\widehat{var}_0 = [\\sum_{ij} p_{i.} p_{.j} (w_{ij} - (\\bar w_{i.} +
+    \\bar w_{.j}))^2 - p_e^2] / (n (1 - p_e)^2)`: ``z`` = kappa / se_0 and ``p`` is
+    two-sided from the normal distribution, as R ``irr::kappa2``. Kappa is
     NaN, with the reason, when a pair shares no unit or when :math:`p_e = 1` (both
     raters used one and the same category throughout).
 
@@ -259,7 +265,8 @@ def intra_rater_kappa(
 def _intra_row(res: pd.DataFrame, sittings: list[Any]) -> dict[str, Any]:
     if res.empty:  # one sitting present for this rater
         return {"sitting1": sittings[0], "sitting2": sittings[1], "n_units": 0,
-                "kappa": np.nan, "se": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+                "kappa": np.nan, "se": np.nan, "z": np.nan, "p": np.nan, "ci_low": np.nan,
+                "ci_high": np.nan,
                 "p_o": np.nan, "p_e": np.nan, "reason": "only one sitting present"}  # fmt: skip
     row = res.iloc[0].to_dict()
     row["sitting1"], row["sitting2"] = row.pop("rater1"), row.pop("rater2")
@@ -277,8 +284,8 @@ def _pair_kappa(x: np.ndarray, y: np.ndarray, w: np.ndarray, confidence: float) 
 def _kappa_from_counts(counts: np.ndarray, w: np.ndarray, confidence: float) -> dict:
     """Kappa, FCE-1969 non-null SE and interval from a q x q table of counts."""
     n = counts.sum()
-    empty = {"n_units": int(n), "kappa": np.nan, "se": np.nan, "ci_low": np.nan,
-             "ci_high": np.nan, "p_o": np.nan, "p_e": np.nan}  # fmt: skip
+    empty = {"n_units": int(n), "kappa": np.nan, "se": np.nan, "z": np.nan, "p": np.nan,
+             "ci_low": np.nan, "ci_high": np.nan, "p_o": np.nan, "p_e": np.nan}  # fmt: skip
     if n == 0:
         return {**empty, "reason": "no unit rated by both raters"}
     p = counts / n
@@ -290,8 +297,21 @@ def _kappa_from_counts(counts: np.ndarray, w: np.ndarray, confidence: float) -> 
     kappa = (p_o - p_e) / (1.0 - p_e)
     se = _fce_se(p, w, kappa, p_e, n)
     z = stats.norm.ppf(0.5 + confidence / 2.0)
-    return {**empty, "kappa": kappa, "se": se, "ci_low": kappa - z * se,
-            "ci_high": kappa + z * se, "p_o": p_o, "p_e": p_e, "reason": ""}  # fmt: skip
+    return {**empty, "kappa": kappa, "se": se, **_null_test(p, w, kappa, p_e, n),
+            "ci_low": kappa - z * se, "ci_high": kappa + z * se, "p_o": p_o, "p_e": p_e,
+            "reason": ""}  # fmt: skip
+
+
+def _null_test(p: np.ndarray, w: np.ndarray, kappa: float, p_e: float, n: float) -> dict:
+    """z and two-sided p of kappa = 0 with the Fleiss, Cohen & Everitt (1969) null SE."""
+    rows, cols = p.sum(axis=1), p.sum(axis=0)
+    w_row, w_col = w @ cols, rows @ w
+    term = (np.outer(rows, cols) * (w - (w_row[:, None] + w_col[None, :])) ** 2).sum()
+    var0 = (term - p_e**2) / (n * (1.0 - p_e) ** 2)
+    if not var0 > 0:
+        return {"z": np.nan, "p": np.nan}
+    z = kappa / np.sqrt(var0)
+    return {"z": float(z), "p": float(2.0 * stats.norm.sf(abs(z)))}
 
 
 def _fce_se(p: np.ndarray, w: np.ndarray, kappa: float, p_e: float, n: float) -> float:
@@ -334,9 +354,10 @@ def fleiss_kappa(
     Returns
     -------
     pandas.DataFrame
-        One row: ``kappa, se, ci_low, ci_high, p_o, p_e, n_units`` (units with at
-        least one rating), ``n_pairable_units`` (two or more), ``n_raters,
-        weights, reason``.
+        One row: ``kappa, se, z, p, ci_low, ci_high, p_o, p_e, n_units`` (units
+        with at least one rating), ``n_pairable_units`` (two or more), ``n_raters,
+        weights, reason``. ``z = kappa / se`` and ``p`` is its two-sided p-value on
+        :math:`t_{n-1}` (as irrCAC).
 
     Notes
     -----

@@ -86,6 +86,7 @@ class PackSpec:
     batch_size: int | None
     include_study_answers: bool
     created: dt.datetime
+    row_key: str
     rater_label: str = ""
 
 
@@ -534,7 +535,8 @@ class PackWriter:
         for label, text in card.responses:
             heading = f"Response {label}" if label else "Response"
             locked = [self._locked_field("response", heading, text)]
-            row_id = f"{card.item_id}/{label}" if label else card.item_id
+            base = f"{card.item_id}/{label}" if label else card.item_id
+            row_id = L.keyed_row_id(self.spec.row_key, self.spec.identity["pack_id"], base)
             digest = L.row_digest([*card_hashes, locked[0]["sha256"]])
             rows.append({"row_id": row_id, "item_id": card.item_id, "label": label,
                          "locked": locked, "locked_sha256": digest, "answers": {},
