@@ -34,6 +34,7 @@ from .assign import Assignment, assign, response_text
 from .errors import SheetflowError, UsageError
 from .mail import SITTING2_NOTE, build_eml, mailing_list_csv
 from .seal import PLAN_LOCK_FILE, SEALED_DIR, dump_json, input_hashes, write_seal
+from .spec.blinding import study_warnings
 from .study import Rater, Study, load_study
 from .workbook import layout as L
 from .workbook.writer import CardSpec, PackSpec, TextCache, write_pack
@@ -121,6 +122,7 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
                             seal.key_path, seal.key_hash_path, seal.plan_lock_path, mailing)
     if emails:
         _write_drafts(study, assignments, infos, packs_dir / EML_DIR, result)
+    result.warnings += study_warnings(study)
     result.warnings += blinding_leaks(study, [i.path for i in infos] + [manifest_path])
     return result
 
@@ -324,7 +326,7 @@ def _pack_spec(study: Study, a: Assignment, identity: dict[str, str],
                       for s in study.shown)
         keys: tuple[str | None, ...] = labels or (None,)
         responses = tuple((label, response_text(study, slot, label)) for label in keys)
-        cards.append(CardSpec(slot.item.id, shown, responses))
+        cards.append(CardSpec(slot.item.id, shown, responses, slot.code))
     sitting_note = " (second sitting)" if a.sitting == 2 else ""
     return PackSpec(
         title=study.title + sitting_note,
@@ -385,9 +387,10 @@ def _key(study: Study, spec_hash: str, assignments: list[Assignment]) -> dict[st
 
 def _key_case(study: Study, position: int, slot: Any) -> dict[str, Any]:
     if slot.sides:
-        return {"position": position, "item_id": slot.item.id, "sides": dict(slot.sides)}
+        return {"position": position, "item_id": slot.item.id, "code": slot.code,
+                "sides": dict(slot.sides)}
     arm = slot.item.fields.get(study.design.arm_column or "", "")
-    return {"position": position, "item_id": slot.item.id, "arm": arm}
+    return {"position": position, "item_id": slot.item.id, "code": slot.code, "arm": arm}
 
 
 def _write_drafts(study: Study, assignments: list[Assignment], infos: list[PackInfo],

@@ -18,9 +18,10 @@ def canonical_spec(study: Study) -> dict[str, Any]:
 
     Item texts are included whole, with line endings normalised to LF; rater ids
     and roles are included (names and e-mail addresses are not: fixing a typo in an
-    address does not unfreeze a study).
+    address does not unfreeze a study). ``show_id`` is included only when set, so
+    specs written before it existed keep their hash.
     """
-    return {
+    out = {
         "spec_format": SPEC_FORMAT,
         "study": {
             "id": study.id,
@@ -38,6 +39,9 @@ def canonical_spec(study: Study) -> dict[str, Any]:
         "items": [{"id": it.id, "fields": dict(sorted(it.fields.items()))} for it in study.items],
         "raters": [{"id": r.id, "role": r.role} for r in study.raters],
     }
+    if study.show_id:
+        out["show_id"] = True
+    return out
 
 
 def spec_hash(study: Study) -> str:

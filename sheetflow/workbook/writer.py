@@ -70,6 +70,7 @@ class CardSpec:
     item_id: str
     shown: tuple[tuple[str, str, str], ...]  # (field column, label, text)
     responses: tuple[tuple[str | None, str], ...]
+    code: str = ""  # what the card shows for the item: a neutral code, never the id
 
 
 @dataclass(frozen=True)
@@ -523,9 +524,10 @@ class PackWriter:
         ws, f = self.ws, self.fmt
         self.what = f"item {card.item_id!r}"
         r = self._next(20)
-        title = f"Case {k} of {n} \u2014 {card.item_id}"
+        title = f"Case {k} of {n}" + (f" \u2014 {card.code}" if card.code else "")
         self._merged_string(ws, r, "B", self.guide_col, title, f["card"], self.what)
-        out: dict[str, Any] = {"card": k, "item_id": card.item_id, "batch": batch,
+        out: dict[str, Any] = {"card": k, "item_id": card.item_id, "code": card.code,
+                               "batch": batch,
                                "title": self._ref("B", r), "locked": [], "rows": [],
                                "case_answers": {}}
         for column, label, text in card.shown:
@@ -535,7 +537,8 @@ class PackWriter:
         for label, text in card.responses:
             heading = f"Response {label}" if label else "Response"
             locked = [self._locked_field("response", heading, text)]
-            base = f"{card.item_id}/{label}" if label else card.item_id
+            shown_as = card.code or card.item_id  # a row id in a pack never names the item
+            base = f"{shown_as}/{label}" if label else shown_as
             row_id = L.keyed_row_id(self.spec.row_key, self.spec.identity["pack_id"], base)
             digest = L.row_digest([*card_hashes, locked[0]["sha256"]])
             rows.append({"row_id": row_id, "item_id": card.item_id, "label": label,
