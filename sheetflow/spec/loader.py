@@ -85,6 +85,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             items=items,
             raters=raters,
             shown=shown,
+            show_id=self._bool(items_t, "show_id", "[items]", False),
             pack_name=pack_name,
             email_subject=str(email.get("subject", "")),
             email_body=str(email.get("body", "")),
@@ -142,7 +143,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
     def _items(self, t: dict, design: Design,
                shown: tuple[ShownField, ...]) -> tuple[tuple[Item, ...], str]:
         where = "[items]"
-        self._unknown_keys(t, {"file", "id_column", "show"}, where)
+        self._unknown_keys(t, {"file", "id_column", "show", "show_id"}, where)
         name = t.get("file", "items.csv")
         id_col = t.get("id_column", "id")
         path = self._inside(name, "[items] file")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from typing import Any, Literal
 
@@ -146,10 +145,20 @@ def _wide(data: pd.DataFrame, unit: str, rater: str, value: str) -> pd.DataFrame
 
 
 def _pairwise_rows(wide: pd.DataFrame) -> list[dict[str, Any]]:
+    """Every pair of raters, counted over integer codes one first rater at a time."""
+    matrix = wide.to_numpy(dtype=object).T
+    domain = _util.resolve_domain(matrix, None)
+    codes = (_util.encode(matrix, domain) if len(domain) else
+             np.full(matrix.shape, _util.MISSING)).T  # units x raters
+    rated = codes != _util.MISSING
+    raters = list(wide.columns)
     rows = []
-    for a, b in itertools.combinations(wide.columns, 2):
-        both = wide[[a, b]].dropna()
-        rows.append(_agree_row(a, b, both[a].tolist(), both[b].tolist(), 0))
+    for a in range(len(raters) - 1):
+        both = rated[:, a:a + 1] & rated[:, a + 1:]
+        n = both.sum(axis=0)
+        agree = ((codes[:, a:a + 1] == codes[:, a + 1:]) & both).sum(axis=0)
+        rows += [_count_row(raters[a], raters[b], int(n[i]), int(agree[i]), 0)
+                 for i, b in enumerate(range(a + 1, len(raters)))]
     return rows
 
 
@@ -190,8 +199,10 @@ def _vs_majority(wide: pd.DataFrame, r: Any, others: list[Any], label: str) -> d
 
 
 def _agree_row(a: Any, b: Any, x: list[Any], y: list[Any], ties: int) -> dict[str, Any]:
-    n = len(x)
-    agree = sum(u == v for u, v in zip(x, y, strict=True))
+    return _count_row(a, b, len(x), sum(u == v for u, v in zip(x, y, strict=True)), ties)
+
+
+def _count_row(a: Any, b: Any, n: int, agree: int, ties: int) -> dict[str, Any]:
     if n == 0:
         return {"rater": a, "other": b, "n_units": 0, "n_agree": 0, "agreement": np.nan,
                 "n_ties": ties, "reason": "no unit judged by both sides"}  # fmt: skip
