@@ -25,7 +25,6 @@ Duplicate returns
 
 from __future__ import annotations
 
-import json
 import os
 import pickle
 import tempfile
@@ -51,6 +50,16 @@ from .collect_file import (
 )
 from .errors import UsageError
 from .manifest import Manifest, PackHead, open_manifest
+from .outputs import (
+    COLLECTION_FILE,
+    LOCK_WAIT,
+    RATINGS_NAME,
+    OutputSet,
+    collection_record,
+    remove_partials,
+    study_lock,
+)
+from .protocol_checks import sitting_gaps
 from .study import load_study
 from .validate import (
     ERROR,
@@ -191,6 +200,7 @@ class Collection:
     ratings: Ratings
     report: ValidationReport
     outputs: dict[str, str] = field(default_factory=dict)
+    study_id: str = ""
 
     @property
     def valid(self) -> bool:
@@ -205,7 +215,7 @@ class Collection:
 
 def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
             write: bool = True, limits: Limits | None = None,
-            workers: int | None = None) -> Collection:
+            workers: int | None = None, lock_wait: float = LOCK_WAIT) -> Collection:
     """Collect returned workbooks of the study in ``study_dir``.
 
     Parameters
@@ -216,11 +226,15 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
         Files or folders to collect (default: ``study_dir/returns``). Folders are
         read non-recursively; hidden files and Office lock files are skipped.
     write : bool
-        Whether to write ``out/ratings.csv`` and ``out/validation.xlsx``.
+        Whether to write ``out/ratings.csv``, ``out/validation.xlsx`` and
+        ``out/collection.json`` (as one set, each replaced whole; see
+        :mod:`sheetflow.outputs`). Writing runs under the study lock.
     limits : Limits, optional
         Safety limits for reading (sizes, memory, time).
     workers : int, optional
         Reader child processes (default: the CPU count, at most 4).
+    lock_wait : float
+        Seconds to wait while another collect or analyze holds the study lock.
 
     Returns
     -------
@@ -230,9 +244,21 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
     ------
     SheetflowError
         The study or its manifest cannot be loaded (not a data problem).
+    OutputError
+        Another run still held the study lock after ``lock_wait`` seconds.
     """
     root = Path(study_dir)
-    load_study(root)  # a broken spec fails here, once, not in every child
+    study = load_study(root)  # a broken spec fails here, once, not in every child
+    if not write:
+        return _collect(root, paths, limits, workers, write, study.id)
+    with study_lock(root, "collect", lock_wait):
+        result = _collect(root, paths, limits, workers, write, study.id)
+        result.outputs = write_outputs(root / OUT_DIR, result)
+    return result
+
+
+def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
+             workers: int | None, write: bool, study_id: str) -> Collection:
     manifest = open_manifest(root)
     try:
         files = find_files(root, paths)
@@ -240,8 +266,7 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
         result = collector.run(files, workers)
     finally:
         manifest.close()
-    if write:
-        result.outputs = write_outputs(root / OUT_DIR, result)
+    result.study_id = study_id
     return result
 
 
@@ -413,10 +438,25 @@ class _Collector:
 
     # -- result --------------------------------------------------------------------------
 
+    def _sitting_gaps(self, works: list[_FileWork]) -> None:
+        """Protocol 001: warn on a sitting-2 batch begun < 24 h after sitting 1 ended."""
+        usable = [w for w in works if w.head is not None and w.self_check is not None
+                  and not w.failed and not w.duplicate_of]
+        first = {w.head.rater_id: w.self_check.batch_times for w in usable
+                 if w.head.sitting == 1}
+        for work in (w for w in usable if w.head.sitting == 2):
+            for gap in sitting_gaps(first.get(work.head.rater_id, []),
+                                    work.self_check.batch_times):
+                work.issues.append(issue("sitting-too-soon", file=work.name,
+                                         sheet=L.SCORING_SHEET, cell=gap.cell,
+                                         rater=work.rater, dimension="batch",
+                                         value=gap.start, detail=gap.detail))
+
     def _result(self, works: list[_FileWork]) -> Collection:
         statuses = []
         issues: list[Issue] = []
         used_blocks = []
+        self._sitting_gaps(works)
         for work in works:
             used = work.head is not None and not work.failed and not work.duplicate_of
             if work.self_check is not None:
@@ -443,21 +483,24 @@ class _Collector:
 
 
 def write_outputs(out_dir: Path, result: Collection) -> dict[str, str]:
-    """Write ``ratings.csv``, ``validation.xlsx`` and ``collection.json``; their paths."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    csv_path = out_dir / "ratings.csv"
-    result.ratings.write_csv(csv_path)
-    xlsx_path = out_dir / "validation.xlsx"
-    write_validation_workbook(xlsx_path, result.report)
-    json_path = out_dir / COLLECTION_FILE
-    json_path.write_text(json.dumps({"files": file_verdicts(result.report)}, indent=2,
-                                    sort_keys=True, ensure_ascii=False) + "\n",
-                         encoding="utf-8")
-    return {"ratings": str(csv_path), "validation": str(xlsx_path),
-            "collection": str(json_path)}
+    """Write ``ratings.csv``, ``validation.xlsx`` and ``collection.json``; their paths.
+
+    All three are written to temporary files first and replace the old ones only
+    when all are complete, the record last (:class:`~sheetflow.outputs.OutputSet`).
+    """
+    remove_partials(out_dir)
+    paths = {"ratings": out_dir / RATINGS_NAME, "validation": out_dir / "validation.xlsx",
+             "collection": out_dir / COLLECTION_FILE}
+    with OutputSet() as outputs:
+        ratings = outputs.stage(paths["ratings"])
+        result.ratings.write_csv(ratings)
+        write_validation_workbook(outputs.stage(paths["validation"]), result.report)
+        record = collection_record(result.study_id, ratings, len(result.ratings),
+                                   file_verdicts(result.report))
+        outputs.stage(paths["collection"]).write_bytes(record)
+    return {name: str(path) for name, path in paths.items()}
 
 
-COLLECTION_FILE = "collection.json"
 _REASON_ISSUES = 3  # issues quoted in a file's reason; the rest are counted
 
 

@@ -24,6 +24,7 @@ from xlsxwriter.utility import quote_sheetname, xl_range_abs
 from xlsxwriter.worksheet import Worksheet
 
 from .analysis import Analysis, verdicts
+from .outputs import OutputSet, remove_partials
 
 SHEET_TITLES = {
     "alpha": "Alpha",
@@ -92,14 +93,21 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path) -> list[Path
     """Write every output of an analysis into ``out_dir``; the paths written.
 
     ``analysis.xlsx`` and ``summary.json`` always; ``verdicts.jsonl`` when the plan runs
-    a KEEP/KNOWN analysis. This is the one place outputs are written.
+    a KEEP/KNOWN analysis. This is the one place outputs are written: each to a
+    temporary file first, all replacing the old ones only once every one is complete
+    (:class:`~sheetflow.outputs.OutputSet`), so a run that stops half-way leaves the
+    previous set as it was.
     """
     out = Path(out_dir)
-    written = [write_analysis_workbook(analysis, out / "analysis.xlsx"),
-               write_summary_json(analysis, out / "summary.json")]
+    remove_partials(out)
+    writers = [(write_analysis_workbook, out / "analysis.xlsx"),
+               (write_summary_json, out / "summary.json")]
     if VERDICT_ANALYSES & set(analysis.study.plan.run):
-        written.append(write_verdicts_jsonl(analysis, out / "verdicts.jsonl"))
-    return written
+        writers.append((write_verdicts_jsonl, out / "verdicts.jsonl"))
+    with OutputSet() as outputs:
+        for write, path in writers:
+            write(analysis, outputs.stage(path))
+    return [path for _, path in writers]
 
 
 def headline_lines(summary: dict[str, Any]) -> list[str]:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ..errors import SheetflowError
+from ..outputs import check_row_count, verify_ratings
 from ..study import Study, load_study
 from .context import Analysis, Context, natural_order
 from .panel import Panel, build_panel, read_file_verdicts
@@ -44,6 +46,9 @@ def analyze(study_dir: str | Path) -> Analysis:
         The key or the spec does not match its sealed hash.
     SheetflowError
         There are no collected ratings yet (``out/ratings.csv`` is missing).
+    OutputError
+        ``out/ratings.csv`` does not match ``out/collection.json`` (cut off, changed,
+        or left by a collect that did not finish).
     """
     root = Path(study_dir)
     study = load_study(root)
@@ -51,7 +56,9 @@ def analyze(study_dir: str | Path) -> Analysis:
     ratings_path = root / RATINGS_FILE
     if not ratings_path.exists():
         raise SheetflowError(f"{RATINGS_FILE} not found in {root}; run sheetflow collect first")
-    raw = pd.read_csv(ratings_path, dtype=str, keep_default_na=False)
+    data, recorded = verify_ratings(root)  # whole, and the table collect wrote
+    raw = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
+    check_row_count(recorded, len(raw))
     data = unblind(study, raw, key_sides(key))
     internal = internal_scores(study)
     entries = key_entries(key)

@@ -9,6 +9,7 @@ import click
 
 from ..analysis import Analysis, analyze
 from ..demo import DemoResult, run_demo
+from ..outputs import study_lock
 from ..report import headline_lines, write_analysis_outputs
 from . import EXIT_DATA, reports_errors
 
@@ -25,8 +26,9 @@ def analyze_command(directory: Path, allow_partial: bool) -> None:
     out/verdicts.jsonl for a KEEP/KNOWN study) in DIRECTORY. Exits 1 when the panel is
     incomplete (a rater missing or a file left out), unless --allow-partial.
     """
-    analysis = analyze(directory)
-    written = write_analysis_outputs(analysis, directory / "out")
+    with study_lock(directory, "analyze"):  # no collect replaces the table meanwhile
+        analysis = analyze(directory)
+        written = write_analysis_outputs(analysis, directory / "out")
     _echo_summary(analysis)
     for path in written:
         click.echo(f"wrote {path}")
