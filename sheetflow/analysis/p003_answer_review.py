@@ -71,14 +71,18 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     target = ctx.target("alpha")
     checks = [threshold_check(f"alpha ({r['measure']})", r["alpha"], target,
                               note=r.get("reason") or "") if target is not None else
-              flag_check(f"alpha ({r['measure']}) defined",
-                         bool(np.isfinite(r["alpha"])) if r["alpha"] is not None else None,
+              flag_check(f"alpha ({r['measure']}) defined", _defined(r["alpha"]),
                          r["alpha"], None, r.get("reason") or "")
               for r in out.get("alpha", [])]
     rule = (f"every rating column's agreement reaches alpha {target:g}" if target is not None
             else "the protocol sets no pass mark: agreement per column is reported; the "
             "study passes when every column's agreement is defined")
     return Decision(status_of(checks), rule, checks)
+
+
+def _defined(value: Any) -> bool | None:
+    """True for a finite alpha; None (undefined, not failed) otherwise."""
+    return True if value is not None and np.isfinite(value) else None
 
 
 PLAN = ProtocolPlan(
