@@ -20,9 +20,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import xlsxwriter
+from xlsxwriter.utility import quote_sheetname, xl_range_abs
 from xlsxwriter.worksheet import Worksheet
 
 from .analysis import Analysis, verdicts
+from .outputs import OutputSet, remove_partials
 
 SHEET_TITLES = {
     "alpha": "Alpha",
@@ -47,6 +49,7 @@ SHEET_TITLES = {
     "hypothesis_deltas": "Hypotheses",
     "self_checks": "Rater self-checks",
 }
+VERDICT_ANALYSES = frozenset({"yield_fisher", "permutation", "trend", "intra_rater_kappa"})
 BAND_COLOURS = ("#C6EFCE", "#E2F0D9", "#FFEB9C", "#FFC7CE")  # best band first
 _OPTIONS = {"strings_to_formulas": False, "strings_to_urls": False,
             "strings_to_numbers": False, "nan_inf_to_errors": False}
@@ -84,6 +87,54 @@ def write_analysis_workbook(analysis: Analysis, path: str | Path) -> Path:
         _direction_chart(wb, sheets["direction_agreement"], charts["direction"])
     wb.close()
     return path
+
+
+def write_analysis_outputs(analysis: Analysis, out_dir: str | Path) -> list[Path]:
+    """Write every output of an analysis into ``out_dir``; the paths written.
+
+    ``analysis.xlsx`` and ``summary.json`` always; ``verdicts.jsonl`` when the plan runs
+    a KEEP/KNOWN analysis. This is the one place outputs are written: each to a
+    temporary file first, all replacing the old ones only once every one is complete
+    (:class:`~sheetflow.outputs.OutputSet`), so a run that stops half-way leaves the
+    previous set as it was.
+    """
+    out = Path(out_dir)
+    remove_partials(out)
+    writers = [(write_analysis_workbook, out / "analysis.xlsx"),
+               (write_summary_json, out / "summary.json")]
+    if VERDICT_ANALYSES & set(analysis.study.plan.run):
+        writers.append((write_verdicts_jsonl, out / "verdicts.jsonl"))
+    with OutputSet() as outputs:
+        for write, path in writers:
+            write(analysis, outputs.stage(path))
+    return [path for _, path in writers]
+
+
+def headline_lines(summary: dict[str, Any]) -> list[str]:
+    """The decision, panel and arms in words: the Summary sheet's first rows and the
+    last lines ``sheetflow analyze`` prints (the same text in both places)."""
+    decision = summary["decision"]
+    lines = [f"DECISION: {decision['status'].upper()}",
+             f"rule: {decision['rule']}"]
+    lines += [f"- {reason}" for reason in decision["reasons"]]
+    lines.append(_panel_line(summary["panel"]))
+    lines += [f"file left out: {f['file']} ({f['rater'] or 'rater unknown'}): {f['reason']}"
+              for f in summary["panel"]["excluded_files"]]
+    lines += [f"note: {n}" for n in summary["panel"]["notes"]]
+    if summary.get("arms"):
+        lines.append(f"arms: {summary['arms']['sentence']}")
+    return lines
+
+
+def _panel_line(panel: dict[str, Any]) -> str:
+    expected, included = panel["expected"], panel["included"]
+    line = (f"panel: {len(set(included) & set(expected))} of {len(expected)} expected "
+            f"raters with ratings ({', '.join(included) or 'none'})")
+    if panel["missing_packs"]:
+        line += "; MISSING " + "; ".join(
+            f"{m['rater']}" + (f" sitting {m['sitting']}" if m["sitting"] != 1 else "")
+            + f": {m['reason']}" for m in panel["missing_packs"])
+    return line
 
 
 def write_summary_json(analysis: Analysis, path: str | Path) -> Path:
@@ -126,6 +177,9 @@ def _formats(wb: xlsxwriter.Workbook) -> dict[str, Any]:
         "pass": wb.add_format({"bg_color": "#C6EFCE"}),
         "fail": wb.add_format({"bg_color": "#FFC7CE"}),
         "grey": wb.add_format({"font_color": "#666666", "italic": True}),
+        "status_pass": wb.add_format({"bold": True, "font_size": 14, "bg_color": "#C6EFCE"}),
+        "status_fail": wb.add_format({"bold": True, "font_size": 14, "bg_color": "#FFC7CE"}),
+        "status_other": wb.add_format({"bold": True, "font_size": 14, "bg_color": "#FFEB9C"}),
     }
 
 
@@ -181,7 +235,9 @@ def _summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
     ws.write_string(1, 0, f"study {s.get('study_id', '')} | {s.get('n_raters', 0)} raters | "
                     f"{s.get('n_cases', 0)} cases | spec {str(s.get('spec_hash', ''))[:16]} | "
                     f"key {str(s.get('key_sha256', ''))[:16]}", fmt["grey"])
-    row = 3
+    row = _headline_block(ws, 3, s, fmt)
+    row = _checks_block(ws, row, s, fmt)
+    row = _arms_block(ws, row, s, fmt)
     if s.get("alpha"):
         row = _alpha_block(ws, row, analysis, fmt)
     if s.get("direction_agreement"):
@@ -192,10 +248,70 @@ def _summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
             _write(ws, row, 1, value, fmt["num"])
             row += 1
         row += 1
-    row = _verdict_block(ws, row, s, fmt)
     row = _headline_extras(ws, row, s, fmt)
     if "alpha" in charts:
         _alpha_chart(wb, ws, analysis, charts["alpha"], row + 1)
+
+
+_STATUS_FORMAT = {"pass": "status_pass", "fail": "status_fail"}
+
+
+def _headline_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any]) -> int:
+    """The decision in words, then the rule, reasons, panel and arms (one line each)."""
+    lines = headline_lines(s)
+    style = fmt[_STATUS_FORMAT.get(s["decision"]["status"], "status_other")]
+    ws.set_row(row, 24)
+    ws.write_string(row, 0, lines[0], style)
+    for line in lines[1:]:
+        row += 1
+        ws.write_string(row, 0, line)
+    return row + 2
+
+
+def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any]) -> int:
+    checks = s["decision"]["checks"]
+    if not checks:
+        return row
+    ws.write_string(row, 0, "Checks behind the decision", fmt["bold"])
+    row += 1
+    for j, h in enumerate(["check", "value", "target", "passed", "outcome"]):
+        ws.write_string(row, j, h, fmt["head"])
+    ws.write_string(row, 7, "note", fmt["head"])
+    for c in checks:
+        row += 1
+        passed = c["passed"]
+        style = fmt["pass"] if passed is True else fmt["fail"] if passed is False else None
+        ws.write_string(row, 0, str(c["name"]))
+        _write(ws, row, 1, c["value"], fmt["num"])
+        _write(ws, row, 2, c["target"])
+        ws.write_string(row, 3, {True: "yes", False: "no"}.get(passed, "undefined"), style)
+        ws.write_string(row, 4, str(c["outcome"]), style)
+        ws.write_string(row, 7, str(c.get("note") or ""))
+    return row + 2
+
+
+def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any]) -> int:
+    arms = s.get("arms")
+    if not arms:
+        return row
+    ws.write_string(row, 0, "Arms: which wins, by how much, how sure", fmt["bold"])
+    row += 1
+    head = ["arm ahead", "effect", "ci_low", "ci_high", "p", "test"]
+    for j, h in enumerate(head):
+        ws.write_string(row, j, h, fmt["head"])
+    ws.write_string(row, 7, "effect measured as", fmt["head"])
+    row += 1
+    ci = arms.get("ci") or [None, None]
+    ws.write_string(row, 0, arms["winner"] or "none")
+    for j, value in enumerate([arms["effect"], ci[0], ci[1], arms["p"]], start=1):
+        _write(ws, row, j, value, fmt["num"])
+    ws.write_string(row, 5, str(arms["test"]))
+    ws.write_string(row, 7, str(arms["effect_measure"]))
+    for arm, value in arms.get("means", {}).items():
+        row += 1
+        ws.write_string(row, 0, f"  {arm}")
+        _write(ws, row, 1, value, fmt["num"])
+    return row + 2
 
 
 def _alpha_block(ws: Worksheet, row: int, analysis: Analysis, fmt: dict[str, Any]) -> int:
@@ -217,25 +333,6 @@ def _alpha_block(ws: Worksheet, row: int, analysis: Analysis, fmt: dict[str, Any
         _write(ws, row, 5, rec["n_raters"])
         ws.write_string(row, 6, str(rec["level"]))
         ws.write_string(row, 7, rec["band"] or rec.get("reason") or "", band_fmt)
-    return row + 2
-
-
-def _verdict_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any]) -> int:
-    if not s.get("verdicts"):
-        return row
-    ws.write_string(row, 0, "Verdicts against the plan's targets", fmt["bold"])
-    row += 1
-    for j, h in enumerate(["check", "value", "target", "met", "note"]):
-        ws.write_string(row, j if j < 4 else 7, h, fmt["head"])
-    for v in s["verdicts"]:
-        row += 1
-        met = v["met"]
-        style = fmt["pass"] if met is True else fmt["fail"] if met is False else None
-        ws.write_string(row, 0, str(v["name"]))
-        _write(ws, row, 1, v["value"], fmt["num"])
-        _write(ws, row, 2, v["target"])
-        ws.write_string(row, 3, {True: "yes", False: "no"}.get(met, "undefined"), style)
-        ws.write_string(row, 7, str(v.get("note") or ""))
     return row + 2
 
 
@@ -300,8 +397,12 @@ def _alpha_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
     chart.add_series({
         "name": "alpha", "categories": [sheet, first, 0, last, 0],
         "values": [sheet, first, 1, last, 1],
-        "y_error_bars": {"type": "custom", "plus_values": [sheet, first, 4, last, 4],
-                         "minus_values": [sheet, first, 5, last, 5]},
+        # a list would be written as literal numbers; a formula points at the cells
+        "y_error_bars": {"type": "custom",
+                         "plus_values": _column_ref(sheet, table, "err_plus", first, last),
+                         "plus_data": _finite_list(table["err_plus"]),
+                         "minus_values": _column_ref(sheet, table, "err_minus", first, last),
+                         "minus_data": _finite_list(table["err_minus"])},
     })
     lines = wb.add_chart({"type": "line"})
     for j, col in enumerate(table.columns):
@@ -315,6 +416,16 @@ def _alpha_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
     chart.set_y_axis({"min": -0.2, "max": 1.0, "major_gridlines": {"visible": False}})
     chart.set_size({"width": 760, "height": 340})
     ws.insert_chart(row, 0, chart)
+
+
+def _column_ref(sheet: str, table: pd.DataFrame, column: str, first: int, last: int) -> str:
+    """``='Sheet'!$E$3:$E$7``: the cells of ``column`` in rows first..last (0-based)."""
+    col = table.columns.get_loc(column)
+    return f"={quote_sheetname(sheet)}!{xl_range_abs(first, col, last, col)}"
+
+
+def _finite_list(values: pd.Series) -> list[float]:
+    return [float(v) if np.isfinite(v) else 0.0 for v in values]
 
 
 def _distribution_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,

@@ -15,6 +15,7 @@ from sheetflow.stats.chance import (
     randolph_kappa,
     scott_pi,
 )
+from sheetflow.stats.effects import paired_mean_difference
 from sheetflow.stats.gwet import gwet_ac
 from sheetflow.stats.hypothesis_tests import (
     cochran_armitage,
@@ -49,6 +50,7 @@ __all__ = [
     "krippendorff_alpha",
     "light_kappa",
     "mean_spearman",
+    "paired_mean_difference",
     "percent_agreement",
     "permutation_test_proportions",
     "randolph_kappa",

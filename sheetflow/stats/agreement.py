@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from typing import Any, Literal
 
 import numpy as np
@@ -147,10 +146,20 @@ def _wide(data: pd.DataFrame, unit: str, rater: str, value: str) -> pd.DataFrame
 
 
 def _pairwise_rows(wide: pd.DataFrame) -> list[dict[str, Any]]:
+    """Every pair of raters, counted over integer codes one first rater at a time."""
+    matrix = wide.to_numpy(dtype=object).T
+    domain = _util.resolve_domain(matrix, None)
+    codes = (_util.encode(matrix, domain) if len(domain) else
+             np.full(matrix.shape, _util.MISSING)).T  # units x raters
+    rated = codes != _util.MISSING
+    raters = list(wide.columns)
     rows = []
-    for a, b in itertools.combinations(wide.columns, 2):
-        both = wide[[a, b]].dropna()
-        rows.append(_agree_row(a, b, both[a].tolist(), both[b].tolist(), 0))
+    for a in range(len(raters) - 1):
+        both = rated[:, a:a + 1] & rated[:, a + 1:]
+        n = both.sum(axis=0)
+        agree = ((codes[:, a:a + 1] == codes[:, a + 1:]) & both).sum(axis=0)
+        rows += [_count_row(raters[a], raters[b], int(n[i]), int(agree[i]), 0)
+                 for i, b in enumerate(range(a + 1, len(raters)))]
     return rows
 
 
@@ -208,11 +217,6 @@ def _vs_majority(
     n = int(decided.sum())
     agree = int((mine[decided] == major[decided]).sum())
     return _count_row(raters[j], label, n, agree, ties)
-
-
-def _agree_row(a: Any, b: Any, x: list[Any], y: list[Any], ties: int) -> dict[str, Any]:
-    agree = sum(u == v for u, v in zip(x, y, strict=True))
-    return _count_row(a, b, len(x), agree, ties)
 
 
 def _count_row(a: Any, b: Any, n: int, agree: int, ties: int) -> dict[str, Any]:
