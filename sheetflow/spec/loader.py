@@ -53,6 +53,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         self._unknown_keys(meta, {
             "id", "title", "version", "date", "protocol", "instructions", "instructions_file",
         }, "[study]")
+        self._one_line(meta)
         rubric = self._rubric(doc)
         design = self._design(self._table(doc, "design"))
         plan = self._plan(self._table(doc, "analysis"))
@@ -117,6 +118,14 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
                       "[[dimensions]]")
             return None
         return doc
+
+    def _one_line(self, meta: dict) -> None:
+        """Title, version and date reach file names and mail subjects: one line each."""
+        for key in ("title", "version", "date"):
+            bad = unsafe_char(str(meta.get(key, "")))
+            if bad:
+                self.fail(f"'{key}' contains {bad} (a control character or line separator); "
+                          "it must be one line of plain text", "[study]")
 
     def _email_texts(self, email: dict) -> None:
         self._unknown_keys(email, {"subject", "body"}, "[email]")
