@@ -48,6 +48,11 @@ SHEET_TITLES = {
     "judge_trio": "Judge trio",
     "hypothesis_deltas": "Hypotheses",
     "self_checks": "Rater self-checks",
+    "position_bias": "Position bias",
+    "position_free_preference": "Position-free preference",
+    "confidence_by_rater": "Confidence by rater",
+    "confidence_agreement": "Agreement by confidence",
+    "direction_by_confidence": "Direction by confidence",
 }
 VERDICT_ANALYSES = frozenset({"yield_fisher", "permutation", "trend", "intra_rater_kappa"})
 BAND_COLOURS = ("#C6EFCE", "#E2F0D9", "#FFEB9C", "#FFC7CE")  # best band first
@@ -123,7 +128,7 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
     lines += [f"note: {n}" for n in summary["panel"]["notes"]]
     if summary.get("arms"):
         lines.append(f"arms: {summary['arms']['sentence']}")
-    return lines
+    return lines + list(summary.get("readings", []))
 
 
 def _panel_line(panel: dict[str, Any]) -> str:
@@ -385,6 +390,7 @@ def _chart_data_sheet(wb: xlsxwriter.Workbook, analysis: Analysis,
         row += len(table) + 4
     _distribution_chart(wb, ws, analysis, where)
     _scatter_chart(wb, ws, analysis, where)
+    _confidence_chart(wb, ws, analysis, where)
     return where
 
 
@@ -416,6 +422,32 @@ def _alpha_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
     chart.set_y_axis({"min": -0.2, "max": 1.0, "major_gridlines": {"visible": False}})
     chart.set_size({"width": 760, "height": 340})
     ws.insert_chart(row, 0, chart)
+
+
+def _confidence_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
+                      where: dict[str, tuple[str, int, int]]) -> None:
+    """Alpha on all ratings and on Medium/High only, per dimension, with their intervals."""
+    if "confidence" not in where:
+        return
+    sheet, top, n = where["confidence"]
+    table = analysis.figures["confidence"]
+    first, last = top + 1, top + n
+    chart = wb.add_chart({"type": "column"})
+    for subset in ("all ratings", "Medium/High"):
+        col = table.columns.get_loc(f"alpha {subset}")
+        chart.add_series({
+            "name": subset, "categories": [sheet, first, 0, last, 0],
+            "values": [sheet, first, col, last, col],
+            "y_error_bars": {
+                "type": "custom",
+                "plus_values": _column_ref(sheet, table, f"plus {subset}", first, last),
+                "plus_data": _finite_list(table[f"plus {subset}"]),
+                "minus_values": _column_ref(sheet, table, f"minus {subset}", first, last),
+                "minus_data": _finite_list(table[f"minus {subset}"])}})
+    chart.set_title({"name": "Alpha by rater confidence (95% CI)"})
+    chart.set_y_axis({"min": -0.2, "max": 1.0, "major_gridlines": {"visible": False}})
+    chart.set_size({"width": 760, "height": 340})
+    ws.insert_chart(top, len(table.columns) + 1, chart)
 
 
 def _column_ref(sheet: str, table: pd.DataFrame, column: str, first: int, last: int) -> str:
