@@ -37,6 +37,15 @@ def _t(code: str, severity: str, meaning: str, template: str) -> IssueType:
 
 _TYPES = (
     # -- the file as a whole (checked before any parser) -----------------------------------
+    _t("file-unreadable", ERROR, "The file could not be opened for reading.",
+       "The file could not be read ({detail}). Make sure the account running sheetflow "
+       "can read it (permissions, a synced folder not yet downloaded), then collect again."),
+    _t("symlink-outside-study", ERROR, "A link to a file outside the study folder.",
+       "This is a link to {detail}, outside the study folder; it was not followed. Copy "
+       "the returned workbook itself into the returns folder."),
+    _t("not-a-file", WARNING, "A folder, pipe, device or broken link; it was not read.",
+       "This entry is a {detail}, not a workbook file; it was not read. Move returned "
+       "workbooks into the returns folder itself."),
     _t("empty-file", ERROR, "The file has 0 bytes.",
        "The file is empty (0 bytes). Please attach the saved workbook again."),
     _t("file-too-large", ERROR, "The file is larger than the collector accepts.",

@@ -29,10 +29,10 @@ from sheetflow.outputs import (
     COLLECTION_FILE,
     OutputError,
     OutputSet,
-    file_digest,
     study_lock,
     verify_ratings,
 )
+from sheetflow.returns import file_digest
 from sheetflow.templates import init_study
 from sheetflow.workbook import layout as L
 

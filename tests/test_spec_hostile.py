@@ -93,6 +93,18 @@ CASES = [
      lambda d: _replace(d / "study.toml", 'subject = "External validation package: ',
                         'subject = "Bcc: eve@evil.example\\nExternal validation package: '),
      ["study.toml", "[email]", "'subject'", "U+000A"]),
+    ("a line break in the study title (it fills the mail subject)", "answer-review",
+     lambda d: _replace(d / "study.toml", 'title = "', 'title = "Bcc: eve@evil.example\\r\\n'),
+     ["study.toml", "[study]", "'title'", "U+000D"]),
+    ("a pack name Windows cannot create", "paired-rubric",
+     lambda d: _raters(d, "EV-01,Anna,Smith,anna@example.org,primary",
+                       "EV-02,Bob,x,bob@example.org,primary") or _replace(
+         d / "study.toml", '"external-validation-scores-{last_name}-{date}.xlsx"',
+         '"{name}.xlsx"') or _replace(d / "raters.csv", "Bob,x", "Con,x"),
+     ["raters.csv", "row 3", "EV-02", "'Con.xlsx'", "reserves for a device"]),
+    ("a pack name too long for a file system", "paired-rubric",
+     lambda d: _raters(d, f"EV-01,Anna,{'S' * 300},anna@example.org,primary"),
+     ["raters.csv", "row 2", "longer than 200 bytes"]),
     ("deep nesting", "paired-rubric",
      lambda d: _append(d, "\n[analysis.params.x]\ny = " + "[" * 100_000 + "]" * 100_000 + "\n"),
      ["study.toml", f"nest more than {MAX_DEPTH} levels"]),
@@ -204,3 +216,28 @@ def test_every_draft_has_one_recipient_and_no_extra_header(tmp_path, template):
         assert len(msg["To"].addresses) == 1
         assert sorted(set(msg.keys())) == sorted(
             {"To", "Subject", "X-Unsent", "Content-Type", "MIME-Version"})
+
+
+# Values of the wrong type where the loader used to convert or iterate without asking
+WRONG_TYPES = [
+    ("paired-rubric", "{ min = 0, max = 1, points = 0 }", '{ min = "a", max = 1, points = 0 }'),
+    ("paired-rubric", "{ min = 0, max = 1, points = 0 }", '{ min = 0, max = 1, points = "x" }'),
+    ("paired-rubric", "{ min = 0, max = 1, points = 0 }", '"bin"'),
+    ("judge-likert", "min = 1\nmax = 5", 'min = "x"\nmax = 5'),
+    ("anchored-plan", 'id_column = "output_id"', "id_column = []"),
+    ("anchored-plan", 'response_column = "output"', "response_column = [{}]"),
+    ("keep-known", 'show = [', "show = -1\nxshow = ["),
+    ("paired-rubric", "[analysis]", '[analysis]\nbands = [{ min = "x", label = "y" }]'),
+]
+
+
+@pytest.mark.parametrize("template,old,new", WRONG_TYPES, ids=[w[2] for w in WRONG_TYPES])
+def test_a_value_of_the_wrong_type_is_a_line_not_a_traceback(tmp_path, template, old, new):
+    d = init_study(tmp_path / "study", template)
+    _replace(d / "study.toml", old, new)
+    result = CliRunner().invoke(cli, ["check", str(d)])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert lines and all(ln.startswith("error: ") for ln in lines), lines
+    assert lines[0].startswith("error: study.toml: "), lines
