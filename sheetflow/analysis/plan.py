@@ -28,13 +28,15 @@ from .unblind import (
 )
 
 
-def analyze(study_dir: str | Path) -> Analysis:
+def analyze(study_dir: str | Path, *, published: str | None = None) -> Analysis:
     """Unseal, unblind and run the plan of the study in ``study_dir``.
 
     Parameters
     ----------
     study_dir : str or Path
         A study folder after ``sheetflow generate`` and ``sheetflow collect``.
+    published : str, optional
+        The key sha256 published before scoring; the key must have it.
 
     Returns
     -------
@@ -52,7 +54,7 @@ def analyze(study_dir: str | Path) -> Analysis:
     """
     root = Path(study_dir)
     study = load_study(root)
-    key, key_hash = verify_seal(root, study)
+    key, key_hash = verify_seal(root, study, published)
     ratings_path = root / RATINGS_FILE
     if not ratings_path.exists():
         raise SheetflowError(f"{RATINGS_FILE} not found in {root}; run sheetflow collect first")
