@@ -13,7 +13,7 @@ from ..outputs import check_row_count, verify_ratings
 from ..study import Study, load_study
 from .context import Analysis, Context, natural_order
 from .panel import Panel, build_panel, read_file_verdicts
-from .registry import all_analyses, planned_analyses
+from .registry import all_analyses, planned_analyses, protocol_plan
 from .selfchecks import self_checks
 from .summary import methods, summary
 from .unblind import (
@@ -111,9 +111,17 @@ def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
     analysis.summary = summary(ctx, analysis.tables, key_hash, key_seeds or {},
                                panel)
     analysis.panel = panel
-    analysis.methods = methods(study)
+    analysis.methods = _with_data_methods(methods(study), ctx)
     analysis.figures = _figures(ctx, analysis.tables)
     return analysis
+
+
+def _with_data_methods(entries: list[tuple[str, str]], ctx: Context) -> list[tuple[str, str]]:
+    """The protocol's data-dependent Methods entries, before the closing ones (Panel...)."""
+    own = protocol_plan(ctx.study.protocol)
+    extra = own.data_methods(ctx) if own is not None and own.data_methods else []
+    at = next((i for i, (topic, _) in enumerate(entries) if topic == "Panel"), len(entries))
+    return [*entries[:at], *extra, *entries[at:]]
 
 
 def expected_packs(study: Study) -> list[tuple[str, int]]:
