@@ -13,7 +13,7 @@ from ..outputs import check_row_count, verify_ratings
 from ..study import Study, load_study
 from .context import Analysis, Context, natural_order
 from .panel import Panel, build_panel, read_file_verdicts
-from .registry import all_analyses
+from .registry import all_analyses, protocol_plan
 from .selfchecks import self_checks
 from .summary import methods, summary
 from .unblind import (
@@ -109,6 +109,8 @@ def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
     analysis.summary = summary(ctx, analysis.tables, key_hash, key_seeds or {},
                                panel)
     analysis.panel = panel
+    own = protocol_plan(study.protocol)
+    analysis.feedback = own.feedback(ctx) if own is not None and own.feedback else {}
     analysis.methods = methods(study)
     analysis.figures = _figures(ctx, analysis.tables)
     return analysis

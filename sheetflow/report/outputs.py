@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..analysis import Analysis, verdicts
 from ..outputs import OutputSet, remove_partials
+from .feedback import feedback_name, write_feedback_workbook
 from .workbook import write_analysis_workbook
 
 VERDICT_ANALYSES = frozenset({"yield_fisher", "permutation", "trend", "intra_rater_kappa"})
@@ -15,7 +16,8 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path) -> list[Path
     """Write every output of an analysis into ``out_dir``; the paths written.
 
     ``analysis.xlsx`` and ``summary.json`` always; ``verdicts.jsonl`` when the plan runs
-    a KEEP/KNOWN analysis. This is the one place outputs are written: each to a
+    a KEEP/KNOWN analysis; ``feedback-<rater>.xlsx`` per rater when the protocol gives
+    raters feedback (000). This is the one place outputs are written: each to a
     temporary file first, all replacing the old ones only once every one is complete
     (:class:`~sheetflow.outputs.OutputSet`), so a run that stops half-way leaves the
     previous set as it was.
@@ -26,10 +28,13 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path) -> list[Path
                (write_summary_json, out / "summary.json")]
     if VERDICT_ANALYSES & set(analysis.study.plan.run):
         writers.append((write_verdicts_jsonl, out / "verdicts.jsonl"))
+    feedback = [(rater, out / feedback_name(rater)) for rater in analysis.feedback]
     with OutputSet() as outputs:
         for write, path in writers:
             write(analysis, outputs.stage(path))
-    return [path for _, path in writers]
+        for rater, path in feedback:
+            write_feedback_workbook(analysis, rater, outputs.stage(path))
+    return [path for _, path in writers] + [path for _, path in feedback]
 
 def write_summary_json(analysis: Analysis, path: str | Path) -> Path:
     """Write ``analysis.summary`` as JSON (sorted keys, NaN as null) to ``path``."""
