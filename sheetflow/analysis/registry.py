@@ -60,6 +60,10 @@ class ProtocolPlan:
     feedback : callable, optional
         context -> rater id -> sheet name -> table: what each rater may be sent about
         their own scores (written as one small workbook per rater).
+    runs_when : callable, optional
+        Study -> bool: when true, every analysis of this plan runs whatever the
+        study's ``run`` list says (checks that always apply to such a design, such as
+        position bias in paired designs).
     """
 
     protocol: str
@@ -71,19 +75,29 @@ class ProtocolPlan:
     decide: DecideFn | None = None
     arms: ArmsFn | None = None
     feedback: FeedbackFn | None = None
+    runs_when: Callable[[Study], bool] | None = None
 
 
 @cache
 def all_plans() -> tuple[ProtocolPlan, ...]:
     """The shared plan first, then every protocol module's ``PLAN`` in number order."""
-    from . import agreement
+    from . import agreement, confidence, position
 
-    plans = [agreement.PLAN]
+    plans = [agreement.PLAN, position.PLAN, confidence.PLAN]
     here = str(Path(__file__).resolve().parent)
     for info in sorted(pkgutil.iter_modules([here]), key=lambda m: m.name):
         if PROTOCOL_MODULE.match(info.name):
             plans.append(importlib.import_module(f"{__package__}.{info.name}").PLAN)
     return tuple(plans)
+
+
+def planned_analyses(study: Study) -> list[str]:
+    """The study's ``run`` list, then the analyses that always run for its design."""
+    names = list(study.plan.run)
+    for plan in all_plans():
+        if plan.runs_when is not None and plan.runs_when(study):
+            names += [n for n in plan.analyses if n not in names]
+    return names
 
 
 def all_analyses() -> dict[str, AnalysisFn]:

@@ -35,6 +35,11 @@ SHEET_TITLES = {
     "judge_trio": "Judge trio",
     "hypothesis_deltas": "Hypotheses",
     "self_checks": "Rater self-checks",
+    "position_bias": "Position bias",
+    "position_free_preference": "Position-free preference",
+    "confidence_by_rater": "Confidence by rater",
+    "confidence_agreement": "Agreement by confidence",
+    "direction_by_confidence": "Direction by confidence",
 }
 
 def write_analysis_workbook(analysis: Analysis, path: str | Path) -> Path:
