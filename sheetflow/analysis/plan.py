@@ -28,13 +28,15 @@ from .unblind import (
 )
 
 
-def analyze(study_dir: str | Path) -> Analysis:
+def analyze(study_dir: str | Path, *, published: str | None = None) -> Analysis:
     """Unseal, unblind and run the plan of the study in ``study_dir``.
 
     Parameters
     ----------
     study_dir : str or Path
         A study folder after ``sheetflow generate`` and ``sheetflow collect``.
+    published : str, optional
+        The key sha256 published before scoring; the key must have it.
 
     Returns
     -------
@@ -52,7 +54,7 @@ def analyze(study_dir: str | Path) -> Analysis:
     """
     root = Path(study_dir)
     study = load_study(root)
-    key, key_hash = verify_seal(root, study)
+    key, key_hash = verify_seal(root, study, published)
     ratings_path = root / RATINGS_FILE
     if not ratings_path.exists():
         raise SheetflowError(f"{RATINGS_FILE} not found in {root}; run sheetflow collect first")
@@ -111,9 +113,17 @@ def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
     analysis.panel = panel
     own = protocol_plan(study.protocol)
     analysis.feedback = own.feedback(ctx) if own is not None and own.feedback else {}
-    analysis.methods = methods(study)
+    analysis.methods = _with_data_methods(methods(study), ctx)
     analysis.figures = _figures(ctx, analysis.tables)
     return analysis
+
+
+def _with_data_methods(entries: list[tuple[str, str]], ctx: Context) -> list[tuple[str, str]]:
+    """The protocol's data-dependent Methods entries, before the closing ones (Panel...)."""
+    own = protocol_plan(ctx.study.protocol)
+    extra = own.data_methods(ctx) if own is not None and own.data_methods else []
+    at = next((i for i, (topic, _) in enumerate(entries) if topic == "Panel"), len(entries))
+    return [*entries[:at], *extra, *entries[at:]]
 
 
 def expected_packs(study: Study) -> list[tuple[str, int]]:
