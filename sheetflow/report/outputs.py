@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..analysis import Analysis, verdicts
 from ..outputs import OutputSet, remove_partials
+from .feedback import feedback_name, write_feedback_workbook
 from .large import TABLES_DIR, csv_path, large_tables, write_csv
 from .workbook import write_analysis_workbook
 
@@ -18,7 +19,8 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path) -> list[Path
 
     ``analysis.xlsx`` and ``summary.json`` always; ``tables/<name>.csv`` for each table
     too large for a sheet (see :mod:`.large`); ``verdicts.jsonl`` when the plan runs a
-    KEEP/KNOWN analysis. This is the one place outputs are written: each to a
+    KEEP/KNOWN analysis; ``feedback-<rater>.xlsx`` per rater when the protocol gives
+    raters feedback (000). This is the one place outputs are written: each to a
     temporary file first, all replacing the old ones only once every one is complete
     (:class:`~sheetflow.outputs.OutputSet`), so a run that stops half-way leaves the
     previous set as it was.
@@ -31,6 +33,7 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path) -> list[Path
         writers.append((_large_table(name), out / csv_path(name)))
     if VERDICT_ANALYSES & set(analysis.study.plan.run):
         writers.append((write_verdicts_jsonl, out / "verdicts.jsonl"))
+    writers += [(_feedback(rater), out / feedback_name(rater)) for rater in analysis.feedback]
     with OutputSet() as outputs:
         for write, path in writers:
             write(analysis, outputs.stage(path))
@@ -50,6 +53,11 @@ def _large_table(name: str) -> Callable[[Analysis, Path], Path]:
         return write_csv(table, path)
     return write
 
+
+def _feedback(rater: str) -> Callable[[Analysis, Path], Path]:
+    def write(analysis: Analysis, path: Path) -> Path:
+        return write_feedback_workbook(analysis, rater, path)
+    return write
 
 def write_summary_json(analysis: Analysis, path: str | Path) -> Path:
     """Write ``analysis.summary`` as JSON (sorted keys, NaN as null) to ``path``."""
