@@ -163,8 +163,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         path = self._inside(name, "[items] file")
         if path is None:
             return (), name
-        if not path.exists():
-            self.fail(f"items file {name!r} not found next to {self.file}", where)
+        if not self._regular(path, f"items file {name!r}", where):
             return (), name
         try:
             header, rows = read_table(path, max_bytes=MAX_TABLE_BYTES, max_rows=MAX_ITEMS)
@@ -243,9 +242,8 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             path = self._inside(meta["instructions_file"], "[study] instructions_file")
             if path is None:
                 return ""
-            if not path.exists():
-                self.fail(f"instructions_file {meta['instructions_file']!r} not found",
-                          "[study]")
+            if not self._regular(path, f"instructions_file {meta['instructions_file']!r}",
+                                 "[study]"):
                 return ""
             try:
                 return read_text_file(path, MAX_SPEC_BYTES)
@@ -266,8 +264,8 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         if scores is not None:
             where = "[analysis.params] internal_scores_file"
             path = self._inside(scores, where)
-            if path is not None and not path.is_file():
-                self.fail(f"{scores!r} not found in the study folder", where)
+            if path is not None:
+                self._regular(path, repr(scores), where)
         if design.repeats and items and design.repeats.count > len(items):
             self.fail(f"repeats count {design.repeats.count} exceeds the {len(items)} items",
                       "[design.repeats]")
