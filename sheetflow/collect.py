@@ -30,7 +30,7 @@ import os
 import pickle
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NamedTuple
@@ -48,6 +48,15 @@ from .collect_file import (
     csv_lines,
     neutralise,
     split_cell,
+)
+from .coordinator import (
+    FEEDBACK_DIR,
+    Drafts,
+    Expected,
+    RosterRow,
+    roster,
+    write_feedback,
+    write_validation_workbook,
 )
 from .errors import UsageError
 from .manifest import Manifest, PackHead, open_manifest
@@ -186,11 +195,17 @@ class Collection:
         Every file's status and every issue.
     outputs : dict
         Output name -> path written ("" when not written).
+    roster : list of RosterRow
+        One row per expected pack, returned or not, and per unknown file.
+    feedback : Drafts
+        The reply drafts written for raters whose file has errors.
     """
 
     ratings: Ratings
     report: ValidationReport
     outputs: dict[str, str] = field(default_factory=dict)
+    roster: list[RosterRow] = field(default_factory=list)
+    feedback: Drafts = field(default_factory=Drafts)
 
     @property
     def valid(self) -> bool:
@@ -200,12 +215,15 @@ class Collection:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary: the report plus the number of rating rows."""
         return {**self.report.to_dict(), "ratings": len(self.ratings),
-                "outputs": dict(sorted(self.outputs.items()))}
+                "outputs": dict(sorted(self.outputs.items())),
+                "raters": [row.to_dict() for row in self.roster],
+                "feedback": [str(p) for p in self.feedback.written]}
 
 
 def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
             write: bool = True, limits: Limits | None = None,
-            workers: int | None = None) -> Collection:
+            workers: int | None = None,
+            progress: Callable[[int, int], None] | None = None) -> Collection:
     """Collect returned workbooks of the study in ``study_dir``.
 
     Parameters
@@ -221,6 +239,8 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
         Safety limits for reading (sizes, memory, time).
     workers : int, optional
         Reader child processes (default: the CPU count, at most 4).
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each file is checked.
 
     Returns
     -------
@@ -232,16 +252,22 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
         The study or its manifest cannot be loaded (not a data problem).
     """
     root = Path(study_dir)
-    load_study(root)  # a broken spec fails here, once, not in every child
+    study = load_study(root)  # a broken spec fails here, once, not in every child
     manifest = open_manifest(root)
     try:
         files = find_files(root, paths)
         collector = _Collector(root, manifest, limits or Limits(), csv=write)
-        result = collector.run(files, workers)
+        result = collector.run(files, workers, progress)
     finally:
         manifest.close()
+    expected = [Expected(h.pack_id, h.rater_id, h.sitting, h.file) for h in manifest.heads]
+    result.roster = roster(study, expected, result.report)
     if write:
-        result.outputs = write_outputs(root / OUT_DIR, result)
+        out = root / OUT_DIR
+        result.outputs = write_outputs(out, result)
+        result.feedback = write_feedback(study, root, result.roster, result.report,
+                                         out / FEEDBACK_DIR)
+        result.outputs["feedback"] = str(out / FEEDBACK_DIR)
     return result
 
 
@@ -302,7 +328,8 @@ class _Collector:
         self.csv = csv
         self.ratings = Ratings()
 
-    def run(self, files: list[Path], workers: int | None) -> Collection:
+    def run(self, files: list[Path], workers: int | None,
+            progress: Callable[[int, int], None] | None = None) -> Collection:
         works = [_FileWork(p, file_sha256(p)) for p in files]
         first_by_hash: dict[str, _FileWork] = {}
         for work in works:
@@ -316,8 +343,10 @@ class _Collector:
                             self.limits, self.csv) for w in unique]
             count = workers or min(4, os.cpu_count() or 1)
             sandbox = Sandbox(check_file, self.limits, workers=min(count, len(jobs)))
-            for index, outcome in sandbox.imap(jobs):
+            for done, (index, outcome) in enumerate(sandbox.imap(jobs), 1):
                 self._receive(unique[index], outcome)
+                if progress is not None:
+                    progress(done, len(jobs))
         self._duplicate_raters(unique)  # after the checks: report every problem at once
         for work in works:
             if work.duplicate_of:
@@ -448,7 +477,7 @@ def write_outputs(out_dir: Path, result: Collection) -> dict[str, str]:
     csv_path = out_dir / "ratings.csv"
     result.ratings.write_csv(csv_path)
     xlsx_path = out_dir / "validation.xlsx"
-    write_validation_workbook(xlsx_path, result.report)
+    write_validation_workbook(xlsx_path, result.roster, result.report)
     json_path = out_dir / COLLECTION_FILE
     json_path.write_text(json.dumps({"files": file_verdicts(result.report)}, indent=2,
                                     sort_keys=True, ensure_ascii=False) + "\n",
@@ -492,52 +521,6 @@ def _reason(issues: list[Issue], n_errors: int) -> str:
     return head + ", ".join(parts) + tail if parts else "not used (see validation.xlsx)"
 
 
-def write_validation_workbook(path: Path, report: ValidationReport) -> None:
-    """The per-file status sheet and the issue list, written with xlsxwriter.
-
-    Every string goes through ``write_string`` (text from returned files is never
-    turned into a formula or link), and the creation date is pinned so two runs
-    give the same file.
-    """
-    import datetime as dt
-
-    import xlsxwriter
-
-    options = {"strings_to_formulas": False, "strings_to_urls": False,
-               "strings_to_numbers": False}
-    wb = xlsxwriter.Workbook(str(path), options)
-    wb.set_properties({"created": dt.datetime(2000, 1, 1)})
-    bold = wb.add_format({"bold": True})
-    status = wb.add_worksheet("Status")
-    heads = ("file", "rater", "used", "errors", "warnings", "percent_complete", "sha256")
-    for c, h in enumerate(heads):
-        status.write_string(0, c, h, bold)
-    for r, f in enumerate(report.files, 1):
-        status.write_string(r, 0, f.file)
-        status.write_string(r, 1, f.rater)
-        status.write_string(r, 2, "yes" if f.used else "no")
-        status.write_number(r, 3, f.errors)
-        status.write_number(r, 4, f.warnings)
-        status.write_number(r, 5, f.percent_complete)
-        status.write_string(r, 6, f.sha256)
-    issues = wb.add_worksheet("Issues")
-    columns = ("severity", "code", "file", "sheet", "cell", "rater", "case", "label",
-               "dimension", "value", "message")
-    for c, h in enumerate(columns):
-        issues.write_string(0, c, h, bold)
-    widths = [len(h) for h in columns]
-    for r, item in enumerate(report.issues, 1):
-        for c, h in enumerate(columns):
-            text = getattr(item, h)
-            issues.write_string(r, c, text)
-            widths[c] = max(widths[c], len(text))
-    status.autofit()  # a few rows; for the issues, measuring each string costs seconds
-    for c, width in enumerate(widths):
-        issues.set_column(c, c, min(width, MAX_COLUMN_CHARS) + 2)
-    wb.close()
-
-
-MAX_COLUMN_CHARS = 80
 
 
 # --------------------------------------------------------------------------- status

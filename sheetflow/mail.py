@@ -64,7 +64,8 @@ class _Keep(dict):
         return "{" + key + "}"
 
 
-def build_eml(study: Study, rater: Rater, pack: Path) -> bytes:
+def build_eml(study: Study, rater: Rater, pack: Path, *, subject: str | None = None,
+              body: str | None = None) -> bytes:
     """A ready-to-send draft mailing ``pack`` to ``rater``.
 
     Parameters
@@ -73,23 +74,30 @@ def build_eml(study: Study, rater: Rater, pack: Path) -> bytes:
     rater : Rater
         Must have an e-mail address.
     pack : Path
-        The workbook to attach.
+        The workbook to attach (left out, and said in the text, when it is missing).
+    subject, body : str, optional
+        Text used as given; by default the study's e-mail template with its
+        placeholders filled in.
 
     Returns
     -------
     bytes
         The message in RFC 5322 form with CRLF line ends.
     """
-    subject = study.email_subject or f"{study.title}: your scoring workbook"
-    body = study.email_body or (
+    subject = subject or fill(study.email_subject or f"{study.title}: your scoring workbook",
+                              study, rater)
+    body = body or fill(study.email_body or (
         "Dear {name},\n\nAttached is your scoring workbook. Please read its Instructions "
-        "sheet first, fill in the yellow cells, save it and email it back.\n")
+        "sheet first, fill in the yellow cells, save it and email it back.\n"), study, rater)
     msg = EmailMessage(policy=SMTP)
     msg["To"] = formataddr((rater.name, rater.email)) if rater.name else rater.email
-    msg["Subject"] = fill(subject, study, rater)
+    msg["Subject"] = subject
     msg["X-Unsent"] = "1"
-    msg.set_content(fill(body, study, rater))
-    msg.add_attachment(pack.read_bytes(), maintype=XLSX_TYPE[0], subtype=XLSX_TYPE[1],
-                       filename=pack.name)
-    msg.set_boundary("sheetflow-" + hashlib.sha256(pack.name.encode()).hexdigest()[:24])
+    if not pack.is_file():
+        body += f"\n[{pack.name} was not found when this draft was made: attach it.]\n"
+    msg.set_content(body)
+    if pack.is_file():
+        msg.add_attachment(pack.read_bytes(), maintype=XLSX_TYPE[0], subtype=XLSX_TYPE[1],
+                           filename=pack.name)
+        msg.set_boundary("sheetflow-" + hashlib.sha256(pack.name.encode()).hexdigest()[:24])
     return msg.as_bytes()

@@ -202,7 +202,7 @@ def batch(tmp_path_factory):
         "low-confidence": (_all(_cells(p1, "confidence"), "Low"), "confidence-low-share"),
     }
     returns = root / "returns"
-    returns.mkdir()
+    returns.mkdir(exist_ok=True)
     expected = {}
     src = filled / "EV-01.xlsx"
     for name, (change, code) in kinds.items():

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import SheetflowError
+from ..errors import MissingStepError
 from ..study import Study, load_study
 from .context import Analysis, Context
 from .panel import Panel, build_panel, read_file_verdicts
@@ -42,7 +42,7 @@ def analyze(study_dir: str | Path) -> Analysis:
     ------
     SealError
         The key or the spec does not match its sealed hash.
-    SheetflowError
+    MissingStepError
         There are no collected ratings yet (``out/ratings.csv`` is missing).
     """
     root = Path(study_dir)
@@ -50,7 +50,8 @@ def analyze(study_dir: str | Path) -> Analysis:
     key, key_hash = verify_seal(root, study)
     ratings_path = root / RATINGS_FILE
     if not ratings_path.exists():
-        raise SheetflowError(f"{RATINGS_FILE} not found in {root}; run sheetflow collect first")
+        raise MissingStepError(f"{RATINGS_FILE} not found in {root}",
+                               f"sheetflow collect {root}")
     raw = pd.read_csv(ratings_path, dtype=str, keep_default_na=False)
     data = unblind(study, raw, key_sides(key))
     internal = internal_scores(study)

@@ -6,31 +6,36 @@ from pathlib import Path
 
 import click
 
-from ..judges import JudgeImportError, import_judges
-from . import EXIT_DATA, reports_errors
+from .common import EXIT_DATA, Output, command, fail
 
 
-@click.command("import-judges")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@command("import-judges")
 @click.argument("jsonl", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--returns", "returns_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to save the filled workbooks (default DIRECTORY/returns).")
 @click.option("--force", is_flag=True, help="Replace filled workbooks already there.")
-@reports_errors
-def import_judges_command(directory: Path, jsonl: Path, returns_dir: Path | None,
-                          force: bool) -> None:
-    """Fill each judge's workbook from JSONL judge outputs, ready for collect."""
+def import_judges_command(out: Output, directory: Path, jsonl: Path,
+                          returns_dir: Path | None, force: bool) -> None:
+    """Fill each judge's workbook from JSONL judge outputs, ready for collect.
+
+    Example: sheetflow import-judges my-study judges.jsonl
+    """
+    from ..judges import JudgeImportError, import_judges
+
     try:
         result = import_judges(directory, jsonl, returns_dir, force=force)
     except JudgeImportError as exc:
-        click.echo(f"error: {exc}", err=True)
-        raise click.exceptions.Exit(EXIT_DATA) from exc
-    click.echo(f"read {result.records} records, filled {result.answers} answer cells")
+        fail(EXIT_DATA, [str(exc)])
+        return
+    out.say(f"read {result.records} records, filled {result.answers} answer cells")
     for path in result.files:
-        click.echo(f"  {path}")
+        out.say(f"  {path}")
     for gap in result.missing:
-        click.echo(f"warning: no output from {gap}; that rater's cells stay blank", err=True)
-    click.echo(f"next: sheetflow collect {directory}")
+        out.warn(f"no output from {gap}; that rater's cells stay blank")
+    out.headline(f"next: sheetflow collect {directory}")
+    out.json({"ok": True, "records": result.records, "answers": result.answers,
+              "files": [str(p) for p in result.files], "missing": list(result.missing),
+              "next": f"sheetflow collect {directory}"})
 
 
 def register(group: click.Group) -> None:
