@@ -5,7 +5,8 @@
   and what to do next.
 - :func:`write_validation_workbook`: ``out/validation.xlsx``, opening on the Status
   sheet (colour by state, frozen header, filters, landscape and one page wide when
-  printed) with the Issues sheet after it (messages wrapped).
+  printed), then the Issues sheet (messages wrapped) and the Files sheet (one row per
+  input file with its sha256).
 - :func:`write_feedback`: a reply draft (``out/feedback/<rater_id>.eml``, X-Unsent) to
   each rater whose file has errors, listing sheet!cell and what to do, with their pack
   attached again.
@@ -199,6 +200,7 @@ def write_validation_workbook(path: Path, rows: list[RosterRow],
                           "text_wrap": True, "valign": "top"})
     _status_sheet(wb, head, rows)
     _issues_sheet(wb, head, report.issues)
+    _files_sheet(wb, head, report)
     wb.close()
 
 
@@ -259,6 +261,27 @@ def _issues_sheet(wb: Any, head: Any, issues: list[Issue]) -> None:
             else:
                 ws.write_string(r, c, text)
     _print_setup(ws, len(ISSUE_COLUMNS), len(issues))
+
+
+FILE_COLUMNS = (("file", 34), ("rater", 12), ("used", 7), ("errors", 8), ("warnings", 10),
+                ("percent_complete", 17), ("sha256", 66))
+
+
+def _files_sheet(wb: Any, head: Any, report: ValidationReport) -> None:
+    ws = wb.add_worksheet("Files")
+    for c, (name, width) in enumerate(FILE_COLUMNS):
+        ws.write_string(0, c, name, head)
+        ws.set_column(c, c, width)
+    for r, f in enumerate(report.files, 1):
+        ws.write_string(r, 0, f.file)
+        ws.write_string(r, 1, f.rater)
+        ws.write_string(r, 2, "yes" if f.used else "no")
+        ws.write_number(r, 3, f.errors)
+        ws.write_number(r, 4, f.warnings)
+        if f.pack_id:
+            ws.write_number(r, 5, f.percent_complete)
+        ws.write_string(r, 6, f.sha256)
+    _print_setup(ws, len(FILE_COLUMNS), len(report.files))
 
 
 # --------------------------------------------------------------------------- drafts

@@ -8,6 +8,7 @@ tables and record verdicts in the summary.
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ import pandas as pd
 
 from ..rubric import Dimension
 from ..study import Study
+from .na import na_as_category
 
 DATA_COLUMNS = ("rater", "role", "sitting", "case", "label", "arm", "dimension", "value",
                 "confidence")
@@ -74,6 +76,7 @@ class Context:
     def dims_and_totals(self) -> list[tuple[str, str, list[Any] | None, str]]:
         """(id, level, value domain or None, kind) for every analysable response measure."""
         out: list[tuple[str, str, list[Any] | None, str]] = [
+            (d.id, "nominal", list(d.choices), d.kind) if na_as_category(self.study, d) else
             (d.id, d.level, d.value_domain(), d.kind) for d in self.response_dims()]
         out += [(t.id, t.level, None, "total") for t in self.study.rubric.totals]
         out += [(d.id, "nominal", self.arm_domain(), "preference")
@@ -91,7 +94,16 @@ class Context:
         if self._is_case_scope(dim_id):
             rows = rows.assign(unit=rows["case"])
         rows = rows[rows["value"].notna() & (rows["value"].astype(str) != "")]
+        dim = self._dimension(dim_id)
+        if dim is not None and dim.na_choices and not na_as_category(self.study, dim):
+            rows = rows[~rows["value"].isin(dim.na_choices)]  # na_handling "missing"
         return rows[["unit", "rater", "value", "arm", "case"]]
+
+    def _dimension(self, dim_id: str) -> Dimension | None:
+        try:
+            return self.study.rubric.dimension(dim_id)
+        except KeyError:
+            return None
 
     def numeric(self, dim_id: str) -> pd.DataFrame:
         rows = self.ratings(dim_id).copy()
@@ -117,6 +129,20 @@ class Context:
 
     def param(self, name: str, default: Any = None) -> Any:
         return self.plan.params.get(name, default)
+
+
+def natural_key(text: Any) -> tuple:
+    """Sort key that orders numbers inside text by value: ``C2`` before ``C10``."""
+    parts = re.split(r"(\d+)", str(text))
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts if p != "")
+
+
+def natural_order(data: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """``data`` sorted by ``columns`` in natural order (stable; other order kept)."""
+    if data.empty:
+        return data
+    return data.sort_values(columns, key=lambda col: col.map(natural_key),
+                            kind="stable", ignore_index=True)
 
 
 def typed_domain(kind: str, domain: list[Any] | None, level: str) -> list[Any] | None:

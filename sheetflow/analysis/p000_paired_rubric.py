@@ -287,6 +287,11 @@ PLAN = ProtocolPlan(
         "wilcoxon_totals": _h_wilcoxon,
     },
     methods=methods,
+    method_topics={
+        "Direction agreement": ("direction_agreement",),
+        "Spearman vs internal": ("spearman_internal",),
+        "Wilcoxon signed-rank": ("wilcoxon_totals",),
+    },
     decide=_decide,
     arms=_arms,
 )

@@ -26,6 +26,14 @@ from typing import Any
 import pandas as pd
 
 COLLECTION_FILE = Path("out") / "collection.json"
+PANEL_METHOD = (
+    "Expected panel: every pack (rater and sitting) of the sealed key. A pack is included "
+    "when the collected ratings hold a rating from it. Every returned file collect did not "
+    "use is listed with collect's reason. A pack not included makes the decision "
+    "'incomplete' (exit 1 unless --allow-partial); the statistics shown are those of the "
+    "raters included. A return with blank required answers (answer-missing) is left out "
+    "whole until a corrected file is collected: using part of it would give raters "
+    "different sets of cases without anyone deciding so.")
 
 
 @dataclass

@@ -8,10 +8,11 @@ import pandas as pd
 
 from .. import __version__
 from ..study import Study
+from . import confidence, position
 from .context import Context, json_safe
 from .decision import default_decision, finish
-from .panel import Panel
-from .registry import all_headlines, all_plans, protocol_plan
+from .panel import PANEL_METHOD, Panel
+from .registry import all_headlines, all_plans, planned_analyses, protocol_plan
 
 SUMMARY_SCHEMA = "sheetflow-summary/1"
 
@@ -48,7 +49,7 @@ def summary(ctx: Context, tables: dict[str, pd.DataFrame], key_hash: str,
         "seeds": {"design": study.design.seed, "analysis": ctx.plan.seed,
                   **({"repeats": study.design.repeats.seed} if study.design.repeats else {}),
                   "key": key_seeds},
-        "n_boot": ctx.plan.n_boot, "analyses": list(ctx.plan.run),
+        "n_boot": ctx.plan.n_boot, "analyses": planned_analyses(study),
         "n_raters": int(ctx.first["rater"].nunique()),
         "n_cases": int(ctx.first.loc[ctx.first["case"] != "", "case"].nunique()),
         "targets": dict(ctx.plan.targets), "verdicts": [],
@@ -66,23 +67,38 @@ def summary(ctx: Context, tables: dict[str, pd.DataFrame], key_hash: str,
     arms = plan.arms(ctx, tables) if plan and plan.arms else None
     out["arms"] = arms.to_dict() if arms is not None else None
     out["panel"] = panel.to_dict()
+    out.update(position.summary_part(tables))
+    out.update(confidence.summary_part(tables))
+    out["readings"] = position.readings(json_safe(out), ctx) + \
+        confidence.readings(json_safe(out))
     out["schema"] = SUMMARY_SCHEMA
     return json_safe(out)
 
 
-def _closing_methods() -> list[tuple[str, str]]:
-    """Methods-sheet entries: (topic, text)."""
-    return [
+def _closing_methods(study: Study) -> list[tuple[str, str]]:
+    """Totals (when the rubric has any), the panel rule, and the references."""
+    totals = [
         ("Totals", "Recomputed from the rubric's dimensions (sum or mean); a total is missing "
          "when any of its dimensions is missing. Formulas in workbooks are never read."),
-        ("References", "\n".join(REFERENCES)),
-    ]
+    ] if study.rubric.totals else []
+    return [*totals, ("Panel", PANEL_METHOD), ("References", "\n".join(REFERENCES))]
 
 
 def methods(study: Study) -> list[tuple[str, str]]:
-    """The conventions behind every number, for the Methods sheet."""
+    """The conventions behind every number that was computed, for the Methods sheet.
+
+    A topic is listed when an analysis it explains is in the plan's ``run`` list (or,
+    for a protocol's own topics such as its decision rule, when the study follows
+    that protocol).
+    """
+    ran = set(planned_analyses(study))
+    own = protocol_plan(study.protocol)
     out: list[tuple[str, str]] = []
     for plan in all_plans():
-        if plan.methods is not None:
-            out += plan.methods(study)
-    return out + _closing_methods()
+        if plan.methods is None:
+            continue
+        for topic, text in plan.methods(study):
+            needs = plan.method_topics.get(topic)
+            if (needs is not None and ran & set(needs)) or (needs is None and plan is own):
+                out.append((topic, text))
+    return out + _closing_methods(study)

@@ -19,7 +19,10 @@ _STATUS_COLOURS = {"pass": "green", "fail": "red", "incomplete": "yellow"}
 @command("analyze")
 @click.option("--allow-partial", is_flag=True,
               help="Exit 0 even when raters are missing (the decision stays 'incomplete').")
-def analyze_command(out: Output, directory: Path, allow_partial: bool) -> None:
+@click.option("--key-sha256", "published", default=None, metavar="HEX",
+              help="The key hash published before scoring; refuse a key without it.")
+def analyze_command(out: Output, directory: Path, allow_partial: bool,
+                    published: str | None) -> None:
     """Unseal the key, unblind the collected ratings and run the study's analysis plan.
 
     Writes out/analysis.xlsx and out/summary.json (and the protocol's other files, e.g.
@@ -29,10 +32,12 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool) -> None:
     Example: sheetflow analyze my-study
     """
     from ..analysis import analyze
+    from ..outputs import study_lock
     from ..report import write_analysis_outputs
 
-    analysis = analyze(directory)
-    written = write_analysis_outputs(analysis, directory / "out")
+    with study_lock(directory, "analyze"):  # no collect replaces the table meanwhile
+        analysis = analyze(directory, published=published)
+        written = write_analysis_outputs(analysis, directory / "out")
     _echo_summary(out, analysis)
     for path in written:
         out.say(f"wrote {path}")

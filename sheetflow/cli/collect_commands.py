@@ -41,16 +41,21 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
 
 
 def _summary(out: Output, result: Collection) -> None:
+    from ..returns import escape_controls
+
     report = result.report
     for f in report.files:
         state = "used" if f.used else "NOT USED"
-        out.say(f"{f.file}: rater {f.rater or '?'}, {f.percent_complete:g}% complete, "
-                f"{f.errors} errors, {f.warnings} warnings, {state}",
+        out.say(escape_controls(f"{f.file}: rater {f.rater or '?'}, "
+                                f"{f.percent_complete:g}% complete, {f.errors} errors, "
+                                f"{f.warnings} warnings, {state}"),
                 fg="red" if f.errors else ("yellow" if f.warnings else None))
     for item in report.issues:
         where = ", ".join(x for x in (item.sheet, item.cell) if x)
-        out.say(f"  {item.severity}: {item.file}{' ' + where if where else ''}: "
-                f"[{item.code}] {item.message}")
+        # names and cell text never start another line or carry a terminal escape
+        out.say(escape_controls(f"  {item.severity}: {item.file}"
+                                f"{' ' + where if where else ''}: [{item.code}] "
+                                f"{item.message}"))
     for name, path in sorted(result.outputs.items()):
         out.say(f"wrote {name}: {path}")
     out.headline(f"{len(report.files)} files, {len(result.ratings)} rating rows, "

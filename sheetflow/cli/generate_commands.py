@@ -31,12 +31,15 @@ def generate_command(out: Output, directory: Path, out_dir: Path | None, emails:
                             progress=progress)
     progress.close()
     for pack in result.packs:
-        sitting = " (sitting 2)" if pack.sitting == 2 else ""
+        sitting = " (sitting 2: send at least 24 h after sitting 1 is returned)" \
+            if pack.sitting == 2 else ""
         out.say(f"pack       {pack.path.name}: {pack.cards} cases for {pack.rater_id}"
                 f"{sitting}")
     out.say(f"manifest   {result.manifest_path.name} (blinded; collect uses it)")
+    apart = sum(p.parent.name.startswith("sitting-") for p in result.eml_paths)
     out.say(f"mailing    {result.mailing_list_path.name}"
-            + (f", {len(result.eml_paths)} .eml drafts" if emails else ""))
+            + (f", {len(result.eml_paths)} .eml drafts" if emails else "")
+            + (f" ({apart} for sitting 2 apart in eml/sitting-2/)" if apart else ""))
     out.say("sealed     key.json, key.sha256, plan.lock.json (keep key.json private)")
     out.say(f"returns    {result.returns_dir} (save returned workbooks here)")
     for warning in result.warnings:

@@ -14,16 +14,22 @@ from .common import EXIT_DATA, Output, command, fail
 @click.option("--returns", "returns_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to save the filled workbooks (default DIRECTORY/returns).")
 @click.option("--force", is_flag=True, help="Replace filled workbooks already there.")
+@click.option("--execution-window", "window", metavar="'START to END'",
+              help="The run's UTC window (ISO times) for out/pilot-summary.json.")
 def import_judges_command(out: Output, directory: Path, jsonl: Path,
-                          returns_dir: Path | None, force: bool) -> None:
-    """Fill each judge's workbook from JSONL judge outputs, ready for collect.
+                          returns_dir: Path | None, force: bool, window: str | None) -> None:
+    """Check JSONL judge outputs, fill each judge's workbook, write pilot-summary.json.
 
     Example: sheetflow import-judges my-study judges.jsonl
     """
-    from ..judges import JudgeImportError, import_judges
+    from ..judges import JudgeImportError, RecordMismatchError, import_judges
 
     try:
-        result = import_judges(directory, jsonl, returns_dir, force=force)
+        result = import_judges(directory, jsonl, returns_dir, force=force, window=window)
+    except RecordMismatchError as exc:
+        fail(EXIT_DATA, [*exc.lines, f"{len(exc.lines)} mismatch(es); nothing was written. "
+                         "Fix the records (or the items file) and import again."])
+        return
     except JudgeImportError as exc:
         fail(EXIT_DATA, [str(exc)])
         return
@@ -32,10 +38,18 @@ def import_judges_command(out: Output, directory: Path, jsonl: Path,
         out.say(f"  {path}")
     for gap in result.missing:
         out.warn(f"no output from {gap}; that rater's cells stay blank")
+    if result.summary_path is not None:
+        out.say(f"summary    {result.summary_path}")
     out.headline(f"next: sheetflow collect {directory}")
-    out.json({"ok": True, "records": result.records, "answers": result.answers,
-              "files": [str(p) for p in result.files], "missing": list(result.missing),
-              "next": f"sheetflow collect {directory}"})
+    if result.summary_note:
+        out.warn(result.summary_note)
+    doc = {"records": result.records, "answers": result.answers,
+           "files": [str(p) for p in result.files], "missing": list(result.missing),
+           "summary": str(result.summary_path) if result.summary_path else None,
+           "next": f"sheetflow collect {directory}"}
+    out.json({"ok": not result.summary_note, **doc})
+    if result.summary_note:
+        click.get_current_context().exit(EXIT_DATA)
 
 
 def register(group: click.Group) -> None:

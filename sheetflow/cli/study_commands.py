@@ -48,6 +48,7 @@ def check_command(out: Output, directory: Path) -> None:
     Example: sheetflow check my-study --json
     """
     from ..seal import spec_drift
+    from ..spec.blinding import study_warnings
     from ..study import load_study
 
     study = load_study(directory)
@@ -63,6 +64,8 @@ def check_command(out: Output, directory: Path) -> None:
             f"{t.id} = {t.method} of {len(t.of)}" for t in rubric.totals))
     out.say(f"analyses   {', '.join(study.plan.run) or 'none'}")
     out.say(f"spec hash  {study.hash}")
+    for warning in study_warnings(study):
+        out.warn(warning)
     drift = spec_drift(directory, study)
     if drift:
         fail(EXIT_FAILED, [drift])

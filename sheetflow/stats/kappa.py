@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -186,11 +185,7 @@ def cohen_kappa(
     domain = _util.resolve_domain(matrix, categories)
     codes = _util.encode(matrix, domain) if len(domain) else np.full(matrix.shape, -1)
     w = agreement_weights(domain, weights, weight_on)
-    rows = [
-        {"rater1": raters[a], "rater2": raters[b], "weights": weight_name(weights),
-         **_pair_kappa(codes[a], codes[b], w, confidence)}
-        for a, b in itertools.combinations(range(len(raters)), 2)
-    ]  # fmt: skip
+    rows = _all_pairs(codes, list(raters), w, confidence, weight_name(weights))
     return _util.frame(rows, COHEN_COLUMNS)
 
 
@@ -273,55 +268,67 @@ def _intra_row(res: pd.DataFrame, sittings: list[Any]) -> dict[str, Any]:
     return row
 
 
-def _pair_kappa(x: np.ndarray, y: np.ndarray, w: np.ndarray, confidence: float) -> dict:
-    """Kappa row for two coded rating vectors (MISSING = -1)."""
-    both = (x != _util.MISSING) & (y != _util.MISSING)
+def _all_pairs(codes: np.ndarray, raters: list[Any], w: np.ndarray, confidence: float,
+               weights_label: str) -> list[dict]:
+    """Kappa rows for every pair of raters, one batch of pairs per first rater.
+
+    The pairs' q x q tables come from one-hot codes (MISSING = -1 codes to no column),
+    so a panel of hundreds of raters costs a few array operations per rater, not a
+    Python call per pair.
+    """
     q = w.shape[0]
-    counts = np.bincount(x[both] * q + y[both], minlength=q * q).reshape(q, q).astype(float)
-    return _kappa_from_counts(counts, w, confidence)
+    onehot = (codes[:, :, None] == np.arange(q)[None, None, :]).astype(float)
+    rows: list[dict] = []
+    for a in range(len(raters) - 1):
+        tables = np.einsum("uk,bul->bkl", onehot[a], onehot[a + 1:])
+        batch = _kappa_batch(tables, w, confidence)
+        rows += [{"rater1": raters[a], "rater2": raters[b], "weights": weights_label,
+                  **{k: v[i] for k, v in batch.items()}}
+                 for i, b in enumerate(range(a + 1, len(raters)))]
+    return rows
 
 
 def _kappa_from_counts(counts: np.ndarray, w: np.ndarray, confidence: float) -> dict:
     """Kappa, FCE-1969 non-null SE and interval from a q x q table of counts."""
-    n = counts.sum()
-    empty = {"n_units": int(n), "kappa": np.nan, "se": np.nan, "z": np.nan, "p": np.nan,
-             "ci_low": np.nan, "ci_high": np.nan, "p_o": np.nan, "p_e": np.nan}  # fmt: skip
-    if n == 0:
-        return {**empty, "reason": "no unit rated by both raters"}
-    p = counts / n
-    rows, cols = p.sum(axis=1), p.sum(axis=0)
-    p_o, p_e = float((w * p).sum()), float((w * np.outer(rows, cols)).sum())
-    if np.isclose(p_e, 1.0, rtol=0.0, atol=1e-12):
-        return {**empty, "p_o": p_o, "p_e": p_e,
-                "reason": "chance agreement is 1 (one category used throughout)"}  # fmt: skip
-    kappa = (p_o - p_e) / (1.0 - p_e)
-    se = _fce_se(p, w, kappa, p_e, n)
-    z = stats.norm.ppf(0.5 + confidence / 2.0)
-    return {**empty, "kappa": kappa, "se": se, **_null_test(p, w, kappa, p_e, n),
-            "ci_low": kappa - z * se, "ci_high": kappa + z * se, "p_o": p_o, "p_e": p_e,
-            "reason": ""}  # fmt: skip
+    return {k: v[0] for k, v in _kappa_batch(counts[None], w, confidence).items()}
 
 
-def _null_test(p: np.ndarray, w: np.ndarray, kappa: float, p_e: float, n: float) -> dict:
-    """z and two-sided p of kappa = 0 with the Fleiss, Cohen & Everitt (1969) null SE."""
-    rows, cols = p.sum(axis=1), p.sum(axis=0)
-    w_row, w_col = w @ cols, rows @ w
-    term = (np.outer(rows, cols) * (w - (w_row[:, None] + w_col[None, :])) ** 2).sum()
-    var0 = (term - p_e**2) / (n * (1.0 - p_e) ** 2)
-    if not var0 > 0:
-        return {"z": np.nan, "p": np.nan}
-    z = kappa / np.sqrt(var0)
-    return {"z": float(z), "p": float(2.0 * stats.norm.sf(abs(z)))}
+def _kappa_batch(counts: np.ndarray, w: np.ndarray, confidence: float) -> dict[str, list]:
+    """Kappa, its FCE-1969 non-null SE, null z and p, and interval for m q x q tables.
 
-
-def _fce_se(p: np.ndarray, w: np.ndarray, kappa: float, p_e: float, n: float) -> float:
-    """Fleiss, Cohen & Everitt (1969) non-null standard error of (weighted) kappa."""
-    rows, cols = p.sum(axis=1), p.sum(axis=0)
-    w_row = w @ cols  # \bar w_{i.}
-    w_col = rows @ w  # \bar w_{.j}
-    term = (p * (w - (w_row[:, None] + w_col[None, :]) * (1.0 - kappa)) ** 2).sum()
-    var = (term - (kappa - p_e * (1.0 - kappa)) ** 2) / (n * (1.0 - p_e) ** 2)
-    return float(np.sqrt(max(var, 0.0)))
+    With the joint proportions p, marginals r (rows) and c (columns) and
+    :math:`\\bar w_{i.} = \\sum_j c_j w_{ij}`, :math:`\\bar w_{.j} = \\sum_i r_i w_{ij}`:
+    the non-null variance (Fleiss, Cohen & Everitt 1969) is
+    :math:`[\\sum p_{ij}(w_{ij} - (\\bar w_{i.} + \\bar w_{.j})(1-\\kappa))^2 -
+    (\\kappa - p_e(1-\\kappa))^2] / (n(1-p_e)^2)` and the null one, used for z and p,
+    :math:`[\\sum r_i c_j (w_{ij} - (\\bar w_{i.} + \\bar w_{.j}))^2 - p_e^2] /
+    (n(1-p_e)^2)`. Undefined cases are NaN with their reason.
+    """
+    n = counts.sum(axis=(1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = counts / n[:, None, None]
+        rows, cols = p.sum(axis=2), p.sum(axis=1)
+        chance = rows[:, :, None] * cols[:, None, :]
+        p_o, p_e = (w * p).sum(axis=(1, 2)), (w * chance).sum(axis=(1, 2))
+        kappa = (p_o - p_e) / (1.0 - p_e)
+        sums = (cols @ w.T)[:, :, None] + (rows @ w)[:, None, :]  # w_i. + w_.j
+        term = (p * (w[None] - sums * (1.0 - kappa)[:, None, None]) ** 2).sum(axis=(1, 2))
+        var = (term - (kappa - p_e * (1.0 - kappa)) ** 2) / (n * (1.0 - p_e) ** 2)
+        var0 = ((chance * (w[None] - sums) ** 2).sum(axis=(1, 2)) - p_e**2) / (
+            n * (1.0 - p_e) ** 2)
+        se = np.sqrt(np.maximum(var, 0.0))
+        z = np.where(var0 > 0, kappa / np.sqrt(var0), np.nan)
+    z_crit = stats.norm.ppf(0.5 + confidence / 2.0)
+    no_units, one_category = n == 0, np.abs(p_e - 1.0) <= 1e-12
+    undefined = no_units | one_category
+    kappa, se, z = (np.where(undefined, np.nan, x) for x in (kappa, se, z))
+    reason = np.where(no_units, "no unit rated by both raters", np.where(
+        one_category, "chance agreement is 1 (one category used throughout)", ""))
+    return {"n_units": [int(v) for v in n], "kappa": kappa.tolist(), "se": se.tolist(),
+            "z": z.tolist(), "p": (2.0 * stats.norm.sf(np.abs(z))).tolist(),
+            "ci_low": (kappa - z_crit * se).tolist(), "ci_high": (kappa + z_crit * se).tolist(),
+            "p_o": np.where(no_units, np.nan, p_o).tolist(),
+            "p_e": np.where(no_units, np.nan, p_e).tolist(), "reason": reason.tolist()}
 
 
 def fleiss_kappa(
