@@ -208,7 +208,7 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
     return Arms(winner=winner if gap > 0 else "", other=control, effect=gap,
                 effect_measure="yield difference", ci=None, p=p,
                 test="permutation test of the yield gap (one-sided)",
-                means={a: float(v) for a, v in yields.items()},
+                means={a: float(v) for a, v in yields.items()}, means_label="yield",
                 note="" if gap > 0 else "the best candidate is not above the control")
 
 
