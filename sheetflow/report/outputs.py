@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
-from ..analysis import Analysis, verdicts
+import pandas as pd
+
+from ..analysis import Analysis, results_tables, verdicts
 from ..outputs import OutputSet, remove_partials
 from .workbook import write_analysis_workbook
 
@@ -14,8 +17,9 @@ VERDICT_ANALYSES = frozenset({"yield_fisher", "permutation", "trend", "intra_rat
 def write_analysis_outputs(analysis: Analysis, out_dir: str | Path) -> list[Path]:
     """Write every output of an analysis into ``out_dir``; the paths written.
 
-    ``analysis.xlsx`` and ``summary.json`` always; ``verdicts.jsonl`` when the plan runs
-    a KEEP/KNOWN analysis. This is the one place outputs are written: each to a
+    ``analysis.xlsx`` and ``summary.json`` always; ``verdicts.jsonl``,
+    ``results/T2.csv`` and ``results/T3.csv`` when the plan runs a KEEP/KNOWN analysis.
+    This is the one place outputs are written: each to a
     temporary file first, all replacing the old ones only once every one is complete
     (:class:`~sheetflow.outputs.OutputSet`), so a run that stops half-way leaves the
     previous set as it was.
@@ -26,10 +30,21 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path) -> list[Path
                (write_summary_json, out / "summary.json")]
     if VERDICT_ANALYSES & set(analysis.study.plan.run):
         writers.append((write_verdicts_jsonl, out / "verdicts.jsonl"))
+        for name, table in results_tables(analysis).items():
+            writers.append((_csv_writer(table), out / name))
     with OutputSet() as outputs:
         for write, path in writers:
             write(analysis, outputs.stage(path))
     return [path for _, path in writers]
+
+def _csv_writer(table: pd.DataFrame) -> Callable[[Analysis, Path], Path]:
+    """A writer of ``table`` as UTF-8 CSV (protocol 001's results/T2.csv, T3.csv)."""
+    def write(_analysis: Analysis, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        table.to_csv(path, index=False, lineterminator="\n", float_format="%.6g")
+        return path
+    return write
+
 
 def write_summary_json(analysis: Analysis, path: str | Path) -> Path:
     """Write ``analysis.summary`` as JSON (sorted keys, NaN as null) to ``path``."""
