@@ -48,6 +48,9 @@ class Analysis:
     batches : pandas.DataFrame or None
         Each rated item's batch and the batch's start and end (designs with batches;
         see :func:`.keep_known_files.batch_times`).
+    feedback : dict
+        Rater id -> sheet name -> table: each rater's own scores against the
+        de-identified group (protocol 000 promises it), one workbook per rater.
     """
 
     study: Study
@@ -58,6 +61,7 @@ class Analysis:
     figures: dict[str, pd.DataFrame] = field(default_factory=dict)
     panel: Any = None
     batches: pd.DataFrame | None = None
+    feedback: dict[str, dict[str, pd.DataFrame]] = field(default_factory=dict)
 
 
 class Context:
