@@ -12,6 +12,7 @@ from ..errors import SheetflowError
 from ..outputs import check_row_count, verify_ratings
 from ..study import Study, load_study
 from .context import Analysis, Context, natural_order
+from .keep_known_files import batch_times, yield_figure
 from .panel import Panel, build_panel, read_file_verdicts
 from .registry import all_analyses, planned_analyses, protocol_plan
 from .selfchecks import self_checks
@@ -69,8 +70,10 @@ def analyze(study_dir: str | Path, *, published: str | None = None) -> Analysis:
     expected = [(str(p.get("rater_id", p.get("rater", ""))), int(p.get("sitting", 1)))
                 for p in entries]
     panel = build_panel(expected, complete_columns(data), read_file_verdicts(root))
-    return run_plan(study, data, key_hash=key_hash, internal=internal, key_seeds=seeds,
-                    panel=panel)
+    analysis = run_plan(study, data, key_hash=key_hash, internal=internal, key_seeds=seeds,
+                        panel=panel)
+    analysis.batches = batch_times(study, raw, entries)
+    return analysis
 
 
 def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
@@ -111,6 +114,8 @@ def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
     analysis.summary = summary(ctx, analysis.tables, key_hash, key_seeds or {},
                                panel)
     analysis.panel = panel
+    own = protocol_plan(study.protocol)
+    analysis.feedback = own.feedback(ctx) if own is not None and own.feedback else {}
     analysis.methods = _with_data_methods(methods(study), ctx)
     analysis.figures = _figures(ctx, analysis.tables)
     return analysis
@@ -156,6 +161,8 @@ def _figures(ctx: Context, tables: dict[str, pd.DataFrame]) -> dict[str, pd.Data
         out["scatter"] = joined.reset_index()
     if "alpha" in tables.get("confidence_agreement", pd.DataFrame()):
         out["confidence"] = _confidence_figure(tables["confidence_agreement"])
+    if "yield_fisher" in tables and "ci_low" in tables["yield_fisher"]:
+        out["yield"] = yield_figure(tables["yield_fisher"])
     if "direction_agreement" in tables and "comparison" in tables["direction_agreement"]:
         d = tables["direction_agreement"]
         out["direction"] = d[d["comparison"] == "majority"][["rater", "agreement"]]
