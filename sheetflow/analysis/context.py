@@ -45,6 +45,9 @@ class Analysis:
         external vs internal totals), so the report draws without computing.
     panel : Panel
         Expected, included and missing raters (see :mod:`.panel`).
+    batches : pandas.DataFrame or None
+        Each rated item's batch and the batch's start and end (designs with batches;
+        see :func:`.keep_known_files.batch_times`).
     feedback : dict
         Rater id -> sheet name -> table: each rater's own scores against the
         de-identified group (protocol 000 promises it), one workbook per rater.
@@ -57,6 +60,7 @@ class Analysis:
     methods: list[tuple[str, str]] = field(default_factory=list)
     figures: dict[str, pd.DataFrame] = field(default_factory=dict)
     panel: Any = None
+    batches: pd.DataFrame | None = None
     feedback: dict[str, dict[str, pd.DataFrame]] = field(default_factory=dict)
 
 

@@ -6,7 +6,9 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from ..analysis import Analysis, verdicts
+import pandas as pd
+
+from ..analysis import Analysis, results_tables, verdicts
 from ..outputs import OutputSet, remove_partials
 from .feedback import feedback_name, write_feedback_workbook
 from .large import TABLES_DIR, csv_path, large_tables, write_csv
@@ -18,9 +20,10 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path) -> list[Path
     """Write every output of an analysis into ``out_dir``; the paths written.
 
     ``analysis.xlsx`` and ``summary.json`` always; ``tables/<name>.csv`` for each table
-    too large for a sheet (see :mod:`.large`); ``verdicts.jsonl`` when the plan runs a
-    KEEP/KNOWN analysis; ``feedback-<rater>.xlsx`` per rater when the protocol gives
-    raters feedback (000). This is the one place outputs are written: each to a
+    too large for a sheet (see :mod:`.large`); ``verdicts.jsonl``, ``results/T2.csv``
+    and ``results/T3.csv`` when the plan runs a KEEP/KNOWN analysis;
+    ``feedback-<rater>.xlsx`` per rater when the protocol gives raters feedback (000).
+    This is the one place outputs are written: each to a
     temporary file first, all replacing the old ones only once every one is complete
     (:class:`~sheetflow.outputs.OutputSet`), so a run that stops half-way leaves the
     previous set as it was.
@@ -33,6 +36,8 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path) -> list[Path
         writers.append((_large_table(name), out / csv_path(name)))
     if VERDICT_ANALYSES & set(analysis.study.plan.run):
         writers.append((write_verdicts_jsonl, out / "verdicts.jsonl"))
+        for name, table in results_tables(analysis).items():
+            writers.append((_csv_writer(table), out / name))
     writers += [(_feedback(rater), out / feedback_name(rater)) for rater in analysis.feedback]
     with OutputSet() as outputs:
         for write, path in writers:
@@ -58,6 +63,15 @@ def _feedback(rater: str) -> Callable[[Analysis, Path], Path]:
     def write(analysis: Analysis, path: Path) -> Path:
         return write_feedback_workbook(analysis, rater, path)
     return write
+
+def _csv_writer(table: pd.DataFrame) -> Callable[[Analysis, Path], Path]:
+    """A writer of ``table`` as UTF-8 CSV (protocol 001's results/T2.csv, T3.csv)."""
+    def write(_analysis: Analysis, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        table.to_csv(path, index=False, lineterminator="\n", float_format="%.6g")
+        return path
+    return write
+
 
 def write_summary_json(analysis: Analysis, path: str | Path) -> Path:
     """Write ``analysis.summary`` as JSON (sorted keys, NaN as null) to ``path``."""

@@ -51,6 +51,8 @@ _TAG = re.compile(rb"<" + _NS + rb"(row|c)\b([^>]*?)(/?)>")
 _CONTENT = re.compile(rb"\s*<" + _NS + rb"(?:(v|is)\b|(f)\b([^>]*?)(?:/>|>(.*?)</" + _NS
                       + rb"f>))", re.DOTALL)
 _ATTR_R = re.compile(rb"\br=" + _Q + rb"([A-Z]{0,3})([0-9]{0,7})" + _Q)
+_NO_ADDRESS = re.compile(rb"<c[\s>/](?![^>]*?\br=)")  # literal start: a fast search
+_NO_ADDRESS_NS = re.compile(rb"<[A-Za-z_][\w.-]*:c[\s>/](?![^>]*?\br=)")
 _ERROR_TYPE = re.compile(rb"\bt=" + _Q + rb"e" + _Q)
 _VALUE = re.compile(rb"\s*<" + _NS + rb"v>([^<]*)</" + _NS + rb"v>")
 _REL_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
@@ -276,7 +278,7 @@ def scan_sheet(data: bytes) -> SheetScan:
     -------
     SheetScan
     """
-    if _ERROR_TYPE.search(data) or _cells_without_address(data):
+    if b't="e"' in data or b"t='e'" in data or _cells_without_address(data):
         return _scan_by_position(data)
     found = _CELL_REF.findall(data)
     last_row = max(map(int, {row for _, row, *_ in found}), default=0)
@@ -289,8 +291,9 @@ def scan_sheet(data: bytes) -> SheetScan:
 
 def _cells_without_address(data: bytes) -> bool:
     """Whether some cell lacks ``r=`` (allowed: it is then the next cell of its row)."""
-    cells = data.count(b"<c>") + data.count(b"<c ") + len(re.findall(rb"<\w+:c[ >]", data))
-    return cells > len(re.findall(rb"<" + _NS + rb"c\b[^>]*?\br=", data))
+    if _NO_ADDRESS.search(data):
+        return True
+    return (b":c " in data or b":c>" in data) and bool(_NO_ADDRESS_NS.search(data))
 
 
 def _scan_by_position(data: bytes) -> SheetScan:
