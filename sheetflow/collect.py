@@ -59,6 +59,7 @@ from .outputs import (
     remove_partials,
     study_lock,
 )
+from .protocol_checks import sitting_gaps
 from .study import load_study
 from .validate import (
     ERROR,
@@ -437,10 +438,25 @@ class _Collector:
 
     # -- result --------------------------------------------------------------------------
 
+    def _sitting_gaps(self, works: list[_FileWork]) -> None:
+        """Protocol 001: warn on a sitting-2 batch begun < 24 h after sitting 1 ended."""
+        usable = [w for w in works if w.head is not None and w.self_check is not None
+                  and not w.failed and not w.duplicate_of]
+        first = {w.head.rater_id: w.self_check.batch_times for w in usable
+                 if w.head.sitting == 1}
+        for work in (w for w in usable if w.head.sitting == 2):
+            for gap in sitting_gaps(first.get(work.head.rater_id, []),
+                                    work.self_check.batch_times):
+                work.issues.append(issue("sitting-too-soon", file=work.name,
+                                         sheet=L.SCORING_SHEET, cell=gap.cell,
+                                         rater=work.rater, dimension="batch",
+                                         value=gap.start, detail=gap.detail))
+
     def _result(self, works: list[_FileWork]) -> Collection:
         statuses = []
         issues: list[Issue] = []
         used_blocks = []
+        self._sitting_gaps(works)
         for work in works:
             used = work.head is not None and not work.failed and not work.duplicate_of
             if work.self_check is not None:

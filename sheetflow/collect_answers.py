@@ -8,14 +8,23 @@ gathered.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from .collect_rows import PackedBlock, RatingBlock, raw_text, value_text
+from .protocol_checks import flag_notes_missing
 from .rubric import Dimension, Total, total_bounds
 from .study import Study
 from .validate import SelfCheckInput, check_batch_times, check_word_count, show_value
-from .values import ParsedValue, describe_domain, is_blank, parse_confidence, parse_value
+from .values import (
+    ParsedValue,
+    describe_domain,
+    is_blank,
+    parse_confidence,
+    parse_time,
+    parse_value,
+)
 
 if TYPE_CHECKING:
     from .collect_file import FileChecker
@@ -34,6 +43,7 @@ class AnswerReader:
         self.direction_cells: dict[str, tuple[str, str]] = {}
         self.last_line = max(checker.plan.lines, default=0)
         self.rows: list[tuple[str, ...]] = []
+        self.batch_times: list[tuple[int, str, dt.datetime, str]] = []
 
     def read_all(self) -> None:
         pack = self.k.plan.pack
@@ -48,6 +58,7 @@ class AnswerReader:
             self._answer(dim_id, answer, "", None, self.last_line)
         for batch in pack.get("batches", []):
             self._batch_times(batch)
+        self._flag_notes()
         self._totals()
         self.result.self_check = self._self_check_input()
         self.result.block = self._block()
@@ -149,13 +160,24 @@ class AnswerReader:
         for part in ("start", "end"):
             ref = batch[part]["cell"]
             raw = raws[part] = self.k.value_at(ref)
-            value = "" if raw is None else show_value(raw)
+            when = parse_time(raw).value
+            value = when.isoformat() if when is not None else show_value(raw)
+            if isinstance(when, dt.datetime):
+                self.batch_times.append((batch["batch"], part, when, ref))
             self._emit("", "", "", "batch", f"{batch['batch']}:{part}", value or None, raw,
                        "", ref)
         for found in check_batch_times(batch["batch"], raws["start"], raws["end"]):
             ref = batch[found.part]["cell"]
             self.k.add(found.code, sheet=self.k.sheet, cell=ref, dimension="batch",
                        value=raw_text(raws[found.part]), detail=found.detail)
+
+    def _flag_notes(self) -> None:
+        """A marked flag whose ``note`` dimension is blank (003: a dispute needs a line)."""
+        read = {(r[0], r[2], r[3]): (r[5], r[8]) for r in self.rows}
+        for f in flag_notes_missing(read, self.dims):
+            self.k.add("flag-note-missing", **self._where(f.cell, f.case, f.label, f.flag),
+                       value=f.value, what=_describe(f.flag.label, f.case, f.label),
+                       detail=f.note.label)
 
     # -- derived ------------------------------------------------------------------------
 
@@ -210,6 +232,7 @@ class AnswerReader:
             confidence_target=study.plan.targets.get("confidence_medium_high"),
             labels=(labels[0], labels[-1]),
             preference_choices=tuple(pref.choices) if pref else ("A>B", "B>A", "Tied"),
+            batch_times=self.batch_times,
         )
 
     def _row_totals(self, total: Total) -> dict[tuple[str, str], float]:

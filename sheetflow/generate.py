@@ -5,7 +5,8 @@ Output, inside the study folder (or ``out``):
 * ``packs/<pattern>.xlsx`` per rater (and ``<stem>-sitting2.xlsx`` when the design has
   repeats), laid out as :mod:`sheetflow.workbook.layout` describes;
 * ``packs/manifest.json``, the blinded manifest ``collect`` reads (no arm, no seed);
-* ``packs/mailing-list.csv`` and, with ``emails=True``, ``packs/eml/<stem>.eml`` drafts;
+* ``packs/mailing-list.csv`` and, with ``emails=True``, ``packs/eml/<stem>.eml`` drafts
+  (sitting-2 drafts apart in ``packs/eml/sitting-2/``, to send 24 h after sitting 1);
 * ``sealed/key.json``, ``sealed/key.sha256``, ``sealed/plan.lock.json`` (see
   :mod:`sheetflow.seal`).
 
@@ -31,7 +32,7 @@ from typing import Any
 from . import __version__
 from .assign import Assignment, assign, response_text
 from .errors import SheetflowError, UsageError
-from .mail import build_eml, mailing_list_csv
+from .mail import SITTING2_NOTE, build_eml, mailing_list_csv
 from .seal import PLAN_LOCK_FILE, SEALED_DIR, dump_json, input_hashes, write_seal
 from .spec.blinding import study_warnings
 from .study import Rater, Study, load_study
@@ -329,7 +330,8 @@ def _pack_spec(study: Study, a: Assignment, identity: dict[str, str],
     sitting_note = " (second sitting)" if a.sitting == 2 else ""
     return PackSpec(
         title=study.title + sitting_note,
-        instructions=study.instructions,
+        instructions=study.instructions if a.sitting == 1 else
+        f"{SITTING2_NOTE}\n\n{study.instructions}",
         identity=identity,
         labels=tuple(labels),
         dimensions=study.rubric.dimensions,
@@ -399,6 +401,9 @@ def _write_drafts(study: Study, assignments: list[Assignment], infos: list[PackI
             result.warnings.append(f"rater {a.rater.id} has no email address in "
                                    f"{study.raters_file}; no draft written for {info.path.name}")
             continue
-        path = eml_dir / (info.path.stem + ".eml")
-        path.write_bytes(build_eml(study, a.rater, info.path))
+        # sitting 2 is drafted apart, to be sent only 24 h after sitting 1 is back
+        folder = eml_dir if a.sitting == 1 else eml_dir / f"sitting-{a.sitting}"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / (info.path.stem + ".eml")
+        path.write_bytes(build_eml(study, a.rater, info.path, a.sitting))
         result.eml_paths.append(path)

@@ -108,6 +108,9 @@ class Dimension:
         Word range (text).
     blank_means : str or None
         For binary: the value a blank cell stands for (e.g. ``"No"``).
+    note : str or None
+        For a flag: the id of the text dimension that must hold a note whenever the
+        flag is marked (003: ``gold_dispute = Y`` needs one line in ``rater_note``).
     """
 
     id: str
@@ -128,6 +131,7 @@ class Dimension:
     min_words: int | None = None
     max_words: int | None = None
     blank_means: str | None = None
+    note: str | None = None
 
     @property
     def points_range(self) -> tuple[float, float] | None:

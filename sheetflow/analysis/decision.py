@@ -67,16 +67,16 @@ def threshold_check(name: str, value: Any, target: float | None, *,
         return Check(name, _plain(value), _plain(target), None, UNDEFINED,
                      note or ("no target in the plan" if target is None else "undefined"))
     if value >= target:
-        return Check(name, float(value), target, True, MET, note)
+        return Check(name, _plain(value), _plain(target), True, MET, note)
     weak = weak_from is not None and value >= weak_from
-    return Check(name, float(value), target, False, WEAK if weak else NOT_MET, note)
+    return Check(name, _plain(value), _plain(target), False, WEAK if weak else NOT_MET, note)
 
 
 def flag_check(name: str, ok: bool | None, value: Any = None, target: Any = None,
                note: str = "") -> Check:
     """A yes/no check (None: could not be decided)."""
     outcome = UNDEFINED if ok is None else MET if ok else NOT_MET
-    return Check(name, _plain(value), target, ok, outcome, note)
+    return Check(name, _plain(value), _plain(target), ok, outcome, note)
 
 
 @dataclass
@@ -209,6 +209,8 @@ def _finite(value: Any) -> bool:
 
 
 def _plain(value: Any) -> Any:
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
     if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
         return float(value) if math.isfinite(float(value)) else None
     return value

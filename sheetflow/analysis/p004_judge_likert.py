@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..study import Study
 from .context import Context, add_verdict, empty_reason
+from .decision import Decision, flag_check, status_of
 from .registry import ProtocolPlan
 
 
@@ -104,6 +105,25 @@ def _h_hyp(ctx: Context, table: pd.DataFrame, out: dict) -> None:
              verdict["pilot_verdict"] == "PASS", verdict["pilot_verdict"])
 
 
+def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:
+    """Pilot PASS: each hypothesis directional in the minimum number of tasks, and no
+    critical failure."""
+    pilot = out.get("pilot")
+    if not pilot:
+        check = flag_check("pilot verdict", None, None, None, "hypothesis deltas not run")
+        return Decision(status_of([check]), "pilot verdict from the hypothesis deltas",
+                        [check])
+    need = pilot["min_tasks"]
+    checks = [flag_check(f"{h} directional in >= {need} tasks", n >= need, n, need)
+              for h, n in pilot["pass_counts"].items()]
+    checks.append(flag_check("no critical failure", pilot["critical_failures"] == 0,
+                             pilot["critical_failures"], 0,
+                             "items below the critical mark on a majority of judges"))
+    rule = (f"PILOT PASS when every hypothesis is directionally right in at least {need} "
+            "tasks and no item is a critical failure (protocol 004); otherwise PILOT FAIL")
+    return Decision(status_of(checks), rule, checks)
+
+
 def methods(study: Study) -> list[tuple[str, str]]:
     """Methods-sheet entries: (topic, text)."""
     return [
@@ -130,6 +150,7 @@ PLAN = ProtocolPlan(
         "hypothesis_deltas": _h_hyp,
     },
     methods=methods,
+    decide=_decide,
     method_topics={
         "Judge trio (004)": ("judge_trio", "hypothesis_deltas",),
     },

@@ -32,7 +32,7 @@ def canonical_spec(study: Study) -> dict[str, Any]:
             "instructions": study.instructions,
             "pack_name": study.pack_name,
         },
-        "rubric": _plain(asdict(study.rubric)),
+        "rubric": _without_unset(_plain(asdict(study.rubric))),
         "design": _plain(asdict(study.design)),
         "plan": _plain(asdict(study.plan)),
         "shown": [asdict(s) for s in study.shown],
@@ -55,6 +55,19 @@ def spec_hash(study: Study) -> str:
         canonical_spec(study), sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
+_OPTIONAL_DIMENSION_KEYS = ("note",)
+"""Dimension keys added after studies were sealed: left out of the hash when unset, so
+an existing study keeps its hash."""
+
+
+def _without_unset(rubric: dict[str, Any]) -> dict[str, Any]:
+    for dim in rubric.get("dimensions", []):
+        for key in _OPTIONAL_DIMENSION_KEYS:
+            if dim.get(key) is None:
+                dim.pop(key, None)
+    return rubric
 
 
 def _plain(obj: Any) -> Any:

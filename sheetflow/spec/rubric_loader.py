@@ -45,13 +45,14 @@ class RubricLoader(LoaderBase):
             seen.add(dim.id)
             dims.append(dim)
         rubric = Rubric(tuple(dims))
+        self._flag_notes(rubric)
         totals = self._totals(doc.get("totals", []), rubric)
         return Rubric(tuple(dims), totals)
 
     _DIM_KEYS = frozenset({
         "id", "label", "kind", "scope", "help", "required", "confidence", "level",
         "choices", "na", "ordered", "min", "max", "labels", "anchors", "bins",
-        "questions", "min_words", "max_words", "blank_means", "mark",
+        "questions", "min_words", "max_words", "blank_means", "mark", "note",
     })
 
     def _dimension(self, e: dict, where: str) -> Dimension | None:
@@ -219,7 +220,12 @@ class RubricLoader(LoaderBase):
         if not isinstance(mark, str) or not mark.strip():
             self.fail("a flag needs a non-empty 'mark' such as \"Y\"", where)
             mark = "Y"
-        return {"choices": (mark,)}
+        note = e.get("note")
+        if note is not None and (not isinstance(note, str) or not note.strip()):
+            self.fail("'note' names the text dimension that must hold a note when the flag "
+                      "is marked, e.g. note = \"rater_note\"", where)
+            note = None
+        return {"choices": (mark,), "note": note}
 
     def _dim_number(self, e: dict, where: str) -> dict:
         lo = self._int(e, "min", where, default=0)
@@ -246,6 +252,20 @@ class RubricLoader(LoaderBase):
         if e.get("scope", "case") != "case":
             self.fail("a preference is judged once per case: scope must be \"case\"", where)
         return {"choices": choices}
+
+    def _flag_notes(self, rubric: Rubric) -> None:
+        """A flag's ``note`` must name a text dimension of the same scope."""
+        for dim in rubric.dimensions:
+            if dim.kind != "flag" or dim.note is None or dim.note in self.broken:
+                continue
+            where = f"[[dimensions]] id={dim.id}"
+            target = next((d for d in rubric.dimensions if d.id == dim.note), None)
+            if target is None or target.kind != "text":
+                self.fail(f"note {dim.note!r} must name a text dimension of this rubric",
+                          where)
+            elif target.scope != dim.scope:
+                self.fail(f"note {dim.note!r} is asked per {target.scope}, the flag per "
+                          f"{dim.scope}; give them the same scope", where)
 
     def _totals(self, raw: Any, rubric: Rubric) -> tuple[Total, ...]:
         if not isinstance(raw, list):

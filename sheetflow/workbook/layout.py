@@ -111,7 +111,7 @@ Manifest schema (``packs/manifest.json``)
               checklist: {"kind": "checklist", "questions": [Cell + {"question": str,
                           "validation": Validation}], "confidence": Cell?}
     Validation = {"type": "list", "choices": [str]} | {"type": "whole", "min": int,
-                  "max": int | null} | {"type": "time"} | {"type": "any"}
+                  "max": int | null} | {"type": "datetime"} | {"type": "any"}
 
 Locked text: a field's text is the concatenation of ``cells`` in order; compare
 ``text_sha256(text)`` with ``sha256`` (an openpyxl reader must decode ``_xHHHH_``
@@ -216,7 +216,7 @@ def iter_answer_cells(pack: dict[str, Any]) -> Iterator[dict[str, Any]]:
         for part in ("start", "end"):
             yield {**batch[part], "scope": "batch", "row_id": None, "item_id": None,
                    "label": None, "dimension": None, "part": part, "batch": batch["batch"],
-                   "validation": {"type": "time"}}
+                   "validation": {"type": "datetime"}}
     for card in pack.get("cards", []):
         for row in card["rows"]:
             base = {"scope": "response", "row_id": row["row_id"], "item_id": row["item_id"],

@@ -326,7 +326,7 @@ class PackWriter:
                       "font_color": "#404040"},
             "answer": {**answer, "align": "center"},
             "answer_text": {**answer, "text_wrap": True},
-            "answer_time": {**answer, "align": "center", "num_format": "hh:mm"},
+            "answer_time": {**answer, "align": "center", "num_format": "yyyy-mm-dd hh:mm"},
             "derived": {**base, "bold": True, "bg_color": COLOURS["derived"], "align": "center",
                         "border": 1},
             "batch": {**base, "bold": True, "bg_color": COLOURS["batch"]},
@@ -441,8 +441,9 @@ class PackWriter:
                          "your convenience; they are recomputed when your workbook is "
                          "collected.")
         if self.spec.batch_size:
-            lines.append(f"Cards come in batches of {self.spec.batch_size}. Type the time "
-                         "(hh:mm, e.g. 14:05) when you start each batch and when you finish it.")
+            lines.append(f"Cards come in batches of {self.spec.batch_size}. Type the date and "
+                         "time (yyyy-mm-dd hh:mm, e.g. 2026-11-02 14:05) when you start each "
+                         "batch and when you finish it.")
         if self.spec.include_study_answers and any(d.scope == "study" for d in dims):
             lines.append("After the last card, answer the study-level questions at the bottom "
                          f"of the '{L.SCORING_SHEET}' sheet.")
@@ -780,14 +781,17 @@ class PackWriter:
     def _time_cell(self, r: int, title: str) -> dict[str, str]:
         pos = (r, _col("C"))
         self.check(self.ws.write_blank(*pos, None, self.fmt["answer_time"]), title)
-        message = "Type the time as hh:mm, for example 14:05."
+        # a date and time, never a time of day alone: protocol 001 needs 24 h between
+        # sittings, which a time of day cannot show (a time alone is below the minimum)
+        message = "Type the date and time as yyyy-mm-dd hh:mm, for example 2026-11-02 14:05."
 
         def build() -> tuple[dict[str, Any], dict[str, Any]]:
-            return {"validate": "time", "criteria": "between",
-                    "minimum": dt.time(0, 0), "maximum": dt.time(23, 59, 59),
-                    **_messages(title, message, message)}, {"type": "time"}
+            return {"validate": "date", "criteria": "between",
+                    "minimum": dt.datetime(2000, 1, 1),
+                    "maximum": dt.datetime(2099, 12, 31, 23, 59),
+                    **_messages(title, message, message)}, {"type": "datetime"}
 
-        self.validations.add(pos, ("time", title), build)
+        self.validations.add(pos, ("datetime", title), build)
         self._require(pos, True)
         return self._ref("C", r)
 
