@@ -31,6 +31,7 @@ _COMMAND_MODULES = (
     "collect_commands",
     "import_commands",
     "analyze_commands",
+    "plan_commands",
 )
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from ..outputs import OutputSet
+from ..spec.model import SIZING_FILE
 from .design import PlanResult
 
-SIZING_FILE = "sizing.json"
 SIZING_KEYS = ("raters", "items", "expected_width", "method", "simulations", "measure",
                "level", "source", "target", "n_boot", "seed", "cost_unit", "notes")
 
