@@ -138,11 +138,13 @@ class Dimension:
         """The smallest and largest points this dimension can give, if it scores."""
         if self.kind == "count":
             pts = [b.points for b in self.bins]
-            return (min(pts), max(pts))
+            return (min(pts), max(pts)) if pts else None
         if self.kind == "checklist":
             return (0.0, float(len(self.questions)))
         if self.kind in ("scale", "number"):
-            return (float(self.minimum), float(self.maximum))  # type: ignore[arg-type]
+            if self.minimum is None or self.maximum is None:
+                return None  # a broken spec, already reported by the loader
+            return (float(self.minimum), float(self.maximum))
         return None
 
     @property

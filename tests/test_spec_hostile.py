@@ -204,3 +204,28 @@ def test_every_draft_has_one_recipient_and_no_extra_header(tmp_path, template):
         assert len(msg["To"].addresses) == 1
         assert sorted(set(msg.keys())) == sorted(
             {"To", "Subject", "X-Unsent", "Content-Type", "MIME-Version"})
+
+
+# Values of the wrong type where the loader used to convert or iterate without asking
+WRONG_TYPES = [
+    ("paired-rubric", "{ min = 0, max = 1, points = 0 }", '{ min = "a", max = 1, points = 0 }'),
+    ("paired-rubric", "{ min = 0, max = 1, points = 0 }", '{ min = 0, max = 1, points = "x" }'),
+    ("paired-rubric", "{ min = 0, max = 1, points = 0 }", '"bin"'),
+    ("judge-likert", "min = 1\nmax = 5", 'min = "x"\nmax = 5'),
+    ("anchored-plan", 'id_column = "output_id"', "id_column = []"),
+    ("anchored-plan", 'response_column = "output"', "response_column = [{}]"),
+    ("keep-known", 'show = [', "show = -1\nxshow = ["),
+    ("paired-rubric", "[analysis]", '[analysis]\nbands = [{ min = "x", label = "y" }]'),
+]
+
+
+@pytest.mark.parametrize("template,old,new", WRONG_TYPES, ids=[w[2] for w in WRONG_TYPES])
+def test_a_value_of_the_wrong_type_is_a_line_not_a_traceback(tmp_path, template, old, new):
+    d = init_study(tmp_path / "study", template)
+    _replace(d / "study.toml", old, new)
+    result = CliRunner().invoke(cli, ["check", str(d)])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert lines and all(ln.startswith("error: ") for ln in lines), lines
+    assert lines[0].startswith("error: study.toml: "), lines

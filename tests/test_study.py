@@ -305,7 +305,7 @@ def test_hash_is_pinned_for_the_bundled_template():
     assert study.hash == GOLDEN_PAIRED_RUBRIC_HASH
 
 
-GOLDEN_PAIRED_RUBRIC_HASH = "fee46fe01eaf5b36190d2c53148f38bb3beedc9af73c456fa15a74eccf5d1102"
+GOLDEN_PAIRED_RUBRIC_HASH = "e328314de59fc07a21cf845226ee4cb55d9893f7b32be2862d1edd0febefa089"
 
 
 def test_template_folder_is_untouched_by_init(tmp_path):

@@ -134,8 +134,13 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
     # -- items and raters --------------------------------------------------------------
 
     def _shown(self, t: dict) -> tuple[ShownField, ...]:
-        out = []
-        for s in t.get("show", []):
+        out: list[ShownField] = []
+        raw = t.get("show", [])
+        if not isinstance(raw, list):
+            self.fail("'show' must be a list of tables {column = \"...\", label = \"...\"}",
+                      "[items] show")
+            return ()
+        for s in raw:
             if not isinstance(s, dict) or not s.get("column"):
                 self.fail("each shown field is a table {column = \"...\", label = \"...\"}",
                           "[items] show")
@@ -148,7 +153,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         where = "[items]"
         self._unknown_keys(t, {"file", "id_column", "show", "show_id"}, where)
         name = t.get("file", "items.csv")
-        id_col = t.get("id_column", "id")
+        id_col = self._str(t, "id_column", where, default="id") or "id"
         path = self._inside(name, "[items] file")
         if path is None:
             return (), name

@@ -111,6 +111,11 @@ class RubricLoader(LoaderBase):
             if not isinstance(b, dict) or "min" not in b or "points" not in b:
                 self.fail("each bin needs 'min' and 'points' (and 'max' except the last)", where)
                 return {"_level": "ordinal"}
+            if not _whole(b["min"]) or not (b.get("max") is None or _whole(b["max"])) \
+                    or not _number(b["points"]):
+                self.fail("a bin's 'min' and 'max' are whole numbers and its 'points' a "
+                          f"number, not {b!r}", where)
+                return {"_level": "ordinal"}
             bins.append(Bin(int(b["min"]), None if b.get("max") is None else int(b["max"]),
                             float(b["points"])))
         bins.sort(key=lambda b: b.low)
@@ -296,3 +301,11 @@ class RubricLoader(LoaderBase):
                              t.get("min"), t.get("max"), level))
         return tuple(out)
 
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
