@@ -259,7 +259,7 @@ def items_for_target(
         if w <= width and items - guess <= max(1, 0.03 * items):
             break  # meets the width and the square-root law sees no real saving
         if w > width:
-            guess = max(guess, items + max(1, math.ceil(0.02 * items)))
+            guess = min(max(guess, items + max(1, math.ceil(0.02 * items))), max_items)
         if guess == items:
             break
         items = guess

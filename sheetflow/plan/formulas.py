@@ -8,7 +8,6 @@ papers: ``width`` is the *full* width of a two-sided interval (upper minus lower
 from __future__ import annotations
 
 import math
-
 from statistics import NormalDist
 
 __all__ = ["bonett_icc_items", "bonett_icc_width", "krippendorff_min_values", "zou_icc_items"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -25,12 +26,13 @@ from .simulate import ModelSource, PilotSource, Progress
 
 DEFAULT_RATERS = (2, 3, 4, 5, 6)
 DEFAULT_ITEMS = (10, 25, 50, 100, 200)
+MAX_SEARCH_ITEMS = 3000  # the note's search for "how many cases" stops here
 
 
 def band_width(study: Study) -> float | None:
     """The narrowest band of the plan (0.10 for bands at 0.80 / 0.70 / 0.60), or None."""
     edges = sorted(b.minimum for b in study.plan.bands if b.minimum > -1)
-    gaps = [hi - lo for lo, hi in zip(edges, edges[1:], strict=False)]
+    gaps = [hi - lo for lo, hi in pairwise(edges)]
     return round(min(gaps), 10) if gaps else None
 
 
@@ -151,10 +153,17 @@ def _alpha_notes(result: PlanResult, study: Study, m: Measure,
     if goal is not None and w > goal:
         need, reached = items_for_target(
             source, r, goal, units_per_item=m.units_per_item, start_items=n,
-            simulations=result.simulations, n_boot=result.n_boot, seed=result.seed)
+            simulations=result.simulations, n_boot=result.n_boot, seed=result.seed,
+            max_items=MAX_SEARCH_ITEMS)
         what = "fit within one band" if goal == band else f"be at most {goal:g} wide"
-        notes.append(f"About {need} cases with {r} raters (expected width {reached:.2f}) "
-                     f"would make the interval {what}, so the band decision is reliable.")
+        if reached <= goal:
+            notes.append(f"About {need} cases with {r} raters (expected width "
+                         f"{reached:.2f}) would make the interval {what}, so the band "
+                         "decision is reliable.")
+        else:
+            notes.append(f"Even {need} cases with {r} raters (expected width {reached:.2f}) "
+                         f"would not make the interval {what}; more raters or a wider "
+                         "target are needed.")
     notes.extend(_krippendorff_note(study, m, source, r * n * m.units_per_item))
     return notes
 
