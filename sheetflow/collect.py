@@ -48,7 +48,6 @@ from .collect_file import (
     neutralise,
     split_cell,
 )
-from .errors import UsageError
 from .manifest import Manifest, PackHead, open_manifest
 from .outputs import (
     COLLECTION_FILE,
@@ -60,6 +59,7 @@ from .outputs import (
     study_lock,
 )
 from .protocol_checks import sitting_gaps
+from .returns import Entry, NotAFile, escape_controls, file_digest, find_entries
 from .study import load_study
 from .validate import (
     ERROR,
@@ -74,7 +74,6 @@ from .validate import (
     sort_issues,
 )
 from .workbook import layout as L
-from .workbook.reader import file_sha256
 from .workbook.safety import Limits, Outcome, Sandbox
 
 __all__ = [
@@ -93,7 +92,6 @@ __all__ = [
 ]
 
 RETURNS_DIR, OUT_DIR = "returns", "out"
-_SKIP_PREFIXES = (".", "~$")
 
 
 class _Spooled(NamedTuple):
@@ -270,19 +268,9 @@ def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
     return result
 
 
-def find_files(root: Path, paths: list[str | Path] | None) -> list[Path]:
-    """The files to collect, sorted by name (then path) for a stable order."""
-    targets = [Path(p) for p in paths] if paths else [root / RETURNS_DIR]
-    found: list[Path] = []
-    for target in targets:
-        if target.is_dir():
-            found += [p for p in target.iterdir()
-                      if p.is_file() and not p.name.startswith(_SKIP_PREFIXES)]
-        elif target.is_file():
-            found.append(target)
-        else:
-            raise UsageError(f"{target}: no such file or folder")
-    return sorted(set(found), key=lambda p: (p.name, str(p)))
+def find_files(root: Path, paths: list[str | Path] | None) -> list[Entry]:
+    """Every entry to collect or report, in a stable order (see :mod:`sheetflow.returns`)."""
+    return find_entries(root, paths)
 
 
 # --------------------------------------------------------------------------- collector
@@ -293,7 +281,8 @@ class _FileWork:
     """One input file on its way through the collector."""
 
     path: Path
-    sha256: str
+    name: str
+    sha256: str = ""
     issues: list[Issue] = field(default_factory=list)
     head: PackHead | None = None
     duplicate_of: str = ""
@@ -301,10 +290,6 @@ class _FileWork:
     answered: int = 0
     required: int = 0
     self_check: SelfCheckInput | None = None
-
-    @property
-    def name(self) -> str:
-        return self.path.name
 
     @property
     def rater(self) -> str:
@@ -327,15 +312,17 @@ class _Collector:
         self.csv = csv
         self.ratings = Ratings()
 
-    def run(self, files: list[Path], workers: int | None) -> Collection:
-        works = [_FileWork(p, file_sha256(p)) for p in files]
+    def run(self, entries: list[Entry], workers: int | None) -> Collection:
+        works = [self._open(entry) for entry in entries]
         first_by_hash: dict[str, _FileWork] = {}
         for work in works:
+            if not work.sha256:
+                continue  # reported, not read
             if work.sha256 in first_by_hash:
                 work.duplicate_of = first_by_hash[work.sha256].name
             else:
                 first_by_hash[work.sha256] = work
-        unique = [w for w in works if not w.duplicate_of]
+        unique = [w for w in works if w.sha256 and not w.duplicate_of]
         if unique:
             jobs = [FileJob(str(w.path), w.name, w.sha256, str(self.root), self.manifest,
                             self.limits, self.csv) for w in unique]
@@ -349,6 +336,21 @@ class _Collector:
                 work.issues.append(issue("duplicate-file", file=work.name,
                                          detail=work.duplicate_of))
         return self._result(works)
+
+    def _open(self, entry: Entry) -> _FileWork:
+        """The entry's work item: hashed when it is a readable file, else its verdict."""
+        work = _FileWork(entry.path, entry.name)
+        code, detail = entry.code, entry.detail
+        if not code:
+            try:
+                work.sha256 = file_digest(entry.path)
+                return work
+            except NotAFile:
+                code, detail = "not-a-file", "special file"
+            except OSError as exc:
+                code, detail = "file-unreadable", escape_controls(exc.strerror or str(exc))
+        work.issues.append(issue(code, file=entry.name, detail=detail))
+        return work
 
     def _receive(self, work: _FileWork, outcome: Outcome) -> None:
         """Take one child's result in; only the small parts are kept."""

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import SheetflowError
+from .returns import file_digest
 
 OUT_DIR = "out"
 LOCK_FILE = ".lock"
@@ -132,15 +133,6 @@ def _acquire(fd: int, command: str, wait: float) -> None:
 
 
 # --------------------------------------------------------------------------- the record
-
-
-def file_digest(path: Path) -> str:
-    """sha256 (hex) of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(2**20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def collection_record(study_id: str, ratings: Path, rows: int,

@@ -29,10 +29,10 @@ from sheetflow.outputs import (
     COLLECTION_FILE,
     OutputError,
     OutputSet,
-    file_digest,
     study_lock,
     verify_ratings,
 )
+from sheetflow.returns import file_digest
 from sheetflow.templates import init_study
 from sheetflow.workbook import layout as L
 
@@ -203,3 +203,24 @@ def test_an_output_set_that_fails_leaves_the_old_files(tmp_path):
         raise RuntimeError("stopped before b")
     assert (tmp_path / "a.txt").read_text() == "old a"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+
+
+def test_an_analysis_that_stops_while_writing_leaves_the_previous_outputs(
+        made, tmp_path, monkeypatch):
+    import sheetflow.report.outputs as report
+
+    root = _study(made, tmp_path, 3)
+    collect(root)
+    analysis = analyze(root)
+    out = root / "out"
+    report.write_analysis_outputs(analysis, out)
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+
+    def half_written(analysis, path, **options):
+        Path(path).write_bytes(b"PK\x03\x04 cut off")
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(report, "write_analysis_workbook", half_written)  # analysis.xlsx
+    with pytest.raises(OSError, match="No space left"):
+        report.write_analysis_outputs(analysis, out)
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before

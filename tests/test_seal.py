@@ -119,6 +119,16 @@ def test_a_rewritten_key_and_key_hash_fail_against_the_published_hash(study):
     result = CliRunner().invoke(cli, ["verify", str(study), "--key-sha256", published])
     assert result.exit_code == 1
     assert "published hash" in result.output
+    before = _snapshot(study)
+    result = CliRunner().invoke(cli, ["analyze", str(study), "--key-sha256", published])
+    assert result.exit_code == 3 and "published hash" in result.output
+    assert _snapshot(study) == before
+
+
+def test_analyze_accepts_the_published_hash(study):
+    published = (study / "sealed" / "key.sha256").read_text(encoding="utf-8").split()[0]
+    result = CliRunner().invoke(cli, ["analyze", str(study), "--key-sha256", published.upper()])
+    assert result.exit_code == 0, result.output
 
 
 def test_a_changed_manifest_is_reported(study):

@@ -84,8 +84,7 @@ def _reference_value(dim, grp: pd.DataFrame) -> tuple[Any, str]:
         return number(value), confidence
     if dim.kind == "binary" and value == "" and dim.blank_means:
         return dim.blank_means, confidence
-    if value in dim.na_choices:
-        return np.nan, confidence
+    # a categorical N/A label stays as answered (the plan's na_handling applies later)
     return (value if value != "" else np.nan), confidence
 
 

@@ -18,8 +18,10 @@ from . import EXIT_DATA, reports_errors
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--allow-partial", is_flag=True,
               help="Exit 0 even when raters are missing (the decision stays 'incomplete').")
+@click.option("--key-sha256", "published", default=None, metavar="HEX",
+              help="The key hash published before scoring; refuse a key without it.")
 @reports_errors
-def analyze_command(directory: Path, allow_partial: bool) -> None:
+def analyze_command(directory: Path, allow_partial: bool, published: str | None) -> None:
     """Unseal the key, unblind the collected ratings and run the study's analysis plan.
 
     Writes out/analysis.xlsx and out/summary.json (and the protocol's other files, e.g.
@@ -27,7 +29,7 @@ def analyze_command(directory: Path, allow_partial: bool) -> None:
     incomplete (a rater missing or a file left out), unless --allow-partial.
     """
     with study_lock(directory, "analyze"):  # no collect replaces the table meanwhile
-        analysis = analyze(directory)
+        analysis = analyze(directory, published=published)
         written = write_analysis_outputs(analysis, directory / "out")
     _echo_summary(analysis)
     for path in written:

@@ -54,6 +54,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         self._unknown_keys(meta, {
             "id", "title", "version", "date", "protocol", "instructions", "instructions_file",
         }, "[study]")
+        self._one_line(meta)
         rubric = self._rubric(doc)
         design = self._design(self._table(doc, "design"))
         plan = self._plan(self._table(doc, "analysis"))
@@ -121,6 +122,14 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             return None
         return doc
 
+    def _one_line(self, meta: dict) -> None:
+        """Title, version and date reach file names and mail subjects: one line each."""
+        for key in ("title", "version", "date"):
+            bad = unsafe_char(str(meta.get(key, "")))
+            if bad:
+                self.fail(f"'{key}' contains {bad} (a control character or line separator); "
+                          "it must be one line of plain text", "[study]")
+
     def _email_texts(self, email: dict) -> None:
         self._unknown_keys(email, {"subject", "body"}, "[email]")
         for key in ("subject", "body"):
@@ -157,8 +166,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         path = self._inside(name, "[items] file")
         if path is None:
             return (), name
-        if not path.exists():
-            self.fail(f"items file {name!r} not found next to {self.file}", where)
+        if not self._regular(path, f"items file {name!r}", where):
             return (), name
         try:
             header, rows = read_table(path, max_bytes=MAX_TABLE_BYTES, max_rows=MAX_ITEMS)
@@ -254,9 +262,8 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             path = self._inside(meta["instructions_file"], "[study] instructions_file")
             if path is None:
                 return ""
-            if not path.exists():
-                self.fail(f"instructions_file {meta['instructions_file']!r} not found",
-                          "[study]")
+            if not self._regular(path, f"instructions_file {meta['instructions_file']!r}",
+                                 "[study]"):
                 return ""
             try:
                 return read_text_file(path, MAX_SPEC_BYTES)
@@ -277,8 +284,8 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         if scores is not None:
             where = "[analysis.params] internal_scores_file"
             path = self._inside(scores, where)
-            if path is not None and not path.is_file():
-                self.fail(f"{scores!r} not found in the study folder", where)
+            if path is not None:
+                self._regular(path, repr(scores), where)
         if design.repeats and items and design.repeats.count > len(items):
             self.fail(f"repeats count {design.repeats.count} exceeds the {len(items)} items",
                       "[design.repeats]")

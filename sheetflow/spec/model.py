@@ -29,6 +29,7 @@ ANALYSES = (
     "permutation",
     "trend",
     "intra_rater_kappa",
+    "mixed_effects",
     "acceptance",
     "second_rater_selection",
     "refusal_counts",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any, Literal
 
 import numpy as np
@@ -133,8 +132,10 @@ def direction_agreement(
     if against == "pairs":
         return _util.frame(_pairwise_rows(wide), DIRECTION_COLUMNS)
     if against == "majority":
-        rows = [_vs_majority(wide, r, [o for o in wide.columns if o != r], "majority of others")
-                for r in wide.columns]  # fmt: skip
+        codes, labels = _coded(wide)
+        total = _category_counts(codes)
+        rows = [_vs_majority(codes, total, j, labels, "majority of others", exclude_self=True)
+                for j in range(codes.shape[1])]  # fmt: skip
         return _util.frame(rows, DIRECTION_COLUMNS)
     return _util.frame(_reference_rows(wide, reference), DIRECTION_COLUMNS)
 
@@ -170,36 +171,52 @@ def _reference_rows(wide: pd.DataFrame, reference: Any) -> list[dict[str, Any]]:
     if unknown:
         raise ValueError(f"Reference rater(s) {unknown} not found in the data.")
     label = "reference" if len(group) > 1 else str(group[0])
-    return [_vs_majority(wide, r, group, label) for r in wide.columns if r not in group]
+    codes, labels = _coded(wide)
+    in_group = np.array([c in group for c in wide.columns])
+    total = _category_counts(codes[:, in_group])
+    return [_vs_majority(codes, total, j, labels, label, exclude_self=False)
+            for j in range(codes.shape[1]) if not in_group[j]]  # fmt: skip
 
 
-def _majority(values: list[Any]) -> Any:
-    """Modal value, or None when no value or a tie for the top count."""
-    top = Counter(values).most_common(2)
-    if not top or (len(top) == 2 and top[0][1] == top[1][1]):
-        return None
-    return top[0][0]
+def _coded(wide: pd.DataFrame) -> tuple[np.ndarray, list[Any]]:
+    """Units x raters integer codes (-1 missing) and the raters as column labels."""
+    flat = pd.Series(wide.to_numpy(dtype=object).ravel())
+    codes, _ = pd.factorize(flat, use_na_sentinel=True)
+    return codes.reshape(wide.shape), list(wide.columns)
 
 
-def _vs_majority(wide: pd.DataFrame, r: Any, others: list[Any], label: str) -> dict[str, Any]:
-    mine, theirs, ties = [], [], 0
-    for _, row in wide.iterrows():
-        if pd.isna(row[r]):
-            continue
-        votes = [v for v in row[others].tolist() if not pd.isna(v)]
-        if not votes:
-            continue
-        major = _majority(votes)
-        if major is None:
-            ties += 1
-            continue
-        mine.append(row[r])
-        theirs.append(major)
-    return _agree_row(r, label, mine, theirs, ties)
+def _category_counts(codes: np.ndarray) -> np.ndarray:
+    """Counts (units x categories) of each judgement among the given raters' columns."""
+    n_cat = max(int(codes.max()) + 1 if codes.size else 1, 1)
+    units = np.broadcast_to(np.arange(codes.shape[0])[:, None], codes.shape)
+    ok = codes >= 0
+    flat = units[ok] * n_cat + codes[ok]
+    return np.bincount(flat, minlength=codes.shape[0] * n_cat).reshape(-1, n_cat)
 
 
-def _agree_row(a: Any, b: Any, x: list[Any], y: list[Any], ties: int) -> dict[str, Any]:
-    return _count_row(a, b, len(x), sum(u == v for u, v in zip(x, y, strict=True)), ties)
+def _vs_majority(
+    codes: np.ndarray, total: np.ndarray, j: int, raters: list[Any], label: str,
+    exclude_self: bool,
+) -> dict[str, Any]:  # fmt: skip
+    """Rater ``j`` against the modal judgement of ``total`` (minus its own when excluded).
+
+    The majority is undefined (a tie) when two or more judgements share the top count.
+    """
+    mine = codes[:, j]
+    counts = total.copy()
+    rated = mine >= 0
+    if exclude_self:
+        counts[np.flatnonzero(rated), mine[rated]] -= 1
+    votes = counts.sum(axis=1)
+    top = counts.max(axis=1)
+    tied = (counts == top[:, None]).sum(axis=1) > 1
+    usable = rated & (votes > 0)
+    ties = int((usable & tied).sum())
+    decided = usable & ~tied
+    major = counts.argmax(axis=1)
+    n = int(decided.sum())
+    agree = int((mine[decided] == major[decided]).sum())
+    return _count_row(raters[j], label, n, agree, ties)
 
 
 def _count_row(a: Any, b: Any, n: int, agree: int, ties: int) -> dict[str, Any]:
@@ -217,7 +234,7 @@ def spearman(x: Any, y: Any, *, confidence: float = 0.95) -> pd.DataFrame:
     ----------
     x, y : array_like
         Paired scores (e.g. an external rater's totals and the internal team's);
-        pairs with a missing value on either side are dropped.
+        pairs with a missing value on either side are dropped (counted in ``reason``).
     confidence : float, default 0.95
         Coverage of the interval.
 
@@ -253,16 +270,17 @@ def spearman(x: Any, y: Any, *, confidence: float = 0.95) -> pd.DataFrame:
     if a.shape != b.shape:
         raise ValueError("x and y must have the same length.")
     keep = ~(np.isnan(a) | np.isnan(b))
+    note = _util.dropped_pairs_note(int((~keep).sum()), keep.size)
     a, b = a[keep], b[keep]
     row = {"rho": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan, "n": int(a.size)}
-    if a.size < 3:
-        return _util.frame({**row, "reason": "fewer than three complete pairs"}, _SP_COLUMNS)
-    if np.ptp(a) == 0 or np.ptp(b) == 0:
-        return _util.frame({**row, "reason": "a variable is constant"}, _SP_COLUMNS)
+    why = ("fewer than three complete pairs" if a.size < 3 else
+           "a variable is constant" if np.ptp(a) == 0 or np.ptp(b) == 0 else "")
+    if why:
+        return _util.frame({**row, "reason": _util.join_notes(why, note)}, _SP_COLUMNS)
     res = stats.spearmanr(a, b)
     rho = float(res.statistic)
     return _util.frame({**row, "rho": rho, "p": float(res.pvalue),
-                        **_fisher_interval(rho, a.size, confidence), "reason": ""},
+                        **_fisher_interval(rho, a.size, confidence), "reason": note},
                        _SP_COLUMNS)  # fmt: skip
 
 
