@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ..errors import UsageError
-from . import EXIT_DATA, reports_errors
+from .common import EXIT_DATA, Output, command
+
+
+def _usage(message: str) -> Exception:
+    from ..errors import UsageError
+
+    return UsageError(message)
 
 
 def _ints(text: str | None) -> list[int] | None:
@@ -23,7 +26,7 @@ def _ints(text: str | None) -> list[int] | None:
             lo, _, hi = part.strip().partition("-")
             out += list(range(int(lo), int(hi) + 1)) if hi else [int(lo)]
     except ValueError:
-        raise UsageError(f"{text!r} is not a list of whole numbers like 2-6 or 10,25,50") \
+        raise _usage(f"{text!r} is not a list of whole numbers like 2-6 or 10,25,50") \
             from None
     return out
 
@@ -34,11 +37,10 @@ def _floats(text: str | None) -> list[float] | None:
     try:
         return [float(x) for x in text.split(",")]
     except ValueError:
-        raise UsageError(f"--shares {text!r}: give numbers separated by commas") from None
+        raise _usage(f"--shares {text!r}: give numbers separated by commas") from None
 
 
-@click.command("plan")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@command("plan")
 @click.option("--statistic", type=click.Choice(["alpha", "icc"]), default="alpha",
               show_default=True, help="Krippendorff's alpha (simulated) or the ICC (Bonett).")
 @click.option("--measure", help="Total or dimension id (default: the first total).")
@@ -61,18 +63,18 @@ def _floats(text: str | None) -> list[float] | None:
 @click.option("--assurance", type=float, help="ICC: plan with Zou (2012) at this assurance.")
 @click.option("--record", is_flag=True,
               help="Write the chosen design to sizing.json (the spec hash covers it).")
-@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
-@reports_errors
-def plan_command(directory: Path, statistic: str, measure: str | None,
+def plan_command(out: Output, directory: Path, statistic: str, measure: str | None,
                  expected: float | None, shares: str | None, pilot: Path | None,
                  width: float | None, above: float | None, probability: float,
                  raters_text: str | None, items_text: str | None, cost_rater: float,
                  cost_item: float, simulations: int, n_boot: int, seed: int | None,
-                 assurance: float | None, record: bool, as_json: bool) -> None:
+                 assurance: float | None, record: bool) -> None:
     """Plan DIRECTORY's study: designs (raters x items) meeting a precision target.
 
     Writes out/plan.xlsx (designs and a chart of width against items). Exits 1 when
-    no design of the grid meets the target.
+    no design of the grid meets the target. See docs/plan.md.
+
+    Example: sheetflow plan my-study --expected 0.75
     """
     from ..plan import Costs, Target, plan_study, record_plan
     from ..plan.workbook import write_plan_workbook
@@ -80,57 +82,56 @@ def plan_command(directory: Path, statistic: str, measure: str | None,
     try:
         target = None if width is None and above is None else Target(width, above, probability)
     except ValueError as exc:
-        raise UsageError(str(exc)) from exc
-    kwargs: dict[str, Any] = dict(
-        statistic=statistic, measure=measure, expected=expected, shares=_floats(shares),
-        pilot=pilot, target=target, raters=_ints(raters_text), items=_ints(items_text),
-        costs=Costs(cost_rater, cost_item), simulations=simulations, n_boot=n_boot,
-        seed=seed, assurance=assurance)
-    if as_json:
-        result = plan_study(directory, **kwargs)
-    else:
-        with click.progressbar(length=1, label="simulating designs", file=sys.stderr) as bar:
-            def progress(done: int, total: int) -> None:
-                bar.length = total
-                bar.update(done - bar.pos)
-            result = plan_study(directory, progress=progress, **kwargs)
+        raise _usage(str(exc)) from exc
+    progress = out.progress("simulating designs")
+    try:
+        result = plan_study(
+            directory, statistic=statistic, measure=measure, expected=expected,
+            shares=_floats(shares), pilot=pilot, target=target, raters=_ints(raters_text),
+            items=_ints(items_text), costs=Costs(cost_rater, cost_item),
+            simulations=simulations, n_boot=n_boot, seed=seed, assurance=assurance,
+            progress=progress)
+    finally:
+        progress.close()
     workbook = write_plan_workbook(result, directory / "out" / "plan.xlsx")
     recorded = record_plan(directory, result) if record and result.chosen() else None
-    if as_json:
-        click.echo(json.dumps(result.to_dict(), indent=2))
-    else:
-        _echo(result, workbook, recorded)
-    if result.chosen() is None:
+    _echo(out, result, workbook, recorded)
+    none = result.chosen() is None
+    problem = [f"{directory}: no design of the grid meets the target"] if none else []
+    out.json({"ok": not none, **result.to_dict(), "outputs": [str(workbook)],
+              "recorded": str(recorded) if recorded else None,
+              **({"exit_code": EXIT_DATA, "errors": problem} if none else {})})
+    if none:
         click.get_current_context().exit(EXIT_DATA)
 
 
-def _echo(result: Any, workbook: Path, recorded: Path | None) -> None:
-    click.echo(f"measure    {result.measure} ({result.level})")
-    click.echo(f"source     {result.source}")
-    click.echo(f"method     {result.method}"
-               + (f", {result.simulations} simulated studies per design, "
-                  f"{result.n_boot} bootstrap resamples, seed {result.seed}"
-                  if result.simulations else ""))
-    click.echo(f"target     {result.target.describe()}")
-    click.echo(f"  raters  items  width   {result.costs.unit:>8}  meets")
+def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> None:
+    out.say(f"measure    {result.measure} ({result.level})")
+    out.say(f"source     {result.source}")
+    out.say(f"method     {result.method}"
+            + (f", {result.simulations} simulated studies per design, "
+               f"{result.n_boot} bootstrap resamples, seed {result.seed}"
+               if result.simulations else ""))
+    out.say(f"target     {result.target.describe()}")
+    out.say(f"  raters  items  width   {result.costs.unit:>8}  meets")
     for row in result.table.to_dict("records"):
         flag = "yes" if row["meets"] else "no"
         star = "  <- cheapest" if row["cheapest"] else ""
-        click.echo(f"  {row['raters']:6d} {row['items']:6d}  {row['expected_width']:.3f} "
-                   f"{row['cost']:9g}  {flag}{star}")
-    click.echo(f"wrote {workbook}")
+        out.say(f"  {row['raters']:6d} {row['items']:6d}  {row['expected_width']:.3f} "
+                f"{row['cost']:9g}  {flag}{star}")
+    out.say(f"wrote {workbook}")
     if recorded:
-        click.echo(f"recorded   {recorded} (the spec hash now covers this design)")
+        out.say(f"recorded   {recorded} (the spec hash now covers this design)")
     for note in result.notes:
-        click.echo(f"note: {note}")
+        out.say(f"note: {note}")
     best = result.chosen()
     if best is None:
-        click.echo("no design of the grid meets the target: try more items (--items) or "
-                   "raters (--raters)")
+        out.headline("no design of the grid meets the target: try more items (--items) or "
+                     "raters (--raters)", fg="yellow")
     else:
-        click.echo(f"cheapest   {int(best['raters'])} raters x {int(best['items'])} items, "
-                   f"expected width {best['expected_width']:.3f}, "
-                   f"{result.costs.unit} {best['cost']:g}")
+        out.headline(f"cheapest   {int(best['raters'])} raters x {int(best['items'])} items, "
+                     f"expected width {best['expected_width']:.3f}, "
+                     f"{result.costs.unit} {best['cost']:g}")
 
 
 def register(group: click.Group) -> None:

@@ -128,8 +128,9 @@ def _source(root: Path, study: Study, m: Measure, expected: float | None,
     if (root / OUT_DIR / RATINGS_NAME).exists():
         return pilot_source(pilot_from_study(root, study, m), m,
                             f"pilot {OUT_DIR}/{RATINGS_NAME}")
-    raise UsageError("no anticipated agreement: give --expected ALPHA (e.g. 0.75) or "
-                     "--pilot ratings.csv from an earlier study")
+    raise UsageError(f"{root}: no anticipated agreement and no collected ratings; give "
+                     "--expected ALPHA (e.g. 0.75) or --pilot ratings.csv from an earlier "
+                     "study")
 
 
 def _alpha_notes(result: PlanResult, study: Study, m: Measure,
