@@ -197,3 +197,29 @@ def test_the_demo_summary_shows_the_position_line(tmp_path):
     cells = [c.value for row in openpyxl.load_workbook(out / "analysis.xlsx")["Summary"]
              .iter_rows() for c in row if isinstance(c.value, str)]
     assert any(c.startswith("Position: label A chosen in") for c in cells)
+
+
+def test_large_tables_go_beside_the_workbook(study, tmp_path, monkeypatch):
+    """A pairwise table longer than the limit is written whole as CSV; its sheet holds a
+    note naming the file and a per-measure digest; a later small run removes the CSV."""
+    import sheetflow.report.large as large
+    from sheetflow.report import write_analysis_outputs
+
+    res = run_plan(study, _planted(study, biased=None))
+    monkeypatch.setattr(large, "LARGE_ROWS", 20)
+    paths = write_analysis_outputs(res, tmp_path / "out")
+    kappa_csv = tmp_path / "out" / "tables" / "cohen_kappa.csv"
+    data_csv = tmp_path / "out" / "tables" / "data.csv"
+    assert kappa_csv in paths and data_csv in paths
+    full = pd.read_csv(kappa_csv)
+    assert len(full) == len(res.tables["cohen_kappa"])
+    ws = openpyxl.load_workbook(tmp_path / "out" / "analysis.xlsx")["Cohen kappa"]
+    assert "tables/cohen_kappa.csv" in ws["A1"].value
+    header = [c.value for c in ws[3]]
+    assert header[:4] == ["measure", "n_rows", "n_defined", "mean"]
+    first = res.tables["cohen_kappa"].groupby("measure", sort=False)["kappa"]
+    measure = ws["A4"].value
+    assert ws["D4"].value == pytest.approx(first.mean()[measure])
+    monkeypatch.setattr(large, "LARGE_ROWS", 10**9)
+    write_analysis_outputs(res, tmp_path / "out")
+    assert not kappa_csv.exists() and not data_csv.exists()

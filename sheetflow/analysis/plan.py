@@ -8,12 +8,13 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import SheetflowError
+from ..errors import MissingStepError
 from ..outputs import check_row_count, verify_ratings
 from ..study import Study, load_study
 from .context import Analysis, Context, natural_order
+from .keep_known_files import batch_times, yield_figure
 from .panel import Panel, build_panel, read_file_verdicts
-from .registry import all_analyses, planned_analyses
+from .registry import all_analyses, planned_analyses, protocol_plan
 from .selfchecks import self_checks
 from .summary import methods, summary
 from .unblind import (
@@ -46,7 +47,7 @@ def analyze(study_dir: str | Path, *, published: str | None = None) -> Analysis:
     ------
     SealError
         The key or the spec does not match its sealed hash.
-    SheetflowError
+    MissingStepError
         There are no collected ratings yet (``out/ratings.csv`` is missing).
     OutputError
         ``out/ratings.csv`` does not match ``out/collection.json`` (cut off, changed,
@@ -57,7 +58,8 @@ def analyze(study_dir: str | Path, *, published: str | None = None) -> Analysis:
     key, key_hash = verify_seal(root, study, published)
     ratings_path = root / RATINGS_FILE
     if not ratings_path.exists():
-        raise SheetflowError(f"{RATINGS_FILE} not found in {root}; run sheetflow collect first")
+        raise MissingStepError(f"{RATINGS_FILE} not found in {root}",
+                               f"sheetflow collect {root}")
     data, recorded = verify_ratings(root)  # whole, and the table collect wrote
     raw = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
     check_row_count(recorded, len(raw))
@@ -69,8 +71,10 @@ def analyze(study_dir: str | Path, *, published: str | None = None) -> Analysis:
     expected = [(str(p.get("rater_id", p.get("rater", ""))), int(p.get("sitting", 1)))
                 for p in entries]
     panel = build_panel(expected, complete_columns(data), read_file_verdicts(root))
-    return run_plan(study, data, key_hash=key_hash, internal=internal, key_seeds=seeds,
-                    panel=panel)
+    analysis = run_plan(study, data, key_hash=key_hash, internal=internal, key_seeds=seeds,
+                        panel=panel)
+    analysis.batches = batch_times(study, raw, entries)
+    return analysis
 
 
 def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
@@ -111,9 +115,19 @@ def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
     analysis.summary = summary(ctx, analysis.tables, key_hash, key_seeds or {},
                                panel)
     analysis.panel = panel
-    analysis.methods = methods(study)
+    own = protocol_plan(study.protocol)
+    analysis.feedback = own.feedback(ctx) if own is not None and own.feedback else {}
+    analysis.methods = _with_data_methods(methods(study), ctx)
     analysis.figures = _figures(ctx, analysis.tables)
     return analysis
+
+
+def _with_data_methods(entries: list[tuple[str, str]], ctx: Context) -> list[tuple[str, str]]:
+    """The protocol's data-dependent Methods entries, before the closing ones (Panel...)."""
+    own = protocol_plan(ctx.study.protocol)
+    extra = own.data_methods(ctx) if own is not None and own.data_methods else []
+    at = next((i for i, (topic, _) in enumerate(entries) if topic == "Panel"), len(entries))
+    return [*entries[:at], *extra, *entries[at:]]
 
 
 def expected_packs(study: Study) -> list[tuple[str, int]]:
@@ -148,6 +162,8 @@ def _figures(ctx: Context, tables: dict[str, pd.DataFrame]) -> dict[str, pd.Data
         out["scatter"] = joined.reset_index()
     if "alpha" in tables.get("confidence_agreement", pd.DataFrame()):
         out["confidence"] = _confidence_figure(tables["confidence_agreement"])
+    if "yield_fisher" in tables and "ci_low" in tables["yield_fisher"]:
+        out["yield"] = yield_figure(tables["yield_fisher"])
     if "direction_agreement" in tables and "comparison" in tables["direction_agreement"]:
         d = tables["direction_agreement"]
         out["direction"] = d[d["comparison"] == "majority"][["rater", "agreement"]]

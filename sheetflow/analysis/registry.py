@@ -29,6 +29,8 @@ HeadlineFn = Callable[["Context", "pd.DataFrame", dict], None]
 MethodsFn = Callable[["Study"], list[tuple[str, str]]]
 DecideFn = Callable[["Context", dict, dict], "Decision"]
 ArmsFn = Callable[["Context", dict], "Arms | None"]
+FeedbackFn = Callable[["Context"], dict[str, dict[str, "pd.DataFrame"]]]
+DataMethodsFn = Callable[["Context"], list[tuple[str, str]]]
 PROTOCOL_MODULE = re.compile(r"^p(\d{3})_(\w+)$")
 
 
@@ -56,6 +58,12 @@ class ProtocolPlan:
         on the raters included (the panel is applied afterwards).
     arms : callable, optional
         (context, tables) -> :class:`~.decision.Arms`, for designs with arms.
+    feedback : callable, optional
+        context -> rater id -> sheet name -> table: what each rater may be sent about
+        their own scores (written as one small workbook per rater).
+    data_methods : callable, optional
+        Context -> Methods entries that need the data (counts a setting leaves), shown
+        for studies of this plan's protocol.
     runs_when : callable, optional
         Study -> bool: when true, every analysis of this plan runs whatever the
         study's ``run`` list says (checks that always apply to such a design, such as
@@ -70,6 +78,8 @@ class ProtocolPlan:
     method_topics: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     decide: DecideFn | None = None
     arms: ArmsFn | None = None
+    feedback: FeedbackFn | None = None
+    data_methods: DataMethodsFn | None = None
     runs_when: Callable[[Study], bool] | None = None
 
 

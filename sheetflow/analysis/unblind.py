@@ -256,8 +256,8 @@ def _dimension_values(dim: Dimension, values: np.ndarray, parts: _Parts,
         return out
     if dim.kind == "binary" and dim.blank_means:
         text = text.mask(text == "", dim.blank_means)
-    na = set(dim.na_choices)
-    return text.map(lambda v: np.nan if v in na or v == "" else v).to_numpy(dtype=object)
+    # an N/A label stays as answered; the analyses apply the plan's na_handling
+    return text.map(lambda v: np.nan if v == "" else v).to_numpy(dtype=object)
 
 
 def _count_points(dim: Dimension, value: Any) -> float:

@@ -61,6 +61,30 @@ def alpha_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
     chart.set_size({"width": 760, "height": 340})
     ws.insert_chart(row, 0, chart)
 
+def yield_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
+                loc: tuple[str, int, int], row: int) -> None:
+    """Yield per arm with its Wilson 95% interval, error bars from the interval's cells."""
+    sheet, top, n = loc
+    table = analysis.figures["yield"]
+    first, last = top + 1, top + n
+    col = list(table.columns).index("yield")
+    chart = wb.add_chart({"type": "column"})
+    chart.add_series({
+        "name": "yield", "categories": [sheet, first, 0, last, 0],
+        "values": [sheet, first, col, last, col],
+        "y_error_bars": {"type": "custom",
+                         "plus_values": _column_ref(sheet, table, "err_plus", first, last),
+                         "plus_data": _finite_list(table["err_plus"]),
+                         "minus_values": _column_ref(sheet, table, "err_minus", first, last),
+                         "minus_data": _finite_list(table["err_minus"])},
+    })
+    chart.set_title({"name": "Yield per arm (Wilson 95% CI)"})
+    chart.set_y_axis({"min": 0, "max": 1, "major_gridlines": {"visible": False}})
+    chart.set_legend({"none": True})
+    chart.set_size({"width": 760, "height": 340})
+    ws.insert_chart(row, 0, chart)
+
+
 def _confidence_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
                       where: dict[str, tuple[str, int, int]]) -> None:
     """Alpha on all ratings and on Medium/High only, per dimension, with their intervals."""
