@@ -25,7 +25,7 @@ from itertools import product
 from typing import Any
 
 from .manifest import Manifest, PackHead
-from .rubric import Dimension, Total, total_bounds
+from .rubric import Dimension, Total, answer_required, total_bounds
 from .study import Study, load_study
 from .validate import (
     ERROR,
@@ -36,7 +36,7 @@ from .validate import (
     issue,
     show_value,
 )
-from .values import Formula, ParsedValue, is_blank, parse_confidence, parse_value
+from .values import Formula, ParsedValue, is_blank, parse_confidence, parse_time, parse_value
 from .workbook import layout as L
 from .workbook.reader import Book, Cells, open_book
 from .workbook.safety import Limits, Problem, column_number
@@ -545,9 +545,7 @@ class _AnswerReader:
         parsed = parse_value(dim, raw)
         if parsed.blank and dim.kind == "binary" and dim.blank_means:
             parsed = ParsedValue(dim.blank_means)
-        if dim.required:
-            self.result.required += 1
-            self.result.answered += parsed.value is not None
+        self._count(answer_required(dim, part), parsed.value)
         if parsed.code or (parsed.blank and dim.required):
             where = self._where(moved, case, label, dim)
             what = _describe(what, case, label)
@@ -563,6 +561,12 @@ class _AnswerReader:
             self.direction_cells[case] = (self.k.sheet, moved)
         self._emit(case, label, row_id, dim.id, part, parsed.value, raw, confidence, moved)
         return parsed
+
+    def _count(self, required: bool, value: Any) -> None:
+        """Count one answer cell in the completeness, as the pack's progress line does."""
+        if required:
+            self.result.required += 1
+            self.result.answered += value is not None
 
     def _where(self, cell: str, case: str, label: str, dim: Dimension) -> dict[str, str]:
         return {"sheet": self.k.sheet, "cell": cell, "case": case, "label": label,
@@ -583,6 +587,7 @@ class _AnswerReader:
             return ""
         moved, raw = self.k.moved(conf["cell"], anchor)
         parsed = parse_confidence(raw)
+        self._count(answer_required(dim, "confidence"), parsed.value)
         if parsed.code:
             self.k.add(parsed.code, **self._where(moved, case, label, dim),
                        value=raw_text(raw),
@@ -606,6 +611,7 @@ class _AnswerReader:
             ref = batch[part]["cell"]
             raw = raws[part] = self.k.value_at(ref)
             value = "" if raw is None else show_value(raw)
+            self._count(answer_required(None, part), parse_time(raw).value)
             self._emit("", "", "", "batch", f"{batch['batch']}:{part}", value or None, raw,
                        "", ref)
         for found in check_batch_times(batch["batch"], raws["start"], raws["end"]):

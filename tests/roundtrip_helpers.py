@@ -42,6 +42,9 @@ def plan_answers(pack: dict[str, Any]) -> dict[str, tuple[Any, str]]:
             low, high = rule["min"], rule["max"] if rule["max"] is not None else rule["min"] + 9
             value = low + (i * 3) % (high - low + 1)
             out[a["cell"]] = (value, str(value))
+        elif rule["type"] == "decimal":
+            value = rule["min"] + 0.25 + i % 3
+            out[a["cell"]] = (value, str(value))
         elif rule["type"] == "any":
             words = [NOTE_WORDS[(i + k) % len(NOTE_WORDS)] for k in range(60)]
             text = " ".join(words[:12]) + "\n" + " ".join(words[12:])
