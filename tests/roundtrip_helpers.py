@@ -115,13 +115,14 @@ def entered_as_number(value: Any) -> bool:
     True for numbers and for list choices that are whole numbers (picking or typing
     a Likert ``5`` gives the number 5); other choices and notes stay text.
     """
-    return isinstance(value, int) or (isinstance(value, str) and bool(_WHOLE.fullmatch(value)))
+    return isinstance(value, (int, float)) or (isinstance(value, str)
+                                               and bool(_WHOLE.fullmatch(value)))
 
 
 def _lo_cell(cell: str, value: Any) -> list[Any]:
     """One lo_fill.py cell: ``value`` (setValue) or ``string`` (setString)."""
     if entered_as_number(value):
-        return [cell, "value", int(value)]
+        return [cell, "value", value if isinstance(value, float) else int(value)]
     return [cell, "string", value]
 
 
