@@ -15,6 +15,10 @@ result is the same on every Python version and machine.
   within each stratum they are ranked by ``sha256(spec_hash + ":" + item_id)`` and the
   first ``ceil(fraction * n)`` are taken. Raters with role ``second`` get those; raters
   with role ``primary`` get every item.
+* **Display codes**: each card shows "Case k of n" and a short code (four letters
+  and digits) drawn per rater and sitting, never the item's own id unless the spec
+  sets ``[items] show_id = true``; ids often follow the arms (one system's outputs
+  numbered first), so showing them would let a rater group answers by arm.
 * **Repeats** (second sitting): ``repeats.count`` of the rater's items drawn with
   ``repeats.seed`` and shown in a new shuffled order, sides drawn afresh.
 """
@@ -24,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .study import Item, Rater, Study
 
@@ -35,6 +39,7 @@ class Slot:
 
     item: Item
     sides: tuple[tuple[str, str], ...] = ()
+    code: str = ""
 
 
 @dataclass(frozen=True)
@@ -152,7 +157,35 @@ def assign(study: Study, rater: Rater, sitting: int = 1) -> Assignment:
     if design.paired:
         seeds["sides"] = derivation(seed, "sides", tag, rater.id)
         slots = _with_sides(study, items, derive_rng(seed, "sides", tag, rater.id))
+    if study.show_id:
+        codes = [it.id for it in items]
+    else:
+        seeds["codes"] = derivation(seed, "codes", tag, rater.id)
+        codes = display_codes(len(items), derive_rng(seed, "codes", tag, rater.id))
+    slots = [replace(s, code=c) for s, c in zip(slots, codes, strict=True)]
     return Assignment(rater, sitting, tuple(slots), seeds)
+
+
+CODE_ALPHABET = "ACDEFHJKLMNPRTUVWXY34679"
+"""Letters and digits that cannot be misread for one another (no O/0, I/1, S/5, B/8)."""
+CODE_LENGTH = 4
+
+
+def display_codes(n: int, rng: random.Random) -> list[str]:
+    """``n`` distinct neutral codes such as ``"K7QF"``, drawn with ``rng``.
+
+    A code says nothing about the item: it is drawn afresh for each rater, so its
+    order carries no trace of the arms, and a rater can still name a case when asking.
+    """
+    size = len(CODE_ALPHABET)
+    out = []
+    for number in rng.sample(range(size ** CODE_LENGTH), n):
+        chars = []
+        for _ in range(CODE_LENGTH):
+            number, digit = divmod(number, size)
+            chars.append(CODE_ALPHABET[digit])
+        out.append("".join(chars))
+    return out
 
 
 def _with_sides(study: Study, items: list[Item], rng: random.Random) -> list[Slot]:

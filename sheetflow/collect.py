@@ -48,8 +48,18 @@ from .collect_file import (
     neutralise,
     split_cell,
 )
-from .errors import UsageError
 from .manifest import Manifest, PackHead, open_manifest
+from .outputs import (
+    COLLECTION_FILE,
+    LOCK_WAIT,
+    RATINGS_NAME,
+    OutputSet,
+    collection_record,
+    remove_partials,
+    study_lock,
+)
+from .protocol_checks import sitting_gaps
+from .returns import Entry, NotAFile, escape_controls, file_digest, find_entries
 from .study import load_study
 from .validate import (
     ERROR,
@@ -64,7 +74,6 @@ from .validate import (
     sort_issues,
 )
 from .workbook import layout as L
-from .workbook.reader import file_sha256
 from .workbook.safety import Limits, Outcome, Sandbox
 
 __all__ = [
@@ -74,6 +83,7 @@ __all__ = [
     "Ratings",
     "cell_name",
     "collect",
+    "file_verdicts",
     "find_files",
     "neutralise",
     "split_cell",
@@ -82,7 +92,6 @@ __all__ = [
 ]
 
 RETURNS_DIR, OUT_DIR = "returns", "out"
-_SKIP_PREFIXES = (".", "~$")
 
 
 class _Spooled(NamedTuple):
@@ -189,6 +198,7 @@ class Collection:
     ratings: Ratings
     report: ValidationReport
     outputs: dict[str, str] = field(default_factory=dict)
+    study_id: str = ""
 
     @property
     def valid(self) -> bool:
@@ -203,7 +213,7 @@ class Collection:
 
 def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
             write: bool = True, limits: Limits | None = None,
-            workers: int | None = None) -> Collection:
+            workers: int | None = None, lock_wait: float = LOCK_WAIT) -> Collection:
     """Collect returned workbooks of the study in ``study_dir``.
 
     Parameters
@@ -214,11 +224,15 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
         Files or folders to collect (default: ``study_dir/returns``). Folders are
         read non-recursively; hidden files and Office lock files are skipped.
     write : bool
-        Whether to write ``out/ratings.csv`` and ``out/validation.xlsx``.
+        Whether to write ``out/ratings.csv``, ``out/validation.xlsx`` and
+        ``out/collection.json`` (as one set, each replaced whole; see
+        :mod:`sheetflow.outputs`). Writing runs under the study lock.
     limits : Limits, optional
         Safety limits for reading (sizes, memory, time).
     workers : int, optional
         Reader child processes (default: the CPU count, at most 4).
+    lock_wait : float
+        Seconds to wait while another collect or analyze holds the study lock.
 
     Returns
     -------
@@ -228,9 +242,21 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
     ------
     SheetflowError
         The study or its manifest cannot be loaded (not a data problem).
+    OutputError
+        Another run still held the study lock after ``lock_wait`` seconds.
     """
     root = Path(study_dir)
-    load_study(root)  # a broken spec fails here, once, not in every child
+    study = load_study(root)  # a broken spec fails here, once, not in every child
+    if not write:
+        return _collect(root, paths, limits, workers, write, study.id)
+    with study_lock(root, "collect", lock_wait):
+        result = _collect(root, paths, limits, workers, write, study.id)
+        result.outputs = write_outputs(root / OUT_DIR, result)
+    return result
+
+
+def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
+             workers: int | None, write: bool, study_id: str) -> Collection:
     manifest = open_manifest(root)
     try:
         files = find_files(root, paths)
@@ -238,24 +264,13 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
         result = collector.run(files, workers)
     finally:
         manifest.close()
-    if write:
-        result.outputs = write_outputs(root / OUT_DIR, result)
+    result.study_id = study_id
     return result
 
 
-def find_files(root: Path, paths: list[str | Path] | None) -> list[Path]:
-    """The files to collect, sorted by name (then path) for a stable order."""
-    targets = [Path(p) for p in paths] if paths else [root / RETURNS_DIR]
-    found: list[Path] = []
-    for target in targets:
-        if target.is_dir():
-            found += [p for p in target.iterdir()
-                      if p.is_file() and not p.name.startswith(_SKIP_PREFIXES)]
-        elif target.is_file():
-            found.append(target)
-        else:
-            raise UsageError(f"{target}: no such file or folder")
-    return sorted(set(found), key=lambda p: (p.name, str(p)))
+def find_files(root: Path, paths: list[str | Path] | None) -> list[Entry]:
+    """Every entry to collect or report, in a stable order (see :mod:`sheetflow.returns`)."""
+    return find_entries(root, paths)
 
 
 # --------------------------------------------------------------------------- collector
@@ -266,7 +281,8 @@ class _FileWork:
     """One input file on its way through the collector."""
 
     path: Path
-    sha256: str
+    name: str
+    sha256: str = ""
     issues: list[Issue] = field(default_factory=list)
     head: PackHead | None = None
     duplicate_of: str = ""
@@ -274,10 +290,6 @@ class _FileWork:
     answered: int = 0
     required: int = 0
     self_check: SelfCheckInput | None = None
-
-    @property
-    def name(self) -> str:
-        return self.path.name
 
     @property
     def rater(self) -> str:
@@ -300,15 +312,17 @@ class _Collector:
         self.csv = csv
         self.ratings = Ratings()
 
-    def run(self, files: list[Path], workers: int | None) -> Collection:
-        works = [_FileWork(p, file_sha256(p)) for p in files]
+    def run(self, entries: list[Entry], workers: int | None) -> Collection:
+        works = [self._open(entry) for entry in entries]
         first_by_hash: dict[str, _FileWork] = {}
         for work in works:
+            if not work.sha256:
+                continue  # reported, not read
             if work.sha256 in first_by_hash:
                 work.duplicate_of = first_by_hash[work.sha256].name
             else:
                 first_by_hash[work.sha256] = work
-        unique = [w for w in works if not w.duplicate_of]
+        unique = [w for w in works if w.sha256 and not w.duplicate_of]
         if unique:
             jobs = [FileJob(str(w.path), w.name, w.sha256, str(self.root), self.manifest,
                             self.limits, self.csv) for w in unique]
@@ -322,6 +336,21 @@ class _Collector:
                 work.issues.append(issue("duplicate-file", file=work.name,
                                          detail=work.duplicate_of))
         return self._result(works)
+
+    def _open(self, entry: Entry) -> _FileWork:
+        """The entry's work item: hashed when it is a readable file, else its verdict."""
+        work = _FileWork(entry.path, entry.name)
+        code, detail = entry.code, entry.detail
+        if not code:
+            try:
+                work.sha256 = file_digest(entry.path)
+                return work
+            except NotAFile:
+                code, detail = "not-a-file", "special file"
+            except OSError as exc:
+                code, detail = "file-unreadable", escape_controls(exc.strerror or str(exc))
+        work.issues.append(issue(code, file=entry.name, detail=detail))
+        return work
 
     def _receive(self, work: _FileWork, outcome: Outcome) -> None:
         """Take one child's result in; only the small parts are kept."""
@@ -411,10 +440,25 @@ class _Collector:
 
     # -- result --------------------------------------------------------------------------
 
+    def _sitting_gaps(self, works: list[_FileWork]) -> None:
+        """Protocol 001: warn on a sitting-2 batch begun < 24 h after sitting 1 ended."""
+        usable = [w for w in works if w.head is not None and w.self_check is not None
+                  and not w.failed and not w.duplicate_of]
+        first = {w.head.rater_id: w.self_check.batch_times for w in usable
+                 if w.head.sitting == 1}
+        for work in (w for w in usable if w.head.sitting == 2):
+            for gap in sitting_gaps(first.get(work.head.rater_id, []),
+                                    work.self_check.batch_times):
+                work.issues.append(issue("sitting-too-soon", file=work.name,
+                                         sheet=L.SCORING_SHEET, cell=gap.cell,
+                                         rater=work.rater, dimension="batch",
+                                         value=gap.start, detail=gap.detail))
+
     def _result(self, works: list[_FileWork]) -> Collection:
         statuses = []
         issues: list[Issue] = []
         used_blocks = []
+        self._sitting_gaps(works)
         for work in works:
             used = work.head is not None and not work.failed and not work.duplicate_of
             if work.self_check is not None:
@@ -441,13 +485,56 @@ class _Collector:
 
 
 def write_outputs(out_dir: Path, result: Collection) -> dict[str, str]:
-    """Write ``ratings.csv`` and ``validation.xlsx`` into ``out_dir``; their paths."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    csv_path = out_dir / "ratings.csv"
-    result.ratings.write_csv(csv_path)
-    xlsx_path = out_dir / "validation.xlsx"
-    write_validation_workbook(xlsx_path, result.report)
-    return {"ratings": str(csv_path), "validation": str(xlsx_path)}
+    """Write ``ratings.csv``, ``validation.xlsx`` and ``collection.json``; their paths.
+
+    All three are written to temporary files first and replace the old ones only
+    when all are complete, the record last (:class:`~sheetflow.outputs.OutputSet`).
+    """
+    remove_partials(out_dir)
+    paths = {"ratings": out_dir / RATINGS_NAME, "validation": out_dir / "validation.xlsx",
+             "collection": out_dir / COLLECTION_FILE}
+    with OutputSet() as outputs:
+        ratings = outputs.stage(paths["ratings"])
+        result.ratings.write_csv(ratings)
+        write_validation_workbook(outputs.stage(paths["validation"]), result.report)
+        record = collection_record(result.study_id, ratings, len(result.ratings),
+                                   file_verdicts(result.report))
+        outputs.stage(paths["collection"]).write_bytes(record)
+    return {name: str(path) for name, path in paths.items()}
+
+
+_REASON_ISSUES = 3  # issues quoted in a file's reason; the rest are counted
+
+
+def file_verdicts(report: ValidationReport) -> list[dict[str, Any]]:
+    """Per input file: who it is, whether its ratings are used and, if not, why.
+
+    ``analyze`` reads these (from ``out/collection.json``) to name every file whose
+    ratings are left out. The reason quotes the file's first errors (or, for a file
+    without errors that is still not used, its first warnings) with sheet and cell.
+    """
+    by_file: dict[str, list[Issue]] = defaultdict(list)
+    for item in report.issues:
+        by_file[item.file].append(item)
+    out = []
+    for f in report.files:
+        issues = by_file.get(f.file, [])
+        errors = [i for i in issues if i.severity == ERROR]
+        quoted = errors or ([] if f.used else issues)
+        out.append({**f.to_dict(), "reason": "" if f.used and not errors else
+                    _reason(quoted, len(errors))})
+    return out
+
+
+def _reason(issues: list[Issue], n_errors: int) -> str:
+    parts = []
+    for item in issues[:_REASON_ISSUES]:
+        where = "!".join(x for x in (item.sheet, item.cell) if x)
+        parts.append(f"{item.code}{' at ' + where if where else ''}")
+    more = len(issues) - _REASON_ISSUES
+    head = f"{n_errors} error(s): " if n_errors else ""
+    tail = f" and {more} more (see validation.xlsx)" if more > 0 else ""
+    return head + ", ".join(parts) + tail if parts else "not used (see validation.xlsx)"
 
 
 def write_validation_workbook(path: Path, report: ValidationReport) -> None:

@@ -13,10 +13,6 @@ to, duplicates, and the outputs are the parent's business.
 
 from __future__ import annotations
 
-import csv
-import datetime as dt
-import io
-import pickle
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -24,30 +20,33 @@ from functools import lru_cache
 from itertools import product
 from typing import Any
 
-from .manifest import Manifest, PackHead
-from .rubric import Dimension, Total, answer_required, total_bounds
-from .study import Study, load_study
-from .validate import (
-    ERROR,
-    Issue,
-    SelfCheckInput,
-    check_batch_times,
-    check_word_count,
-    issue,
-    show_value,
+from .collect_answers import AnswerReader
+from .collect_rows import (
+    RATING_COLUMNS,
+    ROW_FIELDS,
+    PackedBlock,
+    RatingBlock,
+    csv_header,
+    csv_lines,
+    neutralise,
+    raw_text,
+    value_text,
 )
-from .values import Formula, ParsedValue, is_blank, parse_confidence, parse_time, parse_value
+from .manifest import Manifest, PackHead
+from .study import Study, load_study
+from .validate import ERROR, Issue, SelfCheckInput, issue, show_value
+from .values import Formula
 from .workbook import layout as L
 from .workbook.reader import Book, Cells, open_book
 from .workbook.safety import Limits, Problem, column_number
 
+__all__ = [
+    "RATING_COLUMNS", "ROW_FIELDS", "FileChecker", "FileJob", "FileResult", "PackCheck",
+    "PackedBlock", "RatingBlock", "cell_name", "check_file", "csv_header", "csv_lines",
+    "identity_stores", "neutralise", "raw_text", "row_table", "split_cell", "value_text",
+]
+
 ROW_SLACK, COLUMN_SLACK = 40, 4
-RATING_COLUMNS = ("study_id", "rater_id", "sitting", "case_id", "row_id", "label",
-                  "dimension", "field", "value", "raw", "confidence", "sheet", "cell",
-                  "file", "source_sha256")
-ROW_FIELDS = ("case_id", "row_id", "label", "dimension", "field", "value", "raw",
-              "confidence", "cell")
-"""The columns that vary within one file; the rest are the same for all its rows."""
 _SKIP_SHEETS = (L.IDENTITY_SHEET, L.INSTRUCTIONS_SHEET, L.LISTS_SHEET)
 _SHIFT_SPAN = 64  # inserted rows searched for a card's moved locked text
 _SHIFT_TRIES = 64  # most per-chunk shift combinations tried
@@ -69,47 +68,6 @@ class FileJob:
     limits: Limits
     csv: bool = True
 
-
-@dataclass
-class RatingBlock:
-    """One file's rating rows, sorted.
-
-    Every row shares the columns stored once here; ``rows`` holds the others, in
-    the order of :data:`ROW_FIELDS`. ``sheet`` is filled in only on rows with a cell.
-    """
-
-    study_id: str
-    rater_id: str
-    sitting: str
-    sheet: str
-    file: str
-    source_sha256: str
-    rows: list[tuple[str, ...]] = field(default_factory=list)
-
-    def packed(self, with_csv: bool) -> PackedBlock:
-        """The block as bytes for the parent's spool (pickled once, here)."""
-        data = pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
-        return PackedBlock(len(self.rows), csv_lines(self) if with_csv else b"", data)
-
-    def dicts(self) -> list[dict[str, str]]:
-        """The rows as full dicts keyed by :data:`RATING_COLUMNS`."""
-        out = []
-        for row in self.rows:
-            item = dict(zip(ROW_FIELDS, row, strict=True))
-            out.append({"study_id": self.study_id, "rater_id": self.rater_id,
-                        "sitting": self.sitting, **item,
-                        "sheet": self.sheet if item["cell"] else "",
-                        "file": self.file, "source_sha256": self.source_sha256})
-        return [{c: d[c] for c in RATING_COLUMNS} for d in out]
-
-
-@dataclass(frozen=True)
-class PackedBlock:
-    """A :class:`RatingBlock` ready to spool: row count, CSV lines, pickled rows."""
-
-    count: int
-    csv: bytes
-    data: bytes
 
 
 @dataclass
@@ -167,7 +125,7 @@ def check_file(job: FileJob) -> FileResult:
         named = {values.get("pack_id", "") for values in stores.values()}
         checks = {}
         for pack_id in sorted(p for p in named if p in heads):
-            checker = _FileChecker(_study(job.study_dir), job, book, heads[pack_id])
+            checker = FileChecker(_study(job.study_dir), job, book, heads[pack_id])
             checks[pack_id] = checker.check()
         return FileResult(None, stores, checks)
     finally:
@@ -241,9 +199,11 @@ class _Plan:
         self.window = self._window()
         self.row_table = row_table(pack)
         self.lines: dict[int, str] = {}  # row -> hidden id text of each answer line
+        self.cases: dict[str, str] = {}  # hidden id text -> its card's item id
         self.anchors: list[tuple[int, int]] = []  # per card: first, last answer line
         for card in pack.get("cards", []):
             key = " ".join(r["row_id"] for r in card["rows"])
+            self.cases[key] = card["item_id"]
             rows = sorted({self.positions[ref][0] for r in card["rows"]
                            for answer in r["answers"].values() for ref in _refs(answer)})
             for row in rows:
@@ -295,7 +255,7 @@ def row_table(pack: dict[str, Any]) -> list[tuple[str, str, str, str]]:
 # --------------------------------------------------------------------------- one file
 
 
-class _FileChecker:
+class FileChecker:
     """Checks one file against one manifest pack and reads its answers."""
 
     def __init__(self, study: Study, job: FileJob, book: Book, head: PackHead):
@@ -315,7 +275,7 @@ class _FileChecker:
             self._check_extents()
             if self._align_rows():
                 self._check_locked()
-                _AnswerReader(self).read_all()
+                AnswerReader(self).read_all()
         if self.result.failed:
             self.result.block = None  # a file with an error contributes no ratings
         return self.result
@@ -381,6 +341,9 @@ class _FileChecker:
         by_key_found: dict[str, list[int]] = defaultdict(list)
         for row, key in found:
             by_key_found[key].append(row)
+        if found and not any(key in by_key_expected for _, key in found):
+            self._foreign_rows({i for _, key in found for i in key.split()})
+            return False
         ok = True
         for row, key in found:
             if key not in by_key_expected:
@@ -389,7 +352,7 @@ class _FileChecker:
                 ok = False
         for key, rows in sorted(by_key_expected.items()):
             got = len(by_key_found.get(key, []))
-            case = key.split()[0].split("/")[0]
+            case = self.plan.cases[key]
             if got != len(rows):
                 self.add("row-missing" if got < len(rows) else "row-duplicated",
                          sheet=self.sheet, case=case)
@@ -401,6 +364,20 @@ class _FileChecker:
                 self.shift[want] = have - want
         self._report_moves(found)
         return True
+
+    def _foreign_rows(self, ids: set[str]) -> None:
+        """No answer line carries this pack's row ids: say whose they are, if anyone's.
+
+        Row ids are keyed per pack (:func:`~sheetflow.workbook.layout.keyed_row_id`),
+        so rows copied from another rater's workbook name that rater whatever the
+        identity stores say, and rows edited to match no pack match no one.
+        """
+        for other in self.job.manifest.packs():  # rare: only for a forged or copied file
+            if other["identity"]["pack_id"] != self.head.pack_id and \
+                    ids & {r[0] for r in row_table(other)}:
+                self.add("rows-from-other-rater", sheet=self.sheet, detail=other["rater_id"])
+                return
+        self.add("rows-not-this-rater", sheet=self.sheet)
 
     def _report_moves(self, found: list[tuple[int, str]]) -> None:
         if all(v == 0 for v in self.shift.values()):
@@ -471,304 +448,3 @@ def show_full(value: Any) -> str:
     if isinstance(value, Formula):
         return "=" + value.text
     return show_value(value) if not isinstance(value, str) else value
-
-
-# --------------------------------------------------------------------------- answers
-
-
-class _AnswerReader:
-    """Parses every answer cell of one file into rating rows and issues."""
-
-    def __init__(self, checker: _FileChecker):
-        self.k = checker
-        self.study = checker.study
-        self.result = checker.result
-        self.dims = {d.id: d for d in self.study.rubric.dimensions}
-        self.points: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
-        self.confidences: list[str] = []
-        self.directions: list[tuple[str, str]] = []
-        self.direction_cells: dict[str, tuple[str, str]] = {}
-        self.last_line = max(checker.plan.lines, default=0)
-        self.rows: list[tuple[str, ...]] = []
-
-    def read_all(self) -> None:
-        pack = self.k.plan.pack
-        for card, (first, last) in zip(pack.get("cards", []), self.k.plan.anchors,
-                                       strict=True):
-            for row in card["rows"]:
-                for dim_id, answer in row["answers"].items():
-                    self._answer(dim_id, answer, card["item_id"], row, first)
-            for dim_id, answer in card["case_answers"].items():
-                self._answer(dim_id, answer, card["item_id"], None, last)
-        for dim_id, answer in pack.get("study_answers", {}).items():
-            self._answer(dim_id, answer, "", None, self.last_line)
-        for batch in pack.get("batches", []):
-            self._batch_times(batch)
-        self._totals()
-        self.result.self_check = self._self_check_input()
-        self.result.block = self._block()
-
-    # -- one answer ---------------------------------------------------------------------
-
-    def _answer(self, dim_id: str, answer: dict[str, Any], case: str,
-                row: dict[str, Any] | None, anchor: int) -> None:
-        dim = self.dims.get(dim_id)
-        if dim is None:
-            return
-        label = (row or {}).get("label") or ""
-        row_id = (row or {}).get("row_id") or ""
-        confidence = self._confidence(dim, answer, case, label, anchor)
-        if dim.kind == "checklist":
-            yes = 0
-            complete = True
-            for i, q in enumerate(answer["questions"], 1):
-                parsed = self._cell(dim, q["cell"], case, label, anchor, f"q{i}", row_id,
-                                    confidence, what=f"{dim.label}: {q['question']}")
-                complete &= parsed.value is not None
-                yes += parsed.value == "Yes"
-            if complete:
-                self._derived(dim, case, label, row_id, "points", yes)
-            return
-        parsed = self._cell(dim, answer["cell"], case, label, anchor, "value", row_id,
-                            confidence, what=dim.label)
-        if dim.kind == "count" and isinstance(parsed.value, int):
-            self._derived(dim, case, label, row_id, "points",
-                          dim.points_for_count(parsed.value))
-        elif dim.kind in ("scale", "number") and isinstance(parsed.value, int):
-            self.points[(case, label)][dim.id] = float(parsed.value)
-        if dim.kind == "preference" and parsed.value is not None:
-            self.directions.append((case, parsed.value))
-
-    def _cell(self, dim: Dimension, ref: str, case: str, label: str, anchor: int,
-              part: str, row_id: str, confidence: str, what: str) -> ParsedValue:
-        moved, raw = self.k.moved(ref, anchor)
-        parsed = parse_value(dim, raw)
-        if parsed.blank and dim.kind == "binary" and dim.blank_means:
-            parsed = ParsedValue(dim.blank_means)
-        self._count(answer_required(dim, part), parsed.value)
-        if parsed.code or (parsed.blank and dim.required):
-            where = self._where(moved, case, label, dim)
-            what = _describe(what, case, label)
-            if parsed.code:
-                self.k.add(parsed.code, **where, value=raw_text(raw), what=what,
-                           expected=parsed.expected, accepted=parsed.value)
-            else:
-                self.k.add("answer-missing", **where, what=what,
-                           expected=parsed.expected or _expected(dim))
-        if dim.kind == "text" and isinstance(parsed.value, str):
-            self._word_range(dim, parsed.value, moved, case, label)
-        if dim.kind == "preference":
-            self.direction_cells[case] = (self.k.sheet, moved)
-        self._emit(case, label, row_id, dim.id, part, parsed.value, raw, confidence, moved)
-        return parsed
-
-    def _count(self, required: bool, value: Any) -> None:
-        """Count one answer cell in the completeness, as the pack's progress line does."""
-        if required:
-            self.result.required += 1
-            self.result.answered += value is not None
-
-    def _where(self, cell: str, case: str, label: str, dim: Dimension) -> dict[str, str]:
-        return {"sheet": self.k.sheet, "cell": cell, "case": case, "label": label,
-                "dimension": dim.id}
-
-    def _word_range(self, dim: Dimension, text: str, cell: str, case: str,
-                    label: str) -> None:
-        outside = check_word_count(text, dim.min_words, dim.max_words)
-        if outside is not None:
-            self.k.add("text-word-count", **self._where(cell, case, label, dim),
-                       value=outside[0], what=_describe(dim.label, case, label),
-                       expected=outside[1])
-
-    def _confidence(self, dim: Dimension, answer: dict[str, Any], case: str, label: str,
-                    anchor: int) -> str:
-        conf = answer.get("confidence")
-        if conf is None:
-            return ""
-        moved, raw = self.k.moved(conf["cell"], anchor)
-        parsed = parse_confidence(raw)
-        self._count(answer_required(dim, "confidence"), parsed.value)
-        if parsed.code:
-            self.k.add(parsed.code, **self._where(moved, case, label, dim),
-                       value=raw_text(raw),
-                       what=_describe(f"Confidence for {dim.label}", case, label),
-                       expected=parsed.expected, accepted=parsed.value)
-        elif parsed.blank and dim.required and not self._answer_blank(dim, answer, anchor):
-            self.k.add("confidence-missing", **self._where(moved, case, label, dim),
-                       what=_describe(dim.label, case, label))
-        if parsed.value:
-            self.confidences.append(parsed.value)
-        return parsed.value or ""
-
-    def _answer_blank(self, dim: Dimension, answer: dict[str, Any], anchor: int) -> bool:
-        refs = [q["cell"] for q in answer["questions"]] if dim.kind == "checklist" \
-            else [answer["cell"]]
-        return all(is_blank(self.k.moved(r, anchor)[1]) for r in refs)
-
-    def _batch_times(self, batch: dict[str, Any]) -> None:
-        raws = {}
-        for part in ("start", "end"):
-            ref = batch[part]["cell"]
-            raw = raws[part] = self.k.value_at(ref)
-            value = "" if raw is None else show_value(raw)
-            self._count(answer_required(None, part), parse_time(raw).value)
-            self._emit("", "", "", "batch", f"{batch['batch']}:{part}", value or None, raw,
-                       "", ref)
-        for found in check_batch_times(batch["batch"], raws["start"], raws["end"]):
-            ref = batch[found.part]["cell"]
-            self.k.add(found.code, sheet=self.k.sheet, cell=ref, dimension="batch",
-                       value=raw_text(raws[found.part]), detail=found.detail)
-
-    # -- derived ------------------------------------------------------------------------
-
-    def _derived(self, dim: Dimension, case: str, label: str, row_id: str, part: str,
-                 value: float) -> None:
-        self.points[(case, label)][dim.id] = float(value)
-        self._emit(case, label, row_id, dim.id, part, value, None, "", "")
-
-    def _totals(self) -> None:
-        for (case, label), pts in sorted(self.points.items()):
-            for total in self.study.rubric.totals:
-                if all(d in pts for d in total.of):
-                    values = [pts[d] for d in total.of]
-                    value = sum(values) / len(values) if total.method == "mean" else sum(values)
-                    self._emit(case, label, "", total.id, "total", value, None, "", "")
-
-    def _emit(self, case: str, label: str, row_id: str, dim_id: str, part: str, value: Any,
-              raw: Any, confidence: str, cell: str) -> None:
-        self.rows.append((case, row_id, label, dim_id, part, value_text(value), raw_text(raw),
-                          confidence, cell))
-
-    def _block(self) -> PackedBlock:
-        head, job = self.k.head, self.k.job
-        # the table is sorted by rater, sitting, case, label, dimension, field, file;
-        # within one file the first two and the last are the same for every row
-        rows = sorted(self.rows, key=lambda r: (r[0], r[2], r[3], r[4]))
-        block = RatingBlock(self.study.id, head.rater_id, str(head.sitting), self.k.sheet,
-                            job.name, job.sha256, rows)
-        return block.packed(job.csv)
-
-    # -- self-checks --------------------------------------------------------------------
-
-    def _self_check_input(self) -> SelfCheckInput:
-        study = self.study
-        total = study.rubric.totals[0] if study.rubric.totals else None
-        per_row = self._row_totals(total) if total else {}
-        labels = tuple(study.design.labels) if study.design.paired else ("A", "B")
-        pref = next((d for d in study.rubric.dimensions if d.kind == "preference"), None)
-        directions = []
-        for case, direction in self.directions:
-            a, b = per_row.get((case, labels[0])), per_row.get((case, labels[-1]))
-            margin = a - b if a is not None and b is not None else None
-            directions.append((case, direction, margin))
-        return SelfCheckInput(
-            totals=[per_row[k] for k in sorted(per_row)],
-            total_range=_total_range(total, study) if total else None,
-            confidences=self.confidences,
-            directions=directions,
-            direction_cells=self.direction_cells,
-            extreme_low_max=study.plan.params.get("extreme_low_max"),
-            extreme_high_min=study.plan.params.get("extreme_high_min"),
-            confidence_target=study.plan.targets.get("confidence_medium_high"),
-            labels=(labels[0], labels[-1]),
-            preference_choices=tuple(pref.choices) if pref else ("A>B", "B>A", "Tied"),
-        )
-
-    def _row_totals(self, total: Total) -> dict[tuple[str, str], float]:
-        out = {}
-        for key, pts in self.points.items():
-            if all(d in pts for d in total.of):
-                values = [pts[d] for d in total.of]
-                out[key] = sum(values) / len(values) if total.method == "mean" else sum(values)
-        return out
-
-
-def _total_range(total: Total, study: Study) -> tuple[float, float]:
-    lo, hi = total_bounds(total, study.rubric)
-    return (total.minimum if total.minimum is not None else lo,
-            total.maximum if total.maximum is not None else hi)
-
-
-def _describe(what: str, case: str, label: str) -> str:
-    if case and label:
-        return f"{what} for case {case}, response {label}"
-    if case:
-        return f"{what} for case {case}"
-    return what
-
-
-def _expected(dim: Dimension) -> str:
-    from .values import describe_domain
-
-    return describe_domain(dim)
-
-
-def value_text(value: Any) -> str:
-    """A parsed value in full (numbers without a trailing '.0')."""
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def raw_text(raw: Any) -> str:
-    """A raw cell in full, as the ratings table shows it."""
-    if raw is None:
-        return ""
-    if isinstance(raw, Formula):
-        return "=" + raw.text
-    if isinstance(raw, dt.date | dt.time | dt.datetime):
-        return raw.isoformat()
-    return value_text(raw)
-
-
-# --------------------------------------------------------------------------- CSV
-
-
-_FORMULA_STARTS = frozenset("=+-@\t\r\n\uff1d\uff0b\uff0d\uff20")
-
-
-def neutralise(text: str) -> str:
-    """Prefix ``'`` to text that a spreadsheet would run as a formula (OWASP)."""
-    if text and text[0] in _FORMULA_STARTS:
-        return "'" + text
-    return text
-
-
-def csv_lines(block: RatingBlock) -> bytes:
-    """A block's rows as CSV lines: all fields quoted, formula starts neutralised.
-
-    The same bytes as :func:`csv.writer` with ``QUOTE_ALL`` and ``\\r\\n`` line ends,
-    built by joining (twice as fast): the constant columns are quoted once, and a
-    row's quotes are doubled only when one of its fields holds any. Numbers such as
-    -1 in the value and raw columns are prefixed too: a spreadsheet then shows them
-    as text, which is safe; the analysis removes the prefix.
-    """
-    starts = _FORMULA_STARTS
-    head = ",".join(_quoted(neutralise(x))
-                    for x in (block.study_id, block.rater_id, block.sitting)) + ',"'
-    tail = '",' + ",".join(_quoted(neutralise(x))
-                           for x in (block.file, block.source_sha256)) + "\r\n"
-    sheet = neutralise(block.sheet)
-    separators = 2 * len(ROW_FIELDS)  # the quotes '","' puts between the 10 fields
-    lines = []
-    for row in block.rows:
-        fields = [("'" + x) if x and x[0] in starts else x for x in row]
-        fields.insert(8, sheet if fields[8] else "")
-        line = '","'.join(fields)
-        if line.count('"') != separators:
-            line = '","'.join(x.replace('"', '""') for x in fields)
-        lines.append(head + line + tail)
-    return "".join(lines).encode("utf-8")
-
-
-def _quoted(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"'
-
-
-def csv_header() -> bytes:
-    """The header line of ``ratings.csv``."""
-    buf = io.StringIO()
-    csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\r\n").writerow(RATING_COLUMNS)
-    return buf.getvalue().encode("utf-8")

@@ -17,7 +17,7 @@ from .analysis import Analysis, analyze
 from .collect import Collection, collect
 from .errors import UsageError
 from .generate import GenerateResult, generate_packs
-from .report import write_analysis_workbook, write_summary_json
+from .report import write_analysis_outputs
 from .simulate import fill_packs
 from .study import read_table
 from .templates import data_dir
@@ -75,6 +75,5 @@ def run_demo(folder: str | Path, *, seed: int = DEMO_SEED) -> DemoResult:
     returns = fill_packs(root, root / "returns", seed=seed, quality=sample_quality(root))
     collection = collect(root)
     analysis = analyze(root)
-    workbook = write_analysis_workbook(analysis, root / "out" / "analysis.xlsx")
-    summary = write_summary_json(analysis, root / "out" / "summary.json")
+    workbook, summary = write_analysis_outputs(analysis, root / "out")[:2]
     return DemoResult(root, generated, returns, collection, analysis, workbook, summary)

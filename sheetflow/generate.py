@@ -5,7 +5,8 @@ Output, inside the study folder (or ``out``):
 * ``packs/<pattern>.xlsx`` per rater (and ``<stem>-sitting2.xlsx`` when the design has
   repeats), laid out as :mod:`sheetflow.workbook.layout` describes;
 * ``packs/manifest.json``, the blinded manifest ``collect`` reads (no arm, no seed);
-* ``packs/mailing-list.csv`` and, with ``emails=True``, ``packs/eml/<stem>.eml`` drafts;
+* ``packs/mailing-list.csv`` and, with ``emails=True``, ``packs/eml/<stem>.eml`` drafts
+  (sitting-2 drafts apart in ``packs/eml/sitting-2/``, to send 24 h after sitting 1);
 * ``sealed/key.json``, ``sealed/key.sha256``, ``sealed/plan.lock.json`` (see
   :mod:`sheetflow.seal`).
 
@@ -31,8 +32,9 @@ from typing import Any
 from . import __version__
 from .assign import Assignment, assign, response_text
 from .errors import SheetflowError, UsageError
-from .mail import build_eml, mailing_list_csv
+from .mail import SITTING2_NOTE, build_eml, mailing_list_csv
 from .seal import PLAN_LOCK_FILE, SEALED_DIR, dump_json, input_hashes, write_seal
+from .spec.blinding import study_warnings
 from .study import Rater, Study, load_study
 from .workbook import layout as L
 from .workbook.writer import CardSpec, PackSpec, TextCache, write_pack
@@ -120,6 +122,7 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
                             seal.key_path, seal.key_hash_path, seal.plan_lock_path, mailing)
     if emails:
         _write_drafts(study, assignments, infos, packs_dir / EML_DIR, result)
+    result.warnings += study_warnings(study)
     result.warnings += blinding_leaks(study, [i.path for i in infos] + [manifest_path])
     return result
 
@@ -132,13 +135,14 @@ def _write_packs(study: Study, spec_hash: str, assignments: list[Assignment],
     dropped, and the texts shared by all packs are split and hashed once.
     """
     created = _created(study)
+    row_key = _row_key(study, spec_hash)
     texts = TextCache()
     infos = []
     with _ManifestStream(manifest_path, _manifest(study, spec_hash)) as manifest:
         for a in assignments:
             path = manifest_path.parent / pack_file_name(study, a.rater, a.sitting)
             identity = pack_identity(study, spec_hash, a.rater, a.sitting)
-            layout = write_pack(path, _pack_spec(study, a, identity, created), texts)
+            layout = write_pack(path, _pack_spec(study, a, identity, created, row_key), texts)
             manifest.add({"file": path.name, "rater_id": a.rater.id, "role": a.rater.role,
                           "sitting": a.sitting, "identity": identity, **layout})
             infos.append(PackInfo(a.rater.id, a.sitting, path, len(a.slots)))
@@ -301,8 +305,20 @@ def _sittings(study: Study, rater: Rater) -> list[Assignment]:
     return sittings
 
 
+def _row_key(study: Study, spec_hash: str) -> str:
+    """The key of every pack's row ids (see :func:`~sheetflow.workbook.layout.keyed_row_id`).
+
+    Derived from the spec hash and the study's seeds, so the same spec gives the same
+    packs; the seeds never reach a pack, so no rater can compute another's row ids.
+    """
+    d = study.design
+    parts = ["sheetflow row ids", spec_hash, str(d.seed),
+             str(d.repeats.seed if d.repeats else ""), str(study.plan.seed)]
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+
+
 def _pack_spec(study: Study, a: Assignment, identity: dict[str, str],
-               created: dt.datetime) -> PackSpec:
+               created: dt.datetime, row_key: str) -> PackSpec:
     labels = study.design.labels if study.design.paired else ()
     cards = []
     for slot in a.slots:
@@ -310,11 +326,12 @@ def _pack_spec(study: Study, a: Assignment, identity: dict[str, str],
                       for s in study.shown)
         keys: tuple[str | None, ...] = labels or (None,)
         responses = tuple((label, response_text(study, slot, label)) for label in keys)
-        cards.append(CardSpec(slot.item.id, shown, responses))
+        cards.append(CardSpec(slot.item.id, shown, responses, slot.code))
     sitting_note = " (second sitting)" if a.sitting == 2 else ""
     return PackSpec(
         title=study.title + sitting_note,
-        instructions=study.instructions,
+        instructions=study.instructions if a.sitting == 1 else
+        f"{SITTING2_NOTE}\n\n{study.instructions}",
         identity=identity,
         labels=tuple(labels),
         dimensions=study.rubric.dimensions,
@@ -323,6 +340,7 @@ def _pack_spec(study: Study, a: Assignment, identity: dict[str, str],
         batch_size=study.design.batch_size,
         include_study_answers=a.sitting == 1,
         created=created,
+        row_key=row_key,
         rater_label=f"Workbook for rater {a.rater.id}{sitting_note}",
     )
 
@@ -369,9 +387,10 @@ def _key(study: Study, spec_hash: str, assignments: list[Assignment]) -> dict[st
 
 def _key_case(study: Study, position: int, slot: Any) -> dict[str, Any]:
     if slot.sides:
-        return {"position": position, "item_id": slot.item.id, "sides": dict(slot.sides)}
+        return {"position": position, "item_id": slot.item.id, "code": slot.code,
+                "sides": dict(slot.sides)}
     arm = slot.item.fields.get(study.design.arm_column or "", "")
-    return {"position": position, "item_id": slot.item.id, "arm": arm}
+    return {"position": position, "item_id": slot.item.id, "code": slot.code, "arm": arm}
 
 
 def _write_drafts(study: Study, assignments: list[Assignment], infos: list[PackInfo],
@@ -382,6 +401,9 @@ def _write_drafts(study: Study, assignments: list[Assignment], infos: list[PackI
             result.warnings.append(f"rater {a.rater.id} has no email address in "
                                    f"{study.raters_file}; no draft written for {info.path.name}")
             continue
-        path = eml_dir / (info.path.stem + ".eml")
-        path.write_bytes(build_eml(study, a.rater, info.path))
+        # sitting 2 is drafted apart, to be sent only 24 h after sitting 1 is back
+        folder = eml_dir if a.sitting == 1 else eml_dir / f"sitting-{a.sitting}"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / (info.path.stem + ".eml")
+        path.write_bytes(build_eml(study, a.rater, info.path, a.sitting))
         result.eml_paths.append(path)

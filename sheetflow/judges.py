@@ -19,11 +19,22 @@ The mapping lives in the study's ``[analysis.params.jsonl]`` table::
 A record's response is the item whose task column and arm column match the record.
 Values are written as the judge gave them; collect reports anything off the rubric.
 The generated packs are never modified.
+
+Before anything is written every record is checked against itself and the items
+(:mod:`sheetflow.judge_records`: schema, judge means and trio mean recomputed, verdicts
+against the stated thresholds, candidate response against the item); any mismatch is
+reported with its line, record and field and nothing is written. A judge object
+absent from a record leaves that judge's cells blank (collect then reports them) and,
+the trio being locked, ``out/pilot-summary.json`` is not written. Otherwise, given
+the run's execution window, ``out/pilot-summary.json`` is written in the protocol's
+own schema (costs, call counts, window, ``results_per_task``, ``aggregate``).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,8 +42,11 @@ from typing import Any
 import openpyxl
 
 from .errors import SheetflowError, UsageError
+from .judge_records import DIRECTION_TOLERANCE, Thresholds, check_records, pilot_summary
 from .study import Study, load_study
 from .workbook import layout as L
+
+PILOT_SUMMARY = "out/pilot-summary.json"
 
 
 class JudgeImportError(SheetflowError):
@@ -53,16 +67,39 @@ class JudgeImport:
         Answer cells filled.
     missing : list of str
         ``judge key: item id`` for each judge object absent from a record.
+    summary_path : Path or None
+        ``out/pilot-summary.json`` when written.
+    summary_note : str
+        Why it was not written (a judge missing: the trio is locked; no execution
+        window given).
     """
 
     files: list[Path] = field(default_factory=list)
     records: int = 0
     answers: int = 0
     missing: list[str] = field(default_factory=list)
+    summary_path: Path | None = None
+    summary_note: str = ""
+
+
+class RecordMismatchError(JudgeImportError):
+    """Records that disagree with themselves or with the items; nothing was written.
+
+    Attributes
+    ----------
+    lines : list of str
+        One line per mismatch: file, line, record (task/cell), field and what differs.
+    """
+
+    def __init__(self, lines: list[str]):
+        super().__init__(f"{len(lines)} mismatch(es) in the judge records; nothing was "
+                         "written:\n" + "\n".join(lines))
+        self.lines = lines
 
 
 def import_judges(study_dir: str | Path, jsonl_path: str | Path,
-                  returns_dir: str | Path | None = None, *, force: bool = False) -> JudgeImport:
+                  returns_dir: str | Path | None = None, *, force: bool = False,
+                  window: str | None = None) -> JudgeImport:
     """Fill each judge's workbook from a JSONL file of judge outputs.
 
     Parameters
@@ -75,6 +112,9 @@ def import_judges(study_dir: str | Path, jsonl_path: str | Path,
         Where to save the filled workbooks (default ``study_dir/returns``).
     force : bool, default False
         Replace existing files of the same name in ``returns_dir``.
+    window : str, optional
+        The run's execution window, ``"<ISO start> to <ISO end>"`` (UTC), for
+        ``out/pilot-summary.json`` (the records carry no times).
 
     Returns
     -------
@@ -100,6 +140,11 @@ def import_judges(study_dir: str | Path, jsonl_path: str | Path,
     records = _read_jsonl(Path(jsonl_path))
     items = _item_lookup(study, mapping)
     answers = _answers_by_rater(records, mapping, items, Path(jsonl_path).name)
+    mismatches = check_records(records, list(mapping["judges"]), _responses(study, mapping),
+                               _thresholds(study))
+    mismatches = [m for m in mismatches if m.field not in mapping["judges"]]
+    if mismatches:
+        raise RecordMismatchError([m.text(Path(jsonl_path).name) for m in mismatches])
     out_dir = Path(returns_dir) if returns_dir is not None else root / "returns"
     result = JudgeImport(records=len(records), missing=answers.pop("__missing__", []))
     for rater_id, by_item in sorted(answers.items()):
@@ -109,7 +154,66 @@ def import_judges(study_dir: str | Path, jsonl_path: str | Path,
             raise UsageError(f"{target}: already exists; move it away or use --force")
         result.answers += _fill(root / L.PACKS_DIR / pack["file"], target, pack, by_item)
         result.files.append(target)
+    _write_summary(study, mapping, [r for _, r in records], window, result)
     return result
+
+
+def _responses(study: Study, mapping: dict[str, Any]) -> dict[tuple[str, str], str]:
+    """(task, cell) -> the item's response text."""
+    cell_of = {arm: cell for cell, arm in mapping["arms"].items()}
+    arm_col, resp_col = study.design.arm_column or "", study.design.response_column or ""
+    return {(it.fields.get(mapping["task_column"], ""),
+             cell_of.get(it.fields.get(arm_col, ""), "")): it.fields.get(resp_col, "")
+            for it in study.items}
+
+
+def _thresholds(study: Study) -> Thresholds:
+    targets = study.plan.targets
+    return Thresholds(float(targets.get("strict_pass", 3.5)),
+                      float(targets.get("critical_below", 2.0)))
+
+
+def _write_summary(study: Study, mapping: dict[str, Any], records: list[dict[str, Any]],
+                   window: str | None, result: JudgeImport) -> None:
+    """``out/pilot-summary.json``, whole, or a note saying why not."""
+    if result.missing:
+        result.summary_note = (f"{PILOT_SUMMARY} not written: the trio is locked and "
+                               f"{len(result.missing)} judge output(s) are missing")
+        return
+    if not window:
+        result.summary_note = (f"{PILOT_SUMMARY} not written: give the run's execution "
+                               "window (--execution-window 'START to END', UTC ISO times); "
+                               "the records carry no times")
+        return
+    params = study.plan.params
+    summary = pilot_summary(
+        records, list(mapping["judges"]), list(params.get("hypotheses", [])),
+        mapping["arms"], pilot_id=str(params.get("pilot_id", study.id)),
+        window=check_window(window), min_tasks=int(params.get("pilot_pass_min_tasks", 2)),
+        thresholds=_thresholds(study),
+        tolerance=float(params.get("direction_tolerance", DIRECTION_TOLERANCE)))
+    path = study.root / PILOT_SUMMARY
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    os.replace(partial, path)
+    result.summary_path = path
+
+
+def check_window(window: str) -> str:
+    """``"<ISO start> to <ISO end>"`` with start <= end, as given; else a UsageError."""
+    parts = [p.strip() for p in window.split(" to ")]
+    try:
+        start, end = (dt.datetime.fromisoformat(p.replace("Z", "+00:00")) for p in parts)
+        ordered = start <= end
+    except (ValueError, TypeError):
+        ordered = None
+    if len(parts) != 2 or ordered is None:
+        raise UsageError(f"execution window {window!r}: give it as '<ISO start> to <ISO end>', "
+                         "e.g. '2026-04-26T09:00:00Z to 2026-04-26T11:30:00Z'")
+    if not ordered:
+        raise UsageError(f"execution window {window!r}: the end is before the start")
+    return f"{parts[0]} to {parts[1]}"
 
 
 def _mapping(study: Study) -> dict[str, Any]:

@@ -29,27 +29,6 @@ def csv_safe(text: str) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-def mailing_list_csv(rows: list[tuple[Rater, int, str]]) -> bytes:
-    """The coordinator's list: one line per pack (rater id, name, email, sitting, file).
-
-    Parameters
-    ----------
-    rows : list of (Rater, sitting, file name)
-
-    Returns
-    -------
-    bytes
-        UTF-8 CSV, every field quoted, LF line ends.
-    """
-    buf = io.StringIO()
-    writer = csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n")
-    writer.writerow(["rater_id", "name", "email", "sitting", "file"])
-    for rater, sitting, file_name in rows:
-        writer.writerow([csv_safe(v) for v in (rater.id, rater.name, rater.email,
-                                               str(sitting), file_name)])
-    return buf.getvalue().encode("utf-8")
-
-
 def fill(template: str, study: Study, rater: Rater) -> str:
     """``template`` with ``{name}``, ``{rater_id}``, ``{last_name}``, ``{study_id}``,
     ``{date}``, ``{title}`` filled in; unknown placeholders are left as written."""
@@ -64,7 +43,39 @@ class _Keep(dict):
         return "{" + key + "}"
 
 
-def build_eml(study: Study, rater: Rater, pack: Path) -> bytes:
+SITTING2_NOTE = (
+    "This is your SECOND-SITTING workbook. Open it no earlier than 24 hours after you "
+    "finished the first sitting, and do not look at your first answers. Type the date "
+    "and time (yyyy-mm-dd hh:mm) when you start and finish each batch.")
+"""What a sitting-2 draft and workbook say first (protocol 001: at least 24 h later)."""
+SEND_WHEN = {1: "now", 2: "at least 24 h after the rater's sitting 1 is returned"}
+"""The mailing list's ``send`` column per sitting."""
+
+
+def mailing_list_csv(rows: list[tuple[Rater, int, str]]) -> bytes:
+    """The coordinator's list: one line per pack (rater id, name, email, sitting, file,
+    and when to send it: sitting 2 goes out apart, after sitting 1 is back).
+
+    Parameters
+    ----------
+    rows : list of (Rater, sitting, file name)
+
+    Returns
+    -------
+    bytes
+        UTF-8 CSV, every field quoted, LF line ends.
+    """
+    buf = io.StringIO()
+    writer = csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    writer.writerow(["rater_id", "name", "email", "sitting", "file", "send"])
+    for rater, sitting, file_name in rows:
+        writer.writerow([csv_safe(v) for v in (rater.id, rater.name, rater.email,
+                                               str(sitting), file_name,
+                                               SEND_WHEN.get(sitting, ""))])
+    return buf.getvalue().encode("utf-8")
+
+
+def build_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1) -> bytes:
     """A ready-to-send draft mailing ``pack`` to ``rater``.
 
     Parameters
@@ -74,6 +85,9 @@ def build_eml(study: Study, rater: Rater, pack: Path) -> bytes:
         Must have an e-mail address.
     pack : Path
         The workbook to attach.
+    sitting : int
+        2 for a second-sitting workbook: the subject says so and the body starts with
+        :data:`SITTING2_NOTE` (it is sent apart, after sitting 1 is back).
 
     Returns
     -------
@@ -81,14 +95,17 @@ def build_eml(study: Study, rater: Rater, pack: Path) -> bytes:
         The message in RFC 5322 form with CRLF line ends.
     """
     subject = study.email_subject or f"{study.title}: your scoring workbook"
-    body = study.email_body or (
+    body = fill(study.email_body or (
         "Dear {name},\n\nAttached is your scoring workbook. Please read its Instructions "
-        "sheet first, fill in the yellow cells, save it and email it back.\n")
+        "sheet first, fill in the yellow cells, save it and email it back.\n"), study, rater)
+    if sitting == 2:
+        subject += " - second sitting"
+        body = f"{SITTING2_NOTE}\n\n{body}"
     msg = EmailMessage(policy=SMTP)
     msg["To"] = formataddr((rater.name, rater.email)) if rater.name else rater.email
     msg["Subject"] = fill(subject, study, rater)
     msg["X-Unsent"] = "1"
-    msg.set_content(fill(body, study, rater))
+    msg.set_content(body)
     msg.add_attachment(pack.read_bytes(), maintype=XLSX_TYPE[0], subtype=XLSX_TYPE[1],
                        filename=pack.name)
     msg.set_boundary("sheetflow-" + hashlib.sha256(pack.name.encode()).hexdigest()[:24])

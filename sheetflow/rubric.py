@@ -115,6 +115,9 @@ class Dimension:
         Digits allowed after the decimal point (number; 0 = whole numbers only).
     blank_means : str or None
         For binary: the value a blank cell stands for (e.g. ``"No"``).
+    note : str or None
+        For a flag: the id of the text dimension that must hold a note whenever the
+        flag is marked (003: ``gold_dispute = Y`` needs one line in ``rater_note``).
     """
 
     id: str
@@ -135,6 +138,7 @@ class Dimension:
     min_words: int | None = None
     max_words: int | None = None
     blank_means: str | None = None
+    note: str | None = None
     decimals: int = 0
 
     @property
@@ -142,11 +146,13 @@ class Dimension:
         """The smallest and largest points this dimension can give, if it scores."""
         if self.kind == "count":
             pts = [b.points for b in self.bins]
-            return (min(pts), max(pts))
+            return (min(pts), max(pts)) if pts else None
         if self.kind == "checklist":
             return (0.0, float(len(self.questions)))
         if self.kind in ("scale", "number"):
-            return (float(self.minimum), float(self.maximum))  # type: ignore[arg-type]
+            if self.minimum is None or self.maximum is None:
+                return None  # a broken spec, already reported by the loader
+            return (float(self.minimum), float(self.maximum))
         return None
 
     @property

@@ -193,10 +193,11 @@ class _PackFiller:
             self.wb[ref["sheet"]][ref["cell"]] = value
 
     def fill(self, pack: dict[str, Any]) -> None:
+        day = _sitting_day(self.study, pack)
         for batch in pack.get("batches", []):
-            start = dt.time(9 + batch["batch"] % 8, 0)
+            start = day.replace(hour=9 + batch["batch"] % 8)
             self.put(batch["start"], start)
-            self.put(batch["end"], dt.time(start.hour, 40))
+            self.put(batch["end"], start.replace(minute=40))
         for card in pack.get("cards", []):
             totals = {row["label"]: self.fill_row(card["item_id"], row) for row in card["rows"]}
             for dim_id, answer in card["case_answers"].items():
@@ -240,3 +241,13 @@ class _PackFiller:
         if abs(ta - tb) <= 1:
             return "Tied" if "Tied" in dim.choices else dim.choices[-1]
         return f"{la}>{lb}" if ta > tb else f"{lb}>{la}"
+
+
+def _sitting_day(study: Study, pack: dict[str, Any]) -> dt.datetime:
+    """The day a simulated rater scores: the study's date, sitting 2 two days later."""
+    try:
+        day = dt.datetime.fromisoformat(study.date)
+    except ValueError:
+        day = dt.datetime(2026, 1, 1)
+    return day.replace(hour=0, minute=0, second=0) + dt.timedelta(
+        days=1 + 2 * (int(pack.get("sitting", 1)) - 1))

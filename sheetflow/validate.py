@@ -10,6 +10,7 @@ return issues, so the rules can be tested on their own.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -36,6 +37,15 @@ def _t(code: str, severity: str, meaning: str, template: str) -> IssueType:
 
 _TYPES = (
     # -- the file as a whole (checked before any parser) -----------------------------------
+    _t("file-unreadable", ERROR, "The file could not be opened for reading.",
+       "The file could not be read ({detail}). Make sure the account running sheetflow "
+       "can read it (permissions, a synced folder not yet downloaded), then collect again."),
+    _t("symlink-outside-study", ERROR, "A link to a file outside the study folder.",
+       "This is a link to {detail}, outside the study folder; it was not followed. Copy "
+       "the returned workbook itself into the returns folder."),
+    _t("not-a-file", WARNING, "A folder, pipe, device or broken link; it was not read.",
+       "This entry is a {detail}, not a workbook file; it was not read. Move returned "
+       "workbooks into the returns folder itself."),
     _t("empty-file", ERROR, "The file has 0 bytes.",
        "The file is empty (0 bytes). Please attach the saved workbook again."),
     _t("file-too-large", ERROR, "The file is larger than the collector accepts.",
@@ -101,6 +111,10 @@ _TYPES = (
     _t("rows-from-other-rater", ERROR, "The rows match another rater's workbook.",
        "The rows in this workbook are those of rater {detail}'s workbook, not of {rater}'s. "
        "Each rater must fill in their own workbook."),
+    _t("rows-not-this-rater", ERROR, "The hidden row ids match no rater's workbook.",
+       "The hidden row ids on sheet '{sheet}' are not those of rater {rater}'s workbook "
+       "(they were edited or come from elsewhere). Each rater must return their own "
+       "workbook, changed only in the answer cells."),
     _t("duplicate-file", WARNING, "The same file (identical bytes) was given more than once.",
        "This file is an exact copy of {detail}; it was counted once."),
     _t("duplicate-rater", ERROR, "Two different files for one rater.",
@@ -153,13 +167,23 @@ _TYPES = (
        "{what}: the answer has no confidence; choose Low, Medium or High."),
     _t("text-word-count", WARNING, "A text answer outside its word range.",
        "{what} has {value} words; it should have {expected}."),
+    _t("flag-note-missing", ERROR, "A flag is marked but the note it needs is blank.",
+       "{what} is marked '{value}' but {detail} is blank; write one line there saying "
+       "why (the other ratings stay as they are)."),
     # -- batch times (protocol 001: a start and an end time per batch) -------------------
     _t("batch-time-missing", WARNING, "A batch start or end time is blank.",
-       "The {detail} time is blank. Fill in when the batch was started and finished "
-       "(hh:mm), if you still know."),
-    _t("batch-time-invalid", WARNING, "A batch start or end time that is not a time of day.",
-       "The {detail} time '{value}' is not a time of day; type it as hh:mm, for "
-       "example 14:05."),
+       "The {detail} time is blank. Fill in the date and time the batch was started and "
+       "finished (yyyy-mm-dd hh:mm), if you still know."),
+    _t("batch-time-invalid", WARNING, "A batch start or end time that is not a date and time.",
+       "The {detail} time '{value}' is not a date and time; type it as yyyy-mm-dd hh:mm, "
+       "for example 2026-11-02 14:05."),
+    _t("batch-time-no-date", WARNING, "A batch time without its date.",
+       "The {detail} time '{value}' has no date, so the time between sittings cannot be "
+       "checked; type the date too, as yyyy-mm-dd hh:mm."),
+    _t("sitting-too-soon", WARNING,
+       "A sitting-2 batch starts less than 24 hours after sitting 1 ended.",
+       "{detail}; the protocol asks for at least 24 hours between the sittings. Report it "
+       "as a deviation."),
     _t("batch-time-order", WARNING, "A batch ends before it starts.",
        "{detail}; check both times."),
     # -- self-checks (protocol 000 section 3.1) ------------------------------------------
@@ -461,7 +485,8 @@ def check_batch_times(batch: int, start: Any, end: Any) -> list[BatchTimeFinding
     -------
     list of BatchTimeFinding
         ``batch-time-missing`` for a blank one, ``batch-time-invalid`` for one that
-        is not a time of day, ``batch-time-order`` when the end is before the start.
+        is not a date and time, ``batch-time-no-date`` for a time of day alone,
+        ``batch-time-order`` when the end is before the start.
     """
     out = []
     parsed = {"start": parse_time(start), "end": parse_time(end)}
@@ -470,6 +495,8 @@ def check_batch_times(batch: int, start: Any, end: Any) -> list[BatchTimeFinding
             out.append(BatchTimeFinding(value.code, part, f"batch {batch} {part}"))
         elif value.blank:
             out.append(BatchTimeFinding("batch-time-missing", part, f"batch {batch} {part}"))
+        elif not isinstance(value.value, dt.datetime):
+            out.append(BatchTimeFinding("batch-time-no-date", part, f"batch {batch} {part}"))
     first, last = parsed["start"].value, parsed["end"].value
     if first is not None and last is not None and _before(last, first):
         out.append(BatchTimeFinding(
@@ -513,6 +540,9 @@ class SelfCheckInput:
         The pair's neutral labels, first then second.
     preference_choices : (str, str, str)
         The preference labels: first wins, second wins, tied.
+    batch_times : list of (batch, part, value, cell)
+        Every batch start and end read as a date and time (``part`` is ``start`` or
+        ``end``), for the check between sittings across files (protocol 001).
     """
 
     totals: list[float] = field(default_factory=list)
@@ -525,6 +555,7 @@ class SelfCheckInput:
     confidence_target: float | None = None
     labels: tuple[str, str] = ("A", "B")
     preference_choices: tuple[str, str, str] = ("A>B", "B>A", "Tied")
+    batch_times: list[tuple[int, str, Any, str]] = field(default_factory=list)
 
 
 EXTREME_SHARE = 0.25

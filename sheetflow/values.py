@@ -19,9 +19,12 @@ Policy (documented in ``docs/issue-codes.md``):
 - Dates, booleans and formulas are never answers: ``date-in-answer``,
   ``bool-in-answer``, ``formula-in-answer`` (a formula's cached value cannot be
   trusted, see EXCEL-FACTS finding 3).
-- A batch start or end time (:func:`parse_time`) is a time of day as the spreadsheet
-  stores it (a time, a date and time, or a fraction of a day) or text such as
-  ``14:05``; anything else is ``batch-time-invalid``.
+- A batch start or end time (:func:`parse_time`) is a date and time as the spreadsheet
+  stores it (a date-time, or a serial day number with its fraction) or text such as
+  ``2026-11-02 14:05``. A time of day alone (``14:05``, a fraction of a day) is still
+  read, but the caller warns (``batch-time-no-date``): without the date the 24 hours
+  between sittings (protocol 001) cannot be checked. Anything else is
+  ``batch-time-invalid``.
 """
 
 from __future__ import annotations
@@ -38,6 +41,9 @@ from .rubric import CONFIDENCE_LEVELS, YES_NO, Dimension
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
 _WHOLE_TEXT = re.compile(r"[+-]?\d+(?:\.0*)?", re.ASCII)
 _TIME_TEXT = re.compile(r"\s*(\d{1,2}):(\d{2})(?::(\d{2}))?\s*", re.ASCII)
+_DATETIME_TEXT = re.compile(
+    r"\s*(\d{4})-(\d{1,2})-(\d{1,2})[ T]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*", re.ASCII)
+_EXCEL_EPOCH = dt.datetime(1899, 12, 30)  # serial 1 = 1900-01-01 (1900 date system)
 
 
 @dataclass(frozen=True)
@@ -171,20 +177,22 @@ def parse_time(raw: Any) -> ParsedValue:
     Returns
     -------
     ParsedValue
-        ``value`` is a :class:`datetime.time`, or a :class:`datetime.datetime` when
-        the cell holds a date too; blank gives ``ParsedValue(None)``; anything that is
-        not a time of day has the code ``batch-time-invalid``.
+        ``value`` is a :class:`datetime.datetime` when the cell holds a date and time,
+        a :class:`datetime.time` when it holds a time of day alone; blank gives
+        ``ParsedValue(None)``; anything else has the code ``batch-time-invalid``.
 
     Examples
     --------
+    >>> parse_time("2026-11-02 14:05").value
+    datetime.datetime(2026, 11, 2, 14, 5)
+    >>> parse_time(46328.5).value
+    datetime.datetime(2026, 11, 2, 12, 0)
     >>> parse_time("14:05").value
     datetime.time(14, 5)
-    >>> parse_time(0.5).value
-    datetime.time(12, 0)
     >>> parse_time("after lunch").code
     'batch-time-invalid'
     """
-    expected = "a time of day such as 14:05"
+    expected = "a date and time such as 2026-11-02 14:05"
     if is_blank(raw):
         return ParsedValue(None)
     value = _time_of(raw)
@@ -200,16 +208,33 @@ def _time_of(raw: Any) -> dt.time | dt.datetime | None:
         return raw
     if isinstance(raw, dt.timedelta):
         raw = raw.total_seconds() / 86400
+    if isinstance(raw, dt.date):
+        return dt.datetime(raw.year, raw.month, raw.day)
     if isinstance(raw, (int, float)) and math.isfinite(raw) and 0 <= raw < 1:
         seconds = round(raw * 86400)
         return None if seconds >= 86400 else dt.time(seconds // 3600, seconds // 60 % 60,
                                                      seconds % 60)
+    if isinstance(raw, (int, float)) and math.isfinite(raw) and 36526 <= raw < 73051:
+        # a date-time serial (2000-2099) whose number format was lost (1900 date system)
+        return _EXCEL_EPOCH + dt.timedelta(seconds=round(raw * 86400))
     if isinstance(raw, str):
-        match = _TIME_TEXT.fullmatch(unicodedata.normalize("NFKC", raw))
-        if match:
-            hour, minute, second = (int(g or 0) for g in match.groups())
-            if hour < 24 and minute < 60 and second < 60:
-                return dt.time(hour, minute, second)
+        return _time_text(unicodedata.normalize("NFKC", raw))
+    return None
+
+
+def _time_text(text: str) -> dt.time | dt.datetime | None:
+    """``2026-11-02 14:05`` (or with ``T``) or ``14:05`` typed as text."""
+    full = _DATETIME_TEXT.fullmatch(text)
+    if full:
+        try:
+            return dt.datetime(*(int(g or 0) for g in full.groups()))
+        except ValueError:
+            return None
+    match = _TIME_TEXT.fullmatch(text)
+    if match:
+        hour, minute, second = (int(g or 0) for g in match.groups())
+        if hour < 24 and minute < 60 and second < 60:
+            return dt.time(hour, minute, second)
     return None
 
 

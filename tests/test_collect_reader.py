@@ -154,22 +154,28 @@ def test_an_edit_between_inserted_rows_is_still_found(paired, tmp_path):
     assert "locked-text-changed" in codes
 
 
-@pytest.fixture(scope="module")
-def batches(tmp_path_factory):
-    root, packs = _study(tmp_path_factory.mktemp("batches"), "keep-known")
-    pack = next(p for p in packs if p["batches"] and p["sitting"] == 1)
-    b1, b2 = pack["batches"][:2]
-    times = {b1["start"]["cell"]: dt.time(9, 0), b1["end"]["cell"]: dt.time(8, 30),
-             b2["start"]["cell"]: dt.time(10, 0)}
+DAY = dt.datetime(2026, 11, 2)
+
+
+def _fill_batches(root: Path, pack: dict, times: dict[str, object]) -> None:
     wb = openpyxl.load_workbook(root / "packs" / pack["file"])
     ws = wb[L.SCORING_SHEET]
     for cell, (value, _) in plan_answers(pack).items():
         ws[cell].value = value
     for cell, value in times.items():
         ws[cell].value = value
-    if len(pack["batches"]) > 2:
-        ws[pack["batches"][2]["start"]["cell"]].value = "after lunch"
     wb.save(root / "returns" / pack["file"])
+
+
+@pytest.fixture(scope="module")
+def batches(tmp_path_factory):
+    root, packs = _study(tmp_path_factory.mktemp("batches"), "keep-known")
+    pack = next(p for p in packs if p["batches"] and p["sitting"] == 1)
+    b1, b2, b3 = pack["batches"][:3]
+    _fill_batches(root, pack, {
+        b1["start"]["cell"]: DAY.replace(hour=9), b1["end"]["cell"]: DAY.replace(hour=8, minute=30),
+        b2["start"]["cell"]: DAY.replace(hour=10),
+        b3["start"]["cell"]: "after lunch", b3["end"]["cell"]: dt.time(11, 0)})
     result = collect(root, write=False)
     return result, pack
 
@@ -177,16 +183,40 @@ def batches(tmp_path_factory):
 def test_batch_times_are_checked(batches):
     result, pack = batches
     found = {(i.code, i.cell) for i in result.report.issues}
-    b1, b2 = pack["batches"][:2]
+    b1, b2, b3 = pack["batches"][:3]
     assert ("batch-time-order", b1["end"]["cell"]) in found
     assert ("batch-time-missing", b2["end"]["cell"]) in found
     assert not any(cell == b2["start"]["cell"] for _, cell in found)
-    if len(pack["batches"]) > 2:
-        assert ("batch-time-invalid", pack["batches"][2]["start"]["cell"]) in found
+    assert ("batch-time-invalid", b3["start"]["cell"]) in found
+    assert ("batch-time-no-date", b3["end"]["cell"]) in found  # a time of day alone
     rows = {(r["field"], r["value"]) for r in result.ratings if r["dimension"] == "batch"}
-    assert ("1:start", "09:00:00") in rows and ("1:end", "08:30:00") in rows
+    assert ("1:start", "2026-11-02T09:00:00") in rows and ("1:end", "2026-11-02T08:30:00") in rows
     assert all(i.severity == "warning" for i in result.report.issues
                if i.code.startswith("batch-time"))
+
+
+@pytest.mark.parametrize("hours_later,warned", [(20, True), (30, False)])
+def test_sitting_two_less_than_24_hours_after_sitting_one_is_warned(tmp_path, hours_later,
+                                                                     warned):
+    root, packs = _study(tmp_path, "keep-known")
+    rater = packs[0]["rater_id"]
+    first = next(p for p in packs if p["rater_id"] == rater and p["sitting"] == 1)
+    second = next(p for p in packs if p["rater_id"] == rater and p["sitting"] == 2)
+    ended = DAY.replace(hour=17)
+    _fill_batches(root, first, {c: ended - dt.timedelta(hours=1) if b["start"] is c_ref else ended
+                                for b in first["batches"] for c_ref in (b["start"], b["end"])
+                                for c in [c_ref["cell"]]})
+    begun = ended + dt.timedelta(hours=hours_later)
+    _fill_batches(root, second, {b[part]["cell"]: begun + dt.timedelta(minutes=40 * (part == "end"))
+                                 for b in second["batches"] for part in ("start", "end")})
+    result = collect(root, write=False)
+    gaps = [i for i in result.report.issues if i.code == "sitting-too-soon"]
+    if not warned:
+        assert gaps == []
+        return
+    assert gaps and all(i.file == second["file"] and i.severity == "warning" for i in gaps)
+    assert gaps[0].cell == second["batches"][0]["start"]["cell"]
+    assert f"{hours_later:.1f} h after sitting 1 ended (2026-11-02 17:00)" in gaps[0].message
 
 
 def test_csv_lines_are_what_csv_writer_writes():

@@ -66,7 +66,11 @@ def test_analyze_again_is_byte_identical(demo, tmp_path):
     assert result.exit_code == 0, result.output
     assert (copy / "out" / "analysis.xlsx").read_bytes() == \
         (folder / "out" / "analysis.xlsx").read_bytes()
-    assert "verdict" in result.output
+    lines = result.output.strip().splitlines()
+    summary = json.loads((copy / "out" / "summary.json").read_text(encoding="utf-8"))
+    # the headline is the command's last lines, in the Summary sheet's words
+    assert f"DECISION: {summary['decision']['status'].upper()}" in lines
+    assert lines[-1] == f"arms: {summary['arms']['sentence']}"
 
 
 def test_demo_refuses_a_non_empty_folder(tmp_path):

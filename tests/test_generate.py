@@ -128,8 +128,8 @@ def _check_rule(dv, expected: dict) -> None:
     elif kind == "decimal":
         assert dv.type == "decimal"
         assert float(dv.formula1) == expected["min"] and float(dv.formula2) == expected["max"]
-    elif kind == "time":
-        assert dv.type == "time"
+    elif kind == "datetime":
+        assert dv.type == "date" and float(dv.formula1) > 36000  # a date, not a time of day
     else:
         assert kind == "any" and dv.type in (None, "none")
 
@@ -169,7 +169,8 @@ def test_no_arm_in_any_pack_or_manifest(generated, template):
     arms = [a.id for a in study.design.arms]
     manifest_text = (folder / "packs" / L.MANIFEST_FILE).read_text(encoding="utf-8")
     assert not [a for a in arms if a in manifest_text]
-    assert str(study.design.seed) not in manifest_text
+    # the seed as a number of its own (a cell such as "G4004" is not the seed 4004)
+    assert not re.search(rf"(?<![A-Z0-9]){study.design.seed}(?![0-9])", manifest_text)
     for info in result.packs:
         with zipfile.ZipFile(info.path) as zf:
             for part in zf.namelist():
@@ -500,3 +501,23 @@ def test_blinding_check_finds_an_arm_across_block_boundaries(tmp_path, monkeypat
     clean = tmp_path / "clean.json"
     clean.write_text("z" * 50, encoding="utf-8")
     assert G.blinding_leaks(study, [clean]) == []
+
+
+def test_sitting_two_is_drafted_and_listed_apart(generated):
+    """Protocol 001: sitting 2 at least 24 h later -- its drafts are not among sitting 1's."""
+    folder, result = generated["keep-known"]
+    first = sorted(p.name for p in (folder / "packs" / "eml").glob("*.eml"))
+    second = sorted((folder / "packs" / "eml" / "sitting-2").glob("*.eml"))
+    assert first and second and not any("sitting2" in name for name in first)
+    assert {p.stem for p in second} == {p.path.stem for p in result.packs if p.sitting == 2}
+    msg = email.message_from_bytes(second[0].read_bytes(), policy=policy.default)
+    assert msg["Subject"].endswith("- second sitting")
+    assert msg.get_body(("plain",)).get_content().startswith(
+        "This is your SECOND-SITTING workbook. Open it no earlier than 24 hours after")
+    rows = list(csv.DictReader((folder / "packs" / "mailing-list.csv").open(encoding="utf-8")))
+    assert {r["sitting"]: r["send"] for r in rows} == {
+        "1": "now", "2": "at least 24 h after the rater's sitting 1 is returned"}
+    wb = openpyxl.load_workbook(second[0].parent.parent.parent / (second[0].stem + ".xlsx"))
+    texts = [c.value for row in wb[L.INSTRUCTIONS_SHEET].iter_rows() for c in row
+             if isinstance(c.value, str)]
+    assert any("SECOND-SITTING" in t for t in texts)

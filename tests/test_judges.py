@@ -99,7 +99,8 @@ def test_existing_returns_are_not_overwritten(study):
     result = CliRunner().invoke(cli, ["import-judges", str(study), str(path)])
     assert result.exit_code == 2 and "already exists" in result.output
     assert CliRunner().invoke(
-        cli, ["import-judges", str(study), str(path), "--force"]).exit_code == 0
+        cli, ["import-judges", str(study), str(path), "--force", "--execution-window",
+              "2026-04-26T09:00Z to 2026-04-26T10:00Z"]).exit_code == 0
 
 
 def test_missing_judge_object_leaves_cells_blank_and_collect_says_so(study, tmp_path):
@@ -121,3 +122,113 @@ def test_study_without_mapping_is_a_usage_error(tmp_path):
     result = CliRunner().invoke(cli, ["import-judges", str(folder), str(jsonl)])
     assert result.exit_code == 2 and "[analysis.params.jsonl]" in result.output
     shutil.rmtree(folder)
+
+
+WINDOW = "2026-04-26T09:00:00Z to 2026-04-26T11:30:00Z"
+
+
+def _write(tmp_path, records, name="r.jsonl"):
+    path = tmp_path / name
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return path
+
+
+def test_pilot_summary_follows_the_documents_schema_and_its_numbers(study):
+    jsonschema = pytest.importorskip("jsonschema")
+    from pathlib import Path
+
+    path, records = _records(study)
+    result = import_judges(study, path, window=WINDOW)
+    summary = json.loads(result.summary_path.read_text(encoding="utf-8"))
+    schema = json.loads((Path(__file__).resolve().parent.parent / "docs"
+                         / "pilot-summary.schema.json").read_text(encoding="utf-8"))
+    jsonschema.validate(summary, schema)
+    assert summary["pilot_id"] == "agentic-knowledge-work-pilot-2026-04-26"
+    assert summary["execution_window_utc"] == WINDOW
+    assert (summary["total_judge_calls"], summary["total_candidate_calls"]) == (36, 12)
+    assert summary["total_cost_usd"] == pytest.approx(sum(r["candidate_cost_usd"]
+                                                          for r in records))
+    # hand computation from the records' own trio means (rounded to 4 decimals)
+    trio = {(r["task_id"], r["cell_id"]): r["trio_mean"] for r in records}
+    for task, row in summary["results_per_task"].items():
+        for cell in "ABCD":
+            assert row[f"cell_{cell}_trio_mean"] == pytest.approx(trio[(task, cell)], abs=2e-4)
+        assert row["h2_delta_opus"] == pytest.approx(trio[(task, "B")] - trio[(task, "A")],
+                                                     abs=2e-4)
+        assert row["h4_directional_pass"] == (trio[(task, "D")] - trio[(task, "A")] > 1e-9)
+    agg = summary["aggregate"]
+    assert agg["h2_pass_count"] == sum(r["h2_directional_pass"]
+                                       for r in summary["results_per_task"].values())
+    assert agg["pilot_verdict"] in ("PASS", "FAIL")
+
+
+def test_an_exact_tie_is_not_directional(study, tmp_path):
+    _, records = _records(study)
+    by = {(r["task_id"], r["cell_id"]): r for r in records}
+    for task in ("task-1", "task-2", "task-3"):  # D equals A exactly: H4 is a tie everywhere
+        by[(task, "D")]["judge_opus"] = dict(by[(task, "A")]["judge_opus"])
+        by[(task, "D")]["judge_gpt"] = dict(by[(task, "A")]["judge_gpt"])
+        by[(task, "D")]["judge_minimax"] = dict(by[(task, "A")]["judge_minimax"])
+        for key in ("trio_mean", "trio_strict_pass", "trio_critical_fail"):
+            by[(task, "D")][key] = by[(task, "A")][key]
+    result = import_judges(study, _write(tmp_path, records), window=WINDOW)
+    summary = json.loads(result.summary_path.read_text(encoding="utf-8"))
+    for row in summary["results_per_task"].values():
+        assert row["h4_delta_sovereignty"] == 0 and row["h4_directional_pass"] is False
+    assert summary["aggregate"]["h4_pass_count"] == 0
+    assert summary["aggregate"]["pilot_verdict"] == "FAIL"
+
+
+def test_records_are_checked_against_themselves_and_the_items(study, tmp_path):
+    _, records = _records(study)
+    records[0]["trio_mean"] = 4.0                      # stated 4.0, computed 2.8889
+    records[1]["judge_gpt"]["mean"] = 1.0              # a judge mean that is not its scores'
+    records[2]["judge_opus"]["overall_verdict"] = "PASS_STRONG"
+    records[3]["trio_strict_pass"] = not records[3]["trio_strict_pass"]
+    records[4]["candidate_response"] = "Something else entirely."
+    records[5]["judge_minimax"]["accuracy"] = 7
+    del records[6]["candidate_cost_usd"]
+    bad = _write(tmp_path, records, "bad.jsonl")
+    with pytest.raises(JudgeImportError) as info:
+        import_judges(study, bad, window=WINDOW)
+    lines = info.value.lines
+    fields = [(line.split(": ")[1], line.split(": ")[2]) for line in lines]
+    assert ("line 1 (task-1/A)", "trio_mean") in fields
+    assert ("line 2 (task-1/B)", "judge_gpt.mean") in fields
+    assert any(f[1] == "judge_opus.overall_verdict" and f[0].startswith("line 3") for f in fields)
+    assert any(f[1] == "trio_strict_pass" and f[0].startswith("line 4") for f in fields)
+    assert any(f[1] == "candidate_response" and f[0].startswith("line 5") for f in fields)
+    assert any(f[1] == "judge_minimax.accuracy" and f[0].startswith("line 6") for f in fields)
+    assert any(f[1] == "candidate_cost_usd" and f[0].startswith("line 7") for f in fields)
+    assert "4.0 stated, 2.8889 recomputed" in lines[0]
+    assert not (study / "returns").exists() or not any((study / "returns").iterdir())
+    assert not (study / "out" / "pilot-summary.json").exists()
+    out = CliRunner().invoke(cli, ["import-judges", str(study), str(bad)])
+    assert out.exit_code == 1 and "Traceback" not in out.output
+    assert "bad.jsonl: line 1 (task-1/A): trio_mean: 4.0 stated" in out.output
+
+
+def test_the_example_records_agree_with_themselves(study):
+    path, _ = _records(study)
+    out = CliRunner().invoke(cli, ["import-judges", str(study), str(path),
+                                   "--execution-window", WINDOW])
+    assert out.exit_code == 0, out.output
+    assert "pilot-summary.json" in out.output
+
+
+def test_a_missing_judge_means_no_pilot_summary_and_exit_1(study, tmp_path):
+    _, records = _records(study)
+    for r in records:
+        del r["judge_minimax"]
+    out = CliRunner().invoke(cli, ["import-judges", str(study), str(_write(tmp_path, records)),
+                                   "--execution-window", WINDOW])
+    assert out.exit_code == 1
+    assert "pilot-summary.json not written: the trio is locked" in out.output
+    assert not (study / "out" / "pilot-summary.json").exists()
+
+
+def test_execution_window_is_checked(study):
+    path, _ = _records(study)
+    out = CliRunner().invoke(cli, ["import-judges", str(study), str(path),
+                                   "--execution-window", "yesterday"])
+    assert out.exit_code == 2 and "'<ISO start> to <ISO end>'" in out.output

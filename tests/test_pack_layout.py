@@ -74,8 +74,9 @@ def test_progress_line_and_collect_agree_on_required(studies, template, tmp_path
     blank = collect(folder, [src], write=False).report.files[0]
     assert (blank.answered, blank.required) == (0, total)
     plan = plan_answers(pack)
-    plan.update({a["cell"]: (dt.time(9 + i % 9, 30), "") for i, a in
-                 enumerate(L.iter_answer_cells(pack)) if a["validation"]["type"] == "time"})
+    plan.update({a["cell"]: (dt.datetime(2026, 11, 2, 9 + i % 9, 30), "") for i, a in
+                 enumerate(L.iter_answer_cells(pack))
+                 if a["validation"]["type"] in ("time", "datetime")})
     filled = {a["cell"] for a in required[::2]}
     dst = tmp_path / pack["file"]
     fill_openpyxl(src, dst, {c: v for c, v in plan.items() if c in filled})

@@ -6,15 +6,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from spec_helpers import check_gives_one_line
+from spec_helpers import replace_once as _replace
 
 from sheetflow.cli import cli
 from sheetflow.templates import init_study
-
-
-def _replace(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} not in {path.name}"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
@@ -118,15 +114,7 @@ CASES = [
 def test_broken_spec_gives_one_clear_line(tmp_path, name, template, mutate, words):
     d = init_study(tmp_path / "study", template)
     mutate(d)
-    result = CliRunner().invoke(cli, ["check", str(d)])
-    assert result.exit_code == 1, result.output
-    assert "Traceback" not in result.output
-    lines = [ln for ln in result.output.splitlines() if ln.strip()]
-    assert len(lines) == 1, lines
-    line = lines[0]
-    assert line.startswith("error: ")
-    for word in words:
-        assert word in line, f"{word!r} missing from: {line}"
+    check_gives_one_line(d, words)
 
 
 def test_at_least_fifteen_kinds():

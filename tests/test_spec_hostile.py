@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from spec_helpers import check_gives_one_line, replace_once
 
 from sheetflow.cli import cli
 from sheetflow.generate import generate_packs
@@ -23,12 +24,6 @@ from sheetflow.spec.limits import MAX_DEPTH, MAX_ITEMS, nesting_depth
 from sheetflow.templates import init_study
 
 HEADER = "rater_id,name,last_name,email,role\n"
-
-
-def _replace(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} not in {path.name}"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 def _raters(d: Path, *rows: str) -> None:
@@ -90,9 +85,21 @@ CASES = [
      lambda d: _raters(d, "rater1,Anna,Smith,anna,primary"),
      ["raters.csv", "row 2", "email 'anna' is not a valid address"]),
     ("a line break in the mail subject", "paired-rubric",
-     lambda d: _replace(d / "study.toml", 'subject = "External validation package: ',
+     lambda d: replace_once(d / "study.toml", 'subject = "External validation package: ',
                         'subject = "Bcc: eve@evil.example\\nExternal validation package: '),
      ["study.toml", "[email]", "'subject'", "U+000A"]),
+    ("a line break in the study title (it fills the mail subject)", "answer-review",
+     lambda d: replace_once(d / "study.toml", 'title = "', 'title = "Bcc: eve@evil.example\\r\\n'),
+     ["study.toml", "[study]", "'title'", "U+000D"]),
+    ("a pack name Windows cannot create", "paired-rubric",
+     lambda d: _raters(d, "EV-01,Anna,Smith,anna@example.org,primary",
+                       "EV-02,Bob,x,bob@example.org,primary") or replace_once(
+         d / "study.toml", '"external-validation-scores-{last_name}-{date}.xlsx"',
+         '"{name}.xlsx"') or replace_once(d / "raters.csv", "Bob,x", "Con,x"),
+     ["raters.csv", "row 3", "EV-02", "'Con.xlsx'", "reserves for a device"]),
+    ("a pack name too long for a file system", "paired-rubric",
+     lambda d: _raters(d, f"EV-01,Anna,{'S' * 300},anna@example.org,primary"),
+     ["raters.csv", "row 2", "longer than 200 bytes"]),
     ("deep nesting", "paired-rubric",
      lambda d: _append(d, "\n[analysis.params.x]\ny = " + "[" * 100_000 + "]" * 100_000 + "\n"),
      ["study.toml", f"nest more than {MAX_DEPTH} levels"]),
@@ -101,11 +108,11 @@ CASES = [
                        + "\n"),
      ["study.toml", f"nest more than {MAX_DEPTH} levels"]),
     ("an instructions file outside the study", "paired-rubric",
-     lambda d: (_outside(d), _replace(d / "study.toml", 'instructions_file = "instructions.md"',
+     lambda d: (_outside(d), replace_once(d / "study.toml", 'instructions_file = "instructions.md"',
                                       'instructions_file = "../secret.txt"')),
      ["study.toml", "[study] instructions_file", "'../secret.txt' is outside the study folder"]),
     ("an absolute instructions path", "keep-known",
-     lambda d: (_outside(d), _replace(d / "study.toml", '"instructions.md"',
+     lambda d: (_outside(d), replace_once(d / "study.toml", '"instructions.md"',
                                       f'"{(d.parent / "secret.txt").as_posix()}"')),
      ["study.toml", "[study] instructions_file", "is outside the study folder"]),
     ("an instructions symlink leading out", "answer-review",
@@ -113,11 +120,11 @@ CASES = [
                 (d / "instructions.md").symlink_to(d.parent / "secret.txt")),
      ["study.toml", "[study] instructions_file", "'instructions.md' is outside"]),
     ("an items file outside the study", "anchored-plan",
-     lambda d: (_outside(d), _replace(d / "study.toml", 'file = "items.csv"',
+     lambda d: (_outside(d), replace_once(d / "study.toml", 'file = "items.csv"',
                                       'file = "../../etc/items.csv"')),
      ["study.toml", "[items] file", "is outside the study folder"]),
     ("a raters file outside the study", "judge-likert",
-     lambda d: _replace(d / "study.toml", 'file = "raters.csv"', 'file = "../raters.csv"'),
+     lambda d: replace_once(d / "study.toml", 'file = "raters.csv"', 'file = "../raters.csv"'),
      ["study.toml", "[raters] file", "is outside the study folder"]),
     ("100,000 items", "paired-rubric",
      lambda d: _items(d, 100_000),
@@ -139,14 +146,7 @@ CASES = [
 def test_hostile_spec_gives_one_clear_line(tmp_path, name, template, mutate, words):
     d = init_study(tmp_path / "study", template)
     mutate(d)
-    result = CliRunner().invoke(cli, ["check", str(d)])
-    assert result.exit_code == 1, result.output
-    assert "Traceback" not in result.output
-    lines = [ln for ln in result.output.splitlines() if ln.strip()]
-    assert len(lines) == 1, lines
-    assert lines[0].startswith("error: ")
-    for word in words:
-        assert word in lines[0], f"{word!r} missing from: {lines[0]}"
+    check_gives_one_line(d, words)
 
 
 def test_generate_refuses_colliding_pack_names_before_writing(tmp_path):
@@ -162,7 +162,7 @@ def test_generate_refuses_colliding_pack_names_before_writing(tmp_path):
 def test_sitting_two_names_count_in_collisions(tmp_path):
     """A last name ending in '-sitting2' would take another rater's second-sitting file."""
     d = init_study(tmp_path / "study", "keep-known")
-    _replace(d / "study.toml", "{rater_id}-{date}", "{last_name}")
+    replace_once(d / "study.toml", "{rater_id}-{date}", "{last_name}")
     _raters(d, "R1,Anna,Smith,anna@example.org,primary",
             "R2,Bob,Smith-sitting2,bob@example.org,primary")
     result = CliRunner().invoke(cli, ["check", str(d)])
@@ -196,7 +196,7 @@ def test_every_draft_has_one_recipient_and_no_extra_header(tmp_path, template):
             "R2,Bob,Lindqvist,bob@example.org,primary",
             "R3,Eve,Moreau,eve@example.org,second")
     if template != "anchored-plan":
-        _replace(d / "raters.csv", ",second", ",primary")
+        replace_once(d / "raters.csv", ",second", ",primary")
     result = generate_packs(d, emails=True)
     assert len(result.eml_paths) == len(result.packs) >= 3
     for path in result.eml_paths:
@@ -204,3 +204,28 @@ def test_every_draft_has_one_recipient_and_no_extra_header(tmp_path, template):
         assert len(msg["To"].addresses) == 1
         assert sorted(set(msg.keys())) == sorted(
             {"To", "Subject", "X-Unsent", "Content-Type", "MIME-Version"})
+
+
+# Values of the wrong type where the loader used to convert or iterate without asking
+WRONG_TYPES = [
+    ("paired-rubric", "{ min = 0, max = 1, points = 0 }", '{ min = "a", max = 1, points = 0 }'),
+    ("paired-rubric", "{ min = 0, max = 1, points = 0 }", '{ min = 0, max = 1, points = "x" }'),
+    ("paired-rubric", "{ min = 0, max = 1, points = 0 }", '"bin"'),
+    ("judge-likert", "min = 1\nmax = 5", 'min = "x"\nmax = 5'),
+    ("anchored-plan", 'id_column = "output_id"', "id_column = []"),
+    ("anchored-plan", 'response_column = "output"', "response_column = [{}]"),
+    ("keep-known", 'show = [', "show = -1\nxshow = ["),
+    ("paired-rubric", "[analysis]", '[analysis]\nbands = [{ min = "x", label = "y" }]'),
+]
+
+
+@pytest.mark.parametrize("template,old,new", WRONG_TYPES, ids=[w[2] for w in WRONG_TYPES])
+def test_a_value_of_the_wrong_type_is_a_line_not_a_traceback(tmp_path, template, old, new):
+    d = init_study(tmp_path / "study", template)
+    replace_once(d / "study.toml", old, new)
+    result = CliRunner().invoke(cli, ["check", str(d)])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert lines and all(ln.startswith("error: ") for ln in lines), lines
+    assert lines[0].startswith("error: study.toml: "), lines

@@ -311,7 +311,7 @@ def test_hash_is_pinned_for_the_bundled_template():
     assert study.hash == GOLDEN_PAIRED_RUBRIC_HASH
 
 
-GOLDEN_PAIRED_RUBRIC_HASH = "4f3eece9d5d4564598d528dd1a09d0422e97476e7a3998c9e6e0f4c20034c14a"
+GOLDEN_PAIRED_RUBRIC_HASH = "acd846791a94a1447deb1a9bb2aad84102b19ba263a14b6d22161a5546bbaf24"
 
 
 def test_template_folder_is_untouched_by_init(tmp_path):

@@ -69,6 +69,11 @@ def test_confidence():
     ("25:00", None, "batch-time-invalid"),
     ("after lunch", None, "batch-time-invalid"),
     (1.5, None, "batch-time-invalid"),
+    (46328.5, dt.datetime(2026, 11, 2, 12, 0), None),  # a date-time serial, format lost
+    ("2026-11-02 14:05", dt.datetime(2026, 11, 2, 14, 5), None),
+    ("2026-11-02T14:05:30", dt.datetime(2026, 11, 2, 14, 5, 30), None),
+    ("2026-02-30 14:05", None, "batch-time-invalid"),
+    ("2026-11-02", None, "batch-time-invalid"),  # a date alone: the time is needed too
     (True, None, "batch-time-invalid"),
     (Formula("NOW()"), None, "batch-time-invalid"),
 ])
@@ -79,8 +84,10 @@ def test_parse_time(raw, value, code):
 
 def test_batch_times():
     codes = [(f.code, f.part) for f in check_batch_times(3, dt.time(9), dt.time(8))]
-    assert codes == [("batch-time-order", "end")]
+    assert codes == [("batch-time-no-date", "start"), ("batch-time-no-date", "end"),
+                     ("batch-time-order", "end")]
     assert [(f.code, f.part) for f in check_batch_times(3, None, "x")] == [
         ("batch-time-missing", "start"), ("batch-time-invalid", "end")]
     assert check_batch_times(1, dt.datetime(2026, 1, 5, 23), dt.datetime(2026, 1, 6, 1)) == []
-    assert check_batch_times(1, dt.time(9), dt.datetime(2026, 1, 5, 10)) == []
+    assert [f.code for f in check_batch_times(1, dt.time(9), dt.datetime(2026, 1, 5, 10))] \
+        == ["batch-time-no-date"]

@@ -215,4 +215,12 @@ PLAN = ProtocolPlan(
         "intra_rater_kappa": _h_intra,
     },
     methods=methods,
+    method_topics={
+        "Krippendorff's alpha": ("alpha",),
+        "Bands": ("alpha",),
+        "Cohen's kappa": ("cohen_kappa",),
+        "Fleiss' kappa and Gwet's AC1/AC2": ("fleiss_kappa", "gwet",),
+        "ICC": ("icc",),
+        "Percent agreement": ("percent_agreement",),
+    },
 )

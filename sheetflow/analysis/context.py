@@ -8,6 +8,7 @@ tables and record verdicts in the summary.
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +42,8 @@ class Analysis:
     figures : dict of str to pandas.DataFrame
         Chart data (alpha with error-bar lengths, score distribution per rater,
         external vs internal totals), so the report draws without computing.
+    panel : Panel
+        Expected, included and missing raters (see :mod:`.panel`).
     """
 
     study: Study
@@ -49,6 +52,7 @@ class Analysis:
     summary: dict[str, Any] = field(default_factory=dict)
     methods: list[tuple[str, str]] = field(default_factory=list)
     figures: dict[str, pd.DataFrame] = field(default_factory=dict)
+    panel: Any = None
 
 
 class Context:
@@ -114,6 +118,20 @@ class Context:
 
     def param(self, name: str, default: Any = None) -> Any:
         return self.plan.params.get(name, default)
+
+
+def natural_key(text: Any) -> tuple:
+    """Sort key that orders numbers inside text by value: ``C2`` before ``C10``."""
+    parts = re.split(r"(\d+)", str(text))
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts if p != "")
+
+
+def natural_order(data: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """``data`` sorted by ``columns`` in natural order (stable; other order kept)."""
+    if data.empty:
+        return data
+    return data.sort_values(columns, key=lambda col: col.map(natural_key),
+                            kind="stable", ignore_index=True)
 
 
 def typed_domain(kind: str, domain: list[Any] | None, level: str) -> list[Any] | None:

@@ -1,8 +1,16 @@
 """Protocol 000 (paired-rubric): direction agreement, Spearman vs internal, Wilcoxon.
 
 Paired A/B responses scored on a rubric, with a direction per case. The analyses here
-compare arms and the external raters' direction with references (the expected winner,
-the internal team's scores).
+compare arms and the external raters' direction with references: the arm the spec
+names as improved (``[analysis.params] improved_arm``, the protocol's "correctly
+identify which response is higher quality") and, as a second labelled figure, the
+internal team's scores.
+
+Decision (protocol 000 section 4.4): the validation succeeds when Krippendorff's alpha
+on the total reaches the plan's target (0.70; 0.60-0.70 is marginal), the share of
+direction judgements naming the improved arm reaches its target (70%; 50-70% is a weak
+signal) and Spearman's rho against the internal scores reaches its target (0.60).
+A value in a marginal or weak range makes the decision inconclusive; below it, fail.
 """
 
 from __future__ import annotations
@@ -15,7 +23,12 @@ import pandas as pd
 from .. import stats
 from ..study import Study
 from .context import TIED, Context, add_verdict, empty_reason
+from .decision import Arms, Check, Decision, flag_check, status_of, threshold_check
 from .registry import ProtocolPlan
+
+IMPROVED, INTERNAL = "improved arm", "internal scores"
+# protocol 000 section 4.4: direction agreement of 50-70% is a "weak signal" (chance is 50%)
+DIRECTION_WEAK_FROM = 0.50
 
 
 def _direction(ctx: Context) -> pd.DataFrame:
@@ -36,14 +49,19 @@ def _direction(ctx: Context) -> pd.DataFrame:
 
 
 def _direction_references(ctx: Context, values: pd.DataFrame) -> dict[str, dict[str, str]]:
-    """Reference direction per case: the expected winner and/or the internal scores."""
+    """Reference direction per case: the improved arm (primary) and the internal scores."""
     refs: dict[str, dict[str, str]] = {}
-    expected = ctx.param("expected_winner")
-    if expected:
-        refs["expected winner"] = {c: str(expected) for c in values["unit"].unique()}
+    improved = improved_arm(ctx)
+    if improved:
+        refs[IMPROVED] = {c: improved for c in values["unit"].unique()}
     if ctx.internal is not None and not ctx.internal.empty:
-        refs["internal scores"] = _internal_direction(ctx.internal)
+        refs[INTERNAL] = _internal_direction(ctx.internal)
     return refs
+
+
+def improved_arm(ctx: Context) -> str:
+    """The arm the spec names as improved (``[analysis.params] improved_arm``)."""
+    return str(ctx.param("improved_arm", ctx.param("expected_winner", "")) or "")
 
 
 def _internal_direction(internal: pd.DataFrame) -> dict[str, str]:
@@ -130,13 +148,12 @@ def _h_direction(ctx: Context, table: pd.DataFrame, out: dict) -> None:
         **{r["comparison"]: r["agreement"] for r in pooled.to_dict("records")}}
     target = ctx.target("direction_agreement")
     if target is not None:
-        basis = pooled.iloc[0] if len(pooled) else None
-        value = basis["agreement"] if basis is not None else out["direction_agreement"][
-            "pairwise_mean"]
-        note = basis["comparison"] if basis is not None else "mean pairwise agreement"
+        value = out["direction_agreement"].get(f"vs {IMPROVED}")
+        note = (f"share of judgements naming {improved_arm(ctx)} (the improved arm)"
+                if value is not None else "the spec names no improved arm")
         add_verdict(out, "direction agreement", value, target,
-                 bool(value >= target) if value is not None and np.isfinite(value) else None,
-                 note)
+                    bool(value >= target) if value is not None and np.isfinite(value)
+                    else None, note)
 
 
 def _h_spearman(ctx: Context, table: pd.DataFrame, out: dict) -> None:
@@ -162,8 +179,20 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "Preferences are unblinded first: 'A>B' becomes 'the arm shown under A preferred' "
          "for that rater and case, so raters who saw different sides are comparable. "
          "Pairwise agreement, each rater vs the majority of the others (tied majorities "
-         "left out), and the share agreeing with the expected winner (params.expected_winner) "
-         "or with the internal scores' direction when available."),
+         "left out). The decision's figure: the share of all direction judgements that "
+         "name the improved arm (params.improved_arm); a 'Tied' judgement does not name it. "
+         "A second, labelled figure compares each judgement with the internal scores' "
+         "direction per case (a tie in the internal totals is 'Tied')."),
+        ("Arms",
+         "Per case the mean total over raters for each arm; the arm with the higher mean "
+         "over cases is ahead. Effect: mean over cases of (ahead - other) with a Student t "
+         "95% interval (paired); p: Wilcoxon signed-rank, two-sided."),
+        ("Decision (000)",
+         "alpha on the total >= target (marginal from the next band down, e.g. 0.60-0.70: "
+         "inconclusive); direction agreement with the improved arm >= target (50% to the "
+         "target: weak signal, inconclusive); Spearman's rho vs internal >= target. Any "
+         "value below its range fails; an undefined value is inconclusive; a missing or "
+         "excluded rater makes the decision incomplete."),
         ("Spearman vs internal",
          "Spearman's rho between the mean external total and the internal total per case "
          "and arm; 95% interval by Fisher's z with the Fieller-Hartley-Pearson standard error "
@@ -172,6 +201,75 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "Per case the mean total over raters for each arm; signed-rank test of the second "
          "arm minus the first (scipy, zero differences dropped)."),
     ]
+
+
+def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:
+    """Protocol 000's rule: alpha, direction vs the improved arm and rho, combined."""
+    checks = [_alpha_check(ctx, out), _direction_check(ctx, out), _spearman_check(ctx, out)]
+    rule = ("validation succeeds when alpha (total) >= {a}, direction agreement with the "
+            "improved arm >= {d} and Spearman's rho vs internal >= {r}; alpha in the "
+            "marginal band or direction 50%-{d} is inconclusive").format(
+                a=_pct(ctx.target("alpha")), d=_pct(ctx.target("direction_agreement")),
+                r=_pct(ctx.target("spearman")))
+    return Decision(status_of(checks), rule, checks)
+
+
+def _alpha_check(ctx: Context, out: dict) -> Check:
+    total = next((r for r in out.get("alpha", []) if r["kind"] == "total"), None)
+    target = ctx.target("alpha")
+    if total is None:
+        return flag_check("Krippendorff's alpha (total)", None, None, target,
+                          "alpha on the total was not run")
+    lower = [b.minimum for b in ctx.plan.bands if target is not None and b.minimum < target]
+    weak = max(lower) if lower and max(lower) > -1 else None
+    return threshold_check(f"Krippendorff's alpha ({total['measure']})", total["alpha"],
+                           target, weak_from=weak, note=ctx.band(total["alpha"]))
+
+
+def _direction_check(ctx: Context, out: dict) -> Check:
+    arm = improved_arm(ctx)
+    value = (out.get("direction_agreement") or {}).get(f"vs {IMPROVED}")
+    note = f"judgements naming {arm}" if arm else \
+        "the spec names no improved arm ([analysis.params] improved_arm)"
+    internal = (out.get("direction_agreement") or {}).get(f"vs {INTERNAL}")
+    if internal is not None and np.isfinite(internal):
+        note += f"; vs internal scores {internal:.3f} (second figure)"
+    return threshold_check("direction agreement with the improved arm", value,
+                           ctx.target("direction_agreement"), weak_from=DIRECTION_WEAK_FROM,
+                           note=note)
+
+
+def _spearman_check(ctx: Context, out: dict) -> Check:
+    rows = out.get("spearman") or []
+    rho = rows[0].get("rho") if rows else None
+    return threshold_check("Spearman's rho vs internal", rho, ctx.target("spearman"),
+                           note="" if rows else "no internal scores to compare")
+
+
+def _pct(value: float | None) -> str:
+    return "its target" if value is None else f"{value:g}"
+
+
+def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
+    """The arm ahead on the first total's per-case means, effect with t interval."""
+    arms = [a.id for a in ctx.study.design.arms]
+    if len(arms) != 2 or not ctx.study.rubric.totals:
+        return None
+    total = ctx.study.rubric.totals[0].id
+    wide = ctx.numeric(total).pivot_table(index="case", columns="arm", values="value",
+                                          aggfunc="mean").reindex(columns=arms)
+    means = {a: float(wide[a].mean()) for a in arms}
+    first, second = arms
+    ahead, other = (second, first) if means[second] > means[first] else (first, second)
+    diff = stats.paired_mean_difference(wide[ahead], wide[other]).iloc[0]
+    test = stats.wilcoxon_signed_rank(wide[ahead], wide[other]).iloc[0]
+    tied = not np.isfinite(diff["mean_diff"]) or diff["mean_diff"] == 0
+    return Arms(winner="" if tied else ahead, other=other, effect=float(diff["mean_diff"]),
+                effect_measure=f"mean {total} difference per case",
+                ci=[float(diff["ci_low"]), float(diff["ci_high"])],
+                p=float(test["p"]), test="Wilcoxon signed-rank (two-sided)",
+                means={ahead: means[ahead], other: means[other]},
+                note=str(test["reason"] or diff["reason"] or ""))
 
 
 PLAN = ProtocolPlan(
@@ -189,4 +287,11 @@ PLAN = ProtocolPlan(
         "wilcoxon_totals": _h_wilcoxon,
     },
     methods=methods,
+    method_topics={
+        "Direction agreement": ("direction_agreement",),
+        "Spearman vs internal": ("spearman_internal",),
+        "Wilcoxon signed-rank": ("wilcoxon_totals",),
+    },
+    decide=_decide,
+    arms=_arms,
 )

@@ -14,6 +14,7 @@ import pandas as pd
 from .. import stats
 from ..study import Study
 from .context import Analysis, Context, add_verdict, empty_reason, json_value, number
+from .decision import Arms, Decision, flag_check, status_of
 from .registry import ProtocolPlan
 
 
@@ -172,6 +173,45 @@ def _h_permutation(ctx: Context, table: pd.DataFrame, out: dict) -> None:
              alpha, signal, "signal" if signal else "null: published as one")
 
 
+def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:
+    """Protocol 001's signal rule: permutation p below alpha and the winner above the
+    reference arm; anything else is a null (status "fail": no signal)."""
+    alpha = ctx.target("alpha_test", 0.05)
+    perm = out.get("permutation") or {}
+    p = perm.get("p")
+    winner, ref = _winner(ctx, _yield_table(ctx)), ctx.param("reference")
+    checks = [flag_check(f"permutation p ({perm.get('comparison', 'winner vs control')})",
+                         None if p is None or not np.isfinite(p) else bool(p < alpha), p,
+                         alpha, "one-sided; below the target is a signal")]
+    if ref:
+        yields = out.get("yield") or {}
+        ahead = yields.get(winner), yields.get(ref)
+        ok = None if None in ahead or not all(np.isfinite(ahead)) else bool(ahead[0] > ahead[1])
+        checks.append(flag_check(f"winner {winner or '?'} above reference {ref}", ok,
+                                 ahead[0], ahead[1], "yield of the winner vs the reference"))
+    rule = (f"signal when the permutation p of the best candidate vs the control is below "
+            f"{alpha:g} and the winner's yield is above the reference arm's; anything else "
+            "is a null, published as one")
+    return Decision(status_of(checks), rule, checks)
+
+
+def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
+    """The best candidate vs the control: yield gap and permutation p."""
+    table = _yield_table(ctx)
+    winner, control = _winner(ctx, table), ctx.param("control")
+    if not winner or not control or control not in set(table["arm"]):
+        return None
+    yields = table.set_index("arm")["yield"]
+    perm = tables.get("permutation")
+    p = float(perm["p"].iloc[0]) if perm is not None and "p" in perm else None
+    gap = float(yields[winner] - yields[control])
+    return Arms(winner=winner if gap > 0 else "", other=control, effect=gap,
+                effect_measure="yield difference", ci=None, p=p,
+                test="permutation test of the yield gap (one-sided)",
+                means={a: float(v) for a, v in yields.items()},
+                note="" if gap > 0 else "the best candidate is not above the control")
+
+
 def methods(study: Study) -> list[tuple[str, str]]:
     """Methods-sheet entries: (topic, text)."""
     plan = study.plan
@@ -203,4 +243,10 @@ PLAN = ProtocolPlan(
         "permutation": _h_permutation,
     },
     methods=methods,
+    decide=_decide,
+    arms=_arms,
+    method_topics={
+        "Permutation test": ("permutation",),
+        "Yield, Fisher and trend (001)": ("yield_fisher", "trend", "intra_rater_kappa",),
+    },
 )

@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..study import Study
 from .context import Context, add_verdict, empty_reason
+from .decision import Decision, flag_check, status_of
 from .registry import ProtocolPlan
 
 
@@ -95,6 +96,28 @@ def _h_second(ctx: Context, table: pd.DataFrame, out: dict) -> None:
                  + table["n_missing"].sum()), 0, ok, "extra + missing second ratings")
 
 
+def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:
+    """The second-rater subset reproduced exactly, and every item rated validly.
+
+    Acceptance is a per-item decision (reported beside it), not a study-level check.
+    """
+    checks = []
+    second = tables.get("second_rater_selection")
+    if second is not None and "status" in second:
+        wrong = int(second["n_extra"].sum() + second["n_missing"].sum())
+        checks.append(flag_check("second-rater subset reproduced exactly", wrong == 0, wrong, 0,
+                                 "extra + missing second ratings"))
+    acc = tables.get("acceptance")
+    if acc is not None and "accepted" in acc:
+        unrated = int((acc["reason"] != "").sum())
+        checks.append(flag_check("every item has a valid rating", unrated == 0, unrated, 0,
+                                 f"{int(acc['accepted'].sum())} of {len(acc)} items accepted"))
+    rule = ("the second-rater subset is reproduced exactly (extra or missing second ratings "
+            "fail) and every item has a valid rating; each item is accepted or not by the "
+            "plan's threshold, material-error maximum and safety")
+    return Decision(status_of(checks), rule, checks)
+
+
 def methods(study: Study) -> list[tuple[str, str]]:
     """Methods-sheet entries: (topic, text)."""
     return [
@@ -119,4 +142,8 @@ PLAN = ProtocolPlan(
         "second_rater_selection": _h_second,
     },
     methods=methods,
+    decide=_decide,
+    method_topics={
+        "Acceptance and second rater (002)": ("acceptance", "second_rater_selection",),
+    },
 )

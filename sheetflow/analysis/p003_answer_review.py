@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .context import Context, empty_reason
+from .decision import Decision, flag_check, status_of, threshold_check
 from .registry import ProtocolPlan
 
 
@@ -64,6 +66,25 @@ def _text(value: Any) -> str:
     return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
 
 
+def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:
+    """Agreement per rating column, defined (or at the plan's alpha target, if any)."""
+    target = ctx.target("alpha")
+    checks = [threshold_check(f"alpha ({r['measure']})", r["alpha"], target,
+                              note=r.get("reason") or "") if target is not None else
+              flag_check(f"alpha ({r['measure']}) defined", _defined(r["alpha"]),
+                         r["alpha"], None, r.get("reason") or "")
+              for r in out.get("alpha", [])]
+    rule = (f"every rating column's agreement reaches alpha {target:g}" if target is not None
+            else "the protocol sets no pass mark: agreement per column is reported; the "
+            "study passes when every column's agreement is defined")
+    return Decision(status_of(checks), rule, checks)
+
+
+def _defined(value: Any) -> bool | None:
+    """True for a finite alpha; None (undefined, not failed) otherwise."""
+    return True if value is not None and np.isfinite(value) else None
+
+
 PLAN = ProtocolPlan(
     protocol="003",
     template="answer-review",
@@ -75,4 +96,5 @@ PLAN = ProtocolPlan(
         "refusal_counts": _h_refusals,
         "gold_disputes": _h_disputes,
     },
+    decide=_decide,
 )

@@ -1,4 +1,12 @@
-"""Protocol 004 (judge-likert): the judge trio per item, hypothesis deltas, pilot verdict."""
+"""Protocol 004 (judge-likert): the judge trio per item, hypothesis deltas, pilot verdict.
+
+The trio is locked: the judges are the raters named in ``[analysis.params.jsonl]
+judges`` (every rater of the study when there is no mapping). A judge with no score
+for an item leaves that item's trio mean undefined (never a mean of two), and a judge
+missing from the analysis makes the decision "incomplete". A hypothesis is
+directional when its delta exceeds ``[analysis.params] direction_tolerance`` (default
+1e-9): an exact tie, or float noise around one, is not directional.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +15,10 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ..judge_records import DIRECTION_TOLERANCE
 from ..study import Study
 from .context import Context, add_verdict, empty_reason
+from .decision import Decision, flag_check, status_of
 from .registry import ProtocolPlan
 
 
@@ -20,25 +30,39 @@ def _trio_items(ctx: Context) -> pd.DataFrame:
     vals = ctx.numeric(tid)
     task_col = ctx.param("task_column")
     items = {it.id: it.fields for it in ctx.study.items}
+    judges = trio_judges(ctx)
     wide = vals.pivot_table(index=["case", "arm"], columns="rater", values="value",
-                            aggfunc="mean")
-    judges = list(wide.columns)
+                            aggfunc="mean").reindex(columns=judges)
     strict, fail, crit = (ctx.target("strict_pass", 3.5), ctx.target("fail_below", 3.0),
                           ctx.target("critical_below", 2.0))
     out = wide.reset_index()
     out.insert(0, "task", [items.get(c, {}).get(task_col, "") if task_col else ""
                            for c in out["case"]])
-    scores = wide.to_numpy()
-    n = np.sum(~np.isnan(scores), axis=1)
-    majority = n // 2 + 1  # 2 of 3 for a trio
+    scores = wide.to_numpy(dtype=float)
+    majority = len(judges) // 2 + 1  # 2 of 3: the trio is locked, absent judges count
+    complete = ~np.isnan(scores).any(axis=1)
     with warnings.catch_warnings():  # an item no judge scored has a NaN mean, by design
         warnings.simplefilter("ignore", RuntimeWarning)
-        out["trio_mean"] = np.nanmean(scores, axis=1)
+        out["trio_mean"] = np.where(complete, np.nanmean(scores, axis=1), np.nan)
+    out["reason"] = ["" if ok else "no score from " + ", ".join(
+        j for j, v in zip(judges, row, strict=True) if np.isnan(v))
+        for ok, row in zip(complete, scores, strict=True)]
     out["strict_pass"] = np.sum(scores >= strict, axis=1) >= majority
     out["trio_fail"] = np.sum(scores < fail, axis=1) >= majority
     out["critical_fail"] = np.sum(scores < crit, axis=1) >= majority
     out.attrs["judges"] = judges
     return out
+
+
+def trio_judges(ctx: Context) -> list[str]:
+    """The locked trio's rater ids: ``[analysis.params.jsonl] judges`` or every rater."""
+    mapping = (ctx.param("jsonl") or {}).get("judges") or {}
+    return list(mapping.values()) or [r.id for r in ctx.study.raters]
+
+
+def direction_tolerance(ctx: Context) -> float:
+    """How much a delta must exceed to be directional (``direction_tolerance``)."""
+    return float(ctx.param("direction_tolerance", DIRECTION_TOLERANCE))
 
 
 def _judge_trio(ctx: Context) -> pd.DataFrame:
@@ -56,6 +80,7 @@ def _hypotheses(ctx: Context) -> pd.DataFrame:
     if items.empty or not hyps:
         return empty_reason(pd.DataFrame(), "needs a total and params.hypotheses", task="")
     means = items.groupby(["task", "arm"])["trio_mean"].mean()
+    tolerance = direction_tolerance(ctx)
     rows = []
     for task in sorted(items["task"].unique()):
         for h in hyps:
@@ -63,11 +88,12 @@ def _hypotheses(ctx: Context) -> pd.DataFrame:
             worse = means.get((task, h["worse"]), np.nan)
             delta = better - worse
             min_delta = float(h.get("min_delta", 0.0))
-            # direction: strictly better when a positive margin is required, else not worse
-            directional = bool(delta > 0) if min_delta > 0 else bool(delta >= 0)
+            # direction: better by more than the tolerance; a tie is never directional
+            directional = bool(delta > tolerance)
             rows.append({"task": task, "hypothesis": h["id"], "label": h.get("label", ""),
                          "better": h["better"], "worse": h["worse"], "better_mean": better,
                          "worse_mean": worse, "delta": delta, "min_delta": min_delta,
+                         "tolerance": tolerance,
                          "threshold_pass": bool(delta >= min_delta - 1e-12),
                          "directional_pass": directional and np.isfinite(delta),
                          "reason": "" if np.isfinite(delta) else "a cell has no scores"})
@@ -104,6 +130,39 @@ def _h_hyp(ctx: Context, table: pd.DataFrame, out: dict) -> None:
              verdict["pilot_verdict"] == "PASS", verdict["pilot_verdict"])
 
 
+def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:
+    """Pilot PASS: each hypothesis directional in the minimum number of tasks, and no
+    critical failure."""
+    pilot = out.get("pilot")
+    if not pilot:
+        check = flag_check("pilot verdict", None, None, None, "hypothesis deltas not run")
+        return Decision(status_of([check]), "pilot verdict from the hypothesis deltas",
+                        [check])
+    need = pilot["min_tasks"]
+    judges = trio_judges(ctx)
+    present = sorted(set(judges) & set(ctx.first["rater"]))
+    absent = [j for j in judges if j not in present]
+    checks = [flag_check(f"locked trio: {len(judges)} of {len(judges)} judges scored",
+                         not absent, len(present), len(judges),
+                         "missing: " + ", ".join(absent) if absent else "")]
+    checks += [flag_check(f"{h} directional in >= {need} tasks", n >= need, n, need,
+                          f"delta > {direction_tolerance(ctx):g}; a tie is not directional")
+               for h, n in pilot["pass_counts"].items()]
+    checks.append(flag_check("no critical failure", pilot["critical_failures"] == 0,
+                             pilot["critical_failures"], 0,
+                             "items below the critical mark on a majority of judges"))
+    rule = (f"PILOT PASS when every hypothesis is directionally right (delta > "
+            f"{direction_tolerance(ctx):g}) in at least {need} tasks and no item is a "
+            f"critical failure, with the locked trio ({', '.join(judges)}) complete "
+            "(protocol 004); otherwise PILOT FAIL")
+    decision = Decision(status_of(checks), rule, checks)
+    if absent:  # a pilot without its whole trio is not judged at all
+        decision.status = "incomplete"
+        decision.reasons = [f"the locked trio is incomplete: no scores from "
+                            f"{', '.join(absent)}"]
+    return decision
+
+
 def methods(study: Study) -> list[tuple[str, str]]:
     """Methods-sheet entries: (topic, text)."""
     return [
@@ -111,10 +170,15 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "Per judge the mean of the six dimensions; trio mean; strict PASS when a majority "
          "(2 of 3) of judges score >= the strict-pass target; FAIL when a majority score "
          "below the fail target; critical when a majority score below the critical target. "
-         "Hypothesis delta = trio mean of the better cell minus the worse cell per task; "
-         "directional pass = delta > 0 (>= 0 when the hypothesis needs no margin). Pilot "
-         "PASS when each hypothesis passes directionally in the plan's minimum number of "
-         "tasks and no item is a critical failure."),
+         "The trio is locked (the judges of [analysis.params.jsonl]): an item lacking a "
+         "judge's score has no trio mean, and a judge missing from the analysis makes the "
+         "decision incomplete. Hypothesis delta = trio mean of the better cell minus the "
+         "worse cell per task; directional pass = delta > "
+         f"{float(study.plan.params.get('direction_tolerance', DIRECTION_TOLERANCE)):g} "
+         "(direction_tolerance; an exact tie is not directional); threshold pass = delta "
+         ">= the hypothesis's min_delta. Pilot PASS when each hypothesis passes "
+         "directionally in the plan's minimum number of tasks and no item is a critical "
+         "failure."),
     ]
 
 
@@ -130,4 +194,8 @@ PLAN = ProtocolPlan(
         "hypothesis_deltas": _h_hyp,
     },
     methods=methods,
+    decide=_decide,
+    method_topics={
+        "Judge trio (004)": ("judge_trio", "hypothesis_deltas",),
+    },
 )

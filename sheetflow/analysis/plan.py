@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ..errors import SheetflowError
+from ..outputs import check_row_count, verify_ratings
 from ..study import Study, load_study
-from .context import Analysis, Context
+from .context import Analysis, Context, natural_order
+from .panel import Panel, build_panel, read_file_verdicts
 from .registry import all_analyses
 from .selfchecks import self_checks
 from .summary import methods, summary
@@ -43,6 +46,9 @@ def analyze(study_dir: str | Path) -> Analysis:
         The key or the spec does not match its sealed hash.
     SheetflowError
         There are no collected ratings yet (``out/ratings.csv`` is missing).
+    OutputError
+        ``out/ratings.csv`` does not match ``out/collection.json`` (cut off, changed,
+        or left by a collect that did not finish).
     """
     root = Path(study_dir)
     study = load_study(root)
@@ -50,17 +56,25 @@ def analyze(study_dir: str | Path) -> Analysis:
     ratings_path = root / RATINGS_FILE
     if not ratings_path.exists():
         raise SheetflowError(f"{RATINGS_FILE} not found in {root}; run sheetflow collect first")
-    raw = pd.read_csv(ratings_path, dtype=str, keep_default_na=False)
+    data, recorded = verify_ratings(root)  # whole, and the table collect wrote
+    raw = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
+    check_row_count(recorded, len(raw))
     data = unblind(study, raw, key_sides(key))
     internal = internal_scores(study)
+    entries = key_entries(key)
     seeds = {f"{p.get('rater_id')}-s{p.get('sitting', 1)}": p.get("seeds", {})
-             for p in key_entries(key)}
-    return run_plan(study, data, key_hash=key_hash, internal=internal, key_seeds=seeds)
+             for p in entries}
+    expected = [(str(p.get("rater_id", p.get("rater", ""))), int(p.get("sitting", 1)))
+                for p in entries]
+    panel = build_panel(expected, complete_columns(data), read_file_verdicts(root))
+    return run_plan(study, data, key_hash=key_hash, internal=internal, key_seeds=seeds,
+                    panel=panel)
 
 
 def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
              internal: pd.DataFrame | None = None,
-             key_seeds: dict[str, Any] | None = None) -> Analysis:
+             key_seeds: dict[str, Any] | None = None,
+             panel: Panel | None = None) -> Analysis:
     """Run every analysis of ``study.plan.run`` on unblinded ratings.
 
     Parameters
@@ -75,22 +89,35 @@ def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
         Internal scores (``case, arm, total``) for ``spearman_internal``.
     key_seeds : dict, optional
         Seeds recorded in the key, copied into the summary.
+    panel : Panel, optional
+        The expected panel against the ratings (default: every rater of the spec,
+        and a second sitting when the design repeats items).
 
     Returns
     -------
     Analysis
     """
     data = complete_columns(data)
-    data = add_totals(data, study.rubric)
+    if panel is None:
+        panel = build_panel(expected_packs(study), data, [])
+    data = natural_order(add_totals(data, study.rubric), ["rater", "sitting", "case"])
     ctx = Context(study, data, internal)
     analysis = Analysis(study, data)
     for name in study.plan.run:
         analysis.tables[name] = _guarded(name, ctx)
     analysis.tables["self_checks"] = self_checks(ctx)
-    analysis.summary = summary(ctx, analysis.tables, key_hash, key_seeds or {})
+    analysis.summary = summary(ctx, analysis.tables, key_hash, key_seeds or {},
+                               panel)
+    analysis.panel = panel
     analysis.methods = methods(study)
     analysis.figures = _figures(ctx, analysis.tables)
     return analysis
+
+
+def expected_packs(study: Study) -> list[tuple[str, int]]:
+    """(rater, sitting) for every rater of the spec; sitting 2 when items repeat."""
+    sittings = (1, 2) if study.design.repeats else (1,)
+    return [(r.id, s) for r in study.raters for s in sittings]
 
 
 def _figures(ctx: Context, tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:

@@ -22,10 +22,13 @@ if TYPE_CHECKING:  # pragma: no cover - types only
 
     from ..study import Study
     from .context import Context
+    from .decision import Arms, Decision
 
 AnalysisFn = Callable[["Context"], "pd.DataFrame"]
 HeadlineFn = Callable[["Context", "pd.DataFrame", dict], None]
 MethodsFn = Callable[["Study"], list[tuple[str, str]]]
+DecideFn = Callable[["Context", dict, dict], "Decision"]
+ArmsFn = Callable[["Context", dict], "Arms | None"]
 PROTOCOL_MODULE = re.compile(r"^p(\d{3})_(\w+)$")
 
 
@@ -45,6 +48,14 @@ class ProtocolPlan:
         Plan name -> function copying the table's key figures into the summary.
     methods : callable
         Study -> (topic, text) pairs for the Methods sheet.
+    method_topics : mapping of str to tuple of str
+        Methods topic -> the analyses it explains; the topic is shown only when one of
+        them ran. A topic not listed is shown for studies of this plan's protocol.
+    decide : callable, optional
+        (context, tables, summary so far) -> the protocol's :class:`~.decision.Decision`
+        on the raters included (the panel is applied afterwards).
+    arms : callable, optional
+        (context, tables) -> :class:`~.decision.Arms`, for designs with arms.
     """
 
     protocol: str
@@ -52,6 +63,9 @@ class ProtocolPlan:
     analyses: Mapping[str, AnalysisFn] = field(default_factory=dict)
     headlines: Mapping[str, HeadlineFn] = field(default_factory=dict)
     methods: MethodsFn | None = None
+    method_topics: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    decide: DecideFn | None = None
+    arms: ArmsFn | None = None
 
 
 @cache

@@ -9,7 +9,11 @@ import pandas as pd
 from .. import __version__
 from ..study import Study
 from .context import Context, json_safe
-from .registry import all_headlines, all_plans
+from .decision import default_decision, finish
+from .panel import PANEL_METHOD, Panel
+from .registry import all_headlines, all_plans, protocol_plan
+
+SUMMARY_SCHEMA = "sheetflow-summary/1"
 
 REFERENCES = (
     "Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg "
@@ -35,8 +39,8 @@ REFERENCES = (
 
 
 def summary(ctx: Context, tables: dict[str, pd.DataFrame], key_hash: str,
-            key_seeds: dict[str, Any]) -> dict[str, Any]:
-    """Headline numbers and verdicts, versions, hashes and seeds (JSON-safe)."""
+            key_seeds: dict[str, Any], panel: Panel) -> dict[str, Any]:
+    """Headline numbers and verdicts, the decision, arms and panel (JSON-safe)."""
     study = ctx.study
     out: dict[str, Any] = {
         "study_id": study.id, "title": study.title, "protocol": study.protocol,
@@ -55,22 +59,41 @@ def summary(ctx: Context, tables: dict[str, pd.DataFrame], key_hash: str,
         if (headline is not None and "reason" in table and len(table.columns) > 2) or \
                 (headline is not None and "reason" not in table):
             headline(ctx, table, out)
+    plan = protocol_plan(study.protocol)
+    decision = plan.decide(ctx, tables, out) if plan and plan.decide else \
+        default_decision(out["verdicts"])
+    out["decision"] = finish(decision, panel).to_dict()
+    arms = plan.arms(ctx, tables) if plan and plan.arms else None
+    out["arms"] = arms.to_dict() if arms is not None else None
+    out["panel"] = panel.to_dict()
+    out["schema"] = SUMMARY_SCHEMA
     return json_safe(out)
 
 
-def _closing_methods() -> list[tuple[str, str]]:
-    """Methods-sheet entries: (topic, text)."""
-    return [
+def _closing_methods(study: Study) -> list[tuple[str, str]]:
+    """Totals (when the rubric has any), the panel rule, and the references."""
+    totals = [
         ("Totals", "Recomputed from the rubric's dimensions (sum or mean); a total is missing "
          "when any of its dimensions is missing. Formulas in workbooks are never read."),
-        ("References", "\n".join(REFERENCES)),
-    ]
+    ] if study.rubric.totals else []
+    return [*totals, ("Panel", PANEL_METHOD), ("References", "\n".join(REFERENCES))]
 
 
 def methods(study: Study) -> list[tuple[str, str]]:
-    """The conventions behind every number, for the Methods sheet."""
+    """The conventions behind every number that was computed, for the Methods sheet.
+
+    A topic is listed when an analysis it explains is in the plan's ``run`` list (or,
+    for a protocol's own topics such as its decision rule, when the study follows
+    that protocol).
+    """
+    ran = set(study.plan.run)
+    own = protocol_plan(study.protocol)
     out: list[tuple[str, str]] = []
     for plan in all_plans():
-        if plan.methods is not None:
-            out += plan.methods(study)
-    return out + _closing_methods()
+        if plan.methods is None:
+            continue
+        for topic, text in plan.methods(study):
+            needs = plan.method_topics.get(topic)
+            if (needs is not None and ran & set(needs)) or (needs is None and plan is own):
+                out.append((topic, text))
+    return out + _closing_methods(study)

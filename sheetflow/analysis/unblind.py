@@ -125,18 +125,22 @@ def _standard_columns(raw: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(index=raw.index)
     for name, options in _SYNONYMS.items():
         col = next((c for c in options if c in raw.columns), None)
-        out[name] = raw[col].astype(str).map(_unneutralise) if col else ""
+        out[name] = _unneutralise(raw[col].astype(str)) if col else ""
     out["sitting"] = pd.to_numeric(out["sitting"], errors="coerce").fillna(1).astype(int)
     return out
 
 
-def _unneutralise(text: str) -> str:
+def _unneutralise(text: pd.Series) -> pd.Series:
     """Undo the CSV export's formula guard (a ``'`` before ``= + - @``)."""
-    return text[1:] if len(text) > 1 and text[0] == "'" and text[1] in "=+-@\t\r\n" else text
+    guarded = text.str.startswith("'") & text.str[1:2].isin(list("=+-@\t\r\n"))
+    return text.mask(guarded, text.str[1:])
 
 
 def unblind(study: Study, raw: pd.DataFrame, sides: pd.DataFrame) -> pd.DataFrame:
     """Turn the collector's tidy ratings into the unblinded analysable table.
+
+    Vectorised: one pass of group numbering, one pivot of the parts, then each
+    dimension's values are worked out over its unique raw values, not per rating.
 
     Parameters
     ----------
@@ -149,68 +153,143 @@ def unblind(study: Study, raw: pd.DataFrame, sides: pd.DataFrame) -> pd.DataFram
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`DATA_COLUMNS`, without totals (see :func:`add_totals`).
+        Columns :data:`DATA_COLUMNS`, one row per rating in the order the ratings table
+        first names it, without totals (see :func:`add_totals`).
     """
     df = _standard_columns(raw)
-    arm_of = {(r.rater, r.sitting, r.case, r.label): r.arm for r in sides.itertuples()}
-    items = {it.id: it for it in study.items}
+    dims = {d.id: d for d in study.rubric.dimensions}
+    df = df[df["dimension"].isin(list(dims))]  # batch times and other non-rubric fields
+    if df.empty:
+        return pd.DataFrame(columns=list(DATA_COLUMNS))
+    df = df.assign(gid=df.groupby(_RATING_KEYS, sort=False).ngroup().to_numpy())
+    ratings = df.groupby("gid", sort=True)[_RATING_KEYS].first()
+    parts = _Parts(df)
+    ratings["confidence"] = parts.confidence()
+    value = parts.chosen_value()
+    out = np.empty(len(ratings), dtype=object)
+    for dim_id, where in ratings.groupby("dimension").indices.items():
+        out[where] = _dimension_values(dims[dim_id], value[where], parts, where)
+    ratings["value"] = out
+    ratings["arm"] = _arms(study, ratings, sides)
+    preference = ratings["dimension"].map(lambda d: dims[d].kind == "preference").to_numpy()
+    if preference.any():
+        ratings.loc[preference, "value"] = _preferred_arms(
+            study, ratings.loc[preference], sides)
     roles = {r.id: r.role for r in study.raters}
-    rows = []
-    for (rater, sitting, case, label, dim_id), grp in df.groupby(
-            ["rater", "sitting", "case", "label", "dimension"], sort=False):
-        try:
-            dim = study.rubric.dimension(dim_id)
-        except KeyError:
-            continue  # batch times and other non-rubric fields
-        value, confidence = _analysable(dim, grp)
-        arm = arm_of.get((rater, sitting, case, label), "")
-        if not arm and case in items and study.design.arm_column:
-            arm = items[case].fields.get(study.design.arm_column, "")
-        if dim.kind == "preference":
-            value = _preferred_arm(value, arm_of, rater, sitting, case, study)
-        rows.append({"rater": rater, "role": roles.get(rater, "primary"), "sitting": sitting,
-                     "case": case, "label": label, "arm": arm, "dimension": dim_id,
-                     "value": value, "confidence": confidence})
-    return pd.DataFrame(rows, columns=list(DATA_COLUMNS))
+    ratings["role"] = ratings["rater"].map(roles).fillna("primary")
+    return ratings.reset_index(drop=True)[list(DATA_COLUMNS)]
 
 
-def _analysable(dim: Dimension, grp: pd.DataFrame) -> tuple[Any, str]:
-    """One rating's analysable value and confidence from its raw cells."""
-    parts = dict(zip(grp["part"], grp["value"], strict=False))
-    raws = dict(zip(grp["part"], grp["raw"], strict=False))
-    confidence = parts.get("confidence", "") or next(
-        (c for c in grp["confidence"] if c), "")
-    if dim.kind == "checklist":
-        answers = [v for p, v in parts.items() if p.startswith("q")]
-        if answers:
-            return (sum(a.strip().lower() == "yes" for a in answers)
-                    if all(a for a in answers) else np.nan), confidence
-    value = parts.get("value", parts.get("", next(iter(parts.values()), "")))
-    if value == "" and raws.get("value"):
-        value = raws["value"]
+_RATING_KEYS = ["rater", "sitting", "case", "label", "dimension"]
+
+
+class _Parts:
+    """The cells of every rating side by side: one row per rating, one column per part.
+
+    Mirrors a per-rating ``dict(zip(part, value))``: the last cell of a part wins, and
+    "the first part" is the part of the rating's first cell.
+    """
+
+    def __init__(self, df: pd.DataFrame):
+        last = df.drop_duplicates(["gid", "part"], keep="last")
+        self.values = last.pivot(index="gid", columns="part", values="value")
+        self.raws = last.pivot(index="gid", columns="part", values="raw")
+        self.first_part = df.groupby("gid", sort=True)["part"].first()
+        self.df = df
+
+    def column(self, part: str, *, raw: bool = False) -> pd.Series:
+        """One part's text per rating (NaN where the rating has no such cell)."""
+        table = self.raws if raw else self.values
+        if part in table.columns:
+            return table[part]
+        return pd.Series(np.nan, index=table.index, dtype=object)
+
+    def confidence(self) -> np.ndarray:
+        """The confidence cell, else the first non-empty confidence column of the rating."""
+        own = self.column("confidence").fillna("")
+        listed = self.df[self.df["confidence"] != ""].groupby("gid")["confidence"].first()
+        listed = listed.reindex(own.index, fill_value="")
+        return np.where(own != "", own, listed).astype(object)
+
+    def chosen_value(self) -> np.ndarray:
+        """``value``, else the ``""`` part, else the first part; a blank falls back to raw."""
+        table = self.values
+        cols = {c: i for i, c in enumerate(table.columns)}
+        first = table.to_numpy(dtype=object)[
+            np.arange(len(table)), self.first_part.map(cols).to_numpy()]
+        chosen = self.column("value").combine_first(self.column("")).to_numpy(dtype=object)
+        chosen = np.where(pd.isna(chosen), first, chosen)
+        raw = self.column("value", raw=True).fillna("").to_numpy(dtype=object)
+        return np.where((chosen == "") & (raw != ""), raw, chosen).astype(object)
+
+    def checklist(self, where: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(has answers, number of Yes or NaN when one is blank) for the ratings at ``where``."""
+        questions = [c for c in self.values.columns if str(c).startswith("q")]
+        answers = self.values[questions].iloc[where] if questions else \
+            pd.DataFrame(index=self.values.index[where])
+        present = answers.notna()
+        has_any = present.any(axis=1).to_numpy()
+        blank = (present & (answers == "")).any(axis=1).to_numpy()
+        yes = (answers.fillna("").apply(lambda s: s.str.strip().str.lower()) == "yes")
+        counts = yes.sum(axis=1).to_numpy()
+        counts = np.array([int(c) for c in counts], dtype=object)
+        return has_any, np.where(blank, np.nan, counts)
+
+
+def _dimension_values(dim: Dimension, values: np.ndarray, parts: _Parts,
+                      where: np.ndarray) -> np.ndarray:
+    """The analysable values of one dimension's ratings (see the module docstring)."""
+    text = pd.Series(values, dtype=object).fillna("")
     if dim.kind == "count":
-        count = number(value)
-        return (dim.points_for_count(int(count)) if not math.isnan(count) else np.nan,
-                confidence)
+        points = {v: _count_points(dim, v) for v in text.unique()}
+        return text.map(points).to_numpy(dtype=object)
     if dim.kind in ("scale", "number", "checklist"):
-        if dim.kind == "scale" and value in dim.na_choices:
-            return np.nan, confidence
-        return number(value), confidence
-    if dim.kind == "binary" and value == "" and dim.blank_means:
-        return dim.blank_means, confidence
-    if value in dim.na_choices:
-        return np.nan, confidence
-    return (value if value != "" else np.nan), confidence
+        na = set(dim.na_choices) if dim.kind == "scale" else set()
+        numbers = {v: (np.nan if v in na else number(v)) for v in text.unique()}
+        out = text.map(numbers).to_numpy(dtype=object)
+        if dim.kind == "checklist":
+            has_any, counts = parts.checklist(where)
+            out = np.where(has_any, counts, out)
+        return out
+    if dim.kind == "binary" and dim.blank_means:
+        text = text.mask(text == "", dim.blank_means)
+    na = set(dim.na_choices)
+    return text.map(lambda v: np.nan if v in na or v == "" else v).to_numpy(dtype=object)
 
 
-def _preferred_arm(value: Any, arm_of: dict, rater: str, sitting: int, case: str,
-                   study: Study) -> Any:
-    """``"A>B"`` -> the arm shown under A (for this rater and case), ``Tied`` kept."""
-    if not isinstance(value, str) or ">" not in value:
-        return value
-    winner = value.split(">")[0].strip()
-    return arm_of.get((rater, sitting, case, winner), np.nan) if winner in \
-        study.design.labels else np.nan
+def _count_points(dim: Dimension, value: Any) -> float:
+    count = number(value)
+    return dim.points_for_count(int(count)) if not math.isnan(count) else np.nan
+
+
+def _arms(study: Study, ratings: pd.DataFrame, sides: pd.DataFrame) -> np.ndarray:
+    """The arm behind each rating: the key's side, else the item's arm column."""
+    keys = ["rater", "sitting", "case", "label"]
+    side = sides.drop_duplicates(keys, keep="last").set_index(keys)["arm"]
+    arm = pd.Series(side.reindex(pd.MultiIndex.from_frame(ratings[keys])).to_numpy(),
+                    index=ratings.index).fillna("")
+    column = study.design.arm_column
+    if column:
+        item_arm = {it.id: it.fields.get(column, "") for it in study.items}
+        fallback = ratings["case"].map(item_arm).fillna("")
+        arm = arm.mask(arm == "", fallback)
+    return arm.to_numpy(dtype=object)
+
+
+def _preferred_arms(study: Study, prefs: pd.DataFrame, sides: pd.DataFrame) -> np.ndarray:
+    """``"A>B"`` -> the arm shown under A (for this rater and case); ``Tied`` kept."""
+    value = prefs["value"]
+    text = value.map(lambda v: v if isinstance(v, str) else "")
+    decisive = text.str.contains(">", regex=False)
+    winner = text.str.split(">").str[0].str.strip()
+    keys = ["rater", "sitting", "case", "label"]
+    side = sides.drop_duplicates(keys, keep="last").set_index(keys)["arm"]
+    lookup = pd.MultiIndex.from_arrays([prefs["rater"], prefs["sitting"], prefs["case"],
+                                        winner])
+    arm = pd.Series(side.reindex(lookup).to_numpy(), index=prefs.index)
+    known = winner.isin(list(study.design.labels))
+    resolved = arm.where(known, np.nan)
+    return np.where(decisive, resolved, value).astype(object)
 
 
 def internal_scores(study: Study) -> pd.DataFrame | None:
@@ -236,8 +315,10 @@ def add_totals(data: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
     for total in rubric.totals:
         part = data[data["dimension"].isin(total.of)].copy()
         part["value"] = pd.to_numeric(part["value"], errors="coerce")
-        wide = part.pivot_table(index=keys, columns="dimension", values="value",
-                                aggfunc="first", dropna=False)
+        # only ratings that exist: a pivot over every combination of the keys would
+        # add empty "ratings" (e.g. a rater x label x arm pairing the key never made)
+        wide = part.groupby([*keys, "dimension"], sort=False, dropna=False)["value"] \
+            .first().unstack("dimension")
         wide = wide.reindex(columns=list(total.of))
         values = wide.sum(axis=1, skipna=False) if total.method == "sum" else \
             wide.mean(axis=1, skipna=False)

@@ -9,30 +9,32 @@ import click
 
 from ..analysis import Analysis, analyze
 from ..demo import DemoResult, run_demo
-from ..report import write_analysis_workbook, write_summary_json, write_verdicts_jsonl
-from . import reports_errors
-
-_VERDICT_ANALYSES = {"yield_fisher", "permutation", "trend", "intra_rater_kappa"}
+from ..outputs import study_lock
+from ..report import headline_lines, write_analysis_outputs
+from . import EXIT_DATA, reports_errors
 
 
 @click.command("analyze")
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--allow-partial", is_flag=True,
+              help="Exit 0 even when raters are missing (the decision stays 'incomplete').")
 @reports_errors
-def analyze_command(directory: Path) -> None:
+def analyze_command(directory: Path, allow_partial: bool) -> None:
     """Unseal the key, unblind the collected ratings and run the study's analysis plan.
 
-    Writes out/analysis.xlsx and out/summary.json (and out/verdicts.jsonl for a
-    KEEP/KNOWN study) in DIRECTORY.
+    Writes out/analysis.xlsx and out/summary.json (and the protocol's other files, e.g.
+    out/verdicts.jsonl for a KEEP/KNOWN study) in DIRECTORY. Exits 1 when the panel is
+    incomplete (a rater missing or a file left out), unless --allow-partial.
     """
-    analysis = analyze(directory)
-    out = directory / "out"
-    written = [write_analysis_workbook(analysis, out / "analysis.xlsx"),
-               write_summary_json(analysis, out / "summary.json")]
-    if _VERDICT_ANALYSES & set(analysis.study.plan.run):
-        written.append(write_verdicts_jsonl(analysis, out / "verdicts.jsonl"))
+    with study_lock(directory, "analyze"):  # no collect replaces the table meanwhile
+        analysis = analyze(directory)
+        written = write_analysis_outputs(analysis, directory / "out")
     _echo_summary(analysis)
     for path in written:
         click.echo(f"wrote {path}")
+    _echo_decision(analysis)
+    if analysis.summary["decision"]["status"] == "incomplete" and not allow_partial:
+        click.get_current_context().exit(EXIT_DATA)
 
 
 def _echo_summary(analysis: Analysis) -> None:
@@ -43,11 +45,18 @@ def _echo_summary(analysis: Analysis) -> None:
         click.echo(f"alpha      {rec['measure']:14} {_num(rec['alpha'])} "
                    f"[{_num(rec['ci_low'])}, {_num(rec['ci_high'])}] "
                    f"{rec['band'] or rec['reason']}")
-    for v in s.get("verdicts", []):
-        met = {True: "met", False: "NOT met", None: "undefined"}[v["met"]]
-        target = f" (target {v['target']:g})" if isinstance(v["target"], (int, float)) else ""
-        note = f" - {v['note']}" if v.get("note") else ""
-        click.echo(f"verdict    {v['name']}: {_num(v['value'])}{target} {met}{note}")
+    for check in s["decision"]["checks"]:
+        target = f" (target {check['target']:g})" \
+            if isinstance(check["target"], (int, float)) else ""
+        note = f" - {check['note']}" if check.get("note") else ""
+        click.echo(f"check      {check['name']}: {_num(check['value'])}{target} "
+                   f"{check['outcome']}{note}")
+
+
+def _echo_decision(analysis: Analysis) -> None:
+    """The headline, last: decision, panel, arms (the same words as the Summary sheet)."""
+    for line in headline_lines(analysis.summary):
+        click.echo(line)
 
 
 def _num(value: Any) -> str:
@@ -87,6 +96,7 @@ def _tour(r: DemoResult) -> None:
         click.echo(f"   {name}: {path}")
     click.echo("4. analyze: seal verified, labels unblinded, plan run")
     _echo_summary(r.analysis)
+    _echo_decision(r.analysis)
     click.echo(f"   analysis workbook: {r.workbook}")
     click.echo(f"   summary:           {r.summary_json}")
     click.echo(f"next: open {r.workbook}")

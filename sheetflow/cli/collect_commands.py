@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..collect import Collection, collect, status
+from ..returns import escape_controls
 from . import EXIT_DATA, reports_errors
 
 
@@ -31,16 +32,22 @@ def _summary(result: Collection) -> None:
     report = result.report
     for f in report.files:
         state = "used" if f.used else "NOT USED"
-        click.echo(f"{f.file}: rater {f.rater or '?'}, {f.percent_complete:g}% complete, "
-                   f"{f.errors} errors, {f.warnings} warnings, {state}")
+        _line(f"{f.file}: rater {f.rater or '?'}, {f.percent_complete:g}% complete, "
+              f"{f.errors} errors, {f.warnings} warnings, {state}")
     for item in report.issues:
         where = ", ".join(x for x in (item.sheet, item.cell) if x)
-        click.echo(f"  {item.severity}: {item.file}{' ' + where if where else ''}: "
-                   f"[{item.code}] {item.message}")
+        _line(f"  {item.severity}: {item.file}{' ' + where if where else ''}: "
+              f"[{item.code}] {item.message}")
     click.echo(f"{len(report.files)} files, {len(result.ratings)} rating rows, "
                f"{report.error_count} errors, {report.warning_count} warnings")
     for name, path in sorted(result.outputs.items()):
         click.echo(f"wrote {name}: {path}")
+
+
+def _line(text: str) -> None:
+    """One line about returned files: names and cell text never start another line or
+    carry a terminal escape sequence."""
+    click.echo(escape_controls(text))
 
 
 @click.command("status")

@@ -24,12 +24,15 @@ def generate_command(directory: Path, out: Path | None, emails: bool, force: boo
     """Write one locked workbook per rater, the blinded manifest and the sealed key."""
     result = generate_packs(directory, out, emails=emails, force=force)
     for pack in result.packs:
-        sitting = " (sitting 2)" if pack.sitting == 2 else ""
+        sitting = " (sitting 2: send at least 24 h after sitting 1 is returned)" \
+            if pack.sitting == 2 else ""
         click.echo(f"pack       {pack.path.name}: {pack.cards} cases for {pack.rater_id}"
                    f"{sitting}")
     click.echo(f"manifest   {result.manifest_path.name} (blinded; collect uses it)")
+    apart = sum(p.parent.name.startswith("sitting-") for p in result.eml_paths)
     click.echo(f"mailing    {result.mailing_list_path.name}"
-               + (f", {len(result.eml_paths)} .eml drafts" if emails else ""))
+               + (f", {len(result.eml_paths)} .eml drafts" if emails else "")
+               + (f" ({apart} for sitting 2 apart in eml/sitting-2/)" if apart else ""))
     click.echo("sealed     key.json, key.sha256, plan.lock.json (keep key.json private)")
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..spec.blinding import study_warnings
 from ..study import Study, load_study
 from ..templates import DEFAULT_TEMPLATE, init_study, list_templates
 from . import reports_errors
@@ -48,6 +49,8 @@ def check_command(directory: Path) -> None:
             f"{t.id} = {t.method} of {len(t.of)}" for t in rubric.totals))
     click.echo(f"analyses   {', '.join(study.plan.run) or 'none'}")
     click.echo(f"spec hash  {study.hash}")
+    for warning in study_warnings(study):
+        click.echo(f"warning: {warning}", err=True)
     click.echo("ok")
 
 

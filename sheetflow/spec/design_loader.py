@@ -32,8 +32,8 @@ class DesignLoader(LoaderBase):
         labels = self._str_list(t, "labels", where) if "labels" in t else ("A", "B")
         if kind == "paired" and (len(labels) != 2 or labels[0] == labels[1]):
             self.fail("a paired design needs two different labels, e.g. [\"A\", \"B\"]", where)
-        response_column = t.get("response_column")
-        arm_column = t.get("arm_column")
+        response_column = self._str(t, "response_column", where) or None
+        arm_column = self._str(t, "arm_column", where) or None
         if kind == "single" and not (response_column and arm_column):
             self.fail("a single design needs 'response_column' and 'arm_column' (items-file "
                       "columns holding each row's response and its arm)", where)
@@ -62,7 +62,11 @@ class DesignLoader(LoaderBase):
                 self.fail("each arm is a table with an 'id' (and 'column' in a paired design)",
                           where)
                 continue
-            arms.append(Arm(str(a["id"]), a.get("column")))
+            column = a.get("column")
+            if column is not None and not isinstance(column, str):
+                self.fail(f"arm {a['id']!r}: 'column' must be text, not {column!r}", where)
+                column = None
+            arms.append(Arm(str(a["id"]), column))
         ids = [a.id for a in arms]
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         if dupes:
@@ -122,8 +126,10 @@ class DesignLoader(LoaderBase):
             self.fail("'seed' is required (bootstrap and permutation tests use it)", where)
             seed = 0
         bands = []
-        for b in t.get("bands", []):
-            if not isinstance(b, dict) or "min" not in b or "label" not in b:
+        raw_bands = t.get("bands", [])
+        for b in raw_bands if isinstance(raw_bands, list) else [None]:
+            if not isinstance(b, dict) or "min" not in b or "label" not in b \
+                    or isinstance(b["min"], bool) or not isinstance(b["min"], (int, float)):
                 self.fail("each band is a table {min = 0.8, label = \"...\"}", where)
                 continue
             bands.append(Band(float(b["min"]), str(b["label"])))

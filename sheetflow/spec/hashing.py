@@ -18,9 +18,10 @@ def canonical_spec(study: Study) -> dict[str, Any]:
 
     Item texts are included whole, with line endings normalised to LF; rater ids
     and roles are included (names and e-mail addresses are not: fixing a typo in an
-    address does not unfreeze a study).
+    address does not unfreeze a study). ``show_id`` is included only when set, so
+    specs written before it existed keep their hash.
     """
-    return {
+    out = {
         "spec_format": SPEC_FORMAT,
         "study": {
             "id": study.id,
@@ -31,13 +32,16 @@ def canonical_spec(study: Study) -> dict[str, Any]:
             "instructions": study.instructions,
             "pack_name": study.pack_name,
         },
-        "rubric": _plain(asdict(study.rubric)),
+        "rubric": _without_unset(_plain(asdict(study.rubric))),
         "design": _plain(asdict(study.design)),
         "plan": _plain(asdict(study.plan)),
         "shown": [asdict(s) for s in study.shown],
         "items": [{"id": it.id, "fields": dict(sorted(it.fields.items()))} for it in study.items],
         "raters": [{"id": r.id, "role": r.role} for r in study.raters],
     }
+    if study.show_id:
+        out["show_id"] = True
+    return out
 
 
 def spec_hash(study: Study) -> str:
@@ -51,6 +55,19 @@ def spec_hash(study: Study) -> str:
         canonical_spec(study), sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
+_OPTIONAL_DIMENSION_KEYS = ("note",)
+"""Dimension keys added after studies were sealed: left out of the hash when unset, so
+an existing study keeps its hash."""
+
+
+def _without_unset(rubric: dict[str, Any]) -> dict[str, Any]:
+    for dim in rubric.get("dimensions", []):
+        for key in _OPTIONAL_DIMENSION_KEYS:
+            if dim.get(key) is None:
+                dim.pop(key, None)
+    return rubric
 
 
 def _plain(obj: Any) -> Any:

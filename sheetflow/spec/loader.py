@@ -53,6 +53,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         self._unknown_keys(meta, {
             "id", "title", "version", "date", "protocol", "instructions", "instructions_file",
         }, "[study]")
+        self._one_line(meta)
         rubric = self._rubric(doc)
         design = self._design(self._table(doc, "design"))
         plan = self._plan(self._table(doc, "analysis"))
@@ -85,6 +86,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             items=items,
             raters=raters,
             shown=shown,
+            show_id=self._bool(items_t, "show_id", "[items]", False),
             pack_name=pack_name,
             email_subject=str(email.get("subject", "")),
             email_body=str(email.get("body", "")),
@@ -117,6 +119,14 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             return None
         return doc
 
+    def _one_line(self, meta: dict) -> None:
+        """Title, version and date reach file names and mail subjects: one line each."""
+        for key in ("title", "version", "date"):
+            bad = unsafe_char(str(meta.get(key, "")))
+            if bad:
+                self.fail(f"'{key}' contains {bad} (a control character or line separator); "
+                          "it must be one line of plain text", "[study]")
+
     def _email_texts(self, email: dict) -> None:
         self._unknown_keys(email, {"subject", "body"}, "[email]")
         for key in ("subject", "body"):
@@ -130,8 +140,13 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
     # -- items and raters --------------------------------------------------------------
 
     def _shown(self, t: dict) -> tuple[ShownField, ...]:
-        out = []
-        for s in t.get("show", []):
+        out: list[ShownField] = []
+        raw = t.get("show", [])
+        if not isinstance(raw, list):
+            self.fail("'show' must be a list of tables {column = \"...\", label = \"...\"}",
+                      "[items] show")
+            return ()
+        for s in raw:
             if not isinstance(s, dict) or not s.get("column"):
                 self.fail("each shown field is a table {column = \"...\", label = \"...\"}",
                           "[items] show")
@@ -142,9 +157,9 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
     def _items(self, t: dict, design: Design,
                shown: tuple[ShownField, ...]) -> tuple[tuple[Item, ...], str]:
         where = "[items]"
-        self._unknown_keys(t, {"file", "id_column", "show"}, where)
+        self._unknown_keys(t, {"file", "id_column", "show", "show_id"}, where)
         name = t.get("file", "items.csv")
-        id_col = t.get("id_column", "id")
+        id_col = self._str(t, "id_column", where, default="id") or "id"
         path = self._inside(name, "[items] file")
         if path is None:
             return (), name

@@ -162,6 +162,9 @@ class Study:
     items : tuple of Item
     raters : tuple of Rater
     shown : tuple of ShownField
+    show_id : bool
+        Whether cards show the item's own id (``[items] show_id``); by default they show
+        "Case k of n" and a neutral code drawn per rater (see :mod:`sheetflow.assign`).
         Locked item content shown on each card.
     pack_name : str
         File name pattern of a rater's workbook.
@@ -189,6 +192,7 @@ class Study:
     items_file: str = "items.csv"
     raters_file: str = "raters.csv"
     protocol: str = ""
+    show_id: bool = False
 
     @property
     def hash(self) -> str:

@@ -51,6 +51,22 @@ def email_problem(value: str) -> str:
     return ""
 
 
+# names Windows keeps for devices, whatever the extension (CON.xlsx cannot be created)
+_RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
+                       *(f"lpt{i}" for i in range(10))})
+MAX_NAME_BYTES = 200
+"""Longest pack file name (UTF-8 bytes): file systems allow 255, the drafts add ``.eml``."""
+
+
+def _unusable_file_name(file: str) -> str:
+    """Why ``file`` cannot be a file name on every system (empty when it can)."""
+    if len(file.encode("utf-8")) > MAX_NAME_BYTES:
+        return f"is longer than {MAX_NAME_BYTES} bytes"
+    if file.split(".")[0].casefold() in _RESERVED:
+        return "starts with a name Windows reserves for a device"
+    return ""
+
+
 class RaterLoader(LoaderBase):
     """The raters file named in ``[raters]``."""
 
@@ -131,6 +147,12 @@ class RaterLoader(LoaderBase):
                     file = pack_file_name(pattern, study_id, date, rater, sitting)
                 except (KeyError, IndexError, ValueError):
                     return  # the pattern itself is reported by _pack_name
+                bad = _unusable_file_name(file)
+                if bad:
+                    self.fail(f"rater {rater.id}'s pack file {file!r} {bad}; shorten the "
+                              "name or put {rater_id} in [files] pack_name", file=name,
+                              where=f"row {rater.row}")
+                    break
                 key = unicodedata.normalize("NFC", file).casefold()
                 other = seen.setdefault(key, rater)
                 if other is not rater:

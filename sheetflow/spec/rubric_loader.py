@@ -45,13 +45,14 @@ class RubricLoader(LoaderBase):
             seen.add(dim.id)
             dims.append(dim)
         rubric = Rubric(tuple(dims))
+        self._flag_notes(rubric)
         totals = self._totals(doc.get("totals", []), rubric)
         return Rubric(tuple(dims), totals)
 
     _DIM_KEYS = frozenset({
         "id", "label", "kind", "scope", "help", "required", "confidence", "level",
         "choices", "na", "ordered", "min", "max", "labels", "anchors", "bins",
-        "questions", "min_words", "max_words", "blank_means", "mark", "decimals",
+        "questions", "min_words", "max_words", "blank_means", "mark", "note", "decimals",
     })
 
     def _dimension(self, e: dict, where: str) -> Dimension | None:
@@ -111,6 +112,11 @@ class RubricLoader(LoaderBase):
         for b in raw:
             if not isinstance(b, dict) or "min" not in b or "points" not in b:
                 self.fail("each bin needs 'min' and 'points' (and 'max' except the last)", where)
+                return {"_level": "ordinal"}
+            if not _whole(b["min"]) or not (b.get("max") is None or _whole(b["max"])) \
+                    or not _number(b["points"]):
+                self.fail("a bin's 'min' and 'max' are whole numbers and its 'points' a "
+                          f"number, not {b!r}", where)
                 return {"_level": "ordinal"}
             bins.append(Bin(int(b["min"]), None if b.get("max") is None else int(b["max"]),
                             float(b["points"])))
@@ -221,7 +227,12 @@ class RubricLoader(LoaderBase):
         if not isinstance(mark, str) or not mark.strip():
             self.fail("a flag needs a non-empty 'mark' such as \"Y\"", where)
             mark = "Y"
-        return {"choices": (mark,)}
+        note = e.get("note")
+        if note is not None and (not isinstance(note, str) or not note.strip()):
+            self.fail("'note' names the text dimension that must hold a note when the flag "
+                      "is marked, e.g. note = \"rater_note\"", where)
+            note = None
+        return {"choices": (mark,), "note": note}
 
     def _dim_number(self, e: dict, where: str) -> dict:
         lo = self._int(e, "min", where, default=0)
@@ -253,6 +264,20 @@ class RubricLoader(LoaderBase):
             self.fail("a preference is judged once per case: scope must be \"case\"", where)
         return {"choices": choices}
 
+    def _flag_notes(self, rubric: Rubric) -> None:
+        """A flag's ``note`` must name a text dimension of the same scope."""
+        for dim in rubric.dimensions:
+            if dim.kind != "flag" or dim.note is None or dim.note in self.broken:
+                continue
+            where = f"[[dimensions]] id={dim.id}"
+            target = next((d for d in rubric.dimensions if d.id == dim.note), None)
+            if target is None or target.kind != "text":
+                self.fail(f"note {dim.note!r} must name a text dimension of this rubric",
+                          where)
+            elif target.scope != dim.scope:
+                self.fail(f"note {dim.note!r} is asked per {target.scope}, the flag per "
+                          f"{dim.scope}; give them the same scope", where)
+
     def _totals(self, raw: Any, rubric: Rubric) -> tuple[Total, ...]:
         if not isinstance(raw, list):
             self.fail("'totals' must be an array of tables ([[totals]])", "[[totals]]")
@@ -282,3 +307,11 @@ class RubricLoader(LoaderBase):
                              t.get("min"), t.get("max"), level))
         return tuple(out)
 
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -23,17 +23,19 @@ def read_text_file(path: Path, max_bytes: int | None = None) -> str:
             "starts with a UTF-8 byte-order mark (BOM); save it as UTF-8 without BOM",
             file=path.name,
         )
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise SpecError("is UTF-16; save it as UTF-8 (without BOM)", file=path.name)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SpecError(
-            f"is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-            "save it as UTF-8",
-            file=path.name,
-        ) from None
+    text = _decode(data, path, "utf-8", "UTF-8 (without BOM)")
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _decode(data: bytes, path: Path, codec: str, save_as: str) -> str:
+    """``data`` decoded, or one line saying how to save the file instead."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise SpecError(f"is UTF-16; save it as {save_as}", file=path.name)
+    try:
+        return data.decode(codec)
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+                        f"save it as {save_as}", file=path.name) from None
 
 
 def _check_size(path: Path, max_bytes: int | None) -> None:
@@ -100,17 +102,7 @@ def _bounded(path: Path, rows: Iterator[list[Any]], max_rows: int | None,
 
 
 def _csv_rows(path: Path) -> Iterator[list[str]]:
-    data = path.read_bytes()
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise SpecError("is UTF-16; save it as CSV UTF-8", file=path.name)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SpecError(
-            f"is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-            "save it as CSV UTF-8",
-            file=path.name,
-        ) from None
+    text = _decode(path.read_bytes(), path, "utf-8-sig", "CSV UTF-8")
     try:
         yield from csv.reader(io.StringIO(text, newline=""))
     except csv.Error as exc:

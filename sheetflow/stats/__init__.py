@@ -8,6 +8,14 @@ raise :class:`ValueError`. Nothing here prints or exits.
 
 from sheetflow.stats.agreement import direction_agreement, percent_agreement, spearman
 from sheetflow.stats.alpha import LEVELS, krippendorff_alpha
+from sheetflow.stats.chance import (
+    brennan_prediger,
+    conger_kappa,
+    light_kappa,
+    randolph_kappa,
+    scott_pi,
+)
+from sheetflow.stats.effects import paired_mean_difference
 from sheetflow.stats.gwet import gwet_ac
 from sheetflow.stats.hypothesis_tests import (
     cochran_armitage,
@@ -23,12 +31,15 @@ from sheetflow.stats.kappa import (
     fleiss_kappa,
     intra_rater_kappa,
 )
+from sheetflow.stats.scores import mean_spearman, tolerance_agreement
 
 __all__ = [
     "LEVELS",
+    "brennan_prediger",
     "cochran_armitage",
     "cohen_kappa",
     "cohen_kappa_table",
+    "conger_kappa",
     "direction_agreement",
     "fisher_exact_test",
     "fleiss_category_kappa",
@@ -37,8 +48,14 @@ __all__ = [
     "icc",
     "intra_rater_kappa",
     "krippendorff_alpha",
+    "light_kappa",
+    "mean_spearman",
+    "paired_mean_difference",
     "percent_agreement",
     "permutation_test_proportions",
+    "randolph_kappa",
+    "scott_pi",
     "spearman",
+    "tolerance_agreement",
     "wilcoxon_signed_rank",
 ]

@@ -1,4 +1,9 @@
-"""Many-rater agreement machinery shared by Fleiss' kappa and Gwet's AC1/AC2."""
+"""Many-rater agreement machinery: Fleiss, Gwet AC1/AC2, Conger, Brennan-Prediger.
+
+All four share Gwet's (2014) observed agreement for unequal numbers of raters per
+unit and his linearised non-null variance; they differ only in the chance
+agreement ``p_e`` and its per-unit pieces ``p_e,i``.
+"""
 
 from __future__ import annotations
 
@@ -13,9 +18,11 @@ from sheetflow.stats import _util
 from sheetflow.stats._weights import agreement_weights, require_order, weight_name
 
 FLEISS_COLUMNS = (
-    "kappa", "se", "ci_low", "ci_high", "p_o", "p_e", "n_units", "n_pairable_units",
-    "n_raters", "weights", "reason",
+    "kappa", "se", "z", "p", "ci_low", "ci_high", "p_o", "p_e", "n_units",
+    "n_pairable_units", "n_raters", "weights", "reason",
 )  # fmt: skip
+CHANCE_NAMES = {"fleiss": "Fleiss' kappa", "gwet": "Gwet's AC2", "conger": "Conger's kappa",
+                "bp": "Brennan-Prediger"}  # fmt: skip
 
 
 def multirater(
@@ -23,15 +30,17 @@ def multirater(
     weights: str | None, weight_on: str, confidence: float,
     population_size: float | None, chance: str,
 ) -> pd.DataFrame:  # fmt: skip
-    """Fleiss' kappa (chance="fleiss") or Gwet's AC (chance="gwet") as a one-row table."""
+    """One-row table for ``chance`` in "fleiss", "gwet", "conger" or "bp"."""
     confidence = _util.check_confidence(confidence)
     matrix, _, _ = _util.to_matrix(data, unit, rater, value)
-    name = "Gwet's AC2" if chance == "gwet" else "Fleiss' kappa"
-    require_order(matrix.dtype == object, categories, weights, name)
+    require_order(matrix.dtype == object, categories, weights, CHANCE_NAMES[chance])
     domain = _util.resolve_domain(matrix, categories)
     codes = _util.encode(matrix, domain) if len(domain) else np.full(matrix.shape, -1)
     counts = _util.unit_counts(codes, len(domain)).astype(float)
-    counts = counts[counts.sum(axis=1) > 0]
+    rated = counts.sum(axis=1) > 0
+    counts = counts[rated]
+    codes = codes[:, rated]
+    codes = codes[(codes != _util.MISSING).any(axis=1)]  # raters who rated something
     w = agreement_weights(domain, weights, weight_on)
     row = {
         "n_units": int(counts.shape[0]),
@@ -39,27 +48,38 @@ def multirater(
         "n_raters": int((codes != _util.MISSING).any(axis=1).sum()),
         "weights": weight_name(weights),
     }
-    stats_row = _coefficient(counts, w, chance, confidence, population_size)
+    stats_row = _coefficient(counts, codes, w, chance, confidence, population_size)
     return _util.frame({**row, **stats_row}, FLEISS_COLUMNS)
 
 
 def _coefficient(
-    counts: np.ndarray, w: np.ndarray, chance: str, confidence: float,
+    counts: np.ndarray, codes: np.ndarray, w: np.ndarray, chance: str, confidence: float,
     population_size: float | None,
 ) -> dict[str, Any]:  # fmt: skip
-    nan_row = {"kappa": np.nan, "se": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-               "p_o": np.nan, "p_e": np.nan}  # fmt: skip
+    nan_row = {"kappa": np.nan, "se": np.nan, "z": np.nan, "p": np.nan, "ci_low": np.nan,
+               "ci_high": np.nan, "p_o": np.nan, "p_e": np.nan}  # fmt: skip
     reason = _undefined(counts)
+    if not reason and chance == "conger" and codes.shape[0] < 2:
+        reason = "fewer than two raters"
     if reason:
         return {**nan_row, "reason": reason}
-    parts = _agreement_parts(counts, w, chance)
+    parts = _agreement_parts(counts, w, chance, codes)
     if parts["p_e"] >= 1.0 - 1e-12:
         return {**nan_row, "p_o": parts["p_o"], "p_e": parts["p_e"],
                 "reason": "chance agreement is 1 (one category used throughout)"}  # fmt: skip
     coef = (parts["p_o"] - parts["p_e"]) / (1.0 - parts["p_e"])
     se = _gwet_se(counts, parts, coef, population_size)
-    return {"kappa": coef, "se": se, **_t_interval(coef, se, counts.shape[0], confidence),
+    n = counts.shape[0]
+    return {"kappa": coef, "se": se, **t_test(coef, se, n), **_t_interval(coef, se, n, confidence),
             "p_o": parts["p_o"], "p_e": parts["p_e"], "reason": ""}  # fmt: skip
+
+
+def t_test(coef: float, se: float, n: int) -> dict[str, float]:
+    """``z = coef / se`` and its two-sided p-value on t with n - 1 df (Gwet's irrCAC)."""
+    if not (np.isfinite(se) and se > 0 and n >= 2):
+        return {"z": np.nan, "p": np.nan}
+    z = coef / se
+    return {"z": float(z), "p": float(2.0 * stats.t.sf(abs(z), n - 1))}
 
 
 def _undefined(counts: np.ndarray) -> str:
@@ -72,7 +92,9 @@ def _undefined(counts: np.ndarray) -> str:
     return ""
 
 
-def _agreement_parts(counts: np.ndarray, w: np.ndarray, chance: str) -> dict[str, Any]:
+def _agreement_parts(
+    counts: np.ndarray, w: np.ndarray, chance: str, codes: np.ndarray
+) -> dict[str, Any]:
     """Observed and chance agreement plus the per-unit pieces the variance needs."""
     r = counts.sum(axis=1)
     pairable = r >= 2
@@ -85,6 +107,11 @@ def _agreement_parts(counts: np.ndarray, w: np.ndarray, chance: str) -> dict[str
         scale = w.sum() / (q * (q - 1.0))
         p_e = scale * float((pi * (1.0 - pi)).sum())
         p_e_unit = scale * (counts @ (1.0 - pi)) / r
+    elif chance == "bp":
+        p_e = float(w.sum()) / q**2
+        p_e_unit = np.full(counts.shape[0], p_e)
+    elif chance == "conger":
+        p_e, p_e_unit = _conger_chance(codes, w)
     else:
         p_e = float(pi @ w @ pi)
         p_e_unit = counts @ ((w @ pi + w.T @ pi) / 2.0) / r
@@ -115,3 +142,27 @@ def _t_interval(coef: float, se: float, n: int, confidence: float) -> dict[str, 
         return {"ci_low": np.nan, "ci_high": np.nan}
     t = stats.t.ppf(0.5 + confidence / 2.0, n - 1)
     return {"ci_low": coef - t * se, "ci_high": min(1.0, coef + t * se)}
+
+
+def _conger_chance(codes: np.ndarray, w: np.ndarray) -> tuple[float, np.ndarray]:
+    """Conger's (1980) chance agreement and Gwet's (2014) per-unit terms ``p_e,i``.
+
+    ``codes`` is raters x units (every rater and unit has a rating). With rater g's
+    category shares ``p_gk`` over the ``n_g`` units it rated, their mean ``pbar_k``
+    and covariances ``s2_kl``: ``p_e = sum_kl w_kl (pbar_k pbar_l - s2_kl / r)``.
+    """
+    r, n = codes.shape
+    q = w.shape[0]
+    rated = codes != _util.MISSING  # (r, n)
+    onehot = np.zeros((r, n, q))
+    g_idx, u_idx = np.nonzero(rated)
+    onehot[g_idx, u_idx, codes[rated]] = 1.0
+    n_g = rated.sum(axis=1).astype(float)
+    p = onehot.sum(axis=1) / n_g[:, None]  # (r, q)
+    pbar = p.mean(axis=0)
+    s2 = (p.T @ p - r * np.outer(pbar, pbar)) / (r - 1.0)
+    p_e = float((w * (np.outer(pbar, pbar) - s2 / r)).sum())
+    # lambda_ig = (n / n_g) sum_k (r pbar_k - p_gk) sum_l w_kl (delta_igl - (eps_ig - n_g/n) p_gl)
+    inner = onehot @ w.T - (rated - (n_g / n)[:, None])[:, :, None] * (p @ w.T)[:, None, :]
+    lam = (n / n_g)[:, None] * (inner * (r * pbar - p)[:, None, :]).sum(axis=2)
+    return p_e, lam.sum(axis=0) / (r * (r - 1.0))

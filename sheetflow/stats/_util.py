@@ -166,3 +166,21 @@ def frame(rows: list[dict[str, Any]] | dict[str, Any], columns: Sequence[str]) -
     """A result table with exactly ``columns`` in that order."""
     rows = [rows] if isinstance(rows, dict) else rows
     return pd.DataFrame(rows, columns=list(columns))
+
+
+def listwise(matrix: np.ndarray, raters: list[Any]) -> tuple[np.ndarray, list[str], int]:
+    """Raters x units matrix without empty raters and incomplete units, with notes."""
+    notes: list[str] = []
+    missing = is_missing(matrix)
+    empty = missing.all(axis=1) if matrix.size else np.zeros(matrix.shape[0], bool)
+    if empty.any():
+        names = ", ".join(str(raters[i]) for i in np.flatnonzero(empty))
+        notes.append(f"dropped {int(empty.sum())} rater(s) with no rating: {names}")
+        matrix, missing = matrix[~empty], missing[~empty]
+    rated = ~missing.all(axis=0) if matrix.size else np.zeros(matrix.shape[1], bool)
+    complete = ~missing.any(axis=0) if matrix.size else np.zeros(matrix.shape[1], bool)
+    n_dropped = int((rated & ~complete).sum())
+    if n_dropped:
+        notes.append(f"listwise deletion: {n_dropped} of {int(rated.sum())} rated units "
+                     "dropped for a missing rating")  # fmt: skip
+    return matrix[:, complete], notes, n_dropped

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-from collections import Counter
 from typing import Any, Literal
 
 import numpy as np
@@ -134,8 +132,10 @@ def direction_agreement(
     if against == "pairs":
         return _util.frame(_pairwise_rows(wide), DIRECTION_COLUMNS)
     if against == "majority":
-        rows = [_vs_majority(wide, r, [o for o in wide.columns if o != r], "majority of others")
-                for r in wide.columns]  # fmt: skip
+        codes, labels = _coded(wide)
+        total = _category_counts(codes)
+        rows = [_vs_majority(codes, total, j, labels, "majority of others", exclude_self=True)
+                for j in range(codes.shape[1])]  # fmt: skip
         return _util.frame(rows, DIRECTION_COLUMNS)
     return _util.frame(_reference_rows(wide, reference), DIRECTION_COLUMNS)
 
@@ -146,10 +146,20 @@ def _wide(data: pd.DataFrame, unit: str, rater: str, value: str) -> pd.DataFrame
 
 
 def _pairwise_rows(wide: pd.DataFrame) -> list[dict[str, Any]]:
+    """Every pair of raters, counted over integer codes one first rater at a time."""
+    matrix = wide.to_numpy(dtype=object).T
+    domain = _util.resolve_domain(matrix, None)
+    codes = (_util.encode(matrix, domain) if len(domain) else
+             np.full(matrix.shape, _util.MISSING)).T  # units x raters
+    rated = codes != _util.MISSING
+    raters = list(wide.columns)
     rows = []
-    for a, b in itertools.combinations(wide.columns, 2):
-        both = wide[[a, b]].dropna()
-        rows.append(_agree_row(a, b, both[a].tolist(), both[b].tolist(), 0))
+    for a in range(len(raters) - 1):
+        both = rated[:, a:a + 1] & rated[:, a + 1:]
+        n = both.sum(axis=0)
+        agree = ((codes[:, a:a + 1] == codes[:, a + 1:]) & both).sum(axis=0)
+        rows += [_count_row(raters[a], raters[b], int(n[i]), int(agree[i]), 0)
+                 for i, b in enumerate(range(a + 1, len(raters)))]
     return rows
 
 
@@ -161,37 +171,55 @@ def _reference_rows(wide: pd.DataFrame, reference: Any) -> list[dict[str, Any]]:
     if unknown:
         raise ValueError(f"Reference rater(s) {unknown} not found in the data.")
     label = "reference" if len(group) > 1 else str(group[0])
-    return [_vs_majority(wide, r, group, label) for r in wide.columns if r not in group]
+    codes, labels = _coded(wide)
+    in_group = np.array([c in group for c in wide.columns])
+    total = _category_counts(codes[:, in_group])
+    return [_vs_majority(codes, total, j, labels, label, exclude_self=False)
+            for j in range(codes.shape[1]) if not in_group[j]]  # fmt: skip
 
 
-def _majority(values: list[Any]) -> Any:
-    """Modal value, or None when no value or a tie for the top count."""
-    top = Counter(values).most_common(2)
-    if not top or (len(top) == 2 and top[0][1] == top[1][1]):
-        return None
-    return top[0][0]
+def _coded(wide: pd.DataFrame) -> tuple[np.ndarray, list[Any]]:
+    """Units x raters integer codes (-1 missing) and the raters as column labels."""
+    flat = pd.Series(wide.to_numpy(dtype=object).ravel())
+    codes, _ = pd.factorize(flat, use_na_sentinel=True)
+    return codes.reshape(wide.shape), list(wide.columns)
 
 
-def _vs_majority(wide: pd.DataFrame, r: Any, others: list[Any], label: str) -> dict[str, Any]:
-    mine, theirs, ties = [], [], 0
-    for _, row in wide.iterrows():
-        if pd.isna(row[r]):
-            continue
-        votes = [v for v in row[others].tolist() if not pd.isna(v)]
-        if not votes:
-            continue
-        major = _majority(votes)
-        if major is None:
-            ties += 1
-            continue
-        mine.append(row[r])
-        theirs.append(major)
-    return _agree_row(r, label, mine, theirs, ties)
+def _category_counts(codes: np.ndarray) -> np.ndarray:
+    """Counts (units x categories) of each judgement among the given raters' columns."""
+    n_cat = max(int(codes.max()) + 1 if codes.size else 1, 1)
+    units = np.broadcast_to(np.arange(codes.shape[0])[:, None], codes.shape)
+    ok = codes >= 0
+    flat = units[ok] * n_cat + codes[ok]
+    return np.bincount(flat, minlength=codes.shape[0] * n_cat).reshape(-1, n_cat)
 
 
-def _agree_row(a: Any, b: Any, x: list[Any], y: list[Any], ties: int) -> dict[str, Any]:
-    n = len(x)
-    agree = sum(u == v for u, v in zip(x, y, strict=True))
+def _vs_majority(
+    codes: np.ndarray, total: np.ndarray, j: int, raters: list[Any], label: str,
+    exclude_self: bool,
+) -> dict[str, Any]:  # fmt: skip
+    """Rater ``j`` against the modal judgement of ``total`` (minus its own when excluded).
+
+    The majority is undefined (a tie) when two or more judgements share the top count.
+    """
+    mine = codes[:, j]
+    counts = total.copy()
+    rated = mine >= 0
+    if exclude_self:
+        counts[np.flatnonzero(rated), mine[rated]] -= 1
+    votes = counts.sum(axis=1)
+    top = counts.max(axis=1)
+    tied = (counts == top[:, None]).sum(axis=1) > 1
+    usable = rated & (votes > 0)
+    ties = int((usable & tied).sum())
+    decided = usable & ~tied
+    major = counts.argmax(axis=1)
+    n = int(decided.sum())
+    agree = int((mine[decided] == major[decided]).sum())
+    return _count_row(raters[j], label, n, agree, ties)
+
+
+def _count_row(a: Any, b: Any, n: int, agree: int, ties: int) -> dict[str, Any]:
     if n == 0:
         return {"rater": a, "other": b, "n_units": 0, "n_agree": 0, "agreement": np.nan,
                 "n_ties": ties, "reason": "no unit judged by both sides"}  # fmt: skip

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from sheetflow.stats import _util
 
@@ -26,10 +27,25 @@ _CHUNK = 256
 class _Parts:
     """Per-unit pieces of the coincidence matrix, computed once."""
 
-    counts: np.ndarray  # (P, V) values per category in each pairable unit
+    counts: Any  # (P, V) values per category in each pairable unit; sparse for ordinal
     unit_disagreement: np.ndarray | None  # (P,) sum_ck o_u[c,k] delta[c,k], fixed metrics
-    unit_coincidences: np.ndarray | None  # (P, V*V) o_u flattened, ordinal only
     delta: np.ndarray | None  # (V, V) fixed metric, None for ordinal
+    ordinal: _OrdinalEntries | None = None
+
+
+@dataclass(frozen=True)
+class _OrdinalEntries:
+    """The nonzero counts n_uc of the pairable units, one entry each (ordinal only).
+
+    The ordinal metric depends on each replicate's marginals, so the per-unit
+    disagreement is recomputed per replicate from these entries: memory grows with
+    the number of ratings and distinct values, never with their square.
+    """
+
+    code: np.ndarray  # (E,) category of the entry
+    count: np.ndarray  # (E,) n_uc
+    to_unit: Any  # (P, E) sparse 0/1 matrix summing entries into their unit
+    m: np.ndarray  # (P,) values in each unit
 
 
 def krippendorff_alpha(
@@ -159,12 +175,13 @@ def _alpha_row(
     codes: np.ndarray, domain: np.ndarray, level: str, n_boot: int, confidence: float, seed: int
 ) -> dict[str, Any]:
     """Point estimate, counts, interval and reason for coded ratings."""
-    counts = _util.unit_counts(codes, len(domain)).astype(float)
-    pairable = counts.sum(axis=1) >= 2
+    counts = _unit_counts(codes, len(domain), as_sparse=level == "ordinal")
+    m = np.asarray(counts.sum(axis=1)).ravel()
+    pairable = m >= 2
     row: dict[str, Any] = {
         "n_units": int(pairable.sum()),
         "n_raters": int((codes != _util.MISSING).any(axis=1).sum()),
-        "n_pairable_values": int(counts[pairable].sum()),
+        "n_pairable_values": int(m[pairable].sum()),
         "alpha": np.nan, "ci_low": np.nan, "ci_high": np.nan,
     }  # fmt: skip
     reason = _undefined_reason(codes, domain, pairable)
@@ -188,18 +205,30 @@ def _undefined_reason(codes: np.ndarray, domain: np.ndarray, pairable: np.ndarra
     return ""
 
 
-def _parts(counts: np.ndarray, domain: np.ndarray, level: str) -> _Parts:
+def _unit_counts(codes: np.ndarray, size: int, as_sparse: bool) -> Any:
+    """Counts n[u, c] (units x categories), as a sparse matrix when ``as_sparse``."""
+    if not as_sparse:
+        return _util.unit_counts(codes, size).astype(float)
+    rated = codes != _util.MISSING
+    units = np.broadcast_to(np.arange(codes.shape[1]), codes.shape)[rated]
+    ones = np.ones(units.size)
+    coo = sparse.coo_matrix((ones, (units, codes[rated])), shape=(codes.shape[1], size))
+    return coo.tocsr()  # duplicates summed
+
+
+def _parts(counts: Any, domain: np.ndarray, level: str) -> _Parts:
     """Per-unit coincidence contributions, computed once for estimate and bootstrap."""
-    m = counts.sum(axis=1)
+    m = np.asarray(counts.sum(axis=1)).ravel()
     if level == "ordinal":
-        outer = counts[:, :, None] * counts[:, None, :]
-        idx = np.arange(counts.shape[1])
-        outer[:, idx, idx] -= counts
-        o_unit = (outer / (m - 1)[:, None, None]).reshape(counts.shape[0], -1)
-        return _Parts(counts, None, o_unit, None)
+        entries = counts.tocoo()
+        n_entries = entries.nnz
+        to_unit = sparse.csr_matrix((np.ones(n_entries), (entries.row, np.arange(n_entries))),
+                                    shape=(counts.shape[0], n_entries))  # fmt: skip
+        ordinal = _OrdinalEntries(entries.col, entries.data, to_unit, m)
+        return _Parts(counts, None, None, ordinal)
     delta = _fixed_metric(domain.astype(float) if level != "nominal" else domain, level)
     d_unit = np.einsum("uc,ck,uk->u", counts, delta, counts) / (m - 1)
-    return _Parts(counts, d_unit, None, delta)
+    return _Parts(counts, d_unit, delta)
 
 
 def _fixed_metric(domain: np.ndarray, level: str) -> np.ndarray:
@@ -219,7 +248,7 @@ def _fixed_metric(domain: np.ndarray, level: str) -> np.ndarray:
 
 def _alpha_batch(parts: _Parts, weights: np.ndarray) -> np.ndarray:
     """Alpha for each row of unit weights (B, P): original data is a row of ones."""
-    n_c = weights @ parts.counts  # (B, V)
+    n_c = weights @ parts.counts if parts.ordinal is None else (parts.counts.T @ weights.T).T
     n = n_c.sum(axis=1)
     if parts.delta is not None:
         observed = weights @ parts.unit_disagreement
@@ -232,12 +261,21 @@ def _alpha_batch(parts: _Parts, weights: np.ndarray) -> np.ndarray:
 
 
 def _ordinal_sums(parts: _Parts, weights: np.ndarray, n_c: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Observed and expected sums for the ordinal metric, with per-replicate mid-ranks."""
-    size = n_c.shape[1]
-    mid = np.cumsum(n_c, axis=1) - n_c / 2.0  # delta_ck = (mid_k - mid_c)^2
-    delta = (mid[:, :, None] - mid[:, None, :]) ** 2  # (B, V, V)
-    o = (weights @ parts.unit_coincidences).reshape(-1, size, size)
-    observed = np.einsum("bck,bck->b", o, delta)
+    """Observed and expected sums for the ordinal metric, with per-replicate mid-ranks.
+
+    With mid-ranks ``mid_c`` of the replicate's marginals, ``delta_ck = (mid_c -
+    mid_k)^2`` and a unit's disagreement is
+    ``sum_ck o_u[c,k] delta_ck = 2 (m_u S2_u - S1_u^2) / (m_u - 1)`` with
+    ``S1_u = sum_c n_uc mid_c`` and ``S2_u = sum_c n_uc mid_c^2``: no V x V matrix.
+    """
+    ent = parts.ordinal
+    assert ent is not None
+    mid = np.cumsum(n_c, axis=1) - n_c / 2.0  # (B, V)
+    at_entry = mid[:, ent.code]  # (B, E)
+    s1 = (ent.to_unit @ (at_entry * ent.count).T).T  # (B, P)
+    s2 = (ent.to_unit @ (at_entry**2 * ent.count).T).T
+    per_unit = 2.0 * (ent.m * s2 - s1**2) / (ent.m - 1.0)
+    observed = (weights * per_unit).sum(axis=1)
     n = n_c.sum(axis=1)
     first = (n_c * mid).sum(axis=1)
     expected = 2.0 * (n * (n_c * mid**2).sum(axis=1) - first**2)

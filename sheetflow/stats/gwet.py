@@ -13,7 +13,7 @@ from sheetflow.stats._weights import WeightOn, Weights, weight_name
 __all__ = ["gwet_ac"]
 
 GWET_COLUMNS = (
-    "coefficient", "ac", "se", "ci_low", "ci_high", "p_o", "p_e", "n_units",
+    "coefficient", "ac", "se", "z", "p", "ci_low", "ci_high", "p_o", "p_e", "n_units",
     "n_pairable_units", "n_raters", "weights", "reason",
 )  # fmt: skip
 
@@ -38,12 +38,15 @@ def gwet_ac(
         Tidy table (one row per rating) or a raters x units matrix with NaN missing.
     unit, rater, value : str
         Column names of the tidy table.
-    weights : {"identity", "linear", "quadratic", "ordinal"}, default "identity"
+    weights : {"identity", "linear", "quadratic", "ordinal", "bipolar"}, default "identity"
         "identity" gives AC1; any other gives AC2 with Gwet's (2014) weights:
         linear ``1 - |x_k - x_l| / (x_max - x_min)``, quadratic
         ``1 - (x_k - x_l)^2 / (x_max - x_min)^2`` on the category values (ranks for
         non-numeric categories or ``weight_on="ranks"``), ordinal
-        ``1 - M_kl / max M`` with ``M_kl = C(|rank_k - rank_l| + 1, 2)``.
+        ``1 - M_kl / max M`` with ``M_kl = C(|rank_k - rank_l| + 1, 2)``, bipolar
+        ``1 - B_kl / max B`` with ``B_kl = (x_k - x_l)^2 / ((x_k + x_l - 2 x_min)
+        (2 x_max - x_k - x_l))``. Text labels need ``categories`` for any weights
+        but identity (their order is never guessed).
     categories : sequence, optional
         The full category domain. It matters: ``q`` (the number of categories)
         enters the chance agreement. Default: the observed values.
@@ -58,8 +61,8 @@ def gwet_ac(
     Returns
     -------
     pandas.DataFrame
-        One row: ``coefficient`` ("AC1" or "AC2"), ``ac, se, ci_low, ci_high, p_o,
-        p_e, n_units`` (units with a rating), ``n_pairable_units, n_raters,
+        One row: ``coefficient`` ("AC1" or "AC2"), ``ac, se, z, p, ci_low, ci_high,
+        p_o, p_e, n_units`` (units with a rating), ``n_pairable_units, n_raters,
         weights, reason``.
 
     Notes
@@ -80,7 +83,8 @@ def gwet_ac(
     :math:`ac^*_i = ac_i - 2(1 - AC)(p_{e,i} - p_e)/(1 - p_e)`,
     :math:`var = (1 - f)\\sum_i (ac^*_i - AC)^2 / (n(n-1))`, ``f = n / N`` (0 by
     default). Interval: :math:`AC \\pm t_{n-1}\\, se`, upper end capped at 1, as in
-    Gwet's R package irrCAC. Units without ratings are ignored; units with one
+    Gwet's R package irrCAC; ``z = AC / se`` with the two-sided p-value of
+    :math:`H_0: AC = 0` on :math:`t_{n-1}`. Units without ratings are ignored; units with one
     rating count in :math:`\\pi_k` but not in :math:`p_o`. NaN, with the reason, for
     empty input, fewer than two categories in the domain, or no unit with two
     ratings.

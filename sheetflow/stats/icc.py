@@ -102,15 +102,8 @@ def icc(
     matrix, raters, _ = _util.to_matrix(data, unit, rater, value)
     if matrix.dtype == object:
         raise ValueError("ICC needs numeric ratings.")
-    matrix, notes = _drop_empty_raters(matrix, raters)
-    matrix = matrix.T  # units x raters
-    complete = ~np.isnan(matrix).any(axis=1) if matrix.size else np.zeros(0, bool)
-    rated = ~np.isnan(matrix).all(axis=1) if matrix.size else np.zeros(0, bool)
-    x = matrix[complete]
-    n_dropped = int((rated & ~complete).sum())
-    if n_dropped:
-        notes.append(f"listwise deletion: {n_dropped} of {int(rated.sum())} rated units "
-                     "dropped for a missing rating")  # fmt: skip
+    complete, notes, n_dropped = _util.listwise(matrix, raters)
+    x = complete.T.astype(float)  # units x raters
     base = {"n_units": int(x.shape[0]), "n_raters": int(x.shape[1]), "n_dropped": n_dropped}
     reason = _icc_reason(x)
     rows = _icc_rows(x, confidence) if not reason else [_nan_row(reason)] * 6
@@ -120,17 +113,6 @@ def icc(
                                                                                 strict=True)]
     return _util.frame([{**n, **base, **r} for n, r in zip(named, rows, strict=True)],
                        ICC_COLUMNS)
-
-
-def _drop_empty_raters(matrix: np.ndarray, raters: list[Any]) -> tuple[np.ndarray, list[str]]:
-    """Raters x units matrix without raters who gave no rating, and a note naming them."""
-    if not matrix.size:
-        return matrix, []
-    empty = np.isnan(matrix).all(axis=1)
-    if not empty.any():
-        return matrix, []
-    names = ", ".join(str(raters[i]) for i in np.flatnonzero(empty))
-    return matrix[~empty], [f"dropped {int(empty.sum())} rater(s) with no rating: {names}"]
 
 
 def _range_checked(form: dict[str, str], row: dict[str, Any], k: int) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,7 +28,7 @@ __all__ = [
 ]
 
 COHEN_COLUMNS = (
-    "rater1", "rater2", "n_units", "kappa", "se", "ci_low", "ci_high", "weights",
+    "rater1", "rater2", "n_units", "kappa", "se", "z", "p", "ci_low", "ci_high", "weights",
     "p_o", "p_e", "reason",
 )  # fmt: skip
 
@@ -62,7 +61,8 @@ def cohen_kappa_table(
     Returns
     -------
     pandas.DataFrame
-        One row: ``n_units, kappa, se, ci_low, ci_high, weights, p_o, p_e, reason``.
+        One row: ``n_units, kappa, se, z, p, ci_low, ci_high, weights, p_o, p_e,
+        reason``.
 
     Notes
     -----
@@ -134,7 +134,7 @@ def cohen_kappa(
     -------
     pandas.DataFrame
         One row per rater pair: ``rater1, rater2, n_units`` (units rated by both),
-        ``kappa, se, ci_low, ci_high, weights, p_o, p_e, reason``.
+        ``kappa, se, z, p, ci_low, ci_high, weights, p_o, p_e, reason``.
 
     Notes
     -----
@@ -152,7 +152,12 @@ def cohen_kappa(
               + \\bar w_{.j})(1 - \\kappa)]^2 - [\\kappa - p_e(1 - \\kappa)]^2}
               {n (1 - p_e)^2}
 
-    and the interval is :math:`\\kappa \\pm z_{1-a/2}\\, se` (not clipped). Kappa is
+    and the interval is :math:`\\kappa \\pm z_{1-a/2}\\, se` (not clipped).
+
+    The test of :math:`\\kappa = 0` uses the *null* variance of the same paper,
+    :math:`\\widehat{var}_0 = [\\sum_{ij} p_{i.} p_{.j} (w_{ij} - (\\bar w_{i.} +
+    \\bar w_{.j}))^2 - p_e^2] / (n (1 - p_e)^2)`: ``z`` = kappa / se_0 and ``p`` is
+    two-sided from the normal distribution, as R ``irr::kappa2``. Kappa is
     NaN, with the reason, when a pair shares no unit or when :math:`p_e = 1` (both
     raters used one and the same category throughout).
 
@@ -180,11 +185,7 @@ def cohen_kappa(
     domain = _util.resolve_domain(matrix, categories)
     codes = _util.encode(matrix, domain) if len(domain) else np.full(matrix.shape, -1)
     w = agreement_weights(domain, weights, weight_on)
-    rows = [
-        {"rater1": raters[a], "rater2": raters[b], "weights": weight_name(weights),
-         **_pair_kappa(codes[a], codes[b], w, confidence)}
-        for a, b in itertools.combinations(range(len(raters)), 2)
-    ]  # fmt: skip
+    rows = _all_pairs(codes, list(raters), w, confidence, weight_name(weights))
     return _util.frame(rows, COHEN_COLUMNS)
 
 
@@ -259,49 +260,75 @@ def intra_rater_kappa(
 def _intra_row(res: pd.DataFrame, sittings: list[Any]) -> dict[str, Any]:
     if res.empty:  # one sitting present for this rater
         return {"sitting1": sittings[0], "sitting2": sittings[1], "n_units": 0,
-                "kappa": np.nan, "se": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+                "kappa": np.nan, "se": np.nan, "z": np.nan, "p": np.nan, "ci_low": np.nan,
+                "ci_high": np.nan,
                 "p_o": np.nan, "p_e": np.nan, "reason": "only one sitting present"}  # fmt: skip
     row = res.iloc[0].to_dict()
     row["sitting1"], row["sitting2"] = row.pop("rater1"), row.pop("rater2")
     return row
 
 
-def _pair_kappa(x: np.ndarray, y: np.ndarray, w: np.ndarray, confidence: float) -> dict:
-    """Kappa row for two coded rating vectors (MISSING = -1)."""
-    both = (x != _util.MISSING) & (y != _util.MISSING)
+def _all_pairs(codes: np.ndarray, raters: list[Any], w: np.ndarray, confidence: float,
+               weights_label: str) -> list[dict]:
+    """Kappa rows for every pair of raters, one batch of pairs per first rater.
+
+    The pairs' q x q tables come from one-hot codes (MISSING = -1 codes to no column),
+    so a panel of hundreds of raters costs a few array operations per rater, not a
+    Python call per pair.
+    """
     q = w.shape[0]
-    counts = np.bincount(x[both] * q + y[both], minlength=q * q).reshape(q, q).astype(float)
-    return _kappa_from_counts(counts, w, confidence)
+    onehot = (codes[:, :, None] == np.arange(q)[None, None, :]).astype(float)
+    rows: list[dict] = []
+    for a in range(len(raters) - 1):
+        tables = np.einsum("uk,bul->bkl", onehot[a], onehot[a + 1:])
+        batch = _kappa_batch(tables, w, confidence)
+        rows += [{"rater1": raters[a], "rater2": raters[b], "weights": weights_label,
+                  **{k: v[i] for k, v in batch.items()}}
+                 for i, b in enumerate(range(a + 1, len(raters)))]
+    return rows
 
 
 def _kappa_from_counts(counts: np.ndarray, w: np.ndarray, confidence: float) -> dict:
     """Kappa, FCE-1969 non-null SE and interval from a q x q table of counts."""
-    n = counts.sum()
-    empty = {"n_units": int(n), "kappa": np.nan, "se": np.nan, "ci_low": np.nan,
-             "ci_high": np.nan, "p_o": np.nan, "p_e": np.nan}  # fmt: skip
-    if n == 0:
-        return {**empty, "reason": "no unit rated by both raters"}
-    p = counts / n
-    rows, cols = p.sum(axis=1), p.sum(axis=0)
-    p_o, p_e = float((w * p).sum()), float((w * np.outer(rows, cols)).sum())
-    if np.isclose(p_e, 1.0, rtol=0.0, atol=1e-12):
-        return {**empty, "p_o": p_o, "p_e": p_e,
-                "reason": "chance agreement is 1 (one category used throughout)"}  # fmt: skip
-    kappa = (p_o - p_e) / (1.0 - p_e)
-    se = _fce_se(p, w, kappa, p_e, n)
-    z = stats.norm.ppf(0.5 + confidence / 2.0)
-    return {**empty, "kappa": kappa, "se": se, "ci_low": kappa - z * se,
-            "ci_high": kappa + z * se, "p_o": p_o, "p_e": p_e, "reason": ""}  # fmt: skip
+    return {k: v[0] for k, v in _kappa_batch(counts[None], w, confidence).items()}
 
 
-def _fce_se(p: np.ndarray, w: np.ndarray, kappa: float, p_e: float, n: float) -> float:
-    """Fleiss, Cohen & Everitt (1969) non-null standard error of (weighted) kappa."""
-    rows, cols = p.sum(axis=1), p.sum(axis=0)
-    w_row = w @ cols  # \bar w_{i.}
-    w_col = rows @ w  # \bar w_{.j}
-    term = (p * (w - (w_row[:, None] + w_col[None, :]) * (1.0 - kappa)) ** 2).sum()
-    var = (term - (kappa - p_e * (1.0 - kappa)) ** 2) / (n * (1.0 - p_e) ** 2)
-    return float(np.sqrt(max(var, 0.0)))
+def _kappa_batch(counts: np.ndarray, w: np.ndarray, confidence: float) -> dict[str, list]:
+    """Kappa, its FCE-1969 non-null SE, null z and p, and interval for m q x q tables.
+
+    With the joint proportions p, marginals r (rows) and c (columns) and
+    :math:`\\bar w_{i.} = \\sum_j c_j w_{ij}`, :math:`\\bar w_{.j} = \\sum_i r_i w_{ij}`:
+    the non-null variance (Fleiss, Cohen & Everitt 1969) is
+    :math:`[\\sum p_{ij}(w_{ij} - (\\bar w_{i.} + \\bar w_{.j})(1-\\kappa))^2 -
+    (\\kappa - p_e(1-\\kappa))^2] / (n(1-p_e)^2)` and the null one, used for z and p,
+    :math:`[\\sum r_i c_j (w_{ij} - (\\bar w_{i.} + \\bar w_{.j}))^2 - p_e^2] /
+    (n(1-p_e)^2)`. Undefined cases are NaN with their reason.
+    """
+    n = counts.sum(axis=(1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = counts / n[:, None, None]
+        rows, cols = p.sum(axis=2), p.sum(axis=1)
+        chance = rows[:, :, None] * cols[:, None, :]
+        p_o, p_e = (w * p).sum(axis=(1, 2)), (w * chance).sum(axis=(1, 2))
+        kappa = (p_o - p_e) / (1.0 - p_e)
+        sums = (cols @ w.T)[:, :, None] + (rows @ w)[:, None, :]  # w_i. + w_.j
+        term = (p * (w[None] - sums * (1.0 - kappa)[:, None, None]) ** 2).sum(axis=(1, 2))
+        var = (term - (kappa - p_e * (1.0 - kappa)) ** 2) / (n * (1.0 - p_e) ** 2)
+        var0 = ((chance * (w[None] - sums) ** 2).sum(axis=(1, 2)) - p_e**2) / (
+            n * (1.0 - p_e) ** 2)
+        se = np.sqrt(np.maximum(var, 0.0))
+        z = np.where(var0 > 0, kappa / np.sqrt(var0), np.nan)
+    z_crit = stats.norm.ppf(0.5 + confidence / 2.0)
+    no_units, one_category = n == 0, np.abs(p_e - 1.0) <= 1e-12
+    undefined = no_units | one_category
+    kappa, se, z = (np.where(undefined, np.nan, x) for x in (kappa, se, z))
+    reason = np.where(no_units, "no unit rated by both raters", np.where(
+        one_category, "chance agreement is 1 (one category used throughout)", ""))
+    return {"n_units": [int(v) for v in n], "kappa": kappa.tolist(), "se": se.tolist(),
+            "z": z.tolist(), "p": (2.0 * stats.norm.sf(np.abs(z))).tolist(),
+            "ci_low": (kappa - z_crit * se).tolist(), "ci_high": (kappa + z_crit * se).tolist(),
+            "p_o": np.where(no_units, np.nan, p_o).tolist(),
+            "p_e": np.where(no_units, np.nan, p_e).tolist(), "reason": reason.tolist()}
 
 
 def fleiss_kappa(
@@ -334,9 +361,10 @@ def fleiss_kappa(
     Returns
     -------
     pandas.DataFrame
-        One row: ``kappa, se, ci_low, ci_high, p_o, p_e, n_units`` (units with at
-        least one rating), ``n_pairable_units`` (two or more), ``n_raters,
-        weights, reason``.
+        One row: ``kappa, se, z, p, ci_low, ci_high, p_o, p_e, n_units`` (units
+        with at least one rating), ``n_pairable_units`` (two or more), ``n_raters,
+        weights, reason``. ``z = kappa / se`` and ``p`` is its two-sided p-value on
+        :math:`t_{n-1}` (as irrCAC).
 
     Notes
     -----

@@ -146,8 +146,9 @@ def how_to_lines(spec: Any, paired: bool) -> list[str]:
         names = ", ".join(display_label(d) for d in dims if d.blank_means)
         lines.append(f"{names}: pick Yes where it applies; a blank cell counts as No.")
     if spec.batch_size:
-        lines.append(f"Cards come in batches of {spec.batch_size}. Type the time (hh:mm, e.g. "
-                     "14:05) when you start each batch and when you finish it.")
+        lines.append(f"Cards come in batches of {spec.batch_size}. Type the date and time "
+                     "(yyyy-mm-dd hh:mm, e.g. 2026-11-02 14:05) when you start each batch and "
+                     "when you finish it.")
     if spec.include_study_answers and any(d.scope == "study" for d in dims):
         lines.append("After the last card, fill in the Submission area at the bottom of the "
                      f"'{L.SCORING_SHEET}' sheet (what the study asks for beyond the scores).")

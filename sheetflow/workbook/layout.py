@@ -90,7 +90,8 @@ Manifest schema (``packs/manifest.json``)
           "card": int, "item_id": str, "batch": int | null, "title": Cell,
           "locked": [Locked],                     # case-level shown fields
           "rows": [{
-            "row_id": str, "item_id": str, "label": str | null,
+            "row_id": str,                        # keyed_row_id(): unique per pack
+            "item_id": str, "label": str | null,
             "locked": [Locked],                   # this row's response
             "locked_sha256": str,                 # see row_digest()
             "answers": {dimension_id: Answer},    # response scope
@@ -110,7 +111,7 @@ Manifest schema (``packs/manifest.json``)
               checklist: {"kind": "checklist", "questions": [Cell + {"question": str,
                           "validation": Validation}], "confidence": Cell?}
     Validation = {"type": "list", "choices": [str]} | {"type": "whole", "min": int,
-                  "max": int | null} | {"type": "time"} | {"type": "any"}
+                  "max": int | null} | {"type": "datetime"} | {"type": "any"}
 
 Locked text: a field's text is the concatenation of ``cells`` in order; compare
 ``text_sha256(text)`` with ``sha256`` (an openpyxl reader must decode ``_xHHHH_``
@@ -121,6 +122,7 @@ then the row's, in manifest order.
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -184,6 +186,19 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def keyed_row_id(row_key: str, pack_id: str, base: str) -> str:
+    """A row id bound to its pack: ``<base>#<tag>``.
+
+    ``base`` is the item id (single designs) or ``<item id>/<label>`` (paired); the tag
+    is HMAC-SHA256 under the study's row key (never written into a pack) of the pack id
+    and ``base``, 12 hex digits. A return's hidden row ids therefore prove which pack
+    its rows came from, whatever its identity says: another rater's tags cannot be
+    computed from any workbook.
+    """
+    message = f"{pack_id}\x1f{base}".encode()
+    return f"{base}#{hmac.new(row_key.encode(), message, hashlib.sha256).hexdigest()[:12]}"
+
+
 def row_digest(field_hashes: Iterable[str]) -> str:
     """A row's ``locked_sha256``: sha256 of its fields' hex digests joined by newlines."""
     return hashlib.sha256("\n".join(field_hashes).encode("ascii")).hexdigest()
@@ -201,7 +216,7 @@ def iter_answer_cells(pack: dict[str, Any]) -> Iterator[dict[str, Any]]:
         for part in ("start", "end"):
             yield {**batch[part], "scope": "batch", "row_id": None, "item_id": None,
                    "label": None, "dimension": None, "part": part, "batch": batch["batch"],
-                   "validation": {"type": "time"}}
+                   "validation": {"type": "datetime"}}
     for card in pack.get("cards", []):
         for row in card["rows"]:
             base = {"scope": "response", "row_id": row["row_id"], "item_id": row["item_id"],

@@ -116,7 +116,11 @@ class Book:
         from python_calamine import CalamineWorkbook
 
         if self._calamine is None:
-            self._calamine = CalamineWorkbook.from_path(self.path)
+            if self.path.isascii() or _utf8(self.path):
+                self._calamine = CalamineWorkbook.from_path(self.path)
+            else:  # calamine takes only UTF-8 paths; the name may be any bytes
+                with open(self.path, "rb") as fh:
+                    self._calamine = CalamineWorkbook.from_filelike(fh)
         grid = self._calamine.get_sheet_by_name(sheet).to_python(skip_empty_area=False,
                                                                  nrows=rows)
         out: Cells = {(r, c): value for r, row in enumerate(grid, 1)
@@ -235,6 +239,14 @@ def _translate(text: str, origin: tuple[int, int], target: tuple[int, int]) -> s
     return translated.removeprefix("=")
 
 
+def _utf8(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _openpyxl_window(path: str, sheet: str, rows: int, cols: int) -> Cells:
     """Non-empty cells of rows 1..rows, columns 1..cols (never an unbounded read)."""
     import warnings
@@ -277,14 +289,3 @@ def decode_escapes(text: str) -> str:
     if "_x" not in text:
         return text
     return _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
-
-
-def file_sha256(path: str | Path) -> str:
-    """The sha256 (hex) of a file's bytes, read in blocks."""
-    import hashlib
-
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as fh:
-        for block in iter(lambda: fh.read(2**20), b""):
-            digest.update(block)
-    return digest.hexdigest()

@@ -133,7 +133,7 @@ def invalid_formula(rule: dict[str, Any], ref: str, dim: Dimension | None = None
     ----------
     rule : dict
         The manifest's validation description (``list``, ``whole``, ``decimal``,
-        ``time`` or ``any``).
+        ``time``, ``datetime`` or ``any``).
     ref : str
         The relative reference of the rule's top-left cell, e.g. ``C12``.
     dim : Dimension, optional
@@ -161,6 +161,9 @@ def invalid_formula(rule: dict[str, Any], ref: str, dim: Dimension | None = None
         return f"IF(ISNUMBER({ref}),OR({','.join(bad)}),LEN({ref})>0)"
     if kind == "time":
         return f"IF(ISNUMBER({ref}),OR({ref}<0,{ref}>=1),LEN({ref})>0)"
+    if kind == "datetime":  # the validation's own bounds: 2000-01-01 to 2099-12-31 23:59
+        return (f"IF(ISNUMBER({ref}),OR({ref}<DATE(2000,1,1),{ref}>=DATE(2100,1,1)),"
+                f"LEN({ref})>0)")
     if dim is None or (dim.min_words is None and dim.max_words is None):
         return None
     flat = f'TRIM(SUBSTITUTE(SUBSTITUTE({ref},CHAR(10)," "),CHAR(9)," "))'

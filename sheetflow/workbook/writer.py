@@ -95,6 +95,7 @@ class CardSpec:
     item_id: str
     shown: tuple[tuple[str, str, str], ...]  # (field column, label, text)
     responses: tuple[tuple[str | None, str], ...]
+    code: str = ""  # what the card shows for the item: a neutral code, never the id
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,7 @@ class PackSpec:
     batch_size: int | None
     include_study_answers: bool
     created: dt.datetime
+    row_key: str
     rater_label: str = ""
 
 
@@ -201,7 +203,7 @@ class PackWriter:
                       "font_color": "#404040"},
             "answer": {**answer, "align": "center"},
             "answer_text": {**answer, "text_wrap": True},
-            "answer_time": {**answer, "align": "center", "num_format": "hh:mm"},
+            "answer_time": {**answer, "align": "center", "num_format": "yyyy-mm-dd hh:mm"},
             "derived": {**base, "bold": True, "bg_color": COLOURS["derived"], "align": "center",
                         "border": 1},
             "batch": {**base, "bold": True, "bg_color": COLOURS["batch"]},
@@ -367,9 +369,10 @@ class PackWriter:
         f = self.fmt
         self.what = f"item {card.item_id!r}"
         r = self._next(20)
-        title = f"Case {k} of {n} \u2014 {card.item_id}"
+        title = f"Case {k} of {n}" + (f" \u2014 {card.code}" if card.code else "")
         self._band(r, title, f["card"])
-        out: dict[str, Any] = {"card": k, "item_id": card.item_id, "batch": batch,
+        out: dict[str, Any] = {"card": k, "item_id": card.item_id, "code": card.code,
+                               "batch": batch,
                                "title": self._ref("B", r), "locked": [], "rows": [],
                                "case_answers": {}}
         for column, label, text in card.shown:
@@ -379,7 +382,9 @@ class PackWriter:
         for label, text in card.responses:
             heading = f"Response {label}" if label else "Response"
             locked = [self._locked_field("response", heading, text)]
-            row_id = f"{card.item_id}/{label}" if label else card.item_id
+            shown_as = card.code or card.item_id  # a row id in a pack never names the item
+            base = f"{shown_as}/{label}" if label else shown_as
+            row_id = L.keyed_row_id(self.spec.row_key, self.spec.identity["pack_id"], base)
             digest = L.row_digest([*card_hashes, locked[0]["sha256"]])
             rows.append({"row_id": row_id, "item_id": card.item_id, "label": label,
                          "locked": locked, "locked_sha256": digest, "answers": {},
@@ -651,14 +656,17 @@ class PackWriter:
     def _time_cell(self, r: int, title: str) -> dict[str, str]:
         pos = (r, _col("C"))
         self.check(self.ws.write_blank(*pos, None, self.fmt["answer_time"]), title)
-        message = "Type the time as hh:mm, for example 14:05."
+        # a date and time, never a time of day alone: protocol 001 needs 24 h between
+        # sittings, which a time of day cannot show (a time alone is below the minimum)
+        message = "Type the date and time as yyyy-mm-dd hh:mm, for example 2026-11-02 14:05."
 
         def build() -> tuple[dict[str, Any], dict[str, Any]]:
-            return {"validate": "time", "criteria": "between",
-                    "minimum": dt.time(0, 0), "maximum": dt.time(23, 59, 59),
-                    **messages(title, message, message)}, {"type": "time"}
+            return {"validate": "date", "criteria": "between",
+                    "minimum": dt.datetime(2000, 1, 1),
+                    "maximum": dt.datetime(2099, 12, 31, 23, 59),
+                    **messages(title, message, message)}, {"type": "datetime"}
 
-        self.validations.add(pos, ("time", title), build)
+        self.validations.add(pos, ("datetime", title), build)
         self._require(pos, True)
         return self._ref("C", r)
 

@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["agreement", "alpha", "gwet", "hypothesis_tests", "icc", "kappa"]
+MODULES = ["agreement", "alpha", "chance", "gwet", "hypothesis_tests", "icc", "kappa", "scores"]
 
 
 @pytest.mark.parametrize("name", MODULES)

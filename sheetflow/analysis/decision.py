@@ -1,0 +1,226 @@
+"""The decision: one status, the rule in words, and the checks behind it.
+
+Every protocol module gives its decision through one interface: ``PLAN.decide`` (a
+function of the context, the result tables and the summary so far) returns a
+:class:`Decision`; ``PLAN.arms`` returns the :class:`Arms` comparison for designs with
+arms. A study whose protocol has no module gets :func:`default_decision` from the
+plan's targets. :func:`finish` then applies the panel: a missing or excluded rater
+makes the status "incomplete" whatever the checks say (what they say on the included
+raters stays in ``provisional_status``).
+
+Statuses: ``pass`` (every check met), ``fail`` (a check in its failing range),
+``inconclusive`` (no check failed, but one is undefined or in the protocol's weak or
+marginal range), ``incomplete`` (the panel is not complete).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .panel import Panel
+
+STATUSES = ("pass", "fail", "incomplete", "inconclusive")
+MET, WEAK, NOT_MET, UNDEFINED = "met", "weak", "not met", "undefined"
+
+
+@dataclass
+class Check:
+    """One check of the decision.
+
+    Attributes
+    ----------
+    name : str
+    value : float or None
+    target : float or None
+    passed : bool or None
+        True when the target is met; None when the value is undefined.
+    outcome : str
+        ``met``, ``weak`` (in the protocol's intermediate range), ``not met`` or
+        ``undefined``.
+    note : str
+    """
+
+    name: str
+    value: Any
+    target: Any
+    passed: bool | None
+    outcome: str
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return dict(self.__dict__)
+
+
+def threshold_check(name: str, value: Any, target: float | None, *,
+                    weak_from: float | None = None, note: str = "") -> Check:
+    """``value >= target`` met; ``weak_from <= value < target`` weak; else not met.
+
+    A missing or non-finite value (or a missing target) is undefined.
+    """
+    if target is None or not _finite(value):
+        return Check(name, _plain(value), _plain(target), None, UNDEFINED,
+                     note or ("no target in the plan" if target is None else "undefined"))
+    if value >= target:
+        return Check(name, _plain(value), _plain(target), True, MET, note)
+    weak = weak_from is not None and value >= weak_from
+    return Check(name, _plain(value), _plain(target), False, WEAK if weak else NOT_MET, note)
+
+
+def flag_check(name: str, ok: bool | None, value: Any = None, target: Any = None,
+               note: str = "") -> Check:
+    """A yes/no check (None: could not be decided)."""
+    outcome = UNDEFINED if ok is None else MET if ok else NOT_MET
+    return Check(name, _plain(value), _plain(target), ok, outcome, note)
+
+
+@dataclass
+class Decision:
+    """A protocol's decision.
+
+    Attributes
+    ----------
+    status : str
+        One of :data:`STATUSES`.
+    rule : str
+        The protocol's rule in words.
+    checks : list of Check
+    provisional_status : str
+        What the checks say on the raters included (differs from ``status`` only
+        when the panel is incomplete).
+    reasons : list of str
+        Why the status is what it is, one line each.
+    """
+
+    status: str
+    rule: str
+    checks: list[Check] = field(default_factory=list)
+    provisional_status: str = ""
+    reasons: list[str] = field(default_factory=list)
+
+    def headline(self) -> str:
+        """``STATUS: reason; reason`` -- the first line of the Summary."""
+        return f"{self.status.upper()}: " + "; ".join(self.reasons or [self.rule])
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the ``decision`` object of ``summary.json``)."""
+        return {"status": self.status, "rule": self.rule, "headline": self.headline(),
+                "provisional_status": self.provisional_status or self.status,
+                "reasons": list(self.reasons), "checks": [c.to_dict() for c in self.checks]}
+
+
+@dataclass
+class Arms:
+    """Which arm wins, by how much, how sure.
+
+    Attributes
+    ----------
+    winner : str
+        The arm with the better result ("" when no arm is ahead).
+    other : str
+        The arm it is compared with.
+    effect : float or None
+        Winner minus other, in ``effect_measure`` units.
+    effect_measure : str
+    ci : list of two floats or None
+        Interval for ``effect`` (``ci_level``), None when the design gives none.
+    p : float or None
+    test : str
+    means : dict
+        Arm -> the compared figure (mean total, yield...).
+    note : str
+    """
+
+    winner: str
+    other: str
+    effect: float | None
+    effect_measure: str
+    ci: list[float | None] | None
+    p: float | None
+    test: str
+    means: dict[str, Any] = field(default_factory=dict)
+    ci_level: float = 0.95
+    note: str = ""
+
+    def sentence(self) -> str:
+        """One line: winner, both figures, effect with interval, p and test."""
+        if not self.winner:
+            return f"no arm ahead ({self.note or self.test})"
+        figs = " vs ".join(f"{a} {_num(v)}" for a, v in self.means.items())
+        ci = f" [{self.ci_level:.0%} CI {_num(self.ci[0])}, {_num(self.ci[1])}]" \
+            if self.ci else ""
+        return (f"{self.winner} ahead of {self.other}: {figs}; {self.effect_measure} "
+                f"{_num(self.effect)}{ci}; {self.test} p = {_num(self.p)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the ``arms`` object of ``summary.json``)."""
+        return {**self.__dict__, "sentence": self.sentence()}
+
+
+def status_of(checks: list[Check]) -> str:
+    """pass / fail / inconclusive from the checks' outcomes (see the module notes)."""
+    outcomes = [c.outcome for c in checks]
+    if NOT_MET in outcomes:
+        return "fail"
+    if not outcomes or WEAK in outcomes or UNDEFINED in outcomes:
+        return "inconclusive"
+    return "pass"
+
+
+def reasons_of(checks: list[Check]) -> list[str]:
+    """One short line per check: name, value against target, outcome."""
+    out = []
+    for c in checks:
+        target = f" (target {_num(c.target)})" if c.target is not None else ""
+        note = f" - {c.note}" if c.note else ""
+        out.append(f"{c.name} {_num(c.value)}{target} {c.outcome}{note}")
+    return out
+
+
+def default_decision(verdicts: list[dict[str, Any]]) -> Decision:
+    """Every verdict against a plan target is a check; all must be met."""
+    checks = [flag_check(v["name"], v["met"], v["value"], v["target"], v.get("note", ""))
+              for v in verdicts]
+    return Decision(status_of(checks), "every check against the plan's targets is met",
+                    checks, reasons=reasons_of(checks))
+
+
+def finish(decision: Decision, panel: Panel) -> Decision:
+    """Apply the panel: an incomplete panel makes the status "incomplete"."""
+    decision.provisional_status = decision.status
+    if not decision.reasons:
+        decision.reasons = reasons_of(decision.checks)
+    if not panel.complete:
+        decision.status = "incomplete"
+        decision.reasons = [panel.sentence(),
+                            f"on the raters included the checks say "
+                            f"{decision.provisional_status.upper()}", *decision.reasons]
+    return decision
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and \
+        math.isfinite(float(value))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        return float(value) if math.isfinite(float(value)) else None
+    return value
+
+
+def _num(value: Any) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "n/a"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.3f}" if abs(value) < 100 else f"{value:.1f}"
+    return str(value)

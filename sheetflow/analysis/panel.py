@@ -1,0 +1,140 @@
+"""The panel: which raters the study expects, which are in the analysis, who is not, why.
+
+The expected panel is every pack of the sealed key (rater and sitting). A pack is
+included when the collected ratings hold at least one rating from it. Every file that
+``collect`` left out is listed with collect's reason (from ``out/collection.json``);
+a pack that is not included is *missing*, with the reason: its file was left out (and
+why), or nothing was returned for it.
+
+Policy for a return with blank answers: ``collect`` reports each blank required
+answer as the error ``answer-missing`` and uses none of that file's ratings, so the
+rater's pack is missing here and the decision is "incomplete" until a corrected file
+is collected. Its valid answers are not used on their own: the protocol's statistics
+would then rest on a different set of cases per rater without anyone having decided
+so. The Summary, ``summary.json`` and the command's last lines name the rater, the file
+and the cells; ``analyze --allow-partial`` reports the analysis of the others with
+exit 0, still marked "incomplete".
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+COLLECTION_FILE = Path("out") / "collection.json"
+PANEL_METHOD = (
+    "Expected panel: every pack (rater and sitting) of the sealed key. A pack is included "
+    "when the collected ratings hold a rating from it. Every returned file collect did not "
+    "use is listed with collect's reason. A pack not included makes the decision "
+    "'incomplete' (exit 1 unless --allow-partial); the statistics shown are those of the "
+    "raters included. A return with blank required answers (answer-missing) is left out "
+    "whole until a corrected file is collected: using part of it would give raters "
+    "different sets of cases without anyone deciding so.")
+
+
+@dataclass
+class Panel:
+    """Expected, included and missing raters, and files left out.
+
+    Attributes
+    ----------
+    expected : list of str
+        Rater ids the study expects ratings from (key order).
+    included : list of str
+        Rater ids with ratings in the analysis.
+    missing : list of str
+        Expected rater ids with at least one pack (sitting) not in the analysis.
+    missing_packs : list of dict
+        ``{rater, sitting, reason}`` per pack not in the analysis.
+    excluded_files : list of dict
+        ``{file, rater, reason}`` per returned file whose ratings were not used.
+    notes : list of str
+        Anything that limits what the panel can say (e.g. no collection record).
+    """
+
+    expected: list[str]
+    included: list[str]
+    missing: list[str] = field(default_factory=list)
+    missing_packs: list[dict[str, Any]] = field(default_factory=list)
+    excluded_files: list[dict[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        """True when every expected pack has ratings in the analysis."""
+        return not self.missing_packs
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the ``panel`` object of ``summary.json``)."""
+        return {"expected": list(self.expected), "included": list(self.included),
+                "missing": list(self.missing), "missing_packs": list(self.missing_packs),
+                "excluded_files": list(self.excluded_files), "complete": self.complete,
+                "notes": list(self.notes)}
+
+    def sentence(self) -> str:
+        """One line for the Summary and the command's output."""
+        n_exp, n_in = len(self.expected), len(set(self.included) & set(self.expected))
+        if self.complete:
+            return f"panel complete: {n_in} of {n_exp} expected raters included"
+        packs = "; ".join(f"{p['rater']}" + (f" (sitting {p['sitting']})"
+                                             if p.get("sitting", 1) != 1 else "")
+                          + f": {p['reason']}" for p in self.missing_packs)
+        return (f"panel INCOMPLETE: {n_in} of {n_exp} expected raters fully included; "
+                f"missing {packs}")
+
+
+def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
+                files: list[dict[str, Any]] | None) -> Panel:
+    """Compare the expected packs with the ratings and collect's file verdicts.
+
+    Parameters
+    ----------
+    expected_packs : list of (rater, sitting)
+        Every pack the study expects (from the sealed key).
+    data : pandas.DataFrame
+        The unblinded ratings (columns ``rater`` and ``sitting``).
+    files : list of dict, optional
+        Collect's per-file verdicts (``file, rater, used, reason``); None when the
+        collection record is not there.
+
+    Returns
+    -------
+    Panel
+    """
+    present = {(str(r), int(s)) for r, s in zip(data["rater"], data["sitting"], strict=True)}
+    expected = list(dict.fromkeys(r for r, _ in expected_packs))
+    included = [r for r in dict.fromkeys(str(r) for r in data["rater"])]
+    left_out = [f for f in files or [] if not f.get("used")]
+    excluded = [{"file": str(f.get("file", "")), "rater": str(f.get("rater", "")),
+                 "reason": str(f.get("reason", "") or "not used")} for f in left_out]
+    missing_packs = []
+    for rater, sitting in expected_packs:
+        if (rater, sitting) in present:
+            continue
+        mine = [f for f in excluded if f["rater"] == rater]
+        reason = "; ".join(f"file {f['file']} not used: {f['reason']}" for f in mine) \
+            if mine else "no return collected"
+        missing_packs.append({"rater": rater, "sitting": sitting, "reason": reason})
+    notes = [] if files is not None else [
+        f"{COLLECTION_FILE} not found: files collect left out cannot be named here; "
+        "run sheetflow collect again"]
+    return Panel(expected=expected, included=included,
+                 missing=list(dict.fromkeys(p["rater"] for p in missing_packs)),
+                 missing_packs=missing_packs, excluded_files=excluded, notes=notes)
+
+
+def read_file_verdicts(study_dir: Path) -> list[dict[str, Any]] | None:
+    """Collect's per-file verdicts from ``out/collection.json`` (None when absent)."""
+    path = study_dir / COLLECTION_FILE
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    files = doc.get("files") if isinstance(doc, dict) else None
+    return [f for f in files if isinstance(f, dict)] if isinstance(files, list) else None

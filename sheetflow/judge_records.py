@@ -1,0 +1,267 @@
+"""Protocol 004's JSONL records checked against themselves, and ``pilot-summary.json``.
+
+Each record (one cell x task) carries the candidate response, three judges' scores
+and figures derived from them. :func:`check_records` recomputes what can be
+recomputed and names every mismatch by line, record and field:
+
+- the schema of the document ("Output JSONL schema"): every field present with its
+  type; the six scores whole numbers 1-5; ``overall_verdict`` one of the four labels;
+- each judge's ``mean`` = the mean of its six scores (to :data:`MEAN_TOLERANCE`,
+  since records round to four decimals);
+- ``trio_mean`` = the mean of the three judges' means (same tolerance);
+- the verdicts against the stated thresholds: a judge's ``overall_verdict`` against
+  its mean (PASS_STRONG >= 4.0, PASS_ADEQUATE 3.5-3.99, FAIL_WEAK 2.5-3.49,
+  FAIL_CRITICAL < 2.5), ``trio_strict_pass`` (2 of 3 judges >= the strict-pass
+  target) and ``trio_critical_fail`` (2 of 3 judges below the critical target);
+- ``candidate_response`` against the item's response text (line ends normalised).
+
+:func:`pilot_summary` builds the document's ``pilot-summary.json`` from checked
+records: costs, call counts, execution window, ``results_per_task`` and
+``aggregate``. Trio means are recomputed from the judges' scores. A hypothesis is
+directional when its delta exceeds the plan's tolerance (an exact tie is not).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+DIMENSIONS = ("completeness", "accuracy", "synthesis", "judgment", "actionability",
+              "structure")
+VERDICTS = (("PASS_STRONG", 4.0), ("PASS_ADEQUATE", 3.5), ("FAIL_WEAK", 2.5),
+            ("FAIL_CRITICAL", -math.inf))
+"""A judge's verdict label and the lowest mean it covers (protocol 004's judge prompt)."""
+MEAN_TOLERANCE = 0.005
+"""Stated and recomputed means may differ by rounding to this much (records keep 4
+decimals; anything larger is a mismatch)."""
+DIRECTION_TOLERANCE = 1e-9
+"""Default: a delta must exceed this to count as directional (``[analysis.params]
+direction_tolerance``); float noise such as 4.4e-16 on an exact tie does not."""
+_RECORD_FIELDS: dict[str, tuple[type, ...]] = {
+    "task_id": (str,), "cell_id": (str,), "model": (str,), "configuration": (str,),
+    "candidate_response": (str,), "candidate_latency_ms": (int,),
+    "candidate_tokens_in": (int,), "candidate_tokens_out": (int,),
+    "candidate_cost_usd": (int, float), "trio_mean": (int, float),
+    "trio_strict_pass": (bool,), "trio_critical_fail": (bool,),
+    "manifest_anchor": (str,), "head_sha": (str,),
+}
+_JUDGE_FIELDS: dict[str, tuple[type, ...]] = {
+    **{d: (int,) for d in DIMENSIONS}, "rationale": (str,), "overall_verdict": (str,),
+    "mean": (int, float),
+}
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One field of one record that is missing, mistyped or disagrees with itself."""
+
+    line: int
+    record: str
+    field: str
+    message: str
+
+    def text(self, name: str) -> str:
+        """``file: line N (task-1/A): field: message``."""
+        return f"{name}: line {self.line} ({self.record}): {self.field}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The stated thresholds a record's verdicts are checked against."""
+
+    strict_pass: float = 3.5
+    critical_below: float = 2.0
+
+
+def verdict_for(mean: float) -> str:
+    """The judge verdict label a mean earns (protocol 004's bands)."""
+    return next(label for label, low in VERDICTS if mean >= low)
+
+
+def judge_mean(judged: Mapping[str, Any]) -> float | None:
+    """Mean of the six scores, or None when one is not a number."""
+    scores = [judged.get(d) for d in DIMENSIONS]
+    if not all(_is_number(s) for s in scores):
+        return None
+    return sum(scores) / len(scores)
+
+
+def check_records(records: list[tuple[int, dict[str, Any]]], judges: list[str],
+                  responses: Mapping[tuple[str, str], str],
+                  thresholds: Thresholds) -> list[Mismatch]:
+    """Every mismatch in ``records`` (schema, recomputed means, verdicts, responses).
+
+    Parameters
+    ----------
+    records : list of (line number, record)
+    judges : list of str
+        The judge keys of the locked trio (``judge_opus``...).
+    responses : mapping
+        (task id, cell id) -> the item's response text; a record whose task and cell
+        match no item is reported.
+    thresholds : Thresholds
+
+    Returns
+    -------
+    list of Mismatch
+        Empty when every record agrees with itself and with the items.
+    """
+    out: list[Mismatch] = []
+    for line, rec in records:
+        where = f"{rec.get('task_id', '?')}/{rec.get('cell_id', '?')}"
+
+        def bad(field: str, message: str, line: int = line, where: str = where) -> None:
+            out.append(Mismatch(line, where, field, message))
+
+        _check_types(rec, _RECORD_FIELDS, "", bad)
+        means = []
+        for key in judges:
+            judged = rec.get(key)
+            if not isinstance(judged, dict):
+                bad(key, "missing: the trio is locked, every judge scores every record")
+                continue
+            means.append(_check_judge(key, judged, bad))
+        _check_trio(rec, means, len(judges), thresholds, bad)
+        _check_response(rec, responses, bad)
+    return out
+
+
+def _check_types(obj: Mapping[str, Any], fields: Mapping[str, tuple[type, ...]], prefix: str,
+                 bad: Any) -> None:
+    for name, types in fields.items():
+        value = obj.get(name)
+        if name not in obj:
+            bad(prefix + name, "missing")
+        elif (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
+            bad(prefix + name, f"{value!r} is not {' or '.join(t.__name__ for t in types)}")
+
+
+def _check_judge(key: str, judged: dict[str, Any], bad: Any) -> float | None:
+    _check_types(judged, _JUDGE_FIELDS, f"{key}.", bad)
+    for dim in DIMENSIONS:
+        score = judged.get(dim)
+        if _is_number(score) and not 1 <= score <= 5:
+            bad(f"{key}.{dim}", f"{score} is outside 1-5")
+    mean = judge_mean(judged)
+    if mean is None:
+        return None
+    stated = judged.get("mean")
+    if _is_number(stated) and abs(stated - mean) > MEAN_TOLERANCE:
+        bad(f"{key}.mean", f"{stated} stated, {mean:.4f} recomputed from the six scores")
+    verdict = judged.get("overall_verdict")
+    if isinstance(verdict, str) and verdict != verdict_for(mean):
+        bad(f"{key}.overall_verdict", f"{verdict} stated, but a mean of {mean:.4f} is "
+            f"{verdict_for(mean)}")
+    return mean
+
+
+def _check_trio(rec: dict[str, Any], means: list[float | None], size: int,
+                thresholds: Thresholds, bad: Any) -> None:
+    if len(means) != size or any(m is None for m in means):
+        return
+    trio = sum(means) / size  # type: ignore[arg-type]
+    stated = rec.get("trio_mean")
+    if _is_number(stated) and abs(stated - trio) > MEAN_TOLERANCE:
+        bad("trio_mean", f"{stated} stated, {trio:.4f} recomputed from the judges' scores")
+    majority = size // 2 + 1
+    strict = sum(m >= thresholds.strict_pass for m in means) >= majority  # type: ignore[operator]
+    critical = sum(m < thresholds.critical_below for m in means) >= majority  # type: ignore[operator]
+    for name, value, rule in (
+            ("trio_strict_pass", strict, f"{majority} of {size} judges >= "
+                                         f"{thresholds.strict_pass:g}"),
+            ("trio_critical_fail", critical, f"{majority} of {size} judges < "
+                                             f"{thresholds.critical_below:g}")):
+        if isinstance(rec.get(name), bool) and rec[name] != value:
+            bad(name, f"{rec[name]} stated, but {rule} is {value}")
+
+
+def _check_response(rec: dict[str, Any], responses: Mapping[tuple[str, str], str],
+                    bad: Any) -> None:
+    key = (str(rec.get("task_id")), str(rec.get("cell_id")))
+    if key not in responses:
+        bad("task_id/cell_id", "no item has this task and cell")
+        return
+    text = rec.get("candidate_response")
+    if isinstance(text, str) and _norm(text) != _norm(responses[key]):
+        bad("candidate_response", "differs from the item's response text in the items file")
+
+
+def _norm(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.replace("\r\n", "\n").split("\n")).strip()
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
+        math.isfinite(value)
+
+
+# --------------------------------------------------------------------------- summary
+
+
+def pilot_summary(records: list[dict[str, Any]], judges: list[str],
+                  hypotheses: list[dict[str, Any]], cells: Mapping[str, str], *,
+                  pilot_id: str, window: str, min_tasks: int,
+                  thresholds: Thresholds,
+                  tolerance: float = DIRECTION_TOLERANCE) -> dict[str, Any]:
+    """``pilot-summary.json`` in protocol 004's schema, from checked records.
+
+    Parameters
+    ----------
+    records : list of dict
+        Checked records with every judge present.
+    judges : list of str
+        The trio's judge keys.
+    hypotheses : list of dict
+        ``id`` (H2), ``better``/``worse`` (arm ids), optional ``name`` for the delta key
+        (``h2_delta_opus``).
+    cells : mapping
+        Cell id (``A``) -> arm id, as in ``[analysis.params.jsonl] arms``.
+    pilot_id, window : str
+        The pilot's id and ``"<ISO start> to <ISO end>"``.
+    min_tasks : int
+        Tasks in which every hypothesis must be directional for PASS.
+    thresholds : Thresholds
+    tolerance : float
+        A delta must exceed this to be directional.
+
+    Returns
+    -------
+    dict
+    """
+    arm_cell = {arm: cell for cell, arm in cells.items()}
+    trio: dict[tuple[str, str], float] = {}
+    critical = 0
+    for rec in records:
+        means = [judge_mean(rec[k]) for k in judges]
+        trio[(rec["task_id"], rec["cell_id"])] = sum(means) / len(means)
+        critical += sum(m < thresholds.critical_below for m in means) >= len(means) // 2 + 1
+    per_task: dict[str, dict[str, Any]] = {}
+    counts = {h["id"]: 0 for h in hypotheses}
+    for task in sorted({t for t, _ in trio}):
+        row: dict[str, Any] = {f"cell_{c}_trio_mean": round(trio[(task, c)], 4)
+                               for c in sorted(cells) if (task, c) in trio}
+        for h in hypotheses:
+            better = trio.get((task, arm_cell.get(h["better"], "")))
+            worse = trio.get((task, arm_cell.get(h["worse"], "")))
+            delta = better - worse if better is not None and worse is not None else None
+            base = h["id"].lower()
+            row[f"{base}_delta_{h.get('name', 'delta')}"] = \
+                None if delta is None else round(delta, 4)
+            directional = delta is not None and delta > tolerance
+            row[f"{base}_directional_pass"] = directional
+            counts[h["id"]] += directional
+        per_task[task] = row
+    passed = bool(counts) and all(n >= min_tasks for n in counts.values()) and critical == 0
+    return {
+        "pilot_id": pilot_id,
+        "execution_window_utc": window,
+        "total_cost_usd": round(sum(r["candidate_cost_usd"] for r in records), 6),
+        "total_judge_calls": len(records) * len(judges),
+        "total_candidate_calls": len(records),
+        "results_per_task": per_task,
+        "aggregate": {**{f"{h.lower()}_pass_count": n for h, n in counts.items()},
+                      "critical_failures": int(critical),
+                      "pilot_verdict": "PASS" if passed else "FAIL"},
+    }

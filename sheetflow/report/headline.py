@@ -1,0 +1,31 @@
+"""The decision, panel and arms in words (Summary sheet and command output)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def headline_lines(summary: dict[str, Any]) -> list[str]:
+    """The decision, panel and arms in words: the Summary sheet's first rows and the
+    last lines ``sheetflow analyze`` prints (the same text in both places)."""
+    decision = summary["decision"]
+    lines = [f"DECISION: {decision['status'].upper()}",
+             f"rule: {decision['rule']}"]
+    lines += [f"- {reason}" for reason in decision["reasons"]]
+    lines.append(_panel_line(summary["panel"]))
+    lines += [f"file left out: {f['file']} ({f['rater'] or 'rater unknown'}): {f['reason']}"
+              for f in summary["panel"]["excluded_files"]]
+    lines += [f"note: {n}" for n in summary["panel"]["notes"]]
+    if summary.get("arms"):
+        lines.append(f"arms: {summary['arms']['sentence']}")
+    return lines
+
+def _panel_line(panel: dict[str, Any]) -> str:
+    expected, included = panel["expected"], panel["included"]
+    line = (f"panel: {len(set(included) & set(expected))} of {len(expected)} expected "
+            f"raters with ratings ({', '.join(included) or 'none'})")
+    if panel["missing_packs"]:
+        line += "; MISSING " + "; ".join(
+            f"{m['rater']}" + (f" sitting {m['sitting']}" if m["sitting"] != 1 else "")
+            + f": {m['reason']}" for m in panel["missing_packs"])
+    return line

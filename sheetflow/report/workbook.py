@@ -1,0 +1,88 @@
+"""The analysis workbook: Summary first, one sheet per analysis, Data, Methods."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import xlsxwriter
+
+from ..analysis import Analysis
+from .cells import OPTIONS, created, formats, table_sheet
+from .charts import chart_data_sheet, direction_chart
+from .summary_sheet import summary_sheet
+
+SHEET_TITLES = {
+    "alpha": "Alpha",
+    "cohen_kappa": "Cohen kappa",
+    "fleiss_kappa": "Fleiss kappa",
+    "gwet": "Gwet AC",
+    "icc": "ICC",
+    "percent_agreement": "Percent agreement",
+    "direction_agreement": "Direction",
+    "spearman_internal": "Spearman internal",
+    "arm_comparison": "Arms",
+    "wilcoxon_totals": "Wilcoxon",
+    "yield_fisher": "Yield Fisher",
+    "permutation": "Permutation",
+    "trend": "Trend by band",
+    "intra_rater_kappa": "Intra-rater kappa",
+    "acceptance": "Acceptance",
+    "second_rater_selection": "Second rater",
+    "refusal_counts": "Refusals",
+    "gold_disputes": "Gold disputes",
+    "judge_trio": "Judge trio",
+    "hypothesis_deltas": "Hypotheses",
+    "self_checks": "Rater self-checks",
+}
+
+def write_analysis_workbook(analysis: Analysis, path: str | Path) -> Path:
+    """Write the analysis workbook to ``path``.
+
+    Parameters
+    ----------
+    analysis : Analysis
+        From :func:`sheetflow.analysis.analyze` or :func:`~sheetflow.analysis.run_plan`.
+    path : str or Path
+        The ``.xlsx`` file to write (its folder is created).
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    wb = xlsxwriter.Workbook(str(path), OPTIONS)
+    wb.set_properties({"title": f"sheetflow analysis: {analysis.study.title}",
+                       "author": "sheetflow", "created": created(analysis)})
+    fmt = formats(wb)
+    summary = wb.add_worksheet("Summary")
+    sheets = {name: table_sheet(wb, SHEET_TITLES.get(name, name)[:31], table, fmt)
+              for name, table in analysis.tables.items()}
+    table_sheet(wb, "Data", analysis.data, fmt)
+    charts = chart_data_sheet(wb, analysis, fmt)
+    methods_sheet(wb, analysis, fmt)
+    summary_sheet(wb, summary, analysis, fmt, charts)
+    if "direction_agreement" in sheets and "direction" in charts:
+        direction_chart(wb, sheets["direction_agreement"], charts["direction"])
+    wb.close()
+    return path
+
+def methods_sheet(wb: xlsxwriter.Workbook, analysis: Analysis, fmt: dict[str, Any]) -> None:
+    ws = wb.add_worksheet("Methods")
+    ws.set_column(0, 0, 30)
+    ws.set_column(1, 1, 110)
+    s = analysis.summary
+    facts = [
+        ("sheetflow version", s.get("sheetflow_version", "")),
+        ("spec hash (sha256)", s.get("spec_hash", "")),
+        ("key sha256", s.get("key_sha256", "")),
+        ("seeds", json.dumps(s.get("seeds", {}), sort_keys=True)),
+        ("bootstrap resamples (n_boot)", str(s.get("n_boot", ""))),
+        ("analyses run", ", ".join(s.get("analyses", []))),
+    ]
+    for row, (topic, text) in enumerate([*facts, *analysis.methods]):
+        ws.write_string(row, 0, topic, fmt["bold"])
+        ws.write_string(row, 1, str(text), fmt["wrap"])

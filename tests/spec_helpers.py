@@ -1,0 +1,30 @@
+"""Shared by the spec tests: edit a study file, and run ``check`` expecting one error line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sheetflow.cli import cli
+
+
+def replace_once(path: Path, old: str, new: str) -> None:
+    """Replace the first ``old`` in ``path`` (which must hold it) by ``new``."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path.name}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def check_gives_one_line(study_dir: Path, words: list[str]) -> str:
+    """``sheetflow check`` exits 1 with one ``error:`` line holding every word; no traceback."""
+    result = CliRunner().invoke(cli, ["check", str(study_dir)])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1, lines
+    line = lines[0]
+    assert line.startswith("error: ")
+    for word in words:
+        assert word in line, f"{word!r} missing from: {line}"
+    return line

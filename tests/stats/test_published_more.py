@@ -1,0 +1,171 @@
+"""Conger, Light, Brennan-Prediger, Randolph, Scott, bipolar AC2, mean rho, tolerance
+agreement and kappa's z/p against published values (source cited at each test).
+
+The R irr data sets (diagnoses, anxiety, video) are in fixtures/, exported unchanged
+from the package's data/ folder (irr 0.84.1).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sheetflow import stats as st
+
+FIXTURES = Path(__file__).parent / "fixtures"
+nan = np.nan
+# irrCAC's cac.raw4raters (Gwet 2014, Handbook 4th ed., 4 raters x 12 units).
+RAW4 = np.array([[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+                 [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, nan],
+                 [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
+                 [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]])  # fmt: skip
+# irrCAC's cont3x3abstractors (2 raters, contingency table).
+ABSTRACTORS = np.array([[13, 0, 0], [0, 20, 7], [0, 4, 56]])
+
+
+def _irr(name: str) -> np.ndarray:
+    """An irr data set as a raters x units matrix."""
+    frame = pd.read_csv(FIXTURES / f"irr_{name}.csv")
+    numeric = all(pd.api.types.is_numeric_dtype(frame[c]) for c in frame)
+    return frame.T.to_numpy(dtype=float if numeric else object)
+
+
+def _raw_from_table(table: np.ndarray) -> np.ndarray:
+    rows, cols = np.nonzero(table)
+    reps = table[rows, cols]
+    return np.vstack([np.repeat(rows, reps), np.repeat(cols, reps)]).astype(float)
+
+
+def test_conger_kappa_irrcac_raw4raters() -> None:
+    # irrCAC (R) README: conger.kappa.raw(cac.raw4raters): pa 0.8181818, pe 0.2334252,
+    # coeff 0.76282, se 0.14917, conf.int (0.435, 1), p.value 0.0003367066.
+    res = st.conger_kappa(RAW4).loc[0]
+    assert res["p_o"] == pytest.approx(0.8181818, abs=1e-7)
+    assert res["p_e"] == pytest.approx(0.2334252, abs=1e-7)
+    assert round(res["kappa"], 5) == 0.76282 and round(res["se"], 5) == 0.14917
+    assert round(res["ci_low"], 3) == 0.435 and res["ci_high"] == 1.0
+    assert res["p"] == pytest.approx(0.0003367066, rel=1e-6)
+
+
+def test_brennan_prediger_irrcac_raw4raters_and_table() -> None:
+    # irrCAC (R) README: bp.coeff.raw(cac.raw4raters): pe 0.2, coeff 0.77273,
+    # se 0.14472, conf.int (0.454, 1), p.value 0.0002375609;
+    # bp2.table(cont3x3abstractors): 0.835.
+    res = st.brennan_prediger(RAW4).loc[0]
+    assert res["p_e"] == 0.2
+    assert round(res["bp"], 5) == 0.77273 and round(res["se"], 5) == 0.14472
+    assert round(res["ci_low"], 3) == 0.454
+    assert res["p"] == pytest.approx(0.0002375609, rel=1e-6)
+    assert st.brennan_prediger(_raw_from_table(ABSTRACTORS)).loc[0, "bp"] == pytest.approx(0.835)
+
+
+def test_randolph_is_free_marginal_kappa() -> None:
+    # Randolph (2005): kappa_free = (P_o - 1/q) / (1 - 1/q); with the full domain of
+    # 5 categories on cac.raw4raters this is BP's 0.77273 (irrCAC README).
+    res = st.randolph_kappa(RAW4, categories=[1, 2, 3, 4, 5]).loc[0]
+    assert round(res["kappa"], 5) == 0.77273
+    assert res["kappa"] == pytest.approx((res["p_o"] - 1 / 5) / (1 - 1 / 5), abs=1e-15)
+    # An unused sixth category lowers chance agreement to 1/6.
+    wider = st.randolph_kappa(RAW4, categories=[1, 2, 3, 4, 5, 6]).loc[0]
+    assert wider["kappa"] == pytest.approx((res["p_o"] - 1 / 6) / (1 - 1 / 6), abs=1e-15)
+
+
+def test_scott_pi_irrcac_cont3x3abstractors() -> None:
+    # irrCAC (R) README: scott2.table(cont3x3abstractors): 0.7962397, se 0.05905473,
+    # CI (0.679, 0.913).
+    res = st.scott_pi(_raw_from_table(ABSTRACTORS)).loc[0]
+    assert res["pi"] == pytest.approx(0.7962397, abs=1e-7)
+    assert res["se"] == pytest.approx(0.05905473, abs=1e-8)
+    assert (round(res["ci_low"], 3), round(res["ci_high"], 3)) == (0.679, 0.913)
+
+
+def test_ac2_bipolar_irrcac_documentation() -> None:
+    # irrCAC (Python) raw module documentation: CAC(raw_4raters, weights="bipolar")
+    # .gwet(): AC2 0.90037, se 0.10582, CI (0.66747, 1), pa 0.96836, pe 0.68244,
+    # z 8.50888.
+    res = st.gwet_ac(RAW4, weights="bipolar").loc[0]
+    assert res["coefficient"] == "AC2"
+    for col, want in [("ac", 0.90037), ("se", 0.10582), ("ci_low", 0.66747),
+                      ("p_o", 0.96836), ("p_e", 0.68244), ("z", 8.50888)]:  # fmt: skip
+        assert round(res[col], 5) == want, col
+
+
+def test_light_kappa_irr_diagnoses() -> None:
+    # R irr documentation, kappam.light(diagnoses): Kappa = 0.459, z = 2.31,
+    # p-value = 0.0211 (30 subjects, 6 raters).
+    res = st.light_kappa(_irr("diagnoses")).loc[0]
+    assert (res["n_units"], res["n_raters"], res["n_pairs"]) == (30, 6, 15)
+    assert round(res["kappa"], 3) == 0.459
+    assert round(res["z"], 2) == 2.31 and round(res["p"], 4) == 0.0211
+
+
+def test_light_kappa_states_listwise_deletion() -> None:
+    data = _irr("diagnoses")
+    data[0, :4] = None
+    res = st.light_kappa(data).loc[0]
+    assert res["n_units"] == 26 and res["n_dropped"] == 4
+    assert "4 of 30 rated units dropped" in res["reason"]
+
+
+def test_tolerance_agreement_irr_video() -> None:
+    # R irr documentation: agree(video) %-agree = 35; agree(video, 1) %-agree = 90.
+    video = _irr("video")
+    assert st.tolerance_agreement(video).loc[0, "agreement"] == pytest.approx(0.35)
+    res = st.tolerance_agreement(video, tolerance=1).loc[0]
+    assert res["agreement"] == pytest.approx(0.90) and res["n_agree"] == 18
+
+
+def test_tolerance_agreement_text_and_deletion() -> None:
+    diagnoses = _irr("diagnoses")
+    # Units 1, 4, 10, 21 and 30 (1-based) are the only ones all six raters agree on.
+    assert st.tolerance_agreement(diagnoses).loc[0, "n_agree"] == 5
+    with pytest.raises(ValueError, match="numeric scores"):
+        st.tolerance_agreement(diagnoses, tolerance=1)
+    video = _irr("video")
+    video[1, :5] = np.nan
+    res = st.tolerance_agreement(video, tolerance=1).loc[0]
+    assert res["n_dropped"] == 5 and "5 of 20 rated units dropped" in res["reason"]
+
+
+def test_mean_spearman_irr_anxiety() -> None:
+    # R irr meanrho(anxiety): Rho = 0.314, z = 1.29, p-value = 0.196, with the
+    # warning that ties may make the coefficient incorrect (values as reproduced by
+    # the pyirr port's test suite).
+    res = st.mean_spearman(_irr("anxiety")).loc[0]
+    assert round(res["rho"], 3) == 0.314 and round(res["z"], 2) == 1.29
+    assert round(res["p"], 3) == 0.196 and "ties" in res["reason"]
+
+
+def test_mean_spearman_plain_mean_and_perfect_pairs() -> None:
+    from scipy import stats as sps
+
+    anxiety = _irr("anxiety")
+    plain = st.mean_spearman(anxiety, fisher=False).loc[0, "rho"]
+    pairs = [sps.spearmanr(anxiety[a], anxiety[b]).statistic for a, b in [(0, 1), (0, 2), (1, 2)]]
+    assert plain == pytest.approx(np.mean(pairs), abs=1e-15)
+    data = np.array([[1, 2, 3, 4, 5], [1, 2, 3, 4, 5], [2, 1, 4, 3, 5]], dtype=float)
+    res = st.mean_spearman(data).loc[0]
+    assert res["n_perfect"] == 1 and "1 perfect correlation(s) left out" in res["reason"]
+    assert res["rho"] == pytest.approx(0.8, abs=1e-12)  # the two remaining pairs: 0.8, 0.8
+
+
+def test_cohen_kappa_z_and_p_fmsb_example() -> None:
+    # R fmsb::Kappa.test(matrix(c(10, 1, 1, 10), 2)): kappa 0.8181818, Z = 3.8376,
+    # one-sided p = 6.212e-05, 95% CI 0.5779259 to 1.0584377.
+    res = st.cohen_kappa_table([[10, 1], [1, 10]]).loc[0]
+    assert res["kappa"] == pytest.approx(0.8181818, abs=1e-7)
+    assert round(res["z"], 4) == 3.8376
+    assert res["p"] / 2 == pytest.approx(6.212e-05, rel=1e-3)  # sheetflow is two-sided
+    assert res["ci_low"] == pytest.approx(0.5779259, abs=1e-7)
+    assert res["ci_high"] == pytest.approx(1.0584377, abs=1e-7)
+
+
+def test_cohen_kappa_table_irrcac_cont3x3abstractors() -> None:
+    # irrCAC (R) README: kappa2.table(cont3x3abstractors): 0.7964094, se 0.05891072.
+    res = st.cohen_kappa_table(ABSTRACTORS).loc[0]
+    assert res["kappa"] == pytest.approx(0.7964094, abs=1e-7)
+    assert res["se"] == pytest.approx(0.05891072, abs=1e-8)
+    assert res["z"] > 0 and 0 <= res["p"] < 1e-10

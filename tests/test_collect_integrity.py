@@ -1,0 +1,97 @@
+"""Integrity of collected returns against a hostile rater: rows bound to their pack.
+
+A return whose identity names another rater, and whose stored row table was edited to
+match no one, must not be counted as that other rater: the hidden row ids on the
+Scoring sheet are keyed per pack, so they still say whose workbook it is.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+from roundtrip_helpers import fill_openpyxl, plan_answers
+
+from sheetflow.collect import collect
+from sheetflow.generate import generate_packs
+from sheetflow.templates import init_study
+from sheetflow.workbook import layout as L
+
+TEMPLATES = ("paired-rubric", "keep-known", "anchored-plan", "answer-review", "judge-likert")
+
+
+def _study(tmp: Path, template: str) -> tuple[Path, list[dict]]:
+    root = tmp / template
+    init_study(root, template)
+    raters = root / "raters.csv"
+    if len(raters.read_text(encoding="utf-8").splitlines()) < 3:  # keep-known has one
+        with raters.open("a", encoding="utf-8") as out:
+            out.write("owner-02,Second Owner,Second,owner02@example.org,primary\n")
+    generate_packs(root)
+    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    (root / "returns").mkdir()
+    return root, [p for p in manifest["packs"] if p["sitting"] == 1]
+
+
+def _impersonate(src: Path, dst: Path, other: dict) -> None:
+    """Claim ``other``'s identity everywhere and scramble the stored row table."""
+    wb = openpyxl.load_workbook(src)
+    for key, value in other["identity"].items():
+        for prop in wb.custom_doc_props.props:
+            if prop.name == L.identity_property(key):
+                prop.value = value
+        wb.defined_names[L.identity_name(key)].attr_text = f'"{value}"'
+        wb[L.IDENTITY_SHEET].cell(L.IDENTITY_KEYS.index(key) + 1, 2).value = value
+    ws = wb[L.IDENTITY_SHEET]
+    for r in range(L.IDENTITY_ROW_TABLE_FIRST, ws.max_row + 1):
+        if ws.cell(r, 1).value:
+            ws.cell(r, 1).value = f"forged-{r}"
+    wb.save(dst)
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_a_return_claiming_another_rater_is_refused(tmp_path, template):
+    root, packs = _study(tmp_path, template)
+    mine, other = packs[0], packs[1]
+    filled = tmp_path / "filled.xlsx"
+    fill_openpyxl(root / L.PACKS_DIR / mine["file"], filled, plan_answers(mine))
+    _impersonate(filled, root / "returns" / other["file"], other)
+    result = collect(root, write=False)
+    (status,) = result.report.files
+    assert not status.used and len(result.ratings) == 0
+    codes = {i.code for i in result.report.issues if i.severity == "error"}
+    assert "rows-from-other-rater" in codes
+    found = next(i for i in result.report.issues if i.code == "rows-from-other-rater")
+    assert mine["rater_id"] in found.message
+
+
+def test_rows_edited_to_match_no_pack_are_refused(tmp_path):
+    root, packs = _study(tmp_path, "keep-known")
+    pack = packs[0]
+    filled = tmp_path / "filled.xlsx"
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], filled, plan_answers(pack))
+    wb = openpyxl.load_workbook(filled)
+    ws = wb[L.SCORING_SHEET]
+    for r in range(1, ws.max_row + 1):
+        if ws.cell(r, 1).value:
+            ws.cell(r, 1).value = str(ws.cell(r, 1).value).split("#")[0]
+    wb.save(root / "returns" / pack["file"])
+    result = collect(root, write=False)
+    assert not result.report.files[0].used
+    assert "rows-not-this-rater" in {i.code for i in result.report.issues}
+
+
+def test_row_ids_differ_between_packs_of_one_study(tmp_path):
+    root, packs = _study(tmp_path, "judge-likert")
+    ids = [{r["row_id"] for c in p["cards"] for r in c["rows"]} for p in packs]
+    items = [{r["item_id"] for c in p["cards"] for r in c["rows"]} for p in packs]
+    assert items[0] & items[1]  # the same items ...
+    assert not ids[0] & ids[1]  # ... under different row ids
+    again = tmp_path / "again"
+    shutil.copytree(root, again)
+    generate_packs(again, force=True)
+    assert (again / L.PACKS_DIR / L.MANIFEST_FILE).read_bytes() == \
+        (root / L.PACKS_DIR / L.MANIFEST_FILE).read_bytes()

@@ -1,0 +1,135 @@
+"""Every entry of returns/ gets a verdict, and file names print safely.
+
+Unreadable files, links outside the study, folders and FIFOs are reported and the
+batch goes on; names that are not UTF-8 are collected; names with line breaks or
+escape sequences cannot forge terminal lines.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+from roundtrip_helpers import fill_openpyxl, plan_answers
+
+import sheetflow.collect as collect_module
+from sheetflow.cli import cli
+from sheetflow.collect import collect
+from sheetflow.generate import generate_packs
+from sheetflow.returns import display_name, escape_controls
+from sheetflow.templates import init_study
+from sheetflow.workbook import layout as L
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """A paired study and its three packs filled in, kept aside in ``filled/``."""
+    root = tmp_path_factory.mktemp("returns") / "study"
+    init_study(root, "paired-rubric")
+    generate_packs(root)
+    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    (root / "filled").mkdir()
+    for pack in manifest["packs"]:
+        fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / "filled" / pack["file"],
+                      plan_answers(pack))
+    return root
+
+
+@pytest.fixture
+def study(made, tmp_path):
+    root = tmp_path / "study"
+    shutil.copytree(made, root)
+    (root / "returns").mkdir()
+    return root
+
+
+def _filled(root: Path) -> list[Path]:
+    return sorted((root / "filled").iterdir())
+
+
+def _codes(result, name: str) -> set[str]:
+    return {i.code for i in result.report.issues if i.file == name}
+
+
+def test_a_name_that_is_not_utf8_is_collected(study):
+    first, second = _filled(study)[:2]
+    shutil.copyfile(first, study / "returns" / first.name)
+    odd = os.fsdecode(b"R\xff\xfe-return.xlsx")
+    shutil.copyfile(second, study / "returns" / odd)
+    result = CliRunner().invoke(cli, ["collect", str(study)])
+    assert result.exit_code == 0, result.output
+    shown = display_name(odd)
+    assert shown == "R\\xff\\xfe-return.xlsx"
+    assert f"{shown}: rater" in result.output
+    record = json.loads((study / "out" / "collection.json").read_text(encoding="utf-8"))
+    assert {f["file"]: f["used"] for f in record["files"]} == {first.name: True, shown: True}
+    wb = openpyxl.load_workbook(study / "out" / "validation.xlsx")
+    assert shown in [c.value for c in wb["Status"]["A"]]
+    assert shown in (study / "out" / "ratings.csv").read_text(encoding="utf-8")
+
+
+def test_a_name_cannot_forge_lines_or_escape_sequences(study):
+    first = _filled(study)[0]
+    shutil.copyfile(first, study / "returns" / first.name)
+    evil = "x.xlsx\n3 files, 999 rating rows, 0 errors\x1b[2K\u202e.xlsx"
+    (study / "returns" / evil).write_bytes(b"not a workbook")
+    result = CliRunner().invoke(cli, ["collect", str(study)])
+    assert result.exit_code == 1
+    assert "\x1b" not in result.output and "\u202e" not in result.output
+    lines = result.output.splitlines()
+    assert not any(line.startswith("3 files") for line in lines)
+    assert "x.xlsx\\x0a3 files, 999 rating rows, 0 errors\\x1b[2K\\u202e.xlsx" in result.output
+    assert escape_controls("tab\there") == "tab\\x09here"
+
+
+def test_an_unreadable_file_is_coded_and_the_batch_goes_on(study, monkeypatch):
+    first, second = _filled(study)[:2]
+    shutil.copyfile(first, study / "returns" / first.name)
+    locked = study / "returns" / second.name
+    shutil.copyfile(second, locked)
+    locked.chmod(0)
+    if os.geteuid() == 0:  # root reads any file: make this one fail as it would for a user
+        real = collect_module.file_digest
+
+        def refuse(path):
+            if Path(path).name == second.name:
+                raise PermissionError(errno.EACCES, "Permission denied", str(path))
+            return real(path)
+
+        monkeypatch.setattr(collect_module, "file_digest", refuse)
+    try:
+        result = collect(study)
+    finally:
+        locked.chmod(0o644)
+    assert "file-unreadable" in _codes(result, second.name)
+    used = {f.file: f.used for f in result.report.files}
+    assert used == {first.name: True, second.name: False}
+    assert len(result.ratings) > 0
+
+
+def test_links_folders_and_fifos_each_get_a_verdict(study, tmp_path):
+    files = _filled(study)
+    outside = tmp_path / "outside.xlsx"
+    shutil.copyfile(files[0], outside)
+    returns = study / "returns"
+    (returns / "outside-link.xlsx").symlink_to(outside)
+    (returns / "inside-link.xlsx").symlink_to(files[1])
+    (returns / "dangling.xlsx").symlink_to(study / "nowhere.xlsx")
+    (returns / "a-folder").mkdir()
+    os.mkfifo(returns / "pipe.xlsx")
+    shutil.copyfile(files[2], returns / files[2].name)
+    result = collect(study, write=False)
+    assert "symlink-outside-study" in _codes(result, "outside-link.xlsx")
+    assert not {c for c in _codes(result, "inside-link.xlsx") if "link" in c or "file" in c}
+    for name in ("a-folder", "pipe.xlsx", "dangling.xlsx"):
+        assert _codes(result, name) == {"not-a-file"}, name
+    used = {f.file: f.used for f in result.report.files}
+    assert used == {"outside-link.xlsx": False, "inside-link.xlsx": True,
+                    "dangling.xlsx": False, "a-folder": False, "pipe.xlsx": False,
+                    files[2].name: True}

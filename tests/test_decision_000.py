@@ -1,0 +1,174 @@
+"""Protocol 000 end to end on planted returns: the decision, the arms, the panel.
+
+The sample study is generated and filled by simulated raters whose latent quality is
+the internal team's totals (as z scores) with little noise; then every rater's
+direction is planted as the internal scores' direction. The answers are known in
+advance: the improved arm (llama) is better in 13 of the 18 internal comparisons
+(bloom in 4, one tie), so direction agreement with the improved arm is
+13/18 = 0.722 >= 0.70, alpha and rho vs internal are high: PASS, with llama ahead.
+Naming bloom as the improved arm instead gives 4/18: FAIL. A rater who leaves one
+answer blank makes the decision "incomplete", exit 1, rater named.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from sheetflow.analysis import key_sides
+from sheetflow.cli import cli
+from sheetflow.collect import collect
+from sheetflow.demo import SAMPLE, sample_quality
+from sheetflow.generate import generate_packs
+from sheetflow.simulate import fill_packs
+from sheetflow.templates import data_dir
+from sheetflow.workbook import layout as L
+
+NOISE = 0.05
+
+
+def _study(root: Path, improved: str = "llama") -> Path:
+    shutil.copytree(data_dir("samples") / SAMPLE, root)
+    spec = root / "study.toml"
+    text = spec.read_text(encoding="utf-8")
+    assert 'improved_arm = "llama"' in text
+    spec.write_text(text.replace('improved_arm = "llama"', f'improved_arm = "{improved}"'),
+                    encoding="utf-8")
+    generate_packs(root)
+    fill_packs(root, root / "returns", seed=7, quality=sample_quality(root), noise=NOISE)
+    _plant_directions(root)
+    return root
+
+
+def _internal_winners(root: Path) -> dict[str, str]:
+    totals: dict[str, dict[str, int]] = {}
+    for line in (root / "internal_scores.csv").read_text(encoding="utf-8").splitlines()[1:]:
+        case, arm, total = line.split(",")
+        totals.setdefault(case, {})[arm] = int(total)
+    return {c: ("Tied" if t["llama"] == t["bloom"] else max(t, key=t.get))
+            for c, t in totals.items()}
+
+
+def _plant_directions(root: Path) -> None:
+    """Every rater's direction = the internal scores' direction, through the labels."""
+    winners = _internal_winners(root)
+    assert sorted(winners.values()).count("llama") == 13
+    sides = key_sides(json.loads((root / "sealed" / "key.json").read_text(encoding="utf-8")))
+    label_of = {(r.rater, r.case, r.arm): r.label for r in sides.itertuples()}
+    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    for pack in manifest["packs"]:
+        path = root / "returns" / pack["file"]
+        wb = openpyxl.load_workbook(path)
+        for a in L.iter_answer_cells(pack):
+            if a["dimension"] == "direction" and a["part"] == "value":
+                win = winners[a["item_id"]]
+                if win == "Tied":
+                    value = "Tied"
+                else:
+                    lose = "bloom" if win == "llama" else "llama"
+                    value = (f"{label_of[(pack['rater_id'], a['item_id'], win)]}>"
+                             f"{label_of[(pack['rater_id'], a['item_id'], lose)]}")
+                wb[a["sheet"]][a["cell"]].value = value
+        wb.save(path)
+
+
+def _analyze(root: Path, *args: str):
+    collect(root)
+    result = CliRunner().invoke(cli, ["analyze", str(root), *args])
+    summary = json.loads((root / "out" / "summary.json").read_text(encoding="utf-8"))
+    return result, summary
+
+
+def _summary_rows(root: Path) -> list[str]:
+    ws = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
+    return [str(r[0]) for r in ws.iter_rows(min_row=1, max_row=40, max_col=1, values_only=True)
+            if r[0] is not None]
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory):
+    root = _study(tmp_path_factory.mktemp("p000") / "clean")
+    return root, *_analyze(root)
+
+
+def test_clean_panel_passes_with_llama_ahead(clean):
+    root, result, summary = clean
+    assert result.exit_code == 0, result.output
+    decision = summary["decision"]
+    assert decision["status"] == "pass"
+    checks = {c["name"]: c for c in decision["checks"]}
+    direction = checks["direction agreement with the improved arm"]
+    assert direction["value"] == pytest.approx(13 / 18)
+    assert direction["passed"] is True and direction["target"] == 0.70
+    assert all(c["outcome"] == "met" for c in decision["checks"])
+    assert summary["arms"]["winner"] == "llama" and summary["arms"]["other"] == "bloom"
+    low, high = summary["arms"]["ci"]
+    assert 0 < low < summary["arms"]["effect"] < high
+    assert summary["panel"]["complete"] and summary["panel"]["missing"] == []
+    # the same words on the Summary sheet and as the command's last lines
+    rows = _summary_rows(root)
+    assert rows[2] == "DECISION: PASS"
+    assert f"arms: {summary['arms']['sentence']}" in rows
+    assert result.output.strip().splitlines()[-1] == f"arms: {summary['arms']['sentence']}"
+
+
+def test_internal_direction_is_a_second_labelled_figure(clean):
+    _, _, summary = clean
+    figures = summary["direction_agreement"]
+    assert figures["vs improved arm"] == pytest.approx(13 / 18)
+    assert "vs internal scores" in figures  # reported beside it, not used for the check
+    assert figures["vs internal scores"] != pytest.approx(figures["vs improved arm"])
+
+
+def test_the_wrong_improved_arm_fails(tmp_path):
+    root = _study(tmp_path / "bloom", improved="bloom")
+    result, summary = _analyze(root)
+    assert result.exit_code == 0, result.output  # a fail is a result, not a data problem
+    assert summary["decision"]["status"] == "fail"
+    direction = next(c for c in summary["decision"]["checks"] if "direction" in c["name"])
+    assert direction["value"] == pytest.approx(4 / 18) and direction["outcome"] == "not met"
+    assert summary["arms"]["winner"] == "llama"  # the data still say llama is ahead
+    assert _summary_rows(root)[2] == "DECISION: FAIL"
+
+
+def _blank_one_case(root: Path, rater: str, case: str) -> str:
+    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    pack = next(p for p in manifest["packs"] if p["rater_id"] == rater)
+    cells = [a for a in L.iter_answer_cells(pack)
+             if a["item_id"] == case and a["scope"] == "response" and a["part"] == "value"]
+    path = root / "returns" / pack["file"]
+    wb = openpyxl.load_workbook(path)
+    for a in cells:
+        wb[a["sheet"]][a["cell"]].value = None
+    wb.save(path)
+    return pack["file"]
+
+
+def test_a_rater_who_skips_a_case_makes_it_incomplete(tmp_path):
+    root = _study(tmp_path / "skip")
+    name = _blank_one_case(root, "R2", "TC-005")
+    result, summary = _analyze(root)
+    assert result.exit_code == 1, result.output
+    assert summary["decision"]["status"] == "incomplete"
+    assert summary["decision"]["provisional_status"] in ("pass", "fail", "inconclusive")
+    panel = summary["panel"]
+    assert panel["missing"] == ["R2"] and not panel["complete"]
+    assert panel["included"] == ["R1", "R3", "R4"]
+    assert [f["file"] for f in panel["excluded_files"]] == [name]
+    assert "answer-missing" in panel["excluded_files"][0]["reason"]
+    assert summary["n_raters"] == 3
+    lines = result.output.strip().splitlines()
+    assert "DECISION: INCOMPLETE" in lines
+    assert any("MISSING R2" in line and name in line for line in lines)
+    rows = _summary_rows(root)
+    assert rows[2] == "DECISION: INCOMPLETE"
+    assert any("MISSING R2" in r and "answer-missing" in r for r in rows)
+    # --allow-partial: exit 0, the decision stays incomplete
+    again = CliRunner().invoke(cli, ["analyze", str(root), "--allow-partial"])
+    assert again.exit_code == 0, again.output
+    assert "DECISION: INCOMPLETE" in again.output

@@ -1,0 +1,130 @@
+"""Protocol 004 end to end on planted judge records: pilot verdict, tie, locked trio.
+
+Every judge gives the same score on all six dimensions of a cell, so each trio mean
+is known exactly: A = 3, B = 4, C = 3, D = 4 in every task. H2 (B - A), H3 (D - C) and
+H4 (D - A) are all +1 in 3 of 3 tasks and no cell is critical: PILOT PASS. With D
+planted equal to A (the same three judges' scores, dealt to the judges in another
+order, so only float noise can differ), H4 is a tie in every task: not directional,
+PILOT FAIL (the old rule, delta >= 0 when no margin is asked, said PASS). With one
+judge's workbook missing the trio is incomplete: "incomplete", exit 1.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from sheetflow.cli import cli
+from sheetflow.collect import collect
+from sheetflow.generate import generate_packs
+from sheetflow.judge_records import DIMENSIONS, judge_mean, verdict_for
+from sheetflow.judges import import_judges
+from sheetflow.templates import init_study
+
+WINDOW = "2026-04-26T09:00:00Z to 2026-04-26T11:30:00Z"
+JUDGES = ("judge_opus", "judge_gpt", "judge_minimax")
+
+
+def _set(record: dict, scores: list[list[int]]) -> None:
+    """Give the three judges these six-score lists and make every derived field agree."""
+    means = []
+    for key, six in zip(JUDGES, scores, strict=True):
+        judged = record[key]
+        judged.update(dict(zip(DIMENSIONS, six, strict=True)))
+        judged["mean"] = round(judge_mean(judged), 4)
+        judged["overall_verdict"] = verdict_for(judge_mean(judged))
+        means.append(judge_mean(judged))
+    record["trio_mean"] = round(sum(means) / 3, 4)
+    record["trio_strict_pass"] = sum(m >= 3.5 for m in means) >= 2
+    record["trio_critical_fail"] = sum(m < 2.0 for m in means) >= 2
+
+
+def _planted(root: Path, tie: bool) -> Path:
+    lines = (root / "judge-outputs.example.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines]
+    a_scores = [[2, 4, 3, 3, 3, 3], [3, 3, 3, 3, 3, 3], [4, 2, 3, 3, 3, 3]]  # means 3, 3, 3
+    for r in records:
+        level = {"A": 3, "B": 4, "C": 3, "D": 4}[r["cell_id"]]
+        if r["cell_id"] == "A":
+            _set(r, a_scores)
+        elif r["cell_id"] == "D" and tie:
+            _set(r, a_scores[::-1])  # the same scores, dealt to other judges
+        else:
+            _set(r, [[level] * 6] * 3)
+    path = root / "planted.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def _run(root: Path, tie: bool = False, drop: str | None = None):
+    init_study(root, "judge-likert")
+    generate_packs(root)
+    result = import_judges(root, _planted(root, tie), window=WINDOW)
+    assert result.summary_path is not None
+    if drop:
+        next((root / "returns").glob(f"*{drop}*")).unlink()
+    collect(root)
+    out = CliRunner().invoke(cli, ["analyze", str(root)])
+    summary = json.loads((root / "out" / "summary.json").read_text(encoding="utf-8"))
+    pilot = json.loads(result.summary_path.read_text(encoding="utf-8"))
+    return out, summary, pilot
+
+
+def _summary_rows(root: Path) -> list[str]:
+    ws = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
+    return [str(r[0]) for r in ws.iter_rows(min_row=1, max_row=60, max_col=1, values_only=True)
+            if r[0] is not None]
+
+
+def _checks(summary: dict) -> dict[str, dict]:
+    return {c["name"]: c for c in summary["decision"]["checks"]}
+
+
+def test_planted_pass(tmp_path):
+    root = tmp_path / "pass"
+    out, summary, pilot = _run(root)
+    assert out.exit_code == 0, out.output
+    assert summary["decision"]["status"] == "pass"
+    checks = _checks(summary)
+    for h in ("H2", "H3", "H4"):
+        assert checks[f"{h} directional in >= 2 tasks"]["value"] == 3
+    assert checks["locked trio: 3 of 3 judges scored"]["passed"] is True
+    assert checks["no critical failure"]["value"] == 0
+    deltas = {(h["task"], h["hypothesis"]): h["delta"] for h in summary["hypotheses"]}
+    assert len(deltas) == 9 and all(d == pytest.approx(1.0) for d in deltas.values())
+    assert pilot["aggregate"] == {"h2_pass_count": 3, "h3_pass_count": 3, "h4_pass_count": 3,
+                                  "critical_failures": 0, "pilot_verdict": "PASS"}
+    assert _summary_rows(root)[2] == "DECISION: PASS"
+
+
+def test_an_exact_tie_is_not_directional(tmp_path):
+    root = tmp_path / "tie"
+    out, summary, pilot = _run(root, tie=True)
+    assert out.exit_code == 0, out.output
+    h4 = [h for h in summary["hypotheses"] if h["hypothesis"] == "H4"]
+    assert len(h4) == 3 and all(abs(h["delta"]) < 1e-12 for h in h4)
+    assert not any(h["directional_pass"] for h in h4)
+    check = _checks(summary)["H4 directional in >= 2 tasks"]
+    assert (check["value"], check["passed"]) == (0, False)
+    assert summary["decision"]["status"] == "fail"
+    assert pilot["aggregate"]["h4_pass_count"] == 0
+    assert pilot["aggregate"]["pilot_verdict"] == "FAIL"
+    rows = _summary_rows(root)
+    assert rows[2] == "DECISION: FAIL"
+    assert any(r.startswith("- H4 directional in >= 2 tasks 0 (target 2) not met") for r in rows)
+
+
+def test_a_missing_judge_makes_the_pilot_incomplete(tmp_path):
+    root = tmp_path / "missing"
+    out, summary, _ = _run(root, drop="judge-3")
+    assert out.exit_code == 1, out.output
+    assert summary["decision"]["status"] == "incomplete"
+    assert summary["panel"]["missing"] == ["judge-3"]
+    trio = _checks(summary)["locked trio: 3 of 3 judges scored"]
+    assert trio["passed"] is False and trio["value"] == 2 and "judge-3" in trio["note"]
+    assert "DECISION: INCOMPLETE" in out.output
+    assert _summary_rows(root)[2] == "DECISION: INCOMPLETE"

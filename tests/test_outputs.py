@@ -1,0 +1,205 @@
+"""Outputs whole or not at all, as one set, one run at a time.
+
+A collect killed while it writes never leaves analyze able to use a partial or
+mismatched ratings table; two collects at once never leave a corrupt workbook; the
+study lock makes a second run wait, then refuse with one line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+from roundtrip_helpers import fill_openpyxl, plan_answers
+
+from sheetflow.analysis import analyze
+from sheetflow.cli import cli
+from sheetflow.collect import collect
+from sheetflow.generate import generate_packs
+from sheetflow.outputs import (
+    COLLECTION_FILE,
+    OutputError,
+    OutputSet,
+    study_lock,
+    verify_ratings,
+)
+from sheetflow.returns import file_digest
+from sheetflow.templates import init_study
+from sheetflow.workbook import layout as L
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """A paired study with three filled returns kept aside in ``filled/``."""
+    root = tmp_path_factory.mktemp("outputs") / "study"
+    init_study(root, "paired-rubric")
+    generate_packs(root)
+    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    (root / "filled").mkdir()
+    for pack in manifest["packs"]:
+        fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / "filled" / pack["file"],
+                      plan_answers(pack))
+    return root
+
+
+def _study(made: Path, tmp: Path, returns: int) -> Path:
+    root = tmp / "study"
+    shutil.copytree(made, root)
+    (root / "returns").mkdir()
+    for path in sorted((root / "filled").iterdir())[:returns]:
+        shutil.copyfile(path, root / "returns" / path.name)
+    return root
+
+
+_KILLED_CHILD = r"""
+import os, sys, time
+from pathlib import Path
+import sheetflow.collect as collect_module
+import sheetflow.outputs as outputs
+
+root, where = Path(sys.argv[1]), sys.argv[2]
+
+def pause():
+    (root / "reached").write_text("x")
+    time.sleep(600)
+
+if where == "mid-csv":  # half of ratings.csv written, then killed
+    real_write = collect_module.Ratings.write_csv
+    def cut(self, path):
+        real_write(self, path)
+        with open(path, "r+b") as f:
+            f.truncate(os.path.getsize(path) // 2)
+        pause()
+    collect_module.Ratings.write_csv = cut
+else:  # the new ratings.csv in place, the rest of the set not yet
+    real_replace = os.replace
+    def replace(src, dst):
+        real_replace(src, dst)
+        if str(dst).endswith("ratings.csv"):
+            pause()
+    outputs.os.replace = replace
+collect_module.collect(root)
+"""
+
+
+def _killed_collect(root: Path, where: str) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    child = subprocess.Popen([sys.executable, "-c", _KILLED_CHILD, str(root), where],
+                             env=env, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while not (root / "reached").exists():
+            assert child.poll() is None, "the child collect ended before the kill point"
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        os.killpg(child.pid, signal.SIGKILL)  # the child and its reader processes
+        child.wait()
+    (root / "reached").unlink()
+
+
+def test_a_collect_killed_mid_write_leaves_the_previous_set_whole(made, tmp_path):
+    root = _study(made, tmp_path, 2)
+    collect(root)
+    before = (root / "out" / "ratings.csv").read_bytes()
+    rows_before = len(analyze(root).data)
+    shutil.copytree(root / "filled", root / "returns", dirs_exist_ok=True)
+    _killed_collect(root, "mid-csv")
+    assert (root / "out" / "ratings.csv").read_bytes() == before
+    assert len(analyze(root).data) == rows_before  # the old table, whole
+    assert list((root / "out").glob(".*.partial"))  # the half-written one, hidden
+    collect(root)
+    assert not list((root / "out").glob(".*.partial"))  # removed by the next run
+    assert (root / "out" / "ratings.csv").read_bytes() != before
+
+
+def test_a_collect_killed_between_replaces_is_refused_by_analyze(made, tmp_path):
+    root = _study(made, tmp_path, 2)
+    collect(root)
+    shutil.copytree(root / "filled", root / "returns", dirs_exist_ok=True)
+    _killed_collect(root, "between-replaces")
+    with pytest.raises(OutputError, match=r"does not match out/collection\.json"):
+        analyze(root)
+    result = CliRunner().invoke(cli, ["analyze", str(root)])
+    assert result.exit_code == 3
+    assert "collect again" in result.output and "Traceback" not in result.output
+
+
+def test_a_table_cut_or_without_record_is_refused(made, tmp_path):
+    root = _study(made, tmp_path, 3)
+    collect(root)
+    ratings = root / "out" / "ratings.csv"
+    verify_ratings(root)
+    ratings.write_bytes(ratings.read_bytes()[: ratings.stat().st_size // 2])
+    with pytest.raises(OutputError, match="cut off or changed"):
+        analyze(root)
+    (root / "out" / COLLECTION_FILE).unlink()
+    with pytest.raises(OutputError, match=r"collection\.json is missing"):
+        analyze(root)
+
+
+def test_collection_record_names_the_table_and_its_sources(made, tmp_path):
+    root = _study(made, tmp_path, 3)
+    result = collect(root)
+    record = json.loads((root / "out" / COLLECTION_FILE).read_text(encoding="utf-8"))
+    assert record["ratings"] == {"file": "ratings.csv", "rows": len(result.ratings),
+                                 "sha256": file_digest(root / "out" / "ratings.csv")}
+    assert sorted(f["file"] for f in record["files"]) == \
+        sorted(p.name for p in (root / "returns").iterdir())
+
+
+def test_a_second_run_waits_for_the_lock_then_refuses(made, tmp_path):
+    root = _study(made, tmp_path, 1)
+    with study_lock(root, "analyze"):
+        started = time.monotonic()
+        with pytest.raises(OutputError, match="another sheetflow collect or analyze"):
+            collect(root, lock_wait=0.5)
+        assert time.monotonic() - started >= 0.5
+    assert not (root / "out" / "ratings.csv").exists()
+    collect(root, lock_wait=0.5)  # released: runs
+
+
+_CONCURRENT_CHILD = r"""
+import sys
+from sheetflow.collect import collect
+collect(sys.argv[1], sys.argv[2:], lock_wait=120)
+"""
+
+
+def test_two_concurrent_collects_leave_a_whole_set(made, tmp_path):
+    root = _study(made, tmp_path, 0)
+    files = sorted((root / "filled").iterdir())
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    sets = ([str(p) for p in files[:1]], [str(p) for p in files[1:]])
+    for _ in range(2):
+        children = [subprocess.Popen([sys.executable, "-c", _CONCURRENT_CHILD, str(root),
+                                      *paths], env=env) for paths in sets]
+        assert [c.wait(timeout=300) for c in children] == [0, 0]
+        wb = openpyxl.load_workbook(root / "out" / "validation.xlsx")
+        named = sorted(str(c.value) for c in wb["Status"]["A"][1:])
+        data, _ = verify_ratings(root)
+        record = json.loads((root / "out" / COLLECTION_FILE).read_text(encoding="utf-8"))
+        assert named == sorted(f["file"] for f in record["files"])
+        assert named in ([Path(p).name for p in s] for s in sets)
+        assert data.count(b"\r\n") > 1
+
+
+def test_an_output_set_that_fails_leaves_the_old_files(tmp_path):
+    (tmp_path / "a.txt").write_text("old a")
+    (tmp_path / "b.txt").write_text("old b")
+    with pytest.raises(RuntimeError), OutputSet() as outputs:
+        outputs.stage(tmp_path / "a.txt").write_text("new a")
+        raise RuntimeError("stopped before b")
+    assert (tmp_path / "a.txt").read_text() == "old a"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]

@@ -1,0 +1,165 @@
+"""The vectorised unblinding gives exactly what a per-rating reading gives.
+
+``_reference_unblind`` is the straightforward per-rating implementation (one pandas
+group per rater x sitting x case x label x dimension); the library's vectorised
+:func:`sheetflow.analysis.unblind` must agree with it row for row on every template's
+simulated returns and on hand-made edge cases.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sheetflow.analysis import key_sides, unblind
+from sheetflow.analysis.context import DATA_COLUMNS, number
+from sheetflow.analysis.unblind import key_entries
+from sheetflow.collect import collect
+from sheetflow.generate import generate_packs
+from sheetflow.simulate import fill_packs
+from sheetflow.study import load_study
+from sheetflow.templates import init_study
+
+TEMPLATES = ["paired-rubric", "keep-known", "anchored-plan", "answer-review", "judge-likert"]
+_GUARDED = "=+-@\t\r\n"
+
+
+def _reference_unblind(study, raw: pd.DataFrame, sides: pd.DataFrame) -> pd.DataFrame:
+    """One rating at a time, exactly as the rules in the unblind module's docstring say."""
+    names = {"rater": "rater_id", "sitting": "sitting", "case": "case_id", "label": "label",
+             "dimension": "dimension", "part": "field", "value": "value", "raw": "raw",
+             "confidence": "confidence"}
+    df = pd.DataFrame({k: raw[v].astype(str) if v in raw else "" for k, v in names.items()})
+    for col in df.columns:
+        df[col] = df[col].map(lambda t: t[1:] if len(t) > 1 and t[0] == "'" and t[1] in
+                              _GUARDED else t)
+    df["sitting"] = pd.to_numeric(df["sitting"], errors="coerce").fillna(1).astype(int)
+    arm_of = {(r.rater, r.sitting, r.case, r.label): r.arm for r in sides.itertuples()}
+    items = {it.id: it for it in study.items}
+    roles = {r.id: r.role for r in study.raters}
+    rows = []
+    for (rater, sitting, case, label, dim_id), grp in df.groupby(
+            ["rater", "sitting", "case", "label", "dimension"], sort=False):
+        try:
+            dim = study.rubric.dimension(dim_id)
+        except KeyError:
+            continue
+        value, confidence = _reference_value(dim, grp)
+        arm = arm_of.get((rater, sitting, case, label), "")
+        if not arm and case in items and study.design.arm_column:
+            arm = items[case].fields.get(study.design.arm_column, "")
+        if dim.kind == "preference" and isinstance(value, str) and ">" in value:
+            winner = value.split(">")[0].strip()
+            value = arm_of.get((rater, sitting, case, winner), np.nan) \
+                if winner in study.design.labels else np.nan
+        rows.append({"rater": rater, "role": roles.get(rater, "primary"), "sitting": sitting,
+                     "case": case, "label": label, "arm": arm, "dimension": dim_id,
+                     "value": value, "confidence": confidence})
+    return pd.DataFrame(rows, columns=list(DATA_COLUMNS))
+
+
+def _reference_value(dim, grp: pd.DataFrame) -> tuple[Any, str]:
+    parts = dict(zip(grp["part"], grp["value"], strict=False))
+    raws = dict(zip(grp["part"], grp["raw"], strict=False))
+    confidence = parts.get("confidence", "") or next((c for c in grp["confidence"] if c), "")
+    if dim.kind == "checklist":
+        answers = [v for p, v in parts.items() if p.startswith("q")]
+        if answers:
+            return (sum(a.strip().lower() == "yes" for a in answers)
+                    if all(a for a in answers) else np.nan), confidence
+    value = parts.get("value", parts.get("", next(iter(parts.values()), "")))
+    if value == "" and raws.get("value"):
+        value = raws["value"]
+    if dim.kind == "count":
+        count = number(value)
+        return (dim.points_for_count(int(count)) if not math.isnan(count) else np.nan,
+                confidence)
+    if dim.kind in ("scale", "number", "checklist"):
+        if dim.kind == "scale" and value in dim.na_choices:
+            return np.nan, confidence
+        return number(value), confidence
+    if dim.kind == "binary" and value == "" and dim.blank_means:
+        return dim.blank_means, confidence
+    if value in dim.na_choices:
+        return np.nan, confidence
+    return (value if value != "" else np.nan), confidence
+
+
+def _assert_same(got: pd.DataFrame, want: pd.DataFrame) -> None:
+    assert list(got.columns) == list(want.columns)
+    assert len(got) == len(want)
+    for col in got.columns:
+        g, w = got[col].tolist(), want[col].tolist()
+        for i, (a, b) in enumerate(zip(g, w, strict=True)):
+            same = (pd.isna(a) and pd.isna(b)) if (pd.isna(a) or pd.isna(b)) else a == b
+            assert same, f"row {i} column {col}: {a!r} != {b!r}"
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_vectorised_unblind_matches_per_rating_reading(tmp_path, template):
+    root = init_study(tmp_path / template, template)
+    generate_packs(root)
+    fill_packs(root, seed=7)
+    collect(root)
+    study = load_study(root)
+    raw = pd.read_csv(root / "out" / "ratings.csv", dtype=str, keep_default_na=False)
+    import json
+    key = json.loads((root / "sealed" / "key.json").read_text(encoding="utf-8"))
+    sides = key_sides(key)
+    assert key_entries(key)
+    got = unblind(study, raw, sides)
+    assert len(got) > 0
+    _assert_same(got, _reference_unblind(study, raw, sides))
+
+
+def _raw(rows: list[tuple]) -> pd.DataFrame:
+    cols = ["rater_id", "sitting", "case_id", "label", "dimension", "field", "value", "raw",
+            "confidence"]
+    return pd.DataFrame([dict(zip(cols, r, strict=True)) for r in rows], dtype=str)
+
+
+def test_edge_cases_match_per_rating_reading(tmp_path):
+    """Blank checklist answers, raw fallback, guarded text, labels not in the design,
+    unknown dimensions, duplicated cells and confidence columns."""
+    study = load_study(init_study(tmp_path / "p", "paired-rubric"))
+    first, second = (a.id for a in study.design.arms)
+    sides = pd.DataFrame([
+        {"rater": "R1", "sitting": 1, "case": "C1", "label": "A", "arm": first, "order": 1},
+        {"rater": "R1", "sitting": 1, "case": "C1", "label": "B", "arm": second, "order": 1},
+    ])
+    raw = _raw([
+        ("R1", "1", "C1", "A", "depth", "value", "3", "3", "High"),
+        ("R1", "1", "C1", "A", "depth", "confidence", "", "", "Low"),
+        ("R1", "1", "C1", "B", "depth", "value", "", "7", ""),          # raw fallback
+        ("R1", "1", "C1", "A", "evidence", "q1", "Yes", "", ""),
+        ("R1", "1", "C1", "A", "evidence", "q2", "", "", ""),           # blank -> NaN
+        ("R1", "1", "C1", "B", "evidence", "q1", " yes ", "", "Medium"),
+        ("R1", "1", "C1", "B", "evidence", "q2", "No", "", ""),
+        ("R1", "1", "C1", "B", "evidence", "q2", "Yes", "", ""),        # last cell wins
+        ("R1", "1", "C1", "", "direction", "value", "B>A", "", ""),
+        ("R1", "1", "C2", "", "direction", "value", "Z>A", "", ""),     # not a label
+        ("R1", "1", "C3", "", "direction", "value", "Tied", "", ""),
+        ("R1", "1", "C1", "", "notes", "value", "'=1+1", "", ""),       # guarded text
+        ("R1", "1", "", "", "batch_start", "value", "09:00", "", ""),   # not in the rubric
+        ("R2", "x", "C1", "A", "logic", "points", "2", "", ""),         # first part only
+    ])
+    got = unblind(study, raw, sides)
+    want = _reference_unblind(study, raw, sides)
+    _assert_same(got, want)
+    by = got.set_index(["rater", "case", "label", "dimension"])["value"]
+    assert by[("R1", "C1", "", "direction")] == second
+    assert pd.isna(by[("R1", "C1", "A", "evidence")])
+    assert by[("R1", "C1", "B", "evidence")] == 2
+    assert by[("R1", "C1", "", "notes")] == "=1+1"
+
+
+def test_no_rubric_rows_gives_empty_table(tmp_path):
+    study = load_study(init_study(tmp_path / "p", "paired-rubric"))
+    raw = _raw([("R1", "1", "", "", "batch_start", "value", "09:00", "", "")])
+    out = unblind(study, raw, pd.DataFrame(columns=["rater", "sitting", "case", "label",
+                                                    "arm", "order"]))
+    assert out.empty and list(out.columns) == list(DATA_COLUMNS)
