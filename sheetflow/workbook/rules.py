@@ -176,6 +176,16 @@ def invalid_formula(rule: dict[str, Any], ref: str, dim: Dimension | None = None
     return f"AND(LEN({flat})>0,OR({','.join(bad)}))"
 
 
+def column_name(index: int) -> str:
+    """The letters of the 0-based column ``index`` (0 -> A, 25 -> Z, 26 -> AA)."""
+    name = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        name = LETTERS[rest] + name
+    return name
+
+
 def _quoted(text: str) -> str:
     return text.replace('"', '""')
 

@@ -21,44 +21,37 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import xlsxwriter
-from xlsxwriter.utility import xl_col_to_name
 
 from ..errors import SheetflowError
 from ..rubric import Dimension, answer_required
 from . import layout as L
 from . import pages
+from .answer_rules import PROTECT, AnswerRules
 from .guides import (
     answer_label,
     display_label,
     guide,
     how_to_lines,
     messages,
-    number_span,
     rubric_lines,
-    word_range,
 )
 from .rules import (
-    Box,
     Pos,
     Validations,
-    a1,
     boxes,
-    chunks,
     grouped_refs,
-    invalid_formula,
     points_expr,
     total_formula,
 )
 from .text import LINE_POINTS, TextCache, clip, row_points, split_text, utf16_len
 
-COUNT_ARGS = 255  # Excel's most arguments to one function (COUNTA)
 HEADER_POINTS = (24.0, LINE_POINTS, 30.0, LINE_POINTS)  # title, progress, legend, headings
 HOW_TO = "How to use this workbook"
 GUIDE_LINE = 12.0  # points per wrapped line of 9-point guide text
@@ -139,7 +132,7 @@ def _collector_paused() -> Iterator[None]:
             gc.collect(0)
 
 
-class PackWriter:
+class PackWriter(AnswerRules):
     """Lays out one workbook; :meth:`write` returns the manifest entry parts."""
 
     def __init__(self, path: Path, spec: PackSpec, texts: TextCache | None = None):
@@ -281,7 +274,7 @@ class PackWriter:
             row = self._para(ws, row, display_label(dim), self.fmt["label"])
             for line in rubric_lines(dim):
                 row = self._para(ws, row, line, self.fmt["wrap"])
-        self.check(ws.protect("", _PROTECT), "the Instructions sheet protection")
+        self.check(ws.protect("", PROTECT), "the Instructions sheet protection")
 
     def _para(self, ws: Any, row: int, text: str, fmt: Any) -> int:
         for chunk, points in self.texts.chunks(text, 100):
@@ -511,95 +504,6 @@ class PackWriter:
         self._require(pos, answer_required(dim, "confidence"))
         return self._ref(letter, r)
 
-    def _dimension_rule(self, dim: Dimension, pos: Pos) -> dict[str, Any]:
-        """Add the validation for ``dim`` at ``pos``; return its manifest description."""
-        kind = dim.kind
-        title = display_label(dim)
-        if kind in ("categorical", "binary", "flag", "preference"):
-            return self._list_rule(pos, dim.entry_choices(), title, "", dim.help)
-        if kind == "scale" and (dim.na_choices or dim.maximum - dim.minimum <= 10):
-            values = [str(v) for v in range(dim.minimum, dim.maximum + 1)]
-            return self._list_rule(pos, (*values, *dim.na_choices), title, "", dim.help)
-        if kind in ("count", "scale", "number"):
-            return self._whole_rule(pos, dim)
-        return self._text_rule(pos, dim)
-
-    def _list_rule(self, pos: Pos, choices: Sequence[str], title: str, prompt: str,
-                   help_text: str) -> dict[str, Any]:
-        choices = tuple(choices)
-
-        def build() -> tuple[dict[str, Any], dict[str, Any]]:
-            shown = ", ".join(choices)
-            message = " ".join(x for x in (prompt, help_text, f"Pick one: {shown}.") if x)
-            options = {"validate": "list", "source": self._list_source(list(choices)),
-                       **messages(title, message, f"Pick one of: {shown}.")}
-            return options, {"type": "list", "choices": list(choices)}
-
-        return self.validations.add(pos, ("list", choices, title, prompt, help_text), build)
-
-    def _whole_rule(self, pos: Pos, dim: Dimension) -> dict[str, Any]:
-        def build() -> tuple[dict[str, Any], dict[str, Any]]:
-            lo, hi = dim.minimum or 0, dim.maximum
-            decimal = dim.kind == "number" and dim.decimals > 0
-            if hi is None:
-                rule: dict[str, Any] = {"criteria": ">=", "value": lo}
-            else:
-                rule = {"criteria": "between", "minimum": lo, "maximum": hi}
-            span = number_span(dim)
-            if dim.kind == "count":
-                span += " (the count, not the points)"
-            message = " ".join(x for x in (dim.help, f"Enter {span}.") if x)
-            options = {"validate": "decimal" if decimal else "integer", **rule,
-                       **messages(display_label(dim), message, f"Enter {span}.")}
-            described = {"type": "whole", "min": lo, "max": hi}
-            if decimal:
-                described = {"type": "decimal", "min": lo, "max": hi, "places": dim.decimals}
-            return options, described
-
-        return self.validations.add(pos, ("whole", dim.id), build)
-
-    def _text_rule(self, pos: Pos, dim: Dimension) -> dict[str, Any]:
-        def build() -> tuple[dict[str, Any], dict[str, Any]]:
-            message = " ".join(x for x in (dim.help, word_range(dim)) if x)
-            options = {"validate": "any",
-                       **messages(display_label(dim), message or "Free text.", "")}
-            return options, {"type": "any"}
-
-        self.word_dims[("text", dim.id)] = dim
-        return self.validations.add(pos, ("text", dim.id), build)
-
-    def _list_source(self, choices: list[str]) -> list[str] | str:
-        """Inline source, or a range on the hidden lists sheet when Excel cannot inline."""
-        inline = ",".join(choices)
-        if len(inline) <= L.MESSAGE_LIMIT and not any(
-                "," in c or '"' in c for c in choices):
-            return choices
-        key = tuple(choices)
-        if key not in self.list_columns:
-            if self.lists is None:
-                self.lists = self.wb.add_worksheet(L.LISTS_SHEET)
-                self.lists.hide()
-                self.check(self.lists.protect("", _PROTECT), "the lists sheet protection")
-            col = len(self.list_columns)
-            for i, choice in enumerate(choices):
-                self.check(self.lists.write_string(i, col, choice), "a dropdown list")
-            letter = xl_col_to_name(col)
-            self.list_columns[key] = f"={L.LISTS_SHEET}!${letter}$1:${letter}${len(choices)}"
-        return self.list_columns[key]
-
-    def _count_done(self) -> None:
-        """Count the filled required answers in the hidden done column, for the progress.
-
-        The required cells, joined into rectangles, are counted :data:`COUNT_ARGS`
-        rectangles per ``COUNTA`` (some 30 paired cards), each formula on the row of its
-        first rectangle: a few dozen formulas per pack rather than one per answer line.
-        At most six rectangles start on one row, so those rows all differ.
-        """
-        for piece in chunks(boxes(self.required), COUNT_ARGS):
-            formula = "=COUNTA(" + ",".join(map(a1, piece)) + ")"
-            self.check(self.ws.write_formula(piece[0][0], _col(self.done_col), formula,
-                                             self.fmt["hidden"], 0), "the progress line")
-
     def _total_line(self, total: Any, rows: list[dict[str, Any]]) -> None:
         r = self._next()
         label = f"{total.label} (computed)"
@@ -712,31 +616,9 @@ class PackWriter:
         self._highlight_blanks()
         ws.print_area(0, 1, last, _col(self.guide_col))
         self._paginate()
-        self.check(ws.protect("", _PROTECT), "the Scoring sheet protection")
+        self.check(ws.protect("", PROTECT), "the Scoring sheet protection")
         ws.activate()
         self.instructions.activate()
-
-    def _highlight_invalid(self) -> None:
-        """Red when a cell holds a value its rule refuses (pasted values included).
-
-        One conditional format per rule, answer column and 250 ranges, its formula
-        anchored on the top-left cell of its first range as in :meth:`_highlight_blanks`.
-        """
-        for key, cells in self.validations.groups.items():
-            rule = self.validations.described[key]
-            by_column: dict[int, list[Box]] = {}
-            for box in boxes(cells):
-                by_column.setdefault(box[1], []).append(box)
-            for column in sorted(by_column):
-                for refs in grouped_refs(by_column[column]):
-                    formula = invalid_formula(rule, refs[0].split(":")[0],
-                                              self.word_dims.get(key))
-                    if formula is None:
-                        continue
-                    self.check(self.ws.conditional_format(refs[0], {
-                        "type": "formula", "criteria": "=" + formula,
-                        "format": self.fmt["invalid"], "multi_range": " ".join(refs)}),
-                        "the value-not-allowed highlight")
 
     def _paginate(self) -> None:
         """Print at a fixed scale with page breaks between cards (see :mod:`.pages`)."""
@@ -752,23 +634,6 @@ class PackWriter:
             self.ws.set_h_pagebreaks(pages.page_breaks(self.row_points, self.blocks,
                                                        L.HEADER_ROWS, header, scale,
                                                        landscape))
-
-    def _highlight_blanks(self) -> None:
-        """Orange while blank: a conditional format per answer column and 250 ranges.
-
-        The rule's relative formula (``LEN(TRIM(C12))=0``) names the top-left cell of its
-        first range. Grouping the ranges by first column and sorting them by row makes
-        that cell the top-left of all of them, so the rule reads the same whether an
-        application anchors it on the first range or on the whole area.
-        """
-        by_column: dict[int, list[Box]] = {}
-        for box in boxes(self.required):
-            by_column.setdefault(box[1], []).append(box)
-        for column in sorted(by_column):
-            for refs in grouped_refs(by_column[column]):
-                self.check(self.ws.conditional_format(refs[0], {
-                    "type": "blanks", "format": self.fmt["blank"],
-                    "multi_range": " ".join(refs)}), "the blank-cell highlight")
 
     # -- identity ------------------------------------------------------------------------
 
@@ -790,15 +655,12 @@ class PackWriter:
             for c, text in enumerate(values):
                 self.check(ws.write_string(i, c, text), "the identity sheet")
         ws.very_hidden()
-        self.check(ws.protect("", _PROTECT), "the identity sheet protection")
+        self.check(ws.protect("", PROTECT), "the identity sheet protection")
 
 
 # --------------------------------------------------------------------------- helpers
 
 YES_NO_LIST = ("Yes", "No")
-_PROTECT = {"format_columns": True, "format_rows": True, "select_locked_cells": True,
-            "select_unlocked_cells": True}
-
 
 def _col(letter: str) -> int:
     return ord(letter) - ord("A")
