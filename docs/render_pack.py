@@ -28,7 +28,7 @@ from sheetflow.workbook import layout as L
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def render(template: str, out: Path, dpi: int = 80, page: int = 1) -> Path:
+def render(template: str, out: Path, dpi: int = 110, page: int = 1) -> Path:
     """Write the PNG of ``page`` of the Scoring sheet of ``template``'s first pack."""
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--template", default="paired-rubric")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "scoring-sheet.png")
-    parser.add_argument("--dpi", type=int, default=80)
+    parser.add_argument("--dpi", type=int, default=110)
     args = parser.parse_args(argv)
     print(render(args.template, args.out, args.dpi))
     return 0
