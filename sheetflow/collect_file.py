@@ -304,23 +304,30 @@ class FileChecker:
         return True  # edited row table: the Scoring sheet checks below will say what
 
     def _find_scoring_sheet(self) -> bool:
-        rows, cols = self.plan.window
-        names = [name for name, _ in self.book.sheets]
-        if L.SCORING_SHEET in names:
-            self.cells = self.book.cells(L.SCORING_SHEET, rows, cols)
-            return True
+        names = [name for name, _ in self.book.sheets if name not in _SKIP_SHEETS]
         wanted = set(self.plan.lines.values())
-        for name in names:
-            if name in _SKIP_SHEETS:
-                continue
-            cells = self.book.cells(name, rows, cols)
-            ids = {str(v) for (r, c), v in cells.items() if c == 1}
-            if ids and ids >= wanted:
-                self.sheet, self.cells = name, cells
-                self.add("sheet-renamed", sheet=L.SCORING_SHEET, detail=name)
-                return True
-        self.add("sheet-missing", sheet=L.SCORING_SHEET)
-        return False
+        if L.SCORING_SHEET in names:
+            self.cells = self._sheet_cells(L.SCORING_SHEET)
+        else:
+            for name in names:
+                cells = self._sheet_cells(name)
+                ids = {str(v) for (r, c), v in cells.items() if c == 1}
+                if ids and ids >= wanted:
+                    self.sheet, self.cells = name, cells
+                    self.add("sheet-renamed", sheet=L.SCORING_SHEET, detail=name)
+                    break
+            else:
+                self.add("sheet-missing", sheet=L.SCORING_SHEET)
+                return False
+        for name in names:  # a copy of the answer sheet: which answers are meant?
+            if name != self.sheet and \
+                    wanted & {str(v) for (r, c), v in self._sheet_cells(name).items() if c == 1}:
+                self.add("sheet-duplicated", sheet=name, detail=self.sheet)
+        return True
+
+    def _sheet_cells(self, name: str) -> Cells:
+        rows, cols = self.plan.window
+        return self.book.cells(name, rows, cols)
 
     def _check_extents(self) -> None:
         rows, cols = self.plan.window

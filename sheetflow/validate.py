@@ -75,6 +75,9 @@ _TYPES = (
     _t("xml-dtd", ERROR, "An XML part declares a DTD or entities (entity expansion).",
        "Refused for safety: {detail} declares XML entities, which Excel never writes. Ask "
        "the rater to send the original workbook again, and tell the coordinator."),
+    _t("strict-ooxml", ERROR, "A workbook saved as Strict Open XML, which sheetflow does not read.",
+       "The workbook was saved as 'Strict Open XML Spreadsheet'. Open it and use File > "
+       "Save As > 'Excel Workbook (.xlsx)', then send that file."),
     _t("unreadable-workbook", ERROR, "The workbook could not be parsed.",
        "The workbook could not be read ({detail}). Open it in Excel or LibreOffice, save "
        "it again as .xlsx, and send it."),
@@ -126,6 +129,9 @@ _TYPES = (
        "sheets."),
     _t("sheet-renamed", WARNING, "A sheet was renamed; it was found by its contents.",
        "The sheet '{sheet}' was renamed to '{detail}'; it was found by its contents."),
+    _t("sheet-duplicated", ERROR, "A copy of the answer sheet; which answers count is unclear.",
+       "The sheet '{sheet}' is a copy of '{detail}'. Only '{detail}' is read: move your "
+       "final answers there, delete the copy, and send the workbook again."),
     _t("row-missing", ERROR, "A row of the workbook was deleted.",
        "The row for case {case} is missing. Do not delete rows; copy your answers into a "
        "fresh copy of the workbook."),
@@ -151,6 +157,10 @@ _TYPES = (
        "{what}: '{value}' is not a whole number; enter {expected}."),
     _t("value-not-a-number", ERROR, "Text that is not a number in a number field.",
        "{what}: '{value}' is not a number; enter {expected}."),
+    _t("value-too-large", ERROR, "A number far larger than any answer (e.g. 1E+308).",
+       "{what}: '{value}' is far too large; enter {expected}."),
+    _t("error-value", ERROR, "An Excel error value (#DIV/0!, #N/A, ...) in an answer cell.",
+       "{what} holds the error {value}, not an answer; enter {expected}."),
     _t("number-stored-as-text", WARNING, "A number stored as text; it was read as the number.",
        "{what}: the text '{value}' was read as the number {accepted}."),
     _t("label-normalised", WARNING,
@@ -348,7 +358,10 @@ class FileStatus:
 
     @property
     def percent_complete(self) -> float:
-        """Share of required answers given, 0-100 (100 when nothing is required)."""
+        """Share of required answers given, 0-100 (100 when nothing is required, 0 for
+        a file that is not a known pack: an empty or foreign file is not complete)."""
+        if not self.pack_id:
+            return 0.0
         return 100.0 if not self.required else round(100.0 * self.answered / self.required, 1)
 
     def to_dict(self) -> dict[str, Any]:

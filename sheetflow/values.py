@@ -9,7 +9,10 @@ Policy (documented in ``docs/issue-codes.md``):
 
 - A whole number stored as text (``'5'``, ``'5.0'``, ``'5 '``, fullwidth ``'５'``) is
   accepted with the warning ``number-stored-as-text``; anything else in text
-  (``' five'``, ``'3,0'``, ``'5.5'``) is an error.
+  (``' five'``, ``'3,0'``, ``'5.5'``, ``'1_0'``, ``'1e3'``) is an error. Only plain
+  digits count: Python's number syntax (underscores, exponents, ``inf``) is not read.
+- A number beyond :data:`MAX_WHOLE` (``1E+308``) is ``value-too-large``.
+- An Excel error value (``#DIV/0!``, ``#N/A``) is ``error-value``, never a blank.
 - ``5.5`` in a whole-number field is ``value-not-whole``; outside the allowed range it
   is ``value-out-of-domain``.
 - A label that differs from an allowed one only in letter case, spacing or invisible
@@ -40,6 +43,10 @@ from .rubric import CONFIDENCE_LEVELS, YES_NO, Dimension
 
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
 _WHOLE_TEXT = re.compile(r"[+-]?\d+(?:\.0*)?", re.ASCII)
+_DECIMAL_TEXT = re.compile(r"[+-]?\d*\.\d+", re.ASCII)
+MAX_WHOLE = 10**9
+"""The largest whole number an answer may hold: no count or score in a rating comes
+near it, so a larger cell (1E+308, a pasted id) is a slip, not a value."""
 _TIME_TEXT = re.compile(r"\s*(\d{1,2}):(\d{2})(?::(\d{2}))?\s*", re.ASCII)
 _DATETIME_TEXT = re.compile(
     r"\s*(\d{4})-(\d{1,2})-(\d{1,2})[ T]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*", re.ASCII)
@@ -51,6 +58,16 @@ class Formula:
     """A cell that holds a formula (``text`` without the leading ``=``)."""
 
     text: str
+
+
+@dataclass(frozen=True)
+class ExcelError:
+    """A cell that holds an Excel error value (``#DIV/0!``, ``#N/A``, ``#VALUE!``...)."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
 
 
 @dataclass(frozen=True)
@@ -202,7 +219,7 @@ def parse_time(raw: Any) -> ParsedValue:
 
 
 def _time_of(raw: Any) -> dt.time | dt.datetime | None:
-    if isinstance(raw, (Formula, bool)):
+    if isinstance(raw, (Formula, ExcelError, bool)):
         return None
     if isinstance(raw, (dt.time, dt.datetime)):
         return raw
@@ -300,6 +317,8 @@ def _reject_kind(raw: Any) -> str | None:
     """The code for a cell type that is never an answer, else None."""
     if isinstance(raw, Formula):
         return "formula-in-answer"
+    if isinstance(raw, ExcelError):
+        return "error-value"
     if isinstance(raw, bool):
         return "bool-in-answer"
     if isinstance(raw, (dt.date, dt.datetime, dt.time, dt.timedelta)):
@@ -320,6 +339,8 @@ def _parse_whole(dimension: Dimension, raw: Any) -> ParsedValue:
         number, code = float(raw), None
     if not math.isfinite(number):
         return ParsedValue(None, "value-not-a-number", expected)
+    if abs(number) > MAX_WHOLE:
+        return ParsedValue(None, "value-too-large", expected)
     if not number.is_integer():
         places = dimension.decimals
         if not places or abs(round(number, places) - number) > 1e-9:
@@ -340,23 +361,19 @@ def _in_range(dimension: Dimension, whole: float) -> bool:
 
 
 def _number_from_text(text: str) -> tuple[float | None, str]:
-    """A number typed as text: '5', '5 ', '5.0', '５' parse; ' five', '3,0' do not.
+    """A number typed as text: plain digits only.
 
-    Trailing spaces are forgiven (a common slip); a leading space is not, because
-    it usually means the cell holds words, not a number.
+    '5', '5 ', '5.0', '５' parse; '5.5' parses (and is then not whole); ' five',
+    '3,0', '1_0', '1e3', 'inf' and digits of other scripts do not: Python's own
+    number syntax is not a spreadsheet's. Trailing spaces are forgiven (a common
+    slip); a leading space is not, because it usually means the cell holds words.
     """
     normal = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).rstrip()
     if normal != normal.lstrip():
         return None, "value-not-a-number"
-    if _WHOLE_TEXT.fullmatch(normal):
+    if _WHOLE_TEXT.fullmatch(normal) or _DECIMAL_TEXT.fullmatch(normal):
         return float(normal), "number-stored-as-text"
-    try:
-        number = float(normal)
-    except ValueError:
-        return None, "value-not-a-number"
-    if not math.isfinite(number):
-        return None, "value-not-a-number"
-    return number, "number-stored-as-text"
+    return None, "value-not-a-number"
 
 
 def _parse_label(raw: Any, labels: tuple[str, ...], expected: str) -> ParsedValue:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
 import shutil
 import zipfile
 from pathlib import Path
@@ -102,6 +103,21 @@ def _extra_rows(wb):
     start = ws.max_row + 10
     for r in range(start, start + 100_000):
         ws.cell(r, 2).value = 1
+
+
+def _error(cell):
+    def change(wb):
+        wb[L.SCORING_SHEET][cell].value = "#DIV/0!"
+        wb[L.SCORING_SHEET][cell].data_type = "e"
+    return change
+
+
+def _strict(src, dst):
+    with zipfile.ZipFile(src) as zin:
+        book = zin.read("xl/workbook.xml").replace(
+            b"http://schemas.openxmlformats.org/spreadsheetml/2006/main",
+            b"http://purl.oclc.org/ooxml/spreadsheetml/main")
+    _zip_with(src, dst, {}, {"xl/workbook.xml": book})
 
 
 def _swap_lines(pack):
@@ -200,9 +216,15 @@ def batch(tmp_path_factory):
         "direction-all-same": (_all(_cells(p1, "value", "direction"), "Tied"),
                                "direction-all-same"),
         "low-confidence": (_all(_cells(p1, "confidence"), "Low"), "confidence-low-share"),
+        "underscore-digits": (_set(count, "1_0"), "value-not-a-number"),
+        "exponent-text": (_set(count, "1e3"), "value-not-a-number"),
+        "huge-number": (_set(count, 1e308), "value-too-large"),
+        "error-value": (_error(count), "error-value"),
+        "sheet-copied": (lambda wb: wb.copy_worksheet(wb[L.SCORING_SHEET]),
+                         "sheet-duplicated"),
     }
     returns = root / "returns"
-    returns.mkdir()
+    returns.mkdir(exist_ok=True)
     expected = {}
     src = filled / "EV-01.xlsx"
     for name, (change, code) in kinds.items():
@@ -221,6 +243,7 @@ def batch(tmp_path_factory):
                 "ods-file"),
         "zip-bomb": (_bomb, "zip-bomb"),
         "entities": (_entities, "xml-dtd"),
+        "strict": (_strict, "strict-ooxml"),
     }
     for name, (make, code) in raw.items():
         suffix = ".xlsm" if name == "macros" else ".xls" if name == "legacy-xls" else ".xlsx"
@@ -233,17 +256,33 @@ def batch(tmp_path_factory):
     _edit(filled / "EV-03.xlsx", returns / "other-rows.xlsx",
           _identity(rater_id="EV-01", pack_id="EV-01-s1"))
     expected["other-rows.xlsx"] = "rows-from-other-rater"
+    # entries that are not plain files, and names that are not plain text
+    (returns / "folder.xlsx").mkdir()
+    (returns / "outside-link.xlsx").symlink_to(root.parent / "outside.xlsx")
+    shutil.copy(src, root.parent / "outside.xlsx")
+    expected["folder.xlsx"] = "not-a-file"
+    expected["outside-link.xlsx"] = "symlink-outside-study"
+    (returns / os.fsdecode(b"bytes-\xff.xlsx")).write_text("a,b\n1,2\n")
+    expected["bytes-\\xff.xlsx"] = "not-a-workbook"
+    (returns / "line\nbreak.xlsx").write_text("c,d\n3,4\n")
+    expected["line\\x0abreak.xlsx"] = "not-a-workbook"
     shutil.copy(filled / "EV-03.xlsx", returns / "valid-ev03.xlsx")
     shutil.copy(filled / "EV-03.xlsx", returns / "valid-ev03-copy.xlsx")
     expected["valid-ev03.xlsx"] = "duplicate-file"  # the later name is the copy
-    before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in returns.iterdir()}
+    before = _snapshot(returns)
     first = collect(root)
     outputs = _outputs(root)
     second = collect(root)
-    after = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in returns.iterdir()}
+    after = _snapshot(returns)
     return {"root": root, "first": first, "second": second, "expected": expected,
             "before": before, "after": after, "outputs": outputs,
             "outputs2": _outputs(root)}
+
+
+def _snapshot(folder: Path) -> dict[str, str]:
+    """Each entry's bytes digest (a link's target too), or its kind."""
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else
+            f"dir {sorted(x.name for x in p.iterdir())}" for p in folder.iterdir()}
 
 
 def _outputs(root: Path) -> dict[str, object]:
@@ -260,7 +299,9 @@ CASES = ["out-of-domain", "trailing-space", "five-point-zero-text", "number-as-t
          "extra-rows", "note-too-short", "direction-inconsistent", "direction-all-same",
          "low-confidence", "zero-bytes", "csv-renamed", "truncated", "legacy-xls",
          "encrypted", "macros", "ods", "zip-bomb", "entities", "twice-a", "twice-b",
-         "other-rows", "valid-ev03-copy"]
+         "other-rows", "valid-ev03-copy", "underscore-digits", "exponent-text",
+         "huge-number", "error-value", "sheet-copied", "strict", "folder", "outside-link",
+         "bytes-\\xff", "line\\x0abreak"]
 
 
 @pytest.mark.parametrize("kind", CASES)

@@ -56,7 +56,7 @@ def made(tmp_path_factory):
 def _study(made: Path, tmp: Path, returns: int) -> Path:
     root = tmp / "study"
     shutil.copytree(made, root)
-    (root / "returns").mkdir()
+    (root / "returns").mkdir(exist_ok=True)
     for path in sorted((root / "filled").iterdir())[:returns]:
         shutil.copyfile(path, root / "returns" / path.name)
     return root
@@ -187,7 +187,7 @@ def test_two_concurrent_collects_leave_a_whole_set(made, tmp_path):
                                       *paths], env=env) for paths in sets]
         assert [c.wait(timeout=300) for c in children] == [0, 0]
         wb = openpyxl.load_workbook(root / "out" / "validation.xlsx")
-        named = sorted(str(c.value) for c in wb["Status"]["A"][1:])
+        named = sorted(str(c.value) for c in wb["Files"]["A"][1:])
         data, _ = verify_ratings(root)
         record = json.loads((root / "out" / COLLECTION_FILE).read_text(encoding="utf-8"))
         assert named == sorted(f["file"] for f in record["files"])
@@ -203,3 +203,24 @@ def test_an_output_set_that_fails_leaves_the_old_files(tmp_path):
         raise RuntimeError("stopped before b")
     assert (tmp_path / "a.txt").read_text() == "old a"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+
+
+def test_an_analysis_that_stops_while_writing_leaves_the_previous_outputs(
+        made, tmp_path, monkeypatch):
+    import sheetflow.report.outputs as report
+
+    root = _study(made, tmp_path, 3)
+    collect(root)
+    analysis = analyze(root)
+    out = root / "out"
+    report.write_analysis_outputs(analysis, out)
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+
+    def half_written(analysis, path, **options):
+        Path(path).write_bytes(b"PK\x03\x04 cut off")
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(report, "write_analysis_workbook", half_written)  # analysis.xlsx
+    with pytest.raises(OSError, match="No space left"):
+        report.write_analysis_outputs(analysis, out)
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before

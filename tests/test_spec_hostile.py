@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import email
+import os
 from email import policy
 from pathlib import Path
 
@@ -126,6 +127,12 @@ CASES = [
     ("a raters file outside the study", "judge-likert",
      lambda d: replace_once(d / "study.toml", 'file = "raters.csv"', 'file = "../raters.csv"'),
      ["study.toml", "[raters] file", "is outside the study folder"]),
+    ("a pipe named as the items file", "paired-rubric",
+     lambda d: ((d / "items.csv").unlink(), os.mkfifo(d / "items.csv")),
+     ["study.toml", "[items]", "items file 'items.csv' is not a regular file"]),
+    ("a folder named as the instructions file", "paired-rubric",
+     lambda d: ((d / "instructions.md").unlink(), (d / "instructions.md").mkdir()),
+     ["study.toml", "[study]", "is not a regular file"]),
     ("100,000 items", "paired-rubric",
      lambda d: _items(d, 100_000),
      ["items.csv", f"more than {MAX_ITEMS:,} rows", "split it into several studies"]),

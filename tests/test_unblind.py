@@ -84,8 +84,7 @@ def _reference_value(dim, grp: pd.DataFrame) -> tuple[Any, str]:
         return number(value), confidence
     if dim.kind == "binary" and value == "" and dim.blank_means:
         return dim.blank_means, confidence
-    if value in dim.na_choices:
-        return np.nan, confidence
+    # a categorical N/A label stays as answered (the plan's na_handling applies later)
     return (value if value != "" else np.nan), confidence
 
 
@@ -104,7 +103,8 @@ def test_vectorised_unblind_matches_per_rating_reading(tmp_path, template):
     root = init_study(tmp_path / template, template)
     generate_packs(root)
     fill_packs(root, seed=7)
-    collect(root)
+    errors = [i for i in collect(root).report.issues if i.severity == "error"]
+    assert errors == [], "the simulated raters return valid workbooks"
     study = load_study(root)
     raw = pd.read_csv(root / "out" / "ratings.csv", dtype=str, keep_default_na=False)
     import json

@@ -37,3 +37,13 @@ def test_codes_are_kebab_case_with_messages():
         assert re.fullmatch(r"[a-z]+(-[a-z0-9]+)*", code)
         assert kind.severity in ("error", "warning")
         assert kind.template and kind.meaning
+
+
+def test_guarantees_name_tests_that_exist():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## What sheetflow guarantees", 1)[1].split("\n## ", 1)[0]
+    named = re.findall(r"`(tests/[\w/]+\.py)::(\w+)`", section)
+    assert len(named) >= 10
+    for file, test in named:
+        source = (ROOT / file).read_text(encoding="utf-8")
+        assert re.search(rf"^def {test}\(", source, re.M), f"{file}::{test}"

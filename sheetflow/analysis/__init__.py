@@ -22,7 +22,7 @@ Where things are:
 from __future__ import annotations
 
 from .context import DATA_COLUMNS, TIED, Analysis
-from .p001_keep_known import verdicts
+from .keep_known_files import results_tables, verdicts
 from .p002_anchored_plan import second_rater_expected
 from .p004_judge_likert import pilot_verdict
 from .plan import analyze, run_plan
@@ -40,6 +40,7 @@ __all__ = [
     "key_sides",
     "methods",
     "pilot_verdict",
+    "results_tables",
     "run_plan",
     "second_rater_expected",
     "self_checks",

@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..rubric import Dimension
 from ..study import Study
+from .na import na_as_category
 
 DATA_COLUMNS = ("rater", "role", "sitting", "case", "label", "arm", "dimension", "value",
                 "confidence")
@@ -44,6 +45,12 @@ class Analysis:
         external vs internal totals), so the report draws without computing.
     panel : Panel
         Expected, included and missing raters (see :mod:`.panel`).
+    batches : pandas.DataFrame or None
+        Each rated item's batch and the batch's start and end (designs with batches;
+        see :func:`.keep_known_files.batch_times`).
+    feedback : dict
+        Rater id -> sheet name -> table: each rater's own scores against the
+        de-identified group (protocol 000 promises it), one workbook per rater.
     """
 
     study: Study
@@ -53,6 +60,8 @@ class Analysis:
     methods: list[tuple[str, str]] = field(default_factory=list)
     figures: dict[str, pd.DataFrame] = field(default_factory=dict)
     panel: Any = None
+    batches: pd.DataFrame | None = None
+    feedback: dict[str, dict[str, pd.DataFrame]] = field(default_factory=dict)
 
 
 class Context:
@@ -75,6 +84,7 @@ class Context:
     def dims_and_totals(self) -> list[tuple[str, str, list[Any] | None, str]]:
         """(id, level, value domain or None, kind) for every analysable response measure."""
         out: list[tuple[str, str, list[Any] | None, str]] = [
+            (d.id, "nominal", list(d.choices), d.kind) if na_as_category(self.study, d) else
             (d.id, d.level, d.value_domain(), d.kind) for d in self.response_dims()]
         out += [(t.id, t.level, None, "total") for t in self.study.rubric.totals]
         out += [(d.id, "nominal", self.arm_domain(), "preference")
@@ -92,7 +102,16 @@ class Context:
         if self._is_case_scope(dim_id):
             rows = rows.assign(unit=rows["case"])
         rows = rows[rows["value"].notna() & (rows["value"].astype(str) != "")]
+        dim = self._dimension(dim_id)
+        if dim is not None and dim.na_choices and not na_as_category(self.study, dim):
+            rows = rows[~rows["value"].isin(dim.na_choices)]  # na_handling "missing"
         return rows[["unit", "rater", "value", "arm", "case"]]
+
+    def _dimension(self, dim_id: str) -> Dimension | None:
+        try:
+            return self.study.rubric.dimension(dim_id)
+        except KeyError:
+            return None
 
     def numeric(self, dim_id: str) -> pd.DataFrame:
         rows = self.ratings(dim_id).copy()

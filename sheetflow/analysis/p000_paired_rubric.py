@@ -22,7 +22,7 @@ import pandas as pd
 
 from .. import stats
 from ..study import Study
-from .context import TIED, Context, add_verdict, empty_reason
+from .context import TIED, Context, add_verdict, empty_reason, natural_order
 from .decision import Arms, Check, Decision, flag_check, status_of, threshold_check
 from .registry import ProtocolPlan
 
@@ -206,11 +206,13 @@ def methods(study: Study) -> list[tuple[str, str]]:
 def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:
     """Protocol 000's rule: alpha, direction vs the improved arm and rho, combined."""
     checks = [_alpha_check(ctx, out), _direction_check(ctx, out), _spearman_check(ctx, out)]
-    rule = ("validation succeeds when alpha (total) >= {a}, direction agreement with the "
-            "improved arm >= {d} and Spearman's rho vs internal >= {r}; alpha in the "
-            "marginal band or direction 50%-{d} is inconclusive").format(
-                a=_pct(ctx.target("alpha")), d=_pct(ctx.target("direction_agreement")),
-                r=_pct(ctx.target("spearman")))
+    a, d, r = (ctx.target(n) for n in ("alpha", "direction_agreement", "spearman"))
+    weak = _alpha_weak_from(ctx)
+    rule = (f"validation succeeds when alpha on the total >= {_num(a)}"
+            + (f" ({_num(weak)}-{_num(a)}: marginal, inconclusive)" if weak is not None else "")
+            + f", direction agreement with the improved arm >= {_pct(d)} "
+            f"({_pct(DIRECTION_WEAK_FROM)}-{_pct(d)}: weak signal, inconclusive) and "
+            f"Spearman's rho vs internal >= {_num(r)}")
     return Decision(status_of(checks), rule, checks)
 
 
@@ -220,10 +222,16 @@ def _alpha_check(ctx: Context, out: dict) -> Check:
     if total is None:
         return flag_check("Krippendorff's alpha (total)", None, None, target,
                           "alpha on the total was not run")
-    lower = [b.minimum for b in ctx.plan.bands if target is not None and b.minimum < target]
-    weak = max(lower) if lower and max(lower) > -1 else None
     return threshold_check(f"Krippendorff's alpha ({total['measure']})", total["alpha"],
-                           target, weak_from=weak, note=ctx.band(total["alpha"]))
+                           target, weak_from=_alpha_weak_from(ctx),
+                           note=ctx.band(total["alpha"]))
+
+
+def _alpha_weak_from(ctx: Context) -> float | None:
+    """The band below the alpha target (0.60 for 000's "marginal"), if the plan has one."""
+    target = ctx.target("alpha")
+    lower = [b.minimum for b in ctx.plan.bands if target is not None and b.minimum < target]
+    return max(lower) if lower and max(lower) > -1 else None
 
 
 def _direction_check(ctx: Context, out: dict) -> Check:
@@ -247,7 +255,11 @@ def _spearman_check(ctx: Context, out: dict) -> Check:
 
 
 def _pct(value: float | None) -> str:
-    return "its target" if value is None else f"{value:g}"
+    return "its target" if value is None else f"{100 * value:g}%"
+
+
+def _num(value: float | None) -> str:
+    return "its target" if value is None else f"{value:.2f}"
 
 
 def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
@@ -269,7 +281,66 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
                 ci=[float(diff["ci_low"]), float(diff["ci_high"])],
                 p=float(test["p"]), test="Wilcoxon signed-rank (two-sided)",
                 means={ahead: means[ahead], other: means[other]},
+                means_label=f"mean {total}",
                 note=str(test["reason"] or diff["reason"] or ""))
+
+
+def _feedback(ctx: Context) -> dict[str, dict[str, pd.DataFrame]]:
+    """Each validator's scores against the group median (protocol 000 section 7.2).
+
+    Per validator: every response they scored, by the label they saw (arms are not
+    named), each measure's score beside the median of all validators who scored that
+    response (their own score included; nobody else is named); a per-measure overview;
+    and their direction per case beside the share of the group naming the same
+    response.
+    """
+    measures = [d.id for d in ctx.response_dims() if d.kind != "preference"] + \
+        [t.id for t in ctx.study.rubric.totals]
+    scores = pd.concat([ctx.numeric(m).assign(measure=m) for m in measures],
+                       ignore_index=True)
+    if scores.empty:
+        return {}
+    labels = ctx.first.drop_duplicates(["rater", "case", "arm"]).set_index(
+        ["rater", "case", "arm"])["label"]
+    group = scores.groupby(["case", "arm", "measure"])["value"].agg(["median", "count"])
+    out = {}
+    for rater, mine in scores.groupby("rater", sort=False):
+        table = mine.join(group, on=["case", "arm", "measure"])
+        table = pd.DataFrame({
+            "case": table["case"],
+            "response": [labels.get((rater, c, a), "") for c, a in
+                         zip(table["case"], table["arm"], strict=True)],
+            "measure": table["measure"], "you": table["value"],
+            "group_median": table["median"], "difference": table["value"] - table["median"],
+            "n_validators": table["count"]})
+        table = natural_order(table, ["case", "response"])
+        overview = table.groupby("measure", sort=False).agg(
+            you_mean=("you", "mean"), group_median_mean=("group_median", "mean"),
+            mean_difference=("difference", "mean"),
+            within_1_point=("difference", lambda d: float((d.abs() <= 1).mean())),
+            n_responses=("you", "size")).reset_index()
+        out[str(rater)] = {"Overview": overview, "Your scores": table,
+                           "Your directions": _direction_feedback(ctx, str(rater), labels)}
+    return out
+
+
+def _direction_feedback(ctx: Context, rater: str, labels: pd.Series) -> pd.DataFrame:
+    pref = next((d.id for d in ctx.study.rubric.dimensions if d.kind == "preference"), None)
+    if pref is None:
+        return pd.DataFrame(columns=["case", "your_direction", "group_share_same"])
+    values = ctx.ratings(pref)
+    rows = []
+    for case, grp in values.groupby("case", sort=False):
+        mine = grp.loc[grp["rater"] == rater, "value"]
+        if mine.empty:
+            continue
+        choice = mine.iloc[0]
+        shown = labels.get((rater, case, choice), choice) if choice != TIED else TIED
+        rows.append({"case": case, "your_direction": f"response {shown} better"
+                     if choice != TIED else TIED,
+                     "group_share_same": float((grp["value"] == choice).mean()),
+                     "n_validators": len(grp)})
+    return natural_order(pd.DataFrame(rows), ["case"]) if rows else pd.DataFrame(rows)
 
 
 PLAN = ProtocolPlan(
@@ -294,4 +365,5 @@ PLAN = ProtocolPlan(
     },
     decide=_decide,
     arms=_arms,
+    feedback=_feedback,
 )

@@ -1,6 +1,10 @@
-"""Protocol 001 (keep-known): yield per arm, Fisher, permutation, trend, verdicts.
+"""Protocol 001 (keep-known): yield per arm, Fisher, permutation, trend, the decision.
 
-Yield = P(KEEP and not KNOWN and not already in the corpus) per sitting-1 rating.
+Yield = P(KEEP and not KNOWN and not already in the corpus) per sitting-1 rating,
+with Wilson intervals; the gap between two arms with Newcombe's interval. The trend
+runs over the ordered distance bands only. The results files (``verdicts.jsonl``,
+``results/T2.csv``, ``results/T3.csv``) and the multi-owner mixed-effects model are
+in :mod:`.keep_known_files`.
 """
 
 from __future__ import annotations
@@ -13,45 +17,37 @@ import pandas as pd
 
 from .. import stats
 from ..study import Study
-from .context import Analysis, Context, add_verdict, empty_reason, json_value, number
+from .context import Context, add_verdict, empty_reason, number
 from .decision import Arms, Decision, flag_check, status_of
+from .keep_known_files import MIXED_METHOD, h_mixed, mixed_effects, yield_items
 from .registry import ProtocolPlan
 
 
-def _yield_items(ctx: Context) -> pd.DataFrame:
-    """One row per sitting-1 rating: arm, band, keep, known, in corpus and yield (0/1)."""
-    first = ctx.first
-    wide = first.pivot_table(index=["rater", "case", "arm"], columns="dimension",
-                             values="value", aggfunc="first").reset_index()
-    items = {it.id: it.fields for it in ctx.study.items}
-    in_col, band_col = ctx.param("in_corpus_column"), ctx.param("band_column")
-    yes = {"yes", "y", "true", "1"}
-
-    def flag(row: Any, col: str) -> bool:
-        return str(row.get(col, "")).strip().lower() in yes
-
-    wide["keep"] = [flag(r, "keep") for r in wide.to_dict("records")]
-    wide["known"] = [flag(r, "known") for r in wide.to_dict("records")]
-    wide["in_corpus"] = [str(items.get(c, {}).get(in_col, "")).strip().lower() in yes
-                         if in_col else False for c in wide["case"]]
-    wide["band"] = [items.get(c, {}).get(band_col, "") if band_col else ""
-                    for c in wide["case"]]
-    wide["yield"] = (wide["keep"] & ~wide["known"] & ~wide["in_corpus"]).astype(int)
-    return wide[["rater", "case", "arm", "band", "keep", "known", "in_corpus", "yield"]]
-
-
 def _yield_table(ctx: Context) -> pd.DataFrame:
-    items = _yield_items(ctx)
+    items = yield_items(ctx)
     rows = []
     for arm in (a.id for a in ctx.study.design.arms):
         grp = items[items["arm"] == arm]
         n = len(grp)
-        rows.append({"arm": arm, "n": n, "n_yield": int(grp["yield"].sum()),
+        k = int(grp["yield"].sum())
+        wilson = stats.wilson_interval(k, n).iloc[0]
+        rows.append({"arm": arm, "n": n, "n_yield": k,
                      "yield": grp["yield"].mean() if n else np.nan,
+                     "ci_low": wilson["ci_low"], "ci_high": wilson["ci_high"],
                      "n_keep": int(grp["keep"].sum()), "n_known": int(grp["known"].sum()),
                      "known_rate": grp["known"].mean() if n else np.nan,
                      "n_in_corpus": int(grp["in_corpus"].sum())})
     return pd.DataFrame(rows)
+
+
+def _gap(table: pd.DataFrame, winner: str, other: str) -> dict[str, Any]:
+    """Yield of ``winner`` minus ``other`` with Newcombe's 95% interval."""
+    t = table.set_index("arm")
+    res = stats.newcombe_difference(int(t.loc[winner, "n_yield"]), int(t.loc[winner, "n"]),
+                                    int(t.loc[other, "n_yield"]), int(t.loc[other, "n"]))
+    row = res.iloc[0]
+    return {"diff": row["diff"], "ci_low": row["ci_low"], "ci_high": row["ci_high"],
+            "reason": row["reason"]}
 
 
 def _winner(ctx: Context, table: pd.DataFrame) -> str:
@@ -78,14 +74,16 @@ def _yield_fisher(ctx: Context) -> pd.DataFrame:
         if not winner or not other or other not in set(table["arm"]):
             continue
         res = stats.fisher_exact_test(_two_by_two(table, winner, other), alternative="greater")
+        gap = _gap(table, winner, other)
         rows.append({"arm": f"test: {winner} vs {other}", "test": role,
-                     **res.iloc[0].to_dict()})
+                     **res.iloc[0].to_dict(), "gap": gap["diff"], "gap_ci_low": gap["ci_low"],
+                     "gap_ci_high": gap["ci_high"]})
     return pd.concat([table.assign(test="yield"), pd.DataFrame(rows)], ignore_index=True)
 
 
 def _permutation(ctx: Context) -> pd.DataFrame:
     """Permutation test of the yield gap, winner vs control (labels shuffled)."""
-    items = _yield_items(ctx)
+    items = yield_items(ctx)
     table = _yield_table(ctx)
     winner, control = _winner(ctx, table), ctx.param("control")
     if not winner or not control:
@@ -102,16 +100,29 @@ def _permutation(ctx: Context) -> pd.DataFrame:
 
 
 def _trend(ctx: Context) -> pd.DataFrame:
-    """Cochran-Armitage trend of yield across ordered distance bands."""
-    items = _yield_items(ctx)
-    bands = _ordered_bands(items["band"].unique().tolist())
+    """Cochran-Armitage trend of yield across the ordered distance bands only.
+
+    Items whose band is not one of the ordered bands (the single-note arm's
+    ``single``, a blank) take no part in the trend; the table says how many.
+    """
+    items = yield_items(ctx)
+    bands, left_out = ordered_bands(ctx, items["band"].unique().tolist())
     counts = [(b, int(items.loc[items["band"] == b, "yield"].sum()),
                int((items["band"] == b).sum())) for b in bands]
     res = stats.cochran_armitage([c[1] for c in counts], [c[2] for c in counts])
-    per_band = pd.DataFrame([{"band": b, "n_yield": x, "n": n, "yield": x / n if n else np.nan,
-                              "none_rate": _none_rate(items, b)} for b, x, n in counts])
-    test = res.assign(band="trend test")
+    per_band = pd.DataFrame([{"band": b, "score": i, "n_yield": x, "n": n,
+                              **_band_interval(x, n), "none_rate": _none_rate(items, b)}
+                             for i, (b, x, n) in enumerate(counts, 1)])
+    outside = items[~items["band"].isin(bands)]
+    note = (f"{len(outside)} item(s) outside the ordered bands left out "
+            f"({', '.join(repr(b) for b in left_out)})") if len(outside) else ""
+    test = res.assign(band="trend test", note=note)
     return pd.concat([per_band, test], ignore_index=True)
+
+
+def _band_interval(x: int, n: int) -> dict[str, float]:
+    w = stats.wilson_interval(x, n).iloc[0]
+    return {"yield": w["share"], "ci_low": w["ci_low"], "ci_high": w["ci_high"]}
 
 
 def _none_rate(items: pd.DataFrame, band: str) -> float:
@@ -122,39 +133,57 @@ def _none_rate(items: pd.DataFrame, band: str) -> float:
 _BAND_ORDER = ("near", "close", "low", "mid", "medium", "middle", "far", "high", "distant")
 
 
-def _ordered_bands(bands: list[str]) -> list[str]:
-    """Bands in their natural order: numeric, then known words (near..far), then text."""
-    def key(b: str) -> tuple[int, float, str]:
-        num = number(b)
-        if not math.isnan(num):
-            return (0, num, b)
-        low = b.strip().lower()
-        return (1, float(_BAND_ORDER.index(low)), b) if low in _BAND_ORDER else (2, 0.0, b)
-    return sorted((b for b in bands if b != ""), key=key)
+def ordered_bands(ctx: Context, bands: list[str]) -> tuple[list[str], list[str]]:
+    """(the ordered distance bands present, the other band values present).
 
-
-def verdicts(analysis: Analysis) -> list[dict[str, Any]]:
-    """One record per rated item and sitting (protocol 001 ``verdicts.jsonl``).
-
-    Each record has ``item_id, arm, rater, sitting`` and one key per dimension.
+    The order is ``[analysis.params] band_order`` when the plan gives it; otherwise
+    numeric bands in numeric order, or known words (near ... far). Anything else
+    (``single``, blank) has no place in an order and is not a band of the trend.
     """
-    data = analysis.data
-    dims = [d.id for d in analysis.study.rubric.dimensions]
-    records = []
-    for (rater, sitting, case, arm), grp in data.groupby(["rater", "sitting", "case", "arm"]):
-        marks = dict(zip(grp["dimension"], grp["value"], strict=False))
-        rec = {"item_id": case, "arm": arm, "rater": rater, "sitting": int(sitting)}
-        rec.update({d: json_value(marks.get(d)) for d in dims if d in marks})
-        records.append(rec)
-    return records
+    present = [b for b in dict.fromkeys(bands)]
+    declared = ctx.param("band_order")
+    if declared:
+        order = [str(b) for b in declared]
+        return [b for b in order if b in present], [b for b in present if b not in order]
+    numeric = [b for b in present if b != "" and not math.isnan(number(b))]
+    words = [b for b in present if b.strip().lower() in _BAND_ORDER]
+    chosen = sorted(numeric, key=number) if numeric else \
+        sorted(words, key=lambda b: _BAND_ORDER.index(b.strip().lower()))
+    return chosen, [b for b in present if b not in chosen]
 
 
 def _h_yield(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     y = table[table["test"] == "yield"]
     out["yield"] = {r["arm"]: r["yield"] for r in y.to_dict("records")}
+    out["yield_ci"] = {r["arm"]: {"n": r["n"], "n_yield": r["n_yield"], "ci_low": r["ci_low"],
+                                  "ci_high": r["ci_high"]} for r in y.to_dict("records")}
     tests = table[table["test"] != "yield"]
-    out["fisher"] = [{"comparison": r["arm"], "p": r["p"], "odds_ratio": r["odds_ratio"]}
+    out["fisher"] = [{"comparison": r["arm"], "p": r["p"], "odds_ratio": r["odds_ratio"],
+                      "gap": r["gap"], "gap_ci": [r["gap_ci_low"], r["gap_ci_high"]]}
                      for r in tests.to_dict("records")]
+    lines = out.setdefault("summary_lines", [])
+    lines += [f"yield {r['arm']}: {int(r['n_yield'])}/{int(r['n'])} = {_num(r['yield'])} "
+              f"(95% CI {_num(r['ci_low'])} to {_num(r['ci_high'])})" for r in y.to_dict("records")]
+    lines += [f"gap {f['comparison'].removeprefix('test: ')}: {_num(f['gap'])} (95% CI "
+              f"{_num(f['gap_ci'][0])} to {_num(f['gap_ci'][1])})" for f in out["fisher"]]
+
+
+def _h_trend(ctx: Context, table: pd.DataFrame, out: dict) -> None:
+    test = table[table["band"] == "trend test"]
+    if test.empty:
+        return
+    row = test.iloc[0]
+    out["trend"] = {"bands": table.loc[table["band"] != "trend test", "band"].tolist(),
+                    "statistic": row["statistic"], "p": row["p"], "n": row["n"],
+                    "note": row.get("note", "")}
+    out.setdefault("summary_lines", []).append(
+        f"trend over {' < '.join(out['trend']['bands'])}: chi2 {_num(row['statistic'])}, "
+        f"p = {_num(row['p'])} (n {int(row['n'])})"
+        + (f"; {row['note']}" if isinstance(row.get("note"), str) and row["note"] else ""))
+
+
+def _num(value: Any) -> str:
+    return "n/a" if value is None or not np.isfinite(value) else f"{value:.3f}"
 
 
 def _h_permutation(ctx: Context, table: pd.DataFrame, out: dict) -> None:
@@ -204,11 +233,13 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
     yields = table.set_index("arm")["yield"]
     perm = tables.get("permutation")
     p = float(perm["p"].iloc[0]) if perm is not None and "p" in perm else None
-    gap = float(yields[winner] - yields[control])
+    interval = _gap(table, winner, control)
+    gap = float(interval["diff"])
     return Arms(winner=winner if gap > 0 else "", other=control, effect=gap,
-                effect_measure="yield difference", ci=None, p=p,
+                effect_measure="yield difference (Newcombe 95% CI)",
+                ci=[interval["ci_low"], interval["ci_high"]], p=p,
                 test="permutation test of the yield gap (one-sided)",
-                means={a: float(v) for a, v in yields.items()},
+                means={a: float(v) for a, v in yields.items()}, means_label="yield",
                 note="" if gap > 0 else "the best candidate is not above the control")
 
 
@@ -223,10 +254,21 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "p = (b + 1)/(m + 1), counting the observed labelling (Phipson & Smyth 2010)."),
         ("Yield, Fisher and trend (001)",
          "Yield = P(KEEP and not KNOWN and not already in corpus) per sitting-1 rating. "
+         "Each yield with Wilson's 95% score interval (Wilson 1927); the gap between two "
+         "arms with Newcombe's hybrid score interval (Newcombe 1998, method 10). "
          "Primary: one-sided Fisher exact test, the candidate with the higher yield vs the "
          "control; secondary vs the reference arm. Cochran-Armitage chi-square for a linear "
-         "trend in yield across ordered distance bands (scores 1..G). Intra-rater kappa: "
+         "trend in yield across the ordered distance bands only (band_order "
+         f"{list(plan.params.get('band_order', [])) or 'near..far / numeric'}, scores "
+         "1..G); items outside them (the single-note arm) take no part. Intra-rater kappa: "
          "Cohen's kappa between sitting 1 and sitting 2 on the repeated items."),
+        ("Mixed-effects model (001)", MIXED_METHOD),
+        ("Results files (001)",
+         "out/verdicts.jsonl: one line per item and sitting with the unsealed arm, both "
+         "marks, the sitting, the batch and its start and end (as typed in the workbook). "
+         "out/results/T2.csv: per arm n, yield with Wilson interval, KEEP, KNOWN and "
+         "in-corpus counts. out/results/T3.csv: per ordered band n, yield with Wilson "
+         "interval and NONE rate."),
     ]
 
 
@@ -237,10 +279,13 @@ PLAN = ProtocolPlan(
         "yield_fisher": _yield_fisher,
         "permutation": _permutation,
         "trend": _trend,
+        "mixed_effects": mixed_effects,
     },
     headlines={
         "yield_fisher": _h_yield,
         "permutation": _h_permutation,
+        "trend": _h_trend,
+        "mixed_effects": h_mixed,
     },
     methods=methods,
     decide=_decide,
@@ -248,5 +293,7 @@ PLAN = ProtocolPlan(
     method_topics={
         "Permutation test": ("permutation",),
         "Yield, Fisher and trend (001)": ("yield_fisher", "trend", "intra_rater_kappa",),
+        "Mixed-effects model (001)": ("mixed_effects",),
+        "Results files (001)": ("yield_fisher", "trend"),
     },
 )

@@ -1,4 +1,9 @@
-"""Protocol 003 (answer-review): refusal counts per system and gold disputes."""
+"""Protocol 003 (answer-review): refusal counts per system, gold disputes, N/A handling.
+
+Whether an N/A answer counts toward agreement is the plan setting
+``[analysis.params] na_handling`` (see :mod:`.na`); the Methods sheet states it with
+the n it leaves, and ``summary.json`` carries the same counts under ``na_handling``.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import pandas as pd
 
 from .context import Context, empty_reason
 from .decision import Decision, flag_check, status_of, threshold_check
+from .na import na_counts, na_handling, na_methods
 from .registry import ProtocolPlan
 
 
@@ -68,6 +74,7 @@ def _text(value: Any) -> str:
 
 def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:
     """Agreement per rating column, defined (or at the plan's alpha target, if any)."""
+    out["na_handling"] = {"setting": na_handling(ctx.study), "dimensions": na_counts(ctx)}
     target = ctx.target("alpha")
     checks = [threshold_check(f"alpha ({r['measure']})", r["alpha"], target,
                               note=r.get("reason") or "") if target is not None else
@@ -97,4 +104,5 @@ PLAN = ProtocolPlan(
         "gold_disputes": _h_disputes,
     },
     decide=_decide,
+    data_methods=na_methods,
 )

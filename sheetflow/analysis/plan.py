@@ -8,12 +8,13 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import SheetflowError
+from ..errors import MissingStepError
 from ..outputs import check_row_count, verify_ratings
 from ..study import Study, load_study
 from .context import Analysis, Context, natural_order
+from .keep_known_files import batch_times, yield_figure
 from .panel import Panel, build_panel, read_file_verdicts
-from .registry import all_analyses
+from .registry import all_analyses, planned_analyses, protocol_plan
 from .selfchecks import self_checks
 from .summary import methods, summary
 from .unblind import (
@@ -28,13 +29,15 @@ from .unblind import (
 )
 
 
-def analyze(study_dir: str | Path) -> Analysis:
+def analyze(study_dir: str | Path, *, published: str | None = None) -> Analysis:
     """Unseal, unblind and run the plan of the study in ``study_dir``.
 
     Parameters
     ----------
     study_dir : str or Path
         A study folder after ``sheetflow generate`` and ``sheetflow collect``.
+    published : str, optional
+        The key sha256 published before scoring; the key must have it.
 
     Returns
     -------
@@ -44,7 +47,7 @@ def analyze(study_dir: str | Path) -> Analysis:
     ------
     SealError
         The key or the spec does not match its sealed hash.
-    SheetflowError
+    MissingStepError
         There are no collected ratings yet (``out/ratings.csv`` is missing).
     OutputError
         ``out/ratings.csv`` does not match ``out/collection.json`` (cut off, changed,
@@ -52,10 +55,11 @@ def analyze(study_dir: str | Path) -> Analysis:
     """
     root = Path(study_dir)
     study = load_study(root)
-    key, key_hash = verify_seal(root, study)
+    key, key_hash = verify_seal(root, study, published)
     ratings_path = root / RATINGS_FILE
     if not ratings_path.exists():
-        raise SheetflowError(f"{RATINGS_FILE} not found in {root}; run sheetflow collect first")
+        raise MissingStepError(f"{RATINGS_FILE} not found in {root}",
+                               f"sheetflow collect {root}")
     data, recorded = verify_ratings(root)  # whole, and the table collect wrote
     raw = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
     check_row_count(recorded, len(raw))
@@ -67,8 +71,10 @@ def analyze(study_dir: str | Path) -> Analysis:
     expected = [(str(p.get("rater_id", p.get("rater", ""))), int(p.get("sitting", 1)))
                 for p in entries]
     panel = build_panel(expected, complete_columns(data), read_file_verdicts(root))
-    return run_plan(study, data, key_hash=key_hash, internal=internal, key_seeds=seeds,
-                    panel=panel)
+    analysis = run_plan(study, data, key_hash=key_hash, internal=internal, key_seeds=seeds,
+                        panel=panel)
+    analysis.batches = batch_times(study, raw, entries)
+    return analysis
 
 
 def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
@@ -103,15 +109,25 @@ def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
     data = natural_order(add_totals(data, study.rubric), ["rater", "sitting", "case"])
     ctx = Context(study, data, internal)
     analysis = Analysis(study, data)
-    for name in study.plan.run:
+    for name in planned_analyses(study):
         analysis.tables[name] = _guarded(name, ctx)
     analysis.tables["self_checks"] = self_checks(ctx)
     analysis.summary = summary(ctx, analysis.tables, key_hash, key_seeds or {},
                                panel)
     analysis.panel = panel
-    analysis.methods = methods(study)
+    own = protocol_plan(study.protocol)
+    analysis.feedback = own.feedback(ctx) if own is not None and own.feedback else {}
+    analysis.methods = _with_data_methods(methods(study), ctx)
     analysis.figures = _figures(ctx, analysis.tables)
     return analysis
+
+
+def _with_data_methods(entries: list[tuple[str, str]], ctx: Context) -> list[tuple[str, str]]:
+    """The protocol's data-dependent Methods entries, before the closing ones (Panel...)."""
+    own = protocol_plan(ctx.study.protocol)
+    extra = own.data_methods(ctx) if own is not None and own.data_methods else []
+    at = next((i for i, (topic, _) in enumerate(entries) if topic == "Panel"), len(entries))
+    return [*entries[:at], *extra, *entries[at:]]
 
 
 def expected_packs(study: Study) -> list[tuple[str, int]]:
@@ -144,10 +160,25 @@ def _figures(ctx: Context, tables: dict[str, pd.DataFrame]) -> dict[str, pd.Data
         joined = pd.concat([ext, ctx.internal.set_index(["case", "arm"])["total"]
                             .rename("internal")], axis=1, join="inner").dropna()
         out["scatter"] = joined.reset_index()
+    if "alpha" in tables.get("confidence_agreement", pd.DataFrame()):
+        out["confidence"] = _confidence_figure(tables["confidence_agreement"])
+    if "yield_fisher" in tables and "ci_low" in tables["yield_fisher"]:
+        out["yield"] = yield_figure(tables["yield_fisher"])
     if "direction_agreement" in tables and "comparison" in tables["direction_agreement"]:
         d = tables["direction_agreement"]
         out["direction"] = d[d["comparison"] == "majority"][["rater", "agreement"]]
     return out
+
+
+def _confidence_figure(table: pd.DataFrame) -> pd.DataFrame:
+    """Per dimension: alpha on all ratings and on Medium/High, with error-bar lengths."""
+    wide = {}
+    for subset in ("all ratings", "Medium/High"):
+        part = table[table["subset"] == subset].set_index("dimension")
+        wide[f"alpha {subset}"] = part["alpha"]
+        wide[f"plus {subset}"] = (part["ci_high"] - part["alpha"]).clip(lower=0)
+        wide[f"minus {subset}"] = (part["alpha"] - part["ci_low"]).clip(lower=0)
+    return pd.DataFrame(wide).rename_axis("dimension").reset_index()
 
 
 def _guarded(name: str, ctx: Context) -> pd.DataFrame:

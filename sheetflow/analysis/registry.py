@@ -29,6 +29,8 @@ HeadlineFn = Callable[["Context", "pd.DataFrame", dict], None]
 MethodsFn = Callable[["Study"], list[tuple[str, str]]]
 DecideFn = Callable[["Context", dict, dict], "Decision"]
 ArmsFn = Callable[["Context", dict], "Arms | None"]
+FeedbackFn = Callable[["Context"], dict[str, dict[str, "pd.DataFrame"]]]
+DataMethodsFn = Callable[["Context"], list[tuple[str, str]]]
 PROTOCOL_MODULE = re.compile(r"^p(\d{3})_(\w+)$")
 
 
@@ -56,6 +58,16 @@ class ProtocolPlan:
         on the raters included (the panel is applied afterwards).
     arms : callable, optional
         (context, tables) -> :class:`~.decision.Arms`, for designs with arms.
+    feedback : callable, optional
+        context -> rater id -> sheet name -> table: what each rater may be sent about
+        their own scores (written as one small workbook per rater).
+    data_methods : callable, optional
+        Context -> Methods entries that need the data (counts a setting leaves), shown
+        for studies of this plan's protocol.
+    runs_when : callable, optional
+        Study -> bool: when true, every analysis of this plan runs whatever the
+        study's ``run`` list says (checks that always apply to such a design, such as
+        position bias in paired designs).
     """
 
     protocol: str
@@ -66,19 +78,31 @@ class ProtocolPlan:
     method_topics: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     decide: DecideFn | None = None
     arms: ArmsFn | None = None
+    feedback: FeedbackFn | None = None
+    data_methods: DataMethodsFn | None = None
+    runs_when: Callable[[Study], bool] | None = None
 
 
 @cache
 def all_plans() -> tuple[ProtocolPlan, ...]:
     """The shared plan first, then every protocol module's ``PLAN`` in number order."""
-    from . import agreement
+    from . import agreement, confidence, position
 
-    plans = [agreement.PLAN]
+    plans = [agreement.PLAN, position.PLAN, confidence.PLAN]
     here = str(Path(__file__).resolve().parent)
     for info in sorted(pkgutil.iter_modules([here]), key=lambda m: m.name):
         if PROTOCOL_MODULE.match(info.name):
             plans.append(importlib.import_module(f"{__package__}.{info.name}").PLAN)
     return tuple(plans)
+
+
+def planned_analyses(study: Study) -> list[str]:
+    """The study's ``run`` list, then the analyses that always run for its design."""
+    names = list(study.plan.run)
+    for plan in all_plans():
+        if plan.runs_when is not None and plan.runs_when(study):
+            names += [n for n in plan.analyses if n not in names]
+    return names
 
 
 def all_analyses() -> dict[str, AnalysisFn]:

@@ -8,10 +8,11 @@ import pandas as pd
 
 from .. import __version__
 from ..study import Study
+from . import confidence, position
 from .context import Context, json_safe
 from .decision import default_decision, finish
 from .panel import PANEL_METHOD, Panel
-from .registry import all_headlines, all_plans, protocol_plan
+from .registry import all_headlines, all_plans, planned_analyses, protocol_plan
 
 SUMMARY_SCHEMA = "sheetflow-summary/1"
 
@@ -48,7 +49,7 @@ def summary(ctx: Context, tables: dict[str, pd.DataFrame], key_hash: str,
         "seeds": {"design": study.design.seed, "analysis": ctx.plan.seed,
                   **({"repeats": study.design.repeats.seed} if study.design.repeats else {}),
                   "key": key_seeds},
-        "n_boot": ctx.plan.n_boot, "analyses": list(ctx.plan.run),
+        "n_boot": ctx.plan.n_boot, "analyses": planned_analyses(study),
         "n_raters": int(ctx.first["rater"].nunique()),
         "n_cases": int(ctx.first.loc[ctx.first["case"] != "", "case"].nunique()),
         "targets": dict(ctx.plan.targets), "verdicts": [],
@@ -66,6 +67,10 @@ def summary(ctx: Context, tables: dict[str, pd.DataFrame], key_hash: str,
     arms = plan.arms(ctx, tables) if plan and plan.arms else None
     out["arms"] = arms.to_dict() if arms is not None else None
     out["panel"] = panel.to_dict()
+    out.update(position.summary_part(tables))
+    out.update(confidence.summary_part(tables))
+    out["readings"] = position.readings(json_safe(out), ctx) + \
+        confidence.readings(json_safe(out))
     out["schema"] = SUMMARY_SCHEMA
     return json_safe(out)
 
@@ -86,7 +91,7 @@ def methods(study: Study) -> list[tuple[str, str]]:
     for a protocol's own topics such as its decision rule, when the study follows
     that protocol).
     """
-    ran = set(study.plan.run)
+    ran = set(planned_analyses(study))
     own = protocol_plan(study.protocol)
     out: list[tuple[str, str]] = []
     for plan in all_plans():

@@ -31,7 +31,8 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def verify_seal(study_dir: Path, study: Study) -> tuple[dict[str, Any], str]:
+def verify_seal(study_dir: Path, study: Study, published: str | None = None,
+                ) -> tuple[dict[str, Any], str]:
     """Check the sealed key and plan lock; return the key and its sha256.
 
     Parameters
@@ -40,6 +41,8 @@ def verify_seal(study_dir: Path, study: Study) -> tuple[dict[str, Any], str]:
         The study folder.
     study : Study
         The loaded study (its spec hash is compared with the frozen one).
+    published : str, optional
+        The key sha256 published before scoring.
 
     Returns
     -------
@@ -53,7 +56,7 @@ def verify_seal(study_dir: Path, study: Study) -> tuple[dict[str, Any], str]:
         plan lock; the spec hashes of key, plan lock and study disagree; or a sealed
         input (the internal scores) changed (see :func:`sheetflow.seal.verify_seal`).
     """
-    return generator_seal.unseal(study_dir, study)
+    return generator_seal.unseal(study_dir, study, published)
 
 
 def key_sides(key: dict[str, Any]) -> pd.DataFrame:
@@ -253,8 +256,8 @@ def _dimension_values(dim: Dimension, values: np.ndarray, parts: _Parts,
         return out
     if dim.kind == "binary" and dim.blank_means:
         text = text.mask(text == "", dim.blank_means)
-    na = set(dim.na_choices)
-    return text.map(lambda v: np.nan if v in na or v == "" else v).to_numpy(dtype=object)
+    # an N/A label stays as answered; the analyses apply the plan's na_handling
+    return text.map(lambda v: np.nan if v == "" else v).to_numpy(dtype=object)
 
 
 def _count_points(dim: Dimension, value: Any) -> float:

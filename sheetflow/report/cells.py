@@ -66,13 +66,14 @@ def write_table(ws: Worksheet, top: int, table: pd.DataFrame, fmt: dict[str, Any
     return top + len(table) + 1
 
 def table_sheet(wb: xlsxwriter.Workbook, title: str, table: pd.DataFrame,
-                 fmt: dict[str, Any]) -> Worksheet:
+                fmt: dict[str, Any], *, top: int = 0) -> Worksheet:
+    """A sheet holding ``table`` from row ``top``: frozen header, filters."""
     ws = wb.add_worksheet(title)
-    ws.freeze_panes(1, 0)
+    ws.freeze_panes(top + 1, 0)
     ws.set_column(0, max(len(table.columns) - 1, 0), 16)
-    write_table(ws, 0, table, fmt)
+    write_table(ws, top, table, fmt)
     if len(table.columns):
-        ws.autofilter(0, 0, max(len(table), 1), len(table.columns) - 1)
+        ws.autofilter(top, 0, top + max(len(table), 1), len(table.columns) - 1)
     return ws
 
 def fmt_value(value: Any) -> str:

@@ -29,6 +29,7 @@ def chart_data_sheet(wb: xlsxwriter.Workbook, analysis: Analysis,
         row += len(table) + 4
     _distribution_chart(wb, ws, analysis, where)
     _scatter_chart(wb, ws, analysis, where)
+    _confidence_chart(wb, ws, analysis, where)
     return where
 
 def alpha_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
@@ -59,6 +60,56 @@ def alpha_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
     chart.set_y_axis({"min": -0.2, "max": 1.0, "major_gridlines": {"visible": False}})
     chart.set_size({"width": 760, "height": 340})
     ws.insert_chart(row, 0, chart)
+
+def yield_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
+                loc: tuple[str, int, int], row: int) -> None:
+    """Yield per arm with its Wilson 95% interval, error bars from the interval's cells."""
+    sheet, top, n = loc
+    table = analysis.figures["yield"]
+    first, last = top + 1, top + n
+    col = list(table.columns).index("yield")
+    chart = wb.add_chart({"type": "column"})
+    chart.add_series({
+        "name": "yield", "categories": [sheet, first, 0, last, 0],
+        "values": [sheet, first, col, last, col],
+        "y_error_bars": {"type": "custom",
+                         "plus_values": _column_ref(sheet, table, "err_plus", first, last),
+                         "plus_data": _finite_list(table["err_plus"]),
+                         "minus_values": _column_ref(sheet, table, "err_minus", first, last),
+                         "minus_data": _finite_list(table["err_minus"])},
+    })
+    chart.set_title({"name": "Yield per arm (Wilson 95% CI)"})
+    chart.set_y_axis({"min": 0, "max": 1, "major_gridlines": {"visible": False}})
+    chart.set_legend({"none": True})
+    chart.set_size({"width": 760, "height": 340})
+    ws.insert_chart(row, 0, chart)
+
+
+def _confidence_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
+                      where: dict[str, tuple[str, int, int]]) -> None:
+    """Alpha on all ratings and on Medium/High only, per dimension, with their intervals."""
+    if "confidence" not in where:
+        return
+    sheet, top, n = where["confidence"]
+    table = analysis.figures["confidence"]
+    first, last = top + 1, top + n
+    chart = wb.add_chart({"type": "column"})
+    for subset in ("all ratings", "Medium/High"):
+        col = table.columns.get_loc(f"alpha {subset}")
+        chart.add_series({
+            "name": subset, "categories": [sheet, first, 0, last, 0],
+            "values": [sheet, first, col, last, col],
+            "y_error_bars": {
+                "type": "custom",
+                "plus_values": _column_ref(sheet, table, f"plus {subset}", first, last),
+                "plus_data": _finite_list(table[f"plus {subset}"]),
+                "minus_values": _column_ref(sheet, table, f"minus {subset}", first, last),
+                "minus_data": _finite_list(table[f"minus {subset}"])}})
+    chart.set_title({"name": "Alpha by rater confidence (95% CI)"})
+    chart.set_y_axis({"min": -0.2, "max": 1.0, "major_gridlines": {"visible": False}})
+    chart.set_size({"width": 760, "height": 340})
+    ws.insert_chart(top, len(table.columns) + 1, chart)
+
 
 def _column_ref(sheet: str, table: pd.DataFrame, column: str, first: int, last: int) -> str:
     """``='Sheet'!$E$3:$E$7``: the cells of ``column`` in rows first..last (0-based)."""

@@ -18,7 +18,7 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
     lines += [f"note: {n}" for n in summary["panel"]["notes"]]
     if summary.get("arms"):
         lines.append(f"arms: {summary['arms']['sentence']}")
-    return lines
+    return lines + list(summary.get("readings", []))
 
 def _panel_line(panel: dict[str, Any]) -> str:
     expected, included = panel["expected"], panel["included"]

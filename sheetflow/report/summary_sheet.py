@@ -9,7 +9,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from ..analysis import Analysis
 from .cells import fmt_value, write_cell
-from .charts import alpha_chart
+from .charts import alpha_chart, yield_chart
 from .headline import headline_lines
 
 
@@ -41,6 +41,9 @@ def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
     row = _headline_extras(ws, row, s, fmt)
     if "alpha" in charts:
         alpha_chart(wb, ws, analysis, charts["alpha"], row + 1)
+        row += 19
+    if "yield" in charts:
+        yield_chart(wb, ws, analysis, charts["yield"], row + 1)
 
 _STATUS_FORMAT = {"pass": "status_pass", "fail": "status_fail"}
 
@@ -93,9 +96,13 @@ def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any])
         write_cell(ws, row, j, value, fmt["num"])
     ws.write_string(row, 5, str(arms["test"]))
     ws.write_string(row, 7, str(arms["effect_measure"]))
+    if arms.get("means"):
+        row += 1
+        ws.write_string(row, 0, "arm", fmt["head"])
+        ws.write_string(row, 1, str(arms.get("means_label") or "figure"), fmt["head"])
     for arm, value in arms.get("means", {}).items():
         row += 1
-        ws.write_string(row, 0, f"  {arm}")
+        ws.write_string(row, 0, str(arm))
         write_cell(ws, row, 1, value, fmt["num"])
     return row + 2
 
@@ -141,6 +148,7 @@ def _headline_extras(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, 
     if "pilot" in s:
         lines.append(f"pilot verdict: {s['pilot']['pilot_verdict']} "
                      f"(critical failures {s['pilot']['critical_failures']})")
+    lines += s.get("summary_lines", [])  # a protocol's own lines, in its words
     for line in lines:
         ws.write_string(row, 0, line)
         row += 1

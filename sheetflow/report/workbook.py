@@ -6,11 +6,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import xlsxwriter
+from xlsxwriter.worksheet import Worksheet
 
 from ..analysis import Analysis
 from .cells import OPTIONS, created, formats, table_sheet
 from .charts import chart_data_sheet, direction_chart
+from .large import csv_path, digest, is_large, large_tables, note, write_csv
 from .summary_sheet import summary_sheet
 
 SHEET_TITLES = {
@@ -35,9 +38,25 @@ SHEET_TITLES = {
     "judge_trio": "Judge trio",
     "hypothesis_deltas": "Hypotheses",
     "self_checks": "Rater self-checks",
+    "position_bias": "Position bias",
+    "position_free_preference": "Position-free preference",
+    "confidence_by_rater": "Confidence by rater",
+    "confidence_agreement": "Agreement by confidence",
+    "direction_by_confidence": "Direction by confidence",
 }
 
-def write_analysis_workbook(analysis: Analysis, path: str | Path) -> Path:
+def _sheet_or_digest(wb: xlsxwriter.Workbook, name: str, title: str, table: pd.DataFrame,
+                     fmt: dict[str, Any]) -> Worksheet:
+    """The table on its own sheet, or for a large one a note and its digest."""
+    if not is_large(table):
+        return table_sheet(wb, title, table, fmt)
+    ws = table_sheet(wb, title, digest(name, table), fmt, top=2)
+    ws.write_string(0, 0, note(name, table), fmt["bold"])
+    return ws
+
+
+def write_analysis_workbook(analysis: Analysis, path: str | Path, *,
+                            tables_beside: bool = True) -> Path:
     """Write the analysis workbook to ``path``.
 
     Parameters
@@ -46,6 +65,10 @@ def write_analysis_workbook(analysis: Analysis, path: str | Path) -> Path:
         From :func:`sheetflow.analysis.analyze` or :func:`~sheetflow.analysis.run_plan`.
     path : str or Path
         The ``.xlsx`` file to write (its folder is created).
+    tables_beside : bool, default True
+        Also write each table too large for a sheet (see :mod:`.large`) as CSV under
+        ``tables/`` beside ``path``; :func:`~.outputs.write_analysis_outputs` passes
+        False and writes them itself, with the rest of the set.
 
     Returns
     -------
@@ -59,9 +82,12 @@ def write_analysis_workbook(analysis: Analysis, path: str | Path) -> Path:
                        "author": "sheetflow", "created": created(analysis)})
     fmt = formats(wb)
     summary = wb.add_worksheet("Summary")
-    sheets = {name: table_sheet(wb, SHEET_TITLES.get(name, name)[:31], table, fmt)
+    sheets = {name: _sheet_or_digest(wb, name, SHEET_TITLES.get(name, name)[:31], table, fmt)
               for name, table in analysis.tables.items()}
-    table_sheet(wb, "Data", analysis.data, fmt)
+    _sheet_or_digest(wb, "data", "Data", analysis.data, fmt)
+    if tables_beside:
+        for name, table in large_tables(analysis.tables, analysis.data).items():
+            write_csv(table, path.parent / csv_path(name))
     charts = chart_data_sheet(wb, analysis, fmt)
     methods_sheet(wb, analysis, fmt)
     summary_sheet(wb, summary, analysis, fmt, charts)

@@ -99,3 +99,17 @@ class LoaderBase:
                       "folder and name it relative to it", where)
             return None
         return path
+
+    def _regular(self, path: Path, what: str, where: str) -> bool:
+        """Whether ``path`` is a regular file; reported when it is missing or not a file.
+
+        A directory or a FIFO named as a study file would fail to read, or block.
+        """
+        if path.is_file():
+            return True
+        if path.exists():
+            self.fail(f"{what} is not a regular file (a folder, pipe or device); name a "
+                      "CSV, XLSX or text file", where)
+        else:
+            self.fail(f"{what} not found next to {self.file}", where)
+        return False

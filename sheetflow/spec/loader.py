@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tomllib
 
 from ..errors import SpecError
@@ -16,7 +17,7 @@ from .limits import (
     MAX_TABLE_BYTES,
     nesting_depth,
 )
-from .model import PLACEHOLDERS, Design, Item, Plan, Rater, ShownField, Study
+from .model import PLACEHOLDERS, SIZING_FILE, Design, Item, Plan, Rater, ShownField, Study
 from .raters import RaterLoader, unsafe_char
 from .rubric_loader import RubricLoader
 from .tables import control_char, read_table, read_text_file
@@ -70,6 +71,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
                               raters, 2 if design.repeats else 1, raters_file)
         instructions = self._instructions(meta)
         self._cross_checks(rubric, design, plan, items, raters)
+        sizing = self._sizing()
         if self.problems:
             return None
         return Study(
@@ -92,6 +94,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             email_body=str(email.get("body", "")),
             items_file=items_file,
             raters_file=raters_file,
+            sizing=sizing,
         )
 
     def _parse(self) -> dict | None:
@@ -163,8 +166,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         path = self._inside(name, "[items] file")
         if path is None:
             return (), name
-        if not path.exists():
-            self.fail(f"items file {name!r} not found next to {self.file}", where)
+        if not self._regular(path, f"items file {name!r}", where):
             return (), name
         try:
             header, rows = read_table(path, max_bytes=MAX_TABLE_BYTES, max_rows=MAX_ITEMS)
@@ -219,6 +221,23 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
 
     # -- the rest ----------------------------------------------------------------------
 
+    def _sizing(self) -> dict | None:
+        """The design recorded by ``sheetflow plan --record``, when the folder has one."""
+        path = self.root / SIZING_FILE
+        if not path.exists():
+            return None
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            self.fail(f"cannot read it as JSON ({exc}); run sheetflow plan --record again "
+                      "or delete it", file=str(path))
+            return None
+        if not isinstance(record, dict):
+            self.fail("must hold one JSON object; run sheetflow plan --record again",
+                      file=str(path))
+            return None
+        return record
+
     def _pack_name(self, files: dict) -> str:
         pattern = files.get("pack_name", "{study_id}-{rater_id}.xlsx")
         if not isinstance(pattern, str):
@@ -243,9 +262,8 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             path = self._inside(meta["instructions_file"], "[study] instructions_file")
             if path is None:
                 return ""
-            if not path.exists():
-                self.fail(f"instructions_file {meta['instructions_file']!r} not found",
-                          "[study]")
+            if not self._regular(path, f"instructions_file {meta['instructions_file']!r}",
+                                 "[study]"):
                 return ""
             try:
                 return read_text_file(path, MAX_SPEC_BYTES)
@@ -266,8 +284,8 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         if scores is not None:
             where = "[analysis.params] internal_scores_file"
             path = self._inside(scores, where)
-            if path is not None and not path.is_file():
-                self.fail(f"{scores!r} not found in the study folder", where)
+            if path is not None:
+                self._regular(path, repr(scores), where)
         if design.repeats and items and design.repeats.count > len(items):
             self.fail(f"repeats count {design.repeats.count} exceeds the {len(items)} items",
                       "[design.repeats]")

@@ -76,8 +76,7 @@ class RaterLoader(LoaderBase):
         path = self._inside(name, "[raters] file")
         if path is None:
             return (), name
-        if not path.exists():
-            self.fail(f"raters file {name!r} not found next to {self.file}", "[raters]")
+        if not self._regular(path, f"raters file {name!r}", "[raters]"):
             return (), name
         try:
             header, rows = read_table(path, max_bytes=MAX_RATERS_BYTES, max_rows=MAX_RATERS)

@@ -24,6 +24,7 @@ from sheetflow.stats.hypothesis_tests import (
     wilcoxon_signed_rank,
 )
 from sheetflow.stats.icc import icc
+from sheetflow.stats.intervals import newcombe_difference, wilson_interval
 from sheetflow.stats.kappa import (
     cohen_kappa,
     cohen_kappa_table,
@@ -50,6 +51,7 @@ __all__ = [
     "krippendorff_alpha",
     "light_kappa",
     "mean_spearman",
+    "newcombe_difference",
     "paired_mean_difference",
     "percent_agreement",
     "permutation_test_proportions",
@@ -58,4 +60,5 @@ __all__ = [
     "spearman",
     "tolerance_agreement",
     "wilcoxon_signed_rank",
+    "wilson_interval",
 ]

@@ -184,3 +184,15 @@ def listwise(matrix: np.ndarray, raters: list[Any]) -> tuple[np.ndarray, list[st
         notes.append(f"listwise deletion: {n_dropped} of {int(rated.sum())} rated units "
                      "dropped for a missing rating")  # fmt: skip
     return matrix[:, complete], notes, n_dropped
+
+
+def dropped_pairs_note(n_dropped: int, n_total: int, what: str = "pairs") -> str:
+    """The ``reason`` note for pairs left out because a side is missing ('' if none)."""
+    if not n_dropped:
+        return ""
+    return f"{n_dropped} of {n_total} {what} dropped for a missing value"
+
+
+def join_notes(*notes: str) -> str:
+    """Join non-empty ``reason`` parts with '; '."""
+    return "; ".join(n for n in notes if n)

@@ -234,7 +234,7 @@ def spearman(x: Any, y: Any, *, confidence: float = 0.95) -> pd.DataFrame:
     ----------
     x, y : array_like
         Paired scores (e.g. an external rater's totals and the internal team's);
-        pairs with a missing value on either side are dropped.
+        pairs with a missing value on either side are dropped (counted in ``reason``).
     confidence : float, default 0.95
         Coverage of the interval.
 
@@ -270,16 +270,17 @@ def spearman(x: Any, y: Any, *, confidence: float = 0.95) -> pd.DataFrame:
     if a.shape != b.shape:
         raise ValueError("x and y must have the same length.")
     keep = ~(np.isnan(a) | np.isnan(b))
+    note = _util.dropped_pairs_note(int((~keep).sum()), keep.size)
     a, b = a[keep], b[keep]
     row = {"rho": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan, "n": int(a.size)}
-    if a.size < 3:
-        return _util.frame({**row, "reason": "fewer than three complete pairs"}, _SP_COLUMNS)
-    if np.ptp(a) == 0 or np.ptp(b) == 0:
-        return _util.frame({**row, "reason": "a variable is constant"}, _SP_COLUMNS)
+    why = ("fewer than three complete pairs" if a.size < 3 else
+           "a variable is constant" if np.ptp(a) == 0 or np.ptp(b) == 0 else "")
+    if why:
+        return _util.frame({**row, "reason": _util.join_notes(why, note)}, _SP_COLUMNS)
     res = stats.spearmanr(a, b)
     rho = float(res.statistic)
     return _util.frame({**row, "rho": rho, "p": float(res.pvalue),
-                        **_fisher_interval(rho, a.size, confidence), "reason": ""},
+                        **_fisher_interval(rho, a.size, confidence), "reason": note},
                        _SP_COLUMNS)  # fmt: skip
 
 

@@ -286,7 +286,8 @@ def wilcoxon_signed_rank(
     x : array_like
         First measurements, or the differences when ``y`` is None.
     y : array_like, optional
-        Second measurements; pairs with a missing value are dropped.
+        Second measurements; pairs with a missing value are dropped (counted in
+        ``reason``).
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
         "greater": the differences ``x - y`` are shifted above 0.
     zero_method : {"wilcox", "pratt", "zsplit"}, default "wilcox"
@@ -328,21 +329,21 @@ def wilcoxon_signed_rank(
     """
     _util.check_choice("alternative", alternative, _ALTERNATIVES)
     _util.check_choice("zero_method", zero_method, ("wilcox", "pratt", "zsplit"))
-    d = _differences(x, y)
+    d, note = _differences(x, y)
     nonzero = d[d != 0]
     row = {"n": int(d.size), "n_zero": int(d.size - nonzero.size),
            "alternative": alternative, "zero_method": zero_method}  # fmt: skip
     if nonzero.size == 0:
         reason = "no pairs" if d.size == 0 else "all differences are zero"
         return _util.frame({**row, "statistic": np.nan, "w_plus": np.nan, "p": np.nan,
-                            "reason": reason}, _WX_COLUMNS)  # fmt: skip
+                            "reason": _util.join_notes(reason, note)}, _WX_COLUMNS)  # fmt: skip
     with warnings.catch_warnings():  # scipy warns when it falls back to the approximation
         warnings.simplefilter("ignore", UserWarning)
         res = stats.wilcoxon(d, alternative=alternative, zero_method=zero_method, method=method)
     ranks = stats.rankdata(np.abs(nonzero))
     return _util.frame({**row, "statistic": float(res.statistic),
                         "w_plus": float(ranks[nonzero > 0].sum()), "p": float(res.pvalue),
-                        "reason": ""}, _WX_COLUMNS)  # fmt: skip
+                        "reason": note}, _WX_COLUMNS)  # fmt: skip
 
 
 _WX_COLUMNS = (
@@ -350,12 +351,14 @@ _WX_COLUMNS = (
 )  # fmt: skip
 
 
-def _differences(x: Any, y: Any | None) -> np.ndarray:
+def _differences(x: Any, y: Any | None) -> tuple[np.ndarray, str]:
+    """Paired differences without missing ones, and the note saying how many went."""
     a = np.asarray(x, dtype=float).ravel()
-    if y is None:
-        return a[~np.isnan(a)]
-    b = np.asarray(y, dtype=float).ravel()
-    if a.shape != b.shape:
-        raise ValueError("x and y must have the same length.")
-    d = a - b
-    return d[~np.isnan(d)]
+    if y is not None:
+        b = np.asarray(y, dtype=float).ravel()
+        if a.shape != b.shape:
+            raise ValueError("x and y must have the same length.")
+        a = a - b
+    missing = np.isnan(a)
+    what = "values" if y is None else "pairs"
+    return a[~missing], _util.dropped_pairs_note(int(missing.sum()), a.size, what)

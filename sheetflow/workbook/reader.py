@@ -33,7 +33,7 @@ from typing import Any
 
 import defusedxml.ElementTree as SafeET
 
-from ..values import Formula
+from ..values import ExcelError, Formula
 from .safety import Inspection, Limits, Problem, SheetScan, inspect_file
 
 _ESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")
@@ -103,6 +103,9 @@ class Book:
         if scan is None or not self._fits(scan):
             return _openpyxl_window(self.path, sheet, rows, cols)
         out = self._calamine_window(sheet, rows, cols)
+        for (r, c), text in scan.errors.items():  # calamine reads them as blank
+            if r <= rows and c <= cols:
+                out[(r, c)] = ExcelError(text)
         for (r, c), formula in _formulas(scan, rows, cols).items():
             out[(r, c)] = formula
         return out
@@ -279,6 +282,8 @@ def _openpyxl_value(cell: Any) -> Any:
     if getattr(cell, "data_type", None) == "f":
         text = getattr(value, "text", value)  # an ArrayFormula keeps its text there
         return Formula(str(text).removeprefix("="))
+    if getattr(cell, "data_type", None) == "e":
+        return ExcelError(str(value))
     if isinstance(value, str):
         return decode_escapes(value)
     return value

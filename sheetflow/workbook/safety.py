@@ -45,6 +45,16 @@ _CELL_REF = re.compile(
     rb"<" + _NS + rb"c\b[^>]*?\br=" + _Q + rb"([A-Z]{1,3})([0-9]{1,7})" + _Q
     + rb"[^>]*?(?<!/)>\s*<" + _NS
     + rb"(?:(v|is)\b|(f)\b([^>]*?)(?:/>|>(.*?)</" + _NS + rb"f>))", re.DOTALL)
+_STRICT_NS = b"http://purl.oclc.org/ooxml/spreadsheetml/main"  # "Strict Open XML"
+# any cell or row start tag (for the positional scan); groups: tag name, attributes, "/"
+_TAG = re.compile(rb"<" + _NS + rb"(row|c)\b([^>]*?)(/?)>")
+_CONTENT = re.compile(rb"\s*<" + _NS + rb"(?:(v|is)\b|(f)\b([^>]*?)(?:/>|>(.*?)</" + _NS
+                      + rb"f>))", re.DOTALL)
+_ATTR_R = re.compile(rb"\br=" + _Q + rb"([A-Z]{0,3})([0-9]{0,7})" + _Q)
+_NO_ADDRESS = re.compile(rb"<c[\s>/](?![^>]*?\br=)")  # literal start: a fast search
+_NO_ADDRESS_NS = re.compile(rb"<[A-Za-z_][\w.-]*:c[\s>/](?![^>]*?\br=)")
+_ERROR_TYPE = re.compile(rb"\bt=" + _Q + rb"e" + _Q)
+_VALUE = re.compile(rb"\s*<" + _NS + rb"v>([^<]*)</" + _NS + rb"v>")
 _REL_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 _MAIN_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 
@@ -91,10 +101,14 @@ class SheetScan:
     formulas : dict
         (row, column) -> (``<f>`` attributes, ``<f>`` text) of each formula cell, raw
         bytes as written.
+    errors : dict
+        (row, column) -> the error value (``#DIV/0!``) of each error cell without a
+        formula (readers such as python-calamine show these as blank).
     """
 
     extent: tuple[int, int] = (0, 0)
     formulas: dict[tuple[int, int], tuple[bytes, bytes]] = field(default_factory=dict)
+    errors: dict[tuple[int, int], str] = field(default_factory=dict)
 
 
 @dataclass
@@ -233,6 +247,9 @@ def _check_parts(zf: zipfile.ZipFile, names: set[str]) -> Problem | None:
     content_types = zf.read("[Content_Types].xml")[:2**20]
     if b"macroEnabled" in content_types:
         return Problem("macro-workbook")
+    with zf.open("xl/workbook.xml") as fh:
+        if _STRICT_NS in fh.read(2**16):
+            return Problem("strict-ooxml")
     return None
 
 
@@ -261,6 +278,8 @@ def scan_sheet(data: bytes) -> SheetScan:
     -------
     SheetScan
     """
+    if b't="e"' in data or b"t='e'" in data or _cells_without_address(data):
+        return _scan_by_position(data)
     found = _CELL_REF.findall(data)
     last_row = max(map(int, {row for _, row, *_ in found}), default=0)
     letters = {col for col, *_ in found}
@@ -268,6 +287,41 @@ def scan_sheet(data: bytes) -> SheetScan:
                 for col, row, _value, f, attrs, text in found if f}
     last_col = max((column_number(c.decode("ascii")) for c in letters), default=0)
     return SheetScan((last_row, last_col), formulas)
+
+
+def _cells_without_address(data: bytes) -> bool:
+    """Whether some cell lacks ``r=`` (allowed: it is then the next cell of its row)."""
+    if _NO_ADDRESS.search(data):
+        return True
+    return (b":c " in data or b":c>" in data) and bool(_NO_ADDRESS_NS.search(data))
+
+
+def _scan_by_position(data: bytes) -> SheetScan:
+    """The slower scan: every row and cell in order, placed where Excel places them.
+
+    A row or cell without ``r=`` follows the one before it; error cells are noted.
+    """
+    row = col = last_row = last_col = 0
+    formulas: dict[tuple[int, int], tuple[bytes, bytes]] = {}
+    errors: dict[tuple[int, int], str] = {}
+    for tag in _TAG.finditer(data):
+        name, attrs, closed = tag.groups()
+        ref = _ATTR_R.search(attrs)
+        if name == b"row":
+            row = int(ref[2]) if ref and ref[2] else row + 1
+            col = 0
+            continue
+        col = column_number(ref[1].decode("ascii")) if ref and ref[1] else col + 1
+        content = None if closed else _CONTENT.match(data, tag.end())
+        if content is None:
+            continue  # a style-only cell: no value
+        last_row, last_col = max(last_row, row), max(last_col, col)
+        if content[2]:
+            formulas[(row, col)] = (content[3], content[4] or b"")
+        elif _ERROR_TYPE.search(attrs):
+            value = _VALUE.match(data, tag.end())
+            errors[(row, col)] = value[1].decode("utf-8", "replace") if value else "#N/A"
+    return SheetScan((last_row, last_col), formulas, errors)
 
 
 def _sheet_members(zf: zipfile.ZipFile, names: set[str]) -> dict[str, str]:

@@ -166,7 +166,10 @@ def test_icc_matches_pingouin() -> None:
         with np.errstate(all="ignore"):
             ref = pg.intraclass_corr(tidy, targets="unit", raters="rater", ratings="value",
                                      nan_policy="omit")  # fmt: skip
-        names = {"ICC(1,1)": "ICC(1)", "ICC(1,k)": "ICC(k)"}
+        ref = ref.rename(columns={"CI95%": "CI95"})  # pingouin < 0.5.5 names it CI95%
+        # pingouin >= 0.5.5 names the forms McGraw-Wong style, earlier ones ICC1..ICC3k.
+        names = {"ICC(1,1)": "ICC(1)", "ICC(1,k)": "ICC(k)",
+                 **dict(zip(ours["type"], ours.index, strict=True))}  # fmt: skip
         for ref_row in ref.itertuples():
             mine = ours.loc[names.get(ref_row.Type, ref_row.Type)]
             if np.isnan(mine["icc"]):  # outside the possible range: pingouin reports it

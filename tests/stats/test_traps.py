@@ -84,3 +84,14 @@ def test_icc_listwise_deletion_states_the_units_dropped() -> None:
     res = st.icc(data)
     assert (res["n_dropped"] == 30).all() and (res["n_units"] == 10).all()
     assert res["reason"].str.contains("30 of 40 rated units dropped").all()
+
+
+def test_spearman_and_wilcoxon_state_dropped_pairs() -> None:
+    x = [1.0, 2.0, np.nan, 4.0, 5.0, 6.0]
+    y = [2.0, 1.0, 3.0, np.nan, 6.0, 5.5]
+    res = st.spearman(x, y).loc[0]
+    assert res["n"] == 4 and res["reason"] == "2 of 6 pairs dropped for a missing value"
+    res = st.wilcoxon_signed_rank(x, y).loc[0]
+    assert res["n"] == 4 and res["reason"] == "2 of 6 pairs dropped for a missing value"
+    one = st.wilcoxon_signed_rank([1.0, np.nan, -2.0, 3.0]).loc[0]
+    assert one["reason"] == "1 of 4 values dropped for a missing value"

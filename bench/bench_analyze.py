@@ -1,0 +1,152 @@
+"""Time ``analyze`` against ``collect`` on the same study, at three panel sizes.
+
+Run on demand (not a test)::
+
+    python bench/bench_analyze.py [--scenario single|paired|dices|all] [--cache DIR]
+                                  [--rebuild] [--raters N]
+
+Scenarios (each a study built once into the cache folder, packs filled by the
+simulated raters of ``sheetflow.simulate``):
+
+- **single**: the answer-review template (five categorical dimensions), 60 items,
+  100 raters who each score every item.
+- **paired**: the paired-rubric template with its 18 cases (577 answer rows per
+  return), 500 raters.
+- **dices**: DICES-350's size: the answer-review template with 350 items, 123 raters.
+
+For each it runs, each in a fresh process, ``collect`` (writing ``out/ratings.csv``
+and ``out/validation.xlsx``) and then ``analyze`` plus the analysis workbook, and
+prints wall time, CPU time (the process and its reader children) measured after
+the imports, and the ratio
+analyze / collect (the target: within 2x). ``--raters`` scales every scenario down
+for a quick look.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+SCENARIOS = {
+    "single": ("answer-review", 60, 100),
+    "paired": ("paired-rubric", None, 500),
+    "dices": ("answer-review", 350, 123),
+}
+DONE = "bench-build.json"
+
+CHILD = r"""
+import json, resource, sys, time
+from pathlib import Path
+root = Path(sys.argv[1])
+step = sys.argv[2]
+if step == "collect":
+    from sheetflow.collect import collect
+    run = lambda: collect(root)
+else:
+    from sheetflow.analysis import analyze
+    from sheetflow.report import write_analysis_outputs
+    def run():
+        write_analysis_outputs(analyze(root), root / "out")
+def cpu_total():  # this process and its finished children (collect's reader sandboxes)
+    me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+wall, cpu = time.perf_counter(), cpu_total()
+run()
+print(json.dumps({"wall": time.perf_counter() - wall, "cpu": cpu_total() - cpu}))
+"""
+
+
+def _repeat_items(template_items: Path, target: Path, count: int | None) -> None:
+    """The template's items, cycled to ``count`` rows with fresh ids (first column)."""
+    with template_items.open(encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.reader(fh))
+    header, body = rows[0], rows[1:]
+    if count is None:
+        return
+    with target.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        for i in range(count):
+            row = list(body[i % len(body)])
+            row[0] = f"{row[0]}-{i:04d}"
+            writer.writerow(row)
+
+
+def _raters(target: Path, count: int) -> None:
+    with target.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["rater_id", "name", "last_name", "email", "role"])
+        for i in range(count):
+            writer.writerow([f"R{i:03d}", f"Rater {i}", f"Surname{i:03d}",
+                             f"r{i:03d}@example.org", "primary"])
+
+
+def build(root: Path, template: str, items: int | None, raters: int) -> None:
+    """A study from ``template`` with ``items`` items and ``raters`` raters, packs filled."""
+    from sheetflow.generate import generate_packs
+    from sheetflow.simulate import fill_packs
+    from sheetflow.templates import init_study
+
+    init_study(root, template)
+    _repeat_items(root / "items.csv", root / "items.csv", items)
+    _raters(root / "raters.csv", raters)
+    generate_packs(root)
+    (root / "returns").mkdir(exist_ok=True)
+    fill_packs(root, seed=11)
+
+
+def ensure_built(cache: Path, name: str, raters: int, rebuild: bool) -> Path:
+    template, items, default_raters = SCENARIOS[name]
+    raters = raters or default_raters
+    root = cache / f"{name}-{raters}"
+    marker = root / DONE
+    if marker.exists() and not rebuild:
+        return root
+    if root.exists():
+        import shutil
+        shutil.rmtree(root)
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from bench_analyze import build; "
+            "from pathlib import Path; build(Path(sys.argv[2]), sys.argv[3], "
+            "None if sys.argv[4] == 'None' else int(sys.argv[4]), int(sys.argv[5]))")
+    subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent), str(root),
+                    template, str(items), str(raters)], check=True)
+    marker.write_text(json.dumps({"template": template, "items": items, "raters": raters}))
+    return root
+
+
+def timed(root: Path, step: str) -> dict[str, float]:
+    done = subprocess.run([sys.executable, "-c", CHILD, str(root), step], check=True,
+                          capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenario", choices=[*SCENARIOS, "all"], default="all")
+    parser.add_argument("--cache", type=Path,
+                        default=Path(tempfile.gettempdir()) / "sheetflow-bench-analyze")
+    parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--raters", type=int, default=0, help="override the panel size")
+    args = parser.parse_args()
+    names = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
+    for name in names:
+        root = ensure_built(args.cache, name, args.raters, args.rebuild)
+        spec = json.loads((root / DONE).read_text())
+        collect_t = timed(root, "collect")
+        analyze_t = timed(root, "analyze")
+        ratings = sum(1 for _ in (root / "out" / "ratings.csv").open(encoding="utf-8")) - 1
+        print(f"{name}: {spec['template']}, {spec['raters']} raters, "
+              f"{spec['items'] or 'template'} items, {ratings:,} rating rows")
+        for label, t in (("collect", collect_t), ("analyze", analyze_t)):
+            print(f"  {label:8s} wall {t['wall']:7.2f} s   cpu after imports {t['cpu']:7.2f} s")
+        print(f"  ratio analyze/collect: wall {analyze_t['wall'] / collect_t['wall']:.2f}x, "
+              f"cpu {analyze_t['cpu'] / collect_t['cpu']:.2f}x   (target: 2x or less)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,194 @@
+"""Position bias in paired designs: does a rater favour whichever response sits under A?
+
+Runs for every paired design with a preference dimension, whatever the plan's ``run``
+list says (sides are randomised per rater and case, so the check is always possible and
+always relevant). Two tables:
+
+- ``position_bias``: per rater (human or automated judge) and pooled, the share of
+  decisive judgements (ties and blanks left out) that chose the response under the
+  first label, with an exact two-sided binomial test against one half and a
+  Clopper-Pearson interval. A rater is flagged when ``p`` is below the plan's limit
+  *and* the share lies outside the plan's band (``[analysis.params]
+  position_bias_p``, default 0.05; ``position_bias_share``, default [0.35, 0.65]).
+- ``position_free_preference``: the preference for the arm under test (the spec's
+  ``improved_arm``, else the design's second arm) counted separately for the cases
+  where it sat under A and under B, and the preference with position removed (a
+  logistic model with an effect-coded side; see
+  :func:`sheetflow.stats.proportions.position_free_preference`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..stats.proportions import binomial_share, position_free_preference
+from ..study import Study
+from .context import Context, json_safe
+from .registry import ProtocolPlan
+
+POOLED = "all raters"
+DEFAULT_P, DEFAULT_BAND = 0.05, (0.35, 0.65)
+BIAS_COLUMNS = ["dimension", "rater", "role", "n", "n_chose_a", "share_a", "p", "ci_low",
+                "ci_high", "flagged", "reason"]
+
+
+def applies(study: Study) -> bool:
+    """A paired design with two labels and at least one preference dimension."""
+    return study.design.kind == "paired" and len(study.design.labels) >= 2 and any(
+        d.kind == "preference" for d in study.rubric.dimensions)
+
+
+def limits(ctx: Context) -> tuple[float, tuple[float, float]]:
+    """The plan's p limit and share band for a flag."""
+    band = ctx.param("position_bias_share", DEFAULT_BAND)
+    return float(ctx.param("position_bias_p", DEFAULT_P)), (float(band[0]), float(band[1]))
+
+
+def choices(ctx: Context) -> pd.DataFrame:
+    """Decisive sitting-1 judgements: dimension, rater, role, case, chosen arm, arm under A.
+
+    The arm under A comes from the unblinded response rows of the same rater and case
+    (their ``label`` and ``arm``).
+    """
+    first_label = ctx.study.design.labels[0]
+    arms = {a.id for a in ctx.study.design.arms}
+    data = ctx.first
+    under_a = (data[(data["label"] == first_label) & (data["arm"] != "")]
+               .drop_duplicates(["rater", "case"])[["rater", "case", "arm"]]
+               .rename(columns={"arm": "arm_under_a"}))
+    prefs = data[data["dimension"].isin(_preference_ids(ctx.study))]
+    prefs = prefs[prefs["value"].isin(arms)]
+    out = prefs.merge(under_a, on=["rater", "case"], how="inner")
+    return out.rename(columns={"value": "chosen", "dimension": "dimension"})[
+        ["dimension", "rater", "role", "case", "chosen", "arm_under_a"]]
+
+
+def _preference_ids(study: Study) -> list[str]:
+    return [d.id for d in study.rubric.dimensions if d.kind == "preference"]
+
+
+def position_bias(ctx: Context) -> pd.DataFrame:
+    """Share of decisive judgements choosing label A, per rater and pooled (see module)."""
+    picks = choices(ctx)
+    p_limit, (low, high) = limits(ctx)
+    rows = []
+    for dim_id in _preference_ids(ctx.study):
+        mine = picks[picks["dimension"] == dim_id]
+        groups = [(r, g) for r, g in mine.groupby("rater", sort=False)] + [(POOLED, mine)]
+        for rater, grp in groups:
+            chose_a = int((grp["chosen"] == grp["arm_under_a"]).sum())
+            res = binomial_share(chose_a, len(grp)).iloc[0]
+            flagged = bool(res["p"] < p_limit and not low <= res["share"] <= high) \
+                if res["n"] else False
+            role = grp["role"].iloc[0] if rater != POOLED and len(grp) else ""
+            rows.append({"dimension": dim_id, "rater": rater, "role": role, "n": len(grp),
+                         "n_chose_a": chose_a, "share_a": res["share"], "p": res["p"],
+                         "ci_low": res["ci_low"], "ci_high": res["ci_high"],
+                         "flagged": flagged, "reason": res["reason"]})
+    return pd.DataFrame(rows, columns=BIAS_COLUMNS)
+
+
+def arm_under_test(ctx: Context) -> str:
+    """The spec's improved arm, else the design's second arm."""
+    named = str(ctx.param("improved_arm", "") or "")
+    arms = [a.id for a in ctx.study.design.arms]
+    return named if named in arms else (arms[1] if len(arms) > 1 else "")
+
+
+def position_free(ctx: Context) -> pd.DataFrame:
+    """The arm under test's preference by side shown, and with position removed."""
+    picks = choices(ctx)
+    arm = arm_under_test(ctx)
+    rows = []
+    for dim_id in _preference_ids(ctx.study):
+        mine = picks[picks["dimension"] == dim_id]
+        groups = [(r, g) for r, g in mine.groupby("rater", sort=False)] + [(POOLED, mine)]
+        for rater, grp in groups:
+            shown_a = grp["arm_under_a"] == arm
+            chosen = grp["chosen"] == arm
+            res = position_free_preference(int((chosen & shown_a).sum()), int(shown_a.sum()),
+                                           int((chosen & ~shown_a).sum()),
+                                           int((~shown_a).sum())).iloc[0].to_dict()
+            rows.append({"dimension": dim_id, "rater": rater, "arm": arm, **res})
+    return pd.DataFrame(rows)
+
+
+def summary_part(tables: dict[str, pd.DataFrame]) -> dict[str, Any]:
+    """``position_bias`` and ``position_free_preference`` entries of ``summary.json``."""
+    bias = tables.get("position_bias")
+    free = tables.get("position_free_preference")
+    out: dict[str, Any] = {}
+    if bias is not None and "share_a" in bias:
+        out["position_bias"] = [
+            {"dimension": r.dimension, "rater": r.rater, "share_a": r.share_a, "n": r.n,
+             "p": r.p, "ci": [r.ci_low, r.ci_high], "flagged": bool(r.flagged)}
+            for r in bias.itertuples()]
+    if free is not None and "preference" in free:
+        pooled = free[free["rater"] == POOLED]
+        out["position_free_preference"] = [
+            {"dimension": r.dimension, "arm": r.arm, "preference": r.preference,
+             "ci": [r.ci_low, r.ci_high], "share_when_under_a": r.share_first,
+             "share_when_under_b": r.share_second, "reason": r.reason}
+            for r in pooled.itertuples()]
+    return json_safe(out)
+
+
+def readings(summary: dict[str, Any], ctx: Context) -> list[str]:
+    """Sentences for the Summary when position changes how a verdict should be read."""
+    p_limit, (low, high) = limits(ctx)
+    lines = []
+    for row in summary.get("position_bias", []):
+        if row["rater"] == POOLED:
+            share = row["share_a"]
+            lines.append(
+                f"Position: label A chosen in {_pct(share)} of {row['n']} decisive judgements "
+                f"(p = {_num(row['p'])}); flag when p < {p_limit:g} and outside "
+                f"{low:g}-{high:g}.")
+    flagged = [r for r in summary.get("position_bias", []) if r["flagged"]]
+    if flagged:
+        names = ", ".join(f"{r['rater']} ({_pct(r['share_a'])} A, p = {_num(r['p'])})"
+                          for r in flagged)
+        lines.append(f"Position bias flagged: {names}. Their direction judgements may "
+                     "reflect display order rather than quality; read the direction "
+                     "verdict with the position-free preference.")
+    for row in summary.get("position_free_preference", []):
+        lines.append(f"Position-free preference for {row['arm']}: {_pct(row['preference'])} "
+                     f"[{_pct(row['ci'][0])}, {_pct(row['ci'][1])}] "
+                     f"(under A {_pct(row['share_when_under_a'])}, under B "
+                     f"{_pct(row['share_when_under_b'])}).")
+    return lines
+
+
+def _pct(value: Any) -> str:
+    return "n/a" if value is None or not np.isfinite(value) else f"{100 * value:.0f}%"
+
+
+def _num(value: Any) -> str:
+    if value is None or not np.isfinite(value):
+        return "n/a"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _methods(study: Study) -> list[tuple[str, str]]:
+    return [("Position bias", (
+        "Per rater and pooled: decisive judgements (ties and blanks left out) that chose the "
+        "response shown under label A, out of all decisive judgements; exact two-sided "
+        "binomial test against 1/2 (scipy.stats.binomtest, as R binom.test) and "
+        "Clopper-Pearson interval. Flagged when p < position_bias_p (default 0.05) and "
+        "the share lies outside position_bias_share (default 0.35-0.65). Position-free "
+        "preference: logit P(arm chosen) = b0 + b1 x, x = +1 when the arm sat under A and "
+        "-1 under B (closed-form maximum likelihood; Wald interval for b0; Haldane-"
+        "Anscombe +0.5 when a stratum is all or nothing); expit(b0) is the preference "
+        "with position removed, b1 the position effect in log odds."))]
+
+
+PLAN = ProtocolPlan(
+    protocol="", template="",
+    analyses={"position_bias": position_bias, "position_free_preference": position_free},
+    methods=_methods,
+    runs_when=applies,
+    method_topics={"Position bias": ("position_bias", "position_free_preference")},
+)

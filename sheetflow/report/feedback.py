@@ -1,0 +1,52 @@
+"""One small workbook per rater: their own scores against the de-identified group.
+
+Protocol 000 promises each validator "your scores compared to group median
+(de-identified)". The tables come from the analysis (``Analysis.feedback``); this
+module only lays them out, one file per rater that the coordinator can send as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import xlsxwriter
+
+from ..analysis import Analysis
+from .cells import OPTIONS, created, formats, write_table
+
+INTRO = ("Your scores beside the median of all validators who scored the same response "
+         "(your own score included; no other validator is named). Responses are shown by "
+         "the label you saw.")
+
+
+def feedback_name(rater: str) -> str:
+    """``feedback-<rater>.xlsx`` with any character unsafe in a file name replaced."""
+    return f"feedback-{re.sub(r'[^A-Za-z0-9._-]', '_', rater) or 'rater'}.xlsx"
+
+
+def write_feedback_workbook(analysis: Analysis, rater: str, path: str | Path) -> Path:
+    """Write ``rater``'s feedback workbook (one sheet per table) to ``path``."""
+    path = Path(path)
+    wb = xlsxwriter.Workbook(str(path), OPTIONS)
+    wb.set_properties({"title": f"{analysis.study.title}: feedback for {rater}",
+                       "author": "sheetflow", "created": created(analysis)})
+    fmt = formats(wb)
+    for n, (name, table) in enumerate(analysis.feedback[rater].items()):
+        ws = wb.add_worksheet(name[:31])
+        ws.set_landscape()
+        ws.fit_to_pages(1, 0)
+        ws.set_column(0, max(len(table.columns) - 1, 0), 16)
+        top = 0
+        if n == 0:
+            ws.write_string(0, 0, f"{analysis.study.title}: feedback for {rater}", fmt["title"])
+            ws.write_string(1, 0, INTRO, fmt["grey"])
+            top = 3
+        write_table(ws, top, _rounded(table), fmt)
+    wb.close()
+    return path
+
+
+def _rounded(table: pd.DataFrame) -> pd.DataFrame:
+    return table.round(3) if not table.empty else table

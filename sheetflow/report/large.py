@@ -1,0 +1,74 @@
+"""Large tables go beside the workbook as CSV; the workbook keeps a digest of each.
+
+A panel of dozens of raters gives tens of thousands of pairwise rows (100 raters:
+4,950 pairs per measure) and an unblinded data table of as many ratings. Written cell
+by cell they make the analysis workbook slow to write and slow to open, and nobody
+reads them row by row in Excel. So a table longer than :data:`LARGE_ROWS` is written
+whole to ``out/tables/<name>.csv`` (text that a spreadsheet would run as a formula is
+prefixed with ``'``), and its sheet holds a note naming that file and a digest: per
+measure, the number of rows and the mean, median, minimum and maximum of the table's
+main figure (for the data, the number of ratings per rater and dimension).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..collect_rows import neutralise
+
+LARGE_ROWS = 5000
+TABLES_DIR = "tables"
+_FIGURES = ("kappa", "agreement", "alpha", "icc", "coefficient", "rho", "value")
+_GROUPS = ("measure", "dimension", "comparison")
+
+
+def is_large(table: pd.DataFrame) -> bool:
+    """Whether ``table`` goes to a CSV file rather than into the workbook."""
+    return len(table) > LARGE_ROWS
+
+
+def csv_path(name: str) -> str:
+    """Where the full table is written, relative to the workbook's folder."""
+    return f"{TABLES_DIR}/{name}.csv"
+
+
+def note(name: str, table: pd.DataFrame) -> str:
+    """The line a digest sheet starts with."""
+    return (f"{len(table):,} rows: the full table is {csv_path(name)} beside this workbook; "
+            "below, a digest of it.")
+
+
+def digest(name: str, table: pd.DataFrame) -> pd.DataFrame:
+    """Per measure (or dimension): rows and the spread of the table's main figure."""
+    if name == "data":
+        return (table.groupby(["rater", "dimension"], sort=False).size()
+                .rename("n_ratings").reset_index())
+    figure = next((c for c in _FIGURES if c in table.columns
+                   and pd.api.types.is_numeric_dtype(table[c])), None)
+    group = next((c for c in _GROUPS if c in table.columns), None)
+    if figure is None:
+        return pd.DataFrame({"n_rows": [len(table)]})
+    keys = table[group] if group else pd.Series("all", index=table.index, name="rows")
+    out = table.groupby(keys, sort=False)[figure].agg(
+        n_rows="size", n_defined="count", mean="mean", median="median", min="min",
+        max="max").reset_index()
+    return out.assign(figure=figure)
+
+
+def large_tables(tables: dict[str, pd.DataFrame], data: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The tables (and the data, as ``data``) that go beside the workbook."""
+    return {name: table for name, table in {**tables, "data": data}.items() if is_large(table)}
+
+
+def write_csv(table: pd.DataFrame, path: str | Path) -> Path:
+    """The whole table as UTF-8 CSV, formula starts neutralised in text cells."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    safe = table.copy()
+    for col in safe.columns:
+        if safe[col].dtype == object:
+            safe[col] = safe[col].map(lambda v: neutralise(v) if isinstance(v, str) else v)
+    safe.to_csv(path, index=False, encoding="utf-8", lineterminator="\n")
+    return path

@@ -1,0 +1,175 @@
+"""Hostile values and layouts: digits only in whole-number fields, Excel error values,
+Strict Open XML, cells without addresses, and a copied answer sheet."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+from roundtrip_helpers import fill_openpyxl, plan_answers
+
+from sheetflow.collect import collect
+from sheetflow.generate import generate_packs
+from sheetflow.rubric import Dimension
+from sheetflow.templates import init_study
+from sheetflow.values import ExcelError, parse_value
+from sheetflow.workbook import layout as L
+from sheetflow.workbook.safety import scan_sheet
+
+COUNT = Dimension("n", "N", "count")
+SCALE = Dimension("q", "Q", "scale", minimum=1, maximum=5)
+
+
+@pytest.mark.parametrize(("raw", "code"), [
+    ("1_0", "value-not-a-number"),  # Python's float() reads 10
+    ("1e3", "value-not-a-number"),  # ... and 1000
+    ("1E+308", "value-not-a-number"),
+    ("inf", "value-not-a-number"),
+    ("\u0665", "value-not-a-number"),  # Arabic-Indic five: float() reads 5
+    (1e308, "value-too-large"),
+    (-1e12, "value-too-large"),
+    ("5.5", "value-not-whole"),
+    (ExcelError("#DIV/0!"), "error-value"),
+    (ExcelError("#N/A"), "error-value"),
+])
+def test_whole_number_fields_take_plain_digits_only(raw, code):
+    assert parse_value(COUNT, raw).code == code
+
+
+@pytest.mark.parametrize(("raw", "value", "code"), [
+    (7.0, 7, None), ("7", 7, "number-stored-as-text"), ("7.0", 7, "number-stored-as-text"),
+    ("\uff17", 7, "number-stored-as-text"), ("7 ", 7, "number-stored-as-text"),
+])
+def test_plain_digits_are_still_read(raw, value, code):
+    parsed = parse_value(COUNT, raw)
+    assert (parsed.value, parsed.code) == (value, code)
+
+
+def test_an_error_value_is_refused_in_any_field():
+    assert parse_value(SCALE, ExcelError("#VALUE!")).code == "error-value"
+    labels = Dimension("d", "D", "preference", choices=("A>B", "B>A", "Tied"))
+    assert parse_value(labels, ExcelError("#REF!")).code == "error-value"
+
+
+# --------------------------------------------------------------------------- files
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    root = tmp_path_factory.mktemp("values") / "study"
+    init_study(root, "keep-known")
+    generate_packs(root)
+    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    pack = manifest["packs"][0]
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / "filled.xlsx", plan_answers(pack))
+    return root, pack
+
+
+@pytest.fixture
+def study(made, tmp_path):
+    root, pack = made
+    copy = tmp_path / "study"
+    shutil.copytree(root, copy)
+    (copy / "returns").mkdir()
+    return copy, pack, copy / "returns" / pack["file"]
+
+
+def _answers(pack) -> list[str]:
+    return [a["cell"] for a in L.iter_answer_cells(pack) if a["part"] == "value"]
+
+
+def _codes(result) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for item in result.report.issues:
+        out.setdefault(item.code, set()).add(item.cell or item.sheet)
+    return out
+
+
+def _rewrite(src: Path, dst: Path, change) -> None:
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            zout.writestr(info.filename, change(info.filename, zin.read(info.filename)))
+
+
+def test_an_error_value_in_an_answer_cell_is_coded(study):
+    root, pack, target = study
+    cell = _answers(pack)[0]
+    wb = openpyxl.load_workbook(root / "filled.xlsx")
+    wb[L.SCORING_SHEET][cell].value = "#DIV/0!"
+    wb[L.SCORING_SHEET][cell].data_type = "e"
+    wb.save(target)
+    result = collect(root, write=False)
+    assert cell in _codes(result).get("error-value", set())
+    found = next(i for i in result.report.issues if i.code == "error-value")
+    assert "#DIV/0!" in found.message and not result.report.files[0].used
+
+
+def test_strict_open_xml_gets_its_own_code(study):
+    root, _, target = study
+
+    def strict(name, data):
+        transitional = b"http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+        return data.replace(transitional, b"http://purl.oclc.org/ooxml/spreadsheetml/main")
+
+    _rewrite(root / "filled.xlsx", target, strict)
+    result = collect(root, write=False)
+    assert set(_codes(result)) == {"strict-ooxml"}
+    assert "Excel Workbook" in result.report.issues[0].message
+
+
+def _without_addresses(name: str, data: bytes) -> bytes:
+    """Every cell written in order with no r= (empty cells as <c/>), as some writers do."""
+    if not name.startswith("xl/worksheets/sheet"):
+        return data
+
+    def row(match: re.Match) -> bytes:
+        out, col = [], 0
+        for cell in re.finditer(rb'<c r="([A-Z]+)[0-9]+"(.*?)(/>|>.*?</c>)', match[2], re.S):
+            number = openpyxl.utils.column_index_from_string(cell[1].decode())
+            out += [b"<c/>"] * (number - col - 1)
+            out.append(b"<c" + cell[2] + cell[3])
+            col = number
+        return match[1] + b"".join(out) + b"</row>"
+
+    return re.sub(rb"(<row\b[^>]*>)(.*?)</row>", row, data, flags=re.S)
+
+
+def test_cells_without_addresses_are_read_by_position(study, tmp_path):
+    root, _, target = study
+    shutil.copyfile(root / "filled.xlsx", target)
+    plain = collect(root, write=False)
+    _rewrite(root / "filled.xlsx", target, _without_addresses)
+    with zipfile.ZipFile(target) as zf:
+        assert b'<c r="' not in zf.read("xl/worksheets/sheet2.xml")
+    result = collect(root, write=False)
+    assert _codes(result) == _codes(plain)
+    assert result.report.files[0].used
+    values = [(r["case_id"], r["dimension"], r["value"]) for r in result.ratings]
+    assert values == [(r["case_id"], r["dimension"], r["value"]) for r in plain.ratings]
+
+
+def test_scan_places_cells_without_addresses_and_notes_errors():
+    xml = (b'<worksheet><sheetData><row r="2"><c t="e"><v>#N/A</v></c><c/>'
+           b'<c><f>1+1</f><v>2</v></c></row><row><c r="E3" t="e"><v>#REF!</v></c></row>'
+           b"</sheetData></worksheet>")
+    scan = scan_sheet(xml)
+    assert scan.extent == (3, 5)
+    assert scan.errors == {(2, 1): "#N/A", (3, 5): "#REF!"}
+    assert set(scan.formulas) == {(2, 3)}
+
+
+def test_a_copied_answer_sheet_is_reported(study):
+    root, pack, target = study
+    wb = openpyxl.load_workbook(root / "filled.xlsx")
+    copy = wb.copy_worksheet(wb[L.SCORING_SHEET])
+    cell = _answers(pack)[0]
+    copy[cell].value = "No" if wb[L.SCORING_SHEET][cell].value == "Yes" else "Yes"
+    wb.save(target)
+    result = collect(root, write=False)
+    assert _codes(result).get("sheet-duplicated") == {copy.title}
+    assert not result.report.files[0].used

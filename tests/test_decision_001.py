@@ -1,0 +1,218 @@
+"""Protocol 001 end to end on planted returns with a known decision.
+
+Two owners mark every item. An item is KEPT (KEEP yes, KNOWN no) when it is among the
+first k of its arm in the items file that are not already in the corpus; every other
+item is neither. Owner 1 keeps b3 9, b6 4, b1 2, b4 3 of 15; owner 2 keeps b3 8, b6 4,
+b1 3, b4 3. Yield b3 17/30 against b1 5/30: the permutation p is far below 0.05 and b3
+(0.567) is above b4 (0.2): SIGNAL, PASS, b3 ahead of b1 by 0.4 with Newcombe's
+interval. The trend is computed by hand over near/mid/far only (the single-note arm's
+"single" band takes no part). Sitting 2 repeats the marks 48 hours later.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import openpyxl
+import pytest
+from click.testing import CliRunner
+from scipy import stats as sps
+
+from sheetflow.cli import cli
+from sheetflow.collect import collect
+from sheetflow.generate import generate_packs
+from sheetflow.stats import newcombe_difference, wilson_interval
+from sheetflow.templates import init_study
+from sheetflow.workbook import layout as L
+
+KEPT = {"owner-01": {"b3_distance_forced": 9, "b6_distance_forced_critic": 4,
+                     "b1_random_pairing": 2, "b4_single_note": 3},
+        "owner-02": {"b3_distance_forced": 8, "b6_distance_forced_critic": 4,
+                     "b1_random_pairing": 3, "b4_single_note": 3}}
+DAY = dt.datetime(2026, 10, 2, 9, 0)
+
+
+def _items(root: Path) -> list[dict[str, str]]:
+    with (root / "items.csv").open(encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _kept(items: list[dict[str, str]], owner: str) -> set[str]:
+    out: set[str] = set()
+    for arm, k in KEPT[owner].items():
+        out |= {it["item_id"] for it in items if it["arm"] == arm and it["in_corpus"] == "no"}
+        out -= set(sorted(it["item_id"] for it in items if it["arm"] == arm
+                          and it["in_corpus"] == "no")[k:])
+    return out
+
+
+def _batch_time(sitting: int, batch: int, part: str) -> dt.datetime:
+    start = DAY + dt.timedelta(days=2 * (sitting - 1), hours=batch)
+    return start + dt.timedelta(minutes=40) if part == "end" else start
+
+
+def _study(root: Path, owners: tuple[str, ...]) -> Path:
+    init_study(root, "keep-known")
+    (root / "raters.csv").write_text(
+        "rater_id,name,last_name,email,role\n" + "".join(
+            f"{o},Owner {o[-1]},Owner,{o}@example.org,primary\n" for o in owners),
+        encoding="utf-8")
+    generate_packs(root)
+    items = _items(root)
+    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    (root / "returns").mkdir()
+    for pack in manifest["packs"]:
+        kept = _kept(items, pack["rater_id"])
+        wb = openpyxl.load_workbook(root / L.PACKS_DIR / pack["file"])
+        for a in L.iter_answer_cells(pack):
+            if a["part"] == "value":
+                yes = a["item_id"] in kept if a["dimension"] == "keep" else False
+                wb[a["sheet"]][a["cell"]].value = "Yes" if yes else "No"
+        for b in pack["batches"]:
+            for part in ("start", "end"):
+                wb[b[part]["sheet"]][b[part]["cell"]].value = _batch_time(
+                    pack["sitting"], b["batch"], part)
+        wb.save(root / "returns" / pack["file"])
+    collect(root)
+    return root
+
+
+def _outputs(root: Path):
+    out = CliRunner().invoke(cli, ["analyze", str(root)])
+    summary = json.loads((root / "out" / "summary.json").read_text(encoding="utf-8"))
+    rows = [str(r[0]) for r in openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
+            .iter_rows(max_col=1, values_only=True) if r[0] is not None]
+    return out, summary, rows
+
+
+@pytest.fixture(scope="module")
+def two_owners(tmp_path_factory):
+    root = _study(tmp_path_factory.mktemp("p001") / "two", ("owner-01", "owner-02"))
+    return (root, *_outputs(root))
+
+
+def _counts(root: Path) -> dict[str, tuple[int, int]]:
+    items = _items(root)
+    out = {}
+    for arm in KEPT["owner-01"]:
+        ids = {it["item_id"] for it in items if it["arm"] == arm}
+        out[arm] = (sum(len(ids & _kept(items, o)) for o in KEPT), 2 * len(ids))
+    return out
+
+
+def test_decision_arms_and_intervals(two_owners):
+    root, out, summary, rows = two_owners
+    assert out.exit_code == 0, out.output
+    decision = summary["decision"]
+    assert decision["status"] == "pass"
+    checks = {c["name"]: c for c in decision["checks"]}
+    perm = checks["permutation p (b3_distance_forced vs b1_random_pairing)"]
+    assert perm["passed"] is True and perm["value"] < 0.01
+    above = checks["winner b3_distance_forced above reference b4_single_note"]
+    assert above["passed"] is True and above["value"] == pytest.approx(17 / 30)
+    counts = _counts(root)
+    assert counts["b3_distance_forced"] == (17, 30) and counts["b1_random_pairing"] == (5, 30)
+    arms = summary["arms"]
+    assert arms["winner"] == "b3_distance_forced" and arms["other"] == "b1_random_pairing"
+    gap = newcombe_difference(17, 30, 5, 30).loc[0]
+    assert arms["effect"] == pytest.approx(0.4)
+    assert arms["ci"] == pytest.approx([gap["ci_low"], gap["ci_high"]])
+    for arm, (k, n) in counts.items():
+        w = wilson_interval(k, n).loc[0]
+        got = summary["yield_ci"][arm]
+        assert (got["n_yield"], got["n"]) == (k, n)
+        assert [got["ci_low"], got["ci_high"]] == pytest.approx([w["ci_low"], w["ci_high"]])
+    assert rows[2] == "DECISION: PASS"
+    assert f"arms: {arms['sentence']}" in rows
+    assert any(r.startswith("gap b3_distance_forced vs b1_random_pairing: 0.400 (95% CI")
+               for r in rows)
+    assert "yield b3_distance_forced: 17/30 = 0.567 (95% CI 0.392 to 0.726)" in rows
+
+
+def test_trend_over_near_mid_far_only_by_hand(two_owners):
+    root, _, summary, _ = two_owners
+    items = {it["item_id"]: it for it in _items(root)}
+    kept = [_kept(list(items.values()), o) for o in KEPT]
+    x, n = [], []
+    for band in ("near", "mid", "far"):
+        ids = [i for i, it in items.items() if it["distance_band"] == band]
+        x.append(sum(i in k for k in kept for i in ids))
+        n.append(2 * len(ids))
+    x, n, s = np.array(x, float), np.array(n, float), np.array([1.0, 2.0, 3.0])
+    p_bar, s_bar = x.sum() / n.sum(), (n * s).sum() / n.sum()
+    chi2 = (x * (s - s_bar)).sum() ** 2 / (p_bar * (1 - p_bar) * (n * (s - s_bar) ** 2).sum())
+    trend = summary["trend"]
+    assert trend["bands"] == ["near", "mid", "far"] and trend["n"] == n.sum()
+    assert trend["statistic"] == pytest.approx(chi2, rel=1e-12)
+    assert trend["p"] == pytest.approx(sps.chi2.sf(chi2, 1), rel=1e-12)
+    assert "30 item(s) outside the ordered bands left out ('single')" in trend["note"]
+
+
+def test_mixed_effects_model_matches_statsmodels(two_owners):
+    smf = pytest.importorskip("statsmodels.formula.api")
+    import pandas as pd
+
+    root, _, summary, _ = two_owners
+    items = _items(root)
+    arms = ["b1_random_pairing", "b3_distance_forced", "b4_single_note",
+            "b6_distance_forced_critic"]
+    frame = pd.DataFrame([{"owner": o, "arm": it["arm"],
+                           "y": float(it["item_id"] in _kept(items, o))}
+                          for o in KEPT for it in items])
+    frame["arm"] = pd.Categorical(frame["arm"], categories=arms)
+    with warnings.catch_warnings():  # two near-identical owners: variance at its boundary
+        warnings.simplefilter("ignore")
+        fit = smf.mixedlm("y ~ C(arm)", frame, groups=frame["owner"]).fit(reml=True)
+    model = summary["mixed_effects"]
+    assert model["fitted"] and model["n_owners"] == 2
+    got = {e["term"]: e["coef"] for e in model["effects"]}
+    assert got["b3_distance_forced - b1_random_pairing"] == pytest.approx(
+        fit.params["C(arm)[T.b3_distance_forced]"], abs=1e-8)
+    assert got["b3_distance_forced - b1_random_pairing"] == pytest.approx(0.4, abs=1e-6)
+
+
+def test_verdicts_and_results_files(two_owners):
+    root, _, summary, _ = two_owners
+    lines = [json.loads(x) for x in
+             (root / "out" / "verdicts.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(lines) == 2 * (60 + 30)
+    assert {line["sitting"] for line in lines} == {1, 2}
+    key = json.loads((root / "sealed" / "key.json").read_text(encoding="utf-8"))
+    arm_of = {it["item_id"]: it["arm"] for it in _items(root)}
+    kept = {o: _kept(_items(root), o) for o in KEPT}
+    for line in lines:
+        assert set(line) >= {"item_id", "arm", "keep", "known", "sitting", "rater",
+                             "batch", "batch_start", "batch_end"}
+        assert line["arm"] == arm_of[line["item_id"]]
+        assert line["keep"] == ("Yes" if line["item_id"] in kept[line["rater"]] else "No")
+        pack = next(p for p in key["packs"] if p["rater_id"] == line["rater"]
+                    and p["sitting"] == line["sitting"])
+        batch = pack["order"].index(line["item_id"]) // 20 + 1
+        assert line["batch"] == batch
+        assert line["batch_start"] == _batch_time(line["sitting"], batch, "start").isoformat()
+        assert line["batch_end"] == _batch_time(line["sitting"], batch, "end").isoformat()
+    t2 = list(csv.DictReader((root / "out" / "results" / "T2.csv").open(encoding="utf-8")))
+    assert [r["arm"] for r in t2] == list(KEPT["owner-01"].keys()) or len(t2) == 4
+    b3 = next(r for r in t2 if r["arm"] == "b3_distance_forced")
+    assert (int(b3["n"]), int(b3["n_yield"])) == (30, 17)
+    assert float(b3["ci_low"]) == pytest.approx(summary["yield_ci"]["b3_distance_forced"]
+                                                ["ci_low"], abs=1e-5)
+    t3 = list(csv.DictReader((root / "out" / "results" / "T3.csv").open(encoding="utf-8")))
+    assert [r["band"] for r in t3] == ["near", "mid", "far"]
+    assert sum(int(r["n"]) for r in t3) == 2 * 45
+
+
+def test_one_owner_gets_a_clear_note_instead_of_the_model(tmp_path):
+    root = _study(tmp_path / "one", ("owner-01",))
+    out, summary, rows = _outputs(root)
+    assert out.exit_code == 0, out.output
+    assert summary["mixed_effects"]["fitted"] is False
+    note = ("mixed-effects model: not fitted: the mixed-effects model needs two or more "
+            "owners (owner as a random effect); this study has 1")
+    assert note in rows
+    assert summary["decision"]["status"] in ("pass", "fail")

@@ -1,0 +1,111 @@
+"""Protocol 003 end to end on planted returns: agreement per column, N/A setting, disputes.
+
+Both reviewers give the same planted answers, varied across items, so every column's
+alpha is 1 and the decision (every column's agreement defined) is PASS. Three items
+are planted N/A on faithfulness for both reviewers. With na_handling = "missing" those
+answers are left out: agreement on faithfulness uses 2 x 15 = 30 ratings on 15 units;
+with "category" it uses all 36 on 18 units (nominal level). Methods says which, with
+the n. A gold dispute with its note is listed; one without a note is refused by
+collect (flag-note-missing), so that reviewer is missing and the decision waits.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from sheetflow.cli import cli
+from sheetflow.collect import collect
+from sheetflow.generate import generate_packs
+from sheetflow.study import load_study
+from sheetflow.templates import init_study
+from sheetflow.workbook import layout as L
+
+NA_ITEMS = ("HV-02", "HV-05", "HV-09")
+DISPUTED = "HV-04"
+
+
+def _answer(study, dim_id: str, index: int, item: str):
+    dim = study.rubric.dimension(dim_id)
+    if dim_id == "faithfulness":
+        return "N/A" if item in NA_ITEMS else ("Faithful", "Partial", "Unfaithful")[index % 3]
+    if dim_id == "gold_dispute":
+        return "Y" if item == DISPUTED else None
+    if dim_id == "rater_note":
+        return "The gold answer misquotes section 6.3.2." if item == DISPUTED else None
+    return dim.choices[index % len(dim.choices)]
+
+
+def _study(root: Path, na: str = "missing", note: bool = True) -> Path:
+    init_study(root, "answer-review")
+    spec = root / "study.toml"
+    spec.write_text(spec.read_text(encoding="utf-8").replace(
+        'na_handling = "missing"', f'na_handling = "{na}"'), encoding="utf-8")
+    generate_packs(root)
+    study = load_study(root)
+    order = {it.id: i for i, it in enumerate(study.items)}
+    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    (root / "returns").mkdir(exist_ok=True)
+    for pack in manifest["packs"]:
+        wb = openpyxl.load_workbook(root / L.PACKS_DIR / pack["file"])
+        for a in L.iter_answer_cells(pack):
+            if a["part"] != "value":
+                continue
+            value = _answer(study, a["dimension"], order[a["item_id"]], a["item_id"])
+            if a["dimension"] == "rater_note" and not note and pack["rater_id"] == "rater2":
+                value = None
+            wb[a["sheet"]][a["cell"]].value = value
+        wb.save(root / "returns" / pack["file"])
+    return root
+
+
+def _analyze(root: Path):
+    collect(root)
+    out = CliRunner().invoke(cli, ["analyze", str(root)])
+    summary = json.loads((root / "out" / "summary.json").read_text(encoding="utf-8"))
+    wb = openpyxl.load_workbook(root / "out" / "analysis.xlsx")
+    rows = [str(r[0]) for r in wb["Summary"].iter_rows(max_col=1, values_only=True) if r[0]]
+    methods = {r[0]: r[1] for r in wb["Methods"].iter_rows(values_only=True) if r[0]}
+    return out, summary, rows, methods
+
+
+@pytest.mark.parametrize("na,n_ratings,n_units", [("missing", 30, 15), ("category", 36, 18)])
+def test_agreement_per_column_and_the_na_setting(tmp_path, na, n_ratings, n_units):
+    out, summary, rows, methods = _analyze(_study(tmp_path / na, na))
+    assert out.exit_code == 0, out.output
+    decision = summary["decision"]
+    assert decision["status"] == "pass"
+    checks = {c["name"]: c for c in decision["checks"]}
+    assert set(checks) == {f"alpha ({d}) defined" for d in (
+        "overall_rating", "factual_correctness", "faithfulness", "citation_quality",
+        "refusal_appropriateness")}
+    assert all(c["passed"] is True and c["value"] == pytest.approx(1.0)
+               for c in checks.values())
+    faith = next(a for a in summary["alpha"] if a["measure"] == "faithfulness")
+    assert faith["n_units"] == n_units
+    assert faith["level"] == ("ordinal" if na == "missing" else "nominal")
+    counts = summary["na_handling"]
+    assert counts["setting"] == na
+    assert counts["dimensions"]["faithfulness"] == {
+        "n_na": 6, "n_answers": 36, "n_ratings": n_ratings, "n_units": n_units}
+    text = methods["N/A answers"]
+    assert f'na_handling = "{na}"' in text
+    assert f"faithfulness: 6 of 36 answers N/A; agreement uses {n_ratings} ratings on " \
+           f"{n_units} units" in text
+    assert summary["gold_disputes"] == [DISPUTED]
+    assert rows[2] == "DECISION: PASS"
+    assert "gold disputes: 1 item(s)" in rows
+
+
+def test_a_dispute_without_its_note_keeps_the_reviewer_out(tmp_path):
+    root = _study(tmp_path / "nonote", note=False)
+    out, summary, rows, _ = _analyze(root)
+    assert out.exit_code == 1
+    assert summary["decision"]["status"] == "incomplete"
+    assert summary["panel"]["missing"] == ["rater2"]
+    assert "flag-note-missing" in summary["panel"]["excluded_files"][0]["reason"]
+    assert rows[2] == "DECISION: INCOMPLETE"

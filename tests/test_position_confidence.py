@@ -1,0 +1,225 @@
+"""Position bias and confidence-aware agreement on planted paired data (issue: what the
+raters' confidence and the A/B position say).
+
+Every answer below is known before the run: a rater who always picks label A, raters
+whose choices follow the arm, and raters who agree perfectly when confident and at
+random when not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import openpyxl
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from sheetflow import stats
+from sheetflow.analysis import run_plan
+from sheetflow.report import write_analysis_workbook
+from sheetflow.stats.proportions import binomial_share, position_free_preference
+from sheetflow.study import load_study
+from sheetflow.templates import data_dir
+
+BASE, IMPROVED = "iter1_baseline", "iter2_improved"
+
+
+@pytest.fixture(scope="module")
+def study():
+    return load_study(data_dir("templates") / "paired-rubric")
+
+
+def _planted(study, *, biased: str | None, confident_agree: bool = False, seed: int = 3):
+    """Every rater scores every case; sides drawn per rater and case.
+
+    ``biased`` always chooses the response under A; the others choose the improved arm.
+    With ``confident_agree``, half the cases are High-confidence cases where everyone
+    gives the same depth, and the rest Low-confidence cases with random depths.
+    """
+    rng = np.random.default_rng(seed)
+    cases = [it.id for it in study.items]
+    depth = study.rubric.dimension("depth").value_domain()
+    sure = {c: i % 2 == 0 for i, c in enumerate(cases)}
+    rows = []
+    for r in (x.id for x in study.raters):
+        for c in cases:
+            under_a = IMPROVED if rng.uniform() < 0.5 else BASE
+            sides = {"A": under_a, "B": BASE if under_a == IMPROVED else IMPROVED}
+            for label, arm in sides.items():
+                for d in study.rubric.by_scope("response"):
+                    dom = d.value_domain()
+                    value = dom[-1] if arm == IMPROVED else dom[0]
+                    conf = "High"
+                    if confident_agree and d.id == "depth":
+                        stable = (2 * cases.index(c) + (arm == IMPROVED)) % len(depth)
+                        value = depth[stable] if sure[c] else depth[rng.integers(len(depth))]
+                        conf = "High" if sure[c] else "Low"
+                    rows.append({"rater": r, "case": c, "label": label, "arm": arm,
+                                 "dimension": d.id, "value": float(value), "confidence": conf})
+            choice = sides["A"] if r == biased else IMPROVED
+            rows.append({"rater": r, "case": c, "label": "", "arm": "", "dimension": "direction",
+                         "value": choice, "confidence": ""})
+    return pd.DataFrame(rows)
+
+
+def test_a_rater_who_always_picks_a_is_flagged_and_the_arm_is_recovered(study, tmp_path):
+    biased = study.raters[0].id
+    res = run_plan(study, _planted(study, biased=biased))
+    table = res.tables["position_bias"].set_index("rater")
+    row = table.loc[biased]
+    assert row["share_a"] == 1.0 and row["n"] == len(study.items)
+    assert row["p"] < 0.001 and bool(row["flagged"])
+    # the same counts through scipy directly
+    assert row["p"] == pytest.approx(sps.binomtest(int(row["n"]), int(row["n"]), 0.5).pvalue)
+    for honest in (r.id for r in study.raters[1:]):
+        assert not bool(table.loc[honest, "flagged"])
+    free = res.tables["position_free_preference"].set_index("rater")
+    for honest in (r.id for r in study.raters[1:]):
+        assert free.loc[honest, "arm"] == IMPROVED
+        assert free.loc[honest, "preference"] > 0.9  # every choice was the improved arm
+        assert free.loc[honest, "ci_low"] > 0.5
+    # the biased rater has no arm preference once position is removed
+    assert free.loc[biased, "preference"] == pytest.approx(0.5, abs=0.1)
+    summary = res.summary
+    flagged = [p for p in summary["position_bias"] if p["flagged"]]
+    assert [p["rater"] for p in flagged] == [biased]
+    assert set(flagged[0]) >= {"rater", "share_a", "n", "p", "ci", "flagged"}
+    path = write_analysis_workbook(res, tmp_path / "analysis.xlsx")
+    cells = [c.value for row_ in openpyxl.load_workbook(path)["Summary"].iter_rows()
+             for c in row_ if isinstance(c.value, str)]
+    assert any(c.startswith("Position bias flagged:") and biased in c for c in cells)
+    assert "Position bias" in openpyxl.load_workbook(path).sheetnames
+
+
+def test_no_flag_when_choices_follow_the_arm(study):
+    res = run_plan(study, _planted(study, biased=None))
+    assert not res.tables["position_bias"]["flagged"].any()
+    assert not any(line.startswith("Position bias flagged") for line in res.summary["readings"])
+    pooled = res.tables["position_free_preference"].set_index("rater").loc["all raters"]
+    assert pooled["arm"] == IMPROVED and pooled["preference"] > 0.95
+
+
+def test_confident_ratings_agree_perfectly_and_low_ones_do_not(study):
+    data = _planted(study, biased=None, confident_agree=True)
+    res = run_plan(study, data)
+    table = res.tables["confidence_agreement"]
+    depth = table[table["dimension"] == "depth"].set_index("subset")
+    assert depth.loc["Medium/High", "alpha"] == pytest.approx(1.0)
+    assert depth.loc["all ratings", "alpha"] < 0.9
+    for subset in ("all ratings", "Medium/High"):
+        assert np.isfinite(depth.loc[subset, ["ci_low", "ci_high"]].astype(float)).all()
+    # the same numbers from sheetflow.stats on the same subsets
+    dim = study.rubric.dimension("depth")
+    ratings = data[data["dimension"] == "depth"].copy()
+    ratings["unit"] = ratings["case"] + "|" + ratings["arm"]
+    domain = [float(v) for v in dim.value_domain()]
+    for subset, keep in (("all ratings", ratings), ("Medium/High",
+                                                    ratings[ratings["confidence"] == "High"])):
+        points = keep.assign(value=keep["value"])
+        ref = stats.krippendorff_alpha(points[["unit", "rater", "value"]], level=dim.level,
+                                       value_domain=domain, n_boot=study.plan.n_boot,
+                                       seed=study.plan.seed).iloc[0]
+        got = depth.loc[subset]
+        assert got["alpha"] == pytest.approx(ref["alpha"], abs=1e-12)
+        assert got["ci_low"] == pytest.approx(ref["ci_low"], abs=1e-12)
+        assert got["ci_high"] == pytest.approx(ref["ci_high"], abs=1e-12)
+    by_rater = res.tables["confidence_by_rater"]
+    depth_counts = by_rater[by_rater["dimension"] == "depth"]
+    assert (depth_counts["n_high"] + depth_counts["n_low"] == depth_counts["n"]).all()
+    levels = res.summary["confidence"]["agreement_by_level"]
+    assert {(r["dimension"], r["subset"]) for r in levels} >= {("depth", "all ratings"),
+                                                               ("depth", "Medium/High")}
+    assert any(line.startswith("Confidence: depth") for line in res.summary["readings"])
+    direction = res.tables["direction_by_confidence"].set_index("confidence")
+    assert direction.loc["High", "agreement"] == 1.0
+    assert "lowest confidence" in direction.loc["High", "confidence_from"]
+
+
+def test_methods_states_the_binomial_test(study):
+    res = run_plan(study, _planted(study, biased=None))
+    topics = dict(res.methods)
+    assert "binomtest" in topics["Position bias"] and "Clopper-Pearson" in topics["Position bias"]
+    assert "Medium/High" in topics["Confidence"]
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 1), (3, 10), (10, 10), (17, 40), (250, 487)])
+def test_binomial_share_equals_scipy_binomtest(k, n):
+    got = binomial_share(k, n).iloc[0]
+    ref = sps.binomtest(k, n, 0.5)
+    ci = ref.proportion_ci(method="exact")
+    assert got["p"] == ref.pvalue
+    assert (got["ci_low"], got["ci_high"]) == (ci.low, ci.high)
+
+
+def test_binomial_share_published_r_value():
+    # R: binom.test(682, 925, p = 0.75): p-value = 0.3825, 95% CI 0.7076683 0.7654066
+    # (the Mendel peas example of R's ?binom.test, also in scipy's binomtest docs).
+    row = binomial_share(682, 925, p0=0.75).iloc[0]
+    assert round(row["p"], 4) == 0.3825
+    assert row["ci_low"] == pytest.approx(0.7076683, abs=5e-8)
+    assert row["ci_high"] == pytest.approx(0.7654066, abs=5e-8)
+
+
+def test_position_free_preference_equals_logistic_regression():
+    statsmodels = pytest.importorskip("statsmodels.api")
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        n_a, n_b = rng.integers(5, 60, size=2)
+        k_a, k_b = rng.integers(1, n_a), rng.integers(1, n_b)
+        y = np.r_[np.ones(k_a), np.zeros(n_a - k_a), np.ones(k_b), np.zeros(n_b - k_b)]
+        x = np.r_[np.ones(n_a), -np.ones(n_b)]
+        fit = statsmodels.Logit(y, statsmodels.add_constant(x)).fit(disp=0)
+        row = position_free_preference(int(k_a), int(n_a), int(k_b), int(n_b)).iloc[0]
+        low, high = fit.conf_int()[0]
+        assert row["preference"] == pytest.approx(1 / (1 + np.exp(-fit.params[0])), abs=1e-8)
+        assert row["position_log_odds"] == pytest.approx(fit.params[1], abs=1e-8)
+        assert row["ci_low"] == pytest.approx(1 / (1 + np.exp(-low)), abs=1e-8)
+        assert row["ci_high"] == pytest.approx(1 / (1 + np.exp(-high)), abs=1e-8)
+
+
+def test_position_free_preference_edge_cases():
+    row = position_free_preference(10, 10, 0, 10).iloc[0]  # always A: all or nothing
+    assert row["preference"] == pytest.approx(0.5) and "Haldane" in row["reason"]
+    empty = position_free_preference(0, 0, 3, 5).iloc[0]
+    assert np.isnan(empty["preference"]) and "never shown" in empty["reason"]
+    with pytest.raises(ValueError):
+        binomial_share(5, 3)
+
+
+def test_the_demo_summary_shows_the_position_line(tmp_path):
+    from sheetflow.demo import run_demo
+
+    run_demo(tmp_path / "demo")
+    out = tmp_path / "demo" / "out"
+    import json
+    readings = json.loads((out / "summary.json").read_text(encoding="utf-8"))["readings"]
+    assert any(line.startswith("Position: label A chosen in") for line in readings)
+    cells = [c.value for row in openpyxl.load_workbook(out / "analysis.xlsx")["Summary"]
+             .iter_rows() for c in row if isinstance(c.value, str)]
+    assert any(c.startswith("Position: label A chosen in") for c in cells)
+
+
+def test_large_tables_go_beside_the_workbook(study, tmp_path, monkeypatch):
+    """A pairwise table longer than the limit is written whole as CSV; its sheet holds a
+    note naming the file and a per-measure digest; a later small run removes the CSV."""
+    import sheetflow.report.large as large
+    from sheetflow.report import write_analysis_outputs
+
+    res = run_plan(study, _planted(study, biased=None))
+    monkeypatch.setattr(large, "LARGE_ROWS", 20)
+    paths = write_analysis_outputs(res, tmp_path / "out")
+    kappa_csv = tmp_path / "out" / "tables" / "cohen_kappa.csv"
+    data_csv = tmp_path / "out" / "tables" / "data.csv"
+    assert kappa_csv in paths and data_csv in paths
+    full = pd.read_csv(kappa_csv)
+    assert len(full) == len(res.tables["cohen_kappa"])
+    ws = openpyxl.load_workbook(tmp_path / "out" / "analysis.xlsx")["Cohen kappa"]
+    assert "tables/cohen_kappa.csv" in ws["A1"].value
+    header = [c.value for c in ws[3]]
+    assert header[:4] == ["measure", "n_rows", "n_defined", "mean"]
+    first = res.tables["cohen_kappa"].groupby("measure", sort=False)["kappa"]
+    measure = ws["A4"].value
+    assert ws["D4"].value == pytest.approx(first.mean()[measure])
+    monkeypatch.setattr(large, "LARGE_ROWS", 10**9)
+    write_analysis_outputs(res, tmp_path / "out")
+    assert not kappa_csv.exists() and not data_csv.exists()
