@@ -60,7 +60,30 @@ def verify_command(directory: Path, out: Path | None, published: str | None) -> 
     click.echo("seal ok")
 
 
+@click.command("lock")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@reports_errors
+def lock_command(directory: Path) -> None:
+    """Draw the second-rater subset from completed items and generate its packs (002)."""
+    from ..second_rater import lock_second_rater
+
+    result = lock_second_rater(directory)
+    if result.already:
+        click.echo(f"already locked: {len(result.selected)} items in "
+                   f"{result.selection_path.name}; nothing changed")
+        return
+    click.echo(f"completed  {len(result.completed)} items (every primary rater scored them)")
+    click.echo(f"selected   {len(result.selected)}: {', '.join(result.selected)}")
+    for pack in result.packs:
+        click.echo(f"pack       {pack.name} (second rater)")
+    click.echo(f"sealed     {result.selection_path.name} (+ .sha256)")
+    click.echo("publish the new key hash beside the one published before the lock:")
+    click.echo(f"  {result.key_sha256_before}  key.json before the lock")
+    click.echo(f"  {result.key_sha256}  key.json after the lock")
+
+
 def register(group: click.Group) -> None:
     """Add this module's commands to ``group``."""
     group.add_command(generate_command)
+    group.add_command(lock_command)
     group.add_command(verify_command)
