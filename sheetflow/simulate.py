@@ -180,6 +180,9 @@ def _arms_from_key(root: Path) -> dict[tuple[str, int], dict[tuple[str, str], st
     return out
 
 
+_FLAG_NOTE = "The reference answer disagrees with the cited evidence."
+
+
 class _PackFiller:
     """Writes one rater's answers into one open workbook."""
 
@@ -211,10 +214,12 @@ class _PackFiller:
         arm = self.arms.get((item_id, label), "")
         base = self.quality.get((item_id, arm))
         total = 0.0
+        given: dict[str, Any] = {}
         for dim_id, answer in row["answers"].items():
             dim = self.study.rubric.dimension(dim_id)
             if dim.kind == "text":
-                self.put(answer, _text(dim, self.rater))
+                given[dim_id] = _text(dim, self.rater)
+                self.put(answer, given[dim_id])
                 continue
             latent = _latent(self.seed, row["locked_sha256"], dim_id, base)
             if dim.kind == "checklist":
@@ -225,10 +230,20 @@ class _PackFiller:
             else:
                 value = _answer(dim, self.rater.share(latent), self.rater)
                 self.put(answer, value)
+            given[dim_id] = value
             total += _points(dim, value) if dim.scores and value is not None else 0.0
             if "confidence" in answer:
                 self.put(answer["confidence"], self.rater.confidence())
+        self.explain_flags(row["answers"], given)
         return total
+
+    def explain_flags(self, answers: dict[str, Any], given: dict[str, Any]) -> None:
+        """A marked flag gets the note its dimension asks for, as a careful rater writes."""
+        for dim_id, value in given.items():
+            dim = self.study.rubric.dimension(dim_id)
+            if dim.kind == "flag" and value is not None and dim.note in answers \
+                    and not given.get(dim.note):
+                self.put(answers[dim.note], _FLAG_NOTE)
 
     def case_answer(self, dim: Dimension, totals: dict[str, float]) -> Any:
         if dim.kind == "text":

@@ -8,6 +8,7 @@ blank rows with labels and arms on the Data sheet.
 
 from __future__ import annotations
 
+import numpy as np
 import openpyxl
 import pandas as pd
 import pytest
@@ -85,3 +86,30 @@ def test_methods_list_only_what_ran(paired, tmp_path):
     assert "Krippendorff's alpha" in topics and "Direction agreement" in topics
     for other in ("Permutation test", "Judge trio (004)", "Acceptance and second rater (002)"):
         assert other not in topics
+
+
+def test_alpha_error_bars_point_at_the_interval_cells(paired, tmp_path):
+    """The chart's error bars are references to the cells holding each interval's
+    lengths (they used to be written as the literal list of the range's coordinates)."""
+    import re
+    import zipfile
+
+    rng = np.random.default_rng(1)
+    data = _data(paired, points=2.0)
+    data["value"] = [v if d == "direction" else float(rng.choice([0.0, 2.0]))
+                     if d in ("depth", "alternatives", "actionability") else
+                     float(rng.integers(0, 4))
+                     for v, d in zip(data["value"], data["dimension"], strict=True)]
+    res = run_plan(paired, data)
+    path = write_analysis_workbook(res, tmp_path / "analysis.xlsx")
+    with zipfile.ZipFile(path) as z:
+        charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
+    alpha_chart = next(c for c in charts if "per measure" in c)
+    plus = re.search(r"<c:plus><c:numRef><c:f>([^<]+)</c:f>(.*?)</c:numRef>", alpha_chart)
+    minus = re.search(r"<c:minus><c:numRef><c:f>([^<]+)</c:f>(.*?)</c:numRef>", alpha_chart)
+    assert plus and minus, "error bars must be cell references, not literal numbers"
+    assert plus.group(1).startswith("'Chart data'!$") and minus.group(1).startswith("'Chart")
+    cached = [float(v) for v in re.findall(r"<c:v>([^<]+)</c:v>", plus.group(2))]
+    expected = res.figures["alpha"]["err_plus"].fillna(0).tolist()
+    assert cached == pytest.approx(expected)
+    assert max(expected) < 1  # interval lengths, not row or column numbers

@@ -41,7 +41,7 @@ def _study(tmp_path: Path, template: str) -> tuple[Path, dict]:
     init_study(root, template)
     generate_packs(root)
     manifest = json.loads((root / "packs" / "manifest.json").read_text(encoding="utf-8"))
-    (root / "returns").mkdir()
+    (root / "returns").mkdir(exist_ok=True)
     return root, manifest
 
 

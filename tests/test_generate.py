@@ -340,7 +340,7 @@ def test_seal_verifies_and_detects_one_byte_change(generated, tmp_path):
     check = verify_seal(copy)
     assert not check.ok and "key.json" in check.problems[0]
     bad = runner.invoke(cli, ["verify", str(copy)])
-    assert bad.exit_code == 1
+    assert bad.exit_code == 3
     errors = [line for line in bad.output.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "changed after sealing" in errors[0]
 

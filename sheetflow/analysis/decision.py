@@ -132,8 +132,10 @@ class Arms:
     p : float or None
     test : str
     means : dict
-        Arm -> the compared figure (mean total, yield...).
+        Arm -> the compared figure (``means_label``: mean total, yield...).
+    ci_level : float
     note : str
+    means_label : str
     """
 
     winner: str
@@ -146,6 +148,7 @@ class Arms:
     means: dict[str, Any] = field(default_factory=dict)
     ci_level: float = 0.95
     note: str = ""
+    means_label: str = "figure per arm"
 
     def sentence(self) -> str:
         """One line: winner, both figures, effect with interval, p and test."""

@@ -206,11 +206,13 @@ def methods(study: Study) -> list[tuple[str, str]]:
 def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:
     """Protocol 000's rule: alpha, direction vs the improved arm and rho, combined."""
     checks = [_alpha_check(ctx, out), _direction_check(ctx, out), _spearman_check(ctx, out)]
-    rule = ("validation succeeds when alpha (total) >= {a}, direction agreement with the "
-            "improved arm >= {d} and Spearman's rho vs internal >= {r}; alpha in the "
-            "marginal band or direction 50%-{d} is inconclusive").format(
-                a=_pct(ctx.target("alpha")), d=_pct(ctx.target("direction_agreement")),
-                r=_pct(ctx.target("spearman")))
+    a, d, r = (ctx.target(n) for n in ("alpha", "direction_agreement", "spearman"))
+    weak = _alpha_weak_from(ctx)
+    rule = (f"validation succeeds when alpha on the total >= {_num(a)}"
+            + (f" ({_num(weak)}-{_num(a)}: marginal, inconclusive)" if weak is not None else "")
+            + f", direction agreement with the improved arm >= {_pct(d)} "
+            f"({_pct(DIRECTION_WEAK_FROM)}-{_pct(d)}: weak signal, inconclusive) and "
+            f"Spearman's rho vs internal >= {_num(r)}")
     return Decision(status_of(checks), rule, checks)
 
 
@@ -220,10 +222,16 @@ def _alpha_check(ctx: Context, out: dict) -> Check:
     if total is None:
         return flag_check("Krippendorff's alpha (total)", None, None, target,
                           "alpha on the total was not run")
-    lower = [b.minimum for b in ctx.plan.bands if target is not None and b.minimum < target]
-    weak = max(lower) if lower and max(lower) > -1 else None
     return threshold_check(f"Krippendorff's alpha ({total['measure']})", total["alpha"],
-                           target, weak_from=weak, note=ctx.band(total["alpha"]))
+                           target, weak_from=_alpha_weak_from(ctx),
+                           note=ctx.band(total["alpha"]))
+
+
+def _alpha_weak_from(ctx: Context) -> float | None:
+    """The band below the alpha target (0.60 for 000's "marginal"), if the plan has one."""
+    target = ctx.target("alpha")
+    lower = [b.minimum for b in ctx.plan.bands if target is not None and b.minimum < target]
+    return max(lower) if lower and max(lower) > -1 else None
 
 
 def _direction_check(ctx: Context, out: dict) -> Check:
@@ -247,7 +255,11 @@ def _spearman_check(ctx: Context, out: dict) -> Check:
 
 
 def _pct(value: float | None) -> str:
-    return "its target" if value is None else f"{value:g}"
+    return "its target" if value is None else f"{100 * value:g}%"
+
+
+def _num(value: float | None) -> str:
+    return "its target" if value is None else f"{value:.2f}"
 
 
 def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
@@ -269,6 +281,7 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
                 ci=[float(diff["ci_low"]), float(diff["ci_high"])],
                 p=float(test["p"]), test="Wilcoxon signed-rank (two-sided)",
                 means={ahead: means[ahead], other: means[other]},
+                means_label=f"mean {total}",
                 note=str(test["reason"] or diff["reason"] or ""))
 
 

@@ -239,7 +239,7 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
                 effect_measure="yield difference (Newcombe 95% CI)",
                 ci=[interval["ci_low"], interval["ci_high"]], p=p,
                 test="permutation test of the yield gap (one-sided)",
-                means={a: float(v) for a, v in yields.items()},
+                means={a: float(v) for a, v in yields.items()}, means_label="yield",
                 note="" if gap > 0 else "the best candidate is not above the control")
 
 

@@ -96,9 +96,13 @@ def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any])
         write_cell(ws, row, j, value, fmt["num"])
     ws.write_string(row, 5, str(arms["test"]))
     ws.write_string(row, 7, str(arms["effect_measure"]))
+    if arms.get("means"):
+        row += 1
+        ws.write_string(row, 0, "arm", fmt["head"])
+        ws.write_string(row, 1, str(arms.get("means_label") or "figure"), fmt["head"])
     for arm, value in arms.get("means", {}).items():
         row += 1
-        ws.write_string(row, 0, f"  {arm}")
+        ws.write_string(row, 0, str(arm))
         write_cell(ws, row, 1, value, fmt["num"])
     return row + 2
 

@@ -152,6 +152,7 @@ CONFIDENCE_CHOICES = ("Low", "Medium", "High")
 
 MANIFEST_FILE = "manifest.json"
 PACKS_DIR = "packs"
+RETURNS_DIR = "returns"  # returned workbooks; made by generate, read by collect
 
 
 def answer_columns(labels: tuple[str, ...]) -> dict[str | None, tuple[str, str]]:
