@@ -18,7 +18,7 @@ from sheetflow.templates import init_study
 # Every command with the arguments it needs besides DIRECTORY (files made in the test).
 COMMANDS = {
     "init": [], "check": [], "generate": [], "verify": [], "status": [], "collect": [],
-    "remind": [], "import-judges": ["judges.jsonl"], "analyze": [], "demo": [],
+    "remind": [], "import-judges": ["judges.jsonl"], "analyze": [], "demo": [], "lock": [],
 }
 # (command, folder kind) -> exit code; folder kinds: "empty" folder, "initialised" study
 # (init, not generated), "missing" path. Unlisted pairs are 2 (usage / missing step).

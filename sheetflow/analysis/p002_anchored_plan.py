@@ -172,8 +172,6 @@ def _h_second(ctx: Context, table: pd.DataFrame, out: dict) -> None:
         out["second_rater_selection"] = "pass" if ok else "fail"
         add_verdict(out, "second-rater subset reproduced exactly", int(table["n_extra"].sum()
                     + table["n_missing"].sum()), 0, ok, "extra + missing second ratings")
-    elif "reason" in table:
-        out["second_rater_selection"] = "not drawn"
 
 
 def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:
