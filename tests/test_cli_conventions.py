@@ -4,6 +4,7 @@ defaulting to '.', did-you-mean, colour only when wanted, fast start-up."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -18,7 +19,8 @@ from sheetflow.templates import init_study
 # Every command with the arguments it needs besides DIRECTORY (files made in the test).
 COMMANDS = {
     "init": [], "check": [], "generate": [], "verify": [], "status": [], "collect": [],
-    "remind": [], "import-judges": ["judges.jsonl"], "analyze": [], "demo": [], "lock": [],
+    "remind": [], "import-judges": ["judges.jsonl"], "analyze": [], "demo": [], "plan": [],
+    "lock": [],
 }
 # (command, folder kind) -> exit code; folder kinds: "empty" folder, "initialised" study
 # (init, not generated), "missing" path. Unlisted pairs are 2 (usage / missing step).
@@ -179,3 +181,15 @@ def test_piped_output_has_no_progress_or_colour(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "\x1b[" not in result.stdout + result.stderr
     assert "writing packs" not in result.stderr
+
+
+def test_every_readme_picture_exists_and_is_rendered_by_the_script():
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    script = (root / "docs" / "render.py").read_text(encoding="utf-8")
+    pictures = re.findall(r"!\[[^\]]*\]\((docs/[^)]+\.png)\)", readme)
+    assert {"docs/scoring-sheet.png", "docs/status-sheet.png", "docs/summary-sheet.png",
+            "docs/demo-closing.png"} <= set(pictures)
+    for picture in pictures:
+        assert (root / picture).stat().st_size > 1000, picture
+        assert f'"{Path(picture).name}"' in script, f"{picture}: no render function"

@@ -18,8 +18,9 @@ def canonical_spec(study: Study) -> dict[str, Any]:
 
     Item texts are included whole, with line endings normalised to LF; rater ids
     and roles are included (names and e-mail addresses are not: fixing a typo in an
-    address does not unfreeze a study). ``show_id`` is included only when set, so
-    specs written before it existed keep their hash.
+    address does not unfreeze a study). ``show_id`` and ``sizing`` (the design recorded
+    by ``sheetflow plan --record``) are included only when set, so specs written before
+    they existed keep their hash.
     """
     out = {
         "spec_format": SPEC_FORMAT,
@@ -41,6 +42,8 @@ def canonical_spec(study: Study) -> dict[str, Any]:
     }
     if study.show_id:
         out["show_id"] = True
+    if study.sizing is not None:  # the planned design and its rationale (sizing.json)
+        out["sizing"] = study.sizing
     return out
 
 

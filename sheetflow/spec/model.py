@@ -11,6 +11,7 @@ from ..rubric import Rubric
 from .hashing import spec_hash
 
 SPEC_FILE = "study.toml"
+SIZING_FILE = "sizing.json"  # written by sheetflow plan --record; covered by the spec hash
 SITTING2_SUFFIX = "-sitting2"
 DESIGNS = ("paired", "single")
 ANALYSES = (
@@ -170,6 +171,8 @@ class Study:
         Whether cards show the item's own id (``[items] show_id``); by default they show
         "Case k of n" and a neutral code drawn per rater (see :mod:`sheetflow.assign`).
         Locked item content shown on each card.
+    sizing : dict or None
+        The design chosen by ``sheetflow plan --record`` (``sizing.json``), if any.
     pack_name : str
         File name pattern of a rater's workbook.
     email_subject, email_body : str
@@ -197,6 +200,7 @@ class Study:
     raters_file: str = "raters.csv"
     protocol: str = ""
     show_id: bool = False
+    sizing: dict[str, Any] | None = None
 
     @property
     def hash(self) -> str:
