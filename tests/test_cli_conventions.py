@@ -4,6 +4,7 @@ defaulting to '.', did-you-mean, colour only when wanted, fast start-up."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -179,3 +180,15 @@ def test_piped_output_has_no_progress_or_colour(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "\x1b[" not in result.stdout + result.stderr
     assert "writing packs" not in result.stderr
+
+
+def test_every_readme_picture_exists_and_is_rendered_by_the_script():
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    script = (root / "docs" / "render.py").read_text(encoding="utf-8")
+    pictures = re.findall(r"!\[[^\]]*\]\((docs/[^)]+\.png)\)", readme)
+    assert {"docs/scoring-sheet.png", "docs/status-sheet.png", "docs/summary-sheet.png",
+            "docs/demo-closing.png"} <= set(pictures)
+    for picture in pictures:
+        assert (root / picture).stat().st_size > 1000, picture
+        assert f'"{Path(picture).name}"' in script, f"{picture}: no render function"
