@@ -20,6 +20,7 @@ from sheetflow.templates import init_study
 COMMANDS = {
     "init": [], "check": [], "generate": [], "verify": [], "status": [], "collect": [],
     "remind": [], "import-judges": ["judges.jsonl"], "analyze": [], "demo": [], "plan": [],
+    "lock": [],
 }
 # (command, folder kind) -> exit code; folder kinds: "empty" folder, "initialised" study
 # (init, not generated), "missing" path. Unlisted pairs are 2 (usage / missing step).
