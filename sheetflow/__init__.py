@@ -2,28 +2,46 @@
 
 Define a study, generate one locked workbook per rater, collect and validate the
 returned workbooks, and analyse agreement.
+
+The names below are loaded on first use (PEP 562), so ``import sheetflow`` and the
+``sheetflow --help`` command do not pay for the spec loader, pandas or openpyxl.
 """
 
 from __future__ import annotations
 
-from .errors import SealError, SheetflowError, SpecError, UsageError
-from .rubric import Bin, Dimension, Rubric, Total
-from .study import Study, check_study, load_study, spec_hash
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+_LAZY = {
+    "SealError": "errors", "SheetflowError": "errors", "SpecError": "errors",
+    "UsageError": "errors", "MissingStepError": "errors",
+    "Bin": "rubric", "Dimension": "rubric", "Rubric": "rubric", "Total": "rubric",
+    "Study": "study", "check_study": "study", "load_study": "study", "spec_hash": "study",
+}
+
 __all__ = [
-    "Bin",
-    "Dimension",
-    "Rubric",
-    "SealError",
-    "SheetflowError",
-    "SpecError",
-    "Study",
-    "Total",
-    "UsageError",
-    "__version__",
-    "check_study",
-    "load_study",
-    "spec_hash",
+    "Bin", "Dimension", "MissingStepError", "Rubric", "SealError", "SheetflowError",
+    "SpecError", "Study", "Total", "UsageError", "__version__", "check_study",
+    "load_study", "spec_hash",
 ]
+
+if TYPE_CHECKING:
+    from .errors import MissingStepError, SealError, SheetflowError, SpecError, UsageError
+    from .rubric import Bin, Dimension, Rubric, Total
+    from .study import Study, check_study, load_study, spec_hash
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module that defines ``name`` when it is first asked for."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sheetflow' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])

@@ -29,7 +29,7 @@ import os
 import pickle
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NamedTuple
@@ -48,6 +48,15 @@ from .collect_file import (
     neutralise,
     split_cell,
 )
+from .coordinator import (
+    FEEDBACK_DIR,
+    Drafts,
+    Expected,
+    RosterRow,
+    roster,
+    write_feedback,
+    write_validation_workbook,
+)
 from .manifest import Manifest, PackHead, open_manifest
 from .outputs import (
     COLLECTION_FILE,
@@ -60,7 +69,7 @@ from .outputs import (
 )
 from .protocol_checks import sitting_gaps
 from .returns import Entry, NotAFile, escape_controls, file_digest, find_entries
-from .study import load_study
+from .study import Study, load_study
 from .validate import (
     ERROR,
     WARNING,
@@ -193,12 +202,19 @@ class Collection:
         Every file's status and every issue.
     outputs : dict
         Output name -> path written ("" when not written).
+    study_id : str
+    roster : list of RosterRow
+        One row per expected pack, returned or not, and per file matching no pack.
+    feedback : Drafts
+        The reply drafts written for raters whose file has errors.
     """
 
     ratings: Ratings
     report: ValidationReport
     outputs: dict[str, str] = field(default_factory=dict)
     study_id: str = ""
+    roster: list[RosterRow] = field(default_factory=list)
+    feedback: Drafts = field(default_factory=Drafts)
 
     @property
     def valid(self) -> bool:
@@ -208,12 +224,15 @@ class Collection:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary: the report plus the number of rating rows."""
         return {**self.report.to_dict(), "ratings": len(self.ratings),
-                "outputs": dict(sorted(self.outputs.items()))}
+                "outputs": dict(sorted(self.outputs.items())),
+                "raters": [row.to_dict() for row in self.roster],
+                "feedback": [str(p) for p in self.feedback.written]}
 
 
 def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
             write: bool = True, limits: Limits | None = None,
-            workers: int | None = None, lock_wait: float = LOCK_WAIT) -> Collection:
+            workers: int | None = None, lock_wait: float = LOCK_WAIT,
+            progress: Callable[[int, int], None] | None = None) -> Collection:
     """Collect returned workbooks of the study in ``study_dir``.
 
     Parameters
@@ -233,6 +252,8 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
         Reader child processes (default: the CPU count, at most 4).
     lock_wait : float
         Seconds to wait while another collect or analyze holds the study lock.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each file is checked.
 
     Returns
     -------
@@ -248,23 +269,30 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
     root = Path(study_dir)
     study = load_study(root)  # a broken spec fails here, once, not in every child
     if not write:
-        return _collect(root, paths, limits, workers, write, study.id)
+        return _collect(root, paths, limits, workers, write, study, progress)
     with study_lock(root, "collect", lock_wait):
-        result = _collect(root, paths, limits, workers, write, study.id)
-        result.outputs = write_outputs(root / OUT_DIR, result)
+        result = _collect(root, paths, limits, workers, write, study, progress)
+        out = root / OUT_DIR
+        result.outputs = write_outputs(out, result)
+        result.feedback = write_feedback(study, root, result.roster, result.report,
+                                         out / FEEDBACK_DIR)
+        result.outputs["feedback"] = str(out / FEEDBACK_DIR)
     return result
 
 
 def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
-             workers: int | None, write: bool, study_id: str) -> Collection:
+             workers: int | None, write: bool, study: Study,
+             progress: Callable[[int, int], None] | None) -> Collection:
     manifest = open_manifest(root)
     try:
         files = find_files(root, paths)
         collector = _Collector(root, manifest, limits or Limits(), csv=write)
-        result = collector.run(files, workers)
+        result = collector.run(files, workers, progress)
     finally:
         manifest.close()
-    result.study_id = study_id
+    result.study_id = study.id
+    expected = [Expected(h.pack_id, h.rater_id, h.sitting, h.file) for h in manifest.heads]
+    result.roster = roster(study, expected, result.report)
     return result
 
 
@@ -312,7 +340,8 @@ class _Collector:
         self.csv = csv
         self.ratings = Ratings()
 
-    def run(self, entries: list[Entry], workers: int | None) -> Collection:
+    def run(self, entries: list[Entry], workers: int | None,
+            progress: Callable[[int, int], None] | None = None) -> Collection:
         works = [self._open(entry) for entry in entries]
         first_by_hash: dict[str, _FileWork] = {}
         for work in works:
@@ -328,8 +357,10 @@ class _Collector:
                             self.limits, self.csv) for w in unique]
             count = workers or min(4, os.cpu_count() or 1)
             sandbox = Sandbox(check_file, self.limits, workers=min(count, len(jobs)))
-            for index, outcome in sandbox.imap(jobs):
+            for done, (index, outcome) in enumerate(sandbox.imap(jobs), 1):
                 self._receive(unique[index], outcome)
+                if progress is not None:
+                    progress(done, len(jobs))
         self._duplicate_raters(unique)  # after the checks: report every problem at once
         for work in works:
             if work.duplicate_of:
@@ -496,7 +527,8 @@ def write_outputs(out_dir: Path, result: Collection) -> dict[str, str]:
     with OutputSet() as outputs:
         ratings = outputs.stage(paths["ratings"])
         result.ratings.write_csv(ratings)
-        write_validation_workbook(outputs.stage(paths["validation"]), result.report)
+        write_validation_workbook(outputs.stage(paths["validation"]), result.roster,
+                                  result.report)
         record = collection_record(result.study_id, ratings, len(result.ratings),
                                    file_verdicts(result.report))
         outputs.stage(paths["collection"]).write_bytes(record)
@@ -535,54 +567,6 @@ def _reason(issues: list[Issue], n_errors: int) -> str:
     head = f"{n_errors} error(s): " if n_errors else ""
     tail = f" and {more} more (see validation.xlsx)" if more > 0 else ""
     return head + ", ".join(parts) + tail if parts else "not used (see validation.xlsx)"
-
-
-def write_validation_workbook(path: Path, report: ValidationReport) -> None:
-    """The per-file status sheet and the issue list, written with xlsxwriter.
-
-    Every string goes through ``write_string`` (text from returned files is never
-    turned into a formula or link), and the creation date is pinned so two runs
-    give the same file.
-    """
-    import datetime as dt
-
-    import xlsxwriter
-
-    options = {"strings_to_formulas": False, "strings_to_urls": False,
-               "strings_to_numbers": False}
-    wb = xlsxwriter.Workbook(str(path), options)
-    wb.set_properties({"created": dt.datetime(2000, 1, 1)})
-    bold = wb.add_format({"bold": True})
-    status = wb.add_worksheet("Status")
-    heads = ("file", "rater", "used", "errors", "warnings", "percent_complete", "sha256")
-    for c, h in enumerate(heads):
-        status.write_string(0, c, h, bold)
-    for r, f in enumerate(report.files, 1):
-        status.write_string(r, 0, f.file)
-        status.write_string(r, 1, f.rater)
-        status.write_string(r, 2, "yes" if f.used else "no")
-        status.write_number(r, 3, f.errors)
-        status.write_number(r, 4, f.warnings)
-        status.write_number(r, 5, f.percent_complete)
-        status.write_string(r, 6, f.sha256)
-    issues = wb.add_worksheet("Issues")
-    columns = ("severity", "code", "file", "sheet", "cell", "rater", "case", "label",
-               "dimension", "value", "message")
-    for c, h in enumerate(columns):
-        issues.write_string(0, c, h, bold)
-    widths = [len(h) for h in columns]
-    for r, item in enumerate(report.issues, 1):
-        for c, h in enumerate(columns):
-            text = getattr(item, h)
-            issues.write_string(r, c, text)
-            widths[c] = max(widths[c], len(text))
-    status.autofit()  # a few rows; for the issues, measuring each string costs seconds
-    for c, width in enumerate(widths):
-        issues.set_column(c, c, min(width, MAX_COLUMN_CHARS) + 2)
-    wb.close()
-
-
-MAX_COLUMN_CHARS = 80
 
 
 # --------------------------------------------------------------------------- status

@@ -47,3 +47,19 @@ class SealError(SheetflowError):
 
 class UsageError(SheetflowError):
     """The caller asked for something that cannot be done as asked."""
+
+
+class MissingStepError(UsageError):
+    """An earlier step of the study has not run yet (no study, no packs, no ratings).
+
+    Parameters
+    ----------
+    message : str
+        What is missing, naming the file or folder.
+    command : str
+        The command that makes it, e.g. ``"sheetflow generate my-study"``.
+    """
+
+    def __init__(self, message: str, command: str):
+        self.command = command
+        super().__init__(f"{message}; run '{command}' first")

@@ -24,7 +24,7 @@ import json
 import os
 import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,6 +66,7 @@ class GenerateResult:
     key_hash_path: Path
     plan_lock_path: Path
     mailing_list_path: Path
+    returns_dir: Path
     eml_paths: list[Path] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -76,7 +77,8 @@ class GenerateResult:
 
 
 def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
-                   emails: bool = False, force: bool = False) -> GenerateResult:
+                   emails: bool = False, force: bool = False,
+                   progress: Callable[[int, int], None] | None = None) -> GenerateResult:
     """Generate every rater's workbook, the blinded manifest and the sealed key.
 
     Parameters
@@ -89,6 +91,8 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
         Also write one ``.eml`` draft per pack in ``packs/eml/``.
     force : bool
         Replace an existing seal made for a different spec hash.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each pack is written.
 
     Returns
     -------
@@ -109,17 +113,22 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     _refuse_other_seal(root, spec_hash, force)
     packs_dir = root / L.PACKS_DIR
     packs_dir.mkdir(parents=True, exist_ok=True)
-    assignments = [a for r in study.raters for a in _sittings(study, r)]
+    # a second rater whose subset is drawn at data lock has no pack until the lock
+    assignments = [a for r in study.raters for a in _sittings(study, r) if a.slots]
     manifest_path = packs_dir / L.MANIFEST_FILE
-    infos, manifest_sha256 = _write_packs(study, spec_hash, assignments, manifest_path)
+    infos, manifest_sha256 = _write_packs(study, spec_hash, assignments, manifest_path,
+                                          progress)
     seal = write_seal(root, _key(study, spec_hash, assignments),
                       spec_hash=spec_hash, manifest_sha256=manifest_sha256,
                       version=__version__, inputs=input_hashes(study))
     mailing = packs_dir / MAILING_LIST
     mailing.write_bytes(mailing_list_csv([(a.rater, a.sitting, i.path.name)
                                           for a, i in zip(assignments, infos, strict=True)]))
+    returns_dir = study.root / L.RETURNS_DIR
+    returns_dir.mkdir(exist_ok=True)
     result = GenerateResult(study.id, spec_hash, seal.key_sha256, infos, manifest_path,
-                            seal.key_path, seal.key_hash_path, seal.plan_lock_path, mailing)
+                            seal.key_path, seal.key_hash_path, seal.plan_lock_path, mailing,
+                            returns_dir)
     if emails:
         _write_drafts(study, assignments, infos, packs_dir / EML_DIR, result)
     result.warnings += study_warnings(study)
@@ -128,7 +137,8 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
 
 
 def _write_packs(study: Study, spec_hash: str, assignments: list[Assignment],
-                 manifest_path: Path) -> tuple[list[PackInfo], str]:
+                 manifest_path: Path, progress: Callable[[int, int], None] | None = None,
+                 ) -> tuple[list[PackInfo], str]:
     """Write every workbook and the manifest; return the packs and the manifest's sha256.
 
     Each pack's manifest entry is serialised as soon as its workbook is written and then
@@ -146,6 +156,8 @@ def _write_packs(study: Study, spec_hash: str, assignments: list[Assignment],
             manifest.add({"file": path.name, "rater_id": a.rater.id, "role": a.rater.role,
                           "sitting": a.sitting, "identity": identity, **layout})
             infos.append(PackInfo(a.rater.id, a.sitting, path, len(a.slots)))
+            if progress is not None:
+                progress(len(infos), len(assignments))
     return infos, manifest.sha256
 
 
@@ -300,6 +312,8 @@ def _created(study: Study) -> dt.datetime:
 
 def _sittings(study: Study, rater: Rater) -> list[Assignment]:
     sittings = [assign(study, rater, 1)]
+    if not sittings[0].slots:
+        return sittings
     if study.design.repeats is not None:
         sittings.append(assign(study, rater, 2))
     return sittings

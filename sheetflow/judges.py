@@ -41,7 +41,7 @@ from typing import Any
 
 import openpyxl
 
-from .errors import SheetflowError, UsageError
+from .errors import MissingStepError, SheetflowError, UsageError
 from .judge_records import DIRECTION_TOLERANCE, Thresholds, check_records, pilot_summary
 from .study import Study, load_study
 from .workbook import layout as L
@@ -135,7 +135,7 @@ def import_judges(study_dir: str | Path, jsonl_path: str | Path,
     mapping = _mapping(study)
     manifest_path = root / L.PACKS_DIR / L.MANIFEST_FILE
     if not manifest_path.exists():
-        raise UsageError(f"{root}: no generated packs; run 'sheetflow generate {root}' first")
+        raise MissingStepError(f"{root}: no generated packs", f"sheetflow generate {root}")
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     records = _read_jsonl(Path(jsonl_path))
     items = _item_lookup(study, mapping)

@@ -75,7 +75,8 @@ def mailing_list_csv(rows: list[tuple[Rater, int, str]]) -> bytes:
     return buf.getvalue().encode("utf-8")
 
 
-def build_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1) -> bytes:
+def build_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1, *,
+              subject: str | None = None, body: str | None = None) -> bytes:
     """A ready-to-send draft mailing ``pack`` to ``rater``.
 
     Parameters
@@ -84,16 +85,37 @@ def build_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1) -> bytes
     rater : Rater
         Must have an e-mail address.
     pack : Path
-        The workbook to attach.
+        The workbook to attach (left out, and said in the text, when it is missing).
     sitting : int
         2 for a second-sitting workbook: the subject says so and the body starts with
         :data:`SITTING2_NOTE` (it is sent apart, after sitting 1 is back).
+    subject, body : str, optional
+        Text used as given (replies and reminders); by default the study's e-mail
+        template with its placeholders filled in, and the sitting-2 note.
 
     Returns
     -------
     bytes
         The message in RFC 5322 form with CRLF line ends.
     """
+    if subject is None or body is None:
+        subject, body = _invitation(study, rater, sitting)
+    msg = EmailMessage(policy=SMTP)
+    msg["To"] = formataddr((rater.name, rater.email)) if rater.name else rater.email
+    msg["Subject"] = subject
+    msg["X-Unsent"] = "1"
+    if not pack.is_file():
+        body += f"\n[{pack.name} was not found when this draft was made: attach it.]\n"
+    msg.set_content(body)
+    if pack.is_file():
+        msg.add_attachment(pack.read_bytes(), maintype=XLSX_TYPE[0], subtype=XLSX_TYPE[1],
+                           filename=pack.name)
+        msg.set_boundary("sheetflow-" + hashlib.sha256(pack.name.encode()).hexdigest()[:24])
+    return msg.as_bytes()
+
+
+def _invitation(study: Study, rater: Rater, sitting: int) -> tuple[str, str]:
+    """The subject and body of the draft that sends a pack out."""
     subject = study.email_subject or f"{study.title}: your scoring workbook"
     body = fill(study.email_body or (
         "Dear {name},\n\nAttached is your scoring workbook. Please read its Instructions "
@@ -101,12 +123,4 @@ def build_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1) -> bytes
     if sitting == 2:
         subject += " - second sitting"
         body = f"{SITTING2_NOTE}\n\n{body}"
-    msg = EmailMessage(policy=SMTP)
-    msg["To"] = formataddr((rater.name, rater.email)) if rater.name else rater.email
-    msg["Subject"] = fill(subject, study, rater)
-    msg["X-Unsent"] = "1"
-    msg.set_content(body)
-    msg.add_attachment(pack.read_bytes(), maintype=XLSX_TYPE[0], subtype=XLSX_TYPE[1],
-                       filename=pack.name)
-    msg.set_boundary("sheetflow-" + hashlib.sha256(pack.name.encode()).hexdigest()[:24])
-    return msg.as_bytes()
+    return fill(subject, study, rater), body

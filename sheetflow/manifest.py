@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import SheetflowError, UsageError
+from .errors import MissingStepError, SheetflowError
 from .workbook import layout as L
 
 _PACKS = b'"packs":['
@@ -131,14 +131,14 @@ def open_manifest(root: Path) -> Manifest:
 
     Raises
     ------
-    UsageError
+    MissingStepError
         There is no manifest (``generate`` has not run).
     SheetflowError
         The manifest is not valid JSON or lacks pack identities.
     """
     path = root / L.PACKS_DIR / L.MANIFEST_FILE
     if not path.is_file():
-        raise UsageError(f"{path}: no manifest; run 'sheetflow generate {root}' first")
+        raise MissingStepError(f"{path}: no manifest", f"sheetflow generate {root}")
     try:
         found = _index(path)
     except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError):

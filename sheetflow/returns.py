@@ -106,12 +106,17 @@ def _given(path: Path) -> Entry:
     name = display_name(path.name)
     if path.is_file():
         return Entry(path, name)
+    if not path.exists():
+        return Entry(path, name, "not-a-file", "link to a missing file")
     return Entry(path, name, "not-a-file", _kind(path.stat().st_mode))
 
 
 def _verdict(path: Path, study: Path) -> Entry:
     name = display_name(path.name)
-    mode = path.lstat().st_mode
+    try:
+        mode = path.lstat().st_mode
+    except OSError as exc:  # removed or unreachable since the folder was listed
+        return Entry(path, name, "file-unreadable", escape_controls(exc.strerror or str(exc)))
     if stat.S_ISREG(mode):
         return Entry(path, name)
     if not stat.S_ISLNK(mode):

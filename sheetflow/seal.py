@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import SealError
+from .errors import MissingStepError, SealError
 from .study import Study, load_study
 
 SEALED_DIR = "sealed"
@@ -152,6 +152,8 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
     ------
     SpecError
         When the study itself no longer loads.
+    MissingStepError
+        When there is no seal (``generate`` has not run).
     """
     study_dir = Path(study_dir)
     root = Path(out or study_dir)
@@ -160,9 +162,8 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
     paths = {name: sealed / name for name in (KEY_FILE, KEY_HASH_FILE, PLAN_LOCK_FILE)}
     missing = [n for n, p in paths.items() if not p.exists()]
     if missing:
-        check.problems.append(f"{sealed}: {', '.join(missing)} missing; run 'sheetflow "
-                              f"generate {study_dir}' first")
-        return check
+        raise MissingStepError(f"{sealed}: {', '.join(missing)} missing",
+                               f"sheetflow generate {study_dir}")
     _check_key_hash(check, paths, published)
     lock = _read_json(paths[PLAN_LOCK_FILE], check)
     key = _read_json(paths[KEY_FILE], check)
@@ -283,3 +284,29 @@ def _read_json(path: Path, check: SealCheck) -> dict[str, Any] | None:
         check.problems.append(f"{SEALED_DIR}/{path.name} is not a JSON object")
         return None
     return doc
+
+
+def spec_drift(study_dir: str | Path, study: Study) -> str:
+    """One line when the study was generated and its spec changed since; ``""`` if not.
+
+    ``check`` and ``collect`` call this so an edited spec is named at once, not only
+    when ``analyze`` refuses the seal. The line says how to recover.
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        The study folder (its ``sealed/plan.lock.json`` is read when present).
+    study : Study
+        The study as loaded now.
+    """
+    lock_path = Path(study_dir) / SEALED_DIR / PLAN_LOCK_FILE
+    try:
+        frozen = json.loads(lock_path.read_text(encoding="utf-8")).get("spec_hash")
+    except (OSError, ValueError, AttributeError):
+        return ""  # not generated, or a broken lock that verify and analyze name
+    if not isinstance(frozen, str) or not frozen or frozen == study.hash:
+        return ""
+    return (f"the study spec (study.toml, items or raters) changed after generate: "
+            f"sealed spec hash {frozen[:12]}..., now {study.hash[:12]}...; undo the edit "
+            f"so the hash matches again, or, if no rater has scored yet, run 'sheetflow "
+            f"generate --force {study_dir}' and send the new packs")

@@ -106,12 +106,25 @@ def _answer(dim: Dimension, share: float, rater: _Rater) -> Any:
     return None
 
 
+def _study_answer(dim: Dimension, rater: _Rater) -> Any:
+    """A Submission answer: hours near the protocol's estimate, a choice, or a note."""
+    if dim.kind == "number":
+        hours = min(dim.maximum, max(dim.minimum, 6 + 2 * rater.rng.random()))
+        return round(hours, dim.decimals) if dim.decimals else round(hours)
+    if dim.kind in ("categorical", "binary"):
+        # "No" for a recognised arm: a simulated rater keeps the blinding
+        return "No" if "No" in dim.choices else rater.rng.choice(dim.choices)
+    if dim.kind == "text" and not dim.required and rater.rng.random() < 0.5:
+        return None
+    return _text(dim, rater)
+
+
 def _text(dim: Dimension, rater: _Rater) -> str | None:
     if dim.min_words or dim.scope == "study":
         lo = dim.min_words or 50
         hi = dim.max_words or max(lo, 100)
-        n = rater.rng.randint(lo, min(hi, len(_METHOD_WORDS)))
-        return " ".join(_METHOD_WORDS[:n])
+        n = rater.rng.randint(lo, hi)
+        return " ".join(_METHOD_WORDS[i % len(_METHOD_WORDS)] for i in range(n))
     if dim.required:
         return rater.rng.choice(_NOTES)
     return rater.rng.choice(_NOTES) if rater.rng.random() < 0.2 else None
@@ -180,6 +193,9 @@ def _arms_from_key(root: Path) -> dict[tuple[str, int], dict[tuple[str, str], st
     return out
 
 
+_FLAG_NOTE = "The reference answer disagrees with the cited evidence."
+
+
 class _PackFiller:
     """Writes one rater's answers into one open workbook."""
 
@@ -203,7 +219,7 @@ class _PackFiller:
             for dim_id, answer in card["case_answers"].items():
                 self.put(answer, self.case_answer(self.study.rubric.dimension(dim_id), totals))
         for dim_id, answer in pack.get("study_answers", {}).items():
-            self.put(answer, _text(self.study.rubric.dimension(dim_id), self.rater))
+            self.put(answer, _study_answer(self.study.rubric.dimension(dim_id), self.rater))
 
     def fill_row(self, item_id: str, row: dict[str, Any]) -> float:
         """Fill one response's answers; return this rater's total for it."""
@@ -211,10 +227,12 @@ class _PackFiller:
         arm = self.arms.get((item_id, label), "")
         base = self.quality.get((item_id, arm))
         total = 0.0
+        given: dict[str, Any] = {}
         for dim_id, answer in row["answers"].items():
             dim = self.study.rubric.dimension(dim_id)
             if dim.kind == "text":
-                self.put(answer, _text(dim, self.rater))
+                given[dim_id] = _text(dim, self.rater)
+                self.put(answer, given[dim_id])
                 continue
             latent = _latent(self.seed, row["locked_sha256"], dim_id, base)
             if dim.kind == "checklist":
@@ -225,10 +243,20 @@ class _PackFiller:
             else:
                 value = _answer(dim, self.rater.share(latent), self.rater)
                 self.put(answer, value)
+            given[dim_id] = value
             total += _points(dim, value) if dim.scores and value is not None else 0.0
             if "confidence" in answer:
                 self.put(answer["confidence"], self.rater.confidence())
+        self.explain_flags(row["answers"], given)
         return total
+
+    def explain_flags(self, answers: dict[str, Any], given: dict[str, Any]) -> None:
+        """A marked flag gets the note its dimension asks for, as a careful rater writes."""
+        for dim_id, value in given.items():
+            dim = self.study.rubric.dimension(dim_id)
+            if dim.kind == "flag" and value is not None and dim.note in answers \
+                    and not given.get(dim.note):
+                self.put(answers[dim.note], _FLAG_NOTE)
 
     def case_answer(self, dim: Dimension, totals: dict[str, float]) -> Any:
         if dim.kind == "text":

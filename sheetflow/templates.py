@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import shutil
 from importlib import resources
 from pathlib import Path
@@ -64,7 +65,10 @@ def init_study(directory: str | Path, template: str = DEFAULT_TEMPLATE) -> Path:
     """
     names = list_templates()
     if template not in names:
-        raise UsageError(f"unknown template {template!r}; choose one of: {', '.join(names)}")
+        close = difflib.get_close_matches(template, list(names), n=1, cutoff=0.5)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise UsageError(f"unknown template {template!r}; {hint}choose one of: "
+                         f"{', '.join(names)}")
     target = Path(directory)
     if target.exists() and any(target.iterdir()):
         raise UsageError(f"{target}: folder is not empty; choose a new or empty folder")

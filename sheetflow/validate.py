@@ -358,7 +358,10 @@ class FileStatus:
 
     @property
     def percent_complete(self) -> float:
-        """Share of required answers given, 0-100 (100 when nothing is required)."""
+        """Share of required answers given, 0-100 (100 when nothing is required, 0 for
+        a file that is not a known pack: an empty or foreign file is not complete)."""
+        if not self.pack_id:
+            return 0.0
         return 100.0 if not self.required else round(100.0 * self.answered / self.required, 1)
 
     def to_dict(self) -> dict[str, Any]:

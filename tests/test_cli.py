@@ -26,13 +26,13 @@ def test_every_command_has_help_and_is_in_the_readme():
         assert re.search(rf"sheetflow {re.escape(name)}\b", readme), f"{name} not in README"
 
 
-def test_could_not_run_is_one_line_naming_the_folder(tmp_path):
+def test_a_missing_step_is_one_line_naming_the_command(tmp_path):
     study = init_study(tmp_path / "s", "paired-rubric")
     result = CliRunner().invoke(cli, ["analyze", str(study)])
-    assert result.exit_code == 3
+    assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), lines
-    assert str(study) in lines[0] and "Error:" not in lines[0]
+    assert f"run 'sheetflow generate {study}' first" in lines[0] and "Error:" not in lines[0]
 
 
 def test_debug_shows_the_traceback(tmp_path):

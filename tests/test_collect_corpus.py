@@ -224,7 +224,7 @@ def batch(tmp_path_factory):
                          "sheet-duplicated"),
     }
     returns = root / "returns"
-    returns.mkdir()
+    returns.mkdir(exist_ok=True)
     expected = {}
     src = filled / "EV-01.xlsx"
     for name, (change, code) in kinds.items():

@@ -32,7 +32,7 @@ def _study(tmp: Path, template: str) -> tuple[Path, list[dict]]:
             out.write("owner-02,Second Owner,Second,owner02@example.org,primary\n")
     generate_packs(root)
     manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
-    (root / "returns").mkdir()
+    (root / "returns").mkdir(exist_ok=True)
     return root, [p for p in manifest["packs"] if p["sitting"] == 1]
 
 

@@ -29,7 +29,7 @@ def _study(tmp: Path, template: str) -> tuple[Path, list[dict]]:
     init_study(root, template)
     generate_packs(root)
     manifest = json.loads((root / "packs" / "manifest.json").read_text(encoding="utf-8"))
-    (root / "returns").mkdir()
+    (root / "returns").mkdir(exist_ok=True)
     return root, manifest["packs"]
 
 
@@ -129,7 +129,7 @@ def test_rows_inserted_near_locked_text_are_not_edits(paired, tmp_path, where):
     row = {"below-text": first_line, "above-title": title, "between-cards": title - 1}[where]
     study = tmp_path / "study"
     shutil.copytree(root, study, ignore=shutil.ignore_patterns("returns", "out"))
-    (study / "returns").mkdir()
+    (study / "returns").mkdir(exist_ok=True)
     _insert(root / "returns" / pack["file"], study / "returns" / pack["file"], row)
     codes = {i.code for i in collect(study, write=False).report.issues}
     assert "row-inserted" in codes
@@ -142,7 +142,7 @@ def test_an_edit_between_inserted_rows_is_still_found(paired, tmp_path):
     card = pack["cards"][1]
     study = tmp_path / "study"
     shutil.copytree(root, study, ignore=shutil.ignore_patterns("returns", "out"))
-    (study / "returns").mkdir()
+    (study / "returns").mkdir(exist_ok=True)
     dst = study / "returns" / pack["file"]
     text_cell = card["rows"][0]["locked"][0]["cells"][0]
     wb = openpyxl.load_workbook(root / "returns" / pack["file"])

@@ -45,7 +45,7 @@ def made(tmp_path_factory):
 def study(made, tmp_path):
     root = tmp_path / "study"
     shutil.copytree(made, root)
-    (root / "returns").mkdir()
+    (root / "returns").mkdir(exist_ok=True)
     return root
 
 
@@ -70,7 +70,7 @@ def test_a_name_that_is_not_utf8_is_collected(study):
     record = json.loads((study / "out" / "collection.json").read_text(encoding="utf-8"))
     assert {f["file"]: f["used"] for f in record["files"]} == {first.name: True, shown: True}
     wb = openpyxl.load_workbook(study / "out" / "validation.xlsx")
-    assert shown in [c.value for c in wb["Status"]["A"]]
+    assert shown in [c.value for c in wb["Files"]["A"]]
     assert shown in (study / "out" / "ratings.csv").read_text(encoding="utf-8")
 
 

@@ -49,7 +49,7 @@ def _study(root: Path, na: str = "missing", note: bool = True) -> Path:
     study = load_study(root)
     order = {it.id: i for i, it in enumerate(study.items)}
     manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
-    (root / "returns").mkdir()
+    (root / "returns").mkdir(exist_ok=True)
     for pack in manifest["packs"]:
         wb = openpyxl.load_workbook(root / L.PACKS_DIR / pack["file"])
         for a in L.iter_answer_cells(pack):

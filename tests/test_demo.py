@@ -80,14 +80,14 @@ def test_demo_refuses_a_non_empty_folder(tmp_path):
     assert "not empty" in result.output
 
 
-def test_analyze_without_ratings_exits_3(demo, tmp_path):
+def test_analyze_without_ratings_names_collect_and_exits_2(demo, tmp_path):
     folder, _ = demo
     copy = tmp_path / "nocollect"
     shutil.copytree(folder, copy)
     (copy / "out" / "ratings.csv").unlink()
     result = CliRunner().invoke(cli, ["analyze", str(copy)])
-    assert result.exit_code == 3
-    assert "run sheetflow collect first" in result.output
+    assert result.exit_code == 2
+    assert f"run 'sheetflow collect {copy}' first" in result.output
     assert len(result.output.strip().splitlines()) == 1
 
 

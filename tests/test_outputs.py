@@ -56,7 +56,7 @@ def made(tmp_path_factory):
 def _study(made: Path, tmp: Path, returns: int) -> Path:
     root = tmp / "study"
     shutil.copytree(made, root)
-    (root / "returns").mkdir()
+    (root / "returns").mkdir(exist_ok=True)
     for path in sorted((root / "filled").iterdir())[:returns]:
         shutil.copyfile(path, root / "returns" / path.name)
     return root
@@ -187,7 +187,7 @@ def test_two_concurrent_collects_leave_a_whole_set(made, tmp_path):
                                       *paths], env=env) for paths in sets]
         assert [c.wait(timeout=300) for c in children] == [0, 0]
         wb = openpyxl.load_workbook(root / "out" / "validation.xlsx")
-        named = sorted(str(c.value) for c in wb["Status"]["A"][1:])
+        named = sorted(str(c.value) for c in wb["Files"]["A"][1:])
         data, _ = verify_ratings(root)
         record = json.loads((root / "out" / COLLECTION_FILE).read_text(encoding="utf-8"))
         assert named == sorted(f["file"] for f in record["files"])

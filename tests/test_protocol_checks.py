@@ -31,13 +31,13 @@ def test_gold_dispute_without_a_note_is_an_error_naming_the_cell(tmp_path):
     del answers[notes[1]["cell"]]  # the second dispute has no note
     answers.pop(flags[2]["cell"])  # not disputed: its note may say anything or nothing
     del answers[notes[2]["cell"]]
-    (root / "returns").mkdir()
+    (root / "returns").mkdir(exist_ok=True)
     fill_openpyxl(root / "packs" / pack["file"], root / "returns" / pack["file"], answers)
     found = [i for i in collect(root, write=False).report.issues
              if i.code == "flag-note-missing"]
     assert [(i.cell, i.severity, i.case) for i in found] == [
         (flags[1]["cell"], "error", flags[1]["item_id"])]
-    assert "rater_note is blank" in found[0].message
+    assert "Note is blank" in found[0].message  # the note dimension by its label
 
 
 def test_a_flag_note_must_name_a_text_dimension(tmp_path):

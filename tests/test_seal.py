@@ -51,7 +51,7 @@ def _refused(folder: Path, *words: str) -> str:
         assert word in lines[0], f"{word!r} missing from: {lines[0]}"
     assert _snapshot(folder) == before
     verified = CliRunner().invoke(cli, ["verify", str(folder)])
-    assert verified.exit_code == 1, verified.output
+    assert verified.exit_code == 3, verified.output  # a broken seal, as analyze says
     assert lines[0] in verified.output.splitlines()
     return lines[0]
 
@@ -117,7 +117,7 @@ def test_a_rewritten_key_and_key_hash_fail_against_the_published_hash(study):
     _lock(study).write_text(json.dumps(lock), encoding="utf-8")
     assert verify_seal(study).ok  # consistent in itself: only the published hash tells
     result = CliRunner().invoke(cli, ["verify", str(study), "--key-sha256", published])
-    assert result.exit_code == 1
+    assert result.exit_code == 3
     assert "published hash" in result.output
     before = _snapshot(study)
     result = CliRunner().invoke(cli, ["analyze", str(study), "--key-sha256", published])

@@ -139,15 +139,22 @@ def test_check_prints_summary_and_hash(tmp_path):
     assert result.output.rstrip().endswith("ok")
 
 
-def test_check_missing_folder_is_exit_1(tmp_path):
+def test_check_missing_folder_is_a_usage_error_naming_it(tmp_path):
     result = CliRunner().invoke(cli, ["check", str(tmp_path / "nowhere")])
-    assert result.exit_code == 1
-    assert "no study.toml here" in result.output
+    assert result.exit_code == 2
+    assert f"{tmp_path / 'nowhere'}: no such folder" in result.output
+
+
+def test_check_folder_without_spec_names_init(tmp_path):
+    result = CliRunner().invoke(cli, ["check", str(tmp_path)])
+    assert result.exit_code == 2
+    assert f"no study.toml here (not a study folder); run 'sheetflow init {tmp_path}'" \
+        in result.output
 
 
 def test_usage_errors_exit_2(tmp_path):
     runner = CliRunner()
-    assert runner.invoke(cli, ["check"]).exit_code == 2
+    assert runner.invoke(cli, ["check", "--nope"]).exit_code == 2
     assert runner.invoke(cli, ["init", "--template", "nope", str(tmp_path / "x")]).exit_code == 2
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "f").write_text("x")

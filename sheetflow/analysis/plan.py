@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import SheetflowError
+from ..errors import MissingStepError
 from ..outputs import check_row_count, verify_ratings
 from ..study import Study, load_study
 from .context import Analysis, Context, natural_order
@@ -47,7 +47,7 @@ def analyze(study_dir: str | Path, *, published: str | None = None) -> Analysis:
     ------
     SealError
         The key or the spec does not match its sealed hash.
-    SheetflowError
+    MissingStepError
         There are no collected ratings yet (``out/ratings.csv`` is missing).
     OutputError
         ``out/ratings.csv`` does not match ``out/collection.json`` (cut off, changed,
@@ -58,7 +58,8 @@ def analyze(study_dir: str | Path, *, published: str | None = None) -> Analysis:
     key, key_hash = verify_seal(root, study, published)
     ratings_path = root / RATINGS_FILE
     if not ratings_path.exists():
-        raise SheetflowError(f"{RATINGS_FILE} not found in {root}; run sheetflow collect first")
+        raise MissingStepError(f"{RATINGS_FILE} not found in {root}",
+                               f"sheetflow collect {root}")
     data, recorded = verify_ratings(root)  # whole, and the table collect wrote
     raw = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
     check_row_count(recorded, len(raw))

@@ -1,96 +1,92 @@
 """The ``sheetflow`` command: thin click commands over the library.
 
-Each command parses its options, calls one library function, renders the result and
-turns a :class:`~sheetflow.errors.SheetflowError` into a one-line message. Exit codes:
-0 ok, 1 ran but the data (spec or returned workbooks) has problems, 2 usage error,
-3 could not run. ``--debug`` shows tracebacks.
-
-Commands live in modules of this package, listed in ``_COMMAND_MODULES``; each
-defines ``register(group)``.
+Each command is a small module of this package listed in ``COMMAND_MODULES``; it
+defines ``register(group)`` and builds its commands with :func:`.common.command`, which
+adds DIRECTORY (default ``.``), ``--json``, ``-q`` and the exit-code table
+(:data:`.common.EXIT_CODES`). Command bodies import the library inside the function, so
+``sheetflow --help`` does not load pandas, openpyxl or xlsxwriter. ``--debug`` shows
+tracebacks.
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import sys
-import traceback
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 import click
 
 from .. import __version__
-from ..errors import SheetflowError, SpecError, UsageError
+from .common import (
+    EXIT_CODES,
+    EXIT_DATA,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    Output,
+    command,
+    dumps,
+    json_requested,
+    remember_json,
+    reports_errors,
+)
 
-EXIT_OK, EXIT_DATA, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
-
-_COMMAND_MODULES = (
+COMMAND_MODULES = (
     "study_commands",
     "generate_commands",
     "collect_commands",
+    "coordinator_commands",
     "import_commands",
     "analyze_commands",
+    "plan_commands",
 )
 
-
-class Failure(click.ClickException):
-    """sheetflow could not run (exit 3)."""
-
-    exit_code = EXIT_FAILED
-
-    def show(self, file: Any = None) -> None:
-        """Print the one-line message as it is (it already starts with ``error:``)."""
-        click.echo(self.message, err=True)
+__all__ = ["EXIT_CODES", "EXIT_DATA", "EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "Output",
+           "cli", "command", "main", "reports_errors"]
 
 
-def reports_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn library errors into one-line messages with the right exit code."""
+class SheetflowGroup(click.Group):
+    """A click group that suggests a close command name and answers usage errors in JSON."""
 
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        ctx = click.get_current_context()
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        remember_json(ctx, args)
+        return super().parse_args(ctx, args)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        name = click.utils.make_str(args[0]) if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=1, cutoff=0.6)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            ctx.fail(f"No such command '{name}'.{hint} Commands: "
+                     f"{', '.join(self.list_commands(ctx))}.")
+        return super().resolve_command(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
         try:
-            return func(*args, **kwargs)
-        except click.exceptions.Exit:
+            return super().invoke(ctx)
+        except click.ClickException as exc:
+            if json_requested(ctx):
+                click.echo(dumps({"ok": False, "exit_code": exc.exit_code,
+                                  "errors": [exc.format_message()]}))
             raise
-        except SpecError as exc:
-            if ctx.obj and ctx.obj.get("debug"):
-                traceback.print_exc()
-            for problem in getattr(exc, "problems", [exc]):
-                click.echo(f"error: {problem}", err=True)
-            ctx.exit(EXIT_DATA)
-        except UsageError as exc:
-            if ctx.obj and ctx.obj.get("debug"):
-                traceback.print_exc()
-            click.echo(f"error: {exc}", err=True)
-            ctx.exit(EXIT_USAGE)
-        except SheetflowError as exc:
-            if ctx.obj and ctx.obj.get("debug"):
-                traceback.print_exc()
-            raise Failure(f"error: {exc}") from exc
-        except (OSError, MemoryError) as exc:
-            if ctx.obj and ctx.obj.get("debug"):
-                traceback.print_exc()
-            raise Failure(f"error: {exc}; run again with --debug for details") from exc
-
-    return wrapper
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=SheetflowGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog="Exit codes: " + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items()))
 @click.version_option(__version__, prog_name="sheetflow")
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
-@click.pass_context
-def cli(ctx: click.Context, debug: bool) -> None:
+def cli(debug: bool) -> None:
     """Blinded human-rating studies through Excel.
 
-    init -> check -> generate -> (raters fill in) -> status / collect -> analyze.
+    init -> check -> generate -> (raters fill in) -> status / remind / collect -> analyze.
+    DIRECTORY is the study folder (default: the current folder).
+
+    Example: sheetflow demo && sheetflow status sheetflow-demo
     """
-    ctx.ensure_object(dict)
-    ctx.obj["debug"] = debug
 
 
-for _name in _COMMAND_MODULES:
+for _name in COMMAND_MODULES:
     importlib.import_module(f"{__name__}.{_name}").register(cli)
 
 

@@ -3,62 +3,77 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..analysis import Analysis, analyze
-from ..demo import DemoResult, run_demo
-from ..outputs import study_lock
-from ..report import headline_lines, write_analysis_outputs
-from . import EXIT_DATA, reports_errors
+from .common import EXIT_DATA, Output, command
+
+if TYPE_CHECKING:
+    from ..analysis import Analysis
+    from ..demo import DemoResult
+
+_STATUS_COLOURS = {"pass": "green", "fail": "red", "incomplete": "yellow"}
 
 
-@click.command("analyze")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@command("analyze")
 @click.option("--allow-partial", is_flag=True,
               help="Exit 0 even when raters are missing (the decision stays 'incomplete').")
 @click.option("--key-sha256", "published", default=None, metavar="HEX",
               help="The key hash published before scoring; refuse a key without it.")
-@reports_errors
-def analyze_command(directory: Path, allow_partial: bool, published: str | None) -> None:
+def analyze_command(out: Output, directory: Path, allow_partial: bool,
+                    published: str | None) -> None:
     """Unseal the key, unblind the collected ratings and run the study's analysis plan.
 
     Writes out/analysis.xlsx and out/summary.json (and the protocol's other files, e.g.
     out/verdicts.jsonl for a KEEP/KNOWN study) in DIRECTORY. Exits 1 when the panel is
     incomplete (a rater missing or a file left out), unless --allow-partial.
+
+    Example: sheetflow analyze my-study
     """
+    from ..analysis import analyze
+    from ..outputs import study_lock
+    from ..report import write_analysis_outputs
+
     with study_lock(directory, "analyze"):  # no collect replaces the table meanwhile
         analysis = analyze(directory, published=published)
         written = write_analysis_outputs(analysis, directory / "out")
-    _echo_summary(analysis)
+    _echo_summary(out, analysis)
     for path in written:
-        click.echo(f"wrote {path}")
-    _echo_decision(analysis)
-    if analysis.summary["decision"]["status"] == "incomplete" and not allow_partial:
+        out.say(f"wrote {path}")
+    _echo_decision(out, analysis)
+    incomplete = analysis.summary["decision"]["status"] == "incomplete"
+    out.json({"ok": not incomplete or allow_partial, "outputs": [str(p) for p in written],
+              "summary": analysis.summary})
+    if incomplete and not allow_partial:
         click.get_current_context().exit(EXIT_DATA)
 
 
-def _echo_summary(analysis: Analysis) -> None:
+def _echo_summary(out: Output, analysis: Analysis) -> None:
     s = analysis.summary
-    click.echo(f"study      {s['study_id']}: {s['n_raters']} raters, {s['n_cases']} cases")
-    click.echo(f"key        sha256 {s['key_sha256']} (seal verified)")
+    out.say(f"study      {s['study_id']}: {s['n_raters']} raters, {s['n_cases']} cases")
+    out.say(f"key        sha256 {s['key_sha256']} (seal verified)")
     for rec in s.get("alpha", []):
-        click.echo(f"alpha      {rec['measure']:14} {_num(rec['alpha'])} "
-                   f"[{_num(rec['ci_low'])}, {_num(rec['ci_high'])}] "
-                   f"{rec['band'] or rec['reason']}")
+        out.say(f"alpha      {rec['measure']:14} {_num(rec['alpha'])} "
+                f"[{_num(rec['ci_low'])}, {_num(rec['ci_high'])}] "
+                f"{rec['band'] or rec['reason']}")
     for check in s["decision"]["checks"]:
         target = f" (target {check['target']:g})" \
             if isinstance(check["target"], (int, float)) else ""
         note = f" - {check['note']}" if check.get("note") else ""
-        click.echo(f"check      {check['name']}: {_num(check['value'])}{target} "
-                   f"{check['outcome']}{note}")
+        out.say(f"check      {check['name']}: {_num(check['value'])}{target} "
+                f"{check['outcome']}{note}")
 
 
-def _echo_decision(analysis: Analysis) -> None:
+def _echo_decision(out: Output, analysis: Analysis) -> None:
     """The headline, last: decision, panel, arms (the same words as the Summary sheet)."""
-    for line in headline_lines(analysis.summary):
-        click.echo(line)
+    from ..report import headline_lines
+
+    lines = headline_lines(analysis.summary)
+    colour = _STATUS_COLOURS.get(analysis.summary["decision"]["status"])
+    out.headline(lines[0], fg=colour)
+    for line in lines[1:]:
+        out.say(line)
 
 
 def _num(value: Any) -> str:
@@ -67,41 +82,53 @@ def _num(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
-@click.command("demo")
-@click.argument("directory", required=False, default="sheetflow-demo",
-                type=click.Path(file_okay=False, path_type=Path))
-@reports_errors
-def demo_command(directory: Path) -> None:
+@command("demo", directory="new", directory_default="sheetflow-demo")
+@click.option("--force", is_flag=True,
+              help="Redo the demo in a folder that holds an earlier demo.")
+def demo_command(out: Output, directory: Path, force: bool) -> None:
     """Run the whole loop on the bundled sample study with four simulated raters.
 
-    DIRECTORY (default ./sheetflow-demo) must be new or empty.
+    DIRECTORY (default ./sheetflow-demo) must be new or empty, or hold an earlier demo
+    with --force.
+
+    Example: sheetflow demo --force
     """
-    result = run_demo(directory)
-    _tour(result)
+    from ..demo import closing_lines, run_demo
+
+    progress = out.progress("running the demo")
+    result = run_demo(directory, force=force, progress=progress)
+    progress.close()
+    _tour(out, result)
+    closing = closing_lines(result)
+    out.say()
+    for line in closing:
+        out.headline(line) if line.startswith("winner") else out.say(line)
+    out.json({"ok": True, "folder": str(result.folder), "closing": closing,
+              "decision": result.analysis.summary["decision"],
+              "arms": result.analysis.summary.get("arms"),
+              "validation": result.collection.outputs.get("validation"),
+              "analysis": str(result.workbook), "summary": str(result.summary_json)})
 
 
-def _tour(r: DemoResult) -> None:
-    click.echo(f"demo study  {r.folder} (18 real prompt/response pairs from the PandaLM "
-               "test set; see README.md there)")
-    click.echo("1. generate: one locked workbook per rater, a blinded manifest, a sealed key")
+def _tour(out: Output, r: DemoResult) -> None:
+    out.say(f"demo study  {r.folder} (18 real prompt/response pairs from the PandaLM "
+            "test set; see README.md there)")
+    out.say("1. generate: one locked workbook per rater, a blinded manifest, a sealed key")
     for pack in r.generated.packs:
-        click.echo(f"   {pack.path.relative_to(r.folder)}  ({pack.cards} cases, {pack.rater_id})")
-    click.echo("   the coordinator publishes these hashes before scoring:")
+        out.say(f"   {pack.path.relative_to(r.folder)}  ({pack.cards} cases, {pack.rater_id})")
+    out.say("   the coordinator publishes these hashes before scoring:")
     for line in r.generated.hash_lines():
-        click.echo(f"     {line}")
-    click.echo(f"2. simulated raters filled copies into {r.folder / 'returns'} "
-               f"({len(r.returns)} files)")
+        out.say(f"     {line}")
+    out.say(f"2. simulated raters filled copies into {r.folder / 'returns'} "
+            f"({len(r.returns)} files)")
     report = r.collection.report
-    click.echo(f"3. collect: {len(report.files)} files, {len(r.collection.ratings)} rating rows, "
-               f"{len(report.issues)} issues (self-check warnings included)")
+    out.say(f"3. collect: {len(report.files)} files, {len(r.collection.ratings)} rating rows, "
+            f"{len(report.issues)} issues (self-check warnings included)")
     for name, path in sorted(r.collection.outputs.items()):
-        click.echo(f"   {name}: {path}")
-    click.echo("4. analyze: seal verified, labels unblinded, plan run")
-    _echo_summary(r.analysis)
-    _echo_decision(r.analysis)
-    click.echo(f"   analysis workbook: {r.workbook}")
-    click.echo(f"   summary:           {r.summary_json}")
-    click.echo(f"next: open {r.workbook}")
+        out.say(f"   {name}: {path}")
+    out.say("4. analyze: seal verified, labels unblinded, plan run")
+    _echo_summary(out, r.analysis)
+    _echo_decision(out, r.analysis)
 
 
 def register(group: click.Group) -> None:

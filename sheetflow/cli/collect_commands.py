@@ -2,69 +2,104 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ..collect import Collection, collect, status
-from ..returns import escape_controls
-from . import EXIT_DATA, reports_errors
+from .common import EXIT_DATA, EXIT_FAILED, Output, command, fail
+
+if TYPE_CHECKING:
+    from ..collect import Collection
 
 
-@click.command("collect")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@command("collect")
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@reports_errors
-def collect_command(directory: Path, files: tuple[Path, ...], as_json: bool) -> None:
-    """Validate returned workbooks FILES (default DIRECTORY/returns) and write out/."""
-    result = collect(directory, list(files) or None)
-    if as_json:
-        click.echo(json.dumps(result.to_dict(), indent=2, sort_keys=True, ensure_ascii=False))
-    else:
-        _summary(result)
+def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> None:
+    """Validate returned workbooks FILES (default DIRECTORY/returns) and write out/.
+
+    Writes out/ratings.csv, out/validation.xlsx (Status and Issues sheets) and a reply
+    draft per rater whose file has errors (out/feedback/). Exits 1 when a file has
+    errors.
+
+    Example: sheetflow collect my-study
+    """
+    from ..collect import collect
+    from ..seal import spec_drift
+    from ..study import load_study
+
+    drift = spec_drift(directory, load_study(directory))
+    if drift:
+        fail(EXIT_FAILED, [drift])
+    progress = out.progress("checking returns")
+    result = collect(directory, list(files) or None, progress=progress)
+    progress.close()
+    _summary(out, result)
+    out.json({"ok": result.valid, **result.to_dict()})
     if not result.valid:
         click.get_current_context().exit(EXIT_DATA)
 
 
-def _summary(result: Collection) -> None:
+def _summary(out: Output, result: Collection) -> None:
+    from ..returns import escape_controls
+
     report = result.report
     for f in report.files:
         state = "used" if f.used else "NOT USED"
-        _line(f"{f.file}: rater {f.rater or '?'}, {f.percent_complete:g}% complete, "
-              f"{f.errors} errors, {f.warnings} warnings, {state}")
+        who = (f"rater {f.rater}, {f.percent_complete:g}% complete" if f.pack_id
+               else "rater unknown (not a pack of this study)")
+        out.say(escape_controls(f"{f.file}: {who}, {f.errors} errors, {f.warnings} "
+                                f"warnings, {state}"),
+                fg="red" if f.errors else ("yellow" if f.warnings else None))
     for item in report.issues:
         where = ", ".join(x for x in (item.sheet, item.cell) if x)
-        _line(f"  {item.severity}: {item.file}{' ' + where if where else ''}: "
-              f"[{item.code}] {item.message}")
-    click.echo(f"{len(report.files)} files, {len(result.ratings)} rating rows, "
-               f"{report.error_count} errors, {report.warning_count} warnings")
+        # names and cell text never start another line or carry a terminal escape
+        out.say(escape_controls(f"  {item.severity}: {item.file}"
+                                f"{' ' + where if where else ''}: [{item.code}] "
+                                f"{item.message}"))
+    missing = [r for r in result.roster if r.state == "missing"]
+    for r in missing:
+        contact = ", ".join(x for x in (r.name, r.email) if x)
+        out.say(escape_controls(f"not returned: {r.rater_id}"
+                                f"{f' ({contact})' if contact else ''}, pack {r.pack}"),
+                fg="yellow")
     for name, path in sorted(result.outputs.items()):
-        click.echo(f"wrote {name}: {path}")
+        out.say(f"wrote {name}: {path}")
+    for path in result.feedback.written:
+        out.say(f"reply draft: {path}")
+    for rater in result.feedback.no_email:
+        out.warn(f"{rater}'s file has errors and the raters file has no e-mail address "
+                 "for them; send them the list on the Issues sheet")
+    expected = len(result.roster) - sum(r.state == "unknown" for r in result.roster)
+    tail = (f"; {len(missing)} of {expected} packs not returned (sheetflow remind)"
+            if missing else "")
+    out.headline(f"{len(report.files)} files, {len(result.ratings)} rating rows, "
+                 f"{report.error_count} errors, {report.warning_count} warnings{tail}",
+                 fg="red" if report.error_count else ("yellow" if missing else "green"))
 
 
-def _line(text: str) -> None:
-    """One line about returned files: names and cell text never start another line or
-    carry a terminal escape sequence."""
-    click.echo(escape_controls(text))
+@command("status")
+def status_command(out: Output, directory: Path) -> None:
+    """Per rater: returned or not, percent complete, errors and warnings.
 
+    Reads the returns without writing anything.
 
-@click.command("status")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the table as JSON.")
-@reports_errors
-def status_command(directory: Path, as_json: bool) -> None:
-    """Per rater: returned or not, percent complete, errors and warnings."""
+    Example: sheetflow status my-study --json
+    """
+    from ..collect import status
+
     rows = status(directory)
-    if as_json:
-        click.echo(json.dumps([r.to_dict() for r in rows], indent=2, ensure_ascii=False))
-        return
-    click.echo(f"{'rater':16} {'sitting':>7} {'returned':>8} {'complete':>8} "
-               f"{'errors':>6} {'warnings':>8}  file")
+    out.say(f"{'rater':16} {'sitting':>7} {'returned':>8} {'complete':>8} "
+            f"{'errors':>6} {'warnings':>8}  file", bold=True)
     for r in rows:
-        click.echo(f"{r.rater:16} {r.sitting:>7} {'yes' if r.returned else 'no':>8} "
-                   f"{r.percent_complete:>7g}% {r.errors:>6} {r.warnings:>8}  {r.file}")
+        colour = "red" if r.errors else ("green" if r.returned else "yellow")
+        out.say(f"{r.rater:16} {r.sitting:>7} {'yes' if r.returned else 'no':>8} "
+                f"{r.percent_complete:>7g}% {r.errors:>6} {r.warnings:>8}  {r.file}",
+                fg=colour)
+    returned = sum(r.returned for r in rows)
+    out.headline(f"{returned} of {len(rows)} packs returned",
+                 fg="green" if returned == len(rows) else "yellow")
+    out.json({"ok": True, "raters": [r.to_dict() for r in rows]})
 
 
 def register(group: click.Group) -> None:

@@ -1,4 +1,4 @@
-"""``sheetflow generate`` and ``sheetflow verify``."""
+"""``sheetflow generate``, ``sheetflow lock`` and ``sheetflow verify``."""
 
 from __future__ import annotations
 
@@ -6,61 +6,118 @@ from pathlib import Path
 
 import click
 
-from ..generate import generate_packs
-from ..seal import verify_seal
-from . import EXIT_DATA, reports_errors
+from .common import EXIT_FAILED, Output, command, fail
 
 
-@click.command("generate")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Write packs/ and sealed/ here instead of the study folder.")
+@command("generate")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="Write packs/ and sealed/ here instead of the study folder.")
 @click.option("--eml", "emails", is_flag=True,
               help="Also write one ready-to-send .eml draft per pack in packs/eml/.")
 @click.option("--force", is_flag=True,
               help="Replace a seal made for a different version of the spec.")
-@reports_errors
-def generate_command(directory: Path, out: Path | None, emails: bool, force: bool) -> None:
-    """Write one locked workbook per rater, the blinded manifest and the sealed key."""
-    result = generate_packs(directory, out, emails=emails, force=force)
+def generate_command(out: Output, directory: Path, out_dir: Path | None, emails: bool,
+                     force: bool) -> None:
+    """Write one locked workbook per rater, the blinded manifest and the sealed key.
+
+    Also creates DIRECTORY/returns/, where returned workbooks go.
+
+    Example: sheetflow generate my-study --eml
+    """
+    from ..generate import generate_packs
+
+    progress = out.progress("writing packs")
+    result = generate_packs(directory, out_dir, emails=emails, force=force,
+                            progress=progress)
+    progress.close()
     for pack in result.packs:
         sitting = " (sitting 2: send at least 24 h after sitting 1 is returned)" \
             if pack.sitting == 2 else ""
-        click.echo(f"pack       {pack.path.name}: {pack.cards} cases for {pack.rater_id}"
-                   f"{sitting}")
-    click.echo(f"manifest   {result.manifest_path.name} (blinded; collect uses it)")
+        out.say(f"pack       {pack.path.name}: {pack.cards} cases for {pack.rater_id}"
+                f"{sitting}")
+    out.say(f"manifest   {result.manifest_path.name} (blinded; collect uses it)")
     apart = sum(p.parent.name.startswith("sitting-") for p in result.eml_paths)
-    click.echo(f"mailing    {result.mailing_list_path.name}"
-               + (f", {len(result.eml_paths)} .eml drafts" if emails else "")
-               + (f" ({apart} for sitting 2 apart in eml/sitting-2/)" if apart else ""))
-    click.echo("sealed     key.json, key.sha256, plan.lock.json (keep key.json private)")
+    out.say(f"mailing    {result.mailing_list_path.name}"
+            + (f", {len(result.eml_paths)} .eml drafts" if emails else "")
+            + (f" ({apart} for sitting 2 apart in eml/sitting-2/)" if apart else ""))
+    out.say("sealed     key.json, key.sha256, plan.lock.json (keep key.json private)")
+    out.say(f"returns    {result.returns_dir} (save returned workbooks here)")
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
-    click.echo("publish these hashes:")
+        out.warn(warning)
+    out.say("publish these hashes:")
     for line in result.hash_lines():
-        click.echo(f"  {line}")
+        out.say(f"  {line}")
+    out.headline(f"{len(result.packs)} packs written; next: send them, then "
+                 f"sheetflow status {directory}", fg="green")
+    out.json({"ok": True, "packs": [{"file": str(p.path), "rater_id": p.rater_id,
+                                     "sitting": p.sitting, "cases": p.cards}
+                                    for p in result.packs],
+              "manifest": str(result.manifest_path), "returns": str(result.returns_dir),
+              "mailing_list": str(result.mailing_list_path),
+              "eml": [str(p) for p in result.eml_paths], "hashes": result.hash_lines()})
 
 
-@click.command("verify")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="The folder holding sealed/ when it is not the study folder.")
+@command("verify")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="The folder holding sealed/ when it is not the study folder.")
 @click.option("--key-sha256", "published", default=None, metavar="HEX",
               help="The key hash published before scoring, to compare with the key.")
-@reports_errors
-def verify_command(directory: Path, out: Path | None, published: str | None) -> None:
-    """Check the sealed key against its published hash and the spec against the lock."""
-    check = verify_seal(directory, out, published=published)
+def verify_command(out: Output, directory: Path, out_dir: Path | None,
+                   published: str | None) -> None:
+    """Check the sealed key against its published hash and the spec against the lock.
+
+    Exits 3 when the seal is broken.
+
+    Example: sheetflow verify my-study --key-sha256 3f5a...
+    """
+    from ..seal import verify_seal
+
+    check = verify_seal(directory, out_dir, published=published)
     if not check.ok:
-        for problem in check.problems:
-            click.echo(f"error: {problem}", err=True)
-        click.get_current_context().exit(EXIT_DATA)
-    click.echo(f"key sha256  {check.key_sha256}")
-    click.echo(f"spec hash   {check.spec_hash}")
-    click.echo("seal ok")
+        fail(EXIT_FAILED, check.problems)
+    out.say(f"key sha256  {check.key_sha256}")
+    out.say(f"spec hash   {check.spec_hash}")
+    out.headline("seal ok", fg="green")
+    out.json({"ok": True, "key_sha256": check.key_sha256, "spec_hash": check.spec_hash,
+              "inputs": check.inputs})
+
+
+@command("lock")
+def lock_command(out: Output, directory: Path) -> None:
+    """Draw the second-rater subset from completed items and generate its packs (002).
+
+    Run it once the primary returns are collected; the subset is ranked by sha256 of
+    the frozen plan hash within each stratum and recorded in sealed/.
+
+    Example: sheetflow lock my-study
+    """
+    from ..second_rater import lock_second_rater
+
+    result = lock_second_rater(directory)
+    doc = {"ok": True, "already": result.already, "completed": result.completed,
+           "selected": result.selected, "selection": str(result.selection_path),
+           "packs": [str(p) for p in result.packs],
+           "key_sha256_before": result.key_sha256_before, "key_sha256": result.key_sha256}
+    if result.already:
+        out.headline(f"already locked: {len(result.selected)} items in "
+                     f"{result.selection_path.name}; nothing changed")
+        out.json(doc)
+        return
+    out.say(f"completed  {len(result.completed)} items (every primary rater scored them)")
+    out.say(f"selected   {len(result.selected)}: {', '.join(result.selected)}")
+    for pack in result.packs:
+        out.say(f"pack       {pack.name} (second rater)")
+    out.say(f"sealed     {result.selection_path.name} (+ .sha256)")
+    out.say("publish the new key hash beside the one published before the lock:")
+    out.say(f"  {result.key_sha256_before}  key.json before the lock")
+    out.say(f"  {result.key_sha256}  key.json after the lock")
+    out.headline(f"locked: {len(result.selected)} of {len(result.completed)} completed items "
+                 "for the second rater")
+    out.json(doc)
 
 
 def register(group: click.Group) -> None:
     """Add this module's commands to ``group``."""
     group.add_command(generate_command)
+    group.add_command(lock_command)
     group.add_command(verify_command)

@@ -6,44 +6,50 @@ from pathlib import Path
 
 import click
 
-from ..judges import JudgeImportError, RecordMismatchError, import_judges
-from . import EXIT_DATA, reports_errors
+from .common import EXIT_DATA, Output, command, fail
 
 
-@click.command("import-judges")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@command("import-judges")
 @click.argument("jsonl", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--returns", "returns_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to save the filled workbooks (default DIRECTORY/returns).")
 @click.option("--force", is_flag=True, help="Replace filled workbooks already there.")
 @click.option("--execution-window", "window", metavar="'START to END'",
               help="The run's UTC window (ISO times) for out/pilot-summary.json.")
-@reports_errors
-def import_judges_command(directory: Path, jsonl: Path, returns_dir: Path | None,
-                          force: bool, window: str | None) -> None:
-    """Check JSONL judge outputs, fill each judge's workbook, write pilot-summary.json."""
+def import_judges_command(out: Output, directory: Path, jsonl: Path,
+                          returns_dir: Path | None, force: bool, window: str | None) -> None:
+    """Check JSONL judge outputs, fill each judge's workbook, write pilot-summary.json.
+
+    Example: sheetflow import-judges my-study judges.jsonl
+    """
+    from ..judges import JudgeImportError, RecordMismatchError, import_judges
+
     try:
         result = import_judges(directory, jsonl, returns_dir, force=force, window=window)
     except RecordMismatchError as exc:
-        for line in exc.lines:
-            click.echo(f"error: {line}", err=True)
-        click.echo(f"error: {len(exc.lines)} mismatch(es); nothing was written. Fix the "
-                   "records (or the items file) and import again.", err=True)
-        raise click.exceptions.Exit(EXIT_DATA) from exc
+        fail(EXIT_DATA, [*exc.lines, f"{len(exc.lines)} mismatch(es); nothing was written. "
+                         "Fix the records (or the items file) and import again."])
+        return
     except JudgeImportError as exc:
-        click.echo(f"error: {exc}", err=True)
-        raise click.exceptions.Exit(EXIT_DATA) from exc
-    click.echo(f"read {result.records} records, filled {result.answers} answer cells")
+        fail(EXIT_DATA, [str(exc)])
+        return
+    out.say(f"read {result.records} records, filled {result.answers} answer cells")
     for path in result.files:
-        click.echo(f"  {path}")
+        out.say(f"  {path}")
     for gap in result.missing:
-        click.echo(f"warning: no output from {gap}; that rater's cells stay blank", err=True)
+        out.warn(f"no output from {gap}; that rater's cells stay blank")
     if result.summary_path is not None:
-        click.echo(f"summary    {result.summary_path}")
-    click.echo(f"next: sheetflow collect {directory}")
+        out.say(f"summary    {result.summary_path}")
+    out.headline(f"next: sheetflow collect {directory}")
     if result.summary_note:
-        click.echo(f"warning: {result.summary_note}", err=True)
-        raise click.exceptions.Exit(EXIT_DATA)
+        out.warn(result.summary_note)
+    doc = {"records": result.records, "answers": result.answers,
+           "files": [str(p) for p in result.files], "missing": list(result.missing),
+           "summary": str(result.summary_path) if result.summary_path else None,
+           "next": f"sheetflow collect {directory}"}
+    out.json({"ok": not result.summary_note, **doc})
+    if result.summary_note:
+        click.get_current_context().exit(EXIT_DATA)
 
 
 def register(group: click.Group) -> None:

@@ -3,55 +3,82 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..spec.blinding import study_warnings
-from ..study import Study, load_study
-from ..templates import DEFAULT_TEMPLATE, init_study, list_templates
-from . import reports_errors
+from .common import EXIT_FAILED, Output, command, fail
+
+if TYPE_CHECKING:
+    from ..study import Study
+
+DEFAULT_TEMPLATE = "paired-rubric"  # the same as sheetflow.templates.DEFAULT_TEMPLATE
 
 
-@click.command("init")
-@click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
+@command("init", directory="new")
 @click.option("--template", "-t", default=DEFAULT_TEMPLATE, show_default=True,
               help="Which bundled template to start from (see --list).")
 @click.option("--list", "list_only", is_flag=True, help="List the bundled templates.")
-@reports_errors
-def init_command(directory: Path | None, template: str, list_only: bool) -> None:
-    """Create a study folder DIRECTORY from a bundled template."""
+def init_command(out: Output, directory: Path, template: str, list_only: bool) -> None:
+    """Create a study folder DIRECTORY (default: here) from a bundled template.
+
+    Example: sheetflow init my-study --template keep-known
+    """
+    from ..templates import init_study, list_templates
+
     if list_only:
-        for name, description in list_templates().items():
-            click.echo(f"{name:15} {description}")
+        templates = list_templates()
+        for name, description in templates.items():
+            out.say(f"{name:15} {description}")
+        out.json({"ok": True, "templates": templates})
         return
-    if directory is None:
-        raise click.UsageError("give a DIRECTORY for the new study, or --list")
     path = init_study(directory, template)
-    click.echo(f"created study {path} from template {template!r}")
-    click.echo(f"next: edit {path / 'study.toml'}, then run: sheetflow check {path}")
+    out.headline(f"created study {path} from template {template!r}", fg="green")
+    out.say(f"next: edit {path / 'study.toml'}, then run: sheetflow check {path}")
+    out.json({"ok": True, "study": str(path), "template": template,
+              "next": f"sheetflow check {path}"})
 
 
-@click.command("check")
-@click.argument("directory", type=click.Path(path_type=Path))
-@reports_errors
-def check_command(directory: Path) -> None:
-    """Load and check the study in DIRECTORY; print a summary and its spec hash."""
+@command("check")
+def check_command(out: Output, directory: Path) -> None:
+    """Load and check the study in DIRECTORY; print a summary and its spec hash.
+
+    Also says at once when the spec changed after generate, and what to do.
+
+    Example: sheetflow check my-study --json
+    """
+    from ..seal import spec_drift
+    from ..spec.blinding import study_warnings
+    from ..study import load_study
+
     study = load_study(directory)
     rubric = study.rubric
-    kinds = ", ".join(f"{d.id} ({d.kind})" for d in rubric.dimensions)
-    click.echo(f"study      {study.id}: {study.title}")
-    click.echo(f"items      {len(study.items)} from {study.items_file}")
-    click.echo(f"raters     {len(study.raters)} from {study.raters_file}")
-    click.echo(f"design     {_describe_design(study)}")
-    click.echo(f"dimensions {len(rubric.dimensions)}: {kinds}")
+    out.say(f"study      {study.id}: {study.title}")
+    out.say(f"items      {len(study.items)} from {study.items_file}")
+    out.say(f"raters     {len(study.raters)} from {study.raters_file}")
+    out.say(f"design     {_describe_design(study)}")
+    out.say("dimensions " + f"{len(rubric.dimensions)}: "
+            + ", ".join(f"{d.id} ({d.kind})" for d in rubric.dimensions))
     if rubric.totals:
-        click.echo("totals     " + ", ".join(
+        out.say("totals     " + ", ".join(
             f"{t.id} = {t.method} of {len(t.of)}" for t in rubric.totals))
-    click.echo(f"analyses   {', '.join(study.plan.run) or 'none'}")
-    click.echo(f"spec hash  {study.hash}")
+    out.say(f"analyses   {', '.join(study.plan.run) or 'none'}")
+    out.say(f"spec hash  {study.hash}")
     for warning in study_warnings(study):
-        click.echo(f"warning: {warning}", err=True)
-    click.echo("ok")
+        out.warn(warning)
+    drift = spec_drift(directory, study)
+    if drift:
+        fail(EXIT_FAILED, [drift])
+    out.headline("ok", fg="green")
+    out.json({"ok": True, **_study_doc(study)})
+
+
+def _study_doc(study: Study) -> dict[str, Any]:
+    return {"study_id": study.id, "title": study.title, "spec_hash": study.hash,
+            "items": len(study.items), "raters": len(study.raters),
+            "design": _describe_design(study),
+            "dimensions": [{"id": d.id, "kind": d.kind} for d in study.rubric.dimensions],
+            "analyses": list(study.plan.run)}
 
 
 def _describe_design(study: Study) -> str:

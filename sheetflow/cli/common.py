@@ -1,0 +1,275 @@
+"""What every ``sheetflow`` command shares.
+
+- One exit-code table (:data:`EXIT_CODES`), applied by :func:`command` to every
+  library error: 0 ok, 1 data problems, 2 usage or a missing earlier step (naming the
+  command to run), 3 could not run or the seal is broken.
+- ``DIRECTORY`` defaulting to ``.``, checked before the command runs: a missing folder
+  is a usage error naming it; a folder without ``study.toml`` names ``sheetflow init``
+  (or the study folder above it).
+- ``--json``: one JSON document on stdout, also when the command fails
+  (``{"ok": false, "exit_code": ..., "errors": [...]}``); ``-q/--quiet``.
+- Colour on a terminal only (``NO_COLOR`` honoured) and progress bars on stderr that
+  appear only after a second of work and never when piped.
+
+A command module imports only click and this module at the top; the library (and with
+it pandas, openpyxl, xlsxwriter) is imported inside the command body, so
+``sheetflow --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import wraps
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import MissingStepError, SealError, SheetflowError, SpecError, UsageError
+
+EXIT_OK, EXIT_DATA, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
+EXIT_CODES = {
+    EXIT_OK: "ok",
+    EXIT_DATA: "data problems: the spec, a returned workbook or the panel needs fixing "
+               "(each problem is named)",
+    EXIT_USAGE: "usage error, or an earlier step is missing (the message names the "
+                "command to run)",
+    EXIT_FAILED: "could not run, or the seal is broken (key, plan lock, spec or sealed "
+                 "inputs changed after generate)",
+}
+SPEC_FILE = "study.toml"
+_JSON_KEY = "sheetflow.json"
+_PROGRESS_DELAY = 1.0  # seconds of work before a bar appears
+
+
+def colour_wanted() -> bool | None:
+    """``False`` when ``NO_COLOR`` is set (any value); else ``None``: click decides (tty)."""
+    return False if os.environ.get("NO_COLOR") else None
+
+
+@dataclass
+class Output:
+    """How a command speaks: text (maybe coloured), quiet, or one JSON document."""
+
+    as_json: bool = False
+    quiet: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+    def say(self, text: str = "", *, fg: str | None = None, bold: bool = False) -> None:
+        """A line of the text report (stdout); nothing under ``--json`` or ``--quiet``."""
+        if not (self.as_json or self.quiet):
+            click.secho(text, fg=fg, bold=bold, color=colour_wanted())
+
+    def headline(self, text: str, *, fg: str | None = None) -> None:
+        """A line that stays under ``--quiet`` (the result, in a word); not under ``--json``."""
+        if not self.as_json:
+            click.secho(text, fg=fg, bold=True, color=colour_wanted())
+
+    def warn(self, text: str) -> None:
+        """``warning: ...`` on stderr (kept under ``--quiet``; collected for JSON)."""
+        self.warnings.append(text)
+        click.secho(f"warning: {text}", fg="yellow", err=True, color=colour_wanted())
+
+    def error(self, text: str) -> None:
+        """``error: ...`` on stderr."""
+        click.secho(f"error: {text}", fg="red", err=True, color=colour_wanted())
+
+    def json(self, doc: dict[str, Any]) -> None:
+        """Print ``doc`` as the command's one JSON document (only under ``--json``)."""
+        if self.as_json:
+            if self.warnings and "warnings" not in doc:
+                doc = {**doc, "warnings": self.warnings}
+            click.echo(dumps(doc))
+
+    def progress(self, label: str) -> Progress:
+        """A progress callback ``(done, total)`` for the library (see :class:`Progress`)."""
+        shown = not (self.as_json or self.quiet) and _is_terminal(sys.stderr)
+        return Progress(label, enabled=shown)
+
+
+def dumps(doc: Any) -> str:
+    """The JSON text every command prints: indented, sorted keys, UTF-8 kept."""
+    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+class Progress:
+    """click's own progress bar on stderr, shown only once the work passes a second.
+
+    Call it as ``progress(done, total)``; the library calls it after each unit of work
+    and never knows whether anything is shown.
+    """
+
+    def __init__(self, label: str, *, enabled: bool):
+        self.label = label
+        self.enabled = enabled
+        self.start = time.monotonic()
+        self.bar: Any = None
+        self.done = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            if time.monotonic() - self.start < _PROGRESS_DELAY or done >= total:
+                return
+            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr,
+                                         color=colour_wanted())
+            self.bar.__enter__()
+        self.bar.update(done - self.done)
+        self.done = done
+        if done >= total:
+            self.close()
+
+    def close(self) -> None:
+        """End the bar's line (a no-op when no bar was shown)."""
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def exit_code_of(exc: BaseException) -> int:
+    """The exit code of a library error, by the table in :data:`EXIT_CODES`."""
+    if isinstance(exc, SpecError):
+        return EXIT_DATA
+    if isinstance(exc, UsageError):
+        return EXIT_USAGE
+    if isinstance(exc, SealError):
+        return EXIT_FAILED
+    return EXIT_FAILED
+
+
+def fail(code: int, messages: list[str], *, next_command: str | None = None) -> None:
+    """Print ``messages`` as ``error:`` lines (and the JSON document), exit ``code``."""
+    ctx = click.get_current_context()
+    out: Output = ctx.meta.get("sheetflow.out") or Output(ctx.meta.get(_JSON_KEY, False))
+    for message in messages:
+        out.error(message)
+    if out.as_json:
+        doc: dict[str, Any] = {"ok": False, "exit_code": code, "errors": messages}
+        if next_command:
+            doc["next"] = next_command
+        out.json(doc)
+    ctx.exit(code)
+
+
+def _report(exc: BaseException) -> None:
+    ctx = click.get_current_context()
+    if ctx.find_root().params.get("debug"):
+        traceback.print_exc()
+    if isinstance(exc, (OSError, MemoryError)):
+        fail(EXIT_FAILED, [f"{exc}; run again with --debug for details"])
+    problems = [str(p) for p in getattr(exc, "problems", [exc])]
+    fail(exit_code_of(exc), problems, next_command=getattr(exc, "command", None))
+
+
+def reports_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn library errors into ``error:`` lines and the table's exit code."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except click.exceptions.Exit:
+            raise
+        except (SheetflowError, OSError, MemoryError) as exc:
+            _report(exc)
+
+    return wrapper
+
+
+# --------------------------------------------------------------------------- DIRECTORY
+
+
+def check_directory(directory: Path, kind: str) -> Path:
+    """Check DIRECTORY before a command runs; raise the error the table maps.
+
+    ``kind`` is ``"study"`` (must exist and hold ``study.toml``), ``"folder"`` (must
+    exist) or ``"new"`` (may be missing; must not be a file).
+    """
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"{directory}: is a file; give a folder")
+    if kind == "new":
+        return directory
+    if not directory.exists():
+        raise UsageError(f"{directory}: no such folder; give an existing study folder "
+                         "(default: the current folder)")
+    if kind == "study" and not (directory / SPEC_FILE).is_file():
+        command = f"sheetflow {click.get_current_context().info_name}"
+        for up in ("..", "../.."):
+            parent = Path(os.path.normpath(directory / up))
+            if (parent / SPEC_FILE).is_file():
+                raise UsageError(f"{directory}: no {SPEC_FILE} here; the study folder is "
+                                 f"{parent}: run '{command} {parent}'")
+        raise MissingStepError(f"{directory}: no {SPEC_FILE} here (not a study folder)",
+                               f"sheetflow init {directory}")
+    return directory
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def command(name: str, *, directory: str | None = "study",
+            directory_default: str = ".") -> Callable[[Callable[..., Any]], click.Command]:
+    """Make a sheetflow command: click command, DIRECTORY, ``--json``, ``-q``, errors.
+
+    The decorated function receives ``out`` (an :class:`Output`) first, then
+    ``directory`` (when asked for) and its own options. Its docstring is the help text
+    and should end with an example.
+
+    Parameters
+    ----------
+    name : str
+        The command name (kebab-case).
+    directory : {"study", "folder", "new"} or None
+        Whether the command takes DIRECTORY and what it must be (see
+        :func:`check_directory`); ``None`` for no DIRECTORY.
+    directory_default : str
+        DIRECTORY's default (the current folder).
+    """
+
+    def decorate(func: Callable[..., Any]) -> click.Command:
+        @wraps(func)
+        @reports_errors
+        def body(*args: Any, as_json: bool, quiet: bool, **kwargs: Any) -> Any:
+            out = Output(as_json=as_json, quiet=quiet)
+            click.get_current_context().meta["sheetflow.out"] = out
+            if directory is not None:
+                kwargs["directory"] = check_directory(kwargs["directory"], directory)
+            return func(out, *args, **kwargs)
+
+        f: Any = click.option("-q", "--quiet", is_flag=True,
+                              help="Print only the result line, warnings and errors.")(body)
+        f = click.option("--json", "as_json", is_flag=True,
+                         help="Print one JSON document on stdout (see docs/cli.md).")(f)
+        if directory is not None:
+            f = click.argument("directory", required=False, default=directory_default,
+                               type=click.Path(path_type=Path))(f)
+        return click.command(name)(f)
+
+    return decorate
+
+
+def json_requested(ctx: click.Context) -> bool:
+    """Whether ``--json`` was on the command line (for errors raised while parsing)."""
+    return bool(ctx.meta.get(_JSON_KEY))
+
+
+def remember_json(ctx: click.Context, args: list[str]) -> None:
+    """Note ``--json`` before parsing, so even a usage error prints a JSON document."""
+    ctx.meta[_JSON_KEY] = "--json" in args

@@ -1,0 +1,195 @@
+"""CLI conventions: one exit-code table for every command, --json everywhere, DIRECTORY
+defaulting to '.', did-you-mean, colour only when wanted, fast start-up."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sheetflow.cli import cli
+from sheetflow.templates import init_study
+
+# Every command with the arguments it needs besides DIRECTORY (files made in the test).
+COMMANDS = {
+    "init": [], "check": [], "generate": [], "verify": [], "status": [], "collect": [],
+    "remind": [], "import-judges": ["judges.jsonl"], "analyze": [], "demo": [], "plan": [],
+    "lock": [],
+}
+# (command, folder kind) -> exit code; folder kinds: "empty" folder, "initialised" study
+# (init, not generated), "missing" path. Unlisted pairs are 2 (usage / missing step).
+EXPECTED = {
+    ("init", "empty"): 0, ("init", "missing"): 0, ("init", "initialised"): 2,
+    ("check", "initialised"): 0, ("generate", "initialised"): 0,
+    ("demo", "empty"): 0, ("demo", "missing"): 0, ("demo", "initialised"): 2,
+}
+
+
+def test_every_command_is_in_the_table():
+    assert set(COMMANDS) == set(cli.commands), "add the new command to COMMANDS"
+
+
+def _folder(tmp_path: Path, kind: str) -> Path:
+    if kind == "empty":
+        (tmp_path / "f").mkdir()
+    elif kind == "initialised":
+        init_study(tmp_path / "f", "paired-rubric")
+    return tmp_path / "f"
+
+
+@pytest.mark.parametrize("kind", ["empty", "initialised", "missing"])
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_exit_code_and_json_for_every_command(tmp_path, monkeypatch, name, kind):
+    if name == "demo" and kind != "initialised":
+        pytest.skip("the full demo runs in test_demo.py")
+    folder = _folder(tmp_path, kind)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "judges.jsonl").write_text("{}\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, [name, str(folder), *COMMANDS[name], "--json"])
+    expected = EXPECTED.get((name, kind), 2)
+    assert result.exit_code == expected, (result.stdout, result.stderr)
+    doc = json.loads(result.stdout)  # exactly one JSON document on stdout
+    assert doc["ok"] is (expected == 0), doc
+    if expected:
+        assert doc["exit_code"] == expected and doc["errors"], doc
+        assert str(folder) in " ".join(doc["errors"]), doc
+        assert all(line.startswith("error: ") for line in result.stderr.splitlines())
+
+
+def test_a_missing_path_is_named_as_a_usage_error(tmp_path):
+    result = CliRunner().invoke(cli, ["status", str(tmp_path / "nope")])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (f"error: {tmp_path / 'nope'}: no such folder; give "
+                                     "an existing study folder (default: the current folder)")
+
+
+def test_a_subfolder_of_a_study_names_the_study_folder(tmp_path):
+    study = init_study(tmp_path / "s", "paired-rubric")
+    (study / "returns").mkdir()
+    result = CliRunner().invoke(cli, ["status", str(study / "returns")])
+    assert result.exit_code == 2
+    assert f"the study folder is {study}: run 'sheetflow status" in result.stderr
+    assert "generate" not in result.stderr
+
+
+def test_directory_defaults_to_the_current_folder(tmp_path, monkeypatch):
+    init_study(tmp_path / "s", "paired-rubric")
+    monkeypatch.chdir(tmp_path / "s")
+    result = CliRunner().invoke(cli, ["check", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["study_id"]
+
+
+def test_did_you_mean_a_command_and_a_template(tmp_path):
+    result = CliRunner().invoke(cli, ["colect"])
+    assert result.exit_code == 2 and "Did you mean 'collect'?" in result.output
+    result = CliRunner().invoke(cli, ["init", str(tmp_path / "x"), "-t", "keep-know"])
+    assert result.exit_code == 2 and "did you mean 'keep-known'?" in result.output
+
+
+def test_usage_errors_answer_in_json_too():
+    result = CliRunner().invoke(cli, ["status", "--json", "--nope"])
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["exit_code"] == 2
+
+
+def test_quiet_keeps_the_result_line_only(tmp_path):
+    study = init_study(tmp_path / "s", "paired-rubric")
+    result = CliRunner().invoke(cli, ["check", str(study), "-q"])
+    assert result.exit_code == 0 and result.stdout == "ok\n"
+
+
+def test_generate_creates_returns(tmp_path):
+    study = init_study(tmp_path / "s", "paired-rubric")
+    result = CliRunner().invoke(cli, ["generate", str(study), "--json"])
+    assert result.exit_code == 0, result.output
+    assert (study / "returns").is_dir()
+    assert json.loads(result.stdout)["returns"] == str(study / "returns")
+
+
+def test_check_and_collect_say_when_the_spec_changed_after_generate(tmp_path):
+    study = init_study(tmp_path / "s", "paired-rubric")
+    assert CliRunner().invoke(cli, ["generate", str(study), "-q"]).exit_code == 0
+    spec = study / "study.toml"
+    spec.write_text(spec.read_text(encoding="utf-8").replace("seed = ", "seed = 1", 1),
+                    encoding="utf-8")
+    for name in ("check", "collect"):
+        result = CliRunner().invoke(cli, [name, str(study)])
+        assert result.exit_code == 3, (name, result.output)
+        assert "changed after generate" in result.stderr
+        assert f"sheetflow generate --force {study}" in result.stderr
+    assert not (study / "out").exists()  # collect refused before writing anything
+
+
+def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sheetflow", *args], capture_output=True,
+                          text=True, timeout=120, env=env)
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(tmp_path):
+    from sheetflow.cli.common import Output, colour_wanted
+
+    assert colour_wanted() in (None, False)
+    runner = CliRunner()
+    study = init_study(tmp_path / "s", "paired-rubric")
+    # CliRunner is not a terminal: click strips colour unless told otherwise
+    assert "\x1b[" not in runner.invoke(cli, ["check", str(study)]).output
+    coloured = runner.invoke(cli, ["check", str(study)], color=True)
+    assert "\x1b[32m" in coloured.output
+    plain = runner.invoke(cli, ["check", str(study)], color=True, env={"NO_COLOR": "1"})
+    assert "\x1b[" not in plain.output
+    assert Output(as_json=True).progress("x").enabled is False
+
+
+def test_importing_the_cli_loads_no_heavy_library():
+    code = ("import sys, sheetflow.cli; "
+            "print(sorted(m for m in ('pandas', 'scipy', 'openpyxl', 'xlsxwriter', 'numpy') "
+            "if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_help_texts_carry_an_example():
+    for name, command in cli.commands.items():
+        assert "Example: sheetflow " + name in (command.help or ""), name
+
+
+def test_exit_codes_are_documented():
+    from sheetflow.cli.common import EXIT_CODES
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text("utf-8")
+    for code in EXIT_CODES:
+        assert f"| {code} |" in doc
+    for name in cli.commands:
+        assert f"sheetflow {name}" in doc, name
+
+
+@pytest.mark.skipif(shutil.which("true") is None, reason="needs a POSIX shell")
+def test_piped_output_has_no_progress_or_colour(tmp_path):
+    import os
+
+    study = init_study(tmp_path / "s", "paired-rubric")
+    result = _run(["generate", str(study)], dict(os.environ))
+    assert result.returncode == 0, result.stderr
+    assert "\x1b[" not in result.stdout + result.stderr
+    assert "writing packs" not in result.stderr
+
+
+def test_every_readme_picture_exists_and_is_rendered_by_the_script():
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    script = (root / "docs" / "render.py").read_text(encoding="utf-8")
+    pictures = re.findall(r"!\[[^\]]*\]\((docs/[^)]+\.png)\)", readme)
+    assert {"docs/scoring-sheet.png", "docs/status-sheet.png", "docs/summary-sheet.png",
+            "docs/demo-closing.png"} <= set(pictures)
+    for picture in pictures:
+        assert (root / picture).stat().st_size > 1000, picture
+        assert f'"{Path(picture).name}"' in script, f"{picture}: no render function"

@@ -1,0 +1,126 @@
+"""What the coordinator gets from collect and remind: the Status sheet (every expected
+rater, returned or not), reply drafts for files with errors, reminders for the missing."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import json
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from sheetflow.cli import cli
+from sheetflow.generate import generate_packs
+from sheetflow.simulate import fill_packs
+from sheetflow.templates import init_study
+from sheetflow.workbook import layout as L
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory) -> Path:
+    """Three raters: EV-01 returns a pasted 'Maybe', EV-02 is clean, EV-03 never returns;
+    and someone sends an empty file."""
+    root = init_study(tmp_path_factory.mktemp("coord") / "s", "paired-rubric")
+    generate_packs(root)
+    files = fill_packs(root, seed=5)
+    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text("utf-8"))
+    by_rater = {p["rater_id"]: p for p in manifest["packs"]}
+    files[2].unlink()  # EV-03
+    listed = next(a for a in L.iter_answer_cells(by_rater["EV-01"])
+                  if a["validation"]["type"] == "list")
+    wb = openpyxl.load_workbook(files[0])
+    wb[listed["sheet"]][listed["cell"]].value = "Maybe"
+    wb.save(files[0])
+    (root / "returns" / "empty.xlsx").write_bytes(b"")
+    result = CliRunner().invoke(cli, ["collect", str(root)])
+    assert result.exit_code == 1, result.output  # EV-01's file has an error
+    lines = result.stdout.splitlines()
+    assert any(ln.startswith("not returned: EV-03 (Validator Three") for ln in lines)
+    assert "empty.xlsx: rater unknown (not a pack of this study)" in result.stdout
+    assert "100% complete, rater ?" not in result.stdout
+    assert lines[-1].endswith("; 1 of 3 packs not returned (sheetflow remind)")
+    root.joinpath("bad-cell.txt").write_text(f"{listed['sheet']}!{listed['cell']}")
+    return root
+
+
+def _status_rows(root: Path) -> list[dict[str, object]]:
+    ws = openpyxl.load_workbook(root / "out" / "validation.xlsx")["Status"]
+    header = [c.value for c in ws[1]]
+    return [dict(zip(header, (c.value for c in row), strict=True))
+            for row in ws.iter_rows(min_row=2)]
+
+
+def test_status_sheet_lists_every_expected_rater_returned_or_not(study):
+    rows = {r["Rater"]: r for r in _status_rows(study)}
+    assert rows["EV-03"]["State"] == "Not returned"
+    assert rows["EV-03"]["File returned"] is None and rows["EV-03"]["Complete %"] is None
+    assert rows["EV-03"]["E-mail"] == "ev03@example.org"
+    assert "sheetflow remind" in rows["EV-03"]["What to do"]
+    assert rows["EV-01"]["State"] == "Errors: fix" and rows["EV-01"]["Errors"] >= 1
+    assert "out/feedback/EV-01.eml" in rows["EV-01"]["What to do"]
+    assert rows["EV-02"]["State"] in ("OK", "OK, warnings")
+    assert rows["EV-02"]["Name"] == "Validator Two"
+
+
+def test_an_empty_file_is_not_shown_complete(study):
+    unknown = [r for r in _status_rows(study) if r["File returned"] == "empty.xlsx"]
+    assert len(unknown) == 1
+    row = unknown[0]
+    assert row["State"] == "Unknown file" and row["Complete %"] is None
+    assert row["Rater"] is None and row["Errors"] >= 1
+
+
+def test_status_sheet_is_ready_to_read_and_print(study):
+    wb = openpyxl.load_workbook(study / "out" / "validation.xlsx")
+    assert wb.sheetnames[:2] == ["Status", "Issues"] and wb.active.title == "Status"
+    for name in ("Status", "Issues"):
+        ws = wb[name]
+        assert ws.freeze_panes == "A2"
+        assert ws.auto_filter.ref and ws.auto_filter.ref.startswith("A1:")
+        assert ws.page_setup.orientation == "landscape"
+        assert ws.page_setup.fitToWidth in (None, 1)  # 1 is the default, left out
+        assert ws.page_setup.fitToHeight == 0
+        assert ws.sheet_properties.pageSetUpPr.fitToPage
+    fills = {r[0].value: r[0].fill.fgColor.rgb for r in wb["Status"].iter_rows(min_row=2)}
+    assert fills["Not returned"] != fills["Errors: fix"]
+    issues = wb["Issues"]
+    header = [c.value for c in issues[1]]
+    message = issues.cell(row=2, column=header.index("message") + 1)
+    assert message.alignment.wrap_text
+
+
+def test_reply_draft_names_the_cells_and_attaches_the_pack(study):
+    path = study / "out" / "feedback" / "EV-01.eml"
+    msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+    assert msg["X-Unsent"] == "1"
+    assert "ev01@example.org" in msg["To"]
+    body = msg.get_body(preferencelist=("plain",)).get_content()
+    assert (study / "bad-cell.txt").read_text() in body
+    assert "Maybe" in body
+    names = [part.get_filename() for part in msg.iter_attachments()]
+    assert names == [p.name for p in (study / "packs").glob("*Okafor*.xlsx")]
+    assert sorted(p.name for p in (study / "out" / "feedback").iterdir()) == ["EV-01.eml"]
+
+
+def test_remind_drafts_for_the_missing_only(study):
+    result = CliRunner().invoke(cli, ["remind", str(study), "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert [r["rater_id"] for r in doc["not_returned"]] == ["EV-03"]
+    drafts = sorted((study / "out" / "reminders").iterdir())
+    assert [p.name for p in drafts] == ["EV-03.eml"]
+    msg = email.message_from_bytes(drafts[0].read_bytes(), policy=email.policy.default)
+    assert msg["X-Unsent"] == "1" and "ev03@example.org" in msg["To"]
+    assert [a.get_filename() for a in msg.iter_attachments()] == \
+        [p.name for p in (study / "packs").glob("*Moreau*.xlsx")]
+
+
+def test_collect_json_lists_the_raters(study):
+    result = CliRunner().invoke(cli, ["collect", str(study), "--json"])
+    doc = json.loads(result.stdout)
+    states = {r["rater_id"]: r["state"] for r in doc["raters"]}
+    assert states["EV-03"] == "missing" and states["EV-01"] == "errors"
+    assert doc["feedback"] == [str(study / "out" / "feedback" / "EV-01.eml")]
