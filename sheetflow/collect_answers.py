@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .collect_rows import PackedBlock, RatingBlock, raw_text, value_text
 from .protocol_checks import flag_notes_missing
-from .rubric import Dimension, Total, total_bounds
+from .rubric import Dimension, Total, answer_required, total_bounds
 from .study import Study
 from .validate import SelfCheckInput, check_batch_times, check_word_count, show_value
 from .values import (
@@ -100,9 +100,7 @@ class AnswerReader:
         parsed = parse_value(dim, raw)
         if parsed.blank and dim.kind == "binary" and dim.blank_means:
             parsed = ParsedValue(dim.blank_means)
-        if dim.required:
-            self.result.required += 1
-            self.result.answered += parsed.value is not None
+        self._count(answer_required(dim, part), parsed.value)
         if parsed.code or (parsed.blank and dim.required):
             where = self._where(moved, case, label, dim)
             what = _describe(what, case, label)
@@ -118,6 +116,12 @@ class AnswerReader:
             self.direction_cells[case] = (self.k.sheet, moved)
         self._emit(case, label, row_id, dim.id, part, parsed.value, raw, confidence, moved)
         return parsed
+
+    def _count(self, required: bool, value: Any) -> None:
+        """Count one answer cell in the completeness, as the pack's progress line does."""
+        if required:
+            self.result.required += 1
+            self.result.answered += value is not None
 
     def _where(self, cell: str, case: str, label: str, dim: Dimension) -> dict[str, str]:
         return {"sheet": self.k.sheet, "cell": cell, "case": case, "label": label,
@@ -138,6 +142,7 @@ class AnswerReader:
             return ""
         moved, raw = self.k.moved(conf["cell"], anchor)
         parsed = parse_confidence(raw)
+        self._count(answer_required(dim, "confidence"), parsed.value)
         if parsed.code:
             self.k.add(parsed.code, **self._where(moved, case, label, dim),
                        value=raw_text(raw),
@@ -161,6 +166,7 @@ class AnswerReader:
             ref = batch[part]["cell"]
             raw = raws[part] = self.k.value_at(ref)
             when = parse_time(raw).value
+            self._count(answer_required(None, part), when)
             value = when.isoformat() if when is not None else show_value(raw)
             if isinstance(when, dt.datetime):
                 self.batch_times.append((batch["batch"], part, when, ref))

@@ -19,6 +19,7 @@ Nothing here prints; the CLI renders the results.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -170,12 +171,13 @@ def draft_name(rater_id: str, sitting: int = 1) -> str:
 # --------------------------------------------------------------------------- workbook
 
 STATUS_COLUMNS = (  # header, width, RosterRow field
-    ("State", 14, "state"), ("Rater", 12, "rater_id"), ("Name", 20, "name"),
-    ("E-mail", 26, "email"), ("Sitting", 8, "sitting"), ("Pack sent", 28, "pack"),
-    ("File returned", 28, "file"), ("Complete %", 11, "percent_complete"),
+    ("State", 14, "state"), ("Rater", 10, "rater_id"), ("Name", 18, "name"),
+    ("E-mail", 22, "email"), ("Sitting", 8, "sitting"), ("Pack sent", 44, "pack"),
+    ("File returned", 44, "file"), ("Complete %", 11, "percent_complete"),
     ("Errors", 8, "errors"), ("Warnings", 10, "warnings"), ("Used", 7, "used"),
-    ("What to do", 60, "todo"),
+    ("What to do", 70, "todo"),
 )
+LINE_POINTS = 15  # row height of one line of wrapped text
 ISSUE_COLUMNS = (("severity", 9), ("code", 22), ("file", 28), ("sheet", 12), ("cell", 7),
                  ("rater", 10), ("case", 12), ("label", 6), ("dimension", 14),
                  ("value", 14), ("message", 70))
@@ -226,6 +228,8 @@ def _status_sheet(wb: Any, head: Any, rows: list[RosterRow]) -> None:
         ws.set_column(c, c, width)
     for r, row in enumerate(rows, 1):
         strong, plain = formats[row.state]
+        ws.set_row(r, LINE_POINTS * _lines(
+            (str(getattr(row, name) or ""), width) for _, width, name in STATUS_COLUMNS))
         for c, (_, _, name) in enumerate(STATUS_COLUMNS):
             value = getattr(row, name)
             if name == "state":
@@ -242,6 +246,11 @@ def _status_sheet(wb: Any, head: Any, rows: list[RosterRow]) -> None:
     ws.activate()
 
 
+def _lines(cells: Iterable[tuple[str, int]]) -> int:
+    """Lines the tallest wrapped cell needs: its text over its column width (in chars)."""
+    return max((-(-len(text) // max(width - 2, 1)) for text, width in cells), default=1) or 1
+
+
 def _issues_sheet(wb: Any, head: Any, issues: list[Issue]) -> None:
     ws = wb.add_worksheet("Issues")
     wrap = wb.add_format({"text_wrap": True, "valign": "top"})
@@ -253,7 +262,11 @@ def _issues_sheet(wb: Any, head: Any, issues: list[Issue]) -> None:
     for c, (name, width) in enumerate(ISSUE_COLUMNS):
         ws.write_string(0, c, name, head)
         ws.set_column(c, c, width, wrap if name == "message" else top)
+    message_width = dict(ISSUE_COLUMNS)["message"]
     for r, item in enumerate(issues, 1):
+        lines = _lines([(item.message, message_width)])
+        if lines > 1:  # spreadsheet programs do not grow a row for wrapped text
+            ws.set_row(r, LINE_POINTS * lines)
         for c, (name, _) in enumerate(ISSUE_COLUMNS):
             text = getattr(item, name)
             if name == "severity":

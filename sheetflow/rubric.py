@@ -12,7 +12,8 @@ Kinds
 ``categorical`` one label from a list, ordered or not; some labels may mean N/A (003)
 ``binary``      Yes/No, optionally "blank means No" (001 KEEP / KNOWN)
 ``flag``        an optional single mark such as ``Y`` (003 gold_dispute)
-``number``      a bounded whole number (002 material-error count)
+``number``      a bounded number, whole unless ``decimals`` allows more (002 material-error
+                count; hours worked)
 ``text``        free text, optional or required, with an optional word range
 ``preference``  a paired judgement per case: A>B, B>A or Tied (000)
 
@@ -20,7 +21,11 @@ Scopes
 ------
 ``response``  once per response: per label in a paired design, per row in a single one
 ``case``      once per case (paired direction, per-case notes)
-``study``     once per workbook (a methodology note)
+``study``     once per workbook, in the pack's Submission area (hours worked, acknowledgment,
+              blinding concerns, methodology notes)
+
+Which answer cells are *required* is defined once, by :func:`answer_required`: the
+pack's progress line counts those cells and collect counts the same ones.
 """
 
 from __future__ import annotations
@@ -106,6 +111,8 @@ class Dimension:
         Checklist questions (checklist).
     min_words, max_words : int or None
         Word range (text).
+    decimals : int
+        Digits allowed after the decimal point (number; 0 = whole numbers only).
     blank_means : str or None
         For binary: the value a blank cell stands for (e.g. ``"No"``).
     note : str or None
@@ -132,6 +139,7 @@ class Dimension:
     max_words: int | None = None
     blank_means: str | None = None
     note: str | None = None
+    decimals: int = 0
 
     @property
     def points_range(self) -> tuple[float, float] | None:
@@ -169,7 +177,7 @@ class Dimension:
             return sorted({b.points for b in self.bins})
         if self.kind == "checklist":
             return list(range(len(self.questions) + 1))
-        if self.kind in ("scale", "number"):
+        if self.kind in ("scale", "number") and not self.decimals:
             return list(range(self.minimum, self.maximum + 1))  # type: ignore[arg-type]
         if self.kind in ("categorical", "binary", "preference", "flag"):
             return [c for c in self.choices if c not in self.na_choices]
@@ -185,6 +193,35 @@ class Dimension:
         if self.min_words is not None and n < self.min_words:
             return False
         return not (self.max_words is not None and n > self.max_words)
+
+
+def answer_required(dim: Dimension | None, part: str) -> bool:
+    """Whether one answer cell must be filled: the single definition of "required".
+
+    The pack's progress line counts these cells (and only these), and collect counts
+    the same cells in its ``answered``/``required`` completeness, so the two always
+    agree on N.
+
+    Parameters
+    ----------
+    dim : Dimension or None
+        The cell's dimension; None for a batch's start or end time (always required).
+    part : str
+        ``value``, ``q1``.. (checklist questions) or ``confidence``, as in
+        :func:`sheetflow.workbook.layout.iter_answer_cells`.
+
+    Returns
+    -------
+    bool
+        False for optional dimensions and for a binary whose blank stands for an
+        answer (``blank_means``: a blank cell *is* an answer); a confidence cell is
+        required when its dimension is required.
+    """
+    if dim is None:
+        return True
+    if not dim.required or (dim.kind == "binary" and dim.blank_means):
+        return False
+    return part != "confidence" or dim.confidence
 
 
 @dataclass(frozen=True)

@@ -106,12 +106,25 @@ def _answer(dim: Dimension, share: float, rater: _Rater) -> Any:
     return None
 
 
+def _study_answer(dim: Dimension, rater: _Rater) -> Any:
+    """A Submission answer: hours near the protocol's estimate, a choice, or a note."""
+    if dim.kind == "number":
+        hours = min(dim.maximum, max(dim.minimum, 6 + 2 * rater.rng.random()))
+        return round(hours, dim.decimals) if dim.decimals else round(hours)
+    if dim.kind in ("categorical", "binary"):
+        # "No" for a recognised arm: a simulated rater keeps the blinding
+        return "No" if "No" in dim.choices else rater.rng.choice(dim.choices)
+    if dim.kind == "text" and not dim.required and rater.rng.random() < 0.5:
+        return None
+    return _text(dim, rater)
+
+
 def _text(dim: Dimension, rater: _Rater) -> str | None:
     if dim.min_words or dim.scope == "study":
         lo = dim.min_words or 50
         hi = dim.max_words or max(lo, 100)
-        n = rater.rng.randint(lo, min(hi, len(_METHOD_WORDS)))
-        return " ".join(_METHOD_WORDS[:n])
+        n = rater.rng.randint(lo, hi)
+        return " ".join(_METHOD_WORDS[i % len(_METHOD_WORDS)] for i in range(n))
     if dim.required:
         return rater.rng.choice(_NOTES)
     return rater.rng.choice(_NOTES) if rater.rng.random() < 0.2 else None
@@ -206,7 +219,7 @@ class _PackFiller:
             for dim_id, answer in card["case_answers"].items():
                 self.put(answer, self.case_answer(self.study.rubric.dimension(dim_id), totals))
         for dim_id, answer in pack.get("study_answers", {}).items():
-            self.put(answer, _text(self.study.rubric.dimension(dim_id), self.rater))
+            self.put(answer, _study_answer(self.study.rubric.dimension(dim_id), self.rater))
 
     def fill_row(self, item_id: str, row: dict[str, Any]) -> float:
         """Fill one response's answers; return this rater's total for it."""

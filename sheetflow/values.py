@@ -282,6 +282,9 @@ def _describe_domain(dimension: Dimension) -> str:
     if kind == "count":
         top = dimension.maximum
         return "a whole number 0 or more" if top is None else f"a whole number from 0 to {top}"
+    if kind == "number" and dimension.decimals:
+        return (f"a number from {dimension.minimum} to {dimension.maximum} with at most "
+                f"{dimension.decimals} decimal(s)")
     if kind in ("scale", "number"):
         text = f"a whole number from {dimension.minimum} to {dimension.maximum}"
         if dimension.na_choices:
@@ -339,14 +342,19 @@ def _parse_whole(dimension: Dimension, raw: Any) -> ParsedValue:
     if abs(number) > MAX_WHOLE:
         return ParsedValue(None, "value-too-large", expected)
     if not number.is_integer():
-        return ParsedValue(None, "value-not-whole", expected)
+        places = dimension.decimals
+        if not places or abs(round(number, places) - number) > 1e-9:
+            return ParsedValue(None, "value-not-whole", expected)
+        if not _in_range(dimension, number):
+            return ParsedValue(None, "value-out-of-domain", expected)
+        return ParsedValue(round(number, places), code, expected)
     whole = int(number)
     if not _in_range(dimension, whole):
         return ParsedValue(None, "value-out-of-domain", expected)
     return ParsedValue(whole, code, expected)
 
 
-def _in_range(dimension: Dimension, whole: int) -> bool:
+def _in_range(dimension: Dimension, whole: float) -> bool:
     low = 0 if dimension.kind == "count" else dimension.minimum
     high = dimension.maximum
     return (low is None or whole >= low) and (high is None or whole <= high)

@@ -42,6 +42,9 @@ def plan_answers(pack: dict[str, Any]) -> dict[str, tuple[Any, str]]:
             low, high = rule["min"], rule["max"] if rule["max"] is not None else rule["min"] + 9
             value = low + (i * 3) % (high - low + 1)
             out[a["cell"]] = (value, str(value))
+        elif rule["type"] == "decimal":
+            value = rule["min"] + 0.25 + i % 3
+            out[a["cell"]] = (value, str(value))
         elif rule["type"] == "any":
             words = [NOTE_WORDS[(i + k) % len(NOTE_WORDS)] for k in range(60)]
             text = " ".join(words[:12]) + "\n" + " ".join(words[12:])
@@ -112,13 +115,14 @@ def entered_as_number(value: Any) -> bool:
     True for numbers and for list choices that are whole numbers (picking or typing
     a Likert ``5`` gives the number 5); other choices and notes stay text.
     """
-    return isinstance(value, int) or (isinstance(value, str) and bool(_WHOLE.fullmatch(value)))
+    return isinstance(value, (int, float)) or (isinstance(value, str)
+                                               and bool(_WHOLE.fullmatch(value)))
 
 
 def _lo_cell(cell: str, value: Any) -> list[Any]:
     """One lo_fill.py cell: ``value`` (setValue) or ``string`` (setString)."""
     if entered_as_number(value):
-        return [cell, "value", int(value)]
+        return [cell, "value", value if isinstance(value, float) else int(value)]
     return [cell, "string", value]
 
 

@@ -37,6 +37,11 @@ def study(tmp_path_factory) -> Path:
     (root / "returns" / "empty.xlsx").write_bytes(b"")
     result = CliRunner().invoke(cli, ["collect", str(root)])
     assert result.exit_code == 1, result.output  # EV-01's file has an error
+    lines = result.stdout.splitlines()
+    assert any(ln.startswith("not returned: EV-03 (Validator Three") for ln in lines)
+    assert "empty.xlsx: rater unknown (not a pack of this study)" in result.stdout
+    assert "100% complete, rater ?" not in result.stdout
+    assert lines[-1].endswith("; 1 of 3 packs not returned (sheetflow remind)")
     root.joinpath("bad-cell.txt").write_text(f"{listed['sheet']}!{listed['cell']}")
     return root
 
@@ -116,6 +121,7 @@ def test_remind_drafts_for_the_missing_only(study):
 def test_collect_json_lists_the_raters(study):
     result = CliRunner().invoke(cli, ["collect", str(study), "--json"])
     doc = json.loads(result.stdout)
+    assert result.exit_code == doc["exit_code"] == 1 and doc["ok"] is False
     states = {r["rater_id"]: r["state"] for r in doc["raters"]}
     assert states["EV-03"] == "missing" and states["EV-01"] == "errors"
     assert doc["feedback"] == [str(study / "out" / "feedback" / "EV-01.eml")]

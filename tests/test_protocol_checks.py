@@ -37,7 +37,7 @@ def test_gold_dispute_without_a_note_is_an_error_naming_the_cell(tmp_path):
              if i.code == "flag-note-missing"]
     assert [(i.cell, i.severity, i.case) for i in found] == [
         (flags[1]["cell"], "error", flags[1]["item_id"])]
-    assert "rater_note is blank" in found[0].message
+    assert "Note is blank" in found[0].message  # the note dimension by its label
 
 
 def test_a_flag_note_must_name_a_text_dimension(tmp_path):

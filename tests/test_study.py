@@ -70,8 +70,14 @@ def test_paired_rubric_is_protocol_000_exactly(study_dir):
     assert (direction.kind, direction.choices) == ("preference", ("A>B", "B>A", "Tied"))
     assert direction.required
     assert (notes.kind, notes.required) == ("text", False)
-    (note,) = r.by_scope("study")
+    note, hours, ack, recognised, concerns, method = r.by_scope("study")
     assert (note.kind, note.required, note.min_words, note.max_words) == ("text", True, 50, 100)
+    # step 6.3: hours worked, acknowledgment, blinding integrity; 6.2: optional 200-400 words
+    assert (hours.kind, hours.decimals, hours.required) == ("number", 2, True)
+    assert ack.choices == ("Anonymous", "Named", "Co-authorship request")
+    assert (recognised.kind, recognised.required) == ("binary", True)
+    assert (concerns.kind, concerns.required) == ("text", False)
+    assert (method.required, method.min_words, method.max_words) == (False, 200, 400)
     assert s.pack_name == "external-validation-scores-{last_name}-{date}.xlsx"
     assert s.design.paired and s.design.labels == ("A", "B")
     assert [i.id for i in s.items] == [f"TC-{n:03d}" for n in range(1, 19)]
@@ -98,7 +104,8 @@ def test_keep_known_is_protocol_001(study_dir):
     assert s.design.batch_size == 20 and s.design.shuffle
     assert s.design.repeats.count == 30 and s.design.repeats.seed
     assert {a.id[:2] for a in s.design.arms} == {"b1", "b3", "b4", "b6"}
-    assert set(s.plan.run) == {"yield_fisher", "permutation", "trend", "intra_rater_kappa"}
+    assert set(s.plan.run) == {"yield_fisher", "permutation", "trend", "intra_rater_kappa",
+                               "mixed_effects"}
     assert s.plan.params["permutations"] == 10_000
     assert s.plan.params["control"].startswith("b1")
     assert s.instructions.startswith("You will see short proposed connections")
@@ -305,7 +312,7 @@ def test_hash_is_pinned_for_the_bundled_template():
     assert study.hash == GOLDEN_PAIRED_RUBRIC_HASH
 
 
-GOLDEN_PAIRED_RUBRIC_HASH = "e328314de59fc07a21cf845226ee4cb55d9893f7b32be2862d1edd0febefa089"
+GOLDEN_PAIRED_RUBRIC_HASH = "acd846791a94a1447deb1a9bb2aad84102b19ba263a14b6d22161a5546bbaf24"
 
 
 def test_template_folder_is_untouched_by_init(tmp_path):

@@ -19,7 +19,8 @@ from python_calamine import CalamineWorkbook
 from sheetflow.generate import generate_packs
 from sheetflow.study import load_study
 from sheetflow.workbook import layout as L
-from sheetflow.workbook.writer import _boxes, clip, split_text, utf16_len
+from sheetflow.workbook.rules import boxes
+from sheetflow.workbook.text import clip, split_text, utf16_len
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -163,11 +164,11 @@ def test_split_text_loses_nothing(text, cpl):
 @settings(max_examples=200, deadline=None)
 @given(st.sets(st.tuples(st.integers(0, 40), st.integers(2, 7)), max_size=120))
 def test_boxes_cover_exactly_the_cells(cells):
-    boxes = _boxes(cells)
-    covered = [(r, c) for r1, c1, r2, c2 in boxes
+    found = boxes(cells)
+    covered = [(r, c) for r1, c1, r2, c2 in found
                for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
     assert sorted(covered) == sorted(cells)  # every cell once: no gap, no overlap
-    assert boxes == sorted(boxes)
+    assert found == sorted(found)
 
 
 def test_split_prefers_white_space():

@@ -39,6 +39,7 @@ COMMAND_MODULES = (
     "coordinator_commands",
     "import_commands",
     "analyze_commands",
+    "plan_commands",
 )
 
 __all__ = ["EXIT_CODES", "EXIT_DATA", "EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "Output",

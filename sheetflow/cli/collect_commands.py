@@ -46,9 +46,10 @@ def _summary(out: Output, result: Collection) -> None:
     report = result.report
     for f in report.files:
         state = "used" if f.used else "NOT USED"
-        out.say(escape_controls(f"{f.file}: rater {f.rater or '?'}, "
-                                f"{f.percent_complete:g}% complete, {f.errors} errors, "
-                                f"{f.warnings} warnings, {state}"),
+        who = (f"rater {f.rater}, {f.percent_complete:g}% complete" if f.pack_id
+               else "rater unknown (not a pack of this study)")
+        out.say(escape_controls(f"{f.file}: {who}, {f.errors} errors, {f.warnings} "
+                                f"warnings, {state}"),
                 fg="red" if f.errors else ("yellow" if f.warnings else None))
     for item in report.issues:
         where = ", ".join(x for x in (item.sheet, item.cell) if x)
@@ -56,11 +57,25 @@ def _summary(out: Output, result: Collection) -> None:
         out.say(escape_controls(f"  {item.severity}: {item.file}"
                                 f"{' ' + where if where else ''}: [{item.code}] "
                                 f"{item.message}"))
+    missing = [r for r in result.roster if r.state == "missing"]
+    for r in missing:
+        contact = ", ".join(x for x in (r.name, r.email) if x)
+        out.say(escape_controls(f"not returned: {r.rater_id}"
+                                f"{f' ({contact})' if contact else ''}, pack {r.pack}"),
+                fg="yellow")
     for name, path in sorted(result.outputs.items()):
         out.say(f"wrote {name}: {path}")
+    for path in result.feedback.written:
+        out.say(f"reply draft: {path}")
+    for rater in result.feedback.no_email:
+        out.warn(f"{rater}'s file has errors and the raters file has no e-mail address "
+                 "for them; send them the list on the Issues sheet")
+    expected = len(result.roster) - sum(r.state == "unknown" for r in result.roster)
+    tail = (f"; {len(missing)} of {expected} packs not returned (sheetflow remind)"
+            if missing else "")
     out.headline(f"{len(report.files)} files, {len(result.ratings)} rating rows, "
-                 f"{report.error_count} errors, {report.warning_count} warnings",
-                 fg="red" if report.error_count else "green")
+                 f"{report.error_count} errors, {report.warning_count} warnings{tail}",
+                 fg="red" if report.error_count else ("yellow" if missing else "green"))
 
 
 @command("status")

@@ -41,12 +41,7 @@ def alpha_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
     chart.add_series({
         "name": "alpha", "categories": [sheet, first, 0, last, 0],
         "values": [sheet, first, 1, last, 1],
-        # a list would be written as literal numbers; a formula points at the cells
-        "y_error_bars": {"type": "custom",
-                         "plus_values": _column_ref(sheet, table, "err_plus", first, last),
-                         "plus_data": _finite_list(table["err_plus"]),
-                         "minus_values": _column_ref(sheet, table, "err_minus", first, last),
-                         "minus_data": _finite_list(table["err_minus"])},
+        "y_error_bars": _error_bars(sheet, table, first, last),
     })
     lines = wb.add_chart({"type": "line"})
     for j, col in enumerate(table.columns):
@@ -72,11 +67,7 @@ def yield_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
     chart.add_series({
         "name": "yield", "categories": [sheet, first, 0, last, 0],
         "values": [sheet, first, col, last, col],
-        "y_error_bars": {"type": "custom",
-                         "plus_values": _column_ref(sheet, table, "err_plus", first, last),
-                         "plus_data": _finite_list(table["err_plus"]),
-                         "minus_values": _column_ref(sheet, table, "err_minus", first, last),
-                         "minus_data": _finite_list(table["err_minus"])},
+        "y_error_bars": _error_bars(sheet, table, first, last),
     })
     chart.set_title({"name": "Yield per arm (Wilson 95% CI)"})
     chart.set_y_axis({"min": 0, "max": 1, "major_gridlines": {"visible": False}})
@@ -109,6 +100,16 @@ def _confidence_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis
     chart.set_y_axis({"min": -0.2, "max": 1.0, "major_gridlines": {"visible": False}})
     chart.set_size({"width": 760, "height": 340})
     ws.insert_chart(top, len(table.columns) + 1, chart)
+
+
+def _error_bars(sheet: str, table: pd.DataFrame, first: int, last: int) -> dict[str, Any]:
+    """Custom error bars from the ``err_plus`` / ``err_minus`` cells (a list would be
+    written as literal numbers; a formula points at the cells)."""
+    return {"type": "custom",
+            "plus_values": _column_ref(sheet, table, "err_plus", first, last),
+            "plus_data": _finite_list(table["err_plus"]),
+            "minus_values": _column_ref(sheet, table, "err_minus", first, last),
+            "minus_data": _finite_list(table["err_minus"])}
 
 
 def _column_ref(sheet: str, table: pd.DataFrame, column: str, first: int, last: int) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tomllib
 
 from ..errors import SpecError
@@ -16,7 +17,7 @@ from .limits import (
     MAX_TABLE_BYTES,
     nesting_depth,
 )
-from .model import PLACEHOLDERS, Design, Item, Plan, Rater, ShownField, Study
+from .model import PLACEHOLDERS, SIZING_FILE, Design, Item, Plan, Rater, ShownField, Study
 from .raters import RaterLoader, unsafe_char
 from .rubric_loader import RubricLoader
 from .tables import control_char, read_table, read_text_file
@@ -70,6 +71,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
                               raters, 2 if design.repeats else 1, raters_file)
         instructions = self._instructions(meta)
         self._cross_checks(rubric, design, plan, items, raters)
+        sizing = self._sizing()
         if self.problems:
             return None
         return Study(
@@ -92,6 +94,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             email_body=str(email.get("body", "")),
             items_file=items_file,
             raters_file=raters_file,
+            sizing=sizing,
         )
 
     def _parse(self) -> dict | None:
@@ -217,6 +220,23 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         return tuple(items)
 
     # -- the rest ----------------------------------------------------------------------
+
+    def _sizing(self) -> dict | None:
+        """The design recorded by ``sheetflow plan --record``, when the folder has one."""
+        path = self.root / SIZING_FILE
+        if not path.exists():
+            return None
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            self.fail(f"cannot read it as JSON ({exc}); run sheetflow plan --record again "
+                      "or delete it", file=str(path))
+            return None
+        if not isinstance(record, dict):
+            self.fail("must hold one JSON object; run sheetflow plan --record again",
+                      file=str(path))
+            return None
+        return record
 
     def _pack_name(self, files: dict) -> str:
         pattern = files.get("pack_name", "{study_id}-{rater_id}.xlsx")

@@ -11,6 +11,7 @@ from ..rubric import Rubric
 from .hashing import spec_hash
 
 SPEC_FILE = "study.toml"
+SIZING_FILE = "sizing.json"  # written by sheetflow plan --record; covered by the spec hash
 SITTING2_SUFFIX = "-sitting2"
 DESIGNS = ("paired", "single")
 ANALYSES = (
@@ -74,12 +75,15 @@ class SecondRater:
     """A second-rater subset chosen by sha256 rank within strata (002).
 
     ``fraction`` of the items of each stratum (rounded up) go to raters whose role is
-    ``second``, ranked by sha256(spec-hash + item id).
+    ``second``, ranked by sha256(spec-hash + item id). ``select_at`` is ``"generate"``
+    (all items, at generate) or ``"lock"`` (completed items, at data lock:
+    :mod:`sheetflow.second_rater`).
     """
 
     fraction: float
     strata: tuple[str, ...]
     method: str = "sha256_rank"
+    select_at: str = "generate"
 
 
 @dataclass(frozen=True)
@@ -167,6 +171,8 @@ class Study:
         Whether cards show the item's own id (``[items] show_id``); by default they show
         "Case k of n" and a neutral code drawn per rater (see :mod:`sheetflow.assign`).
         Locked item content shown on each card.
+    sizing : dict or None
+        The design chosen by ``sheetflow plan --record`` (``sizing.json``), if any.
     pack_name : str
         File name pattern of a rater's workbook.
     email_subject, email_body : str
@@ -194,6 +200,7 @@ class Study:
     raters_file: str = "raters.csv"
     protocol: str = ""
     show_id: bool = False
+    sizing: dict[str, Any] | None = None
 
     @property
     def hash(self) -> str:

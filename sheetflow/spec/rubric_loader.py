@@ -52,7 +52,7 @@ class RubricLoader(LoaderBase):
     _DIM_KEYS = frozenset({
         "id", "label", "kind", "scope", "help", "required", "confidence", "level",
         "choices", "na", "ordered", "min", "max", "labels", "anchors", "bins",
-        "questions", "min_words", "max_words", "blank_means", "mark", "note",
+        "questions", "min_words", "max_words", "blank_means", "mark", "note", "decimals",
     })
 
     def _dimension(self, e: dict, where: str) -> Dimension | None:
@@ -69,6 +69,8 @@ class RubricLoader(LoaderBase):
             self.fail(f"unknown scope {scope!r}; allowed: {', '.join(SCOPES)}", where)
         builder = getattr(self, f"_dim_{kind}")
         extra = builder(e, where)
+        if "decimals" in e and kind != "number":
+            self.fail("'decimals' applies to a number dimension only", where)
         level = e.get("level", extra.pop("_level", "nominal"))
         if kind != "text" and level not in LEVELS:
             self.fail(f"unknown level {level!r}; allowed: {', '.join(LEVELS)}", where)
@@ -240,7 +242,11 @@ class RubricLoader(LoaderBase):
             return {"minimum": lo, "maximum": lo, "_level": "ratio"}
         if lo is not None and lo > hi:
             self.fail(f"number min {lo} is above max {hi}", where)
-        return {"minimum": lo, "maximum": hi, "_level": "ratio"}
+        decimals = self._int(e, "decimals", where, default=0, minimum=0)
+        if decimals is not None and decimals > 4:
+            self.fail(f"decimals {decimals} is more than 4; allow at most 4 digits after the "
+                      "point", where)
+        return {"minimum": lo, "maximum": hi, "decimals": decimals or 0, "_level": "ratio"}
 
     def _dim_text(self, e: dict, where: str) -> dict:
         lo = self._int(e, "min_words", where, minimum=0)

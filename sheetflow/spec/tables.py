@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import io
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,10 +26,16 @@ def read_text_file(path: Path, max_bytes: int | None = None) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _decode(data: bytes, path: Path, codec: str, save_as: str) -> str:
-    """``data`` decoded, or one line saying how to save the file instead."""
+def _decode(data: bytes, path: Path, codec: str, save_as: str, *,
+            check_only: bool = False) -> str:
+    """``data`` decoded, or one line saying how to save the file instead.
+
+    ``check_only``: only refuse a UTF-16 start (``data`` is the file's first bytes).
+    """
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise SpecError(f"is UTF-16; save it as {save_as}", file=path.name)
+    if check_only:
+        return ""
     try:
         return data.decode(codec)
     except UnicodeDecodeError as exc:
@@ -102,11 +107,19 @@ def _bounded(path: Path, rows: Iterator[list[Any]], max_rows: int | None,
 
 
 def _csv_rows(path: Path) -> Iterator[list[str]]:
-    text = _decode(path.read_bytes(), path, "utf-8-sig", "CSV UTF-8")
-    try:
-        yield from csv.reader(io.StringIO(text, newline=""))
-    except csv.Error as exc:
-        raise SpecError(f"is not valid CSV ({exc})", file=path.name) from None
+    """The CSV's rows, read as a stream: memory holds the rows kept, not the file."""
+    with path.open("rb") as fh:
+        _decode(fh.read(2), path, "ascii", "CSV UTF-8", check_only=True)
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        reader = csv.reader(fh)
+        try:
+            yield from reader
+        except UnicodeDecodeError as exc:
+            raise SpecError(f"is not UTF-8 (byte 0x{exc.object[exc.start]:02x} on line "
+                            f"{reader.line_num + 1}); save it as CSV UTF-8",
+                            file=path.name) from None
+        except csv.Error as exc:
+            raise SpecError(f"is not valid CSV ({exc})", file=path.name) from None
 
 
 def _read_xlsx(path: Path, max_rows: int | None) -> tuple[list[str], list[list[Any]]]:

@@ -7,10 +7,11 @@ the rules below explain how it was laid out.
 
 Sheets (in this order)
 ----------------------
-``Instructions``  the study's own text verbatim, then how to use the workbook. Locked,
-                  protected. Nothing is read from it.
+``Instructions``  how to use the workbook (from row 4), then the study's own text
+                  verbatim, then the rubric. Locked, protected. Nothing is read from it.
 ``Scoring``       the cards (locked content + answer cells) and, after the last card, the
-                  study-level questions. Protected; only answer cells are unlocked.
+                  Submission area (study-scope questions). Protected; only answer cells
+                  are unlocked.
 ``_lists``        *only when needed*: hidden sheet holding dropdown sources longer than
                   255 characters (one list per column from row 1).
 ``_sheetflow``    very hidden (LibreOffice saves it as plain hidden): identity and the
@@ -39,19 +40,29 @@ column      single design                  paired design (labels L1, L2, e.g. A,
 A (hidden)  row id on every answer line    row id on every answer line
 B           field labels, questions        field labels, questions
 C           answer                         L1 answer
-D           confidence                     L1 confidence
-E           guide (bins, anchors)          L2 answer
-F           (hidden) done counts           L2 confidence
-G           -                              guide (bins, anchors)
+D           confidence (*)                 L1 confidence (*)
+E           guide (help, bins, anchors)    L2 answer
+F           (hidden) done counts           L2 confidence (*)
+G           -                              guide (help, bins, anchors)
 H           -                              (hidden) done counts
 ==========  =============================  ======================================
 
+(*) hidden, with an empty heading, when no dimension asks for a confidence.
+
 Rows 1-4 are a frozen header (title, progress line, legend, column headings) repeated
 on every printed page. The progress cell is ``C2`` (a formula, never read): the sum of
-the done column followed by "of N required answers filled", N counting each required
-answer cell once. The done column holds a few ``COUNTA`` formulas, each over up to 255
+the done column followed by "of N required answers filled", or "All N answers done"
+(shown green) once the sum reaches N. N counts each cell that
+:func:`sheetflow.rubric.answer_required` calls required, once: the same cells collect
+counts in its completeness. The done column holds a few ``COUNTA`` formulas, each over up to 255
 rectangles of required answer cells (some 30 cards), placed on the row of its first
 rectangle; every other cell of the column is empty. Nothing is read from it.
+
+Every answer cell with a rule also has a conditional format that turns it red when it
+holds a value the rule refuses (a paste bypasses data validation, the highlight does
+not; free text only when it has a word range), and required cells are orange while
+blank. The sheet prints at a fixed scale with manual page breaks between cards, so a
+card shorter than a page is never split (:mod:`.pages`).
 
 Each card (one per case in paired, one per row in single), top to bottom:
 
@@ -63,6 +74,7 @@ Each card (one per case in paired, one per row in single), top to bottom:
 * one answer line per response-scope dimension (a checklist: one line per question,
   the confidence on the first question's line), answers in the label's answer column,
   confidence in the label's confidence column;
+* under each count line, a "points earned" line (formula, never read);
 * a derived-points line per total (formula, never read);
 * one line per case-scope dimension (answer in column C; text answers merged across the
   answer columns, the manifest gives the top-left cell).
@@ -111,7 +123,8 @@ Manifest schema (``packs/manifest.json``)
               checklist: {"kind": "checklist", "questions": [Cell + {"question": str,
                           "validation": Validation}], "confidence": Cell?}
     Validation = {"type": "list", "choices": [str]} | {"type": "whole", "min": int,
-                  "max": int | null} | {"type": "datetime"} | {"type": "any"}
+                  "max": int | null} | {"type": "decimal", "min": int, "max": int,
+                  "places": int} | {"type": "datetime"} | {"type": "any"}
 
 Locked text: a field's text is the concatenation of ``cells`` in order; compare
 ``text_sha256(text)`` with ``sha256`` (an openpyxl reader must decode ``_xHHHH_``

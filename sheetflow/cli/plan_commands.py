@@ -1,0 +1,143 @@
+"""``sheetflow plan``: how many raters and items reach a target precision."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .common import EXIT_DATA, Output, command
+
+
+def _usage(message: str) -> Exception:
+    from ..errors import UsageError
+
+    return UsageError(message)
+
+
+def _ints(text: str | None) -> list[int] | None:
+    """'2-6' or '10,25,50' (or a mix) to a list of ints."""
+    if text is None:
+        return None
+    out: list[int] = []
+    try:
+        for part in text.split(","):
+            lo, _, hi = part.strip().partition("-")
+            out += list(range(int(lo), int(hi) + 1)) if hi else [int(lo)]
+    except ValueError:
+        raise _usage(f"{text!r} is not a list of whole numbers like 2-6 or 10,25,50") \
+            from None
+    return out
+
+
+def _floats(text: str | None) -> list[float] | None:
+    if text is None:
+        return None
+    try:
+        return [float(x) for x in text.split(",")]
+    except ValueError:
+        raise _usage(f"--shares {text!r}: give numbers separated by commas") from None
+
+
+@command("plan")
+@click.option("--statistic", default="alpha", show_default=True,
+              type=click.Choice(["alpha", "fleiss_kappa", "cohen_kappa", "icc"]),
+              help="Alpha, Fleiss' or Cohen's kappa (simulated), or the ICC (Bonett).")
+@click.option("--measure", help="Total or dimension id (default: the first total).")
+@click.option("--expected", type=float, help="Anticipated alpha or ICC, e.g. 0.75.")
+@click.option("--shares", help="Anticipated shares of the measure's values, comma-separated.")
+@click.option("--pilot", type=click.Path(dir_okay=False, path_type=Path),
+              help="Pilot ratings CSV (unit, rater, value) instead of --expected.")
+@click.option("--width", type=float, help="Target: full 95% interval width at most W.")
+@click.option("--above", type=float, help="Target: lower limit at or above this band edge.")
+@click.option("--probability", type=float, default=0.8, show_default=True,
+              help="With --above: the share of studies that must clear the edge.")
+@click.option("--raters", "raters_text", help="Rater counts, e.g. 2-6 (default 2-6).")
+@click.option("--items", "items_text", help="Item counts, e.g. 10,25,50,100,200.")
+@click.option("--cost-rater", type=float, default=0.0, help="Fixed cost per rater.")
+@click.option("--cost-item", type=float, default=0.0, help="Cost of one rater rating one item.")
+@click.option("--simulations", type=click.IntRange(1), default=100, show_default=True)
+@click.option("--n-boot", type=click.IntRange(1), default=500, show_default=True,
+              help="Bootstrap resamples per simulated study.")
+@click.option("--seed", type=int, help="Seed (default: the plan's seed).")
+@click.option("--assurance", type=float, help="ICC: plan with Zou (2012) at this assurance.")
+@click.option("--record", is_flag=True,
+              help="Write the chosen design to sizing.json (the spec hash covers it).")
+def plan_command(out: Output, directory: Path, statistic: str, measure: str | None,
+                 expected: float | None, shares: str | None, pilot: Path | None,
+                 width: float | None, above: float | None, probability: float,
+                 raters_text: str | None, items_text: str | None, cost_rater: float,
+                 cost_item: float, simulations: int, n_boot: int, seed: int | None,
+                 assurance: float | None, record: bool) -> None:
+    """Plan DIRECTORY's study: designs (raters x items) meeting a precision target.
+
+    Writes out/plan.xlsx (designs and a chart of width against items). Exits 1 when
+    no design of the grid meets the target. See docs/plan.md.
+
+    Example: sheetflow plan my-study --expected 0.75
+    """
+    from ..outputs import study_lock
+    from ..plan import Costs, Target, plan_study, record_plan
+    from ..plan.workbook import write_plan_workbook
+
+    try:
+        target = None if width is None and above is None else Target(width, above, probability)
+    except ValueError as exc:
+        raise _usage(str(exc)) from exc
+    progress = out.progress("simulating designs")
+    # the study lock: no collect replaces out/ratings.csv (a pilot) while plan reads it
+    with study_lock(directory, "plan"):
+        try:
+            result = plan_study(
+                directory, statistic=statistic, measure=measure, expected=expected,
+                shares=_floats(shares), pilot=pilot, target=target,
+                raters=_ints(raters_text), items=_ints(items_text),
+                costs=Costs(cost_rater, cost_item), simulations=simulations, n_boot=n_boot,
+                seed=seed, assurance=assurance, progress=progress)
+        finally:
+            progress.close()
+        workbook = write_plan_workbook(result, directory / "out" / "plan.xlsx")
+        recorded = record_plan(directory, result) if record and result.chosen() else None
+    _echo(out, result, workbook, recorded)
+    none = result.chosen() is None
+    problem = [f"{directory}: no design of the grid meets the target"] if none else []
+    out.json({"ok": not none, **result.to_dict(), "outputs": [str(workbook)],
+              "recorded": str(recorded) if recorded else None,
+              **({"exit_code": EXIT_DATA, "errors": problem} if none else {})})
+    if none:
+        click.get_current_context().exit(EXIT_DATA)
+
+
+def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> None:
+    out.say(f"measure    {result.measure} ({result.level})")
+    out.say(f"source     {result.source}")
+    out.say(f"method     {result.method}"
+            + (f", {result.simulations} simulated studies per design, "
+               f"{result.n_boot} bootstrap resamples, seed {result.seed}"
+               if result.simulations else ""))
+    out.say(f"target     {result.target.describe()}")
+    out.say(f"  raters  items  width   {result.costs.unit:>8}  meets")
+    for row in result.table.to_dict("records"):
+        flag = "yes" if row["meets"] else "no"
+        star = "  <- cheapest" if row["cheapest"] else ""
+        out.say(f"  {row['raters']:6d} {row['items']:6d}  {row['expected_width']:.3f} "
+                f"{row['cost']:9g}  {flag}{star}")
+    out.say(f"wrote {workbook}")
+    if recorded:
+        out.say(f"recorded   {recorded} (the spec hash now covers this design)")
+    for note in result.notes:
+        out.say(f"note: {note}")
+    best = result.chosen()
+    if best is None:
+        out.headline("no design of the grid meets the target: try more items (--items) or "
+                     "raters (--raters)", fg="yellow")
+    else:
+        out.headline(f"cheapest   {int(best['raters'])} raters x {int(best['items'])} items, "
+                     f"expected width {best['expected_width']:.3f}, "
+                     f"{result.costs.unit} {best['cost']:g}")
+
+
+def register(group: click.Group) -> None:
+    """Add this module's commands to ``group``."""
+    group.add_command(plan_command)

@@ -1,0 +1,276 @@
+"""Designs that meet a precision target: the grid, costs, the cheapest design, the search.
+
+:func:`plan_alpha` simulates (see :mod:`.simulate`); :func:`plan_icc` uses Bonett's
+formula (or Zou's, with an assurance). Both return a :class:`PlanResult` whose table
+has one row per (raters, items) design with its expected interval width and cost.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .formulas import bonett_icc_items, bonett_icc_width, zou_icc_items
+from .simulate import ModelSource, PilotSource, Progress, simulate_cell, simulate_grid
+
+__all__ = ["Costs", "PlanResult", "Target", "items_for_target", "plan_alpha", "plan_icc"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a design must reach: a full 95% interval width, or a lower limit above an edge.
+
+    With ``edge`` set, a design meets the target when the interval's lower limit is at
+    or above ``edge`` in at least ``probability`` of the simulated studies; otherwise
+    when the expected (median) full width is at most ``width``.
+    """
+
+    width: float | None = None
+    edge: float | None = None
+    probability: float = 0.8
+
+    def __post_init__(self) -> None:
+        if (self.width is None) == (self.edge is None):
+            raise ValueError("give either a target width or a lower-bound edge, not both.")
+        if self.width is not None and not 0 < self.width < 2:
+            raise ValueError("the target width must be between 0 and 2.")
+        if not 0 < self.probability < 1:
+            raise ValueError("the probability must be between 0 and 1.")
+
+    def describe(self) -> str:
+        """The target in words."""
+        if self.width is not None:
+            return f"95% interval no wider than {self.width:g}"
+        return (f"lower limit of the 95% interval at or above {self.edge:g} "
+                f"with probability {self.probability:g}")
+
+    def met(self, row: dict[str, Any] | pd.Series) -> bool:
+        """Whether one design row meets the target."""
+        if self.edge is not None:
+            return bool(np.nan_to_num(row["p_lower"]) >= self.probability)
+        return bool(np.isfinite(row["expected_width"]) and row["expected_width"] <= self.width)
+
+
+@dataclass(frozen=True)
+class Costs:
+    """Cost of a design: ``raters x (per_rater + items x per_item)``.
+
+    ``per_item`` is what one rater is paid for one item. With both zero the cost is the
+    number of ratings (raters x items), the workload.
+    """
+
+    per_rater: float = 0.0
+    per_item: float = 0.0
+
+    @property
+    def unit(self) -> str:
+        """What the cost column counts."""
+        return "cost" if self.per_rater or self.per_item else "ratings"
+
+    def of(self, raters: int, items: int) -> float:
+        """The cost of ``raters`` raters each rating ``items`` items."""
+        if not (self.per_rater or self.per_item):
+            return float(raters * items)
+        return raters * (self.per_rater + items * self.per_item)
+
+
+@dataclass
+class PlanResult:
+    """Designs over a grid with expected width and cost; the cheapest one that meets the target.
+
+    Attributes
+    ----------
+    measure, level : str
+        What is planned (e.g. ``alpha total``) and its level of measurement.
+    method : str
+        ``simulation``, ``pilot resampling`` or ``Bonett (2002)`` / ``Zou (2012)``.
+    source : str
+        Where the anticipated agreement comes from, in words.
+    target : Target
+    costs : Costs
+    table : pandas.DataFrame
+        ``raters, items, units, expected_width, width_q10, width_q90, p_lower,
+        estimate_median, undefined, simulations, method, meets, cost, cheapest``.
+    simulations, n_boot, seed : int
+        0 for analytic plans.
+    notes : list of str
+        Plain-words lines for the report (filled by the caller, e.g. the band note).
+    """
+
+    measure: str
+    level: str
+    method: str
+    source: str
+    target: Target
+    costs: Costs
+    table: pd.DataFrame
+    simulations: int = 0
+    n_boot: int = 0
+    seed: int = 0
+    units_per_item: int = 1
+    notes: list[str] = field(default_factory=list)
+    statistic: str = "alpha"
+
+    def chosen(self) -> dict[str, Any] | None:
+        """The cheapest design that meets the target (None when none does)."""
+        hit = self.table[self.table["cheapest"]]
+        return None if hit.empty else hit.iloc[0].to_dict()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe: the chosen design's ``raters, items, expected_width, method,
+        simulations`` at the top, then the target, source, notes and every design."""
+        best = self.chosen()
+        head = {"raters": None, "items": None, "expected_width": None}
+        if best is not None:
+            head = {"raters": int(best["raters"]), "items": int(best["items"]),
+                    "expected_width": _num(best["expected_width"])}
+        return {**head, "method": self.method, "simulations": self.simulations,
+                "statistic": self.statistic,
+                "measure": self.measure, "level": self.level, "source": self.source,
+                "target": self.target.describe(), "n_boot": self.n_boot, "seed": self.seed,
+                "cost_unit": self.costs.unit, "notes": list(self.notes),
+                "designs": [{k: _num(v) for k, v in row.items()}
+                            for row in self.table.to_dict("records")]}
+
+
+def _num(value: Any) -> Any:
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return None if not np.isfinite(value) else round(float(value), 6)
+    return value
+
+
+def _finish(table: pd.DataFrame, target: Target, costs: Costs,
+            meets: list[bool] | None = None) -> pd.DataFrame:
+    """Add ``meets``, ``cost`` and ``cheapest`` (fewest ratings, then fewest raters on ties)."""
+    table = table.copy()
+    table["meets"] = meets if meets is not None else [target.met(r) for _, r in table.iterrows()]
+    table["cost"] = [costs.of(int(r), int(i)) for r, i in zip(table["raters"], table["items"],
+                                                               strict=True)]
+    table["cheapest"] = False
+    hits = table[table["meets"]]
+    if not hits.empty:
+        order = hits.assign(ratings=hits["raters"] * hits["items"]).sort_values(
+            ["cost", "ratings", "raters"], kind="stable")
+        table.loc[order.index[0], "cheapest"] = True
+    return table
+
+
+def plan_alpha(
+    source: ModelSource | PilotSource, *, raters: Sequence[int], items: Sequence[int],
+    target: Target, costs: Costs | None = None, units_per_item: int = 1,
+    simulations: int = 200, n_boot: int = 500, confidence: float = 0.95, seed: int = 0,
+    measure: str = "alpha", progress: Progress | None = None, statistic: str = "alpha",
+) -> PlanResult:
+    """Simulate the interval of alpha (or a kappa) over a raters x items grid.
+
+    Parameters
+    ----------
+    source : ModelSource or PilotSource
+        Anticipated agreement, assumed or from a pilot.
+    raters, items : sequence of int
+        The grid. ``items`` are what the study lists (cases); each gives
+        ``units_per_item`` rated units (2 for the two responses of a paired case).
+    target : Target
+    costs : Costs, optional
+    simulations, n_boot : int
+        Data sets per design and bootstrap resamples per data set.
+    confidence : float, default 0.95
+    seed : int
+        Every design's data sets come from (seed, raters, units): reproducible.
+    measure : str
+        Name for the report.
+    progress : callable, optional
+        Called with (designs done, designs in all) after each design.
+    statistic : {"alpha", "fleiss_kappa", "cohen_kappa"}
+        Whose interval is simulated (see :mod:`.simulate`); the source's ``alpha`` is
+        the anticipated value of that statistic.
+
+    Returns
+    -------
+    PlanResult
+    """
+    costs = costs or Costs()
+    grid = simulate_grid(source, raters, [i * units_per_item for i in items],
+                         simulations=simulations, n_boot=n_boot, confidence=confidence,
+                         edge=target.edge, seed=seed, progress=progress,
+                         statistic=statistic)
+    grid.insert(1, "items", grid["units"] // units_per_item)
+    methods = sorted(set(grid["method"]))
+    return PlanResult(measure, source.level, ", ".join(methods), source.describe(), target,
+                      costs, _finish(grid, target, costs), simulations, n_boot, seed,
+                      units_per_item, statistic=statistic)
+
+
+def plan_icc(
+    rho: float, *, raters: Sequence[int], items: Sequence[int], target: Target,
+    costs: Costs | None = None, confidence: float = 0.95, assurance: float | None = None,
+    measure: str = "icc",
+) -> PlanResult:
+    """ICC designs from Bonett's formula (Zou's when ``assurance`` is given).
+
+    Only width targets: the table's ``expected_width`` is Bonett's width for each
+    design; with ``assurance`` a design meets the target when its items reach Zou's
+    sample size (the width is then not exceeded with that probability).
+    """
+    if target.width is None:
+        raise ValueError("ICC plans take a width target (--width), not a lower bound.")
+    costs = costs or Costs()
+    rows = []
+    for r in raters:
+        need = (zou_icc_items(rho, r, target.width, confidence, assurance) if assurance
+                else bonett_icc_items(rho, r, target.width, confidence))
+        rows += [{"raters": r, "items": n, "units": n, "items_needed": need,
+                  "expected_width": bonett_icc_width(rho, r, n, confidence),
+                  "p_lower": np.nan} for n in items]
+    table = pd.DataFrame(rows)
+    meets = (table["items"] >= table["items_needed"]).tolist() if assurance else None
+    method = f"Zou (2012), assurance {assurance:g}" if assurance else "Bonett (2002)"
+    return PlanResult(measure, "interval", method, f"assumed ICC {rho:g}", target, costs,
+                      _finish(table, target, costs, meets), statistic="icc")
+
+
+def items_for_target(
+    source: ModelSource | PilotSource, raters: int, width: float, *, units_per_item: int = 1,
+    start_items: int = 20, simulations: int = 200, n_boot: int = 500,
+    confidence: float = 0.95, seed: int = 0, max_items: int = 100_000,
+    statistic: str = "alpha",
+) -> tuple[int, float]:
+    """The fewest items (approximately) whose expected width is at most ``width``.
+
+    Starts at ``start_items`` and rescales by the square-root law (width ~ 1/sqrt(n)),
+    re-simulating each guess, until the guess stops moving; the answer is checked by
+    simulation and is the first guess found to meet the width.
+
+    Returns
+    -------
+    (items, expected_width)
+    """
+    items, seen = max(2, start_items), {}
+    for _ in range(10):
+        cell = simulate_cell(source, raters, items * units_per_item, simulations=simulations,
+                             n_boot=n_boot, confidence=confidence, seed=seed,
+                             statistic=statistic)
+        w = seen[items] = cell["expected_width"]
+        if not np.isfinite(w):
+            items = min(items * 2, max_items)
+            continue
+        guess = min(max(2, math.ceil(items * (w / width) ** 2)), max_items)
+        if w <= width and items - guess <= max(1, 0.03 * items):
+            break  # meets the width and the square-root law sees no real saving
+        if w > width:
+            guess = min(max(guess, items + max(1, math.ceil(0.02 * items))), max_items)
+        if guess == items:
+            break
+        items = guess
+    ok = {n: v for n, v in seen.items() if np.isfinite(v) and v <= width}
+    best = min(ok) if ok else max(seen)
+    return best, seen[best]

@@ -1,0 +1,165 @@
+"""What a study's plan is about: the measure, its values, and a pilot's ratings.
+
+The measure defaults to what the protocol decides on: alpha on the first total when the
+rubric has one (protocol 000 reads alpha on the total against its bands), otherwise the
+first rated dimension. A paired design rates two responses per case, so each case
+gives two units for response-scope measures.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import SheetflowError, UsageError
+from ..rubric import total_bounds
+from ..spec.model import Study
+from .simulate import ModelSource, PilotSource
+
+__all__ = ["Measure", "model_source", "pilot_from_study", "pilot_source", "read_pilot_csv",
+           "study_measure"]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A dimension or total of the rubric, as alpha sees it."""
+
+    id: str
+    level: str
+    domain: tuple[Any, ...]
+    units_per_item: int
+
+
+def study_measure(study: Study, measure: str | None = None) -> Measure:
+    """The measure to plan for: ``measure`` (a dimension or total id) or the default.
+
+    Raises
+    ------
+    UsageError
+        ``measure`` is not a rated dimension or total of the study.
+    """
+    rubric = study.rubric
+    rated = [d for d in rubric.dimensions if d.value_domain() and d.scope != "study"]
+    if measure is None:
+        measure = rubric.totals[0].id if rubric.totals else (rated[0].id if rated else "")
+    per_item = 2 if study.design.paired else 1
+    for total in rubric.totals:
+        if total.id == measure:
+            lo, hi = total_bounds(total, rubric)
+            if not (float(lo).is_integer() and float(hi).is_integer()):
+                raise UsageError(f"total {measure!r} is not on whole points; "
+                                 "plan one of its dimensions with --measure")
+            return Measure(measure, total.level, tuple(range(int(lo), int(hi) + 1)), per_item)
+    for dim in rated:
+        if dim.id == measure:
+            return Measure(dim.id, dim.level, tuple(dim.value_domain()),
+                           per_item if dim.scope == "response" else 1)
+    choices = [t.id for t in rubric.totals] + [d.id for d in rated]
+    raise UsageError(f"--measure {measure!r} is not a rated dimension or total of this "
+                     f"study; choose one of: {', '.join(choices)}")
+
+
+def model_source(measure: Measure, alpha: float, shares: list[float] | None) -> ModelSource:
+    """The anticipated model; shares default to equal shares of the measure's values."""
+    size = len(measure.domain)
+    if shares is None:
+        shares = [1.0 / size] * size
+    if len(shares) != size:
+        raise UsageError(f"--shares gives {len(shares)} shares; {measure.id!r} has {size} "
+                         f"values ({', '.join(map(str, measure.domain))})")
+    total = sum(shares)
+    if total <= 0 or min(shares) < 0:
+        raise UsageError("--shares must be non-negative numbers with a positive sum")
+    try:
+        return ModelSource(alpha, tuple(s / total for s in shares), measure.domain,
+                           measure.level)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def pilot_source(table: pd.DataFrame, measure: Measure, label: str) -> PilotSource:
+    """A pilot table (``unit, rater, value``) as codes over the measure's values.
+
+    Raises
+    ------
+    SheetflowError
+        A value outside the measure's values (named with its unit and rater), or no
+        unit with two or more values.
+    """
+    lookup = {_key(v): i for i, v in enumerate(measure.domain)}
+    codes = []
+    for row in table.itertuples(index=False):
+        code = lookup.get(_key(row.value))
+        if code is None:
+            raise SheetflowError(f"{label}: value {row.value!r} (unit {row.unit}, rater "
+                                 f"{row.rater}) is not a value of {measure.id!r}; allowed: "
+                                 f"{', '.join(map(str, measure.domain))}")
+        codes.append(code)
+    units = pd.Series(codes, index=pd.Index(table["unit"].astype(str))).groupby(level=0)
+    lists = [g.to_numpy() for _, g in units if len(g) >= 2]
+    if not lists:
+        raise SheetflowError(f"{label}: no unit has two or more ratings of {measure.id!r}; "
+                             "a pilot needs units rated by at least two raters")
+    width = max(len(v) for v in lists)
+    matrix = np.full((len(lists), width), -1, dtype=np.int64)
+    for i, v in enumerate(lists):
+        matrix[i, : len(v)] = v
+    return PilotSource(matrix, measure.domain, measure.level, label)
+
+
+def _key(value: Any) -> str:
+    """Compare '3', 3 and 3.0 alike; text as it is."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value).strip()
+    return str(int(number)) if math.isfinite(number) and number.is_integer() else str(number)
+
+
+def read_pilot_csv(path: str | Path, measure: Measure) -> pd.DataFrame:
+    """A pilot's ratings from CSV: ``unit, rater, value`` columns, or sheetflow's ratings.csv.
+
+    sheetflow's ratings table (``rater_id, case_id, dimension, value``) is read for
+    the measure's rows; paired ratings are refused, because their A/B labels mean
+    different responses for different raters until the key unblinds them.
+    """
+    path = Path(path)
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise SheetflowError(f"{path}: cannot read the pilot as CSV ({exc})") from exc
+    if {"rater_id", "case_id", "dimension", "value"} <= set(df.columns):
+        if "label" in df.columns and (df["label"] != "").any():
+            raise SheetflowError(
+                f"{path}: paired ratings are blinded (A/B differ per rater); run plan on "
+                "that study's folder after generate (it unblinds with the sealed key), or "
+                "give a CSV with unit, rater, value columns")
+        df = df[df["dimension"] == measure.id].rename(
+            columns={"case_id": "unit", "rater_id": "rater"})
+    missing = [c for c in ("unit", "rater", "value") if c not in df.columns]
+    if missing:
+        raise SheetflowError(f"{path}: no column {', '.join(missing)}; a pilot CSV needs the "
+                             "columns unit, rater, value (one row per rating)")
+    if "dimension" in df.columns and "case_id" not in df.columns:
+        df = df[df["dimension"] == measure.id]
+    return df.loc[df["value"].astype(str).str.strip() != "", ["unit", "rater", "value"]]
+
+
+def pilot_from_study(root: str | Path, study: Study, measure: Measure) -> pd.DataFrame:
+    """The study's own collected ratings of ``measure``, unblinded with its sealed key."""
+    from ..analysis.context import Context
+    from ..analysis.unblind import add_totals, key_sides, unblind, verify_seal
+    from ..outputs import verify_ratings
+
+    key, _ = verify_seal(Path(root), study)
+    data, _ = verify_ratings(root)
+    raw = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
+    ctx = Context(study, add_totals(unblind(study, raw, key_sides(key)), study.rubric), None)
+    rows = ctx.ratings(measure.id)
+    return rows.assign(unit=rows["unit"].astype(str))[["unit", "rater", "value"]]

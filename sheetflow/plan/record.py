@@ -1,0 +1,45 @@
+"""The chosen design and its rationale, recorded in the study folder (``sizing.json``).
+
+The spec hash covers the record (see :func:`sheetflow.spec.hashing.canonical_spec`),
+so publishing the hash freezes the design and why it was chosen. The record holds no
+time stamp: planning again with the same inputs writes the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..outputs import OutputSet
+from ..spec.model import SIZING_FILE
+from .design import PlanResult
+
+SIZING_KEYS = ("raters", "items", "expected_width", "method", "simulations", "measure",
+               "level", "source", "target", "n_boot", "seed", "cost_unit", "notes")
+
+
+def sizing_record(result: PlanResult) -> dict[str, Any]:
+    """The part of a plan that is frozen: the chosen design, target, source and notes."""
+    full = result.to_dict()
+    record = {k: full[k] for k in SIZING_KEYS}
+    best = result.chosen()
+    record["cost"] = None if best is None else float(best["cost"])
+    return record
+
+
+def record_plan(root: str | Path, result: PlanResult) -> Path:
+    """Write ``sizing.json`` into the study folder, whole or not at all; its path.
+
+    Raises
+    ------
+    ValueError
+        No design of the plan meets its target (there is nothing to record).
+    """
+    if result.chosen() is None:
+        raise ValueError("no design meets the target; widen the grid before recording")
+    path = Path(root) / SIZING_FILE
+    text = json.dumps(sizing_record(result), indent=2, sort_keys=True, ensure_ascii=False)
+    with OutputSet() as outputs:
+        outputs.stage(path).write_text(text + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,213 @@
+"""Simulated designs: draw data sets of a given size and compute alpha's bootstrap interval.
+
+Two sources of data sets:
+
+* :class:`ModelSource` - an anticipated alpha and the shares of the values. Each unit
+  has a true value drawn from the shares; each rater reports it with probability
+  :math:`q = \\sqrt{\\alpha}`, otherwise an independent draw from the shares. Two
+  ratings then disagree like a chance pair with probability :math:`1 - q^2`, so the
+  population alpha is exactly the anticipated one at every level of measurement.
+* :class:`PilotSource` - a pilot's ratings. A data set of ``n`` units and ``r`` raters
+  takes ``n`` pilot units with replacement and, in each, ``r`` of its values without
+  replacement (alpha uses only values within a unit, so rater identity is not needed).
+  Rater counts above what the pilot's units hold are drawn from the model fitted to
+  the pilot (its alpha and value shares) and say so in the ``method`` column.
+
+Each data set's interval is the one ``sheetflow analyze`` reports: for alpha,
+:func:`sheetflow.stats.krippendorff_alpha`'s unit bootstrap; for Fleiss' kappa,
+:func:`sheetflow.stats.fleiss_kappa`'s interval (Gwet's non-null variance); for Cohen's
+kappa (two raters), :func:`sheetflow.stats.cohen_kappa`'s. Under the model, Fleiss' and
+Cohen's kappa (equal marginals) also equal :math:`q^2`, so ``alpha`` is read as the
+anticipated kappa for those. Every grid cell has its own seed
+derived from (seed, raters, units), so a cell's result does not depend on the grid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..stats import cohen_kappa, fleiss_kappa, krippendorff_alpha
+
+__all__ = ["STATISTICS", "ModelSource", "PilotSource", "Progress", "simulate_cell",
+           "simulate_grid"]
+
+STATISTICS = ("alpha", "fleiss_kappa", "cohen_kappa")
+
+Progress = Callable[[int, int], None]
+"""Called with (cells done, cells in all) after each grid cell."""
+
+CELL_COLUMNS = ("raters", "units", "expected_width", "width_q10", "width_q90", "p_lower",
+                "estimate_median", "undefined", "simulations", "method")
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Anticipated agreement: alpha and the value shares over ``domain`` (in order)."""
+
+    alpha: float
+    shares: tuple[float, ...]
+    domain: tuple[Any, ...]
+    level: str
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.alpha <= 1:
+            raise ValueError("the anticipated alpha must be between 0 and 1.")
+        if len(self.shares) != len(self.domain) or len(self.domain) < 2:
+            raise ValueError("give one share per value of the domain (two or more values).")
+        if min(self.shares) < 0 or not np.isclose(sum(self.shares), 1.0, atol=1e-6):
+            raise ValueError("value shares must be non-negative and add up to 1.")
+
+    def describe(self) -> str:
+        """One line for the report."""
+        return f"assumed alpha {self.alpha:g} with value shares " + ", ".join(
+            f"{v}: {s:.2f}" for v, s in zip(self.domain, self.shares, strict=True))
+
+    def draw(self, rng: np.random.Generator, units: int, raters: int) -> np.ndarray:
+        """A raters x units matrix of value codes."""
+        p = np.asarray(self.shares) / np.sum(self.shares)
+        truth = rng.choice(len(p), size=units, p=p)
+        noise = rng.choice(len(p), size=(raters, units), p=p)
+        keep = rng.random((raters, units)) < np.sqrt(self.alpha)
+        return np.where(keep, truth[None, :], noise)
+
+
+@dataclass(frozen=True)
+class PilotSource:
+    """A pilot's ratings as value codes: one row per unit, -1 where a slot is empty."""
+
+    codes: np.ndarray
+    domain: tuple[Any, ...]
+    level: str
+    label: str = "pilot"
+
+    @property
+    def per_unit(self) -> np.ndarray:
+        """Number of values in each pilot unit."""
+        return (self.codes >= 0).sum(axis=1)
+
+    def describe(self) -> str:
+        """One line for the report."""
+        m = self.per_unit
+        return (f"{self.label}: {len(m)} units, {int(m.min())}-{int(m.max())} values per unit, "
+                f"alpha {self.alpha():.3f}")
+
+    def alpha(self) -> float:
+        """The pilot's own alpha (NaN when undefined)."""
+        res = krippendorff_alpha(_values(self.codes.T, self), level=self.level,
+                                 value_domain=_domain(self), n_boot=0, seed=0)
+        return float(res.loc[0, "alpha"])
+
+    def fitted(self) -> ModelSource:
+        """The model with the pilot's alpha (floored at 0) and value shares."""
+        counts = np.bincount(self.codes[self.codes >= 0], minlength=len(self.domain))
+        a = self.alpha()
+        return ModelSource(float(np.clip(a if np.isfinite(a) else 0.0, 0.0, 1.0)),
+                           tuple(counts / counts.sum()), self.domain, self.level)
+
+    def draw(self, rng: np.random.Generator, units: int, raters: int) -> np.ndarray:
+        """A raters x units matrix of value codes resampled from the pilot."""
+        eligible = self.codes[self.per_unit >= raters]
+        rows = eligible[rng.integers(0, len(eligible), size=units)]
+        keys = np.where(rows >= 0, rng.random(rows.shape), 2.0)
+        order = np.argsort(keys, axis=1)[:, :raters]
+        return np.take_along_axis(rows, order, axis=1).T
+
+
+def _domain(source: ModelSource | PilotSource) -> list[Any]:
+    """Numeric values for interval/ratio; codes otherwise (order is all that matters)."""
+    if source.level in ("interval", "ratio"):
+        return [float(v) for v in source.domain]
+    return list(range(len(source.domain)))
+
+
+def _values(codes: np.ndarray, source: ModelSource | PilotSource) -> np.ndarray:
+    """Codes to the numbers :func:`krippendorff_alpha` reads (NaN where missing)."""
+    lookup = np.asarray(_domain(source), dtype=float)
+    return np.where(codes >= 0, lookup[np.clip(codes, 0, None)], np.nan)
+
+
+def _interval(statistic: str, data: np.ndarray, source: ModelSource | PilotSource,
+              n_boot: int, confidence: float, seed: int) -> tuple[float, float, float]:
+    """(estimate, low, high) of one simulated data set (raters x units)."""
+    if statistic == "alpha":
+        res = krippendorff_alpha(data, level=source.level, value_domain=_domain(source),
+                                 n_boot=n_boot, confidence=confidence, seed=seed)
+        est = "alpha"
+    elif statistic == "fleiss_kappa":
+        res = fleiss_kappa(data, categories=_domain(source), confidence=confidence)
+        est = "kappa"
+    else:
+        res = cohen_kappa(data, categories=_domain(source), confidence=confidence)
+        est = "kappa"
+    return float(res.loc[0, est]), float(res.loc[0, "ci_low"]), float(res.loc[0, "ci_high"])
+
+
+def simulate_cell(
+    source: ModelSource | PilotSource, raters: int, units: int, *, simulations: int,
+    n_boot: int, confidence: float = 0.95, edge: float | None = None, seed: int = 0,
+    statistic: str = "alpha",
+) -> dict[str, Any]:
+    """Median interval width (and more) over ``simulations`` data sets of one size.
+
+    Returns
+    -------
+    dict
+        ``raters, units``; ``expected_width`` (median full width of the bootstrap
+        interval), ``width_q10``/``width_q90``; ``p_lower``, the share of data sets
+        whose lower limit is at or above ``edge`` (NaN without an edge);
+        ``estimate_median``; ``undefined``, the share of data sets whose alpha or
+        interval was undefined (no variation: counted as not meeting any target);
+        ``simulations`` and ``method``. ``statistic`` is one of :data:`STATISTICS`
+        (Cohen's kappa needs exactly two raters).
+    """
+    if statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {', '.join(STATISTICS)}.")
+    if statistic == "cohen_kappa" and raters != 2:
+        raise ValueError("Cohen's kappa is for exactly two raters; use fleiss_kappa.")
+    method = "simulation"
+    if isinstance(source, PilotSource):
+        if int(source.per_unit.max()) >= raters:
+            method = "pilot resampling"
+        else:
+            source, method = source.fitted(), "model fitted to pilot"
+    rng = np.random.default_rng([seed, raters, units])
+    widths, lows, alphas = (np.full(simulations, np.nan) for _ in range(3))
+    for i in range(simulations):
+        data = _values(source.draw(rng, units, raters), source)
+        alphas[i], lows[i], high = _interval(statistic, data, source, n_boot, confidence,
+                                             int(rng.integers(2**31)))
+        widths[i] = high - lows[i]
+    ok = np.isfinite(widths)
+    q = np.quantile(widths[ok], [0.1, 0.5, 0.9]) if ok.any() else [np.nan] * 3
+    p_lower = float(np.mean(np.where(ok, lows >= edge, False))) if edge is not None else np.nan
+    return {"raters": raters, "units": units, "expected_width": float(q[1]),
+            "width_q10": float(q[0]), "width_q90": float(q[2]), "p_lower": p_lower,
+            "estimate_median": float(np.nanmedian(alphas)) if ok.any() else np.nan,
+            "undefined": float(1 - ok.mean()), "simulations": simulations, "method": method}
+
+
+def simulate_grid(
+    source: ModelSource | PilotSource, raters: Sequence[int], units: Sequence[int], *,
+    simulations: int = 200, n_boot: int = 500, confidence: float = 0.95,
+    edge: float | None = None, seed: int = 0, progress: Progress | None = None,
+    statistic: str = "alpha",
+) -> pd.DataFrame:
+    """:func:`simulate_cell` for every (raters, units) pair; one row per cell."""
+    if simulations < 1 or n_boot < 1:
+        raise ValueError("simulations and n_boot must be at least 1.")
+    cells = [(r, n) for r in raters for n in units]
+    if any(r < 2 for r, _ in cells) or any(n < 2 for _, n in cells):
+        raise ValueError("a design needs at least 2 raters and 2 units.")
+    rows = []
+    for done, (r, n) in enumerate(cells, start=1):
+        rows.append(simulate_cell(source, r, n, simulations=simulations, n_boot=n_boot,
+                                  confidence=confidence, edge=edge, seed=seed,
+                                  statistic=statistic))
+        if progress is not None:
+            progress(done, len(cells))
+    return pd.DataFrame(rows, columns=list(CELL_COLUMNS))

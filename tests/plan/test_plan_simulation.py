@@ -1,0 +1,142 @@
+"""Simulated plans: the model's alpha, reproducibility, and the promise checked on real data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sheetflow.plan import (
+    Costs,
+    ModelSource,
+    PilotSource,
+    Target,
+    items_for_target,
+    plan_alpha,
+    simulate_cell,
+)
+from sheetflow.stats import krippendorff_alpha
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def pandalm() -> np.ndarray:
+    """999 items x 3 annotators (PandaLM test set; see fixtures/README.md)."""
+    table = pd.read_csv(FIXTURES / "pandalm_annotations.csv")
+    return table[["annotator1", "annotator2", "annotator3"]].to_numpy()
+
+
+@pytest.mark.parametrize("level,alpha", [("nominal", 0.4), ("ordinal", 0.75),
+                                         ("interval", 0.9)])
+def test_model_draws_data_with_the_anticipated_alpha(level, alpha):
+    model = ModelSource(alpha, (0.2, 0.5, 0.3), (1, 2, 3), level)
+    cell = simulate_cell(model, 4, 400, simulations=30, n_boot=50, seed=2)
+    assert cell["estimate_median"] == pytest.approx(alpha, abs=0.03)
+
+
+def test_same_seed_same_plan_and_progress_reported():
+    model = ModelSource(0.7, (0.5, 0.5), ("yes", "no"), "nominal")
+    calls = []
+    kwargs = dict(raters=[2, 3], items=[20, 40], target=Target(width=0.3), simulations=20,
+                  n_boot=100, seed=9)
+    first = plan_alpha(model, progress=lambda d, t: calls.append((d, t)), **kwargs)
+    again = plan_alpha(model, **kwargs)
+    pd.testing.assert_frame_equal(first.table, again.table)
+    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    other = plan_alpha(model, **{**kwargs, "seed": 10})
+    assert not first.table["expected_width"].equals(other.table["expected_width"])
+
+
+def test_more_items_or_raters_narrow_the_interval():
+    model = ModelSource(0.7, (0.3, 0.4, 0.3), (0, 1, 2), "ordinal")
+    res = plan_alpha(model, raters=[2, 5], items=[20, 200], target=Target(width=0.2),
+                     simulations=40, n_boot=200, seed=1)
+    w = res.table.set_index(["raters", "items"])["expected_width"]
+    assert w[(2, 200)] < w[(2, 20)] and w[(5, 20)] < w[(2, 20)]
+
+
+def test_cheapest_design_follows_the_costs():
+    model = ModelSource(0.8, (0.5, 0.5), (0, 1), "nominal")
+    grid = dict(raters=[2, 6], items=[30, 300], target=Target(width=0.5), simulations=20,
+                n_boot=100, seed=4)
+    # Every design meets a 0.5 width; raters expensive -> 2 raters; items expensive and
+    # raters cheap -> the fewest items.
+    pricey_raters = plan_alpha(model, costs=Costs(per_rater=1000, per_item=1), **grid)
+    assert (pricey_raters.chosen()["raters"], pricey_raters.chosen()["items"]) == (2, 30)
+    res = plan_alpha(model, costs=Costs(per_rater=0, per_item=5), **grid)
+    assert res.chosen()["cost"] == min(res.table["cost"])
+    assert res.table["cheapest"].sum() == 1
+
+
+def test_lower_bound_target_uses_the_share_of_studies_clearing_the_edge():
+    model = ModelSource(0.85, (0.5, 0.5), (0, 1), "nominal")
+    res = plan_alpha(model, raters=[3], items=[20, 400], target=Target(edge=0.7,
+                     probability=0.8), simulations=40, n_boot=200, seed=5)
+    p = res.table.set_index("items")["p_lower"]
+    assert p[20] < 0.8 <= p[400]
+    assert res.chosen()["items"] == 400
+
+
+def test_no_design_meeting_the_target_is_said():
+    model = ModelSource(0.5, (0.5, 0.5), (0, 1), "nominal")
+    res = plan_alpha(model, raters=[2], items=[10], target=Target(width=0.01),
+                     simulations=10, n_boot=50)
+    assert res.chosen() is None and res.to_dict()["raters"] is None
+
+
+def test_items_for_target_meets_the_width():
+    model = ModelSource(0.75, (0.25, 0.5, 0.25), (0, 1, 2), "ordinal")
+    items, width = items_for_target(model, 3, 0.2, start_items=20, simulations=60,
+                                    n_boot=200, seed=3)
+    assert width <= 0.2
+    smaller = simulate_cell(model, 3, int(items * 0.7), simulations=60, n_boot=200, seed=3)
+    assert smaller["expected_width"] > 0.2
+
+
+def test_pilot_rater_counts_beyond_the_pilot_use_the_fitted_model(pandalm):
+    pilot = PilotSource(pandalm[:100], (0, 1, 2), "nominal")
+    assert simulate_cell(pilot, 3, 50, simulations=5, n_boot=50)["method"] == "pilot resampling"
+    assert simulate_cell(pilot, 4, 50, simulations=5, n_boot=50)["method"] == \
+        "model fitted to pilot"
+
+
+def test_promised_width_holds_on_fresh_data_from_the_full_set(pandalm):
+    """Acceptance: plan from a 150-item pilot; fresh studies of the recommended size drawn
+    from all 999 items (real raters) have a median bootstrap width within 15% of the
+    promise."""
+    rng = np.random.default_rng(20261130)
+    pilot = PilotSource(pandalm[rng.choice(len(pandalm), 150, replace=False)], (0, 1, 2),
+                        "nominal")
+    res = plan_alpha(pilot, raters=[2, 3], items=[40, 80, 120, 160, 240],
+                     target=Target(width=0.15), simulations=100, n_boot=500, seed=1)
+    best = res.chosen()
+    raters, items = int(best["raters"]), int(best["items"])
+    widths = []
+    for i in range(200):
+        cols = rng.choice(3, raters, replace=False)
+        rows = rng.choice(len(pandalm), items, replace=False)
+        data = pandalm[np.ix_(rows, cols)].T.astype(float)
+        out = krippendorff_alpha(data, level="nominal", value_domain=[0, 1, 2], n_boot=1000,
+                                 seed=i)
+        widths.append(out.loc[0, "ci_high"] - out.loc[0, "ci_low"])
+    assert np.median(widths) == pytest.approx(best["expected_width"], rel=0.15)
+
+
+@pytest.mark.parametrize("statistic,raters", [("fleiss_kappa", 4), ("cohen_kappa", 2)])
+def test_kappa_is_simulated_with_its_own_interval(statistic, raters):
+    model = ModelSource(0.6, (0.3, 0.7), ("yes", "no"), "nominal")
+    cell = simulate_cell(model, raters, 300, simulations=30, n_boot=1, seed=2,
+                         statistic=statistic)
+    assert cell["estimate_median"] == pytest.approx(0.6, abs=0.05)
+    small = simulate_cell(model, raters, 30, simulations=30, n_boot=1, seed=2,
+                          statistic=statistic)
+    assert small["expected_width"] > cell["expected_width"] > 0
+
+
+def test_cohen_kappa_needs_two_raters():
+    model = ModelSource(0.6, (0.5, 0.5), (0, 1), "nominal")
+    with pytest.raises(ValueError, match="two raters"):
+        simulate_cell(model, 3, 30, simulations=2, n_boot=1, statistic="cohen_kappa")

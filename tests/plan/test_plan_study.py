@@ -1,0 +1,166 @@
+"""Planning a study folder: protocol 000's design, the recorded design, the CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from sheetflow.cli import cli
+from sheetflow.errors import SpecError, UsageError
+from sheetflow.plan import SIZING_FILE, Target, band_width, plan_study, record_plan
+from sheetflow.plan.workbook import write_plan_workbook
+from sheetflow.study import load_study
+from sheetflow.templates import data_dir
+
+FAST = dict(simulations=40, n_boot=200)
+
+
+@pytest.fixture
+def study000(tmp_path) -> Path:
+    """Protocol 000's design: the paired-rubric template with four validators, 18 cases."""
+    folder = tmp_path / "p000"
+    shutil.copytree(data_dir("templates") / "paired-rubric", folder)
+    with (folder / "raters.csv").open("a", encoding="utf-8") as f:
+        f.write("EV-04,Validator Four,Tanaka,ev04@example.org,primary\n")
+    study = load_study(folder)
+    assert (len(study.raters), len(study.items)) == (4, 18)
+    return folder
+
+
+def test_bands_080_070_060_are_010_apart(study000):
+    assert band_width(load_study(study000)) == pytest.approx(0.10)
+
+
+def test_protocol_000_design_gets_a_plain_note(study000):
+    """Acceptance: 4 raters x 18 cases -> the interval it can expect, and how many cases
+    make the band decision reliable."""
+    res = plan_study(study000, expected=0.75, raters=[4], items=[18, 100], **FAST)
+    first, second = res.notes[0], res.notes[1]
+    assert "4 raters x 18 cases, 36 rated responses" in first
+    assert "wider than one band" in first
+    row = res.table[(res.table["raters"] == 4) & (res.table["items"] == 18)].iloc[0]
+    assert row["expected_width"] > 0.2  # far wider than a 0.10 band
+    assert f"about {row['expected_width']:.2f} wide" in first
+    assert second.startswith("About ") and "cases with 4 raters" in second
+    needed = int(second.split()[1])
+    assert 100 < needed < 2000
+    assert res.target.width == pytest.approx(0.10)
+
+
+def test_recorded_design_is_frozen_by_the_spec_hash(study000, tmp_path):
+    before = load_study(study000).hash
+    res = plan_study(study000, expected=0.75, raters=[4], items=[18, 400],
+                     target=Target(width=0.3), **FAST)
+    path = record_plan(study000, res)
+    assert path.name == SIZING_FILE
+    study = load_study(study000)
+    assert study.sizing["raters"] == 4 and study.sizing["items"] == 400
+    assert study.sizing["notes"] == res.notes
+    assert study.hash != before
+    record_plan(study000, res)  # same inputs, same bytes, same hash
+    assert load_study(study000).hash == study.hash
+    path.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(SpecError, match=r"sizing\.json"):
+        load_study(study000)
+
+
+def test_plan_workbook_has_designs_and_a_chart(study000, tmp_path):
+    res = plan_study(study000, expected=0.75, raters=[3, 4], items=[18, 60], **FAST)
+    path = write_plan_workbook(res, tmp_path / "out" / "plan.xlsx")
+    wb = openpyxl.load_workbook(path)
+    assert wb.sheetnames == ["Plan", "Chart"]
+    values = [c for row in wb["Plan"].iter_rows(values_only=True) for c in row if c]
+    assert "expected_width" in values and res.notes[0] in values
+    assert wb["Chart"]["B1"].value == "3 raters"
+    assert wb["Chart"]._charts
+
+
+def test_inputs_are_checked(study000, tmp_path):
+    with pytest.raises(UsageError, match="--expected"):
+        plan_study(study000, **FAST)
+    with pytest.raises(UsageError, match="choose one of"):
+        plan_study(study000, expected=0.7, measure="nope", **FAST)
+    with pytest.raises(UsageError, match="21 values"):
+        plan_study(study000, expected=0.7, shares=[0.5, 0.5], **FAST)
+    bad = tmp_path / "pilot.csv"
+    bad.write_text("unit,rater,value\nc1,r1,3\nc1,r2,99\n", encoding="utf-8")
+    with pytest.raises(Exception, match=r"pilot.csv: value '99' \(unit c1, rater r2\)"):
+        plan_study(study000, pilot=bad, **FAST)
+
+
+def test_pilot_csv_plans_a_dimension(study000, tmp_path):
+    rows = ["unit,rater,value"] + [f"u{u},r{r},{(u + (r == 2 and u % 4 == 0)) % 4}"
+                                   for u in range(40) for r in range(3)]
+    pilot = tmp_path / "pilot.csv"
+    pilot.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    res = plan_study(study000, measure="evidence", pilot=pilot, raters=[3], items=[18, 40],
+                     **FAST)
+    assert res.level == "ordinal"
+    by_raters = res.table.groupby("raters")["method"].first()
+    # the study's own 4 raters are always planned; the 3-rater pilot cannot be resampled
+    # for them, so the model fitted to the pilot stands in, and says so
+    assert by_raters[3] == "pilot resampling" and by_raters[4] == "model fitted to pilot"
+    assert res.source.startswith("pilot pilot.csv: 40 units")
+
+
+def test_icc_plan_uses_bonett(study000):
+    res = plan_study(study000, statistic="icc", expected=0.7, raters=[2, 4], items=[18, 200],
+                     target=Target(width=0.2))
+    assert res.method == "Bonett (2002)" and res.simulations == 0
+    assert set(res.table["items_needed"]) == {101, 57}  # 8 z^2 .09 3.1^2 / (12 .04) + 1 = 56.4
+    assert "4 raters x 18 items" in res.notes[0]
+
+
+def test_cli_plan_json_and_exit_codes(study000):
+    runner = CliRunner()
+    args = ["plan", str(study000), "--expected", "0.75", "--raters", "4", "--items",
+            "18,400", "--width", "0.3", "--simulations", "30", "--n-boot", "150", "--json"]
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert {"raters", "items", "expected_width", "method", "simulations"} <= set(data)
+    assert (data["raters"], data["items"], data["simulations"]) == (4, 400, 30)
+    assert (study000 / "out" / "plan.xlsx").exists()
+    narrow = runner.invoke(cli, [*args[:-1], "--width", "0.01"])  # the last --width wins
+    assert narrow.exit_code == 1
+    assert narrow.output.rstrip().splitlines()[-1].startswith("no design of the grid")
+    usage = runner.invoke(cli, ["plan", str(study000), "--raters", "two"])
+    assert usage.exit_code == 2 and "error: 'two' is not a list" in usage.output
+    both = runner.invoke(cli, ["plan", str(study000), "--expected", "0.7", "--width", "0.1",
+                               "--above", "0.7"])
+    assert both.exit_code == 2 and "not both" in both.output
+
+
+def test_cli_plan_record_writes_sizing(study000):
+    result = CliRunner().invoke(cli, [
+        "plan", str(study000), "--expected", "0.75", "--raters", "4", "--items", "18,400",
+        "--width", "0.3", "--simulations", "20", "--n-boot", "100", "--record"])
+    assert result.exit_code == 0, result.output
+    assert "cheapest   4 raters x 400 items" in result.output
+    assert json.loads((study000 / SIZING_FILE).read_text())["items"] == 400
+
+
+def test_the_study_own_ratings_are_the_pilot(tmp_path):
+    """After collect, plan unblinds out/ratings.csv with the sealed key and resamples it."""
+    from sheetflow.demo import run_demo
+
+    folder = run_demo(tmp_path / "demo").folder
+    res = plan_study(folder, raters=[4], items=[18], simulations=20, n_boot=100)
+    assert res.source.startswith("pilot out/ratings.csv: 36 units, 4-4 values per unit")
+    assert res.method == "pilot resampling"
+    assert "4 raters x 18 cases" in res.notes[0]
+
+
+def test_kappa_plans_name_the_statistic(study000):
+    res = plan_study(study000, statistic="fleiss_kappa", measure="direction", expected=0.6,
+                     raters=[4], items=[18], simulations=20, n_boot=1)
+    assert res.statistic == "fleiss_kappa" and res.level == "nominal"
+    assert "Fleiss' kappa on 'direction'" in res.notes[0]
+    cohen = plan_study(study000, statistic="cohen_kappa", measure="direction",
+                       expected=0.6, raters=[2, 3], items=[18], simulations=20, n_boot=1)
+    assert set(cohen.table["raters"]) == {2}

@@ -1,0 +1,331 @@
+"""What a rater sees in a pack: how-to first, one count of required answers shared with
+collect, out-of-rule values flagged, human labels, cards kept whole on printed pages, and
+the Submission area collected like every other answer."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import itertools
+import re
+import shutil
+import subprocess
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+from roundtrip_helpers import fill_openpyxl, plan_answers
+
+from sheetflow.collect import collect
+from sheetflow.generate import generate_packs
+from sheetflow.rubric import answer_required
+from sheetflow.study import load_study
+from sheetflow.workbook import layout as L
+from sheetflow.workbook import pages
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = ["paired-rubric", "keep-known", "anchored-plan", "answer-review", "judge-likert"]
+needs_lo = pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice not on PATH")
+
+
+@pytest.fixture(scope="module")
+def studies(tmp_path_factory):
+    """Every template generated once."""
+    tmp = tmp_path_factory.mktemp("packs")
+    out = {}
+    for template in TEMPLATES:
+        folder = tmp / template
+        shutil.copytree(ROOT / "templates" / template, folder)
+        generate_packs(folder)
+        out[template] = folder
+    return out
+
+
+def _manifest_json(folder: Path) -> dict:
+    import json
+    return json.loads((folder / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+
+
+def _required(folder: Path, pack: dict) -> list[dict]:
+    dims = {d.id: d for d in load_study(folder).rubric.dimensions}
+    return [a for a in L.iter_answer_cells(pack)
+            if answer_required(dims.get(a["dimension"]), a["part"])]
+
+
+def _progress_total(path: Path, pack: dict) -> int:
+    ws = openpyxl.load_workbook(path)[L.SCORING_SHEET]
+    formula = ws[pack["progress"]["cell"]].value
+    match = re.search(r'"All (\d+) answers done"', formula)
+    assert match, formula
+    assert f'" of {match.group(1)} required answers filled"' in formula
+    return int(match.group(1))
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_progress_line_and_collect_agree_on_required(studies, template, tmp_path):
+    """N in the pack's progress line is collect's ``required``, blank and part-filled."""
+    folder = studies[template]
+    pack = _manifest_json(folder)["packs"][0]
+    src = folder / L.PACKS_DIR / pack["file"]
+    required = _required(folder, pack)
+    total = _progress_total(src, pack)
+    assert total == len(required) > 0
+    blank = collect(folder, [src], write=False).report.files[0]
+    assert (blank.answered, blank.required) == (0, total)
+    plan = plan_answers(pack)
+    plan.update({a["cell"]: (dt.datetime(2026, 11, 2, 9 + i % 9, 30), "") for i, a in
+                 enumerate(L.iter_answer_cells(pack))
+                 if a["validation"]["type"] in ("time", "datetime")})
+    filled = {a["cell"] for a in required[::2]}
+    dst = tmp_path / pack["file"]
+    fill_openpyxl(src, dst, {c: v for c, v in plan.items() if c in filled})
+    part = collect(folder, [dst], write=False).report.files[0]
+    assert (part.answered, part.required) == (len(filled), total)
+
+
+def test_confidence_counts_in_both_where_the_rubric_asks(studies):
+    """Protocol 000 asks a confidence for every scored dimension: both counts include it."""
+    folder = studies["paired-rubric"]
+    pack = _manifest_json(folder)["packs"][0]
+    parts = {a["part"] for a in _required(folder, pack)}
+    assert "confidence" in parts
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_how_to_comes_first(studies, template):
+    folder = studies[template]
+    pack = _manifest_json(folder)["packs"][0]
+    ws = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])[L.INSTRUCTIONS_SHEET]
+    texts = {c.row: str(c.value) for c in ws["B"] if c.value is not None}
+    how = min(r for r, t in texts.items() if t == "How to use this workbook")
+    study = min(r for r, t in texts.items() if t == "Study instructions")
+    assert how <= 15 - 3
+    assert sum(1 for r in range(how + 1, 16) if texts.get(r, "").startswith("\u2022")) >= 3
+    assert study > how
+
+
+def _cf_rules(path: Path) -> list[tuple[list[str], str, str]]:
+    """(cells, rule type, formula) of every conditional format on the Scoring sheet."""
+    with zipfile.ZipFile(path) as zf:
+        xml = zf.read("xl/worksheets/sheet2.xml").decode("utf-8")
+    out = []
+    for sqref, body in re.findall(r'<conditionalFormatting sqref="([^"]+)">(.*?)'
+                                  r"</conditionalFormatting>", xml):
+        for kind, formula in re.findall(r'<cfRule type="(\w+)"[^>]*><formula>([^<]+)</formula>',
+                                        body):
+            cells = [c for ref in sqref.split() for c in _expand(ref)]
+            out.append((cells, kind, formula.replace("&quot;", '"').replace("&lt;", "<")
+                        .replace("&gt;", ">").replace("&amp;", "&")))
+    return out
+
+
+def _expand(ref: str) -> list[str]:
+    first, _, last = ref.partition(":")
+    last = last or first
+    c1, r1 = first[0], int(first[1:])
+    c2, r2 = last[0], int(last[1:])
+    return [f"{chr(c)}{r}" for c in range(ord(c1), ord(c2) + 1) for r in range(r1, r2 + 1)]
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_every_answer_cell_has_an_out_of_rule_highlight(studies, template):
+    """A paste bypasses validation; the expression rule covers every cell with a rule."""
+    folder = studies[template]
+    study = load_study(folder)
+    dims = {d.id: d for d in study.rubric.dimensions}
+    for pack in _manifest_json(folder)["packs"]:
+        rules = _cf_rules(folder / L.PACKS_DIR / pack["file"])
+        flagged: dict[str, str] = {}
+        for cells, kind, formula in rules:
+            if kind == "expression" and formula != f'LEFT({L.PROGRESS_CELL},4)="All "':
+                top = min(cells, key=lambda c: (int(c[1:]), c[0]))
+                assert top in formula, (top, formula[:60])  # anchored on its top-left cell
+                flagged.update(dict.fromkeys(cells, formula))
+        for a in L.iter_answer_cells(pack):
+            dim = dims.get(a["dimension"])
+            free = a["validation"]["type"] == "any" and (
+                dim is None or (dim.min_words is None and dim.max_words is None))
+            assert free or a["cell"] in flagged, (pack["file"], a["cell"], a["dimension"])
+
+
+@pytest.mark.libreoffice
+@needs_lo
+def test_libreoffice_evaluates_the_highlight_as_promised(studies, tmp_path):
+    """Each rule's formula, evaluated by LibreOffice in a spare cell: pasted values that
+    the rule refuses are flagged, allowed ones and blanks are not."""
+    folder = studies["paired-rubric"]
+    pack = _manifest_json(folder)["packs"][0]
+    src = folder / L.PACKS_DIR / pack["file"]
+    rules = [r for r in _cf_rules(src) if r[1] == "expression" and "LEFT(" not in r[2]]
+    by_kind = {}
+    for a in L.iter_answer_cells(pack):
+        by_kind.setdefault((a["dimension"], a["part"][:1]), a)
+    cases = []  # (cell, value, expected flag)
+    samples = {"preference": [("Maybe", True), ("B > A", True), ("A>B", False)],
+               "count": [("three", True), (2.5, True), (-1, True), (4, False)],
+               "checklist": [("Y", True), ("Yes", False)],
+               "number": [(6.5, False), (6.125, True), (41, True), ("six", True)],
+               "confidence": [("Hi", True), ("High", False)]}
+    study = load_study(folder)
+    dims = {d.id: d for d in study.rubric.dimensions}
+    for (dim_id, part), a in by_kind.items():
+        kind = "confidence" if part == "c" else dims[dim_id].kind if dim_id else "time"
+        cases += [(a["cell"], v, flag) for v, flag in samples.get(kind, [])]
+    cases.append((cases[0][0], None, False))  # blank is the blank rule's business
+    wb = openpyxl.load_workbook(src)
+    ws = wb[L.SCORING_SHEET]
+    probe = []
+    for i, (cell, value, flag) in enumerate(cases):
+        # one probe row per case: copy the answer cell's rule to a spare row and cell
+        formula = next(f for cells, _, f in rules if cell in cells)
+        top = formula_anchor(formula)
+        spare = f"Z{i + 1}"
+        ws[f"Y{i + 1}"] = value
+        ws[spare] = "=" + formula.replace(top, f"Y{i + 1}")
+        probe.append((cell, value, flag))
+    assert len(probe) >= 15
+    filled = tmp_path / "probe.xlsx"
+    wb.save(filled)
+    csv_filter = "csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,2"
+    proc = subprocess.run(
+        ["soffice", f"-env:UserInstallation={(tmp_path / 'lo').as_uri()}", "--headless",
+         "--convert-to", csv_filter, "--outdir", str(tmp_path / "csv"), str(filled)],
+        capture_output=True, text=True, timeout=180, check=False)
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.reader((tmp_path / "csv" / f"probe-{L.SCORING_SHEET}.csv")
+                           .read_text(encoding="utf-8").splitlines()))
+    for i, (cell, value, flag) in enumerate(probe):
+        got = rows[i][25].upper()
+        assert got == ("TRUE" if flag else "FALSE"), (cell, value, got)
+
+
+def formula_anchor(formula: str) -> str:
+    """The first cell reference in a rule's formula (its anchor)."""
+    return re.search(r"\b([A-H][0-9]+)\b", formula).group(1)
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_page_breaks_fall_between_cards_that_fit_a_page(studies, template):
+    folder = studies[template]
+    pack = _manifest_json(folder)["packs"][0]
+    ws = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])[L.SCORING_SHEET]
+    breaks = [b.id for b in ws.row_breaks.brk]  # 1-based: the break is below this row
+    starts = {int(c["title"]["cell"][1:]) for c in pack["cards"]}
+    starts |= {int(b["start"]["cell"][1:]) for b in pack["batches"]}
+    submission = [int(a["cell"][1:]) for a in pack["study_answers"].values()]
+    if submission:
+        starts.add(min(submission) - 2)
+    assert breaks and all(b + 1 in starts for b in breaks), breaks
+    landscape = ws.page_setup.orientation == "landscape"
+    room = pages.page_room(ws.page_setup.scale, sum(ws.row_dimensions[r].height or 15
+                                                     for r in range(1, 5)), landscape)
+    edges = [5, *[b + 1 for b in breaks], ws.max_row + 1]
+    for top, bottom in itertools.pairwise(edges):
+        height = sum(ws.row_dimensions[r].height or 15 for r in range(top, bottom))
+        assert height <= room, (top, bottom, height, room)
+
+
+@pytest.mark.libreoffice
+@needs_lo
+@pytest.mark.parametrize("template", ["paired-rubric", "keep-known", "answer-review"])
+def test_libreoffice_prints_one_page_per_break(studies, template, tmp_path):
+    """Printed by LibreOffice, the Scoring sheet has exactly the manual breaks' pages: no
+    automatic break was needed, so no card was split."""
+    folder = studies[template]
+    pack = _manifest_json(folder)["packs"][0]
+    wb = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])
+    wb[L.INSTRUCTIONS_SHEET].sheet_state = "hidden"
+    wb.active = 1
+    breaks = len(wb[L.SCORING_SHEET].row_breaks.brk)
+    scoring = tmp_path / "scoring.xlsx"
+    wb.save(scoring)
+    proc = subprocess.run(
+        ["soffice", f"-env:UserInstallation={(tmp_path / 'lo').as_uri()}", "--headless",
+         "--convert-to", "pdf", "--outdir", str(tmp_path), str(scoring)],
+        capture_output=True, text=True, timeout=180, check=False)
+    assert proc.returncode == 0, proc.stderr
+    info = subprocess.run(["pdfinfo", str(tmp_path / "scoring.pdf")], capture_output=True,
+                          text=True, check=True).stdout
+    assert int(re.search(r"Pages:\s+(\d+)", info).group(1)) == breaks + 1
+
+
+def test_count_lines_ask_for_a_count_and_show_points(studies):
+    folder = studies["paired-rubric"]
+    pack = _manifest_json(folder)["packs"][0]
+    ws = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])[L.SCORING_SHEET]
+    row = pack["cards"][0]["rows"][0]
+    cell = row["answers"]["depth"]["cell"]
+    r = int(cell[1:])
+    assert ws[f"B{r}"].value == "Depth of Analysis (count)"
+    assert "points" in ws[f"B{r + 1}"].value
+    assert ws[f"{cell[0]}{r + 1}"].value.startswith(f"=IF(ISNUMBER({cell}),")
+    assert "0-1 \u2192 0 pts" in ws[f"G{r}"].value
+
+
+def test_labels_are_human_and_guides_filled(studies):
+    folder = studies["answer-review"]
+    study = load_study(folder)
+    pack = _manifest_json(folder)["packs"][0]
+    ws = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])[L.SCORING_SHEET]
+    ids = {d.id for d in study.rubric.dimensions}
+    guide = L.guide_column(())
+    for a in L.iter_answer_cells(pack):
+        r = int(a["cell"][1:])
+        label = ws[f"B{r}"].value
+        assert label and label not in ids, label
+        if a["part"] == "value":
+            assert ws[f"{guide}{r}"].value, (a["dimension"], r)
+
+
+def test_confidence_columns_show_only_when_asked(studies):
+    asked = openpyxl.load_workbook(next((studies["paired-rubric"] / "packs").glob("*.xlsx")))
+    not_asked = openpyxl.load_workbook(next((studies["answer-review"] / "packs").glob("*.xlsx")))
+    assert not asked[L.SCORING_SHEET].column_dimensions["D"].hidden
+    assert not_asked[L.SCORING_SHEET].column_dimensions["D"].hidden is True
+    assert not_asked[L.SCORING_SHEET]["D4"].value in (None, "")
+
+
+def test_no_header_names_an_arm_or_the_tool(studies):
+    for template in TEMPLATES:
+        folder = studies[template]
+        arms = [a.id for a in load_study(folder).design.arms]
+        path = next((folder / "packs").glob("*.xlsx"))
+        wb = openpyxl.load_workbook(path)
+        ws = wb[L.SCORING_SHEET]
+        heads = [str(c.value) for row in ws.iter_rows(max_row=L.HEADER_ROWS) for c in row
+                 if c.value is not None]
+        heads += [str(ws[c["title"]["cell"]].value) for c in _manifest_json(folder)["packs"][0]
+                  ["cards"]]
+        for text in heads:
+            assert "sheetflow" not in text.lower(), text
+            assert not any(arm in text for arm in arms), text
+        assert "sheetflow" not in (wb.properties.creator or "").lower()
+
+
+def test_submission_area_is_validated_and_collected(studies, tmp_path):
+    """000's step 6.3 asks hours, acknowledgment and blinding integrity: all collected."""
+    folder = studies["paired-rubric"]
+    pack = _manifest_json(folder)["packs"][0]
+    study_cells = pack["study_answers"]
+    assert {"hours_worked", "acknowledgment", "recognised_arm", "blinding_concerns",
+            "methodology_notes"} <= set(study_cells)
+    assert study_cells["hours_worked"]["validation"] == {"type": "decimal", "min": 0,
+                                                          "max": 40, "places": 2}
+    plan = plan_answers(pack)
+    plan[study_cells["hours_worked"]["cell"]] = (6.5, "6.5")
+    plan[study_cells["acknowledgment"]["cell"]] = ("Named", "Named")
+    dst = tmp_path / pack["file"]
+    fill_openpyxl(folder / L.PACKS_DIR / pack["file"], dst, plan)
+    got = collect(folder, [dst], write=False)
+    values = {r["dimension"]: r["value"] for r in got.ratings if not r["case_id"]}
+    assert values["hours_worked"] == "6.5" and values["acknowledgment"] == "Named"
+    assert values["recognised_arm"] in ("Yes", "No")
+    status = got.report.files[0]
+    assert status.answered == status.required
+    bad = dict(plan)
+    bad[study_cells["hours_worked"]["cell"]] = (6.125, "")
+    fill_openpyxl(folder / L.PACKS_DIR / pack["file"], tmp_path / "bad.xlsx", bad)
+    issues = collect(folder, [tmp_path / "bad.xlsx"], write=False).report.issues
+    assert any(i.code == "value-not-whole" and i.cell == study_cells["hours_worked"]["cell"]
+               for i in issues)
