@@ -160,8 +160,18 @@ def natural_order(data: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     """``data`` sorted by ``columns`` in natural order (stable; other order kept)."""
     if data.empty:
         return data
-    return data.sort_values(columns, key=lambda col: col.map(natural_key),
-                            kind="stable", ignore_index=True)
+    return data.sort_values(columns, key=_natural_ranks, kind="stable", ignore_index=True)
+
+
+def _natural_ranks(col: pd.Series) -> pd.Series:
+    """Each value's rank in natural order (keys computed once per distinct value)."""
+    if pd.api.types.is_numeric_dtype(col):
+        return col
+    codes, uniques = pd.factorize(col, use_na_sentinel=False)
+    order = sorted(range(len(uniques)), key=lambda i: natural_key(uniques[i]))
+    ranks = np.empty(len(uniques), dtype=np.int64)
+    ranks[order] = np.arange(len(uniques))
+    return pd.Series(ranks[codes], index=col.index)
 
 
 def typed_domain(kind: str, domain: list[Any] | None, level: str) -> list[Any] | None:
