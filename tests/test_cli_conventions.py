@@ -53,7 +53,7 @@ def test_exit_code_and_json_for_every_command(tmp_path, monkeypatch, name, kind)
     expected = EXPECTED.get((name, kind), 2)
     assert result.exit_code == expected, (result.stdout, result.stderr)
     doc = json.loads(result.stdout)  # exactly one JSON document on stdout
-    assert doc["ok"] is (expected == 0), doc
+    assert doc["ok"] is (expected == 0) and doc["exit_code"] == expected, doc
     if expected:
         assert doc["exit_code"] == expected and doc["errors"], doc
         assert str(folder) in " ".join(doc["errors"]), doc

@@ -89,6 +89,8 @@ class Output:
         if self.as_json:
             if self.warnings and "warnings" not in doc:
                 doc = {**doc, "warnings": self.warnings}
+            # a result that is not ok is a data problem unless the caller says otherwise
+            doc = {"exit_code": EXIT_OK if doc.get("ok") else EXIT_DATA, **doc}
             click.echo(dumps(doc))
 
     def progress(self, label: str) -> Progress:

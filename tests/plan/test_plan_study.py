@@ -164,3 +164,14 @@ def test_kappa_plans_name_the_statistic(study000):
     cohen = plan_study(study000, statistic="cohen_kappa", measure="direction",
                        expected=0.6, raters=[2, 3], items=[18], simulations=20, n_boot=1)
     assert set(cohen.table["raters"]) == {2}
+
+
+def test_no_record_after_generate(study000):
+    """Recording after generate would change the sealed spec hash: refused."""
+    res = plan_study(study000, expected=0.75, raters=[4], items=[18, 400],
+                     target=Target(width=0.3), simulations=10, n_boot=50)
+    (study000 / "sealed").mkdir()
+    (study000 / "sealed" / "key.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(UsageError, match="already generated"):
+        record_plan(study000, res)
+    assert not (study000 / SIZING_FILE).exists()
