@@ -30,6 +30,7 @@ import math
 import random
 from dataclasses import dataclass, replace
 
+from .second_rater import locked_selection
 from .study import Item, Rater, Study
 
 
@@ -107,6 +108,9 @@ def second_rater_items(study: Study) -> tuple[Item, ...]:
 def rater_items(study: Study, rater: Rater) -> tuple[Item, ...]:
     """The items ``rater`` scores in the first sitting, in spec order."""
     if rater.role == "second" and study.design.second_rater is not None:
+        if study.design.second_rater.select_at == "lock":  # drawn at data lock (002)
+            chosen = set(locked_selection(study) or ())
+            return tuple(it for it in study.items if it.id in chosen)
         return second_rater_items(study)
     return study.items
 

@@ -113,7 +113,8 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     _refuse_other_seal(root, spec_hash, force)
     packs_dir = root / L.PACKS_DIR
     packs_dir.mkdir(parents=True, exist_ok=True)
-    assignments = [a for r in study.raters for a in _sittings(study, r)]
+    # a second rater whose subset is drawn at data lock has no pack until the lock
+    assignments = [a for r in study.raters for a in _sittings(study, r) if a.slots]
     manifest_path = packs_dir / L.MANIFEST_FILE
     infos, manifest_sha256 = _write_packs(study, spec_hash, assignments, manifest_path,
                                           progress)
@@ -311,6 +312,8 @@ def _created(study: Study) -> dt.datetime:
 
 def _sittings(study: Study, rater: Rater) -> list[Assignment]:
     sittings = [assign(study, rater, 1)]
+    if not sittings[0].slots:
+        return sittings
     if study.design.repeats is not None:
         sittings.append(assign(study, rater, 2))
     return sittings

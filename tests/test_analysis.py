@@ -189,15 +189,30 @@ def test_keep_known_fisher_matches_scipy():
 # --------------------------------------------------------------------------- 002
 
 
-def test_second_rater_selection_reproduces_generator():
+def _anchored_at_generate(tmp_path):
+    """The anchored-plan template with its subset drawn at generate (not at lock)."""
+    import shutil
+
+    folder = tmp_path / "anchored"
+    shutil.copytree(TEMPLATES / "anchored-plan", folder)
+    spec = folder / "study.toml"
+    spec.write_text(spec.read_text(encoding="utf-8").replace('select_at = "lock"',
+                                                             'select_at = "generate"'),
+                    encoding="utf-8")
+    return load_study(folder)
+
+
+def test_second_rater_selection_reproduces_generator(tmp_path):
     from sheetflow.assign import second_rater_items
 
-    study = load_study(TEMPLATES / "anchored-plan")
+    study = _anchored_at_generate(tmp_path)
     assert second_rater_expected(study) == [it.id for it in second_rater_items(study)]
+    locked = load_study(TEMPLATES / "anchored-plan")
+    assert second_rater_expected(locked) is None  # drawn at data lock, not yet
 
 
-def test_acceptance_and_extra_second_ratings_fail():
-    study = load_study(TEMPLATES / "anchored-plan")
+def test_acceptance_and_extra_second_ratings_fail(tmp_path):
+    study = _anchored_at_generate(tmp_path)
     primary = next(r.id for r in study.raters if r.role == "primary")
     second = next(r.id for r in study.raters if r.role == "second")
     chosen = set(second_rater_expected(study))

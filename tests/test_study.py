@@ -104,7 +104,8 @@ def test_keep_known_is_protocol_001(study_dir):
     assert s.design.batch_size == 20 and s.design.shuffle
     assert s.design.repeats.count == 30 and s.design.repeats.seed
     assert {a.id[:2] for a in s.design.arms} == {"b1", "b3", "b4", "b6"}
-    assert set(s.plan.run) == {"yield_fisher", "permutation", "trend", "intra_rater_kappa"}
+    assert set(s.plan.run) == {"yield_fisher", "permutation", "trend", "intra_rater_kappa",
+                               "mixed_effects"}
     assert s.plan.params["permutations"] == 10_000
     assert s.plan.params["control"].startswith("b1")
     assert s.instructions.startswith("You will see short proposed connections")

@@ -1,91 +1,169 @@
-"""Protocol 002 (anchored-plan): item acceptance and the second-rater subset check."""
+"""Protocol 002 (anchored-plan): item acceptance and the second-rater subset check.
+
+An item is accepted when the mean of its valid totals reaches the plan threshold, its
+material-error count does not exceed the plan maximum and no rater recorded a severe
+safety event. How two raters' material-error counts combine is the frozen plan
+setting ``[analysis.params] material_errors_combine``: ``"max"`` (default: the larger
+count, so an error one rater found is not averaged away), ``"mean"`` or ``"sum"``. Every
+rejected item carries its reasons; safety events are listed on the Summary whatever the
+quality.
+
+The second-rater check compares the items each second rater scored with the subset
+the protocol prescribes: the selection recorded at data lock (``sheetflow lock``,
+:mod:`sheetflow.second_rater`), or, for ``select_at = "generate"``, the draw over all
+items. An extra or a missing second rating fails.
+"""
 
 from __future__ import annotations
-
-import hashlib
-import math
 
 import numpy as np
 import pandas as pd
 
+from ..second_rater import draw, locked_selection, selects_at_lock
 from ..study import Study
 from .context import Context, add_verdict, empty_reason
 from .decision import Decision, flag_check, status_of
 from .registry import ProtocolPlan
 
+COMBINE = {"max": np.max, "mean": np.mean, "sum": np.sum}
+ERRORS, SAFETY = "material_errors", "severe_safety"
+
+
+def combine_rule(ctx: Context) -> str:
+    """The plan's rule for combining raters' material-error counts (default ``max``)."""
+    rule = str(ctx.param("material_errors_combine", "max"))
+    if rule not in COMBINE:
+        raise ValueError(f"[analysis.params] material_errors_combine = {rule!r}; allowed: "
+                         f"{', '.join(COMBINE)}")
+    return rule
+
 
 def _acceptance(ctx: Context) -> pd.DataFrame:
-    """Per item: mean valid total, mean material errors, any severe safety event."""
+    """Per item: mean valid total, combined material errors, safety, decision, reasons."""
     threshold = ctx.target("acceptance_threshold")
     max_err = ctx.target("max_material_errors")
     tid = ctx.study.rubric.totals[0].id if ctx.study.rubric.totals else None
     if tid is None or threshold is None:
         return empty_reason(pd.DataFrame(), "needs a total and an acceptance_threshold target",
-                             item="")
-    first = ctx.first
+                            item="")
+    rule = combine_rule(ctx)
     rows = []
-    for case, grp in first.groupby("case", sort=False):
-        vals = grp.set_index(["rater", "dimension"])["value"]
+    for case, grp in ctx.first.groupby("case", sort=False):
         totals = pd.to_numeric(grp.loc[grp["dimension"] == tid, "value"], errors="coerce")
-        errors = pd.to_numeric(grp.loc[grp["dimension"] == "material_errors", "value"],
-                               errors="coerce")
-        severe = grp.loc[grp["dimension"] == "severe_safety", "value"].astype(str)
+        errors = pd.to_numeric(grp.loc[grp["dimension"] == ERRORS, "value"], errors="coerce")
+        severe = grp[(grp["dimension"] == SAFETY)
+                     & (grp["value"].astype(str).str.lower() == "yes")]["rater"].tolist()
         mean_total = totals.mean() if totals.notna().any() else np.nan
-        mean_err = errors.mean() if errors.notna().any() else np.nan
-        any_severe = bool((severe.str.lower() == "yes").any())
-        ok = (bool(mean_total >= threshold) if np.isfinite(mean_total) else False) and \
-            (max_err is None or (np.isfinite(mean_err) and mean_err <= max_err)) and \
-            not any_severe
-        rows.append({"item": case, "arm": grp["arm"].iloc[0], "n_ratings": int(totals.notna()
-                     .sum()), "mean_total": mean_total, "mean_material_errors": mean_err,
-                     "severe_safety": any_severe, "accepted": ok,
-                     "reason": "" if np.isfinite(mean_total) else "no valid rating"})
-        del vals
+        combined = float(COMBINE[rule](errors.dropna())) if errors.notna().any() else np.nan
+        reasons = _reasons(mean_total, threshold, combined, max_err, rule,
+                           errors.dropna().tolist(), severe)
+        rows.append({"item": case, "arm": grp["arm"].iloc[0],
+                     "n_ratings": int(totals.notna().sum()), "mean_total": mean_total,
+                     "material_errors": combined,
+                     "material_errors_each": ", ".join(f"{e:g}" for e in errors.dropna()),
+                     "severe_safety": bool(severe), "safety_raters": ", ".join(severe),
+                     "accepted": not reasons, "reason": "; ".join(reasons)})
     return pd.DataFrame(rows)
 
 
-def second_rater_expected(study: Study) -> list[str]:
-    """Item ids a second rater must score: ceil(fraction x n) per stratum by sha256 rank.
+def _reasons(mean_total: float, threshold: float, errors: float, max_err: float | None,
+             rule: str, each: list[float], severe: list[str]) -> list[str]:
+    """Why an item is not accepted, one phrase per failed condition (empty: accepted)."""
+    out = []
+    if not np.isfinite(mean_total):
+        out.append("no valid rating")
+    elif mean_total < threshold:
+        out.append(f"mean total {mean_total:g} below the threshold {threshold:g}")
+    if max_err is not None and not np.isfinite(errors):
+        out.append("no material-error count")
+    elif max_err is not None and errors > max_err:
+        counts = ", ".join(f"{e:g}" for e in each)
+        out.append(f"material errors {errors:g} ({rule} of {counts}) above the maximum "
+                   f"{max_err:g}")
+    if severe:
+        out.append(f"severe safety event (recorded by {', '.join(severe)})")
+    return out
 
-    Within each stratum (the values of ``design.second_rater.strata``) items are
-    ranked by ``sha256(spec_hash + ":" + item_id)`` (hex) and the first
-    ``ceil(fraction * n)`` are taken, exactly as at generation (protocol 002).
+
+def second_rater_expected(study: Study, completed: list[str] | None = None) -> list[str] | None:
+    """Item ids the second raters must score, or None before the lock draws them.
+
+    Within each stratum, items are ranked by ``sha256(spec hash + ":" + item id)`` and
+    the first ``ceil(fraction * n)`` taken (protocol 002). ``select_at = "lock"``: the
+    items drawn from are the completed ones (``completed``: every primary rater scored
+    them; the draw is redone from the data, not read back from the lock's record), and
+    None until ``sheetflow lock`` has run. Otherwise all items, as at generation.
     """
     plan = study.design.second_rater
     if plan is None:
         return [it.id for it in study.items]
-    spec = study.hash
-    strata: dict[tuple[str, ...], list[str]] = {}
-    for item in study.items:
-        strata.setdefault(tuple(item.fields.get(c, "") for c in plan.strata), []).append(item.id)
-    chosen: set[str] = set()
-    for members in strata.values():
-        ranked = sorted(members, key=lambda i: hashlib.sha256(f"{spec}:{i}".encode())
-                        .hexdigest())
-        chosen.update(ranked[: math.ceil(plan.fraction * len(members))])
+    pool = study.items
+    if selects_at_lock(study):
+        if locked_selection(study) is None:
+            return None
+        done = set(completed if completed is not None else [])
+        pool = tuple(it for it in study.items if it.id in done)
+    strata = draw(pool, plan.strata, plan.fraction, study.hash)
+    chosen = {i for s in strata.values() for i in s["selected"]}
     return [it.id for it in study.items if it.id in chosen]
 
 
 def _second_rater(ctx: Context) -> pd.DataFrame:
-    """Second ratings against the reproduced selection: extra or missing ones fail."""
-    expected = set(second_rater_expected(ctx.study))
+    """Second ratings against the prescribed subset: extra or missing ones fail."""
+    seconds = [r for r in ctx.study.raters if r.role == "second"]
+    if not seconds:
+        return empty_reason(pd.DataFrame(), "no rater has role 'second'", rater="")
+    expected_ids = second_rater_expected(ctx.study, _completed(ctx))
+    if expected_ids is None:
+        return empty_reason(pd.DataFrame(), "the second-rater subset has not been drawn: run "
+                            "'sheetflow lock' once the primary returns are collected",
+                            rater=", ".join(r.id for r in seconds))
+    expected = set(expected_ids)
     rows = []
-    for rater in (r for r in ctx.study.raters if r.role == "second"):
+    for rater in seconds:
         rated = set(ctx.first.loc[ctx.first["rater"] == rater.id, "case"])
         extra, missing = sorted(rated - expected), sorted(expected - rated)
         rows.append({"rater": rater.id, "n_expected": len(expected), "n_rated": len(rated),
                      "extra": ", ".join(extra), "missing": ", ".join(missing),
                      "n_extra": len(extra), "n_missing": len(missing),
                      "status": "pass" if not extra and not missing else "fail"})
-    if not rows:
-        return empty_reason(pd.DataFrame(), "no rater has role 'second'", rater="")
     return pd.DataFrame(rows)
 
 
+def _completed(ctx: Context) -> list[str]:
+    """Items every primary rater scored completely (a total), as the lock defines them."""
+    tid = ctx.study.rubric.totals[0].id if ctx.study.rubric.totals else None
+    primaries = [r.id for r in ctx.study.raters if r.role != "second"]
+    rows = ctx.numeric(tid) if tid else ctx.first
+    rows = rows[rows["rater"].isin(primaries)]
+    done = rows.groupby("case")["rater"].nunique()
+    return done[done == len(primaries)].index.tolist()
+
+
 def _h_acceptance(ctx: Context, table: pd.DataFrame, out: dict) -> None:
-    if "accepted" in table:
-        out["acceptance"] = {"n_items": len(table), "n_accepted": int(table["accepted"].sum()),
-                             "accepted": table.loc[table["accepted"], "item"].tolist()}
+    if "accepted" not in table:
+        return
+    rejected = table[~table["accepted"]]
+    safety = table[table["severe_safety"]]
+    rule = combine_rule(ctx)
+    out["acceptance"] = {
+        "n_items": len(table), "n_accepted": int(table["accepted"].sum()),
+        "accepted": table.loc[table["accepted"], "item"].tolist(),
+        "rejected": [{"item": r["item"], "reason": r["reason"]}
+                     for r in rejected.to_dict("records")],
+        "material_errors_combine": rule}
+    out["safety_events"] = [{"item": r["item"], "arm": r["arm"], "raters": r["safety_raters"]}
+                            for r in safety.to_dict("records")]
+    lines = out.setdefault("summary_lines", [])
+    lines.append(f"material errors of two raters combine by the plan's rule: {rule} "
+                 f"({_RULE_WORDS[rule]})")
+    lines.append("safety events: " + ("; ".join(
+        f"{r['item']} ({r['arm']}, recorded by {r['raters']})" for r in out["safety_events"])
+        if out["safety_events"] else "none recorded"))
+    lines += [f"rejected {r['item']}: {r['reason']}" for r in out["acceptance"]["rejected"]]
+
+
+_RULE_WORDS = {"max": "the larger count", "mean": "the mean count", "sum": "the counts added"}
 
 
 def _h_second(ctx: Context, table: pd.DataFrame, out: dict) -> None:
@@ -93,40 +171,57 @@ def _h_second(ctx: Context, table: pd.DataFrame, out: dict) -> None:
         ok = bool((table["status"] == "pass").all())
         out["second_rater_selection"] = "pass" if ok else "fail"
         add_verdict(out, "second-rater subset reproduced exactly", int(table["n_extra"].sum()
-                 + table["n_missing"].sum()), 0, ok, "extra + missing second ratings")
+                    + table["n_missing"].sum()), 0, ok, "extra + missing second ratings")
 
 
 def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:
     """The second-rater subset reproduced exactly, and every item rated validly.
 
-    Acceptance is a per-item decision (reported beside it), not a study-level check.
+    Acceptance is a per-item decision (reported beside it, each rejection with its
+    reasons), not a study-level check.
     """
     checks = []
     second = tables.get("second_rater_selection")
     if second is not None and "status" in second:
         wrong = int(second["n_extra"].sum() + second["n_missing"].sum())
+        detail = "; ".join(f"{r['rater']}: extra {r['extra'] or 'none'}, missing "
+                           f"{r['missing'] or 'none'}" for r in second.to_dict("records"))
         checks.append(flag_check("second-rater subset reproduced exactly", wrong == 0, wrong, 0,
-                                 "extra + missing second ratings"))
+                                 f"extra + missing second ratings ({detail})"))
+    elif second is not None and "reason" in second:
+        checks.append(flag_check("second-rater subset reproduced exactly", None, None, 0,
+                                 str(second["reason"].iloc[0])))
     acc = tables.get("acceptance")
     if acc is not None and "accepted" in acc:
-        unrated = int((acc["reason"] != "").sum())
-        checks.append(flag_check("every item has a valid rating", unrated == 0, unrated, 0,
-                                 f"{int(acc['accepted'].sum())} of {len(acc)} items accepted"))
+        unrated = int((acc["reason"] == "no valid rating").sum())
+        checks.append(flag_check(
+            "every item has a valid rating", unrated == 0, unrated, 0,
+            f"{int(acc['accepted'].sum())} of {len(acc)} items accepted; material errors "
+            f"combined by {combine_rule(ctx)}; {int(acc['severe_safety'].sum())} with a "
+            "severe safety event"))
     rule = ("the second-rater subset is reproduced exactly (extra or missing second ratings "
-            "fail) and every item has a valid rating; each item is accepted or not by the "
-            "plan's threshold, material-error maximum and safety")
+            "fail) and every item has a valid rating; each item is accepted when its mean "
+            "total reaches the threshold, its material errors (combined by the plan's rule: "
+            f"{combine_rule(ctx)}) do not exceed the maximum and no severe safety event")
     return Decision(status_of(checks), rule, checks)
 
 
 def methods(study: Study) -> list[tuple[str, str]]:
     """Methods-sheet entries: (topic, text)."""
+    rule = str(study.plan.params.get("material_errors_combine", "max"))
+    when = ("at data lock from the items every primary rater completed (sheetflow lock; "
+            "recorded in sealed/second-rater-selection.json)" if selects_at_lock(study)
+            else "at generate from all items")
     return [
         ("Acceptance and second rater (002)",
          "An item is accepted when the mean of its valid totals reaches the plan threshold, "
-         "the mean material-error count does not exceed the plan maximum and no rater "
-         "recorded a severe safety event. The second-rater subset is recomputed: "
-         "ceil(fraction x n) items per stratum ranked by sha256(spec hash + ':' + item id); "
-         "any extra or missing second rating fails."),
+         f"its material-error count combined over raters by the plan's rule ({rule}: "
+         f"{_RULE_WORDS.get(rule, rule)}; material_errors_combine) does not exceed the plan "
+         "maximum and no rater recorded a severe safety event; each rejected item lists its "
+         "reasons, and safety events are reported whatever the quality. The second-rater "
+         f"subset is drawn {when}: ceil(fraction x n) items per stratum ranked by "
+         "sha256(frozen spec hash + ':' + item id); any extra or missing second rating "
+         "fails."),
     ]
 
 

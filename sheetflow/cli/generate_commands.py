@@ -1,4 +1,4 @@
-"""``sheetflow generate`` and ``sheetflow verify``."""
+"""``sheetflow generate``, ``sheetflow lock`` and ``sheetflow verify``."""
 
 from __future__ import annotations
 
@@ -82,7 +82,42 @@ def verify_command(out: Output, directory: Path, out_dir: Path | None,
               "inputs": check.inputs})
 
 
+@command("lock")
+def lock_command(out: Output, directory: Path) -> None:
+    """Draw the second-rater subset from completed items and generate its packs (002).
+
+    Run it once the primary returns are collected; the subset is ranked by sha256 of
+    the frozen plan hash within each stratum and recorded in sealed/.
+
+    Example: sheetflow lock my-study
+    """
+    from ..second_rater import lock_second_rater
+
+    result = lock_second_rater(directory)
+    doc = {"ok": True, "already": result.already, "completed": result.completed,
+           "selected": result.selected, "selection": str(result.selection_path),
+           "packs": [str(p) for p in result.packs],
+           "key_sha256_before": result.key_sha256_before, "key_sha256": result.key_sha256}
+    if result.already:
+        out.headline(f"already locked: {len(result.selected)} items in "
+                     f"{result.selection_path.name}; nothing changed")
+        out.json(doc)
+        return
+    out.say(f"completed  {len(result.completed)} items (every primary rater scored them)")
+    out.say(f"selected   {len(result.selected)}: {', '.join(result.selected)}")
+    for pack in result.packs:
+        out.say(f"pack       {pack.name} (second rater)")
+    out.say(f"sealed     {result.selection_path.name} (+ .sha256)")
+    out.say("publish the new key hash beside the one published before the lock:")
+    out.say(f"  {result.key_sha256_before}  key.json before the lock")
+    out.say(f"  {result.key_sha256}  key.json after the lock")
+    out.headline(f"locked: {len(result.selected)} of {len(result.completed)} completed items "
+                 "for the second rater")
+    out.json(doc)
+
+
 def register(group: click.Group) -> None:
     """Add this module's commands to ``group``."""
     group.add_command(generate_command)
+    group.add_command(lock_command)
     group.add_command(verify_command)

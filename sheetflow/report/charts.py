@@ -13,6 +13,8 @@ from xlsxwriter.worksheet import Worksheet
 from ..analysis import Analysis
 from .cells import write_table
 
+MAX_SERIES = 20
+
 
 def chart_data_sheet(wb: xlsxwriter.Workbook, analysis: Analysis,
                       fmt: dict[str, Any]) -> dict[str, tuple[str, int, int]]:
@@ -41,12 +43,7 @@ def alpha_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
     chart.add_series({
         "name": "alpha", "categories": [sheet, first, 0, last, 0],
         "values": [sheet, first, 1, last, 1],
-        # a list would be written as literal numbers; a formula points at the cells
-        "y_error_bars": {"type": "custom",
-                         "plus_values": _column_ref(sheet, table, "err_plus", first, last),
-                         "plus_data": _finite_list(table["err_plus"]),
-                         "minus_values": _column_ref(sheet, table, "err_minus", first, last),
-                         "minus_data": _finite_list(table["err_minus"])},
+        "y_error_bars": _error_bars(sheet, table, first, last),
     })
     lines = wb.add_chart({"type": "line"})
     for j, col in enumerate(table.columns):
@@ -72,11 +69,7 @@ def yield_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
     chart.add_series({
         "name": "yield", "categories": [sheet, first, 0, last, 0],
         "values": [sheet, first, col, last, col],
-        "y_error_bars": {"type": "custom",
-                         "plus_values": _column_ref(sheet, table, "err_plus", first, last),
-                         "plus_data": _finite_list(table["err_plus"]),
-                         "minus_values": _column_ref(sheet, table, "err_minus", first, last),
-                         "minus_data": _finite_list(table["err_minus"])},
+        "y_error_bars": _error_bars(sheet, table, first, last),
     })
     chart.set_title({"name": "Yield per arm (Wilson 95% CI)"})
     chart.set_y_axis({"min": 0, "max": 1, "major_gridlines": {"visible": False}})
@@ -111,6 +104,16 @@ def _confidence_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis
     ws.insert_chart(top, len(table.columns) + 1, chart)
 
 
+def _error_bars(sheet: str, table: pd.DataFrame, first: int, last: int) -> dict[str, Any]:
+    """Custom error bars from the ``err_plus`` / ``err_minus`` cells (a list would be
+    written as literal numbers; a formula points at the cells)."""
+    return {"type": "custom",
+            "plus_values": _column_ref(sheet, table, "err_plus", first, last),
+            "plus_data": _finite_list(table["err_plus"]),
+            "minus_values": _column_ref(sheet, table, "err_minus", first, last),
+            "minus_data": _finite_list(table["err_minus"])}
+
+
 def _column_ref(sheet: str, table: pd.DataFrame, column: str, first: int, last: int) -> str:
     """``='Sheet'!$E$3:$E$7``: the cells of ``column`` in rows first..last (0-based)."""
     col = table.columns.get_loc(column)
@@ -126,10 +129,13 @@ def _distribution_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analys
     sheet, top, n = where["distribution"]
     table = analysis.figures["distribution"]
     chart = wb.add_chart({"type": "column"})
-    for j in range(1, len(table.columns)):
+    # a series per rater reads for a small panel; Excel allows 255, eyes far fewer
+    for j in range(1, min(len(table.columns), MAX_SERIES + 1)):
         chart.add_series({"name": [sheet, top, j], "categories": [sheet, top + 1, 0, top + n, 0],
                           "values": [sheet, top + 1, j, top + n, j]})
-    chart.set_title({"name": f"Distribution of {table.columns[0]} per rater"})
+    shown = "per rater" if len(table.columns) <= MAX_SERIES + 1 else \
+        f"for the first {MAX_SERIES} of {len(table.columns) - 1} raters (all on Chart data)"
+    chart.set_title({"name": f"Distribution of {table.columns[0]} {shown}"})
     chart.set_x_axis({"name": str(table.columns[0])})
     chart.set_y_axis({"name": "ratings"})
     chart.set_size({"width": 720, "height": 320})

@@ -102,7 +102,7 @@ class DesignLoader(LoaderBase):
         if not isinstance(raw, dict):
             self.fail("must be a table with 'fraction' and 'strata'", where)
             return None
-        self._unknown_keys(raw, {"fraction", "strata", "method"}, where)
+        self._unknown_keys(raw, {"fraction", "strata", "method", "select_at"}, where)
         fraction = raw.get("fraction")
         if not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
             self.fail(f"'fraction' must be a number in (0, 1], not {fraction!r}", where)
@@ -110,7 +110,12 @@ class DesignLoader(LoaderBase):
         method = raw.get("method", "sha256_rank")
         if method != "sha256_rank":
             self.fail(f"unknown method {method!r}; allowed: sha256_rank", where)
-        return SecondRater(float(fraction), self._str_list(raw, "strata", where), method)
+        select_at = raw.get("select_at", "generate")
+        if select_at not in ("generate", "lock"):
+            self.fail(f"select_at {select_at!r}: 'lock' draws the subset from completed items "
+                      "at data lock (sheetflow lock), 'generate' from all items", where)
+        return SecondRater(float(fraction), self._str_list(raw, "strata", where), method,
+                           select_at if select_at in ("generate", "lock") else "generate")
 
     _PLAN_KEYS = frozenset({"run", "seed", "n_boot", "bands", "targets", "icc_form", "params"})
 

@@ -34,7 +34,7 @@ def canonical_spec(study: Study) -> dict[str, Any]:
             "pack_name": study.pack_name,
         },
         "rubric": _without_unset(_plain(asdict(study.rubric))),
-        "design": _plain(asdict(study.design)),
+        "design": _design(study),
         "plan": _plain(asdict(study.plan)),
         "shown": [asdict(s) for s in study.shown],
         "items": [{"id": it.id, "fields": dict(sorted(it.fields.items()))} for it in study.items],
@@ -63,6 +63,16 @@ def spec_hash(study: Study) -> str:
 _OPTIONAL_DIMENSION_KEYS = ("note",)
 """Dimension keys added after studies were sealed: left out of the hash when unset, so
 an existing study keeps its hash."""
+
+
+def _design(study: Study) -> dict[str, Any]:
+    """The design; ``second_rater.select_at`` only when not the default (older studies
+    keep their hash)."""
+    design = _plain(asdict(study.design))
+    second = design.get("second_rater")
+    if isinstance(second, dict) and second.get("select_at") == "generate":
+        second.pop("select_at")
+    return design
 
 
 def _without_unset(rubric: dict[str, Any]) -> dict[str, Any]:

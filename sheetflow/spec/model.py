@@ -75,12 +75,15 @@ class SecondRater:
     """A second-rater subset chosen by sha256 rank within strata (002).
 
     ``fraction`` of the items of each stratum (rounded up) go to raters whose role is
-    ``second``, ranked by sha256(spec-hash + item id).
+    ``second``, ranked by sha256(spec-hash + item id). ``select_at`` is ``"generate"``
+    (all items, at generate) or ``"lock"`` (completed items, at data lock:
+    :mod:`sheetflow.second_rater`).
     """
 
     fraction: float
     strata: tuple[str, ...]
     method: str = "sha256_rank"
+    select_at: str = "generate"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,169 @@
+"""Protocol 002 end to end: the subset drawn at data lock, its check, acceptance.
+
+The primary rater scores all 16 outputs: full marks (total 100) except W002 (total
+48), no material errors, no safety event except W005. ``sheetflow lock`` then draws
+the second-rater subset from the completed items: within each arm x task-block
+stratum, ranked by sha256(frozen spec hash + ":" + id), ceil(25%) of each; the test
+computes it by hand. The second rater scores the subset with full marks and finds 2
+material errors in one selected item that the primary scored 0: by the default rule
+(the larger count) that item is rejected (2 > 1); with "mean" (1 <= 1) it is accepted.
+A correct subset passes; a second rater who also scored one more output fails.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from sheetflow.cli import cli
+from sheetflow.collect import collect
+from sheetflow.generate import generate_packs
+from sheetflow.second_rater import SELECTION_FILE
+from sheetflow.study import load_study
+from sheetflow.templates import init_study
+from sheetflow.workbook import layout as L
+
+PRIMARY, SECOND = "R-7QX", "R-3MD"
+LOW, UNSAFE = "W002", "W005"
+COMPONENTS = ("completeness", "traceability", "fidelity", "owners_deadlines", "limitations")
+
+
+def _fill(root: Path, rater: str, errors: dict[str, int]) -> None:
+    study = load_study(root)
+    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    pack = next(p for p in manifest["packs"] if p["rater_id"] == rater)
+    wb = openpyxl.load_workbook(root / L.PACKS_DIR / pack["file"])
+    for a in L.iter_answer_cells(pack):
+        if a["part"] != "value":
+            continue
+        item, dim = a["item_id"], a["dimension"]
+        if dim in COMPONENTS:
+            top = study.rubric.dimension(dim).maximum
+            value = round(0.48 * top) if item == LOW and rater == PRIMARY else top
+        elif dim == "material_errors":
+            value = errors.get(item, 0)
+        else:
+            value = "Yes" if item == UNSAFE and rater == PRIMARY else "No"
+        wb[a["sheet"]][a["cell"]].value = value
+    (root / "returns").mkdir(exist_ok=True)
+    wb.save(root / "returns" / pack["file"])
+
+
+def _by_hand(root: Path) -> list[str]:
+    study = load_study(root)
+    frozen = json.loads((root / "sealed" / "plan.lock.json").read_text(encoding="utf-8"))
+    strata: dict[tuple[str, str], list[str]] = {}
+    for it in study.items:
+        strata.setdefault((it.fields["arm"], it.fields["task_block"]), []).append(it.id)
+    chosen = set()
+    for ids in strata.values():
+        ranked = sorted(ids, key=lambda i: hashlib.sha256(
+            f"{frozen['spec_hash']}:{i}".encode()).hexdigest())
+        chosen.update(ranked[: math.ceil(0.25 * len(ids))])
+    return [it.id for it in study.items if it.id in chosen]
+
+
+def _locked(root: Path, combine: str = "max") -> list[str]:
+    init_study(root, "anchored-plan")
+    if combine != "max":
+        spec = root / "study.toml"
+        spec.write_text(spec.read_text(encoding="utf-8").replace(
+            'material_errors_combine = "max"', f'material_errors_combine = "{combine}"'),
+            encoding="utf-8")
+    generate_packs(root)
+    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    assert {p["rater_id"] for p in manifest["packs"]} == {PRIMARY}  # second: at lock
+    _fill(root, PRIMARY, {})
+    collect(root)
+    out = CliRunner().invoke(cli, ["lock", str(root)])
+    assert out.exit_code == 0, out.output
+    record = json.loads((root / "sealed" / SELECTION_FILE).read_text(encoding="utf-8"))
+    return record["selected"]
+
+
+def _analyze(root: Path):
+    collect(root)
+    out = CliRunner().invoke(cli, ["analyze", str(root)])
+    summary = json.loads((root / "out" / "summary.json").read_text(encoding="utf-8"))
+    rows = [str(r[0]) for r in openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
+            .iter_rows(max_col=1, values_only=True) if r[0] is not None]
+    return out, summary, rows
+
+
+@pytest.fixture(scope="module")
+def correct(tmp_path_factory):
+    root = tmp_path_factory.mktemp("p002") / "correct"
+    selected = _locked(root)
+    disputed = selected[0]
+    _fill(root, SECOND, {disputed: 2})
+    return (root, selected, disputed, *_analyze(root))
+
+
+def test_the_lock_draws_the_subset_from_completed_items(correct):
+    root, selected, _, _, _, _ = correct
+    assert selected == _by_hand(root)
+    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    pack = next(p for p in manifest["packs"] if p["rater_id"] == SECOND)
+    assert sorted(c["item_id"] for c in pack["cards"]) == sorted(selected)
+    again = CliRunner().invoke(cli, ["lock", str(root)])
+    assert again.exit_code == 0 and "already locked" in again.output
+
+
+def test_correct_subset_passes_and_one_raters_error_rejects(correct):
+    _, _, disputed, out, summary, rows = correct
+    assert out.exit_code == 0, out.output
+    decision = summary["decision"]
+    assert decision["status"] == "pass"
+    checks = {c["name"]: c for c in decision["checks"]}
+    subset = checks["second-rater subset reproduced exactly"]
+    assert (subset["value"], subset["passed"]) == (0, True)
+    assert checks["every item has a valid rating"]["passed"] is True
+    acc = summary["acceptance"]
+    rejected = {r["item"]: r["reason"] for r in acc["rejected"]}
+    assert set(rejected) == {LOW, UNSAFE, disputed}
+    assert rejected[LOW] == "mean total 48 below the threshold 70"
+    assert rejected[disputed].startswith("material errors 2 (max of ")
+    assert rejected[disputed].endswith("above the maximum 1")
+    assert rejected[UNSAFE] == f"severe safety event (recorded by {PRIMARY})"
+    assert acc["material_errors_combine"] == "max"
+    assert [(e["item"], e["raters"]) for e in summary["safety_events"]] == [(UNSAFE, PRIMARY)]
+    assert rows[2] == "DECISION: PASS"
+    assert "material errors of two raters combine by the plan's rule: max (the larger count)" \
+        in rows
+    assert any(r.startswith(f"safety events: {UNSAFE} (") for r in rows)
+    assert f"rejected {disputed}: {rejected[disputed]}" in rows
+
+
+def test_mean_rule_accepts_the_same_item(tmp_path):
+    root = tmp_path / "mean"
+    selected = _locked(root, combine="mean")
+    _fill(root, SECOND, {selected[0]: 2})
+    out, summary, _ = _analyze(root)
+    assert out.exit_code == 0, out.output
+    assert selected[0] in summary["acceptance"]["accepted"]
+
+
+def test_an_extra_second_rating_fails(tmp_path):
+    root = tmp_path / "extra"
+    selected = _locked(root)
+    extra = next(it.id for it in load_study(root).items if it.id not in selected)
+    path = root / "sealed" / SELECTION_FILE
+    record = json.loads(path.read_text(encoding="utf-8"))
+    record["selected"] = [*selected, extra]  # packs made from a wrong selection
+    path.write_text(json.dumps(record), encoding="utf-8")
+    generate_packs(root)
+    _fill(root, SECOND, {})
+    out, summary, rows = _analyze(root)
+    assert out.exit_code == 0, out.output  # a fail is a result, not a data problem
+    assert summary["decision"]["status"] == "fail"
+    check = next(c for c in summary["decision"]["checks"]
+                 if c["name"] == "second-rater subset reproduced exactly")
+    assert check["value"] == 1 and check["passed"] is False and extra in check["note"]
+    assert summary["second_rater_selection"] == "fail"
+    assert rows[2] == "DECISION: FAIL"
