@@ -7,6 +7,12 @@ once as :class:`~sheetflow.validate.Issue` objects, and recomputes derived point
 totals. A file with an error contributes no ratings; the others still do. Returned
 files are only ever opened for reading.
 
+Every entry of the returns folder gets a verdict (:mod:`sheetflow.returns`): files are
+read, anything else (an unreadable file, a link out of the study, a folder, a pipe) is
+reported and the batch goes on. Outputs are written as one set under the study lock
+(:mod:`sheetflow.outputs`): ``out/collection.json`` records the ratings table's
+sha256 and row count, so ``analyze`` never uses a table a killed run cut off.
+
 Each file is inspected, read and checked in a sandbox child process
 (:func:`sheetflow.collect_file.check_file`, two or more at a time); the parent only
 decides which pack each file belongs to, finds duplicates and writes the outputs. The

@@ -121,6 +121,7 @@ def test_remind_drafts_for_the_missing_only(study):
 def test_collect_json_lists_the_raters(study):
     result = CliRunner().invoke(cli, ["collect", str(study), "--json"])
     doc = json.loads(result.stdout)
+    assert result.exit_code == doc["exit_code"] == 1 and doc["ok"] is False
     states = {r["rater_id"]: r["state"] for r in doc["raters"]}
     assert states["EV-03"] == "missing" and states["EV-01"] == "errors"
     assert doc["feedback"] == [str(study / "out" / "feedback" / "EV-01.eml")]

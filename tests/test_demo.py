@@ -100,3 +100,25 @@ def test_analyze_refuses_a_broken_seal(demo, tmp_path):
     result = CliRunner().invoke(cli, ["analyze", str(copy)])
     assert result.exit_code == 3
     assert "sha256" in result.output
+
+
+def test_demo_force_redoes_an_earlier_demo_only(demo, tmp_path):
+    folder, _ = demo
+    copy = tmp_path / "again"
+    shutil.copytree(folder, copy)
+    (copy / "out" / "stale.txt").write_text("from the earlier run")
+    result = CliRunner().invoke(cli, ["demo", str(copy), "--force"])
+    assert result.exit_code == 0, result.output
+    assert not (copy / "out" / "stale.txt").exists()
+    lines = result.output.strip().splitlines()
+    assert lines[-6].startswith("winner: llama over bloom")
+    assert lines[-5].startswith("how sure: ") and "95% CI" in lines[-5]
+    assert lines[-3] == f"coordinator's workbook: {copy / 'out' / 'validation.xlsx'} " \
+        "(Status sheet: who returned, what to fix)"
+    assert lines[-1] == f"open first: {copy / 'out' / 'analysis.xlsx'} -> Summary"
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "notes.txt").write_text("keep me")
+    refused = CliRunner().invoke(cli, ["demo", str(other), "--force"])
+    assert refused.exit_code == 2 and "does not hold an earlier demo" in refused.output
+    assert (other / "notes.txt").read_text() == "keep me"

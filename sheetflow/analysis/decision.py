@@ -200,7 +200,8 @@ def finish(decision: Decision, panel: Panel) -> Decision:
         decision.reasons = reasons_of(decision.checks)
     if not panel.complete:
         decision.status = "incomplete"
-        decision.reasons = [panel.sentence(),
+        decision.reasons = [f"panel incomplete: missing {', '.join(panel.missing)} "
+                            "(see the panel line)",
                             f"on the raters included the checks say "
                             f"{decision.provisional_status.upper()}", *decision.reasons]
     return decision

@@ -63,7 +63,11 @@ class Output:
 
     def say(self, text: str = "", *, fg: str | None = None, bold: bool = False) -> None:
         """A line of the text report (stdout); nothing under ``--json`` or ``--quiet``."""
-        if not (self.as_json or self.quiet):
+        if self.as_json or self.quiet:
+            return
+        if fg is None and not bold:
+            click.echo(text, color=colour_wanted())
+        else:
             click.secho(text, fg=fg, bold=bold, color=colour_wanted())
 
     def headline(self, text: str, *, fg: str | None = None) -> None:
@@ -85,6 +89,8 @@ class Output:
         if self.as_json:
             if self.warnings and "warnings" not in doc:
                 doc = {**doc, "warnings": self.warnings}
+            # a result that is not ok is a data problem unless the caller says otherwise
+            doc = {"exit_code": EXIT_OK if doc.get("ok") else EXIT_DATA, **doc}
             click.echo(dumps(doc))
 
     def progress(self, label: str) -> Progress:

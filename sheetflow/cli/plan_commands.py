@@ -41,8 +41,9 @@ def _floats(text: str | None) -> list[float] | None:
 
 
 @command("plan")
-@click.option("--statistic", type=click.Choice(["alpha", "icc"]), default="alpha",
-              show_default=True, help="Krippendorff's alpha (simulated) or the ICC (Bonett).")
+@click.option("--statistic", default="alpha", show_default=True,
+              type=click.Choice(["alpha", "fleiss_kappa", "cohen_kappa", "icc"]),
+              help="Alpha, Fleiss' or Cohen's kappa (simulated), or the ICC (Bonett).")
 @click.option("--measure", help="Total or dimension id (default: the first total).")
 @click.option("--expected", type=float, help="Anticipated alpha or ICC, e.g. 0.75.")
 @click.option("--shares", help="Anticipated shares of the measure's values, comma-separated.")
@@ -76,6 +77,7 @@ def plan_command(out: Output, directory: Path, statistic: str, measure: str | No
 
     Example: sheetflow plan my-study --expected 0.75
     """
+    from ..outputs import study_lock
     from ..plan import Costs, Target, plan_study, record_plan
     from ..plan.workbook import write_plan_workbook
 
@@ -84,17 +86,19 @@ def plan_command(out: Output, directory: Path, statistic: str, measure: str | No
     except ValueError as exc:
         raise _usage(str(exc)) from exc
     progress = out.progress("simulating designs")
-    try:
-        result = plan_study(
-            directory, statistic=statistic, measure=measure, expected=expected,
-            shares=_floats(shares), pilot=pilot, target=target, raters=_ints(raters_text),
-            items=_ints(items_text), costs=Costs(cost_rater, cost_item),
-            simulations=simulations, n_boot=n_boot, seed=seed, assurance=assurance,
-            progress=progress)
-    finally:
-        progress.close()
-    workbook = write_plan_workbook(result, directory / "out" / "plan.xlsx")
-    recorded = record_plan(directory, result) if record and result.chosen() else None
+    # the study lock: no collect replaces out/ratings.csv (a pilot) while plan reads it
+    with study_lock(directory, "plan"):
+        try:
+            result = plan_study(
+                directory, statistic=statistic, measure=measure, expected=expected,
+                shares=_floats(shares), pilot=pilot, target=target,
+                raters=_ints(raters_text), items=_ints(items_text),
+                costs=Costs(cost_rater, cost_item), simulations=simulations, n_boot=n_boot,
+                seed=seed, assurance=assurance, progress=progress)
+        finally:
+            progress.close()
+        workbook = write_plan_workbook(result, directory / "out" / "plan.xlsx")
+        recorded = record_plan(directory, result) if record and result.chosen() else None
     _echo(out, result, workbook, recorded)
     none = result.chosen() is None
     problem = [f"{directory}: no design of the grid meets the target"] if none else []

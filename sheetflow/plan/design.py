@@ -95,7 +95,7 @@ class PlanResult:
     costs : Costs
     table : pandas.DataFrame
         ``raters, items, units, expected_width, width_q10, width_q90, p_lower,
-        alpha_median, undefined, simulations, method, meets, cost, cheapest``.
+        estimate_median, undefined, simulations, method, meets, cost, cheapest``.
     simulations, n_boot, seed : int
         0 for analytic plans.
     notes : list of str
@@ -114,6 +114,7 @@ class PlanResult:
     seed: int = 0
     units_per_item: int = 1
     notes: list[str] = field(default_factory=list)
+    statistic: str = "alpha"
 
     def chosen(self) -> dict[str, Any] | None:
         """The cheapest design that meets the target (None when none does)."""
@@ -129,6 +130,7 @@ class PlanResult:
             head = {"raters": int(best["raters"]), "items": int(best["items"]),
                     "expected_width": _num(best["expected_width"])}
         return {**head, "method": self.method, "simulations": self.simulations,
+                "statistic": self.statistic,
                 "measure": self.measure, "level": self.level, "source": self.source,
                 "target": self.target.describe(), "n_boot": self.n_boot, "seed": self.seed,
                 "cost_unit": self.costs.unit, "notes": list(self.notes),
@@ -166,9 +168,9 @@ def plan_alpha(
     source: ModelSource | PilotSource, *, raters: Sequence[int], items: Sequence[int],
     target: Target, costs: Costs | None = None, units_per_item: int = 1,
     simulations: int = 200, n_boot: int = 500, confidence: float = 0.95, seed: int = 0,
-    measure: str = "alpha", progress: Progress | None = None,
+    measure: str = "alpha", progress: Progress | None = None, statistic: str = "alpha",
 ) -> PlanResult:
-    """Simulate alpha's bootstrap interval over a raters x items grid.
+    """Simulate the interval of alpha (or a kappa) over a raters x items grid.
 
     Parameters
     ----------
@@ -188,6 +190,9 @@ def plan_alpha(
         Name for the report.
     progress : callable, optional
         Called with (designs done, designs in all) after each design.
+    statistic : {"alpha", "fleiss_kappa", "cohen_kappa"}
+        Whose interval is simulated (see :mod:`.simulate`); the source's ``alpha`` is
+        the anticipated value of that statistic.
 
     Returns
     -------
@@ -196,12 +201,13 @@ def plan_alpha(
     costs = costs or Costs()
     grid = simulate_grid(source, raters, [i * units_per_item for i in items],
                          simulations=simulations, n_boot=n_boot, confidence=confidence,
-                         edge=target.edge, seed=seed, progress=progress)
+                         edge=target.edge, seed=seed, progress=progress,
+                         statistic=statistic)
     grid.insert(1, "items", grid["units"] // units_per_item)
     methods = sorted(set(grid["method"]))
     return PlanResult(measure, source.level, ", ".join(methods), source.describe(), target,
                       costs, _finish(grid, target, costs), simulations, n_boot, seed,
-                      units_per_item)
+                      units_per_item, statistic=statistic)
 
 
 def plan_icc(
@@ -229,13 +235,14 @@ def plan_icc(
     meets = (table["items"] >= table["items_needed"]).tolist() if assurance else None
     method = f"Zou (2012), assurance {assurance:g}" if assurance else "Bonett (2002)"
     return PlanResult(measure, "interval", method, f"assumed ICC {rho:g}", target, costs,
-                      _finish(table, target, costs, meets))
+                      _finish(table, target, costs, meets), statistic="icc")
 
 
 def items_for_target(
     source: ModelSource | PilotSource, raters: int, width: float, *, units_per_item: int = 1,
     start_items: int = 20, simulations: int = 200, n_boot: int = 500,
     confidence: float = 0.95, seed: int = 0, max_items: int = 100_000,
+    statistic: str = "alpha",
 ) -> tuple[int, float]:
     """The fewest items (approximately) whose expected width is at most ``width``.
 
@@ -250,7 +257,8 @@ def items_for_target(
     items, seen = max(2, start_items), {}
     for _ in range(10):
         cell = simulate_cell(source, raters, items * units_per_item, simulations=simulations,
-                             n_boot=n_boot, confidence=confidence, seed=seed)
+                             n_boot=n_boot, confidence=confidence, seed=seed,
+                             statistic=statistic)
         w = seen[items] = cell["expected_width"]
         if not np.isfinite(w):
             items = min(items * 2, max_items)

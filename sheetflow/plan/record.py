@@ -11,7 +11,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
 from ..outputs import OutputSet
+from ..seal import KEY_FILE, SEALED_DIR
 from ..spec.model import SIZING_FILE
 from .design import PlanResult
 
@@ -35,9 +37,17 @@ def record_plan(root: str | Path, result: PlanResult) -> Path:
     ------
     ValueError
         No design of the plan meets its target (there is nothing to record).
+    UsageError
+        The study is already generated: its spec hash is sealed, and a new record
+        would change it (``analyze`` would then refuse the study).
     """
     if result.chosen() is None:
         raise ValueError("no design meets the target; widen the grid before recording")
+    sealed = Path(root) / SEALED_DIR / KEY_FILE
+    if sealed.exists():
+        raise UsageError(f"{sealed}: the study is already generated and its spec hash "
+                         "sealed; a design is recorded before generate (plan without "
+                         "--record to see the designs)")
     path = Path(root) / SIZING_FILE
     text = json.dumps(sizing_record(result), indent=2, sort_keys=True, ensure_ascii=False)
     with OutputSet() as outputs:

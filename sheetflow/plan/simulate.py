@@ -13,8 +13,12 @@ Two sources of data sets:
   Rater counts above what the pilot's units hold are drawn from the model fitted to
   the pilot (its alpha and value shares) and say so in the ``method`` column.
 
-Each data set's interval is :func:`sheetflow.stats.krippendorff_alpha`'s unit
-bootstrap, the one ``sheetflow analyze`` reports. Every grid cell has its own seed
+Each data set's interval is the one ``sheetflow analyze`` reports: for alpha,
+:func:`sheetflow.stats.krippendorff_alpha`'s unit bootstrap; for Fleiss' kappa,
+:func:`sheetflow.stats.fleiss_kappa`'s interval (Gwet's non-null variance); for Cohen's
+kappa (two raters), :func:`sheetflow.stats.cohen_kappa`'s. Under the model, Fleiss' and
+Cohen's kappa (equal marginals) also equal :math:`q^2`, so ``alpha`` is read as the
+anticipated kappa for those. Every grid cell has its own seed
 derived from (seed, raters, units), so a cell's result does not depend on the grid.
 """
 
@@ -27,15 +31,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..stats import krippendorff_alpha
+from ..stats import cohen_kappa, fleiss_kappa, krippendorff_alpha
 
-__all__ = ["ModelSource", "PilotSource", "Progress", "simulate_cell", "simulate_grid"]
+__all__ = ["STATISTICS", "ModelSource", "PilotSource", "Progress", "simulate_cell",
+           "simulate_grid"]
+
+STATISTICS = ("alpha", "fleiss_kappa", "cohen_kappa")
 
 Progress = Callable[[int, int], None]
 """Called with (cells done, cells in all) after each grid cell."""
 
 CELL_COLUMNS = ("raters", "units", "expected_width", "width_q10", "width_q90", "p_lower",
-                "alpha_median", "undefined", "simulations", "method")
+                "estimate_median", "undefined", "simulations", "method")
 
 
 @dataclass(frozen=True)
@@ -124,9 +131,26 @@ def _values(codes: np.ndarray, source: ModelSource | PilotSource) -> np.ndarray:
     return np.where(codes >= 0, lookup[np.clip(codes, 0, None)], np.nan)
 
 
+def _interval(statistic: str, data: np.ndarray, source: ModelSource | PilotSource,
+              n_boot: int, confidence: float, seed: int) -> tuple[float, float, float]:
+    """(estimate, low, high) of one simulated data set (raters x units)."""
+    if statistic == "alpha":
+        res = krippendorff_alpha(data, level=source.level, value_domain=_domain(source),
+                                 n_boot=n_boot, confidence=confidence, seed=seed)
+        est = "alpha"
+    elif statistic == "fleiss_kappa":
+        res = fleiss_kappa(data, categories=_domain(source), confidence=confidence)
+        est = "kappa"
+    else:
+        res = cohen_kappa(data, categories=_domain(source), confidence=confidence)
+        est = "kappa"
+    return float(res.loc[0, est]), float(res.loc[0, "ci_low"]), float(res.loc[0, "ci_high"])
+
+
 def simulate_cell(
     source: ModelSource | PilotSource, raters: int, units: int, *, simulations: int,
     n_boot: int, confidence: float = 0.95, edge: float | None = None, seed: int = 0,
+    statistic: str = "alpha",
 ) -> dict[str, Any]:
     """Median interval width (and more) over ``simulations`` data sets of one size.
 
@@ -136,10 +160,15 @@ def simulate_cell(
         ``raters, units``; ``expected_width`` (median full width of the bootstrap
         interval), ``width_q10``/``width_q90``; ``p_lower``, the share of data sets
         whose lower limit is at or above ``edge`` (NaN without an edge);
-        ``alpha_median``; ``undefined``, the share of data sets whose alpha or
+        ``estimate_median``; ``undefined``, the share of data sets whose alpha or
         interval was undefined (no variation: counted as not meeting any target);
-        ``simulations`` and ``method``.
+        ``simulations`` and ``method``. ``statistic`` is one of :data:`STATISTICS`
+        (Cohen's kappa needs exactly two raters).
     """
+    if statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {', '.join(STATISTICS)}.")
+    if statistic == "cohen_kappa" and raters != 2:
+        raise ValueError("Cohen's kappa is for exactly two raters; use fleiss_kappa.")
     method = "simulation"
     if isinstance(source, PilotSource):
         if int(source.per_unit.max()) >= raters:
@@ -148,20 +177,17 @@ def simulate_cell(
             source, method = source.fitted(), "model fitted to pilot"
     rng = np.random.default_rng([seed, raters, units])
     widths, lows, alphas = (np.full(simulations, np.nan) for _ in range(3))
-    domain = _domain(source)
     for i in range(simulations):
         data = _values(source.draw(rng, units, raters), source)
-        res = krippendorff_alpha(data, level=source.level, value_domain=domain,
-                                 n_boot=n_boot, confidence=confidence,
-                                 seed=int(rng.integers(2**31)))
-        lows[i], alphas[i] = res.loc[0, "ci_low"], res.loc[0, "alpha"]
-        widths[i] = res.loc[0, "ci_high"] - res.loc[0, "ci_low"]
+        alphas[i], lows[i], high = _interval(statistic, data, source, n_boot, confidence,
+                                             int(rng.integers(2**31)))
+        widths[i] = high - lows[i]
     ok = np.isfinite(widths)
     q = np.quantile(widths[ok], [0.1, 0.5, 0.9]) if ok.any() else [np.nan] * 3
     p_lower = float(np.mean(np.where(ok, lows >= edge, False))) if edge is not None else np.nan
     return {"raters": raters, "units": units, "expected_width": float(q[1]),
             "width_q10": float(q[0]), "width_q90": float(q[2]), "p_lower": p_lower,
-            "alpha_median": float(np.nanmedian(alphas)) if ok.any() else np.nan,
+            "estimate_median": float(np.nanmedian(alphas)) if ok.any() else np.nan,
             "undefined": float(1 - ok.mean()), "simulations": simulations, "method": method}
 
 
@@ -169,6 +195,7 @@ def simulate_grid(
     source: ModelSource | PilotSource, raters: Sequence[int], units: Sequence[int], *,
     simulations: int = 200, n_boot: int = 500, confidence: float = 0.95,
     edge: float | None = None, seed: int = 0, progress: Progress | None = None,
+    statistic: str = "alpha",
 ) -> pd.DataFrame:
     """:func:`simulate_cell` for every (raters, units) pair; one row per cell."""
     if simulations < 1 or n_boot < 1:
@@ -179,7 +206,8 @@ def simulate_grid(
     rows = []
     for done, (r, n) in enumerate(cells, start=1):
         rows.append(simulate_cell(source, r, n, simulations=simulations, n_boot=n_boot,
-                                  confidence=confidence, edge=edge, seed=seed))
+                                  confidence=confidence, edge=edge, seed=seed,
+                                  statistic=statistic))
         if progress is not None:
             progress(done, len(cells))
     return pd.DataFrame(rows, columns=list(CELL_COLUMNS))

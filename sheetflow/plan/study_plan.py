@@ -22,7 +22,7 @@ from .inputs import (
     read_pilot_csv,
     study_measure,
 )
-from .simulate import ModelSource, PilotSource, Progress
+from .simulate import STATISTICS, ModelSource, PilotSource, Progress
 
 DEFAULT_RATERS = (2, 3, 4, 5, 6)
 DEFAULT_ITEMS = (10, 25, 50, 100, 200)
@@ -51,8 +51,9 @@ def plan_study(
     ----------
     root : str or Path
         The study folder (its rubric and design; items may still be a sample).
-    statistic : {"alpha", "icc"}
-        Krippendorff's alpha at the measure's level (simulated), or the ICC (Bonett).
+    statistic : {"alpha", "fleiss_kappa", "cohen_kappa", "icc"}
+        Krippendorff's alpha at the measure's level, Fleiss' kappa, Cohen's kappa (two
+        raters only) - all simulated - or the ICC (Bonett's formula).
     measure : str, optional
         A total or dimension id; default the first total, else the first dimension.
     expected : float, optional
@@ -86,7 +87,9 @@ def plan_study(
     study = load_study(root)
     m = study_measure(study, measure)
     target = target or _default_target(study)
-    raters = sorted({*(raters or DEFAULT_RATERS), max(2, len(study.raters))})
+    own_raters = 2 if statistic == "cohen_kappa" else max(2, len(study.raters))
+    raters = [2] if statistic == "cohen_kappa" else sorted({*(raters or DEFAULT_RATERS),
+                                                            own_raters})
     items = sorted({*(items or DEFAULT_ITEMS), max(2, len(study.items))})
     seed = study.plan.seed if seed is None else seed
     if statistic == "icc":
@@ -99,13 +102,15 @@ def plan_study(
             raise UsageError(str(exc)) from exc
         result.notes = _icc_notes(result, study)
         return result
-    if statistic != "alpha":
-        raise UsageError(f"--statistic {statistic!r}: choose alpha or icc")
+    if statistic not in STATISTICS:
+        raise UsageError(f"--statistic {statistic!r}: choose one of "
+                         f"{', '.join((*STATISTICS, 'icc'))}")
     source = _source(Path(root), study, m, expected, shares, pilot)
     result = plan_alpha(source, raters=raters, items=items, target=target, costs=costs,
                         units_per_item=m.units_per_item, simulations=simulations,
-                        n_boot=n_boot, seed=seed, measure=f"alpha {m.id}", progress=progress)
-    result.notes = _alpha_notes(result, study, m, source)
+                        n_boot=n_boot, seed=seed, measure=f"{statistic} {m.id}",
+                        progress=progress, statistic=statistic)
+    result.notes = _simulated_notes(result, study, m, source, own_raters)
     return result
 
 
@@ -133,29 +138,32 @@ def _source(root: Path, study: Study, m: Measure, expected: float | None,
                      "study")
 
 
-def _alpha_notes(result: PlanResult, study: Study, m: Measure,
-                 source: ModelSource | PilotSource) -> list[str]:
+_NAMES = {"alpha": "alpha", "fleiss_kappa": "Fleiss' kappa", "cohen_kappa": "Cohen's kappa"}
+
+
+def _simulated_notes(result: PlanResult, study: Study, m: Measure,
+                     source: ModelSource | PilotSource, r: int) -> list[str]:
     """Plain words on the study's own design, the cases it would need, Krippendorff's table."""
-    r, n = max(2, len(study.raters)), max(2, len(study.items))
+    n, name = max(2, len(study.items)), _NAMES[result.statistic]
     t = result.table
     row = t[(t["raters"] == r) & (t["items"] == n)].iloc[0]
-    w, centre = float(row["expected_width"]), float(row["alpha_median"])
+    w, centre = float(row["expected_width"]), float(row["estimate_median"])
     unit_words = f", {n * m.units_per_item} rated responses" if m.units_per_item > 1 else ""
-    notes = [f"This study as specified ({r} raters x {n} cases{unit_words}): alpha on "
+    notes = [f"This study as specified ({r} raters x {n} cases{unit_words}): {name} on "
              f"{m.id!r} can expect a 95% interval about {w:.2f} wide (roughly "
              f"{centre - w / 2:.2f} to {centre + w / 2:.2f} around {centre:.2f})."]
     band = band_width(study)
     goal = result.target.width if result.target.width is not None else band
     if band is not None:
         verdict = ("narrow enough to fit within one band" if w <= band else
-                   "wider than one band, so which band alpha falls in can be decided by "
+                   f"wider than one band, so which band {name} falls in can be decided by "
                    "chance")
         notes[0] += f" The bands are {band:.2f} apart: that is {verdict}."
     if goal is not None and w > goal:
         need, reached = items_for_target(
             source, r, goal, units_per_item=m.units_per_item, start_items=n,
             simulations=result.simulations, n_boot=result.n_boot, seed=result.seed,
-            max_items=MAX_SEARCH_ITEMS)
+            max_items=MAX_SEARCH_ITEMS, statistic=result.statistic)
         what = "fit within one band" if goal == band else f"be at most {goal:g} wide"
         if reached <= goal:
             notes.append(f"About {need} cases with {r} raters (expected width "
@@ -165,7 +173,8 @@ def _alpha_notes(result: PlanResult, study: Study, m: Measure,
             notes.append(f"Even {need} cases with {r} raters (expected width {reached:.2f}) "
                          f"would not make the interval {what}; more raters or a wider "
                          "target are needed.")
-    notes.extend(_krippendorff_note(study, m, source, r * n * m.units_per_item))
+    if result.statistic == "alpha":
+        notes.extend(_krippendorff_note(study, m, source, r * n * m.units_per_item))
     return notes
 
 

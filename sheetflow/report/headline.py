@@ -13,8 +13,9 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
              f"rule: {decision['rule']}"]
     lines += [f"- {reason}" for reason in decision["reasons"]]
     lines.append(_panel_line(summary["panel"]))
+    named = " ".join(m["reason"] for m in summary["panel"]["missing_packs"])
     lines += [f"file left out: {f['file']} ({f['rater'] or 'rater unknown'}): {f['reason']}"
-              for f in summary["panel"]["excluded_files"]]
+              for f in summary["panel"]["excluded_files"] if f"file {f['file']} " not in named]
     lines += [f"note: {n}" for n in summary["panel"]["notes"]]
     if summary.get("arms"):
         lines.append(f"arms: {summary['arms']['sentence']}")

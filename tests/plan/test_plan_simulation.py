@@ -34,7 +34,7 @@ def pandalm() -> np.ndarray:
 def test_model_draws_data_with_the_anticipated_alpha(level, alpha):
     model = ModelSource(alpha, (0.2, 0.5, 0.3), (1, 2, 3), level)
     cell = simulate_cell(model, 4, 400, simulations=30, n_boot=50, seed=2)
-    assert cell["alpha_median"] == pytest.approx(alpha, abs=0.03)
+    assert cell["estimate_median"] == pytest.approx(alpha, abs=0.03)
 
 
 def test_same_seed_same_plan_and_progress_reported():
@@ -123,3 +123,20 @@ def test_promised_width_holds_on_fresh_data_from_the_full_set(pandalm):
                                  seed=i)
         widths.append(out.loc[0, "ci_high"] - out.loc[0, "ci_low"])
     assert np.median(widths) == pytest.approx(best["expected_width"], rel=0.15)
+
+
+@pytest.mark.parametrize("statistic,raters", [("fleiss_kappa", 4), ("cohen_kappa", 2)])
+def test_kappa_is_simulated_with_its_own_interval(statistic, raters):
+    model = ModelSource(0.6, (0.3, 0.7), ("yes", "no"), "nominal")
+    cell = simulate_cell(model, raters, 300, simulations=30, n_boot=1, seed=2,
+                         statistic=statistic)
+    assert cell["estimate_median"] == pytest.approx(0.6, abs=0.05)
+    small = simulate_cell(model, raters, 30, simulations=30, n_boot=1, seed=2,
+                          statistic=statistic)
+    assert small["expected_width"] > cell["expected_width"] > 0
+
+
+def test_cohen_kappa_needs_two_raters():
+    model = ModelSource(0.6, (0.5, 0.5), (0, 1), "nominal")
+    with pytest.raises(ValueError, match="two raters"):
+        simulate_cell(model, 3, 30, simulations=2, n_boot=1, statistic="cohen_kappa")

@@ -143,3 +143,35 @@ def test_cli_plan_record_writes_sizing(study000):
     assert result.exit_code == 0, result.output
     assert "cheapest   4 raters x 400 items" in result.output
     assert json.loads((study000 / SIZING_FILE).read_text())["items"] == 400
+
+
+def test_the_study_own_ratings_are_the_pilot(tmp_path):
+    """After collect, plan unblinds out/ratings.csv with the sealed key and resamples it."""
+    from sheetflow.demo import run_demo
+
+    folder = run_demo(tmp_path / "demo").folder
+    res = plan_study(folder, raters=[4], items=[18], simulations=20, n_boot=100)
+    assert res.source.startswith("pilot out/ratings.csv: 36 units, 4-4 values per unit")
+    assert res.method == "pilot resampling"
+    assert "4 raters x 18 cases" in res.notes[0]
+
+
+def test_kappa_plans_name_the_statistic(study000):
+    res = plan_study(study000, statistic="fleiss_kappa", measure="direction", expected=0.6,
+                     raters=[4], items=[18], simulations=20, n_boot=1)
+    assert res.statistic == "fleiss_kappa" and res.level == "nominal"
+    assert "Fleiss' kappa on 'direction'" in res.notes[0]
+    cohen = plan_study(study000, statistic="cohen_kappa", measure="direction",
+                       expected=0.6, raters=[2, 3], items=[18], simulations=20, n_boot=1)
+    assert set(cohen.table["raters"]) == {2}
+
+
+def test_no_record_after_generate(study000):
+    """Recording after generate would change the sealed spec hash: refused."""
+    res = plan_study(study000, expected=0.75, raters=[4], items=[18, 400],
+                     target=Target(width=0.3), simulations=10, n_boot=50)
+    (study000 / "sealed").mkdir()
+    (study000 / "sealed" / "key.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(UsageError, match="already generated"):
+        record_plan(study000, res)
+    assert not (study000 / SIZING_FILE).exists()

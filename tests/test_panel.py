@@ -1,0 +1,82 @@
+"""The panel names every expected pack that is not in the analysis, and why."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from sheetflow.analysis.decision import Decision, finish, flag_check
+from sheetflow.analysis.panel import build_panel
+
+EXPECTED = [("R1", 1), ("R2", 1), ("R3", 1), ("R3", 2)]
+
+
+def _data(*packs: tuple[str, int]) -> pd.DataFrame:
+    return pd.DataFrame([{"rater": r, "sitting": s} for r, s in packs])
+
+
+def test_complete_panel():
+    panel = build_panel(EXPECTED, _data(*EXPECTED), [])
+    assert panel.complete and panel.missing == [] and panel.notes == []
+    assert panel.sentence().startswith("panel complete: 3 of 3")
+
+
+def test_missing_return_and_refused_file_are_named():
+    files = [{"file": "r2.xlsx", "rater": "R2", "used": False,
+              "reason": "1 error(s): answer-missing at Scoring!D12"},
+             {"file": "stray.xlsx", "rater": "", "used": False,
+              "reason": "1 error(s): identity-unknown"},
+             {"file": "r1.xlsx", "rater": "R1", "used": True, "reason": ""}]
+    panel = build_panel(EXPECTED, _data(("R1", 1), ("R3", 1)), files)
+    assert not panel.complete
+    assert panel.missing == ["R2", "R3"]
+    assert panel.missing_packs == [
+        {"rater": "R2", "sitting": 1,
+         "reason": "file r2.xlsx not used: 1 error(s): answer-missing at Scoring!D12"},
+        {"rater": "R3", "sitting": 2, "reason": "no return collected"}]
+    assert [f["file"] for f in panel.excluded_files] == ["r2.xlsx", "stray.xlsx"]
+    assert "R2: file r2.xlsx" in panel.sentence() and "R3 (sitting 2)" in panel.sentence()
+
+
+def test_without_a_collection_record_the_panel_says_so():
+    panel = build_panel(EXPECTED, _data(*EXPECTED), None)
+    assert panel.complete and "collection.json" in panel.notes[0]
+
+
+def test_an_incomplete_panel_overrides_a_pass():
+    checks = [flag_check("x", True, 1, 1)]
+    panel = build_panel(EXPECTED, _data(("R1", 1), ("R2", 1), ("R3", 1)), [])
+    decision = finish(Decision("pass", "rule", checks), panel)
+    assert decision.status == "incomplete" and decision.provisional_status == "pass"
+    assert decision.headline().startswith("INCOMPLETE: panel incomplete: missing R3")
+    assert "checks say PASS" in decision.headline()
+
+
+def test_threshold_bands_give_the_status():
+    from sheetflow.analysis.decision import status_of, threshold_check
+
+    def one(value):
+        return threshold_check("alpha", value, 0.70, weak_from=0.60)
+
+    assert one(0.70).outcome == "met" and one(0.70).passed is True
+    assert one(0.65).outcome == "weak" and one(0.65).passed is False
+    assert one(0.59).outcome == "not met"
+    assert one(float("nan")).outcome == "undefined" and one(float("nan")).passed is None
+    assert status_of([one(0.8), one(0.9)]) == "pass"
+    assert status_of([one(0.8), one(0.65)]) == "inconclusive"
+    assert status_of([one(0.8), one(float("nan"))]) == "inconclusive"
+    assert status_of([one(0.65), one(0.5)]) == "fail"
+    assert status_of([]) == "inconclusive"
+
+
+def test_headline_names_each_file_left_out_once():
+    from sheetflow.report import headline_lines
+
+    files = [{"file": "r2.xlsx", "rater": "R2", "used": False, "reason": "answer-missing"},
+             {"file": "stray.xlsx", "rater": "", "used": False, "reason": "identity-unknown"}]
+    panel = build_panel(EXPECTED, _data(("R1", 1), ("R3", 1), ("R3", 2)), files)
+    decision = finish(Decision("pass", "rule", [flag_check("x", True, 1, 1)]), panel)
+    lines = headline_lines({"decision": decision.to_dict(), "panel": panel.to_dict()})
+    assert lines[0] == "DECISION: INCOMPLETE"
+    text = "\n".join(lines)
+    assert text.count("r2.xlsx") == 1 and "MISSING R2: file r2.xlsx not used" in text
+    assert "file left out: stray.xlsx (rater unknown): identity-unknown" in lines
