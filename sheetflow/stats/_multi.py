@@ -70,7 +70,7 @@ def _coefficient(
     coef = (parts["p_o"] - parts["p_e"]) / (1.0 - parts["p_e"])
     se = _gwet_se(counts, parts, coef, population_size)
     n = counts.shape[0]
-    return {"kappa": coef, "se": se, **t_test(coef, se, n), **_t_interval(coef, se, n, confidence),
+    return {"kappa": coef, "se": se, **t_test(coef, se, n), **t_interval(coef, se, n, confidence),
             "p_o": parts["p_o"], "p_e": parts["p_e"], "reason": ""}  # fmt: skip
 
 
@@ -136,7 +136,7 @@ def _gwet_se(
     return float(np.sqrt(var))
 
 
-def _t_interval(coef: float, se: float, n: int, confidence: float) -> dict[str, float]:
+def t_interval(coef: float, se: float, n: int, confidence: float) -> dict[str, float]:
     """``coef +/- t_{n-1} se`` with the upper end capped at 1 (Gwet's convention)."""
     if not np.isfinite(se):
         return {"ci_low": np.nan, "ci_high": np.nan}

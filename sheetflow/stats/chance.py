@@ -11,7 +11,7 @@ import pandas as pd
 from scipy import stats
 
 from sheetflow.stats import _util
-from sheetflow.stats._multi import multirater, t_test
+from sheetflow.stats._multi import multirater, t_interval, t_test
 from sheetflow.stats._weights import (
     WeightOn,
     Weights,
@@ -311,12 +311,9 @@ def _scott_from_table(counts: np.ndarray, w: np.ndarray, confidence: float) -> d
     term = (p * (w - (1.0 - pi) * (pbar[:, None] + pbar[None, :])) ** 2).sum()
     var = (term - (p_o - 2.0 * (1.0 - pi) * p_e) ** 2) / (n * (1.0 - p_e) ** 2)
     se = float(np.sqrt(max(var, 0.0))) if n >= 2 else np.nan
-    interval = {"ci_low": np.nan, "ci_high": np.nan}
-    if np.isfinite(se):
-        t = stats.t.ppf(0.5 + confidence / 2.0, n - 1)
-        interval = {"ci_low": pi - t * se, "ci_high": min(1.0, pi + t * se)}
-    return {**row, "pi": pi, "se": se, **t_test(pi, se, int(n)), **interval, "p_o": p_o,
-            "p_e": p_e, "reason": ""}  # fmt: skip
+    return {**row, "pi": pi, "se": se, **t_test(pi, se, int(n)),
+            **t_interval(pi, se, int(n), confidence), "p_o": p_o, "p_e": p_e,
+            "reason": ""}  # fmt: skip
 
 
 def light_kappa(

@@ -30,7 +30,7 @@ def _irr(name: str) -> np.ndarray:
     """An irr data set as a raters x units matrix."""
     frame = pd.read_csv(FIXTURES / f"irr_{name}.csv")
     numeric = all(pd.api.types.is_numeric_dtype(frame[c]) for c in frame)
-    return frame.T.to_numpy(dtype=float if numeric else object)
+    return frame.T.to_numpy(dtype=float if numeric else object, copy=True)
 
 
 def _raw_from_table(table: np.ndarray) -> np.ndarray:
