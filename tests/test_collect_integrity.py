@@ -27,7 +27,9 @@ def _study(tmp: Path, template: str) -> tuple[Path, list[dict]]:
     root = tmp / template
     init_study(root, template)
     raters = root / "raters.csv"
-    if raters.read_text(encoding="utf-8").count(",primary") < 2:  # keep-known, anchored-plan
+    primaries = [ln for ln in raters.read_text(encoding="utf-8").splitlines()[1:]
+                 if not ln.endswith(",second")]  # second raters get packs at data lock
+    if len(primaries) < 2:  # keep-known and anchored-plan have one
         with raters.open("a", encoding="utf-8") as out:
             out.write("extra-01,Extra Rater,Extra,extra01@example.org,primary\n")
     generate_packs(root)
