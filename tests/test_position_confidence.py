@@ -228,7 +228,7 @@ def test_large_tables_go_beside_the_workbook(study, tmp_path, monkeypatch):
 def test_large_table_csv_neutralises_formula_starts(tmp_path):
     from sheetflow.report.large import write_csv
 
-    table = pd.DataFrame({"rater1": ["=HYPERLINK(\"x\")", "R2", "-3", None],
+    table = pd.DataFrame({"rater1": ["=HYPERLINK(1)", "R2", "-3", None],
                           "kappa": [0.5, -0.25, np.nan, 1.0], "reason": ["@x", "", "ok", "+1"]})
     text = write_csv(table, tmp_path / "t.csv").read_text(encoding="utf-8").splitlines()
     assert text[1].startswith("'=HYPERLINK") and text[1].endswith(",'@x")
