@@ -90,12 +90,12 @@ def raw_text(raw: Any) -> str:
 # --------------------------------------------------------------------------- CSV
 
 
-_FORMULA_STARTS = frozenset("=+-@\t\r\n\uff1d\uff0b\uff0d\uff20")
+FORMULA_STARTS = frozenset("=+-@\t\r\n\uff1d\uff0b\uff0d\uff20")
 
 
 def neutralise(text: str) -> str:
     """Prefix ``'`` to text that a spreadsheet would run as a formula (OWASP)."""
-    if text and text[0] in _FORMULA_STARTS:
+    if text and text[0] in FORMULA_STARTS:
         return "'" + text
     return text
 
@@ -109,7 +109,7 @@ def csv_lines(block: RatingBlock) -> bytes:
     -1 in the value and raw columns are prefixed too: a spreadsheet then shows them
     as text, which is safe; the analysis removes the prefix.
     """
-    starts = _FORMULA_STARTS
+    starts = FORMULA_STARTS
     head = ",".join(_quoted(neutralise(x))
                     for x in (block.study_id, block.rater_id, block.sitting)) + ',"'
     tail = '",' + ",".join(_quoted(neutralise(x))

@@ -154,8 +154,8 @@ def lock_second_rater(study_dir: str | Path) -> LockResult:
     assert plan is not None
     strata = draw([it for it in study.items if it.id in set(completed)], plan.strata,
                   plan.fraction, plan_hash)
-    selected = [i for it in study.items for i in [it.id]
-                if any(i in s["selected"] for s in strata.values())]
+    chosen = {i for s in strata.values() for i in s["selected"]}
+    selected = [it.id for it in study.items if it.id in chosen]
     record = {"plan_hash": plan_hash, "method": METHOD, "fraction": plan.fraction,
               "strata_columns": list(plan.strata), "completed": completed,
               "strata": strata, "selected": selected,

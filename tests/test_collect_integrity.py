@@ -27,9 +27,11 @@ def _study(tmp: Path, template: str) -> tuple[Path, list[dict]]:
     root = tmp / template
     init_study(root, template)
     raters = root / "raters.csv"
-    if len(raters.read_text(encoding="utf-8").splitlines()) < 3:  # keep-known has one
+    primaries = [ln for ln in raters.read_text(encoding="utf-8").splitlines()[1:]
+                 if not ln.endswith(",second")]  # second raters get packs at data lock
+    if len(primaries) < 2:  # keep-known and anchored-plan have one
         with raters.open("a", encoding="utf-8") as out:
-            out.write("owner-02,Second Owner,Second,owner02@example.org,primary\n")
+            out.write("extra-01,Extra Rater,Extra,extra01@example.org,primary\n")
     generate_packs(root)
     manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
     (root / "returns").mkdir(exist_ok=True)

@@ -75,7 +75,7 @@ def study(made, tmp_path):
     root, pack = made
     copy = tmp_path / "study"
     shutil.copytree(root, copy)
-    (copy / "returns").mkdir()
+    (copy / "returns").mkdir(exist_ok=True)
     return copy, pack, copy / "returns" / pack["file"]
 
 

@@ -65,7 +65,7 @@ def _study(root: Path, owners: tuple[str, ...]) -> Path:
     generate_packs(root)
     items = _items(root)
     manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
-    (root / "returns").mkdir()
+    (root / "returns").mkdir(exist_ok=True)
     for pack in manifest["packs"]:
         kept = _kept(items, pack["rater_id"])
         wb = openpyxl.load_workbook(root / L.PACKS_DIR / pack["file"])

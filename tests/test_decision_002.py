@@ -100,7 +100,7 @@ def _analyze(root: Path):
 def correct(tmp_path_factory):
     root = tmp_path_factory.mktemp("p002") / "correct"
     selected = _locked(root)
-    disputed = selected[0]
+    disputed = next(i for i in selected if i not in (LOW, UNSAFE))
     _fill(root, SECOND, {disputed: 2})
     return (root, selected, disputed, *_analyze(root))
 
@@ -143,10 +143,11 @@ def test_correct_subset_passes_and_one_raters_error_rejects(correct):
 def test_mean_rule_accepts_the_same_item(tmp_path):
     root = tmp_path / "mean"
     selected = _locked(root, combine="mean")
-    _fill(root, SECOND, {selected[0]: 2})
+    disputed = next(i for i in selected if i not in (LOW, UNSAFE))
+    _fill(root, SECOND, {disputed: 2})
     out, summary, _ = _analyze(root)
     assert out.exit_code == 0, out.output
-    assert selected[0] in summary["acceptance"]["accepted"]
+    assert disputed in summary["acceptance"]["accepted"]
 
 
 def test_an_extra_second_rating_fails(tmp_path):

@@ -32,6 +32,13 @@ def test_demo_makes_everything_and_tells_where(demo):
     assert "alpha      total" in output and "analysis.xlsx" in output
 
 
+def test_demo_packs_name_no_system(demo):
+    """The bundled sample's texts, title and properties never name an arm (generate's
+    leak check prints a warning line when they do)."""
+    _, output = demo
+    assert "warning:" not in output
+
+
 def test_demo_never_modifies_packs(demo):
     folder, _ = demo
     for pack in (folder / "packs").glob("*.xlsx"):

@@ -223,3 +223,13 @@ def test_large_tables_go_beside_the_workbook(study, tmp_path, monkeypatch):
     monkeypatch.setattr(large, "LARGE_ROWS", 10**9)
     write_analysis_outputs(res, tmp_path / "out")
     assert not kappa_csv.exists() and not data_csv.exists()
+
+
+def test_large_table_csv_neutralises_formula_starts(tmp_path):
+    from sheetflow.report.large import write_csv
+
+    table = pd.DataFrame({"rater1": ["=HYPERLINK(1)", "R2", "-3", None],
+                          "kappa": [0.5, -0.25, np.nan, 1.0], "reason": ["@x", "", "ok", "+1"]})
+    text = write_csv(table, tmp_path / "t.csv").read_text(encoding="utf-8").splitlines()
+    assert text[1].startswith("'=HYPERLINK") and text[1].endswith(",'@x")
+    assert text[2] == "R2,-0.25," and text[3] == "'-3,,ok" and text[4] == ",1.0,'+1"

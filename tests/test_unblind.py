@@ -163,3 +163,41 @@ def test_no_rubric_rows_gives_empty_table(tmp_path):
     out = unblind(study, raw, pd.DataFrame(columns=["rater", "sitting", "case", "label",
                                                     "arm", "order"]))
     assert out.empty and list(out.columns) == list(DATA_COLUMNS)
+
+
+def test_direction_self_check_counts_cases_with_a_clear_total_gap(tmp_path):
+    """Planted: R1 names the higher-total response in 3 of the 4 cases whose gap is at
+    least 15% of the total's range (3 of 0-20); a 1-point case is not checked."""
+    from sheetflow.analysis import run_plan
+
+    study = load_study(init_study(tmp_path / "p", "paired-rubric"))
+    first, second = (a.id for a in study.design.arms)
+    dims = [d for d in study.rubric.by_scope("response")]
+    rows = []
+    plan = {"C1": (first, 20, 5), "C2": (first, 18, 4), "C3": (second, 3, 19),
+            "C4": (second, 15, 2), "C5": (first, 10, 9)}  # C4 inconsistent, C5 too close
+    for case, (choice, top_first, top_second) in plan.items():
+        for arm, label, target in ((first, "A", top_first), (second, "B", top_second)):
+            left = target
+            for d in dims:  # spread the planted total over the dimensions
+                hi = max(d.value_domain())
+                give = min(hi, left)
+                left -= give
+                value = give if d.kind != "count" else {0: 0, 2: 2, 4: 4, 5: 6}.get(give, 0)
+                if d.kind == "checklist":
+                    value = min(give, len(d.questions))
+                rows.append({"rater": "R1", "case": case, "label": label, "arm": arm,
+                             "dimension": d.id, "value": float(value), "confidence": "High"})
+        rows.append({"rater": "R1", "case": case, "label": "", "arm": "",
+                     "dimension": "direction", "value": choice, "confidence": ""})
+    res = run_plan(study, pd.DataFrame(rows))
+    totals = res.data[res.data["dimension"] == "total"].pivot_table(
+        index="case", columns="arm", values="value")
+    gap = (totals[first] - totals[second]).abs()
+    checked = gap[gap >= 3].index
+    higher = totals.loc[checked].idxmax(axis=1)
+    want = float((higher == pd.Series({c: plan[c][0] for c in checked})).mean())
+    row = res.tables["self_checks"].set_index("rater").loc["R1"]
+    assert row["n_direction_checked"] == len(checked) >= 3
+    assert row["direction_consistent_share"] == pytest.approx(want)
+    assert want < 1.0 and bool(row["mixed_directions"])

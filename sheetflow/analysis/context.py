@@ -76,6 +76,7 @@ class Context:
         # a response is one unit: (case, arm) in a paired design, the item otherwise
         first["unit"] = first["case"] + np.where(first["arm"] != "", "|" + first["arm"], "")
         self.first = first
+        self._by_measure: dict[str, pd.DataFrame] = {}
 
     def response_dims(self) -> list[Dimension]:
         return [d for d in self.study.rubric.by_scope("response")
@@ -95,7 +96,17 @@ class Context:
         return [a.id for a in self.study.design.arms] + [TIED]
 
     def ratings(self, dim_id: str) -> pd.DataFrame:
-        """Sitting-1 ratings of one measure: unit, rater, value (missing dropped)."""
+        """Sitting-1 ratings of one measure: unit, rater, value (missing dropped).
+
+        Each measure's rows are selected once (a panel of hundreds of raters has
+        hundreds of thousands of rows; analyses ask for the same measure many times);
+        callers get their own copy.
+        """
+        if dim_id not in self._by_measure:
+            self._by_measure[dim_id] = self._select(dim_id)
+        return self._by_measure[dim_id].copy()
+
+    def _select(self, dim_id: str) -> pd.DataFrame:
         rows = self.first[self.first["dimension"] == dim_id]
         if rows.empty:
             return pd.DataFrame(columns=["unit", "rater", "value", "arm", "case"])

@@ -304,12 +304,13 @@ def _feedback(ctx: Context) -> dict[str, dict[str, pd.DataFrame]]:
         ["rater", "case", "arm"])["label"]
     group = scores.groupby(["case", "arm", "measure"])["value"].agg(["median", "count"])
     out = {}
+    directions = _direction_feedback(ctx, labels)
+    shown = labels.reindex(pd.MultiIndex.from_frame(scores[["rater", "case", "arm"]]))
+    scores = scores.assign(response=shown.fillna("").to_numpy())
     for rater, mine in scores.groupby("rater", sort=False):
         table = mine.join(group, on=["case", "arm", "measure"])
         table = pd.DataFrame({
-            "case": table["case"],
-            "response": [labels.get((rater, c, a), "") for c, a in
-                         zip(table["case"], table["arm"], strict=True)],
+            "case": table["case"], "response": table["response"],
             "measure": table["measure"], "you": table["value"],
             "group_median": table["median"], "difference": table["value"] - table["median"],
             "n_validators": table["count"]})
@@ -320,27 +321,35 @@ def _feedback(ctx: Context) -> dict[str, dict[str, pd.DataFrame]]:
             within_1_point=("difference", lambda d: float((d.abs() <= 1).mean())),
             n_responses=("you", "size")).reset_index()
         out[str(rater)] = {"Overview": overview, "Your scores": table,
-                           "Your directions": _direction_feedback(ctx, str(rater), labels)}
+                           "Your directions": directions.get(str(rater), _NO_DIRECTIONS)}
     return out
 
 
-def _direction_feedback(ctx: Context, rater: str, labels: pd.Series) -> pd.DataFrame:
+_NO_DIRECTIONS = pd.DataFrame(columns=["case", "your_direction", "group_share_same",
+                                       "n_validators"])
+
+
+def _direction_feedback(ctx: Context, labels: pd.Series) -> dict[str, pd.DataFrame]:
+    """Per rater: their direction per case beside the share of the group naming the same."""
     pref = next((d.id for d in ctx.study.rubric.dimensions if d.kind == "preference"), None)
     if pref is None:
-        return pd.DataFrame(columns=["case", "your_direction", "group_share_same"])
+        return {}
     values = ctx.ratings(pref)
-    rows = []
-    for case, grp in values.groupby("case", sort=False):
-        mine = grp.loc[grp["rater"] == rater, "value"]
-        if mine.empty:
-            continue
-        choice = mine.iloc[0]
-        shown = labels.get((rater, case, choice), choice) if choice != TIED else TIED
-        rows.append({"case": case, "your_direction": f"response {shown} better"
-                     if choice != TIED else TIED,
-                     "group_share_same": float((grp["value"] == choice).mean()),
-                     "n_validators": len(grp)})
-    return natural_order(pd.DataFrame(rows), ["case"]) if rows else pd.DataFrame(rows)
+    if values.empty:
+        return {}
+    per_case = values.groupby("case")["value"]
+    table = values.assign(
+        n_validators=per_case.transform("size"),
+        group_share_same=values.groupby(["case", "value"])["value"].transform("size")
+        / per_case.transform("size"))
+    keys = pd.MultiIndex.from_arrays([table["rater"], table["case"], table["value"]])
+    shown = pd.Series(labels.reindex(keys).to_numpy(), index=table.index)
+    tied = table["value"] == TIED
+    table["your_direction"] = np.where(
+        tied, TIED, "response " + shown.fillna(table["value"]).astype(str) + " better")
+    cols = ["case", "your_direction", "group_share_same", "n_validators"]
+    return {str(rater): natural_order(grp[cols].drop_duplicates("case"), ["case"])
+            .reset_index(drop=True) for rater, grp in table.groupby("rater", sort=False)}
 
 
 PLAN = ProtocolPlan(

@@ -42,26 +42,41 @@ def self_checks(ctx: Context) -> pd.DataFrame:
             if len(conf) else np.nan
         row["confidence_ok"] = bool(row["medium_high_share"] >= conf_target) \
             if len(conf) else None
-        if pref is not None and total is not None:
-            row.update(_direction_checks(ctx, grp, pref.id, total))
         rows.append(row)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    if pref is not None and total is not None and not table.empty:
+        checks = _direction_checks(ctx.first, pref.id, total)
+        table = table.join(checks, on="rater")
+    return table
 
 
-def _direction_checks(ctx: Context, grp: pd.DataFrame, pref_id: str, total: Total) -> dict:
-    prefs = grp[grp["dimension"] == pref_id].set_index("case")["value"]
-    totals = grp[grp["dimension"] == total.id]
-    wide = totals.pivot_table(index="case", columns="arm", values="value", aggfunc="first")
+def _direction_checks(first: pd.DataFrame, pref_id: str, total: Total) -> pd.DataFrame:
+    """Per rater: kinds of direction given, and the share of cases whose total gap is at
+    least :data:`CONSISTENCY_GAP_SHARE` of the range where the direction names the
+    response with the higher total (all raters at once)."""
+    prefs = first[first["dimension"] == pref_id].drop_duplicates(["rater", "case"])
+    totals = first[first["dimension"] == total.id]
+    wide = totals.assign(value=pd.to_numeric(totals["value"], errors="coerce")).pivot_table(
+        index=["rater", "case"], columns="arm", values="value", aggfunc="first")
     lo, hi = total.minimum or 0.0, total.maximum or 1.0
-    gap = CONSISTENCY_GAP_SHARE * (hi - lo)
-    checked = consistent = 0
-    for case, row in wide.iterrows():
-        vals = pd.to_numeric(row, errors="coerce").dropna()
-        if len(vals) != 2 or abs(vals.iloc[0] - vals.iloc[1]) < gap or case not in prefs:
-            continue
-        checked += 1
-        consistent += int(prefs[case] == vals.idxmax())
-    kinds = set(prefs.dropna().astype(str))
-    return {"direction_kinds": len(kinds), "mixed_directions": len(kinds) > 1,
-            "n_direction_checked": checked,
-            "direction_consistent_share": consistent / checked if checked else np.nan}
+    both = wide.dropna() if wide.shape[1] == 2 else wide.iloc[0:0]
+    decided = both[(both.iloc[:, 0] - both.iloc[:, 1]).abs() >= CONSISTENCY_GAP_SHARE * (hi - lo)]
+    higher = decided.idxmax(axis=1).rename("higher").reset_index() if len(decided) else \
+        pd.DataFrame(columns=["rater", "case", "higher"])
+    judged = higher.merge(prefs[["rater", "case", "value"]], on=["rater", "case"])
+    judged["consistent"] = judged["value"] == judged["higher"]
+    per_rater = judged.groupby("rater").agg(n_direction_checked=("consistent", "size"),
+                                            consistent=("consistent", "sum"))
+    kinds = prefs.dropna(subset=["value"]).assign(value=lambda f: f["value"].astype(str)) \
+        .groupby("rater")["value"].nunique().rename("direction_kinds")
+    out = pd.DataFrame(index=pd.Index(first["rater"].unique(), name="rater"))
+    out = out.join(kinds).join(per_rater)
+    out["direction_kinds"] = out["direction_kinds"].fillna(0).astype(int)
+    out["mixed_directions"] = out["direction_kinds"] > 1
+    out["n_direction_checked"] = out["n_direction_checked"].fillna(0).astype(int)
+    out["direction_consistent_share"] = np.where(
+        out["n_direction_checked"] > 0,
+        out["consistent"] / out["n_direction_checked"].where(out["n_direction_checked"] > 0),
+        np.nan)
+    return out[["direction_kinds", "mixed_directions", "n_direction_checked",
+                "direction_consistent_share"]]

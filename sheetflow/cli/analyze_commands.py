@@ -119,6 +119,8 @@ def _tour(out: Output, r: DemoResult) -> None:
     out.say("   the coordinator publishes these hashes before scoring:")
     for line in r.generated.hash_lines():
         out.say(f"     {line}")
+    for warning in r.generated.warnings:  # e.g. an arm id found in a pack's text
+        out.say(f"   warning: {warning}")
     out.say(f"2. simulated raters filled copies into {r.folder / 'returns'} "
             f"({len(r.returns)} files)")
     report = r.collection.report

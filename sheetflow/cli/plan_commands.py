@@ -57,7 +57,8 @@ def _floats(text: str | None) -> list[float] | None:
 @click.option("--items", "items_text", help="Item counts, e.g. 10,25,50,100,200.")
 @click.option("--cost-rater", type=float, default=0.0, help="Fixed cost per rater.")
 @click.option("--cost-item", type=float, default=0.0, help="Cost of one rater rating one item.")
-@click.option("--simulations", type=click.IntRange(1), default=100, show_default=True)
+@click.option("--simulations", type=click.IntRange(1), default=100, show_default=True,
+              help="Simulated studies per design.")
 @click.option("--n-boot", type=click.IntRange(1), default=500, show_default=True,
               help="Bootstrap resamples per simulated study.")
 @click.option("--seed", type=int, help="Seed (default: the plan's seed).")

@@ -219,7 +219,9 @@ def plan_icc(
 
     Only width targets: the table's ``expected_width`` is Bonett's width for each
     design; with ``assurance`` a design meets the target when its items reach Zou's
-    sample size (the width is then not exceeded with that probability).
+    sample size (the width is then not exceeded with that probability). Both are
+    derived for the single-rater ICC of the one-way and consistency models; for
+    absolute-agreement forms with rater effects they understate the width.
     """
     if target.width is None:
         raise ValueError("ICC plans take a width target (--width), not a lower bound.")

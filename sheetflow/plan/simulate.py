@@ -8,8 +8,9 @@ Two sources of data sets:
   ratings then disagree like a chance pair with probability :math:`1 - q^2`, so the
   population alpha is exactly the anticipated one at every level of measurement.
 * :class:`PilotSource` - a pilot's ratings. A data set of ``n`` units and ``r`` raters
-  takes ``n`` pilot units with replacement and, in each, ``r`` of its values without
-  replacement (alpha uses only values within a unit, so rater identity is not needed).
+  takes ``n`` pilot units with replacement (among those with at least ``r`` values)
+  and, in each, ``r`` of its values without replacement (alpha uses only values within
+  a unit, so rater identity is not needed).
   Rater counts above what the pilot's units hold are drawn from the model fitted to
   the pilot (its alpha and value shares) and say so in the ``method`` column.
 

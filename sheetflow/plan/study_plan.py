@@ -93,8 +93,9 @@ def plan_study(
     items = sorted({*(items or DEFAULT_ITEMS), max(2, len(study.items))})
     seed = study.plan.seed if seed is None else seed
     if statistic == "icc":
-        if expected is None:
-            raise UsageError("an ICC plan needs --expected (the anticipated ICC)")
+        if expected is None or pilot is not None or shares is not None:
+            raise UsageError("an ICC plan takes --expected (the anticipated ICC), not a "
+                             "pilot or value shares")
         try:
             result = plan_icc(expected, raters=raters, items=items, target=target,
                               costs=costs, assurance=assurance, measure=f"icc {m.id}")
@@ -102,6 +103,9 @@ def plan_study(
             raise UsageError(str(exc)) from exc
         result.notes = _icc_notes(result, study)
         return result
+    if assurance is not None:
+        raise UsageError("--assurance is for ICC plans (Zou 2012); simulated plans give "
+                         "the share of studies meeting a lower bound with --above")
     if statistic not in STATISTICS:
         raise UsageError(f"--statistic {statistic!r}: choose one of "
                          f"{', '.join((*STATISTICS, 'icc'))}")

@@ -9,6 +9,26 @@ import xlsxwriter
 from ..outputs import OutputSet
 from .design import PlanResult
 
+_METHODS = (
+    ("expected width", "The full width (upper minus lower) of the 95% interval a design can "
+     "expect: the median over its simulated studies (10th and 90th percentiles in "
+     "width_q10, width_q90), or Bonett's (2002) formula for the ICC."),
+    ("model", "Assumed agreement: each unit has a true value drawn from the value shares; "
+     "each rater reports it with probability sqrt(alpha), otherwise an independent draw "
+     "from the shares, so the population alpha (and kappa) is the anticipated value."),
+    ("pilot", "A pilot is resampled: units with replacement, and within each unit as many "
+     "of its values as the design has raters, without replacement; more raters than the "
+     "pilot holds are drawn from the model fitted to the pilot."),
+    ("interval", "Each simulated study's interval is the one analyze reports: alpha's "
+     "percentile unit bootstrap; Fleiss' kappa with Gwet's non-null variance; Cohen's "
+     "kappa's normal-theory interval."),
+    ("p_lower", "The share of simulated studies whose lower limit is at or above the "
+     "target's edge (lower-bound targets only)."),
+    ("cost", "raters x (cost per rater + items x cost per item); without costs, the number "
+     "of ratings (raters x items)."),
+    ("seed", "Each design's studies are drawn from numpy's default_rng([seed, raters, "
+     "units]), so a design's result does not depend on the rest of the grid."),
+)
 _COLUMNS = ("raters", "items", "units", "expected_width", "width_q10", "width_q90",
             "p_lower", "meets", "cost", "cheapest", "method")
 
@@ -18,7 +38,8 @@ def write_plan_workbook(result: PlanResult, path: str | Path) -> Path:
 
     Sheet "Plan": the measure, source, target, notes and one row per design (the
     cheapest design meeting the target marked). Sheet "Chart": expected width against
-    items, one line per rater count, with the target width as a dashed line.
+    items, one line per rater count, with the target width as a dashed line. Sheet
+    "Methods": the conventions behind the figures.
     """
     path = Path(path)
     with OutputSet() as outputs:
@@ -53,6 +74,12 @@ def write_plan_workbook(result: PlanResult, path: str | Path) -> Path:
                 ws.write(row, c, bool(value) if name in ("meets", "cheapest") else value, fmt)
         ws.set_column(0, 0, 14)
         _chart(wb, result)
+        methods = wb.add_worksheet("Methods")
+        methods.set_column(0, 0, 16)
+        methods.set_column(1, 1, 110, wb.add_format({"text_wrap": True, "valign": "top"}))
+        for i, (topic, text) in enumerate(_METHODS):
+            methods.write(i, 0, topic, bold)
+            methods.write(i, 1, text)
         wb.close()
     return path
 

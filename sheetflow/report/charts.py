@@ -13,6 +13,8 @@ from xlsxwriter.worksheet import Worksheet
 from ..analysis import Analysis
 from .cells import write_table
 
+MAX_SERIES = 20
+
 
 def chart_data_sheet(wb: xlsxwriter.Workbook, analysis: Analysis,
                       fmt: dict[str, Any]) -> dict[str, tuple[str, int, int]]:
@@ -127,10 +129,13 @@ def _distribution_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analys
     sheet, top, n = where["distribution"]
     table = analysis.figures["distribution"]
     chart = wb.add_chart({"type": "column"})
-    for j in range(1, len(table.columns)):
+    # a series per rater reads for a small panel; Excel allows 255, eyes far fewer
+    for j in range(1, min(len(table.columns), MAX_SERIES + 1)):
         chart.add_series({"name": [sheet, top, j], "categories": [sheet, top + 1, 0, top + n, 0],
                           "values": [sheet, top + 1, j, top + n, j]})
-    chart.set_title({"name": f"Distribution of {table.columns[0]} per rater"})
+    shown = "per rater" if len(table.columns) <= MAX_SERIES + 1 else \
+        f"for the first {MAX_SERIES} of {len(table.columns) - 1} raters (all on Chart data)"
+    chart.set_title({"name": f"Distribution of {table.columns[0]} {shown}"})
     chart.set_x_axis({"name": str(table.columns[0])})
     chart.set_y_axis({"name": "ratings"})
     chart.set_size({"width": 720, "height": 320})

@@ -29,7 +29,7 @@ def feedback_name(rater: str) -> str:
 def write_feedback_workbook(analysis: Analysis, rater: str, path: str | Path) -> Path:
     """Write ``rater``'s feedback workbook (one sheet per table) to ``path``."""
     path = Path(path)
-    wb = xlsxwriter.Workbook(str(path), OPTIONS)
+    wb = xlsxwriter.Workbook(str(path), {**OPTIONS, "in_memory": True})  # small: no temp files
     wb.set_properties({"title": f"{analysis.study.title}: feedback for {rater}",
                        "author": "sheetflow", "created": created(analysis)})
     fmt = formats(wb)

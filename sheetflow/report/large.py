@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..collect_rows import neutralise
+from ..collect_rows import FORMULA_STARTS, neutralise
 
 LARGE_ROWS = 5000
 TABLES_DIR = "tables"
@@ -68,7 +68,10 @@ def write_csv(table: pd.DataFrame, path: str | Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     safe = table.copy()
     for col in safe.columns:
-        if safe[col].dtype == object:
-            safe[col] = safe[col].map(lambda v: neutralise(v) if isinstance(v, str) else v)
+        if safe[col].dtype == object or pd.api.types.is_string_dtype(safe[col]):
+            text = safe[col].astype("string")
+            risky = text.str[:1].isin(FORMULA_STARTS).fillna(False).to_numpy(dtype=bool)
+            if risky.any():  # the few cells a spreadsheet would run, not every cell
+                safe.loc[risky, col] = safe.loc[risky, col].map(neutralise)
     safe.to_csv(path, index=False, encoding="utf-8", lineterminator="\n")
     return path

@@ -132,11 +132,8 @@ class AnswerRules:
         """
         for key, cells in self.validations.groups.items():
             rule = self.validations.described[key]
-            by_column: dict[int, list[Box]] = {}
-            for box in boxes(cells):
-                by_column.setdefault(box[1], []).append(box)
-            for column in sorted(by_column):
-                for refs in grouped_refs(by_column[column]):
+            for column_boxes in by_column(cells):
+                for refs in grouped_refs(column_boxes):
                     formula = invalid_formula(rule, refs[0].split(":")[0],
                                               self.word_dims.get(key))
                     if formula is None:
@@ -154,11 +151,16 @@ class AnswerRules:
         that cell the top-left of all of them, so the rule reads the same whether an
         application anchors it on the first range or on the whole area.
         """
-        by_column: dict[int, list[Box]] = {}
-        for box in boxes(self.required):
-            by_column.setdefault(box[1], []).append(box)
-        for column in sorted(by_column):
-            for refs in grouped_refs(by_column[column]):
+        for column_boxes in by_column(self.required):
+            for refs in grouped_refs(column_boxes):
                 self.check(self.ws.conditional_format(refs[0], {
                     "type": "blanks", "format": self.fmt["blank"],
                     "multi_range": " ".join(refs)}), "the blank-cell highlight")
+
+
+def by_column(cells: list[Pos]) -> list[list[Box]]:
+    """``cells`` as rectangles grouped by first column (columns in order, rows sorted)."""
+    columns: dict[int, list[Box]] = {}
+    for box in boxes(cells):
+        columns.setdefault(box[1], []).append(box)
+    return [columns[c] for c in sorted(columns)]

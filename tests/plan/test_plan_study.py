@@ -73,7 +73,7 @@ def test_plan_workbook_has_designs_and_a_chart(study000, tmp_path):
     res = plan_study(study000, expected=0.75, raters=[3, 4], items=[18, 60], **FAST)
     path = write_plan_workbook(res, tmp_path / "out" / "plan.xlsx")
     wb = openpyxl.load_workbook(path)
-    assert wb.sheetnames == ["Plan", "Chart"]
+    assert wb.sheetnames == ["Plan", "Chart", "Methods"]
     values = [c for row in wb["Plan"].iter_rows(values_only=True) for c in row if c]
     assert "expected_width" in values and res.notes[0] in values
     assert wb["Chart"]["B1"].value == "3 raters"
@@ -175,3 +175,10 @@ def test_no_record_after_generate(study000):
     with pytest.raises(UsageError, match="already generated"):
         record_plan(study000, res)
     assert not (study000 / SIZING_FILE).exists()
+
+
+def test_options_that_would_be_ignored_are_refused(study000):
+    with pytest.raises(UsageError, match="not a pilot"):
+        plan_study(study000, statistic="icc", expected=0.7, shares=[1.0] * 21)
+    with pytest.raises(UsageError, match="--assurance is for ICC"):
+        plan_study(study000, expected=0.7, assurance=0.8, **FAST)
