@@ -191,7 +191,8 @@ def test_direction_self_check_counts_cases_with_a_clear_total_gap(tmp_path):
         rows.append({"rater": "R1", "case": case, "label": "", "arm": "",
                      "dimension": "direction", "value": choice, "confidence": ""})
     res = run_plan(study, pd.DataFrame(rows))
-    totals = res.data[res.data["dimension"] == "total"].pivot_table(
+    totals = res.data[res.data["dimension"] == "total"]
+    totals = totals.assign(value=pd.to_numeric(totals["value"])).pivot_table(
         index="case", columns="arm", values="value")
     gap = (totals[first] - totals[second]).abs()
     checked = gap[gap >= 3].index
