@@ -6,6 +6,9 @@ headline copies its result's key figures into the summary.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -60,31 +63,32 @@ def _cohen(ctx: Context) -> pd.DataFrame:
     return stack(frames)
 
 
-def _fleiss(ctx: Context) -> pd.DataFrame:
-    """Fleiss' kappa (nominal categories) per dimension."""
-    frames = []
-    for dim_id, _level, domain, kind in ctx.dims_and_totals():
-        if kind == "total":
-            continue
-        res = stats.fleiss_kappa(values_for(ctx, dim_id, kind),
-                                 categories=typed_domain(kind, domain, "nominal"))
-        res.insert(0, "measure", dim_id)
-        frames.append(res)
-    return stack(frames)
-
-
-def _gwet(ctx: Context) -> pd.DataFrame:
-    """Gwet's AC1 (nominal) or AC2 with quadratic weights (ordered) per dimension."""
+def _per_dimension(ctx: Context, coefficient: Callable[..., pd.DataFrame]) -> pd.DataFrame:
+    """``coefficient(values, level, domain, kind)`` for every dimension (totals left out),
+    stacked with a ``measure`` column."""
     frames = []
     for dim_id, level, domain, kind in ctx.dims_and_totals():
         if kind == "total":
             continue
-        weights, on = weights_for(level, kind)
-        res = stats.gwet_ac(values_for(ctx, dim_id, kind), weights=weights,
-                            categories=typed_domain(kind, domain, level), weight_on=on)
+        res = coefficient(values_for(ctx, dim_id, kind), level, domain, kind)
         res.insert(0, "measure", dim_id)
         frames.append(res)
     return stack(frames)
+
+
+def _fleiss(ctx: Context) -> pd.DataFrame:
+    """Fleiss' kappa (nominal categories) per dimension."""
+    return _per_dimension(ctx, lambda values, _level, domain, kind: stats.fleiss_kappa(
+        values, categories=typed_domain(kind, domain, "nominal")))
+
+
+def _gwet(ctx: Context) -> pd.DataFrame:
+    """Gwet's AC1 (nominal) or AC2 with quadratic weights (ordered) per dimension."""
+    def ac(values: pd.DataFrame, level: str, domain: Any, kind: str) -> pd.DataFrame:
+        weights, on = weights_for(level, kind)
+        return stats.gwet_ac(values, weights=weights, weight_on=on,
+                             categories=typed_domain(kind, domain, level))
+    return _per_dimension(ctx, ac)
 
 
 def _percent(ctx: Context) -> pd.DataFrame:

@@ -141,3 +141,10 @@ class TextCache:
         if found is None:
             found = self._sha256[text] = L.text_sha256(text)
         return found
+
+
+def progress_text(done: int, total: int) -> str:
+    """The progress line as the pack shows it (its formula gives the same text)."""
+    if done >= total:
+        return f"All {total} answers done"
+    return f"{done} of {total} required answers filled"

@@ -50,7 +50,7 @@ from .rules import (
     points_expr,
     total_formula,
 )
-from .text import LINE_POINTS, TextCache, clip, row_points, split_text, utf16_len
+from .text import LINE_POINTS, TextCache, clip, progress_text, row_points, split_text, utf16_len
 
 HEADER_POINTS = (24.0, LINE_POINTS, 30.0, LINE_POINTS)  # title, progress, legend, headings
 HOW_TO = "How to use this workbook"
@@ -664,13 +664,6 @@ YES_NO_LIST = ("Yes", "No")
 
 def _col(letter: str) -> int:
     return ord(letter) - ord("A")
-
-
-def progress_text(done: int, total: int) -> str:
-    """The progress line as the pack shows it (its formula gives the same text)."""
-    if done >= total:
-        return f"All {total} answers done"
-    return f"{done} of {total} required answers filled"
 
 
 def write_pack(path: Path, spec: PackSpec, texts: TextCache | None = None) -> dict[str, Any]:
