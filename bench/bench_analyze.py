@@ -63,11 +63,11 @@ print(json.dumps({"wall": time.perf_counter() - wall, "cpu": cpu_total() - cpu})
 
 def _repeat_items(template_items: Path, target: Path, count: int | None) -> None:
     """The template's items, cycled to ``count`` rows with fresh ids (first column)."""
+    if count is None:
+        return
     with template_items.open(encoding="utf-8-sig", newline="") as fh:
         rows = list(csv.reader(fh))
     header, body = rows[0], rows[1:]
-    if count is None:
-        return
     with target.open("w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(header)

@@ -19,7 +19,7 @@ Nothing here prints; the CLI renders the results.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -330,26 +330,15 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
     -------
     Drafts
     """
-    _clear_drafts(out_dir)
-    raters = {r.id: r for r in study.raters}
     by_file: dict[str, list[Issue]] = defaultdict(list)
     for item in report.issues:
         by_file[item.file].append(item)
-    drafts = Drafts()
-    for row in rows:
-        if row.state != "errors":
-            continue
-        rater = raters.get(row.rater_id)
-        if rater is None or not rater.email:
-            drafts.no_email.append(row.rater_id)
-            continue
+
+    def compose(rater: Rater, row: RosterRow) -> tuple[str, str]:
         issues = [i for f in row.file.split(", ") for i in by_file.get(f, [])]
-        subject = f"{study.title}: please fix {row.errors} answer(s) in your workbook"
-        body = feedback_body(rater, row, issues)
-        drafts.written.append(_write_draft(study, rater, root / L.PACKS_DIR / row.pack,
-                                           out_dir / draft_name(rater.id, row.sitting),
-                                           subject, body))
-    return drafts
+        return (f"{study.title}: please fix {row.errors} answer(s) in your workbook",
+                feedback_body(rater, row, issues))
+    return _draft_each(study, root, rows, "errors", out_dir, compose)
 
 
 def feedback_body(rater: Rater, row: RosterRow, issues: list[Issue]) -> str:
@@ -397,24 +386,32 @@ def write_reminders(study: Study, root: Path, rows: list[RosterRow], out_dir: Pa
     -------
     Drafts
     """
-    _clear_drafts(out_dir)
-    raters = {r.id: r for r in study.raters}
-    drafts = Drafts()
-    for row in rows:
-        if row.state != "missing":
-            continue
-        rater = raters.get(row.rater_id)
-        if rater is None or not rater.email:
-            drafts.no_email.append(row.rater_id)
-            continue
-        subject = f"{study.title}: a reminder about your scoring workbook"
-        body = "\n".join([
+    def compose(rater: Rater, row: RosterRow) -> tuple[str, str]:
+        return (f"{study.title}: a reminder about your scoring workbook", "\n".join([
             f"Dear {rater.name or rater.id},", "",
             f"I have not yet received your scoring workbook ({row.pack}). Could you fill "
             "in the yellow cells, save it and send it back to me? The workbook is attached "
             "again in case you need it.", "",
             "If you have already sent it, please send it once more: it has not arrived.",
-            "", "Thank you!", ""])
+            "", "Thank you!", ""]))
+    return _draft_each(study, root, rows, "missing", out_dir, compose)
+
+
+def _draft_each(study: Study, root: Path, rows: list[RosterRow], state: str, out_dir: Path,
+                compose: Callable[[Rater, RosterRow], tuple[str, str]]) -> Drafts:
+    """A draft (subject and body from ``compose``) to each rater whose row is in ``state``,
+    with their pack attached; earlier drafts in ``out_dir`` are removed first."""
+    _clear_drafts(out_dir)
+    raters = {r.id: r for r in study.raters}
+    drafts = Drafts()
+    for row in rows:
+        if row.state != state:
+            continue
+        rater = raters.get(row.rater_id)
+        if rater is None or not rater.email:
+            drafts.no_email.append(row.rater_id)
+            continue
+        subject, body = compose(rater, row)
         drafts.written.append(_write_draft(study, rater, root / L.PACKS_DIR / row.pack,
                                            out_dir / draft_name(rater.id, row.sitting),
                                            subject, body))

@@ -66,6 +66,21 @@ def fill_openpyxl(src: Path, dst: Path, answers: dict[str, tuple[Any, str]],
     wb.save(dst)
 
 
+def paired_study_with_filled_packs(root: Path) -> Path:
+    """A paired-rubric study at ``root`` whose packs are filled and kept in ``filled/``."""
+    from sheetflow.generate import generate_packs
+    from sheetflow.templates import init_study
+
+    init_study(root, "paired-rubric")
+    generate_packs(root)
+    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    (root / "filled").mkdir()
+    for pack in manifest["packs"]:
+        fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / "filled" / pack["file"],
+                      plan_answers(pack))
+    return root
+
+
 def libreoffice_profile(base: Path) -> Path:
     """A private LibreOffice profile folder, so tests never touch the user's profile."""
     profile = base / "lo-profile"

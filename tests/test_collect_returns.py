@@ -16,29 +16,18 @@ from pathlib import Path
 import openpyxl
 import pytest
 from click.testing import CliRunner
-from roundtrip_helpers import fill_openpyxl, plan_answers
+from roundtrip_helpers import paired_study_with_filled_packs
 
 import sheetflow.collect as collect_module
 from sheetflow.cli import cli
 from sheetflow.collect import collect
-from sheetflow.generate import generate_packs
 from sheetflow.returns import display_name, escape_controls
-from sheetflow.templates import init_study
-from sheetflow.workbook import layout as L
 
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
     """A paired study and its three packs filled in, kept aside in ``filled/``."""
-    root = tmp_path_factory.mktemp("returns") / "study"
-    init_study(root, "paired-rubric")
-    generate_packs(root)
-    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
-    (root / "filled").mkdir()
-    for pack in manifest["packs"]:
-        fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / "filled" / pack["file"],
-                      plan_answers(pack))
-    return root
+    return paired_study_with_filled_packs(tmp_path_factory.mktemp("returns") / "study")
 
 
 @pytest.fixture

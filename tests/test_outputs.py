@@ -19,12 +19,11 @@ from pathlib import Path
 import openpyxl
 import pytest
 from click.testing import CliRunner
-from roundtrip_helpers import fill_openpyxl, plan_answers
+from roundtrip_helpers import paired_study_with_filled_packs
 
 from sheetflow.analysis import analyze
 from sheetflow.cli import cli
 from sheetflow.collect import collect
-from sheetflow.generate import generate_packs
 from sheetflow.outputs import (
     COLLECTION_FILE,
     OutputError,
@@ -33,8 +32,6 @@ from sheetflow.outputs import (
     verify_ratings,
 )
 from sheetflow.returns import file_digest
-from sheetflow.templates import init_study
-from sheetflow.workbook import layout as L
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,15 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
     """A paired study with three filled returns kept aside in ``filled/``."""
-    root = tmp_path_factory.mktemp("outputs") / "study"
-    init_study(root, "paired-rubric")
-    generate_packs(root)
-    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
-    (root / "filled").mkdir()
-    for pack in manifest["packs"]:
-        fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / "filled" / pack["file"],
-                      plan_answers(pack))
-    return root
+    return paired_study_with_filled_packs(tmp_path_factory.mktemp("outputs") / "study")
 
 
 def _study(made: Path, tmp: Path, returns: int) -> Path:

@@ -62,7 +62,7 @@ def choices(ctx: Context) -> pd.DataFrame:
     prefs = data[data["dimension"].isin(_preference_ids(ctx.study))]
     prefs = prefs[prefs["value"].isin(arms)]
     out = prefs.merge(under_a, on=["rater", "case"], how="inner")
-    return out.rename(columns={"value": "chosen", "dimension": "dimension"})[
+    return out.rename(columns={"value": "chosen"})[
         ["dimension", "rater", "role", "case", "chosen", "arm_under_a"]]
 
 

@@ -196,16 +196,17 @@ class _Parts:
     def __init__(self, df: pd.DataFrame):
         last = df.drop_duplicates(["gid", "part"], keep="last")
         self.values = last.pivot(index="gid", columns="part", values="value")
-        self.raws = last.pivot(index="gid", columns="part", values="raw")
+        # only the "value" cell's raw text is ever read (the fallback for a blank value)
+        self.raw_value = last[last["part"] == "value"].set_index("gid")["raw"].reindex(
+            self.values.index)
         self.first_part = df.groupby("gid", sort=True)["part"].first()
         self.df = df
 
-    def column(self, part: str, *, raw: bool = False) -> pd.Series:
+    def column(self, part: str) -> pd.Series:
         """One part's text per rating (NaN where the rating has no such cell)."""
-        table = self.raws if raw else self.values
-        if part in table.columns:
-            return table[part]
-        return pd.Series(np.nan, index=table.index, dtype=object)
+        if part in self.values.columns:
+            return self.values[part]
+        return pd.Series(np.nan, index=self.values.index, dtype=object)
 
     def confidence(self) -> np.ndarray:
         """The confidence cell, else the first non-empty confidence column of the rating."""
@@ -222,7 +223,7 @@ class _Parts:
             np.arange(len(table)), self.first_part.map(cols).to_numpy()]
         chosen = self.column("value").combine_first(self.column("")).to_numpy(dtype=object)
         chosen = np.where(pd.isna(chosen), first, chosen)
-        raw = self.column("value", raw=True).fillna("").to_numpy(dtype=object)
+        raw = self.raw_value.fillna("").to_numpy(dtype=object)
         return np.where((chosen == "") & (raw != ""), raw, chosen).astype(object)
 
     def checklist(self, where: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

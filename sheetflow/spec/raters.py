@@ -26,7 +26,8 @@ _DOMAIN_LABEL = re.compile(r"^(?!-)[\w-]{1,63}(?<!-)$", re.UNICODE)
 
 
 def unsafe_char(text: str) -> str:
-    """The first character of ``text`` that cannot stand in a one-line field, as U+XXXX.
+    """The first character of ``text`` that cannot stand in a one-line field, as a
+    code point such as ``U+000A``.
 
     Control characters (tab, CR, LF and NUL included), line and paragraph separators
     and bidirectional controls are unsafe; the empty string means none.
