@@ -197,6 +197,8 @@ def test_the_demo_summary_shows_the_position_line(tmp_path):
     cells = [c.value for row in openpyxl.load_workbook(out / "analysis.xlsx")["Summary"]
              .iter_rows() for c in row if isinstance(c.value, str)]
     assert any(c.startswith("Position: label A chosen in") for c in cells)
+    book = openpyxl.load_workbook(out / "analysis.xlsx")
+    assert book["Agreement by confidence"]._charts, "the chart sits beside its table"
 
 
 def test_large_tables_go_beside_the_workbook(study, tmp_path, monkeypatch):

@@ -69,6 +69,8 @@ def table_sheet(wb: xlsxwriter.Workbook, title: str, table: pd.DataFrame,
                 fmt: dict[str, Any], *, top: int = 0) -> Worksheet:
     """A sheet holding ``table`` from row ``top``: frozen header, filters."""
     ws = wb.add_worksheet(title)
+    ws.set_landscape()
+    ws.fit_to_pages(1, 0)  # printed one page wide: no table split across pages
     ws.freeze_panes(top + 1, 0)
     ws.set_column(0, max(len(table.columns) - 1, 0), 16)
     write_table(ws, top, table, fmt)

@@ -31,7 +31,6 @@ def chart_data_sheet(wb: xlsxwriter.Workbook, analysis: Analysis,
         row += len(table) + 4
     _distribution_chart(wb, ws, analysis, where)
     _scatter_chart(wb, ws, analysis, where)
-    _confidence_chart(wb, ws, analysis, where)
     return where
 
 def alpha_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
@@ -78,9 +77,10 @@ def yield_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
     ws.insert_chart(row, 0, chart)
 
 
-def _confidence_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
-                      where: dict[str, tuple[str, int, int]]) -> None:
-    """Alpha on all ratings and on Medium/High only, per dimension, with their intervals."""
+def confidence_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
+                     where: dict[str, tuple[str, int, int]]) -> None:
+    """Alpha on all ratings and on Medium/High only, per dimension, with their intervals
+    (drawn from the Chart data cells), on the sheet ``ws`` below its table."""
     if "confidence" not in where:
         return
     sheet, top, n = where["confidence"]
@@ -101,7 +101,7 @@ def _confidence_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis
     chart.set_title({"name": "Alpha by rater confidence (95% CI)"})
     chart.set_y_axis({"min": -0.2, "max": 1.0, "major_gridlines": {"visible": False}})
     chart.set_size({"width": 760, "height": 340})
-    ws.insert_chart(top, len(table.columns) + 1, chart)
+    ws.insert_chart(len(analysis.tables["confidence_agreement"]) + 3, 0, chart)
 
 
 def _error_bars(sheet: str, table: pd.DataFrame, first: int, last: int) -> dict[str, Any]:

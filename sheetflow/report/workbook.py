@@ -12,7 +12,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from ..analysis import Analysis
 from .cells import OPTIONS, created, formats, table_sheet
-from .charts import chart_data_sheet, direction_chart
+from .charts import chart_data_sheet, confidence_chart, direction_chart
 from .large import csv_path, digest, is_large, large_tables, note, write_csv
 from .summary_sheet import summary_sheet
 
@@ -93,6 +93,8 @@ def write_analysis_workbook(analysis: Analysis, path: str | Path, *,
     summary_sheet(wb, summary, analysis, fmt, charts)
     if "direction_agreement" in sheets and "direction" in charts:
         direction_chart(wb, sheets["direction_agreement"], charts["direction"])
+    if "confidence_agreement" in sheets:
+        confidence_chart(wb, sheets["confidence_agreement"], analysis, charts)
     wb.close()
     return path
 
