@@ -19,6 +19,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 from click.testing import CliRunner
+from decision_helpers import run_analyze
 
 from sheetflow.analysis import analyze, key_sides
 from sheetflow.cli import cli
@@ -79,8 +80,7 @@ def _plant_directions(root: Path) -> None:
 
 def _analyze(root: Path, *args: str):
     collect(root)
-    result = CliRunner().invoke(cli, ["analyze", str(root), *args])
-    summary = json.loads((root / "out" / "summary.json").read_text(encoding="utf-8"))
+    result, summary, _ = run_analyze(root, *args)
     return result, summary
 
 

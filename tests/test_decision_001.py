@@ -20,10 +20,9 @@ from pathlib import Path
 import numpy as np
 import openpyxl
 import pytest
-from click.testing import CliRunner
+from decision_helpers import run_analyze
 from scipy import stats as sps
 
-from sheetflow.cli import cli
 from sheetflow.collect import collect
 from sheetflow.generate import generate_packs
 from sheetflow.stats import newcombe_difference, wilson_interval
@@ -83,11 +82,7 @@ def _study(root: Path, owners: tuple[str, ...]) -> Path:
 
 
 def _outputs(root: Path):
-    out = CliRunner().invoke(cli, ["analyze", str(root)])
-    summary = json.loads((root / "out" / "summary.json").read_text(encoding="utf-8"))
-    rows = [str(r[0]) for r in openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
-            .iter_rows(max_col=1, values_only=True) if r[0] is not None]
-    return out, summary, rows
+    return run_analyze(root)
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 from click.testing import CliRunner
+from decision_helpers import run_analyze
 
 from sheetflow.cli import cli
 from sheetflow.collect import collect
@@ -89,11 +90,7 @@ def _locked(root: Path, combine: str = "max") -> list[str]:
 
 def _analyze(root: Path):
     collect(root)
-    out = CliRunner().invoke(cli, ["analyze", str(root)])
-    summary = json.loads((root / "out" / "summary.json").read_text(encoding="utf-8"))
-    rows = [str(r[0]) for r in openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
-            .iter_rows(max_col=1, values_only=True) if r[0] is not None]
-    return out, summary, rows
+    return run_analyze(root)
 
 
 @pytest.fixture(scope="module")

@@ -16,9 +16,8 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from click.testing import CliRunner
+from decision_helpers import run_analyze
 
-from sheetflow.cli import cli
 from sheetflow.collect import collect
 from sheetflow.generate import generate_packs
 from sheetflow.study import load_study
@@ -65,10 +64,8 @@ def _study(root: Path, na: str = "missing", note: bool = True) -> Path:
 
 def _analyze(root: Path):
     collect(root)
-    out = CliRunner().invoke(cli, ["analyze", str(root)])
-    summary = json.loads((root / "out" / "summary.json").read_text(encoding="utf-8"))
+    out, summary, rows = run_analyze(root)
     wb = openpyxl.load_workbook(root / "out" / "analysis.xlsx")
-    rows = [str(r[0]) for r in wb["Summary"].iter_rows(max_col=1, values_only=True) if r[0]]
     methods = {r[0]: r[1] for r in wb["Methods"].iter_rows(values_only=True) if r[0]}
     return out, summary, rows, methods
 

@@ -16,9 +16,8 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from click.testing import CliRunner
+from decision_helpers import run_analyze
 
-from sheetflow.cli import cli
 from sheetflow.collect import collect
 from sheetflow.generate import generate_packs
 from sheetflow.judge_records import DIMENSIONS, judge_mean, verdict_for
@@ -68,8 +67,7 @@ def _run(root: Path, tie: bool = False, drop: str | None = None):
     if drop:
         next((root / "returns").glob(f"*{drop}*")).unlink()
     collect(root)
-    out = CliRunner().invoke(cli, ["analyze", str(root)])
-    summary = json.loads((root / "out" / "summary.json").read_text(encoding="utf-8"))
+    out, summary, _ = run_analyze(root)
     pilot = json.loads(result.summary_path.read_text(encoding="utf-8"))
     return out, summary, pilot
 
