@@ -140,7 +140,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 SCHEMA_VERSION = "1"
-MANIFEST_FORMAT = 1
+MANIFEST_FORMAT = 2
 
 INSTRUCTIONS_SHEET = "Instructions"
 SCORING_SHEET = "Scoring"
