@@ -40,6 +40,8 @@ _BEFORE_FILE = b'],"file":'
 _IDENTITY = b'"identity":{'  # once per pack entry, and nowhere else
 _BLOCK = 1 << 22
 _TAIL = 1 << 16
+_RESTORE = ("the manifest was changed after generate: put back the one generate wrote "
+            "('sheetflow verify' checks it against the seal)")
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,8 @@ class Manifest:
         Where the top-level fields after ``packs`` start in :attr:`path`: the
         ``shared`` tables are read from there when a compact entry first needs them
         (they are not pickled with the rest).
+    inflater : Inflater or None
+        The ``shared`` tables once read (None until then, and in a pickled copy).
     """
 
     path: str
@@ -123,8 +127,8 @@ class Manifest:
             try:
                 entry = self._inflater().entry(entry)
             except ValueError as exc:
-                raise SheetflowError(f"{self.path}: pack {head.pack_id}: {exc}; generate "
-                                     "the packs again") from None
+                raise SheetflowError(f"{self.path}: pack {head.pack_id}: {exc}; {_RESTORE}"
+                                     ) from None
         return entry
 
     def _inflater(self) -> Inflater:
@@ -309,7 +313,7 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
         data["packs"] = [inflater.entry(p) if isinstance(p, dict) else p
                          for p in data.get("packs") or []]
     except ValueError as exc:
-        raise SheetflowError(f"{path}: {exc}; generate the packs again") from None
+        raise SheetflowError(f"{path}: {exc}; {_RESTORE}") from None
     return data
 
 

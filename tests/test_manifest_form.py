@@ -220,5 +220,5 @@ def test_a_compact_card_without_its_tables_is_one_clear_error(both_forms, tmp_pa
     with pytest.raises(SheetflowError, match="does not match the shared tables"):
         read_manifest(path)
     manifest = open_manifest(root)
-    with pytest.raises(SheetflowError, match="generate the packs again"):
+    with pytest.raises(SheetflowError, match="changed after generate"):
         manifest.pack(manifest.heads[0])
