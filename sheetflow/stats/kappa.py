@@ -15,6 +15,7 @@ from sheetflow.stats._weights import (
     WeightOn,
     Weights,
     agreement_weights,
+    coded_ratings,
     require_order,
     weight_name,
 )
@@ -33,14 +34,10 @@ COHEN_COLUMNS = (
 )  # fmt: skip
 
 
-def cohen_kappa_table(
-    table: Any,
-    *,
-    weights: Weights | str | None = "identity",
-    categories: Sequence[Any] | None = None,
-    weight_on: WeightOn = "values",
-    confidence: float = 0.95,
-) -> pd.DataFrame:
+@_util.shared_doc
+def cohen_kappa_table(table: Any, *, weights: Weights | str | None = "identity",
+                      categories: Sequence[Any] | None = None, weight_on: WeightOn = "values",
+                      confidence: float = 0.95) -> pd.DataFrame:
     """Cohen's (weighted) kappa from a q x q contingency table of two raters.
 
     Parameters
@@ -94,26 +91,17 @@ def cohen_kappa_table(
     return _util.frame({**row, "weights": weight_name(weights)}, cols)
 
 
-def cohen_kappa(
-    data: pd.DataFrame | Any,
-    *,
-    unit: str = "unit",
-    rater: str = "rater",
-    value: str = "value",
-    weights: Weights | str | None = "identity",
-    categories: Sequence[Any] | None = None,
-    weight_on: WeightOn = "values",
-    confidence: float = 0.95,
-) -> pd.DataFrame:
+@_util.shared_doc
+def cohen_kappa(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
+                value: str = "value", weights: Weights | str | None = "identity",
+                categories: Sequence[Any] | None = None, weight_on: WeightOn = "values",
+                confidence: float = 0.95) -> pd.DataFrame:
     """Cohen's kappa for every pair of raters, unweighted or weighted.
 
     Parameters
     ----------
-    data : pandas.DataFrame or array_like
-        Tidy table (one row per rating; columns ``unit``, ``rater``, ``value``) or a
-        raters x units matrix with NaN for missing.
-    unit, rater, value : str
-        Column names of the tidy table.
+    {data}
+    {columns}
     weights : {"identity", "linear", "quadratic"}, default "identity"
         "identity" (alias "unweighted") gives Cohen's (1960) kappa.
     categories : sequence, optional
@@ -180,27 +168,17 @@ def cohen_kappa(
     ('a', 'b', 4)
     """
     confidence = _util.check_confidence(confidence)
-    matrix, raters, _ = _util.to_matrix(data, unit, rater, value)
-    require_order(matrix.dtype == object, categories, weights, "Cohen's kappa")
-    domain = _util.resolve_domain(matrix, categories)
-    codes = _util.encode(matrix, domain) if len(domain) else np.full(matrix.shape, -1)
-    w = agreement_weights(domain, weights, weight_on)
+    codes, raters, w = coded_ratings(data, unit, rater, value, categories, weights, weight_on,
+                                     "Cohen's kappa")
     rows = _all_pairs(codes, list(raters), w, confidence, weight_name(weights))
     return _util.frame(rows, COHEN_COLUMNS)
 
 
-def intra_rater_kappa(
-    data: pd.DataFrame,
-    *,
-    unit: str = "unit",
-    sitting: str = "sitting",
-    value: str = "value",
-    rater: str | None = None,
-    weights: Weights | str | None = "identity",
-    categories: Sequence[Any] | None = None,
-    weight_on: WeightOn = "values",
-    confidence: float = 0.95,
-) -> pd.DataFrame:
+def intra_rater_kappa(data: pd.DataFrame, *, unit: str = "unit", sitting: str = "sitting",
+                      value: str = "value", rater: str | None = None,
+                      weights: Weights | str | None = "identity",
+                      categories: Sequence[Any] | None = None, weight_on: WeightOn = "values",
+                      confidence: float = 0.95) -> pd.DataFrame:
     """Intra-rater (test-retest) Cohen's kappa between two sittings of the same rater.
 
     Parameters
@@ -331,25 +309,19 @@ def _kappa_batch(counts: np.ndarray, w: np.ndarray, confidence: float) -> dict[s
             "p_e": np.where(no_units, np.nan, p_e).tolist(), "reason": reason.tolist()}
 
 
-def fleiss_kappa(
-    data: pd.DataFrame | Any,
-    *,
-    unit: str = "unit",
-    rater: str = "rater",
-    value: str = "value",
-    categories: Sequence[Any] | None = None,
-    confidence: float = 0.95,
-    population_size: float | None = None,
-) -> pd.DataFrame:
+@_util.shared_doc
+def fleiss_kappa(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
+                 value: str = "value", categories: Sequence[Any] | None = None,
+                 confidence: float = 0.95, population_size: float | None = None,
+                 ) -> pd.DataFrame:
     """Fleiss' kappa for many raters, allowing unequal numbers of raters per unit.
+
+    Raters need not be the same people across units.
 
     Parameters
     ----------
-    data : pandas.DataFrame or array_like
-        Tidy table (one row per rating) or a raters x units matrix with NaN missing.
-        Raters need not be the same people across units.
-    unit, rater, value : str
-        Column names of the tidy table.
+    {data}
+    {columns}
     categories : sequence, optional
         The full category domain (default: observed values).
     confidence : float, default 0.95
@@ -393,21 +365,14 @@ def fleiss_kappa(
 
     References
     ----------
-    .. [1] Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters.
-           Psychological Bulletin, 76(5), 378-382.
-    .. [2] Gwet, K. L. (2014). Handbook of Inter-Rater Reliability (4th ed.).
-           Advanced Analytics, LLC.
+    .. [1] {fleiss1971}
+    .. [2] {gwet2014}
 
     Examples
     --------
     Krippendorff's 4 x 12 example (``irrCAC`` ``raw_4raters``; Gwet reports 0.76117):
 
-    >>> import numpy as np
-    >>> nan = np.nan
-    >>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
-    ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, nan],
-    ...         [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
-    ...         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]]
+    {raw4raters}
     >>> round(float(fleiss_kappa(data).loc[0, "kappa"]), 5)
     0.76117
     """
@@ -415,22 +380,16 @@ def fleiss_kappa(
                        confidence, population_size, chance="fleiss")
 
 
-def fleiss_category_kappa(
-    data: pd.DataFrame | Any,
-    *,
-    unit: str = "unit",
-    rater: str = "rater",
-    value: str = "value",
-    categories: Sequence[Any] | None = None,
-) -> pd.DataFrame:
+@_util.shared_doc
+def fleiss_category_kappa(data: pd.DataFrame | Any, *, unit: str = "unit",
+                          rater: str = "rater", value: str = "value",
+                          categories: Sequence[Any] | None = None) -> pd.DataFrame:
     """Fleiss' (1971) kappa for each category (agreement on "k vs not k").
 
     Parameters
     ----------
-    data : pandas.DataFrame or array_like
-        Tidy table or raters x units matrix, as in :func:`fleiss_kappa`.
-    unit, rater, value : str
-        Column names of the tidy table.
+    {data}
+    {columns}
     categories : sequence, optional
         The category domain (default: observed values).
 
@@ -454,8 +413,7 @@ def fleiss_category_kappa(
 
     References
     ----------
-    .. [1] Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters.
-           Psychological Bulletin, 76(5), 378-382.
+    .. [1] {fleiss1971}
 
     Examples
     --------
