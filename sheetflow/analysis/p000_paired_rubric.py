@@ -303,26 +303,30 @@ def _feedback(ctx: Context) -> dict[str, dict[str, pd.DataFrame]]:
     labels = ctx.first.drop_duplicates(["rater", "case", "arm"]).set_index(
         ["rater", "case", "arm"])["label"]
     group = scores.groupby(["case", "arm", "measure"])["value"].agg(["median", "count"])
-    out = {}
     directions = _direction_feedback(ctx, labels)
     shown = labels.reindex(pd.MultiIndex.from_frame(scores[["rater", "case", "arm"]]))
-    scores = scores.assign(response=shown.fillna("").to_numpy())
-    for rater, mine in scores.groupby("rater", sort=False):
-        table = mine.join(group, on=["case", "arm", "measure"])
-        table = pd.DataFrame({
-            "case": table["case"], "response": table["response"],
-            "measure": table["measure"], "you": table["value"],
-            "group_median": table["median"], "difference": table["value"] - table["median"],
-            "n_validators": table["count"]})
-        table = natural_order(table, ["case", "response"])
-        overview = table.groupby("measure", sort=False).agg(
-            you_mean=("you", "mean"), group_median_mean=("group_median", "mean"),
-            mean_difference=("difference", "mean"),
-            within_1_point=("difference", lambda d: float((d.abs() <= 1).mean())),
-            n_responses=("you", "size")).reset_index()
-        out[str(rater)] = {"Overview": overview, "Your scores": table,
-                           "Your directions": directions.get(str(rater), _NO_DIRECTIONS)}
-    return out
+    joined = scores.join(group, on=["case", "arm", "measure"])
+    table = pd.DataFrame({
+        "rater": joined["rater"].astype(str), "case": joined["case"],
+        "response": shown.fillna("").to_numpy(), "measure": joined["measure"],
+        "you": joined["value"], "group_median": joined["median"],
+        "difference": joined["value"] - joined["median"], "n_validators": joined["count"]})
+    # one sort and one grouped overview for the whole panel, then split per rater
+    table = natural_order(table, ["case", "response"])
+    overview = table.assign(within_1_point=(table["difference"].abs() <= 1).astype(float)
+                            .where(table["difference"].notna(), 0.0)).groupby(
+        ["rater", "measure"], sort=False).agg(
+        you_mean=("you", "mean"), group_median_mean=("group_median", "mean"),
+        mean_difference=("difference", "mean"), within_1_point=("within_1_point", "mean"),
+        n_responses=("you", "size"))
+    overviews = dict(iter(overview.reset_index(level="rater").groupby("rater", sort=False)))
+    out = {}
+    for rater, mine in table.groupby("rater", sort=False):
+        out[rater] = {
+            "Overview": overviews[rater].drop(columns="rater").reset_index(),
+            "Your scores": mine.drop(columns="rater").reset_index(drop=True),
+            "Your directions": directions.get(rater, _NO_DIRECTIONS)}
+    return {rater: out[rater] for rater in scores["rater"].astype(str).unique()}
 
 
 _NO_DIRECTIONS = pd.DataFrame(columns=["case", "your_direction", "group_share_same",

@@ -170,8 +170,7 @@ def cohen_kappa(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "r
     confidence = _util.check_confidence(confidence)
     codes, raters, w = coded_ratings(data, unit, rater, value, categories, weights, weight_on,
                                      "Cohen's kappa")
-    rows = _all_pairs(codes, list(raters), w, confidence, weight_name(weights))
-    return _util.frame(rows, COHEN_COLUMNS)
+    return _all_pairs(codes, list(raters), w, confidence, weight_name(weights))
 
 
 def intra_rater_kappa(data: pd.DataFrame, *, unit: str = "unit", sitting: str = "sitting",
@@ -247,31 +246,35 @@ def _intra_row(res: pd.DataFrame, sittings: list[Any]) -> dict[str, Any]:
 
 
 def _all_pairs(codes: np.ndarray, raters: list[Any], w: np.ndarray, confidence: float,
-               weights_label: str) -> list[dict]:
+               weights_label: str) -> pd.DataFrame:
     """Kappa rows for every pair of raters, one batch of pairs per first rater.
 
     The pairs' q x q tables come from one-hot codes (MISSING = -1 codes to no column),
     so a panel of hundreds of raters costs a few array operations per rater, not a
-    Python call per pair.
+    Python call per pair; the rows are assembled column by column.
     """
-    q = w.shape[0]
+    q, m = w.shape[0], len(raters)
     onehot = (codes[:, :, None] == np.arange(q)[None, None, :]).astype(float)
-    rows: list[dict] = []
-    for a in range(len(raters) - 1):
-        tables = np.einsum("uk,bul->bkl", onehot[a], onehot[a + 1:])
-        batch = _kappa_batch(tables, w, confidence)
-        rows += [{"rater1": raters[a], "rater2": raters[b], "weights": weights_label,
-                  **{k: v[i] for k, v in batch.items()}}
-                 for i, b in enumerate(range(a + 1, len(raters)))]
-    return rows
+    batches = [_kappa_batch(np.einsum("uk,bul->bkl", onehot[a], onehot[a + 1:]), w,
+                            confidence) for a in range(m - 1)]
+    if not batches:
+        return _util.frame([], COHEN_COLUMNS)
+    first, second = np.triu_indices(m, k=1)  # row-major: the order of the batches
+    names = pd.Series(raters)  # the dtype a table of these names would get
+    columns = {k: np.concatenate([b[k] for b in batches]) for k in batches[0]}
+    columns["n_units"] = columns["n_units"].astype(np.int64)
+    return pd.DataFrame({"rater1": names.take(first).to_numpy(),
+                         "rater2": names.take(second).to_numpy(),
+                         "weights": weights_label, **columns}, columns=list(COHEN_COLUMNS))
 
 
 def _kappa_from_counts(counts: np.ndarray, w: np.ndarray, confidence: float) -> dict:
     """Kappa, FCE-1969 non-null SE and interval from a q x q table of counts."""
-    return {k: v[0] for k, v in _kappa_batch(counts[None], w, confidence).items()}
+    return {k: v.tolist()[0] for k, v in _kappa_batch(counts[None], w, confidence).items()}
 
 
-def _kappa_batch(counts: np.ndarray, w: np.ndarray, confidence: float) -> dict[str, list]:
+def _kappa_batch(counts: np.ndarray, w: np.ndarray, confidence: float,
+                 ) -> dict[str, np.ndarray]:
     """Kappa, its FCE-1969 non-null SE, null z and p, and interval for m q x q tables.
 
     With the joint proportions p, marginals r (rows) and c (columns) and
@@ -302,11 +305,10 @@ def _kappa_batch(counts: np.ndarray, w: np.ndarray, confidence: float) -> dict[s
     kappa, se, z = (np.where(undefined, np.nan, x) for x in (kappa, se, z))
     reason = np.where(no_units, "no unit rated by both raters", np.where(
         one_category, "chance agreement is 1 (one category used throughout)", ""))
-    return {"n_units": [int(v) for v in n], "kappa": kappa.tolist(), "se": se.tolist(),
-            "z": z.tolist(), "p": (2.0 * stats.norm.sf(np.abs(z))).tolist(),
-            "ci_low": (kappa - z_crit * se).tolist(), "ci_high": (kappa + z_crit * se).tolist(),
-            "p_o": np.where(no_units, np.nan, p_o).tolist(),
-            "p_e": np.where(no_units, np.nan, p_e).tolist(), "reason": reason.tolist()}
+    return {"n_units": np.rint(n).astype(np.int64), "kappa": kappa, "se": se, "z": z,
+            "p": 2.0 * stats.norm.sf(np.abs(z)), "ci_low": kappa - z_crit * se,
+            "ci_high": kappa + z_crit * se, "p_o": np.where(no_units, np.nan, p_o),
+            "p_e": np.where(no_units, np.nan, p_e), "reason": reason.astype(object)}
 
 
 @_util.shared_doc
