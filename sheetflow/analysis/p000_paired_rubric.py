@@ -172,35 +172,38 @@ def _h_wilcoxon(ctx: Context, table: pd.DataFrame, out: dict) -> None:
         out["wilcoxon"] = table.to_dict("records")
 
 
+_METHODS = (
+    ("Direction agreement",
+     "Preferences are unblinded first: 'A>B' becomes 'the arm shown under A preferred' "
+     "for that rater and case, so raters who saw different sides are comparable. "
+     "Pairwise agreement, each rater vs the majority of the others (tied majorities "
+     "left out). The decision's figure: the share of all direction judgements that "
+     "name the improved arm (params.improved_arm); a 'Tied' judgement does not name it. "
+     "A second, labelled figure compares each judgement with the internal scores' "
+     "direction per case (a tie in the internal totals is 'Tied')."),
+    ("Arms",
+     "Per case the mean total over raters for each arm; the arm with the higher mean "
+     "over cases is ahead. Effect: mean over cases of (ahead - other) with a Student t "
+     "95% interval (paired); p: Wilcoxon signed-rank, two-sided."),
+    ("Decision (000)",
+     "alpha on the total >= target (marginal from the next band down, e.g. 0.60-0.70: "
+     "inconclusive); direction agreement with the improved arm >= target (50% to the "
+     "target: weak signal, inconclusive); Spearman's rho vs internal >= target. Any "
+     "value below its range fails; an undefined value is inconclusive; a missing or "
+     "excluded rater makes the decision incomplete."),
+    ("Spearman vs internal",
+     "Spearman's rho between the mean external total and the internal total per case "
+     "and arm; 95% interval by Fisher's z with the Fieller-Hartley-Pearson standard error "
+     "sqrt(1.06/(n-3))."),
+    ("Wilcoxon signed-rank",
+     "Per case the mean total over raters for each arm; signed-rank test of the second "
+     "arm minus the first (scipy, zero differences dropped)."),
+)
+
+
 def methods(study: Study) -> list[tuple[str, str]]:
-    """Methods-sheet entries: (topic, text)."""
-    return [
-        ("Direction agreement",
-         "Preferences are unblinded first: 'A>B' becomes 'the arm shown under A preferred' "
-         "for that rater and case, so raters who saw different sides are comparable. "
-         "Pairwise agreement, each rater vs the majority of the others (tied majorities "
-         "left out). The decision's figure: the share of all direction judgements that "
-         "name the improved arm (params.improved_arm); a 'Tied' judgement does not name it. "
-         "A second, labelled figure compares each judgement with the internal scores' "
-         "direction per case (a tie in the internal totals is 'Tied')."),
-        ("Arms",
-         "Per case the mean total over raters for each arm; the arm with the higher mean "
-         "over cases is ahead. Effect: mean over cases of (ahead - other) with a Student t "
-         "95% interval (paired); p: Wilcoxon signed-rank, two-sided."),
-        ("Decision (000)",
-         "alpha on the total >= target (marginal from the next band down, e.g. 0.60-0.70: "
-         "inconclusive); direction agreement with the improved arm >= target (50% to the "
-         "target: weak signal, inconclusive); Spearman's rho vs internal >= target. Any "
-         "value below its range fails; an undefined value is inconclusive; a missing or "
-         "excluded rater makes the decision incomplete."),
-        ("Spearman vs internal",
-         "Spearman's rho between the mean external total and the internal total per case "
-         "and arm; 95% interval by Fisher's z with the Fieller-Hartley-Pearson standard error "
-         "sqrt(1.06/(n-3))."),
-        ("Wilcoxon signed-rank",
-         "Per case the mean total over raters for each arm; signed-rank test of the second "
-         "arm minus the first (scipy, zero differences dropped)."),
-    ]
+    """Methods-sheet entries: (topic, text), the same for every study of protocol 000."""
+    return list(_METHODS)
 
 
 def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:
