@@ -249,14 +249,13 @@ def _all_pairs(codes: np.ndarray, raters: list[Any], w: np.ndarray, confidence: 
                weights_label: str) -> pd.DataFrame:
     """Kappa rows for every pair of raters, one batch of pairs per first rater.
 
-    The pairs' q x q tables come from one-hot codes (MISSING = -1 codes to no column),
-    so a panel of hundreds of raters costs a few array operations per rater, not a
-    Python call per pair; the rows are assembled column by column.
+    The pairs' q x q tables come from one count over joint codes per first rater, so a
+    panel of hundreds of raters costs a few array operations per rater, not a Python
+    call per pair; the rows are assembled column by column.
     """
     q, m = w.shape[0], len(raters)
-    onehot = (codes[:, :, None] == np.arange(q)[None, None, :]).astype(float)
-    batches = [_kappa_batch(np.einsum("uk,bul->bkl", onehot[a], onehot[a + 1:]), w,
-                            confidence) for a in range(m - 1)]
+    batches = [_kappa_batch(_pair_tables(codes[a], codes[a + 1:], q), w, confidence)
+               for a in range(m - 1)]
     if not batches:
         return _util.frame([], COHEN_COLUMNS)
     first, second = np.triu_indices(m, k=1)  # row-major: the order of the batches
@@ -266,6 +265,19 @@ def _all_pairs(codes: np.ndarray, raters: list[Any], w: np.ndarray, confidence: 
     return pd.DataFrame({"rater1": names.take(first).to_numpy(),
                          "rater2": names.take(second).to_numpy(),
                          "weights": weights_label, **columns}, columns=list(COHEN_COLUMNS))
+
+
+def _pair_tables(first: np.ndarray, others: np.ndarray, q: int) -> np.ndarray:
+    """The q x q tables of ``first`` against each row of ``others`` (codes, -1 missing).
+
+    Each unit rated by both adds one to cell (i, j) of its pair's table: one
+    ``bincount`` over the codes ``pair * q * q + i * q + j``.
+    """
+    both = (first >= 0)[None, :] & (others >= 0)
+    pair = np.broadcast_to(np.arange(len(others))[:, None], others.shape)
+    joint = (pair * q + first[None, :]) * q + others
+    counts = np.bincount(joint[both], minlength=len(others) * q * q)
+    return counts.reshape(len(others), q, q).astype(float)
 
 
 def _kappa_from_counts(counts: np.ndarray, w: np.ndarray, confidence: float) -> dict:
