@@ -45,7 +45,11 @@ class Slot:
 
 @dataclass(frozen=True)
 class Assignment:
-    """The cards of one rater's workbook for one sitting."""
+    """The cards of one rater's workbook for one sitting.
+
+    ``seeds`` names, for each random choice (order, draw, sides, codes), the text its
+    generator was derived from (:func:`derivation`), for the sealed key.
+    """
 
     rater: Rater
     sitting: int

@@ -374,9 +374,8 @@ def write_reminders(study: Study, root: Path, rows: list[RosterRow], out_dir: Pa
 
     Parameters
     ----------
-    study : Study
-    root : Path
-        The study folder (the packs are attached from ``packs/``).
+    study, root
+        As in :func:`write_feedback`.
     rows : list of RosterRow
         From :func:`roster`; the ``missing`` rows get a reminder.
     out_dir : Path

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..rubric import Dimension
+from ..spec.hashing import plain_data
 from ..study import Study
 from .na import na_as_category
 
@@ -232,8 +233,4 @@ def json_value(value: Any) -> Any:
 
 def json_safe(obj: Any) -> Any:
     """Plain JSON data: numpy scalars to Python, NaN and infinity to None."""
-    if isinstance(obj, dict):
-        return {str(k): json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [json_safe(v) for v in obj]
-    return json_value(obj)
+    return plain_data(obj, json_value)

@@ -172,35 +172,38 @@ def _h_wilcoxon(ctx: Context, table: pd.DataFrame, out: dict) -> None:
         out["wilcoxon"] = table.to_dict("records")
 
 
+_METHODS = (
+    ("Direction agreement",
+     "Preferences are unblinded first: 'A>B' becomes 'the arm shown under A preferred' "
+     "for that rater and case, so raters who saw different sides are comparable. "
+     "Pairwise agreement, each rater vs the majority of the others (tied majorities "
+     "left out). The decision's figure: the share of all direction judgements that "
+     "name the improved arm (params.improved_arm); a 'Tied' judgement does not name it. "
+     "A second, labelled figure compares each judgement with the internal scores' "
+     "direction per case (a tie in the internal totals is 'Tied')."),
+    ("Arms",
+     "Per case the mean total over raters for each arm; the arm with the higher mean "
+     "over cases is ahead. Effect: mean over cases of (ahead - other) with a Student t "
+     "95% interval (paired); p: Wilcoxon signed-rank, two-sided."),
+    ("Decision (000)",
+     "alpha on the total >= target (marginal from the next band down, e.g. 0.60-0.70: "
+     "inconclusive); direction agreement with the improved arm >= target (50% to the "
+     "target: weak signal, inconclusive); Spearman's rho vs internal >= target. Any "
+     "value below its range fails; an undefined value is inconclusive; a missing or "
+     "excluded rater makes the decision incomplete."),
+    ("Spearman vs internal",
+     "Spearman's rho between the mean external total and the internal total per case "
+     "and arm; 95% interval by Fisher's z with the Fieller-Hartley-Pearson standard error "
+     "sqrt(1.06/(n-3))."),
+    ("Wilcoxon signed-rank",
+     "Per case the mean total over raters for each arm; signed-rank test of the second "
+     "arm minus the first (scipy, zero differences dropped)."),
+)
+
+
 def methods(study: Study) -> list[tuple[str, str]]:
-    """Methods-sheet entries: (topic, text)."""
-    return [
-        ("Direction agreement",
-         "Preferences are unblinded first: 'A>B' becomes 'the arm shown under A preferred' "
-         "for that rater and case, so raters who saw different sides are comparable. "
-         "Pairwise agreement, each rater vs the majority of the others (tied majorities "
-         "left out). The decision's figure: the share of all direction judgements that "
-         "name the improved arm (params.improved_arm); a 'Tied' judgement does not name it. "
-         "A second, labelled figure compares each judgement with the internal scores' "
-         "direction per case (a tie in the internal totals is 'Tied')."),
-        ("Arms",
-         "Per case the mean total over raters for each arm; the arm with the higher mean "
-         "over cases is ahead. Effect: mean over cases of (ahead - other) with a Student t "
-         "95% interval (paired); p: Wilcoxon signed-rank, two-sided."),
-        ("Decision (000)",
-         "alpha on the total >= target (marginal from the next band down, e.g. 0.60-0.70: "
-         "inconclusive); direction agreement with the improved arm >= target (50% to the "
-         "target: weak signal, inconclusive); Spearman's rho vs internal >= target. Any "
-         "value below its range fails; an undefined value is inconclusive; a missing or "
-         "excluded rater makes the decision incomplete."),
-        ("Spearman vs internal",
-         "Spearman's rho between the mean external total and the internal total per case "
-         "and arm; 95% interval by Fisher's z with the Fieller-Hartley-Pearson standard error "
-         "sqrt(1.06/(n-3))."),
-        ("Wilcoxon signed-rank",
-         "Per case the mean total over raters for each arm; signed-rank test of the second "
-         "arm minus the first (scipy, zero differences dropped)."),
-    ]
+    """Methods-sheet entries: (topic, text), the same for every study of protocol 000."""
+    return list(_METHODS)
 
 
 def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:
@@ -303,26 +306,30 @@ def _feedback(ctx: Context) -> dict[str, dict[str, pd.DataFrame]]:
     labels = ctx.first.drop_duplicates(["rater", "case", "arm"]).set_index(
         ["rater", "case", "arm"])["label"]
     group = scores.groupby(["case", "arm", "measure"])["value"].agg(["median", "count"])
-    out = {}
     directions = _direction_feedback(ctx, labels)
     shown = labels.reindex(pd.MultiIndex.from_frame(scores[["rater", "case", "arm"]]))
-    scores = scores.assign(response=shown.fillna("").to_numpy())
-    for rater, mine in scores.groupby("rater", sort=False):
-        table = mine.join(group, on=["case", "arm", "measure"])
-        table = pd.DataFrame({
-            "case": table["case"], "response": table["response"],
-            "measure": table["measure"], "you": table["value"],
-            "group_median": table["median"], "difference": table["value"] - table["median"],
-            "n_validators": table["count"]})
-        table = natural_order(table, ["case", "response"])
-        overview = table.groupby("measure", sort=False).agg(
-            you_mean=("you", "mean"), group_median_mean=("group_median", "mean"),
-            mean_difference=("difference", "mean"),
-            within_1_point=("difference", lambda d: float((d.abs() <= 1).mean())),
-            n_responses=("you", "size")).reset_index()
-        out[str(rater)] = {"Overview": overview, "Your scores": table,
-                           "Your directions": directions.get(str(rater), _NO_DIRECTIONS)}
-    return out
+    joined = scores.join(group, on=["case", "arm", "measure"])
+    table = pd.DataFrame({
+        "rater": joined["rater"].astype(str), "case": joined["case"],
+        "response": shown.fillna("").to_numpy(), "measure": joined["measure"],
+        "you": joined["value"], "group_median": joined["median"],
+        "difference": joined["value"] - joined["median"], "n_validators": joined["count"]})
+    # one sort and one grouped overview for the whole panel, then split per rater
+    table = natural_order(table, ["case", "response"])
+    overview = table.assign(within_1_point=(table["difference"].abs() <= 1).astype(float)
+                            .where(table["difference"].notna(), 0.0)).groupby(
+        ["rater", "measure"], sort=False).agg(
+        you_mean=("you", "mean"), group_median_mean=("group_median", "mean"),
+        mean_difference=("difference", "mean"), within_1_point=("within_1_point", "mean"),
+        n_responses=("you", "size"))
+    overviews = dict(iter(overview.reset_index(level="rater").groupby("rater", sort=False)))
+    out = {}
+    for rater, mine in table.groupby("rater", sort=False):
+        out[rater] = {
+            "Overview": overviews[rater].drop(columns="rater").reset_index(),
+            "Your scores": mine.drop(columns="rater").reset_index(drop=True),
+            "Your directions": directions.get(rater, _NO_DIRECTIONS)}
+    return {rater: out[rater] for rater in scores["rater"].astype(str).unique()}
 
 
 _NO_DIRECTIONS = pd.DataFrame(columns=["case", "your_direction", "group_share_same",

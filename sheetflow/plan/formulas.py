@@ -35,7 +35,7 @@ def bonett_icc_items(
     rho: float, raters: int, width: float, confidence: float = 0.95, *,
     small_k_adjust: bool = False,
 ) -> int:
-    """Items needed for an ICC interval of full ``width`` (Bonett 2002, eq. 6).
+    """Items needed for an ICC interval of full ``width`` (Bonett's 2002 formula).
 
     Parameters
     ----------
@@ -106,8 +106,8 @@ def krippendorff_min_values(alpha_min: float, p_c: float, p: float = 0.05) -> in
 
     The number of values needed so that an observed alpha can be shown to exceed the
     smallest acceptable ``alpha_min`` at significance level ``p`` (one-sided), when the
-    least frequent category has probability ``p_c`` (Krippendorff 2004, section 11.4.4,
-    after Bloch & Kraemer 1989, eq. 3.7):
+    least frequent category has probability ``p_c`` (the formula of Krippendorff's table,
+    after Bloch & Kraemer 1989, eq. 3.7, p. 276):
 
     .. math:: N = 2 z_p^2 \\left(\\frac{(1+\\alpha_{min})(3-\\alpha_{min})}
                  {4 (1-\\alpha_{min}) p_c (1-p_c)} - \\alpha_{min}\\right)
@@ -115,7 +115,8 @@ def krippendorff_min_values(alpha_min: float, p_c: float, p: float = 0.05) -> in
     References
     ----------
     Krippendorff, K. (2004). Content Analysis: An Introduction to Its Methodology
-    (2nd ed.), section 11.4.4. Thousand Oaks, CA: Sage.
+    (2nd ed.), reliability chapter (pp. 221-250). Thousand Oaks, CA: Sage. The table
+    reappears in the 4th edition (2019).
     Bloch, D. A., & Kraemer, H. C. (1989). 2 x 2 kappa coefficients: measures of
     agreement or association. Biometrics, 45(1), 269-287.
     """

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..errors import SpecError
 from .model import ID_RE
+from .tables import read_table
 
 
 class LoaderBase:
@@ -75,6 +76,21 @@ class LoaderBase:
             return default
         return value
 
+    def _subtable(self, raw: object, keys: Iterable[str], where: str, needs: str,
+                  ) -> dict | None:
+        """An optional sub-table: None when absent, or (reported) when not a table.
+
+        ``keys`` are the keys it may hold (others are reported); ``needs`` names the
+        ones it must hold, for the message when it is not a table.
+        """
+        if raw is None:
+            return None
+        if not isinstance(raw, dict):
+            self.fail(f"must be a table with {needs}", where)
+            return None
+        self._unknown_keys(raw, keys, where)
+        return raw
+
     def _str_list(self, t: dict, key: str, where: str) -> tuple[str, ...]:
         value = t.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -113,3 +129,19 @@ class LoaderBase:
         else:
             self.fail(f"{what} not found next to {self.file}", where)
         return False
+
+    def _read_named_table(self, name: object, what: str, where: str, max_bytes: int,
+                          max_rows: int) -> tuple[list[str], list] | None:
+        """Header and rows of the table file ``name`` (see :func:`read_table`), or None.
+
+        The file must lie inside the study folder and be a regular file within the size
+        limits; anything else is reported, naming it as ``what`` under ``where``.
+        """
+        path = self._inside(name, f"{where} file")
+        if path is None or not self._regular(path, f"{what} file {name!r}", where):
+            return None
+        try:
+            return read_table(path, max_bytes=max_bytes, max_rows=max_rows)
+        except SpecError as exc:
+            self.problems.append(exc)
+            return None

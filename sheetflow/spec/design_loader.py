@@ -37,18 +37,11 @@ class DesignLoader(LoaderBase):
         if kind == "single" and not (response_column and arm_column):
             self.fail("a single design needs 'response_column' and 'arm_column' (items-file "
                       "columns holding each row's response and its arm)", where)
-        return Design(
-            kind=kind,
-            seed=seed,
-            arms=arms,
-            labels=labels,
-            response_column=response_column,
-            arm_column=arm_column,
-            shuffle=self._bool(t, "shuffle", where, True),
-            batch_size=self._int(t, "batch_size", where, minimum=1),
-            repeats=self._repeats(t.get("repeats")),
-            second_rater=self._second_rater(t.get("second_rater")),
-        )
+        return Design(kind, seed, arms, labels, response_column, arm_column,
+                      shuffle=self._bool(t, "shuffle", where, True),
+                      batch_size=self._int(t, "batch_size", where, minimum=1),
+                      repeats=self._repeats(t.get("repeats")),
+                      second_rater=self._second_rater(t.get("second_rater")))
 
     def _arms(self, t: dict, kind: str) -> tuple[Arm, ...]:
         raw = t.get("arms", [])
@@ -81,13 +74,9 @@ class DesignLoader(LoaderBase):
         return tuple(arms)
 
     def _repeats(self, raw: Any) -> Repeats | None:
-        if raw is None:
-            return None
         where = "[design.repeats]"
-        if not isinstance(raw, dict):
-            self.fail("must be a table with 'count' and 'seed'", where)
+        if self._subtable(raw, {"count", "seed"}, where, "'count' and 'seed'") is None:
             return None
-        self._unknown_keys(raw, {"count", "seed"}, where)
         count = self._int(raw, "count", where, minimum=1)
         seed = self._int(raw, "seed", where)
         if count is None or seed is None:
@@ -96,13 +85,10 @@ class DesignLoader(LoaderBase):
         return Repeats(count, seed)
 
     def _second_rater(self, raw: Any) -> SecondRater | None:
-        if raw is None:
-            return None
         where = "[design.second_rater]"
-        if not isinstance(raw, dict):
-            self.fail("must be a table with 'fraction' and 'strata'", where)
+        if self._subtable(raw, {"fraction", "strata", "method", "select_at"}, where,
+                          "'fraction' and 'strata'") is None:
             return None
-        self._unknown_keys(raw, {"fraction", "strata", "method", "select_at"}, where)
         fraction = raw.get("fraction")
         if not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
             self.fail(f"'fraction' must be a number in (0, 1], not {fraction!r}", where)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -33,9 +34,9 @@ def canonical_spec(study: Study) -> dict[str, Any]:
             "instructions": study.instructions,
             "pack_name": study.pack_name,
         },
-        "rubric": _without_unset(_plain(asdict(study.rubric))),
+        "rubric": _without_unset(plain_data(asdict(study.rubric))),
         "design": _design(study),
-        "plan": _plain(asdict(study.plan)),
+        "plan": plain_data(asdict(study.plan)),
         "shown": [asdict(s) for s in study.shown],
         "items": [{"id": it.id, "fields": dict(sorted(it.fields.items()))} for it in study.items],
         "raters": [{"id": r.id, "role": r.role} for r in study.raters],
@@ -68,7 +69,7 @@ an existing study keeps its hash."""
 def _design(study: Study) -> dict[str, Any]:
     """The design; ``second_rater.select_at`` only when not the default (older studies
     keep their hash)."""
-    design = _plain(asdict(study.design))
+    design = plain_data(asdict(study.design))
     second = design.get("second_rater")
     if isinstance(second, dict) and second.get("select_at") == "generate":
         second.pop("select_at")
@@ -83,10 +84,26 @@ def _without_unset(rubric: dict[str, Any]) -> dict[str, Any]:
     return rubric
 
 
-def _plain(obj: Any) -> Any:
-    """Dataclass dicts to JSON-safe data (int keys become strings, tuples lists)."""
+def plain_data(obj: Any, leaf: Callable[[Any], Any] | None = None) -> Any:
+    """Nested dicts, lists and tuples as JSON-shaped data.
+
+    Keys become strings and tuples lists; every other value is passed through ``leaf``
+    (kept as it is by default).
+
+    Parameters
+    ----------
+    obj : Any
+        Typically :func:`dataclasses.asdict` of a spec object, or analysis results.
+    leaf : callable, optional
+        Applied to each value that is not a dict, list or tuple.
+
+    Returns
+    -------
+    Any
+        The same structure with plain containers.
+    """
     if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
+        return {str(k): plain_data(v, leaf) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    return obj
+        return [plain_data(v, leaf) for v in obj]
+    return obj if leaf is None else leaf(obj)

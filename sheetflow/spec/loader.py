@@ -20,7 +20,7 @@ from .limits import (
 from .model import PLACEHOLDERS, SIZING_FILE, Design, Item, Plan, Rater, ShownField, Study
 from .raters import RaterLoader, unsafe_char
 from .rubric_loader import RubricLoader
-from .tables import control_char, read_table, read_text_file
+from .tables import control_char, read_text_file
 
 
 class Loader(RubricLoader, DesignLoader, RaterLoader):
@@ -163,16 +163,10 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         self._unknown_keys(t, {"file", "id_column", "show", "show_id"}, where)
         name = t.get("file", "items.csv")
         id_col = self._str(t, "id_column", where, default="id") or "id"
-        path = self._inside(name, "[items] file")
-        if path is None:
+        table = self._read_named_table(name, "items", where, MAX_TABLE_BYTES, MAX_ITEMS)
+        if table is None:
             return (), name
-        if not self._regular(path, f"items file {name!r}", where):
-            return (), name
-        try:
-            header, rows = read_table(path, max_bytes=MAX_TABLE_BYTES, max_rows=MAX_ITEMS)
-        except SpecError as exc:
-            self.problems.append(exc)
-            return (), name
+        header, rows = table
         needed = [id_col, *(s.column for s in shown)]
         if design.paired:
             needed += [a.column for a in design.arms if a.column]

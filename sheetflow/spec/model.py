@@ -109,7 +109,11 @@ class Design:
 
 @dataclass(frozen=True)
 class Band:
-    """An interpretation band: values >= ``minimum`` read as ``label``."""
+    """An interpretation band: values >= ``minimum`` read as ``label``.
+
+    The plan keeps its bands highest first, so a value reads as the first band it
+    reaches.
+    """
 
     minimum: float
     label: str

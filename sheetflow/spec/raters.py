@@ -14,11 +14,9 @@ import unicodedata
 from email.headerregistry import Address
 from email.utils import getaddresses
 
-from ..errors import SpecError
 from .base import LoaderBase
 from .limits import MAX_RATERS, MAX_RATERS_BYTES
 from .model import ID_RE, Rater, pack_file_name
-from .tables import read_table
 
 # bidirectional embeddings, overrides and isolates: they make a name read differently
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -74,16 +72,10 @@ class RaterLoader(LoaderBase):
     def _raters(self, t: dict) -> tuple[tuple[Rater, ...], str]:
         self._unknown_keys(t, {"file"}, "[raters]")
         name = t.get("file", "raters.csv")
-        path = self._inside(name, "[raters] file")
-        if path is None:
+        table = self._read_named_table(name, "raters", "[raters]", MAX_RATERS_BYTES, MAX_RATERS)
+        if table is None:
             return (), name
-        if not self._regular(path, f"raters file {name!r}", "[raters]"):
-            return (), name
-        try:
-            header, rows = read_table(path, max_bytes=MAX_RATERS_BYTES, max_rows=MAX_RATERS)
-        except SpecError as exc:
-            self.problems.append(exc)
-            return (), name
+        header, rows = table
         if "rater_id" not in header:
             self.fail(f"has no 'rater_id' column; the file has: {', '.join(header) or 'nothing'}",
                       file=name, where="header")

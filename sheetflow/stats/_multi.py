@@ -15,7 +15,7 @@ import pandas as pd
 from scipy import stats
 
 from sheetflow.stats import _util
-from sheetflow.stats._weights import agreement_weights, require_order, weight_name
+from sheetflow.stats._weights import coded_ratings, weight_name
 
 FLEISS_COLUMNS = (
     "kappa", "se", "z", "p", "ci_low", "ci_high", "p_o", "p_e", "n_units",
@@ -32,16 +32,13 @@ def multirater(
 ) -> pd.DataFrame:  # fmt: skip
     """One-row table for ``chance`` in "fleiss", "gwet", "conger" or "bp"."""
     confidence = _util.check_confidence(confidence)
-    matrix, _, _ = _util.to_matrix(data, unit, rater, value)
-    require_order(matrix.dtype == object, categories, weights, CHANCE_NAMES[chance])
-    domain = _util.resolve_domain(matrix, categories)
-    codes = _util.encode(matrix, domain) if len(domain) else np.full(matrix.shape, -1)
-    counts = _util.unit_counts(codes, len(domain)).astype(float)
+    codes, _, w = coded_ratings(data, unit, rater, value, categories, weights, weight_on,
+                                CHANCE_NAMES[chance])
+    counts = _util.unit_counts(codes, len(w)).astype(float)
     rated = counts.sum(axis=1) > 0
     counts = counts[rated]
     codes = codes[:, rated]
     codes = codes[(codes != _util.MISSING).any(axis=1)]  # raters who rated something
-    w = agreement_weights(domain, weights, weight_on)
     row = {
         "n_units": int(counts.shape[0]),
         "n_pairable_units": int((counts.sum(axis=1) >= 2).sum()),

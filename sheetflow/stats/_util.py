@@ -1,19 +1,67 @@
 """Private helpers shared by the ``sheetflow.stats`` modules.
 
 Input normalisation (tidy table or raters x units matrix -> integer codes over a value
-domain), per-unit category counts and small result-table helpers. Nothing here prints,
-exits or touches other sheetflow modules.
+domain), per-unit category counts, small result-table helpers and the docstring fragments
+the public functions share. Nothing here prints, exits or touches other sheetflow modules.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
 MISSING = -1
+
+DOC_FRAGMENTS = {
+    "data": """data : pandas.DataFrame or array_like
+    Tidy table (one row per rating; columns named by ``unit``, ``rater`` and
+    ``value``) or a raters x units matrix with NaN for missing.""",
+    "columns": """unit, rater, value : str
+    Column names of the tidy table.""",
+    "fleiss1971": """Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters.
+Psychological Bulletin, 76(5), 378-382.""",
+    "gwet2014": """Gwet, K. L. (2014). Handbook of Inter-Rater Reliability (4th ed.).
+Advanced Analytics, LLC.""",
+    "irr": """Gamer, M., Lemon, J., Fellows, I., & Singh, P. (2019). irr: Various
+Coefficients of Interrater Reliability and Agreement. R package
+version 0.84.1.""",
+    # Gwet's (2014) 4 raters x 12 units example, in irrCAC as ``raw_4raters``
+    "raw4raters": """>>> import numpy as np
+>>> nan = np.nan
+>>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, nan],
+...         [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
+...         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]]""",
+}
+# A placeholder stands alone on its line, or after a citation label (".. [2] {gwet2014}").
+_PLACEHOLDER = re.compile(r"^(\s*(?:\.\. \[\d+\] )?)\{(\w+)\}\s*$")
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def shared_doc(func: _F) -> _F:
+    """Fill the docstring's ``{name}`` placeholders with ``DOC_FRAGMENTS[name]``.
+
+    A fragment's first line replaces the placeholder and its further lines align under
+    it, so the rendered ``__doc__`` (what ``help()`` shows and doctest runs) is complete
+    numpydoc while the conventions and citations the functions share are written once.
+    """
+    if func.__doc__ is None:  # python -OO
+        return func
+    out = []
+    for line in func.__doc__.split("\n"):
+        found = _PLACEHOLDER.match(line)
+        if found is None:
+            out.append(line)
+            continue
+        lead, name = found.groups()
+        first, *rest = DOC_FRAGMENTS[name].split("\n")
+        out += [lead + first, *(" " * len(lead) + part for part in rest)]
+    func.__doc__ = "\n".join(out)
+    return func
 
 
 def to_matrix(
@@ -109,6 +157,17 @@ def encode(arr: np.ndarray, domain: np.ndarray) -> np.ndarray:
     return codes
 
 
+def coded(arr: np.ndarray, domain: Sequence[Any] | None) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, domain)`` of ``arr``: :func:`encode` over :func:`resolve_domain`.
+
+    An empty domain codes every cell ``MISSING``.
+    """
+    values = resolve_domain(arr, domain)
+    if not len(values):
+        return np.full(arr.shape, MISSING, dtype=np.int64), values
+    return encode(arr, values), values
+
+
 def encode_fast(arr: np.ndarray, domain: np.ndarray) -> np.ndarray:
     """Vectorised :func:`encode` for numeric arrays and numeric domains."""
     if arr.dtype == object or domain.dtype == object:
@@ -166,6 +225,18 @@ def frame(rows: list[dict[str, Any]] | dict[str, Any], columns: Sequence[str]) -
     """A result table with exactly ``columns`` in that order."""
     rows = [rows] if isinstance(rows, dict) else rows
     return pd.DataFrame(rows, columns=list(columns))
+
+
+def complete_ratings(data: Any, unit: str, rater: str, value: str, numeric: str = "",
+                     ) -> tuple[np.ndarray, list[str], int]:
+    """The complete units of ``data`` as a raters x units matrix (see :func:`listwise`).
+
+    ``numeric``, when given, names the statistic that refuses text labels.
+    """
+    matrix, raters, _ = to_matrix(data, unit, rater, value)
+    if numeric and matrix.dtype == object:
+        raise ValueError(f"{numeric} needs numeric ratings.")
+    return listwise(matrix, raters)
 
 
 def listwise(matrix: np.ndarray, raters: list[Any]) -> tuple[np.ndarray, list[str], int]:

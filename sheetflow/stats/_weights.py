@@ -1,8 +1,8 @@
-"""Agreement weight matrices shared by Cohen's kappa, Fleiss' kappa and Gwet's AC."""
+"""Agreement weights (Cohen, Fleiss, Gwet, Conger, Scott) and the coded ratings they weigh."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -79,3 +79,18 @@ def require_order(data_is_text: bool, categories: object, weights: str | None, w
         "pass categories=[...] in scale order (e.g. categories=['low', 'mid', 'high']), "
         "or give numeric values; text labels are never sorted for weighting."
     )
+
+
+def coded_ratings(
+    data: Any, unit: str, rater: str, value: str, categories: Any, weights: str | None,
+    weight_on: str, what: str,
+) -> tuple[np.ndarray, list[Any], np.ndarray]:  # fmt: skip
+    """Integer codes (raters x units, ``MISSING`` for none), rater labels and weights.
+
+    The category domain is ``categories`` or the values observed; order-dependent
+    weights on text labels without a declared order are refused (:func:`require_order`).
+    """
+    matrix, raters, _ = _util.to_matrix(data, unit, rater, value)
+    require_order(matrix.dtype == object, categories, weights, what)
+    codes, domain = _util.coded(matrix, categories)
+    return codes, raters, agreement_weights(domain, weights, weight_on)

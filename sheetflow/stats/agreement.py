@@ -15,21 +15,15 @@ __all__ = ["direction_agreement", "percent_agreement", "spearman"]
 DIRECTION_COLUMNS = ("rater", "other", "n_units", "n_agree", "agreement", "n_ties", "reason")
 
 
-def percent_agreement(
-    data: pd.DataFrame | Any,
-    *,
-    unit: str = "unit",
-    rater: str = "rater",
-    value: str = "value",
-) -> pd.DataFrame:
+@_util.shared_doc
+def percent_agreement(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
+                      value: str = "value") -> pd.DataFrame:
     """Observed (uncorrected) agreement among raters.
 
     Parameters
     ----------
-    data : pandas.DataFrame or array_like
-        Tidy table (one row per rating) or a raters x units matrix with NaN missing.
-    unit, rater, value : str
-        Column names of the tidy table.
+    {data}
+    {columns}
 
     Returns
     -------
@@ -48,8 +42,7 @@ def percent_agreement(
 
     References
     ----------
-    .. [1] Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters.
-           Psychological Bulletin, 76(5), 378-382.
+    .. [1] {fleiss1971}
 
     Examples
     --------
@@ -58,8 +51,7 @@ def percent_agreement(
     [0.7778, 0.6667]
     """
     matrix, _, _ = _util.to_matrix(data, unit, rater, value)
-    domain = _util.resolve_domain(matrix, None)
-    codes = _util.encode(matrix, domain) if len(domain) else np.full(matrix.shape, -1)
+    codes, domain = _util.coded(matrix, None)
     counts = _util.unit_counts(codes, len(domain)).astype(float)
     m = counts.sum(axis=1)
     counts, m = counts[m >= 2], m[m >= 2]
@@ -148,9 +140,7 @@ def _wide(data: pd.DataFrame, unit: str, rater: str, value: str) -> pd.DataFrame
 def _pairwise_rows(wide: pd.DataFrame) -> list[dict[str, Any]]:
     """Every pair of raters, counted over integer codes one first rater at a time."""
     matrix = wide.to_numpy(dtype=object).T
-    domain = _util.resolve_domain(matrix, None)
-    codes = (_util.encode(matrix, domain) if len(domain) else
-             np.full(matrix.shape, _util.MISSING)).T  # units x raters
+    codes = _util.coded(matrix, None)[0].T  # units x raters
     rated = codes != _util.MISSING
     raters = list(wide.columns)
     rows = []

@@ -12,13 +12,7 @@ from scipy import stats
 
 from sheetflow.stats import _util
 from sheetflow.stats._multi import multirater, t_interval, t_test
-from sheetflow.stats._weights import (
-    WeightOn,
-    Weights,
-    agreement_weights,
-    require_order,
-    weight_name,
-)
+from sheetflow.stats._weights import WeightOn, Weights, coded_ratings, weight_name
 from sheetflow.stats.kappa import cohen_kappa
 
 __all__ = ["brennan_prediger", "conger_kappa", "light_kappa", "randolph_kappa", "scott_pi"]
@@ -30,27 +24,19 @@ SCOTT_COLUMNS = (
 LIGHT_COLUMNS = ("kappa", "z", "p", "n_units", "n_raters", "n_pairs", "n_dropped", "reason")
 
 
-def conger_kappa(
-    data: pd.DataFrame | Any,
-    *,
-    unit: str = "unit",
-    rater: str = "rater",
-    value: str = "value",
-    weights: Weights | str | None = "identity",
-    categories: Sequence[Any] | None = None,
-    weight_on: WeightOn = "values",
-    confidence: float = 0.95,
-    population_size: float | None = None,
-) -> pd.DataFrame:
+@_util.shared_doc
+def conger_kappa(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
+                 value: str = "value", weights: Weights | str | None = "identity",
+                 categories: Sequence[Any] | None = None, weight_on: WeightOn = "values",
+                 confidence: float = 0.95, population_size: float | None = None) -> pd.DataFrame:
     """Conger's (1980) generalised kappa for many raters, with Gwet's variance.
+
+    Unlike Fleiss' kappa, the raters are the same people across units.
 
     Parameters
     ----------
-    data : pandas.DataFrame or array_like
-        Tidy table (one row per rating) or a raters x units matrix with NaN missing.
-        Unlike Fleiss' kappa, the raters are the same people across units.
-    unit, rater, value : str
-        Column names of the tidy table.
+    {data}
+    {columns}
     weights : {"identity", "linear", "quadratic", "ordinal", "bipolar"}
         Agreement weights as in :func:`gwet_ac`; text labels need ``categories``
         for any weights but identity.
@@ -90,19 +76,13 @@ def conger_kappa(
     ----------
     .. [1] Conger, A. J. (1980). Integration and generalization of kappas for
            multiple raters. Psychological Bulletin, 88(2), 322-328.
-    .. [2] Gwet, K. L. (2014). Handbook of Inter-Rater Reliability (4th ed.).
-           Advanced Analytics, LLC.
+    .. [2] {gwet2014}
 
     Examples
     --------
     irrCAC's ``cac.raw4raters`` (documented: 0.76282, se 0.14917):
 
-    >>> import numpy as np
-    >>> nan = np.nan
-    >>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
-    ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, nan],
-    ...         [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
-    ...         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]]
+    {raw4raters}
     >>> res = conger_kappa(data)
     >>> round(float(res.loc[0, "kappa"]), 5), round(float(res.loc[0, "se"]), 5)
     (0.76282, 0.14917)
@@ -111,18 +91,12 @@ def conger_kappa(
                       confidence, population_size, chance="conger")  # fmt: skip
 
 
-def brennan_prediger(
-    data: pd.DataFrame | Any,
-    *,
-    unit: str = "unit",
-    rater: str = "rater",
-    value: str = "value",
-    weights: Weights | str | None = "identity",
-    categories: Sequence[Any] | None = None,
-    weight_on: WeightOn = "values",
-    confidence: float = 0.95,
-    population_size: float | None = None,
-) -> pd.DataFrame:
+@_util.shared_doc
+def brennan_prediger(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
+                     value: str = "value", weights: Weights | str | None = "identity",
+                     categories: Sequence[Any] | None = None, weight_on: WeightOn = "values",
+                     confidence: float = 0.95, population_size: float | None = None,
+                     ) -> pd.DataFrame:
     """Brennan & Prediger's (1981) coefficient: chance agreement from a uniform guess.
 
     Parameters
@@ -134,8 +108,7 @@ def brennan_prediger(
     Returns
     -------
     pandas.DataFrame
-        One row: ``bp, se, z, p, ci_low, ci_high, p_o, p_e, n_units,
-        n_pairable_units, n_raters, weights, reason``.
+        One row with the columns of :func:`conger_kappa`, ``bp`` in place of ``kappa``.
 
     Notes
     -----
@@ -149,37 +122,25 @@ def brennan_prediger(
     .. [1] Brennan, R. L., & Prediger, D. J. (1981). Coefficient kappa: some uses,
            misuses, and alternatives. Educational and Psychological Measurement,
            41(3), 687-699.
-    .. [2] Gwet, K. L. (2014). Handbook of Inter-Rater Reliability (4th ed.).
-           Advanced Analytics, LLC.
+    .. [2] {gwet2014}
 
     Examples
     --------
-    irrCAC's ``cac.raw4raters`` (documented: 0.77273, se 0.14472):
+    Gwet's 4 x 12 example, where irrCAC's ``cac.raw4raters`` documents 0.77273 with
+    se 0.14472:
 
-    >>> import numpy as np
-    >>> nan = np.nan
-    >>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
-    ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, nan],
-    ...         [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
-    ...         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]]
+    {raw4raters}
     >>> res = brennan_prediger(data)
     >>> round(float(res.loc[0, "bp"]), 5), round(float(res.loc[0, "se"]), 5)
     (0.77273, 0.14472)
     """
-    res = multirater(data, unit, rater, value, categories, weights, weight_on,
-                     confidence, population_size, chance="bp")  # fmt: skip
-    return res.rename(columns={"kappa": "bp"})
+    return multirater(data, unit, rater, value, categories, weights, weight_on, confidence,
+                      population_size, chance="bp").rename(columns={"kappa": "bp"})
 
 
-def randolph_kappa(
-    data: pd.DataFrame | Any,
-    *,
-    unit: str = "unit",
-    rater: str = "rater",
-    value: str = "value",
-    categories: Sequence[Any] | None = None,
-    confidence: float = 0.95,
-) -> pd.DataFrame:
+def randolph_kappa(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
+                   value: str = "value", categories: Sequence[Any] | None = None,
+                   confidence: float = 0.95) -> pd.DataFrame:
     """Randolph's (2005) free-marginal multirater kappa.
 
     Parameters
@@ -193,8 +154,7 @@ def randolph_kappa(
     Returns
     -------
     pandas.DataFrame
-        One row: ``kappa, se, z, p, ci_low, ci_high, p_o, p_e, n_units,
-        n_pairable_units, n_raters, weights, reason``.
+        One row with the columns of :func:`conger_kappa`.
 
     Notes
     -----
@@ -219,23 +179,19 @@ def randolph_kappa(
     >>> round(float(res.loc[0, "kappa"]), 4)  # p_o = 3/4, p_e = 1/3
     0.625
     """
-    res = multirater(data, unit, rater, value, categories, "identity", "values",
-                     confidence, None, chance="bp")  # fmt: skip
-    return res
+    return multirater(data, unit, rater, value, categories, "identity", "values",
+                      confidence, None, chance="bp")  # fmt: skip
 
 
-def scott_pi(
-    data: pd.DataFrame | Any,
-    *,
-    unit: str = "unit",
-    rater: str = "rater",
-    value: str = "value",
-    weights: Weights | str | None = "identity",
-    categories: Sequence[Any] | None = None,
-    weight_on: WeightOn = "values",
-    confidence: float = 0.95,
-) -> pd.DataFrame:
+@_util.shared_doc
+def scott_pi(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
+             value: str = "value", weights: Weights | str | None = "identity",
+             categories: Sequence[Any] | None = None, weight_on: WeightOn = "values",
+             confidence: float = 0.95) -> pd.DataFrame:
     """Scott's (1955) pi for every pair of raters, unweighted or weighted.
+
+    Cohen's kappa with the chance agreement taken from the two raters' pooled
+    category shares.
 
     Parameters
     ----------
@@ -245,8 +201,8 @@ def scott_pi(
     Returns
     -------
     pandas.DataFrame
-        One row per rater pair: ``rater1, rater2, n_units`` (units rated by both),
-        ``pi, se, z, p, ci_low, ci_high, weights, p_o, p_e, reason``.
+        One row per rater pair with the columns of :func:`cohen_kappa`, ``pi`` in
+        place of ``kappa``.
 
     Notes
     -----
@@ -267,8 +223,7 @@ def scott_pi(
     ----------
     .. [1] Scott, W. A. (1955). Reliability of content analysis: the case of
            nominal scale coding. Public Opinion Quarterly, 19(3), 321-325.
-    .. [2] Gwet, K. L. (2014). Handbook of Inter-Rater Reliability (4th ed.).
-           Advanced Analytics, LLC.
+    .. [2] {gwet2014}
 
     Examples
     --------
@@ -277,11 +232,8 @@ def scott_pi(
     0.6
     """
     confidence = _util.check_confidence(confidence)
-    matrix, raters, _ = _util.to_matrix(data, unit, rater, value)
-    require_order(matrix.dtype == object, categories, weights, "Scott's pi")
-    domain = _util.resolve_domain(matrix, categories)
-    codes = _util.encode(matrix, domain) if len(domain) else np.full(matrix.shape, -1)
-    w = agreement_weights(domain, weights, weight_on)
+    codes, raters, w = coded_ratings(data, unit, rater, value, categories, weights, weight_on,
+                                     "Scott's pi")
     rows = []
     for a, b in itertools.combinations(range(len(raters)), 2):
         both = (codes[a] != _util.MISSING) & (codes[b] != _util.MISSING)
@@ -316,21 +268,14 @@ def _scott_from_table(counts: np.ndarray, w: np.ndarray, confidence: float) -> d
             "reason": ""}  # fmt: skip
 
 
-def light_kappa(
-    data: pd.DataFrame | Any,
-    *,
-    unit: str = "unit",
-    rater: str = "rater",
-    value: str = "value",
-) -> pd.DataFrame:
+def light_kappa(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
+                value: str = "value") -> pd.DataFrame:
     """Light's (1971) kappa: the mean of Cohen's kappa over all pairs of raters.
 
     Parameters
     ----------
-    data : pandas.DataFrame or array_like
-        Tidy table (one row per rating) or a raters x units matrix with NaN missing.
-    unit, rater, value : str
-        Column names of the tidy table.
+    data, unit, rater, value
+        As in :func:`conger_kappa`.
 
     Returns
     -------
@@ -366,8 +311,7 @@ def light_kappa(
     >>> round(float(res.loc[0, "kappa"]), 4)  # pairs: 0.5, 0.5, 0.2
     0.4
     """
-    matrix, raters, _ = _util.to_matrix(data, unit, rater, value)
-    complete, notes, n_dropped = _util.listwise(matrix, raters)
+    complete, notes, n_dropped = _util.complete_ratings(data, unit, rater, value)
     row = {"kappa": np.nan, "z": np.nan, "p": np.nan, "n_units": complete.shape[1],
            "n_raters": complete.shape[0], "n_dropped": n_dropped,
            "n_pairs": complete.shape[0] * (complete.shape[0] - 1) // 2}  # fmt: skip

@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from sheetflow.stats import _util
 from sheetflow.stats._multi import multirater
 from sheetflow.stats._weights import WeightOn, Weights, weight_name
 
@@ -18,26 +19,17 @@ GWET_COLUMNS = (
 )  # fmt: skip
 
 
-def gwet_ac(
-    data: pd.DataFrame | Any,
-    *,
-    unit: str = "unit",
-    rater: str = "rater",
-    value: str = "value",
-    weights: Weights | str | None = "identity",
-    categories: Sequence[Any] | None = None,
-    weight_on: WeightOn = "values",
-    confidence: float = 0.95,
-    population_size: float | None = None,
-) -> pd.DataFrame:
+@_util.shared_doc
+def gwet_ac(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
+            value: str = "value", weights: Weights | str | None = "identity",
+            categories: Sequence[Any] | None = None, weight_on: WeightOn = "values",
+            confidence: float = 0.95, population_size: float | None = None) -> pd.DataFrame:
     """Gwet's AC1 (unweighted) or AC2 (weighted) agreement coefficient.
 
     Parameters
     ----------
-    data : pandas.DataFrame or array_like
-        Tidy table (one row per rating) or a raters x units matrix with NaN missing.
-    unit, rater, value : str
-        Column names of the tidy table.
+    {data}
+    {columns}
     weights : {"identity", "linear", "quadratic", "ordinal", "bipolar"}, default "identity"
         "identity" gives AC1; any other gives AC2 with Gwet's (2014) weights:
         linear ``1 - |x_k - x_l| / (x_max - x_min)``, quadratic
@@ -94,20 +86,14 @@ def gwet_ac(
     .. [1] Gwet, K. L. (2008). Computing inter-rater reliability and its variance in
            the presence of high agreement. British Journal of Mathematical and
            Statistical Psychology, 61(1), 29-48.
-    .. [2] Gwet, K. L. (2014). Handbook of Inter-Rater Reliability (4th ed.).
-           Advanced Analytics, LLC.
+    .. [2] {gwet2014}
 
     Examples
     --------
     Gwet's 4 raters x 12 units example (``irrCAC`` ``raw_4raters``, AC1 = 0.77544,
     se = 0.14295):
 
-    >>> import numpy as np
-    >>> nan = np.nan
-    >>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
-    ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, nan],
-    ...         [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
-    ...         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]]
+    {raw4raters}
     >>> res = gwet_ac(data)
     >>> round(float(res.loc[0, "ac"]), 5), round(float(res.loc[0, "se"]), 5)
     (0.77544, 0.14295)

@@ -26,23 +26,17 @@ _FORMS = (
 )
 
 
-def icc(
-    data: pd.DataFrame | Any,
-    *,
-    unit: str = "unit",
-    rater: str = "rater",
-    value: str = "value",
-    confidence: float = 0.95,
-) -> pd.DataFrame:
+@_util.shared_doc
+def icc(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
+        value: str = "value", confidence: float = 0.95) -> pd.DataFrame:
     """Intraclass correlations: all six forms with F tests and confidence intervals.
+
+    The ratings must be numeric.
 
     Parameters
     ----------
-    data : pandas.DataFrame or array_like
-        Tidy table (one row per rating; columns ``unit``, ``rater``, ``value``) or a
-        raters x units matrix with NaN missing. Values must be numeric.
-    unit, rater, value : str
-        Column names of the tidy table.
+    {data}
+    {columns}
     confidence : float, default 0.95
         Coverage of the intervals.
 
@@ -99,10 +93,7 @@ def icc(
     [0.17, 0.29, 0.71, 0.44, 0.62, 0.91]
     """
     confidence = _util.check_confidence(confidence)
-    matrix, raters, _ = _util.to_matrix(data, unit, rater, value)
-    if matrix.dtype == object:
-        raise ValueError("ICC needs numeric ratings.")
-    complete, notes, n_dropped = _util.listwise(matrix, raters)
+    complete, notes, n_dropped = _util.complete_ratings(data, unit, rater, value, numeric="ICC")
     x = complete.T.astype(float)  # units x raters
     base = {"n_units": int(x.shape[0]), "n_raters": int(x.shape[1]), "n_dropped": n_dropped}
     reason = _icc_reason(x)

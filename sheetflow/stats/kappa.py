@@ -15,6 +15,7 @@ from sheetflow.stats._weights import (
     WeightOn,
     Weights,
     agreement_weights,
+    coded_ratings,
     require_order,
     weight_name,
 )
@@ -33,14 +34,10 @@ COHEN_COLUMNS = (
 )  # fmt: skip
 
 
-def cohen_kappa_table(
-    table: Any,
-    *,
-    weights: Weights | str | None = "identity",
-    categories: Sequence[Any] | None = None,
-    weight_on: WeightOn = "values",
-    confidence: float = 0.95,
-) -> pd.DataFrame:
+@_util.shared_doc
+def cohen_kappa_table(table: Any, *, weights: Weights | str | None = "identity",
+                      categories: Sequence[Any] | None = None, weight_on: WeightOn = "values",
+                      confidence: float = 0.95) -> pd.DataFrame:
     """Cohen's (weighted) kappa from a q x q contingency table of two raters.
 
     Parameters
@@ -94,26 +91,17 @@ def cohen_kappa_table(
     return _util.frame({**row, "weights": weight_name(weights)}, cols)
 
 
-def cohen_kappa(
-    data: pd.DataFrame | Any,
-    *,
-    unit: str = "unit",
-    rater: str = "rater",
-    value: str = "value",
-    weights: Weights | str | None = "identity",
-    categories: Sequence[Any] | None = None,
-    weight_on: WeightOn = "values",
-    confidence: float = 0.95,
-) -> pd.DataFrame:
+@_util.shared_doc
+def cohen_kappa(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
+                value: str = "value", weights: Weights | str | None = "identity",
+                categories: Sequence[Any] | None = None, weight_on: WeightOn = "values",
+                confidence: float = 0.95) -> pd.DataFrame:
     """Cohen's kappa for every pair of raters, unweighted or weighted.
 
     Parameters
     ----------
-    data : pandas.DataFrame or array_like
-        Tidy table (one row per rating; columns ``unit``, ``rater``, ``value``) or a
-        raters x units matrix with NaN for missing.
-    unit, rater, value : str
-        Column names of the tidy table.
+    {data}
+    {columns}
     weights : {"identity", "linear", "quadratic"}, default "identity"
         "identity" (alias "unweighted") gives Cohen's (1960) kappa.
     categories : sequence, optional
@@ -180,27 +168,16 @@ def cohen_kappa(
     ('a', 'b', 4)
     """
     confidence = _util.check_confidence(confidence)
-    matrix, raters, _ = _util.to_matrix(data, unit, rater, value)
-    require_order(matrix.dtype == object, categories, weights, "Cohen's kappa")
-    domain = _util.resolve_domain(matrix, categories)
-    codes = _util.encode(matrix, domain) if len(domain) else np.full(matrix.shape, -1)
-    w = agreement_weights(domain, weights, weight_on)
-    rows = _all_pairs(codes, list(raters), w, confidence, weight_name(weights))
-    return _util.frame(rows, COHEN_COLUMNS)
+    codes, raters, w = coded_ratings(data, unit, rater, value, categories, weights, weight_on,
+                                     "Cohen's kappa")
+    return _all_pairs(codes, list(raters), w, confidence, weight_name(weights))
 
 
-def intra_rater_kappa(
-    data: pd.DataFrame,
-    *,
-    unit: str = "unit",
-    sitting: str = "sitting",
-    value: str = "value",
-    rater: str | None = None,
-    weights: Weights | str | None = "identity",
-    categories: Sequence[Any] | None = None,
-    weight_on: WeightOn = "values",
-    confidence: float = 0.95,
-) -> pd.DataFrame:
+def intra_rater_kappa(data: pd.DataFrame, *, unit: str = "unit", sitting: str = "sitting",
+                      value: str = "value", rater: str | None = None,
+                      weights: Weights | str | None = "identity",
+                      categories: Sequence[Any] | None = None, weight_on: WeightOn = "values",
+                      confidence: float = 0.95) -> pd.DataFrame:
     """Intra-rater (test-retest) Cohen's kappa between two sittings of the same rater.
 
     Parameters
@@ -269,31 +246,47 @@ def _intra_row(res: pd.DataFrame, sittings: list[Any]) -> dict[str, Any]:
 
 
 def _all_pairs(codes: np.ndarray, raters: list[Any], w: np.ndarray, confidence: float,
-               weights_label: str) -> list[dict]:
+               weights_label: str) -> pd.DataFrame:
     """Kappa rows for every pair of raters, one batch of pairs per first rater.
 
-    The pairs' q x q tables come from one-hot codes (MISSING = -1 codes to no column),
-    so a panel of hundreds of raters costs a few array operations per rater, not a
-    Python call per pair.
+    The pairs' q x q tables come from one count over joint codes per first rater, so a
+    panel of hundreds of raters costs a few array operations per rater, not a Python
+    call per pair; the rows are assembled column by column.
     """
-    q = w.shape[0]
-    onehot = (codes[:, :, None] == np.arange(q)[None, None, :]).astype(float)
-    rows: list[dict] = []
-    for a in range(len(raters) - 1):
-        tables = np.einsum("uk,bul->bkl", onehot[a], onehot[a + 1:])
-        batch = _kappa_batch(tables, w, confidence)
-        rows += [{"rater1": raters[a], "rater2": raters[b], "weights": weights_label,
-                  **{k: v[i] for k, v in batch.items()}}
-                 for i, b in enumerate(range(a + 1, len(raters)))]
-    return rows
+    q, m = w.shape[0], len(raters)
+    batches = [_kappa_batch(_pair_tables(codes[a], codes[a + 1:], q), w, confidence)
+               for a in range(m - 1)]
+    if not batches:
+        return _util.frame([], COHEN_COLUMNS)
+    first, second = np.triu_indices(m, k=1)  # row-major: the order of the batches
+    names = pd.Series(raters)  # the dtype a table of these names would get
+    columns = {k: np.concatenate([b[k] for b in batches]) for k in batches[0]}
+    columns["n_units"] = columns["n_units"].astype(np.int64)
+    return pd.DataFrame({"rater1": names.take(first).to_numpy(),
+                         "rater2": names.take(second).to_numpy(),
+                         "weights": weights_label, **columns}, columns=list(COHEN_COLUMNS))
+
+
+def _pair_tables(first: np.ndarray, others: np.ndarray, q: int) -> np.ndarray:
+    """The q x q tables of ``first`` against each row of ``others`` (codes, -1 missing).
+
+    Each unit rated by both adds one to cell (i, j) of its pair's table: one
+    ``bincount`` over the codes ``pair * q * q + i * q + j``.
+    """
+    both = (first >= 0)[None, :] & (others >= 0)
+    pair = np.broadcast_to(np.arange(len(others))[:, None], others.shape)
+    joint = (pair * q + first[None, :]) * q + others
+    counts = np.bincount(joint[both], minlength=len(others) * q * q)
+    return counts.reshape(len(others), q, q).astype(float)
 
 
 def _kappa_from_counts(counts: np.ndarray, w: np.ndarray, confidence: float) -> dict:
     """Kappa, FCE-1969 non-null SE and interval from a q x q table of counts."""
-    return {k: v[0] for k, v in _kappa_batch(counts[None], w, confidence).items()}
+    return {k: v.tolist()[0] for k, v in _kappa_batch(counts[None], w, confidence).items()}
 
 
-def _kappa_batch(counts: np.ndarray, w: np.ndarray, confidence: float) -> dict[str, list]:
+def _kappa_batch(counts: np.ndarray, w: np.ndarray, confidence: float,
+                 ) -> dict[str, np.ndarray]:
     """Kappa, its FCE-1969 non-null SE, null z and p, and interval for m q x q tables.
 
     With the joint proportions p, marginals r (rows) and c (columns) and
@@ -324,32 +317,25 @@ def _kappa_batch(counts: np.ndarray, w: np.ndarray, confidence: float) -> dict[s
     kappa, se, z = (np.where(undefined, np.nan, x) for x in (kappa, se, z))
     reason = np.where(no_units, "no unit rated by both raters", np.where(
         one_category, "chance agreement is 1 (one category used throughout)", ""))
-    return {"n_units": [int(v) for v in n], "kappa": kappa.tolist(), "se": se.tolist(),
-            "z": z.tolist(), "p": (2.0 * stats.norm.sf(np.abs(z))).tolist(),
-            "ci_low": (kappa - z_crit * se).tolist(), "ci_high": (kappa + z_crit * se).tolist(),
-            "p_o": np.where(no_units, np.nan, p_o).tolist(),
-            "p_e": np.where(no_units, np.nan, p_e).tolist(), "reason": reason.tolist()}
+    return {"n_units": np.rint(n).astype(np.int64), "kappa": kappa, "se": se, "z": z,
+            "p": 2.0 * stats.norm.sf(np.abs(z)), "ci_low": kappa - z_crit * se,
+            "ci_high": kappa + z_crit * se, "p_o": np.where(no_units, np.nan, p_o),
+            "p_e": np.where(no_units, np.nan, p_e), "reason": reason.astype(object)}
 
 
-def fleiss_kappa(
-    data: pd.DataFrame | Any,
-    *,
-    unit: str = "unit",
-    rater: str = "rater",
-    value: str = "value",
-    categories: Sequence[Any] | None = None,
-    confidence: float = 0.95,
-    population_size: float | None = None,
-) -> pd.DataFrame:
+@_util.shared_doc
+def fleiss_kappa(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
+                 value: str = "value", categories: Sequence[Any] | None = None,
+                 confidence: float = 0.95, population_size: float | None = None,
+                 ) -> pd.DataFrame:
     """Fleiss' kappa for many raters, allowing unequal numbers of raters per unit.
+
+    Raters need not be the same people across units.
 
     Parameters
     ----------
-    data : pandas.DataFrame or array_like
-        Tidy table (one row per rating) or a raters x units matrix with NaN missing.
-        Raters need not be the same people across units.
-    unit, rater, value : str
-        Column names of the tidy table.
+    {data}
+    {columns}
     categories : sequence, optional
         The full category domain (default: observed values).
     confidence : float, default 0.95
@@ -393,21 +379,14 @@ def fleiss_kappa(
 
     References
     ----------
-    .. [1] Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters.
-           Psychological Bulletin, 76(5), 378-382.
-    .. [2] Gwet, K. L. (2014). Handbook of Inter-Rater Reliability (4th ed.).
-           Advanced Analytics, LLC.
+    .. [1] {fleiss1971}
+    .. [2] {gwet2014}
 
     Examples
     --------
     Krippendorff's 4 x 12 example (``irrCAC`` ``raw_4raters``; Gwet reports 0.76117):
 
-    >>> import numpy as np
-    >>> nan = np.nan
-    >>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
-    ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, nan],
-    ...         [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
-    ...         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]]
+    {raw4raters}
     >>> round(float(fleiss_kappa(data).loc[0, "kappa"]), 5)
     0.76117
     """
@@ -415,22 +394,16 @@ def fleiss_kappa(
                        confidence, population_size, chance="fleiss")
 
 
-def fleiss_category_kappa(
-    data: pd.DataFrame | Any,
-    *,
-    unit: str = "unit",
-    rater: str = "rater",
-    value: str = "value",
-    categories: Sequence[Any] | None = None,
-) -> pd.DataFrame:
+@_util.shared_doc
+def fleiss_category_kappa(data: pd.DataFrame | Any, *, unit: str = "unit",
+                          rater: str = "rater", value: str = "value",
+                          categories: Sequence[Any] | None = None) -> pd.DataFrame:
     """Fleiss' (1971) kappa for each category (agreement on "k vs not k").
 
     Parameters
     ----------
-    data : pandas.DataFrame or array_like
-        Tidy table or raters x units matrix, as in :func:`fleiss_kappa`.
-    unit, rater, value : str
-        Column names of the tidy table.
+    {data}
+    {columns}
     categories : sequence, optional
         The category domain (default: observed values).
 
@@ -454,8 +427,7 @@ def fleiss_category_kappa(
 
     References
     ----------
-    .. [1] Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters.
-           Psychological Bulletin, 76(5), 378-382.
+    .. [1] {fleiss1971}
 
     Examples
     --------

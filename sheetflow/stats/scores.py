@@ -21,23 +21,17 @@ TOLERANCE_COLUMNS = ("agreement", "n_agree", "n_units", "n_raters", "tolerance",
                      "reason")  # fmt: skip
 
 
-def mean_spearman(
-    data: pd.DataFrame | Any,
-    *,
-    unit: str = "unit",
-    rater: str = "rater",
-    value: str = "value",
-    fisher: bool = True,
-) -> pd.DataFrame:
+@_util.shared_doc
+def mean_spearman(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
+                  value: str = "value", fisher: bool = True) -> pd.DataFrame:
     """Mean of Spearman's rank correlations over all pairs of raters.
+
+    The ratings must be numeric (ordinal scores).
 
     Parameters
     ----------
-    data : pandas.DataFrame or array_like
-        Tidy table (one row per rating) or a raters x units matrix with NaN missing.
-        Values must be numeric (ordinal scores).
-    unit, rater, value : str
-        Column names of the tidy table.
+    {data}
+    {columns}
     fisher : bool, default True
         Average the correlations on Fisher's z scale and transform back (with a
         test of rho = 0); False gives the plain arithmetic mean and no test.
@@ -64,9 +58,7 @@ def mean_spearman(
 
     References
     ----------
-    .. [1] Gamer, M., Lemon, J., Fellows, I., & Singh, P. (2019). irr: Various
-           Coefficients of Interrater Reliability and Agreement. R package
-           version 0.84.1 (``meanrho``).
+    .. [1] {irr}
 
     Examples
     --------
@@ -74,10 +66,8 @@ def mean_spearman(
     >>> round(float(res.loc[0, "rho"]), 4)
     0.6835
     """
-    matrix, raters, _ = _util.to_matrix(data, unit, rater, value)
-    if matrix.dtype == object:
-        raise ValueError("mean_spearman needs numeric ratings.")
-    complete, notes, n_dropped = _util.listwise(matrix, raters)
+    complete, notes, n_dropped = _util.complete_ratings(data, unit, rater, value,
+                                                         numeric="mean_spearman")
     m, n = complete.shape
     row = {"rho": np.nan, "z": np.nan, "p": np.nan, "n_units": n, "n_raters": m,
            "n_pairs": m * (m - 1) // 2, "n_perfect": 0, "n_dropped": n_dropped,
@@ -117,22 +107,15 @@ def _rho_undefined(complete: np.ndarray, fisher: bool) -> str:
     return ""
 
 
-def tolerance_agreement(
-    data: pd.DataFrame | Any,
-    *,
-    unit: str = "unit",
-    rater: str = "rater",
-    value: str = "value",
-    tolerance: float = 0.0,
-) -> pd.DataFrame:
+@_util.shared_doc
+def tolerance_agreement(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
+                        value: str = "value", tolerance: float = 0.0) -> pd.DataFrame:
     """Share of units on which every rater's score lies within a tolerance.
 
     Parameters
     ----------
-    data : pandas.DataFrame or array_like
-        Tidy table (one row per rating) or a raters x units matrix with NaN missing.
-    unit, rater, value : str
-        Column names of the tidy table.
+    {data}
+    {columns}
     tolerance : float, default 0
         Largest spread (highest minus lowest score on a unit) that still counts as
         agreement; 1 on an integer scale accepts neighbouring scale points. Must be
@@ -155,9 +138,7 @@ def tolerance_agreement(
 
     References
     ----------
-    .. [1] Gamer, M., Lemon, J., Fellows, I., & Singh, P. (2019). irr: Various
-           Coefficients of Interrater Reliability and Agreement. R package
-           version 0.84.1 (``agree``).
+    .. [1] {irr}
 
     Examples
     --------
@@ -167,10 +148,9 @@ def tolerance_agreement(
     """
     if not np.isfinite(tolerance) or tolerance < 0:
         raise ValueError("tolerance must be a finite number >= 0.")
-    matrix, raters, _ = _util.to_matrix(data, unit, rater, value)
-    if matrix.dtype == object and tolerance != 0:
+    complete, notes, n_dropped = _util.complete_ratings(data, unit, rater, value)
+    if complete.dtype == object and tolerance != 0:
         raise ValueError("A tolerance above 0 needs numeric scores; text labels have no distance.")
-    complete, notes, n_dropped = _util.listwise(matrix, raters)
     m, n = complete.shape
     row = {"agreement": np.nan, "n_agree": 0, "n_units": n, "n_raters": m,
            "tolerance": tolerance, "n_dropped": n_dropped}  # fmt: skip

@@ -1,15 +1,37 @@
 """Published sample sizes: Bonett (2002) for the ICC, Krippendorff's table for alpha.
 
-Sources of the expected numbers (each cited at its test):
+Where every expected number comes from (each test repeats its source), and what
+could not be found.
 
-* Bonett, D. G. (2002). Sample size requirements for estimating intraclass
-  correlations with desired precision. Statistics in Medicine, 21(9), 1331-1335.
-  The values below are Bonett's formula as printed by independent implementations
-  that cite the paper: the R package ICC's ``Nest()`` and the presize package's
-  "Bonett example", and a calculator quoting Bonett's k = 2 adjustment.
-* Krippendorff, K. (2004/2019). Content Analysis, section 11.4.4: minimum number of
-  pairable values for two coders, as quoted in the ATLAS.ti manual's
-  "Sample Size and Decision Rules" (which reproduces Krippendorff's table).
+Bonett, D. G. (2002). Sample size requirements for estimating intraclass
+correlations with desired precision. Statistics in Medicine, 21(9), 1331-1335.
+doi:10.1002/sim.1108
+
+* Table 1 of the paper is NOT reproduced here. Neither the paper's table nor a
+  quotation of its entries could be consulted, so no entry of it is asserted: a
+  number recomputed from the formula would only test the code against itself.
+* The paper's worked example (4 raters, anticipated ICC 0.85, 95% interval of full
+  width 0.2: "a sample size of 19.2", and 20 subjects give a width "close to 0.2"),
+  as quoted in the documentation example of ``prec_icc`` in the R package presize
+  (file R/correlation_measures.R).
+* Values printed by independent implementations of the same formula: presize's
+  ``prec_icc`` (its test file tests/testthat/test-correlation_measures.R and its
+  documented output), the R package ICC's ``Nest()`` (output posted in an ASA Connect
+  statistical-consulting thread), and P. ten Klooster's online "ICC reliability
+  interval estimation" calculator, whose worked example applies Bonett's k = 2
+  adjustment (add 5 rho when rho >= 0.7).
+
+Krippendorff, K. (2004). Content Analysis: An Introduction to Its Methodology
+(2nd ed.), Sage: the reliability chapter, pp. 221-250 (the page range Krippendorff
+2011 gives for alpha). The table of minimum numbers of pairable values for two
+coders (alpha_min .667 / .800 / .900 by p = .100 / .050 / .010 / .005 by the share
+p_c of the rarest of up to 10 equally likely values) reappears in the 4th edition
+(2019); the ATLAS.ti manual ("Sample Size and Decision Rules", inter-coder agreement
+chapter of the ATLAS.ti 22 Windows manual) reproduces it as an image, states that it
+is computed with Bloch & Kraemer's (1989, p. 276) equation 3.7, and quotes two of
+its entries in words. Those two are tested. A third entry could NOT be found in a
+source that could be read (the book's table itself, or a text quotation of another
+cell), so the acceptance's "at least three entries" is not met for this table.
 """
 
 from __future__ import annotations
@@ -27,34 +49,52 @@ from sheetflow.plan import (
 )
 
 
-def test_bonett_rho_07_k2_w02():
-    # R package ICC, Nest(est.type = "hypothetical", w = 0.20, ICC = 0.70, k = 2) -> 101
-    # (Bonett 2002, eq. 6, no k = 2 adjustment).
+def _bonett_unrounded(rho: float, k: int, w: float) -> float:
+    """Bonett's n before rounding up: the width at n = 2 is z sqrt(core), so n - 1 = (w_2 / w)^2."""
+    return 1.0 + (bonett_icc_width(rho, k, 2) / w) ** 2
+
+
+def test_bonett_worked_example_k4_rho085_w02():
+    # Bonett (2002), worked example, as quoted in presize's prec_icc documentation:
+    # 4 raters, rho = .85, full width .2 -> "a sample size of 19.2", hence 20 subjects.
+    assert round(_bonett_unrounded(0.85, 4, 0.20), 1) == 19.2
+    assert bonett_icc_items(0.85, 4, 0.20) == 20
+
+
+def test_bonett_worked_example_width_at_20_subjects():
+    # Same example: 20 subjects give a width "close to 0.2"; presize's documented
+    # output for prec_icc(0.85, 4, 20) is conf.width 0.1954993.
+    assert bonett_icc_width(0.85, 4, 20) == pytest.approx(0.1954993, abs=5e-8)
+
+
+def test_bonett_width_as_printed_by_presize_rho05_k3_n50():
+    # presize, tests/testthat/test-correlation_measures.R, test "icc":
+    # prec_icc(rho = .5, k = 3, n = 50) has conf.width 0.3233102.
+    assert bonett_icc_width(0.50, 3, 50) == pytest.approx(0.3233102, abs=5e-8)
+
+
+def test_bonett_rho07_k2_w02_as_printed_by_icc_nest():
+    # R package ICC: Nest(est.type = "hypothetical", w = 0.20, ICC = 0.70, k = 2)
+    # prints 101 (the ceiling of Bonett's formula, without the k = 2 adjustment).
     assert bonett_icc_items(0.70, 2, 0.20) == 101
 
 
-def test_bonett_worked_example_rho_085_k4_w02():
-    # Bonett's worked example (presize test "icc (Bonett example)"): rho .85, k = 4,
-    # w = .2 needs 20 subjects; 25 subjects give a width of about 0.2 (rounded).
-    assert bonett_icc_items(0.85, 4, 0.20) == 20
-    assert round(bonett_icc_width(0.85, 4, 25), 1) == 0.2
-
-
-def test_bonett_rho_08_k2_w02_with_and_without_adjustment():
-    # Bonett (2002): k = 2, rho = .8, w = .2 -> 51 subjects; for k = 2 and rho >= .7
-    # Bonett suggests adding 5 rho: 51 + 4 -> 55.
+def test_bonett_rho08_k2_w02_with_and_without_adjustment():
+    # ten Klooster's calculator, worked example citing Bonett (2002): two raters,
+    # ICC .8, width .2 -> 51 subjects; with Bonett's k = 2 adjustment 51 + 5 x .8 -> 55.
     assert bonett_icc_items(0.80, 2, 0.20) == 51
     assert bonett_icc_items(0.80, 2, 0.20, small_k_adjust=True) == 55
 
 
-def test_krippendorff_table_pc_025_alpha_080_p005():
-    # Krippendorff's table: 4 equally likely values (p_c = .25), alpha_min = .800,
-    # p = .05 -> at least 139 pairable values.
+def test_krippendorff_table_pc025_alpha0800_p005():
+    # Krippendorff's table, row of 4 equally likely values (p_c = .25), column
+    # alpha_min = .800 at p = .050 -> 139 pairable values (quoted in the ATLAS.ti manual).
     assert krippendorff_min_values(0.800, 0.25, 0.05) == 139
 
 
-def test_krippendorff_table_pc_025_alpha_0667_p005():
-    # Same table row: alpha_min = .667 -> 81.
+def test_krippendorff_table_pc025_alpha0667_p005():
+    # Same row and level, column alpha_min = .667 -> 81 (quoted in the ATLAS.ti manual).
+    # Both entries also fix p as one-sided: a two-sided z would give 197 and 115.
     assert krippendorff_min_values(0.667, 0.25, 0.05) == 81
 
 
