@@ -33,6 +33,7 @@ unchanged.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .workbook import layout as L
@@ -40,10 +41,14 @@ from .workbook import layout as L
 _HEAD = ("card", "item_id", "batch", "code")
 _ROW_OWN = ("row_id", "item_id", "locked_sha256", "locked")
 _DIGITS = "0123456789"
+_RECENT = 4  # layouts tried before a card's own is serialised
+_ONE_CELL = re.compile(r'"([A-Z]{1,3})([0-9]+)"')
+_CELLS = re.compile(r'"cells?":(?:"[A-Z]{1,3}[0-9]+"|\[(?:"[A-Z]{1,3}[0-9]+",)*'
+                    r'"[A-Z]{1,3}[0-9]+"\])')
 _MARK = "\x00"
-_MARK_JSON = '"\\u0000"'  # how json.dumps writes _MARK as a whole string
+_MARK_JSON = "\\u0000"  # how json.dumps writes _MARK
 
-Template = tuple[list[str], list[tuple[str, int]]] | dict[str, Any]
+Template = tuple[str, list[int]] | dict[str, Any]
 
 
 class Compactor:
@@ -59,6 +64,7 @@ class Compactor:
         self._shape_at: dict[str, int] = {}
         self._hash_at: dict[str, int] = {}
         self._templates: dict[str, Template] = {}
+        self._recent: list[tuple[int, Template]] = []  # last shapes used, newest first
 
     def entry(self, entry: dict[str, Any]) -> dict[str, Any]:
         """``entry`` with each of its cards compact (see :meth:`card`)."""
@@ -69,19 +75,38 @@ class Compactor:
         inflate back to exactly it."""
         try:
             shape, row, head, tags, hashes = _split(card)
-            key = json.dumps(shape, sort_keys=True, separators=(",", ":"),
-                             ensure_ascii=False)
-            template = self._templates.get(key) or _template(shape)
-            same = _build(template, row, head, tags, hashes) == card
+            at = self._shape(card, shape, row, head, tags, hashes)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-            same = False
-        if not same:
+            at = None
+        if at is None:
             return card
-        at = self._shape_at.setdefault(key, len(self.shapes))
-        if at == len(self.shapes):
-            self.shapes.append(shape)
-            self._templates[key] = template
         return [at, row, *head, tags, [self._hash(h) for h in hashes]]
+
+    def _shape(self, card: dict[str, Any], shape: dict[str, Any], row: int, head: list[Any],
+               tags: list[str], hashes: list[str]) -> int | None:
+        """The index of the card's shape (registered if new), or None if no shape gives
+        the card back exactly.
+
+        Most cards are laid out like one of the last few: those are tried first, as
+        the check every card passes anyway; only a new layout is serialised.
+        """
+        for k, (at, template) in enumerate(self._recent):
+            if _build(template, row, head, tags, hashes) == card:
+                self._recent.insert(0, self._recent.pop(k))
+                return at
+        key = _relative_text(shape, row)
+        template = self._templates.get(key)
+        new = template is None
+        if new:
+            template = _template(json.loads(key))
+        if _build(template, row, head, tags, hashes) != card:
+            return None
+        if new:
+            self._shape_at[key] = len(self.shapes)
+            self.shapes.append(json.loads(key))
+            self._templates[key] = template
+        self._recent = [(self._shape_at[key], template), *self._recent[:_RECENT - 1]]
+        return self._shape_at[key]
 
     def _hash(self, digest: str) -> int:
         at = self._hash_at.setdefault(digest, len(self.hashes))
@@ -150,7 +175,8 @@ class Inflater:
 
 def _split(card: dict[str, Any]) -> tuple[dict[str, Any], int, list[Any], list[str],
                                          list[str]]:
-    """A card's shape, title row, head values, row-id tags and locked hashes."""
+    """A card's shape (cells still where they are), title row, head values, row-id tags
+    and locked hashes."""
     row = _row_of(card["title"]["cell"])
     hashes: list[str] = []
 
@@ -166,7 +192,15 @@ def _split(card: dict[str, Any]) -> tuple[dict[str, Any], int, list[Any], list[s
         rows.append({**{k: v for k, v in r.items() if k not in _ROW_OWN},
                      "locked": locked(r["locked"])})
     shape["rows"] = rows
-    return _moved(shape, -row, _relative), row, [card[k] for k in _HEAD], tags, hashes
+    return shape, row, [card[k] for k in _HEAD], tags, hashes
+
+
+def _relative_text(shape: dict[str, Any], row: int) -> str:
+    """The shape as compact JSON (sorted keys), every cell's row counted from ``row``."""
+    text = json.dumps(shape, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    # quotes inside a JSON string are escaped: these can only be "cell"/"cells" values
+    return _CELLS.sub(lambda m: _ONE_CELL.sub(
+        lambda c: f'"{c[1]}{int(c[2]) - row:+d}"', m[0]), text)
 
 
 def _build(template: Template, row: int, head: list[Any], tags: list[str],
@@ -202,35 +236,35 @@ def _completed(card: dict[str, Any], head: list[Any], tags: list[str],
 
 
 def _template(shape: dict[str, Any]) -> Template:
-    """The shape as JSON text cut at each cell, to fill in at ``json.loads`` speed.
+    """The shape as JSON text with a ``%d`` for each cell's row, to fill in with one
+    ``%`` and decode at ``json.loads`` speed.
 
-    Each cut holds the cell's column and row offset. A shape whose own text holds a NUL
-    (the cut mark) stays a tree, filled by :func:`_moved`.
+    Returns the text and each cell's row offset, in order; a shape whose own text
+    holds a NUL (the mark cells are cut at) stays a tree, filled by :func:`_moved`.
     """
-    cuts: list[tuple[str, int]] = []
+    offsets: list[int] = []
 
     def cut(cell: str, _: int) -> str:
         at = max(cell.find("+"), cell.find("-"))
-        cuts.append((cell[:at], int(cell[at:])))
-        return _MARK
+        offsets.append(int(cell[at:]))
+        return f"{_MARK}{cell[:at]}{_MARK}"
 
-    if _MARK_JSON[1:-1] in json.dumps(shape, separators=(",", ":")):
+    if _MARK_JSON in json.dumps(shape, separators=(",", ":")):
         return shape
-    parts = json.dumps(_moved(shape, 0, cut), separators=(",", ":"),
-                       ensure_ascii=False).split(_MARK_JSON)
-    return (parts, cuts) if len(parts) == len(cuts) + 1 else shape
+    text = json.dumps(_moved(shape, 0, cut), separators=(",", ":"),
+                      ensure_ascii=False).replace("%", "%%")
+    parts = text.split(_MARK_JSON)  # a column letter between two marks
+    if len(parts) != 2 * len(offsets) + 1:
+        return shape
+    return "".join(p + "%d" if i % 2 else p for i, p in enumerate(parts)), offsets
 
 
 def _text(template: Template, row: int) -> str:
     """The JSON text of a shape with every cell at ``row`` plus its offset."""
     if isinstance(template, dict):
         return json.dumps(_moved(template, row, _absolute), separators=(",", ":"))
-    parts, cuts = template
-    text = [parts[0]]
-    for (column, offset), part in zip(cuts, parts[1:], strict=True):
-        text.append(f'"{column}{row + offset}"')
-        text.append(part)
-    return "".join(text)
+    text, offsets = template
+    return text % tuple([row + offset for offset in offsets])
 
 
 def _moved(node: Any, by: int, move: Any) -> Any:
@@ -245,14 +279,6 @@ def _moved(node: Any, by: int, move: Any) -> Any:
 
 def _row_of(cell: str) -> int:
     return int(cell[len(cell.rstrip(_DIGITS)):])
-
-
-def _relative(cell: str, by: int) -> str:
-    """``"C17"`` moved by -5 -> ``"C+12"``."""
-    column = cell.rstrip(_DIGITS)
-    if not column or column == cell:
-        raise ValueError(f"not a cell: {cell!r}")
-    return f"{column}{int(cell[len(column):]) + by:+d}"
 
 
 def _absolute(cell: str, by: int) -> str:

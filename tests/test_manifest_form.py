@@ -195,6 +195,17 @@ def test_cards_laid_out_alike_share_one_shape():
     assert back[0] == _card()
 
 
+def test_more_layouts_than_the_compactor_tries_first_each_get_their_shape():
+    cards = []
+    for i in range(14):
+        card = _card(card=i + 1)
+        card["locked"][0]["cells"] = [f"C{7 + k}" for k in range(i % 7 + 1)]
+        cards.append(card)
+    stored, back = _round_trip(cards)
+    assert [c[0] for c in stored] == [i % 7 for i in range(14)]
+    assert back == cards
+
+
 def test_a_card_the_compact_form_cannot_give_back_is_stored_whole():
     odd = _card()
     odd["rows"][1]["item_id"] = "T-other"  # not the card's item: kept as written
