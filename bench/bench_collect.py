@@ -57,7 +57,7 @@ def build(root: Path, cases: int, packs: int) -> list[Path]:
         for i in range(packs):
             w.writerow([f"EV-{i:02d}", f"Rater {i}", f"Last{i}", "", "primary"])
     generate_packs(root)
-    (root / "returns").mkdir()
+    (root / "returns").mkdir(exist_ok=True)
     names = [head.file for head in open_manifest(root).heads]
     with ProcessPoolExecutor(2) as pool:
         return list(pool.map(_fill, [root] * len(names), names))

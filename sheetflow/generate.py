@@ -33,6 +33,7 @@ from . import __version__
 from .assign import Assignment, assign, response_text
 from .errors import SheetflowError, UsageError
 from .mail import SITTING2_NOTE, build_eml, mailing_list_csv
+from .manifest_form import Compactor
 from .seal import PLAN_LOCK_FILE, SEALED_DIR, dump_json, input_hashes, write_seal
 from .spec.blinding import study_warnings
 from .study import Rater, Study, load_study
@@ -164,20 +165,21 @@ def _write_packs(study: Study, spec_hash: str, assignments: list[Assignment],
 class _ManifestStream:
     """The manifest written one pack entry at a time, to a temporary file until complete.
 
-    The bytes are exactly ``dump_json(manifest, compact=True)`` of the whole manifest:
-    compact JSON writes a list as its items joined by commas, so the entries are spliced
-    between the text before and after an empty ``"packs"`` list. The file replaces
-    ``path`` only when every pack was written; on an error it is removed.
+    Each entry is stored compact (:mod:`sheetflow.manifest_form`); the tables its cards
+    share with other packs come after ``packs`` (``"shared"`` sorts after it), so they
+    are written last. The bytes are exactly ``dump_json(manifest, compact=True)`` of the
+    whole manifest: compact JSON writes a list as its items joined by commas, so the
+    entries are spliced between the text before and after an empty ``"packs"`` list.
+    The file replaces ``path`` only when every pack was written; on an error it is
+    removed.
     """
 
     def __init__(self, path: Path, manifest: dict[str, Any]):
         self.path = path
         self.partial = path.with_name(path.name + ".partial")
-        # a quote inside a JSON string is escaped, so this text can only be the key itself
-        head, *tail = dump_json({**manifest, "packs": []}, compact=True).split(b'"packs":[]')
-        if len(tail) != 1:
-            raise SheetflowError("internal error: the manifest has no single packs list")
-        self.head, self.tail = head + b'"packs":[', b"]" + tail[0]
+        self.manifest = manifest
+        self.compactor = Compactor()
+        self.head = self._split()[0]
         self.digest = hashlib.sha256()
         self.sha256 = ""
         self.count = 0
@@ -190,8 +192,19 @@ class _ManifestStream:
     def add(self, entry: dict[str, Any]) -> None:
         """Append one pack's entry."""
         self._put(b"," if self.count else b"")
-        self._put(dump_json(entry, compact=True)[:-1])  # without dump_json's final newline
+        self._put(dump_json(self.compactor.entry(entry), compact=True)[:-1])  # no newline
         self.count += 1
+
+    def _split(self) -> tuple[bytes, bytes]:
+        """The text before the first entry and after the last one."""
+        whole = {**self.manifest, "packs": []}
+        if self.compactor.shapes:  # no tables when every card is stored whole
+            whole["shared"] = self.compactor.shared()
+        # a quote inside a JSON string is escaped, so this text can only be the key itself
+        head, *tail = dump_json(whole, compact=True).split(b'"packs":[]')
+        if len(tail) != 1:
+            raise SheetflowError("internal error: the manifest has no single packs list")
+        return head + b'"packs":[', b"]" + tail[0]
 
     def _put(self, data: bytes) -> None:
         self.file.write(data)
@@ -201,7 +214,10 @@ class _ManifestStream:
         complete = False
         try:
             if kind is None:
-                self._put(self.tail)
+                head, tail = self._split()
+                if head != self.head:  # "shared" sorts after "packs": cannot happen
+                    raise SheetflowError("internal error: the manifest head changed")
+                self._put(tail)
                 complete = True
         finally:
             self.file.close()

@@ -43,6 +43,7 @@ import openpyxl
 
 from .errors import MissingStepError, SheetflowError, UsageError
 from .judge_records import DIRECTION_TOLERANCE, Thresholds, check_records, pilot_summary
+from .manifest import Manifest, open_manifest
 from .study import Study, load_study
 from .workbook import layout as L
 
@@ -136,7 +137,6 @@ def import_judges(study_dir: str | Path, jsonl_path: str | Path,
     manifest_path = root / L.PACKS_DIR / L.MANIFEST_FILE
     if not manifest_path.exists():
         raise MissingStepError(f"{root}: no generated packs", f"sheetflow generate {root}")
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     records = _read_jsonl(Path(jsonl_path))
     items = _item_lookup(study, mapping)
     answers = _answers_by_rater(records, mapping, items, Path(jsonl_path).name)
@@ -147,13 +147,17 @@ def import_judges(study_dir: str | Path, jsonl_path: str | Path,
         raise RecordMismatchError([m.text(Path(jsonl_path).name) for m in mismatches])
     out_dir = Path(returns_dir) if returns_dir is not None else root / "returns"
     result = JudgeImport(records=len(records), missing=answers.pop("__missing__", []))
-    for rater_id, by_item in sorted(answers.items()):
-        pack = _pack_of(manifest, rater_id)
-        target = out_dir / pack["file"]
-        if target.exists() and not force:
-            raise UsageError(f"{target}: already exists; move it away or use --force")
-        result.answers += _fill(root / L.PACKS_DIR / pack["file"], target, pack, by_item)
-        result.files.append(target)
+    manifest = open_manifest(root)
+    try:
+        for rater_id, by_item in sorted(answers.items()):
+            pack = _pack_of(manifest, rater_id)
+            target = out_dir / pack["file"]
+            if target.exists() and not force:
+                raise UsageError(f"{target}: already exists; move it away or use --force")
+            result.answers += _fill(root / L.PACKS_DIR / pack["file"], target, pack, by_item)
+            result.files.append(target)
+    finally:
+        manifest.close()
     _write_summary(study, mapping, [r for _, r in records], window, result)
     return result
 
@@ -306,10 +310,10 @@ def _item_of(record: dict[str, Any], mapping: dict[str, Any],
     return item_id
 
 
-def _pack_of(manifest: dict[str, Any], rater_id: str) -> dict[str, Any]:
-    for pack in manifest["packs"]:
-        if pack["rater_id"] == rater_id and int(pack.get("sitting", 1)) == 1:
-            return pack
+def _pack_of(manifest: Manifest, rater_id: str) -> dict[str, Any]:
+    for head in manifest.heads:
+        if head.rater_id == rater_id and head.sitting == 1:
+            return manifest.pack(head)
     raise UsageError(f"no generated pack for rater {rater_id!r}; run 'sheetflow generate' "
                      "after adding the judges to the raters file")
 

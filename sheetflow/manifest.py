@@ -12,6 +12,11 @@ compact with sorted keys: each pack entry is an object whose first key is
 ``"batches"`` and whose ``"cards"`` list is followed by ``"file"``). A manifest in any
 other form (pretty-printed, edited by hand) is read whole once and rewritten to a
 private temporary file in that form, so everything downstream is the same.
+
+Since ``manifest_format`` 2 the cards are stored compact, their shared parts once in
+the top-level ``shared`` tables (:mod:`sheetflow.manifest_form`); every reader here
+gets the full form all the same: :meth:`Manifest.pack` and :func:`read_manifest`
+inflate, and a format-1 manifest (every card whole) reads unchanged.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import MissingStepError, SheetflowError
+from .manifest_form import Inflater
 from .workbook import layout as L
 
 _PACKS = b'"packs":['
@@ -34,6 +40,8 @@ _BEFORE_FILE = b'],"file":'
 _IDENTITY = b'"identity":{'  # once per pack entry, and nowhere else
 _BLOCK = 1 << 22
 _TAIL = 1 << 16
+_RESTORE = ("the manifest was changed after generate: put back the one generate wrote "
+            "('sheetflow verify' checks it against the seal)")
 
 
 @dataclass(frozen=True)
@@ -72,12 +80,25 @@ class Manifest:
         Every top-level field except ``packs``.
     heads : list of PackHead
         One per pack, in manifest order.
+    temporary : bool
+        Whether :attr:`path` is a private copy, removed by :meth:`close`.
+    tail : int
+        Where the top-level fields after ``packs`` start in :attr:`path`: the
+        ``shared`` tables are read from there when a compact entry first needs them
+        (they are not pickled with the rest).
+    inflater : Inflater or None
+        The ``shared`` tables once read (None until then, and in a pickled copy).
     """
 
     path: str
     top: dict[str, Any]
     heads: list[PackHead] = field(default_factory=list)
     temporary: bool = False
+    tail: int = 0
+    inflater: Inflater | None = field(default=None, repr=False, compare=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "inflater": None}
 
     @property
     def by_id(self) -> dict[str, PackHead]:
@@ -102,7 +123,29 @@ class Manifest:
         if not isinstance(entry, dict) or _pack_id(entry) != head.pack_id:
             raise SheetflowError(f"{self.path}: the manifest changed while it was read; "
                                  "run collect again")
+        if any(isinstance(c, list) for c in entry.get("cards") or ()):
+            try:
+                entry = self._inflater().entry(entry)
+            except ValueError as exc:
+                raise SheetflowError(f"{self.path}: pack {head.pack_id}: {exc}; {_RESTORE}"
+                                     ) from None
         return entry
+
+    def _inflater(self) -> Inflater:
+        """The shared tables, read once from :attr:`tail`."""
+        if self.inflater is None:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.tail)
+                rest = fh.read()
+            try:
+                fields = json.loads(b"{" + rest[2:]) if rest.startswith(b"],") else {}
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                fields = None
+            if not isinstance(fields, dict):
+                raise SheetflowError(f"{self.path}: the manifest changed while it was read; "
+                                     "run collect again")
+            self.inflater = Inflater(fields.get("shared"))
+        return self.inflater
 
     def packs(self) -> Iterator[dict[str, Any]]:
         """Every pack's full entry, one at a time, in manifest order."""
@@ -171,7 +214,8 @@ def _index(path: Path) -> Manifest | None:
     if not isinstance(top, dict) or any(h is None for h in heads):
         return None
     top.pop("packs", None)
-    return Manifest(str(path), top, heads)
+    return Manifest(str(path), top, heads, tail=starts[-1] + used,
+                    inflater=Inflater(top.pop("shared", None)))
 
 
 def _entry_starts(fh: Any, first: int) -> tuple[list[int], int]:
@@ -233,14 +277,49 @@ def _pack_id(entry: dict[str, Any]) -> str:
 # --------------------------------------------------------------------------- other forms
 
 
-def _rewrite(path: Path) -> Manifest:
-    """Read a manifest in another form whole and index a compact private copy of it."""
+def read_manifest(path: str | Path) -> dict[str, Any]:
+    """The whole manifest in its full form (every pack entry inflated), in memory.
+
+    For small studies and checks; readers of one pack use :func:`open_manifest`.
+
+    Parameters
+    ----------
+    path : str or Path
+        A ``manifest.json`` in any form or format.
+
+    Returns
+    -------
+    dict
+        The document :mod:`sheetflow.workbook.layout` describes (no ``shared`` key).
+
+    Raises
+    ------
+    MissingStepError
+        There is no such file (``generate`` has not run).
+    SheetflowError
+        The file is not a JSON object, or a compact card does not match its tables.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise MissingStepError(f"{path}: no manifest", f"sheetflow generate {path.parent.parent}")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SheetflowError(f"{path}: the manifest is not valid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise SheetflowError(f"{path}: the manifest is not a JSON object")
+    inflater = Inflater(data.pop("shared", None))
+    try:
+        data["packs"] = [inflater.entry(p) if isinstance(p, dict) else p
+                         for p in data.get("packs") or []]
+    except ValueError as exc:
+        raise SheetflowError(f"{path}: {exc}; {_RESTORE}") from None
+    return data
+
+
+def _rewrite(path: Path) -> Manifest:
+    """Read a manifest in another form whole and index a full private copy of it."""
+    data = read_manifest(path)
     packs = data.pop("packs", None) or []
     fd, copy = tempfile.mkstemp(prefix="sheetflow-manifest-", suffix=".json")
     heads: list[PackHead] = []

@@ -25,6 +25,7 @@ from typing import Any
 
 import openpyxl
 
+from .manifest import open_manifest
 from .rubric import Dimension
 from .study import Study, load_study
 from .workbook import layout as L
@@ -164,20 +165,23 @@ def fill_packs(study_dir: str | Path, returns_dir: str | Path | None = None, *, 
     """
     root = Path(study_dir)
     study = load_study(root)
-    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
     out_dir = Path(returns_dir) if returns_dir is not None else root / "returns"
     out_dir.mkdir(parents=True, exist_ok=True)
     arms = _arms_from_key(root) if quality else {}
     saved = []
-    for pack in manifest["packs"]:
-        rater = _Rater(pack["rater_id"], seed + int(pack.get("sitting", 1)), noise)
-        wb = openpyxl.load_workbook(root / L.PACKS_DIR / pack["file"])
-        filler = _PackFiller(study, wb, rater, seed, quality or {},
-                             arms.get((pack["rater_id"], int(pack.get("sitting", 1))), {}))
-        filler.fill(pack)
-        target = out_dir / pack["file"]
-        wb.save(target)
-        saved.append(target)
+    manifest = open_manifest(root)
+    try:
+        for pack in manifest.packs():  # one pack's entry in memory at a time
+            rater = _Rater(pack["rater_id"], seed + int(pack.get("sitting", 1)), noise)
+            wb = openpyxl.load_workbook(root / L.PACKS_DIR / pack["file"])
+            filler = _PackFiller(study, wb, rater, seed, quality or {},
+                                 arms.get((pack["rater_id"], int(pack.get("sitting", 1))), {}))
+            filler.fill(pack)
+            target = out_dir / pack["file"]
+            wb.save(target)
+            saved.append(target)
+    finally:
+        manifest.close()
     return saved
 
 

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sheetflow.manifest import read_manifest
 from sheetflow.workbook import layout as L
 
 NOTE_WORDS = ("Évaluation", "naïve", "中文", "emoji🙂", "ok", "tab\tstop", "line")
@@ -73,7 +74,7 @@ def paired_study_with_filled_packs(root: Path) -> Path:
 
     init_study(root, "paired-rubric")
     generate_packs(root)
-    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
     (root / "filled").mkdir()
     for pack in manifest["packs"]:
         fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / "filled" / pack["file"],

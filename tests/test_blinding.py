@@ -22,6 +22,7 @@ from click.testing import CliRunner
 from sheetflow.assign import CODE_ALPHABET, CODE_LENGTH
 from sheetflow.cli import cli
 from sheetflow.generate import generate_packs
+from sheetflow.manifest import read_manifest
 from sheetflow.spec.blinding import natural_key, order_reveals_arms
 from sheetflow.study import load_study
 
@@ -53,7 +54,7 @@ def _shown_cells(path: Path, *, row_ids: bool = False) -> list[str]:
     The cells holding only row ids (the collector's binding of rows to a pack, in a
     hidden column) are left out unless ``row_ids``: they are tested on their own.
     """
-    manifest = json.loads((path.parent / "manifest.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(path.parent / "manifest.json")
     pack = next(p for p in manifest["packs"] if p["file"] == path.name)
     ids = {r["row_id"] for card in pack["cards"] for r in card["rows"]}
     wb = openpyxl.load_workbook(path)

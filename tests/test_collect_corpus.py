@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import os
 import shutil
 import zipfile
@@ -21,6 +20,7 @@ from roundtrip_helpers import fill_openpyxl, plan_answers
 
 from sheetflow.collect import collect
 from sheetflow.generate import generate_packs
+from sheetflow.manifest import read_manifest
 from sheetflow.templates import init_study
 from sheetflow.workbook import layout as L
 
@@ -171,7 +171,7 @@ def batch(tmp_path_factory):
     root = tmp_path_factory.mktemp("corpus") / "study"
     init_study(root, "paired-rubric")
     generate_packs(root)
-    manifest = json.loads((root / "packs" / "manifest.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(root / "packs" / "manifest.json")
     packs = {p["rater_id"]: p for p in manifest["packs"]}
     filled = root / "filled"
     filled.mkdir()
@@ -350,7 +350,7 @@ def test_moved_rows_are_not_locked_text_edits(batch):
 
 
 def test_direction_warning_points_at_the_direction_cell(batch):
-    manifest = json.loads((batch["root"] / "packs" / "manifest.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(batch["root"] / "packs" / "manifest.json")
     pack = next(p for p in manifest["packs"] if p["rater_id"] == "EV-01")
     cells = {card["item_id"]: card["case_answers"]["direction"]["cell"] for card in pack["cards"]}
     found = [i for i in batch["first"].report.issues

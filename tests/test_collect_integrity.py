@@ -7,7 +7,6 @@ Scoring sheet are keyed per pack, so they still say whose workbook it is.
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from roundtrip_helpers import fill_openpyxl, plan_answers
 
 from sheetflow.collect import collect
 from sheetflow.generate import generate_packs
+from sheetflow.manifest import read_manifest
 from sheetflow.templates import init_study
 from sheetflow.workbook import layout as L
 
@@ -33,7 +33,7 @@ def _study(tmp: Path, template: str) -> tuple[Path, list[dict]]:
         with raters.open("a", encoding="utf-8") as out:
             out.write("extra-01,Extra Rater,Extra,extra01@example.org,primary\n")
     generate_packs(root)
-    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
     (root / "returns").mkdir(exist_ok=True)
     return root, [p for p in manifest["packs"] if p["sitting"] == 1]
 

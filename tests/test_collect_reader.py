@@ -17,7 +17,7 @@ from roundtrip_helpers import fill_openpyxl, plan_answers
 from sheetflow.collect import collect
 from sheetflow.collect_file import RATING_COLUMNS, neutralise
 from sheetflow.generate import generate_packs
-from sheetflow.manifest import open_manifest
+from sheetflow.manifest import open_manifest, read_manifest
 from sheetflow.templates import init_study
 from sheetflow.values import Formula
 from sheetflow.workbook import layout as L
@@ -28,7 +28,7 @@ def _study(tmp: Path, template: str) -> tuple[Path, list[dict]]:
     root = tmp / template
     init_study(root, template)
     generate_packs(root)
-    manifest = json.loads((root / "packs" / "manifest.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(root / "packs" / "manifest.json")
     (root / "returns").mkdir(exist_ok=True)
     return root, manifest["packs"]
 
@@ -235,7 +235,7 @@ def test_csv_lines_are_what_csv_writer_writes():
 
 def test_manifest_with_one_entry_in_another_order_is_read_whole(paired, tmp_path):
     root, packs = paired
-    data = json.loads((root / "packs" / "manifest.json").read_text(encoding="utf-8"))
+    data = read_manifest(root / "packs" / "manifest.json")
     data["packs"][1] = dict(reversed(list(data["packs"][1].items())))
     (tmp_path / "packs").mkdir()
     (tmp_path / "packs" / "manifest.json").write_text(

@@ -30,6 +30,7 @@ from roundtrip_helpers import (
 
 from sheetflow.collect import collect
 from sheetflow.generate import generate_packs
+from sheetflow.manifest import read_manifest
 from sheetflow.templates import init_study, list_templates
 from sheetflow.workbook.layout import IDENTITY_SHEET, SCORING_SHEET, iter_answer_cells
 
@@ -40,7 +41,7 @@ def _study(tmp_path: Path, template: str) -> tuple[Path, dict]:
     root = tmp_path / template
     init_study(root, template)
     generate_packs(root)
-    manifest = json.loads((root / "packs" / "manifest.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(root / "packs" / "manifest.json")
     (root / "returns").mkdir(exist_ok=True)
     return root, manifest
 

@@ -3,7 +3,6 @@ Strict Open XML, cells without addresses, and a copied answer sheet."""
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import zipfile
@@ -15,6 +14,7 @@ from roundtrip_helpers import fill_openpyxl, plan_answers
 
 from sheetflow.collect import collect
 from sheetflow.generate import generate_packs
+from sheetflow.manifest import read_manifest
 from sheetflow.rubric import Dimension
 from sheetflow.templates import init_study
 from sheetflow.values import ExcelError, parse_value
@@ -64,7 +64,7 @@ def made(tmp_path_factory):
     root = tmp_path_factory.mktemp("values") / "study"
     init_study(root, "keep-known")
     generate_packs(root)
-    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
     pack = manifest["packs"][0]
     fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / "filled.xlsx", plan_answers(pack))
     return root, pack

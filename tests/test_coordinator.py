@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from sheetflow.cli import cli
 from sheetflow.generate import generate_packs
+from sheetflow.manifest import read_manifest
 from sheetflow.simulate import fill_packs
 from sheetflow.templates import init_study
 from sheetflow.workbook import layout as L
@@ -26,7 +27,7 @@ def study(tmp_path_factory) -> Path:
     root = init_study(tmp_path_factory.mktemp("coord") / "s", "paired-rubric")
     generate_packs(root)
     files = fill_packs(root, seed=5)
-    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text("utf-8"))
+    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
     by_rater = {p["rater_id"]: p for p in manifest["packs"]}
     files[2].unlink()  # EV-03
     listed = next(a for a in L.iter_answer_cells(by_rater["EV-01"])

@@ -26,6 +26,7 @@ from sheetflow.cli import cli
 from sheetflow.collect import collect
 from sheetflow.demo import SAMPLE, sample_quality
 from sheetflow.generate import generate_packs
+from sheetflow.manifest import read_manifest
 from sheetflow.simulate import fill_packs
 from sheetflow.templates import data_dir
 from sheetflow.workbook import layout as L
@@ -61,7 +62,7 @@ def _plant_directions(root: Path) -> None:
     assert sorted(winners.values()).count("llama") == 13
     sides = key_sides(json.loads((root / "sealed" / "key.json").read_text(encoding="utf-8")))
     label_of = {(r.rater, r.case, r.arm): r.label for r in sides.itertuples()}
-    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
     for pack in manifest["packs"]:
         path = root / "returns" / pack["file"]
         wb = openpyxl.load_workbook(path)
@@ -137,7 +138,7 @@ def test_the_wrong_improved_arm_fails(tmp_path):
 
 
 def _blank_one_case(root: Path, rater: str, case: str) -> str:
-    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
     pack = next(p for p in manifest["packs"] if p["rater_id"] == rater)
     cells = [a for a in L.iter_answer_cells(pack)
              if a["item_id"] == case and a["scope"] == "response" and a["part"] == "value"]

@@ -25,6 +25,7 @@ from scipy import stats as sps
 
 from sheetflow.collect import collect
 from sheetflow.generate import generate_packs
+from sheetflow.manifest import read_manifest
 from sheetflow.stats import newcombe_difference, wilson_interval
 from sheetflow.templates import init_study
 from sheetflow.workbook import layout as L
@@ -63,7 +64,7 @@ def _study(root: Path, owners: tuple[str, ...]) -> Path:
         encoding="utf-8")
     generate_packs(root)
     items = _items(root)
-    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
     (root / "returns").mkdir(exist_ok=True)
     for pack in manifest["packs"]:
         kept = _kept(items, pack["rater_id"])

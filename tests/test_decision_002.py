@@ -25,6 +25,7 @@ from decision_helpers import run_analyze
 from sheetflow.cli import cli
 from sheetflow.collect import collect
 from sheetflow.generate import generate_packs
+from sheetflow.manifest import read_manifest
 from sheetflow.second_rater import SELECTION_FILE
 from sheetflow.study import load_study
 from sheetflow.templates import init_study
@@ -37,7 +38,7 @@ COMPONENTS = ("completeness", "traceability", "fidelity", "owners_deadlines", "l
 
 def _fill(root: Path, rater: str, errors: dict[str, int]) -> None:
     study = load_study(root)
-    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
     pack = next(p for p in manifest["packs"] if p["rater_id"] == rater)
     wb = openpyxl.load_workbook(root / L.PACKS_DIR / pack["file"])
     for a in L.iter_answer_cells(pack):
@@ -78,7 +79,7 @@ def _locked(root: Path, combine: str = "max") -> list[str]:
             'material_errors_combine = "max"', f'material_errors_combine = "{combine}"'),
             encoding="utf-8")
     generate_packs(root)
-    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
     assert {p["rater_id"] for p in manifest["packs"]} == {PRIMARY}  # second: at lock
     _fill(root, PRIMARY, {})
     collect(root)
@@ -105,7 +106,7 @@ def correct(tmp_path_factory):
 def test_the_lock_draws_the_subset_from_completed_items(correct):
     root, selected, _, _, _, _ = correct
     assert selected == _by_hand(root)
-    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
     pack = next(p for p in manifest["packs"] if p["rater_id"] == SECOND)
     assert sorted(c["item_id"] for c in pack["cards"]) == sorted(selected)
     again = CliRunner().invoke(cli, ["lock", str(root)])

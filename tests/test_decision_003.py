@@ -11,7 +11,6 @@ collect (flag-note-missing), so that reviewer is missing and the decision waits.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import openpyxl
@@ -20,6 +19,7 @@ from decision_helpers import run_analyze
 
 from sheetflow.collect import collect
 from sheetflow.generate import generate_packs
+from sheetflow.manifest import read_manifest
 from sheetflow.study import load_study
 from sheetflow.templates import init_study
 from sheetflow.workbook import layout as L
@@ -47,7 +47,7 @@ def _study(root: Path, na: str = "missing", note: bool = True) -> Path:
     generate_packs(root)
     study = load_study(root)
     order = {it.id: i for i, it in enumerate(study.items)}
-    manifest = json.loads((root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
     (root / "returns").mkdir(exist_ok=True)
     for pack in manifest["packs"]:
         wb = openpyxl.load_workbook(root / L.PACKS_DIR / pack["file"])

@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from sheetflow.assign import assign, second_rater_items
 from sheetflow.cli import cli
 from sheetflow.generate import generate_packs
+from sheetflow.manifest import read_manifest
 from sheetflow.rubric import answer_required
 from sheetflow.seal import verify_seal
 from sheetflow.study import load_study
@@ -58,7 +59,7 @@ def generated(tmp_path_factory):
 
 
 def manifest_of(folder: Path) -> dict:
-    return json.loads((folder / "packs" / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    return read_manifest(folder / "packs" / L.MANIFEST_FILE)
 
 
 def _expected_validation(ws, cell: str):

@@ -19,6 +19,7 @@ from roundtrip_helpers import fill_openpyxl, plan_answers
 
 from sheetflow.collect import collect
 from sheetflow.generate import generate_packs
+from sheetflow.manifest import read_manifest
 from sheetflow.rubric import answer_required
 from sheetflow.study import load_study
 from sheetflow.workbook import layout as L
@@ -43,8 +44,7 @@ def studies(tmp_path_factory):
 
 
 def _manifest_json(folder: Path) -> dict:
-    import json
-    return json.loads((folder / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8"))
+    return read_manifest(folder / L.PACKS_DIR / L.MANIFEST_FILE)
 
 
 def _required(folder: Path, pack: dict) -> list[dict]:

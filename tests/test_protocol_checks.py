@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
 from sheetflow.collect import collect
 from sheetflow.generate import generate_packs
+from sheetflow.manifest import read_manifest
 from sheetflow.study import load_study
 from sheetflow.templates import init_study
 from sheetflow.workbook import layout as L
@@ -23,7 +22,7 @@ def test_gold_dispute_without_a_note_is_an_error_naming_the_cell(tmp_path):
     init_study(root, "answer-review")
     assert load_study(root).rubric.dimension("gold_dispute").note == "rater_note"
     generate_packs(root)
-    pack = json.loads((root / "packs" / "manifest.json").read_text(encoding="utf-8"))["packs"][0]
+    pack = read_manifest(root / "packs" / "manifest.json")["packs"][0]
     answers = plan_answers(pack)
     flags, notes = _cells(pack, "gold_dispute"), _cells(pack, "rater_note")
     for flag in flags:

@@ -4,7 +4,6 @@ a real application (LibreOffice) opens the packs."""
 from __future__ import annotations
 
 import csv
-import json
 import re
 import shutil
 import subprocess
@@ -17,6 +16,7 @@ from hypothesis import strategies as st
 from python_calamine import CalamineWorkbook
 
 from sheetflow.generate import generate_packs
+from sheetflow.manifest import read_manifest
 from sheetflow.study import load_study
 from sheetflow.workbook import layout as L
 from sheetflow.workbook.rules import boxes
@@ -68,7 +68,7 @@ def tricky_study(tmp_path_factory):
         w.writeheader()
         w.writerows(out)
     result = generate_packs(folder)
-    manifest = json.loads(result.manifest_path.read_text(encoding="utf-8"))
+    manifest = read_manifest(result.manifest_path)
     return folder, result, manifest
 
 
@@ -211,7 +211,7 @@ def test_libreoffice_computes_the_progress_line(tmp_path):
     folder = tmp_path / "study"
     shutil.copytree(ROOT / "templates" / "paired-rubric", folder)
     result = generate_packs(folder)
-    manifest = json.loads(result.manifest_path.read_text(encoding="utf-8"))
+    manifest = read_manifest(result.manifest_path)
     pack = manifest["packs"][0]
     study = load_study(folder)
     dims = {d.id: d for d in study.rubric.dimensions}

@@ -86,10 +86,15 @@ limit is written.
 
 Manifest schema (``packs/manifest.json``)
 -----------------------------------------
-::
+The form every reader gets (:func:`sheetflow.manifest.open_manifest`,
+:func:`sheetflow.manifest.read_manifest`). On disk, ``manifest_format`` 2 stores each
+card as a short list and the parts cards share (their layout with kinds, validations
+and questions; the locked-text hashes) once in a top-level ``shared`` object: see
+:mod:`sheetflow.manifest_form`. Read the file through those functions, not with
+``json.load``. ::
 
     {
-      "manifest_format": 1, "schema_version": "1",
+      "manifest_format": 2, "schema_version": "1",
       "study_id": str, "spec_hash": str, "sheetflow_version": str,
       "design": "paired" | "single", "labels": ["A", "B"] | [],
       "scoring_sheet": "Scoring", "identity_sheet": "_sheetflow",
@@ -140,7 +145,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 SCHEMA_VERSION = "1"
-MANIFEST_FORMAT = 1
+MANIFEST_FORMAT = 2
 
 INSTRUCTIONS_SHEET = "Instructions"
 SCORING_SHEET = "Scoring"
