@@ -75,12 +75,15 @@ def position_bias(ctx: Context) -> pd.DataFrame:
     picks = choices(ctx)
     p_limit, (low, high) = limits(ctx)
     rows = []
+    tested: dict[tuple[int, int], pd.Series] = {}  # raters share few (k, n): test each once
     for dim_id in _preference_ids(ctx.study):
         mine = picks[picks["dimension"] == dim_id]
         groups = [(r, g) for r, g in mine.groupby("rater", sort=False)] + [(POOLED, mine)]
         for rater, grp in groups:
             chose_a = int((grp["chosen"] == grp["arm_under_a"]).sum())
-            res = binomial_share(chose_a, len(grp)).iloc[0]
+            if (chose_a, len(grp)) not in tested:
+                tested[chose_a, len(grp)] = binomial_share(chose_a, len(grp)).iloc[0]
+            res = tested[chose_a, len(grp)]
             flagged = bool(res["p"] < p_limit and not low <= res["share"] <= high) \
                 if res["n"] else False
             role = grp["role"].iloc[0] if rater != POOLED and len(grp) else ""
