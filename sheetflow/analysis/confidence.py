@@ -29,7 +29,7 @@ from ..rubric import CONFIDENCE_LEVELS
 from ..stats.proportions import binomial_share
 from ..study import Study
 from .context import Context, json_safe, typed_domain
-from .registry import ProtocolPlan
+from .registry import ProtocolPlan, fixed_methods
 
 SUBSETS = (("all ratings", (*CONFIDENCE_LEVELS, "")), ("Medium/High", ("Medium", "High")),
            ("High", ("High",)))
@@ -174,21 +174,20 @@ def readings(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _methods(study: Study) -> list[tuple[str, str]]:
-    return [("Confidence", (
-        "Agreement by confidence: Krippendorff's alpha at each dimension's level with the "
-        "rubric's value domain and the plan's bootstrap, on all ratings, on Medium/High "
-        "only and on High only (lower-confidence ratings treated as missing). Direction "
-        "by confidence: share of judgements naming the improved arm (or the majority of "
-        "the other raters when no arm is named), per the rater's confidence on the case, "
-        "with Clopper-Pearson intervals."))]
+_METHODS_TEXT = (
+    "Agreement by confidence: Krippendorff's alpha at each dimension's level with the "
+    "rubric's value domain and the plan's bootstrap, on all ratings, on Medium/High "
+    "only and on High only (lower-confidence ratings treated as missing). Direction "
+    "by confidence: share of judgements naming the improved arm (or the majority of "
+    "the other raters when no arm is named), per the rater's confidence on the case, "
+    "with Clopper-Pearson intervals.")
 
 
 PLAN = ProtocolPlan(
     protocol="", template="",
     analyses={"confidence_by_rater": by_rater, "confidence_agreement": agreement_by_level,
               "direction_by_confidence": direction_by_level},
-    methods=_methods,
+    methods=fixed_methods("Confidence", _METHODS_TEXT),
     runs_when=applies,
     method_topics={"Confidence": ("confidence_agreement", "direction_by_confidence")},
 )

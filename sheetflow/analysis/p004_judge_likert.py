@@ -194,8 +194,8 @@ PLAN = ProtocolPlan(
         "hypothesis_deltas": _h_hyp,
     },
     methods=methods,
-    decide=_decide,
     method_topics={
         "Judge trio (004)": ("judge_trio", "hypothesis_deltas",),
     },
+    decide=_decide,
 )

@@ -27,7 +27,7 @@ import pandas as pd
 from ..stats.proportions import binomial_share, position_free_preference
 from ..study import Study
 from .context import Context, json_safe
-from .registry import ProtocolPlan
+from .registry import ProtocolPlan, fixed_methods
 
 POOLED = "all raters"
 DEFAULT_P, DEFAULT_BAND = 0.05, (0.35, 0.65)
@@ -75,12 +75,15 @@ def position_bias(ctx: Context) -> pd.DataFrame:
     picks = choices(ctx)
     p_limit, (low, high) = limits(ctx)
     rows = []
+    tested: dict[tuple[int, int], pd.Series] = {}  # raters share few (k, n): test each once
     for dim_id in _preference_ids(ctx.study):
         mine = picks[picks["dimension"] == dim_id]
         groups = [(r, g) for r, g in mine.groupby("rater", sort=False)] + [(POOLED, mine)]
         for rater, grp in groups:
             chose_a = int((grp["chosen"] == grp["arm_under_a"]).sum())
-            res = binomial_share(chose_a, len(grp)).iloc[0]
+            if (chose_a, len(grp)) not in tested:
+                tested[chose_a, len(grp)] = binomial_share(chose_a, len(grp)).iloc[0]
+            res = tested[chose_a, len(grp)]
             flagged = bool(res["p"] < p_limit and not low <= res["share"] <= high) \
                 if res["n"] else False
             role = grp["role"].iloc[0] if rater != POOLED and len(grp) else ""
@@ -172,23 +175,22 @@ def _num(value: Any) -> str:
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def _methods(study: Study) -> list[tuple[str, str]]:
-    return [("Position bias", (
-        "Per rater and pooled: decisive judgements (ties and blanks left out) that chose the "
-        "response shown under label A, out of all decisive judgements; exact two-sided "
-        "binomial test against 1/2 (scipy.stats.binomtest, as R binom.test) and "
-        "Clopper-Pearson interval. Flagged when p < position_bias_p (default 0.05) and "
-        "the share lies outside position_bias_share (default 0.35-0.65). Position-free "
-        "preference: logit P(arm chosen) = b0 + b1 x, x = +1 when the arm sat under A and "
-        "-1 under B (closed-form maximum likelihood; Wald interval for b0; Haldane-"
-        "Anscombe +0.5 when a stratum is all or nothing); expit(b0) is the preference "
-        "with position removed, b1 the position effect in log odds."))]
+_METHODS_TEXT = (
+    "Per rater and pooled: decisive judgements (ties and blanks left out) that chose the "
+    "response shown under label A, out of all decisive judgements; exact two-sided "
+    "binomial test against 1/2 (scipy.stats.binomtest, as R binom.test) and "
+    "Clopper-Pearson interval. Flagged when p < position_bias_p (default 0.05) and "
+    "the share lies outside position_bias_share (default 0.35-0.65). Position-free "
+    "preference: logit P(arm chosen) = b0 + b1 x, x = +1 when the arm sat under A and "
+    "-1 under B (closed-form maximum likelihood; Wald interval for b0; Haldane-"
+    "Anscombe +0.5 when a stratum is all or nothing); expit(b0) is the preference "
+    "with position removed, b1 the position effect in log odds.")
 
 
 PLAN = ProtocolPlan(
     protocol="", template="",
     analyses={"position_bias": position_bias, "position_free_preference": position_free},
-    methods=_methods,
+    methods=fixed_methods("Position bias", _METHODS_TEXT),
     runs_when=applies,
     method_topics={"Position bias": ("position_bias", "position_free_preference")},
 )

@@ -83,6 +83,22 @@ class ProtocolPlan:
     runs_when: Callable[[Study], bool] | None = None
 
 
+def fixed_methods(topic: str, text: str) -> MethodsFn:
+    """The Methods function of a plan whose one entry is the same for every study.
+
+    Parameters
+    ----------
+    topic, text : str
+        The Methods-sheet topic and its text.
+
+    Returns
+    -------
+    callable
+        Study -> ``[(topic, text)]``.
+    """
+    return lambda study: [(topic, text)]
+
+
 @cache
 def all_plans() -> tuple[ProtocolPlan, ...]:
     """The shared plan first, then every protocol module's ``PLAN`` in number order."""

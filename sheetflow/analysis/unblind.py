@@ -135,8 +135,11 @@ def _standard_columns(raw: pd.DataFrame) -> pd.DataFrame:
 
 def _unneutralise(text: pd.Series) -> pd.Series:
     """Undo the CSV export's formula guard (a ``'`` before ``= + - @``)."""
-    guarded = text.str.startswith("'") & text.str[1:2].isin(list("=+-@\t\r\n"))
-    return text.mask(guarded, text.str[1:])
+    quoted = text[text.str.startswith("'").to_numpy(dtype=bool)]  # few: slice only those
+    guarded = quoted[quoted.str[1:2].isin(list("=+-@\t\r\n")).to_numpy(dtype=bool)]
+    if guarded.empty:
+        return text
+    return text.mask(text.index.isin(guarded.index), guarded.str[1:])
 
 
 def unblind(study: Study, raw: pd.DataFrame, sides: pd.DataFrame) -> pd.DataFrame:
