@@ -22,7 +22,7 @@ import pandas as pd
 
 from .. import stats
 from ..study import Study
-from .context import TIED, Context, add_verdict, empty_reason, natural_order
+from .context import TIED, Context, add_verdict, empty_reason, natural_order, stack
 from .decision import Arms, Check, Decision, flag_check, status_of, threshold_check
 from .registry import ProtocolPlan
 
@@ -45,7 +45,7 @@ def _direction(ctx: Context) -> pd.DataFrame:
             frames.append(_against_reference(values, ref, dim.id, basis))
     if not frames:
         return empty_reason(pd.DataFrame(), "no preference dimension", measure="")
-    return pd.concat(frames, ignore_index=True)
+    return stack(frames)
 
 
 def _direction_references(ctx: Context, values: pd.DataFrame) -> dict[str, dict[str, str]]:
