@@ -1,9 +1,10 @@
 """The blinded manifest ``packs/manifest.json``, read one pack at a time.
 
-A 500-case paired study with 50 raters has a manifest of about 100 MB (every answer
-cell of every pack, with its validation); ``json.loads`` of the whole file takes
-seconds and most of a gigabyte. The collector needs each pack's full entry only once,
-in the sandbox child that checks that pack's workbook, so :func:`open_manifest`
+In full, the manifest of a 500-case paired study with 50 raters is about 100 MB
+(every answer cell of every pack, with its validation): ``json.loads`` of it takes
+seconds and most of a gigabyte. Stored compact it is some 2 MB, but its full form is
+still that size in memory, and the collector needs each pack's full entry only once,
+in the sandbox child that checks that pack's workbook. So :func:`open_manifest`
 indexes the file instead: the top-level fields, and for each pack its identity and
 the byte span of its entry. :meth:`Manifest.pack` then decodes one entry.
 
