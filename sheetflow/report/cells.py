@@ -82,6 +82,9 @@ def _write_column(ws: Worksheet, first: int, col: int, values: pd.Series, num: A
     elif kind in "iu":
         for row, v in enumerate(values.tolist(), start=first):
             ws.write_number(row, col, float(v))
+    elif pd.api.types.infer_dtype(values, skipna=False) == "string":  # text, no blanks
+        for row, v in enumerate(values.tolist(), start=first):
+            ws.write_string(row, col, v)
     else:
         for row, v in enumerate(values.tolist(), start=first):
             write_cell(ws, row, col, v, num if isinstance(v, float) else None)

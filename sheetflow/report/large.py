@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..collect_rows import FORMULA_STARTS, neutralise
+from ..collect_rows import neutralise
 
 LARGE_ROWS = 5000
 TABLES_DIR = "tables"
@@ -84,12 +84,17 @@ def write_csv(table: pd.DataFrame, path: str | Path) -> Path:
 def _csv_values(col: pd.Series) -> list:
     """One column as Python values: missing as None (an empty field), risky text
     neutralised."""
-    values = col.astype(object).to_numpy(copy=True)
-    values[col.isna().to_numpy()] = None
-    if col.dtype == object or pd.api.types.is_string_dtype(col):
-        text = col.astype("string")
-        risky = text.str[:1].isin(FORMULA_STARTS).fillna(False).to_numpy(dtype=bool)
-        for i in np.flatnonzero(risky):  # the few cells a spreadsheet would run
-            if isinstance(values[i], str):  # a number such as -1 stays a number
-                values[i] = neutralise(values[i])
-    return values.tolist()
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "fiub":
+        values = col.tolist()
+        return [None if v != v else v for v in values] if col.dtype.kind == "f" else values
+    if pd.api.types.infer_dtype(col, skipna=True) in ("string", "empty"):
+        # text: few distinct values (measures, rater ids), so each is checked once
+        codes, uniques = pd.factorize(col, use_na_sentinel=True)
+        safe = [neutralise(v) for v in uniques.tolist()]
+        return [safe[c] if c >= 0 else None for c in codes.tolist()]
+    return [None if _missing(v) else neutralise(v) if isinstance(v, str) else v
+            for v in col.tolist()]  # mixed: 1, 1.0 and True stay apart
+
+
+def _missing(value: object) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)

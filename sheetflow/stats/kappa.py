@@ -245,17 +245,26 @@ def _intra_row(res: pd.DataFrame, sittings: list[Any]) -> dict[str, Any]:
     return row
 
 
+_BATCH_CELLS = 1 << 21  # 2M cells of pair tables (16 MB) per vectorised batch
+
+
 def _all_pairs(codes: np.ndarray, raters: list[Any], w: np.ndarray, confidence: float,
                weights_label: str) -> pd.DataFrame:
-    """Kappa rows for every pair of raters, one batch of pairs per first rater.
+    """Kappa rows for every pair of raters, in batches of a few million table cells.
 
     The pairs' q x q tables come from one count over joint codes per first rater, so a
     panel of hundreds of raters costs a few array operations per rater, not a Python
     call per pair; the rows are assembled column by column.
     """
     q, m = w.shape[0], len(raters)
-    batches = [_kappa_batch(_pair_tables(codes[a], codes[a + 1:], q), w, confidence)
-               for a in range(m - 1)]
+    batches, pending, size = [], [], 0
+    per_batch = max(1, _BATCH_CELLS // max(q * q, 1))  # pairs whose tables fit one batch
+    for a in range(m - 1):
+        pending.append(_pair_tables(codes[a], codes[a + 1:], q))
+        size += m - 1 - a
+        if size >= per_batch or a == m - 2:
+            batches.append(_kappa_batch(np.concatenate(pending), w, confidence))
+            pending, size = [], 0
     if not batches:
         return _util.frame([], COHEN_COLUMNS)
     first, second = np.triu_indices(m, k=1)  # row-major: the order of the batches
