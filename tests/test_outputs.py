@@ -213,3 +213,47 @@ def test_an_analysis_that_stops_while_writing_leaves_the_previous_outputs(
     with pytest.raises(OSError, match="No space left"):
         report.write_analysis_outputs(analysis, out)
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+
+
+def _cells_of(folder: Path) -> dict[str, list]:
+    """Every workbook's cell values and every CSV's text, by file name."""
+    seen: dict[str, list] = {}
+    for path in sorted(folder.rglob("*")):
+        if path.suffix == ".xlsx":
+            wb = openpyxl.load_workbook(path)
+            seen[path.name] = [(ws.title, list(ws.iter_rows(values_only=True)))
+                               for ws in wb.worksheets]
+        elif path.suffix in (".csv", ".json"):
+            seen[path.name] = [path.read_text(encoding="utf-8")]
+    return seen
+
+
+def test_outputs_written_by_worker_processes_equal_those_written_here(made, tmp_path):
+    from sheetflow.report import write_analysis_outputs
+
+    root = _study(made, tmp_path, 3)
+    collect(root)
+    analysis = analyze(root)
+    assert analysis.feedback  # the paired design gives one feedback workbook per rater
+    here, workers = tmp_path / "here", tmp_path / "workers"
+    written_here = write_analysis_outputs(analysis, here, workers=1)
+    written_workers = write_analysis_outputs(analysis, workers, workers=2)
+    assert [p.name for p in written_here] == [p.name for p in written_workers]
+    assert _cells_of(here) == _cells_of(workers)
+    assert not list(workers.glob(".*partial"))
+
+
+def test_a_worker_that_fails_leaves_the_previous_outputs_and_names_the_file(made, tmp_path):
+    from sheetflow.report import write_analysis_outputs
+
+    root = _study(made, tmp_path, 3)
+    collect(root)
+    analysis = analyze(root)
+    out = root / "out"
+    write_analysis_outputs(analysis, out, workers=2)
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    rater = sorted(analysis.feedback)[0]
+    analysis.feedback[rater] = {"Overview": "not a table"}  # fails in the worker
+    with pytest.raises(OutputError, match=rf"feedback-{rater}\.xlsx: AttributeError"):
+        write_analysis_outputs(analysis, out, workers=2)
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before

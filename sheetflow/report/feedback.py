@@ -7,6 +7,7 @@ module only lays them out, one file per rater that the coordinator can send as i
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from pathlib import Path
 
@@ -28,19 +29,30 @@ def feedback_name(rater: str) -> str:
 
 def write_feedback_workbook(analysis: Analysis, rater: str, path: str | Path) -> Path:
     """Write ``rater``'s feedback workbook (one sheet per table) to ``path``."""
+    return write_feedback_tables(analysis.study.title, rater, analysis.feedback[rater],
+                                 created(analysis), path)
+
+
+def write_feedback_tables(title: str, rater: str, tables: dict[str, pd.DataFrame],
+                          when: dt.datetime, path: str | Path) -> Path:
+    """Write one rater's feedback ``tables`` (sheet name -> table) to ``path``.
+
+    Takes plain values rather than the analysis so that a worker process can write
+    it (see :func:`~.outputs.write_analysis_outputs`).
+    """
     path = Path(path)
     wb = xlsxwriter.Workbook(str(path), {**OPTIONS, "in_memory": True})  # small: no temp files
-    wb.set_properties({"title": f"{analysis.study.title}: feedback for {rater}",
-                       "author": "sheetflow", "created": created(analysis)})
+    wb.set_properties({"title": f"{title}: feedback for {rater}", "author": "sheetflow",
+                       "created": when})
     fmt = formats(wb)
-    for n, (name, table) in enumerate(analysis.feedback[rater].items()):
+    for n, (name, table) in enumerate(tables.items()):
         ws = wb.add_worksheet(name[:31])
         ws.set_landscape()
         ws.fit_to_pages(1, 0)
         ws.set_column(0, max(len(table.columns) - 1, 0), 16)
         top = 0
         if n == 0:
-            ws.write_string(0, 0, f"{analysis.study.title}: feedback for {rater}", fmt["title"])
+            ws.write_string(0, 0, f"{title}: feedback for {rater}", fmt["title"])
             ws.write_string(1, 0, INTRO, fmt["grey"])
             top = 3
         write_table(ws, top, _rounded(table), fmt)

@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from ..analysis import Analysis, results_tables, verdicts
 from ..outputs import OutputSet, remove_partials
-from .feedback import feedback_name, write_feedback_workbook
+from .cells import created
+from .feedback import feedback_name, write_feedback_tables
 from .large import TABLES_DIR, csv_path, large_tables, write_csv
+from .parallel import Job, run_jobs
 from .workbook import write_analysis_workbook
 
 VERDICT_ANALYSES = frozenset({"yield_fisher", "permutation", "trend", "intra_rater_kappa"})
 
-def write_analysis_outputs(analysis: Analysis, out_dir: str | Path) -> list[Path]:
+def write_analysis_outputs(analysis: Analysis, out_dir: str | Path, *,
+                           workers: int | None = None) -> list[Path]:
     """Write every output of an analysis into ``out_dir``; the paths written.
 
     ``analysis.xlsx`` and ``summary.json`` always; ``tables/<name>.csv`` for each table
@@ -27,42 +32,82 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path) -> list[Path
     temporary file first, all replacing the old ones only once every one is complete
     (:class:`~sheetflow.outputs.OutputSet`), so a run that stops half-way leaves the
     previous set as it was.
+
+    Parameters
+    ----------
+    analysis : Analysis
+    out_dir : str or pathlib.Path
+    workers : int, optional
+        Processes that write the large CSV tables and the feedback workbooks (the
+        bulk of a big panel's outputs: 500 raters give 500 workbooks and a pairwise
+        table of 124,750 pairs per measure). Default: one per CPU (at most
+        :data:`MAX_WORKERS`) when that work exceeds :data:`PARALLEL_FROM` cells,
+        otherwise everything is written in this process. ``1`` never starts one.
     """
     out = Path(out_dir)
     remove_partials(out)
-    writers = [(_workbook_alone, out / "analysis.xlsx"),
-               (write_summary_json, out / "summary.json")]
+    writers: list[tuple[Callable[[Analysis, Path], Path], Path]] = [
+        (_workbook_alone, out / "analysis.xlsx"), (write_summary_json, out / "summary.json")]
+    jobs: list[Job] = []
     for name in large_tables(analysis.tables, analysis.data):
-        writers.append((_large_table(name), out / csv_path(name)))
+        table = analysis.data if name == "data" else analysis.tables[name]
+        jobs.append((write_csv, (table,), out / csv_path(name)))
     if VERDICT_ANALYSES & set(analysis.study.plan.run):
         writers.append((write_verdicts_jsonl, out / "verdicts.jsonl"))
         for name, table in results_tables(analysis).items():
             writers.append((_csv_writer(table), out / name))
-    writers += [(_feedback(rater), out / feedback_name(rater)) for rater in analysis.feedback]
+    jobs += [(write_feedback_tables, (analysis.study.title, rater, tables, created(analysis)),
+              out / feedback_name(rater)) for rater, tables in analysis.feedback.items()]
     with OutputSet() as outputs:
-        for write, path in writers:
-            write(analysis, outputs.stage(path))
-    written = [path for _, path in writers]
+        staged = [(write, args, outputs.stage(path)) for write, args, path in jobs]
+        local = [(write, outputs.stage(path)) for write, path in writers]
+        _write_all(staged, local, analysis, workers)
+    split = len(jobs) - len(analysis.feedback)  # large tables first, then feedback
+    tables, feedback = jobs[:split], jobs[split:]
+    written = [path for _, path in writers[:2]] + [path for *_, path in tables] + \
+        [path for _, path in writers[2:]] + [path for *_, path in feedback]
     for stale in (out / TABLES_DIR).glob("*.csv"):  # a table of an earlier, larger run
         if stale not in written:
             stale.unlink()
     return written
 
+
+MAX_WORKERS = 4
+PARALLEL_FROM = 300_000  # cells: below this, starting worker processes costs more
+
+
+def _write_all(jobs: list[Job], local: list[tuple[Callable[[Analysis, Path], Path], Path]],
+               analysis: Analysis, workers: int | None) -> None:
+    """The portable jobs in worker processes when they are many (see
+    :mod:`.parallel`), the writers that need the whole analysis here meanwhile."""
+    weights = [_cells(args) for _, args, _ in jobs]
+    if workers is None:
+        big = sum(weights) >= PARALLEL_FROM
+        workers = min(os.cpu_count() or 1, MAX_WORKERS) if big else 1
+
+    def write_local() -> None:
+        for write, path in local:
+            write(analysis, path)
+
+    if workers <= 1 or not jobs:
+        for write, args, path in jobs:
+            write(*args, path)
+        write_local()
+    else:
+        run_jobs(jobs, workers, weights, write_local)
+
+
+def _cells(args: tuple[Any, ...]) -> int:
+    """The cells a job writes: its tables' sizes (a feedback job's are in a dict)."""
+    tables = [a for a in args if isinstance(a, pd.DataFrame)] + [
+        t for a in args if isinstance(a, dict) for t in a.values()
+        if isinstance(t, pd.DataFrame)]
+    return sum(t.size for t in tables)
+
+
 def _workbook_alone(analysis: Analysis, path: Path) -> Path:
     return write_analysis_workbook(analysis, path, tables_beside=False)
 
-
-def _large_table(name: str) -> Callable[[Analysis, Path], Path]:
-    def write(analysis: Analysis, path: Path) -> Path:
-        table = analysis.data if name == "data" else analysis.tables[name]
-        return write_csv(table, path)
-    return write
-
-
-def _feedback(rater: str) -> Callable[[Analysis, Path], Path]:
-    def write(analysis: Analysis, path: Path) -> Path:
-        return write_feedback_workbook(analysis, rater, path)
-    return write
 
 def _csv_writer(table: pd.DataFrame) -> Callable[[Analysis, Path], Path]:
     """A writer of ``table`` as UTF-8 CSV (protocol 001's results/T2.csv, T3.csv)."""
