@@ -135,11 +135,21 @@ def _standard_columns(raw: pd.DataFrame) -> pd.DataFrame:
 
 def _unneutralise(text: pd.Series) -> pd.Series:
     """Undo the CSV export's formula guard (a ``'`` before ``= + - @``)."""
-    quoted = text[text.str.startswith("'").to_numpy(dtype=bool)]  # few: slice only those
-    guarded = quoted[quoted.str[1:2].isin(list("=+-@\t\r\n")).to_numpy(dtype=bool)]
-    if guarded.empty:
+    values = text.tolist()
+    # one search over the joined column finds whether any cell starts with a quote
+    # (a cell holding NUL before a quote only sends us to the exact scan below)
+    if "\x00'" not in "\x00" + "\x00".join(values):
         return text
-    return text.mask(text.index.isin(guarded.index), guarded.str[1:])
+    guarded = [i for i, v in enumerate(values)
+               if v[:1] == "'" and v[1:2] in _GUARDED_STARTS]
+    if not guarded:
+        return text
+    out = text.copy()
+    out.iloc[guarded] = [values[i][1:] for i in guarded]
+    return out
+
+
+_GUARDED_STARTS = frozenset("=+-@\t\r\n")
 
 
 def unblind(study: Study, raw: pd.DataFrame, sides: pd.DataFrame) -> pd.DataFrame:

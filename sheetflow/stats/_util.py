@@ -142,18 +142,22 @@ def resolve_domain(arr: np.ndarray, domain: Sequence[Any] | None) -> np.ndarray:
 
 
 def encode(arr: np.ndarray, domain: np.ndarray) -> np.ndarray:
-    """Integer codes (index into ``domain``) with ``MISSING`` for missing cells."""
-    mask = is_missing(arr)
-    lookup = {v: i for i, v in enumerate(domain.tolist())}
+    """Integer codes (index into ``domain``) with ``MISSING`` for missing cells.
+
+    Values match the domain by Python equality, as in a dict (``1``, ``1.0`` and
+    ``numpy.int64(1)`` are the same value); one hash lookup for all cells.
+    """
+    present = ~is_missing(arr)
     codes = np.full(arr.shape, MISSING, dtype=np.int64)
-    flat = arr.ravel()
-    out = codes.ravel()
-    for pos in np.flatnonzero(~mask.ravel()):
-        key = flat[pos]
+    values = arr[present].tolist()
+    lookup = pd.Index(domain.tolist(), dtype=object)
+    found = lookup.get_indexer(pd.Index(values, dtype=object)) if values else \
+        np.empty(0, dtype=np.intp)
+    if (found < 0).any():
+        key = values[int(np.flatnonzero(found < 0)[0])]
         key = float(key) if isinstance(key, (int, float, np.number)) else key
-        if key not in lookup:
-            raise ValueError(f"The ratings contain a value outside the value domain: {key!r}.")
-        out[pos] = lookup[key]
+        raise ValueError(f"The ratings contain a value outside the value domain: {key!r}.")
+    codes[present] = found
     return codes
 
 

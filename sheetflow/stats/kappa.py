@@ -245,12 +245,12 @@ def _intra_row(res: pd.DataFrame, sittings: list[Any]) -> dict[str, Any]:
     return row
 
 
-_BATCH_CELLS = 1 << 21  # 2M cells of pair tables (16 MB) per vectorised batch
+_BATCH_CELLS = 1 << 16  # cells of pair tables per vectorised batch (its temporaries stay in cache)
 
 
 def _all_pairs(codes: np.ndarray, raters: list[Any], w: np.ndarray, confidence: float,
                weights_label: str) -> pd.DataFrame:
-    """Kappa rows for every pair of raters, in batches of a few million table cells.
+    """Kappa rows for every pair of raters, in batches of about 65,000 table cells.
 
     The pairs' q x q tables come from one count over joint codes per first rater, so a
     panel of hundreds of raters costs a few array operations per rater, not a Python
