@@ -99,15 +99,20 @@ def _tidy_to_matrix(
     if missing:
         raise ValueError(f"Column(s) {missing} not found; the table has {list(df.columns)}.")
     rows = df.loc[df[value].notna(), [unit, rater, value]]
-    dup = rows.duplicated(subset=[unit, rater])
+    raters, units = pd.Index(_sorted_labels(df[rater])), pd.Index(_sorted_labels(df[unit]))
+    at_rater, at_unit = raters.get_indexer(rows[rater]), units.get_indexer(rows[unit])
+    if (at_rater < 0).any() or (at_unit < 0).any():  # a rating without unit or rater
+        keep = (at_rater >= 0) & (at_unit >= 0)
+        rows, at_rater, at_unit = rows[keep], at_rater[keep], at_unit[keep]
+    dup = pd.Series(at_rater * len(units) + at_unit).duplicated().to_numpy()
     if dup.any():
-        first = rows.loc[dup, [unit, rater]].iloc[0].tolist()
-        raise ValueError(f"Duplicate rating for (unit, rater) = {tuple(first)}.")
-    wide = rows.pivot(index=rater, columns=unit, values=value)
-    wide = wide.reindex(index=_sorted_labels(df[rater]), columns=_sorted_labels(df[unit]))
+        at = int(np.flatnonzero(dup)[0])
+        first = next(rows[[unit, rater]].iloc[at:at + 1].itertuples(index=False, name=None))
+        raise ValueError(f"Duplicate rating for (unit, rater) = {first}.")
     numeric = pd.api.types.is_numeric_dtype(df[value])
-    arr = wide.to_numpy(dtype=float if numeric else object)
-    return arr, list(wide.index), list(wide.columns)
+    arr = np.full((len(raters), len(units)), np.nan, dtype=float if numeric else object)
+    arr[at_rater, at_unit] = rows[value].to_numpy(dtype=float if numeric else object)
+    return arr, raters.tolist(), units.tolist()
 
 
 def _sorted_labels(col: pd.Series) -> list[Any]:
