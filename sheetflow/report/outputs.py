@@ -41,7 +41,7 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path, *,
         Processes that write the large CSV tables and the feedback workbooks (the
         bulk of a big panel's outputs: 500 raters give 500 workbooks and a pairwise
         table of 124,750 pairs per measure). Default: one per CPU (at most
-        :data:`MAX_WORKERS`) when that work exceeds :data:`PARALLEL_FROM` cells,
+        :data:`MAX_WORKERS`) when that work exceeds :data:`PARALLEL_FROM` (in CSV cells),
         otherwise everything is written in this process. ``1`` never starts one.
     """
     out = Path(out_dir)
@@ -73,14 +73,18 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path, *,
 
 
 MAX_WORKERS = 4
-PARALLEL_FROM = 300_000  # cells: below this, starting worker processes costs more
+# Cost in CSV cells (about 0.4 us each); a workbook cell costs about 15 of them. Below
+# PARALLEL_FROM (about 2 s of writing) the workers' own start-up (about 1.5 s of
+# imports each) would cost more than they save.
+PARALLEL_FROM = 5_000_000
+WORKBOOK_CELL_COST = 15
 
 
 def _write_all(jobs: list[Job], local: list[tuple[Callable[[Analysis, Path], Path], Path]],
                analysis: Analysis, workers: int | None) -> None:
     """The portable jobs in worker processes when they are many (see
     :mod:`.parallel`), the writers that need the whole analysis here meanwhile."""
-    weights = [_cells(args) for _, args, _ in jobs]
+    weights = [_cost(args) for _, args, _ in jobs]
     if workers is None:
         big = sum(weights) >= PARALLEL_FROM
         workers = min(os.cpu_count() or 1, MAX_WORKERS) if big else 1
@@ -97,12 +101,12 @@ def _write_all(jobs: list[Job], local: list[tuple[Callable[[Analysis, Path], Pat
         run_jobs(jobs, workers, weights, write_local)
 
 
-def _cells(args: tuple[Any, ...]) -> int:
-    """The cells a job writes: its tables' sizes (a feedback job's are in a dict)."""
-    tables = [a for a in args if isinstance(a, pd.DataFrame)] + [
-        t for a in args if isinstance(a, dict) for t in a.values()
-        if isinstance(t, pd.DataFrame)]
-    return sum(t.size for t in tables)
+def _cost(args: tuple[Any, ...]) -> int:
+    """A job's expected cost: its CSV table's cells, or its workbook's cells weighted."""
+    tables = [a for a in args if isinstance(a, pd.DataFrame)]
+    sheets = [t for a in args if isinstance(a, dict) for t in a.values()
+              if isinstance(t, pd.DataFrame)]
+    return sum(t.size for t in tables) + WORKBOOK_CELL_COST * sum(t.size for t in sheets)
 
 
 def _workbook_alone(analysis: Analysis, path: Path) -> Path:
