@@ -25,6 +25,7 @@ from ..outputs import OutputError
 
 Job = tuple[Callable[..., Any], tuple[Any, ...], Path]
 _CHILD = "from sheetflow.report.parallel import _worker; _worker()"
+_OK = "ok"
 
 
 def run_jobs(jobs: list[Job], workers: int, weights: list[int],
@@ -59,8 +60,9 @@ def run_jobs(jobs: list[Job], workers: int, weights: list[int],
         finally:
             results = [future.result() for future in done]
     for child, (out, err) in zip(children, results, strict=True):
-        if child.returncode != 0:
-            reason = (out or err).decode("utf-8", "replace").strip().splitlines()
+        answer = out.decode("utf-8", "replace").strip().splitlines()
+        if child.returncode != 0 or answer[-1:] != [_OK]:
+            reason = answer or err.decode("utf-8", "replace").strip().splitlines()
             raise OutputError("an output writer failed: "
                               + (reason[-1] if reason else f"exit {child.returncode}"))
 
@@ -77,12 +79,16 @@ def _balanced(jobs: list[Job], weights: list[int], workers: int) -> list[list[Jo
 
 
 def _worker() -> None:
-    """Child: run the pickled chunk on stdin; on failure print one line, exit 1."""
+    """Child: run the pickled chunk on stdin; answer ``ok`` or the failure, one line."""
     chunk = pickle.loads(sys.stdin.buffer.read())
+    sys.stdout.write(_run_chunk(chunk) + "\n")
+
+
+def _run_chunk(chunk: list[Job]) -> str:
     for write, args, path in chunk:
         try:
             write(*args, path)
         except Exception as exc:  # reported to the parent as one line, never a traceback
             final = Path(path).name.lstrip(".").rsplit(".", 2)[0]  # .NAME.PID.partial
-            print(f"{final}: {type(exc).__name__}: {exc}".replace("\n", " "))
-            sys.exit(1)
+            return f"{final}: {type(exc).__name__}: {exc}".replace("\n", " ")
+    return _OK
