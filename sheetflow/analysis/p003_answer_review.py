@@ -26,20 +26,22 @@ def _refusals(ctx: Context) -> pd.DataFrame:
     if rows_in.empty:
         return empty_reason(pd.DataFrame(), f"no {dim_id} ratings", arm="")
     should_col = ctx.param("should_refuse_column")
-    items = {it.id: it.fields for it in ctx.study.items}
-    rows = []
-    for rater in ["all raters", *sorted(rows_in["rater"].unique())]:
-        sub = rows_in if rater == "all raters" else rows_in[rows_in["rater"] == rater]
-        for arm in (a.id for a in ctx.study.design.arms):
-            grp = sub[sub["arm"] == arm]
-            should = [str(items.get(c, {}).get(should_col, "")).lower() in ("yes", "y", "true")
-                      for c in grp["case"]] if should_col else [False] * len(grp)
-            rows.append({"rater": rater, "arm": arm, "n": len(grp),
-                         "over_refusal": int((grp["value"] == "Over-refusal").sum()),
-                         "under_refusal": int((grp["value"] == "Under-refusal").sum()),
-                         "appropriate": int((grp["value"] == "Appropriate").sum()),
-                         "n_should_refuse": int(sum(should))})
-    return pd.DataFrame(rows)
+    should = [it.id for it in ctx.study.items if should_col
+              and str(it.fields.get(should_col, "")).lower() in ("yes", "y", "true")]
+    counted = pd.DataFrame({
+        "rater": rows_in["rater"], "arm": rows_in["arm"], "n": 1,
+        **{col: (rows_in["value"] == label).astype(int) for col, label in _REFUSALS.items()},
+        "n_should_refuse": rows_in["case"].isin(should).astype(int)})
+    arms = [a.id for a in ctx.study.design.arms]
+    raters = ["all raters", *sorted(rows_in["rater"].unique())]
+    sums = pd.concat([counted.assign(rater="all raters"), counted]).groupby(
+        ["rater", "arm"]).sum()
+    order = pd.MultiIndex.from_product([raters, arms], names=["rater", "arm"])
+    return sums.reindex(order, fill_value=0).astype(int).reset_index()
+
+
+_REFUSALS = {"over_refusal": "Over-refusal", "under_refusal": "Under-refusal",
+             "appropriate": "Appropriate"}
 
 
 def _gold_disputes(ctx: Context) -> pd.DataFrame:

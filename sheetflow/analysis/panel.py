@@ -105,9 +105,10 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
     -------
     Panel
     """
-    present = {(str(r), int(s)) for r, s in zip(data["rater"], data["sitting"], strict=True)}
+    packs = data[["rater", "sitting"]].drop_duplicates()  # a few per rater, not per rating
+    present = {(str(r), int(s)) for r, s in zip(packs["rater"], packs["sitting"], strict=True)}
     expected = list(dict.fromkeys(r for r, _ in expected_packs))
-    included = [r for r in dict.fromkeys(str(r) for r in data["rater"])]
+    included = list(dict.fromkeys(str(r) for r in packs["rater"]))
     left_out = [f for f in files or [] if not f.get("used")]
     excluded = [{"file": str(f.get("file", "")), "rater": str(f.get("rater", "")),
                  "reason": str(f.get("reason", "") or "not used")} for f in left_out]
