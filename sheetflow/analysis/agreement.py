@@ -18,6 +18,7 @@ from .context import (
     Context,
     add_verdict,
     empty_reason,
+    matrix_for,
     stack,
     typed_domain,
     values_for,
@@ -30,9 +31,9 @@ def _alpha(ctx: Context) -> pd.DataFrame:
     """Krippendorff's alpha per dimension and total with bootstrap CI and band."""
     rows = []
     for dim_id, level, domain, kind in ctx.dims_and_totals():
-        values = values_for(ctx, dim_id, kind)
         try:
-            res = stats.krippendorff_alpha(values, level=level,  # type: ignore[arg-type]
+            res = stats.krippendorff_alpha(matrix_for(ctx, dim_id, kind),
+                                           level=level,  # type: ignore[arg-type]
                                            value_domain=typed_domain(kind, domain, level),
                                            n_boot=ctx.plan.n_boot, seed=ctx.plan.seed)
         except ValueError as exc:  # e.g. a value outside the rubric's domain
@@ -52,11 +53,11 @@ def _cohen(ctx: Context) -> pd.DataFrame:
     frames = []
     for dim_id, level, domain, kind in ctx.dims_and_totals():
         weights, on = weights_for(level, kind)
-        values = values_for(ctx, dim_id, kind)
         dom = typed_domain(kind, domain, level)
         if kind == "total" or (level in ("interval", "ratio") and dom is None):
-            dom = sorted(values["value"].unique().tolist()) or None
-        res = stats.cohen_kappa(values, weights=weights, categories=dom, weight_on=on)
+            dom = sorted(values_for(ctx, dim_id, kind)["value"].unique().tolist()) or None
+        res = stats.cohen_kappa(matrix_for(ctx, dim_id, kind), weights=weights,
+                                categories=dom, weight_on=on)
         res.insert(0, "measure", dim_id)
         res.insert(1, "weight_on", on)
         frames.append(res)
@@ -70,7 +71,7 @@ def _per_dimension(ctx: Context, coefficient: Callable[..., pd.DataFrame]) -> pd
     for dim_id, level, domain, kind in ctx.dims_and_totals():
         if kind == "total":
             continue
-        res = coefficient(values_for(ctx, dim_id, kind), level, domain, kind)
+        res = coefficient(matrix_for(ctx, dim_id, kind), level, domain, kind)
         res.insert(0, "measure", dim_id)
         frames.append(res)
     return stack(frames)
@@ -95,7 +96,7 @@ def _percent(ctx: Context) -> pd.DataFrame:
     """Observed agreement per dimension (share of agreeing rater pairs per unit)."""
     rows = []
     for dim_id, _level, _domain, kind in ctx.dims_and_totals():
-        res = stats.percent_agreement(values_for(ctx, dim_id, kind))
+        res = stats.percent_agreement(matrix_for(ctx, dim_id, kind))
         rows.append({"measure": dim_id, **res.iloc[0].to_dict()})
     return pd.DataFrame(rows)
 

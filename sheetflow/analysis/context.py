@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..rubric import Dimension
 from ..spec.hashing import plain_data
+from ..stats._util import RatingMatrix, rating_matrix
 from ..study import Study
 from .na import na_as_category
 
@@ -78,6 +79,7 @@ class Context:
         first["unit"] = first["case"] + np.where(first["arm"] != "", "|" + first["arm"], "")
         self.first = first
         self._by_measure: dict[str, pd.DataFrame] = {}
+        self._matrices: dict[tuple[str, str], RatingMatrix] = {}
 
     def response_dims(self) -> list[Dimension]:
         return [d for d in self.study.rubric.by_scope("response")
@@ -185,6 +187,18 @@ def typed_domain(kind: str, domain: list[Any] | None, level: str) -> list[Any] |
 def values_for(ctx: Context, dim_id: str, kind: str) -> pd.DataFrame:
     return ctx.numeric(dim_id) if kind in ("count", "checklist", "scale", "number", "total") \
         else ctx.ratings(dim_id)
+
+
+def matrix_for(ctx: Context, dim_id: str, kind: str) -> RatingMatrix:
+    """:func:`values_for` as a raters x units matrix, laid out once per measure.
+
+    Alpha, the kappas, AC1/AC2 and percent agreement all read the same ratings; on a
+    panel of hundreds of thousands of ratings the layout costs more than most of them.
+    """
+    key = (dim_id, kind)
+    if key not in ctx._matrices:
+        ctx._matrices[key] = rating_matrix(values_for(ctx, dim_id, kind))
+    return ctx._matrices[key]
 
 
 def empty_reason(frame: pd.DataFrame, reason: str, **cols: Any) -> pd.DataFrame:

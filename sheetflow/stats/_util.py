@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -64,6 +64,44 @@ def shared_doc(func: _F) -> _F:
     return func
 
 
+class RatingMatrix(NamedTuple):
+    """A tidy table already laid out as a raters x units matrix, with its labels.
+
+    Every statistic accepts one in place of the tidy table it came from (same result):
+    an analysis that runs several statistics on the same ratings lays them out once
+    (:func:`rating_matrix`) instead of once per statistic.
+
+    Attributes
+    ----------
+    matrix : numpy.ndarray
+        Raters x units; float when the values are numeric, else object; NaN for missing.
+    raters, units : list
+        Row and column labels (sorted when they can be).
+    """
+
+    matrix: np.ndarray
+    raters: list[Any]
+    units: list[Any]
+
+
+def rating_matrix(data: pd.DataFrame, unit: str = "unit", rater: str = "rater",
+                  value: str = "value") -> RatingMatrix:
+    """A tidy ratings table as a :class:`RatingMatrix` (see :func:`to_matrix`).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        One row per rating.
+    unit, rater, value : str
+        Its column names.
+
+    Returns
+    -------
+    RatingMatrix
+    """
+    return RatingMatrix(*_tidy_to_matrix(data, unit, rater, value))
+
+
 def to_matrix(
     data: Any,
     unit: str | None = None,
@@ -75,8 +113,12 @@ def to_matrix(
     A :class:`pandas.DataFrame` is read as a tidy table (one row per rating) with the
     columns named by ``unit``, ``rater`` and ``value`` (defaults ``"unit"``, ``"rater"``,
     ``"value"``). Anything else is read as a raters x units array with missing values
-    as NaN/None (the ``reliability_data`` layout of :func:`krippendorff.alpha`).
+    as NaN/None (the ``reliability_data`` layout of :func:`krippendorff.alpha`). A
+    :class:`RatingMatrix` gives a copy of its matrix and its labels (callers may write
+    into the matrix).
     """
+    if isinstance(data, RatingMatrix):
+        return data.matrix.copy(), list(data.raters), list(data.units)
     if isinstance(data, pd.DataFrame):
         return _tidy_to_matrix(data, unit or "unit", rater or "rater", value or "value")
     arr = np.asarray(data, dtype=object if _has_strings(data) else float)
