@@ -82,7 +82,8 @@ def _write_column(ws: Worksheet, first: int, col: int, values: pd.Series, num: A
     elif kind in "iu":
         for row, v in enumerate(values.tolist(), start=first):
             ws.write_number(row, col, float(v))
-    elif pd.api.types.infer_dtype(values, skipna=False) == "string":  # text, no blanks
+    elif not values.hasnans and pd.api.types.infer_dtype(values, skipna=False) == "string":
+        # text without blanks (pandas 3's str dtype says "string" even with NaN in it)
         for row, v in enumerate(values.tolist(), start=first):
             ws.write_string(row, col, v)
     else:
