@@ -129,7 +129,10 @@ def _standard_columns(raw: pd.DataFrame) -> pd.DataFrame:
     for name, options in _SYNONYMS.items():
         col = next((c for c in options if c in raw.columns), None)
         out[name] = _unneutralise(raw[col].astype(str)) if col else ""
-    out["sitting"] = pd.to_numeric(out["sitting"], errors="coerce").fillna(1).astype(int)
+    # parsed once per distinct text (a handful), not once per cell
+    codes, texts = pd.factorize(out["sitting"])
+    sittings = pd.to_numeric(pd.Series(texts, dtype=object), errors="coerce").fillna(1)
+    out["sitting"] = sittings.astype(int).to_numpy()[codes]
     return out
 
 
@@ -177,9 +180,12 @@ def unblind(study: Study, raw: pd.DataFrame, sides: pd.DataFrame) -> pd.DataFram
     df = df[df["dimension"].isin(list(dims))]  # batch times and other non-rubric fields
     if df.empty:
         return pd.DataFrame(columns=list(DATA_COLUMNS))
-    df = df.assign(gid=df.groupby(_RATING_KEYS, sort=False).ngroup().to_numpy())
-    ratings = df.groupby("gid", sort=True)[_RATING_KEYS].first()
-    parts = _Parts(df)
+    gid = df.groupby(_RATING_KEYS, sort=False).ngroup().to_numpy()
+    df = df.assign(gid=gid)
+    starts = _first_rows(gid)
+    # a rating's keys from its first cell (no key is ever missing, so as groupby first)
+    ratings = df[_RATING_KEYS].iloc[starts].set_axis(pd.RangeIndex(len(starts), name="gid"))
+    parts = _Parts(df, starts)
     ratings["confidence"] = parts.confidence()
     value = parts.chosen_value()
     out = np.empty(len(ratings), dtype=object)
@@ -187,7 +193,8 @@ def unblind(study: Study, raw: pd.DataFrame, sides: pd.DataFrame) -> pd.DataFram
         out[where] = _dimension_values(dims[dim_id], value[where], parts, where)
     ratings["value"] = out
     ratings["arm"] = _arms(study, ratings, sides)
-    preference = ratings["dimension"].map(lambda d: dims[d].kind == "preference").to_numpy()
+    preference = ratings["dimension"].isin(
+        [d for d in dims if dims[d].kind == "preference"]).to_numpy()
     if preference.any():
         ratings.loc[preference, "value"] = _preferred_arms(
             study, ratings.loc[preference], sides)
@@ -199,6 +206,13 @@ def unblind(study: Study, raw: pd.DataFrame, sides: pd.DataFrame) -> pd.DataFram
 _RATING_KEYS = ["rater", "sitting", "case", "label", "dimension"]
 
 
+def _first_rows(gid: np.ndarray) -> np.ndarray:
+    """Row of each group's first cell, in group order (groups numbered as first seen)."""
+    new = np.ones(len(gid), dtype=bool)
+    new[1:] = gid[1:] > np.maximum.accumulate(gid)[:-1]
+    return np.flatnonzero(new)
+
+
 class _Parts:
     """The cells of every rating side by side: one row per rating, one column per part.
 
@@ -206,13 +220,13 @@ class _Parts:
     "the first part" is the part of the rating's first cell.
     """
 
-    def __init__(self, df: pd.DataFrame):
+    def __init__(self, df: pd.DataFrame, starts: np.ndarray):
         last = df.drop_duplicates(["gid", "part"], keep="last")
         self.values = last.pivot(index="gid", columns="part", values="value")
         # only the "value" cell's raw text is ever read (the fallback for a blank value)
         self.raw_value = last[last["part"] == "value"].set_index("gid")["raw"].reindex(
             self.values.index)
-        self.first_part = df.groupby("gid", sort=True)["part"].first()
+        self.first_part = pd.Series(df["part"].to_numpy()[starts], index=self.values.index)
         self.df = df
 
     def column(self, part: str) -> pd.Series:
@@ -271,7 +285,8 @@ def _dimension_values(dim: Dimension, values: np.ndarray, parts: _Parts,
     if dim.kind == "binary" and dim.blank_means:
         text = text.mask(text == "", dim.blank_means)
     # an N/A label stays as answered; the analyses apply the plan's na_handling
-    return text.map(lambda v: np.nan if v == "" else v).to_numpy(dtype=object)
+    out = text.to_numpy(dtype=object)
+    return np.where(out == "", np.nan, out)
 
 
 def _count_points(dim: Dimension, value: Any) -> float:
