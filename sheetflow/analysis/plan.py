@@ -19,6 +19,7 @@ from .selfchecks import self_checks
 from .summary import methods, summary
 from .unblind import (
     RATINGS_FILE,
+    RAW_COLUMNS,
     add_totals,
     complete_columns,
     internal_scores,
@@ -61,7 +62,8 @@ def analyze(study_dir: str | Path, *, published: str | None = None) -> Analysis:
         raise MissingStepError(f"{RATINGS_FILE} not found in {root}",
                                f"sheetflow collect {root}")
     data, recorded = verify_ratings(root)  # whole, and the table collect wrote
-    raw = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
+    raw = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False,
+                      usecols=lambda name: name in RAW_COLUMNS)
     check_row_count(recorded, len(raw))
     data = unblind(study, raw, key_sides(key))
     internal = internal_scores(study)
