@@ -85,13 +85,16 @@ def _csv_values(col: pd.Series) -> list:
     """One column as Python values: missing as None (an empty field), risky text
     neutralised."""
     if isinstance(col.dtype, np.dtype) and col.dtype.kind in "fiub":
-        values = col.tolist()
-        return [None if v != v else v for v in values] if col.dtype.kind == "f" else values
+        if col.dtype.kind != "f":
+            return col.tolist()
+        values = col.to_numpy(dtype=object)  # Python floats, as tolist() gives
+        values[np.isnan(col.to_numpy())] = None
+        return values.tolist()
     if pd.api.types.infer_dtype(col, skipna=True) in ("string", "empty"):
         # text: few distinct values (measures, rater ids), so each is checked once
         codes, uniques = pd.factorize(col, use_na_sentinel=True)
-        safe = [neutralise(v) for v in uniques.tolist()]
-        return [safe[c] if c >= 0 else None for c in codes.tolist()]
+        safe = np.array([*(neutralise(v) for v in uniques.tolist()), None], dtype=object)
+        return safe[codes].tolist()  # code -1 (missing) takes the last entry, None
     return [None if _missing(v) else neutralise(v) if isinstance(v, str) else v
             for v in col.tolist()]  # mixed: 1, 1.0 and True stay apart
 
