@@ -13,6 +13,7 @@ main figure (for the data, the number of ratings per rater and dimension).
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
 import numpy as np
@@ -67,18 +68,54 @@ def large_tables(tables: dict[str, pd.DataFrame], data: pd.DataFrame) -> dict[st
 def write_csv(table: pd.DataFrame, path: str | Path) -> Path:
     """The whole table as UTF-8 CSV, formula starts neutralised in text cells.
 
-    Written by the :mod:`csv` module from plain column lists: the same text as
-    ``DataFrame.to_csv`` (floats as ``repr``, missing values empty) in about half the
-    time on a table of a million rows.
+    The same bytes as :mod:`csv`'s writer (``QUOTE_MINIMAL``, ``"\\n"`` line ends; so
+    the same text as ``DataFrame.to_csv``: floats as ``repr``, missing values empty),
+    but, for a table of text and integers, each distinct text is quoted once by that
+    writer and the lines are joined from ready columns: a third of the time of
+    ``writerows`` on 300,000 ratings. Float columns go through ``writerows``, whose
+    float formatting in C is faster than ``str`` per cell.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    columns = [_csv_values(table.iloc[:, j]) for j in range(table.shape[1])]
+    floats = any(isinstance(t, np.dtype) and t.kind == "f" for t in table.dtypes)
     with path.open("w", encoding="utf-8", newline="") as out:
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow([str(c) for c in table.columns])
-        writer.writerows(zip(*columns, strict=True))
+        if floats or table.shape[1] < 2:  # csv also quotes a lone empty field
+            writer = csv.writer(out, lineterminator="\n")
+            writer.writerow([str(c) for c in table.columns])
+            writer.writerows(zip(*(_csv_values(table.iloc[:, j])
+                                   for j in range(table.shape[1])), strict=True))
+            return path
+        columns = [_csv_fields(table.iloc[:, j]) for j in range(table.shape[1])]
+        out.write(",".join(_quoted(str(c)) for c in table.columns) + "\n")
+        out.writelines(map("{}\n".format, map(",".join, zip(*columns, strict=True))))
     return path
+
+
+def _quoted(text: str) -> str:
+    """``text`` as the csv module writes it inside a row (quoted when it must be)."""
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(["", text])
+    return buf.getvalue()[1:-1]
+
+
+def _csv_fields(col: pd.Series) -> list[str]:
+    """One column as its CSV fields (see :func:`write_csv`)."""
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iub":
+        return list(map(str, col.tolist()))  # digits, True/False: never quoted
+    # (no float columns here: see write_csv)
+    if pd.api.types.infer_dtype(col, skipna=True) in ("string", "empty"):
+        codes, uniques = pd.factorize(col, use_na_sentinel=True)
+        safe = np.array([*(_quoted(neutralise(v)) for v in uniques.tolist()), ""],
+                        dtype=object)
+        return safe[codes].tolist()  # code -1 (missing) takes the last entry, ""
+    seen: dict[tuple[type, object], str] = {}  # keyed by type: 1, 1.0 and True apart
+
+    def field(value: object) -> str:
+        key = (type(value), value)
+        if key not in seen:
+            seen[key] = _quoted(neutralise(value) if isinstance(value, str) else str(value))
+        return seen[key]
+    return ["" if _missing(v) else field(v) for v in col.tolist()]
 
 
 def _csv_values(col: pd.Series) -> list:
