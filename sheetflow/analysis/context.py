@@ -79,6 +79,7 @@ class Context:
         first["unit"] = first["case"] + np.where(first["arm"] != "", "|" + first["arm"], "")
         self.first = first
         self._by_measure: dict[str, pd.DataFrame] = {}
+        self._rows_of: dict[Any, np.ndarray] | None = None  # dimension -> row positions
         self._matrices: dict[tuple[str, str], RatingMatrix] = {}
 
     def response_dims(self) -> list[Dimension]:
@@ -110,7 +111,9 @@ class Context:
         return self._by_measure[dim_id].copy()
 
     def _select(self, dim_id: str) -> pd.DataFrame:
-        rows = self.first[self.first["dimension"] == dim_id]
+        if self._rows_of is None:  # one grouping instead of a comparison per measure
+            self._rows_of = self.first.groupby("dimension", sort=False).indices
+        rows = self.first.iloc[self._rows_of.get(dim_id, np.empty(0, dtype=np.intp))]
         if rows.empty:
             return pd.DataFrame(columns=["unit", "rater", "value", "arm", "case"])
         if self._is_case_scope(dim_id):

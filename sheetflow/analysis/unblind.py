@@ -300,15 +300,31 @@ def _count_points(dim: Dimension, value: Any) -> float:
 def _arms(study: Study, ratings: pd.DataFrame, sides: pd.DataFrame) -> np.ndarray:
     """The arm behind each rating: the key's side, else the item's arm column."""
     keys = ["rater", "sitting", "case", "label"]
-    side = sides.drop_duplicates(keys, keep="last").set_index(keys)["arm"]
-    arm = pd.Series(side.reindex(pd.MultiIndex.from_frame(ratings[keys])).to_numpy(),
-                    index=ratings.index).fillna("")
+    side = sides.drop_duplicates(keys, keep="last")
+    at = _key_positions(side, ratings, keys)
+    found = np.append(side["arm"].to_numpy(dtype=object), np.nan)[at]  # -1: not in key
+    arm = pd.Series(found, index=ratings.index).fillna("")
     column = study.design.arm_column
     if column:
         item_arm = {it.id: it.fields.get(column, "") for it in study.items}
         fallback = ratings["case"].map(item_arm).fillna("")
         arm = arm.mask(arm == "", fallback)
     return arm.to_numpy(dtype=object)
+
+
+def _key_positions(table: pd.DataFrame, query: pd.DataFrame, keys: list[str]) -> np.ndarray:
+    """Row of ``table`` (unique on ``keys``) holding each query row's keys, else -1.
+
+    The keys of both sides numbered together, one column at a time (as a MultiIndex
+    lookup matches them, without building one over every rating).
+    """
+    code = np.zeros(len(table) + len(query), dtype=np.int64)
+    for key in keys:
+        both = np.concatenate([table[key].to_numpy(dtype=object),
+                               query[key].to_numpy(dtype=object)])
+        step, uniques = pd.factorize(both, use_na_sentinel=False)
+        code, _ = pd.factorize(code * len(uniques) + step)  # stays below the row count
+    return pd.Index(code[:len(table)]).get_indexer(code[len(table):])
 
 
 def _preferred_arms(study: Study, prefs: pd.DataFrame, sides: pd.DataFrame) -> np.ndarray:
