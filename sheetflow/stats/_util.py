@@ -196,9 +196,11 @@ def encode(arr: np.ndarray, domain: np.ndarray) -> np.ndarray:
     """
     present = ~is_missing(arr)
     codes = np.full(arr.shape, MISSING, dtype=np.int64)
-    values = arr[present].tolist()
+    values = np.asarray(arr[present], dtype=object)
     lookup = pd.Index(domain.tolist(), dtype=object)
-    found = lookup.get_indexer(pd.Index(values, dtype=object)) if values else \
+    # each distinct value looked up once (the same object hash table as a dict)
+    at, distinct = pd.factorize(values)
+    found = lookup.get_indexer(pd.Index(distinct, dtype=object))[at] if len(values) else \
         np.empty(0, dtype=np.intp)
     if (found < 0).any():
         key = values[int(np.flatnonzero(found < 0)[0])]
