@@ -47,8 +47,8 @@ _REFUSALS = {"over_refusal": "Over-refusal", "under_refusal": "Under-refusal",
 def _gold_disputes(ctx: Context) -> pd.DataFrame:
     """Every item a rater flagged gold_dispute, with the rater's note."""
     data = ctx.first
-    flagged = data[(data["dimension"] == "gold_dispute") & data["value"].notna()
-                   & (data["value"].astype(str) != "")]
+    gold = data[data["dimension"] == "gold_dispute"]  # text checks on these rows only
+    flagged = gold[gold["value"].notna() & (gold["value"].astype(str) != "")]
     qcol = ctx.param("question_column")
     items = {it.id: it.fields for it in ctx.study.items}
     notes = data[data["dimension"] == "rater_note"].set_index(["rater", "case"])["value"]

@@ -225,7 +225,7 @@ class _Parts:
 
     def __init__(self, df: pd.DataFrame, starts: np.ndarray):
         last = df.drop_duplicates(["gid", "part"], keep="last")
-        self.values = last.pivot(index="gid", columns="part", values="value")
+        self.values = _pivot_parts(last)
         # only the "value" cell's raw text is ever read (the fallback for a blank value)
         self.raw_value = last[last["part"] == "value"].set_index("gid")["raw"].reindex(
             self.values.index)
@@ -268,6 +268,21 @@ class _Parts:
         counts = yes.sum(axis=1).to_numpy()
         counts = np.array([int(c) for c in counts], dtype=object)
         return has_any, np.where(blank, np.nan, counts)
+
+
+def _pivot_parts(last: pd.DataFrame) -> pd.DataFrame:
+    """``last.pivot(index="gid", columns="part", values="value")`` by array indexing.
+
+    Every group number from 0 has a row, parts are sorted as pivot sorts them and
+    each (gid, part) occurs once; the values stay objects, NaN where a part is absent.
+    """
+    at, parts = pd.factorize(last["part"], sort=True)
+    gids = last["gid"].to_numpy()
+    n_rows = int(gids.max()) + 1 if len(gids) else 0
+    table = np.full((n_rows, len(parts)), np.nan, dtype=object)
+    table[gids, at] = last["value"].to_numpy(dtype=object)
+    return pd.DataFrame(table, index=pd.Index(np.arange(n_rows), name="gid"),
+                        columns=pd.Index(parts, name="part"))
 
 
 def _dimension_values(dim: Dimension, values: np.ndarray, parts: _Parts,
