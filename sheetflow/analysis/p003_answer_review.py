@@ -52,9 +52,15 @@ def _gold_disputes(ctx: Context) -> pd.DataFrame:
     qcol = ctx.param("question_column")
     items = {it.id: it.fields for it in ctx.study.items}
     notes = data[data["dimension"] == "rater_note"].set_index(["rater", "case"])["value"]
+    if notes.index.is_unique:  # one lookup for all flagged rows, not one per row
+        found = notes.reindex(pd.MultiIndex.from_arrays([flagged["rater"], flagged["case"]]))
+        note_of = [_text(v) for v in found.tolist()]
+    else:
+        keys = zip(flagged["rater"], flagged["case"], strict=True)
+        note_of = [_text(notes.get(key, "")) for key in keys]
     rows = [{"item": r.case, "question": items.get(r.case, {}).get(qcol, "") if qcol else "",
-             "arm": r.arm, "rater": r.rater,
-             "note": _text(notes.get((r.rater, r.case), ""))} for r in flagged.itertuples()]
+             "arm": r.arm, "rater": r.rater, "note": note}
+            for r, note in zip(flagged.itertuples(), note_of, strict=True)]
     return pd.DataFrame(rows, columns=["item", "question", "arm", "rater", "note"])
 
 
