@@ -1,7 +1,8 @@
 """The large-table CSV writer gives the csv module's bytes, whichever path it takes.
 
-Tables of text and integers are joined from columns quoted once per distinct text;
-tables with floats, and one-column tables, go through ``csv.writer``. The reference
+Columns are turned into fields (each distinct text quoted once, each distinct float
+formatted once when a column repeats values) and joined; one-column tables go through
+``csv.writer``. The reference
 here is ``csv.writer`` fed cell by cell (missing as empty, formula starts neutralised).
 """
 
@@ -43,6 +44,11 @@ def _tables() -> dict[str, pd.DataFrame]:
                                        "a,b": ["", *text[1:]]}),
         "with_floats": pd.DataFrame({"rater": text, "kappa": rng.normal(size=n).round(3),
                                      "p": np.where(rng.random(n) > 0.8, np.nan, 1e-7)}),
+        "repeated_floats": pd.DataFrame({
+            "rater": text, "share": rng.integers(0, 5, n) / 4,
+            "signed_zero": np.where(rng.random(n) > 0.5, -0.0, 0.0),
+            "inf": np.where(rng.random(n) > 0.9, np.inf, np.where(rng.random(n) > 0.7,
+                                                                   np.nan, 0.1))}),
         "one_column": pd.DataFrame({"reason": ["" if t is None else t for t in text]}),
         "empty_text": pd.DataFrame({"a": [None] * 3, "b": [1, 2, 3]}),
     }
