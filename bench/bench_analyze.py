@@ -48,10 +48,8 @@ if step == "collect":
     from sheetflow.collect import collect
     run = lambda: collect(root)
 else:
-    from sheetflow.analysis import analyze
-    from sheetflow.report import write_analysis_outputs
-    def run():
-        write_analysis_outputs(analyze(root), root / "out")
+    from sheetflow.report import analyze_and_write
+    run = lambda: analyze_and_write(root)  # what sheetflow analyze runs
 def cpu_total():  # this process and its finished children (collect's reader sandboxes)
     me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime

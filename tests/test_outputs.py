@@ -257,3 +257,53 @@ def test_a_worker_that_fails_leaves_the_previous_outputs_and_names_the_file(made
     with pytest.raises(OutputError, match=rf"feedback-{rater}\.xlsx: AttributeError"):
         write_analysis_outputs(analysis, out, workers=2)
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+
+
+def test_analyze_and_write_gives_the_files_of_analyze_then_write(made, tmp_path):
+    """The overlapped run (workers fed while the analysis goes on) writes the same."""
+    from sheetflow.report import analyze_and_write, write_analysis_outputs
+
+    root = _study(made, tmp_path, 3)
+    collect(root)
+    serial = tmp_path / "serial"
+    expected = write_analysis_outputs(analyze(root), serial, workers=1)
+    analysis, written = analyze_and_write(root, workers=2)  # workers from the first part
+    assert analysis.feedback
+    assert [p.name for p in written] == [p.name for p in expected]
+    want, got = _cells_of(serial), _cells_of(root / "out")
+    assert {name: got.get(name) for name in want} == want
+    assert not list((root / "out").glob(".*partial"))
+
+
+def test_analyze_and_write_fails_whole_when_a_worker_fails(made, tmp_path, monkeypatch):
+    import sheetflow.report.overlap as overlap
+    from sheetflow.report.feedback import write_feedback_tables
+
+    root = _study(made, tmp_path, 3)
+    collect(root)
+    overlap.analyze_and_write(root, workers=2)
+    before = {p.name: p.read_bytes() for p in (root / "out").iterdir() if p.is_file()}
+
+    def broken_jobs(analysis, out):
+        return [(write_feedback_tables, ("t", "R9", {"Overview": "not a table"},
+                                         None), out / "feedback-R9.xlsx")]
+
+    monkeypatch.setattr(overlap, "feedback_jobs", broken_jobs)
+    with pytest.raises(OutputError, match=r"feedback-R9\.xlsx: AttributeError"):
+        overlap.analyze_and_write(root, workers=2)
+    assert {p.name: p.read_bytes() for p in (root / "out").iterdir() if p.is_file()} == before
+    assert not list((root / "out").glob(".*partial"))
+
+
+def test_analyze_and_write_with_a_broken_seal_writes_nothing(made, tmp_path):
+    from sheetflow.errors import SealError
+    from sheetflow.report import analyze_and_write
+
+    root = _study(made, tmp_path, 3)
+    collect(root)
+    key = root / "sealed" / "key.json"
+    key.write_text(key.read_text(encoding="utf-8") + " ", encoding="utf-8")  # not the sealed hash
+    with pytest.raises(SealError):
+        analyze_and_write(root, workers=2)
+    assert not (root / "out" / "analysis.xlsx").exists()
+    assert not list((root / "out").glob(".*partial"))

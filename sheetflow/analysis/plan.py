@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +30,12 @@ from .unblind import (
     verify_seal,
 )
 
+PartReady = Callable[[Analysis, str], None]
+"""Called with the analysis so far and ``"feedback"`` or a table's name, as each is done."""
 
-def analyze(study_dir: str | Path, *, published: str | None = None) -> Analysis:
+
+def analyze(study_dir: str | Path, *, published: str | None = None,
+            on_part: PartReady | None = None) -> Analysis:
     """Unseal, unblind and run the plan of the study in ``study_dir``.
 
     Parameters
@@ -39,6 +44,8 @@ def analyze(study_dir: str | Path, *, published: str | None = None) -> Analysis:
         A study folder after ``sheetflow generate`` and ``sheetflow collect``.
     published : str, optional
         The key sha256 published before scoring; the key must have it.
+    on_part : callable, optional
+        See :func:`run_plan`.
 
     Returns
     -------
@@ -74,7 +81,7 @@ def analyze(study_dir: str | Path, *, published: str | None = None) -> Analysis:
                 for p in entries]
     panel = build_panel(expected, complete_columns(data), read_file_verdicts(root))
     analysis = run_plan(study, data, key_hash=key_hash, internal=internal, key_seeds=seeds,
-                        panel=panel)
+                        panel=panel, on_part=on_part)
     analysis.batches = batch_times(study, raw, entries)
     return analysis
 
@@ -82,7 +89,7 @@ def analyze(study_dir: str | Path, *, published: str | None = None) -> Analysis:
 def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
              internal: pd.DataFrame | None = None,
              key_seeds: dict[str, Any] | None = None,
-             panel: Panel | None = None) -> Analysis:
+             panel: Panel | None = None, on_part: PartReady | None = None) -> Analysis:
     """Run every analysis of ``study.plan.run`` on unblinded ratings.
 
     Parameters
@@ -100,6 +107,11 @@ def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
     panel : Panel, optional
         The expected panel against the ratings (default: every rater of the spec,
         and a second sitting when the design repeats items).
+    on_part : callable, optional
+        ``on_part(analysis, part)`` as each part is final: ``"feedback"`` (the raters'
+        feedback tables, computed first) and then each table's name, so a caller can
+        write the large parts while the rest is computed (see
+        :func:`sheetflow.report.analyze_and_write`).
 
     Returns
     -------
@@ -111,14 +123,18 @@ def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
     data = natural_order(add_totals(data, study.rubric), ["rater", "sitting", "case"])
     ctx = Context(study, data, internal)
     analysis = Analysis(study, data)
+    ready = on_part or (lambda _analysis, _part: None)
+    own = protocol_plan(study.protocol)
+    analysis.feedback = own.feedback(ctx) if own is not None and own.feedback else {}
+    ready(analysis, "feedback")
     for name in planned_analyses(study):
         analysis.tables[name] = _guarded(name, ctx)
+        ready(analysis, name)
     analysis.tables["self_checks"] = self_checks(ctx)
+    ready(analysis, "self_checks")
     analysis.summary = summary(ctx, analysis.tables, key_hash, key_seeds or {},
                                panel)
     analysis.panel = panel
-    own = protocol_plan(study.protocol)
-    analysis.feedback = own.feedback(ctx) if own is not None and own.feedback else {}
     analysis.methods = _with_data_methods(methods(study), ctx)
     analysis.figures = _figures(ctx, analysis.tables)
     return analysis

@@ -31,13 +31,11 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
 
     Example: sheetflow analyze my-study
     """
-    from ..analysis import analyze
     from ..outputs import study_lock
-    from ..report import write_analysis_outputs
+    from ..report import analyze_and_write
 
     with study_lock(directory, "analyze"):  # no collect replaces the table meanwhile
-        analysis = analyze(directory, published=published)
-        written = write_analysis_outputs(analysis, directory / "out")
+        analysis, written = analyze_and_write(directory, published=published)
     _echo_summary(out, analysis)
     for path in written:
         out.say(f"wrote {path}")

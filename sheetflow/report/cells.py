@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
-from ..analysis import Analysis
+if TYPE_CHECKING:  # a worker process writing feedback needs no analysis
+    from ..analysis import Analysis
 
 BAND_COLOURS = ("#C6EFCE", "#E2F0D9", "#FFEB9C", "#FFC7CE")  # best band first
 

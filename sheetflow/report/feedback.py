@@ -10,12 +10,15 @@ from __future__ import annotations
 import datetime as dt
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import xlsxwriter
 
-from ..analysis import Analysis
 from .cells import OPTIONS, created, formats, write_table
+
+if TYPE_CHECKING:  # a worker process writing feedback needs no analysis
+    from ..analysis import Analysis
 
 INTRO = ("Your scores beside the median of all validators who scored the same response "
          "(your own score included; no other validator is named). Responses are shown by "

@@ -15,7 +15,7 @@ from ..outputs import OutputSet, remove_partials
 from .cells import created
 from .feedback import feedback_name, write_feedback_tables
 from .large import TABLES_DIR, csv_path, large_tables, write_csv
-from .parallel import Job, run_jobs
+from .parallel import Job, WorkerPool, run_jobs
 from .workbook import write_analysis_workbook
 
 VERDICT_ANALYSES = frozenset({"yield_fisher", "permutation", "trend", "intra_rater_kappa"})
@@ -31,7 +31,8 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path, *,
     This is the one place outputs are written: each to a
     temporary file first, all replacing the old ones only once every one is complete
     (:class:`~sheetflow.outputs.OutputSet`), so a run that stops half-way leaves the
-    previous set as it was.
+    previous set as it was. :func:`~.overlap.analyze_and_write` does the same while
+    the analysis runs.
 
     Parameters
     ----------
@@ -46,62 +47,98 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path, *,
     """
     out = Path(out_dir)
     remove_partials(out)
-    writers: list[tuple[Callable[[Analysis, Path], Path], Path]] = [
-        (_workbook_alone, out / "analysis.xlsx"), (write_summary_json, out / "summary.json")]
-    jobs: list[Job] = []
-    for name in large_tables(analysis.tables, analysis.data):
-        table = analysis.data if name == "data" else analysis.tables[name]
-        jobs.append((write_csv, (table,), out / csv_path(name)))
-    if VERDICT_ANALYSES & set(analysis.study.plan.run):
-        writers.append((write_verdicts_jsonl, out / "verdicts.jsonl"))
-        for name, table in results_tables(analysis).items():
-            writers.append((_csv_writer(table), out / name))
-    jobs += [(write_feedback_tables, (analysis.study.title, rater, tables, created(analysis)),
-              out / feedback_name(rater)) for rater, tables in analysis.feedback.items()]
     with OutputSet() as outputs:
-        staged = [(write, args, outputs.stage(path)) for write, args, path in jobs]
-        local = [(write, outputs.stage(path)) for write, path in writers]
-        _write_all(staged, local, analysis, workers)
-    split = len(jobs) - len(analysis.feedback)  # large tables first, then feedback
-    tables, feedback = jobs[:split], jobs[split:]
-    written = [path for _, path in writers[:2]] + [path for *_, path in tables] + \
-        [path for _, path in writers[2:]] + [path for *_, path in feedback]
-    for stale in (out / TABLES_DIR).glob("*.csv"):  # a table of an earlier, larger run
+        written = write_into(analysis, out, outputs, workers=workers)
+    remove_stale_tables(out, written)
+    return written
+
+
+def write_into(analysis: Analysis, out: Path, outputs: OutputSet, *,
+               workers: int | None = None, pool: WorkerPool | None = None,
+               sent: frozenset[Path] = frozenset()) -> list[Path]:
+    """Stage and write every output of ``analysis`` not in ``sent`` (final paths a
+    ``pool`` already has); the final paths of all of them, in the order listed by
+    :func:`write_analysis_outputs`. The jobs left go to ``pool`` when given (which
+    is then finished), else as ``workers`` says."""
+    local: list[tuple[Callable[[Analysis, Path], Path], Path]] = [
+        (_workbook_alone, out / "analysis.xlsx"), (write_summary_json, out / "summary.json")]
+    if VERDICT_ANALYSES & set(analysis.study.plan.run):
+        local.append((write_verdicts_jsonl, out / "verdicts.jsonl"))
+        local += [(_csv_writer(table), out / name)
+                  for name, table in results_tables(analysis).items()]
+    tables = table_jobs(analysis.tables, analysis.data, out)
+    feedback = feedback_jobs(analysis, out)
+    jobs = [(write, args, outputs.stage(path)) for write, args, path in tables + feedback
+            if path not in sent]
+    staged = [(write, outputs.stage(path)) for write, path in local]
+    if pool is not None:
+        for job in jobs:
+            pool.submit(job, job_cost(job[1]))
+        _write_local(staged, analysis)
+        pool.finish()
+    else:
+        _write_all(jobs, staged, analysis, workers)
+    return [path for _, path in local[:2]] + [path for *_, path in tables] + \
+        [path for _, path in local[2:]] + [path for *_, path in feedback]
+
+
+def table_jobs(tables: dict[str, pd.DataFrame], data: pd.DataFrame, out: Path) -> list[Job]:
+    """A job writing each table too large for a sheet to ``out/tables/<name>.csv``."""
+    return [(write_csv, (table,), out / csv_path(name))
+            for name, table in large_tables(tables, data).items()]
+
+
+def feedback_jobs(analysis: Analysis, out: Path) -> list[Job]:
+    """A job writing each rater's feedback workbook (plain values: see
+    :func:`~.feedback.write_feedback_tables`)."""
+    return [(write_feedback_tables, (analysis.study.title, rater, tables, created(analysis)),
+             out / feedback_name(rater)) for rater, tables in analysis.feedback.items()]
+
+
+def remove_stale_tables(out: Path, written: list[Path]) -> None:
+    """Remove ``tables/*.csv`` an earlier, larger run left that this one did not write."""
+    for stale in (out / TABLES_DIR).glob("*.csv"):
         if stale not in written:
             stale.unlink()
-    return written
 
 
 MAX_WORKERS = 4
 # Cost in CSV cells (about 0.4 us each); a workbook cell costs about 15 of them. Below
-# PARALLEL_FROM (about 2 s of writing) the workers' own start-up (about 1.5 s of
+# PARALLEL_FROM (about 2 s of writing) the workers' own start-up (about 0.5 s of
 # imports each) would cost more than they save.
 PARALLEL_FROM = 5_000_000
 WORKBOOK_CELL_COST = 15
+
+
+def worker_count(workers: int | None, cost: int) -> int:
+    """Processes for jobs of total ``cost``: ``workers`` if given, else one per CPU
+    (at most :data:`MAX_WORKERS`) from :data:`PARALLEL_FROM`, else 1 (none)."""
+    if workers is not None:
+        return workers
+    return min(os.cpu_count() or 1, MAX_WORKERS) if cost >= PARALLEL_FROM else 1
 
 
 def _write_all(jobs: list[Job], local: list[tuple[Callable[[Analysis, Path], Path], Path]],
                analysis: Analysis, workers: int | None) -> None:
     """The portable jobs in worker processes when they are many (see
     :mod:`.parallel`), the writers that need the whole analysis here meanwhile."""
-    weights = [_cost(args) for _, args, _ in jobs]
-    if workers is None:
-        big = sum(weights) >= PARALLEL_FROM
-        workers = min(os.cpu_count() or 1, MAX_WORKERS) if big else 1
-
-    def write_local() -> None:
-        for write, path in local:
-            write(analysis, path)
-
+    weights = [job_cost(args) for _, args, _ in jobs]
+    workers = worker_count(workers, sum(weights))
     if workers <= 1 or not jobs:
         for write, args, path in jobs:
             write(*args, path)
-        write_local()
+        _write_local(local, analysis)
     else:
-        run_jobs(jobs, workers, weights, write_local)
+        run_jobs(jobs, workers, weights, lambda: _write_local(local, analysis))
 
 
-def _cost(args: tuple[Any, ...]) -> int:
+def _write_local(local: list[tuple[Callable[[Analysis, Path], Path], Path]],
+                 analysis: Analysis) -> None:
+    for write, path in local:
+        write(analysis, path)
+
+
+def job_cost(args: tuple[Any, ...]) -> int:
     """A job's expected cost: its CSV table's cells, or its workbook's cells weighted."""
     tables = [a for a in args if isinstance(a, pd.DataFrame)]
     sheets = [t for a in args if isinstance(a, dict) for t in a.values()
