@@ -3,11 +3,12 @@
 A panel of hundreds of raters gives hundreds of feedback workbooks and pairwise tables
 of a million rows; written one after the other they take longer than the whole
 analysis. Each such output depends only on its own arguments, so it can be written by
-another interpreter: each job is pickled, as soon as it is handed in, to the least
-loaded of a few ``python -c`` children (plain subprocesses, as collect's sandboxes:
-spawn would re-import the caller's ``__main__`` and rerun a script that has no
-``if __name__ == "__main__"`` guard), and the caller goes on meanwhile (with the rest
-of the analysis, see :mod:`.overlap`, or its own outputs).
+another interpreter: jobs are queued as they are handed in, heaviest first, and each
+of a few ``python -c`` children (plain subprocesses, as collect's sandboxes: spawn
+would re-import the caller's ``__main__`` and rerun a script that has no
+``if __name__ == "__main__"`` guard) is sent the next one, pickled, whenever it is
+free. The caller goes on meanwhile (with the rest of the analysis, see
+:mod:`.overlap`, or its own outputs).
 A failing job fails the whole run with the child's one-line reason; the caller's
 :class:`~sheetflow.outputs.OutputSet` then discards every staged file.
 """
@@ -15,10 +16,13 @@ A failing job fails the whole run with the child's one-line reason; the caller's
 from __future__ import annotations
 
 import contextlib
+import itertools
+import math
 import pickle
 import queue
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -59,11 +63,14 @@ def run_jobs(jobs: list[Job], workers: int, weights: list[int],
 
 
 class WorkerPool:
-    """Child processes that run jobs as they are handed in, each to the least loaded.
+    """Child processes that take the largest waiting job whenever one is free.
 
-    Use as a context manager and call :meth:`finish` at the end of the block; leaving
-    it by an exception stops the children instead (their staged files are then the
-    caller's :class:`~sheetflow.outputs.OutputSet`'s to discard).
+    Each child gets one job at a time and answers when it is done, so the loads
+    balance themselves however unevenly the jobs arrive (a feedback workbook is 10 ms,
+    a pairwise table several seconds). Use as a context manager and call
+    :meth:`finish` at the end of the block; leaving it by an exception stops the
+    children instead (their staged files are then the caller's
+    :class:`~sheetflow.outputs.OutputSet`'s to discard).
 
     Parameters
     ----------
@@ -77,80 +84,84 @@ class WorkerPool:
                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                            stderr=subprocess.PIPE)
                           for _ in range(max(1, workers))]
-        self._loads = [0] * len(self._children)
-        self._queues: list[queue.SimpleQueue[Job | None]] = [
-            queue.SimpleQueue() for _ in self._children]
-        self._threads = ThreadPoolExecutor(max_workers=3 * len(self._children))  # pipes
-        self._feeders = [self._threads.submit(_feed, child, jobs)
-                         for child, jobs in zip(self._children, self._queues, strict=True)]
-        self._answers = [(self._threads.submit(child.stdout.read),  # type: ignore[union-attr]
-                          self._threads.submit(child.stderr.read))  # type: ignore[union-attr]
-                         for child in self._children]
+        self._waiting: queue.PriorityQueue[tuple[float, int, Job | None]] = \
+            queue.PriorityQueue()
+        self._order = itertools.count()  # equal weights keep their order
+        self._failed = threading.Event()
+        self._threads = ThreadPoolExecutor(max_workers=2 * len(self._children))  # pipes
+        self._errors = [self._threads.submit(child.stderr.read)  # type: ignore[union-attr]
+                        for child in self._children]
+        self._feeders = [self._threads.submit(self._feed, child) for child in self._children]
 
     def submit(self, job: Job, weight: int) -> None:
-        """Hand ``job`` to the child with the least expected work so far."""
-        lightest = self._loads.index(min(self._loads))
-        self._loads[lightest] += max(weight, 1)
-        self._queues[lightest].put(job)
+        """Queue ``job``; the next free child takes the heaviest job waiting."""
+        self._waiting.put((-float(weight), next(self._order), job))
 
     def finish(self) -> None:
         """Wait for every job; raise :class:`OutputError` with a failing child's reason."""
-        for jobs in self._queues:
-            jobs.put(None)
-        for feeder in self._feeders:
-            feeder.result()
-        for child, (out, err) in zip(self._children, self._answers, strict=True):
+        for _ in self._children:
+            self._waiting.put((math.inf, next(self._order), None))  # after every job
+        failures = [feeder.result() for feeder in self._feeders]
+        for child, failure, err in zip(self._children, failures, self._errors, strict=True):
             child.wait()
-            answer = out.result().decode("utf-8", "replace").strip().splitlines()
-            if child.returncode != 0 or answer[-1:] != [_OK]:
-                reason = answer or err.result().decode("utf-8", "replace").strip().splitlines()
-                raise OutputError("an output writer failed: "
-                                  + (reason[-1] if reason else f"exit {child.returncode}"))
+            if failure is not None:
+                reason = failure or (err.result().decode("utf-8", "replace").strip()
+                                     .splitlines() or [f"exit {child.returncode}"])[-1]
+                raise OutputError(f"an output writer failed: {reason}")
+
+    def _feed(self, child: subprocess.Popen[bytes]) -> str | None:
+        """Hand ``child`` one job at a time until the end; ``None``, or the failure
+        (``""`` when the child died without saying why)."""
+        stdin, stdout = child.stdin, child.stdout
+        assert stdin is not None and stdout is not None
+        try:
+            while not self._failed.is_set():
+                job = self._waiting.get()[2]
+                if job is None:
+                    return None
+                pickle.dump(job, stdin, protocol=5)
+                stdin.flush()
+                answer = stdout.readline().decode("utf-8", "replace").strip()
+                if answer != _OK:
+                    self._failed.set()
+                    return answer
+            return None
+        except OSError:  # the child died; its stderr may say why
+            self._failed.set()
+            return ""
+        finally:
+            with contextlib.suppress(OSError):
+                stdin.close()
 
     def __enter__(self) -> WorkerPool:
         return self
 
     def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
         if kind is not None:
+            self._failed.set()
             for child in self._children:
                 child.kill()
-            for jobs in self._queues:
-                jobs.put(None)
+            for _ in self._children:
+                self._waiting.put((math.inf, next(self._order), None))
         for child in self._children:
             child.wait()
         self._threads.shutdown(wait=True)
 
 
-def _feed(child: subprocess.Popen[bytes], jobs: queue.SimpleQueue[Job | None]) -> None:
-    """Pickle each queued job into the child's stdin until ``None``, then close it."""
-    stdin = child.stdin
-    assert stdin is not None
-    try:
-        while (job := jobs.get()) is not None:
-            pickle.dump(job, stdin, protocol=5)
-            stdin.flush()
-    except (BrokenPipeError, OSError):  # the child stopped; its answer says why
-        while jobs.get() is not None:
-            pass
-    finally:
-        with contextlib.suppress(OSError):
-            stdin.close()
-
-
 def _worker() -> None:
-    """Child: run each pickled job from stdin until it closes; answer ``ok`` or the
-    first failure, one line (and stop there)."""
-    stdin = sys.stdin.buffer
+    """Child: run each pickled job from stdin until it closes, answering ``ok`` after
+    each, or the failure in one line (and stopping there)."""
+    stdin, stdout = sys.stdin.buffer, sys.stdout
     while True:
         try:
             job = pickle.load(stdin)
         except EOFError:
-            break
-        answer = _run_chunk([job])
-        if answer != _OK:
-            sys.stdout.write(answer + "\n")
             return
-    sys.stdout.write(_OK + "\n")
+        answer = _run_chunk([job])
+        stdout.write(answer + "\n")
+        stdout.flush()
+        if answer != _OK:
+            return
 
 
 def _run_chunk(chunk: list[Job]) -> str:
