@@ -342,3 +342,22 @@ def test_seal_refuses_changed_key_and_spec(tmp_path):
     spec.write_text(spec.read_text().replace("n_boot = 1000", "n_boot = 999"))
     with pytest.raises(SealError, match="spec"):
         verify_seal(root, load_study(root))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_split_rows_equals_a_groupby_per_key(seed):
+    """``split_rows`` (one sort, a slice per key) gives what a copy per group gives."""
+    from sheetflow.analysis.context import split_rows
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 60))
+    data = pd.DataFrame({
+        "rater": rng.choice(["R2", "R10", "R1", None], n),
+        "case": rng.choice(["C1", "C2"], n), "value": rng.normal(size=n),
+        "n": rng.integers(0, 9, n)})
+    got = split_rows(data, "rater", ["case", "value", "n"])
+    want = {k: g[["case", "value", "n"]].reset_index(drop=True)
+            for k, g in data.groupby("rater", sort=False)}
+    assert list(got) == list(want)
+    for key, part in want.items():
+        pd.testing.assert_frame_equal(got[key], part)

@@ -22,7 +22,15 @@ import pandas as pd
 
 from .. import stats
 from ..study import Study
-from .context import TIED, Context, add_verdict, empty_reason, natural_order, stack
+from .context import (
+    TIED,
+    Context,
+    add_verdict,
+    empty_reason,
+    natural_order,
+    split_rows,
+    stack,
+)
 from .decision import Arms, Check, Decision, flag_check, status_of, threshold_check
 from .registry import ProtocolPlan
 
@@ -322,14 +330,12 @@ def _feedback(ctx: Context) -> dict[str, dict[str, pd.DataFrame]]:
         you_mean=("you", "mean"), group_median_mean=("group_median", "mean"),
         mean_difference=("difference", "mean"), within_1_point=("within_1_point", "mean"),
         n_responses=("you", "size"))
-    overviews = dict(iter(overview.reset_index(level="rater").groupby("rater", sort=False)))
-    out = {}
-    for rater, mine in table.groupby("rater", sort=False):
-        out[rater] = {
-            "Overview": overviews[rater].drop(columns="rater").reset_index(),
-            "Your scores": mine.drop(columns="rater").reset_index(drop=True),
-            "Your directions": directions.get(rater, _NO_DIRECTIONS)}
-    return {rater: out[rater] for rater in scores["rater"].astype(str).unique()}
+    overview = overview.reset_index()
+    overviews = split_rows(overview, "rater", list(overview.columns[1:]))
+    mine = split_rows(table, "rater", list(table.columns[1:]))
+    return {rater: {"Overview": overviews[rater], "Your scores": mine[rater],
+                    "Your directions": directions.get(rater, _NO_DIRECTIONS)}
+            for rater in scores["rater"].astype(str).unique()}
 
 
 _NO_DIRECTIONS = pd.DataFrame(columns=["case", "your_direction", "group_share_same",
@@ -355,8 +361,8 @@ def _direction_feedback(ctx: Context, labels: pd.Series) -> dict[str, pd.DataFra
     table["your_direction"] = np.where(
         tied, TIED, "response " + shown.fillna(table["value"]).astype(str) + " better")
     cols = ["case", "your_direction", "group_share_same", "n_validators"]
-    return {str(rater): natural_order(grp[cols].drop_duplicates("case"), ["case"])
-            .reset_index(drop=True) for rater, grp in table.groupby("rater", sort=False)}
+    firsts = natural_order(table.drop_duplicates(["rater", "case"]), ["case"])  # stable
+    return {str(rater): part for rater, part in split_rows(firsts, "rater", cols).items()}
 
 
 PLAN = ProtocolPlan(
