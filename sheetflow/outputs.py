@@ -31,7 +31,7 @@ LOCK_FILE = ".lock"
 COLLECTION_FILE = "collection.json"
 RATINGS_NAME = "ratings.csv"
 LOCK_WAIT = 30.0  # seconds a second run waits for the study lock
-_PARTIAL = ".partial"
+PARTIAL = ".partial"  # the end of every staged file's name
 
 
 class OutputError(SheetflowError):
@@ -54,7 +54,7 @@ class OutputSet:
         """The temporary path to write ``path``'s new content to (same folder)."""
         final = Path(path)
         final.parent.mkdir(parents=True, exist_ok=True)
-        temp = final.with_name(f".{final.name}.{os.getpid()}{_PARTIAL}")
+        temp = final.with_name(f".{final.name}.{os.getpid()}{PARTIAL}")
         self._staged.append((temp, final))
         return temp
 
@@ -84,7 +84,7 @@ def _fsync(path: Path) -> None:
 def remove_partials(folder: Path) -> None:
     """Remove staged files a killed run left behind (only sheetflow's own names)."""
     if folder.is_dir():
-        for path in folder.glob(f".*{_PARTIAL}"):
+        for path in folder.glob(f".*{PARTIAL}"):
             path.unlink(missing_ok=True)
 
 

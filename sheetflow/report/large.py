@@ -65,8 +65,10 @@ def large_tables(tables: dict[str, pd.DataFrame], data: pd.DataFrame) -> dict[st
     return {name: table for name, table in {**tables, "data": data}.items() if is_large(table)}
 
 
-def write_csv(table: pd.DataFrame, path: str | Path) -> Path:
+def write_csv(table: pd.DataFrame, path: str | Path, *, header: bool = True) -> Path:
     """The whole table as UTF-8 CSV, formula starts neutralised in text cells.
+
+    ``header=False`` writes the rows only (a later slice of a table written in parts).
 
     The same bytes as :mod:`csv`'s writer (``QUOTE_MINIMAL``, ``"\\n"`` line ends; so
     the same text as ``DataFrame.to_csv``: floats as ``repr``, missing values empty),
@@ -81,12 +83,14 @@ def write_csv(table: pd.DataFrame, path: str | Path) -> Path:
     with path.open("w", encoding="utf-8", newline="") as out:
         if table.shape[1] < 2:  # csv quotes a lone empty field
             writer = csv.writer(out, lineterminator="\n")
-            writer.writerow([str(c) for c in table.columns])
+            if header:
+                writer.writerow([str(c) for c in table.columns])
             writer.writerows(zip(*(_csv_values(table.iloc[:, j])
                                    for j in range(table.shape[1])), strict=True))
             return path
         columns = [_csv_fields(table.iloc[:, j]) for j in range(table.shape[1])]
-        out.write(",".join(_quoted(str(c)) for c in table.columns) + "\n")
+        if header:
+            out.write(",".join(_quoted(str(c)) for c in table.columns) + "\n")
         out.writelines(map("{}\n".format, map(",".join, zip(*columns, strict=True))))
     return path
 

@@ -14,11 +14,16 @@ seal, say) or a worker that fails leaves the previous outputs as they were.
 
 from __future__ import annotations
 
+import shutil
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from ..analysis import Analysis, analyze
-from ..outputs import OUT_DIR, OutputSet, remove_partials
+from ..outputs import OUT_DIR, PARTIAL, OutputSet, remove_partials
 from .large import csv_path, is_large, write_csv
 from .outputs import feedback_jobs, job_cost, remove_stale_tables, worker_count, write_into
 from .parallel import Job, WorkerPool
@@ -59,19 +64,28 @@ def analyze_and_write(study_dir: str | Path, *, published: str | None = None,
         analysis = analyze(root, published=published, on_part=early.part_ready)
         written = write_into(analysis, out, outputs, workers=workers,
                              pool=early.take_pool(), sent=frozenset(early.sent))
+        early.join_parts()
     remove_stale_tables(out, written)
     return analysis, written
 
 
+# A table of more CSV cells than this is written in one slice of rows per worker
+# (about 1 s of writing each), so that no single worker carries it alone.
+SPLIT_FROM = 2_000_000
+
+
 class _EarlyWrites:
     """Collects the analysis's bulky parts as jobs; starts the workers once they
-    are worth it (or at once when ``workers`` > 1 is asked for) and feeds them."""
+    are worth it (or at once when ``workers`` > 1 is asked for) and feeds them.
+    A large table goes out in slices of rows, each to its own part file, joined
+    into the staged file by :meth:`join_parts` once the workers are done."""
 
     def __init__(self, out: Path, outputs: OutputSet, workers: int | None) -> None:
         self.out, self.outputs, self.workers = out, outputs, workers
         self.sent: set[Path] = set()
-        self._pending: list[tuple[Job, int]] = []
+        self._pending: list[Job] = []
         self._pool: WorkerPool | None = None
+        self._parts: list[tuple[Path, list[Path]]] = []  # staged file, its parts in order
 
     def part_ready(self, analysis: Analysis, part: str) -> None:
         """``on_part`` hook of the analysis: stage and queue the part's outputs."""
@@ -86,9 +100,34 @@ class _EarlyWrites:
             self._pool = WorkerPool(worker_count(self.workers, cost))
         if self._pool is not None:  # staged only once sent: unsent parts are write_into's
             for write, args, path in sorted(self._pending, key=lambda j: -job_cost(j[1])):
-                self._pool.submit((write, args, self.outputs.stage(path)), job_cost(args))
                 self.sent.add(path)
+                if write is write_csv and job_cost(args) >= SPLIT_FROM:
+                    self._send_in_slices(args[0], self.outputs.stage(path))
+                else:
+                    self._pool.submit((write, args, self.outputs.stage(path)), job_cost(args))
             self._pending.clear()
+
+    def _send_in_slices(self, table: pd.DataFrame, staged: Path) -> None:
+        assert self._pool is not None
+        count = self._pool.size
+        bounds = np.linspace(0, len(table), count + 1).round().astype(int).tolist()
+        stem = staged.name.removesuffix(PARTIAL)  # .NAME.PID
+        parts = [staged.with_name(f"{stem}.p{k}{PARTIAL}") for k in range(count)]
+        self._parts.append((staged, parts))
+        for k, part in enumerate(parts):
+            rows = table.iloc[bounds[k]:bounds[k + 1]]
+            self._pool.submit((partial(write_csv, header=k == 0), (rows,), part),
+                              rows.size)
+
+    def join_parts(self) -> None:
+        """Join each sliced table's part files, in order, into its staged file."""
+        for staged, parts in self._parts:
+            with staged.open("wb") as whole:
+                for part in parts:
+                    with part.open("rb") as piece:
+                        shutil.copyfileobj(piece, whole, 1 << 20)
+                    part.unlink()
+        self._parts.clear()
 
     def take_pool(self) -> WorkerPool | None:
         """The running pool (which still has to be finished), if any was started."""
@@ -100,3 +139,6 @@ class _EarlyWrites:
     def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
         if self._pool is not None:
             self._pool.__exit__(kind, error, trace)
+        for _, parts in self._parts:  # left only when something failed
+            for part in parts:
+                part.unlink(missing_ok=True)

@@ -20,6 +20,7 @@ import itertools
 import math
 import pickle
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -92,6 +93,11 @@ class WorkerPool:
         self._errors = [self._threads.submit(child.stderr.read)  # type: ignore[union-attr]
                         for child in self._children]
         self._feeders = [self._threads.submit(self._feed, child) for child in self._children]
+
+    @property
+    def size(self) -> int:
+        """The number of child processes."""
+        return len(self._children)
 
     def submit(self, job: Job, weight: int) -> None:
         """Queue ``job``; the next free child takes the heaviest job waiting."""
@@ -169,6 +175,11 @@ def _run_chunk(chunk: list[Job]) -> str:
         try:
             write(*args, path)
         except Exception as exc:  # reported to the parent as one line, never a traceback
-            final = Path(path).name.lstrip(".").rsplit(".", 2)[0]  # .NAME.PID.partial
-            return f"{final}: {type(exc).__name__}: {exc}".replace("\n", " ")
+            return f"{_final_name(path)}: {type(exc).__name__}: {exc}".replace("\n", " ")
     return _OK
+
+
+def _final_name(path: str | Path) -> str:
+    """The output's own name from its staged one (``.NAME.PID[.pK].partial``)."""
+    staged = re.fullmatch(r"\.(.+)\.\d+(?:\.p\d+)?\.partial", Path(path).name)
+    return staged.group(1) if staged else Path(path).name
