@@ -186,6 +186,14 @@ def test_position_free_preference_edge_cases():
         binomial_share(5, 3)
 
 
+def test_position_free_preference_on_arrays_gives_a_row_per_stratum_pair():
+    """One call on arrays (one element per rater) equals one call per element."""
+    strata = [(10, 10, 0, 10), (0, 0, 3, 5), (7, 12, 4, 9), (1, 3, 0, 0), (5, 9, 5, 9)]
+    together = position_free_preference(*map(list, zip(*strata, strict=True)))
+    one_by_one = pd.concat([position_free_preference(*s) for s in strata], ignore_index=True)
+    pd.testing.assert_frame_equal(together, one_by_one)
+
+
 def test_the_demo_summary_shows_the_position_line(tmp_path):
     from sheetflow.demo import run_demo
 

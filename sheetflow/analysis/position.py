@@ -105,18 +105,19 @@ def position_free(ctx: Context) -> pd.DataFrame:
     """The arm under test's preference by side shown, and with position removed."""
     picks = choices(ctx)
     arm = arm_under_test(ctx)
-    rows = []
+    parts = []
     for dim_id in _preference_ids(ctx.study):
         mine = picks[picks["dimension"] == dim_id]
-        groups = [(r, g) for r, g in mine.groupby("rater", sort=False)] + [(POOLED, mine)]
-        for rater, grp in groups:
-            shown_a = grp["arm_under_a"] == arm
-            chosen = grp["chosen"] == arm
-            res = position_free_preference(int((chosen & shown_a).sum()), int(shown_a.sum()),
-                                           int((chosen & ~shown_a).sum()),
-                                           int((~shown_a).sum())).iloc[0].to_dict()
-            rows.append({"dimension": dim_id, "rater": rater, "arm": arm, **res})
-    return pd.DataFrame(rows)
+        shown_a = mine["arm_under_a"] == arm
+        chosen = mine["chosen"] == arm
+        strata = pd.DataFrame({"k_first": chosen & shown_a, "n_first": shown_a,
+                               "k_second": chosen & ~shown_a, "n_second": ~shown_a})
+        counts = strata.groupby(mine["rater"], sort=False).sum()
+        counts.loc[POOLED] = strata.sum()  # every rater's judgements together, last
+        res = position_free_preference(*(counts[c].to_numpy() for c in strata.columns))
+        parts.append(pd.DataFrame({"dimension": dim_id, "rater": counts.index.to_numpy(),
+                                   "arm": arm}).join(res))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
 def summary_part(tables: dict[str, pd.DataFrame]) -> dict[str, Any]:

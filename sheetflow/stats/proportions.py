@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from . import _util
@@ -73,24 +74,27 @@ def binomial_share(k: int, n: int, *, p0: float = 0.5,
                        _SHARE_COLUMNS)
 
 
-def position_free_preference(k_first: int, n_first: int, k_second: int, n_second: int, *,
-                             confidence: float = 0.95) -> pd.DataFrame:
+def position_free_preference(k_first: ArrayLike, n_first: ArrayLike, k_second: ArrayLike,
+                             n_second: ArrayLike, *, confidence: float = 0.95,
+                             ) -> pd.DataFrame:
     """An arm's preference with its display position taken out.
 
     Parameters
     ----------
-    k_first, n_first : int
+    k_first, n_first : int or array of int
         Decisive judgements in which the arm was shown under the first label (A): how
         many chose it, out of how many.
-    k_second, n_second : int
-        The same when the arm was shown under the second label (B).
+    k_second, n_second : int or array of int
+        The same when the arm was shown under the second label (B). Arrays (of one
+        length) give one row per element: e.g. one per rater, from one call.
     confidence : float, default 0.95
         Coverage of the interval.
 
     Returns
     -------
     pandas.DataFrame
-        One row: the two strata (``n_first, k_first, share_first, n_second, k_second,
+        One row (per element): the two strata (``n_first, k_first, share_first,
+        n_second, k_second,
         share_second``), ``preference`` (the probability of choosing the arm with
         position removed) and its interval, ``position_log_odds`` (how much more
         likely, in log odds, a choice is for the label A side) and ``reason``.
@@ -118,25 +122,31 @@ def position_free_preference(k_first: int, n_first: int, k_second: int, n_second
     (0.5, 2.197)
     """
     confidence = _util.check_confidence(confidence)
-    row = {"n_first": int(n_first), "k_first": int(k_first), "n_second": int(n_second),
-           "k_second": int(k_second), "share_first": k_first / n_first if n_first else np.nan,
-           "share_second": k_second / n_second if n_second else np.nan}
-    if not n_first or not n_second:
-        return _util.frame({**row, "preference": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-                            "position_log_odds": np.nan,
-                            "reason": "the arm was never shown under one of the labels"},
-                           _FREE_COLUMNS)
-    cells = np.array([k_first, n_first - k_first, k_second, n_second - k_second], float)
-    reason = ""
-    if (cells == 0).any():
-        cells += 0.5
-        reason = "a stratum share is 0 or 1: Haldane-Anscombe correction (+0.5 per cell)"
-    logit_a, logit_b = np.log(cells[0] / cells[1]), np.log(cells[2] / cells[3])
-    beta0, beta1 = (logit_a + logit_b) / 2.0, (logit_a - logit_b) / 2.0
-    se = 0.5 * np.sqrt((1 / cells).sum())
+    k1, n1, k2, n2 = (np.atleast_1d(np.asarray(x, dtype=np.int64))
+                      for x in (k_first, n_first, k_second, n_second))
+    cells = np.stack([k1, n1 - k1, k2, n2 - k2], axis=1).astype(float)
+    empty = (n1 == 0) | (n2 == 0)
+    corrected = (cells == 0).any(axis=1) & ~empty
+    cells[corrected] += 0.5
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logit_a, logit_b = np.log(cells[:, 0] / cells[:, 1]), np.log(cells[:, 2] / cells[:, 3])
+        beta0, beta1 = (logit_a + logit_b) / 2.0, (logit_a - logit_b) / 2.0
+        se = 0.5 * np.sqrt((1 / cells).sum(axis=1))
+        share1, share2 = k1 / np.where(n1 > 0, n1, 1), k2 / np.where(n2 > 0, n2, 1)
     z = stats.norm.ppf(0.5 + confidence / 2.0)
     expit = stats.logistic.cdf
-    return _util.frame({**row, "preference": float(expit(beta0)),
-                        "ci_low": float(expit(beta0 - z * se)),
-                        "ci_high": float(expit(beta0 + z * se)),
-                        "position_log_odds": float(beta1), "reason": reason}, _FREE_COLUMNS)
+
+    def undefined_if_empty(values: np.ndarray) -> np.ndarray:
+        return np.where(empty, np.nan, values)
+
+    reason = np.where(empty, "the arm was never shown under one of the labels", np.where(
+        corrected, "a stratum share is 0 or 1: Haldane-Anscombe correction (+0.5 per cell)",
+        ""))
+    return pd.DataFrame({
+        "n_first": n1, "k_first": k1, "share_first": np.where(n1 > 0, share1, np.nan),
+        "n_second": n2, "k_second": k2, "share_second": np.where(n2 > 0, share2, np.nan),
+        "preference": undefined_if_empty(expit(beta0)),
+        "ci_low": undefined_if_empty(expit(beta0 - z * se)),
+        "ci_high": undefined_if_empty(expit(beta0 + z * se)),
+        "position_log_odds": undefined_if_empty(beta1), "reason": reason.astype(object)},
+        columns=list(_FREE_COLUMNS))
