@@ -74,24 +74,32 @@ def position_bias(ctx: Context) -> pd.DataFrame:
     """Share of decisive judgements choosing label A, per rater and pooled (see module)."""
     picks = choices(ctx)
     p_limit, (low, high) = limits(ctx)
-    rows = []
-    tested: dict[tuple[int, int], pd.Series] = {}  # raters share few (k, n): test each once
+    parts = []
+    tested: dict[tuple[int, int], tuple] = {}  # raters share few (k, n): test each once
+    fields = ["share", "p", "ci_low", "ci_high", "reason"]
     for dim_id in _preference_ids(ctx.study):
         mine = picks[picks["dimension"] == dim_id]
-        groups = [(r, g) for r, g in mine.groupby("rater", sort=False)] + [(POOLED, mine)]
-        for rater, grp in groups:
-            chose_a = int((grp["chosen"] == grp["arm_under_a"]).sum())
-            if (chose_a, len(grp)) not in tested:
-                tested[chose_a, len(grp)] = binomial_share(chose_a, len(grp)).iloc[0]
-            res = tested[chose_a, len(grp)]
-            flagged = bool(res["p"] < p_limit and not low <= res["share"] <= high) \
-                if res["n"] else False
-            role = grp["role"].iloc[0] if rater != POOLED and len(grp) else ""
-            rows.append({"dimension": dim_id, "rater": rater, "role": role, "n": len(grp),
-                         "n_chose_a": chose_a, "share_a": res["share"], "p": res["p"],
-                         "ci_low": res["ci_low"], "ci_high": res["ci_high"],
-                         "flagged": flagged, "reason": res["reason"]})
-    return pd.DataFrame(rows, columns=BIAS_COLUMNS)
+        counts = mine.assign(chose_a=mine["chosen"] == mine["arm_under_a"]).groupby(
+            "rater", sort=False).agg(n=("chose_a", "size"), n_chose_a=("chose_a", "sum"),
+                                     role=("role", "first"))
+        counts.loc[POOLED] = [len(mine), int((mine["chosen"] == mine["arm_under_a"]).sum()),
+                              ""]
+        keys = list(zip(counts["n_chose_a"].astype(int).tolist(),
+                        counts["n"].astype(int).tolist(), strict=True))
+        for key in set(keys) - tested.keys():
+            tested[key] = tuple(binomial_share(*key).iloc[0][fields])
+        res = pd.DataFrame([tested[key] for key in keys], columns=fields)
+        flagged = (counts["n"].to_numpy() > 0) & (res["p"].to_numpy() < p_limit) & ~(
+            (res["share"].to_numpy() >= low) & (res["share"].to_numpy() <= high))
+        parts.append(pd.DataFrame({
+            "dimension": dim_id, "rater": counts.index.to_numpy(),
+            "role": counts["role"].to_numpy(), "n": counts["n"].astype(int).to_numpy(),
+            "n_chose_a": counts["n_chose_a"].astype(int).to_numpy(),
+            "share_a": res["share"].to_numpy(float), "p": res["p"].to_numpy(float),
+            "ci_low": res["ci_low"].to_numpy(float), "ci_high": res["ci_high"].to_numpy(float),
+            "flagged": flagged, "reason": res["reason"].to_numpy()}))
+    return pd.concat(parts, ignore_index=True)[list(BIAS_COLUMNS)] if parts else \
+        pd.DataFrame(columns=BIAS_COLUMNS)
 
 
 def arm_under_test(ctx: Context) -> str:
