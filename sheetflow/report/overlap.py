@@ -77,8 +77,9 @@ SPLIT_FROM = 2_000_000
 class _EarlyWrites:
     """Collects the analysis's bulky parts as jobs; starts the workers once they
     are worth it (or at once when ``workers`` > 1 is asked for) and feeds them.
-    A large table goes out in slices of rows, each to its own part file, joined
-    into the staged file by :meth:`join_parts` once the workers are done."""
+    A large table goes out in slices of rows, the first into the staged file and each
+    other to its own part file, appended by :meth:`join_parts` once the workers are
+    done."""
 
     def __init__(self, out: Path, outputs: OutputSet, workers: int | None) -> None:
         self.out, self.outputs, self.workers = out, outputs, workers
@@ -111,18 +112,18 @@ class _EarlyWrites:
         assert self._pool is not None
         count = self._pool.size
         bounds = np.linspace(0, len(table), count + 1).round().astype(int).tolist()
-        stem = staged.name.removesuffix(PARTIAL)  # .NAME.PID
-        parts = [staged.with_name(f"{stem}.p{k}{PARTIAL}") for k in range(count)]
-        self._parts.append((staged, parts))
+        stem = staged.name.removesuffix(PARTIAL)  # .NAME.PID; the first slice is the file
+        parts = [staged, *(staged.with_name(f"{stem}.p{k}{PARTIAL}") for k in range(1, count))]
+        self._parts.append((staged, parts[1:]))
         for k, part in enumerate(parts):
             rows = table.iloc[bounds[k]:bounds[k + 1]]
             self._pool.submit((partial(write_csv, header=k == 0), (rows,), part),
                               rows.size)
 
     def join_parts(self) -> None:
-        """Join each sliced table's part files, in order, into its staged file."""
+        """Append each sliced table's later parts, in order, to its staged file."""
         for staged, parts in self._parts:
-            with staged.open("wb") as whole:
+            with staged.open("ab") as whole:
                 for part in parts:
                     with part.open("rb") as piece:
                         shutil.copyfileobj(piece, whole, 1 << 20)
