@@ -164,9 +164,10 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
     if missing:
         raise MissingStepError(f"{sealed}: {', '.join(missing)} missing",
                                f"sheetflow generate {study_dir}")
-    _check_key_hash(check, paths, published)
+    key_bytes = paths[KEY_FILE].read_bytes()  # the bytes hashed are the bytes parsed
+    _check_key_hash(check, key_bytes, paths, published)
     lock = _read_json(paths[PLAN_LOCK_FILE], check)
-    key = _read_json(paths[KEY_FILE], check)
+    key = _read_json(paths[KEY_FILE], check, key_bytes)
     if lock is None or key is None:
         return check
     check.key = key
@@ -205,8 +206,9 @@ def input_hashes(study: Study) -> dict[str, str]:
     return {name: sha256_file(study.root / name) for name in sealed_input_names(study)}
 
 
-def _check_key_hash(check: SealCheck, paths: dict[str, Path], published: str | None) -> None:
-    check.key_sha256 = sha256_file(paths[KEY_FILE])
+def _check_key_hash(check: SealCheck, key_bytes: bytes, paths: dict[str, Path],
+                    published: str | None) -> None:
+    check.key_sha256 = hashlib.sha256(key_bytes).hexdigest()
     recorded = _published_hash(paths[KEY_HASH_FILE])
     if recorded != check.key_sha256:
         check.problems.append(f"{SEALED_DIR}/{KEY_FILE} has sha256 {check.key_sha256} but "
@@ -274,9 +276,11 @@ def _published_hash(path: Path) -> str:
     return parts[0].lower() if len(parts) == 2 and parts[1] == KEY_FILE else ""
 
 
-def _read_json(path: Path, check: SealCheck) -> dict[str, Any] | None:
+def _read_json(path: Path, check: SealCheck, data: bytes | None = None,
+               ) -> dict[str, Any] | None:
+    """``path``'s JSON object (parsed from ``data`` when given), or None with the problem."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads((path.read_bytes() if data is None else data).decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         check.problems.append(f"{SEALED_DIR}/{path.name} is not valid JSON ({exc})")
         return None
