@@ -158,6 +158,7 @@ def _worker() -> None:
     """Child: run each pickled job from stdin until it closes, answering ``ok`` after
     each, or the failure in one line (and stopping there)."""
     stdin, stdout = sys.stdin.buffer, sys.stdout
+    sys.stdout = sys.stderr  # anything a job prints stays off the answer channel
     while True:
         try:
             job = pickle.load(stdin)
