@@ -325,6 +325,7 @@ def test_large_tables_written_in_slices_join_to_the_same_bytes(made, tmp_path, m
     tables = sorted(p.name for p in expected if p.parent.name == "tables")
     assert len(tables) >= 3
     _, written = analyze_and_write(root, workers=2)
+    assert sorted(p.name for p in written if p.parent.name == "tables") == tables
     for name in tables:
         assert (root / "out" / "tables" / name).read_bytes() == \
             (serial / "tables" / name).read_bytes(), name
