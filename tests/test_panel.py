@@ -80,3 +80,17 @@ def test_headline_names_each_file_left_out_once():
     text = "\n".join(lines)
     assert text.count("r2.xlsx") == 1 and "MISSING R2: file r2.xlsx not used" in text
     assert "file left out: stray.xlsx (rater unknown): identity-unknown" in lines
+
+
+def test_headline_of_a_large_panel_names_a_few_included_and_every_missing_rater():
+    from sheetflow.report import headline_lines
+
+    expected = [(f"R{i:03d}", 1) for i in range(40)]
+    panel = build_panel(expected, _data(*expected[:-2]), [])  # the last two never returned
+    decision = finish(Decision("pass", "rule", [flag_check("x", True, 1, 1)]), panel)
+    line = next(x for x in headline_lines({"decision": decision.to_dict(),
+                                            "panel": panel.to_dict()})
+                if x.startswith("panel:"))
+    assert line.startswith("panel: 38 of 40 expected raters with ratings (R000, R001,")
+    assert "R011 and 26 more, all listed in summary.json under panel.included)" in line
+    assert "R012," not in line and "MISSING R038" in line and "R039" in line

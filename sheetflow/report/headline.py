@@ -21,10 +21,17 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
         lines.append(f"arms: {summary['arms']['sentence']}")
     return lines + list(summary.get("readings", []))
 
+NAMED_INCLUDED = 12  # included raters named in the line; missing ones are always all named
+
+
 def _panel_line(panel: dict[str, Any]) -> str:
     expected, included = panel["expected"], panel["included"]
+    named = ", ".join(included[:NAMED_INCLUDED]) or "none"
+    if len(included) > NAMED_INCLUDED:
+        named += (f" and {len(included) - NAMED_INCLUDED} more, all listed in summary.json "
+                  "under panel.included")
     line = (f"panel: {len(set(included) & set(expected))} of {len(expected)} expected "
-            f"raters with ratings ({', '.join(included) or 'none'})")
+            f"raters with ratings ({named})")
     if panel["missing_packs"]:
         line += "; MISSING " + "; ".join(
             f"{m['rater']}" + (f" sitting {m['sitting']}" if m["sitting"] != 1 else "")
