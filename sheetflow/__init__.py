@@ -9,8 +9,9 @@ The names below are loaded on first use (PEP 562), so ``import sheetflow`` and t
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_getattr
 
 __version__ = "0.1.0"
 
@@ -33,14 +34,7 @@ if TYPE_CHECKING:
     from .study import Study, check_study, load_study, spec_hash
 
 
-def __getattr__(name: str) -> Any:
-    """Import the module that defines ``name`` when it is first asked for."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'sheetflow' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
 
 
 def __dir__() -> list[str]:

@@ -19,8 +19,9 @@ The names below are loaded on first use (PEP 562): an output worker process (see
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_getattr
 
 _LAZY = {
     "BAND_COLOURS": "cells", "headline_lines": "headline",
@@ -55,11 +56,4 @@ if TYPE_CHECKING:
     from .workbook import SHEET_TITLES, write_analysis_workbook
 
 
-def __getattr__(name: str) -> Any:
-    """Import the module that defines ``name`` when it is first asked for."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'sheetflow.report' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
