@@ -187,15 +187,22 @@ def test_each_validator_gets_a_feedback_workbook(clean):
     rows = list(wb["Your scores"].iter_rows(values_only=True))
     head = rows[0]
     col = {h: head.index(h) for h in head}
+    for sheet in ("Your scores", "Your directions"):  # headers in words, not column names
+        assert not any("_" in str(h) for h in next(wb[sheet].iter_rows(values_only=True)))
+    overview = list(wb["Overview"].iter_rows(values_only=True))
+    assert "Share within 1 point of the group median" in overview[3]
+    share = overview[3].index("Share within 1 point of the group median")
+    assert wb["Overview"].cell(5, share + 1).number_format == "0%"
     checked = 0
     for r in rows[1:]:
-        if r[col["measure"]] != "total":
+        if r[col["Measure"]] != "total":
             continue
-        arm = arm_of[(r[col["case"]], r[col["response"]])]
-        mine = totals[(totals["rater"] == "R3") & (totals["case"] == r[col["case"]])
+        case = r[col["Case"]]
+        arm = arm_of[(case, r[col["Response (label you saw)"]])]
+        mine = totals[(totals["rater"] == "R3") & (totals["case"] == case)
                       & (totals["arm"] == arm)]["value"].item()
-        assert r[col["you"]] == pytest.approx(mine)
-        assert r[col["group_median"]] == pytest.approx(medians[(r[col["case"]], arm)])
+        assert r[col["Your score"]] == pytest.approx(mine)
+        assert r[col["Group median"]] == pytest.approx(medians[(case, arm)])
         checked += 1
     assert checked == 36
     text = " ".join(str(v) for name in ("Your scores", "Your directions")

@@ -57,16 +57,19 @@ def write_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: Any = None) -
     else:
         ws.write_string(row, col, str(value), fmt)
 
-def write_table(ws: Worksheet, top: int, table: pd.DataFrame, fmt: dict[str, Any]) -> int:
+def write_table(ws: Worksheet, top: int, table: pd.DataFrame, fmt: dict[str, Any], *,
+                number_formats: dict[str, Any] | None = None) -> int:
     """Write ``table`` with a header at row ``top``; return the next free row.
 
     Cells are written as :func:`write_cell` would, a column at a time so that a
     numeric column needs no per-cell type dispatch (feedback workbooks for hundreds
-    of raters write about a million cells).
+    of raters write about a million cells). ``number_formats`` gives some columns
+    (by name) another format for their numbers than ``fmt["num"]``.
     """
     for j, col in enumerate(table.columns):
         ws.write_string(top, j, str(col), fmt["head"])
-        _write_column(ws, top + 1, j, table.iloc[:, j], fmt["num"])
+        _write_column(ws, top + 1, j, table.iloc[:, j],
+                      (number_formats or {}).get(col, fmt["num"]))
     return top + len(table) + 1
 
 

@@ -24,6 +24,20 @@ INTRO = ("Your scores beside the median of all validators who scored the same re
          "(your own score included; no other validator is named). Responses are shown by "
          "the label you saw.")
 
+# the analysis's column names in words a validator reads without a glossary
+HEADERS = {
+    "measure": "Measure", "you_mean": "Your mean score",
+    "group_median_mean": "Group median (mean over responses)",
+    "mean_difference": "Mean difference (you - group median)",
+    "within_1_point": "Share within 1 point of the group median",
+    "n_responses": "Responses you scored", "case": "Case",
+    "response": "Response (label you saw)", "you": "Your score",
+    "group_median": "Group median", "difference": "Difference (you - group median)",
+    "n_validators": "Validators who scored it", "your_direction": "Your direction",
+    "group_share_same": "Share of validators with the same direction",
+}
+SHARES = ("within_1_point", "group_share_same")  # shown as percentages
+
 
 def feedback_name(rater: str) -> str:
     """``feedback-<rater>.xlsx`` with any character unsafe in a file name replaced."""
@@ -47,18 +61,21 @@ def write_feedback_tables(title: str, rater: str, tables: dict[str, pd.DataFrame
     wb = xlsxwriter.Workbook(str(path), {**OPTIONS, "in_memory": True})  # small: no temp files
     wb.set_properties({"title": f"{title}: feedback for {rater}", "author": "sheetflow",
                        "created": when})
-    fmt = formats(wb)
+    fmt = {**formats(wb), "num": wb.add_format()}  # rounded to 3 places: 4, not 4.000
+    percent = {HEADERS[c]: wb.add_format({"num_format": "0%"}) for c in SHARES}
     for n, (name, table) in enumerate(tables.items()):
         ws = wb.add_worksheet(name[:31])
         ws.set_landscape()
         ws.fit_to_pages(1, 0)
-        ws.set_column(0, max(len(table.columns) - 1, 0), 16)
+        ws.set_column(0, max(len(table.columns) - 1, 0), 18)
         top = 0
         if n == 0:
             ws.write_string(0, 0, f"{title}: feedback for {rater}", fmt["title"])
             ws.write_string(1, 0, INTRO, fmt["grey"])
             top = 3
-        write_table(ws, top, _rounded(table), fmt)
+        ws.set_row(top, 45)  # headers wrap to up to three lines
+        write_table(ws, top, _rounded(table).rename(columns=HEADERS), fmt,
+                    number_formats=percent)
     wb.close()
     return path
 
