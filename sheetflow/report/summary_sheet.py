@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import xlsxwriter
@@ -47,15 +48,27 @@ def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
 
 _STATUS_FORMAT = {"pass": "status_pass", "fail": "status_fail"}
 
+# Characters of a line that columns A:H (164 character widths) hold at the default
+# font; a longer headline line wraps inside them instead of running off to the right
+# (and widening the printed page until everything on it is too small to read).
+LINE_CHARS = 150
+LINE_HEIGHT = 15  # points, one line of the default font
+
+
 def _headline_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any]) -> int:
-    """The decision in words, then the rule, reasons, panel and arms (one line each)."""
+    """The decision in words, then the rule, reasons, panel and arms (a row each)."""
     lines = headline_lines(s)
     style = fmt[_STATUS_FORMAT.get(s["decision"]["status"], "status_other")]
     ws.set_row(row, 24)
     ws.write_string(row, 0, lines[0], style)
     for line in lines[1:]:
         row += 1
-        ws.write_string(row, 0, line)
+        if len(line) <= LINE_CHARS:
+            ws.write_string(row, 0, line)
+            continue
+        ws.merge_range(row, 0, row, 7, "", fmt["wrap"])
+        ws.write_string(row, 0, line, fmt["wrap"])  # text only ever through write_string
+        ws.set_row(row, LINE_HEIGHT * math.ceil(len(line) / LINE_CHARS))
     return row + 2
 
 def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any]) -> int:
