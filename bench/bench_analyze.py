@@ -15,9 +15,11 @@ simulated raters of ``sheetflow.simulate``):
 - **dices**: DICES-350's size: the answer-review template with 350 items, 123 raters.
 
 For each it runs, each in a fresh process, ``collect`` (writing ``out/ratings.csv``
-and ``out/validation.xlsx``) and then ``analyze`` plus the analysis workbook, and
-prints wall time, CPU time (the process and its reader children) measured after
-the imports, and the ratio
+and ``out/validation.xlsx``) and then what ``sheetflow analyze`` runs,
+``analyze_and_write`` (the analysis and every output; for a large panel the bulky
+outputs are written by worker processes while the analysis goes on), and prints wall
+time, CPU time (the process and its children: collect's reader sandboxes, the output
+workers) measured after the imports, and the ratio
 analyze / collect (the target: within 2x). ``--raters`` scales every scenario down
 for a quick look.
 """
@@ -50,7 +52,7 @@ if step == "collect":
 else:
     from sheetflow.report import analyze_and_write
     run = lambda: analyze_and_write(root)  # what sheetflow analyze runs
-def cpu_total():  # this process and its finished children (collect's reader sandboxes)
+def cpu_total():  # this process and its finished children (readers, output workers)
     me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 wall, cpu = time.perf_counter(), cpu_total()
