@@ -23,9 +23,9 @@ from roundtrip_helpers import (
     fill_libreoffice_many,
     fill_openpyxl,
     find_uno_python,
-    libreoffice_missing,
     libreoffice_profile,
     plan_answers,
+    require_libreoffice,
 )
 
 from sheetflow.collect import collect
@@ -93,8 +93,7 @@ def libreoffice_filled(tmp_path_factory):
 
     Returns template -> (study root, manifest, plans, lo_fill report).
     """
-    if (why := libreoffice_missing()) is not None:
-        pytest.skip(why)
+    require_libreoffice()
     base = tmp_path_factory.mktemp("lo")
     studies, jobs = {}, []
     for template in TEMPLATES:
@@ -176,8 +175,7 @@ def test_libreoffice_fill_is_libreoffices_own_xlsx(libreoffice_filled, template)
 def test_lo_fill_refuses_a_locked_cell_and_leaves_no_soffice(tmp_path):
     """lo_fill.py fails loudly on a cell no rater could type into (the UNO API writes
     through sheet protection), saves nothing, and ends the soffice it started."""
-    if (why := libreoffice_missing()) is not None:
-        pytest.skip(why)
+    require_libreoffice()
     root, manifest = _study(tmp_path, "keep-known")
     pack = manifest["packs"][0]
     pid_file, dst = tmp_path / "soffice.pid", tmp_path / "out.xlsx"
