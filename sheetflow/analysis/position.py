@@ -79,22 +79,20 @@ def position_bias(ctx: Context) -> pd.DataFrame:
     fields = ["share", "p", "ci_low", "ci_high", "reason"]
     for dim_id in _preference_ids(ctx.study):
         mine = picks[picks["dimension"] == dim_id]
-        counts = mine.assign(chose_a=mine["chosen"] == mine["arm_under_a"]).groupby(
-            "rater", sort=False).agg(n=("chose_a", "size"), n_chose_a=("chose_a", "sum"),
-                                     role=("role", "first"))
-        counts.loc[POOLED] = [len(mine), int((mine["chosen"] == mine["arm_under_a"]).sum()),
-                              ""]
-        keys = list(zip(counts["n_chose_a"].astype(int).tolist(),
-                        counts["n"].astype(int).tolist(), strict=True))
+        chose_a = mine["chosen"] == mine["arm_under_a"]
+        counts = mine.assign(chose_a=chose_a).groupby("rater", sort=False).agg(
+            n=("chose_a", "size"), n_chose_a=("chose_a", "sum"), role=("role", "first"))
+        counts.loc[POOLED] = [len(mine), int(chose_a.sum()), ""]
+        n, n_chose_a = (counts[c].astype(int).to_numpy() for c in ("n", "n_chose_a"))
+        keys = list(zip(n_chose_a.tolist(), n.tolist(), strict=True))
         for key in set(keys) - tested.keys():
             tested[key] = tuple(binomial_share(*key).iloc[0][fields])
         res = pd.DataFrame([tested[key] for key in keys], columns=fields)
-        flagged = (counts["n"].to_numpy() > 0) & (res["p"].to_numpy() < p_limit) & ~(
+        flagged = (n > 0) & (res["p"].to_numpy() < p_limit) & ~(
             (res["share"].to_numpy() >= low) & (res["share"].to_numpy() <= high))
         parts.append(pd.DataFrame({
             "dimension": dim_id, "rater": counts.index.to_numpy(),
-            "role": counts["role"].to_numpy(), "n": counts["n"].astype(int).to_numpy(),
-            "n_chose_a": counts["n_chose_a"].astype(int).to_numpy(),
+            "role": counts["role"].to_numpy(), "n": n, "n_chose_a": n_chose_a,
             "share_a": res["share"].to_numpy(float), "p": res["p"].to_numpy(float),
             "ci_low": res["ci_low"].to_numpy(float), "ci_high": res["ci_high"].to_numpy(float),
             "flagged": flagged, "reason": res["reason"].to_numpy()}))

@@ -6,7 +6,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -15,8 +15,11 @@ from ..outputs import OutputSet, remove_partials
 from .cells import created
 from .feedback import feedback_name, write_feedback_tables
 from .large import TABLES_DIR, csv_path, large_tables, write_csv
-from .parallel import Job, WorkerPool, run_jobs
+from .parallel import Job, run_jobs
 from .workbook import write_analysis_workbook
+
+if TYPE_CHECKING:
+    from .overlap import EarlyWrites
 
 VERDICT_ANALYSES = frozenset({"yield_fisher", "permutation", "trend", "intra_rater_kappa"})
 
@@ -54,12 +57,11 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path, *,
 
 
 def write_into(analysis: Analysis, out: Path, outputs: OutputSet, *,
-               workers: int | None = None, pool: WorkerPool | None = None,
-               sent: frozenset[Path] = frozenset()) -> list[Path]:
-    """Stage and write every output of ``analysis`` not in ``sent`` (final paths a
-    ``pool`` already has); the final paths of all of them, in the order listed by
-    :func:`write_analysis_outputs`. The jobs left go to ``pool`` when given (which
-    is then finished), else as ``workers`` says."""
+               workers: int | None = None, early: EarlyWrites | None = None) -> list[Path]:
+    """Stage and write every output of ``analysis``; the final paths, in the order
+    listed by :func:`write_analysis_outputs`. When ``early`` has started its workers
+    during the analysis, the portable jobs it has not yet been sent go to it too and
+    it is finished here; otherwise they are written as ``workers`` says."""
     local: list[tuple[Callable[[Analysis, Path], Path], Path]] = [
         (_workbook_alone, out / "analysis.xlsx"), (write_summary_json, out / "summary.json")]
     if VERDICT_ANALYSES & set(analysis.study.plan.run):
@@ -68,24 +70,28 @@ def write_into(analysis: Analysis, out: Path, outputs: OutputSet, *,
                   for name, table in results_tables(analysis).items()]
     tables = table_jobs(analysis.tables, analysis.data, out)
     feedback = feedback_jobs(analysis, out)
-    jobs = [(write, args, outputs.stage(path)) for write, args, path in tables + feedback
-            if path not in sent]
-    staged = [(write, outputs.stage(path)) for write, path in local]
-    if pool is not None:
-        for job in jobs:
-            pool.submit(job, job_cost(job[1]))
-        _write_local(staged, analysis)
-        pool.finish()
+    if early is not None and early.started:
+        for job in tables + feedback:
+            if job[2] not in early.sent:
+                early.send(job)
+        _write_local([(write, outputs.stage(path)) for write, path in local], analysis)
+        early.finish()
     else:
-        _write_all(jobs, staged, analysis, workers)
+        jobs = [(write, args, outputs.stage(path)) for write, args, path in tables + feedback]
+        _write_all(jobs, [(write, outputs.stage(path)) for write, path in local], analysis,
+                   workers)
     return [path for _, path in local[:2]] + [path for *_, path in tables] + \
         [path for _, path in local[2:]] + [path for *_, path in feedback]
 
 
 def table_jobs(tables: dict[str, pd.DataFrame], data: pd.DataFrame, out: Path) -> list[Job]:
     """A job writing each table too large for a sheet to ``out/tables/<name>.csv``."""
-    return [(write_csv, (table,), out / csv_path(name))
-            for name, table in large_tables(tables, data).items()]
+    return [table_job(name, table, out) for name, table in large_tables(tables, data).items()]
+
+
+def table_job(name: str, table: pd.DataFrame, out: Path) -> Job:
+    """The job writing ``table`` whole to ``out/tables/<name>.csv``."""
+    return (write_csv, (table,), out / csv_path(name))
 
 
 def feedback_jobs(analysis: Analysis, out: Path) -> list[Job]:

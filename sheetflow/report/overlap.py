@@ -24,8 +24,15 @@ import pandas as pd
 
 from ..analysis import Analysis, analyze
 from ..outputs import OUT_DIR, PARTIAL, OutputSet, remove_partials
-from .large import csv_path, is_large, write_csv
-from .outputs import feedback_jobs, job_cost, remove_stale_tables, worker_count, write_into
+from .large import is_large, write_csv
+from .outputs import (
+    feedback_jobs,
+    job_cost,
+    remove_stale_tables,
+    table_job,
+    worker_count,
+    write_into,
+)
 from .parallel import Job, WorkerPool
 
 
@@ -60,11 +67,9 @@ def analyze_and_write(study_dir: str | Path, *, published: str | None = None,
     root = Path(study_dir)
     out = root / OUT_DIR
     remove_partials(out)
-    with OutputSet() as outputs, _EarlyWrites(out, outputs, workers) as early:
+    with OutputSet() as outputs, EarlyWrites(out, outputs, workers) as early:
         analysis = analyze(root, published=published, on_part=early.part_ready)
-        written = write_into(analysis, out, outputs, workers=workers,
-                             pool=early.take_pool(), sent=frozenset(early.sent))
-        early.join_parts()
+        written = write_into(analysis, out, outputs, workers=workers, early=early)
     remove_stale_tables(out, written)
     return analysis, written
 
@@ -74,39 +79,58 @@ def analyze_and_write(study_dir: str | Path, *, published: str | None = None,
 SPLIT_FROM = 2_000_000
 
 
-class _EarlyWrites:
-    """Collects the analysis's bulky parts as jobs; starts the workers once they
-    are worth it (or at once when ``workers`` > 1 is asked for) and feeds them.
-    A large table goes out in slices of rows, the first into the staged file and each
-    other to its own part file, appended by :meth:`join_parts` once the workers are
-    done."""
+class EarlyWrites:
+    """The analysis's bulky parts, handed to worker processes as they are ready.
+
+    Collects each part's jobs; starts the workers once they are worth it (or at
+    once when ``workers`` > 1 is asked for) and from then on sends every job as it
+    comes (:meth:`send`). A large table goes out in slices of rows, the first into
+    the staged file and each other to its own part file, appended in order by
+    :meth:`finish`. Leaving the ``with`` block by an exception stops the workers and
+    removes the part files (the staged files are the :class:`OutputSet`'s).
+    """
 
     def __init__(self, out: Path, outputs: OutputSet, workers: int | None) -> None:
         self.out, self.outputs, self.workers = out, outputs, workers
-        self.sent: set[Path] = set()
-        self._pending: list[Job] = []
+        self.sent: set[Path] = set()  # final paths of the jobs sent
+        self._pending: list[tuple[Job, int]] = []  # (job, cost) until the workers start
         self._pool: WorkerPool | None = None
-        self._parts: list[tuple[Path, list[Path]]] = []  # staged file, its parts in order
+        self._parts: list[tuple[Path, list[Path]]] = []  # staged file, its later slices
+
+    @property
+    def started(self) -> bool:
+        """Whether the workers run (then every job left is :meth:`send`'s)."""
+        return self._pool is not None
 
     def part_ready(self, analysis: Analysis, part: str) -> None:
-        """``on_part`` hook of the analysis: stage and queue the part's outputs."""
+        """``on_part`` hook of the analysis: queue the part's outputs, send when worth it."""
         if self.workers == 1:
             return
         if part == "feedback":
-            self._pending += feedback_jobs(analysis, self.out)
-        elif is_large(table := analysis.tables[part]):
-            self._pending.append((write_csv, (table,), self.out / csv_path(part)))
-        cost = sum(job_cost(args) for _, args, _ in self._pending)
+            jobs = feedback_jobs(analysis, self.out)
+        else:
+            table = analysis.tables[part]
+            jobs = [table_job(part, table, self.out)] if is_large(table) else []
+        self._pending += [(job, job_cost(job[1])) for job in jobs]
+        cost = sum(weight for _, weight in self._pending)
         if self._pool is None and self._pending and worker_count(self.workers, cost) > 1:
             self._pool = WorkerPool(worker_count(self.workers, cost))
-        if self._pool is not None:  # staged only once sent: unsent parts are write_into's
-            for write, args, path in sorted(self._pending, key=lambda j: -job_cost(j[1])):
-                self.sent.add(path)
-                if write is write_csv and job_cost(args) >= SPLIT_FROM:
-                    self._send_in_slices(args[0], self.outputs.stage(path))
-                else:
-                    self._pool.submit((write, args, self.outputs.stage(path)), job_cost(args))
+        if self._pool is not None:
+            for job, weight in sorted(self._pending, key=lambda p: -p[1]):
+                self.send(job, weight)
             self._pending.clear()
+
+    def send(self, job: Job, weight: int | None = None) -> None:
+        """Stage ``job``'s output and hand it to the workers (a large table in slices)."""
+        assert self._pool is not None, "send() only once the workers are started"
+        write, args, path = job
+        weight = job_cost(args) if weight is None else weight
+        self.sent.add(path)
+        staged = self.outputs.stage(path)
+        if write is write_csv and weight >= SPLIT_FROM:
+            self._send_in_slices(args[0], staged)
+        else:
+            self._pool.submit((write, args, staged), weight)
 
     def _send_in_slices(self, table: pd.DataFrame, staged: Path) -> None:
         assert self._pool is not None
@@ -120,8 +144,10 @@ class _EarlyWrites:
             self._pool.submit((partial(write_csv, header=k == 0), (rows,), part),
                               rows.size)
 
-    def join_parts(self) -> None:
-        """Append each sliced table's later parts, in order, to its staged file."""
+    def finish(self) -> None:
+        """Wait for the workers, then append each sliced table's later parts in order."""
+        assert self._pool is not None
+        self._pool.finish()
         for staged, parts in self._parts:
             with staged.open("ab") as whole:
                 for part in parts:
@@ -130,11 +156,7 @@ class _EarlyWrites:
                     part.unlink()
         self._parts.clear()
 
-    def take_pool(self) -> WorkerPool | None:
-        """The running pool (which still has to be finished), if any was started."""
-        return self._pool
-
-    def __enter__(self) -> _EarlyWrites:
+    def __enter__(self) -> EarlyWrites:
         return self
 
     def __exit__(self, kind: Any, error: Any, trace: Any) -> None:

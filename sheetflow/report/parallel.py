@@ -164,19 +164,20 @@ def _worker() -> None:
             job = pickle.load(stdin)
         except EOFError:
             return
-        answer = _run_chunk([job])
+        answer = _run_job(job)
         stdout.write(answer + "\n")
         stdout.flush()
         if answer != _OK:
             return
 
 
-def _run_chunk(chunk: list[Job]) -> str:
-    for write, args, path in chunk:
-        try:
-            write(*args, path)
-        except Exception as exc:  # reported to the parent as one line, never a traceback
-            return f"{_final_name(path)}: {type(exc).__name__}: {exc}".replace("\n", " ")
+def _run_job(job: Job) -> str:
+    """``ok``, or the job's failure in one line naming its output."""
+    write, args, path = job
+    try:
+        write(*args, path)
+    except Exception as exc:  # reported to the parent as one line, never a traceback
+        return f"{_final_name(path)}: {type(exc).__name__}: {exc}".replace("\n", " ")
     return _OK
 
 
