@@ -127,8 +127,8 @@ def _float_fields(values: np.ndarray) -> list[str]:
     """Floats as ``repr`` (never quoted), missing as empty; each distinct value once
     when fewer than half are distinct (``repr`` costs about 0.5 us a value)."""
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    negative_zero = bool(np.signbit(values[values == 0]).any())  # shares 0.0's code
-    if 2 * len(uniques) < len(values) and not negative_zero:
+    # (-0.0 shares 0.0's code but not its repr: such a column is formatted value by value)
+    if 2 * len(uniques) < len(values) and not np.signbit(values[values == 0]).any():
         texts = np.array([*map(repr, uniques.tolist()), ""], dtype=object)
         return texts[codes].tolist()  # code -1 (missing) takes the last entry, ""
     texts = np.array(list(map(repr, values.tolist())), dtype=object)
