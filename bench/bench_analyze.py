@@ -6,7 +6,7 @@ Run on demand (not a test)::
                                   [--rebuild] [--raters N]
 
 Scenarios (each a study built once into the cache folder, packs filled by the
-simulated raters of ``sheetflow.simulate``):
+simulated raters of ``sheetflow.demo.simulate``):
 
 - **single**: the answer-review template (five categorical dimensions), 60 items,
   100 raters who each score every item.
@@ -47,7 +47,7 @@ from pathlib import Path
 root = Path(sys.argv[1])
 step = sys.argv[2]
 if step == "collect":
-    from sheetflow.collect import collect
+    from sheetflow.collect.run import collect
     run = lambda: collect(root)
 else:
     from sheetflow.report import analyze_and_write
@@ -88,9 +88,9 @@ def _raters(target: Path, count: int) -> None:
 
 def build(root: Path, template: str, items: int | None, raters: int) -> None:
     """A study from ``template`` with ``items`` items and ``raters`` raters, packs filled."""
-    from sheetflow.generate import generate_packs
-    from sheetflow.simulate import fill_packs
-    from sheetflow.templates import init_study
+    from sheetflow.demo.simulate import fill_packs
+    from sheetflow.packs.generate import generate_packs
+    from sheetflow.spec.templates import init_study
 
     init_study(root, template)
     _repeat_items(root / "items.csv", root / "items.csv", items)

@@ -26,7 +26,7 @@ from bench_generate import synthesise
 
 from sheetflow.errors import SpecError
 from sheetflow.spec.limits import MAX_ITEMS
-from sheetflow.study import load_study
+from sheetflow.spec.study import load_study
 
 
 def _load(queue: multiprocessing.Queue, folder: Path, whole: bool) -> None:

@@ -33,7 +33,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from sheetflow.manifest import open_manifest
+from sheetflow.packs.manifest import open_manifest
 
 HERE = Path(__file__).resolve()
 DONE = "bench-build.json"
@@ -41,8 +41,8 @@ DONE = "bench-build.json"
 
 def build(root: Path, cases: int, packs: int) -> list[Path]:
     """A paired study with ``cases`` cases and ``packs`` raters, packs filled."""
-    from sheetflow.generate import generate_packs
-    from sheetflow.templates import init_study
+    from sheetflow.packs.generate import generate_packs
+    from sheetflow.spec.templates import init_study
 
     init_study(root, "paired-rubric")
     with (root / "items.csv").open("w", newline="", encoding="utf-8") as fh:
@@ -113,7 +113,7 @@ def _peaks() -> dict[str, float]:
 
 def step_collect(root: Path) -> dict[str, float]:
     """Collect every return of the study, as the CLI does."""
-    from sheetflow.collect import collect
+    from sheetflow.collect.run import collect
 
     t0 = time.perf_counter()
     result = collect(root, write=True)

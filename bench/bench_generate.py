@@ -30,7 +30,7 @@ from pathlib import Path
 
 import xlsxwriter
 
-from sheetflow.generate import generate_packs
+from sheetflow.packs.generate import generate_packs
 
 ROOT = Path(__file__).resolve().parent.parent
 BEFORE = "before: 68.8 s, 703 MiB (50 packs x 500 cases)"

@@ -30,8 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from sheetflow.manifest import open_manifest
-from sheetflow.seal import dump_json
+from sheetflow.packs.manifest import open_manifest
+from sheetflow.packs.seal import dump_json
 
 SCENARIOS = {
     "dices": ("answer-review", 350, 123),
@@ -44,8 +44,8 @@ def build(root: Path, template: str, items: int, raters: int) -> None:
     """A study from ``template`` with ``items`` items and ``raters`` raters, generated."""
     from bench_analyze import _raters, _repeat_items
 
-    from sheetflow.generate import generate_packs
-    from sheetflow.templates import init_study
+    from sheetflow.packs.generate import generate_packs
+    from sheetflow.spec.templates import init_study
 
     init_study(root, template)
     _repeat_items(root / "items.csv", root / "items.csv", items)

@@ -92,8 +92,8 @@ def only_sheet(workbook: Path, sheet: str, dest: Path) -> Path:
 
 def render_card(r: Renderer) -> Path:
     """The first card of a paired-rubric pack, from its Scoring sheet."""
-    from sheetflow.generate import generate_packs
-    from sheetflow.templates import init_study
+    from sheetflow.packs.generate import generate_packs
+    from sheetflow.spec.templates import init_study
     from sheetflow.workbook import layout as L
 
     study = init_study(r.work / "card-study", "paired-rubric")
@@ -118,10 +118,10 @@ def render_status(r: Renderer) -> Path:
 
     import openpyxl
 
-    from sheetflow.collect import collect
-    from sheetflow.generate import generate_packs
-    from sheetflow.simulate import fill_packs
-    from sheetflow.templates import init_study
+    from sheetflow.collect.run import collect
+    from sheetflow.demo.simulate import fill_packs
+    from sheetflow.packs.generate import generate_packs
+    from sheetflow.spec.templates import init_study
     from sheetflow.workbook import layout as L
 
     study = init_study(r.work / "status-study", "paired-rubric")
@@ -140,7 +140,7 @@ def render_status(r: Renderer) -> Path:
 
 
 def _demo(r: Renderer) -> Any:
-    from sheetflow.demo import run_demo
+    from sheetflow.demo.run import run_demo
 
     if r.demo is None:
         r.demo = run_demo(r.work / "demo")
@@ -161,7 +161,7 @@ def render_closing(r: Renderer) -> Path:
     """
     import xlsxwriter
 
-    from sheetflow.demo import closing_lines
+    from sheetflow.demo.run import closing_lines
 
     result = _demo(r)
     folder = str(result.folder)

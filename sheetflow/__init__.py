@@ -18,8 +18,9 @@ __version__ = "0.1.0"
 _LAZY = {
     "SealError": "errors", "SheetflowError": "errors", "SpecError": "errors",
     "UsageError": "errors", "MissingStepError": "errors",
-    "Bin": "rubric", "Dimension": "rubric", "Rubric": "rubric", "Total": "rubric",
-    "Study": "study", "check_study": "study", "load_study": "study", "spec_hash": "study",
+    "Bin": "spec.rubric", "Dimension": "spec.rubric", "Rubric": "spec.rubric",
+    "Total": "spec.rubric", "Study": "spec.study", "check_study": "spec.study",
+    "load_study": "spec.study", "spec_hash": "spec.study",
 }
 
 __all__ = [
@@ -30,8 +31,8 @@ __all__ = [
 
 if TYPE_CHECKING:
     from .errors import MissingStepError, SealError, SheetflowError, SpecError, UsageError
-    from .rubric import Bin, Dimension, Rubric, Total
-    from .study import Study, check_study, load_study, spec_hash
+    from .spec.rubric import Bin, Dimension, Rubric, Total
+    from .spec.study import Study, check_study, load_study, spec_hash
 
 
 __getattr__ = lazy_getattr(__name__, _LAZY, globals())

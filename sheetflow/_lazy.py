@@ -30,3 +30,11 @@ def lazy_getattr(package: str, modules: dict[str, str],
         return value
 
     return __getattr__
+
+
+def lazy_dir(modules: dict[str, str], namespace: dict[str, Any]) -> Callable[[], list[str]]:
+    """A module-level ``__dir__`` that lists the lazy names beside those loaded."""
+    def __dir__() -> list[str]:
+        return sorted([*namespace, *modules])
+
+    return __dir__

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from sheetflow.manifest import read_manifest
+from sheetflow.packs.manifest import read_manifest
 from sheetflow.workbook import layout as L
 
 NOTE_WORDS = ("Évaluation", "naïve", "中文", "emoji🙂", "ok", "tab\tstop", "line")
@@ -71,8 +71,8 @@ def fill_openpyxl(src: Path, dst: Path, answers: dict[str, tuple[Any, str]],
 
 def paired_study_with_filled_packs(root: Path) -> Path:
     """A paired-rubric study at ``root`` whose packs are filled and kept in ``filled/``."""
-    from sheetflow.generate import generate_packs
-    from sheetflow.templates import init_study
+    from sheetflow.packs.generate import generate_packs
+    from sheetflow.spec.templates import init_study
 
     init_study(root, "paired-rubric")
     generate_packs(root)

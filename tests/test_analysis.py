@@ -20,8 +20,8 @@ from sheetflow.analysis import (
     verify_seal,
 )
 from sheetflow.errors import SealError
-from sheetflow.study import load_study
-from sheetflow.templates import data_dir
+from sheetflow.spec.study import load_study
+from sheetflow.spec.templates import data_dir
 
 TEMPLATES = data_dir("templates")
 
@@ -203,7 +203,7 @@ def _anchored_at_generate(tmp_path):
 
 
 def test_second_rater_selection_reproduces_generator(tmp_path):
-    from sheetflow.assign import second_rater_items
+    from sheetflow.packs.assign import second_rater_items
 
     study = _anchored_at_generate(tmp_path)
     assert second_rater_expected(study) == [it.id for it in second_rater_items(study)]
@@ -319,7 +319,7 @@ def test_judge_trio_verdicts_known_by_hand():
 def _sealed_study(tmp_path):
     import shutil
 
-    from sheetflow.generate import generate_packs
+    from sheetflow.packs.generate import generate_packs
 
     root = tmp_path / "study"
     shutil.copytree(TEMPLATES / "paired-rubric", root)

@@ -15,8 +15,8 @@ import pytest
 
 from sheetflow.analysis import add_totals, run_plan
 from sheetflow.report import write_analysis_workbook
-from sheetflow.study import load_study
-from sheetflow.templates import data_dir
+from sheetflow.spec.study import load_study
+from sheetflow.spec.templates import data_dir
 
 
 @pytest.fixture(scope="module")

@@ -16,10 +16,11 @@ ALLOWED = {
     "click": ("cli/",),
     "krippendorff": ("stats/",),
     "scipy": ("stats/",),
-    "xlsxwriter": ("workbook/writer.py", "report/", "coordinator.py", "validate.py",
-                   "plan/workbook.py"),
-    "openpyxl": ("workbook/", "spec/tables.py", "simulate.py", "judges.py"),
-    "python_calamine": ("workbook/",),
+    "xlsxwriter": ("packs/writer.py", "report/", "collect/coordinator.py",
+                   "collect/validate.py", "plan/workbook.py"),
+    "openpyxl": ("packs/writer.py", "collect/reader.py", "collect/safety.py",
+                 "spec/tables.py", "demo/simulate.py", "judges/importer.py"),
+    "python_calamine": ("collect/reader.py", "collect/safety.py"),
 }
 
 

@@ -19,12 +19,12 @@ import openpyxl
 import pytest
 from click.testing import CliRunner
 
-from sheetflow.assign import CODE_ALPHABET, CODE_LENGTH
 from sheetflow.cli import cli
-from sheetflow.generate import generate_packs
-from sheetflow.manifest import read_manifest
+from sheetflow.packs.assign import CODE_ALPHABET, CODE_LENGTH
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec.blinding import natural_key, order_reveals_arms
-from sheetflow.study import load_study
+from sheetflow.spec.study import load_study
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ["paired-rubric", "keep-known", "anchored-plan", "answer-review", "judge-likert"]

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from sheetflow.cli import cli
-from sheetflow.templates import init_study
+from sheetflow.spec.templates import init_study
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -59,7 +59,7 @@ def test_readme_python_example_runs(tmp_path, monkeypatch):
     assert "# ... raters return" in block
     block = block.replace(
         "# ... raters return their workbooks into my-study/returns/ ...",
-        "from sheetflow.simulate import fill_packs; fill_packs(study, seed=1)")
+        "from sheetflow.demo.simulate import fill_packs; fill_packs(study, seed=1)")
     monkeypatch.chdir(tmp_path)
     exec(compile(block, "README.md", "exec"), {"__name__": "readme"})
     assert (tmp_path / "my-study" / "out" / "analysis.xlsx").stat().st_size > 0

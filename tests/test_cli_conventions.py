@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from sheetflow.cli import cli
-from sheetflow.templates import init_study
+from sheetflow.spec.templates import init_study
 
 # Every command with the arguments it needs besides DIRECTORY (files made in the test).
 COMMANDS = {
@@ -109,7 +109,7 @@ def test_generate_creates_returns(tmp_path):
     assert result.exit_code == 0, result.output
     assert (study / "returns").is_dir()
     assert json.loads(result.stdout)["returns"] == str(study / "returns")
-    from sheetflow.collect import collect
+    from sheetflow.collect.run import collect
 
     # the README's Python loop: collect right after generate finds returns/ (empty)
     assert collect(study).report.files == []

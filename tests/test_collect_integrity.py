@@ -14,10 +14,10 @@ import openpyxl
 import pytest
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
-from sheetflow.collect import collect
-from sheetflow.generate import generate_packs
-from sheetflow.manifest import read_manifest
-from sheetflow.templates import init_study
+from sheetflow.collect.run import collect
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
 TEMPLATES = ("paired-rubric", "keep-known", "anchored-plan", "answer-review", "judge-likert")

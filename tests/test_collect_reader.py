@@ -14,14 +14,14 @@ import openpyxl
 import pytest
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
-from sheetflow.collect import collect
-from sheetflow.collect_file import RATING_COLUMNS, neutralise
-from sheetflow.generate import generate_packs
-from sheetflow.manifest import open_manifest, read_manifest
-from sheetflow.templates import init_study
-from sheetflow.values import Formula
+from sheetflow.collect.file_check import RATING_COLUMNS, neutralise
+from sheetflow.collect.reader import _openpyxl_window, open_book
+from sheetflow.collect.run import collect
+from sheetflow.collect.values import Formula
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import open_manifest, read_manifest
+from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
-from sheetflow.workbook.reader import _openpyxl_window, open_book
 
 
 def _study(tmp: Path, template: str) -> tuple[Path, list[dict]]:
@@ -220,7 +220,7 @@ def test_sitting_two_less_than_24_hours_after_sitting_one_is_warned(tmp_path, ho
 
 
 def test_csv_lines_are_what_csv_writer_writes():
-    from sheetflow.collect_file import ROW_FIELDS, RatingBlock, csv_lines
+    from sheetflow.collect.file_check import ROW_FIELDS, RatingBlock, csv_lines
 
     tricky = ['a","b', '"', '=1+1', '-1', 'line\r\nbreak', '＝x', '', '@x', 'tab\there']
     rows = [tuple(tricky[(i + k) % len(tricky)] for k in range(len(ROW_FIELDS)))
@@ -248,7 +248,7 @@ def test_manifest_with_one_entry_in_another_order_is_read_whole(paired, tmp_path
 
 
 def test_outputs_of_a_collection_made_without_writing(paired, tmp_path):
-    from sheetflow.collect import write_outputs
+    from sheetflow.collect.run import write_outputs
 
     root, _ = paired
     written = collect(root)

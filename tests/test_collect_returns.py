@@ -18,10 +18,10 @@ import pytest
 from click.testing import CliRunner
 from roundtrip_helpers import paired_study_with_filled_packs
 
-import sheetflow.collect as collect_module
+import sheetflow.collect.run as collect_module
 from sheetflow.cli import cli
-from sheetflow.collect import collect
-from sheetflow.returns import display_name, escape_controls
+from sheetflow.collect.returns import display_name, escape_controls
+from sheetflow.collect.run import collect
 
 
 @pytest.fixture(scope="module")

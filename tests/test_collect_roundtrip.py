@@ -28,10 +28,10 @@ from roundtrip_helpers import (
     require_libreoffice,
 )
 
-from sheetflow.collect import collect
-from sheetflow.generate import generate_packs
-from sheetflow.manifest import read_manifest
-from sheetflow.templates import init_study, list_templates
+from sheetflow.collect.run import collect
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.templates import init_study, list_templates
 from sheetflow.workbook.layout import IDENTITY_SHEET, SCORING_SHEET, iter_answer_cells
 
 TEMPLATES = sorted(list_templates())

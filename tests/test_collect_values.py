@@ -12,14 +12,14 @@ import openpyxl
 import pytest
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
-from sheetflow.collect import collect
-from sheetflow.generate import generate_packs
-from sheetflow.manifest import read_manifest
-from sheetflow.rubric import Dimension
-from sheetflow.templates import init_study
-from sheetflow.values import ExcelError, parse_value
+from sheetflow.collect.run import collect
+from sheetflow.collect.safety import scan_sheet
+from sheetflow.collect.values import ExcelError, parse_value
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.rubric import Dimension
+from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
-from sheetflow.workbook.safety import scan_sheet
 
 COUNT = Dimension("n", "N", "count")
 SCALE = Dimension("q", "Q", "scale", minimum=1, maximum=5)

@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from sheetflow.cli import cli
-from sheetflow.generate import generate_packs
-from sheetflow.manifest import read_manifest
-from sheetflow.simulate import fill_packs
-from sheetflow.templates import init_study
+from sheetflow.demo.simulate import fill_packs
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
 

@@ -23,12 +23,12 @@ from decision_helpers import run_analyze
 
 from sheetflow.analysis import analyze, key_sides
 from sheetflow.cli import cli
-from sheetflow.collect import collect
-from sheetflow.demo import SAMPLE, sample_quality
-from sheetflow.generate import generate_packs
-from sheetflow.manifest import read_manifest
-from sheetflow.simulate import fill_packs
-from sheetflow.templates import data_dir
+from sheetflow.collect.run import collect
+from sheetflow.demo.run import SAMPLE, sample_quality
+from sheetflow.demo.simulate import fill_packs
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.templates import data_dir
 from sheetflow.workbook import layout as L
 
 NOISE = 0.05

@@ -23,11 +23,11 @@ import pytest
 from decision_helpers import run_analyze
 from scipy import stats as sps
 
-from sheetflow.collect import collect
-from sheetflow.generate import generate_packs
-from sheetflow.manifest import read_manifest
+from sheetflow.collect.run import collect
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.templates import init_study
 from sheetflow.stats import newcombe_difference, wilson_interval
-from sheetflow.templates import init_study
 from sheetflow.workbook import layout as L
 
 KEPT = {"owner-01": {"b3_distance_forced": 9, "b6_distance_forced_critic": 4,

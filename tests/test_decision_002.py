@@ -23,12 +23,12 @@ from click.testing import CliRunner
 from decision_helpers import run_analyze
 
 from sheetflow.cli import cli
-from sheetflow.collect import collect
-from sheetflow.generate import generate_packs
-from sheetflow.manifest import read_manifest
-from sheetflow.second_rater import SELECTION_FILE
-from sheetflow.study import load_study
-from sheetflow.templates import init_study
+from sheetflow.collect.run import collect
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.packs.second_rater import SELECTION_FILE
+from sheetflow.spec.study import load_study
+from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
 PRIMARY, SECOND = "R-7QX", "R-3MD"

@@ -17,11 +17,11 @@ import openpyxl
 import pytest
 from decision_helpers import run_analyze
 
-from sheetflow.collect import collect
-from sheetflow.generate import generate_packs
-from sheetflow.manifest import read_manifest
-from sheetflow.study import load_study
-from sheetflow.templates import init_study
+from sheetflow.collect.run import collect
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.study import load_study
+from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
 NA_ITEMS = ("HV-02", "HV-05", "HV-09")

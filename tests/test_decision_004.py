@@ -18,11 +18,11 @@ import openpyxl
 import pytest
 from decision_helpers import run_analyze
 
-from sheetflow.collect import collect
-from sheetflow.generate import generate_packs
-from sheetflow.judge_records import DIMENSIONS, judge_mean, verdict_for
-from sheetflow.judges import import_judges
-from sheetflow.templates import init_study
+from sheetflow.collect.run import collect
+from sheetflow.judges.importer import import_judges
+from sheetflow.judges.records import DIMENSIONS, judge_mean, verdict_for
+from sheetflow.packs.generate import generate_packs
+from sheetflow.spec.templates import init_study
 
 WINDOW = "2026-04-26T09:00:00Z to 2026-04-26T11:30:00Z"
 JUDGES = ("judge_opus", "judge_gpt", "judge_minimax")

@@ -18,13 +18,13 @@ import openpyxl
 import pytest
 from click.testing import CliRunner
 
-from sheetflow.assign import assign, second_rater_items
 from sheetflow.cli import cli
-from sheetflow.generate import generate_packs
-from sheetflow.manifest import read_manifest
-from sheetflow.rubric import answer_required
-from sheetflow.seal import verify_seal
-from sheetflow.study import load_study
+from sheetflow.packs.assign import assign, second_rater_items
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.packs.seal import verify_seal
+from sheetflow.spec.rubric import answer_required
+from sheetflow.spec.study import load_study
 from sheetflow.workbook import layout as L
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -465,7 +465,7 @@ def _blank_rules(path: Path) -> list[tuple[str, str]]:
 
 def test_manifest_is_the_canonical_dump_of_the_whole(generated):
     """Written pack by pack, the manifest is still the one compact document the seal hashes."""
-    from sheetflow.seal import dump_json
+    from sheetflow.packs.seal import dump_json
     folder, result = generated["keep-known"]
     data = result.manifest_path.read_bytes()
     assert data == dump_json(json.loads(data), compact=True)
@@ -475,8 +475,8 @@ def test_manifest_is_the_canonical_dump_of_the_whole(generated):
 
 
 def test_a_failed_pack_leaves_no_manifest(tmp_path, monkeypatch):
-    from sheetflow import generate as G
     from sheetflow.errors import SheetflowError
+    from sheetflow.packs import generate as G
     folder = make_study(tmp_path, "paired-rubric")
     real, calls = G.write_pack, []
 
@@ -495,7 +495,7 @@ def test_a_failed_pack_leaves_no_manifest(tmp_path, monkeypatch):
 
 
 def test_blinding_check_finds_an_arm_across_block_boundaries(tmp_path, monkeypatch):
-    from sheetflow import generate as G
+    from sheetflow.packs import generate as G
     folder = make_study(tmp_path, "paired-rubric")
     study = load_study(folder)
     arm = study.design.arms[1].id

@@ -11,10 +11,10 @@ from click.testing import CliRunner
 
 from sheetflow.analysis import analyze
 from sheetflow.cli import cli
-from sheetflow.collect import collect
-from sheetflow.generate import generate_packs
-from sheetflow.judges import JudgeImportError, import_judges
-from sheetflow.templates import init_study
+from sheetflow.collect.run import collect
+from sheetflow.judges.importer import JudgeImportError, import_judges
+from sheetflow.packs.generate import generate_packs
+from sheetflow.spec.templates import init_study
 
 DIMS = ("completeness", "accuracy", "synthesis", "judgment", "actionability", "structure")
 JUDGES = {"judge_opus": "judge-1", "judge_gpt": "judge-2", "judge_minimax": "judge-3"}

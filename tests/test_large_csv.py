@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sheetflow.collect_rows import neutralise
+from sheetflow.collect.rows import neutralise
 from sheetflow.report.large import write_csv
 
 TRICKY = ["plain", "a,b", 'say "hi"', "two\nlines", "cr\rhere", "", " lead", "=1+1",

@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
-from sheetflow import manifest_form
-from sheetflow.collect import collect
+from sheetflow.collect.run import collect
 from sheetflow.errors import SheetflowError
-from sheetflow.generate import generate_packs
-from sheetflow.manifest import open_manifest, read_manifest
-from sheetflow.manifest_form import Compactor, Inflater
-from sheetflow.seal import dump_json, verify_seal
-from sheetflow.templates import init_study, list_templates
+from sheetflow.packs import manifest_form
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import open_manifest, read_manifest
+from sheetflow.packs.manifest_form import Compactor, Inflater
+from sheetflow.packs.seal import dump_json, verify_seal
+from sheetflow.spec.templates import init_study, list_templates
 from sheetflow.workbook import layout as L
 
 TEMPLATES = sorted(list_templates())

@@ -23,15 +23,15 @@ from roundtrip_helpers import paired_study_with_filled_packs
 
 from sheetflow.analysis import analyze
 from sheetflow.cli import cli
-from sheetflow.collect import collect
-from sheetflow.outputs import (
+from sheetflow.collect.outputs import (
     COLLECTION_FILE,
     OutputError,
     OutputSet,
     study_lock,
     verify_ratings,
 )
-from sheetflow.returns import file_digest
+from sheetflow.collect.returns import file_digest
+from sheetflow.collect.run import collect
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -54,8 +54,8 @@ def _study(made: Path, tmp: Path, returns: int) -> Path:
 _KILLED_CHILD = r"""
 import os, sys, time
 from pathlib import Path
-import sheetflow.collect as collect_module
-import sheetflow.outputs as outputs
+import sheetflow.collect.run as collect_module
+import sheetflow.collect.outputs as outputs
 
 root, where = Path(sys.argv[1]), sys.argv[2]
 
@@ -161,7 +161,7 @@ def test_a_second_run_waits_for_the_lock_then_refuses(made, tmp_path):
 
 _CONCURRENT_CHILD = r"""
 import sys
-from sheetflow.collect import collect
+from sheetflow.collect.run import collect
 collect(sys.argv[1], sys.argv[2:], lock_wait=120)
 """
 
@@ -276,6 +276,7 @@ def test_analyze_and_write_gives_the_files_of_analyze_then_write(made, tmp_path)
 
 
 def test_analyze_and_write_fails_whole_when_a_worker_fails(made, tmp_path, monkeypatch):
+    import sheetflow.report.early as early
     import sheetflow.report.overlap as overlap
     from sheetflow.report.feedback import write_feedback_tables
 
@@ -288,7 +289,7 @@ def test_analyze_and_write_fails_whole_when_a_worker_fails(made, tmp_path, monke
         return [(write_feedback_tables, ("t", "R9", {"Overview": "not a table"},
                                          None), out / "feedback-R9.xlsx")]
 
-    monkeypatch.setattr(overlap, "feedback_jobs", broken_jobs)
+    monkeypatch.setattr(early, "feedback_jobs", broken_jobs)
     with pytest.raises(OutputError, match=r"feedback-R9\.xlsx: AttributeError"):
         overlap.analyze_and_write(root, workers=2)
     assert {p.name: p.read_bytes() for p in (root / "out").iterdir() if p.is_file()} == before
@@ -312,12 +313,12 @@ def test_analyze_and_write_with_a_broken_seal_writes_nothing(made, tmp_path):
 def test_large_tables_written_in_slices_join_to_the_same_bytes(made, tmp_path, monkeypatch):
     """Tables sliced by rows across workers (part files joined in order) equal the
     table written whole; no part file is left."""
+    import sheetflow.report.early as early
     import sheetflow.report.large as large
-    import sheetflow.report.overlap as overlap
     from sheetflow.report import analyze_and_write, write_analysis_outputs
 
     monkeypatch.setattr(large, "LARGE_ROWS", 10)  # every table of 11+ rows to CSV
-    monkeypatch.setattr(overlap, "SPLIT_FROM", 1)  # and every one of them sliced
+    monkeypatch.setattr(early, "SPLIT_FROM", 1)  # and every one of them sliced
     root = _study(made, tmp_path, 3)
     collect(root)
     serial = tmp_path / "serial"

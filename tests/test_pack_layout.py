@@ -17,13 +17,13 @@ import openpyxl
 import pytest
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
-from sheetflow.collect import collect
-from sheetflow.generate import generate_packs
-from sheetflow.manifest import read_manifest
-from sheetflow.rubric import answer_required
-from sheetflow.study import load_study
+from sheetflow.collect.run import collect
+from sheetflow.packs import pages
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.rubric import answer_required
+from sheetflow.spec.study import load_study
 from sheetflow.workbook import layout as L
-from sheetflow.workbook import pages
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ["paired-rubric", "keep-known", "anchored-plan", "answer-review", "judge-likert"]

@@ -17,9 +17,9 @@ from scipy import stats as sps
 from sheetflow import stats
 from sheetflow.analysis import run_plan
 from sheetflow.report import write_analysis_workbook
+from sheetflow.spec.study import load_study
+from sheetflow.spec.templates import data_dir
 from sheetflow.stats.proportions import binomial_share, position_free_preference
-from sheetflow.study import load_study
-from sheetflow.templates import data_dir
 
 BASE, IMPROVED = "iter1_baseline", "iter2_improved"
 
@@ -195,7 +195,7 @@ def test_position_free_preference_on_arrays_gives_a_row_per_stratum_pair():
 
 
 def test_the_demo_summary_shows_the_position_line(tmp_path):
-    from sheetflow.demo import run_demo
+    from sheetflow.demo.run import run_demo
 
     run_demo(tmp_path / "demo")
     out = tmp_path / "demo" / "out"

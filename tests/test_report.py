@@ -12,8 +12,8 @@ import pytest
 
 from sheetflow.analysis import run_plan
 from sheetflow.report import write_analysis_workbook, write_summary_json, write_verdicts_jsonl
-from sheetflow.study import load_study
-from sheetflow.templates import data_dir
+from sheetflow.spec.study import load_study
+from sheetflow.spec.templates import data_dir
 
 
 @pytest.fixture(scope="module")

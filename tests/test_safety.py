@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import signal
 
-from sheetflow.workbook.safety import Limits, Sandbox, column_number, inspect_file, scan_sheet
+from sheetflow.collect.safety import Limits, Sandbox, column_number, inspect_file, scan_sheet
 
 
 def test_sandbox_survives_abort_memory_and_timeout():

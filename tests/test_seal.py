@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from sheetflow.cli import cli
-from sheetflow.seal import verify_seal
-from sheetflow.study import load_study
+from sheetflow.packs.seal import verify_seal
+from sheetflow.spec.study import load_study
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from spec_helpers import check_gives_one_line
 from spec_helpers import replace_once as _replace
 
 from sheetflow.cli import cli
-from sheetflow.templates import init_study
+from sheetflow.spec.templates import init_study
 
 
 def _write_bytes(path: Path, data: bytes) -> None:

@@ -20,9 +20,9 @@ from click.testing import CliRunner
 from spec_helpers import check_gives_one_line, replace_once
 
 from sheetflow.cli import cli
-from sheetflow.generate import generate_packs
+from sheetflow.packs.generate import generate_packs
 from sheetflow.spec.limits import MAX_DEPTH, MAX_ITEMS, nesting_depth
-from sheetflow.templates import init_study
+from sheetflow.spec.templates import init_study
 
 HEADER = "rater_id,name,last_name,email,role\n"
 

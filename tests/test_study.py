@@ -9,9 +9,9 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from sheetflow.rubric import Bin
-from sheetflow.study import load_study, read_table, spec_hash
-from sheetflow.templates import data_dir, init_study, list_templates
+from sheetflow.spec.rubric import Bin
+from sheetflow.spec.study import load_study, read_table, spec_hash
+from sheetflow.spec.templates import data_dir, init_study, list_templates
 
 TEMPLATES = ("paired-rubric", "keep-known", "anchored-plan", "answer-review", "judge-likert")
 

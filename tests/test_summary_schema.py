@@ -10,11 +10,11 @@ import pytest
 from json_schema import errors
 
 from sheetflow.analysis import analyze
-from sheetflow.collect import collect
-from sheetflow.generate import generate_packs
+from sheetflow.collect.run import collect
+from sheetflow.demo.simulate import fill_packs
+from sheetflow.packs.generate import generate_packs
 from sheetflow.report import write_analysis_outputs
-from sheetflow.simulate import fill_packs
-from sheetflow.templates import init_study
+from sheetflow.spec.templates import init_study
 
 SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "docs" / "summary-schema.json")
                     .read_text(encoding="utf-8"))

@@ -18,11 +18,11 @@ import pytest
 from sheetflow.analysis import key_sides, unblind
 from sheetflow.analysis.context import DATA_COLUMNS, number
 from sheetflow.analysis.unblind import key_entries
-from sheetflow.collect import collect
-from sheetflow.generate import generate_packs
-from sheetflow.simulate import fill_packs
-from sheetflow.study import load_study
-from sheetflow.templates import init_study
+from sheetflow.collect.run import collect
+from sheetflow.demo.simulate import fill_packs
+from sheetflow.packs.generate import generate_packs
+from sheetflow.spec.study import load_study
+from sheetflow.spec.templates import init_study
 
 TEMPLATES = ["paired-rubric", "keep-known", "anchored-plan", "answer-review", "judge-likert"]
 _GUARDED = "=+-@\t\r\n"

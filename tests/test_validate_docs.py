@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from sheetflow.validate import CATALOGUE
+from sheetflow.collect.validate import CATALOGUE
 
 ROOT = Path(__file__).resolve().parent.parent
 ROW = re.compile(r"^\|\s*`([a-z0-9-]+)`\s*\|\s*(error|warning)\s*\|(.*)\|\s*$")

@@ -6,9 +6,9 @@ import datetime as dt
 
 import pytest
 
-from sheetflow.rubric import Bin, Dimension
-from sheetflow.validate import check_batch_times
-from sheetflow.values import Formula, parse_confidence, parse_time, parse_value
+from sheetflow.collect.validate import check_batch_times
+from sheetflow.collect.values import Formula, parse_confidence, parse_time, parse_value
+from sheetflow.spec.rubric import Bin, Dimension
 
 LIKERT = Dimension("q", "Q", "scale", minimum=1, maximum=5, na_choices=("N/A",),
                    choices=("N/A",))

@@ -15,12 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from python_calamine import CalamineWorkbook
 
-from sheetflow.generate import generate_packs
-from sheetflow.manifest import read_manifest
-from sheetflow.study import load_study
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.packs.rules import boxes
+from sheetflow.packs.text import clip, split_text, utf16_len
+from sheetflow.spec.study import load_study
 from sheetflow.workbook import layout as L
-from sheetflow.workbook.rules import boxes
-from sheetflow.workbook.text import clip, split_text, utf16_len
 
 ROOT = Path(__file__).resolve().parent.parent
 

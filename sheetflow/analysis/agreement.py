@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from ..study import Study
+from ..spec.study import Study
 from .context import (
     Context,
     add_verdict,
@@ -24,7 +24,7 @@ from .context import (
     values_for,
     weights_for,
 )
-from .registry import ProtocolPlan
+from .protocol import ProtocolPlan
 
 
 def _alpha(ctx: Context) -> pd.DataFrame:

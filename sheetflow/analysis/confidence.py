@@ -25,11 +25,11 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from ..rubric import CONFIDENCE_LEVELS
+from ..spec.rubric import CONFIDENCE_LEVELS
+from ..spec.study import Study
 from ..stats.proportions import binomial_share
-from ..study import Study
 from .context import Context, json_safe, typed_domain
-from .registry import ProtocolPlan, fixed_methods
+from .protocol import ProtocolPlan, fixed_methods
 
 SUBSETS = (("all ratings", (*CONFIDENCE_LEVELS, "")), ("Medium/High", ("Medium", "High")),
            ("High", ("High",)))

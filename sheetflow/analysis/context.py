@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..rubric import Dimension
 from ..spec.hashing import plain_data
+from ..spec.rubric import Dimension
+from ..spec.study import Study
 from ..stats._util import RatingMatrix, rating_matrix
-from ..study import Study
 from .na import na_as_category
 
 DATA_COLUMNS = ("rater", "role", "sitting", "case", "label", "arm", "dimension", "value",

@@ -22,7 +22,7 @@ import pandas as pd
 from .context import Context, empty_reason, json_value
 
 if TYPE_CHECKING:  # pragma: no cover - types only
-    from ..study import Study
+    from ..spec.study import Study
     from .context import Analysis
 
 MIXED_METHOD = (

@@ -21,18 +21,10 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from ..study import Study
-from .context import (
-    TIED,
-    Context,
-    add_verdict,
-    empty_reason,
-    natural_order,
-    split_rows,
-    stack,
-)
+from ..spec.study import Study
+from .context import TIED, Context, add_verdict, empty_reason, natural_order, split_rows, stack
 from .decision import Arms, Check, Decision, flag_check, status_of, threshold_check
-from .registry import ProtocolPlan
+from .protocol import ProtocolPlan
 
 IMPROVED, INTERNAL = "improved arm", "internal scores"
 # protocol 000 section 4.4: direction agreement of 50-70% is a "weak signal" (chance is 50%)

@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from ..study import Study
+from ..spec.study import Study
 from .context import Context, add_verdict, empty_reason, number
 from .decision import Arms, Decision, flag_check, status_of
 from .keep_known_files import MIXED_METHOD, h_mixed, mixed_effects, yield_items
-from .registry import ProtocolPlan
+from .protocol import ProtocolPlan
 
 
 def _yield_table(ctx: Context) -> pd.DataFrame:

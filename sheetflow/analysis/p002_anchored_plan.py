@@ -10,7 +10,7 @@ quality.
 
 The second-rater check compares the items each second rater scored with the subset
 the protocol prescribes: the selection recorded at data lock (``sheetflow lock``,
-:mod:`sheetflow.second_rater`), or, for ``select_at = "generate"``, the draw over all
+:mod:`sheetflow.packs.second_rater`), or, for ``select_at = "generate"``, the draw over all
 items. An extra or a missing second rating fails.
 """
 
@@ -19,11 +19,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..second_rater import draw, locked_selection, selects_at_lock
-from ..study import Study
+from ..packs.second_rater import draw, locked_selection, selects_at_lock
+from ..spec.study import Study
 from .context import Context, add_verdict, empty_reason
 from .decision import Decision, flag_check, status_of
-from .registry import ProtocolPlan
+from .protocol import ProtocolPlan
 
 COMBINE = {"max": np.max, "mean": np.mean, "sum": np.sum}
 ERRORS, SAFETY = "material_errors", "severe_safety"

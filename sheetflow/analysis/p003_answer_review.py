@@ -15,8 +15,45 @@ import pandas as pd
 
 from .context import Context, empty_reason
 from .decision import Decision, flag_check, status_of, threshold_check
-from .na import na_counts, na_handling, na_methods
-from .registry import ProtocolPlan
+from .na import na_handling
+from .protocol import ProtocolPlan
+
+
+def na_counts(ctx: Context) -> dict[str, dict[str, int]]:
+    """Per dimension with N/A labels: N/A answers, ratings and units left for agreement.
+
+    ``n_ratings`` and ``n_units`` count what agreement uses under the setting (see
+    :meth:`Context.ratings`): a unit counts when two or more raters have a value for it.
+    """
+    out = {}
+    for dim in ctx.study.rubric.dimensions:
+        if not dim.na_choices or dim.kind != "categorical" or dim.scope != "response":
+            continue
+        rows = ctx.first[ctx.first["dimension"] == dim.id]
+        answered = rows[rows["value"].notna() & (rows["value"].astype(str) != "")]
+        used = ctx.ratings(dim.id)
+        per_unit = used.groupby("unit")["rater"].nunique()
+        out[dim.id] = {"n_na": int(answered["value"].isin(dim.na_choices).sum()),
+                       "n_answers": len(answered), "n_ratings": len(used),
+                       "n_units": int((per_unit >= 2).sum())}
+    return out
+
+
+def na_methods(ctx: Context) -> list[tuple[str, str]]:
+    """The Methods entry: the setting and the n it leaves per dimension."""
+    counts = na_counts(ctx)
+    if not counts:
+        return []
+    setting = na_handling(ctx.study)
+    rule = ("left out (missing): agreement over the answers with a rating; two N/A answers "
+            "do not count as agreement" if setting == "missing" else
+            "a category of its own: two N/A answers agree, N/A against a rating disagrees; "
+            "the dimension is analysed at the nominal level")
+    parts = [f"{dim}: {c['n_na']} of {c['n_answers']} answers N/A; agreement uses "
+             f"{c['n_ratings']} ratings on {c['n_units']} units rated by two or more"
+             for dim, c in counts.items()]
+    return [("N/A answers", f"[analysis.params] na_handling = \"{setting}\": N/A is {rule}. "
+             + "; ".join(parts) + ".")]
 
 
 def _refusals(ctx: Context) -> pd.DataFrame:

@@ -15,11 +15,11 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..judge_records import DIRECTION_TOLERANCE
-from ..study import Study
+from ..judges.records import DIRECTION_TOLERANCE
+from ..spec.study import Study
 from .context import Context, add_verdict, empty_reason
 from .decision import Decision, flag_check, status_of
-from .registry import ProtocolPlan
+from .protocol import ProtocolPlan
 
 
 def _trio_items(ctx: Context) -> pd.DataFrame:

@@ -9,9 +9,9 @@ from typing import Any
 
 import pandas as pd
 
+from ..collect.outputs import check_row_count, verify_ratings
 from ..errors import MissingStepError
-from ..outputs import check_row_count, verify_ratings
-from ..study import Study, load_study
+from ..spec.study import Study, load_study
 from .context import Analysis, Context, natural_order
 from .keep_known_files import batch_times, yield_figure
 from .panel import Panel, build_panel, read_file_verdicts

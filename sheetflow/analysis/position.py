@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..spec.study import Study
 from ..stats.proportions import binomial_share, position_free_preference
-from ..study import Study
 from .context import Context, json_safe
-from .registry import ProtocolPlan, fixed_methods
+from .protocol import ProtocolPlan, fixed_methods
 
 POOLED = "all raters"
 DEFAULT_P, DEFAULT_BAND = 0.05, (0.35, 0.65)

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..rubric import Total
+from ..spec.rubric import Total
 from .context import Context
 
 # A per-rater total gap this share of the total's range (e.g. 3 of 0-20) should agree

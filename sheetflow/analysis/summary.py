@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 
 from .. import __version__
-from ..study import Study
+from ..spec.study import Study
 from . import confidence, position
 from .context import Context, json_safe
 from .decision import default_decision, finish

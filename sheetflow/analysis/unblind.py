@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import seal as generator_seal
-from ..rubric import Dimension, Rubric
-from ..study import Study, read_table
+from ..packs import seal as generator_seal
+from ..spec.rubric import Dimension, Rubric
+from ..spec.study import Study, read_table
 from .context import DATA_COLUMNS, number
 
 RATINGS_FILE = Path("out") / "ratings.csv"
@@ -54,7 +54,7 @@ def verify_seal(study_dir: Path, study: Study, published: str | None = None,
     SealError
         A file is missing; the key's hash differs from ``sealed/key.sha256`` or the
         plan lock; the spec hashes of key, plan lock and study disagree; or a sealed
-        input (the internal scores) changed (see :func:`sheetflow.seal.verify_seal`).
+        input (the internal scores) changed (see :func:`sheetflow.packs.seal.verify_seal`).
     """
     return generator_seal.unseal(study_dir, study, published)
 

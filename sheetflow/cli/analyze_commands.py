@@ -11,7 +11,7 @@ from .common import EXIT_DATA, Output, command
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
-    from ..demo import DemoResult
+    from ..demo.run import DemoResult
 
 _STATUS_COLOURS = {"pass": "green", "fail": "red", "incomplete": "yellow"}
 
@@ -31,7 +31,7 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
 
     Example: sheetflow analyze my-study
     """
-    from ..outputs import study_lock
+    from ..collect.outputs import study_lock
     from ..report import analyze_and_write
 
     with study_lock(directory, "analyze"):  # no collect replaces the table meanwhile
@@ -91,7 +91,7 @@ def demo_command(out: Output, directory: Path, force: bool) -> None:
 
     Example: sheetflow demo --force
     """
-    from ..demo import closing_lines, run_demo
+    from ..demo.run import closing_lines, run_demo
 
     progress = out.progress("running the demo")
     result = run_demo(directory, force=force, progress=progress)

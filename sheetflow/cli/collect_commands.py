@@ -10,7 +10,7 @@ import click
 from .common import EXIT_DATA, EXIT_FAILED, Output, command, fail
 
 if TYPE_CHECKING:
-    from ..collect import Collection
+    from ..collect.run import Collection
 
 
 @command("collect")
@@ -24,9 +24,9 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
 
     Example: sheetflow collect my-study
     """
-    from ..collect import collect
-    from ..seal import spec_drift
-    from ..study import load_study
+    from ..collect.run import collect
+    from ..packs.seal import spec_drift
+    from ..spec.study import load_study
 
     drift = spec_drift(directory, load_study(directory))
     if drift:
@@ -41,7 +41,7 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
 
 
 def _summary(out: Output, result: Collection) -> None:
-    from ..returns import escape_controls
+    from ..collect.returns import escape_controls
 
     report = result.report
     for f in report.files:
@@ -86,7 +86,7 @@ def status_command(out: Output, directory: Path) -> None:
 
     Example: sheetflow status my-study --json
     """
-    from ..collect import status
+    from ..collect.run import status
 
     rows = status(directory)
     out.say(f"{'rater':16} {'sitting':>7} {'returned':>8} {'complete':>8} "

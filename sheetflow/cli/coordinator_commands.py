@@ -18,7 +18,7 @@ def remind_command(out: Output, directory: Path) -> None:
 
     Example: sheetflow remind my-study
     """
-    from ..coordinator import remind
+    from ..collect.reminders import remind
 
     rows, drafts = remind(directory)
     for path in drafts.written:

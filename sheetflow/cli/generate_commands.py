@@ -24,7 +24,7 @@ def generate_command(out: Output, directory: Path, out_dir: Path | None, emails:
 
     Example: sheetflow generate my-study --eml
     """
-    from ..generate import generate_packs
+    from ..packs.generate import generate_packs
 
     progress = out.progress("writing packs")
     result = generate_packs(directory, out_dir, emails=emails, force=force,
@@ -70,7 +70,7 @@ def verify_command(out: Output, directory: Path, out_dir: Path | None,
 
     Example: sheetflow verify my-study --key-sha256 3f5a...
     """
-    from ..seal import verify_seal
+    from ..packs.seal import verify_seal
 
     check = verify_seal(directory, out_dir, published=published)
     if not check.ok:
@@ -91,7 +91,7 @@ def lock_command(out: Output, directory: Path) -> None:
 
     Example: sheetflow lock my-study
     """
-    from ..second_rater import lock_second_rater
+    from ..packs.lock import lock_second_rater
 
     result = lock_second_rater(directory)
     doc = {"ok": True, "already": result.already, "completed": result.completed,

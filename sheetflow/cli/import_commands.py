@@ -22,7 +22,7 @@ def import_judges_command(out: Output, directory: Path, jsonl: Path,
 
     Example: sheetflow import-judges my-study judges.jsonl
     """
-    from ..judges import JudgeImportError, RecordMismatchError, import_judges
+    from ..judges.importer import JudgeImportError, RecordMismatchError, import_judges
 
     try:
         result = import_judges(directory, jsonl, returns_dir, force=force, window=window)

@@ -78,7 +78,7 @@ def plan_command(out: Output, directory: Path, statistic: str, measure: str | No
 
     Example: sheetflow plan my-study --expected 0.75
     """
-    from ..outputs import study_lock
+    from ..collect.outputs import study_lock
     from ..plan import Costs, Target, plan_study, record_plan
     from ..plan.workbook import write_plan_workbook
 

@@ -10,9 +10,9 @@ import click
 from .common import EXIT_FAILED, Output, command, fail
 
 if TYPE_CHECKING:
-    from ..study import Study
+    from ..spec.study import Study
 
-DEFAULT_TEMPLATE = "paired-rubric"  # the same as sheetflow.templates.DEFAULT_TEMPLATE
+DEFAULT_TEMPLATE = "paired-rubric"  # the same as sheetflow.spec.templates.DEFAULT_TEMPLATE
 
 
 @command("init", directory="new")
@@ -24,7 +24,7 @@ def init_command(out: Output, directory: Path, template: str, list_only: bool) -
 
     Example: sheetflow init my-study --template keep-known
     """
-    from ..templates import init_study, list_templates
+    from ..spec.templates import init_study, list_templates
 
     if list_only:
         templates = list_templates()
@@ -47,9 +47,9 @@ def check_command(out: Output, directory: Path) -> None:
 
     Example: sheetflow check my-study --json
     """
-    from ..seal import spec_drift
+    from ..packs.seal import spec_drift
     from ..spec.blinding import study_warnings
-    from ..study import load_study
+    from ..spec.study import load_study
 
     study = load_study(directory)
     rubric = study.rubric

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SheetflowError, UsageError
-from ..rubric import total_bounds
 from ..spec.model import Study
+from ..spec.rubric import total_bounds
 from .simulate import ModelSource, PilotSource
 
 __all__ = ["Measure", "model_source", "pilot_from_study", "pilot_source", "read_pilot_csv",
@@ -155,7 +155,7 @@ def pilot_from_study(root: str | Path, study: Study, measure: Measure) -> pd.Dat
     """The study's own collected ratings of ``measure``, unblinded with its sealed key."""
     from ..analysis.context import Context
     from ..analysis.unblind import add_totals, key_sides, unblind, verify_seal
-    from ..outputs import verify_ratings
+    from ..collect.outputs import verify_ratings
 
     key, _ = verify_seal(Path(root), study)
     data, _ = verify_ratings(root)

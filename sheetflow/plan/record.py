@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..collect.outputs import OutputSet
 from ..errors import UsageError
-from ..outputs import OutputSet
-from ..seal import KEY_FILE, SEALED_DIR
+from ..packs.seal import KEY_FILE, SEALED_DIR
 from ..spec.model import SIZING_FILE
 from .design import PlanResult
 

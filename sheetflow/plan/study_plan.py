@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..collect.outputs import OUT_DIR, RATINGS_NAME
 from ..errors import UsageError
-from ..outputs import OUT_DIR, RATINGS_NAME
 from ..spec.model import Study
-from ..study import load_study
+from ..spec.study import load_study
 from .design import Costs, PlanResult, Target, items_for_target, plan_alpha, plan_icc
 from .formulas import krippendorff_min_values
 from .inputs import (

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import xlsxwriter
 
-from ..outputs import OutputSet
+from ..collect.outputs import OutputSet
 from .design import PlanResult
 
 _METHODS = (

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..collect_rows import neutralise
+from ..collect.rows import neutralise
 
 LARGE_ROWS = 5000
 TABLES_DIR = "tables"

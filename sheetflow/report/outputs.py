@@ -3,23 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ..analysis import Analysis, results_tables, verdicts
-from ..outputs import OutputSet, remove_partials
-from .cells import created
-from .feedback import feedback_name, write_feedback_tables
-from .large import TABLES_DIR, csv_path, large_tables, write_csv
+from ..collect.outputs import OutputSet, remove_partials
+from .jobs import feedback_jobs, job_cost, remove_stale_tables, table_jobs, worker_count
 from .parallel import Job, run_jobs
 from .workbook import write_analysis_workbook
 
 if TYPE_CHECKING:
-    from .overlap import EarlyWrites
+    from .early import EarlyWrites
 
 VERDICT_ANALYSES = frozenset({"yield_fisher", "permutation", "trend", "intra_rater_kappa"})
 
@@ -33,7 +30,7 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path, *,
     ``feedback-<rater>.xlsx`` per rater when the protocol gives raters feedback (000).
     This is the one place outputs are written: each to a
     temporary file first, all replacing the old ones only once every one is complete
-    (:class:`~sheetflow.outputs.OutputSet`), so a run that stops half-way leaves the
+    (:class:`~sheetflow.collect.outputs.OutputSet`), so a run that stops half-way leaves the
     previous set as it was. :func:`~.overlap.analyze_and_write` does the same while
     the analysis runs.
 
@@ -45,8 +42,8 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path, *,
         Processes that write the large CSV tables and the feedback workbooks (the
         bulk of a big panel's outputs: 500 raters give 500 workbooks and a pairwise
         table of 124,750 pairs per measure). Default: one per CPU (at most
-        :data:`MAX_WORKERS`) when that work exceeds :data:`PARALLEL_FROM` (in CSV cells),
-        otherwise everything is written in this process. ``1`` never starts one.
+        :data:`.jobs.MAX_WORKERS`) when that work exceeds :data:`.jobs.PARALLEL_FROM`
+        (in CSV cells), otherwise everything is written in this process. ``1`` never starts one.
     """
     out = Path(out_dir)
     remove_partials(out)
@@ -84,46 +81,6 @@ def write_into(analysis: Analysis, out: Path, outputs: OutputSet, *,
         [path for _, path in local[2:]] + [path for *_, path in feedback]
 
 
-def table_jobs(tables: dict[str, pd.DataFrame], data: pd.DataFrame, out: Path) -> list[Job]:
-    """A job writing each table too large for a sheet to ``out/tables/<name>.csv``."""
-    return [table_job(name, table, out) for name, table in large_tables(tables, data).items()]
-
-
-def table_job(name: str, table: pd.DataFrame, out: Path) -> Job:
-    """The job writing ``table`` whole to ``out/tables/<name>.csv``."""
-    return (write_csv, (table,), out / csv_path(name))
-
-
-def feedback_jobs(analysis: Analysis, out: Path) -> list[Job]:
-    """A job writing each rater's feedback workbook (plain values: see
-    :func:`~.feedback.write_feedback_tables`)."""
-    return [(write_feedback_tables, (analysis.study.title, rater, tables, created(analysis)),
-             out / feedback_name(rater)) for rater, tables in analysis.feedback.items()]
-
-
-def remove_stale_tables(out: Path, written: list[Path]) -> None:
-    """Remove ``tables/*.csv`` an earlier, larger run left that this one did not write."""
-    for stale in (out / TABLES_DIR).glob("*.csv"):
-        if stale not in written:
-            stale.unlink()
-
-
-MAX_WORKERS = 4
-# Cost in CSV cells (about 0.4 us each); a workbook cell costs about 15 of them. Below
-# PARALLEL_FROM (about 2 s of writing) the workers' own start-up (about 0.5 s of
-# imports each) would cost more than they save.
-PARALLEL_FROM = 5_000_000
-WORKBOOK_CELL_COST = 15
-
-
-def worker_count(workers: int | None, cost: int) -> int:
-    """Processes for jobs of total ``cost``: ``workers`` if given, else one per CPU
-    (at most :data:`MAX_WORKERS`) from :data:`PARALLEL_FROM`, else 1 (none)."""
-    if workers is not None:
-        return workers
-    return min(os.cpu_count() or 1, MAX_WORKERS) if cost >= PARALLEL_FROM else 1
-
-
 def _write_all(jobs: list[Job], local: list[tuple[Callable[[Analysis, Path], Path], Path]],
                analysis: Analysis, workers: int | None) -> None:
     """The portable jobs in worker processes when they are many (see
@@ -142,14 +99,6 @@ def _write_local(local: list[tuple[Callable[[Analysis, Path], Path], Path]],
                  analysis: Analysis) -> None:
     for write, path in local:
         write(analysis, path)
-
-
-def job_cost(args: tuple[Any, ...]) -> int:
-    """A job's expected cost: its CSV table's cells, or its workbook's cells weighted."""
-    tables = [a for a in args if isinstance(a, pd.DataFrame)]
-    sheets = [t for a in args if isinstance(a, dict) for t in a.values()
-              if isinstance(t, pd.DataFrame)]
-    return sum(t.size for t in tables) + WORKBOOK_CELL_COST * sum(t.size for t in sheets)
 
 
 def _workbook_alone(analysis: Analysis, path: Path) -> Path:

@@ -6,7 +6,6 @@ import json
 import tomllib
 
 from ..errors import SpecError
-from ..rubric import Rubric
 from .design_loader import DesignLoader
 from .hashing import SPEC_FORMAT
 from .limits import (
@@ -19,6 +18,7 @@ from .limits import (
 )
 from .model import PLACEHOLDERS, SIZING_FILE, Design, Item, Plan, Rater, ShownField, Study
 from .raters import RaterLoader, unsafe_char
+from .rubric import Rubric
 from .rubric_loader import RubricLoader
 from .tables import control_char, read_text_file
 

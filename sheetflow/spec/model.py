@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..rubric import Rubric
-from .hashing import spec_hash
+from .hashing import SPEC_FORMAT, plain_data
+from .rubric import Rubric
 
 SPEC_FILE = "study.toml"
 SIZING_FILE = "sizing.json"  # written by sheetflow plan --record; covered by the spec hash
@@ -77,7 +79,7 @@ class SecondRater:
     ``fraction`` of the items of each stratum (rounded up) go to raters whose role is
     ``second``, ranked by sha256(spec-hash + item id). ``select_at`` is ``"generate"``
     (all items, at generate) or ``"lock"`` (completed items, at data lock:
-    :mod:`sheetflow.second_rater`).
+    :mod:`sheetflow.packs.second_rater`).
     """
 
     fraction: float
@@ -173,7 +175,7 @@ class Study:
     shown : tuple of ShownField
     show_id : bool
         Whether cards show the item's own id (``[items] show_id``); by default they show
-        "Case k of n" and a neutral code drawn per rater (see :mod:`sheetflow.assign`).
+        "Case k of n" and a neutral code drawn per rater (see :mod:`sheetflow.packs.assign`).
         Locked item content shown on each card.
     sizing : dict or None
         The design chosen by ``sheetflow plan --record`` (``sizing.json``), if any.
@@ -241,3 +243,73 @@ def pack_file_name(pattern: str, study_id: str, date: str, rater: Rater, sitting
         return name
     stem = name[: -len(".xlsx")] if name.lower().endswith(".xlsx") else name
     return f"{stem}{SITTING2_SUFFIX}.xlsx"
+
+
+def canonical_spec(study: Study) -> dict[str, Any]:
+    """Everything that shapes the workbooks and the analysis, as plain JSON data.
+
+    Item texts are included whole, with line endings normalised to LF; rater ids
+    and roles are included (names and e-mail addresses are not: fixing a typo in an
+    address does not unfreeze a study). ``show_id`` and ``sizing`` (the design recorded
+    by ``sheetflow plan --record``) are included only when set, so specs written before
+    they existed keep their hash.
+    """
+    out = {
+        "spec_format": SPEC_FORMAT,
+        "study": {
+            "id": study.id,
+            "title": study.title,
+            "version": study.version,
+            "date": study.date,
+            "protocol": study.protocol,
+            "instructions": study.instructions,
+            "pack_name": study.pack_name,
+        },
+        "rubric": _without_unset(plain_data(asdict(study.rubric))),
+        "design": _design(study),
+        "plan": plain_data(asdict(study.plan)),
+        "shown": [asdict(s) for s in study.shown],
+        "items": [{"id": it.id, "fields": dict(sorted(it.fields.items()))} for it in study.items],
+        "raters": [{"id": r.id, "role": r.role} for r in study.raters],
+    }
+    if study.show_id:
+        out["show_id"] = True
+    if study.sizing is not None:  # the planned design and its rationale (sizing.json)
+        out["sizing"] = study.sizing
+    return out
+
+
+def spec_hash(study: Study) -> str:
+    """The sha256 (hex) of the canonical JSON of :func:`canonical_spec`.
+
+    The JSON has sorted keys, no insignificant whitespace and UTF-8 text, so the hash
+    does not depend on key order, whitespace or line endings in the spec, nor on
+    whether items came from CSV or XLSX.
+    """
+    data = json.dumps(
+        canonical_spec(study), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
+_OPTIONAL_DIMENSION_KEYS = ("note",)
+"""Dimension keys added after studies were sealed: left out of the hash when unset, so
+an existing study keeps its hash."""
+
+
+def _design(study: Study) -> dict[str, Any]:
+    """The design; ``second_rater.select_at`` only when not the default (older studies
+    keep their hash)."""
+    design = plain_data(asdict(study.design))
+    second = design.get("second_rater")
+    if isinstance(second, dict) and second.get("select_at") == "generate":
+        second.pop("select_at")
+    return design
+
+
+def _without_unset(rubric: dict[str, Any]) -> dict[str, Any]:
+    for dim in rubric.get("dimensions", []):
+        for key in _OPTIONAL_DIMENSION_KEYS:
+            if dim.get(key) is None:
+                dim.pop(key, None)
+    return rubric

@@ -5,18 +5,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ..rubric import (
-    KINDS,
-    LEVELS,
-    PREFERENCE_CHOICES,
-    SCOPES,
-    YES_NO,
-    Bin,
-    Dimension,
-    Rubric,
-    Total,
-)
 from .base import LoaderBase
+from .rubric import KINDS, LEVELS, PREFERENCE_CHOICES, SCOPES, YES_NO, Bin, Dimension, Rubric, Total
 from .tables import as_int
 
 

@@ -1,6 +1,6 @@
 """The writer <-> reader contract: where everything lives in a rater workbook.
 
-The writer (:mod:`sheetflow.workbook.writer`) lays workbooks out as described here, and
+The writer (:mod:`sheetflow.packs.writer`) lays workbooks out as described here, and
 the blinded manifest (``packs/manifest.json``) records the exact cell of every answer,
 so a reader never has to guess. **The manifest is the authority for cell positions**;
 the rules below explain how it was laid out.
@@ -53,7 +53,7 @@ Rows 1-4 are a frozen header (title, progress line, legend, column headings) rep
 on every printed page. The progress cell is ``C2`` (a formula, never read): the sum of
 the done column followed by "of N required answers filled", or "All N answers done"
 (shown green) once the sum reaches N. N counts each cell that
-:func:`sheetflow.rubric.answer_required` calls required, once: the same cells collect
+:func:`sheetflow.spec.rubric.answer_required` calls required, once: the same cells collect
 counts in its completeness. The done column holds a few ``COUNTA`` formulas, each over up to 255
 rectangles of required answer cells (some 30 cards), placed on the row of its first
 rectangle; every other cell of the column is empty. Nothing is read from it.
@@ -62,7 +62,7 @@ Every answer cell with a rule also has a conditional format that turns it red wh
 holds a value the rule refuses (a paste bypasses data validation, the highlight does
 not; free text only when it has a word range), and required cells are orange while
 blank. The sheet prints at a fixed scale with manual page breaks between cards, so a
-card shorter than a page is never split (:mod:`.pages`).
+card shorter than a page is never split (:mod:`sheetflow.packs.pages`).
 
 Each card (one per case in paired, one per row in single), top to bottom:
 
@@ -86,11 +86,11 @@ limit is written.
 
 Manifest schema (``packs/manifest.json``)
 -----------------------------------------
-The form every reader gets (:func:`sheetflow.manifest.open_manifest`,
-:func:`sheetflow.manifest.read_manifest`). On disk, ``manifest_format`` 2 stores each
+The form every reader gets (:func:`sheetflow.packs.manifest.open_manifest`,
+:func:`sheetflow.packs.manifest.read_manifest`). On disk, ``manifest_format`` 2 stores each
 card as a short list and the parts cards share (their layout with kinds, validations
 and questions; the locked-text hashes) once in a top-level ``shared`` object: see
-:mod:`sheetflow.manifest_form`. Read the file through those functions, not with
+:mod:`sheetflow.packs.manifest_form`. Read the file through those functions, not with
 ``json.load``. ::
 
     {

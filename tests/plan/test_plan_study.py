@@ -14,8 +14,8 @@ from sheetflow.cli import cli
 from sheetflow.errors import SpecError, UsageError
 from sheetflow.plan import SIZING_FILE, Target, band_width, plan_study, record_plan
 from sheetflow.plan.workbook import write_plan_workbook
-from sheetflow.study import load_study
-from sheetflow.templates import data_dir
+from sheetflow.spec.study import load_study
+from sheetflow.spec.templates import data_dir
 
 FAST = dict(simulations=40, n_boot=200)
 
@@ -147,7 +147,7 @@ def test_cli_plan_record_writes_sizing(study000):
 
 def test_the_study_own_ratings_are_the_pilot(tmp_path):
     """After collect, plan unblinds out/ratings.csv with the sealed key and resamples it."""
-    from sheetflow.demo import run_demo
+    from sheetflow.demo.run import run_demo
 
     folder = run_demo(tmp_path / "demo").folder
     res = plan_study(folder, raters=[4], items=[18], simulations=20, n_boot=100)

@@ -1,0 +1,290 @@
+"""Read every answer cell of one returned file into rating rows and issues.
+
+Runs in the reader child after :mod:`sheetflow.collect.file_check` has matched the file to
+its pack and aligned its rows: values are parsed by :mod:`sheetflow.collect.values`, derived
+points and totals recomputed (never read from the sheet), and the self-check input
+gathered.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from typing import Any, Protocol
+
+from ..spec.rubric import Dimension, Total, answer_required, total_bounds
+from ..spec.study import Study
+from .protocol_checks import flag_notes_missing
+from .rows import PackedBlock, RatingBlock, raw_text, value_text
+from .validate import SelfCheckInput, check_batch_times, check_word_count, show_value
+from .values import (
+    ParsedValue,
+    describe_domain,
+    is_blank,
+    parse_confidence,
+    parse_time,
+    parse_value,
+)
+
+
+class CheckedFile(Protocol):
+    """What :class:`AnswerReader` needs of the file being checked.
+
+    :class:`sheetflow.collect.file_check.FileChecker` is the one implementation; naming the
+    needs here keeps this module below it (the checker creates the reader).
+    """
+
+    study: Study
+    result: Any  # the file's PackCheck: issues found so far, the rating block
+    head: Any  # the pack's PackHead in the manifest
+    job: Any  # the FileJob: limits, manifest
+    plan: Any  # the pack's layout, positions moved as the file's rows moved
+    sheet: str
+
+    def add(self, code: str, **fields: Any) -> None:
+        """Record an issue at the current place."""
+
+    def moved(self, ref: str, anchor_row: int) -> tuple[str, Any]:
+        """Where cell ``ref`` is now, and its value."""
+
+    def value_at(self, ref: str) -> Any:
+        """The value at the pack position ``ref``."""
+
+
+class AnswerReader:
+    """Parses every answer cell of one file into rating rows and issues."""
+
+    def __init__(self, checker: CheckedFile):
+        self.k = checker
+        self.study = checker.study
+        self.result = checker.result
+        self.dims = {d.id: d for d in self.study.rubric.dimensions}
+        self.points: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
+        self.confidences: list[str] = []
+        self.directions: list[tuple[str, str]] = []
+        self.direction_cells: dict[str, tuple[str, str]] = {}
+        self.last_line = max(checker.plan.lines, default=0)
+        self.rows: list[tuple[str, ...]] = []
+        self.batch_times: list[tuple[int, str, dt.datetime, str]] = []
+
+    def read_all(self) -> None:
+        pack = self.k.plan.pack
+        for card, (first, last) in zip(pack.get("cards", []), self.k.plan.anchors,
+                                       strict=True):
+            for row in card["rows"]:
+                for dim_id, answer in row["answers"].items():
+                    self._answer(dim_id, answer, card["item_id"], row, first)
+            for dim_id, answer in card["case_answers"].items():
+                self._answer(dim_id, answer, card["item_id"], None, last)
+        for dim_id, answer in pack.get("study_answers", {}).items():
+            self._answer(dim_id, answer, "", None, self.last_line)
+        for batch in pack.get("batches", []):
+            self._batch_times(batch)
+        self._flag_notes()
+        self._totals()
+        self.result.self_check = self._self_check_input()
+        self.result.block = self._block()
+
+    # -- one answer ---------------------------------------------------------------------
+
+    def _answer(self, dim_id: str, answer: dict[str, Any], case: str,
+                row: dict[str, Any] | None, anchor: int) -> None:
+        dim = self.dims.get(dim_id)
+        if dim is None:
+            return
+        label = (row or {}).get("label") or ""
+        row_id = (row or {}).get("row_id") or ""
+        confidence = self._confidence(dim, answer, case, label, anchor)
+        if dim.kind == "checklist":
+            yes = 0
+            complete = True
+            for i, q in enumerate(answer["questions"], 1):
+                parsed = self._cell(dim, q["cell"], case, label, anchor, f"q{i}", row_id,
+                                    confidence, what=f"{dim.label}: {q['question']}")
+                complete &= parsed.value is not None
+                yes += parsed.value == "Yes"
+            if complete:
+                self._derived(dim, case, label, row_id, "points", yes)
+            return
+        parsed = self._cell(dim, answer["cell"], case, label, anchor, "value", row_id,
+                            confidence, what=dim.label)
+        if dim.kind == "count" and isinstance(parsed.value, int):
+            self._derived(dim, case, label, row_id, "points",
+                          dim.points_for_count(parsed.value))
+        elif dim.kind in ("scale", "number") and isinstance(parsed.value, int):
+            self.points[(case, label)][dim.id] = float(parsed.value)
+        if dim.kind == "preference" and parsed.value is not None:
+            self.directions.append((case, parsed.value))
+
+    def _cell(self, dim: Dimension, ref: str, case: str, label: str, anchor: int,
+              part: str, row_id: str, confidence: str, what: str) -> ParsedValue:
+        moved, raw = self.k.moved(ref, anchor)
+        parsed = parse_value(dim, raw)
+        if parsed.blank and dim.kind == "binary" and dim.blank_means:
+            parsed = ParsedValue(dim.blank_means)
+        self._count(answer_required(dim, part), parsed.value)
+        if parsed.code or (parsed.blank and dim.required):
+            where = self._where(moved, case, label, dim)
+            what = _describe(what, case, label)
+            if parsed.code:
+                self.k.add(parsed.code, **where, value=raw_text(raw), what=what,
+                           expected=parsed.expected, accepted=parsed.value)
+            else:
+                self.k.add("answer-missing", **where, what=what,
+                           expected=parsed.expected or _expected(dim))
+        if dim.kind == "text" and isinstance(parsed.value, str):
+            self._word_range(dim, parsed.value, moved, case, label)
+        if dim.kind == "preference":
+            self.direction_cells[case] = (self.k.sheet, moved)
+        self._emit(case, label, row_id, dim.id, part, parsed.value, raw, confidence, moved)
+        return parsed
+
+    def _count(self, required: bool, value: Any) -> None:
+        """Count one answer cell in the completeness, as the pack's progress line does."""
+        if required:
+            self.result.required += 1
+            self.result.answered += value is not None
+
+    def _where(self, cell: str, case: str, label: str, dim: Dimension) -> dict[str, str]:
+        return {"sheet": self.k.sheet, "cell": cell, "case": case, "label": label,
+                "dimension": dim.id}
+
+    def _word_range(self, dim: Dimension, text: str, cell: str, case: str,
+                    label: str) -> None:
+        outside = check_word_count(text, dim.min_words, dim.max_words)
+        if outside is not None:
+            self.k.add("text-word-count", **self._where(cell, case, label, dim),
+                       value=outside[0], what=_describe(dim.label, case, label),
+                       expected=outside[1])
+
+    def _confidence(self, dim: Dimension, answer: dict[str, Any], case: str, label: str,
+                    anchor: int) -> str:
+        conf = answer.get("confidence")
+        if conf is None:
+            return ""
+        moved, raw = self.k.moved(conf["cell"], anchor)
+        parsed = parse_confidence(raw)
+        self._count(answer_required(dim, "confidence"), parsed.value)
+        if parsed.code:
+            self.k.add(parsed.code, **self._where(moved, case, label, dim),
+                       value=raw_text(raw),
+                       what=_describe(f"Confidence for {dim.label}", case, label),
+                       expected=parsed.expected, accepted=parsed.value)
+        elif parsed.blank and dim.required and not self._answer_blank(dim, answer, anchor):
+            self.k.add("confidence-missing", **self._where(moved, case, label, dim),
+                       what=_describe(dim.label, case, label))
+        if parsed.value:
+            self.confidences.append(parsed.value)
+        return parsed.value or ""
+
+    def _answer_blank(self, dim: Dimension, answer: dict[str, Any], anchor: int) -> bool:
+        refs = [q["cell"] for q in answer["questions"]] if dim.kind == "checklist" \
+            else [answer["cell"]]
+        return all(is_blank(self.k.moved(r, anchor)[1]) for r in refs)
+
+    def _batch_times(self, batch: dict[str, Any]) -> None:
+        raws = {}
+        for part in ("start", "end"):
+            ref = batch[part]["cell"]
+            raw = raws[part] = self.k.value_at(ref)
+            when = parse_time(raw).value
+            self._count(answer_required(None, part), when)
+            value = when.isoformat() if when is not None else show_value(raw)
+            if isinstance(when, dt.datetime):
+                self.batch_times.append((batch["batch"], part, when, ref))
+            self._emit("", "", "", "batch", f"{batch['batch']}:{part}", value or None, raw,
+                       "", ref)
+        for found in check_batch_times(batch["batch"], raws["start"], raws["end"]):
+            ref = batch[found.part]["cell"]
+            self.k.add(found.code, sheet=self.k.sheet, cell=ref, dimension="batch",
+                       value=raw_text(raws[found.part]), detail=found.detail)
+
+    def _flag_notes(self) -> None:
+        """A marked flag whose ``note`` dimension is blank (003: a dispute needs a line)."""
+        read = {(r[0], r[2], r[3]): (r[5], r[8]) for r in self.rows}
+        for f in flag_notes_missing(read, self.dims):
+            self.k.add("flag-note-missing", **self._where(f.cell, f.case, f.label, f.flag),
+                       value=f.value, what=_describe(f.flag.label, f.case, f.label),
+                       detail=f.note.label)
+
+    # -- derived ------------------------------------------------------------------------
+
+    def _derived(self, dim: Dimension, case: str, label: str, row_id: str, part: str,
+                 value: float) -> None:
+        self.points[(case, label)][dim.id] = float(value)
+        self._emit(case, label, row_id, dim.id, part, value, None, "", "")
+
+    def _totals(self) -> None:
+        for (case, label), pts in sorted(self.points.items()):
+            for total in self.study.rubric.totals:
+                if all(d in pts for d in total.of):
+                    values = [pts[d] for d in total.of]
+                    value = sum(values) / len(values) if total.method == "mean" else sum(values)
+                    self._emit(case, label, "", total.id, "total", value, None, "", "")
+
+    def _emit(self, case: str, label: str, row_id: str, dim_id: str, part: str, value: Any,
+              raw: Any, confidence: str, cell: str) -> None:
+        self.rows.append((case, row_id, label, dim_id, part, value_text(value), raw_text(raw),
+                          confidence, cell))
+
+    def _block(self) -> PackedBlock:
+        head, job = self.k.head, self.k.job
+        # the table is sorted by rater, sitting, case, label, dimension, field, file;
+        # within one file the first two and the last are the same for every row
+        rows = sorted(self.rows, key=lambda r: (r[0], r[2], r[3], r[4]))
+        block = RatingBlock(self.study.id, head.rater_id, str(head.sitting), self.k.sheet,
+                            job.name, job.sha256, rows)
+        return block.packed(job.csv)
+
+    # -- self-checks --------------------------------------------------------------------
+
+    def _self_check_input(self) -> SelfCheckInput:
+        study = self.study
+        total = study.rubric.totals[0] if study.rubric.totals else None
+        per_row = self._row_totals(total) if total else {}
+        labels = tuple(study.design.labels) if study.design.paired else ("A", "B")
+        pref = next((d for d in study.rubric.dimensions if d.kind == "preference"), None)
+        directions = []
+        for case, direction in self.directions:
+            a, b = per_row.get((case, labels[0])), per_row.get((case, labels[-1]))
+            margin = a - b if a is not None and b is not None else None
+            directions.append((case, direction, margin))
+        return SelfCheckInput(
+            totals=[per_row[k] for k in sorted(per_row)],
+            total_range=_total_range(total, study) if total else None,
+            confidences=self.confidences,
+            directions=directions,
+            direction_cells=self.direction_cells,
+            extreme_low_max=study.plan.params.get("extreme_low_max"),
+            extreme_high_min=study.plan.params.get("extreme_high_min"),
+            confidence_target=study.plan.targets.get("confidence_medium_high"),
+            labels=(labels[0], labels[-1]),
+            preference_choices=tuple(pref.choices) if pref else ("A>B", "B>A", "Tied"),
+            batch_times=self.batch_times,
+        )
+
+    def _row_totals(self, total: Total) -> dict[tuple[str, str], float]:
+        out = {}
+        for key, pts in self.points.items():
+            if all(d in pts for d in total.of):
+                values = [pts[d] for d in total.of]
+                out[key] = sum(values) / len(values) if total.method == "mean" else sum(values)
+        return out
+
+
+def _total_range(total: Total, study: Study) -> tuple[float, float]:
+    lo, hi = total_bounds(total, study.rubric)
+    return (total.minimum if total.minimum is not None else lo,
+            total.maximum if total.maximum is not None else hi)
+
+
+def _describe(what: str, case: str, label: str) -> str:
+    if case and label:
+        return f"{what} for case {case}, response {label}"
+    if case:
+        return f"{what} for case {case}"
+    return what
+
+
+def _expected(dim: Dimension) -> str:
+    return describe_domain(dim)

@@ -1,0 +1,429 @@
+"""What the coordinator sees after collect, and the drafts they send.
+
+- :func:`roster`: one row per expected pack (returned or not) plus one per returned file
+  that matched no pack, with the rater's name and e-mail, completeness, counts, a state
+  and what to do next.
+- :func:`write_validation_workbook`: ``out/validation.xlsx``, opening on the Status
+  sheet (colour by state, frozen header, filters, landscape and one page wide when
+  printed), then the Issues sheet (messages wrapped) and the Files sheet (one row per
+  input file with its sha256).
+- :func:`write_feedback`: a reply draft (``out/feedback/<rater_id>.eml``, X-Unsent) to
+  each rater whose file has errors, listing sheet!cell and what to do, with their pack
+  attached again.
+- :func:`write_reminders`: a reminder draft (``out/reminders/<rater_id>.eml``) to each
+  rater who has not returned, with the pack attached again.
+
+Nothing here prints; the CLI renders the results.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..packs.mail import build_eml
+from ..spec.study import Rater, Study
+from ..workbook import layout as L
+from .validate import ERROR, Issue, ValidationReport
+
+FEEDBACK_DIR = "feedback"
+REMINDERS_DIR = "reminders"
+MAX_LISTED = 60  # issues quoted in one reply; the rest are counted
+
+# state -> (label shown, fill colour, font colour)
+STATES = {
+    "errors": ("Errors: fix", "#FFC7CE", "#9C0006"),
+    "unknown": ("Unknown file", "#FFC7CE", "#9C0006"),
+    "missing": ("Not returned", "#FFEB9C", "#9C5700"),
+    "not-used": ("Not used", "#FFEB9C", "#9C5700"),
+    "warnings": ("OK, warnings", "#E2F0D9", "#375623"),
+    "ok": ("OK", "#C6EFCE", "#006100"),
+}
+
+
+@dataclass(frozen=True)
+class RosterRow:
+    """One line of the coordinator's Status sheet.
+
+    Attributes
+    ----------
+    state : str
+        A key of :data:`STATES`.
+    rater_id, name, email : str
+        From the raters file ("" for a file that matched no pack).
+    sitting : int
+        1, or 2 for a second sitting (0 for an unknown file).
+    pack : str
+        The pack file sent ("" for an unknown file).
+    file : str
+        The returned file ("" when not returned).
+    percent_complete : float or None
+        Required answers given, 0-100; None when not returned or not a known pack.
+    errors, warnings : int
+    used : bool
+        Whether the file's ratings are in ``ratings.csv``.
+    todo : str
+        What the coordinator does next.
+    """
+
+    state: str
+    rater_id: str
+    name: str
+    email: str
+    sitting: int
+    pack: str
+    file: str
+    percent_complete: float | None
+    errors: int
+    warnings: int
+    used: bool
+    todo: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row as a plain dict."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Expected:
+    """One pack the coordinator sent (from the manifest)."""
+
+    pack_id: str
+    rater_id: str
+    sitting: int
+    file: str
+
+
+def roster(study: Study, expected: list[Expected], report: ValidationReport,
+           ) -> list[RosterRow]:
+    """Every expected pack (returned or not) and every unknown file, in that order.
+
+    Parameters
+    ----------
+    study : Study
+        For the raters' names and e-mails.
+    expected : list of Expected
+        The packs generated, in manifest order.
+    report : ValidationReport
+        collect's report (every returned file).
+
+    Returns
+    -------
+    list of RosterRow
+    """
+    raters = {r.id: r for r in study.raters}
+    by_pack = defaultdict(list)
+    for f in report.files:
+        by_pack[f.pack_id].append(f)
+    rows = []
+    for pack in expected:
+        rater = raters.get(pack.rater_id, Rater(pack.rater_id))
+        files = sorted(by_pack.pop(pack.pack_id, []), key=lambda f: (not f.used, f.file))
+        if not files:
+            rows.append(RosterRow("missing", rater.id, rater.name, rater.email, pack.sitting,
+                                  pack.file, "", None, 0, 0, False, todo_missing(rater)))
+            continue
+        best = files[0]
+        errors, warnings = sum(f.errors for f in files), sum(f.warnings for f in files)
+        state = ("errors" if errors else "not-used" if not best.used
+                 else "warnings" if warnings else "ok")
+        rows.append(RosterRow(state, rater.id, rater.name, rater.email, pack.sitting,
+                              pack.file, ", ".join(f.file for f in files),
+                              best.percent_complete, errors, warnings, best.used,
+                              _todo(state, rater, errors, pack.sitting)))
+    for files in by_pack.values():  # files that matched no pack (or no known one)
+        for f in files:
+            rows.append(RosterRow("unknown", "", "", "", 0, "", f.file, None, f.errors,
+                                  f.warnings, f.used,
+                                  "not a pack of this study (see the Issues sheet): find "
+                                  "out who sent it and ask for their own workbook"))
+    return rows
+
+
+def todo_missing(rater: Rater) -> str:
+    if rater.email:
+        return ("not returned yet: run 'sheetflow remind' and send the draft in "
+                f"out/{REMINDERS_DIR}/{rater.id}.eml")
+    return "not returned yet: remind them (no e-mail address in the raters file)"
+
+
+def _todo(state: str, rater: Rater, errors: int, sitting: int) -> str:
+    if state == "errors":
+        where = (f"send the reply draft out/{FEEDBACK_DIR}/{draft_name(rater.id, sitting)}"
+                 if rater.email else "send them the list on the Issues sheet (no e-mail "
+                 "address in the raters file)")
+        return f"{errors} error(s): {where}; collect again when the fixed file is back"
+    if state == "not-used":
+        return "not used (see the Issues sheet); ask for a fresh copy"
+    if state == "warnings":
+        return "usable; read the warnings on the Issues sheet"
+    return "nothing to do"
+
+
+def draft_name(rater_id: str, sitting: int = 1) -> str:
+    """The file name of a rater's draft: ``<rater_id>.eml`` (``-sitting2`` for sitting 2)."""
+    return f"{rater_id}.eml" if sitting == 1 else f"{rater_id}-sitting{sitting}.eml"
+
+
+# --------------------------------------------------------------------------- workbook
+
+STATUS_COLUMNS = (  # header, width, RosterRow field
+    ("State", 14, "state"), ("Rater", 10, "rater_id"), ("Name", 18, "name"),
+    ("E-mail", 22, "email"), ("Sitting", 8, "sitting"), ("Pack sent", 44, "pack"),
+    ("File returned", 44, "file"), ("Complete %", 11, "percent_complete"),
+    ("Errors", 8, "errors"), ("Warnings", 10, "warnings"), ("Used", 7, "used"),
+    ("What to do", 70, "todo"),
+)
+LINE_POINTS = 15  # row height of one line of wrapped text
+ISSUE_COLUMNS = (("severity", 9), ("code", 22), ("file", 28), ("sheet", 12), ("cell", 7),
+                 ("rater", 10), ("case", 12), ("label", 6), ("dimension", 14),
+                 ("value", 14), ("message", 70))
+
+
+def write_validation_workbook(path: Path, rows: list[RosterRow],
+                              report: ValidationReport) -> None:
+    """Write the Status sheet (``rows``) and the Issues sheet (``report``) to ``path``.
+
+    Every string goes through ``write_string`` (text from returned files never becomes
+    a formula or link), and the creation date is pinned so two runs give the same file.
+    """
+    import datetime as dt
+
+    import xlsxwriter
+
+    wb = xlsxwriter.Workbook(str(path), {"strings_to_formulas": False,
+                                         "strings_to_urls": False,
+                                         "strings_to_numbers": False})
+    wb.set_properties({"created": dt.datetime(2000, 1, 1), "title": "Validation of returns"})
+    head = wb.add_format({"bold": True, "bg_color": "#D9D9D9", "border": 1,
+                          "text_wrap": True, "valign": "top"})
+    _status_sheet(wb, head, rows)
+    _issues_sheet(wb, head, report.issues)
+    _files_sheet(wb, head, report)
+    wb.close()
+
+
+def _print_setup(ws: Any, columns: int, rows: int) -> None:
+    ws.freeze_panes(1, 0)
+    ws.autofilter(0, 0, max(rows, 1), columns - 1)
+    ws.set_landscape()
+    ws.set_paper(9)  # A4
+    ws.fit_to_pages(1, 0)  # one page wide, as many tall as needed
+    ws.repeat_rows(0)
+    ws.set_margins(left=0.4, right=0.4, top=0.5, bottom=0.5)
+
+
+def _status_sheet(wb: Any, head: Any, rows: list[RosterRow]) -> None:
+    ws = wb.add_worksheet("Status")
+    formats = {state: (wb.add_format({"bg_color": fill, "font_color": font, "bold": True,
+                                      "valign": "top", "border": 1}),
+                       wb.add_format({"bg_color": fill, "valign": "top", "border": 1,
+                                      "text_wrap": True}))
+               for state, (_, fill, font) in STATES.items()}
+    for c, (title, width, _) in enumerate(STATUS_COLUMNS):
+        ws.write_string(0, c, title, head)
+        ws.set_column(c, c, width)
+    for r, row in enumerate(rows, 1):
+        strong, plain = formats[row.state]
+        ws.set_row(r, LINE_POINTS * _lines(
+            (str(getattr(row, name) or ""), width) for _, width, name in STATUS_COLUMNS))
+        for c, (_, _, name) in enumerate(STATUS_COLUMNS):
+            value = getattr(row, name)
+            if name == "state":
+                ws.write_string(r, c, STATES[row.state][0], strong)
+            elif name == "used":
+                ws.write_string(r, c, "yes" if value else "no", plain)
+            elif value is None or value == "":
+                ws.write_blank(r, c, None, plain)
+            elif isinstance(value, (int, float)):
+                ws.write_number(r, c, value, plain)
+            else:
+                ws.write_string(r, c, str(value), plain)
+    _print_setup(ws, len(STATUS_COLUMNS), len(rows))
+    ws.activate()
+
+
+def _lines(cells: Iterable[tuple[str, int]]) -> int:
+    """Lines the tallest wrapped cell needs: its text over its column width (in chars)."""
+    return max((-(-len(text) // max(width - 2, 1)) for text, width in cells), default=1) or 1
+
+
+def _issues_sheet(wb: Any, head: Any, issues: list[Issue]) -> None:
+    ws = wb.add_worksheet("Issues")
+    wrap = wb.add_format({"text_wrap": True, "valign": "top"})
+    top = wb.add_format({"valign": "top"})
+    severity = {"error": wb.add_format({"bg_color": "#FFC7CE", "font_color": "#9C0006",
+                                        "valign": "top"}),
+                "warning": wb.add_format({"bg_color": "#FFEB9C", "font_color": "#9C5700",
+                                          "valign": "top"})}
+    for c, (name, width) in enumerate(ISSUE_COLUMNS):
+        ws.write_string(0, c, name, head)
+        ws.set_column(c, c, width, wrap if name == "message" else top)
+    message_width = dict(ISSUE_COLUMNS)["message"]
+    for r, item in enumerate(issues, 1):
+        lines = _lines([(item.message, message_width)])
+        if lines > 1:  # spreadsheet programs do not grow a row for wrapped text
+            ws.set_row(r, LINE_POINTS * lines)
+        for c, (name, _) in enumerate(ISSUE_COLUMNS):
+            text = getattr(item, name)
+            if name == "severity":
+                ws.write_string(r, c, text, severity.get(text, top))
+            else:
+                ws.write_string(r, c, text)
+    _print_setup(ws, len(ISSUE_COLUMNS), len(issues))
+
+
+FILE_COLUMNS = (("file", 34), ("rater", 12), ("used", 7), ("errors", 8), ("warnings", 10),
+                ("percent_complete", 17), ("sha256", 66))
+
+
+def _files_sheet(wb: Any, head: Any, report: ValidationReport) -> None:
+    ws = wb.add_worksheet("Files")
+    for c, (name, width) in enumerate(FILE_COLUMNS):
+        ws.write_string(0, c, name, head)
+        ws.set_column(c, c, width)
+    for r, f in enumerate(report.files, 1):
+        ws.write_string(r, 0, f.file)
+        ws.write_string(r, 1, f.rater)
+        ws.write_string(r, 2, "yes" if f.used else "no")
+        ws.write_number(r, 3, f.errors)
+        ws.write_number(r, 4, f.warnings)
+        if f.pack_id:
+            ws.write_number(r, 5, f.percent_complete)
+        ws.write_string(r, 6, f.sha256)
+    _print_setup(ws, len(FILE_COLUMNS), len(report.files))
+
+
+# --------------------------------------------------------------------------- drafts
+
+
+@dataclass
+class Drafts:
+    """The drafts written, and the raters who could not get one (no e-mail address)."""
+
+    written: list[Path] = field(default_factory=list)
+    no_email: list[str] = field(default_factory=list)
+
+
+def write_feedback(study: Study, root: Path, rows: list[RosterRow],
+                   report: ValidationReport, out_dir: Path) -> Drafts:
+    """A reply draft to each rater whose returned file has errors.
+
+    Earlier drafts in ``out_dir`` are removed first, so a rater whose file is now clean
+    has none.
+
+    Parameters
+    ----------
+    study : Study
+    root : Path
+        The study folder (the packs are attached from ``packs/``).
+    rows : list of RosterRow
+        From :func:`roster`.
+    report : ValidationReport
+    out_dir : Path
+        Usually ``out/feedback``.
+
+    Returns
+    -------
+    Drafts
+    """
+    by_file: dict[str, list[Issue]] = defaultdict(list)
+    for item in report.issues:
+        by_file[item.file].append(item)
+
+    def compose(rater: Rater, row: RosterRow) -> tuple[str, str]:
+        issues = [i for f in row.file.split(", ") for i in by_file.get(f, [])]
+        return (f"{study.title}: please fix {row.errors} answer(s) in your workbook",
+                feedback_body(rater, row, issues))
+    return _draft_each(study, root, rows, "errors", out_dir, compose)
+
+
+def feedback_body(rater: Rater, row: RosterRow, issues: list[Issue]) -> str:
+    """The reply's text: what to fix, cell by cell (errors first), and how to return it."""
+    errors = [i for i in issues if i.severity == ERROR]
+    warnings = [i for i in issues if i.severity != ERROR]
+    lines = [f"Dear {rater.name or rater.id},", "",
+             f"Thank you for returning your workbook ({row.file}). Before your answers can "
+             "be used, please fix the following in the file you sent:", ""]
+    lines += _issue_lines(errors)
+    if warnings:
+        lines += ["", "Please also check (these do not stop your answers being used):", ""]
+        lines += _issue_lines(warnings)
+    lines += ["", "Then save the file and send it back to me. Your original workbook is "
+              "attached again in case you need a fresh copy; if you start from it, your "
+              "earlier answers are not in it.", "", "Thank you!", ""]
+    return "\n".join(lines)
+
+
+def _issue_lines(issues: list[Issue]) -> list[str]:
+    lines = []
+    for item in issues[:MAX_LISTED]:
+        where = "!".join(x for x in (item.sheet, item.cell) if x)
+        lines.append(f"- {where}: {item.message}" if where else f"- {item.message}")
+    if len(issues) > MAX_LISTED:
+        lines.append(f"- and {len(issues) - MAX_LISTED} more of the same kind")
+    return lines
+
+
+def write_reminders(study: Study, root: Path, rows: list[RosterRow], out_dir: Path,
+                    ) -> Drafts:
+    """A reminder draft to each rater whose pack has not come back.
+
+    Parameters
+    ----------
+    study, root
+        As in :func:`write_feedback`.
+    rows : list of RosterRow
+        From :func:`roster`; the ``missing`` rows get a reminder.
+    out_dir : Path
+        Usually ``out/reminders``; earlier drafts there are removed first.
+
+    Returns
+    -------
+    Drafts
+    """
+    def compose(rater: Rater, row: RosterRow) -> tuple[str, str]:
+        return (f"{study.title}: a reminder about your scoring workbook", "\n".join([
+            f"Dear {rater.name or rater.id},", "",
+            f"I have not yet received your scoring workbook ({row.pack}). Could you fill "
+            "in the yellow cells, save it and send it back to me? The workbook is attached "
+            "again in case you need it.", "",
+            "If you have already sent it, please send it once more: it has not arrived.",
+            "", "Thank you!", ""]))
+    return _draft_each(study, root, rows, "missing", out_dir, compose)
+
+
+def _draft_each(study: Study, root: Path, rows: list[RosterRow], state: str, out_dir: Path,
+                compose: Callable[[Rater, RosterRow], tuple[str, str]]) -> Drafts:
+    """A draft (subject and body from ``compose``) to each rater whose row is in ``state``,
+    with their pack attached; earlier drafts in ``out_dir`` are removed first."""
+    _clear_drafts(out_dir)
+    raters = {r.id: r for r in study.raters}
+    drafts = Drafts()
+    for row in rows:
+        if row.state != state:
+            continue
+        rater = raters.get(row.rater_id)
+        if rater is None or not rater.email:
+            drafts.no_email.append(row.rater_id)
+            continue
+        subject, body = compose(rater, row)
+        drafts.written.append(_write_draft(study, rater, root / L.PACKS_DIR / row.pack,
+                                           out_dir / draft_name(rater.id, row.sitting),
+                                           subject, body))
+    return drafts
+
+
+def _clear_drafts(out_dir: Path) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for old in out_dir.glob("*.eml"):
+        old.unlink()
+
+
+def _write_draft(study: Study, rater: Rater, pack: Path, path: Path, subject: str,
+                 body: str) -> Path:
+    path.write_bytes(build_eml(study, rater, pack, subject=subject, body=body))
+    return path

@@ -1,0 +1,457 @@
+"""Check one returned workbook against its pack; runs inside a sandbox child.
+
+:func:`check_file` is the sandbox target of :func:`sheetflow.collect.run.collect`. In the
+child it inspects and opens the file (:func:`~sheetflow.collect.reader.open_book`),
+reads the three identity stores, and for each pack the stores name (normally one)
+decodes that pack's manifest entry and checks the workbook against it: the row
+table, the Scoring sheet, hidden row ids, locked text (hashed here), every answer,
+batch times, derived points and totals. What goes back to the parent is small: the
+identity stores, the issues, counts, the self-check input, and the rating rows with
+their CSV lines, never the text of the workbook. Which pack the file really belongs
+to, duplicates, and the outputs are the parent's business.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import product
+from typing import Any
+
+from ..packs.manifest import Manifest, PackHead
+from ..spec.study import Study, load_study
+from ..workbook import layout as L
+from .answers import AnswerReader
+from .reader import Book, Cells, open_book
+from .rows import (
+    RATING_COLUMNS,
+    ROW_FIELDS,
+    PackedBlock,
+    RatingBlock,
+    csv_header,
+    csv_lines,
+    neutralise,
+    raw_text,
+    value_text,
+)
+from .safety import Limits, Problem, column_number
+from .validate import ERROR, Issue, SelfCheckInput, issue, show_value
+from .values import Formula
+
+__all__ = [
+    "RATING_COLUMNS", "ROW_FIELDS", "FileChecker", "FileJob", "FileResult", "PackCheck",
+    "PackedBlock", "RatingBlock", "cell_name", "check_file", "csv_header", "csv_lines",
+    "identity_stores", "neutralise", "raw_text", "row_table", "split_cell", "value_text",
+]
+
+ROW_SLACK, COLUMN_SLACK = 40, 4
+_SKIP_SHEETS = (L.IDENTITY_SHEET, L.INSTRUCTIONS_SHEET, L.LISTS_SHEET)
+_SHIFT_SPAN = 64  # inserted rows searched for a card's moved locked text
+_SHIFT_TRIES = 64  # most per-chunk shift combinations tried
+
+
+@dataclass(frozen=True)
+class FileJob:
+    """One returned file to check in a child.
+
+    ``name`` and ``sha256`` are as the parent knows them (issues and rows carry
+    them); ``csv`` says whether to format the rating rows as CSV lines too.
+    """
+
+    path: str
+    name: str
+    sha256: str
+    study_dir: str
+    manifest: Manifest
+    limits: Limits
+    csv: bool = True
+
+
+
+@dataclass
+class PackCheck:
+    """The outcome of checking a file against one pack."""
+
+    issues: list[Issue] = field(default_factory=list)
+    answered: int = 0
+    required: int = 0
+    self_check: SelfCheckInput | None = None
+    block: PackedBlock | None = None
+
+    @property
+    def failed(self) -> bool:
+        """Whether any issue is an error."""
+        return any(i.severity == ERROR for i in self.issues)
+
+
+@dataclass
+class FileResult:
+    """What a child sends back for one file.
+
+    Attributes
+    ----------
+    problem : Problem or None
+        Why the file was refused before parsing.
+    stores : dict
+        Store name -> identity key -> value, for each of the three identity stores.
+    checks : dict
+        Pack id -> :class:`PackCheck`, for each manifest pack the stores name.
+    """
+
+    problem: Problem | None = None
+    stores: dict[str, dict[str, str]] = field(default_factory=dict)
+    checks: dict[str, PackCheck] = field(default_factory=dict)
+
+
+def check_file(job: FileJob) -> FileResult:
+    """Inspect, read and check one returned file (the sandbox target).
+
+    Parameters
+    ----------
+    job : FileJob
+
+    Returns
+    -------
+    FileResult
+    """
+    book = open_book(job.path, job.limits)
+    if isinstance(book, Problem):
+        return FileResult(problem=book)
+    try:
+        stores = identity_stores(book, job.limits)
+        heads = job.manifest.by_id
+        named = {values.get("pack_id", "") for values in stores.values()}
+        checks = {}
+        for pack_id in sorted(p for p in named if p in heads):
+            checker = FileChecker(_study(job.study_dir), job, book, heads[pack_id])
+            checks[pack_id] = checker.check()
+        return FileResult(None, stores, checks)
+    finally:
+        book.close()
+
+
+@lru_cache(maxsize=2)
+def _study(study_dir: str) -> Study:
+    """The study, loaded once per child."""
+    return load_study(study_dir)
+
+
+def identity_sheet(book: Book, limits: Limits) -> Cells:
+    """The identity sheet's four columns, down to its last row with content."""
+    return book.cells(L.IDENTITY_SHEET, _identity_rows(book, limits), 4)
+
+
+def _identity_rows(book: Book, limits: Limits) -> int:
+    return min(book.extents.get(L.IDENTITY_SHEET, (0, 0))[0], limits.max_rows)
+
+
+def identity_stores(book: Book, limits: Limits) -> dict[str, dict[str, str]]:
+    """Identity key -> value from each of the three stores (empty dict when absent)."""
+    props = {k: book.properties[L.identity_property(k)] for k in L.IDENTITY_KEYS
+             if L.identity_property(k) in book.properties}
+    names = {k: book.names[L.identity_name(k)] for k in L.IDENTITY_KEYS
+             if L.identity_name(k) in book.names}
+    sheet: dict[str, str] = {}
+    cells = identity_sheet(book, limits)
+    for r in range(1, len(L.IDENTITY_KEYS) + 1):
+        key, value = cells.get((r, 1)), cells.get((r, 2))
+        if key in L.IDENTITY_KEYS and value is not None:
+            sheet[str(key)] = show_value(value)
+    return {"document properties": props, "defined names": names,
+            f"sheet {L.IDENTITY_SHEET}": sheet}
+
+
+# --------------------------------------------------------------------------- addresses
+
+
+def split_cell(ref: str) -> tuple[int, int]:
+    """(row, column) of an A1 address."""
+    found = _A1.fullmatch(ref)
+    if found is None:
+        raise ValueError(f"not a cell address: {ref!r}")
+    return int(found[2]), _column(found[1])
+
+
+_A1 = re.compile(r"([A-Za-z]{1,3})([0-9]+)")
+_column = lru_cache(maxsize=1024)(column_number)
+
+
+def cell_name(row: int, col: int) -> str:
+    """The A1 address of (row, column)."""
+    letters = ""
+    while col:
+        col, rem = divmod(col - 1, 26)
+        letters = chr(65 + rem) + letters
+    return f"{letters}{row}"
+
+
+# --------------------------------------------------------------------------- the pack
+
+
+class _Plan:
+    """Where things are in a fresh copy of one pack, worked out once."""
+
+    def __init__(self, pack: dict[str, Any]):
+        self.pack = pack
+        self.positions: dict[str, tuple[int, int]] = {}
+        self.window = self._window()
+        self.row_table = row_table(pack)
+        self.lines: dict[int, str] = {}  # row -> hidden id text of each answer line
+        self.cases: dict[str, str] = {}  # hidden id text -> its card's item id
+        self.anchors: list[tuple[int, int]] = []  # per card: first, last answer line
+        for card in pack.get("cards", []):
+            key = " ".join(r["row_id"] for r in card["rows"])
+            self.cases[key] = card["item_id"]
+            rows = sorted({self.positions[ref][0] for r in card["rows"]
+                           for answer in r["answers"].values() for ref in _refs(answer)})
+            for row in rows:
+                self.lines[row] = key
+            self.anchors.append((rows[0], rows[-1]) if rows else (0, 0))
+
+    def _window(self) -> tuple[int, int]:
+        """Rows and columns of the Scoring sheet this pack uses, plus slack."""
+        pack = self.pack
+        refs = [ref for batch in pack.get("batches", []) for ref in
+                (batch["start"]["cell"], batch["end"]["cell"])]
+        for answer in pack.get("study_answers", {}).values():
+            refs += _refs(answer)
+        for card in pack.get("cards", []):
+            for answer in card["case_answers"].values():
+                refs += _refs(answer)
+            for row in card["rows"]:
+                for answer in row["answers"].values():
+                    refs += _refs(answer)
+            for locked in card["locked"] + [x for r in card["rows"] for x in r["locked"]]:
+                refs += locked["cells"]
+        last_row = last_col = 1
+        for ref in refs:
+            row, col = self.positions[ref] = split_cell(ref)
+            last_row, last_col = max(last_row, row), max(last_col, col)
+        return last_row + ROW_SLACK, last_col + COLUMN_SLACK
+
+    def position(self, ref: str) -> tuple[int, int]:
+        """(row, column) of a cell of the pack, parsed once."""
+        found = self.positions.get(ref)
+        return found if found is not None else split_cell(ref)
+
+
+def _refs(answer: dict[str, Any]) -> list[str]:
+    """Every cell of one answer: its value or questions, and its confidence."""
+    refs = [q["cell"] for q in answer["questions"]] if "questions" in answer \
+        else [answer["cell"]]
+    if "confidence" in answer:
+        refs.append(answer["confidence"]["cell"])
+    return refs
+
+
+def row_table(pack: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """The row table a fresh pack carries on its identity sheet."""
+    return [(r["row_id"], r["item_id"], r["label"] or "", r["locked_sha256"])
+            for card in pack.get("cards", []) for r in card["rows"]]
+
+
+# --------------------------------------------------------------------------- one file
+
+
+class FileChecker:
+    """Checks one file against one manifest pack and reads its answers."""
+
+    def __init__(self, study: Study, job: FileJob, book: Book, head: PackHead):
+        self.study = study
+        self.job = job
+        self.book = book
+        self.head = head
+        self.result = PackCheck()
+        self.where = {"file": job.name, "rater": head.rater_id}
+        self.sheet = L.SCORING_SHEET
+        self.cells: Cells = {}
+        self.shift: dict[int, int] = {}
+
+    def check(self) -> PackCheck:
+        self.plan = _Plan(self.job.manifest.pack(self.head))
+        if self._check_row_table() and self._find_scoring_sheet():
+            self._check_extents()
+            if self._align_rows():
+                self._check_locked()
+                AnswerReader(self).read_all()
+        if self.result.failed:
+            self.result.block = None  # a file with an error contributes no ratings
+        return self.result
+
+    def add(self, code: str, **fields: Any) -> None:
+        self.result.issues.append(issue(code, **self.where, **fields))
+
+    # -- structure -----------------------------------------------------------------------
+
+    def _check_row_table(self) -> bool:
+        cells = identity_sheet(self.book, self.job.limits)
+        if not cells:
+            return True  # identity sheet deleted: the other stores identified the file
+        found = []
+        for r in range(L.IDENTITY_ROW_TABLE_FIRST, _identity_rows(self.book, self.job.limits) + 1):
+            values = tuple(show_value(cells.get((r, c))) for c in range(1, 5))
+            if any(values):
+                found.append(values)
+        if found == self.plan.row_table:
+            return True
+        for other in self.job.manifest.packs():  # rare: only for an edited row table
+            if other["identity"]["pack_id"] != self.head.pack_id and found == row_table(other):
+                self.add("rows-from-other-rater", sheet=L.IDENTITY_SHEET,
+                         detail=other["rater_id"])
+                return False
+        return True  # edited row table: the Scoring sheet checks below will say what
+
+    def _find_scoring_sheet(self) -> bool:
+        names = [name for name, _ in self.book.sheets if name not in _SKIP_SHEETS]
+        wanted = set(self.plan.lines.values())
+        if L.SCORING_SHEET in names:
+            self.cells = self._sheet_cells(L.SCORING_SHEET)
+        else:
+            for name in names:
+                cells = self._sheet_cells(name)
+                ids = {str(v) for (r, c), v in cells.items() if c == 1}
+                if ids and ids >= wanted:
+                    self.sheet, self.cells = name, cells
+                    self.add("sheet-renamed", sheet=L.SCORING_SHEET, detail=name)
+                    break
+            else:
+                self.add("sheet-missing", sheet=L.SCORING_SHEET)
+                return False
+        for name in names:  # a copy of the answer sheet: which answers are meant?
+            if name != self.sheet and \
+                    wanted & {str(v) for (r, c), v in self._sheet_cells(name).items() if c == 1}:
+                self.add("sheet-duplicated", sheet=name, detail=self.sheet)
+        return True
+
+    def _sheet_cells(self, name: str) -> Cells:
+        rows, cols = self.plan.window
+        return self.book.cells(name, rows, cols)
+
+    def _check_extents(self) -> None:
+        rows, cols = self.plan.window
+        last_row, last_col = self.book.extents.get(self.sheet, (0, 0))
+        if last_row > rows or last_col > cols:
+            where = cell_name(last_row, last_col) if last_row > rows else \
+                f"column {cell_name(1, last_col)[:-1]}"
+            self.add("content-outside-window", sheet=self.sheet,
+                     detail=f"up to {where}, beyond {cell_name(rows, cols)}")
+
+    def _align_rows(self) -> bool:
+        """Map each expected answer line to the row it is on now, by its hidden ids."""
+        expected = self.plan.lines
+        found = sorted((r, str(v)) for (r, c), v in self.cells.items() if c == 1)
+        by_key_expected: dict[str, list[int]] = defaultdict(list)
+        for row, key in sorted(expected.items()):
+            by_key_expected[key].append(row)
+        by_key_found: dict[str, list[int]] = defaultdict(list)
+        for row, key in found:
+            by_key_found[key].append(row)
+        if found and not any(key in by_key_expected for _, key in found):
+            self._foreign_rows({i for _, key in found for i in key.split()})
+            return False
+        ok = True
+        for row, key in found:
+            if key not in by_key_expected:
+                self.add("row-unknown", sheet=self.sheet, cell=f"A{row}", value=key,
+                         detail=row)
+                ok = False
+        for key, rows in sorted(by_key_expected.items()):
+            got = len(by_key_found.get(key, []))
+            case = self.plan.cases[key]
+            if got != len(rows):
+                self.add("row-missing" if got < len(rows) else "row-duplicated",
+                         sheet=self.sheet, case=case)
+                ok = False
+        if not ok:
+            return False
+        for key, rows in by_key_expected.items():
+            for want, have in zip(rows, by_key_found[key], strict=True):
+                self.shift[want] = have - want
+        self._report_moves(found)
+        return True
+
+    def _foreign_rows(self, ids: set[str]) -> None:
+        """No answer line carries this pack's row ids: say whose they are, if anyone's.
+
+        Row ids are keyed per pack (:func:`~sheetflow.workbook.layout.keyed_row_id`),
+        so rows copied from another rater's workbook name that rater whatever the
+        identity stores say, and rows edited to match no pack match no one.
+        """
+        for other in self.job.manifest.packs():  # rare: only for a forged or copied file
+            if other["identity"]["pack_id"] != self.head.pack_id and \
+                    ids & {r[0] for r in row_table(other)}:
+                self.add("rows-from-other-rater", sheet=self.sheet, detail=other["rater_id"])
+                return
+        self.add("rows-not-this-rater", sheet=self.sheet)
+
+    def _report_moves(self, found: list[tuple[int, str]]) -> None:
+        if all(v == 0 for v in self.shift.values()):
+            return
+        order_expected = [key for _, key in sorted(self.plan.lines.items())]
+        order_found = [key for _, key in found]
+        code = "row-inserted" if order_found == order_expected else "rows-reordered"
+        self.add(code, sheet=self.sheet)
+
+    def moved(self, ref: str, anchor_row: int) -> tuple[str, Any]:
+        """Where cell ``ref`` is now, moved as the answer line ``anchor_row`` moved,
+        and its value there."""
+        row, col = self.plan.position(ref)
+        shift = self.shift.get(anchor_row, 0)
+        where = ref if not shift else cell_name(row + shift, col)
+        return where, self.cells.get((row + shift, col))
+
+    def value_at(self, ref: str) -> Any:
+        return self.cells.get(self.plan.position(ref))
+
+    # -- locked text ---------------------------------------------------------------------
+
+    def _check_locked(self) -> None:
+        previous = 0  # shift of the line above the card's locked text
+        for card, (first, last) in zip(self.plan.pack.get("cards", []), self.plan.anchors,
+                                       strict=True):
+            below = self.shift.get(first, 0)
+            for locked in card["locked"] + [x for r in card["rows"] for x in r["locked"]]:
+                if not self._locked_found(locked, below, previous):
+                    cell, _ = self.moved(locked["cells"][0], first)
+                    self.add("locked-text-changed", sheet=self.sheet, cell=cell,
+                             case=card["item_id"])
+            previous = self.shift.get(last, 0)
+
+    def _locked_found(self, locked: dict[str, Any], below: int, above: int) -> bool:
+        """Whether the field's text is intact, wherever inserted rows moved its cells.
+
+        The text lies between the previous card's last answer line (moved by
+        ``above``) and this card's first (moved by ``below``); rows inserted in between
+        move each chunk by an amount between the two, never backwards. Only a few
+        such placements are tried: sorted rows (shifts of hundreds) are not searched.
+        """
+        cells = [self.plan.position(ref) for ref in locked["cells"]]
+        for shift in dict.fromkeys((below, above)):
+            if self._digest(cells, [shift] * len(cells)) == locked["sha256"]:
+                return True
+        low, high = min(above, below), max(above, below)
+        if high - low > _SHIFT_SPAN:
+            return False
+        options = range(low, high + 1)
+        if len(options) ** len(cells) > _SHIFT_TRIES:
+            tries = ([d] * len(cells) for d in options)
+        else:
+            tries = (list(c) for c in product(options, repeat=len(cells))
+                     if list(c) == sorted(c))
+        return any(self._digest(cells, shifts) == locked["sha256"] for shifts in tries)
+
+    def _digest(self, cells: list[tuple[int, int]], shifts: list[int]) -> str:
+        text = "".join(show_full(self.cells.get((r + d, c)))
+                       for (r, c), d in zip(cells, shifts, strict=True))
+        return L.text_sha256(text)
+
+
+def show_full(value: Any) -> str:
+    """A locked cell's text exactly (numbers written as text stay text)."""
+    if value is None:
+        return ""
+    if isinstance(value, Formula):
+        return "=" + value.text
+    return show_value(value) if not isinstance(value, str) else value

@@ -1,0 +1,111 @@
+"""Collect checks that a protocol asks for across cells or across files.
+
+Both are pure: they take what the collector read and return findings.
+
+- :func:`flag_notes_missing` -- a marked flag whose companion note is blank (protocol
+  003: "Put Y in gold_dispute and one line in rater_note"); the flag dimension names
+  its note with the spec key ``note``.
+- :func:`sitting_gaps` -- a sitting-2 batch that starts less than 24 hours after the
+  rater's sitting 1 ended (protocol 001: "At least 24 hours later, sitting 2"). Only
+  batch times read as a date and time take part; a time of day alone has its own
+  warning (``batch-time-no-date``) where it was read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ..spec.rubric import Dimension
+
+MIN_SITTING_GAP = dt.timedelta(hours=24)
+"""Protocol 001: sitting 2 starts at least this long after sitting 1 ended."""
+
+
+@dataclass(frozen=True)
+class NoteFinding:
+    """A marked flag without its note: where, the flag's value, the note's dimension."""
+
+    case: str
+    label: str
+    cell: str
+    flag: Dimension
+    value: str
+    note: Dimension
+
+
+def flag_notes_missing(values: Mapping[tuple[str, str, str], tuple[str, str]],
+                       dims: Mapping[str, Dimension]) -> list[NoteFinding]:
+    """Marked flags whose ``note`` dimension is blank in the same row.
+
+    Parameters
+    ----------
+    values : mapping
+        (case, label, dimension id) -> (value as text, cell) for every answer read.
+    dims : mapping
+        Dimension id -> :class:`~sheetflow.spec.rubric.Dimension`.
+
+    Returns
+    -------
+    list of NoteFinding
+    """
+    flags = {d.id: d for d in dims.values() if d.kind == "flag" and d.note in dims}
+    out = []
+    for (case, label, dim_id), (value, cell) in values.items():
+        flag = flags.get(dim_id)
+        if flag is None or not value or str(values.get((case, label, flag.note), ("",))[0]
+                                            ).strip():
+            continue
+        out.append(NoteFinding(case, label, cell, flag, value, dims[flag.note]))
+    return out
+
+
+@dataclass(frozen=True)
+class GapFinding:
+    """A sitting-2 batch that started too soon: its batch, cell and the message detail."""
+
+    batch: int
+    cell: str
+    start: str
+    detail: str
+
+
+def sitting_gaps(first: Iterable[tuple[int, str, dt.datetime, str]],
+                 second: Iterable[tuple[int, str, dt.datetime, str]],
+                 minimum: dt.timedelta = MIN_SITTING_GAP) -> list[GapFinding]:
+    """Sitting-2 batches starting less than ``minimum`` after sitting 1's last end.
+
+    Parameters
+    ----------
+    first, second : iterable of (batch, part, when, cell)
+        One rater's batch times in sitting 1 and sitting 2 (``part`` ``start``/``end``).
+    minimum : datetime.timedelta
+        The gap the protocol asks for (24 hours).
+
+    Returns
+    -------
+    list of GapFinding
+        One per sitting-2 batch start that is too soon (none when sitting 1 has no
+        dated time).
+
+    Examples
+    --------
+    >>> t = dt.datetime
+    >>> gaps = sitting_gaps([(1, "end", t(2026, 11, 2, 10, 40), "C5")],
+    ...                     [(1, "start", t(2026, 11, 3, 9, 0), "C4")])
+    >>> gaps[0].detail
+    'Batch 1 starts 22.3 h after sitting 1 ended (2026-11-02 10:40)'
+    """
+    moments = [when for _, _, when, _ in first]
+    if not moments:
+        return []
+    ended = max(moments)
+    out = []
+    for batch, part, when, cell in second:
+        if part != "start" or when - ended >= minimum:
+            continue
+        hours = (when - ended).total_seconds() / 3600
+        out.append(GapFinding(batch, cell, f"{when:%Y-%m-%d %H:%M}", (
+            f"Batch {batch} starts {hours:.1f} h after sitting 1 ended ({ended:%Y-%m-%d %H:%M})")))
+    return out

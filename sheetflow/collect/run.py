@@ -1,0 +1,633 @@
+"""Collect returned rater workbooks: identify, validate, and build the ratings table.
+
+:func:`collect` reads every returned file safely, identifies it by the identity
+embedded in it (never by its name), checks it against the blinded manifest
+``packs/manifest.json`` (the sealed key is never opened), reports every problem at
+once as :class:`~sheetflow.collect.validate.Issue` objects, and recomputes derived points and
+totals. A file with an error contributes no ratings; the others still do. Returned
+files are only ever opened for reading.
+
+Every entry of the returns folder gets a verdict (:mod:`sheetflow.collect.returns`): files are
+read, anything else (an unreadable file, a link out of the study, a folder, a pipe) is
+reported and the batch goes on. Outputs are written as one set under the study lock
+(:mod:`sheetflow.collect.outputs`): ``out/collection.json`` records the ratings table's
+sha256 and row count, so ``analyze`` never uses a table a killed run cut off.
+
+Each file is inspected, read and checked in a sandbox child process
+(:func:`sheetflow.collect.file_check.check_file`, two or more at a time); the parent only
+decides which pack each file belongs to, finds duplicates and writes the outputs. The
+ratings table stays on disk (:class:`Ratings`), so memory does not grow with the
+number of rating rows.
+
+Duplicate returns
+-----------------
+- The same bytes given twice (same sha256): the first by file name is used, each
+  other copy gets the warning ``duplicate-file``.
+- Two different files for one pack (same rater and sitting): the error
+  ``duplicate-rater`` on each, and neither contributes. The coordinator removes the
+  wrong one and runs collect again. sheetflow never guesses which one is newer:
+  save times inside a workbook are set by the rater's machine.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import tempfile
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, NamedTuple
+
+from ..packs.manifest import Manifest, PackHead, open_manifest
+from ..spec.study import Study, load_study
+from ..workbook import layout as L
+from .coordinator import (
+    FEEDBACK_DIR,
+    Drafts,
+    Expected,
+    RosterRow,
+    roster,
+    write_feedback,
+    write_validation_workbook,
+)
+from .file_check import (
+    RATING_COLUMNS,
+    ROW_FIELDS,
+    FileJob,
+    FileResult,
+    PackedBlock,
+    RatingBlock,
+    cell_name,
+    check_file,
+    csv_header,
+    csv_lines,
+    neutralise,
+    split_cell,
+)
+from .outputs import (
+    COLLECTION_FILE,
+    LOCK_WAIT,
+    RATINGS_NAME,
+    OutputSet,
+    collection_record,
+    remove_partials,
+    study_lock,
+)
+from .protocol_checks import sitting_gaps
+from .returns import Entry, NotAFile, escape_controls, file_digest, find_entries
+from .safety import Limits, Outcome, Sandbox
+from .validate import (
+    ERROR,
+    WARNING,
+    FileStatus,
+    Issue,
+    SelfCheckInput,
+    ValidationReport,
+    issue,
+    self_checks,
+    show_value,
+    sort_issues,
+)
+
+__all__ = [
+    "RATING_COLUMNS",
+    "Collection",
+    "RaterStatus",
+    "Ratings",
+    "cell_name",
+    "collect",
+    "file_verdicts",
+    "find_files",
+    "neutralise",
+    "split_cell",
+    "status",
+    "write_outputs",
+]
+
+RETURNS_DIR, OUT_DIR = "returns", "out"
+
+
+class _Spooled(NamedTuple):
+    """Where one file's rows are in the spool."""
+
+    csv_at: int
+    csv_size: int
+    rows_at: int
+    rows_size: int
+    count: int
+
+
+class Ratings:
+    """The tidy ratings table (columns :data:`RATING_COLUMNS`), kept in a spool file.
+
+    Rows are stored one returned file at a time, already sorted and already formatted
+    as CSV lines by the reader child, so neither collecting nor writing
+    ``ratings.csv`` holds the table in memory. Iterating yields one dict per row, in
+    table order; :meth:`to_frame` builds a DataFrame column by column.
+    """
+
+    def __init__(self) -> None:
+        self._spool: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (lives with self)
+        self._kept: list[_Spooled] = []
+
+    def _store(self, block: PackedBlock) -> _Spooled:
+        """Write one file's rows to the spool as they came; a handle for :meth:`_keep`."""
+        self._spool.seek(0, os.SEEK_END)
+        at = self._spool.tell()
+        self._spool.write(block.csv)
+        self._spool.write(block.data)
+        return _Spooled(at, len(block.csv), at + len(block.csv), len(block.data), block.count)
+
+    def _keep(self, handles: list[_Spooled]) -> None:
+        """The files whose rows make the table, in table order."""
+        self._kept = list(handles)
+
+    def __len__(self) -> int:
+        return sum(h.count for h in self._kept)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def blocks(self) -> Iterator[RatingBlock]:
+        """The rows of each used file in table order, one file at a time."""
+        for handle in self._kept:
+            self._spool.seek(handle.rows_at)
+            yield pickle.loads(self._spool.read(handle.rows_size))
+
+    def __iter__(self) -> Iterator[dict[str, str]]:
+        for block in self.blocks():
+            yield from block.dicts()
+
+    def to_frame(self) -> Any:
+        """The table as a pandas DataFrame of strings, built column by column."""
+        import pandas as pd
+
+        columns: dict[str, list[str]] = {c: [] for c in RATING_COLUMNS}
+        for block in self.blocks():
+            n = len(block.rows)
+            for name in ("study_id", "rater_id", "sitting", "file", "source_sha256"):
+                columns[name] += [getattr(block, name)] * n
+            for i, name in enumerate(ROW_FIELDS):
+                columns[name] += [row[i] for row in block.rows]
+            columns["sheet"] += [block.sheet if row[-1] else "" for row in block.rows]
+        return pd.DataFrame(columns, columns=list(RATING_COLUMNS))
+
+    def write_csv(self, path: Path) -> None:
+        """Write ``ratings.csv``: all fields quoted, formula starts neutralised."""
+        with path.open("wb") as out:
+            out.write(csv_header())
+            for handle in self._kept:
+                if handle.count and not handle.csv_size:  # collected with write=False
+                    self._spool.seek(handle.rows_at)
+                    out.write(csv_lines(pickle.loads(self._spool.read(handle.rows_size))))
+                    continue
+                self._spool.seek(handle.csv_at)
+                _copy(self._spool, out, handle.csv_size)
+
+
+def _copy(src: IO[bytes], dst: IO[bytes], size: int) -> None:
+    while size > 0:
+        chunk = src.read(min(size, 2**20))
+        if not chunk:
+            break
+        dst.write(chunk)
+        size -= len(chunk)
+
+
+@dataclass
+class Collection:
+    """The result of :func:`collect`.
+
+    Attributes
+    ----------
+    ratings : Ratings
+        The tidy ratings table (columns :data:`RATING_COLUMNS`), sorted.
+    report : ValidationReport
+        Every file's status and every issue.
+    outputs : dict
+        Output name -> path written ("" when not written).
+    study_id : str
+    roster : list of RosterRow
+        One row per expected pack, returned or not, and per file matching no pack.
+    feedback : Drafts
+        The reply drafts written for raters whose file has errors.
+    """
+
+    ratings: Ratings
+    report: ValidationReport
+    outputs: dict[str, str] = field(default_factory=dict)
+    study_id: str = ""
+    roster: list[RosterRow] = field(default_factory=list)
+    feedback: Drafts = field(default_factory=Drafts)
+
+    @property
+    def valid(self) -> bool:
+        """True when no file has an error."""
+        return self.report.valid
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary: the report plus the number of rating rows."""
+        return {**self.report.to_dict(), "ratings": len(self.ratings),
+                "outputs": dict(sorted(self.outputs.items())),
+                "raters": [row.to_dict() for row in self.roster],
+                "feedback": [str(p) for p in self.feedback.written]}
+
+
+def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
+            write: bool = True, limits: Limits | None = None,
+            workers: int | None = None, lock_wait: float = LOCK_WAIT,
+            progress: Callable[[int, int], None] | None = None) -> Collection:
+    """Collect returned workbooks of the study in ``study_dir``.
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        The study folder (with ``packs/manifest.json`` from ``generate``).
+    paths : list of str or Path, optional
+        Files or folders to collect (default: ``study_dir/returns``). Folders are
+        read non-recursively; hidden files and Office lock files are skipped.
+    write : bool
+        Whether to write ``out/ratings.csv``, ``out/validation.xlsx`` and
+        ``out/collection.json`` (as one set, each replaced whole; see
+        :mod:`sheetflow.collect.outputs`). Writing runs under the study lock.
+    limits : Limits, optional
+        Safety limits for reading (sizes, memory, time).
+    workers : int, optional
+        Reader child processes (default: the CPU count, at most 4).
+    lock_wait : float
+        Seconds to wait while another collect or analyze holds the study lock.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each file is checked.
+
+    Returns
+    -------
+    Collection
+
+    Raises
+    ------
+    SheetflowError
+        The study or its manifest cannot be loaded (not a data problem).
+    OutputError
+        Another run still held the study lock after ``lock_wait`` seconds.
+    """
+    root = Path(study_dir)
+    study = load_study(root)  # a broken spec fails here, once, not in every child
+    if not write:
+        return _collect(root, paths, limits, workers, write, study, progress)
+    with study_lock(root, "collect", lock_wait):
+        result = _collect(root, paths, limits, workers, write, study, progress)
+        out = root / OUT_DIR
+        result.outputs = write_outputs(out, result)
+        result.feedback = write_feedback(study, root, result.roster, result.report,
+                                         out / FEEDBACK_DIR)
+        result.outputs["feedback"] = str(out / FEEDBACK_DIR)
+    return result
+
+
+def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
+             workers: int | None, write: bool, study: Study,
+             progress: Callable[[int, int], None] | None) -> Collection:
+    manifest = open_manifest(root)
+    try:
+        files = find_files(root, paths)
+        collector = _Collector(root, manifest, limits or Limits(), csv=write)
+        result = collector.run(files, workers, progress)
+    finally:
+        manifest.close()
+    result.study_id = study.id
+    expected = [Expected(h.pack_id, h.rater_id, h.sitting, h.file) for h in manifest.heads]
+    result.roster = roster(study, expected, result.report)
+    return result
+
+
+def find_files(root: Path, paths: list[str | Path] | None) -> list[Entry]:
+    """Every entry to collect or report, in a stable order (see :mod:`.returns`)."""
+    return find_entries(root, paths)
+
+
+# --------------------------------------------------------------------------- collector
+
+
+@dataclass
+class _FileWork:
+    """One input file on its way through the collector."""
+
+    path: Path
+    name: str
+    sha256: str = ""
+    issues: list[Issue] = field(default_factory=list)
+    head: PackHead | None = None
+    duplicate_of: str = ""
+    block: _Spooled | None = None
+    answered: int = 0
+    required: int = 0
+    self_check: SelfCheckInput | None = None
+
+    @property
+    def rater(self) -> str:
+        return self.head.rater_id if self.head else ""
+
+    @property
+    def failed(self) -> bool:
+        return any(i.severity == ERROR for i in self.issues)
+
+
+class _Collector:
+    """Runs the checks for one study over a list of files."""
+
+    def __init__(self, root: Path, manifest: Manifest, limits: Limits, csv: bool):
+        self.root = root
+        self.manifest = manifest
+        self.top = manifest.top
+        self.packs = manifest.by_id
+        self.limits = limits
+        self.csv = csv
+        self.ratings = Ratings()
+
+    def run(self, entries: list[Entry], workers: int | None,
+            progress: Callable[[int, int], None] | None = None) -> Collection:
+        works = [self._open(entry) for entry in entries]
+        first_by_hash: dict[str, _FileWork] = {}
+        for work in works:
+            if not work.sha256:
+                continue  # reported, not read
+            if work.sha256 in first_by_hash:
+                work.duplicate_of = first_by_hash[work.sha256].name
+            else:
+                first_by_hash[work.sha256] = work
+        unique = [w for w in works if w.sha256 and not w.duplicate_of]
+        if unique:
+            jobs = [FileJob(str(w.path), w.name, w.sha256, str(self.root), self.manifest,
+                            self.limits, self.csv) for w in unique]
+            count = workers or min(4, os.cpu_count() or 1)
+            sandbox = Sandbox(check_file, self.limits, workers=min(count, len(jobs)))
+            for done, (index, outcome) in enumerate(sandbox.imap(jobs), 1):
+                self._receive(unique[index], outcome)
+                if progress is not None:
+                    progress(done, len(jobs))
+        self._duplicate_raters(unique)  # after the checks: report every problem at once
+        for work in works:
+            if work.duplicate_of:
+                work.issues.append(issue("duplicate-file", file=work.name,
+                                         detail=work.duplicate_of))
+        return self._result(works)
+
+    def _open(self, entry: Entry) -> _FileWork:
+        """The entry's work item: hashed when it is a readable file, else its verdict."""
+        work = _FileWork(entry.path, entry.name)
+        code, detail = entry.code, entry.detail
+        if not code:
+            try:
+                work.sha256 = file_digest(entry.path)
+                return work
+            except NotAFile:
+                code, detail = "not-a-file", "special file"
+            except OSError as exc:
+                code, detail = "file-unreadable", escape_controls(exc.strerror or str(exc))
+        work.issues.append(issue(code, file=entry.name, detail=detail))
+        return work
+
+    def _receive(self, work: _FileWork, outcome: Outcome) -> None:
+        """Take one child's result in; only the small parts are kept."""
+        if not outcome.ok:
+            code = "read-aborted" if outcome.kind == "aborted" else "unreadable-workbook"
+            work.issues.append(issue(code, file=work.name, detail=outcome.reason))
+            return
+        result: FileResult = outcome.value
+        if result.problem is not None:
+            work.issues.append(issue(result.problem.code, file=work.name,
+                                     detail=result.problem.detail))
+            return
+        self._identify(work, result.stores)
+        if work.head is None or work.failed:
+            return
+        check = result.checks[work.head.pack_id]
+        work.issues += check.issues
+        work.answered, work.required = check.answered, check.required
+        work.self_check = check.self_check
+        if check.block is not None:
+            work.block = self.ratings._store(check.block)
+
+    # -- identity ------------------------------------------------------------------------
+
+    def _identify(self, work: _FileWork, stores: dict[str, dict[str, str]]) -> None:
+        name = work.name
+        present = {store: values for store, values in stores.items() if values}
+        if not present:
+            work.issues.append(issue("identity-missing", file=name))
+            return
+        identity: dict[str, str] = {}
+        for key in L.IDENTITY_KEYS:
+            seen = {store: values[key] for store, values in present.items() if key in values}
+            if len(set(seen.values())) > 1:
+                detail = "; ".join(f"{store} says {key}={v!r}" for store, v in sorted(seen.items()))
+                work.issues.append(issue("identity-conflict", file=name, detail=detail))
+                return
+            if seen:
+                identity[key] = next(iter(seen.values()))
+        missing = sorted(set(stores) - set(present))
+        if missing:
+            work.issues.append(issue("identity-partial", file=name,
+                                     detail="no " + ", no ".join(missing)))
+        self._match_identity(work, identity)
+
+    def _match_identity(self, work: _FileWork, identity: dict[str, str]) -> None:
+        name, m = work.name, self.top
+        rater = identity.get("rater_id", "")
+        checks = [
+            ("schema-unsupported", identity.get("schema_version"), m.get("schema_version")),
+            ("wrong-study", identity.get("study_id"), m.get("study_id")),
+            ("spec-hash-mismatch", identity.get("spec_hash"), m.get("spec_hash")),
+        ]
+        for code, found, wanted in checks:
+            if found != wanted:
+                detail = show_value(found) if code != "spec-hash-mismatch" else (
+                    f"spec hash {str(found)[:12]}..., current {str(wanted)[:12]}...")
+                work.issues.append(issue(code, file=name, rater=rater,
+                                         detail=detail or "(none)"))
+                return
+        head = self.packs.get(identity.get("pack_id", ""))
+        if head is None or head.rater_id != rater:
+            work.issues.append(issue("unknown-rater", file=name, rater=rater,
+                                     detail=rater or "(none)"))
+            return
+        work.head = head
+        self._check_file_name(work)
+
+    def _check_file_name(self, work: _FileWork) -> None:
+        for other in self.manifest.heads:
+            if other is not work.head and other.file == work.name:
+                work.issues.append(issue("file-name-mismatch", file=work.name,
+                                         rater=work.rater, detail=other.rater_id))
+
+    def _duplicate_raters(self, works: list[_FileWork]) -> None:
+        by_pack: dict[str, list[_FileWork]] = defaultdict(list)
+        for work in works:
+            if work.head is not None:
+                by_pack[work.head.pack_id].append(work)
+        for group in by_pack.values():
+            if len(group) < 2:
+                continue
+            for work in group:
+                others = ", ".join(w.name for w in group if w is not work)
+                work.issues.append(issue("duplicate-rater", file=work.name, rater=work.rater,
+                                         detail=f"also {others}"))
+
+    # -- result --------------------------------------------------------------------------
+
+    def _sitting_gaps(self, works: list[_FileWork]) -> None:
+        """Protocol 001: warn on a sitting-2 batch begun < 24 h after sitting 1 ended."""
+        usable = [w for w in works if w.head is not None and w.self_check is not None
+                  and not w.failed and not w.duplicate_of]
+        first = {w.head.rater_id: w.self_check.batch_times for w in usable
+                 if w.head.sitting == 1}
+        for work in (w for w in usable if w.head.sitting == 2):
+            for gap in sitting_gaps(first.get(work.head.rater_id, []),
+                                    work.self_check.batch_times):
+                work.issues.append(issue("sitting-too-soon", file=work.name,
+                                         sheet=L.SCORING_SHEET, cell=gap.cell,
+                                         rater=work.rater, dimension="batch",
+                                         value=gap.start, detail=gap.detail))
+
+    def _result(self, works: list[_FileWork]) -> Collection:
+        statuses = []
+        issues: list[Issue] = []
+        used_blocks = []
+        self._sitting_gaps(works)
+        for work in works:
+            used = work.head is not None and not work.failed and not work.duplicate_of
+            if work.self_check is not None:
+                work.issues += self_checks(work.self_check, file=work.name, rater=work.rater)
+            if used and work.block is not None:
+                assert work.head is not None
+                used_blocks.append(((work.head.rater_id, str(work.head.sitting), work.name),
+                                    work.block))
+            issues += work.issues
+            statuses.append(FileStatus(
+                file=work.name, sha256=work.sha256, rater=work.rater, used=used,
+                pack_id=work.head.pack_id if work.head else "",
+                errors=sum(i.severity == ERROR for i in work.issues),
+                warnings=sum(i.severity == WARNING for i in work.issues),
+                answered=work.answered, required=work.required))
+        # one used file per rater and sitting, each sorted inside: the table's order
+        self.ratings._keep([handle for _, handle in sorted(used_blocks)])
+        report = ValidationReport(sorted(statuses, key=lambda s: (s.file, s.sha256)),
+                                  sort_issues(issues))
+        return Collection(self.ratings, report)
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+def write_outputs(out_dir: Path, result: Collection) -> dict[str, str]:
+    """Write ``ratings.csv``, ``validation.xlsx`` and ``collection.json``; their paths.
+
+    All three are written to temporary files first and replace the old ones only
+    when all are complete, the record last (:class:`~sheetflow.collect.outputs.OutputSet`).
+    """
+    remove_partials(out_dir)
+    paths = {"ratings": out_dir / RATINGS_NAME, "validation": out_dir / "validation.xlsx",
+             "collection": out_dir / COLLECTION_FILE}
+    with OutputSet() as outputs:
+        ratings = outputs.stage(paths["ratings"])
+        result.ratings.write_csv(ratings)
+        write_validation_workbook(outputs.stage(paths["validation"]), result.roster,
+                                  result.report)
+        record = collection_record(result.study_id, ratings, len(result.ratings),
+                                   file_verdicts(result.report))
+        outputs.stage(paths["collection"]).write_bytes(record)
+    return {name: str(path) for name, path in paths.items()}
+
+
+_REASON_ISSUES = 3  # issues quoted in a file's reason; the rest are counted
+
+
+def file_verdicts(report: ValidationReport) -> list[dict[str, Any]]:
+    """Per input file: who it is, whether its ratings are used and, if not, why.
+
+    ``analyze`` reads these (from ``out/collection.json``) to name every file whose
+    ratings are left out. The reason quotes the file's first errors (or, for a file
+    without errors that is still not used, its first warnings) with sheet and cell.
+    """
+    by_file: dict[str, list[Issue]] = defaultdict(list)
+    for item in report.issues:
+        by_file[item.file].append(item)
+    out = []
+    for f in report.files:
+        issues = by_file.get(f.file, [])
+        errors = [i for i in issues if i.severity == ERROR]
+        quoted = errors or ([] if f.used else issues)
+        out.append({**f.to_dict(), "reason": "" if f.used and not errors else
+                    _reason(quoted, len(errors))})
+    return out
+
+
+def _reason(issues: list[Issue], n_errors: int) -> str:
+    parts = []
+    for item in issues[:_REASON_ISSUES]:
+        where = "!".join(x for x in (item.sheet, item.cell) if x)
+        parts.append(f"{item.code}{' at ' + where if where else ''}")
+    more = len(issues) - _REASON_ISSUES
+    head = f"{n_errors} error(s): " if n_errors else ""
+    tail = f" and {more} more (see validation.xlsx)" if more > 0 else ""
+    return head + ", ".join(parts) + tail if parts else "not used (see validation.xlsx)"
+
+
+# --------------------------------------------------------------------------- status
+
+
+@dataclass(frozen=True)
+class RaterStatus:
+    """One pack's return status (for ``sheetflow status``)."""
+
+    rater: str
+    sitting: int
+    file: str
+    returned: bool
+    percent_complete: float
+    errors: int
+    warnings: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """The status as a plain dict."""
+        return dict(self.__dict__)
+
+
+def status(study_dir: str | Path, paths: list[str | Path] | None = None,
+           limits: Limits | None = None) -> list[RaterStatus]:
+    """Per pack: returned or not, how complete, how many errors and warnings.
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        The study folder.
+    paths : list, optional
+        Where the returns are (default ``study_dir/returns``; a missing default folder
+        means nothing was returned yet).
+    limits : Limits, optional
+
+    Returns
+    -------
+    list of RaterStatus
+        One per pack in the manifest, in manifest order; writes nothing.
+    """
+    root = Path(study_dir)
+    manifest = open_manifest(root)
+    manifest.close()  # only the pack heads are needed here
+    if paths is None and not (root / RETURNS_DIR).is_dir():
+        result = None
+    else:
+        result = collect(root, paths, write=False, limits=limits)
+    files = result.report.files if result else []
+    out = []
+    for head in manifest.heads:
+        mine = [f for f in files if f.pack_id == head.pack_id]
+        best = mine[0] if mine else None
+        out.append(RaterStatus(
+            rater=head.rater_id, sitting=head.sitting, file=head.file,
+            returned=best is not None,
+            percent_complete=best.percent_complete if best else 0.0,
+            errors=sum(f.errors for f in mine), warnings=sum(f.warnings for f in mine)))
+    return out

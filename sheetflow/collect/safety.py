@@ -1,0 +1,581 @@
+"""Checks on a returned file before any spreadsheet parser sees it, and a sandbox.
+
+Two defences, both measured in EXCEL-FACTS.md (R4):
+
+1. :func:`inspect_file` looks at the bytes and the zip directory only (plus a bounded
+   decompression of each XML part) and names what is wrong: empty, an OLE container
+   (encrypted .xlsx or .xls), not a zip (CSV, HTML), truncated, ODS, macros, too many
+   or too large parts, a compression ratio typical of zip bombs, or a DTD or entity
+   declaration. It also scans each sheet's XML, without a parser, for the extent of
+   its cells (content far outside the area sheetflow reads; a bound for readers that
+   build a dense grid) and for its formula cells.
+2. :class:`Sandbox` runs a parser in child processes with an address-space limit and a
+   timeout. python-calamine aborts the whole process (SIGABRT) on a cell at
+   XFD1048576 and openpyxl can exhaust memory; in the sandbox that costs one file, not
+   the batch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+from typing import Any
+
+import defusedxml.ElementTree as SafeET
+
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+ZIP_MAGIC = b"PK\x03\x04"
+_ENCRYPTED_MARKERS = ("EncryptionInfo".encode("utf-16-le"), "EncryptedPackage".encode("utf-16-le"))
+_DTD = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+_NS = rb"(?:[A-Za-z_][\w.-]*:)?"  # an optional namespace prefix
+_Q = rb"[\"']"  # XML attributes may be single- or double-quoted
+# a cell with content (not a self-closing, style-only <c r="X9" s="1"/>); groups: column
+# letters, row digits, then its first child: "v"/"is", or "f" with its attributes and text
+_CELL_REF = re.compile(
+    rb"<" + _NS + rb"c\b[^>]*?\br=" + _Q + rb"([A-Z]{1,3})([0-9]{1,7})" + _Q
+    + rb"[^>]*?(?<!/)>\s*<" + _NS
+    + rb"(?:(v|is)\b|(f)\b([^>]*?)(?:/>|>(.*?)</" + _NS + rb"f>))", re.DOTALL)
+_STRICT_NS = b"http://purl.oclc.org/ooxml/spreadsheetml/main"  # "Strict Open XML"
+# any cell or row start tag (for the positional scan); groups: tag name, attributes, "/"
+_TAG = re.compile(rb"<" + _NS + rb"(row|c)\b([^>]*?)(/?)>")
+_CONTENT = re.compile(rb"\s*<" + _NS + rb"(?:(v|is)\b|(f)\b([^>]*?)(?:/>|>(.*?)</" + _NS
+                      + rb"f>))", re.DOTALL)
+_ATTR_R = re.compile(rb"\br=" + _Q + rb"([A-Z]{0,3})([0-9]{0,7})" + _Q)
+_NO_ADDRESS = re.compile(rb"<c[\s>/](?![^>]*?\br=)")  # literal start: a fast search
+_NO_ADDRESS_NS = re.compile(rb"<[A-Za-z_][\w.-]*:c[\s>/](?![^>]*?\br=)")
+_ERROR_TYPE = re.compile(rb"\bt=" + _Q + rb"e" + _Q)
+_VALUE = re.compile(rb"\s*<" + _NS + rb"v>([^<]*)</" + _NS + rb"v>")
+_REL_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+_MAIN_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on what a returned workbook may contain and cost to read.
+
+    The defaults are far above any rating workbook (a 500-case paired pack is about
+    1 MB) and far below what hurts a laptop.
+    """
+
+    max_file_bytes: int = 20 * 2**20
+    max_members: int = 500
+    max_member_bytes: int = 50 * 2**20
+    max_total_bytes: int = 150 * 2**20
+    max_ratio: float = 200.0
+    ratio_floor_bytes: int = 2**20
+    xml_head_bytes: int = 64 * 2**10
+    max_rows: int = 100_000  # a sheet with content beyond these is read with openpyxl,
+    max_columns: int = 64  # bounded, never with python-calamine
+    memory_bytes: int = 1536 * 2**20
+    timeout_seconds: float = 60.0
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A reason to refuse a file: an issue ``code`` and a short ``detail``."""
+
+    code: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class SheetScan:
+    """What :func:`scan_sheet` found in one worksheet's XML.
+
+    Attributes
+    ----------
+    extent : (int, int)
+        Last row and column of any cell with content (a value, string or formula).
+        Style-only cells do not count: no reader gives them a value, and
+        python-calamine does not grow its grid for them.
+    formulas : dict
+        (row, column) -> (``<f>`` attributes, ``<f>`` text) of each formula cell, raw
+        bytes as written.
+    errors : dict
+        (row, column) -> the error value (``#DIV/0!``) of each error cell without a
+        formula (readers such as python-calamine show these as blank).
+    """
+
+    extent: tuple[int, int] = (0, 0)
+    formulas: dict[tuple[int, int], tuple[bytes, bytes]] = field(default_factory=dict)
+    errors: dict[tuple[int, int], str] = field(default_factory=dict)
+
+
+@dataclass
+class Inspection:
+    """What :func:`inspect_file` found.
+
+    Attributes
+    ----------
+    problem : Problem or None
+        Why the file must not be parsed (None: safe to parse).
+    sheets : dict
+        Sheet name -> :class:`SheetScan` of its XML.
+    """
+
+    problem: Problem | None = None
+    sheets: dict[str, SheetScan] = field(default_factory=dict)
+
+    @property
+    def safe(self) -> bool:
+        """Whether a parser may open the file."""
+        return self.problem is None
+
+    @property
+    def extents(self) -> dict[str, tuple[int, int]]:
+        """Sheet name -> (last row, last column) of any cell with content."""
+        return {name: scan.extent for name, scan in self.sheets.items()}
+
+
+def inspect_file(path: str | Path, limits: Limits | None = None) -> Inspection:
+    """Check a file's bytes and zip directory before any spreadsheet parser opens it.
+
+    Parameters
+    ----------
+    path : str or Path
+        The returned file (opened read-only, never modified).
+    limits : Limits, optional
+
+    Returns
+    -------
+    Inspection
+        ``problem`` names the first reason to refuse the file, with an issue code
+        from :data:`sheetflow.collect.validate.CATALOGUE`; ``extents`` gives each sheet's
+        real extent for the bounded read.
+    """
+    limits = limits or Limits()
+    path = Path(path)
+    size = path.stat().st_size
+    if size == 0:
+        return Inspection(Problem("empty-file"))
+    if size > limits.max_file_bytes:
+        return Inspection(Problem("file-too-large", f"{size / 2**20:.1f} MB"))
+    with path.open("rb") as fh:
+        head = fh.read(8)
+    problem = _check_magic(path, head)
+    if problem is not None:
+        return Inspection(problem)
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return _inspect_zip(zf, limits)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as exc:
+        return Inspection(Problem("corrupt-file", _short(exc)))
+    except (OSError, RuntimeError, NotImplementedError) as exc:
+        # zlib errors surface as OSError/zlib.error; encrypted members as RuntimeError
+        return Inspection(Problem("corrupt-file", _short(exc)))
+
+
+def _check_magic(path: Path, head: bytes) -> Problem | None:
+    if head.startswith(OLE_MAGIC):
+        data = path.read_bytes()
+        if any(marker in data for marker in _ENCRYPTED_MARKERS):
+            return Problem("encrypted-workbook")
+        return Problem("legacy-xls")
+    if not head.startswith(ZIP_MAGIC):
+        return Problem("not-a-workbook", _sniff(path))
+    return None
+
+
+def _sniff(path: Path) -> str:
+    """A guess at what a non-zip file is, for the message."""
+    with path.open("rb") as fh:
+        text = fh.read(512).lstrip().lower()
+    if text.startswith((b"<!doctype html", b"<html")) or b"<table" in text:
+        return "it is an HTML page"
+    if text.startswith(b"<?xml"):
+        return "it is an XML file"
+    if text.startswith(b"%pdf"):
+        return "it is a PDF"
+    if b"," in text or b";" in text or b"\t" in text:
+        return "it is a text/CSV file"
+    return "unknown format"
+
+
+def _inspect_zip(zf: zipfile.ZipFile, limits: Limits) -> Inspection:
+    infos = zf.infolist()
+    names = {info.filename for info in infos}
+    problem = (_check_ods(zf, names) or _check_sizes(infos, limits)
+               or _check_parts(zf, names) or _check_xml_heads(zf, infos, limits))
+    if problem is not None:
+        return Inspection(problem)
+    sheets = {name: scan_sheet(zf.read(member))
+              for name, member in _sheet_members(zf, names).items()}
+    return Inspection(None, sheets)
+
+
+def _check_ods(zf: zipfile.ZipFile, names: set[str]) -> Problem | None:
+    if "mimetype" in names:
+        mimetype = zf.read("mimetype")[:200]
+        if b"opendocument" in mimetype:
+            return Problem("ods-file")
+    return None
+
+
+def _check_sizes(infos: Sequence[zipfile.ZipInfo], limits: Limits) -> Problem | None:
+    if len(infos) > limits.max_members:
+        return Problem("zip-bomb", f"{len(infos)} parts (limit {limits.max_members})")
+    total = 0
+    for info in infos:
+        total += info.file_size
+        if info.file_size > limits.max_member_bytes:
+            return Problem("zip-bomb", f"{info.filename} expands to "
+                           f"{info.file_size / 2**20:.0f} MB")
+        ratio = info.file_size / max(info.compress_size, 1)
+        if info.file_size > limits.ratio_floor_bytes and ratio > limits.max_ratio:
+            return Problem("zip-bomb", f"{info.filename} is compressed {ratio:.0f}:1")
+    if total > limits.max_total_bytes:
+        return Problem("zip-bomb", f"the parts expand to {total / 2**20:.0f} MB")
+    return None
+
+
+def _check_parts(zf: zipfile.ZipFile, names: set[str]) -> Problem | None:
+    if "[Content_Types].xml" not in names or "xl/workbook.xml" not in names:
+        return Problem("not-a-workbook", "a zip archive without a workbook in it")
+    lowered = {n.lower() for n in names}
+    if any(n.endswith("vbaproject.bin") for n in lowered):
+        return Problem("macro-workbook")
+    content_types = zf.read("[Content_Types].xml")[:2**20]
+    if b"macroEnabled" in content_types:
+        return Problem("macro-workbook")
+    with zf.open("xl/workbook.xml") as fh:
+        if _STRICT_NS in fh.read(2**16):
+            return Problem("strict-ooxml")
+    return None
+
+
+def _check_xml_heads(zf: zipfile.ZipFile, infos: Sequence[zipfile.ZipInfo],
+                     limits: Limits) -> Problem | None:
+    """Any DOCTYPE/ENTITY in the first bytes of an XML part (Excel never writes one)."""
+    for info in infos:
+        if not info.filename.lower().endswith((".xml", ".rels", ".vml")):
+            continue
+        with zf.open(info) as fh:
+            head = fh.read(limits.xml_head_bytes)
+        if _DTD.search(head):
+            return Problem("xml-dtd", info.filename)
+    return None
+
+
+def scan_sheet(data: bytes) -> SheetScan:
+    """Scan one worksheet's XML without parsing it (bounded by the zip checks).
+
+    Parameters
+    ----------
+    data : bytes
+        The worksheet part.
+
+    Returns
+    -------
+    SheetScan
+    """
+    if b't="e"' in data or b"t='e'" in data or _cells_without_address(data):
+        return _scan_by_position(data)
+    found = _CELL_REF.findall(data)
+    last_row = max(map(int, {row for _, row, *_ in found}), default=0)
+    letters = {col for col, *_ in found}
+    formulas = {(int(row), column_number(col.decode("ascii"))): (attrs, text)
+                for col, row, _value, f, attrs, text in found if f}
+    last_col = max((column_number(c.decode("ascii")) for c in letters), default=0)
+    return SheetScan((last_row, last_col), formulas)
+
+
+def _cells_without_address(data: bytes) -> bool:
+    """Whether some cell lacks ``r=`` (allowed: it is then the next cell of its row)."""
+    if _NO_ADDRESS.search(data):
+        return True
+    return (b":c " in data or b":c>" in data) and bool(_NO_ADDRESS_NS.search(data))
+
+
+def _scan_by_position(data: bytes) -> SheetScan:
+    """The slower scan: every row and cell in order, placed where Excel places them.
+
+    A row or cell without ``r=`` follows the one before it; error cells are noted.
+    """
+    row = col = last_row = last_col = 0
+    formulas: dict[tuple[int, int], tuple[bytes, bytes]] = {}
+    errors: dict[tuple[int, int], str] = {}
+    for tag in _TAG.finditer(data):
+        name, attrs, closed = tag.groups()
+        ref = _ATTR_R.search(attrs)
+        if name == b"row":
+            row = int(ref[2]) if ref and ref[2] else row + 1
+            col = 0
+            continue
+        col = column_number(ref[1].decode("ascii")) if ref and ref[1] else col + 1
+        content = None if closed else _CONTENT.match(data, tag.end())
+        if content is None:
+            continue  # a style-only cell: no value
+        last_row, last_col = max(last_row, row), max(last_col, col)
+        if content[2]:
+            formulas[(row, col)] = (content[3], content[4] or b"")
+        elif _ERROR_TYPE.search(attrs):
+            value = _VALUE.match(data, tag.end())
+            errors[(row, col)] = value[1].decode("utf-8", "replace") if value else "#N/A"
+    return SheetScan((last_row, last_col), formulas, errors)
+
+
+def _sheet_members(zf: zipfile.ZipFile, names: set[str]) -> dict[str, str]:
+    """Sheet name -> zip member of its XML, from workbook.xml and its relationships."""
+    rels_name = "xl/_rels/workbook.xml.rels"
+    if rels_name not in names:
+        return {}
+    targets = {}
+    for rel in SafeET.fromstring(zf.read(rels_name)):
+        target = rel.get("Target", "")
+        target = target.lstrip("/") if target.startswith("/") else "xl/" + target
+        targets[rel.get("Id")] = target
+    out = {}
+    workbook = SafeET.fromstring(zf.read("xl/workbook.xml"))
+    for sheet in workbook.iter(f"{_MAIN_NS}sheet"):
+        member = targets.get(sheet.get(_REL_NS))
+        if member in names:
+            out[sheet.get("name", "")] = member
+    return out
+
+
+def column_number(letters: str) -> int:
+    """1-based column number of column ``letters`` (``"A"`` -> 1, ``"XFD"`` -> 16384)."""
+    number = 0
+    for ch in letters.upper():
+        number = number * 26 + ord(ch) - 64
+    return number
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) < 120 else text[:117] + "..."
+
+
+# --------------------------------------------------------------------------- sandbox
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of one sandboxed job: ``value`` when ``ok``, else ``reason``.
+
+    ``kind`` is ``"ok"``, ``"error"`` (the parser raised), or ``"aborted"`` (the
+    child died, hit the memory limit, or ran out of time).
+    """
+
+    kind: str
+    value: Any = None
+    reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """Whether the job returned a value."""
+        return self.kind == "ok"
+
+
+def _worker(read_fd: int, write_fd: int, target_name: str, memory_bytes: int) -> None:
+    """Child process loop: limit memory, then run jobs until told to stop."""
+    import importlib
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    module, _, name = target_name.partition(":")
+    target = getattr(importlib.import_module(module), name)
+    jobs, results = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
+    while True:
+        try:
+            job = jobs.recv()
+        except EOFError:
+            return
+        if job is None:
+            return
+        try:
+            results.send(Outcome("ok", target(job)))
+        except MemoryError:
+            results.send(Outcome("aborted", reason="memory limit reached"))
+        except Exception as exc:  # any parser failure becomes a reason, never a crash
+            results.send(Outcome("error", reason=f"{type(exc).__name__}: {_short(exc)}"))
+
+
+_CHILD = "import sys; from sheetflow.collect.safety import _worker; _worker(*{args!r})"
+
+
+class _Slot:
+    """One child process (a fresh interpreter, not a fork) and the job it runs.
+
+    A plain subprocess rather than multiprocessing's spawn: spawn re-imports the
+    caller's ``__main__``, which would rerun any script that calls collect without an
+    ``if __name__ == "__main__"`` guard.
+    """
+
+    def __init__(self, target_name: str, limits: Limits):
+        job_r, job_w = os.pipe()
+        res_r, res_w = os.pipe()
+        code = _CHILD.format(args=(job_r, res_w, target_name, limits.memory_bytes))
+        self.process = subprocess.Popen([sys.executable, "-c", code],
+                                        pass_fds=(job_r, res_w), close_fds=True)
+        os.close(job_r)
+        os.close(res_w)
+        self.jobs = Connection(job_w, readable=False)
+        self.conn = Connection(res_r, writable=False)
+        self.job: int | None = None
+        self.started = 0.0
+
+    def give(self, index: int, job: Any) -> None:
+        self.job, self.started = index, time.monotonic()
+        self.jobs.send(job)
+
+    def stop(self) -> None:
+        with contextlib.suppress(BrokenPipeError, OSError):
+            self.jobs.send(None)
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self._close()
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self._close()
+
+    def _close(self) -> None:
+        for conn in (self.jobs, self.conn):
+            with contextlib.suppress(OSError):
+                conn.close()
+
+
+class Sandbox:
+    """Run ``target(job)`` for many jobs in child processes with memory and time limits.
+
+    Parameters
+    ----------
+    target : callable
+        A module-level function (it is imported by name in each child); it must
+        return picklable data.
+    limits : Limits, optional
+        ``memory_bytes`` (RLIMIT_AS per child) and ``timeout_seconds`` (per job).
+    workers : int
+        Number of child processes.
+
+    Notes
+    -----
+    Children are fresh interpreters (``sys.executable -c``) reused across jobs; a child that dies
+    (SIGABRT, SIGKILL) or overruns the timeout is replaced and its job reported as
+    ``aborted``. The other jobs are unaffected.
+    """
+
+    def __init__(self, target: Callable[[Any], Any], limits: Limits | None = None,
+                 workers: int = 1):
+        self.target = target
+        self.limits = limits or Limits()
+        self.workers = max(1, workers)
+        self._target_name = f"{target.__module__}:{target.__qualname__}"
+
+    def run(self, jobs: Sequence[Any]) -> list[Outcome]:
+        """Run every job; the outcomes are in the order of ``jobs``.
+
+        Parameters
+        ----------
+        jobs : sequence
+            Picklable arguments, one per call of ``target``.
+
+        Returns
+        -------
+        list of Outcome
+        """
+        results: list[Outcome | None] = [None] * len(jobs)
+        for index, outcome in self.imap(jobs):
+            results[index] = outcome
+        return [r if r is not None else Outcome("aborted", reason="not run") for r in results]
+
+    def imap(self, jobs: Sequence[Any]) -> Iterator[tuple[int, Outcome]]:
+        """Run every job; yield ``(index in jobs, outcome)`` as each one finishes.
+
+        The caller can handle (and drop) each result while the children work on the
+        next jobs, so it never holds every result at once.
+
+        Parameters
+        ----------
+        jobs : sequence
+            Picklable arguments, one per call of ``target``.
+
+        Yields
+        ------
+        (int, Outcome)
+        """
+        pending = list(range(len(jobs)))[::-1]
+        slots = [self._new_slot() for _ in range(min(self.workers, len(jobs)))]
+        try:
+            for slot in slots:
+                if pending:
+                    index = pending.pop()
+                    slot.give(index, jobs[index])
+            while any(slot.job is not None for slot in slots):
+                yield from self._collect_one_round(slots, jobs, pending)
+        finally:
+            for slot in slots:
+                slot.stop()
+
+    def _new_slot(self) -> _Slot:
+        return _Slot(self._target_name, self.limits)
+
+    def _collect_one_round(self, slots: list[_Slot], jobs: Sequence[Any],
+                           pending: list[int]) -> list[tuple[int, Outcome]]:
+        busy = [s for s in slots if s.job is not None]
+        waitables: list[Any] = [s.conn for s in busy]
+        ready = wait(waitables, timeout=self._time_left(busy))
+        done = []
+        for i, slot in enumerate(slots):
+            if slot.job is None:
+                continue
+            outcome = self._outcome_of(slot, ready)
+            if outcome is None:
+                continue
+            done.append((slot.job, outcome))
+            slot.job = None
+            if outcome.kind == "aborted":
+                slot.kill()
+                slot = slots[i] = self._new_slot()
+            if pending:
+                index = pending.pop()
+                slot.give(index, jobs[index])
+        return done
+
+    def _time_left(self, busy: list[_Slot]) -> float:
+        now = time.monotonic()
+        return max(0.05, min(s.started + self.limits.timeout_seconds - now for s in busy))
+
+    def _outcome_of(self, slot: _Slot, ready: list[Any]) -> Outcome | None:
+        """The finished job's outcome, or None while it is still running."""
+        if slot.conn in ready:
+            try:
+                return slot.conn.recv()
+            except (EOFError, OSError):
+                pass
+        if slot.conn in ready:
+            try:
+                code = slot.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                code = None
+            return Outcome("aborted", reason=_death_reason(code))
+        if time.monotonic() - slot.started > self.limits.timeout_seconds:
+            return Outcome("aborted",
+                           reason=f"time limit of {self.limits.timeout_seconds:g} s reached")
+        return None
+
+
+def _death_reason(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"the reader process was killed by {name}, usually an out-of-memory abort"
+    return f"the reader process exited unexpectedly (code {exitcode})"

@@ -1,0 +1,408 @@
+"""Turn one raw answer cell into the value it stands for, per dimension kind.
+
+The collector reads cells as the spreadsheet stored them: a number (always a float
+after a LibreOffice save), a string, a bool, a date, a formula, or nothing. This
+module decides, for one dimension, what that cell means and whether the rater must
+fix it. It does no I/O and knows nothing about workbooks.
+
+Policy (documented in ``docs/issue-codes.md``):
+
+- A whole number stored as text (``'5'``, ``'5.0'``, ``'5 '``, fullwidth ``'５'``) is
+  accepted with the warning ``number-stored-as-text``; anything else in text
+  (``' five'``, ``'3,0'``, ``'5.5'``, ``'1_0'``, ``'1e3'``) is an error. Only plain
+  digits count: Python's number syntax (underscores, exponents, ``inf``) is not read.
+- A number beyond :data:`MAX_WHOLE` (``1E+308``) is ``value-too-large``.
+- An Excel error value (``#DIV/0!``, ``#N/A``) is ``error-value``, never a blank.
+- ``5.5`` in a whole-number field is ``value-not-whole``; outside the allowed range it
+  is ``value-out-of-domain``.
+- A label that differs from an allowed one only in letter case, spacing or invisible
+  characters (``'high '``, ``'a>b'``, ``'A\\u200b>B'``) is accepted as that label with
+  the warning ``label-normalised``: the meaning is unambiguous, and rejecting it would
+  cost a whole round trip. Any other label is ``value-out-of-domain``.
+- Dates, booleans and formulas are never answers: ``date-in-answer``,
+  ``bool-in-answer``, ``formula-in-answer`` (a formula's cached value cannot be
+  trusted, see EXCEL-FACTS finding 3).
+- A batch start or end time (:func:`parse_time`) is a date and time as the spreadsheet
+  stores it (a date-time, or a serial day number with its fraction) or text such as
+  ``2026-11-02 14:05``. A time of day alone (``14:05``, a fraction of a day) is still
+  read, but the caller warns (``batch-time-no-date``): without the date the 24 hours
+  between sittings (protocol 001) cannot be checked. Anything else is
+  ``batch-time-invalid``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from ..spec.rubric import CONFIDENCE_LEVELS, YES_NO, Dimension
+
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+_WHOLE_TEXT = re.compile(r"[+-]?\d+(?:\.0*)?", re.ASCII)
+_DECIMAL_TEXT = re.compile(r"[+-]?\d*\.\d+", re.ASCII)
+MAX_WHOLE = 10**9
+"""The largest whole number an answer may hold: no count or score in a rating comes
+near it, so a larger cell (1E+308, a pasted id) is a slip, not a value."""
+_TIME_TEXT = re.compile(r"\s*(\d{1,2}):(\d{2})(?::(\d{2}))?\s*", re.ASCII)
+_DATETIME_TEXT = re.compile(
+    r"\s*(\d{4})-(\d{1,2})-(\d{1,2})[ T]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*", re.ASCII)
+_EXCEL_EPOCH = dt.datetime(1899, 12, 30)  # serial 1 = 1900-01-01 (1900 date system)
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A cell that holds a formula (``text`` without the leading ``=``)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ExcelError:
+    """A cell that holds an Excel error value (``#DIV/0!``, ``#N/A``, ``#VALUE!``...)."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class ParsedValue:
+    """What one cell means for one dimension.
+
+    Attributes
+    ----------
+    value : int, str or None
+        The accepted value (None when blank or rejected).
+    code : str or None
+        An issue code from :data:`sheetflow.collect.validate.CATALOGUE`, or None when clean.
+    expected : str
+        What the cell allows, in words (used in the issue message).
+    """
+
+    value: Any
+    code: str | None = None
+    expected: str = ""
+
+    @property
+    def blank(self) -> bool:
+        """Whether the cell was empty (and nothing is wrong with it)."""
+        return self.value is None and self.code is None
+
+
+def is_blank(raw: Any) -> bool:
+    """Whether a raw cell counts as empty (None, or text with only spaces)."""
+    return raw is None or (isinstance(raw, str) and not raw.translate(_INVISIBLE).strip())
+
+
+def parse_value(dimension: Dimension, raw: Any) -> ParsedValue:
+    """Parse the raw cell ``raw`` as an answer to ``dimension``.
+
+    Parameters
+    ----------
+    dimension : Dimension
+        The rubric dimension (any kind in :data:`sheetflow.spec.rubric.KINDS`). For a
+        checklist, ``raw`` is one question's Yes/No cell.
+    raw : object
+        The cell as read: None, str, int, float, bool, date/datetime/time or
+        :class:`Formula`.
+
+    Returns
+    -------
+    ParsedValue
+        ``value`` is an int for count/scale/number (or the N/A label of a scale),
+        the allowed label for label kinds and checklists, the text for text.
+        A blank cell gives ``ParsedValue(None)``; whether blank is allowed is the
+        caller's decision (``Dimension.required``, ``blank_means``).
+
+    Examples
+    --------
+    >>> from sheetflow.spec.rubric import Dimension
+    >>> likert = Dimension("q", "Q", "scale", minimum=1, maximum=5)
+    >>> parse_value(likert, "5 ")
+    ParsedValue(value=5, code='number-stored-as-text', expected='a whole number from 1 to 5')
+    >>> parse_value(likert, 5.5).code
+    'value-not-whole'
+    """
+    cache = _clean_cache(dimension) if type(raw) in _PLAIN else None
+    if cache is not None and raw in cache:
+        return cache[raw]
+    parsed = _parse_value(dimension, raw)
+    if cache is not None and parsed.code is None and parsed.value is not None \
+            and len(cache) < _CACHE_SIZE:
+        cache[raw] = parsed
+    return parsed
+
+
+# Most answer cells hold one of a few clean values (a label, a small number); their
+# ParsedValue is kept per dimension, by id, for cells of an exact plain type (a bool
+# equals 1 as a dict key, so it never comes this way).
+_PLAIN = (str, int, float)
+_CACHE_SIZE = 256
+_CLEAN: dict[int, tuple[Dimension, dict[Any, ParsedValue]]] = {}
+
+
+def _clean_cache(dimension: Dimension) -> dict[Any, ParsedValue] | None:
+    if dimension.kind == "text":
+        return None
+    entry = _CLEAN.get(id(dimension))
+    if entry is None or entry[0] is not dimension:
+        if len(_CLEAN) > 1024:
+            _CLEAN.clear()
+        entry = _CLEAN[id(dimension)] = (dimension, {})
+    return entry[1]
+
+
+def _parse_value(dimension: Dimension, raw: Any) -> ParsedValue:
+    kind_error = _reject_kind(raw)
+    if kind_error is not None:
+        return ParsedValue(None, kind_error, describe_domain(dimension))
+    if is_blank(raw):
+        return ParsedValue(None)
+    if dimension.kind in ("count", "scale", "number"):
+        return _parse_whole(dimension, raw)
+    if dimension.kind == "text":
+        return ParsedValue(_as_text(raw))
+    return _parse_label(raw, _labels(dimension), describe_domain(dimension))
+
+
+def parse_confidence(raw: Any) -> ParsedValue:
+    """Parse a Low/Medium/High confidence cell (same rules as a label)."""
+    if type(raw) is str and raw in _CONFIDENCE_CLEAN:
+        return _CONFIDENCE_CLEAN[raw]
+    kind_error = _reject_kind(raw)
+    expected = _CONFIDENCE_DOMAIN
+    if kind_error is not None:
+        return ParsedValue(None, kind_error, expected)
+    if is_blank(raw):
+        return ParsedValue(None)
+    return _parse_label(raw, CONFIDENCE_LEVELS, expected)
+
+
+def parse_time(raw: Any) -> ParsedValue:
+    """Parse a batch start or end time cell.
+
+    Parameters
+    ----------
+    raw : object
+        The cell as read.
+
+    Returns
+    -------
+    ParsedValue
+        ``value`` is a :class:`datetime.datetime` when the cell holds a date and time,
+        a :class:`datetime.time` when it holds a time of day alone; blank gives
+        ``ParsedValue(None)``; anything else has the code ``batch-time-invalid``.
+
+    Examples
+    --------
+    >>> parse_time("2026-11-02 14:05").value
+    datetime.datetime(2026, 11, 2, 14, 5)
+    >>> parse_time(46328.5).value
+    datetime.datetime(2026, 11, 2, 12, 0)
+    >>> parse_time("14:05").value
+    datetime.time(14, 5)
+    >>> parse_time("after lunch").code
+    'batch-time-invalid'
+    """
+    expected = "a date and time such as 2026-11-02 14:05"
+    if is_blank(raw):
+        return ParsedValue(None)
+    value = _time_of(raw)
+    if value is None:
+        return ParsedValue(None, "batch-time-invalid", expected)
+    return ParsedValue(value, None, expected)
+
+
+def _time_of(raw: Any) -> dt.time | dt.datetime | None:
+    if isinstance(raw, (Formula, ExcelError, bool)):
+        return None
+    if isinstance(raw, (dt.time, dt.datetime)):
+        return raw
+    if isinstance(raw, dt.timedelta):
+        raw = raw.total_seconds() / 86400
+    if isinstance(raw, dt.date):
+        return dt.datetime(raw.year, raw.month, raw.day)
+    if isinstance(raw, (int, float)) and math.isfinite(raw) and 0 <= raw < 1:
+        seconds = round(raw * 86400)
+        return None if seconds >= 86400 else dt.time(seconds // 3600, seconds // 60 % 60,
+                                                     seconds % 60)
+    if isinstance(raw, (int, float)) and math.isfinite(raw) and 36526 <= raw < 73051:
+        # a date-time serial (2000-2099) whose number format was lost (1900 date system)
+        return _EXCEL_EPOCH + dt.timedelta(seconds=round(raw * 86400))
+    if isinstance(raw, str):
+        return _time_text(unicodedata.normalize("NFKC", raw))
+    return None
+
+
+def _time_text(text: str) -> dt.time | dt.datetime | None:
+    """``2026-11-02 14:05`` (or with ``T``) or ``14:05`` typed as text."""
+    full = _DATETIME_TEXT.fullmatch(text)
+    if full:
+        try:
+            return dt.datetime(*(int(g or 0) for g in full.groups()))
+        except ValueError:
+            return None
+    match = _TIME_TEXT.fullmatch(text)
+    if match:
+        hour, minute, second = (int(g or 0) for g in match.groups())
+        if hour < 24 and minute < 60 and second < 60:
+            return dt.time(hour, minute, second)
+    return None
+
+
+_CONFIDENCE_DOMAIN = "one of " + ", ".join(repr(c) for c in CONFIDENCE_LEVELS)
+
+
+_CONFIDENCE_CLEAN = {c: ParsedValue(c, None, _CONFIDENCE_DOMAIN) for c in CONFIDENCE_LEVELS}
+
+
+def describe_domain(dimension: Dimension) -> str:
+    """What a cell of ``dimension`` accepts, in a rater's words."""
+    cached = _DOMAINS.get(id(dimension))
+    if cached is not None and cached[0] is dimension:
+        return cached[1]
+    if len(_DOMAINS) > 1024:
+        _DOMAINS.clear()
+    text = _describe_domain(dimension)
+    _DOMAINS[id(dimension)] = (dimension, text)
+    return text
+
+
+# id -> (dimension, text): every answer cell asks, and the text never changes
+_DOMAINS: dict[int, tuple[Dimension, str]] = {}
+
+
+def _describe_domain(dimension: Dimension) -> str:
+    kind = dimension.kind
+    if kind == "count":
+        top = dimension.maximum
+        return "a whole number 0 or more" if top is None else f"a whole number from 0 to {top}"
+    if kind == "number" and dimension.decimals:
+        return (f"a number from {dimension.minimum} to {dimension.maximum} with at most "
+                f"{dimension.decimals} decimal(s)")
+    if kind in ("scale", "number"):
+        text = f"a whole number from {dimension.minimum} to {dimension.maximum}"
+        if dimension.na_choices:
+            text += " or " + " or ".join(repr(c) for c in dimension.na_choices)
+        return text
+    if kind == "text":
+        return "text"
+    return _one_of(_labels(dimension))
+
+
+def word_count(text: str) -> int:
+    """Words in ``text`` (runs of non-space characters)."""
+    return len(text.split())
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _labels(dimension: Dimension) -> tuple[str, ...]:
+    if dimension.kind == "checklist":
+        return YES_NO
+    return dimension.choices
+
+
+def _one_of(labels: tuple[str, ...]) -> str:
+    return "one of " + ", ".join(repr(c) for c in labels)
+
+
+def _reject_kind(raw: Any) -> str | None:
+    """The code for a cell type that is never an answer, else None."""
+    if isinstance(raw, Formula):
+        return "formula-in-answer"
+    if isinstance(raw, ExcelError):
+        return "error-value"
+    if isinstance(raw, bool):
+        return "bool-in-answer"
+    if isinstance(raw, (dt.date, dt.datetime, dt.time, dt.timedelta)):
+        return "date-in-answer"
+    return None
+
+
+def _parse_whole(dimension: Dimension, raw: Any) -> ParsedValue:
+    expected = describe_domain(dimension)
+    if isinstance(raw, str):
+        label = _match_label(raw, dimension.na_choices)
+        if label is not None:
+            return ParsedValue(label[0], label[1], expected)
+        number, code = _number_from_text(raw)
+        if number is None:
+            return ParsedValue(None, code, expected)
+    else:
+        number, code = float(raw), None
+    if not math.isfinite(number):
+        return ParsedValue(None, "value-not-a-number", expected)
+    if abs(number) > MAX_WHOLE:
+        return ParsedValue(None, "value-too-large", expected)
+    if not number.is_integer():
+        places = dimension.decimals
+        if not places or abs(round(number, places) - number) > 1e-9:
+            return ParsedValue(None, "value-not-whole", expected)
+        if not _in_range(dimension, number):
+            return ParsedValue(None, "value-out-of-domain", expected)
+        return ParsedValue(round(number, places), code, expected)
+    whole = int(number)
+    if not _in_range(dimension, whole):
+        return ParsedValue(None, "value-out-of-domain", expected)
+    return ParsedValue(whole, code, expected)
+
+
+def _in_range(dimension: Dimension, whole: float) -> bool:
+    low = 0 if dimension.kind == "count" else dimension.minimum
+    high = dimension.maximum
+    return (low is None or whole >= low) and (high is None or whole <= high)
+
+
+def _number_from_text(text: str) -> tuple[float | None, str]:
+    """A number typed as text: plain digits only.
+
+    '5', '5 ', '5.0', '５' parse; '5.5' parses (and is then not whole); ' five',
+    '3,0', '1_0', '1e3', 'inf' and digits of other scripts do not: Python's own
+    number syntax is not a spreadsheet's. Trailing spaces are forgiven (a common
+    slip); a leading space is not, because it usually means the cell holds words.
+    """
+    normal = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).rstrip()
+    if normal != normal.lstrip():
+        return None, "value-not-a-number"
+    if _WHOLE_TEXT.fullmatch(normal) or _DECIMAL_TEXT.fullmatch(normal):
+        return float(normal), "number-stored-as-text"
+    return None, "value-not-a-number"
+
+
+def _parse_label(raw: Any, labels: tuple[str, ...], expected: str) -> ParsedValue:
+    text = _as_text(raw)
+    found = _match_label(text, labels)
+    if found is None:
+        return ParsedValue(None, "value-out-of-domain", expected)
+    return ParsedValue(found[0], found[1], expected)
+
+
+def _match_label(text: str, labels: tuple[str, ...]) -> tuple[str, str | None] | None:
+    """(label, code) when ``text`` is a label exactly (None) or loosely (a warning)."""
+    if text in labels:
+        return text, None
+    key = _loose(text)
+    matches = [label for label in labels if _loose(label) == key]
+    if len(matches) == 1:
+        return matches[0], "label-normalised"
+    return None
+
+
+def _loose(text: str) -> str:
+    """Case-, width- and spacing-insensitive form of a label."""
+    normal = unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
+    return " ".join(normal.split()).casefold()
+
+
+def _as_text(raw: Any) -> str:
+    """A cell as text; whole floats lose their '.0' (Excel stores every number as float)."""
+    if isinstance(raw, float) and raw.is_integer():
+        return str(int(raw))
+    return str(raw)

@@ -1,0 +1,152 @@
+"""``run_demo``: the whole loop on the bundled sample study with simulated raters.
+
+Copies the sample study (18 PandaLM cases, paired rubric) into a new folder, generates
+the packs and the sealed key, lets four simulated raters fill the packs, collects the
+returns, analyses them and writes the analysis workbook and ``summary.json``. Nothing is
+printed: the CLI renders the returned :class:`DemoResult`.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..analysis import Analysis, analyze
+from ..collect.run import Collection, collect
+from ..errors import UsageError
+from ..packs.generate import GenerateResult, generate_packs
+from ..report import write_analysis_outputs
+from ..spec.study import read_table
+from ..spec.templates import data_dir
+from .simulate import fill_packs
+
+SAMPLE = "paired-rubric"
+DEMO_SEED = 20260917
+
+
+@dataclass
+class DemoResult:
+    """What the demo made, and where."""
+
+    folder: Path
+    generated: GenerateResult
+    returns: list[Path]
+    collection: Collection
+    analysis: Analysis
+    workbook: Path
+    summary_json: Path
+
+
+def sample_quality(study_dir: Path) -> dict[tuple[str, str], float]:
+    """Latent quality per (case, arm): the internal totals as z scores."""
+    _, rows = read_table(study_dir / "internal_scores.csv")
+    totals = {(r["case_id"], r["arm"]): float(r["total"]) for _, r in rows}
+    mean = statistics.fmean(totals.values())
+    sd = statistics.pstdev(totals.values()) or 1.0
+    return {k: (v - mean) / sd for k, v in totals.items()}
+
+
+def run_demo(folder: str | Path, *, seed: int = DEMO_SEED, force: bool = False,
+             progress: Callable[[int, int], None] | None = None) -> DemoResult:
+    """Run init -> generate -> simulated raters -> collect -> analyze in ``folder``.
+
+    Parameters
+    ----------
+    folder : str or Path
+        A new or empty folder, or (with ``force``) the folder of an earlier demo.
+    seed : int
+        Seed of the simulated raters.
+    force : bool
+        Clear an earlier demo in ``folder`` first. A folder holding anything else is
+        still refused, so ``force`` never deletes a user's own files.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each of the five steps.
+
+    Returns
+    -------
+    DemoResult
+
+    Raises
+    ------
+    UsageError
+        The folder exists and is not empty (and, with ``force``, is not an earlier demo).
+    """
+    root = Path(folder)
+    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+        if not (force and is_demo_folder(root)):
+            hint = ("; it does not hold an earlier demo, so --force leaves it alone" if force
+                    else "; choose a new or empty folder, or add --force to redo a demo")
+            raise UsageError(f"{root}: folder is not empty{hint}")
+        shutil.rmtree(root)
+    step = progress or (lambda done, total: None)
+    shutil.copytree(data_dir("samples") / SAMPLE, root, dirs_exist_ok=True)
+    step(1, 5)
+    generated = generate_packs(root)
+    step(2, 5)
+    returns = fill_packs(root, root / "returns", seed=seed, quality=sample_quality(root))
+    step(3, 5)
+    collection = collect(root)
+    step(4, 5)
+    analysis = analyze(root)
+    workbook, summary = write_analysis_outputs(analysis, root / "out")[:2]
+    step(5, 5)
+    return DemoResult(root, generated, returns, collection, analysis, workbook, summary)
+
+
+def is_demo_folder(root: Path) -> bool:
+    """Whether ``root`` holds a study made by :func:`run_demo` (its spec is the sample's)."""
+    spec = root / "study.toml"
+    sample = data_dir("samples") / SAMPLE / "study.toml"
+    try:
+        return spec.read_bytes() == sample.read_bytes()
+    except OSError:
+        return False
+
+
+def closing_lines(result: DemoResult) -> list[str]:
+    """The demo's last lines: which arm won, how sure, where the workbooks are, what next.
+
+    Built from ``summary.json``'s ``decision`` and ``arms`` objects, so the words are
+    the analysis's own.
+    """
+    summary = result.analysis.summary
+    arms = summary.get("arms") or {}
+    decision = summary["decision"]
+    lines = [f"winner: {_winner_line(arms)}",
+             f"how sure: {_sureness(arms)}",
+             f"decision: {decision['status'].upper()} on {len(decision['checks'])} checks "
+             "of the plan",
+             f"coordinator's workbook: {result.collection.outputs.get('validation', '')} "
+             "(Status sheet: who returned, what to fix)",
+             f"analyst's workbook:     {result.workbook} (Summary sheet first)",
+             f"open first: {result.workbook} -> Summary"]
+    return lines
+
+
+def _winner_line(arms: dict[str, Any]) -> str:
+    if not arms or not arms.get("winner"):
+        return f"no arm ahead ({arms.get('note') or arms.get('test') or 'no arm comparison'})"
+    means = " vs ".join(f"{arm} {_fmt(v)}" for arm, v in arms.get("means", {}).items())
+    return (f"{arms['winner']} over {arms['other']} ({means}; {arms['effect_measure']} "
+            f"{_fmt(arms.get('effect'))})")
+
+
+def _sureness(arms: dict[str, Any]) -> str:
+    ci, p = arms.get("ci"), arms.get("p")
+    level = f"{arms.get('ci_level', 0.95):.0%}"
+    p_text = f"{arms.get('test', 'test')} p = {_fmt(p)}" if p is not None else "no test"
+    if not ci or ci[0] is None or ci[1] is None:
+        return f"{p_text}; no interval for this design"
+    excludes = ci[0] > 0 or ci[1] < 0
+    verdict = "excludes" if excludes else "includes"
+    word = "confident" if excludes else "not sure"
+    return (f"{word}: the {level} CI of the difference [{_fmt(ci[0])}, {_fmt(ci[1])}] "
+            f"{verdict} zero; {p_text}")
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else str(value)

@@ -1,0 +1,340 @@
+"""Import automated judges' JSONL outputs as raters (protocol 004).
+
+An automated judge scores the same rubric a human would; its output arrives as JSONL,
+one record per response, with one object per judge (``judge_opus``, ``judge_gpt``,
+...). :func:`import_judges` turns each judge into a rater of the study: it fills that
+rater's generated workbook with the judge's answers, cell by cell through the blinded
+manifest, and saves the copy into ``returns/``. ``sheetflow collect`` then validates
+it like any human return and ``sheetflow analyze`` treats judges and humans alike.
+
+The mapping lives in the study's ``[analysis.params.jsonl]`` table::
+
+    [analysis.params.jsonl]
+    judges = { judge_opus = "judge-1", judge_gpt = "judge-2" }   # JSON key -> rater id
+    arms = { A = "cell_a_opus_solo", B = "cell_b_opus_memory_harness" }  # cell -> arm
+    task_field = "task_id"      # record field naming the task (default task_id)
+    cell_field = "cell_id"      # record field naming the arm's cell (default cell_id)
+    task_column = "task_id"     # items column holding the task
+
+A record's response is the item whose task column and arm column match the record.
+Values are written as the judge gave them; collect reports anything off the rubric.
+The generated packs are never modified.
+
+Before anything is written every record is checked against itself and the items
+(:mod:`sheetflow.judges.records`: schema, judge means and trio mean recomputed, verdicts
+against the stated thresholds, candidate response against the item); any mismatch is
+reported with its line, record and field and nothing is written. A judge object
+absent from a record leaves that judge's cells blank (collect then reports them) and,
+the trio being locked, ``out/pilot-summary.json`` is not written. Otherwise, given
+the run's execution window, ``out/pilot-summary.json`` is written in the protocol's
+own schema (costs, call counts, window, ``results_per_task``, ``aggregate``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+
+from ..errors import MissingStepError, SheetflowError, UsageError
+from ..packs.manifest import Manifest, open_manifest
+from ..spec.study import Study, load_study
+from ..workbook import layout as L
+from .records import DIRECTION_TOLERANCE, Thresholds, check_records, pilot_summary
+
+PILOT_SUMMARY = "out/pilot-summary.json"
+
+
+class JudgeImportError(SheetflowError):
+    """A JSONL file of judge outputs cannot be imported as it is."""
+
+
+@dataclass
+class JudgeImport:
+    """What :func:`import_judges` wrote.
+
+    Attributes
+    ----------
+    files : list of Path
+        One filled workbook per judge, in ``returns/``.
+    records : int
+        JSONL records read.
+    answers : int
+        Answer cells filled.
+    missing : list of str
+        ``judge key: item id`` for each judge object absent from a record.
+    summary_path : Path or None
+        ``out/pilot-summary.json`` when written.
+    summary_note : str
+        Why it was not written (a judge missing: the trio is locked; no execution
+        window given).
+    """
+
+    files: list[Path] = field(default_factory=list)
+    records: int = 0
+    answers: int = 0
+    missing: list[str] = field(default_factory=list)
+    summary_path: Path | None = None
+    summary_note: str = ""
+
+
+class RecordMismatchError(JudgeImportError):
+    """Records that disagree with themselves or with the items; nothing was written.
+
+    Attributes
+    ----------
+    lines : list of str
+        One line per mismatch: file, line, record (task/cell), field and what differs.
+    """
+
+    def __init__(self, lines: list[str]):
+        super().__init__(f"{len(lines)} mismatch(es) in the judge records; nothing was "
+                         "written:\n" + "\n".join(lines))
+        self.lines = lines
+
+
+def import_judges(study_dir: str | Path, jsonl_path: str | Path,
+                  returns_dir: str | Path | None = None, *, force: bool = False,
+                  window: str | None = None) -> JudgeImport:
+    """Fill each judge's workbook from a JSONL file of judge outputs.
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        A study folder after ``sheetflow generate``.
+    jsonl_path : str or Path
+        The judges' outputs, one JSON object per line.
+    returns_dir : str or Path, optional
+        Where to save the filled workbooks (default ``study_dir/returns``).
+    force : bool, default False
+        Replace existing files of the same name in ``returns_dir``.
+    window : str, optional
+        The run's execution window, ``"<ISO start> to <ISO end>"`` (UTC), for
+        ``out/pilot-summary.json`` (the records carry no times).
+
+    Returns
+    -------
+    JudgeImport
+
+    Raises
+    ------
+    JudgeImportError
+        A line that is not JSON, a record without its task or cell, a cell or task
+        that matches no item, an unknown judge rater. The message names the file and
+        line.
+    UsageError
+        The study has no ``[analysis.params.jsonl]`` mapping or no generated packs, or
+        a target file exists and ``force`` is False.
+    """
+    root = Path(study_dir)
+    study = load_study(root)
+    mapping = _mapping(study)
+    manifest_path = root / L.PACKS_DIR / L.MANIFEST_FILE
+    if not manifest_path.exists():
+        raise MissingStepError(f"{root}: no generated packs", f"sheetflow generate {root}")
+    records = _read_jsonl(Path(jsonl_path))
+    items = _item_lookup(study, mapping)
+    answers = _answers_by_rater(records, mapping, items, Path(jsonl_path).name)
+    mismatches = check_records(records, list(mapping["judges"]), _responses(study, mapping),
+                               _thresholds(study))
+    mismatches = [m for m in mismatches if m.field not in mapping["judges"]]
+    if mismatches:
+        raise RecordMismatchError([m.text(Path(jsonl_path).name) for m in mismatches])
+    out_dir = Path(returns_dir) if returns_dir is not None else root / "returns"
+    result = JudgeImport(records=len(records), missing=answers.pop("__missing__", []))
+    manifest = open_manifest(root)
+    try:
+        for rater_id, by_item in sorted(answers.items()):
+            pack = _pack_of(manifest, rater_id)
+            target = out_dir / pack["file"]
+            if target.exists() and not force:
+                raise UsageError(f"{target}: already exists; move it away or use --force")
+            result.answers += _fill(root / L.PACKS_DIR / pack["file"], target, pack, by_item)
+            result.files.append(target)
+    finally:
+        manifest.close()
+    _write_summary(study, mapping, [r for _, r in records], window, result)
+    return result
+
+
+def _responses(study: Study, mapping: dict[str, Any]) -> dict[tuple[str, str], str]:
+    """(task, cell) -> the item's response text."""
+    cell_of = {arm: cell for cell, arm in mapping["arms"].items()}
+    arm_col, resp_col = study.design.arm_column or "", study.design.response_column or ""
+    return {(it.fields.get(mapping["task_column"], ""),
+             cell_of.get(it.fields.get(arm_col, ""), "")): it.fields.get(resp_col, "")
+            for it in study.items}
+
+
+def _thresholds(study: Study) -> Thresholds:
+    targets = study.plan.targets
+    return Thresholds(float(targets.get("strict_pass", 3.5)),
+                      float(targets.get("critical_below", 2.0)))
+
+
+def _write_summary(study: Study, mapping: dict[str, Any], records: list[dict[str, Any]],
+                   window: str | None, result: JudgeImport) -> None:
+    """``out/pilot-summary.json``, whole, or a note saying why not."""
+    if result.missing:
+        result.summary_note = (f"{PILOT_SUMMARY} not written: the trio is locked and "
+                               f"{len(result.missing)} judge output(s) are missing")
+        return
+    if not window:
+        result.summary_note = (f"{PILOT_SUMMARY} not written: give the run's execution "
+                               "window (--execution-window 'START to END', UTC ISO times); "
+                               "the records carry no times")
+        return
+    params = study.plan.params
+    summary = pilot_summary(
+        records, list(mapping["judges"]), list(params.get("hypotheses", [])),
+        mapping["arms"], pilot_id=str(params.get("pilot_id", study.id)),
+        window=check_window(window), min_tasks=int(params.get("pilot_pass_min_tasks", 2)),
+        thresholds=_thresholds(study),
+        tolerance=float(params.get("direction_tolerance", DIRECTION_TOLERANCE)))
+    path = study.root / PILOT_SUMMARY
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    os.replace(partial, path)
+    result.summary_path = path
+
+
+def check_window(window: str) -> str:
+    """``"<ISO start> to <ISO end>"`` with start <= end, as given; else a UsageError."""
+    parts = [p.strip() for p in window.split(" to ")]
+    try:
+        start, end = (dt.datetime.fromisoformat(p.replace("Z", "+00:00")) for p in parts)
+        ordered = start <= end
+    except (ValueError, TypeError):
+        ordered = None
+    if len(parts) != 2 or ordered is None:
+        raise UsageError(f"execution window {window!r}: give it as '<ISO start> to <ISO end>', "
+                         "e.g. '2026-04-26T09:00:00Z to 2026-04-26T11:30:00Z'")
+    if not ordered:
+        raise UsageError(f"execution window {window!r}: the end is before the start")
+    return f"{parts[0]} to {parts[1]}"
+
+
+def _mapping(study: Study) -> dict[str, Any]:
+    raw = study.plan.params.get("jsonl")
+    if not isinstance(raw, dict) or not raw.get("judges") or not raw.get("arms"):
+        raise UsageError(
+            f"{study.root / 'study.toml'}: [analysis.params.jsonl] with 'judges' (JSON key "
+            "-> rater id) and 'arms' (cell -> arm id) is needed to import judge outputs")
+    rater_ids = {r.id for r in study.raters}
+    for key, rater_id in raw["judges"].items():
+        if rater_id not in rater_ids:
+            raise UsageError(f"{study.root / 'study.toml'}: [analysis.params.jsonl] judges: "
+                             f"{key} -> {rater_id!r} is not a rater in {study.raters_file}")
+    return {"task_field": "task_id", "cell_field": "cell_id", "task_column": "task_id",
+            **raw}
+
+
+def _read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise JudgeImportError(f"{path.name}: is not UTF-8; save it as UTF-8") from None
+    except OSError as exc:
+        raise JudgeImportError(f"{path}: cannot be read ({exc.strerror})") from None
+    records = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise JudgeImportError(
+                f"{path.name}: line {number}: not valid JSON ({exc.msg}); each line must be "
+                "one JSON object") from None
+        if not isinstance(record, dict):
+            raise JudgeImportError(f"{path.name}: line {number}: is not a JSON object")
+        records.append((number, record))
+    if not records:
+        raise JudgeImportError(f"{path.name}: holds no records")
+    return records
+
+
+def _item_lookup(study: Study, mapping: dict[str, Any]) -> dict[tuple[str, str], str]:
+    """(task, arm id) -> item id."""
+    arm_column = study.design.arm_column or ""
+    task_column = mapping["task_column"]
+    lookup = {}
+    for item in study.items:
+        if task_column not in item.fields:
+            raise UsageError(f"{study.items_file}: has no column {task_column!r} "
+                             "([analysis.params.jsonl] task_column)")
+        lookup[(item.fields[task_column], item.fields.get(arm_column, ""))] = item.id
+    return lookup
+
+
+def _answers_by_rater(records: list[tuple[int, dict[str, Any]]], mapping: dict[str, Any],
+                      items: dict[tuple[str, str], str], name: str) -> dict[str, Any]:
+    """rater id -> item id -> the judge's object; ``__missing__`` lists absent judges."""
+    out: dict[str, Any] = {rater: {} for rater in mapping["judges"].values()}
+    missing = []
+    for number, record in records:
+        item_id = _item_of(record, mapping, items, f"{name}: line {number}")
+        for key, rater_id in mapping["judges"].items():
+            judged = record.get(key)
+            if not isinstance(judged, dict):
+                missing.append(f"{key}: {item_id}")
+                continue
+            if item_id in out[rater_id]:
+                raise JudgeImportError(f"{name}: line {number}: a second record for item "
+                                       f"{item_id!r}; each response is judged once")
+            out[rater_id][item_id] = judged
+    out["__missing__"] = missing
+    return out
+
+
+def _item_of(record: dict[str, Any], mapping: dict[str, Any],
+             items: dict[tuple[str, str], str], where: str) -> str:
+    task = record.get(mapping["task_field"])
+    cell = record.get(mapping["cell_field"])
+    if task is None or cell is None:
+        raise JudgeImportError(f"{where}: needs '{mapping['task_field']}' and "
+                               f"'{mapping['cell_field']}'")
+    arm = mapping["arms"].get(str(cell))
+    if arm is None:
+        raise JudgeImportError(f"{where}: {mapping['cell_field']} {cell!r} is not in "
+                               f"[analysis.params.jsonl] arms {sorted(mapping['arms'])}")
+    item_id = items.get((str(task), arm))
+    if item_id is None:
+        raise JudgeImportError(f"{where}: no item has task {task!r} and arm of cell {cell!r}")
+    return item_id
+
+
+def _pack_of(manifest: Manifest, rater_id: str) -> dict[str, Any]:
+    for head in manifest.heads:
+        if head.rater_id == rater_id and head.sitting == 1:
+            return manifest.pack(head)
+    raise UsageError(f"no generated pack for rater {rater_id!r}; run 'sheetflow generate' "
+                     "after adding the judges to the raters file")
+
+
+def _fill(source: Path, target: Path, pack: dict[str, Any],
+          by_item: dict[str, dict[str, Any]]) -> int:
+    """Write the judge's values into a copy of ``source``; return the cells written."""
+    wb = openpyxl.load_workbook(source)
+    written = 0
+    for cell in L.iter_answer_cells(pack):
+        judged = by_item.get(cell.get("item_id") or "")
+        if not judged or cell["part"] != "value" or cell["dimension"] not in judged:
+            continue
+        value = judged[cell["dimension"]]
+        if value is None:
+            continue
+        ws = wb[cell["sheet"]]
+        ws[cell["cell"]] = value
+        if isinstance(value, str):
+            ws[cell["cell"]].data_type = "s"  # a judge's text is never a formula
+        written += 1
+    target.parent.mkdir(parents=True, exist_ok=True)
+    wb.save(target)
+    return written

@@ -1,0 +1,166 @@
+"""The rules on a pack's answer cells: data validation, out-of-rule and blank highlights,
+and the done counts behind the progress line. A mixin of :class:`.writer.PackWriter`.
+
+Cells are grouped by rule (one validation element per rule, answer column and 250
+ranges), so a 500-case pack carries a few dozen elements rather than one per cell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..spec.rubric import Dimension
+from ..workbook import layout as L
+from .guides import display_label, messages, number_span, word_range
+from .rules import Box, Pos, a1, boxes, chunks, column_name, grouped_refs, invalid_formula
+
+COUNT_ARGS = 255  # Excel's most arguments to one function (COUNTA)
+PROTECT = {"format_columns": True, "format_rows": True, "select_locked_cells": True,
+           "select_unlocked_cells": True}
+
+
+class AnswerRules:
+    """Validation and highlight methods; the writer provides the workbook state."""
+
+    # provided by PackWriter
+    wb: Any
+    ws: Any
+    fmt: dict[str, Any]
+    lists: Any
+    validations: Any
+    word_dims: dict[Any, Dimension]
+    list_columns: dict[tuple[str, ...], str]
+    required: list[Pos]
+    done_col: str
+    check: Callable[[int | None, str], None]  # raises on an xlsxwriter failure code
+
+    def _dimension_rule(self, dim: Dimension, pos: Pos) -> dict[str, Any]:
+        """Add the validation for ``dim`` at ``pos``; return its manifest description."""
+        kind = dim.kind
+        title = display_label(dim)
+        if kind in ("categorical", "binary", "flag", "preference"):
+            return self._list_rule(pos, dim.entry_choices(), title, "", dim.help)
+        if kind == "scale" and (dim.na_choices or dim.maximum - dim.minimum <= 10):
+            values = [str(v) for v in range(dim.minimum, dim.maximum + 1)]
+            return self._list_rule(pos, (*values, *dim.na_choices), title, "", dim.help)
+        if kind in ("count", "scale", "number"):
+            return self._whole_rule(pos, dim)
+        return self._text_rule(pos, dim)
+
+    def _list_rule(self, pos: Pos, choices: Sequence[str], title: str, prompt: str,
+                   help_text: str) -> dict[str, Any]:
+        choices = tuple(choices)
+
+        def build() -> tuple[dict[str, Any], dict[str, Any]]:
+            shown = ", ".join(choices)
+            message = " ".join(x for x in (prompt, help_text, f"Pick one: {shown}.") if x)
+            options = {"validate": "list", "source": self._list_source(list(choices)),
+                       **messages(title, message, f"Pick one of: {shown}.")}
+            return options, {"type": "list", "choices": list(choices)}
+
+        return self.validations.add(pos, ("list", choices, title, prompt, help_text), build)
+
+    def _whole_rule(self, pos: Pos, dim: Dimension) -> dict[str, Any]:
+        def build() -> tuple[dict[str, Any], dict[str, Any]]:
+            lo, hi = dim.minimum or 0, dim.maximum
+            decimal = dim.kind == "number" and dim.decimals > 0
+            if hi is None:
+                rule: dict[str, Any] = {"criteria": ">=", "value": lo}
+            else:
+                rule = {"criteria": "between", "minimum": lo, "maximum": hi}
+            span = number_span(dim)
+            if dim.kind == "count":
+                span += " (the count, not the points)"
+            message = " ".join(x for x in (dim.help, f"Enter {span}.") if x)
+            options = {"validate": "decimal" if decimal else "integer", **rule,
+                       **messages(display_label(dim), message, f"Enter {span}.")}
+            described = {"type": "whole", "min": lo, "max": hi}
+            if decimal:
+                described = {"type": "decimal", "min": lo, "max": hi, "places": dim.decimals}
+            return options, described
+
+        return self.validations.add(pos, ("whole", dim.id), build)
+
+    def _text_rule(self, pos: Pos, dim: Dimension) -> dict[str, Any]:
+        def build() -> tuple[dict[str, Any], dict[str, Any]]:
+            message = " ".join(x for x in (dim.help, word_range(dim)) if x)
+            options = {"validate": "any",
+                       **messages(display_label(dim), message or "Free text.", "")}
+            return options, {"type": "any"}
+
+        self.word_dims[("text", dim.id)] = dim
+        return self.validations.add(pos, ("text", dim.id), build)
+
+    def _list_source(self, choices: list[str]) -> list[str] | str:
+        """Inline source, or a range on the hidden lists sheet when Excel cannot inline."""
+        inline = ",".join(choices)
+        if len(inline) <= L.MESSAGE_LIMIT and not any(
+                "," in c or '"' in c for c in choices):
+            return choices
+        key = tuple(choices)
+        if key not in self.list_columns:
+            if self.lists is None:
+                self.lists = self.wb.add_worksheet(L.LISTS_SHEET)
+                self.lists.hide()
+                self.check(self.lists.protect("", PROTECT), "the lists sheet protection")
+            col = len(self.list_columns)
+            for i, choice in enumerate(choices):
+                self.check(self.lists.write_string(i, col, choice), "a dropdown list")
+            letter = column_name(col)
+            self.list_columns[key] = f"={L.LISTS_SHEET}!${letter}$1:${letter}${len(choices)}"
+        return self.list_columns[key]
+
+    def _count_done(self) -> None:
+        """Count the filled required answers in the hidden done column, for the progress.
+
+        The required cells, joined into rectangles, are counted :data:`COUNT_ARGS`
+        rectangles per ``COUNTA`` (some 30 paired cards), each formula on the row of its
+        first rectangle: a few dozen formulas per pack rather than one per answer line.
+        At most six rectangles start on one row, so those rows all differ.
+        """
+        for piece in chunks(boxes(self.required), COUNT_ARGS):
+            formula = "=COUNTA(" + ",".join(map(a1, piece)) + ")"
+            self.check(self.ws.write_formula(piece[0][0], ord(self.done_col) - ord("A"), formula,
+                                             self.fmt["hidden"], 0), "the progress line")
+
+    def _highlight_invalid(self) -> None:
+        """Red when a cell holds a value its rule refuses (pasted values included).
+
+        One conditional format per rule, answer column and 250 ranges, its formula
+        anchored on the top-left cell of its first range as in :meth:`_highlight_blanks`.
+        """
+        for key, cells in self.validations.groups.items():
+            rule = self.validations.described[key]
+            for column_boxes in by_column(cells):
+                for refs in grouped_refs(column_boxes):
+                    formula = invalid_formula(rule, refs[0].split(":")[0],
+                                              self.word_dims.get(key))
+                    if formula is None:
+                        continue
+                    self.check(self.ws.conditional_format(refs[0], {
+                        "type": "formula", "criteria": "=" + formula,
+                        "format": self.fmt["invalid"], "multi_range": " ".join(refs)}),
+                        "the value-not-allowed highlight")
+
+    def _highlight_blanks(self) -> None:
+        """Orange while blank: a conditional format per answer column and 250 ranges.
+
+        The rule's relative formula (``LEN(TRIM(C12))=0``) names the top-left cell of its
+        first range. Grouping the ranges by first column and sorting them by row makes
+        that cell the top-left of all of them, so the rule reads the same whether an
+        application anchors it on the first range or on the whole area.
+        """
+        for column_boxes in by_column(self.required):
+            for refs in grouped_refs(column_boxes):
+                self.check(self.ws.conditional_format(refs[0], {
+                    "type": "blanks", "format": self.fmt["blank"],
+                    "multi_range": " ".join(refs)}), "the blank-cell highlight")
+
+
+def by_column(cells: list[Pos]) -> list[list[Box]]:
+    """``cells`` as rectangles grouped by first column (columns in order, rows sorted)."""
+    columns: dict[int, list[Box]] = {}
+    for box in boxes(cells):
+        columns.setdefault(box[1], []).append(box)
+    return [columns[c] for c in sorted(columns)]

@@ -1,0 +1,218 @@
+"""Seeded assignment: which items each rater gets, in which order, under which labels.
+
+Every random choice comes from a seed recorded in the spec, through :func:`derive_rng`:
+a ``random.Random`` seeded with the first 8 bytes of sha256 of the seed and a purpose
+string (e.g. ``"20260915:order:EV-01"``). Python's ``hash()`` is never used, so the
+result is the same on every Python version and machine.
+
+* **Order**: spec order, or (``design.shuffle``) a per-rater shuffle.
+* **Sides** (paired): per rater, a list with ``n // 2`` cases where the first arm sits
+  under the first label and ``n // 2`` where it sits under the second; when ``n`` is odd
+  one extra case goes to a side drawn at random. The list is shuffled and dealt to the
+  cases in spec order, so the count of cases with a given arm under A differs from the
+  count under B by at most 1.
+* **Second-rater subset**: items are grouped by the values of ``design.second_rater.strata``;
+  within each stratum they are ranked by ``sha256(spec_hash + ":" + item_id)`` and the
+  first ``ceil(fraction * n)`` are taken. Raters with role ``second`` get those; raters
+  with role ``primary`` get every item.
+* **Display codes**: each card shows "Case k of n" and a short code (four letters
+  and digits) drawn per rater and sitting, never the item's own id unless the spec
+  sets ``[items] show_id = true``; ids often follow the arms (one system's outputs
+  numbered first), so showing them would let a rater group answers by arm.
+* **Repeats** (second sitting): ``repeats.count`` of the rater's items drawn with
+  ``repeats.seed`` and shown in a new shuffled order, sides drawn afresh.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from dataclasses import dataclass, replace
+
+from ..spec.study import Item, Rater, Study
+from .second_rater import locked_selection
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One card of a pack: an item and, in a paired design, label -> arm id."""
+
+    item: Item
+    sides: tuple[tuple[str, str], ...] = ()
+    code: str = ""
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """The cards of one rater's workbook for one sitting.
+
+    ``seeds`` names, for each random choice (order, draw, sides, codes), the text its
+    generator was derived from (:func:`derivation`), for the sealed key.
+    """
+
+    rater: Rater
+    sitting: int
+    slots: tuple[Slot, ...]
+    seeds: dict[str, str]
+
+
+def derive_rng(seed: int, *purpose: str) -> random.Random:
+    """A random generator derived from ``seed`` and a purpose, stable everywhere.
+
+    Parameters
+    ----------
+    seed : int
+        A seed recorded in the spec.
+    *purpose : str
+        Words naming the use (``"order"``, a rater id, ...).
+
+    Returns
+    -------
+    random.Random
+    """
+    return random.Random(int.from_bytes(_digest(seed, *purpose)[:8], "big"))
+
+
+def derivation(seed: int, *purpose: str) -> str:
+    """The text a generator is derived from (recorded in the sealed key)."""
+    return ":".join([str(seed), *purpose])
+
+
+def _digest(seed: int, *purpose: str) -> bytes:
+    return hashlib.sha256(derivation(seed, *purpose).encode("utf-8")).digest()
+
+
+def second_rater_items(study: Study) -> tuple[Item, ...]:
+    """The items chosen for second raters, in spec order (all items if no subset).
+
+    Parameters
+    ----------
+    study : Study
+
+    Returns
+    -------
+    tuple of Item
+    """
+    plan = study.design.second_rater
+    if plan is None:
+        return study.items
+    spec = study.hash
+    strata: dict[tuple[str, ...], list[Item]] = {}
+    for item in study.items:
+        strata.setdefault(tuple(item.fields.get(c, "") for c in plan.strata), []).append(item)
+    chosen: set[str] = set()
+    for members in strata.values():
+        ranked = sorted(members, key=lambda it: hashlib.sha256(
+            f"{spec}:{it.id}".encode()).hexdigest())
+        chosen.update(it.id for it in ranked[: math.ceil(plan.fraction * len(members))])
+    return tuple(it for it in study.items if it.id in chosen)
+
+
+def rater_items(study: Study, rater: Rater) -> tuple[Item, ...]:
+    """The items ``rater`` scores in the first sitting, in spec order."""
+    if rater.role == "second" and study.design.second_rater is not None:
+        if study.design.second_rater.select_at == "lock":  # drawn at data lock (002)
+            chosen = set(locked_selection(study) or ())
+            return tuple(it for it in study.items if it.id in chosen)
+        return second_rater_items(study)
+    return study.items
+
+
+def balanced_sides(n: int, rng: random.Random) -> list[bool]:
+    """``n`` flags, True meaning the first arm sits under the first label, balanced.
+
+    Half are True and half False; for odd ``n`` the extra one is drawn from ``rng``.
+    """
+    flags = [True] * (n // 2) + [False] * (n // 2)
+    if n % 2:
+        flags.append(rng.random() < 0.5)
+    rng.shuffle(flags)
+    return flags
+
+
+def assign(study: Study, rater: Rater, sitting: int = 1) -> Assignment:
+    """The cards of ``rater``'s workbook for ``sitting`` (1, or 2 for repeats).
+
+    Parameters
+    ----------
+    study : Study
+    rater : Rater
+    sitting : int
+        1 for the main workbook, 2 for the repeats workbook.
+
+    Returns
+    -------
+    Assignment
+    """
+    design = study.design
+    items = list(rater_items(study, rater))
+    if sitting == 1:
+        seed, tag = design.seed, "s1"
+        if design.shuffle:
+            derive_rng(seed, "order", rater.id).shuffle(items)
+    else:
+        if design.repeats is None:
+            raise ValueError("a second sitting needs design.repeats")
+        seed, tag = design.repeats.seed, "s2"
+        pick = derive_rng(seed, "repeats", rater.id)
+        items = pick.sample(items, min(design.repeats.count, len(items)))
+        derive_rng(seed, "repeats-order", rater.id).shuffle(items)
+    seeds = {"order": derivation(seed, "order" if sitting == 1 else "repeats-order", rater.id)}
+    if sitting == 2:
+        seeds["draw"] = derivation(seed, "repeats", rater.id)
+    slots = [Slot(it) for it in items]
+    if design.paired:
+        seeds["sides"] = derivation(seed, "sides", tag, rater.id)
+        slots = _with_sides(study, items, derive_rng(seed, "sides", tag, rater.id))
+    if study.show_id:
+        codes = [it.id for it in items]
+    else:
+        seeds["codes"] = derivation(seed, "codes", tag, rater.id)
+        codes = display_codes(len(items), derive_rng(seed, "codes", tag, rater.id))
+    slots = [replace(s, code=c) for s, c in zip(slots, codes, strict=True)]
+    return Assignment(rater, sitting, tuple(slots), seeds)
+
+
+CODE_ALPHABET = "ACDEFHJKLMNPRTUVWXY34679"
+"""Letters and digits that cannot be misread for one another (no O/0, I/1, S/5, B/8)."""
+CODE_LENGTH = 4
+
+
+def display_codes(n: int, rng: random.Random) -> list[str]:
+    """``n`` distinct neutral codes such as ``"K7QF"``, drawn with ``rng``.
+
+    A code says nothing about the item: it is drawn afresh for each rater, so its
+    order carries no trace of the arms, and a rater can still name a case when asking.
+    """
+    size = len(CODE_ALPHABET)
+    out = []
+    for number in rng.sample(range(size ** CODE_LENGTH), n):
+        chars = []
+        for _ in range(CODE_LENGTH):
+            number, digit = divmod(number, size)
+            chars.append(CODE_ALPHABET[digit])
+        out.append("".join(chars))
+    return out
+
+
+def _with_sides(study: Study, items: list[Item], rng: random.Random) -> list[Slot]:
+    """Deal balanced sides to items in spec order, then keep the display order."""
+    first, second = (a.id for a in study.design.arms)
+    l1, l2 = study.design.labels
+    spec_pos = {it.id: i for i, it in enumerate(study.items)}
+    by_spec = sorted(items, key=lambda it: spec_pos[it.id])
+    flags = dict(zip((it.id for it in by_spec), balanced_sides(len(by_spec), rng),
+                     strict=True))
+    return [Slot(it, ((l1, first), (l2, second)) if flags[it.id] else ((l1, second),
+                                                                        (l2, first)))
+            for it in items]
+
+
+def response_text(study: Study, slot: Slot, label: str | None) -> str:
+    """The response shown under ``label`` (paired) or the row's response (single)."""
+    if label is None:
+        return slot.item.fields.get(study.design.response_column or "", "")
+    arm_id = dict(slot.sides)[label]
+    column = next(a.column for a in study.design.arms if a.id == arm_id)
+    return slot.item.fields.get(column or "", "")

@@ -1,0 +1,439 @@
+"""``generate_packs``: one locked workbook per rater, the blinded manifest, and the seal.
+
+Output, inside the study folder (or ``out``):
+
+* ``packs/<pattern>.xlsx`` per rater (and ``<stem>-sitting2.xlsx`` when the design has
+  repeats), laid out as :mod:`sheetflow.workbook.layout` describes;
+* ``packs/manifest.json``, the blinded manifest ``collect`` reads (no arm, no seed);
+* ``packs/mailing-list.csv`` and, with ``emails=True``, ``packs/eml/<stem>.eml`` drafts
+  (sitting-2 drafts apart in ``packs/eml/sitting-2/``, to send 24 h after sitting 1);
+* ``sealed/key.json``, ``sealed/key.sha256``, ``sealed/plan.lock.json`` (see
+  :mod:`sheetflow.packs.seal`).
+
+The same spec and seeds give byte-identical packs, manifest and key: assignment comes
+from :mod:`sheetflow.packs.assign`, the workbook creation time is the study's date, and
+nothing else carries a timestamp.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import html
+import json
+import os
+import re
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..errors import SheetflowError, UsageError
+from ..spec.blinding import study_warnings
+from ..spec.study import Rater, Study, load_study
+from ..workbook import layout as L
+from .assign import Assignment, assign, response_text
+from .mail import SITTING2_NOTE, build_eml, mailing_list_csv
+from .manifest_form import Compactor
+from .seal import PLAN_LOCK_FILE, SEALED_DIR, dump_json, input_hashes, write_seal
+from .writer import CardSpec, PackSpec, TextCache, write_pack
+
+MAILING_LIST = "mailing-list.csv"
+EML_DIR = "eml"
+
+
+@dataclass(frozen=True)
+class PackInfo:
+    """One written workbook."""
+
+    rater_id: str
+    sitting: int
+    path: Path
+    cards: int
+
+
+@dataclass
+class GenerateResult:
+    """What :func:`generate_packs` wrote, with the hashes to publish."""
+
+    study_id: str
+    spec_hash: str
+    key_sha256: str
+    packs: list[PackInfo]
+    manifest_path: Path
+    key_path: Path
+    key_hash_path: Path
+    plan_lock_path: Path
+    mailing_list_path: Path
+    returns_dir: Path
+    eml_paths: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def hash_lines(self) -> list[str]:
+        """The lines the coordinator publishes (sha256sum-style)."""
+        return [f"{self.spec_hash}  spec ({self.study_id})",
+                f"{self.key_sha256}  {SEALED_DIR}/key.json"]
+
+
+def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
+                   emails: bool = False, force: bool = False,
+                   progress: Callable[[int, int], None] | None = None) -> GenerateResult:
+    """Generate every rater's workbook, the blinded manifest and the sealed key.
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        The study folder (``study.toml``, items, raters).
+    out : str or Path, optional
+        Where ``packs/`` and ``sealed/`` go; the study folder by default.
+    emails : bool
+        Also write one ``.eml`` draft per pack in ``packs/eml/``.
+    force : bool
+        Replace an existing seal made for a different spec hash.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each pack is written.
+
+    Returns
+    -------
+    GenerateResult
+
+    Raises
+    ------
+    SpecError
+        The study does not load.
+    UsageError
+        ``sealed/`` already holds a plan for another spec (without ``force``).
+    SheetflowError
+        A workbook could not be written (the message names the item).
+    """
+    study = load_study(study_dir)
+    root = Path(out) if out is not None else study.root
+    spec_hash = study.hash
+    _refuse_other_seal(root, spec_hash, force)
+    packs_dir = root / L.PACKS_DIR
+    packs_dir.mkdir(parents=True, exist_ok=True)
+    # a second rater whose subset is drawn at data lock has no pack until the lock
+    assignments = [a for r in study.raters for a in _sittings(study, r) if a.slots]
+    manifest_path = packs_dir / L.MANIFEST_FILE
+    infos, manifest_sha256 = _write_packs(study, spec_hash, assignments, manifest_path,
+                                          progress)
+    seal = write_seal(root, _key(study, spec_hash, assignments),
+                      spec_hash=spec_hash, manifest_sha256=manifest_sha256,
+                      version=__version__, inputs=input_hashes(study))
+    mailing = packs_dir / MAILING_LIST
+    mailing.write_bytes(mailing_list_csv([(a.rater, a.sitting, i.path.name)
+                                          for a, i in zip(assignments, infos, strict=True)]))
+    returns_dir = study.root / L.RETURNS_DIR
+    returns_dir.mkdir(exist_ok=True)
+    result = GenerateResult(study.id, spec_hash, seal.key_sha256, infos, manifest_path,
+                            seal.key_path, seal.key_hash_path, seal.plan_lock_path, mailing,
+                            returns_dir)
+    if emails:
+        _write_drafts(study, assignments, infos, packs_dir / EML_DIR, result)
+    result.warnings += study_warnings(study)
+    result.warnings += blinding_leaks(study, [i.path for i in infos] + [manifest_path])
+    return result
+
+
+def _write_packs(study: Study, spec_hash: str, assignments: list[Assignment],
+                 manifest_path: Path, progress: Callable[[int, int], None] | None = None,
+                 ) -> tuple[list[PackInfo], str]:
+    """Write every workbook and the manifest; return the packs and the manifest's sha256.
+
+    Each pack's manifest entry is serialised as soon as its workbook is written and then
+    dropped, and the texts shared by all packs are split and hashed once.
+    """
+    created = _created(study)
+    row_key = _row_key(study, spec_hash)
+    texts = TextCache()
+    infos = []
+    with _ManifestStream(manifest_path, _manifest(study, spec_hash)) as manifest:
+        for a in assignments:
+            path = manifest_path.parent / pack_file_name(study, a.rater, a.sitting)
+            identity = pack_identity(study, spec_hash, a.rater, a.sitting)
+            layout = write_pack(path, _pack_spec(study, a, identity, created, row_key), texts)
+            manifest.add({"file": path.name, "rater_id": a.rater.id, "role": a.rater.role,
+                          "sitting": a.sitting, "identity": identity, **layout})
+            infos.append(PackInfo(a.rater.id, a.sitting, path, len(a.slots)))
+            if progress is not None:
+                progress(len(infos), len(assignments))
+    return infos, manifest.sha256
+
+
+class _ManifestStream:
+    """The manifest written one pack entry at a time, to a temporary file until complete.
+
+    Each entry is stored compact (:mod:`sheetflow.packs.manifest_form`); the tables its cards
+    share with other packs come after ``packs`` (``"shared"`` sorts after it), so they
+    are written last. The bytes are exactly ``dump_json(manifest, compact=True)`` of the
+    whole manifest: compact JSON writes a list as its items joined by commas, so the
+    entries are spliced between the text before and after an empty ``"packs"`` list.
+    The file replaces ``path`` only when every pack was written; on an error it is
+    removed.
+    """
+
+    def __init__(self, path: Path, manifest: dict[str, Any]):
+        self.path = path
+        self.partial = path.with_name(path.name + ".partial")
+        self.manifest = manifest
+        self.compactor = Compactor()
+        self.head = self._split()[0]
+        self.digest = hashlib.sha256()
+        self.sha256 = ""
+        self.count = 0
+
+    def __enter__(self) -> _ManifestStream:
+        self.file = self.partial.open("wb")
+        self._put(self.head)
+        return self
+
+    def add(self, entry: dict[str, Any]) -> None:
+        """Append one pack's entry."""
+        self._put(b"," if self.count else b"")
+        self._put(dump_json(self.compactor.entry(entry), compact=True)[:-1])  # no newline
+        self.count += 1
+
+    def _split(self) -> tuple[bytes, bytes]:
+        """The text before the first entry and after the last one."""
+        whole = {**self.manifest, "packs": []}
+        if self.compactor.shapes:  # no tables when every card is stored whole
+            whole["shared"] = self.compactor.shared()
+        # a quote inside a JSON string is escaped, so this text can only be the key itself
+        head, *tail = dump_json(whole, compact=True).split(b'"packs":[]')
+        if len(tail) != 1:
+            raise SheetflowError("internal error: the manifest has no single packs list")
+        return head + b'"packs":[', b"]" + tail[0]
+
+    def _put(self, data: bytes) -> None:
+        self.file.write(data)
+        self.digest.update(data)
+
+    def __exit__(self, kind: type[BaseException] | None, *_: Any) -> None:
+        complete = False
+        try:
+            if kind is None:
+                head, tail = self._split()
+                if head != self.head:  # "shared" sorts after "packs": cannot happen
+                    raise SheetflowError("internal error: the manifest head changed")
+                self._put(tail)
+                complete = True
+        finally:
+            self.file.close()
+            if complete:
+                os.replace(self.partial, self.path)
+                self.sha256 = self.digest.hexdigest()
+            else:
+                self.partial.unlink(missing_ok=True)
+
+
+def pack_file_name(study: Study, rater: Rater, sitting: int) -> str:
+    """The workbook name: the study's pattern, with ``-sitting2`` before ``.xlsx``."""
+    return study.pack_file_name(rater, sitting)
+
+
+def pack_identity(study: Study, spec_hash: str, rater: Rater, sitting: int) -> dict[str, str]:
+    """The identity embedded in a pack (all text), keyed as in ``layout.IDENTITY_KEYS``."""
+    return {"schema_version": L.SCHEMA_VERSION, "study_id": study.id, "spec_hash": spec_hash,
+            "rater_id": rater.id, "sitting": str(sitting), "pack_id": f"{rater.id}-s{sitting}"}
+
+
+def blinding_leaks(study: Study, paths: list[Path]) -> list[str]:
+    """Where an arm id appears in a pack (any zip part) or the manifest.
+
+    A shared string that is part of the study's own instructions (shown verbatim) is
+    not a leak: protocols may use an arm's name as an ordinary word ("baseline").
+
+    Parameters
+    ----------
+    study : Study
+    paths : list of Path
+        Workbooks and JSON files to search.
+
+    Returns
+    -------
+    list of str
+        One warning per file, part and arm id found (empty when blind).
+    """
+    arms = [a.id.encode("utf-8") for a in study.design.arms]
+    overlap = max((len(a) for a in arms), default=1) - 1
+    found: dict[str, None] = {}  # a plain file is searched in blocks: report a hit once
+    for path in paths:
+        for part, data in _parts(path, overlap):
+            if not any(arm in data for arm in arms):
+                continue  # the usual case: skip unescaping every shared string
+            if part == "xl/sharedStrings.xml":
+                data = _without_instruction_strings(data, study.instructions)
+            for arm in arms:
+                if arm in data:
+                    found[f"{path.name}: {part} contains arm id {arm.decode('utf-8')!r}; "
+                          "check the spec's texts"] = None
+    return list(found)
+
+
+_BLOCK = 1 << 22
+_SHARED_STRING = re.compile(rb"<si>(.*?)</si>", re.DOTALL)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def _without_instruction_strings(data: bytes, instructions: str) -> bytes:
+    """Shared strings XML without the strings that are verbatim pieces of the instructions."""
+    def keep(match: re.Match[bytes]) -> bytes:
+        text = html.unescape(_TAG.sub("", match.group(1).decode("utf-8")))
+        return b"" if text and text in instructions else match.group(0)
+    return _SHARED_STRING.sub(keep, data)
+
+
+def _parts(path: Path, overlap: int) -> Iterator[tuple[str, bytes]]:
+    """A workbook's zip parts one at a time, or a plain file in blocks.
+
+    Consecutive blocks share ``overlap`` bytes, so a word of up to ``overlap + 1`` bytes
+    is whole in some block; the manifest of a large study never sits in memory at once.
+    """
+    if path.suffix != ".xlsx":
+        with path.open("rb") as fh:
+            tail = b""
+            while block := fh.read(_BLOCK):
+                data = tail + block
+                yield path.name, data
+                tail = data[-overlap:] if overlap else b""
+        return
+    with zipfile.ZipFile(path) as zf:
+        for name in zf.namelist():
+            yield name, zf.read(name)
+
+
+def _refuse_other_seal(root: Path, spec_hash: str, force: bool) -> None:
+    lock_path = root / SEALED_DIR / PLAN_LOCK_FILE
+    if force or not lock_path.exists():
+        return
+    try:
+        frozen = json.loads(lock_path.read_text(encoding="utf-8")).get("spec_hash")
+    except (ValueError, UnicodeDecodeError, AttributeError):
+        frozen = None
+    if frozen != spec_hash:
+        raise UsageError(f"{SEALED_DIR}/{PLAN_LOCK_FILE} was sealed for spec hash {frozen}, "
+                         f"but the spec now hashes to {spec_hash}; packs already sent out would "
+                         "no longer match. Use --force to replace the seal")
+
+
+def _created(study: Study) -> dt.datetime:
+    """The fixed creation time written into every pack (the study's date)."""
+    try:
+        return dt.datetime.fromisoformat(study.date).replace(tzinfo=None)
+    except ValueError:
+        return dt.datetime(2000, 1, 1)
+
+
+def _sittings(study: Study, rater: Rater) -> list[Assignment]:
+    sittings = [assign(study, rater, 1)]
+    if not sittings[0].slots:
+        return sittings
+    if study.design.repeats is not None:
+        sittings.append(assign(study, rater, 2))
+    return sittings
+
+
+def _row_key(study: Study, spec_hash: str) -> str:
+    """The key of every pack's row ids (see :func:`~sheetflow.workbook.layout.keyed_row_id`).
+
+    Derived from the spec hash and the study's seeds, so the same spec gives the same
+    packs; the seeds never reach a pack, so no rater can compute another's row ids.
+    """
+    d = study.design
+    parts = ["sheetflow row ids", spec_hash, str(d.seed),
+             str(d.repeats.seed if d.repeats else ""), str(study.plan.seed)]
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+
+
+def _pack_spec(study: Study, a: Assignment, identity: dict[str, str],
+               created: dt.datetime, row_key: str) -> PackSpec:
+    labels = study.design.labels if study.design.paired else ()
+    cards = []
+    for slot in a.slots:
+        shown = tuple((s.column, s.label, slot.item.fields.get(s.column, ""))
+                      for s in study.shown)
+        keys: tuple[str | None, ...] = labels or (None,)
+        responses = tuple((label, response_text(study, slot, label)) for label in keys)
+        cards.append(CardSpec(slot.item.id, shown, responses, slot.code))
+    sitting_note = " (second sitting)" if a.sitting == 2 else ""
+    return PackSpec(
+        title=study.title + sitting_note,
+        instructions=study.instructions if a.sitting == 1 else
+        f"{SITTING2_NOTE}\n\n{study.instructions}",
+        identity=identity,
+        labels=tuple(labels),
+        dimensions=study.rubric.dimensions,
+        totals=study.rubric.totals,
+        cards=tuple(cards),
+        batch_size=study.design.batch_size,
+        include_study_answers=a.sitting == 1,
+        created=created,
+        row_key=row_key,
+        rater_label=f"Workbook for rater {a.rater.id}{sitting_note}",
+    )
+
+
+def _manifest(study: Study, spec_hash: str) -> dict[str, Any]:
+    """The manifest without its ``packs`` (see :class:`_ManifestStream`)."""
+    return {
+        "manifest_format": L.MANIFEST_FORMAT,
+        "schema_version": L.SCHEMA_VERSION,
+        "study_id": study.id,
+        "spec_hash": spec_hash,
+        "sheetflow_version": __version__,
+        "design": study.design.kind,
+        "labels": list(study.design.labels) if study.design.paired else [],
+        "scoring_sheet": L.SCORING_SHEET,
+        "identity_sheet": L.IDENTITY_SHEET,
+    }
+
+
+def _key(study: Study, spec_hash: str, assignments: list[Assignment]) -> dict[str, Any]:
+    d = study.design
+    packs = []
+    for a in assignments:
+        packs.append({
+            "rater_id": a.rater.id, "role": a.rater.role, "sitting": a.sitting,
+            "file": pack_file_name(study, a.rater, a.sitting),
+            "seeds": a.seeds,
+            "order": [s.item.id for s in a.slots],
+            "cases": [_key_case(study, k, s) for k, s in enumerate(a.slots, 1)],
+        })
+    return {
+        "key_format": 1,
+        "study_id": study.id,
+        "spec_hash": spec_hash,
+        "design": {"kind": d.kind, "labels": list(d.labels) if d.paired else [],
+                   "arms": [a.id for a in d.arms], "seed": d.seed,
+                   "repeats_seed": d.repeats.seed if d.repeats else None,
+                   "shuffle": d.shuffle,
+                   "rng": "random.Random(int.from_bytes(sha256(derivation).digest()[:8], "
+                          "'big'))"},
+        "packs": packs,
+    }
+
+
+def _key_case(study: Study, position: int, slot: Any) -> dict[str, Any]:
+    if slot.sides:
+        return {"position": position, "item_id": slot.item.id, "code": slot.code,
+                "sides": dict(slot.sides)}
+    arm = slot.item.fields.get(study.design.arm_column or "", "")
+    return {"position": position, "item_id": slot.item.id, "code": slot.code, "arm": arm}
+
+
+def _write_drafts(study: Study, assignments: list[Assignment], infos: list[PackInfo],
+                  eml_dir: Path, result: GenerateResult) -> None:
+    eml_dir.mkdir(parents=True, exist_ok=True)
+    for a, info in zip(assignments, infos, strict=True):
+        if not a.rater.email:
+            result.warnings.append(f"rater {a.rater.id} has no email address in "
+                                   f"{study.raters_file}; no draft written for {info.path.name}")
+            continue
+        # sitting 2 is drafted apart, to be sent only 24 h after sitting 1 is back
+        folder = eml_dir if a.sitting == 1 else eml_dir / f"sitting-{a.sitting}"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / (info.path.stem + ".eml")
+        path.write_bytes(build_eml(study, a.rater, info.path, a.sitting))
+        result.eml_paths.append(path)

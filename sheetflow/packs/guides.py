@@ -1,0 +1,163 @@
+"""The words a rater reads: labels, guides beside each answer, input messages, how-to."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..spec.rubric import Bin, Dimension
+from ..workbook import layout as L
+from .text import clip
+
+TITLE_LIMIT = 32
+
+
+
+def messages(title: str, message: str, error: str) -> dict[str, Any]:
+    """xlsxwriter input-message (and stop-alert) options, clipped to Excel's limits."""
+    out = {"input_title": clip(title, TITLE_LIMIT), "input_message": clip(message, 255)}
+    if error:
+        out.update({"error_type": "stop", "error_title": clip(title, TITLE_LIMIT),
+                    "error_message": clip(error, 255)})
+    return out
+
+
+def display_label(dim: Dimension) -> str:
+    """The dimension's label, made readable when the spec left it as the bare id.
+
+    ``overall_rating`` reads "Overall rating"; a label the spec wrote is kept as is.
+    """
+    if dim.label != dim.id:
+        return dim.label
+    words = dim.id.replace("_", " ").replace("-", " ").split()
+    return " ".join(words)[:1].upper() + " ".join(words)[1:] if words else dim.id
+
+
+def answer_label(dim: Dimension) -> str:
+    """The label on a dimension's answer line; a count says it wants a count."""
+    label = display_label(dim)
+    return f"{label} (count)" if dim.kind == "count" else label
+
+
+def word_range(dim: Dimension) -> str:
+    """The word range of a text answer as an instruction ("Write 50-100 words.")."""
+    lo, hi = dim.min_words, dim.max_words
+    if lo is not None and hi is not None:
+        return f"Write {lo}-{hi} words."
+    if hi is not None:
+        return f"At most {hi} words."
+    if lo is not None:
+        return f"At least {lo} words."
+    return ""
+
+
+def describe_bins(bins: tuple[Bin, ...]) -> str:
+    """Count bins as a rater reads them: ``0-1 \u2192 0 pts, 2-3 \u2192 2 pts, 6+ \u2192 5 pts``."""
+    return ", ".join(b.describe().replace(" -> ", " \u2192 ") + " pts" for b in bins)
+
+
+def number_span(dim: Dimension) -> str:
+    """What a number cell takes, e.g. ``a whole number from 0 to 10``."""
+    lo, hi = dim.minimum or 0, dim.maximum
+    if dim.kind == "number" and dim.decimals:
+        return f"a number from {lo} to {hi} (decimals allowed, e.g. 6.5)"
+    if hi is None:
+        return f"a whole number, {lo} or more"
+    return f"a whole number from {lo} to {hi}"
+
+
+def rule_text(dim: Dimension) -> str:
+    """What the answer cell takes, in one or two short sentences."""
+    kind = dim.kind
+    if kind == "count":
+        return ("Type how many you counted (a whole number), not the points. "
+                f"Points: {describe_bins(dim.bins)}.")
+    if kind == "checklist":
+        return "Yes or No for each question; 1 point per Yes."
+    if kind == "scale" and dim.labels:
+        return "\n".join(f"{v} = {text}" for v, text in dim.labels.items())
+    if kind in ("scale", "number"):
+        return f"Type {number_span(dim)}."
+    if kind == "text":
+        return word_range(dim) or "Free text."
+    if kind == "flag":
+        return f"Pick {dim.choices[0]} if it applies; otherwise leave blank."
+    if kind == "binary" and dim.blank_means:
+        return f"Pick {' or '.join(dim.choices)}; blank counts as {dim.blank_means}."
+    return "Pick one: " + ", ".join(dim.choices) + "."
+
+
+def guide(dim: Dimension) -> str:
+    """The short guidance beside an answer line.
+
+    The dimension's help, then what a count earns, a scale's anchors or a text's word
+    range; the allowed values when there is no help (the dropdown shows them anyway).
+    """
+    kind = dim.kind
+    if kind == "count":
+        parts = [dim.help, f"Points: {describe_bins(dim.bins)}."]
+    elif (kind == "scale" and dim.labels) or kind == "text":
+        parts = [dim.help, rule_text(dim) if kind != "text" else word_range(dim)]
+    else:
+        parts = [dim.help or rule_text(dim)]
+        if kind == "binary" and dim.blank_means:
+            parts.append(f"Blank counts as {dim.blank_means}.")
+    if not dim.required and kind != "flag" and not dim.blank_means:
+        parts.append("Optional.")
+    return "\n".join(p for p in parts if p)
+
+
+def rubric_lines(dim: Dimension) -> list[str]:
+    """The dimension's entry in the Instructions sheet's rubric section."""
+    lines = [dim.help] if dim.help else []
+    if dim.kind == "checklist":
+        lines.append("Answer Yes or No to each question: " + "; ".join(dim.questions))
+    lines.append(rule_text(dim))
+    if dim.confidence:
+        lines.append("Also give your confidence: Low, Medium or High.")
+    lines.append("Required." if dim.required else "Optional.")
+    return lines
+
+
+def how_to_lines(spec: Any, paired: bool) -> list[str]:
+    """The "How to use this workbook" bullets for one pack (a writer ``PackSpec``)."""
+    dims = spec.dimensions
+    lines = [
+        f"Go to the '{L.SCORING_SHEET}' sheet. Each case is a card: read the grey text, then fill "
+        "in the yellow cells on its answer lines. Only the yellow cells can be changed.",
+        "Orange cells are required answers still blank. Red cells hold a value that is not "
+        "allowed there (for example a pasted word in a number cell): correct them.",
+        "The progress line at the top counts the required answers you have filled; it turns "
+        "green when all are done.",
+        "Cells with a dropdown: click the cell and pick from the arrow. Number cells take the "
+        "number shown when you click the cell.",
+    ]
+    if paired:
+        a, b = spec.labels
+        lines.append(f"Each case shows two responses, labelled {a} and {b}. The labels are "
+                     "assigned at random for each case; score each response on its own "
+                     f"({a} in the left answer columns, {b} in the right ones).")
+    if any(d.kind == "count" for d in dims):
+        lines.append("Lines marked (count) take the number of things you counted, not "
+                     "points; the points it earns are shown in green below it.")
+    if any(d.confidence for d in dims):
+        lines.append("Where a Confidence cell is shown beside a score, pick Low, Medium or "
+                     "High: how sure you are of that score.")
+    if any(d.kind == "binary" and d.blank_means for d in dims):
+        names = ", ".join(display_label(d) for d in dims if d.blank_means)
+        lines.append(f"{names}: pick Yes where it applies; a blank cell counts as No.")
+    if spec.batch_size:
+        lines.append(f"Cards come in batches of {spec.batch_size}. Type the date and time "
+                     "(yyyy-mm-dd hh:mm, e.g. 2026-11-02 14:05) when you start each batch and "
+                     "when you finish it.")
+    if spec.include_study_answers and any(d.scope == "study" for d in dims):
+        lines.append("After the last card, fill in the Submission area at the bottom of the "
+                     f"'{L.SCORING_SHEET}' sheet (what the study asks for beyond the scores).")
+    lines += [
+        "Type or pick answers; avoid pasting into answer cells (a paste can remove the "
+        "dropdown rules) and do not type formulas.",
+        "Do not rename, add, move or delete sheets, rows or columns, and do not rename the "
+        "file. A card is not split across printed pages unless it is longer than one.",
+        "When you are done, save the workbook as .xlsx (File > Save) and email it back to the "
+        "study coordinator as an attachment. The study's own instructions follow below.",
+    ]
+    return lines

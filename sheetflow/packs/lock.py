@@ -1,0 +1,136 @@
+"""``sheetflow lock``: draw protocol 002's second-rater subset and generate its packs.
+
+The draw itself (:func:`.second_rater.draw`) sits below :mod:`.generate`, which reads
+a recorded selection; this step sits above it, since it generates again. The
+procedure is described in :mod:`.second_rater`.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import SheetflowError, UsageError
+from ..spec.study import Study, load_study
+from .generate import generate_packs
+from .seal import KEY_FILE, KEY_HASH_FILE, PLAN_LOCK_FILE, SEALED_DIR, dump_json, sha256_file
+from .second_rater import METHOD, SELECTION_FILE, draw, selection_path, selects_at_lock
+
+
+@dataclass
+class LockResult:
+    """What :func:`lock_second_rater` drew and wrote."""
+
+    selection_path: Path
+    completed: list[str]
+    selected: list[str]
+    key_sha256_before: str
+    key_sha256: str
+    packs: list[Path] = field(default_factory=list)
+    already: bool = False
+
+
+def lock_second_rater(study_dir: str | Path) -> LockResult:
+    """Draw the second-rater subset from completed items and generate its packs.
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        A study after ``generate`` and ``collect`` of the primary returns.
+
+    Returns
+    -------
+    LockResult
+
+    Raises
+    ------
+    UsageError
+        The study does not select at lock, is not generated or collected, or a lock
+        already drew a different selection.
+    SheetflowError
+        A primary rater has no collected return.
+    """
+    study = load_study(study_dir)
+    if not selects_at_lock(study):
+        raise UsageError(f"{study.root / 'study.toml'}: [design.second_rater] select_at = "
+                         "\"lock\" is needed to draw the second-rater subset at data lock")
+    plan_hash = _frozen_hash(study)
+    ratings = study.root / "out" / "ratings.csv"
+    if not ratings.exists():
+        raise UsageError(f"{ratings} not found; collect the primary returns first "
+                         f"('sheetflow collect {study.root}')")
+    completed = completed_items(study, ratings.read_bytes())
+    plan = study.design.second_rater
+    assert plan is not None
+    strata = draw([it for it in study.items if it.id in set(completed)], plan.strata,
+                  plan.fraction, plan_hash)
+    chosen = {i for s in strata.values() for i in s["selected"]}
+    selected = [it.id for it in study.items if it.id in chosen]
+    record = {"plan_hash": plan_hash, "method": METHOD, "fraction": plan.fraction,
+              "strata_columns": list(plan.strata), "completed": completed,
+              "strata": strata, "selected": selected,
+              "ratings_sha256": sha256_file(ratings),
+              "key_sha256_before": _key_hash(study)}
+    path = selection_path(study)
+    if path.exists():
+        return _again(study, path, record)
+    path.write_bytes(dump_json(record))
+    path.with_suffix(".sha256").write_text(f"{sha256_file(path)}  {SELECTION_FILE}\n",
+                                           encoding="utf-8")
+    result = generate_packs(study.root)
+    second = {r.id for r in study.raters if r.role == "second"}
+    return LockResult(path, completed, selected, record["key_sha256_before"],
+                      result.key_sha256, [p.path for p in result.packs if p.rater_id in second])
+
+
+def _again(study: Study, path: Path, record: dict[str, Any]) -> LockResult:
+    """A second lock: the same draw is fine (nothing written), a different one is not."""
+    old = json.loads(path.read_text(encoding="utf-8"))
+    if old.get("selected") != record["selected"]:
+        raise UsageError(f"{path}: the subset was already drawn ({len(old.get('selected', []))} "
+                         "items) and the completed items now give another; the lock is "
+                         "final. Remove the file only if no second rater has started")
+    return LockResult(path, old["completed"], old["selected"], old["key_sha256_before"],
+                      _key_hash(study), already=True)
+
+
+def completed_items(study: Study, ratings_csv: bytes) -> list[str]:
+    """Items every primary rater scored completely (a recomputed total), spec order.
+
+    Raises
+    ------
+    SheetflowError
+        A primary rater has no collected rating at all.
+    """
+    import pandas as pd  # heavy: only the lock reads the ratings table
+
+    table = pd.read_csv(io.BytesIO(ratings_csv), dtype=str, keep_default_na=False)
+    total = study.rubric.totals[0].id if study.rubric.totals else None
+    primaries = [r.id for r in study.raters if r.role != "second"]
+    rated = table[(table["sitting"] == "1") & (table["rater_id"].isin(primaries))]
+    missing = [r for r in primaries if r not in set(rated["rater_id"])]
+    if missing:
+        raise SheetflowError(f"no collected return from primary rater(s) {', '.join(missing)}; "
+                             "the subset is drawn when every primary return is in")
+    if total is not None:
+        rated = rated[(rated["dimension"] == total) & (rated["value"] != "")]
+    done = rated.groupby("case_id")["rater_id"].nunique()
+    complete = set(done[done == len(primaries)].index)
+    return [it.id for it in study.items if it.id in complete]
+
+
+def _frozen_hash(study: Study) -> str:
+    lock = study.root / SEALED_DIR / PLAN_LOCK_FILE
+    if not lock.exists():
+        raise UsageError(f"{lock} not found; run 'sheetflow generate {study.root}' first")
+    return str(json.loads(lock.read_text(encoding="utf-8"))["spec_hash"])
+
+
+def _key_hash(study: Study) -> str:
+    path = study.root / SEALED_DIR / KEY_HASH_FILE
+    if path.exists():
+        return path.read_text(encoding="utf-8").split()[0]
+    return sha256_file(study.root / SEALED_DIR / KEY_FILE)

@@ -1,0 +1,126 @@
+"""For the coordinator who emails the packs: a mailing list and ``.eml`` drafts.
+
+The drafts are built with the standard library's :mod:`email` package. Each has the
+rater as ``To``, the study's ``[email]`` subject and body with ``{name}`` and the other
+placeholders filled in, the pack attached as an ``.xlsx``, and an ``X-Unsent: 1`` header
+so Outlook and Thunderbird open it as a draft ready to send. No ``Date`` or
+``Message-ID`` is added and the MIME boundary is derived from the file name, so the
+same study gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import formataddr
+from pathlib import Path
+
+from ..spec.study import Rater, Study
+
+XLSX_TYPE = ("application", "vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def csv_safe(text: str) -> str:
+    """Neutralise text a spreadsheet would run as a formula (OWASP CSV injection)."""
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def fill(template: str, study: Study, rater: Rater) -> str:
+    """``template`` with ``{name}``, ``{rater_id}``, ``{last_name}``, ``{study_id}``,
+    ``{date}``, ``{title}`` filled in; unknown placeholders are left as written."""
+    values = {"name": rater.name or rater.id, "rater_id": rater.id,
+              "last_name": rater.last_name or rater.name or rater.id, "study_id": study.id,
+              "date": study.date, "title": study.title}
+    return template.format_map(_Keep(values))
+
+
+class _Keep(dict):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+SITTING2_NOTE = (
+    "This is your SECOND-SITTING workbook. Open it no earlier than 24 hours after you "
+    "finished the first sitting, and do not look at your first answers. Type the date "
+    "and time (yyyy-mm-dd hh:mm) when you start and finish each batch.")
+"""What a sitting-2 draft and workbook say first (protocol 001: at least 24 h later)."""
+SEND_WHEN = {1: "now", 2: "at least 24 h after the rater's sitting 1 is returned"}
+"""The mailing list's ``send`` column per sitting."""
+
+
+def mailing_list_csv(rows: list[tuple[Rater, int, str]]) -> bytes:
+    """The coordinator's list: one line per pack (rater id, name, email, sitting, file,
+    and when to send it: sitting 2 goes out apart, after sitting 1 is back).
+
+    Parameters
+    ----------
+    rows : list of (Rater, sitting, file name)
+
+    Returns
+    -------
+    bytes
+        UTF-8 CSV, every field quoted, LF line ends.
+    """
+    buf = io.StringIO()
+    writer = csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    writer.writerow(["rater_id", "name", "email", "sitting", "file", "send"])
+    for rater, sitting, file_name in rows:
+        writer.writerow([csv_safe(v) for v in (rater.id, rater.name, rater.email,
+                                               str(sitting), file_name,
+                                               SEND_WHEN.get(sitting, ""))])
+    return buf.getvalue().encode("utf-8")
+
+
+def build_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1, *,
+              subject: str | None = None, body: str | None = None) -> bytes:
+    """A ready-to-send draft mailing ``pack`` to ``rater``.
+
+    Parameters
+    ----------
+    study : Study
+    rater : Rater
+        Must have an e-mail address.
+    pack : Path
+        The workbook to attach (left out, and said in the text, when it is missing).
+    sitting : int
+        2 for a second-sitting workbook: the subject says so and the body starts with
+        :data:`SITTING2_NOTE` (it is sent apart, after sitting 1 is back).
+    subject, body : str, optional
+        Text used as given (replies and reminders); by default the study's e-mail
+        template with its placeholders filled in, and the sitting-2 note.
+
+    Returns
+    -------
+    bytes
+        The message in RFC 5322 form with CRLF line ends.
+    """
+    if subject is None or body is None:
+        subject, body = _invitation(study, rater, sitting)
+    msg = EmailMessage(policy=SMTP)
+    msg["To"] = formataddr((rater.name, rater.email)) if rater.name else rater.email
+    msg["Subject"] = subject
+    msg["X-Unsent"] = "1"
+    if not pack.is_file():
+        body += f"\n[{pack.name} was not found when this draft was made: attach it.]\n"
+    msg.set_content(body)
+    if pack.is_file():
+        msg.add_attachment(pack.read_bytes(), maintype=XLSX_TYPE[0], subtype=XLSX_TYPE[1],
+                           filename=pack.name)
+        msg.set_boundary("sheetflow-" + hashlib.sha256(pack.name.encode()).hexdigest()[:24])
+    return msg.as_bytes()
+
+
+def _invitation(study: Study, rater: Rater, sitting: int) -> tuple[str, str]:
+    """The subject and body of the draft that sends a pack out."""
+    subject = study.email_subject or f"{study.title}: your scoring workbook"
+    body = fill(study.email_body or (
+        "Dear {name},\n\nAttached is your scoring workbook. Please read its Instructions "
+        "sheet first, fill in the yellow cells, save it and email it back.\n"), study, rater)
+    if sitting == 2:
+        subject += " - second sitting"
+        body = f"{SITTING2_NOTE}\n\n{body}"
+    return fill(subject, study, rater), body

@@ -1,0 +1,337 @@
+"""The blinded manifest ``packs/manifest.json``, read one pack at a time.
+
+In full, the manifest of a 500-case paired study with 50 raters is about 100 MB
+(every answer cell of every pack, with its validation): ``json.loads`` of it takes
+seconds and most of a gigabyte. Stored compact it is some 2 MB, but its full form is
+still that size in memory, and the collector needs each pack's full entry only once,
+in the sandbox child that checks that pack's workbook. So :func:`open_manifest`
+indexes the file instead: the top-level fields, and for each pack its identity and
+the byte span of its entry. :meth:`Manifest.pack` then decodes one entry.
+
+The index relies on the form ``generate`` writes (:func:`sheetflow.packs.seal.dump_json`,
+compact with sorted keys: each pack entry is an object whose first key is
+``"batches"`` and whose ``"cards"`` list is followed by ``"file"``). A manifest in any
+other form (pretty-printed, edited by hand) is read whole once and rewritten to a
+private temporary file in that form, so everything downstream is the same.
+
+Since ``manifest_format`` 2 the cards are stored compact, their shared parts once in
+the top-level ``shared`` tables (:mod:`sheetflow.packs.manifest_form`); every reader here
+gets the full form all the same: :meth:`Manifest.pack` and :func:`read_manifest`
+inflate, and a format-1 manifest (every card whole) reads unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import MissingStepError, SheetflowError
+from ..workbook import layout as L
+from .manifest_form import Inflater
+
+_PACKS = b'"packs":['
+_ENTRY = b'{"batches":'
+_NEXT_ENTRY = b"," + _ENTRY
+_BEFORE_FILE = b'],"file":'
+_IDENTITY = b'"identity":{'  # once per pack entry, and nowhere else
+_BLOCK = 1 << 22
+_TAIL = 1 << 16
+_RESTORE = ("the manifest was changed after generate: put back the one generate wrote "
+            "('sheetflow verify' checks it against the seal)")
+
+
+@dataclass(frozen=True)
+class PackHead:
+    """What the collector needs to know about a pack without its cards.
+
+    Attributes
+    ----------
+    pack_id, rater_id, file, role : str
+    sitting : int
+    identity : dict
+        The identity the pack's workbook carries.
+    offset, length : int
+        The byte span of the pack's full entry in :attr:`Manifest.path`.
+    """
+
+    pack_id: str
+    rater_id: str
+    file: str
+    role: str
+    sitting: int
+    identity: dict[str, str]
+    offset: int
+    length: int
+
+
+@dataclass
+class Manifest:
+    """The manifest's top-level fields and an index of its packs (picklable, small).
+
+    Attributes
+    ----------
+    path : str
+        The file the spans point into (the manifest itself, or a private copy).
+    top : dict
+        Every top-level field except ``packs``.
+    heads : list of PackHead
+        One per pack, in manifest order.
+    temporary : bool
+        Whether :attr:`path` is a private copy, removed by :meth:`close`.
+    tail : int
+        Where the top-level fields after ``packs`` start in :attr:`path`: the
+        ``shared`` tables are read from there when a compact entry first needs them
+        (they are not pickled with the rest).
+    inflater : Inflater or None
+        The ``shared`` tables once read (None until then, and in a pickled copy).
+    """
+
+    path: str
+    top: dict[str, Any]
+    heads: list[PackHead] = field(default_factory=list)
+    temporary: bool = False
+    tail: int = 0
+    inflater: Inflater | None = field(default=None, repr=False, compare=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "inflater": None}
+
+    @property
+    def by_id(self) -> dict[str, PackHead]:
+        """Pack id -> head."""
+        return {h.pack_id: h for h in self.heads}
+
+    def pack(self, head: PackHead) -> dict[str, Any]:
+        """The full manifest entry of one pack.
+
+        Raises
+        ------
+        SheetflowError
+            The span no longer holds that pack (the manifest changed meanwhile).
+        """
+        with open(self.path, "rb") as fh:
+            fh.seek(head.offset)
+            data = fh.read(head.length)
+        try:
+            entry = json.loads(data)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            entry = None
+        if not isinstance(entry, dict) or _pack_id(entry) != head.pack_id:
+            raise SheetflowError(f"{self.path}: the manifest changed while it was read; "
+                                 "run collect again")
+        if any(isinstance(c, list) for c in entry.get("cards") or ()):
+            try:
+                entry = self._inflater().entry(entry)
+            except ValueError as exc:
+                raise SheetflowError(f"{self.path}: pack {head.pack_id}: {exc}; {_RESTORE}"
+                                     ) from None
+        return entry
+
+    def _inflater(self) -> Inflater:
+        """The shared tables, read once from :attr:`tail`."""
+        if self.inflater is None:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.tail)
+                rest = fh.read()
+            try:
+                fields = json.loads(b"{" + rest[2:]) if rest.startswith(b"],") else {}
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                fields = None
+            if not isinstance(fields, dict):
+                raise SheetflowError(f"{self.path}: the manifest changed while it was read; "
+                                     "run collect again")
+            self.inflater = Inflater(fields.get("shared"))
+        return self.inflater
+
+    def packs(self) -> Iterator[dict[str, Any]]:
+        """Every pack's full entry, one at a time, in manifest order."""
+        for head in self.heads:
+            yield self.pack(head)
+
+    def close(self) -> None:
+        """Remove the private copy, if one was made."""
+        if self.temporary:
+            Path(self.path).unlink(missing_ok=True)
+            self.temporary = False
+
+
+def open_manifest(root: Path) -> Manifest:
+    """Index ``root/packs/manifest.json`` (see the module notes).
+
+    Parameters
+    ----------
+    root : Path
+        The study folder.
+
+    Returns
+    -------
+    Manifest
+        Call :meth:`Manifest.close` when done (it may own a temporary file).
+
+    Raises
+    ------
+    MissingStepError
+        There is no manifest (``generate`` has not run).
+    SheetflowError
+        The manifest is not valid JSON or lacks pack identities.
+    """
+    path = root / L.PACKS_DIR / L.MANIFEST_FILE
+    if not path.is_file():
+        raise MissingStepError(f"{path}: no manifest", f"sheetflow generate {root}")
+    try:
+        found = _index(path)
+    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError):
+        found = None
+    return found if found is not None else _rewrite(path)
+
+
+# --------------------------------------------------------------------------- the index
+
+
+def _index(path: Path) -> Manifest | None:
+    """Index the compact form without decoding the packs; None for any other form."""
+    with path.open("rb") as fh:
+        head = fh.read(_TAIL)
+        at = head.find(_PACKS)
+        if at < 0 or not head.startswith(_ENTRY, at + len(_PACKS)):
+            return None
+        starts, identities = _entry_starts(fh, at + len(_PACKS))
+        if identities != len(starts):  # an entry in another form hides among the rest
+            return None
+        fh.seek(starts[-1])
+        last, used, rest = _decode_first(fh.read())
+        if not rest.startswith(b"]"):
+            return None
+        top = json.loads(head[:at] + b'"packs":[]' + rest[1:])
+        ends = [s - 1 for s in starts[1:]] + [starts[-1] + used]
+        heads = [_head(_tail_fields(fh, s, e), s, e - s)
+                 for s, e in zip(starts[:-1], ends[:-1], strict=True)]
+        heads.append(_head(last, starts[-1], used))
+    if not isinstance(top, dict) or any(h is None for h in heads):
+        return None
+    top.pop("packs", None)
+    return Manifest(str(path), top, heads, tail=starts[-1] + used,
+                    inflater=Inflater(top.pop("shared", None)))
+
+
+def _entry_starts(fh: Any, first: int) -> tuple[list[int], int]:
+    """Byte offsets of every pack entry (the first one at ``first``), and how many
+    pack identities the file holds from there on."""
+    starts = [first]
+    identities = 0
+    fh.seek(first)
+    carry, base = b"", first
+    while block := fh.read(_BLOCK):
+        data = carry + block
+        at = data.find(_NEXT_ENTRY)
+        while at >= 0:
+            starts.append(base - len(carry) + at + 1)
+            at = data.find(_NEXT_ENTRY, at + 1)
+        identities += data.count(_IDENTITY) - carry.count(_IDENTITY)
+        carry = data[-(max(len(_NEXT_ENTRY), len(_IDENTITY)) - 1):]
+        base += len(block)
+    return starts, identities
+
+
+def _decode_first(data: bytes) -> tuple[Any, int, bytes]:
+    """The JSON value at the start of ``data``, its length in bytes, and what follows."""
+    text = data.decode("utf-8")
+    value, end = json.JSONDecoder().raw_decode(text)
+    used = len(text[:end].encode("utf-8"))
+    return value, used, data[used:]
+
+
+def _tail_fields(fh: Any, start: int, end: int) -> dict[str, Any] | None:
+    """The fields after ``cards`` of the entry at [start, end), decoded on their own."""
+    for size in (_TAIL, end - start):
+        size = min(size, end - start)
+        fh.seek(end - size)
+        data = fh.read(size)
+        at = data.rfind(_BEFORE_FILE)
+        if at >= 0:
+            return json.loads(b"{" + data[at + 2:])
+    return None
+
+
+def _head(fields: Any, offset: int, length: int) -> PackHead | None:
+    if not isinstance(fields, dict):
+        return None
+    pack_id = _pack_id(fields)
+    if not pack_id or "rater_id" not in fields or "file" not in fields:
+        return None
+    return PackHead(pack_id=pack_id, rater_id=str(fields["rater_id"]),
+                    file=str(fields["file"]), role=str(fields.get("role", "")),
+                    sitting=int(fields.get("sitting", 1)),
+                    identity=dict(fields["identity"]), offset=offset, length=length)
+
+
+def _pack_id(entry: dict[str, Any]) -> str:
+    identity = entry.get("identity")
+    return str(identity.get("pack_id", "")) if isinstance(identity, dict) else ""
+
+
+# --------------------------------------------------------------------------- other forms
+
+
+def read_manifest(path: str | Path) -> dict[str, Any]:
+    """The whole manifest in its full form (every pack entry inflated), in memory.
+
+    For small studies and checks; readers of one pack use :func:`open_manifest`.
+
+    Parameters
+    ----------
+    path : str or Path
+        A ``manifest.json`` in any form or format.
+
+    Returns
+    -------
+    dict
+        The document :mod:`sheetflow.workbook.layout` describes (no ``shared`` key).
+
+    Raises
+    ------
+    MissingStepError
+        There is no such file (``generate`` has not run).
+    SheetflowError
+        The file is not a JSON object, or a compact card does not match its tables.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise MissingStepError(f"{path}: no manifest", f"sheetflow generate {path.parent.parent}")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SheetflowError(f"{path}: the manifest is not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise SheetflowError(f"{path}: the manifest is not a JSON object")
+    inflater = Inflater(data.pop("shared", None))
+    try:
+        data["packs"] = [inflater.entry(p) if isinstance(p, dict) else p
+                         for p in data.get("packs") or []]
+    except ValueError as exc:
+        raise SheetflowError(f"{path}: {exc}; {_RESTORE}") from None
+    return data
+
+
+def _rewrite(path: Path) -> Manifest:
+    """Read a manifest in another form whole and index a full private copy of it."""
+    data = read_manifest(path)
+    packs = data.pop("packs", None) or []
+    fd, copy = tempfile.mkstemp(prefix="sheetflow-manifest-", suffix=".json")
+    heads: list[PackHead] = []
+    with os.fdopen(fd, "wb") as fh:
+        for entry in packs:
+            blob = json.dumps(entry, sort_keys=True, separators=(",", ":"),
+                              ensure_ascii=False).encode("utf-8")
+            head = _head(entry, fh.tell(), len(blob))
+            if head is None:
+                Path(copy).unlink(missing_ok=True)
+                raise SheetflowError(f"{path}: a pack in the manifest has no identity")
+            heads.append(head)
+            fh.write(blob)
+    return Manifest(copy, data, heads, temporary=True)

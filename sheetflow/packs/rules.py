@@ -1,0 +1,193 @@
+"""Cell rectangles, validation groups and the Excel formulas a pack shows.
+
+Everything here is plain Python (no xlsxwriter): the writer feeds it cell positions
+and writes what it returns.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from ..spec.rubric import Dimension
+
+GROUP_SIZE = 250  # ranges per validation / conditional-format element
+
+Pos = tuple[int, int]  # (row, column), 0-based
+Box = tuple[int, int, int, int]  # (first row, first column, last row, last column)
+
+
+@dataclass
+class Validations:
+    """Cells grouped by identical validation, written as few elements as possible.
+
+    Rules are keyed by what defines them (dimension, question, choices), so each rule's
+    options are built once per workbook, not once per cell.
+    """
+
+    groups: dict[Hashable, list[Pos]] = field(default_factory=dict)
+    options: dict[Hashable, dict[str, Any]] = field(default_factory=dict)
+    described: dict[Hashable, dict[str, Any]] = field(default_factory=dict)
+
+    def add(self, pos: Pos, key: Hashable,
+            build: Callable[[], tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
+        """Put the cell at ``pos`` under rule ``key`` (built on first use); describe it."""
+        if key not in self.options:
+            self.options[key], self.described[key] = build()
+            self.groups[key] = []
+        self.groups[key].append(pos)
+        return self.described[key]
+
+
+T = TypeVar("T")
+
+
+def chunks(items: list[T], size: int) -> list[list[T]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def boxes(cells: Iterable[Pos]) -> list[Box]:
+    """``cells`` as few rectangles as possible, sorted by first row then column.
+
+    Runs along a row are joined, then equal runs on consecutive rows are stacked (the
+    Yes/No columns of a checklist's later questions, for example).
+    """
+    boxes: list[list[int]] = []
+    stacks: dict[tuple[int, int], list[int]] = {}
+    for row, first, last in _runs(sorted(set(cells))):
+        box = stacks.get((first, last))
+        if box is not None and box[2] == row - 1:
+            box[2] = row
+        else:
+            box = stacks[(first, last)] = [row, first, row, last]
+            boxes.append(box)
+    return sorted((b[0], b[1], b[2], b[3]) for b in boxes)
+
+
+def _runs(cells: list[Pos]) -> list[list[int]]:
+    """``[row, first column, last column]`` of each run of adjacent sorted cells."""
+    runs: list[list[int]] = []
+    for row, col in cells:
+        if runs and runs[-1][0] == row and runs[-1][2] == col - 1:
+            runs[-1][2] = col
+        else:
+            runs.append([row, col, col])
+    return runs
+
+
+def grouped_refs(boxes: list[Box]) -> list[list[str]]:
+    """A1 references of ``boxes``, at most :data:`GROUP_SIZE` per element."""
+    return chunks([a1(b) for b in boxes], GROUP_SIZE)
+
+
+def a1(box: Box) -> str:
+    """``C12``, or ``C12:F13`` for a larger box (the Scoring sheet's columns are A-H)."""
+    r1, c1, r2, c2 = box
+    first = f"{LETTERS[c1]}{r1 + 1}"
+    return first if (r1, c1) == (r2, c2) else f"{first}:{LETTERS[c2]}{r2 + 1}"
+
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def points_expr(dim: Dimension, answer: dict[str, Any]) -> str:
+    """An Excel expression giving ``dim``'s points (0 while blank)."""
+    if dim.kind == "checklist":
+        cells = [q["cell"] for q in answer["questions"]]
+        return "+".join(f'({c}="Yes")' for c in cells)
+    cell = answer["cell"]
+    if dim.kind == "count":
+        lows = ",".join(str(b.low) for b in dim.bins)
+        points = ",".join(num(b.points) for b in dim.bins)
+        return f"IF(ISNUMBER({cell}),LOOKUP({cell},{{{lows}}},{{{points}}}),0)"
+    return f"IF(ISNUMBER({cell}),{cell},0)"
+
+
+def total_formula(total: Any, answers: dict[str, Any], dims: dict[str, Dimension]) -> str:
+    parts = [points_expr(dims[d], answers[d]) for d in total.of if d in answers]
+    inputs = []
+    for d in total.of:
+        if d in answers:
+            a = answers[d]
+            inputs += [q["cell"] for q in a["questions"]] if "questions" in a else [a["cell"]]
+    expr = "+".join(f"({p})" for p in parts) or "0"
+    if total.method == "mean" and parts:
+        expr = f"({expr})/{len(parts)}"
+    return f'=IF(COUNTA({",".join(inputs)})=0,"",{expr})'
+
+
+def num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def invalid_formula(rule: dict[str, Any], ref: str, dim: Dimension | None = None) -> str | None:
+    """A conditional-format formula true when cell ``ref`` holds a value ``rule`` refuses.
+
+    A paste bypasses data validation; this highlight does not. Blank is never flagged
+    (the blank highlight covers it). ``IF`` guards each numeric test so a text value is
+    flagged instead of raising ``#VALUE!`` (an error counts as false in a rule).
+
+    Parameters
+    ----------
+    rule : dict
+        The manifest's validation description (``list``, ``whole``, ``decimal``,
+        ``time``, ``datetime`` or ``any``).
+    ref : str
+        The relative reference of the rule's top-left cell, e.g. ``C12``.
+    dim : Dimension, optional
+        For ``any`` (text): a word range, when the dimension has one, is checked too.
+
+    Returns
+    -------
+    str or None
+        None when every value is allowed (free text without a word range).
+    """
+    kind = rule["type"]
+    if kind == "list":
+        tests = []
+        for choice in rule["choices"]:
+            tests.append(f'{ref}="{_quoted(choice)}"')
+            if _NUMBER.fullmatch(choice):
+                tests.append(f"{ref}={choice}")
+        return f"AND(LEN({ref})>0,NOT(OR({','.join(tests)})))"
+    if kind in ("whole", "decimal"):
+        bad = [f"{ref}<{rule['min']}"]
+        if rule.get("max") is not None:
+            bad.append(f"{ref}>{rule['max']}")
+        bad.append(f"{ref}<>INT({ref})" if kind == "whole"
+                   else f"ROUND({ref},{rule['places']})<>{ref}")
+        return f"IF(ISNUMBER({ref}),OR({','.join(bad)}),LEN({ref})>0)"
+    if kind == "time":
+        return f"IF(ISNUMBER({ref}),OR({ref}<0,{ref}>=1),LEN({ref})>0)"
+    if kind == "datetime":  # the validation's own bounds: 2000-01-01 to 2099-12-31 23:59
+        return (f"IF(ISNUMBER({ref}),OR({ref}<DATE(2000,1,1),{ref}>=DATE(2100,1,1)),"
+                f"LEN({ref})>0)")
+    if dim is None or (dim.min_words is None and dim.max_words is None):
+        return None
+    flat = f'TRIM(SUBSTITUTE(SUBSTITUTE({ref},CHAR(10)," "),CHAR(9)," "))'
+    words = f'(LEN({flat})-LEN(SUBSTITUTE({flat}," ",""))+1)'
+    bad = []
+    if dim.min_words is not None:
+        bad.append(f"{words}<{dim.min_words}")
+    if dim.max_words is not None:
+        bad.append(f"{words}>{dim.max_words}")
+    return f"AND(LEN({flat})>0,OR({','.join(bad)}))"
+
+
+def column_name(index: int) -> str:
+    """The letters of the 0-based column ``index`` (0 -> A, 25 -> Z, 26 -> AA)."""
+    name = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        name = LETTERS[rest] + name
+    return name
+
+
+def _quoted(text: str) -> str:
+    return text.replace('"', '""')
+
+
+_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")

@@ -1,0 +1,316 @@
+"""The sealed key, its published hash, the plan lock, and checking them.
+
+``generate`` writes, in ``sealed/``:
+
+* ``key.json``: per rater and sitting the card order, label -> arm per case, the seed
+  derivations, the spec hash and the sha256 of each input file the analysis reads
+  (the internal scores) (kept private by the coordinator until analysis);
+* ``key.sha256``: ``<hex>  key.json`` (``sha256sum`` format, so ``sha256sum -c`` works);
+* ``plan.lock.json``: the spec hash, the key hash, the manifest hash, the input hashes
+  and the sheetflow version, frozen at generation.
+
+:func:`verify_seal` recomputes the key's sha256 and compares it with ``key.sha256``, the
+published hash and the plan lock; compares the spec hash the key records (which the
+published hash covers) with the plan lock's and with the study as it is now; and
+re-hashes the sealed input files. :func:`unseal` is the same check for ``analyze``,
+raising the first problem.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import MissingStepError, SealError
+from ..spec.study import Study, load_study
+
+SEALED_DIR = "sealed"
+KEY_FILE = "key.json"
+KEY_HASH_FILE = "key.sha256"
+PLAN_LOCK_FILE = "plan.lock.json"
+KEY_FORMAT = 1
+
+
+def dump_json(data: Any, *, compact: bool = False) -> bytes:
+    """Stable JSON bytes: sorted keys, UTF-8, final newline.
+
+    Two-space indent for files people read (key, plan lock); ``compact`` (one line, the
+    fast C encoder) for the manifest, which can hold hundreds of thousands of cells.
+    """
+    if compact:
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    else:
+        text = json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False)
+    return (text + "\n").encode()
+
+
+def sha256_file(path: Path) -> str:
+    """The sha256 (hex) of a file's bytes."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Seal:
+    """Where the seal was written and its hashes."""
+
+    key_path: Path
+    key_hash_path: Path
+    plan_lock_path: Path
+    key_sha256: str
+    spec_hash: str
+
+
+def write_seal(root: Path, key: dict[str, Any], *, spec_hash: str, manifest_sha256: str,
+               version: str, inputs: dict[str, str] | None = None) -> Seal:
+    """Write ``key.json``, ``key.sha256`` and ``plan.lock.json`` under ``root/sealed``.
+
+    Parameters
+    ----------
+    root : Path
+        The output folder (normally the study folder).
+    key : dict
+        The unblinding key (see :mod:`sheetflow.packs.generate`).
+    spec_hash : str
+        The spec hash frozen by this generation.
+    manifest_sha256 : str
+        The sha256 of ``packs/manifest.json``.
+    version : str
+        The sheetflow version that generated the packs.
+    inputs : dict, optional
+        sha256 of each input file the analysis reads (see :func:`input_hashes`),
+        recorded in the key and the plan lock.
+
+    Returns
+    -------
+    Seal
+    """
+    sealed = root / SEALED_DIR
+    sealed.mkdir(parents=True, exist_ok=True)
+    key = {**key, "spec_hash": spec_hash, "inputs": dict(inputs or {})}
+    key_bytes = dump_json(key)
+    key_sha = hashlib.sha256(key_bytes).hexdigest()
+    key_path = sealed / KEY_FILE
+    key_path.write_bytes(key_bytes)
+    hash_path = sealed / KEY_HASH_FILE
+    hash_path.write_bytes(f"{key_sha}  {KEY_FILE}\n".encode())
+    lock = {"spec_hash": spec_hash, "key_sha256": key_sha, "manifest_sha256": manifest_sha256,
+            "sheetflow_version": version, "study_id": key["study_id"], "inputs": key["inputs"]}
+    lock_path = sealed / PLAN_LOCK_FILE
+    lock_path.write_bytes(dump_json(lock))
+    return Seal(key_path, hash_path, lock_path, key_sha, spec_hash)
+
+
+@dataclass
+class SealCheck:
+    """The outcome of :func:`verify_seal`: ``ok`` when ``problems`` is empty."""
+
+    key_sha256: str = ""
+    spec_hash: str = ""
+    current_spec_hash: str = ""
+    inputs: dict[str, str] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    key: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the seal holds and the spec is unchanged."""
+        return not self.problems
+
+
+def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
+                study: Study | None = None, published: str | None = None) -> SealCheck:
+    """Check the seal of the study in ``study_dir``.
+
+    The key's sha256 must equal ``key.sha256`` (and ``published``, the hash announced
+    before scoring, when given) and the plan lock's record; the spec hash recorded in
+    the key, the one in the plan lock and the study's current hash must all agree (so
+    editing the spec and writing its new hash into the plan lock does not pass); every
+    input file hashed at generate (the internal scores) must be unchanged; and the
+    manifest, when present, must be the one generated.
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        The study folder.
+    out : str or Path, optional
+        The folder holding ``sealed/`` when it is not the study folder.
+    study : Study, optional
+        The study as already loaded (loaded from ``study_dir`` when not given).
+    published : str, optional
+        The key sha256 published before scoring.
+
+    Returns
+    -------
+    SealCheck
+        Each problem is one line naming the file and what differs; ``key`` holds the
+        sealed key when it could be read.
+
+    Raises
+    ------
+    SpecError
+        When the study itself no longer loads.
+    MissingStepError
+        When there is no seal (``generate`` has not run).
+    """
+    study_dir = Path(study_dir)
+    root = Path(out or study_dir)
+    sealed = root / SEALED_DIR
+    check = SealCheck()
+    paths = {name: sealed / name for name in (KEY_FILE, KEY_HASH_FILE, PLAN_LOCK_FILE)}
+    missing = [n for n, p in paths.items() if not p.exists()]
+    if missing:
+        raise MissingStepError(f"{sealed}: {', '.join(missing)} missing",
+                               f"sheetflow generate {study_dir}")
+    key_bytes = paths[KEY_FILE].read_bytes()  # the bytes hashed are the bytes parsed
+    _check_key_hash(check, key_bytes, paths, published)
+    lock = _read_json(paths[PLAN_LOCK_FILE], check)
+    key = _read_json(paths[KEY_FILE], check, key_bytes)
+    if lock is None or key is None:
+        return check
+    check.key = key
+    if lock.get("key_sha256") != check.key_sha256 and not check.problems:
+        check.problems.append(f"{SEALED_DIR}/{PLAN_LOCK_FILE} records key sha256 "
+                              f"{lock.get('key_sha256')} but the key has {check.key_sha256}")
+    study = study or load_study(study_dir)
+    _check_spec_hashes(check, key, lock, study.hash)
+    _check_inputs(check, key, lock, study)
+    _check_manifest(check, root, lock)
+    return check
+
+
+def unseal(study_dir: str | Path, study: Study, published: str | None = None,
+           ) -> tuple[dict[str, Any], str]:
+    """The sealed key and its sha256, after :func:`verify_seal` found nothing wrong.
+
+    Raises
+    ------
+    SealError
+        The first problem :func:`verify_seal` found, as one line.
+    """
+    check = verify_seal(study_dir, study=study, published=published)
+    if not check.ok:
+        raise SealError(check.problems[0])
+    return check.key, check.key_sha256
+
+
+def input_hashes(study: Study) -> dict[str, str]:
+    """The sha256 of each input file the analysis reads besides the spec.
+
+    Today that is the internal scores (``[analysis.params] internal_scores_file``),
+    which the direction and Spearman checks compare with: sealed at generate so they
+    cannot be edited once the ratings are seen. Keys are paths relative to the study.
+    """
+    return {name: sha256_file(study.root / name) for name in sealed_input_names(study)}
+
+
+def _check_key_hash(check: SealCheck, key_bytes: bytes, paths: dict[str, Path],
+                    published: str | None) -> None:
+    check.key_sha256 = hashlib.sha256(key_bytes).hexdigest()
+    recorded = _published_hash(paths[KEY_HASH_FILE])
+    if recorded != check.key_sha256:
+        check.problems.append(f"{SEALED_DIR}/{KEY_FILE} has sha256 {check.key_sha256} but "
+                              f"{KEY_HASH_FILE} says {recorded or 'nothing readable'}: the key "
+                              "was changed after sealing")
+    if published and published.strip().lower() != check.key_sha256:
+        check.problems.append(f"{SEALED_DIR}/{KEY_FILE} has sha256 {check.key_sha256} but the "
+                              f"published hash is {published.strip().lower()}: this is not the "
+                              "key sealed before scoring")
+
+
+def _check_spec_hashes(check: SealCheck, key: dict[str, Any], lock: dict[str, Any],
+                       current: str) -> None:
+    check.spec_hash = str(key.get("spec_hash", ""))
+    check.current_spec_hash = current
+    locked = str(lock.get("spec_hash", ""))
+    if locked != check.spec_hash:
+        check.problems.append(f"{SEALED_DIR}/{PLAN_LOCK_FILE} records spec hash {locked} but "
+                              f"the sealed key records {check.spec_hash}: the plan lock was "
+                              "edited after generate")
+    if current != check.spec_hash:
+        check.problems.append(f"the study spec changed after generate: frozen spec hash "
+                              f"{check.spec_hash}, current {current}")
+
+
+def _check_inputs(check: SealCheck, key: dict[str, Any], lock: dict[str, Any],
+                  study: Study) -> None:
+    sealed = key.get("inputs", {})
+    if not isinstance(sealed, dict) or lock.get("inputs", {}) != sealed:
+        check.problems.append(f"{SEALED_DIR}/{PLAN_LOCK_FILE} and {KEY_FILE} record different "
+                              "input hashes: the plan lock was edited after generate")
+        return
+    check.inputs = dict(sealed)
+    for name in sealed_input_names(study):
+        if name not in sealed:
+            check.problems.append(f"{name} was not sealed at generate (the key records no "
+                                  f"hash for it); run 'sheetflow generate --force' before "
+                                  "anyone scores")
+    for name, digest in sealed.items():
+        path = study.root / name
+        now = sha256_file(path) if path.is_file() else "nothing (the file is missing)"
+        if now != digest:
+            check.problems.append(f"{name} changed after generate: sha256 {digest} was "
+                                  f"sealed, it is now {now}; restore the file as it was at "
+                                  "generate")
+
+
+def sealed_input_names(study: Study) -> list[str]:
+    """The input files :func:`input_hashes` seals, without reading them."""
+    name = study.plan.params.get("internal_scores_file")
+    return [name] if isinstance(name, str) and name else []
+
+
+def _check_manifest(check: SealCheck, root: Path, lock: dict[str, Any]) -> None:
+    path = root / "packs" / "manifest.json"
+    recorded = lock.get("manifest_sha256")
+    if recorded and path.is_file() and sha256_file(path) != recorded:
+        check.problems.append(f"packs/manifest.json has sha256 {sha256_file(path)} but "
+                              f"{SEALED_DIR}/{PLAN_LOCK_FILE} records {recorded}: the manifest "
+                              "was changed after generate")
+
+
+def _published_hash(path: Path) -> str:
+    parts = path.read_text(encoding="utf-8", errors="replace").split()
+    return parts[0].lower() if len(parts) == 2 and parts[1] == KEY_FILE else ""
+
+
+def _read_json(path: Path, check: SealCheck, data: bytes | None = None,
+               ) -> dict[str, Any] | None:
+    """``path``'s JSON object (parsed from ``data`` when given), or None with the problem."""
+    try:
+        doc = json.loads((path.read_bytes() if data is None else data).decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        check.problems.append(f"{SEALED_DIR}/{path.name} is not valid JSON ({exc})")
+        return None
+    if not isinstance(doc, dict):
+        check.problems.append(f"{SEALED_DIR}/{path.name} is not a JSON object")
+        return None
+    return doc
+
+
+def spec_drift(study_dir: str | Path, study: Study) -> str:
+    """One line when the study was generated and its spec changed since; ``""`` if not.
+
+    ``check`` and ``collect`` call this so an edited spec is named at once, not only
+    when ``analyze`` refuses the seal. The line says how to recover.
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        The study folder (its ``sealed/plan.lock.json`` is read when present).
+    study : Study
+        The study as loaded now.
+    """
+    lock_path = Path(study_dir) / SEALED_DIR / PLAN_LOCK_FILE
+    try:
+        frozen = json.loads(lock_path.read_text(encoding="utf-8")).get("spec_hash")
+    except (OSError, ValueError, AttributeError):
+        return ""  # not generated, or a broken lock that verify and analyze name
+    if not isinstance(frozen, str) or not frozen or frozen == study.hash:
+        return ""
+    return (f"the study spec (study.toml, items or raters) changed after generate: "
+            f"sealed spec hash {frozen[:12]}..., now {study.hash[:12]}...; undo the edit "
+            f"so the hash matches again, or, if no rater has scored yet, run 'sheetflow "
+            f"generate --force {study_dir}' and send the new packs")

@@ -1,0 +1,102 @@
+"""The second-rater subset of protocol 002, drawn at data lock from completed items.
+
+"At data lock, rank completed work-item IDs by the frozen plan hash separately within
+every arm-by-task-block stratum and select the required ceiling fraction. The
+validator reproduces the selection exactly; extra or missing second ratings fail."
+
+With ``[design.second_rater] select_at = "lock"`` raters whose role is ``second`` get
+no workbook at ``generate``. Once the primary returns are collected,
+:func:`.lock.lock_second_rater` (``sheetflow lock``):
+
+1. takes the completed items: items every primary rater scored completely (a
+   recomputed total in ``out/ratings.csv``); a primary rater with no collected
+   return stops the lock (the subset would depend on who happened to return);
+2. ranks them within each stratum (the values of ``strata``) by
+   ``sha256(<frozen spec hash> + ":" + item id)`` and takes the first
+   ``ceil(fraction x n)`` of each;
+3. writes ``sealed/second-rater-selection.json`` (and its ``.sha256``): plan hash,
+   method, fraction, strata, per stratum the completed, ranked and selected ids, the
+   sha256 of the ratings it was drawn from and of the key before the lock;
+4. generates again: the primary packs come out byte-identical, the second raters'
+   packs hold the selected items, and the key and manifest gain those packs (the new
+   key hash is printed to publish beside the old one, which the selection records).
+
+The selection is reproducible from the frozen plan hash and the completed items
+alone; :func:`draw` recomputes it and the analysis compares the second ratings
+with the recorded selection. With ``select_at = "generate"`` (the default) the subset
+is drawn from all items at generate, as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..errors import SheetflowError
+from ..spec.study import Item, Study
+from .seal import SEALED_DIR
+
+SELECTION_FILE = "second-rater-selection.json"
+METHOD = "sha256_ranked_completed_items_within_arm_task_block"
+
+
+def rank_key(plan_hash: str, item_id: str) -> str:
+    """The sha256 an item is ranked by: of ``<plan hash>:<item id>`` (hex)."""
+    return hashlib.sha256(f"{plan_hash}:{item_id}".encode()).hexdigest()
+
+
+def draw(items: Iterable[Item], strata: tuple[str, ...], fraction: float,
+         plan_hash: str) -> dict[str, dict[str, list[str]]]:
+    """Per stratum: the items, ranked by :func:`rank_key`, and the ceiling fraction taken.
+
+    Parameters
+    ----------
+    items : iterable of Item
+        The items to draw from (completed items at lock, all items at generate).
+    strata : tuple of str
+        Item columns whose values form the strata (``arm``, ``task_block``).
+    fraction : float
+        Share of each stratum to select, rounded up.
+    plan_hash : str
+        The frozen spec (plan) hash.
+
+    Returns
+    -------
+    dict
+        ``"<value> x <value>"`` -> ``{"ranked": [...], "selected": [...]}``.
+    """
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for item in items:
+        groups.setdefault(tuple(item.fields.get(c, "") for c in strata), []).append(item.id)
+    out = {}
+    for values in sorted(groups):
+        ranked = sorted(groups[values], key=lambda i: rank_key(plan_hash, i))
+        out[" x ".join(values)] = {"ranked": ranked,
+                                   "selected": ranked[: math.ceil(fraction * len(ranked))]}
+    return out
+
+
+def selection_path(study: Study) -> Path:
+    """Where the lock records its selection."""
+    return study.root / SEALED_DIR / SELECTION_FILE
+
+
+def locked_selection(study: Study) -> list[str] | None:
+    """The selected item ids recorded at lock, or None before the lock."""
+    path = selection_path(study)
+    if not path.exists():
+        return None
+    try:
+        return list(json.loads(path.read_text(encoding="utf-8"))["selected"])
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        raise SheetflowError(f"{path}: is not a second-rater selection sheetflow wrote; "
+                             "run 'sheetflow lock' again") from None
+
+
+def selects_at_lock(study: Study) -> bool:
+    """Whether the study draws its second-rater subset at data lock."""
+    plan = study.design.second_rater
+    return plan is not None and plan.select_at == "lock"

@@ -1,0 +1,681 @@
+"""Write one locked rater workbook with xlsxwriter, following :mod:`.layout`.
+
+Every text comes from the spec and is written with ``write_string`` (never ``write``),
+in a workbook created with ``strings_to_formulas``, ``strings_to_urls`` and
+``strings_to_numbers`` off, so a response starting with ``=`` stays text. Every
+xlsxwriter call that returns a status is checked: a non-zero code raises
+:class:`~sheetflow.errors.SheetflowError` naming the item or cell.
+
+Long text is split into display chunks of at most :data:`~.layout.CHUNK_CHARS`
+characters (and about 26 wrapped lines, so a row never needs more than 409 points),
+broken at white space where possible, written in consecutive merged rows. Nothing is
+lost: the chunks concatenate back to the original exactly. Text longer than Excel's
+32,767-unit cell limit is therefore written whole, split across cells, never
+truncated. Input messages and titles are truncated to Excel's limits (255 and 32
+characters), never an error.
+
+The writer knows nothing about arms: it receives the response text under each label.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import xlsxwriter
+
+from ..errors import SheetflowError
+from ..spec.rubric import Dimension, answer_required
+from ..workbook import layout as L
+from . import pages
+from .answer_rules import PROTECT, AnswerRules
+from .guides import answer_label, display_label, guide, how_to_lines, messages, rubric_lines
+from .rules import Pos, Validations, boxes, grouped_refs, points_expr, total_formula
+from .text import LINE_POINTS, TextCache, clip, progress_text, row_points, split_text, utf16_len
+
+HEADER_POINTS = (24.0, LINE_POINTS, 30.0, LINE_POINTS)  # title, progress, legend, headings
+HOW_TO = "How to use this workbook"
+GUIDE_LINE = 12.0  # points per wrapped line of 9-point guide text
+
+__all__ = ["CardSpec", "PackSpec", "TextCache", "clip", "split_text", "utf16_len",
+           "write_pack"]
+
+COLOURS = {
+    "title": "#1F3864",
+    "card": "#2F5597",
+    "field": "#D9E1F2",
+    "text": "#F2F2F2",
+    "answer": "#FFF2CC",
+    "blank": "#F8CBAD",
+    "derived": "#E2EFDA",
+    "batch": "#FCE4D6",
+    "invalid": "#FF8080",
+    "done": "#00B050",
+}
+WIDTHS_SINGLE = {"A": 4, "B": 32, "C": 46, "D": 13, "E": 44, "F": 4}
+WIDTHS_PAIRED = {"A": 4, "B": 32, "C": 24, "D": 13, "E": 24, "F": 13, "G": 36, "H": 4}
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class CardSpec:
+    """What one card shows: an item, its case-level fields and its responses.
+
+    ``responses`` maps a label (None in a single design) to the response text.
+    """
+
+    item_id: str
+    shown: tuple[tuple[str, str, str], ...]  # (field column, label, text)
+    responses: tuple[tuple[str | None, str], ...]
+    code: str = ""  # what the card shows for the item: a neutral code, never the id
+
+
+@dataclass(frozen=True)
+class PackSpec:
+    """Everything the writer needs for one workbook (no arm names, no seeds)."""
+
+    title: str
+    instructions: str
+    identity: dict[str, str]
+    labels: tuple[str, ...]
+    dimensions: tuple[Dimension, ...]
+    totals: tuple[Any, ...]
+    cards: tuple[CardSpec, ...]
+    batch_size: int | None
+    include_study_answers: bool
+    created: dt.datetime
+    row_key: str
+    rater_label: str = ""
+
+
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector during the block, then collect its cycles.
+
+    A workbook holds some 10^5 cell objects until it is saved, none of them garbage; as
+    they pile up the collector would traverse them (and everything else alive) again and
+    again. Reference counting frees everything else as usual. Everything the block
+    allocated is still in the youngest generation afterwards, so one young collection
+    frees the cycles it left (xlsxwriter's workbook and sheets refer to each other)
+    before the next workbook is built. The collector's previous state is restored.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+            gc.collect(0)
+
+
+class PackWriter(AnswerRules):
+    """Lays out one workbook; :meth:`write` returns the manifest entry parts."""
+
+    def __init__(self, path: Path, spec: PackSpec, texts: TextCache | None = None):
+        self.path = path
+        self.spec = spec
+        self.texts = texts if texts is not None else TextCache()
+        self.paired = bool(spec.labels)
+        self.cols = L.answer_columns(spec.labels)
+        self.guide_col = L.guide_column(spec.labels)
+        self.done_col = L.done_column(spec.labels)
+        self.widths = WIDTHS_PAIRED if self.paired else WIDTHS_SINGLE
+        self.text_cpl = int(sum(self.widths[c] for c in self._text_span_letters()) * 1.05)
+        self.guide_cpl = int(self.widths[self.guide_col] * 1.4)  # guide text is 9 pt
+        self.label_cpl = int(self.widths["B"] * 1.05)
+        self.dims = {d.id: d for d in spec.dimensions}
+        # confidence columns show only when the rubric asks for a confidence somewhere
+        self.asks_confidence = any(d.confidence for d in spec.dimensions)
+        self.heights: dict[tuple[str, str, bool], float] = {}
+        self.validations = Validations()
+        self.word_dims: dict[Any, Dimension] = {}  # text rules whose word range is flagged
+        self.required: list[Pos] = []  # every required answer cell, once, in sheet order
+        self.row_points: list[float] = list(HEADER_POINTS)  # every row's height, in order
+        self.blocks: list[int] = []  # first row of each card (or batch line), unsplit
+        self.list_columns: dict[tuple[str, ...], str] = {}
+        self.row = L.HEADER_ROWS  # 0-based index of the next free row
+        self.wb = xlsxwriter.Workbook(str(path), {
+            "strings_to_formulas": False,
+            "strings_to_urls": False,
+            "strings_to_numbers": False,
+        })
+        self.fmt = self._formats()
+        self.what = "workbook"
+
+    # -- plumbing ------------------------------------------------------------------------
+
+    def check(self, code: int | None, what: str) -> None:
+        """Raise when an xlsxwriter call reports failure (``-1``, ``-2``...)."""
+        if code not in (0, None):
+            raise SheetflowError(f"could not write {what} in {self.path.name} "
+                                 f"(xlsxwriter code {code}); the text or rule breaks an Excel "
+                                 "limit")
+
+    def _formats(self) -> dict[str, Any]:
+        base = {"font_name": "Calibri", "font_size": 11, "valign": "top"}
+        answer = {**base, "locked": False, "bg_color": COLOURS["answer"], "border": 1,
+                  "border_color": "#BF9000"}
+        specs = {
+            "title": {**base, "bold": True, "font_size": 15, "font_color": COLOURS["title"]},
+            "progress": {**base, "bold": True, "font_color": "#C00000"},
+            "legend": {**base, "italic": True, "font_color": "#595959", "text_wrap": True},
+            "colhead": {**base, "bold": True, "bg_color": "#BFBFBF", "border": 1,
+                        "text_wrap": True},
+            "card": {**base, "bold": True, "font_size": 12, "font_color": "#FFFFFF",
+                     "bg_color": COLOURS["card"]},
+            "field": {**base, "bold": True, "bg_color": COLOURS["field"], "text_wrap": True},
+            "text": {**base, "text_wrap": True, "bg_color": COLOURS["text"], "border": 1,
+                     "border_color": "#D9D9D9"},
+            "label": {**base, "text_wrap": True, "bold": True},
+            "sublabel": {**base, "text_wrap": True, "indent": 1},
+            "guide": {**base, "text_wrap": True, "italic": True, "font_size": 9,
+                      "font_color": "#404040"},
+            "answer": {**answer, "align": "center"},
+            "answer_text": {**answer, "text_wrap": True},
+            "answer_time": {**answer, "align": "center", "num_format": "yyyy-mm-dd hh:mm"},
+            "derived": {**base, "bold": True, "bg_color": COLOURS["derived"], "align": "center",
+                        "border": 1},
+            "batch": {**base, "bold": True, "bg_color": COLOURS["batch"]},
+            "blank": {"bg_color": COLOURS["blank"]},
+            "invalid": {"bg_color": COLOURS["invalid"], "font_color": "#9C0006",
+                        "bold": True},
+            "done": {"font_color": COLOURS["done"]},
+            "plain": base,
+            "wrap": {**base, "text_wrap": True},
+            "h1": {**base, "bold": True, "font_size": 16, "font_color": COLOURS["title"]},
+            "h2": {**base, "bold": True, "font_size": 13, "font_color": COLOURS["card"],
+                   "bottom": 1},
+            "hidden": {**base, "font_color": "#808080"},
+        }
+        return {name: self.wb.add_format(props) for name, props in specs.items()}
+
+    def _text_span_letters(self) -> list[str]:
+        return [chr(c) for c in range(ord("C"), ord(self.guide_col) + 1)]
+
+    def _string(self, ws: Any, r: int, letter: str, text: str, fmt: Any, what: str) -> None:
+        # row/column numbers, not "B12": xlsxwriter would parse every A1 string back
+        self.check(ws.write_string(r, _col(letter), text, fmt), what)
+
+    def _blank(self, pos: Pos, fmt: Any) -> None:
+        """An empty answer cell: no value at all, so readers see None, not ''."""
+        self.check(self.ws.write_blank(*pos, None, fmt), self.what)
+
+    def _merged_string(self, ws: Any, row: int, first: str, last: str, text: str, fmt: Any,
+                       what: str) -> None:
+        c1, c2 = _col(first), _col(last)
+        self.check(ws.merge_range(row, c1, row, c2, "", fmt), what)
+        # merge_range writes through write(); overwrite its first cell as a plain string
+        self.check(ws.write_string(row, c1, text, fmt), what)
+
+    # -- the workbook --------------------------------------------------------------------
+
+    def write(self) -> dict[str, Any]:
+        """Write the workbook and return its manifest entry (cells and hashes)."""
+        spec = self.spec
+        self.wb.set_properties({"title": spec.title, "comments": "Scoring workbook",
+                                "created": spec.created})
+        self.instructions = self.wb.add_worksheet(L.INSTRUCTIONS_SHEET)
+        self.ws = self.wb.add_worksheet(L.SCORING_SHEET)
+        self.lists: Any = None
+        self._write_instructions()
+        entry = self._write_scoring()
+        self._write_identity(entry)
+        try:
+            self.wb.close()
+        except Exception as exc:  # xlsxwriter raises its own exception types on close
+            raise SheetflowError(f"could not save {self.path.name}: {exc}") from exc
+        return entry
+
+    # -- instructions --------------------------------------------------------------------
+
+    def _write_instructions(self) -> None:
+        ws = self.instructions
+        ws.set_column("A:A", 2)
+        ws.set_column("B:B", 100)
+        ws.hide_gridlines(2)
+        ws.set_landscape()
+        ws.fit_to_pages(1, 0)
+        row = 0
+        row = self._para(ws, row, self.spec.title, self.fmt["h1"])
+        if self.spec.rater_label:
+            row = self._para(ws, row, self.spec.rater_label, self.fmt["plain"])
+        row = self._para(ws, row + 1, HOW_TO, self.fmt["h2"])
+        for line in how_to_lines(self.spec, self.paired):
+            row = self._para(ws, row, "\u2022 " + line, self.fmt["wrap"])
+        row = self._para(ws, row + 1, "Study instructions", self.fmt["h2"])
+        for line in self.spec.instructions.split("\n"):
+            row = self._para(ws, row, line, self.fmt["wrap"])
+        row = self._para(ws, row + 1, "The rubric", self.fmt["h2"])
+        for dim in self.spec.dimensions:
+            row = self._para(ws, row, display_label(dim), self.fmt["label"])
+            for line in rubric_lines(dim):
+                row = self._para(ws, row, line, self.fmt["wrap"])
+        self.check(ws.protect("", PROTECT), "the Instructions sheet protection")
+
+    def _para(self, ws: Any, row: int, text: str, fmt: Any) -> int:
+        for chunk, points in self.texts.chunks(text, 100):
+            self.check(ws.write_string(row, 1, chunk, fmt), "the instructions")
+            if "\n" in chunk or len(chunk) > 100:
+                ws.set_row(row, points)
+            row += 1
+        return row
+
+    # -- scoring sheet -------------------------------------------------------------------
+
+    def _write_scoring(self) -> dict[str, Any]:
+        ws = self.ws
+        for letter, width in self.widths.items():
+            ws.set_column(f"{letter}:{letter}", width, None,
+                          {"hidden": letter in self._hidden_columns()})
+        ws.hide_gridlines(2)
+        self._write_header()
+        entry: dict[str, Any] = {"progress": {"sheet": L.SCORING_SHEET,
+                                              "cell": L.PROGRESS_CELL},
+                                 "batches": [], "cards": [], "study_answers": {}}
+        self.row_table: list[tuple[str, str, str, str]] = []
+        cards = self.spec.cards
+        size = self.spec.batch_size
+        for k, card in enumerate(cards):
+            batch = k // size + 1 if size else None
+            self.blocks.append(self.row)
+            if size and k % size == 0:
+                entry["batches"].append(self._batch_start(batch, k, size, len(cards)))
+            entry["cards"].append(self._write_card(k + 1, len(cards), card, batch))
+            if size and (k % size == size - 1 or k == len(cards) - 1):
+                entry["batches"][-1]["end"] = self._batch_end(batch)
+        if self.spec.include_study_answers:
+            entry["study_answers"] = self._write_study_answers()
+        self._finish_scoring()
+        return entry
+
+    def _hidden_columns(self) -> set[str]:
+        """Row ids and done counts; the confidence columns when nothing asks for one."""
+        hidden = {L.ROW_ID_COLUMN, self.done_col}
+        if not self.asks_confidence:
+            hidden |= {conf for _, conf in self.cols.values()}
+        return hidden
+
+    def _write_header(self) -> None:
+        ws, f = self.ws, self.fmt
+        last = self.guide_col
+        self._string(ws, 0, "B", self.spec.title, f["title"], "the title")
+        self._string(ws, 1, "B", "Progress", f["progress"], "the progress line")
+        legend = ("Yellow: your answers. Orange: required and still blank. Red: a value that "
+                  "is not allowed there. Grey: the material to judge (locked). Green: computed "
+                  "for you.")
+        self._merged_string(ws, 2, "B", last, legend, f["legend"], "the legend")
+        heads = ["Question"]
+        for label, _ in self.cols.items():
+            prefix = f"{label}: " if label else ""
+            heads += [f"{prefix}your answer", f"{prefix}confidence" if self.asks_confidence
+                      else ""]
+        heads.append("Guide")
+        for i, text in enumerate(heads):
+            self.check(ws.write_string(3, 1 + i, text, f["colhead"]), "the headings")
+        for r, points in enumerate(HEADER_POINTS):
+            ws.set_row(r, points)
+        ws.freeze_panes(L.HEADER_ROWS, 0)
+        ws.repeat_rows(0, L.HEADER_ROWS - 1)
+        ws.set_landscape()
+        ws.set_paper(9)
+        ws.set_margins(**pages.MARGINS)
+
+    def _next(self, height: float = LINE_POINTS) -> int:
+        """The next free row, ``height`` points tall (set explicitly: pages add them up)."""
+        r = self.row
+        self.ws.set_row(r, height)
+        self.row_points.append(height)
+        self.row += 1
+        return r
+
+    def _cell(self, letter: str, row: int) -> str:
+        return f"{letter}{row + 1}"
+
+    def _ref(self, letter: str, row: int) -> dict[str, str]:
+        return {"sheet": L.SCORING_SHEET, "cell": self._cell(letter, row)}
+
+    def _write_card(self, k: int, n: int, card: CardSpec, batch: int | None) -> dict[str, Any]:
+        f = self.fmt
+        self.what = f"item {card.item_id!r}"
+        r = self._next(20)
+        title = f"Case {k} of {n}" + (f" \u2014 {card.code}" if card.code else "")
+        self._band(r, title, f["card"])
+        out: dict[str, Any] = {"card": k, "item_id": card.item_id, "code": card.code,
+                               "batch": batch,
+                               "title": self._ref("B", r), "locked": [], "rows": [],
+                               "case_answers": {}}
+        for column, label, text in card.shown:
+            out["locked"].append(self._locked_field(column, label, text))
+        card_hashes = [x["sha256"] for x in out["locked"]]
+        rows = []
+        for label, text in card.responses:
+            heading = f"Response {label}" if label else "Response"
+            locked = [self._locked_field("response", heading, text)]
+            shown_as = card.code or card.item_id  # a row id in a pack never names the item
+            base = f"{shown_as}/{label}" if label else shown_as
+            row_id = L.keyed_row_id(self.spec.row_key, self.spec.identity["pack_id"], base)
+            digest = L.row_digest([*card_hashes, locked[0]["sha256"]])
+            rows.append({"row_id": row_id, "item_id": card.item_id, "label": label,
+                         "locked": locked, "locked_sha256": digest, "answers": {},
+                         "derived": {}})
+            self.row_table.append((row_id, card.item_id, label or "", digest))
+        self._answer_lines(rows, card)
+        out["rows"] = rows
+        out["case_answers"] = self._case_answers(card)
+        self._next(6)  # a thin gap between cards
+        return out
+
+    def _band(self, r: int, text: str, fmt: Any) -> None:
+        """A full-width coloured line: the text in B over formatted blanks (no merge)."""
+        self._string(self.ws, r, "B", text, fmt, self.what)
+        for c in range(_col("C"), _col(self.guide_col) + 1):
+            self.check(self.ws.write_blank(r, c, None, fmt), self.what)
+
+    def _locked_field(self, column: str, label: str, text: str) -> dict[str, Any]:
+        ws, f = self.ws, self.fmt
+        self._band(self._next(), label, f["field"])
+        cells = []
+        for chunk, points in self.texts.chunks(text, self.text_cpl):
+            r = self._next(points)
+            self._merged_string(ws, r, "C", self.guide_col, chunk, f["text"],
+                                f"{self.what} ({label})")
+            cells.append(self._cell("C", r))
+        return {"field": column, "label": label, "sheet": L.SCORING_SHEET, "cells": cells,
+                "sha256": self.texts.sha256(text)}
+
+    # -- answers -------------------------------------------------------------------------
+
+    def _answer_lines(self, rows: list[dict[str, Any]], card: CardSpec) -> None:
+        dims = [d for d in self.spec.dimensions if d.scope == "response"]
+        for dim in dims:
+            if dim.kind == "checklist":
+                self._checklist_lines(dim, rows)
+            else:
+                self._value_line(dim, rows)
+        for total in self.spec.totals:
+            self._total_line(total, rows)
+
+    def _value_line(self, dim: Dimension, rows: list[dict[str, Any]]) -> None:
+        hint, label = guide(dim), answer_label(dim)
+        r = self._next(self._line_height(dim, label, hint))
+        self._line_labels(r, label, hint, rows)
+        for row in rows:
+            ans_col, conf_col = self.cols[row["label"]]
+            answer = self._answer(dim, ans_col, r)
+            if dim.confidence:
+                answer["confidence"] = self._confidence(dim, conf_col, r)
+            row["answers"][dim.id] = answer
+        if dim.kind == "count":
+            self._points_line(dim, rows)
+
+    def _points_line(self, dim: Dimension, rows: list[dict[str, Any]]) -> None:
+        """The points each count earns, right under it (a formula, never read)."""
+        r = self._next()
+        self._string(self.ws, r, "B", "\u2192 points earned", self.fmt["sublabel"], self.what)
+        for row in rows:
+            ans_col, _ = self.cols[row["label"]]
+            expr = points_expr(dim, row["answers"][dim.id])
+            cell = row["answers"][dim.id]["cell"]
+            self.check(self.ws.write_formula(r, _col(ans_col), f'=IF(ISNUMBER({cell}),{expr},"")',
+                                             self.fmt["derived"], ""), self.what)
+
+    def _checklist_lines(self, dim: Dimension, rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            row["answers"][dim.id] = {"kind": "checklist", "questions": []}
+        for i, question in enumerate(dim.questions):
+            hint = guide(dim) if i == 0 else ""
+            label = f"{display_label(dim)}: {question}" if i == 0 else question
+            r = self._next(self._line_height(dim, label, hint))
+            self._line_labels(r, label, hint, rows, sub=i > 0)
+            for row in rows:
+                ans_col, conf_col = self.cols[row["label"]]
+                pos = (r, _col(ans_col))
+                validation = self._list_rule(pos, YES_NO_LIST, display_label(dim),
+                                             "Answer this line's question.", dim.help)
+                self._blank(pos, self.fmt["answer"])
+                self._require(pos, answer_required(dim, f"q{i + 1}"))
+                entry = row["answers"][dim.id]
+                entry["questions"].append({"sheet": L.SCORING_SHEET,
+                                           "cell": self._cell(ans_col, r),
+                                           "question": question, "validation": validation})
+                if i == 0 and dim.confidence:
+                    entry["confidence"] = self._confidence(dim, conf_col, r)
+
+    def _line_labels(self, r: int, label: str, guide: str, rows: list[dict[str, Any]],
+                     sub: bool = False) -> None:
+        fmt = self.fmt["sublabel"] if sub else self.fmt["label"]
+        self._string(self.ws, r, "B", label, fmt, self.what)
+        if guide:
+            self._string(self.ws, r, self.guide_col, guide, self.fmt["guide"], self.what)
+        self._string(self.ws, r, L.ROW_ID_COLUMN, " ".join(row["row_id"] for row in rows),
+                     self.fmt["hidden"], self.what)
+
+    def _line_height(self, dim: Dimension, label: str, guide: str) -> float:
+        key = (label, guide, dim.kind == "text")
+        if key not in self.heights:  # the same few lines recur on every card
+            minimum = 48.0 if dim.kind == "text" else LINE_POINTS
+            self.heights[key] = max(row_points(label, self.label_cpl, minimum),
+                                    row_points(guide, self.guide_cpl, minimum, GUIDE_LINE))
+        return self.heights[key]
+
+    def _require(self, pos: Pos, required: bool) -> None:
+        """Count the cell at ``pos`` in the progress line and highlight it while blank."""
+        if required:
+            self.required.append(pos)
+
+    def _answer(self, dim: Dimension, letter: str, r: int) -> dict[str, Any]:
+        pos = (r, _col(letter))
+        fmt = self.fmt["answer_text" if dim.kind == "text" else "answer"]
+        self._blank(pos, fmt)
+        validation = self._dimension_rule(dim, pos)
+        self._require(pos, answer_required(dim, "value"))
+        return {"sheet": L.SCORING_SHEET, "cell": self._cell(letter, r), "kind": dim.kind,
+                "validation": validation}
+
+    def _confidence(self, dim: Dimension, letter: str, r: int) -> dict[str, str]:
+        pos = (r, _col(letter))
+        self._blank(pos, self.fmt["answer"])
+        self._list_rule(pos, L.CONFIDENCE_CHOICES, "Confidence",
+                        "How sure are you of the score on this line?", "")
+        self._require(pos, answer_required(dim, "confidence"))
+        return self._ref(letter, r)
+
+    def _total_line(self, total: Any, rows: list[dict[str, Any]]) -> None:
+        r = self._next()
+        label = f"{total.label} (computed)"
+        self._string(self.ws, r, "B", label, self.fmt["label"], self.what)
+        for row in rows:
+            ans_col, _ = self.cols[row["label"]]
+            formula = total_formula(total, row["answers"], self.dims)
+            self.check(self.ws.write_formula(r, _col(ans_col), formula, self.fmt["derived"],
+                                             ""), self.what)
+            row["derived"][total.id] = self._ref(ans_col, r)
+
+    def _case_answers(self, card: CardSpec) -> dict[str, Any]:
+        out = {}
+        for dim in (d for d in self.spec.dimensions if d.scope == "case"):
+            out[dim.id] = self._wide_answer(dim)
+        return out
+
+    def _wide_answer(self, dim: Dimension, room: float = 0.0) -> dict[str, Any]:
+        """A case- or study-level answer in column C (text merged up to the guide's left).
+
+        ``room`` is the least height in points of the line (a long text answer).
+        """
+        hint, label = guide(dim), answer_label(dim)
+        r = self._next(max(room, self._line_height(dim, label, hint)))
+        self._string(self.ws, r, "B", label, self.fmt["label"], self.what)
+        if hint:
+            self._string(self.ws, r, self.guide_col, hint, self.fmt["guide"], self.what)
+        last = chr(ord(self.guide_col) - 1)
+        if dim.kind == "text" and last != "C":
+            self.check(self.ws.merge_range(r, 2, r, _col(last), "", self.fmt["answer_text"]),
+                       self.what)
+        answer = self._answer(dim, "C", r)
+        if dim.confidence:
+            answer["confidence"] = self._confidence(dim, "D", r)
+        return answer
+
+    def _batch_start(self, batch: int, k: int, size: int, n: int) -> dict[str, Any]:
+        last = min(n, k + size)
+        r = self._next(20)
+        text = f"Batch {batch} (cases {k + 1}-{last}): start time"
+        self._string(self.ws, r, "B", text, self.fmt["batch"], "a batch line")
+        cell = self._time_cell(r, f"Batch {batch} start")
+        ids = [c.item_id for c in self.spec.cards[k:last]]
+        return {"batch": batch, "row_ids": ids, "start": cell}
+
+    def _batch_end(self, batch: int) -> dict[str, str]:
+        r = self._next(20)
+        self._string(self.ws, r, "B", f"Batch {batch}: end time", self.fmt["batch"],
+                     "a batch line")
+        cell = self._time_cell(r, f"Batch {batch} end")
+        self._next(10)
+        return cell
+
+    def _time_cell(self, r: int, title: str) -> dict[str, str]:
+        pos = (r, _col("C"))
+        self.check(self.ws.write_blank(*pos, None, self.fmt["answer_time"]), title)
+        # a date and time, never a time of day alone: protocol 001 needs 24 h between
+        # sittings, which a time of day cannot show (a time alone is below the minimum)
+        message = "Type the date and time as yyyy-mm-dd hh:mm, for example 2026-11-02 14:05."
+
+        def build() -> tuple[dict[str, Any], dict[str, Any]]:
+            return {"validate": "date", "criteria": "between",
+                    "minimum": dt.datetime(2000, 1, 1),
+                    "maximum": dt.datetime(2099, 12, 31, 23, 59),
+                    **messages(title, message, message)}, {"type": "datetime"}
+
+        self.validations.add(pos, ("datetime", title), build)
+        self._require(pos, True)
+        return self._ref("C", r)
+
+    def _write_study_answers(self) -> dict[str, Any]:
+        dims = [d for d in self.spec.dimensions if d.scope == "study"]
+        if not dims:
+            return {}
+        self.blocks.append(self.row)
+        self.what = "the Submission area"
+        self._band(self._next(22), "Submission", self.fmt["card"])
+        intro = ("Answer once, when you have scored every case: what the study asks for "
+                 "beyond the scores.")
+        self._merged_string(self.ws, self._next(), "B", self.guide_col, intro,
+                            self.fmt["legend"], self.what)
+        out = {}
+        for dim in dims:
+            room = 0.0
+            if dim.kind == "text":  # room for the longest answer asked, up to Excel's cap
+                words = dim.max_words or dim.min_words or 60
+                room = min(409.0, max(120.0, words * 7 / self.text_cpl * LINE_POINTS))
+            out[dim.id] = self._wide_answer(dim, room)
+        return out
+
+    def _finish_scoring(self) -> None:
+        ws = self.ws
+        last = max(self.row, L.HEADER_ROWS + 1)
+        total = len(self.required)
+        done = f"SUM({self.done_col}{L.HEADER_ROWS + 1}:{self.done_col}{last})"
+        formula = (f'=IF({done}>={total},"All {total} answers done",{done}&" of {total} '
+                   'required answers filled")')
+        self.check(ws.write_formula(L.PROGRESS_CELL, formula, self.fmt["progress"],
+                                    progress_text(0, total)), "the progress line")
+        self.check(ws.conditional_format(L.PROGRESS_CELL, {
+            "type": "formula", "criteria": f'=LEFT({L.PROGRESS_CELL},4)="All "',
+            "format": self.fmt["done"]}), "the progress line")
+        self._count_done()
+        for key, cells in self.validations.groups.items():
+            for refs in grouped_refs(boxes(cells)):
+                self.check(ws.data_validation(refs[0], {**self.validations.options[key],
+                                                        "multi_range": " ".join(refs)}),
+                           f"the answer rules ({refs[0]})")
+        self._highlight_invalid()
+        self._highlight_blanks()
+        ws.print_area(0, 1, last, _col(self.guide_col))
+        self._paginate()
+        self.check(ws.protect("", PROTECT), "the Scoring sheet protection")
+        ws.activate()
+        self.instructions.activate()
+
+    def _paginate(self) -> None:
+        """Print at a fixed scale with page breaks between cards (see :mod:`.pages`)."""
+        hidden = self._hidden_columns()
+        shown = [w for c, w in self.widths.items() if c not in hidden]
+        header = sum(HEADER_POINTS)
+        landscape, scale = pages.choose_orientation(shown, self.row_points, self.blocks,
+                                                    header)
+        if not landscape:
+            self.ws.set_portrait()
+        self.ws.set_print_scale(scale)
+        if self.blocks:
+            self.ws.set_h_pagebreaks(pages.page_breaks(self.row_points, self.blocks,
+                                                       L.HEADER_ROWS, header, scale,
+                                                       landscape))
+
+    # -- identity ------------------------------------------------------------------------
+
+    def _write_identity(self, entry: dict[str, Any]) -> None:
+        ident = self.spec.identity
+        ws = self.wb.add_worksheet(L.IDENTITY_SHEET)
+        for i, key in enumerate(L.IDENTITY_KEYS):
+            value = ident[key]
+            self.check(ws.write_string(i, 0, key), "the identity sheet")
+            self.check(ws.write_string(i, 1, value), "the identity sheet")
+            self.check(self.wb.set_custom_property(L.identity_property(key), value, "text"),
+                       "a document property")
+            constant = '="' + value.replace('"', '""') + '"'
+            self.check(self.wb.define_name(L.identity_name(key), constant), "a defined name")
+        header = L.IDENTITY_ROW_TABLE_HEADER - 1
+        for c, text in enumerate(("row_id", "item_id", "label", "sha256")):
+            self.check(ws.write_string(header, c, text), "the identity sheet")
+        for i, values in enumerate(self.row_table, start=L.IDENTITY_ROW_TABLE_FIRST - 1):
+            for c, text in enumerate(values):
+                self.check(ws.write_string(i, c, text), "the identity sheet")
+        ws.very_hidden()
+        self.check(ws.protect("", PROTECT), "the identity sheet protection")
+
+
+# --------------------------------------------------------------------------- helpers
+
+YES_NO_LIST = ("Yes", "No")
+
+def _col(letter: str) -> int:
+    return ord(letter) - ord("A")
+
+
+def write_pack(path: Path, spec: PackSpec, texts: TextCache | None = None) -> dict[str, Any]:
+    """Write one rater workbook at ``path``.
+
+    Parameters
+    ----------
+    path : Path
+        Where to write the ``.xlsx``.
+    spec : PackSpec
+        The cards, rubric, identity and texts (no arm names, no seeds).
+    texts : TextCache, optional
+        Shared by the packs of one study so each text is split and hashed once; a
+        private cache by default.
+
+    Returns
+    -------
+    dict
+        The layout part of the manifest entry: ``progress``, ``batches``, ``cards``,
+        ``study_answers`` (see :mod:`sheetflow.workbook.layout`).
+
+    Raises
+    ------
+    SheetflowError
+        When xlsxwriter reports a failure; the message names the item or cell.
+    """
+    with _collector_paused():
+        return PackWriter(path, spec, texts).write()
+

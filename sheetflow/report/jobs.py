@@ -1,0 +1,68 @@
+"""The portable writing jobs of an analysis: what each costs, and how many workers.
+
+A job is ``(write, args, path)`` (:data:`.parallel.Job`): a writer that needs only its
+arguments, never the whole analysis, so a worker process can run it. Both
+:func:`.outputs.write_into` and :class:`.early.EarlyWrites` build their jobs here.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..analysis import Analysis
+from .cells import created
+from .feedback import feedback_name, write_feedback_tables
+from .large import TABLES_DIR, csv_path, large_tables, write_csv
+from .parallel import Job
+
+
+def table_jobs(tables: dict[str, pd.DataFrame], data: pd.DataFrame, out: Path) -> list[Job]:
+    """A job writing each table too large for a sheet to ``out/tables/<name>.csv``."""
+    return [table_job(name, table, out) for name, table in large_tables(tables, data).items()]
+
+
+def table_job(name: str, table: pd.DataFrame, out: Path) -> Job:
+    """The job writing ``table`` whole to ``out/tables/<name>.csv``."""
+    return (write_csv, (table,), out / csv_path(name))
+
+
+def feedback_jobs(analysis: Analysis, out: Path) -> list[Job]:
+    """A job writing each rater's feedback workbook (plain values: see
+    :func:`~.feedback.write_feedback_tables`)."""
+    return [(write_feedback_tables, (analysis.study.title, rater, tables, created(analysis)),
+             out / feedback_name(rater)) for rater, tables in analysis.feedback.items()]
+
+
+def remove_stale_tables(out: Path, written: list[Path]) -> None:
+    """Remove ``tables/*.csv`` an earlier, larger run left that this one did not write."""
+    for stale in (out / TABLES_DIR).glob("*.csv"):
+        if stale not in written:
+            stale.unlink()
+
+
+MAX_WORKERS = 4
+# Cost in CSV cells (about 0.4 us each); a workbook cell costs about 15 of them. Below
+# PARALLEL_FROM (about 2 s of writing) the workers' own start-up (about 0.5 s of
+# imports each) would cost more than they save.
+PARALLEL_FROM = 5_000_000
+WORKBOOK_CELL_COST = 15
+
+
+def worker_count(workers: int | None, cost: int) -> int:
+    """Processes for jobs of total ``cost``: ``workers`` if given, else one per CPU
+    (at most :data:`MAX_WORKERS`) from :data:`PARALLEL_FROM`, else 1 (none)."""
+    if workers is not None:
+        return workers
+    return min(os.cpu_count() or 1, MAX_WORKERS) if cost >= PARALLEL_FROM else 1
+
+
+def job_cost(args: tuple[Any, ...]) -> int:
+    """A job's expected cost: its CSV table's cells, or its workbook's cells weighted."""
+    tables = [a for a in args if isinstance(a, pd.DataFrame)]
+    sheets = [t for a in args if isinstance(a, dict) for t in a.values()
+              if isinstance(t, pd.DataFrame)]
+    return sum(t.size for t in tables) + WORKBOOK_CELL_COST * sum(t.size for t in sheets)
