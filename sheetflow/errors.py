@@ -7,6 +7,9 @@ sheetflow cannot go on: a broken study spec, a missing file, a broken seal.
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 
 class SheetflowError(Exception):
     """Base class of every error sheetflow raises on purpose.
@@ -63,3 +66,36 @@ class MissingStepError(UsageError):
     def __init__(self, message: str, command: str):
         self.command = command
         super().__init__(f"{message}; run '{command}' first")
+
+
+class WriteError(SheetflowError):
+    """An output could not be written (a full disk, a folder without permission)."""
+
+
+def close_workbook(workbook: Any, path: Any) -> None:
+    """Close (and so write) an xlsxwriter workbook; its write failures as one line.
+
+    xlsxwriter wraps the operating system's error (no space left, permission denied)
+    in exceptions of its own, which would otherwise reach the user as a traceback.
+
+    Raises
+    ------
+    WriteError
+        The workbook could not be written; the message names the file and the cause.
+    """
+    try:
+        workbook.close()
+    except Exception as exc:
+        if type(exc).__module__.split(".")[0] != "xlsxwriter":
+            raise
+        cause = exc.__cause__ or exc.__context__ or exc
+        raise WriteError(f"{known_name(str(path))}: could not be written ({cause}); free some "
+                         "space or fix the folder's permissions, then run again") from None
+
+
+_STAGED = re.compile(r"(^|/)\.([^/]+)\.\d+\.partial$")
+
+
+def known_name(path: str) -> str:
+    """A staged output (``out/.analysis.xlsx.123.partial``) by the name it will have."""
+    return _STAGED.sub(r"\1\2", path)

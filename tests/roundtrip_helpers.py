@@ -235,3 +235,18 @@ def copy_pack(study: Path, pack: dict[str, Any], dst: Path) -> Path:
     """Copy a generated pack unchanged."""
     shutil.copyfile(study / L.PACKS_DIR / pack["file"], dst)
     return dst
+
+
+def fail_at_pack(monkeypatch: pytest.MonkeyPatch, n: int, message: str) -> None:
+    """Make ``generate`` fail when it writes its ``n``-th pack (as a full disk would)."""
+    from sheetflow.errors import SheetflowError
+    from sheetflow.packs import generate as G
+
+    real, calls = G.write_pack, []
+
+    def failing(path: Path, spec: Any, texts: Any) -> Any:
+        calls.append(path)
+        if len(calls) == n:
+            raise SheetflowError(message)
+        return real(path, spec, texts)
+    monkeypatch.setattr(G, "write_pack", failing)

@@ -330,7 +330,8 @@ def _sealed_study(tmp_path):
 def test_seal_refuses_changed_key_and_spec(tmp_path):
     root = _sealed_study(tmp_path)
     study = load_study(root)
-    key, digest = verify_seal(root, study)
+    sealed = verify_seal(root, study)
+    key, digest = sealed.key, sealed.key_sha256
     assert key["packs"] and len(digest) == 64
     key_path = root / "sealed" / "key.json"
     original = key_path.read_bytes()

@@ -16,7 +16,7 @@ ALLOWED = {
     "click": ("cli/",),
     "krippendorff": ("stats/",),
     "scipy": ("stats/",),
-    "xlsxwriter": ("packs/writer.py", "report/", "collect/coordinator.py",
+    "xlsxwriter": ("packs/writer.py", "packs/book.py", "report/", "collect/coordinator.py",
                    "collect/validate.py", "plan/workbook.py"),
     "openpyxl": ("packs/writer.py", "collect/reader.py", "collect/safety.py",
                  "spec/tables.py", "demo/simulate.py", "judges/importer.py"),

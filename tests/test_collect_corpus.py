@@ -352,7 +352,8 @@ def test_moved_rows_are_not_locked_text_edits(batch):
 def test_direction_warning_points_at_the_direction_cell(batch):
     manifest = read_manifest(batch["root"] / "packs" / "manifest.json")
     pack = next(p for p in manifest["packs"] if p["rater_id"] == "EV-01")
-    cells = {card["item_id"]: card["case_answers"]["direction"]["cell"] for card in pack["cards"]}
+    cells = {L.case_name(card): card["case_answers"]["direction"]["cell"]
+             for card in pack["cards"]}
     found = [i for i in batch["first"].report.issues
              if i.file == "direction-inconsistent.xlsx" and i.code == "direction-inconsistent"]
     assert found

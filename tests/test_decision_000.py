@@ -180,8 +180,12 @@ def test_each_validator_gets_a_feedback_workbook(clean):
     data = analyze(root).data
     totals = data[data["dimension"] == "total"].assign(value=lambda d: d["value"].astype(float))
     medians = totals.groupby(["case", "arm"])["value"].median()
-    sides = key_sides(json.loads((root / "sealed" / "key.json").read_text(encoding="utf-8")))
+    key = json.loads((root / "sealed" / "key.json").read_text(encoding="utf-8"))
+    sides = key_sides(key)
     arm_of = {(r.case, r.label): r.arm for r in sides.itertuples() if r.rater == "R3"}
+    # the workbook names each case as R3 saw it (card number, display code), never its id
+    r3 = next(p for p in key["packs"] if p["rater_id"] == "R3" and p["sitting"] == 1)
+    item_of = {f"{c['position']} ({c['code']})": c["item_id"] for c in r3["cases"]}
     wb = openpyxl.load_workbook(root / "out" / "feedback-R3.xlsx")
     assert wb.sheetnames == ["Overview", "Your scores", "Your directions"]
     rows = list(wb["Your scores"].iter_rows(values_only=True))
@@ -197,7 +201,7 @@ def test_each_validator_gets_a_feedback_workbook(clean):
     for r in rows[1:]:
         if r[col["Measure"]] != "total":
             continue
-        case = r[col["Case"]]
+        case = item_of[r[col["Case"]]]
         arm = arm_of[(case, r[col["Response (label you saw)"]])]
         mine = totals[(totals["rater"] == "R3") & (totals["case"] == case)
                       & (totals["arm"] == arm)]["value"].item()
@@ -205,9 +209,12 @@ def test_each_validator_gets_a_feedback_workbook(clean):
         assert r[col["Group median"]] == pytest.approx(medians[(case, arm)])
         checked += 1
     assert checked == 36
+    assert [item_of[r[col["Case"]]] for r in rows[1:] if r[col["Measure"]] == "total"][::2] \
+        == r3["order"]  # in the order of the cards
     text = " ".join(str(v) for name in ("Your scores", "Your directions")
                     for row in wb[name].iter_rows(values_only=True) for v in row if v is not None)
     assert not any(other in text.split() for other in ("R1", "R2", "R4"))  # de-identified
     assert "llama" not in text and "bloom" not in text  # responses by the label seen
+    assert not any(item in text.split() for item in item_of.values())  # no item id
     assert sorted(p.name for p in (root / "out").glob("feedback-*.xlsx")) == [
         f"feedback-R{n}.xlsx" for n in range(1, 5)]

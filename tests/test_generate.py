@@ -17,6 +17,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 from click.testing import CliRunner
+from roundtrip_helpers import fail_at_pack
 
 from sheetflow.cli import cli
 from sheetflow.packs.assign import assign, second_rater_items
@@ -182,6 +183,9 @@ def test_no_arm_in_any_pack_or_manifest(generated, template):
     assert result.warnings == [] or all("email" in w for w in result.warnings)
 
 
+SECRET = bytes(range(32))  # a fixed study secret for draws tested directly
+
+
 def _unxml(fragment: str) -> str:
     import html
     return html.unescape(re.sub(r"<[^>]+>", "", fragment))
@@ -192,11 +196,12 @@ def test_paired_sides_balanced_and_orders_differ(tmp_path):
     study = load_study(folder)
     first_arm = study.design.arms[0].id
     for rater in study.raters:
-        a = assign(study, rater)
+        a = assign(study, rater, secret=SECRET)
         under_a = sum(dict(s.sides)["A"] == first_arm for s in a.slots)
         under_b = sum(dict(s.sides)["B"] == first_arm for s in a.slots)
         assert abs(under_a - under_b) <= 1 and under_a + under_b == len(study.items)
-    sides = [tuple(dict(s.sides)["A"] for s in assign(study, r).slots) for r in study.raters]
+    sides = [tuple(dict(s.sides)["A"] for s in assign(study, r, secret=SECRET).slots)
+             for r in study.raters]
     assert len(set(sides)) == len(sides), "every rater got the same sides"
 
 
@@ -210,10 +215,14 @@ def test_balance_holds_for_odd_counts(tmp_path):
     rows = list(csv.reader(text.splitlines(keepends=True)))
     with (folder / "items.csv").open("w", newline="", encoding="utf-8") as fh:
         csv.writer(fh).writerows(rows[:-1])
+    scores = (folder / "internal_scores.csv").read_text(encoding="utf-8").splitlines()
+    (folder / "internal_scores.csv").write_text(  # and the dropped case's internal scores
+        "\n".join(ln for ln in scores if not ln.startswith(rows[-1][0] + ",")) + "\n",
+        encoding="utf-8")
     study = load_study(folder)
     first_arm = study.design.arms[0].id
     for rater in study.raters:
-        slots = assign(study, rater).slots
+        slots = assign(study, rater, secret=SECRET).slots
         under_a = sum(dict(s.sides)["A"] == first_arm for s in slots)
         assert abs(2 * under_a - len(slots)) == 1
 
@@ -222,7 +231,7 @@ def test_balance_holds_for_odd_counts(tmp_path):
 def test_shuffled_orders_differ_between_raters(generated, template):
     folder, _ = generated[template]
     study = load_study(folder)
-    orders = [tuple(s.item.id for s in assign(study, r).slots) for r in study.raters]
+    orders = [tuple(s.item.id for s in assign(study, r, secret=SECRET).slots) for r in study.raters]
     assert len(set(orders)) == len(orders)
     assert all(sorted(o) == sorted(it.id for it in study.items) for o in orders)
 
@@ -235,14 +244,17 @@ def test_spec_order_kept_without_shuffle(tmp_path):
     study = load_study(folder)
     assert not study.design.shuffle
     for r in study.raters:
-        assert [s.item.id for s in assign(study, r).slots] == [it.id for it in study.items]
+        slots = assign(study, r, secret=SECRET).slots
+        assert [s.item.id for s in slots] == [it.id for it in study.items]
 
 
 @pytest.mark.parametrize("template", ["paired-rubric", "keep-known"])
-def test_same_spec_and_seed_give_identical_bytes(tmp_path, template):
+def test_same_spec_and_secret_give_identical_bytes(tmp_path, template):
+    """Regenerating with the sealed secret (here: b holds a's seal) gives the same bytes."""
     a = make_study(tmp_path / "a", template)
     b = make_study(tmp_path / "b", template)
     generate_packs(a, emails=True)
+    shutil.copytree(a / "sealed", b / "sealed")
     generate_packs(b, emails=True)
     files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
     files_b = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
@@ -250,17 +262,40 @@ def test_same_spec_and_seed_give_identical_bytes(tmp_path, template):
     produced = [p for p in files_a if p.parts[0] in ("packs", "sealed")]
     assert any(p.suffix == ".xlsx" for p in produced) and Path("sealed/key.json") in produced
     for rel in produced:
+        if rel.suffix == ".eml":  # random MIME boundaries: the same message, not the bytes
+            ma, mb = (email.message_from_bytes((x / rel).read_bytes()) for x in (a, b))
+            assert ma.get_boundary() != mb.get_boundary()
+            assert [(p.get_content_type(), p.get_payload(decode=True)) for p in ma.walk()] \
+                == [(p.get_content_type(), p.get_payload(decode=True)) for p in mb.walk()]
+            assert [h for h in ma.items() if h[0] != "Content-Type"] == \
+                [h for h in mb.items() if h[0] != "Content-Type"]
+            continue
         assert (a / rel).read_bytes() == (b / rel).read_bytes(), rel
 
 
-def test_different_seed_changes_the_key(tmp_path):
+def test_different_seed_changes_the_draws(tmp_path):
     a = make_study(tmp_path / "a", "paired-rubric")
     b = make_study(tmp_path / "b", "paired-rubric")
     toml = (b / "study.toml").read_text(encoding="utf-8")
     (b / "study.toml").write_text(toml.replace("seed = 20260915", "seed = 1"), encoding="utf-8")
-    ka = json.loads((generate_packs(a).key_path).read_text(encoding="utf-8"))
-    kb = json.loads((generate_packs(b).key_path).read_text(encoding="utf-8"))
-    assert [p["cases"] for p in ka["packs"]] != [p["cases"] for p in kb["packs"]]
+    sa, sb = load_study(a), load_study(b)
+    assert [assign(sa, r, secret=SECRET).slots for r in sa.raters] != \
+        [assign(sb, r, secret=SECRET).slots for r in sb.raters]
+
+
+def test_a_new_study_gets_a_new_secret(tmp_path):
+    """Two studies from one template and seed: every pack differs (codes, row ids)."""
+    a = make_study(tmp_path / "a", "paired-rubric")
+    b = make_study(tmp_path / "b", "paired-rubric")
+    generate_packs(a)
+    generate_packs(b)
+    assert (a / "sealed" / "secret").read_bytes() != (b / "sealed" / "secret").read_bytes()
+    ka = json.loads((a / "sealed" / "key.json").read_text(encoding="utf-8"))
+    kb = json.loads((b / "sealed" / "key.json").read_text(encoding="utf-8"))
+    assert [c["code"] for p in ka["packs"] for c in p["cases"]] != \
+        [c["code"] for p in kb["packs"] for c in p["cases"]]
+    for pa in sorted((a / "packs").glob("*.xlsx")):
+        assert pa.read_bytes() != (b / "packs" / pa.name).read_bytes()
 
 
 def test_key_maps_labels_to_arms_for_every_case(generated):
@@ -476,17 +511,8 @@ def test_manifest_is_the_canonical_dump_of_the_whole(generated):
 
 def test_a_failed_pack_leaves_no_manifest(tmp_path, monkeypatch):
     from sheetflow.errors import SheetflowError
-    from sheetflow.packs import generate as G
     folder = make_study(tmp_path, "paired-rubric")
-    real, calls = G.write_pack, []
-
-    def failing(path, spec, texts):
-        calls.append(path)
-        if len(calls) == 2:
-            raise SheetflowError("could not write item 'x'")
-        return real(path, spec, texts)
-
-    monkeypatch.setattr(G, "write_pack", failing)
+    fail_at_pack(monkeypatch, 2, "could not write item 'x'")
     with pytest.raises(SheetflowError):
         generate_packs(folder)
     assert not (folder / "packs" / L.MANIFEST_FILE).exists()

@@ -51,6 +51,7 @@ def both_forms(tmp_path_factory):
             init_study(full_root, template)
             full = _full_form(full_root, monkeypatch)
             init_study(root, template)
+            shutil.copytree(full_root / "sealed", root / "sealed")  # the same study secret
             generate_packs(root)
             out[template] = (root, _manifest_path(root).read_bytes(), full)
     return out

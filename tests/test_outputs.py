@@ -26,12 +26,12 @@ from sheetflow.cli import cli
 from sheetflow.collect.outputs import (
     COLLECTION_FILE,
     OutputError,
-    OutputSet,
     study_lock,
     verify_ratings,
 )
 from sheetflow.collect.returns import file_digest
 from sheetflow.collect.run import collect
+from sheetflow.staging import OutputSet
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -177,7 +177,7 @@ def test_two_concurrent_collects_leave_a_whole_set(made, tmp_path):
         assert [c.wait(timeout=300) for c in children] == [0, 0]
         wb = openpyxl.load_workbook(root / "out" / "validation.xlsx")
         named = sorted(str(c.value) for c in wb["Files"]["A"][1:])
-        data, _ = verify_ratings(root)
+        data, _, _ = verify_ratings(root)
         record = json.loads((root / "out" / COLLECTION_FILE).read_text(encoding="utf-8"))
         assert named == sorted(f["file"] for f in record["files"])
         assert named in ([Path(p).name for p in s] for s in sets)

@@ -34,8 +34,9 @@ def test_gold_dispute_without_a_note_is_an_error_naming_the_cell(tmp_path):
     fill_openpyxl(root / "packs" / pack["file"], root / "returns" / pack["file"], answers)
     found = [i for i in collect(root, write=False).report.issues
              if i.code == "flag-note-missing"]
+    card = next(c for c in pack["cards"] if c["item_id"] == flags[1]["item_id"])
     assert [(i.cell, i.severity, i.case) for i in found] == [
-        (flags[1]["cell"], "error", flags[1]["item_id"])]
+        (flags[1]["cell"], "error", L.case_name(card))]  # the case as the rater sees it
     assert "Note is blank" in found[0].message  # the note dimension by its label
 
 

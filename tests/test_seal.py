@@ -92,7 +92,10 @@ def test_changed_internal_scores_are_refused(study):
 
 def test_internal_scores_rehashed_into_the_lock_are_refused(study):
     path = study / "internal_scores.csv"
-    path.write_bytes(path.read_bytes().replace(b",", b",1", 1))
+    data = path.read_bytes()
+    end = data.index(b"\n", data.index(b"\n") + 1)  # the end of the first data row
+    end -= data[end - 1:end] == b"\r"
+    path.write_bytes(data[:end] + b"0" + data[end:])  # one total ten times larger: valid
     lock = json.loads(_lock(study).read_text(encoding="utf-8"))
     lock["inputs"]["internal_scores.csv"] = hashlib.sha256(path.read_bytes()).hexdigest()
     _lock(study).write_text(json.dumps(lock), encoding="utf-8")

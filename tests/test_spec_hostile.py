@@ -48,6 +48,12 @@ def _items(d: Path, n: int) -> None:
     with path.open("w", encoding="utf-8", newline="") as f:
         f.write(",".join(header) + "\n")
         f.writelines(f"TC-{i:06d}" + ",text" * (len(header) - 1) + "\n" for i in range(n))
+    scores = d / "internal_scores.csv"  # the internal scores name only items that exist
+    if scores.exists():
+        with scores.open("w", encoding="utf-8", newline="") as f:
+            f.write("case_id,arm,total\n")
+            f.writelines(f"TC-{i:06d},{arm},5\n" for i in range(n)
+                         for arm in ("iter1_baseline", "iter2_improved"))
 
 
 # (name, template, mutate(study_dir), words the one line must contain)

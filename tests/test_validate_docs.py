@@ -47,3 +47,27 @@ def test_guarantees_name_tests_that_exist():
     for file, test in named:
         source = (ROOT / file).read_text(encoding="utf-8")
         assert re.search(rf"^def {test}\(", source, re.M), f"{file}::{test}"
+
+
+def test_every_test_the_docs_name_exists():
+    """A promise in README.md or docs/ names the tests behind it: each must exist."""
+    import ast
+    import re
+
+    texts = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    named = {(m[1], m[2]) for path in texts
+             for m in re.finditer(r"`?(tests/[\w/]+\.py)(?:::(\w+))?", path.read_text(
+                 encoding="utf-8"))}
+    assert len(named) > 20
+    missing = []
+    for file, test in sorted(named, key=str):
+        path = ROOT / file
+        if not path.is_file():
+            missing.append(file)
+            continue
+        if test:
+            functions = {n.name for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                         if isinstance(n, ast.FunctionDef)}
+            if test not in functions:
+                missing.append(f"{file}::{test}")
+    assert not missing, missing

@@ -69,8 +69,11 @@ class Analysis:
 class Context:
     """The study, its data in the shapes the analyses need, and plan shortcuts."""
 
-    def __init__(self, study: Study, data: pd.DataFrame, internal: pd.DataFrame | None):
+    def __init__(self, study: Study, data: pd.DataFrame, internal: pd.DataFrame | None,
+                 case_names: dict[tuple[str, str], tuple[int, str]] | None = None):
         self.study = study
+        # (rater, item id) -> (card number, "3 (K7QF)"): a case as that rater saw it
+        self.case_names = case_names or {}
         self.plan = study.plan
         self.data = data
         self.internal = internal
@@ -81,6 +84,19 @@ class Context:
         self._by_measure: dict[str, pd.DataFrame] = {}
         self._rows_of: dict[Any, np.ndarray] | None = None  # dimension -> row positions
         self._matrices: dict[tuple[str, str], RatingMatrix] = {}
+
+    def as_seen(self, table: pd.DataFrame) -> pd.DataFrame:
+        """``table`` (columns ``rater`` and ``case``) for its raters to read: each case
+        named as that rater saw it (card number and display code, never the item id,
+        which may follow the arms) and the rows in card order. Unchanged when no key
+        names the cards (:func:`run_plan` called without one)."""
+        if not self.case_names or table.empty:
+            return table
+        seen = [self.case_names.get(k, (0, "")) for k in
+                zip(table["rater"].astype(str), table["case"].astype(str), strict=True)]
+        out = table.assign(case=[name for _, name in seen], _card=[n for n, _ in seen])
+        return out.sort_values("_card", kind="stable", ignore_index=True).drop(
+            columns="_card")
 
     def response_dims(self) -> list[Dimension]:
         return [d for d in self.study.rubric.by_scope("response")

@@ -315,7 +315,7 @@ def _feedback(ctx: Context) -> dict[str, dict[str, pd.DataFrame]]:
         "you": joined["value"], "group_median": joined["median"],
         "difference": joined["value"] - joined["median"], "n_validators": joined["count"]})
     # one sort and one grouped overview for the whole panel, then split per rater
-    table = natural_order(table, ["case", "response"])
+    table = ctx.as_seen(natural_order(table, ["case", "response"]))
     overview = table.assign(within_1_point=(table["difference"].abs() <= 1).astype(float)
                             .where(table["difference"].notna(), 0.0)).groupby(
         ["rater", "measure"], sort=False).agg(
@@ -353,7 +353,7 @@ def _direction_feedback(ctx: Context, labels: pd.Series) -> dict[str, pd.DataFra
     table["your_direction"] = np.where(
         tied, TIED, "response " + shown.fillna(table["value"]).astype(str) + " better")
     cols = ["case", "your_direction", "group_share_same", "n_validators"]
-    firsts = natural_order(table.drop_duplicates(["rater", "case"]), ["case"])  # stable
+    firsts = ctx.as_seen(natural_order(table.drop_duplicates(["rater", "case"]), ["case"]))
     return {str(rater): part for rater, part in split_rows(firsts, "rater", cols).items()}
 
 

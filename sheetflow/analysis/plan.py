@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 from collections.abc import Callable
 from pathlib import Path
@@ -9,9 +10,10 @@ from typing import Any
 
 import pandas as pd
 
-from ..collect.outputs import check_row_count, verify_ratings
+from ..collect.outputs import check_row_count, verify_ratings, verify_returns
 from ..errors import MissingStepError
 from ..spec.study import Study, load_study
+from ..workbook import layout as L
 from .context import Analysis, Context, natural_order
 from .keep_known_files import batch_times, yield_figure
 from .panel import Panel, build_panel, read_file_verdicts
@@ -60,20 +62,28 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     OutputError
         ``out/ratings.csv`` does not match ``out/collection.json`` (cut off, changed,
         or left by a collect that did not finish).
+    SealError
+        Also when ``out/collection.json`` does not carry the study secret's mark (the
+        table and its record edited together), or a used return changed after collect.
     """
     root = Path(study_dir)
     study = load_study(root)
-    key, key_hash = verify_seal(root, study, published)
+    sealed = verify_seal(root, study, published)
+    key, key_hash, secret = sealed.key, sealed.key_sha256, sealed.secret
     ratings_path = root / RATINGS_FILE
     if not ratings_path.exists():
         raise MissingStepError(f"{RATINGS_FILE} not found in {root}",
                                f"sheetflow collect {root}")
-    data, recorded = verify_ratings(root)  # whole, and the table collect wrote
+    # whole, the table collect wrote (its record marked with the secret), from the
+    # returns still on disk as they were collected
+    data, recorded, files = verify_ratings(root, secret)
+    audit = {"ratings_sha256": hashlib.sha256(data).hexdigest(),
+             "returns_sha256": verify_returns(root, files)}
     raw = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False,
                       usecols=lambda name: name in RAW_COLUMNS)
     check_row_count(recorded, len(raw))
     data = unblind(study, raw, key_sides(key))
-    internal = internal_scores(study)
+    internal = internal_scores(study, sealed.input_bytes)
     entries = key_entries(key)
     seeds = {f"{p.get('rater_id')}-s{p.get('sitting', 1)}": p.get("seeds", {})
              for p in entries}
@@ -81,7 +91,8 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
                 for p in entries]
     panel = build_panel(expected, complete_columns(data), read_file_verdicts(root))
     analysis = run_plan(study, data, key_hash=key_hash, internal=internal, key_seeds=seeds,
-                        panel=panel, on_part=on_part)
+                        panel=panel, on_part=on_part, case_names=case_names(entries))
+    analysis.summary["audit"] = audit
     analysis.batches = batch_times(study, raw, entries)
     return analysis
 
@@ -89,7 +100,8 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
 def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
              internal: pd.DataFrame | None = None,
              key_seeds: dict[str, Any] | None = None,
-             panel: Panel | None = None, on_part: PartReady | None = None) -> Analysis:
+             panel: Panel | None = None, on_part: PartReady | None = None,
+             case_names: dict[tuple[str, str], tuple[int, str]] | None = None) -> Analysis:
     """Run every analysis of ``study.plan.run`` on unblinded ratings.
 
     Parameters
@@ -112,6 +124,9 @@ def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
         feedback tables, computed first) and then each table's name, so a caller can
         write the large parts while the rest is computed (see
         :func:`sheetflow.report.analyze_and_write`).
+    case_names : dict, optional
+        ``(rater, item id) -> (card number, name)`` for sitting 1, from the key
+        (:func:`case_names`): what the raters' feedback calls each case.
 
     Returns
     -------
@@ -121,7 +136,7 @@ def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
     if panel is None:
         panel = build_panel(expected_packs(study), data, [])
     data = natural_order(add_totals(data, study.rubric), ["rater", "sitting", "case"])
-    ctx = Context(study, data, internal)
+    ctx = Context(study, data, internal, case_names)
     analysis = Analysis(study, data)
     ready = on_part or (lambda _analysis, _part: None)
     own = protocol_plan(study.protocol)
@@ -138,6 +153,20 @@ def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
     analysis.methods = _with_data_methods(methods(study), ctx)
     analysis.figures = _figures(ctx, analysis.tables)
     return analysis
+
+
+def case_names(entries: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[int, str]]:
+    """Per rater and item (sitting 1): the card number and the name the rater saw."""
+    out = {}
+    for entry in entries:
+        if int(entry.get("sitting", 1)) != 1:
+            continue
+        rater = str(entry.get("rater_id", entry.get("rater", "")))
+        for pos, card in enumerate(entry.get("cases", []), 1):
+            number = int(card.get("position", pos))
+            out[(rater, str(card.get("item_id", "")))] = (
+                number, L.case_name({"card": number, "code": card.get("code", "")}))
+    return out
 
 
 def _with_data_methods(entries: list[tuple[str, str]], ctx: Context) -> list[tuple[str, str]]:

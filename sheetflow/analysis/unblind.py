@@ -32,8 +32,9 @@ def file_sha256(path: Path) -> str:
 
 
 def verify_seal(study_dir: Path, study: Study, published: str | None = None,
-                ) -> tuple[dict[str, Any], str]:
-    """Check the sealed key and plan lock; return the key and its sha256.
+                ) -> generator_seal.SealCheck:
+    """Check the sealed key and plan lock; return what was read (key, its sha256, the
+    secret, the sealed inputs' bytes).
 
     Parameters
     ----------
@@ -46,8 +47,10 @@ def verify_seal(study_dir: Path, study: Study, published: str | None = None,
 
     Returns
     -------
-    (dict, str)
-        The key as loaded from ``sealed/key.json`` and its sha256.
+    SealCheck
+        ``key`` as loaded from ``sealed/key.json``, ``key_sha256``, ``secret`` (read
+        once and checked against the key; None for keys sealed before it) and
+        ``input_bytes`` (the internal scores as hashed).
 
     Raises
     ------
@@ -358,12 +361,20 @@ def _preferred_arms(study: Study, prefs: pd.DataFrame, sides: pd.DataFrame) -> n
     return np.where(decisive, resolved, value).astype(object)
 
 
-def internal_scores(study: Study) -> pd.DataFrame | None:
-    """The internal team's scores (``params.internal_scores_file``), if the plan names one."""
+def internal_scores(study: Study, sealed: dict[str, bytes] | None = None,
+                    ) -> pd.DataFrame | None:
+    """The internal team's scores (``params.internal_scores_file``), if the plan names one.
+
+    ``sealed`` holds the bytes the seal check hashed (:attr:`SealCheck.input_bytes`);
+    when the file is among them those bytes are parsed, never the file read again.
+    """
     name = study.plan.params.get("internal_scores_file")
-    if not name or not (study.root / name).exists():
+    if not name:
         return None
-    _, rows = read_table(study.root / name)
+    data = (sealed or {}).get(name)
+    if data is None and not (study.root / name).exists():
+        return None
+    _, rows = read_table(study.root / name, data=data)
     frame = pd.DataFrame([r for _, r in rows])
     frame["total"] = pd.to_numeric(frame.get("total"), errors="coerce")
     return frame.rename(columns={"case_id": "case"})

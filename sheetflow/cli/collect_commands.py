@@ -86,6 +86,7 @@ def status_command(out: Output, directory: Path) -> None:
 
     Example: sheetflow status my-study --json
     """
+    from ..collect.outputs import check_run
     from ..collect.run import status
 
     rows = status(directory)
@@ -97,9 +98,14 @@ def status_command(out: Output, directory: Path) -> None:
                 f"{r.percent_complete:>7g}% {r.errors:>6} {r.warnings:>8}  {r.file}",
                 fg=colour)
     returned = sum(r.returned for r in rows)
+    mixed = check_run(directory)
     out.headline(f"{returned} of {len(rows)} packs returned",
-                 fg="green" if returned == len(rows) else "yellow")
-    out.json({"ok": True, "raters": [r.to_dict() for r in rows]})
+                 fg="green" if returned == len(rows) and not mixed else "yellow")
+    for problem in mixed:
+        out.warn(problem)
+    out.json({"ok": not mixed, "raters": [r.to_dict() for r in rows], "out_mixed": mixed})
+    if mixed:  # the table is still worth reading; the exit code says out/ needs a rerun
+        click.get_current_context().exit(EXIT_DATA)
 
 
 def register(group: click.Group) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .common import EXIT_FAILED, Output, command, fail
+from .common import EXIT_DATA, EXIT_FAILED, Output, command, fail
 
 
 @command("generate")
@@ -70,13 +70,19 @@ def verify_command(out: Output, directory: Path, out_dir: Path | None,
 
     Example: sheetflow verify my-study --key-sha256 3f5a...
     """
+    from ..collect.outputs import check_run
     from ..packs.seal import verify_seal
 
     check = verify_seal(directory, out_dir, published=published)
     if not check.ok:
         fail(EXIT_FAILED, check.problems)
     out.say(f"key sha256  {check.key_sha256}")
+    if check.lock_record_sha256:
+        out.say(f"lock record {check.lock_record_sha256}")
     out.say(f"spec hash   {check.spec_hash}")
+    mixed = check_run(out_dir or directory)
+    if mixed:
+        fail(EXIT_DATA, ["the seal holds, but " + mixed[0], *mixed[1:]])
     out.headline("seal ok", fg="green")
     out.json({"ok": True, "key_sha256": check.key_sha256, "spec_hash": check.spec_hash,
               "inputs": check.inputs})
@@ -97,7 +103,8 @@ def lock_command(out: Output, directory: Path) -> None:
     doc = {"ok": True, "already": result.already, "completed": result.completed,
            "selected": result.selected, "selection": str(result.selection_path),
            "packs": [str(p) for p in result.packs],
-           "key_sha256_before": result.key_sha256_before, "key_sha256": result.key_sha256}
+           "key_sha256_before": result.key_sha256_before, "key_sha256": result.key_sha256,
+           "lock_record_sha256": result.record_sha256}
     if result.already:
         out.headline(f"already locked: {len(result.selected)} items in "
                      f"{result.selection_path.name}; nothing changed")
@@ -108,9 +115,9 @@ def lock_command(out: Output, directory: Path) -> None:
     for pack in result.packs:
         out.say(f"pack       {pack.name} (second rater)")
     out.say(f"sealed     {result.selection_path.name} (+ .sha256)")
-    out.say("publish the new key hash beside the one published before the lock:")
-    out.say(f"  {result.key_sha256_before}  key.json before the lock")
-    out.say(f"  {result.key_sha256}  key.json after the lock")
+    out.say("the key sealed at generate is unchanged; publish the lock's record beside it:")
+    out.say(f"  {result.key_sha256}  key.json (as published at generate)")
+    out.say(f"  {result.record_sha256}  lock-record.json (the second raters' packs)")
     out.headline(f"locked: {len(result.selected)} of {len(result.completed)} completed items "
                  "for the second rater")
     out.json(doc)

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from ..spec.rubric import Dimension, Total, answer_required, total_bounds
 from ..spec.study import Study
+from ..workbook import layout as L
 from .protocol_checks import flag_notes_missing
 from .rows import PackedBlock, RatingBlock, raw_text, value_text
 from .validate import SelfCheckInput, check_batch_times, check_word_count, show_value
@@ -66,6 +67,10 @@ class AnswerReader:
         self.last_line = max(checker.plan.lines, default=0)
         self.rows: list[tuple[str, ...]] = []
         self.batch_times: list[tuple[int, str, dt.datetime, str]] = []
+        # issues name a case as the rater saw it (card number, display code), never by
+        # its item id: reply drafts quote them, and item ids may follow the arms
+        self.shown = {card["item_id"]: L.case_name(card)
+                      for card in checker.plan.pack.get("cards", [])}
 
     def read_all(self) -> None:
         pack = self.k.plan.pack
@@ -125,7 +130,7 @@ class AnswerReader:
         self._count(answer_required(dim, part), parsed.value)
         if parsed.code or (parsed.blank and dim.required):
             where = self._where(moved, case, label, dim)
-            what = _describe(what, case, label)
+            what = self._what(what, case, label)
             if parsed.code:
                 self.k.add(parsed.code, **where, value=raw_text(raw), what=what,
                            expected=parsed.expected, accepted=parsed.value)
@@ -135,7 +140,7 @@ class AnswerReader:
         if dim.kind == "text" and isinstance(parsed.value, str):
             self._word_range(dim, parsed.value, moved, case, label)
         if dim.kind == "preference":
-            self.direction_cells[case] = (self.k.sheet, moved)
+            self.direction_cells[self.shown.get(case, case)] = (self.k.sheet, moved)
         self._emit(case, label, row_id, dim.id, part, parsed.value, raw, confidence, moved)
         return parsed
 
@@ -146,15 +151,18 @@ class AnswerReader:
             self.result.answered += value is not None
 
     def _where(self, cell: str, case: str, label: str, dim: Dimension) -> dict[str, str]:
-        return {"sheet": self.k.sheet, "cell": cell, "case": case, "label": label,
-                "dimension": dim.id}
+        return {"sheet": self.k.sheet, "cell": cell, "case": self.shown.get(case, case),
+                "label": label, "dimension": dim.id}
+
+    def _what(self, what: str, case: str, label: str) -> str:
+        return _describe(what, self.shown.get(case, case), label)
 
     def _word_range(self, dim: Dimension, text: str, cell: str, case: str,
                     label: str) -> None:
         outside = check_word_count(text, dim.min_words, dim.max_words)
         if outside is not None:
             self.k.add("text-word-count", **self._where(cell, case, label, dim),
-                       value=outside[0], what=_describe(dim.label, case, label),
+                       value=outside[0], what=self._what(dim.label, case, label),
                        expected=outside[1])
 
     def _confidence(self, dim: Dimension, answer: dict[str, Any], case: str, label: str,
@@ -168,11 +176,11 @@ class AnswerReader:
         if parsed.code:
             self.k.add(parsed.code, **self._where(moved, case, label, dim),
                        value=raw_text(raw),
-                       what=_describe(f"Confidence for {dim.label}", case, label),
+                       what=self._what(f"Confidence for {dim.label}", case, label),
                        expected=parsed.expected, accepted=parsed.value)
         elif parsed.blank and dim.required and not self._answer_blank(dim, answer, anchor):
             self.k.add("confidence-missing", **self._where(moved, case, label, dim),
-                       what=_describe(dim.label, case, label))
+                       what=self._what(dim.label, case, label))
         if parsed.value:
             self.confidences.append(parsed.value)
         return parsed.value or ""
@@ -204,7 +212,7 @@ class AnswerReader:
         read = {(r[0], r[2], r[3]): (r[5], r[8]) for r in self.rows}
         for f in flag_notes_missing(read, self.dims):
             self.k.add("flag-note-missing", **self._where(f.cell, f.case, f.label, f.flag),
-                       value=f.value, what=_describe(f.flag.label, f.case, f.label),
+                       value=f.value, what=self._what(f.flag.label, f.case, f.label),
                        detail=f.note.label)
 
     # -- derived ------------------------------------------------------------------------
@@ -248,7 +256,7 @@ class AnswerReader:
         for case, direction in self.directions:
             a, b = per_row.get((case, labels[0])), per_row.get((case, labels[-1]))
             margin = a - b if a is not None and b is not None else None
-            directions.append((case, direction, margin))
+            directions.append((self.shown.get(case, case), direction, margin))
         return SelfCheckInput(
             totals=[per_row[k] for k in sorted(per_row)],
             total_range=_total_range(total, study) if total else None,

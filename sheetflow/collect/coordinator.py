@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import close_workbook
 from ..packs.mail import build_eml
 from ..spec.study import Rater, Study
 from ..workbook import layout as L
@@ -203,7 +204,7 @@ def write_validation_workbook(path: Path, rows: list[RosterRow],
     _status_sheet(wb, head, rows)
     _issues_sheet(wb, head, report.issues)
     _files_sheet(wb, head, report)
-    wb.close()
+    close_workbook(wb, path)
 
 
 def _print_setup(ws: Any, columns: int, rows: int) -> None:

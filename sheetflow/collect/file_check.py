@@ -79,6 +79,9 @@ class PackCheck:
     required: int = 0
     self_check: SelfCheckInput | None = None
     block: PackedBlock | None = None
+    rows_of: str | None = None
+    """``None`` while the rows may be the claimed pack's; else the pack id they prove
+    (another rater's), or ``""`` when they prove no pack at all."""
 
     @property
     def failed(self) -> bool:
@@ -116,7 +119,7 @@ def check_file(job: FileJob) -> FileResult:
     -------
     FileResult
     """
-    book = open_book(job.path, job.limits)
+    book = open_book(job.path, job.limits, sha256=job.sha256 or None)
     if isinstance(book, Problem):
         return FileResult(problem=book)
     try:
@@ -198,12 +201,13 @@ class _Plan:
         self.positions: dict[str, tuple[int, int]] = {}
         self.window = self._window()
         self.row_table = row_table(pack)
+        self.legacy_row_table = row_table(pack, legacy=True)
         self.lines: dict[int, str] = {}  # row -> hidden id text of each answer line
-        self.cases: dict[str, str] = {}  # hidden id text -> its card's item id
+        self.cases: dict[str, str] = {}  # hidden id text -> its card, as the rater sees it
         self.anchors: list[tuple[int, int]] = []  # per card: first, last answer line
         for card in pack.get("cards", []):
             key = " ".join(r["row_id"] for r in card["rows"])
-            self.cases[key] = card["item_id"]
+            self.cases[key] = L.case_name(card)
             rows = sorted({self.positions[ref][0] for r in card["rows"]
                            for answer in r["answers"].values() for ref in _refs(answer)})
             for row in rows:
@@ -246,10 +250,13 @@ def _refs(answer: dict[str, Any]) -> list[str]:
     return refs
 
 
-def row_table(pack: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    """The row table a fresh pack carries on its identity sheet."""
-    return [(r["row_id"], r["item_id"], r["label"] or "", r["locked_sha256"])
-            for card in pack.get("cards", []) for r in card["rows"]]
+def row_table(pack: dict[str, Any], *, legacy: bool = False) -> list[tuple[str, str, str, str]]:
+    """The row table a fresh pack carries on its identity sheet.
+
+    Its second column is the card's display code; packs made before that change
+    carried the item id there (``legacy``), and are still recognised."""
+    return [(r["row_id"], r["item_id"] if legacy else card.get("code", ""), r["label"] or "",
+             r["locked_sha256"]) for card in pack.get("cards", []) for r in card["rows"]]
 
 
 # --------------------------------------------------------------------------- one file
@@ -294,12 +301,14 @@ class FileChecker:
             values = tuple(show_value(cells.get((r, c))) for c in range(1, 5))
             if any(values):
                 found.append(values)
-        if found == self.plan.row_table:
+        if found in (self.plan.row_table, self.plan.legacy_row_table):
             return True
         for other in self.job.manifest.packs():  # rare: only for an edited row table
-            if other["identity"]["pack_id"] != self.head.pack_id and found == row_table(other):
+            if other["identity"]["pack_id"] != self.head.pack_id and \
+                    found in (row_table(other), row_table(other, legacy=True)):
                 self.add("rows-from-other-rater", sheet=L.IDENTITY_SHEET,
                          detail=other["rater_id"])
+                self.result.rows_of = other["identity"]["pack_id"]
                 return False
         return True  # edited row table: the Scoring sheet checks below will say what
 
@@ -383,8 +392,10 @@ class FileChecker:
             if other["identity"]["pack_id"] != self.head.pack_id and \
                     ids & {r[0] for r in row_table(other)}:
                 self.add("rows-from-other-rater", sheet=self.sheet, detail=other["rater_id"])
+                self.result.rows_of = other["identity"]["pack_id"]
                 return
         self.add("rows-not-this-rater", sheet=self.sheet)
+        self.result.rows_of = ""
 
     def _report_moves(self, found: list[tuple[int, str]]) -> None:
         if all(v == 0 for v in self.shift.values()):
@@ -416,7 +427,7 @@ class FileChecker:
                 if not self._locked_found(locked, below, previous):
                     cell, _ = self.moved(locked["cells"][0], first)
                     self.add("locked-text-changed", sheet=self.sheet, cell=cell,
-                             case=card["item_id"])
+                             case=L.case_name(card))
             previous = self.shift.get(last, 0)
 
     def _locked_found(self, locked: dict[str, Any], below: int, above: int) -> bool:

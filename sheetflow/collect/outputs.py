@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import hmac
 import json
 import os
 import time
@@ -23,69 +24,48 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import SheetflowError
+from ..errors import SealError, SheetflowError
+from ..packs.secret import SECRET_FILE, read_secret, record_mac
+from ..workbook import layout as L
 from .returns import file_digest
 
-OUT_DIR = "out"
+OUT_DIR = L.OUT_DIR
 LOCK_FILE = ".lock"
 COLLECTION_FILE = "collection.json"
 RATINGS_NAME = "ratings.csv"
 LOCK_WAIT = 30.0  # seconds a second run waits for the study lock
-PARTIAL = ".partial"  # the end of every staged file's name
 
 
 class OutputError(SheetflowError):
     """An output set is incomplete, changed since it was written, or busy."""
 
 
-class OutputSet:
-    """Outputs of one run, staged beside their final paths and replaced together.
-
-    Use as a context manager: :meth:`stage` gives the temporary path to write each
-    output to; leaving the block without an exception moves every staged file into
-    place (in the order staged, so stage the record that vouches for the others last);
-    an exception removes them and leaves the old outputs as they were.
-    """
-
-    def __init__(self) -> None:
-        self._staged: list[tuple[Path, Path]] = []
-
-    def stage(self, path: str | Path) -> Path:
-        """The temporary path to write ``path``'s new content to (same folder)."""
-        final = Path(path)
-        final.parent.mkdir(parents=True, exist_ok=True)
-        temp = final.with_name(f".{final.name}.{os.getpid()}{PARTIAL}")
-        self._staged.append((temp, final))
-        return temp
-
-    def __enter__(self) -> OutputSet:
-        return self
-
-    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
-        if kind is not None:
-            for temp, _ in self._staged:
-                temp.unlink(missing_ok=True)
-            return
-        for temp, _ in self._staged:
-            _fsync(temp)
-        for temp, final in self._staged:
-            os.replace(temp, final)
+RUN_FILE = "run.json"  # written by analyze, last (sheetflow.report.outputs)
 
 
-def _fsync(path: Path) -> None:
-    """Flush a staged file to disk before it replaces the old one."""
-    fd = os.open(path, os.O_RDONLY)
+def check_run(root: str | Path) -> list[str]:
+    """Whether ``out/`` holds the outputs of one analysis: one line per file that is
+    not what the last run recorded (empty when whole, or before any analysis)."""
+    out = Path(root) / OUT_DIR
+    path = out / RUN_FILE
+    if not path.exists():
+        if (out / "summary.json").exists():
+            return [f"{OUT_DIR}/{RUN_FILE} is missing: {OUT_DIR}/ cannot be shown to hold one "
+                    "analysis; run sheetflow analyze again"]
+        return []
     try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def remove_partials(folder: Path) -> None:
-    """Remove staged files a killed run left behind (only sheetflow's own names)."""
-    if folder.is_dir():
-        for path in folder.glob(f".*{PARTIAL}"):
-            path.unlink(missing_ok=True)
+        record = json.loads(path.read_text(encoding="utf-8"))
+        run, files = str(record["run_id"]), dict(record["files"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return [f"{OUT_DIR}/{RUN_FILE} is unreadable ({exc}); run sheetflow analyze again"]
+    problems = []
+    for name, digest in sorted(files.items()):
+        now = file_digest(out / name) if (out / name).is_file() else "missing"
+        if now != digest:
+            problems.append(f"{OUT_DIR}/{name} is not the file analyze run {run} wrote "
+                            f"({'it is missing' if now == 'missing' else 'it changed'}): "
+                            f"{OUT_DIR}/ mixes runs; run sheetflow analyze again")
+    return problems
 
 
 @contextlib.contextmanager
@@ -136,7 +116,7 @@ def _acquire(fd: int, command: str, wait: float) -> None:
 
 
 def collection_record(study_id: str, ratings: Path, rows: int,
-                      files: list[dict[str, Any]]) -> bytes:
+                      files: list[dict[str, Any]], secret: bytes | None = None) -> bytes:
     """The bytes of ``out/collection.json`` for a staged ``ratings.csv``.
 
     Parameters
@@ -149,53 +129,121 @@ def collection_record(study_id: str, ratings: Path, rows: int,
     files : list of dict
         The sources: one entry per returned file (``file``, ``sha256``, ``rater``,
         ``used``, and why it was left out; see :func:`sheetflow.collect.run.file_verdicts`).
+    secret : bytes, optional
+        The study secret: the record then carries ``mac``, HMAC-SHA256 of its canonical
+        form, so the table and the record cannot be edited together to match.
     """
-    record = {"collection_format": 1, "study_id": study_id,
-              "ratings": {"file": RATINGS_NAME, "sha256": file_digest(ratings), "rows": rows},
-              "files": files}
+    record: dict[str, Any] = {
+        "collection_format": 1, "study_id": study_id,
+        "ratings": {"file": RATINGS_NAME, "sha256": file_digest(ratings), "rows": rows},
+        "files": files}
+    if secret is not None:
+        record["mac"] = record_mac(secret, "collection", _canonical(record))
     return (json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
 
 
-def verify_ratings(root: str | Path) -> tuple[bytes, int]:
+def _canonical(record: dict[str, Any]) -> bytes:
+    body = {k: v for k, v in record.items() if k != "mac"}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def collection_secret(root: Path) -> bytes | None:
+    """The study secret collect marks its record with (None for a study sealed before
+    secrets existed, or not generated here)."""
+    path = Path(root) / "sealed" / SECRET_FILE
+    return read_secret(path) if path.is_file() else None
+
+
+def verify_ratings(root: str | Path, secret: bytes | None = None,
+                   ) -> tuple[bytes, int, list[dict[str, Any]]]:
     """Read ``out/ratings.csv`` and check it against ``out/collection.json``.
 
-    The table is read once and the bytes checked are the bytes returned, so a collect
-    replacing it meanwhile cannot slip another table in.
+    The table and the record are each read once, and the bytes checked are the bytes
+    returned, so a collect replacing them meanwhile cannot slip another table in. With
+    the study secret, the record's ``mac`` must verify: a table edited together with
+    the hash the record gives it is refused.
 
     Parameters
     ----------
     root : str or Path
         The study folder.
+    secret : bytes, optional
+        The study secret, as the seal check read it.
 
     Returns
     -------
-    bytes, int
-        The table's bytes, and the row count recorded for it (the caller checks it
-        once the table is parsed, :func:`check_row_count`).
+    bytes, int, list of dict
+        The table's bytes, the row count recorded for it (the caller checks it once
+        the table is parsed, :func:`check_row_count`), and the record's files.
 
     Raises
     ------
     OutputError
         The record is missing or unreadable, or the table's sha256 differs from it.
+    SealError
+        The record's mark does not verify under the study secret.
     """
     out = Path(root) / OUT_DIR
     record_path = out / COLLECTION_FILE
     again = "; run sheetflow collect again"
     try:
-        entry = json.loads(record_path.read_text(encoding="utf-8"))["ratings"]
+        record = json.loads(record_path.read_bytes().decode("utf-8"))
+        entry = record["ratings"]
         wanted, rows = str(entry["sha256"]), int(entry["rows"])
+        files = list(record.get("files", []))
     except FileNotFoundError:
         raise OutputError(f"{OUT_DIR}/{COLLECTION_FILE} is missing, so {OUT_DIR}/"
                           f"{RATINGS_NAME} cannot be shown to be whole{again}") from None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise OutputError(f"{OUT_DIR}/{COLLECTION_FILE} is unreadable ({exc}){again}") from None
+    if secret is not None:
+        _check_mark(record, secret)
     data = (out / RATINGS_NAME).read_bytes()
     found = hashlib.sha256(data).hexdigest()
     if found != wanted:
         raise OutputError(f"{OUT_DIR}/{RATINGS_NAME} does not match {OUT_DIR}/{COLLECTION_FILE} "
                           f"(sha256 {found[:12]}..., recorded {wanted[:12]}...): it was cut off "
                           f"or changed after collect{again}")
-    return data, rows
+    return data, rows, files
+
+
+def _check_mark(record: dict[str, Any], secret: bytes) -> None:
+    mark = record.get("mac")
+    if not isinstance(mark, str):
+        raise SealError(f"{OUT_DIR}/{COLLECTION_FILE} carries no mark of this study's secret "
+                        "(written by hand, or by a collect without access to sealed/); run "
+                        "sheetflow collect again")
+    if not hmac.compare_digest(mark, record_mac(secret, "collection", _canonical(record))):
+        raise SealError(f"{OUT_DIR}/{COLLECTION_FILE} was changed after collect (its mark "
+                        "does not verify under the study secret); the ratings cannot be "
+                        "trusted: run sheetflow collect again")
+
+
+def verify_returns(root: str | Path, files: list[dict[str, Any]]) -> dict[str, str]:
+    """Each used return on disk must be the file collect read; their sha256 by name.
+
+    Raises
+    ------
+    SealError
+        A used return is gone or its bytes differ from those collected.
+    """
+    used = {}
+    for entry in files:
+        if not entry.get("used"):
+            continue
+        name, wanted = str(entry.get("file", "")), str(entry.get("sha256", ""))
+        where = str(entry.get("path") or f"{L.RETURNS_DIR}/{name}")
+        if where.startswith("hex:"):  # a name that is not text (see collect's record)
+            where = os.fsdecode(bytes.fromhex(where[4:]))
+        path = Path(where) if Path(where).is_absolute() else Path(root) / where
+        where = where.encode("utf-8", "backslashreplace").decode("utf-8")  # for messages
+        now = file_digest(path) if path.is_file() else "nothing (the file is gone)"
+        if now != wanted:
+            raise SealError(f"{where} changed after collect: sha256 {wanted} was collected, "
+                            f"it is now {now}; put the file back as it was, or run sheetflow "
+                            "collect again")
+        used[where] = wanted
+    return used
 
 
 def check_row_count(recorded: int, rows: int) -> None:

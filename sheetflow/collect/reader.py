@@ -25,15 +25,17 @@ file that passes is opened. Then:
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import html
+import io
 import re
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import defusedxml.ElementTree as SafeET
 
-from .safety import Inspection, Limits, Problem, SheetScan, inspect_file
+from .safety import Inspection, Limits, Problem, SheetScan, inspect_bytes, read_whole
 from .values import ExcelError, Formula
 
 _ESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")
@@ -62,12 +64,12 @@ class Book:
         Sheet name -> (last row, last column) with content, from the inspection.
     """
 
-    def __init__(self, path: str | Path, inspection: Inspection, limits: Limits):
-        self.path = str(path)
+    def __init__(self, data: bytes, inspection: Inspection, limits: Limits):
+        self.data = data  # the file as read once: every part is parsed from these bytes
         self.scans: dict[str, SheetScan] = inspection.sheets
         self.limits = limits
         self.extents = inspection.extents
-        with zipfile.ZipFile(self.path) as zf:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
             names = set(zf.namelist())
             self.sheets, self.names = _workbook_part(zf.read("xl/workbook.xml"))
             self.properties = (_custom_properties(zf.read(CUSTOM_PART))
@@ -101,7 +103,7 @@ class Book:
             return {}
         scan = self.scans.get(sheet)
         if scan is None or not self._fits(scan):
-            return _openpyxl_window(self.path, sheet, rows, cols)
+            return _openpyxl_window(io.BytesIO(self.data), sheet, rows, cols)
         out = self._calamine_window(sheet, rows, cols)
         for (r, c), text in scan.errors.items():  # calamine reads them as blank
             if r <= rows and c <= cols:
@@ -119,11 +121,7 @@ class Book:
         from python_calamine import CalamineWorkbook
 
         if self._calamine is None:
-            if self.path.isascii() or _utf8(self.path):
-                self._calamine = CalamineWorkbook.from_path(self.path)
-            else:  # calamine takes only UTF-8 paths; the name may be any bytes
-                with open(self.path, "rb") as fh:
-                    self._calamine = CalamineWorkbook.from_filelike(fh)
+            self._calamine = CalamineWorkbook.from_filelike(io.BytesIO(self.data))
         grid = self._calamine.get_sheet_by_name(sheet).to_python(skip_empty_area=False,
                                                                  nrows=rows)
         out: Cells = {(r, c): value for r, row in enumerate(grid, 1)
@@ -140,14 +138,19 @@ class Book:
             self._calamine = None
 
 
-def open_book(path: str | Path, limits: Limits | None = None) -> Book | Problem:
-    """Inspect ``path`` and, when it is safe, open it for bounded reading.
+def open_book(path: str | Path, limits: Limits | None = None,
+              sha256: str | None = None) -> Book | Problem:
+    """Read ``path`` once, inspect its bytes and, when it is safe, open them for bounded
+    reading.
 
     Parameters
     ----------
     path : str or Path
-        The returned file (only ever read).
+        The returned file (only ever read, and only once).
     limits : Limits, optional
+    sha256 : str, optional
+        The file's sha256 as the collector recorded it: the bytes read here must have
+        it, so the rows recorded under that hash come from those bytes.
 
     Returns
     -------
@@ -155,10 +158,17 @@ def open_book(path: str | Path, limits: Limits | None = None) -> Book | Problem:
         The problem (an issue code and detail) when the file must not be parsed.
     """
     limits = limits or Limits()
-    inspection = inspect_file(path, limits)
+    data = read_whole(path, limits)
+    if isinstance(data, Problem):
+        return data
+    if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
+        return Problem("file-changed-while-collecting",
+                       f"sha256 {sha256[:12]}... when listed, "
+                       f"{hashlib.sha256(data).hexdigest()[:12]}... when read")
+    inspection = inspect_bytes(data, limits)
     if inspection.problem is not None:
         return inspection.problem
-    return Book(path, inspection, limits)
+    return Book(data, inspection, limits)
 
 
 # --------------------------------------------------------------------------- parts
@@ -242,15 +252,7 @@ def _translate(text: str, origin: tuple[int, int], target: tuple[int, int]) -> s
     return translated.removeprefix("=")
 
 
-def _utf8(path: str) -> bool:
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _openpyxl_window(path: str, sheet: str, rows: int, cols: int) -> Cells:
+def _openpyxl_window(path: str | IO[bytes], sheet: str, rows: int, cols: int) -> Cells:
     """Non-empty cells of rows 1..rows, columns 1..cols (never an unbounded read)."""
     import warnings
 

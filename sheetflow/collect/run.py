@@ -42,6 +42,7 @@ from typing import IO, Any, NamedTuple
 
 from ..packs.manifest import Manifest, PackHead, open_manifest
 from ..spec.study import Study, load_study
+from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L
 from .coordinator import (
     FEEDBACK_DIR,
@@ -70,9 +71,8 @@ from .outputs import (
     COLLECTION_FILE,
     LOCK_WAIT,
     RATINGS_NAME,
-    OutputSet,
     collection_record,
-    remove_partials,
+    collection_secret,
     study_lock,
 )
 from .protocol_checks import sitting_gaps
@@ -106,7 +106,7 @@ __all__ = [
     "write_outputs",
 ]
 
-RETURNS_DIR, OUT_DIR = "returns", "out"
+RETURNS_DIR, OUT_DIR = L.RETURNS_DIR, L.OUT_DIR
 
 
 class _Spooled(NamedTuple):
@@ -279,7 +279,7 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
     with study_lock(root, "collect", lock_wait):
         result = _collect(root, paths, limits, workers, write, study, progress)
         out = root / OUT_DIR
-        result.outputs = write_outputs(out, result)
+        result.outputs = write_outputs(out, result, collection_secret(root))
         result.feedback = write_feedback(study, root, result.roster, result.report,
                                          out / FEEDBACK_DIR)
         result.outputs["feedback"] = str(out / FEEDBACK_DIR)
@@ -405,6 +405,11 @@ class _Collector:
             return
         check = result.checks[work.head.pack_id]
         work.issues += check.issues
+        if check.rows_of is not None:
+            # the rows prove another pack or none: whatever the identity claims, this is
+            # not that rater's return, so it neither counts for them nor displaces theirs
+            work.head = None
+            return
         work.answered, work.required = check.answered, check.required
         work.self_check = check.self_check
         if check.block is not None:
@@ -510,7 +515,8 @@ class _Collector:
                 pack_id=work.head.pack_id if work.head else "",
                 errors=sum(i.severity == ERROR for i in work.issues),
                 warnings=sum(i.severity == WARNING for i in work.issues),
-                answered=work.answered, required=work.required))
+                answered=work.answered, required=work.required,
+                path=_where_read(work.path, self.root)))
         # one used file per rater and sitting, each sorted inside: the table's order
         self.ratings._keep([handle for _, handle in sorted(used_blocks)])
         report = ValidationReport(sorted(statuses, key=lambda s: (s.file, s.sha256)),
@@ -518,14 +524,30 @@ class _Collector:
         return Collection(self.ratings, report)
 
 
+def _where_read(path: Path, root: Path) -> str:
+    """``path`` relative to the study folder when inside it, else as given; a name that
+    is not text (bytes no encoding decodes) as ``hex:`` and its bytes, so it can be
+    found again (:func:`~sheetflow.collect.outputs.verify_returns`)."""
+    try:
+        text = path.absolute().relative_to(root.absolute()).as_posix()
+    except ValueError:
+        text = str(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "hex:" + os.fsencode(text).hex()
+    return text
+
+
 # --------------------------------------------------------------------------- outputs
 
 
-def write_outputs(out_dir: Path, result: Collection) -> dict[str, str]:
+def write_outputs(out_dir: Path, result: Collection,
+                  secret: bytes | None = None) -> dict[str, str]:
     """Write ``ratings.csv``, ``validation.xlsx`` and ``collection.json``; their paths.
 
     All three are written to temporary files first and replace the old ones only
-    when all are complete, the record last (:class:`~sheetflow.collect.outputs.OutputSet`).
+    when all are complete, the record last (:class:`~sheetflow.staging.OutputSet`).
     """
     remove_partials(out_dir)
     paths = {"ratings": out_dir / RATINGS_NAME, "validation": out_dir / "validation.xlsx",
@@ -536,7 +558,7 @@ def write_outputs(out_dir: Path, result: Collection) -> dict[str, str]:
         write_validation_workbook(outputs.stage(paths["validation"]), result.roster,
                                   result.report)
         record = collection_record(result.study_id, ratings, len(result.ratings),
-                                   file_verdicts(result.report))
+                                   file_verdicts(result.report), secret)
         outputs.stage(paths["collection"]).write_bytes(record)
     return {name: str(path) for name, path in paths.items()}
 

@@ -18,6 +18,7 @@ Two defences, both measured in EXCEL-FACTS.md (R4):
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import signal
@@ -154,19 +155,35 @@ def inspect_file(path: str | Path, limits: Limits | None = None) -> Inspection:
         real extent for the bounded read.
     """
     limits = limits or Limits()
+    data = read_whole(path, limits)
+    return Inspection(data) if isinstance(data, Problem) else inspect_bytes(data, limits)
+
+
+def read_whole(path: str | Path, limits: Limits) -> bytes | Problem:
+    """The file's bytes, read once (never more than the size limit), or why not."""
     path = Path(path)
     size = path.stat().st_size
     if size == 0:
-        return Inspection(Problem("empty-file"))
+        return Problem("empty-file")
     if size > limits.max_file_bytes:
-        return Inspection(Problem("file-too-large", f"{size / 2**20:.1f} MB"))
+        return Problem("file-too-large", f"{size / 2**20:.1f} MB")
     with path.open("rb") as fh:
-        head = fh.read(8)
-    problem = _check_magic(path, head)
+        data = fh.read(limits.max_file_bytes + 1)  # it may have grown since the stat
+    if len(data) > limits.max_file_bytes:
+        return Problem("file-too-large", f"more than {limits.max_file_bytes / 2**20:.1f} MB")
+    return data if data else Problem("empty-file")
+
+
+def inspect_bytes(data: bytes, limits: Limits | None = None) -> Inspection:
+    """:func:`inspect_file` on bytes already read (the bytes hashed are those parsed)."""
+    limits = limits or Limits()
+    if not data:
+        return Inspection(Problem("empty-file"))
+    problem = _check_magic(data)
     if problem is not None:
         return Inspection(problem)
     try:
-        with zipfile.ZipFile(path) as zf:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
             return _inspect_zip(zf, limits)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as exc:
         return Inspection(Problem("corrupt-file", _short(exc)))
@@ -175,21 +192,19 @@ def inspect_file(path: str | Path, limits: Limits | None = None) -> Inspection:
         return Inspection(Problem("corrupt-file", _short(exc)))
 
 
-def _check_magic(path: Path, head: bytes) -> Problem | None:
-    if head.startswith(OLE_MAGIC):
-        data = path.read_bytes()
+def _check_magic(data: bytes) -> Problem | None:
+    if data.startswith(OLE_MAGIC):
         if any(marker in data for marker in _ENCRYPTED_MARKERS):
             return Problem("encrypted-workbook")
         return Problem("legacy-xls")
-    if not head.startswith(ZIP_MAGIC):
-        return Problem("not-a-workbook", _sniff(path))
+    if not data.startswith(ZIP_MAGIC):
+        return Problem("not-a-workbook", _sniff(data))
     return None
 
 
-def _sniff(path: Path) -> str:
+def _sniff(data: bytes) -> str:
     """A guess at what a non-zip file is, for the message."""
-    with path.open("rb") as fh:
-        text = fh.read(512).lstrip().lower()
+    text = data[:512].lstrip().lower()
     if text.startswith((b"<!doctype html", b"<html")) or b"<table" in text:
         return "it is an HTML page"
     if text.startswith(b"<?xml"):

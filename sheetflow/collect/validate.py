@@ -46,6 +46,10 @@ _TYPES = (
     _t("not-a-file", WARNING, "A folder, pipe, device or broken link; it was not read.",
        "This entry is a {detail}, not a workbook file; it was not read. Move returned "
        "workbooks into the returns folder itself."),
+    _t("file-changed-while-collecting", ERROR,
+       "The file changed between being listed and being read.",
+       "The file changed while collect was reading it ({detail}); its ratings were not "
+       "used. Leave the returns folder alone while collect runs, then collect again."),
     _t("empty-file", ERROR, "The file has 0 bytes.",
        "The file is empty (0 bytes). Please attach the saved workbook again."),
     _t("file-too-large", ERROR, "The file is larger than the collector accepts.",
@@ -344,6 +348,8 @@ class FileStatus:
         Counts of its issues.
     answered, required : int
         Required answer cells filled in, and in total (for percent complete).
+    path : str
+        Where it was read: relative to the study folder when inside it (``returns/...``).
     """
 
     file: str
@@ -355,6 +361,7 @@ class FileStatus:
     warnings: int = 0
     answered: int = 0
     required: int = 0
+    path: str = ""
 
     @property
     def percent_complete(self) -> float:

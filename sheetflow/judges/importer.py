@@ -252,6 +252,10 @@ def _read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
             raise JudgeImportError(
                 f"{path.name}: line {number}: not valid JSON ({exc.msg}); each line must be "
                 "one JSON object") from None
+        except RecursionError:
+            raise JudgeImportError(
+                f"{path.name}: line {number}: nested too deeply to be a judge record; each "
+                "line must be one flat JSON object") from None
         if not isinstance(record, dict):
             raise JudgeImportError(f"{path.name}: line {number}: is not a JSON object")
         records.append((number, record))

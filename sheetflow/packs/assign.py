@@ -1,9 +1,11 @@
 """Seeded assignment: which items each rater gets, in which order, under which labels.
 
-Every random choice comes from a seed recorded in the spec, through :func:`derive_rng`:
-a ``random.Random`` seeded with the first 8 bytes of sha256 of the seed and a purpose
-string (e.g. ``"20260915:order:EV-01"``). Python's ``hash()`` is never used, so the
-result is the same on every Python version and machine.
+Every random choice comes from the study secret and a seed recorded in the spec,
+through :func:`derive_rng`: a ``random.Random`` seeded with the first 8 bytes of
+HMAC-SHA256 under the secret of the seed and a purpose string (e.g.
+``"20260915:order:EV-01"``). Python's ``hash()`` is never used, so the result is the
+same on every Python version and machine; without the secret (which never leaves
+``sealed/``) no seed, however small, reproduces a draw.
 
 * **Order**: spec order, or (``design.shuffle``) a per-rater shuffle.
 * **Sides** (paired): per rater, a list with ``n // 2`` cases where the first arm sits
@@ -32,6 +34,7 @@ from dataclasses import dataclass, replace
 
 from ..spec.study import Item, Rater, Study
 from .second_rater import locked_selection
+from .secret import keyed_rng
 
 
 @dataclass(frozen=True)
@@ -57,11 +60,17 @@ class Assignment:
     seeds: dict[str, str]
 
 
-def derive_rng(seed: int, *purpose: str) -> random.Random:
-    """A random generator derived from ``seed`` and a purpose, stable everywhere.
+def derive_rng(secret: bytes, seed: int, *purpose: str) -> random.Random:
+    """A random generator derived from the study secret, ``seed`` and a purpose.
+
+    Stable on every Python version and machine (HMAC-SHA256, never ``hash()``), and
+    unpredictable without the secret however small the seed (see
+    :mod:`sheetflow.packs.secret`).
 
     Parameters
     ----------
+    secret : bytes
+        The study secret (``sealed/secret``).
     seed : int
         A seed recorded in the spec.
     *purpose : str
@@ -71,16 +80,12 @@ def derive_rng(seed: int, *purpose: str) -> random.Random:
     -------
     random.Random
     """
-    return random.Random(int.from_bytes(_digest(seed, *purpose)[:8], "big"))
+    return keyed_rng(secret, derivation(seed, *purpose))
 
 
 def derivation(seed: int, *purpose: str) -> str:
     """The text a generator is derived from (recorded in the sealed key)."""
     return ":".join([str(seed), *purpose])
-
-
-def _digest(seed: int, *purpose: str) -> bytes:
-    return hashlib.sha256(derivation(seed, *purpose).encode("utf-8")).digest()
 
 
 def second_rater_items(study: Study) -> tuple[Item, ...]:
@@ -131,7 +136,8 @@ def balanced_sides(n: int, rng: random.Random) -> list[bool]:
     return flags
 
 
-def assign(study: Study, rater: Rater, sitting: int = 1) -> Assignment:
+def assign(study: Study, rater: Rater, sitting: int = 1, *,
+           secret: bytes) -> Assignment:
     """The cards of ``rater``'s workbook for ``sitting`` (1, or 2 for repeats).
 
     Parameters
@@ -140,6 +146,8 @@ def assign(study: Study, rater: Rater, sitting: int = 1) -> Assignment:
     rater : Rater
     sitting : int
         1 for the main workbook, 2 for the repeats workbook.
+    secret : bytes
+        The study secret every draw is keyed with.
 
     Returns
     -------
@@ -150,26 +158,26 @@ def assign(study: Study, rater: Rater, sitting: int = 1) -> Assignment:
     if sitting == 1:
         seed, tag = design.seed, "s1"
         if design.shuffle:
-            derive_rng(seed, "order", rater.id).shuffle(items)
+            derive_rng(secret, seed, "order", rater.id).shuffle(items)
     else:
         if design.repeats is None:
             raise ValueError("a second sitting needs design.repeats")
         seed, tag = design.repeats.seed, "s2"
-        pick = derive_rng(seed, "repeats", rater.id)
+        pick = derive_rng(secret, seed, "repeats", rater.id)
         items = pick.sample(items, min(design.repeats.count, len(items)))
-        derive_rng(seed, "repeats-order", rater.id).shuffle(items)
+        derive_rng(secret, seed, "repeats-order", rater.id).shuffle(items)
     seeds = {"order": derivation(seed, "order" if sitting == 1 else "repeats-order", rater.id)}
     if sitting == 2:
         seeds["draw"] = derivation(seed, "repeats", rater.id)
     slots = [Slot(it) for it in items]
     if design.paired:
         seeds["sides"] = derivation(seed, "sides", tag, rater.id)
-        slots = _with_sides(study, items, derive_rng(seed, "sides", tag, rater.id))
+        slots = _with_sides(study, items, derive_rng(secret, seed, "sides", tag, rater.id))
     if study.show_id:
         codes = [it.id for it in items]
     else:
         seeds["codes"] = derivation(seed, "codes", tag, rater.id)
-        codes = display_codes(len(items), derive_rng(seed, "codes", tag, rater.id))
+        codes = display_codes(len(items), derive_rng(secret, seed, "codes", tag, rater.id))
     slots = [replace(s, code=c) for s, c in zip(slots, codes, strict=True)]
     return Assignment(rater, sitting, tuple(slots), seeds)
 

@@ -33,11 +33,25 @@ from .. import __version__
 from ..errors import SheetflowError, UsageError
 from ..spec.blinding import study_warnings
 from ..spec.study import Rater, Study, load_study
+from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L
 from .assign import Assignment, assign, response_text
 from .mail import SITTING2_NOTE, build_eml, mailing_list_csv
 from .manifest_form import Compactor
-from .seal import PLAN_LOCK_FILE, SEALED_DIR, dump_json, input_hashes, write_seal
+from .seal import (
+    KEY_FORMAT,
+    LOCK_RECORD_FILE,
+    PLAN_LOCK_FILE,
+    SEALED_DIR,
+    dump_json,
+    input_hashes,
+    sha256_file,
+    write_lock_record,
+    write_seal,
+)
+from .second_rater import SELECTION_FILE
+from .secret import RNG_RECIPE, SECRET_FILE, keyed, new_secret, read_secret
+from .secret import row_key as secret_row_key
 from .writer import CardSpec, PackSpec, TextCache, write_pack
 
 MAILING_LIST = "mailing-list.csv"
@@ -79,7 +93,8 @@ class GenerateResult:
 
 def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
                    emails: bool = False, force: bool = False,
-                   progress: Callable[[int, int], None] | None = None) -> GenerateResult:
+                   progress: Callable[[int, int], None] | None = None,
+                   lock_selection: str | None = None) -> GenerateResult:
     """Generate every rater's workbook, the blinded manifest and the sealed key.
 
     Parameters
@@ -94,6 +109,11 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
         Replace an existing seal made for a different spec hash.
     progress : callable, optional
         Called as ``progress(done, total)`` after each pack is written.
+    lock_selection : str, optional
+        The sha256 of a data lock's selection (protocol 002, ``sheetflow lock``): the
+        key sealed at generate is kept as it is and the packs the lock adds are sealed
+        in a record chained to it (:func:`~.seal.write_lock_record`); ``key_sha256``
+        is then that record's hash.
 
     Returns
     -------
@@ -112,19 +132,35 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     root = Path(out) if out is not None else study.root
     spec_hash = study.hash
     _refuse_other_seal(root, spec_hash, force)
+    _refuse_replacing_with_data(root, study.root, spec_hash)
+    secret = _study_secret(root, spec_hash, force)
     packs_dir = root / L.PACKS_DIR
     packs_dir.mkdir(parents=True, exist_ok=True)
+    remove_partials(packs_dir)
+    remove_partials(root / SEALED_DIR)
     # a second rater whose subset is drawn at data lock has no pack until the lock
-    assignments = [a for r in study.raters for a in _sittings(study, r) if a.slots]
+    assignments = [a for r in study.raters for a in _sittings(study, r, secret) if a.slots]
     manifest_path = packs_dir / L.MANIFEST_FILE
-    infos, manifest_sha256 = _write_packs(study, spec_hash, assignments, manifest_path,
-                                          progress)
-    seal = write_seal(root, _key(study, spec_hash, assignments),
-                      spec_hash=spec_hash, manifest_sha256=manifest_sha256,
-                      version=__version__, inputs=input_hashes(study))
     mailing = packs_dir / MAILING_LIST
-    mailing.write_bytes(mailing_list_csv([(a.rater, a.sitting, i.path.name)
-                                          for a, i in zip(assignments, infos, strict=True)]))
+    if lock_selection is None and (root / SEALED_DIR / LOCK_RECORD_FILE).exists():
+        # after a data lock the key sealed at generate stays as published: regenerating
+        # seals the lock's packs in its chained record again
+        lock_selection = sha256_file(root / SEALED_DIR / SELECTION_FILE)
+    # packs, manifest, mailing list and seal as one set: staged, then all replaced (the
+    # seal last); a run that fails or is stopped before leaves the previous set whole
+    with OutputSet() as outputs:
+        infos, manifest_sha256 = _write_packs(study, spec_hash, secret, assignments,
+                                              manifest_path, progress, outputs.stage)
+        outputs.stage(mailing).write_bytes(mailing_list_csv(
+            [(a.rater, a.sitting, i.path.name) for a, i in zip(assignments, infos, strict=True)]))
+        key = _key(study, spec_hash, assignments)
+        if lock_selection is not None:
+            seal = write_lock_record(root, key, manifest_sha256=manifest_sha256,
+                                     selection_sha256=lock_selection, stage=outputs.stage)
+        else:
+            seal = write_seal(root, key, spec_hash=spec_hash, manifest_sha256=manifest_sha256,
+                              version=__version__, secret=secret, inputs=input_hashes(study),
+                              stage=outputs.stage)
     returns_dir = study.root / L.RETURNS_DIR
     returns_dir.mkdir(exist_ok=True)
     result = GenerateResult(study.id, spec_hash, seal.key_sha256, infos, manifest_path,
@@ -137,23 +173,26 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     return result
 
 
-def _write_packs(study: Study, spec_hash: str, assignments: list[Assignment],
-                 manifest_path: Path, progress: Callable[[int, int], None] | None = None,
-                 ) -> tuple[list[PackInfo], str]:
-    """Write every workbook and the manifest; return the packs and the manifest's sha256.
+def _write_packs(study: Study, spec_hash: str, secret: bytes, assignments: list[Assignment],
+                 manifest_path: Path, progress: Callable[[int, int], None] | None,
+                 stage: Callable[[Path], Path]) -> tuple[list[PackInfo], str]:
+    """Write every workbook and the manifest, each to ``stage(path)``; return the packs
+    (with their final paths) and the manifest's sha256.
 
     Each pack's manifest entry is serialised as soon as its workbook is written and then
     dropped, and the texts shared by all packs are split and hashed once.
     """
     created = _created(study)
-    row_key = _row_key(study, spec_hash)
+    row_key = secret_row_key(secret, spec_hash)
+    password = keyed(secret, "sheetflow workbook structure").hex()[:16]  # never in a pack
     texts = TextCache()
     infos = []
-    with _ManifestStream(manifest_path, _manifest(study, spec_hash)) as manifest:
+    with _ManifestStream(stage(manifest_path), _manifest(study, spec_hash)) as manifest:
         for a in assignments:
             path = manifest_path.parent / pack_file_name(study, a.rater, a.sitting)
             identity = pack_identity(study, spec_hash, a.rater, a.sitting)
-            layout = write_pack(path, _pack_spec(study, a, identity, created, row_key), texts)
+            layout = write_pack(stage(path), _pack_spec(study, a, identity, created, row_key,
+                                                        password), texts)
             manifest.add({"file": path.name, "rater_id": a.rater.id, "role": a.rater.role,
                           "sitting": a.sitting, "identity": identity, **layout})
             infos.append(PackInfo(a.rater.id, a.sitting, path, len(a.slots)))
@@ -308,14 +347,63 @@ def _refuse_other_seal(root: Path, spec_hash: str, force: bool) -> None:
     lock_path = root / SEALED_DIR / PLAN_LOCK_FILE
     if force or not lock_path.exists():
         return
-    try:
-        frozen = json.loads(lock_path.read_text(encoding="utf-8")).get("spec_hash")
-    except (ValueError, UnicodeDecodeError, AttributeError):
-        frozen = None
+    frozen = _sealed_spec_hash(lock_path)
     if frozen != spec_hash:
         raise UsageError(f"{SEALED_DIR}/{PLAN_LOCK_FILE} was sealed for spec hash {frozen}, "
                          f"but the spec now hashes to {spec_hash}; packs already sent out would "
                          "no longer match. Use --force to replace the seal")
+
+
+def _refuse_replacing_with_data(root: Path, study_root: Path, spec_hash: str) -> None:
+    """A new seal (``--force``) while returns or outputs exist would orphan them.
+
+    The returns were made from the packs of the old seal: under a new secret their row
+    ids match no pack, and the key published before scoring would no longer verify.
+    """
+    sealed = root / SEALED_DIR
+    lock = _sealed_spec_hash(sealed / PLAN_LOCK_FILE)
+    if lock is None or (lock == spec_hash and (sealed / SECRET_FILE).exists()):
+        return  # nothing sealed yet, or regenerating in place (the same bytes)
+    held = [f"{name}/ ({count} file{'s' if count != 1 else ''})"
+            for name, count in ((d, _files_in(study_root / d)) for d in (L.RETURNS_DIR, L.OUT_DIR))
+            if count]
+    if held:
+        raise UsageError(f"{' and '.join(held)} hold data made from the packs sealed for "
+                         f"spec hash {lock}; a new seal would leave them matching no pack and "
+                         "the published key hash unverifiable. Move them out of the study "
+                         "folder first (or start a new study folder), then generate again")
+
+
+def _files_in(folder: Path) -> int:
+    return sum(1 for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else 0
+
+
+def _study_secret(root: Path, spec_hash: str, force: bool) -> bytes:
+    """The sealed secret when regenerating the same spec in place, else a new one.
+
+    :func:`_refuse_other_seal` has already stopped a seal of another spec unless
+    ``--force`` replaces it, so a secret is reused only for the spec it was made for.
+    """
+    sealed = root / SEALED_DIR
+    lock = _sealed_spec_hash(sealed / PLAN_LOCK_FILE)
+    path = sealed / SECRET_FILE
+    if lock == spec_hash and path.exists():
+        return read_secret(path)
+    if lock == spec_hash and not force:
+        raise UsageError(f"{SEALED_DIR}/ was sealed by an earlier sheetflow, whose draws "
+                         "depend on the seeds alone; regenerating would give packs that no "
+                         "longer match those sent. Use --force for new packs with a study "
+                         "secret (send every rater the new pack), or keep the packs as they are")
+    return new_secret()
+
+
+def _sealed_spec_hash(lock_path: Path) -> str | None:
+    if not lock_path.exists():
+        return None
+    try:
+        return json.loads(lock_path.read_text(encoding="utf-8")).get("spec_hash")
+    except (ValueError, UnicodeDecodeError, AttributeError):
+        return None
 
 
 def _created(study: Study) -> dt.datetime:
@@ -326,29 +414,17 @@ def _created(study: Study) -> dt.datetime:
         return dt.datetime(2000, 1, 1)
 
 
-def _sittings(study: Study, rater: Rater) -> list[Assignment]:
-    sittings = [assign(study, rater, 1)]
+def _sittings(study: Study, rater: Rater, secret: bytes) -> list[Assignment]:
+    sittings = [assign(study, rater, 1, secret=secret)]
     if not sittings[0].slots:
         return sittings
     if study.design.repeats is not None:
-        sittings.append(assign(study, rater, 2))
+        sittings.append(assign(study, rater, 2, secret=secret))
     return sittings
 
 
-def _row_key(study: Study, spec_hash: str) -> str:
-    """The key of every pack's row ids (see :func:`~sheetflow.workbook.layout.keyed_row_id`).
-
-    Derived from the spec hash and the study's seeds, so the same spec gives the same
-    packs; the seeds never reach a pack, so no rater can compute another's row ids.
-    """
-    d = study.design
-    parts = ["sheetflow row ids", spec_hash, str(d.seed),
-             str(d.repeats.seed if d.repeats else ""), str(study.plan.seed)]
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
-
-
 def _pack_spec(study: Study, a: Assignment, identity: dict[str, str],
-               created: dt.datetime, row_key: str) -> PackSpec:
+               created: dt.datetime, row_key: str, password: str) -> PackSpec:
     labels = study.design.labels if study.design.paired else ()
     cards = []
     for slot in a.slots:
@@ -371,6 +447,7 @@ def _pack_spec(study: Study, a: Assignment, identity: dict[str, str],
         include_study_answers=a.sitting == 1,
         created=created,
         row_key=row_key,
+        structure_password=password,
         rater_label=f"Workbook for rater {a.rater.id}{sitting_note}",
     )
 
@@ -402,15 +479,14 @@ def _key(study: Study, spec_hash: str, assignments: list[Assignment]) -> dict[st
             "cases": [_key_case(study, k, s) for k, s in enumerate(a.slots, 1)],
         })
     return {
-        "key_format": 1,
+        "key_format": KEY_FORMAT,
         "study_id": study.id,
         "spec_hash": spec_hash,
         "design": {"kind": d.kind, "labels": list(d.labels) if d.paired else [],
                    "arms": [a.id for a in d.arms], "seed": d.seed,
                    "repeats_seed": d.repeats.seed if d.repeats else None,
                    "shuffle": d.shuffle,
-                   "rng": "random.Random(int.from_bytes(sha256(derivation).digest()[:8], "
-                          "'big'))"},
+                   "rng": RNG_RECIPE},
         "packs": packs,
     }
 

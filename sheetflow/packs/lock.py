@@ -16,7 +16,16 @@ from typing import Any
 from ..errors import SheetflowError, UsageError
 from ..spec.study import Study, load_study
 from .generate import generate_packs
-from .seal import KEY_FILE, KEY_HASH_FILE, PLAN_LOCK_FILE, SEALED_DIR, dump_json, sha256_file
+from .seal import (
+    KEY_FILE,
+    KEY_HASH_FILE,
+    LOCK_RECORD_FILE,
+    LOCK_RECORD_HASH_FILE,
+    PLAN_LOCK_FILE,
+    SEALED_DIR,
+    dump_json,
+    sha256_file,
+)
 from .second_rater import METHOD, SELECTION_FILE, draw, selection_path, selects_at_lock
 
 
@@ -31,6 +40,8 @@ class LockResult:
     key_sha256: str
     packs: list[Path] = field(default_factory=list)
     already: bool = False
+    record_sha256: str = ""
+    """The sha256 of ``sealed/lock-record.json``, to publish beside the key's."""
 
 
 def lock_second_rater(study_dir: str | Path) -> LockResult:
@@ -76,14 +87,20 @@ def lock_second_rater(study_dir: str | Path) -> LockResult:
               "key_sha256_before": _key_hash(study)}
     path = selection_path(study)
     if path.exists():
-        return _again(study, path, record)
-    path.write_bytes(dump_json(record))
-    path.with_suffix(".sha256").write_text(f"{sha256_file(path)}  {SELECTION_FILE}\n",
-                                           encoding="utf-8")
-    result = generate_packs(study.root)
+        again = _again(study, path, record)
+        if (study.root / SEALED_DIR / LOCK_RECORD_FILE).exists():
+            return again
+        # a lock stopped after recording its selection: finish it with that selection
+        completed, selected = again.completed, again.selected
+    else:
+        path.write_bytes(dump_json(record))
+        path.with_suffix(".sha256").write_text(f"{sha256_file(path)}  {SELECTION_FILE}\n",
+                                               encoding="utf-8")
+    result = generate_packs(study.root, lock_selection=sha256_file(path))
     second = {r.id for r in study.raters if r.role == "second"}
-    return LockResult(path, completed, selected, record["key_sha256_before"],
-                      result.key_sha256, [p.path for p in result.packs if p.rater_id in second])
+    return LockResult(path, completed, selected, _key_hash(study), _key_hash(study),
+                      [p.path for p in result.packs if p.rater_id in second],
+                      record_sha256=result.key_sha256)
 
 
 def _again(study: Study, path: Path, record: dict[str, Any]) -> LockResult:
@@ -93,8 +110,11 @@ def _again(study: Study, path: Path, record: dict[str, Any]) -> LockResult:
         raise UsageError(f"{path}: the subset was already drawn ({len(old.get('selected', []))} "
                          "items) and the completed items now give another; the lock is "
                          "final. Remove the file only if no second rater has started")
+    record_hash = study.root / SEALED_DIR / LOCK_RECORD_HASH_FILE
     return LockResult(path, old["completed"], old["selected"], old["key_sha256_before"],
-                      _key_hash(study), already=True)
+                      _key_hash(study), already=True,
+                      record_sha256=record_hash.read_text(encoding="utf-8").split()[0]
+                      if record_hash.exists() else "")
 
 
 def completed_items(study: Study, ratings_csv: bytes) -> list[str]:

@@ -4,14 +4,16 @@ The drafts are built with the standard library's :mod:`email` package. Each has 
 rater as ``To``, the study's ``[email]`` subject and body with ``{name}`` and the other
 placeholders filled in, the pack attached as an ``.xlsx``, and an ``X-Unsent: 1`` header
 so Outlook and Thunderbird open it as a draft ready to send. No ``Date`` or
-``Message-ID`` is added and the MIME boundary is derived from the file name, so the
-same study gives the same bytes.
+``Message-ID`` is added. The MIME boundary is the email package's own random one:
+derived from anything a value in the message could contain (the pack name, say), a
+crafted answer could close the attachment part and open a part of its own in the
+coordinator's outgoing mail. So drafts are not byte-stable between runs; what they
+say and attach is (the packs, the manifest and the key are byte-stable).
 """
 
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 from email.message import EmailMessage
 from email.policy import SMTP
@@ -110,7 +112,6 @@ def build_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1, *,
     if pack.is_file():
         msg.add_attachment(pack.read_bytes(), maintype=XLSX_TYPE[0], subtype=XLSX_TYPE[1],
                            filename=pack.name)
-        msg.set_boundary("sheetflow-" + hashlib.sha256(pack.name.encode()).hexdigest()[:24])
     return msg.as_bytes()
 
 

@@ -2,9 +2,10 @@
 
 ``generate`` writes, in ``sealed/``:
 
+* ``secret``: the study secret every draw is keyed with (:mod:`.secret`);
 * ``key.json``: per rater and sitting the card order, label -> arm per case, the seed
-  derivations, the spec hash and the sha256 of each input file the analysis reads
-  (the internal scores) (kept private by the coordinator until analysis);
+  derivations, the spec hash, the sha256 of the secret and of each input file the
+  analysis reads (the internal scores) (kept private by the coordinator until analysis);
 * ``key.sha256``: ``<hex>  key.json`` (``sha256sum`` format, so ``sha256sum -c`` works);
 * ``plan.lock.json``: the spec hash, the key hash, the manifest hash, the input hashes
   and the sheetflow version, frozen at generation.
@@ -20,18 +21,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import MissingStepError, SealError
 from ..spec.study import Study, load_study
+from .secret import SECRET_FILE, secret_sha256, write_secret
 
 SEALED_DIR = "sealed"
 KEY_FILE = "key.json"
 KEY_HASH_FILE = "key.sha256"
 PLAN_LOCK_FILE = "plan.lock.json"
-KEY_FORMAT = 1
+SELECTION_FILE = "second-rater-selection.json"  # protocol 002: the draw at data lock
+LOCK_RECORD_FILE = "lock-record.json"  # protocol 002: the packs the lock added
+LOCK_RECORD_HASH_FILE = "lock-record.sha256"
+KEY_FORMAT = 2  # 2: draws keyed with the study secret (key records secret_sha256)
 
 
 def dump_json(data: Any, *, compact: bool = False) -> bytes:
@@ -64,8 +70,10 @@ class Seal:
 
 
 def write_seal(root: Path, key: dict[str, Any], *, spec_hash: str, manifest_sha256: str,
-               version: str, inputs: dict[str, str] | None = None) -> Seal:
-    """Write ``key.json``, ``key.sha256`` and ``plan.lock.json`` under ``root/sealed``.
+               version: str, secret: bytes, inputs: dict[str, str] | None = None,
+               stage: Callable[[Path], Path] | None = None) -> Seal:
+    """Write ``secret``, ``key.json``, ``key.sha256`` and ``plan.lock.json`` under
+    ``root/sealed``.
 
     Parameters
     ----------
@@ -79,9 +87,15 @@ def write_seal(root: Path, key: dict[str, Any], *, spec_hash: str, manifest_sha2
         The sha256 of ``packs/manifest.json``.
     version : str
         The sheetflow version that generated the packs.
+    secret : bytes
+        The study secret the packs were drawn with (see :mod:`.secret`); the key
+        records its sha256, so the published key hash commits to it.
     inputs : dict, optional
         sha256 of each input file the analysis reads (see :func:`input_hashes`),
         recorded in the key and the plan lock.
+    stage : callable, optional
+        Final path -> where to write it now (:meth:`sheetflow.staging.OutputSet.stage`),
+        so the seal is replaced with the packs it seals; written in place by default.
 
     Returns
     -------
@@ -89,18 +103,64 @@ def write_seal(root: Path, key: dict[str, Any], *, spec_hash: str, manifest_sha2
     """
     sealed = root / SEALED_DIR
     sealed.mkdir(parents=True, exist_ok=True)
-    key = {**key, "spec_hash": spec_hash, "inputs": dict(inputs or {})}
+    at = stage or (lambda path: path)
+    write_secret(at(sealed / SECRET_FILE), secret)
+    key = {**key, "spec_hash": spec_hash, "inputs": dict(inputs or {}),
+           "secret_sha256": secret_sha256(secret)}
     key_bytes = dump_json(key)
     key_sha = hashlib.sha256(key_bytes).hexdigest()
     key_path = sealed / KEY_FILE
-    key_path.write_bytes(key_bytes)
+    at(key_path).write_bytes(key_bytes)
     hash_path = sealed / KEY_HASH_FILE
-    hash_path.write_bytes(f"{key_sha}  {KEY_FILE}\n".encode())
+    at(hash_path).write_bytes(f"{key_sha}  {KEY_FILE}\n".encode())
     lock = {"spec_hash": spec_hash, "key_sha256": key_sha, "manifest_sha256": manifest_sha256,
             "sheetflow_version": version, "study_id": key["study_id"], "inputs": key["inputs"]}
     lock_path = sealed / PLAN_LOCK_FILE
-    lock_path.write_bytes(dump_json(lock))
+    at(lock_path).write_bytes(dump_json(lock))
     return Seal(key_path, hash_path, lock_path, key_sha, spec_hash)
+
+
+def write_lock_record(root: Path, key: dict[str, Any], *, manifest_sha256: str,
+                      selection_sha256: str,
+                      stage: Callable[[Path], Path] | None = None) -> Seal:
+    """Seal the packs a data lock adds, chained to the key sealed at generate.
+
+    The key sealed at generate is never rewritten (its hash was published before
+    scoring): its packs must come out of the lock unchanged, and the new ones (the
+    second raters') go into ``sealed/lock-record.json`` with the sha256 of the key they
+    extend, of the selection they were drawn by and of the manifest that now holds
+    them; ``lock-record.sha256`` is its own hash, to publish beside the first.
+
+    Raises
+    ------
+    SealError
+        A pack sealed at generate would change, or the seal is unreadable.
+    """
+    sealed = root / SEALED_DIR
+    key_bytes = (sealed / KEY_FILE).read_bytes()
+    sealed_key = json.loads(key_bytes.decode("utf-8"))
+    before = {(p["rater_id"], p["sitting"]): p for p in sealed_key.get("packs", [])}
+    added = []
+    for pack in key["packs"]:
+        old = before.get((pack["rater_id"], pack["sitting"]))
+        if old is None:
+            added.append(pack)
+        elif old != pack:
+            raise SealError(f"{SEALED_DIR}/{KEY_FILE}: the lock would change the pack of "
+                            f"{pack['rater_id']} (sitting {pack['sitting']}) sealed at "
+                            "generate; the spec or the secret changed since")
+    record = {"record_format": 1, "kind": "second-rater lock",
+              "chained_to": hashlib.sha256(key_bytes).hexdigest(),
+              "selection_sha256": selection_sha256, "manifest_sha256": manifest_sha256,
+              "packs": added}
+    data = dump_json(record)
+    digest = hashlib.sha256(data).hexdigest()
+    at = stage or (lambda path: path)
+    path = sealed / LOCK_RECORD_FILE
+    at(path).write_bytes(data)
+    hash_path = sealed / LOCK_RECORD_HASH_FILE
+    at(hash_path).write_bytes(f"{digest}  {LOCK_RECORD_FILE}\n".encode())
+    return Seal(path, hash_path, sealed / PLAN_LOCK_FILE, digest, str(key.get("spec_hash", "")))
 
 
 @dataclass
@@ -113,6 +173,12 @@ class SealCheck:
     inputs: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     key: dict[str, Any] = field(default_factory=dict, repr=False)
+    secret: bytes | None = field(default=None, repr=False)
+    """The study secret as read and checked (None for keys sealed before it existed)."""
+    input_bytes: dict[str, bytes] = field(default_factory=dict, repr=False)
+    """Each sealed input file's bytes as read and hashed: parse these, not the file."""
+    lock_record_sha256: str = ""
+    """The sha256 of the data lock's chained record (protocol 002), when there is one."""
 
     @property
     def ok(self) -> bool:
@@ -174,16 +240,51 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
     if lock.get("key_sha256") != check.key_sha256 and not check.problems:
         check.problems.append(f"{SEALED_DIR}/{PLAN_LOCK_FILE} records key sha256 "
                               f"{lock.get('key_sha256')} but the key has {check.key_sha256}")
+    _check_secret(check, key, sealed)
     study = study or load_study(study_dir)
     _check_spec_hashes(check, key, lock, study.hash)
     _check_inputs(check, key, lock, study)
-    _check_manifest(check, root, lock)
+    record = _check_lock_record(check, sealed)
+    _check_manifest(check, root, record or lock)
     return check
 
 
+def _check_lock_record(check: SealCheck, sealed: Path) -> dict[str, Any] | None:
+    """The data lock's record, chained to this key: its packs join the key's."""
+    path = sealed / LOCK_RECORD_FILE
+    if not path.exists():
+        if (sealed / SELECTION_FILE).exists():
+            check.problems.append(f"{SEALED_DIR}/{SELECTION_FILE} records a data lock whose "
+                                  "packs were never sealed (the lock stopped half-way); run "
+                                  "'sheetflow lock' again to finish it")
+        return None
+    data = path.read_bytes()  # read once: hashed, then parsed
+    check.lock_record_sha256 = hashlib.sha256(data).hexdigest()
+    hash_path = sealed / LOCK_RECORD_HASH_FILE
+    recorded = hash_path.read_text(encoding="utf-8", errors="replace").split()[:1] \
+        if hash_path.exists() else []
+    if recorded != [check.lock_record_sha256]:
+        check.problems.append(f"{SEALED_DIR}/{LOCK_RECORD_FILE} has sha256 "
+                              f"{check.lock_record_sha256} but {LOCK_RECORD_HASH_FILE} says "
+                              f"{recorded[0] if recorded else 'nothing readable'}: the lock's "
+                              "record was changed after the lock")
+    record = _read_json(path, check, data)
+    if record is None:
+        return None
+    if record.get("chained_to") != check.key_sha256:
+        check.problems.append(f"{SEALED_DIR}/{LOCK_RECORD_FILE} extends the key with sha256 "
+                              f"{record.get('chained_to')}, not this one ({check.key_sha256})")
+        return record
+    check.key = {**check.key, "packs": [*check.key.get("packs", []),
+                                        *record.get("packs", [])]}
+    return record
+
+
 def unseal(study_dir: str | Path, study: Study, published: str | None = None,
-           ) -> tuple[dict[str, Any], str]:
-    """The sealed key and its sha256, after :func:`verify_seal` found nothing wrong.
+           ) -> SealCheck:
+    """The seal check after :func:`verify_seal` found nothing wrong: the key, its sha256,
+    the study secret (None for keys sealed before it existed) and the sealed inputs'
+    bytes, each read once.
 
     Raises
     ------
@@ -193,7 +294,7 @@ def unseal(study_dir: str | Path, study: Study, published: str | None = None,
     check = verify_seal(study_dir, study=study, published=published)
     if not check.ok:
         raise SealError(check.problems[0])
-    return check.key, check.key_sha256
+    return check
 
 
 def input_hashes(study: Study) -> dict[str, str]:
@@ -218,6 +319,25 @@ def _check_key_hash(check: SealCheck, key_bytes: bytes, paths: dict[str, Path],
         check.problems.append(f"{SEALED_DIR}/{KEY_FILE} has sha256 {check.key_sha256} but the "
                               f"published hash is {published.strip().lower()}: this is not the "
                               "key sealed before scoring")
+
+
+def _check_secret(check: SealCheck, key: dict[str, Any], sealed: Path) -> None:
+    """The secret on disk must be the one the key (and so the published hash) records.
+
+    Keys sealed before the study secret existed record none; nothing is checked then.
+    """
+    recorded = key.get("secret_sha256")
+    if recorded is None:
+        return
+    path = sealed / SECRET_FILE
+    data = path.read_bytes() if path.is_file() else None  # read once: checked, then used
+    now = hashlib.sha256(data).hexdigest() if data is not None else \
+        "nothing (the file is missing)"
+    if now != recorded:
+        check.problems.append(f"{SEALED_DIR}/{SECRET_FILE} has sha256 {now} but the sealed key "
+                              f"records {recorded}: restore the secret made at generate")
+        return
+    check.secret = bytes.fromhex(data.decode("ascii").strip())
 
 
 def _check_spec_hashes(check: SealCheck, key: dict[str, Any], lock: dict[str, Any],
@@ -249,7 +369,11 @@ def _check_inputs(check: SealCheck, key: dict[str, Any], lock: dict[str, Any],
                                   "anyone scores")
     for name, digest in sealed.items():
         path = study.root / name
-        now = sha256_file(path) if path.is_file() else "nothing (the file is missing)"
+        data = path.read_bytes() if path.is_file() else None  # read once: hashed, then used
+        now = hashlib.sha256(data).hexdigest() if data is not None else \
+            "nothing (the file is missing)"
+        if data is not None and now == digest:
+            check.input_bytes[name] = data
         if now != digest:
             check.problems.append(f"{name} changed after generate: sha256 {digest} was "
                                   f"sealed, it is now {now}; restore the file as it was at "

@@ -37,9 +37,8 @@ from pathlib import Path
 
 from ..errors import SheetflowError
 from ..spec.study import Item, Study
-from .seal import SEALED_DIR
+from .seal import SEALED_DIR, SELECTION_FILE
 
-SELECTION_FILE = "second-rater-selection.json"
 METHOD = "sha256_ranked_completed_items_within_arm_task_block"
 
 

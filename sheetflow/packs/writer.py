@@ -27,13 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import xlsxwriter
-
-from ..errors import SheetflowError
+from ..errors import SheetflowError, close_workbook, known_name
 from ..spec.rubric import Dimension, answer_required
 from ..workbook import layout as L
 from . import pages
 from .answer_rules import PROTECT, AnswerRules
+from .book import StructureLockedWorkbook
 from .guides import answer_label, display_label, guide, how_to_lines, messages, rubric_lines
 from .rules import Pos, Validations, boxes, grouped_refs, points_expr, total_formula
 from .text import LINE_POINTS, TextCache, clip, progress_text, row_points, split_text, utf16_len
@@ -93,6 +92,7 @@ class PackSpec:
     created: dt.datetime
     row_key: str
     rater_label: str = ""
+    structure_password: str = ""  # locks the workbook structure (see :mod:`.book`)
 
 
 
@@ -144,11 +144,11 @@ class PackWriter(AnswerRules):
         self.blocks: list[int] = []  # first row of each card (or batch line), unsplit
         self.list_columns: dict[tuple[str, ...], str] = {}
         self.row = L.HEADER_ROWS  # 0-based index of the next free row
-        self.wb = xlsxwriter.Workbook(str(path), {
+        self.wb = StructureLockedWorkbook(str(path), {
             "strings_to_formulas": False,
             "strings_to_urls": False,
             "strings_to_numbers": False,
-        })
+        }, spec.structure_password)
         self.fmt = self._formats()
         self.what = "workbook"
 
@@ -157,7 +157,7 @@ class PackWriter(AnswerRules):
     def check(self, code: int | None, what: str) -> None:
         """Raise when an xlsxwriter call reports failure (``-1``, ``-2``...)."""
         if code not in (0, None):
-            raise SheetflowError(f"could not write {what} in {self.path.name} "
+            raise SheetflowError(f"could not write {what} in {known_name(self.path.name)} "
                                  f"(xlsxwriter code {code}); the text or rule breaks an Excel "
                                  "limit")
 
@@ -230,10 +230,7 @@ class PackWriter(AnswerRules):
         self._write_instructions()
         entry = self._write_scoring()
         self._write_identity(entry)
-        try:
-            self.wb.close()
-        except Exception as exc:  # xlsxwriter raises its own exception types on close
-            raise SheetflowError(f"could not save {self.path.name}: {exc}") from exc
+        close_workbook(self.wb, self.path.name)
         return entry
 
     # -- instructions --------------------------------------------------------------------
@@ -368,7 +365,8 @@ class PackWriter(AnswerRules):
             rows.append({"row_id": row_id, "item_id": card.item_id, "label": label,
                          "locked": locked, "locked_sha256": digest, "answers": {},
                          "derived": {}})
-            self.row_table.append((row_id, card.item_id, label or "", digest))
+            # the row table names the card as the rater sees it, never by its item id
+            self.row_table.append((row_id, card.code, label or "", digest))
         self._answer_lines(rows, card)
         out["rows"] = rows
         out["case_answers"] = self._case_answers(card)
@@ -635,7 +633,7 @@ class PackWriter(AnswerRules):
             constant = '="' + value.replace('"', '""') + '"'
             self.check(self.wb.define_name(L.identity_name(key), constant), "a defined name")
         header = L.IDENTITY_ROW_TABLE_HEADER - 1
-        for c, text in enumerate(("row_id", "item_id", "label", "sha256")):
+        for c, text in enumerate(("row_id", "code", "label", "sha256")):
             self.check(ws.write_string(header, c, text), "the identity sheet")
         for i, values in enumerate(self.row_table, start=L.IDENTITY_ROW_TABLE_FIRST - 1):
             for c, text in enumerate(values):

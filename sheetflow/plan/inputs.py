@@ -157,8 +157,9 @@ def pilot_from_study(root: str | Path, study: Study, measure: Measure) -> pd.Dat
     from ..analysis.unblind import add_totals, key_sides, unblind, verify_seal
     from ..collect.outputs import verify_ratings
 
-    key, _ = verify_seal(Path(root), study)
-    data, _ = verify_ratings(root)
+    sealed = verify_seal(Path(root), study)
+    key = sealed.key
+    data, _, _ = verify_ratings(root, sealed.secret)
     raw = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
     ctx = Context(study, add_totals(unblind(study, raw, key_sides(key)), study.rubric), None)
     rows = ctx.ratings(measure.id)

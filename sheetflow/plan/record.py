@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..collect.outputs import OutputSet
 from ..errors import UsageError
 from ..packs.seal import KEY_FILE, SEALED_DIR
 from ..spec.model import SIZING_FILE
+from ..staging import OutputSet
 from .design import PlanResult
 
 SIZING_KEYS = ("raters", "items", "expected_width", "method", "simulations", "measure",

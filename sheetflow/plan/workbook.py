@@ -6,7 +6,8 @@ from pathlib import Path
 
 import xlsxwriter
 
-from ..collect.outputs import OutputSet
+from ..errors import close_workbook
+from ..staging import OutputSet
 from .design import PlanResult
 
 _METHODS = (
@@ -80,7 +81,7 @@ def write_plan_workbook(result: PlanResult, path: str | Path) -> Path:
         for i, (topic, text) in enumerate(_METHODS):
             methods.write(i, 0, topic, bold)
             methods.write(i, 1, text)
-        wb.close()
+        close_workbook(wb, path)
     return path
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import Analysis
-from ..collect.outputs import PARTIAL, OutputSet
+from ..staging import PARTIAL, OutputSet
 from .jobs import feedback_jobs, job_cost, table_job, worker_count
 from .large import is_large, write_csv
 from .parallel import Job, WorkerPool

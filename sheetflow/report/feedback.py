@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import xlsxwriter
 
+from ..errors import close_workbook
 from .cells import OPTIONS, created, formats, write_table
 
 if TYPE_CHECKING:  # a worker process writing feedback needs no analysis
@@ -76,7 +77,7 @@ def write_feedback_tables(title: str, rater: str, tables: dict[str, pd.DataFrame
         ws.set_row(top, 45)  # headers wrap to up to three lines
         write_table(ws, top, _rounded(table).rename(columns=HEADERS), fmt,
                     number_formats=percent)
-    wb.close()
+    close_workbook(wb, path)
     return path
 
 

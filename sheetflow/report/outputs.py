@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -9,8 +10,11 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from .. import __version__
 from ..analysis import Analysis, results_tables, verdicts
-from ..collect.outputs import OutputSet, remove_partials
+from ..collect.returns import file_digest as file_sha256
+from ..collect.rows import neutralise
+from ..staging import OutputSet, remove_partials
 from .jobs import feedback_jobs, job_cost, remove_stale_tables, table_jobs, worker_count
 from .parallel import Job, run_jobs
 from .workbook import write_analysis_workbook
@@ -30,7 +34,7 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path, *,
     ``feedback-<rater>.xlsx`` per rater when the protocol gives raters feedback (000).
     This is the one place outputs are written: each to a
     temporary file first, all replacing the old ones only once every one is complete
-    (:class:`~sheetflow.collect.outputs.OutputSet`), so a run that stops half-way leaves the
+    (:class:`~sheetflow.staging.OutputSet`), so a run that stops half-way leaves the
     previous set as it was. :func:`~.overlap.analyze_and_write` does the same while
     the analysis runs.
 
@@ -59,6 +63,7 @@ def write_into(analysis: Analysis, out: Path, outputs: OutputSet, *,
     listed by :func:`write_analysis_outputs`. When ``early`` has started its workers
     during the analysis, the portable jobs it has not yet been sent go to it too and
     it is finished here; otherwise they are written as ``workers`` says."""
+    analysis.summary["run_id"] = run_id(analysis)
     local: list[tuple[Callable[[Analysis, Path], Path], Path]] = [
         (_workbook_alone, out / "analysis.xlsx"), (write_summary_json, out / "summary.json")]
     if VERDICT_ANALYSES & set(analysis.study.plan.run):
@@ -77,8 +82,32 @@ def write_into(analysis: Analysis, out: Path, outputs: OutputSet, *,
         jobs = [(write, args, outputs.stage(path)) for write, args, path in tables + feedback]
         _write_all(jobs, [(write, outputs.stage(path)) for write, path in local], analysis,
                    workers)
+    stage_run_record(outputs, out, analysis.summary["run_id"])  # last: it vouches for all
     return [path for _, path in local[:2]] + [path for *_, path in tables] + \
         [path for _, path in local[2:]] + [path for *_, path in feedback]
+
+
+RUN_FILE = "run.json"
+
+
+def run_id(analysis: Analysis) -> str:
+    """The id every output of one analysis shares: from what it was computed from (the
+    spec, the key, the ratings table and the sheetflow version), so the same inputs
+    give the same id and the same bytes."""
+    s = analysis.summary
+    parts = [str(s.get("spec_hash", "")), str(s.get("key_sha256", "")),
+             str(s.get("audit", {}).get("ratings_sha256", "")), __version__]
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
+
+
+def stage_run_record(outputs: OutputSet, out: Path, run: str) -> None:
+    """Stage ``out/run.json``: the run id and the sha256 of every output staged, so
+    :func:`sheetflow.collect.outputs.check_run` can tell when ``out/`` mixes runs."""
+    files = {final.relative_to(out).as_posix(): file_sha256(staged)
+             for staged, final in outputs.staged()}
+    record = {"run_format": 1, "run_id": run, "files": files}
+    outputs.stage(out / RUN_FILE).write_text(
+        json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def _write_all(jobs: list[Job], local: list[tuple[Callable[[Analysis, Path], Path], Path]],
@@ -106,10 +135,16 @@ def _workbook_alone(analysis: Analysis, path: Path) -> Path:
 
 
 def _csv_writer(table: pd.DataFrame) -> Callable[[Analysis, Path], Path]:
-    """A writer of ``table`` as UTF-8 CSV (protocol 001's results/T2.csv, T3.csv)."""
+    """A writer of ``table`` as UTF-8 CSV (protocol 001's results/T2.csv, T3.csv).
+
+    Text that a spreadsheet would run as a formula (a band name from items.csv, say)
+    is neutralised as in every CSV sheetflow writes."""
     def write(_analysis: Analysis, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
-        table.to_csv(path, index=False, lineterminator="\n", float_format="%.6g")
+        safe = table.apply(lambda col: col.map(
+            lambda v: neutralise(v) if isinstance(v, str) else v)
+            if col.dtype == object or pd.api.types.is_string_dtype(col.dtype) else col)
+        safe.to_csv(path, index=False, lineterminator="\n", float_format="%.6g")
         return path
     return write
 

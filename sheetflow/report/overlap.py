@@ -8,7 +8,7 @@ feedback tables are computed first, the pairwise table second), so
 they are ready (the analysis reports each part through its ``on_part`` hook) and the
 analysis goes on meanwhile. Small studies never reach :data:`~.jobs.PARALLEL_FROM`
 and are written as :func:`~.outputs.write_analysis_outputs` writes them. Everything is
-staged in one :class:`~sheetflow.collect.outputs.OutputSet`: an analysis that fails (a broken
+staged in one :class:`~sheetflow.staging.OutputSet`: an analysis that fails (a broken
 seal, say) or a worker that fails leaves the previous outputs as they were.
 """
 
@@ -17,7 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..analysis import Analysis, analyze
-from ..collect.outputs import OUT_DIR, OutputSet, remove_partials
+from ..collect.outputs import OUT_DIR
+from ..staging import OutputSet, remove_partials
 from .early import EarlyWrites
 from .jobs import remove_stale_tables
 from .outputs import write_into

@@ -10,7 +10,7 @@ would re-import the caller's ``__main__`` and rerun a script that has no
 free. The caller goes on meanwhile (with the rest of the analysis, see
 :mod:`.overlap`, or its own outputs).
 A failing job fails the whole run with the child's one-line reason; the caller's
-:class:`~sheetflow.collect.outputs.OutputSet` then discards every staged file.
+:class:`~sheetflow.staging.OutputSet` then discards every staged file.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class WorkerPool:
     a pairwise table several seconds). Use as a context manager and call
     :meth:`finish` at the end of the block; leaving it by an exception stops the
     children instead (their staged files are then the caller's
-    :class:`~sheetflow.collect.outputs.OutputSet`'s to discard).
+    :class:`~sheetflow.staging.OutputSet`'s to discard).
 
     Parameters
     ----------

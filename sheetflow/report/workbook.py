@@ -11,6 +11,7 @@ import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
 from ..analysis import Analysis
+from ..errors import close_workbook
 from .cells import OPTIONS, created, formats, table_sheet
 from .charts import chart_data_sheet, confidence_chart, direction_chart
 from .large import csv_path, digest, is_large, large_tables, note, write_csv
@@ -95,7 +96,7 @@ def write_analysis_workbook(analysis: Analysis, path: str | Path, *,
         direction_chart(wb, sheets["direction_agreement"], charts["direction"])
     if "confidence_agreement" in sheets:
         confidence_chart(wb, sheets["confidence_agreement"], analysis, charts)
-    wb.close()
+    close_workbook(wb, path)
     return path
 
 def methods_sheet(wb: xlsxwriter.Workbook, analysis: Analysis, fmt: dict[str, Any]) -> None:

@@ -64,14 +64,47 @@ def order_reveals_arms(labels: Sequence[str], arms: Sequence[str], *, seed: int 
 
 
 def study_warnings(study: Any) -> list[str]:
-    """Warnings for ``check``: a spec that shows ids whose order follows the arms."""
+    """Warnings for ``check``: item ids that carry their arm.
+
+    In a single design each item belongs to one arm, and ids are often made from it: the
+    arm's id inside the item id, one prefix per arm (``B6-01``), or numbers that run by
+    arm. No pack shows an item id unless ``[items] show_id = true``, but ids travel
+    further than packs (file names, the coordinator's messages), so ``check`` says so.
+    """
     design = study.design
-    if not study.show_id or design.paired or not design.arm_column:
+    if design.paired or not design.arm_column:
         return []
     ids = [it.id for it in study.items]
     arms = [it.fields.get(design.arm_column, "") for it in study.items]
-    if not order_reveals_arms(ids, arms, seed=design.seed):
-        return []
-    return [f"{study.items_file}: the order of the ids follows the arms ([items] show_id = "
-            "true shows them on every card, so raters could group answers by arm); renumber "
-            "the items in a random order or remove show_id"]
+    where = f"{study.items_file}: "
+    inside = sorted({arm for i, arm in zip(ids, arms, strict=True) if _contains(i, arm)})
+    if inside:
+        return [where + f"item ids contain their arm's id ({', '.join(inside)}); anyone who "
+                "sees an id knows the arm: use ids that say nothing about the arm"]
+    if _prefix_per_arm(ids, arms):
+        return [where + "each arm's item ids share a prefix of their own (e.g. "
+                f"{ids[0]!r}); anyone who sees an id knows the arm: renumber the items"]
+    if order_reveals_arms(ids, arms, seed=design.seed):
+        shown = ("[items] show_id = true shows them on every card, so raters could group "
+                 "answers by arm" if study.show_id else "anyone who sees the ids can group "
+                 "the items by arm")
+        return [where + f"the order of the ids follows the arms ({shown}); renumber the "
+                "items in a random order" + (" or remove show_id" if study.show_id else "")]
+    return []
+
+
+def _contains(item_id: str, arm: str) -> bool:
+    """Whether ``arm`` (or, for ``b6_distance_forced``, its first word ``b6``) stands in
+    ``item_id`` as a word of its own."""
+    words = [w for w in re.split(r"[^0-9a-z]+", item_id.casefold()) if w]
+    head = re.split(r"[^0-9a-z]+", arm.casefold())[0]
+    return bool(arm) and (arm.casefold() in item_id.casefold() or head in words)
+
+
+def _prefix_per_arm(ids: Sequence[str], arms: Sequence[str]) -> bool:
+    """Whether the ids' leading letters (``B6-`` of ``B6-01``) map one-to-one to arms."""
+    prefixes = [re.match(r"[^0-9]*[0-9]*[^0-9]+", i) for i in ids]
+    if len(set(arms)) < 2 or any(p is None for p in prefixes):
+        return False
+    pairs = {(p.group(0).casefold(), a) for p, a in zip(prefixes, arms, strict=True)}
+    return len({p for p, _ in pairs}) == len(pairs) == len(set(arms))

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import tomllib
+import unicodedata
 
 from ..errors import SpecError
 from .design_loader import DesignLoader
 from .hashing import SPEC_FORMAT
+from .internal import internal_scores_problems
 from .limits import (
     MAX_DEPTH,
     MAX_DIMENSIONS,
@@ -20,7 +22,7 @@ from .model import PLACEHOLDERS, SIZING_FILE, Design, Item, Plan, Rater, ShownFi
 from .raters import RaterLoader, unsafe_char
 from .rubric import Rubric
 from .rubric_loader import RubricLoader
-from .tables import control_char, read_text_file
+from .tables import control_char, invisible_char, read_text_file
 
 
 class Loader(RubricLoader, DesignLoader, RaterLoader):
@@ -194,11 +196,20 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             if not item_id:
                 self.fail(f"'{id_col}' is empty; every item needs an id", file=name, where=where)
                 continue
-            if item_id in seen:
-                self.fail(f"duplicate id {item_id!r} (first at row {seen[item_id]})",
-                          file=name, where=where)
+            hidden = invisible_char(item_id)
+            if hidden:
+                self.fail(f"id {item_id!r} contains the invisible character {hidden}; remove "
+                          "it (ids that differ only by such a character look the same to "
+                          "everyone)", file=name, where=where)
                 continue
-            seen[item_id] = row_no
+            same = unicodedata.normalize("NFKC", item_id)
+            if item_id in seen or same in seen:
+                first = seen.get(item_id, seen.get(same))
+                self.fail(f"duplicate id {item_id!r} (first at row {first}"
+                          + ("" if item_id in seen else ", the same id in other characters")
+                          + ")", file=name, where=where)
+                continue
+            seen[same] = row_no
             for col, value in row.items():
                 bad = control_char(value)
                 if bad:
@@ -278,8 +289,10 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         if scores is not None:
             where = "[analysis.params] internal_scores_file"
             path = self._inside(scores, where)
-            if path is not None:
-                self._regular(path, repr(scores), where)
+            # only against items that loaded cleanly: a broken items file says so itself
+            if path is not None and self._regular(path, repr(scores), where) and \
+                    items and not self.problems:
+                self.problems += internal_scores_problems(path, items, design)
         if design.repeats and items and design.repeats.count > len(items):
             self.fail(f"repeats count {design.repeats.count} exceeds the {len(items)} items",
                       "[design.repeats]")

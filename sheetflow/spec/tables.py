@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import io
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -51,8 +53,12 @@ def _check_size(path: Path, max_bytes: int | None) -> None:
 
 
 def read_table(path: Path, *, max_bytes: int | None = None, max_rows: int | None = None,
+               data: bytes | None = None,
                ) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     """Read a CSV (UTF-8, BOM allowed) or XLSX table as text.
+
+    With ``data``, the table is parsed from those bytes (already read, and hashed, by
+    the caller) and ``path`` only names it: what was checked is what is used.
 
     A file over ``max_bytes`` is refused before it is read, and one with more than
     ``max_rows`` rows as soon as the next row is read, so the limits bound memory.
@@ -63,11 +69,15 @@ def read_table(path: Path, *, max_bytes: int | None = None, max_rows: int | None
     (``1`` not ``1.0``), so the same table gives the same values from either format.
     """
     suffix = path.suffix.lower()
-    _check_size(path, max_bytes)
+    if data is None:
+        _check_size(path, max_bytes)
+    elif max_bytes is not None and len(data) > max_bytes:
+        raise SpecError(f"is {len(data) / 2**20:.1f} MB, more than the "
+                        f"{max_bytes / 2**20:.0f} MB a table may be", file=path.name)
     if suffix == ".csv":
-        header, raw_rows = _bounded(path, _csv_rows(path), max_rows)
+        header, raw_rows = _bounded(path, _csv_rows(path, data), max_rows)
     elif suffix == ".xlsx":
-        header, raw_rows = _read_xlsx(path, max_rows)
+        header, raw_rows = _read_xlsx(path, max_rows, data)
     else:
         raise SpecError(f"is a {suffix or 'file without extension'}; use .csv or .xlsx",
                         file=path.name)
@@ -106,11 +116,17 @@ def _bounded(path: Path, rows: Iterator[list[Any]], max_rows: int | None,
     return [_cell_text(h) for h in header], out
 
 
-def _csv_rows(path: Path) -> Iterator[list[str]]:
-    """The CSV's rows, read as a stream: memory holds the rows kept, not the file."""
-    with path.open("rb") as fh:
-        _decode(fh.read(2), path, "ascii", "CSV UTF-8", check_only=True)
-    with path.open(encoding="utf-8-sig", newline="") as fh:
+def _csv_rows(path: Path, data: bytes | None = None) -> Iterator[list[str]]:
+    """The CSV's rows, read as a stream (memory holds the rows kept, not the file), or
+    parsed from ``data`` when the caller read the bytes."""
+    if data is None:
+        with path.open("rb") as fh:
+            head = fh.read(2)
+    else:
+        head = data[:2]
+    _decode(head, path, "ascii", "CSV UTF-8", check_only=True)
+    with (path.open(encoding="utf-8-sig", newline="") if data is None else
+          io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")) as fh:
         reader = csv.reader(fh)
         try:
             yield from reader
@@ -122,11 +138,13 @@ def _csv_rows(path: Path) -> Iterator[list[str]]:
             raise SpecError(f"is not valid CSV ({exc})", file=path.name) from None
 
 
-def _read_xlsx(path: Path, max_rows: int | None) -> tuple[list[str], list[list[Any]]]:
+def _read_xlsx(path: Path, max_rows: int | None, data: bytes | None = None,
+               ) -> tuple[list[str], list[list[Any]]]:
     import openpyxl  # items files are small and trusted (the coordinator's own)
 
     try:
-        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        wb = openpyxl.load_workbook(path if data is None else io.BytesIO(data),
+                                    read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many types for a broken file
         raise SpecError(f"cannot be read as an Excel workbook ({type(exc).__name__}); "
                         "save it again as .xlsx or use CSV", file=path.name) from None
@@ -151,6 +169,18 @@ def _cell_text(value: Any) -> str:
 def control_char(text: str) -> str:
     for ch in text:
         if ord(ch) < 32 and ch not in "\t\n":
+            return f"U+{ord(ch):04X}"
+    return ""
+
+
+def invisible_char(text: str) -> str:
+    """The first character of ``text`` that shows as nothing (``U+200B``), or ``""``.
+
+    Format characters (zero-width spaces and joiners, direction marks, the BOM), line
+    and paragraph separators, and any space other than the plain one."""
+    for ch in text:
+        kind = unicodedata.category(ch)
+        if kind in ("Cf", "Zl", "Zp") or (kind == "Zs" and ch != " "):
             return f"U+{ord(ch):04X}"
     return ""
 

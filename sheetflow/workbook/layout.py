@@ -25,7 +25,7 @@ Keys: ``schema_version``, ``study_id``, ``spec_hash``, ``rater_id``, ``sitting``
 1. custom document properties named ``sheetflow_<key>`` (type text);
 2. workbook defined names ``sf_<key>`` whose value is a string constant ``="..."``;
 3. the ``_sheetflow`` sheet: column A the key, column B the value, rows 1..6 in the order
-   of :data:`IDENTITY_KEYS`. Row 8 is the header ``row_id | item_id | label | sha256``;
+   of :data:`IDENTITY_KEYS`. Row 8 is the header ``row_id | code | label | sha256``;
    from row 9 one row per manifest row (the row table, in sheet order).
 
 Never any arm name or id, and no seed, anywhere in a pack.
@@ -171,6 +171,7 @@ CONFIDENCE_CHOICES = ("Low", "Medium", "High")
 MANIFEST_FILE = "manifest.json"
 PACKS_DIR = "packs"
 RETURNS_DIR = "returns"  # returned workbooks; made by generate, read by collect
+OUT_DIR = "out"  # what collect and analyze write
 
 
 def answer_columns(labels: tuple[str, ...]) -> dict[str | None, tuple[str, str]]:
@@ -216,6 +217,16 @@ def keyed_row_id(row_key: str, pack_id: str, base: str) -> str:
     """
     message = f"{pack_id}\x1f{base}".encode()
     return f"{base}#{hmac.new(row_key.encode(), message, hashlib.sha256).hexdigest()[:12]}"
+
+
+def case_name(card: dict[str, Any]) -> str:
+    """A card as its rater sees it: ``"3 (K7QF)"`` (card number and display code).
+
+    Every text a rater may read (issues quoted in reply drafts, feedback) names a case
+    so, never by its item id: item ids often follow the arms.
+    """
+    code = card.get("code") or ""
+    return f"{card['card']} ({code})" if code else str(card["card"])
 
 
 def row_digest(field_hashes: Iterable[str]) -> str:

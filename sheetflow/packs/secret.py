@@ -1,0 +1,89 @@
+"""The study secret: 32 random bytes behind every draw a rater could otherwise predict.
+
+A seed a person types (``20260915``) is small: from one pack, a rater could try every
+seed below ten million in seconds and recover the draws, and with them which label
+shows which arm on every card and every other pack's row ids. So each draw is keyed
+with a secret as well as the seed: ``generate`` makes 32 bytes with :mod:`secrets`
+and keeps them in ``sealed/secret`` (hex), next to the key; the key records the
+secret's sha256, so the hash published before scoring commits to it. The secret
+never reaches a pack, the blinded manifest, a draft or any other file a rater sees.
+
+* the order, repeat draw, sides and display codes of each pack come from
+  ``random.Random(int.from_bytes(HMAC-SHA256(secret, derivation)[:8], "big"))``, the
+  derivation being the recorded seed and a purpose (``"20260915:sides:s1:R1"``);
+* the row-id key (:func:`sheetflow.workbook.layout.keyed_row_id`) is
+  ``HMAC-SHA256(secret, "sheetflow row ids" + spec hash)``.
+
+Regenerating in place reuses the sealed secret, so the packs come out byte-identical;
+a new study (no seal yet) or ``generate --force`` gets a new one. At unsealing the
+secret is revealed with the key, and every draw can be recomputed from the two.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+import re
+import secrets
+from pathlib import Path
+
+from ..errors import SealError
+
+SECRET_FILE = "secret"
+SECRET_BYTES = 32
+RNG_RECIPE = "random.Random(int.from_bytes(HMAC-SHA256(secret, derivation)[:8], 'big'))"
+_HEX = re.compile(rb"[0-9a-f]{64}\n?")
+
+
+def read_secret(path: Path) -> bytes:
+    """The secret stored at ``path`` (64 hex digits and a newline), read once.
+
+    Raises
+    ------
+    SealError
+        The file is not a secret sheetflow wrote.
+    """
+    data = path.read_bytes()
+    if not _HEX.fullmatch(data):
+        raise SealError(f"{path}: is not a study secret sheetflow wrote (64 hex digits); "
+                        "restore it from the copy made at generate")
+    return bytes.fromhex(data[:64].decode("ascii"))
+
+
+def write_secret(path: Path, secret: bytes) -> None:
+    """Store ``secret`` at ``path`` as hex (the file is private to the coordinator)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(secret.hex().encode("ascii") + b"\n")
+
+
+def new_secret() -> bytes:
+    """32 bytes from the operating system's CSPRNG."""
+    return secrets.token_bytes(SECRET_BYTES)
+
+
+def secret_sha256(secret: bytes) -> str:
+    """What the key records of the secret: the sha256 of its stored form."""
+    return hashlib.sha256(secret.hex().encode("ascii") + b"\n").hexdigest()
+
+
+def keyed(secret: bytes, text: str) -> bytes:
+    """HMAC-SHA256 of ``text`` (UTF-8) under ``secret``."""
+    return hmac.new(secret, text.encode("utf-8"), hashlib.sha256).digest()
+
+
+def keyed_rng(secret: bytes, derivation: str) -> random.Random:
+    """The generator of one draw: seeded with 8 bytes of ``keyed(secret, derivation)``."""
+    return random.Random(int.from_bytes(keyed(secret, derivation)[:8], "big"))
+
+
+def record_mac(secret: bytes, purpose: str, data: bytes) -> str:
+    """HMAC-SHA256 (hex) of a record's canonical bytes under the secret, for ``purpose``
+    (``"collection"``): the record cannot be rewritten to match an edited table
+    without the secret."""
+    return hmac.new(secret, purpose.encode("utf-8") + b"\x1f" + data, hashlib.sha256).hexdigest()
+
+
+def row_key(secret: bytes, spec_hash: str) -> str:
+    """The key of every pack's row ids (hex), bound to the study secret and spec."""
+    return keyed(secret, f"sheetflow row ids\x1f{spec_hash}").hex()

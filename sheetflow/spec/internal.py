@@ -1,0 +1,95 @@
+"""The internal scores file (``[analysis.params] internal_scores_file``), checked at load.
+
+Protocol 000 compares the external validators with the team's own scores: one row per
+case and arm, columns ``case_id`` (an item id), ``arm`` (an arm id of the design) and
+``total`` (a number). ``check`` refuses anything else here, with the file and row named,
+so the analysis never meets a missing column, a case or arm that does not exist, a
+total that is not a number or a pair scored twice.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from ..errors import SpecError
+from .limits import MAX_SPEC_BYTES
+from .model import Design, Item
+from .tables import read_table
+
+INTERNAL_COLUMNS = ("case_id", "arm", "total")
+
+
+def internal_scores_problems(path: Path, items: tuple[Item, ...],
+                             design: Design) -> list[SpecError]:
+    """Every problem of the internal scores at ``path`` (empty when it is sound).
+
+    Parameters
+    ----------
+    path : Path
+        The file (CSV or XLSX).
+    items : tuple of Item
+        The study's items: every ``case_id`` must be one of their ids.
+    design : Design
+        Its arms: every ``arm`` must be one of their ids.
+    """
+    try:
+        header, rows = read_table(path, max_bytes=MAX_SPEC_BYTES)
+    except SpecError as exc:
+        return [exc]
+    name = path.name
+    missing = [c for c in INTERNAL_COLUMNS if c not in header]
+    if missing:
+        return [SpecError(f"needs the columns {', '.join(INTERNAL_COLUMNS)}; "
+                          f"{', '.join(missing)} missing (the file has: {', '.join(header)})",
+                          file=name, where="header")]
+    ids, arms = {it.id for it in items}, {a.id for a in design.arms}
+    unknown_case: dict[str, int] = {}
+    unknown_arm: dict[str, int] = {}
+    not_number: dict[str, int] = {}
+    twice: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str], int] = {}
+    for row_no, row in rows:
+        case, arm, total = row.get("case_id", ""), row.get("arm", ""), row.get("total", "")
+        if case not in ids:
+            unknown_case.setdefault(case, row_no)
+        if arm not in arms:
+            unknown_arm.setdefault(arm, row_no)
+        if not _is_number(total):
+            not_number.setdefault(total, row_no)
+        if (case, arm) in seen:
+            twice.setdefault((case, arm), row_no)
+        seen.setdefault((case, arm), row_no)
+    problems = []
+    if unknown_case:
+        problems.append(_one(name, unknown_case, "case_id", ("an item id", "item ids"),
+                             "of the study"))
+    if unknown_arm:
+        problems.append(_one(name, unknown_arm, "arm", ("an arm", "arms"),
+                             f"of the design {sorted(arms)}"))
+    if not_number:
+        problems.append(_one(name, not_number, "total", ("a number", "numbers"), ""))
+    if twice:
+        first = min(twice.values())
+        pairs = ", ".join(f"{c!r} x {a!r}" for c, a in list(twice)[:3])
+        problems.append(SpecError(f"{len(twice)} case and arm pair(s) are scored twice "
+                                  f"({pairs}{', ...' if len(twice) > 3 else ''})",
+                                  file=name, where=f"row {first}"))
+    return problems
+
+
+def _one(name: str, found: dict[str, int], column: str, what: tuple[str, str],
+         of: str) -> SpecError:
+    """One problem for every row with a bad ``column`` value, at the first such row."""
+    shown = ", ".join(repr(v) for v in list(found)[:3]) + (", ..." if len(found) > 3 else "")
+    verdict = f"is not {what[0]}" if len(found) == 1 else \
+        f"are not {what[1]} ({len(found)} values)"
+    return SpecError(f"{column} {shown} {verdict} {of}".rstrip(), file=name,
+                     where=f"row {min(found.values())}")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False

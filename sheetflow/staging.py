@@ -1,0 +1,70 @@
+"""Files written whole or not at all: staged beside their final paths, then replaced.
+
+Every stage that writes a set of files uses :class:`OutputSet`: ``generate`` (packs,
+manifest, seal), ``collect`` and ``analyze`` (``out/``), ``plan``. A run that fails or
+is killed before the replace leaves the previous files untouched; a killed run can
+leave hidden ``.*.partial`` files, which :func:`remove_partials` (and the next run)
+removes.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+PARTIAL = ".partial"  # the end of every staged file's name
+
+
+class OutputSet:
+    """Outputs of one run, staged beside their final paths and replaced together.
+
+    Use as a context manager: :meth:`stage` gives the temporary path to write each
+    output to; leaving the block without an exception moves every staged file into
+    place (in the order staged, so stage the record that vouches for the others last);
+    an exception removes them and leaves the old outputs as they were.
+    """
+
+    def __init__(self) -> None:
+        self._staged: list[tuple[Path, Path]] = []
+
+    def stage(self, path: str | Path) -> Path:
+        """The temporary path to write ``path``'s new content to (same folder)."""
+        final = Path(path)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        temp = final.with_name(f".{final.name}.{os.getpid()}{PARTIAL}")
+        self._staged.append((temp, final))
+        return temp
+
+    def staged(self) -> list[tuple[Path, Path]]:
+        """(staged path, final path) of every output staged so far, in order."""
+        return list(self._staged)
+
+    def __enter__(self) -> OutputSet:
+        return self
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
+        if kind is not None:
+            for temp, _ in self._staged:
+                temp.unlink(missing_ok=True)
+            return
+        for temp, _ in self._staged:
+            _fsync(temp)
+        for temp, final in self._staged:
+            os.replace(temp, final)
+
+
+def _fsync(path: Path) -> None:
+    """Flush a staged file to disk before it replaces the old one."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def remove_partials(folder: Path) -> None:
+    """Remove staged files a killed run left behind (only sheetflow's own names)."""
+    if folder.is_dir():
+        for path in folder.glob(f".*{PARTIAL}"):
+            path.unlink(missing_ok=True)

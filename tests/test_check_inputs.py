@@ -1,0 +1,129 @@
+"""``check`` refuses what would otherwise reach the analysis broken or disguised."""
+
+from __future__ import annotations
+
+import csv
+
+import pandas as pd
+import pytest
+from spec_helpers import check_gives_one_line
+
+from sheetflow.errors import SpecError
+from sheetflow.spec import init_study, load_study
+
+
+def _rewrite(path, rows) -> None:
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh, lineterminator="\n").writerows(rows)
+
+
+def _rows(path) -> list[list[str]]:
+    with path.open(encoding="utf-8", newline="") as fh:
+        return list(csv.reader(fh))
+
+
+@pytest.fixture
+def paired(tmp_path):
+    return init_study(tmp_path / "s", "paired-rubric")
+
+
+@pytest.mark.parametrize("hidden", ["\u200b", "\u200d", "\u2060", "\ufeff", "\u00a0"])
+def test_an_item_id_with_an_invisible_character_is_refused(paired, hidden):
+    rows = _rows(paired / "items.csv")
+    first = rows[1][0]
+    rows.append([first[:2] + hidden + first[2:], *rows[1][1:]])  # looks like the first item
+    _rewrite(paired / "items.csv", rows)
+    check_gives_one_line(paired, ["items.csv", f"row {len(rows)}", "invisible character",
+                                  f"U+{ord(hidden):04X}"])
+
+
+def test_ids_equal_after_normalisation_are_duplicates(paired):
+    rows = _rows(paired / "items.csv")
+    rows.append([rows[1][0].replace("T", "\uff34"), *rows[1][1:]])  # a fullwidth T
+    _rewrite(paired / "items.csv", rows)
+    check_gives_one_line(paired, ["items.csv", f"row {len(rows)}", "duplicate id",
+                                  "first at row 2", "the same id in other characters"])
+
+
+@pytest.mark.parametrize(("edit", "words"), [
+    (lambda rows: [["case", "arm", "score"], *rows[1:]],
+     ["internal_scores.csv", "header", "case_id", "total", "missing"]),
+    (lambda rows: [rows[0], ["TC-999", rows[1][1], "5"], *rows[2:]],
+     ["internal_scores.csv", "row 2", "case_id 'TC-999' is not an item id of the study"]),
+    (lambda rows: [rows[0], [rows[1][0], "iter3_typo", "5"], *rows[2:]],
+     ["internal_scores.csv", "row 2", "arm 'iter3_typo' is not an arm of the design"]),
+    (lambda rows: [rows[0], [rows[1][0], rows[1][1], "ten"], *rows[2:]],
+     ["internal_scores.csv", "row 2", "total 'ten' is not a number"]),
+    (lambda rows: [rows[0], rows[1], rows[1], *rows[3:]],
+     ["internal_scores.csv", "row 3", "scored twice"]),
+])
+def test_internal_scores_are_checked(paired, edit, words):
+    path = paired / "internal_scores.csv"
+    _rewrite(path, edit(_rows(path)))
+    check_gives_one_line(paired, words)
+
+
+def test_sound_internal_scores_load(paired):
+    assert load_study(paired).plan.params["internal_scores_file"] == "internal_scores.csv"
+
+
+def test_wrong_internal_columns_never_reach_analyze(paired):
+    path = paired / "internal_scores.csv"
+    _rewrite(path, [["case", "arm", "score"], *_rows(path)[1:]])
+    with pytest.raises(SpecError, match="case_id"):
+        load_study(paired)
+
+
+def test_every_csv_sheetflow_writes_neutralises_formulas(tmp_path):
+    """protocol 001's results/T3.csv names each band as items.csv spells it."""
+    from sheetflow.report.outputs import _csv_writer
+
+    table = pd.DataFrame({"band": ["=HYPERLINK(\"http://x\",\"y\")", "near", "+1"],
+                          "p": [0.5, 0.25, -0.125]})
+    path = _csv_writer(table)(None, tmp_path / "T3.csv")
+    rows = _rows(path)
+    assert [r[0] for r in rows[1:]] == ["'=HYPERLINK(\"http://x\",\"y\")", "near", "'+1"]
+    assert [r[1] for r in rows[1:]] == ["0.5", "0.25", "-0.125"]  # numbers stay numbers
+
+
+def _keep_known_ids(root, make_id) -> None:
+    """Give every item of a keep-known study the id ``make_id(arm, n)``."""
+    rows = _rows(root / "items.csv")
+    arm = rows[0].index("arm")
+    counts: dict[str, int] = {}
+    for row in rows[1:]:
+        counts[row[arm]] = counts.get(row[arm], 0) + 1
+        row[0] = make_id(row[arm], counts[row[arm]])
+    _rewrite(root / "items.csv", rows)
+
+
+def _check_warnings(root) -> list[str]:
+    from click.testing import CliRunner
+
+    from sheetflow.cli import cli
+
+    result = CliRunner().invoke(cli, ["check", str(root)])
+    assert result.exit_code == 0, result.output
+    return [ln for ln in result.output.splitlines() if "warning" in ln]
+
+
+@pytest.mark.parametrize(("make_id", "words"), [
+    (lambda arm, n: f"{arm}-{n:02d}", ["contain their arm's id", "b6_distance_forced_critic"]),
+    (lambda arm, n: f"{arm.split('_')[0].upper()}-{n:02d}", ["contain their arm's id"]),
+    (lambda arm, n: "WXYZ"[int(arm[1]) % 4] + f"-{n:02d}", ["share a prefix of their own"]),
+    (lambda arm, n: f"D{int(arm[1]) * 100 + n:03d}", ["order of the ids follows the arms"]),
+])
+def test_check_warns_when_item_ids_carry_the_arm(tmp_path, make_id, words):
+    root = init_study(tmp_path / "s", "keep-known")
+    assert _check_warnings(root) == []
+    _keep_known_ids(root, make_id)
+    warnings = _check_warnings(root)
+    assert len(warnings) == 1, warnings
+    for word in words:
+        assert word in warnings[0], warnings[0]
+
+
+@pytest.mark.parametrize("template", ["keep-known", "anchored-plan", "answer-review",
+                                      "judge-likert", "paired-rubric"])
+def test_no_template_warns(tmp_path, template):
+    assert _check_warnings(init_study(tmp_path / "s", template)) == []
