@@ -68,6 +68,10 @@ class MissingStepError(UsageError):
         super().__init__(f"{message}; run '{command}' first")
 
 
+class IncompleteError(SheetflowError):
+    """The panel is not complete, so nothing was unsealed (exit 1 in the CLI)."""
+
+
 class WriteError(SheetflowError):
     """An output could not be written (a full disk, a folder without permission)."""
 

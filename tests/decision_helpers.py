@@ -20,3 +20,19 @@ def run_analyze(root: Path, *args: str) -> tuple[Any, dict[str, Any], list[str]]
     sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
     rows = [str(r[0]) for r in sheet.iter_rows(max_col=1, values_only=True) if r[0] is not None]
     return result, summary, rows
+
+
+def refused_before_unsealing(root: Path, *words: str) -> str:
+    """``sheetflow analyze ROOT`` on an incomplete panel: exit 1, one line naming who is
+    missing (each of ``words``), and nothing written: the key stays sealed."""
+    before = sorted(p.name for p in (root / "out").iterdir())
+    result = CliRunner().invoke(cli, ["analyze", str(root)])
+    assert result.exit_code == 1, result.output
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: the panel is incomplete, so "
+                                                   "nothing was unsealed"), lines
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+    assert sorted(p.name for p in (root / "out").iterdir()) == before
+    assert not (root / "out" / "summary.json").exists()
+    return lines[0]

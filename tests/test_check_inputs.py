@@ -127,3 +127,32 @@ def test_check_warns_when_item_ids_carry_the_arm(tmp_path, make_id, words):
                                       "judge-likert", "paired-rubric"])
 def test_no_template_warns(tmp_path, template):
     assert _check_warnings(init_study(tmp_path / "s", template)) == []
+
+
+@pytest.mark.parametrize(("template", "old", "new", "words"), [
+    ("paired-rubric", 'improved_arm = "iter2_improved"', 'improved_arm = "iter2_improve"',
+     ["improved_arm", "'iter2_improve' is not one of the design's arms"]),
+    ("keep-known", 'control = "b1_random_pairing"', 'control = "b1_random_paring"',
+     ["control", "'b1_random_paring'"]),
+    ("keep-known", 'reference = "b4_single_note"', 'reference = "b4_singlenote"',
+     ["reference", "'b4_singlenote'"]),
+    ("keep-known", '"b6_distance_forced_critic"]', '"b6_distance_forced_critc"]',
+     ["candidates", "'b6_distance_forced_critc'"]),
+])
+def test_a_misspelt_arm_in_the_plan_is_refused(tmp_path, template, old, new, words):
+    """A misspelt improved arm made direction agreement 0.000 (FAIL) where the truth
+    was 0.833 (PASS); a misspelt keep-known arm made the decision inconclusive or
+    dropped a candidate. ``check`` now refuses each."""
+    from spec_helpers import replace_once
+
+    root = init_study(tmp_path / "s", template)
+    replace_once(root / "study.toml", old, new)
+    check_gives_one_line(root, ["study.toml", "[analysis.params]", *words])
+
+
+def test_internal_scores_must_cover_every_case_and_arm(paired):
+    path = paired / "internal_scores.csv"
+    rows = _rows(path)
+    _rewrite(path, [rows[0], *rows[1:5], *rows[9:]])  # cases 3 and 4 lost
+    check_gives_one_line(paired, ["internal_scores.csv", "no total for 4 of the 36",
+                                  "'TC-003' x"])

@@ -109,6 +109,10 @@ def test_decision_arms_and_intervals(two_owners):
     checks = {c["name"]: c for c in decision["checks"]}
     perm = checks["permutation p (b3_distance_forced vs b1_random_pairing)"]
     assert perm["passed"] is True and perm["value"] < 0.01
+    # the winner is re-chosen in every shuffle: never below the fixed-winner reading
+    permutation = summary["permutation"]
+    assert permutation["p"] == perm["value"] >= permutation["p_fixed_winner"]
+    assert "max-statistic" in permutation["statistic"]
     above = checks["winner b3_distance_forced above reference b4_single_note"]
     assert above["passed"] is True and above["value"] == pytest.approx(17 / 30)
     counts = _counts(root)

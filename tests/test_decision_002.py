@@ -117,7 +117,7 @@ def test_correct_subset_passes_and_one_raters_error_rejects(correct):
     _, _, disputed, out, summary, rows = correct
     assert out.exit_code == 0, out.output
     decision = summary["decision"]
-    assert decision["status"] == "pass"
+    assert decision["status"] == "reported"  # the protocol decides per item, not a PASS
     checks = {c["name"]: c for c in decision["checks"]}
     subset = checks["second-rater subset reproduced exactly"]
     assert (subset["value"], subset["passed"]) == (0, True)
@@ -131,7 +131,12 @@ def test_correct_subset_passes_and_one_raters_error_rejects(correct):
     assert rejected[UNSAFE] == f"severe safety event (recorded by {PRIMARY})"
     assert acc["material_errors_combine"] == "max"
     assert [(e["item"], e["raters"]) for e in summary["safety_events"]] == [(UNSAFE, PRIMARY)]
-    assert rows[2] == "DECISION: PASS"
+    n = len(acc["accepted"]) + len(acc["rejected"])
+    assert rows[2] == (f"RESULT: {n - 3} of {n} items accepted; 1 with a severe safety "
+                       "event; second-rater check passed")
+    assert any(r.startswith("- integrity check: second-rater subset reproduced exactly 0 "
+                            "(target 0) met") for r in rows)
+    assert "PASS" not in " ".join(rows[:6])
     assert "material errors of two raters combine by the plan's rule: max (the larger count)" \
         in rows
     assert any(r.startswith(f"safety events: {UNSAFE} (") for r in rows)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from decision_helpers import run_analyze
+from decision_helpers import refused_before_unsealing, run_analyze
 
 from sheetflow.collect.run import collect
 from sheetflow.packs.generate import generate_packs
@@ -62,9 +62,9 @@ def _study(root: Path, na: str = "missing", note: bool = True) -> Path:
     return root
 
 
-def _analyze(root: Path):
+def _analyze(root: Path, *args: str):
     collect(root)
-    out, summary, rows = run_analyze(root)
+    out, summary, rows = run_analyze(root, *args)
     wb = openpyxl.load_workbook(root / "out" / "analysis.xlsx")
     methods = {r[0]: r[1] for r in wb["Methods"].iter_rows(values_only=True) if r[0]}
     return out, summary, rows, methods
@@ -75,13 +75,13 @@ def test_agreement_per_column_and_the_na_setting(tmp_path, na, n_ratings, n_unit
     out, summary, rows, methods = _analyze(_study(tmp_path / na, na))
     assert out.exit_code == 0, out.output
     decision = summary["decision"]
-    assert decision["status"] == "pass"
+    assert decision["status"] == "reported"  # no pass mark in the protocol: no PASS
     checks = {c["name"]: c for c in decision["checks"]}
-    assert set(checks) == {f"alpha ({d}) defined" for d in (
+    assert set(checks) == {f"alpha ({d})" for d in (
         "overall_rating", "factual_correctness", "faithfulness", "citation_quality",
         "refusal_appropriateness")}
-    assert all(c["passed"] is True and c["value"] == pytest.approx(1.0)
-               for c in checks.values())
+    assert all(c["passed"] is None and c["outcome"] == "reported" and c["target"] is None
+               and c["value"] == pytest.approx(1.0) for c in checks.values())
     faith = next(a for a in summary["alpha"] if a["measure"] == "faithfulness")
     assert faith["n_units"] == n_units
     assert faith["level"] == ("ordinal" if na == "missing" else "nominal")
@@ -94,14 +94,18 @@ def test_agreement_per_column_and_the_na_setting(tmp_path, na, n_ratings, n_unit
     assert f"faithfulness: 6 of 36 answers N/A; agreement uses {n_ratings} ratings on " \
            f"{n_units} units" in text
     assert summary["gold_disputes"] == [DISPUTED]
-    assert rows[2] == "DECISION: PASS"
+    assert rows[2] == ("RESULT: agreement reported for 5 rating columns; the protocol sets "
+                       "no pass mark, so nothing is called passed")
+    assert not [r for r in rows if " met" in r]  # nothing without a target is "met"
     assert "gold disputes: 1 item(s)" in rows
 
 
 def test_a_dispute_without_its_note_keeps_the_reviewer_out(tmp_path):
     root = _study(tmp_path / "nonote", note=False)
-    out, summary, rows, _ = _analyze(root)
-    assert out.exit_code == 1
+    collect(root)
+    refused_before_unsealing(root, "rater2 (sitting 1)", "flag-note-missing")
+    out, summary, rows, _ = _analyze(root, "--allow-partial")
+    assert out.exit_code == 0, out.output
     assert summary["decision"]["status"] == "incomplete"
     assert summary["panel"]["missing"] == ["rater2"]
     assert "flag-note-missing" in summary["panel"]["excluded_files"][0]["reason"]

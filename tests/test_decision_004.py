@@ -16,7 +16,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from decision_helpers import run_analyze
+from decision_helpers import refused_before_unsealing, run_analyze
 
 from sheetflow.collect.run import collect
 from sheetflow.judges.importer import import_judges
@@ -67,7 +67,9 @@ def _run(root: Path, tie: bool = False, drop: str | None = None):
     if drop:
         next((root / "returns").glob(f"*{drop}*")).unlink()
     collect(root)
-    out, summary, _ = run_analyze(root)
+    if drop:
+        refused_before_unsealing(root, f"{drop} (sitting 1): no return collected")
+    out, summary, _ = run_analyze(root, *(["--allow-partial"] if drop else []))
     pilot = json.loads(result.summary_path.read_text(encoding="utf-8"))
     return out, summary, pilot
 
@@ -119,7 +121,7 @@ def test_an_exact_tie_is_not_directional(tmp_path):
 def test_a_missing_judge_makes_the_pilot_incomplete(tmp_path):
     root = tmp_path / "missing"
     out, summary, _ = _run(root, drop="judge-3")
-    assert out.exit_code == 1, out.output
+    assert out.exit_code == 0, out.output  # --allow-partial
     assert summary["decision"]["status"] == "incomplete"
     assert summary["panel"]["missing"] == ["judge-3"]
     trio = _checks(summary)["locked trio: 3 of 3 judges scored"]

@@ -312,7 +312,8 @@ def test_hash_is_pinned_for_the_bundled_template():
     assert study.hash == GOLDEN_PAIRED_RUBRIC_HASH
 
 
-GOLDEN_PAIRED_RUBRIC_HASH = "acd846791a94a1447deb1a9bb2aad84102b19ba263a14b6d22161a5546bbaf24"
+# the template now takes the total's alpha at the ordinal level (protocol 000)
+GOLDEN_PAIRED_RUBRIC_HASH = "d617ec00f5691bf944a01c1844aa33f0c2f7a53d4855cab6db1a9e15a0c807ba"
 
 
 def test_template_folder_is_untouched_by_init(tmp_path):

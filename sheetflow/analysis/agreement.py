@@ -42,10 +42,21 @@ def _alpha(ctx: Context) -> pd.DataFrame:
             continue
         row = {"measure": dim_id, "kind": kind, **res.iloc[0].to_dict()}
         row["band"] = ctx.band(row["alpha"])
+        if kind == "total":  # the reading at the other level, beside (never decided on)
+            row["other_level"], row["alpha_other_level"] = _other_level(ctx, dim_id, level)
         rows.append(row)
     cols = ["measure", "kind", "level", "alpha", "ci_low", "ci_high", "band", "n_units",
-            "n_raters", "n_pairable_values", "n_boot", "seed", "reason"]
+            "n_raters", "n_pairable_values", "n_boot", "seed", "reason", "other_level",
+            "alpha_other_level"]
     return pd.DataFrame(rows).reindex(columns=cols)
+
+
+def _other_level(ctx: Context, dim_id: str, level: str) -> tuple[str, float]:
+    """A total's alpha at the level it was not declared at (ordinal <-> interval), no
+    interval: whether the choice of level would change the figure, at a glance."""
+    other = "interval" if level == "ordinal" else "ordinal"
+    res = stats.krippendorff_alpha(matrix_for(ctx, dim_id, "total"), level=other, n_boot=0)
+    return other, float(res.iloc[0]["alpha"])
 
 
 def _cohen(ctx: Context) -> pd.DataFrame:
@@ -134,9 +145,12 @@ def _intra(ctx: Context) -> pd.DataFrame:
 
 
 def _h_alpha(ctx: Context, table: pd.DataFrame, out: dict) -> None:
-    out["alpha"] = [{k: r[k] for k in ("measure", "kind", "level", "alpha", "ci_low", "ci_high",
-                                      "band", "n_units", "n_raters", "reason")}
-                    for r in table.to_dict("records")]
+    keys = ("measure", "kind", "level", "alpha", "ci_low", "ci_high", "band", "n_units",
+            "n_raters", "reason")
+    out["alpha"] = [{k: r[k] for k in keys} | (
+        {"other_level": r["other_level"], "alpha_other_level": r["alpha_other_level"]}
+        if r["kind"] == "total" and isinstance(r.get("other_level"), str) else {})
+        for r in table.to_dict("records")]
     target = ctx.target("alpha")
     tot = table[table["kind"] == "total"]
     if target is not None and not tot.empty:

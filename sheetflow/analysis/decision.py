@@ -10,7 +10,11 @@ raters stays in ``provisional_status``).
 
 Statuses: ``pass`` (every check met), ``fail`` (a check in its failing range),
 ``inconclusive`` (no check failed, but one is undefined or in the protocol's weak or
-marginal range), ``incomplete`` (the panel is not complete).
+marginal range), ``incomplete`` (the panel is not complete), ``reported`` (the
+protocol sets no pass rule: its figures are reported, and nothing is called passed).
+
+A check without a target is never "met": its outcome is ``reported`` (the value is
+shown, nothing is judged), and it takes no part in a pass.
 """
 
 from __future__ import annotations
@@ -24,8 +28,8 @@ import numpy as np
 
 from .panel import Panel
 
-STATUSES = ("pass", "fail", "incomplete", "inconclusive")
-MET, WEAK, NOT_MET, UNDEFINED = "met", "weak", "not met", "undefined"
+STATUSES = ("pass", "fail", "incomplete", "inconclusive", "reported")
+MET, WEAK, NOT_MET, UNDEFINED, REPORTED = "met", "weak", "not met", "undefined", "reported"
 
 
 @dataclass
@@ -40,8 +44,8 @@ class Check:
     passed : bool or None
         True when the target is met; None when the value is undefined.
     outcome : str
-        ``met``, ``weak`` (in the protocol's intermediate range), ``not met`` or
-        ``undefined``.
+        ``met``, ``weak`` (in the protocol's intermediate range), ``not met``,
+        ``undefined``, or ``reported`` (no target: shown, not judged).
     note : str
     """
 
@@ -70,6 +74,14 @@ def threshold_check(name: str, value: Any, target: float | None, *,
         return Check(name, _plain(value), _plain(target), True, MET, note)
     weak = weak_from is not None and value >= weak_from
     return Check(name, _plain(value), _plain(target), False, WEAK if weak else NOT_MET, note)
+
+
+def reported_check(name: str, value: Any, note: str = "") -> Check:
+    """A figure the protocol names without a target: reported, never met; undefined
+    when it could not be computed."""
+    if value is None or (isinstance(value, numbers.Real) and not _finite(value)):
+        return Check(name, None, None, None, UNDEFINED, note or "undefined")
+    return Check(name, _plain(value), None, None, REPORTED, note)
 
 
 def flag_check(name: str, ok: bool | None, value: Any = None, target: Any = None,
@@ -166,12 +178,15 @@ class Arms:
 
 
 def status_of(checks: list[Check]) -> str:
-    """pass / fail / inconclusive from the checks' outcomes (see the module notes)."""
+    """pass / fail / inconclusive / reported from the checks' outcomes (see the module
+    notes): ``pass`` needs at least one check with a target, every one of them met."""
     outcomes = [c.outcome for c in checks]
     if NOT_MET in outcomes:
         return "fail"
     if not outcomes or WEAK in outcomes or UNDEFINED in outcomes:
         return "inconclusive"
+    if all(o == REPORTED for o in outcomes):
+        return "reported"
     return "pass"
 
 
@@ -179,9 +194,11 @@ def reasons_of(checks: list[Check]) -> list[str]:
     """One short line per check: name, value against target, outcome."""
     out = []
     for c in checks:
-        target = f" (target {_num(c.target)})" if c.target is not None else ""
+        target = f" (target {_num(c.target)})" if c.target is not None else \
+            " (no target)" if c.outcome == REPORTED else ""
         note = f" - {c.note}" if c.note else ""
-        out.append(f"{c.name} {_num(c.value)}{target} {c.outcome}{note}")
+        outcome = "" if c.outcome == REPORTED else f" {c.outcome}"
+        out.append(f"{c.name} {_num(c.value)}{target}{outcome}{note}")
     return out
 
 
@@ -195,7 +212,8 @@ def default_decision(verdicts: list[dict[str, Any]]) -> Decision:
 
 def finish(decision: Decision, panel: Panel) -> Decision:
     """Apply the panel: an incomplete panel makes the status "incomplete"."""
-    decision.provisional_status = decision.status
+    if not decision.provisional_status:  # a protocol may have set it (004's trio)
+        decision.provisional_status = decision.status
     if not decision.reasons:
         decision.reasons = reasons_of(decision.checks)
     if not panel.complete:

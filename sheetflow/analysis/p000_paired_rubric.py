@@ -23,7 +23,7 @@ import pandas as pd
 from .. import stats
 from ..spec.study import Study
 from .context import TIED, Context, add_verdict, empty_reason, natural_order, split_rows, stack
-from .decision import Arms, Check, Decision, flag_check, status_of, threshold_check
+from .decision import WEAK, Arms, Check, Decision, flag_check, status_of, threshold_check
 from .protocol import ProtocolPlan
 
 IMPROVED, INTERNAL = "improved arm", "internal scores"
@@ -209,6 +209,9 @@ def methods(study: Study) -> list[tuple[str, str]]:
 def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:
     """Protocol 000's rule: alpha, direction vs the improved arm and rho, combined."""
     checks = [_alpha_check(ctx, out), _direction_check(ctx, out), _spearman_check(ctx, out)]
+    blinding = _blinding_check(ctx, out)
+    if blinding is not None:
+        checks.append(blinding)
     a, d, r = (ctx.target(n) for n in ("alpha", "direction_agreement", "spearman"))
     weak = _alpha_weak_from(ctx)
     rule = (f"validation succeeds when alpha on the total >= {_num(a)}"
@@ -219,15 +222,40 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     return Decision(status_of(checks), rule, checks)
 
 
+BLINDING_DIMENSION = "recognised_arm"  # the template's study-scope question
+
+
+def _blinding_check(ctx: Context, out: dict) -> Check | None:
+    """Protocol 000: a validator who recognised which response came from which approach
+    reports it, and the research lead decides whether their data stay. A Yes is named
+    and leaves the decision inconclusive until then; it is never counted in silence."""
+    dim_id = str(ctx.param("blinding_dimension", BLINDING_DIMENSION))
+    if dim_id not in {d.id for d in ctx.study.rubric.dimensions}:
+        return None
+    answers = ctx.first[ctx.first["dimension"] == dim_id].drop_duplicates("rater")
+    said_yes = sorted(answers.loc[answers["value"].astype(str) == "Yes", "rater"].astype(str))
+    out["blinding_reports"] = {"dimension": dim_id, "recognised": said_yes,
+                               "n_answered": int(answers["value"].astype(str).ne("").sum())}
+    name = "no validator recognised which response came from which approach"
+    if not said_yes:
+        return flag_check(name, True, 0, 0, f"{len(answers)} answered")
+    return Check(name, len(said_yes), 0, False, WEAK,
+                 f"{', '.join(said_yes)} answered Yes: the protocol asks the research lead to "
+                 "decide whether their ratings stay (blinding may be compromised)")
+
+
 def _alpha_check(ctx: Context, out: dict) -> Check:
     total = next((r for r in out.get("alpha", []) if r["kind"] == "total"), None)
     target = ctx.target("alpha")
     if total is None:
         return flag_check("Krippendorff's alpha (total)", None, None, target,
                           "alpha on the total was not run")
-    return threshold_check(f"Krippendorff's alpha ({total['measure']})", total["alpha"],
-                           target, weak_from=_alpha_weak_from(ctx),
-                           note=ctx.band(total["alpha"]))
+    other = total.get("alpha_other_level")
+    beside = f"; at the {total.get('other_level')} level {_num(other)}" \
+        if other is not None and np.isfinite(other) else ""
+    return threshold_check(f"Krippendorff's alpha ({total['measure']}, {total['level']})",
+                           total["alpha"], target, weak_from=_alpha_weak_from(ctx),
+                           note=ctx.band(total["alpha"]) + beside)
 
 
 def _alpha_weak_from(ctx: Context) -> float | None:

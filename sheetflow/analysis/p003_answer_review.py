@@ -10,11 +10,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from .context import Context, empty_reason
-from .decision import Decision, flag_check, status_of, threshold_check
+from .decision import Decision, reasons_of, reported_check, status_of, threshold_check
 from .na import na_handling
 from .protocol import ProtocolPlan
 
@@ -123,18 +122,17 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     target = ctx.target("alpha")
     checks = [threshold_check(f"alpha ({r['measure']})", r["alpha"], target,
                               note=r.get("reason") or "") if target is not None else
-              flag_check(f"alpha ({r['measure']}) defined", _defined(r["alpha"]),
-                         r["alpha"], None, r.get("reason") or "")
+              reported_check(f"alpha ({r['measure']})", r["alpha"], r.get("reason") or "")
               for r in out.get("alpha", [])]
     rule = (f"every rating column's agreement reaches alpha {target:g}" if target is not None
-            else "the protocol sets no pass mark: agreement per column is reported; the "
-            "study passes when every column's agreement is defined")
-    return Decision(status_of(checks), rule, checks)
-
-
-def _defined(value: Any) -> bool | None:
-    """True for a finite alpha; None (undefined, not failed) otherwise."""
-    return True if value is not None and np.isfinite(value) else None
+            else "the protocol sets no pass mark: agreement per column is reported, and "
+            "nothing is called passed (set [analysis] targets.alpha for a pass rule)")
+    status = status_of(checks)
+    reasons = reasons_of(checks)
+    if status == "reported":
+        reasons = [f"agreement reported for {len(checks)} rating columns; the protocol sets "
+                   "no pass mark, so nothing is called passed", *reasons]
+    return Decision(status, rule, checks, reasons=reasons)
 
 
 PLAN = ProtocolPlan(

@@ -157,6 +157,7 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
             "(protocol 004); otherwise PILOT FAIL")
     decision = Decision(status_of(checks), rule, checks)
     if absent:  # a pilot without its whole trio is not judged at all
+        decision.provisional_status = status_of(checks[1:])  # the judges there are
         decision.status = "incomplete"
         decision.reasons = [f"the locked trio is incomplete: no scores from "
                             f"{', '.join(absent)}"]

@@ -139,3 +139,25 @@ def read_file_verdicts(study_dir: Path) -> list[dict[str, Any]] | None:
         return None
     files = doc.get("files") if isinstance(doc, dict) else None
     return [f for f in files if isinstance(f, dict)] if isinstance(files, list) else None
+
+
+def missing_before_unsealing(study_dir: Path, files: list[dict[str, Any]]) -> list[str]:
+    """The packs no used return stands for, from the blinded manifest and collect's
+    record (``files``) alone: read before the key is opened, so an incomplete panel is
+    named without unblinding anything. One line per pack: who, which sitting, why.
+    """
+    from ..packs.manifest import open_manifest
+
+    manifest = open_manifest(study_dir)
+    manifest.close()  # only the pack heads
+    used = {str(f.get("pack_id", "")) for f in files if f.get("used")}
+    lines = []
+    for head in manifest.heads:
+        if head.pack_id in used:
+            continue
+        mine = [f for f in files if f.get("pack_id") == head.pack_id
+                or (not f.get("pack_id") and f.get("rater") == head.rater_id)]
+        why = "; ".join(f"file {f.get('file')} not used: {f.get('reason') or 'not used'}"
+                        for f in mine) or "no return collected"
+        lines.append(f"{head.rater_id} (sitting {head.sitting}): {why}")
+    return lines

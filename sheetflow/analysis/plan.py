@@ -10,13 +10,14 @@ from typing import Any
 
 import pandas as pd
 
-from ..collect.outputs import check_row_count, verify_ratings, verify_returns
-from ..errors import MissingStepError
+from ..collect.outputs import check_mark, check_row_count, verify_ratings, verify_returns
+from ..errors import IncompleteError, MissingStepError
+from ..packs.seal import require_seal
 from ..spec.study import Study, load_study
 from ..workbook import layout as L
 from .context import Analysis, Context, natural_order
 from .keep_known_files import batch_times, yield_figure
-from .panel import Panel, build_panel, read_file_verdicts
+from .panel import Panel, build_panel, missing_before_unsealing
 from .registry import all_analyses, planned_analyses, protocol_plan
 from .selfchecks import self_checks
 from .summary import methods, summary
@@ -37,7 +38,7 @@ PartReady = Callable[[Analysis, str], None]
 
 
 def analyze(study_dir: str | Path, *, published: str | None = None,
-            on_part: PartReady | None = None) -> Analysis:
+            on_part: PartReady | None = None, allow_partial: bool = False) -> Analysis:
     """Unseal, unblind and run the plan of the study in ``study_dir``.
 
     Parameters
@@ -48,6 +49,10 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
         The key sha256 published before scoring; the key must have it.
     on_part : callable, optional
         See :func:`run_plan`.
+    allow_partial : bool
+        Unseal and analyse the raters there are when the panel is incomplete. Without
+        it an incomplete panel stops the analysis before the key is opened: unblinding
+        cannot be undone, so it waits until every expected return is in.
 
     Returns
     -------
@@ -65,20 +70,27 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     SealError
         Also when ``out/collection.json`` does not carry the study secret's mark (the
         table and its record edited together), or a used return changed after collect.
+    IncompleteError
+        A pack has no used return (and ``allow_partial`` is not set); nothing unsealed.
     """
     root = Path(study_dir)
     study = load_study(root)
-    sealed = verify_seal(root, study, published)
-    key, key_hash, secret = sealed.key, sealed.key_sha256, sealed.secret
+    require_seal(root)  # the steps in order: generate first, then collect
     ratings_path = root / RATINGS_FILE
     if not ratings_path.exists():
         raise MissingStepError(f"{RATINGS_FILE} not found in {root}",
                                f"sheetflow collect {root}")
-    # whole, the table collect wrote (its record marked with the secret), from the
-    # returns still on disk as they were collected
-    data, recorded, files = verify_ratings(root, secret)
+    # the table and its record, read once: whole, and the table collect wrote
+    collected = verify_ratings(root)
+    if not allow_partial:
+        _refuse_incomplete_panel(root, collected.files)
+    sealed = verify_seal(root, study, published)
+    key, key_hash, secret = sealed.key, sealed.key_sha256, sealed.secret
+    if secret is not None:  # the record carries the secret's mark, from the returns on disk
+        check_mark(collected.record, secret)
+    data, recorded = collected.data, collected.rows
     audit = {"ratings_sha256": hashlib.sha256(data).hexdigest(),
-             "returns_sha256": verify_returns(root, files)}
+             "returns_sha256": verify_returns(root, collected.files)}
     raw = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False,
                       usecols=lambda name: name in RAW_COLUMNS)
     check_row_count(recorded, len(raw))
@@ -89,12 +101,22 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
              for p in entries}
     expected = [(str(p.get("rater_id", p.get("rater", ""))), int(p.get("sitting", 1)))
                 for p in entries]
-    panel = build_panel(expected, complete_columns(data), read_file_verdicts(root))
+    panel = build_panel(expected, complete_columns(data), collected.files)
     analysis = run_plan(study, data, key_hash=key_hash, internal=internal, key_seeds=seeds,
                         panel=panel, on_part=on_part, case_names=case_names(entries))
     analysis.summary["audit"] = audit
     analysis.batches = batch_times(study, raw, entries)
     return analysis
+
+
+def _refuse_incomplete_panel(root: Path, files: list[dict[str, Any]]) -> None:
+    """Stop before the key is opened when a pack has no used return."""
+    missing = missing_before_unsealing(root, files)
+    if missing:
+        raise IncompleteError(
+            f"the panel is incomplete, so nothing was unsealed: {'; '.join(missing)}. "
+            "Collect the missing returns, or run analyze --allow-partial to unseal and "
+            "analyse the raters there are")
 
 
 def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",

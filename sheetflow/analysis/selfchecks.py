@@ -50,6 +50,19 @@ def self_checks(ctx: Context) -> pd.DataFrame:
     return table
 
 
+def _chosen_labels(first: pd.DataFrame, prefs: pd.DataFrame) -> pd.Series:
+    """Each direction as the rater gave it: the label they named (``A``), not the arm it
+    was unblinded to. A rater who always names ``A`` names both arms (sides are
+    balanced), so a mix counted on arms would hide exactly the pattern it looks for."""
+    given = prefs.dropna(subset=["value"])
+    shown = first[first["label"] != ""].drop_duplicates(["rater", "case", "arm"]) \
+        .set_index(["rater", "case", "arm"])["label"]
+    keys = pd.MultiIndex.from_arrays([given["rater"], given["case"],
+                                      given["value"].astype(str)])
+    labels = pd.Series(shown.reindex(keys).to_numpy(), index=given.index)
+    return labels.fillna(given["value"].astype(str))  # Tied, or a design without labels
+
+
 def _direction_checks(first: pd.DataFrame, pref_id: str, total: Total) -> pd.DataFrame:
     """Per rater: kinds of direction given, and the share of cases whose total gap is at
     least :data:`CONSISTENCY_GAP_SHARE` of the range where the direction names the
@@ -67,8 +80,8 @@ def _direction_checks(first: pd.DataFrame, pref_id: str, total: Total) -> pd.Dat
     judged["consistent"] = judged["value"] == judged["higher"]
     per_rater = judged.groupby("rater").agg(n_direction_checked=("consistent", "size"),
                                             consistent=("consistent", "sum"))
-    kinds = prefs.dropna(subset=["value"]).assign(value=lambda f: f["value"].astype(str)) \
-        .groupby("rater")["value"].nunique().rename("direction_kinds")
+    kinds = _chosen_labels(first, prefs).groupby(prefs["rater"]).nunique() \
+        .rename("direction_kinds")
     out = pd.DataFrame(index=pd.Index(first["rater"].unique(), name="rater"))
     out = out.join(kinds).join(per_rater)
     out["direction_kinds"] = out["direction_kinds"].fillna(0).astype(int)

@@ -18,7 +18,8 @@ _STATUS_COLOURS = {"pass": "green", "fail": "red", "incomplete": "yellow"}
 
 @command("analyze")
 @click.option("--allow-partial", is_flag=True,
-              help="Exit 0 even when raters are missing (the decision stays 'incomplete').")
+              help="Unseal and analyse when raters are missing, and exit 0 (the decision "
+                   "stays 'incomplete'); without it an incomplete panel unseals nothing.")
 @click.option("--key-sha256", "published", default=None, metavar="HEX",
               help="The key hash published before scoring; refuse a key without it.")
 def analyze_command(out: Output, directory: Path, allow_partial: bool,
@@ -26,8 +27,9 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
     """Unseal the key, unblind the collected ratings and run the study's analysis plan.
 
     Writes out/analysis.xlsx and out/summary.json (and the protocol's other files, e.g.
-    out/verdicts.jsonl for a KEEP/KNOWN study) in DIRECTORY. Exits 1 when the panel is
-    incomplete (a rater missing or a file left out), unless --allow-partial.
+    out/verdicts.jsonl for a KEEP/KNOWN study) in DIRECTORY. When the panel is
+    incomplete (a rater missing or a file left out) it names who is missing, unseals
+    nothing and exits 1, unless --allow-partial.
 
     Example: sheetflow analyze my-study
     """
@@ -35,7 +37,8 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
     from ..report import analyze_and_write
 
     with study_lock(directory, "analyze"):  # no collect replaces the table meanwhile
-        analysis, written = analyze_and_write(directory, published=published)
+        analysis, written = analyze_and_write(directory, published=published,
+                                              allow_partial=allow_partial)
     _echo_summary(out, analysis)
     for path in written:
         out.say(f"wrote {path}")

@@ -31,7 +31,14 @@ from typing import Any
 
 import click
 
-from ..errors import MissingStepError, SealError, SheetflowError, SpecError, UsageError
+from ..errors import (
+    IncompleteError,
+    MissingStepError,
+    SealError,
+    SheetflowError,
+    SpecError,
+    UsageError,
+)
 
 EXIT_OK, EXIT_DATA, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
 EXIT_CODES = {
@@ -151,7 +158,7 @@ class Progress:
 
 def exit_code_of(exc: BaseException) -> int:
     """The exit code of a library error, by the table in :data:`EXIT_CODES`."""
-    if isinstance(exc, SpecError):
+    if isinstance(exc, (SpecError, IncompleteError)):
         return EXIT_DATA
     if isinstance(exc, UsageError):
         return EXIT_USAGE

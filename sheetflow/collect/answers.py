@@ -67,6 +67,7 @@ class AnswerReader:
         self.last_line = max(checker.plan.lines, default=0)
         self.rows: list[tuple[str, ...]] = []
         self.batch_times: list[tuple[int, str, dt.datetime, str]] = []
+        self.untimed: list[dict[str, Any]] = []  # batches with neither time filled in
         # issues name a case as the rater saw it (card number, display code), never by
         # its item id: reply drafts quote them, and item ids may follow the arms
         self.shown = {card["item_id"]: L.case_name(card)
@@ -85,6 +86,7 @@ class AnswerReader:
             self._answer(dim_id, answer, "", None, self.last_line)
         for batch in pack.get("batches", []):
             self._batch_times(batch)
+        self._unscored_batches()
         self._flag_notes()
         self._totals()
         self.result.self_check = self._self_check_input()
@@ -202,10 +204,23 @@ class AnswerReader:
                 self.batch_times.append((batch["batch"], part, when, ref))
             self._emit("", "", "", "batch", f"{batch['batch']}:{part}", value or None, raw,
                        "", ref)
+        if all(is_blank(raw) for raw in raws.values()):
+            self.untimed.append(batch)
         for found in check_batch_times(batch["batch"], raws["start"], raws["end"]):
             ref = batch[found.part]["cell"]
             self.k.add(found.code, sheet=self.k.sheet, cell=ref, dimension="batch",
                        value=raw_text(raws[found.part]), detail=found.detail)
+
+    def _unscored_batches(self) -> None:
+        """A batch with no time and no mark was never scored: its blanks must not be
+        read as answers (a blank KEEP means "No" only in a batch the rater did)."""
+        marked = {r[0] for r in self.rows if r[6] != ""}  # cases with any answer typed
+        cards = self.k.plan.pack.get("cards", [])
+        for batch in self.untimed:
+            cases = {c["item_id"] for c in cards if c.get("batch") == batch["batch"]}
+            if cases and not marked & cases:
+                self.k.add("batch-not-scored", sheet=self.k.sheet, cell=batch["start"]["cell"],
+                           dimension="batch", detail=batch["batch"])
 
     def _flag_notes(self) -> None:
         """A marked flag whose ``note`` dimension is blank (003: a dispute needs a line)."""

@@ -22,7 +22,7 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import SealError, SheetflowError
 from ..packs.secret import SECRET_FILE, read_secret, record_mac
@@ -154,8 +154,20 @@ def collection_secret(root: Path) -> bytes | None:
     return read_secret(path) if path.is_file() else None
 
 
-def verify_ratings(root: str | Path, secret: bytes | None = None,
-                   ) -> tuple[bytes, int, list[dict[str, Any]]]:
+class Collected(NamedTuple):
+    """``out/ratings.csv`` and ``out/collection.json`` as read once and checked."""
+
+    data: bytes
+    """The table's bytes."""
+    rows: int
+    """The row count the record gives (checked once the table is parsed)."""
+    files: list[dict[str, Any]]
+    """The record's files: one verdict per returned file."""
+    record: dict[str, Any]
+    """The whole record, for :func:`check_mark` once the secret is at hand."""
+
+
+def verify_ratings(root: str | Path, secret: bytes | None = None) -> Collected:
     """Read ``out/ratings.csv`` and check it against ``out/collection.json``.
 
     The table and the record are each read once, and the bytes checked are the bytes
@@ -172,9 +184,9 @@ def verify_ratings(root: str | Path, secret: bytes | None = None,
 
     Returns
     -------
-    bytes, int, list of dict
+    Collected
         The table's bytes, the row count recorded for it (the caller checks it once
-        the table is parsed, :func:`check_row_count`), and the record's files.
+        the table is parsed, :func:`check_row_count`), the record's files and the record.
 
     Raises
     ------
@@ -197,17 +209,24 @@ def verify_ratings(root: str | Path, secret: bytes | None = None,
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise OutputError(f"{OUT_DIR}/{COLLECTION_FILE} is unreadable ({exc}){again}") from None
     if secret is not None:
-        _check_mark(record, secret)
+        check_mark(record, secret)
     data = (out / RATINGS_NAME).read_bytes()
     found = hashlib.sha256(data).hexdigest()
     if found != wanted:
         raise OutputError(f"{OUT_DIR}/{RATINGS_NAME} does not match {OUT_DIR}/{COLLECTION_FILE} "
                           f"(sha256 {found[:12]}..., recorded {wanted[:12]}...): it was cut off "
                           f"or changed after collect{again}")
-    return data, rows, files
+    return Collected(data, rows, files, record)
 
 
-def _check_mark(record: dict[str, Any], secret: bytes) -> None:
+def check_mark(record: dict[str, Any], secret: bytes) -> None:
+    """The record must carry the study secret's mark over its canonical form.
+
+    Raises
+    ------
+    SealError
+        No mark, or one that does not verify (the record was rewritten).
+    """
     mark = record.get("mac")
     if not isinstance(mark, str):
         raise SealError(f"{OUT_DIR}/{COLLECTION_FILE} carries no mark of this study's secret "

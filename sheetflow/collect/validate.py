@@ -185,6 +185,10 @@ _TYPES = (
        "{what} is marked '{value}' but {detail} is blank; write one line there saying "
        "why (the other ratings stay as they are)."),
     # -- batch times (protocol 001: a start and an end time per batch) -------------------
+    _t("batch-not-scored", ERROR, "A batch with no time and no mark: never scored.",
+       "Batch {detail} has no start or end time and no mark: it looks not scored yet. "
+       "Score its items (a blank mark means No only in a batch you did), fill in its "
+       "times, and send the workbook again."),
     _t("batch-time-missing", WARNING, "A batch start or end time is blank.",
        "The {detail} time is blank. Fill in the date and time the batch was started and "
        "finished (yyyy-mm-dd hh:mm), if you still know."),

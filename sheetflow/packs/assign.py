@@ -28,12 +28,12 @@ same on every Python version and machine; without the secret (which never leaves
 from __future__ import annotations
 
 import hashlib
-import math
 import random
+from collections import Counter
 from dataclasses import dataclass, replace
 
 from ..spec.study import Item, Rater, Study
-from .second_rater import locked_selection
+from .second_rater import ceil_share, locked_selection
 from .secret import keyed_rng
 
 
@@ -110,7 +110,7 @@ def second_rater_items(study: Study) -> tuple[Item, ...]:
     for members in strata.values():
         ranked = sorted(members, key=lambda it: hashlib.sha256(
             f"{spec}:{it.id}".encode()).hexdigest())
-        chosen.update(it.id for it in ranked[: math.ceil(plan.fraction * len(members))])
+        chosen.update(it.id for it in ranked[: ceil_share(plan.fraction, len(members))])
     return tuple(it for it in study.items if it.id in chosen)
 
 
@@ -159,6 +159,8 @@ def assign(study: Study, rater: Rater, sitting: int = 1, *,
         seed, tag = design.seed, "s1"
         if design.shuffle:
             derive_rng(secret, seed, "order", rater.id).shuffle(items)
+            if design.scatter_column:
+                items = scattered(items, design.scatter_column)
     else:
         if design.repeats is None:
             raise ValueError("a second sitting needs design.repeats")
@@ -180,6 +182,45 @@ def assign(study: Study, rater: Rater, sitting: int = 1, *,
         codes = display_codes(len(items), derive_rng(secret, seed, "codes", tag, rater.id))
     slots = [replace(s, code=c) for s, c in zip(slots, codes, strict=True)]
     return Assignment(rater, sitting, tuple(slots), seeds)
+
+
+def scattered(items: list[Item], column: str) -> list[Item]:
+    """``items`` reordered so that no two with the same ``column`` value are adjacent,
+    where the counts allow it (no group more than half the cards, rounded up).
+
+    The shuffled order is kept as far as it can be: each next card is the first one
+    left, in shuffled order, unlike the card before whose taking still leaves an order
+    without neighbours alike; when no card can avoid it, the first one left is taken.
+    """
+    def key(item: Item) -> str:
+        return item.fields.get(column, "")
+
+    left = list(items)
+    counts = Counter(key(it) for it in left)
+    out: list[Item] = []
+    last: str | None = None
+    while left:
+        pick = next((it for it in left if key(it) != last
+                     and _arrangeable(counts - Counter([key(it)]), key(it))), left[0])
+        left.remove(pick)
+        counts[key(pick)] -= 1
+        out.append(pick)
+        last = key(pick)
+    return out
+
+
+def _arrangeable(counts: Counter[str], last: str) -> bool:
+    """Whether cards with these group counts can follow a card of group ``last`` with no
+    two neighbours alike."""
+    n = sum(counts.values())
+    if n == 0:
+        return True
+    most = counts.most_common(1)[0][1]
+    if most > (n + 1) // 2:
+        return False
+    # an odd count whose largest group fills every other place must start with it
+    tied = [g for g, c in counts.items() if c == most]
+    return not (n % 2 and most == (n + 1) // 2 and tied == [last])
 
 
 CODE_ALPHABET = "ACDEFHJKLMNPRTUVWXY34679"

@@ -225,11 +225,7 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
     root = Path(out or study_dir)
     sealed = root / SEALED_DIR
     check = SealCheck()
-    paths = {name: sealed / name for name in (KEY_FILE, KEY_HASH_FILE, PLAN_LOCK_FILE)}
-    missing = [n for n, p in paths.items() if not p.exists()]
-    if missing:
-        raise MissingStepError(f"{sealed}: {', '.join(missing)} missing",
-                               f"sheetflow generate {study_dir}")
+    paths = require_seal(study_dir, root)
     key_bytes = paths[KEY_FILE].read_bytes()  # the bytes hashed are the bytes parsed
     _check_key_hash(check, key_bytes, paths, published)
     lock = _read_json(paths[PLAN_LOCK_FILE], check)
@@ -278,6 +274,23 @@ def _check_lock_record(check: SealCheck, sealed: Path) -> dict[str, Any] | None:
     check.key = {**check.key, "packs": [*check.key.get("packs", []),
                                         *record.get("packs", [])]}
     return record
+
+
+def require_seal(study_dir: Path, root: Path | None = None) -> dict[str, Path]:
+    """The seal's files, by name; without opening any.
+
+    Raises
+    ------
+    MissingStepError
+        A file is missing (``generate`` has not run), naming the command to run.
+    """
+    sealed = (root or study_dir) / SEALED_DIR
+    paths = {name: sealed / name for name in (KEY_FILE, KEY_HASH_FILE, PLAN_LOCK_FILE)}
+    missing = [n for n, p in paths.items() if not p.exists()]
+    if missing:
+        raise MissingStepError(f"{sealed}: {', '.join(missing)} missing",
+                               f"sheetflow generate {study_dir}")
+    return paths
 
 
 def unseal(study_dir: str | Path, study: Study, published: str | None = None,

@@ -33,6 +33,7 @@ import hashlib
 import json
 import math
 from collections.abc import Iterable
+from fractions import Fraction
 from pathlib import Path
 
 from ..errors import SheetflowError
@@ -40,6 +41,17 @@ from ..spec.study import Item, Study
 from .seal import SEALED_DIR, SELECTION_FILE
 
 METHOD = "sha256_ranked_completed_items_within_arm_task_block"
+
+
+def ceil_share(fraction: float, n: int) -> int:
+    """``ceil(fraction x n)`` in exact arithmetic on the fraction as written.
+
+    The fraction comes from ``study.toml`` as a float: ``0.28 * 25`` is
+    ``7.000000000000001`` in binary floating point, whose ceiling would draw 8 items
+    where the plan says 7. The decimal the spec wrote (``repr`` of the float, ``0.28``)
+    is taken as an exact fraction instead (7/25 of 25 is 7).
+    """
+    return math.ceil(Fraction(repr(float(fraction))) * n)
 
 
 def rank_key(plan_hash: str, item_id: str) -> str:
@@ -74,7 +86,7 @@ def draw(items: Iterable[Item], strata: tuple[str, ...], fraction: float,
     for values in sorted(groups):
         ranked = sorted(groups[values], key=lambda i: rank_key(plan_hash, i))
         out[" x ".join(values)] = {"ranked": ranked,
-                                   "selected": ranked[: math.ceil(fraction * len(ranked))]}
+                                   "selected": ranked[: ceil_share(fraction, len(ranked))]}
     return out
 
 

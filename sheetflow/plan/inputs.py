@@ -159,7 +159,7 @@ def pilot_from_study(root: str | Path, study: Study, measure: Measure) -> pd.Dat
 
     sealed = verify_seal(Path(root), study)
     key = sealed.key
-    data, _, _ = verify_ratings(root, sealed.secret)
+    data = verify_ratings(root, sealed.secret).data
     raw = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
     ctx = Context(study, add_totals(unblind(study, raw, key_sides(key)), study.rubric), None)
     rows = ctx.ratings(measure.id)

@@ -9,8 +9,11 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
     """The decision, panel and arms in words: the Summary sheet's first rows and the
     last lines ``sheetflow analyze`` prints (the same text in both places)."""
     decision = summary["decision"]
-    lines = [f"DECISION: {decision['status'].upper()}",
-             f"rule: {decision['rule']}"]
+    first = f"DECISION: {decision['status'].upper()}"
+    if decision["status"] == "reported" and decision["reasons"]:
+        # no pass rule: the first line answers the protocol's question, never "PASS"
+        first = f"RESULT: {decision['reasons'][0]}"
+    lines = [first, f"rule: {decision['rule']}"]
     lines += [f"- {reason}" for reason in decision["reasons"]]
     lines.append(_panel_line(summary["panel"]))
     named = " ".join(m["reason"] for m in summary["panel"]["missing_packs"])

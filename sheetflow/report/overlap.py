@@ -25,7 +25,8 @@ from .outputs import write_into
 
 
 def analyze_and_write(study_dir: str | Path, *, published: str | None = None,
-                      workers: int | None = None) -> tuple[Analysis, list[Path]]:
+                      workers: int | None = None,
+                      allow_partial: bool = False) -> tuple[Analysis, list[Path]]:
     """Run :func:`~sheetflow.analysis.analyze` and write its outputs into ``out/``.
 
     The same files, byte for byte, as ``write_analysis_outputs(analyze(study_dir),
@@ -40,6 +41,9 @@ def analyze_and_write(study_dir: str | Path, *, published: str | None = None,
     workers : int, optional
         As for :func:`~.outputs.write_analysis_outputs`: ``1`` writes everything in
         this process after the analysis.
+    allow_partial : bool
+        As for :func:`~sheetflow.analysis.analyze`: without it an incomplete panel
+        unseals nothing.
 
     Returns
     -------
@@ -56,7 +60,8 @@ def analyze_and_write(study_dir: str | Path, *, published: str | None = None,
     out = root / OUT_DIR
     remove_partials(out)
     with OutputSet() as outputs, EarlyWrites(out, outputs, workers) as early:
-        analysis = analyze(root, published=published, on_part=early.part_ready)
+        analysis = analyze(root, published=published, on_part=early.part_ready,
+                           allow_partial=allow_partial)
         written = write_into(analysis, out, outputs, workers=workers, early=early)
     remove_stale_tables(out, written)
     return analysis, written

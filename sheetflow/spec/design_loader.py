@@ -13,7 +13,7 @@ class DesignLoader(LoaderBase):
 
     _DESIGN_KEYS = frozenset({
         "kind", "seed", "arms", "labels", "response_column", "arm_column", "shuffle",
-        "batch_size", "repeats", "second_rater",
+        "batch_size", "repeats", "second_rater", "scatter_column",
     })
 
     def _design(self, t: dict) -> Design:
@@ -41,7 +41,8 @@ class DesignLoader(LoaderBase):
                       shuffle=self._bool(t, "shuffle", where, True),
                       batch_size=self._int(t, "batch_size", where, minimum=1),
                       repeats=self._repeats(t.get("repeats")),
-                      second_rater=self._second_rater(t.get("second_rater")))
+                      second_rater=self._second_rater(t.get("second_rater")),
+                      scatter_column=self._str(t, "scatter_column", where) or None)
 
     def _arms(self, t: dict, kind: str) -> tuple[Arm, ...]:
         raw = t.get("arms", [])

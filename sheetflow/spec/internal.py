@@ -75,7 +75,27 @@ def internal_scores_problems(path: Path, items: tuple[Item, ...],
         problems.append(SpecError(f"{len(twice)} case and arm pair(s) are scored twice "
                                   f"({pairs}{', ...' if len(twice) > 3 else ''})",
                                   file=name, where=f"row {first}"))
+    if not problems:  # the rows are sound: is every case and arm there?
+        problems += _coverage(name, set(seen), items, design)
     return problems
+
+
+def _coverage(name: str, scored: set[tuple[str, str]], items: tuple[Item, ...],
+              design: Design) -> list[SpecError]:
+    """Every case must be scored for every arm it shows: one missing pair would leave
+    the comparison with the internal scores on fewer cases, in silence."""
+    if design.paired:
+        wanted = [(it.id, a.id) for it in items for a in design.arms]
+    else:
+        column = design.arm_column or ""
+        wanted = [(it.id, it.fields.get(column, "")) for it in items]
+    missing = [pair for pair in wanted if pair not in scored]
+    if not missing:
+        return []
+    shown = ", ".join(f"{c!r} x {a!r}" for c, a in missing[:3])
+    return [SpecError(f"has no total for {len(missing)} of the {len(wanted)} case and arm "
+                      f"pairs ({shown}{', ...' if len(missing) > 3 else ''}); every case "
+                      "needs a total for each arm it shows", file=name)]
 
 
 def _one(name: str, found: dict[str, int], column: str, what: tuple[str, str],

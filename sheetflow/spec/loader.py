@@ -24,6 +24,9 @@ from .rubric import Rubric
 from .rubric_loader import RubricLoader
 from .tables import control_char, invisible_char, read_text_file
 
+ARM_PARAMS = ("improved_arm", "expected_winner", "control", "reference", "candidates")
+"""The ``[analysis.params]`` settings whose values are arm ids."""
+
 
 class Loader(RubricLoader, DesignLoader, RaterLoader):
     """Reads one study, collecting problems instead of stopping at the first."""
@@ -278,6 +281,20 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         value = meta.get("instructions", "")
         return value.replace("\r\n", "\n") if isinstance(value, str) else ""
 
+    def _arm_params(self, plan: Plan, design: Design) -> None:
+        """Plan settings that name arms must name arms of the design: a misspelt one
+        would make the decision compare nothing, or drop a candidate, in silence."""
+        arms = {a.id for a in design.arms}
+        for key in ARM_PARAMS:
+            value = plan.params.get(key)
+            values = value if isinstance(value, list) else [value]
+            if value is None or not arms:
+                continue
+            for one in values:
+                if one not in arms:
+                    self.fail(f"{key} = {value!r}: {one!r} is not one of the design's arms "
+                              f"{sorted(arms)}", "[analysis.params]")
+
     def _cross_checks(self, rubric: Rubric, design: Design, plan: Plan,
                       items: tuple[Item, ...], raters: tuple[Rater, ...]) -> None:
         if design.kind == "single":
@@ -293,6 +310,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             if path is not None and self._regular(path, repr(scores), where) and \
                     items and not self.problems:
                 self.problems += internal_scores_problems(path, items, design)
+        self._arm_params(plan, design)
         if design.repeats and items and design.repeats.count > len(items):
             self.fail(f"repeats count {design.repeats.count} exceeds the {len(items)} items",
                       "[design.repeats]")

@@ -102,6 +102,9 @@ class Design:
     batch_size: int | None = None
     repeats: Repeats | None = None
     second_rater: SecondRater | None = None
+    scatter_column: str | None = None
+    """Items sharing this column's value (two answers to one question) never sit on
+    adjacent cards of a pack, where the counts allow it."""
 
     @property
     def paired(self) -> bool:
@@ -304,6 +307,8 @@ def _design(study: Study) -> dict[str, Any]:
     second = design.get("second_rater")
     if isinstance(second, dict) and second.get("select_at") == "generate":
         second.pop("select_at")
+    if design.get("scatter_column") is None:  # added later: unset keeps old hashes
+        design.pop("scatter_column", None)
     return design
 
 

@@ -20,6 +20,7 @@ from sheetflow.stats.gwet import gwet_ac
 from sheetflow.stats.hypothesis_tests import (
     cochran_armitage,
     fisher_exact_test,
+    permutation_test_best_of,
     permutation_test_proportions,
     wilcoxon_signed_rank,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "newcombe_difference",
     "paired_mean_difference",
     "percent_agreement",
+    "permutation_test_best_of",
     "permutation_test_proportions",
     "randolph_kappa",
     "scott_pi",

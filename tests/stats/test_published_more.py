@@ -169,3 +169,49 @@ def test_cohen_kappa_table_irrcac_cont3x3abstractors() -> None:
     assert res["kappa"] == pytest.approx(0.7964094, abs=1e-7)
     assert res["se"] == pytest.approx(0.05891072, abs=1e-8)
     assert res["z"] > 0 and 0 <= res["p"] < 1e-10
+
+
+def _exact_best_of(n: int, yields: dict[str, int], control: int, others: int):
+    """Exact one-sided p of the best-of test, by enumerating the group counts of ones
+    under random relabelling (multivariate hypergeometric: C(n, x1)...C(n, xk) /
+    C(total, ones)), for equal groups of ``n``. Returns (max-statistic p, fixed p)."""
+    from itertools import product
+    from math import comb
+
+    names = list(yields)
+    ones = sum(yields.values()) + control + others
+    groups = len(names) + 2
+    total = comb(n * groups, ones)
+    winner = max(names, key=lambda k: yields[k])
+    observed = (yields[winner] - control) / n
+    p_max = p_fixed = 0.0
+    for counts in product(range(n + 1), repeat=groups - 1):
+        rest = ones - sum(counts)
+        if not 0 <= rest <= n:
+            continue
+        *cands, base = counts
+        weight = np.prod([comb(n, x) for x in (*counts, rest)]) / total
+        gaps = [(x - base) / n for x in cands]
+        p_max += weight * (max(gaps) >= observed - 1e-12)
+        p_fixed += weight * (gaps[names.index(winner)] >= observed - 1e-12)
+    return p_max, p_fixed
+
+
+def test_best_of_permutation_matches_the_exact_max_statistic_p():
+    """Protocol 001 picks the better of two candidates from the data; the null must
+    re-pick it in every relabelling (max-T, Westfall & Young 1993). Reference: the exact
+    p by enumeration of the multivariate hypergeometric counts. The fixed-winner p is
+    smaller, as the trap says (a planted 'signal' that is not one)."""
+    n, yields, control, others = 10, {"b3": 3, "b6": 5}, 1, 3  # exact: 0.082 vs 0.044
+    exact_max, exact_fixed = _exact_best_of(n, yields, control, others)
+    assert exact_fixed < 0.05 < exact_max  # held fixed it signals; honestly it does not
+    m = 20_000
+    res = st.permutation_test_best_of(
+        {k: [1] * v + [0] * (n - v) for k, v in yields.items()},
+        [1] * control + [0] * (n - control), others=[1] * others + [0] * (n - others),
+        n_permutations=m, seed=7)
+    row = res.iloc[0]
+    assert row["winner"] == "b6" and row["diff"] == pytest.approx(0.4)  # 5/10 - 1/10
+    for got, exact in ((row["p"], exact_max), (row["p_fixed_winner"], exact_fixed)):
+        se = (exact * (1 - exact) / m) ** 0.5
+        assert abs(got - exact) < 4 * se + 1 / m, (got, exact)
