@@ -217,3 +217,34 @@ def test_scattering_avoids_neighbours_whenever_any_order_can(groups):
     best = min(sum(a == b for a, b in pairwise(p))
                for p in set(permutations(groups)))
     assert sum(a == b for a, b in pairwise(out)) == best
+
+
+def test_after_the_lock_the_second_rater_gets_an_invitation_draft(tmp_path):
+    import email
+    import email.policy
+
+    from click.testing import CliRunner
+    from roundtrip_helpers import fill_openpyxl, plan_answers
+
+    from sheetflow.cli import cli
+    from sheetflow.collect import collect
+    from sheetflow.packs import generate_packs
+    from sheetflow.packs.manifest import read_manifest
+    from sheetflow.spec import init_study
+    from sheetflow.workbook import layout as L
+
+    root = init_study(tmp_path / "a", "anchored-plan")
+    generate_packs(root)
+    for pack in read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]:
+        fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / L.RETURNS_DIR / pack["file"],
+                      plan_answers(pack))
+    collect(root)
+    result = CliRunner().invoke(cli, ["lock", str(root)])
+    assert result.exit_code == 0 and "draft " in result.output, result.output
+    second = next(p for p in read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]
+                  if p["role"] == "second")
+    draft = root / L.PACKS_DIR / "eml" / (second["file"].removesuffix(".xlsx") + ".eml")
+    message = email.message_from_bytes(draft.read_bytes(), policy=email.policy.default)
+    (attached,) = list(message.iter_attachments())
+    assert attached.get_filename() == second["file"]
+    assert attached.get_content() == (root / L.PACKS_DIR / second["file"]).read_bytes()

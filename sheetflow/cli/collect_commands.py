@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -79,12 +79,16 @@ def _summary(out: Output, result: Collection) -> None:
 
 
 @command("status")
-def status_command(out: Output, directory: Path) -> None:
+@click.option("--agreement", is_flag=True,
+              help="Also Krippendorff's alpha per dimension on the ratings collected so far, "
+                   "and each rater's leave-one-out change, from the blinded ratings alone "
+                   "(the key stays sealed; no arm is shown).")
+def status_command(out: Output, directory: Path, agreement: bool) -> None:
     """Per rater: returned or not, percent complete, errors and warnings.
 
     Reads the returns without writing anything.
 
-    Example: sheetflow status my-study --json
+    Example: sheetflow status my-study --agreement --json
     """
     from ..collect.outputs import check_run
     from ..collect.run import status
@@ -103,9 +107,35 @@ def status_command(out: Output, directory: Path) -> None:
                  fg="green" if returned == len(rows) and not mixed else "yellow")
     for problem in mixed:
         out.warn(problem)
-    out.json({"ok": not mixed, "raters": [r.to_dict() for r in rows], "out_mixed": mixed})
+    doc: dict[str, Any] = {"ok": not mixed, "raters": [r.to_dict() for r in rows],
+                           "out_mixed": mixed}
+    if agreement:
+        doc["agreement"] = _agreement_lines(out, directory)
+    out.json(doc)
     if mixed:  # the table is still worth reading; the exit code says out/ needs a rerun
         click.get_current_context().exit(EXIT_DATA)
+
+
+def _agreement_lines(out: Output, directory: Path) -> list[dict[str, Any]]:
+    from ..collect.agreement import blinded_agreement
+
+    found = blinded_agreement(directory)
+    for dim in found:
+        if dim.alpha is None:
+            out.say(f"agreement  {dim.dimension:22} {dim.reason}")
+            continue
+        line = (f"agreement  {dim.dimension:22} alpha {dim.alpha:.3f} "
+                f"[{_num(dim.ci_low)}, {_num(dim.ci_high)}] ({dim.level}; {dim.n_units} "
+                f"units, {dim.n_raters} raters)")
+        if dim.raises_most:
+            line += (f"; without {dim.raises_most} it rises most "
+                     f"({dim.leave_one_out[dim.raises_most]:+.3f})")
+        out.say(line)
+    return [d.to_dict() for d in found]
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
 
 
 def register(group: click.Group) -> None:

@@ -104,7 +104,8 @@ def lock_command(out: Output, directory: Path) -> None:
            "selected": result.selected, "selection": str(result.selection_path),
            "packs": [str(p) for p in result.packs],
            "key_sha256_before": result.key_sha256_before, "key_sha256": result.key_sha256,
-           "lock_record_sha256": result.record_sha256}
+           "lock_record_sha256": result.record_sha256,
+           "drafts": [str(d) for d in result.drafts]}
     if result.already:
         out.headline(f"already locked: {len(result.selected)} items in "
                      f"{result.selection_path.name}; nothing changed")
@@ -114,6 +115,10 @@ def lock_command(out: Output, directory: Path) -> None:
     out.say(f"selected   {len(result.selected)}: {', '.join(result.selected)}")
     for pack in result.packs:
         out.say(f"pack       {pack.name} (second rater)")
+    for draft in result.drafts:
+        out.say(f"draft      {draft} (the invitation, the pack attached)")
+    for warning in result.warnings:
+        out.warn(warning)
     out.say(f"sealed     {result.selection_path.name} (+ .sha256)")
     out.say("the key sealed at generate is unchanged; publish the lock's record beside it:")
     out.say(f"  {result.key_sha256}  key.json (as published at generate)")

@@ -133,6 +133,16 @@ def import_judges(study_dir: str | Path, jsonl_path: str | Path,
     """
     root = Path(study_dir)
     study = load_study(root)
+    try:
+        return _import(root, study, Path(jsonl_path), returns_dir, force, window)
+    except (JudgeImportError, UsageError):
+        # a refused import leaves no pilot summary of an earlier one standing beside it
+        (study.root / PILOT_SUMMARY).unlink(missing_ok=True)
+        raise
+
+
+def _import(root: Path, study: Study, jsonl_path: Path, returns_dir: str | Path | None,
+            force: bool, window: str | None) -> JudgeImport:
     mapping = _mapping(study)
     manifest_path = root / L.PACKS_DIR / L.MANIFEST_FILE
     if not manifest_path.exists():
@@ -199,7 +209,7 @@ def _write_summary(study: Study, mapping: dict[str, Any], records: list[dict[str
     path = study.root / PILOT_SUMMARY
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    partial.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     os.replace(partial, path)
     result.summary_path = path
 

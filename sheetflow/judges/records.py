@@ -125,6 +125,58 @@ def check_records(records: list[tuple[int, dict[str, Any]]], judges: list[str],
             means.append(_check_judge(key, judged, bad))
         _check_trio(rec, means, len(judges), thresholds, bad)
         _check_response(rec, responses, bad)
+        _check_extra_judges(rec, judges, bad)
+    out += _check_set(records, responses)
+    return out
+
+
+_NON_NEGATIVE = ("candidate_latency_ms", "candidate_tokens_in", "candidate_tokens_out",
+                 "candidate_cost_usd")
+_SAME_IN_A_RUN = ("manifest_anchor", "head_sha")
+
+
+def _check_extra_judges(rec: dict[str, Any], judges: list[str], bad: Any) -> None:
+    """A judge outside the locked trio would pass unseen: every record holds the trio
+    and nothing that looks like another judge."""
+    for key, value in rec.items():
+        if isinstance(value, dict) and key not in judges and set(DIMENSIONS) & set(value):
+            bad(key, f"is not a judge of the locked trio ({', '.join(judges)})")
+
+
+def _check_set(records: list[tuple[int, dict[str, Any]]],
+               responses: Mapping[tuple[str, str], str]) -> list[Mismatch]:
+    """The records as one run: every task and cell once, one manifest anchor and head,
+    and one model and configuration per cell."""
+    out: list[Mismatch] = []
+    seen: dict[tuple[str, str], int] = {}
+    first: dict[str, tuple[int, Any]] = {}
+    cells: dict[str, tuple[int, tuple[Any, Any]]] = {}
+    for line, rec in records:
+        key = (str(rec.get("task_id")), str(rec.get("cell_id")))
+        where = "/".join(key)
+        if key in seen:
+            out.append(Mismatch(line, where, "task_id/cell_id",
+                                f"scored twice (first on line {seen[key]})"))
+        seen.setdefault(key, line)
+        for name in _SAME_IN_A_RUN:
+            line0, value0 = first.setdefault(name, (line, rec.get(name)))
+            if rec.get(name) != value0:
+                out.append(Mismatch(line, where, name, f"{rec.get(name)!r}, but line {line0} "
+                                    f"has {value0!r}: the records come from different runs"))
+        pair = (rec.get("model"), rec.get("configuration"))
+        line0, pair0 = cells.setdefault(key[1], (line, pair))
+        if pair != pair0:
+            out.append(Mismatch(line, where, "model/configuration",
+                                f"{pair[0]!r}/{pair[1]!r}, but cell {key[1]} is "
+                                f"{pair0[0]!r}/{pair0[1]!r} on line {line0}"))
+    missing = [k for k in responses if k not in seen]
+    if missing:
+        shown = ", ".join("/".join(k) for k in missing[:4]) + (", ..." if len(missing) > 4
+                                                               else "")
+        out.append(Mismatch(0, "the record set", "task_id/cell_id",
+                            f"{len(missing)} of the design's {len(responses)} task and cell "
+                            f"records missing ({shown}): the pilot needs every cell of every "
+                            "task"))
     return out
 
 
@@ -136,10 +188,16 @@ def _check_types(obj: Mapping[str, Any], fields: Mapping[str, tuple[type, ...]],
             bad(prefix + name, "missing")
         elif (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
             bad(prefix + name, f"{value!r} is not {' or '.join(t.__name__ for t in types)}")
+        elif isinstance(value, float) and not math.isfinite(value):
+            bad(prefix + name, f"{value!r} is not a finite number")
+        elif name in _NON_NEGATIVE and value < 0:
+            bad(prefix + name, f"{value!r} is negative")
 
 
 def _check_judge(key: str, judged: dict[str, Any], bad: Any) -> float | None:
     _check_types(judged, _JUDGE_FIELDS, f"{key}.", bad)
+    if isinstance(judged.get("rationale"), str) and not judged["rationale"].strip():
+        bad(f"{key}.rationale", "is empty: every score needs its reason")
     for dim in DIMENSIONS:
         score = judged.get(dim)
         if _is_number(score) and not 1 <= score <= 5:

@@ -42,6 +42,10 @@ class LockResult:
     already: bool = False
     record_sha256: str = ""
     """The sha256 of ``sealed/lock-record.json``, to publish beside the key's."""
+    drafts: list[Path] = field(default_factory=list)
+    """The second raters' invitation drafts (``packs/eml/``), their packs attached."""
+    warnings: list[str] = field(default_factory=list)
+    """A second rater without an e-mail address gets no draft: said here."""
 
 
 def lock_second_rater(study_dir: str | Path) -> LockResult:
@@ -96,11 +100,15 @@ def lock_second_rater(study_dir: str | Path) -> LockResult:
         path.write_bytes(dump_json(record))
         path.with_suffix(".sha256").write_text(f"{sha256_file(path)}  {SELECTION_FILE}\n",
                                                encoding="utf-8")
-    result = generate_packs(study.root, lock_selection=sha256_file(path))
+    # the second raters' invitations are drafted with their packs, as generate --eml does
+    result = generate_packs(study.root, lock_selection=sha256_file(path), emails=True)
     second = {r.id for r in study.raters if r.role == "second"}
-    return LockResult(path, completed, selected, _key_hash(study), _key_hash(study),
-                      [p.path for p in result.packs if p.rater_id in second],
-                      record_sha256=result.key_sha256)
+    packs = [p.path for p in result.packs if p.rater_id in second]
+    stems = {p.stem for p in packs}
+    return LockResult(path, completed, selected, _key_hash(study), _key_hash(study), packs,
+                      record_sha256=result.key_sha256,
+                      drafts=[d for d in result.eml_paths if d.stem in stems],
+                      warnings=[w for w in result.warnings if any(s in w for s in stems)])
 
 
 def _again(study: Study, path: Path, record: dict[str, Any]) -> LockResult:

@@ -16,6 +16,7 @@ from ..collect.returns import file_digest as file_sha256
 from ..collect.rows import neutralise
 from ..staging import OutputSet, remove_partials
 from .jobs import feedback_jobs, job_cost, remove_stale_tables, table_jobs, worker_count
+from .large import write_csv
 from .parallel import Job, run_jobs
 from .workbook import write_analysis_workbook
 
@@ -28,9 +29,10 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path, *,
                            workers: int | None = None) -> list[Path]:
     """Write every output of an analysis into ``out_dir``; the paths written.
 
-    ``analysis.xlsx`` and ``summary.json`` always; ``tables/<name>.csv`` for each table
-    too large for a sheet (see :mod:`.large`); ``verdicts.jsonl``, ``results/T2.csv``
-    and ``results/T3.csv`` when the plan runs a KEEP/KNOWN analysis;
+    ``analysis.xlsx``, ``summary.json`` and ``ratings-unblinded.csv`` always;
+    ``tables/<name>.csv`` for each table too large for a sheet (see :mod:`.large`);
+    ``verdicts.jsonl``, ``results/T2.csv`` and ``results/T3.csv`` when the plan runs a
+    KEEP/KNOWN analysis;
     ``feedback-<rater>.xlsx`` per rater when the protocol gives raters feedback (000).
     This is the one place outputs are written: each to a
     temporary file first, all replacing the old ones only once every one is complete
@@ -65,7 +67,8 @@ def write_into(analysis: Analysis, out: Path, outputs: OutputSet, *,
     it is finished here; otherwise they are written as ``workers`` says."""
     analysis.summary["run_id"] = run_id(analysis)
     local: list[tuple[Callable[[Analysis, Path], Path], Path]] = [
-        (_workbook_alone, out / "analysis.xlsx"), (write_summary_json, out / "summary.json")]
+        (_workbook_alone, out / "analysis.xlsx"), (write_summary_json, out / "summary.json"),
+        (write_unblinded_csv, out / UNBLINDED_FILE)]
     if VERDICT_ANALYSES & set(analysis.study.plan.run):
         local.append((write_verdicts_jsonl, out / "verdicts.jsonl"))
         local += [(_csv_writer(table), out / name)
@@ -83,8 +86,8 @@ def write_into(analysis: Analysis, out: Path, outputs: OutputSet, *,
         _write_all(jobs, [(write, outputs.stage(path)) for write, path in local], analysis,
                    workers)
     stage_run_record(outputs, out, analysis.summary["run_id"])  # last: it vouches for all
-    return [path for _, path in local[:2]] + [path for *_, path in tables] + \
-        [path for _, path in local[2:]] + [path for *_, path in feedback]
+    return [path for _, path in local[:3]] + [path for *_, path in tables] + \
+        [path for _, path in local[3:]] + [path for *_, path in feedback]
 
 
 RUN_FILE = "run.json"
@@ -147,6 +150,29 @@ def _csv_writer(table: pd.DataFrame) -> Callable[[Analysis, Path], Path]:
         safe.to_csv(path, index=False, lineterminator="\n", float_format="%.6g")
         return path
     return write
+
+
+UNBLINDED_FILE = "ratings-unblinded.csv"
+UNBLINDED_COLUMNS = {
+    "item": "case", "arm": "arm", "rater": "rater", "role": "role", "sitting": "sitting",
+    "label": "label", "dimension": "dimension", "value": "value",
+    "confidence": "confidence"}
+"""``out/ratings-unblinded.csv``: column -> the analysis data's column."""
+
+
+def write_unblinded_csv(analysis: Analysis, path: str | Path) -> Path:
+    """One row per rating, unblinded, for R or pandas: ``item, arm, rater, role,
+    sitting, label, dimension, value, confidence``.
+
+    ``label`` is the neutral label the rater saw the response under (paired designs),
+    ``arm`` what it was; totals are the ones sheetflow recomputed from the dimensions
+    (``dimension`` the total's id). Text a spreadsheet would run as a formula is
+    neutralised with a leading ``'``, as in every CSV sheetflow writes.
+    """
+    data = analysis.data
+    table = pd.DataFrame({name: data.get(column, "")
+                          for name, column in UNBLINDED_COLUMNS.items()})
+    return write_csv(table, path)
 
 
 def write_summary_json(analysis: Analysis, path: str | Path) -> Path:

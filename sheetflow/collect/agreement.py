@@ -1,0 +1,165 @@
+"""Agreement while returns come in, from the blinded ratings alone (``status --agreement``).
+
+Calibration needs no arms: whether raters agree is a question about the ratings, and
+the key stays sealed. Each response is recognised across raters by the sha256 of its
+text, which the blinded manifest records for every row (raters see one response under
+different labels, so a label says nothing across raters; the text hash does). The
+unit of a response-level dimension is ``(item, response text sha256)``; of a
+case-level dimension, the item. Preference dimensions are left out: a direction names a
+label, and labels mean different responses to different raters. Nothing under
+``sealed/`` is read.
+
+Per dimension: Krippendorff's alpha at the rubric's level over the values observed,
+with its bootstrap interval (the plan's ``n_boot`` and seed), and for each rater the
+change in alpha when that rater is left out (leave-one-out), so a rater who misread
+the rubric is seen while there is time to talk to them.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import stats
+from ..packs.manifest import open_manifest
+from ..spec.study import Study, load_study
+from .outputs import verify_ratings
+
+_NUMERIC = ("scale", "number", "count", "checklist")
+_POINTS = ("count", "checklist")  # analysed on their points (binned count, Yes count)
+_LEFT_OUT_KINDS = ("preference", "text")
+
+
+@dataclass
+class DimensionAgreement:
+    """Alpha on the blinded ratings of one dimension, and each rater's leave-one-out."""
+
+    dimension: str
+    level: str
+    alpha: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n_units: int
+    n_raters: int
+    leave_one_out: dict[str, float | None] = field(default_factory=dict)
+    """Rater -> alpha without them minus alpha with everyone."""
+    raises_most: str = ""
+    """The rater whose removal raises alpha most ("" when none raises it)."""
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return dict(self.__dict__)
+
+
+def blinded_agreement(study_dir: str | Path) -> list[DimensionAgreement]:
+    """Alpha per dimension on the returns collected so far, without the key.
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        A study after ``collect`` (``out/ratings.csv``).
+
+    Returns
+    -------
+    list of DimensionAgreement
+        One per response- or case-level dimension with values to agree on (preference
+        and text dimensions are left out; see the module notes); counts and checklists
+        on their points, as the analysis takes them.
+    """
+    root = Path(study_dir)
+    study = load_study(root)
+    ratings = pd.read_csv(io.BytesIO(verify_ratings(root).data), dtype=str,
+                          keep_default_na=False)
+    ratings = ratings[ratings["sitting"] == "1"]
+    text_of = _response_hashes(root)
+    out = []
+    for dim in study.rubric.dimensions:
+        if dim.scope == "study" or dim.kind in _LEFT_OUT_KINDS:
+            continue
+        rows = _rows_of(ratings, dim.id, dim.kind)
+        out.append(_agreement(study, dim.id, dim.level, _matrix(rows, dim.kind, text_of,
+                                                                dim.na_choices)))
+    return out
+
+
+def blinded_matrix(study_dir: str | Path, dimension: str) -> pd.DataFrame:
+    """The raters x units table :func:`blinded_agreement` computes alpha on."""
+    root = Path(study_dir)
+    study = load_study(root)
+    dim = study.rubric.dimension(dimension)
+    ratings = pd.read_csv(io.BytesIO(verify_ratings(root).data), dtype=str,
+                          keep_default_na=False)
+    rows = _rows_of(ratings[ratings["sitting"] == "1"], dimension, dim.kind)
+    return _matrix(rows, dim.kind, _response_hashes(root), dim.na_choices)
+
+
+def _rows_of(ratings: pd.DataFrame, dim_id: str, kind: str) -> pd.DataFrame:
+    """A dimension's analysable ratings: the points of a count or checklist (as the
+    analysis takes them), the value of every other kind."""
+    wanted = "points" if kind in _POINTS else "value"
+    return ratings[(ratings["dimension"] == dim_id) & (ratings["field"] == wanted)]
+
+
+def _response_hashes(root: Path) -> dict[str, str]:
+    """Row id -> the sha256 of the response text on that row (blinded manifest)."""
+    manifest = open_manifest(root)
+    try:
+        return {row["row_id"]: row["locked"][0]["sha256"]
+                for head in manifest.heads for card in manifest.pack(head)["cards"]
+                for row in card["rows"] if row.get("locked")}
+    finally:
+        manifest.close()
+
+
+def _matrix(rows: pd.DataFrame, kind: str, text_of: dict[str, str],
+            na: tuple[str, ...]) -> pd.DataFrame:
+    values = rows[(rows["value"] != "") & ~rows["value"].isin(na)]
+    unit = values["case_id"] + np.where(values["row_id"] != "", "|" + values["row_id"].map(
+        text_of).fillna(values["row_id"]), "")
+    cell = pd.to_numeric(values["value"], errors="coerce") if kind in _NUMERIC \
+        else values["value"]
+    frame = pd.DataFrame({"rater": values["rater_id"], "unit": unit, "value": cell})
+    return frame.pivot_table(index="rater", columns="unit", values="value", aggfunc="first")
+
+
+def _alpha(wide: pd.DataFrame, level: str, n_boot: int, seed: int) -> pd.Series:
+    return stats.krippendorff_alpha(wide.to_numpy(dtype=object), level=level,  # type: ignore[arg-type]
+                                    n_boot=n_boot, seed=seed).iloc[0]
+
+
+def _agreement(study: Study, dim_id: str, level: str, wide: pd.DataFrame,
+               ) -> DimensionAgreement:
+    n_units = int((wide.notna().sum(axis=0) >= 2).sum()) if not wide.empty else 0
+    result = DimensionAgreement(dim_id, level, None, None, None, n_units, len(wide))
+    if len(wide) < 2 or n_units == 0:
+        result.reason = "fewer than two raters on any unit so far"
+        return result
+    try:
+        whole = _alpha(wide, level, study.plan.n_boot, study.plan.seed)
+    except ValueError as exc:
+        result.reason = f"could not be computed: {exc}"
+        return result
+    result.alpha, result.ci_low, result.ci_high = (_finite(whole["alpha"]),
+                                                   _finite(whole["ci_low"]),
+                                                   _finite(whole["ci_high"]))
+    if result.alpha is None:
+        result.reason = str(whole.get("reason") or "") or \
+            "undefined: the values so far do not vary"
+    if len(wide) > 2 and result.alpha is not None:
+        for rater in wide.index:
+            without = _finite(_alpha(wide.drop(index=rater), level, 0, 0)["alpha"])
+            result.leave_one_out[str(rater)] = None if without is None else \
+                without - result.alpha
+        gains = {r: d for r, d in result.leave_one_out.items() if d is not None and d > 0}
+        result.raises_most = max(gains, key=lambda r: gains[r]) if gains else ""
+    return result
+
+
+def _finite(value: Any) -> float | None:
+    return float(value) if value is not None and np.isfinite(value) else None

@@ -1,0 +1,79 @@
+"""``status --agreement``: alpha on the returns so far, from the blinded ratings alone."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+
+import pytest
+from click.testing import CliRunner
+from roundtrip_helpers import fill_openpyxl, plan_answers
+
+from sheetflow import stats
+from sheetflow.cli import cli
+from sheetflow.collect import collect
+from sheetflow.collect.agreement import blinded_matrix
+from sheetflow.packs import generate_packs
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec import init_study, load_study
+from sheetflow.workbook import layout as L
+
+
+@pytest.fixture(scope="module")
+def partly_returned(tmp_path_factory):
+    """A paired-rubric study with 3 of 4 returns. The first two raters count the same
+    depth for each response (planted from the response's text); the third counts
+    something else entirely (a misread rubric)."""
+    root = init_study(tmp_path_factory.mktemp("calib") / "s", "paired-rubric")
+    generate_packs(root)
+    packs = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]
+    for n, pack in enumerate(packs[:3]):
+        answers = plan_answers(pack)
+        for card in pack["cards"]:
+            for row in card["rows"]:
+                planted = int(row["locked"][0]["sha256"][:4], 16) % 8  # per response
+                value = planted if n < 2 else (planted * 5 + 3) % 8
+                answers[row["answers"]["depth"]["cell"]] = (value, str(value))
+        fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / L.RETURNS_DIR / pack["file"],
+                      answers)
+    collect(root)
+    return root, packs
+
+
+def test_alpha_per_dimension_from_blinded_ratings_without_sealed(partly_returned, tmp_path):
+    root, packs = partly_returned
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    shutil.rmtree(copy / "sealed")  # nothing under sealed/ is needed, so nothing is read
+    result = CliRunner().invoke(cli, ["status", str(copy), "--agreement", "--json"])
+    assert result.exit_code == 0, result.output
+    found = {d["dimension"]: d for d in json.loads(result.output)["agreement"]}
+    study = load_study(copy)
+    assert "direction" not in found  # a direction names a label: not comparable blinded
+    for name in ("depth", "evidence", "alternatives"):
+        dim = study.rubric.dimension(name)
+        wide = blinded_matrix(copy, name)
+        assert wide.shape == (3, 36)  # 18 cases x 2 responses, by their text's hash
+        expected = stats.krippendorff_alpha(wide.to_numpy(dtype=object), level=dim.level,
+                                            n_boot=study.plan.n_boot,
+                                            seed=study.plan.seed).iloc[0]
+        if math.isnan(expected["alpha"]):  # undefined (no variation): said, not a number
+            assert found[name]["alpha"] is None
+        else:
+            assert found[name]["alpha"] == pytest.approx(expected["alpha"])
+            assert found[name]["ci_low"] == pytest.approx(expected["ci_low"])
+        assert found[name]["n_raters"] == 3
+    assert found["depth"]["alpha"] is not None
+    assert found["depth"]["raises_most"] == packs[2]["rater_id"]  # the misread rubric
+    text = result.output
+    for arm in (a.id for a in study.design.arms):
+        assert arm not in text  # never shows arms
+
+
+def test_the_agreement_line_names_who_to_talk_to(partly_returned):
+    root, packs = partly_returned
+    result = CliRunner().invoke(cli, ["status", str(root), "--agreement"])
+    assert result.exit_code == 0, result.output
+    line = next(ln for ln in result.output.splitlines() if ln.startswith("agreement  depth"))
+    assert f"without {packs[2]['rater_id']} it rises most" in line

@@ -1,0 +1,104 @@
+"""Protocol 004: an import that says PASS only for the whole, consistent trio design.
+
+Each case plants one flaw in the template's example records (12 = 4 cells x 3 tasks,
+three judges each) and asserts the import refuses it naming the line and field, and
+leaves no pilot summary of an earlier run standing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from sheetflow.judges.importer import PILOT_SUMMARY, JudgeImportError, import_judges
+from sheetflow.packs.generate import generate_packs
+from sheetflow.spec.templates import init_study
+
+WINDOW = "2026-04-26T09:00:00Z to 2026-04-26T11:30:00Z"
+
+
+@pytest.fixture
+def study(tmp_path):
+    folder = init_study(tmp_path / "pilot", "judge-likert")
+    generate_packs(folder)
+    return folder
+
+
+def _lines(folder) -> list[dict]:
+    path = folder / "judge-outputs.example.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _write(folder, records) -> object:
+    path = folder / "planted.jsonl"
+    path.write_text("".join(json.dumps(r, allow_nan=True) + "\n" for r in records),
+                    encoding="utf-8")
+    return path
+
+
+def _set(record: dict, field: str, value) -> dict:
+    out = json.loads(json.dumps(record))
+    node = out
+    *parents, last = field.split(".")
+    for key in parents:
+        node = node[key]
+    node[last] = value
+    return out
+
+
+def _planted(records: list[dict], case: str) -> list[dict]:
+    if case == "a record missing":
+        return records[:-1]
+    if case == "a task missing":
+        task = records[0]["task_id"]
+        return [r for r in records if r["task_id"] != task]
+    if case == "a record twice":
+        return [*records, records[3]]
+    edits = {
+        "an empty rationale": ("judge_opus.rationale", "  "),
+        "a NaN mean": ("judge_gpt.mean", math.nan),
+        "an infinite trio mean": ("trio_mean", math.inf),
+        "a negative cost": ("candidate_cost_usd", -0.5),
+        "an anchor from another run": ("manifest_anchor", "another-run"),
+        "a model that contradicts its cell": ("model", "someone-else"),
+        "a fourth judge": ("judge_extra", dict(records[0]["judge_opus"])),
+    }
+    field, value = edits[case]
+    return [_set(records[0], field, value), *records[1:]]
+
+
+CASES = {
+    "a record missing": ("task_id/cell_id", "1 of the design's 12 task and cell records"),
+    "a task missing": ("task_id/cell_id", "4 of the design's 12"),
+    "a record twice": ("line 13", "a second record for item"),  # refused before as well
+    "an empty rationale": ("judge_opus.rationale", "is empty"),
+    "a NaN mean": ("judge_gpt.mean", "nan is not a finite number"),
+    "an infinite trio mean": ("trio_mean", "inf is not a finite number"),
+    "a negative cost": ("candidate_cost_usd", "-0.5 is negative"),
+    "an anchor from another run": ("manifest_anchor", "different runs"),
+    "a model that contradicts its cell": ("model/configuration", "but cell"),
+    "a fourth judge": ("judge_extra", "is not a judge of the locked trio"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_flawed_record_set_is_refused_and_no_stale_summary_stays(study, case):
+    first = import_judges(study, study / "judge-outputs.example.jsonl", window=WINDOW)
+    assert first.summary_path == study / PILOT_SUMMARY and first.summary_path.exists()
+    field, words = CASES[case]
+    with pytest.raises(JudgeImportError) as caught:
+        import_judges(study, _write(study, _planted(_lines(study), case)), window=WINDOW,
+                      force=True)
+    text = str(caught.value)
+    assert field in text and words in text, text
+    assert "planted.jsonl" in text
+    assert not (study / PILOT_SUMMARY).exists()  # the earlier PASS is not left standing
+
+
+def test_the_whole_design_imports_and_writes_valid_json(study):
+    result = import_judges(study, study / "judge-outputs.example.jsonl", window=WINDOW)
+    assert result.records == 12
+    json.loads((study / PILOT_SUMMARY).read_text(encoding="utf-8"),
+               parse_constant=lambda c: pytest.fail(f"{c} in pilot-summary.json"))
