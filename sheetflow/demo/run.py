@@ -8,6 +8,7 @@ printed: the CLI renders the returned :class:`DemoResult`.
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import statistics
 from collections.abc import Callable
@@ -26,6 +27,9 @@ from .simulate import fill_packs
 
 SAMPLE = "paired-rubric"
 DEMO_SEED = 20260917
+
+DEMO_SECRET = hashlib.sha256(b"sheetflow demo study secret").digest()
+"""The demo's study secret: fixed, so every demo run draws the same packs."""
 
 
 @dataclass
@@ -85,7 +89,9 @@ def run_demo(folder: str | Path, *, seed: int = DEMO_SEED, force: bool = False,
     step = progress or (lambda done, total: None)
     shutil.copytree(data_dir("samples") / SAMPLE, root, dirs_exist_ok=True)
     step(1, 5)
-    generated = generate_packs(root)
+    # a fixed study secret: the demo is the same run every time (a real study never
+    # passes one; see sheetflow.packs.secret)
+    generated = generate_packs(root, secret=DEMO_SECRET)
     step(2, 5)
     returns = fill_packs(root, root / "returns", seed=seed, quality=sample_quality(root))
     step(3, 5)

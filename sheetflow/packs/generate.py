@@ -50,7 +50,14 @@ from .seal import (
     write_seal,
 )
 from .second_rater import SELECTION_FILE
-from .secret import RNG_RECIPE, SECRET_FILE, keyed, new_secret, read_secret
+from .secret import (
+    RNG_RECIPE,
+    SECRET_BYTES,
+    SECRET_FILE,
+    keyed,
+    new_secret,
+    read_secret,
+)
 from .secret import row_key as secret_row_key
 from .writer import CardSpec, PackSpec, TextCache, write_pack
 
@@ -94,7 +101,8 @@ class GenerateResult:
 def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
                    emails: bool = False, force: bool = False,
                    progress: Callable[[int, int], None] | None = None,
-                   lock_selection: str | None = None) -> GenerateResult:
+                   lock_selection: str | None = None,
+                   secret: bytes | None = None) -> GenerateResult:
     """Generate every rater's workbook, the blinded manifest and the sealed key.
 
     Parameters
@@ -114,6 +122,11 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
         key sealed at generate is kept as it is and the packs the lock adds are sealed
         in a record chained to it (:func:`~.seal.write_lock_record`); ``key_sha256``
         is then that record's hash.
+    secret : bytes, optional
+        The study secret to draw with, 32 bytes, instead of the sealed one (when
+        regenerating) or a new one: for a run that must be the same every time (the
+        demo). A secret anyone can compute gives no blinding against someone who
+        tries; a real study leaves this unset.
 
     Returns
     -------
@@ -133,7 +146,10 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     spec_hash = study.hash
     _refuse_other_seal(root, spec_hash, force)
     _refuse_replacing_with_data(root, study.root, spec_hash)
-    secret = _study_secret(root, spec_hash, force)
+    if secret is None:
+        secret = _study_secret(root, spec_hash, force)
+    elif len(secret) != SECRET_BYTES:
+        raise UsageError(f"a study secret is {SECRET_BYTES} bytes, not {len(secret)}")
     packs_dir = root / L.PACKS_DIR
     packs_dir.mkdir(parents=True, exist_ok=True)
     remove_partials(packs_dir)

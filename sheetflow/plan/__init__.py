@@ -11,6 +11,13 @@ Nothing here prints; progress goes to an optional callback.
 
 from __future__ import annotations
 
+from .closed_forms import (
+    cohen_kappa_power_items,
+    cohen_kappa_precision_items,
+    fce_kappa_variance,
+    icc_test_items,
+    zou_icc_lower_items,
+)
 from .design import Costs, PlanResult, Target, items_for_target, plan_alpha, plan_icc
 from .formulas import bonett_icc_items, bonett_icc_width, krippendorff_min_values, zou_icc_items
 from .record import SIZING_FILE, record_plan
@@ -18,8 +25,27 @@ from .simulate import ModelSource, PilotSource, simulate_cell, simulate_grid
 from .study_plan import band_width, plan_study
 
 __all__ = [
-    "SIZING_FILE", "Costs", "ModelSource", "PilotSource", "PlanResult", "Target",
-    "band_width", "bonett_icc_items", "bonett_icc_width", "items_for_target",
-    "krippendorff_min_values", "plan_alpha", "plan_icc", "plan_study", "record_plan",
-    "simulate_cell", "simulate_grid", "zou_icc_items",
+    "SIZING_FILE",
+    "Costs",
+    "ModelSource",
+    "PilotSource",
+    "PlanResult",
+    "Target",
+    "band_width",
+    "bonett_icc_items",
+    "bonett_icc_width",
+    "cohen_kappa_power_items",
+    "cohen_kappa_precision_items",
+    "fce_kappa_variance",
+    "icc_test_items",
+    "items_for_target",
+    "krippendorff_min_values",
+    "plan_alpha",
+    "plan_icc",
+    "plan_study",
+    "record_plan",
+    "simulate_cell",
+    "simulate_grid",
+    "zou_icc_items",
+    "zou_icc_lower_items",
 ]

@@ -141,3 +141,72 @@ def test_bonett_width_matches_exact_f_interval_on_simulated_data():
 def test_bad_arguments_are_refused(call):
     with pytest.raises(ValueError):
         call()
+
+
+# ---- tests and one-sided bounds (../shared PLAN-ORACLES: kinds D and R as listed there)
+
+@pytest.mark.parametrize(("rho0", "rho1", "raters", "power", "expected"), [
+    (0.60, 0.80, 2, 0.80, 49),  # ICC.Sample.Size calculateIccSampleSize man example (R)
+    (0.50, 0.65, 4, 0.90, 104),  # statpsych size.test.icc, "Should return 104" (D)
+])
+def test_icc_test_items_reproduce_walter_eliasziw_donner(rho0, rho1, raters, power,
+                                                         expected):
+    from sheetflow.plan import icc_test_items
+
+    assert icc_test_items(rho0, rho1, raters, alpha=0.05, power=power, sides=2) == expected
+
+
+def test_zou_lower_limit_with_assurance_reproduces_agree_n_icc():
+    """Agree n_icc rendered example (D): ICC .70, lower .60, one-sided a .05,
+    assurance .80, k 4 -> 109.6927, so 110."""
+    from sheetflow.plan import zou_icc_lower_items
+
+    items, raw = zou_icc_lower_items(0.70, 0.60, 4, alpha=0.05, assurance=0.80)
+    assert raw == pytest.approx(109.6927, abs=5e-5) and items == 110
+
+
+def test_cohen_kappa_precision_reproduces_stata_sskdlg():
+    """Stata Technical Bulletin 58, sskdlg (D): kappa 0, p1 = p2 = .1, half-width .1,
+    95% -> 384 (sskdlg rounds to nearest; raw 384.146; sheetflow's ceiling is 385)."""
+    from sheetflow.plan import cohen_kappa_precision_items
+
+    items, raw = cohen_kappa_precision_items(0.0, 0.1, 0.1, 0.1, confidence=0.95)
+    assert raw == pytest.approx(384.146, abs=5e-4) and round(raw) == 384 and items == 385
+
+
+def test_cohen_kappa_power_reproduces_irr_n_cohen_kappa():
+    """irr N.cohen.kappa man example (D): rate1 = rate2 = .5, k1 = .7, k0 = .85,
+    one-sided a .05, power .80 -> 96 (the example passes k1 = .7 below k0 = .85, the
+    opposite of its own comment; the variances go with k0 and k1 as passed)."""
+    from sheetflow.plan import cohen_kappa_power_items
+
+    assert cohen_kappa_power_items(0.85, 0.70, [0.5, 0.5], alpha=0.05, power=0.80,
+                                   sides=1) == 96
+
+
+def test_the_fce_variance_is_the_sampling_variance_of_kappa():
+    """Cross-check on random data: the variance of Cohen's kappa over 4,000 simulated
+    studies of 400 items matches fce_kappa_variance / n within Monte Carlo error."""
+    import numpy as np
+
+    from sheetflow import stats
+    from sheetflow.plan import fce_kappa_variance
+
+    rng = np.random.default_rng(5)
+    kappa, p, n, m = 0.6, 0.3, 400, 4000
+    pe = p * p + (1 - p) * (1 - p)
+    p11 = (pe + kappa * (1 - pe) - 1 + 2 * p) / 2
+    cells = np.array([p11, p - p11, p - p11, 1 - 2 * p + p11])
+    draws = rng.choice(4, size=(m, n), p=cells)
+    first, second = draws // 2, draws % 2
+    kappas = [float(stats.cohen_kappa(np.vstack([a, b]).astype(float)).loc[0, "kappa"])
+              for a, b in zip(first, second, strict=True)]
+    expected = fce_kappa_variance(kappa, p, p) / n
+    assert np.var(kappas, ddof=1) == pytest.approx(expected, rel=0.08)
+
+
+def test_more_than_two_categories_are_refused_in_words():
+    from sheetflow.plan import cohen_kappa_power_items
+
+    with pytest.raises(ValueError, match="two categories"):
+        cohen_kappa_power_items(0.4, 0.6, [0.2, 0.3, 0.5])
