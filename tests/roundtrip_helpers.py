@@ -127,6 +127,13 @@ def libreoffice_missing() -> str | None:
     return None
 
 
+needs_soffice = pytest.mark.skipif(
+    shutil.which("soffice") is None and not os.environ.get("CI"),
+    reason="LibreOffice (soffice) not on PATH; under CI (CI set) the test runs and fails")
+"""For tests that only convert with ``soffice``: skipped outside CI when it is missing,
+never under CI, where ``.ci/run`` installs it."""
+
+
 def require_libreoffice() -> None:
     """Skip the calling test when LibreOffice cannot fill workbooks here, but fail it
     under CI (``CI`` set), where ``.ci/run`` installs LibreOffice: a skip there would

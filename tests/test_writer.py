@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from python_calamine import CalamineWorkbook
+from roundtrip_helpers import needs_soffice
 
 from sheetflow.packs.generate import generate_packs
 from sheetflow.packs.manifest import read_manifest
@@ -186,7 +187,7 @@ def test_clip_keeps_input_messages_within_excel_limits():
 
 
 @pytest.mark.libreoffice
-@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice (soffice) not on PATH")
+@needs_soffice
 def test_libreoffice_converts_a_pack_to_pdf(tmp_path):
     folder = tmp_path / "study"
     shutil.copytree(ROOT / "templates" / "paired-rubric", folder)
@@ -205,7 +206,7 @@ def test_libreoffice_converts_a_pack_to_pdf(tmp_path):
 
 
 @pytest.mark.libreoffice
-@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice (soffice) not on PATH")
+@needs_soffice
 def test_libreoffice_computes_the_progress_line(tmp_path):
     """Filled required answers are counted once each; optional answers are not counted."""
     folder = tmp_path / "study"
