@@ -257,3 +257,26 @@ def fail_at_pack(monkeypatch: pytest.MonkeyPatch, n: int, message: str) -> None:
             raise SheetflowError(message)
         return real(path, spec, texts)
     monkeypatch.setattr(G, "write_pack", failing)
+
+
+def return_every_pack(root: Path) -> list[dict[str, Any]]:
+    """Fill every pack of the study with :func:`plan_answers` into ``returns/`` (as if
+    every rater returned a complete, valid workbook); the manifest's packs."""
+    packs = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]
+    for pack in packs:
+        fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / L.RETURNS_DIR / pack["file"],
+                      plan_answers(pack))
+    return packs
+
+
+def generate_every_template(base: Path, **options: Any) -> dict[str, Path]:
+    """Template name -> a study made from it under ``base`` and generated."""
+    from sheetflow.packs import generate_packs
+    from sheetflow.spec import init_study, list_templates
+
+    out = {}
+    for template in sorted(list_templates()):
+        root = init_study(base / template, template)
+        generate_packs(root, **options)
+        out[template] = root
+    return out

@@ -11,22 +11,18 @@ import subprocess
 import sys
 
 from click.testing import CliRunner
-from roundtrip_helpers import fill_openpyxl, plan_answers
+from roundtrip_helpers import return_every_pack
 
 from sheetflow.cli import cli
 from sheetflow.collect import collect
 from sheetflow.packs import generate_packs
-from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec import init_study
-from sheetflow.workbook import layout as L
 
 
 def _collected(tmp_path):
     root = init_study(tmp_path / "s", "paired-rubric")
     generate_packs(root)
-    for pack in read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]:
-        fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / L.RETURNS_DIR / pack["file"],
-                      plan_answers(pack))
+    return_every_pack(root)
     collect(root)
     return root
 

@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from roundtrip_helpers import fill_openpyxl, plan_answers
+from roundtrip_helpers import fill_openpyxl, generate_every_template, plan_answers
 
 from sheetflow.analysis import analyze
 from sheetflow.collect import collect
@@ -45,13 +45,7 @@ def _parts(path: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory) -> dict[str, Path]:
-    base = tmp_path_factory.mktemp("ids")
-    out = {}
-    for template in TEMPLATES:
-        root = init_study(base / template, template)
-        generate_packs(root, emails=True)
-        out[template] = root
-    return out
+    return generate_every_template(tmp_path_factory.mktemp("ids"), emails=True)
 
 
 @pytest.mark.parametrize("template", TEMPLATES)

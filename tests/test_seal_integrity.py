@@ -15,7 +15,7 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-from roundtrip_helpers import fail_at_pack, fill_openpyxl, plan_answers
+from roundtrip_helpers import fail_at_pack, return_every_pack
 
 from sheetflow.cli import cli
 from sheetflow.collect import collect
@@ -23,7 +23,7 @@ from sheetflow.collect.file_check import FileJob, check_file
 from sheetflow.collect.safety import Limits
 from sheetflow.errors import UsageError
 from sheetflow.packs import generate_packs, verify_seal
-from sheetflow.packs.manifest import open_manifest, read_manifest
+from sheetflow.packs.manifest import open_manifest
 from sheetflow.spec import init_study, load_study
 from sheetflow.workbook import layout as L
 
@@ -31,10 +31,7 @@ from sheetflow.workbook import layout as L
 def _returned(tmp_path, template: str = "paired-rubric"):
     root = init_study(tmp_path / "s", template)
     generate_packs(root)
-    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
-    for pack in manifest["packs"]:
-        fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / L.RETURNS_DIR / pack["file"],
-                      plan_answers(pack))
+    return_every_pack(root)
     return root
 
 
@@ -197,10 +194,7 @@ def _anchored_locked(tmp_path):
     """Protocol 002 after generate (its key hash published) and collect, before lock."""
     root = init_study(tmp_path / "a", "anchored-plan")
     published = generate_packs(root).key_sha256
-    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
-    for pack in manifest["packs"]:
-        fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / L.RETURNS_DIR / pack["file"],
-                      plan_answers(pack))
+    return_every_pack(root)
     collect(root)
     return root, published
 

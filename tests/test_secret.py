@@ -19,7 +19,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from roundtrip_helpers import fill_openpyxl, plan_answers
+from roundtrip_helpers import fill_openpyxl, generate_every_template, plan_answers
 
 from sheetflow.collect import collect, status
 from sheetflow.packs import generate_packs
@@ -65,13 +65,7 @@ def _brute_force(pool: ProcessPoolExecutor, prefix: bytes, suffix: bytes, kind: 
 
 @pytest.fixture(scope="module")
 def studies(tmp_path_factory) -> dict[str, Path]:
-    base = tmp_path_factory.mktemp("secret")
-    out = {}
-    for template in TEMPLATES:
-        root = init_study(base / template, template)
-        generate_packs(root)
-        out[template] = root
-    return out
+    return generate_every_template(tmp_path_factory.mktemp("secret"))
 
 
 def _sealed(root: Path) -> tuple[bytes, dict]:

@@ -6,6 +6,7 @@ import math
 from fractions import Fraction
 
 import pytest
+from roundtrip_helpers import return_every_pack
 
 from sheetflow.packs.second_rater import ceil_share, draw
 from sheetflow.spec.model import Item
@@ -87,22 +88,17 @@ def test_an_incomplete_panel_is_named_and_the_key_never_read(tmp_path, monkeypat
 def test_paired_rubric_takes_alpha_on_the_total_at_the_ordinal_level(tmp_path):
     """Protocol 000 grounds alpha in ordinal data; the template's total says so, the
     decision names the level, and the interval reading is reported beside it."""
-    from roundtrip_helpers import fill_openpyxl, plan_answers
 
     from sheetflow import stats
     from sheetflow.analysis import analyze
     from sheetflow.collect import collect
     from sheetflow.packs import generate_packs
-    from sheetflow.packs.manifest import read_manifest
     from sheetflow.spec import init_study, load_study
-    from sheetflow.workbook import layout as L
 
     root = init_study(tmp_path / "s", "paired-rubric")
     assert next(t for t in load_study(root).rubric.totals).level == "ordinal"
     generate_packs(root)
-    for pack in read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]:
-        fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / L.RETURNS_DIR / pack["file"],
-                      plan_answers(pack))
+    return_every_pack(root)
     collect(root)
     analysis = analyze(root)
     total = next(r for r in analysis.summary["alpha"] if r["kind"] == "total")
@@ -224,7 +220,6 @@ def test_after_the_lock_the_second_rater_gets_an_invitation_draft(tmp_path):
     import email.policy
 
     from click.testing import CliRunner
-    from roundtrip_helpers import fill_openpyxl, plan_answers
 
     from sheetflow.cli import cli
     from sheetflow.collect import collect
@@ -235,9 +230,7 @@ def test_after_the_lock_the_second_rater_gets_an_invitation_draft(tmp_path):
 
     root = init_study(tmp_path / "a", "anchored-plan")
     generate_packs(root)
-    for pack in read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]:
-        fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / L.RETURNS_DIR / pack["file"],
-                      plan_answers(pack))
+    return_every_pack(root)
     collect(root)
     result = CliRunner().invoke(cli, ["lock", str(root)])
     assert result.exit_code == 0 and "draft " in result.output, result.output

@@ -72,12 +72,7 @@ def blinded_agreement(study_dir: str | Path) -> list[DimensionAgreement]:
         and text dimensions are left out; see the module notes); counts and checklists
         on their points, as the analysis takes them.
     """
-    root = Path(study_dir)
-    study = load_study(root)
-    ratings = pd.read_csv(io.BytesIO(verify_ratings(root).data), dtype=str,
-                          keep_default_na=False)
-    ratings = ratings[ratings["sitting"] == "1"]
-    text_of = _response_hashes(root)
+    study, ratings, text_of = _blinded_inputs(Path(study_dir))
     out = []
     for dim in study.rubric.dimensions:
         if dim.scope == "study" or dim.kind in _LEFT_OUT_KINDS:
@@ -90,13 +85,18 @@ def blinded_agreement(study_dir: str | Path) -> list[DimensionAgreement]:
 
 def blinded_matrix(study_dir: str | Path, dimension: str) -> pd.DataFrame:
     """The raters x units table :func:`blinded_agreement` computes alpha on."""
-    root = Path(study_dir)
-    study = load_study(root)
+    study, ratings, text_of = _blinded_inputs(Path(study_dir))
     dim = study.rubric.dimension(dimension)
+    return _matrix(_rows_of(ratings, dimension, dim.kind), dim.kind, text_of, dim.na_choices)
+
+
+def _blinded_inputs(root: Path) -> tuple[Study, pd.DataFrame, dict[str, str]]:
+    """The study, its sitting-1 blinded ratings (checked against collect's record) and
+    each row id's response text hash."""
+    study = load_study(root)
     ratings = pd.read_csv(io.BytesIO(verify_ratings(root).data), dtype=str,
                           keep_default_na=False)
-    rows = _rows_of(ratings[ratings["sitting"] == "1"], dimension, dim.kind)
-    return _matrix(rows, dim.kind, _response_hashes(root), dim.na_choices)
+    return study, ratings[ratings["sitting"] == "1"], _response_hashes(root)
 
 
 def _rows_of(ratings: pd.DataFrame, dim_id: str, kind: str) -> pd.DataFrame:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import SealError, SheetflowError
+from ..packs.seal import SEALED_DIR
 from ..packs.secret import SECRET_FILE, read_secret, record_mac
 from ..workbook import layout as L
 from .returns import file_digest
@@ -150,7 +151,7 @@ def _canonical(record: dict[str, Any]) -> bytes:
 def collection_secret(root: Path) -> bytes | None:
     """The study secret collect marks its record with (None for a study sealed before
     secrets existed, or not generated here)."""
-    path = Path(root) / "sealed" / SECRET_FILE
+    path = Path(root) / SEALED_DIR / SECRET_FILE
     return read_secret(path) if path.is_file() else None
 
 

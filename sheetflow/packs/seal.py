@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import MissingStepError, SealError
 from ..spec.study import Study, load_study
-from .secret import SECRET_FILE, secret_sha256, write_secret
+from .secret import SECRET_FILE, parse_secret, secret_sha256, write_secret
 
 SEALED_DIR = "sealed"
 KEY_FILE = "key.json"
@@ -350,7 +350,7 @@ def _check_secret(check: SealCheck, key: dict[str, Any], sealed: Path) -> None:
         check.problems.append(f"{SEALED_DIR}/{SECRET_FILE} has sha256 {now} but the sealed key "
                               f"records {recorded}: restore the secret made at generate")
         return
-    check.secret = bytes.fromhex(data.decode("ascii").strip())
+    check.secret = parse_secret(data, path)
 
 
 def _check_spec_hashes(check: SealCheck, key: dict[str, Any], lock: dict[str, Any],

@@ -44,7 +44,17 @@ def read_secret(path: Path) -> bytes:
     SealError
         The file is not a secret sheetflow wrote.
     """
-    data = path.read_bytes()
+    return parse_secret(path.read_bytes(), path)
+
+
+def parse_secret(data: bytes, path: Path) -> bytes:
+    """The secret in ``data`` (the bytes of ``path``, already read and hashed).
+
+    Raises
+    ------
+    SealError
+        The bytes are not a secret sheetflow wrote.
+    """
     if not _HEX.fullmatch(data):
         raise SealError(f"{path}: is not a study secret sheetflow wrote (64 hex digits); "
                         "restore it from the copy made at generate")
