@@ -3,7 +3,7 @@
 Two owners mark every item. An item is KEPT (KEEP yes, KNOWN no) when it is among the
 first k of its arm in the items file that are not already in the corpus; every other
 item is neither. Owner 1 keeps b3 9, b6 4, b1 2, b4 3 of 15; owner 2 keeps b3 8, b6 4,
-b1 3, b4 3. Yield b3 17/30 against b1 5/30: the permutation p is far below 0.05 and b3
+b1 3, b4 3. Yield b3 17/30 against b1 5/30: the permutation p is below 0.05 and b3
 (0.567) is above b4 (0.2): SIGNAL, PASS, b3 ahead of b1 by 0.4 with Newcombe's
 interval. The trend is computed by hand over near/mid/far only (the single-note arm's
 "single" band takes no part). Sitting 2 repeats the marks 48 hours later.
@@ -42,9 +42,9 @@ def _items(root: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
-def _kept(items: list[dict[str, str]], owner: str) -> set[str]:
+def _kept(items: list[dict[str, str]], owner: str, kept: dict | None = None) -> set[str]:
     out: set[str] = set()
-    for arm, k in KEPT[owner].items():
+    for arm, k in (kept or KEPT)[owner].items():
         out |= {it["item_id"] for it in items if it["arm"] == arm and it["in_corpus"] == "no"}
         out -= set(sorted(it["item_id"] for it in items if it["arm"] == arm
                           and it["in_corpus"] == "no")[k:])
@@ -56,7 +56,7 @@ def _batch_time(sitting: int, batch: int, part: str) -> dt.datetime:
     return start + dt.timedelta(minutes=40) if part == "end" else start
 
 
-def _study(root: Path, owners: tuple[str, ...]) -> Path:
+def _study(root: Path, owners: tuple[str, ...], marks: dict | None = None) -> Path:
     init_study(root, "keep-known")
     (root / "raters.csv").write_text(
         "rater_id,name,last_name,email,role\n" + "".join(
@@ -67,7 +67,7 @@ def _study(root: Path, owners: tuple[str, ...]) -> Path:
     manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
     (root / "returns").mkdir(exist_ok=True)
     for pack in manifest["packs"]:
-        kept = _kept(items, pack["rater_id"])
+        kept = _kept(items, pack["rater_id"], marks)
         wb = openpyxl.load_workbook(root / L.PACKS_DIR / pack["file"])
         for a in L.iter_answer_cells(pack):
             if a["part"] == "value":
@@ -108,7 +108,9 @@ def test_decision_arms_and_intervals(two_owners):
     assert decision["status"] == "pass"
     checks = {c["name"]: c for c in decision["checks"]}
     perm = checks["permutation p (b3_distance_forced vs b1_random_pairing)"]
-    assert perm["passed"] is True and perm["value"] < 0.01
+    # items shuffled with both owners' ratings (about 0.018); pooled as independent
+    # ratings it would be far smaller
+    assert perm["passed"] is True and perm["value"] < 0.05
     # the winner is re-chosen in every shuffle: never below the fixed-winner reading
     permutation = summary["permutation"]
     assert permutation["p"] == perm["value"] >= permutation["p_fixed_winner"]
@@ -216,3 +218,53 @@ def test_one_owner_gets_a_clear_note_instead_of_the_model(tmp_path):
             "owners (owner as a random effect); this study has 1")
     assert note in rows
     assert summary["decision"]["status"] in ("pass", "fail")
+
+
+def _exact_best_of_p(n: int, ones: dict[str, int]) -> float:
+    """Exact max-statistic p for one owner: every arm has ``n`` items, ``ones`` the
+    yields of b3, b6 (candidates), b1 (control) and b4 (shuffled along); enumerated
+    over the multivariate hypergeometric counts of ones under random relabelling."""
+    from itertools import product
+    from math import comb
+
+    total_ones = sum(ones.values())
+    observed = max(ones["b3"], ones["b6"]) - ones["b1"]
+    hits = 0
+    for b3, b6, b1 in product(range(n + 1), repeat=3):
+        b4 = total_ones - b3 - b6 - b1
+        if 0 <= b4 <= n and max(b3, b6) - b1 >= observed:
+            hits += comb(n, b3) * comb(n, b6) * comb(n, b1) * comb(n, b4)
+    return hits / comb(4 * n, total_ones)
+
+
+def test_two_owners_are_not_pooled_as_independent_ratings(tmp_path):
+    """Pseudo-replication planted: two owners give identical marks (b3 5, b6 4, b1 1,
+    b4 2 kept of 15), so the second owner adds no information about the arms. Shuffling
+    the 120 ratings as if independent gives p = 0.0145 exactly (a false signal); the
+    honest null shuffles the 60 items, each with both owners' ratings, and its p is the
+    one-owner exact p 0.1023 (enumeration of the hypergeometric counts). The decision
+    is a null, and the summary says two owners allow no general claim (protocol 001:
+    five owners before any generalisation)."""
+    same = {"b3_distance_forced": 5, "b6_distance_forced_critic": 4,
+            "b1_random_pairing": 1, "b4_single_note": 2}
+    owners = ("owner-01", "owner-02")
+    root = _study(tmp_path / "same", owners, {o: same for o in owners})
+    out, summary, rows = _outputs(root)
+    assert out.exit_code == 0, out.output
+    # b3 and b6 each lose in-corpus items, whose yield is 0 but which count in n
+    ones = {"b3": 5, "b6": 4, "b1": 1, "b4": 2}
+    exact = _exact_best_of_p(15, ones)
+    assert exact == pytest.approx(0.1023, abs=5e-5)
+    pooled = _exact_best_of_p(30, {k: 2 * v for k, v in ones.items()})
+    assert pooled < 0.05  # the trap: ratings treated as independent
+    perm = summary["permutation"]
+    m = perm["n_permutations"]
+    se = (exact * (1 - exact) / m) ** 0.5
+    assert abs(perm["p"] - exact) < 4 * se + 1 / m, (perm["p"], exact)
+    assert perm["n_owners"] == 2 and "each with its 2 owners' ratings" in perm["statistic"]
+    decision = summary["decision"]
+    assert decision["status"] == "fail"
+    owners_check = next(c for c in decision["checks"] if c["name"].startswith("owners"))
+    assert owners_check["value"] == 2 and owners_check["outcome"] == "reported"
+    assert "no general claim" in owners_check["note"]
+    assert rows[2] == "DECISION: FAIL"

@@ -18,7 +18,7 @@ import pandas as pd
 from .. import stats
 from ..spec.study import Study
 from .context import Context, add_verdict, empty_reason, number
-from .decision import Arms, Decision, flag_check, status_of
+from .decision import Arms, Decision, flag_check, reported_check, status_of
 from .keep_known_files import MIXED_METHOD, h_mixed, mixed_effects, yield_items
 from .protocol import ProtocolPlan
 
@@ -87,6 +87,9 @@ def _permutation(ctx: Context) -> pd.DataFrame:
     The best candidate is chosen from the data, so every relabelling chooses it again
     (max-statistic, :func:`~sheetflow.stats.permutation_test_best_of`); the p with the
     winner held fixed is reported beside it (``p_fixed_winner``), never decided on.
+    With two or more owners an item's arm is shared by all its ratings, so labels are
+    shuffled across items, each keeping its ratings
+    (:func:`~sheetflow.stats.clustered_permutation_best_of`), not across ratings.
     """
     items = yield_items(ctx)
     table = _yield_table(ctx)
@@ -94,17 +97,33 @@ def _permutation(ctx: Context) -> pd.DataFrame:
     if not winner or not control:
         return empty_reason(pd.DataFrame(), "no candidate or control arm", comparison="")
     cands = [c for c in ctx.param("candidates", []) if c in set(items["arm"])]
-    # protocol 001: arm labels are shuffled across all scored items, every arm's
-    # included; each candidate's gap to the control is read off its positions
-    others = items.loc[~items["arm"].isin([*cands, control]), "yield"]
-    res = stats.permutation_test_best_of(
-        {c: items.loc[items["arm"] == c, "yield"] for c in cands},
-        items.loc[items["arm"] == control, "yield"], others=others,
-        n_permutations=int(ctx.param("permutations", 10_000)), seed=ctx.plan.seed)
+    m, owners = int(ctx.param("permutations", 10_000)), items["rater"].nunique()
+    if owners >= 2:
+        res = _owner_permutation(items, cands, control, m, ctx.plan.seed)
+        how = f"items shuffled, each with its {owners} owners' ratings"
+    else:
+        # protocol 001: arm labels are shuffled across all scored items, every arm's
+        # included; each candidate's gap to the control is read off its positions
+        others = items.loc[~items["arm"].isin([*cands, control]), "yield"]
+        res = stats.permutation_test_best_of(
+            {c: items.loc[items["arm"] == c, "yield"] for c in cands},
+            items.loc[items["arm"] == control, "yield"], others=others,
+            n_permutations=m, seed=ctx.plan.seed)
+        how = "ratings shuffled"
     found = res.iloc[0].to_dict()
     return pd.DataFrame([{"comparison": f"{winner} vs {control}", **found, "winner": winner,
-                          "control": control, "statistic": "best of "
-                          f"{len(cands)} candidates (max-statistic)"}])
+                          "control": control, "n_owners": owners, "statistic": "best of "
+                          f"{len(cands)} candidates (max-statistic; {how})"}])
+
+
+def _owner_permutation(items: pd.DataFrame, cands: list[str], control: str, m: int,
+                       seed: int) -> pd.DataFrame:
+    """The clustered test: strata are the sets of owners who rated an item, so items
+    of one owner's own corpus are only relabelled among themselves."""
+    raters = items.groupby("case")["rater"].agg(lambda r: "|".join(sorted(set(r))))
+    return stats.clustered_permutation_best_of(
+        items["yield"], items["case"], items["arm"], cands, control,
+        strata=items["case"].map(raters), n_permutations=m, seed=seed)
 
 
 def _trend(ctx: Context) -> pd.DataFrame:
@@ -201,7 +220,8 @@ def _h_permutation(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     out["permutation"] = {"comparison": row["comparison"], "diff": row["diff"], "p": row["p"],
                           "p_fixed_winner": row["p_fixed_winner"],
                           "statistic": row["statistic"],
-                          "n_permutations": row["n_permutations"], "seed": row["seed"]}
+                          "n_permutations": row["n_permutations"], "seed": row["seed"],
+                          "n_owners": int(row.get("n_owners", 1))}
     alpha = ctx.target("alpha_test", 0.05)
     yields = out.get("yield") or _yield_table(ctx).set_index("arm")["yield"].to_dict()
     ref = ctx.param("reference")
@@ -231,7 +251,16 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     rule = (f"signal when the permutation p of the best candidate vs the control is below "
             f"{alpha:g} and the winner's yield is above the reference arm's; anything else "
             "is a null, published as one")
+    owners = int(perm.get("n_owners") or 1)
+    if owners >= 2:
+        checks.append(reported_check(
+            "owners (five before any generalisation claim)", owners,
+            "" if owners >= _GENERAL_CLAIM_OWNERS else
+            f"below five: the result holds for these {owners} owners, no general claim"))
     return Decision(status_of(checks), rule, checks)
+
+
+_GENERAL_CLAIM_OWNERS = 5  # protocol 001, multi-owner extension
 
 
 def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
@@ -266,7 +295,14 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "its p. The protocol's 'p below 0.05 for B3 or B6' read with the winner held "
          "fixed across shuffles gives a smaller p, which ignores that the winner was "
          "picked as the best; it is reported beside (p_fixed_winner), not decided on. "
-         "p = (b + 1)/(m + 1), counting the observed labelling (Phipson & Smyth 2010)."),
+         "p = (b + 1)/(m + 1), counting the observed labelling (Phipson & Smyth 2010). "
+         "With two or more owners an item's arm is shared by all its ratings, so the "
+         "labels are shuffled across items, each keeping its owners' ratings, among items "
+         "rated by the same owners (a clustered test); shuffling ratings as if independent "
+         "would be pseudo-replication and give too small a p. The Fisher tests and Wilson "
+         "intervals then pool the owners' ratings and are descriptive; the owner-adjusted "
+         "effects are the mixed model's. Below five owners the Summary says that no "
+         "general claim is made (protocol 001)."),
         ("Yield, Fisher and trend (001)",
          "Yield = P(KEEP and not KNOWN and not already in corpus) per sitting-1 rating. "
          "Each yield with Wilson's 95% score interval (Wilson 1927); the gap between two "

@@ -15,6 +15,7 @@ from sheetflow.stats.chance import (
     randolph_kappa,
     scott_pi,
 )
+from sheetflow.stats.clustered import clustered_permutation_best_of
 from sheetflow.stats.effects import paired_mean_difference
 from sheetflow.stats.gwet import gwet_ac
 from sheetflow.stats.hypothesis_tests import (
@@ -38,6 +39,7 @@ from sheetflow.stats.scores import mean_spearman, tolerance_agreement
 __all__ = [
     "LEVELS",
     "brennan_prediger",
+    "clustered_permutation_best_of",
     "cochran_armitage",
     "cohen_kappa",
     "cohen_kappa_table",
