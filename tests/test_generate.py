@@ -462,9 +462,11 @@ def test_progress_counts_every_required_answer_once(generated, template):
         ws = openpyxl.load_workbook(folder / "packs" / pack["file"])[L.SCORING_SHEET]
         done = L.done_column(tuple(manifest_of(folder)["labels"]))
         progress = ws[pack["progress"]["cell"]].value
-        match = re.fullmatch(rf'=IF\(SUM\({done}5:{done}(\d+)\)>=(\d+),"All \2 answers done",'
-                             rf'SUM\({done}5:{done}\1\)&" of \2 required answers filled"\)',
-                             progress)
+        bad = L.to_correct_column(tuple(manifest_of(folder)["labels"]))
+        filled = rf'SUM\({done}5:{done}(\d+)\)&" of (\d+) required answers filled"'
+        match = re.match(rf'=IF\(SUM\({bad}5:{bad}\d+\)>0,SUM\({bad}5:{bad}\d+\)&" to '
+                         rf'correct \(red cells\); "&{filled},IF\(SUM\({done}5:{done}\1\)>='
+                         rf'\2,"All \2 answers done",{filled}\)\)', progress)
         assert match and int(match.group(2)) == len(required), progress
         counted, rows = [], []
         for row in ws.iter_rows(min_col=ord(done) - 64, max_col=ord(done) - 64):

@@ -4,6 +4,7 @@ a real application (LibreOffice) opens the packs."""
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import re
 import shutil
 import subprocess
@@ -131,11 +132,11 @@ def test_no_formula_anywhere_but_sheetflows_own(tricky_study):
     pack = manifest["packs"][0]
     ws = openpyxl.load_workbook(folder / "packs" / pack["file"])[L.SCORING_SHEET]
     allowed = {pack["progress"]["cell"]}
-    done_col = L.done_column(())
+    counts = {L.done_column(()), L.to_correct_column(()), L.marks_column(())}
     for row in ws.iter_rows():
         for cell in row:
             if cell.data_type == "f":
-                assert cell.coordinate in allowed or cell.column_letter == done_col, (
+                assert cell.coordinate in allowed or cell.column_letter in counts, (
                     cell.coordinate, cell.value)
             if isinstance(cell.value, str) and cell.value.startswith("http"):
                 assert cell.hyperlink is None
@@ -205,10 +206,37 @@ def test_libreoffice_converts_a_pack_to_pdf(tmp_path):
     assert pdf.read_bytes().startswith(b"%PDF")
 
 
+def _valid_value(rule: dict, dim) -> object:
+    if rule["type"] == "list":
+        return rule["choices"][0]
+    if rule["type"] in ("whole", "decimal"):
+        return rule["min"]
+    return " ".join(["word"] * max(dim.min_words or 2, 2))
+
+
+def _progress_lines(tmp_path: Path, books: dict[str, openpyxl.Workbook]) -> dict[str, str]:
+    """The progress line of each workbook as LibreOffice computes it."""
+    for name, wb in books.items():
+        wb.save(tmp_path / f"{name}.xlsx")
+    csv_filter = "csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,2"
+    proc = subprocess.run(
+        ["soffice", f"-env:UserInstallation={(tmp_path / 'lo-profile').as_uri()}", "--headless",
+         "--convert-to", csv_filter, "--outdir", str(tmp_path / "csv"),
+         *(str(tmp_path / f"{name}.xlsx") for name in books)],
+        capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    out = {}
+    for name in books:
+        sheet = tmp_path / "csv" / f"{name}-{L.SCORING_SHEET}.csv"
+        out[name] = list(csv.reader(sheet.read_text(encoding="utf-8").splitlines()))[1][2]
+    return out
+
+
 @pytest.mark.libreoffice
 @needs_soffice
 def test_libreoffice_computes_the_progress_line(tmp_path):
-    """Filled required answers are counted once each; optional answers are not counted."""
+    """Filled required answers are counted once each; optional answers are not counted;
+    a refused value (pasted past the dropdown) is "to correct", never "done"."""
     folder = tmp_path / "study"
     shutil.copytree(ROOT / "templates" / "paired-rubric", folder)
     result = generate_packs(folder)
@@ -220,21 +248,43 @@ def test_libreoffice_computes_the_progress_line(tmp_path):
     required = [a for a in answers if dims[a["dimension"]].required]
     optional = [a for a in answers if not dims[a["dimension"]].required]
     assert optional, "the template should have an optional answer"
+    books = {}
+    for name, filled in (("part", required[::3]), ("every", required)):
+        wb = books[name] = openpyxl.load_workbook(result.packs[0].path)
+        for a in filled + optional:
+            wb[L.SCORING_SHEET][a["cell"]] = _valid_value(a["validation"], dims[a["dimension"]])
+    refused = openpyxl.load_workbook(result.packs[0].path)
+    for a in required:
+        refused[L.SCORING_SHEET][a["cell"]] = _valid_value(a["validation"],
+                                                           dims[a["dimension"]])
+    lists = [a for a in required if a["validation"]["type"] == "list"]
+    refused[L.SCORING_SHEET][lists[0]["cell"]] = "not a choice"
+    refused[L.SCORING_SHEET][lists[5]["cell"]] = "99"
+    books["refused"] = refused
+    lines = _progress_lines(tmp_path, books)
+    n = len(required)
+    assert lines["part"] == f"{len(required[::3])} of {n} required answers filled"
+    assert lines["every"] == f"All {n} answers done"
+    assert lines["refused"] == f"2 to correct (red cells); {n} of {n} required answers filled"
+
+
+@pytest.mark.libreoffice
+@needs_soffice
+def test_keep_known_progress_reports_the_marks_a_blank_answers(tmp_path):
+    """KEEP/KNOWN marks are not required (a blank means No), so the line counts them on
+    their own; with every batch time filled and no mark set it does not hide them."""
+    folder = tmp_path / "study"
+    shutil.copytree(ROOT / "templates" / "keep-known", folder)
+    result = generate_packs(folder)
+    pack = read_manifest(result.manifest_path)["packs"][0]
+    marks = [a for a in L.iter_answer_cells(pack) if a["part"] == "value"]
     wb = openpyxl.load_workbook(result.packs[0].path)
-    ws = wb[L.SCORING_SHEET]
-    filled = required[::3]
-    for a in filled + optional:
-        rule = a["validation"]
-        ws[a["cell"]] = (rule["choices"][0] if rule["type"] == "list"
-                         else rule["min"] if rule["type"] == "whole" else "some words")
-    filled_path = tmp_path / "filled.xlsx"
-    wb.save(filled_path)
-    csv_filter = "csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,2"
-    proc = subprocess.run(
-        ["soffice", f"-env:UserInstallation={(tmp_path / 'lo-profile').as_uri()}", "--headless",
-         "--convert-to", csv_filter, "--outdir", str(tmp_path / "csv"), str(filled_path)],
-        capture_output=True, text=True, timeout=180, check=False)
-    assert proc.returncode == 0, proc.stderr
-    sheet = tmp_path / "csv" / f"filled-{L.SCORING_SHEET}.csv"
-    rows = list(csv.reader(sheet.read_text(encoding="utf-8").splitlines()))
-    assert rows[1][2] == f"{len(filled)} of {len(required)} required answers filled"
+    for b in pack["batches"]:
+        for part in ("start", "end"):
+            wb[b[part]["sheet"]][b[part]["cell"]] = dt.datetime(2026, 10, 2, 9, b["batch"])
+    for a in marks[:7]:
+        wb[a["sheet"]][a["cell"]] = "Yes"
+    times = 2 * len(pack["batches"])
+    line = _progress_lines(tmp_path, {"marks": wb})["marks"]
+    assert line == (f"All {times} answers done; 7 of {len(marks)} marks set "
+                    "(a blank mark means No)")

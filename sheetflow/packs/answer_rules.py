@@ -33,6 +33,7 @@ class AnswerRules:
     list_columns: dict[tuple[str, ...], str]
     required: list[Pos]
     done_col: str
+    bad_col: str
     check: Callable[[int | None, str], None]  # raises on an xlsxwriter failure code
 
     def _dimension_rule(self, dim: Dimension, pos: Pos) -> dict[str, Any]:
@@ -111,18 +112,37 @@ class AnswerRules:
             self.list_columns[key] = f"={L.LISTS_SHEET}!${letter}$1:${letter}${len(choices)}"
         return self.list_columns[key]
 
-    def _count_done(self) -> None:
-        """Count the filled required answers in the hidden done column, for the progress.
+    def _count_cells(self, cells: list[Pos], column: str) -> None:
+        """Count the filled ``cells`` in the hidden ``column``, for the progress line.
 
-        The required cells, joined into rectangles, are counted :data:`COUNT_ARGS`
-        rectangles per ``COUNTA`` (some 30 paired cards), each formula on the row of its
-        first rectangle: a few dozen formulas per pack rather than one per answer line.
+        The cells, joined into rectangles, are counted :data:`COUNT_ARGS` rectangles per
+        ``COUNTA`` (some 30 paired cards), each formula on the row of its first
+        rectangle: a few dozen formulas per pack rather than one per answer line.
         At most six rectangles start on one row, so those rows all differ.
         """
-        for piece in chunks(boxes(self.required), COUNT_ARGS):
+        for piece in chunks(boxes(cells), COUNT_ARGS):
             formula = "=COUNTA(" + ",".join(map(a1, piece)) + ")"
-            self.check(self.ws.write_formula(piece[0][0], ord(self.done_col) - ord("A"), formula,
+            self.check(self.ws.write_formula(piece[0][0], ord(column) - ord("A"), formula,
                                              self.fmt["hidden"], 0), "the progress line")
+
+    def _count_to_correct(self) -> None:
+        """Per answer line, the number of values its rules refuse, in the hidden column.
+
+        The same formulas as the red highlight (:func:`.rules.invalid_formula`), added
+        as numbers (``0+(TRUE)`` is 1 in Excel and LibreOffice), so the progress line
+        counts exactly the cells shown red.
+        """
+        per_row: dict[int, list[str]] = {}
+        for key, cells in self.validations.groups.items():
+            rule = self.validations.described[key]
+            for pos in cells:
+                formula = invalid_formula(rule, a1((*pos, *pos)), self.word_dims.get(key))
+                if formula is not None:
+                    per_row.setdefault(pos[0], []).append(formula)
+        column = ord(self.bad_col) - ord("A")
+        for row, tests in per_row.items():
+            self.check(self.ws.write_formula(row, column, "=0+" + "+".join(
+                f"({t})" for t in tests), self.fmt["hidden"], 0), "the progress line")
 
     def _highlight_invalid(self) -> None:
         """Red when a cell holds a value its rule refuses (pasted values included).

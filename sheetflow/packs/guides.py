@@ -126,8 +126,9 @@ def how_to_lines(spec: Any, paired: bool) -> list[str]:
         "in the yellow cells on its answer lines. Only the yellow cells can be changed.",
         "Orange cells are required answers still blank. Red cells hold a value that is not "
         "allowed there (for example a pasted word in a number cell): correct them.",
-        "The progress line at the top counts the required answers you have filled; it turns "
-        "green when all are done.",
+        "The progress line at the top counts the required answers you have filled and the "
+        "red cells still to correct; it turns green when every required answer is filled "
+        "and none is red.",
         "Cells with a dropdown: click the cell and pick from the arrow. Number cells take the "
         "number shown when you click the cell.",
     ]

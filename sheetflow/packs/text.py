@@ -143,8 +143,18 @@ class TextCache:
         return found
 
 
-def progress_text(done: int, total: int) -> str:
-    """The progress line as the pack shows it (its formula gives the same text)."""
-    if done >= total:
-        return f"All {total} answers done"
-    return f"{done} of {total} required answers filled"
+def progress_text(done: int, total: int, to_correct: int = 0,
+                  marks: tuple[int, int, str] | None = None) -> str:
+    """The progress line as the pack shows it (its formula gives the same text).
+
+    ``marks`` is (set, of, what a blank means) for marks whose blank is an answer.
+    "All ... done" only when every required answer is filled and none is refused.
+    """
+    filled = f"{done} of {total} required answers filled"
+    if to_correct:
+        line = f"{to_correct} to correct (red cells); {filled}"
+    else:
+        line = f"All {total} answers done" if done >= total else filled
+    if marks is not None:
+        line += f"; {marks[0]} of {marks[1]} marks set ({marks[2]})"
+    return line

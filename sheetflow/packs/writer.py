@@ -129,7 +129,10 @@ class PackWriter(AnswerRules):
         self.cols = L.answer_columns(spec.labels)
         self.guide_col = L.guide_column(spec.labels)
         self.done_col = L.done_column(spec.labels)
-        self.widths = WIDTHS_PAIRED if self.paired else WIDTHS_SINGLE
+        self.bad_col = L.to_correct_column(spec.labels)
+        self.marks_col = L.marks_column(spec.labels)
+        self.widths = {**(WIDTHS_PAIRED if self.paired else WIDTHS_SINGLE),
+                       self.bad_col: 4, self.marks_col: 4}
         self.text_cpl = int(sum(self.widths[c] for c in self._text_span_letters()) * 1.05)
         self.guide_cpl = int(self.widths[self.guide_col] * 1.4)  # guide text is 9 pt
         self.label_cpl = int(self.widths["B"] * 1.05)
@@ -140,6 +143,8 @@ class PackWriter(AnswerRules):
         self.validations = Validations()
         self.word_dims: dict[Any, Dimension] = {}  # text rules whose word range is flagged
         self.required: list[Pos] = []  # every required answer cell, once, in sheet order
+        self.defaulted: list[Pos] = []  # marks whose blank is an answer (blank_means)
+        self.blank_answers: set[str] = set()  # what those blanks mean
         self.row_points: list[float] = list(HEADER_POINTS)  # every row's height, in order
         self.blocks: list[int] = []  # first row of each card (or batch line), unsplit
         self.list_columns: dict[tuple[str, ...], str] = {}
@@ -297,7 +302,7 @@ class PackWriter(AnswerRules):
 
     def _hidden_columns(self) -> set[str]:
         """Row ids and done counts; the confidence columns when nothing asks for one."""
-        hidden = {L.ROW_ID_COLUMN, self.done_col}
+        hidden = {L.ROW_ID_COLUMN, self.done_col, self.bad_col, self.marks_col}
         if not self.asks_confidence:
             hidden |= {conf for _, conf in self.cols.values()}
         return hidden
@@ -476,7 +481,11 @@ class PackWriter(AnswerRules):
         fmt = self.fmt["answer_text" if dim.kind == "text" else "answer"]
         self._blank(pos, fmt)
         validation = self._dimension_rule(dim, pos)
-        self._require(pos, answer_required(dim, "value"))
+        required = answer_required(dim, "value")
+        self._require(pos, required)
+        if not required and dim.blank_means:
+            self.defaulted.append(pos)
+            self.blank_answers.add(dim.blank_means)
         return {"sheet": L.SCORING_SHEET, "cell": self._cell(letter, r), "kind": dim.kind,
                 "validation": validation}
 
@@ -581,16 +590,15 @@ class PackWriter(AnswerRules):
     def _finish_scoring(self) -> None:
         ws = self.ws
         last = max(self.row, L.HEADER_ROWS + 1)
-        total = len(self.required)
-        done = f"SUM({self.done_col}{L.HEADER_ROWS + 1}:{self.done_col}{last})"
-        formula = (f'=IF({done}>={total},"All {total} answers done",{done}&" of {total} '
-                   'required answers filled")')
-        self.check(ws.write_formula(L.PROGRESS_CELL, formula, self.fmt["progress"],
-                                    progress_text(0, total)), "the progress line")
+        self.check(ws.write_formula(L.PROGRESS_CELL, self._progress_formula(last),
+                                    self.fmt["progress"], self._progress_start()),
+                   "the progress line")
         self.check(ws.conditional_format(L.PROGRESS_CELL, {
             "type": "formula", "criteria": f'=LEFT({L.PROGRESS_CELL},4)="All "',
             "format": self.fmt["done"]}), "the progress line")
-        self._count_done()
+        self._count_cells(self.required, self.done_col)
+        self._count_cells(self.defaulted, self.marks_col)
+        self._count_to_correct()
         for key, cells in self.validations.groups.items():
             for refs in grouped_refs(boxes(cells)):
                 self.check(ws.data_validation(refs[0], {**self.validations.options[key],
@@ -603,6 +611,30 @@ class PackWriter(AnswerRules):
         self.check(ws.protect("", PROTECT), "the Scoring sheet protection")
         ws.activate()
         self.instructions.activate()
+
+    def _progress_formula(self, last: int) -> str:
+        """Valid answers, not filled cells: refused values come first, in red, and
+        keep the line from saying "All ... done" (see :func:`.text.progress_text`)."""
+        def total_of(col: str) -> str:
+            return f"SUM({col}{L.HEADER_ROWS + 1}:{col}{last})"
+
+        total, done, bad = len(self.required), total_of(self.done_col), total_of(self.bad_col)
+        filled = f'{done}&" of {total} required answers filled"'
+        line = (f'IF({bad}>0,{bad}&" to correct (red cells); "&{filled},'
+                f'IF({done}>={total},"All {total} answers done",{filled}))')
+        if self.defaulted:
+            line += (f'&"; "&{total_of(self.marks_col)}&" of {len(self.defaulted)} marks set '
+                     f'({self._blank_meaning()})"')
+        return "=" + line
+
+    def _blank_meaning(self) -> str:
+        if len(self.blank_answers) == 1:
+            return f"a blank mark means {next(iter(self.blank_answers))}"
+        return "a blank mark counts as its default answer"
+
+    def _progress_start(self) -> str:
+        marks = (0, len(self.defaulted), self._blank_meaning()) if self.defaulted else None
+        return progress_text(0, len(self.required), 0, marks)
 
     def _paginate(self) -> None:
         """Print at a fixed scale with page breaks between cards (see :mod:`.pages`)."""

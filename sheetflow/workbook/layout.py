@@ -57,6 +57,11 @@ the done column followed by "of N required answers filled", or "All N answers do
 counts in its completeness. The done column holds a few ``COUNTA`` formulas, each over up to 255
 rectangles of required answer cells (some 30 cards), placed on the row of its first
 rectangle; every other cell of the column is empty. Nothing is read from it.
+The next hidden column counts, on each answer line, the values that line's rules refuse
+(the red highlight's own formulas): while any is there the line starts "N to correct"
+and never says "All ... done". The one after counts the marks whose blank is itself an
+answer (``blank_means``, e.g. keep-known's KEEP/KNOWN); they are not required, so the
+line reports them on their own ("12 of 120 marks set; a blank mark means No").
 
 Every answer cell with a rule also has a conditional format that turns it red when it
 holds a value the rule refuses (a paste bypasses data validation, the highlight does
@@ -189,6 +194,16 @@ def guide_column(labels: tuple[str, ...]) -> str:
 def done_column(labels: tuple[str, ...]) -> str:
     """The hidden column whose ``COUNTA`` formulas feed the progress line."""
     return chr(ord(guide_column(labels)) + 1)
+
+
+def to_correct_column(labels: tuple[str, ...]) -> str:
+    """The hidden column counting, per answer line, the values its rule refuses."""
+    return chr(ord(done_column(labels)) + 1)
+
+
+def marks_column(labels: tuple[str, ...]) -> str:
+    """The hidden column counting the marks whose blank is an answer (``blank_means``)."""
+    return chr(ord(done_column(labels)) + 2)
 
 
 def identity_name(key: str) -> str:

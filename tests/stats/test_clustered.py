@@ -24,7 +24,7 @@ def _exact(units: list[tuple[str, str, list[int]]]) -> float:
     def stat(labels: list[str]) -> float:
         share = {}
         for g in ("b", "c", "a"):
-            ys = [y for u, lab in zip(units, labels) if lab == g for y in u[2]]
+            ys = [y for u, lab in zip(units, labels, strict=True) if lab == g for y in u[2]]
             share[g] = np.mean(ys)
         return max(share["b"], share["c"]) - share["a"]
 
@@ -44,7 +44,7 @@ def _exact(units: list[tuple[str, str, list[int]]]) -> float:
         idx, perms = per_stratum[k]
         for perm in perms:
             new = list(labels)
-            for i, lab in zip(idx, perm):
+            for i, lab in zip(idx, perm, strict=True):
                 new[i] = lab
             walk(k + 1, new)
 
