@@ -12,8 +12,12 @@ rater's pack is missing here and the decision is "incomplete" until a corrected 
 is collected. Its valid answers are not used on their own: the protocol's statistics
 would then rest on a different set of cases per rater without anyone having decided
 so. The Summary, ``summary.json`` and the command's last lines name the rater, the file
-and the cells; ``analyze --allow-partial`` reports the analysis of the others with
-exit 0, still marked "incomplete".
+and the cells; ``analyze --allow-partial`` reports the analysis with exit 0, still
+marked "incomplete", and uses the cases such a rater did rate (collect keeps the rows
+of a return whose only errors are blank required answers in
+``out/ratings-incomplete.csv``, recorded and marked like ``ratings.csv``): the
+statistics take the unrated cases as missing data, and the panel line says how many
+cases the rater rated.
 """
 
 from __future__ import annotations
@@ -33,7 +37,10 @@ PANEL_METHOD = (
     "'incomplete' (exit 1 unless --allow-partial); the statistics shown are those of the "
     "raters included. A return with blank required answers (answer-missing) is left out "
     "whole until a corrected file is collected: using part of it would give raters "
-    "different sets of cases without anyone deciding so.")
+    "different sets of cases without anyone deciding so. With --allow-partial the cases "
+    "such a rater did rate are used (the statistics take the rest as missing data: "
+    "Krippendorff's alpha is defined for missing values) and the panel line names the "
+    "rater and how many cases they rated; the decision stays 'incomplete'.")
 
 
 @dataclass
@@ -88,7 +95,8 @@ class Panel:
 
 
 def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
-                files: list[dict[str, Any]] | None) -> Panel:
+                files: list[dict[str, Any]] | None, *,
+                partial: set[tuple[str, int]] | None = None) -> Panel:
     """Compare the expected packs with the ratings and collect's file verdicts.
 
     Parameters
@@ -100,6 +108,10 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
     files : list of dict, optional
         Collect's per-file verdicts (``file, rater, used, reason``); None when the
         collection record is not there.
+    partial : set of (rater, sitting), optional
+        Packs whose ratings come from a return left out only for blank required
+        answers (``analyze --allow-partial``): in the data, yet still missing, with
+        the number of cases rated named.
 
     Returns
     -------
@@ -113,19 +125,36 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
     excluded = [{"file": str(f.get("file", "")), "rater": str(f.get("rater", "")),
                  "reason": str(f.get("reason", "") or "not used")} for f in left_out]
     missing_packs = []
+    partial = partial or set()
     for rater, sitting in expected_packs:
-        if (rater, sitting) in present:
+        if (rater, sitting) in present and (rater, sitting) not in partial:
             continue
         mine = [f for f in excluded if f["rater"] == rater]
         reason = "; ".join(f"file {f['file']} not used: {f['reason']}" for f in mine) \
             if mine else "no return collected"
-        missing_packs.append({"rater": rater, "sitting": sitting, "reason": reason})
+        entry = {"rater": rater, "sitting": sitting, "reason": reason}
+        if (rater, sitting) in partial:
+            entry["partial"] = True
+            entry["reason"] = (f"{reason}; with --allow-partial the "
+                               f"{_cases_rated(data, rater, sitting)} case(s) this rater did "
+                               "rate are used, the rest are missing data")
+        missing_packs.append(entry)
     notes = [] if files is not None else [
         f"{COLLECTION_FILE} not found: files collect left out cannot be named here; "
         "run sheetflow collect again"]
     return Panel(expected=expected, included=included,
                  missing=list(dict.fromkeys(p["rater"] for p in missing_packs)),
                  missing_packs=missing_packs, excluded_files=excluded, notes=notes)
+
+
+def _cases_rated(data: pd.DataFrame, rater: str, sitting: int) -> int:
+    """Cases of one pack with at least one answer given."""
+    mine = data[(data["rater"].astype(str) == rater) & (data["sitting"].astype(int) == sitting)]
+    if "value" not in mine:
+        return int(mine["case"].nunique())
+    values = mine["value"]
+    given = mine[values.notna() & (values.astype(str).str.strip() != "")]
+    return int(given["case"].nunique())
 
 
 def read_file_verdicts(study_dir: Path) -> list[dict[str, Any]] | None:

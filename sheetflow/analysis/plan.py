@@ -81,7 +81,7 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
         raise MissingStepError(f"{RATINGS_FILE} not found in {root}",
                                f"sheetflow collect {root}")
     # the table and its record, read once: whole, and the table collect wrote
-    collected = verify_ratings(root)
+    collected = verify_ratings(root, incomplete=allow_partial)
     if not allow_partial:
         _refuse_incomplete_panel(root, collected.files)
     sealed = verify_seal(root, study, published)
@@ -91,9 +91,13 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     data, recorded = collected.data, collected.rows
     audit = {"ratings_sha256": hashlib.sha256(data).hexdigest(),
              "returns_sha256": verify_returns(root, collected.files)}
-    raw = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False,
-                      usecols=lambda name: name in RAW_COLUMNS)
+    raw = _read_table(data)
     check_row_count(recorded, len(raw))
+    left = _read_table(collected.incomplete) if collected.incomplete else raw.iloc[:0]
+    check_row_count(collected.incomplete_rows, len(left))
+    if len(left):  # --allow-partial: the cases rated in returns left out for blanks
+        audit["incomplete_ratings_sha256"] = hashlib.sha256(collected.incomplete).hexdigest()
+        raw = pd.concat([raw, left], ignore_index=True)
     data = unblind(study, raw, key_sides(key))
     internal = internal_scores(study, sealed.input_bytes)
     entries = key_entries(key)
@@ -101,12 +105,19 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
              for p in entries}
     expected = [(str(p.get("rater_id", p.get("rater", ""))), int(p.get("sitting", 1)))
                 for p in entries]
-    panel = build_panel(expected, complete_columns(data), collected.files)
+    partial = {(str(r), int(s or 1)) for r, s in
+               zip(left.get("rater_id", []), left.get("sitting", []), strict=True)}
+    panel = build_panel(expected, complete_columns(data), collected.files, partial=partial)
     analysis = run_plan(study, data, key_hash=key_hash, internal=internal, key_seeds=seeds,
                         panel=panel, on_part=on_part, case_names=case_names(entries))
     analysis.summary["audit"] = audit
     analysis.batches = batch_times(study, raw, entries)
     return analysis
+
+
+def _read_table(data: bytes) -> pd.DataFrame:
+    return pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False,
+                       usecols=lambda name: name in RAW_COLUMNS)
 
 
 def _refuse_incomplete_panel(root: Path, files: list[dict[str, Any]]) -> None:

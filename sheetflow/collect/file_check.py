@@ -89,6 +89,15 @@ class PackCheck:
         return any(i.severity == ERROR for i in self.issues)
 
 
+def blanks_only(issues: list[Issue]) -> bool:
+    """Whether every error among ``issues`` is a blank required answer."""
+    errors = [i.code for i in issues if i.severity == ERROR]
+    return bool(errors) and all(code == BLANK_ANSWER for code in errors)
+
+
+BLANK_ANSWER = "answer-missing"
+
+
 @dataclass
 class FileResult:
     """What a child sends back for one file.
@@ -283,8 +292,10 @@ class FileChecker:
             if self._align_rows():
                 self._check_locked()
                 AnswerReader(self).read_all()
-        if self.result.failed:
-            self.result.block = None  # a file with an error contributes no ratings
+        if self.result.failed and not blanks_only(self.result.issues):
+            # a file with an error contributes no ratings; one whose only errors are
+            # blank required answers keeps its rows for analyze --allow-partial
+            self.result.block = None
         return self.result
 
     def add(self, code: str, **fields: Any) -> None:

@@ -34,6 +34,9 @@ OUT_DIR = L.OUT_DIR
 LOCK_FILE = ".lock"
 COLLECTION_FILE = "collection.json"
 RATINGS_NAME = "ratings.csv"
+INCOMPLETE_RATINGS_NAME = "ratings-incomplete.csv"
+"""The rows of returns left out only for blank required answers (``answer-missing``):
+never part of ``ratings.csv``; ``analyze --allow-partial`` uses the cases they rated."""
 LOCK_WAIT = 30.0  # seconds a second run waits for the study lock
 
 
@@ -117,7 +120,8 @@ def _acquire(fd: int, command: str, wait: float) -> None:
 
 
 def collection_record(study_id: str, ratings: Path, rows: int,
-                      files: list[dict[str, Any]], secret: bytes | None = None) -> bytes:
+                      files: list[dict[str, Any]], secret: bytes | None = None, *,
+                      incomplete: tuple[Path, int] | None = None) -> bytes:
     """The bytes of ``out/collection.json`` for a staged ``ratings.csv``.
 
     Parameters
@@ -133,11 +137,17 @@ def collection_record(study_id: str, ratings: Path, rows: int,
     secret : bytes, optional
         The study secret: the record then carries ``mac``, HMAC-SHA256 of its canonical
         form, so the table and the record cannot be edited together to match.
+    incomplete : (Path, int), optional
+        The staged :data:`INCOMPLETE_RATINGS_NAME` and its row count, recorded (and
+        marked) the same way.
     """
     record: dict[str, Any] = {
         "collection_format": 1, "study_id": study_id,
         "ratings": {"file": RATINGS_NAME, "sha256": file_digest(ratings), "rows": rows},
         "files": files}
+    if incomplete is not None:
+        record["incomplete"] = {"file": INCOMPLETE_RATINGS_NAME,
+                                "sha256": file_digest(incomplete[0]), "rows": incomplete[1]}
     if secret is not None:
         record["mac"] = record_mac(secret, "collection", _canonical(record))
     return (json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
@@ -166,9 +176,14 @@ class Collected(NamedTuple):
     """The record's files: one verdict per returned file."""
     record: dict[str, Any]
     """The whole record, for :func:`check_mark` once the secret is at hand."""
+    incomplete: bytes = b""
+    """The bytes of :data:`INCOMPLETE_RATINGS_NAME` (read, and checked against the
+    record, only when asked for: ``analyze --allow-partial``)."""
+    incomplete_rows: int = 0
 
 
-def verify_ratings(root: str | Path, secret: bytes | None = None) -> Collected:
+def verify_ratings(root: str | Path, secret: bytes | None = None, *,
+                   incomplete: bool = False) -> Collected:
     """Read ``out/ratings.csv`` and check it against ``out/collection.json``.
 
     The table and the record are each read once, and the bytes checked are the bytes
@@ -182,6 +197,8 @@ def verify_ratings(root: str | Path, secret: bytes | None = None) -> Collected:
         The study folder.
     secret : bytes, optional
         The study secret, as the seal check read it.
+    incomplete : bool
+        Also read :data:`INCOMPLETE_RATINGS_NAME`, checked the same way.
 
     Returns
     -------
@@ -211,13 +228,27 @@ def verify_ratings(root: str | Path, secret: bytes | None = None) -> Collected:
         raise OutputError(f"{OUT_DIR}/{COLLECTION_FILE} is unreadable ({exc}){again}") from None
     if secret is not None:
         check_mark(record, secret)
-    data = (out / RATINGS_NAME).read_bytes()
+    data = _read_recorded(out, RATINGS_NAME, wanted)
+    if not incomplete or not isinstance(record.get("incomplete"), dict):
+        return Collected(data, rows, files, record)
+    entry = record["incomplete"]
+    left = _read_recorded(out, INCOMPLETE_RATINGS_NAME, str(entry.get("sha256", "")))
+    return Collected(data, rows, files, record, left, int(entry.get("rows", 0)))
+
+
+def _read_recorded(out: Path, name: str, wanted: str) -> bytes:
+    """A table's bytes, read once and checked against the sha256 the record gives."""
+    again = "; run sheetflow collect again"
+    try:
+        data = (out / name).read_bytes()
+    except OSError as exc:
+        raise OutputError(f"{OUT_DIR}/{name} cannot be read ({exc.strerror}){again}") from None
     found = hashlib.sha256(data).hexdigest()
     if found != wanted:
-        raise OutputError(f"{OUT_DIR}/{RATINGS_NAME} does not match {OUT_DIR}/{COLLECTION_FILE} "
+        raise OutputError(f"{OUT_DIR}/{name} does not match {OUT_DIR}/{COLLECTION_FILE} "
                           f"(sha256 {found[:12]}..., recorded {wanted[:12]}...): it was cut off "
                           f"or changed after collect{again}")
-    return Collected(data, rows, files, record)
+    return data
 
 
 def check_mark(record: dict[str, Any], secret: bytes) -> None:

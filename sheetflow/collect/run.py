@@ -60,6 +60,7 @@ from .file_check import (
     FileResult,
     PackedBlock,
     RatingBlock,
+    blanks_only,
     cell_name,
     check_file,
     csv_header,
@@ -69,6 +70,7 @@ from .file_check import (
 )
 from .outputs import (
     COLLECTION_FILE,
+    INCOMPLETE_RATINGS_NAME,
     LOCK_WAIT,
     RATINGS_NAME,
     collection_record,
@@ -131,6 +133,7 @@ class Ratings:
     def __init__(self) -> None:
         self._spool: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (lives with self)
         self._kept: list[_Spooled] = []
+        self._blank_left: list[_Spooled] = []
 
     def _store(self, block: PackedBlock) -> _Spooled:
         """Write one file's rows to the spool as they came; a handle for :meth:`_keep`."""
@@ -140,9 +143,16 @@ class Ratings:
         self._spool.write(block.data)
         return _Spooled(at, len(block.csv), at + len(block.csv), len(block.data), block.count)
 
-    def _keep(self, handles: list[_Spooled]) -> None:
-        """The files whose rows make the table, in table order."""
+    def _keep(self, handles: list[_Spooled], blank_left: list[_Spooled] | None = None) -> None:
+        """The files whose rows make the table, in table order; and the files left out
+        only for blank required answers (their rows, for ``analyze --allow-partial``)."""
         self._kept = list(handles)
+        self._blank_left = list(blank_left or [])
+
+    @property
+    def incomplete_rows(self) -> int:
+        """Rows of the files left out only for blank required answers."""
+        return sum(h.count for h in self._blank_left)
 
     def __len__(self) -> int:
         return sum(h.count for h in self._kept)
@@ -174,11 +184,13 @@ class Ratings:
             columns["sheet"] += [block.sheet if row[-1] else "" for row in block.rows]
         return pd.DataFrame(columns, columns=list(RATING_COLUMNS))
 
-    def write_csv(self, path: Path) -> None:
-        """Write ``ratings.csv``: all fields quoted, formula starts neutralised."""
+    def write_csv(self, path: Path, *, incomplete: bool = False) -> None:
+        """Write ``ratings.csv`` (or, with ``incomplete``, the rows of the files left
+        out only for blank required answers): all fields quoted, formula starts
+        neutralised."""
         with path.open("wb") as out:
             out.write(csv_header())
-            for handle in self._kept:
+            for handle in self._blank_left if incomplete else self._kept:
                 if handle.count and not handle.csv_size:  # collected with write=False
                     self._spool.seek(handle.rows_at)
                     out.write(csv_lines(pickle.loads(self._spool.read(handle.rows_size))))
@@ -499,16 +511,18 @@ class _Collector:
     def _result(self, works: list[_FileWork]) -> Collection:
         statuses = []
         issues: list[Issue] = []
-        used_blocks = []
+        used_blocks, blank_blocks = [], []
         self._sitting_gaps(works)
         for work in works:
             used = work.head is not None and not work.failed and not work.duplicate_of
             if work.self_check is not None:
                 work.issues += self_checks(work.self_check, file=work.name, rater=work.rater)
-            if used and work.block is not None:
-                assert work.head is not None
-                used_blocks.append(((work.head.rater_id, str(work.head.sitting), work.name),
-                                    work.block))
+            if work.head is not None and work.block is not None and not work.duplicate_of:
+                place = (work.head.rater_id, str(work.head.sitting), work.name)
+                if used:
+                    used_blocks.append((place, work.block))
+                elif blanks_only(work.issues):
+                    blank_blocks.append((place, work.block))
             issues += work.issues
             statuses.append(FileStatus(
                 file=work.name, sha256=work.sha256, rater=work.rater, used=used,
@@ -518,7 +532,10 @@ class _Collector:
                 answered=work.answered, required=work.required,
                 path=_where_read(work.path, self.root)))
         # one used file per rater and sitting, each sorted inside: the table's order
-        self.ratings._keep([handle for _, handle in sorted(used_blocks)])
+        covered = {place[:2] for place, _ in used_blocks}
+        self.ratings._keep([handle for _, handle in sorted(used_blocks)],
+                           [handle for place, handle in sorted(blank_blocks)
+                            if place[:2] not in covered])
         report = ValidationReport(sorted(statuses, key=lambda s: (s.file, s.sha256)),
                                   sort_issues(issues))
         return Collection(self.ratings, report)
@@ -551,14 +568,18 @@ def write_outputs(out_dir: Path, result: Collection,
     """
     remove_partials(out_dir)
     paths = {"ratings": out_dir / RATINGS_NAME, "validation": out_dir / "validation.xlsx",
-             "collection": out_dir / COLLECTION_FILE}
+             "collection": out_dir / COLLECTION_FILE,
+             "incomplete": out_dir / INCOMPLETE_RATINGS_NAME}
     with OutputSet() as outputs:
         ratings = outputs.stage(paths["ratings"])
         result.ratings.write_csv(ratings)
+        incomplete = outputs.stage(paths["incomplete"])
+        result.ratings.write_csv(incomplete, incomplete=True)
         write_validation_workbook(outputs.stage(paths["validation"]), result.roster,
                                   result.report)
         record = collection_record(result.study_id, ratings, len(result.ratings),
-                                   file_verdicts(result.report), secret)
+                                   file_verdicts(result.report), secret,
+                                   incomplete=(incomplete, result.ratings.incomplete_rows))
         outputs.stage(paths["collection"]).write_bytes(record)
     return {name: str(path) for name, path in paths.items()}
 

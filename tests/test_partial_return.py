@@ -1,0 +1,106 @@
+"""A validator who skips a case: left out whole, said so, and with --allow-partial the
+cases they did rate are used (alpha takes missing data, protocol 003).
+
+Planted: two reviewers of the answer-review template rate 18 items; reviewer 2 leaves
+every answer of one item blank. collect refuses that file (answer-missing) and keeps
+its rows apart in out/ratings-incomplete.csv. analyze without --allow-partial unseals
+nothing and names the reviewer; with it, alpha on citation_quality equals the
+krippendorff package's nominal alpha on the 2 x 18 matrix with the skipped item
+missing, computed here from the planted answers alone; the decision stays incomplete
+and the panel line says 17 cases were rated.
+"""
+
+from __future__ import annotations
+
+import csv
+
+import krippendorff
+import numpy as np
+import openpyxl
+import pytest
+from decision_helpers import refused_before_unsealing, run_analyze
+
+from sheetflow.collect.run import collect
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.study import load_study
+from sheetflow.spec.templates import init_study
+from sheetflow.workbook import layout as L
+
+SKIPPED = "HV-07"
+CITATION = ("Good", "Partial", "Poor", "None present")
+
+
+def _value(study, dim_id: str, index: int, rater: str):
+    dim = study.rubric.dimension(dim_id)
+    if dim_id in ("gold_dispute", "rater_note"):
+        return None
+    if dim_id == "citation_quality":
+        return CITATION[_code(index, rater)]
+    return dim.choices[index % len(dim.choices)] if dim.choices else None
+
+
+def _code(index: int, rater: str) -> int:
+    """Reviewer 2 departs from reviewer 1 on every third item."""
+    return (index * 3 + 1) % 4 if rater == "rater2" and index % 3 == 0 else index % 4
+
+
+@pytest.fixture(scope="module")
+def skipped(tmp_path_factory):
+    root = tmp_path_factory.mktemp("partial") / "study"
+    init_study(root, "answer-review")
+    generate_packs(root)
+    study = load_study(root)
+    order = {it.id: i for i, it in enumerate(study.items)}
+    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
+    (root / "returns").mkdir(exist_ok=True)
+    for pack in manifest["packs"]:
+        wb = openpyxl.load_workbook(root / L.PACKS_DIR / pack["file"])
+        for a in L.iter_answer_cells(pack):
+            if a["part"] != "value":
+                continue
+            skip = pack["rater_id"] == "rater2" and a["item_id"] == SKIPPED
+            wb[a["sheet"]][a["cell"]].value = None if skip else _value(
+                study, a["dimension"], order[a["item_id"]], pack["rater_id"])
+        wb.save(root / "returns" / pack["file"])
+    result = collect(root)
+    return root, study, order, result
+
+
+def test_collect_refuses_the_file_and_keeps_its_rows_apart(skipped):
+    root, _, _, result = skipped
+    bad = [f for f in result.report.files if not f.used]
+    assert [f.rater for f in bad] == ["rater2"] and bad[0].errors >= 1
+    assert {i.code for i in result.report.issues if i.severity == "error"} == {"answer-missing"}
+    with (root / "out" / "ratings.csv").open(encoding="utf-8") as fh:
+        assert {r["rater_id"] for r in csv.DictReader(fh)} == {"rater1"}
+    with (root / "out" / "ratings-incomplete.csv").open(encoding="utf-8") as fh:
+        left = list(csv.DictReader(fh))
+    assert {r["rater_id"] for r in left} == {"rater2"}
+    assert {r["value"] for r in left if r["case_id"] == SKIPPED} == {""}
+
+
+def test_without_allow_partial_nothing_is_unsealed(skipped):
+    root = skipped[0]
+    refused_before_unsealing(root, "rater2 (sitting 1)", "answer-missing")
+
+
+def test_with_allow_partial_the_rated_cases_are_used(skipped):
+    root, study, order, _ = skipped
+    out, summary, rows = run_analyze(root, "--allow-partial")
+    assert out.exit_code == 0, out.output
+    assert summary["decision"]["status"] == "incomplete"
+    panel = summary["panel"]
+    assert panel["missing"] == ["rater2"] and set(panel["included"]) == {"rater1", "rater2"}
+    (pack,) = panel["missing_packs"]
+    assert pack["partial"] is True
+    assert "the 17 case(s) this rater did rate are used" in pack["reason"]
+    assert any("17 case(s) this rater did rate are used" in r for r in rows)
+    items = [it.id for it in study.items]
+    matrix = np.array([[_code(order[i], r) if not (r == "rater2" and i == SKIPPED)
+                        else np.nan for i in items] for r in ("rater1", "rater2")], float)
+    expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
+    got = next(a for a in summary["alpha"] if a["measure"] == "citation_quality")
+    assert got["n_units"] == 17  # the skipped item has one rating: no pair to compare
+    assert got["alpha"] == pytest.approx(expected, abs=1e-12)
+    assert 0 < expected < 1
