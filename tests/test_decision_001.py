@@ -56,7 +56,8 @@ def _batch_time(sitting: int, batch: int, part: str) -> dt.datetime:
     return start + dt.timedelta(minutes=40) if part == "end" else start
 
 
-def _study(root: Path, owners: tuple[str, ...], marks: dict | None = None) -> Path:
+def _study(root: Path, owners: tuple[str, ...], marks: dict | None = None,
+           when=None, said: dict | None = None) -> Path:
     init_study(root, "keep-known")
     (root / "raters.csv").write_text(
         "rater_id,name,last_name,email,role\n" + "".join(
@@ -72,10 +73,11 @@ def _study(root: Path, owners: tuple[str, ...], marks: dict | None = None) -> Pa
         for a in L.iter_answer_cells(pack):
             if a["part"] == "value":
                 yes = a["item_id"] in kept if a["dimension"] == "keep" else False
-                wb[a["sheet"]][a["cell"]].value = "Yes" if yes else "No"
+                own = (said or {}).get(pack["rater_id"], {}).get(a["dimension"])
+                wb[a["sheet"]][a["cell"]].value = own or ("Yes" if yes else "No")
         for b in pack["batches"]:
             for part in ("start", "end"):
-                wb[b[part]["sheet"]][b[part]["cell"]].value = _batch_time(
+                wb[b[part]["sheet"]][b[part]["cell"]].value = (when or _batch_time)(
                     pack["sitting"], b["batch"], part)
         wb.save(root / "returns" / pack["file"])
     collect(root)
@@ -268,3 +270,54 @@ def test_two_owners_are_not_pooled_as_independent_ratings(tmp_path):
     assert owners_check["value"] == 2 and owners_check["outcome"] == "reported"
     assert "no general claim" in owners_check["note"]
     assert rows[2] == "DECISION: FAIL"
+
+
+def _hurried(sitting: int, batch: int, part: str) -> dt.datetime:
+    """Sitting 1: batch 2 starts 20 minutes into batch 1, batch 3 has zero length;
+    sitting 2 starts 3 hours after sitting 1 ended."""
+    if sitting == 2:
+        start = DAY + dt.timedelta(hours=9 + batch)
+        return start + dt.timedelta(minutes=30) if part == "end" else start
+    starts = {1: DAY, 2: DAY + dt.timedelta(minutes=20), 3: DAY + dt.timedelta(hours=5)}
+    lengths = {1: 40, 2: 40, 3: 0}
+    start = starts.get(batch, DAY + dt.timedelta(hours=batch))
+    return start + dt.timedelta(minutes=lengths.get(batch, 30)) if part == "end" else start
+
+
+def test_owner_record_and_every_deviation_reach_the_summary(tmp_path):
+    """Protocol 001 Reporting: rater description (relationship, time spent, breaks,
+    deviations) and per-owner compensation and consent; planted batch times that
+    overlap, have zero length and start sitting 2 three hours after sitting 1."""
+    said = {"owner-01": {"relationship": "my own research notes, 2019-2026",
+                         "breaks": "none", "deviations": "looked up one item",
+                         "compensation": "none", "consent": "Yes"}}
+    root = _study(tmp_path / "hurried", ("owner-01",), when=_hurried, said=said)
+    out, summary, rows = _outputs(root)
+    assert out.exit_code == 0, out.output
+    codes = {(i.code, i.cell) for i in collect(root, write=False).report.issues}
+    pack = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][0]
+    cells = {b["batch"]: b for b in pack["batches"]}
+    assert ("batch-time-overlap", cells[2]["start"]["cell"]) in codes
+    assert ("batch-time-zero", cells[3]["end"]["cell"]) in codes
+    assert any(code == "sitting-too-soon" for code, _ in codes)
+    record = json.loads((root / "out" / "results" / "metadata.json").read_text("utf-8"))
+    assert record["irb"].startswith("no IRB approval is claimed")
+    (owner,) = record["owners"]
+    assert {k: owner[k] for k in said["owner-01"]} == said["owner-01"]
+    # sitting 1: 40 + 40 + 0 minutes; sitting 2 (30 repeats): two batches of 30 minutes
+    assert owner["minutes_spent"] == {"1": 80.0, "2": 60.0}
+    found = owner["deviations_found"]
+    assert "sitting 1: Batch 2 starts at 2026-10-02 09:20, before batch 1 ends " \
+           "(2026-10-02 09:40)" in found
+    assert "sitting 1: batch 3 starts and ends at 2026-10-02 14:00" in found
+    last_end = max(_hurried(1, b, "end") for b in cells)
+    hours = (_hurried(2, 1, "start") - last_end).total_seconds() / 3600
+    assert f"sitting 2: Batch 1 starts {hours:.1f} h after sitting 1 ended " \
+           f"({last_end:%Y-%m-%d %H:%M})" in found
+    assert summary["owners"] == record["owners"]
+    reported = [d for d in summary["deviations"] if d["source"] == "reported by the owner"]
+    assert reported == [{"owner": "owner-01", "source": "reported by the owner",
+                         "text": "looked up one item"}]
+    assert len(summary["deviations"]) == len(found) + 1
+    assert f"deviations from the protocol: {len(found) + 1}" in rows
+    assert "deviation (owner-01, reported by the owner): looked up one item" in rows

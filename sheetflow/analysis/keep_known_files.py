@@ -38,6 +38,8 @@ YES = {"yes", "y", "true", "1"}
 def yield_items(ctx: Context) -> pd.DataFrame:
     """One row per sitting-1 rating: arm, band, keep, known, in corpus and yield (0/1)."""
     first = ctx.first
+    marks = {d.id for d in ctx.study.rubric.by_scope("response")}
+    first = first[first["dimension"].isin(marks)]  # not the owner's study-scope answers
     wide = first.pivot_table(index=["rater", "case", "arm"], columns="dimension",
                              values="value", aggfunc="first").reset_index()
     items = {it.id: it.fields for it in ctx.study.items}
@@ -104,8 +106,8 @@ def verdicts(analysis: Analysis) -> list[dict[str, Any]]:
     Each record has ``item_id, arm, rater, sitting``, one key per dimension (both
     marks) and, when the design has batches, ``batch, batch_start, batch_end``.
     """
-    data = analysis.data
-    dims = [d.id for d in analysis.study.rubric.dimensions]
+    dims = [d.id for d in analysis.study.rubric.by_scope("response")]
+    data = analysis.data[analysis.data["dimension"].isin(dims)]  # the owner record apart
     batches = getattr(analysis, "batches", None)
     when = {} if batches is None or batches.empty else {
         (r["rater"], int(r["sitting"]), r["case"]): r for r in batches.to_dict("records")}
@@ -158,7 +160,12 @@ def mixed_effects(ctx: Context) -> pd.DataFrame:
                          owner=items["rater"], y=items["yield"].astype(float))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        fit = smf.mixedlm("y ~ C(arm)", frame, groups=frame["owner"]).fit(reml=True)
+        try:
+            fit = smf.mixedlm("y ~ C(arm)", frame, groups=frame["owner"]).fit(reml=True)
+        except Exception as exc:  # patsy and numpy raise their own types
+            return empty_reason(items, f"the mixed-effects model could not be fitted: "
+                                f"{type(exc).__name__}: {str(exc).splitlines()[0]}",
+                                term="", n_owners=len(owners))
     note = "; ".join(sorted({str(w.message).splitlines()[0] for w in caught}))
     ci = fit.conf_int()
     rows = [{"term": _term(name, arms[0]), "coef": fit.params[name], "se": fit.bse[name],

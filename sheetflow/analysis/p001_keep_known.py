@@ -314,6 +314,16 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "1..G); items outside them (the single-note arm) take no part. Intra-rater kappa: "
          "Cohen's kappa between sitting 1 and sitting 2 on the repeated items."),
         ("Mixed-effects model (001)", MIXED_METHOD),
+        ("Rater description and deviations (001)",
+         "Each owner answers, once in sitting 1, the protocol's rater description "
+         "(relationship to the corpus, breaks taken, deviations) and the multi-owner "
+         "record (compensation, consent). out/results/metadata.json holds them per owner "
+         "with the minutes spent (the batches dated at both ends, summed per sitting) and "
+         "the deviations the batch times show: batches of one sitting that overlap, a "
+         "batch of zero length, a sitting-2 batch begun less than 24 hours after sitting 1 "
+         "ended. It is the protocol's metadata.yaml written as JSON (any YAML 1.2 reader "
+         "reads it). Every deviation, found or reported, is a line on the Summary. No IRB "
+         "approval is claimed."),
         ("Results files (001)",
          "out/verdicts.jsonl: one line per item and sitting with the unsealed arm, both "
          "marks, the sitting, the batch and its start and end (as typed in the workbook). "
@@ -345,6 +355,7 @@ PLAN = ProtocolPlan(
         "Permutation test": ("permutation",),
         "Yield, Fisher and trend (001)": ("yield_fisher", "trend", "intra_rater_kappa",),
         "Mixed-effects model (001)": ("mixed_effects",),
+        "Rater description and deviations (001)": ("yield_fisher",),
         "Results files (001)": ("yield_fisher", "trend"),
     },
 )

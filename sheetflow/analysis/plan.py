@@ -17,6 +17,7 @@ from ..spec.study import Study, load_study
 from ..workbook import layout as L
 from .context import Analysis, Context, natural_order
 from .keep_known_files import batch_times, yield_figure
+from .owner_record import add_owner_records
 from .panel import Panel, build_panel, missing_before_unsealing
 from .registry import all_analyses, planned_analyses, protocol_plan
 from .selfchecks import self_checks
@@ -112,6 +113,8 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
                         panel=panel, on_part=on_part, case_names=case_names(entries))
     analysis.summary["audit"] = audit
     analysis.batches = batch_times(study, raw, entries)
+    if study.design.batch_size:  # protocol 001: the rater description and deviations
+        add_owner_records(analysis)
     return analysis
 
 

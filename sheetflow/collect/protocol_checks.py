@@ -109,3 +109,45 @@ def sitting_gaps(first: Iterable[tuple[int, str, dt.datetime, str]],
         out.append(GapFinding(batch, cell, f"{when:%Y-%m-%d %H:%M}", (
             f"Batch {batch} starts {hours:.1f} h after sitting 1 ended ({ended:%Y-%m-%d %H:%M})")))
     return out
+
+
+def batch_overlaps(times: Iterable[tuple[int, str, dt.datetime, str]]) -> list[GapFinding]:
+    """Batches of one sitting whose dated spans overlap (protocol 001: one batch at a
+    time, a break between).
+
+    Parameters
+    ----------
+    times : iterable of (batch, part, when, cell)
+        One pack's dated batch times (``part`` ``start``/``end``).
+
+    Returns
+    -------
+    list of GapFinding
+        One per batch that starts before an earlier-numbered batch has ended; ``cell``
+        is the later batch's start. Batches missing a time, or ending before they
+        start, take no part (their own warnings name them).
+
+    Examples
+    --------
+    >>> t = dt.datetime
+    >>> found = batch_overlaps([(1, "start", t(2026, 11, 2, 9), "C4"),
+    ...                         (1, "end", t(2026, 11, 2, 10), "C5"),
+    ...                         (2, "start", t(2026, 11, 2, 9, 30), "C26"),
+    ...                         (2, "end", t(2026, 11, 2, 11), "C27")])
+    >>> found[0].detail
+    'Batch 2 starts at 2026-11-02 09:30, before batch 1 ends (2026-11-02 10:00)'
+    """
+    spans: dict[int, dict[str, tuple[dt.datetime, str]]] = {}
+    for batch, part, when, cell in times:
+        spans.setdefault(batch, {})[part] = (when, cell)
+    whole = sorted((b, p["start"], p["end"]) for b, p in spans.items()
+                   if "start" in p and "end" in p and p["start"][0] <= p["end"][0])
+    out = []
+    for i, (batch, (start, cell), _) in enumerate(whole):
+        for earlier, _, (end, _) in whole[:i]:
+            if start < end:
+                out.append(GapFinding(batch, cell, f"{start:%Y-%m-%d %H:%M}", (
+                    f"Batch {batch} starts at {start:%Y-%m-%d %H:%M}, before batch "
+                    f"{earlier} ends ({end:%Y-%m-%d %H:%M})")))
+                break
+    return out

@@ -77,7 +77,7 @@ from .outputs import (
     collection_secret,
     study_lock,
 )
-from .protocol_checks import sitting_gaps
+from .protocol_checks import batch_overlaps, sitting_gaps
 from .returns import Entry, NotAFile, escape_controls, file_digest, find_entries
 from .safety import Limits, Outcome, Sandbox
 from .validate import (
@@ -495,9 +495,16 @@ class _Collector:
     # -- result --------------------------------------------------------------------------
 
     def _sitting_gaps(self, works: list[_FileWork]) -> None:
-        """Protocol 001: warn on a sitting-2 batch begun < 24 h after sitting 1 ended."""
+        """Protocol 001: warn on overlapping batches, and on a sitting-2 batch begun
+        < 24 h after sitting 1 ended."""
         usable = [w for w in works if w.head is not None and w.self_check is not None
                   and not w.failed and not w.duplicate_of]
+        for work in usable:
+            for found in batch_overlaps(work.self_check.batch_times):
+                work.issues.append(issue("batch-time-overlap", file=work.name,
+                                         sheet=L.SCORING_SHEET, cell=found.cell,
+                                         rater=work.rater, dimension="batch",
+                                         value=found.start, detail=found.detail))
         first = {w.head.rater_id: w.self_check.batch_times for w in usable
                  if w.head.sitting == 1}
         for work in (w for w in usable if w.head.sitting == 2):

@@ -204,6 +204,11 @@ _TYPES = (
        "as a deviation."),
     _t("batch-time-order", WARNING, "A batch ends before it starts.",
        "{detail}; check both times."),
+    _t("batch-time-zero", WARNING, "A batch ends at the minute it starts.",
+       "{detail}: a batch of items takes longer than that; check both times."),
+    _t("batch-time-overlap", WARNING, "Two batches of one sitting overlap in time.",
+       "{detail}; the protocol scores one batch at a time, with a break between: check "
+       "the times, or report it as a deviation."),
     # -- self-checks (protocol 000 section 3.1) ------------------------------------------
     _t("totals-no-variance", WARNING, "Every total the rater gave is the same.",
        "All {detail} totals are {value}. Check that the scores really do not differ."),
@@ -510,7 +515,8 @@ def check_batch_times(batch: int, start: Any, end: Any) -> list[BatchTimeFinding
     list of BatchTimeFinding
         ``batch-time-missing`` for a blank one, ``batch-time-invalid`` for one that
         is not a date and time, ``batch-time-no-date`` for a time of day alone,
-        ``batch-time-order`` when the end is before the start.
+        ``batch-time-order`` when the end is before the start, ``batch-time-zero``
+        when both are the same moment.
     """
     out = []
     parsed = {"start": parse_time(start), "end": parse_time(end)}
@@ -526,6 +532,10 @@ def check_batch_times(batch: int, start: Any, end: Any) -> list[BatchTimeFinding
         out.append(BatchTimeFinding(
             "batch-time-order", "end",
             f"Batch {batch} ends at {_clock(last)}, before it starts at {_clock(first)}"))
+    elif first is not None and last is not None and type(first) is type(last) \
+            and first == last:
+        out.append(BatchTimeFinding(
+            "batch-time-zero", "end", f"Batch {batch} starts and ends at {_clock(first)}"))
     return out
 
 

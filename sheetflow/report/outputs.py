@@ -12,6 +12,7 @@ import pandas as pd
 
 from .. import __version__
 from ..analysis import Analysis, results_tables, verdicts
+from ..analysis.owner_record import metadata
 from ..collect.returns import file_digest as file_sha256
 from ..collect.rows import neutralise
 from ..staging import OutputSet, remove_partials
@@ -73,6 +74,8 @@ def write_into(analysis: Analysis, out: Path, outputs: OutputSet, *,
         local.append((write_verdicts_jsonl, out / "verdicts.jsonl"))
         local += [(_csv_writer(table), out / name)
                   for name, table in results_tables(analysis).items()]
+    if "owners" in analysis.summary:
+        local.append((write_metadata_json, out / METADATA_FILE))
     tables = table_jobs(analysis.tables, analysis.data, out)
     feedback = feedback_jobs(analysis, out)
     if early is not None and early.started:
@@ -182,6 +185,19 @@ def write_summary_json(analysis: Analysis, path: str | Path) -> Path:
     path.write_text(json.dumps(analysis.summary, sort_keys=True, indent=2, allow_nan=False,
                                ensure_ascii=False) + "\n", encoding="utf-8")
     return path
+
+METADATA_FILE = "results/metadata.json"
+
+
+def write_metadata_json(analysis: Analysis, path: str | Path) -> Path:
+    """Write protocol 001's per-owner record (the protocol's ``metadata.yaml``, as JSON;
+    see :mod:`sheetflow.analysis.owner_record`)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(metadata(analysis), sort_keys=True, indent=2, allow_nan=False,
+                               ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
 
 def write_verdicts_jsonl(analysis: Analysis, path: str | Path) -> Path:
     """Write one JSON line per rated item and sitting (protocol 001 ``verdicts.jsonl``)."""
