@@ -64,13 +64,20 @@ def _run(root: Path, tie: bool = False, drop: str | None = None):
     generate_packs(root)
     result = import_judges(root, _planted(root, tie), window=WINDOW)
     assert result.summary_path is not None
+    imported = json.loads(result.summary_path.read_text(encoding="utf-8"))
     if drop:
         next((root / "returns").glob(f"*{drop}*")).unlink()
     collect(root)
     if drop:
         refused_before_unsealing(root, f"{drop} (sitting 1): no return collected")
     out, summary, _ = run_analyze(root, *(["--allow-partial"] if drop else []))
+    if drop:  # the trio is incomplete: the import's pilot summary no longer stands
+        assert not result.summary_path.exists()
+        return out, summary, imported
+    # analyze writes the pilot summary from the ratings it analysed, through the same
+    # function as the import: the same document, costs and window kept from the import
     pilot = json.loads(result.summary_path.read_text(encoding="utf-8"))
+    assert pilot == imported
     return out, summary, pilot
 
 

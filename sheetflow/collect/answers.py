@@ -14,8 +14,9 @@ from typing import Any, Protocol
 
 from ..spec.rubric import Dimension, Total, answer_required, total_bounds
 from ..spec.study import Study
+from ..spec.verdicts import verdict_rule
 from ..workbook import layout as L
-from .protocol_checks import flag_notes_missing
+from .protocol_checks import flag_notes_missing, verdicts_off_band
 from .rows import PackedBlock, RatingBlock, raw_text, value_text
 from .validate import SelfCheckInput, check_batch_times, check_word_count, show_value
 from .values import (
@@ -89,6 +90,7 @@ class AnswerReader:
         self._unscored_batches()
         self._flag_notes()
         self._totals()
+        self._verdict_bands()
         self.result.self_check = self._self_check_input()
         self.result.block = self._block()
 
@@ -229,6 +231,19 @@ class AnswerReader:
             self.k.add("flag-note-missing", **self._where(f.cell, f.case, f.label, f.flag),
                        value=f.value, what=self._what(f.flag.label, f.case, f.label),
                        detail=f.note.label)
+
+    def _verdict_bands(self) -> None:
+        """A verdict that is not the band of its own total (protocol 004), after the
+        totals are computed."""
+        rule = verdict_rule(self.study.plan.params)
+        if rule is None:
+            return
+        read = {(r[0], r[2], r[3]): (r[5], r[8]) for r in self.rows}
+        dim = self.dims[rule.dimension]
+        for f in verdicts_off_band(read, rule):
+            self.k.add("verdict-off-band", **self._where(f.cell, f.case, f.label, dim),
+                       value=f.value, what=self._what(dim.label, f.case, f.label),
+                       detail=f.detail)
 
     # -- derived ------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """Collect checks that a protocol asks for across cells or across files.
 
-Both are pure: they take what the collector read and return findings.
+Each is pure: it takes what the collector read and returns findings.
 
 - :func:`flag_notes_missing` -- a marked flag whose companion note is blank (protocol
   003: "Put Y in gold_dispute and one line in rater_note"); the flag dimension names
@@ -9,6 +9,10 @@ Both are pure: they take what the collector read and return findings.
   rater's sitting 1 ended (protocol 001: "At least 24 hours later, sitting 2"). Only
   batch times read as a date and time take part; a time of day alone has its own
   warning (``batch-time-no-date``) where it was read.
+- :func:`batch_overlaps` -- two batches of one sitting whose times overlap (protocol
+  001: one batch at a time, with a break between).
+- :func:`verdicts_off_band` -- a verdict that is not the band of its own total
+  (protocol 004's judge prompt; the rule is ``[analysis.params.verdict_bands]``).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..spec.rubric import Dimension
+from ..spec.verdicts import VerdictRule
 
 MIN_SITTING_GAP = dt.timedelta(hours=24)
 """Protocol 001: sitting 2 starts at least this long after sitting 1 ended."""
@@ -150,4 +155,48 @@ def batch_overlaps(times: Iterable[tuple[int, str, dt.datetime, str]]) -> list[G
                     f"Batch {batch} starts at {start:%Y-%m-%d %H:%M}, before batch "
                     f"{earlier} ends ({end:%Y-%m-%d %H:%M})")))
                 break
+    return out
+
+
+@dataclass(frozen=True)
+class VerdictFinding:
+    """A verdict that is not the band of its own total."""
+
+    case: str
+    label: str
+    cell: str
+    value: str
+    detail: str
+
+
+def verdicts_off_band(values: Mapping[tuple[str, str, str], tuple[str, str]],
+                      rule: VerdictRule) -> list[VerdictFinding]:
+    """Verdicts whose label differs from the band their total falls in (protocol 004).
+
+    Parameters
+    ----------
+    values : mapping
+        (case, label, dimension id) -> (value as text, cell) for every answer read,
+        the totals included (cell blank).
+    rule : VerdictRule
+
+    Returns
+    -------
+    list of VerdictFinding
+        None for a blank verdict or a total not computed (its answers are incomplete:
+        reported as such).
+    """
+    out = []
+    for (case, label, dim_id), (verdict, cell) in values.items():
+        if dim_id != rule.dimension or not verdict:
+            continue
+        total = values.get((case, label, rule.total), ("",))[0]
+        try:
+            mean = float(total)
+        except ValueError:
+            continue
+        band = rule.label_for(mean)
+        if verdict != band:
+            out.append(VerdictFinding(case, label, cell, verdict, (
+                f"the mean of this response's scores is {mean:.2f}, which is {band}")))
     return out

@@ -184,6 +184,9 @@ _TYPES = (
     _t("flag-note-missing", ERROR, "A flag is marked but the note it needs is blank.",
        "{what} is marked '{value}' but {detail} is blank; write one line there saying "
        "why (the other ratings stay as they are)."),
+    _t("verdict-off-band", WARNING, "A verdict that is not the band of its own scores.",
+       "{what} is '{value}', but {detail}; the verdict follows from that mean, so check "
+       "the scores and the verdict."),
     # -- batch times (protocol 001: a start and an end time per batch) -------------------
     _t("batch-not-scored", ERROR, "A batch with no time and no mark: never scored.",
        "Batch {detail} has no start or end time and no mark: it looks not scored yet. "

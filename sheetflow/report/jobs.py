@@ -37,11 +37,13 @@ def feedback_jobs(analysis: Analysis, out: Path) -> list[Job]:
              out / feedback_name(rater)) for rater, tables in analysis.feedback.items()]
 
 
-def remove_stale_tables(out: Path, written: list[Path]) -> None:
-    """Remove ``tables/*.csv`` an earlier, larger run left that this one did not write."""
-    for stale in (out / TABLES_DIR).glob("*.csv"):
+def remove_stale_tables(out: Path, written: list[Path], also: tuple[Path, ...] = ()) -> None:
+    """Remove ``tables/*.csv`` an earlier, larger run left that this one did not write,
+    and each of ``also`` this run did not write (a pilot summary an incomplete trio no
+    longer supports)."""
+    for stale in [*(out / TABLES_DIR).glob("*.csv"), *also]:
         if stale not in written:
-            stale.unlink()
+            stale.unlink(missing_ok=True)
 
 
 MAX_WORKERS = 4

@@ -13,6 +13,7 @@ import pandas as pd
 from .. import __version__
 from ..analysis import Analysis, results_tables, verdicts
 from ..analysis.owner_record import metadata
+from ..analysis.pilot_summary import PILOT_FILE, pilot_document, read_previous
 from ..collect.returns import file_digest as file_sha256
 from ..collect.rows import neutralise
 from ..staging import OutputSet, remove_partials
@@ -56,7 +57,7 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path, *,
     remove_partials(out)
     with OutputSet() as outputs:
         written = write_into(analysis, out, outputs, workers=workers)
-    remove_stale_tables(out, written)
+    remove_stale_tables(out, written, own_files(analysis, out))
     return written
 
 
@@ -76,6 +77,10 @@ def write_into(analysis: Analysis, out: Path, outputs: OutputSet, *,
                   for name, table in results_tables(analysis).items()]
     if "owners" in analysis.summary:
         local.append((write_metadata_json, out / METADATA_FILE))
+    pilot = pilot_document(analysis, read_previous(out)) if "pilot" in analysis.summary \
+        else None
+    if pilot is not None:
+        local.append((_json_writer(pilot), out / PILOT_FILE))
     tables = table_jobs(analysis.tables, analysis.data, out)
     feedback = feedback_jobs(analysis, out)
     if early is not None and early.started:
@@ -185,6 +190,21 @@ def write_summary_json(analysis: Analysis, path: str | Path) -> Path:
     path.write_text(json.dumps(analysis.summary, sort_keys=True, indent=2, allow_nan=False,
                                ensure_ascii=False) + "\n", encoding="utf-8")
     return path
+
+def own_files(analysis: Analysis, out: Path) -> tuple[Path, ...]:
+    """Files in ``out`` that only an analysis writes, removed when this one did not:
+    protocol 004's pilot summary when the trio is incomplete."""
+    return (out / PILOT_FILE,) if "pilot" in analysis.summary else ()
+
+
+def _json_writer(doc: dict) -> Callable[[Analysis, Path], Path]:
+    def write(_analysis: Analysis, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(doc, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        return path
+
+    return write
+
 
 METADATA_FILE = "results/metadata.json"
 

@@ -21,7 +21,7 @@ from ..collect.outputs import OUT_DIR
 from ..staging import OutputSet, remove_partials
 from .early import EarlyWrites
 from .jobs import remove_stale_tables
-from .outputs import write_into
+from .outputs import own_files, write_into
 
 
 def analyze_and_write(study_dir: str | Path, *, published: str | None = None,
@@ -63,5 +63,5 @@ def analyze_and_write(study_dir: str | Path, *, published: str | None = None,
         analysis = analyze(root, published=published, on_part=early.part_ready,
                            allow_partial=allow_partial)
         written = write_into(analysis, out, outputs, workers=workers, early=early)
-    remove_stale_tables(out, written)
+    remove_stale_tables(out, written, own_files(analysis, out))
     return analysis, written

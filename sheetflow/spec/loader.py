@@ -7,6 +7,7 @@ import tomllib
 import unicodedata
 
 from ..errors import SpecError
+from . import verdicts
 from .design_loader import DesignLoader
 from .hashing import SPEC_FORMAT
 from .internal import internal_scores_problems
@@ -311,6 +312,9 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
                     items and not self.problems:
                 self.problems += internal_scores_problems(path, items, design)
         self._arm_params(plan, design)
+        if verdicts.PARAM in plan.params:
+            for problem in verdicts.problems(plan.params[verdicts.PARAM], rubric):
+                self.fail(problem, "[analysis.params]")
         if design.repeats and items and design.repeats.count > len(items):
             self.fail(f"repeats count {design.repeats.count} exceeds the {len(items)} items",
                       "[design.repeats]")
