@@ -113,11 +113,21 @@ def _study_answer(dim: Dimension, rater: _Rater) -> Any:
         hours = min(dim.maximum, max(dim.minimum, 6 + 2 * rater.rng.random()))
         return round(hours, dim.decimals) if dim.decimals else round(hours)
     if dim.kind in ("categorical", "binary"):
+        if dim.id == "consent":  # keep-known's owner record: simulated owners consent
+            return "Yes"
         # "No" for a recognised arm: a simulated rater keeps the blinding
         return "No" if "No" in dim.choices else rater.rng.choice(dim.choices)
     if dim.kind == "text" and not dim.required and rater.rng.random() < 0.5:
         return None
+    if dim.id in _OWNER_TEXT:
+        return None if not dim.required else _OWNER_TEXT[dim.id]
     return _text(dim, rater)
+
+
+# keep-known's rater description: simulated owners follow the protocol (no deviation)
+_OWNER_TEXT = {"relationship": "my own notes, written over the last five years",
+               "breaks": "ten minutes after each batch", "deviations": "",
+               "compensation": ""}
 
 
 def _text(dim: Dimension, rater: _Rater) -> str | None:
