@@ -104,6 +104,12 @@ def test_clean_panel_passes_with_llama_ahead(clean):
     direction = checks["direction agreement with the improved arm"]
     assert direction["value"] == pytest.approx(13 / 18)
     assert direction["passed"] is True and direction["target"] == 0.70
+    # the protocol's other reading of a tie, reported beside and not decided on: the
+    # one Tied judgement per rater left out, 13 of 17 name llama
+    readings = summary["direction_agreement"]
+    assert readings["vs improved arm, Tied left out"] == pytest.approx(13 / 17)
+    assert f"{13 / 17:.3f} with Tied judgements left out (the other reading)" in \
+        direction["note"]
     assert all(c["outcome"] == "met" for c in decision["checks"])
     assert summary["arms"]["winner"] == "llama" and summary["arms"]["other"] == "bloom"
     low, high = summary["arms"]["ci"]
@@ -159,10 +165,16 @@ def test_a_rater_who_skips_a_case_makes_it_incomplete(tmp_path):
     assert summary["decision"]["provisional_status"] in ("pass", "fail", "inconclusive")
     panel = summary["panel"]
     assert panel["missing"] == ["R2"] and not panel["complete"]
-    assert panel["included"] == ["R1", "R3", "R4"]
+    # --allow-partial uses the cases R2 did rate (all but TC-005), and says so
+    assert sorted(panel["included"]) == ["R1", "R2", "R3", "R4"]
     assert [f["file"] for f in panel["excluded_files"]] == [name]
     assert "answer-missing" in panel["excluded_files"][0]["reason"]
-    assert summary["n_raters"] == 3
+    (gap,) = panel["missing_packs"]
+    assert gap["partial"] is True
+    n = summary["n_cases"]  # TC-005 keeps its direction judgement: rated in part
+    assert f"the answers this rater gave are used ({n - 1} of {n} cases in full, 1 in " \
+           "part)" in gap["reason"]
+    assert summary["n_raters"] == 4
     lines = result.output.strip().splitlines()
     assert "DECISION: INCOMPLETE" in lines
     assert any("MISSING R2" in line and name in line for line in lines)

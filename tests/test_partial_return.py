@@ -7,7 +7,7 @@ its rows apart in out/ratings-incomplete.csv. analyze without --allow-partial un
 nothing and names the reviewer; with it, alpha on citation_quality equals the
 krippendorff package's nominal alpha on the 2 x 18 matrix with the skipped item
 missing, computed here from the planted answers alone; the decision stays incomplete
-and the panel line says 17 cases were rated.
+and the panel line says 17 of 18 cases were rated in full.
 """
 
 from __future__ import annotations
@@ -94,8 +94,9 @@ def test_with_allow_partial_the_rated_cases_are_used(skipped):
     assert panel["missing"] == ["rater2"] and set(panel["included"]) == {"rater1", "rater2"}
     (pack,) = panel["missing_packs"]
     assert pack["partial"] is True
-    assert "the 17 case(s) this rater did rate are used" in pack["reason"]
-    assert any("17 case(s) this rater did rate are used" in r for r in rows)
+    said = "the answers this rater gave are used (17 of 18 cases in full, 0 in part)"
+    assert said in pack["reason"]
+    assert any(said in r for r in rows)
     items = [it.id for it in study.items]
     matrix = np.array([[_code(order[i], r) if not (r == "rater2" and i == SKIPPED)
                         else np.nan for i in items] for r in ("rater1", "rater2")], float)

@@ -27,6 +27,9 @@ from .decision import WEAK, Arms, Check, Decision, flag_check, status_of, thresh
 from .protocol import ProtocolPlan
 
 IMPROVED, INTERNAL = "improved arm", "internal scores"
+# protocol 000 does not say whether a "Tied" judgement counts against the improved arm;
+# the decision counts it as not naming it, the other reading (Tied left out) is beside
+DECISIVE = ", Tied left out"
 # protocol 000 section 4.4: direction agreement of 50-70% is a "weak signal" (chance is 50%)
 DIRECTION_WEAK_FROM = 0.50
 
@@ -43,6 +46,8 @@ def _direction(ctx: Context) -> pd.DataFrame:
             frames.append(res)
         for basis, ref in _direction_references(ctx, values).items():
             frames.append(_against_reference(values, ref, dim.id, basis))
+            decisive = values[values["value"].astype(str) != TIED]
+            frames.append(_against_reference(decisive, ref, dim.id, f"{basis}{DECISIVE}"))
     if not frames:
         return empty_reason(pd.DataFrame(), "no preference dimension", measure="")
     return stack(frames)
@@ -179,6 +184,10 @@ _METHODS = (
      "Pairwise agreement, each rater vs the majority of the others (tied majorities "
      "left out). The decision's figure: the share of all direction judgements that "
      "name the improved arm (params.improved_arm); a 'Tied' judgement does not name it. "
+     "The protocol does not say how a Tied judgement counts, so the other reading, the "
+     "share among judgements that are not Tied, is reported beside it ('Tied left out') "
+     "and not decided on: counting Tied as not naming the improved arm is the stricter "
+     "reading, since a validator who sees no difference has not confirmed the direction. "
      "A second, labelled figure compares each judgement with the internal scores' "
      "direction per case (a tie in the internal totals is 'Tied')."),
     ("Arms",
@@ -270,6 +279,9 @@ def _direction_check(ctx: Context, out: dict) -> Check:
     value = (out.get("direction_agreement") or {}).get(f"vs {IMPROVED}")
     note = f"judgements naming {arm}" if arm else \
         "the spec names no improved arm ([analysis.params] improved_arm)"
+    decisive = (out.get("direction_agreement") or {}).get(f"vs {IMPROVED}{DECISIVE}")
+    if decisive is not None and np.isfinite(decisive):
+        note += f"; {decisive:.3f} with Tied judgements left out (the other reading)"
     internal = (out.get("direction_agreement") or {}).get(f"vs {INTERNAL}")
     if internal is not None and np.isfinite(internal):
         note += f"; vs internal scores {internal:.3f} (second figure)"

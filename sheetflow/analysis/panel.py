@@ -23,6 +23,7 @@ cases the rater rated.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,7 +97,7 @@ class Panel:
 
 def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
                 files: list[dict[str, Any]] | None, *,
-                partial: set[tuple[str, int]] | None = None) -> Panel:
+                partial: dict[tuple[str, int], str] | None = None) -> Panel:
     """Compare the expected packs with the ratings and collect's file verdicts.
 
     Parameters
@@ -108,10 +109,10 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
     files : list of dict, optional
         Collect's per-file verdicts (``file, rater, used, reason``); None when the
         collection record is not there.
-    partial : set of (rater, sitting), optional
+    partial : dict of (rater, sitting) to str, optional
         Packs whose ratings come from a return left out only for blank required
-        answers (``analyze --allow-partial``): in the data, yet still missing, with
-        the number of cases rated named.
+        answers (``analyze --allow-partial``): in the data, yet still missing; the
+        value says how many cases were rated in full and in part.
 
     Returns
     -------
@@ -125,7 +126,7 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
     excluded = [{"file": str(f.get("file", "")), "rater": str(f.get("rater", "")),
                  "reason": str(f.get("reason", "") or "not used")} for f in left_out]
     missing_packs = []
-    partial = partial or set()
+    partial = partial or {}
     for rater, sitting in expected_packs:
         if (rater, sitting) in present and (rater, sitting) not in partial:
             continue
@@ -135,9 +136,9 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
         entry = {"rater": rater, "sitting": sitting, "reason": reason}
         if (rater, sitting) in partial:
             entry["partial"] = True
-            entry["reason"] = (f"{reason}; with --allow-partial the "
-                               f"{_cases_rated(data, rater, sitting)} case(s) this rater did "
-                               "rate are used, the rest are missing data")
+            entry["reason"] = (f"{reason}; with --allow-partial the answers this rater "
+                               f"gave are used ({partial[(rater, sitting)]}), the blank ones "
+                               "are missing data")
         missing_packs.append(entry)
     notes = [] if files is not None else [
         f"{COLLECTION_FILE} not found: files collect left out cannot be named here; "
@@ -147,14 +148,29 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
                  missing_packs=missing_packs, excluded_files=excluded, notes=notes)
 
 
-def _cases_rated(data: pd.DataFrame, rater: str, sitting: int) -> int:
-    """Cases of one pack with at least one answer given."""
-    mine = data[(data["rater"].astype(str) == rater) & (data["sitting"].astype(int) == sitting)]
-    if "value" not in mine:
-        return int(mine["case"].nunique())
-    values = mine["value"]
-    given = mine[values.notna() & (values.astype(str).str.strip() != "")]
-    return int(given["case"].nunique())
+def rated_cases(rows: pd.DataFrame, required: Callable[[str, str], bool]
+                ) -> dict[tuple[str, int], str]:
+    """Per pack of blinded rating ``rows``: "N of M cases in full, K in part".
+
+    ``required(dimension, field)`` says whether an answer must be given; a case is
+    rated in full when every required answer of it is, in part when some answer is.
+    Study-scope answers and batch times belong to no case and are not counted.
+    """
+    out = {}
+    cases = rows[rows["case_id"].astype(str) != ""]
+    for (rater, sitting), mine in cases.groupby(["rater_id", "sitting"]):
+        given = mine["value"].astype(str).str.strip() != ""
+        needed = [required(d, f) for d, f in zip(mine["dimension"], mine["field"],
+                                                 strict=True)]
+        per = pd.DataFrame({"case": mine["case_id"], "given": given,
+                            "missing": [n and not g for n, g in zip(needed, given,
+                                                                    strict=True)]})
+        agg = per.groupby("case").agg(any_given=("given", "any"), gap=("missing", "any"))
+        full = int((agg["any_given"] & ~agg["gap"]).sum())
+        part = int((agg["any_given"] & agg["gap"]).sum())
+        out[(str(rater), int(sitting or 1))] = (f"{full} of {len(agg)} cases in full, "
+                                                f"{part} in part")
+    return out
 
 
 def read_file_verdicts(study_dir: Path) -> list[dict[str, Any]] | None:

@@ -13,12 +13,13 @@ import pandas as pd
 from ..collect.outputs import check_mark, check_row_count, verify_ratings, verify_returns
 from ..errors import IncompleteError, MissingStepError
 from ..packs.seal import require_seal
+from ..spec.rubric import answer_required
 from ..spec.study import Study, load_study
 from ..workbook import layout as L
 from .context import Analysis, Context, natural_order
 from .keep_known_files import batch_times, yield_figure
 from .owner_record import add_owner_records
-from .panel import Panel, build_panel, missing_before_unsealing
+from .panel import Panel, build_panel, missing_before_unsealing, rated_cases
 from .registry import all_analyses, planned_analyses, protocol_plan
 from .selfchecks import self_checks
 from .summary import methods, summary
@@ -106,8 +107,7 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
              for p in entries}
     expected = [(str(p.get("rater_id", p.get("rater", ""))), int(p.get("sitting", 1)))
                 for p in entries]
-    partial = {(str(r), int(s or 1)) for r, s in
-               zip(left.get("rater_id", []), left.get("sitting", []), strict=True)}
+    partial = rated_cases(left, _required_answer(study)) if len(left) else {}
     panel = build_panel(expected, complete_columns(data), collected.files, partial=partial)
     analysis = run_plan(study, data, key_hash=key_hash, internal=internal, key_seeds=seeds,
                         panel=panel, on_part=on_part, case_names=case_names(entries))
@@ -116,6 +116,11 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     if study.design.batch_size:  # protocol 001: the rater description and deviations
         add_owner_records(analysis)
     return analysis
+
+
+def _required_answer(study: Study) -> Callable[[str, str], bool]:
+    dims = {d.id: d for d in study.rubric.dimensions}
+    return lambda dim, part: dim in dims and answer_required(dims[dim], part)
 
 
 def _read_table(data: bytes) -> pd.DataFrame:
