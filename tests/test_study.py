@@ -95,9 +95,12 @@ def test_paired_rubric_is_protocol_000_exactly(study_dir):
 
 
 def test_keep_known_is_protocol_001(study_dir):
-    """Protocol 001: two binary marks, batches of 20, 30 seeded repeats, its tests."""
+    """Protocol 001: two binary marks, batches of 20, 30 seeded repeats, its tests, and
+    the rater description and owner record asked once (study scope)."""
     s = load_study(study_dir("keep-known"))
-    keep, known = s.rubric.dimensions
+    keep, known = s.rubric.by_scope("response")
+    assert [d.id for d in s.rubric.by_scope("study")] == [
+        "relationship", "breaks", "deviations", "compensation", "consent"]
     assert (keep.id, keep.label, keep.kind) == ("keep", "KEEP", "binary")
     assert (known.id, known.label, known.kind) == ("known", "KNOWN", "binary")
     assert keep.blank_means == known.blank_means == "No"

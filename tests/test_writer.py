@@ -277,14 +277,20 @@ def test_keep_known_progress_reports_the_marks_a_blank_answers(tmp_path):
     shutil.copytree(ROOT / "templates" / "keep-known", folder)
     result = generate_packs(folder)
     pack = read_manifest(result.manifest_path)["packs"][0]
-    marks = [a for a in L.iter_answer_cells(pack) if a["part"] == "value"]
+    cells = [a for a in L.iter_answer_cells(pack) if a["part"] == "value"]
+    marks = [a for a in cells if a["scope"] == "response"]
+    owner = [a for a in cells if a["scope"] == "study"]  # the rater description
     wb = openpyxl.load_workbook(result.packs[0].path)
     for b in pack["batches"]:
         for part in ("start", "end"):
             wb[b[part]["sheet"]][b[part]["cell"]] = dt.datetime(2026, 10, 2, 9, b["batch"])
+    for a in owner:
+        wb[a["sheet"]][a["cell"]] = "Yes" if a["validation"]["type"] == "list" else "none"
     for a in marks[:7]:
         wb[a["sheet"]][a["cell"]] = "Yes"
-    times = 2 * len(pack["batches"])
+    study = load_study(folder)
+    required = 2 * len(pack["batches"]) + sum(study.rubric.dimension(a["dimension"]).required
+                                              for a in owner)
     line = _progress_lines(tmp_path, {"marks": wb})["marks"]
-    assert line == (f"All {times} answers done; 7 of {len(marks)} marks set "
+    assert line == (f"All {required} answers done; 7 of {len(marks)} marks set "
                     "(a blank mark means No)")
