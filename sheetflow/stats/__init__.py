@@ -34,6 +34,7 @@ from sheetflow.stats.kappa import (
     fleiss_kappa,
     intra_rater_kappa,
 )
+from sheetflow.stats.kappa_variance import max_kappa_sd
 from sheetflow.stats.scores import mean_spearman, tolerance_agreement
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "intra_rater_kappa",
     "krippendorff_alpha",
     "light_kappa",
+    "max_kappa_sd",
     "mean_spearman",
     "newcombe_difference",
     "paired_mean_difference",
