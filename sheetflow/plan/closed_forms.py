@@ -26,8 +26,8 @@ from statistics import NormalDist
 
 from ..stats import max_kappa_sd
 
-__all__ = ["agreement_g_items", "cohen_kappa_power_items", "cohen_kappa_precision_items", "fce_kappa_variance",
-           "icc_test_items", "zou_icc_lower_items"]
+__all__ = ["agreement_g_items", "cohen_kappa_power_items", "cohen_kappa_precision_items",
+           "fce_kappa_variance", "icc_test_items", "zou_icc_lower_items"]
 
 _EPS = 1e-9  # a value a hair above an integer from float noise is that integer
 
