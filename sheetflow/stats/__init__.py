@@ -7,7 +7,7 @@ raise :class:`ValueError`. Nothing here prints or exits.
 """
 
 from sheetflow.stats.agreement import direction_agreement, percent_agreement, spearman
-from sheetflow.stats.alpha import LEVELS, krippendorff_alpha
+from sheetflow.stats.alpha import LEVELS, alpha_complete_batch, krippendorff_alpha
 from sheetflow.stats.chance import (
     brennan_prediger,
     conger_kappa,
@@ -39,6 +39,7 @@ from sheetflow.stats.scores import mean_spearman, tolerance_agreement
 
 __all__ = [
     "LEVELS",
+    "alpha_complete_batch",
     "brennan_prediger",
     "clustered_permutation_best_of",
     "cochran_armitage",
