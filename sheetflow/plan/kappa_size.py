@@ -37,7 +37,7 @@ Interobserver Agreement. R package version 1.2, CRAN.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from statistics import NormalDist
 
 __all__ = ["kappa_cells", "kappa_ci_items", "kappa_lower_limit", "kappa_power_items"]
@@ -185,6 +185,48 @@ def kappa_lower_limit(kappa0: float, items: int, shares: Sequence[float], raters
                              "(its cell probabilities turn negative).")
         if _reaches(items * _chi_per_item(k0, limit, shares, raters), crit):
             return round(limit, 3)
+
+
+def kappa_interval(kappa0: float, items: int, shares: Sequence[float], raters: int = 2,
+                   alpha: float = 0.05) -> tuple[float, float]:
+    """The expected two-sided ``100 (1 - alpha)%`` interval of kappa for ``items`` items.
+
+    The bounds where the chi-square of :func:`kappa_ci_items` (``qchisq(1 - alpha, 1)``,
+    with its 0.001) is just reached, found by bisection on the continuous kappa (not
+    kappaSize's 0.001 steps): ``kappa_ci_items(kappa0, low, high)`` is then about
+    ``items``. A bound the model cannot reach (its cell probabilities would turn
+    negative before the chi-square reaches the critical value) is the model's edge:
+    the interval is clipped to the range the model holds, never beyond [-1, 1].
+    """
+    k0 = _kappa(kappa0, "kappa0")
+    if items < 2:
+        raise ValueError("an interval needs at least 2 items.")
+    crit = _chi_crit(alpha, one_sided=False)
+
+    def short(bound: float) -> bool:  # the chi-square at this bound is below the critical
+        return not _reaches(items * _chi_per_item(k0, bound, shares, raters), crit)
+
+    return _edge(k0, -1.0, short, shares, raters), _edge(k0, 1.0, short, shares, raters)
+
+
+def _edge(k0: float, far: float, short: Callable[[float], bool], shares: Sequence[float],
+          raters: int) -> float:
+    """The bound between kappa0 and ``far`` (-1 or 1) where ``short`` turns False."""
+    outer = far - math.copysign(1e-9, far)
+    if min(kappa_cells(outer, shares, raters)) <= 0:  # the model's own edge: bisect to it
+        held, lost = k0, outer
+        for _ in range(60):
+            mid = (held + lost) / 2
+            held, lost = (mid, lost) if min(kappa_cells(mid, shares, raters)) > 0 else (held,
+                                                                                       mid)
+        outer = held
+    if short(outer):
+        return outer
+    inner = k0
+    for _ in range(60):
+        mid = (inner + outer) / 2
+        inner, outer = (mid, outer) if short(mid) else (inner, mid)
+    return (inner + outer) / 2
 
 
 def _noncentral_chi1_cdf(x: float, ncp: float) -> float:
