@@ -399,7 +399,7 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
     notes = [f"Planned: {own.reason}. This study as specified ({who}{units}): {name} on "
              f"{m.id!r} can expect a 95% interval about {w:.2f} wide (roughly {low:.2f} "
              f"to {high:.2f})."]
-    band = band_width(study)
+    band = band_width(study) if result.statistic == "alpha" else None  # bands judge alpha
     if band is not None:
         verdict = ("narrow enough to fit within one band" if w <= band else
                    f"wider than one band, so which band {name} falls in can be decided by "
@@ -424,6 +424,7 @@ def _clipped(row: dict, w: float, statistic: str) -> tuple[float, float]:
 
 def _what_meets(result: PlanResult, own: StudyDefaults, m: Measure,
                 source: ModelSource | PilotSource, band: float | None) -> str:
+    """The item count meeting the target, in words (the band decision only for alpha)."""
     target, r = result.target, own.raters
     word = "cases" if m.units_per_item > 1 else "items"
     what = (f"clear {target.edge:g} with probability {target.probability:g}"
