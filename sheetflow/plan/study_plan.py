@@ -79,7 +79,7 @@ def study_defaults(study: Study) -> StudyDefaults:
     raters, items = max(2, len(study.raters)), max(2, len(study.items))
     repeats = study.design.repeats
     if repeats is not None and "intra_rater_kappa" in run:
-        first = next((d.id for d in rubric.dimensions if d.level == "nominal"
+        first = next((d.id for d in rubric.dimensions if d.level == "nominal" and d.scope != "study"
                       and d.value_domain()), None)
         return StudyDefaults("cohen_kappa", first, "intra-rater Cohen's kappa of the "
                              f"{repeats.count} repeated items", 2, repeats.count, True)
