@@ -9,17 +9,25 @@ Baseline: the same number of bare ``krippendorff_alpha`` calls (same n_boot) on 
 sets drawn beforehand, one per cell size, so the ratio is the planner's own overhead
 (drawing data, bookkeeping) on top of the bootstrap it cannot avoid.
 
+First, the default run: ``sheetflow plan`` with no options on the paired-rubric
+template's ``init`` output (protocol 000: alpha on the 0-20 total against bands 0.10
+apart, 2-6 raters x 10-200 cases, 100 simulated studies per design, 500 resamples, and
+the search for the cases that meet the band width). Goal: under 10 s on 2 cores.
+
 Run on demand:  python bench/bench_plan.py [--simulations 200] [--n-boot 500]
 """
 
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
-from sheetflow.plan import ModelSource, Target, plan_alpha
+from sheetflow.plan import ModelSource, Target, plan_alpha, plan_study
+from sheetflow.spec import init_study
 from sheetflow.stats import krippendorff_alpha
 
 RATERS = list(range(2, 12))
@@ -40,6 +48,15 @@ def main() -> None:
     args = parser.parse_args()
     cells = len(RATERS) * len(ITEMS)
     studies = cells * args.simulations
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "study"
+        init_study(folder, template="paired-rubric")
+        default, d_wall, d_cpu = _timed(lambda: plan_study(folder))
+    chosen = default.chosen()
+    print(f"default run (sheetflow plan on the paired-rubric template, {len(default.table)} "
+          f"designs): wall {d_wall:.1f} s, CPU {d_cpu:.1f} s; cheapest "
+          f"{int(chosen['raters'])} raters x {int(chosen['items'])} cases")
 
     result, wall, cpu = _timed(lambda: plan_alpha(
         MODEL, raters=RATERS, items=ITEMS, target=Target(width=0.2),

@@ -19,7 +19,8 @@ from sheetflow.spec.templates import init_study
 # Every command with the arguments it needs besides DIRECTORY (files made in the test).
 COMMANDS = {
     "init": [], "check": [], "generate": [], "verify": [], "status": [], "collect": [],
-    "remind": [], "import-judges": ["judges.jsonl"], "analyze": [], "demo": [], "plan": [],
+    "remind": [], "import-judges": ["judges.jsonl"], "analyze": [], "demo": [],
+    "plan": ["--simulations", "5", "--n-boot", "20"],
     "lock": [],
 }
 # (command, folder kind) -> exit code; folder kinds: "empty" folder, "initialised" study
@@ -28,6 +29,7 @@ EXPECTED = {
     ("init", "empty"): 0, ("init", "missing"): 0, ("init", "initialised"): 2,
     ("check", "initialised"): 0, ("generate", "initialised"): 0,
     ("demo", "empty"): 0, ("demo", "missing"): 0, ("demo", "initialised"): 2,
+    ("plan", "initialised"): 0,  # plans the protocol's statistic with a stated default
 }
 
 

@@ -41,11 +41,13 @@ def _floats(text: str | None) -> list[float] | None:
 
 
 @command("plan")
-@click.option("--statistic", default="alpha", show_default=True,
-              type=click.Choice(["alpha", "fleiss_kappa", "cohen_kappa", "icc"]),
-              help="Alpha, Fleiss' or Cohen's kappa (simulated), or the ICC (Bonett).")
+@click.option("--statistic", type=click.Choice(["alpha", "fleiss_kappa", "cohen_kappa", "icc"]),
+              help="What to plan (default: what the study's protocol decides on).")
+@click.option("--method", type=click.Choice(["closed", "simulate"]),
+              help="Closed form or simulation (default: closed where one exists).")
 @click.option("--measure", help="Total or dimension id (default: the first total).")
-@click.option("--expected", type=float, help="Anticipated alpha or ICC, e.g. 0.75.")
+@click.option("--expected", type=float,
+              help="Anticipated value of the statistic, e.g. 0.75 (default 0.75).")
 @click.option("--shares", help="Anticipated shares of the measure's values, comma-separated.")
 @click.option("--pilot", type=click.Path(dir_okay=False, path_type=Path),
               help="Pilot ratings CSV (unit, rater, value) instead of --expected.")
@@ -65,7 +67,8 @@ def _floats(text: str | None) -> list[float] | None:
 @click.option("--assurance", type=float, help="ICC: plan with Zou (2012) at this assurance.")
 @click.option("--record", is_flag=True,
               help="Write the chosen design to sizing.json (the spec hash covers it).")
-def plan_command(out: Output, directory: Path, statistic: str, measure: str | None,
+def plan_command(out: Output, directory: Path, statistic: str | None, method: str | None,
+                 measure: str | None,
                  expected: float | None, shares: str | None, pilot: Path | None,
                  width: float | None, above: float | None, probability: float,
                  raters_text: str | None, items_text: str | None, cost_rater: float,
@@ -95,7 +98,7 @@ def plan_command(out: Output, directory: Path, statistic: str, measure: str | No
                 shares=_floats(shares), pilot=pilot, target=target,
                 raters=_ints(raters_text), items=_ints(items_text),
                 costs=Costs(cost_rater, cost_item), simulations=simulations, n_boot=n_boot,
-                seed=seed, assurance=assurance, progress=progress)
+                seed=seed, assurance=assurance, method=method, progress=progress)
         finally:
             progress.close()
         workbook = write_plan_workbook(result, directory / "out" / "plan.xlsx")
@@ -111,19 +114,22 @@ def plan_command(out: Output, directory: Path, statistic: str, measure: str | No
 
 
 def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> None:
-    out.say(f"measure    {result.measure} ({result.level})")
+    out.say(f"statistic  {result.measure} ({result.level})")
     out.say(f"source     {result.source}")
     out.say(f"method     {result.method}"
             + (f", {result.simulations} simulated studies per design, "
                f"{result.n_boot} bootstrap resamples, seed {result.seed}"
                if result.simulations else ""))
     out.say(f"target     {result.target.describe()}")
-    out.say(f"  raters  items  width   {result.costs.unit:>8}  meets")
+    needed = "items_needed" in result.table
+    out.say(f"  raters  items  width   {result.costs.unit:>8}  meets"
+            + ("  (items needed)" if needed else ""))
     for row in result.table.to_dict("records"):
-        flag = "yes" if row["meets"] else "no"
+        flag = "yes" if row["meets"] else "no "
+        need = f"  ({int(row['items_needed'])})" if needed else ""
         star = "  <- cheapest" if row["cheapest"] else ""
         out.say(f"  {row['raters']:6d} {row['items']:6d}  {row['expected_width']:.3f} "
-                f"{row['cost']:9g}  {flag}{star}")
+                f"{row['cost']:9g}  {flag}{need}{star}")
     out.say(f"wrote {workbook}")
     if recorded:
         out.say(f"recorded   {recorded} (the spec hash now covers this design)")
@@ -134,7 +140,8 @@ def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> No
         out.headline("no design of the grid meets the target: try more items (--items) or "
                      "raters (--raters)", fg="yellow")
     else:
-        out.headline(f"cheapest   {int(best['raters'])} raters x {int(best['items'])} items, "
+        out.headline(f"cheapest   {int(best['raters'])} {result.raters_word} x "
+                     f"{int(best['items'])} items, "
                      f"expected width {best['expected_width']:.3f}, "
                      f"{result.costs.unit} {best['cost']:g}")
 

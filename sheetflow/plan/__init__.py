@@ -12,6 +12,7 @@ Nothing here prints; progress goes to an optional callback.
 from __future__ import annotations
 
 from .closed_forms import (
+    agreement_g_items,
     cohen_kappa_power_items,
     cohen_kappa_precision_items,
     fce_kappa_variance,
@@ -20,6 +21,7 @@ from .closed_forms import (
 )
 from .design import Costs, PlanResult, Target, items_for_target, plan_alpha, plan_icc
 from .formulas import bonett_icc_items, bonett_icc_width, krippendorff_min_values, zou_icc_items
+from .kappa_size import kappa_ci_items, kappa_lower_limit, kappa_power_items
 from .record import SIZING_FILE, record_plan
 from .simulate import ModelSource, PilotSource, simulate_cell, simulate_grid
 from .study_plan import band_width, plan_study
@@ -31,6 +33,7 @@ __all__ = [
     "PilotSource",
     "PlanResult",
     "Target",
+    "agreement_g_items",
     "band_width",
     "bonett_icc_items",
     "bonett_icc_width",
@@ -39,6 +42,9 @@ __all__ = [
     "fce_kappa_variance",
     "icc_test_items",
     "items_for_target",
+    "kappa_ci_items",
+    "kappa_lower_limit",
+    "kappa_power_items",
     "krippendorff_min_values",
     "plan_alpha",
     "plan_icc",

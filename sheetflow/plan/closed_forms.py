@@ -7,8 +7,11 @@
 - :func:`cohen_kappa_precision_items`: two raters, two categories, items for an
   interval of half-width ``half_width`` around kappa (the Fleiss-Cohen-Everitt
   large-sample variance, as Stata's ``sskdlg``);
-- :func:`cohen_kappa_power_items`: two raters, two categories, items to tell
-  ``kappa1`` from ``kappa0`` (Cantor 1996, as irr's ``N.cohen.kappa``).
+- :func:`cohen_kappa_power_items`: two raters, items to tell ``kappa1`` from
+  ``kappa0`` (two categories: Cantor 1996, as irr's ``N.cohen.kappa``; more: Flack et
+  al. 1988, as irr's ``N2.cohen.kappa``);
+- :func:`agreement_g_items`: two raters, two categories, items for an interval of the
+  G-index of raw agreement (Bonett's ``size.ci.agree`` in statpsych).
 
 Conventions: every count is the ceiling of the unrounded value (returned too where a
 reference prints it); sidedness is named in each function; ``shares`` are the share of
@@ -21,8 +24,10 @@ import math
 from collections.abc import Sequence
 from statistics import NormalDist
 
-__all__ = ["cohen_kappa_power_items", "cohen_kappa_precision_items", "fce_kappa_variance",
-           "icc_test_items", "zou_icc_lower_items"]
+from ..stats import max_kappa_sd
+
+__all__ = ["agreement_g_items", "cohen_kappa_power_items", "cohen_kappa_precision_items",
+           "fce_kappa_variance", "icc_test_items", "zou_icc_lower_items"]
 
 _EPS = 1e-9  # a value a hair above an integer from float noise is that integer
 
@@ -167,23 +172,56 @@ def cohen_kappa_precision_items(kappa: float, p1: float, p2: float, half_width: 
 def cohen_kappa_power_items(kappa0: float, kappa1: float, shares: Sequence[float],
                             alpha: float = 0.05, power: float = 0.8,
                             sides: int = 1) -> int:
-    """Items to tell Cohen's kappa ``kappa1`` from ``kappa0`` (two raters, two
-    categories with the same ``shares`` for both), Cantor's (1996) method.
+    """Items to tell Cohen's kappa ``kappa1`` from ``kappa0`` (two raters with the same
+    category ``shares``).
 
-    ``ceil(((z_a sqrt(V0) + z_b sqrt(V1)) / (kappa1 - kappa0))^2)`` with the
-    Fleiss-Cohen-Everitt variances at ``kappa0`` and ``kappa1``; ``z_a`` one-sided at
-    ``alpha`` (``sides = 2``: at ``alpha / 2``), as irr's ``N.cohen.kappa``.
+    ``ceil(((z_a sd0 + z_b sd1) / (kappa1 - kappa0))^2)``, ``z_a`` one-sided at
+    ``alpha`` (``sides = 2``: at ``alpha / 2``), with ``sd`` at ``kappa0`` and
+    ``kappa1``:
+
+    - two categories: the Fleiss-Cohen-Everitt standard deviation, the table being
+      fixed by the shares and kappa (Cantor 1996, as irr's ``N.cohen.kappa``);
+    - three or more: the largest standard deviation any table with those marginals
+      and that kappa has (Flack et al. 1988, a linear program, as irr's
+      ``N2.cohen.kappa``; :func:`sheetflow.stats.max_kappa_sd`). With two categories
+      the two coincide.
 
     References
     ----------
     Cantor, A. B. (1996). Sample-size calculations for Cohen's kappa. Psychological
     Methods, 1(2), 150-153.
+    Flack, V. F., Afifi, A. A., Lachenbruch, P. A., & Schouten, H. J. A. (1988).
+    Sample size determinations for the two rater kappa statistic. Psychometrika,
+    53(3), 321-325.
     """
     if sides not in (1, 2):
         raise ValueError("sides must be 1 or 2.")
     if kappa0 == kappa1:
         raise ValueError("kappa0 and kappa1 must differ.")
-    p = _binary_shares(shares)
-    spread = _quantile(1 - alpha / sides) * math.sqrt(fce_kappa_variance(kappa0, p, p)) + \
-        _quantile(power) * math.sqrt(fce_kappa_variance(kappa1, p, p))
+    if len(shares) == 2:
+        p = _binary_shares(shares)
+        sd0, sd1 = (math.sqrt(fce_kappa_variance(k, p, p)) for k in (kappa0, kappa1))
+    else:
+        sd0, sd1 = max_kappa_sd(shares, kappa0), max_kappa_sd(shares, kappa1)
+    spread = _quantile(1 - alpha / sides) * sd0 + _quantile(power) * sd1
     return math.ceil((spread / (kappa1 - kappa0)) ** 2 - _EPS)
+
+
+def agreement_g_items(g: float, width: float, confidence: float = 0.95) -> int:
+    """Items for a two-sided interval of full ``width`` around the G-index of agreement
+    (two raters, two categories; G = 2 x raw agreement - 1).
+
+    ``ceil(4 (1 - G^2) (z / width)^2)``, z at ``0.5 + confidence / 2``: Bonett's
+    ``size.ci.agree`` in the R package statpsych.
+
+    References
+    ----------
+    Bonett, D. G. (2022). statpsych: Statistical Methods for Psychologists. R package
+    version 2.0.0, CRAN (``size.ci.agree``).
+    """
+    if not -1 < g < 1:
+        raise ValueError("the G-index must lie within (-1, 1).")
+    if width <= 0:
+        raise ValueError("width must be positive.")
+    z = _quantile(0.5 + confidence / 2)
+    return math.ceil(4 * (1 - g**2) * (z / width) ** 2 - _EPS)

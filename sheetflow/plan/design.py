@@ -18,7 +18,8 @@ import pandas as pd
 from .formulas import bonett_icc_items, bonett_icc_width, zou_icc_items
 from .simulate import ModelSource, PilotSource, Progress, simulate_cell, simulate_grid
 
-__all__ = ["Costs", "PlanResult", "Target", "items_for_target", "plan_alpha", "plan_icc"]
+__all__ = ["Costs", "PlanResult", "Target", "finish_table", "items_for_target", "plan_alpha",
+           "plan_icc"]
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,7 @@ class PlanResult:
     units_per_item: int = 1
     notes: list[str] = field(default_factory=list)
     statistic: str = "alpha"
+    raters_word: str = "raters"  # "sittings" when one rater's two sittings are compared
 
     def chosen(self) -> dict[str, Any] | None:
         """The cheapest design that meets the target (None when none does)."""
@@ -148,7 +150,7 @@ def _num(value: Any) -> Any:
     return value
 
 
-def _finish(table: pd.DataFrame, target: Target, costs: Costs,
+def finish_table(table: pd.DataFrame, target: Target, costs: Costs,
             meets: list[bool] | None = None) -> pd.DataFrame:
     """Add ``meets``, ``cost`` and ``cheapest`` (fewest ratings, then fewest raters on ties)."""
     table = table.copy()
@@ -206,14 +208,14 @@ def plan_alpha(
     grid.insert(1, "items", grid["units"] // units_per_item)
     methods = sorted(set(grid["method"]))
     return PlanResult(measure, source.level, ", ".join(methods), source.describe(), target,
-                      costs, _finish(grid, target, costs), simulations, n_boot, seed,
+                      costs, finish_table(grid, target, costs), simulations, n_boot, seed,
                       units_per_item, statistic=statistic)
 
 
 def plan_icc(
     rho: float, *, raters: Sequence[int], items: Sequence[int], target: Target,
     costs: Costs | None = None, confidence: float = 0.95, assurance: float | None = None,
-    measure: str = "icc",
+    measure: str = "icc", source: str | None = None,
 ) -> PlanResult:
     """ICC designs from Bonett's formula (Zou's when ``assurance`` is given).
 
@@ -224,7 +226,8 @@ def plan_icc(
     absolute-agreement forms with rater effects they understate the width.
     """
     if target.width is None:
-        raise ValueError("ICC plans take a width target (--width), not a lower bound.")
+        raise ValueError("Bonett's and Zou's widths take a width target (--width); a "
+                         "lower bound (--above) is planned with the ICC test")
     costs = costs or Costs()
     rows = []
     for r in raters:
@@ -232,12 +235,14 @@ def plan_icc(
                 else bonett_icc_items(rho, r, target.width, confidence))
         rows += [{"raters": r, "items": n, "units": n, "items_needed": need,
                   "expected_width": bonett_icc_width(rho, r, n, confidence),
-                  "p_lower": np.nan} for n in items]
+                  "p_lower": np.nan, "estimate_median": rho, "method": "closed form"}
+                 for n in items]
     table = pd.DataFrame(rows)
     meets = (table["items"] >= table["items_needed"]).tolist() if assurance else None
     method = f"Zou (2012), assurance {assurance:g}" if assurance else "Bonett (2002)"
-    return PlanResult(measure, "interval", method, f"assumed ICC {rho:g}", target, costs,
-                      _finish(table, target, costs, meets), statistic="icc")
+    return PlanResult(measure, "interval", method, source or f"assumed ICC {rho:g}", target,
+                      costs,
+                      finish_table(table, target, costs, meets), statistic="icc")
 
 
 def items_for_target(

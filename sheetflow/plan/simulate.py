@@ -15,7 +15,11 @@ Two sources of data sets:
   the pilot (its alpha and value shares) and say so in the ``method`` column.
 
 Each data set's interval is the one ``sheetflow analyze`` reports: for alpha,
-:func:`sheetflow.stats.krippendorff_alpha`'s unit bootstrap; for Fleiss' kappa,
+:func:`sheetflow.stats.krippendorff_alpha`'s unit bootstrap (computed for all data sets
+of a design at once by :func:`sheetflow.stats.alpha_complete_batch`; the resamples of
+units are drawn once per unit count and shared by every data set and rater count of
+that size, common random numbers that keep bootstrap noise out of the comparison of
+designs); for Fleiss' kappa,
 :func:`sheetflow.stats.fleiss_kappa`'s interval (Gwet's non-null variance); for Cohen's
 kappa (two raters), :func:`sheetflow.stats.cohen_kappa`'s. Under the model, Fleiss' and
 Cohen's kappa (equal marginals) also equal :math:`q^2`, so ``alpha`` is read as the
@@ -25,6 +29,7 @@ derived from (seed, raters, units), so a cell's result does not depend on the gr
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,9 +37,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..stats import cohen_kappa, fleiss_kappa, krippendorff_alpha
+from ..stats import alpha_complete_batch, cohen_kappa, fleiss_kappa, krippendorff_alpha
 
-__all__ = ["STATISTICS", "ModelSource", "PilotSource", "Progress", "simulate_cell",
+__all__ = ["STATISTICS", "ModelSource", "PilotSource", "Progress", "bootstrap_weights",
+           "simulate_cell",
            "simulate_grid"]
 
 STATISTICS = ("alpha", "fleiss_kappa", "cohen_kappa")
@@ -68,13 +74,15 @@ class ModelSource:
         return f"assumed alpha {self.alpha:g} with value shares " + ", ".join(
             f"{v}: {s:.2f}" for v, s in zip(self.domain, self.shares, strict=True))
 
-    def draw(self, rng: np.random.Generator, units: int, raters: int) -> np.ndarray:
-        """A raters x units matrix of value codes."""
+    def draw(self, rng: np.random.Generator, units: int, raters: int,
+             sets: int | None = None) -> np.ndarray:
+        """A raters x units matrix of value codes (``sets`` of them: sets x raters x units)."""
+        lead = () if sets is None else (sets,)
         p = np.asarray(self.shares) / np.sum(self.shares)
-        truth = rng.choice(len(p), size=units, p=p)
-        noise = rng.choice(len(p), size=(raters, units), p=p)
-        keep = rng.random((raters, units)) < np.sqrt(self.alpha)
-        return np.where(keep, truth[None, :], noise)
+        truth = rng.choice(len(p), size=(*lead, 1, units), p=p)
+        noise = rng.choice(len(p), size=(*lead, raters, units), p=p)
+        keep = rng.random((*lead, raters, units)) < np.sqrt(self.alpha)
+        return np.where(keep, truth, noise)
 
 
 @dataclass(frozen=True)
@@ -110,13 +118,18 @@ class PilotSource:
         return ModelSource(float(np.clip(a if np.isfinite(a) else 0.0, 0.0, 1.0)),
                            tuple(counts / counts.sum()), self.domain, self.level)
 
-    def draw(self, rng: np.random.Generator, units: int, raters: int) -> np.ndarray:
-        """A raters x units matrix of value codes resampled from the pilot."""
+    def draw(self, rng: np.random.Generator, units: int, raters: int,
+             sets: int | None = None) -> np.ndarray:
+        """A raters x units matrix of value codes resampled from the pilot (``sets`` of
+        them: sets x raters x units)."""
         eligible = self.codes[self.per_unit >= raters]
-        rows = eligible[rng.integers(0, len(eligible), size=units)]
+        rows = eligible[rng.integers(0, len(eligible), size=(sets or 1) * units)]
         keys = np.where(rows >= 0, rng.random(rows.shape), 2.0)
         order = np.argsort(keys, axis=1)[:, :raters]
-        return np.take_along_axis(rows, order, axis=1).T
+        picked = np.take_along_axis(rows, order, axis=1)  # (sets * units, raters)
+        if sets is None:
+            return picked.T
+        return picked.reshape(sets, units, raters).transpose(0, 2, 1)
 
 
 def _domain(source: ModelSource | PilotSource) -> list[Any]:
@@ -177,12 +190,20 @@ def simulate_cell(
         else:
             source, method = source.fitted(), "model fitted to pilot"
     rng = np.random.default_rng([seed, raters, units])
-    widths, lows, alphas = (np.full(simulations, np.nan) for _ in range(3))
-    for i in range(simulations):
-        data = _values(source.draw(rng, units, raters), source)
-        alphas[i], lows[i], high = _interval(statistic, data, source, n_boot, confidence,
-                                             int(rng.integers(2**31)))
-        widths[i] = high - lows[i]
+    if statistic == "alpha":
+        codes = source.draw(rng, units, raters, sets=simulations)
+        counts = (codes[..., None] == np.arange(len(source.domain))).sum(axis=1)
+        alphas, lows, highs = alpha_complete_batch(
+            counts, _domain(source), source.level, bootstrap_weights(seed, units, n_boot),
+            confidence)
+        widths = highs - lows
+    else:
+        widths, lows, alphas = (np.full(simulations, np.nan) for _ in range(3))
+        for i in range(simulations):
+            data = _values(source.draw(rng, units, raters), source)
+            alphas[i], lows[i], high = _interval(statistic, data, source, n_boot,
+                                                 confidence, int(rng.integers(2**31)))
+            widths[i] = high - lows[i]
     ok = np.isfinite(widths)
     q = np.quantile(widths[ok], [0.1, 0.5, 0.9]) if ok.any() else [np.nan] * 3
     p_lower = float(np.mean(np.where(ok, lows >= edge, False))) if edge is not None else np.nan
@@ -190,6 +211,20 @@ def simulate_cell(
             "width_q10": float(q[0]), "width_q90": float(q[2]), "p_lower": p_lower,
             "estimate_median": float(np.nanmedian(alphas)) if ok.any() else np.nan,
             "undefined": float(1 - ok.mean()), "simulations": simulations, "method": method}
+
+
+@functools.lru_cache(maxsize=64)
+def bootstrap_weights(seed: int, units: int, n_boot: int) -> np.ndarray:
+    """How often each of ``units`` units appears in each of ``n_boot`` resamples (with
+    replacement), drawn once from ``default_rng([seed, units, n_boot])`` and shared by
+    every design of that many units (read-only)."""
+    rng = np.random.default_rng([seed, units, n_boot, 1])
+    draws = rng.integers(0, units, size=(n_boot, units))
+    offsets = (np.arange(n_boot) * units)[:, None]
+    weights = np.bincount((draws + offsets).ravel(), minlength=n_boot * units)
+    out = weights.reshape(n_boot, units).astype(float)
+    out.flags.writeable = False
+    return out
 
 
 def simulate_grid(

@@ -1,18 +1,38 @@
-"""Plan a study folder: grid defaults, the anticipated agreement, and the band note."""
+"""Plan a study folder: the statistic its protocol decides on, its target, the notes.
+
+What a study's plan is about comes from its spec (:func:`study_defaults`): the
+intra-rater kappa of a second sitting (``[design.repeats]``, protocol 001), alpha on
+the first total where the plan has bands (000), the ICC where the analysis runs one on
+a total (002, 004), Cohen's or Fleiss' kappa per column otherwise (003), alpha last.
+Closed forms serve where one exists (kappa: kappaSize, 2-6 raters, 2-5 categories; the
+ICC: Bonett, Zou, Walter-Eliasziw-Donner); alpha and designs no formula covers are
+simulated.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from ..collect.outputs import OUT_DIR, RATINGS_NAME
 from ..errors import UsageError
 from ..spec.model import Study
 from ..spec.study import load_study
-from .design import Costs, PlanResult, Target, items_for_target, plan_alpha, plan_icc
+from .closed_plan import kappa_covered, plan_icc_edge, plan_kappa
+from .design import (
+    Costs,
+    PlanResult,
+    Target,
+    finish_table,
+    items_for_target,
+    plan_alpha,
+    plan_icc,
+)
 from .formulas import krippendorff_min_values
 from .inputs import (
     Measure,
@@ -27,6 +47,11 @@ from .simulate import STATISTICS, ModelSource, PilotSource, Progress
 DEFAULT_RATERS = (2, 3, 4, 5, 6)
 DEFAULT_ITEMS = (10, 25, 50, 100, 200)
 MAX_SEARCH_ITEMS = 3000  # the note's search for "how many cases" stops here
+DEFAULT_EXPECTED = 0.75  # the anticipated value when neither --expected nor a pilot is given
+DEFAULT_WIDTH = 0.2  # the target width of a study without bands
+STATISTICS_ALL = (*STATISTICS, "icc")
+_NAMES = {"alpha": "alpha", "fleiss_kappa": "Fleiss' kappa", "cohen_kappa": "Cohen's kappa",
+          "icc": "the ICC"}
 
 
 def band_width(study: Study) -> float | None:
@@ -36,13 +61,48 @@ def band_width(study: Study) -> float | None:
     return round(min(gaps), 10) if gaps else None
 
 
+@dataclass(frozen=True)
+class StudyDefaults:
+    """What the protocol decides on: the statistic, the measure, why, the own design."""
+
+    statistic: str
+    measure: str | None
+    reason: str
+    raters: int
+    items: int
+    sittings: bool = False  # one rater's two sittings stand for the two "raters"
+
+
+def study_defaults(study: Study) -> StudyDefaults:
+    """The statistic and measure a study's plan is about (see the module notes)."""
+    run, rubric = set(study.plan.run), study.rubric
+    raters, items = max(2, len(study.raters)), max(2, len(study.items))
+    repeats = study.design.repeats
+    if repeats is not None and "intra_rater_kappa" in run:
+        first = next((d.id for d in rubric.dimensions if d.level == "nominal" and d.scope != "study"
+                      and d.value_domain()), None)
+        return StudyDefaults("cohen_kappa", first, "intra-rater Cohen's kappa of the "
+                             f"{repeats.count} repeated items", 2, repeats.count, True)
+    total = rubric.totals[0].id if rubric.totals else None
+    if study.plan.bands:
+        return StudyDefaults("alpha", total, "alpha on the total against the bands",
+                             raters, items)
+    if "icc" in run and total is not None:
+        form = "ICC(A,1)" if study.plan.icc_form == "ICC2" else study.plan.icc_form
+        return StudyDefaults("icc", total, f"{form} on the total", raters, items)
+    if run & {"cohen_kappa", "fleiss_kappa"}:
+        statistic = "cohen_kappa" if raters == 2 else "fleiss_kappa"
+        return StudyDefaults(statistic, None, "kappa per column", raters, items)
+    return StudyDefaults("alpha", None, "alpha", raters, items)
+
+
 def plan_study(
-    root: str | Path, *, statistic: str = "alpha", measure: str | None = None,
+    root: str | Path, *, statistic: str | None = None, measure: str | None = None,
     expected: float | None = None, shares: list[float] | None = None,
     pilot: str | Path | None = None, target: Target | None = None,
     raters: Sequence[int] | None = None, items: Sequence[int] | None = None,
     costs: Costs | None = None, simulations: int = 100, n_boot: int = 500,
-    seed: int | None = None, assurance: float | None = None,
+    seed: int | None = None, assurance: float | None = None, method: str | None = None,
     progress: Progress | None = None,
 ) -> PlanResult:
     """Plan the study in ``root``: designs over raters x items, the cheapest, a plain note.
@@ -51,26 +111,33 @@ def plan_study(
     ----------
     root : str or Path
         The study folder (its rubric and design; items may still be a sample).
-    statistic : {"alpha", "fleiss_kappa", "cohen_kappa", "icc"}
-        Krippendorff's alpha at the measure's level, Fleiss' kappa, Cohen's kappa (two
-        raters only) - all simulated - or the ICC (Bonett's formula).
+    statistic : {"alpha", "fleiss_kappa", "cohen_kappa", "icc"}, optional
+        Default: what the protocol decides on (:func:`study_defaults`).
     measure : str, optional
-        A total or dimension id; default the first total, else the first dimension.
+        A total or dimension id; default the statistic's own (the first total, or the
+        first rated dimension).
     expected : float, optional
-        The anticipated alpha (or ICC). Without it alpha is planned from a pilot:
-        ``pilot``, else the study's own ``out/ratings.csv`` (unblinded with its key).
+        The anticipated value of the statistic. Without it: ``pilot``, else the
+        study's own ``out/ratings.csv`` (unblinded with its key), else
+        :data:`DEFAULT_EXPECTED`, said so in the source line.
     shares : list of float, optional
         Anticipated shares of the measure's values (default equal shares).
     target : Target, optional
-        Default: an interval no wider than the narrowest band of the plan.
+        Default: an interval no wider than the narrowest band of the plan, or
+        :data:`DEFAULT_WIDTH` wide for a study without bands.
     raters, items : sequence of int, optional
-        The grid; the study's own rater and item counts are always added.
+        The grid; the study's own rater and item counts are always added. Without
+        ``items``, a grid on which no design meets the target gains the item count
+        that meets it.
     costs : Costs, optional
     simulations, n_boot, seed : int
-        Data sets per design, bootstrap resamples per data set, and the seed
+        Simulated studies per design, bootstrap resamples per study, and the seed
         (default: the plan's seed).
     assurance : float, optional
-        ICC only: use Zou's formula with this assurance.
+        ICC width targets only: Zou's formula with this assurance.
+    method : {"closed", "simulate"}, optional
+        Default: a closed form where one covers the design, the simulation otherwise
+        (always for alpha).
     progress : callable, optional
         Called with (designs done, designs in all).
 
@@ -84,102 +151,311 @@ def plan_study(
     UsageError
         A missing or contradictory input, named as the option to give.
     """
-    study = load_study(root)
-    m = study_measure(study, measure)
+    root, study = Path(root), load_study(root)
+    own = study_defaults(study)
+    statistic = statistic or own.statistic
+    if statistic not in STATISTICS_ALL:
+        raise UsageError(f"--statistic {statistic!r}: choose one of {', '.join(STATISTICS_ALL)}")
+    if statistic != own.statistic:
+        own = StudyDefaults(statistic, None, _NAMES[statistic],
+                            2 if statistic == "cohen_kappa" else own.raters,
+                            max(2, len(study.items)))
+    m = study_measure(study, measure or own.measure)
     target = target or _default_target(study)
-    own_raters = 2 if statistic == "cohen_kappa" else max(2, len(study.raters))
-    raters = [2] if statistic == "cohen_kappa" else sorted({*(raters or DEFAULT_RATERS),
-                                                            own_raters})
-    items = sorted({*(items or DEFAULT_ITEMS), max(2, len(study.items))})
+    grid_raters = _grid_raters(own, statistic, raters)
+    grid_items = sorted({*(items or DEFAULT_ITEMS), own.items})
     seed = study.plan.seed if seed is None else seed
-    if statistic == "icc":
-        if expected is None or pilot is not None or shares is not None:
-            raise UsageError("an ICC plan takes --expected (the anticipated ICC), not a "
-                             "pilot or value shares")
-        try:
-            result = plan_icc(expected, raters=raters, items=items, target=target,
-                              costs=costs, assurance=assurance, measure=f"icc {m.id}")
-        except ValueError as exc:
-            raise UsageError(str(exc)) from exc
-        result.notes = _icc_notes(result, study)
-        return result
-    if assurance is not None:
+    if assurance is not None and statistic != "icc":
         raise UsageError("--assurance is for ICC plans (Zou 2012); simulated plans give "
                          "the share of studies meeting a lower bound with --above")
-    if statistic not in STATISTICS:
-        raise UsageError(f"--statistic {statistic!r}: choose one of "
-                         f"{', '.join((*STATISTICS, 'icc'))}")
-    source = _source(Path(root), study, m, expected, shares, pilot)
-    result = plan_alpha(source, raters=raters, items=items, target=target, costs=costs,
-                        units_per_item=m.units_per_item, simulations=simulations,
-                        n_boot=n_boot, seed=seed, measure=f"{statistic} {m.id}",
-                        progress=progress, statistic=statistic)
-    result.notes = _simulated_notes(result, study, m, source, own_raters)
+    if expected is not None and pilot is not None:
+        raise UsageError("give either --expected or --pilot, not both")
+    source = _source(root, study, m, expected, shares, pilot, statistic)
+    closed = _use_closed(method, statistic, grid_raters, m)
+    try:
+        result = _plan(statistic, closed, source, m, own, target, grid_raters, grid_items,
+                       costs, assurance, simulations, n_boot, seed, progress)
+        if items is None:
+            result = _extend(result, statistic, closed, source, m, own, target, grid_raters,
+                             grid_items, costs, assurance, simulations, n_boot, seed)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    result.notes = _notes(result, study, m, own, source)
+    result.raters_word = "sittings" if own.sittings else "raters"
     return result
+
+
+def _grid_raters(own: StudyDefaults, statistic: str, raters: Sequence[int] | None) -> list[int]:
+    if own.sittings:
+        if raters is not None:
+            raise UsageError("the intra-rater kappa compares one rater's two sittings: "
+                             "--raters does not apply (give --items for the repeated items)")
+        return [2]
+    if statistic == "cohen_kappa":
+        return [2]
+    return sorted({*(raters or DEFAULT_RATERS), own.raters})
+
+
+def _use_closed(method: str | None, statistic: str, raters: Sequence[int], m: Measure) -> bool:
+    if method not in (None, "closed", "simulate"):
+        raise UsageError(f"--method {method!r}: choose closed or simulate")
+    if statistic == "alpha":
+        if method == "closed":
+            raise UsageError("alpha has no closed form for an interval's width; plan it "
+                             "with --method simulate (the default for alpha)")
+        return False
+    if statistic == "icc":
+        if method == "simulate":
+            raise UsageError("the ICC is planned with closed forms only (Bonett, Zou, "
+                             "Walter-Eliasziw-Donner); drop --method simulate")
+        return True
+    covered = kappa_covered(raters, len(m.domain))
+    if method == "closed" and not covered:
+        raise UsageError(f"kappaSize's closed forms cover 2-6 raters and 2-5 categories; "
+                         f"{m.id!r} has {len(m.domain)} values: use --method simulate")
+    return covered if method is None else method == "closed"
+
+
+def _plan(statistic: str, closed: bool, source: ModelSource | PilotSource, m: Measure,
+          own: StudyDefaults, target: Target, raters: Sequence[int], items: Sequence[int],
+          costs: Costs | None, assurance: float | None, simulations: int, n_boot: int,
+          seed: int, progress: Progress | None) -> PlanResult:
+    name = f"{statistic} {m.id}"
+    per = 1 if own.sittings else m.units_per_item
+    if per > 1 and (closed or statistic == "icc"):  # the formulas count rated units
+        own_units = StudyDefaults(own.statistic, own.measure, own.reason, own.raters,
+                                  own.items, own.sittings)
+        result = _plan(statistic, closed, source, _unpaired(m), own_units, target, raters,
+                       [n * per for n in items], costs, assurance, simulations, n_boot,
+                       seed, progress)
+        return _per_case(result, per)
+    if statistic == "icc":
+        value, words = _anticipated(source, "ICC")
+        if target.edge is not None:
+            return plan_icc_edge(value, raters=raters, items=items, target=target,
+                                 costs=costs, measure=name, source=words)
+        return plan_icc(value, raters=raters, items=items, target=target, costs=costs,
+                        assurance=assurance, measure=name, source=words)
+    if closed:
+        model = source if isinstance(source, ModelSource) else source.fitted()
+        value, words = _anticipated(source, "kappa")
+        return plan_kappa(value, model.shares, raters=raters, items=items, target=target,
+                          costs=costs, measure=name, level=m.level, statistic=statistic,
+                          source=words)
+    result = plan_alpha(source, raters=raters, items=items, target=target, costs=costs,
+                        units_per_item=1 if own.sittings else m.units_per_item,
+                        simulations=simulations, n_boot=n_boot, seed=seed, measure=name,
+                        progress=progress, statistic=statistic)
+    result.source = _describe(source, _NAMES[statistic])
+    return result
+
+
+def _unpaired(m: Measure) -> Measure:
+    return Measure(m.id, m.level, m.domain, 1)
+
+
+def _per_case(result: PlanResult, per: int) -> PlanResult:
+    """A plan over rated units read back per case (``per`` units each)."""
+    t = result.table.copy()
+    t["units"] = t["items"]
+    t["items"] = t["items"] // per
+    t["items_needed"] = -(-t["items_needed"] // per)
+    meets = (t["items"] >= t["items_needed"]).tolist()
+    result.table = finish_table(t.drop(columns=["meets", "cost", "cheapest"]), result.target,
+                                result.costs, meets)
+    result.units_per_item = per
+    return result
+
+
+def _extend(result: PlanResult, statistic: str, closed: bool,
+            source: ModelSource | PilotSource, m: Measure, own: StudyDefaults,
+            target: Target, raters: Sequence[int], items: Sequence[int],
+            costs: Costs | None, assurance: float | None, simulations: int, n_boot: int,
+            seed: int) -> PlanResult:
+    """Add the item counts that meet the target: each rater count's for closed forms,
+    the study's own rater count's (the note's search) for a simulation none of whose
+    designs meets it. Only the new designs are computed."""
+    t = result.table
+    if "items_needed" in t:
+        extra = {int(n) for n in t["items_needed"] if n <= MAX_SEARCH_ITEMS}
+    elif result.chosen() is None and target.width is not None:
+        extra = {_searched_items(result, own, m, source)[0]}
+    else:
+        return result
+    extra -= set(items)
+    if not extra:
+        return result
+    more = _plan(statistic, closed, source, m, own, target, raters, sorted(extra), costs,
+                 assurance, simulations, n_boot, seed, None)
+    table = pd.concat([t.drop(columns=["meets", "cost", "cheapest"]),
+                       more.table.drop(columns=["meets", "cost", "cheapest"])])
+    table = table.sort_values(["raters", "items"], kind="stable").reset_index(drop=True)
+    meets = (table["items"] >= table["items_needed"]).tolist() if "items_needed" in t \
+        else None
+    result.table = finish_table(table, target, result.costs, meets)
+    return result
+
+
+def _searched_items(result: PlanResult, own: StudyDefaults, m: Measure,
+                    source: ModelSource | PilotSource) -> tuple[int, float]:
+    """The simulation's item count for the target width with the study's own raters,
+    searched from the grid's largest design of that rater count (the square-root law
+    extrapolates best from there)."""
+    t = result.table
+    mine = t[t["raters"] == own.raters].sort_values("items")
+    start = int(mine["items"].iloc[-1])
+    assert result.target.width is not None
+    return items_for_target(source, own.raters, result.target.width,
+                            units_per_item=1 if own.sittings else m.units_per_item,
+                            start_items=start, simulations=result.simulations,
+                            n_boot=result.n_boot, seed=result.seed,
+                            max_items=MAX_SEARCH_ITEMS, statistic=result.statistic)
 
 
 def _default_target(study: Study) -> Target:
     width = band_width(study)
-    if width is None:
-        raise UsageError("the study's plan has no bands; give a target with --width W "
-                         "or --above EDGE")
-    return Target(width=width)
+    return Target(width=width if width is not None else DEFAULT_WIDTH)
 
 
 def _source(root: Path, study: Study, m: Measure, expected: float | None,
-            shares: list[float] | None, pilot: str | Path | None) -> ModelSource | PilotSource:
+            shares: list[float] | None, pilot: str | Path | None,
+            statistic: str) -> ModelSource | PilotSource:
+    own_ratings = root / OUT_DIR / RATINGS_NAME
     if expected is not None:
-        if pilot is not None:
-            raise UsageError("give either --expected or --pilot, not both")
-        return model_source(m, expected, shares)
-    if pilot is not None:
+        return _model(m, expected, shares, statistic, "")
+    if pilot is not None and Path(pilot).resolve() != own_ratings.resolve():
         return pilot_source(read_pilot_csv(pilot, m), m, f"pilot {Path(pilot).name}")
-    if (root / OUT_DIR / RATINGS_NAME).exists():
+    if own_ratings.exists():
         return pilot_source(pilot_from_study(root, study, m), m,
                             f"pilot {OUT_DIR}/{RATINGS_NAME}")
-    raise UsageError(f"{root}: no anticipated agreement and no collected ratings; give "
-                     "--expected ALPHA (e.g. 0.75) or --pilot ratings.csv from an earlier "
-                     "study")
+    if pilot is not None:
+        raise UsageError(f"{pilot}: no such file; collect the study first, or give "
+                         "--expected")
+    return _model(m, DEFAULT_EXPECTED, shares, statistic,
+                  " (the default: give --expected or --pilot)")
 
 
-_NAMES = {"alpha": "alpha", "fleiss_kappa": "Fleiss' kappa", "cohen_kappa": "Cohen's kappa"}
+def _model(m: Measure, expected: float, shares: list[float] | None, statistic: str,
+           why: str) -> ModelSource:
+    if not 0 <= expected < 1:
+        raise UsageError(f"--expected {expected:g}: the anticipated {_NAMES[statistic]} "
+                         "must lie in [0, 1) (e.g. 0.75)")
+    if statistic == "icc":
+        if shares is not None:
+            raise UsageError("an ICC plan takes --expected (the anticipated ICC), not "
+                             "value shares")
+        return _Assumed(expected, tuple([1 / len(m.domain)] * len(m.domain)), m.domain,
+                        m.level, why)
+    model = model_source(m, expected, shares)
+    return _Assumed(model.alpha, model.shares, model.domain, model.level, why)
 
 
-def _simulated_notes(result: PlanResult, study: Study, m: Measure,
-                     source: ModelSource | PilotSource, r: int) -> list[str]:
-    """Plain words on the study's own design, the cases it would need, Krippendorff's table."""
-    n, name = max(2, len(study.items)), _NAMES[result.statistic]
+@dataclass(frozen=True)
+class _Assumed(ModelSource):
+    """A model whose description says where the value came from."""
+
+    why: str = ""
+
+
+def _describe(source: ModelSource | PilotSource, name: str) -> str:
+    """One short line: the value and a summary of the shares (never every share)."""
+    if isinstance(source, PilotSource):
+        return source.describe()
+    why = getattr(source, "why", "")
+    shares = np.asarray(source.shares)
+    if name == "ICC":
+        return f"assumed ICC {source.alpha:g}{why}"
+    if np.allclose(shares, shares[0]):
+        spread = f"equal shares of {len(shares)} values"
+    elif len(shares) <= 5:
+        spread = "value shares " + ", ".join(
+            f"{v}: {s:.2f}" for v, s in zip(source.domain, shares, strict=True))
+    else:
+        spread = (f"shares of {len(shares)} values from {shares.min():.2f} to "
+                  f"{shares.max():.2f}")
+    return f"assumed {name} {source.alpha:g}{why}, {spread}"
+
+
+def _anticipated(source: ModelSource | PilotSource, name: str) -> tuple[float, str]:
+    """The anticipated value for a closed form and its description."""
+    if isinstance(source, PilotSource):
+        fitted = source.fitted()
+        return fitted.alpha, (f"{source.describe()}, taken as the anticipated {name} "
+                              f"({fitted.alpha:.3f})")
+    return source.alpha, _describe(source, name)
+
+
+def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
+           source: ModelSource | PilotSource) -> list[str]:
+    """Plain words on the study's own design and what would meet the target."""
+    r, n, name = own.raters, own.items, _NAMES[result.statistic]
     t = result.table
     row = t[(t["raters"] == r) & (t["items"] == n)].iloc[0]
-    w, centre = float(row["expected_width"]), float(row["estimate_median"])
-    unit_words = f", {n * m.units_per_item} rated responses" if m.units_per_item > 1 else ""
-    notes = [f"This study as specified ({r} raters x {n} cases{unit_words}): {name} on "
-             f"{m.id!r} can expect a 95% interval about {w:.2f} wide (roughly "
-             f"{centre - w / 2:.2f} to {centre + w / 2:.2f} around {centre:.2f})."]
-    band = band_width(study)
-    goal = result.target.width if result.target.width is not None else band
+    w = float(row["expected_width"])
+    low, high = _clipped(row, w, result.statistic)
+    who = (f"one rater's two sittings x {n} repeated items" if own.sittings else
+           f"{r} raters x {n} {'cases' if m.units_per_item > 1 else 'items'}")
+    units = f", {n * m.units_per_item} rated responses" if m.units_per_item > 1 else ""
+    notes = [f"Planned: {own.reason}. This study as specified ({who}{units}): {name} on "
+             f"{m.id!r} can expect a 95% interval about {w:.2f} wide (roughly {low:.2f} "
+             f"to {high:.2f})."]
+    band = band_width(study) if result.statistic == "alpha" else None  # bands judge alpha
     if band is not None:
         verdict = ("narrow enough to fit within one band" if w <= band else
                    f"wider than one band, so which band {name} falls in can be decided by "
                    "chance")
         notes[0] += f" The bands are {band:.2f} apart: that is {verdict}."
-    if goal is not None and w > goal:
-        need, reached = items_for_target(
-            source, r, goal, units_per_item=m.units_per_item, start_items=n,
-            simulations=result.simulations, n_boot=result.n_boot, seed=result.seed,
-            max_items=MAX_SEARCH_ITEMS, statistic=result.statistic)
-        what = "fit within one band" if goal == band else f"be at most {goal:g} wide"
-        if reached <= goal:
-            notes.append(f"About {need} cases with {r} raters (expected width "
-                         f"{reached:.2f}) would make the interval {what}, so the band "
-                         "decision is reliable.")
-        else:
-            notes.append(f"Even {need} cases with {r} raters (expected width {reached:.2f}) "
-                         f"would not make the interval {what}; more raters or a wider "
-                         "target are needed.")
+    if not bool(row["meets"]):
+        notes.append(_what_meets(result, own, m, source, band))
     if result.statistic == "alpha":
         notes.extend(_krippendorff_note(study, m, source, r * n * m.units_per_item))
     return notes
+
+
+def _clipped(row: dict, w: float, statistic: str) -> tuple[float, float]:
+    """The interval, never beyond the statistic's range ([-1, 1]; the ICC's top is 1)."""
+    if "ci_low" in row and np.isfinite(row.get("ci_low", np.nan)):
+        low, high = float(row["ci_low"]), float(row["ci_high"])
+    else:
+        centre = float(row["estimate_median"])
+        low, high = centre - w / 2, centre + w / 2
+    return max(low, -1.0), min(high, 1.0)
+
+
+def _what_meets(result: PlanResult, own: StudyDefaults, m: Measure,
+                source: ModelSource | PilotSource, band: float | None) -> str:
+    """The item count meeting the target, in words (the band decision only for alpha)."""
+    target, r = result.target, own.raters
+    word = "cases" if m.units_per_item > 1 else "items"
+    what = (f"clear {target.edge:g} with probability {target.probability:g}"
+            if target.edge is not None else
+            "fit within one band" if band is not None and target.width == band else
+            f"no wider than {target.width:g}")
+    decision = ", so the band decision is reliable" if band is not None and \
+        target.width == band else ""
+    t = result.table
+    if "items_needed" in t:
+        need = int(t.loc[t["raters"] == r, "items_needed"].iloc[0])
+        return (f"{need} {'repeated ' if own.sittings else ''}{word} with {r} "
+                f"{'sittings' if own.sittings else 'raters'} would make the interval "
+                f"{what}{decision} ({result.method}).")
+    hits = t[(t["raters"] == r) & t["meets"]]
+    if target.width is None:
+        if hits.empty:
+            return (f"No {word[:-1]} count of the grid makes the interval {what} with {r} "
+                    "raters; try more items (--items) or raters.")
+        return (f"{int(hits['items'].min())} {word} with {r} raters make the interval "
+                f"{what}.")
+    if not hits.empty:
+        first = hits.sort_values("items").iloc[0]
+        need, reached = int(first["items"]), float(first["expected_width"])
+    else:
+        need, reached = _searched_items(result, own, m, source)
+    if reached <= target.width:
+        return (f"About {need} {word} with {r} raters (expected width {reached:.2f}) "
+                f"would make the interval {what}{decision}.")
+    return (f"Even {need} {word} with {r} raters (expected width {reached:.2f}) would not "
+            f"make the interval {what}; more raters or a wider target are needed.")
 
 
 def _krippendorff_note(study: Study, m: Measure, source: ModelSource | PilotSource,
@@ -194,12 +470,3 @@ def _krippendorff_note(study: Study, m: Measure, source: ModelSource | PilotSour
     return [f"Krippendorff's table (two coders, p = 0.05, rarest value's share {p_c:.2f}) "
             f"asks for at least {need} pairable values to claim alpha >= {floor:g}; this "
             f"design has {values}."]
-
-
-def _icc_notes(result: PlanResult, study: Study) -> list[str]:
-    r, n = max(2, len(study.raters)), max(2, len(study.items))
-    t = result.table
-    row = t[(t["raters"] == r) & (t["items"] == n)].iloc[0]
-    return [f"This study as specified ({r} raters x {n} items): {result.method} expects a "
-            f"95% ICC interval about {row['expected_width']:.2f} wide; "
-            f"{int(row['items_needed'])} items reach {result.target.describe()}."]

@@ -7,7 +7,7 @@ raise :class:`ValueError`. Nothing here prints or exits.
 """
 
 from sheetflow.stats.agreement import direction_agreement, percent_agreement, spearman
-from sheetflow.stats.alpha import LEVELS, krippendorff_alpha
+from sheetflow.stats.alpha import LEVELS, alpha_complete_batch, krippendorff_alpha
 from sheetflow.stats.chance import (
     brennan_prediger,
     conger_kappa,
@@ -34,10 +34,12 @@ from sheetflow.stats.kappa import (
     fleiss_kappa,
     intra_rater_kappa,
 )
+from sheetflow.stats.kappa_variance import max_kappa_sd
 from sheetflow.stats.scores import mean_spearman, tolerance_agreement
 
 __all__ = [
     "LEVELS",
+    "alpha_complete_batch",
     "brennan_prediger",
     "clustered_permutation_best_of",
     "cochran_armitage",
@@ -53,6 +55,7 @@ __all__ = [
     "intra_rater_kappa",
     "krippendorff_alpha",
     "light_kappa",
+    "max_kappa_sd",
     "mean_spearman",
     "newcombe_difference",
     "paired_mean_difference",

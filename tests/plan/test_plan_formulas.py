@@ -205,8 +205,65 @@ def test_the_fce_variance_is_the_sampling_variance_of_kappa():
     assert np.var(kappas, ddof=1) == pytest.approx(expected, rel=0.08)
 
 
-def test_more_than_two_categories_are_refused_in_words():
+def test_flack_k_category_power_reproduces_irr_n2_cohen_kappa():
+    """irr N2.cohen.kappa man example (D; Flack et al. 1988, the variance maximised by
+    a linear program): marginals (.2, .25, .55), k1 = .6, k0 = .4, one-sided a .05,
+    power .80 -> 101."""
     from sheetflow.plan import cohen_kappa_power_items
 
-    with pytest.raises(ValueError, match="two categories"):
-        cohen_kappa_power_items(0.4, 0.6, [0.2, 0.3, 0.5])
+    assert cohen_kappa_power_items(0.4, 0.6, [0.2, 0.25, 0.55], alpha=0.05, power=0.80,
+                                   sides=1) == 101
+
+
+@pytest.mark.parametrize(("kappa", "p"), [(0.0, 0.5), (0.4, 0.3), (0.7, 0.2)])
+def test_flack_maximum_is_the_fce_variance_when_two_categories_fix_the_table(kappa, p):
+    """Cross-check: with two categories the marginals and kappa fix the table, so the
+    linear program's maximum is the Fleiss-Cohen-Everitt variance itself."""
+    from sheetflow.plan import fce_kappa_variance
+    from sheetflow.stats import max_kappa_sd
+
+    assert max_kappa_sd([p, 1 - p], kappa) ** 2 == pytest.approx(
+        fce_kappa_variance(kappa, p, p), rel=1e-9)
+
+
+def test_flack_maximum_bounds_the_variance_of_random_tables():
+    """Cross-check on random data: the FCE variance of random 3 x 3 tables with the
+    same marginals and kappa never exceeds the linear program's maximum."""
+    from sheetflow.stats import max_kappa_sd
+
+    rng = np.random.default_rng(11)
+    shares, kappa = np.array([0.2, 0.25, 0.55]), 0.5
+    pe = float(shares @ shares)
+    po = kappa + pe * (1 - kappa)
+    limit = max_kappa_sd(shares, kappa) ** 2
+    seen = 0
+    for _ in range(400):  # symmetric tables: random off-diagonal mass, then the diagonal
+        off = rng.dirichlet(np.ones(3)) * (1 - po)
+        table = np.zeros((3, 3))
+        for (i, j), mass in zip([(0, 1), (0, 2), (1, 2)], off, strict=True):
+            table[i, j] = table[j, i] = mass / 2
+        np.fill_diagonal(table, shares - table.sum(axis=1))
+        if table.min() < 0:
+            continue
+        seen += 1
+        assert _fce_variance_of_table(table) <= limit + 1e-12
+    assert seen > 20
+
+
+def _fce_variance_of_table(table: np.ndarray) -> float:
+    """Fleiss, Cohen & Everitt (1969) eq. 13 for any K x K table of probabilities."""
+    row, col = table.sum(axis=1), table.sum(axis=0)
+    po, pe = float(np.trace(table)), float(row @ col)
+    k = len(table)
+    diagonal = sum(table[i, i] * ((1 - pe) - (row[i] + col[i]) * (1 - po)) ** 2
+                   for i in range(k))
+    off = (1 - po) ** 2 * sum(table[i, j] * (col[i] + row[j]) ** 2
+                              for i in range(k) for j in range(k) if i != j)
+    return (diagonal + off - (po * pe - 2 * pe + po) ** 2) / (1 - pe) ** 4
+
+
+def test_raw_agreement_reproduces_statpsych_size_ci_agree():
+    """statpsych size.ci.agree (D): a .05, G .8, w .2 -> "Should return 139"."""
+    from sheetflow.plan import agreement_g_items
+
+    assert agreement_g_items(0.8, 0.2, confidence=0.95) == 139

@@ -55,7 +55,7 @@ def test_protocol_000_design_gets_a_plain_note(study000):
 def test_recorded_design_is_frozen_by_the_spec_hash(study000, tmp_path):
     before = load_study(study000).hash
     res = plan_study(study000, expected=0.75, raters=[4], items=[18, 400],
-                     target=Target(width=0.3), **FAST)
+                     target=Target(width=0.2), **FAST)
     path = record_plan(study000, res)
     assert path.name == SIZING_FILE
     study = load_study(study000)
@@ -81,8 +81,8 @@ def test_plan_workbook_has_designs_and_a_chart(study000, tmp_path):
 
 
 def test_inputs_are_checked(study000, tmp_path):
-    with pytest.raises(UsageError, match="--expected"):
-        plan_study(study000, **FAST)
+    assumed = plan_study(study000, raters=[4], items=[18], **FAST)  # no value: the default
+    assert assumed.source.startswith("assumed alpha 0.75 (the default: give --expected")
     with pytest.raises(UsageError, match="choose one of"):
         plan_study(study000, expected=0.7, measure="nope", **FAST)
     with pytest.raises(UsageError, match="21 values"):
@@ -112,8 +112,11 @@ def test_icc_plan_uses_bonett(study000):
     res = plan_study(study000, statistic="icc", expected=0.7, raters=[2, 4], items=[18, 200],
                      target=Target(width=0.2))
     assert res.method == "Bonett (2002)" and res.simulations == 0
-    assert set(res.table["items_needed"]) == {101, 57}  # 8 z^2 .09 3.1^2 / (12 .04) + 1 = 56.4
-    assert "4 raters x 18 items" in res.notes[0]
+    # Bonett counts rated responses: 101 (2 raters) and 57 (4 raters; 8 z^2 .09 3.1^2 /
+    # (12 .04) + 1 = 56.4); a paired case gives two, so 51 and 29 cases
+    assert set(res.table["items_needed"]) == {51, 29}
+    assert set(res.table["units"]) == {36, 400}
+    assert "4 raters x 18 cases, 36 rated responses" in res.notes[0]
 
 
 def test_cli_plan_json_and_exit_codes(study000):
@@ -139,7 +142,7 @@ def test_cli_plan_json_and_exit_codes(study000):
 def test_cli_plan_record_writes_sizing(study000):
     result = CliRunner().invoke(cli, [
         "plan", str(study000), "--expected", "0.75", "--raters", "4", "--items", "18,400",
-        "--width", "0.3", "--simulations", "20", "--n-boot", "100", "--record"])
+        "--width", "0.2", "--simulations", "20", "--n-boot", "100", "--record"])
     assert result.exit_code == 0, result.output
     assert "cheapest   4 raters x 400 items" in result.output
     assert json.loads((study000 / SIZING_FILE).read_text())["items"] == 400
@@ -178,7 +181,7 @@ def test_no_record_after_generate(study000):
 
 
 def test_options_that_would_be_ignored_are_refused(study000):
-    with pytest.raises(UsageError, match="not a pilot"):
+    with pytest.raises(UsageError, match="not value shares"):
         plan_study(study000, statistic="icc", expected=0.7, shares=[1.0] * 21)
     with pytest.raises(UsageError, match="--assurance is for ICC"):
         plan_study(study000, expected=0.7, assurance=0.8, **FAST)

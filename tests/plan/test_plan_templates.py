@@ -1,0 +1,64 @@
+"""Every template's ``init`` output plans with no options: the protocol's statistic, its
+target and a design that meets it (issue acceptance); ``--expected 0.75`` works too."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from sheetflow.cli import cli
+from sheetflow.spec import init_study
+
+EXPECTED = {  # template -> (statistic line, target line)
+    "paired-rubric": ("statistic  alpha total (ordinal)", "no wider than 0.1"),
+    "keep-known": ("statistic  cohen_kappa keep (nominal)", "no wider than 0.2"),
+    "anchored-plan": ("statistic  icc total (interval)", "no wider than 0.2"),
+    "answer-review": ("statistic  cohen_kappa overall_rating (ordinal)", "no wider than 0.2"),
+    "judge-likert": ("statistic  icc overall (interval)", "no wider than 0.2"),
+}
+
+
+@pytest.mark.parametrize("template", sorted(EXPECTED))
+def test_plan_with_no_options_exits_0_with_statistic_target_and_design(template, tmp_path):
+    folder = init_study(tmp_path / template, template=template)
+    quick = ["--simulations", "20", "--n-boot", "100"] if template == "paired-rubric" else []
+    result = CliRunner().invoke(cli, ["plan", str(folder), *quick])
+    assert result.exit_code == 0, result.output
+    statistic, target = EXPECTED[template]
+    assert statistic in result.output and target in result.output
+    assert "(the default: give --expected or --pilot)" in result.output
+    assert "cheapest   " in result.output.splitlines()[-1]
+    assert "band" not in result.output or template == "paired-rubric"
+    low, high = map(float, re.search(r"roughly (-?[\d.]+) to (-?[\d.]+)",
+                                     result.output).groups())
+    assert -1 <= low < high <= 1  # clipped to the statistic's range
+    expected = CliRunner().invoke(cli, ["plan", str(folder), "--expected", "0.75", *quick])
+    assert expected.exit_code == 0, expected.output
+
+
+def test_intra_rater_plan_refuses_raters_in_words(tmp_path):
+    folder = init_study(tmp_path / "kk", template="keep-known")
+    result = CliRunner().invoke(cli, ["plan", str(folder), "--raters", "2-4"])
+    assert result.exit_code == 2 and "two sittings" in result.output
+
+
+def test_expected_outside_the_range_is_said(tmp_path):
+    folder = init_study(tmp_path / "ar", template="anchored-plan")
+    result = CliRunner().invoke(cli, ["plan", str(folder), "--expected", "1.2"])
+    assert result.exit_code == 2 and "must lie in [0, 1)" in result.output
+
+
+def test_closed_and_simulated_kappa_agree_roughly(tmp_path):
+    """Cross-check: kappaSize's expected interval width and the simulated width of
+    Fleiss' kappa's interval are close for a binary measure."""
+    from sheetflow.plan import plan_study
+
+    folder = init_study(tmp_path / "kk", template="keep-known")
+    args = dict(statistic="fleiss_kappa", expected=0.6, raters=[3], items=[200])
+    closed = plan_study(folder, method="closed", **args)
+    simulated = plan_study(folder, method="simulate", simulations=60, n_boot=1, **args)
+    pick = lambda res: float(res.table[(res.table["raters"] == 3)  # noqa: E731
+                                       & (res.table["items"] == 200)]["expected_width"].iloc[0])
+    assert pick(closed) == pytest.approx(pick(simulated), rel=0.15)
