@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,3 +37,28 @@ def refused_before_unsealing(root: Path, *words: str) -> str:
     assert sorted(p.name for p in (root / "out").iterdir()) == before
     assert not (root / "out" / "summary.json").exists()
     return lines[0]
+
+
+KEEP = object()
+"""Returned by a ``fill_returns`` answer function: leave the cell as generated."""
+
+
+def fill_returns(root: Path, answer: Callable[[dict[str, Any], dict[str, Any]], Any]
+                 ) -> list[dict[str, Any]]:
+    """Fill every pack's value cells with ``answer(pack, cell)`` (None blanks the cell,
+    :data:`KEEP` leaves it) and save each copy into ``returns/``; the manifest's packs."""
+    from sheetflow.packs.manifest import read_manifest
+    from sheetflow.workbook import layout as L
+
+    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
+    (root / L.RETURNS_DIR).mkdir(exist_ok=True)
+    for pack in manifest["packs"]:
+        wb = openpyxl.load_workbook(root / L.PACKS_DIR / pack["file"])
+        for cell in L.iter_answer_cells(pack):
+            if cell["part"] != "value":
+                continue
+            value = answer(pack, cell)
+            if value is not KEEP:
+                wb[cell["sheet"]][cell["cell"]].value = value
+        wb.save(root / L.RETURNS_DIR / pack["file"])
+    return manifest["packs"]

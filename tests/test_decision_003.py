@@ -15,14 +15,12 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from decision_helpers import refused_before_unsealing, run_analyze
+from decision_helpers import fill_returns, refused_before_unsealing, run_analyze
 
 from sheetflow.collect.run import collect
 from sheetflow.packs.generate import generate_packs
-from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec.study import load_study
 from sheetflow.spec.templates import init_study
-from sheetflow.workbook import layout as L
 
 NA_ITEMS = ("HV-02", "HV-05", "HV-09")
 DISPUTED = "HV-04"
@@ -47,18 +45,13 @@ def _study(root: Path, na: str = "missing", note: bool = True) -> Path:
     generate_packs(root)
     study = load_study(root)
     order = {it.id: i for i, it in enumerate(study.items)}
-    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
-    (root / "returns").mkdir(exist_ok=True)
-    for pack in manifest["packs"]:
-        wb = openpyxl.load_workbook(root / L.PACKS_DIR / pack["file"])
-        for a in L.iter_answer_cells(pack):
-            if a["part"] != "value":
-                continue
-            value = _answer(study, a["dimension"], order[a["item_id"]], a["item_id"])
-            if a["dimension"] == "rater_note" and not note and pack["rater_id"] == "rater2":
-                value = None
-            wb[a["sheet"]][a["cell"]].value = value
-        wb.save(root / "returns" / pack["file"])
+
+    def answer(pack, a):
+        if a["dimension"] == "rater_note" and not note and pack["rater_id"] == "rater2":
+            return None
+        return _answer(study, a["dimension"], order[a["item_id"]], a["item_id"])
+
+    fill_returns(root, answer)
     return root
 
 

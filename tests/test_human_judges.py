@@ -14,18 +14,15 @@ from __future__ import annotations
 
 import json
 
-import openpyxl
 import pytest
-from decision_helpers import run_analyze
+from decision_helpers import KEEP, fill_returns, run_analyze
 
 from sheetflow.collect.run import collect
 from sheetflow.judges.records import DIMENSIONS, verdict_for
 from sheetflow.packs.generate import generate_packs
-from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec.study import load_study
 from sheetflow.spec.templates import init_study
 from sheetflow.spec.verdicts import verdict_rule
-from sheetflow.workbook import layout as L
 
 LEVEL = {"cell_a_opus_solo": 3, "cell_b_opus_memory_harness": 4, "cell_c_qwen_solo": 3,
          "cell_d_qwen_memory_harness": 4}
@@ -38,25 +35,23 @@ def by_hand(tmp_path_factory):
     generate_packs(root)
     study = load_study(root)
     arm_of = {it.id: it.fields["cell"] for it in study.items}
-    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
-    (root / "returns").mkdir(exist_ok=True)
-    wrong = None
-    for pack in manifest["packs"]:
-        wb = openpyxl.load_workbook(root / L.PACKS_DIR / pack["file"])
-        for a in L.iter_answer_cells(pack):
-            if a["part"] != "value":
-                continue
-            level = LEVEL[arm_of[a["item_id"]]]
-            value = {"rationale": "Weakest on synthesis.",
-                     "overall_verdict": verdict_for(level)}.get(a["dimension"], level)
-            if a["dimension"] == "overall_verdict" and wrong is None and level == 3 \
-                    and pack["rater_id"] == "judge-2":
-                value, wrong = "PASS_STRONG", a["cell"]
-            if a["dimension"] in DIMENSIONS or a["dimension"] in ("rationale",
-                                                                 "overall_verdict"):
-                wb[a["sheet"]][a["cell"]].value = value
-        wb.save(root / "returns" / pack["file"])
-    return root, wrong
+    wrong = []
+
+    def answer(pack, cell):
+        level = LEVEL[arm_of[cell["item_id"]]]
+        if cell["dimension"] in DIMENSIONS:
+            return level
+        if cell["dimension"] == "rationale":
+            return "Weakest on synthesis."
+        if cell["dimension"] != "overall_verdict":
+            return KEEP
+        if not wrong and level == 3 and pack["rater_id"] == "judge-2":
+            wrong.append(cell["cell"])
+            return "PASS_STRONG"  # a mean of 3.00 is FAIL_WEAK
+        return verdict_for(level)
+
+    fill_returns(root, answer)
+    return root, wrong[0]
 
 
 def test_the_template_bands_are_the_judge_prompts():

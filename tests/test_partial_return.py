@@ -16,16 +16,13 @@ import csv
 
 import krippendorff
 import numpy as np
-import openpyxl
 import pytest
-from decision_helpers import refused_before_unsealing, run_analyze
+from decision_helpers import fill_returns, refused_before_unsealing, run_analyze
 
 from sheetflow.collect.run import collect
 from sheetflow.packs.generate import generate_packs
-from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec.study import load_study
 from sheetflow.spec.templates import init_study
-from sheetflow.workbook import layout as L
 
 SKIPPED = "HV-07"
 CITATION = ("Good", "Partial", "Poor", "None present")
@@ -52,17 +49,13 @@ def skipped(tmp_path_factory):
     generate_packs(root)
     study = load_study(root)
     order = {it.id: i for i, it in enumerate(study.items)}
-    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
-    (root / "returns").mkdir(exist_ok=True)
-    for pack in manifest["packs"]:
-        wb = openpyxl.load_workbook(root / L.PACKS_DIR / pack["file"])
-        for a in L.iter_answer_cells(pack):
-            if a["part"] != "value":
-                continue
-            skip = pack["rater_id"] == "rater2" and a["item_id"] == SKIPPED
-            wb[a["sheet"]][a["cell"]].value = None if skip else _value(
-                study, a["dimension"], order[a["item_id"]], pack["rater_id"])
-        wb.save(root / "returns" / pack["file"])
+
+    def answer(pack, cell):
+        if pack["rater_id"] == "rater2" and cell["item_id"] == SKIPPED:
+            return None
+        return _value(study, cell["dimension"], order[cell["item_id"]], pack["rater_id"])
+
+    fill_returns(root, answer)
     result = collect(root)
     return root, study, order, result
 
