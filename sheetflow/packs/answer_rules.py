@@ -14,6 +14,7 @@ from ..spec.rubric import Dimension
 from ..workbook import layout as L
 from .guides import display_label, messages, number_span, word_range
 from .rules import Box, Pos, a1, boxes, chunks, column_name, grouped_refs, invalid_formula
+from .text import progress_text
 
 COUNT_ARGS = 255  # Excel's most arguments to one function (COUNTA)
 PROTECT = {"format_columns": True, "format_rows": True, "select_locked_cells": True,
@@ -32,8 +33,11 @@ class AnswerRules:
     word_dims: dict[Any, Dimension]
     list_columns: dict[tuple[str, ...], str]
     required: list[Pos]
+    defaulted: list[Pos]
+    blank_answers: set[str]
     done_col: str
     bad_col: str
+    marks_col: str
     check: Callable[[int | None, str], None]  # raises on an xlsxwriter failure code
 
     def _dimension_rule(self, dim: Dimension, pos: Pos) -> dict[str, Any]:
@@ -111,6 +115,30 @@ class AnswerRules:
             letter = column_name(col)
             self.list_columns[key] = f"={L.LISTS_SHEET}!${letter}$1:${letter}${len(choices)}"
         return self.list_columns[key]
+
+    def _progress_formula(self, last: int) -> str:
+        """Valid answers, not filled cells: refused values come first, in red, and
+        keep the line from saying "All ... done" (see :func:`.text.progress_text`)."""
+        def total_of(col: str) -> str:
+            return f"SUM({col}{L.HEADER_ROWS + 1}:{col}{last})"
+
+        total, done, bad = len(self.required), total_of(self.done_col), total_of(self.bad_col)
+        filled = f'{done}&" of {total} required answers filled"'
+        line = (f'IF({bad}>0,{bad}&" to correct (red cells); "&{filled},'
+                f'IF({done}>={total},"All {total} answers done",{filled}))')
+        if self.defaulted:
+            line += (f'&"; "&{total_of(self.marks_col)}&" of {len(self.defaulted)} marks set '
+                     f'({self._blank_meaning()})"')
+        return "=" + line
+
+    def _blank_meaning(self) -> str:
+        if len(self.blank_answers) == 1:
+            return f"a blank mark means {next(iter(self.blank_answers))}"
+        return "a blank mark counts as its default answer"
+
+    def _progress_start(self) -> str:
+        marks = (0, len(self.defaulted), self._blank_meaning()) if self.defaulted else None
+        return progress_text(0, len(self.required), 0, marks)
 
     def _count_cells(self, cells: list[Pos], column: str) -> None:
         """Count the filled ``cells`` in the hidden ``column``, for the progress line.

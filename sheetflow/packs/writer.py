@@ -35,7 +35,7 @@ from .answer_rules import PROTECT, AnswerRules
 from .book import StructureLockedWorkbook
 from .guides import answer_label, display_label, guide, how_to_lines, messages, rubric_lines
 from .rules import Pos, Validations, boxes, grouped_refs, points_expr, total_formula
-from .text import LINE_POINTS, TextCache, clip, progress_text, row_points, split_text, utf16_len
+from .text import LINE_POINTS, TextCache, clip, row_points, split_text, utf16_len
 
 HEADER_POINTS = (24.0, LINE_POINTS, 30.0, LINE_POINTS)  # title, progress, legend, headings
 HOW_TO = "How to use this workbook"
@@ -611,30 +611,6 @@ class PackWriter(AnswerRules):
         self.check(ws.protect("", PROTECT), "the Scoring sheet protection")
         ws.activate()
         self.instructions.activate()
-
-    def _progress_formula(self, last: int) -> str:
-        """Valid answers, not filled cells: refused values come first, in red, and
-        keep the line from saying "All ... done" (see :func:`.text.progress_text`)."""
-        def total_of(col: str) -> str:
-            return f"SUM({col}{L.HEADER_ROWS + 1}:{col}{last})"
-
-        total, done, bad = len(self.required), total_of(self.done_col), total_of(self.bad_col)
-        filled = f'{done}&" of {total} required answers filled"'
-        line = (f'IF({bad}>0,{bad}&" to correct (red cells); "&{filled},'
-                f'IF({done}>={total},"All {total} answers done",{filled}))')
-        if self.defaulted:
-            line += (f'&"; "&{total_of(self.marks_col)}&" of {len(self.defaulted)} marks set '
-                     f'({self._blank_meaning()})"')
-        return "=" + line
-
-    def _blank_meaning(self) -> str:
-        if len(self.blank_answers) == 1:
-            return f"a blank mark means {next(iter(self.blank_answers))}"
-        return "a blank mark counts as its default answer"
-
-    def _progress_start(self) -> str:
-        marks = (0, len(self.defaulted), self._blank_meaning()) if self.defaulted else None
-        return progress_text(0, len(self.required), 0, marks)
 
     def _paginate(self) -> None:
         """Print at a fixed scale with page breaks between cards (see :mod:`.pages`)."""
