@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from ..stats import alpha_complete_batch, cohen_kappa, fleiss_kappa, krippendorff_alpha
 
@@ -189,6 +190,17 @@ def simulate_cell(
             method = "pilot resampling"
         else:
             source, method = source.fitted(), "model fitted to pilot"
+    # one BLAS thread: a design is thousands of small matrix products, for which the
+    # threads' hand-off costs more than they share (5-20x slower on a busy machine)
+    with threadpool_limits(1, user_api="blas"):
+        return _simulate(source, raters, units, simulations, n_boot, confidence, edge, seed,
+                         statistic, method)
+
+
+def _simulate(source: ModelSource | PilotSource, raters: int, units: int, simulations: int,
+              n_boot: int, confidence: float, edge: float | None, seed: int, statistic: str,
+              method: str) -> dict[str, Any]:
+    """:func:`simulate_cell`'s figures, its arguments checked."""
     rng = np.random.default_rng([seed, raters, units])
     if statistic == "alpha":
         codes = source.draw(rng, units, raters, sets=simulations)

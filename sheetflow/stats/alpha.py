@@ -361,18 +361,30 @@ def alpha_complete_batch(
         block = counts[start:start + per_chunk]
         reps[start:start + per_chunk] = _complete_reps(block, full, m, delta)
     tail = (1.0 - confidence) / 2.0
-    with warnings.catch_warnings():  # a data set whose every resample is undefined: NaN
-        warnings.simplefilter("ignore", RuntimeWarning)
-        low, high = np.nanquantile(reps[:, 1:], [tail, 1.0 - tail], axis=1)
+    low, high = _row_quantiles(reps[:, 1:], [tail, 1.0 - tail])
     estimate = reps[:, 0]
     undefined = np.isnan(estimate)
     return estimate, np.where(undefined, np.nan, low), np.where(undefined, np.nan, high)
 
 
+def _row_quantiles(reps: np.ndarray, q: list[float]) -> np.ndarray:
+    """``np.nanquantile(reps, q, axis=1)``: rows without NaN in one vectorised call (the
+    same values), only rows holding NaN one by one; NaN for a row of NaN alone."""
+    out = np.empty((len(q), len(reps)))
+    gaps = np.isnan(reps).any(axis=1)
+    if (~gaps).any():
+        out[:, ~gaps] = np.quantile(reps[~gaps], q, axis=1)
+    if gaps.any():
+        with warnings.catch_warnings():  # a data set whose every resample is undefined
+            warnings.simplefilter("ignore", RuntimeWarning)
+            out[:, gaps] = np.nanquantile(reps[gaps], q, axis=1)
+    return out
+
+
 def _complete_reps(counts: np.ndarray, weights: np.ndarray, m: float,
                    delta: np.ndarray | None) -> np.ndarray:
     """Alpha of each (data set, weight row): shape (S, B)."""
-    n_c = np.einsum("bu,suc->sbc", weights, counts, optimize=True)
+    n_c = _weighted_counts(weights, counts)  # (S, B, V)
     n = n_c.sum(axis=2)
     if delta is not None:
         d_unit = np.einsum("suc,ck,suk->su", counts, delta, counts, optimize=True) / (m - 1)
@@ -380,11 +392,8 @@ def _complete_reps(counts: np.ndarray, weights: np.ndarray, m: float,
         expected = np.einsum("sbc,ck,sbk->sb", n_c, delta, n_c, optimize=True)
     else:  # the ordinal metric from each replicate's mid-ranks, as _ordinal_sums
         mid = np.cumsum(n_c, axis=2) - n_c / 2.0
-        # sum_u w_u S2_u = sum_c n_c mid_c^2 needs no per-unit pass; only S1_u^2 does
-        s1 = _exact_matmul(mid, counts.transpose(0, 2, 1), float(n.max()) * m)  # (S, B, n)
+        observed = 2.0 * _ordinal_spread(counts, weights, n_c, mid, m) / (m - 1.0)
         square = (n_c * mid**2).sum(axis=2)
-        s1_sq = np.einsum("sbu,bu->sb", s1 * s1, weights, optimize=True)
-        observed = 2.0 * (m * square - s1_sq) / (m - 1.0)
         first = (n_c * mid).sum(axis=2)
         expected = 2.0 * (n * square - first**2)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -392,10 +401,36 @@ def _complete_reps(counts: np.ndarray, weights: np.ndarray, m: float,
     return np.where(expected > 0, alpha, np.nan)
 
 
-def _exact_matmul(halves: np.ndarray, counts: np.ndarray, largest: float) -> np.ndarray:
-    """``halves @ counts`` for half-integer mid-ranks and integer counts, in single
-    precision when every partial sum stays below 2^23 (then each is exact: the result
-    equals the double-precision product, several times faster), else in double."""
-    if 2.0 * largest < 2.0**23:
-        return np.matmul(halves.astype(np.float32), counts.astype(np.float32)).astype(float)
-    return np.matmul(halves, counts)
+def _weighted_counts(weights: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``n_c[s, b] = weights[b] @ counts[s]`` as one matrix product over every data set,
+    in single precision when every sum stays below 2^23 (integers: then exact)."""
+    n_sets, n_units, n_values = counts.shape
+    flat = counts.transpose(1, 0, 2).reshape(n_units, n_sets * n_values)
+    exact32 = float(weights.sum(axis=1).max()) * float(counts.sum(axis=2).max()) < 2.0**23
+    dtype = np.float32 if exact32 else float
+    n_c = (weights.astype(dtype) @ flat.astype(dtype)).astype(float)
+    return n_c.reshape(len(weights), n_sets, n_values).transpose(1, 0, 2)
+
+
+def _ordinal_spread(counts: np.ndarray, weights: np.ndarray, n_c: np.ndarray,
+                    mid: np.ndarray, m: float) -> np.ndarray:
+    """``sum_u w_u (m S2_u - S1_u^2)`` per (data set, replicate), where ``S1_u`` and
+    ``S2_u`` sum the mid-ranks and their squares over unit u's values.
+
+    A unit whose values are all one category adds exactly 0 (``m^2 mid^2 -
+    (m mid)^2``), so only units holding two or more categories are multiplied out;
+    every term is a multiple of 1/4 far below 2^53, so the sums are exact and equal
+    those over all units bit for bit.
+    """
+    mixed = (counts > 0).sum(axis=2) > 1  # (S, n)
+    spread = m * (_weighted_counts(weights, counts * mixed[..., None]) * mid**2).sum(axis=2)
+    by_unit = np.ascontiguousarray(weights.T)  # (n, B): a unit's weights in one row
+    mid_t = np.ascontiguousarray(mid.transpose(0, 2, 1))  # (S, V, B)
+    for s in range(len(counts)):
+        units = np.flatnonzero(mixed[s])
+        if units.size:
+            s1 = counts[s, units] @ mid_t[s]  # (k, B): S1 of each mixed unit, exact
+            s1 *= s1
+            s1 *= by_unit[units]
+            spread[s] -= s1.sum(axis=0)
+    return spread
