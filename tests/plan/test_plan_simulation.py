@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,7 +18,8 @@ from sheetflow.plan import (
     plan_alpha,
     simulate_cell,
 )
-from sheetflow.stats import krippendorff_alpha
+from sheetflow.plan.simulate import bootstrap_weights
+from sheetflow.stats import alpha_complete_batch, krippendorff_alpha
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -140,3 +142,25 @@ def test_cohen_kappa_needs_two_raters():
     model = ModelSource(0.6, (0.5, 0.5), (0, 1), "nominal")
     with pytest.raises(ValueError, match="two raters"):
         simulate_cell(model, 3, 30, simulations=2, n_boot=1, statistic="cohen_kappa")
+
+
+@pytest.mark.parametrize("level,values,alpha", [("ordinal", 21, 0.75), ("ordinal", 3, 0.95),
+                                                ("nominal", 4, 0.6), ("interval", 5, 0.8)])
+def test_batch_resample_alphas_match_the_krippendorff_package(level, values, alpha):
+    """Cross-check of the batch the simulation uses (``alpha_complete_batch``, with its
+    one-category units left out of the ordinal spread) against the independent
+    ``krippendorff`` package (Castro 2017), on each resample written out unit by unit:
+    a single weight row makes the interval's ends that resample's alpha."""
+    source = ModelSource(alpha, tuple([1 / values] * values), tuple(range(values)), level)
+    codes = source.draw(np.random.default_rng(7), 40, 4, sets=5)  # (sets, raters, units)
+    counts = (codes[..., None] == np.arange(values)).sum(axis=1)
+    weights = bootstrap_weights(3, 40, 6)
+    for row in weights:
+        _, low, high = alpha_complete_batch(counts, list(range(values)), level, row[None, :])
+        repeat = row.astype(int)
+        for s in range(len(codes)):
+            resample = np.repeat(codes[s], repeat, axis=1).astype(float)
+            want = krippendorff.alpha(resample, level_of_measurement=level,
+                                      value_domain=list(range(values)))
+            assert low[s] == pytest.approx(want, abs=1e-12)
+            assert high[s] == pytest.approx(want, abs=1e-12)
