@@ -38,7 +38,12 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from ..stats import alpha_complete_batch, cohen_kappa, fleiss_kappa, krippendorff_alpha
+from ..stats import (
+    alpha_complete_batch,
+    cohen_kappa_batch,
+    fleiss_kappa_complete_batch,
+    krippendorff_alpha,
+)
 
 __all__ = ["STATISTICS", "ModelSource", "PilotSource", "Progress", "bootstrap_weights",
            "simulate_cell",
@@ -146,20 +151,19 @@ def _values(codes: np.ndarray, source: ModelSource | PilotSource) -> np.ndarray:
     return np.where(codes >= 0, lookup[np.clip(codes, 0, None)], np.nan)
 
 
-def _interval(statistic: str, data: np.ndarray, source: ModelSource | PilotSource,
-              n_boot: int, confidence: float, seed: int) -> tuple[float, float, float]:
-    """(estimate, low, high) of one simulated data set (raters x units)."""
-    if statistic == "alpha":
-        res = krippendorff_alpha(data, level=source.level, value_domain=_domain(source),
-                                 n_boot=n_boot, confidence=confidence, seed=seed)
-        est = "alpha"
-    elif statistic == "fleiss_kappa":
-        res = fleiss_kappa(data, categories=_domain(source), confidence=confidence)
-        est = "kappa"
-    else:
-        res = cohen_kappa(data, categories=_domain(source), confidence=confidence)
-        est = "kappa"
-    return float(res.loc[0, est]), float(res.loc[0, "ci_low"]), float(res.loc[0, "ci_high"])
+def _kappa_intervals(statistic: str, source: ModelSource | PilotSource,
+                     rng: np.random.Generator, units: int, raters: int, simulations: int,
+                     confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(kappa, low, high) of ``simulations`` data sets drawn one by one (each followed
+    by one draw of a seed, as the studies have always been drawn), computed at once."""
+    codes = np.empty((simulations, raters, units), dtype=np.int64)
+    for i in range(simulations):
+        codes[i] = source.draw(rng, units, raters)
+        rng.integers(2**31)  # the per-study seed alpha's bootstrap once took
+    if statistic == "cohen_kappa":
+        return cohen_kappa_batch(codes, len(source.domain), confidence)
+    counts = (codes[..., None] == np.arange(len(source.domain))).sum(axis=1)
+    return fleiss_kappa_complete_batch(counts, confidence)
 
 
 def simulate_cell(
@@ -210,12 +214,9 @@ def _simulate(source: ModelSource | PilotSource, raters: int, units: int, simula
             confidence)
         widths = highs - lows
     else:
-        widths, lows, alphas = (np.full(simulations, np.nan) for _ in range(3))
-        for i in range(simulations):
-            data = _values(source.draw(rng, units, raters), source)
-            alphas[i], lows[i], high = _interval(statistic, data, source, n_boot,
-                                                 confidence, int(rng.integers(2**31)))
-            widths[i] = high - lows[i]
+        alphas, lows, highs = _kappa_intervals(statistic, source, rng, units, raters,
+                                               simulations, confidence)
+        widths = highs - lows
     ok = np.isfinite(widths)
     q = np.quantile(widths[ok], [0.1, 0.5, 0.9]) if ok.any() else [np.nan] * 3
     p_lower = float(np.mean(np.where(ok, lows >= edge, False))) if edge is not None else np.nan

@@ -34,6 +34,7 @@ from sheetflow.stats.kappa import (
     fleiss_kappa,
     intra_rater_kappa,
 )
+from sheetflow.stats.kappa_batch import cohen_kappa_batch, fleiss_kappa_complete_batch
 from sheetflow.stats.kappa_variance import max_kappa_sd
 from sheetflow.stats.scores import mean_spearman, tolerance_agreement
 
@@ -44,12 +45,14 @@ __all__ = [
     "clustered_permutation_best_of",
     "cochran_armitage",
     "cohen_kappa",
+    "cohen_kappa_batch",
     "cohen_kappa_table",
     "conger_kappa",
     "direction_agreement",
     "fisher_exact_test",
     "fleiss_category_kappa",
     "fleiss_kappa",
+    "fleiss_kappa_complete_batch",
     "gwet_ac",
     "icc",
     "intra_rater_kappa",

@@ -19,7 +19,14 @@ from sheetflow.plan import (
     simulate_cell,
 )
 from sheetflow.plan.simulate import bootstrap_weights
-from sheetflow.stats import alpha_complete_batch, krippendorff_alpha
+from sheetflow.stats import (
+    alpha_complete_batch,
+    cohen_kappa,
+    cohen_kappa_batch,
+    fleiss_kappa,
+    fleiss_kappa_complete_batch,
+    krippendorff_alpha,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -164,3 +171,28 @@ def test_batch_resample_alphas_match_the_krippendorff_package(level, values, alp
                                       value_domain=list(range(values)))
             assert low[s] == pytest.approx(want, abs=1e-12)
             assert high[s] == pytest.approx(want, abs=1e-12)
+
+
+@pytest.mark.parametrize("statistic,raters,values", [("fleiss_kappa", 3, 4),
+                                                     ("fleiss_kappa", 6, 2),
+                                                     ("cohen_kappa", 2, 3)])
+def test_batch_kappas_match_the_one_study_functions(statistic, raters, values):
+    """The simulated kappa studies are computed at once (``fleiss_kappa_complete_batch``,
+    ``cohen_kappa_batch``); each must equal :func:`fleiss_kappa` / :func:`cohen_kappa`
+    on that study alone (whose values are tested against irrCAC and irr), including
+    a study with one category throughout (NaN)."""
+    source = ModelSource(0.7, tuple([1 / values] * values), tuple(range(values)), "nominal")
+    codes = source.draw(np.random.default_rng(11), 15, raters, sets=8)
+    codes[0] = 0  # chance agreement 1: undefined
+    if statistic == "cohen_kappa":
+        got = cohen_kappa_batch(codes, values)
+        one = cohen_kappa
+    else:
+        got = fleiss_kappa_complete_batch(
+            (codes[..., None] == np.arange(values)).sum(axis=1))
+        one = fleiss_kappa
+    for s in range(len(codes)):
+        res = one(codes[s].astype(float), categories=list(range(values)))
+        want = [float(res.loc[0, c]) for c in ("kappa", "ci_low", "ci_high")]
+        assert [float(g[s]) for g in got] == pytest.approx(want, abs=1e-12, nan_ok=True)
+    assert np.isnan(got[0][0])
