@@ -122,7 +122,8 @@ def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> No
                if result.simulations else ""))
     out.say(f"target     {result.target.describe()}")
     needed = "items_needed" in result.table
-    out.say(f"  raters  items  width   {result.costs.unit:>8}  meets"
+    out.say(f"  {result.raters_word:>6}  {result.items_word.split()[-1]:>5}  width   "
+            f"{result.costs.unit:>8}  meets"
             + ("  (items needed)" if needed else ""))
     for row in result.table.to_dict("records"):
         flag = "yes" if row["meets"] else "no "
@@ -141,7 +142,7 @@ def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> No
                      "raters (--raters)", fg="yellow")
     else:
         out.headline(f"cheapest   {int(best['raters'])} {result.raters_word} x "
-                     f"{int(best['items'])} items, "
+                     f"{int(best['items'])} {result.items_word}, "
                      f"expected width {best['expected_width']:.3f}, "
                      f"{result.costs.unit} {best['cost']:g}")
 

@@ -118,6 +118,14 @@ class PlanResult:
     statistic: str = "alpha"
     raters_word: str = "raters"  # "sittings" when one rater's two sittings are compared
 
+    @property
+    def items_word(self) -> str:
+        """What an item of the grid is: "cases" for paired studies (two rated responses
+        each), "repeated items" for one rater's two sittings, else "items"."""
+        if self.raters_word == "sittings":
+            return "repeated items"
+        return "cases" if self.units_per_item > 1 else "items"
+
     def chosen(self) -> dict[str, Any] | None:
         """The cheapest design that meets the target (None when none does)."""
         hit = self.table[self.table["cheapest"]]

@@ -71,12 +71,14 @@ class StudyDefaults:
     raters: int
     items: int
     sittings: bool = False  # one rater's two sittings stand for the two "raters"
+    locked: bool = False  # the protocol fixes the rater count (004: the locked trio)
 
 
 def study_defaults(study: Study) -> StudyDefaults:
     """The statistic and measure a study's plan is about (see the module notes)."""
     run, rubric = set(study.plan.run), study.rubric
     raters, items = max(2, len(study.raters)), max(2, len(study.items))
+    locked = "judge_trio" in run  # protocol 004: three judges, locked by the protocol
     repeats = study.design.repeats
     if repeats is not None and "intra_rater_kappa" in run:
         first = next((d.id for d in rubric.dimensions if d.level == "nominal" and d.scope != "study"
@@ -89,11 +91,14 @@ def study_defaults(study: Study) -> StudyDefaults:
                              raters, items)
     if "icc" in run and total is not None:
         form = "ICC(A,1)" if study.plan.icc_form == "ICC2" else study.plan.icc_form
-        return StudyDefaults("icc", total, f"{form} on the total", raters, items)
+        trio = f" of the locked {raters} judges" if locked else ""
+        return StudyDefaults("icc", total, f"{form}{trio} on the total", raters, items,
+                             locked=locked)
     if run & {"cohen_kappa", "fleiss_kappa"}:
         statistic = "cohen_kappa" if raters == 2 else "fleiss_kappa"
-        return StudyDefaults(statistic, None, "kappa per column", raters, items)
-    return StudyDefaults("alpha", None, "alpha", raters, items)
+        return StudyDefaults(statistic, None, "kappa per column", raters, items,
+                             locked=locked)
+    return StudyDefaults("alpha", None, "alpha", raters, items, locked=locked)
 
 
 def plan_study(
@@ -159,9 +164,9 @@ def plan_study(
     if statistic != own.statistic:
         own = StudyDefaults(statistic, None, _NAMES[statistic],
                             2 if statistic == "cohen_kappa" else own.raters,
-                            max(2, len(study.items)))
+                            max(2, len(study.items)), locked=own.locked)
     m = study_measure(study, measure or own.measure)
-    target = target or _default_target(study)
+    target = target or _default_target(study, statistic)
     grid_raters = _grid_raters(own, statistic, raters)
     grid_items = sorted({*(items or DEFAULT_ITEMS), own.items})
     seed = study.plan.seed if seed is None else seed
@@ -172,6 +177,7 @@ def plan_study(
         raise UsageError("give either --expected or --pilot, not both")
     source = _source(root, study, m, expected, shares, pilot, statistic)
     closed = _use_closed(method, statistic, grid_raters, m)
+    _check_anticipated(source, statistic, closed, target, expected)
     try:
         result = _plan(statistic, closed, source, m, own, target, grid_raters, grid_items,
                        costs, assurance, simulations, n_boot, seed, progress)
@@ -181,6 +187,9 @@ def plan_study(
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
     result.notes = _notes(result, study, m, own, source)
+    if expected is not None and (root / OUT_DIR / RATINGS_NAME).exists():
+        result.notes.append(f"The study's own ratings ({OUT_DIR}/{RATINGS_NAME}) were not "
+                            f"used: --expected {expected:g} was given instead.")
     result.raters_word = "sittings" if own.sittings else "raters"
     return result
 
@@ -193,6 +202,12 @@ def _grid_raters(own: StudyDefaults, statistic: str, raters: Sequence[int] | Non
         return [2]
     if statistic == "cohen_kappa":
         return [2]
+    if own.locked:
+        if raters is not None and set(raters) != {own.raters}:
+            raise UsageError(f"the protocol locks {own.raters} raters (the judge trio): "
+                             f"--raters {','.join(map(str, raters))} does not apply; plan "
+                             "the items (--items)")
+        return [own.raters]
     return sorted({*(raters or DEFAULT_RATERS), own.raters})
 
 
@@ -312,9 +327,32 @@ def _searched_items(result: PlanResult, own: StudyDefaults, m: Measure,
                             max_items=MAX_SEARCH_ITEMS, statistic=result.statistic)
 
 
-def _default_target(study: Study) -> Target:
-    width = band_width(study)
+def _default_target(study: Study, statistic: str) -> Target:
+    """The narrowest band's width for alpha (the bands judge alpha), else
+    :data:`DEFAULT_WIDTH`: no spec setting names a target width for the plan."""
+    width = band_width(study) if statistic == "alpha" else None
     return Target(width=width if width is not None else DEFAULT_WIDTH)
+
+
+def _check_anticipated(source: ModelSource | PilotSource, statistic: str, closed: bool,
+                       target: Target, expected: float | None) -> None:
+    """Refuse, in words naming the option, an anticipated value the plan cannot use."""
+    if isinstance(source, PilotSource):
+        return
+    name, value = _NAMES[statistic].removeprefix("the "), source.alpha
+    given = f"--expected {value:g}" if expected is not None else \
+        f"the default anticipated {name} {value:g}"
+    if (closed or statistic == "icc") and value <= 0:
+        form = "the ICC's formulas" if statistic == "icc" else "kappaSize's closed forms"
+        raise UsageError(f"{given}: {form} need an anticipated {name} above 0 (e.g. "
+                         f"--expected 0.75)" + ("" if statistic == "icc" else
+                                                 ", or plan by --method simulate"))
+    # a simulated study clears an edge above its anticipated value less than half the time
+    if target.edge is not None and value <= target.edge and (
+            closed or statistic == "icc" or target.probability >= 0.5):
+        raise UsageError(f"{given}: a lower limit at or above --above {target.edge:g} "
+                         f"needs an anticipated {name} above {target.edge:g}; give "
+                         f"--expected above it, or a lower --above")
 
 
 def _source(root: Path, study: Study, m: Measure, expected: float | None,

@@ -144,7 +144,7 @@ def test_cli_plan_record_writes_sizing(study000):
         "plan", str(study000), "--expected", "0.75", "--raters", "4", "--items", "18,400",
         "--width", "0.2", "--simulations", "20", "--n-boot", "100", "--record"])
     assert result.exit_code == 0, result.output
-    assert "cheapest   4 raters x 400 items" in result.output
+    assert "cheapest   4 raters x 400 cases" in result.output  # a paired study lists cases
     assert json.loads((study000 / SIZING_FILE).read_text())["items"] == 400
 
 
@@ -157,6 +157,11 @@ def test_the_study_own_ratings_are_the_pilot(tmp_path):
     assert res.source.startswith("pilot out/ratings.csv: 36 units, 4-4 values per unit")
     assert res.method == "pilot resampling"
     assert "4 raters x 18 cases" in res.notes[0]
+    assumed = plan_study(folder, expected=0.75, raters=[4], items=[18], simulations=20,
+                         n_boot=100)
+    assert assumed.source.startswith("assumed alpha 0.75")
+    assert ("The study's own ratings (out/ratings.csv) were not used: --expected 0.75 was "
+            "given instead.") in assumed.notes
 
 
 def test_kappa_plans_name_the_statistic(study000):

@@ -62,3 +62,39 @@ def test_closed_and_simulated_kappa_agree_roughly(tmp_path):
     pick = lambda res: float(res.table[(res.table["raters"] == 3)  # noqa: E731
                                        & (res.table["items"] == 200)]["expected_width"].iloc[0])
     assert pick(closed) == pytest.approx(pick(simulated), rel=0.15)
+
+
+def test_locked_trio_plans_three_judges_only(tmp_path):
+    """Protocol 004 locks three judges: the grid holds that count alone, and other
+    rater counts are refused in words."""
+    folder = init_study(tmp_path / "jl", template="judge-likert")
+    result = CliRunner().invoke(cli, ["plan", str(folder), "--json"])
+    assert result.exit_code == 0, result.output
+    import json
+
+    designs = json.loads(result.output)["designs"]
+    assert designs and {d["raters"] for d in designs} == {3}
+    refused = CliRunner().invoke(cli, ["plan", str(folder), "--raters", "2-6"])
+    assert refused.exit_code == 2 and "locks 3 raters" in refused.output
+
+
+def test_paired_headline_counts_cases(tmp_path):
+    folder = init_study(tmp_path / "pr", template="paired-rubric")
+    result = CliRunner().invoke(cli, ["plan", str(folder), "--statistic", "icc"])
+    assert result.exit_code == 0, result.output
+    assert re.search(r"^cheapest +\d+ raters x \d+ cases,", result.output, re.M)
+    assert "  raters  cases  width" in result.output
+
+
+@pytest.mark.parametrize("template,args,words", [
+    ("anchored-plan", ["--above", "0.8"], "the default anticipated ICC 0.75: a lower limit "
+     "at or above --above 0.8 needs an anticipated ICC above 0.8"),
+    ("answer-review", ["--above", "0.8", "--expected", "0.75"], "--expected 0.75: a lower "
+     "limit at or above --above 0.8 needs an anticipated Cohen's kappa above 0.8"),
+    ("keep-known", ["--expected", "0"], "--expected 0: kappaSize's closed forms need an "
+     "anticipated Cohen's kappa above 0"),
+])
+def test_an_anticipated_value_the_plan_cannot_use_is_said(template, args, words, tmp_path):
+    folder = init_study(tmp_path / template, template=template)
+    result = CliRunner().invoke(cli, ["plan", str(folder), *args])
+    assert result.exit_code == 2 and words in " ".join(result.output.split()), result.output
