@@ -1,8 +1,23 @@
-"""``out/plan.xlsx``: the notes, every design, and a chart of width against items."""
+"""``out/plan.xlsx``: the plan in words, every design, a chart of width against items.
+
+Sheets: "Plan" (what is planned, the target, the notes and one row per design, the
+cheapest marked), "Chart" (a chart sheet: expected width against items, one line per
+rater count, the target width dashed), "Chart data" (the chart's figures) and
+"Methods" (the conventions behind the figures).
+
+Legible on paper: every sheet fits the page width at :data:`MIN_SCALE` or more (the
+design table's columns are chosen to fit), in portrait when its columns fit a
+portrait page and in landscape otherwise; the design table's header row repeats on
+every page; long texts wrap, with row heights set for them (LibreOffice does not grow
+rows of merged cells); the chart is alone on its chart sheet's page. Booleans read
+Yes/No, counts are whole numbers, shares are percentages, headers are words.
+"""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
+from typing import Any
 
 import xlsxwriter
 
@@ -10,108 +25,238 @@ from ..errors import close_workbook
 from ..staging import OutputSet
 from .design import PlanResult
 
+_NAMES = {"alpha": "Krippendorff's alpha", "fleiss_kappa": "Fleiss' kappa",
+          "cohen_kappa": "Cohen's kappa", "icc": "ICC"}
+MIN_SCALE = 0.70  # text of the 11 pt default font prints at 7.7 pt or more
+MARGINS = {"left": 0.4, "right": 0.4, "top": 0.5, "bottom": 0.5}  # inches
+# printable width in points, the narrower of A4 and US Letter; a column pixel is taken
+# as a point (LibreOffice's fallback fonts are that wide), so the fit holds either way
+PORTRAIT_POINTS = (8.27 - 0.8) * 72
+LANDSCAPE_POINTS = (11.0 - 0.8) * 72
+LINE_POINTS = 15.0  # one line of the 11 pt default font
+
 _METHODS = (
-    ("expected width", "The full width (upper minus lower) of the 95% interval a design can "
-     "expect: the median over its simulated studies (10th and 90th percentiles in "
-     "width_q10, width_q90), or Bonett's (2002) formula for the ICC."),
-    ("model", "Assumed agreement: each unit has a true value drawn from the value shares; "
-     "each rater reports it with probability sqrt(alpha), otherwise an independent draw "
-     "from the shares, so the population alpha (and kappa) is the anticipated value."),
-    ("pilot", "A pilot is resampled: units with replacement, and within each unit as many "
+    ("Expected width", "The full width (upper minus lower limit) of the 95% interval a "
+     "design can expect. Simulated plans: the median over the design's simulated studies "
+     "(the 10th and 90th percentiles beside it). Closed forms: the interval of the "
+     "anticipated value at that size (kappa: Donner & Rotondi 2010 as R's kappaSize; the "
+     "ICC: Bonett 2002)."),
+    ("Needed", "Closed forms: the fewest items that meet the target with that many raters "
+     "(a width: the interval's formula; a lower limit: the power of the test of the edge, "
+     "Donner & Eliasziw 1992 for kappa, Walter, Eliasziw & Donner 1998 for the ICC; with "
+     "an assurance, Zou 2012). A design meets the target when its items reach it."),
+    ("Model", "Simulated plans assume agreement so: each unit has a true value drawn from "
+     "the value shares; each rater reports it with probability sqrt(alpha), otherwise an "
+     "independent draw from the shares, so the population alpha (and kappa) is the "
+     "anticipated value."),
+    ("Pilot", "A pilot is resampled: units with replacement, and within each unit as many "
      "of its values as the design has raters, without replacement; more raters than the "
      "pilot holds are drawn from the model fitted to the pilot."),
-    ("interval", "Each simulated study's interval is the one analyze reports: alpha's "
+    ("Interval", "Each simulated study's interval is the one analyze reports: alpha's "
      "percentile unit bootstrap; Fleiss' kappa with Gwet's non-null variance; Cohen's "
      "kappa's normal-theory interval."),
-    ("p_lower", "The share of simulated studies whose lower limit is at or above the "
-     "target's edge (lower-bound targets only)."),
-    ("cost", "raters x (cost per rater + items x cost per item); without costs, the number "
+    ("Clearing the edge", "The share of simulated studies whose lower limit is at or above "
+     "the target's edge (lower-bound targets only)."),
+    ("Cost", "raters x (cost per rater + items x cost per item); without costs, the number "
      "of ratings (raters x items)."),
-    ("seed", "Each design's studies are drawn from numpy's default_rng([seed, raters, "
+    ("Seed", "Each design's studies are drawn from numpy's default_rng([seed, raters, "
      "units]), so a design's result does not depend on the rest of the grid."),
 )
-_COLUMNS = ("raters", "items", "units", "expected_width", "width_q10", "width_q90",
-            "p_lower", "meets", "cost", "cheapest", "method")
 
 
 def write_plan_workbook(result: PlanResult, path: str | Path) -> Path:
     """Write the plan workbook to ``path`` (whole or not at all); the path.
 
-    Sheet "Plan": the measure, source, target, notes and one row per design (the
-    cheapest design meeting the target marked). Sheet "Chart": expected width against
-    items, one line per rater count, with the target width as a dashed line. Sheet
-    "Methods": the conventions behind the figures.
+    See the module notes for its sheets and print setup.
     """
     path = Path(path)
     with OutputSet() as outputs:
         wb = xlsxwriter.Workbook(str(outputs.stage(path)))
-        bold = wb.add_format({"bold": True})
-        num = wb.add_format({"num_format": "0.000"})
-        mark = wb.add_format({"bold": True, "bg_color": "#C6EFCE"})
-        ws = wb.add_worksheet("Plan")
-        head = [("measure", result.measure), ("level", result.level),
-                ("method", result.method), ("source", result.source),
-                ("target", result.target.describe()),
-                ("simulations per design", result.simulations), ("seed", result.seed)]
-        for i, (k, v) in enumerate(head):
-            ws.write(i, 0, k, bold)
-            ws.write(i, 1, v)
-        row = len(head) + 1
-        for note in result.notes:
-            ws.write(row, 0, note)
-            row += 1
-        row += 1
-
-        table = result.table
-        for c, name in enumerate(_COLUMNS):
-            ws.write(row, c, result.costs.unit if name == "cost" else name, bold)
-        for rec in table.to_dict("records"):
-            row += 1
-            for c, name in enumerate(_COLUMNS):
-                value = rec.get(name)
-                if isinstance(value, float) and value != value:  # NaN: leave blank
-                    continue
-                fmt = mark if rec["cheapest"] else (num if isinstance(value, float) else None)
-                ws.write(row, c, bool(value) if name in ("meets", "cheapest") else value, fmt)
-        ws.set_column(0, 0, 14)
-        _chart(wb, result)
-        methods = wb.add_worksheet("Methods")
-        methods.set_column(0, 0, 16)
-        methods.set_column(1, 1, 110, wb.add_format({"text_wrap": True, "valign": "top"}))
-        for i, (topic, text) in enumerate(_METHODS):
-            methods.write(i, 0, topic, bold)
-            methods.write(i, 1, text)
+        formats = _formats(wb)
+        _plan_sheet(wb, formats, result)
+        _chart(wb, formats, result)
+        _methods_sheet(wb, formats)
         close_workbook(wb, path)
     return path
 
 
-def _chart(wb: xlsxwriter.Workbook, result: PlanResult) -> None:
-    """Width against items per rater count, from a small pivot on its own sheet."""
-    ws = wb.add_worksheet("Chart")
+def _formats(wb: xlsxwriter.Workbook) -> dict[str, Any]:
+    base = {"valign": "top"}
+    spec = {
+        "label": {"bold": True}, "text": {}, "wrap": {"text_wrap": True},
+        "yes_no": {"align": "center"},
+        "head": {"bold": True, "text_wrap": True, "bottom": 1},
+        "title": {"bold": True, "font_size": 14},
+        "count": {"num_format": "0"}, "width": {"num_format": "0.000"},
+        "share": {"num_format": "0%"}, "cost": {"num_format": "#,##0.##"},
+    }
+    out = {}
+    for name, extra in spec.items():
+        out[name] = wb.add_format({**base, **extra})
+        out[name + "+"] = wb.add_format({**base, **extra, "bold": True, "bg_color": "#C6EFCE"})
+    return out
+
+
+def _columns(result: PlanResult) -> list[tuple[str, str, str, float]]:
+    """(header, table column, format, width) of the design table, only the columns this
+    plan fills."""
+    t, simulated = result.table, result.simulations > 0
+    cost = "Ratings" if result.costs.unit == "ratings" else "Cost"
+    cols = [(result.raters_word.capitalize(), "raters", "count", 9),
+            (result.items_word.capitalize(), "items", "count", 10)]
+    if result.units_per_item > 1:
+        cols.append(("Rated responses", "units", "count", 10))
+    cols.append(("Expected width", "expected_width", "width", 9))
+    if simulated:
+        cols += [("Width, 10th percentile", "width_q10", "width", 11),
+                 ("Width, 90th percentile", "width_q90", "width", 11)]
+    if result.target.edge is not None and simulated:
+        cols.append(("Studies clearing the edge", "p_lower", "share", 11))
+    if "items_needed" in t:
+        cols.append((f"{result.items_word.capitalize()} needed", "items_needed", "count", 10))
+    cols += [("Meets the target", "meets", "yes_no", 9), (cost, "cost", "cost", 9),
+             ("Cheapest", "cheapest", "yes_no", 9), ("Method", "method", "wrap", 16)]
+    return cols
+
+
+def _plan_sheet(wb: xlsxwriter.Workbook, f: dict[str, Any], result: PlanResult) -> None:
+    ws = wb.add_worksheet("Plan")
+    cols = _columns(result)
+    widths = [w for *_, w in cols]
+    for c, w in enumerate(widths):
+        ws.set_column(c, c, w)
+    last = len(cols) - 1
+    what = _what(result)
+    ws.write(0, 0, f"Plan: {what}", f["title"])
+    head = [("Planned", f"{what}, {result.level} level"), ("Method", result.method),
+            ("Anticipated", result.source), ("Target", result.target.describe())]
+    if result.simulations:
+        head += [("Simulated studies", f"{result.simulations} per design, "
+                  f"{result.n_boot} bootstrap resamples each"), ("Seed", str(result.seed))]
+    label_cols = 2  # labels span the first two columns
+    row = 2
+    for label, text in head:
+        ws.merge_range(row, 0, row, label_cols - 1, label, f["label"])
+        ws.merge_range(row, label_cols, row, last, text, f["wrap"])
+        ws.set_row(row, _height(text, sum(widths[label_cols:])))
+        row += 1
+    row += 1
+    for note in result.notes:
+        ws.merge_range(row, 0, row, last, note, f["wrap"])
+        ws.set_row(row, _height(note, sum(widths)))
+        row += 1
+    row += 1
+    header_row = row
+    for c, (header, *_rest) in enumerate(cols):
+        ws.write(row, c, header, f["head"])
+    ws.set_row(row, max(_height(h, w) for h, _, _, w in cols))
+    for rec in result.table.to_dict("records"):
+        row += 1
+        mark = "+" if rec["cheapest"] else ""
+        for c, (_, name, kind, _w) in enumerate(cols):
+            ws.write(row, c, *_cell(rec.get(name), name, kind, f, mark))
+    ws.freeze_panes(header_row + 1, 0)
+    _print_setup(ws, widths, repeat=(header_row, header_row))
+
+
+def _what(result: PlanResult) -> str:
+    """The statistic and measure in words: "Cohen's kappa on 'keep'"."""
+    measure = result.measure.split(" ", 1)[-1]
+    return f"{_NAMES.get(result.statistic, result.statistic)} on '{measure}'"
+
+
+def _cell(value: Any, name: str, kind: str, f: dict[str, Any], mark: str) -> tuple:
+    """What one table cell shows: Yes/No for booleans, blank for an undefined number."""
+    if name in ("meets", "cheapest"):
+        return ("Yes" if value else "No", f["yes_no" + mark])
+    if isinstance(value, float) and not math.isfinite(value):
+        return ("", f["text" + mark])
+    if kind == "count":
+        return (int(value), f["count" + mark])
+    return (value, f[kind + mark])
+
+
+def _chart(wb: xlsxwriter.Workbook, f: dict[str, Any], result: PlanResult) -> None:
+    """Width against items per rater count: the figures on "Chart data", the chart on a
+    chart sheet of its own (one page, never split)."""
+    sheet = wb.add_chartsheet("Chart")
+    ws = wb.add_worksheet("Chart data")
     pivot = result.table.pivot_table(index="items", columns="raters", values="expected_width")
-    ws.write(0, 0, "items")
-    for c, r in enumerate(pivot.columns, start=1):
-        ws.write(0, c, f"{r} raters")
     target = result.target.width
+    headers = [result.items_word.capitalize()] + [
+        f"Expected width, {int(r)} {result.raters_word}" for r in pivot.columns]
     if target is not None:
-        ws.write(0, len(pivot.columns) + 1, "target width")
+        headers.append("Target width")
+    widths = [10] + [12] * (len(headers) - 1)
+    for c, (h, w) in enumerate(zip(headers, widths, strict=True)):
+        ws.set_column(c, c, w)
+        ws.write(0, c, h, f["head"])
+    ws.set_row(0, max(_height(h, w) for h, w in zip(headers, widths, strict=True)))
     for i, (n, values) in enumerate(pivot.iterrows(), start=1):
-        ws.write(i, 0, int(n))
+        ws.write(i, 0, int(n), f["count"])
         for c, v in enumerate(values, start=1):
             if v == v:
-                ws.write(i, c, float(v))
+                ws.write(i, c, float(v), f["width"])
         if target is not None:
-            ws.write(i, len(pivot.columns) + 1, target)
+            ws.write(i, len(headers) - 1, target, f["width"])
+    _print_setup(ws, widths, repeat=(0, 0))
     last = len(pivot)
     chart = wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
-    for c in range(1, len(pivot.columns) + 1 + (target is not None)):
-        series = {"name": ["Chart", 0, c], "categories": ["Chart", 1, 0, last, 0],
-                  "values": ["Chart", 1, c, last, c]}
-        if c == len(pivot.columns) + 1:
+    for c in range(1, len(headers)):
+        series = {"name": ["Chart data", 0, c], "categories": ["Chart data", 1, 0, last, 0],
+                  "values": ["Chart data", 1, c, last, c]}
+        if target is not None and c == len(headers) - 1:
             series.update({"line": {"dash_type": "dash"}, "marker": {"type": "none"}})
         chart.add_series(series)
-    chart.set_title({"name": f"Expected 95% interval width of {result.measure}"})
-    chart.set_x_axis({"name": "items (cases)", "log_base": 10})
+    chart.set_title({"name": f"Expected 95% interval width: {_what(result)}"})
+    chart.set_x_axis({"name": f"{result.items_word} (log scale)", "log_base": 10})
     chart.set_y_axis({"name": "expected width", "min": 0})
-    chart.set_size({"width": 720, "height": 420})
-    ws.insert_chart(1, len(pivot.columns) + 3, chart)
+    chart.set_legend({"position": "bottom"})
+    sheet.set_chart(chart)
+    sheet.set_landscape()
+    sheet.set_margins(**MARGINS)
+
+
+def _methods_sheet(wb: xlsxwriter.Workbook, f: dict[str, Any]) -> None:
+    ws = wb.add_worksheet("Methods")
+    widths = [18, 58]
+    for c, w in enumerate(widths):
+        ws.set_column(c, c, w)
+    ws.write(0, 0, "Topic", f["head"])
+    ws.write(0, 1, "What the figures mean", f["head"])
+    for i, (topic, text) in enumerate(_METHODS, start=1):
+        ws.write(i, 0, topic, f["label"])
+        ws.write(i, 1, text, f["wrap"])
+        ws.set_row(i, _height(text, widths[1]))
+    _print_setup(ws, widths, repeat=(0, 0))
+
+
+def _height(text: str, width: float) -> float:
+    """Points a row needs for ``text`` wrapped in ``width`` characters (on the safe
+    side: every character counted as wide as a digit, words never split)."""
+    room, lines, used = max(int(width) - 2, 1), 1, 0
+    for word in str(text).split():
+        if used and used + 1 + len(word) > room:
+            lines, used = lines + 1, 0
+        lines += (len(word) - 1) // room  # a word longer than the cell breaks inside it
+        used += (len(word) - 1) % room + 1 + (1 if used else 0)
+    return min(lines, 27) * LINE_POINTS
+
+
+def _print_setup(ws: Any, widths: list[float], *, repeat: tuple[int, int]) -> None:
+    """Portrait when the columns fit a portrait page, else landscape; one page wide
+    (the columns are chosen so that this keeps the scale at MIN_SCALE or more);
+    ``repeat`` rows at the top of every page."""
+    pixels = sum(int(w * 7 + 0.5) + 5 for w in widths)
+    landscape = pixels > PORTRAIT_POINTS
+    if landscape:
+        ws.set_landscape()
+    else:
+        ws.set_portrait()
+    page = LANDSCAPE_POINTS if landscape else PORTRAIT_POINTS
+    if pixels * MIN_SCALE > page:  # never printed smaller than MIN_SCALE
+        ws.set_print_scale(int(MIN_SCALE * 100))
+    else:
+        ws.fit_to_pages(1, 0)
+    ws.set_margins(**MARGINS)
+    ws.repeat_rows(*repeat)

@@ -73,11 +73,11 @@ def test_plan_workbook_has_designs_and_a_chart(study000, tmp_path):
     res = plan_study(study000, expected=0.75, raters=[3, 4], items=[18, 60], **FAST)
     path = write_plan_workbook(res, tmp_path / "out" / "plan.xlsx")
     wb = openpyxl.load_workbook(path)
-    assert wb.sheetnames == ["Plan", "Chart", "Methods"]
+    assert wb.sheetnames == ["Plan", "Chart", "Chart data", "Methods"]
     values = [c for row in wb["Plan"].iter_rows(values_only=True) for c in row if c]
-    assert "expected_width" in values and res.notes[0] in values
-    assert wb["Chart"]["B1"].value == "3 raters"
-    assert wb["Chart"]._charts
+    assert "Expected width" in values and res.notes[0] in values
+    assert wb["Chart data"]["B1"].value == "Expected width, 3 raters"
+    assert wb["Chart"]._charts  # a chart sheet: the chart alone on its page
 
 
 def test_inputs_are_checked(study000, tmp_path):
