@@ -98,3 +98,19 @@ def test_an_anticipated_value_the_plan_cannot_use_is_said(template, args, words,
     folder = init_study(tmp_path / template, template=template)
     result = CliRunner().invoke(cli, ["plan", str(folder), *args])
     assert result.exit_code == 2 and words in " ".join(result.output.split()), result.output
+
+
+def test_readme_plan_examples_run(tmp_path):
+    """Every ``sheetflow plan my-study ...`` line of the README runs on a new study and
+    finds a design (exit 0); the simulated ones with fewer studies, to stay quick."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    lines = re.findall(r"^\$ sheetflow plan my-study(.*)$", readme, re.M)
+    assert len(lines) >= 4
+    folder = init_study(tmp_path / "my-study")
+    for line in lines:
+        args = line.split("#")[0].split()
+        quick = [] if "icc" in args else ["--simulations", "10", "--n-boot", "50"]
+        result = CliRunner().invoke(cli, ["plan", str(folder), *args, *quick])
+        assert result.exit_code == 0, (line, result.output)
