@@ -21,9 +21,11 @@ units are drawn once per unit count and shared by every data set and rater count
 that size, common random numbers that keep bootstrap noise out of the comparison of
 designs); for Fleiss' kappa,
 :func:`sheetflow.stats.fleiss_kappa`'s interval (Gwet's non-null variance); for Cohen's
-kappa (two raters), :func:`sheetflow.stats.cohen_kappa`'s. Under the model, Fleiss' and
-Cohen's kappa (equal marginals) also equal :math:`q^2`, so ``alpha`` is read as the
-anticipated kappa for those. Every grid cell has its own seed
+kappa (two raters), :func:`sheetflow.stats.cohen_kappa`'s, both likewise computed for
+all data sets of a design at once (:func:`sheetflow.stats.fleiss_kappa_complete_batch`,
+:func:`sheetflow.stats.cohen_kappa_batch`). BLAS runs on one thread meanwhile. Under
+the model, Fleiss' and Cohen's kappa (equal marginals) also equal :math:`q^2`, so
+``alpha`` is read as the anticipated kappa for those. Every grid cell has its own seed
 derived from (seed, raters, units), so a cell's result does not depend on the grid.
 """
 
