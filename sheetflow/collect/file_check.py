@@ -20,6 +20,7 @@ from functools import lru_cache
 from itertools import product
 from typing import Any
 
+from .._gc import collector_paused
 from ..packs.manifest import Manifest, PackHead
 from ..spec.study import Study, load_study
 from ..workbook import layout as L
@@ -129,6 +130,11 @@ def check_file(job: FileJob) -> FileResult:
     -------
     FileResult
     """
+    with collector_paused():  # a 500-case pack's check builds some 10^5 objects
+        return _check_book(job)
+
+
+def _check_book(job: FileJob) -> FileResult:
     book = open_book(job.path, job.limits, sha256=job.sha256 or None)
     if isinstance(book, Problem):
         return FileResult(problem=book)
