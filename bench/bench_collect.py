@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import shutil
 import statistics
 import subprocess
@@ -207,31 +206,14 @@ def show(name: str, spec: dict, study: Path, ours: dict, floor: dict) -> None:
 
 def growth(cache: Path, repeats: int, rebuild: bool) -> None:
     """Collect and floor over three sizes each of raters and cases; the exponents."""
-    series = {"raters": [(100, r) for r in (5, 10, 20)],
-              "cases": [(c, 5) for c in (50, 100, 200)]}
-    print("growth (paired; CPU seconds, medians):")
-    print(f"  {'series':7s} {'cases':>5s} {'raters':>6s} {'collect':>8s} {'floor':>7s} "
-          f"{'ratio':>6s}")
-    for what, sizes in series.items():
-        points = []
-        for cases, raters in sizes:
-            root, spec = study_root(cache, "paired", raters, cases)
-            study = ensure_built(root, spec, rebuild)
-            ours, floor = medians(study, repeats)
-            points.append((raters if what == "raters" else cases, ours["cpu"], floor["cpu"]))
-            print(f"  {what:7s} {cases:5d} {raters:6d} {ours['cpu']:8.2f} {floor['cpu']:7.2f} "
-                  f"{ours['cpu'] / floor['cpu']:5.2f}x")
-        print(f"  exponent over {what}: collect {_slope(points, 1):.2f}, "
-              f"floor {_slope(points, 2):.2f}")
+    from synthetic import growth_table
 
+    def measure(cases: int, raters: int) -> tuple[float, float]:
+        root, spec = study_root(cache, "paired", raters, cases)
+        ours, floor = medians(ensure_built(root, spec, rebuild), repeats)
+        return ours["cpu"], floor["cpu"]
 
-def _slope(points: list[tuple[float, float, float]], at: int) -> float:
-    """Least-squares slope of log(time) on log(size)."""
-    xs = [math.log(p[0]) for p in points]
-    ys = [math.log(p[at]) for p in points]
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / \
-        sum((x - mx) ** 2 for x in xs)
+    growth_table("collect", "floor", measure)
 
 
 def main() -> None:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import math
 import multiprocessing
 import random
 import resource
@@ -38,7 +37,7 @@ import time
 from pathlib import Path
 
 import xlsxwriter
-from synthetic import write_internal_scores
+from synthetic import growth_table, write_internal_scores
 
 from sheetflow.packs.generate import generate_packs
 
@@ -279,32 +278,14 @@ def run_study(name: str, raters: int, cases: int, repeats: int, keep: Path | Non
 
 def growth(repeats: int) -> None:
     """generate and the replay over three sizes each of raters and cases; exponents."""
-    series = {"raters": [(100, r) for r in (5, 10, 20)],
-              "cases": [(c, 5) for c in (50, 100, 200)]}
-    print("growth (paired; CPU seconds, medians):")
-    print(f"  {'series':7s} {'cases':>5s} {'raters':>6s} {'generate':>9s} {'bare':>7s} "
-          f"{'ratio':>6s}")
-    for what, sizes in series.items():
-        points = []
-        for cases, raters in sizes:
-            with tempfile.TemporaryDirectory() as tmp:
-                folder, rec = Path(tmp) / "study", Path(tmp) / "rec"
-                synthesise(folder, "paired", cases, raters)
-                m = medians(folder, rec, repeats)
-            g, b = m["generate"][1], m["bare"][1]
-            points.append((raters if what == "raters" else cases, g, b))
-            print(f"  {what:7s} {cases:5d} {raters:6d} {g:9.2f} {b:7.2f} {g / b:5.2f}x")
-        print(f"  exponent over {what}: generate {_slope(points, 1):.2f}, "
-              f"bare {_slope(points, 2):.2f}")
+    def measure(cases: int, raters: int) -> tuple[float, float]:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder, rec = Path(tmp) / "study", Path(tmp) / "rec"
+            synthesise(folder, "paired", cases, raters)
+            m = medians(folder, rec, repeats)
+        return m["generate"][1], m["bare"][1]
 
-
-def _slope(points: list[tuple[float, float, float]], at: int) -> float:
-    """Least-squares slope of log(time) on log(size)."""
-    xs = [math.log(p[0]) for p in points]
-    ys = [math.log(p[at]) for p in points]
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / \
-        sum((x - mx) ** 2 for x in xs)
+    growth_table("generate", "bare", measure)
 
 
 def main() -> None:
