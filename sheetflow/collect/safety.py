@@ -495,7 +495,8 @@ class _Slot:
         job_r, job_w = os.pipe()
         res_r, res_w = os.pipe()
         if _can_fork():
-            self.process: Any = _fork(job_r, res_w, target_name, limits.memory_bytes)
+            self.process: Any = _fork((job_r, res_w), (job_w, res_r), target_name,
+                                      limits.memory_bytes)
         else:
             code = _CHILD.format(args=(job_r, res_w, target_name, limits.memory_bytes))
             self.process = subprocess.Popen([sys.executable, "-c", code],
@@ -536,21 +537,24 @@ class _Slot:
                 conn.close()
 
 
-def _fork(job_r: int, res_w: int, target_name: str, memory_bytes: int) -> _Forked:
-    """Fork a child that runs :func:`_worker` on the two pipe ends, then exits."""
+def _fork(ends: tuple[int, int], parent_ends: tuple[int, int], target_name: str,
+          memory_bytes: int) -> _Forked:
+    """Fork a child that runs :func:`_worker` on its two pipe ``ends`` (jobs in,
+    results out), then exits."""
     pid = os.fork()
     if pid:
         return _Forked(pid)
     code = 1
     try:
-        # the other slots' ends: a child holding them would keep their pipes open
-        for fd in _PARENT_ENDS:
+        # the parent's ends, its own and the other slots': a child holding them would
+        # keep those pipes open (and wait for jobs forever once the parent is gone)
+        for fd in {*_PARENT_ENDS, *parent_ends}:
             with contextlib.suppress(OSError):
                 os.close(fd)
         import faulthandler
 
         faulthandler.disable()  # a parser's abort is reported by the parent, once
-        _worker(job_r, res_w, target_name, memory_bytes, forked=True)
+        _worker(*ends, target_name, memory_bytes, forked=True)
         code = 0
     finally:
         os._exit(code)  # never the parent's cleanup (atexit, buffers, temp files)
