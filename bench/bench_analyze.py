@@ -57,7 +57,10 @@ def cpu_total():  # this process and its finished children (readers, output work
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 wall, cpu = time.perf_counter(), cpu_total()
 run()
-print(json.dumps({"wall": time.perf_counter() - wall, "cpu": cpu_total() - cpu}))
+peak = {w: resource.getrusage(getattr(resource, w)).ru_maxrss / 1024  # KiB on Linux
+        for w in ("RUSAGE_SELF", "RUSAGE_CHILDREN")}
+print(json.dumps({"wall": time.perf_counter() - wall, "cpu": cpu_total() - cpu,
+                  "self_mb": peak["RUSAGE_SELF"], "child_mb": peak["RUSAGE_CHILDREN"]}))
 """
 
 
@@ -143,7 +146,8 @@ def main() -> None:
         print(f"{name}: {spec['template']}, {spec['raters']} raters, "
               f"{spec['items'] or 'template'} items, {ratings:,} rating rows")
         for label, t in (("collect", collect_t), ("analyze", analyze_t)):
-            print(f"  {label:8s} wall {t['wall']:7.2f} s   cpu after imports {t['cpu']:7.2f} s")
+            print(f"  {label:8s} wall {t['wall']:7.2f} s   cpu after imports {t['cpu']:7.2f} s   "
+                  f"peak RSS {t['self_mb']:5.0f} MB (largest child {t['child_mb']:4.0f} MB)")
         print(f"  ratio analyze/collect: wall {analyze_t['wall'] / collect_t['wall']:.2f}x, "
               f"cpu {analyze_t['cpu'] / collect_t['cpu']:.2f}x   (target: 2x or less)")
 

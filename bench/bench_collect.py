@@ -1,24 +1,34 @@
-"""Time ``collect`` on 50 returned packs of a 500-case paired study.
+"""Time ``collect`` against python-calamine reading the raw cells of the same returns.
 
 Run on demand (not a test)::
 
-    python bench/bench_collect.py [--packs 50] [--cases 500] [--cache DIR] [--rebuild]
+    python bench/bench_collect.py [--study paired|dices|small|all] [--packs 50]
+                                  [--cases 500] [--repeats 3] [--growth]
+                                  [--cache DIR] [--rebuild] [--keep DIR]
 
-Three steps, each in its own fresh process, so no step's memory is charged to another:
+Studies (each built once into the cache folder and reused; ``--rebuild`` starts again):
 
-1. **build** (skipped when the cache folder already holds a finished build): a study
-   from the paired-rubric template with ``--cases`` synthetic cases and ``--packs``
-   raters, its packs generated and every answer filled with openpyxl (two processes).
-2. **collect** the returned packs (writing ``out/ratings.csv`` and
-   ``out/validation.xlsx``), as ``sheetflow collect`` does.
-3. **baseline**: ``pandas.read_excel(path, sheet_name=None, engine="openpyxl")`` over
-   the same files.
+- **paired**: the paired-rubric template with ``--cases`` synthetic cases and
+  ``--packs`` raters (default 50 x 500), every answer filled with openpyxl.
+- **dices**: DICES-350's size: the answer-review template with 350 items and 123
+  raters, filled by the simulated raters of ``sheetflow.demo.simulate``.
+- **small**: the paired-rubric template's own 18 cases (about 500 answer cells per
+  return), 10 raters, filled with openpyxl.
 
-For steps 2 and 3 it prints wall time and peak RSS: the process itself
-(``RUSAGE_SELF``), its largest child (``RUSAGE_CHILDREN``: the sandbox children, two
-at a time on two cores), and their sum, an upper bound for the process and one child
-(two children run at once: add the child's figure once more for the whole step); then
-the time ratio.
+For each study, each step in a fresh process, alternating, ``--repeats`` times:
+
+1. **collect** the returns (writing ``out/ratings.csv`` and ``out/validation.xlsx``), as
+   ``sheetflow collect`` does;
+2. **floor**: python-calamine reading every sheet of every returned file into Python
+   values (``CalamineWorkbook.from_path`` and ``to_python`` per sheet), in one
+   process: the practical floor, since collect reads through calamine itself.
+
+It prints the medians of CPU time (the process and its children: collect's reader
+sandboxes) and wall time, and the ratio collect / floor on both (targets: at most 2x
+on paired and dices, 3x on small). ``--growth`` adds a table over three sizes each of
+raters and cases (a paired study) with the growth exponents (the slope of log time
+over log size). ``--keep DIR`` copies each study's ``ratings.csv`` and
+``collection.json`` into ``DIR`` (to compare two versions' outputs).
 """
 
 from __future__ import annotations
@@ -26,6 +36,8 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,24 +45,60 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from sheetflow.packs.manifest import open_manifest
-
 HERE = Path(__file__).resolve()
 DONE = "bench-build.json"
+TARGETS = {"paired": 2.0, "dices": 2.0, "small": 3.0}
+
+CHILD = r"""
+import json, resource, sys, time
+from pathlib import Path
+root, step = Path(sys.argv[1]), sys.argv[2]
+if step == "collect":
+    from sheetflow.collect.run import collect
+    def run():
+        result = collect(root, write=True)
+        return {"rows": len(result.ratings), "errors": result.report.error_count}
+else:
+    from python_calamine import CalamineWorkbook
+    files = sorted((root / "returns").glob("*.xlsx"))
+    def run():
+        cells = 0
+        for path in files:
+            wb = CalamineWorkbook.from_path(str(path))
+            for name in wb.sheet_names:
+                cells += sum(map(len, wb.get_sheet_by_name(name).to_python()))
+            wb.close()
+        return {"cells": cells}
+def cpu_total():  # this process and its finished children (the reader sandboxes)
+    me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+wall, cpu = time.perf_counter(), cpu_total()
+found = run()
+print(json.dumps({"wall": time.perf_counter() - wall, "cpu": cpu_total() - cpu, **found}))
+"""
 
 
-def build(root: Path, cases: int, packs: int) -> list[Path]:
-    """A paired study with ``cases`` cases and ``packs`` raters, packs filled."""
+# --------------------------------------------------------------------------- building
+
+
+def build_paired(root: Path, cases: int | None, packs: int) -> None:
+    """A paired study with ``cases`` synthetic cases (None: the template's 18) and
+    ``packs`` raters, every answer filled with openpyxl (two processes)."""
+    from synthetic import write_internal_scores
+
     from sheetflow.packs.generate import generate_packs
+    from sheetflow.packs.manifest import open_manifest
     from sheetflow.spec.templates import init_study
 
     init_study(root, "paired-rubric")
-    with (root / "items.csv").open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["case_id", "prompt", "response_baseline", "response_improved"])
-        for i in range(cases):
-            w.writerow([f"TC-{i:04d}", f"Prompt {i}: what should be weighed?",
-                        f"Baseline answer {i}. " * 20, f"Improved answer {i}. " * 25])
+    if cases is not None:
+        with (root / "items.csv").open("w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(["case_id", "prompt", "response_baseline", "response_improved"])
+            for i in range(cases):
+                w.writerow([f"TC-{i:04d}", f"Prompt {i}: what should be weighed?",
+                            f"Baseline answer {i}. " * 20, f"Improved answer {i}. " * 25])
+        write_internal_scores(root, [f"TC-{i:04d}" for i in range(cases)])
     with (root / "raters.csv").open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["rater_id", "name", "last_name", "email", "role"])
@@ -60,12 +108,14 @@ def build(root: Path, cases: int, packs: int) -> list[Path]:
     (root / "returns").mkdir(exist_ok=True)
     names = [head.file for head in open_manifest(root).heads]
     with ProcessPoolExecutor(2) as pool:
-        return list(pool.map(_fill, [root] * len(names), names))
+        list(pool.map(_fill, [root] * len(names), names))
 
 
 def _fill(root: Path, name: str) -> Path:
     sys.path.insert(0, str(HERE.parent.parent / "tests"))
     from roundtrip_helpers import fill_openpyxl, plan_answers
+
+    from sheetflow.packs.manifest import open_manifest
 
     manifest = open_manifest(root)  # one pack's entry, not the whole manifest
     pack = manifest.pack(next(h for h in manifest.heads if h.file == name))
@@ -74,105 +124,124 @@ def _fill(root: Path, name: str) -> Path:
     return dst
 
 
-def ensure_built(cache: Path, cases: int, packs: int, rebuild: bool) -> Path:
-    """The study folder in ``cache``, built unless a finished build with these sizes is there."""
-    root = cache / "study"
-    marker = cache / DONE
-    wanted = {"cases": cases, "packs": packs}
-    if not rebuild and marker.is_file() and json.loads(marker.read_text()) == wanted:
-        print(f"reusing {packs} filled packs of {cases} cases in {cache}")
-        return root
-    if cache.exists():
-        import shutil
+def study_root(cache: Path, name: str, packs: int, cases: int) -> tuple[Path, dict]:
+    """Where study ``name`` is built, and what it is."""
+    if name == "dices":
+        spec = {"study": "dices", "template": "answer-review", "items": 350, "raters": 123}
+    elif name == "small":
+        spec = {"study": "small", "template": "paired-rubric", "items": None, "raters": 10}
+    else:
+        spec = {"study": "paired", "template": "paired-rubric", "items": cases,
+                "raters": packs}
+    return cache / f"{name}-{spec['items']}x{spec['raters']}", spec
 
-        shutil.rmtree(cache)
-    cache.mkdir(parents=True)
+
+def ensure_built(root: Path, spec: dict, rebuild: bool) -> Path:
+    """The study folder ``root``, built unless a finished build of ``spec`` is there."""
+    study = root / "study"
+    marker = root / DONE
+    if not rebuild and marker.is_file() and json.loads(marker.read_text()) == spec:
+        return study
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
     t0 = time.perf_counter()
-    _run_step("build", str(root), str(cases), str(packs))
-    marker.write_text(json.dumps(wanted))
-    print(f"built {packs} filled packs in {time.perf_counter() - t0:.1f} s")
-    return root
+    subprocess.run([sys.executable, str(HERE), "--build", str(study), json.dumps(spec)],
+                   check=True)
+    marker.write_text(json.dumps(spec))
+    print(f"  built {spec} in {time.perf_counter() - t0:.0f} s")
+    return study
 
 
-def _run_step(*args: str) -> dict[str, float]:
-    """Run one step in a fresh interpreter; its JSON line of measurements."""
-    done = subprocess.run([sys.executable, str(HERE), "--step", *args], check=True,
+def _build_step(study: Path, spec: dict) -> None:
+    if spec["template"] == "answer-review":
+        sys.path.insert(0, str(HERE.parent))
+        from bench_analyze import build
+
+        build(study, spec["template"], spec["items"], spec["raters"])
+    else:
+        build_paired(study, spec["items"], spec["raters"])
+
+
+# --------------------------------------------------------------------------- measuring
+
+
+def timed(study: Path, step: str) -> dict[str, float]:
+    """One step in a fresh interpreter: its measurements."""
+    done = subprocess.run([sys.executable, "-c", CHILD, str(study), step], check=True,
                           capture_output=True, text=True)
-    lines = done.stdout.strip().splitlines()
-    return json.loads(lines[-1]) if lines else {}
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _peaks() -> dict[str, float]:
-    import resource
-
-    # Linux reports ru_maxrss in KiB
-    me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return {"self_mb": me, "child_mb": kids}
-
-
-def step_collect(root: Path) -> dict[str, float]:
-    """Collect every return of the study, as the CLI does."""
-    from sheetflow.collect.run import collect
-
-    t0 = time.perf_counter()
-    result = collect(root, write=True)
-    seconds = time.perf_counter() - t0
-    return {"seconds": seconds, "rows": len(result.ratings),
-            "errors": result.report.error_count, **_peaks()}
+def medians(study: Path, repeats: int) -> tuple[dict[str, float], dict[str, float]]:
+    """Median collect and floor figures over ``repeats`` alternating runs."""
+    runs: dict[str, list[dict[str, float]]] = {"collect": [], "floor": []}
+    for _ in range(repeats):
+        for step in runs:
+            runs[step].append(timed(study, step))
+    return tuple({k: statistics.median(r[k] for r in runs[step]) for k in runs[step][0]}
+                 for step in runs)
 
 
-def step_baseline(root: Path) -> dict[str, float]:
-    """pandas with openpyxl over the same files, every sheet."""
-    import pandas as pd
-
-    files = sorted((root / "returns").glob("*.xlsx"))
-    t0 = time.perf_counter()
-    for path in files:
-        pd.read_excel(path, sheet_name=None, engine="openpyxl")
-    return {"seconds": time.perf_counter() - t0, **_peaks()}
+def keep_outputs(study: Path, name: str, keep: Path) -> None:
+    """Copy ``ratings.csv`` and ``collection.json`` (the issue lists) to ``keep``."""
+    keep.mkdir(parents=True, exist_ok=True)
+    for part in ("ratings.csv", "collection.json"):
+        shutil.copyfile(study / "out" / part, keep / f"{name}-{part}")
 
 
-def _step(name: str, args: list[str]) -> None:
-    if name == "build":
-        build(Path(args[0]), int(args[1]), int(args[2]))
-        print(json.dumps({}))
-    elif name == "collect":
-        print(json.dumps(step_collect(Path(args[0]))))
-    elif name == "baseline":
-        print(json.dumps(step_baseline(Path(args[0]))))
+def show(name: str, spec: dict, study: Path, ours: dict, floor: dict) -> None:
+    files = sorted((study / "returns").glob("*.xlsx"))
+    size = sum(f.stat().st_size for f in files) / len(files) / 1024
+    target = TARGETS.get(name)
+    print(f"{name}: {spec['template']}, {spec['items'] or 'template'} items x "
+          f"{spec['raters']} raters; {len(files)} returns of {size:.0f} KB; "
+          f"{ours['rows']:,.0f} rating rows, {ours['errors']:.0f} errors")
+    for label, m in (("collect", ours), ("floor", floor)):
+        print(f"  {label:8s} cpu {m['cpu']:7.2f} s   wall {m['wall']:7.2f} s")
+    print(f"  ratio collect/floor: cpu {ours['cpu'] / floor['cpu']:.2f}x, wall "
+          f"{ours['wall'] / floor['wall']:.2f}x" + (f"   (target: {target:g}x or less)"
+                                                    if target else ""))
 
 
-def _show(name: str, m: dict[str, float]) -> None:
-    print(f"{name:9s} {m['seconds']:7.2f} s   peak RSS: process {m['self_mb']:5.0f} MB, "
-          f"largest child {m['child_mb']:5.0f} MB, sum {m['self_mb'] + m['child_mb']:5.0f} MB")
+def growth(cache: Path, repeats: int, rebuild: bool) -> None:
+    """Collect and floor over three sizes each of raters and cases; the exponents."""
+    from synthetic import growth_table
+
+    def measure(cases: int, raters: int) -> tuple[float, float]:
+        root, spec = study_root(cache, "paired", raters, cases)
+        ours, floor = medians(ensure_built(root, spec, rebuild), repeats)
+        return ours["cpu"], floor["cpu"]
+
+    growth_table("collect", "floor", measure)
 
 
 def main() -> None:
-    if len(sys.argv) > 2 and sys.argv[1] == "--step":
-        _step(sys.argv[2], sys.argv[3:])
+    if len(sys.argv) > 3 and sys.argv[1] == "--build":
+        _build_step(Path(sys.argv[2]), json.loads(sys.argv[3]))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--study", choices=[*TARGETS, "all"], default="all")
     parser.add_argument("--packs", type=int, default=50)
     parser.add_argument("--cases", type=int, default=500)
-    parser.add_argument("--cache", type=Path, default=None,
-                        help="folder for the built study (default: a folder in the temp dir, "
-                             "reused across runs)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--growth", action="store_true", help="add the growth table")
+    parser.add_argument("--cache", type=Path,
+                        default=Path(tempfile.gettempdir()) / "sheetflow-bench-collect")
     parser.add_argument("--rebuild", action="store_true", help="build even when cached")
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="copy each study's ratings.csv and issue lists here")
     args = parser.parse_args()
-    cache = args.cache or Path(tempfile.gettempdir()) / (
-        f"sheetflow-bench-collect-{args.cases}x{args.packs}")
-    root = ensure_built(cache, args.cases, args.packs, args.rebuild)
-    files = sorted((root / "returns").glob("*.xlsx"))
-    size = sum(f.stat().st_size for f in files) / len(files) / 1024
-    print(f"{len(files)} returned packs, {size:.0f} KB each")
-    ours = _run_step("collect", str(root))
-    print(f"collect: {ours['rows']:.0f} rating rows, {ours['errors']:.0f} errors")
-    _show("collect", ours)
-    base = _run_step("baseline", str(root))
-    _show("baseline", base)
-    print(f"ratio: baseline time / collect time = {base['seconds'] / ours['seconds']:.1f}x "
-          "(target: at least 3x)")
+    names = list(TARGETS) if args.study == "all" else [args.study]
+    for name in names:
+        root, spec = study_root(args.cache, name, args.packs, args.cases)
+        study = ensure_built(root, spec, args.rebuild)
+        ours, floor = medians(study, args.repeats)
+        show(name, spec, study, ours, floor)
+        if args.keep:
+            keep_outputs(study, name, args.keep)
+    if args.growth:
+        growth(args.cache, args.repeats, args.rebuild)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
+from operator import itemgetter
 from typing import Any, Protocol
 
 from ..spec.rubric import Dimension, Total, answer_required, total_bounds
@@ -73,6 +74,11 @@ class AnswerReader:
         # its item id: reply drafts quote them, and item ids may follow the arms
         self.shown = {card["item_id"]: L.case_name(card)
                       for card in checker.plan.pack.get("cards", [])}
+        # most answer cells hold one of a few clean values: (dimension id, raw) -> the
+        # parsed value and the row's value and raw texts, for a raw of an exact plain
+        # type (a bool equals 1 as a key, so it never comes this way)
+        self._clean: dict[tuple[str, Any], tuple[ParsedValue, str, str]] = {}
+        self._required: dict[tuple[str, str], bool] = {}  # (dimension id, part)
 
     def read_all(self) -> None:
         pack = self.k.plan.pack
@@ -128,6 +134,20 @@ class AnswerReader:
     def _cell(self, dim: Dimension, ref: str, case: str, label: str, anchor: int,
               part: str, row_id: str, confidence: str, what: str) -> ParsedValue:
         moved, raw = self.k.moved(ref, anchor)
+        clean = self._clean.get((dim.id, raw)) if type(raw) in _PLAIN else None
+        if clean is not None:  # a value seen before in this file, and clean: no issue
+            parsed, value, shown = clean
+            required = self._required.get((dim.id, part))
+            if required is None:
+                required = self._required[(dim.id, part)] = answer_required(dim, part)
+            if required:
+                self.result.required += 1
+                self.result.answered += 1
+            if dim.kind == "preference":
+                self.direction_cells[self.shown.get(case, case)] = (self.k.sheet, moved)
+            self.rows.append((case, row_id, label, dim.id, part, value, shown, confidence,
+                              moved))
+            return parsed
         parsed = parse_value(dim, raw)
         if parsed.blank and dim.kind == "binary" and dim.blank_means:
             parsed = ParsedValue(dim.blank_means)
@@ -146,6 +166,10 @@ class AnswerReader:
         if dim.kind == "preference":
             self.direction_cells[self.shown.get(case, case)] = (self.k.sheet, moved)
         self._emit(case, label, row_id, dim.id, part, parsed.value, raw, confidence, moved)
+        if parsed.code is None and parsed.value is not None and dim.kind != "text" \
+                and type(raw) in _PLAIN and len(self._clean) < _CLEAN_KEPT:
+            # what the next cell holding the same value gives: the same row, no issue
+            self._clean[(dim.id, raw)] = (parsed, value_text(parsed.value), raw_text(raw))
         return parsed
 
     def _count(self, required: bool, value: Any) -> None:
@@ -269,7 +293,7 @@ class AnswerReader:
         head, job = self.k.head, self.k.job
         # the table is sorted by rater, sitting, case, label, dimension, field, file;
         # within one file the first two and the last are the same for every row
-        rows = sorted(self.rows, key=lambda r: (r[0], r[2], r[3], r[4]))
+        rows = sorted(self.rows, key=_TABLE_ORDER)
         block = RatingBlock(self.study.id, head.rater_id, str(head.sitting), self.k.sheet,
                             job.name, job.sha256, rows)
         return block.packed(job.csv)
@@ -308,6 +332,11 @@ class AnswerReader:
                 values = [pts[d] for d in total.of]
                 out[key] = sum(values) / len(values) if total.method == "mean" else sum(values)
         return out
+
+
+_PLAIN = frozenset((str, int, float))
+_TABLE_ORDER = itemgetter(0, 2, 3, 4)  # case, label, dimension, field
+_CLEAN_KEPT = 4096
 
 
 def _total_range(total: Total, study: Study) -> tuple[float, float]:

@@ -20,6 +20,7 @@ from functools import lru_cache
 from itertools import product
 from typing import Any
 
+from .._gc import collector_paused
 from ..packs.manifest import Manifest, PackHead
 from ..spec.study import Study, load_study
 from ..workbook import layout as L
@@ -43,7 +44,8 @@ from .values import Formula
 __all__ = [
     "RATING_COLUMNS", "ROW_FIELDS", "FileChecker", "FileJob", "FileResult", "PackCheck",
     "PackedBlock", "RatingBlock", "cell_name", "check_file", "csv_header", "csv_lines",
-    "identity_stores", "neutralise", "raw_text", "row_table", "split_cell", "value_text",
+    "identity_stores", "known_study", "neutralise", "raw_text", "row_table", "split_cell",
+    "value_text",
 ]
 
 ROW_SLACK, COLUMN_SLACK = 40, 4
@@ -128,6 +130,11 @@ def check_file(job: FileJob) -> FileResult:
     -------
     FileResult
     """
+    with collector_paused():  # a 500-case pack's check builds some 10^5 objects
+        return _check_book(job)
+
+
+def _check_book(job: FileJob) -> FileResult:
     book = open_book(job.path, job.limits, sha256=job.sha256 or None)
     if isinstance(book, Problem):
         return FileResult(problem=book)
@@ -144,10 +151,22 @@ def check_file(job: FileJob) -> FileResult:
         book.close()
 
 
-@lru_cache(maxsize=2)
 def _study(study_dir: str) -> Study:
-    """The study, loaded once per child."""
-    return load_study(study_dir)
+    """The study, loaded once per child (a forked child has the parent's already)."""
+    found = _LOADED.get(study_dir)
+    if found is None:
+        _LOADED.clear()
+        found = _LOADED[study_dir] = load_study(study_dir)
+    return found
+
+
+def known_study(study_dir: str, study: Study) -> None:
+    """Keep ``study`` as the one in ``study_dir``, for the children forked from here."""
+    _LOADED.clear()
+    _LOADED[study_dir] = study
+
+
+_LOADED: dict[str, Study] = {}
 
 
 def identity_sheet(book: Book, limits: Limits) -> Cells:
@@ -180,13 +199,23 @@ def identity_stores(book: Book, limits: Limits) -> dict[str, dict[str, str]]:
 
 def split_cell(ref: str) -> tuple[int, int]:
     """(row, column) of an A1 address."""
+    place = _PLACES.get(ref)
+    if place is not None:
+        return place
     found = _A1.fullmatch(ref)
     if found is None:
         raise ValueError(f"not a cell address: {ref!r}")
-    return int(found[2]), _column(found[1])
+    place = int(found[2]), _column(found[1])
+    if len(_PLACES) < _PLACES_KEPT:
+        _PLACES[ref] = place
+    return place
 
 
 _A1 = re.compile(r"([A-Za-z]{1,3})([0-9]+)")
+# the packs of a study put their answer cells at mostly the same addresses: a child
+# checking many files parses each address once
+_PLACES: dict[str, tuple[int, int]] = {}
+_PLACES_KEPT = 1 << 18
 _column = lru_cache(maxsize=1024)(column_number)
 
 

@@ -30,6 +30,8 @@ import html
 import io
 import re
 import zipfile
+from itertools import chain, compress, product, repeat
+from operator import ne
 from pathlib import Path
 from typing import IO, Any
 
@@ -124,11 +126,11 @@ class Book:
             self._calamine = CalamineWorkbook.from_filelike(io.BytesIO(self.data))
         grid = self._calamine.get_sheet_by_name(sheet).to_python(skip_empty_area=False,
                                                                  nrows=rows)
-        out: Cells = {(r, c): value for r, row in enumerate(grid, 1)
-                      for c, value in enumerate(row[:cols], 1) if value != ""}
-        for key, value in out.items():
-            if type(value) is dt.date:  # openpyxl gives a datetime at midnight
-                out[key] = dt.datetime(value.year, value.month, value.day)
+        out = _non_empty(grid, cols)
+        if dt.date in set(map(type, out.values())):
+            for key, value in out.items():
+                if type(value) is dt.date:  # openpyxl gives a datetime at midnight
+                    out[key] = dt.datetime(value.year, value.month, value.day)
         return out
 
     def close(self) -> None:
@@ -136,6 +138,22 @@ class Book:
         if self._calamine is not None:
             self._calamine.close()
             self._calamine = None
+
+
+def _non_empty(grid: list[list[Any]], cols: int) -> Cells:
+    """(row, column) -> value of the grid's non-empty cells within the first ``cols``.
+
+    Built by C-level iterators, not a loop over the cells: the grid of a 500-case
+    pack has some 90,000 of them, and this runs once per file.
+    """
+    width = {len(row) for row in grid}
+    if len(width) != 1:  # ragged rows (not from calamine's dense grid): cell by cell
+        return {(r, c): value for r, row in enumerate(grid, 1)
+                for c, value in enumerate(row[:cols], 1) if value != ""}
+    used = min(width.pop(), cols)
+    flat = list(chain.from_iterable(row[:used] for row in grid))
+    places = product(range(1, len(grid) + 1), range(1, used + 1))
+    return dict(compress(zip(places, flat, strict=True), map(ne, flat, repeat(""))))
 
 
 def open_book(path: str | Path, limits: Limits | None = None,
@@ -228,8 +246,10 @@ def _formulas(scan: SheetScan, rows: int, cols: int) -> dict[tuple[int, int], Fo
     out = {}
     masters: dict[bytes, tuple[str, tuple[int, int]]] = {}
     for (r, c), (attrs, raw) in scan.formulas.items():
-        found = dict(_ATTR.findall(attrs))
-        text = html.unescape(raw.decode("utf-8", "replace"))
+        found = dict(_ATTR.findall(attrs)) if attrs else {}
+        text = raw.decode("utf-8", "replace")
+        if "&" in text:
+            text = html.unescape(text)
         if found.get(b"t") == b"shared" and b"si" in found:
             if text:
                 masters[found[b"si"]] = (text, (r, c))

@@ -11,6 +11,7 @@ import csv
 import datetime as dt
 import io
 import pickle
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,6 +94,10 @@ def raw_text(raw: Any) -> str:
 FORMULA_STARTS = frozenset("=+-@\t\r\n\uff1d\uff0b\uff0d\uff20")
 
 
+# a field of a column joined with NUL between fields starts with a formula character
+_STARTS = re.compile("\x00[" + re.escape("".join(sorted(FORMULA_STARTS))) + "]")
+
+
 def neutralise(text: str) -> str:
     """Prefix ``'`` to text that a spreadsheet would run as a formula (OWASP)."""
     if text and text[0] in FORMULA_STARTS:
@@ -104,27 +109,28 @@ def csv_lines(block: RatingBlock) -> bytes:
     """A block's rows as CSV lines: all fields quoted, formula starts neutralised.
 
     The same bytes as :func:`csv.writer` with ``QUOTE_ALL`` and ``\\r\\n`` line ends,
-    built by joining (twice as fast): the constant columns are quoted once, and a
-    row's quotes are doubled only when one of its fields holds any. Numbers such as
-    -1 in the value and raw columns are prefixed too: a spreadsheet then shows them
-    as text, which is safe; the analysis removes the prefix.
+    built column by column (several times faster): the constant columns are quoted
+    once, each varying column is neutralised in one pass and its quotes doubled only
+    when it holds any. Numbers such as -1 in the value and raw columns are prefixed
+    too: a spreadsheet then shows them as text, which is safe; the analysis removes
+    the prefix.
     """
+    if not block.rows:
+        return b""
     starts = FORMULA_STARTS
     head = ",".join(_quoted(neutralise(x))
                     for x in (block.study_id, block.rater_id, block.sitting)) + ',"'
     tail = '",' + ",".join(_quoted(neutralise(x))
                            for x in (block.file, block.source_sha256)) + "\r\n"
+    columns = [[("'" + x) if x[:1] in starts else x for x in column]
+               if _STARTS.search("\x00" + "\x00".join(column)) else list(column)
+               for column in zip(*block.rows, strict=True)]
     sheet = neutralise(block.sheet)
-    separators = 2 * len(ROW_FIELDS)  # the quotes '","' puts between the 10 fields
-    lines = []
-    for row in block.rows:
-        fields = [("'" + x) if x and x[0] in starts else x for x in row]
-        fields.insert(8, sheet if fields[8] else "")
-        line = '","'.join(fields)
-        if line.count('"') != separators:
-            line = '","'.join(x.replace('"', '""') for x in fields)
-        lines.append(head + line + tail)
-    return "".join(lines).encode("utf-8")
+    columns.insert(8, [sheet if cell else "" for cell in columns[8]])
+    columns = [[x.replace('"', '""') for x in column] if '"' in "".join(column) else column
+               for column in columns]
+    return (head + (tail + head).join(map('","'.join, zip(*columns, strict=True))) + tail
+            ).encode("utf-8")
 
 
 def _quoted(text: str) -> str:

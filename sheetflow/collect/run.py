@@ -65,6 +65,7 @@ from .file_check import (
     check_file,
     csv_header,
     csv_lines,
+    known_study,
     neutralise,
     split_cell,
 )
@@ -302,6 +303,7 @@ def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
              workers: int | None, write: bool, study: Study,
              progress: Callable[[int, int], None] | None) -> Collection:
     manifest = open_manifest(root)
+    known_study(str(root), study)  # forked reader children need not load it again
     try:
         files = find_files(root, paths)
         collector = _Collector(root, manifest, limits or Limits(), csv=write)
