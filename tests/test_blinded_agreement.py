@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
+import sys
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 from roundtrip_helpers import fill_openpyxl, plan_answers
@@ -77,3 +80,55 @@ def test_the_agreement_line_names_who_to_talk_to(partly_returned):
     assert result.exit_code == 0, result.output
     line = next(ln for ln in result.output.splitlines() if ln.startswith("agreement  depth"))
     assert f"without {packs[2]['rater_id']} it rises most" in line
+
+
+_GUARDED: list[str] = []  # folders no open() or listing may touch (the hook stays installed)
+
+
+def _refuse_guarded(event: str, args: tuple) -> None:
+    if event not in ("open", "os.listdir", "os.scandir") or not _GUARDED or not args:
+        return
+    target = args[0]
+    if isinstance(target, (str, bytes, os.PathLike)):
+        path = os.path.abspath(os.fsdecode(target))
+        if any(path == g or path.startswith(g + os.sep) for g in _GUARDED):
+            raise PermissionError(f"{path}: unreadable in this test")
+
+
+def test_sealed_unreadable_and_alpha_from_the_planted_values(partly_returned, tmp_path):
+    """``sealed/`` present but unreadable (an audit hook refuses every open and listing
+    under it: permissions alone do not stop a superuser), and the expected alpha built
+    from the planted answers themselves, not through the module under test."""
+    root, packs = partly_returned
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    sys.addaudithook(_refuse_guarded)
+    _GUARDED.append(str((copy / "sealed").resolve()))
+    try:
+        result = CliRunner().invoke(cli, ["status", str(copy), "--agreement", "--json"])
+    finally:
+        _GUARDED.clear()
+    assert result.exit_code == 0, result.output
+    found = {d["dimension"]: d for d in json.loads(result.output)["agreement"]}
+    planted: dict[str, dict[str, int]] = {}
+    for n, pack in enumerate(packs[:3]):
+        for card in pack["cards"]:
+            for row in card["rows"]:
+                text = row["locked"][0]["sha256"]
+                value = int(text[:4], 16) % 8
+                planted.setdefault(pack["rater_id"], {})[text] = \
+                    value if n < 2 else (value * 5 + 3) % 8
+    study = load_study(root)
+    depth = study.rubric.dimension("depth")
+    level = depth.level  # a count is agreed on its points, as the analysis takes it
+    wide = pd.DataFrame(planted).T.map(depth.points_for_count)  # raters x response texts
+    expected = stats.krippendorff_alpha(wide.to_numpy(dtype=object), level=level,
+                                        n_boot=0).loc[0, "alpha"]
+    assert found["depth"]["alpha"] == pytest.approx(expected)
+    without = {r: stats.krippendorff_alpha(wide.drop(index=r).to_numpy(dtype=object),
+                                           level=level, n_boot=0).loc[0, "alpha"]
+               for r in wide.index}
+    assert found["depth"]["raises_most"] == max(without, key=lambda r: without[r]) \
+        == packs[2]["rater_id"]
+    for rater, change in found["depth"]["leave_one_out"].items():
+        assert change == pytest.approx(without[rater] - expected)
