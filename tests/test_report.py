@@ -51,8 +51,10 @@ def test_workbook_sheets_numbers_and_charts(analysis, tmp_path):
     got = {row[0].value: row[col].value for row in alpha.iter_rows(min_row=2)}
     for rec in analysis.summary["alpha"]:
         assert got[rec["measure"]] == pytest.approx(rec["alpha"])
-    assert wb["Summary"]._charts and wb["Chart data"]._charts
-    assert wb["Direction"]._charts
+    charts = {c.title: c for c in wb.chartsheets}  # each chart prints on a page of its own
+    assert {"Alpha chart", "Distribution chart", "Direction chart"} <= set(charts)
+    summary_text = " ".join(str(c.value) for row in wb["Summary"].iter_rows() for c in row)
+    assert 'see the sheet "Alpha chart"' in summary_text
     methods = " ".join(str(c.value) for c in wb["Methods"]["B"])
     assert "McGraw-Wong" in methods and analysis.summary["spec_hash"] in methods
     # data text that looks like a formula stays text
@@ -83,3 +85,18 @@ def test_verdicts_jsonl_one_line_per_rating(analysis, tmp_path):
     lines = path.read_text(encoding="utf-8").splitlines()
     first = json.loads(lines[0])
     assert {"item_id", "arm", "rater", "sitting"} <= set(first)
+
+
+def test_a_chart_axis_holds_every_value_and_interval():
+    """Alphas below zero and intervals down to -0.75 stay inside the axis (it stopped
+    at -0.2), rounded out to tenths; the axis still holds 0 and 1."""
+    from sheetflow.report.charts import value_range
+
+    table = pd.DataFrame({"alpha": [-0.357, 0.61, float("nan")],
+                          "err_minus": [0.393, 0.1, float("nan")],
+                          "err_plus": [0.2, 0.45, float("nan")],
+                          "threshold 0.8": [0.8, 0.8, 0.8]})
+    assert value_range(table, "alpha", "err_minus", "err_plus", ["threshold 0.8"]) == \
+        (-0.8, 1.1)
+    assert value_range(table.iloc[1:2].assign(err_plus=0.1), "alpha", "err_minus",
+                       "err_plus") == (0.0, 1.0)

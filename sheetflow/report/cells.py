@@ -11,6 +11,8 @@ import pandas as pd
 import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
+from ..workbook.printing import row_points, set_print
+
 if TYPE_CHECKING:  # a worker process writing feedback needs no analysis
     from ..analysis import Analysis
 
@@ -30,9 +32,15 @@ def formats(wb: xlsxwriter.Workbook) -> dict[str, Any]:
         "title": wb.add_format({"bold": True, "font_size": 14}),
         "head": wb.add_format({"bold": True, "bg_color": "#D9E1F2", "border": 1,
                                "text_wrap": True, "valign": "top"}),
-        "bold": wb.add_format({"bold": True}),
+        "bold": wb.add_format({"bold": True, "valign": "top"}),
         "wrap": wb.add_format({"text_wrap": True, "valign": "top"}),
         "num": wb.add_format({"num_format": "0.000"}),
+        "count": wb.add_format({"num_format": "0"}),
+        "share": wb.add_format({"num_format": "0.0%"}),
+        "tiny": wb.add_format({"num_format": "0.00E+00"}),
+        # p-values to 3 significant digits, "< 0.001" below (the number stays exact)
+        "p": [wb.add_format({"num_format": f}) for f in
+              ('"< 0.001"', "0.00000", "0.0000", "0.000")],
         "bands": [wb.add_format({"bg_color": c, "num_format": "0.000"}) for c in BAND_COLOURS],
         "pass": wb.add_format({"bg_color": "#C6EFCE"}),
         "fail": wb.add_format({"bg_color": "#FFC7CE"}),
@@ -42,12 +50,69 @@ def formats(wb: xlsxwriter.Workbook) -> dict[str, Any]:
         "status_other": wb.add_format({"bold": True, "font_size": 14, "bg_color": "#FFEB9C"}),
     }
 
+
+# column names of the analysis's tables in the words a reader of the sheet knows
+HEADER_WORDS = {
+    "ci_low": "95% CI low", "ci_high": "95% CI high", "n": "count",
+    "n_units": "units", "n_raters": "raters", "n_ratings": "ratings",
+    "n_boot": "bootstrap resamples", "n_pairable_units": "pairable units",
+    "n_pairable_values": "pairable values", "p": "p", "p_o": "observed agreement",
+    "p_e": "chance agreement", "se": "standard error", "df": "degrees of freedom",
+    "df1": "degrees of freedom 1", "df2": "degrees of freedom 2", "f": "F",
+    "z": "z", "rho": "Spearman rho", "icc": "ICC", "ac": "Gwet AC", "diff": "difference",
+    "err_plus": "interval above", "err_minus": "interval below",
+    "mcgraw_wong": "McGraw-Wong form", "shrout_fleiss": "Shrout-Fleiss form",
+    "arm_x": "arm 1", "arm_y": "arm 2", "mean_x": "mean arm 1", "mean_y": "mean arm 2",
+    "w_plus": "W+ (signed-rank sum)", "k_first": "kappa sitting 1",
+    "k_second": "kappa sitting 2", "rater1": "rater 1", "rater2": "rater 2",
+    "sitting1": "sitting 1", "sitting2": "sitting 2", "total_sd": "total SD",
+}
+_COUNT_WORDS = ("n", "count", "errors", "refusal", "df1", "df2", "internal", "seed")
+_SHARE_WORDS = ("share", "rate", "yield", "pairwise_agreement", "within")
+
+
+def header_words(column: Any) -> str:
+    """A table column's header in words: ``ci_low`` -> "95% CI low", ``n_units`` ->
+    "units", ``n_known`` -> "known (count)", any other ``a_b`` -> "a b"."""
+    name = str(column)
+    if name in HEADER_WORDS:
+        return HEADER_WORDS[name]
+    if name.startswith("n_"):
+        return name[2:].replace("_", " ") + " (count)"
+    return name.replace("_", " ")
+
+
+def column_meaning(column: Any, values: pd.Series) -> str:
+    """How a column's numbers read: "count", "share", "p" (a p-value) or "num"."""
+    name = str(column).lower()
+    words = name.split("_")
+    if name == "p" or name.startswith("p_fixed") or name.endswith("_p"):
+        return "p"
+    if words[0] == "n" or any(w in _COUNT_WORDS for w in words) or \
+            values.dtype.kind in "iu":
+        return "count"
+    if any(w in name for w in _SHARE_WORDS) and values.dtype.kind == "f" and \
+            bool(((values.dropna() >= 0) & (values.dropna() <= 1)).all()):
+        return "share"
+    return "num"
+
+
+def number_format(meaning: str, value: float, fmt: dict[str, Any]) -> Any:
+    """The format showing ``value`` by its column's meaning (see :func:`column_meaning`)."""
+    if meaning == "p":
+        size = abs(value)
+        return fmt["p"][0 if size < 0.001 else 1 if size < 0.01 else 2 if size < 0.1 else 3]
+    if meaning == "num" and 0 < abs(value) < 0.0005:
+        return fmt["tiny"]  # a tolerance of 1e-9 is not 0.000
+    return fmt.get(meaning, fmt["num"])
+
+
 def write_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: Any = None) -> None:
     """One cell by type; text only through write_string, missing numbers left blank."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         ws.write_blank(row, col, None, fmt)
     elif isinstance(value, (bool, np.bool_)):
-        ws.write_boolean(row, col, bool(value), fmt)
+        ws.write_string(row, col, "Yes" if value else "No", fmt)
     elif isinstance(value, (int, float, np.integer, np.floating)):
         number = float(value)
         if math.isfinite(number):
@@ -58,54 +123,103 @@ def write_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: Any = None) -
         ws.write_string(row, col, str(value), fmt)
 
 def write_table(ws: Worksheet, top: int, table: pd.DataFrame, fmt: dict[str, Any], *,
-                number_formats: dict[str, Any] | None = None) -> int:
+                number_formats: dict[str, Any] | None = None, words: bool = True,
+                widths: list[float] | None = None) -> int:
     """Write ``table`` with a header at row ``top``; return the next free row.
 
     Cells are written as :func:`write_cell` would, a column at a time so that a
     numeric column needs no per-cell type dispatch (feedback workbooks for hundreds
-    of raters write about a million cells). ``number_formats`` gives some columns
-    (by name) another format for their numbers than ``fmt["num"]``.
+    of raters write about a million cells). Numbers are formatted by their column's
+    meaning (:func:`column_meaning`); ``number_formats`` gives some columns (by name)
+    a format of their own. Headers are in words (:func:`header_words`) unless
+    ``words`` is False. With ``widths`` (characters per column), text wider than its
+    column wraps and its row is made tall enough.
     """
+    tall: dict[int, float] = {}
     for j, col in enumerate(table.columns):
-        ws.write_string(top, j, str(col), fmt["head"])
-        _write_column(ws, top + 1, j, table.iloc[:, j],
-                      (number_formats or {}).get(col, fmt["num"]))
+        ws.write_string(top, j, header_words(col) if words else str(col), fmt["head"])
+        values = table.iloc[:, j]
+        own = (number_formats or {}).get(col)
+        meaning = "own" if own is not None else column_meaning(col, values)
+        width = widths[j] if widths else None
+        _write_column(ws, top + 1, j, values, meaning, {**fmt, "own": own}, width, tall)
+    for row, points in tall.items():
+        ws.set_row(row, points)
     return top + len(table) + 1
 
 
-def _write_column(ws: Worksheet, first: int, col: int, values: pd.Series, num: Any) -> None:
+def _write_column(ws: Worksheet, first: int, col: int, values: pd.Series, meaning: str,
+                  fmt: dict[str, Any], width: float | None, tall: dict[int, float]) -> None:
     kind = values.dtype.kind if isinstance(values.dtype, np.dtype) else "O"  # not pd.NA
+    num = fmt["own"] if meaning == "own" else fmt["p"][3] if meaning == "p" else \
+        fmt.get(meaning, fmt["num"])
     if kind == "f":
         for row, v in enumerate(values.tolist(), start=first):
             if v != v:
                 ws.write_blank(row, col, None, num)
             elif math.isfinite(v):
-                ws.write_number(row, col, v, num)
+                ws.write_number(row, col, v, num if meaning == "own" else
+                                number_format(meaning, v, fmt))
             else:
                 ws.write_string(row, col, str(v), num)
     elif kind in "iu":
         for row, v in enumerate(values.tolist(), start=first):
             ws.write_number(row, col, float(v))
+    elif kind == "b":
+        for row, v in enumerate(values.tolist(), start=first):
+            ws.write_string(row, col, "Yes" if v else "No")
     elif not values.hasnans and pd.api.types.infer_dtype(values, skipna=False) == "string":
         # text without blanks (pandas 3's str dtype says "string" even with NaN in it)
+        wrap = width is not None and any(len(v) > width for v in values.tolist())
         for row, v in enumerate(values.tolist(), start=first):
-            ws.write_string(row, col, v)
+            ws.write_string(row, col, v, fmt["wrap"] if wrap else None)
+            if wrap and len(v) > width:
+                tall[row] = max(tall.get(row, 0.0), row_points([(v, width)]))
     else:
         for row, v in enumerate(values.tolist(), start=first):
-            write_cell(ws, row, col, v, num if isinstance(v, float) else None)
+            long = width is not None and isinstance(v, str) and len(v) > width
+            write_cell(ws, row, col, v, num if isinstance(v, float) else
+                       fmt["wrap"] if long else None)
+            if long:
+                tall[row] = max(tall.get(row, 0.0), row_points([(v, width)]))
+
+
+MAX_TEXT_WIDTH = 40  # characters; longer text wraps
+
+
+def column_widths(table: pd.DataFrame, *, words: bool = True) -> list[float]:
+    """A width per column: its header over at most three lines, its values (text up to
+    :data:`MAX_TEXT_WIDTH`, then wrapped; numbers as their formats print them)."""
+    out = []
+    for col in table.columns:
+        head = header_words(col) if words else str(col)
+        longest_word = max((len(w) for w in head.split()), default=4)
+        width = max(longest_word, math.ceil(len(head) / 3), 6)
+        values = table[col]
+        if values.dtype.kind in "fiub":
+            width = max(width, 9)
+        else:
+            sample = values.dropna().astype(str).head(500).str.len()
+            width = max(width, min(int(sample.max()) if len(sample) else 0, MAX_TEXT_WIDTH))
+        out.append(float(width + 1))
+    return out
 
 
 def table_sheet(wb: xlsxwriter.Workbook, title: str, table: pd.DataFrame,
-                fmt: dict[str, Any], *, top: int = 0) -> Worksheet:
-    """A sheet holding ``table`` from row ``top``: frozen header, filters."""
+                fmt: dict[str, Any], *, top: int = 0, words: bool = True) -> Worksheet:
+    """A sheet holding ``table`` from row ``top``: frozen header, filters, printed
+    legibly (:func:`~sheetflow.workbook.printing.set_print`, header repeated)."""
     ws = wb.add_worksheet(title)
-    ws.set_landscape()
-    ws.fit_to_pages(1, 0)  # printed one page wide: no table split across pages
+    widths = column_widths(table, words=words)
     ws.freeze_panes(top + 1, 0)
-    ws.set_column(0, max(len(table.columns) - 1, 0), 16)
-    write_table(ws, top, table, fmt)
+    for j, width in enumerate(widths):
+        ws.set_column(j, j, width)
+    ws.set_row(top, row_points([(header_words(c) if words else str(c), w)
+                                for c, w in zip(table.columns, widths, strict=True)]))
+    write_table(ws, top, table, fmt, words=words, widths=widths)
     if len(table.columns):
         ws.autofilter(top, 0, top + max(len(table), 1), len(table.columns) - 1)
+    set_print(ws, widths, header_rows=top + 1)
     return ws
 
 def fmt_value(value: Any) -> str:

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import xlsxwriter
 from xlsxwriter.utility import quote_sheetname, xl_range_abs
-from xlsxwriter.worksheet import Worksheet
 
 from ..analysis import Analysis
-from .cells import write_table
+from ..workbook.printing import set_print
+from .cells import column_widths, write_table
 
 MAX_SERIES = 20
 
@@ -23,18 +24,27 @@ def chart_data_sheet(wb: xlsxwriter.Workbook, analysis: Analysis,
         return {}
     ws = wb.add_worksheet("Chart data")
     where: dict[str, tuple[str, int, int]] = {}
+    widths: dict[int, float] = {}
     row = 0
     for name, table in analysis.figures.items():
         ws.write_string(row, 0, name, fmt["bold"])
-        write_table(ws, row + 1, table, fmt)
+        own = column_widths(table)
+        write_table(ws, row + 1, table, fmt, widths=own)
+        for j, width in enumerate(own):
+            widths[j] = max(widths.get(j, 0.0), width)
         where[name] = ("Chart data", row + 1, len(table))
         row += len(table) + 4
-    _distribution_chart(wb, ws, analysis, where)
-    _scatter_chart(wb, ws, analysis, where)
+    for j, width in widths.items():
+        ws.set_column(j, j, width)
+    set_print(ws, [float(w) for w in widths.values()])
+    _distribution_chart(wb, analysis, where)
+    _scatter_chart(wb, analysis, where)
     return where
 
-def alpha_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
-                 loc: tuple[str, int, int], row: int) -> None:
+def alpha_chart(wb: xlsxwriter.Workbook, analysis: Analysis,
+                 loc: tuple[str, int, int]) -> str:
+    """Alpha per measure with its interval and the plan's thresholds, on a chart sheet
+    of its own; returns the sheet's name."""
     sheet, top, n = loc
     table = analysis.figures["alpha"]
     first, last = top + 1, top + n
@@ -53,13 +63,17 @@ def alpha_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
                               "marker": {"type": "none"}})
     chart.combine(lines)
     chart.set_title({"name": "Krippendorff's alpha per measure (95% CI)"})
-    chart.set_y_axis({"min": -0.2, "max": 1.0, "major_gridlines": {"visible": False}})
-    chart.set_size({"width": 760, "height": 340})
-    ws.insert_chart(row, 0, chart)
+    low, high = value_range(table, "alpha", "err_minus", "err_plus",
+                            [c for c in table.columns if str(c).startswith("threshold")])
+    chart.set_y_axis({"min": low, "max": high, "num_format": "0.0", "name": "alpha",
+                      "major_gridlines": {"visible": False}})
+    chart.set_x_axis({"name": "measure"})
+    return chart_sheet(wb, "Alpha chart", chart)
 
-def yield_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
-                loc: tuple[str, int, int], row: int) -> None:
-    """Yield per arm with its Wilson 95% interval, error bars from the interval's cells."""
+def yield_chart(wb: xlsxwriter.Workbook, analysis: Analysis,
+                loc: tuple[str, int, int]) -> str:
+    """Yield per arm with its Wilson 95% interval, error bars from the interval's cells,
+    on a chart sheet of its own; returns the sheet's name."""
     sheet, top, n = loc
     table = analysis.figures["yield"]
     first, last = top + 1, top + n
@@ -71,16 +85,17 @@ def yield_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
         "y_error_bars": _error_bars(sheet, table, first, last),
     })
     chart.set_title({"name": "Yield per arm (Wilson 95% CI)"})
-    chart.set_y_axis({"min": 0, "max": 1, "major_gridlines": {"visible": False}})
+    chart.set_y_axis({"min": 0, "max": 1, "num_format": "0%", "name": "yield",
+                      "major_gridlines": {"visible": False}})
+    chart.set_x_axis({"name": "arm"})
     chart.set_legend({"none": True})
-    chart.set_size({"width": 760, "height": 340})
-    ws.insert_chart(row, 0, chart)
+    return chart_sheet(wb, "Yield chart", chart)
 
 
-def confidence_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
+def confidence_chart(wb: xlsxwriter.Workbook, analysis: Analysis,
                      where: dict[str, tuple[str, int, int]]) -> None:
     """Alpha on all ratings and on Medium/High only, per dimension, with their intervals
-    (drawn from the Chart data cells), on the sheet ``ws`` below its table."""
+    (drawn from the Chart data cells), on a chart sheet of its own."""
     if "confidence" not in where:
         return
     sheet, top, n = where["confidence"]
@@ -99,9 +114,35 @@ def confidence_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
                 "minus_values": _column_ref(sheet, table, f"minus {subset}", first, last),
                 "minus_data": _finite_list(table[f"minus {subset}"])}})
     chart.set_title({"name": "Alpha by rater confidence (95% CI)"})
-    chart.set_y_axis({"min": -0.2, "max": 1.0, "major_gridlines": {"visible": False}})
-    chart.set_size({"width": 760, "height": 340})
-    ws.insert_chart(len(analysis.tables["confidence_agreement"]) + 3, 0, chart)
+    low, high = 0.0, 1.0
+    for subset in ("all ratings", "Medium/High"):
+        a, b = value_range(table, f"alpha {subset}", f"minus {subset}", f"plus {subset}")
+        low, high = min(low, a), max(high, b)
+    chart.set_y_axis({"min": low, "max": high, "num_format": "0.0", "name": "alpha",
+                      "major_gridlines": {"visible": False}})
+    chart.set_x_axis({"name": "dimension"})
+    chart_sheet(wb, "Confidence chart", chart)
+
+
+def value_range(table: pd.DataFrame, value: str, minus: str, plus: str,
+                also: list[Any] | None = None) -> tuple[float, float]:
+    """Axis bounds holding every value, interval end and extra line (``also``) of
+    ``table``, and 0 and 1: rounded out to tenths."""
+    values = pd.to_numeric(table[value], errors="coerce")
+    ends = [values - pd.to_numeric(table[minus], errors="coerce"),
+            values + pd.to_numeric(table[plus], errors="coerce"), values,
+            *(pd.to_numeric(table[c], errors="coerce") for c in also or [])]
+    finite = [float(v) for series in ends for v in series if np.isfinite(v)]
+    low, high = min([0.0, *finite]), max([1.0, *finite])
+    return math.floor(round(low * 10, 6)) / 10, math.ceil(round(high * 10, 6)) / 10
+
+
+def chart_sheet(wb: xlsxwriter.Workbook, name: str, chart: Any) -> str:
+    """``chart`` on a chart sheet of its own (printed whole on one landscape page)."""
+    sheet = wb.add_chartsheet(name)
+    sheet.set_chart(chart)
+    sheet.set_landscape()
+    return name
 
 
 def _error_bars(sheet: str, table: pd.DataFrame, first: int, last: int) -> dict[str, Any]:
@@ -122,7 +163,7 @@ def _column_ref(sheet: str, table: pd.DataFrame, column: str, first: int, last: 
 def _finite_list(values: pd.Series) -> list[float]:
     return [float(v) if np.isfinite(v) else 0.0 for v in values]
 
-def _distribution_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
+def _distribution_chart(wb: xlsxwriter.Workbook, analysis: Analysis,
                         where: dict[str, tuple[str, int, int]]) -> None:
     if "distribution" not in where:
         return
@@ -136,12 +177,12 @@ def _distribution_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analys
     shown = "per rater" if len(table.columns) <= MAX_SERIES + 1 else \
         f"for the first {MAX_SERIES} of {len(table.columns) - 1} raters (all on Chart data)"
     chart.set_title({"name": f"Distribution of {table.columns[0]} {shown}"})
-    chart.set_x_axis({"name": str(table.columns[0])})
-    chart.set_y_axis({"name": "ratings"})
-    chart.set_size({"width": 720, "height": 320})
-    ws.insert_chart(0, 12, chart)
+    whole = bool((pd.to_numeric(table.iloc[:, 0], errors="coerce").dropna() % 1 == 0).all())
+    chart.set_x_axis({"name": str(table.columns[0]), "num_format": "0" if whole else "0.00"})
+    chart.set_y_axis({"name": "ratings", "num_format": "0"})
+    chart_sheet(wb, "Distribution chart", chart)
 
-def _scatter_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
+def _scatter_chart(wb: xlsxwriter.Workbook, analysis: Analysis,
                    where: dict[str, tuple[str, int, int]]) -> None:
     if "scatter" not in where or where["scatter"][2] == 0:
         return
@@ -153,14 +194,12 @@ def _scatter_chart(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
                       "values": [sheet, top + 1, ext, top + n, ext],
                       "marker": {"type": "circle", "size": 6}})
     chart.set_title({"name": "Mean external total vs internal total"})
-    chart.set_x_axis({"name": "internal total"})
-    chart.set_y_axis({"name": "mean external total"})
+    chart.set_x_axis({"name": "internal total", "num_format": "0.0"})
+    chart.set_y_axis({"name": "mean external total", "num_format": "0.0"})
     chart.set_legend({"none": True})
-    chart.set_size({"width": 720, "height": 320})
-    ws.insert_chart(18, 12, chart)
+    chart_sheet(wb, "Scatter chart", chart)
 
-def direction_chart(wb: xlsxwriter.Workbook, ws: Worksheet,
-                     loc: tuple[str, int, int]) -> None:
+def direction_chart(wb: xlsxwriter.Workbook, loc: tuple[str, int, int]) -> None:
     sheet, top, n = loc
     if n == 0:
         return
@@ -169,6 +208,7 @@ def direction_chart(wb: xlsxwriter.Workbook, ws: Worksheet,
                       "categories": [sheet, top + 1, 0, top + n, 0],
                       "values": [sheet, top + 1, 1, top + n, 1]})
     chart.set_title({"name": "Direction agreement per rater"})
-    chart.set_x_axis({"min": 0, "max": 1})
+    chart.set_x_axis({"min": 0, "max": 1, "num_format": "0%", "name": "agreement"})
+    chart.set_y_axis({"name": "rater"})
     chart.set_legend({"position": "bottom"})
-    ws.insert_chart(1, 14, chart)
+    chart_sheet(wb, "Direction chart", chart)

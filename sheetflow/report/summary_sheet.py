@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
 from ..analysis import Analysis
-from .cells import fmt_value, write_cell
+from ..workbook.printing import row_points, set_print
+from .cells import fmt_value, number_format, write_cell
 from .charts import alpha_chart, yield_chart
 from .headline import headline_lines
 
@@ -17,11 +17,8 @@ from .headline import headline_lines
 def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
                    fmt: dict[str, Any], charts: dict[str, tuple[str, int, int]]) -> None:
     s = analysis.summary
-    ws.set_landscape()
-    ws.fit_to_pages(1, 0)  # one page wide when printed
-    ws.set_column(0, 0, 34)
-    ws.set_column(1, 6, 14)
-    ws.set_column(7, 7, 46)
+    for col, width in enumerate(SUMMARY_WIDTHS):
+        ws.set_column(col, col, width)
     ws.write_string(0, 0, f"{analysis.study.title}", fmt["title"])
     ws.write_string(1, 0, f"study {s.get('study_id', '')} | {s.get('n_raters', 0)} raters | "
                     f"{s.get('n_cases', 0)} cases | spec {str(s.get('spec_hash', ''))[:16]} | "
@@ -35,24 +32,31 @@ def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
         ws.write_string(row, 0, "Direction agreement", fmt["bold"])
         row += 1
         for key, value in s["direction_agreement"].items():
-            ws.write_string(row, 0, key.replace("_", " "))
+            _wrapped_row(ws, row, {0: key.replace("_", " ")}, fmt["wrap"])
             write_cell(ws, row, 1, value, fmt["num"])
             row += 1
         row += 1
     row = _headline_extras(ws, row, s, fmt)
-    if "alpha" in charts:
-        alpha_chart(wb, ws, analysis, charts["alpha"], row + 1)
-        row += 19
-    if "yield" in charts:
-        yield_chart(wb, ws, analysis, charts["yield"], row + 1)
+    shown = [alpha_chart(wb, analysis, charts["alpha"]) if "alpha" in charts else "",
+             yield_chart(wb, analysis, charts["yield"]) if "yield" in charts else ""]
+    for name in filter(None, shown):  # a chart prints whole on a sheet of its own
+        write_line(ws, row, f"Chart: see the sheet \"{name}\".", fmt["grey"])
+        row += 1
+    set_print(ws, SUMMARY_WIDTHS, landscape=True)
 
+SUMMARY_WIDTHS = (34.0, 14.0, 14.0, 14.0, 14.0, 14.0, 14.0, 46.0)
 _STATUS_FORMAT = {"pass": "status_pass", "fail": "status_fail"}
 
-# Characters of a line that columns A:H (164 character widths) hold at the default
-# font; a longer headline line wraps inside them instead of running off to the right
-# (and widening the printed page until everything on it is too small to read).
-LINE_CHARS = 150
-LINE_HEIGHT = 15  # points, one line of the default font
+LINE_CHARS = int(sum(SUMMARY_WIDTHS))  # one line of text across columns A:H
+
+
+def write_line(ws: Worksheet, row: int, text: str, fmt: Any) -> None:
+    """``text`` across columns A:H, wrapped, its row as tall as its lines: a long line
+    never runs off to the right (widening the printed page until nothing on it can be
+    read)."""
+    ws.merge_range(row, 0, row, len(SUMMARY_WIDTHS) - 1, "", fmt)
+    ws.write_string(row, 0, text, fmt)  # text only ever through write_string
+    ws.set_row(row, row_points([(text, LINE_CHARS)]))
 
 
 def _headline_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any]) -> int:
@@ -63,13 +67,16 @@ def _headline_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, A
     ws.write_string(row, 0, lines[0], style)
     for line in lines[1:]:
         row += 1
-        if len(line) <= LINE_CHARS:
-            ws.write_string(row, 0, line)
-            continue
-        ws.merge_range(row, 0, row, 7, "", fmt["wrap"])
-        ws.write_string(row, 0, line, fmt["wrap"])  # text only ever through write_string
-        ws.set_row(row, LINE_HEIGHT * math.ceil(len(line) / LINE_CHARS))
+        write_line(ws, row, line, fmt["wrap"])
     return row + 2
+
+
+def _wrapped_row(ws: Worksheet, row: int, cells: dict[int, str], fmt: Any) -> None:
+    """Text cells of one table row, wrapped in their columns, the row as tall as the
+    tallest."""
+    for col, text in cells.items():
+        ws.write_string(row, col, text, fmt)
+    ws.set_row(row, row_points([(t, SUMMARY_WIDTHS[c]) for c, t in cells.items()]))
 
 def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any]) -> int:
     checks = s["decision"]["checks"]
@@ -84,12 +91,11 @@ def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any
         row += 1
         passed = c["passed"]
         style = fmt["pass"] if passed is True else fmt["fail"] if passed is False else None
-        ws.write_string(row, 0, str(c["name"]))
+        _wrapped_row(ws, row, {0: str(c["name"]), 7: str(c.get("note") or "")}, fmt["wrap"])
         write_cell(ws, row, 1, c["value"], fmt["num"])
         write_cell(ws, row, 2, c["target"])
-        ws.write_string(row, 3, {True: "yes", False: "no"}.get(passed, "undefined"), style)
+        ws.write_string(row, 3, {True: "Yes", False: "No"}.get(passed, "undefined"), style)
         ws.write_string(row, 4, str(c["outcome"]), style)
-        ws.write_string(row, 7, str(c.get("note") or ""))
     return row + 2
 
 def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any]) -> int:
@@ -98,17 +104,18 @@ def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any])
         return row
     ws.write_string(row, 0, "Arms: which wins, by how much, how sure", fmt["bold"])
     row += 1
-    head = ["arm ahead", "effect", "ci_low", "ci_high", "p", "test"]
+    head = ["arm ahead", "effect", "95% CI low", "95% CI high", "p", "test"]
     for j, h in enumerate(head):
         ws.write_string(row, j, h, fmt["head"])
     ws.write_string(row, 7, "effect measured as", fmt["head"])
     row += 1
     ci = arms.get("ci") or [None, None]
-    ws.write_string(row, 0, arms["winner"] or "none")
-    for j, value in enumerate([arms["effect"], ci[0], ci[1], arms["p"]], start=1):
+    _wrapped_row(ws, row, {0: arms["winner"] or "none", 5: str(arms["test"]),
+                           7: str(arms["effect_measure"])}, fmt["wrap"])
+    for j, value in enumerate([arms["effect"], ci[0], ci[1]], start=1):
         write_cell(ws, row, j, value, fmt["num"])
-    ws.write_string(row, 5, str(arms["test"]))
-    ws.write_string(row, 7, str(arms["effect_measure"]))
+    if isinstance(arms["p"], float):
+        write_cell(ws, row, 4, arms["p"], number_format("p", arms["p"], fmt))
     if arms.get("means"):
         row += 1
         ws.write_string(row, 0, "arm", fmt["head"])
@@ -122,7 +129,8 @@ def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any])
 def _alpha_block(ws: Worksheet, row: int, analysis: Analysis, fmt: dict[str, Any]) -> int:
     ws.write_string(row, 0, "Krippendorff's alpha (95% bootstrap CI)", fmt["bold"])
     row += 1
-    head = ["measure", "alpha", "ci_low", "ci_high", "n_units", "n_raters", "level", "band"]
+    head = ["measure", "alpha", "95% CI low", "95% CI high", "units", "raters", "level",
+            "band"]
     for j, h in enumerate(head):
         ws.write_string(row, j, h, fmt["head"])
     bands = [b.label for b in analysis.study.plan.bands]
@@ -130,14 +138,16 @@ def _alpha_block(ws: Worksheet, row: int, analysis: Analysis, fmt: dict[str, Any
         row += 1
         band_fmt = fmt["bands"][min(bands.index(rec["band"]), 3)] if rec["band"] in bands \
             else fmt["num"]
-        ws.write_string(row, 0, str(rec["measure"]))
+        _wrapped_row(ws, row, {0: str(rec["measure"]),
+                               7: rec["band"] or rec.get("reason") or ""}, fmt["wrap"])
         write_cell(ws, row, 1, rec["alpha"], band_fmt)
         write_cell(ws, row, 2, rec["ci_low"], fmt["num"])
         write_cell(ws, row, 3, rec["ci_high"], fmt["num"])
         write_cell(ws, row, 4, rec["n_units"])
         write_cell(ws, row, 5, rec["n_raters"])
         ws.write_string(row, 6, str(rec["level"]))
-        ws.write_string(row, 7, rec["band"] or rec.get("reason") or "", band_fmt)
+        if rec["band"]:
+            ws.write_string(row, 7, rec["band"], band_fmt)
     return row + 2
 
 def _headline_extras(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any]) -> int:
@@ -163,6 +173,6 @@ def _headline_extras(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, 
                      f"(critical failures {s['pilot']['critical_failures']})")
     lines += s.get("summary_lines", [])  # a protocol's own lines, in its words
     for line in lines:
-        ws.write_string(row, 0, line)
+        write_line(ws, row, line, fmt["wrap"])
         row += 1
     return row + (1 if lines else 0)

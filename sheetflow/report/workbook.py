@@ -12,6 +12,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from ..analysis import Analysis
 from ..errors import close_workbook
+from ..workbook.printing import row_points, set_print, text_lines
 from .cells import OPTIONS, created, formats, table_sheet
 from .charts import chart_data_sheet, confidence_chart, direction_chart
 from .large import csv_path, digest, is_large, large_tables, note, write_csv
@@ -47,11 +48,11 @@ SHEET_TITLES = {
 }
 
 def _sheet_or_digest(wb: xlsxwriter.Workbook, name: str, title: str, table: pd.DataFrame,
-                     fmt: dict[str, Any]) -> Worksheet:
+                     fmt: dict[str, Any], *, words: bool = True) -> Worksheet:
     """The table on its own sheet, or for a large one a note and its digest."""
     if not is_large(table):
-        return table_sheet(wb, title, table, fmt)
-    ws = table_sheet(wb, title, digest(name, table), fmt, top=2)
+        return table_sheet(wb, title, table, fmt, words=words)
+    ws = table_sheet(wb, title, digest(name, table), fmt, top=2, words=words)
     ws.write_string(0, 0, note(name, table), fmt["bold"])
     return ws
 
@@ -85,7 +86,8 @@ def write_analysis_workbook(analysis: Analysis, path: str | Path, *,
     summary = wb.add_worksheet("Summary")
     sheets = {name: _sheet_or_digest(wb, name, SHEET_TITLES.get(name, name)[:31], table, fmt)
               for name, table in analysis.tables.items()}
-    _sheet_or_digest(wb, "data", "Data", analysis.data, fmt)
+    # the Data sheet keeps the analysis's column names: the table as analysed, for re-use
+    _sheet_or_digest(wb, "data", "Data", analysis.data, fmt, words=False)
     if tables_beside:
         for name, table in large_tables(analysis.tables, analysis.data).items():
             write_csv(table, path.parent / csv_path(name))
@@ -93,25 +95,49 @@ def write_analysis_workbook(analysis: Analysis, path: str | Path, *,
     methods_sheet(wb, analysis, fmt)
     summary_sheet(wb, summary, analysis, fmt, charts)
     if "direction_agreement" in sheets and "direction" in charts:
-        direction_chart(wb, sheets["direction_agreement"], charts["direction"])
+        direction_chart(wb, charts["direction"])
     if "confidence_agreement" in sheets:
-        confidence_chart(wb, sheets["confidence_agreement"], analysis, charts)
+        confidence_chart(wb, analysis, charts)
     close_workbook(wb, path)
     return path
 
+METHODS_WIDTHS = (30.0, 100.0)
+METHODS_LINES = 20  # a longer text is split over rows (a row prints on one page)
+
+
 def methods_sheet(wb: xlsxwriter.Workbook, analysis: Analysis, fmt: dict[str, Any]) -> None:
+    """Topic and text, a row each, the text wrapped and its row as tall as it needs."""
     ws = wb.add_worksheet("Methods")
-    ws.set_column(0, 0, 30)
-    ws.set_column(1, 1, 110)
+    for col, width in enumerate(METHODS_WIDTHS):
+        ws.set_column(col, col, width)
     s = analysis.summary
     facts = [
         ("sheetflow version", s.get("sheetflow_version", "")),
         ("spec hash (sha256)", s.get("spec_hash", "")),
         ("key sha256", s.get("key_sha256", "")),
-        ("seeds", json.dumps(s.get("seeds", {}), sort_keys=True)),
+        ("seeds", json.dumps(s.get("seeds", {}), sort_keys=True).replace(",", ", ")),
         ("bootstrap resamples (n_boot)", str(s.get("n_boot", ""))),
         ("analyses run", ", ".join(s.get("analyses", []))),
     ]
-    for row, (topic, text) in enumerate([*facts, *analysis.methods]):
-        ws.write_string(row, 0, topic, fmt["bold"])
-        ws.write_string(row, 1, str(text), fmt["wrap"])
+    row = 0
+    for topic, text in [*facts, *analysis.methods]:
+        for n, piece in enumerate(_pieces(str(text), METHODS_WIDTHS[1])):
+            ws.write_string(row, 0, topic if n == 0 else "", fmt["bold"])
+            ws.write_string(row, 1, piece, fmt["wrap"])
+            ws.set_row(row, row_points([(topic if n == 0 else "", METHODS_WIDTHS[0]),
+                                        (piece, METHODS_WIDTHS[1])]))
+            row += 1
+    set_print(ws, METHODS_WIDTHS, landscape=True)
+
+
+def _pieces(text: str, width: float) -> list[str]:
+    """``text`` split at sentence ends into pieces of at most :data:`METHODS_LINES`
+    wrapped lines (one piece when it is short enough)."""
+    pieces, current = [], ""
+    for sentence in text.replace(". ", ".\x00").split("\x00"):
+        candidate = f"{current} {sentence}".strip() if current else sentence
+        if current and text_lines(candidate, width) > METHODS_LINES:
+            pieces.append(current)
+            candidate = sentence
+        current = candidate
+    return [*pieces, current] if current or not pieces else pieces

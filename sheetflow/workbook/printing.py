@@ -1,0 +1,100 @@
+"""Print setup every workbook sheetflow writes shares: legible on paper, nothing cut.
+
+A sheet is printed fit to the page width when that keeps the scale at
+:data:`MIN_SCALE` or more (text of the default 11 pt font then prints at 7.7 pt or
+more); a sheet too wide for that prints at :data:`MIN_SCALE` and continues on pages to
+the right, its first column repeated. Orientation follows the width: portrait when the
+columns fit a portrait page at full size, landscape otherwise. Header rows repeat on
+every page. Page sizes are the narrower of A4 and US Letter in each orientation, so the
+setup holds on either paper.
+
+Widths are in Excel's character units (as ``set_column`` takes them); a column prints
+``int(width * 7 + 0.5) + 5`` pixels wide (see :func:`page_pixels`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+MIN_SCALE = 0.70
+MARGINS = {"left": 0.4, "right": 0.4, "top": 0.5, "bottom": 0.5}  # inches
+# printable width in inches: the narrower of A4 (8.27 x 11.69) and Letter (8.5 x 11)
+PORTRAIT_INCHES = 8.27 - MARGINS["left"] - MARGINS["right"]
+LANDSCAPE_INCHES = 11.0 - MARGINS["left"] - MARGINS["right"]
+LINE_POINTS = 15.0  # height of one line of the default 11 pt font
+MAX_LINES = 27  # 409 points, the tallest row Excel allows
+
+
+def column_pixels(width: float) -> int:
+    """Printed pixels (at 100%) of a column ``width`` characters wide."""
+    return int(width * 7 + 0.5) + 5 if width >= 1 else int(width * 12 + 0.5)
+
+
+def page_pixels(landscape: bool) -> float:
+    """Pixels of sheet width one page holds at 100%, on the safe side.
+
+    Excel with Calibri prints a pixel at 0.75 point; LibreOffice without Calibri (or
+    its metric twin Carlito) lays text out in a wider fallback font, about a point per
+    pixel. The page is measured the second way, so the setup holds in both.
+    """
+    return (LANDSCAPE_INCHES if landscape else PORTRAIT_INCHES) * 72
+
+
+def set_print(ws: Any, widths: Sequence[float], *, header_rows: int = 0,
+              landscape: bool | None = None) -> None:
+    """Set up ``ws`` for printing (see the module notes).
+
+    Parameters
+    ----------
+    ws : xlsxwriter.worksheet.Worksheet
+    widths : sequence of float
+        The width of every printed column, left to right.
+    header_rows : int, default 0
+        Rows at the top repeated on every page (0: none).
+    landscape : bool, optional
+        The orientation; by default portrait when the columns fit a portrait page.
+    """
+    total = sum(column_pixels(w) for w in widths) or 1
+    if landscape is None:
+        landscape = total > page_pixels(False)
+    if landscape:
+        ws.set_landscape()
+    else:
+        ws.set_portrait()
+    ws.set_margins(**MARGINS)
+    if total * MIN_SCALE <= page_pixels(landscape):
+        ws.fit_to_pages(1, 0)  # one page wide, as many tall as needed
+    else:  # too wide for one legible page: go on to the right, the first column repeated
+        ws.set_print_scale(int(MIN_SCALE * 100))
+        ws.repeat_columns(0)
+    if header_rows:
+        ws.repeat_rows(0, header_rows - 1)
+
+
+def text_lines(text: str, width: float) -> int:
+    """Lines ``text`` takes wrapped in a column ``width`` characters wide (on the safe
+    side: a character is counted as wide as a digit, a word never split)."""
+    room = max(int(width) - 1, 1)
+    lines = 0
+    for paragraph in str(text).split("\n"):
+        used, count = 0, 1
+        for word in paragraph.split(" "):
+            size = len(word)
+            if used and used + 1 + size > room:
+                count, used = count + 1, 0
+            if size > room:  # a word longer than the column breaks inside it
+                count += (size - 1) // room
+                used = size % room or room
+            else:
+                used += size + (1 if used else 0)
+        lines += count
+    return lines
+
+
+def row_points(cells: Iterable[tuple[str, float]], *, line: float = LINE_POINTS) -> float:
+    """The height of a row whose wrapped cells are ``(text, width)``: the tallest one's
+    lines, at most Excel's largest row height."""
+    lines = max((text_lines(t, w) for t, w in cells), default=1)
+    return min(max(lines, 1), MAX_LINES) * line
