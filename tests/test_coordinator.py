@@ -82,9 +82,12 @@ def test_status_sheet_is_ready_to_read_and_print(study):
         assert ws.freeze_panes == "A2"
         assert ws.auto_filter.ref and ws.auto_filter.ref.startswith("A1:")
         assert ws.page_setup.orientation == "landscape"
-        assert ws.page_setup.fitToWidth in (None, 1)  # 1 is the default, left out
-        assert ws.page_setup.fitToHeight == 0
-        assert ws.sheet_properties.pageSetUpPr.fitToPage
+        assert ws.print_title_rows.replace("$", "") == "1:1"  # the header on every page
+        if ws.sheet_properties.pageSetUpPr and ws.sheet_properties.pageSetUpPr.fitToPage:
+            assert ws.page_setup.fitToWidth in (None, 1)  # 1 is the default, left out
+            assert ws.page_setup.fitToHeight == 0
+        else:  # too wide for one legible page: 70%, on to the right, first column repeated
+            assert int(ws.page_setup.scale) >= 70 and ws.print_title_cols.replace("$", "") == "A:A"
     fills = {r[0].value: r[0].fill.fgColor.rgb for r in wb["Status"].iter_rows(min_row=2)}
     assert fills["Not returned"] != fills["Errors: fix"]
     issues = wb["Issues"]

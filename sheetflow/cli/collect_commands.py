@@ -94,13 +94,15 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     from ..collect.run import status
 
     rows = status(directory)
-    out.say(f"{'rater':16} {'sitting':>7} {'returned':>8} {'complete':>8} "
-            f"{'errors':>6} {'warnings':>8}  file", bold=True)
+    width = max([len(r.name) for r in rows] + [4])
+    out.say(f"{'rater':16} {'name':{width}} {'sitting':>7} {'returned':>8} {'complete':>8} "
+            f"{'errors':>6} {'warnings':>8}  file returned (or pack sent)", bold=True)
     for r in rows:
         colour = "red" if r.errors else ("green" if r.returned else "yellow")
-        out.say(f"{r.rater:16} {r.sitting:>7} {'yes' if r.returned else 'no':>8} "
-                f"{r.percent_complete:>7g}% {r.errors:>6} {r.warnings:>8}  {r.file}",
-                fg=colour)
+        shown = r.returned_file if r.returned else f"(not returned; sent {r.file})"
+        out.say(f"{r.rater:16} {r.name:{width}} {r.sitting:>7} "
+                f"{'yes' if r.returned else 'no':>8} {r.percent_complete:>7g}% "
+                f"{r.errors:>6} {r.warnings:>8}  {shown}", fg=colour)
     returned = sum(r.returned for r in rows)
     mixed = check_run(directory)
     out.headline(f"{returned} of {len(rows)} packs returned",

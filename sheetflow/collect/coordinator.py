@@ -28,6 +28,7 @@ from ..errors import close_workbook
 from ..packs.mail import build_eml
 from ..spec.study import Rater, Study
 from ..workbook import layout as L
+from ..workbook.printing import set_print, text_lines
 from .validate import ERROR, Issue, ValidationReport
 
 FEEDBACK_DIR = "feedback"
@@ -172,16 +173,16 @@ def draft_name(rater_id: str, sitting: int = 1) -> str:
 # --------------------------------------------------------------------------- workbook
 
 STATUS_COLUMNS = (  # header, width, RosterRow field
-    ("State", 14, "state"), ("Rater", 10, "rater_id"), ("Name", 18, "name"),
-    ("E-mail", 22, "email"), ("Sitting", 8, "sitting"), ("Pack sent", 44, "pack"),
-    ("File returned", 44, "file"), ("Complete %", 11, "percent_complete"),
-    ("Errors", 8, "errors"), ("Warnings", 10, "warnings"), ("Used", 7, "used"),
-    ("What to do", 70, "todo"),
+    ("State", 12, "state"), ("Rater", 10, "rater_id"), ("Name", 16, "name"),
+    ("E-mail", 20, "email"), ("Sitting", 7, "sitting"), ("Pack sent", 26, "pack"),
+    ("File returned", 26, "file"), ("Complete %", 9, "percent_complete"),
+    ("Errors", 7, "errors"), ("Warnings", 9, "warnings"), ("Used", 6, "used"),
+    ("What to do", 40, "todo"),
 )
 LINE_POINTS = 15  # row height of one line of wrapped text
-ISSUE_COLUMNS = (("severity", 9), ("code", 22), ("file", 28), ("sheet", 12), ("cell", 7),
-                 ("rater", 10), ("case", 12), ("label", 6), ("dimension", 14),
-                 ("value", 14), ("message", 70))
+ISSUE_COLUMNS = (("severity", 9), ("code", 20), ("file", 24), ("sheet", 10), ("cell", 7),
+                 ("rater", 10), ("case", 10), ("label", 6), ("dimension", 12),
+                 ("value", 12), ("message", 48))
 
 
 def write_validation_workbook(path: Path, rows: list[RosterRow],
@@ -207,14 +208,13 @@ def write_validation_workbook(path: Path, rows: list[RosterRow],
     close_workbook(wb, path)
 
 
-def _print_setup(ws: Any, columns: int, rows: int) -> None:
+def _print_setup(ws: Any, widths: list[float], rows: int) -> None:
+    """Frozen header, filters, and printed legibly (see :mod:`sheetflow.workbook.printing`:
+    a sheet too wide for one page at 70% goes on to the right, its first column
+    repeated, rather than shrinking to an unreadable size)."""
     ws.freeze_panes(1, 0)
-    ws.autofilter(0, 0, max(rows, 1), columns - 1)
-    ws.set_landscape()
-    ws.set_paper(9)  # A4
-    ws.fit_to_pages(1, 0)  # one page wide, as many tall as needed
-    ws.repeat_rows(0)
-    ws.set_margins(left=0.4, right=0.4, top=0.5, bottom=0.5)
+    ws.autofilter(0, 0, max(rows, 1), len(widths) - 1)
+    set_print(ws, widths, header_rows=1, landscape=True)
 
 
 def _status_sheet(wb: Any, head: Any, rows: list[RosterRow]) -> None:
@@ -236,20 +236,20 @@ def _status_sheet(wb: Any, head: Any, rows: list[RosterRow]) -> None:
             if name == "state":
                 ws.write_string(r, c, STATES[row.state][0], strong)
             elif name == "used":
-                ws.write_string(r, c, "yes" if value else "no", plain)
+                ws.write_string(r, c, "Yes" if value else "No", plain)
             elif value is None or value == "":
                 ws.write_blank(r, c, None, plain)
             elif isinstance(value, (int, float)):
                 ws.write_number(r, c, value, plain)
             else:
                 ws.write_string(r, c, str(value), plain)
-    _print_setup(ws, len(STATUS_COLUMNS), len(rows))
+    _print_setup(ws, [float(w) for _, w, _ in STATUS_COLUMNS], len(rows))
     ws.activate()
 
 
 def _lines(cells: Iterable[tuple[str, int]]) -> int:
-    """Lines the tallest wrapped cell needs: its text over its column width (in chars)."""
-    return max((-(-len(text) // max(width - 2, 1)) for text, width in cells), default=1) or 1
+    """Lines the tallest wrapped cell needs, word by word in its column."""
+    return max((text_lines(text, width) for text, width in cells), default=1) or 1
 
 
 def _issues_sheet(wb: Any, head: Any, issues: list[Issue]) -> None:
@@ -263,9 +263,8 @@ def _issues_sheet(wb: Any, head: Any, issues: list[Issue]) -> None:
     for c, (name, width) in enumerate(ISSUE_COLUMNS):
         ws.write_string(0, c, name, head)
         ws.set_column(c, c, width, wrap if name == "message" else top)
-    message_width = dict(ISSUE_COLUMNS)["message"]
     for r, item in enumerate(issues, 1):
-        lines = _lines([(item.message, message_width)])
+        lines = _lines((str(getattr(item, name)), width) for name, width in ISSUE_COLUMNS)
         if lines > 1:  # spreadsheet programs do not grow a row for wrapped text
             ws.set_row(r, LINE_POINTS * lines)
         for c, (name, _) in enumerate(ISSUE_COLUMNS):
@@ -273,29 +272,35 @@ def _issues_sheet(wb: Any, head: Any, issues: list[Issue]) -> None:
             if name == "severity":
                 ws.write_string(r, c, text, severity.get(text, top))
             else:
-                ws.write_string(r, c, text)
-    _print_setup(ws, len(ISSUE_COLUMNS), len(issues))
+                ws.write_string(r, c, text, wrap)
+    _print_setup(ws, [float(w) for _, w in ISSUE_COLUMNS], len(issues))
 
 
-FILE_COLUMNS = (("file", 34), ("rater", 12), ("used", 7), ("errors", 8), ("warnings", 10),
-                ("percent_complete", 17), ("sha256", 66))
+FILE_COLUMNS = (("File", 48), ("Rater", 12), ("Used", 6), ("Errors", 7), ("Warnings", 9),
+                ("Complete %", 9), ("sha256", 34))
 
 
 def _files_sheet(wb: Any, head: Any, report: ValidationReport) -> None:
+    """One row per file: its whole name (wrapped, never cut) and its sha256 (on two
+    lines)."""
     ws = wb.add_worksheet("Files")
+    wrap = wb.add_format({"text_wrap": True, "valign": "top"})
+    top = wb.add_format({"valign": "top"})
     for c, (name, width) in enumerate(FILE_COLUMNS):
         ws.write_string(0, c, name, head)
-        ws.set_column(c, c, width)
+        ws.set_column(c, c, width, top)
     for r, f in enumerate(report.files, 1):
-        ws.write_string(r, 0, f.file)
-        ws.write_string(r, 1, f.rater)
-        ws.write_string(r, 2, "yes" if f.used else "no")
+        ws.set_row(r, LINE_POINTS * _lines([(f.file, FILE_COLUMNS[0][1]),
+                                            (f.sha256, FILE_COLUMNS[6][1])]))
+        ws.write_string(r, 0, f.file, wrap)
+        ws.write_string(r, 1, f.rater, wrap)
+        ws.write_string(r, 2, "Yes" if f.used else "No")
         ws.write_number(r, 3, f.errors)
         ws.write_number(r, 4, f.warnings)
         if f.pack_id:
             ws.write_number(r, 5, f.percent_complete)
-        ws.write_string(r, 6, f.sha256)
-    _print_setup(ws, len(FILE_COLUMNS), len(report.files))
+        ws.write_string(r, 6, f.sha256, wrap)
+    _print_setup(ws, [float(w) for _, w in FILE_COLUMNS], len(report.files))
 
 
 # --------------------------------------------------------------------------- drafts

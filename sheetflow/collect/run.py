@@ -637,10 +637,16 @@ class RaterStatus:
     rater: str
     sitting: int
     file: str
+    """The pack sent."""
     returned: bool
     percent_complete: float
     errors: int
     warnings: int
+    name: str = ""
+    """The rater's name (given and last) from the raters file."""
+    returned_file: str = ""
+    """The file actually returned ("" when none); it may be named otherwise than the
+    pack (a rater's e-mail program or "Save as" renames it)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The status as a plain dict."""
@@ -673,6 +679,8 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
     else:
         result = collect(root, paths, write=False, limits=limits)
     files = result.report.files if result else []
+    names = {r.id: " ".join(filter(None, (r.name, r.last_name)))
+             for r in load_study(root).raters}
     out = []
     for head in manifest.heads:
         mine = [f for f in files if f.pack_id == head.pack_id]
@@ -681,5 +689,6 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
             rater=head.rater_id, sitting=head.sitting, file=head.file,
             returned=best is not None,
             percent_complete=best.percent_complete if best else 0.0,
-            errors=sum(f.errors for f in mine), warnings=sum(f.warnings for f in mine)))
+            errors=sum(f.errors for f in mine), warnings=sum(f.warnings for f in mine),
+            name=names.get(head.rater_id, ""), returned_file=best.file if best else ""))
     return out

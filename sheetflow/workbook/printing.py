@@ -14,7 +14,6 @@ Widths are in Excel's character units (as ``set_column`` takes them); a column p
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
