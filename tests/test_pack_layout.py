@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import itertools
+import math
 import re
 import shutil
 import subprocess
@@ -223,21 +224,33 @@ def test_page_breaks_fall_between_cards_that_fit_a_page(studies, template):
     edges = [5, *[b + 1 for b in breaks], ws.max_row + 1]
     for top, bottom in itertools.pairwise(edges):
         height = sum(ws.row_dimensions[r].height or 15 for r in range(top, bottom))
-        assert height <= room, (top, bottom, height, room)
+        inner = [s for s in starts if top < s < bottom]
+        # a card taller than a page at a legible scale starts a page and runs on alone
+        assert height <= room or not inner, (top, bottom, height, room)
 
 
 @pytest.mark.libreoffice
 @needs_lo
 @pytest.mark.parametrize("template", ["paired-rubric", "keep-known", "answer-review"])
 def test_libreoffice_prints_one_page_per_break(studies, template, tmp_path):
-    """Printed by LibreOffice, the Scoring sheet has exactly the manual breaks' pages: no
-    automatic break was needed, so no card was split."""
+    """Printed by LibreOffice, the Scoring sheet has the manual breaks' pages and, for a
+    card taller than a page (it starts a page and runs on alone), the pages it runs
+    on: no card that fits a page was split."""
     folder = studies[template]
     pack = _manifest_json(folder)["packs"][0]
     wb = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])
     wb[L.INSTRUCTIONS_SHEET].sheet_state = "hidden"
     wb.active = 1
-    breaks = len(wb[L.SCORING_SHEET].row_breaks.brk)
+    ws = wb[L.SCORING_SHEET]
+    marks = [b.id for b in ws.row_breaks.brk]
+    room = pages.page_room(ws.page_setup.scale, sum(ws.row_dimensions[r].height or 15
+                                                    for r in range(1, 5)),
+                           ws.page_setup.orientation == "landscape")
+    edges = [5, *[b + 1 for b in marks], ws.max_row + 1]
+    heights = [sum(ws.row_dimensions[r].height or 15 for r in range(a, b))
+               for a, b in itertools.pairwise(edges)]
+    least = len(heights)  # a page per break, at least
+    most = sum(math.ceil(h / (room * pages.SLACK)) for h in heights)
     scoring = tmp_path / "scoring.xlsx"
     wb.save(scoring)
     proc = subprocess.run(
@@ -247,7 +260,7 @@ def test_libreoffice_prints_one_page_per_break(studies, template, tmp_path):
     assert proc.returncode == 0, proc.stderr
     info = subprocess.run(["pdfinfo", str(tmp_path / "scoring.pdf")], capture_output=True,
                           text=True, check=True).stdout
-    assert int(re.search(r"Pages:\s+(\d+)", info).group(1)) == breaks + 1
+    assert least <= int(re.search(r"Pages:\s+(\d+)", info).group(1)) <= most
 
 
 def test_count_lines_ask_for_a_count_and_show_points(studies):

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 A4 = (842.0, 595.0)  # long and short side in points
 MARGINS = {"left": 0.4, "right": 0.4, "top": 0.5, "bottom": 0.5}  # inches
 MAX_BREAKS = 1023  # Excel's most manual page breaks on one sheet
+MIN_SCALE = 70  # percent: 10 pt text prints at 7 pt
 SLACK = 0.94  # room for rounding in row heights and the application's own layout
 
 
@@ -48,7 +49,9 @@ def block_sizes(heights: Sequence[float], starts: Sequence[int]) -> list[float]:
 
 def choose_orientation(widths: Sequence[float], heights: Sequence[float],
                        starts: Sequence[int], header: float) -> tuple[bool, int]:
-    """Landscape when every block fits a landscape page, else portrait; and the scale.
+    """Landscape when every block fits a landscape page; else portrait when every block
+    fits a portrait page at :data:`MIN_SCALE` or more; else landscape, a taller block
+    running on over pages (never portrait at a scale too small to read). And the scale.
 
     Returns
     -------
@@ -59,7 +62,10 @@ def choose_orientation(widths: Sequence[float], heights: Sequence[float],
     scale = print_scale(widths, True)
     if tallest <= page_room(scale, header, True):
         return True, scale
-    return False, print_scale(widths, False)
+    portrait = print_scale(widths, False)
+    if portrait >= MIN_SCALE and tallest <= page_room(portrait, header, False):
+        return False, portrait
+    return True, scale
 
 
 def page_breaks(heights: Sequence[float], starts: Sequence[int], first: int,

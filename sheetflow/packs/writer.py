@@ -37,7 +37,7 @@ from .text import LINE_POINTS, TextCache, clip, row_points, split_text, utf16_le
 
 HEADER_POINTS = (24.0, LINE_POINTS, 30.0, LINE_POINTS)  # title, progress, legend, headings
 HOW_TO = "How to use this workbook"
-GUIDE_LINE = 12.0  # points per wrapped line of 9-point guide text
+GUIDE_LINE = 13.0  # points per wrapped line of 10-point guide text
 
 __all__ = ["CardSpec", "PackSpec", "TextCache", "clip", "split_text", "utf16_len",
            "write_pack"]
@@ -111,7 +111,7 @@ class PackWriter(AnswerRules):
         self.widths = {**(WIDTHS_PAIRED if self.paired else WIDTHS_SINGLE),
                        self.bad_col: 4, self.marks_col: 4}
         self.text_cpl = int(sum(self.widths[c] for c in self._text_span_letters()) * 1.05)
-        self.guide_cpl = int(self.widths[self.guide_col] * 1.4)  # guide text is 9 pt
+        self.guide_cpl = int(self.widths[self.guide_col] * 1.25)  # guide text is 10 pt
         self.label_cpl = int(self.widths["B"] * 1.05)
         self.dims = {d.id: d for d in spec.dimensions}
         # confidence columns show only when the rubric asks for a confidence somewhere
@@ -160,7 +160,7 @@ class PackWriter(AnswerRules):
                      "border_color": "#D9D9D9"},
             "label": {**base, "text_wrap": True, "bold": True},
             "sublabel": {**base, "text_wrap": True, "indent": 1},
-            "guide": {**base, "text_wrap": True, "italic": True, "font_size": 9,
+            "guide": {**base, "text_wrap": True, "italic": True, "font_size": 10,
                       "font_color": "#404040"},
             "answer": {**answer, "align": "center"},
             "answer_text": {**answer, "text_wrap": True},
@@ -177,7 +177,8 @@ class PackWriter(AnswerRules):
             "h1": {**base, "bold": True, "font_size": 16, "font_color": COLOURS["title"]},
             "h2": {**base, "bold": True, "font_size": 13, "font_color": COLOURS["card"],
                    "bottom": 1},
-            "hidden": {**base, "font_color": "#808080"},
+            # helper cells in hidden columns: values kept, nothing shown if ever printed
+            "hidden": {**base, "font_color": "#808080", "num_format": ";;;"},
         }
         return {name: self.wb.add_format(props) for name, props in specs.items()}
 
