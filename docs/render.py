@@ -114,13 +114,13 @@ def _first_card_page(pdf: Path) -> int:
 
 def render_status(r: Renderer) -> Path:
     """The Status sheet after a collect with a missing rater and a file with an error."""
-    import json
 
     import openpyxl
 
     from sheetflow.collect.run import collect
     from sheetflow.demo.simulate import fill_packs
     from sheetflow.packs.generate import generate_packs
+    from sheetflow.packs.manifest import read_manifest
     from sheetflow.spec.templates import init_study
     from sheetflow.workbook import layout as L
 
@@ -128,7 +128,7 @@ def render_status(r: Renderer) -> Path:
     generate_packs(study)
     files = fill_packs(study, seed=7)
     files[-1].unlink()  # the last rater has not returned
-    manifest = json.loads((study / L.PACKS_DIR / L.MANIFEST_FILE).read_text("utf-8"))
+    manifest = read_manifest(study / L.PACKS_DIR / L.MANIFEST_FILE)  # the compact form read
     cell = next(a for a in L.iter_answer_cells(manifest["packs"][0])
                 if a["validation"]["type"] == "list")
     wb = openpyxl.load_workbook(files[0])

@@ -34,16 +34,17 @@ def formats(wb: xlsxwriter.Workbook) -> dict[str, Any]:
                                "text_wrap": True, "valign": "top"}),
         "bold": wb.add_format({"bold": True, "valign": "top"}),
         "wrap": wb.add_format({"text_wrap": True, "valign": "top"}),
-        "num": wb.add_format({"num_format": "0.000"}),
-        "count": wb.add_format({"num_format": "0"}),
-        "share": wb.add_format({"num_format": "0.0%"}),
-        "tiny": wb.add_format({"num_format": "0.00E+00"}),
+        "num": wb.add_format({"num_format": "0.000", "valign": "top"}),
+        "count": wb.add_format({"num_format": "0", "valign": "top"}),
+        "share": wb.add_format({"num_format": "0.0%", "valign": "top"}),
+        "tiny": wb.add_format({"num_format": "0.00E+00", "valign": "top"}),
         # p-values to 3 significant digits, "< 0.001" below (the number stays exact)
-        "p": [wb.add_format({"num_format": f}) for f in
+        "p": [wb.add_format({"num_format": f, "valign": "top"}) for f in
               ('"< 0.001"', "0.00000", "0.0000", "0.000")],
-        "bands": [wb.add_format({"bg_color": c, "num_format": "0.000"}) for c in BAND_COLOURS],
-        "pass": wb.add_format({"bg_color": "#C6EFCE"}),
-        "fail": wb.add_format({"bg_color": "#FFC7CE"}),
+        "bands": [wb.add_format({"bg_color": c, "num_format": "0.000", "valign": "top"})
+                  for c in BAND_COLOURS],
+        "pass": wb.add_format({"bg_color": "#C6EFCE", "valign": "top"}),
+        "fail": wb.add_format({"bg_color": "#FFC7CE", "valign": "top"}),
         "grey": wb.add_format({"font_color": "#666666", "italic": True}),
         "status_pass": wb.add_format({"bold": True, "font_size": 14, "bg_color": "#C6EFCE"}),
         "status_fail": wb.add_format({"bold": True, "font_size": 14, "bg_color": "#FFC7CE"}),

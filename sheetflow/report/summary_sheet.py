@@ -44,7 +44,7 @@ def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
         row += 1
     set_print(ws, SUMMARY_WIDTHS, landscape=True)
 
-SUMMARY_WIDTHS = (34.0, 14.0, 14.0, 14.0, 14.0, 14.0, 14.0, 46.0)
+SUMMARY_WIDTHS = (30.0, 11.0, 11.0, 11.0, 11.0, 11.0, 11.0, 40.0)  # one landscape page
 _STATUS_FORMAT = {"pass": "status_pass", "fail": "status_fail"}
 
 LINE_CHARS = int(sum(SUMMARY_WIDTHS))  # one line of text across columns A:H
@@ -93,7 +93,7 @@ def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any
         style = fmt["pass"] if passed is True else fmt["fail"] if passed is False else None
         _wrapped_row(ws, row, {0: str(c["name"]), 7: str(c.get("note") or "")}, fmt["wrap"])
         write_cell(ws, row, 1, c["value"], fmt["num"])
-        write_cell(ws, row, 2, c["target"])
+        write_cell(ws, row, 2, c["target"], fmt["num"])
         ws.write_string(row, 3, {True: "Yes", False: "No"}.get(passed, "undefined"), style)
         ws.write_string(row, 4, str(c["outcome"]), style)
     return row + 2
@@ -143,8 +143,8 @@ def _alpha_block(ws: Worksheet, row: int, analysis: Analysis, fmt: dict[str, Any
         write_cell(ws, row, 1, rec["alpha"], band_fmt)
         write_cell(ws, row, 2, rec["ci_low"], fmt["num"])
         write_cell(ws, row, 3, rec["ci_high"], fmt["num"])
-        write_cell(ws, row, 4, rec["n_units"])
-        write_cell(ws, row, 5, rec["n_raters"])
+        write_cell(ws, row, 4, rec["n_units"], fmt["count"])
+        write_cell(ws, row, 5, rec["n_raters"], fmt["count"])
         ws.write_string(row, 6, str(rec["level"]))
         if rec["band"]:
             ws.write_string(row, 7, rec["band"], band_fmt)

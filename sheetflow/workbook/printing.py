@@ -22,7 +22,7 @@ MARGINS = {"left": 0.4, "right": 0.4, "top": 0.5, "bottom": 0.5}  # inches
 # printable width in inches: the narrower of A4 (8.27 x 11.69) and Letter (8.5 x 11)
 PORTRAIT_INCHES = 8.27 - MARGINS["left"] - MARGINS["right"]
 LANDSCAPE_INCHES = 11.0 - MARGINS["left"] - MARGINS["right"]
-LINE_POINTS = 15.0  # height of one line of the default 11 pt font
+LINE_POINTS = 14.5  # height of one line of the default 11 pt font
 MAX_LINES = 27  # 409 points, the tallest row Excel allows
 
 
