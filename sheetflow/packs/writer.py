@@ -177,8 +177,7 @@ class PackWriter(AnswerRules):
             "h1": {**base, "bold": True, "font_size": 16, "font_color": COLOURS["title"]},
             "h2": {**base, "bold": True, "font_size": 13, "font_color": COLOURS["card"],
                    "bottom": 1},
-            # helper cells in hidden columns: values kept, nothing shown if ever printed
-            "hidden": {**base, "font_color": "#808080", "num_format": ";;;"},
+            "hidden": {**base, "font_color": "#808080"},
         }
         return {name: self.wb.add_format(props) for name, props in specs.items()}
 
