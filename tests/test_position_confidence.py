@@ -206,7 +206,8 @@ def test_the_demo_summary_shows_the_position_line(tmp_path):
              .iter_rows() for c in row if isinstance(c.value, str)]
     assert any(c.startswith("Position: label A chosen in") for c in cells)
     book = openpyxl.load_workbook(out / "analysis.xlsx")
-    assert book["Agreement by confidence"]._charts, "the chart sits beside its table"
+    assert "Confidence chart" in [c.title for c in book.chartsheets], \
+        "the chart prints on a page of its own"
 
 
 def test_large_tables_go_beside_the_workbook(study, tmp_path, monkeypatch):
@@ -226,7 +227,7 @@ def test_large_tables_go_beside_the_workbook(study, tmp_path, monkeypatch):
     ws = openpyxl.load_workbook(tmp_path / "out" / "analysis.xlsx")["Cohen kappa"]
     assert "tables/cohen_kappa.csv" in ws["A1"].value
     header = [c.value for c in ws[3]]
-    assert header[:4] == ["measure", "n_rows", "n_defined", "mean"]
+    assert header[:4] == ["measure", "rows (count)", "defined (count)", "mean"]  # in words
     first = res.tables["cohen_kappa"].groupby("measure", sort=False)["kappa"]
     measure = ws["A4"].value
     assert ws["D4"].value == pytest.approx(first.mean()[measure])

@@ -101,7 +101,7 @@ def write_analysis_workbook(analysis: Analysis, path: str | Path, *,
     close_workbook(wb, path)
     return path
 
-METHODS_WIDTHS = (30.0, 100.0)
+METHODS_WIDTHS = (36.0, 94.0)
 METHODS_LINES = 20  # a longer text is split over rows (a row prints on one page)
 
 
