@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +116,7 @@ def methods_sheet(wb: xlsxwriter.Workbook, analysis: Analysis, fmt: dict[str, An
         ("sheetflow version", s.get("sheetflow_version", "")),
         ("spec hash (sha256)", s.get("spec_hash", "")),
         ("key sha256", s.get("key_sha256", "")),
-        ("seeds", json.dumps(s.get("seeds", {}), sort_keys=True).replace(",", ", ")),
+        ("seeds", json.dumps(s.get("seeds", {}), sort_keys=True)),
         ("bootstrap resamples (n_boot)", str(s.get("n_boot", ""))),
         ("analyses run", ", ".join(s.get("analyses", []))),
     ]
@@ -131,10 +132,11 @@ def methods_sheet(wb: xlsxwriter.Workbook, analysis: Analysis, fmt: dict[str, An
 
 
 def _pieces(text: str, width: float) -> list[str]:
-    """``text`` split at sentence ends into pieces of at most :data:`METHODS_LINES`
-    wrapped lines (one piece when it is short enough)."""
+    """``text`` split after a full stop, comma or semicolon into pieces of at most
+    :data:`METHODS_LINES` wrapped lines (one piece when it is short enough; the seeds of
+    hundreds of packs are one long list)."""
     pieces, current = [], ""
-    for sentence in text.replace(". ", ".\x00").split("\x00"):
+    for sentence in re.split(r"(?<=[.,;]) ", text):
         candidate = f"{current} {sentence}".strip() if current else sentence
         if current and text_lines(candidate, width) > METHODS_LINES:
             pieces.append(current)
