@@ -228,33 +228,48 @@ def dovecot_server(folder: Path) -> Iterator[Dovecot]:
     (folder / "users").write_text(f"{server.user}:{{PLAIN}}{server.password}\n")
     conf = folder / "dovecot.conf"
     conf.write_text(_DOVECOT_CONF.format(tmp=folder, port=server.port))
-    subprocess.run(["dovecot", "-c", str(conf)], check=True, capture_output=True)
+    # it daemonises: its children would hold captured pipes open, so output goes to a file
+    with (folder / "start.log").open("wb") as log:
+        subprocess.run(["dovecot", "-c", str(conf)], check=True, stdin=subprocess.DEVNULL,
+                       stdout=log, stderr=log)
+    pid_file = folder / "run" / "master.pid"
     try:
-        _wait_for(server.port)
+        _wait_for(server.port, pid_file)
         yield server
     finally:
-        _stop(folder / "run" / "master.pid")
+        _stop(pid_file)
 
 
-def _wait_for(port: int, seconds: float = 20.0) -> None:
+def _wait_for(port: int, pid_file: Path, seconds: float = 20.0) -> None:
+    """Until the port accepts and the pid file is written (it comes after the port)."""
     end = time.monotonic() + seconds
     while time.monotonic() < end:
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
-            return
+        if pid_file.exists():
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port),
+                                                                        1):
+                return
         time.sleep(0.1)
-    raise RuntimeError(f"dovecot did not listen on port {port}")
+    raise RuntimeError(f"dovecot did not start on port {port}")
 
 
 def _stop(pid_file: Path) -> None:
+    """Stop the master whose pid is in ``pid_file`` and wait until it has exited."""
+    end = time.monotonic() + 20
+    while not pid_file.exists() and time.monotonic() < end:
+        time.sleep(0.1)
     if not pid_file.exists():
         return
     pid = int(pid_file.read_text().strip())
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, 15)
-    end = time.monotonic() + 20
-    while time.monotonic() < end:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
+    while time.monotonic() < end and _alive(pid):
         time.sleep(0.1)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, exited but not yet reaped, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"

@@ -31,7 +31,15 @@ from ..packs.send import connection_problem
 from ..spec.mail import Server
 from ..spec.study import load_study
 from ..workbook import layout as L
-from .mailbox import MAX_ATTACHMENT_BYTES, Attachment, Message, parse_message, unquote_from
+from .mailbox import (
+    MAX_ATTACHMENT_BYTES,
+    Attachment,
+    Message,
+    PartSizes,
+    parse_message,
+    too_large_text,
+    unquote_from,
+)
 from .returns import display_name, file_digest
 
 MAX_MESSAGE_BYTES = 64 * 2**20
@@ -53,6 +61,8 @@ class Raw:
     received: dt.datetime | None = None
     size: int = 0
     """Its size when it was too large to read (``data`` is then empty)."""
+    parts: tuple[tuple[str, int], ...] = ()
+    """Then its attachments, (name, size), as far as they could be measured."""
 
 
 @dataclass(frozen=True)
@@ -173,9 +183,8 @@ class _Saver:
         self.report.messages += 1
         if not raw.data:
             self.report.listed.append(
-                f"{raw.where}: skipped, the message is {raw.size / 2**20:.1f} MB (over the "
-                f"{MAX_MESSAGE_BYTES // 2**20} MB limit); ask the sender for the workbook "
-                "they received, filled in")
+                f"{raw.where}: {too_large_text(raw.size, MAX_MESSAGE_BYTES, list(raw.parts))}"
+                "; ask the sender for the workbook they received, filled in")
             return
         message = parse_message(raw.data, self.max_attachment)
         if message.problem:
@@ -282,7 +291,11 @@ def eml_messages(paths: list[Path]) -> Iterator[Raw]:
             raise UsageError(f"{where}: no such file")
         size = path.stat().st_size
         if size > MAX_MESSAGE_BYTES:
-            yield Raw(where, b"", size=size)
+            scan = PartSizes()
+            with path.open("rb") as fh:
+                for line in fh:
+                    scan.feed(line)
+            yield Raw(where, b"", size=size, parts=tuple(scan.done()))
             continue
         with path.open("rb") as fh:
             yield Raw(where, fh.read(MAX_MESSAGE_BYTES + 1))
@@ -295,26 +308,28 @@ def mbox_messages(path: Path) -> Iterator[Raw]:
     if not path.is_file():
         raise UsageError(f"{where}: no such file")
     number, chunk, size, started, blank = 0, bytearray(), 0, False, True
+    scan = PartSizes()
     with path.open("rb") as fh:
         for line in fh:
             if line.startswith(b"From ") and blank:  # the separator line, not kept
                 if started:
                     number += 1
-                    yield _mbox_raw(where, number, chunk, size)
-                chunk, size, started, blank = bytearray(), 0, True, False
+                    yield _mbox_raw(where, number, chunk, size, scan)
+                chunk, size, started, blank, scan = bytearray(), 0, True, False, PartSizes()
                 continue
             started = True
             size += len(line)
+            scan.feed(line)
             if size <= MAX_MESSAGE_BYTES:
                 chunk += line
             blank = line in (b"\n", b"\r\n")
     if started and size:
-        yield _mbox_raw(where, number + 1, chunk, size)
+        yield _mbox_raw(where, number + 1, chunk, size, scan)
 
 
-def _mbox_raw(where: str, number: int, chunk: bytearray, size: int) -> Raw:
+def _mbox_raw(where: str, number: int, chunk: bytearray, size: int, scan: PartSizes) -> Raw:
     if size > MAX_MESSAGE_BYTES:
-        return Raw(f"{where} #{number}", b"", size=size)
+        return Raw(f"{where} #{number}", b"", size=size, parts=tuple(scan.done()))
     return Raw(f"{where} #{number}", unquote_from(bytes(chunk)))
 
 
@@ -354,13 +369,34 @@ def _imap_one(client: imaplib.IMAP4, source: ImapSource, uid: str) -> Raw:
     size = int(size_found[1]) if size_found else 0
     received = _internal_date(head)
     if size > MAX_MESSAGE_BYTES:
-        return Raw(where, b"", received, size)
+        return Raw(where, b"", received, size, _structure_names(client, uid))
     typ, data = client.uid("FETCH", uid, "(BODY.PEEK[])")
     body = next((part[1] for part in data if isinstance(part, tuple)), b"") \
         if typ == "OK" else b""
     if source.mark_seen and body:
         client.uid("STORE", uid, "+FLAGS", "(\\Seen)")
     return Raw(where, body, received)
+
+
+def _structure_names(client: imaplib.IMAP4, uid: str) -> tuple[tuple[str, int], ...]:
+    """(name, decoded size) of each attachment of a message, from its BODYSTRUCTURE (the
+    message itself is not downloaded): the size follows the encoding, the file name
+    is in the disposition after it or in the type's parameters before it."""
+    typ, data = client.uid("FETCH", uid, "(BODYSTRUCTURE)")
+    text = b" ".join(p if isinstance(p, bytes) else p[0] for p in data if p) \
+        if typ == "OK" else b""
+    found = [(m[3], m[2]) for m in _DISPOSITION.finditer(text)]
+    found += [(m[1], m[2]) for m in _TYPE_NAME.finditer(text)
+              if m[1] not in {name for name, _ in found}]
+    # base64 in lines of 76 characters and CRLF: 57 bytes for every 78 sent
+    return tuple((display_name(name.decode("utf-8", "replace")), int(size) * 57 // 78)
+                 for name, size in found)
+
+
+_DISPOSITION = re.compile(rb'"([^"]*)" (\d+)(?: \d+)? (?:NIL|"[^"]*") \("(?:attachment|inline)"'
+                          rb' \((?:"[^"]*" "[^"]*" )*?"filename\*?" "([^"]{1,200})"', re.I)
+_TYPE_NAME = re.compile(rb'"name\*?" "([^"]{1,200})"[^()]*\) (?:NIL|"[^"]*") (?:NIL|"[^"]*") '
+                        rb'"[^"]*" (\d+)', re.I)
 
 
 def _imap_connect(source: ImapSource) -> imaplib.IMAP4:

@@ -140,22 +140,13 @@ def _take(part: EmailMessage, found: Message, max_attachment: int) -> None:
     if not name.lower().endswith(SPREADSHEET_SUFFIXES):
         found.others.append(name)
         return
-    size = _encoded_size(part)
-    if size > max_attachment * 4 // 3 + 4096:  # too large even before decoding
-        found.too_large.append((name, size * 3 // 4))
-        return
-    data = part.get_payload(decode=True)
+    data = part.get_payload(decode=True)  # the message itself is size-limited
     if not isinstance(data, bytes):
         data = b""
     if len(data) > max_attachment:
         found.too_large.append((name, len(data)))
     else:
         found.attachments.append(Attachment(name, data))
-
-
-def _encoded_size(part: EmailMessage) -> int:
-    payload = part.get_payload()
-    return len(payload) if isinstance(payload, (str, bytes)) else 0
 
 
 def split_mbox(data: bytes) -> list[bytes]:
@@ -261,3 +252,52 @@ def member_digests(path: str | Path, limits: Limits | None = None) -> set[str]:
     that a return collected from it is still there, unchanged)."""
     found = members(path, limits)
     return set() if isinstance(found, Problem) else {m.sha256 for m in found if m.sha256}
+
+
+_PART_NAME = re.compile(rb'\b(?:file)?name\*?=\s*"?([^";\r\n]+)', re.I)
+
+
+class PartSizes:
+    """The attachments of a message too large to parse, measured line by line.
+
+    Feed it every line of the message; :attr:`parts` then holds (name, size) for each
+    part with a file name, the size decoded as base64 (how mail programs attach
+    files). Nothing but the names and counts is kept, so a message of any size costs
+    no memory.
+    """
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[str, int]] = []
+        self._name: str | None = None
+        self._chars = 0
+        self._in_headers = False
+
+    def feed(self, line: bytes) -> None:
+        """Take the next line of the message."""
+        if line.startswith(b"--"):  # a MIME boundary: the part before it has ended
+            self._close()
+            self._in_headers = True
+        elif self._in_headers:
+            found = _PART_NAME.search(line)
+            if found and self._name is None:
+                self._name = display_name(found[1].decode("utf-8", "replace").strip())
+            self._in_headers = bool(line.strip())
+        elif self._name is not None:
+            self._chars += len(line.strip())
+
+    def done(self) -> list[tuple[str, int]]:
+        """The parts found (call after the last line)."""
+        self._close()
+        return self.parts
+
+    def _close(self) -> None:
+        if self._name is not None:
+            self.parts.append((self._name, self._chars * 3 // 4))
+        self._name, self._chars = None, 0
+
+
+def too_large_text(size: int, limit: int, parts: list[tuple[str, int]]) -> str:
+    """What the report says of a message over the size limit, naming its attachments."""
+    named = ", ".join(f"{name} ({part / 2**20:.1f} MB)" for name, part in parts)
+    return (f"skipped, the message is {size / 2**20:.1f} MB (over the {limit // 2**20} MB "
+            f"limit){'; attachments: ' + named if named else ''}")
