@@ -170,4 +170,4 @@ def test_replies_go_once_per_reply_text(tmp_path):
         result, doc = run_json("send", str(root), "replies", *smtp)
         assert len(server.delivered) == 1 and "already sent" in doc["not_sent"][0]["why"]
     rows = {s.rater: s for s in status(root)}
-    assert rows[pack["rater_id"]].reply_sent
+    assert rows[pack["rater_id"]].mail.reply_sent

@@ -137,7 +137,7 @@ def _invitations(root: Path, study: Study, box: Outbox, min_days: float,
     raters = {r.id: r for r in study.raters}
     held = {}
     if any(h.sitting == 2 for h in manifest.heads):
-        held = {(s.rater, s.sitting): s.held for s in status(root, now=now)}
+        held = {(s.rater, s.sitting): s.mail.held for s in status(root, now=now)}
     out = []
     for head in manifest.heads:
         why = held.get((head.rater_id, head.sitting), "")

@@ -85,11 +85,11 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
 
 def _not_due(pack: RaterStatus, by_hand: bool, min_days: float, now: dt.datetime) -> str:
     """Why a pack not returned gets no reminder now ("" when it gets one)."""
-    if pack.held:
-        return pack.held
-    if not pack.invited and not by_hand:
+    if pack.mail.held:
+        return pack.mail.held
+    if not pack.mail.invited and not by_hand:
         return "never invited (no invitation sent in the mail journal)"
-    last = max((t for t in map(parse_time, pack.reminded) if t), default=None)
+    last = max((t for t in map(parse_time, pack.mail.reminded) if t), default=None)
     if last is not None and now - last < dt.timedelta(days=min_days):
         return (f"reminded on {last:%Y-%m-%d %H:%M} UTC, less than {min_days:g} days ago")
     return ""

@@ -704,16 +704,14 @@ class RaterStatus:
     percent_complete: float
     errors: int
     warnings: int
-    invited: str = ""
-    returned_at: str = ""
-    reminded: tuple[str, ...] = ()
-    reply_sent: str = ""
-    overdue: bool = False
-    held: str = ""
+    mail: PackMail = field(default_factory=PackMail)
 
     def to_dict(self) -> dict[str, Any]:
-        """The status as a plain dict (the mail times as ISO 8601 text in UTC)."""
-        return {**self.__dict__, "reminded": list(self.reminded)}
+        """The status as a plain dict, the mail history's keys beside the others
+        (``returned_at`` for the time received; times as ISO 8601 text in UTC)."""
+        history = {**self.mail.__dict__, "reminded": list(self.mail.reminded)}
+        history["returned_at"] = history.pop("returned")
+        return {**{k: v for k, v in self.__dict__.items() if k != "mail"}, **history}
 
 
 def status(study_dir: str | Path, paths: list[str | Path] | None = None,
@@ -754,13 +752,10 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
     for head in manifest.heads:
         mine = [f for f in files if f.pack_id == head.pack_id]
         best = mine[0] if mine else None
-        history = mail.get(head.pack_id, PackMail())
         out.append(RaterStatus(
             rater=head.rater_id, sitting=head.sitting, file=head.file,
             returned=best is not None,
             percent_complete=best.percent_complete if best else 0.0,
             errors=sum(f.errors for f in mine), warnings=sum(f.warnings for f in mine),
-            invited=history.invited, returned_at=history.returned,
-            reminded=history.reminded, reply_sent=history.reply_sent,
-            overdue=history.overdue, held=history.held))
+            mail=mail.get(head.pack_id, PackMail())))
     return out
