@@ -81,6 +81,8 @@ def test_fetch_saves_the_returns_once_and_leaves_the_inbox_unread(tmp_path, dove
                       s["attachment"] == names[three])
     assert [(i.file, i.rater) for i in other] == [(three_file, three)]
     assert all(f.used for f in result.report.files)
+    written = "".join(p.read_bytes().decode("latin-1") for p in root.rglob("*") if p.is_file())
+    assert dovecot.password not in written + again.output  # never written anywhere
 
 
 def _saved(root: Path) -> list[dict]:

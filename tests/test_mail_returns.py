@@ -171,3 +171,20 @@ def test_replies_go_once_per_reply_text(tmp_path):
         assert len(server.delivered) == 1 and "already sent" in doc["not_sent"][0]["why"]
     rows = {s.rater: s for s in status(root)}
     assert rows[pack["rater_id"]].mail.reply_sent
+
+
+def test_after_lock_the_second_raters_invitation_goes_with_the_others(tmp_path):
+    from test_decision_002 import PRIMARY, SECOND, _locked
+
+    from sheetflow.spec.mail import MailSettings
+
+    root = tmp_path / "p002"
+    _locked(root)
+    settings = MailSettings(sender=("Desk", "desk@example.org"))
+    box = outbox(root, "invitations", settings, now=T0)
+    second = next(p for p in packs(root) if p["rater_id"] == SECOND)
+    by_rater = {m.rater: m for m in box.messages}
+    assert set(by_rater) == {PRIMARY, SECOND}
+    name, digest, _ = by_rater[SECOND].attachment
+    assert name == second["file"]
+    assert digest == sha256((root / L.PACKS_DIR / second["file"]).read_bytes())
