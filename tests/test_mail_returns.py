@@ -13,8 +13,9 @@ from roundtrip_helpers import fill_openpyxl, plan_answers
 
 from sheetflow.collect.outbox import outbox
 from sheetflow.collect.outputs import verify_ratings, verify_returns
+from sheetflow.collect.pack_status import status
 from sheetflow.collect.reminders import remind
-from sheetflow.collect.run import collect, status
+from sheetflow.collect.run import collect
 from sheetflow.packs.journal import append
 from sheetflow.spec.study import load_study
 from sheetflow.workbook import layout as L

@@ -92,7 +92,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     """
     from ..collect.mail_state import short_time
     from ..collect.outputs import check_run
-    from ..collect.run import status
+    from ..collect.pack_status import status
 
     rows = status(directory)
     out.say(f"{'rater':16} {'sitting':>7} {'returned':>8} {'complete':>8} "

@@ -35,8 +35,9 @@ from ..spec.mail import MailSettings
 from ..spec.study import Study, load_study
 from ..workbook import layout as L
 from .coordinator import FEEDBACK_DIR, REMINDERS_DIR, draft_name
+from .pack_status import status
 from .reminders import MIN_DAYS, remind
-from .run import OUT_DIR, status
+from .run import OUT_DIR
 
 KIND_NAMES = {"invitations": "invitation", "reminders": "reminder", "replies": "reply"}
 

@@ -1,7 +1,7 @@
 """``sheetflow remind``: reminder drafts for the packs that were sent and have not come back.
 
-Above :mod:`.run` (``collect``), which it runs (as ``sheetflow status`` does) to learn who has
-returned; the drafts themselves are composed in :mod:`.coordinator`.
+Above :mod:`.pack_status`, which it runs (it runs ``collect``, writing nothing) to learn who
+has returned; the drafts themselves are composed in :mod:`.coordinator`.
 
 A pack gets a reminder when all of these hold:
 
@@ -23,7 +23,8 @@ from pathlib import Path
 from ..packs.journal import parse_time, read_journal
 from ..spec.study import Rater, load_study
 from .coordinator import REMINDERS_DIR, Drafts, RosterRow, todo_missing, write_reminders
-from .run import OUT_DIR, RaterStatus, status
+from .pack_status import RaterStatus, status
+from .run import OUT_DIR
 
 MIN_DAYS = 3
 """Days between two reminders to one pack, by default."""
