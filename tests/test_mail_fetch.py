@@ -93,6 +93,9 @@ def _saved(root: Path) -> list[dict]:
 def test_mark_seen_marks_them_read(tmp_path, dovecot):
     root = mail_study(tmp_path / "s")
     dovecot.append(reply("a@example.org", [("notes.txt", b"hello")]))
+    later, doc = run_json("fetch", str(root), *_imap(dovecot), "--since", "2999-01-01",
+                          env={PASSWORD_ENV: dovecot.password})
+    assert later.exit_code == 0 and doc["messages"] == 0  # none arrived since then
     result, doc = run_json("fetch", str(root), *_imap(dovecot), "--mark-seen",
                            env={PASSWORD_ENV: dovecot.password})
     assert result.exit_code == 0 and doc["saved"] == []
