@@ -103,3 +103,8 @@ _STAGED = re.compile(r"(^|/)\.([^/]+)\.\d+\.partial$")
 def known_name(path: str) -> str:
     """A staged output (``out/.analysis.xlsx.123.partial``) by the name it will have."""
     return _STAGED.sub(r"\1\2", path)
+
+
+class MailError(SheetflowError):
+    """A mail server could not be reached, refused the login or broke off (exit 3 in
+    the CLI); the message names the server and what to check."""

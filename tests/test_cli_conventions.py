@@ -21,7 +21,7 @@ COMMANDS = {
     "init": [], "check": [], "generate": [], "verify": [], "status": [], "collect": [],
     "remind": [], "import-judges": ["judges.jsonl"], "analyze": [], "demo": [],
     "plan": ["--simulations", "5", "--n-boot", "20"],
-    "lock": [],
+    "lock": [], "send": [], "fetch": [],
 }
 # (command, folder kind) -> exit code; folder kinds: "empty" folder, "initialised" study
 # (init, not generated), "missing" path. Unlisted pairs are 2 (usage / missing step).

@@ -37,6 +37,7 @@ COMMAND_MODULES = (
     "generate_commands",
     "collect_commands",
     "coordinator_commands",
+    "mail_commands",
     "import_commands",
     "analyze_commands",
     "plan_commands",

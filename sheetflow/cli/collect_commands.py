@@ -90,19 +90,28 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
 
     Example: sheetflow status my-study --agreement --json
     """
+    from ..collect.mail_state import short_time
     from ..collect.outputs import check_run
-    from ..collect.run import status
+    from ..collect.pack_status import status
 
     rows = status(directory)
     width = max([len(r.name) for r in rows] + [4])
     out.say(f"{'rater':16} {'name':{width}} {'sitting':>7} {'returned':>8} {'complete':>8} "
             f"{'errors':>6} {'warnings':>8}  file returned (or pack sent)", bold=True)
     for r in rows:
-        colour = "red" if r.errors else ("green" if r.returned else "yellow")
+        colour = "red" if r.errors or r.mail.overdue else ("green" if r.returned else "yellow")
         shown = r.returned_file if r.returned else f"(not returned; sent {r.file})"
         out.say(f"{r.rater:16} {r.name:{width}} {r.sitting:>7} "
                 f"{'yes' if r.returned else 'no':>8} {r.percent_complete:>7g}% "
                 f"{r.errors:>6} {r.warnings:>8}  {shown}", fg=colour)
+        history = r.mail
+        mail = [f"{label} {short_time(t)}" for label, t in (
+            ("invited", history.invited), ("received", history.returned),
+            ("reply sent", history.reply_sent)) if t]
+        mail += [f"reminded {short_time(t)}" for t in history.reminded]
+        mail += ["OVERDUE"] * history.overdue + [history.held] * bool(history.held)
+        if mail:
+            out.say(f"{'':16} {'':{width}} {'':>7} {'; '.join(mail)}")
     returned = sum(r.returned for r in rows)
     mixed = check_run(directory)
     out.headline(f"{returned} of {len(rows)} packs returned",

@@ -10,29 +10,45 @@ from .common import Output, command
 
 
 @command("remind")
-def remind_command(out: Output, directory: Path) -> None:
-    """Write a reminder draft for each rater whose pack has not come back.
+@click.option("--min-days", type=float, default=3.0, show_default=True,
+              help="No second reminder to one pack within this many days.")
+@click.option("--now", "now_text", metavar="TIME",
+              help="The clock (yyyy-mm-dd hh:mm, UTC; default now).")
+def remind_command(out: Output, directory: Path, min_days: float,
+                   now_text: str | None) -> None:
+    """Write a reminder draft for each pack that was sent and has not come back.
 
     The drafts (out/reminders/<rater_id>.eml, unsent, the pack attached again) open
-    in a mail program ready to send.
+    in a mail program ready to send, or go with 'sheetflow send DIR reminders'. A pack
+    never invited (mail.jsonl), a sitting-2 pack not yet due and one reminded within
+    --min-days get none (each is named).
 
     Example: sheetflow remind my-study
     """
     from ..collect.reminders import remind
+    from .mail_commands import parse_now
 
-    rows, drafts = remind(directory)
+    result = remind(directory, min_days=min_days, now=parse_now(now_text))
+    rows, drafts = result.rows, result.drafts
+    if result.by_hand:
+        out.say("no invitation in mail.jsonl: packs taken as sent by hand")
+    for rater, sitting, why in result.skipped:
+        out.say(f"no reminder {rater} (sitting {sitting}): {why}", fg="yellow")
     for path in drafts.written:
         out.say(f"draft      {path}")
     for rater in drafts.no_email:
         out.warn(f"{rater} has not returned and has no e-mail address in the raters file; "
                  "remind them yourself")
-    if rows:
-        out.headline(f"{len(rows)} pack(s) not returned; {len(drafts.written)} reminder "
-                     "draft(s) written", fg="yellow")
+    if rows or result.skipped:
+        out.headline(f"{len(rows) + len(result.skipped)} pack(s) not returned; "
+                     f"{len(drafts.written)} reminder draft(s) written", fg="yellow")
     else:
         out.headline("every pack has come back; no reminders needed", fg="green")
     out.json({"ok": True, "not_returned": [r.to_dict() for r in rows],
-              "drafts": [str(p) for p in drafts.written], "no_email": drafts.no_email})
+              "drafts": [str(p) for p in drafts.written], "no_email": drafts.no_email,
+              "skipped": [{"rater": r, "sitting": s, "why": w}
+                          for r, s, w in result.skipped],
+              "sent_by_hand": result.by_hand})
 
 
 def register(group: click.Group) -> None:

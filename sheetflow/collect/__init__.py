@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_dir, lazy_getattr
 
 if TYPE_CHECKING:
+    from .pack_status import status
     from .reminders import remind
-    from .run import Collection, collect, status
+    from .run import Collection, collect
 
-_LAZY = {"Collection": "run", "collect": "run", "status": "run", "remind": "reminders"}
+_LAZY = {"Collection": "run", "collect": "run", "status": "pack_status", "remind": "reminders"}
 __all__ = ["Collection", "collect", "remind", "status"]
 __getattr__ = lazy_getattr(__name__, _LAZY, globals())
 __dir__ = lazy_dir(_LAZY, globals())

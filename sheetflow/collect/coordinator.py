@@ -29,6 +29,7 @@ from ..packs.mail import build_eml
 from ..spec.study import Rater, Study
 from ..workbook import layout as L
 from ..workbook.printing import set_print, text_lines
+from .mail_state import PackMail, short_time
 from .validate import ERROR, Issue, ValidationReport
 
 FEEDBACK_DIR = "feedback"
@@ -69,6 +70,11 @@ class RosterRow:
         Whether the file's ratings are in ``ratings.csv``.
     todo : str
         What the coordinator does next.
+    invited, returned_at, reminded, reply_sent : str
+        The pack's mail history (``yyyy-mm-dd hh:mm`` UTC; reminders comma-separated;
+        "" when none; see :mod:`.mail_state`).
+    overdue : bool
+        Not returned by the end of the ``[mail] deadline`` day.
     """
 
     state: str
@@ -83,6 +89,11 @@ class RosterRow:
     warnings: int
     used: bool
     todo: str
+    invited: str = ""
+    returned_at: str = ""
+    reminded: str = ""
+    reply_sent: str = ""
+    overdue: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The row as a plain dict."""
@@ -100,7 +111,7 @@ class Expected:
 
 
 def roster(study: Study, expected: list[Expected], report: ValidationReport,
-           ) -> list[RosterRow]:
+           mail: dict[str, PackMail] | None = None) -> list[RosterRow]:
     """Every expected pack (returned or not) and every unknown file, in that order.
 
     Parameters
@@ -111,6 +122,8 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
         The packs generated, in manifest order.
     report : ValidationReport
         collect's report (every returned file).
+    mail : dict, optional
+        Pack id -> its mail history (:func:`.mail_state.pack_mail`).
 
     Returns
     -------
@@ -124,9 +137,11 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
     for pack in expected:
         rater = raters.get(pack.rater_id, Rater(pack.rater_id))
         files = sorted(by_pack.pop(pack.pack_id, []), key=lambda f: (not f.used, f.file))
+        history = _history((mail or {}).get(pack.pack_id, PackMail()))
         if not files:
             rows.append(RosterRow("missing", rater.id, rater.name, rater.email, pack.sitting,
-                                  pack.file, "", None, 0, 0, False, todo_missing(rater)))
+                                  pack.file, "", None, 0, 0, False, todo_missing(rater),
+                                  **history))
             continue
         best = files[0]
         errors, warnings = sum(f.errors for f in files), sum(f.warnings for f in files)
@@ -135,7 +150,7 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
         rows.append(RosterRow(state, rater.id, rater.name, rater.email, pack.sitting,
                               pack.file, ", ".join(f.file for f in files),
                               best.percent_complete, errors, warnings, best.used,
-                              _todo(state, rater, errors, pack.sitting)))
+                              _todo(state, rater, errors, pack.sitting), **history))
     for files in by_pack.values():  # files that matched no pack (or no known one)
         for f in files:
             rows.append(RosterRow("unknown", "", "", "", 0, "", f.file, None, f.errors,
@@ -143,6 +158,13 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
                                   "not a pack of this study (see the Issues sheet): find "
                                   "out who sent it and ask for their own workbook"))
     return rows
+
+
+def _history(mail: PackMail) -> dict[str, Any]:
+    """A pack's mail history as the Status sheet shows it."""
+    return {"invited": short_time(mail.invited), "returned_at": short_time(mail.returned),
+            "reminded": ", ".join(short_time(t) for t in mail.reminded),
+            "reply_sent": short_time(mail.reply_sent), "overdue": mail.overdue}
 
 
 def todo_missing(rater: Rater) -> str:
@@ -177,7 +199,9 @@ STATUS_COLUMNS = (  # header, width, RosterRow field
     ("E-mail", 20, "email"), ("Sitting", 7, "sitting"), ("Pack sent", 26, "pack"),
     ("File returned", 26, "file"), ("Complete %", 9, "percent_complete"),
     ("Errors", 7, "errors"), ("Warnings", 9, "warnings"), ("Used", 6, "used"),
-    ("What to do", 40, "todo"),
+    ("Invited", 16, "invited"), ("Returned", 16, "returned_at"),
+    ("Reminded", 16, "reminded"), ("Reply sent", 16, "reply_sent"),
+    ("Overdue", 8, "overdue"), ("What to do", 40, "todo"),
 )
 LINE_POINTS = 15  # row height of one line of wrapped text
 ISSUE_COLUMNS = (("severity", 9), ("code", 20), ("file", 24), ("sheet", 10), ("cell", 7),
@@ -237,6 +261,8 @@ def _status_sheet(wb: Any, head: Any, rows: list[RosterRow]) -> None:
                 ws.write_string(r, c, STATES[row.state][0], strong)
             elif name == "used":
                 ws.write_string(r, c, "Yes" if value else "No", plain)
+            elif name == "overdue":
+                ws.write_string(r, c, "Overdue" if value else "", plain)
             elif value is None or value == "":
                 ws.write_blank(r, c, None, plain)
             elif isinstance(value, (int, float)):

@@ -69,6 +69,7 @@ class FileJob:
     manifest: Manifest
     limits: Limits
     csv: bool = True
+    member: int = -1  # a saved message's attachment (see sheetflow.collect.mailbox)
 
 
 
@@ -135,7 +136,7 @@ def check_file(job: FileJob) -> FileResult:
 
 
 def _check_book(job: FileJob) -> FileResult:
-    book = open_book(job.path, job.limits, sha256=job.sha256 or None)
+    book = open_book(job.path, job.limits, sha256=job.sha256 or None, member=job.member)
     if isinstance(book, Problem):
         return FileResult(problem=book)
     try:

@@ -28,6 +28,7 @@ from ..errors import SealError, SheetflowError
 from ..packs.seal import SEALED_DIR
 from ..packs.secret import SECRET_FILE, read_secret, record_mac
 from ..workbook import layout as L
+from .mailbox import is_mail_file, member_digests
 from .returns import file_digest
 
 OUT_DIR = L.OUT_DIR
@@ -289,6 +290,8 @@ def verify_returns(root: str | Path, files: list[dict[str, Any]]) -> dict[str, s
         path = Path(where) if Path(where).is_absolute() else Path(root) / where
         where = where.encode("utf-8", "backslashreplace").decode("utf-8")  # for messages
         now = file_digest(path) if path.is_file() else "nothing (the file is gone)"
+        if now != wanted and is_mail_file(path.name) and wanted in member_digests(path):
+            now = wanted  # an attachment of a saved message, still in it unchanged
         if now != wanted:
             raise SealError(f"{where} changed after collect: sha256 {wanted} was collected, "
                             f"it is now {now}; put the file back as it was, or run sheetflow "

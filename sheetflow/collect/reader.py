@@ -37,6 +37,7 @@ from typing import IO, Any
 
 import defusedxml.ElementTree as SafeET
 
+from .mailbox import read_member
 from .safety import Inspection, Limits, Problem, SheetScan, inspect_bytes, read_whole
 from .values import ExcelError, Formula
 
@@ -157,7 +158,7 @@ def _non_empty(grid: list[list[Any]], cols: int) -> Cells:
 
 
 def open_book(path: str | Path, limits: Limits | None = None,
-              sha256: str | None = None) -> Book | Problem:
+              sha256: str | None = None, member: int = -1) -> Book | Problem:
     """Read ``path`` once, inspect its bytes and, when it is safe, open them for bounded
     reading.
 
@@ -169,6 +170,9 @@ def open_book(path: str | Path, limits: Limits | None = None,
     sha256 : str, optional
         The file's sha256 as the collector recorded it: the bytes read here must have
         it, so the rows recorded under that hash come from those bytes.
+    member : int
+        For a saved message (``.eml``, ``.mbox``): which of its spreadsheet attachments
+        to read (:func:`~sheetflow.collect.mailbox.read_member`), in memory.
 
     Returns
     -------
@@ -176,7 +180,7 @@ def open_book(path: str | Path, limits: Limits | None = None,
         The problem (an issue code and detail) when the file must not be parsed.
     """
     limits = limits or Limits()
-    data = read_whole(path, limits)
+    data = read_whole(path, limits) if member < 0 else read_member(path, member, limits)
     if isinstance(data, Problem):
         return data
     if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:

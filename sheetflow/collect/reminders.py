@@ -1,41 +1,96 @@
-"""``sheetflow remind``: reminder drafts for every pack not yet returned.
+"""``sheetflow remind``: reminder drafts for the packs that were sent and have not come back.
 
-Above :mod:`.run` (``collect``), which it runs (as ``sheetflow status`` does) to learn who has
-returned; the drafts themselves are composed in :mod:`.coordinator`.
+Above :mod:`.pack_status`, which it runs (it runs ``collect``, writing nothing) to learn who
+has returned; the drafts themselves are composed in :mod:`.coordinator`.
+
+A pack gets a reminder when all of these hold:
+
+* it has not come back;
+* it was invited: the mail journal records its invitation as sent. A study whose
+  journal records no invitation at all had its packs sent by hand; its sitting-1
+  packs count as sent at ``generate``, and its sitting-2 packs once they are due;
+* it is due: a sitting-2 pack not before 24 hours after sitting 1 came back
+  (protocol 001, see :mod:`.mail_state`);
+* no reminder was sent to it in the last ``min_days`` days.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..packs.journal import parse_time, read_journal
 from ..spec.study import Rater, load_study
 from .coordinator import REMINDERS_DIR, Drafts, RosterRow, todo_missing, write_reminders
-from .run import OUT_DIR, status
+from .pack_status import RaterStatus, status
+from .run import OUT_DIR
+
+MIN_DAYS = 3
+"""Days between two reminders to one pack, by default."""
 
 
-def remind(study_dir: str | Path) -> tuple[list[RosterRow], Drafts]:
-    """Write reminder drafts for every pack of the study not yet returned.
+@dataclass
+class Reminders:
+    """What ``remind`` did: the packs reminded, their drafts, and each pack left out."""
+
+    rows: list[RosterRow] = field(default_factory=list)
+    drafts: Drafts = field(default_factory=Drafts)
+    skipped: list[tuple[str, int, str]] = field(default_factory=list)
+    """(rater, sitting, why) for each pack not returned that gets no reminder."""
+    by_hand: bool = False
+    """No invitation in the journal: packs taken as sent by hand."""
+
+
+def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
+           now: dt.datetime | None = None) -> Reminders:
+    """Write reminder drafts for the packs that are due one (see the module docstring).
 
     Reads the returns (as ``sheetflow status`` does, writing nothing else) to know who
-    has returned; drafts go to ``out/reminders/``.
+    has returned; drafts go to ``out/reminders/`` (earlier drafts there are removed).
 
     Parameters
     ----------
     study_dir : str or Path
         A study folder after ``generate``.
+    min_days : float
+        No second reminder to one pack within this many days.
+    now : datetime, optional
+        The clock (default: now).
 
     Returns
     -------
-    (list of RosterRow, Drafts)
-        The packs not returned, and the drafts written.
+    Reminders
     """
     root = Path(study_dir)
+    now = now or dt.datetime.now(dt.UTC)
     study = load_study(root)
     raters = {r.id: r for r in study.raters}
-    rows = []
-    for pack in status(root):
-        if not pack.returned:
-            rater = raters.get(pack.rater, Rater(pack.rater))
-            rows.append(RosterRow("missing", rater.id, rater.name, rater.email, pack.sitting,
+    journal = read_journal(root)
+    by_hand = not any(d.kind == "invitation" and d.outcome == "sent"
+                      for d in journal.deliveries.values())
+    out = Reminders(by_hand=by_hand)
+    for pack in status(root, now=now):
+        if pack.returned:
+            continue
+        why = _not_due(pack, by_hand, min_days, now)
+        if why:
+            out.skipped.append((pack.rater, pack.sitting, why))
+            continue
+        rater = raters.get(pack.rater, Rater(pack.rater))
+        out.rows.append(RosterRow("missing", rater.id, rater.name, rater.email, pack.sitting,
                                   pack.file, "", None, 0, 0, False, todo_missing(rater)))
-    return rows, write_reminders(study, root, rows, root / OUT_DIR / REMINDERS_DIR)
+    out.drafts = write_reminders(study, root, out.rows, root / OUT_DIR / REMINDERS_DIR)
+    return out
+
+
+def _not_due(pack: RaterStatus, by_hand: bool, min_days: float, now: dt.datetime) -> str:
+    """Why a pack not returned gets no reminder now ("" when it gets one)."""
+    if pack.mail.held:
+        return pack.mail.held
+    if not pack.mail.invited and not by_hand:
+        return "never invited (no invitation sent in the mail journal)"
+    last = max((t for t in map(parse_time, pack.mail.reminded) if t), default=None)
+    if last is not None and now - last < dt.timedelta(days=min_days):
+        return (f"reminded on {last:%Y-%m-%d %H:%M} UTC, less than {min_days:g} days ago")
+    return ""

@@ -31,6 +31,7 @@ Duplicate returns
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import pickle
 import tempfile
@@ -40,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
+from ..packs.journal import read_journal
 from ..packs.manifest import Manifest, PackHead, open_manifest
 from ..spec.study import Study, load_study
 from ..staging import OutputSet, remove_partials
@@ -69,6 +71,8 @@ from .file_check import (
     neutralise,
     split_cell,
 )
+from .mail_state import PackMail, pack_mail, received_times
+from .mailbox import is_mail_file, members_job
 from .outputs import (
     COLLECTION_FILE,
     INCOMPLETE_RATINGS_NAME,
@@ -80,7 +84,8 @@ from .outputs import (
 )
 from .protocol_checks import batch_overlaps, sitting_gaps
 from .returns import Entry, NotAFile, escape_controls, file_digest, find_entries
-from .safety import Limits, Outcome, Sandbox
+from .safety import Limits, Outcome, Problem, Sandbox
+from .senders import Senders
 from .validate import (
     ERROR,
     WARNING,
@@ -97,7 +102,6 @@ from .validate import (
 __all__ = [
     "RATING_COLUMNS",
     "Collection",
-    "RaterStatus",
     "Ratings",
     "cell_name",
     "collect",
@@ -105,7 +109,6 @@ __all__ = [
     "find_files",
     "neutralise",
     "split_cell",
-    "status",
     "write_outputs",
 ]
 
@@ -234,6 +237,10 @@ class Collection:
     study_id: str = ""
     roster: list[RosterRow] = field(default_factory=list)
     feedback: Drafts = field(default_factory=Drafts)
+    received: dict[str, dt.datetime] = field(default_factory=dict)
+    """sha256 -> the ``Date`` of the saved message it came in (``.eml``/``.mbox`` returns)."""
+    mail: dict[str, PackMail] = field(default_factory=dict)
+    """Pack id -> its mail history (:mod:`.mail_state`)."""
 
     @property
     def valid(self) -> bool:
@@ -251,7 +258,8 @@ class Collection:
 def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
             write: bool = True, limits: Limits | None = None,
             workers: int | None = None, lock_wait: float = LOCK_WAIT,
-            progress: Callable[[int, int], None] | None = None) -> Collection:
+            progress: Callable[[int, int], None] | None = None,
+            now: dt.datetime | None = None) -> Collection:
     """Collect returned workbooks of the study in ``study_dir``.
 
     Parameters
@@ -273,6 +281,8 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
         Seconds to wait while another collect or analyze holds the study lock.
     progress : callable, optional
         Called as ``progress(done, total)`` after each file is checked.
+    now : datetime, optional
+        The clock for the mail history (overdue, held; default: now).
 
     Returns
     -------
@@ -288,9 +298,9 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
     root = Path(study_dir)
     study = load_study(root)  # a broken spec fails here, once, not in every child
     if not write:
-        return _collect(root, paths, limits, workers, write, study, progress)
+        return _collect(root, paths, limits, workers, write, study, progress, now)
     with study_lock(root, "collect", lock_wait):
-        result = _collect(root, paths, limits, workers, write, study, progress)
+        result = _collect(root, paths, limits, workers, write, study, progress, now)
         out = root / OUT_DIR
         result.outputs = write_outputs(out, result, collection_secret(root))
         result.feedback = write_feedback(study, root, result.roster, result.report,
@@ -301,18 +311,24 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
 
 def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
              workers: int | None, write: bool, study: Study,
-             progress: Callable[[int, int], None] | None) -> Collection:
+             progress: Callable[[int, int], None] | None,
+             now: dt.datetime | None = None) -> Collection:
     manifest = open_manifest(root)
     known_study(str(root), study)  # forked reader children need not load it again
+    journal = read_journal(root)
     try:
         files = find_files(root, paths)
-        collector = _Collector(root, manifest, limits or Limits(), csv=write)
+        collector = _Collector(root, manifest, limits or Limits(), csv=write,
+                               senders=Senders.of(study, journal))
         result = collector.run(files, workers, progress)
     finally:
         manifest.close()
     result.study_id = study.id
+    received = received_times(root, result.report.files, journal, result.received)
+    result.mail = pack_mail(manifest.heads, result.report.files, received, journal,
+                            deadline=study.mail.deadline, now=now)
     expected = [Expected(h.pack_id, h.rater_id, h.sitting, h.file) for h in manifest.heads]
-    result.roster = roster(study, expected, result.report)
+    result.roster = roster(study, expected, result.report, result.mail)
     return result
 
 
@@ -338,6 +354,9 @@ class _FileWork:
     answered: int = 0
     required: int = 0
     self_check: SelfCheckInput | None = None
+    member: int = -1  # a saved message's attachment (see .mailbox)
+    sender: str = ""  # the address the file's message came from, when known
+    received: dt.datetime | None = None
 
     @property
     def rater(self) -> str:
@@ -351,8 +370,10 @@ class _FileWork:
 class _Collector:
     """Runs the checks for one study over a list of files."""
 
-    def __init__(self, root: Path, manifest: Manifest, limits: Limits, csv: bool):
+    def __init__(self, root: Path, manifest: Manifest, limits: Limits, csv: bool,
+                 senders: Senders | None = None):
         self.root = root
+        self.senders = senders or Senders()
         self.manifest = manifest
         self.top = manifest.top
         self.packs = manifest.by_id
@@ -362,7 +383,7 @@ class _Collector:
 
     def run(self, entries: list[Entry], workers: int | None,
             progress: Callable[[int, int], None] | None = None) -> Collection:
-        works = [self._open(entry) for entry in entries]
+        works = self._open_entries(entries, workers)
         first_by_hash: dict[str, _FileWork] = {}
         for work in works:
             if not work.sha256:
@@ -374,7 +395,7 @@ class _Collector:
         unique = [w for w in works if w.sha256 and not w.duplicate_of]
         if unique:
             jobs = [FileJob(str(w.path), w.name, w.sha256, str(self.root), self.manifest,
-                            self.limits, self.csv) for w in unique]
+                            self.limits, self.csv, w.member) for w in unique]
             count = workers or min(4, os.cpu_count() or 1)
             sandbox = Sandbox(check_file, self.limits, workers=min(count, len(jobs)))
             for done, (index, outcome) in enumerate(sandbox.imap(jobs), 1):
@@ -387,6 +408,43 @@ class _Collector:
                 work.issues.append(issue("duplicate-file", file=work.name,
                                          detail=work.duplicate_of))
         return self._result(works)
+
+    def _open_entries(self, entries: list[Entry], workers: int | None) -> list[_FileWork]:
+        """A work item per file, and per spreadsheet attachment of a saved message (whose
+        attachments are listed in sandbox children, as workbooks are read)."""
+        mail = [e for e in entries if not e.code and is_mail_file(e.name)]
+        listed: dict[int, Outcome] = {}
+        if mail:
+            sandbox = Sandbox(members_job, self.limits,
+                              workers=min(workers or 2, len(mail)))
+            outcomes = sandbox.run([(str(e.path), self.limits) for e in mail])
+            listed = {id(e): o for e, o in zip(mail, outcomes, strict=True)}
+        works: list[_FileWork] = []
+        for entry in entries:
+            if id(entry) in listed:
+                works += self._members(entry, listed[id(entry)])
+            else:
+                works.append(self._open(entry))
+        return works
+
+    def _members(self, entry: Entry, outcome: Outcome) -> list[_FileWork]:
+        """The work items of one saved message file, or the one that reports it."""
+        found = outcome.value if outcome.ok else Problem("mail-unreadable", outcome.reason)
+        if isinstance(found, Problem) or not found:
+            code, detail = ((found.code, found.detail) if isinstance(found, Problem)
+                            else ("mail-no-spreadsheet", "none attached"))
+            work = _FileWork(entry.path, entry.name)
+            work.issues.append(issue(code, file=entry.name, detail=detail))
+            return [work]
+        works = []
+        for m in found:
+            work = _FileWork(entry.path, m.name, m.sha256, member=m.index, sender=m.sender,
+                             received=m.received)
+            if m.index < 0:
+                work.issues.append(issue("attachment-too-large", file=m.name,
+                                         detail=f"{m.size / 2**20:.1f} MB"))
+            works.append(work)
+        return works
 
     def _open(self, entry: Entry) -> _FileWork:
         """The entry's work item: hashed when it is a readable file, else its verdict."""
@@ -523,6 +581,10 @@ class _Collector:
         used_blocks, blank_blocks = [], []
         self._sitting_gaps(works)
         for work in works:
+            if work.sha256 and not work.duplicate_of:
+                work.issues += self.senders.check(work.name, work.sha256, work.sender,
+                                                  work.head.rater_id if work.head else "")
+        for work in works:
             used = work.head is not None and not work.failed and not work.duplicate_of
             if work.self_check is not None:
                 work.issues += self_checks(work.self_check, file=work.name, rater=work.rater)
@@ -547,7 +609,8 @@ class _Collector:
                             if place[:2] not in covered])
         report = ValidationReport(sorted(statuses, key=lambda s: (s.file, s.sha256)),
                                   sort_issues(issues))
-        return Collection(self.ratings, report)
+        received = {w.sha256: w.received for w in works if w.sha256 and w.received}
+        return Collection(self.ratings, report, received=received)
 
 
 def _where_read(path: Path, root: Path) -> str:
@@ -625,70 +688,3 @@ def _reason(issues: list[Issue], n_errors: int) -> str:
     head = f"{n_errors} error(s): " if n_errors else ""
     tail = f" and {more} more (see validation.xlsx)" if more > 0 else ""
     return head + ", ".join(parts) + tail if parts else "not used (see validation.xlsx)"
-
-
-# --------------------------------------------------------------------------- status
-
-
-@dataclass(frozen=True)
-class RaterStatus:
-    """One pack's return status (for ``sheetflow status``)."""
-
-    rater: str
-    sitting: int
-    file: str
-    """The pack sent."""
-    returned: bool
-    percent_complete: float
-    errors: int
-    warnings: int
-    name: str = ""
-    """The rater's name (given and last) from the raters file."""
-    returned_file: str = ""
-    """The file actually returned ("" when none); it may be named otherwise than the
-    pack (a rater's e-mail program or "Save as" renames it)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """The status as a plain dict."""
-        return dict(self.__dict__)
-
-
-def status(study_dir: str | Path, paths: list[str | Path] | None = None,
-           limits: Limits | None = None) -> list[RaterStatus]:
-    """Per pack: returned or not, how complete, how many errors and warnings.
-
-    Parameters
-    ----------
-    study_dir : str or Path
-        The study folder.
-    paths : list, optional
-        Where the returns are (default ``study_dir/returns``; a missing default folder
-        means nothing was returned yet).
-    limits : Limits, optional
-
-    Returns
-    -------
-    list of RaterStatus
-        One per pack in the manifest, in manifest order; writes nothing.
-    """
-    root = Path(study_dir)
-    manifest = open_manifest(root)
-    manifest.close()  # only the pack heads are needed here
-    if paths is None and not (root / RETURNS_DIR).is_dir():
-        result = None
-    else:
-        result = collect(root, paths, write=False, limits=limits)
-    files = result.report.files if result else []
-    names = {r.id: " ".join(filter(None, (r.name, r.last_name)))
-             for r in load_study(root).raters}
-    out = []
-    for head in manifest.heads:
-        mine = [f for f in files if f.pack_id == head.pack_id]
-        best = mine[0] if mine else None
-        out.append(RaterStatus(
-            rater=head.rater_id, sitting=head.sitting, file=head.file,
-            returned=best is not None,
-            percent_complete=best.percent_complete if best else 0.0,
-            errors=sum(f.errors for f in mine), warnings=sum(f.warnings for f in mine),
-            name=names.get(head.rater_id, ""), returned_file=best.file if best else ""))
-    return out

@@ -127,6 +127,22 @@ _TYPES = (
     _t("duplicate-rater", ERROR, "Two different files for one rater.",
        "Rater {rater} returned more than one different workbook ({detail}). Neither is "
        "used: remove the wrong one from the returns folder and run collect again."),
+    _t("sender-unknown", WARNING, "The message carrying the file came from no rater's address.",
+       "The message carrying this file came from {detail}, an address of no rater in the "
+       "raters file. Check who sent it; if the rater wrote from another address, add it "
+       "to the raters file or ask them to send from the address given there."),
+    _t("sender-not-rater", WARNING, "The message carrying the file came from another rater.",
+       "The message carrying this workbook of rater {rater} came from {detail}. Check "
+       "that each rater returns their own workbook."),
+    _t("mail-unreadable", ERROR, "A saved message (.eml or .mbox) could not be read.",
+       "This saved message could not be read ({detail}). Save the message again from "
+       "the mail program, or save its attachment into the returns folder."),
+    _t("mail-no-spreadsheet", WARNING, "A saved message carries no spreadsheet attachment.",
+       "This saved message carries no spreadsheet attachment ({detail}); nothing in it "
+       "was collected. Save the attachment of the rater's message instead."),
+    _t("attachment-too-large", ERROR, "A spreadsheet attachment is over the size limit.",
+       "The attachment is {detail}, more than a rating workbook can be; it was not read. "
+       "Ask the rater to send the workbook they received, filled in."),
     # -- sheets and rows -----------------------------------------------------------------
     _t("sheet-missing", ERROR, "A sheet sheetflow needs was removed.",
        "The sheet '{sheet}' is missing. Use a fresh copy of the workbook; do not delete "

@@ -1,10 +1,12 @@
 """For the coordinator who emails the packs: a mailing list and ``.eml`` drafts.
 
 The drafts are built with the standard library's :mod:`email` package. Each has the
-rater as ``To``, the study's ``[email]`` subject and body with ``{name}`` and the other
-placeholders filled in, the pack attached as an ``.xlsx``, and an ``X-Unsent: 1`` header
-so Outlook and Thunderbird open it as a draft ready to send. No ``Date`` or
-``Message-ID`` is added. The MIME boundary is the email package's own random one:
+rater as ``To`` (formatted by :func:`address`), the study's ``[email]`` subject and
+body with ``{name}`` and the other placeholders filled in, the pack attached as an
+``.xlsx``, and an ``X-Unsent: 1`` header so Outlook and Thunderbird open it as a draft
+ready to send. No ``Date`` or
+``Message-ID`` is added to a draft; :func:`outgoing` adds them (and ``From``) when
+``sheetflow send`` sends it. The MIME boundary is the email package's own random one:
 derived from anything a value in the message could contain (the pack name, say), a
 crafted answer could close the attachment part and open a part of its own in the
 coordinator's outgoing mail. So drafts are not byte-stable between runs; what they
@@ -14,10 +16,13 @@ say and attach is (the packs, the manifest and the key are byte-stable).
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
+from email import message_from_bytes
+from email.headerregistry import Address
 from email.message import EmailMessage
 from email.policy import SMTP
-from email.utils import formataddr
+from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
 from ..spec.study import Rater, Study
@@ -103,7 +108,7 @@ def build_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1, *,
     if subject is None or body is None:
         subject, body = _invitation(study, rater, sitting)
     msg = EmailMessage(policy=SMTP)
-    msg["To"] = formataddr((rater.name, rater.email)) if rater.name else rater.email
+    msg["To"] = address(rater.name, rater.email)
     msg["Subject"] = subject
     msg["X-Unsent"] = "1"
     if not pack.is_file():
@@ -125,3 +130,44 @@ def _invitation(study: Study, rater: Rater, sitting: int) -> tuple[str, str]:
         subject += " - second sitting"
         body = f"{SITTING2_NOTE}\n\n{body}"
     return fill(subject, study, rater), body
+
+
+def address(name: str, addr: str) -> Address:
+    """One recipient as a header object: a display name with a comma, quotes or
+    non-ASCII letters (``O'Brien, Séan``) stays one address, quoted or encoded as
+    RFC 5322 and 2047 require (:mod:`email.headerregistry`)."""
+    return Address(display_name=name or "", addr_spec=addr)
+
+
+def outgoing(draft: bytes, sender: tuple[str, str], *, reply_to: tuple[str, str] = ("", ""),
+             now: dt.datetime | None = None) -> EmailMessage:
+    """A draft made ready to send: ``From``, ``Date`` and a fresh ``Message-ID`` added,
+    ``X-Unsent`` removed; everything else (recipient, text, attachment) as drafted.
+
+    Parameters
+    ----------
+    draft : bytes
+        A message from :func:`build_eml`.
+    sender, reply_to : (display name, address)
+        From the study's ``[mail]`` table or the command line.
+    now : datetime, optional
+        The ``Date`` (default: now, in UTC).
+    """
+    msg = message_from_bytes(draft, policy=SMTP)
+    assert isinstance(msg, EmailMessage)
+    del msg["X-Unsent"], msg["From"], msg["Date"], msg["Message-ID"], msg["Reply-To"]
+    msg["From"] = address(*sender)
+    if reply_to[1]:
+        msg["Reply-To"] = address(*reply_to)
+    msg["Date"] = format_datetime(now or dt.datetime.now(dt.UTC))
+    msg["Message-ID"] = make_msgid(domain=sender[1].rpartition("@")[2] or None)
+    return msg
+
+
+def attachment_of(msg: EmailMessage) -> tuple[str, bytes] | None:
+    """The (file name, bytes) of a composed message's attachment, or None."""
+    for part in msg.iter_attachments():
+        payload = part.get_payload(decode=True)
+        if isinstance(payload, bytes):
+            return part.get_filename() or "", payload
+    return None

@@ -19,6 +19,7 @@ from .limits import (
     MAX_TABLE_BYTES,
     nesting_depth,
 )
+from .mail import MailSettings, parse_mail
 from .model import PLACEHOLDERS, SIZING_FILE, Design, Item, Plan, Rater, ShownField, Study
 from .raters import RaterLoader, unsafe_char
 from .rubric import Rubric
@@ -48,6 +49,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
                 "raters",
                 "files",
                 "email",
+                "mail",
                 "analysis",
             },
             "top level",
@@ -72,6 +74,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         email = self._table(doc, "email", required=False)
         self._unknown_keys(files, {"pack_name"}, "[files]")
         self._email_texts(email)
+        mail = self._mail(self._table(doc, "mail", required=False))
         pack_name = self._pack_name(files)
         self._pack_collisions(pack_name, str(meta.get("id", "")), str(meta.get("date", "")),
                               raters, 2 if design.repeats else 1, raters_file)
@@ -101,6 +104,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             items_file=items_file,
             raters_file=raters_file,
             sizing=sizing,
+            mail=mail,
         )
 
     def _parse(self) -> dict | None:
@@ -135,6 +139,14 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             if bad:
                 self.fail(f"'{key}' contains {bad} (a control character or line separator); "
                           "it must be one line of plain text", "[study]")
+
+    def _mail(self, table: dict) -> MailSettings:
+        """The ``[mail]`` settings (not part of the spec hash), each problem reported."""
+        problems: list[str] = []
+        settings = parse_mail(table, problems)
+        for problem in problems:
+            self.fail(problem, "[mail]")
+        return settings
 
     def _email_texts(self, email: dict) -> None:
         self._unknown_keys(email, {"subject", "body"}, "[email]")

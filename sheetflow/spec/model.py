@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .hashing import SPEC_FORMAT, plain_data
+from .mail import MailSettings
 from .rubric import Rubric
 
 SPEC_FILE = "study.toml"
@@ -186,6 +187,8 @@ class Study:
         File name pattern of a rater's workbook.
     email_subject, email_body : str
         For the coordinator's mail drafts.
+    mail : MailSettings
+        The ``[mail]`` table (servers, sender, deadline); not part of the spec hash.
     items_file, raters_file : str
         The file names, relative to ``root``.
     """
@@ -210,6 +213,7 @@ class Study:
     protocol: str = ""
     show_id: bool = False
     sizing: dict[str, Any] | None = None
+    mail: MailSettings = field(default_factory=MailSettings)
 
     @property
     def hash(self) -> str:

@@ -1,0 +1,210 @@
+"""``sheetflow send`` and ``sheetflow fetch``: the packs out by e-mail, the returns in."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from .common import EXIT_DATA, Output, command
+
+if TYPE_CHECKING:
+    from ..spec.mail import MailSettings
+
+
+def parse_now(text: str | None) -> dt.datetime | None:
+    """``--now`` as a time (``2026-09-16 10:00``; without a zone it is UTC)."""
+    from ..errors import UsageError
+
+    if text is None:
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise UsageError(f"--now {text!r}: give a time as yyyy-mm-dd hh:mm (UTC)") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+
+
+def _settings(directory: Path, **given: str | None) -> MailSettings:
+    """The study's ``[mail]`` table with the command line's options on top."""
+    from ..errors import UsageError
+    from ..spec.study import load_study
+
+    try:
+        return load_study(directory).mail.overriding(**given)
+    except ValueError as exc:
+        raise UsageError(f"{directory}: option {exc}") from None
+
+
+@command("send")
+@click.argument("which", required=False, default="invitations",
+                type=click.Choice(["invitations", "reminders", "replies"]))
+@click.option("--dry-run", is_flag=True, help="List each message (to, subject, attachment, "
+              "size) and send nothing.")
+@click.option("--yes", is_flag=True, help="Send without asking (needed off a terminal).")
+@click.option("--resend", is_flag=True, help="Send again what was sent before.")
+@click.option("--rater", "raters", multiple=True, metavar="ID", help="Only this rater "
+              "(repeat for more).")
+@click.option("--now", "now_text", metavar="TIME", help="The clock for the sitting-2 hold "
+              "(yyyy-mm-dd hh:mm, UTC).")
+@click.option("--min-days", type=float, default=3.0, show_default=True,
+              help="Reminders: none twice to one pack within this many days.")
+@click.option("--smtp", metavar="HOST:PORT", help="The SMTP server ([mail] smtp).")
+@click.option("--smtp-security", type=click.Choice(["starttls", "ssl", "none"]),
+              help="[mail] smtp_security (default starttls).")
+@click.option("--from", "sender", metavar="ADDRESS", help="The sender ([mail] from).")
+@click.option("--reply-to", metavar="ADDRESS", help="[mail] reply_to.")
+@click.option("--username", metavar="LOGIN", help="[mail] username (default: the sender).")
+def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: bool,
+                 resend: bool, raters: tuple[str, ...], now_text: str | None,
+                 min_days: float, smtp: str | None, smtp_security: str | None,
+                 sender: str | None, reply_to: str | None, username: str | None) -> None:
+    """Send the invitations (with the packs), the reminders or the replies by e-mail.
+
+    Over one SMTP connection; the password comes from SHEETFLOW_SMTP_PASSWORD only.
+    Each message is recorded in mail.jsonl in the study folder; what was sent is not
+    sent again (--resend). Sitting-2 packs are held until 24 hours after the rater's
+    sitting 1 came back.
+
+    Example: sheetflow send my-study invitations --dry-run
+    """
+    from ..collect.outbox import outbox
+    from ..errors import UsageError
+    from ..packs.send import send_messages
+    from ..spec.mail import SMTP_PASSWORD_ENV
+
+    settings = _settings(directory, smtp=smtp, smtp_security=smtp_security, **{
+        "from": sender}, reply_to=reply_to, username=username)
+    box = outbox(directory, which, settings, resend=resend, raters=list(raters),
+                 min_days=min_days, now=parse_now(now_text))
+    for rater, sitting, why in box.left_out:
+        out.say(f"not sent {rater} (sitting {sitting}): {why}" if sitting else
+                f"not sent {rater}: {why}", fg="yellow")
+    listing = [_listed(item) for item in box.messages]
+    if dry_run or not box.messages:
+        for line in listing:
+            out.say(f"would send {line['to']}: {line['subject']!r}, {line['attachment']} "
+                    f"({line['size']} bytes)")
+        verb = "would be sent (dry run: nothing sent)" if dry_run else "to send"
+        out.headline(f"{len(box.messages)} {which} {verb}", fg="green")
+        out.json({"ok": True, "dry_run": dry_run, "messages": listing,
+                  "not_sent": [_left(x) for x in box.left_out], "sent": []})
+        return
+    if settings.smtp is None or not settings.smtp.host:
+        raise UsageError(f"{directory}: no SMTP server: set 'smtp' in the [mail] table of "
+                         "study.toml, or give --smtp HOST:PORT")
+    _confirm(yes, len(box.messages), which, str(settings.smtp))
+    progress = out.progress("sending")
+    report = send_messages(directory, box.messages, settings.smtp, settings.sender[1],
+                           login=settings.login,
+                           password=os.environ.get(SMTP_PASSWORD_ENV, ""),
+                           progress=progress)
+    progress.close()
+    for item, reply in report.sent:
+        out.say(f"sent       {item.to} ({item.rater}, sitting {item.sitting}): {reply}")
+    for item, reply in report.refused:
+        out.warn(f"{item.to} ({item.rater}) was refused by the server: {reply}; fix the "
+                 "address in the raters file and send again")
+    out.headline(f"{len(report.sent)} sent, {len(report.refused)} refused",
+                 fg="yellow" if report.refused else "green")
+    out.json({"ok": not report.refused, "dry_run": False, "messages": listing,
+              "sent": [{**_listed(i), "reply": r} for i, r in report.sent],
+              "refused": [{**_listed(i), "reply": r} for i, r in report.refused],
+              "not_sent": [_left(x) for x in box.left_out]})
+    if report.refused:
+        click.get_current_context().exit(EXIT_DATA)
+
+
+def _confirm(yes: bool, count: int, which: str, server: str) -> None:
+    from ..errors import UsageError
+
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise UsageError(f"sending {count} {which} needs --yes when not run on a terminal "
+                         "(or try --dry-run first)")
+    if not click.confirm(f"Send {count} {which} through {server}?", err=True):
+        raise UsageError("nothing sent (not confirmed)")
+
+
+def _listed(item: Any) -> dict[str, Any]:
+    name, sha256, _ = item.attachment
+    return {"kind": item.kind, "rater": item.rater, "sitting": item.sitting,
+            "to": str(item.message["To"]), "subject": str(item.message["Subject"]),
+            "attachment": name, "attachment_sha256": sha256, "size": item.size,
+            "message_id": item.message_id}
+
+
+def _left(entry: tuple[str, int, str]) -> dict[str, Any]:
+    return {"rater": entry[0], "sitting": entry[1], "why": entry[2]}
+
+
+@command("fetch")
+@click.argument("eml", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--imap", metavar="HOST:PORT", help="Read this IMAP server ([mail] imap).")
+@click.option("--imap-security", type=click.Choice(["starttls", "ssl", "none"]),
+              help="[mail] imap_security (default ssl).")
+@click.option("--folder", metavar="NAME", help="[mail] imap_folder (default INBOX).")
+@click.option("--username", metavar="LOGIN", help="[mail] username (default: the sender).")
+@click.option("--mbox", type=click.Path(path_type=Path), help="Read this mbox file instead.")
+@click.option("--since", metavar="DATE", help="IMAP: only messages since this date.")
+@click.option("--mark-seen", is_flag=True, help="IMAP: mark the messages read.")
+def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str | None,
+                  imap_security: str | None, folder: str | None, username: str | None,
+                  mbox: Path | None, since: str | None, mark_seen: bool) -> None:
+    """Save the spreadsheet attachments of the returns' messages into returns/.
+
+    From an IMAP folder (read-only unless --mark-seen; the password from
+    SHEETFLOW_IMAP_PASSWORD), an mbox file (--mbox) or saved .eml files EML. A file is
+    never overwritten and identical bytes are saved once; each one saved is recorded
+    in mail.jsonl with its message's sender, so collect can check it.
+
+    Example: sheetflow fetch my-study --imap imap.example.org:993
+    """
+    from ..collect.inbox import ImapSource, fetch
+    from ..errors import UsageError
+    from ..spec.mail import IMAP_PASSWORD_ENV, parse_date
+
+    settings = _settings(directory, imap=imap, imap_security=imap_security,
+                         imap_folder=folder, username=username)
+    source = None
+    if not mbox and not eml:
+        if settings.imap is None or not settings.imap.host:
+            raise UsageError(f"{directory}: nothing to fetch from: give --imap HOST:PORT "
+                             "(or [mail] imap in study.toml), --mbox FILE, or .eml files")
+        try:
+            day = parse_date(since) if since else None
+        except ValueError as exc:
+            raise UsageError(f"--since {exc}") from None
+        source = ImapSource(settings.imap, settings.login,
+                            os.environ.get(IMAP_PASSWORD_ENV, ""), settings.imap_folder,
+                            day, mark_seen)
+    report = fetch(directory, imap=source, mbox=mbox, eml=list(eml) or None)
+    for saved in report.saved:
+        out.say(f"saved      returns/{saved.file} from {saved.sender or '(no sender)'}")
+    for saved in report.duplicates:
+        out.say(f"duplicate  {saved.attachment} from {saved.sender}: the same bytes as "
+                f"returns/{saved.file}; not saved again")
+    for line in report.listed:
+        out.warn(line)
+    for sender, file in report.unknown_senders:
+        out.warn(f"returns/{file} came from {sender}, an address of no rater")
+    out.headline(f"{report.messages} message(s) read: {len(report.saved)} file(s) saved, "
+                 f"{len(report.duplicates)} duplicate(s), {report.known} fetched before",
+                 fg="green")
+    out.json({"ok": True, "messages": report.messages,
+              "saved": [s.__dict__ for s in report.saved],
+              "duplicates": [s.__dict__ for s in report.duplicates],
+              "fetched_before": report.known, "listed": report.listed,
+              "unknown_senders": [{"sender": s, "file": f}
+                                  for s, f in report.unknown_senders]})
+
+
+def register(group: click.Group) -> None:
+    """Add this module's commands to ``group``."""
+    group.add_command(send_command)
+    group.add_command(fetch_command)

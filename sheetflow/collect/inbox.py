@@ -1,0 +1,457 @@
+"""``sheetflow fetch``: the returns taken straight from the inbox into ``returns/``.
+
+:func:`fetch` reads messages from an IMAP folder (read-only: ``EXAMINE`` and
+``BODY.PEEK[]``, so nothing is marked read or moved unless ``mark_seen``), from an
+``.mbox`` folder or from saved ``.eml`` files, and saves every spreadsheet attachment
+(:data:`~.mailbox.SPREADSHEET_SUFFIXES`) into ``returns/`` under a safe, unique name:
+the time the message was received and the attachment's name reduced to letters,
+digits, ``.``, ``-`` and ``_`` (never a folder part, never a hidden name). A file is
+never overwritten, and bytes already in ``returns/`` (or fetched before) are not saved
+again. Each attachment saved is journalled (``received`` in ``mail.jsonl``, see
+:mod:`sheetflow.packs.journal`) with the message's Message-ID, sender, date and subject,
+so ``collect`` can check the sender against ``raters.csv``. A message without a
+spreadsheet attachment, one over the size limit, or one that cannot be read is listed
+in the report, not saved. A rerun saves nothing already saved.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import imaplib
+import re
+import ssl
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import MailError, UsageError
+from ..packs.journal import append, iso, now_utc, read_journal
+from ..packs.send import connection_problem
+from ..spec.mail import Server
+from ..spec.study import load_study
+from ..workbook import layout as L
+from .mailbox import (
+    MAX_ATTACHMENT_BYTES,
+    Attachment,
+    Message,
+    PartSizes,
+    parse_message,
+    too_large_text,
+    unquote_from,
+)
+from .returns import display_name, file_digest
+
+MAX_MESSAGE_BYTES = 64 * 2**20
+"""The largest message read (a rating workbook is about 1 MB; a message holding one,
+base64-encoded, a third more)."""
+TIMEOUT = 60.0
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
+           "Dec")
+
+
+@dataclass(frozen=True)
+class Raw:
+    """One message as read from its source, before parsing."""
+
+    where: str
+    """How the report names it (``INBOX uid 7``, ``box.mbox #2``, ``reply.eml``)."""
+    data: bytes
+    received: dt.datetime | None = None
+    size: int = 0
+    """Its size when it was too large to read (``data`` is then empty)."""
+    parts: tuple[tuple[str, int], ...] = ()
+    """Then its attachments, (name, size), as far as they could be measured."""
+
+
+@dataclass(frozen=True)
+class Saved:
+    """One attachment ``fetch`` saved (or found already saved)."""
+
+    file: str
+    attachment: str
+    sha256: str
+    message_id: str
+    sender: str
+    subject: str
+    where: str
+
+
+@dataclass
+class FetchReport:
+    """What ``fetch`` did with each message it read.
+
+    Attributes
+    ----------
+    saved : list of Saved
+        Attachments written into ``returns/``.
+    duplicates : list of Saved
+        Attachments whose bytes were already in ``returns/`` (``file`` names that copy).
+    known : int
+        Attachments fetched by an earlier run (nothing new).
+    listed : list of str
+        Messages not saved from, each with why (no spreadsheet, too large, unreadable).
+    unknown_senders : list of (str, str)
+        (sender, file) for each saved file whose sender is no rater's address.
+    messages : int
+        Messages read.
+    """
+
+    saved: list[Saved] = field(default_factory=list)
+    duplicates: list[Saved] = field(default_factory=list)
+    known: int = 0
+    listed: list[str] = field(default_factory=list)
+    unknown_senders: list[tuple[str, str]] = field(default_factory=list)
+    messages: int = 0
+
+
+@dataclass(frozen=True)
+class ImapSource:
+    """Where and how to read an IMAP folder."""
+
+    server: Server
+    login: str
+    password: str
+    folder: str = "INBOX"
+    since: dt.date | None = None
+    mark_seen: bool = False
+    context: ssl.SSLContext | None = None
+
+
+def fetch(study_dir: str | Path, *, imap: ImapSource | None = None,
+          mbox: Path | None = None, eml: list[Path] | None = None,
+          max_attachment: int = MAX_ATTACHMENT_BYTES) -> FetchReport:
+    """Save the spreadsheet attachments of the messages from one source into ``returns/``.
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        A study folder.
+    imap : ImapSource, optional
+    mbox : Path, optional
+        A mail folder in mbox form (read only).
+    eml : list of Path, optional
+        Saved messages (read only).
+    max_attachment : int
+        Larger spreadsheet attachments are listed, not saved.
+
+    Returns
+    -------
+    FetchReport
+
+    Raises
+    ------
+    MailError
+        The IMAP server cannot be reached, refuses the login or has no such folder.
+    UsageError
+        No source, more than one, or a file that does not exist.
+    """
+    root = Path(study_dir)
+    given = [s for s in (imap, mbox, eml) if s]
+    if len(given) != 1:
+        raise UsageError("give one source: --imap HOST:PORT (or [mail] imap), --mbox FILE, "
+                         "or saved .eml files")
+    study = load_study(root)
+    saver = _Saver(root, {r.email.lower() for r in study.raters if r.email}, max_attachment)
+    if imap is not None:
+        messages = imap_messages(imap)
+    elif mbox is not None:
+        messages = mbox_messages(mbox)
+    else:
+        messages = eml_messages(eml or [])
+    for raw in messages:
+        saver.take(raw)
+    return saver.report
+
+
+class _Saver:
+    """Saves the attachments of one message after another, journalling each."""
+
+    def __init__(self, root: Path, raters: set[str], max_attachment: int):
+        self.root = root
+        self.returns = root / L.RETURNS_DIR
+        self.raters = raters
+        self.max_attachment = max_attachment
+        self.report = FetchReport()
+        journal = read_journal(root)
+        self.fetched = {(str(r.get("message_id", "")), str(r.get("sha256", "")))
+                        for r in journal.received}
+        self.on_disk: dict[str, str] | None = None  # sha256 -> name, read when needed
+
+    def take(self, raw: Raw) -> None:
+        self.report.messages += 1
+        if not raw.data:
+            self.report.listed.append(
+                f"{raw.where}: {too_large_text(raw.size, MAX_MESSAGE_BYTES, list(raw.parts))}"
+                "; ask the sender for the workbook they received, filled in")
+            return
+        message = parse_message(raw.data, self.max_attachment)
+        if message.problem:
+            self.report.listed.append(f"{raw.where}: not read ({message.problem})")
+            return
+        about = _about(message)
+        for name, size in message.too_large:
+            self.report.listed.append(
+                f"{raw.where} {about}: attachment {name} skipped, it is {size / 2**20:.1f} MB "
+                f"(over the {self.max_attachment // 2**20} MB limit)")
+        if not message.attachments:
+            if not message.too_large:
+                others = f" (other attachments: {', '.join(message.others)})" \
+                    if message.others else " (no attachment)"
+                self.report.listed.append(f"{raw.where} {about}: no spreadsheet attachment"
+                                          f"{others}; nothing saved")
+            return
+        received = raw.received or message.date or now_utc()
+        for attachment in message.attachments:
+            self._save(raw, message, attachment, received)
+
+    def _save(self, raw: Raw, message: Message, attachment: Attachment,
+              received: dt.datetime) -> None:
+        sha = attachment.sha256
+        if (message.message_id, sha) in self.fetched:
+            self.report.known += 1
+            return
+        existing = self._disk().get(sha)
+        name = existing or self._free_name(received, attachment.name)
+        if existing is None:
+            _write_new(self.returns / name, attachment.data)
+            self._disk()[sha] = name
+        saved = Saved(name, attachment.name, sha, message.message_id, message.sender,
+                      message.subject, raw.where)
+        append(self.root, {"event": "received", "message_id": message.message_id,
+                           "sender": message.sender, "subject": message.subject,
+                           "date": iso(message.date) if message.date else "",
+                           "received": iso(received), "attachment": attachment.name,
+                           "sha256": sha, "saved": f"{L.RETURNS_DIR}/{name}",
+                           "duplicate": existing is not None, "time": iso(now_utc())})
+        self.fetched.add((message.message_id, sha))
+        (self.report.duplicates if existing else self.report.saved).append(saved)
+        if existing is None and message.sender not in self.raters:
+            self.report.unknown_senders.append((message.sender or "(no sender)", name))
+
+    def _disk(self) -> dict[str, str]:
+        """sha256 -> file name of every regular file in ``returns/``."""
+        if self.on_disk is None:
+            self.returns.mkdir(exist_ok=True)
+            self.on_disk = {}
+            for path in sorted(self.returns.iterdir()):
+                if path.is_file() and not path.is_symlink():
+                    try:
+                        self.on_disk.setdefault(file_digest(path), path.name)
+                    except OSError:
+                        continue
+        return self.on_disk
+
+    def _free_name(self, received: dt.datetime, attachment: str) -> str:
+        base = f"{received.astimezone(dt.UTC):%Y%m%d-%H%M%S}-{safe_name(attachment)}"
+        stem, dot, suffix = base.rpartition(".")
+        name, k = base, 2
+        while (self.returns / name).exists() or (self.returns / name).is_symlink():
+            name, k = f"{stem}-{k}{dot}{suffix}", k + 1
+        return name
+
+
+def safe_name(name: str) -> str:
+    """An attachment name reduced to a plain file name: its last path part only, letters,
+    digits, ``.``, ``-`` and ``_`` kept, no leading dot, at most 120 characters, its
+    extension kept (``../../x.xlsx`` becomes ``x.xlsx``)."""
+    last = re.split(r"[\\/]", name)[-1]
+    stem, dot, suffix = last.rpartition(".")
+    if not dot:
+        stem, suffix = last, ""
+    stem = _UNSAFE.sub("_", stem).strip("._-")[:100] or "attachment"
+    suffix = _UNSAFE.sub("", suffix)[:10].lower()
+    return f"{stem}.{suffix}" if suffix else stem
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    """Write a file that must not exist yet, whole (a crash leaves no half file)."""
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_bytes(data)
+    try:
+        path.hardlink_to(partial)  # fails rather than replace a file that appeared
+    finally:
+        partial.unlink()
+
+
+def _about(message: Message) -> str:
+    sender = message.sender or "(no sender)"
+    return f"from {sender} ({message.subject!r})" if message.subject else f"from {sender}"
+
+
+# --------------------------------------------------------------------------- sources
+
+
+def eml_messages(paths: list[Path]) -> Iterator[Raw]:
+    """Each saved message file, read once (a file over the size limit is not read)."""
+    for path in paths:
+        where = display_name(str(path))
+        if not path.is_file():
+            raise UsageError(f"{where}: no such file")
+        size = path.stat().st_size
+        if size > MAX_MESSAGE_BYTES:
+            scan = PartSizes()
+            with path.open("rb") as fh:
+                for line in fh:
+                    scan.feed(line)
+            yield Raw(where, b"", size=size, parts=tuple(scan.done()))
+            continue
+        with path.open("rb") as fh:
+            yield Raw(where, fh.read(MAX_MESSAGE_BYTES + 1))
+
+
+def mbox_messages(path: Path) -> Iterator[Raw]:
+    """The messages of an mbox folder, read line by line (a message over the size limit
+    is measured, not kept)."""
+    where = display_name(str(path))
+    if not path.is_file():
+        raise UsageError(f"{where}: no such file")
+    number, chunk, size, started, blank = 0, bytearray(), 0, False, True
+    scan = PartSizes()
+    with path.open("rb") as fh:
+        for line in fh:
+            if line.startswith(b"From ") and blank:  # the separator line, not kept
+                if started:
+                    number += 1
+                    yield _mbox_raw(where, number, chunk, size, scan)
+                chunk, size, started, blank, scan = bytearray(), 0, True, False, PartSizes()
+                continue
+            started = True
+            size += len(line)
+            scan.feed(line)
+            if size <= MAX_MESSAGE_BYTES:
+                chunk += line
+            blank = line in (b"\n", b"\r\n")
+    if started and size:
+        yield _mbox_raw(where, number + 1, chunk, size, scan)
+
+
+def _mbox_raw(where: str, number: int, chunk: bytearray, size: int, scan: PartSizes) -> Raw:
+    if size > MAX_MESSAGE_BYTES:
+        return Raw(f"{where} #{number}", b"", size=size, parts=tuple(scan.done()))
+    return Raw(f"{where} #{number}", unquote_from(bytes(chunk)))
+
+
+def imap_messages(source: ImapSource) -> Iterator[Raw]:
+    """The messages of an IMAP folder, oldest first, read without marking them.
+
+    Raises
+    ------
+    MailError
+        Connection, TLS, login or folder problems (one line each).
+    """
+    client = _imap_connect(source)
+    try:
+        typ, data = client.select(_quote(source.folder), readonly=not source.mark_seen)
+        if typ != "OK":
+            raise MailError(f"the IMAP server {source.server}: no folder {source.folder!r} "
+                            f"({_said(data)}); check [mail] imap_folder")
+        criteria = ("SINCE", _imap_date(source.since)) if source.since else ("ALL",)
+        typ, data = client.uid("SEARCH", *criteria)
+        if typ != "OK":
+            raise MailError(f"the IMAP server {source.server}: search failed ({_said(data)})")
+        for uid in (data[0] or b"").split():
+            yield _imap_one(client, source, uid.decode())
+    except (imaplib.IMAP4.error, OSError) as exc:
+        raise MailError(f"the IMAP server {source.server} broke off ({exc}); run fetch "
+                        "again (what was saved is kept and not saved twice)") from None
+    finally:
+        _logout(client)
+
+
+def _imap_one(client: imaplib.IMAP4, source: ImapSource, uid: str) -> Raw:
+    where = f"{source.folder} uid {uid}"
+    typ, data = client.uid("FETCH", uid, "(RFC822.SIZE INTERNALDATE)")
+    head = b" ".join(part if isinstance(part, bytes) else part[0] for part in data
+                     if part) if typ == "OK" else b""
+    size_found = re.search(rb"RFC822\.SIZE (\d+)", head)
+    size = int(size_found[1]) if size_found else 0
+    received = _internal_date(head)
+    if size > MAX_MESSAGE_BYTES:
+        return Raw(where, b"", received, size, _structure_names(client, uid))
+    typ, data = client.uid("FETCH", uid, "(BODY.PEEK[])")
+    body = next((part[1] for part in data if isinstance(part, tuple)), b"") \
+        if typ == "OK" else b""
+    if source.mark_seen and body:
+        client.uid("STORE", uid, "+FLAGS", "(\\Seen)")
+    return Raw(where, body, received)
+
+
+def _structure_names(client: imaplib.IMAP4, uid: str) -> tuple[tuple[str, int], ...]:
+    """(name, decoded size) of each attachment of a message, from its BODYSTRUCTURE (the
+    message itself is not downloaded): the size follows the encoding, the file name
+    is in the disposition after it or in the type's parameters before it."""
+    typ, data = client.uid("FETCH", uid, "(BODYSTRUCTURE)")
+    text = b" ".join(p if isinstance(p, bytes) else p[0] for p in data if p) \
+        if typ == "OK" else b""
+    found = [(m[3], m[2]) for m in _DISPOSITION.finditer(text)]
+    found += [(m[1], m[2]) for m in _TYPE_NAME.finditer(text)
+              if m[1] not in {name for name, _ in found}]
+    # base64 in lines of 76 characters and CRLF: 57 bytes for every 78 sent
+    return tuple((display_name(name.decode("utf-8", "replace")), int(size) * 57 // 78)
+                 for name, size in found)
+
+
+_DISPOSITION = re.compile(rb'"([^"]*)" (\d+)(?: \d+)? (?:NIL|"[^"]*") \("(?:attachment|inline)"'
+                          rb' \((?:"[^"]*" "[^"]*" )*?"filename\*?" "([^"]{1,200})"', re.I)
+_TYPE_NAME = re.compile(rb'"name\*?" "([^"]{1,200})"[^()]*\) (?:NIL|"[^"]*") (?:NIL|"[^"]*") '
+                        rb'"[^"]*" (\d+)', re.I)
+
+
+def _imap_connect(source: ImapSource) -> imaplib.IMAP4:
+    server = source.server
+    where = f"the IMAP server {server}"
+    context = source.context or ssl.create_default_context()
+    client: imaplib.IMAP4 | None = None
+    try:
+        if server.security == "ssl":
+            client = imaplib.IMAP4_SSL(server.host, server.port, ssl_context=context,
+                                       timeout=TIMEOUT)
+        else:
+            client = imaplib.IMAP4(server.host, server.port, timeout=TIMEOUT)
+            if server.security == "starttls":
+                client.starttls(context)
+    except (OSError, imaplib.IMAP4.error) as exc:
+        raise MailError(connection_problem(where, exc, source.login, "IMAP")) from None
+    try:
+        client.login(source.login, source.password)
+    except imaplib.IMAP4.error as exc:
+        _logout(client)
+        raise MailError(f"{where} refused the login of {source.login!r} ({_said(exc)}); "
+                        "check [mail] username and SHEETFLOW_IMAP_PASSWORD (most providers "
+                        "need an app password)") from None
+    except (TimeoutError, OSError) as exc:
+        _logout(client)
+        raise MailError(connection_problem(where, exc, source.login, "IMAP")) from None
+    return client
+
+
+def _logout(client: imaplib.IMAP4) -> None:
+    with contextlib.suppress(imaplib.IMAP4.error, OSError):
+        client.logout()
+
+
+def _said(value: object) -> str:
+    if isinstance(value, list):
+        value = b" ".join(v for v in value if isinstance(v, bytes))
+    text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    return " ".join(text.split())[:200]
+
+
+def _quote(folder: str) -> str:
+    return '"' + folder.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _imap_date(day: dt.date) -> str:
+    return f"{day.day:02d}-{_MONTHS[day.month - 1]}-{day.year}"
+
+
+def _internal_date(head: bytes) -> dt.datetime | None:
+    found = re.search(rb'INTERNALDATE "([^"]+)"', head)
+    if not found:
+        return None
+    try:
+        return dt.datetime.strptime(found[1].decode(), "%d-%b-%Y %H:%M:%S %z")
+    except ValueError:
+        return None

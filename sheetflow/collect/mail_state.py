@@ -1,0 +1,145 @@
+"""Per pack, what the mail says: invited, returned, reminded, replied to, overdue, held.
+
+Read from the study's mail journal (:mod:`sheetflow.packs.journal`) and the returns
+collect found. A return's received time is, in this order: the time of the message
+``fetch`` saved it from (the IMAP server's arrival time, else the message's ``Date``),
+the ``Date`` of the saved message it sits in (``.eml``/``.mbox`` in ``returns/``), or
+the time the file was last written in ``returns/``. Times are UTC.
+
+A sitting-2 pack (protocol 001) is *held* until 24 hours after the rater's sitting-1
+return was received: its invitation is not sent and no reminder is drafted before.
+A pack is *overdue* when it has not come back by the end of the ``[mail] deadline``
+day (UTC).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..packs.journal import Journal, iso, parse_time
+from ..packs.manifest import PackHead
+from .validate import FileStatus
+
+SITTING_GAP = dt.timedelta(hours=24)
+"""Protocol 001: the second sitting starts at least 24 hours after the first."""
+
+
+@dataclass(frozen=True)
+class PackMail:
+    """The mail history of one pack (times as ISO 8601 text in UTC, "" when none).
+
+    Attributes
+    ----------
+    invited : str
+        The last invitation sent (confirmed by the server).
+    returned : str
+        When the first return of this pack was received.
+    reminded : tuple of str
+        Every reminder sent.
+    reply_sent : str
+        The last reply (the cells to fix) sent.
+    overdue : bool
+        Not returned by the end of the deadline day.
+    held : str
+        Why its invitation may not go yet ("" when it may): a sitting-2 pack before
+        24 hours after sitting 1 came back.
+    """
+
+    invited: str = ""
+    returned: str = ""
+    reminded: tuple[str, ...] = ()
+    reply_sent: str = ""
+    overdue: bool = False
+    held: str = ""
+
+
+def received_times(root: Path, files: list[FileStatus], journal: Journal,
+                   in_messages: dict[str, dt.datetime]) -> dict[str, dt.datetime]:
+    """sha256 -> when each returned file was received (see the module docstring)."""
+    fetched = journal.received_by_sha256()
+    out: dict[str, dt.datetime] = {}
+    for f in files:
+        moment = parse_time(str(fetched.get(f.sha256, {}).get("received", "")))
+        moment = moment or in_messages.get(f.sha256) or _written(root, f.path)
+        if moment is not None:
+            out[f.sha256] = moment
+    return out
+
+
+def _written(root: Path, where: str) -> dt.datetime | None:
+    if not where or where.startswith("hex:"):
+        return None
+    path = Path(where) if Path(where).is_absolute() else root / where
+    try:
+        return dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).replace(microsecond=0)
+    except OSError:
+        return None
+
+
+def pack_mail(heads: list[PackHead], files: list[FileStatus],
+              received: dict[str, dt.datetime], journal: Journal, *,
+              deadline: dt.date | None = None, now: dt.datetime | None = None,
+              ) -> dict[str, PackMail]:
+    """The mail history of every pack, by pack id.
+
+    Parameters
+    ----------
+    heads : list of PackHead
+        The manifest's packs.
+    files : list of FileStatus
+        collect's report of the returns.
+    received : dict
+        From :func:`received_times`.
+    journal : Journal
+    deadline : date, optional
+    now : datetime, optional
+        The clock (default: now).
+    """
+    now = now or dt.datetime.now(dt.UTC)
+    back: dict[str, dt.datetime] = {}
+    for f in files:
+        moment = received.get(f.sha256)
+        if f.pack_id and moment is not None:
+            back[f.pack_id] = min(moment, back.get(f.pack_id, moment))
+        elif f.pack_id:
+            back.setdefault(f.pack_id, now)
+    first = {h.rater_id: h.pack_id for h in heads if h.sitting == 1}
+    out = {}
+    for head in heads:
+        returned = back.get(head.pack_id)
+        out[head.pack_id] = PackMail(
+            invited=_last(journal, "invitation", head),
+            returned=iso(returned) if returned else "",
+            reminded=tuple(iso(d.finished or d.started or now)
+                           for d in journal.sent("reminder", head.rater_id, head.sitting)),
+            reply_sent=_last(journal, "reply", head),
+            overdue=returned is None and deadline is not None and now.date() > deadline,
+            held=_held(head, back.get(first.get(head.rater_id, "")), now))
+    return out
+
+
+def _last(journal: Journal, kind: str, head: PackHead) -> str:
+    sent = journal.sent(kind, head.rater_id, head.sitting)
+    return iso(sent[-1].finished or sent[-1].started) if sent and (
+        sent[-1].finished or sent[-1].started) else ""
+
+
+def _held(head: PackHead, first_back: dt.datetime | None, now: dt.datetime) -> str:
+    """Why a sitting-2 pack may not go out yet ("" when it may)."""
+    if head.sitting != 2:
+        return ""
+    if first_back is None:
+        return "held: sitting 1 has not come back yet"
+    due = first_back + SITTING_GAP
+    if now < due:
+        return (f"held until {iso(due)} (24 hours after sitting 1 came back on "
+                f"{iso(first_back)})")
+    return ""
+
+
+def short_time(text: str) -> str:
+    """An ISO time as ``yyyy-mm-dd hh:mm`` (UTC) for the Status sheet ("" stays "")."""
+    moment = parse_time(text)
+    return f"{moment.astimezone(dt.UTC):%Y-%m-%d %H:%M}" if moment else ""

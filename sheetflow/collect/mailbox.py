@@ -1,0 +1,303 @@
+"""Messages as returns: the spreadsheet attachments of a saved ``.eml`` or ``.mbox``.
+
+A coordinator may drop a message saved from a mail program (``.eml``) or a whole mail
+folder (``.mbox``) into ``returns/``; ``fetch`` reads the same messages from an IMAP
+server. Here a message's bytes become a :class:`Message`: who sent it, when, its
+subject, and its spreadsheet attachments (:data:`SPREADSHEET_SUFFIXES`) held in
+memory. Nothing is written, and a saved file is only ever read (an ``.mbox`` is split
+here on its ``From`` lines rather than opened with :mod:`mailbox`, which opens the
+file for writing).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from dataclasses import dataclass, field
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+
+from .returns import display_name, escape_controls
+from .safety import Limits, Problem, read_whole
+
+SPREADSHEET_SUFFIXES = (".xlsx", ".xlsm", ".xls", ".ods", ".csv")
+"""Attachments saved as returns: workbooks, and the formats collect names and refuses."""
+MAIL_SUFFIXES = (".eml", ".mbox")
+MAX_ATTACHMENT_BYTES = 20 * 2**20
+"""The largest attachment kept (a 500-case pack is about 1 MB; collect's own file limit)."""
+_MBOX_FROM = re.compile(rb"^From ", re.M)
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """One spreadsheet attachment of a message, in memory."""
+
+    name: str
+    data: bytes
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+@dataclass
+class Message:
+    """What a return message says about itself, and its spreadsheet attachments.
+
+    Attributes
+    ----------
+    message_id, sender, subject : str
+        ``sender`` is the ``From`` address alone, lower-cased ("" when there is none).
+    date : datetime or None
+        The ``Date`` header (None when missing or unreadable).
+    attachments : list of Attachment
+        Spreadsheet attachments within the size limit.
+    others : list of str
+        Names of the other attachments (not saved).
+    too_large : list of (str, int)
+        Spreadsheet attachments over the size limit: name and size in bytes.
+    problem : str
+        Why the message could not be read ("" when it could).
+    """
+
+    message_id: str = ""
+    sender: str = ""
+    subject: str = ""
+    date: dt.datetime | None = None
+    attachments: list[Attachment] = field(default_factory=list)
+    others: list[str] = field(default_factory=list)
+    too_large: list[tuple[str, int]] = field(default_factory=list)
+    problem: str = ""
+
+
+def is_mail_file(name: str) -> bool:
+    """Whether a return's file name says it is a saved message or mail folder."""
+    return name.lower().endswith(MAIL_SUFFIXES)
+
+
+def parse_message(raw: bytes, max_attachment: int = MAX_ATTACHMENT_BYTES) -> Message:
+    """Read one message (RFC 5322 bytes); never raises on a malformed one.
+
+    Parameters
+    ----------
+    raw : bytes
+    max_attachment : int
+        Spreadsheet attachments larger than this (decoded) are listed in ``too_large``.
+
+    Returns
+    -------
+    Message
+        ``problem`` says what is wrong when the bytes are not a message.
+    """
+    try:
+        msg = message_from_bytes(raw, policy=policy.default)
+        assert isinstance(msg, EmailMessage)
+        found = Message(message_id=_header(msg, "Message-ID"), sender=_sender(msg),
+                        subject=_header(msg, "Subject"), date=_date(msg))
+        if not msg.keys():
+            return Message(problem="no mail headers (not a saved message)")
+        for part in msg.walk():
+            _take(part, found, max_attachment)
+    except Exception as exc:  # the email package raises many types on hostile input
+        return Message(problem=f"malformed message: {type(exc).__name__}")
+    return found
+
+
+def _header(msg: EmailMessage, name: str) -> str:
+    try:
+        return escape_controls(" ".join(str(msg.get(name, "") or "").split()))
+    except Exception:  # a header the registry cannot parse
+        return ""
+
+
+def _sender(msg: EmailMessage) -> str:
+    try:
+        addresses = msg["From"].addresses if msg["From"] is not None else ()
+    except Exception:
+        return ""
+    return addresses[0].addr_spec.lower() if len(addresses) == 1 else ""
+
+
+def _date(msg: EmailMessage) -> dt.datetime | None:
+    try:
+        moment = parsedate_to_datetime(str(msg["Date"]))
+    except (TypeError, ValueError, IndexError):
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+
+
+def _take(part: EmailMessage, found: Message, max_attachment: int) -> None:
+    """Keep ``part`` when it is a spreadsheet attachment; list it when another file."""
+    if part.is_multipart():
+        return
+    name = part.get_filename()
+    if not name:
+        return
+    name = display_name(name)
+    if not name.lower().endswith(SPREADSHEET_SUFFIXES):
+        found.others.append(name)
+        return
+    data = part.get_payload(decode=True)  # the message itself is size-limited
+    if not isinstance(data, bytes):
+        data = b""
+    if len(data) > max_attachment:
+        found.too_large.append((name, len(data)))
+    else:
+        found.attachments.append(Attachment(name, data))
+
+
+def split_mbox(data: bytes) -> list[bytes]:
+    """The messages of an mbox folder, each without its ``From`` line; ``>From``
+    quoting undone (mboxrd). A file that does not start with ``From `` is one message."""
+    if not data.startswith(b"From "):
+        return [data]
+    starts = [m.start() for m in _MBOX_FROM.finditer(data)
+              if m.start() == 0 or data[m.start() - 2:m.start()] in (b"\n\n", b"\r\n")
+              or data[m.start() - 1:m.start()] == b"\n"]
+    out = []
+    for begin, end in zip(starts, [*starts[1:], len(data)], strict=True):
+        chunk = data[begin:end]
+        body = chunk.split(b"\n", 1)[1] if b"\n" in chunk else b""
+        out.append(unquote_from(body))
+    return out
+
+
+def unquote_from(body: bytes) -> bytes:
+    """An mbox message's body with the ``>From`` quoting of body lines undone (mboxrd)."""
+    return re.sub(rb"^>(>*From )", rb"\1", body, flags=re.M)
+
+
+def messages_in(data: bytes, name: str, max_attachment: int = MAX_ATTACHMENT_BYTES,
+                ) -> list[Message]:
+    """The messages of a saved ``.eml`` (one) or ``.mbox`` (each in turn)."""
+    chunks = split_mbox(data) if name.lower().endswith(".mbox") else [data]
+    return [parse_message(chunk, max_attachment) for chunk in chunks]
+
+
+@dataclass(frozen=True)
+class Member:
+    """One spreadsheet attachment of a saved message file, as collect reads it."""
+
+    name: str
+    """Shown name: ``reply.eml/pack.xlsx`` (``box.mbox/2/pack.xlsx`` in a folder)."""
+    index: int
+    """Its place among the file's spreadsheet attachments (for :func:`read_member`);
+    -1 for one over the size limit (not read)."""
+    sha256: str
+    sender: str
+    received: dt.datetime | None
+    size: int = 0
+
+
+def members(path: str | Path, limits: Limits | None = None) -> list[Member] | Problem:
+    """The spreadsheet attachments of a saved message file, or why it cannot be read.
+
+    Attachments over the size limit are returned with an empty ``sha256`` (collect
+    reports them); a message or folder without any gives an empty list.
+    """
+    limits = limits or Limits()
+    path = Path(path)
+    data = read_whole(path, limits)
+    if isinstance(data, Problem):
+        return data
+    found = messages_in(data, path.name, limits.max_file_bytes)
+    if all(m.problem for m in found):
+        return Problem("mail-unreadable", found[0].problem if found else "empty")
+    out: list[Member] = []
+    seen: set[str] = set()
+    index = 0
+    for number, message in enumerate(found, 1):
+        prefix = display_name(path.name) + (f"/{number}/" if len(found) > 1 else "/")
+        for attachment in message.attachments:
+            out.append(Member(_unique(prefix + attachment.name, seen), index,
+                              attachment.sha256, message.sender, message.date,
+                              len(attachment.data)))
+            index += 1
+        for name, size in message.too_large:
+            out.append(Member(_unique(prefix + name, seen), -1, "", message.sender,
+                              message.date, size))
+    return out
+
+
+def members_job(job: tuple[str, Limits]) -> list[Member] | Problem:
+    """:func:`members` as a sandbox target (one picklable argument)."""
+    return members(*job)
+
+
+def _unique(name: str, seen: set[str]) -> str:
+    candidate, k = name, 2
+    while candidate in seen:
+        candidate, k = f"{name} ({k})", k + 1
+    seen.add(candidate)
+    return candidate
+
+
+def read_member(path: str | Path, index: int, limits: Limits) -> bytes | Problem:
+    """The bytes of the ``index``-th spreadsheet attachment of a saved message file."""
+    data = read_whole(path, limits)
+    if isinstance(data, Problem):
+        return data
+    attachments = [a for m in messages_in(data, Path(path).name, limits.max_file_bytes)
+                   for a in m.attachments]
+    if not 0 <= index < len(attachments):
+        return Problem("file-changed-while-collecting", "the message changed since it was listed")
+    return attachments[index].data
+
+
+def member_digests(path: str | Path, limits: Limits | None = None) -> set[str]:
+    """The sha256 of every spreadsheet attachment of a saved message file (for checking
+    that a return collected from it is still there, unchanged)."""
+    found = members(path, limits)
+    return set() if isinstance(found, Problem) else {m.sha256 for m in found if m.sha256}
+
+
+_PART_NAME = re.compile(rb'\b(?:file)?name\*?=\s*"?([^";\r\n]+)', re.I)
+
+
+class PartSizes:
+    """The attachments of a message too large to parse, measured line by line.
+
+    Feed it every line of the message; :attr:`parts` then holds (name, size) for each
+    part with a file name, the size decoded as base64 (how mail programs attach
+    files). Nothing but the names and counts is kept, so a message of any size costs
+    no memory.
+    """
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[str, int]] = []
+        self._name: str | None = None
+        self._chars = 0
+        self._in_headers = False
+
+    def feed(self, line: bytes) -> None:
+        """Take the next line of the message."""
+        if line.startswith(b"--"):  # a MIME boundary: the part before it has ended
+            self._close()
+            self._in_headers = True
+        elif self._in_headers:
+            found = _PART_NAME.search(line)
+            if found and self._name is None:
+                self._name = display_name(found[1].decode("utf-8", "replace").strip())
+            self._in_headers = bool(line.strip())
+        elif self._name is not None:
+            self._chars += len(line.strip())
+
+    def done(self) -> list[tuple[str, int]]:
+        """The parts found (call after the last line)."""
+        self._close()
+        return self.parts
+
+    def _close(self) -> None:
+        if self._name is not None:
+            self.parts.append((self._name, self._chars * 3 // 4))
+        self._name, self._chars = None, 0
+
+
+def too_large_text(size: int, limit: int, parts: list[tuple[str, int]]) -> str:
+    """What the report says of a message over the size limit, naming its attachments."""
+    named = ", ".join(f"{name} ({part / 2**20:.1f} MB)" for name, part in parts)
+    return (f"skipped, the message is {size / 2**20:.1f} MB (over the {limit // 2**20} MB "
+            f"limit){'; attachments: ' + named if named else ''}")

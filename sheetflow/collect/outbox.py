@@ -1,0 +1,196 @@
+"""``sheetflow send``: which composed messages go out now, and sending them.
+
+Three kinds, each composed where it always was (:mod:`sheetflow.packs.mail`,
+:mod:`.coordinator`) and finished for sending by :func:`sheetflow.packs.mail.outgoing`:
+
+* ``invitations``: each pack of the manifest with its invitation text (after ``lock``
+  the second raters' packs are in the manifest, so they go too). A sitting-2 pack is
+  held until 24 hours after the rater's sitting 1 came back (:mod:`.mail_state`).
+* ``reminders``: the drafts ``remind`` writes (:mod:`.reminders`: invited, not
+  returned, due, not reminded within ``min_days``).
+* ``replies``: the reply drafts the last ``collect`` wrote (``out/feedback/``).
+
+A message already sent (same kind, rater, sitting and attachment; for a reply the same
+text too; for a reminder the same day) is not sent again unless ``resend``; a message
+whose ``sending`` record has no outcome (a crash in the middle) is *unconfirmed* and
+is not sent again without ``resend`` either. Lives above :mod:`.reminders`, which it runs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from dataclasses import dataclass, field
+from email import message_from_bytes
+from email.message import EmailMessage
+from email.policy import SMTP
+from pathlib import Path
+
+from ..errors import UsageError
+from ..packs.journal import Journal, iso, read_journal
+from ..packs.mail import build_eml, outgoing
+from ..packs.manifest import open_manifest
+from ..packs.send import Outgoing
+from ..spec.mail import MailSettings
+from ..spec.study import Study, load_study
+from ..workbook import layout as L
+from .coordinator import FEEDBACK_DIR, REMINDERS_DIR, draft_name
+from .pack_status import status
+from .reminders import MIN_DAYS, remind
+from .run import OUT_DIR
+
+KIND_NAMES = {"invitations": "invitation", "reminders": "reminder", "replies": "reply"}
+
+
+@dataclass
+class Outbox:
+    """The messages to send now, and every one left out with why."""
+
+    messages: list[Outgoing] = field(default_factory=list)
+    left_out: list[tuple[str, int, str]] = field(default_factory=list)
+    """(rater, sitting, why)."""
+
+
+def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
+           resend: bool = False, raters: list[str] | None = None,
+           min_days: float = MIN_DAYS, now: dt.datetime | None = None) -> Outbox:
+    """The messages of one kind that go out now.
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        A study folder after ``generate``.
+    which : {"invitations", "reminders", "replies"}
+    settings : MailSettings
+        ``sender`` (required) and ``reply_to``.
+    resend : bool
+        Send again what was sent (or is unconfirmed) before.
+    raters : list of str, optional
+        Only these raters.
+    min_days : float
+        For reminders: none twice within this many days.
+    now : datetime, optional
+        The clock (the sitting-2 hold, ``Date``); default now.
+
+    Raises
+    ------
+    UsageError
+        An unknown kind or rater, or no sender address.
+    """
+    root = Path(study_dir)
+    open_manifest(root).close()  # after generate only (the error names the step)
+    if which not in KIND_NAMES:
+        raise UsageError(f"nothing called {which!r} to send; choose one of "
+                         f"{', '.join(KIND_NAMES)}")
+    if not settings.sender[1]:
+        raise UsageError("no sender address: set 'from' in the [mail] table of study.toml, "
+                         "or give --from ADDRESS")
+    now = now or dt.datetime.now(dt.UTC)
+    study = load_study(root)
+    known = {r.id: r for r in study.raters}
+    for rater in raters or []:
+        if rater not in known:
+            raise UsageError(f"--rater {rater}: no such rater in {study.raters_file}")
+    box = Outbox()
+    kind = KIND_NAMES[which]
+    drafts = {"invitations": _invitations, "reminders": _reminders,
+              "replies": _replies}[which](root, study, box, min_days, now)
+    journal = read_journal(root)
+    for rater_id, sitting, draft, about in drafts:
+        if raters and rater_id not in raters:
+            continue
+        rater = known.get(rater_id)
+        if rater is None or not rater.email:
+            box.left_out.append((rater_id, sitting, "no e-mail address in the raters file"))
+            continue
+        message = outgoing(draft, settings.sender, reply_to=settings.reply_to, now=now)
+        item = Outgoing(kind, rater_id, sitting, rater.email, message,
+                        about or (iso(now)[:10] if kind == "reminder" else ""))
+        held = _sent_before(journal, item)
+        if held and not resend:
+            box.left_out.append((rater_id, sitting, held))
+            continue
+        box.messages.append(item)
+    return box
+
+
+def _sent_before(journal: Journal, item: Outgoing) -> str:
+    """Why ``item`` is not sent again ("" when it was not sent before)."""
+    key = (item.kind, item.rater, item.sitting, item.attachment[1], item.about)
+    earlier = journal.holding(key)
+    if earlier is None:
+        return ""
+    if earlier.outcome == "sent":
+        when = iso(earlier.finished or earlier.started) if (
+            earlier.finished or earlier.started) else "earlier"
+        return f"already sent on {when} ({earlier.message_id}); --resend sends it again"
+    return (f"unconfirmed: sending {earlier.message_id} was begun but its outcome was never "
+            "recorded (check the Sent folder); --resend sends it again")
+
+
+Draft = tuple[str, int, bytes, str]  # rater, sitting, the draft, what else identifies it
+
+
+def _invitations(root: Path, study: Study, box: Outbox, min_days: float,
+                 now: dt.datetime) -> list[Draft]:
+    manifest = open_manifest(root)
+    manifest.close()  # only the pack heads are needed
+    raters = {r.id: r for r in study.raters}
+    held = {}
+    if any(h.sitting == 2 for h in manifest.heads):
+        held = {(s.rater, s.sitting): s.mail.held for s in status(root, now=now)}
+    out = []
+    for head in manifest.heads:
+        why = held.get((head.rater_id, head.sitting), "")
+        if why:
+            box.left_out.append((head.rater_id, head.sitting, why))
+            continue
+        rater = raters.get(head.rater_id)
+        if rater is None or not rater.email:
+            box.left_out.append((head.rater_id, head.sitting,
+                                 "no e-mail address in the raters file"))
+            continue
+        pack = root / L.PACKS_DIR / head.file
+        if not pack.is_file():
+            raise UsageError(f"{L.PACKS_DIR}/{head.file}: the pack is missing; run "
+                             "'sheetflow generate' again (or restore it) before sending")
+        out.append((head.rater_id, head.sitting, build_eml(study, rater, pack, head.sitting),
+                    ""))
+    return out
+
+
+def _reminders(root: Path, study: Study, box: Outbox, min_days: float,
+               now: dt.datetime) -> list[Draft]:
+    result = remind(root, min_days=min_days, now=now)
+    box.left_out += result.skipped
+    box.left_out += [(r, 0, "no e-mail address in the raters file")
+                     for r in result.drafts.no_email]
+    by_path = {str(p): p for p in result.drafts.written}
+    out = []
+    for row in result.rows:
+        path = root / OUT_DIR / REMINDERS_DIR / draft_name(row.rater_id, row.sitting)
+        if str(path) in by_path:
+            out.append((row.rater_id, row.sitting, path.read_bytes(), ""))
+    return out
+
+
+def _replies(root: Path, study: Study, box: Outbox, min_days: float,
+             now: dt.datetime) -> list[Draft]:
+    folder = root / OUT_DIR / FEEDBACK_DIR
+    out = []
+    for rater in study.raters:
+        for sitting in (1, 2):
+            path = folder / draft_name(rater.id, sitting)
+            if path.is_file():
+                draft = path.read_bytes()
+                out.append((rater.id, sitting, draft, "text:" + _text_sha256(draft)))
+    return out
+
+
+def _text_sha256(draft: bytes) -> str:
+    """sha256 of a draft's text (the same reply, whatever its MIME boundary)."""
+    msg = message_from_bytes(draft, policy=SMTP)
+    assert isinstance(msg, EmailMessage)
+    body = msg.get_body(("plain",))
+    text = body.get_content() if body is not None else ""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

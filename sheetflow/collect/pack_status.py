@@ -1,0 +1,98 @@
+"""``sheetflow status``: per pack, returned or not, how complete, and its mail history.
+
+Above :mod:`.run`, whose ``collect`` it runs without writing anything.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..packs.journal import read_journal
+from ..packs.manifest import open_manifest
+from ..spec.study import load_study
+from ..workbook import layout as L
+from .mail_state import PackMail, pack_mail
+from .run import collect
+from .safety import Limits
+from .validate import FileStatus
+
+RETURNS_DIR = L.RETURNS_DIR
+
+
+@dataclass(frozen=True)
+class RaterStatus:
+    """One pack's return status (for ``sheetflow status``)."""
+
+    rater: str
+    sitting: int
+    file: str
+    """The pack sent."""
+    returned: bool
+    percent_complete: float
+    errors: int
+    warnings: int
+    mail: PackMail = field(default_factory=PackMail)
+    name: str = ""
+    """The rater's name (given and last) from the raters file."""
+    returned_file: str = ""
+    """The file actually returned ("" when none); it may be named otherwise than the
+    pack (a rater's e-mail program or "Save as" renames it)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The status as a plain dict, the mail history's keys beside the others
+        (``returned_at`` for the time received; times as ISO 8601 text in UTC)."""
+        history = {**self.mail.__dict__, "reminded": list(self.mail.reminded)}
+        history["returned_at"] = history.pop("returned")
+        return {**{k: v for k, v in self.__dict__.items() if k != "mail"}, **history}
+
+
+def status(study_dir: str | Path, paths: list[str | Path] | None = None,
+           limits: Limits | None = None, now: dt.datetime | None = None,
+           ) -> list[RaterStatus]:
+    """Per pack: returned or not, how complete, how many errors and warnings, and its
+    mail history (invited, received, reminded, replied to, overdue, held; see
+    :mod:`.mail_state`).
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        The study folder.
+    paths : list, optional
+        Where the returns are (default ``study_dir/returns``; a missing default folder
+        means nothing was returned yet).
+    limits : Limits, optional
+    now : datetime, optional
+        The clock for overdue and held (default: now).
+
+    Returns
+    -------
+    list of RaterStatus
+        One per pack in the manifest, in manifest order; writes nothing.
+    """
+    root = Path(study_dir)
+    manifest = open_manifest(root)
+    manifest.close()  # only the pack heads are needed here
+    study = load_study(root)
+    if paths is None and not (root / RETURNS_DIR).is_dir():
+        mail = pack_mail(manifest.heads, [], {}, read_journal(root),
+                         deadline=study.mail.deadline, now=now)
+        files: list[FileStatus] = []
+    else:
+        result = collect(root, paths, write=False, limits=limits, now=now)
+        files, mail = result.report.files, result.mail
+    names = {r.id: " ".join(filter(None, (r.name, r.last_name))) for r in study.raters}
+    out = []
+    for head in manifest.heads:
+        mine = [f for f in files if f.pack_id == head.pack_id]
+        best = mine[0] if mine else None
+        out.append(RaterStatus(
+            rater=head.rater_id, sitting=head.sitting, file=head.file,
+            returned=best is not None,
+            percent_complete=best.percent_complete if best else 0.0,
+            errors=sum(f.errors for f in mine), warnings=sum(f.warnings for f in mine),
+            mail=mail.get(head.pack_id, PackMail()), name=names.get(head.rater_id, ""),
+            returned_file=best.file if best else ""))
+    return out

@@ -1,0 +1,158 @@
+"""The study's mail journal: ``mail.jsonl``, one JSON object a line, only ever appended.
+
+``sheetflow send`` writes a ``sending`` record before each SMTP transaction and a
+``sent``, ``refused`` or ``failed`` record (same ``message_id``) after it, so a crash
+between the two leaves a ``sending`` record with no outcome: that message is
+*unconfirmed* (it may or may not have left), never lost from the record and never sent
+again without ``--resend``. ``sheetflow fetch`` writes one ``received`` record per
+spreadsheet attachment it saved. ``status``, ``remind`` and ``collect`` read the journal
+to know who was invited, reminded and replied to, and who sent which file.
+
+Each line is written with one ``write`` on a file opened for appending and flushed to
+disk (``fsync``) before the SMTP transaction starts. A last line cut off by a crash
+(no line end) is ignored on reading and closed off by the next append. No password or
+other secret is ever part of a record.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+JOURNAL_FILE = "mail.jsonl"
+KINDS = ("invitation", "reminder", "reply")
+OUTCOMES = ("sent", "refused", "failed")
+
+
+def now_utc() -> dt.datetime:
+    """The current time in UTC, to the second."""
+    return dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+
+def iso(moment: dt.datetime) -> str:
+    """A time as ISO 8601 text in UTC (``2026-09-15T08:30:00+00:00``)."""
+    return moment.astimezone(dt.UTC).replace(microsecond=0).isoformat()
+
+
+def parse_time(text: str) -> dt.datetime | None:
+    """An ISO time from the journal (None when absent or unreadable)."""
+    try:
+        moment = dt.datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+
+
+def append(root: Path, record: dict[str, Any]) -> None:
+    """Append one record to ``root/mail.jsonl`` and flush it to disk.
+
+    Raises
+    ------
+    OSError
+        The journal cannot be written (the caller must not go on sending).
+    """
+    path = Path(root) / JOURNAL_FILE
+    line = json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n"
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        if os.fstat(fd).st_size and not _ends_with_newline(path):
+            line = "\n" + line  # close off a line a crash cut short
+        os.write(fd, line.encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with path.open("rb") as fh:
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) == b"\n"
+
+
+def records(root: Path) -> Iterator[dict[str, Any]]:
+    """Every complete record of the journal, oldest first (none when there is none)."""
+    path = Path(root) / JOURNAL_FILE
+    if not path.is_file():
+        return
+    with path.open("rb") as fh:
+        for raw in fh:
+            if not raw.endswith(b"\n"):
+                return  # cut off by a crash while it was written
+            try:
+                record = json.loads(raw)
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                continue
+            if isinstance(record, dict):
+                yield record
+
+
+@dataclass
+class Delivery:
+    """One message ``send`` tried: its ``sending`` record and its outcome, if any."""
+
+    kind: str
+    rater: str
+    sitting: int
+    message_id: str
+    started: dt.datetime | None
+    attachment_sha256: str = ""
+    about: str = ""
+    outcome: str = ""
+    reply: str = ""
+    finished: dt.datetime | None = None
+
+    @property
+    def key(self) -> tuple[str, str, int, str, str]:
+        """What makes two messages the same message (kind, rater, sitting, attachment)."""
+        return (self.kind, self.rater, self.sitting, self.attachment_sha256, self.about)
+
+
+@dataclass
+class Journal:
+    """The journal read back: every delivery by Message-ID and every received file."""
+
+    deliveries: dict[str, Delivery] = field(default_factory=dict)
+    received: list[dict[str, Any]] = field(default_factory=list)
+
+    def sent(self, kind: str, rater: str, sitting: int) -> list[Delivery]:
+        """The confirmed deliveries of one kind to one rater and sitting, oldest first."""
+        return [d for d in self.deliveries.values() if d.outcome == "sent"
+                and (d.kind, d.rater, d.sitting) == (kind, rater, sitting)]
+
+    def holding(self, key: tuple[str, str, int, str, str]) -> Delivery | None:
+        """The delivery that stops this message going again: sent, or unconfirmed."""
+        for d in self.deliveries.values():
+            if d.key == key and d.outcome in ("sent", ""):
+                return d
+        return None
+
+    def received_by_sha256(self) -> dict[str, dict[str, Any]]:
+        """The first ``received`` record of each attachment's sha256."""
+        out: dict[str, dict[str, Any]] = {}
+        for record in self.received:
+            out.setdefault(str(record.get("sha256", "")), record)
+        return out
+
+
+def read_journal(root: Path) -> Journal:
+    """The study's journal, folded into deliveries and received files."""
+    journal = Journal()
+    for record in records(root):
+        event, mid = record.get("event"), str(record.get("message_id", ""))
+        if event == "sending" and mid:
+            journal.deliveries[mid] = Delivery(
+                str(record.get("kind", "")), str(record.get("rater", "")),
+                int(record.get("sitting", 1) or 1), mid, parse_time(record.get("time", "")),
+                str(record.get("attachment_sha256", "")), str(record.get("about", "")))
+        elif event in OUTCOMES and mid in journal.deliveries:
+            delivery = journal.deliveries[mid]
+            delivery.outcome, delivery.reply = str(event), str(record.get("reply", ""))
+            delivery.finished = parse_time(record.get("time", ""))
+        elif event == "received":
+            journal.received.append(record)
+    return journal

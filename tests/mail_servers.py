@@ -1,0 +1,275 @@
+"""Real mail servers on 127.0.0.1 for the tests: aiosmtpd (SMTP) and Dovecot (IMAP).
+
+Each is started by the test on a free port and stopped after it. A part that is missing
+skips the test on a developer's machine and fails it under CI (``CI`` set), where
+``.ci/run`` installs Dovecot and ``pip install -e ".[test]"`` installs aiosmtpd.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import imaplib
+import os
+import pwd
+import shutil
+import socket
+import ssl
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def require(why_missing: str | None) -> None:
+    """Skip when a real part is missing, but fail under CI, which must have it."""
+    if why_missing is None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{why_missing}; under CI these tests must run (.ci/run installs it)")
+    pytest.skip(why_missing)
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 nothing listens on (bound, read, closed)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def make_certificate(folder: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and localhost: (cert file, key file)."""
+    require(None if shutil.which("openssl") else "openssl is not installed")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=localhost", "-addext",
+                    "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                    "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    return cert, key
+
+
+# --------------------------------------------------------------------------- SMTP
+
+
+@dataclass
+class Delivered:
+    """One message the SMTP server accepted."""
+
+    mail_from: str
+    rcpt_tos: list[str]
+    content: bytes
+
+
+@dataclass
+class Recorder:
+    """An aiosmtpd handler that keeps what it is given and refuses what it is told to."""
+
+    delivered: list[Delivered] = field(default_factory=list)
+    refuse: set[str] = field(default_factory=set)
+
+    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str,
+                          rcpt_options: list[str]) -> str:
+        if address in self.refuse:
+            return "550 5.1.1 no such user here"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        self.delivered.append(Delivered(envelope.mail_from, list(envelope.rcpt_tos),
+                                        envelope.content))
+        return "250 2.0.0 queued as test"
+
+
+@contextlib.contextmanager
+def smtp_server(*, tls: ssl.SSLContext | None = None,
+                login: tuple[str, str] | None = None) -> Iterator[tuple[int, Recorder]]:
+    """An SMTP server on 127.0.0.1 (STARTTLS offered with ``tls``; AUTH required with
+    ``login`` as (user, password)); yields (port, recorder)."""
+    try:
+        from aiosmtpd.controller import Controller
+        from aiosmtpd.smtp import AuthResult
+    except ImportError:
+        require("aiosmtpd is not installed (pip install -e '.[test]')")
+        raise
+    recorder = Recorder()
+    options: dict[str, Any] = {}
+    if tls is not None:
+        options.update(tls_context=tls, require_starttls=True)
+    if login is not None:
+        def authenticate(server: Any, session: Any, envelope: Any, mechanism: str,
+                         data: Any) -> Any:
+            ok = (data.login.decode(), data.password.decode()) == login
+            return AuthResult(success=ok, handled=False)
+        options.update(authenticator=authenticate, auth_required=True,
+                       auth_require_tls=tls is not None)
+    port = free_port()
+    controller = Controller(recorder, hostname="127.0.0.1", port=port, **options)
+    controller.start()
+    try:
+        yield port, recorder
+    finally:
+        controller.stop()
+
+
+def server_context(cert: Path, key: Path) -> ssl.SSLContext:
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    return context
+
+
+# --------------------------------------------------------------------------- IMAP
+
+_DOVECOT_CONF = """\
+protocols = imap
+listen = 127.0.0.1
+base_dir = {tmp}/run
+state_dir = {tmp}/run
+log_path = {tmp}/dovecot.log
+ssl = no
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+mail_location = maildir:{tmp}/mail/%u
+default_internal_user = dovecot
+default_login_user = dovenull
+default_internal_group = dovecot
+first_valid_uid = 100
+passdb {{
+  driver = passwd-file
+  args = scheme=PLAIN username_format=%u {tmp}/users
+}}
+userdb {{
+  driver = static
+  args = uid=dovecot gid=dovecot home={tmp}/mail/%u
+}}
+service imap-login {{
+  inet_listener imap {{
+    address = 127.0.0.1
+    port = {port}
+  }}
+  inet_listener imaps {{
+    port = 0
+  }}
+  chroot =
+}}
+service anvil {{
+  chroot =
+}}
+"""
+
+
+def dovecot_missing() -> str | None:
+    """Why a private Dovecot cannot run here, or None when it can."""
+    if shutil.which("dovecot") is None:
+        return "dovecot is not installed (Debian: dovecot-imapd)"
+    if os.geteuid() != 0:
+        return "a private Dovecot instance needs root here (its mail user is dovecot)"
+    try:
+        pwd.getpwnam("dovecot")
+        pwd.getpwnam("dovenull")
+    except KeyError:
+        return "the dovecot and dovenull users are missing"
+    return None
+
+
+@dataclass
+class Dovecot:
+    """A running private Dovecot: its port, one user and its password."""
+
+    folder: Path
+    port: int
+    user: str = "coord"
+    password: str = "imap-secret-for-test"
+
+    def client(self) -> imaplib.IMAP4:
+        client = imaplib.IMAP4("127.0.0.1", self.port, timeout=30)
+        client.login(self.user, self.password)
+        return client
+
+    def append(self, message: bytes) -> None:
+        """Put one message in the user's INBOX (unread)."""
+        client = self.client()
+        try:
+            typ, data = client.append("INBOX", "", imaplib.Time2Internaldate(time.time()),
+                                      message)
+            assert typ == "OK", data
+        finally:
+            client.logout()
+
+    def unseen(self) -> int:
+        """How many messages of the INBOX are unread."""
+        client = self.client()
+        try:
+            client.select("INBOX", readonly=True)
+            typ, data = client.search(None, "UNSEEN")
+            assert typ == "OK", data
+            return len(data[0].split())
+        finally:
+            client.logout()
+
+
+@contextlib.contextmanager
+def dovecot_server(folder: Path) -> Iterator[Dovecot]:
+    """Start Dovecot from a config in ``folder``; stop it (and wait for it) after."""
+    require(dovecot_missing())
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o755)
+    for parent in folder.parents:  # the mail processes (user dovecot) must reach it
+        if parent == Path("/"):
+            break
+        parent.chmod(parent.stat().st_mode | 0o005)
+    server = Dovecot(folder, free_port())
+    (folder / "run").mkdir()
+    (folder / "mail").mkdir()
+    shutil.chown(folder / "mail", "dovecot", "dovecot")
+    (folder / "users").write_text(f"{server.user}:{{PLAIN}}{server.password}\n")
+    conf = folder / "dovecot.conf"
+    conf.write_text(_DOVECOT_CONF.format(tmp=folder, port=server.port))
+    # it daemonises: its children would hold captured pipes open, so output goes to a file
+    with (folder / "start.log").open("wb") as log:
+        subprocess.run(["dovecot", "-c", str(conf)], check=True, stdin=subprocess.DEVNULL,
+                       stdout=log, stderr=log)
+    pid_file = folder / "run" / "master.pid"
+    try:
+        _wait_for(server.port, pid_file)
+        yield server
+    finally:
+        _stop(pid_file)
+
+
+def _wait_for(port: int, pid_file: Path, seconds: float = 20.0) -> None:
+    """Until the port accepts and the pid file is written (it comes after the port)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if pid_file.exists():
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port),
+                                                                        1):
+                return
+        time.sleep(0.1)
+    raise RuntimeError(f"dovecot did not start on port {port}")
+
+
+def _stop(pid_file: Path) -> None:
+    """Stop the master whose pid is in ``pid_file`` and wait until it has exited."""
+    end = time.monotonic() + 20
+    while not pid_file.exists() and time.monotonic() < end:
+        time.sleep(0.1)
+    if not pid_file.exists():
+        return
+    pid = int(pid_file.read_text().strip())
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, 15)
+    while time.monotonic() < end and _alive(pid):
+        time.sleep(0.1)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, exited but not yet reaped, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"

@@ -1,0 +1,201 @@
+"""``sheetflow fetch`` against a real IMAP server (Dovecot) on 127.0.0.1, and from files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from mail_helpers import journal, mail_study, packs, reply, run, run_json, sha256
+from mail_servers import dovecot_server, free_port
+from roundtrip_helpers import fill_openpyxl, plan_answers
+
+from sheetflow.collect.inbox import safe_name
+from sheetflow.collect.run import collect
+from sheetflow.spec.study import load_study
+from sheetflow.workbook import layout as L
+
+PASSWORD_ENV = "SHEETFLOW_IMAP_PASSWORD"
+
+
+def _filled(root: Path) -> dict[str, bytes]:
+    """Rater id -> their pack filled in (what they mail back)."""
+    out = {}
+    for pack in packs(root):
+        dst = root / "filled" / pack["file"]
+        dst.parent.mkdir(exist_ok=True)
+        fill_openpyxl(root / L.PACKS_DIR / pack["file"], dst, plan_answers(pack))
+        out[pack["rater_id"]] = dst.read_bytes()
+    return out
+
+
+@pytest.fixture
+def dovecot(tmp_path):
+    with dovecot_server(tmp_path / "dovecot") as server:
+        yield server
+
+
+def _imap(server) -> list[str]:
+    return ["--imap", f"127.0.0.1:{server.port}", "--imap-security", "none", "--username",
+            server.user]
+
+
+def test_fetch_saves_the_returns_once_and_leaves_the_inbox_unread(tmp_path, dovecot):
+    root = mail_study(tmp_path / "s")
+    filled = _filled(root)
+    raters = {r.id: r for r in load_study(root).raters}
+    one, two, three = sorted(filled)
+    names = {r: p["file"] for r in filled for p in packs(root) if p["rater_id"] == r}
+    dovecot.append(reply("Someone Else <stranger@elsewhere.org>",
+                         [(names[one], filled[one])]))
+    dovecot.append(reply(raters[two].email, [(names[two], filled[two]),
+                                             (names[three], filled[three])]))
+    dovecot.append(reply(raters[three].email, [(names[three], filled[three])]))
+    env = {PASSWORD_ENV: dovecot.password}
+
+    result, doc = run_json("fetch", str(root), *_imap(dovecot), env=env)
+    assert result.exit_code == 0, result.stderr
+    assert doc["messages"] == 3
+    saved = sorted(s["attachment"] for s in doc["saved"])
+    assert saved == sorted([names[one], names[two], names[three]])
+    assert [d["attachment"] for d in doc["duplicates"]] == [names[three]]
+    returns = sorted((root / L.RETURNS_DIR).iterdir())
+    assert len(returns) == 3
+    assert {sha256(p.read_bytes()) for p in returns} == {sha256(b) for b in filled.values()}
+    stranger_file = next(s["file"] for s in doc["saved"] if s["attachment"] == names[one])
+    assert doc["unknown_senders"] == [{"sender": "stranger@elsewhere.org",
+                                       "file": stranger_file}]
+    received = [r for r in journal(root) if r["event"] == "received"]
+    assert len(received) == 4 and all(r["message_id"] and r["sha256"] for r in received)
+
+    again, doc = run_json("fetch", str(root), *_imap(dovecot), env=env)
+    assert again.exit_code == 0 and doc["saved"] == [] and doc["fetched_before"] == 4
+    assert len(list((root / L.RETURNS_DIR).iterdir())) == 3
+    assert dovecot.unseen() == 3  # read with BODY.PEEK on a read-only folder
+
+    result = collect(root)
+    unknown = [i for i in result.report.issues if i.code == "sender-unknown"]
+    assert [(i.file, i.rater) for i in unknown] == [(stranger_file, one)]
+    assert "stranger@elsewhere.org" in unknown[0].message
+    other = [i for i in result.report.issues if i.code == "sender-not-rater"]
+    three_file = next(s["file"] for s in doc["saved"] + _saved(root) if
+                      s["attachment"] == names[three])
+    assert [(i.file, i.rater) for i in other] == [(three_file, three)]
+    assert all(f.used for f in result.report.files)
+    written = "".join(p.read_bytes().decode("latin-1") for p in root.rglob("*") if p.is_file())
+    assert dovecot.password not in written + again.output  # never written anywhere
+
+
+def _saved(root: Path) -> list[dict]:
+    return [{"file": r["saved"].split("/", 1)[1], "attachment": r["attachment"]}
+            for r in journal(root) if r["event"] == "received" and not r["duplicate"]]
+
+
+def test_mark_seen_marks_them_read(tmp_path, dovecot):
+    root = mail_study(tmp_path / "s")
+    dovecot.append(reply("a@example.org", [("notes.txt", b"hello")]))
+    later, doc = run_json("fetch", str(root), *_imap(dovecot), "--since", "2999-01-01",
+                          env={PASSWORD_ENV: dovecot.password})
+    assert later.exit_code == 0 and doc["messages"] == 0  # none arrived since then
+    result, doc = run_json("fetch", str(root), *_imap(dovecot), "--mark-seen",
+                           env={PASSWORD_ENV: dovecot.password})
+    assert result.exit_code == 0 and doc["saved"] == []
+    assert len(doc["listed"]) == 1 and "no spreadsheet attachment" in doc["listed"][0]
+    assert "notes.txt" in doc["listed"][0]
+    assert dovecot.unseen() == 0
+
+
+def test_wrong_imap_password_and_unknown_host_are_one_line_exit_3(tmp_path, dovecot):
+    root = mail_study(tmp_path / "s")
+    wrong = run("fetch", str(root), *_imap(dovecot), env={PASSWORD_ENV: "nope"})
+    assert wrong.exit_code == 3 and len(wrong.stderr.strip().splitlines()) == 1
+    assert "refused the login of 'coord'" in wrong.stderr
+    assert "SHEETFLOW_IMAP_PASSWORD" in wrong.stderr and "Traceback" not in wrong.output
+    down = run("fetch", str(root), "--imap", f"127.0.0.1:{free_port()}", "--imap-security",
+               "none", env={PASSWORD_ENV: "x"})
+    assert down.exit_code == 3 and "cannot connect" in down.stderr
+    unknown = run("fetch", str(root), "--imap", "no-such-host.invalid:993",
+                  env={PASSWORD_ENV: "x"})
+    assert unknown.exit_code == 3 and "unknown host" in unknown.stderr
+    assert len(unknown.stderr.strip().splitlines()) == 1
+    tls = run("fetch", str(root), "--imap", f"127.0.0.1:{dovecot.port}", "--imap-security",
+              "ssl", env={PASSWORD_ENV: dovecot.password})
+    assert tls.exit_code == 3 and "TLS handshake failed" in tls.stderr
+    assert len(tls.stderr.strip().splitlines()) == 1
+    assert dovecot.password not in wrong.output + tls.output
+    assert not (root / L.RETURNS_DIR).exists() or not list((root / L.RETURNS_DIR).iterdir())
+
+
+def test_hostile_messages_from_files_get_one_line_each(tmp_path):
+    root = mail_study(tmp_path / "s")
+    filled = _filled(root)
+    first = next(iter(filled.values()))
+    sender = load_study(root).raters[0].email
+    traversal = tmp_path / "traversal.eml"
+    traversal.write_bytes(reply(sender, [("../../x.xlsx", first)]))
+    malformed = tmp_path / "malformed.eml"
+    malformed.write_bytes(b"\x00\x01 this is not a message \xff\xfe")
+    big = tmp_path / "big.eml"
+    big.write_bytes(reply(sender, [("huge.xlsx", b"\0" * (100 * 2**20))]))
+    result, doc = run_json("fetch", str(root), str(traversal), str(malformed), str(big))
+    assert result.exit_code == 0, result.stderr
+    (saved,) = doc["saved"]
+    assert saved["attachment"] == "../../x.xlsx" and saved["file"].endswith("-x.xlsx")
+    assert (root / L.RETURNS_DIR / saved["file"]).read_bytes() == first
+    assert not (tmp_path / "x.xlsx").exists() and not (root / "x.xlsx").exists()
+    assert [p.name for p in (root / L.RETURNS_DIR).iterdir()] == [saved["file"]]
+    listed = "\n".join(doc["listed"])
+    assert "malformed.eml: not read (no mail headers" in listed
+    assert ("big.eml: skipped, the message is 136.8 MB (over the 64 MB limit); attachments: "
+            "huge.xlsx (100.0 MB)") in listed
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 2 and all(line.startswith("warning: ") for line in lines)
+
+
+def test_an_attachment_over_the_limit_is_named_with_its_size(tmp_path):
+    root = mail_study(tmp_path / "s")
+    path = tmp_path / "large.eml"
+    path.write_bytes(reply("a@example.org", [("large.xlsx", b"\0" * (25 * 2**20))]))
+    result, doc = run_json("fetch", str(root), str(path))
+    assert result.exit_code == 0 and doc["saved"] == []
+    assert doc["listed"] == [f"{path} from a@example.org ('my workbook'): attachment "
+                             "large.xlsx skipped, it is 25.0 MB (over the 20 MB limit)"]
+
+
+def test_fetch_from_an_mbox_and_names_never_overwrite(tmp_path):
+    root = mail_study(tmp_path / "s")
+    filled = _filled(root)
+    a, b = list(filled.values())[:2]
+    box = tmp_path / "returns.mbox"
+    box.write_bytes(b"From x@example.org Tue Sep 15 09:30:00 2026\n"
+                    + reply("x@example.org", [("pack.xlsx", a)]).replace(b"\r\n", b"\n")
+                    + b"\nFrom y@example.org Tue Sep 15 09:30:00 2026\n"
+                    + reply("y@example.org", [("pack.xlsx", b)]).replace(b"\r\n", b"\n"))
+    result, doc = run_json("fetch", str(root), "--mbox", str(box))
+    assert result.exit_code == 0, result.stderr
+    files = sorted(s["file"] for s in doc["saved"])
+    assert len(files) == 2 and files[0] != files[1]  # same name, same second: both kept
+    assert {sha256((root / L.RETURNS_DIR / f).read_bytes()) for f in files} == {
+        sha256(a), sha256(b)}
+
+
+@pytest.mark.parametrize(("name", "safe"), [
+    ("../../x.xlsx", "x.xlsx"), ("..\\..\\evil.XLSX", "evil.xlsx"), (".hidden.xlsx",
+                                                                      "hidden.xlsx"),
+    ("a b;c$(rm).xlsx", "a_b_c_rm.xlsx"), ("", "attachment"), ("ü.ods", "attachment.ods")])
+def test_safe_names(name, safe):
+    assert safe_name(name) == safe
+
+
+def test_a_message_over_the_limit_on_the_server_is_named_not_downloaded(tmp_path, dovecot,
+                                                                       monkeypatch):
+    import sheetflow.collect.inbox as inbox
+
+    monkeypatch.setattr(inbox, "MAX_MESSAGE_BYTES", 2**20)  # 1 MB, to keep the test small
+    root = mail_study(tmp_path / "s")
+    dovecot.append(reply("a@example.org", [("big.xlsx", b"\0" * (3 * 2**20))]))
+    report = inbox.fetch(root, imap=inbox.ImapSource(
+        inbox.Server("127.0.0.1", dovecot.port, "none"), dovecot.user, dovecot.password))
+    assert report.saved == [] and len(report.listed) == 1
+    assert "INBOX uid 1: skipped, the message is 4.1 MB (over the 1 MB limit); " \
+        "attachments: big.xlsx (3.0 MB)" in report.listed[0]
+    assert dovecot.unseen() == 1

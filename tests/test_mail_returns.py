@@ -1,0 +1,191 @@
+"""Saved messages as returns, and the mail history: status, the sitting-2 hold, remind."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from pathlib import Path
+
+from mail_helpers import journal, mail_study, packs, reply, run_json, sha256
+from mail_servers import smtp_server
+from roundtrip_helpers import fill_openpyxl, plan_answers
+
+from sheetflow.collect.outbox import outbox
+from sheetflow.collect.outputs import verify_ratings, verify_returns
+from sheetflow.collect.pack_status import status
+from sheetflow.collect.reminders import remind
+from sheetflow.collect.run import collect
+from sheetflow.packs.journal import append
+from sheetflow.spec.study import load_study
+from sheetflow.workbook import layout as L
+
+T0 = dt.datetime(2026, 9, 15, 9, 0, tzinfo=dt.UTC)
+
+
+def _fill(root: Path, pack: dict) -> bytes:
+    dst = root / "filled" / pack["file"]
+    dst.parent.mkdir(exist_ok=True)
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], dst, plan_answers(pack))
+    return dst.read_bytes()
+
+
+def test_a_saved_eml_and_an_mbox_are_collected_like_the_workbooks_they_carry(tmp_path):
+    root = mail_study(tmp_path / "s")
+    raters = {r.id: r for r in load_study(root).raters}
+    one, two, three = packs(root)
+    returns = root / L.RETURNS_DIR
+    eml = returns / "Re my workbook.eml"
+    eml.write_bytes(reply(raters[one["rater_id"]].email, [(one["file"], _fill(root, one))]))
+    mbox = returns / "returns.mbox"
+    mbox.write_bytes(b"".join(
+        b"From rater@example.org Tue Sep 15 09:30:00 2026\n"
+        + reply(raters[p["rater_id"]].email, [(p["file"], _fill(root, p))]).replace(
+            b"\r\n", b"\n") + b"\n" for p in (two, three)))
+    before = {p: sha256(p.read_bytes()) for p in (eml, mbox)}
+    result = collect(root)
+    assert result.valid, [i.message for i in result.report.issues]
+    assert len(result.report.files) == 3 and all(f.used for f in result.report.files)
+    assert {f.rater for f in result.report.files} == set(raters)
+    names = sorted(f.file for f in result.report.files)
+    assert names == sorted([f"Re my workbook.eml/{one['file']}",
+                            f"returns.mbox/1/{two['file']}", f"returns.mbox/2/{three['file']}"])
+    assert len(result.ratings) > 0
+    assert {p: sha256(p.read_bytes()) for p in (eml, mbox)} == before  # never modified
+    # analyze's check that the returns are still those collected holds for attachments
+    files = json.loads((root / "out" / "collection.json").read_text())["files"]
+    assert len(verify_returns(root, files)) == 2
+    assert verify_ratings(root).rows == len(result.ratings)
+
+
+def test_a_message_without_a_workbook_or_unreadable_is_reported(tmp_path):
+    root = mail_study(tmp_path / "s")
+    returns = root / L.RETURNS_DIR
+    (returns / "note.eml").write_bytes(reply("ev01@example.org", [("notes.txt", b"hi")]))
+    (returns / "junk.mbox").write_bytes(b"\x00\x01\x02 not mail")
+    result = collect(root, write=False)
+    codes = {(i.file, i.code) for i in result.report.issues}
+    assert ("note.eml", "mail-no-spreadsheet") in codes
+    assert ("junk.mbox", "mail-unreadable") in codes
+
+
+def test_status_json_shows_invited_returned_and_reminded(tmp_path):
+    root = mail_study(tmp_path / "s", mail='deadline = "2026-09-20"\n')
+    first, second, third = packs(root)
+    with smtp_server() as (port, server):
+        smtp = ["--smtp", f"127.0.0.1:{port}", "--smtp-security", "none", "--yes"]
+        result, _ = run_json("send", str(root), "invitations", *smtp)
+        assert result.exit_code == 0 and len(server.delivered) == 3
+        returned = root / L.RETURNS_DIR / first["file"]
+        returned.write_bytes(_fill(root, first))
+        os.utime(returned, (T0.timestamp(), T0.timestamp()))
+        result, doc = run_json("send", str(root), "reminders", *smtp)
+        assert result.exit_code == 0 and len(server.delivered) == 5
+        assert sorted(x["rater"] for x in doc["sent"]) == sorted(
+            [second["rater_id"], third["rater_id"]])
+        again, doc = run_json("send", str(root), "reminders", *smtp)  # within --min-days
+        assert again.exit_code == 0
+        assert len(server.delivered) == 5
+        assert all("less than 3 days ago" in x["why"] for x in doc["not_sent"])
+    result, doc = run_json("status", str(root))
+    assert result.exit_code == 0
+    rows = {r["rater"]: r for r in doc["raters"]}
+    sent = {r["rater"]: r["time"] for r in journal(root) if r["event"] == "sending"}
+    assert all(rows[r]["invited"] for r in rows)
+    assert rows[first["rater_id"]]["returned_at"] == T0.isoformat()
+    assert rows[first["rater_id"]]["reminded"] == []
+    for pack in (second, third):
+        row = rows[pack["rater_id"]]
+        assert row["returned_at"] == "" and len(row["reminded"]) == 1
+        assert row["reminded"][0] >= sent[pack["rater_id"]]
+        assert row["overdue"] is (dt.datetime.now(dt.UTC).date() > dt.date(2026, 9, 20))
+    collect(root)  # the Status sheet carries the same columns
+    import openpyxl
+    sheet = openpyxl.load_workbook(root / "out" / "validation.xlsx")["Status"]
+    header = [c.value for c in sheet[1]]
+    for column in ("Invited", "Returned", "Reminded", "Reply sent", "Overdue"):
+        assert column in header
+    row = next(r for r in sheet.iter_rows(min_row=2, values_only=True)
+               if r[1] == first["rater_id"])
+    assert row[header.index("Returned")] == "2026-09-15 09:00"
+
+
+def test_a_sitting_2_invitation_is_held_until_24_hours_after_sitting_1(tmp_path):
+    root = mail_study(tmp_path / "s", template="keep-known")
+    heads = packs(root)
+    rater = heads[0]["rater_id"]
+    first = next(p for p in heads if p["rater_id"] == rater and p["sitting"] == 1)
+    settings = load_study(root).mail
+    box = outbox(root, "invitations", settings, now=T0)
+    assert {(m.rater, m.sitting) for m in box.messages} == {
+        (p["rater_id"], 1) for p in heads if p["sitting"] == 1}
+    assert (rater, 2, "held: sitting 1 has not come back yet") in box.left_out
+    returned = root / L.RETURNS_DIR / first["file"]
+    returned.write_bytes(_fill(root, first))
+    os.utime(returned, (T0.timestamp(), T0.timestamp()))
+    early = outbox(root, "invitations", settings, now=T0 + dt.timedelta(hours=23, minutes=59))
+    assert (rater, 2) not in {(m.rater, m.sitting) for m in early.messages}
+    why = next(w for r, s, w in early.left_out if (r, s) == (rater, 2))
+    assert why.startswith("held until 2026-09-16T09:00:00+00:00 (24 hours after sitting 1")
+    due = outbox(root, "invitations", settings, now=T0 + dt.timedelta(hours=24))
+    assert (rater, 2) in {(m.rater, m.sitting) for m in due.messages}
+    # a reminder for the sitting-2 pack is not drafted before it is due either
+    early_remind = remind(root, now=T0 + dt.timedelta(hours=1))
+    assert (rater, 2) not in {(r.rater_id, r.sitting) for r in early_remind.rows}
+
+
+def test_remind_skips_raters_never_invited(tmp_path):
+    root = mail_study(tmp_path / "s")
+    one, two, three = packs(root)
+    for pack in (one, two):  # invitations sent to two of the three
+        mid = f"<{pack['rater_id']}@test>"
+        append(root, {"event": "sending", "kind": "invitation", "rater": pack["rater_id"],
+                      "sitting": 1, "message_id": mid, "time": T0.isoformat()})
+        append(root, {"event": "sent", "message_id": mid, "time": T0.isoformat(),
+                      "reply": "250 OK"})
+    result = remind(root, now=T0 + dt.timedelta(days=1))
+    assert sorted(r.rater_id for r in result.rows) == sorted([one["rater_id"],
+                                                              two["rater_id"]])
+    assert result.skipped == [(three["rater_id"], 1,
+                               "never invited (no invitation sent in the mail journal)")]
+    assert len(result.drafts.written) == 2 and not result.by_hand
+    by_hand = remind(mail_study(tmp_path / "t"))  # no journal: packs sent by hand
+    assert by_hand.by_hand and len(by_hand.rows) == 3
+
+
+def test_replies_go_once_per_reply_text(tmp_path):
+    root = mail_study(tmp_path / "s")
+    pack = packs(root)[0]
+    answers = plan_answers(pack)
+    cell = next(iter(answers))
+    answers[cell] = ("not a score", "text")
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / L.RETURNS_DIR / pack["file"],
+                  answers)
+    assert not collect(root).valid
+    with smtp_server() as (port, server):
+        smtp = ["--smtp", f"127.0.0.1:{port}", "--smtp-security", "none", "--yes"]
+        result, doc = run_json("send", str(root), "replies", *smtp)
+        assert result.exit_code == 0 and len(server.delivered) == 1
+        assert "please fix" in str(server.delivered[0].content)
+        collect(root)  # the same errors: the same reply, not sent again
+        result, doc = run_json("send", str(root), "replies", *smtp)
+        assert len(server.delivered) == 1 and "already sent" in doc["not_sent"][0]["why"]
+    rows = {s.rater: s for s in status(root)}
+    assert rows[pack["rater_id"]].mail.reply_sent
+
+
+def test_after_lock_the_second_raters_invitation_goes_with_the_others(tmp_path):
+    from test_decision_002 import PRIMARY, SECOND, _locked
+
+    from sheetflow.spec.mail import MailSettings
+
+    root = tmp_path / "p002"
+    _locked(root)
+    settings = MailSettings(sender=("Desk", "desk@example.org"))
+    box = outbox(root, "invitations", settings, now=T0)
+    second = next(p for p in packs(root) if p["rater_id"] == SECOND)
+    by_rater = {m.rater: m for m in box.messages}
+    assert set(by_rater) == {PRIMARY, SECOND}
+    name, digest, _ = by_rater[SECOND].attachment
+    assert name == second["file"]
+    assert digest == sha256((root / L.PACKS_DIR / second["file"]).read_bytes())

@@ -1,0 +1,174 @@
+"""``sheetflow send`` against a real SMTP server (aiosmtpd) on 127.0.0.1."""
+
+from __future__ import annotations
+
+from mail_helpers import SENDER, journal, mail_study, packs, parsed, run, run_json, sha256
+from mail_servers import free_port, make_certificate, server_context, smtp_server
+
+from sheetflow.packs.mail import build_eml
+from sheetflow.spec.study import load_study
+from sheetflow.workbook import layout as L
+
+
+def _plain(port: int) -> list[str]:
+    return ["--smtp", f"127.0.0.1:{port}", "--smtp-security", "none"]
+
+
+def _attachment(msg) -> tuple[str, bytes]:
+    (part,) = list(msg.iter_attachments())
+    return part.get_filename(), part.get_payload(decode=True)
+
+
+def test_invitations_reach_each_rater_with_their_own_pack(tmp_path):
+    root = mail_study(tmp_path / "s")
+    raters = {r.id: r for r in load_study(root).raters}
+    by_rater = {p["rater_id"]: p for p in packs(root)}
+    with smtp_server() as (port, server):
+        result, doc = run_json("send", str(root), "invitations", "--yes", *_plain(port))
+        assert result.exit_code == 0, result.stderr
+        assert len(server.delivered) == 3
+        for delivery in server.delivered:
+            msg = parsed(delivery.content)
+            (to,) = msg["To"].addresses
+            rater = next(r for r in raters.values() if r.email == to.addr_spec)
+            assert delivery.rcpt_tos == [rater.email]  # to that rater only
+            assert delivery.mail_from == "desk@example.org"
+            name, data = _attachment(msg)
+            pack = root / L.PACKS_DIR / by_rater[rater.id]["file"]
+            assert name == pack.name and sha256(data) == sha256(pack.read_bytes())
+            assert msg["From"].addresses[0].addr_spec == "desk@example.org"
+            assert msg["Date"] and msg["Message-ID"] and msg["X-Unsent"] is None
+        sent = [r for r in journal(root) if r["event"] == "sent"]
+        assert len(sent) == 3 and all(r["reply"].startswith("250") for r in sent)
+
+        again, doc = run_json("send", str(root), "invitations", "--yes", *_plain(port))
+        assert again.exit_code == 0 and len(server.delivered) == 3  # nothing twice
+        assert len(doc["not_sent"]) == 3
+        assert all("already sent" in x["why"] for x in doc["not_sent"])
+
+        one, _ = run_json("send", str(root), "invitations", "--yes", "--resend",
+                          "--rater", "EV-02", *_plain(port))
+        assert one.exit_code == 0 and len(server.delivered) == 4
+        assert server.delivered[-1].rcpt_tos == [raters["EV-02"].email]
+
+
+def test_a_refused_recipient_is_reported_and_the_others_still_go(tmp_path):
+    root = mail_study(tmp_path / "s")
+    refused = load_study(root).raters[1].email
+    with smtp_server() as (port, server):
+        server.refuse.add(refused)
+        result, doc = run_json("send", str(root), "--yes", *_plain(port))
+        assert result.exit_code == 1
+        assert sorted(d.rcpt_tos[0] for d in server.delivered) == sorted(
+            r.email for r in load_study(root).raters if r.email != refused)
+        assert len(doc["refused"]) == 1 and refused in doc["refused"][0]["to"]
+        assert refused in result.stderr and "was refused by the server: 550" in result.stderr
+        outcomes = {r["message_id"]: r["event"] for r in journal(root) if r["event"] != "sending"}
+        sending = {r["message_id"]: r for r in journal(root) if r["event"] == "sending"}
+        refused_records = [sending[m] for m, e in outcomes.items() if e == "refused"]
+        assert [r["to"] for r in refused_records] == [refused]
+        assert "550" in next(r["reply"] for r in journal(root) if r["event"] == "refused")
+
+        server.refuse.clear()  # the address fixed: a rerun sends only what did not go
+        rerun, _ = run_json("send", str(root), "--yes", *_plain(port))
+        assert rerun.exit_code == 0
+        assert len(server.delivered) == 3 and server.delivered[-1].rcpt_tos == [refused]
+
+
+def test_a_server_that_is_down_exits_3_with_one_line_and_journals_nothing(tmp_path):
+    root = mail_study(tmp_path / "s")
+    result = run("send", str(root), "--yes", *_plain(free_port()))
+    assert result.exit_code == 3
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: the SMTP server 127.0.0.1:")
+    assert "cannot connect" in lines[0] and "Traceback" not in result.output
+    assert not [r for r in journal(root) if r["event"] == "sent"]
+
+
+def test_starttls_and_auth_and_the_password_is_written_nowhere(tmp_path):
+    cert, key = make_certificate(tmp_path)
+    root = mail_study(tmp_path / "s", mail='username = "desk"\n')
+    password = "pw-Zq8-never-stored"
+    env = {"SHEETFLOW_SMTP_PASSWORD": password, "SSL_CERT_FILE": str(cert)}
+    with smtp_server(tls=server_context(cert, key), login=("desk", password)) as (port,
+                                                                                server):
+        smtp = ["--smtp", f"127.0.0.1:{port}", "--smtp-security", "starttls"]
+        result = run("send", str(root), "--yes", *smtp, env=env)
+        assert result.exit_code == 0, result.output
+        assert len(server.delivered) == 3
+        wrong = run("send", str(root), "--yes", "--resend", *smtp,
+                    env={**env, "SHEETFLOW_SMTP_PASSWORD": "wrong"})
+        assert wrong.exit_code == 3
+        assert len(wrong.stderr.strip().splitlines()) == 1
+        assert "refused the login of 'desk' (535" in wrong.stderr
+        assert "SHEETFLOW_SMTP_PASSWORD" in wrong.stderr
+        untrusted = run("send", str(root), "--yes", "--resend", *smtp,
+                        env={"SHEETFLOW_SMTP_PASSWORD": password})
+        assert untrusted.exit_code == 3 and "TLS handshake failed" in untrusted.stderr
+    everything = result.output + wrong.output + untrusted.output
+    for path in root.rglob("*"):
+        if path.is_file():
+            everything += path.read_bytes().decode("latin-1")
+    assert password not in everything and len(journal(root)) == 6
+
+
+def test_ssl_against_a_plain_server_and_an_unknown_host_are_one_line(tmp_path):
+    root = mail_study(tmp_path / "s")
+    with smtp_server() as (port, server):
+        tls = run("send", str(root), "--yes", "--smtp", f"127.0.0.1:{port}",
+                  "--smtp-security", "ssl")
+        assert tls.exit_code == 3 and "TLS handshake failed" in tls.stderr
+        assert len(tls.stderr.strip().splitlines()) == 1 and not server.delivered
+    unknown = run("send", str(root), "--yes", "--smtp", "no-such-host.invalid:25")
+    assert unknown.exit_code == 3 and "unknown host" in unknown.stderr
+    assert len(unknown.stderr.strip().splitlines()) == 1
+    assert not journal(root)
+
+
+def test_dry_run_lists_each_message_and_sends_nothing(tmp_path):
+    root = mail_study(tmp_path / "s")
+    with smtp_server() as (port, server):
+        result, doc = run_json("send", str(root), "--dry-run", *_plain(port))
+        assert result.exit_code == 0 and not server.delivered and not journal(root)
+    assert len(doc["messages"]) == 3
+    for item in doc["messages"]:
+        assert item["attachment"].endswith(".xlsx") and item["size"] > 1000
+        assert item["to"] and item["subject"]
+
+
+def test_a_real_send_off_a_terminal_needs_yes(tmp_path):
+    root = mail_study(tmp_path / "s")
+    with smtp_server() as (port, server):
+        result = run("send", str(root), *_plain(port))
+        assert result.exit_code == 2 and "--yes" in result.stderr and not server.delivered
+
+
+def test_a_display_name_with_a_comma_and_accents_stays_one_recipient(tmp_path):
+    root = mail_study(tmp_path / "s")
+    raters = root / "raters.csv"
+    raters.write_text(raters.read_text().replace("Validator One", '"O\'Brien, Séan"'))
+    study = load_study(root)
+    rater = study.raters[0]
+    assert rater.name == "O'Brien, Séan"
+    draft = parsed(build_eml(study, rater, root / L.PACKS_DIR / packs(root)[0]["file"]))
+    (to,) = draft["To"].addresses
+    assert (to.display_name, to.addr_spec) == ("O'Brien, Séan", rater.email)
+    with smtp_server() as (port, server):
+        assert run("send", str(root), "--yes", "--rater", rater.id, *_plain(port)).exit_code == 0
+    (delivery,) = server.delivered
+    assert delivery.rcpt_tos == [rater.email]
+    assert [a.display_name for a in parsed(delivery.content)["To"].addresses] == [rater.name]
+
+
+def test_the_mail_table_is_checked_and_is_not_part_of_the_spec_hash(tmp_path):
+    root = mail_study(tmp_path / "s")
+    before = load_study(root).hash
+    spec = root / "study.toml"
+    spec.write_text(spec.read_text().replace(SENDER, "Other <other@example.org>"))
+    assert load_study(root).hash == before
+    spec.write_text(spec.read_text() + 'smtp = "nohost"\ndeadline = "soon"\n')
+    result = run("check", str(root))
+    assert result.exit_code == 1
+    assert "[mail]: 'smtp' is 'nohost'; give host:port" in result.stderr
+    assert "[mail]: 'deadline' is 'soon'; give a date as yyyy-mm-dd" in result.stderr
+    assert "Traceback" not in result.output
