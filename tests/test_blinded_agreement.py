@@ -121,7 +121,8 @@ def test_sealed_unreadable_and_alpha_from_the_planted_values(partly_returned, tm
     study = load_study(root)
     depth = study.rubric.dimension("depth")
     level = depth.level  # a count is agreed on its points, as the analysis takes it
-    wide = pd.DataFrame(planted).T.map(depth.points_for_count)  # raters x response texts
+    # raters x response texts (Series.map: DataFrame.map needs pandas 2.1)
+    wide = pd.DataFrame(planted).T.apply(lambda col: col.map(depth.points_for_count))
     expected = stats.krippendorff_alpha(wide.to_numpy(dtype=object), level=level,
                                         n_boot=0).loc[0, "alpha"]
     assert found["depth"]["alpha"] == pytest.approx(expected)
