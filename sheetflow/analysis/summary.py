@@ -8,7 +8,7 @@ import pandas as pd
 
 from .. import __version__
 from ..spec.study import Study
-from . import confidence, position
+from . import confidence, position, readings
 from .context import Context, json_safe
 from .decision import default_decision, finish
 from .panel import PANEL_METHOD, Panel
@@ -67,6 +67,7 @@ def summary(ctx: Context, tables: dict[str, pd.DataFrame], key_hash: str,
     arms = plan.arms(ctx, tables) if plan and plan.arms else None
     out["arms"] = arms.to_dict() if arms is not None else None
     out["panel"] = panel.to_dict()
+    out["reported"] = readings.reported_figures(ctx, tables)
     out.update(position.summary_part(tables))
     out.update(confidence.summary_part(tables))
     out["readings"] = position.readings(json_safe(out), ctx) + \
@@ -81,7 +82,15 @@ def _closing_methods(study: Study) -> list[tuple[str, str]]:
         ("Totals", "Recomputed from the rubric's dimensions (sum or mean); a total is missing "
          "when any of its dimensions is missing. Formulas in workbooks are never read."),
     ] if study.rubric.totals else []
-    return [*totals, ("Panel", PANEL_METHOD), ("References", "\n".join(REFERENCES))]
+    reported = [readings.METHODS] if set(planned_analyses(study)) & {
+        "icc", "cohen_kappa", "intra_rater_kappa"} else []
+    return [*totals, *reported, ("Panel", PANEL_METHOD),
+            ("References", "\n".join(REFERENCES + _scale_references(reported)))]
+
+
+def _scale_references(reported: list) -> tuple[str, ...]:
+    """The scales behind the readings of the other agreement figures, when shown."""
+    return (readings.LANDIS_KOCH_REF, readings.KOO_LI_REF) if reported else ()
 
 
 def methods(study: Study) -> list[tuple[str, str]]:

@@ -34,6 +34,7 @@ def formats(wb: xlsxwriter.Workbook) -> dict[str, Any]:
                                "text_wrap": True, "valign": "top"}),
         "bold": wb.add_format({"bold": True, "valign": "top"}),
         "wrap": wb.add_format({"text_wrap": True, "valign": "top"}),
+        "centre": wb.add_format({"text_wrap": True, "valign": "top", "align": "center"}),
         "num": wb.add_format({"num_format": "0.000", "valign": "top"}),
         "count": wb.add_format({"num_format": "0", "valign": "top"}),
         "share": wb.add_format({"num_format": "0.0%", "valign": "top"}),

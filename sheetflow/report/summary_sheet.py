@@ -20,8 +20,10 @@ def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
     for col, width in enumerate(SUMMARY_WIDTHS):
         ws.set_column(col, col, width)
     ws.write_string(0, 0, f"{analysis.study.title}", fmt["title"])
-    ws.write_string(1, 0, f"study {s.get('study_id', '')} | {s.get('n_raters', 0)} raters | "
-                    f"{s.get('n_cases', 0)} cases | spec {str(s.get('spec_hash', ''))[:16]} | "
+    ws.write_string(1, 0, f"study {s.get('study_id', '')} | "
+                    f"{_plural(s.get('n_raters', 0), 'rater')} | "
+                    f"{_plural(s.get('n_cases', 0), 'case')} | "
+                    f"spec {str(s.get('spec_hash', ''))[:16]} | "
                     f"key {str(s.get('key_sha256', ''))[:16]}", fmt["grey"])
     row = _headline_block(ws, 3, s, fmt)
     row = _checks_block(ws, row, s, fmt)
@@ -36,6 +38,7 @@ def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
             write_cell(ws, row, 1, value, fmt["num"])
             row += 1
         row += 1
+    row = _reported_block(ws, row, s, fmt)
     row = _headline_extras(ws, row, s, fmt)
     shown = [alpha_chart(wb, analysis, charts["alpha"]) if "alpha" in charts else "",
              yield_chart(wb, analysis, charts["yield"]) if "yield" in charts else ""]
@@ -43,6 +46,10 @@ def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
         write_line(ws, row, f"Chart: see the sheet \"{name}\".", fmt["grey"])
         row += 1
     set_print(ws, SUMMARY_WIDTHS, landscape=True)
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
 
 SUMMARY_WIDTHS = (30.0, 11.0, 11.0, 11.0, 11.0, 11.0, 11.0, 40.0)  # one landscape page
 _STATUS_FORMAT = {"pass": "status_pass", "fail": "status_fail"}
@@ -145,10 +152,39 @@ def _alpha_block(ws: Worksheet, row: int, analysis: Analysis, fmt: dict[str, Any
         write_cell(ws, row, 3, rec["ci_high"], fmt["num"])
         write_cell(ws, row, 4, rec["n_units"], fmt["count"])
         write_cell(ws, row, 5, rec["n_raters"], fmt["count"])
-        ws.write_string(row, 6, str(rec["level"]))
+        ws.write_string(row, 6, str(rec["level"]), fmt["centre"])
         if rec["band"]:
             ws.write_string(row, 7, rec["band"], band_fmt)
     return row + 2
+
+def _reported_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any]) -> int:
+    """ICC, pairwise and intra-rater kappa: each figure with its interval, target and
+    reading, under a title that says they are not part of the decision."""
+    figures = s.get("reported") or []
+    if not figures:
+        return row
+    write_line(ws, row, "Other agreement figures the protocol names (reported, not part of "
+               "the decision)", fmt["bold"])
+    row += 1
+    head = ["figure", "value", "95% CI low", "95% CI high", "units", "raters", "target",
+            "reading"]
+    for j, h in enumerate(head):
+        ws.write_string(row, j, h, fmt["head"])
+    for f in figures:
+        row += 1
+        target = "none set" if f["target"] is None else \
+            f"{fmt_value(f['target'])}: {'met' if f['met'] else 'not met'}"
+        reading = f"{f['reading']} ({f['scale']})" if f["reading"] else \
+            f"undefined: {f['reason']}"
+        reading += f"; {f['note']}" if f.get("note") else ""
+        _wrapped_row(ws, row, {0: f"{f['measure']}: {f['figure']}", 7: reading}, fmt["wrap"])
+        ws.write_string(row, 6, target, fmt["centre"])
+        for j, key in enumerate(("value", "ci_low", "ci_high"), start=1):
+            write_cell(ws, row, j, f[key], fmt["num"])
+        for j, key in enumerate(("units", "raters"), start=4):
+            write_cell(ws, row, j, f[key], fmt["count"])
+    return row + 2
+
 
 def _headline_extras(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any]) -> int:
     """Short lines for the protocol-specific headlines (yield, acceptance, pilot...)."""

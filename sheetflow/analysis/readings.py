@@ -1,0 +1,172 @@
+"""The agreement figures a protocol names beside its decision: ICC, pairwise and
+intra-rater kappa, each with its target (when the plan sets one) and a published reading.
+
+None of the five protocols sets a pass mark for these figures ("reported for
+transparency", 000 section 4.3; "report it even if it is bad", 001), so they never
+enter a decision. What a figure means in words comes from the scale its literature
+uses, named beside it: Landis & Koch (1977) for kappa, Koo & Li (2016) for the ICC.
+A plan may set a target (``[analysis.targets]`` ``icc``, ``cohen_kappa``,
+``intra_rater_kappa``); the Summary then says whether the figure reaches it, still
+outside the decision.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from .context import Context
+
+KAPPA_SCALE = "Landis & Koch 1977"
+LANDIS_KOCH_REF = ("Landis, J. R., & Koch, G. G. (1977). The measurement of observer "
+                   "agreement for categorical data. Biometrics 33, 159-174.")
+KOO_LI_REF = ("Koo, T. K., & Li, M. Y. (2016). A guideline of selecting and reporting "
+              "intraclass correlation coefficients for reliability research. J. Chiropr. "
+              "Med. 15, 155-163.")
+ICC_SCALE = "Koo & Li 2016"
+
+# Landis, J. R., & Koch, G. G. (1977). The measurement of observer agreement for
+# categorical data. Biometrics 33, 159-174, table on p. 165: (lower bound, label).
+_LANDIS_KOCH = ((0.81, "almost perfect"), (0.61, "substantial"), (0.41, "moderate"),
+                (0.21, "fair"), (0.0, "slight"), (-math.inf, "poor"))
+# Koo, T. K., & Li, M. Y. (2016). A guideline of selecting and reporting intraclass
+# correlation coefficients for reliability research. J. Chiropr. Med. 15, 155-163, p. 161:
+# below 0.5 poor, 0.5-0.75 moderate, 0.75-0.9 good, above 0.9 excellent.
+# "Excellent" is strictly above 0.9, so icc_reading tests it before this closed-below scale.
+_KOO_LI = ((0.75, "good"), (0.5, "moderate"), (-math.inf, "poor"))
+
+
+def kappa_reading(value: float | None) -> str:
+    """Landis & Koch's (1977) word for a kappa: their table gives two decimals
+    (0.21-0.40 "fair"), so a kappa reads at its value rounded to two decimals; "" when
+    undefined."""
+    return _read(value, _LANDIS_KOCH, decimals=2)
+
+
+def icc_reading(value: float | None) -> str:
+    """Koo & Li's (2016) word for an ICC point estimate (their guideline also reads the
+    interval; the Summary shows it beside); "" when undefined. Their words set the
+    bounds: 0.75 and 0.9 are "good" ("between 0.75 and 0.9"), "excellent" is "greater
+    than 0.90", 0.5 is "moderate"."""
+    if value is not None and math.isfinite(value) and value > 0.9:
+        return "excellent"
+    return _read(value, _KOO_LI, decimals=None)
+
+
+def _read(value: float | None, scale: tuple[tuple[float, str], ...],
+          decimals: int | None) -> str:
+    if value is None or not math.isfinite(value):
+        return ""
+    v = round(value, decimals) if decimals is not None else value
+    return next(label for bound, label in scale if v >= bound)
+
+
+def reported_figures(ctx: Context, tables: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
+    """One record per figure the plan computed among ICC, pairwise Cohen's kappa and
+    intra-rater kappa: what it measures, its value and interval, units and raters, the
+    target (None when the plan sets none), whether it is met, and its reading."""
+    rows: list[dict[str, Any]] = []
+    if "icc" in tables and "primary" in tables["icc"]:
+        rows += _icc_rows(ctx, tables["icc"])
+    if "cohen_kappa" in tables and "kappa" in tables["cohen_kappa"]:
+        rows += _pairwise_rows(ctx, tables["cohen_kappa"])
+    if "intra_rater_kappa" in tables and "kappa" in tables["intra_rater_kappa"]:
+        rows += _intra_rows(ctx, tables["intra_rater_kappa"])
+    return rows
+
+
+def _record(ctx: Context, target_name: str, figure: str, measure: str, value: Any,
+            ci: tuple[Any, Any], units: Any, raters: Any, reading: str, scale: str,
+            reason: str = "") -> dict[str, Any]:
+    target = ctx.target(target_name)
+    value = _finite(value)
+    met = None if target is None or value is None else bool(value >= target)
+    return {"figure": figure, "measure": measure, "value": value,
+            "ci_low": _finite(ci[0]), "ci_high": _finite(ci[1]), "units": _count(units),
+            "raters": _count(raters), "target": target, "met": met,
+            "reading": reading, "scale": scale if reading else "",
+            "reason": "" if value is not None else (reason or "undefined"), "note": ""}
+
+
+def _icc_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
+    out = []
+    for r in table[table["primary"].astype(bool)].to_dict("records"):
+        out.append(_record(
+            ctx, "icc", f"{r['mcgraw_wong']} ({r['shrout_fleiss']}), {r.get('description', '')}",
+            str(r["measure"]),
+            r["icc"], (r.get("ci_low"), r.get("ci_high")), r.get("n_units"),
+            r.get("n_raters"), icc_reading(_finite(r["icc"])), ICC_SCALE,
+            str(r.get("reason") or "")))
+    return out
+
+
+def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
+    """Per measure, the mean kappa over rater pairs, and the pair agreeing least (the
+    protocol's use: "identifying if specific rater pairs diverge")."""
+    out = []
+    for measure, g in table.groupby("measure", sort=False):
+        k = pd.to_numeric(g["kappa"], errors="coerce")
+        raters = pd.unique(pd.concat([g["rater1"], g["rater2"]])) if "rater1" in g else []
+        mean = float(k.mean()) if k.notna().any() else None
+        figure = f"Cohen's kappa, mean of {int(k.notna().sum())} rater pairs"
+        rec = _record(ctx, "cohen_kappa", figure, str(measure), mean, (None, None),
+                      g["n_units"].max() if "n_units" in g else None, len(raters),
+                      kappa_reading(mean), KAPPA_SCALE, _first_reason(g))
+        if k.notna().any():
+            low = g.loc[k.idxmin()]
+            rec["note"] = (f"lowest pair {low['rater1']} with {low['rater2']}: "
+                           f"{float(low['kappa']):.3f}")
+        out.append(rec)
+    return out
+
+
+def _intra_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
+    out = []
+    for r in table.to_dict("records"):
+        who = r.get("rater")
+        figure = "intra-rater Cohen's kappa, sitting 1 vs 2" + (
+            f" ({who})" if isinstance(who, str) and who else "")
+        out.append(_record(ctx, "intra_rater_kappa", figure, str(r["measure"]), r["kappa"],
+                           (r.get("ci_low"), r.get("ci_high")), r.get("n_units"), 1,
+                           kappa_reading(_finite(r["kappa"])), KAPPA_SCALE,
+                           str(r.get("reason") or "")))
+    return out
+
+
+def _first_reason(g: pd.DataFrame) -> str:
+    if "reason" not in g:
+        return ""
+    reasons = [r for r in g["reason"] if isinstance(r, str) and r]
+    return reasons[0] if reasons else ""
+
+
+def _finite(value: Any) -> float | None:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def _count(value: Any) -> int | None:
+    v = _finite(value)
+    return int(v) if v is not None else None
+
+
+METHODS = (
+    "Other agreement figures",
+    "ICC, pairwise Cohen's kappa and intra-rater kappa are reported beside the decision, "
+    "never in it: no protocol sets a pass mark for them (000: reported for transparency; "
+    "001: report it even if it is bad). A plan may set a target ([analysis.targets] icc, "
+    "cohen_kappa, intra_rater_kappa); the Summary then says whether the figure reaches "
+    "it (value >= target). Readings in words: kappa on Landis & Koch (1977, p. 165) at "
+    "two decimals: below 0 poor, 0.00-0.20 slight, 0.21-0.40 fair, 0.41-0.60 moderate, "
+    "0.61-0.80 substantial, 0.81-1.00 almost perfect; ICC on Koo & Li (2016, p. 161) "
+    "for the point estimate: below 0.50 poor, 0.50 to below 0.75 moderate, 0.75 to 0.90 "
+    "good, above 0.90 excellent (their guideline also reads the 95% interval, shown "
+    "beside). Pairwise kappa: the mean over every pair of raters with a defined kappa, "
+    "and the pair agreeing least. Kappa intervals are kappa +/- 1.96 SE and are not "
+    "cut at 1.",
+)

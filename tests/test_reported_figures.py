@@ -1,0 +1,201 @@
+"""The agreement figures each protocol names beside its decision, on the Summary.
+
+000 section 4.3 names pairwise Cohen's kappa and the ICC on totals; 001 the intra-rater
+kappa on the repeated items ("report it even if it is bad"); 002 ICC(A,1). Each is on
+the Summary sheet and in ``summary.json`` under ``reported``, with its interval, target
+and published reading, and each value is recomputed here from the analysis's own Data
+sheet by the textbook formula, not by sheetflow's code:
+
+- ICC(A,1): McGraw & Wong (1996), Psychol. Methods 1, 30-46, table 4 (case 2A), from
+  the two-way ANOVA mean squares;
+- Cohen's kappa (unweighted, two categories): Cohen (1960), (p_o - p_e) / (1 - p_e).
+
+The readings follow Landis & Koch (1977, Biometrics 33, p. 165) and Koo & Li (2016,
+J. Chiropr. Med. 15, p. 161), whose bounds are tested at their edges.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import openpyxl
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from decision_helpers import fill_returns, run_analyze
+
+from sheetflow.analysis.readings import icc_reading, kappa_reading
+from sheetflow.cli import cli
+from sheetflow.collect.run import collect
+from sheetflow.demo.simulate import fill_packs
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.templates import init_study
+from sheetflow.workbook import layout as L
+
+
+@pytest.mark.parametrize(("kappa", "word"), [
+    (-0.01, "poor"), (0.0, "slight"), (0.20, "slight"), (0.21, "fair"), (0.40, "fair"),
+    (0.41, "moderate"), (0.604, "moderate"), (0.61, "substantial"), (0.80, "substantial"),
+    (0.81, "almost perfect"), (1.0, "almost perfect"), (float("nan"), ""), (None, "")])
+def test_kappa_reads_on_landis_and_kochs_table(kappa, word):
+    assert kappa_reading(kappa) == word
+
+
+@pytest.mark.parametrize(("icc", "word"), [
+    (0.49, "poor"), (0.5, "moderate"), (0.7499, "moderate"), (0.75, "good"),
+    (0.9, "good"), (0.9001, "excellent"), (float("nan"), "")])
+def test_icc_reads_on_koo_and_lis_guideline(icc, word):
+    assert icc_reading(icc) == word
+
+
+def icc_a1(matrix: np.ndarray) -> float:
+    """ICC(A,1) of an n units x k raters matrix without gaps (McGraw & Wong 1996, case
+    2A): (MSR - MSE) / (MSR + (k - 1) MSE + k (MSC - MSE) / n)."""
+    n, k = matrix.shape
+    grand = matrix.mean()
+    ss_rows = k * ((matrix.mean(axis=1) - grand) ** 2).sum()
+    ss_cols = n * ((matrix.mean(axis=0) - grand) ** 2).sum()
+    ss_error = ((matrix - grand) ** 2).sum() - ss_rows - ss_cols
+    msr, msc = ss_rows / (n - 1), ss_cols / (k - 1)
+    mse = ss_error / ((n - 1) * (k - 1))
+    return (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
+
+
+def cohen_kappa(a: list, b: list) -> float:
+    """Cohen's (1960) unweighted kappa of two equally long label lists."""
+    labels = sorted(set(a) | set(b))
+    p_o = np.mean([x == y for x, y in zip(a, b, strict=True)])
+    p_e = sum(a.count(c) / len(a) * b.count(c) / len(b) for c in labels)
+    return (p_o - p_e) / (1 - p_e)
+
+
+def data_sheet(root) -> pd.DataFrame:
+    """The analysis workbook's Data sheet: one row per unblinded rating."""
+    return pd.read_excel(root / "out" / "analysis.xlsx", sheet_name="Data", engine="openpyxl")
+
+
+def summary_rows(root) -> list[tuple]:
+    """The Summary sheet's rows, as values."""
+    ws = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
+    return [r for r in ws.iter_rows(values_only=True) if any(v is not None for v in r)]
+
+
+def reported_row(rows: list[tuple], start: str) -> tuple:
+    return next(r for r in rows if isinstance(r[0], str) and r[0].startswith(start))
+
+
+def test_paired_rubric_reports_icc_and_pairwise_kappa_with_its_target(tmp_path):
+    root = tmp_path / "pr"
+    init_study(root, "paired-rubric")
+    spec = root / "study.toml"  # a target for the ICC: met or not is said, outside the decision
+    spec.write_text(spec.read_text(encoding="utf-8").replace(
+        "[analysis.targets]\n", "[analysis.targets]\nicc = 0.95\n"), encoding="utf-8")
+    generate_packs(root)
+    fill_packs(root, seed=5)
+    collect(root)
+    out, summary, _ = run_analyze(root)
+    assert out.exit_code == 0, out.output
+    icc = next(f for f in summary["reported"] if f["figure"].startswith("ICC(A,1)"))
+    data = data_sheet(root)
+    totals = data[data["dimension"] == "total"].pivot_table(
+        index=["case", "arm"], columns="rater", values="value")
+    assert icc["value"] == pytest.approx(icc_a1(totals.to_numpy(float)), abs=1e-9)
+    assert (icc["units"], icc["raters"]) == (len(totals), 3)
+    assert icc["target"] == 0.95 and icc["met"] is (icc["value"] >= 0.95)
+    assert icc["reading"] == icc_reading(icc["value"]) and icc["scale"] == "Koo & Li 2016"
+    assert icc["ci_low"] < icc["value"] < icc["ci_high"]
+    assert summary["decision"]["checks"] and not any(
+        "ICC" in c["name"] for c in summary["decision"]["checks"])  # never in the decision
+    rows = summary_rows(root)
+    shown = reported_row(rows, "total: ICC(A,1) (ICC(2,1))")
+    assert shown[1] == pytest.approx(icc["value"]) and shown[6].startswith("0.950: not met")
+    kappas = pd.read_excel(root / "out" / "analysis.xlsx", sheet_name="Cohen kappa",
+                           engine="openpyxl")
+    depth = kappas[kappas["measure"] == "depth"]
+    pairwise = next(f for f in summary["reported"]
+                    if f["measure"] == "depth" and "Cohen" in f["figure"])
+    assert pairwise["value"] == pytest.approx(depth["kappa"].mean())
+    low = depth.loc[depth["kappa"].idxmin()]
+    assert pairwise["note"] == (f"lowest pair {low['rater 1']} with {low['rater 2']}: "
+                                f"{low['kappa']:.3f}")
+    shown = reported_row(rows, "depth: Cohen's kappa, mean of 3 rater pairs")
+    assert shown[6] == "none set" and shown[7].startswith(
+        f"{kappa_reading(pairwise['value'])} (Landis & Koch 1977); lowest pair")
+    methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
+    assert any(r[0] == "Other agreement figures" for r in methods.iter_rows(values_only=True))
+
+
+def test_keep_known_reports_the_intra_rater_kappa_even_when_it_is_bad(tmp_path):
+    """A simulated owner fills both sittings; then every KEEP mark of sitting 2 is
+    turned over (a blank mark means No): a kappa below 0, reported with its interval
+    and read "poor"."""
+    root = tmp_path / "kk"
+    init_study(root, "keep-known")
+    generate_packs(root)
+    fill_packs(root, seed=5)
+    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
+    second = next(p for p in manifest["packs"] if p["sitting"] == 2)
+    path = root / L.RETURNS_DIR / second["file"]
+    wb = openpyxl.load_workbook(path)
+    for cell in L.iter_answer_cells(second):
+        if cell["part"] == "value" and cell["dimension"] == "keep":
+            target = wb[cell["sheet"]][cell["cell"]]
+            target.value = None if target.value == "Yes" else "Yes"
+    wb.save(path)
+    collect(root)
+    out, summary, _ = run_analyze(root)
+    assert out.exit_code == 0, out.output
+    data = data_sheet(root)
+    keep = data[data["dimension"] == "keep"].fillna({"value": "No"}).pivot_table(
+        index="case", columns="sitting", values="value", aggfunc="first").dropna()
+    expected = cohen_kappa(keep[1].tolist(), keep[2].tolist())
+    assert expected < 0
+    rec = next(f for f in summary["reported"] if f["measure"] == "keep")
+    assert rec["figure"] == "intra-rater Cohen's kappa, sitting 1 vs 2 (owner-01)"
+    assert rec["value"] == pytest.approx(expected, abs=1e-9)
+    assert rec["units"] == len(keep) == 30
+    assert rec["reading"] == "poor" and rec["ci_low"] < rec["value"] < rec["ci_high"]
+    shown = reported_row(summary_rows(root), "keep: intra-rater Cohen's kappa")
+    assert shown[1] == pytest.approx(expected) and shown[7] == "poor (Landis & Koch 1977)"
+
+
+def test_anchored_plan_reports_icc_a1_of_its_second_ratings(tmp_path):
+    """The primary rater's component scores vary by item; the second rater scores the
+    subset 2 points lower on completeness for every other item: ICC(A,1) on the
+    recomputed totals of the doubly rated items, by the textbook formula."""
+    root = tmp_path / "ap"
+    init_study(root, "anchored-plan")
+    generate_packs(root)
+    seen: dict[str, int] = {}
+
+    def answer(pack, cell):
+        number = int("".join(ch for ch in cell["item_id"] if ch.isdigit()))
+        dim = cell["dimension"]
+        if dim == "material_errors":
+            return 0
+        if dim == "severe_safety":
+            return "No"
+        value = 5 + (number * 3) % 11
+        if pack["rater_id"] != "R-7QX" and dim == "completeness":
+            seen.setdefault(cell["item_id"], len(seen))
+            value -= 2 * (seen[cell["item_id"]] % 2)
+        return value
+
+    fill_returns(root, answer)
+    collect(root)
+    locked = CliRunner().invoke(cli, ["lock", str(root)])
+    assert locked.exit_code == 0, locked.output
+    fill_returns(root, answer)
+    collect(root)
+    out, summary, _ = run_analyze(root)
+    assert out.exit_code == 0, out.output
+    data = data_sheet(root)
+    totals = data[data["dimension"] == "total"].pivot_table(
+        index="case", columns="rater", values="value").dropna()
+    assert totals.shape[1] == 2 and len(totals) >= 4
+    rec = next(f for f in summary["reported"] if f["figure"].startswith("ICC(A,1)"))
+    assert rec["value"] == pytest.approx(icc_a1(totals.to_numpy(float)), abs=1e-9)
+    assert (rec["units"], rec["raters"]) == (len(totals), 2)
+    shown = reported_row(summary_rows(root), "total: ICC(A,1) (ICC(2,1))")
+    assert shown[1] == pytest.approx(rec["value"]) and shown[6] == "none set"
+    assert shown[7] == f"{icc_reading(rec['value'])} (Koo & Li 2016)"
