@@ -47,8 +47,8 @@ def study(tmp_path_factory) -> Path:
     return root
 
 
-def _status_rows(root: Path) -> list[dict[str, object]]:
-    ws = openpyxl.load_workbook(root / "out" / "validation.xlsx")["Status"]
+def _status_rows(root: Path, sheet: str = "Status") -> list[dict[str, object]]:
+    ws = openpyxl.load_workbook(root / "out" / "validation.xlsx")[sheet]
     header = [c.value for c in ws[1]]
     return [dict(zip(header, (c.value for c in row), strict=True))
             for row in ws.iter_rows(min_row=2)]
@@ -58,7 +58,9 @@ def test_status_sheet_lists_every_expected_rater_returned_or_not(study):
     rows = {r["Rater"]: r for r in _status_rows(study)}
     assert rows["EV-03"]["State"] == "Not returned"
     assert rows["EV-03"]["File returned"] is None and rows["EV-03"]["Complete %"] is None
-    assert rows["EV-03"]["E-mail"] == "ev03@example.org"
+    mail = {r["Rater"]: r for r in _status_rows(study, "Mail")}  # who to write to
+    assert mail["EV-03"]["E-mail"] == "ev03@example.org"
+    assert mail["EV-03"]["State"] == "Not returned" and mail["EV-03"]["Returned"] is None
     assert "sheetflow remind" in rows["EV-03"]["What to do"]
     assert rows["EV-01"]["State"] == "Errors: fix" and rows["EV-01"]["Errors"] >= 1
     assert "out/feedback/EV-01.eml" in rows["EV-01"]["What to do"]
@@ -77,22 +79,21 @@ def test_an_empty_file_is_not_shown_complete(study):
 def test_status_sheet_is_ready_to_read_and_print(study):
     wb = openpyxl.load_workbook(study / "out" / "validation.xlsx")
     assert wb.sheetnames[:2] == ["Status", "Issues"] and wb.active.title == "Status"
-    for name in ("Status", "Issues"):
+    for name in ("Status", "Issues", "Mail"):
         ws = wb[name]
         assert ws.freeze_panes == "A2"
         assert ws.auto_filter.ref and ws.auto_filter.ref.startswith("A1:")
         assert ws.page_setup.orientation == "landscape"
         assert ws.print_title_rows.replace("$", "") == "1:1"  # the header on every page
-        if ws.sheet_properties.pageSetUpPr and ws.sheet_properties.pageSetUpPr.fitToPage:
-            assert ws.page_setup.fitToWidth in (None, 1)  # 1 is the default, left out
-            assert ws.page_setup.fitToHeight == 0
-        else:  # too wide for one legible page: 70%, on to the right, first column repeated
-            assert int(ws.page_setup.scale) >= 70 and ws.print_title_cols.replace("$", "") == "A:A"
+        # one page wide, at 70% or more (the columns' widths are chosen for it)
+        assert ws.sheet_properties.pageSetUpPr.fitToPage, name
+        assert ws.page_setup.fitToWidth in (None, 1)  # 1 is the default, left out
+        assert ws.page_setup.fitToHeight == 0
     fills = {r[0].value: r[0].fill.fgColor.rgb for r in wb["Status"].iter_rows(min_row=2)}
     assert fills["Not returned"] != fills["Errors: fix"]
     issues = wb["Issues"]
     header = [c.value for c in issues[1]]
-    message = issues.cell(row=2, column=header.index("message") + 1)
+    message = issues.cell(row=2, column=header.index("Message") + 1)
     assert message.alignment.wrap_text
 
 

@@ -99,9 +99,9 @@ def test_status_json_shows_invited_returned_and_reminded(tmp_path):
         assert row["returned_at"] == "" and len(row["reminded"]) == 1
         assert row["reminded"][0] >= sent[pack["rater_id"]]
         assert row["overdue"] is (dt.datetime.now(dt.UTC).date() > dt.date(2026, 9, 20))
-    collect(root)  # the Status sheet carries the same columns
+    collect(root)  # the Mail sheet, beside the Status sheet, carries the same columns
     import openpyxl
-    sheet = openpyxl.load_workbook(root / "out" / "validation.xlsx")["Status"]
+    sheet = openpyxl.load_workbook(root / "out" / "validation.xlsx")["Mail"]
     header = [c.value for c in sheet[1]]
     for column in ("Invited", "Returned", "Reminded", "Reply sent", "Overdue"):
         assert column in header

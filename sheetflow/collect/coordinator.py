@@ -194,19 +194,25 @@ def draft_name(rater_id: str, sitting: int = 1) -> str:
 
 # --------------------------------------------------------------------------- workbook
 
+# Status and Mail each print one landscape page wide at 70% or more: at most about 140
+# characters of column width (see sheetflow.workbook.printing); text wraps in its cell.
 STATUS_COLUMNS = (  # header, width, RosterRow field
-    ("State", 12, "state"), ("Rater", 10, "rater_id"), ("Name", 16, "name"),
-    ("E-mail", 20, "email"), ("Sitting", 7, "sitting"), ("Pack sent", 26, "pack"),
-    ("File returned", 26, "file"), ("Complete %", 9, "percent_complete"),
-    ("Errors", 7, "errors"), ("Warnings", 9, "warnings"), ("Used", 6, "used"),
-    ("Invited", 16, "invited"), ("Returned", 16, "returned_at"),
-    ("Reminded", 16, "reminded"), ("Reply sent", 16, "reply_sent"),
-    ("Overdue", 8, "overdue"), ("What to do", 40, "todo"),
+    ("State", 11, "state"), ("Rater", 9, "rater_id"), ("Name", 14, "name"),
+    ("Sitting", 7, "sitting"), ("Pack sent", 22, "pack"), ("File returned", 22, "file"),
+    ("Complete %", 9, "percent_complete"), ("Errors", 7, "errors"),
+    ("Warnings", 9, "warnings"), ("Used", 6, "used"), ("What to do", 25, "todo"),
+)
+MAIL_COLUMNS = (  # the mail history of each pack, beside who it went to
+    ("State", 11, "state"), ("Rater", 9, "rater_id"), ("Name", 14, "name"),
+    ("E-mail", 24, "email"), ("Sitting", 7, "sitting"), ("Invited", 16, "invited"),
+    ("Returned", 16, "returned_at"), ("Reminded", 16, "reminded"),
+    ("Reply sent", 16, "reply_sent"), ("Overdue", 8, "overdue"),
 )
 LINE_POINTS = 15  # row height of one line of wrapped text
-ISSUE_COLUMNS = (("severity", 9), ("code", 20), ("file", 24), ("sheet", 10), ("cell", 7),
-                 ("rater", 10), ("case", 10), ("label", 6), ("dimension", 12),
-                 ("value", 12), ("message", 48))
+ISSUE_COLUMNS = (("severity", 9, "Severity"), ("code", 18, "Code"), ("file", 22, "File"),
+                 ("sheet", 9, "Sheet"), ("cell", 6, "Cell"), ("rater", 9, "Rater"),
+                 ("case", 9, "Case"), ("label", 6, "Label"), ("dimension", 11, "Dimension"),
+                 ("value", 10, "Value"), ("message", 30, "Message"))
 
 
 def write_validation_workbook(path: Path, rows: list[RosterRow],
@@ -226,8 +232,9 @@ def write_validation_workbook(path: Path, rows: list[RosterRow],
     wb.set_properties({"created": dt.datetime(2000, 1, 1), "title": "Validation of returns"})
     head = wb.add_format({"bold": True, "bg_color": "#D9D9D9", "border": 1,
                           "text_wrap": True, "valign": "top"})
-    _status_sheet(wb, head, rows)
+    _roster_sheet(wb, head, rows, "Status", STATUS_COLUMNS)
     _issues_sheet(wb, head, report.issues)
+    _roster_sheet(wb, head, rows, "Mail", MAIL_COLUMNS)
     _files_sheet(wb, head, report)
     close_workbook(wb, path)
 
@@ -241,36 +248,56 @@ def _print_setup(ws: Any, widths: list[float], rows: int) -> None:
     set_print(ws, widths, header_rows=1, landscape=True)
 
 
-def _status_sheet(wb: Any, head: Any, rows: list[RosterRow]) -> None:
-    ws = wb.add_worksheet("Status")
+def _roster_sheet(wb: Any, head: Any, rows: list[RosterRow], title: str,
+                  columns: tuple[tuple[str, int, str], ...]) -> None:
+    """A sheet of one row per pack (``rows``) showing ``columns``, each row coloured by
+    its state; the Status sheet is the one the workbook opens on."""
+    ws = wb.add_worksheet(title)
     formats = {state: (wb.add_format({"bg_color": fill, "font_color": font, "bold": True,
-                                      "valign": "top", "border": 1}),
+                                      "valign": "top", "border": 1, "text_wrap": True}),
                        wb.add_format({"bg_color": fill, "valign": "top", "border": 1,
                                       "text_wrap": True}))
                for state, (_, fill, font) in STATES.items()}
-    for c, (title, width, _) in enumerate(STATUS_COLUMNS):
-        ws.write_string(0, c, title, head)
+    for c, (header, width, _) in enumerate(columns):
+        ws.write_string(0, c, header, head)
         ws.set_column(c, c, width)
+    _header_height(ws, [(header, width) for header, width, _ in columns])
     for r, row in enumerate(rows, 1):
         strong, plain = formats[row.state]
         ws.set_row(r, LINE_POINTS * _lines(
-            (str(getattr(row, name) or ""), width) for _, width, name in STATUS_COLUMNS))
-        for c, (_, _, name) in enumerate(STATUS_COLUMNS):
+            (_shown(row, name), width) for _, width, name in columns))
+        for c, (_, _, name) in enumerate(columns):
             value = getattr(row, name)
-            if name == "state":
-                ws.write_string(r, c, STATES[row.state][0], strong)
-            elif name == "used":
-                ws.write_string(r, c, "Yes" if value else "No", plain)
-            elif name == "overdue":
-                ws.write_string(r, c, "Overdue" if value else "", plain)
-            elif value is None or value == "":
-                ws.write_blank(r, c, None, plain)
+            if name == "state" or isinstance(value, bool) or value in (None, ""):
+                text = _shown(row, name)
+                if text:
+                    ws.write_string(r, c, text, strong if name == "state" else plain)
+                else:
+                    ws.write_blank(r, c, None, plain)
             elif isinstance(value, (int, float)):
                 ws.write_number(r, c, value, plain)
             else:
                 ws.write_string(r, c, str(value), plain)
-    _print_setup(ws, [float(w) for _, w, _ in STATUS_COLUMNS], len(rows))
-    ws.activate()
+    _print_setup(ws, [float(w) for _, w, _ in columns], len(rows))
+    if title == "Status":
+        ws.activate()
+
+
+def _shown(row: RosterRow, name: str) -> str:
+    """The text a roster cell shows: the state's words, Yes/No, "Overdue" or blank."""
+    value = getattr(row, name)
+    if name == "state":
+        return STATES[row.state][0]
+    if name == "used":
+        return "Yes" if value else "No"
+    if name == "overdue":
+        return "Overdue" if value else ""
+    return "" if value is None else str(value)
+
+
+def _header_height(ws: Any, cells: list[tuple[str, int]]) -> None:
+    """The header row as tall as its longest wrapped header ("Complete %" takes two)."""
+    ws.set_row(0, LINE_POINTS * _lines(cells))
 
 
 def _lines(cells: Iterable[tuple[str, int]]) -> int:
@@ -286,20 +313,21 @@ def _issues_sheet(wb: Any, head: Any, issues: list[Issue]) -> None:
                                         "valign": "top"}),
                 "warning": wb.add_format({"bg_color": "#FFEB9C", "font_color": "#9C5700",
                                           "valign": "top"})}
-    for c, (name, width) in enumerate(ISSUE_COLUMNS):
-        ws.write_string(0, c, name, head)
+    for c, (name, width, header) in enumerate(ISSUE_COLUMNS):
+        ws.write_string(0, c, header, head)
         ws.set_column(c, c, width, wrap if name == "message" else top)
+    _header_height(ws, [(header, width) for _, width, header in ISSUE_COLUMNS])
     for r, item in enumerate(issues, 1):
-        lines = _lines((str(getattr(item, name)), width) for name, width in ISSUE_COLUMNS)
+        lines = _lines((str(getattr(item, name)), width) for name, width, _ in ISSUE_COLUMNS)
         if lines > 1:  # spreadsheet programs do not grow a row for wrapped text
             ws.set_row(r, LINE_POINTS * lines)
-        for c, (name, _) in enumerate(ISSUE_COLUMNS):
+        for c, (name, _, _) in enumerate(ISSUE_COLUMNS):
             text = getattr(item, name)
             if name == "severity":
                 ws.write_string(r, c, text, severity.get(text, top))
             else:
                 ws.write_string(r, c, text, wrap)
-    _print_setup(ws, [float(w) for _, w in ISSUE_COLUMNS], len(issues))
+    _print_setup(ws, [float(w) for _, w, _ in ISSUE_COLUMNS], len(issues))
 
 
 FILE_COLUMNS = (("File", 48), ("Rater", 12), ("Used", 6), ("Errors", 7), ("Warnings", 9),
@@ -315,6 +343,7 @@ def _files_sheet(wb: Any, head: Any, report: ValidationReport) -> None:
     for c, (name, width) in enumerate(FILE_COLUMNS):
         ws.write_string(0, c, name, head)
         ws.set_column(c, c, width, top)
+    _header_height(ws, list(FILE_COLUMNS))
     for r, f in enumerate(report.files, 1):
         ws.set_row(r, LINE_POINTS * _lines([(f.file, FILE_COLUMNS[0][1]),
                                             (f.sha256, FILE_COLUMNS[6][1])]))

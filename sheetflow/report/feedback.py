@@ -10,13 +10,15 @@ from __future__ import annotations
 import datetime as dt
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import xlsxwriter
+from xlsxwriter.worksheet import Worksheet
 
 from ..errors import close_workbook
-from .cells import OPTIONS, created, formats, write_table
+from ..workbook.printing import row_points, set_print
+from .cells import OPTIONS, column_widths, created, formats, write_table
 
 if TYPE_CHECKING:  # a worker process writing feedback needs no analysis
     from ..analysis import Analysis
@@ -64,21 +66,35 @@ def write_feedback_tables(title: str, rater: str, tables: dict[str, pd.DataFrame
                        "created": when})
     fmt = {**formats(wb), "num": wb.add_format()}  # rounded to 3 places: 4, not 4.000
     percent = {HEADERS[c]: wb.add_format({"num_format": "0%"}) for c in SHARES}
+    fmt["intro"] = wb.add_format({"font_color": "#666666", "italic": True, "text_wrap": True,
+                                  "valign": "top"})
     for n, (name, table) in enumerate(tables.items()):
+        shown = _rounded(table).rename(columns=HEADERS)
         ws = wb.add_worksheet(name[:31])
-        ws.set_landscape()
-        ws.fit_to_pages(1, 0)
-        ws.set_column(0, max(len(table.columns) - 1, 0), 18)
-        top = 0
-        if n == 0:
-            ws.write_string(0, 0, f"{title}: feedback for {rater}", fmt["title"])
-            ws.write_string(1, 0, INTRO, fmt["grey"])
-            top = 3
-        ws.set_row(top, 45)  # headers wrap to up to three lines
-        write_table(ws, top, _rounded(table).rename(columns=HEADERS), fmt,
-                    number_formats=percent)
+        widths = column_widths(shown, words=False)
+        for j, width in enumerate(widths):
+            ws.set_column(j, j, width)
+        top = _intro(ws, f"{title}: feedback for {rater}", widths, fmt) if n == 0 else 0
+        ws.set_row(top, row_points([(str(c), w) for c, w in zip(shown.columns, widths,
+                                                                   strict=True)]))
+        write_table(ws, top, shown, fmt, number_formats=percent, words=False, widths=widths)
+        ws.freeze_panes(top + 1, 0)
+        set_print(ws, widths, header_rows=top + 1)
     close_workbook(wb, path)
     return path
+
+
+def _intro(ws: Worksheet, heading: str, widths: list[float], fmt: dict[str, Any]) -> int:
+    """The heading and :data:`INTRO` above the first table, the intro wrapped across the
+    table's columns (a line running past them would widen the printed page); the row
+    of the table's header."""
+    ws.write_string(0, 0, heading, fmt["title"])
+    last = max(len(widths) - 1, 0)
+    if last:
+        ws.merge_range(1, 0, 1, last, "", fmt["intro"])
+    ws.write_string(1, 0, INTRO, fmt["intro"])
+    ws.set_row(1, row_points([(INTRO, sum(widths))]))
+    return 3
 
 
 def _rounded(table: pd.DataFrame) -> pd.DataFrame:
