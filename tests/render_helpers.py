@@ -4,8 +4,8 @@
 setup: orientation, scale, repeated rows, page breaks); :func:`paper_faults` reads the
 PDF back with pdfplumber and lists what a reader of the paper would stumble on: text
 smaller than :data:`MIN_POINTS`, a cell's text not on paper whole (cut by its
-neighbour, by its row height or by the page), a number shown as ``###``, a chart split
-over two pages.
+neighbour, by its row height or by the page), a glyph beyond the page's edges, a number
+shown as ``###``, a chart split over two pages.
 
 LibreOffice leaves out the glyphs of a cell's text that fall outside the cell it may
 use, and writes each cell's text as one run of glyphs in the page's content stream; so a
@@ -50,16 +50,24 @@ class Paper:
 
     pages: list[str]
     smallest: list[float]
+    off_page: list[str]  # per page, the glyphs printed beyond its edges
 
     @classmethod
     def read(cls, pdf: Path) -> Paper:
-        pages, smallest = [], []
+        pages, smallest, off_page = [], [], []
         with pdfplumber.open(pdf) as doc:
             for page in doc.pages:
                 glyphs = [c for c in page.chars if c["text"].strip()]
                 pages.append("".join(c["text"] for c in glyphs))
                 smallest.append(min((_points(c) for c in glyphs), default=99.0))
-        return cls(pages, smallest)
+                off_page.append("".join(c["text"] for c in glyphs if _beyond(c, page)))
+        return cls(pages, smallest, off_page)
+
+
+def _beyond(char: dict, page: object) -> bool:
+    """Whether a glyph lies (by more than half a point) outside its page."""
+    return (char["x0"] < -0.5 or char["top"] < -0.5 or char["x1"] > page.width + 0.5
+            or char["bottom"] > page.height + 0.5)
 
 
 def _points(char: dict) -> float:
@@ -114,6 +122,8 @@ def paper_faults(xlsx: Path, pdf: Path, *, min_points: float = MIN_POINTS) -> li
               for n, size in enumerate(paper.smallest, start=1) if size < min_points - 0.05]
     faults += [f"page {n}: a number shown as ###" for n, text in enumerate(paper.pages, 1)
                if "###" in text]
+    faults += [f"page {n}: {text[:60]!r} off the page"
+               for n, text in enumerate(paper.off_page, 1) if text]
     whole = "\x00".join(paper.pages)
     faults += [f"{sheet}!{cell}: text not whole on paper: {text[:60]!r}"
                for sheet, cell, text in cell_texts(xlsx)

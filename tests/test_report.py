@@ -100,3 +100,13 @@ def test_a_chart_axis_holds_every_value_and_interval():
         (-0.8, 1.1)
     assert value_range(table.iloc[1:2].assign(err_plus=0.1), "alpha", "err_minus",
                        "err_plus") == (0.0, 1.0)
+
+
+def test_every_analysis_has_a_sheet_title_in_words():
+    """A sheet is named in words, never by the analysis's internal name."""
+    from sheetflow.analysis.registry import all_analyses
+    from sheetflow.report import SHEET_TITLES
+
+    missing = sorted(set(all_analyses()) - set(SHEET_TITLES))
+    assert not missing, missing
+    assert all("_" not in title and len(title) <= 31 for title in SHEET_TITLES.values())

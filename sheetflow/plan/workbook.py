@@ -5,8 +5,9 @@ cheapest marked), "Chart" (a chart sheet: expected width against items, one line
 rater count, the target width dashed), "Chart data" (the chart's figures) and
 "Methods" (the conventions behind the figures).
 
-Legible on paper: every sheet fits the page width at :data:`MIN_SCALE` or more (the
-design table's columns are chosen to fit), in portrait when its columns fit a
+Legible on paper, by the print setup every workbook shares
+(:mod:`sheetflow.workbook.printing`): every sheet fits the page width at 70% or more
+(the design table's columns are chosen to fit), in portrait when its columns fit a
 portrait page and in landscape otherwise; the design table's header row repeats on
 every page; long texts wrap, with row heights set for them (LibreOffice does not grow
 rows of merged cells); the chart is alone on its chart sheet's page. Booleans read
@@ -23,17 +24,11 @@ import xlsxwriter
 
 from ..errors import close_workbook
 from ..staging import OutputSet
+from ..workbook.printing import MARGINS, row_points, set_print
 from .design import PlanResult
 
 _NAMES = {"alpha": "Krippendorff's alpha", "fleiss_kappa": "Fleiss' kappa",
           "cohen_kappa": "Cohen's kappa", "icc": "ICC"}
-MIN_SCALE = 0.70  # text of the 11 pt default font prints at 7.7 pt or more
-MARGINS = {"left": 0.4, "right": 0.4, "top": 0.5, "bottom": 0.5}  # inches
-# printable width in points, the narrower of A4 and US Letter; a column pixel is taken
-# as a point (LibreOffice's fallback fonts are that wide), so the fit holds either way
-PORTRAIT_POINTS = (8.27 - 0.8) * 72
-LANDSCAPE_POINTS = (11.0 - 0.8) * 72
-LINE_POINTS = 15.0  # one line of the 11 pt default font
 
 _METHODS = (
     ("Expected width", "The full width (upper minus lower limit) of the 95% interval a "
@@ -156,7 +151,7 @@ def _plan_sheet(wb: xlsxwriter.Workbook, f: dict[str, Any], result: PlanResult) 
         for c, (_, name, kind, _w) in enumerate(cols):
             ws.write(row, c, *_cell(rec.get(name), name, kind, f, mark))
     ws.freeze_panes(header_row + 1, 0)
-    _print_setup(ws, widths, repeat=(header_row, header_row))
+    set_print(ws, widths, header_rows=header_row + 1, header_from=header_row)
 
 
 def _what(result: PlanResult) -> str:
@@ -199,7 +194,7 @@ def _chart(wb: xlsxwriter.Workbook, f: dict[str, Any], result: PlanResult) -> No
                 ws.write(i, c, float(v), f["width"])
         if target is not None:
             ws.write(i, len(headers) - 1, target, f["width"])
-    _print_setup(ws, widths, repeat=(0, 0))
+    set_print(ws, widths, header_rows=1)
     last = len(pivot)
     chart = wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
     for c in range(1, len(headers)):
@@ -228,35 +223,9 @@ def _methods_sheet(wb: xlsxwriter.Workbook, f: dict[str, Any]) -> None:
         ws.write(i, 0, topic, f["label"])
         ws.write(i, 1, text, f["wrap"])
         ws.set_row(i, _height(text, widths[1]))
-    _print_setup(ws, widths, repeat=(0, 0))
+    set_print(ws, widths, header_rows=1)
 
 
 def _height(text: str, width: float) -> float:
-    """Points a row needs for ``text`` wrapped in ``width`` characters (on the safe
-    side: every character counted as wide as a digit, words never split)."""
-    room, lines, used = max(int(width) - 2, 1), 1, 0
-    for word in str(text).split():
-        if used and used + 1 + len(word) > room:
-            lines, used = lines + 1, 0
-        lines += (len(word) - 1) // room  # a word longer than the cell breaks inside it
-        used += (len(word) - 1) % room + 1 + (1 if used else 0)
-    return min(lines, 27) * LINE_POINTS
-
-
-def _print_setup(ws: Any, widths: list[float], *, repeat: tuple[int, int]) -> None:
-    """Portrait when the columns fit a portrait page, else landscape; one page wide
-    (the columns are chosen so that this keeps the scale at MIN_SCALE or more);
-    ``repeat`` rows at the top of every page."""
-    pixels = sum(int(w * 7 + 0.5) + 5 for w in widths)
-    landscape = pixels > PORTRAIT_POINTS
-    if landscape:
-        ws.set_landscape()
-    else:
-        ws.set_portrait()
-    page = LANDSCAPE_POINTS if landscape else PORTRAIT_POINTS
-    if pixels * MIN_SCALE > page:  # never printed smaller than MIN_SCALE
-        ws.set_print_scale(int(MIN_SCALE * 100))
-    else:
-        ws.fit_to_pages(1, 0)
-    ws.set_margins(**MARGINS)
-    ws.repeat_rows(*repeat)
+    """Points a row needs for ``text`` wrapped in ``width`` characters."""
+    return row_points([(text, width)])

@@ -34,6 +34,7 @@ SHEET_TITLES = {
     "permutation": "Permutation",
     "trend": "Trend by band",
     "intra_rater_kappa": "Intra-rater kappa",
+    "mixed_effects": "Mixed-effects model",
     "acceptance": "Acceptance",
     "second_rater_selection": "Second rater",
     "refusal_counts": "Refusals",

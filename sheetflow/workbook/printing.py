@@ -42,7 +42,7 @@ def page_pixels(landscape: bool) -> float:
 
 
 def set_print(ws: Any, widths: Sequence[float], *, header_rows: int = 0,
-              landscape: bool | None = None) -> None:
+              landscape: bool | None = None, header_from: int = 0) -> None:
     """Set up ``ws`` for printing (see the module notes).
 
     Parameters
@@ -52,6 +52,9 @@ def set_print(ws: Any, widths: Sequence[float], *, header_rows: int = 0,
         The width of every printed column, left to right.
     header_rows : int, default 0
         Rows at the top repeated on every page (0: none).
+    header_from : int, default 0
+        The first of the repeated rows (a table's header below a heading repeats
+        alone: rows ``header_from`` to ``header_rows - 1``).
     landscape : bool, optional
         The orientation; by default portrait when the columns fit a portrait page.
     """
@@ -69,7 +72,7 @@ def set_print(ws: Any, widths: Sequence[float], *, header_rows: int = 0,
         ws.set_print_scale(int(MIN_SCALE * 100))
         ws.repeat_columns(0)
     if header_rows:
-        ws.repeat_rows(0, header_rows - 1)
+        ws.repeat_rows(header_from, header_rows - 1)
 
 
 def text_lines(text: str, width: float) -> int:

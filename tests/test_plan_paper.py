@@ -1,4 +1,4 @@
-"""plan.xlsx printed by LibreOffice and read back with poppler: legible, nothing cut.
+"""plan.xlsx printed by LibreOffice and read back (``render_helpers``): legible, nothing cut.
 
 Every page's text is 7 pt or more, no word leaves the page, no number prints as ###,
 every text cell is whole on paper, the chart is on one page; the Plan sheet prints one
@@ -7,23 +7,18 @@ page wide, its design table's header on every page.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 
 import openpyxl
 import pytest
-from paper import page_texts, paper_faults, print_pdf, words
+from render_helpers import Paper, paper_faults, print_to_pdf
+from roundtrip_helpers import needs_soffice
 
 from sheetflow.plan import Target, plan_study
 from sheetflow.plan.workbook import write_plan_workbook
 from sheetflow.spec import init_study
 
-pytestmark = [
-    pytest.mark.libreoffice,
-    pytest.mark.skipif(shutil.which("soffice") is None and not os.environ.get("CI"),
-                       reason="LibreOffice not on PATH; under CI the test runs and fails"),
-]
+pytestmark = [pytest.mark.libreoffice, needs_soffice]
 
 PLANS = {  # a simulated paired plan with a lower-bound target; closed forms for kappa
     "paired-rubric": dict(target=Target(edge=0.6), simulations=10, n_boot=50),
@@ -37,9 +32,9 @@ def test_plan_workbook_prints_legibly(template, tmp_path):
     folder = init_study(tmp_path / template, template=template)
     result = plan_study(folder, **PLANS[template])
     xlsx = write_plan_workbook(result, tmp_path / "plan.xlsx")
-    pdf = print_pdf(xlsx, tmp_path / "pdf")
+    pdf = print_to_pdf([xlsx], tmp_path / "pdf")[xlsx]
     assert paper_faults(xlsx, pdf) == []
-    texts = page_texts(pdf, len(words(pdf)))
+    texts = Paper.read(pdf).pages
     header = re.sub(r"\s+", "", "Expected width")
     plan_pages = [t for t in texts if "Meetsthetarget" in t]
     assert plan_pages and all(header in t for t in plan_pages)  # the header repeats
