@@ -220,3 +220,19 @@ def test_commands_that_need_no_statistics_load_no_heavy_library(tmp_path):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a closed pipe is detected by poll()")
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
+    """``sheetflow check | head -1``: once the reader has gone, no error line and no
+    traceback on stderr, and the shell's code for it (141, 128 + SIGPIPE); the
+    command's own broken pipes still report as errors (``reports_errors``)."""
+    root = init_study(tmp_path / "s", "paired-rubric")
+    cmd = [sys.executable, "-m", "sheetflow", "check", str(root)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader goes before the first line is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err
+    assert err == ""
+    whole = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert whole.returncode == 0 and whole.stdout  # read to the end: the usual output

@@ -199,3 +199,22 @@ def test_anchored_plan_reports_icc_a1_of_its_second_ratings(tmp_path):
     shown = reported_row(summary_rows(root), "total: ICC(A,1) (ICC(2,1))")
     assert shown[1] == pytest.approx(rec["value"]) and shown[6] == "none set"
     assert shown[7] == f"{icc_reading(rec['value'])} (Koo & Li 2016)"
+
+
+def test_two_raters_report_their_one_pair_with_its_interval(tmp_path):
+    """answer-review has two raters: the pair's own kappa and interval, no "mean"."""
+    root = tmp_path / "ar"
+    init_study(root, "answer-review")
+    generate_packs(root)
+    fill_packs(root, seed=5)
+    collect(root)
+    out, summary, _ = run_analyze(root)
+    assert out.exit_code == 0, out.output
+    kappas = pd.read_excel(root / "out" / "analysis.xlsx", sheet_name="Cohen kappa",
+                           engine="openpyxl")
+    for rec in (f for f in summary["reported"] if "Cohen" in f["figure"]):
+        row = kappas[kappas["measure"] == rec["measure"]].iloc[0]
+        assert rec["figure"] == f"Cohen's kappa of {row['rater 1']} with {row['rater 2']}"
+        assert (rec["value"], rec["ci_low"], rec["ci_high"]) == pytest.approx(
+            (row["kappa"], row["95% CI low"], row["95% CI high"]))
+        assert rec["note"] == ""

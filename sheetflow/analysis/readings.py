@@ -110,11 +110,15 @@ def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
         k = pd.to_numeric(g["kappa"], errors="coerce")
         raters = pd.unique(pd.concat([g["rater1"], g["rater2"]])) if "rater1" in g else []
         mean = float(k.mean()) if k.notna().any() else None
-        figure = f"Cohen's kappa, mean of {int(k.notna().sum())} rater pairs"
-        rec = _record(ctx, "cohen_kappa", figure, str(measure), mean, (None, None),
+        pairs = int(k.notna().sum())
+        one = len(g) == 1  # two raters: the pair's own kappa and interval, no mean
+        figure = f"Cohen's kappa of {g['rater1'].iloc[0]} with {g['rater2'].iloc[0]}" \
+            if one else f"Cohen's kappa, mean of {pairs} rater pairs"
+        ci = (g["ci_low"].iloc[0], g["ci_high"].iloc[0]) if one else (None, None)
+        rec = _record(ctx, "cohen_kappa", figure, str(measure), mean, ci,
                       g["n_units"].max() if "n_units" in g else None, len(raters),
                       kappa_reading(mean), KAPPA_SCALE, _first_reason(g))
-        if k.notna().any():
+        if k.notna().any() and not one:
             low = g.loc[k.idxmin()]
             rec["note"] = (f"lowest pair {low['rater1']} with {low['rater2']}: "
                            f"{float(low['kappa']):.3f}")
@@ -167,6 +171,7 @@ METHODS = (
     "for the point estimate: below 0.50 poor, 0.50 to below 0.75 moderate, 0.75 to 0.90 "
     "good, above 0.90 excellent (their guideline also reads the 95% interval, shown "
     "beside). Pairwise kappa: the mean over every pair of raters with a defined kappa, "
-    "and the pair agreeing least. Kappa intervals are kappa +/- 1.96 SE and are not "
+    "and the pair agreeing least (with two raters, the one pair's kappa and interval). "
+    "Kappa intervals are kappa +/- 1.96 SE and are not "
     "cut at 1.",
 )

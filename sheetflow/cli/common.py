@@ -200,10 +200,42 @@ def reports_errors(func: Callable[..., Any]) -> Callable[..., Any]:
             return func(*args, **kwargs)
         except click.exceptions.Exit:
             raise
+        except BrokenPipeError as exc:
+            if _stdout_closed():
+                _quit_quietly()
+            _report(exc)
         except (SheetflowError, OSError, MemoryError) as exc:
             _report(exc)
 
     return wrapper
+
+
+EXIT_STDOUT_CLOSED = 141  # 128 + SIGPIPE, what a shell reports for a reader gone away
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output's reader has gone (``sheetflow analyze | head``), as
+    against a broken pipe of the command's own work, which is an error like any."""
+    import select
+
+    if not hasattr(select, "poll"):  # Windows: no way to ask; report it as an error
+        return False
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        events = poller.poll(0)
+    except (OSError, ValueError):
+        return False
+    # the write end of a pipe whose reader has gone polls as an error
+    return any(flags & select.POLLERR for _, flags in events)
+
+
+def _quit_quietly() -> None:
+    """End without another word: nobody reads standard output any more, and Python's
+    exit would otherwise complain that it cannot flush it."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(EXIT_STDOUT_CLOSED)
 
 
 # --------------------------------------------------------------------------- DIRECTORY
