@@ -34,6 +34,9 @@ def formats(wb: xlsxwriter.Workbook) -> dict[str, Any]:
                                "text_wrap": True, "valign": "top"}),
         "bold": wb.add_format({"bold": True, "valign": "top"}),
         "wrap": wb.add_format({"text_wrap": True, "valign": "top"}),
+        # every cell of a table row sits at its top: a row made tall by one wrapped cell
+        # keeps its other cells level with the first line
+        "text": wb.add_format({"valign": "top"}),
         "centre": wb.add_format({"text_wrap": True, "valign": "top", "align": "center"}),
         "num": wb.add_format({"num_format": "0.000", "valign": "top"}),
         "count": wb.add_format({"num_format": "0", "valign": "top"}),
@@ -166,22 +169,22 @@ def _write_column(ws: Worksheet, first: int, col: int, values: pd.Series, meanin
                 ws.write_string(row, col, str(v), num)
     elif kind in "iu":
         for row, v in enumerate(values.tolist(), start=first):
-            ws.write_number(row, col, float(v))
+            ws.write_number(row, col, float(v), fmt["text"])
     elif kind == "b":
         for row, v in enumerate(values.tolist(), start=first):
-            ws.write_string(row, col, "Yes" if v else "No")
+            ws.write_string(row, col, "Yes" if v else "No", fmt["text"])
     elif not values.hasnans and pd.api.types.infer_dtype(values, skipna=False) == "string":
         # text without blanks (pandas 3's str dtype says "string" even with NaN in it)
         wrap = width is not None and any(len(v) > width for v in values.tolist())
         for row, v in enumerate(values.tolist(), start=first):
-            ws.write_string(row, col, v, fmt["wrap"] if wrap else None)
+            ws.write_string(row, col, v, fmt["wrap"] if wrap else fmt["text"])
             if wrap and len(v) > width:
                 tall[row] = max(tall.get(row, 0.0), row_points([(v, width)]))
     else:
         for row, v in enumerate(values.tolist(), start=first):
             long = width is not None and isinstance(v, str) and len(v) > width
             write_cell(ws, row, col, v, num if isinstance(v, float) else
-                       fmt["wrap"] if long else None)
+                       fmt["wrap"] if long else fmt["text"])
             if long:
                 tall[row] = max(tall.get(row, 0.0), row_points([(v, width)]))
 
