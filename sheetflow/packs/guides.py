@@ -124,8 +124,9 @@ def how_to_lines(spec: Any, paired: bool) -> list[str]:
     lines = [
         f"Go to the '{L.SCORING_SHEET}' sheet. Each case is a card: read the grey text, then fill "
         "in the yellow cells on its answer lines. Only the yellow cells can be changed.",
-        "Orange cells are required answers still blank. Red cells hold a value that is not "
-        "allowed there (for example a pasted word in a number cell): correct them.",
+        "Orange cells are required answers still blank in a case you have reached (once "
+        "you answer anything in a case or in a later one). Red cells hold a value that is "
+        "not allowed there (for example a pasted word in a number cell): correct them.",
         "The progress line at the top counts the required answers you have filled and the "
         "red cells still to correct; it turns green when every required answer is filled "
         "and none is red.",

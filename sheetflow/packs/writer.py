@@ -54,8 +54,9 @@ COLOURS = {
     "invalid": "#FF8080",
     "done": "#00B050",
 }
-WIDTHS_SINGLE = {"A": 4, "B": 32, "C": 46, "D": 13, "E": 44, "F": 4}
-WIDTHS_PAIRED = {"A": 4, "B": 32, "C": 24, "D": 13, "E": 24, "F": 13, "G": 36, "H": 4}
+WIDTHS_SINGLE = {"A": 4, "B": 32, "C": 46, "D": 13, "E": 44}
+WIDTHS_PAIRED = {"A": 4, "B": 32, "C": 24, "D": 13, "E": 24, "F": 13, "G": 36}
+HELPER_WIDTH = 1  # the helper columns right of the guide show nothing (see layout)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -108,8 +109,10 @@ class PackWriter(AnswerRules):
         self.done_col = L.done_column(spec.labels)
         self.bad_col = L.to_correct_column(spec.labels)
         self.marks_col = L.marks_column(spec.labels)
+        self.reached_col = L.reached_column(spec.labels)
+        self.helpers = L.helper_columns(spec.labels)
         self.widths = {**(WIDTHS_PAIRED if self.paired else WIDTHS_SINGLE),
-                       self.bad_col: 4, self.marks_col: 4}
+                       **dict.fromkeys(self.helpers, HELPER_WIDTH)}
         self.text_cpl = int(sum(self.widths[c] for c in self._text_span_letters()) * 1.05)
         self.guide_cpl = int(self.widths[self.guide_col] * 1.25)  # guide text is 10 pt
         self.label_cpl = int(self.widths["B"] * 1.05)
@@ -121,6 +124,7 @@ class PackWriter(AnswerRules):
         self.word_dims: dict[Any, Dimension] = {}  # text rules whose word range is flagged
         self.required: list[Pos] = []  # every required answer cell, once, in sheet order
         self.defaulted: list[Pos] = []  # marks whose blank is an answer (blank_means)
+        self.entries: list[Pos] = []  # every answer cell (the cards reached, see layout)
         self.blank_answers: set[str] = set()  # what those blanks mean
         self.row_points: list[float] = list(HEADER_POINTS)  # every row's height, in order
         self.blocks: list[int] = []  # first row of each card (or batch line), unsplit
@@ -178,6 +182,8 @@ class PackWriter(AnswerRules):
             "h2": {**base, "bold": True, "font_size": 13, "font_color": COLOURS["card"],
                    "bottom": 1},
             "hidden": {**base, "font_color": "#808080"},
+            # the helper columns' numbers show nothing, on screen or paper (see layout)
+            "count": {**base, "num_format": ";;;", "hidden": True},
         }
         return {name: self.wb.add_format(props) for name, props in specs.items()}
 
@@ -191,6 +197,7 @@ class PackWriter(AnswerRules):
     def _blank(self, pos: Pos, fmt: Any) -> None:
         """An empty answer cell: no value at all, so readers see None, not ''."""
         self.check(self.ws.write_blank(*pos, None, fmt), self.what)
+        self.entries.append(pos)
 
     def _merged_string(self, ws: Any, row: int, first: str, last: str, text: str, fmt: Any,
                        what: str) -> None:
@@ -286,8 +293,8 @@ class PackWriter(AnswerRules):
         return entry
 
     def _hidden_columns(self) -> set[str]:
-        """Row ids and done counts; the confidence columns when nothing asks for one."""
-        hidden = {L.ROW_ID_COLUMN, self.done_col, self.bad_col, self.marks_col}
+        """Row ids; the confidence columns when nothing asks for one."""
+        hidden = {L.ROW_ID_COLUMN}
         if not self.asks_confidence:
             hidden |= {conf for _, conf in self.cols.values()}
         return hidden
@@ -297,9 +304,9 @@ class PackWriter(AnswerRules):
         last = self.guide_col
         self._string(ws, 0, "B", self.spec.title, f["title"], "the title")
         self._string(ws, 1, "B", "Progress", f["progress"], "the progress line")
-        legend = ("Yellow: your answers. Orange: required and still blank. Red: a value that "
-                  "is not allowed there. Grey: the material to judge (locked). Green: computed "
-                  "for you.")
+        legend = ("Yellow: your answers. Orange: required, still blank, in a case you have "
+                  "reached. Red: a value not allowed there. Grey: the material to judge "
+                  "(locked). Green: computed for you.")
         self._merged_string(ws, 2, "B", last, legend, f["legend"], "the legend")
         heads = ["Question"]
         for label, _ in self.cols.items():
@@ -538,6 +545,7 @@ class PackWriter(AnswerRules):
     def _time_cell(self, r: int, title: str) -> dict[str, str]:
         pos = (r, _col("C"))
         self.check(self.ws.write_blank(*pos, None, self.fmt["answer_time"]), title)
+        self.entries.append(pos)
         # a date and time, never a time of day alone: protocol 001 needs 24 h between
         # sittings, which a time of day cannot show (a time alone is below the minimum)
         message = "Type the date and time as yyyy-mm-dd hh:mm, for example 2026-11-02 14:05."
@@ -584,6 +592,7 @@ class PackWriter(AnswerRules):
         self._count_cells(self.required, self.done_col)
         self._count_cells(self.defaulted, self.marks_col)
         self._count_to_correct()
+        self._mark_reached(last)
         for key, cells in self.validations.groups.items():
             for refs in grouped_refs(boxes(cells)):
                 self.check(ws.data_validation(refs[0], {**self.validations.options[key],
@@ -599,8 +608,8 @@ class PackWriter(AnswerRules):
 
     def _paginate(self) -> None:
         """Print at a fixed scale with page breaks between cards (see :mod:`.pages`)."""
-        hidden = self._hidden_columns()
-        shown = [w for c, w in self.widths.items() if c not in hidden]
+        unprinted = self._hidden_columns() | set(self.helpers)
+        shown = [w for c, w in self.widths.items() if c not in unprinted]
         header = sum(HEADER_POINTS)
         landscape, scale = pages.choose_orientation(shown, self.row_points, self.blocks,
                                                     header)

@@ -42,12 +42,18 @@ B           field labels, questions        field labels, questions
 C           answer                         L1 answer
 D           confidence (*)                 L1 confidence (*)
 E           guide (help, bins, anchors)    L2 answer
-F           (hidden) done counts           L2 confidence (*)
+F           -                              L2 confidence (*)
 G           -                              guide (help, bins, anchors)
-H           -                              (hidden) done counts
+F-I / H-K   helper columns (**)            helper columns (**)
 ==========  =============================  ======================================
 
 (*) hidden, with an empty heading, when no dimension asks for a confidence.
+
+(**) four narrow helper columns right of the guide, outside the print area, formatted
+``;;;`` so they show nothing on screen or paper (:func:`helper_columns`): done counts,
+values to correct, marks set, cards reached. They are not hidden: LibreOffice draws a
+number in a hidden column as ``###`` clipped at the guide's edge, whatever its format,
+and writes those glyphs into a printed PDF. Nothing is read from them.
 
 Rows 1-4 are a frozen header (title, progress line, legend, column headings) repeated
 on every printed page. The progress cell is ``C2`` (a formula, never read): the sum of
@@ -56,8 +62,8 @@ the done column followed by "of N required answers filled", or "All N answers do
 :func:`sheetflow.spec.rubric.answer_required` calls required, once: the same cells collect
 counts in its completeness. The done column holds a few ``COUNTA`` formulas, each over up to 255
 rectangles of required answer cells (some 30 cards), placed on the row of its first
-rectangle; every other cell of the column is empty. Nothing is read from it.
-The next hidden column counts, on each answer line, the values that line's rules refuse
+rectangle; every other cell of the column is empty.
+The next helper column counts, on each answer line, the values that line's rules refuse
 (the red highlight's own formulas): while any is there the line starts "N to correct"
 and never says "All ... done". The one after counts the marks whose blank is itself an
 answer (``blank_means``, e.g. keep-known's KEEP/KNOWN); they are not required, so the
@@ -65,8 +71,16 @@ line reports them on their own ("12 of 120 marks set; a blank mark means No").
 
 Every answer cell with a rule also has a conditional format that turns it red when it
 holds a value the rule refuses (a paste bypasses data validation, the highlight does
-not; free text only when it has a word range), and required cells are orange while
-blank. The sheet prints at a fixed scale with manual page breaks between cards, so a
+not; free text only when it has a word range). Required cells are orange while blank,
+**but only in the cards the rater has reached**: a card is reached once any answer cell
+in it (any kind, required or not, its batch times included), or in any card after it,
+or in the Submission area after the last card, holds something. So a fresh pack shows
+no orange, a started card shows what it still needs, and a card skipped on the way
+shows its blanks too; the cards still ahead stay plain yellow. The last helper column
+holds, on each card's first row, the card's last row number once the card has an
+answer (else 0), and in row 2 their maximum, the last row reached; the blank highlight
+is ``AND(LEN(TRIM(C12))=0, ROW(C12)<=$K$2)``. The sheet prints at a fixed scale with
+manual page breaks between cards, so a
 card shorter than a page is never split (:mod:`sheetflow.packs.pages`).
 
 Each card (one per case in paired, one per row in single), top to bottom:
@@ -192,18 +206,30 @@ def guide_column(labels: tuple[str, ...]) -> str:
 
 
 def done_column(labels: tuple[str, ...]) -> str:
-    """The hidden column whose ``COUNTA`` formulas feed the progress line."""
+    """The helper column whose ``COUNTA`` formulas feed the progress line."""
     return chr(ord(guide_column(labels)) + 1)
 
 
 def to_correct_column(labels: tuple[str, ...]) -> str:
-    """The hidden column counting, per answer line, the values its rule refuses."""
+    """The helper column counting, per answer line, the values its rule refuses."""
     return chr(ord(done_column(labels)) + 1)
 
 
 def marks_column(labels: tuple[str, ...]) -> str:
-    """The hidden column counting the marks whose blank is an answer (``blank_means``)."""
+    """The helper column counting the marks whose blank is an answer (``blank_means``)."""
     return chr(ord(done_column(labels)) + 2)
+
+
+def reached_column(labels: tuple[str, ...]) -> str:
+    """The helper column saying which cards the rater has reached (the blank highlight)."""
+    return chr(ord(done_column(labels)) + 3)
+
+
+def helper_columns(labels: tuple[str, ...]) -> tuple[str, ...]:
+    """The four helper columns right of the guide: their formulas feed the progress
+    line and the blank highlight, they show nothing and are never printed or read."""
+    return (done_column(labels), to_correct_column(labels), marks_column(labels),
+            reached_column(labels))
 
 
 def identity_name(key: str) -> str:
