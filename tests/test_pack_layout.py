@@ -21,6 +21,8 @@ from roundtrip_helpers import fill_openpyxl, needs_soffice, plan_answers
 from sheetflow.collect.run import collect
 from sheetflow.packs import pages
 from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.guides import answer_label
+from sheetflow.packs.instructions import SHORT_INSTRUCTIONS
 from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec.rubric import answer_required
 from sheetflow.spec.study import load_study
@@ -94,16 +96,45 @@ def test_confidence_counts_in_both_where_the_rubric_asks(studies):
 
 
 @pytest.mark.parametrize("template", TEMPLATES)
-def test_how_to_comes_first(studies, template):
+def test_what_a_rater_needs_comes_first(studies, template):
+    """Instructions: how to fill the workbook, then what is scored; the study's own text
+    there only when short, else verbatim on More instructions, with the rubric in detail."""
     folder = studies[template]
+    study = load_study(folder)
     pack = _manifest_json(folder)["packs"][0]
-    ws = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])[L.INSTRUCTIONS_SHEET]
-    texts = {c.row: str(c.value) for c in ws["B"] if c.value is not None}
-    how = min(r for r, t in texts.items() if t == "How to use this workbook")
-    study = min(r for r, t in texts.items() if t == "Study instructions")
-    assert how <= 15 - 3
-    assert sum(1 for r in range(how + 1, 16) if texts.get(r, "").startswith("\u2022")) >= 3
-    assert study > how
+    wb = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])
+    assert wb.sheetnames[:3] == [L.INSTRUCTIONS_SHEET, L.SCORING_SHEET, L.MORE_SHEET]
+    first = {c.row: str(c.value) for c in wb[L.INSTRUCTIONS_SHEET]["B"] if c.value is not None}
+    more = {c.row: str(c.value) for c in wb[L.MORE_SHEET]["B"] if c.value is not None}
+    start = min(r for r, t in first.items() if t == "Before you start")
+    scored = min(r for r, t in first.items() if t == "What you score on each case")
+    assert start <= 8 and start < scored
+    assert sum(t.startswith("\u2022") for r, t in first.items() if start < r < scored) >= 3
+    lines = [line for line in study.instructions.split("\n") if line.strip()]
+    short = len(study.instructions) <= SHORT_INSTRUCTIONS
+    home = first if short else more
+    # verbatim, one row per line (a long line in consecutive rows)
+    text = "\n".join(home.values())
+    assert all(line in text for line in lines)
+    assert short or not any(line in first.values() for line in lines if len(line) > 40)
+    assert "The rubric in detail" in more.values()
+    assert all(answer_label(d) in more.values() for d in study.rubric.dimensions)
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_no_heading_ends_a_printed_page(studies, template):
+    """The text sheets print at a fixed scale with page breaks; a heading is never the
+    last row before one (nor the last row of the sheet)."""
+    folder = studies[template]
+    for pack in _manifest_json(folder)["packs"]:
+        wb = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])
+        for name in (L.INSTRUCTIONS_SHEET, L.MORE_SHEET):
+            ws = wb[name]
+            fit = ws.sheet_properties.pageSetUpPr
+            assert ws.page_setup.scale and not (fit and fit.fitToPage), (pack["file"], name)
+            headings = {c.row for c in ws["B"] if c.value is not None and c.font.sz >= 12}
+            breaks = {b.id for b in ws.row_breaks.brk}  # the last row of a page, 1-based
+            assert not headings & (breaks | {ws.max_row}), (pack["file"], name)
 
 
 def _cf_rules(path: Path) -> list[tuple[list[str], str, str]]:
@@ -240,7 +271,8 @@ def test_libreoffice_prints_one_page_per_break(studies, template, tmp_path):
     folder = studies[template]
     pack = _manifest_json(folder)["packs"][0]
     wb = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])
-    wb[L.INSTRUCTIONS_SHEET].sheet_state = "hidden"
+    for name in (L.INSTRUCTIONS_SHEET, L.MORE_SHEET):
+        wb[name].sheet_state = "hidden"
     wb.active = 1
     ws = wb[L.SCORING_SHEET]
     marks = [b.id for b in ws.row_breaks.brk]

@@ -452,8 +452,8 @@ def _pack_spec(study: Study, a: Assignment, identity: dict[str, str],
     sitting_note = " (second sitting)" if a.sitting == 2 else ""
     return PackSpec(
         title=study.title + sitting_note,
-        instructions=study.instructions if a.sitting == 1 else
-        f"{SITTING2_NOTE}\n\n{study.instructions}",
+        instructions=study.instructions,
+        notice=SITTING2_NOTE if a.sitting == 2 else "",
         identity=identity,
         labels=tuple(labels),
         dimensions=study.rubric.dimensions,

@@ -31,12 +31,12 @@ from ..workbook import layout as L
 from . import pages
 from .answer_rules import PROTECT, AnswerRules
 from .book import StructureLockedWorkbook
-from .guides import answer_label, display_label, guide, how_to_lines, messages, rubric_lines
+from .guides import answer_label, display_label, guide, messages
+from .instructions import TextSheet, write_text_sheets
 from .rules import Pos, Validations, boxes, grouped_refs, points_expr, total_formula
 from .text import LINE_POINTS, TextCache, clip, row_points, split_text, utf16_len
 
 HEADER_POINTS = (24.0, LINE_POINTS, 30.0, LINE_POINTS)  # title, progress, legend, headings
-HOW_TO = "How to use this workbook"
 GUIDE_LINE = 13.0  # points per wrapped line of 10-point guide text
 
 __all__ = ["CardSpec", "PackSpec", "TextCache", "clip", "split_text", "utf16_len",
@@ -91,6 +91,7 @@ class PackSpec:
     created: dt.datetime
     row_key: str
     rater_label: str = ""
+    notice: str = ""  # shown first on the Instructions sheet (a second sitting's note)
     structure_password: str = ""  # locks the workbook structure (see :mod:`.book`)
 
 
@@ -120,6 +121,8 @@ class PackWriter(AnswerRules):
         # confidence columns show only when the rubric asks for a confidence somewhere
         self.asks_confidence = any(d.confidence for d in spec.dimensions)
         self.heights: dict[tuple[str, str, bool], float] = {}
+        self.one_line = self._one_line_cards()  # short texts, packed densely
+        self.show_guides = True  # False on a one-line card that is not a batch's first
         self.validations = Validations()
         self.word_dims: dict[Any, Dimension] = {}  # text rules whose word range is flagged
         self.required: list[Pos] = []  # every required answer cell, once, in sheet order
@@ -178,9 +181,10 @@ class PackWriter(AnswerRules):
             "done": {"font_color": COLOURS["done"]},
             "plain": base,
             "wrap": {**base, "text_wrap": True},
-            "h1": {**base, "bold": True, "font_size": 16, "font_color": COLOURS["title"]},
+            "h1": {**base, "bold": True, "font_size": 16, "font_color": COLOURS["title"],
+                   "text_wrap": True},
             "h2": {**base, "bold": True, "font_size": 13, "font_color": COLOURS["card"],
-                   "bottom": 1},
+                   "bottom": 1, "text_wrap": True},
             "hidden": {**base, "font_color": "#808080"},
             # the helper columns' numbers show nothing, on screen or paper (see layout)
             "count": {**base, "num_format": ";;;", "hidden": True},
@@ -215,8 +219,9 @@ class PackWriter(AnswerRules):
                                 "created": spec.created})
         self.instructions = self.wb.add_worksheet(L.INSTRUCTIONS_SHEET)
         self.ws = self.wb.add_worksheet(L.SCORING_SHEET)
+        more = self.wb.add_worksheet(L.MORE_SHEET)
         self.lists: Any = None
-        self._write_instructions()
+        self._write_instructions(more)
         entry = self._write_scoring()
         self._write_identity(entry)
         close_workbook(self.wb, self.path.name)
@@ -232,37 +237,13 @@ class PackWriter(AnswerRules):
 
     # -- instructions --------------------------------------------------------------------
 
-    def _write_instructions(self) -> None:
-        ws = self.instructions
-        ws.set_column("A:A", 2)
-        ws.set_column("B:B", 100)
-        ws.hide_gridlines(2)
-        ws.set_landscape()
-        ws.fit_to_pages(1, 0)
-        row = 0
-        row = self._para(ws, row, self.spec.title, self.fmt["h1"])
-        if self.spec.rater_label:
-            row = self._para(ws, row, self.spec.rater_label, self.fmt["plain"])
-        row = self._para(ws, row + 1, HOW_TO, self.fmt["h2"])
-        for line in how_to_lines(self.spec, self.paired):
-            row = self._para(ws, row, "\u2022 " + line, self.fmt["wrap"])
-        row = self._para(ws, row + 1, "Study instructions", self.fmt["h2"])
-        for line in self.spec.instructions.split("\n"):
-            row = self._para(ws, row, line, self.fmt["wrap"])
-        row = self._para(ws, row + 1, "The rubric", self.fmt["h2"])
-        for dim in self.spec.dimensions:
-            row = self._para(ws, row, display_label(dim), self.fmt["label"])
-            for line in rubric_lines(dim):
-                row = self._para(ws, row, line, self.fmt["wrap"])
-        self.check(ws.protect("", PROTECT), "the Instructions sheet protection")
-
-    def _para(self, ws: Any, row: int, text: str, fmt: Any) -> int:
-        for chunk, points in self.texts.chunks(text, 100):
-            self.check(ws.write_string(row, 1, chunk, fmt), "the instructions")
-            if "\n" in chunk or len(chunk) > 100:
-                ws.set_row(row, points)
-            row += 1
-        return row
+    def _write_instructions(self, more: Any) -> None:
+        """The Instructions and More instructions sheets (see :mod:`.instructions`)."""
+        sheets = [TextSheet(ws, self.fmt, self.texts, self.check)
+                  for ws in (self.instructions, more)]
+        write_text_sheets(*sheets, self.spec, self.paired)
+        for ws in (self.instructions, more):
+            self.check(ws.protect("", PROTECT), "the instructions' protection")
 
     # -- scoring sheet -------------------------------------------------------------------
 
@@ -338,12 +319,35 @@ class PackWriter(AnswerRules):
     def _ref(self, letter: str, row: int) -> dict[str, str]:
         return {"sheet": L.SCORING_SHEET, "cell": self._cell(letter, row)}
 
+    def _one_line_cards(self) -> bool:
+        """Whether every card shows one short response (a line or two) and nothing else
+        (keep-known's items). Such cards are packed densely: the case's title line holds
+        the text, and the guide beside the answers shows on the first card of each batch
+        only (every answer cell's input message repeats it)."""
+        if self.paired or not self.spec.cards:
+            return False
+        for card in self.spec.cards:
+            if card.shown or len(card.responses) != 1:
+                return False
+            text = card.responses[0][1]
+            if "\n" in text or len(text) > 2 * self.text_cpl:
+                return False
+        return True
+
     def _write_card(self, k: int, n: int, card: CardSpec, batch: int | None) -> dict[str, Any]:
         f = self.fmt
         self.what = f"item {card.item_id!r}"
-        r = self._next(20)
+        size = self.spec.batch_size
+        self.show_guides = not self.one_line or k == 1 or bool(size and (k - 1) % size == 0)
+        if self.one_line:  # the title line holds the text
+            r = self._next(row_points(card.responses[0][1], self.text_cpl, 18.0))
+        else:
+            r = self._next(20)
         title = f"Case {k} of {n}" + (f" \u2014 {card.code}" if card.code else "")
-        self._band(r, title, f["card"])
+        if self.one_line:
+            self._string(self.ws, r, "B", title, f["card"], self.what)
+        else:
+            self._band(r, title, f["card"])
         out: dict[str, Any] = {"card": k, "item_id": card.item_id, "code": card.code,
                                "batch": batch,
                                "title": self._ref("B", r), "locked": [], "rows": [],
@@ -354,7 +358,8 @@ class PackWriter(AnswerRules):
         rows = []
         for label, text in card.responses:
             heading = f"Response {label}" if label else "Response"
-            locked = [self._locked_field("response", heading, text)]
+            locked = [self._one_line_field(r, heading, text) if self.one_line else
+                      self._locked_field("response", heading, text)]
             shown_as = card.code or card.item_id  # a row id in a pack never names the item
             base = f"{shown_as}/{label}" if label else shown_as
             row_id = L.keyed_row_id(self.spec.row_key, self.spec.identity["pack_id"], base)
@@ -375,6 +380,13 @@ class PackWriter(AnswerRules):
         self._string(self.ws, r, "B", text, fmt, self.what)
         for c in range(_col("C"), _col(self.guide_col) + 1):
             self.check(self.ws.write_blank(r, c, None, fmt), self.what)
+
+    def _one_line_field(self, r: int, label: str, text: str) -> dict[str, Any]:
+        """A one-line card's response, on its title line right of the title."""
+        self._merged_string(self.ws, r, "C", self.guide_col, text, self.fmt["text"],
+                            f"{self.what} ({label})")
+        return {"field": "response", "label": label, "sheet": L.SCORING_SHEET,
+                "cells": [self._cell("C", r)], "sha256": self.texts.sha256(text)}
 
     def _locked_field(self, column: str, label: str, text: str) -> dict[str, Any]:
         ws, f = self.ws, self.fmt
@@ -400,8 +412,12 @@ class PackWriter(AnswerRules):
         for total in self.spec.totals:
             self._total_line(total, rows)
 
+    def _hint(self, dim: Dimension) -> str:
+        """The guide beside ``dim``'s answers, or none (see :meth:`_one_line_cards`)."""
+        return guide(dim) if self.show_guides else ""
+
     def _value_line(self, dim: Dimension, rows: list[dict[str, Any]]) -> None:
-        hint, label = guide(dim), answer_label(dim)
+        hint, label = self._hint(dim), answer_label(dim)
         r = self._next(self._line_height(dim, label, hint))
         self._line_labels(r, label, hint, rows)
         for row in rows:
@@ -428,7 +444,7 @@ class PackWriter(AnswerRules):
         for row in rows:
             row["answers"][dim.id] = {"kind": "checklist", "questions": []}
         for i, question in enumerate(dim.questions):
-            hint = guide(dim) if i == 0 else ""
+            hint = self._hint(dim) if i == 0 else ""
             label = f"{display_label(dim)}: {question}" if i == 0 else question
             r = self._next(self._line_height(dim, label, hint))
             self._line_labels(r, label, hint, rows, sub=i > 0)
@@ -459,6 +475,10 @@ class PackWriter(AnswerRules):
         key = (label, guide, dim.kind == "text")
         if key not in self.heights:  # the same few lines recur on every card
             minimum = 48.0 if dim.kind == "text" else LINE_POINTS
+            if self.one_line and not guide and minimum == LINE_POINTS and \
+                    len(label) <= self.label_cpl:  # a packed card's line: no room to spare
+                self.heights[key] = LINE_POINTS
+                return LINE_POINTS
             self.heights[key] = max(row_points(label, self.label_cpl, minimum),
                                     row_points(guide, self.guide_cpl, minimum, GUIDE_LINE))
         return self.heights[key]
@@ -511,7 +531,7 @@ class PackWriter(AnswerRules):
 
         ``room`` is the least height in points of the line (a long text answer).
         """
-        hint, label = guide(dim), answer_label(dim)
+        hint, label = self._hint(dim), answer_label(dim)
         r = self._next(max(room, self._line_height(dim, label, hint)))
         self._string(self.ws, r, "B", label, self.fmt["label"], self.what)
         if hint:
@@ -566,6 +586,7 @@ class PackWriter(AnswerRules):
             return {}
         self.blocks.append(self.row)
         self.what = "the Submission area"
+        self.show_guides = True
         self._band(self._next(22), "Submission", self.fmt["card"])
         intro = ("Answer once, when you have scored every case: what the study asks for "
                  "beyond the scores.")

@@ -7,11 +7,15 @@ the rules below explain how it was laid out.
 
 Sheets (in this order)
 ----------------------
-``Instructions``  how to use the workbook (from row 4), then the study's own text
-                  verbatim, then the rubric. Locked, protected. Nothing is read from it.
+``Instructions``  what a rater needs before scoring: how to fill the workbook, what is
+                  scored on each case, the study's own text when it is short
+                  (:mod:`sheetflow.packs.instructions`). Locked, protected.
 ``Scoring``       the cards (locked content + answer cells) and, after the last card, the
                   Submission area (study-scope questions). Protected; only answer cells
                   are unlocked.
+``More instructions``  the study's own text verbatim when it is long, the rubric in
+                  detail, more about the workbook. Locked, protected. Nothing is read
+                  from it or from Instructions.
 ``_lists``        *only when needed*: hidden sheet holding dropdown sources longer than
                   255 characters (one list per column from row 1).
 ``_sheetflow``    very hidden (LibreOffice saves it as plain hidden): identity and the
@@ -168,6 +172,7 @@ MANIFEST_FORMAT = 2
 
 INSTRUCTIONS_SHEET = "Instructions"
 SCORING_SHEET = "Scoring"
+MORE_SHEET = "More instructions"
 LISTS_SHEET = "_lists"
 IDENTITY_SHEET = "_sheetflow"
 

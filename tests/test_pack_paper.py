@@ -1,9 +1,10 @@
-"""The orange blank highlight, as LibreOffice draws it on paper.
+"""Packs as LibreOffice prints them: the Instructions sheet and the blank highlight.
 
+The Instructions sheet prints on a page or two and no page of it ends on a heading.
 A fresh pack shows no orange at all; once the rater answers something in a case, the
 required blanks of that case and of every case before it (skipped on the way) turn
 orange, and the cases after it stay plain yellow. LibreOffice prints the packs to PDF
-and pdfplumber reads the fill colour of every rectangle it drew.
+and pdfplumber reads the text lines and the fill colour of every rectangle it drew.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from sheetflow.workbook import layout as L
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.libreoffice
 
+TEMPLATES = ["anchored-plan", "answer-review", "judge-likert", "keep-known", "paired-rubric"]
 ORANGE = tuple(int(COLOURS["blank"][i:i + 2], 16) / 255 for i in (1, 3, 5))
 ANSWERED_CASE = 2  # 1-based: the case the rater has started
 
@@ -85,3 +87,34 @@ def test_blanks_turn_orange_only_in_the_cases_reached(tmp_path, template, case_r
         assert [o for o in orange if answered <= o < after], "the started case: no orange"
     # ... and nothing after it does
     assert not [o for o in orange if o >= after], "a case not reached is orange"
+
+
+def _instruction_pages(pdf: Path) -> list[list[str]]:
+    """The lines of each page the Instructions sheet (printed first) fills: the pages
+    before the Scoring sheet's first, which carries its progress line."""
+    out = []
+    with pdfplumber.open(pdf) as doc:
+        for page in doc.pages:
+            lines = [x.strip() for x in (page.extract_text() or "").split("\n") if x.strip()]
+            if any(x.startswith("Progress ") for x in lines[:4]):
+                break
+            out.append(lines)
+    return out
+
+
+@needs_soffice
+def test_instructions_print_on_a_page_or_two_never_ending_on_a_heading(tmp_path):
+    books, headings = [], {}
+    for template in TEMPLATES:
+        folder = tmp_path / template
+        shutil.copytree(ROOT / "templates" / template, folder)
+        result = generate_packs(folder)
+        books.append(result.packs[0].path)
+        ws = openpyxl.load_workbook(books[-1])[L.INSTRUCTIONS_SHEET]
+        headings[books[-1]] = {str(c.value).strip() for c in ws["B"]
+                               if c.value is not None and c.font.sz >= 12}
+    for book, pdf in print_to_pdf(books, tmp_path / "pdf").items():
+        pages = _instruction_pages(pdf)
+        assert 1 <= len(pages) <= 2, (book.stem, len(pages))
+        assert not {page[-1] for page in pages} & headings[book], (book.stem, pages)
+        assert {"Before you start", "What you score on each case"} <= set(pages[0])
