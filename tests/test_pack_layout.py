@@ -238,6 +238,17 @@ def formula_anchor(formula: str) -> str:
     return re.search(r"\b([A-H][0-9]+)\b", formula).group(1)
 
 
+def test_a_card_taller_than_a_page_is_cut_only_before_its_scores():
+    """Blocks that fit a page stay whole (an inner cut is ignored); a taller one starts a
+    page, and its scores (with their heading) start the next when they do not fit."""
+    page = pages.page_room(100, 0.0, True)
+    heights = [page * 0.4] * 2 + [page * 0.3] * 5 + [page * 0.2] * 3
+    # blocks: rows 0-1 (0.8 page), rows 2-6 (1.5 pages, scores from row 5), rows 7-9
+    assert pages.page_breaks(heights, [0, 2, 7], 0, 0.0, 100, True, inner=[1, 5]) == [
+        2, 5, 7]
+    assert pages.page_breaks(heights, [0, 2, 7], 0, 0.0, 100, True) == [2, 7]
+
+
 @pytest.mark.parametrize("template", TEMPLATES)
 def test_page_breaks_fall_between_cards_that_fit_a_page(studies, template):
     folder = studies[template]
@@ -249,7 +260,12 @@ def test_page_breaks_fall_between_cards_that_fit_a_page(studies, template):
     submission = [int(a["cell"][1:]) for a in pack["study_answers"].values()]
     if submission:
         starts.add(min(submission) - 2)
-    assert breaks and all(b + 1 in starts for b in breaks), breaks
+    scores = set()  # a paired card's scores start with their heading, right above them
+    if pack["cards"][0]["rows"][0]["label"]:
+        for card in pack["cards"]:
+            cells = [a for a in L.iter_answer_cells({"cards": [card]})]
+            scores.add(min(int(a["cell"][1:]) for a in cells) - 1)
+    assert breaks and all(b + 1 in starts | scores for b in breaks), breaks
     landscape = ws.page_setup.orientation == "landscape"
     room = pages.page_room(ws.page_setup.scale, sum(ws.row_dimensions[r].height or 15
                                                      for r in range(1, 5)), landscape)

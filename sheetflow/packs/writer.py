@@ -131,6 +131,8 @@ class PackWriter(AnswerRules):
         self.blank_answers: set[str] = set()  # what those blanks mean
         self.row_points: list[float] = list(HEADER_POINTS)  # every row's height, in order
         self.blocks: list[int] = []  # first row of each card (or batch line), unsplit
+        self.cuts: list[int] = []  # a paired card's scores with their heading: where a
+        # card taller than a page is cut (see pages.page_breaks)
         self.list_columns: dict[tuple[str, ...], str] = {}
         self.row = L.HEADER_ROWS  # 0-based index of the next free row
         self.wb = StructureLockedWorkbook(str(path), {
@@ -289,14 +291,14 @@ class PackWriter(AnswerRules):
                   "reached. Red: a value not allowed there. Grey: the material to judge "
                   "(locked). Green: computed for you.")
         self._merged_string(ws, 2, "B", last, legend, f["legend"], "the legend")
-        heads = ["Question"]
-        for label, _ in self.cols.items():
-            prefix = f"{label}: " if label else ""
-            heads += [f"{prefix}your answer", f"{prefix}confidence" if self.asks_confidence
-                      else ""]
-        heads.append("Guide")
-        for i, text in enumerate(heads):
-            self.check(ws.write_string(3, 1 + i, text, f["colhead"]), "the headings")
+        if self.paired:  # the labels' columns are headed above each case's scores, so
+            # the heading repeated on every page says nothing of them (the Submission)
+            self._merged_string(ws, 3, "C", chr(ord(last) - 1), "Your answers",
+                                f["colhead"], "the headings")
+            for letter, text in (("B", "Question"), (last, "Guide")):
+                self._string(ws, 3, letter, text, f["colhead"], "the headings")
+        else:
+            self._column_heads(3)
         for r, points in enumerate(HEADER_POINTS):
             ws.set_row(r, points)
         ws.freeze_panes(L.HEADER_ROWS, 0)
@@ -304,6 +306,18 @@ class PackWriter(AnswerRules):
         ws.set_landscape()
         ws.set_paper(9)
         ws.set_margins(**pages.MARGINS)
+
+    def _column_heads(self, r: int) -> None:
+        """Column headings on row ``r``: each label's answer (and confidence) column."""
+        heads = ["Question"]
+        for label in self.cols:
+            answer = f"{label}: your answer" if label else "Your answer"
+            confidence = f"{label}: confidence" if label else "Confidence"
+            heads += [answer, confidence if self.asks_confidence else ""]
+        heads.append("Guide")
+        for i, text in enumerate(heads):
+            self.check(self.ws.write_string(r, 1 + i, text, self.fmt["colhead"]),
+                       "the headings")
 
     def _next(self, height: float = LINE_POINTS) -> int:
         """The next free row, ``height`` points tall (set explicitly: pages add them up)."""
@@ -404,6 +418,9 @@ class PackWriter(AnswerRules):
 
     def _answer_lines(self, rows: list[dict[str, Any]], card: CardSpec) -> None:
         dims = [d for d in self.spec.dimensions if d.scope == "response"]
+        if self.paired:
+            self.cuts.append(self.row)
+            self._column_heads(self._next(18.0))
         for dim in dims:
             if dim.kind == "checklist":
                 self._checklist_lines(dim, rows)
@@ -640,7 +657,7 @@ class PackWriter(AnswerRules):
         if self.blocks:
             self.ws.set_h_pagebreaks(pages.page_breaks(self.row_points, self.blocks,
                                                        L.HEADER_ROWS, header, scale,
-                                                       landscape))
+                                                       landscape, self.cuts))
 
     # -- identity ------------------------------------------------------------------------
 

@@ -60,7 +60,12 @@ number in a hidden column as ``###`` clipped at the guide's edge, whatever its f
 and writes those glyphs into a printed PDF. Nothing is read from them.
 
 Rows 1-4 are a frozen header (title, progress line, legend, column headings) repeated
-on every printed page. The progress cell is ``C2`` (a formula, never read): the sum of
+on every printed page. In a paired design the headings of row 4 name no label
+("Question | Your answers | Guide", the answers' heading merged over the answer
+columns): each card's scores start with their own heading row naming each label's
+columns, and a card taller than a page is cut before it, so the scores and their heading
+print on one page; the Submission area is then not under an A/B heading.
+The progress cell is ``C2`` (a formula, never read): the sum of
 the done column followed by "of N required answers filled", or "All N answers done"
 (shown green) once the sum reaches N. N counts each cell that
 :func:`sheetflow.spec.rubric.answer_required` calls required, once: the same cells collect
@@ -89,11 +94,16 @@ card shorter than a page is never split (:mod:`sheetflow.packs.pages`).
 
 Each card (one per case in paired, one per row in single), top to bottom:
 
-* a title line: ``Case k of n - <item id>`` in column B (batches: a batch line before
-  the first card of each batch holds the start-time and end-time answer cells in C);
+* a title line: ``Case k of n - <code>`` in column B (the card's display code, never
+  its item id; batches: a batch line before the first card of each batch holds the
+  start-time and end-time answer cells in C);
+  when every card shows one short response and nothing else (keep-known), the title
+  line holds that response in C (no label line) and the guide shows on each batch's
+  first card only (:meth:`sheetflow.packs.writer.PackWriter._one_line_cards`);
 * each shown field: a label line, then its text in one or more *chunks* merged across
   the text columns (C..guide), each chunk at most :data:`CHUNK_CHARS` characters;
 * paired: for each label, a ``Response L`` line and its chunks; single: ``Response``;
+* paired: a heading line naming each label's answer and confidence columns;
 * one answer line per response-scope dimension (a checklist: one line per question,
   the confidence on the first question's line), answers in the label's answer column,
   confidence in the label's confidence column;
