@@ -404,3 +404,20 @@ def test_a_filled_pack_is_collected_without_a_warning_of_its_own(studies, templa
     fill_openpyxl(folder / L.PACKS_DIR / pack["file"], dst, plan_answers(pack))
     codes = {i.code for i in collect(folder, [dst], write=False).report.issues}
     assert "content-outside-window" not in codes, template
+
+
+def test_the_labels_head_each_cases_scores_not_every_page(studies):
+    """Paired: the heading repeated on every page (and over the Submission area) names
+    no label; each case's scores start right under a heading naming A's and B's columns."""
+    folder = studies["paired-rubric"]
+    manifest = _manifest_json(folder)
+    a, b = manifest["labels"]
+    pack = manifest["packs"][0]
+    ws = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])[L.SCORING_SHEET]
+    top = [str(c.value) for c in ws[L.HEADER_ROWS] if c.value]
+    assert top == ["Question", "Your answers", "Guide"]
+    for card in pack["cards"]:
+        first = min(int(x["cell"][1:]) for x in L.iter_answer_cells({"cards": [card]}))
+        heads = [str(c.value) for c in ws[first - 1] if c.value]
+        assert heads[:3] == ["Question", f"{a}: your answer", f"{a}: confidence"], heads
+        assert f"{b}: your answer" in heads
