@@ -419,5 +419,5 @@ def test_the_labels_head_each_cases_scores_not_every_page(studies):
     for card in pack["cards"]:
         first = min(int(x["cell"][1:]) for x in L.iter_answer_cells({"cards": [card]}))
         heads = [str(c.value) for c in ws[first - 1] if c.value]
-        assert heads[:3] == ["Question", f"{a}: your answer", f"{a}: confidence"], heads
+        assert heads[:3] == ["Your scores", f"{a}: your answer", f"{a}: confidence"], heads
         assert f"{b}: your answer" in heads

@@ -307,14 +307,14 @@ class PackWriter(AnswerRules):
         ws.set_paper(9)
         ws.set_margins(**pages.MARGINS)
 
-    def _column_heads(self, r: int) -> None:
+    def _column_heads(self, r: int, first: str = "Question", last: str = "Guide") -> None:
         """Column headings on row ``r``: each label's answer (and confidence) column."""
-        heads = ["Question"]
+        heads = [first]
         for label in self.cols:
             answer = f"{label}: your answer" if label else "Your answer"
             confidence = f"{label}: confidence" if label else "Confidence"
             heads += [answer, confidence if self.asks_confidence else ""]
-        heads.append("Guide")
+        heads.append(last)
         for i, text in enumerate(heads):
             self.check(self.ws.write_string(r, 1 + i, text, self.fmt["colhead"]),
                        "the headings")
@@ -420,7 +420,7 @@ class PackWriter(AnswerRules):
         dims = [d for d in self.spec.dimensions if d.scope == "response"]
         if self.paired:
             self.cuts.append(self.row)
-            self._column_heads(self._next(18.0))
+            self._column_heads(self._next(18.0), "Your scores", "")
         for dim in dims:
             if dim.kind == "checklist":
                 self._checklist_lines(dim, rows)
