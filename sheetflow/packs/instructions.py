@@ -19,9 +19,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ..workbook import layout as L
+from ..workbook.printing import text_lines
 from . import pages
 from .guides import answer_label, how_to_lines, rubric_lines, rule_text
-from .text import LINE_POINTS, TextCache, estimate_lines
+from .text import LINE_POINTS, MAX_ROW_POINTS, TextCache, estimate_lines
 
 TEXT_WIDTH = 76  # characters: column B of both sheets, a portrait page at about 96%
 CHARS_PER_LINE = 90  # of prose at 11 pt in it (digits are wider than most letters)
@@ -64,8 +65,9 @@ class TextSheet:
         if not self.keep_next:
             self.blocks.append(len(self.heights))
         self.keep_next = keep_next
-        for chunk, points in self.texts.chunks(text, CHARS_PER_LINE):
-            self._row(chunk, self.fmt[style], _heading_points(chunk, style) or points)
+        for chunk, _ in self.texts.chunks(text, CHARS_PER_LINE):
+            self._row(chunk, self.fmt[style], _heading_points(chunk, style) or
+                      _text_points(chunk))
 
     def _row(self, text: str, fmt: Any, points: float) -> None:
         row = len(self.heights)
@@ -143,6 +145,13 @@ def write_text_sheets(first: TextSheet, more: TextSheet, spec: Any, paired: bool
     for line in details:
         more.para(BULLET + line)
     more.finish()
+
+
+def _text_points(text: str) -> float:
+    """The height of a row of body text: its lines wrapped word by word, a character
+    counted as wide as a digit (a long word such as an address breaks where it must,
+    which a count of characters alone misses), capped at Excel's tallest row."""
+    return min(MAX_ROW_POINTS, text_lines(text, TEXT_WIDTH) * LINE_POINTS + 3)
 
 
 def _heading_points(text: str, style: str) -> float:
