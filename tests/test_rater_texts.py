@@ -19,6 +19,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from roundtrip_helpers import generate_every_template
 
 from sheetflow.packs.generate import generate_packs
 from sheetflow.packs.guides import display_label
@@ -64,14 +65,7 @@ def rater_texts(folder: Path) -> list[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
-    base = tmp_path_factory.mktemp("texts")
-    out = {}
-    for template in TEMPLATES:
-        folder = base / template
-        shutil.copytree(ROOT / "templates" / template, folder)
-        generate_packs(folder, emails=True)
-        out[template] = folder
-    return out
+    return generate_every_template(tmp_path_factory.mktemp("texts"), emails=True)
 
 
 @pytest.mark.parametrize("template", TEMPLATES)
@@ -91,7 +85,7 @@ def test_no_text_a_rater_reads_names_an_internal_id(generated, template):
     assert not found, "\n".join(found[:20])
 
 
-def test_the_scan_finds_an_id_where_one_is_written(generated, tmp_path):
+def test_the_scan_finds_an_id_where_one_is_written(tmp_path):
     """The scan itself: an id put into a help text is found in the pack it reaches."""
     folder = tmp_path / "study"
     shutil.copytree(ROOT / "templates" / "answer-review", folder)

@@ -30,7 +30,7 @@ from ..spec.rubric import Dimension, answer_required
 from ..workbook import layout as L
 from . import pages
 from .answer_rules import PROTECT, AnswerRules
-from .book import StructureLockedWorkbook
+from .book import StructureLockedWorkbook, write_identity
 from .guides import answer_label, display_label, guide, messages
 from .instructions import TextSheet, write_text_sheets
 from .rules import Pos, Validations, boxes, grouped_refs, points_expr, total_formula
@@ -225,7 +225,7 @@ class PackWriter(AnswerRules):
         self.lists: Any = None
         self._write_instructions(more)
         entry = self._write_scoring()
-        self._write_identity(entry)
+        write_identity(self.wb, spec.identity, self.row_table, self.check, PROTECT)
         close_workbook(self.wb, self.path.name)
         return entry
 
@@ -658,28 +658,6 @@ class PackWriter(AnswerRules):
             self.ws.set_h_pagebreaks(pages.page_breaks(self.row_points, self.blocks,
                                                        L.HEADER_ROWS, header, scale,
                                                        landscape, self.cuts))
-
-    # -- identity ------------------------------------------------------------------------
-
-    def _write_identity(self, entry: dict[str, Any]) -> None:
-        ident = self.spec.identity
-        ws = self.wb.add_worksheet(L.IDENTITY_SHEET)
-        for i, key in enumerate(L.IDENTITY_KEYS):
-            value = ident[key]
-            self.check(ws.write_string(i, 0, key), "the identity sheet")
-            self.check(ws.write_string(i, 1, value), "the identity sheet")
-            self.check(self.wb.set_custom_property(L.identity_property(key), value, "text"),
-                       "a document property")
-            constant = '="' + value.replace('"', '""') + '"'
-            self.check(self.wb.define_name(L.identity_name(key), constant), "a defined name")
-        header = L.IDENTITY_ROW_TABLE_HEADER - 1
-        for c, text in enumerate(("row_id", "code", "label", "sha256")):
-            self.check(ws.write_string(header, c, text), "the identity sheet")
-        for i, values in enumerate(self.row_table, start=L.IDENTITY_ROW_TABLE_FIRST - 1):
-            for c, text in enumerate(values):
-                self.check(ws.write_string(i, c, text), "the identity sheet")
-        ws.very_hidden()
-        self.check(ws.protect("", PROTECT), "the identity sheet protection")
 
 
 # --------------------------------------------------------------------------- helpers
