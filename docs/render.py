@@ -7,8 +7,8 @@ Run from the repository root with the environment sheetflow is installed in::
 
 Pictures (names -> files in docs/):
 
-- ``card``: a generated pack's Scoring sheet, the page holding its first card
-  (``scoring-sheet.png``);
+- ``card``: a generated pack's Scoring sheet, the page holding its first card's scores,
+  one answer given (``scoring-sheet.png``);
 - ``status``: the coordinator's ``out/validation.xlsx`` Status sheet after a collect
   where one rater has not returned and one file has an error (``status-sheet.png``);
 - ``summary``: the demo's analysis workbook, Summary sheet (``summary-sheet.png``);
@@ -91,23 +91,33 @@ def only_sheet(workbook: Path, sheet: str, dest: Path) -> Path:
 
 
 def render_card(r: Renderer) -> Path:
-    """The first card of a paired-rubric pack, from its Scoring sheet."""
+    """The scores of the first card of a paired-rubric pack, from its Scoring sheet,
+    with the first answer given (so the case's remaining blanks show in orange)."""
+    import openpyxl
+
     from sheetflow.packs.generate import generate_packs
+    from sheetflow.packs.manifest import read_manifest
     from sheetflow.spec.templates import init_study
     from sheetflow.workbook import layout as L
 
     study = init_study(r.work / "card-study", "paired-rubric")
-    pack = generate_packs(study).packs[0].path
-    pdf = r.pdf(only_sheet(pack, L.SCORING_SHEET, r.work / "scoring.xlsx"))
-    return r.png(pdf, DOCS / "scoring-sheet.png", page=_first_card_page(pdf), dpi=110)
+    result = generate_packs(study)
+    pack = read_manifest(result.manifest_path)["packs"][0]
+    first = next(a for a in L.iter_answer_cells(pack) if a["scope"] == "response")
+    scoring = only_sheet(result.packs[0].path, L.SCORING_SHEET, r.work / "scoring.xlsx")
+    wb = openpyxl.load_workbook(scoring)
+    wb[first["sheet"]][first["cell"]] = 4  # the first count of case 1
+    wb.save(scoring)
+    pdf = r.pdf(scoring)
+    return r.png(pdf, DOCS / "scoring-sheet.png", page=_first_scores_page(pdf), dpi=110)
 
 
-def _first_card_page(pdf: Path) -> int:
-    """The first page that shows a card (after the how-to text), found by its text."""
+def _first_scores_page(pdf: Path) -> int:
+    """The first page that shows a card's scores (under their A/B heading)."""
     pages = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
                            text=True, timeout=TIMEOUT).stdout.split("\f")
     for number, text in enumerate(pages, 1):
-        if "Response A" in text or "Case 1" in text:
+        if "A: your answer" in text:
             return number
     return 1
 

@@ -484,20 +484,24 @@ def test_progress_counts_every_required_answer_once(generated, template):
         for sqref, rule in _blank_rules(folder / "packs" / pack["file"]):
             cells = [c for ref in sqref.split() for c in _expand(ref)]
             top = min(int(c[1:]) for c in cells), min(c[0] for c in cells)
-            # the rule's relative formula must name the top-left cell of all its ranges
-            assert rule == f"LEN(TRIM({top[1]}{top[0]}))=0", (sqref[:40], rule)
+            # the rule's relative formula must name the top-left cell of all its ranges,
+            # and highlight it only in a card reached (the last row reached, in row 2)
+            reached = f"${L.reached_column(tuple(manifest_of(folder)['labels']))}$2"
+            assert rule == f"AND(LEN(TRIM({top[1]}{top[0]}))=0,ROW({top[1]}{top[0]})<={reached})", (
+                sqref[:40], rule)
             highlighted += cells
         assert sorted(highlighted) == sorted(required)
 
 
 def _blank_rules(path: Path) -> list[tuple[str, str]]:
-    """(sqref, formula) of each conditional format on the Scoring sheet, as stored."""
+    """(sqref, formula) of each blank highlight on the Scoring sheet, as stored."""
     with zipfile.ZipFile(path) as zf:
         xml = zf.read("xl/worksheets/sheet2.xml").decode("utf-8")
     rules = re.findall(r'<conditionalFormatting sqref="([^"]+)"><cfRule type="(\w+)"[^>]*>'
                        r"<formula>([^<]+)</formula>", xml)
     assert rules
-    return [(sqref, formula) for sqref, kind, formula in rules if kind == "containsBlanks"]
+    return [(sqref, formula.replace("&lt;", "<")) for sqref, kind, formula in rules
+            if kind == "expression" and "ROW(" in formula]
 
 
 def test_manifest_is_the_canonical_dump_of_the_whole(generated):

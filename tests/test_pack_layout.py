@@ -21,6 +21,8 @@ from roundtrip_helpers import fill_openpyxl, needs_soffice, plan_answers
 from sheetflow.collect.run import collect
 from sheetflow.packs import pages
 from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.guides import answer_label
+from sheetflow.packs.instructions import SHORT_INSTRUCTIONS
 from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec.rubric import answer_required
 from sheetflow.spec.study import load_study
@@ -94,16 +96,45 @@ def test_confidence_counts_in_both_where_the_rubric_asks(studies):
 
 
 @pytest.mark.parametrize("template", TEMPLATES)
-def test_how_to_comes_first(studies, template):
+def test_what_a_rater_needs_comes_first(studies, template):
+    """Instructions: how to fill the workbook, then what is scored; the study's own text
+    there only when short, else verbatim on More instructions, with the rubric in detail."""
     folder = studies[template]
+    study = load_study(folder)
     pack = _manifest_json(folder)["packs"][0]
-    ws = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])[L.INSTRUCTIONS_SHEET]
-    texts = {c.row: str(c.value) for c in ws["B"] if c.value is not None}
-    how = min(r for r, t in texts.items() if t == "How to use this workbook")
-    study = min(r for r, t in texts.items() if t == "Study instructions")
-    assert how <= 15 - 3
-    assert sum(1 for r in range(how + 1, 16) if texts.get(r, "").startswith("\u2022")) >= 3
-    assert study > how
+    wb = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])
+    assert wb.sheetnames[:3] == [L.INSTRUCTIONS_SHEET, L.SCORING_SHEET, L.MORE_SHEET]
+    first = {c.row: str(c.value) for c in wb[L.INSTRUCTIONS_SHEET]["B"] if c.value is not None}
+    more = {c.row: str(c.value) for c in wb[L.MORE_SHEET]["B"] if c.value is not None}
+    start = min(r for r, t in first.items() if t == "Before you start")
+    scored = min(r for r, t in first.items() if t == "What you score on each case")
+    assert start <= 8 and start < scored
+    assert sum(t.startswith("\u2022") for r, t in first.items() if start < r < scored) >= 3
+    lines = [line for line in study.instructions.split("\n") if line.strip()]
+    short = len(study.instructions) <= SHORT_INSTRUCTIONS
+    home = first if short else more
+    # verbatim, one row per line (a long line in consecutive rows)
+    text = "\n".join(home.values())
+    assert all(line in text for line in lines)
+    assert short or not any(line in first.values() for line in lines if len(line) > 40)
+    assert "The rubric in detail" in more.values()
+    assert all(answer_label(d) in more.values() for d in study.rubric.dimensions)
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_no_heading_ends_a_printed_page(studies, template):
+    """The text sheets print at a fixed scale with page breaks; a heading is never the
+    last row before one (nor the last row of the sheet)."""
+    folder = studies[template]
+    for pack in _manifest_json(folder)["packs"]:
+        wb = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])
+        for name in (L.INSTRUCTIONS_SHEET, L.MORE_SHEET):
+            ws = wb[name]
+            fit = ws.sheet_properties.pageSetUpPr
+            assert ws.page_setup.scale and not (fit and fit.fitToPage), (pack["file"], name)
+            headings = {c.row for c in ws["B"] if c.value is not None and c.font.sz >= 12}
+            breaks = {b.id for b in ws.row_breaks.brk}  # the last row of a page, 1-based
+            assert not headings & (breaks | {ws.max_row}), (pack["file"], name)
 
 
 def _cf_rules(path: Path) -> list[tuple[list[str], str, str]]:
@@ -139,7 +170,8 @@ def test_every_answer_cell_has_an_out_of_rule_highlight(studies, template):
         rules = _cf_rules(folder / L.PACKS_DIR / pack["file"])
         flagged: dict[str, str] = {}
         for cells, kind, formula in rules:
-            if kind == "expression" and formula != f'LEFT({L.PROGRESS_CELL},4)="All "':
+            if kind == "expression" and formula != f'LEFT({L.PROGRESS_CELL},4)="All "' \
+                    and "ROW(" not in formula:  # the blank highlight (tested on its own)
                 top = min(cells, key=lambda c: (int(c[1:]), c[0]))
                 assert top in formula, (top, formula[:60])  # anchored on its top-left cell
                 flagged.update(dict.fromkeys(cells, formula))
@@ -206,6 +238,17 @@ def formula_anchor(formula: str) -> str:
     return re.search(r"\b([A-H][0-9]+)\b", formula).group(1)
 
 
+def test_a_card_taller_than_a_page_is_cut_only_before_its_scores():
+    """Blocks that fit a page stay whole (an inner cut is ignored); a taller one starts a
+    page, and its scores (with their heading) start the next when they do not fit."""
+    page = pages.page_room(100, 0.0, True)
+    heights = [page * 0.4] * 2 + [page * 0.3] * 5 + [page * 0.2] * 3
+    # blocks: rows 0-1 (0.8 page), rows 2-6 (1.5 pages, scores from row 5), rows 7-9
+    assert pages.page_breaks(heights, [0, 2, 7], 0, 0.0, 100, True, inner=[1, 5]) == [
+        2, 5, 7]
+    assert pages.page_breaks(heights, [0, 2, 7], 0, 0.0, 100, True) == [2, 7]
+
+
 @pytest.mark.parametrize("template", TEMPLATES)
 def test_page_breaks_fall_between_cards_that_fit_a_page(studies, template):
     folder = studies[template]
@@ -217,7 +260,12 @@ def test_page_breaks_fall_between_cards_that_fit_a_page(studies, template):
     submission = [int(a["cell"][1:]) for a in pack["study_answers"].values()]
     if submission:
         starts.add(min(submission) - 2)
-    assert breaks and all(b + 1 in starts for b in breaks), breaks
+    scores = set()  # a paired card's scores start with their heading, right above them
+    if pack["cards"][0]["rows"][0]["label"]:
+        for card in pack["cards"]:
+            cells = [a for a in L.iter_answer_cells({"cards": [card]})]
+            scores.add(min(int(a["cell"][1:]) for a in cells) - 1)
+    assert breaks and all(b + 1 in starts | scores for b in breaks), breaks
     landscape = ws.page_setup.orientation == "landscape"
     room = pages.page_room(ws.page_setup.scale, sum(ws.row_dimensions[r].height or 15
                                                      for r in range(1, 5)), landscape)
@@ -239,7 +287,8 @@ def test_libreoffice_prints_one_page_per_break(studies, template, tmp_path):
     folder = studies[template]
     pack = _manifest_json(folder)["packs"][0]
     wb = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])
-    wb[L.INSTRUCTIONS_SHEET].sheet_state = "hidden"
+    for name in (L.INSTRUCTIONS_SHEET, L.MORE_SHEET):
+        wb[name].sheet_state = "hidden"
     wb.active = 1
     ws = wb[L.SCORING_SHEET]
     marks = [b.id for b in ws.row_breaks.brk]
@@ -342,3 +391,33 @@ def test_submission_area_is_validated_and_collected(studies, tmp_path):
     issues = collect(folder, [tmp_path / "bad.xlsx"], write=False).report.issues
     assert any(i.code == "value-not-whole" and i.cell == study_cells["hours_worked"]["cell"]
                for i in issues)
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_a_filled_pack_is_collected_without_a_warning_of_its_own(studies, template,
+                                                                  tmp_path):
+    """The pack's own formulas (the helper columns right of the guide) are inside the
+    window collect reads: a return filled in as asked draws no content warning."""
+    folder = studies[template]
+    pack = _manifest_json(folder)["packs"][0]
+    dst = tmp_path / pack["file"]
+    fill_openpyxl(folder / L.PACKS_DIR / pack["file"], dst, plan_answers(pack))
+    codes = {i.code for i in collect(folder, [dst], write=False).report.issues}
+    assert "content-outside-window" not in codes, template
+
+
+def test_the_labels_head_each_cases_scores_not_every_page(studies):
+    """Paired: the heading repeated on every page (and over the Submission area) names
+    no label; each case's scores start right under a heading naming A's and B's columns."""
+    folder = studies["paired-rubric"]
+    manifest = _manifest_json(folder)
+    a, b = manifest["labels"]
+    pack = manifest["packs"][0]
+    ws = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])[L.SCORING_SHEET]
+    top = [str(c.value) for c in ws[L.HEADER_ROWS] if c.value]
+    assert top == ["Question", "Your answers", "Guide"]
+    for card in pack["cards"]:
+        first = min(int(x["cell"][1:]) for x in L.iter_answer_cells({"cards": [card]}))
+        heads = [str(c.value) for c in ws[first - 1] if c.value]
+        assert heads[:3] == ["Your scores", f"{a}: your answer", f"{a}: confidence"], heads
+        assert f"{b}: your answer" in heads

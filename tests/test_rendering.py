@@ -29,13 +29,6 @@ from sheetflow.workbook import layout as L
 # LibreOffice prints every workbook here: CI runs these with the other round trips, once
 pytestmark = pytest.mark.libreoffice
 
-# a fault seen and not yet mended: the workbook and why (strict: fails once it passes)
-_HASHES = ("'###' of the hidden done-count column: LibreOffice draws it clipped out of "
-           "sight (nothing shows on the page), pdfplumber reads clipped glyphs too")
-KNOWN = {label: _HASHES for label in ("keep-known--pack-1", "keep-known--pack-2",
-                                      "paired-rubric--pack-1", "demo--pack-1")}
-
-
 def _study(root: Path, template: str, raters: int | None = None) -> Path:
     init_study(root, template)
     if raters:
@@ -88,28 +81,15 @@ def printed(tmp_path_factory):
 
 @needs_soffice
 def test_every_workbook_is_legible_on_paper(printed):
-    faults = {label: f for label, f in printed.items() if f and label not in KNOWN}
+    faults = {label: f for label, f in printed.items() if f}
     assert not faults, summary(faults)
     assert len(printed) >= 5 * 3 + 3  # every template's packs, validation and analysis
-
-
-@needs_soffice
-@pytest.mark.parametrize("label", sorted(KNOWN))
-def test_known_faults_still_there(printed, label):
-    """A fault named in :data:`KNOWN` is still there (remove it from KNOWN once mended)."""
-    if not printed.get(label):
-        pytest.fail(f"{label} prints without faults now: remove it from KNOWN")
-    pytest.xfail(KNOWN[label])
 
 
 @needs_soffice
 @pytest.mark.slow
 def test_the_500_rater_study_is_legible_on_paper(tmp_path):
     root = _study(tmp_path / "big", "paired-rubric", raters=500)
-    faults = {}
-    for label, found in _printed(_workbooks("big", root), tmp_path / "print").items():
-        if "--pack-" in label:  # the paired-rubric pack's known fault (see KNOWN)
-            found = [f for f in found if not f.endswith("a number shown as ###")]
-        if found:
-            faults[label] = found
+    faults = {label: found for label, found in
+              _printed(_workbooks("big", root), tmp_path / "print").items() if found}
     assert not faults, summary(faults)

@@ -50,6 +50,7 @@ def check_command(out: Output, directory: Path) -> None:
     from ..packs.seal import spec_drift
     from ..spec.blinding import study_warnings
     from ..spec.study import load_study
+    from ..spec.wording import id_mentions
 
     study = load_study(directory)
     rubric = study.rubric
@@ -64,7 +65,7 @@ def check_command(out: Output, directory: Path) -> None:
             f"{t.id} = {t.method} of {len(t.of)}" for t in rubric.totals))
     out.say(f"analyses   {', '.join(study.plan.run) or 'none'}")
     out.say(f"spec hash  {study.hash}")
-    for warning in study_warnings(study):
+    for warning in study_warnings(study) + id_mentions(study):
         out.warn(warning)
     drift = spec_drift(directory, study)
     if drift:

@@ -272,6 +272,10 @@ class _Plan:
         for ref in refs:
             row, col = self.positions[ref] = split_cell(ref)
             last_row, last_col = max(last_row, row), max(last_col, col)
+        # the helper columns right of the guide hold the pack's own formulas (layout)
+        cards = pack.get("cards") or [{"rows": []}]
+        labels = tuple(r["label"] for r in cards[0]["rows"] if r["label"])
+        last_col = max(last_col, _column(L.helper_columns(labels)[-1]))
         return last_row + ROW_SLACK, last_col + COLUMN_SLACK
 
     def position(self, ref: str) -> tuple[int, int]:

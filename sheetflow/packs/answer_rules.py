@@ -34,10 +34,13 @@ class AnswerRules:
     list_columns: dict[tuple[str, ...], str]
     required: list[Pos]
     defaulted: list[Pos]
+    entries: list[Pos]
+    blocks: list[int]
     blank_answers: set[str]
     done_col: str
     bad_col: str
     marks_col: str
+    reached_col: str
     check: Callable[[int | None, str], None]  # raises on an xlsxwriter failure code
 
     def _dimension_rule(self, dim: Dimension, pos: Pos) -> dict[str, Any]:
@@ -151,7 +154,7 @@ class AnswerRules:
         for piece in chunks(boxes(cells), COUNT_ARGS):
             formula = "=COUNTA(" + ",".join(map(a1, piece)) + ")"
             self.check(self.ws.write_formula(piece[0][0], ord(column) - ord("A"), formula,
-                                             self.fmt["hidden"], 0), "the progress line")
+                                             self.fmt["count"], 0), "the progress line")
 
     def _count_to_correct(self) -> None:
         """Per answer line, the number of values its rules refuse, in the hidden column.
@@ -170,7 +173,7 @@ class AnswerRules:
         column = ord(self.bad_col) - ord("A")
         for row, tests in per_row.items():
             self.check(self.ws.write_formula(row, column, "=0+" + "+".join(
-                f"({t})" for t in tests), self.fmt["hidden"], 0), "the progress line")
+                f"({t})" for t in tests), self.fmt["count"], 0), "the progress line")
 
     def _highlight_invalid(self) -> None:
         """Red when a cell holds a value its rule refuses (pasted values included).
@@ -191,18 +194,52 @@ class AnswerRules:
                         "format": self.fmt["invalid"], "multi_range": " ".join(refs)}),
                         "the value-not-allowed highlight")
 
-    def _highlight_blanks(self) -> None:
-        """Orange while blank: a conditional format per answer column and 250 ranges.
+    def _mark_reached(self, last: int) -> None:
+        """The cards the rater has reached, for the blank highlight (see the layout).
 
-        The rule's relative formula (``LEN(TRIM(C12))=0``) names the top-left cell of its
-        first range. Grouping the ranges by first column and sorting them by row makes
-        that cell the top-left of all of them, so the rule reads the same whether an
-        application anchors it on the first range or on the whole area.
+        On the first row of each block (a card with its batch lines, or the Submission
+        area), ``=IF(COUNTA(its answer cells)>0, its last row, 0)``; in row 2, the
+        largest of them: the last row of the last card with any answer. One formula
+        per card and no chain from card to card, so neither application recurses.
         """
+        column = ord(self.reached_col) - ord("A")
+        ends = [*self.blocks[1:], last]
+        cells = sorted(self.entries)
+        i = 0
+        for start, end in zip(self.blocks, ends, strict=True):
+            mine: list[Pos] = []
+            while i < len(cells) and cells[i][0] < end:
+                if cells[i][0] >= start:
+                    mine.append(cells[i])
+                i += 1
+            if not mine:
+                continue
+            counts = "+".join("COUNTA(" + ",".join(map(a1, piece)) + ")"
+                              for piece in chunks(boxes(mine), COUNT_ARGS))
+            self.check(self.ws.write_formula(start, column, f"=IF({counts}>0,{end},0)",
+                                             self.fmt["count"], 0), "the blank highlight")
+        letter = self.reached_col
+        self.check(self.ws.write_formula(1, column, f"=MAX({letter}{L.HEADER_ROWS + 1}:"
+                                         f"{letter}{max(last, L.HEADER_ROWS + 1)})",
+                                         self.fmt["count"], 0), "the blank highlight")
+
+    def _highlight_blanks(self) -> None:
+        """Orange while blank in a card reached: a conditional format per answer column
+        and 250 ranges.
+
+        The rule's relative formula (``AND(LEN(TRIM(C12))=0,ROW(C12)<=$K$2)``) names the
+        top-left cell of its first range. Grouping the ranges by first column and
+        sorting them by row makes that cell the top-left of all of them, so the rule
+        reads the same whether an application anchors it on the first range or on the
+        whole area.
+        """
+        reached = f"${self.reached_col}$2"
         for column_boxes in by_column(self.required):
             for refs in grouped_refs(column_boxes):
+                top = refs[0].split(":")[0]
                 self.check(self.ws.conditional_format(refs[0], {
-                    "type": "blanks", "format": self.fmt["blank"],
+                    "type": "formula", "format": self.fmt["blank"],
+                    "criteria": f"=AND(LEN(TRIM({top}))=0,ROW({top})<={reached})",
                     "multi_range": " ".join(refs)}), "the blank-cell highlight")
 
 

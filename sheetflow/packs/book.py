@@ -1,4 +1,4 @@
-"""The pack's xlsxwriter workbook, with its structure locked.
+"""The pack's xlsxwriter workbook, with its structure locked, and its identity sheet.
 
 xlsxwriter protects sheets but has no call for workbook-structure protection, the
 ``<workbookProtection lockStructure="1">`` element that stops Excel from showing a
@@ -12,9 +12,12 @@ sheet in the first place (no item id, arm or seed; see :mod:`sheetflow.packs.sec
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import xlsxwriter
+
+from ..workbook import layout as L
 
 
 def legacy_password_hash(password: str) -> str:
@@ -39,3 +42,31 @@ class StructureLockedWorkbook(xlsxwriter.Workbook):
         super()._write_workbook_pr()
         self._xml_empty_tag("workbookProtection", [("workbookPassword", self._structure_hash),
                                                    ("lockStructure", 1)])
+
+
+def write_identity(wb: xlsxwriter.Workbook, identity: dict[str, str],
+                   row_table: Iterable[tuple[str, ...]],
+                   check: Callable[[int | None, str], None],
+                   protect: dict[str, bool]) -> None:
+    """The pack's identity, three times over (see :mod:`sheetflow.workbook.layout`).
+
+    Document properties, defined names and the very hidden identity sheet, which also
+    holds the row table. ``check`` raises on an xlsxwriter failure code.
+    """
+    ws = wb.add_worksheet(L.IDENTITY_SHEET)
+    for i, key in enumerate(L.IDENTITY_KEYS):
+        value = identity[key]
+        check(ws.write_string(i, 0, key), "the identity sheet")
+        check(ws.write_string(i, 1, value), "the identity sheet")
+        check(wb.set_custom_property(L.identity_property(key), value, "text"),
+              "a document property")
+        constant = '="' + value.replace('"', '""') + '"'
+        check(wb.define_name(L.identity_name(key), constant), "a defined name")
+    header = L.IDENTITY_ROW_TABLE_HEADER - 1
+    for c, text in enumerate(("row_id", "code", "label", "sha256")):
+        check(ws.write_string(header, c, text), "the identity sheet")
+    for i, values in enumerate(row_table, start=L.IDENTITY_ROW_TABLE_FIRST - 1):
+        for c, text in enumerate(values):
+            check(ws.write_string(i, c, text), "the identity sheet")
+    ws.very_hidden()
+    check(ws.protect("", protect), "the identity sheet protection")

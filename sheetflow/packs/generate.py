@@ -33,6 +33,7 @@ from .. import __version__
 from ..errors import SheetflowError, UsageError
 from ..spec.blinding import study_warnings
 from ..spec.study import Rater, Study, load_study
+from ..spec.wording import id_mentions
 from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L
 from .assign import Assignment, assign, response_text
@@ -184,7 +185,7 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
                             returns_dir)
     if emails:
         _write_drafts(study, assignments, infos, packs_dir / EML_DIR, result)
-    result.warnings += study_warnings(study)
+    result.warnings += study_warnings(study) + id_mentions(study)
     result.warnings += blinding_leaks(study, [i.path for i in infos] + [manifest_path])
     return result
 
@@ -452,8 +453,8 @@ def _pack_spec(study: Study, a: Assignment, identity: dict[str, str],
     sitting_note = " (second sitting)" if a.sitting == 2 else ""
     return PackSpec(
         title=study.title + sitting_note,
-        instructions=study.instructions if a.sitting == 1 else
-        f"{SITTING2_NOTE}\n\n{study.instructions}",
+        instructions=study.instructions,
+        notice=SITTING2_NOTE if a.sitting == 2 else "",
         identity=identity,
         labels=tuple(labels),
         dimensions=study.rubric.dimensions,

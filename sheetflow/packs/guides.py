@@ -118,47 +118,56 @@ def rubric_lines(dim: Dimension) -> list[str]:
     return lines
 
 
-def how_to_lines(spec: Any, paired: bool) -> list[str]:
-    """The "How to use this workbook" bullets for one pack (a writer ``PackSpec``)."""
+def how_to_lines(spec: Any, paired: bool) -> tuple[list[str], list[str]]:
+    """How to fill one pack (a writer ``PackSpec``): what a rater needs before the first
+    card (for the Instructions sheet), and the rest (for More instructions)."""
     dims = spec.dimensions
-    lines = [
-        f"Go to the '{L.SCORING_SHEET}' sheet. Each case is a card: read the grey text, then fill "
-        "in the yellow cells on its answer lines. Only the yellow cells can be changed.",
-        "Orange cells are required answers still blank. Red cells hold a value that is not "
-        "allowed there (for example a pasted word in a number cell): correct them.",
-        "The progress line at the top counts the required answers you have filled and the "
-        "red cells still to correct; it turns green when every required answer is filled "
-        "and none is red.",
-        "Cells with a dropdown: click the cell and pick from the arrow. Number cells take the "
-        "number shown when you click the cell.",
+    essential = [
+        f"Score on the '{L.SCORING_SHEET}' sheet. Each case is a card: read the grey text, "
+        "then fill in the yellow cells on its answer lines (only they can be changed). "
+        "A cell with a dropdown: click it and pick from the arrow.",
     ]
     if paired:
         a, b = spec.labels
-        lines.append(f"Each case shows two responses, labelled {a} and {b}. The labels are "
-                     "assigned at random for each case; score each response on its own "
-                     f"({a} in the left answer columns, {b} in the right ones).")
+        essential.append(f"Each case shows two responses, {a} and {b}, labelled at random for "
+                         f"each case: score each on its own ({a} in the left answer columns, "
+                         f"{b} in the right ones).")
     if any(d.kind == "count" for d in dims):
-        lines.append("Lines marked (count) take the number of things you counted, not "
-                     "points; the points it earns are shown in green below it.")
+        essential.append("Lines marked (count) take the number of things you counted, not "
+                         "points; the points it earns show in green below it.")
     if any(d.confidence for d in dims):
-        lines.append("Where a Confidence cell is shown beside a score, pick Low, Medium or "
-                     "High: how sure you are of that score.")
+        essential.append("Where a Confidence cell is shown beside a score, pick Low, Medium "
+                         "or High: how sure you are of that score.")
     if any(d.kind == "binary" and d.blank_means for d in dims):
         names = ", ".join(display_label(d) for d in dims if d.blank_means)
-        lines.append(f"{names}: pick Yes where it applies; a blank cell counts as No.")
+        essential.append(f"{names}: pick Yes where it applies; a blank cell counts as No.")
     if spec.batch_size:
-        lines.append(f"Cards come in batches of {spec.batch_size}. Type the date and time "
-                     "(yyyy-mm-dd hh:mm, e.g. 2026-11-02 14:05) when you start each batch and "
-                     "when you finish it.")
+        essential.append(f"Cards come in batches of {spec.batch_size}. Type the date and time "
+                         "(yyyy-mm-dd hh:mm, e.g. 2026-11-02 14:05) when you start each batch "
+                         "and when you finish it.")
     if spec.include_study_answers and any(d.scope == "study" for d in dims):
-        lines.append("After the last card, fill in the Submission area at the bottom of the "
-                     f"'{L.SCORING_SHEET}' sheet (what the study asks for beyond the scores).")
-    lines += [
-        "Type or pick answers; avoid pasting into answer cells (a paste can remove the "
-        "dropdown rules) and do not type formulas.",
-        "Do not rename, add, move or delete sheets, rows or columns, and do not rename the "
-        "file. A card is not split across printed pages unless it is longer than one.",
-        "When you are done, save the workbook as .xlsx (File > Save) and email it back to the "
-        "study coordinator as an attachment. The study's own instructions follow below.",
+        essential.append("After the last card, fill in the Submission area at the bottom of "
+                         f"the '{L.SCORING_SHEET}' sheet.")
+    essential += [
+        "Orange: a required answer still blank in a case you have reached. Red: a value "
+        "not allowed there; correct it. The progress line at the top turns green when "
+        "every required answer is filled and none is red.",
+        "Type or pick answers: do not paste into answer cells or type formulas, and do not "
+        "rename, add, move or delete sheets, rows or columns, or rename the file.",
+        "When you are done, save the workbook as .xlsx (File > Save) and email it back to "
+        "the study coordinator as an attachment.",
     ]
-    return lines
+    details = [
+        "Only the yellow cells can be changed; the grey text is the material to judge and "
+        "the green cells are computed for you.",
+        "A case counts as reached once you have answered anything in it or in a case after "
+        "it: its required answers still blank then turn orange, so a case skipped on the "
+        "way shows what it still needs. The cases ahead stay plain yellow.",
+        "The progress line counts the required answers you have filled and the red cells "
+        "still to correct.",
+        "Number cells take the number shown when you click the cell. A paste can remove a "
+        "cell's dropdown rule; a value the rule refuses turns red and is counted on the "
+        "progress line until corrected.",
+        "A card is not split across printed pages unless it is longer than one.",
+    ]
+    return essential, details

@@ -1,5 +1,6 @@
 """Printing the Scoring sheet: a print scale that fits the width, and page breaks between
-cards so that no card shorter than a page is split.
+cards so that no card shorter than a page is split (a taller one is cut before its
+scores, which then print whole with their heading), and the text sheets likewise.
 
 Excel ignores manual page breaks when "fit to page" is on, so the sheet is printed at a
 fixed scale computed from the column widths instead, and the cards are packed onto
@@ -69,7 +70,8 @@ def choose_orientation(widths: Sequence[float], heights: Sequence[float],
 
 
 def page_breaks(heights: Sequence[float], starts: Sequence[int], first: int,
-                header: float, scale: int, landscape: bool = True) -> list[int]:
+                header: float, scale: int, landscape: bool = True,
+                inner: Sequence[int] = ()) -> list[int]:
     """Rows (0-based) before which a new page starts, so cards stay whole.
 
     Parameters
@@ -87,21 +89,30 @@ def page_breaks(heights: Sequence[float], starts: Sequence[int], first: int,
         Print scale in percent.
     landscape : bool
         The page orientation.
+    inner : sequence of int
+        Rows inside blocks where a block taller than a page is cut into parts, each
+        kept whole where it fits a page (a long card's scores with their heading).
 
     Returns
     -------
     list of int
-        At most :data:`MAX_BREAKS` rows, each one a block's first row. A block taller
-        than a page starts a page and runs on over the next ones.
+        At most :data:`MAX_BREAKS` rows, each one a block's (or part's) first row. A
+        block taller than a page starts a page and runs on over the next ones.
     """
     page = page_room(scale, header, landscape)
+    cuts = sorted(set(inner))
     breaks: list[int] = []
     used = sum(heights[first:starts[0]]) if starts else 0.0
-    for start, size in zip(starts, block_sizes(heights, starts), strict=True):
-        if used and used + size > page:
-            breaks.append(start)
-            used = 0.0
-        used += size
-        if used > page:  # a block longer than a page: the next one starts a fresh page
-            used = page
+    ends = [*starts[1:], len(heights)]
+    for start, end, size in zip(starts, ends, block_sizes(heights, starts), strict=True):
+        bounds = [start]
+        if size > page:
+            bounds += [r for r in cuts if start < r < end]
+        for part_start, part in zip(bounds, block_sizes(heights[:end], bounds), strict=True):
+            if used and used + part > page:
+                breaks.append(part_start)
+                used = 0.0
+            used += part
+            if used > page:  # a part longer than a page: the next one starts a fresh page
+                used = page
     return breaks[:MAX_BREAKS]

@@ -30,13 +30,13 @@ from ..spec.rubric import Dimension, answer_required
 from ..workbook import layout as L
 from . import pages
 from .answer_rules import PROTECT, AnswerRules
-from .book import StructureLockedWorkbook
-from .guides import answer_label, display_label, guide, how_to_lines, messages, rubric_lines
+from .book import StructureLockedWorkbook, write_identity
+from .guides import answer_label, display_label, guide, messages
+from .instructions import TextSheet, write_text_sheets
 from .rules import Pos, Validations, boxes, grouped_refs, points_expr, total_formula
 from .text import LINE_POINTS, TextCache, clip, row_points, split_text, utf16_len
 
 HEADER_POINTS = (24.0, LINE_POINTS, 30.0, LINE_POINTS)  # title, progress, legend, headings
-HOW_TO = "How to use this workbook"
 GUIDE_LINE = 13.0  # points per wrapped line of 10-point guide text
 
 __all__ = ["CardSpec", "PackSpec", "TextCache", "clip", "split_text", "utf16_len",
@@ -54,8 +54,9 @@ COLOURS = {
     "invalid": "#FF8080",
     "done": "#00B050",
 }
-WIDTHS_SINGLE = {"A": 4, "B": 32, "C": 46, "D": 13, "E": 44, "F": 4}
-WIDTHS_PAIRED = {"A": 4, "B": 32, "C": 24, "D": 13, "E": 24, "F": 13, "G": 36, "H": 4}
+WIDTHS_SINGLE = {"A": 4, "B": 32, "C": 46, "D": 13, "E": 44}
+WIDTHS_PAIRED = {"A": 4, "B": 32, "C": 24, "D": 13, "E": 24, "F": 13, "G": 36}
+HELPER_WIDTH = 1  # the helper columns right of the guide show nothing (see layout)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -90,6 +91,7 @@ class PackSpec:
     created: dt.datetime
     row_key: str
     rater_label: str = ""
+    notice: str = ""  # shown first on the Instructions sheet (a second sitting's note)
     structure_password: str = ""  # locks the workbook structure (see :mod:`.book`)
 
 
@@ -108,8 +110,10 @@ class PackWriter(AnswerRules):
         self.done_col = L.done_column(spec.labels)
         self.bad_col = L.to_correct_column(spec.labels)
         self.marks_col = L.marks_column(spec.labels)
+        self.reached_col = L.reached_column(spec.labels)
+        self.helpers = L.helper_columns(spec.labels)
         self.widths = {**(WIDTHS_PAIRED if self.paired else WIDTHS_SINGLE),
-                       self.bad_col: 4, self.marks_col: 4}
+                       **dict.fromkeys(self.helpers, HELPER_WIDTH)}
         self.text_cpl = int(sum(self.widths[c] for c in self._text_span_letters()) * 1.05)
         self.guide_cpl = int(self.widths[self.guide_col] * 1.25)  # guide text is 10 pt
         self.label_cpl = int(self.widths["B"] * 1.05)
@@ -117,13 +121,18 @@ class PackWriter(AnswerRules):
         # confidence columns show only when the rubric asks for a confidence somewhere
         self.asks_confidence = any(d.confidence for d in spec.dimensions)
         self.heights: dict[tuple[str, str, bool], float] = {}
+        self.one_line = self._one_line_cards()  # short texts, packed densely
+        self.show_guides = True  # False on a one-line card that is not a batch's first
         self.validations = Validations()
         self.word_dims: dict[Any, Dimension] = {}  # text rules whose word range is flagged
         self.required: list[Pos] = []  # every required answer cell, once, in sheet order
         self.defaulted: list[Pos] = []  # marks whose blank is an answer (blank_means)
+        self.entries: list[Pos] = []  # every answer cell (the cards reached, see layout)
         self.blank_answers: set[str] = set()  # what those blanks mean
         self.row_points: list[float] = list(HEADER_POINTS)  # every row's height, in order
         self.blocks: list[int] = []  # first row of each card (or batch line), unsplit
+        self.cuts: list[int] = []  # a paired card's scores with their heading: where a
+        # card taller than a page is cut (see pages.page_breaks)
         self.list_columns: dict[tuple[str, ...], str] = {}
         self.row = L.HEADER_ROWS  # 0-based index of the next free row
         self.wb = StructureLockedWorkbook(str(path), {
@@ -174,10 +183,13 @@ class PackWriter(AnswerRules):
             "done": {"font_color": COLOURS["done"]},
             "plain": base,
             "wrap": {**base, "text_wrap": True},
-            "h1": {**base, "bold": True, "font_size": 16, "font_color": COLOURS["title"]},
+            "h1": {**base, "bold": True, "font_size": 16, "font_color": COLOURS["title"],
+                   "text_wrap": True},
             "h2": {**base, "bold": True, "font_size": 13, "font_color": COLOURS["card"],
-                   "bottom": 1},
+                   "bottom": 1, "text_wrap": True},
             "hidden": {**base, "font_color": "#808080"},
+            # the helper columns' numbers show nothing, on screen or paper (see layout)
+            "count": {**base, "num_format": ";;;", "hidden": True},
         }
         return {name: self.wb.add_format(props) for name, props in specs.items()}
 
@@ -191,6 +203,7 @@ class PackWriter(AnswerRules):
     def _blank(self, pos: Pos, fmt: Any) -> None:
         """An empty answer cell: no value at all, so readers see None, not ''."""
         self.check(self.ws.write_blank(*pos, None, fmt), self.what)
+        self.entries.append(pos)
 
     def _merged_string(self, ws: Any, row: int, first: str, last: str, text: str, fmt: Any,
                        what: str) -> None:
@@ -208,10 +221,11 @@ class PackWriter(AnswerRules):
                                 "created": spec.created})
         self.instructions = self.wb.add_worksheet(L.INSTRUCTIONS_SHEET)
         self.ws = self.wb.add_worksheet(L.SCORING_SHEET)
+        more = self.wb.add_worksheet(L.MORE_SHEET)
         self.lists: Any = None
-        self._write_instructions()
+        self._write_instructions(more)
         entry = self._write_scoring()
-        self._write_identity(entry)
+        write_identity(self.wb, spec.identity, self.row_table, self.check, PROTECT)
         close_workbook(self.wb, self.path.name)
         return entry
 
@@ -225,37 +239,13 @@ class PackWriter(AnswerRules):
 
     # -- instructions --------------------------------------------------------------------
 
-    def _write_instructions(self) -> None:
-        ws = self.instructions
-        ws.set_column("A:A", 2)
-        ws.set_column("B:B", 100)
-        ws.hide_gridlines(2)
-        ws.set_landscape()
-        ws.fit_to_pages(1, 0)
-        row = 0
-        row = self._para(ws, row, self.spec.title, self.fmt["h1"])
-        if self.spec.rater_label:
-            row = self._para(ws, row, self.spec.rater_label, self.fmt["plain"])
-        row = self._para(ws, row + 1, HOW_TO, self.fmt["h2"])
-        for line in how_to_lines(self.spec, self.paired):
-            row = self._para(ws, row, "\u2022 " + line, self.fmt["wrap"])
-        row = self._para(ws, row + 1, "Study instructions", self.fmt["h2"])
-        for line in self.spec.instructions.split("\n"):
-            row = self._para(ws, row, line, self.fmt["wrap"])
-        row = self._para(ws, row + 1, "The rubric", self.fmt["h2"])
-        for dim in self.spec.dimensions:
-            row = self._para(ws, row, display_label(dim), self.fmt["label"])
-            for line in rubric_lines(dim):
-                row = self._para(ws, row, line, self.fmt["wrap"])
-        self.check(ws.protect("", PROTECT), "the Instructions sheet protection")
-
-    def _para(self, ws: Any, row: int, text: str, fmt: Any) -> int:
-        for chunk, points in self.texts.chunks(text, 100):
-            self.check(ws.write_string(row, 1, chunk, fmt), "the instructions")
-            if "\n" in chunk or len(chunk) > 100:
-                ws.set_row(row, points)
-            row += 1
-        return row
+    def _write_instructions(self, more: Any) -> None:
+        """The Instructions and More instructions sheets (see :mod:`.instructions`)."""
+        sheets = [TextSheet(ws, self.fmt, self.texts, self.check)
+                  for ws in (self.instructions, more)]
+        write_text_sheets(*sheets, self.spec, self.paired)
+        for ws in (self.instructions, more):
+            self.check(ws.protect("", PROTECT), "the instructions' protection")
 
     # -- scoring sheet -------------------------------------------------------------------
 
@@ -286,8 +276,8 @@ class PackWriter(AnswerRules):
         return entry
 
     def _hidden_columns(self) -> set[str]:
-        """Row ids and done counts; the confidence columns when nothing asks for one."""
-        hidden = {L.ROW_ID_COLUMN, self.done_col, self.bad_col, self.marks_col}
+        """Row ids; the confidence columns when nothing asks for one."""
+        hidden = {L.ROW_ID_COLUMN}
         if not self.asks_confidence:
             hidden |= {conf for _, conf in self.cols.values()}
         return hidden
@@ -297,18 +287,18 @@ class PackWriter(AnswerRules):
         last = self.guide_col
         self._string(ws, 0, "B", self.spec.title, f["title"], "the title")
         self._string(ws, 1, "B", "Progress", f["progress"], "the progress line")
-        legend = ("Yellow: your answers. Orange: required and still blank. Red: a value that "
-                  "is not allowed there. Grey: the material to judge (locked). Green: computed "
-                  "for you.")
+        legend = ("Yellow: your answers. Orange: required, still blank, in a case you have "
+                  "reached. Red: a value not allowed there. Grey: the material to judge "
+                  "(locked). Green: computed for you.")
         self._merged_string(ws, 2, "B", last, legend, f["legend"], "the legend")
-        heads = ["Question"]
-        for label, _ in self.cols.items():
-            prefix = f"{label}: " if label else ""
-            heads += [f"{prefix}your answer", f"{prefix}confidence" if self.asks_confidence
-                      else ""]
-        heads.append("Guide")
-        for i, text in enumerate(heads):
-            self.check(ws.write_string(3, 1 + i, text, f["colhead"]), "the headings")
+        if self.paired:  # the labels' columns are headed above each case's scores, so
+            # the heading repeated on every page says nothing of them (the Submission)
+            self._merged_string(ws, 3, "C", chr(ord(last) - 1), "Your answers",
+                                f["colhead"], "the headings")
+            for letter, text in (("B", "Question"), (last, "Guide")):
+                self._string(ws, 3, letter, text, f["colhead"], "the headings")
+        else:
+            self._column_heads(3)
         for r, points in enumerate(HEADER_POINTS):
             ws.set_row(r, points)
         ws.freeze_panes(L.HEADER_ROWS, 0)
@@ -316,6 +306,18 @@ class PackWriter(AnswerRules):
         ws.set_landscape()
         ws.set_paper(9)
         ws.set_margins(**pages.MARGINS)
+
+    def _column_heads(self, r: int, first: str = "Question", last: str = "Guide") -> None:
+        """Column headings on row ``r``: each label's answer (and confidence) column."""
+        heads = [first]
+        for label in self.cols:
+            answer = f"{label}: your answer" if label else "Your answer"
+            confidence = f"{label}: confidence" if label else "Confidence"
+            heads += [answer, confidence if self.asks_confidence else ""]
+        heads.append(last)
+        for i, text in enumerate(heads):
+            self.check(self.ws.write_string(r, 1 + i, text, self.fmt["colhead"]),
+                       "the headings")
 
     def _next(self, height: float = LINE_POINTS) -> int:
         """The next free row, ``height`` points tall (set explicitly: pages add them up)."""
@@ -331,12 +333,35 @@ class PackWriter(AnswerRules):
     def _ref(self, letter: str, row: int) -> dict[str, str]:
         return {"sheet": L.SCORING_SHEET, "cell": self._cell(letter, row)}
 
+    def _one_line_cards(self) -> bool:
+        """Whether every card shows one short response (a line or two) and nothing else
+        (keep-known's items). Such cards are packed densely: the case's title line holds
+        the text, and the guide beside the answers shows on the first card of each batch
+        only (every answer cell's input message repeats it)."""
+        if self.paired or not self.spec.cards:
+            return False
+        for card in self.spec.cards:
+            if card.shown or len(card.responses) != 1:
+                return False
+            text = card.responses[0][1]
+            if "\n" in text or len(text) > 2 * self.text_cpl:
+                return False
+        return True
+
     def _write_card(self, k: int, n: int, card: CardSpec, batch: int | None) -> dict[str, Any]:
         f = self.fmt
         self.what = f"item {card.item_id!r}"
-        r = self._next(20)
+        size = self.spec.batch_size
+        self.show_guides = not self.one_line or k == 1 or bool(size and (k - 1) % size == 0)
+        if self.one_line:  # the title line holds the text
+            r = self._next(row_points(card.responses[0][1], self.text_cpl, 18.0))
+        else:
+            r = self._next(20)
         title = f"Case {k} of {n}" + (f" \u2014 {card.code}" if card.code else "")
-        self._band(r, title, f["card"])
+        if self.one_line:
+            self._string(self.ws, r, "B", title, f["card"], self.what)
+        else:
+            self._band(r, title, f["card"])
         out: dict[str, Any] = {"card": k, "item_id": card.item_id, "code": card.code,
                                "batch": batch,
                                "title": self._ref("B", r), "locked": [], "rows": [],
@@ -347,7 +372,8 @@ class PackWriter(AnswerRules):
         rows = []
         for label, text in card.responses:
             heading = f"Response {label}" if label else "Response"
-            locked = [self._locked_field("response", heading, text)]
+            locked = [self._one_line_field(r, heading, text) if self.one_line else
+                      self._locked_field("response", heading, text)]
             shown_as = card.code or card.item_id  # a row id in a pack never names the item
             base = f"{shown_as}/{label}" if label else shown_as
             row_id = L.keyed_row_id(self.spec.row_key, self.spec.identity["pack_id"], base)
@@ -369,6 +395,13 @@ class PackWriter(AnswerRules):
         for c in range(_col("C"), _col(self.guide_col) + 1):
             self.check(self.ws.write_blank(r, c, None, fmt), self.what)
 
+    def _one_line_field(self, r: int, label: str, text: str) -> dict[str, Any]:
+        """A one-line card's response, on its title line right of the title."""
+        self._merged_string(self.ws, r, "C", self.guide_col, text, self.fmt["text"],
+                            f"{self.what} ({label})")
+        return {"field": "response", "label": label, "sheet": L.SCORING_SHEET,
+                "cells": [self._cell("C", r)], "sha256": self.texts.sha256(text)}
+
     def _locked_field(self, column: str, label: str, text: str) -> dict[str, Any]:
         ws, f = self.ws, self.fmt
         self._band(self._next(), label, f["field"])
@@ -385,6 +418,9 @@ class PackWriter(AnswerRules):
 
     def _answer_lines(self, rows: list[dict[str, Any]], card: CardSpec) -> None:
         dims = [d for d in self.spec.dimensions if d.scope == "response"]
+        if self.paired:
+            self.cuts.append(self.row)
+            self._column_heads(self._next(18.0), "Your scores", "")
         for dim in dims:
             if dim.kind == "checklist":
                 self._checklist_lines(dim, rows)
@@ -393,8 +429,12 @@ class PackWriter(AnswerRules):
         for total in self.spec.totals:
             self._total_line(total, rows)
 
+    def _hint(self, dim: Dimension) -> str:
+        """The guide beside ``dim``'s answers, or none (see :meth:`_one_line_cards`)."""
+        return guide(dim) if self.show_guides else ""
+
     def _value_line(self, dim: Dimension, rows: list[dict[str, Any]]) -> None:
-        hint, label = guide(dim), answer_label(dim)
+        hint, label = self._hint(dim), answer_label(dim)
         r = self._next(self._line_height(dim, label, hint))
         self._line_labels(r, label, hint, rows)
         for row in rows:
@@ -421,7 +461,7 @@ class PackWriter(AnswerRules):
         for row in rows:
             row["answers"][dim.id] = {"kind": "checklist", "questions": []}
         for i, question in enumerate(dim.questions):
-            hint = guide(dim) if i == 0 else ""
+            hint = self._hint(dim) if i == 0 else ""
             label = f"{display_label(dim)}: {question}" if i == 0 else question
             r = self._next(self._line_height(dim, label, hint))
             self._line_labels(r, label, hint, rows, sub=i > 0)
@@ -452,6 +492,10 @@ class PackWriter(AnswerRules):
         key = (label, guide, dim.kind == "text")
         if key not in self.heights:  # the same few lines recur on every card
             minimum = 48.0 if dim.kind == "text" else LINE_POINTS
+            if self.one_line and not guide and minimum == LINE_POINTS and \
+                    len(label) <= self.label_cpl:  # a packed card's line: no room to spare
+                self.heights[key] = LINE_POINTS
+                return LINE_POINTS
             self.heights[key] = max(row_points(label, self.label_cpl, minimum),
                                     row_points(guide, self.guide_cpl, minimum, GUIDE_LINE))
         return self.heights[key]
@@ -504,7 +548,7 @@ class PackWriter(AnswerRules):
 
         ``room`` is the least height in points of the line (a long text answer).
         """
-        hint, label = guide(dim), answer_label(dim)
+        hint, label = self._hint(dim), answer_label(dim)
         r = self._next(max(room, self._line_height(dim, label, hint)))
         self._string(self.ws, r, "B", label, self.fmt["label"], self.what)
         if hint:
@@ -538,6 +582,7 @@ class PackWriter(AnswerRules):
     def _time_cell(self, r: int, title: str) -> dict[str, str]:
         pos = (r, _col("C"))
         self.check(self.ws.write_blank(*pos, None, self.fmt["answer_time"]), title)
+        self.entries.append(pos)
         # a date and time, never a time of day alone: protocol 001 needs 24 h between
         # sittings, which a time of day cannot show (a time alone is below the minimum)
         message = "Type the date and time as yyyy-mm-dd hh:mm, for example 2026-11-02 14:05."
@@ -558,6 +603,7 @@ class PackWriter(AnswerRules):
             return {}
         self.blocks.append(self.row)
         self.what = "the Submission area"
+        self.show_guides = True
         self._band(self._next(22), "Submission", self.fmt["card"])
         intro = ("Answer once, when you have scored every case: what the study asks for "
                  "beyond the scores.")
@@ -584,6 +630,7 @@ class PackWriter(AnswerRules):
         self._count_cells(self.required, self.done_col)
         self._count_cells(self.defaulted, self.marks_col)
         self._count_to_correct()
+        self._mark_reached(last)
         for key, cells in self.validations.groups.items():
             for refs in grouped_refs(boxes(cells)):
                 self.check(ws.data_validation(refs[0], {**self.validations.options[key],
@@ -599,8 +646,8 @@ class PackWriter(AnswerRules):
 
     def _paginate(self) -> None:
         """Print at a fixed scale with page breaks between cards (see :mod:`.pages`)."""
-        hidden = self._hidden_columns()
-        shown = [w for c, w in self.widths.items() if c not in hidden]
+        unprinted = self._hidden_columns() | set(self.helpers)
+        shown = [w for c, w in self.widths.items() if c not in unprinted]
         header = sum(HEADER_POINTS)
         landscape, scale = pages.choose_orientation(shown, self.row_points, self.blocks,
                                                     header)
@@ -610,29 +657,7 @@ class PackWriter(AnswerRules):
         if self.blocks:
             self.ws.set_h_pagebreaks(pages.page_breaks(self.row_points, self.blocks,
                                                        L.HEADER_ROWS, header, scale,
-                                                       landscape))
-
-    # -- identity ------------------------------------------------------------------------
-
-    def _write_identity(self, entry: dict[str, Any]) -> None:
-        ident = self.spec.identity
-        ws = self.wb.add_worksheet(L.IDENTITY_SHEET)
-        for i, key in enumerate(L.IDENTITY_KEYS):
-            value = ident[key]
-            self.check(ws.write_string(i, 0, key), "the identity sheet")
-            self.check(ws.write_string(i, 1, value), "the identity sheet")
-            self.check(self.wb.set_custom_property(L.identity_property(key), value, "text"),
-                       "a document property")
-            constant = '="' + value.replace('"', '""') + '"'
-            self.check(self.wb.define_name(L.identity_name(key), constant), "a defined name")
-        header = L.IDENTITY_ROW_TABLE_HEADER - 1
-        for c, text in enumerate(("row_id", "code", "label", "sha256")):
-            self.check(ws.write_string(header, c, text), "the identity sheet")
-        for i, values in enumerate(self.row_table, start=L.IDENTITY_ROW_TABLE_FIRST - 1):
-            for c, text in enumerate(values):
-                self.check(ws.write_string(i, c, text), "the identity sheet")
-        ws.very_hidden()
-        self.check(ws.protect("", PROTECT), "the identity sheet protection")
+                                                       landscape, self.cuts))
 
 
 # --------------------------------------------------------------------------- helpers

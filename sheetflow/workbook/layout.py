@@ -7,11 +7,15 @@ the rules below explain how it was laid out.
 
 Sheets (in this order)
 ----------------------
-``Instructions``  how to use the workbook (from row 4), then the study's own text
-                  verbatim, then the rubric. Locked, protected. Nothing is read from it.
+``Instructions``  what a rater needs before scoring: how to fill the workbook, what is
+                  scored on each case, the study's own text when it is short
+                  (:mod:`sheetflow.packs.instructions`). Locked, protected.
 ``Scoring``       the cards (locked content + answer cells) and, after the last card, the
                   Submission area (study-scope questions). Protected; only answer cells
                   are unlocked.
+``More instructions``  the study's own text verbatim when it is long, the rubric in
+                  detail, more about the workbook. Locked, protected. Nothing is read
+                  from it or from Instructions.
 ``_lists``        *only when needed*: hidden sheet holding dropdown sources longer than
                   255 characters (one list per column from row 1).
 ``_sheetflow``    very hidden (LibreOffice saves it as plain hidden): identity and the
@@ -42,22 +46,33 @@ B           field labels, questions        field labels, questions
 C           answer                         L1 answer
 D           confidence (*)                 L1 confidence (*)
 E           guide (help, bins, anchors)    L2 answer
-F           (hidden) done counts           L2 confidence (*)
+F           -                              L2 confidence (*)
 G           -                              guide (help, bins, anchors)
-H           -                              (hidden) done counts
+F-I / H-K   helper columns (**)            helper columns (**)
 ==========  =============================  ======================================
 
 (*) hidden, with an empty heading, when no dimension asks for a confidence.
 
+(**) four narrow helper columns right of the guide, outside the print area, formatted
+``;;;`` so they show nothing on screen or paper (:func:`helper_columns`): done counts,
+values to correct, marks set, cards reached. They are not hidden: LibreOffice draws a
+number in a hidden column as ``###`` clipped at the guide's edge, whatever its format,
+and writes those glyphs into a printed PDF. Nothing is read from them.
+
 Rows 1-4 are a frozen header (title, progress line, legend, column headings) repeated
-on every printed page. The progress cell is ``C2`` (a formula, never read): the sum of
+on every printed page. In a paired design the headings of row 4 name no label
+("Question | Your answers | Guide", the answers' heading merged over the answer
+columns): each card's scores start with their own heading row naming each label's
+columns, and a card taller than a page is cut before it, so the scores and their heading
+print on one page; the Submission area is then not under an A/B heading.
+The progress cell is ``C2`` (a formula, never read): the sum of
 the done column followed by "of N required answers filled", or "All N answers done"
 (shown green) once the sum reaches N. N counts each cell that
 :func:`sheetflow.spec.rubric.answer_required` calls required, once: the same cells collect
 counts in its completeness. The done column holds a few ``COUNTA`` formulas, each over up to 255
 rectangles of required answer cells (some 30 cards), placed on the row of its first
-rectangle; every other cell of the column is empty. Nothing is read from it.
-The next hidden column counts, on each answer line, the values that line's rules refuse
+rectangle; every other cell of the column is empty.
+The next helper column counts, on each answer line, the values that line's rules refuse
 (the red highlight's own formulas): while any is there the line starts "N to correct"
 and never says "All ... done". The one after counts the marks whose blank is itself an
 answer (``blank_means``, e.g. keep-known's KEEP/KNOWN); they are not required, so the
@@ -65,17 +80,30 @@ line reports them on their own ("12 of 120 marks set; a blank mark means No").
 
 Every answer cell with a rule also has a conditional format that turns it red when it
 holds a value the rule refuses (a paste bypasses data validation, the highlight does
-not; free text only when it has a word range), and required cells are orange while
-blank. The sheet prints at a fixed scale with manual page breaks between cards, so a
+not; free text only when it has a word range). Required cells are orange while blank,
+**but only in the cards the rater has reached**: a card is reached once any answer cell
+in it (any kind, required or not, its batch times included), or in any card after it,
+or in the Submission area after the last card, holds something. So a fresh pack shows
+no orange, a started card shows what it still needs, and a card skipped on the way
+shows its blanks too; the cards still ahead stay plain yellow. The last helper column
+holds, on each card's first row, the card's last row number once the card has an
+answer (else 0), and in row 2 their maximum, the last row reached; the blank highlight
+is ``AND(LEN(TRIM(C12))=0, ROW(C12)<=$K$2)``. The sheet prints at a fixed scale with
+manual page breaks between cards, so a
 card shorter than a page is never split (:mod:`sheetflow.packs.pages`).
 
 Each card (one per case in paired, one per row in single), top to bottom:
 
-* a title line: ``Case k of n - <item id>`` in column B (batches: a batch line before
-  the first card of each batch holds the start-time and end-time answer cells in C);
+* a title line: ``Case k of n - <code>`` in column B (the card's display code, never
+  its item id; batches: a batch line before the first card of each batch holds the
+  start-time and end-time answer cells in C);
+  when every card shows one short response and nothing else (keep-known), the title
+  line holds that response in C (no label line) and the guide shows on each batch's
+  first card only (:meth:`sheetflow.packs.writer.PackWriter._one_line_cards`);
 * each shown field: a label line, then its text in one or more *chunks* merged across
   the text columns (C..guide), each chunk at most :data:`CHUNK_CHARS` characters;
 * paired: for each label, a ``Response L`` line and its chunks; single: ``Response``;
+* paired: a heading line naming each label's answer and confidence columns;
 * one answer line per response-scope dimension (a checklist: one line per question,
   the confidence on the first question's line), answers in the label's answer column,
   confidence in the label's confidence column;
@@ -154,6 +182,7 @@ MANIFEST_FORMAT = 2
 
 INSTRUCTIONS_SHEET = "Instructions"
 SCORING_SHEET = "Scoring"
+MORE_SHEET = "More instructions"
 LISTS_SHEET = "_lists"
 IDENTITY_SHEET = "_sheetflow"
 
@@ -192,18 +221,30 @@ def guide_column(labels: tuple[str, ...]) -> str:
 
 
 def done_column(labels: tuple[str, ...]) -> str:
-    """The hidden column whose ``COUNTA`` formulas feed the progress line."""
+    """The helper column whose ``COUNTA`` formulas feed the progress line."""
     return chr(ord(guide_column(labels)) + 1)
 
 
 def to_correct_column(labels: tuple[str, ...]) -> str:
-    """The hidden column counting, per answer line, the values its rule refuses."""
+    """The helper column counting, per answer line, the values its rule refuses."""
     return chr(ord(done_column(labels)) + 1)
 
 
 def marks_column(labels: tuple[str, ...]) -> str:
-    """The hidden column counting the marks whose blank is an answer (``blank_means``)."""
+    """The helper column counting the marks whose blank is an answer (``blank_means``)."""
     return chr(ord(done_column(labels)) + 2)
+
+
+def reached_column(labels: tuple[str, ...]) -> str:
+    """The helper column saying which cards the rater has reached (the blank highlight)."""
+    return chr(ord(done_column(labels)) + 3)
+
+
+def helper_columns(labels: tuple[str, ...]) -> tuple[str, ...]:
+    """The four helper columns right of the guide: their formulas feed the progress
+    line and the blank highlight, they show nothing and are never printed or read."""
+    return (done_column(labels), to_correct_column(labels), marks_column(labels),
+            reached_column(labels))
 
 
 def identity_name(key: str) -> str:
