@@ -15,6 +15,7 @@ import pandas as pd
 from .. import stats
 from ..spec.study import Study
 from .context import (
+    ColumnStack,
     Context,
     add_verdict,
     empty_reason,
@@ -61,7 +62,7 @@ def _other_level(ctx: Context, dim_id: str, level: str) -> tuple[str, float]:
 
 def _cohen(ctx: Context) -> pd.DataFrame:
     """Cohen's kappa for every pair of raters, per dimension and total."""
-    frames = []
+    frames = ColumnStack()  # 873,000 rows at 500 raters: built column by column
     for dim_id, level, domain, kind in ctx.dims_and_totals():
         weights, on = weights_for(level, kind)
         dom = typed_domain(kind, domain, level)
@@ -71,8 +72,8 @@ def _cohen(ctx: Context) -> pd.DataFrame:
                                 categories=dom, weight_on=on)
         res.insert(0, "measure", dim_id)
         res.insert(1, "weight_on", on)
-        frames.append(res)
-    return stack(frames)
+        frames.add(res)
+    return frames.stacked()
 
 
 def _per_dimension(ctx: Context, coefficient: Callable[..., pd.DataFrame]) -> pd.DataFrame:

@@ -50,10 +50,13 @@ def by_rater(ctx: Context) -> pd.DataFrame:
     rows = []
     for dim in _confident_dims(ctx.study):
         part = ctx.first[ctx.first["dimension"] == dim.id]
-        for rater, grp in part.groupby("rater", sort=False):
-            counts = grp["confidence"].value_counts()
-            n = len(grp)
-            given = {level: int(counts.get(level, 0)) for level in CONFIDENCE_LEVELS}
+        sizes = part.groupby("rater", sort=False).size()  # raters in order of appearance
+        # each level counted over all raters at once, not one value_counts per rater
+        levels = {level: part[part["confidence"] == level].groupby("rater", sort=False)
+                  .size().reindex(sizes.index, fill_value=0).tolist()
+                  for level in CONFIDENCE_LEVELS}
+        for i, (rater, n) in enumerate(zip(sizes.index, sizes.tolist(), strict=True)):
+            given = {level: counts[i] for level, counts in levels.items()}
             rows.append({"rater": rater, "dimension": dim.id, "n": n,
                          **{f"n_{k.lower()}": v for k, v in given.items()},
                          "n_blank": n - sum(given.values()),

@@ -94,12 +94,14 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     audit = {"ratings_sha256": hashlib.sha256(data).hexdigest(),
              "returns_sha256": verify_returns(root, collected.files)}
     raw = _read_table(data)
+    del data  # parsed: the table's text (60 MB at 500 raters) is not kept through the run
     check_row_count(recorded, len(raw))
     left = _read_table(collected.incomplete) if collected.incomplete else raw.iloc[:0]
     check_row_count(collected.incomplete_rows, len(left))
     if len(left):  # --allow-partial: the cases rated in returns left out for blanks
         audit["incomplete_ratings_sha256"] = hashlib.sha256(collected.incomplete).hexdigest()
         raw = pd.concat([raw, left], ignore_index=True)
+    collected = collected._replace(data=b"", incomplete=b"")
     data = unblind(study, raw, key_sides(key))
     internal = internal_scores(study, sealed.input_bytes)
     entries = key_entries(key)

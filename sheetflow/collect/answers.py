@@ -82,15 +82,18 @@ class AnswerReader:
 
     def read_all(self) -> None:
         pack = self.k.plan.pack
+        read = self._answer
         for card, (first, last) in zip(pack.get("cards", []), self.k.plan.anchors,
                                        strict=True):
+            case = card["item_id"]
             for row in card["rows"]:
+                label, row_id = row.get("label") or "", row.get("row_id") or ""
                 for dim_id, answer in row["answers"].items():
-                    self._answer(dim_id, answer, card["item_id"], row, first)
+                    read(dim_id, answer, case, label, row_id, first)
             for dim_id, answer in card["case_answers"].items():
-                self._answer(dim_id, answer, card["item_id"], None, last)
+                read(dim_id, answer, case, "", "", last)
         for dim_id, answer in pack.get("study_answers", {}).items():
-            self._answer(dim_id, answer, "", None, self.last_line)
+            read(dim_id, answer, "", "", "", self.last_line)
         for batch in pack.get("batches", []):
             self._batch_times(batch)
         self._unscored_batches()
@@ -102,13 +105,11 @@ class AnswerReader:
 
     # -- one answer ---------------------------------------------------------------------
 
-    def _answer(self, dim_id: str, answer: dict[str, Any], case: str,
-                row: dict[str, Any] | None, anchor: int) -> None:
+    def _answer(self, dim_id: str, answer: dict[str, Any], case: str, label: str,
+                row_id: str, anchor: int) -> None:
         dim = self.dims.get(dim_id)
         if dim is None:
             return
-        label = (row or {}).get("label") or ""
-        row_id = (row or {}).get("row_id") or ""
         confidence = self._confidence(dim, answer, case, label, anchor)
         if dim.kind == "checklist":
             yes = 0
@@ -137,10 +138,7 @@ class AnswerReader:
         clean = self._clean.get((dim.id, raw)) if type(raw) in _PLAIN else None
         if clean is not None:  # a value seen before in this file, and clean: no issue
             parsed, value, shown = clean
-            required = self._required.get((dim.id, part))
-            if required is None:
-                required = self._required[(dim.id, part)] = answer_required(dim, part)
-            if required:
+            if self._is_required(dim, part):
                 self.result.required += 1
                 self.result.answered += 1
             if dim.kind == "preference":
@@ -151,7 +149,7 @@ class AnswerReader:
         parsed = parse_value(dim, raw)
         if parsed.blank and dim.kind == "binary" and dim.blank_means:
             parsed = ParsedValue(dim.blank_means)
-        self._count(answer_required(dim, part), parsed.value)
+        self._count(self._is_required(dim, part), parsed.value)
         if parsed.code or (parsed.blank and dim.required):
             where = self._where(moved, case, label, dim)
             what = self._what(what, case, label)
@@ -171,6 +169,13 @@ class AnswerReader:
             # what the next cell holding the same value gives: the same row, no issue
             self._clean[(dim.id, raw)] = (parsed, value_text(parsed.value), raw_text(raw))
         return parsed
+
+    def _is_required(self, dim: Dimension, part: str) -> bool:
+        """:func:`answer_required`, worked out once per dimension and part."""
+        required = self._required.get((dim.id, part))
+        if required is None:
+            required = self._required[(dim.id, part)] = answer_required(dim, part)
+        return required
 
     def _count(self, required: bool, value: Any) -> None:
         """Count one answer cell in the completeness, as the pack's progress line does."""
@@ -200,7 +205,7 @@ class AnswerReader:
             return ""
         moved, raw = self.k.moved(conf["cell"], anchor)
         parsed = parse_confidence(raw)
-        self._count(answer_required(dim, "confidence"), parsed.value)
+        self._count(self._is_required(dim, "confidence"), parsed.value)
         if parsed.code:
             self.k.add(parsed.code, **self._where(moved, case, label, dim),
                        value=raw_text(raw),

@@ -301,8 +301,13 @@ def _header_height(ws: Any, cells: list[tuple[str, int]]) -> None:
 
 
 def _lines(cells: Iterable[tuple[str, int]]) -> int:
-    """Lines the tallest wrapped cell needs, word by word in its column."""
-    return max((text_lines(text, width) for text, width in cells), default=1) or 1
+    """Lines the tallest wrapped cell needs, word by word in its column.
+
+    A one-line text shorter than its column (``width`` whole characters, one kept
+    free) takes one line whatever its words: most cells of a long Issues sheet are such.
+    """
+    return max((1 if len(text) < int(width) and "\n" not in text
+                else text_lines(text, width) for text, width in cells), default=1) or 1
 
 
 def _issues_sheet(wb: Any, head: Any, issues: list[Issue]) -> None:

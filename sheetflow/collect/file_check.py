@@ -237,25 +237,34 @@ class _Plan:
 
     def __init__(self, pack: dict[str, Any]):
         self.pack = pack
-        self.positions: dict[str, tuple[int, int]] = {}
+        cards = pack.get("cards", [])
+        # each card's answer cells, gathered once: they set the window and the lines
+        answers = [[ref for r in card["rows"] for answer in r["answers"].values()
+                    for ref in _refs(answer)] for card in cards]
+        refs = self._other_refs(pack)
+        for card_answers in answers:
+            refs += card_answers
+        self.positions: dict[str, tuple[int, int]] = dict(zip(refs, map(split_cell, refs),
+                                                                  strict=True))
         self.window = self._window()
         self.row_table = row_table(pack)
         self.legacy_row_table = row_table(pack, legacy=True)
         self.lines: dict[int, str] = {}  # row -> hidden id text of each answer line
         self.cases: dict[str, str] = {}  # hidden id text -> its card, as the rater sees it
         self.anchors: list[tuple[int, int]] = []  # per card: first, last answer line
-        for card in pack.get("cards", []):
+        positions = self.positions
+        for card, card_answers in zip(cards, answers, strict=True):
             key = " ".join(r["row_id"] for r in card["rows"])
             self.cases[key] = L.case_name(card)
-            rows = sorted({self.positions[ref][0] for r in card["rows"]
-                           for answer in r["answers"].values() for ref in _refs(answer)})
+            rows = sorted({positions[ref][0] for ref in card_answers})
             for row in rows:
                 self.lines[row] = key
             self.anchors.append((rows[0], rows[-1]) if rows else (0, 0))
 
-    def _window(self) -> tuple[int, int]:
-        """Rows and columns of the Scoring sheet this pack uses, plus slack."""
-        pack = self.pack
+    @staticmethod
+    def _other_refs(pack: dict[str, Any]) -> list[str]:
+        """Every cell of the pack but its cards' row answers: batch times, study and
+        case answers, locked text."""
         refs = [ref for batch in pack.get("batches", []) for ref in
                 (batch["start"]["cell"], batch["end"]["cell"])]
         for answer in pack.get("study_answers", {}).values():
@@ -263,20 +272,19 @@ class _Plan:
         for card in pack.get("cards", []):
             for answer in card["case_answers"].values():
                 refs += _refs(answer)
-            for row in card["rows"]:
-                for answer in row["answers"].values():
-                    refs += _refs(answer)
             for locked in card["locked"] + [x for r in card["rows"] for x in r["locked"]]:
                 refs += locked["cells"]
-        last_row = last_col = 1
-        for ref in refs:
-            row, col = self.positions[ref] = split_cell(ref)
-            last_row, last_col = max(last_row, row), max(last_col, col)
+        return refs
+
+    def _window(self) -> tuple[int, int]:
+        """Rows and columns of the Scoring sheet this pack uses, plus slack."""
+        rows, cols = zip(*self.positions.values(), strict=True) if self.positions \
+            else ((1,), (1,))
         # the helper columns right of the guide hold the pack's own formulas (layout)
-        cards = pack.get("cards") or [{"rows": []}]
+        cards = self.pack.get("cards") or [{"rows": []}]
         labels = tuple(r["label"] for r in cards[0]["rows"] if r["label"])
-        last_col = max(last_col, _column(L.helper_columns(labels)[-1]))
-        return last_row + ROW_SLACK, last_col + COLUMN_SLACK
+        last_col = max(1, *cols, _column(L.helper_columns(labels)[-1]))
+        return max(1, *rows) + ROW_SLACK, last_col + COLUMN_SLACK
 
     def position(self, ref: str) -> tuple[int, int]:
         """(row, column) of a cell of the pack, parsed once."""

@@ -29,6 +29,7 @@ import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +43,10 @@ _NS = rb"(?:[A-Za-z_][\w.-]*:)?"  # an optional namespace prefix
 _Q = rb"[\"']"  # XML attributes may be single- or double-quoted
 # a cell with content (not a self-closing, style-only <c r="X9" s="1"/>); groups: column
 # letters, row digits, then its first child: "v"/"is", or "f" with its attributes and text
+# (the rest of the start tag is taken whole, "*+": a lazy "*?" could only stop at
+# the same first ">", trying every character on the way)
 _CELL_TAIL = (rb"c\b[^>]*?\br=" + _Q + rb"([A-Z]{1,3})([0-9]{1,7})" + _Q
-              + rb"[^>]*?(?<!/)>\s*<" + _NS
+              + rb"[^>]*+(?<!/)>\s*<" + _NS
               + rb"(?:(v|is)\b|(f)\b([^>]*?)(?:/>|>(.*?)</" + _NS + rb"f>))")
 _CELL_REF = re.compile(rb"<" + _NS + _CELL_TAIL, re.DOTALL)
 # the same for a sheet without ":c" anywhere (no prefixed cell tag can match): its
@@ -299,12 +302,12 @@ def scan_sheet(data: bytes) -> SheetScan:
     if b't="e"' in data or b"t='e'" in data or _cells_without_address(data):
         return _scan_by_position(data)
     found = (_CELL_REF if b":c" in data else _PLAIN_CELL_REF).findall(data)
-    last_row = max(map(int, {row for _, row, *_ in found}), default=0)
-    letters = {col for col, *_ in found}
-    formulas = {(int(row), column_number(col.decode("ascii"))): (attrs, text)
-                for col, row, _value, f, attrs, text in found if f}
-    last_col = max((column_number(c.decode("ascii")) for c in letters), default=0)
-    return SheetScan((last_row, last_col), formulas)
+    # column by column with C-level maps: a 500-case answer sheet has some 60,000 cells
+    last_row = max(map(int, set(map(itemgetter(1), found))), default=0)
+    columns = {c: column_number(c.decode("ascii")) for c in set(map(itemgetter(0), found))}
+    formulas = {(int(row), columns[col]): (attrs, text)
+                for col, row, _value, _f, attrs, text in filter(itemgetter(3), found)}
+    return SheetScan((last_row, max(columns.values(), default=0)), formulas)
 
 
 def _cells_without_address(data: bytes) -> bool:

@@ -122,7 +122,10 @@ def direction_agreement(
     _util.check_choice("against", against, ("pairs", "majority", "reference"))
     wide = _wide(data, unit, rater, value)
     if against == "pairs":
-        return _util.frame(_pairwise_rows(wide), DIRECTION_COLUMNS)
+        pairs = _pairwise_columns(wide)
+        if not pairs["rater"]:
+            return _util.frame([], DIRECTION_COLUMNS)
+        return pd.DataFrame(pairs, columns=list(DIRECTION_COLUMNS))
     if against == "majority":
         codes, labels = _coded(wide)
         total = _category_counts(codes)
@@ -137,20 +140,32 @@ def _wide(data: pd.DataFrame, unit: str, rater: str, value: str) -> pd.DataFrame
     return pd.DataFrame(matrix.T, index=units, columns=raters, dtype=object)
 
 
-def _pairwise_rows(wide: pd.DataFrame) -> list[dict[str, Any]]:
-    """Every pair of raters, counted over integer codes one first rater at a time."""
+def _pairwise_columns(wide: pd.DataFrame) -> dict[str, list[Any]]:
+    """Every pair of raters, counted over integer codes one first rater at a time.
+
+    The table's columns as lists (what :func:`_count_row` gives row by row, without a
+    dict per pair: a panel of 500 raters has 124,750 pairs).
+    """
     matrix = wide.to_numpy(dtype=object).T
     codes = _util.coded(matrix, None)[0].T  # units x raters
     rated = codes != _util.MISSING
-    raters = list(wide.columns)
-    rows = []
-    for a in range(len(raters) - 1):
+    m = codes.shape[1]
+    counts, agreeing = [], []
+    for a in range(m - 1):
         both = rated[:, a:a + 1] & rated[:, a + 1:]
-        n = both.sum(axis=0)
-        agree = ((codes[:, a:a + 1] == codes[:, a + 1:]) & both).sum(axis=0)
-        rows += [_count_row(raters[a], raters[b], int(n[i]), int(agree[i]), 0)
-                 for i, b in enumerate(range(a + 1, len(raters)))]
-    return rows
+        counts.append(both.sum(axis=0))
+        agreeing.append(((codes[:, a:a + 1] == codes[:, a + 1:]) & both).sum(axis=0))
+    first, second = np.triu_indices(m, k=1)  # row-major: the order of the loop
+    n = np.concatenate(counts) if counts else np.zeros(0, dtype=int)
+    agree = np.where(n > 0, np.concatenate(agreeing), 0) if counts else n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(n > 0, agree / np.maximum(n, 1), np.nan)
+    raters = list(wide.columns)
+    return {"rater": [raters[i] for i in first.tolist()],
+            "other": [raters[j] for j in second.tolist()],
+            "n_units": n.tolist(), "n_agree": agree.tolist(), "agreement": share.tolist(),
+            "n_ties": [0] * len(n),
+            "reason": ["" if k else "no unit judged by both sides" for k in n.tolist()]}
 
 
 def _reference_rows(wide: pd.DataFrame, reference: Any) -> list[dict[str, Any]]:
