@@ -22,32 +22,54 @@ def self_checks(ctx: Context) -> pd.DataFrame:
     Variance of totals, share of extreme totals, share of Medium/High confidence,
     mix of directions, and direction consistent with the rater's own totals.
     """
-    rows = []
     total = ctx.study.rubric.totals[0] if ctx.study.rubric.totals else None
     pref = next((d for d in ctx.study.rubric.dimensions if d.kind == "preference"), None)
-    lo_max = ctx.param("extreme_low_max")
-    hi_min = ctx.param("extreme_high_min")
-    conf_target = ctx.target("confidence_medium_high", 0.70)
-    for rater, grp in ctx.first.groupby("rater"):
-        row: dict[str, Any] = {"rater": rater}
-        if total is not None:
-            t = pd.to_numeric(grp.loc[grp["dimension"] == total.id, "value"], errors="coerce")
-            row["total_sd"] = t.std(ddof=1)
-            row["has_variance"] = bool(t.nunique() > 1)
-            if lo_max is not None and hi_min is not None:
-                row["extreme_share"] = float(((t <= lo_max) | (t >= hi_min)).mean())
-        conf = grp["confidence"][grp["confidence"].astype(str) != ""]
-        row["n_confidence"] = len(conf)
-        row["medium_high_share"] = float(conf.isin(["Medium", "High"]).mean()) \
-            if len(conf) else np.nan
-        row["confidence_ok"] = bool(row["medium_high_share"] >= conf_target) \
-            if len(conf) else None
-        rows.append(row)
-    table = pd.DataFrame(rows)
+    first = ctx.first
+    if first.empty:
+        return pd.DataFrame()
+    raters = pd.Index(sorted(first["rater"].unique()), name="rater")
+    table = pd.DataFrame({"rater": raters})
+    if total is not None:
+        table = table.join(_total_checks(first, total, ctx.param("extreme_low_max"),
+                                         ctx.param("extreme_high_min")).reindex(raters)
+                           .reset_index(drop=True))
+        table["has_variance"] = table["has_variance"].fillna(False).astype(bool)
+    conf = _confidence_checks(first, raters, ctx.target("confidence_medium_high", 0.70))
+    table = table.join(conf.reset_index(drop=True))
     if pref is not None and total is not None and not table.empty:
         checks = _direction_checks(ctx.first, pref.id, total)
         table = table.join(checks, on="rater")
     return table
+
+
+def _total_checks(first: pd.DataFrame, total: Total, lo_max: Any, hi_min: Any
+                  ) -> pd.DataFrame:
+    """Per rater with totals: their SD (ddof 1), whether they vary, and the share of
+    extreme totals (of all their total rows; a total that is not a number is not
+    extreme), all raters at once."""
+    rows = first[first["dimension"] == total.id]
+    t = pd.to_numeric(rows["value"], errors="coerce")
+    by = t.groupby(rows["rater"].to_numpy())
+    out = pd.DataFrame({"total_sd": by.std(ddof=1), "has_variance": by.nunique() > 1})
+    if lo_max is not None and hi_min is not None:
+        out["extreme_share"] = ((t <= lo_max) | (t >= hi_min)).astype(float) \
+            .groupby(rows["rater"].to_numpy()).mean()
+    return out
+
+
+def _confidence_checks(first: pd.DataFrame, raters: pd.Index, target: float
+                       ) -> pd.DataFrame:
+    """Per rater: confidences given, the share Medium or High and whether it reaches
+    ``target`` (None for a rater who gave none), all raters at once."""
+    given = first["confidence"].astype(str) != ""
+    conf = first.loc[given, "confidence"]
+    by = conf.isin(["Medium", "High"]).groupby(first.loc[given, "rater"].to_numpy())
+    out = pd.DataFrame({"n_confidence": by.size(), "medium_high_share": by.mean()})
+    out = out.reindex(raters)
+    out["n_confidence"] = out["n_confidence"].fillna(0).astype(int)
+    out["confidence_ok"] = [bool(s >= target) if n else None for s, n in
+                            zip(out["medium_high_share"], out["n_confidence"], strict=True)]
+    return out
 
 
 def _chosen_labels(first: pd.DataFrame, prefs: pd.DataFrame) -> pd.Series:

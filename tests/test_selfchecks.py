@@ -1,0 +1,85 @@
+"""The per-rater self-checks, computed for all raters at once, equal the per-rater
+definition (protocol 000 section 3.1) rater by rater (the SD within rounding: pandas'
+grouped SD sums in another order than a Series' SD), on random panels with the edge
+cases planted: a rater with no totals, one whose totals are all missing, one with a
+single total, one who gave no confidence, NaN and blank confidences."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sheetflow.analysis.selfchecks import self_checks
+
+
+def by_rater(first: pd.DataFrame, total_id: str, lo_max: float, hi_min: float,
+             target: float) -> pd.DataFrame:
+    """The definition, one rater at a time: SD (ddof 1) and variance of the rater's
+    totals, share of extreme totals among their total rows, and the share of their
+    given confidences that are Medium or High."""
+    rows = []
+    for rater, grp in first.groupby("rater"):
+        row: dict[str, Any] = {"rater": rater}
+        t = pd.to_numeric(grp.loc[grp["dimension"] == total_id, "value"], errors="coerce")
+        row["total_sd"] = t.std(ddof=1)
+        row["has_variance"] = bool(t.nunique() > 1)
+        row["extreme_share"] = float(((t <= lo_max) | (t >= hi_min)).mean())
+        conf = grp["confidence"][grp["confidence"].astype(str) != ""]
+        row["n_confidence"] = len(conf)
+        row["medium_high_share"] = float(conf.isin(["Medium", "High"]).mean()) \
+            if len(conf) else np.nan
+        row["confidence_ok"] = bool(row["medium_high_share"] >= target) if len(conf) else None
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def panel(seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for r in range(int(rng.integers(3, 12))):
+        rater = f"R{r:02d}"
+        for _case in range(int(rng.integers(1, 9))):
+            for dim in ("depth", "total"):
+                if rater == "R01" and dim == "total":
+                    continue  # no totals at all
+                value = np.nan if rater == "R02" and dim == "total" else \
+                    float(rng.integers(0, 21))
+                confidence = "" if rater == "R00" else \
+                    rng.choice(["", "Low", "Medium", "High", np.nan])
+                rows.append({"rater": rater, "dimension": dim, "value": value,
+                             "confidence": confidence})
+    first = pd.DataFrame(rows)
+    first["confidence"] = first["confidence"].astype("str")
+    return first
+
+
+def study(extremes: bool) -> SimpleNamespace:
+    total = SimpleNamespace(id="total", minimum=0, maximum=20)
+    params = {"extreme_low_max": 5, "extreme_high_min": 18} if extremes else {}
+    return SimpleNamespace(rubric=SimpleNamespace(totals=[total], dimensions=[]),
+                           params=params)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_all_raters_at_once_equal_the_definition_rater_by_rater(seed):
+    first = panel(seed)
+    spec = study(extremes=True)
+    ctx = SimpleNamespace(first=first, study=spec, param=spec.params.get,
+                          target=lambda name, default=None: default)
+    got = self_checks(ctx)
+    want = by_rater(first, "total", 5, 18, 0.70)
+    pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-12, atol=0)
+
+
+def test_without_extreme_bounds_no_extreme_share():
+    first = panel(3)
+    spec = study(extremes=False)
+    ctx = SimpleNamespace(first=first, study=spec, param=spec.params.get,
+                          target=lambda name, default=None: default)
+    got = self_checks(ctx)
+    want = by_rater(first, "total", 5, 18, 0.70).drop(columns="extreme_share")
+    pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-12, atol=0)
