@@ -96,15 +96,20 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     raw = _read_table(data)
     del data  # parsed: the table's text (60 MB at 500 raters) is not kept through the run
     check_row_count(recorded, len(raw))
-    left = _read_table(collected.incomplete) if collected.incomplete else raw.iloc[:0]
+    # an empty copy, not a slice: a slice of the table would keep all of it alive
+    left = _read_table(collected.incomplete) if collected.incomplete else raw.iloc[:0].copy()
     check_row_count(collected.incomplete_rows, len(left))
     if len(left):  # --allow-partial: the cases rated in returns left out for blanks
         audit["incomplete_ratings_sha256"] = hashlib.sha256(collected.incomplete).hexdigest()
         raw = pd.concat([raw, left], ignore_index=True)
     collected = collected._replace(data=b"", incomplete=b"")
     data = unblind(study, raw, key_sides(key))
-    internal = internal_scores(study, sealed.input_bytes)
     entries = key_entries(key)
+    batches = batch_times(study, raw, entries)
+    # the collector's table as text is one string object per cell (about 150 MB at 500
+    # raters); unblinded and its batch times read, it is not kept through the run
+    del raw
+    internal = internal_scores(study, sealed.input_bytes)
     seeds = {f"{p.get('rater_id')}-s{p.get('sitting', 1)}": p.get("seeds", {})
              for p in entries}
     expected = [(str(p.get("rater_id", p.get("rater", ""))), int(p.get("sitting", 1)))
@@ -114,7 +119,7 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     analysis = run_plan(study, data, key_hash=key_hash, internal=internal, key_seeds=seeds,
                         panel=panel, on_part=on_part, case_names=case_names(entries))
     analysis.summary["audit"] = audit
-    analysis.batches = batch_times(study, raw, entries)
+    analysis.batches = batches
     if study.design.batch_size:  # protocol 001: the rater description and deviations
         add_owner_records(analysis)
     return analysis
