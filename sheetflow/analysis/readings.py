@@ -114,6 +114,9 @@ def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
         one = len(g) == 1  # two raters: the pair's own kappa and interval, no mean
         figure = f"Cohen's kappa of {g['rater1'].iloc[0]} with {g['rater2'].iloc[0]}" \
             if one else f"Cohen's kappa, mean of {pairs} rater pairs"
+        if not one and pairs < len(g):  # the mean leaves the undefined pairs out: say so
+            figure = (f"Cohen's kappa, mean of {pairs} of {len(g)} rater pairs "
+                      f"({len(g) - pairs} undefined: {_first_reason(g)})")
         ci = (g["ci_low"].iloc[0], g["ci_high"].iloc[0]) if one else (None, None)
         rec = _record(ctx, "cohen_kappa", figure, str(measure), mean, ci,
                       g["n_units"].max() if "n_units" in g else None, len(raters),
@@ -142,8 +145,9 @@ def _intra_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
 def _first_reason(g: pd.DataFrame) -> str:
     if "reason" not in g:
         return ""
-    reasons = [r for r in g["reason"] if isinstance(r, str) and r]
-    return reasons[0] if reasons else ""
+    given = g["reason"].fillna("").astype(str)
+    given = given[given != ""]  # one vectorised pass: 124,750 pairs at 500 raters
+    return str(given.iloc[0]) if len(given) else ""
 
 
 def _finite(value: Any) -> float | None:
