@@ -82,15 +82,11 @@ def _closing_methods(study: Study) -> list[tuple[str, str]]:
         ("Totals", "Recomputed from the rubric's dimensions (sum or mean); a total is missing "
          "when any of its dimensions is missing. Formulas in workbooks are never read."),
     ] if study.rubric.totals else []
-    reported = [readings.METHODS] if set(planned_analyses(study)) & {
-        "icc", "cohen_kappa", "intra_rater_kappa"} else []
+    shown = bool(set(planned_analyses(study)) & set(readings.ANALYSES))
+    reported = [readings.METHODS] if shown else []
+    scales = readings.SCALE_REFERENCES if shown else ()
     return [*totals, *reported, ("Panel", PANEL_METHOD),
-            ("References", "\n".join(REFERENCES + _scale_references(reported)))]
-
-
-def _scale_references(reported: list) -> tuple[str, ...]:
-    """The scales behind the readings of the other agreement figures, when shown."""
-    return (readings.LANDIS_KOCH_REF, readings.KOO_LI_REF) if reported else ()
+            ("References", "\n".join(REFERENCES + scales))]
 
 
 def methods(study: Study) -> list[tuple[str, str]]:

@@ -165,7 +165,7 @@ def _pairwise_columns(wide: pd.DataFrame) -> dict[str, list[Any]]:
             "other": [raters[j] for j in second.tolist()],
             "n_units": n.tolist(), "n_agree": agree.tolist(), "agreement": share.tolist(),
             "n_ties": [0] * len(n),
-            "reason": ["" if k else "no unit judged by both sides" for k in n.tolist()]}
+            "reason": ["" if k else NO_SHARED_UNIT for k in n.tolist()]}
 
 
 def _reference_rows(wide: pd.DataFrame, reference: Any) -> list[dict[str, Any]]:
@@ -224,10 +224,13 @@ def _vs_majority(
     return _count_row(raters[j], label, n, agree, ties)
 
 
+NO_SHARED_UNIT = "no unit judged by both sides"
+
+
 def _count_row(a: Any, b: Any, n: int, agree: int, ties: int) -> dict[str, Any]:
     if n == 0:
         return {"rater": a, "other": b, "n_units": 0, "n_agree": 0, "agreement": np.nan,
-                "n_ties": ties, "reason": "no unit judged by both sides"}  # fmt: skip
+                "n_ties": ties, "reason": NO_SHARED_UNIT}  # fmt: skip
     return {"rater": a, "other": b, "n_units": n, "n_agree": agree, "agreement": agree / n,
             "n_ties": ties, "reason": ""}  # fmt: skip
 
