@@ -43,6 +43,8 @@ class CheckedFile(Protocol):
     job: Any  # the FileJob: limits, manifest
     plan: Any  # the pack's layout, positions moved as the file's rows moved
     sheet: str
+    cells: dict[tuple[int, int], Any]  # the answer sheet's cells in the window
+    shift: dict[int, int]  # pack row of each answer line -> how far it moved
 
     def add(self, code: str, **fields: Any) -> None:
         """Record an issue at the current place."""
@@ -79,6 +81,10 @@ class AnswerReader:
         # type (a bool equals 1 as a key, so it never comes this way)
         self._clean: dict[tuple[str, Any], tuple[ParsedValue, str, str]] = {}
         self._required: dict[tuple[str, str], bool] = {}  # (dimension id, part)
+        # no answer line moved (the usual return): a cell is where the pack put it, so
+        # look it up directly rather than through the checker's moved() per cell
+        self._in_place = not any(checker.shift.values())
+        self._positions: dict[str, tuple[int, int]] = checker.plan.positions
 
     def read_all(self) -> None:
         pack = self.k.plan.pack
@@ -132,13 +138,24 @@ class AnswerReader:
         if dim.kind == "preference" and parsed.value is not None:
             self.directions.append((case, parsed.value))
 
+    def _at(self, ref: str, anchor: int) -> tuple[str, Any]:
+        """Where cell ``ref`` is now and its value (:meth:`CheckedFile.moved`)."""
+        if self._in_place:
+            place = self._positions.get(ref)
+            if place is not None:
+                return ref, self.k.cells.get(place)
+        return self.k.moved(ref, anchor)
+
     def _cell(self, dim: Dimension, ref: str, case: str, label: str, anchor: int,
               part: str, row_id: str, confidence: str, what: str) -> ParsedValue:
-        moved, raw = self.k.moved(ref, anchor)
+        moved, raw = self._at(ref, anchor)
         clean = self._clean.get((dim.id, raw)) if type(raw) in _PLAIN else None
         if clean is not None:  # a value seen before in this file, and clean: no issue
             parsed, value, shown = clean
-            if self._is_required(dim, part):
+            required = self._required.get((dim.id, part))
+            if required is None:
+                required = self._is_required(dim, part)
+            if required:
                 self.result.required += 1
                 self.result.answered += 1
             if dim.kind == "preference":
@@ -203,7 +220,7 @@ class AnswerReader:
         conf = answer.get("confidence")
         if conf is None:
             return ""
-        moved, raw = self.k.moved(conf["cell"], anchor)
+        moved, raw = self._at(conf["cell"], anchor)
         parsed = parse_confidence(raw)
         self._count(self._is_required(dim, "confidence"), parsed.value)
         if parsed.code:
@@ -221,7 +238,7 @@ class AnswerReader:
     def _answer_blank(self, dim: Dimension, answer: dict[str, Any], anchor: int) -> bool:
         refs = [q["cell"] for q in answer["questions"]] if dim.kind == "checklist" \
             else [answer["cell"]]
-        return all(is_blank(self.k.moved(r, anchor)[1]) for r in refs)
+        return all(is_blank(self._at(r, anchor)[1]) for r in refs)
 
     def _batch_times(self, batch: dict[str, Any]) -> None:
         raws = {}

@@ -251,17 +251,23 @@ def _formulas(scan: SheetScan, rows: int, cols: int) -> dict[tuple[int, int], Fo
     masters: dict[bytes, tuple[str, tuple[int, int]]] = {}
     for (r, c), (attrs, raw) in scan.formulas.items():
         found = dict(_ATTR.findall(attrs)) if attrs else {}
-        text = raw.decode("utf-8", "replace")
-        if "&" in text:
-            text = xml_unescape(text)
         if found.get(b"t") == b"shared" and b"si" in found:
+            text = _shown(raw)
             if text:
                 masters[found[b"si"]] = (text, (r, c))
             elif found[b"si"] in masters:
                 text = _translate(*masters[found[b"si"]], (r, c))
-        if r <= rows and c <= cols:
-            out[(r, c)] = Formula(text)
+            if r <= rows and c <= cols:
+                out[(r, c)] = Formula(text)
+        elif r <= rows and c <= cols:  # decoded only if a check reads it: most are
+            out[(r, c)] = Formula(raw, _shown)  # the pack's own helper formulas
     return out
+
+
+def _shown(raw: bytes) -> str:
+    """A formula's XML text as openpyxl shows it."""
+    text = raw.decode("utf-8", "replace")
+    return xml_unescape(text) if "&" in text else text
 
 
 _XML_ENTITIES = (("&quot;", '"'), ("&apos;", "'"), ("&lt;", "<"), ("&gt;", ">"),

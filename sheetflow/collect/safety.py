@@ -52,6 +52,13 @@ _CELL_REF = re.compile(rb"<" + _NS + _CELL_TAIL, re.DOTALL)
 # the same for a sheet without ":c" anywhere (no prefixed cell tag can match): its
 # literal start "<c" lets the search skip ahead (a third faster on a 5 MB sheet)
 _PLAIN_CELL_REF = re.compile(rb"<" + _CELL_TAIL, re.DOTALL)
+# the same for a sheet whose every "<c" cell tag starts '<c r="' (what Excel,
+# LibreOffice, openpyxl and xlsxwriter write; see _ODD_CELL): the same matches, as
+# "[^>]*?" must take the space anyway, found a quarter faster from the longer literal
+_SPACED_CELL_REF = re.compile(rb"<c " + _CELL_TAIL.removeprefix(rb"c\b"), re.DOTALL)
+# a cell tag that does not start '<c r="' (its absence also rules out a cell without
+# "r=", in a third of the time _NO_ADDRESS takes)
+_ODD_CELL = re.compile(rb'<c\b(?! r=")')
 _STRICT_NS = b"http://purl.oclc.org/ooxml/spreadsheetml/main"  # "Strict Open XML"
 # any cell or row start tag (for the positional scan); groups: tag name, attributes, "/"
 _TAG = re.compile(rb"<" + _NS + rb"(row|c)\b([^>]*?)(/?)>")
@@ -299,9 +306,13 @@ def scan_sheet(data: bytes) -> SheetScan:
     -------
     SheetScan
     """
-    if b't="e"' in data or b"t='e'" in data or _cells_without_address(data):
+    if b't="e"' in data or b"t='e'" in data:
         return _scan_by_position(data)
-    found = (_CELL_REF if b":c" in data else _PLAIN_CELL_REF).findall(data)
+    leading_r = _ODD_CELL.search(data) is None
+    if _cells_without_address(data, leading_r):
+        return _scan_by_position(data)
+    found = (_CELL_REF if b":c" in data else _SPACED_CELL_REF if leading_r
+             else _PLAIN_CELL_REF).findall(data)
     # column by column with C-level maps: a 500-case answer sheet has some 60,000 cells
     last_row = max(map(int, set(map(itemgetter(1), found))), default=0)
     columns = {c: column_number(c.decode("ascii")) for c in set(map(itemgetter(0), found))}
@@ -310,9 +321,12 @@ def scan_sheet(data: bytes) -> SheetScan:
     return SheetScan((last_row, max(columns.values(), default=0)), formulas)
 
 
-def _cells_without_address(data: bytes) -> bool:
-    """Whether some cell lacks ``r=`` (allowed: it is then the next cell of its row)."""
-    if _NO_ADDRESS.search(data):
+def _cells_without_address(data: bytes, leading_r: bool = False) -> bool:
+    """Whether some cell lacks ``r=`` (allowed: it is then the next cell of its row).
+
+    ``leading_r``: every unprefixed cell tag is known to start ``<c r="``.
+    """
+    if not leading_r and _NO_ADDRESS.search(data):
         return True
     return (b":c " in data or b":c>" in data) and bool(_NO_ADDRESS_NS.search(data))
 

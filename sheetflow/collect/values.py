@@ -36,12 +36,14 @@ import datetime as dt
 import math
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..spec.rubric import CONFIDENCE_LEVELS, YES_NO, Dimension
 
-_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+_INVISIBLE_CHARS = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
+_INVISIBLE = dict.fromkeys(map(ord, _INVISIBLE_CHARS))
 _WHOLE_TEXT = re.compile(r"[+-]?\d+(?:\.0*)?", re.ASCII)
 _DECIMAL_TEXT = re.compile(r"[+-]?\d*\.\d+", re.ASCII)
 MAX_WHOLE = 10**9
@@ -53,11 +55,44 @@ _DATETIME_TEXT = re.compile(
 _EXCEL_EPOCH = dt.datetime(1899, 12, 30)  # serial 1 = 1900-01-01 (1900 date system)
 
 
-@dataclass(frozen=True)
 class Formula:
-    """A cell that holds a formula (``text`` without the leading ``=``)."""
+    """A cell that holds a formula (``text`` without the leading ``=``).
 
-    text: str
+    Parameters
+    ----------
+    text : str or bytes
+        The formula's text, as openpyxl shows it; or, with ``unescape``, the
+        ``<f>`` element's XML text as written.
+    unescape : callable, optional
+        Turns the XML text into the shown text, on first use: a 500-case pack has
+        some 9,000 formula cells (its own helper formulas), of which the checks read
+        a handful.
+    """
+
+    __slots__ = ("_text", "_unescape")
+
+    def __init__(self, text: str | bytes, unescape: Callable[[bytes], str] | None = None):
+        self._text = text
+        self._unescape = unescape
+
+    @property
+    def text(self) -> str:
+        """The formula's text without the leading ``=``."""
+        if self._unescape is not None:
+            self._text, self._unescape = self._unescape(self._text), None
+        return self._text
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Formula and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash((Formula, self.text))
+
+    def __repr__(self) -> str:
+        return f"Formula(text={self.text!r})"
+
+    def __reduce__(self) -> tuple[type, tuple[str]]:
+        return Formula, (self.text,)  # pickled as its shown text (sent to the parent)
 
 
 @dataclass(frozen=True)
@@ -96,7 +131,15 @@ class ParsedValue:
 
 def is_blank(raw: Any) -> bool:
     """Whether a raw cell counts as empty (None, or text with only spaces)."""
-    return raw is None or (isinstance(raw, str) and not raw.translate(_INVISIBLE).strip())
+    if raw is None:
+        return True
+    if not isinstance(raw, str):
+        return False
+    # a visible first character settles it without translating a long text
+    head = raw[:64].lstrip()
+    if head and head[0] not in _INVISIBLE_CHARS:
+        return False
+    return not raw.translate(_INVISIBLE).strip()
 
 
 def parse_value(dimension: Dimension, raw: Any) -> ParsedValue:
