@@ -18,6 +18,7 @@ from sheetflow.collect.values import ExcelError, parse_value
 from sheetflow.packs.generate import generate_packs
 from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec.rubric import Dimension
+from sheetflow.spec.study import load_study
 from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
@@ -173,3 +174,26 @@ def test_a_copied_answer_sheet_is_reported(study):
     result = collect(root, write=False)
     assert _codes(result).get("sheet-duplicated") == {copy.title}
     assert not result.report.files[0].used
+
+
+def test_a_checklist_answer_issue_names_its_question(tmp_path):
+    """The issue of one checklist question names the dimension and that question."""
+    root = tmp_path / "study"
+    init_study(root, "paired-rubric")
+    generate_packs(root)
+    pack = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][0]
+    target = root / "returns" / pack["file"]
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], target, plan_answers(pack))
+    question = next(a for a in L.iter_answer_cells(pack) if a["part"] == "q2")
+    wb = openpyxl.load_workbook(target)
+    wb[L.SCORING_SHEET][question["cell"]].value = "Maybe"
+    wb.save(target)
+    result = collect(root, write=False)
+    found = [i for i in result.report.issues if i.cell == question["cell"]]
+    assert len(found) == 1 and found[0].severity == "error", found
+    dim = next(d for d in load_study(root).rubric.dimensions
+               if d.id == question["dimension"])
+    text = next(q["question"] for card in pack["cards"] for row in card["rows"]
+                for dim_id, answer in row["answers"].items() if dim_id == dim.id
+                for q in answer.get("questions", []) if q["cell"] == question["cell"])
+    assert f"{dim.label}: {text}" in found[0].message and "'Maybe'" in found[0].message

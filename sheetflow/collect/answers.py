@@ -121,15 +121,16 @@ class AnswerReader:
             yes = 0
             complete = True
             for i, q in enumerate(answer["questions"], 1):
-                parsed = self._cell(dim, q["cell"], case, label, anchor, f"q{i}", row_id,
-                                    confidence, what=f"{dim.label}: {q['question']}")
+                parsed = self._cell(dim, q["cell"], case, label, anchor, _QUESTION_PARTS[i]
+                                    if i < len(_QUESTION_PARTS) else f"q{i}", row_id,
+                                    confidence, question=q["question"])
                 complete &= parsed.value is not None
                 yes += parsed.value == "Yes"
             if complete:
                 self._derived(dim, case, label, row_id, "points", yes)
             return
         parsed = self._cell(dim, answer["cell"], case, label, anchor, "value", row_id,
-                            confidence, what=dim.label)
+                            confidence)
         if dim.kind == "count" and isinstance(parsed.value, int):
             self._derived(dim, case, label, row_id, "points",
                           dim.points_for_count(parsed.value))
@@ -147,7 +148,13 @@ class AnswerReader:
         return self.k.moved(ref, anchor)
 
     def _cell(self, dim: Dimension, ref: str, case: str, label: str, anchor: int,
-              part: str, row_id: str, confidence: str, what: str) -> ParsedValue:
+              part: str, row_id: str, confidence: str,
+              question: str | None = None) -> ParsedValue:
+        """One answer cell: its rating row, its issues, its parsed value.
+
+        ``question`` is a checklist question's text (the issue names it after the
+        dimension; built only when there is an issue).
+        """
         moved, raw = self._at(ref, anchor)
         clean = self._clean.get((dim.id, raw)) if type(raw) in _PLAIN else None
         if clean is not None:  # a value seen before in this file, and clean: no issue
@@ -169,7 +176,8 @@ class AnswerReader:
         self._count(self._is_required(dim, part), parsed.value)
         if parsed.code or (parsed.blank and dim.required):
             where = self._where(moved, case, label, dim)
-            what = self._what(what, case, label)
+            what = self._what(dim.label if question is None else f"{dim.label}: {question}",
+                              case, label)
             if parsed.code:
                 self.k.add(parsed.code, **where, value=raw_text(raw), what=what,
                            expected=parsed.expected, accepted=parsed.value)
@@ -357,6 +365,7 @@ class AnswerReader:
 
 
 _PLAIN = frozenset((str, int, float))
+_QUESTION_PARTS = tuple(f"q{i}" for i in range(64))  # a checklist question's field
 _TABLE_ORDER = itemgetter(0, 2, 3, 4)  # case, label, dimension, field
 _CLEAN_KEPT = 4096
 
