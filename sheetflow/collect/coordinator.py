@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -322,16 +323,19 @@ def _issues_sheet(wb: Any, head: Any, issues: list[Issue]) -> None:
         ws.write_string(0, c, header, head)
         ws.set_column(c, c, width, wrap if name == "message" else top)
     _header_height(ws, [(header, width) for _, width, header in ISSUE_COLUMNS])
+    # file names, codes and raters repeat down a long sheet: their lines are counted once
+    lines_of = lru_cache(maxsize=4096)(text_lines)
     for r, item in enumerate(issues, 1):
-        lines = _lines((str(getattr(item, name)), width) for name, width, _ in ISSUE_COLUMNS)
+        texts = [str(getattr(item, name)) for name, _, _ in ISSUE_COLUMNS]
+        lines = max((1 if len(text) < int(width) and "\n" not in text
+                     else lines_of(text, width)
+                     for text, (_, width, _) in zip(texts, ISSUE_COLUMNS, strict=True)))
         if lines > 1:  # spreadsheet programs do not grow a row for wrapped text
             ws.set_row(r, LINE_POINTS * lines)
-        for c, (name, _, _) in enumerate(ISSUE_COLUMNS):
-            text = getattr(item, name)
-            if name == "severity":
-                ws.write_string(r, c, text, severity.get(text, top))
-            else:
-                ws.write_string(r, c, text, wrap)
+        ws.write_string(r, 0, texts[0], severity.get(texts[0], top))
+        for c in range(1, len(texts)):
+            if texts[c]:  # an empty cell is left unwritten: the column's format shows
+                ws.write_string(r, c, texts[c], wrap)
     _print_setup(ws, [float(w) for _, w, _ in ISSUE_COLUMNS], len(issues))
 
 
