@@ -248,7 +248,6 @@ class _Plan:
                                                                   strict=True))
         self.window = self._window()
         self.row_table = row_table(pack)
-        self.legacy_row_table = row_table(pack, legacy=True)
         self.lines: dict[int, str] = {}  # row -> hidden id text of each answer line
         self.cases: dict[str, str] = {}  # hidden id text -> its card, as the rater sees it
         self.anchors: list[tuple[int, int]] = []  # per card: first, last answer line
@@ -354,7 +353,7 @@ class FileChecker:
             values = tuple(show_value(cells.get((r, c))) for c in range(1, 5))
             if any(values):
                 found.append(values)
-        if found in (self.plan.row_table, self.plan.legacy_row_table):
+        if found == self.plan.row_table or found == row_table(self.plan.pack, legacy=True):
             return True
         for other in self.job.manifest.packs():  # rare: only for an edited row table
             if other["identity"]["pack_id"] != self.head.pack_id and \
