@@ -6,7 +6,8 @@ import random
 import signal
 
 from sheetflow.collect import safety
-from sheetflow.collect.safety import Limits, Sandbox, column_number, inspect_file, scan_sheet
+from sheetflow.collect.safety import Limits, column_number, inspect_file, scan_sheet
+from sheetflow.collect.sandbox import Sandbox
 
 
 def test_sandbox_survives_abort_memory_and_timeout():

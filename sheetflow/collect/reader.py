@@ -1,6 +1,6 @@
 """Read a returned workbook into plain data: identity stores and bounded cell windows.
 
-Runs inside a :class:`~sheetflow.collect.safety.Sandbox` child. :func:`open_book`
+Runs inside a :class:`~sheetflow.collect.sandbox.Sandbox` child. :func:`open_book`
 first runs :func:`~sheetflow.collect.safety.inspect_file` (bytes and zip checks, no
 parser, and a scan of every sheet's XML for its extent and its formula cells); only a
 file that passes is opened. Then:

@@ -84,7 +84,8 @@ from .outputs import (
 )
 from .protocol_checks import batch_overlaps, sitting_gaps
 from .returns import Entry, NotAFile, escape_controls, file_digest, find_entries
-from .safety import Limits, Outcome, Problem, Sandbox
+from .safety import Limits, Problem
+from .sandbox import Outcome, Sandbox
 from .senders import Senders
 from .validate import (
     ERROR,
