@@ -107,3 +107,15 @@ def test_scan_sheet_fast_path_finds_what_the_general_regex_finds():
 def test_sandbox_imap_yields_each_result_once():
     out = dict(Sandbox(abs, Limits(), workers=2).imap([-1, -2, -3]))
     assert {i: o.value for i, o in out.items()} == {0: 1, 1: 2, 2: 3}
+
+
+def test_sandbox_runs_in_fresh_interpreters_where_it_cannot_fork(monkeypatch):
+    """Off Linux, or with other threads running, each child is a new interpreter that
+    imports the worker by name: the same results, and a crash still costs one job."""
+    from sheetflow.collect import sandbox
+
+    monkeypatch.setattr(sandbox, "_can_fork", lambda: False)
+    out = Sandbox(abs, Limits(), workers=2).run([-1, -2, -3])
+    assert [o.value for o in out] == [1, 2, 3]
+    aborts = Sandbox(signal.raise_signal, Limits()).run([signal.SIGABRT])
+    assert aborts[0].kind == "aborted" and "SIGABRT" in aborts[0].reason
