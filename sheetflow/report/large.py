@@ -115,6 +115,12 @@ def _csv_fields(col: pd.Series) -> list[str]:
         return list(map(str, col.tolist()))  # digits, True/False: never quoted
     if isinstance(col.dtype, np.dtype) and col.dtype.kind == "f":
         return _float_fields(col.to_numpy())
+    if isinstance(col.dtype, pd.CategoricalDtype) and \
+            pd.api.types.infer_dtype(col.cat.categories, skipna=True) in ("string", "empty"):
+        # text kept as categories (a pairwise table's): each category quoted once
+        safe = np.array([*(_quoted(neutralise(v)) for v in col.cat.categories.tolist()),
+                         ""], dtype=object)
+        return safe[col.cat.codes.to_numpy()].tolist()  # code -1 (missing): ""
     if pd.api.types.infer_dtype(col, skipna=True) in ("string", "empty"):
         codes, uniques = pd.factorize(col, use_na_sentinel=True)
         safe = np.array([*(_quoted(neutralise(v)) for v in uniques.tolist()), ""],
