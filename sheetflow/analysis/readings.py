@@ -108,6 +108,8 @@ def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
     """Per measure, the mean kappa over rater pairs, and the pair agreeing least (the
     protocol's use: "identifying if specific rater pairs diverge")."""
     out = []
+    read = ("measure", "rater1", "rater2", "n_units", "kappa", "ci_low", "ci_high", "reason")
+    table = table[[c for c in table.columns if c in read]]  # a group at a time, these only
     for measure, g in groups_in_order(table, "measure"):
         k = pd.to_numeric(g["kappa"], errors="coerce")
         raters = pd.unique(pd.concat([g["rater1"], g["rater2"]])) if "rater1" in g else []
