@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
+from .._groups import groups_in_order
 from ..spec.study import Study
 from .context import (
     ColumnStack,
     Context,
     add_verdict,
     empty_reason,
-    groups_in_order,
     matrix_for,
     stack,
     typed_domain,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -223,24 +222,6 @@ def split_rows(data: pd.DataFrame, by: str, columns: list[str]) -> dict[Any, pd.
         part.index = pd.RangeIndex(end - start)
         parts[key] = part
     return parts
-
-
-def groups_in_order(table: pd.DataFrame, by: str) -> Iterator[tuple[Any, pd.DataFrame]]:
-    """What iterating ``table.groupby(by, sort=False)`` gives (each key in order of first
-    appearance with its rows, their index kept; missing keys left out), one group
-    taken at a time: the groupby sorts a copy of the whole table first, 100 MB for a
-    pairwise table at 500 raters."""
-    column = table[by]
-    if isinstance(column.dtype, pd.CategoricalDtype):  # its own codes, one byte a row
-        codes = column.cat.codes.to_numpy()
-        used, first = np.unique(codes[codes >= 0], return_index=True)
-        order = used[np.argsort(first, kind="stable")]
-        keys = column.cat.categories.take(order).tolist()
-    else:
-        codes, uniques = pd.factorize(column, sort=False)
-        order, keys = np.arange(len(uniques)), list(uniques)
-    for code, key in zip(order.tolist(), keys, strict=True):
-        yield key, table.iloc[np.flatnonzero(codes == code)]
 
 
 def _natural_ranks(col: pd.Series) -> pd.Series:

@@ -17,7 +17,8 @@ from typing import Any
 
 import pandas as pd
 
-from .context import Context, groups_in_order
+from .._groups import groups_in_order
+from .context import Context
 
 KAPPA_SCALE = "Landis & Koch 1977"
 LANDIS_KOCH_REF = ("Landis, J. R., & Koch, G. G. (1977). The measurement of observer "
