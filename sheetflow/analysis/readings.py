@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .._groups import groups_in_order
@@ -113,7 +114,7 @@ def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
     table = table[[c for c in table.columns if c in read]]  # a group at a time, these only
     for measure, g in groups_in_order(table, "measure"):
         k = pd.to_numeric(g["kappa"], errors="coerce")
-        raters = pd.unique(pd.concat([g["rater1"], g["rater2"]])) if "rater1" in g else []
+        raters = _distinct(g["rater1"], g["rater2"]) if "rater1" in g else []
         mean = float(k.mean()) if k.notna().any() else None
         pairs = int(k.notna().sum())
         one = len(g) == 1  # two raters: the pair's own kappa and interval, no mean
@@ -145,6 +146,13 @@ def _intra_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
                            kappa_reading(_finite(r["kappa"])), KAPPA_SCALE,
                            str(r.get("reason") or "")))
     return out
+
+
+def _distinct(*columns: pd.Series) -> np.ndarray:
+    """The distinct values of ``columns`` together: each column's own first (a pairwise
+    table's rater ids are categoricals; joined whole they would be a million objects)."""
+    return pd.unique(np.concatenate([np.asarray(pd.unique(c), dtype=object)
+                                     for c in columns]))
 
 
 def _first_reason(g: pd.DataFrame) -> str:
