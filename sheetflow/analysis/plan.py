@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._gc import release_free_memory
 from ..collect.outputs import check_mark, check_row_count, verify_ratings, verify_returns
 from ..errors import IncompleteError, MissingStepError
 from ..packs.seal import require_seal
@@ -109,6 +110,7 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     # the collector's table as text is one string object per cell (about 150 MB at 500
     # raters); unblinded and its batch times read, it is not kept through the run
     del raw
+    release_free_memory()  # reading and unblinding's temporaries (see there)
     internal = internal_scores(study, sealed.input_bytes)
     seeds = {f"{p.get('rater_id')}-s{p.get('sitting', 1)}": p.get("seeds", {})
              for p in entries}
@@ -207,6 +209,7 @@ def _run_plan(study: Study, holder: list[pd.DataFrame], *, key_hash: str,
     ready(analysis, "feedback")
     for name in planned_analyses(study):
         analysis.tables[name] = _guarded(name, ctx)
+        release_free_memory()  # its temporaries (the pairwise tables' are some 20 MB)
         ready(analysis, name)
     analysis.tables["self_checks"] = self_checks(ctx)
     ready(analysis, "self_checks")

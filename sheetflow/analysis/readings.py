@@ -159,8 +159,11 @@ def _first_reason(g: pd.DataFrame) -> str:
     if "reason" not in g:
         return ""
     given = g["reason"]
-    if isinstance(given.dtype, pd.CategoricalDtype):  # a pairwise table's text
-        given = given.astype(given.cat.categories.dtype)
+    if isinstance(given.dtype, pd.CategoricalDtype):  # a pairwise table's: by its codes
+        texts = given.cat.categories.astype(str)
+        codes = given.cat.codes.to_numpy()
+        named = np.flatnonzero(np.isin(codes, np.flatnonzero(texts != "")))
+        return str(texts[codes[named[0]]]) if len(named) else ""
     given = given.fillna("").astype(str)
     given = given[given != ""]  # one vectorised pass: 124,750 pairs at 500 raters
     return str(given.iloc[0]) if len(given) else ""
