@@ -176,7 +176,7 @@ class Context:
         return self.plan.params.get(name, default)
 
 
-def _units(case: pd.Series, arm: pd.Series) -> pd.Series | np.ndarray:
+def _units(case: pd.Series, arm: pd.Series) -> pd.Series:
     """``case``, or ``case|arm`` where the arm is not empty, per rating: each distinct
     unit's text made once and shared by its ratings (a text per rating is some 8 MB at
     500 raters)."""
