@@ -172,7 +172,7 @@ def test_internal_scores_swapped_after_the_seal_check_are_not_used(tmp_path, mon
     swapped = [lines[0]] + [",".join(c if i != total else "0" for i, c in
                                      enumerate(ln.split(","))) for ln in lines[1:]]
     used = {}
-    real_internal, real_run = plan_module.internal_scores, plan_module.run_plan
+    real_internal, real_run = plan_module.internal_scores, plan_module._run_plan
 
     def swap_then_read(study, sealed=None):
         scores.write_text("\n".join(swapped) + "\n", encoding="utf-8")
@@ -182,7 +182,7 @@ def test_internal_scores_swapped_after_the_seal_check_are_not_used(tmp_path, mon
         used["internal"] = kwargs["internal"]
         return real_run(*args, **kwargs)
     monkeypatch.setattr(plan_module, "internal_scores", swap_then_read)
-    monkeypatch.setattr(plan_module, "run_plan", capture)
+    monkeypatch.setattr(plan_module, "_run_plan", capture)
     plan_module.analyze(root)
     assert scores.read_text(encoding="utf-8") != sealed_text  # the swap happened
     expected = sorted(float(ln.split(",")[total]) for ln in lines[1:])

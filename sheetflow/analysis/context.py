@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import union_categoricals
 
 from ..spec.hashing import plain_data
 from ..spec.rubric import Dimension
@@ -77,9 +78,12 @@ class Context:
         self.plan = study.plan
         self.data = data
         self.internal = internal
-        first = data[data["sitting"] == 1].copy()
+        sitting1 = (data["sitting"] == 1).to_numpy()
+        # most designs have one sitting: then a frame over data's own columns (pandas
+        # copies on write, so data stays as it is), not a copy of them
+        first = data.copy(deep=False) if sitting1.all() else data[sitting1].copy()
         # a response is one unit: (case, arm) in a paired design, the item otherwise
-        first["unit"] = first["case"] + np.where(first["arm"] != "", "|" + first["arm"], "")
+        first["unit"] = _units(first["case"], first["arm"])
         self.first = first
         self._by_measure: dict[str, pd.DataFrame] = {}
         self._rows_of: dict[Any, np.ndarray] | None = None  # dimension -> row positions
@@ -170,6 +174,22 @@ class Context:
 
     def param(self, name: str, default: Any = None) -> Any:
         return self.plan.params.get(name, default)
+
+
+def _units(case: pd.Series, arm: pd.Series) -> pd.Series:
+    """``case``, or ``case|arm`` where the arm is not empty, per rating: each distinct
+    unit's text made once and shared by its ratings (a text per rating is some 8 MB at
+    500 raters)."""
+    case_codes, cases = pd.factorize(case)
+    arm_codes, arms = pd.factorize(arm)
+    if (case_codes < 0).any() or (arm_codes < 0).any():  # a missing case or arm: as text
+        return case + np.where(arm != "", "|" + arm, "")
+    pair, at = np.unique(case_codes * len(arms) + arm_codes, return_inverse=True)
+    texts = [cases[c] + ("|" + arms[a] if arms[a] != "" else "")
+             for c, a in zip((pair // len(arms)).tolist(), (pair % len(arms)).tolist(),
+                             strict=True)]
+    return pd.Series(np.array(texts, dtype=object)[at.ravel()], index=case.index,
+                     dtype=case.dtype)
 
 
 def natural_key(text: Any) -> tuple:
@@ -268,34 +288,129 @@ class ColumnStack:
     floats is freed, and the stacked table is built one column at a time with no
     block consolidated, so no more than one column is ever held twice (the whole
     table twice, with :func:`stack`).
+
+    Parameters
+    ----------
+    categorical : bool, default False
+        Keep each text column (pandas' ``str`` dtype) as a :class:`pandas.Categorical`
+        of the same values, its categories sorted: a pairwise table's text (measure,
+        rater ids, weights, reasons) takes a few distinct values in a million rows, so
+        one or two bytes a row instead of an eight-byte reference (40 of the pairwise
+        table's 105 MB at 500 raters), and pickles as codes for the output workers.
+    rows : int, optional
+        The stacked table's length when it is known beforehand: its numeric columns
+        are then filled in place as the tables come (see :meth:`_start_buffers`). Only
+        a hint: tables that do not fit are kept as above.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, categorical: bool = False, rows: int | None = None) -> None:
         self._parts: list[dict[Any, pd.Series]] = []
+        self._categorical = categorical
+        self._rows = rows
+        self._names: list[Any] = []  # the first table's columns, in order
+        self._buffers: dict[Any, np.ndarray] | None = None  # numeric columns, in place
+        self._sizes: list[int] = []
 
     def add(self, frame: pd.DataFrame) -> None:
         """Keep ``frame``'s columns (copies: ``frame`` itself may be dropped)."""
-        self._parts.append({name: frame[name].copy() for name in frame.columns})
+        if self._rows is not None and not self._sizes:
+            self._start_buffers(frame)
+        if self._buffers is not None and not self._fits(frame):
+            self._unbuffer()
+        buffers, at = self._buffers or {}, sum(self._sizes)
+        for name, buffer in buffers.items():
+            buffer[at:at + len(frame)] = frame[name].to_numpy()
+        self._parts.append({name: self._kept(frame[name]) for name in frame.columns
+                            if name not in buffers})
+        self._sizes.append(len(frame))
+
+    def _start_buffers(self, frame: pd.DataFrame) -> None:
+        """The stacked table's numeric columns, allocated whole before any is filled:
+        kept as one piece per table and joined at the end, each column's pieces would
+        be freed only once the joined column is made, leaving holes in the heap that the
+        allocator keeps (some 50 MB for the pairwise table at 500 raters)."""
+        self._names = list(frame.columns)
+        if len(frame) and self._rows:
+            self._buffers = {name: np.empty(self._rows, dtype=frame[name].dtype)
+                             for name in self._names if isinstance(frame[name].dtype, np.dtype)
+                             and frame[name].dtype.kind in "biuf"}
+
+    def _fits(self, frame: pd.DataFrame) -> bool:
+        """Whether ``frame`` goes into the buffers: same columns, same numeric dtypes,
+        room left."""
+        assert self._buffers is not None
+        return (list(frame.columns) == self._names and len(frame) > 0
+                and sum(self._sizes) + len(frame) <= (self._rows or 0)
+                and all(frame[name].dtype == buffer.dtype
+                        for name, buffer in self._buffers.items()))
+
+    def _unbuffer(self) -> None:
+        """Back to one piece per table (a table that does not fit the buffers)."""
+        buffers, self._buffers, self._rows = self._buffers or {}, None, None
+        at = 0
+        for k, size in enumerate(self._sizes):
+            own = self._parts[k]
+            cut = {name: pd.Series(buffer[at:at + size].copy(), name=name)
+                   for name, buffer in buffers.items()}
+            self._parts[k] = {name: own[name] if name in own else cut[name]
+                              for name in self._names}
+            at += size
+
+    def _kept(self, column: pd.Series) -> pd.Series:
+        if self._categorical and isinstance(column.dtype, pd.StringDtype):
+            return column.astype("category")  # categories sorted, as union keeps them
+        return column.copy()
 
     def stacked(self) -> pd.DataFrame:
-        """The tables added, stacked as :func:`stack` stacks them."""
-        parts, self._parts = self._parts, []
-        if not _same_columns(parts):  # empty parts or differing dtypes: pandas' rules
-            return stack([pd.DataFrame(part) for part in parts])
+        """The tables added, stacked as :func:`stack` stacks them (text columns as
+        categoricals when asked, see the class docstring)."""
+        if self._buffers is not None and sum(self._sizes) != self._rows:
+            self._unbuffer()  # fewer rows than announced
+        parts, buffers, sizes = self._parts, self._buffers, self._sizes
+        self._parts, self._buffers, self._sizes = [], None, []
+        if not _same_columns(parts, sizes):  # empty parts, differing dtypes: pandas'
+            table = stack([pd.DataFrame({name: _as_text(column) for name, column
+                                         in part.items()}) for part in parts])
+            return _text_as_categories(table) if self._categorical else table
         columns = {}
-        for name in list(parts[0]):
-            columns[name] = pd.concat([part.pop(name) for part in parts], ignore_index=True)
+        for name in self._names if buffers is not None else list(parts[0]):
+            if buffers is not None and name in buffers:
+                columns[name] = pd.Series(buffers.pop(name), name=name, copy=False)
+                continue
+            pieces = [part.pop(name) for part in parts]
+            if isinstance(pieces[0].dtype, pd.CategoricalDtype):
+                columns[name] = pd.Series(union_categoricals(pieces, sort_categories=True),
+                                          name=name, copy=False)
+            else:
+                columns[name] = pd.concat(pieces, ignore_index=True)
+            del pieces
         return pd.DataFrame(columns, copy=False)
 
 
-def _same_columns(parts: list[dict[Any, pd.Series]]) -> bool:
-    """Whether every part has rows, and the same columns with the same dtypes."""
-    if not parts:
+def _as_text(column: pd.Series) -> pd.Series:
+    """A categorical column kept by :class:`ColumnStack` back as its text."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.astype(column.cat.categories.dtype)
+    return column
+
+
+def _text_as_categories(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with each ``str`` column as a categorical (see :class:`ColumnStack`)."""
+    text = [c for c in table.columns if isinstance(table[c].dtype, pd.StringDtype)]
+    return table.astype(dict.fromkeys(text, "category")) if text else table
+
+
+def _same_columns(parts: list[dict[Any, pd.Series]], sizes: list[int]) -> bool:
+    """Whether every part has rows, and the same columns with the same dtypes (any
+    categories: categoricals are united)."""
+    if not parts or not all(sizes):
         return False
-    first = [(name, column.dtype) for name, column in parts[0].items()]
-    return all(len(next(iter(part.values()), ())) > 0 and
-               [(name, column.dtype) for name, column in part.items()] == first
-               for part in parts)
+
+    def kinds(part: dict[Any, pd.Series]) -> list[tuple[Any, Any]]:
+        return [(name, "category" if isinstance(column.dtype, pd.CategoricalDtype)
+                 else column.dtype) for name, column in part.items()]
+    first = kinds(parts[0])
+    return all(kinds(part) == first for part in parts)
 
 
 def number(text: Any) -> float:

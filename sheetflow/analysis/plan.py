@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._gc import release_free_memory
 from ..collect.outputs import check_mark, check_row_count, verify_ratings, verify_returns
 from ..errors import IncompleteError, MissingStepError
 from ..packs.seal import require_seal
@@ -109,6 +110,7 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     # the collector's table as text is one string object per cell (about 150 MB at 500
     # raters); unblinded and its batch times read, it is not kept through the run
     del raw
+    release_free_memory()  # reading and unblinding's temporaries (see there)
     internal = internal_scores(study, sealed.input_bytes)
     seeds = {f"{p.get('rater_id')}-s{p.get('sitting', 1)}": p.get("seeds", {})
              for p in entries}
@@ -116,8 +118,13 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
                 for p in entries]
     partial = rated_cases(left, _required_answer(study)) if len(left) else {}
     panel = build_panel(expected, complete_columns(data), collected.files, partial=partial)
-    analysis = run_plan(study, data, key_hash=key_hash, internal=internal, key_seeds=seeds,
-                        panel=panel, on_part=on_part, case_names=case_names(entries))
+    names = case_names(entries)
+    # the key as read (some 90,000 objects at 500 raters) is not kept through the run
+    del sealed, key, entries
+    holder = [data]  # run_plan's first step replaces the table: it is not kept here either
+    del data
+    analysis = _run_plan(study, holder, key_hash=key_hash, internal=internal,
+                         key_seeds=seeds, panel=panel, on_part=on_part, case_names=names)
     analysis.summary["audit"] = audit
     analysis.batches = batches
     if study.design.batch_size:  # protocol 001: the rater description and deviations
@@ -180,7 +187,17 @@ def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
     -------
     Analysis
     """
-    data = complete_columns(data)
+    return _run_plan(study, [data], key_hash=key_hash, internal=internal,
+                     key_seeds=key_seeds, panel=panel, on_part=on_part, case_names=case_names)
+
+
+def _run_plan(study: Study, holder: list[pd.DataFrame], *, key_hash: str,
+              internal: pd.DataFrame | None, key_seeds: dict[str, Any] | None,
+              panel: Panel | None, on_part: PartReady | None,
+              case_names: dict[tuple[str, str], tuple[int, str]] | None) -> Analysis:
+    """:func:`run_plan` on the table in ``holder``, taken out of it: the unblinded table
+    without totals (10 MB at 500 raters) is let go once the analysis's own is made."""
+    data = complete_columns(holder.pop())
     if panel is None:
         panel = build_panel(expected_packs(study), data, [])
     data = natural_order(add_totals(data, study.rubric), ["rater", "sitting", "case"])
@@ -192,6 +209,7 @@ def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
     ready(analysis, "feedback")
     for name in planned_analyses(study):
         analysis.tables[name] = _guarded(name, ctx)
+        release_free_memory()  # its temporaries (the pairwise tables' are some 20 MB)
         ready(analysis, name)
     analysis.tables["self_checks"] = self_checks(ctx)
     ready(analysis, "self_checks")

@@ -15,8 +15,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from .._groups import groups_in_order
 from .context import Context
 
 KAPPA_SCALE = "Landis & Koch 1977"
@@ -108,9 +110,11 @@ def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
     """Per measure, the mean kappa over rater pairs, and the pair agreeing least (the
     protocol's use: "identifying if specific rater pairs diverge")."""
     out = []
-    for measure, g in table.groupby("measure", sort=False):
+    read = ("measure", "rater1", "rater2", "n_units", "kappa", "ci_low", "ci_high", "reason")
+    table = table[[c for c in table.columns if c in read]]  # a group at a time, these only
+    for measure, g in groups_in_order(table, "measure"):
         k = pd.to_numeric(g["kappa"], errors="coerce")
-        raters = pd.unique(pd.concat([g["rater1"], g["rater2"]])) if "rater1" in g else []
+        raters = _distinct(g["rater1"], g["rater2"]) if "rater1" in g else []
         mean = float(k.mean()) if k.notna().any() else None
         pairs = int(k.notna().sum())
         one = len(g) == 1  # two raters: the pair's own kappa and interval, no mean
@@ -144,10 +148,23 @@ def _intra_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
+def _distinct(*columns: pd.Series) -> np.ndarray:
+    """The distinct values of ``columns`` together: each column's own first (a pairwise
+    table's rater ids are categoricals; joined whole they would be a million objects)."""
+    return pd.unique(np.concatenate([np.asarray(pd.unique(c), dtype=object)
+                                     for c in columns]))
+
+
 def _first_reason(g: pd.DataFrame) -> str:
     if "reason" not in g:
         return ""
-    given = g["reason"].fillna("").astype(str)
+    given = g["reason"]
+    if isinstance(given.dtype, pd.CategoricalDtype):  # a pairwise table's: by its codes
+        texts = given.cat.categories.astype(str)
+        codes = given.cat.codes.to_numpy()
+        named = np.flatnonzero(np.isin(codes, np.flatnonzero(texts != "")))
+        return str(texts[codes[named[0]]]) if len(named) else ""
+    given = given.fillna("").astype(str)
     given = given[given != ""]  # one vectorised pass: 124,750 pairs at 500 raters
     return str(given.iloc[0]) if len(given) else ""
 

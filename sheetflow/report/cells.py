@@ -144,6 +144,8 @@ def write_table(ws: Worksheet, top: int, table: pd.DataFrame, fmt: dict[str, Any
     for j, col in enumerate(table.columns):
         ws.write_string(top, j, header_words(col) if words else str(col), fmt["head"])
         values = table.iloc[:, j]
+        if isinstance(values.dtype, pd.CategoricalDtype):  # text kept as categories
+            values = values.astype(values.cat.categories.dtype)  # written as that text
         own = (number_formats or {}).get(col)
         meaning = "own" if own is not None else column_meaning(col, values)
         width = widths[j] if widths else None

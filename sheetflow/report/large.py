@@ -19,10 +19,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._groups import groups_in_order
 from ..collect.rows import neutralise
 
 LARGE_ROWS = 5000
-CHUNK_ROWS = 1 << 16
+CHUNK_ROWS = 1 << 14
 """Rows whose fields :func:`write_csv` holds at a time: a field is a Python string, so
 the fields of a whole pairwise table (873,000 rows x 15 columns at 500 raters) would
 take some ten times the table's own memory."""
@@ -57,11 +58,22 @@ def digest(name: str, table: pd.DataFrame) -> pd.DataFrame:
     group = next((c for c in _GROUPS if c in table.columns), None)
     if figure is None:
         return pd.DataFrame({"n_rows": [len(table)]})
-    keys = table[group] if group else pd.Series("all", index=table.index, name="rows")
-    out = table.groupby(keys, sort=False)[figure].agg(
+    if group is None:
+        keys = pd.Series("all", index=table.index, name="rows")
+        return _spread(table[figure], keys).reset_index().assign(figure=figure)
+    # one group at a time: the groupby's working arrays for a pairwise table of 873,000
+    # rows are some 30 MB; each group's figures are computed as over the whole table
+    parts = [_spread(rows[figure], rows[group])
+             for _, rows in groups_in_order(table[[group, figure]], group)]
+    spread = pd.concat(parts) if parts else _spread(table[figure], table[group])
+    return spread.reset_index().assign(figure=figure)
+
+
+def _spread(values: pd.Series, keys: pd.Series) -> pd.DataFrame:
+    """Rows and the spread of ``values`` per key (in order of appearance)."""
+    return values.groupby(keys, sort=False).agg(
         n_rows="size", n_defined="count", mean="mean", median="median", min="min",
-        max="max").reset_index()
-    return out.assign(figure=figure)
+        max="max")
 
 
 def large_tables(tables: dict[str, pd.DataFrame], data: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -115,6 +127,12 @@ def _csv_fields(col: pd.Series) -> list[str]:
         return list(map(str, col.tolist()))  # digits, True/False: never quoted
     if isinstance(col.dtype, np.dtype) and col.dtype.kind == "f":
         return _float_fields(col.to_numpy())
+    if isinstance(col.dtype, pd.CategoricalDtype) and \
+            pd.api.types.infer_dtype(col.cat.categories, skipna=True) in ("string", "empty"):
+        # text kept as categories (a pairwise table's): each category quoted once
+        safe = np.array([*(_quoted(neutralise(v)) for v in col.cat.categories.tolist()),
+                         ""], dtype=object)
+        return safe[col.cat.codes.to_numpy()].tolist()  # code -1 (missing): ""
     if pd.api.types.infer_dtype(col, skipna=True) in ("string", "empty"):
         codes, uniques = pd.factorize(col, use_na_sentinel=True)
         safe = np.array([*(_quoted(neutralise(v)) for v in uniques.tolist()), ""],

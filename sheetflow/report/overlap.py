@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .._gc import release_free_memory
 from ..analysis import Analysis, analyze
 from ..collect.outputs import OUT_DIR
 from ..staging import OutputSet, remove_partials
@@ -62,6 +63,7 @@ def analyze_and_write(study_dir: str | Path, *, published: str | None = None,
     with OutputSet() as outputs, EarlyWrites(out, outputs, workers) as early:
         analysis = analyze(root, published=published, on_part=early.part_ready,
                            allow_partial=allow_partial)
+        release_free_memory()  # the analysis's temporaries, before the writing's own
         written = write_into(analysis, out, outputs, workers=workers, early=early)
     remove_stale_tables(out, written, own_files(analysis, out))
     return analysis, written

@@ -123,7 +123,7 @@ def direction_agreement(
     wide = _wide(data, unit, rater, value)
     if against == "pairs":
         pairs = _pairwise_columns(wide)
-        if not pairs["rater"]:
+        if not len(pairs["rater"]):
             return _util.frame([], DIRECTION_COLUMNS)
         return pd.DataFrame(pairs, columns=list(DIRECTION_COLUMNS))
     if against == "majority":
@@ -140,11 +140,12 @@ def _wide(data: pd.DataFrame, unit: str, rater: str, value: str) -> pd.DataFrame
     return pd.DataFrame(matrix.T, index=units, columns=raters, dtype=object)
 
 
-def _pairwise_columns(wide: pd.DataFrame) -> dict[str, list[Any]]:
+def _pairwise_columns(wide: pd.DataFrame) -> dict[str, np.ndarray]:
     """Every pair of raters, counted over integer codes one first rater at a time.
 
-    The table's columns as lists (what :func:`_count_row` gives row by row, without a
-    dict per pair: a panel of 500 raters has 124,750 pairs).
+    The table's columns as arrays, with the dtypes lists of them would give (what
+    :func:`_count_row` gives row by row, without a dict or a Python object per pair: a
+    panel of 500 raters has 124,750 pairs, and lists of them were some 25 MB).
     """
     matrix = wide.to_numpy(dtype=object).T
     codes = _util.coded(matrix, None)[0].T  # units x raters
@@ -160,12 +161,12 @@ def _pairwise_columns(wide: pd.DataFrame) -> dict[str, list[Any]]:
     agree = np.where(n > 0, np.concatenate(agreeing), 0) if counts else n
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(n > 0, agree / np.maximum(n, 1), np.nan)
-    raters = list(wide.columns)
-    return {"rater": [raters[i] for i in first.tolist()],
-            "other": [raters[j] for j in second.tolist()],
-            "n_units": n.tolist(), "n_agree": agree.tolist(), "agreement": share.tolist(),
-            "n_ties": [0] * len(n),
-            "reason": ["" if k else NO_SHARED_UNIT for k in n.tolist()]}
+    names = pd.Series(list(wide.columns))  # the dtype a table of these names would get
+    reasons = np.array(["", NO_SHARED_UNIT], dtype=object)  # two objects, shared
+    return {"rater": names.take(first).to_numpy(), "other": names.take(second).to_numpy(),
+            "n_units": n.astype(np.int64), "n_agree": agree.astype(np.int64),
+            "agreement": share.astype(np.float64), "n_ties": np.zeros(len(n), dtype=np.int64),
+            "reason": reasons[(n == 0).astype(np.intp)]}
 
 
 def _reference_rows(wide: pd.DataFrame, reference: Any) -> list[dict[str, Any]]:

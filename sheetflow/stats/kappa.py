@@ -269,11 +269,15 @@ def _all_pairs(codes: np.ndarray, raters: list[Any], w: np.ndarray, confidence: 
         return _util.frame([], COHEN_COLUMNS)
     first, second = np.triu_indices(m, k=1)  # row-major: the order of the batches
     names = pd.Series(raters)  # the dtype a table of these names would get
-    columns = {k: np.concatenate([b[k] for b in batches]) for k in batches[0]}
+    # each column's pieces let go as it is joined, and the columns left apart (copy=False:
+    # one block of all the floats would be a second copy of them)
+    columns = {k: np.concatenate([b.pop(k) for b in batches]) for k in list(batches[0])}
+    del batches
     columns["n_units"] = columns["n_units"].astype(np.int64)
     return pd.DataFrame({"rater1": names.take(first).to_numpy(),
                          "rater2": names.take(second).to_numpy(),
-                         "weights": weights_label, **columns}, columns=list(COHEN_COLUMNS))
+                         "weights": weights_label, **columns}, columns=list(COHEN_COLUMNS),
+                        copy=False)
 
 
 def _pair_tables(first: np.ndarray, others: np.ndarray, q: int) -> np.ndarray:
