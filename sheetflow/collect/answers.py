@@ -43,8 +43,6 @@ class CheckedFile(Protocol):
     job: Any  # the FileJob: limits, manifest
     plan: Any  # the pack's layout, positions moved as the file's rows moved
     sheet: str
-    cells: dict[tuple[int, int], Any]  # the answer sheet's cells in the window
-    shift: dict[int, int]  # pack row of each answer line -> how far it moved
 
     def add(self, code: str, **fields: Any) -> None:
         """Record an issue at the current place."""
@@ -81,10 +79,6 @@ class AnswerReader:
         # type (a bool equals 1 as a key, so it never comes this way)
         self._clean: dict[tuple[str, Any], tuple[ParsedValue, str, str]] = {}
         self._required: dict[tuple[str, str], bool] = {}  # (dimension id, part)
-        # no answer line moved (the usual return): a cell is where the pack put it, so
-        # look it up directly rather than through the checker's moved() per cell
-        self._in_place = not any(checker.shift.values())
-        self._positions: dict[str, tuple[int, int]] = checker.plan.positions
 
     def read_all(self) -> None:
         pack = self.k.plan.pack
@@ -121,8 +115,7 @@ class AnswerReader:
             yes = 0
             complete = True
             for i, q in enumerate(answer["questions"], 1):
-                parsed = self._cell(dim, q["cell"], case, label, anchor, _QUESTION_PARTS[i]
-                                    if i < len(_QUESTION_PARTS) else f"q{i}", row_id,
+                parsed = self._cell(dim, q["cell"], case, label, anchor, f"q{i}", row_id,
                                     confidence, question=q["question"])
                 complete &= parsed.value is not None
                 yes += parsed.value == "Yes"
@@ -139,14 +132,6 @@ class AnswerReader:
         if dim.kind == "preference" and parsed.value is not None:
             self.directions.append((case, parsed.value))
 
-    def _at(self, ref: str, anchor: int) -> tuple[str, Any]:
-        """Where cell ``ref`` is now and its value (:meth:`CheckedFile.moved`)."""
-        if self._in_place:
-            place = self._positions.get(ref)
-            if place is not None:
-                return ref, self.k.cells.get(place)
-        return self.k.moved(ref, anchor)
-
     def _cell(self, dim: Dimension, ref: str, case: str, label: str, anchor: int,
               part: str, row_id: str, confidence: str,
               question: str | None = None) -> ParsedValue:
@@ -155,14 +140,11 @@ class AnswerReader:
         ``question`` is a checklist question's text (the issue names it after the
         dimension; built only when there is an issue).
         """
-        moved, raw = self._at(ref, anchor)
+        moved, raw = self.k.moved(ref, anchor)
         clean = self._clean.get((dim.id, raw)) if type(raw) in _PLAIN else None
         if clean is not None:  # a value seen before in this file, and clean: no issue
             parsed, value, shown = clean
-            required = self._required.get((dim.id, part))
-            if required is None:
-                required = self._is_required(dim, part)
-            if required:
+            if self._is_required(dim, part):
                 self.result.required += 1
                 self.result.answered += 1
             if dim.kind == "preference":
@@ -228,7 +210,7 @@ class AnswerReader:
         conf = answer.get("confidence")
         if conf is None:
             return ""
-        moved, raw = self._at(conf["cell"], anchor)
+        moved, raw = self.k.moved(conf["cell"], anchor)
         parsed = parse_confidence(raw)
         self._count(self._is_required(dim, "confidence"), parsed.value)
         if parsed.code:
@@ -246,7 +228,7 @@ class AnswerReader:
     def _answer_blank(self, dim: Dimension, answer: dict[str, Any], anchor: int) -> bool:
         refs = [q["cell"] for q in answer["questions"]] if dim.kind == "checklist" \
             else [answer["cell"]]
-        return all(is_blank(self._at(r, anchor)[1]) for r in refs)
+        return all(is_blank(self.k.moved(r, anchor)[1]) for r in refs)
 
     def _batch_times(self, batch: dict[str, Any]) -> None:
         raws = {}
@@ -365,7 +347,6 @@ class AnswerReader:
 
 
 _PLAIN = frozenset((str, int, float))
-_QUESTION_PARTS = tuple(f"q{i}" for i in range(64))  # a checklist question's field
 _TABLE_ORDER = itemgetter(0, 2, 3, 4)  # case, label, dimension, field
 _CLEAN_KEPT = 4096
 

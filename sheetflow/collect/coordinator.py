@@ -301,14 +301,15 @@ def _header_height(ws: Any, cells: list[tuple[str, int]]) -> None:
     ws.set_row(0, LINE_POINTS * _lines(cells))
 
 
-def _lines(cells: Iterable[tuple[str, int]]) -> int:
-    """Lines the tallest wrapped cell needs, word by word in its column.
+def _lines(cells: Iterable[tuple[str, int]],
+           count: Callable[[str, float], int] = text_lines) -> int:
+    """Lines the tallest wrapped cell needs, word by word in its column (``count``).
 
     A one-line text shorter than its column (``width`` whole characters, one kept
     free) takes one line whatever its words: most cells of a long Issues sheet are such.
     """
     return max((1 if len(text) < int(width) and "\n" not in text
-                else text_lines(text, width) for text, width in cells), default=1) or 1
+                else count(text, width) for text, width in cells), default=1) or 1
 
 
 def _issues_sheet(wb: Any, head: Any, issues: list[Issue]) -> None:
@@ -325,11 +326,10 @@ def _issues_sheet(wb: Any, head: Any, issues: list[Issue]) -> None:
     _header_height(ws, [(header, width) for _, width, header in ISSUE_COLUMNS])
     # file names, codes and raters repeat down a long sheet: their lines are counted once
     lines_of = lru_cache(maxsize=4096)(text_lines)
+    widths = [width for _, width, _ in ISSUE_COLUMNS]
     for r, item in enumerate(issues, 1):
         texts = [str(getattr(item, name)) for name, _, _ in ISSUE_COLUMNS]
-        lines = max((1 if len(text) < int(width) and "\n" not in text
-                     else lines_of(text, width)
-                     for text, (_, width, _) in zip(texts, ISSUE_COLUMNS, strict=True)))
+        lines = _lines(zip(texts, widths, strict=True), lines_of)
         if lines > 1:  # spreadsheet programs do not grow a row for wrapped text
             ws.set_row(r, LINE_POINTS * lines)
         ws.write_string(r, 0, texts[0], severity.get(texts[0], top))

@@ -325,6 +325,7 @@ class FileChecker:
         self.sheet = L.SCORING_SHEET
         self.cells: Cells = {}
         self.shift: dict[int, int] = {}
+        self._in_place = False  # set once the rows are aligned
 
     def check(self) -> PackCheck:
         self.plan = _Plan(self.job.manifest.pack(self.head))
@@ -430,6 +431,7 @@ class FileChecker:
         for key, rows in by_key_expected.items():
             for want, have in zip(rows, by_key_found[key], strict=True):
                 self.shift[want] = have - want
+        self._in_place = not any(self.shift.values())
         self._report_moves(found)
         return True
 
@@ -460,6 +462,10 @@ class FileChecker:
     def moved(self, ref: str, anchor_row: int) -> tuple[str, Any]:
         """Where cell ``ref`` is now, moved as the answer line ``anchor_row`` moved,
         and its value there."""
+        if self._in_place:  # no answer line moved (the usual return): no arithmetic
+            place = self.plan.positions.get(ref)
+            if place is not None:
+                return ref, self.cells.get(place)
         row, col = self.plan.position(ref)
         shift = self.shift.get(anchor_row, 0)
         where = ref if not shift else cell_name(row + shift, col)
