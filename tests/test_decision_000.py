@@ -226,3 +226,41 @@ def test_each_validator_gets_a_feedback_workbook(clean):
     assert not any(item in text.split() for item in item_of.values())  # no item id
     assert sorted(p.name for p in (root / "out").glob("feedback-*.xlsx")) == [
         f"feedback-R{n}.xlsx" for n in range(1, 5)]
+
+
+def test_agreement_with_a_reference_counts_each_rater_as_a_loop_over_raters_would():
+    """The per-rater counts against a reference direction, on random judgements (cases
+    without a reference, raters with none, ties), equal a plain loop over each rater's
+    rows: the rows, their order and every count."""
+    import numpy as np
+    import pandas as pd
+
+    from sheetflow.analysis.p000_paired_rubric import _against_reference
+
+    rng = np.random.default_rng(7)
+    for trial in range(30):
+        n = int(rng.integers(0, 60))
+        values = pd.DataFrame({
+            "unit": [f"C{u}" for u in rng.integers(0, 8, n)],
+            "rater": [f"R{r:02d}" for r in rng.integers(0, 6, n)],
+            "value": rng.choice(["arm-a", "arm-b", "Tied"], n).tolist()}).astype(
+                {"unit": "string", "rater": "string"} if trial % 2 else {})
+        ref = {f"C{u}": str(rng.choice(["arm-a", "arm-b", "Tied"]))
+               for u in range(8) if rng.random() < 0.7}
+        got = _against_reference(values, ref, "direction", "improved arm")
+        expected = []
+        for rater in sorted(set(values["rater"])):
+            mine = values[values["rater"] == rater]
+            usable = [(u, v) for u, v in zip(mine["unit"], mine["value"], strict=True)
+                      if u in ref]
+            agree = sum(ref[u] == v for u, v in usable)
+            expected.append((rater, len(usable), agree))
+        expected.append(("all raters", sum(e[1] for e in expected),
+                         sum(e[2] for e in expected)))
+        assert list(zip(got["rater"], got["n_units"], got["n_agree"], strict=True)) == \
+            expected
+        for _, row in got.iterrows():
+            if row["n_units"]:
+                assert row["agreement"] == row["n_agree"] / row["n_units"]
+            else:
+                assert np.isnan(row["agreement"]) and row["reason"]

@@ -80,12 +80,16 @@ def _internal_direction(internal: pd.DataFrame) -> dict[str, str]:
 
 def _against_reference(values: pd.DataFrame, ref: dict[str, str], dim_id: str,
                        basis: str) -> pd.DataFrame:
+    # one pass over every judgement, then a count per rater (a boolean selection per
+    # rater cost a second per 500 raters); raters in sorted order, as groupby gives them
+    usable = values["unit"].isin(ref).to_numpy(dtype=bool)
+    agrees = [bool(ok) and ref[u] == v for ok, u, v in
+              zip(usable, values["unit"], values["value"], strict=True)]
+    counts = pd.DataFrame({"rater": values["rater"], "n": usable, "agree": agrees})
+    per_rater = counts.groupby("rater", observed=True)[["n", "agree"]].sum()
     rows = []
-    for rater, grp in values.groupby("rater"):
-        usable = grp[grp["unit"].isin(ref)]
-        agree = int(sum(ref[u] == v for u, v in zip(usable["unit"], usable["value"],
-                                                     strict=True)))
-        n = len(usable)
+    for rater, n, agree in zip(per_rater.index, per_rater["n"].tolist(),
+                               per_rater["agree"].tolist(), strict=True):
         rows.append({"measure": dim_id, "comparison": f"vs {basis}", "rater": rater,
                      "other": basis, "n_units": n, "n_agree": agree,
                      "agreement": agree / n if n else np.nan, "n_ties": 0,
