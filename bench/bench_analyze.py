@@ -19,7 +19,8 @@ and ``out/validation.xlsx``) and then what ``sheetflow analyze`` runs,
 ``analyze_and_write`` (the analysis and every output; for a large panel the bulky
 outputs are written by worker processes while the analysis goes on), and prints wall
 time, CPU time (the process and its children: collect's reader sandboxes, the output
-workers) measured after the imports, and the ratio
+workers) measured after the imports, split between the process and its children, and
+the ratio
 analyze / collect (the target: analyze no slower than collect, and a peak RSS of
 at most 300 MB for the 500-rater study). ``--raters`` scales every scenario down
 for a quick look.
@@ -54,14 +55,16 @@ if step == "collect":
 else:
     from sheetflow.report import analyze_and_write
     run = lambda: analyze_and_write(root)  # what sheetflow analyze runs
-def cpu_total():  # this process and its finished children (readers, output workers)
+def split():  # this process, and its finished children (readers, output workers)
     me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
-wall, cpu = time.perf_counter(), cpu_total()
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+wall, (me, kids) = time.perf_counter(), split()
 run()
+me2, kids2 = split()
 peak = {w: resource.getrusage(getattr(resource, w)).ru_maxrss / 1024  # KiB on Linux
         for w in ("RUSAGE_SELF", "RUSAGE_CHILDREN")}
-print(json.dumps({"wall": time.perf_counter() - wall, "cpu": cpu_total() - cpu,
+print(json.dumps({"wall": time.perf_counter() - wall, "cpu": me2 + kids2 - me - kids,
+                  "parent": me2 - me, "children": kids2 - kids,
                   "self_mb": peak["RUSAGE_SELF"], "child_mb": peak["RUSAGE_CHILDREN"]}))
 """
 
@@ -150,6 +153,9 @@ def main() -> None:
         for label, t in (("collect", collect_t), ("analyze", analyze_t)):
             print(f"  {label:8s} wall {t['wall']:7.2f} s   cpu after imports {t['cpu']:7.2f} s   "
                   f"peak RSS {t['self_mb']:5.0f} MB (largest child {t['child_mb']:4.0f} MB)")
+            kids = "readers" if label == "collect" else "output writers"
+            print(f"  {'':8s} cpu: this process {t['parent']:.2f} s, its children "
+                  f"{t['children']:.2f} s ({kids})")
         print(f"  ratio analyze/collect: wall {analyze_t['wall'] / collect_t['wall']:.2f}x, "
               f"cpu {analyze_t['cpu'] / collect_t['cpu']:.2f}x   (target: 1x or less; "
               f"peak RSS {MEMORY_TARGET_MB} MB or less at 500 raters)")

@@ -4,7 +4,7 @@ Run on demand (not a test)::
 
     python bench/bench_collect.py [--study paired|dices|small|all] [--packs 50]
                                   [--cases 500] [--repeats 3] [--growth]
-                                  [--cache DIR] [--rebuild] [--keep DIR]
+                                  [--cache DIR] [--rebuild] [--keep DIR] [--phases]
 
 Studies (each built once into the cache folder and reused; ``--rebuild`` starts again):
 
@@ -29,6 +29,12 @@ on paired and dices, 3x on small). ``--growth`` adds a table over three sizes ea
 raters and cases (a paired study) with the growth exponents (the slope of log time
 over log size). ``--keep DIR`` copies each study's ``ratings.csv`` and
 ``collection.json`` into ``DIR`` (to compare two versions' outputs).
+
+The collect line splits its CPU time between the parent (hashing, assembling the
+ratings, writing ``validation.xlsx`` and ``ratings.csv``) and the reader children.
+``--phases`` adds, per return, where one file's check spends its time: the checks run
+in one fresh process without the sandbox, each named step timed (wall clock, after one
+warm-up file) by wrapping its function, beside the floor's time per return.
 """
 
 from __future__ import annotations
@@ -72,9 +78,67 @@ else:
 def cpu_total():  # this process and its finished children (the reader sandboxes)
     me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
-wall, cpu = time.perf_counter(), cpu_total()
+def split():
+    me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+wall, (me, kids) = time.perf_counter(), split()
 found = run()
-print(json.dumps({"wall": time.perf_counter() - wall, "cpu": cpu_total() - cpu, **found}))
+me2, kids2 = split()
+print(json.dumps({"wall": time.perf_counter() - wall, "cpu": me2 + kids2 - me - kids,
+                  "parent": me2 - me, "children": kids2 - kids, **found}))
+"""
+
+# One file's check in process, each step timed by wrapping the function that does it
+# (the names the callers look up at run time). (label, module, owner or "", function).
+STEPS = (
+    ("open: zip checks and sheet scan", "sheetflow.collect.file_check", "", "open_book"),
+    ("  of which the sheet scan", "sheetflow.collect.safety", "", "scan_sheet"),
+    ("calamine read of the windows", "sheetflow.collect.reader", "Book", "_calamine_window"),
+    ("identity stores", "sheetflow.collect.file_check", "", "identity_stores"),
+    ("manifest entry inflated", "sheetflow.packs.manifest", "Manifest", "pack"),
+    ("pack plan", "sheetflow.collect.file_check", "_Plan", "__init__"),
+    ("row alignment", "sheetflow.collect.file_check", "FileChecker", "_align_rows"),
+    ("locked-text digests", "sheetflow.collect.file_check", "FileChecker", "_check_locked"),
+    ("answers, rows and self-checks", "sheetflow.collect.answers", "AnswerReader",
+     "read_all"),
+    ("  of which the block (sort, pickle, CSV)", "sheetflow.collect.answers",
+     "AnswerReader", "_block"),
+    ("    of which the CSV lines", "sheetflow.collect.rows", "", "csv_lines"),
+)
+
+PHASES = r"""
+import functools, hashlib, importlib, json, sys, time
+from pathlib import Path
+root, steps = Path(sys.argv[1]), json.loads(sys.argv[2])
+spent = {label: 0.0 for label, *_ in steps}
+def timed(label, function):
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            spent[label] += time.perf_counter() - start
+    return wrapper
+for label, module, owner, name in steps:
+    holder = importlib.import_module(module)
+    holder = getattr(holder, owner) if owner else holder
+    setattr(holder, name, timed(label, getattr(holder, name)))
+from sheetflow.collect.file_check import FileJob, check_file, known_study
+from sheetflow.collect.safety import Limits
+from sheetflow.packs.manifest import open_manifest
+from sheetflow.spec import load_study
+manifest = open_manifest(root)
+known_study(str(root), load_study(root))
+jobs = [FileJob(str(p), p.name, hashlib.sha256(p.read_bytes()).hexdigest(), str(root),
+                manifest, Limits()) for p in sorted((root / "returns").glob("*.xlsx"))]
+check_file(jobs[0])  # warm-up: first-use costs are not a return's
+spent = dict.fromkeys(spent, 0.0)
+start = time.perf_counter()
+for job in jobs:
+    check_file(job)
+total = time.perf_counter() - start
+print(json.dumps({"files": len(jobs), "total": total, **spent}))
 """
 
 
@@ -198,10 +262,26 @@ def show(name: str, spec: dict, study: Path, ours: dict, floor: dict) -> None:
           f"{spec['raters']} raters; {len(files)} returns of {size:.0f} KB; "
           f"{ours['rows']:,.0f} rating rows, {ours['errors']:.0f} errors")
     for label, m in (("collect", ours), ("floor", floor)):
-        print(f"  {label:8s} cpu {m['cpu']:7.2f} s   wall {m['wall']:7.2f} s")
+        print(f"  {label:8s} cpu {m['cpu']:7.2f} s   wall {m['wall']:7.2f} s" +
+              (f"   (parent {m['parent']:.2f} s, reader children {m['children']:.2f} s)"
+               if label == "collect" else ""))
     print(f"  ratio collect/floor: cpu {ours['cpu'] / floor['cpu']:.2f}x, wall "
           f"{ours['wall'] / floor['wall']:.2f}x" + (f"   (target: {target:g}x or less)"
                                                     if target else ""))
+
+
+def phases(study: Path, floor: dict) -> None:
+    """Print where one file's check spends its time, per return (see the docstring)."""
+    done = subprocess.run([sys.executable, "-c", PHASES, str(study),
+                           json.dumps(STEPS)], check=True, capture_output=True, text=True)
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    files, total = found.pop("files"), found.pop("total")
+    top = sum(v for label, v in found.items() if not label.startswith(" "))
+    print(f"  one file's check, per return, in process ({files} returns; wall ms):")
+    for label, seconds in [*found.items(), ("other", total - top), ("total", total)]:
+        print(f"    {label:42s} {seconds / files * 1000:7.1f}")
+    print(f"    {'the floor (every sheet read), for scale':42s} "
+          f"{floor['cpu'] / files * 1000:7.1f}  (cpu)")
 
 
 def growth(cache: Path, repeats: int, rebuild: bool) -> None:
@@ -229,6 +309,8 @@ def main() -> None:
     parser.add_argument("--cache", type=Path,
                         default=Path(tempfile.gettempdir()) / "sheetflow-bench-collect")
     parser.add_argument("--rebuild", action="store_true", help="build even when cached")
+    parser.add_argument("--phases", action="store_true",
+                        help="add where one file's check spends its time")
     parser.add_argument("--keep", type=Path, default=None,
                         help="copy each study's ratings.csv and issue lists here")
     args = parser.parse_args()
@@ -238,6 +320,8 @@ def main() -> None:
         study = ensure_built(root, spec, args.rebuild)
         ours, floor = medians(study, args.repeats)
         show(name, spec, study, ours, floor)
+        if args.phases:
+            phases(study, floor)
         if args.keep:
             keep_outputs(study, name, args.keep)
     if args.growth:
