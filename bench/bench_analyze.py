@@ -3,7 +3,7 @@
 Run on demand (not a test)::
 
     python bench/bench_analyze.py [--scenario single|paired|dices|all] [--cache DIR]
-                                  [--rebuild] [--raters N]
+                                  [--rebuild] [--raters N] [--floors]
 
 Scenarios (each a study built once into the cache folder, packs filled by the
 simulated raters of ``sheetflow.demo.simulate``):
@@ -24,6 +24,14 @@ the ratio
 analyze / collect (the target: analyze no slower than collect, and a peak RSS of
 at most 300 MB for the 500-rater study). ``--raters`` scales every scenario down
 for a quick look.
+
+``--floors`` adds what the bulky outputs cost on their own, in one fresh process after
+the analysis (not timed): every feedback workbook as sheetflow writes it, against bare
+xlsxwriter writing the same values (one header format, no widths, wrapping, number
+formats or print set-up); and every table too large for the workbook as sheetflow
+writes it (``tables/*.csv``), against :mod:`csv`'s ``writerows`` on the same columns.
+The faster of each pair is what these outputs cost at the least with these libraries,
+to set beside collect's CPU time.
 """
 
 from __future__ import annotations
@@ -67,6 +75,69 @@ print(json.dumps({"wall": time.perf_counter() - wall, "cpu": me2 + kids2 - me - 
                   "parent": me2 - me, "children": kids2 - kids,
                   "self_mb": peak["RUSAGE_SELF"], "child_mb": peak["RUSAGE_CHILDREN"]}))
 """
+
+FLOORS = r"""
+import csv, json, shutil, sys, tempfile, time
+from pathlib import Path
+import xlsxwriter
+from sheetflow.analysis import analyze
+from sheetflow.report.cells import created
+from sheetflow.report.feedback import write_feedback_tables
+from sheetflow.report.large import large_tables, write_csv
+analysis = analyze(Path(sys.argv[1]))
+when, out = created(analysis), Path(tempfile.mkdtemp())
+def bare_workbook(_rater, tables, path):  # the same values: one header format, no layout
+    wb = xlsxwriter.Workbook(str(path), {"in_memory": True})
+    head = wb.add_format({"bold": True})
+    for name, table in tables.items():
+        ws = wb.add_worksheet(name[:31])
+        for j, column in enumerate(table.columns):
+            ws.write_string(0, j, str(column), head)
+            for i, v in enumerate(table[column].tolist(), 1):
+                if isinstance(v, str):
+                    ws.write_string(i, j, v)
+                elif isinstance(v, (int, float)) and v == v:
+                    ws.write_number(i, j, v)
+    wb.close()
+def bare_csv(_name, table, path):
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(table.columns)
+        writer.writerows(zip(*(table[c].tolist() for c in table.columns)))
+def cpu_of(write, items):
+    start = time.process_time()
+    for k, (key, value) in enumerate(items):
+        write(key, value, out / f"{k}.out")
+    return time.process_time() - start
+feedback = list(analysis.feedback.items())
+title = analysis.study.title
+big = list(large_tables(analysis.tables, analysis.data).items())
+print(json.dumps({
+    "workbooks": len(feedback),
+    "feedback": cpu_of(lambda r, t, p: write_feedback_tables(title, r, t, when, p), feedback),
+    "feedback_bare": cpu_of(bare_workbook, feedback),
+    "tables": {name: len(t) for name, t in big},
+    "csv": cpu_of(lambda _n, t, p: write_csv(t, p), big), "csv_bare": cpu_of(bare_csv, big)}))
+shutil.rmtree(out)
+"""
+
+
+def floors(root: Path, collect_cpu: float) -> None:
+    """Print what the bulky outputs cost alone, sheetflow's and bare (see the docstring)."""
+    done = subprocess.run([sys.executable, "-c", FLOORS, str(root)], check=True,
+                          capture_output=True, text=True)
+    f = json.loads(done.stdout.strip().splitlines()[-1])
+    n = max(f["workbooks"], 1)
+    rows = ", ".join(f"{name} {count:,}" for name, count in f["tables"].items()) or "none"
+    print(f"  outputs alone, cpu (collect: {collect_cpu:.2f} s):")
+    print(f"    {f['workbooks']} feedback workbooks   sheetflow {f['feedback']:6.2f} s "
+          f"({f['feedback'] / n * 1000:.1f} ms each)   bare xlsxwriter "
+          f"{f['feedback_bare']:6.2f} s ({f['feedback_bare'] / n * 1000:.1f} ms each)")
+    print(f"    large tables as CSV  sheetflow {f['csv']:6.2f} s   csv.writerows "
+          f"{f['csv_bare']:6.2f} s   (rows: {rows})")
+    least = min(f["feedback"], f["feedback_bare"]) + min(f["csv"], f["csv_bare"])
+    print(f"    these outputs alone, the faster of each: {least:.2f} s = "
+          f"{least / collect_cpu:.2f}x collect")
 
 
 def _repeat_items(template_items: Path, target: Path, count: int | None) -> None:
@@ -140,6 +211,8 @@ def main() -> None:
                         default=Path(tempfile.gettempdir()) / "sheetflow-bench-analyze")
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--raters", type=int, default=0, help="override the panel size")
+    parser.add_argument("--floors", action="store_true",
+                        help="add what the bulky outputs cost alone, and bare")
     args = parser.parse_args()
     names = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
     for name in names:
@@ -159,6 +232,8 @@ def main() -> None:
         print(f"  ratio analyze/collect: wall {analyze_t['wall'] / collect_t['wall']:.2f}x, "
               f"cpu {analyze_t['cpu'] / collect_t['cpu']:.2f}x   (target: 1x or less; "
               f"peak RSS {MEMORY_TARGET_MB} MB or less at 500 raters)")
+        if args.floors:
+            floors(root, collect_t["cpu"])
 
 
 if __name__ == "__main__":
