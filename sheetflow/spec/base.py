@@ -20,6 +20,8 @@ class LoaderBase:
         self.problems: list[SpecError] = []
         # ids of dimensions that failed to load: not reported again where referenced
         self.broken: set[str] = set()
+        # ids of dimensions loaded despite problems: their points are not to be trusted
+        self.doubtful: set[str] = set()
 
     def fail(self, message: str, where: str | None = None, file: str | None = None) -> None:
         self.problems.append(SpecError(message, file=file or self.file, where=where))

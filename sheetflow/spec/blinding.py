@@ -14,6 +14,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from .blanks import blank_responses
+
 MAX_LAG = 4
 PERMUTATIONS = 1000
 ALPHA = 0.01
@@ -64,7 +66,14 @@ def order_reveals_arms(labels: Sequence[str], arms: Sequence[str], *, seed: int 
 
 
 def study_warnings(study: Any) -> list[str]:
-    """Warnings for ``check``: item ids that carry their arm.
+    """The warnings ``check`` and ``generate`` print about the items: ids that carry their
+    arm (:func:`arm_in_ids`) and empty responses
+    (:func:`sheetflow.spec.blanks.blank_responses`)."""
+    return arm_in_ids(study) + blank_responses(study)
+
+
+def arm_in_ids(study: Any) -> list[str]:
+    """A warning when item ids carry their arm (empty when they do not).
 
     In a single design each item belongs to one arm, and ids are often made from it: the
     arm's id inside the item id, one prefix per arm (``B6-01``), or numbers that run by

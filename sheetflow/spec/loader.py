@@ -8,6 +8,7 @@ import unicodedata
 
 from ..errors import SpecError
 from . import verdicts
+from .blanks import blank_rows, describe_rows
 from .design_loader import DesignLoader
 from .hashing import SPEC_FORMAT
 from .internal import internal_scores_problems
@@ -172,7 +173,9 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
                 self.fail("each shown field is a table {column = \"...\", label = \"...\"}",
                           "[items] show")
                 continue
-            out.append(ShownField(str(s["column"]), str(s.get("label", s["column"]))))
+            self._unknown_keys(s, {"column", "label", "optional"}, "[items] show")
+            out.append(ShownField(str(s["column"]), str(s.get("label", s["column"])),
+                                  self._bool(s, "optional", "[items] show", False)))
         return tuple(out)
 
     def _items(self, t: dict, design: Design,
@@ -198,8 +201,21 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
                           f"{', '.join(header)}", file=name, where="header")
         if any(col not in header for col in needed):
             return (), name
+        self._blank_shown(rows, shown, name)
         items = self._item_rows(rows, id_col, name, design)
         return items, name
+
+    def _blank_shown(self, rows: list[tuple[int, dict[str, str]]],
+                     shown: tuple[ShownField, ...], name: str) -> None:
+        """A shown field blank on some items is an error unless declared optional (the
+        rule and its reasons: :mod:`sheetflow.spec.blanks`)."""
+        for field in shown:
+            blank = [] if field.optional else blank_rows(rows, field.column)
+            if blank:
+                self.fail(f"column {field.column!r} (shown to raters as {field.label!r}) is "
+                          "empty, so raters would judge the response against nothing; fill "
+                          "it in, or if it may be blank add optional = true to its entry in "
+                          "[items] show", file=name, where=describe_rows(blank))
 
     def _item_rows(self, rows: list[tuple[int, dict[str, str]]], id_col: str, name: str,
                    design: Design) -> tuple[Item, ...]:

@@ -59,10 +59,15 @@ class Arm:
 
 @dataclass(frozen=True)
 class ShownField:
-    """An items-file column shown (locked) on each card, under ``label``."""
+    """An items-file column shown (locked) on each card, under ``label``.
+
+    ``optional``: the column may be blank on some items (see :mod:`sheetflow.spec.blanks`);
+    it changes what ``check`` accepts, not what a card shows, so it is not hashed.
+    """
 
     column: str
     label: str
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -275,7 +280,7 @@ def canonical_spec(study: Study) -> dict[str, Any]:
         "rubric": _without_unset(plain_data(asdict(study.rubric))),
         "design": _design(study),
         "plan": plain_data(asdict(study.plan)),
-        "shown": [asdict(s) for s in study.shown],
+        "shown": [{"column": s.column, "label": s.label} for s in study.shown],
         "items": [{"id": it.id, "fields": dict(sorted(it.fields.items()))} for it in study.items],
         "raters": [{"id": r.id, "role": r.role} for r in study.raters],
     }

@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 from .base import LoaderBase
-from .rubric import KINDS, LEVELS, PREFERENCE_CHOICES, SCOPES, YES_NO, Bin, Dimension, Rubric, Total
+from .rubric import (
+    KINDS,
+    LEVELS,
+    PREFERENCE_CHOICES,
+    SCOPES,
+    YES_NO,
+    Bin,
+    Dimension,
+    Rubric,
+    Total,
+    total_bounds,
+)
 from .tables import as_int
 
 
@@ -25,10 +37,13 @@ class RubricLoader(LoaderBase):
             if not isinstance(entry, dict):
                 self.fail("each dimension must be a table", where)
                 continue
+            reported = len(self.problems)
             dim = self._dimension(entry, where)
             if dim is None:
                 self.broken.add(str(entry.get("id", "")))
                 continue
+            if len(self.problems) > reported:
+                self.doubtful.add(dim.id)
             if dim.id in seen:
                 self.fail(f"duplicate dimension id {dim.id!r}; each id must be unique",
                           f"[[dimensions]] id={dim.id}")
@@ -274,29 +289,80 @@ class RubricLoader(LoaderBase):
             return ()
         out = []
         for i, t in enumerate(raw, 1):
-            where = f"[[totals]] #{i}"
-            self._unknown_keys(t, {"id", "label", "of", "method", "min", "max", "level"}, where)
-            tid = self._str(t, "id", where, required=True, ident=True)
-            of = self._str_list(t, "of", where)
-            method = t.get("method", "sum")
-            if method not in ("sum", "mean"):
-                self.fail(f"unknown total method {method!r}; allowed: sum, mean", where)
-            for dim_id in of:
-                if dim_id in self.broken:
-                    continue
-                if dim_id not in rubric.ids:
-                    self.fail(f"total {tid!r} names unknown dimension {dim_id!r}", where)
-                elif not rubric.dimension(dim_id).scores:
-                    self.fail(f"total {tid!r} includes {dim_id!r}, which gives no points", where)
-            if tid in rubric.ids:
-                self.fail(f"total id {tid!r} is also a dimension id", where)
-            level = t.get("level", "interval")
-            if level not in LEVELS:
-                self.fail(f"unknown level {level!r}; allowed: {', '.join(LEVELS)}", where)
-            out.append(Total(tid, str(t.get("label", tid)), of, method,
-                             t.get("min"), t.get("max"), level))
+            if not isinstance(t, dict):
+                self.fail("each total must be a table ([[totals]] with id, of, method)",
+                          f"[[totals]] #{i}")
+                continue
+            out.append(self._total(t, f"[[totals]] #{i}", rubric))
         return tuple(out)
 
+    def _total(self, t: dict, where: str, rubric: Rubric) -> Total:
+        self._unknown_keys(t, {"id", "label", "of", "method", "min", "max", "level"}, where)
+        tid = self._str(t, "id", where, required=True, ident=True)
+        if tid:
+            where = f"[[totals]] id={tid}"
+        of = self._str_list(t, "of", where)
+        method = t.get("method", "sum")
+        if method not in ("sum", "mean"):
+            self.fail(f"unknown total method {method!r}; allowed: sum, mean", where)
+        for dim_id in of:
+            if dim_id in self.broken:
+                continue
+            if dim_id not in rubric.ids:
+                self.fail(f"total {tid!r} names unknown dimension {dim_id!r}", where)
+            elif not rubric.dimension(dim_id).scores:
+                self.fail(f"total {tid!r} includes {dim_id!r}, which gives no points", where)
+        if tid in rubric.ids:
+            self.fail(f"total id {tid!r} is also a dimension id", where)
+        level = t.get("level", "interval")
+        if level not in LEVELS:
+            self.fail(f"unknown level {level!r}; allowed: {', '.join(LEVELS)}", where)
+        total = Total(tid, str(t.get("label", tid)), of, method,
+                      self._bound(t, "min", where), self._bound(t, "max", where), level)
+        if not of:
+            self.fail(f"total {tid!r} needs 'of', the dimensions it adds up", where)
+        elif method in ("sum", "mean") and not self.doubtful.intersection(of) and \
+                all(d in rubric.ids and rubric.dimension(d).scores for d in of):
+            self._declared_range(total, rubric, where)
+        return total
+
+    def _bound(self, t: dict, key: str, where: str) -> float | None:
+        """A total's declared ``min`` or ``max``: a number, or None when not given."""
+        value = t.get(key)
+        if value is not None and not _number(value):
+            self.fail(f"'{key}' must be a number, not {value!r}", where)
+            return None
+        return value
+
+    def _declared_range(self, total: Total, rubric: Rubric, where: str) -> None:
+        """A declared ``min``/``max`` must be the range the dimensions allow.
+
+        Rule: each bound given must equal the bound :func:`total_bounds` computes from
+        the dimensions (the sum, or mean, of their lowest and highest points). sheetflow
+        recomputes a total from the answers and never caps or rescales it, and the
+        declared range is the scale of the rater self-checks (a direction counts as
+        checked when the totals differ by a share of max - min). So a wider range makes
+        those checks blind to real differences, and a narrower one is not a cap but a
+        range real totals fall outside: neither can be meant, and both are errors. A
+        bound left out is taken from the dimensions.
+        """
+        lo, hi = total_bounds(total, rubric)
+        declared = (total.minimum, total.maximum)
+        if all(v is None or math.isclose(v, want, rel_tol=1e-6, abs_tol=1e-6)
+               for v, want in zip(declared, (lo, hi), strict=True)):
+            return
+        said = ", ".join(f"{key} = {_show(v)}" for key, v in zip(("min", "max"), declared,
+                                                                   strict=True) if v is not None)
+        self.fail(f"total {total.id!r} declares {said}, but its dimensions give totals from "
+                  f"{_show(lo)} to {_show(hi)} ({total.method} of {', '.join(total.of)}); a "
+                  f"total is never capped, so declare min = {_show(lo)}, max = {_show(hi)}",
+                  where)
+
+
+
+def _show(value: float) -> str:
+    """A bound as a spec would write it: ``20``, ``3.333333``."""
+    return f"{round(value, 6):f}".rstrip("0").rstrip(".")
 
 
 def _whole(value: object) -> bool:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
+import itertools
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +42,67 @@ def _decode(data: bytes, path: Path, codec: str, save_as: str, *,
         return ""
     try:
         return data.decode(codec)
-    except UnicodeDecodeError as exc:
-        raise SpecError(f"is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-                        f"save it as {save_as}", file=path.name) from None
+    except UnicodeDecodeError:
+        where = _where_not_utf8(_chunks(path, data))
+        raise SpecError(f"is not UTF-8 ({where}); save it as {save_as}",
+                        file=path.name) from None
+
+
+_CHUNK = 1 << 20
+
+
+def _where_not_utf8(chunks: Iterable[bytes]) -> str:
+    """Where the first byte that is not UTF-8 lies in the bytes ``chunks`` make up, as
+    ``"byte 0xe9 on line 465, as a text editor numbers lines"``.
+
+    The line is the physical one: line breaks (LF, CRLF or a lone CR) are counted in the
+    raw bytes before the bad byte, so a quoted CSV field spanning several lines counts
+    each of them, as an editor shows them (not the CSV record the byte belongs to).
+    """
+    found = _first_bad_byte(chunks)
+    if found is None:  # cannot happen for bytes that failed to decode; kept general
+        return "a byte that is not UTF-8"
+    byte, line = found
+    return f"byte 0x{byte:02x} on line {line}, as a text editor numbers lines"
+
+
+def _first_bad_byte(chunks: Iterable[bytes]) -> tuple[int, int] | None:
+    """The first byte that is not UTF-8 and its physical line (1-based), or None.
+
+    The bytes are decoded one chunk at a time, so a large file is scanned in bounded
+    memory; a sequence cut by the end of a chunk waits in the decoder for the next.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    breaks, after_cr = 0, False
+    for chunk in itertools.chain(chunks, [b""]):
+        pending = len(decoder.getstate()[0])  # bytes held back from the chunk before
+        try:
+            decoder.decode(chunk, final=not chunk)
+        except UnicodeDecodeError as exc:
+            # the bad byte may be a held-back one; those are never line breaks
+            before = chunk[:max(0, exc.start - pending)]
+            return exc.object[exc.start], breaks + _line_breaks(before, after_cr) + 1
+        if chunk:
+            breaks += _line_breaks(chunk, after_cr)
+            after_cr = chunk.endswith(b"\r")
+    return None
+
+
+def _line_breaks(data: bytes, after_cr: bool) -> int:
+    """How many line breaks (LF, CRLF, lone CR) ``data`` holds; ``after_cr``: the bytes
+    before it ended in CR, so a leading LF ends that line rather than a new one."""
+    count = data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
+    return count - 1 if after_cr and data.startswith(b"\n") else count
+
+
+def _chunks(path: Path, data: bytes | None = None) -> Iterator[bytes]:
+    """``data``, or the file's bytes when it is None, in slices of at most ``_CHUNK``."""
+    if data is not None:
+        yield from (data[i:i + _CHUNK] for i in range(0, len(data), _CHUNK))
+        return
+    with path.open("rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            yield chunk
 
 
 def _check_size(path: Path, max_bytes: int | None) -> None:
@@ -130,12 +190,15 @@ def _csv_rows(path: Path, data: bytes | None = None) -> Iterator[list[str]]:
         reader = csv.reader(fh)
         try:
             yield from reader
-        except UnicodeDecodeError as exc:
-            raise SpecError(f"is not UTF-8 (byte 0x{exc.object[exc.start]:02x} on line "
-                            f"{reader.line_num + 1}); save it as CSV UTF-8",
+        except UnicodeDecodeError:
+            # the text layer decodes ahead of the reader, in chunks: find the byte afresh
+            where = _where_not_utf8(_chunks(path, data))
+            raise SpecError(f"is not UTF-8 ({where}); save it as CSV UTF-8",
                             file=path.name) from None
         except csv.Error as exc:
-            raise SpecError(f"is not valid CSV ({exc})", file=path.name) from None
+            raise SpecError(f"is not valid CSV ({exc}) on line {reader.line_num}, as a text "
+                            "editor numbers lines; fix that line or save the file again as "
+                            "CSV UTF-8", file=path.name) from None
 
 
 def _read_xlsx(path: Path, max_rows: int | None, data: bytes | None = None,

@@ -1,0 +1,85 @@
+"""Item texts left blank: which are errors, which are warnings, and why.
+
+A blank cell in the items file reaches a rater as an empty box on the card, and
+nothing downstream notices: the rater scores it like any other. So every blank text a
+rater reads is reported, each naming the file, the rows and the column:
+
+* the **id** is an error (:class:`~sheetflow.spec.loader.Loader`): nothing else names
+  the item in the key, the returns and the analysis;
+* a **shown field** (``[items] show``: the prompt, the question, a gold answer) is an
+  error: it is what the response is judged against, and the spec's author chose it. A
+  field that may really be blank on some items (retrieved evidence when retrieval
+  found nothing) says so with ``optional = true`` in its ``show`` entry, and is then
+  not reported;
+* a **response** (an arm's column in a paired design, the ``response_column`` in a
+  single one) is a warning: a model may legitimately return nothing (a refusal, an
+  empty completion), and a study may mean raters to score that; but an empty cell is
+  more often a broken export, so ``check`` and ``generate`` name each one.
+
+A cell holding only white space or invisible characters (a zero-width space) counts as
+blank: it shows as nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .tables import invisible_char
+
+SHOWN_ROWS = 5
+"""How many row numbers a message lists before "and N more"."""
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text`` shows as nothing: empty, white space or invisible characters."""
+    return all(ch.isspace() or invisible_char(ch) for ch in text)
+
+
+def blank_rows(rows: Iterable[tuple[int, dict[str, str]]], column: str) -> list[int]:
+    """The row numbers of ``rows`` (``(row number, {column: text})``) where ``column``
+    is blank."""
+    return [row_no for row_no, fields in rows if is_blank(fields.get(column, ""))]
+
+
+def describe_rows(rows: list[int]) -> str:
+    """``"row 5"``, ``"rows 5, 9 and 12"`` or ``"rows 5, 9, 12, 14, 20 and 35 more"``."""
+    if len(rows) == 1:
+        return f"row {rows[0]}"
+    head = ", ".join(str(r) for r in rows[:SHOWN_ROWS])
+    if len(rows) > SHOWN_ROWS:
+        return f"rows {head} and {len(rows) - SHOWN_ROWS} more"
+    return f"rows {', '.join(str(r) for r in rows[:-1])} and {rows[-1]}"
+
+
+def response_columns(study: Any) -> list[str]:
+    """The items-file columns holding responses: each arm's in a paired design, the
+    ``response_column`` in a single one."""
+    design = study.design
+    if design.paired:
+        return list(dict.fromkeys(a.column for a in design.arms if a.column))
+    return [design.response_column] if design.response_column else []
+
+
+def blank_responses(study: Any) -> list[str]:
+    """One warning per response column that is blank on some items.
+
+    Parameters
+    ----------
+    study : Study
+
+    Returns
+    -------
+    list of str
+        For example ``"items.csv: rows 4 and 9: column 'response_improved' (a
+        response) is empty; ..."``; empty when every response has text.
+    """
+    out = []
+    rows = [(it.row, it.fields) for it in study.items]
+    for column in response_columns(study):
+        blank = blank_rows(rows, column)
+        if blank:
+            out.append(f"{study.items_file}: {describe_rows(blank)}: column {column!r} (a "
+                       "response) is empty, so raters will see and score an empty response; "
+                       "fill it in, or leave it if the model really returned nothing")
+    return out
