@@ -10,6 +10,7 @@ removes.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +23,16 @@ class OutputSet:
     Use as a context manager: :meth:`stage` gives the temporary path to write each
     output to; leaving the block without an exception moves every staged file into
     place (in the order staged, so stage the record that vouches for the others last);
-    an exception removes them and leaves the old outputs as they were.
+    an exception removes them and leaves the old outputs as they were. The files of an
+    earlier set this one replaces (:meth:`supersede`) that it does not write again are
+    removed on the way in, so the new set is never found beside leftovers of the old.
     """
 
     def __init__(self) -> None:
         self._staged: list[tuple[Path, Path]] = []
+        self._superseded: list[Path] = []
+        self.removed: list[Path] = []
+        """The superseded files removed when the set was committed."""
 
     def stage(self, path: str | Path) -> Path:
         """The temporary path to write ``path``'s new content to (same folder)."""
@@ -40,6 +46,15 @@ class OutputSet:
         """(staged path, final path) of every output staged so far, in order."""
         return list(self._staged)
 
+    def supersede(self, paths: Iterable[str | Path]) -> None:
+        """Files of the earlier set: those not staged here are removed on commit.
+
+        They go after every staged file is written and before any is moved in, so a
+        run stopped in between leaves the earlier set's record naming files that are
+        gone (which its checks report) rather than a stale file beside new ones.
+        """
+        self._superseded += [Path(p) for p in paths]
+
     def __enter__(self) -> OutputSet:
         return self
 
@@ -50,6 +65,11 @@ class OutputSet:
             return
         for temp, _ in self._staged:
             _fsync(temp)
+        finals = {os.path.abspath(final) for _, final in self._staged}
+        for path in self._superseded:
+            if os.path.abspath(path) not in finals and path.is_file():
+                path.unlink()
+                self.removed.append(path)
         for temp, final in self._staged:
             os.replace(temp, final)
 

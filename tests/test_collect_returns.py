@@ -52,7 +52,8 @@ def test_a_name_that_is_not_utf8_is_collected(study):
     odd = os.fsdecode(b"R\xff\xfe-return.xlsx")
     shutil.copyfile(second, study / "returns" / odd)
     result = CliRunner().invoke(cli, ["collect", str(study)])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # the third pack has not come back
+    assert "1 of 3 packs not returned" in result.output
     shown = display_name(odd)
     assert shown == "R\\xff\\xfe-return.xlsx"
     assert f"{shown}: rater" in result.output

@@ -95,7 +95,11 @@ def test_analyze_without_ratings_names_collect_and_exits_2(demo, tmp_path):
     result = CliRunner().invoke(cli, ["analyze", str(copy)])
     assert result.exit_code == 2
     assert f"run 'sheetflow collect {copy}' first" in result.output
-    assert len(result.output.strip().splitlines()) == 1
+    # one error; the analysis made from the table now gone is removed, and said so
+    lines = result.output.strip().splitlines()
+    assert [line for line in lines if line.startswith("error:")] == lines[:1]
+    assert lines[1:] == [line for line in lines if "removed the earlier analysis" in line]
+    assert len(lines) == 2 and not (copy / "out" / "analysis.xlsx").exists()
 
 
 def test_analyze_refuses_a_broken_seal(demo, tmp_path):

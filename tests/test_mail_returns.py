@@ -88,7 +88,7 @@ def test_status_json_shows_invited_returned_and_reminded(tmp_path):
         assert len(server.delivered) == 5
         assert all("less than 3 days ago" in x["why"] for x in doc["not_sent"])
     result, doc = run_json("status", str(root))
-    assert result.exit_code == 0
+    assert result.exit_code == 1 and doc["ok"] is False  # two packs are still out
     rows = {r["rater"]: r for r in doc["raters"]}
     sent = {r["rater"]: r["time"] for r in journal(root) if r["event"] == "sending"}
     assert all(rows[r]["invited"] for r in rows)

@@ -267,7 +267,7 @@ def test_analyze_and_write_gives_the_files_of_analyze_then_write(made, tmp_path)
     collect(root)
     serial = tmp_path / "serial"
     expected = write_analysis_outputs(analyze(root), serial, workers=1)
-    analysis, written = analyze_and_write(root, workers=2)  # workers from the first part
+    analysis, written, _ = analyze_and_write(root, workers=2)  # workers from the first part
     assert analysis.feedback
     assert [p.name for p in written] == [p.name for p in expected]
     want, got = _cells_of(serial), _cells_of(root / "out")
@@ -325,7 +325,7 @@ def test_large_tables_written_in_slices_join_to_the_same_bytes(made, tmp_path, m
     expected = write_analysis_outputs(analyze(root), serial, workers=1)
     tables = sorted(p.name for p in expected if p.parent.name == "tables")
     assert len(tables) >= 3
-    _, written = analyze_and_write(root, workers=2)
+    written = analyze_and_write(root, workers=2).written
     assert sorted(p.name for p in written if p.parent.name == "tables") == tables
     for name in tables:
         assert (root / "out" / "tables" / name).read_bytes() == \

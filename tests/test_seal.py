@@ -2,7 +2,8 @@
 
 Each test changes one thing after ``generate`` the way someone tempted to move a verdict
 would, and asserts that ``analyze`` refuses with one line naming it (exit 3, nothing
-written) and that ``verify`` reports the same line (exit 1).
+written; the earlier analysis outputs removed, and said so in a warning, since they no
+longer stand for the study) and that ``verify`` reports the same line (exit 1).
 """
 
 from __future__ import annotations
@@ -41,15 +42,20 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 
 
 def _refused(folder: Path, *words: str) -> str:
-    """analyze exits 3 with one line holding ``words`` and writes nothing; verify agrees."""
+    """analyze exits 3 with one line holding ``words`` and writes nothing; the earlier
+    analysis outputs (and only they) are removed, in one warning; verify agrees."""
     before = _snapshot(folder)
+    run = json.loads((folder / "out" / "run.json").read_text(encoding="utf-8"))
     result = CliRunner().invoke(cli, ["analyze", str(folder)])
     assert result.exit_code == 3, result.output
     lines = [ln for ln in result.output.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), lines
+    assert len(lines) == 2 and lines[0].startswith("error: "), lines
+    assert lines[1].startswith("warning: removed the earlier analysis outputs"), lines
     for word in words:
         assert word in lines[0], f"{word!r} missing from: {lines[0]}"
-    assert _snapshot(folder) == before
+    after = _snapshot(folder)
+    assert after == {name: before[name] for name in after}  # nothing written or changed
+    assert set(before) - set(after) == {f"out/{name}" for name in [*run["files"], "run.json"]}
     verified = CliRunner().invoke(cli, ["verify", str(folder)])
     assert verified.exit_code == 3, verified.output  # a broken seal, as analyze says
     assert lines[0] in verified.output.splitlines()
@@ -125,7 +131,10 @@ def test_a_rewritten_key_and_key_hash_fail_against_the_published_hash(study):
     before = _snapshot(study)
     result = CliRunner().invoke(cli, ["analyze", str(study), "--key-sha256", published])
     assert result.exit_code == 3 and "published hash" in result.output
-    assert _snapshot(study) == before
+    after = _snapshot(study)  # nothing written; the earlier analysis removed, and said so
+    assert after == {name: before[name] for name in after}
+    assert "out/summary.json" in set(before) - set(after)
+    assert "removed the earlier analysis outputs" in result.output
 
 
 def test_analyze_accepts_the_published_hash(study):

@@ -83,3 +83,34 @@ def test_without_extreme_bounds_no_extreme_share():
     got = self_checks(ctx)
     want = by_rater(first, "total", 5, 18, 0.70).drop(columns="extreme_share")
     pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-12, atol=0)
+
+
+def test_direction_consistency_reads_a_total_without_declared_bounds_on_its_real_range(
+        tmp_path):
+    """A total that declares no min/max is read on the range its dimensions give (0-20
+    for the paired rubric's sum), as collect's self-check reads it: a gap of 2 points is
+    under 15% of it and is not checked, a gap of 4 is. (Read as 0-1, every gap counted.)"""
+    from sheetflow.spec.study import load_study
+    from sheetflow.spec.templates import init_study
+
+    root = init_study(tmp_path / "s", "paired-rubric")
+    spec_file = root / "study.toml"
+    spec_file.write_text(spec_file.read_text().replace("min = 0\nmax = 20\n", "", 1))
+    spec = load_study(root)
+    assert spec.rubric.totals[0].minimum is None and spec.rubric.totals[0].maximum is None
+    pref = next(d.id for d in spec.rubric.dimensions if d.kind == "preference")
+    rows = []
+    for case, (a, b, said) in enumerate([(12, 10, "base"), (14, 10, "new"),
+                                         (9, 13, "new")]):
+        for arm, total in (("new", a), ("base", b)):
+            rows.append({"rater": "R1", "case": f"c{case}", "arm": arm, "label": "",
+                         "dimension": "total", "value": float(total), "confidence": ""})
+        rows.append({"rater": "R1", "case": f"c{case}", "arm": "", "label": "",
+                     "dimension": pref, "value": said, "confidence": ""})
+    first = pd.DataFrame(rows)
+    ctx = SimpleNamespace(first=first, study=spec, param=spec.plan.params.get,
+                          target=lambda name, default=None: default)
+    got = self_checks(ctx).set_index("rater")
+    assert got.loc["R1", "n_direction_checked"] == 2  # c1 (4 points) and c2 (4), not c0
+    # c1 names the higher total, c2 does not
+    assert got.loc["R1", "direction_consistent_share"] == 0.5

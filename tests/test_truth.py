@@ -47,7 +47,7 @@ def test_a_mix_of_directions_is_counted_on_the_labels_the_rater_chose():
             rows.append({"rater": rater, "case": f"C{n}", "label": "", "arm": "",
                          "dimension": "direction", "value": sides[choice], "confidence": ""})
     out = _direction_checks(pd.DataFrame(rows), "direction",
-                            Total("total", "Total", ("x",), "sum", 0.0, 20.0))
+                            Total("total", "Total", ("x",), "sum", 0.0, 20.0), (0.0, 20.0))
     assert out.loc["always-A", "direction_kinds"] == 1
     assert not out.loc["always-A", "mixed_directions"]
     assert out.loc["mixed", "direction_kinds"] == 2 and out.loc["mixed", "mixed_directions"]

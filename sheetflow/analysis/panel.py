@@ -4,7 +4,9 @@ The expected panel is every pack of the sealed key (rater and sitting). A pack i
 included when the collected ratings hold at least one rating from it. Every file that
 ``collect`` left out is listed with collect's reason (from ``out/collection.json``);
 a pack that is not included is *missing*, with the reason: its file was left out (and
-why), or nothing was returned for it.
+why), or nothing was returned for it. A file collect could not read or identify but
+linked to packs (named like one, or its identity stores naming them: ``linked``,
+``linked_raters`` and ``link`` in its verdict) is that reason for each of them.
 
 Policy for a return with blank answers: ``collect`` reports each blank required
 answer as the error ``answer-missing`` and uses none of that file's ratings, so the
@@ -41,7 +43,11 @@ PANEL_METHOD = (
     "different sets of cases without anyone deciding so. With --allow-partial the cases "
     "such a rater did rate are used (the statistics take the rest as missing data: "
     "Krippendorff's alpha is defined for missing values) and the panel line names the "
-    "rater and how many cases they rated; the decision stays 'incomplete'.")
+    "rater and how many cases they rated; the decision stays 'incomplete'. A returned "
+    "file left out while every pack is included (a stray or damaged file beside a rater's "
+    "good one) leaves the decision as computed on the full panel but makes the command "
+    "exit 1, naming the file, unless --allow-partial; an exact copy of a file used is "
+    "counted once and changes nothing.")
 
 
 @dataclass
@@ -62,6 +68,9 @@ class Panel:
         ``{file, rater, reason}`` per returned file whose ratings were not used.
     notes : list of str
         Anything that limits what the panel can say (e.g. no collection record).
+    copies : list of str
+        Files among ``excluded_files`` that are byte for byte a file whose ratings are
+        used (collect counts such a file once): nothing of them is left out.
     """
 
     expected: list[str]
@@ -70,11 +79,18 @@ class Panel:
     missing_packs: list[dict[str, Any]] = field(default_factory=list)
     excluded_files: list[dict[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    copies: list[str] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
         """True when every expected pack has ratings in the analysis."""
         return not self.missing_packs
+
+    @property
+    def files_lost(self) -> list[dict[str, str]]:
+        """The files left out whose content is not in the analysis: every file in
+        ``excluded_files`` but exact copies of a file used."""
+        return [f for f in self.excluded_files if f["file"] not in self.copies]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (the ``panel`` object of ``summary.json``)."""
@@ -123,14 +139,18 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
     expected = list(dict.fromkeys(r for r, _ in expected_packs))
     included = list(dict.fromkeys(str(r) for r in packs["rater"]))
     left_out = [f for f in files or [] if not f.get("used")]
+    used = {f.get("sha256") for f in files or [] if f.get("used") and f.get("sha256")}
+    copies = [str(f.get("file", "")) for f in left_out if f.get("sha256") in used]
     excluded = [{"file": str(f.get("file", "")), "rater": str(f.get("rater", "")),
-                 "reason": str(f.get("reason", "") or "not used")} for f in left_out]
+                 "reason": _why(f)} for f in left_out]
+    linked = [[str(r) for r in f.get("linked_raters") or []] for f in left_out]
     missing_packs = []
     partial = partial or {}
     for rater, sitting in expected_packs:
         if (rater, sitting) in present and (rater, sitting) not in partial:
             continue
-        mine = [f for f in excluded if f["rater"] == rater]
+        mine = [f for f, also in zip(excluded, linked, strict=True)
+                if f["rater"] == rater or rater in also]
         reason = "; ".join(f"file {f['file']} not used: {f['reason']}" for f in mine) \
             if mine else "no return collected"
         entry = {"rater": rater, "sitting": sitting, "reason": reason}
@@ -145,7 +165,15 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
         "run sheetflow collect again"]
     return Panel(expected=expected, included=included,
                  missing=list(dict.fromkeys(p["rater"] for p in missing_packs)),
-                 missing_packs=missing_packs, excluded_files=excluded, notes=notes)
+                 missing_packs=missing_packs, excluded_files=excluded, notes=notes,
+                 copies=copies)
+
+
+def _why(verdict: dict[str, Any]) -> str:
+    """Why collect left a file out: its reason, after what ties it to a pack when it
+    was identified as none (``link``)."""
+    reason = str(verdict.get("reason", "") or "not used")
+    return f"{verdict['link']}; {reason}" if verdict.get("link") else reason
 
 
 def rated_cases(rows: pd.DataFrame, required: Callable[[str, str], bool]
@@ -201,8 +229,9 @@ def missing_before_unsealing(study_dir: Path, files: list[dict[str, Any]]) -> li
         if head.pack_id in used:
             continue
         mine = [f for f in files if f.get("pack_id") == head.pack_id
-                or (not f.get("pack_id") and f.get("rater") == head.rater_id)]
-        why = "; ".join(f"file {f.get('file')} not used: {f.get('reason') or 'not used'}"
+                or (not f.get("pack_id") and f.get("rater") == head.rater_id)
+                or (not f.get("pack_id") and head.pack_id in (f.get("linked") or []))]
+        why = "; ".join(f"file {f.get('file')} not used: {_why(f)}"
                         for f in mine) or "no return collected"
         lines.append(f"{head.rater_id} (sitting {head.sitting}): {why}")
     return lines

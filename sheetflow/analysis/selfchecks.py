@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..spec.rubric import Total
+from ..spec.rubric import Total, total_range
 from .context import Context
 
 # A per-rater total gap this share of the total's range (e.g. 3 of 0-20) should agree
@@ -37,7 +37,8 @@ def self_checks(ctx: Context) -> pd.DataFrame:
     conf = _confidence_checks(first, raters, ctx.target("confidence_medium_high", 0.70))
     table = table.join(conf.reset_index(drop=True))
     if pref is not None and total is not None and not table.empty:
-        checks = _direction_checks(ctx.first, pref.id, total)
+        checks = _direction_checks(ctx.first, pref.id, total,
+                                   total_range(total, ctx.study.rubric))
         table = table.join(checks, on="rater")
     return table
 
@@ -85,15 +86,17 @@ def _chosen_labels(first: pd.DataFrame, prefs: pd.DataFrame) -> pd.Series:
     return labels.fillna(given["value"].astype(str))  # Tied, or a design without labels
 
 
-def _direction_checks(first: pd.DataFrame, pref_id: str, total: Total) -> pd.DataFrame:
+def _direction_checks(first: pd.DataFrame, pref_id: str, total: Total,
+                      bounds: tuple[float, float]) -> pd.DataFrame:
     """Per rater: kinds of direction given, and the share of cases whose total gap is at
-    least :data:`CONSISTENCY_GAP_SHARE` of the range where the direction names the
-    response with the higher total (all raters at once)."""
+    least :data:`CONSISTENCY_GAP_SHARE` of the total's range (``bounds``, as collect's
+    self-check reads it) where the direction names the response with the higher total
+    (all raters at once)."""
     prefs = first[first["dimension"] == pref_id].drop_duplicates(["rater", "case"])
     totals = first[first["dimension"] == total.id]
     wide = totals.assign(value=pd.to_numeric(totals["value"], errors="coerce")).pivot_table(
         index=["rater", "case"], columns="arm", values="value", aggfunc="first")
-    lo, hi = total.minimum or 0.0, total.maximum or 1.0
+    lo, hi = bounds
     both = wide.dropna() if wide.shape[1] == 2 else wide.iloc[0:0]
     decided = both[(both.iloc[:, 0] - both.iloc[:, 1]).abs() >= CONSISTENCY_GAP_SHARE * (hi - lo)]
     higher = decided.idxmax(axis=1).rename("higher").reset_index() if len(decided) else \

@@ -19,7 +19,8 @@ _STATUS_COLOURS = {"pass": "green", "fail": "red", "incomplete": "yellow"}
 @command("analyze")
 @click.option("--allow-partial", is_flag=True,
               help="Unseal and analyse when raters are missing, and exit 0 (the decision "
-                   "stays 'incomplete'); without it an incomplete panel unseals nothing.")
+                   "stays 'incomplete'); without it an incomplete panel unseals nothing. "
+                   "Also exit 0 when a returned file was left out beside a full panel.")
 @click.option("--key-sha256", "published", default=None, metavar="HEX",
               help="The key hash published before scoring; refuse a key without it.")
 def analyze_command(out: Output, directory: Path, allow_partial: bool,
@@ -28,8 +29,12 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
 
     Writes out/analysis.xlsx and out/summary.json (and the protocol's other files, e.g.
     out/verdicts.jsonl for a KEEP/KNOWN study) in DIRECTORY. When the panel is
-    incomplete (a rater missing or a file left out) it names who is missing, unseals
-    nothing and exits 1, unless --allow-partial.
+    incomplete (a rater missing, or their only file left out) it names who is missing,
+    unseals nothing and exits 1, unless --allow-partial. When every rater is in but a
+    returned file was left out (a stray or damaged file beside a good one), it analyses,
+    names the file and exits 1, unless --allow-partial. A run replaces the earlier run's
+    outputs whole; when it refuses, it removes them (they would still show the last
+    decision) and says so.
 
     Example: sheetflow analyze my-study
     """
@@ -37,16 +42,25 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
     from ..report import analyze_and_write
 
     with study_lock(directory, "analyze"):  # no collect replaces the table meanwhile
-        analysis, written = analyze_and_write(directory, published=published,
-                                              allow_partial=allow_partial)
+        analysis, written, removed = analyze_and_write(directory, published=published,
+                                                       allow_partial=allow_partial)
     _echo_summary(out, analysis)
     for path in written:
         out.say(f"wrote {path}")
+    for path in removed:
+        out.say(f"removed {path} (the earlier run wrote it, this one does not)")
     _echo_decision(out, analysis)
     incomplete = analysis.summary["decision"]["status"] == "incomplete"
-    out.json({"ok": not incomplete or allow_partial, "outputs": [str(p) for p in written],
-              "summary": analysis.summary})
-    if incomplete and not allow_partial:
+    lost = [f["file"] for f in analysis.panel.files_lost] if analysis.panel else []
+    if lost and not incomplete and not allow_partial:
+        out.say(f"exit 1: {len(lost)} returned file(s) left out ({', '.join(lost)}); the "
+                "decision above rests on every expected rater. Remove or replace the "
+                "file(s) in returns/ and collect again, or pass --allow-partial to accept "
+                "them left out", fg="yellow")
+    ok = (not incomplete and not lost) or allow_partial
+    out.json({"ok": ok, "outputs": [str(p) for p in written],
+              "removed": [str(p) for p in removed], "summary": analysis.summary})
+    if not ok:
         click.get_current_context().exit(EXIT_DATA)
 
 

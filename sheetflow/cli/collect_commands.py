@@ -20,10 +20,11 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
 
     Writes out/ratings.csv, out/validation.xlsx (Status and Issues sheets) and a reply
     draft per rater whose file has errors (out/feedback/). Exits 1 when a file has
-    errors.
+    errors or a pack has not come back (each is named).
 
     Example: sheetflow collect my-study
     """
+    from ..collect.outputs import TABLE_REPLACED, retired_line
     from ..collect.run import collect
     from ..packs.seal import spec_drift
     from ..spec.study import load_study
@@ -35,8 +36,11 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
     result = collect(directory, list(files) or None, progress=progress)
     progress.close()
     _summary(out, result)
-    out.json({"ok": result.valid, **result.to_dict()})
-    if not result.valid:
+    if result.removed:  # the analysis of the table this collect replaced
+        out.warn(retired_line(directory, result.removed, TABLE_REPLACED))
+    ok = result.valid and not any(r.state == "missing" for r in result.roster)
+    out.json({"ok": ok, **result.to_dict()})
+    if not ok:
         click.get_current_context().exit(EXIT_DATA)
 
 
@@ -47,7 +51,7 @@ def _summary(out: Output, result: Collection) -> None:
     for f in report.files:
         state = "used" if f.used else "NOT USED"
         who = (f"rater {f.rater}, {f.percent_complete:g}% complete" if f.pack_id
-               else "rater unknown (not a pack of this study)")
+               else f.link or "rater unknown (not a pack of this study)")
         out.say(escape_controls(f"{f.file}: {who}, {f.errors} errors, {f.warnings} "
                                 f"warnings, {state}"),
                 fg="red" if f.errors else ("yellow" if f.warnings else None))
@@ -63,6 +67,10 @@ def _summary(out: Output, result: Collection) -> None:
         out.say(escape_controls(f"not returned: {r.rater_id}"
                                 f"{f' ({contact})' if contact else ''}, pack {r.pack}"),
                 fg="yellow")
+    unusable = [r for r in result.roster if r.state in ("unusable", "unclear")]
+    for r in unusable:
+        label = "returned unusable" if r.state == "unusable" else "unusable, unclear whose"
+        out.say(escape_controls(f"{label}: {r.rater_id or r.file}: {r.todo}"), fg="red")
     for name, path in sorted(result.outputs.items()):
         out.say(f"wrote {name}: {path}")
     for path in result.feedback.written:
@@ -73,6 +81,7 @@ def _summary(out: Output, result: Collection) -> None:
     expected = len(result.roster) - sum(r.state == "unknown" for r in result.roster)
     tail = (f"; {len(missing)} of {expected} packs not returned (sheetflow remind)"
             if missing else "")
+    tail += f"; {len(unusable)} with a file that cannot be used" if unusable else ""
     out.headline(f"{len(report.files)} files, {len(result.ratings)} rating rows, "
                  f"{report.error_count} errors, {report.warning_count} warnings{tail}",
                  fg="red" if report.error_count else ("yellow" if missing else "green"))
@@ -86,7 +95,9 @@ def _summary(out: Output, result: Collection) -> None:
 def status_command(out: Output, directory: Path, agreement: bool) -> None:
     """Per rater: returned or not, percent complete, errors and warnings.
 
-    Reads the returns without writing anything.
+    Reads the returns without writing anything. Exits 0 only when every pack has come
+    back without errors and out/ is current; else 1 (a pack not returned, a file with
+    errors or one that could not be read or identified, out/ needing a rerun).
 
     Example: sheetflow status my-study --agreement --json
     """
@@ -99,10 +110,15 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     out.say(f"{'rater':16} {'name':{width}} {'sitting':>7} {'returned':>8} {'complete':>8} "
             f"{'errors':>6} {'warnings':>8}  file returned (or pack sent)", bold=True)
     for r in rows:
-        colour = "red" if r.errors or r.mail.overdue else ("green" if r.returned else "yellow")
+        colour = ("red" if r.errors or r.unusable or r.mail.overdue
+                  else "green" if r.returned else "yellow")
         shown = r.returned_file if r.returned else f"(not returned; sent {r.file})"
+        shown += f" (UNUSABLE: {r.unusable})" if r.unusable else ""
+        # a file that could not be read has no answers to count: not "0% complete"
+        unread = r.returned and f"{r.returned_file}: " in r.unusable
+        complete = "-" if unread else f"{r.percent_complete:g}%"
         out.say(f"{r.rater:16} {r.name:{width}} {r.sitting:>7} "
-                f"{'yes' if r.returned else 'no':>8} {r.percent_complete:>7g}% "
+                f"{'yes' if r.returned else 'no':>8} {complete:>8} "
                 f"{r.errors:>6} {r.warnings:>8}  {shown}", fg=colour)
         history = r.mail
         mail = [f"{label} {short_time(t)}" for label, t in (
@@ -113,17 +129,26 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
         if mail:
             out.say(f"{'':16} {'':{width}} {'':>7} {'; '.join(mail)}")
     returned = sum(r.returned for r in rows)
+    unusable = [r for r in rows if r.unusable]
     mixed = check_run(directory)
-    out.headline(f"{returned} of {len(rows)} packs returned",
-                 fg="green" if returned == len(rows) and not mixed else "yellow")
+    tail = (f"; {len(unusable)} with a file that cannot be used (sheetflow collect)"
+            if unusable else "")
+    out.headline(f"{returned} of {len(rows)} packs returned{tail}",
+                 fg="red" if unusable else "green" if returned == len(rows) and not mixed
+                 else "yellow")
     for problem in mixed:
         out.warn(problem)
-    doc: dict[str, Any] = {"ok": not mixed, "raters": [r.to_dict() for r in rows],
-                           "out_mixed": mixed}
+    with_errors = sum(bool(r.errors) for r in rows if r.returned and not r.unusable)
+    if with_errors:
+        out.say(f"{with_errors} returned pack(s) with errors (sheetflow collect writes the "
+                "reply drafts)", fg="red")
+    done = returned == len(rows) and not with_errors and not unusable and not mixed
+    doc: dict[str, Any] = {"ok": done,
+                           "raters": [r.to_dict() for r in rows], "out_mixed": mixed}
     if agreement:
         doc["agreement"] = _agreement_lines(out, directory)
     out.json(doc)
-    if mixed:  # the table is still worth reading; the exit code says out/ needs a rerun
+    if not done:  # the table is still worth reading; the exit code says work remains
         click.get_current_context().exit(EXIT_DATA)
 
 

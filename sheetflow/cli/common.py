@@ -167,12 +167,17 @@ def exit_code_of(exc: BaseException) -> int:
     return EXIT_FAILED
 
 
-def fail(code: int, messages: list[str], *, next_command: str | None = None) -> None:
-    """Print ``messages`` as ``error:`` lines (and the JSON document), exit ``code``."""
+def fail(code: int, messages: list[str], *, next_command: str | None = None,
+         notes: list[str] | tuple[str, ...] = ()) -> None:
+    """Print ``messages`` as ``error:`` lines, then ``notes`` (what the failing step did
+    all the same, e.g. the stale outputs it removed) as ``warning:`` lines (and the JSON
+    document), exit ``code``."""
     ctx = click.get_current_context()
     out: Output = ctx.meta.get("sheetflow.out") or Output(ctx.meta.get(_JSON_KEY, False))
     for message in messages:
         out.error(message)
+    for note in notes:
+        out.warn(note)
     if out.as_json:
         doc: dict[str, Any] = {"ok": False, "exit_code": code, "errors": messages}
         if next_command:
@@ -188,7 +193,8 @@ def _report(exc: BaseException) -> None:
     if isinstance(exc, (OSError, MemoryError)):
         fail(EXIT_FAILED, [f"{exc}; run again with --debug for details"])
     problems = [str(p) for p in getattr(exc, "problems", [exc])]
-    fail(exit_code_of(exc), problems, next_command=getattr(exc, "command", None))
+    fail(exit_code_of(exc), problems, next_command=getattr(exc, "command", None),
+         notes=getattr(exc, "__notes__", ()))
 
 
 def reports_errors(func: Callable[..., Any]) -> Callable[..., Any]:

@@ -34,6 +34,9 @@ def remind_command(out: Output, directory: Path, min_days: float,
         out.say("no invitation in mail.jsonl: packs taken as sent by hand")
     for rater, sitting, why in result.skipped:
         out.say(f"no reminder {rater} (sitting {sitting}): {why}", fg="yellow")
+    for rater, sitting, why in result.unusable:
+        out.say(f"no reminder {rater} (sitting {sitting}): a file came back but cannot be "
+                f"used ({why}); see 'sheetflow collect' and its reply draft", fg="red")
     for path in drafts.written:
         out.say(f"draft      {path}")
     for rater in drafts.no_email:
@@ -42,12 +45,17 @@ def remind_command(out: Output, directory: Path, min_days: float,
     if rows or result.skipped:
         out.headline(f"{len(rows) + len(result.skipped)} pack(s) not returned; "
                      f"{len(drafts.written)} reminder draft(s) written", fg="yellow")
+    elif result.unusable:
+        out.headline(f"no reminders needed; {len(result.unusable)} pack(s) with a file "
+                     "that cannot be used (sheetflow collect)", fg="yellow")
     else:
         out.headline("every pack has come back; no reminders needed", fg="green")
     out.json({"ok": True, "not_returned": [r.to_dict() for r in rows],
               "drafts": [str(p) for p in drafts.written], "no_email": drafts.no_email,
               "skipped": [{"rater": r, "sitting": s, "why": w}
                           for r, s, w in result.skipped],
+              "unusable": [{"rater": r, "sitting": s, "why": w}
+                           for r, s, w in result.unusable],
               "sent_by_hand": result.by_hand})
 
 

@@ -13,10 +13,11 @@ from collections import defaultdict
 from operator import itemgetter
 from typing import Any, Protocol
 
-from ..spec.rubric import Dimension, Total, answer_required, total_bounds
+from ..spec.rubric import Dimension, Total, answer_required, total_range
 from ..spec.study import Study
 from ..spec.verdicts import verdict_rule
 from ..workbook import layout as L
+from .copies import answer_print
 from .protocol_checks import flag_notes_missing, verdicts_off_band
 from .rows import PackedBlock, RatingBlock, raw_text, value_text
 from .validate import SelfCheckInput, check_batch_times, check_word_count, show_value
@@ -102,6 +103,7 @@ class AnswerReader:
         self._verdict_bands()
         self.result.self_check = self._self_check_input()
         self.result.block = self._block()
+        self.result.answers = answer_print(self.rows, pack, self.dims, self._labels())
 
     # -- one answer ---------------------------------------------------------------------
 
@@ -316,7 +318,7 @@ class AnswerReader:
         study = self.study
         total = study.rubric.totals[0] if study.rubric.totals else None
         per_row = self._row_totals(total) if total else {}
-        labels = tuple(study.design.labels) if study.design.paired else ("A", "B")
+        labels = self._labels()
         pref = next((d for d in study.rubric.dimensions if d.kind == "preference"), None)
         directions = []
         for case, direction in self.directions:
@@ -325,7 +327,7 @@ class AnswerReader:
             directions.append((self.shown.get(case, case), direction, margin))
         return SelfCheckInput(
             totals=[per_row[k] for k in sorted(per_row)],
-            total_range=_total_range(total, study) if total else None,
+            total_range=total_range(total, study.rubric) if total else None,
             confidences=self.confidences,
             directions=directions,
             direction_cells=self.direction_cells,
@@ -336,6 +338,11 @@ class AnswerReader:
             preference_choices=tuple(pref.choices) if pref else ("A>B", "B>A", "Tied"),
             batch_times=self.batch_times,
         )
+
+    def _labels(self) -> tuple[str, ...]:
+        """The pair's labels, first then second (a preference's first two choices)."""
+        design = self.study.design
+        return tuple(design.labels) if design.paired else ("A", "B")
 
     def _row_totals(self, total: Total) -> dict[tuple[str, str], float]:
         out = {}
@@ -349,12 +356,6 @@ class AnswerReader:
 _PLAIN = frozenset((str, int, float))
 _TABLE_ORDER = itemgetter(0, 2, 3, 4)  # case, label, dimension, field
 _CLEAN_KEPT = 4096
-
-
-def _total_range(total: Total, study: Study) -> tuple[float, float]:
-    lo, hi = total_bounds(total, study.rubric)
-    return (total.minimum if total.minimum is not None else lo,
-            total.maximum if total.maximum is not None else hi)
 
 
 def _describe(what: str, case: str, label: str) -> str:

@@ -9,7 +9,8 @@
   input file with its sha256).
 - :func:`write_feedback`: a reply draft (``out/feedback/<rater_id>.eml``, X-Unsent) to
   each rater whose file has errors, listing sheet!cell and what to do, with their pack
-  attached again.
+  attached again; and to each rater whose file arrived but could not be read or
+  identified (linked to their pack alone, see :mod:`.links`), asking for it again.
 - :func:`write_reminders`: a reminder draft (``out/reminders/<rater_id>.eml``) to each
   rater who has not returned, with the pack attached again.
 
@@ -30,8 +31,9 @@ from ..packs.mail import build_eml
 from ..spec.study import Rater, Study
 from ..workbook import layout as L
 from ..workbook.printing import set_print, text_lines
+from .links import linked_to, sole_link
 from .mail_state import PackMail, short_time
-from .validate import ERROR, Issue, ValidationReport
+from .validate import CATALOGUE, ERROR, FileStatus, Issue, ValidationReport
 
 FEEDBACK_DIR = "feedback"
 REMINDERS_DIR = "reminders"
@@ -41,6 +43,8 @@ MAX_LISTED = 60  # issues quoted in one reply; the rest are counted
 STATES = {
     "errors": ("Errors: fix", "#FFC7CE", "#9C0006"),
     "unknown": ("Unknown file", "#FFC7CE", "#9C0006"),
+    "unusable": ("Returned, unusable", "#FFC7CE", "#9C0006"),
+    "unclear": ("Unusable file, unclear whose", "#FFC7CE", "#9C0006"),
     "missing": ("Not returned", "#FFEB9C", "#9C5700"),
     "not-used": ("Not used", "#FFEB9C", "#9C5700"),
     "warnings": ("OK, warnings", "#E2F0D9", "#375623"),
@@ -115,6 +119,15 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
            mail: dict[str, PackMail] | None = None) -> list[RosterRow]:
     """Every expected pack (returned or not) and every unknown file, in that order.
 
+    An exact copy of a returned file (collect reads it once) is shown on the original's
+    pack, never as an unknown file.
+
+    A file identified as no pack but linked to packs (:mod:`.links`) is shown on them:
+    a pack with no identified return whose linked files are its alone is "unusable"
+    (returned, but it cannot be used), one sharing a linked file with another pack is
+    "unclear"; a pack with an identified return counts the files linked to it alone
+    among its files. A linked file shown on no pack gets an "unclear" row of its own.
+
     Parameters
     ----------
     study : Study
@@ -132,13 +145,23 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
     """
     raters = {r.id: r for r in study.raters}
     by_pack = defaultdict(list)
+    # an exact copy of a file is read once: the copy belongs to the original's pack
+    copied = {f.sha256: f.pack_id for f in report.files if f.pack_id and f.sha256}
     for f in report.files:
-        by_pack[f.pack_id].append(f)
+        by_pack[f.pack_id or copied.get(f.sha256, "")].append(f)
+    placed: set[str] = set()
     rows = []
     for pack in expected:
         rater = raters.get(pack.rater_id, Rater(pack.rater_id))
         files = sorted(by_pack.pop(pack.pack_id, []), key=lambda f: (not f.used, f.file))
         history = _history((mail or {}).get(pack.pack_id, PackMail()))
+        linked = linked_to(report.files, pack.pack_id)
+        if linked and not files:
+            placed.update(f.file for f in linked)
+            rows.append(_unusable_row(rater, pack, linked, history))
+            continue
+        files += [f for f in linked if sole_link(f)]
+        placed.update(f.file for f in linked if sole_link(f))
         if not files:
             rows.append(RosterRow("missing", rater.id, rater.name, rater.email, pack.sitting,
                                   pack.file, "", None, 0, 0, False, todo_missing(rater),
@@ -154,11 +177,41 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
                               _todo(state, rater, errors, pack.sitting), **history))
     for files in by_pack.values():  # files that matched no pack (or no known one)
         for f in files:
+            if f.linked:
+                if f.file not in placed:
+                    rows.append(RosterRow("unclear", "", "", "", 0, "", f.file, None,
+                                          f.errors, f.warnings, False, _todo_unclear(f)))
+                continue
             rows.append(RosterRow("unknown", "", "", "", 0, "", f.file, None, f.errors,
                                   f.warnings, f.used,
                                   "not a pack of this study (see the Issues sheet): find "
                                   "out who sent it and ask for their own workbook"))
     return rows
+
+
+def _unusable_row(rater: Rater, pack: Expected, linked: list[FileStatus],
+                  history: dict[str, Any]) -> RosterRow:
+    """The row of a pack whose only returns are files linked to it (:mod:`.links`)."""
+    mine = all(sole_link(f) for f in linked)
+    errors, warnings = sum(f.errors for f in linked), sum(f.warnings for f in linked)
+    todo = (_todo_unusable(rater, linked, pack.sitting) if mine
+            else "; ".join(_todo_unclear(f) for f in linked))
+    return RosterRow("unusable" if mine else "unclear", rater.id, rater.name, rater.email,
+                     pack.sitting, pack.file, ", ".join(f.file for f in linked), None,
+                     errors, warnings, False, todo, **history)
+
+
+def _todo_unusable(rater: Rater, linked: list[FileStatus], sitting: int) -> str:
+    files = "; ".join(f"{f.file} ({f.link})" for f in linked)
+    ask = (f"send the reply draft out/{FEEDBACK_DIR}/{draft_name(rater.id, sitting)}"
+           if rater.email else "write to them (no e-mail address in the raters file)")
+    return (f"returned, but it cannot be used: {files}; {ask} asking {rater.id} to attach "
+            "it again (see the Issues sheet), and collect again when it is back")
+
+
+def _todo_unclear(f: FileStatus) -> str:
+    return (f"{f.file} cannot be used and it is unclear whose it is ({f.link}): find out "
+            "who sent it and ask them to attach their own workbook again")
 
 
 def _history(mail: PackMail) -> dict[str, Any]:
@@ -380,7 +433,8 @@ class Drafts:
 
 def write_feedback(study: Study, root: Path, rows: list[RosterRow],
                    report: ValidationReport, out_dir: Path) -> Drafts:
-    """A reply draft to each rater whose returned file has errors.
+    """A reply draft to each rater whose returned file has errors, or arrived unusable
+    (the ``unusable`` rows of :func:`roster`: it is asked for again).
 
     Earlier drafts in ``out_dir`` are removed first, so a rater whose file is now clean
     has none.
@@ -406,9 +460,12 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
 
     def compose(rater: Rater, row: RosterRow) -> tuple[str, str]:
         issues = [i for f in row.file.split(", ") for i in by_file.get(f, [])]
+        if row.state == "unusable":
+            return (f"{study.title}: please send your workbook again",
+                    unusable_body(rater, row, issues))
         return (f"{study.title}: please fix {row.errors} answer(s) in your workbook",
                 feedback_body(rater, row, issues))
-    return _draft_each(study, root, rows, "errors", out_dir, compose)
+    return _draft_each(study, root, rows, ("errors", "unusable"), out_dir, compose)
 
 
 def feedback_body(rater: Rater, row: RosterRow, issues: list[Issue]) -> str:
@@ -428,11 +485,33 @@ def feedback_body(rater: Rater, row: RosterRow, issues: list[Issue]) -> str:
     return "\n".join(lines)
 
 
+def unusable_body(rater: Rater, row: RosterRow, issues: list[Issue]) -> str:
+    """The reply to a rater whose file arrived but could not be read or identified:
+    what was wrong with it, and a request to attach it again."""
+    errors = [i for i in issues if i.severity == ERROR]
+    lines = [f"Dear {rater.name or rater.id},", "",
+             f"Thank you for sending your workbook ({row.file}). It arrived, but it could "
+             "not be used:", ""]
+    lines += _issue_lines(errors)
+    lines += ["", "Please attach your filled-in workbook again and send it back to me. "
+              "Your original workbook is attached in case you need a fresh copy; if you "
+              "start from it, your earlier answers are not in it.", "", "Thank you!", ""]
+    return "\n".join(lines)
+
+
+# issues whose message names another rater, their file or their address: a reply goes
+# to one rater, who learns neither who else rates nor what another's file holds, so it
+# quotes only what the catalogue says of the kind (the Issues sheet keeps the names)
+OTHERS_NAMED = frozenset({"file-name-mismatch", "rows-from-other-rater", "sender-not-rater",
+                          "answers-match-other-rater"})
+
+
 def _issue_lines(issues: list[Issue]) -> list[str]:
     lines = []
     for item in issues[:MAX_LISTED]:
         where = "!".join(x for x in (item.sheet, item.cell) if x)
-        lines.append(f"- {where}: {item.message}" if where else f"- {item.message}")
+        text = CATALOGUE[item.code].meaning if item.code in OTHERS_NAMED else item.message
+        lines.append(f"- {where}: {text}" if where else f"- {text}")
     if len(issues) > MAX_LISTED:
         lines.append(f"- and {len(issues) - MAX_LISTED} more of the same kind")
     return lines
@@ -463,18 +542,20 @@ def write_reminders(study: Study, root: Path, rows: list[RosterRow], out_dir: Pa
             "again in case you need it.", "",
             "If you have already sent it, please send it once more: it has not arrived.",
             "", "Thank you!", ""]))
-    return _draft_each(study, root, rows, "missing", out_dir, compose)
+    return _draft_each(study, root, rows, ("missing",), out_dir, compose)
 
 
-def _draft_each(study: Study, root: Path, rows: list[RosterRow], state: str, out_dir: Path,
-                compose: Callable[[Rater, RosterRow], tuple[str, str]]) -> Drafts:
-    """A draft (subject and body from ``compose``) to each rater whose row is in ``state``,
-    with their pack attached; earlier drafts in ``out_dir`` are removed first."""
+def _draft_each(study: Study, root: Path, rows: list[RosterRow], states: tuple[str, ...],
+                out_dir: Path, compose: Callable[[Rater, RosterRow], tuple[str, str]],
+                ) -> Drafts:
+    """A draft (subject and body from ``compose``) to each rater whose row is in one of
+    ``states``, with their pack attached; earlier drafts in ``out_dir`` are removed
+    first."""
     _clear_drafts(out_dir)
     raters = {r.id: r for r in study.raters}
     drafts = Drafts()
     for row in rows:
-        if row.state != state:
+        if row.state not in states:
             continue
         rater = raters.get(row.rater_id)
         if rater is None or not rater.email:

@@ -25,6 +25,7 @@ from ..packs.manifest import Manifest, PackHead
 from ..spec.study import Study, load_study
 from ..workbook import layout as L
 from .answers import AnswerReader
+from .copies import AnswerPrint
 from .reader import Book, Cells, open_book
 from .rows import (
     RATING_COLUMNS,
@@ -82,6 +83,8 @@ class PackCheck:
     required: int = 0
     self_check: SelfCheckInput | None = None
     block: PackedBlock | None = None
+    answers: AnswerPrint | None = None
+    """The answers in a form compared across raters (:mod:`.copies`)."""
     rows_of: str | None = None
     """``None`` while the rows may be the claimed pack's; else the pack id they prove
     (another rater's), or ``""`` when they prove no pack at all."""

@@ -89,7 +89,8 @@ def pack_mail(heads: list[PackHead], files: list[FileStatus],
     heads : list of PackHead
         The manifest's packs.
     files : list of FileStatus
-        collect's report of the returns.
+        collect's report of the returns (a file linked to one pack alone, though
+        unusable, counts as that pack's return; see :mod:`.links`).
     received : dict
         From :func:`received_times`.
     journal : Journal
@@ -101,10 +102,11 @@ def pack_mail(heads: list[PackHead], files: list[FileStatus],
     back: dict[str, dt.datetime] = {}
     for f in files:
         moment = received.get(f.sha256)
-        if f.pack_id and moment is not None:
-            back[f.pack_id] = min(moment, back.get(f.pack_id, moment))
-        elif f.pack_id:
-            back.setdefault(f.pack_id, now)
+        pack = f.pack_id or (f.linked[0] if len(f.linked) == 1 else "")
+        if pack and moment is not None:
+            back[pack] = min(moment, back.get(pack, moment))
+        elif pack:
+            back.setdefault(pack, now)
     first = {h.rater_id: h.pack_id for h in heads if h.sitting == 1}
     out = {}
     for head in heads:

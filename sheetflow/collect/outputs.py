@@ -46,31 +46,186 @@ class OutputError(SheetflowError):
 
 
 RUN_FILE = "run.json"  # written by analyze, last (sheetflow.report.outputs)
+VALIDATION_NAME = "validation.xlsx"
+COLLECT_NAMES = frozenset({RATINGS_NAME, INCOMPLETE_RATINGS_NAME, COLLECTION_FILE,
+                           VALIDATION_NAME, LOCK_FILE, RUN_FILE})
+"""Files in ``out/`` an analysis never owns: collect's, the lock and the run record."""
+SHARED_NAMES = frozenset({"pilot-summary.json"})
+"""Outputs another step writes too (the judges import's pilot summary): an earlier
+analysis's copy is removed only while it is still the file that analysis wrote."""
+ALWAYS_WRITTEN = ("analysis.xlsx", "summary.json", "ratings-unblinded.csv")
+"""What every analyze writes: the earlier set when ``out/`` holds no run record."""
+
+
+class RunRecord(NamedTuple):
+    """``out/run.json``: one analyze run's outputs and the tables it was made from."""
+
+    run_id: str
+    files: dict[str, str]
+    """Output path under ``out/`` -> its sha256 as written."""
+    made_from: dict[str, str] | None
+    """Table name under ``out/`` -> the sha256 analysed (None: not known)."""
+
+
+def read_run(root: str | Path) -> RunRecord | None:
+    """The run record in ``root``'s ``out/`` (None when there is none).
+
+    Raises
+    ------
+    OutputError
+        The record is unreadable.
+    """
+    return _read_run(Path(root) / OUT_DIR)
+
+
+def _read_run(out: Path) -> RunRecord | None:
+    try:
+        record = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
+        run, files = str(record["run_id"]), {str(k): str(v) for k, v in record["files"].items()}
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise OutputError(f"{OUT_DIR}/{RUN_FILE} is unreadable ({exc}); run sheetflow "
+                          "analyze again") from None
+    made = record.get("made_from")
+    made_from = {str(k): str(v) for k, v in made.items()} if isinstance(made, dict) \
+        else _summary_made_from(out)  # a record from before made_from
+    return RunRecord(run, files, made_from)
+
+
+def _summary_made_from(out: Path) -> dict[str, str] | None:
+    """The tables an analysis was made from, as its ``summary.json`` audit gives them."""
+    try:
+        audit = json.loads((out / "summary.json").read_text(encoding="utf-8"))["audit"]
+        made = {RATINGS_NAME: str(audit["ratings_sha256"])}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if audit.get("incomplete_ratings_sha256"):
+        made[INCOMPLETE_RATINGS_NAME] = str(audit["incomplete_ratings_sha256"])
+    return made
 
 
 def check_run(root: str | Path) -> list[str]:
-    """Whether ``out/`` holds the outputs of one analysis: one line per file that is
-    not what the last run recorded (empty when whole, or before any analysis)."""
+    """Whether ``out/`` holds the outputs of one analysis of the tables collected: one
+    line per file that is not what the last run recorded, and one when a table it was
+    made from has been replaced (empty when whole, or before any analysis)."""
     out = Path(root) / OUT_DIR
-    path = out / RUN_FILE
-    if not path.exists():
+    try:
+        record = read_run(root)
+    except OutputError as exc:
+        return [str(exc)]
+    if record is None:
         if (out / "summary.json").exists():
             return [f"{OUT_DIR}/{RUN_FILE} is missing: {OUT_DIR}/ cannot be shown to hold one "
                     "analysis; run sheetflow analyze again"]
         return []
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-        run, files = str(record["run_id"]), dict(record["files"])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        return [f"{OUT_DIR}/{RUN_FILE} is unreadable ({exc}); run sheetflow analyze again"]
     problems = []
-    for name, digest in sorted(files.items()):
-        now = file_digest(out / name) if (out / name).is_file() else "missing"
+    for name, digest in sorted(record.files.items()):
+        now = _digest_or_missing(out / name)
         if now != digest:
-            problems.append(f"{OUT_DIR}/{name} is not the file analyze run {run} wrote "
-                            f"({'it is missing' if now == 'missing' else 'it changed'}): "
+            problems.append(f"{OUT_DIR}/{name} is not the file analyze run {record.run_id} "
+                            f"wrote ({'it is missing' if now == 'missing' else 'it changed'}): "
                             f"{OUT_DIR}/ mixes runs; run sheetflow analyze again")
+    for name, digest in sorted((record.made_from or {}).items()):
+        if _digest_or_missing(out / name) != digest:
+            problems.append(f"analyze run {record.run_id} was made from another {OUT_DIR}/"
+                            f"{name} than the one collected now: its outputs are stale; "
+                            "run sheetflow analyze again")
     return problems
+
+
+def _digest_or_missing(path: Path) -> str:
+    return file_digest(path) if path.is_file() else "missing"
+
+
+# --------------------------------------------------------------------------- retiring
+
+
+def earlier_outputs(out: str | Path) -> list[Path]:
+    """The files of the last analysis in the folder ``out``: those its run record lists
+    (only paths inside ``out``, never collect's, nor a shared file another step has
+    rewritten since), or, with no readable record, the files every analyze writes."""
+    out = Path(out)
+    try:
+        record = _read_run(out)
+    except OutputError:
+        record = None
+    if record is None:
+        return [out / name for name in ALWAYS_WRITTEN if (out / name).is_file()]
+    return [out / name for name, digest in sorted(record.files.items())
+            if _owned(out, name) and (name not in SHARED_NAMES
+                                      or _digest_or_missing(out / name) == digest)]
+
+
+def _owned(out: Path, name: str) -> bool:
+    """Whether ``name`` (from the record) is an analysis output inside ``out``."""
+    parts = Path(name).parts
+    if not parts or Path(name).is_absolute() or ".." in parts or name in COLLECT_NAMES \
+            or parts[0] == "feedback":  # collect's reply drafts
+        return False
+    path = out / name
+    return path.is_file() and path.parent.resolve().is_relative_to(out.resolve())
+
+
+def retire_analysis(root: str | Path) -> list[Path]:
+    """Remove the last analysis's outputs from ``out/``; the paths removed.
+
+    Analysis outputs are derived files: analyze writes them again from the study's
+    inputs, which are never touched (nor collect's own files). They are removed rather
+    than moved aside because a workbook that still reads "4 of 4 raters" in another
+    folder can still be opened, sent and taken for the result (to keep one, copy
+    ``out/`` away first). The record goes last, so a run stopped half-way leaves one
+    that no longer matches (:func:`check_run`).
+    """
+    out = Path(root) / OUT_DIR
+    removed = [path for path in earlier_outputs(out) if _unlink(path)]
+    if (out / RUN_FILE).is_file() and _unlink(out / RUN_FILE):
+        removed.append(out / RUN_FILE)
+    return removed
+
+
+def retire_stale_analysis(root: str | Path) -> list[Path]:
+    """:func:`retire_analysis` when the last analysis was made from other tables than the
+    ones now in ``out/`` (collect just replaced them); the paths removed (none when the
+    analysis still stands for the tables, or there is none)."""
+    out = Path(root) / OUT_DIR
+    try:
+        record = read_run(root)
+    except OutputError:
+        return retire_analysis(root)  # an unreadable record vouches for nothing
+    if record is None and not earlier_outputs(out):
+        return []  # no analysis yet
+    made_from = record.made_from if record else _summary_made_from(out)
+    if made_from is not None and all(_digest_or_missing(out / name) == digest
+                                     for name, digest in made_from.items()):
+        return []
+    return retire_analysis(root)
+
+
+def _unlink(path: Path) -> bool:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+TABLE_REPLACED = ("they were made from another ratings table than the one collect has "
+                  "just written (the returns or their checks changed); run sheetflow "
+                  "analyze again")
+
+
+def retired_line(root: str | Path, removed: list[Path], why: str) -> str:
+    """The one line that names the removed outputs and says why."""
+    names = ", ".join(_shown(path, Path(root)) for path in removed)
+    return f"removed the earlier analysis outputs ({names}): {why}"
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
 
 
 @contextlib.contextmanager
@@ -134,7 +289,7 @@ def collection_record(study_id: str, ratings: Path, rows: int,
         Its number of rating rows (without the header).
     files : list of dict
         The sources: one entry per returned file (``file``, ``sha256``, ``rater``,
-        ``used``, and why it was left out; see :func:`sheetflow.collect.run.file_verdicts`).
+        ``used``, and why it was left out; see :func:`sheetflow.collect.validate.file_verdicts`).
     secret : bytes, optional
         The study secret: the record then carries ``mac``, HMAC-SHA256 of its canonical
         form, so the table and the record cannot be edited together to match.

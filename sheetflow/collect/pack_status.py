@@ -14,6 +14,7 @@ from ..packs.journal import read_journal
 from ..packs.manifest import open_manifest
 from ..spec.study import load_study
 from ..workbook import layout as L
+from .links import linked_to, sole_link
 from .mail_state import PackMail, pack_mail
 from .run import collect
 from .safety import Limits
@@ -40,6 +41,9 @@ class RaterStatus:
     returned_file: str = ""
     """The file actually returned ("" when none); it may be named otherwise than the
     pack (a rater's e-mail program or "Save as" renames it)."""
+    unusable: str = ""
+    """The files linked to this pack that could not be read or identified, and why
+    ("" when none; see :mod:`.links`)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The status as a plain dict, the mail history's keys beside the others
@@ -70,7 +74,8 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
     Returns
     -------
     list of RaterStatus
-        One per pack in the manifest, in manifest order; writes nothing.
+        One per pack in the manifest, in manifest order; writes nothing. A file linked
+        to the pack alone (:mod:`.links`) makes it returned, with that file's errors.
     """
     root = Path(study_dir)
     manifest = open_manifest(root)
@@ -86,7 +91,9 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
     names = {r.id: " ".join(filter(None, (r.name, r.last_name))) for r in study.raters}
     out = []
     for head in manifest.heads:
+        linked = linked_to(files, head.pack_id)
         mine = [f for f in files if f.pack_id == head.pack_id]
+        mine += [f for f in linked if sole_link(f)]
         best = mine[0] if mine else None
         out.append(RaterStatus(
             rater=head.rater_id, sitting=head.sitting, file=head.file,
@@ -94,5 +101,6 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
             percent_complete=best.percent_complete if best else 0.0,
             errors=sum(f.errors for f in mine), warnings=sum(f.warnings for f in mine),
             mail=mail.get(head.pack_id, PackMail()), name=names.get(head.rater_id, ""),
-            returned_file=best.file if best else ""))
+            returned_file=best.file if best else "",
+            unusable="; ".join(f"{f.file}: {f.link}" for f in linked)))
     return out

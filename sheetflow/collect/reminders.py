@@ -5,7 +5,9 @@ has returned; the drafts themselves are composed in :mod:`.coordinator`.
 
 A pack gets a reminder when all of these hold:
 
-* it has not come back;
+* it has not come back, and no file linked to it (:mod:`.links`: one that could not be
+  read or identified, named like it) came back unusable: that rater gets collect's
+  reply draft asking for the file again, never word that it has not arrived;
 * it was invited: the mail journal records its invitation as sent. A study whose
   journal records no invitation at all had its packs sent by hand; its sitting-1
   packs count as sent at ``generate``, and its sitting-2 packs once they are due;
@@ -38,6 +40,9 @@ class Reminders:
     drafts: Drafts = field(default_factory=Drafts)
     skipped: list[tuple[str, int, str]] = field(default_factory=list)
     """(rater, sitting, why) for each pack not returned that gets no reminder."""
+    unusable: list[tuple[str, int, str]] = field(default_factory=list)
+    """(rater, sitting, which files and why) for each pack with a file linked to it
+    that cannot be used: no reminder."""
     by_hand: bool = False
     """No invitation in the journal: packs taken as sent by hand."""
 
@@ -71,6 +76,9 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
                       for d in journal.deliveries.values())
     out = Reminders(by_hand=by_hand)
     for pack in status(root, now=now):
+        if pack.unusable:
+            out.unusable.append((pack.rater, pack.sitting, pack.unusable))
+            continue
         if pack.returned:
             continue
         why = _not_due(pack, by_hand, min_days, now)

@@ -55,6 +55,7 @@ from .coordinator import (
     write_feedback,
     write_validation_workbook,
 )
+from .copies import AnswerPrint, warn_copies
 from .file_check import (
     RATING_COLUMNS,
     ROW_FIELDS,
@@ -71,6 +72,7 @@ from .file_check import (
     neutralise,
     split_cell,
 )
+from .links import conflict_detail, file_link, naming_stores
 from .mail_state import PackMail, pack_mail, received_times
 from .mailbox import is_mail_file, members_job
 from .outputs import (
@@ -80,6 +82,7 @@ from .outputs import (
     RATINGS_NAME,
     collection_record,
     collection_secret,
+    retire_stale_analysis,
     study_lock,
 )
 from .protocol_checks import batch_overlaps, sitting_gaps
@@ -94,6 +97,7 @@ from .validate import (
     Issue,
     SelfCheckInput,
     ValidationReport,
+    file_verdicts,
     issue,
     self_checks,
     show_value,
@@ -242,6 +246,9 @@ class Collection:
     """sha256 -> the ``Date`` of the saved message it came in (``.eml``/``.mbox`` returns)."""
     mail: dict[str, PackMail] = field(default_factory=dict)
     """Pack id -> its mail history (:mod:`.mail_state`)."""
+    removed: list[Path] = field(default_factory=list)
+    """The earlier analysis outputs removed: made from another table than this one
+    (:func:`~.outputs.retire_stale_analysis`)."""
 
     @property
     def valid(self) -> bool:
@@ -253,7 +260,8 @@ class Collection:
         return {**self.report.to_dict(), "ratings": len(self.ratings),
                 "outputs": dict(sorted(self.outputs.items())),
                 "raters": [row.to_dict() for row in self.roster],
-                "feedback": [str(p) for p in self.feedback.written]}
+                "feedback": [str(p) for p in self.feedback.written],
+                "removed": [str(p) for p in self.removed]}
 
 
 def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
@@ -304,6 +312,7 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
         result = _collect(root, paths, limits, workers, write, study, progress, now)
         out = root / OUT_DIR
         result.outputs = write_outputs(out, result, collection_secret(root))
+        result.removed = retire_stale_analysis(root)  # analysed from the table replaced
         result.feedback = write_feedback(study, root, result.roster, result.report,
                                          out / FEEDBACK_DIR)
         result.outputs["feedback"] = str(out / FEEDBACK_DIR)
@@ -358,6 +367,8 @@ class _FileWork:
     member: int = -1  # a saved message's attachment (see .mailbox)
     sender: str = ""  # the address the file's message came from, when known
     received: dt.datetime | None = None
+    answers: AnswerPrint | None = None  # compared across raters (.copies)
+    by_stores: dict[str, list[str]] = field(default_factory=dict)  # pack id -> its stores
 
     @property
     def rater(self) -> str:
@@ -485,6 +496,7 @@ class _Collector:
             return
         work.answered, work.required = check.answered, check.required
         work.self_check = check.self_check
+        work.answers = check.answers
         if check.block is not None:
             work.block = self.ratings._store(check.block)
 
@@ -500,8 +512,9 @@ class _Collector:
         for key in L.IDENTITY_KEYS:
             seen = {store: values[key] for store, values in present.items() if key in values}
             if len(set(seen.values())) > 1:
-                detail = "; ".join(f"{store} says {key}={v!r}" for store, v in sorted(seen.items()))
-                work.issues.append(issue("identity-conflict", file=name, detail=detail))
+                work.issues.append(issue("identity-conflict", file=name,
+                                         detail=conflict_detail(key, seen)))
+                work.by_stores = naming_stores(present, self.packs, self.top.get("study_id"))
                 return
             if seen:
                 identity[key] = next(iter(seen.values()))
@@ -581,6 +594,7 @@ class _Collector:
         issues: list[Issue] = []
         used_blocks, blank_blocks = [], []
         self._sitting_gaps(works)
+        warn_copies(works)  # after every file's errors are known
         for work in works:
             if work.sha256 and not work.duplicate_of:
                 work.issues += self.senders.check(work.name, work.sha256, work.sender,
@@ -602,7 +616,9 @@ class _Collector:
                 errors=sum(i.severity == ERROR for i in work.issues),
                 warnings=sum(i.severity == WARNING for i in work.issues),
                 answered=work.answered, required=work.required,
-                path=_where_read(work.path, self.root)))
+                path=_where_read(work.path, self.root),
+                **({} if work.head else file_link(work.name, work.issues, work.by_stores,
+                                                  self.manifest.heads))))
         # one used file per rater and sitting, each sorted inside: the table's order
         covered = {place[:2] for place, _ in used_blocks}
         self.ratings._keep([handle for _, handle in sorted(used_blocks)],
@@ -655,37 +671,3 @@ def write_outputs(out_dir: Path, result: Collection,
                                    incomplete=(incomplete, result.ratings.incomplete_rows))
         outputs.stage(paths["collection"]).write_bytes(record)
     return {name: str(path) for name, path in paths.items()}
-
-
-_REASON_ISSUES = 3  # issues quoted in a file's reason; the rest are counted
-
-
-def file_verdicts(report: ValidationReport) -> list[dict[str, Any]]:
-    """Per input file: who it is, whether its ratings are used and, if not, why.
-
-    ``analyze`` reads these (from ``out/collection.json``) to name every file whose
-    ratings are left out. The reason quotes the file's first errors (or, for a file
-    without errors that is still not used, its first warnings) with sheet and cell.
-    """
-    by_file: dict[str, list[Issue]] = defaultdict(list)
-    for item in report.issues:
-        by_file[item.file].append(item)
-    out = []
-    for f in report.files:
-        issues = by_file.get(f.file, [])
-        errors = [i for i in issues if i.severity == ERROR]
-        quoted = errors or ([] if f.used else issues)
-        out.append({**f.to_dict(), "reason": "" if f.used and not errors else
-                    _reason(quoted, len(errors))})
-    return out
-
-
-def _reason(issues: list[Issue], n_errors: int) -> str:
-    parts = []
-    for item in issues[:_REASON_ISSUES]:
-        where = "!".join(x for x in (item.sheet, item.cell) if x)
-        parts.append(f"{item.code}{' at ' + where if where else ''}")
-    more = len(issues) - _REASON_ISSUES
-    head = f"{n_errors} error(s): " if n_errors else ""
-    tail = f" and {more} more (see validation.xlsx)" if more > 0 else ""
-    return head + ", ".join(parts) + tail if parts else "not used (see validation.xlsx)"

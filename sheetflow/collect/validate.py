@@ -11,8 +11,8 @@ return issues, so the rules can be tested on their own.
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -134,6 +134,10 @@ _TYPES = (
     _t("sender-not-rater", WARNING, "The message carrying the file came from another rater.",
        "The message carrying this workbook of rater {rater} came from {detail}. Check "
        "that each rater returns their own workbook."),
+    _t("answers-match-other-rater", WARNING, "Of 20+ answers to the same responses as another "
+       "rater's file, 95% or more are identical.", "{rater}'s answers equal {value}'s "
+       "({other_file}) in {detail} answers to the same responses{texts}: one rater may have "
+       "filled in the other's workbook. Ask both before using either."),
     _t("mail-unreadable", ERROR, "A saved message (.eml or .mbox) could not be read.",
        "This saved message could not be read ({detail}). Save the message again from "
        "the mail program, or save its attachment into the returns folder."),
@@ -378,6 +382,9 @@ class FileStatus:
         Required answer cells filled in, and in total (for percent complete).
     path : str
         Where it was read: relative to the study folder when inside it (``returns/...``).
+    linked, linked_raters, link : list of str, list of str, str
+        For a file identified as no pack: the packs (and raters) evidence ties it to,
+        and that evidence in words (see :mod:`.links`).
     """
 
     file: str
@@ -390,6 +397,9 @@ class FileStatus:
     answered: int = 0
     required: int = 0
     path: str = ""
+    linked: list[str] = field(default_factory=list)
+    linked_raters: list[str] = field(default_factory=list)
+    link: str = ""
 
     @property
     def percent_complete(self) -> float:
@@ -451,47 +461,41 @@ class ValidationReport:
         }
 
 
-# --------------------------------------------------------------------------- pure checks
+_REASON_ISSUES = 3  # issues quoted in a file's reason; the rest are counted
 
 
-def check_rows(found: Sequence[tuple[int, str]], expected: Sequence[str], *, file: str,
-               sheet: str, rater: str, id_column: str = "A") -> list[Issue]:
-    """Compare the row ids found on a sheet with the ids sheetflow wrote, in order.
+def file_verdicts(report: ValidationReport) -> list[dict[str, Any]]:
+    """Per input file: who it is, whether its ratings are used and, if not, why.
 
-    Parameters
-    ----------
-    found : sequence of (row number, id)
-        Ids read from the sheet's id column, top to bottom.
-    expected : sequence of str
-        The ids the manifest lists for this sheet, in order.
-    file, sheet, rater : str
-        Where, for the issues.
-    id_column : str
-        The id column's letter, for cell addresses.
-
-    Returns
-    -------
-    list of Issue
-        ``row-missing``, ``row-unknown``, ``row-duplicated`` (errors) and
-        ``rows-reordered`` (a warning, when the same ids come in another order).
+    ``analyze`` reads these (from ``out/collection.json``) to name every file whose
+    ratings are left out. The reason quotes the file's first errors (or, for a file
+    without errors that is still not used, its first warnings) with sheet and cell.
     """
-    out: list[Issue] = []
-    wanted = set(expected)
-    counts = Counter(row_id for _, row_id in found)
-    for row, row_id in found:
-        if row_id not in wanted:
-            out.append(issue("row-unknown", file=file, sheet=sheet, cell=f"{id_column}{row}",
-                             rater=rater, value=row_id, detail=row))
-    for row_id in sorted(k for k, n in counts.items() if n > 1 and k in wanted):
-        out.append(issue("row-duplicated", file=file, sheet=sheet, rater=rater, case=row_id))
-    for row_id in expected:
-        if row_id not in counts:
-            out.append(issue("row-missing", file=file, sheet=sheet, rater=rater, case=row_id))
-    if not out:
-        order = [row_id for _, row_id in found]
-        if order != list(expected):
-            out.append(issue("rows-reordered", file=file, sheet=sheet, rater=rater))
+    by_file: dict[str, list[Issue]] = defaultdict(list)
+    for item in report.issues:
+        by_file[item.file].append(item)
+    out = []
+    for f in report.files:
+        issues = by_file.get(f.file, [])
+        errors = [i for i in issues if i.severity == ERROR]
+        quoted = errors or ([] if f.used else issues)
+        out.append({**f.to_dict(), "reason": "" if f.used and not errors else
+                    _reason(quoted, len(errors))})
     return out
+
+
+def _reason(issues: list[Issue], n_errors: int) -> str:
+    parts = []
+    for item in issues[:_REASON_ISSUES]:
+        where = "!".join(x for x in (item.sheet, item.cell) if x)
+        parts.append(f"{item.code}{' at ' + where if where else ''}")
+    more = len(issues) - _REASON_ISSUES
+    head = f"{n_errors} error(s): " if n_errors else ""
+    tail = f" and {more} more (see validation.xlsx)" if more > 0 else ""
+    return head + ", ".join(parts) + tail if parts else "not used (see validation.xlsx)"
+
+
+# --------------------------------------------------------------------------- pure checks
 
 
 def check_word_count(text: str, min_words: int | None, max_words: int | None

@@ -14,6 +14,7 @@ from .. import __version__
 from ..analysis import Analysis, results_tables, verdicts
 from ..analysis.owner_record import metadata
 from ..analysis.pilot_summary import PILOT_FILE, pilot_document, read_previous
+from ..collect.outputs import INCOMPLETE_RATINGS_NAME, RATINGS_NAME, earlier_outputs
 from ..collect.returns import file_digest as file_sha256
 from ..collect.rows import neutralise
 from ..staging import OutputSet, remove_partials
@@ -93,7 +94,8 @@ def write_into(analysis: Analysis, out: Path, outputs: OutputSet, *,
         jobs = [(write, args, outputs.stage(path)) for write, args, path in tables + feedback]
         _write_all(jobs, [(write, outputs.stage(path)) for write, path in local], analysis,
                    workers)
-    stage_run_record(outputs, out, analysis.summary["run_id"])  # last: it vouches for all
+    stage_run_record(outputs, out, analysis.summary["run_id"], made_from(analysis))
+    outputs.supersede(earlier_outputs(out))  # the earlier run's files this one drops
     return [path for _, path in local[:3]] + [path for *_, path in tables] + \
         [path for _, path in local[3:]] + [path for *_, path in feedback]
 
@@ -111,14 +113,33 @@ def run_id(analysis: Analysis) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
 
 
-def stage_run_record(outputs: OutputSet, out: Path, run: str) -> None:
-    """Stage ``out/run.json``: the run id and the sha256 of every output staged, so
-    :func:`sheetflow.collect.outputs.check_run` can tell when ``out/`` mixes runs."""
+def stage_run_record(outputs: OutputSet, out: Path, run: str,
+                     tables: dict[str, str] | None = None) -> None:
+    """Stage ``out/run.json``, last (it vouches for the others): the run id, the sha256
+    of every output staged and of the tables analysed (``made_from``), so
+    :func:`sheetflow.collect.outputs.check_run` can tell when ``out/`` mixes runs or
+    holds an analysis of tables collect has since replaced, and the next collect or
+    analyze knows which files are this run's (:func:`~sheetflow.collect.outputs.
+    retire_stale_analysis`, :meth:`~sheetflow.staging.OutputSet.supersede`)."""
     files = {final.relative_to(out).as_posix(): file_sha256(staged)
              for staged, final in outputs.staged()}
-    record = {"run_format": 1, "run_id": run, "files": files}
+    record: dict = {"run_format": 1, "run_id": run, "files": files}
+    if tables is not None:
+        record["made_from"] = tables
     outputs.stage(out / RUN_FILE).write_text(
         json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def made_from(analysis: Analysis) -> dict[str, str] | None:
+    """The tables under ``out/`` the analysis read -> their sha256, from its audit
+    (None for an analysis not read from a study's ``out/``)."""
+    audit = analysis.summary.get("audit") or {}
+    if not audit.get("ratings_sha256"):
+        return None
+    tables = {RATINGS_NAME: str(audit["ratings_sha256"])}
+    if audit.get("incomplete_ratings_sha256"):
+        tables[INCOMPLETE_RATINGS_NAME] = str(audit["incomplete_ratings_sha256"])
+    return tables
 
 
 def _write_all(jobs: list[Job], local: list[tuple[Callable[[Analysis, Path], Path], Path]],

@@ -273,6 +273,14 @@ def total_bounds(total: Total, rubric: Rubric) -> tuple[float, float]:
     return (sum(lows), sum(highs))
 
 
+def total_range(total: Total, rubric: Rubric) -> tuple[float, float]:
+    """The range a total is read against: its declared ``min``/``max`` where given, else
+    :func:`total_bounds` (the checks that scale by the range use this one rule)."""
+    lo, hi = total_bounds(total, rubric)
+    return (total.minimum if total.minimum is not None else lo,
+            total.maximum if total.maximum is not None else hi)
+
+
 def _fmt_number(x: float) -> str:
     """A number without a trailing ``.0`` when it is whole."""
     if isinstance(x, float) and math.isfinite(x) and x.is_integer():

@@ -1,0 +1,250 @@
+"""Answers that match another rater's too well: one workbook filled from another.
+
+A pack's row ids bind a returned file to the pack, not to the person who filled it: a
+rater who also holds another rater's blank pack (collusion, a forwarded e-mail) can
+copy their own answers into it and return it as that rater, and every per-file check
+passes. This cannot be prevented, so it is detected: after every file is checked,
+the used files of every two different raters are compared on the answers both gave.
+
+Answers are aligned without the key. Two raters see the same response under their
+own labels and row ids, but the blinded manifest gives every answer row the
+``locked_sha256`` of the text shown (prompt and response) and its card's item id, so
+an answer is keyed by (item id, response digest, dimension, field). A preference
+names labels (first wins, second wins, tied): it is compared as which response, by
+digest, was preferred, so swapping the sides does not hide a copy. Confidences count
+as answers; identical free text of :data:`LONG_TEXT` characters or more is named.
+
+The reader child turns a file's answers into an :class:`AnswerPrint` (64-bit hashes,
+some 17 bytes an answer); the parent compares all files at once with one-hot matrix
+products (:func:`find_copies`), and :func:`warn_copies` warns on both files of a pair.
+
+Rule
+----
+Warn when two files of different raters share at least :data:`MIN_SHARED` answers
+(non-blank in both) and at least :data:`MIN_IDENTICAL` of them (95%) are identical.
+Independent raters differ on counts, checklists, choices and confidences: the
+simulated raters of :mod:`sheetflow.demo.simulate` (mild noise, a shared latent
+quality per response) agree on at most 75% of their shared answers in every bundled
+template and in every one of the 124,750 pairs of a 500-rater paired study (median
+64%). A copied workbook agrees on all of them, and one with 25 of 500 answers changed
+still on 95%; the gap between 75% and 95% leaves room for a panel that agrees more
+than the simulation. Twenty shared answers keep a handful of agreeing answers (a
+short study-level submission) from counting as evidence. Free text counts like any
+other answer: the simulated raters draw their notes from a few stock phrases (up to
+three identical notes in an honest pair), so identical text alone is not evidence
+enough; it is named in the warning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..spec.rubric import Dimension
+from .validate import ERROR, Issue, issue
+
+MIN_SHARED = 20
+"""Fewest answers two files must both give before their agreement is judged."""
+MIN_IDENTICAL = 0.95
+"""Share of the shared answers that must be identical for the warning."""
+LONG_TEXT = 20
+"""Characters from which an identical free-text answer is named in the warning."""
+CODE = "answers-match-other-rater"
+
+_CELLS = 1 << 22  # one-hot block size (files x columns) per matrix product: 16 MB
+_SEP = "\x1f"
+
+
+@dataclass(frozen=True)
+class AnswerPrint:
+    """One file's answers, comparable across raters without the key (small, picklable).
+
+    Attributes
+    ----------
+    keys : bytes
+        Per answer, the 64-bit hash of (item id, response digest, dimension, field).
+    answers : bytes
+        Per answer, the 64-bit hash of its key and its value: equal for two files
+        exactly when they gave the same answer to the same question.
+    texts : bytes
+        Per answer, 1 for free text of :data:`LONG_TEXT` characters or more, else 0.
+    """
+
+    keys: bytes = b""
+    answers: bytes = b""
+    texts: bytes = b""
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+
+def answer_print(rows: Sequence[tuple[str, ...]], pack: Mapping[str, Any],
+                 dims: Mapping[str, Dimension], labels: Sequence[str]) -> AnswerPrint:
+    """The :class:`AnswerPrint` of one file's rating rows (in the reader child).
+
+    Parameters
+    ----------
+    rows : sequence of tuple
+        The file's rating rows, fields as :data:`~sheetflow.collect.rows.ROW_FIELDS`.
+    pack : mapping
+        The pack's manifest entry (its cards' row ids, labels and digests).
+    dims : mapping of str to Dimension
+        The rubric's dimensions by id.
+    labels : sequence of str
+        The design's labels, first then second (a preference's first two choices).
+
+    Returns
+    -------
+    AnswerPrint
+        Blank answers, derived figures and batch times are left out, and so is a key
+        given twice with different values (two responses of a card with one text).
+    """
+    digest = {r["row_id"]: r["locked_sha256"] for c in pack.get("cards", []) for r in c["rows"]}
+    sides = {c["item_id"]: {r["label"]: r["locked_sha256"] for r in c["rows"]}
+             for c in pack.get("cards", [])}
+    found: dict[str, tuple[str, bool]] = {}
+    clashes: set[str] = set()
+    for case, row_id, _label, dim_id, part, value, _raw, confidence, cell in rows:
+        dim = dims.get(dim_id)
+        if not cell or dim is None:  # derived points and totals, batch times
+            continue
+        key = _SEP.join((case, digest.get(row_id, ""), dim_id, part))
+        if value:
+            if dim.kind == "preference":
+                value = _preferred(value, dim, sides.get(case, {}), labels)
+            _add(found, clashes, key, value, dim.kind == "text" and
+                 len(value.strip()) >= LONG_TEXT)
+        if confidence:  # checklists repeat it on every question: one key
+            _add(found, clashes, _SEP.join((case, digest.get(row_id, ""), dim_id,
+                                            "confidence")), confidence, False)
+    kept = [(k, v) for k, v in found.items() if k not in clashes]
+    return AnswerPrint(b"".join(_hash(k) for k, _ in kept),
+                       b"".join(_hash(k + _SEP + v) for k, (v, _) in kept),
+                       bytes(long for _, (_, long) in kept))
+
+
+def _add(found: dict[str, tuple[str, bool]], clashes: set[str], key: str, value: str,
+         long: bool) -> None:
+    seen = found.setdefault(key, (value, long))
+    if seen[0] != value:
+        clashes.add(key)
+
+
+def _preferred(value: str, dim: Dimension, sides: Mapping[str, str],
+               labels: Sequence[str]) -> str:
+    """A preference as the digests of the response preferred and the other one."""
+    choices = list(dim.choices)
+    if len(choices) < 2 or value not in choices[:2] or len(labels) < 2:
+        return value  # tied, or not a side
+    first, second = sides.get(labels[0], labels[0]), sides.get(labels[-1], labels[-1])
+    won, lost = (first, second) if value == choices[0] else (second, first)
+    return f"{won}>{lost}"
+
+
+def _hash(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+
+
+# --------------------------------------------------------------------------- the parent
+
+
+@dataclass(frozen=True)
+class Match:
+    """Two files (by index) whose answers match beyond independent rating."""
+
+    first: int
+    second: int
+    shared: int
+    identical: int
+    texts: int
+    """Identical free-text answers of :data:`LONG_TEXT` characters or more."""
+
+
+def find_copies(prints: Sequence[AnswerPrint], raters: Sequence[str]) -> list[Match]:
+    """Every pair of files of different raters that meets the rule (module notes).
+
+    Parameters
+    ----------
+    prints : sequence of AnswerPrint
+        One per file.
+    raters : sequence of str
+        Each file's rater id: files of one rater (two sittings) are not compared.
+
+    Returns
+    -------
+    list of Match
+        Ordered by file index.
+    """
+    if len(set(raters)) < 2:
+        return []
+    import numpy as np  # only here: collect needs it for no other step
+
+    n = len(prints)
+    files = np.repeat(np.arange(n), [len(p) for p in prints])
+    keys = np.frombuffer(b"".join(p.keys for p in prints), dtype=np.uint64)
+    answers = np.frombuffer(b"".join(p.answers for p in prints), dtype=np.uint64)
+    long = np.frombuffer(b"".join(p.texts for p in prints), dtype=np.uint8).astype(bool)
+    shared = _pair_counts(files, keys, n)
+    same = _pair_counts(files, answers, n)
+    _, who = np.unique(np.array(raters, dtype=str), return_inverse=True)
+    pairs = np.triu(who[:, None] != who[None, :], 1)
+    hits = pairs & (shared >= MIN_SHARED) & (same >= MIN_IDENTICAL * shared - 1e-9)
+    if not hits.any():
+        return []
+    texts = _pair_counts(files[long], answers[long], n)
+    return [Match(int(i), int(j), int(shared[i, j]), int(same[i, j]), int(texts[i, j]))
+            for i, j in zip(*np.nonzero(hits), strict=True)]
+
+
+def _pair_counts(files: Any, codes: Any, n: int) -> Any:
+    """n x n: how many of the same codes each two files hold (each file holds a code
+    at most once): X @ X.T for the one-hot file-by-code matrix X, built a block of
+    columns at a time so memory stays bounded whatever the number of codes."""
+    import numpy as np
+
+    out = np.zeros((n, n), dtype=np.float64)
+    _, column, held = np.unique(codes, return_inverse=True, return_counts=True)
+    keep = held[column] > 1  # a code only one file holds pairs with no one
+    files, column = files[keep], np.unique(column[keep], return_inverse=True)[1]
+    if not column.size:
+        return out.astype(np.int64)
+    order = np.argsort(column, kind="stable")
+    files, column = files[order], column[order]
+    columns = int(column[-1]) + 1
+    width = max(1, min(columns, _CELLS // n))
+    for start in range(0, columns, width):
+        lo, hi = np.searchsorted(column, (start, start + width))
+        block = np.zeros((n, min(width, columns - start)), dtype=np.float32)  # exact < 2**24
+        block[files[lo:hi], column[lo:hi] - start] = 1.0
+        out += block @ block.T
+    return np.rint(out).astype(np.int64)
+
+
+class CheckedWork(Protocol):
+    """What :func:`warn_copies` needs of one file in the collector."""
+
+    name: str
+    issues: list[Issue]
+    answers: AnswerPrint | None
+    duplicate_of: str
+    head: Any
+
+    @property
+    def rater(self) -> str:
+        """The file's rater id."""
+
+
+def warn_copies(works: Sequence[CheckedWork]) -> None:
+    """Add the :data:`CODE` warning to both files of every pair :func:`find_copies`
+    finds, among the files whose ratings are used (no error, not a duplicate)."""
+    used = [w for w in works if w.head is not None and w.answers is not None
+            and not w.duplicate_of and not any(i.severity == ERROR for i in w.issues)]
+    for m in find_copies([w.answers for w in used], [w.rater for w in used]):
+        for me, other in ((used[m.first], used[m.second]), (used[m.second], used[m.first])):
+            texts = (f", {m.texts} of them identical free texts of {LONG_TEXT}+ characters"
+                     if m.texts else "")
+            me.issues.append(issue(CODE, file=me.name, rater=me.rater, value=other.rater,
+                                   detail=f"{m.identical} of {m.shared}",
+                                   other_file=other.name, texts=texts))

@@ -1,0 +1,138 @@
+"""Returns that could not be read or identified, linked to the packs they stand for.
+
+A returned file refused before it was parsed (damaged, cut off, not a workbook,
+encrypted, ...), or whose identity is missing or inconsistent, is identified as no
+pack. When there is evidence tying it to packs that were sent, it is *linked* to them
+(never identified as them):
+
+* its file name is exactly the file name of a pack that was sent (each pack has its
+  own file name);
+* for ``identity-conflict``: each identity store whose study, pack id and rater id
+  name one pack of the manifest.
+
+A file linked to exactly one pack makes that pack "returned, unusable": the rater gets
+a reply draft asking for the file again, and no reminder. A file linked to several
+packs is named on each of them without saying whose it is. A file linked to none stays
+an unknown file, as before.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..packs.manifest import PackHead
+from .validate import ERROR, FileStatus, Issue
+
+UNREADABLE = frozenset({
+    "empty-file", "file-too-large", "encrypted-workbook", "legacy-xls", "ods-file",
+    "not-a-workbook", "corrupt-file", "macro-workbook", "zip-bomb", "xml-dtd",
+    "strict-ooxml", "unreadable-workbook", "read-aborted", "attachment-too-large"})
+"""Codes of a file refused before its identity was read, for a reason the sender can
+mend by sending it again (problems on the coordinator's side, such as permissions or a
+file changed while collecting, are not among them)."""
+UNIDENTIFIED = {"identity-missing": "it carries no identity",
+                "identity-conflict": "its identity stores disagree"}
+"""Codes of a file read whose identity cannot say whose it is, and how to say so."""
+DETAIL_ROOM = 80
+"""Characters an issue's detail keeps (:func:`~.validate.show_value` cuts the rest)."""
+
+
+def naming_stores(stores: Mapping[str, Mapping[str, str]], packs: Mapping[str, PackHead],
+                  study_id: str) -> dict[str, list[str]]:
+    """Pack id -> the identity stores that name that pack, each store on its own.
+
+    A store names a pack when its study id is this study's and its pack id and rater id
+    are those of one pack in the manifest (``packs``, by pack id).
+    """
+    out: dict[str, list[str]] = defaultdict(list)
+    for store, values in sorted(stores.items()):
+        head = packs.get(values.get("pack_id", ""))
+        if head is not None and head.rater_id == values.get("rater_id") \
+                and values.get("study_id") == study_id:
+            out[head.pack_id].append(store)
+    return dict(out)
+
+
+def conflict_detail(key: str, seen: Mapping[str, str], room: int = DETAIL_ROOM) -> str:
+    """The detail of an ``identity-conflict`` on ``key``: its values, each with the
+    stores holding it, the odd one out first, within ``room`` characters.
+
+    When that is too long, the last (most common) value's stores are called "the
+    rest", then the values are shown without their stores, then the values are cut
+    shorter and the same tried again: the first value always shows.
+    """
+    holders: dict[str, list[str]] = defaultdict(list)
+    for store, value in sorted(seen.items()):
+        holders[value].append(store)
+    groups = sorted(holders.items(), key=lambda g: (len(g[1]), g[0]))
+    text = ""
+    for width in (room, 24, 12, 6):
+        for text in _conflict_texts(key, groups, width):
+            if len(text) <= room:
+                return text
+    return text[:room - 3] + "..."
+
+
+def _conflict_texts(key: str, groups: list[tuple[str, list[str]]], width: int) -> list[str]:
+    """The ways :func:`conflict_detail` says it, longest first, values cut to ``width``."""
+    shown = [(repr(_cut(value, width)), stores) for value, stores in groups]
+    last = len(shown) - 1
+    return [f"{key} " + "; ".join(f"{v} in {', '.join(s)}" for v, s in shown),
+            f"{key} " + "; ".join(f"{v} in {'the rest' if i == last else ', '.join(s)}"
+                                  for i, (v, s) in enumerate(shown)),
+            f"{key} " + " vs ".join(v for v, _ in shown)]
+
+
+def _cut(value: str, width: int) -> str:
+    return value if len(value) <= width else value[:max(width - 3, 1)] + "..."
+
+
+def pack_words(head: PackHead) -> str:
+    """A pack as a sentence names it: "R1's pack", "R1's sitting-2 pack"."""
+    return f"{head.rater_id}'s {'' if head.sitting == 1 else f'sitting-{head.sitting} '}pack"
+
+
+def file_link(name: str, issues: Iterable[Issue], by_stores: Mapping[str, list[str]],
+              heads: list[PackHead]) -> dict[str, Any]:
+    """The link fields of a file identified as no pack (:class:`~.validate.FileStatus`
+    ``linked``, ``linked_raters``, ``link``), or ``{}`` when it is not linked.
+
+    Parameters
+    ----------
+    name : str
+        The file's name as returned.
+    issues : iterable of Issue
+        The file's issues: it is linked only when one of its errors is in
+        :data:`UNREADABLE` or :data:`UNIDENTIFIED`.
+    by_stores : mapping
+        From :func:`naming_stores` (empty unless its identity stores disagree).
+    heads : list of PackHead
+        The packs sent, in manifest order.
+    """
+    codes = [i.code for i in issues if i.severity == ERROR
+             and (i.code in UNREADABLE or i.code in UNIDENTIFIED)]
+    if not codes:
+        return {}
+    by_name = [h for h in heads if h.file == name]
+    linked = [h for h in heads if h in by_name or h.pack_id in by_stores]
+    if not linked:
+        return {}
+    evidence = [f"{' and '.join(by_stores[h.pack_id])} name {pack_words(h)}"
+                for h in heads if h.pack_id in by_stores]
+    evidence += [f"named like {pack_words(h)}" for h in by_name]
+    what = UNIDENTIFIED.get(codes[0], "could not be read")
+    return {"linked": [h.pack_id for h in linked],
+            "linked_raters": list(dict.fromkeys(h.rater_id for h in linked)),
+            "link": "; ".join([what, *evidence])}
+
+
+def sole_link(f: FileStatus) -> str:
+    """The one pack an unidentified file is linked to ("" for none or several)."""
+    return f.linked[0] if not f.pack_id and len(f.linked) == 1 else ""
+
+
+def linked_to(files: Iterable[FileStatus], pack_id: str) -> list[FileStatus]:
+    """The files identified as no pack but linked to ``pack_id``."""
+    return [f for f in files if not f.pack_id and pack_id in f.linked]

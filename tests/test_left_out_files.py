@@ -1,0 +1,84 @@
+"""A returned file left out beside a full panel is named and changes analyze's exit code.
+
+The decision rests on every expected rater, so it is computed and shown; but a file the
+coordinator received and collect did not use (a stray workbook, a damaged second copy)
+must not pass in silence: analyze names it and exits 1 unless --allow-partial. An exact
+copy of a file used is counted once by collect and leaves nothing out.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sheetflow.cli import cli
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("leftout") / "demo"
+    result = CliRunner().invoke(cli, ["demo", str(folder)])
+    assert result.exit_code == 0, result.output
+    return folder
+
+
+def _study(demo: Path, tmp_path: Path) -> Path:
+    root = tmp_path / "study"
+    shutil.copytree(demo, root)
+    return root
+
+
+def _run(*args: str):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_a_stray_file_beside_a_full_panel_is_named_and_exits_1(demo, tmp_path):
+    root = _study(demo, tmp_path)
+    (root / "returns" / "stray.xlsx").write_bytes(b"not a workbook at all")
+    assert _run("collect", str(root)).exit_code == 1  # the stray file has an error
+    result = _run("analyze", str(root), "--json")
+    assert result.exit_code == 1, result.output
+    doc = json.loads(result.output)
+    assert doc["ok"] is False
+    assert doc["summary"]["decision"]["status"] != "incomplete"  # every rater is in
+    assert [f["file"] for f in doc["summary"]["panel"]["excluded_files"]] == ["stray.xlsx"]
+    text = _run("analyze", str(root)).output
+    assert "file left out: stray.xlsx" in text
+    assert "exit 1: 1 returned file(s) left out (stray.xlsx)" in text
+
+
+def test_allow_partial_accepts_the_file_left_out(demo, tmp_path):
+    root = _study(demo, tmp_path)
+    (root / "returns" / "stray.xlsx").write_bytes(b"not a workbook at all")
+    _run("collect", str(root))
+    result = _run("analyze", str(root), "--allow-partial")
+    assert result.exit_code == 0, result.output
+    assert "file left out: stray.xlsx" in result.output
+    assert "exit 1" not in result.output
+
+
+def test_an_exact_copy_of_a_file_used_leaves_nothing_out(demo, tmp_path):
+    root = _study(demo, tmp_path)
+    first = sorted((root / "returns").glob("*.xlsx"))[0]
+    shutil.copyfile(first, root / "returns" / "copy of my return.xlsx")
+    assert _run("collect", str(root)).exit_code == 0
+    result = _run("analyze", str(root))
+    assert result.exit_code == 0, result.output
+    assert "exit 1" not in result.output
+
+
+def test_an_exact_copy_is_shown_on_its_packs_row_not_as_an_unknown_file(demo, tmp_path):
+    """The Status sheet: a copy of a return is the same pack's, whoever named it."""
+    from sheetflow.collect.run import collect
+
+    root = _study(demo, tmp_path)
+    first = sorted((root / "returns").glob("*.xlsx"))[0]
+    shutil.copyfile(first, root / "returns" / "copy of my return.xlsx")
+    result = collect(root)
+    assert [r.file for r in result.roster if r.state == "unknown"] == []
+    row = next(r for r in result.roster if first.name in r.file)
+    assert "copy of my return.xlsx" in row.file and row.used

@@ -1,0 +1,192 @@
+"""No analysis output outlives the inputs it was made from.
+
+An analyze run replaces the earlier run's outputs whole (a rater who has dropped out
+leaves no feedback workbook behind); a collect that writes another ratings table, and
+an analyze that refuses, remove the earlier analysis outputs and say so. Inputs
+(returns, study files, packs, sealed key) and collect's own files are never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from sheetflow.cli import cli
+from sheetflow.collect.returns import file_digest
+from sheetflow.staging import OutputSet
+
+COLLECT_OWN = {"ratings.csv", "ratings-incomplete.csv", "collection.json", "validation.xlsx"}
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The demo study: four returns collected and analysed (decision and feedback)."""
+    folder = tmp_path_factory.mktemp("stale") / "demo"
+    result = CliRunner().invoke(cli, ["demo", str(folder)])
+    assert result.exit_code == 0, result.output
+    return folder
+
+
+def _copy(demo: Path, tmp_path: Path) -> Path:
+    root = tmp_path / "study"
+    shutil.copytree(demo, root)
+    return root
+
+
+def _run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.output + result.stderr
+
+
+def _inputs(root: Path) -> dict[str, bytes]:
+    """Every file of the study outside out/: returns, study files, packs, sealed/."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.relative_to(root).parts[0] != "out"}
+
+
+def _collect_own(root: Path) -> dict[str, bytes]:
+    out = root / "out"
+    return {name: (out / name).read_bytes() for name in COLLECT_OWN if (out / name).exists()}
+
+
+def _analysis_files(root: Path) -> set[str]:
+    """Files in out/ that only analyze writes (not collect's, its reply drafts, the lock
+    or the run record)."""
+    out = root / "out"
+    return {p.relative_to(out).as_posix() for p in out.rglob("*")
+            if p.is_file() and p.name not in COLLECT_OWN | {"run.json", ".lock"}
+            and p.relative_to(out).parts[0] != "feedback"}
+
+
+def _dubois(root: Path) -> Path:
+    return next((root / "returns").glob("*Dubois*"))
+
+
+def _type_text_into_an_answer(root: Path) -> None:
+    path = _dubois(root)
+    book = openpyxl.load_workbook(path)
+    book["Scoring"]["C13"] = "five"  # a numeric answer cell
+    book.save(path)
+
+
+def _record(root: Path) -> dict:
+    return json.loads((root / "out" / "run.json").read_text(encoding="utf-8"))
+
+
+def test_a_refused_analyze_after_a_rejected_return_leaves_no_earlier_decision(demo, tmp_path):
+    """The audit: R4's file rejected by collect, analyze refused; the earlier
+    analysis.xlsx/summary.json (4 of 4 raters, R4's now-rejected ratings) were left as
+    if current and verify said "seal ok". Collect now removes them, names them, and
+    touches no input nor its own files; a run record naming inputs (edited by hand)
+    removes none of them."""
+    root = _copy(demo, tmp_path)
+    summary = json.loads((root / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["n_raters"] == 4
+    earlier = _analysis_files(root)
+    assert {"analysis.xlsx", "summary.json", "feedback-R4.xlsx"} <= earlier
+    record = _record(root)
+    for name in ("../returns/" + _dubois(root).name, "../sealed/key.json", "ratings.csv"):
+        record["files"][name] = file_digest(root / "out" / name)
+    (root / "out" / "run.json").write_text(json.dumps(record), encoding="utf-8")
+    _type_text_into_an_answer(root)
+    inputs = _inputs(root)
+
+    code, text = _run("collect", str(root))
+    assert code == 1, text
+    assert "removed the earlier analysis outputs (out/analysis.xlsx" in text
+    assert "out/summary.json" in text and "out/run.json" in text
+    collected = _collect_own(root)
+    code, text = _run("analyze", str(root))
+    assert code == 1 and "nothing was unsealed" in text, text
+
+    assert _analysis_files(root) == set()  # nothing presents the old decision
+    assert not (root / "out" / "run.json").exists()
+    assert not [p for p in root.rglob("*") if p.name in earlier]  # nor moved elsewhere
+    code, text = _run("verify", str(root))
+    assert code == 0 and "seal ok" in text, text  # true now: the seal holds, no analysis
+    assert _inputs(root) == inputs
+    assert _collect_own(root) == collected
+
+
+def test_an_analyze_that_refuses_removes_the_analysis_it_cannot_vouch_for(demo, tmp_path):
+    """An earlier analysis left when analyze refuses (here: the panel is incomplete
+    without --allow-partial) is removed, and the refusal says so."""
+    root = _copy(demo, tmp_path)
+    _type_text_into_an_answer(root)
+    assert _run("collect", str(root))[0] == 1
+    code, text = _run("analyze", str(root), "--allow-partial")
+    assert code == 0, text
+    assert "feedback-R1.xlsx" in _analysis_files(root)
+    inputs, collected = _inputs(root), _collect_own(root)
+
+    code, text = _run("analyze", str(root))
+    assert code == 1 and "nothing was unsealed" in text, text
+    assert "warning: removed the earlier analysis outputs (out/analysis.xlsx" in text
+    assert "analyze refused the study as it is now" in text
+    assert _analysis_files(root) == set()
+    assert not (root / "out" / "run.json").exists()
+    assert _inputs(root) == inputs
+    assert _collect_own(root) == collected
+
+
+def test_a_partial_rerun_leaves_no_feedback_of_a_rater_gone(demo, tmp_path):
+    """The audit: one return deleted, collect, analyze --allow-partial; the earlier
+    feedback-R4.xlsx stayed beside the new outputs, in no run record."""
+    root = _copy(demo, tmp_path)
+    _dubois(root).unlink()
+    inputs = _inputs(root)
+    assert _run("collect", str(root))[0] == 1  # a pack has not come back
+    code, text = _run("analyze", str(root), "--allow-partial")
+    assert code == 0, text
+
+    assert not (root / "out" / "feedback-R4.xlsx").exists()
+    assert _analysis_files(root) == set(_record(root)["files"])
+    assert _run("verify", str(root))[0] == 0
+    assert _inputs(root) == inputs
+
+
+def test_an_analyze_replaces_the_earlier_set_whole(demo, tmp_path, monkeypatch):
+    """A collect stopped after writing its table, before removing the analysis made
+    from the old one: verify names the stale analysis; the next analyze removes the
+    earlier run's files it does not write again, says so, and lists every file it
+    leaves in its record."""
+    import sheetflow.collect.run as collect_run
+
+    root = _copy(demo, tmp_path)
+    _dubois(root).unlink()
+    inputs = _inputs(root)
+    monkeypatch.setattr(collect_run, "retire_stale_analysis", lambda root: [],
+                        raising=False)
+    assert _run("collect", str(root))[0] == 1  # a pack has not come back
+    assert (root / "out" / "feedback-R4.xlsx").exists()
+    code, text = _run("verify", str(root))
+    assert code == 1 and "its outputs are stale" in text, text
+
+    code, text = _run("analyze", str(root), "--allow-partial")
+    assert code == 0, text
+    assert "removed " in text and "feedback-R4.xlsx (the earlier run wrote it" in text
+    assert not (root / "out" / "feedback-R4.xlsx").exists()
+    assert _analysis_files(root) == set(_record(root)["files"])
+    assert _run("verify", str(root))[0] == 0
+    assert _inputs(root) == inputs
+
+
+def test_an_output_set_removes_what_it_supersedes_only_when_committed(tmp_path):
+    for name in ("a.txt", "b.txt", "old.txt"):
+        (tmp_path / name).write_text(f"old {name}")
+    with pytest.raises(RuntimeError), OutputSet() as outputs:
+        outputs.stage(tmp_path / "a.txt").write_text("new a")
+        outputs.supersede([tmp_path / "a.txt", tmp_path / "old.txt"])
+        raise RuntimeError("stopped")
+    assert (tmp_path / "old.txt").read_text() == "old old.txt"
+    with OutputSet() as outputs:
+        outputs.stage(tmp_path / "a.txt").write_text("new a")
+        outputs.supersede([tmp_path / "a.txt", tmp_path / "old.txt"])
+    assert outputs.removed == [tmp_path / "old.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+    assert (tmp_path / "a.txt").read_text() == "new a"
