@@ -82,3 +82,14 @@ def test_an_exact_copy_is_shown_on_its_packs_row_not_as_an_unknown_file(demo, tm
     assert [r.file for r in result.roster if r.state == "unknown"] == []
     row = next(r for r in result.roster if first.name in r.file)
     assert "copy of my return.xlsx" in row.file and row.used
+
+
+def test_collect_names_an_exact_copy_as_a_copy_not_an_unknown_rater(demo, tmp_path):
+    root = _study(demo, tmp_path)
+    first = sorted((root / "returns").glob("*.xlsx"))[0]
+    shutil.copyfile(first, root / "returns" / "a copy.xlsx")  # sorts before the original
+    result = _run("collect", str(root))
+    assert result.exit_code == 0, result.output
+    line = next(ln for ln in result.output.splitlines() if ln.startswith(f"{first.name}:"))
+    assert "an exact copy of a copy.xlsx (rater R1), read once" in line
+    assert "rater unknown" not in result.output

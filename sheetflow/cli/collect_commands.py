@@ -48,9 +48,13 @@ def _summary(out: Output, result: Collection) -> None:
     from ..collect.returns import escape_controls
 
     report = result.report
+    read = {f.sha256: f for f in report.files if f.pack_id and f.sha256}
     for f in report.files:
         state = "used" if f.used else "NOT USED"
+        original = read.get(f.sha256) if not f.pack_id else None
         who = (f"rater {f.rater}, {f.percent_complete:g}% complete" if f.pack_id
+               else f"an exact copy of {original.file} (rater {original.rater}), read once"
+               if original is not None
                else f.link or "rater unknown (not a pack of this study)")
         out.say(escape_controls(f"{f.file}: {who}, {f.errors} errors, {f.warnings} "
                                 f"warnings, {state}"),
