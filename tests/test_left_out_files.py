@@ -93,3 +93,13 @@ def test_collect_names_an_exact_copy_as_a_copy_not_an_unknown_rater(demo, tmp_pa
     line = next(ln for ln in result.output.splitlines() if ln.startswith(f"{first.name}:"))
     assert "an exact copy of a copy.xlsx (rater R1), read once" in line
     assert "rater unknown" not in result.output
+
+
+def test_collect_lists_what_each_output_holds(demo, tmp_path):
+    """An empty draft folder or a header-only table is not listed as if it held any."""
+    root = _study(demo, tmp_path)
+    text = _run("collect", str(root)).output
+    assert "out/feedback (0 reply drafts)" in text
+    assert "ratings-incomplete.csv (0 rows of files left out" in text
+    rows = sum(1 for _ in (root / "out" / "ratings.csv").open(encoding="utf-8")) - 1
+    assert f"ratings.csv ({rows:,} rows)" in text

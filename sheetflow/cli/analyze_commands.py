@@ -126,6 +126,8 @@ def demo_command(out: Output, directory: Path, force: bool) -> None:
 
 
 def _tour(out: Output, r: DemoResult) -> None:
+    from .collect_commands import shown_output
+
     out.say(f"demo study  {r.folder} (18 real prompt/response pairs from the PandaLM "
             "test set; see README.md there)")
     out.say("1. generate: one locked workbook per rater, a blinded manifest, a sealed key")
@@ -142,7 +144,7 @@ def _tour(out: Output, r: DemoResult) -> None:
     out.say(f"3. collect: {len(report.files)} files, {len(r.collection.ratings)} rating rows, "
             f"{len(report.issues)} issues (self-check warnings included)")
     for name, path in sorted(r.collection.outputs.items()):
-        out.say(f"   {name}: {path}")
+        out.say(f"   {name}: {shown_output(name, path, r.collection)}")
     out.say("4. analyze: seal verified, labels unblinded, plan run")
     _echo_summary(out, r.analysis)
     _echo_decision(out, r.analysis)

@@ -76,7 +76,7 @@ def _summary(out: Output, result: Collection) -> None:
         label = "returned unusable" if r.state == "unusable" else "unusable, unclear whose"
         out.say(escape_controls(f"{label}: {r.rater_id or r.file}: {r.todo}"), fg="red")
     for name, path in sorted(result.outputs.items()):
-        out.say(f"wrote {name}: {path}")
+        out.say(f"wrote {name}: {shown_output(name, path, result)}")
     for path in result.feedback.written:
         out.say(f"reply draft: {path}")
     for rater in result.feedback.no_email:
@@ -182,3 +182,17 @@ def register(group: click.Group) -> None:
     """Add this module's commands to ``group``."""
     group.add_command(collect_command)
     group.add_command(status_command)
+
+
+def shown_output(name: str, path: str, result: Collection) -> str:
+    """An output's path as collect lists it, with what it holds where that can be none
+    (an empty folder is not a draft, a header is not a table)."""
+    if name == "feedback":
+        count = len(result.feedback.written)
+        return f"{path} ({count} reply draft{'' if count == 1 else 's'})"
+    if name == "ratings":
+        return f"{path} ({len(result.ratings):,} rows)"
+    if name == "incomplete":
+        return (f"{path} ({result.ratings.incomplete_rows:,} rows of files left out only "
+                "for blank required answers)")
+    return path
