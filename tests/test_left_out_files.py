@@ -103,3 +103,13 @@ def test_collect_lists_what_each_output_holds(demo, tmp_path):
     assert "ratings-incomplete.csv (0 rows of files left out" in text
     rows = sum(1 for _ in (root / "out" / "ratings.csv").open(encoding="utf-8")) - 1
     assert f"ratings.csv ({rows:,} rows)" in text
+
+
+def test_a_folder_in_returns_is_not_shown_as_a_file_someone_sent(demo, tmp_path):
+    from sheetflow.collect.run import collect
+
+    root = _study(demo, tmp_path)
+    (root / "returns" / "old").mkdir()
+    row = next(r for r in collect(root).roster if r.file == "old")
+    assert row.state == "unknown" and row.todo.startswith("not a file")
+    assert "who sent it" not in row.todo

@@ -183,10 +183,18 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
                                           f.errors, f.warnings, False, _todo_unclear(f)))
                 continue
             rows.append(RosterRow("unknown", "", "", "", 0, "", f.file, None, f.errors,
-                                  f.warnings, f.used,
-                                  "not a pack of this study (see the Issues sheet): find "
-                                  "out who sent it and ask for their own workbook"))
+                                  f.warnings, f.used, _todo_unknown(f, report)))
     return rows
+
+
+def _todo_unknown(f: FileStatus, report: ValidationReport) -> str:
+    """What to do about a file that is no pack: find its sender, unless it is no file
+    at all (a folder or broken link in the returns folder, which nobody sent)."""
+    if any(i.code == "not-a-file" and i.file == f.file for i in report.issues):
+        return "not a file (a folder, pipe or broken link): nothing was read; move it " \
+            "out of the returns folder"
+    return ("not a pack of this study (see the Issues sheet): find out who sent it and "
+            "ask for their own workbook")
 
 
 def _unusable_row(rater: Rater, pack: Expected, linked: list[FileStatus],
