@@ -224,6 +224,8 @@ def test_honest_raters_of_every_template_are_not_warned(tmp_path):
     ("rows-from-other-rater", {"rater": "EV-02", "detail": "EV-01"}),
     ("file-name-mismatch", {"rater": "EV-02", "detail": "EV-01"}),
     ("sender-not-rater", {"rater": "EV-02", "detail": "ev01@example.org"}),
+    ("saved-by-same-user", {"rater": "EV-02", "value": "Jo",
+                            "detail": "EV-01's scores-Okafor.xlsx"}),
 ])
 def test_a_reply_draft_names_no_other_rater(code, fields):
     """A reply goes to one rater: an issue that names another rater, their file or
@@ -243,3 +245,25 @@ def test_a_reply_draft_names_no_other_rater(code, fields):
     assert CATALOGUE[code].meaning in body
     for other in ("EV-01", "Okafor", "ev01@"):
         assert other not in body
+
+
+def test_two_raters_files_saved_under_one_user_name_are_named(study, tmp_path):
+    """Excel writes the saving account's name into the file (a fresh pack has none):
+    two raters' returns saved under one name are named on both, a third is not."""
+    from sheetflow.collect.copies import SAVER_CODE
+
+    folder = _returns(study, "saver")
+    names = {}
+    for path, user in zip(sorted(folder.glob("*.xlsx")),
+                          ("Jo Smith", "jo smith", "Ann Lee"), strict=False):
+        wb = openpyxl.load_workbook(path)
+        wb.properties.lastModifiedBy = user
+        wb.save(path)
+        names[path.name] = user
+    result = collect(study, [folder], write=False)
+    warned = {i.file: i for i in result.report.issues if i.code == SAVER_CODE}
+    shared = sorted(n for n, u in names.items() if u.casefold() == "jo smith")
+    assert sorted(warned) == shared
+    first, second = shared
+    assert f"'{names[first]}'" in warned[first].message and second in warned[first].message
+    assert all(f.used for f in result.report.files)

@@ -52,6 +52,7 @@ MIN_IDENTICAL = 0.95
 LONG_TEXT = 20
 """Characters from which an identical free-text answer is named in the warning."""
 CODE = "answers-match-other-rater"
+SAVER_CODE = "saved-by-same-user"
 
 _CELLS = 1 << 22  # one-hot block size (files x columns) per matrix product: 16 MB
 _SEP = "\x1f"
@@ -223,11 +224,13 @@ def _pair_counts(files: Any, codes: Any, n: int) -> Any:
 
 
 class CheckedWork(Protocol):
-    """What :func:`warn_copies` needs of one file in the collector."""
+    """What :func:`warn_copies` and :func:`warn_same_saver` need of one file in the
+    collector."""
 
     name: str
     issues: list[Issue]
     answers: AnswerPrint | None
+    saved_by: str
     duplicate_of: str
     head: Any
 
@@ -236,11 +239,40 @@ class CheckedWork(Protocol):
         """The file's rater id."""
 
 
+def _used(works: Sequence[CheckedWork]) -> list[CheckedWork]:
+    """The files whose ratings are used: identified, no error, not a duplicate."""
+    return [w for w in works if w.head is not None and w.answers is not None
+            and not w.duplicate_of and not any(i.severity == ERROR for i in w.issues)]
+
+
+def warn_same_saver(works: Sequence[CheckedWork]) -> None:
+    """Add :data:`SAVER_CODE` to each used file last saved under the same user name as
+    a used file of another rater.
+
+    A fresh pack carries no such name; Excel writes the name of the account that saves
+    the file. Two raters' returns saved under one name were saved by one account: one
+    person's machine, or a shared one. That is said, with the name and the other
+    files, for the coordinator to ask; the files are used as they are.
+    """
+    by_name: dict[str, list[CheckedWork]] = {}
+    for w in _used(works):
+        if w.saved_by:
+            by_name.setdefault(w.saved_by.casefold(), []).append(w)
+    for group in by_name.values():
+        if len({w.rater for w in group}) < 2:
+            continue
+        for me in group:
+            others = [w for w in group if w.rater != me.rater]
+            named = ", ".join(f"{w.rater}'s {w.name}" for w in others[:3]) + \
+                (f" and {len(others) - 3} more" if len(others) > 3 else "")
+            me.issues.append(issue(SAVER_CODE, file=me.name, rater=me.rater,
+                                   value=me.saved_by, detail=named))
+
+
 def warn_copies(works: Sequence[CheckedWork]) -> None:
     """Add the :data:`CODE` warning to both files of every pair :func:`find_copies`
     finds, among the files whose ratings are used (no error, not a duplicate)."""
-    used = [w for w in works if w.head is not None and w.answers is not None
-            and not w.duplicate_of and not any(i.severity == ERROR for i in w.issues)]
+    used = _used(works)
     for m in find_copies([w.answers for w in used], [w.rater for w in used]):
         for me, other in ((used[m.first], used[m.second]), (used[m.second], used[m.first])):
             texts = (f", {m.texts} of them identical free texts of {LONG_TEXT}+ characters"

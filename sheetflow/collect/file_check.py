@@ -121,6 +121,8 @@ class FileResult:
     problem: Problem | None = None
     stores: dict[str, dict[str, str]] = field(default_factory=dict)
     checks: dict[str, PackCheck] = field(default_factory=dict)
+    saved_by: str = ""
+    """The user name the file was last saved under (:attr:`.reader.Book.saved_by`)."""
 
 
 def check_file(job: FileJob) -> FileResult:
@@ -150,7 +152,7 @@ def _check_book(job: FileJob) -> FileResult:
         for pack_id in sorted(p for p in named if p in heads):
             checker = FileChecker(_study(job.study_dir), job, book, heads[pack_id])
             checks[pack_id] = checker.check()
-        return FileResult(None, stores, checks)
+        return FileResult(None, stores, checks, book.saved_by)
     finally:
         book.close()
 

@@ -20,6 +20,7 @@ import hmac
 import json
 import os
 import time
+from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -30,6 +31,7 @@ from ..packs.secret import SECRET_FILE, read_secret, record_mac
 from ..workbook import layout as L
 from .mailbox import is_mail_file, member_digests
 from .returns import file_digest
+from .validate import ERROR, Issue, ValidationReport
 
 OUT_DIR = L.OUT_DIR
 LOCK_FILE = ".lock"
@@ -289,7 +291,7 @@ def collection_record(study_id: str, ratings: Path, rows: int,
         Its number of rating rows (without the header).
     files : list of dict
         The sources: one entry per returned file (``file``, ``sha256``, ``rater``,
-        ``used``, and why it was left out; see :func:`sheetflow.collect.validate.file_verdicts`).
+        ``used``, and why it was left out; see :func:`file_verdicts`).
     secret : bytes, optional
         The study secret: the record then carries ``mac``, HMAC-SHA256 of its canonical
         form, so the table and the record cannot be edited together to match.
@@ -461,3 +463,40 @@ def check_row_count(recorded: int, rows: int) -> None:
         raise OutputError(f"{OUT_DIR}/{RATINGS_NAME} has {rows} rating rows, but "
                           f"{OUT_DIR}/{COLLECTION_FILE} records {recorded}; run "
                           "sheetflow collect again")
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+_REASON_ISSUES = 3  # issues quoted in a file's reason; the rest are counted
+
+
+def file_verdicts(report: ValidationReport) -> list[dict[str, Any]]:
+    """Per input file: who it is, whether its ratings are used and, if not, why.
+
+    ``analyze`` reads these (from ``out/collection.json``) to name every file whose
+    ratings are left out. The reason quotes the file's first errors (or, for a file
+    without errors that is still not used, its first warnings) with sheet and cell.
+    """
+    by_file: dict[str, list[Issue]] = defaultdict(list)
+    for item in report.issues:
+        by_file[item.file].append(item)
+    out = []
+    for f in report.files:
+        issues = by_file.get(f.file, [])
+        errors = [i for i in issues if i.severity == ERROR]
+        quoted = errors or ([] if f.used else issues)
+        out.append({**f.to_dict(), "reason": "" if f.used and not errors else
+                    _reason(quoted, len(errors))})
+    return out
+
+
+def _reason(issues: list[Issue], n_errors: int) -> str:
+    parts = []
+    for item in issues[:_REASON_ISSUES]:
+        where = "!".join(x for x in (item.sheet, item.cell) if x)
+        parts.append(f"{item.code}{' at ' + where if where else ''}")
+    more = len(issues) - _REASON_ISSUES
+    head = f"{n_errors} error(s): " if n_errors else ""
+    tail = f" and {more} more (see validation.xlsx)" if more > 0 else ""
+    return head + ", ".join(parts) + tail if parts else "not used (see validation.xlsx)"

@@ -46,6 +46,9 @@ _ATTR = re.compile(rb"\b(t|ref|si)\s*=\s*[\"']([^\"']*)[\"']")
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _REL_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 CUSTOM_PART = "docProps/custom.xml"  # where openpyxl looks for custom properties too
+CORE_PART = "docProps/core.xml"
+_LAST_SAVED_BY = "{http://schemas.openxmlformats.org/package/2006/metadata/core-properties}" \
+    "lastModifiedBy"
 _INT_TYPES = {"i1", "i2", "i4", "i8", "int", "ui1", "ui2", "ui4", "ui8", "uint"}
 _FLOAT_TYPES = {"r4", "r8", "decimal"}
 
@@ -65,6 +68,9 @@ class Book:
         Workbook-level defined names -> their value (string constants unquoted).
     extents : dict
         Sheet name -> (last row, last column) with content, from the inspection.
+    saved_by : str
+        The user name the program that last saved the file wrote (core properties'
+        ``lastModifiedBy``; "" when none: a fresh pack carries none).
     """
 
     def __init__(self, data: bytes, inspection: Inspection, limits: Limits):
@@ -77,6 +83,7 @@ class Book:
             self.sheets, self.names = _workbook_part(zf.read("xl/workbook.xml"))
             self.properties = (_custom_properties(zf.read(CUSTOM_PART))
                                if CUSTOM_PART in names else {})
+            self.saved_by = _last_saved_by(zf.read(CORE_PART)) if CORE_PART in names else ""
         self._calamine: Any = None
         self._cache: dict[tuple[str, int, int], Cells] = {}
 
@@ -218,6 +225,12 @@ def _custom_properties(data: bytes) -> dict[str, str]:
         kind = value.tag.rsplit("}", 1)[-1]
         out[prop.get("name", "")] = _property_text(kind, value.text or "")
     return out
+
+
+def _last_saved_by(data: bytes) -> str:
+    """The ``lastModifiedBy`` of the core properties part, stripped ("" when absent)."""
+    found = SafeET.fromstring(data).find(_LAST_SAVED_BY)
+    return (found.text or "").strip()[:200] if found is not None else ""
 
 
 def _property_text(kind: str, text: str) -> str:

@@ -55,7 +55,7 @@ from .coordinator import (
     write_feedback,
     write_validation_workbook,
 )
-from .copies import AnswerPrint, warn_copies
+from .copies import AnswerPrint, warn_copies, warn_same_saver
 from .file_check import (
     RATING_COLUMNS,
     ROW_FIELDS,
@@ -82,6 +82,7 @@ from .outputs import (
     RATINGS_NAME,
     collection_record,
     collection_secret,
+    file_verdicts,
     retire_stale_analysis,
     study_lock,
 )
@@ -97,7 +98,6 @@ from .validate import (
     Issue,
     SelfCheckInput,
     ValidationReport,
-    file_verdicts,
     issue,
     self_checks,
     show_value,
@@ -368,6 +368,7 @@ class _FileWork:
     sender: str = ""  # the address the file's message came from, when known
     received: dt.datetime | None = None
     answers: AnswerPrint | None = None  # compared across raters (.copies)
+    saved_by: str = ""  # the user name it was last saved under (.copies)
     by_stores: dict[str, list[str]] = field(default_factory=dict)  # pack id -> its stores
 
     @property
@@ -496,7 +497,7 @@ class _Collector:
             return
         work.answered, work.required = check.answered, check.required
         work.self_check = check.self_check
-        work.answers = check.answers
+        work.answers, work.saved_by = check.answers, result.saved_by
         if check.block is not None:
             work.block = self.ratings._store(check.block)
 
@@ -595,6 +596,7 @@ class _Collector:
         used_blocks, blank_blocks = [], []
         self._sitting_gaps(works)
         warn_copies(works)  # after every file's errors are known
+        warn_same_saver(works)
         for work in works:
             if work.sha256 and not work.duplicate_of:
                 work.issues += self.senders.check(work.name, work.sha256, work.sender,

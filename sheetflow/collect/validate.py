@@ -11,7 +11,7 @@ return issues, so the rules can be tested on their own.
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -138,6 +138,9 @@ _TYPES = (
        "rater's file, 95% or more are identical.", "{rater}'s answers equal {value}'s "
        "({other_file}) in {detail} answers to the same responses{texts}: one rater may have "
        "filled in the other's workbook. Ask both before using either."),
+    _t("saved-by-same-user", WARNING, "Saved under the same user name as another rater's file.",
+       "This workbook was last saved under the user name '{value}', as {detail}: one "
+       "account saved the workbooks of different raters. Ask them before using either."),
     _t("mail-unreadable", ERROR, "A saved message (.eml or .mbox) could not be read.",
        "This saved message could not be read ({detail}). Save the message again from "
        "the mail program, or save its attachment into the returns folder."),
@@ -459,40 +462,6 @@ class ValidationReport:
             "files": [f.to_dict() for f in self.files],
             "issues": [i.to_dict() for i in self.issues],
         }
-
-
-_REASON_ISSUES = 3  # issues quoted in a file's reason; the rest are counted
-
-
-def file_verdicts(report: ValidationReport) -> list[dict[str, Any]]:
-    """Per input file: who it is, whether its ratings are used and, if not, why.
-
-    ``analyze`` reads these (from ``out/collection.json``) to name every file whose
-    ratings are left out. The reason quotes the file's first errors (or, for a file
-    without errors that is still not used, its first warnings) with sheet and cell.
-    """
-    by_file: dict[str, list[Issue]] = defaultdict(list)
-    for item in report.issues:
-        by_file[item.file].append(item)
-    out = []
-    for f in report.files:
-        issues = by_file.get(f.file, [])
-        errors = [i for i in issues if i.severity == ERROR]
-        quoted = errors or ([] if f.used else issues)
-        out.append({**f.to_dict(), "reason": "" if f.used and not errors else
-                    _reason(quoted, len(errors))})
-    return out
-
-
-def _reason(issues: list[Issue], n_errors: int) -> str:
-    parts = []
-    for item in issues[:_REASON_ISSUES]:
-        where = "!".join(x for x in (item.sheet, item.cell) if x)
-        parts.append(f"{item.code}{' at ' + where if where else ''}")
-    more = len(issues) - _REASON_ISSUES
-    head = f"{n_errors} error(s): " if n_errors else ""
-    tail = f" and {more} more (see validation.xlsx)" if more > 0 else ""
-    return head + ", ".join(parts) + tail if parts else "not used (see validation.xlsx)"
 
 
 # --------------------------------------------------------------------------- pure checks
