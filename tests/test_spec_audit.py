@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from spec_helpers import check_gives_one_line, replace_once
 
 from sheetflow.cli import cli
+from sheetflow.errors import SpecError
 from sheetflow.spec.tables import _first_bad_byte
 from sheetflow.spec.templates import init_study
 
@@ -113,3 +114,36 @@ def test_a_total_range_the_dimensions_cannot_give_is_an_error(tmp_path, declared
                     f"{said}, but its dimensions give totals from 0 to 20 (sum of depth, "
                     "evidence, alternatives, logic, actionability); a total is never capped, "
                     "so declare min = 0, max = 20")
+
+
+# -- rules added after a study was generated -------------------------------------------
+
+
+def test_a_study_generated_before_these_rules_is_still_collected_and_analysed(
+        tmp_path, monkeypatch):
+    """A blank shown field and a total's declared range stop check and generate; a study
+    whose packs went out before the rules existed (simulated: generate run without
+    them) is still collected and analysed, since what its raters saw cannot change,
+    while check names the problems."""
+    import sheetflow.packs.generate as generate
+    from sheetflow.collect.run import collect
+    from sheetflow.demo.simulate import fill_packs
+    from sheetflow.report import analyze_and_write
+    from sheetflow.spec.study import load_study
+
+    folder = init_study(tmp_path / "s", "paired-rubric")
+    _edit_items(folder, 6, "prompt", "")
+    replace_once(folder / "study.toml", "min = 0\nmax = 20\n", "min = 0\nmax = 30\n")
+    with pytest.raises(SpecError):
+        generate.generate_packs(folder)
+    monkeypatch.setattr(generate, "require_generatable", lambda study: None)
+    generate.generate_packs(folder)  # as an earlier version did
+    monkeypatch.undo()
+    fill_packs(folder, folder / "returns", seed=5)
+    assert len(load_study(folder).generate_problems) == 2
+    code, _out, err = _check(folder)
+    assert code == 1 and len(err) == 2, err
+    assert "column 'prompt'" in err[0] + err[1] and "declares min = 0, max = 30" in err[0] + err[1]
+    result = collect(folder)
+    assert result.valid and len(result.ratings) > 0
+    assert analyze_and_write(folder)[0].summary["decision"]["status"]

@@ -49,10 +49,11 @@ def check_command(out: Output, directory: Path) -> None:
     """
     from ..packs.seal import spec_drift
     from ..spec.blinding import study_warnings
-    from ..spec.study import load_study
+    from ..spec.study import load_study, require_generatable
     from ..spec.wording import id_mentions
 
     study = load_study(directory)
+    require_generatable(study)
     rubric = study.rubric
     out.say(f"study      {study.id}: {study.title}")
     out.say(f"items      {len(study.items)} from {study.items_file}")

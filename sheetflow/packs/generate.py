@@ -32,7 +32,7 @@ from typing import Any
 from .. import __version__
 from ..errors import SheetflowError, UsageError
 from ..spec.blinding import study_warnings
-from ..spec.study import Rater, Study, load_study
+from ..spec.study import Rater, Study, load_study, require_generatable
 from ..spec.wording import id_mentions
 from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L
@@ -143,6 +143,7 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
         A workbook could not be written (the message names the item).
     """
     study = load_study(study_dir)
+    require_generatable(study)
     root = Path(out) if out is not None else study.root
     spec_hash = study.hash
     _refuse_other_seal(root, spec_hash, force)

@@ -18,6 +18,9 @@ class LoaderBase:
         self.root = spec_path.parent
         self.file = spec_path.name
         self.problems: list[SpecError] = []
+        # problems that stop a spec being frozen (check, generate) but not the reading
+        # of a study generated before the rule existed: its packs are out already
+        self.deferred: list[SpecError] = []
         # ids of dimensions that failed to load: not reported again where referenced
         self.broken: set[str] = set()
         # ids of dimensions loaded despite problems: their points are not to be trusted
@@ -25,6 +28,12 @@ class LoaderBase:
 
     def fail(self, message: str, where: str | None = None, file: str | None = None) -> None:
         self.problems.append(SpecError(message, file=file or self.file, where=where))
+
+    def fail_to_generate(self, message: str, where: str | None = None,
+                         file: str | None = None) -> None:
+        """A problem that ``check`` and ``generate`` refuse, collect and analyze do not
+        (see :attr:`~sheetflow.spec.model.Study.generate_problems`)."""
+        self.deferred.append(SpecError(message, file=file or self.file, where=where))
 
     # -- helpers -----------------------------------------------------------------------
 

@@ -106,6 +106,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             raters_file=raters_file,
             sizing=sizing,
             mail=mail,
+            generate_problems=tuple(self.deferred),
         )
 
     def _parse(self) -> dict | None:
@@ -212,10 +213,11 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         for field in shown:
             blank = [] if field.optional else blank_rows(rows, field.column)
             if blank:
-                self.fail(f"column {field.column!r} (shown to raters as {field.label!r}) is "
-                          "empty, so raters would judge the response against nothing; fill "
-                          "it in, or if it may be blank add optional = true to its entry in "
-                          "[items] show", file=name, where=describe_rows(blank))
+                self.fail_to_generate(
+                    f"column {field.column!r} (shown to raters as {field.label!r}) is "
+                    "empty, so raters would judge the response against nothing; fill it "
+                    "in, or if it may be blank add optional = true to its entry in "
+                    "[items] show", file=name, where=describe_rows(blank))
 
     def _item_rows(self, rows: list[tuple[int, dict[str, str]]], id_col: str, name: str,
                    design: Design) -> tuple[Item, ...]:

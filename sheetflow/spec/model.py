@@ -196,6 +196,11 @@ class Study:
         The ``[mail]`` table (servers, sender, deadline); not part of the spec hash.
     items_file, raters_file : str
         The file names, relative to ``root``.
+    generate_problems : tuple of SpecError
+        Problems that ``check`` and ``generate`` refuse but that do not stop a study
+        already generated from being collected and analysed (rules added after studies
+        were sealed: a blank shown field, a total's declared range other than its
+        dimensions'); :func:`~sheetflow.spec.study.require_generatable` raises them.
     """
 
     root: Path
@@ -219,6 +224,7 @@ class Study:
     show_id: bool = False
     sizing: dict[str, Any] | None = None
     mail: MailSettings = field(default_factory=MailSettings)
+    generate_problems: tuple[Any, ...] = ()
 
     @property
     def hash(self) -> str:

@@ -353,10 +353,10 @@ class RubricLoader(LoaderBase):
             return
         said = ", ".join(f"{key} = {_show(v)}" for key, v in zip(("min", "max"), declared,
                                                                    strict=True) if v is not None)
-        self.fail(f"total {total.id!r} declares {said}, but its dimensions give totals from "
-                  f"{_show(lo)} to {_show(hi)} ({total.method} of {', '.join(total.of)}); a "
-                  f"total is never capped, so declare min = {_show(lo)}, max = {_show(hi)}",
-                  where)
+        self.fail_to_generate(
+            f"total {total.id!r} declares {said}, but its dimensions give totals from "
+            f"{_show(lo)} to {_show(hi)} ({total.method} of {', '.join(total.of)}); a total "
+            f"is never capped, so declare min = {_show(lo)}, max = {_show(hi)}", where)
 
 
 
