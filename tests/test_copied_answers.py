@@ -267,3 +267,27 @@ def test_two_raters_files_saved_under_one_user_name_are_named(study, tmp_path):
     first, second = shared
     assert f"'{names[first]}'" in warned[first].message and second in warned[first].message
     assert all(f.used for f in result.report.files)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sets_and_matrix_products_find_the_same_pairs(seed, monkeypatch):
+    """The pair-by-pair path (few files) and numpy's (many) agree on random panels with
+    copies, near-copies, partial overlaps, long texts and one rater's two sittings."""
+    import random
+
+    rng = random.Random(seed)
+    base = [rng.randrange(3) for _ in range(60)]
+    prints, raters = [], []
+    for f in range(rng.randrange(8, 30)):
+        start, kept = rng.randrange(0, 30), rng.choice((0.5, 0.97, 1.0))
+        answers = [v if rng.random() < kept else 3 for v in base]
+        keys = [copies._hash(f"k{i}") for i in range(start, 60)]
+        values = [copies._hash(f"k{i}={answers[i]}") for i in range(start, 60)]
+        texts = bytes(rng.random() < 0.2 for _ in range(start, 60))
+        prints.append(AnswerPrint(b"".join(keys), b"".join(values), texts))
+        raters.append(f"R{f // 2 if f % 5 == 0 else f}")
+    by_sets = find_copies(prints, raters)
+    monkeypatch.setattr(copies, "SMALL_PANEL", 0)
+    by_products = find_copies(prints, raters)
+    assert by_sets == by_products
+    assert by_sets  # the panel has some

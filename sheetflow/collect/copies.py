@@ -52,6 +52,8 @@ MIN_IDENTICAL = 0.95
 LONG_TEXT = 20
 """Characters from which an identical free-text answer is named in the warning."""
 CODE = "answers-match-other-rater"
+SMALL_PANEL = 40
+"""Most files compared pair by pair with sets; more go to numpy's matrix products."""
 SAVER_CODE = "saved-by-same-user"
 
 _CELLS = 1 << 22  # one-hot block size (files x columns) per matrix product: 16 MB
@@ -180,6 +182,8 @@ def find_copies(prints: Sequence[AnswerPrint], raters: Sequence[str]) -> list[Ma
     """
     if len(set(raters)) < 2:
         return []
+    if len(prints) <= SMALL_PANEL:
+        return _find_copies_by_sets(prints, raters)
     import numpy as np  # only here: collect needs it for no other step
 
     n = len(prints)
@@ -197,6 +201,34 @@ def find_copies(prints: Sequence[AnswerPrint], raters: Sequence[str]) -> list[Ma
     texts = _pair_counts(files[long], answers[long], n)
     return [Match(int(i), int(j), int(shared[i, j]), int(same[i, j]), int(texts[i, j]))
             for i, j in zip(*np.nonzero(hits), strict=True)]
+
+
+def _find_copies_by_sets(prints: Sequence[AnswerPrint], raters: Sequence[str]
+                         ) -> list[Match]:
+    """:func:`find_copies` by set intersections, pair by pair: for a few files this is
+    cheaper than importing numpy (which collect's parent needs for nothing else)."""
+    keys = [_codes(p.keys) for p in prints]
+    answers = [_codes(p.answers) for p in prints]
+    long = [{a for a, flag in zip(_code_list(p.answers), p.texts, strict=True) if flag}
+            for p in prints]
+    out = []
+    for i in range(len(prints)):
+        for j in range(i + 1, len(prints)):
+            if raters[i] == raters[j]:
+                continue
+            shared, same = len(keys[i] & keys[j]), len(answers[i] & answers[j])
+            if shared >= MIN_SHARED and same >= MIN_IDENTICAL * shared - 1e-9:
+                out.append(Match(i, j, shared, same, len(long[i] & long[j])))
+    return out
+
+
+def _code_list(blob: bytes) -> list[int]:
+    """The 64-bit hashes of an :class:`AnswerPrint` field, in order."""
+    return memoryview(blob).cast("Q").tolist() if blob else []
+
+
+def _codes(blob: bytes) -> set[int]:
+    return set(_code_list(blob))
 
 
 def _pair_counts(files: Any, codes: Any, n: int) -> Any:
