@@ -38,6 +38,7 @@ enough; it is named in the warning.
 from __future__ import annotations
 
 import hashlib
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -69,8 +70,8 @@ class AnswerPrint:
     keys : bytes
         Per answer, the 64-bit hash of (item id, response digest, dimension, field).
     answers : bytes
-        Per answer, the 64-bit hash of its key and its value: equal for two files
-        exactly when they gave the same answer to the same question.
+        Per answer, its key's hash XOR its value's: equal for two files when they gave
+        the same answer to the same question (and otherwise but by a 2**-64 chance).
     texts : bytes
         Per answer, 1 for free text of :data:`LONG_TEXT` characters or more, else 0.
     """
@@ -109,30 +110,44 @@ def answer_print(rows: Sequence[tuple[str, ...]], pack: Mapping[str, Any],
              for c in pack.get("cards", [])}
     found: dict[str, tuple[str, bool]] = {}
     clashes: set[str] = set()
+    kinds = {d: dim.kind for d, dim in dims.items()}
     for case, row_id, _label, dim_id, part, value, _raw, confidence, cell in rows:
-        dim = dims.get(dim_id)
-        if not cell or dim is None:  # derived points and totals, batch times
+        kind = kinds.get(dim_id)
+        if not cell or kind is None:  # derived points and totals, batch times
             continue
-        key = _SEP.join((case, digest.get(row_id, ""), dim_id, part))
+        where = _SEP.join((case, digest.get(row_id, ""), dim_id))
         if value:
-            if dim.kind == "preference":
-                value = _preferred(value, dim, sides.get(case, {}), labels)
-            _add(found, clashes, key, value, dim.kind == "text" and
-                 len(value.strip()) >= LONG_TEXT)
+            if kind == "preference":
+                value = _preferred(value, dims[dim_id], sides.get(case, {}), labels)
+            key = where + _SEP + part
+            if found.setdefault(key, (value, kind == "text" and
+                                      len(value.strip()) >= LONG_TEXT))[0] != value:
+                clashes.add(key)
         if confidence:  # checklists repeat it on every question: one key
-            _add(found, clashes, _SEP.join((case, digest.get(row_id, ""), dim_id,
-                                            "confidence")), confidence, False)
-    kept = [(k, v) for k, v in found.items() if k not in clashes]
-    return AnswerPrint(b"".join(_hash(k) for k, _ in kept),
-                       b"".join(_hash(k + _SEP + v) for k, (v, _) in kept),
-                       bytes(long for _, (_, long) in kept))
+            key = where + _SEP + "confidence"
+            if found.setdefault(key, (confidence, False))[0] != confidence:
+                clashes.add(key)
+    kept = [(k, v, long) for k, (v, long) in found.items() if k not in clashes]
+    keys = array("Q", [_code(k, _KEY_CODES) for k, _, _ in kept])
+    answers = array("Q", [code ^ _code(v, _VALUE_CODES)
+                          for code, (_, v, _) in zip(keys, kept, strict=True)])
+    return AnswerPrint(keys.tobytes(), answers.tobytes(), bytes(long for *_, long in kept))
 
 
-def _add(found: dict[str, tuple[str, bool]], clashes: set[str], key: str, value: str,
-         long: bool) -> None:
-    seen = found.setdefault(key, (value, long))
-    if seen[0] != value:
-        clashes.add(key)
+_KEY_CODES: dict[str, int] = {}
+_VALUE_CODES: dict[str, int] = {}
+# a reader child checks many files of one study: their questions and values repeat
+_CODES_KEPT = 1 << 18
+
+
+def _code(text: str, codes: dict[str, int]) -> int:
+    """The 64-bit code of ``text`` (its hash), from ``codes`` when seen before."""
+    code = codes.get(text)
+    if code is None:
+        code = int.from_bytes(_hash(text), "little")
+        if len(codes) < _CODES_KEPT:
+            codes[text] = code
+    return code
 
 
 def _preferred(value: str, dim: Dimension, sides: Mapping[str, str],
