@@ -14,22 +14,17 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from demo_helpers import built_demo, copy_of
 
 from sheetflow.cli import cli
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("leftout") / "demo"
-    result = CliRunner().invoke(cli, ["demo", str(folder)])
-    assert result.exit_code == 0, result.output
-    return folder
+    return built_demo(tmp_path_factory.mktemp("leftout") / "demo")
 
 
-def _study(demo: Path, tmp_path: Path) -> Path:
-    root = tmp_path / "study"
-    shutil.copytree(demo, root)
-    return root
+_study = copy_of
 
 
 def _run(*args: str):

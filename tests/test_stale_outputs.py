@@ -9,12 +9,12 @@ an analyze that refuses, remove the earlier analysis outputs and say so. Inputs
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import openpyxl
 import pytest
 from click.testing import CliRunner
+from demo_helpers import built_demo, copy_of
 
 from sheetflow.cli import cli
 from sheetflow.collect.returns import file_digest
@@ -26,16 +26,10 @@ COLLECT_OWN = {"ratings.csv", "ratings-incomplete.csv", "collection.json", "vali
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     """The demo study: four returns collected and analysed (decision and feedback)."""
-    folder = tmp_path_factory.mktemp("stale") / "demo"
-    result = CliRunner().invoke(cli, ["demo", str(folder)])
-    assert result.exit_code == 0, result.output
-    return folder
+    return built_demo(tmp_path_factory.mktemp("stale") / "demo")
 
 
-def _copy(demo: Path, tmp_path: Path) -> Path:
-    root = tmp_path / "study"
-    shutil.copytree(demo, root)
-    return root
+_copy = copy_of
 
 
 def _run(*args: str) -> tuple[int, str]:
