@@ -73,11 +73,10 @@ def _record(root: Path) -> dict:
 
 
 def test_a_refused_analyze_after_a_rejected_return_leaves_no_earlier_decision(demo, tmp_path):
-    """The audit: R4's file rejected by collect, analyze refused; the earlier
-    analysis.xlsx/summary.json (4 of 4 raters, R4's now-rejected ratings) were left as
-    if current and verify said "seal ok". Collect now removes them, names them, and
-    touches no input nor its own files; a run record naming inputs (edited by hand)
-    removes none of them."""
+    """R4's file rejected by collect, then analyze refused: the earlier
+    analysis.xlsx/summary.json (4 of 4 raters, R4's now-rejected ratings) must not stay
+    as if current. Collect removes them, names them, and touches no input nor its own
+    files; a run record naming inputs (edited by hand) removes none of them."""
     root = _copy(demo, tmp_path)
     summary = json.loads((root / "out" / "summary.json").read_text(encoding="utf-8"))
     assert summary["n_raters"] == 4
@@ -129,8 +128,8 @@ def test_an_analyze_that_refuses_removes_the_analysis_it_cannot_vouch_for(demo, 
 
 
 def test_a_partial_rerun_leaves_no_feedback_of_a_rater_gone(demo, tmp_path):
-    """The audit: one return deleted, collect, analyze --allow-partial; the earlier
-    feedback-R4.xlsx stayed beside the new outputs, in no run record."""
+    """One return deleted, collect, analyze --allow-partial: the earlier
+    feedback-R4.xlsx must not stay beside the new outputs, in no run record."""
     root = _copy(demo, tmp_path)
     _dubois(root).unlink()
     inputs = _inputs(root)

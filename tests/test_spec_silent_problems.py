@@ -1,4 +1,5 @@
-"""Spec defects found by an audit: each is refused, or warned about, in one clear line.
+"""Spec problems that once passed in silence: each is refused, or warned about, in one
+clear line.
 
 * a byte that is not UTF-8 is reported on the physical line an editor shows;
 * a blank item text (a response, a prompt) never passes ``check`` in silence;
