@@ -186,11 +186,17 @@ def retire_analysis(root: str | Path) -> list[Path]:
     return removed
 
 
-def retire_stale_analysis(root: str | Path) -> list[Path]:
+def retire_stale_analysis(root: str | Path, written: dict[str, str] | None = None
+                          ) -> list[Path]:
     """:func:`retire_analysis` when the last analysis was made from other tables than the
     ones now in ``out/`` (collect just replaced them); the paths removed (none when the
-    analysis still stands for the tables, or there is none)."""
+    analysis still stands for the tables, or there is none).
+
+    ``written``: table name -> the sha256 collect just recorded for it, so a table it
+    hashed while writing is not read and hashed again (others are hashed from disk).
+    """
     out = Path(root) / OUT_DIR
+    known = written or {}
     try:
         record = read_run(root)
     except OutputError:
@@ -198,8 +204,8 @@ def retire_stale_analysis(root: str | Path) -> list[Path]:
     if record is None and not earlier_outputs(out):
         return []  # no analysis yet
     made_from = record.made_from if record else _summary_made_from(out)
-    if made_from is not None and all(_digest_or_missing(out / name) == digest
-                                     for name, digest in made_from.items()):
+    if made_from is not None and all((known.get(name) or _digest_or_missing(out / name))
+                                     == digest for name, digest in made_from.items()):
         return []
     return retire_analysis(root)
 
@@ -309,6 +315,13 @@ def collection_record(study_id: str, ratings: Path, rows: int,
     if secret is not None:
         record["mac"] = record_mac(secret, "collection", _canonical(record))
     return (json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def recorded_tables(record: bytes) -> dict[str, str]:
+    """Table name -> sha256, as a :func:`collection_record` records them."""
+    doc = json.loads(record)
+    return {part["file"]: part["sha256"] for part in
+            (doc.get("ratings"), doc.get("incomplete")) if part}
 
 
 def _canonical(record: dict[str, Any]) -> bytes:

@@ -83,6 +83,7 @@ from .outputs import (
     collection_record,
     collection_secret,
     file_verdicts,
+    recorded_tables,
     retire_stale_analysis,
     study_lock,
 )
@@ -312,7 +313,8 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
         result = _collect(root, paths, limits, workers, write, study, progress, now)
         out = root / OUT_DIR
         result.outputs = write_outputs(out, result, collection_secret(root))
-        result.removed = retire_stale_analysis(root)  # analysed from the table replaced
+        tables = recorded_tables(Path(result.outputs["collection"]).read_bytes())
+        result.removed = retire_stale_analysis(root, tables)  # analysed from the old table
         result.feedback = write_feedback(study, root, result.roster, result.report,
                                          out / FEEDBACK_DIR)
         result.outputs["feedback"] = str(out / FEEDBACK_DIR)
