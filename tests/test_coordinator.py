@@ -123,6 +123,23 @@ def test_remind_drafts_for_the_missing_only(study):
         [p.name for p in (study / "packs").glob("*Moreau*.xlsx")]
 
 
+def test_remind_exits_1_when_a_rater_has_no_address_to_remind(tmp_path):
+    """The drafts cannot bring back a pack whose rater has no e-mail address: remind
+    names them and exits 1, so a script does not read the run as done."""
+    root = init_study(tmp_path / "s", "paired-rubric")
+    raters = root / "raters.csv"
+    raters.write_text(raters.read_text().replace("ev03@example.org", ""))
+    generate_packs(root)
+    files = fill_packs(root, seed=5)
+    files[2].unlink()  # EV-03, who has no address
+    result = CliRunner().invoke(cli, ["remind", str(root), "--json"])
+    assert result.exit_code == 1, result.output
+    doc = json.loads(result.stdout)
+    assert doc["ok"] is False and doc["no_email"] == ["EV-03"] and doc["drafts"] == []
+    text = CliRunner().invoke(cli, ["remind", str(root)]).output
+    assert "EV-03 has not returned and has no e-mail address" in text
+
+
 def test_collect_json_lists_the_raters(study):
     result = CliRunner().invoke(cli, ["collect", str(study), "--json"])
     doc = json.loads(result.stdout)

@@ -124,8 +124,9 @@ def test_identity_conflict_message_shows_the_odd_value(study, collected):
 
 def test_remind_writes_no_has_not_arrived_draft_for_an_unusable_return(study, collected):
     result = CliRunner().invoke(cli, ["remind", str(study), "--json"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # the unusable files still need the coordinator
     doc = json.loads(result.stdout)
+    assert doc["ok"] is False
     assert [r["rater_id"] for r in doc["not_returned"]] == ["EV-03"]
     assert [u["rater"] for u in doc["unusable"]] == ["EV-01", "EV-02"]
     drafts = sorted(p.name for p in (study / "out" / "reminders").iterdir())

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .common import Output, command
+from .common import EXIT_DATA, Output, command
 
 
 @command("remind")
@@ -22,6 +22,10 @@ def remind_command(out: Output, directory: Path, min_days: float,
     in a mail program ready to send, or go with 'sheetflow send DIR reminders'. A pack
     never invited (mail.jsonl), a sitting-2 pack not yet due and one reminded within
     --min-days get none (each is named).
+
+    Exits 1 when a pack needs the coordinator beyond the drafts: a file linked to it
+    came back and cannot be used (collect's reply draft asks for it again), or its
+    rater has no e-mail address to remind.
 
     Example: sheetflow remind my-study
     """
@@ -50,13 +54,16 @@ def remind_command(out: Output, directory: Path, min_days: float,
                      "that cannot be used (sheetflow collect)", fg="yellow")
     else:
         out.headline("every pack has come back; no reminders needed", fg="green")
-    out.json({"ok": True, "not_returned": [r.to_dict() for r in rows],
+    needs_you = bool(result.unusable or drafts.no_email)
+    out.json({"ok": not needs_you, "not_returned": [r.to_dict() for r in rows],
               "drafts": [str(p) for p in drafts.written], "no_email": drafts.no_email,
               "skipped": [{"rater": r, "sitting": s, "why": w}
                           for r, s, w in result.skipped],
               "unusable": [{"rater": r, "sitting": s, "why": w}
                            for r, s, w in result.unusable],
               "sent_by_hand": result.by_hand})
+    if needs_you:  # the drafts alone do not bring these packs back
+        click.get_current_context().exit(EXIT_DATA)
 
 
 def register(group: click.Group) -> None:
