@@ -12,6 +12,7 @@ import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
 from ..workbook.printing import row_points, set_print
+from .body import BodySheet, ColumnCells, typed
 
 if TYPE_CHECKING:  # a worker process writing feedback needs no analysis
     from ..analysis import Analysis
@@ -113,34 +114,38 @@ def number_format(meaning: str, value: float, fmt: dict[str, Any]) -> Any:
 
 
 def write_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: Any = None) -> None:
-    """One cell by type; text only through write_string, missing numbers left blank."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    """One cell by type (:func:`typed`); text only through write_string, missing
+    numbers left blank."""
+    kind, held = typed(value)
+    if kind == "blank":
         ws.write_blank(row, col, None, fmt)
-    elif isinstance(value, (bool, np.bool_)):
-        ws.write_string(row, col, "Yes" if value else "No", fmt)
-    elif isinstance(value, (int, float, np.integer, np.floating)):
-        number = float(value)
-        if math.isfinite(number):
-            ws.write_number(row, col, number, fmt)
-        else:
-            ws.write_string(row, col, str(number), fmt)
+    elif kind == "number":
+        ws.write_number(row, col, held, fmt)
     else:
-        ws.write_string(row, col, str(value), fmt)
+        ws.write_string(row, col, held, fmt)
 
-def write_table(ws: Worksheet, top: int, table: pd.DataFrame, fmt: dict[str, Any], *,
+
+def table_worksheet(wb: xlsxwriter.Workbook, name: str) -> BodySheet:
+    """A new sheet that :func:`write_table` can write into."""
+    return wb.add_worksheet(name, worksheet_class=BodySheet)
+
+
+def write_table(ws: BodySheet, top: int, table: pd.DataFrame, fmt: dict[str, Any], *,
                 number_formats: dict[str, Any] | None = None, words: bool = True,
                 widths: list[float] | None = None) -> int:
     """Write ``table`` with a header at row ``top``; return the next free row.
 
-    Cells are written as :func:`write_cell` would, a column at a time so that a
-    numeric column needs no per-cell type dispatch (feedback workbooks for hundreds
-    of raters write about a million cells). Numbers are formatted by their column's
-    meaning (:func:`column_meaning`); ``number_formats`` gives some columns (by name)
-    a format of their own. Headers are in words (:func:`header_words`) unless
-    ``words`` is False. With ``widths`` (characters per column), text wider than its
-    column wraps and its row is made tall enough.
+    Cells hold what :func:`write_cell` would write; the body (the rows under the
+    header) is rendered a column at a time and handed to the sheet whole
+    (:class:`~.body.BodySheet`: feedback workbooks for hundreds of raters write about
+    a million cells). Numbers are formatted by their column's meaning
+    (:func:`column_meaning`); ``number_formats`` gives some columns (by name) a format
+    of their own. Headers are in words (:func:`header_words`) unless ``words`` is
+    False. With ``widths`` (characters per column), text wider than its column wraps
+    and its row is made tall enough.
     """
     tall: dict[int, float] = {}
+    columns = []
     for j, col in enumerate(table.columns):
         ws.write_string(top, j, header_words(col) if words else str(col), fmt["head"])
         values = table.iloc[:, j]
@@ -149,46 +154,51 @@ def write_table(ws: Worksheet, top: int, table: pd.DataFrame, fmt: dict[str, Any
         own = (number_formats or {}).get(col)
         meaning = "own" if own is not None else column_meaning(col, values)
         width = widths[j] if widths else None
-        _write_column(ws, top + 1, j, values, meaning, {**fmt, "own": own}, width, tall)
+        columns.append(_column_cells(ColumnCells(ws, j), top + 1, values, meaning,
+                                     {**fmt, "own": own}, width, tall))
+    ws.add_body(top + 1, 0, columns)
     for row, points in tall.items():
         ws.set_row(row, points)
     return top + len(table) + 1
 
 
-def _write_column(ws: Worksheet, first: int, col: int, values: pd.Series, meaning: str,
-                  fmt: dict[str, Any], width: float | None, tall: dict[int, float]) -> None:
+def _column_cells(cells: ColumnCells, first: int, values: pd.Series, meaning: str,
+                  fmt: dict[str, Any], width: float | None,
+                  tall: dict[int, float]) -> list[str]:
+    """One column's cells, from row ``first`` down; rows that wrapped text makes tall
+    are noted in ``tall`` (row -> points)."""
     kind = values.dtype.kind if isinstance(values.dtype, np.dtype) else "O"  # not pd.NA
     num = fmt["own"] if meaning == "own" else fmt["p"][3] if meaning == "p" else \
         fmt.get(meaning, fmt["num"])
+    rows = range(first, first + len(values))
+    listed = values.tolist()
     if kind == "f":
-        for row, v in enumerate(values.tolist(), start=first):
-            if v != v:
-                ws.write_blank(row, col, None, num)
-            elif math.isfinite(v):
-                ws.write_number(row, col, v, num if meaning == "own" else
-                                number_format(meaning, v, fmt))
-            else:
-                ws.write_string(row, col, str(v), num)
-    elif kind in "iu":
-        for row, v in enumerate(values.tolist(), start=first):
-            ws.write_number(row, col, float(v), fmt["text"])
-    elif kind == "b":
-        for row, v in enumerate(values.tolist(), start=first):
-            ws.write_string(row, col, "Yes" if v else "No", fmt["text"])
-    elif not values.hasnans and pd.api.types.infer_dtype(values, skipna=False) == "string":
-        # text without blanks (pandas 3's str dtype says "string" even with NaN in it)
-        wrap = width is not None and any(len(v) > width for v in values.tolist())
-        for row, v in enumerate(values.tolist(), start=first):
-            ws.write_string(row, col, v, fmt["wrap"] if wrap else fmt["text"])
+        return [cells.blank(r, num) if v != v else
+                cells.number(r, v, num if meaning == "own" else number_format(meaning, v, fmt))
+                if math.isfinite(v) else cells.string(r, str(v), num)
+                for r, v in zip(rows, listed, strict=True)]
+    if kind in "iu":
+        return [cells.number(r, float(v), fmt["text"]) for r, v in zip(rows, listed, strict=True)]
+    if kind == "b":
+        return [cells.string(r, "Yes" if v else "No", fmt["text"])
+                for r, v in zip(rows, listed, strict=True)]
+    if not values.hasnans and pd.api.types.infer_dtype(values, skipna=False) == "string":
+        # text without blanks (pandas 3's str dtype says "string" even with NaN in it):
+        # the whole column wraps when one value is wider than it
+        wrap = width is not None and any(len(v) > width for v in listed)
+        for r, v in zip(rows, listed, strict=True):
             if wrap and len(v) > width:
-                tall[row] = max(tall.get(row, 0.0), row_points([(v, width)]))
-    else:
-        for row, v in enumerate(values.tolist(), start=first):
-            long = width is not None and isinstance(v, str) and len(v) > width
-            write_cell(ws, row, col, v, num if isinstance(v, float) else
-                       fmt["wrap"] if long else fmt["text"])
-            if long:
-                tall[row] = max(tall.get(row, 0.0), row_points([(v, width)]))
+                tall[r] = max(tall.get(r, 0.0), row_points([(v, width)]))
+        text = fmt["wrap"] if wrap else fmt["text"]
+        return [cells.string(r, v, text) for r, v in zip(rows, listed, strict=True)]
+    out = []
+    for r, v in zip(rows, listed, strict=True):
+        long = width is not None and isinstance(v, str) and len(v) > width
+        out.append(cells.typed(r, v, num if isinstance(v, float) else
+                               fmt["wrap"] if long else fmt["text"]))
+        if long:
+            tall[r] = max(tall.get(r, 0.0), row_points([(v, width)]))
+    return out
 
 
 MAX_TEXT_WIDTH = 40  # characters; longer text wraps
@@ -226,7 +236,7 @@ def table_sheet(wb: xlsxwriter.Workbook, title: str, table: pd.DataFrame,
                 fmt: dict[str, Any], *, top: int = 0, words: bool = True) -> Worksheet:
     """A sheet holding ``table`` from row ``top``: frozen header, filters, printed
     legibly (:func:`~sheetflow.workbook.printing.set_print`, header repeated)."""
-    ws = wb.add_worksheet(title)
+    ws = table_worksheet(wb, title)
     widths = column_widths(table, words=words)
     ws.freeze_panes(top + 1, 0)
     for j, width in enumerate(widths):

@@ -12,7 +12,7 @@ from xlsxwriter.utility import quote_sheetname, xl_range_abs
 
 from ..analysis import Analysis
 from ..workbook.printing import set_print
-from .cells import column_widths, write_table
+from .cells import column_widths, table_worksheet, write_table
 
 MAX_SERIES = 20
 
@@ -22,7 +22,7 @@ def chart_data_sheet(wb: xlsxwriter.Workbook, analysis: Analysis,
     """Write chart data on one sheet; return name -> (sheet, first row, n rows)."""
     if not analysis.figures:
         return {}
-    ws = wb.add_worksheet("Chart data")
+    ws = table_worksheet(wb, "Chart data")
     where: dict[str, tuple[str, int, int]] = {}
     widths: dict[int, float] = {}
     row = 0

@@ -18,7 +18,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from ..errors import close_workbook
 from ..workbook.printing import row_points, set_print
-from .cells import OPTIONS, column_widths, created, formats, write_table
+from .cells import OPTIONS, column_widths, created, formats, table_worksheet, write_table
 
 if TYPE_CHECKING:  # a worker process writing feedback needs no analysis
     from ..analysis import Analysis
@@ -70,7 +70,7 @@ def write_feedback_tables(title: str, rater: str, tables: dict[str, pd.DataFrame
                                   "valign": "top"})
     for n, (name, table) in enumerate(tables.items()):
         shown = _rounded(table).rename(columns=HEADERS)
-        ws = wb.add_worksheet(name[:31])
+        ws = table_worksheet(wb, name[:31])
         widths = column_widths(shown, words=False)
         for j, width in enumerate(widths):
             ws.set_column(j, j, width)
