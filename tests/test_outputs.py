@@ -325,9 +325,21 @@ def test_large_tables_written_in_slices_join_to_the_same_bytes(made, tmp_path, m
     expected = write_analysis_outputs(analyze(root), serial, workers=1)
     tables = sorted(p.name for p in expected if p.parent.name == "tables")
     assert len(tables) >= 3
-    written = analyze_and_write(root, workers=2).written
+    written = analyze_and_write(root, workers=3).written  # two workers, two slices each
     assert sorted(p.name for p in written if p.parent.name == "tables") == tables
     for name in tables:
         assert (root / "out" / "tables" / name).read_bytes() == \
             (serial / "tables" / name).read_bytes(), name
     assert not [p for p in (root / "out").rglob("*partial*")]
+
+
+def test_workers_count_this_process_and_share_no_cpu_with_the_analysis(monkeypatch):
+    """``workers`` counts this process; by default a worker per CPU beyond this one's,
+    none for small outputs or on one CPU."""
+    import sheetflow.report.jobs as jobs
+
+    assert jobs.worker_count(1, 10**9) == 0 and jobs.worker_count(3, 0) == 2
+    for cpus, want in ((1, 0), (2, 1), (4, 3), (16, jobs.MAX_WORKERS)):
+        monkeypatch.setattr(jobs, "_cpus", lambda n=cpus: n)
+        assert jobs.worker_count(None, jobs.PARALLEL_FROM) == want
+        assert jobs.worker_count(None, jobs.PARALLEL_FROM - 1) == 0

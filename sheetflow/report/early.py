@@ -29,11 +29,12 @@ class EarlyWrites:
     """The analysis's bulky parts, handed to worker processes as they are ready.
 
     Collects each part's jobs; starts the workers once they are worth it (or at
-    once when ``workers`` > 1 is asked for) and from then on sends every job as it
-    comes (:meth:`send`). A large table goes out in slices of rows, the first into
-    the staged file and each other to its own part file, appended in order by
-    :meth:`finish`. Leaving the ``with`` block by an exception stops the workers and
-    removes the part files (the staged files are the :class:`OutputSet`'s).
+    once when ``workers`` > 1 is asked for: see :func:`~.jobs.worker_count`) and
+    from then on sends every job as it comes (:meth:`send`). A large table goes out
+    in slices of rows, the first into the staged file and each other to its own part
+    file, appended in order by :meth:`finish`. Leaving the ``with`` block by an
+    exception stops the workers and removes the part files (the staged files are the
+    :class:`OutputSet`'s).
     """
 
     def __init__(self, out: Path, outputs: OutputSet, workers: int | None) -> None:
@@ -59,8 +60,9 @@ class EarlyWrites:
             jobs = [table_job(part, table, self.out)] if is_large(table) else []
         self._pending += [(job, job_cost(job[1])) for job in jobs]
         cost = sum(weight for _, weight in self._pending)
-        if self._pool is None and self._pending and worker_count(self.workers, cost) > 1:
-            self._pool = WorkerPool(worker_count(self.workers, cost))
+        children = worker_count(self.workers, cost)
+        if self._pool is None and self._pending and children:
+            self._pool = WorkerPool(children)
         if self._pool is not None:
             for job, weight in sorted(self._pending, key=lambda p: -p[1]):
                 self.send(job, weight)

@@ -48,11 +48,14 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path, *,
     analysis : Analysis
     out_dir : str or pathlib.Path
     workers : int, optional
-        Processes that write the large CSV tables and the feedback workbooks (the
-        bulk of a big panel's outputs: 500 raters give 500 workbooks and a pairwise
-        table of 124,750 pairs per measure). Default: one per CPU (at most
-        :data:`.jobs.MAX_WORKERS`) when that work exceeds :data:`.jobs.PARALLEL_FROM`
-        (in CSV cells), otherwise everything is written in this process. ``1`` never starts one.
+        Processes writing in all, this one included: the large CSV tables and the
+        feedback workbooks (the bulk of a big panel's outputs: 500 raters give 500
+        workbooks and a pairwise table of 124,750 pairs per measure) go to
+        ``workers - 1`` worker processes while this one writes the rest. Default: one
+        worker per CPU beyond this one (at most :data:`.jobs.MAX_WORKERS`) when that
+        work exceeds :data:`.jobs.PARALLEL_FROM` (in CSV cells), otherwise
+        everything is written here (:func:`~.jobs.worker_count`). ``1`` never starts
+        one.
     """
     out = Path(out_dir)
     remove_partials(out)
@@ -147,13 +150,13 @@ def _write_all(jobs: list[Job], local: list[tuple[Callable[[Analysis, Path], Pat
     """The portable jobs in worker processes when they are many (see
     :mod:`.parallel`), the writers that need the whole analysis here meanwhile."""
     weights = [job_cost(args) for _, args, _ in jobs]
-    workers = worker_count(workers, sum(weights))
-    if workers <= 1 or not jobs:
+    children = worker_count(workers, sum(weights))
+    if not children or not jobs:
         for write, args, path in jobs:
             write(*args, path)
         _write_local(local, analysis)
     else:
-        run_jobs(jobs, workers, weights, lambda: _write_local(local, analysis))
+        run_jobs(jobs, children, weights, lambda: _write_local(local, analysis))
 
 
 def _write_local(local: list[tuple[Callable[[Analysis, Path], Path], Path]],
