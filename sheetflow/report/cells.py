@@ -146,9 +146,8 @@ def write_table(ws: BodySheet, top: int, table: pd.DataFrame, fmt: dict[str, Any
     """
     tall: dict[int, float] = {}
     columns = []
-    for j, col in enumerate(table.columns):
+    for j, (col, values) in enumerate(table.items()):
         ws.write_string(top, j, header_words(col) if words else str(col), fmt["head"])
-        values = table.iloc[:, j]
         if isinstance(values.dtype, pd.CategoricalDtype):  # text kept as categories
             values = values.astype(values.cat.categories.dtype)  # written as that text
         own = (number_formats or {}).get(col)
@@ -208,11 +207,10 @@ def column_widths(table: pd.DataFrame, *, words: bool = True) -> list[float]:
     """A width per column: its header over at most three lines, its values (text up to
     :data:`MAX_TEXT_WIDTH`, then wrapped; numbers as their formats print them)."""
     out = []
-    for col in table.columns:
+    for col, values in table.items():
         head = header_words(col) if words else str(col)
         longest_word = max((len(w) for w in head.split()), default=4)
         width = max(longest_word, math.ceil(len(head) / 3), 6)
-        values = table[col]
         if values.dtype.kind in "fiub":
             width = max(width, 9)
         else:
@@ -225,11 +223,17 @@ def _longest_text(values: pd.Series, sample: int = 500) -> int:
     """Characters of the longest of the first ``sample`` values that are not missing
     (as text); in plain Python when those are the column's first values, which is
     cheap for the many small tables of feedback workbooks."""
-    head = values.iloc[:sample]
-    if not head.isna().any():
-        return max((len(str(v)) for v in head.tolist()), default=0)
+    head = values.iloc[:sample].tolist()
+    if not any(_missing(v) for v in head):
+        return max((len(str(v)) for v in head), default=0)
     lengths = values.dropna().astype(str).head(sample).str.len()
     return int(lengths.max()) if len(lengths) else 0
+
+
+def _missing(value: Any) -> bool:
+    """What :func:`pandas.isna` calls missing, for one value of a table's column."""
+    return value is None or value is pd.NA or value is pd.NaT or \
+        (isinstance(value, float) and value != value)
 
 
 def table_sheet(wb: xlsxwriter.Workbook, title: str, table: pd.DataFrame,

@@ -69,7 +69,8 @@ def write_feedback_tables(title: str, rater: str, tables: dict[str, pd.DataFrame
     fmt["intro"] = wb.add_format({"font_color": "#666666", "italic": True, "text_wrap": True,
                                   "valign": "top"})
     for n, (name, table) in enumerate(tables.items()):
-        shown = _rounded(table).rename(columns=HEADERS)
+        shown = table.round(3)  # a new frame: its columns are renamed in place
+        shown.columns = [HEADERS.get(c, c) for c in table.columns]
         ws = table_worksheet(wb, name[:31])
         widths = column_widths(shown, words=False)
         for j, width in enumerate(widths):
@@ -96,6 +97,3 @@ def _intro(ws: Worksheet, heading: str, widths: list[float], fmt: dict[str, Any]
     ws.set_row(1, row_points([(INTRO, sum(widths))]))
     return 3
 
-
-def _rounded(table: pd.DataFrame) -> pd.DataFrame:
-    return table.round(3) if not table.empty else table
