@@ -4,6 +4,7 @@ Run on demand (not a test)::
 
     python bench/bench_analyze.py [--scenario single|paired|dices|all] [--cache DIR]
                                   [--rebuild] [--raters N] [--floors]
+                                  [--workers N]
 
 Scenarios (each a study built once into the cache folder, packs filled by the
 simulated raters of ``sheetflow.demo.simulate``):
@@ -16,8 +17,10 @@ simulated raters of ``sheetflow.demo.simulate``):
 
 For each it runs, each in a fresh process, ``collect`` (writing ``out/ratings.csv``
 and ``out/validation.xlsx``) and then what ``sheetflow analyze`` runs,
-``analyze_and_write`` (the analysis and every output; for a large panel the bulky
-outputs are written by worker processes while the analysis goes on), and prints wall
+``analyze_and_write`` (the analysis and every output; for a large panel on a machine
+with CPUs to spare the bulky outputs are written by worker processes while the
+analysis goes on; ``--workers`` sets their number as ``analyze_and_write`` takes
+it), and prints wall
 time, CPU time (the process and its children: collect's reader sandboxes, the output
 workers) measured after the imports, split between the process and its children, and
 the ratio
@@ -62,7 +65,8 @@ if step == "collect":
     run = lambda: collect(root)
 else:
     from sheetflow.report import analyze_and_write
-    run = lambda: analyze_and_write(root)  # what sheetflow analyze runs
+    workers = None if sys.argv[3] == "auto" else int(sys.argv[3])
+    run = lambda: analyze_and_write(root, workers=workers)  # what sheetflow analyze runs
 def split():  # this process, and its finished children (readers, output workers)
     me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
     return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
@@ -198,9 +202,9 @@ def ensure_built(cache: Path, name: str, raters: int, rebuild: bool) -> Path:
     return root
 
 
-def timed(root: Path, step: str) -> dict[str, float]:
-    done = subprocess.run([sys.executable, "-c", CHILD, str(root), step], check=True,
-                          capture_output=True, text=True)
+def timed(root: Path, step: str, workers: str = "auto") -> dict[str, float]:
+    done = subprocess.run([sys.executable, "-c", CHILD, str(root), step, workers],
+                          check=True, capture_output=True, text=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -213,13 +217,16 @@ def main() -> None:
     parser.add_argument("--raters", type=int, default=0, help="override the panel size")
     parser.add_argument("--floors", action="store_true",
                         help="add what the bulky outputs cost alone, and bare")
+    parser.add_argument("--workers", default="auto",
+                        help="analyze's processes in all, this one included (1: no "
+                             "worker); default as sheetflow analyze chooses")
     args = parser.parse_args()
     names = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
     for name in names:
         root = ensure_built(args.cache, name, args.raters, args.rebuild)
         spec = json.loads((root / DONE).read_text())
         collect_t = timed(root, "collect")
-        analyze_t = timed(root, "analyze")
+        analyze_t = timed(root, "analyze", args.workers)
         ratings = sum(1 for _ in (root / "out" / "ratings.csv").open(encoding="utf-8")) - 1
         print(f"{name}: {spec['template']}, {spec['raters']} raters, "
               f"{spec['items'] or 'template'} items, {ratings:,} rating rows")

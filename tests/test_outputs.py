@@ -335,11 +335,11 @@ def test_large_tables_written_in_slices_join_to_the_same_bytes(made, tmp_path, m
 
 def test_workers_count_this_process_and_share_no_cpu_with_the_analysis(monkeypatch):
     """``workers`` counts this process; by default a worker per CPU beyond this one's,
-    none for small outputs or on one CPU."""
+    none for small outputs or with fewer than two CPUs to spare."""
     import sheetflow.report.jobs as jobs
 
     assert jobs.worker_count(1, 10**9) == 0 and jobs.worker_count(3, 0) == 2
-    for cpus, want in ((1, 0), (2, 1), (4, 3), (16, jobs.MAX_WORKERS)):
+    for cpus, want in ((1, 0), (2, 0), (3, 2), (4, 3), (16, jobs.MAX_WORKERS)):
         monkeypatch.setattr(jobs, "_cpus", lambda n=cpus: n)
         assert jobs.worker_count(None, jobs.PARALLEL_FROM) == want
         assert jobs.worker_count(None, jobs.PARALLEL_FROM - 1) == 0

@@ -47,6 +47,7 @@ def remove_stale_tables(out: Path, written: list[Path], also: tuple[Path, ...] =
 
 
 MAX_WORKERS = 4
+MIN_WORKERS = 2
 # Cost in CSV cells (about 0.4 us each); a workbook cell costs about 15 of them. Below
 # PARALLEL_FROM (about 2 s of writing) the workers' own start-up (about 0.5 s of
 # imports each) would cost more than they save.
@@ -60,13 +61,15 @@ def worker_count(workers: int | None, cost: int) -> int:
     ``workers`` counts the processes in all, this one included (it goes on with the
     analysis and the outputs that need it), so ``workers - 1`` when given. By default
     one per CPU beyond this process's own (at most :data:`MAX_WORKERS`) from
-    :data:`PARALLEL_FROM`, else none: a worker sharing a CPU with the analysis slows
-    both (on 2 CPUs, 500 raters: two workers cost 16-18 s of CPU and one 11-12 s,
-    against 10 s with none).
+    :data:`PARALLEL_FROM`, and none below it or with fewer than :data:`MIN_WORKERS`
+    CPUs to spare: a worker sharing a CPU with the analysis slows both. Measured on 2
+    CPUs with 500 raters (``bench/bench_analyze.py``): two workers cost 16-18 s of CPU,
+    one 11.7-13.8 s and 2-8% less wall time, none 9.6-11.6 s.
     """
     if workers is not None:
         return max(workers - 1, 0)
-    return min(_cpus() - 1, MAX_WORKERS) if cost >= PARALLEL_FROM else 0
+    spare = min(_cpus() - 1, MAX_WORKERS)
+    return spare if cost >= PARALLEL_FROM and spare >= MIN_WORKERS else 0
 
 
 def _cpus() -> int:

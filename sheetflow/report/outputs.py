@@ -53,9 +53,9 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path, *,
         workbooks and a pairwise table of 124,750 pairs per measure) go to
         ``workers - 1`` worker processes while this one writes the rest. Default: one
         worker per CPU beyond this one (at most :data:`.jobs.MAX_WORKERS`) when that
-        work exceeds :data:`.jobs.PARALLEL_FROM` (in CSV cells), otherwise
-        everything is written here (:func:`~.jobs.worker_count`). ``1`` never starts
-        one.
+        work exceeds :data:`.jobs.PARALLEL_FROM` (in CSV cells) and at least
+        :data:`.jobs.MIN_WORKERS` CPUs are spare, otherwise everything is written
+        here (:func:`~.jobs.worker_count`). ``1`` never starts one.
     """
     out = Path(out_dir)
     remove_partials(out)
