@@ -172,6 +172,7 @@ def test_a_cell_written_inside_a_body_is_refused(tmp_path):
 
 
 @needs_soffice
+@pytest.mark.libreoffice
 def test_libreoffice_shows_every_cell_alike(pair, tmp_path):
     shown = {}
     for path in pair:

@@ -86,10 +86,12 @@ class BodySheet(Worksheet):
             super()._write_rows()
 
     def _write_body(self, first: int, rows: list[str]) -> None:
+        # each row's set_row properties (its height); xlsxwriter 3.2 renamed the table
+        heights = self.row_info if hasattr(self, "row_info") else self.set_rows
         for row, cells in enumerate(rows, start=first):
             if self.table.get(row) or row in self.comments:
                 raise ValueError(f"row {row + 1} has cells besides its table body")
-            self._write_row(row, None, self.row_info.get(row))  # its height, if set
+            self._write_row(row, None, heights.get(row))
             self.fh.write(cells)
             self.fh.write("</row>")
 
