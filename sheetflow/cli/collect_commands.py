@@ -48,7 +48,7 @@ def _summary(out: Output, result: Collection) -> None:
     from ..collect.returns import escape_controls
 
     report = result.report
-    read = {f.sha256: f for f in report.files if f.pack_id and f.sha256}
+    read = report.originals()
     for f in report.files:
         state = "used" if f.used else "NOT USED"
         original = read.get(f.sha256) if not f.pack_id else None

@@ -146,9 +146,10 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
     raters = {r.id: r for r in study.raters}
     by_pack = defaultdict(list)
     # an exact copy of a file is read once: the copy belongs to the original's pack
-    copied = {f.sha256: f.pack_id for f in report.files if f.pack_id and f.sha256}
+    originals = report.originals()
     for f in report.files:
-        by_pack[f.pack_id or copied.get(f.sha256, "")].append(f)
+        original = originals.get(f.sha256)
+        by_pack[f.pack_id or (original.pack_id if original else "")].append(f)
     placed: set[str] = set()
     rows = []
     for pack in expected:

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..spec.rubric import Dimension
-from .validate import ERROR, Issue, issue
+from .validate import Issue, issue
 
 MIN_SHARED = 20
 """Fewest answers two files must both give before their agreement is judged."""
@@ -278,18 +278,19 @@ class CheckedWork(Protocol):
     issues: list[Issue]
     answers: AnswerPrint | None
     saved_by: str
-    duplicate_of: str
-    head: Any
 
     @property
     def rater(self) -> str:
         """The file's rater id."""
 
+    @property
+    def used(self) -> bool:
+        """Whether its ratings are used: identified, no error, not a duplicate."""
+
 
 def _used(works: Sequence[CheckedWork]) -> list[CheckedWork]:
     """The files whose ratings are used: identified, no error, not a duplicate."""
-    return [w for w in works if w.head is not None and w.answers is not None
-            and not w.duplicate_of and not any(i.severity == ERROR for i in w.issues)]
+    return [w for w in works if w.used and w.answers is not None]
 
 
 def warn_same_saver(works: Sequence[CheckedWork]) -> None:

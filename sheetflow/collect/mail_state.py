@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..packs.journal import Journal, iso, parse_time
 from ..packs.manifest import PackHead
+from .links import sole_link
 from .validate import FileStatus
 
 SITTING_GAP = dt.timedelta(hours=24)
@@ -102,7 +103,7 @@ def pack_mail(heads: list[PackHead], files: list[FileStatus],
     back: dict[str, dt.datetime] = {}
     for f in files:
         moment = received.get(f.sha256)
-        pack = f.pack_id or (f.linked[0] if len(f.linked) == 1 else "")
+        pack = f.pack_id or sole_link(f)
         if pack and moment is not None:
             back[pack] = min(moment, back.get(pack, moment))
         elif pack:

@@ -99,12 +99,20 @@ def _summary_made_from(out: Path) -> dict[str, str] | None:
     """The tables an analysis was made from, as its ``summary.json`` audit gives them."""
     try:
         audit = json.loads((out / "summary.json").read_text(encoding="utf-8"))["audit"]
-        made = {RATINGS_NAME: str(audit["ratings_sha256"])}
     except (OSError, ValueError, KeyError, TypeError):
         return None
+    return audited_tables(audit)
+
+
+def audited_tables(audit: Any) -> dict[str, str] | None:
+    """Table name under ``out/`` -> the sha256 an analysis read, from its summary's
+    ``audit`` (None when it records no ratings table)."""
+    if not isinstance(audit, dict) or not audit.get("ratings_sha256"):
+        return None
+    tables = {RATINGS_NAME: str(audit["ratings_sha256"])}
     if audit.get("incomplete_ratings_sha256"):
-        made[INCOMPLETE_RATINGS_NAME] = str(audit["incomplete_ratings_sha256"])
-    return made
+        tables[INCOMPLETE_RATINGS_NAME] = str(audit["incomplete_ratings_sha256"])
+    return tables
 
 
 def check_run(root: str | Path) -> list[str]:

@@ -381,6 +381,11 @@ class _FileWork:
     def failed(self) -> bool:
         return any(i.severity == ERROR for i in self.issues)
 
+    @property
+    def used(self) -> bool:
+        """Whether its ratings go into the table: identified, no error, not a copy."""
+        return self.head is not None and not self.failed and not self.duplicate_of
+
 
 class _Collector:
     """Runs the checks for one study over a list of files."""
@@ -574,8 +579,7 @@ class _Collector:
     def _sitting_gaps(self, works: list[_FileWork]) -> None:
         """Protocol 001: warn on overlapping batches, and on a sitting-2 batch begun
         < 24 h after sitting 1 ended."""
-        usable = [w for w in works if w.head is not None and w.self_check is not None
-                  and not w.failed and not w.duplicate_of]
+        usable = [w for w in works if w.used and w.self_check is not None]
         for work in usable:
             for found in batch_overlaps(work.self_check.batch_times):
                 work.issues.append(issue("batch-time-overlap", file=work.name,
@@ -604,7 +608,7 @@ class _Collector:
                 work.issues += self.senders.check(work.name, work.sha256, work.sender,
                                                   work.head.rater_id if work.head else "")
         for work in works:
-            used = work.head is not None and not work.failed and not work.duplicate_of
+            used = work.used
             if work.self_check is not None:
                 work.issues += self_checks(work.self_check, file=work.name, rater=work.rater)
             if work.head is not None and work.block is not None and not work.duplicate_of:

@@ -453,6 +453,11 @@ class ValidationReport:
         """How often each code occurs."""
         return Counter(i.code for i in self.issues)
 
+    def originals(self) -> dict[str, FileStatus]:
+        """sha256 -> the file identified as a pack with those bytes: the original of any
+        exact copy (collect reads a copy once; the copy is identified as no pack)."""
+        return {f.sha256: f for f in self.files if f.pack_id and f.sha256}
+
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data."""
         return {

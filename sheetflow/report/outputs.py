@@ -14,7 +14,7 @@ from .. import __version__
 from ..analysis import Analysis, results_tables, verdicts
 from ..analysis.owner_record import metadata
 from ..analysis.pilot_summary import PILOT_FILE, pilot_document, read_previous
-from ..collect.outputs import INCOMPLETE_RATINGS_NAME, RATINGS_NAME, earlier_outputs
+from ..collect.outputs import audited_tables, earlier_outputs
 from ..collect.returns import file_digest as file_sha256
 from ..collect.rows import neutralise
 from ..staging import OutputSet, remove_partials
@@ -136,13 +136,7 @@ def stage_run_record(outputs: OutputSet, out: Path, run: str,
 def made_from(analysis: Analysis) -> dict[str, str] | None:
     """The tables under ``out/`` the analysis read -> their sha256, from its audit
     (None for an analysis not read from a study's ``out/``)."""
-    audit = analysis.summary.get("audit") or {}
-    if not audit.get("ratings_sha256"):
-        return None
-    tables = {RATINGS_NAME: str(audit["ratings_sha256"])}
-    if audit.get("incomplete_ratings_sha256"):
-        tables[INCOMPLETE_RATINGS_NAME] = str(audit["incomplete_ratings_sha256"])
-    return tables
+    return audited_tables(analysis.summary.get("audit"))
 
 
 def _write_all(jobs: list[Job], local: list[tuple[Callable[[Analysis, Path], Path], Path]],
