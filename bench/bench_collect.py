@@ -277,7 +277,8 @@ def show(name: str, spec: dict, study: Path, ours: dict, floor: dict) -> None:
 
 
 # the steps no check can skip: the file's zip checks and sheet scan (calamine shows no
-# formulas, so the scan finds them), and calamine's read of the answer windows
+# formulas, so the scan finds them), and the read of the answer windows (from the
+# scan's matches for a sheet in the plain form, else by calamine)
 READING = ("open: zip checks and sheet scan", "plain read of the windows (from the scan)",
            "calamine read of the windows")
 
