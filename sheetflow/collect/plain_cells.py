@@ -15,7 +15,7 @@ once. The plain form, checked over the whole sheet:
   string's ``<is><t>``, or a formula with at most a cached ``<v>``; no cell address
   is written twice;
 - its attributes after ``r`` are at most ``s="N"`` and ``t="…"`` with ``t`` one of
-  ``n``, ``s``, ``str``, ``b``, ``inlineStr``;
+  ``n``, ``s``, ``str``, ``b``, ``inlineStr`` (an inline string written in ``<is>``);
 - a number is written as a decimal (``-1.5``, ``2E-3``) and its style's number
   format can show no date or time (no ``d m y h s p`` and no ``/`` in a custom
   format, a built-in format outside 14-22 and 45-47): python-calamine turns those
@@ -213,11 +213,11 @@ def _kind(style: bytes | None, typ: bytes | None, context: Context) -> str:
 
 
 def _inline(cells: list[tuple[bytes, ...]], _: Context) -> list[str] | None:
-    """Inline strings; one written with a <v> instead of <is> is empty (calamine
-    ignores an inline string's <v>)."""
-    if all(map(itemgetter(_INLINE), cells)):
-        return _texts(list(map(itemgetter(_IS), cells)))
-    return _texts([c[_IS] if c[_INLINE] else b"" for c in cells])
+    """Inline strings. One written with a <v> instead of <is> is not plain: newer
+    python-calamine reads it as empty, older versions refuse the sheet."""
+    if not all(map(itemgetter(_INLINE), cells)):
+        return None
+    return _texts(list(map(itemgetter(_IS), cells)))
 
 
 def _strings(cells: list[tuple[bytes, ...]], _: Context) -> list[str] | None:
