@@ -97,8 +97,6 @@ print(json.dumps({"wall": time.perf_counter() - wall, "cpu": me2 + kids2 - me - 
 STEPS = (
     ("open: zip checks and sheet scan", "sheetflow.collect.file_check", "", "open_book"),
     ("  of which the sheet scan", "sheetflow.collect.safety", "", "scan_sheet"),
-    ("plain read of the windows (from the scan)", "sheetflow.collect.reader", "Book",
-     "_plain_window"),
     ("calamine read of the windows", "sheetflow.collect.reader", "Book", "_calamine_window"),
     ("identity stores", "sheetflow.collect.file_check", "", "identity_stores"),
     ("manifest entry inflated", "sheetflow.packs.manifest", "Manifest", "pack"),
@@ -277,10 +275,8 @@ def show(name: str, spec: dict, study: Path, ours: dict, floor: dict) -> None:
 
 
 # the steps no check can skip: the file's zip checks and sheet scan (calamine shows no
-# formulas, so the scan finds them), and the read of the answer windows (from the
-# scan's matches for a sheet in the plain form, else by calamine)
-READING = ("open: zip checks and sheet scan", "plain read of the windows (from the scan)",
-           "calamine read of the windows")
+# formulas, so the scan finds them), and calamine's read of the answer windows
+READING = ("open: zip checks and sheet scan", "calamine read of the windows")
 
 
 def phases(study: Path, floor: dict, parent_cpu: float) -> None:

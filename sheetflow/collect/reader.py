@@ -9,10 +9,7 @@ file that passes is opened. Then:
   identity) are parsed straight from ``xl/workbook.xml`` and ``docProps/custom.xml``
   with defusedxml: python-calamine cannot see them, and openpyxl would parse every
   sheet's styles first;
-- cell values of a sheet in the plain form Excel, LibreOffice, openpyxl and
-  xlsxwriter write come from the scan's own matches (:mod:`.plain_cells`: the
-  values python-calamine gives, without parsing the sheet a second time);
-- other cell values come from python-calamine, 11-17x faster than openpyxl (EXCEL-FACTS
+- cell values come from python-calamine, 11-17x faster than openpyxl (EXCEL-FACTS
   finding 10), but only for a sheet whose cells with content all lie within the
   limits: calamine builds a dense grid of the used range and aborts the process on a
   cell at XFD1048576 (finding 1). Any other sheet is read with openpyxl in read-only
@@ -41,7 +38,6 @@ from typing import IO, Any
 import defusedxml.ElementTree as SafeET
 
 from .mailbox import read_member
-from .plain_cells import Context, plain_window
 from .safety import Inspection, Limits, Problem, SheetScan, inspect_bytes, read_whole
 from .values import ExcelError, Formula
 
@@ -89,7 +85,6 @@ class Book:
                                if CUSTOM_PART in names else {})
             self.saved_by = _last_saved_by(zf.read(CORE_PART)) if CORE_PART in names else ""
         self._calamine: Any = None
-        self._context: Context | None = None
         self._cache: dict[tuple[str, int, int], Cells] = {}
 
     def cells(self, sheet: str, rows: int, cols: int) -> Cells:
@@ -119,9 +114,7 @@ class Book:
         scan = self.scans.get(sheet)
         if scan is None or not self._fits(scan):
             return _openpyxl_window(io.BytesIO(self.data), sheet, rows, cols)
-        out = self._plain_window(scan, rows, cols)
-        if out is None:
-            out = self._calamine_window(sheet, rows, cols)
+        out = self._calamine_window(sheet, rows, cols)
         for (r, c), text in scan.errors.items():  # calamine reads them as blank
             if r <= rows and c <= cols:
                 out[(r, c)] = ExcelError(text)
@@ -133,16 +126,6 @@ class Book:
         """Whether calamine's dense grid of this sheet stays small."""
         last_row, last_col = scan.extent
         return last_row <= self.limits.max_rows and last_col <= self.limits.max_columns
-
-    def _plain_window(self, scan: SheetScan, rows: int, cols: int) -> Cells | None:
-        """The window from the scan's own matches, when the sheet is in the plain form
-        (:mod:`.plain_cells`): the values python-calamine would give, parsed once."""
-        if scan.plain is None:
-            return None
-        if self._context is None:
-            with zipfile.ZipFile(io.BytesIO(self.data)) as zf:
-                self._context = Context(zf)
-        return plain_window(scan.plain, self._context, rows, cols)
 
     def _calamine_window(self, sheet: str, rows: int, cols: int) -> Cells:
         from python_calamine import CalamineWorkbook

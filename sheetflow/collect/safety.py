@@ -28,8 +28,6 @@ from pathlib import Path
 
 import defusedxml.ElementTree as SafeET
 
-from .plain_cells import plain_sheet
-
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 ZIP_MAGIC = b"PK\x03\x04"
 _ENCRYPTED_MARKERS = ("EncryptionInfo".encode("utf-16-le"), "EncryptedPackage".encode("utf-16-le"))
@@ -48,26 +46,14 @@ _CELL_REF = re.compile(rb"<" + _NS + _CELL_TAIL, re.DOTALL)
 # literal start "<c" lets the search skip ahead (a third faster on a 5 MB sheet)
 _PLAIN_CELL_REF = re.compile(rb"<" + _CELL_TAIL, re.DOTALL)
 # the same for a sheet whose every "<c" cell tag starts '<c r="' (what Excel,
-# LibreOffice, openpyxl and xlsxwriter write; see _ODD_CELL)
+# LibreOffice, openpyxl and xlsxwriter write; see _ODD_CELL): the same matches, as
+# "[^>]*?" must take the space anyway, found a quarter faster from the longer literal
 _SPACED_CELL_REF = re.compile(rb"<c " + _CELL_TAIL.removeprefix(rb"c\b"), re.DOTALL)
-# the same for a sheet with neither ":c" nor ":f" whose every cell tag starts
-# '<c r="': the same matches, as "[^>]*?" must take the space anyway, found a quarter
-# faster from the longer literal; where every formula's text runs to its "</f>"
-# without another "<" (as XML escapes it; see _cell_matches), "[^<]*" finds the same
-# end as the lazy ".*?" without trying "</f>" at every character (40% of the scan's
-# time). It also takes what a plain reading of the cell's value needs
-# (:mod:`.plain_cells`): the attributes around the address and, when the cell holds
-# one value child and then ends ("</c>"), that child's text. That part is optional
-# and consumes no "<" that starts a cell tag, so it cannot change which cells are
-# found. Groups: before r, address, column, row, after r; a <v>'s text, or "is" and
-# an inline string's <t> text, or "f", the formula's attributes and text (a cached <v> after it
-# is not kept: the formula replaces it); then "</c>" when the cell ends there.
-_SPACED_VALUE_CELL_REF = re.compile(
-    rb"<c ([^>]*?)\br=" + _Q + rb"(([A-Z]{1,3})([0-9]{1,7}))" + _Q + rb"([^>]*+)(?<!/)>\s*<"
-    + _NS + rb"(?:v\b(?:>([^<]*)</v>(?=</c>))?"
-    + rb"|(is)\b(?:><t(?: xml:space=\"preserve\")?>([^<]*)</t></is>(?=</c>))?"
-    + rb"|(f)\b([^>]*?)(?:/>|>([^<]*)</" + _NS + rb"f>)(?:(?:<v>[^<]*</v>|<v\s*/>)?(?=</c>))?)"
-    + rb"(</c>)?", re.DOTALL)
+# the same again where every formula's text runs to its "</f>" without another "<" (as
+# XML escapes it; see _cell_pattern): "[^<]*" finds the same end as the lazy
+# ".*?" without trying "</f>" at every character (40% of the scan's time)
+_SPACED_FLAT_CELL_REF = re.compile(
+    _SPACED_CELL_REF.pattern.replace(rb">(.*?)</", rb">([^<]*)</"), re.DOTALL)
 _FORMULA_TAG = re.compile(rb"<f\b")  # (a regex counts them faster than bytes.count)
 _ERROR_CELL_TYPE = re.compile(rb"t=(?:\"e\"|'e')")
 _PREFIXED_C_OR_F = re.compile(rb":[cf]")
@@ -133,16 +119,11 @@ class SheetScan:
     errors : dict
         (row, column) -> the error value (``#DIV/0!``) of each error cell without a
         formula (readers such as python-calamine show these as blank).
-    plain : list or None
-        The scan's matches of a sheet in the plain form, from which
-        :func:`~sheetflow.collect.plain_cells.plain_window` reads the values (None:
-        not that form).
     """
 
     extent: tuple[int, int] = (0, 0)
     formulas: dict[tuple[int, int], tuple[bytes, bytes]] = field(default_factory=dict)
     errors: dict[tuple[int, int], str] = field(default_factory=dict)
-    plain: list[tuple[bytes, ...]] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -333,41 +314,32 @@ def scan_sheet(data: bytes) -> SheetScan:
     leading_r = _ODD_CELL.search(data) is None
     if _cells_without_address(data, leading_r, b":c" in prefixes):
         return _scan_by_position(data)
-    if leading_r and not prefixes:
-        found = _SPACED_VALUE_CELL_REF.findall(data)
-        if sum(map(bool, map(itemgetter(8), found))) == len(_FORMULA_TAG.findall(data)):
-            plain = found if plain_sheet(data) else None
-            return _scan_of(found, (2, 3, 8, 9, 10), plain)
-    return _scan_of(_cell_matches(data, leading_r, prefixes), (0, 1, 3, 4, 5))
-
-
-def _scan_of(found: list[tuple], at: tuple[int, ...],
-             plain: list[tuple] | None = None) -> SheetScan:
-    """The extent and formulas of a cell pattern's matches; ``at``: the indexes of the
-    column, row, formula tag, formula attributes and formula text groups."""
-    col, row, tag, attrs, text = at
+    found = _cell_matches(data, leading_r, prefixes)
     # column by column with C-level maps: a 500-case answer sheet has some 60,000 cells
-    last_row = max(map(int, set(map(itemgetter(row), found))), default=0)
-    columns = {c: column_number(c.decode("ascii")) for c in set(map(itemgetter(col), found))}
-    formulas = {(int(m[row]), columns[m[col]]): (m[attrs], m[text])
-                for m in filter(itemgetter(tag), found)}
-    return SheetScan((last_row, max(columns.values(), default=0)), formulas, plain=plain)
+    last_row = max(map(int, set(map(itemgetter(1), found))), default=0)
+    columns = {c: column_number(c.decode("ascii")) for c in set(map(itemgetter(0), found))}
+    formulas = {(int(row), columns[col]): (attrs, text)
+                for col, row, _value, _f, attrs, text in filter(itemgetter(3), found)}
+    return SheetScan((last_row, max(columns.values(), default=0)), formulas)
 
 
 def _cell_matches(data: bytes, leading_r: bool, prefixes: set[bytes]) -> list[tuple]:
     """What ``_CELL_REF.findall(data)`` gives, by the fastest pattern that gives it.
 
     ``leading_r``: every cell tag starts ``<c r="``; ``prefixes``: which of ":c" and
-    ":f" occur in ``data``. (:func:`scan_sheet` tries the flat pattern first where it
-    applies: it differs from the others only on a formula whose text holds a "<"
-    (the lazy pattern runs on to a later "</f>", the flat one does not match it), so
-    when it matched fewer formulas than there are ``<f`` tags the sheet is read again
-    here.)
+    ":f" occur in ``data``. The flat pattern differs from the others only on a
+    formula whose text holds a "<" (the lazy pattern runs on to a later "</f>", the
+    flat one does not match it): if it matched fewer formulas than there are ``<f``
+    tags, the sheet is read again with the lazy one.
     """
     if b":c" in prefixes:
         return _CELL_REF.findall(data)
     if not leading_r:
         return _PLAIN_CELL_REF.findall(data)
+    if b":f" not in prefixes:
+        found = _SPACED_FLAT_CELL_REF.findall(data)
+        if sum(map(bool, map(itemgetter(3), found))) == len(_FORMULA_TAG.findall(data)):
+            return found
     return _SPACED_CELL_REF.findall(data)
 
 
