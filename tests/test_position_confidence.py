@@ -89,6 +89,24 @@ def test_a_rater_who_always_picks_a_is_flagged_and_the_arm_is_recovered(study, t
              for c in row_ if isinstance(c.value, str)]
     assert any(c.startswith("Position bias flagged:") and biased in c for c in cells)
     assert "Position bias" in openpyxl.load_workbook(path).sheetnames
+    _free_sheet_says_what_its_columns_hold(path, free, biased)
+
+
+def _free_sheet_says_what_its_columns_hold(path, free, biased):
+    """The position-free preference sheet's headers name the stratum and the count under
+    them: the biased rater chose the arm every time it was under A and never under B."""
+    sheet = openpyxl.load_workbook(path)["Position-free preference"]
+    rows = list(sheet.iter_rows(values_only=True))
+    header = rows[0]
+    assert not any("kappa" in str(h) for h in header)  # counts, not agreement
+    shown = next(dict(zip(header, r, strict=True)) for r in rows[1:]
+                 if r[header.index("rater")] == biased)
+    truth = free.loc[biased]
+    assert shown["arm under A (count)"] == truth["n_first"]
+    assert shown["arm under A, chosen"] == truth["k_first"] == truth["n_first"]
+    assert shown["arm under B, chosen"] == truth["k_second"] == 0
+    assert shown["arm under A, share chosen"] == 1.0
+    assert shown["arm under B, share chosen"] == 0.0
 
 
 def test_no_flag_when_choices_follow_the_arm(study):

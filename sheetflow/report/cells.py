@@ -69,8 +69,12 @@ HEADER_WORDS = {
     "err_plus": "interval above", "err_minus": "interval below",
     "mcgraw_wong": "McGraw-Wong form", "shrout_fleiss": "Shrout-Fleiss form",
     "arm_x": "arm 1", "arm_y": "arm 2", "mean_x": "mean arm 1", "mean_y": "mean arm 2",
-    "w_plus": "W+ (signed-rank sum)", "k_first": "kappa sitting 1",
-    "k_second": "kappa sitting 2", "rater1": "rater 1", "rater2": "rater 2",
+    "w_plus": "W+ (signed-rank sum)",
+    # the position-free preference's two strata: the arm shown under label A, under B
+    "n_first": "arm under A (count)", "k_first": "arm under A, chosen",
+    "share_first": "arm under A, share chosen", "n_second": "arm under B (count)",
+    "k_second": "arm under B, chosen", "share_second": "arm under B, share chosen",
+    "rater1": "rater 1", "rater2": "rater 2",
     "sitting1": "sitting 1", "sitting2": "sitting 2", "total_sd": "total SD",
 }
 _COUNT_WORDS = ("n", "count", "errors", "refusal", "df1", "df2", "internal", "seed")
