@@ -133,3 +133,27 @@ def test_demo_force_redoes_an_earlier_demo_only(demo, tmp_path):
     refused = CliRunner().invoke(cli, ["demo", str(other), "--force"])
     assert refused.exit_code == 2 and "does not hold an earlier demo" in refused.output
     assert (other / "notes.txt").read_text() == "keep me"
+
+
+_ARMS = {"winner": "llama", "other": "bloom", "means": {"llama": 12.5, "bloom": 12.1},
+         "effect": 0.4, "effect_measure": "mean total difference per case",
+         "ci": [0.1, 0.7], "p": 0.01, "test": "Wilcoxon signed-rank (two-sided)",
+         "ci_level": 0.95}
+
+
+@pytest.mark.parametrize(("change", "why"), [
+    ({"ci": [-0.3, 1.1]}, "but the 95% CI of the difference includes zero"),
+    ({"p": 0.08}, "but Wilcoxon signed-rank (two-sided) p = 0.080"),
+    ({"ci": None}, "but this design gives no interval for the difference")])
+def test_the_closing_line_names_no_winner_the_figures_do_not_show(change, why):
+    """An arm ahead by a difference its interval or its test does not show is not
+    called the winner, on the line the demo prints in green."""
+    from sheetflow.demo.run import _sureness, _winner_line
+
+    arms = {**_ARMS, **change}
+    assert _winner_line(arms) == (
+        "none shown: llama ahead of bloom (llama 12.500 vs bloom 12.100; mean total "
+        f"difference per case 0.400), {why}")
+    assert not _sureness(arms).startswith("confident")
+    assert _winner_line(_ARMS).startswith("llama over bloom (")
+    assert _sureness(_ARMS).startswith("confident: the 95% CI")

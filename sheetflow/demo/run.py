@@ -134,11 +134,30 @@ def closing_lines(result: DemoResult) -> list[str]:
 
 
 def _winner_line(arms: dict[str, Any]) -> str:
+    """The arm ahead, called the winner only when the interval and the test both
+    show the difference (see :func:`_shown`)."""
     if not arms or not arms.get("winner"):
         return f"no arm ahead ({arms.get('note') or arms.get('test') or 'no arm comparison'})"
     means = " vs ".join(f"{arm} {_fmt(v)}" for arm, v in arms.get("means", {}).items())
-    return (f"{arms['winner']} over {arms['other']} ({means}; {arms['effect_measure']} "
-            f"{_fmt(arms.get('effect'))})")
+    figures = f"{means}; {arms['effect_measure']} {_fmt(arms.get('effect'))}"
+    shown, why = _shown(arms)
+    if shown:
+        return f"{arms['winner']} over {arms['other']} ({figures})"
+    return f"none shown: {arms['winner']} ahead of {arms['other']} ({figures}), but {why}"
+
+
+def _shown(arms: dict[str, Any]) -> tuple[bool, str]:
+    """Whether the difference is shown: its interval excludes zero and the test's p is
+    below 1 - the interval's level; else why not."""
+    ci, p = arms.get("ci"), arms.get("p")
+    level = arms.get("ci_level", 0.95)
+    if not ci or ci[0] is None or ci[1] is None:
+        return False, "this design gives no interval for the difference"
+    if not (ci[0] > 0 or ci[1] < 0):
+        return False, f"the {level:.0%} CI of the difference includes zero"
+    if p is not None and not p < 1 - level:
+        return False, f"{arms.get('test', 'the test')} p = {_fmt(p)}"
+    return True, ""
 
 
 def _sureness(arms: dict[str, Any]) -> str:
@@ -149,7 +168,7 @@ def _sureness(arms: dict[str, Any]) -> str:
         return f"{p_text}; no interval for this design"
     excludes = ci[0] > 0 or ci[1] < 0
     verdict = "excludes" if excludes else "includes"
-    word = "confident" if excludes else "not sure"
+    word = "confident" if _shown(arms)[0] else "not sure"
     return (f"{word}: the {level} CI of the difference [{_fmt(ci[0])}, {_fmt(ci[1])}] "
             f"{verdict} zero; {p_text}")
 
