@@ -70,6 +70,8 @@ HEADER_WORDS = {
     "mcgraw_wong": "McGraw-Wong form", "shrout_fleiss": "Shrout-Fleiss form",
     "arm_x": "arm 1", "arm_y": "arm 2", "mean_x": "mean arm 1", "mean_y": "mean arm 2",
     "w_plus": "W+ (signed-rank sum)",
+    # position bias: decisive judgements, those that chose the response under label A
+    "n_chose_a": "chose A (count)", "share_a": "share chose A",
     # the position-free preference's two strata: the arm shown under label A, under B
     "n_first": "arm under A (count)", "k_first": "arm under A, chosen",
     "share_first": "arm under A, share chosen", "n_second": "arm under B (count)",
