@@ -151,22 +151,30 @@ def _shown(arms: dict[str, Any]) -> tuple[bool, str]:
     below 1 - the interval's level; else why not."""
     ci, p = arms.get("ci"), arms.get("p")
     level = arms.get("ci_level", 0.95)
-    if not ci or ci[0] is None or ci[1] is None:
+    excludes = _excludes_zero(ci)
+    if excludes is None:
         return False, "this design gives no interval for the difference"
-    if not (ci[0] > 0 or ci[1] < 0):
+    if not excludes:
         return False, f"the {level:.0%} CI of the difference includes zero"
     if p is not None and not p < 1 - level:
         return False, f"{arms.get('test', 'the test')} p = {_fmt(p)}"
     return True, ""
 
 
+def _excludes_zero(ci: list[float | None] | None) -> bool | None:
+    """Whether an interval lies wholly above or below zero (None: no interval)."""
+    if not ci or ci[0] is None or ci[1] is None:
+        return None
+    return ci[0] > 0 or ci[1] < 0
+
+
 def _sureness(arms: dict[str, Any]) -> str:
     ci, p = arms.get("ci"), arms.get("p")
     level = f"{arms.get('ci_level', 0.95):.0%}"
     p_text = f"{arms.get('test', 'test')} p = {_fmt(p)}" if p is not None else "no test"
-    if not ci or ci[0] is None or ci[1] is None:
+    excludes = _excludes_zero(ci)
+    if excludes is None:
         return f"{p_text}; no interval for this design"
-    excludes = ci[0] > 0 or ci[1] < 0
     verdict = "excludes" if excludes else "includes"
     word = "confident" if _shown(arms)[0] else "not sure"
     return (f"{word}: the {level} CI of the difference [{_fmt(ci[0])}, {_fmt(ci[1])}] "

@@ -59,10 +59,10 @@ class EarlyWrites:
             table = analysis.tables[part]
             jobs = [table_job(part, table, self.out)] if is_large(table) else []
         self._pending += [(job, job_cost(job[1])) for job in jobs]
-        cost = sum(weight for _, weight in self._pending)
-        children = worker_count(self.workers, cost)
-        if self._pool is None and self._pending and children:
-            self._pool = WorkerPool(children)
+        if self._pool is None and self._pending:
+            children = worker_count(self.workers, sum(w for _, w in self._pending))
+            if children:
+                self._pool = WorkerPool(children)
         if self._pool is not None:
             for job, weight in sorted(self._pending, key=lambda p: -p[1]):
                 self.send(job, weight)
