@@ -250,20 +250,31 @@ _BATCH_CELLS = 1 << 16  # cells of pair tables per vectorised batch (its tempora
 
 def _all_pairs(codes: np.ndarray, raters: list[Any], w: np.ndarray, confidence: float,
                weights_label: str) -> pd.DataFrame:
-    """Kappa rows for every pair of raters, in batches of about 65,000 table cells.
+    """Kappa rows for every pair of raters, in batches of about 65,000 cells.
 
-    The pairs' q x q tables come from one count over joint codes per first rater, so a
-    panel of hundreds of raters costs a few array operations per rater, not a Python
-    call per pair; the rows are assembled column by column.
+    A panel of hundreds of raters costs a few array operations per rater, not a Python
+    call per pair; the rows are assembled column by column. Each batch is computed
+    from the pairs' q x q tables (:func:`_pair_tables`, :func:`_kappa_batch`) or,
+    when a table has more cells than there are units (a total's 21 values on 36
+    units), from the units themselves (:func:`_kappa_units`): the same formulas, with
+    sums over units in place of sums over empty cells.
     """
     q, m = w.shape[0], len(raters)
+    by_units = q * q > codes.shape[1]
     batches, pending, size = [], [], 0
-    per_batch = max(1, _BATCH_CELLS // max(q * q, 1))  # pairs whose tables fit one batch
+    cells = codes.shape[1] if by_units else q * q
+    per_batch = max(1, _BATCH_CELLS // max(cells, 1))  # pairs whose cells fit one batch
     for a in range(m - 1):
-        pending.append(_pair_tables(codes[a], codes[a + 1:], q))
+        pending.append(codes[a + 1:] if by_units else _pair_tables(codes[a], codes[a + 1:], q))
         size += m - 1 - a
         if size >= per_batch or a == m - 2:
-            batches.append(_kappa_batch(np.concatenate(pending), w, confidence))
+            if by_units:
+                firsts = np.repeat(np.arange(a + 1 - len(pending), a + 1),
+                                   [len(part) for part in pending])
+                batches.append(_kappa_units(codes[firsts], np.concatenate(pending), w,
+                                            confidence))
+            else:
+                batches.append(_kappa_batch(np.concatenate(pending), w, confidence))
             pending, size = [], 0
     if not batches:
         return _util.frame([], COHEN_COLUMNS)
@@ -334,6 +345,51 @@ def _kappa_batch(counts: np.ndarray, w: np.ndarray, confidence: float,
             n * (1.0 - p_e) ** 2)
         var0 = _rounded_difference((chance * (w[None] - sums) ** 2).sum(axis=(1, 2)),
                                    p_e**2) / (n * (1.0 - p_e) ** 2)
+    return _kappa_results(n, p_o, p_e, kappa, var, var0, confidence)
+
+
+def _kappa_units(first: np.ndarray, second: np.ndarray, w: np.ndarray, confidence: float,
+                 ) -> dict[str, np.ndarray]:
+    """:func:`_kappa_batch` for m pairs given by their codes on the units (m x units,
+    -1 missing) rather than their q x q tables: for many categories on few units.
+
+    Sums over the table's cells become sums over the units rated by both (a cell
+    holding k units is k equal terms), and the null variance's sum over all q x q
+    cells is expanded into marginal sums, with :math:`a = \\bar w_{i.}`,
+    :math:`b = \\bar w_{.j}` and :math:`\\sum_i r_i a_i = \\sum_j c_j b_j = p_e`:
+    :math:`\\sum_{ij} r_i c_j (w_{ij} - a_i - b_j)^2 - p_e^2 = r^T (w \\circ w) c -
+    \\sum_i r_i a_i^2 - \\sum_j c_j b_j^2 + p_e^2`. The results agree with
+    :func:`_kappa_batch` to rounding (``tests/stats/test_kappa_units.py``).
+    """
+    q, pairs = w.shape[0], first.shape[0]
+    both = (first >= 0) & (second >= 0)
+    i, j = np.where(both, first, 0), np.where(both, second, 0)
+    n = both.sum(axis=1).astype(float)
+    pair = np.arange(pairs)[:, None] * q
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rows = np.bincount((pair + i)[both], minlength=pairs * q).reshape(pairs, q) / n[:, None]
+        cols = np.bincount((pair + j)[both], minlength=pairs * q).reshape(pairs, q) / n[:, None]
+        agree = w[i, j] * both  # each unit's agreement weight (0 where not rated by both)
+        p_o = agree.sum(axis=1) / n
+        a, b = cols @ w.T, rows @ w  # w_i., w_.j
+        p_e = (rows * a).sum(axis=1)
+        kappa = (p_o - p_e) / (1.0 - p_e)
+        sums = np.take_along_axis(a, i, axis=1) + np.take_along_axis(b, j, axis=1)
+        term = (both * (agree - sums * (1.0 - kappa)[:, None]) ** 2).sum(axis=1) / n
+        var = _rounded_difference(term, (kappa - p_e * (1.0 - kappa)) ** 2) / (
+            n * (1.0 - p_e) ** 2)
+        var0 = _rounded_difference(((rows @ (w * w)) * cols).sum(axis=1) + p_e**2,
+                                   (rows * a**2).sum(axis=1) + (cols * b**2).sum(axis=1)
+                                   ) / (n * (1.0 - p_e) ** 2)
+    return _kappa_results(n, p_o, p_e, kappa, var, var0, confidence)
+
+
+def _kappa_results(n: np.ndarray, p_o: np.ndarray, p_e: np.ndarray, kappa: np.ndarray,
+                   var: np.ndarray, var0: np.ndarray, confidence: float,
+                   ) -> dict[str, np.ndarray]:
+    """The kappa columns from the pairs' sums: SE, z, p and interval; NaN, with the
+    reason, where kappa is undefined."""
+    with np.errstate(invalid="ignore", divide="ignore"):
         se = np.sqrt(np.maximum(var, 0.0))
         z = np.where(var0 > 0, kappa / np.sqrt(var0), np.nan)
     z_crit = stats.norm.ppf(0.5 + confidence / 2.0)
