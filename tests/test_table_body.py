@@ -72,6 +72,15 @@ class ThroughXlsxwriter(ColumnCells):
         self.ws.write_blank(row, self.col, None, fmt)
         return ""
 
+    def numbers(self, first, values, formats, choice=None):
+        choice = choice or [0] * len(values)
+        return [self.number(row, v, formats[k]) for row, v, k in
+                zip(range(first, first + len(values)), values, choice, strict=True)]
+
+    def strings(self, first, texts, fmt):
+        return [self.string(row, text, fmt) for row, text in
+                zip(range(first, first + len(texts)), texts, strict=True)]
+
 
 class PlainSheet(Worksheet):
     def add_body(self, first_row, first_col, columns):

@@ -124,6 +124,32 @@ class ColumnCells:
         """A finite number."""
         return f'<c r="{self._letter}{row + 1}"{self._style(fmt)}><v>{value:.16G}</v></c>'
 
+    def numbers(self, first: int, values: list[float], formats: list[Any],
+                choice: list[int] | None = None) -> list[str]:
+        """Finite numbers from row ``first`` down: what :meth:`number` gives for each,
+        in one pass (a feedback workbook's column). Each takes ``formats[0]``, or with
+        ``choice`` the format ``formats[choice[i]]``."""
+        letter, rows = self._letter, range(first + 1, first + 1 + len(values))
+        if choice is None:
+            style = self._style(formats[0]) if values else ""
+            return [f'<c r="{letter}{row}"{style}><v>{value:.16G}</v></c>'
+                    for row, value in zip(rows, values, strict=True)]
+        # styles taken in the order the cells first use them, and only those used:
+        # taking a style adds its format to the workbook's style table
+        styles = {k: self._style(formats[k]) for k in dict.fromkeys(choice)}
+        return [f'<c r="{letter}{row}"{styles[k]}><v>{value:.16G}</v></c>'
+                for row, value, k in zip(rows, values, choice, strict=True)]
+
+    def strings(self, first: int, texts: list[str], fmt: Any) -> list[str]:
+        """Texts from row ``first`` down in one format: what :meth:`string` gives for
+        each, in one pass."""
+        style, letter = self._style(fmt) if texts else "", self._letter
+        index = self._strings._get_shared_string_index
+        rows = range(first + 1, first + 1 + len(texts))
+        return [f'<c r="{letter}{row}"{style} t="s">'
+                f'<v>{index(_cut(text) if len(text) > MAX_TEXT // 2 else text)}</v></c>'
+                for row, text in zip(rows, texts, strict=True)]
+
     def string(self, row: int, text: str, fmt: Any) -> str:
         """Text (cut at :data:`MAX_TEXT` UTF-16 code units, as xlsxwriter does)."""
         if len(text) > MAX_TEXT // 2:

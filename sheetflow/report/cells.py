@@ -119,6 +119,20 @@ def number_format(meaning: str, value: float, fmt: dict[str, Any]) -> Any:
     return fmt.get(meaning, fmt["num"])
 
 
+def number_formats(meaning: str, values: np.ndarray,
+                   fmt: dict[str, Any]) -> tuple[list[Any], list[int] | None]:
+    """:func:`number_format` of each of ``values`` (finite), a column at a time: the
+    formats, and which of them each value takes (None: the first, for all)."""
+    if meaning == "p":
+        size = np.abs(values)
+        steps = (size >= 0.001).astype(np.int8) + (size >= 0.01) + (size >= 0.1)
+        return list(fmt["p"]), steps.tolist()
+    if meaning == "num":
+        tiny = (np.abs(values) > 0) & (np.abs(values) < 0.0005)
+        return [fmt["num"], fmt["tiny"]], tiny.astype(np.int8).tolist() if tiny.any() else None
+    return [fmt.get(meaning, fmt["num"])], None
+
+
 def write_cell(ws: Worksheet, row: int, col: int, value: Any, fmt: Any = None) -> None:
     """One cell by type (:func:`typed`); text only through write_string, missing
     numbers left blank."""
@@ -177,25 +191,27 @@ def _column_cells(cells: ColumnCells, first: int, values: pd.Series, meaning: st
         fmt.get(meaning, fmt["num"])
     rows = range(first, first + len(values))
     listed = values.tolist()
-    if kind == "f":
+    if kind == "f" and np.isfinite(values.to_numpy()).all():
+        return cells.numbers(first, listed, *(([num], None) if meaning == "own" else
+                                              number_formats(meaning, values.to_numpy(), fmt)))
+    if kind == "f":  # with blanks or infinities: cell by cell
         return [cells.blank(r, num) if v != v else
                 cells.number(r, v, num if meaning == "own" else number_format(meaning, v, fmt))
                 if math.isfinite(v) else cells.string(r, str(v), num)
                 for r, v in zip(rows, listed, strict=True)]
     if kind in "iu":
-        return [cells.number(r, float(v), fmt["text"]) for r, v in zip(rows, listed, strict=True)]
+        return cells.numbers(first, list(map(float, listed)), [fmt["text"]])
     if kind == "b":
-        return [cells.string(r, "Yes" if v else "No", fmt["text"])
-                for r, v in zip(rows, listed, strict=True)]
-    if not values.hasnans and pd.api.types.infer_dtype(values, skipna=False) == "string":
+        return cells.strings(first, ["Yes" if v else "No" for v in listed], fmt["text"])
+    if set(map(type, listed)) == {str} or (  # plain str: the common case, at C speed
+            not values.hasnans and pd.api.types.infer_dtype(values, skipna=False) == "string"):
         # text without blanks (pandas 3's str dtype says "string" even with NaN in it):
         # the whole column wraps when one value is wider than it
-        wrap = width is not None and any(len(v) > width for v in listed)
-        for r, v in zip(rows, listed, strict=True):
-            if wrap and len(v) > width:
+        wrap = width is not None and max(map(len, listed), default=0) > width
+        for r, v in zip(rows, listed, strict=True) if wrap else ():
+            if len(v) > width:
                 tall[r] = max(tall.get(r, 0.0), row_points([(v, width)]))
-        text = fmt["wrap"] if wrap else fmt["text"]
-        return [cells.string(r, v, text) for r, v in zip(rows, listed, strict=True)]
+        return cells.strings(first, listed, fmt["wrap"] if wrap else fmt["text"])
     out = []
     for r, v in zip(rows, listed, strict=True):
         long = width is not None and isinstance(v, str) and len(v) > width
@@ -229,7 +245,9 @@ def _longest_text(values: pd.Series, sample: int = 500) -> int:
     """Characters of the longest of the first ``sample`` values that are not missing
     (as text); in plain Python when those are the column's first values, which is
     cheap for the many small tables of feedback workbooks."""
-    head = values.iloc[:sample].tolist()
+    head = (values if len(values) <= sample else values.iloc[:sample]).tolist()
+    if set(map(type, head)) <= {str}:  # the common case, at C speed
+        return max(map(len, head), default=0)
     if not any(_missing(v) for v in head):
         return max((len(str(v)) for v in head), default=0)
     lengths = values.dropna().astype(str).head(sample).str.len()
