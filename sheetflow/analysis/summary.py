@@ -70,10 +70,10 @@ def summary(ctx: Context, tables: dict[str, pd.DataFrame], key_hash: str,
     out["reported"] = readings.reported_figures(ctx, tables)
     out.update(position.summary_part(tables))
     out.update(confidence.summary_part(tables))
-    out["readings"] = position.readings(json_safe(out), ctx) + \
-        confidence.readings(json_safe(out))
-    out["schema"] = SUMMARY_SCHEMA
-    return json_safe(out)
+    safe = json_safe(out)  # once: at 500 raters the summary holds some 40,000 values
+    safe["readings"] = json_safe(position.readings(safe, ctx) + confidence.readings(safe))
+    safe["schema"] = SUMMARY_SCHEMA
+    return safe
 
 
 def _closing_methods(study: Study) -> list[tuple[str, str]]:

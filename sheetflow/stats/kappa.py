@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from sheetflow.stats import _util
 from sheetflow.stats._multi import multirater
@@ -392,14 +392,16 @@ def _kappa_results(n: np.ndarray, p_o: np.ndarray, p_e: np.ndarray, kappa: np.nd
     with np.errstate(invalid="ignore", divide="ignore"):
         se = np.sqrt(np.maximum(var, 0.0))
         z = np.where(var0 > 0, kappa / np.sqrt(var0), np.nan)
-    z_crit = stats.norm.ppf(0.5 + confidence / 2.0)
+    # the normal quantile and tail as stats.norm computes them (ndtri, ndtr(-x)),
+    # without its argument checks: this runs once per batch of a few thousand pairs
+    z_crit = special.ndtri(0.5 + confidence / 2.0)
     no_units, one_category = n == 0, np.abs(p_e - 1.0) <= 1e-12
     undefined = no_units | one_category
     kappa, se, z = (np.where(undefined, np.nan, x) for x in (kappa, se, z))
     reason = np.where(no_units, "no unit rated by both raters", np.where(
         one_category, "chance agreement is 1 (one category used throughout)", ""))
     return {"n_units": np.rint(n).astype(np.int64), "kappa": kappa, "se": se, "z": z,
-            "p": 2.0 * stats.norm.sf(np.abs(z)), "ci_low": kappa - z_crit * se,
+            "p": 2.0 * special.ndtr(-np.abs(z)), "ci_low": kappa - z_crit * se,
             "ci_high": kappa + z_crit * se, "p_o": np.where(no_units, np.nan, p_o),
             "p_e": np.where(no_units, np.nan, p_e), "reason": reason.astype(object)}
 
