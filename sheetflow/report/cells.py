@@ -191,9 +191,10 @@ def _column_cells(cells: ColumnCells, first: int, values: pd.Series, meaning: st
         fmt.get(meaning, fmt["num"])
     rows = range(first, first + len(values))
     listed = values.tolist()
-    if kind == "f" and np.isfinite(values.to_numpy()).all():
+    array = values.to_numpy() if kind == "f" else None
+    if array is not None and np.isfinite(array).all():
         return cells.numbers(first, listed, *(([num], None) if meaning == "own" else
-                                              number_formats(meaning, values.to_numpy(), fmt)))
+                                              number_formats(meaning, array, fmt)))
     if kind == "f":  # with blanks or infinities: cell by cell
         return [cells.blank(r, num) if v != v else
                 cells.number(r, v, num if meaning == "own" else number_format(meaning, v, fmt))
