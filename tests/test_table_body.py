@@ -51,6 +51,8 @@ def awkward_table() -> pd.DataFrame:
         "mixed": mixed,
         "category": pd.Categorical(["α", "β <&> \"q\""] * (n // 2)),
         "tiny_seconds": floats * 1e-4,
+        # finite throughout (a column rendered at once): tiny values, a zero, a -0.0
+        "effect": np.r_[np.linspace(-2, 2, n - 4), 1e-9, -2e-4, 0.0, -0.0],
     })
 
 
@@ -200,3 +202,17 @@ def test_libreoffice_shows_every_cell_alike(pair, tmp_path):
     rows = shown["fast"]["One.csv"]
     assert rows[2][:3] == ["measure", "value", "p"] and rows[3][0] == "measure 0"
     assert rows[3][3] == "0.0%" and rows[-1][3] == "100.0%" and rows[6][1] == "inf"
+
+
+@pytest.mark.parametrize("meaning", ["p", "num", "share", "count"])
+def test_a_column_at_once_takes_the_format_each_value_would(meaning, tmp_path) -> None:
+    """``number_formats`` (a finite column at once) against ``number_format`` value by
+    value, across the p-value steps and the tiny-number edge, signs and zeros."""
+    wb = xlsxwriter.Workbook(str(tmp_path / "formats.xlsx"))
+    fmt = cells.formats(wb)
+    wb.close()
+    values = np.array([0.0, -0.0, 1e-9, -1e-9, 0.0004999, 0.0005, -0.0005, 0.000999,
+                       0.001, 0.00999, 0.01, 0.0999, 0.1, 0.5, 1.0, -3.0, 250.0])
+    formats, choice = cells.number_formats(meaning, values, fmt)
+    chosen = [formats[k] for k in (choice or [0] * len(values))]
+    assert chosen == [cells.number_format(meaning, v, fmt) for v in values.tolist()]
