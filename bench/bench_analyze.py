@@ -47,6 +47,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -209,8 +210,6 @@ def ensure_built(cache: Path, name: str, raters: int, rebuild: bool) -> Path:
 
 def median_run(runs: list[dict[str, float]]) -> dict[str, float]:
     """Each figure's median over the runs (peak memory: the largest)."""
-    import statistics
-
     return {k: (max if k.endswith("_mb") else statistics.median)([r[k] for r in runs])
             for k in runs[0]}
 

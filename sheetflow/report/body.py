@@ -122,13 +122,13 @@ class ColumnCells:
 
     def number(self, row: int, value: float, fmt: Any) -> str:
         """A finite number."""
-        return f'<c r="{self._letter}{row + 1}"{self._style(fmt)}><v>{value:.16G}</v></c>'
+        return self.numbers(row, [value], [fmt])[0]
 
     def numbers(self, first: int, values: list[float], formats: list[Any],
                 choice: list[int] | None = None) -> list[str]:
-        """Finite numbers from row ``first`` down: what :meth:`number` gives for each,
-        in one pass (a feedback workbook's column). Each takes ``formats[0]``, or with
-        ``choice`` the format ``formats[choice[i]]``."""
+        """Finite numbers from row ``first`` down, in one pass (a feedback workbook's
+        column). Each takes ``formats[0]``, or with ``choice`` the format
+        ``formats[choice[i]]``."""
         letter, rows = self._letter, range(first + 1, first + 1 + len(values))
         if choice is None:
             style = self._style(formats[0]) if values else ""
@@ -141,8 +141,8 @@ class ColumnCells:
                 for row, value, k in zip(rows, values, choice, strict=True)]
 
     def strings(self, first: int, texts: list[str], fmt: Any) -> list[str]:
-        """Texts from row ``first`` down in one format: what :meth:`string` gives for
-        each, in one pass."""
+        """Texts from row ``first`` down in one format, in one pass; each cut at
+        :data:`MAX_TEXT` UTF-16 code units, as xlsxwriter does."""
         style, letter = self._style(fmt) if texts else "", self._letter
         index = self._strings._get_shared_string_index
         rows = range(first + 1, first + 1 + len(texts))
@@ -151,11 +151,8 @@ class ColumnCells:
                 for row, text in zip(rows, texts, strict=True)]
 
     def string(self, row: int, text: str, fmt: Any) -> str:
-        """Text (cut at :data:`MAX_TEXT` UTF-16 code units, as xlsxwriter does)."""
-        if len(text) > MAX_TEXT // 2:
-            text = _cut(text)
-        index = self._strings._get_shared_string_index(text)
-        return f'<c r="{self._letter}{row + 1}"{self._style(fmt)} t="s"><v>{index}</v></c>'
+        """Text (cut as :meth:`strings` cuts it)."""
+        return self.strings(row, [text], fmt)[0]
 
     def typed(self, row: int, value: Any, fmt: Any) -> str:
         """Any value, held as :func:`typed` says (blank, number or text)."""

@@ -109,13 +109,19 @@ def column_meaning(column: Any, values: pd.Series) -> str:
     return "num"
 
 
+P_STEPS = (0.001, 0.01, 0.1)
+"""A p-value at or above each step takes the next of ``fmt["p"]``: "< 0.001", then 5, 4
+and 3 decimals."""
+TINY = 0.0005  # a number below it (not 0) is shown as 1.00E-09: a tolerance is not 0.000
+
+
 def number_format(meaning: str, value: float, fmt: dict[str, Any]) -> Any:
     """The format showing ``value`` by its column's meaning (see :func:`column_meaning`)."""
     if meaning == "p":
-        size = abs(value)
-        return fmt["p"][0 if size < 0.001 else 1 if size < 0.01 else 2 if size < 0.1 else 3]
-    if meaning == "num" and 0 < abs(value) < 0.0005:
-        return fmt["tiny"]  # a tolerance of 1e-9 is not 0.000
+        # counted from the top so that a missing p (NaN) takes the last, as ever
+        return fmt["p"][len(P_STEPS) - sum(abs(value) < step for step in P_STEPS)]
+    if meaning == "num" and 0 < abs(value) < TINY:
+        return fmt["tiny"]
     return fmt.get(meaning, fmt["num"])
 
 
@@ -125,10 +131,10 @@ def number_formats(meaning: str, values: np.ndarray,
     formats, and which of them each value takes (None: the first, for all)."""
     if meaning == "p":
         size = np.abs(values)
-        steps = (size >= 0.001).astype(np.int8) + (size >= 0.01) + (size >= 0.1)
+        steps = len(P_STEPS) - sum((size < step).astype(np.int8) for step in P_STEPS)
         return list(fmt["p"]), steps.tolist()
     if meaning == "num":
-        tiny = (np.abs(values) > 0) & (np.abs(values) < 0.0005)
+        tiny = (np.abs(values) > 0) & (np.abs(values) < TINY)
         return [fmt["num"], fmt["tiny"]], tiny.astype(np.int8).tolist() if tiny.any() else None
     return [fmt.get(meaning, fmt["num"])], None
 
