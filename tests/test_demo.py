@@ -124,6 +124,8 @@ def test_demo_force_redoes_an_earlier_demo_only(demo, tmp_path):
     lines = result.output.strip().splitlines()
     assert lines[-6].startswith("winner: llama over bloom")
     assert lines[-5].startswith("how sure: ") and "95% CI" in lines[-5]
+    assert lines[-4] == ("decision: INCONCLUSIVE: 2 of 3 checks of the plan met; direction "
+                         "agreement with the improved arm 0.639 weak (target 0.700)")
     assert lines[-3] == f"coordinator's workbook: {copy / 'out' / 'validation.xlsx'} " \
         "(Status sheet: who returned, what to fix)"
     assert lines[-1] == f"open first: {copy / 'out' / 'analysis.xlsx'} -> Summary"
@@ -157,3 +159,29 @@ def test_the_closing_line_names_no_winner_the_figures_do_not_show(change, why):
     assert not _sureness(arms).startswith("confident")
     assert _winner_line(_ARMS).startswith("llama over bloom (")
     assert _sureness(_ARMS).startswith("confident: the 95% CI")
+
+
+def _check(name, value, target, passed, outcome):
+    return {"name": name, "value": value, "target": target, "passed": passed,
+            "outcome": outcome, "note": ""}
+
+
+@pytest.mark.parametrize(("status", "checks", "panel", "line"), [
+    ("pass", [_check("alpha", 0.81, 0.7, True, "met")], {},
+     "PASS: 1 of 1 check of the plan met"),
+    ("fail", [_check("alpha", 0.52, 0.7, False, "not met"),
+              _check("rho", None, 0.6, None, "undefined"),
+              _check("kappa mean", 0.4, None, None, "reported")], {},
+     "FAIL: 0 of 2 checks of the plan met; alpha 0.520 not met (target 0.700); "
+     "rho undefined (target 0.600)"),
+    ("incomplete", [_check("alpha", 0.81, 0.7, True, "met")], {"missing": ["R3", "R4"]},
+     "INCOMPLETE: 1 of 1 check of the plan met; the panel is incomplete (missing: R3, "
+     "R4), which decides the status whatever the checks say"),
+    ("reported", [_check("kappa mean", 0.4, None, None, "reported")], {},
+     "REPORTED: no check of the plan has a target (figures reported, not judged)")])
+def test_the_decision_line_says_which_checks_are_not_met(status, checks, panel, line):
+    """The demo's decision line counts the checks met and names each one that is not,
+    so an INCONCLUSIVE or a FAIL says why; a reported figure is not counted."""
+    from sheetflow.demo.run import _decision_line
+
+    assert _decision_line({"status": status, "checks": checks}, panel) == line

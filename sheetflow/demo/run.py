@@ -124,13 +124,41 @@ def closing_lines(result: DemoResult) -> list[str]:
     decision = summary["decision"]
     lines = [f"winner: {_winner_line(arms)}",
              f"how sure: {_sureness(arms)}",
-             f"decision: {decision['status'].upper()} on {len(decision['checks'])} checks "
-             "of the plan",
+             f"decision: {_decision_line(decision, summary.get('panel') or {})}",
              f"coordinator's workbook: {result.collection.outputs.get('validation', '')} "
              "(Status sheet: who returned, what to fix)",
              f"analyst's workbook:     {result.workbook} (Summary sheet first)",
              f"open first: {result.workbook} -> Summary"]
     return lines
+
+
+def _decision_line(decision: dict[str, Any], panel: dict[str, Any]) -> str:
+    """The status, how many of the plan's checks are met, and each one that is not
+    (its value, outcome and target): the line says why, not only what.
+
+    A check without a target is reported, not judged, and is not counted; an
+    incomplete panel is named, as it decides the status whatever the checks say.
+    """
+    status = decision["status"].upper()
+    judged = [c for c in decision["checks"] if c["outcome"] != "reported"]
+    if not judged:
+        return f"{status}: no check of the plan has a target (figures reported, not judged)"
+    met = sum(c["passed"] is True for c in judged)
+    checks = "check" if len(judged) == 1 else "checks"
+    parts = [f"{status}: {met} of {len(judged)} {checks} of the plan met"]
+    parts += [_unmet(c) for c in judged if c["passed"] is not True]
+    if decision["status"] == "incomplete":
+        missing = ", ".join(map(str, panel.get("missing") or [])) or "see the Summary sheet"
+        parts.append(f"the panel is incomplete (missing: {missing}), which decides the "
+                     "status whatever the checks say")
+    return "; ".join(parts)
+
+
+def _unmet(check: dict[str, Any]) -> str:
+    """A check that is not met: its name, value (when defined), outcome and target."""
+    value = "" if check["value"] is None else f" {_fmt(check['value'])}"
+    target = "" if check["target"] is None else f" (target {_fmt(check['target'])})"
+    return f"{check['name']}{value} {check['outcome']}{target}"
 
 
 def _winner_line(arms: dict[str, Any]) -> str:
