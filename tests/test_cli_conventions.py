@@ -236,3 +236,14 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
     assert err == ""
     whole = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert whole.returncode == 0 and whole.stdout  # read to the end: the usual output
+
+
+@pytest.mark.parametrize(("n", "noun", "plural", "text"), [
+    (0, "error", None, "0 errors"), (1, "error", None, "1 error"),
+    (2, "rating row", None, "2 rating rows"), (800300, "rating row", None, "800,300 rating rows"),
+    (1, "analysis", "analyses", "1 analysis"), (3, "analysis", "analyses", "3 analyses")])
+def test_counts_take_the_noun_in_their_number(n, noun, plural, text):
+    """The command lines say "1 error", "1 rater", "1 pack written", never "1 errors"."""
+    from sheetflow.cli.common import counted
+
+    assert counted(n, noun, plural) == text

@@ -74,10 +74,10 @@ def _status_rows(root: Path) -> list[dict[str, object]]:
 def test_collect_says_what_ties_each_file_to_a_pack(study, collected):
     ev01 = _pack_file(study, "EV-01")
     lines = collected.splitlines()
-    assert f"{ev01}: could not be read; named like EV-01's pack, 1 errors" in collected
+    assert f"{ev01}: could not be read; named like EV-01's pack, 1 error, 0 warnings" in collected
     assert f"{ev01}: rater unknown" not in collected
     assert (f"{CONFLICT_NAME}: its identity stores disagree; defined names and document "
-            "properties name EV-02's pack, 1 errors") in collected
+            "properties name EV-02's pack, 1 error, 0 warnings") in collected
     assert not any(ln.startswith(("not returned: EV-01", "not returned: EV-02"))
                    for ln in lines)
     assert any(ln.startswith("not returned: EV-03") for ln in lines)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import EXIT_DATA, Output, command
+from .common import EXIT_DATA, Output, command, counted
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
@@ -66,7 +66,8 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
 
 def _echo_summary(out: Output, analysis: Analysis) -> None:
     s = analysis.summary
-    out.say(f"study      {s['study_id']}: {s['n_raters']} raters, {s['n_cases']} cases")
+    out.say(f"study      {s['study_id']}: {counted(s['n_raters'], 'rater')}, "
+            f"{counted(s['n_cases'], 'case')}")
     out.say(f"key        sha256 {s['key_sha256']} (seal verified)")
     for rec in s.get("alpha", []):
         out.say(f"alpha      {rec['measure']:14} {_num(rec['alpha'])} "

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import EXIT_DATA, EXIT_FAILED, Output, command, fail
+from .common import EXIT_DATA, EXIT_FAILED, Output, command, counted, fail
 
 if TYPE_CHECKING:
     from ..collect.run import Collection
@@ -56,8 +56,8 @@ def _summary(out: Output, result: Collection) -> None:
                else f"an exact copy of {original.file} (rater {original.rater}), read once"
                if original is not None
                else f.link or "rater unknown (not a pack of this study)")
-        out.say(escape_controls(f"{f.file}: {who}, {f.errors} errors, {f.warnings} "
-                                f"warnings, {state}"),
+        out.say(escape_controls(f"{f.file}: {who}, {counted(f.errors, 'error')}, "
+                                f"{counted(f.warnings, 'warning')}, {state}"),
                 fg="red" if f.errors else ("yellow" if f.warnings else None))
     for item in report.issues:
         where = ", ".join(x for x in (item.sheet, item.cell) if x)
@@ -86,8 +86,10 @@ def _summary(out: Output, result: Collection) -> None:
     tail = (f"; {len(missing)} of {expected} packs not returned (sheetflow remind)"
             if missing else "")
     tail += f"; {len(unusable)} with a file that cannot be used" if unusable else ""
-    out.headline(f"{len(report.files)} files, {len(result.ratings)} rating rows, "
-                 f"{report.error_count} errors, {report.warning_count} warnings{tail}",
+    out.headline(f"{counted(len(report.files), 'file')}, "
+                 f"{counted(len(result.ratings), 'rating row')}, "
+                 f"{counted(report.error_count, 'error')}, "
+                 f"{counted(report.warning_count, 'warning')}{tail}",
                  fg="red" if report.error_count else ("yellow" if missing else "green"))
 
 

@@ -106,6 +106,11 @@ class Output:
         return Progress(label, enabled=shown)
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun in the number it takes: "1 error", "0 errors", "2 rating rows"."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 def dumps(doc: Any) -> str:
     """The JSON text every command prints: indented, sorted keys, UTF-8 kept."""
     return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False, default=str)

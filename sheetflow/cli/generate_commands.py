@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .common import EXIT_DATA, EXIT_FAILED, Output, command, fail
+from .common import EXIT_DATA, EXIT_FAILED, Output, command, counted, fail
 
 
 @command("generate")
@@ -33,7 +33,7 @@ def generate_command(out: Output, directory: Path, out_dir: Path | None, emails:
     for pack in result.packs:
         sitting = " (sitting 2: send at least 24 h after sitting 1 is returned)" \
             if pack.sitting == 2 else ""
-        out.say(f"pack       {pack.path.name}: {pack.cards} cases for {pack.rater_id}"
+        out.say(f"pack       {pack.path.name}: {counted(pack.cards, 'case')} for {pack.rater_id}"
                 f"{sitting}")
     out.say(f"manifest   {result.manifest_path.name} (blinded; collect uses it)")
     apart = sum(p.parent.name.startswith("sitting-") for p in result.eml_paths)
@@ -47,7 +47,7 @@ def generate_command(out: Output, directory: Path, out_dir: Path | None, emails:
     out.say("publish these hashes:")
     for line in result.hash_lines():
         out.say(f"  {line}")
-    out.headline(f"{len(result.packs)} packs written; next: send them, then "
+    out.headline(f"{counted(len(result.packs), 'pack')} written; next: send them, then "
                  f"sheetflow status {directory}", fg="green")
     out.json({"ok": True, "packs": [{"file": str(p.path), "rater_id": p.rater_id,
                                      "sitting": p.sitting, "cases": p.cards}
