@@ -264,3 +264,18 @@ def test_agreement_with_a_reference_counts_each_rater_as_a_loop_over_raters_woul
                 assert row["agreement"] == row["n_agree"] / row["n_units"]
             else:
                 assert np.isnan(row["agreement"]) and row["reason"]
+
+
+def test_an_undefined_alpha_check_says_why(tmp_path):
+    """One rater's return alone (--allow-partial): alpha on the total is undefined, and
+    its check says why (no unit has two values), not "undefined - undefined"."""
+    root = _study(tmp_path / "one")
+    for path in sorted((root / "returns").iterdir())[1:]:
+        path.unlink()
+    result, summary = _analyze(root, "--allow-partial")
+    assert result.exit_code == 0, result.output
+    (alpha,) = [c for c in summary["decision"]["checks"] if c["name"].startswith("Krippen")]
+    assert alpha["outcome"] == "undefined" and alpha["passed"] is None
+    assert alpha["note"] == "no unit has two or more values (nothing pairable)"
+    assert "undefined - undefined" not in result.output
+    assert summary["decision"]["status"] == "incomplete"

@@ -268,7 +268,7 @@ def _alpha_check(ctx: Context, out: dict) -> Check:
         if other is not None and np.isfinite(other) else ""
     return threshold_check(f"Krippendorff's alpha ({total['measure']}, {total['level']})",
                            total["alpha"], target, weak_from=_alpha_weak_from(ctx),
-                           note=ctx.band(total["alpha"]) + beside)
+                           note=ctx.band(total["alpha"]) + beside or total.get("reason") or "")
 
 
 def _alpha_weak_from(ctx: Context) -> float | None:
