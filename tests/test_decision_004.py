@@ -106,6 +106,11 @@ def test_planted_pass(tmp_path):
     assert pilot["aggregate"] == {"h2_pass_count": 3, "h3_pass_count": 3, "h4_pass_count": 3,
                                   "critical_failures": 0, "pilot_verdict": "PASS"}
     assert _summary_rows(root)[2] == "DECISION: PASS"
+    # the Summary's checks table shows counts as whole numbers ("3", not "3.000")
+    ws = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
+    (trio,) = [r for r in ws.iter_rows(max_col=3) if r[0].value == "locked trio: 3 of 3 "
+               "judges scored"]
+    assert [(c.value, c.number_format) for c in trio[1:]] == [(3, "0"), (3, "0")]
 
 
 def test_an_exact_tie_is_not_directional(tmp_path):

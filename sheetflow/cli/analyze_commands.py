@@ -72,7 +72,7 @@ def _echo_summary(out: Output, analysis: Analysis) -> None:
     for rec in s.get("alpha", []):
         out.say(f"alpha      {rec['measure']:14} {_num(rec['alpha'])} "
                 f"[{_num(rec['ci_low'])}, {_num(rec['ci_high'])}] "
-                f"{rec['band'] or rec['reason']}")
+                f"{rec['band'] or rec['reason']}".rstrip())  # no band, no reason: no blank
     for check in s["decision"]["checks"]:
         target = f" (target {check['target']:g})" \
             if isinstance(check["target"], (int, float)) else ""

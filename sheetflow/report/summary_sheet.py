@@ -97,10 +97,11 @@ def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any
     for c in checks:
         row += 1
         passed = c["passed"]
-        style = fmt["pass"] if passed is True else fmt["fail"] if passed is False else None
+        style = fmt["pass"] if passed is True else fmt["fail"] if passed is False else \
+            fmt["text"]  # undefined: uncoloured, level with the row's first line
         _wrapped_row(ws, row, {0: str(c["name"]), 7: str(c.get("note") or "")}, fmt["wrap"])
-        write_cell(ws, row, 1, c["value"], fmt["num"])
-        write_cell(ws, row, 2, c["target"], fmt["num"])
+        for col, value in ((1, c["value"]), (2, c["target"])):  # counts as whole numbers
+            write_cell(ws, row, col, value, fmt["count"] if type(value) is int else fmt["num"])
         ws.write_string(row, 3, {True: "Yes", False: "No"}.get(passed, "undefined"), style)
         ws.write_string(row, 4, str(c["outcome"]), style)
     return row + 2
