@@ -89,8 +89,9 @@ def pilot_source(table: pd.DataFrame, measure: Measure, label: str) -> PilotSour
     Raises
     ------
     SheetflowError
-        A value outside the measure's values (named with its unit and rater), or no
-        unit with two or more values.
+        A value outside the measure's values (named with its unit and rater).
+    UsageError
+        No unit with two or more values (the message names ``--expected``).
     """
     lookup = {_key(v): i for i, v in enumerate(measure.domain)}
     codes = []
@@ -104,8 +105,9 @@ def pilot_source(table: pd.DataFrame, measure: Measure, label: str) -> PilotSour
     units = pd.Series(codes, index=pd.Index(table["unit"].astype(str))).groupby(level=0)
     lists = [g.to_numpy() for _, g in units if len(g) >= 2]
     if not lists:
-        raise SheetflowError(f"{label}: no unit has two or more ratings of {measure.id!r}; "
-                             "a pilot needs units rated by at least two raters")
+        raise UsageError(f"{label}: no unit has two or more ratings of {measure.id!r}, and "
+                         "a pilot needs units rated by at least two raters; give --expected "
+                         "(the anticipated value, e.g. 0.75) or a pilot that has them")
     width = max(len(v) for v in lists)
     matrix = np.full((len(lists), width), -1, dtype=np.int64)
     for i, v in enumerate(lists):

@@ -190,3 +190,29 @@ def test_options_that_would_be_ignored_are_refused(study000):
         plan_study(study000, statistic="icc", expected=0.7, shares=[1.0] * 21)
     with pytest.raises(UsageError, match="--assurance is for ICC"):
         plan_study(study000, expected=0.7, assurance=0.8, **FAST)
+
+
+def test_a_pilot_without_a_unit_rated_twice_names_the_option_to_give(study000, tmp_path):
+    """One rater's collected return (the study's own pilot) or a one-rater pilot CSV:
+    no unit is rated twice, so nothing can be planned from it; the one line says which
+    file was read, why, and to give --expected (exit 2), not a bare failure."""
+    from sheetflow.collect.run import collect
+    from sheetflow.demo.run import run_demo
+
+    folder = run_demo(tmp_path / "demo").folder
+    for path in sorted((folder / "returns").iterdir())[1:]:
+        path.unlink()
+    collect(folder)
+    result = CliRunner().invoke(cli, ["plan", str(folder), "--raters", "4", "--items", "18"])
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.strip().splitlines()
+    assert line == ("error: pilot out/ratings.csv (the study's own ratings, read as the "
+                    "pilot when --expected is not given): no unit has two or more ratings "
+                    "of 'total', and a pilot needs units rated by at least two raters; "
+                    "give --expected (the anticipated value, e.g. 0.75) or a pilot that "
+                    "has them")
+    lone = tmp_path / "lone.csv"
+    lone.write_text("unit,rater,value\nc1,r1,3\nc2,r1,4\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"^pilot lone.csv: no unit has two or more .*"
+                                          r"give --expected"):
+        plan_study(study000, pilot=lone, **FAST)
