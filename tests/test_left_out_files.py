@@ -43,7 +43,8 @@ def test_a_stray_file_beside_a_full_panel_is_named_and_exits_1(demo, tmp_path):
     assert [f["file"] for f in doc["summary"]["panel"]["excluded_files"]] == ["stray.xlsx"]
     text = _run("analyze", str(root)).output
     assert "file left out: stray.xlsx" in text
-    assert "exit 1: 1 returned file(s) left out (stray.xlsx)" in text
+    assert "exit 1: 1 returned file left out (stray.xlsx); the decision above rests on " \
+        "every expected rater. Remove or replace it in returns/" in text
 
 
 def test_allow_partial_accepts_the_file_left_out(demo, tmp_path):

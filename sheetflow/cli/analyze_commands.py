@@ -53,10 +53,11 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
     incomplete = analysis.summary["decision"]["status"] == "incomplete"
     lost = [f["file"] for f in analysis.panel.files_lost] if analysis.panel else []
     if lost and not incomplete and not allow_partial:
-        out.say(f"exit 1: {len(lost)} returned file(s) left out ({', '.join(lost)}); the "
-                "decision above rests on every expected rater. Remove or replace the "
-                "file(s) in returns/ and collect again, or pass --allow-partial to accept "
-                "them left out", fg="yellow")
+        them = "it" if len(lost) == 1 else "them"
+        out.say(f"exit 1: {counted(len(lost), 'returned file')} left out ({', '.join(lost)}); "
+                "the decision above rests on every expected rater. Remove or replace "
+                f"{them} in returns/ and collect again, or pass --allow-partial to accept "
+                f"{them} left out", fg="yellow")
     ok = (not incomplete and not lost) or allow_partial
     out.json({"ok": ok, "outputs": [str(p) for p in written],
               "removed": [str(p) for p in removed], "summary": analysis.summary})

@@ -146,8 +146,8 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
         out.warn(problem)
     with_errors = sum(bool(r.errors) for r in rows if r.returned and not r.unusable)
     if with_errors:
-        out.say(f"{with_errors} returned pack(s) with errors (sheetflow collect writes the "
-                "reply drafts)", fg="red")
+        out.say(f"{counted(with_errors, 'returned pack')} with errors (sheetflow collect "
+                "writes the reply drafts)", fg="red")
     done = returned == len(rows) and not with_errors and not unusable and not mixed
     doc: dict[str, Any] = {"ok": done,
                            "raters": [r.to_dict() for r in rows], "out_mixed": mixed}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .common import EXIT_DATA, Output, command
+from .common import EXIT_DATA, Output, command, counted
 
 
 @command("remind")
@@ -47,11 +47,12 @@ def remind_command(out: Output, directory: Path, min_days: float,
         out.warn(f"{rater} has not returned and has no e-mail address in the raters file; "
                  "remind them yourself")
     if rows or result.skipped:
-        out.headline(f"{len(rows) + len(result.skipped)} pack(s) not returned; "
-                     f"{len(drafts.written)} reminder draft(s) written", fg="yellow")
+        out.headline(f"{counted(len(rows) + len(result.skipped), 'pack')} not returned; "
+                     f"{counted(len(drafts.written), 'reminder draft')} written",
+                     fg="yellow")
     elif result.unusable:
-        out.headline(f"no reminders needed; {len(result.unusable)} pack(s) with a file "
-                     "that cannot be used (sheetflow collect)", fg="yellow")
+        out.headline(f"no reminders needed; {counted(len(result.unusable), 'pack')} with "
+                     "a file that cannot be used (sheetflow collect)", fg="yellow")
     else:
         out.headline("every pack has come back; no reminders needed", fg="green")
     needs_you = bool(result.unusable or drafts.no_email)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import EXIT_DATA, Output, command
+from .common import EXIT_DATA, Output, command, counted
 
 if TYPE_CHECKING:
     from ..spec.mail import MailSettings
@@ -193,8 +193,10 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
         out.warn(line)
     for sender, file in report.unknown_senders:
         out.warn(f"returns/{file} came from {sender}, an address of no rater")
-    out.headline(f"{report.messages} message(s) read: {len(report.saved)} file(s) saved, "
-                 f"{len(report.duplicates)} duplicate(s), {report.known} fetched before",
+    out.headline(f"{counted(report.messages, 'message')} read: "
+                 f"{counted(len(report.saved), 'file')} saved, "
+                 f"{counted(len(report.duplicates), 'duplicate')}, {report.known} fetched "
+                 "before",
                  fg="green")
     out.json({"ok": True, "messages": report.messages,
               "saved": [s.__dict__ for s in report.saved],
