@@ -113,13 +113,19 @@ def test_links_folders_and_fifos_each_get_a_verdict(study, tmp_path):
     (returns / "dangling.xlsx").symlink_to(study / "nowhere.xlsx")
     (returns / "a-folder").mkdir()
     os.mkfifo(returns / "pipe.xlsx")
+    (returns / "loop.xlsx").symlink_to(returns / "loop.xlsx")  # resolves to nothing
     shutil.copyfile(files[2], returns / files[2].name)
     result = collect(study, write=False)
     assert "symlink-outside-study" in _codes(result, "outside-link.xlsx")
     assert not {c for c in _codes(result, "inside-link.xlsx") if "link" in c or "file" in c}
-    for name in ("a-folder", "pipe.xlsx", "dangling.xlsx"):
+    for name in ("a-folder", "pipe.xlsx", "dangling.xlsx", "loop.xlsx"):
         assert _codes(result, name) == {"not-a-file"}, name
+    (loop,) = [i for i in result.report.issues if i.file == "loop.xlsx"]
+    assert "leads back to itself" in loop.message
     used = {f.file: f.used for f in result.report.files}
     assert used == {"outside-link.xlsx": False, "inside-link.xlsx": True,
                     "dangling.xlsx": False, "a-folder": False, "pipe.xlsx": False,
-                    files[2].name: True}
+                    "loop.xlsx": False, files[2].name: True}
+    named = CliRunner().invoke(cli, ["collect", str(study), str(returns / "loop.xlsx")])
+    assert named.exit_code == 1 and "Traceback" not in named.output, named.output  # none used
+    assert "loop.xlsx" in named.output and "leads back to itself" in named.output

@@ -19,6 +19,7 @@ in JSON.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -106,9 +107,14 @@ def _given(path: Path) -> Entry:
     name = display_name(path.name)
     if path.is_file():
         return Entry(path, name)
-    if not path.exists():
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
         return Entry(path, name, "not-a-file", "link to a missing file")
-    return Entry(path, name, "not-a-file", _kind(path.stat().st_mode))
+    except OSError as exc:  # ELOOP: a link that leads back to itself; or unreachable
+        return Entry(path, name, "not-a-file", _LOOP) if exc.errno == errno.ELOOP else \
+            Entry(path, name, "file-unreadable", escape_controls(exc.strerror or str(exc)))
+    return Entry(path, name, "not-a-file", _kind(mode))
 
 
 def _verdict(path: Path, study: Path) -> Entry:
@@ -121,7 +127,10 @@ def _verdict(path: Path, study: Path) -> Entry:
         return Entry(path, name)
     if not stat.S_ISLNK(mode):
         return Entry(path, name, "not-a-file", _kind(mode))
-    target = path.resolve()
+    try:
+        target = path.resolve()
+    except (RuntimeError, OSError):  # a link that leads back to itself (ELOOP)
+        return Entry(path, name, "not-a-file", _LOOP)
     if not target.is_relative_to(study):
         return Entry(path, name, "symlink-outside-study", display_name(str(target)))
     if not target.exists():
@@ -129,6 +138,9 @@ def _verdict(path: Path, study: Path) -> Entry:
     if not target.is_file():
         return Entry(path, name, "not-a-file", "link to a " + _kind(target.stat().st_mode))
     return Entry(target, name)
+
+
+_LOOP = "symbolic link that leads back to itself"
 
 
 def _kind(mode: int) -> str:
