@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .errors import WriteError
+
 PARTIAL = ".partial"  # the end of every staged file's name
 
 
@@ -37,7 +39,12 @@ class OutputSet:
     def stage(self, path: str | Path) -> Path:
         """The temporary path to write ``path``'s new content to (same folder)."""
         final = Path(path)
-        final.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            final.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            raise WriteError(f"{_file_in_the_way(final.parent)}: a file where sheetflow "
+                             "keeps a folder of outputs; move or rename it, then run "
+                             "again") from None
         temp = final.with_name(f".{final.name}.{os.getpid()}{PARTIAL}")
         self._staged.append((temp, final))
         return temp
@@ -60,10 +67,21 @@ class OutputSet:
 
     def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
         if kind is not None:
-            for temp, _ in self._staged:
-                temp.unlink(missing_ok=True)
+            self._discard()
             return
-        for temp, _ in self._staged:
+        try:
+            self._commit()
+        except BaseException:
+            self._discard()  # the staged files not moved in yet
+            raise
+
+    def _commit(self) -> None:
+        for temp, final in self._staged:
+            # checked before anything moves: a folder in a file's place would stop the
+            # set half replaced
+            if final.is_dir() and not final.is_symlink():
+                raise WriteError(f"{final}: a folder where sheetflow writes a file; move "
+                                 "or rename it, then run again")
             _fsync(temp)
         finals = {os.path.abspath(final) for _, final in self._staged}
         for path in self._superseded:
@@ -72,6 +90,18 @@ class OutputSet:
                 self.removed.append(path)
         for temp, final in self._staged:
             os.replace(temp, final)
+
+    def _discard(self) -> None:
+        for temp, _ in self._staged:
+            temp.unlink(missing_ok=True)
+
+
+def _file_in_the_way(folder: Path) -> Path:
+    """The nearest of ``folder`` and its parents that exists and is no folder."""
+    for path in (folder, *folder.parents):
+        if path.exists() and not path.is_dir():
+            return path
+    return folder
 
 
 def _fsync(path: Path) -> None:

@@ -7,6 +7,7 @@ study lock makes a second run wait, then refuse with one line.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -31,6 +32,7 @@ from sheetflow.collect.outputs import (
 )
 from sheetflow.collect.returns import file_digest
 from sheetflow.collect.run import collect
+from sheetflow.errors import WriteError
 from sheetflow.staging import OutputSet
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -192,6 +194,54 @@ def test_an_output_set_that_fails_leaves_the_old_files(tmp_path):
         raise RuntimeError("stopped before b")
     assert (tmp_path / "a.txt").read_text() == "old a"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+
+
+def test_a_folder_in_an_outputs_place_stops_the_set_before_anything_moves(tmp_path):
+    """out/ratings.csv made a folder: the set is refused whole, in one line naming it,
+    the other outputs keep their old content and no staged file is left behind."""
+    (tmp_path / "a.txt").write_text("old a")
+    (tmp_path / "b.txt").mkdir()
+    with pytest.raises(WriteError, match=r"b.txt: a folder where sheetflow writes a file; "
+                                         r"move or rename it, then run again"), \
+            OutputSet() as outputs:
+        outputs.stage(tmp_path / "a.txt").write_text("new a")
+        outputs.stage(tmp_path / "b.txt").write_text("new b")
+    assert (tmp_path / "a.txt").read_text() == "old a"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+    (tmp_path / "out").write_text("not a folder")
+    with pytest.raises(WriteError, match=r"out: a file where sheetflow keeps a folder of "
+                                         r"outputs; move or rename it"):
+        OutputSet().stage(tmp_path / "out" / "tables" / "c.csv")
+
+
+def test_a_file_where_out_should_be_is_named_in_one_line(made, tmp_path):
+    root = _study(made, tmp_path, 1)
+    shutil.rmtree(root / "out", ignore_errors=True)
+    (root / "out").write_text("a file named out")
+    for command in ("collect", "analyze"):
+        result = CliRunner().invoke(cli, [command, str(root)])
+        assert result.exit_code == 3, result.output
+        assert result.output.strip().splitlines() == [
+            f"error: {root / 'out'}: file exists; a file is where sheetflow needs a "
+            "folder: move or rename it, then run again"]
+
+
+@pytest.mark.parametrize(("error", "line"), [
+    (PermissionError(errno.EACCES, "Permission denied", "/s/out/x.csv"),
+     "/s/out/x.csv: permission denied; fix the permissions (or run as a user who may "
+     "write there), then run again"),
+    (OSError(errno.ENOSPC, "No space left on device", "/s/out/x.csv"),
+     "/s/out/x.csv: no space left on device; free some space, then run again"),
+    (IsADirectoryError(errno.EISDIR, "Is a directory", "/s/out/.x.1.partial", None,
+                       "/s/out/x.csv"),
+     "/s/out/x.csv: is a directory; a folder is where sheetflow needs a file: move or "
+     "rename it, then run again"),
+    (OSError(errno.EIO, "Input/output error", "/s/out/x.csv"),
+     "/s/out/x.csv: input/output error; run again with --debug for details")])
+def test_operating_system_refusals_name_the_path_and_what_to_do(error, line):
+    from sheetflow.cli.common import os_error_line
+
+    assert os_error_line(error) == line
 
 
 def test_an_analysis_that_stops_while_writing_leaves_the_previous_outputs(

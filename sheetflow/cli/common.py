@@ -18,6 +18,7 @@ it pandas, openpyxl, xlsxwriter) is imported inside the command body, so
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
@@ -195,11 +196,38 @@ def _report(exc: BaseException) -> None:
     ctx = click.get_current_context()
     if ctx.find_root().params.get("debug"):
         traceback.print_exc()
+    if isinstance(exc, OSError) and exc.filename is not None:
+        fail(EXIT_FAILED, [os_error_line(exc)])
     if isinstance(exc, (OSError, MemoryError)):
         fail(EXIT_FAILED, [f"{exc}; run again with --debug for details"])
     problems = [str(p) for p in getattr(exc, "problems", [exc])]
     fail(exit_code_of(exc), problems, next_command=getattr(exc, "command", None),
          notes=getattr(exc, "__notes__", ()))
+
+
+# what to do about the operating system's refusals a user can mend, by errno
+_MENDS = {
+    errno.EEXIST: "a file is where sheetflow needs a folder: move or rename it",
+    errno.ENOTDIR: "a file is where sheetflow needs a folder: move or rename it",
+    errno.EISDIR: "a folder is where sheetflow needs a file: move or rename it",
+    errno.EACCES: "fix the permissions (or run as a user who may write there)",
+    errno.EPERM: "fix the permissions (or run as a user who may write there)",
+    errno.ENOSPC: "free some space",
+    errno.EDQUOT: "free some space (the disk quota is reached)",
+    errno.EROFS: "the disk is read-only: work on a copy elsewhere",
+    errno.ENAMETOOLONG: "use a shorter folder or file name",
+    errno.ELOOP: "a symbolic link leads back to itself: remove it",
+}
+
+
+def os_error_line(exc: OSError) -> str:
+    """An operating-system error as one line: the path, the cause, what to do."""
+    # a rename names both paths; the one in the way is where it was going
+    path = os.fsdecode(exc.filename2 if exc.filename2 is not None else exc.filename)
+    cause = (exc.strerror or type(exc).__name__).lower()
+    mend = _MENDS.get(exc.errno or 0)
+    return f"{path}: {cause}; {mend}, then run again" if mend else \
+        f"{path}: {cause}; run again with --debug for details"
 
 
 def reports_errors(func: Callable[..., Any]) -> Callable[..., Any]:
