@@ -18,9 +18,11 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from click.testing import CliRunner
 from decision_helpers import refused_before_unsealing, run_analyze
 
 from sheetflow.analysis import analyze, key_sides
+from sheetflow.cli import cli
 from sheetflow.collect.run import collect
 from sheetflow.demo.run import SAMPLE, sample_quality
 from sheetflow.demo.simulate import fill_packs
@@ -279,3 +281,19 @@ def test_an_undefined_alpha_check_says_why(tmp_path):
     assert alpha["note"] == "no unit has two or more values (nothing pairable)"
     assert "undefined - undefined" not in result.output
     assert summary["decision"]["status"] == "incomplete"
+
+
+def test_allow_partial_with_no_rating_at_all_unseals_nothing(tmp_path):
+    """--allow-partial analyses the raters there are; with none, there is nothing to
+    analyse, so the key stays sealed and the line names every pack (exit 1)."""
+    root = _study(tmp_path / "none")
+    for path in (root / "returns").iterdir():
+        path.unlink()
+    collect(root)
+    result = CliRunner().invoke(cli, ["analyze", str(root), "--allow-partial"])
+    assert result.exit_code == 1, result.output
+    (line,) = [ln for ln in result.output.splitlines() if ln.startswith("error:")]
+    assert line.startswith("error: no return has ratings to analyse, so nothing was "
+                           "unsealed: R1 (sitting 1): no return collected;")
+    assert line.endswith("Collect the returns first")
+    assert not (root / "out" / "summary.json").exists()

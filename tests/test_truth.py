@@ -176,6 +176,40 @@ def test_a_validator_who_recognised_the_arms_is_named_and_the_decision_waits(tmp
     assert any(who in r and "answered Yes" in r for r in summary["decision"]["reasons"])
 
 
+def test_a_blinding_question_nobody_answered_is_not_met_but_undefined(tmp_path):
+    """Protocol 000 with the blinding question made optional and left blank by every
+    validator: no answer is no report, so "no validator recognised" is undefined (the
+    decision cannot pass), not met on nothing."""
+    from roundtrip_helpers import fill_openpyxl, plan_answers
+
+    from sheetflow.analysis import analyze
+    from sheetflow.collect import collect
+    from sheetflow.packs import generate_packs
+    from sheetflow.packs.manifest import read_manifest
+    from sheetflow.spec import init_study
+    from sheetflow.workbook import layout as L
+
+    root = init_study(tmp_path / "s", "paired-rubric")
+    spec = root / "study.toml"
+    text = spec.read_text(encoding="utf-8")
+    head = 'id = "recognised_arm"\n'
+    assert text.count(head) == 1
+    spec.write_text(text.replace(head, head + "required = false\n"), encoding="utf-8")
+    generate_packs(root)
+    for pack in read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]:
+        answers = plan_answers(pack)
+        del answers[pack["study_answers"]["recognised_arm"]["cell"]]
+        fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / L.RETURNS_DIR / pack["file"],
+                      answers)
+    assert collect(root).valid
+    summary = analyze(root).summary
+    assert summary["blinding_reports"]["n_answered"] == 0
+    check = next(c for c in summary["decision"]["checks"] if "recognised" in c["name"])
+    assert (check["outcome"], check["passed"]) == ("undefined", None)
+    assert check["note"] == "no validator answered the question"
+    assert summary["decision"]["status"] != "pass"
+
+
 def test_answer_review_scatters_the_two_answers_to_a_question():
     """Protocol 003: the two assistants' answers to one question are "deliberately
     scattered": no pack shows them on adjacent cards."""

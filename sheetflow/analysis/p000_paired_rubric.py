@@ -247,11 +247,14 @@ def _blinding_check(ctx: Context, out: dict) -> Check | None:
         return None
     answers = ctx.first[ctx.first["dimension"] == dim_id].drop_duplicates("rater")
     said_yes = sorted(answers.loc[answers["value"].astype(str) == "Yes", "rater"].astype(str))
+    values = answers["value"]  # a blank is missing (NaN or NA), never the text "nan"
+    answered = int((values.notna() & values.astype(str).str.strip().ne("")).sum())
     out["blinding_reports"] = {"dimension": dim_id, "recognised": said_yes,
-                               "n_answered": int(answers["value"].astype(str).ne("").sum())}
+                               "n_answered": answered}
     name = "no validator recognised which response came from which approach"
-    if not said_yes:
-        return flag_check(name, True, 0, 0, f"{len(answers)} answered")
+    if not said_yes:  # met only on answers: no answer is no report, not a No
+        return flag_check(name, True, 0, 0, f"{answered} answered") if answered else \
+            flag_check(name, None, None, 0, "no validator answered the question")
     return Check(name, len(said_yes), 0, False, WEAK,
                  f"{', '.join(said_yes)} answered Yes: the protocol asks the research lead to "
                  "decide whether their ratings stay (blinding may be compromised)")
@@ -289,6 +292,8 @@ def _direction_check(ctx: Context, out: dict) -> Check:
     internal = (out.get("direction_agreement") or {}).get(f"vs {INTERNAL}")
     if internal is not None and np.isfinite(internal):
         note += f"; vs internal scores {internal:.3f} (second figure)"
+    if value is None or not np.isfinite(value):
+        note += "; no direction judgement to compare"
     return threshold_check("direction agreement with the improved arm", value,
                            ctx.target("direction_agreement"), weak_from=DIRECTION_WEAK_FROM,
                            note=note)
@@ -297,8 +302,9 @@ def _direction_check(ctx: Context, out: dict) -> Check:
 def _spearman_check(ctx: Context, out: dict) -> Check:
     rows = out.get("spearman") or []
     rho = rows[0].get("rho") if rows else None
+    why = (rows[0].get("reason") or "") if rows else "no internal scores to compare"
     return threshold_check("Spearman's rho vs internal", rho, ctx.target("spearman"),
-                           note="" if rows else "no internal scores to compare")
+                           note=why)
 
 
 def _pct(value: float | None) -> str:

@@ -74,7 +74,8 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
         Also when ``out/collection.json`` does not carry the study secret's mark (the
         table and its record edited together), or a used return changed after collect.
     IncompleteError
-        A pack has no used return (and ``allow_partial`` is not set); nothing unsealed.
+        A pack has no used return (and ``allow_partial`` is not set), or no return has
+        a rating at all; nothing unsealed.
     """
     root = Path(study_dir)
     study = load_study(root)
@@ -87,6 +88,11 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     collected = verify_ratings(root, incomplete=allow_partial)
     if not allow_partial:
         _refuse_incomplete_panel(root, collected.files)
+    elif not collected.rows and not collected.incomplete_rows:
+        raise IncompleteError(  # unsealing for no rating at all would show nothing
+            "no return has ratings to analyse, so nothing was unsealed: "
+            f"{'; '.join(missing_before_unsealing(root, collected.files))}. Collect the "
+            "returns first")
     sealed = verify_seal(root, study, published)
     key, key_hash, secret = sealed.key, sealed.key_sha256, sealed.secret
     if secret is not None:  # the record carries the secret's mark, from the returns on disk
