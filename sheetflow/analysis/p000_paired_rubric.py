@@ -203,7 +203,11 @@ _METHODS = (
      "inconclusive); direction agreement with the improved arm >= target (50% to the "
      "target: weak signal, inconclusive); Spearman's rho vs internal >= target. Any "
      "value below its range fails; an undefined value is inconclusive; a missing or "
-     "excluded rater makes the decision incomplete."),
+     "excluded rater makes the decision incomplete. The blinding question "
+     "(params.blinding_dimension, default recognised_arm): a Yes names the validator and "
+     "leaves the decision inconclusive until the research lead decides whether their "
+     "ratings stay; the check is met when validators answered and none said Yes, and is "
+     "undefined when none answered (a blank is no report)."),
     ("Spearman vs internal",
      "Spearman's rho between the mean external total and the internal total per case "
      "and arm; 95% interval by Fisher's z with the Fieller-Hartley-Pearson standard error "
