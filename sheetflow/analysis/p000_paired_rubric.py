@@ -296,7 +296,7 @@ def _direction_check(ctx: Context, out: dict) -> Check:
     internal = (out.get("direction_agreement") or {}).get(f"vs {INTERNAL}")
     if internal is not None and np.isfinite(internal):
         note += f"; vs internal scores {internal:.3f} (second figure)"
-    if value is None or not np.isfinite(value):
+    if arm and (value is None or not np.isfinite(value)):
         note += "; no direction judgement to compare"
     return threshold_check("direction agreement with the improved arm", value,
                            ctx.target("direction_agreement"), weak_from=DIRECTION_WEAK_FROM,

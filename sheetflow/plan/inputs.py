@@ -83,8 +83,12 @@ def model_source(measure: Measure, alpha: float, shares: list[float] | None) -> 
         raise UsageError(str(exc)) from exc
 
 
-def pilot_source(table: pd.DataFrame, measure: Measure, label: str) -> PilotSource:
+def pilot_source(table: pd.DataFrame, measure: Measure, label: str,
+                 origin: str = "") -> PilotSource:
     """A pilot table (``unit, rater, value``) as codes over the measure's values.
+
+    ``label`` names the pilot in the plan's source line; ``origin`` (e.g. why this
+    file was read) follows it in error messages only.
 
     Raises
     ------
@@ -98,16 +102,17 @@ def pilot_source(table: pd.DataFrame, measure: Measure, label: str) -> PilotSour
     for row in table.itertuples(index=False):
         code = lookup.get(_key(row.value))
         if code is None:
-            raise SheetflowError(f"{label}: value {row.value!r} (unit {row.unit}, rater "
-                                 f"{row.rater}) is not a value of {measure.id!r}; allowed: "
+            raise SheetflowError(f"{label}{origin}: value {row.value!r} (unit {row.unit}, "
+                                 f"rater {row.rater}) is not a value of {measure.id!r}; allowed: "
                                  f"{', '.join(map(str, measure.domain))}")
         codes.append(code)
     units = pd.Series(codes, index=pd.Index(table["unit"].astype(str))).groupby(level=0)
     lists = [g.to_numpy() for _, g in units if len(g) >= 2]
     if not lists:
-        raise UsageError(f"{label}: no unit has two or more ratings of {measure.id!r}, and "
-                         "a pilot needs units rated by at least two raters; give --expected "
-                         "(the anticipated value, e.g. 0.75) or a pilot that has them")
+        raise UsageError(f"{label}{origin}: no unit has two or more ratings of "
+                         f"{measure.id!r}, and a pilot needs units rated by at least two "
+                         "raters; give --expected (the anticipated value, e.g. 0.75) or a "
+                         "pilot that has them")
     width = max(len(v) for v in lists)
     matrix = np.full((len(lists), width), -1, dtype=np.int64)
     for i, v in enumerate(lists):

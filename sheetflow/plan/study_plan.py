@@ -364,14 +364,10 @@ def _source(root: Path, study: Study, m: Measure, expected: float | None,
     if pilot is not None and Path(pilot).resolve() != own_ratings.resolve():
         return pilot_source(read_pilot_csv(pilot, m), m, f"pilot {Path(pilot).name}")
     if own_ratings.exists():  # neither --expected nor another pilot: the study's own
-        label = f"pilot {OUT_DIR}/{RATINGS_NAME}"
-        table = pilot_from_study(root, study, m)
-        try:
-            return pilot_source(table, m, label)
-        except UsageError as exc:  # say why this file was read at all
-            raise UsageError(str(exc).replace(label, f"{label} (the study's own ratings, "
-                                              "read as the pilot when --expected is not "
-                                              "given)", 1)) from None
+        return pilot_source(pilot_from_study(root, study, m), m,
+                            f"pilot {OUT_DIR}/{RATINGS_NAME}",
+                            " (the study's own ratings, read as the pilot when --expected "
+                            "is not given)")
     if pilot is not None:
         raise UsageError(f"{pilot}: no such file; collect the study first, or give "
                          "--expected")
