@@ -74,6 +74,8 @@ def test_an_empty_file_is_not_shown_complete(study):
     row = unknown[0]
     assert row["State"] == "Unknown file" and row["Complete %"] is None
     assert row["Rater"] is None and row["Errors"] >= 1
+    assert row["Sitting"] is None  # a file of no pack has no sitting (not "0")
+    assert {r["Sitting"] for r in _status_rows(study) if r["Rater"]} == {1}
 
 
 def test_status_sheet_is_ready_to_read_and_print(study):
@@ -102,6 +104,7 @@ def test_reply_draft_names_the_cells_and_attaches_the_pack(study):
     msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
     assert msg["X-Unsent"] == "1"
     assert "ev01@example.org" in msg["To"]
+    assert msg["Subject"].endswith(": please fix 1 problem in your workbook")  # one error
     body = msg.get_body(preferencelist=("plain",)).get_content()
     assert (study / "bad-cell.txt").read_text() in body
     assert "Maybe" in body

@@ -154,7 +154,7 @@ def test_trend_over_near_mid_far_only_by_hand(two_owners):
     assert trend["bands"] == ["near", "mid", "far"] and trend["n"] == n.sum()
     assert trend["statistic"] == pytest.approx(chi2, rel=1e-12)
     assert trend["p"] == pytest.approx(sps.chi2.sf(chi2, 1), rel=1e-12)
-    assert "30 item(s) outside the ordered bands left out ('single')" in trend["note"]
+    assert "30 items outside the ordered bands left out ('single')" in trend["note"]
 
 
 def test_mixed_effects_model_matches_statsmodels(two_owners):

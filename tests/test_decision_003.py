@@ -90,7 +90,7 @@ def test_agreement_per_column_and_the_na_setting(tmp_path, na, n_ratings, n_unit
     assert rows[2] == ("RESULT: agreement reported for 5 rating columns; the protocol sets "
                        "no pass mark, so nothing is called passed")
     assert not [r for r in rows if " met" in r]  # nothing without a target is "met"
-    assert "gold disputes: 1 item(s)" in rows
+    assert "gold disputes: 1 item" in rows
 
 
 def test_a_dispute_without_its_note_keeps_the_reviewer_out(tmp_path):

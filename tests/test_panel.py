@@ -22,16 +22,16 @@ def test_complete_panel():
 
 def test_missing_return_and_refused_file_are_named():
     files = [{"file": "r2.xlsx", "rater": "R2", "used": False,
-              "reason": "1 error(s): answer-missing at Scoring!D12"},
+              "reason": "1 error: answer-missing at Scoring!D12"},
              {"file": "stray.xlsx", "rater": "", "used": False,
-              "reason": "1 error(s): identity-unknown"},
+              "reason": "1 error: identity-unknown"},
              {"file": "r1.xlsx", "rater": "R1", "used": True, "reason": ""}]
     panel = build_panel(EXPECTED, _data(("R1", 1), ("R3", 1)), files)
     assert not panel.complete
     assert panel.missing == ["R2", "R3"]
     assert panel.missing_packs == [
         {"rater": "R2", "sitting": 1,
-         "reason": "file r2.xlsx not used: 1 error(s): answer-missing at Scoring!D12"},
+         "reason": "file r2.xlsx not used: 1 error: answer-missing at Scoring!D12"},
         {"rater": "R3", "sitting": 2, "reason": "no return collected"}]
     assert [f["file"] for f in panel.excluded_files] == ["r2.xlsx", "stray.xlsx"]
     assert "R2: file r2.xlsx" in panel.sentence() and "R3 (sitting 2)" in panel.sentence()

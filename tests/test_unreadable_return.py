@@ -161,7 +161,7 @@ def test_panel_names_the_file_and_why_it_was_not_used(study, collected):
     panel = build_panel(expected, pd.DataFrame({"rater": [], "sitting": []}), verdicts)
     reasons = {p["rater"]: p["reason"] for p in panel.missing_packs}
     assert reasons["EV-01"].startswith(f"file {ev01} not used: could not be read; named "
-                                       "like EV-01's pack; 1 error(s): corrupt-file")
+                                       "like EV-01's pack; 1 error: corrupt-file")
     assert CONFLICT_NAME in reasons["EV-02"] and "identity-conflict" in reasons["EV-02"]
     assert reasons["EV-03"] == "no return collected"
     before = missing_before_unsealing(study, verdicts)

@@ -17,6 +17,7 @@ import pandas as pd
 
 from .. import stats
 from ..spec.study import Study
+from ..words import counted
 from .context import Context, add_verdict, empty_reason, number
 from .decision import Arms, Decision, flag_check, reported_check, status_of
 from .keep_known_files import MIXED_METHOD, h_mixed, mixed_effects, yield_items
@@ -141,7 +142,7 @@ def _trend(ctx: Context) -> pd.DataFrame:
                               **_band_interval(x, n), "none_rate": _none_rate(items, b)}
                              for i, (b, x, n) in enumerate(counts, 1)])
     outside = items[~items["band"].isin(bands)]
-    note = (f"{len(outside)} item(s) outside the ordered bands left out "
+    note = (f"{counted(len(outside), 'item')} outside the ordered bands left out "
             f"({', '.join(repr(b) for b in left_out)})") if len(outside) else ""
     test = res.assign(band="trend test", note=note)
     return pd.concat([per_band, test], ignore_index=True)

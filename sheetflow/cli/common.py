@@ -40,6 +40,9 @@ from ..errors import (
     SpecError,
     UsageError,
 )
+from ..words import counted
+
+__all__ = ["counted"]  # the commands count through it too
 
 EXIT_OK, EXIT_DATA, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
 EXIT_CODES = {
@@ -105,11 +108,6 @@ class Output:
         """A progress callback ``(done, total)`` for the library (see :class:`Progress`)."""
         shown = not (self.as_json or self.quiet) and _is_terminal(sys.stderr)
         return Progress(label, enabled=shown)
-
-
-def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """``n`` and the noun in the number it takes: "1 error", "0 errors", "2 rating rows"."""
-    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
 def dumps(doc: Any) -> str:

@@ -29,6 +29,7 @@ from typing import Any
 from ..errors import close_workbook
 from ..packs.mail import build_eml
 from ..spec.study import Rater, Study
+from ..words import counted
 from ..workbook import layout as L
 from ..workbook.printing import set_print, text_lines
 from .links import linked_to, sole_link
@@ -242,7 +243,7 @@ def _todo(state: str, rater: Rater, errors: int, sitting: int) -> str:
         where = (f"send the reply draft out/{FEEDBACK_DIR}/{draft_name(rater.id, sitting)}"
                  if rater.email else "send them the list on the Issues sheet (no e-mail "
                  "address in the raters file)")
-        return f"{errors} error(s): {where}; collect again when the fixed file is back"
+        return f"{counted(errors, 'error')}: {where}; collect again when the fixed file is back"
     if state == "not-used":
         return "not used (see the Issues sheet); ask for a fresh copy"
     if state == "warnings":
@@ -331,7 +332,8 @@ def _roster_sheet(wb: Any, head: Any, rows: list[RosterRow], title: str,
             (_shown(row, name), width) for _, width, name in columns))
         for c, (_, _, name) in enumerate(columns):
             value = getattr(row, name)
-            if name == "state" or isinstance(value, bool) or value in (None, ""):
+            if name == "state" or isinstance(value, bool) or value in (None, "") or \
+                    (name == "sitting" and not value):  # a file of no pack has no sitting
                 text = _shown(row, name)
                 if text:
                     ws.write_string(r, c, text, strong if name == "state" else plain)
@@ -355,6 +357,8 @@ def _shown(row: RosterRow, name: str) -> str:
         return "Yes" if value else "No"
     if name == "overdue":
         return "Overdue" if value else ""
+    if name == "sitting":
+        return str(value) if value else ""
     return "" if value is None else str(value)
 
 
@@ -472,7 +476,7 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
         if row.state == "unusable":
             return (f"{study.title}: please send your workbook again",
                     unusable_body(rater, row, issues))
-        return (f"{study.title}: please fix {row.errors} answer(s) in your workbook",
+        return (f"{study.title}: please fix {counted(row.errors, 'problem')} in your workbook",
                 feedback_body(rater, row, issues))
     return _draft_each(study, root, rows, ("errors", "unusable"), out_dir, compose)
 

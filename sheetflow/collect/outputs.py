@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 from ..errors import SealError, SheetflowError
 from ..packs.seal import SEALED_DIR
 from ..packs.secret import SECRET_FILE, read_secret, record_mac
+from ..words import counted
 from ..workbook import layout as L
 from .mailbox import is_mail_file, member_digests
 from .returns import file_digest
@@ -518,6 +519,6 @@ def _reason(issues: list[Issue], n_errors: int) -> str:
         where = "!".join(x for x in (item.sheet, item.cell) if x)
         parts.append(f"{item.code}{' at ' + where if where else ''}")
     more = len(issues) - _REASON_ISSUES
-    head = f"{n_errors} error(s): " if n_errors else ""
+    head = f"{counted(n_errors, 'error')}: " if n_errors else ""
     tail = f" and {more} more (see validation.xlsx)" if more > 0 else ""
     return head + ", ".join(parts) + tail if parts else "not used (see validation.xlsx)"

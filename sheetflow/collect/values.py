@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..spec.rubric import CONFIDENCE_LEVELS, YES_NO, Dimension
+from ..words import counted
 
 _INVISIBLE_CHARS = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
 _INVISIBLE = dict.fromkeys(map(ord, _INVISIBLE_CHARS))
@@ -327,7 +328,7 @@ def _describe_domain(dimension: Dimension) -> str:
         return "a whole number 0 or more" if top is None else f"a whole number from 0 to {top}"
     if kind == "number" and dimension.decimals:
         return (f"a number from {dimension.minimum} to {dimension.maximum} with at most "
-                f"{dimension.decimals} decimal(s)")
+                f"{counted(dimension.decimals, 'decimal')}")
     if kind in ("scale", "number"):
         text = f"a whole number from {dimension.minimum} to {dimension.maximum}"
         if dimension.na_choices:

@@ -44,6 +44,7 @@ import openpyxl
 from ..errors import MissingStepError, SheetflowError, UsageError
 from ..packs.manifest import Manifest, open_manifest
 from ..spec.study import Study, load_study
+from ..words import counted
 from ..workbook import layout as L
 from .records import DIRECTION_TOLERANCE, Thresholds, check_records, pilot_summary
 
@@ -192,7 +193,8 @@ def _write_summary(study: Study, mapping: dict[str, Any], records: list[dict[str
     """``out/pilot-summary.json``, whole, or a note saying why not."""
     if result.missing:
         result.summary_note = (f"{PILOT_SUMMARY} not written: the trio is locked and "
-                               f"{len(result.missing)} judge output(s) are missing")
+                               f"{counted(len(result.missing), 'judge output')} "
+                               f"{'is' if len(result.missing) == 1 else 'are'} missing")
         return
     if not window:
         result.summary_note = (f"{PILOT_SUMMARY} not written: give the run's execution "

@@ -141,7 +141,8 @@ def completed_items(study: Study, ratings_csv: bytes) -> list[str]:
     rated = table[(table["sitting"] == "1") & (table["rater_id"].isin(primaries))]
     missing = [r for r in primaries if r not in set(rated["rater_id"])]
     if missing:
-        raise SheetflowError(f"no collected return from primary rater(s) {', '.join(missing)}; "
+        who = "rater" if len(missing) == 1 else "raters"
+        raise SheetflowError(f"no collected return from primary {who} {', '.join(missing)}; "
                              "the subset is drawn when every primary return is in")
     if total is not None:
         rated = rated[(rated["dimension"] == total) & (rated["value"] != "")]

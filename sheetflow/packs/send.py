@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..errors import MailError
 from ..spec.mail import Server
+from ..words import counted
 from .journal import append, iso, now_utc
 from .mail import attachment_of
 
@@ -156,7 +157,7 @@ def _send_one(root: Path, smtp: smtplib.SMTP, item: Outgoing, sender: str,
                       "reply": _text(str(exc))})
         report.failed.append((item, str(exc)))
         raise MailError(f"the mail server broke off while sending to {item.to} ({exc}); "
-                        f"{len(report.sent)} message(s) were sent; run the same command again "
+                        f"{_sent(len(report.sent))}; run the same command again "
                         "to send the rest") from None
     append(root, {"event": outcome, "message_id": mid, "time": iso(now_utc()),
                   "reply": reply})
@@ -242,3 +243,8 @@ def connection_problem(where: str, exc: BaseException, login: str, protocol: str
     if isinstance(exc, smtplib.SMTPException | OSError):
         return f"{where}: {_text(str(exc)) or type(exc).__name__}"
     return f"{where}: {type(exc).__name__}: {_text(str(exc))}"
+
+
+def _sent(n: int) -> str:
+    """How many messages went out before a failure, in words."""
+    return f"{counted(n, 'message')} {'was' if n == 1 else 'were'} sent"

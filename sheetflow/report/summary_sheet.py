@@ -8,6 +8,7 @@ import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
 from ..analysis import Analysis
+from ..words import counted
 from ..workbook.printing import row_points, set_print
 from .cells import fmt_value, number_format, write_cell
 from .charts import alpha_chart, yield_chart
@@ -204,7 +205,7 @@ def _headline_extras(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, 
         lines += [f"{arm}: over-refusal {r['over_refusal']}, under-refusal {r['under_refusal']}"
                   for arm, r in s["refusals"].items()]
     if "gold_disputes" in s:
-        lines.append(f"gold disputes: {len(s['gold_disputes'])} item(s)")
+        lines.append(f"gold disputes: {counted(len(s['gold_disputes']), 'item')}")
     if "pilot" in s:
         lines.append(f"pilot verdict: {s['pilot']['pilot_verdict']} "
                      f"(critical failures {s['pilot']['critical_failures']})")

@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 
 from ..errors import SpecError
+from ..words import counted
 from .limits import MAX_SPEC_BYTES
 from .model import Design, Item
 from .tables import read_table
@@ -72,7 +73,8 @@ def internal_scores_problems(path: Path, items: tuple[Item, ...],
     if twice:
         first = min(twice.values())
         pairs = ", ".join(f"{c!r} x {a!r}" for c, a in list(twice)[:3])
-        problems.append(SpecError(f"{len(twice)} case and arm pair(s) are scored twice "
+        problems.append(SpecError(f"{counted(len(twice), 'case and arm pair')} "
+                                  f"{'is' if len(twice) == 1 else 'are'} scored twice "
                                   f"({pairs}{', ...' if len(twice) > 3 else ''})",
                                   file=name, where=f"row {first}"))
     if not problems:  # the rows are sound: is every case and arm there?

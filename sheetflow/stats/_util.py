@@ -299,7 +299,8 @@ def listwise(matrix: np.ndarray, raters: list[Any]) -> tuple[np.ndarray, list[st
     empty = missing.all(axis=1) if matrix.size else np.zeros(matrix.shape[0], bool)
     if empty.any():
         names = ", ".join(str(raters[i]) for i in np.flatnonzero(empty))
-        notes.append(f"dropped {int(empty.sum())} rater(s) with no rating: {names}")
+        n = int(empty.sum())  # stats stays free of sheetflow's other packages
+        notes.append(f"dropped {n} rater{'' if n == 1 else 's'} with no rating: {names}")
         matrix, missing = matrix[~empty], missing[~empty]
     rated = ~missing.all(axis=0) if matrix.size else np.zeros(matrix.shape[1], bool)
     complete = ~missing.any(axis=0) if matrix.size else np.zeros(matrix.shape[1], bool)

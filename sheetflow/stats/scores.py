@@ -86,7 +86,9 @@ def mean_spearman(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = 
     perfect = np.isclose(np.abs(r), 1.0, rtol=0.0, atol=1e-12)
     row["n_perfect"] = int(perfect.sum())
     if perfect.any():
-        notes.insert(0, f"{int(perfect.sum())} perfect correlation(s) left out of the average")
+        n = int(perfect.sum())
+        notes.insert(0, f"{n} perfect correlation{'' if n == 1 else 's'} left out of the "
+                        "average")
     if perfect.all():
         why = "; ".join(["every pair correlates perfectly", *notes])
         return _util.frame({**row, "reason": why}, RHO_COLUMNS)
