@@ -244,6 +244,6 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
     (1, "analysis", "analyses", "1 analysis"), (3, "analysis", "analyses", "3 analyses")])
 def test_counts_take_the_noun_in_their_number(n, noun, plural, text):
     """The command lines say "1 error", "1 rater", "1 pack written", never "1 errors"."""
-    from sheetflow.cli.common import counted
+    from sheetflow.words import counted
 
     assert counted(n, noun, plural) == text

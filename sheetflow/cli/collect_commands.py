@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import EXIT_DATA, EXIT_FAILED, Output, command, counted, fail
+from ..words import counted
+from .common import EXIT_DATA, EXIT_FAILED, Output, command, fail
 
 if TYPE_CHECKING:
     from ..collect.run import Collection

@@ -40,9 +40,6 @@ from ..errors import (
     SpecError,
     UsageError,
 )
-from ..words import counted
-
-__all__ = ["counted"]  # the commands count through it too
 
 EXIT_OK, EXIT_DATA, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
 EXIT_CODES = {

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from .common import EXIT_DATA, Output, command, counted
+from ..words import counted
+from .common import EXIT_DATA, Output, command
 
 
 @command("remind")

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from .common import EXIT_DATA, EXIT_FAILED, Output, command, counted, fail
+from ..words import counted
+from .common import EXIT_DATA, EXIT_FAILED, Output, command, fail
 
 
 @command("generate")

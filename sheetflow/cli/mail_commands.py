@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import EXIT_DATA, Output, command, counted
+from ..words import counted
+from .common import EXIT_DATA, Output, command
 
 if TYPE_CHECKING:
     from ..spec.mail import MailSettings
