@@ -134,6 +134,11 @@ def test_dry_run_lists_each_message_and_sends_nothing(tmp_path):
     for item in doc["messages"]:
         assert item["attachment"].endswith(".xlsx") and item["size"] > 1000
         assert item["to"] and item["subject"]
+    with smtp_server() as (port, server):  # one message: "1 invitation", not "1 invitations"
+        one = run("send", str(root), "--dry-run", "--rater", "EV-01", *_plain(port))
+    assert one.exit_code == 0 and not server.delivered
+    assert one.stdout.strip().splitlines()[-1] == \
+        "1 invitation would be sent (dry run: nothing sent)"
 
 
 def test_a_real_send_off_a_terminal_needs_yes(tmp_path):

@@ -91,7 +91,7 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
             out.say(f"would send {line['to']}: {line['subject']!r}, {line['attachment']} "
                     f"({line['size']} bytes)")
         verb = "would be sent (dry run: nothing sent)" if dry_run else "to send"
-        out.headline(f"{len(box.messages)} {which} {verb}", fg="green")
+        out.headline(f"{_messages(len(box.messages), which)} {verb}", fg="green")
         out.json({"ok": True, "dry_run": dry_run, "messages": listing,
                   "not_sent": [_left(x) for x in box.left_out], "sent": []})
         return
@@ -126,10 +126,19 @@ def _confirm(yes: bool, count: int, which: str, server: str) -> None:
     if yes:
         return
     if not sys.stdin.isatty():
-        raise UsageError(f"sending {count} {which} needs --yes when not run on a terminal "
+        raise UsageError(f"sending {_messages(count, which)} needs --yes when not run on a "
+                         "terminal "
                          "(or try --dry-run first)")
-    if not click.confirm(f"Send {count} {which} through {server}?", err=True):
+    if not click.confirm(f"Send {_messages(count, which)} through {server}?", err=True):
         raise UsageError("nothing sent (not confirmed)")
+
+
+_ONE = {"invitations": "invitation", "reminders": "reminder", "replies": "reply"}
+
+
+def _messages(n: int, which: str) -> str:
+    """``n`` invitations, reminders or replies, in the number ``n`` takes."""
+    return counted(n, _ONE.get(which, which), which)
 
 
 def _listed(item: Any) -> dict[str, Any]:
