@@ -122,6 +122,9 @@ def test_clean_panel_passes_with_llama_ahead(clean):
     assert rows[2] == "DECISION: PASS"
     assert f"arms: {summary['arms']['sentence']}" in rows
     assert f"arms: {summary['arms']['sentence']}" in result.output.strip().splitlines()
+    # a check's target reads as in the decision lines (0.700, not 0.7)
+    assert f"check      direction agreement with the improved arm: {13 / 18:.3f} (target " \
+        "0.700) met - " in result.output
 
 
 def test_internal_direction_is_a_second_labelled_figure(clean):

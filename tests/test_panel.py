@@ -94,3 +94,17 @@ def test_headline_of_a_large_panel_names_a_few_included_and_every_missing_rater(
     assert line.startswith("panel: 38 of 40 expected raters with ratings (R000, R001,")
     assert "R011 and 26 more, all listed in summary.json under panel.included)" in line
     assert "R012," not in line and "MISSING R038" in line and "R039" in line
+
+
+def test_headline_of_a_one_rater_panel_counts_in_the_singular():
+    """One owner, two sittings, the second not back: "1 of 1 expected rater", and the
+    missing sitting named."""
+    from sheetflow.report import headline_lines
+
+    panel = build_panel([("owner-01", 1), ("owner-01", 2)], _data(("owner-01", 1)), [])
+    decision = finish(Decision("pass", "rule", [flag_check("x", True, 1, 1)]), panel)
+    line = next(x for x in headline_lines({"decision": decision.to_dict(),
+                                            "panel": panel.to_dict()})
+                if x.startswith("panel:"))
+    assert line.startswith("panel: 1 of 1 expected rater with ratings (owner-01); "
+                           "MISSING owner-01 sitting 2: ")

@@ -76,8 +76,8 @@ def _echo_summary(out: Output, analysis: Analysis) -> None:
                 f"[{_num(rec['ci_low'])}, {_num(rec['ci_high'])}] "
                 f"{rec['band'] or rec['reason']}".rstrip())  # no band, no reason: no blank
     for check in s["decision"]["checks"]:
-        target = f" (target {check['target']:g})" \
-            if isinstance(check["target"], (int, float)) else ""
+        target = f" (target {_num(check['target'])})" \
+            if isinstance(check["target"], (int, float)) else ""  # as the decision lines
         note = f" - {check['note']}" if check.get("note") else ""
         out.say(f"check      {check['name']}: {_num(check['value'])}{target} "
                 f"{check['outcome']}{note}")

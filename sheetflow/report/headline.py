@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..words import counted
+
 
 def headline_lines(summary: dict[str, Any]) -> list[str]:
     """The decision, panel and arms in words: the Summary sheet's first rows and the
@@ -33,8 +35,8 @@ def _panel_line(panel: dict[str, Any]) -> str:
     if len(included) > NAMED_INCLUDED:
         named += (f" and {len(included) - NAMED_INCLUDED} more, all listed in summary.json "
                   "under panel.included")
-    line = (f"panel: {len(set(included) & set(expected))} of {len(expected)} expected "
-            f"raters with ratings ({named})")
+    line = (f"panel: {len(set(included) & set(expected))} of "
+            f"{counted(len(expected), 'expected rater')} with ratings ({named})")
     if panel["missing_packs"]:
         line += "; MISSING " + "; ".join(
             f"{m['rater']}" + (f" sitting {m['sitting']}" if m["sitting"] != 1 else "")
