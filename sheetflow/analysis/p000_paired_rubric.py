@@ -250,9 +250,10 @@ def _blinding_check(ctx: Context, out: dict) -> Check | None:
     if dim_id not in {d.id for d in ctx.study.rubric.dimensions}:
         return None
     answers = ctx.first[ctx.first["dimension"] == dim_id].drop_duplicates("rater")
-    said_yes = sorted(answers.loc[answers["value"].astype(str) == "Yes", "rater"].astype(str))
-    values = answers["value"]  # a blank is missing (NaN or NA), never the text "nan"
-    answered = int((values.notna() & values.astype(str).str.strip().ne("")).sum())
+    text = answers["value"].astype(str)
+    said_yes = sorted(answers.loc[text == "Yes", "rater"].astype(str))
+    # a blank is missing (NaN or NA), never the text "nan"
+    answered = int((answers["value"].notna() & text.str.strip().ne("")).sum())
     out["blinding_reports"] = {"dimension": dim_id, "recognised": said_yes,
                                "n_answered": answered}
     name = "no validator recognised which response came from which approach"

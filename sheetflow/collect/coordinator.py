@@ -332,8 +332,7 @@ def _roster_sheet(wb: Any, head: Any, rows: list[RosterRow], title: str,
             (_shown(row, name), width) for _, width, name in columns))
         for c, (_, _, name) in enumerate(columns):
             value = getattr(row, name)
-            if name == "state" or isinstance(value, bool) or value in (None, "") or \
-                    (name == "sitting" and not value):  # a file of no pack has no sitting
+            if name == "state" or isinstance(value, bool) or not _shown(row, name):
                 text = _shown(row, name)
                 if text:
                     ws.write_string(r, c, text, strong if name == "state" else plain)
@@ -349,7 +348,8 @@ def _roster_sheet(wb: Any, head: Any, rows: list[RosterRow], title: str,
 
 
 def _shown(row: RosterRow, name: str) -> str:
-    """The text a roster cell shows: the state's words, Yes/No, "Overdue" or blank."""
+    """The text a roster cell shows: the state's words, Yes/No, "Overdue" or blank
+    (also the sitting of a file of no pack, 0); a cell showing nothing is left blank."""
     value = getattr(row, name)
     if name == "state":
         return STATES[row.state][0]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis import Analysis, analyze
+from ..analysis.decision import REPORTED
 from ..collect.run import Collection, collect
 from ..errors import UsageError
 from ..packs.generate import GenerateResult, generate_packs
@@ -140,7 +141,7 @@ def _decision_line(decision: dict[str, Any], panel: dict[str, Any]) -> str:
     incomplete panel is named, as it decides the status whatever the checks say.
     """
     status = decision["status"].upper()
-    judged = [c for c in decision["checks"] if c["outcome"] != "reported"]
+    judged = [c for c in decision["checks"] if c["outcome"] != REPORTED]
     if not judged:
         return f"{status}: no check of the plan has a target (figures reported, not judged)"
     met = sum(c["passed"] is True for c in judged)
