@@ -9,6 +9,7 @@ removes.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -32,6 +33,7 @@ class OutputSet:
 
     def __init__(self) -> None:
         self._staged: list[tuple[Path, Path]] = []
+        self._made: list[Path] = []  # folders stage() created, outermost first
         self._superseded: list[Path] = []
         self.removed: list[Path] = []
         """The superseded files removed when the set was committed."""
@@ -39,6 +41,7 @@ class OutputSet:
     def stage(self, path: str | Path) -> Path:
         """The temporary path to write ``path``'s new content to (same folder)."""
         final = Path(path)
+        self._made += _missing_folders(final.parent)
         try:
             final.parent.mkdir(parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError):
@@ -94,6 +97,19 @@ class OutputSet:
     def _discard(self) -> None:
         for temp, _ in self._staged:
             temp.unlink(missing_ok=True)
+        for folder in reversed(self._made):  # innermost first
+            with contextlib.suppress(OSError):  # not empty: whatever else is there stays
+                folder.rmdir()
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """``folder`` and those of its parents that do not exist yet, outermost first."""
+    missing = []
+    for path in (folder, *folder.parents):
+        if path.exists() or path.is_symlink():
+            break
+        missing.append(path)
+    return missing[::-1]
 
 
 def _file_in_the_way(folder: Path) -> Path:

@@ -115,6 +115,48 @@ def test_a_collect_killed_mid_write_leaves_the_previous_set_whole(made, tmp_path
     assert (root / "out" / "ratings.csv").read_bytes() != before
 
 
+_INTERRUPTED_CHILD = r"""
+import sys, time
+from pathlib import Path
+import sheetflow.collect.run as collect_module
+from sheetflow.cli import main
+
+root = Path(sys.argv[1])
+real_write = collect_module.Ratings.write_csv
+def paused(self, path):  # half the outputs staged when Ctrl-C comes
+    real_write(self, path)
+    (root / "reached").write_text("x")
+    time.sleep(600)
+collect_module.Ratings.write_csv = paused
+sys.argv = ["sheetflow", "collect", str(root), *sys.argv[2:]]
+main()
+"""
+
+
+@pytest.mark.parametrize("json_output", [False, True])
+def test_ctrl_c_exits_130_in_one_line_and_writes_nothing(made, tmp_path, json_output):
+    """Click would say "Aborted!" and exit 1, the code for data problems."""
+    root = _study(made, tmp_path, 2)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    child = subprocess.Popen([sys.executable, "-c", _INTERRUPTED_CHILD, str(root),
+                              *(["--json"] if json_output else [])], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             start_new_session=True)
+    deadline = time.monotonic() + 180
+    while not (root / "reached").exists():
+        assert child.poll() is None, child.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    os.killpg(child.pid, signal.SIGINT)  # what Ctrl-C sends: the whole process group
+    out, err = child.communicate(timeout=120)
+    line = "interrupted (Ctrl-C) before the end: run the same command again"
+    assert child.returncode == 130, err
+    assert err.decode() == f"\n{line}\n"
+    if json_output:
+        assert json.loads(out) == {"ok": False, "exit_code": 130, "errors": [line]}
+    assert sorted(p.name for p in (root / "out").iterdir()) == [".lock"]
+
+
 def test_a_collect_killed_between_replaces_is_refused_by_analyze(made, tmp_path):
     root = _study(made, tmp_path, 2)
     collect(root)
@@ -194,6 +236,21 @@ def test_an_output_set_that_fails_leaves_the_old_files(tmp_path):
         raise RuntimeError("stopped before b")
     assert (tmp_path / "a.txt").read_text() == "old a"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+
+
+def test_an_output_set_that_fails_removes_the_folders_it_made_and_no_other(tmp_path):
+    """An interrupted analyze left an empty out/tables/: the folders a failed set made
+    go with its files; a folder that was there, or holds another file, stays."""
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "kept").mkdir()
+    with pytest.raises(KeyboardInterrupt), OutputSet() as outputs:
+        outputs.stage(tmp_path / "out" / "tables" / "deep" / "a.csv").write_text("a")
+        outputs.stage(tmp_path / "out" / "kept" / "b.csv").write_text("b")
+        outputs.stage(tmp_path / "out" / "other" / "c.csv").write_text("c")
+        (tmp_path / "out" / "other" / "someone-elses.txt").write_text("not ours")
+        raise KeyboardInterrupt
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == [
+        "out", "out/kept", "out/other", "out/other/someone-elses.txt"]
 
 
 def test_a_folder_in_an_outputs_place_stops_the_set_before_anything_moves(tmp_path):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import difflib
 import importlib
-import sys
 from typing import Any
 
 import click
@@ -22,6 +21,7 @@ from .common import (
     EXIT_CODES,
     EXIT_DATA,
     EXIT_FAILED,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     Output,
@@ -43,8 +43,8 @@ COMMAND_MODULES = (
     "plan_commands",
 )
 
-__all__ = ["EXIT_CODES", "EXIT_DATA", "EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "Output",
-           "cli", "command", "main", "reports_errors"]
+__all__ = ["EXIT_CODES", "EXIT_DATA", "EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_OK",
+           "EXIT_USAGE", "Output", "cli", "command", "main", "reports_errors"]
 
 
 class SheetflowGroup(click.Group):
@@ -71,6 +71,15 @@ class SheetflowGroup(click.Group):
                 click.echo(dumps({"ok": False, "exit_code": exc.exit_code,
                                   "errors": [exc.format_message()]}))
             raise
+        except KeyboardInterrupt:
+            # click would print "Aborted!" and exit 1, which the table keeps for data
+            # problems; a script must be able to tell an interrupted run from those
+            message = EXIT_CODES[EXIT_INTERRUPTED]
+            if json_requested(ctx):
+                click.echo(dumps({"ok": False, "exit_code": EXIT_INTERRUPTED,
+                                  "errors": [message]}))
+            click.echo(f"\n{message}", err=True)
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
 
 
 @click.group(cls=SheetflowGroup, context_settings={"help_option_names": ["-h", "--help"]},
@@ -92,9 +101,6 @@ for _name in COMMAND_MODULES:
 
 
 def main() -> None:
-    """Entry point of the ``sheetflow`` console script."""
-    try:
-        cli.main(prog_name="sheetflow", standalone_mode=True)
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
+    """Entry point of the ``sheetflow`` console script (Ctrl-C exits 130:
+    :meth:`SheetflowGroup.invoke`)."""
+    cli.main(prog_name="sheetflow", standalone_mode=True)

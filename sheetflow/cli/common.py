@@ -42,6 +42,7 @@ from ..errors import (
 )
 
 EXIT_OK, EXIT_DATA, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130  # the shell's code for a process stopped by Ctrl-C (128 + SIGINT)
 EXIT_CODES = {
     EXIT_OK: "ok",
     EXIT_DATA: "data problems: the spec, a returned workbook or the panel needs fixing "
@@ -50,6 +51,7 @@ EXIT_CODES = {
                 "command to run)",
     EXIT_FAILED: "could not run, or the seal is broken (key, plan lock, spec or sealed "
                  "inputs changed after generate)",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C) before the end: run the same command again",
 }
 SPEC_FILE = "study.toml"
 _JSON_KEY = "sheetflow.json"
