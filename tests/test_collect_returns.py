@@ -129,3 +129,35 @@ def test_links_folders_and_fifos_each_get_a_verdict(study, tmp_path):
     named = CliRunner().invoke(cli, ["collect", str(study), str(returns / "loop.xlsx")])
     assert named.exit_code == 1 and "Traceback" not in named.output, named.output  # none used
     assert "loop.xlsx" in named.output and "leads back to itself" in named.output
+
+
+def test_a_blank_pack_sent_back_lists_twenty_problems_and_points_to_the_rest(study):
+    """A pack returned unfilled has 346 blanks; the screen shows the first twenty
+    (errors first) and says how many more and where they all are."""
+    from sheetflow.cli.collect_commands import SHOWN_PER_FILE, _more
+
+    blank = sorted((study / "packs").glob("*.xlsx"))[0]
+    shutil.copyfile(blank, study / "returns" / blank.name)
+    for filled in _filled(study)[1:]:
+        shutil.copyfile(filled, study / "returns" / filled.name)
+    as_json = CliRunner().invoke(cli, ["collect", str(study), "--json"])
+    mine = [i for i in json.loads(as_json.output)["issues"] if i["file"] == blank.name]
+    assert len(mine) > 300  # --json lists every one
+    result = CliRunner().invoke(cli, ["collect", str(study)])
+    assert result.exit_code == 1, result.output
+    listed = [line for line in result.output.splitlines()
+              if line.startswith(f"  error: {blank.name} ")]
+    assert len(listed) == SHOWN_PER_FILE == 20
+    assert (f"  ... and {len(mine) - 20} more errors for {blank.name}: every one is on "
+            f"the Issues sheet of {study / 'out' / 'validation.xlsx'}") in result.output
+    wb = openpyxl.load_workbook(study / "out" / "validation.xlsx", read_only=True)
+    assert sum(blank.name in row for row in wb["Issues"].iter_rows(values_only=True)) \
+        == len(mine)
+
+    class Item:
+        def __init__(self, severity):
+            self.severity = severity
+    issues = [Item("warning")] * 2 + [Item("error")] * 30 + [Item("warning")]
+    assert _more(issues, issues[2:22]) == "13 more (10 errors, 3 warnings)"
+    assert _more(issues[:2] * 15, issues[:2] * 10) == "10 more warnings"
+    assert _more(issues[2:5], issues[2:4]) == "1 more error"

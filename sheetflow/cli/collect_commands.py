@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import groupby
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,12 +62,19 @@ def _summary(out: Output, result: Collection) -> None:
         out.say(escape_controls(f"{f.file}: {who}, {counted(f.errors, 'error')}, "
                                 f"{counted(f.warnings, 'warning')}, {state}"),
                 fg="red" if f.errors else ("yellow" if f.warnings else None))
-    for item in report.issues:
-        where = ", ".join(x for x in (item.sheet, item.cell) if x)
-        # names and cell text never start another line or carry a terminal escape
-        out.say(escape_controls(f"  {item.severity}: {item.file}"
-                                f"{' ' + where if where else ''}: [{item.code}] "
-                                f"{item.message}"))
+    sheet = result.outputs.get("validation", "out/validation.xlsx")
+    for file, issues in groupby(report.issues, key=attrgetter("file")):
+        issues = list(issues)
+        shown = _shown_issues(issues)
+        for item in shown:
+            where = ", ".join(x for x in (item.sheet, item.cell) if x)
+            # names and cell text never start another line or carry a terminal escape
+            out.say(escape_controls(f"  {item.severity}: {item.file}"
+                                    f"{' ' + where if where else ''}: [{item.code}] "
+                                    f"{item.message}"))
+        if len(shown) < len(issues):
+            out.say(escape_controls(f"  ... and {_more(issues, shown)} for {file}: every "
+                                    f"one is on the Issues sheet of {sheet}"))
     missing = [r for r in result.roster if r.state == "missing"]
     for r in missing:
         contact = ", ".join(x for x in (r.name, r.email) if x)
@@ -187,12 +196,36 @@ def register(group: click.Group) -> None:
     group.add_command(status_command)
 
 
+SHOWN_PER_FILE = 20
+"""Issue lines a file gets on the screen; a blank pack sent back has hundreds, and the
+Issues sheet (and ``--json``) has every one."""
+
+
+def _shown_issues(issues: list[Any]) -> list[Any]:
+    """A file's issues as the screen lists them: all in reading order when they fit in
+    :data:`SHOWN_PER_FILE` lines, else the first that many with the errors first."""
+    if len(issues) <= SHOWN_PER_FILE:
+        return issues
+    errors_first = sorted(issues, key=lambda i: i.severity != "error")  # stable
+    return errors_first[:SHOWN_PER_FILE]
+
+
+def _more(issues: list[Any], shown: list[Any]) -> str:
+    """``"326 more errors"``, ``"3 more (1 error, 2 warnings)"``: the issues not shown."""
+    errors = sum(i.severity == "error" for i in issues) - \
+        sum(i.severity == "error" for i in shown)
+    warnings = len(issues) - len(shown) - errors
+    if not warnings or not errors:
+        return counted(errors or warnings, "more error" if errors else "more warning")
+    return (f"{errors + warnings:,} more ({counted(errors, 'error')}, "
+            f"{counted(warnings, 'warning')})")
+
+
 def shown_output(name: str, path: str, result: Collection) -> str:
     """An output's path as collect lists it, with what it holds where that can be none
     (an empty folder is not a draft, a header is not a table)."""
     if name == "feedback":
-        count = len(result.feedback.written)
-        return f"{path} ({count} reply draft{'' if count == 1 else 's'})"
+        return f"{path} ({counted(len(result.feedback.written), 'reply draft')})"
     if name == "ratings":
         return f"{path} ({len(result.ratings):,} rows)"
     if name == "incomplete":
