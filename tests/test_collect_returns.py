@@ -161,3 +161,35 @@ def test_a_blank_pack_sent_back_lists_twenty_problems_and_points_to_the_rest(stu
     assert _more(issues, issues[2:22]) == "13 more (10 errors, 3 warnings)"
     assert _more(issues[:2] * 15, issues[:2] * 10) == "10 more warnings"
     assert _more(issues[2:5], issues[2:4]) == "1 more error"
+
+
+def test_two_different_files_as_one_rater_get_a_reply_asking_which_is_theirs(study):
+    """A colleague can return a pack in another rater's name: when two different files
+    come back as one rater's, the reply asks which is theirs and quotes nothing of
+    either (one may hold someone else's answers); the Status sheet says the same."""
+    import email
+    import email.policy
+
+    filled = _filled(study)[0]
+    blank = study / "packs" / filled.name
+    shutil.copyfile(filled, study / "returns" / "mine-final.xlsx")
+    shutil.copyfile(blank, study / "returns" / "mine-first.xlsx")
+    result = CliRunner().invoke(cli, ["collect", str(study), "--json"])
+    doc = json.loads(result.output)
+    assert {i["code"] for i in doc["issues"] if i["file"] == "mine-first.xlsx"} >= {
+        "duplicate-rater", "answer-missing"}
+    (row,) = [r for r in doc["raters"] if r["file"] == "mine-final.xlsx, mine-first.xlsx"]
+    rater = row["rater_id"]
+    assert row["todo"] == (
+        "2 different files came back as theirs (mine-final.xlsx, mine-first.xlsx); send "
+        f"the reply draft out/feedback/{rater}.eml, which asks them which one is theirs, "
+        "then remove the other from the returns folder and collect again")
+    draft = study / "out" / "feedback" / f"{rater}.eml"
+    msg = email.message_from_bytes(draft.read_bytes(), policy=email.policy.default)
+    assert msg["Subject"].endswith(": two different workbooks came back as yours")
+    body = msg.get_body(preferencelist=("plain",)).get_content()
+    assert "Two different workbooks came back as yours: mine-final.xlsx, " \
+           "mine-first.xlsx. Only one can be used, so none is used for now." in body
+    assert "If you did not send one of them, please say so." in body
+    assert "is blank" not in body and "returns folder" not in body
+    assert [p.get_filename() for p in msg.iter_attachments()] == [blank.name]

@@ -145,6 +145,7 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
     list of RosterRow
     """
     raters = {r.id: r for r in study.raters}
+    claimed_twice = rival_files(report.issues)
     by_pack = defaultdict(list)
     # an exact copy of a file is read once: the copy belongs to the original's pack
     originals = report.originals()
@@ -173,10 +174,13 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
         errors, warnings = sum(f.errors for f in files), sum(f.warnings for f in files)
         state = ("errors" if errors else "not-used" if not best.used
                  else "warnings" if warnings else "ok")
+        rivals = [f.file for f in files if f.file in claimed_twice]
+        todo = _todo_rivals(rater, rivals, pack.sitting) if len(rivals) > 1 else \
+            _todo(state, rater, errors, pack.sitting)
         rows.append(RosterRow(state, rater.id, rater.name, rater.email, pack.sitting,
                               pack.file, ", ".join(f.file for f in files),
-                              best.percent_complete, errors, warnings, best.used,
-                              _todo(state, rater, errors, pack.sitting), **history))
+                              best.percent_complete, errors, warnings, best.used, todo,
+                              **history))
     for files in by_pack.values():  # files that matched no pack (or no known one)
         for f in files:
             if f.linked:
@@ -236,6 +240,22 @@ def todo_missing(rater: Rater) -> str:
         return ("not returned yet: run 'sheetflow remind' and send the draft in "
                 f"out/{REMINDERS_DIR}/{rater.id}.eml")
     return "not returned yet: remind them (no e-mail address in the raters file)"
+
+
+def rival_files(issues: Iterable[Issue]) -> list[str]:
+    """Files that are one of two or more different returns of one pack
+    (``duplicate-rater``), in the order of ``issues``."""
+    return list(dict.fromkeys(i.file for i in issues if i.code == "duplicate-rater"))
+
+
+def _todo_rivals(rater: Rater, rivals: list[str], sitting: int) -> str:
+    """What to do when different files came back as one rater's: only they can say
+    which is theirs (one may not be: a colleague can return a pack as another)."""
+    ask = (f"send the reply draft out/{FEEDBACK_DIR}/{draft_name(rater.id, sitting)}, which "
+           "asks them" if rater.email else "ask them (no e-mail address in the raters file)")
+    return (f"{len(rivals)} different files came back as theirs ({', '.join(rivals)}); "
+            f"{ask} which one is theirs, then remove the other from the returns folder and "
+            "collect again")
 
 
 def _todo(state: str, rater: Rater, errors: int, sitting: int) -> str:
@@ -473,6 +493,10 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
 
     def compose(rater: Rater, row: RosterRow) -> tuple[str, str]:
         issues = [i for f in row.file.split(", ") for i in by_file.get(f, [])]
+        rivals = rival_files(issues)
+        if len(rivals) > 1:
+            return (f"{study.title}: {_spelled(len(rivals)).lower()} different workbooks "
+                    "came back as yours", rivals_body(rater, rivals))
         if row.state == "unusable":
             return (f"{study.title}: please send your workbook again",
                     unusable_body(rater, row, issues))
@@ -496,6 +520,26 @@ def feedback_body(rater: Rater, row: RosterRow, issues: list[Issue]) -> str:
               "attached again in case you need a fresh copy; if you start from it, your "
               "earlier answers are not in it.", "", "Thank you!", ""]
     return "\n".join(lines)
+
+
+def rivals_body(rater: Rater, rivals: list[str]) -> str:
+    """The reply to a rater under whose name different workbooks came back: which is
+    theirs? Nothing of either file is quoted: one may have been filled by someone else,
+    whose answers are not theirs to read."""
+    return "\n".join([
+        f"Dear {rater.name or rater.id},", "",
+        f"{_spelled(len(rivals))} different workbooks came back as yours: "
+        f"{', '.join(rivals)}. Only "
+        "one can be used, so none is used for now.", "",
+        "Could you tell me which one holds your answers, or send it to me once more? If "
+        "you did not send one of them, please say so.", "",
+        "Your original workbook is attached in case you need a fresh copy.", "",
+        "Thank you!", ""])
+
+
+def _spelled(n: int) -> str:
+    """A small count as a word to begin a sentence with ("Two"), a larger one in digits."""
+    return ("Two", "Three", "Four", "Five")[n - 2] if 2 <= n <= 5 else str(n)
 
 
 def unusable_body(rater: Rater, row: RosterRow, issues: list[Issue]) -> str:
