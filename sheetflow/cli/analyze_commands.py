@@ -142,10 +142,11 @@ def _tour(out: Output, r: DemoResult) -> None:
     for warning in r.generated.warnings:  # e.g. an arm id found in a pack's text
         out.say(f"   warning: {warning}")
     out.say(f"2. simulated raters filled copies into {r.folder / 'returns'} "
-            f"({len(r.returns)} files)")
+            f"({counted(len(r.returns), 'file')})")
     report = r.collection.report
-    out.say(f"3. collect: {len(report.files)} files, {len(r.collection.ratings)} rating rows, "
-            f"{len(report.issues)} issues (self-check warnings included)")
+    out.say(f"3. collect: {counted(len(report.files), 'file')}, "
+            f"{counted(len(r.collection.ratings), 'rating row')}, "
+            f"{counted(len(report.issues), 'issue')} (self-check warnings included)")
     for name, path in sorted(r.collection.outputs.items()):
         out.say(f"   {name}: {shown_output(name, path, r.collection)}")
     out.say("4. analyze: seal verified, labels unblinded, plan run")
