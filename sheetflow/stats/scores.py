@@ -85,9 +85,9 @@ def mean_spearman(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = 
                            RHO_COLUMNS)
     perfect = np.isclose(np.abs(r), 1.0, rtol=0.0, atol=1e-12)
     row["n_perfect"] = int(perfect.sum())
-    if perfect.any():
-        n = int(perfect.sum())
-        notes.insert(0, f"{n} perfect correlation{'' if n == 1 else 's'} left out of the "
+    if perfect.any():  # (n stays the number of units: z below is rho * sqrt(n - 3))
+        k = int(perfect.sum())
+        notes.insert(0, f"{k} perfect correlation{'' if k == 1 else 's'} left out of the "
                         "average")
     if perfect.all():
         why = "; ".join(["every pair correlates perfectly", *notes])

@@ -150,6 +150,16 @@ def test_mean_spearman_plain_mean_and_perfect_pairs() -> None:
     res = st.mean_spearman(data).loc[0]
     assert res["n_perfect"] == 1 and "1 perfect correlation left out" in res["reason"]
     assert res["rho"] == pytest.approx(0.8, abs=1e-12)  # the two remaining pairs: 0.8, 0.8
+    # irr::meanrho's test, z = rho * sqrt(n - 3) with n the number of units (5), not
+    # the number of perfect pairs (a perfect pair once gave NaN here)
+    assert res["z"] == pytest.approx(0.8 * np.sqrt(2.0), abs=1e-12)
+    assert res["p"] == pytest.approx(2 * sps.norm.sf(0.8 * np.sqrt(2.0)), abs=1e-15)
+    ten = np.arange(1.0, 11.0)
+    swapped = np.array([2, 1, 4, 3, 6, 5, 8, 7, 10, 9], dtype=float)
+    five = st.mean_spearman(np.vstack([ten, ten, ten, swapped, swapped])).loc[0]
+    r = sps.spearmanr(ten, swapped).statistic  # every one of the 6 imperfect pairs
+    assert five["n_perfect"] == 4 and five["rho"] == pytest.approx(r, abs=1e-12)
+    assert five["z"] == pytest.approx(r * np.sqrt(7.0), abs=1e-12)  # 10 units
 
 
 def test_cohen_kappa_z_and_p_fmsb_example() -> None:
