@@ -68,7 +68,17 @@ def _coefficient(
     se = _gwet_se(counts, parts, coef, population_size)
     n = counts.shape[0]
     return {"kappa": coef, "se": se, **t_test(coef, se, n), **t_interval(coef, se, n, confidence),
-            "p_o": parts["p_o"], "p_e": parts["p_e"], "reason": ""}  # fmt: skip
+            "p_o": parts["p_o"], "p_e": parts["p_e"], "reason": no_test_reason(n, se)}  # fmt: skip
+
+
+def no_test_reason(n: int, se: float) -> str:
+    """Why a defined coefficient has no standard error, test or interval ("" when it
+    has them): one unit (the variance divides by n - 1), or a standard error of 0."""
+    if n < 2:
+        return "one unit: no standard error, test or interval (they need two or more units)"
+    if se == 0:
+        return "standard error 0 (no spread between units): no z or p"
+    return ""
 
 
 def t_test(coef: float, se: float, n: int) -> dict[str, float]:

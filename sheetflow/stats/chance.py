@@ -11,7 +11,7 @@ import pandas as pd
 from scipy import stats
 
 from sheetflow.stats import _util
-from sheetflow.stats._multi import multirater, t_interval, t_test
+from sheetflow.stats._multi import multirater, no_test_reason, t_interval, t_test
 from sheetflow.stats._weights import WeightOn, Weights, coded_ratings, weight_name
 from sheetflow.stats.kappa import cohen_kappa
 
@@ -265,7 +265,7 @@ def _scott_from_table(counts: np.ndarray, w: np.ndarray, confidence: float) -> d
     se = float(np.sqrt(max(var, 0.0))) if n >= 2 else np.nan
     return {**row, "pi": pi, "se": se, **t_test(pi, se, int(n)),
             **t_interval(pi, se, int(n), confidence), "p_o": p_o, "p_e": p_e,
-            "reason": ""}  # fmt: skip
+            "reason": no_test_reason(int(n), se)}  # fmt: skip
 
 
 def light_kappa(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",

@@ -100,8 +100,8 @@ def icc(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
     rows = _icc_rows(x, confidence) if not reason else [_nan_row(reason)] * 6
     named = [dict(zip(("type", "shrout_fleiss", "mcgraw_wong", "description"), form,
                       strict=True)) for form in _FORMS]  # fmt: skip
-    rows = [_with_notes(_range_checked(n, r, x.shape[1]), notes) for n, r in zip(named, rows,
-                                                                                strict=True)]
+    rows = [_with_notes(_interval_checked(_range_checked(n, r, x.shape[1])), notes)
+            for n, r in zip(named, rows, strict=True)]
     return _util.frame([{**n, **base, **r} for n, r in zip(named, rows, strict=True)],
                        ICC_COLUMNS)
 
@@ -126,6 +126,16 @@ def _range_checked(form: dict[str, str], row: dict[str, Any], k: int) -> dict[st
            "component, or no variance between units)")  # fmt: skip
     return {**row, "icc": np.nan, "ci_low": np.nan, "ci_high": np.nan,
             "reason": "; ".join(r for r in (row["reason"], why) if r)}  # fmt: skip
+
+
+def _interval_checked(row: dict[str, Any]) -> dict[str, Any]:
+    """The reason for an estimate without an interval: the ratings fit the model
+    exactly (error mean square 0, F infinite), where the F-based limits are 0/0 (as in
+    pingouin; the average forms whose limits reduce to 1 - 1/F keep [1, 1])."""
+    if np.isnan(row["icc"]) or not (np.isnan(row["ci_low"]) or np.isnan(row["ci_high"])):
+        return row
+    why = "no interval: the ratings fit the model exactly (error mean square 0, F infinite)"
+    return {**row, "reason": "; ".join(r for r in (row["reason"], why) if r)}
 
 
 def _with_notes(row: dict[str, Any], notes: list[str]) -> dict[str, Any]:

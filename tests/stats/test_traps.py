@@ -95,3 +95,38 @@ def test_spearman_and_wilcoxon_state_dropped_pairs() -> None:
     assert res["n"] == 4 and res["reason"] == "2 of 6 pairs dropped for a missing value"
     one = st.wilcoxon_signed_rank([1.0, np.nan, -2.0, 3.0]).loc[0]
     assert one["reason"] == "1 of 4 values dropped for a missing value"
+
+
+def test_a_coefficient_without_standard_error_says_why() -> None:
+    """Every NaN comes with its reason: on one unit Fleiss' kappa, Gwet's AC1 and Scott's
+    pi are defined but their variance (divided by n - 1) is not; with no spread between
+    units the standard error is 0 and there is no z."""
+    one = np.array([[1.0], [2.0], [1.0]])
+    for table, coef in ((st.fleiss_kappa(one), "kappa"), (st.gwet_ac(one), "ac"),
+                        (st.scott_pi(one).iloc[[0]], "pi")):
+        row = table.iloc[0]
+        assert np.isfinite(row[coef]) and np.isnan(row["se"]) and np.isnan(row["z"])
+        assert row["reason"] == ("one unit: no standard error, test or interval (they "
+                                 "need two or more units)")
+    two = np.array([[1.0, 2.0], [1.0, 2.0]])  # perfect agreement, the same on both units
+    row = st.gwet_ac(two).iloc[0]
+    assert row["ac"] == 1.0 and row["se"] == 0.0 and np.isnan(row["z"])
+    assert row["reason"] == "standard error 0 (no spread between units): no z or p"
+    assert st.gwet_ac(np.array([[1.0, 2, 1, 2], [1, 2, 1, 1]])).iloc[0]["reason"] == ""
+
+
+def test_icc_of_an_exact_fit_says_why_it_has_no_interval() -> None:
+    """Identical raters: every ICC is 1 and F is infinite; the single-rater limits
+    (F - 1)/(F + k - 1) are 0/0 (pingouin gives NaN there too) and say so, while
+    the average forms' 1 - 1/F keep [1, 1]."""
+    same = np.tile(np.arange(1.0, 6.0), (3, 1))
+    with np.errstate(all="ignore"):
+        table = st.icc(same).set_index("type")
+    assert (table["icc"] == 1.0).all()
+    for form in ("ICC1", "ICC2", "ICC3", "ICC2k"):
+        assert np.isnan(table.loc[form, "ci_low"])
+        assert table.loc[form, "reason"] == ("no interval: the ratings fit the model "
+                                             "exactly (error mean square 0, F infinite)")
+    for form in ("ICC1k", "ICC3k"):
+        assert (table.loc[form, "ci_low"], table.loc[form, "ci_high"]) == (1.0, 1.0)
+        assert table.loc[form, "reason"] == ""
