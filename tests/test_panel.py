@@ -68,6 +68,23 @@ def test_threshold_bands_give_the_status():
     assert status_of([]) == "inconclusive"
 
 
+def test_a_value_just_under_its_target_never_prints_as_the_target():
+    """An ordinal alpha of 0.69978 planted in a paired-rubric study printed "0.700
+    (target 0.700) weak"; the decision lines (and the CLI, the demo and the Summary
+    sheet's cells, which take their decimals from the same function) show the digits
+    that tell them apart."""
+    from sheetflow.analysis.decision import reasons_of, shown_against, threshold_check
+
+    check = threshold_check("Krippendorff's alpha", 0.6997792463703456, 0.70, weak_from=0.6)
+    assert reasons_of([check]) == ["Krippendorff's alpha 0.6998 (target 0.7000) weak"]
+    assert shown_against(0.70004, 0.7) == ("0.70004", "0.70000")
+    assert shown_against(69.9996, 70) == ("69.9996", "70.0000")
+    assert shown_against(0.7, 0.7) == ("0.700", "0.700")  # equal: met, as printed
+    assert shown_against(0.65, 0.7) == ("0.650", "0.700")
+    assert shown_against(3, 5) == ("3", "5") and shown_against(None, 0.7) == ("n/a", "0.700")
+    assert shown_against(0.6999999999999997, 0.7) == ("0.6999999999999997", "0.7")
+
+
 def test_headline_names_each_file_left_out_once():
     from sheetflow.report import headline_lines
 

@@ -194,11 +194,12 @@ def reasons_of(checks: list[Check]) -> list[str]:
     """One short line per check: name, value against target, outcome."""
     out = []
     for c in checks:
-        target = f" (target {_num(c.target)})" if c.target is not None else \
+        value, goal = shown_against(c.value, c.target)
+        target = f" (target {goal})" if c.target is not None else \
             " (no target)" if c.outcome == REPORTED else ""
         note = f" - {c.note}" if c.note else ""
         outcome = "" if c.outcome == REPORTED else f" {c.outcome}"
-        out.append(f"{c.name} {_num(c.value)}{target}{outcome}{note}")
+        out.append(f"{c.name} {value}{target}{outcome}{note}")
     return out
 
 
@@ -236,6 +237,23 @@ def _plain(value: Any) -> Any:
     if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
         return float(value) if math.isfinite(float(value)) else None
     return value
+
+
+def shown_against(value: Any, target: Any) -> tuple[str, str]:
+    """A check's value and target as text: as :func:`_num` prints them, or with as many
+    decimals (up to 12) as it takes to show which side of the target the value lies on
+    (an alpha of 0.69978 is "0.69978" beside "0.70000", never "0.700" beside "0.700"
+    and "weak")."""
+    shown = _num(value), _num(target)
+    if not (_finite(value) and _finite(target)) or value == target:
+        return shown
+    digits = 3
+    while float(shown[0]) == float(shown[1]) and digits < 12:
+        digits += 1
+        shown = f"{float(value):.{digits}f}", f"{float(target):.{digits}f}"
+    if float(shown[0]) == float(shown[1]):  # closer still: the shortest exact texts
+        shown = repr(float(value)), repr(float(target))
+    return shown
 
 
 def _num(value: Any) -> str:

@@ -67,6 +67,8 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
 
 
 def _echo_summary(out: Output, analysis: Analysis) -> None:
+    from ..analysis.decision import shown_against
+
     s = analysis.summary
     out.say(f"study      {s['study_id']}: {counted(s['n_raters'], 'rater')}, "
             f"{counted(s['n_cases'], 'case')}")
@@ -76,11 +78,10 @@ def _echo_summary(out: Output, analysis: Analysis) -> None:
                 f"[{_num(rec['ci_low'])}, {_num(rec['ci_high'])}] "
                 f"{rec['band'] or rec['reason']}".rstrip())  # no band, no reason: no blank
     for check in s["decision"]["checks"]:
-        target = f" (target {_num(check['target'])})" \
-            if isinstance(check["target"], (int, float)) else ""  # as the decision lines
+        value, goal = shown_against(check["value"], check["target"])  # as the decision lines
+        target = f" (target {goal})" if isinstance(check["target"], (int, float)) else ""
         note = f" - {check['note']}" if check.get("note") else ""
-        out.say(f"check      {check['name']}: {_num(check['value'])}{target} "
-                f"{check['outcome']}{note}")
+        out.say(f"check      {check['name']}: {value}{target} {check['outcome']}{note}")
 
 
 def _echo_decision(out: Output, analysis: Analysis) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis import Analysis, analyze
-from ..analysis.decision import REPORTED
+from ..analysis.decision import REPORTED, shown_against
 from ..collect.run import Collection, collect
 from ..errors import UsageError
 from ..packs.generate import GenerateResult, generate_packs
@@ -157,8 +157,9 @@ def _decision_line(decision: dict[str, Any], panel: dict[str, Any]) -> str:
 
 def _unmet(check: dict[str, Any]) -> str:
     """A check that is not met: its name, value (when defined), outcome and target."""
-    value = "" if check["value"] is None else f" {_fmt(check['value'])}"
-    target = "" if check["target"] is None else f" (target {_fmt(check['target'])})"
+    shown, goal = shown_against(check["value"], check["target"])
+    value = "" if check["value"] is None else f" {shown}"
+    target = "" if check["target"] is None else f" (target {goal})"
     return f"{check['name']}{value} {check['outcome']}{target}"
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
 from ..analysis import Analysis
+from ..analysis.decision import shown_against
 from ..words import counted
 from ..workbook.printing import row_points, set_print
 from .cells import fmt_value, number_format, write_cell
@@ -27,7 +29,7 @@ def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
                     f"spec {str(s.get('spec_hash', ''))[:16]} | "
                     f"key {str(s.get('key_sha256', ''))[:16]}", fmt["grey"])
     row = _headline_block(ws, 3, s, fmt)
-    row = _checks_block(ws, row, s, fmt)
+    row = _checks_block(ws, row, s, fmt, _decimal_formats(wb))
     row = _arms_block(ws, row, s, fmt)
     if s.get("alpha"):
         row = _alpha_block(ws, row, analysis, fmt)
@@ -86,7 +88,19 @@ def _wrapped_row(ws: Worksheet, row: int, cells: dict[int, str], fmt: Any) -> No
         ws.write_string(row, col, text, fmt)
     ws.set_row(row, row_points([(t, SUMMARY_WIDTHS[c]) for c, t in cells.items()]))
 
-def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any]) -> int:
+def _decimal_formats(wb: xlsxwriter.Workbook) -> Callable[[int], Any]:
+    """A number format with a given count of decimals, made once when first asked for."""
+    made: dict[int, Any] = {}
+
+    def with_decimals(digits: int) -> Any:
+        if digits not in made:
+            made[digits] = wb.add_format({"num_format": "0." + "0" * digits, "valign": "top"})
+        return made[digits]
+    return with_decimals
+
+
+def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any],
+                  decimals: Callable[[int], Any]) -> int:
     checks = s["decision"]["checks"]
     if not checks:
         return row
@@ -101,11 +115,20 @@ def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any
         style = fmt["pass"] if passed is True else fmt["fail"] if passed is False else \
             fmt["text"]  # undefined: uncoloured, level with the row's first line
         _wrapped_row(ws, row, {0: str(c["name"]), 7: str(c.get("note") or "")}, fmt["wrap"])
-        for col, value in ((1, c["value"]), (2, c["target"])):  # counts as whole numbers
-            write_cell(ws, row, col, value, fmt["count"] if type(value) is int else fmt["num"])
+        # as many decimals as the decision lines print (shown_against: a value just
+        # under its target never looks equal to it), counts as whole numbers
+        digits = _decimals_shown(*shown_against(c["value"], c["target"]))
+        for col, value in ((1, c["value"]), (2, c["target"])):
+            write_cell(ws, row, col, value, decimals(digits) if digits > 3 else
+                       fmt["count"] if type(value) is int else fmt["num"])
         ws.write_string(row, 3, {True: "Yes", False: "No"}.get(passed, "undefined"), style)
         ws.write_string(row, 4, str(c["outcome"]), style)
     return row + 2
+
+def _decimals_shown(*texts: str) -> int:
+    """The most decimals among number texts ("0.6998": 4; "n/a", "3": 0)."""
+    return max((len(t.partition(".")[2]) for t in texts if "e" not in t), default=0)
+
 
 def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any]) -> int:
     arms = s.get("arms")
