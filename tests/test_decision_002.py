@@ -171,3 +171,31 @@ def test_an_extra_second_rating_fails(tmp_path):
     assert check["value"] == 1 and check["passed"] is False and extra in check["note"]
     assert summary["second_rater_selection"] == "fail"
     assert rows[2] == "DECISION: FAIL"
+
+
+def test_a_selected_item_left_blank_by_the_second_rater_is_missing(tmp_path):
+    """Taken in with --allow-partial, a second return whose selected item is blank read
+    "extra none, missing none" and "second-rater check passed": rows of blanks are not
+    a second rating (protocol 002: "extra or missing second ratings fail")."""
+    root = tmp_path / "blank"
+    selected = _locked(root)
+    _fill(root, SECOND, {})
+    blank = selected[0]
+    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
+    pack = next(p for p in manifest["packs"] if p["rater_id"] == SECOND)
+    path = root / "returns" / pack["file"]
+    wb = openpyxl.load_workbook(path)
+    for a in L.iter_answer_cells(pack):
+        if a["item_id"] == blank and a["part"] == "value":
+            wb[a["sheet"]][a["cell"]].value = None
+    wb.save(path)
+    collect(root)
+    out, summary, rows = run_analyze(root, "--allow-partial")
+    assert out.exit_code == 0, out.output  # --allow-partial: the status says incomplete
+    assert summary["decision"]["status"] == "incomplete"
+    assert summary["decision"]["provisional_status"] == "fail"
+    check = next(c for c in summary["decision"]["checks"]
+                 if c["name"] == "second-rater subset reproduced exactly")
+    assert check["value"] == 1 and check["passed"] is False
+    assert f"({SECOND}: extra none, missing {blank})" in check["note"]
+    assert "second-rater check passed" not in " ".join(rows)

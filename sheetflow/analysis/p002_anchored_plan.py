@@ -121,13 +121,30 @@ def _second_rater(ctx: Context) -> pd.DataFrame:
     expected = set(expected_ids)
     rows = []
     for rater in seconds:
-        rated = set(ctx.first.loc[ctx.first["rater"] == rater.id, "case"])
-        extra, missing = sorted(rated - expected), sorted(expected - rated)
+        touched, rated = _second_ratings(ctx, rater.id)
+        extra, missing = sorted(touched - expected), sorted(expected - rated)
         rows.append({"rater": rater.id, "n_expected": len(expected), "n_rated": len(rated),
                      "extra": ", ".join(extra), "missing": ", ".join(missing),
                      "n_extra": len(extra), "n_missing": len(missing),
                      "status": "pass" if not extra and not missing else "fail"})
     return pd.DataFrame(rows)
+
+
+def _second_ratings(ctx: Context, rater: str) -> tuple[set[str], set[str]]:
+    """The items ``rater`` gave any answer to, and those rated whole (a total, when the
+    rubric has one, as :func:`_completed` counts the primaries').
+
+    An item with blank answer rows (a return taken in with ``--allow-partial``) is not a
+    second rating: counted as one, a blank selected item read "missing none".
+    """
+    rows = ctx.first[ctx.first["rater"] == rater]
+    given = rows["value"].notna() & (rows["value"].astype(str).str.strip() != "")
+    touched = set(rows.loc[given, "case"])
+    tid = ctx.study.rubric.totals[0].id if ctx.study.rubric.totals else None
+    if tid is None:
+        return touched, touched
+    totals = ctx.numeric(tid)
+    return touched, set(totals.loc[totals["rater"] == rater, "case"])
 
 
 def _completed(ctx: Context) -> list[str]:
