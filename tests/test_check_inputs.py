@@ -138,6 +138,11 @@ def test_no_template_warns(tmp_path, template):
      ["reference", "'b4_singlenote'"]),
     ("keep-known", '"b6_distance_forced_critic"]', '"b6_distance_forced_critc"]',
      ["candidates", "'b6_distance_forced_critc'"]),
+    # 004: a misspelt cell left its hypothesis undefined in every task (pilot FAIL)
+    ("judge-likert", 'better = "cell_b_opus_memory_harness"', 'better = "cell_b_opus"',
+     ["hypotheses H2: better = 'cell_b_opus' is not one of the design's arms"]),
+    ("judge-likert", 'min_delta = 0.30 },', 'min_delta = "0.30" },',
+     ["hypotheses H2: min_delta = '0.30' must be a number"]),
 ])
 def test_a_misspelt_arm_in_the_plan_is_refused(tmp_path, template, old, new, words):
     """A misspelt improved arm made direction agreement 0.000 (FAIL) where the truth

@@ -7,7 +7,7 @@ import tomllib
 import unicodedata
 
 from ..errors import SpecError
-from . import verdicts
+from . import hypotheses, verdicts
 from .blanks import blank_rows, describe_rows
 from .design_loader import DesignLoader
 from .hashing import SPEC_FORMAT
@@ -344,6 +344,10 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         self._arm_params(plan, design)
         if verdicts.PARAM in plan.params:
             for problem in verdicts.problems(plan.params[verdicts.PARAM], rubric):
+                self.fail(problem, "[analysis.params]")
+        if hypotheses.PARAM in plan.params:
+            for problem in hypotheses.problems(plan.params[hypotheses.PARAM],
+                                               {a.id for a in design.arms}):
                 self.fail(problem, "[analysis.params]")
         if design.repeats and items and design.repeats.count > len(items):
             self.fail(f"repeats count {design.repeats.count} exceeds the {len(items)} items",
