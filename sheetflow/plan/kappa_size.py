@@ -192,10 +192,11 @@ def kappa_interval(kappa0: float, items: int, shares: Sequence[float], raters: i
     """The expected two-sided ``100 (1 - alpha)%`` interval of kappa for ``items`` items.
 
     The bounds where the chi-square of :func:`kappa_ci_items` (``qchisq(1 - alpha, 1)``,
-    with its 0.001) is just reached, found by bisection on the continuous kappa (not
-    kappaSize's 0.001 steps): ``kappa_ci_items(kappa0, low, high)`` is then about
-    ``items``. A bound the model cannot reach (its cell probabilities would turn
-    negative before the chi-square reaches the critical value) is the model's edge:
+    with its 0.001) is first reached walking out from kappa0, found on the continuous
+    kappa (steps of 0.005, then bisection; not kappaSize's 0.001 steps):
+    ``kappa_ci_items(kappa0, low, high)`` is then about ``items``. A bound the model
+    cannot reach (its cell probabilities would turn non-positive before the chi-square
+    reaches the critical value) is the model's edge:
     the interval is clipped to the range the model holds, never beyond [-1, 1].
     """
     k0 = _kappa(kappa0, "kappa0")
@@ -209,24 +210,51 @@ def kappa_interval(kappa0: float, items: int, shares: Sequence[float], raters: i
     return _edge(k0, -1.0, short, shares, raters), _edge(k0, 1.0, short, shares, raters)
 
 
+_WALK = 0.005  # kappa step of the walk out from kappa0 (then bisection within a step)
+
+
 def _edge(k0: float, far: float, short: Callable[[float], bool], shares: Sequence[float],
           raters: int) -> float:
-    """The bound between kappa0 and ``far`` (-1 or 1) where ``short`` turns False."""
-    outer = far - math.copysign(1e-9, far)
-    if min(kappa_cells(outer, shares, raters)) <= 0:  # the model's own edge: bisect to it
-        held, lost = k0, outer
-        for _ in range(60):
-            mid = (held + lost) / 2
-            held, lost = (mid, lost) if min(kappa_cells(mid, shares, raters)) > 0 else (held,
-                                                                                       mid)
-        outer = held
-    if short(outer):
-        return outer
+    """The bound between kappa0 and ``far`` (-1 or 1) where ``short`` first turns False.
+
+    Found by walking out from kappa0 in steps of :data:`_WALK` and bisecting within the
+    first step that crosses: with three or more categories and raters the model's cells
+    can turn negative over a stretch of kappa and positive again beyond it, where the
+    chi-square is large once more, so a bisection over the whole range could land
+    beyond the stretch (0.3 on 50 items, three equal shares, four raters: -0.515
+    instead of 0.179). A model edge met first (its cells would turn non-positive)
+    bounds the interval when the chi-square has not reached the critical value by it.
+    """
+    step, end = math.copysign(_WALK, far), far - math.copysign(1e-9, far)
     inner = k0
-    for _ in range(60):
+    while True:
+        outer = end if (inner + step - end) * step >= 0 else inner + step
+        if not _holds(outer, shares, raters):  # the model's edge lies in (inner, outer]
+            held, lost = inner, outer
+            for _ in range(60):
+                mid = (held + lost) / 2
+                held, lost = (mid, lost) if _holds(mid, shares, raters) else (held, mid)
+            outer = held
+            if short(outer):
+                return outer
+            break
+        if not short(outer):
+            break
+        if outer == end:
+            return end
+        inner = outer
+    for _ in range(60):  # short(inner), not short(outer)
         mid = (inner + outer) / 2
         inner, outer = (mid, outer) if short(mid) else (inner, mid)
     return (inner + outer) / 2
+
+
+def _holds(kappa: float, shares: Sequence[float], raters: int) -> bool:
+    """Whether the model at ``kappa`` gives every cell a positive probability."""
+    try:
+        return min(kappa_cells(kappa, shares, raters)) > 0
+    except ZeroDivisionError:  # 1 + i kappa = 0: no model at this kappa
+        return False
 
 
 def _noncentral_chi1_cdf(x: float, ncp: float) -> float:

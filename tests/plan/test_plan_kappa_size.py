@@ -82,6 +82,28 @@ def test_fixed_n_and_ci_items_are_inverse():
         assert kappa_ci_items(0.6, limit + 0.002, None, [0.3, 0.7], raters=raters) > n
 
 
+@pytest.mark.parametrize(("kappa", "width", "shares", "raters", "items"), [
+    (0.3, 0.3, [1 / 3] * 3, 4, 39), (0.1, 0.5, [0.25] * 4, 3, 12),
+    (0.1, 0.2, [0.2] * 5, 6, 110)])
+def test_an_interval_bound_is_the_first_crossing_out_from_kappa0(kappa, width, shares,
+                                                                 raters, items):
+    """With 3-5 categories and 3+ raters the model's cells turn negative over a stretch
+    of kappa and positive again below it; a bisection over [-1, kappa0] landed beyond
+    the stretch (-0.515 for 0.3 on 50 items, three equal shares, four raters), and the
+    items for a width came out 65, 217 and 54,283. The bound is where the chi-square
+    first reaches the critical value: kappaSize's CI3Cats(0.3, 0.179, 0.444, raters=4)
+    gives back the 50 items (51 at bounds rounded to 3 places, as kappaSize rounds), and
+    the item counts are those of kappaSize's cell formulas walked out from kappa0 in
+    0.001 steps (an independent transcription of its R source)."""
+    from sheetflow.plan.closed_plan import _items_for_width
+    from sheetflow.plan.kappa_size import kappa_interval
+
+    low, high = kappa_interval(0.3, 50, [1 / 3] * 3, raters=4)
+    assert (round(low, 4), round(high, 4)) == (0.1788, 0.4445)
+    assert kappa_ci_items(0.3, round(low, 3), round(high, 3), [1 / 3] * 3, raters=4) == 51
+    assert _items_for_width(kappa, width, shares, raters) == items
+
+
 def test_binary_model_has_the_anticipated_kappa_on_random_data():
     """Cross-check on random data: items drawn from the binary model's cells (number of
     positive ratings out of 4) have Fleiss' kappa close to the model's kappa."""
