@@ -239,15 +239,17 @@ def plan_icc(
     costs = costs or Costs()
     rows = []
     for r in raters:
-        need = (zou_icc_items(rho, r, target.width, confidence, assurance) if assurance
+        need = (zou_icc_items(rho, r, target.width, confidence, assurance)
+                if assurance is not None
                 else bonett_icc_items(rho, r, target.width, confidence))
         rows += [{"raters": r, "items": n, "units": n, "items_needed": need,
                   "expected_width": bonett_icc_width(rho, r, n, confidence),
                   "p_lower": np.nan, "estimate_median": rho, "method": "closed form"}
                  for n in items]
     table = pd.DataFrame(rows)
-    meets = (table["items"] >= table["items_needed"]).tolist() if assurance else None
-    method = f"Zou (2012), assurance {assurance:g}" if assurance else "Bonett (2002)"
+    zou = assurance is not None
+    meets = (table["items"] >= table["items_needed"]).tolist() if zou else None
+    method = f"Zou (2012), assurance {assurance:g}" if zou else "Bonett (2002)"
     return PlanResult(measure, "interval", method, source or f"assumed ICC {rho:g}", target,
                       costs,
                       finish_table(table, target, costs, meets), statistic="icc")

@@ -170,9 +170,7 @@ def plan_study(
     grid_raters = _grid_raters(own, statistic, raters)
     grid_items = sorted({*(items or DEFAULT_ITEMS), own.items})
     seed = study.plan.seed if seed is None else seed
-    if assurance is not None and statistic != "icc":
-        raise UsageError("--assurance is for ICC plans (Zou 2012); simulated plans give "
-                         "the share of studies meeting a lower bound with --above")
+    _check_assurance(assurance, statistic, target)
     if expected is not None and pilot is not None:
         raise UsageError("give either --expected or --pilot, not both")
     source = _source(root, study, m, expected, shares, pilot, statistic)
@@ -229,6 +227,25 @@ def _use_closed(method: str | None, statistic: str, raters: Sequence[int], m: Me
         raise UsageError(f"kappaSize's closed forms cover 2-6 raters and 2-5 categories; "
                          f"{m.id!r} has {len(m.domain)} values: use --method simulate")
     return covered if method is None else method == "closed"
+
+
+def _check_assurance(assurance: float | None, statistic: str, target: Target) -> None:
+    """``--assurance`` is Zou's probability that an ICC interval is no wider than the
+    width target: refused where it would be ignored (another statistic, an ``--above``
+    target) or where Zou's formula has no meaning (below 0.5 its assurance term turns
+    negative and asks fewer items than the width itself; 0 read as "not given")."""
+    if assurance is None:
+        return
+    if statistic != "icc":
+        raise UsageError("--assurance is for ICC plans (Zou 2012); simulated plans give "
+                         "the share of studies meeting a lower bound with --above")
+    if target.edge is not None:
+        raise UsageError("--assurance goes with a --width target (Zou 2012); with --above "
+                         "the share of studies that must clear the edge is --probability")
+    if not 0.5 <= assurance < 1:
+        raise UsageError(f"--assurance {assurance:g}: give the probability that the "
+                         "interval is no wider than --width, from 0.5 up to (not "
+                         "including) 1, e.g. 0.8")
 
 
 def _plan(statistic: str, closed: bool, source: ModelSource | PilotSource, m: Measure,
@@ -378,8 +395,9 @@ def _source(root: Path, study: Study, m: Measure, expected: float | None,
 def _model(m: Measure, expected: float, shares: list[float] | None, statistic: str,
            why: str) -> ModelSource:
     if not 0 <= expected < 1:
-        raise UsageError(f"--expected {expected:g}: the anticipated {_NAMES[statistic]} "
-                         "must lie in [0, 1) (e.g. 0.75)")
+        name = _NAMES[statistic].removeprefix("the ")
+        raise UsageError(f"--expected {expected:g}: the anticipated {name} must lie in "
+                         "[0, 1) (e.g. 0.75)")
     if statistic == "icc":
         if shares is not None:
             raise UsageError("an ICC plan takes --expected (the anticipated ICC), not "
@@ -436,7 +454,10 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
     who = (f"one rater's two sittings x {n} repeated items" if own.sittings else
            f"{r} raters x {n} {'cases' if m.units_per_item > 1 else 'items'}")
     units = f", {n * m.units_per_item} rated responses" if m.units_per_item > 1 else ""
-    notes = [f"Planned: {own.reason}. This study as specified ({who}{units}): {name} on "
+    # the study's own reason names its measure ("alpha on the total"): another one asked
+    # for with --measure is named as it is
+    reason = own.reason if own.measure in (None, m.id) else f"{name} on {m.id!r}"
+    notes = [f"Planned: {reason}. This study as specified ({who}{units}): {name} on "
              f"{m.id!r} can expect a 95% interval about {w:.2f} wide (roughly {low:.2f} "
              f"to {high:.2f})."]
     band = band_width(study) if result.statistic == "alpha" else None  # bands judge alpha

@@ -190,6 +190,18 @@ def test_options_that_would_be_ignored_are_refused(study000):
         plan_study(study000, statistic="icc", expected=0.7, shares=[1.0] * 21)
     with pytest.raises(UsageError, match="--assurance is for ICC"):
         plan_study(study000, expected=0.7, assurance=0.8, **FAST)
+    # Zou's assurance with an --above target was dropped for --probability's 0.8, and
+    # 0 read as "not given" (Bonett's plan, exit 0); below 0.5 Zou's term is negative
+    with pytest.raises(UsageError, match="--assurance goes with a --width target"):
+        plan_study(study000, statistic="icc", expected=0.7, assurance=0.9,
+                   target=Target(edge=0.5))
+    for assurance in (0, 1e-9, 0.4, 1.0):
+        with pytest.raises(UsageError, match=rf"--assurance {assurance:g}: give the "
+                                             "probability that the interval is no wider"):
+            plan_study(study000, statistic="icc", expected=0.7, assurance=assurance,
+                       target=Target(width=0.3))
+    assert plan_study(study000, statistic="icc", expected=0.7, assurance=0.5,
+                      target=Target(width=0.3)).method == "Zou (2012), assurance 0.5"
 
 
 def test_a_pilot_without_a_unit_rated_twice_names_the_option_to_give(study000, tmp_path):
@@ -216,3 +228,15 @@ def test_a_pilot_without_a_unit_rated_twice_names_the_option_to_give(study000, t
     with pytest.raises(UsageError, match=r"^pilot lone.csv: no unit has two or more .*"
                                           r"give --expected"):
         plan_study(study000, pilot=lone, **FAST)
+
+
+def test_the_words_name_the_statistic_and_measure_planned(study000):
+    """"the anticipated the ICC", and "Planned: alpha on the total" above a plan of
+    alpha on 'direction' (asked for with --measure)."""
+    with pytest.raises(UsageError, match=r"--expected 1\.2: the anticipated ICC must lie"):
+        plan_study(study000, statistic="icc", expected=1.2, target=Target(width=0.3))
+    res = plan_study(study000, measure="direction", expected=0.6, **FAST)
+    assert res.notes[0].startswith("Planned: alpha on 'direction'. This study as "
+                                   "specified (")
+    own = plan_study(study000, expected=0.6, **FAST)
+    assert own.notes[0].startswith("Planned: alpha on the total against the bands.")
