@@ -253,9 +253,9 @@ def _todo_rivals(rater: Rater, rivals: list[str], sitting: int) -> str:
     which is theirs (one may not be: a colleague can return a pack as another)."""
     ask = (f"send the reply draft out/{FEEDBACK_DIR}/{draft_name(rater.id, sitting)}, which "
            "asks them" if rater.email else "ask them (no e-mail address in the raters file)")
-    every = "both" if len(rivals) == 2 else "all"
+    every, rest = ("both", "other") if len(rivals) == 2 else ("all", "others")
     return (f"{len(rivals)} different files came back as theirs ({every} under File "
-            f"returned): {ask} which one is theirs, then remove the other from the returns "
+            f"returned): {ask} which one is theirs, then remove the {rest} from the returns "
             "folder and collect again")
 
 
