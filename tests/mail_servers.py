@@ -70,6 +70,8 @@ class Recorder:
 
     delivered: list[Delivered] = field(default_factory=list)
     refuse: set[str] = field(default_factory=set)
+    drop_after: set[str] = field(default_factory=set)
+    """Recipients whose message is kept, then the connection cut before the answer."""
 
     async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str,
                           rcpt_options: list[str]) -> str:
@@ -81,6 +83,8 @@ class Recorder:
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         self.delivered.append(Delivered(envelope.mail_from, list(envelope.rcpt_tos),
                                         envelope.content))
+        if self.drop_after & set(envelope.rcpt_tos):
+            server.transport.abort()  # delivered, but the 250 never reaches the client
         return "250 2.0.0 queued as test"
 
 

@@ -75,6 +75,35 @@ def test_a_refused_recipient_is_reported_and_the_others_still_go(tmp_path):
         assert len(server.delivered) == 3 and server.delivered[-1].rcpt_tos == [refused]
 
 
+def test_a_message_taken_whole_then_cut_off_is_unconfirmed_and_not_sent_twice(tmp_path):
+    """The server keeps a rater's invitation, then the connection drops before its 250
+    reaches sheetflow: journalled "failed", a plain rerun sent it a second time. It may
+    have arrived, so it is held back as unconfirmed; the rest go on the rerun."""
+    root = mail_study(tmp_path / "s")
+    cut = load_study(root).raters[1].email
+    with smtp_server() as (port, server):
+        server.drop_after.add(cut)
+        result = run("send", str(root), "--yes", *_plain(port))
+        assert result.exit_code == 3, result.output
+        (line,) = result.stderr.strip().splitlines()
+        assert line.startswith(f"error: the mail server broke off after taking the whole "
+                               f"message to {cut} and before confirming it (")
+        assert "held as unconfirmed and not sent again without --resend" in line
+        records = journal(root)
+        mid = next(r["message_id"] for r in records
+                   if r["event"] == "sending" and r["to"] == cut)
+        assert [r["event"] for r in records if r["message_id"] == mid] == ["sending"]
+        server.drop_after.clear()
+        rerun = run("send", str(root), "--yes", *_plain(port))
+        assert rerun.exit_code == 0, rerun.output
+        assert [d.rcpt_tos for d in server.delivered].count([cut]) == 1
+        assert len(server.delivered) == 3  # each rater's invitation once
+        dry = run("send", str(root), "--dry-run", *_plain(port))
+        assert f"unconfirmed: sending {mid} was begun" in dry.output
+        again = run("send", str(root), "--yes", "--resend", *_plain(port))
+        assert again.exit_code == 0 and [d.rcpt_tos for d in server.delivered].count([cut]) == 2
+
+
 def test_a_server_that_is_down_exits_3_with_one_line_and_journals_nothing(tmp_path):
     root = mail_study(tmp_path / "s")
     result = run("send", str(root), "--yes", *_plain(free_port()))

@@ -125,7 +125,7 @@ def _sent_before(journal: Journal, item: Outgoing) -> str:
             earlier.finished or earlier.started) else "earlier"
         return f"already sent on {when} ({earlier.message_id}); --resend sends it again"
     return (f"unconfirmed: sending {earlier.message_id} was begun but its outcome was never "
-            "recorded (check the Sent folder); --resend sends it again")
+            "recorded (it may have arrived: ask the rater); --resend sends it again")
 
 
 Draft = tuple[str, int, bytes, str]  # rater, sitting, the draft, what else identifies it

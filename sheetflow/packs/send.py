@@ -6,8 +6,11 @@ the standard library's :mod:`smtplib`. Every message gets a ``sending`` record i
 journal (:mod:`.journal`) before its transaction and its outcome after it: ``sent``
 with the server's reply, ``refused`` (the server refused the recipient or the message;
 the others still go) or ``failed`` (the connection broke off during it; nothing after
-it is tried). A server that cannot be reached or refuses the login raises
-:class:`~sheetflow.errors.MailError` before anything is journalled.
+it is tried). A connection that breaks after the whole message was handed over and
+before the server's answer journals no outcome: the message may have arrived, so it
+is *unconfirmed* and held back like a sent one unless ``--resend``. A server that
+cannot be reached or refuses the login raises :class:`~sheetflow.errors.MailError`
+before anything is journalled.
 """
 
 from __future__ import annotations
@@ -82,6 +85,8 @@ class SendReport:
     sent: list[tuple[Outgoing, str]] = field(default_factory=list)
     refused: list[tuple[Outgoing, str]] = field(default_factory=list)
     failed: list[tuple[Outgoing, str]] = field(default_factory=list)
+    unconfirmed: list[tuple[Outgoing, str]] = field(default_factory=list)
+    """Handed over whole, then the connection broke before the server's answer."""
     not_tried: list[Outgoing] = field(default_factory=list)
 
 
@@ -137,6 +142,7 @@ def _send_one(root: Path, smtp: smtplib.SMTP, item: Outgoing, sender: str,
               report: SendReport) -> None:
     name, sha256, _ = item.attachment
     mid = item.message_id
+    smtp._sheetflow_handed = False  # type: ignore[attr-defined]
     append(root, {"event": "sending", "kind": item.kind, "rater": item.rater,
                   "sitting": item.sitting, "to": item.to, "message_id": mid,
                   "time": iso(now_utc()), "attachment": name, "attachment_sha256": sha256,
@@ -153,6 +159,16 @@ def _send_one(root: Path, smtp: smtplib.SMTP, item: Outgoing, sender: str,
     except (smtplib.SMTPSenderRefused, smtplib.SMTPDataError) as exc:
         outcome, reply = "refused", f"{exc.smtp_code} {_text(exc.smtp_error)}"
     except (smtplib.SMTPException, OSError) as exc:
+        if getattr(smtp, "_sheetflow_handed", False):
+            # the server had the whole message and broke off before confirming it: it
+            # may have been delivered, so no outcome is journalled (unconfirmed: held
+            # back from the next send unless --resend)
+            report.unconfirmed.append((item, str(exc)))
+            raise MailError(
+                f"the mail server broke off after taking the whole message to {item.to} "
+                f"and before confirming it ({exc}): it may have arrived, so it is held as "
+                f"unconfirmed and not sent again without --resend; {_sent(len(report.sent))}"
+                "; run the same command again to send the rest") from None
         append(root, {"event": "failed", "message_id": mid, "time": iso(now_utc()),
                       "reply": _text(str(exc))})
         report.failed.append((item, str(exc)))
@@ -175,20 +191,31 @@ def _text(value: bytes | str) -> str:
     return " ".join(text.split())
 
 
-class _SMTP(smtplib.SMTP):
-    """smtplib's client, keeping the server's reply to each message's data."""
+class _Tracked:
+    """smtplib's client, keeping the server's reply to each message's data and whether
+    the whole message was handed over (its closing "." line sent): a connection lost
+    after that may still have delivered it."""
 
-    def data(self, msg: bytes | str) -> tuple[int, bytes]:  # type: ignore[override]
-        code, text = super().data(msg)
+    _sheetflow_last: tuple[int, bytes] = (250, b"OK")
+    _sheetflow_handed = False
+
+    def data(self, msg: bytes | str) -> tuple[int, bytes]:
+        code, text = super().data(msg)  # type: ignore[misc]
         self._sheetflow_last = (code, text)
         return code, text
 
+    def send(self, s: bytes | str) -> None:
+        super().send(s)  # type: ignore[misc]
+        if isinstance(s, bytes) and s.endswith(b"\r\n.\r\n"):  # the body, ended
+            self._sheetflow_handed = True
 
-class _SMTPSSL(smtplib.SMTP_SSL):
-    def data(self, msg: bytes | str) -> tuple[int, bytes]:  # type: ignore[override]
-        code, text = super().data(msg)
-        self._sheetflow_last = (code, text)
-        return code, text
+
+class _SMTP(_Tracked, smtplib.SMTP):
+    pass
+
+
+class _SMTPSSL(_Tracked, smtplib.SMTP_SSL):
+    pass
 
 
 def _connect(server: Server, login: str, password: str,
