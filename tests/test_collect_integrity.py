@@ -97,3 +97,36 @@ def test_row_ids_differ_between_packs_of_one_study(tmp_path):
     generate_packs(again, force=True)
     assert (again / L.PACKS_DIR / L.MANIFEST_FILE).read_bytes() == \
         (root / L.PACKS_DIR / L.MANIFEST_FILE).read_bytes()
+
+
+@pytest.mark.parametrize(("template", "first", "second"), [
+    ("keep-known", "keep", "known"),  # KEEP=Yes, KNOWN=No sorted by answer
+    ("paired-rubric", "evidence", None),  # a checklist's first two questions
+])
+def test_lines_sorted_within_a_case_are_refused(tmp_path, template, first, second):
+    """Every line of a case carries the same hidden id, so lines sorted within a case
+    aligned as in place and their answers were read under each other's questions (the
+    file used, no warning). The label beside each answer line shows the move."""
+    root, packs = _study(tmp_path, template)
+    pack = packs[0]
+    filled = tmp_path / "filled.xlsx"
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], filled, plan_answers(pack))
+    card = pack["cards"][0]
+    answers = card["rows"][0]["answers"]
+    if second is None:  # the checklist's first two question lines
+        a, b = (q["cell"] for q in answers[first]["questions"][:2])
+    else:
+        a, b = answers[first]["cell"], answers[second]["cell"]
+    row_a, row_b = (int("".join(ch for ch in ref if ch.isdigit())) for ref in (a, b))
+    wb = openpyxl.load_workbook(filled)
+    ws = wb[L.SCORING_SHEET]
+    for c in range(1, ws.max_column + 1):  # what a sort of the two rows does
+        top, low = ws.cell(row_a, c), ws.cell(row_b, c)
+        top.value, low.value = low.value, top.value
+    wb.save(root / "returns" / pack["file"])
+    result = collect(root, write=False)
+    assert not result.report.files[0].used and len(result.ratings) == 0
+    (moved,) = [i for i in result.report.issues if i.code == "answer-line-moved"]
+    assert (moved.severity, moved.sheet, moved.cell) == ("error", L.SCORING_SHEET,
+                                                         f"B{row_a}")
+    assert f"in case {L.case_name(card)} has moved: B{row_a} now says '" in moved.message

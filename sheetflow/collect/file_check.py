@@ -21,6 +21,7 @@ from itertools import product
 from typing import Any
 
 from .._gc import collector_paused
+from ..packs.guides import answer_label, display_label
 from ..packs.manifest import Manifest, PackHead
 from ..spec.study import Study, load_study
 from ..workbook import layout as L
@@ -336,7 +337,7 @@ class FileChecker:
         self.plan = _Plan(self.job.manifest.pack(self.head))
         if self._check_row_table() and self._find_scoring_sheet():
             self._check_extents()
-            if self._align_rows():
+            if self._align_rows() and self._lines_in_place():
                 self._check_locked()
                 AnswerReader(self).read_all()
         if self.result.failed and not blanks_only(self.result.issues):
@@ -440,6 +441,24 @@ class FileChecker:
         self._report_moves(found)
         return True
 
+    def _lines_in_place(self) -> bool:
+        """Each answer line still carries its own label (column B).
+
+        The hidden id in column A is one per case, so lines sorted or swapped within a
+        case align as if in place, and their answers would be read under each other's
+        questions (a KEEP answer as KNOWN). The labels show the move.
+        """
+        for row, label in line_labels(self.plan.pack, self.study).items():
+            at = row + self.shift.get(row, 0)
+            found = self.cells.get((at, _column(L.LABEL_COLUMN)))
+            if str(found if found is not None else "").strip() != label.strip():
+                case = self.plan.cases.get(self.plan.lines.get(row, ""), "")
+                self.add("answer-line-moved", sheet=self.sheet,
+                         cell=cell_name(at, _column(L.LABEL_COLUMN)),
+                         case=case, detail=label, value=found)
+                return False
+        return True
+
     def _foreign_rows(self, ids: set[str]) -> None:
         """No answer line carries this pack's row ids: say whose they are, if anyone's.
 
@@ -529,3 +548,25 @@ def show_full(value: Any) -> str:
     if isinstance(value, Formula):
         return "=" + value.text
     return show_value(value) if not isinstance(value, str) else value
+
+
+def line_labels(pack: dict[str, Any], study: Study) -> dict[int, str]:
+    """Row of each answer line of the pack's cards -> the label written beside it in
+    column B: the dimension's answer label, a checklist's questions (the first after
+    the dimension's name), as :mod:`sheetflow.packs.writer` writes them."""
+    dims = {d.id: d for d in study.rubric.dimensions}
+    out: dict[int, str] = {}
+    for card in pack.get("cards", []):
+        answers = [*(a for r in card["rows"] for a in r["answers"].items()),
+                   *card["case_answers"].items()]
+        for dim_id, answer in answers:
+            dim = dims.get(dim_id)
+            if dim is None:
+                continue
+            if dim.kind != "checklist":
+                out[split_cell(answer["cell"])[0]] = answer_label(dim)
+                continue
+            for i, q in enumerate(answer["questions"]):
+                out[split_cell(q["cell"])[0]] = (f"{display_label(dim)}: {q['question']}"
+                                                 if i == 0 else q["question"])
+    return out

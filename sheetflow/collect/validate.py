@@ -169,6 +169,11 @@ _TYPES = (
     _t("rows-reordered", WARNING, "Answer lines were sorted or moved; matched by hidden id.",
        "The answer lines are not in their original order; they were matched by their "
        "hidden row ids. Check that each answer is still beside its response."),
+    _t("answer-line-moved", ERROR, "Answer lines were sorted or swapped within a case.",
+       "The line for '{detail}' in case {case} has moved: {cell} now says "
+       "'{value}'. Answers would be read under the wrong question, so none is used. Undo "
+       "the sort (or copy your answers into a fresh copy of the workbook), keeping each "
+       "answer on its own line."),
     _t("row-inserted", WARNING, "Rows were inserted; answers were found by hidden id.",
        "Rows were inserted into the scoring sheet; the answers were found by their hidden "
        "row ids. Avoid inserting rows."),
