@@ -211,3 +211,33 @@ def test_conflict_detail_fits_and_leads_with_the_odd_value(seen):
         assert all(f"'{v}'" in text for v in values)
     message = issue("identity-conflict", file="f.xlsx", detail=text).message
     assert f"({text})" in message
+
+
+def test_a_return_saved_as_ods_or_xls_under_the_packs_name_is_linked(tmp_path):
+    """LibreOffice's "Use ODF format" turns pack.xlsx into pack.ods: it was "rater
+    unknown", the pack "not returned", and remind told the rater it had not arrived.
+    Linked by its name, extension aside, the rater gets the reply asking for .xlsx."""
+    import zipfile
+
+    root = init_study(tmp_path / "s", "paired-rubric")
+    generate_packs(root)
+    files = fill_packs(root, seed=5)
+    ods = files[0].with_suffix(".ods")
+    with zipfile.ZipFile(ods, "w") as z:
+        z.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet")
+        z.writestr("content.xml", "<office:document-content/>")
+    files[0].unlink()
+    files[1].with_suffix(".xls").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504))
+    files[1].unlink()
+    result = CliRunner().invoke(cli, ["collect", str(root)])
+    assert result.exit_code == 1, result.output
+    assert f"{ods.name}: could not be read; named like EV-01's pack" in result.stdout
+    assert "xls: could not be read; named like EV-02's pack" in result.stdout
+    assert "not returned: EV-01" not in result.stdout
+    drafts = sorted(p.name for p in (root / "out" / "feedback").iterdir())
+    assert drafts == ["EV-01.eml", "EV-02.eml"]
+    reminders = CliRunner().invoke(cli, ["remind", str(root)])
+    for rater in ("EV-01", "EV-02"):
+        assert f"no reminder {rater} (sitting 1): a file came back but cannot be used" \
+            in reminders.output
+    assert "no reminders needed" in reminders.output

@@ -5,8 +5,9 @@ encrypted, ...), or whose identity is missing or inconsistent, is identified as 
 pack. When there is evidence tying it to packs that were sent, it is *linked* to them
 (never identified as them):
 
-* its file name is exactly the file name of a pack that was sent (each pack has its
-  own file name);
+* its file name is the file name of a pack that was sent (each pack has its own file
+  name), the extension aside: saving in LibreOffice's own format or as an older Excel
+  file turns ``pack.xlsx`` into ``pack.ods`` or ``pack.xls``;
 * for ``identity-conflict``: each identity store whose study, pack id and rater id
   name one pack of the manifest.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
+from pathlib import PurePath
 from typing import Any
 
 from ..packs.manifest import PackHead
@@ -115,7 +117,8 @@ def file_link(name: str, issues: Iterable[Issue], by_stores: Mapping[str, list[s
              and (i.code in UNREADABLE or i.code in UNIDENTIFIED)]
     if not codes:
         return {}
-    by_name = [h for h in heads if h.file == name]
+    stem = PurePath(name).stem
+    by_name = [h for h in heads if PurePath(h.file).stem == stem]
     linked = [h for h in heads if h in by_name or h.pack_id in by_stores]
     if not linked:
         return {}
