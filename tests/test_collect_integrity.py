@@ -129,4 +129,26 @@ def test_lines_sorted_within_a_case_are_refused(tmp_path, template, first, secon
     (moved,) = [i for i in result.report.issues if i.code == "answer-line-moved"]
     assert (moved.severity, moved.sheet, moved.cell) == ("error", L.SCORING_SHEET,
                                                          f"B{row_a}")
-    assert f"in case {L.case_name(card)} has moved: B{row_a} now says '" in moved.message
+    assert f"in case {L.case_name(card)} is not where it was: B{row_a} now says '" \
+        in moved.message
+    assert not {"row-inserted", "rows-reordered"} & {i.code for i in result.report.issues}
+
+
+def test_a_row_inserted_inside_a_card_is_one_clear_error(tmp_path):
+    """A row inserted between a card's lines left the lines below it where their
+    answers are not read: the rater was told that sheetflow's own points formula "is a
+    formula; type the value itself" and that 'No' is not a number, with a warning that
+    the answers were found by their hidden ids. One line now says what happened."""
+    root, packs = _study(tmp_path, "paired-rubric")
+    pack = packs[0]
+    filled = tmp_path / "filled.xlsx"
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], filled, plan_answers(pack))
+    evidence = pack["cards"][0]["rows"][0]["answers"]["evidence"]["questions"][1]["cell"]
+    wb = openpyxl.load_workbook(filled)
+    wb[L.SCORING_SHEET].insert_rows(int(evidence[1:]), 1)
+    wb.save(root / "returns" / pack["file"])
+    result = collect(root, write=False)
+    assert not result.report.files[0].used
+    found = [(i.code, i.severity) for i in result.report.issues]
+    assert found == [("answer-line-moved", "error")], found
+    assert "Rows were sorted, inserted or moved" in result.report.issues[0].message

@@ -137,7 +137,7 @@ def test_a_blank_pack_sent_back_lists_twenty_problems_and_points_to_the_rest(stu
     from sheetflow.cli.collect_commands import SHOWN_PER_FILE, _more
 
     blank = sorted((study / "packs").glob("*.xlsx"))[0]
-    shutil.copyfile(blank, study / "returns" / blank.name)
+    _resaved(blank, study / "returns" / blank.name)  # blank, but not the pack as sent
     for filled in _filled(study)[1:]:
         shutil.copyfile(filled, study / "returns" / filled.name)
     as_json = CliRunner().invoke(cli, ["collect", str(study), "--json"])
@@ -173,7 +173,7 @@ def test_two_different_files_as_one_rater_get_a_reply_asking_which_is_theirs(stu
     filled = _filled(study)[0]
     blank = study / "packs" / filled.name
     shutil.copyfile(filled, study / "returns" / "mine-final.xlsx")
-    shutil.copyfile(blank, study / "returns" / "mine-first.xlsx")
+    _resaved(blank, study / "returns" / "mine-first.xlsx")  # opened and saved: other bytes
     result = CliRunner().invoke(cli, ["collect", str(study), "--json"])
     doc = json.loads(result.output)
     assert {i["code"] for i in doc["issues"] if i["file"] == "mine-first.xlsx"} >= {
@@ -193,3 +193,33 @@ def test_two_different_files_as_one_rater_get_a_reply_asking_which_is_theirs(stu
     assert "If you did not send one of them, please say so." in body
     assert "is blank" not in body and "returns folder" not in body
     assert [p.get_filename() for p in msg.iter_attachments()] == [blank.name]
+
+
+def _resaved(src: Path, dst: Path) -> None:
+    """``src`` opened and saved again (its bytes differ from the pack's)."""
+    openpyxl.load_workbook(src).save(dst)
+
+
+def test_the_pack_sent_back_as_it_was_sent_is_one_line_and_no_rival(study):
+    """The invitation's own attachment came back (forwarded with the filled file, or
+    alone): it was read as a return with hundreds of blanks and, beside the filled
+    file, made both 'duplicate-rater', so neither was used. Now it is one line: a
+    warning beside the filled file (which is used), an error alone."""
+    filled = _filled(study)[0]
+    sent = study / "packs" / filled.name
+    shutil.copyfile(filled, study / "returns" / "mine.xlsx")
+    shutil.copyfile(sent, study / "returns" / "forwarded-invitation.xlsx")
+    alone = _filled(study)[1]
+    shutil.copyfile(study / "packs" / alone.name, study / "returns" / alone.name)
+    doc = json.loads(CliRunner().invoke(cli, ["collect", str(study), "--json"]).output)
+    by_file = {f["file"]: f for f in doc["files"]}
+    assert by_file["mine.xlsx"]["used"] is True
+    assert not by_file["forwarded-invitation.xlsx"]["used"]
+    again = [i for i in doc["issues"] if i["file"] == "forwarded-invitation.xlsx"]
+    assert [(i["code"], i["severity"]) for i in again] == [("pack-as-sent-again", "warning")]
+    assert "beside their filled file (mine.xlsx), which is the one used" in again[0]["message"]
+    (lone,) = [i for i in doc["issues"] if i["file"] == alone.name]
+    assert (lone["code"], lone["severity"]) == ("pack-as-sent", "error")
+    assert lone["message"].startswith("This is the workbook exactly as it was sent, with "
+                                      "nothing filled in.")
+    assert not any(i["code"] == "duplicate-rater" for i in doc["issues"])

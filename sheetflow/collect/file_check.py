@@ -442,21 +442,35 @@ class FileChecker:
         return True
 
     def _lines_in_place(self) -> bool:
-        """Each answer line still carries its own label (column B).
+        """Each answer line still carries its own label (column B) where its answers
+        will be read.
 
         The hidden id in column A is one per case, so lines sorted or swapped within a
         case align as if in place, and their answers would be read under each other's
-        questions (a KEEP answer as KNOWN). The labels show the move.
+        questions (a KEEP answer as KNOWN); a row inserted inside a card moves the
+        lines below it away from where they are read. The labels show both.
         """
-        for row, label in line_labels(self.plan.pack, self.study).items():
-            at = row + self.shift.get(row, 0)
-            found = self.cells.get((at, _column(L.LABEL_COLUMN)))
-            if str(found if found is not None else "").strip() != label.strip():
-                case = self.plan.cases.get(self.plan.lines.get(row, ""), "")
-                self.add("answer-line-moved", sheet=self.sheet,
-                         cell=cell_name(at, _column(L.LABEL_COLUMN)),
-                         case=case, detail=label, value=found)
-                return False
+        dims = {d.id: d for d in self.study.rubric.dimensions}
+        cards = self.plan.pack.get("cards", [])
+        for card, (first, last) in zip(cards, self.plan.anchors, strict=True):
+            for anchor, answers in ((first, [a for r in card["rows"]
+                                             for a in r["answers"].items()]),
+                                    (last, list(card["case_answers"].items()))):
+                shift = self.shift.get(anchor, 0)
+                for row, label in line_labels(answers, dims):
+                    found = self.cells.get((row + shift, _column(L.LABEL_COLUMN)))
+                    text = str(found if found is not None else "").strip()
+                    if text != label.strip():
+                        # the lines were not found by their ids after all: no warning
+                        # saying they were
+                        self.result.issues = [i for i in self.result.issues
+                                              if i.code not in _MOVED_WARNINGS]
+                        self.add("answer-line-moved", sheet=self.sheet,
+                                 cell=cell_name(row + shift, _column(L.LABEL_COLUMN)),
+                                 case=L.case_name(card), detail=label, value=found,
+                                 what=f"now says '{show_value(text)}'" if text
+                                 else "is empty")
+                        return False
         return True
 
     def _foreign_rows(self, ids: set[str]) -> None:
@@ -550,23 +564,23 @@ def show_full(value: Any) -> str:
     return show_value(value) if not isinstance(value, str) else value
 
 
-def line_labels(pack: dict[str, Any], study: Study) -> dict[int, str]:
-    """Row of each answer line of the pack's cards -> the label written beside it in
-    column B: the dimension's answer label, a checklist's questions (the first after
-    the dimension's name), as :mod:`sheetflow.packs.writer` writes them."""
-    dims = {d.id: d for d in study.rubric.dimensions}
-    out: dict[int, str] = {}
-    for card in pack.get("cards", []):
-        answers = [*(a for r in card["rows"] for a in r["answers"].items()),
-                   *card["case_answers"].items()]
-        for dim_id, answer in answers:
-            dim = dims.get(dim_id)
-            if dim is None:
-                continue
-            if dim.kind != "checklist":
-                out[split_cell(answer["cell"])[0]] = answer_label(dim)
-                continue
-            for i, q in enumerate(answer["questions"]):
-                out[split_cell(q["cell"])[0]] = (f"{display_label(dim)}: {q['question']}"
-                                                 if i == 0 else q["question"])
+_MOVED_WARNINGS = frozenset({"row-inserted", "rows-reordered"})
+
+
+def line_labels(answers: list[tuple[str, dict[str, Any]]],
+                dims: dict[str, Any]) -> list[tuple[int, str]]:
+    """(row, label) of each answer line of ``answers`` (dimension id, answer) as the
+    pack wrote it in column B: the dimension's answer label, a checklist's questions
+    (the first after the dimension's name), as :mod:`sheetflow.packs.writer` does."""
+    out = []
+    for dim_id, answer in answers:
+        dim = dims.get(dim_id)
+        if dim is None:
+            continue
+        if dim.kind != "checklist":
+            out.append((split_cell(answer["cell"])[0], answer_label(dim)))
+            continue
+        for i, q in enumerate(answer["questions"]):
+            out.append((split_cell(q["cell"])[0], f"{display_label(dim)}: {q['question']}"
+                        if i == 0 else q["question"]))
     return out

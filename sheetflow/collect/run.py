@@ -362,6 +362,7 @@ class _FileWork:
     issues: list[Issue] = field(default_factory=list)
     head: PackHead | None = None
     duplicate_of: str = ""
+    as_sent: bool = False  # byte for byte the pack as generated (never filled in)
     block: _Spooled | None = None
     answered: int = 0
     required: int = 0
@@ -383,8 +384,10 @@ class _FileWork:
 
     @property
     def used(self) -> bool:
-        """Whether its ratings go into the table: identified, no error, not a copy."""
-        return self.head is not None and not self.failed and not self.duplicate_of
+        """Whether its ratings go into the table: identified, no error, not a copy, not
+        the pack as it was sent."""
+        return self.head is not None and not self.failed and not self.duplicate_of and \
+            not self.as_sent
 
 
 class _Collector:
@@ -422,7 +425,10 @@ class _Collector:
                 self._receive(unique[index], outcome)
                 if progress is not None:
                     progress(done, len(jobs))
-        self._duplicate_raters(unique)  # after the checks: report every problem at once
+        self._packs_as_sent(unique)
+        # after the checks: report every problem at once (a pack sent back as it was
+        # sent, beside the rater's filled file, is no rival of it)
+        self._duplicate_raters([w for w in unique if not w.as_sent])
         for work in works:
             if work.duplicate_of:
                 work.issues.append(issue("duplicate-file", file=work.name,
@@ -560,6 +566,36 @@ class _Collector:
             if other is not work.head and other.file == work.name:
                 work.issues.append(issue("file-name-mismatch", file=work.name,
                                          rater=work.rater, detail=other.rater_id))
+
+    def _packs_as_sent(self, works: list[_FileWork]) -> None:
+        """Files byte for byte the pack as generated: the invitation's own attachment
+        sent back (often beside the filled file, or forwarded with it). Not a return:
+        its hundreds of blanks become one line; beside the rater's filled file it is a
+        warning and no rival of it, alone an error asking for the filled-in workbook."""
+        sent: dict[str, str] = {}  # pack id -> sha256 of the file in packs/
+        by_pack: dict[str, list[_FileWork]] = defaultdict(list)
+        for work in works:
+            if work.head is not None and self._is_pack_as_sent(work, work.head, sent):
+                work.as_sent = True
+            if work.head is not None:
+                by_pack[work.head.pack_id].append(work)
+        for group in by_pack.values():
+            filled = [w.name for w in group if not w.as_sent]
+            for work in (w for w in group if w.as_sent):
+                code = "pack-as-sent-again" if filled else "pack-as-sent"
+                work.issues = [issue(code, file=work.name, rater=work.rater,
+                                     detail=", ".join(filled))]
+
+    def _is_pack_as_sent(self, work: _FileWork, head: PackHead, sent: dict[str, str]) -> bool:
+        path = self.root / L.PACKS_DIR / head.file
+        try:  # the sizes first: a return differs from its pack in nearly every case
+            if work.member < 0 and path.stat().st_size != work.path.stat().st_size:
+                return False
+            if head.pack_id not in sent:
+                sent[head.pack_id] = file_digest(path)
+        except (OSError, NotAFile):
+            return False
+        return sent[head.pack_id] == work.sha256
 
     def _duplicate_raters(self, works: list[_FileWork]) -> None:
         by_pack: dict[str, list[_FileWork]] = defaultdict(list)

@@ -124,6 +124,12 @@ _TYPES = (
        "workbook, changed only in the answer cells."),
     _t("duplicate-file", WARNING, "The same file (identical bytes) was given more than once.",
        "This file is an exact copy of {detail}; it was counted once."),
+    _t("pack-as-sent", ERROR, "The workbook exactly as it was sent: nothing filled in.",
+       "This is the workbook exactly as it was sent, with nothing filled in. Fill in the "
+       "yellow cells, save the file and send that file back."),
+    _t("pack-as-sent-again", WARNING, "The blank workbook came back beside the filled one.",
+       "This is rater {rater}'s workbook exactly as it was sent, with nothing filled in; "
+       "it came back beside their filled file ({detail}), which is the one used."),
     _t("duplicate-rater", ERROR, "Two different files for one rater.",
        "Rater {rater} returned more than one different workbook ({detail}). Neither is "
        "used: remove the wrong one from the returns folder and run collect again."),
@@ -169,11 +175,11 @@ _TYPES = (
     _t("rows-reordered", WARNING, "Answer lines were sorted or moved; matched by hidden id.",
        "The answer lines are not in their original order; they were matched by their "
        "hidden row ids. Check that each answer is still beside its response."),
-    _t("answer-line-moved", ERROR, "Answer lines were sorted or swapped within a case.",
-       "The line for '{detail}' in case {case} has moved: {cell} now says "
-       "'{value}'. Answers would be read under the wrong question, so none is used. Undo "
-       "the sort (or copy your answers into a fresh copy of the workbook), keeping each "
-       "answer on its own line."),
+    _t("answer-line-moved", ERROR, "Answer lines were sorted, inserted or moved in a case.",
+       "The line for '{detail}' in case {case} is not where it was: {cell} {what}. Rows "
+       "were sorted, inserted or moved, so answers would be read under the wrong "
+       "question and none is used. Undo that (or copy your answers into a fresh copy of "
+       "the workbook), keeping every line where it was."),
     _t("row-inserted", WARNING, "Rows were inserted; answers were found by hidden id.",
        "Rows were inserted into the scoring sheet; the answers were found by their hidden "
        "row ids. Avoid inserting rows."),
