@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from mail_helpers import journal, mail_study, packs, reply, run_json, sha256
+from mail_helpers import journal, mail_study, packs, reply, run, run_json, sha256
 from mail_servers import smtp_server
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
@@ -172,6 +172,32 @@ def test_replies_go_once_per_reply_text(tmp_path):
         assert len(server.delivered) == 1 and "already sent" in doc["not_sent"][0]["why"]
     rows = {s.rater: s for s in status(root)}
     assert rows[pack["rater_id"]].mail.reply_sent
+
+
+def test_replies_are_refused_when_a_return_came_in_after_the_collect(tmp_path):
+    """The rater sent a fixed file after the collect that drafted "please fix": the
+    reply went all the same, asking for what was fixed. Now send (and its dry run)
+    names the file and asks for a collect first."""
+    root = mail_study(tmp_path / "s")
+    pack = packs(root)[0]
+    answers = plan_answers(pack)
+    answers[next(iter(answers))] = ("not a score", "text")
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / L.RETURNS_DIR / pack["file"],
+                  answers)
+    assert not collect(root).valid
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / L.RETURNS_DIR / "fixed.xlsx",
+                  plan_answers(pack))
+    for extra in (["--dry-run"], ["--yes", "--smtp", "127.0.0.1:1", "--smtp-security",
+                                  "none"]):
+        result = run("send", str(root), "replies", *extra)
+        assert result.exit_code == 2, result.output
+        assert result.stderr.strip() == (
+            f"error: {L.RETURNS_DIR}/ holds 1 file the last collect did not read "
+            f"(fixed.xlsx): the reply drafts may ask for what is fixed already; run "
+            f"'sheetflow collect {root}' first")
+    (root / L.RETURNS_DIR / pack["file"]).unlink()
+    collect(root)  # the fixed file read: nothing to reply, nothing refused
+    assert run("send", str(root), "replies", "--dry-run").exit_code == 0
 
 
 def test_after_lock_the_second_raters_invitation_goes_with_the_others(tmp_path):

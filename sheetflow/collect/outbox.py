@@ -33,8 +33,10 @@ from ..packs.manifest import open_manifest
 from ..packs.send import Outgoing
 from ..spec.mail import MailSettings
 from ..spec.study import Study, load_study
+from ..words import counted
 from ..workbook import layout as L
 from .coordinator import FEEDBACK_DIR, REMINDERS_DIR, draft_name
+from .outputs import returns_since_collect
 from .pack_status import status
 from .reminders import MIN_DAYS, remind
 from .run import OUT_DIR
@@ -176,6 +178,14 @@ def _reminders(root: Path, study: Study, box: Outbox, min_days: float,
 
 def _replies(root: Path, study: Study, box: Outbox, min_days: float,
              now: dt.datetime) -> list[Draft]:
+    """The reply drafts of the last collect, refused when a return came in (or
+    changed) since: they may ask a rater to fix what their new file already fixed."""
+    changed = returns_since_collect(root)
+    if changed:
+        shown = ", ".join(changed[:3]) + (", ..." if len(changed) > 3 else "")
+        raise UsageError(f"{L.RETURNS_DIR}/ holds {counted(len(changed), 'file')} the last "
+                         f"collect did not read ({shown}): the reply drafts may ask for what "
+                         f"is fixed already; run 'sheetflow collect {root}' first")
     folder = root / OUT_DIR / FEEDBACK_DIR
     out = []
     for rater in study.raters:

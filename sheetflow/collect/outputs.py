@@ -31,7 +31,7 @@ from ..packs.secret import SECRET_FILE, read_secret, record_mac
 from ..words import counted
 from ..workbook import layout as L
 from .mailbox import is_mail_file, member_digests
-from .returns import file_digest
+from .returns import NotAFile, file_digest, find_entries
 from .validate import ERROR, Issue, ValidationReport
 
 OUT_DIR = L.OUT_DIR
@@ -477,6 +477,33 @@ def verify_returns(root: str | Path, files: list[dict[str, Any]]) -> dict[str, s
                             "collect again")
         used[where] = wanted
     return used
+
+
+def returns_since_collect(root: str | Path) -> list[str]:
+    """Files of ``returns/`` whose content the last collect did not read (new, or
+    changed since), by name; empty before any collect.
+
+    A saved message counts as read when every attachment in it was.
+    """
+    record = Path(root) / OUT_DIR / COLLECTION_FILE
+    try:
+        files = json.loads(record.read_bytes().decode("utf-8"))["files"]
+        read = {str(f.get("sha256", "")) for f in files}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return []
+    out = []
+    for entry in find_entries(Path(root), None):
+        if entry.code or not entry.path.is_file():
+            continue  # a folder, a link outside, a lock file: never read as a return
+        try:
+            digest = file_digest(entry.path)
+        except (OSError, NotAFile):
+            continue
+        if digest in read or (is_mail_file(entry.path.name)
+                              and set(member_digests(entry.path)) <= read):
+            continue
+        out.append(entry.name)
+    return out
 
 
 def check_row_count(recorded: int, rows: int) -> None:
