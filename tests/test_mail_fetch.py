@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
@@ -159,6 +160,36 @@ def test_an_attachment_over_the_limit_is_named_with_its_size(tmp_path):
     assert result.exit_code == 0 and doc["saved"] == []
     assert doc["listed"] == [f"{path} from a@example.org ('my workbook'): attachment "
                              "large.xlsx skipped, it is 25.0 MB (over the 20 MB limit)"]
+
+
+def test_messages_without_a_message_id_are_told_apart_and_counted_truly(tmp_path):
+    """Two messages without Message-ID carrying one file (from ev01, then from ev02):
+    the second read "fetched before" and its sender was never journalled. The same
+    file twice in one message read "1 fetched before" for a duplicate."""
+    root = mail_study(tmp_path / "s")
+    first = next(iter(_filled(root).values()))
+    one, two = (load_study(root).raters[i].email for i in (0, 1))
+    paths = []
+    for n, sender in enumerate((one, two)):
+        data = reply(sender, [("pack.xlsx", first)], when=dt.datetime(
+            2026, 9, 15, 9 + n, tzinfo=dt.UTC))
+        data = b"".join(line for line in data.splitlines(keepends=True)
+                        if not line.startswith(b"Message-ID:"))
+        paths.append(tmp_path / f"m{n}.eml")
+        paths[-1].write_bytes(data)
+    def counts(doc: dict) -> tuple[int, int, int]:
+        return len(doc["saved"]), len(doc["duplicates"]), doc["fetched_before"]
+
+    _, doc = run_json("fetch", str(root), *map(str, paths))
+    assert counts(doc) == (1, 1, 0)
+    received = [r for r in journal(root) if r["event"] == "received"]
+    assert sorted(r["sender"] for r in received) == sorted([one, two])
+    assert len({r["message_id"] for r in received}) == 2
+    assert counts(run_json("fetch", str(root), *map(str, paths))[1]) == (0, 0, 2)
+    twice = tmp_path / "twice.eml"
+    twice.write_bytes(reply(one, [("a.xlsx", b"PK-other"), ("b.xlsx", b"PK-other")]))
+    assert "1 file saved, 1 duplicate, 0 fetched before" in run("fetch", str(root),
+                                                                str(twice)).output
 
 
 def test_fetch_from_an_mbox_and_names_never_overwrite(tmp_path):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import hashlib
 import imaplib
 import re
 import ssl
@@ -177,6 +178,7 @@ class _Saver:
         journal = read_journal(root)
         self.fetched = {(str(r.get("message_id", "")), str(r.get("sha256", "")))
                         for r in journal.received}
+        self.this_run: set[tuple[str, str]] = set()  # (message, sha256) saved now
         self.on_disk: dict[str, str] | None = None  # sha256 -> name, read when needed
 
     def take(self, raw: Raw) -> None:
@@ -203,13 +205,21 @@ class _Saver:
                                           f"{others}; nothing saved")
             return
         received = raw.received or message.date or now_utc()
+        # a message without a Message-ID is known by its bytes: "" would make every
+        # such message carrying the same file one message, "fetched before"
+        mid = message.message_id or "sha256:" + hashlib.sha256(raw.data).hexdigest()
         for attachment in message.attachments:
-            self._save(raw, message, attachment, received)
+            self._save(raw, message, mid, attachment, received)
 
-    def _save(self, raw: Raw, message: Message, attachment: Attachment,
+    def _save(self, raw: Raw, message: Message, mid: str, attachment: Attachment,
               received: dt.datetime) -> None:
         sha = attachment.sha256
-        if (message.message_id, sha) in self.fetched:
+        if (mid, sha) in self.this_run:  # the same file twice in one message
+            self.report.duplicates.append(Saved(
+                self._disk()[sha], attachment.name, sha, mid, message.sender,
+                message.subject, raw.where))
+            return
+        if (mid, sha) in self.fetched:
             self.report.known += 1
             return
         existing = self._disk().get(sha)
@@ -217,15 +227,16 @@ class _Saver:
         if existing is None:
             _write_new(self.returns / name, attachment.data)
             self._disk()[sha] = name
-        saved = Saved(name, attachment.name, sha, message.message_id, message.sender,
-                      message.subject, raw.where)
-        append(self.root, {"event": "received", "message_id": message.message_id,
+        saved = Saved(name, attachment.name, sha, mid, message.sender, message.subject,
+                      raw.where)
+        append(self.root, {"event": "received", "message_id": mid,
                            "sender": message.sender, "subject": message.subject,
                            "date": iso(message.date) if message.date else "",
                            "received": iso(received), "attachment": attachment.name,
                            "sha256": sha, "saved": f"{L.RETURNS_DIR}/{name}",
                            "duplicate": existing is not None, "time": iso(now_utc())})
-        self.fetched.add((message.message_id, sha))
+        self.fetched.add((mid, sha))
+        self.this_run.add((mid, sha))
         (self.report.duplicates if existing else self.report.saved).append(saved)
         if existing is None and message.sender not in self.raters:
             self.report.unknown_senders.append((message.sender or "(no sender)", name))
