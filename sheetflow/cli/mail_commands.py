@@ -108,8 +108,10 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     for item, reply in report.sent:
         out.say(f"sent       {item.to} ({item.rater}, sitting {item.sitting}): {reply}")
     for item, reply in report.refused:
-        out.warn(f"{item.to} ({item.rater}) was refused by the server: {reply}; fix the "
-                 "address in the raters file and send again")
+        # the refusal may be of the address (550) or of the message itself (554): the
+        # server's reply says which
+        out.warn(f"{item.to} ({item.rater}) was refused by the server: {reply}; its reply "
+                 "says why (a wrong address: fix it in the raters file), then send again")
     out.headline(f"{len(report.sent)} sent, {len(report.refused)} refused",
                  fg="yellow" if report.refused else "green")
     out.json({"ok": not report.refused, "dry_run": False, "messages": listing,
