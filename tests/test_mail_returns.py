@@ -200,6 +200,42 @@ def test_replies_are_refused_when_a_return_came_in_after_the_collect(tmp_path):
     assert run("send", str(root), "replies", "--dry-run").exit_code == 0
 
 
+def test_a_file_sent_after_the_reply_replaces_the_earlier_one(tmp_path):
+    """The fix loop: a file with an error, the reply asking for a fix, the fixed file.
+    Both came back as the rater's, so neither was used and the rater was asked which
+    one is theirs. The journal shows the order: the newer file stands."""
+    root = mail_study(tmp_path / "s")
+    pack = packs(root)[0]
+    sender = load_study(root).raters[0].email
+    bad = plan_answers(pack)
+    bad[next(iter(bad))] = ("not a score", "text")
+    files = {}
+    for name, answers in (("bad.xlsx", bad), ("fixed.xlsx", plan_answers(pack))):
+        fill_openpyxl(root / L.PACKS_DIR / pack["file"], tmp_path / name, answers)
+        files[name] = (tmp_path / name).read_bytes()
+    first = tmp_path / "first.eml"
+    first.write_bytes(reply(sender, [(pack["file"], files["bad.xlsx"])]))
+    assert run("fetch", str(root), str(first)).exit_code == 0
+    assert not collect(root).valid
+    with smtp_server() as (port, server):
+        result, _ = run_json("send", str(root), "replies", "--yes", "--smtp",
+                             f"127.0.0.1:{port}", "--smtp-security", "none")
+        assert result.exit_code == 0 and len(server.delivered) == 1
+    later = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
+    second = tmp_path / "second.eml"
+    second.write_bytes(reply(sender, [(pack["file"], files["fixed.xlsx"])], when=later))
+    assert run("fetch", str(root), str(second)).exit_code == 0
+    result = collect(root)
+    by_name = {f.file: f for f in result.report.files}
+    (old,) = [f for f in by_name.values() if f.sha256 == sha256(files["bad.xlsx"])]
+    (new,) = [f for f in by_name.values() if f.sha256 == sha256(files["fixed.xlsx"])]
+    assert new.used and not old.used
+    codes = {(i.file, i.code) for i in result.report.issues}
+    assert (old.file, "superseded") in codes
+    assert not any(code == "duplicate-rater" for _, code in codes)
+    assert not (root / "out" / "feedback" / f"{pack['rater_id']}.eml").exists()
+
+
 def test_after_lock_the_second_raters_invitation_goes_with_the_others(tmp_path):
     from test_decision_002 import PRIMARY, SECOND, _locked
 

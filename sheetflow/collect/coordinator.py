@@ -146,6 +146,7 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
     """
     raters = {r.id: r for r in study.raters}
     claimed_twice = rival_files(report.issues)
+    set_aside = {i.file for i in report.issues if i.code in SET_ASIDE}
     by_pack = defaultdict(list)
     # an exact copy of a file is read once: the copy belongs to the original's pack
     originals = report.originals()
@@ -171,7 +172,12 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
                                   **history))
             continue
         best = files[0]
-        errors, warnings = sum(f.errors for f in files), sum(f.warnings for f in files)
+        # a file set aside for the rater's other one (sent after our reply, or the pack
+        # as it was sent) does not make the rater's state: its problems are not theirs
+        # to fix (they stay on the Issues sheet)
+        counted_files = [f for f in files if f.file not in set_aside] or files
+        errors = sum(f.errors for f in counted_files)
+        warnings = sum(f.warnings for f in counted_files)
         state = ("errors" if errors else "not-used" if not best.used
                  else "warnings" if warnings else "ok")
         rivals = [f.file for f in files if f.file in claimed_twice]
@@ -240,6 +246,10 @@ def todo_missing(rater: Rater) -> str:
         return ("not returned yet: run 'sheetflow remind' and send the draft in "
                 f"out/{REMINDERS_DIR}/{rater.id}.eml")
     return "not returned yet: remind them (no e-mail address in the raters file)"
+
+
+SET_ASIDE = frozenset({"superseded", "pack-as-sent-again"})
+"""Codes of a file not used because the rater's other file stands for them."""
 
 
 def rival_files(issues: Iterable[Issue]) -> list[str]:
@@ -491,9 +501,12 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
     by_file: dict[str, list[Issue]] = defaultdict(list)
     for item in report.issues:
         by_file[item.file].append(item)
+    set_aside = {i.file for i in report.issues if i.code in SET_ASIDE}
 
     def compose(rater: Rater, row: RosterRow) -> tuple[str, str]:
-        issues = [i for f in row.file.split(", ") for i in by_file.get(f, [])]
+        # only the file that stands for the rater: not one their newer file replaced
+        issues = [i for f in row.file.split(", ") if f not in set_aside
+                  for i in by_file.get(f, [])]
         rivals = rival_files(issues)
         if len(rivals) > 1:
             return (f"{study.title}: {_spelled(len(rivals)).lower()} different workbooks "

@@ -35,13 +35,12 @@ import datetime as dt
 import os
 import pickle
 import tempfile
-from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
-from ..packs.journal import read_journal
+from ..packs.journal import Journal, read_journal
 from ..packs.manifest import Manifest, PackHead, open_manifest
 from ..spec.study import Study, load_study
 from ..staging import OutputSet, remove_partials
@@ -89,6 +88,7 @@ from .outputs import (
 )
 from .protocol_checks import batch_overlaps, sitting_gaps
 from .returns import Entry, NotAFile, escape_controls, file_digest, find_entries
+from .rivals import mark_packs_as_sent, settle_rivals
 from .safety import Limits, Problem
 from .sandbox import Outcome, Sandbox
 from .senders import Senders
@@ -331,7 +331,7 @@ def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
     try:
         files = find_files(root, paths)
         collector = _Collector(root, manifest, limits or Limits(), csv=write,
-                               senders=Senders.of(study, journal))
+                               senders=Senders.of(study, journal), journal=journal)
         result = collector.run(files, workers, progress)
     finally:
         manifest.close()
@@ -363,6 +363,7 @@ class _FileWork:
     head: PackHead | None = None
     duplicate_of: str = ""
     as_sent: bool = False  # byte for byte the pack as generated (never filled in)
+    superseded_by: str = ""  # the rater's newer file, sent after our reply
     block: _Spooled | None = None
     answered: int = 0
     required: int = 0
@@ -387,16 +388,17 @@ class _FileWork:
         """Whether its ratings go into the table: identified, no error, not a copy, not
         the pack as it was sent."""
         return self.head is not None and not self.failed and not self.duplicate_of and \
-            not self.as_sent
+            not self.as_sent and not self.superseded_by
 
 
 class _Collector:
     """Runs the checks for one study over a list of files."""
 
     def __init__(self, root: Path, manifest: Manifest, limits: Limits, csv: bool,
-                 senders: Senders | None = None):
+                 senders: Senders | None = None, journal: Journal | None = None):
         self.root = root
         self.senders = senders or Senders()
+        self.journal = journal or Journal()
         self.manifest = manifest
         self.top = manifest.top
         self.packs = manifest.by_id
@@ -425,10 +427,10 @@ class _Collector:
                 self._receive(unique[index], outcome)
                 if progress is not None:
                     progress(done, len(jobs))
-        self._packs_as_sent(unique)
+        mark_packs_as_sent(unique, self.root, self.packs)
         # after the checks: report every problem at once (a pack sent back as it was
         # sent, beside the rater's filled file, is no rival of it)
-        self._duplicate_raters([w for w in unique if not w.as_sent])
+        settle_rivals([w for w in unique if not w.as_sent], self.journal)
         for work in works:
             if work.duplicate_of:
                 work.issues.append(issue("duplicate-file", file=work.name,
@@ -566,49 +568,6 @@ class _Collector:
             if other is not work.head and other.file == work.name:
                 work.issues.append(issue("file-name-mismatch", file=work.name,
                                          rater=work.rater, detail=other.rater_id))
-
-    def _packs_as_sent(self, works: list[_FileWork]) -> None:
-        """Files byte for byte the pack as generated: the invitation's own attachment
-        sent back (often beside the filled file, or forwarded with it). Not a return:
-        its hundreds of blanks become one line; beside the rater's filled file it is a
-        warning and no rival of it, alone an error asking for the filled-in workbook."""
-        sent: dict[str, str] = {}  # pack id -> sha256 of the file in packs/
-        by_pack: dict[str, list[_FileWork]] = defaultdict(list)
-        for work in works:
-            if work.head is not None and self._is_pack_as_sent(work, work.head, sent):
-                work.as_sent = True
-            if work.head is not None:
-                by_pack[work.head.pack_id].append(work)
-        for group in by_pack.values():
-            filled = [w.name for w in group if not w.as_sent]
-            for work in (w for w in group if w.as_sent):
-                code = "pack-as-sent-again" if filled else "pack-as-sent"
-                work.issues = [issue(code, file=work.name, rater=work.rater,
-                                     detail=", ".join(filled))]
-
-    def _is_pack_as_sent(self, work: _FileWork, head: PackHead, sent: dict[str, str]) -> bool:
-        path = self.root / L.PACKS_DIR / head.file
-        try:  # the sizes first: a return differs from its pack in nearly every case
-            if work.member < 0 and path.stat().st_size != work.path.stat().st_size:
-                return False
-            if head.pack_id not in sent:
-                sent[head.pack_id] = file_digest(path)
-        except (OSError, NotAFile):
-            return False
-        return sent[head.pack_id] == work.sha256
-
-    def _duplicate_raters(self, works: list[_FileWork]) -> None:
-        by_pack: dict[str, list[_FileWork]] = defaultdict(list)
-        for work in works:
-            if work.head is not None:
-                by_pack[work.head.pack_id].append(work)
-        for group in by_pack.values():
-            if len(group) < 2:
-                continue
-            for work in group:
-                others = ", ".join(w.name for w in group if w is not work)
-                work.issues.append(issue("duplicate-rater", file=work.name, rater=work.rater,
-                                         detail=f"also {others}"))
 
     # -- result --------------------------------------------------------------------------
 

@@ -130,6 +130,9 @@ _TYPES = (
     _t("pack-as-sent-again", WARNING, "The blank workbook came back beside the filled one.",
        "This is rater {rater}'s workbook exactly as it was sent, with nothing filled in; "
        "it came back beside their filled file ({detail}), which is the one used."),
+    _t("superseded", WARNING, "An earlier file, replaced by one sent after the reply.",
+       "Rater {rater} sent {detail} after the reply asking for fixes; it replaces this "
+       "earlier file, which is not used."),
     _t("duplicate-rater", ERROR, "Two different files for one rater.",
        "Rater {rater} returned more than one different workbook ({detail}). Neither is "
        "used: remove the wrong one from the returns folder and run collect again."),

@@ -1,0 +1,118 @@
+"""More than one file for one pack: which stands for the rater, after every file is read.
+
+* **The pack as it was sent.** A file byte for byte the pack in ``packs/`` is the
+  invitation's own attachment sent back (often beside the filled file, or forwarded
+  with it). It is no return: its hundreds of blanks become one line,
+  ``pack-as-sent-again`` (a warning) beside the rater's filled file, which it does not
+  rival, or ``pack-as-sent`` (an error asking for the filled-in workbook) alone.
+* **A file sent after our reply.** The usual loop is a file, our reply asking for
+  fixes, then a new file. When the mail journal shows the newest file came after a
+  reply sent after every other file, it stands for the rater and the others are
+  ``superseded`` (asking "which one is yours?" of a rater who did as asked would be
+  false).
+* **Otherwise** every file of the pack gets ``duplicate-rater`` and none is used until
+  the coordinator removes the wrong one (only the rater can say which is theirs).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..packs.journal import Journal, parse_time
+from ..packs.manifest import PackHead
+from ..workbook import layout as L
+from .returns import NotAFile, file_digest
+from .validate import Issue, issue
+
+
+class Work(Protocol):
+    """What these rules need of a file being collected (``run._FileWork``)."""
+
+    path: Path
+    name: str
+    sha256: str
+    head: PackHead | None
+    member: int
+    received: dt.datetime | None
+    issues: list[Issue]
+    as_sent: bool
+    superseded_by: str
+
+    @property
+    def rater(self) -> str:
+        """The pack's rater id ("" when not identified)."""
+
+
+def mark_packs_as_sent(works: list[Any], root: Path, packs: Mapping[str, PackHead]) -> None:
+    """Mark (and reword) the files that are their pack exactly as generated."""
+    sent: dict[str, str] = {}  # pack id -> sha256 of the file in packs/
+    by_pack: dict[str, list[Work]] = defaultdict(list)
+    for work in works:
+        if work.head is not None and _is_pack_as_sent(work, root / L.PACKS_DIR /
+                                                      packs[work.head.pack_id].file, sent):
+            work.as_sent = True
+        if work.head is not None:
+            by_pack[work.head.pack_id].append(work)
+    for group in by_pack.values():
+        filled = [w.name for w in group if not w.as_sent]
+        for work in (w for w in group if w.as_sent):
+            code = "pack-as-sent-again" if filled else "pack-as-sent"
+            work.issues = [issue(code, file=work.name, rater=work.rater,
+                                 detail=", ".join(filled))]
+
+
+def _is_pack_as_sent(work: Work, pack: Path, sent: dict[str, str]) -> bool:
+    assert work.head is not None
+    try:  # the sizes first: a return differs from its pack in nearly every case
+        if work.member < 0 and pack.stat().st_size != work.path.stat().st_size:
+            return False
+        if work.head.pack_id not in sent:
+            sent[work.head.pack_id] = file_digest(pack)
+    except (OSError, NotAFile):
+        return False
+    return sent[work.head.pack_id] == work.sha256
+
+
+def settle_rivals(works: list[Any], journal: Journal) -> None:
+    """Every pack with two or more files: the newest after a reply stands, or else all
+    are ``duplicate-rater``."""
+    by_pack: dict[str, list[Work]] = defaultdict(list)
+    for work in works:
+        if work.head is not None:
+            by_pack[work.head.pack_id].append(work)
+    for group in by_pack.values():
+        if len(group) < 2 or _fixed_after_reply(group, journal):
+            continue
+        for work in group:
+            others = ", ".join(w.name for w in group if w is not work)
+            work.issues.append(issue("duplicate-rater", file=work.name, rater=work.rater,
+                                     detail=f"also {others}"))
+
+
+def _fixed_after_reply(group: list[Work], journal: Journal) -> bool:
+    """Whether the newest file came after a reply sent after all the others (then it
+    stands and the others are marked superseded). Files of unknown arrival (put in
+    ``returns/`` by hand) never settle this way."""
+    fetched = journal.received_by_sha256()
+    times = [w.received or parse_time(str(fetched.get(w.sha256, {}).get("received", "")))
+             for w in group]
+    if any(t is None for t in times):
+        return False
+    order = sorted(zip(times, range(len(group)), strict=True))
+    (last, newest), earlier = order[-1], order[-2][0]
+    head = group[newest].head
+    assert head is not None  # grouped by pack
+    replies = [d.finished or d.started for d in journal.sent("reply", head.rater_id,
+                                                            head.sitting)]
+    if last == earlier or not any(r and earlier < r < last for r in replies):
+        return False
+    for i, work in enumerate(group):
+        if i != newest:
+            work.superseded_by = group[newest].name
+            work.issues.append(issue("superseded", file=work.name, rater=work.rater,
+                                     detail=group[newest].name))
+    return True
