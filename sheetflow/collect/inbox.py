@@ -444,6 +444,10 @@ def _logout(client: imaplib.IMAP4) -> None:
 
 
 def _said(value: object) -> str:
+    """What the server said, as text: imaplib's errors carry its bytes, whose str()
+    would print b'...'."""
+    if isinstance(value, BaseException) and len(value.args) == 1:
+        value = value.args[0]
     if isinstance(value, list):
         value = b" ".join(v for v in value if isinstance(v, bytes))
     text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
