@@ -146,7 +146,7 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
     """
     raters = {r.id: r for r in study.raters}
     claimed_twice = rival_files(report.issues)
-    set_aside = {i.file for i in report.issues if i.code in SET_ASIDE}
+    set_aside = set_aside_files(report.issues)
     by_pack = defaultdict(list)
     # an exact copy of a file is read once: the copy belongs to the original's pack
     originals = report.originals()
@@ -250,6 +250,11 @@ def todo_missing(rater: Rater) -> str:
 
 SET_ASIDE = frozenset({"superseded", "pack-as-sent-again"})
 """Codes of a file not used because the rater's other file stands for them."""
+
+
+def set_aside_files(issues: Iterable[Issue]) -> set[str]:
+    """Files not used because the rater's other file stands for them (:data:`SET_ASIDE`)."""
+    return {i.file for i in issues if i.code in SET_ASIDE}
 
 
 def rival_files(issues: Iterable[Issue]) -> list[str]:
@@ -501,7 +506,7 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
     by_file: dict[str, list[Issue]] = defaultdict(list)
     for item in report.issues:
         by_file[item.file].append(item)
-    set_aside = {i.file for i in report.issues if i.code in SET_ASIDE}
+    set_aside = set_aside_files(report.issues)
 
     def compose(rater: Rater, row: RosterRow) -> tuple[str, str]:
         # only the file that stands for the rater: not one their newer file replaced

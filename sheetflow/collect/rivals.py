@@ -50,14 +50,11 @@ class Work(Protocol):
 def mark_packs_as_sent(works: list[Any], root: Path, packs: Mapping[str, PackHead]) -> None:
     """Mark (and reword) the files that are their pack exactly as generated."""
     sent: dict[str, str] = {}  # pack id -> sha256 of the file in packs/
-    by_pack: dict[str, list[Work]] = defaultdict(list)
     for work in works:
         if work.head is not None and _is_pack_as_sent(work, root / L.PACKS_DIR /
                                                       packs[work.head.pack_id].file, sent):
             work.as_sent = True
-        if work.head is not None:
-            by_pack[work.head.pack_id].append(work)
-    for group in by_pack.values():
+    for group in _by_pack(works):
         filled = [w.name for w in group if not w.as_sent]
         for work in (w for w in group if w.as_sent):
             code = "pack-as-sent-again" if filled else "pack-as-sent"
@@ -80,17 +77,22 @@ def _is_pack_as_sent(work: Work, pack: Path, sent: dict[str, str]) -> bool:
 def settle_rivals(works: list[Any], journal: Journal) -> None:
     """Every pack with two or more files: the newest after a reply stands, or else all
     are ``duplicate-rater``."""
-    by_pack: dict[str, list[Work]] = defaultdict(list)
-    for work in works:
-        if work.head is not None:
-            by_pack[work.head.pack_id].append(work)
-    for group in by_pack.values():
+    for group in _by_pack(works):
         if len(group) < 2 or _fixed_after_reply(group, journal):
             continue
         for work in group:
             others = ", ".join(w.name for w in group if w is not work)
             work.issues.append(issue("duplicate-rater", file=work.name, rater=work.rater,
                                      detail=f"also {others}"))
+
+
+def _by_pack(works: list[Any]) -> list[list[Work]]:
+    """The identified files grouped by their pack, in the order first seen."""
+    by_pack: dict[str, list[Work]] = defaultdict(list)
+    for work in works:
+        if work.head is not None:
+            by_pack[work.head.pack_id].append(work)
+    return list(by_pack.values())
 
 
 def _fixed_after_reply(group: list[Work], journal: Journal) -> bool:
