@@ -1,7 +1,7 @@
 """The large-table CSV writer gives the csv module's bytes, whichever path it takes.
 
 Columns are turned into fields (each distinct text quoted once, each distinct float
-formatted once when a column repeats values) and joined; one-column tables go through
+formatted by orjson where its text is repr's) and joined; one-column tables go through
 ``csv.writer``. The reference
 here is ``csv.writer`` fed cell by cell (missing as empty, formula starts neutralised).
 """
@@ -14,6 +14,8 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sheetflow.collect.rows import neutralise
 from sheetflow.report.large import write_csv
@@ -59,3 +61,37 @@ def test_same_bytes_as_the_csv_module(tmp_path, name: str) -> None:
     table = _tables()[name]
     written = write_csv(table, tmp_path / f"{name}.csv").read_bytes()
     assert written == _reference(table)
+
+
+EDGES = [0.0, -0.0, 1e-4, -1e-4, 9.999999999999999e-05, 1e16, 9999999999999998.0, -1e16,
+         5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 0.1, 1 / 3, 1e-5,
+         1.2082197530703534e-05, 123456789012345.67, float("inf"), float("-inf"),
+         float("nan")]
+
+
+def _repr_fields(values: np.ndarray) -> list[str]:
+    return ["" if v != v else repr(v) for v in values.tolist()]
+
+
+def test_floats_of_every_magnitude_are_written_as_repr() -> None:
+    """The fast path (orjson's digits where its form is repr's) against ``repr``
+    itself: random bit patterns cover every exponent, plus the range's edges."""
+    from sheetflow.report.large import _float_fields
+
+    rng = np.random.default_rng(11)
+    bits = rng.integers(0, 2**64 - 1, 200_000, dtype=np.uint64, endpoint=True)
+    values = np.concatenate([bits.view(np.float64), rng.random(100_000),
+                             rng.integers(0, 37, 10_000) / 36, np.array(EDGES)])
+    assert _float_fields(values) == _repr_fields(values)
+    assert _float_fields(np.array([], dtype=np.float64)) == []
+    assert _float_fields(np.array([0.1, np.nan], dtype=np.float32)) == \
+        [repr(float(np.float32(0.1))), ""]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True, width=64), max_size=40))
+def test_any_floats_are_written_as_repr(floats: list[float]) -> None:
+    from sheetflow.report.large import _float_fields
+
+    values = np.array(floats, dtype=np.float64)
+    assert _float_fields(values) == _repr_fields(values)
