@@ -23,6 +23,7 @@ run on the lowest xlsxwriter the package allows and on the newest.
 
 from __future__ import annotations
 
+import io
 import math
 from typing import Any
 
@@ -88,12 +89,33 @@ class BodySheet(Worksheet):
     def _write_body(self, first: int, rows: list[str]) -> None:
         # each row's set_row properties (its height); xlsxwriter 3.2 renamed the table
         heights = self.row_info if hasattr(self, "row_info") else self.set_rows
+        head, tail = self._plain_row_tag()
         for row, cells in enumerate(rows, start=first):
             if self.table.get(row) or row in self.comments:
                 raise ValueError(f"row {row + 1} has cells besides its table body")
-            self._write_row(row, None, heights.get(row))
-            self.fh.write(cells)
-            self.fh.write("</row>")
+            info = heights.get(row)
+            if info is None:  # most rows: xlsxwriter's own tag, its number put in
+                self.fh.write(f"{head}{row + 1}{tail}{cells}</row>")
+            else:
+                self._write_row(row, None, info)
+                self.fh.write(cells)
+                self.fh.write("</row>")
+
+    def _plain_row_tag(self) -> tuple[str, str]:
+        """The start tag xlsxwriter writes for a row without properties, split around
+        the row's number (it checks and escapes each of a row's attributes, a tenth of
+        writing a feedback workbook)."""
+        sheet_file = self.fh
+        self.fh = io.StringIO()
+        try:
+            self._write_row(0, None, None)
+            tag = self.fh.getvalue()
+        finally:
+            self.fh = sheet_file
+        head, number, tail = tag.partition(' r="1"')
+        if not number:
+            raise ValueError(f"unexpected row tag from xlsxwriter: {tag}")
+        return f'{head} r="', f'"{tail}'
 
 
 class ColumnCells:
