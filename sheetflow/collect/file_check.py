@@ -21,7 +21,7 @@ from itertools import product
 from typing import Any
 
 from .._gc import collector_paused
-from ..packs.guides import answer_label, display_label
+from ..packs.guides import answer_label, question_label
 from ..packs.manifest import Manifest, PackHead
 from ..spec.study import Study, load_study
 from ..workbook import layout as L
@@ -581,6 +581,5 @@ def line_labels(answers: list[tuple[str, dict[str, Any]]],
             out.append((split_cell(answer["cell"])[0], answer_label(dim)))
             continue
         for i, q in enumerate(answer["questions"]):
-            out.append((split_cell(q["cell"])[0], f"{display_label(dim)}: {q['question']}"
-                        if i == 0 else q["question"]))
+            out.append((split_cell(q["cell"])[0], question_label(dim, i, q["question"])))
     return out

@@ -38,6 +38,12 @@ def answer_label(dim: Dimension) -> str:
     return f"{label} (count)" if dim.kind == "count" else label
 
 
+def question_label(dim: Dimension, index: int, question: str) -> str:
+    """The label on a checklist's answer line for its ``index``-th question: the first
+    says which dimension the questions belong to."""
+    return f"{display_label(dim)}: {question}" if index == 0 else question
+
+
 def word_range(dim: Dimension) -> str:
     """The word range of a text answer as an instruction ("Write 50-100 words.")."""
     lo, hi = dim.min_words, dim.max_words

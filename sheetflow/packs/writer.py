@@ -31,7 +31,7 @@ from ..workbook import layout as L
 from . import pages
 from .answer_rules import PROTECT, AnswerRules
 from .book import StructureLockedWorkbook, write_identity
-from .guides import answer_label, display_label, guide
+from .guides import answer_label, display_label, guide, question_label
 from .instructions import TextSheet, write_text_sheets
 from .rules import Pos, Validations, boxes, grouped_refs, points_expr, total_formula
 from .text import LINE_POINTS, TextCache, clip, row_points, split_text, utf16_len
@@ -463,7 +463,7 @@ class PackWriter(AnswerRules, TimedRows):
             row["answers"][dim.id] = {"kind": "checklist", "questions": []}
         for i, question in enumerate(dim.questions):
             hint = self._hint(dim) if i == 0 else ""
-            label = f"{display_label(dim)}: {question}" if i == 0 else question
+            label = question_label(dim, i, question)
             r = self._next(self._line_height(dim, label, hint))
             self._line_labels(r, label, hint, rows, sub=i > 0)
             for row in rows:
