@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+from email import policy
+from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
@@ -147,8 +149,8 @@ def test_hostile_messages_from_files_get_one_line_each(tmp_path):
     assert [p.name for p in (root / L.RETURNS_DIR).iterdir()] == [saved["file"]]
     listed = "\n".join(doc["listed"])
     assert "malformed.eml: not read (no mail headers" in listed
-    assert ("big.eml: skipped, the message is 136.8 MB (over the 64 MB limit); attachments: "
-            "huge.xlsx (100.0 MB)") in listed
+    assert (f"big.eml from {sender} ('my workbook'): skipped, the message is 136.8 MB (over "
+            "the 64 MB limit); attachments: huge.xlsx (100.0 MB)") in listed
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 2 and all(line.startswith("warning: ") for line in lines)
 
@@ -218,6 +220,52 @@ def test_safe_names(name, safe):
     assert safe_name(name) == safe
 
 
+def _big_reply_with_encoded_names() -> bytes:
+    """A reply over 1 MB from a sender with a display name, its two attachments named
+    as mail programs encode non-ASCII names: RFC 2231 (``filename*=utf-8''...``, what
+    Python and Thunderbird write) and RFC 2047 (``=?utf-8?b?...?=``, older Outlook)."""
+    import base64
+
+    msg = EmailMessage(policy=policy.SMTP)
+    msg["From"] = "Ève Durand <Eve@Example.org>"
+    msg["Subject"] = "mon classeur évalué"
+    msg.set_content("Le voici.\n")
+    msg.add_attachment(b"\0" * (3 * 2**20), maintype="application", subtype="vnd.ms-excel",
+                       filename="Évaluation – finale.xlsx")
+    msg.add_attachment(b"\0" * 2**19, maintype="application", subtype="octet-stream",
+                       filename="Résultats.xlsx")
+    encoded = base64.b64encode("Résultats.xlsx".encode()).decode()
+    # the email package writes RFC 2231 only: the second name as an encoded word instead
+    data = msg.as_bytes().replace(b"filename*=utf-8''R%C3%A9sultats.xlsx",
+                                  f'filename="=?utf-8?b?{encoded}?="'.encode())
+    assert b"=?utf-8?b?" in data and b"filename*=utf-8''%C3%89valuation" in data
+    return data
+
+
+EXPECTED_ABOUT = "from eve@example.org ('mon classeur évalué')"
+EXPECTED_PARTS = "attachments: Évaluation – finale.xlsx (3.0 MB), Résultats.xlsx (0.5 MB)"
+
+
+def test_a_message_over_the_limit_names_its_sender_and_its_files_as_sent(tmp_path,
+                                                                        monkeypatch):
+    """The report of a message too large to read said "ask the sender" without naming
+    them, and showed an encoded file name as its raw header text."""
+    import sheetflow.collect.inbox as inbox
+
+    monkeypatch.setattr(inbox, "MAX_MESSAGE_BYTES", 2**20)  # 1 MB, to keep the test small
+    root = mail_study(tmp_path / "s")
+    path = tmp_path / "big.eml"
+    path.write_bytes(_big_reply_with_encoded_names())
+    box = tmp_path / "box.mbox"
+    box.write_bytes(b"From eve@example.org Tue Sep 15 09:30:00 2026\n" +
+                    path.read_bytes().replace(b"\r\n", b"\n") + b"\n")
+    for report, where in ((inbox.fetch(root, eml=[path]), str(path)),
+                          (inbox.fetch(root, mbox=box), f"{box} #1")):
+        assert report.saved == [] and len(report.listed) == 1
+        assert report.listed[0].startswith(f"{where} {EXPECTED_ABOUT}: skipped, the message ")
+        assert EXPECTED_PARTS in report.listed[0]
+
+
 def test_a_message_over_the_limit_on_the_server_is_named_not_downloaded(tmp_path, dovecot,
                                                                        monkeypatch):
     import sheetflow.collect.inbox as inbox
@@ -228,6 +276,13 @@ def test_a_message_over_the_limit_on_the_server_is_named_not_downloaded(tmp_path
     report = inbox.fetch(root, imap=inbox.ImapSource(
         inbox.Server("127.0.0.1", dovecot.port, "none"), dovecot.user, dovecot.password))
     assert report.saved == [] and len(report.listed) == 1
-    assert "INBOX uid 1: skipped, the message is 4.1 MB (over the 1 MB limit); " \
-        "attachments: big.xlsx (3.0 MB)" in report.listed[0]
+    assert "INBOX uid 1 from a@example.org ('my workbook'): skipped, the message is 4.1 MB " \
+        "(over the 1 MB limit); attachments: big.xlsx (3.0 MB)" in report.listed[0]
     assert dovecot.unseen() == 1
+    dovecot.append(_big_reply_with_encoded_names())  # names from the server's BODYSTRUCTURE
+    report = inbox.fetch(root, imap=inbox.ImapSource(
+        inbox.Server("127.0.0.1", dovecot.port, "none"), dovecot.user, dovecot.password))
+    listed = [line for line in report.listed if line.startswith("INBOX uid 2 ")]
+    assert len(listed) == 1 and listed[0].startswith(f"INBOX uid 2 {EXPECTED_ABOUT}: skipped")
+    assert EXPECTED_PARTS in listed[0]
+    assert dovecot.unseen() == 2

@@ -33,10 +33,12 @@ from ..spec.mail import Server
 from ..spec.study import load_study
 from ..workbook import layout as L
 from .mailbox import (
+    HEADER_BYTES,
     MAX_ATTACHMENT_BYTES,
     Attachment,
     Message,
     PartSizes,
+    decoded_name,
     parse_message,
     too_large_text,
     unquote_from,
@@ -64,6 +66,8 @@ class Raw:
     """Its size when it was too large to read (``data`` is then empty)."""
     parts: tuple[tuple[str, int], ...] = ()
     """Then its attachments, (name, size), as far as they could be measured."""
+    head: bytes = b""
+    """Then its header lines (who sent it, the subject)."""
 
 
 @dataclass(frozen=True)
@@ -184,9 +188,11 @@ class _Saver:
     def take(self, raw: Raw) -> None:
         self.report.messages += 1
         if not raw.data:
+            about = _about(parse_message(raw.head)) if raw.head else "from (no sender)"
             self.report.listed.append(
-                f"{raw.where}: {too_large_text(raw.size, MAX_MESSAGE_BYTES, list(raw.parts))}"
-                "; ask the sender for the workbook they received, filled in")
+                f"{raw.where} {about}: "
+                f"{too_large_text(raw.size, MAX_MESSAGE_BYTES, list(raw.parts))}; ask the "
+                "sender for the workbook they received, filled in")
             return
         message = parse_message(raw.data, self.max_attachment)
         if message.problem:
@@ -306,7 +312,7 @@ def eml_messages(paths: list[Path]) -> Iterator[Raw]:
             with path.open("rb") as fh:
                 for line in fh:
                     scan.feed(line)
-            yield Raw(where, b"", size=size, parts=tuple(scan.done()))
+            yield Raw(where, b"", size=size, parts=tuple(scan.done()), head=bytes(scan.head))
             continue
         with path.open("rb") as fh:
             yield Raw(where, fh.read(MAX_MESSAGE_BYTES + 1))
@@ -340,7 +346,8 @@ def mbox_messages(path: Path) -> Iterator[Raw]:
 
 def _mbox_raw(where: str, number: int, chunk: bytearray, size: int, scan: PartSizes) -> Raw:
     if size > MAX_MESSAGE_BYTES:
-        return Raw(f"{where} #{number}", b"", size=size, parts=tuple(scan.done()))
+        return Raw(f"{where} #{number}", b"", size=size, parts=tuple(scan.done()),
+                   head=bytes(scan.head))
     return Raw(f"{where} #{number}", unquote_from(bytes(chunk)))
 
 
@@ -380,7 +387,8 @@ def _imap_one(client: imaplib.IMAP4, source: ImapSource, uid: str) -> Raw:
     size = int(size_found[1]) if size_found else 0
     received = _internal_date(head)
     if size > MAX_MESSAGE_BYTES:
-        return Raw(where, b"", received, size, _structure_names(client, uid))
+        return Raw(where, b"", received, size, _structure_names(client, uid),
+                   _header_lines(client, uid))
     typ, data = client.uid("FETCH", uid, "(BODY.PEEK[])")
     body = next((part[1] for part in data if isinstance(part, tuple)), b"") \
         if typ == "OK" else b""
@@ -396,17 +404,25 @@ def _structure_names(client: imaplib.IMAP4, uid: str) -> tuple[tuple[str, int], 
     typ, data = client.uid("FETCH", uid, "(BODYSTRUCTURE)")
     text = b" ".join(p if isinstance(p, bytes) else p[0] for p in data if p) \
         if typ == "OK" else b""
-    found = [(m[3], m[2]) for m in _DISPOSITION.finditer(text)]
-    found += [(m[1], m[2]) for m in _TYPE_NAME.finditer(text)
-              if m[1] not in {name for name, _ in found}]
+    found = [(m[4], m[2], bool(m[3])) for m in _DISPOSITION.finditer(text)]
+    found += [(m[2], m[3], bool(m[1])) for m in _TYPE_NAME.finditer(text)
+              if m[2] not in {name for name, *_ in found}]
     # base64 in lines of 76 characters and CRLF: 57 bytes for every 78 sent
-    return tuple((display_name(name.decode("utf-8", "replace")), int(size) * 57 // 78)
-                 for name, size in found)
+    return tuple((display_name(decoded_name(name.decode("utf-8", "replace"), star)),
+                  int(size) * 57 // 78) for name, size, star in found)
+
+
+def _header_lines(client: imaplib.IMAP4, uid: str) -> bytes:
+    """The header lines of a message (not its body), for who sent it."""
+    typ, data = client.uid("FETCH", uid, "(BODY.PEEK[HEADER])")
+    head = next((part[1] for part in data if isinstance(part, tuple)), b"") \
+        if typ == "OK" else b""
+    return head[:HEADER_BYTES]
 
 
 _DISPOSITION = re.compile(rb'"([^"]*)" (\d+)(?: \d+)? (?:NIL|"[^"]*") \("(?:attachment|inline)"'
-                          rb' \((?:"[^"]*" "[^"]*" )*?"filename\*?" "([^"]{1,200})"', re.I)
-_TYPE_NAME = re.compile(rb'"name\*?" "([^"]{1,200})"[^()]*\) (?:NIL|"[^"]*") (?:NIL|"[^"]*") '
+                          rb' \((?:"[^"]*" "[^"]*" )*?"filename(\*?)" "([^"]{1,200})"', re.I)
+_TYPE_NAME = re.compile(rb'"name(\*?)" "([^"]{1,200})"[^()]*\) (?:NIL|"[^"]*") (?:NIL|"[^"]*") '
                         rb'"[^"]*" (\d+)', re.I)
 
 

@@ -16,9 +16,11 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from email import message_from_bytes, policy
+from email.header import decode_header, make_header
 from email.message import EmailMessage
 from email.utils import parsedate_to_datetime
 from pathlib import Path
+from urllib.parse import unquote
 
 from .returns import display_name, escape_controls
 from .safety import Limits, Problem, read_whole
@@ -254,7 +256,8 @@ def member_digests(path: str | Path, limits: Limits | None = None) -> set[str]:
     return set() if isinstance(found, Problem) else {m.sha256 for m in found if m.sha256}
 
 
-_PART_NAME = re.compile(rb'\b(?:file)?name\*?=\s*"?([^";\r\n]+)', re.I)
+HEADER_BYTES = 64 * 2**10
+"""Header bytes kept of a message, or of one of its parts, too large to parse."""
 
 
 class PartSizes:
@@ -262,26 +265,37 @@ class PartSizes:
 
     Feed it every line of the message; :attr:`parts` then holds (name, size) for each
     part with a file name, the size decoded as base64 (how mail programs attach
-    files). Nothing but the names and counts is kept, so a message of any size costs
-    no memory.
+    files), and :attr:`head` the message's own header lines (who sent it). Only
+    headers (at most :data:`HEADER_BYTES` each) and counts are kept, so a message of
+    any size costs little memory.
     """
 
     def __init__(self) -> None:
         self.parts: list[tuple[str, int]] = []
+        self.head = bytearray()
+        self._in_head = True  # the message's own headers come first
+        self._part_head: bytearray | None = None  # a part's headers, while they last
         self._name: str | None = None
         self._chars = 0
-        self._in_headers = False
 
     def feed(self, line: bytes) -> None:
         """Take the next line of the message."""
-        if line.startswith(b"--"):  # a MIME boundary: the part before it has ended
+        if self._in_head:
+            self._in_head = bool(line.strip())
+            if len(self.head) + len(line) <= HEADER_BYTES:
+                self.head += line
+            if not self._in_head:  # a message that is one attachment names it here
+                self._name = part_file_name(bytes(self.head))
+        elif line.startswith(b"--"):  # a MIME boundary: the part before it has ended
             self._close()
-            self._in_headers = True
-        elif self._in_headers:
-            found = _PART_NAME.search(line)
-            if found and self._name is None:
-                self._name = display_name(found[1].decode("utf-8", "replace").strip())
-            self._in_headers = bool(line.strip())
+            self._part_head = bytearray()
+        elif self._part_head is not None:
+            if line.strip():
+                if len(self._part_head) + len(line) <= HEADER_BYTES:
+                    self._part_head += line
+            else:  # the part's headers end: its file name, however it was encoded
+                self._name = part_file_name(bytes(self._part_head))
+                self._part_head = None
         elif self._name is not None:
             self._chars += len(line.strip())
 
@@ -293,7 +307,33 @@ class PartSizes:
     def _close(self) -> None:
         if self._name is not None:
             self.parts.append((self._name, self._chars * 3 // 4))
-        self._name, self._chars = None, 0
+        self._name, self._chars, self._part_head = None, 0, None
+
+
+def part_file_name(headers: bytes) -> str | None:
+    """The file name in a part's header lines, decoded as a mail program shows it
+    (RFC 2231 ``filename*=utf-8''...`` and RFC 2047 ``=?utf-8?...?=`` alike); None
+    when the part names no file."""
+    try:
+        name = message_from_bytes(headers + b"\r\n", policy=policy.default).get_filename()
+    except Exception:  # the email package raises many types on hostile input
+        return None
+    return display_name(" ".join(name.split())) if name else None
+
+
+def decoded_name(value: str, extended: bool = False) -> str:
+    """A file name taken from a mail header's parameter, decoded: an ``extended`` one
+    (``filename*``, RFC 2231: ``charset'language'percent-coded``) or one holding RFC
+    2047 encoded words. Text that does not decode is kept as it came."""
+    try:
+        if extended and value.count("'") >= 2:
+            charset, _language, text = value.split("'", 2)
+            return unquote(text, encoding=charset or "utf-8", errors="replace")
+        if "=?" in value:
+            return str(make_header(decode_header(value)))
+    except Exception:  # a malformed encoding: the name as sent is still a name
+        return value
+    return value
 
 
 def too_large_text(size: int, limit: int, parts: list[tuple[str, int]]) -> str:
