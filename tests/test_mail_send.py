@@ -85,6 +85,10 @@ def test_a_message_taken_whole_then_cut_off_is_unconfirmed_and_not_sent_twice(tm
         server.drop_after.add(cut)
         result = run("send", str(root), "--yes", *_plain(port))
         assert result.exit_code == 3, result.output
+        # who got theirs before the break, and who was not tried, above the error line
+        first, _, last = (r.email for r in load_study(root).raters)
+        assert result.stdout.splitlines()[0].startswith(f"sent       {first} (")
+        assert result.stdout.splitlines()[1].startswith(f"not tried  {last} (")
         (line,) = result.stderr.strip().splitlines()
         assert line.startswith(f"error: the mail server broke off after taking the whole "
                                f"message to {cut} and before confirming it (")

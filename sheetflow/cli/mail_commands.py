@@ -14,6 +14,7 @@ from ..words import counted
 from .common import EXIT_DATA, Output, command
 
 if TYPE_CHECKING:
+    from ..packs.send import SendReport
     from ..spec.mail import MailSettings
 
 
@@ -74,7 +75,7 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     Example: sheetflow send my-study invitations --dry-run
     """
     from ..collect.outbox import outbox
-    from ..errors import UsageError
+    from ..errors import MailError, UsageError
     from ..packs.send import send_messages
     from ..spec.mail import SMTP_PASSWORD_ENV
 
@@ -100,18 +101,21 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
                          "study.toml, or give --smtp HOST:PORT")
     _confirm(yes, len(box.messages), which, str(settings.smtp))
     progress = out.progress("sending")
-    report = send_messages(directory, box.messages, settings.smtp, settings.sender[1],
-                           login=settings.login,
-                           password=os.environ.get(SMTP_PASSWORD_ENV, ""),
-                           progress=progress)
+    try:
+        report = send_messages(directory, box.messages, settings.smtp, settings.sender[1],
+                               login=settings.login,
+                               password=os.environ.get(SMTP_PASSWORD_ENV, ""),
+                               progress=progress)
+    except MailError as exc:
+        progress.close()
+        # the connection broke off part way: who got theirs before the error line
+        if getattr(exc, "report", None) is not None:
+            _outcomes(out, exc.report)
+            for item in exc.report.not_tried:
+                out.say(f"not tried  {item.to} ({item.rater}, sitting {item.sitting})")
+        raise
     progress.close()
-    for item, reply in report.sent:
-        out.say(f"sent       {item.to} ({item.rater}, sitting {item.sitting}): {reply}")
-    for item, reply in report.refused:
-        # the refusal may be of the address (550) or of the message itself (554): the
-        # server's reply says which
-        out.warn(f"{item.to} ({item.rater}) was refused by the server: {reply}; its reply "
-                 "says why (a wrong address: fix it in the raters file), then send again")
+    _outcomes(out, report)
     out.headline(f"{len(report.sent)} sent, {len(report.refused)} refused",
                  fg="yellow" if report.refused else "green")
     out.json({"ok": not report.refused, "dry_run": False, "messages": listing,
@@ -120,6 +124,17 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
               "not_sent": [_left(x) for x in box.left_out]})
     if report.refused:
         click.get_current_context().exit(EXIT_DATA)
+
+
+def _outcomes(out: Output, report: SendReport) -> None:
+    """A line per message sent, a warning per message refused."""
+    for item, reply in report.sent:
+        out.say(f"sent       {item.to} ({item.rater}, sitting {item.sitting}): {reply}")
+    for item, reply in report.refused:
+        # the refusal may be of the address (550) or of the message itself (554): the
+        # server's reply says which
+        out.warn(f"{item.to} ({item.rater}) was refused by the server: {reply}; its reply "
+                 "says why (a wrong address: fix it in the raters file), then send again")
 
 
 def _confirm(yes: bool, count: int, which: str, server: str) -> None:
