@@ -12,6 +12,7 @@ import re
 
 from ..errors import SheetflowError
 from ..workbook import layout as L
+from ..workbook.printing import text_width
 
 MAX_LINES = 26  # 26 lines x 15 pt stays under Excel's 409-point row height
 LINE_POINTS = 15.0
@@ -79,8 +80,10 @@ def _advance(closed: int, open_len: int, token: str, cpl: int) -> tuple[int, int
 
 
 def estimate_lines(text: str, chars_per_line: int) -> int:
-    """Wrapped lines ``text`` needs in a cell ``chars_per_line`` wide."""
-    return sum(max(1, math.ceil(len(part) / chars_per_line)) for part in text.split("\n"))
+    """Wrapped lines ``text`` needs in a cell ``chars_per_line`` wide (a full-width
+    character, Chinese, Japanese or Korean, takes two: :func:`text_width`)."""
+    return sum(max(1, math.ceil((len(part) if part.isascii() else text_width(part))
+                                / chars_per_line)) for part in text.split("\n"))
 
 
 def row_points(text: str, chars_per_line: int, minimum: float = LINE_POINTS,

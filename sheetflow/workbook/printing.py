@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from typing import Any
+from unicodedata import east_asian_width
 
 MIN_SCALE = 0.70
 MARGINS = {"left": 0.4, "right": 0.4, "top": 0.5, "bottom": 0.5}  # inches
@@ -77,13 +78,14 @@ def set_print(ws: Any, widths: Sequence[float], *, header_rows: int = 0,
 
 def text_lines(text: str, width: float) -> int:
     """Lines ``text`` takes wrapped in a column ``width`` characters wide (on the safe
-    side: a character is counted as wide as a digit, a word never split)."""
+    side: a character is counted as wide as a digit, a full-width one (Chinese,
+    Japanese, Korean) as two, a word never split)."""
     room = max(int(width) - 1, 1)
     lines = 0
     for paragraph in str(text).split("\n"):
         used, count = 0, 1
         for word in paragraph.split(" "):
-            size = len(word)
+            size = len(word) if word.isascii() else text_width(word)
             if used and used + 1 + size > room:
                 count, used = count + 1, 0
             if size > room:  # a word longer than the column breaks inside it
@@ -93,6 +95,13 @@ def text_lines(text: str, width: float) -> int:
                 used += size + (1 if used else 0)
         lines += count
     return lines
+
+
+def text_width(text: str) -> int:
+    """``text``'s width in digit widths: two for a character of East Asian width "W"
+    or "F" (Unicode UAX #11: its glyph is full-width, as wide as two digits), one
+    for any other."""
+    return len(text) + sum(east_asian_width(ch) in "WF" for ch in text)
 
 
 def row_points(cells: Iterable[tuple[str, float]], *, line: float = LINE_POINTS) -> float:
