@@ -300,3 +300,61 @@ def test_allow_partial_with_no_rating_at_all_unseals_nothing(tmp_path):
                            "unsealed: R1 (sitting 1): no return collected;")
     assert line.endswith("Collect the returns first")
     assert not (root / "out" / "summary.json").exists()
+
+
+def _optional_alternatives(root: Path) -> Path:
+    """The sample study with its 'alternatives' dimension (part of the total) optional,
+    generated and filled as :func:`_study` does."""
+    shutil.copytree(data_dir("samples") / SAMPLE, root)
+    spec = root / "study.toml"
+    text = spec.read_text(encoding="utf-8")
+    assert text.count('id = "alternatives"\n') == 1
+    spec.write_text(text.replace('id = "alternatives"\n',
+                                 'id = "alternatives"\nrequired = false\n'), encoding="utf-8")
+    generate_packs(root)
+    fill_packs(root, root / "returns", seed=7, quality=sample_quality(root), noise=NOISE)
+    _plant_directions(root)
+    return root
+
+
+def _blank_dimension(root: Path, raters: set[str], dim: str) -> None:
+    for pack in read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]:
+        if pack["rater_id"] not in raters:
+            continue
+        path = root / "returns" / pack["file"]
+        wb = openpyxl.load_workbook(path)
+        for a in L.iter_answer_cells(pack):
+            if a["dimension"] == dim and a["part"] == "value":
+                wb[a["sheet"]][a["cell"]].value = None
+        wb.save(path)
+
+
+def test_a_total_over_an_optional_dimension_left_blank_is_named(tmp_path):
+    """'alternatives' optional but part of the total: ``check`` warns. Left blank by R1
+    alone (of 4), R1 has no totals and the figures on the total rest on the others: a note
+    says so (it said nothing, "panel: 3 of 3"). Left blank by all, analyze crashed with
+    a traceback (IndexError in the self-checks); now every figure on the total is
+    undefined, and the note says why."""
+    root = _optional_alternatives(tmp_path / "one")
+    check = CliRunner().invoke(cli, ["check", str(root)])
+    assert "warning: study.toml: total 'total' includes 'alternatives', which raters may " \
+        "leave blank" in check.output
+    _blank_dimension(root, {"R1"}, "alternatives")
+    result, summary = _analyze(root)
+    assert result.exit_code == 0, result.output
+    note = "total: 36 of 144 ratings have no total ('alternatives' left blank): R1 36 of " \
+        "36; the figures on the total leave them out"  # 4 raters x 18 cases x 2 arms
+    assert len(summary["panel"]["expected"]) == 4 and summary["panel"]["notes"] == [note]
+    assert f"note: {note}" in result.output and f"note: {note}" in _summary_rows(root)
+
+    root = _optional_alternatives(tmp_path / "all")
+    _blank_dimension(root, {"R1", "R2", "R3", "R4"}, "alternatives")
+    result, summary = _analyze(root)
+    assert result.exception is None or isinstance(result.exception, SystemExit), \
+        result.output
+    assert "Traceback" not in result.output
+    assert summary["panel"]["notes"] == [
+        "total: no rating has a total ('alternatives' left blank), so every figure on the "
+        "total is undefined"]
+    (alpha,) = [c for c in summary["decision"]["checks"] if c["name"].startswith("Krippen")]
+    assert alpha["outcome"] == "undefined"

@@ -32,6 +32,7 @@ from .unblind import (
     internal_scores,
     key_entries,
     key_sides,
+    missing_total_notes,
     unblind,
     verify_seal,
 )
@@ -207,6 +208,7 @@ def _run_plan(study: Study, holder: list[pd.DataFrame], *, key_hash: str,
     if panel is None:
         panel = build_panel(expected_packs(study), data, [])
     data = natural_order(add_totals(data, study.rubric), ["rater", "sitting", "case"])
+    panel.notes += missing_total_notes(data, study.rubric)
     ctx = Context(study, data, internal, case_names)
     analysis = Analysis(study, data)
     ready = on_part or (lambda _analysis, _part: None)

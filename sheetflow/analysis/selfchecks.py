@@ -97,8 +97,12 @@ def _direction_checks(first: pd.DataFrame, pref_id: str, total: Total,
     wide = totals.assign(value=pd.to_numeric(totals["value"], errors="coerce")).pivot_table(
         index=["rater", "case"], columns="arm", values="value", aggfunc="first")
     lo, hi = bounds
-    both = wide.dropna() if wide.shape[1] == 2 else wide.iloc[0:0]
-    decided = both[(both.iloc[:, 0] - both.iloc[:, 1]).abs() >= CONSISTENCY_GAP_SHARE * (hi - lo)]
+    if wide.shape[1] == 2:
+        both = wide.dropna()
+        decided = both[(both.iloc[:, 0] - both.iloc[:, 1]).abs()
+                       >= CONSISTENCY_GAP_SHARE * (hi - lo)]
+    else:  # no case with both arms' totals (a dimension of the total left blank by all)
+        decided = wide.iloc[0:0]
     higher = decided.idxmax(axis=1).rename("higher").reset_index() if len(decided) else \
         pd.DataFrame(columns=["rater", "case", "higher"])
     judged = higher.merge(prefs[["rater", "case", "value"]], on=["rater", "case"])

@@ -405,6 +405,40 @@ def add_totals(data: pd.DataFrame, rubric: Rubric) -> pd.DataFrame:
     return pd.concat([data, *extra], ignore_index=True)
 
 
+NAMED_RATERS = 12
+"""Raters a note on missing totals names before "and N more"."""
+
+
+def missing_total_notes(data: pd.DataFrame, rubric: Rubric) -> list[str]:
+    """A note per total that some ratings lack (a dimension of it left blank, where the
+    rubric allows that): who, how many, and which dimensions were blank. The figures on
+    the total leave those ratings out, so the panel that stands behind them is smaller
+    than the one the analysis names."""
+    notes = []
+    for total in rubric.totals:
+        rows = data[data["dimension"] == total.id]
+        lacking = rows[pd.to_numeric(rows["value"], errors="coerce").isna()]
+        if lacking.empty:
+            continue
+        parts = data[data["dimension"].isin(total.of)]
+        blank = parts[pd.to_numeric(parts["value"], errors="coerce").isna()]
+        dims = ", ".join(repr(d) for d in total.of if d in set(blank["dimension"]))
+        left = f" ({dims} left blank)" if dims else ""
+        if len(lacking) == len(rows):
+            notes.append(f"{total.id}: no rating has a {total.id}{left}, so every figure "
+                         f"on the {total.id} is undefined")
+            continue
+        counts = lacking.groupby("rater", sort=False).size()
+        of = rows.groupby("rater", sort=False).size()
+        named = [f"{rater} {n} of {of[rater]}" for rater, n in counts.items()]
+        if len(named) > NAMED_RATERS:
+            named = [*named[:NAMED_RATERS], f"and {len(named) - NAMED_RATERS} more"]
+        notes.append(f"{total.id}: {len(lacking)} of {len(rows)} ratings have no "
+                     f"{total.id}{left}: {', '.join(named)}; the figures on the "
+                     f"{total.id} leave them out")
+    return notes
+
+
 def complete_columns(data: pd.DataFrame) -> pd.DataFrame:
     data = data.copy()
     defaults = {"role": "primary", "sitting": 1, "label": "", "confidence": "", "arm": ""}

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .blanks import blank_responses
+from .model import SPEC_FILE
+from .rubric import optional_in_totals
 
 MAX_LAG = 4
 PERMUTATIONS = 1000
@@ -66,10 +68,12 @@ def order_reveals_arms(labels: Sequence[str], arms: Sequence[str], *, seed: int 
 
 
 def study_warnings(study: Any) -> list[str]:
-    """The warnings ``check`` and ``generate`` print about the items: ids that carry their
-    arm (:func:`arm_in_ids`) and empty responses
-    (:func:`sheetflow.spec.blanks.blank_responses`)."""
-    return arm_in_ids(study) + blank_responses(study)
+    """The warnings ``check`` and ``generate`` print about the items and the rubric: ids
+    that carry their arm (:func:`arm_in_ids`), empty responses
+    (:func:`sheetflow.spec.blanks.blank_responses`) and totals over optional dimensions
+    (:func:`sheetflow.spec.rubric.optional_in_totals`)."""
+    return arm_in_ids(study) + blank_responses(study) + \
+        optional_in_totals(study.rubric, f"{SPEC_FILE}: ")
 
 
 def arm_in_ids(study: Any) -> list[str]:

@@ -261,6 +261,20 @@ class Rubric:
         return tuple(d.id for d in self.dimensions)
 
 
+def optional_in_totals(rubric: Rubric, where: str = "") -> list[str]:
+    """A warning per total that sums an optional dimension: a response where it is left
+    blank has no total, and every figure on the total leaves that response out."""
+    out = []
+    for total in rubric.totals:
+        optional = [d for d in total.of if not rubric.dimension(d).required]
+        if optional:
+            out.append(f"{where}total {total.id!r} includes {', '.join(map(repr, optional))}, "
+                       "which raters may leave blank (required = false): a response left "
+                       "without it has no total, and the figures on the total leave it "
+                       "out; make it required or leave it out of the total")
+    return out
+
+
 def total_bounds(total: Total, rubric: Rubric) -> tuple[float, float]:
     """The range a total can take given its dimensions' point ranges."""
     lows, highs = [], []
