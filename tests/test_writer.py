@@ -261,8 +261,17 @@ def test_libreoffice_computes_the_progress_line(tmp_path):
     refused[L.SCORING_SHEET][lists[0]["cell"]] = "not a choice"
     refused[L.SCORING_SHEET][lists[5]["cell"]] = "99"
     books["refused"] = refused
+    # a required text answer of spaces alone: blank to collect, so not "done" (the line
+    # said "All ... done" of a pack that collect refused for that blank answer)
+    spaces = books["spaces"] = openpyxl.load_workbook(result.packs[0].path)
+    for a in required:
+        spaces[L.SCORING_SHEET][a["cell"]] = _valid_value(a["validation"], dims[a["dimension"]])
+    texts = [a for a in required if dims[a["dimension"]].kind == "text"]
+    assert texts, "the template should have a required text answer"
+    spaces[L.SCORING_SHEET][texts[0]["cell"]] = "     "
     lines = _progress_lines(tmp_path, books)
     n = len(required)
+    assert lines["spaces"] == f"{n - 1} of {n} required answers filled"
     assert lines["part"] == f"{len(required[::3])} of {n} required answers filled"
     assert lines["every"] == f"All {n} answers done"
     assert lines["refused"] == f"2 to correct (red cells); {n} of {n} required answers filled"

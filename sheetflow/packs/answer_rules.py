@@ -149,12 +149,21 @@ class AnswerRules:
         The cells, joined into rectangles, are counted :data:`COUNT_ARGS` rectangles per
         ``COUNTA`` (some 30 paired cards), each formula on the row of its first
         rectangle: a few dozen formulas per pack rather than one per answer line.
-        At most six rectangles start on one row, so those rows all differ.
+        A text answer counts when it holds more than spaces (``LEN(TRIM(..))>0``, on
+        its own row): collect reads a cell of spaces as blank, and ``COUNTA`` would
+        count it, so the line said "All ... done" of a pack collect refused.
         """
-        for piece in chunks(boxes(cells), COUNT_ARGS):
-            formula = "=COUNTA(" + ",".join(map(a1, piece)) + ")"
-            self.check(self.ws.write_formula(piece[0][0], ord(column) - ord("A"), formula,
-                                             self.fmt["count"], 0), "the progress line")
+        texts = {pos for key, group in self.validations.groups.items() if key[0] == "text"
+                 for pos in group}
+        terms: dict[int, list[str]] = {}
+        for piece in chunks(boxes([c for c in cells if c not in texts]), COUNT_ARGS):
+            terms.setdefault(piece[0][0], []).append("COUNTA(" + ",".join(map(a1, piece)) + ")")
+        for pos in sorted(c for c in cells if c in texts):
+            terms.setdefault(pos[0], []).append(f"(LEN(TRIM({a1((*pos, *pos))}))>0)")
+        for row, parts in terms.items():  # 0+(TRUE) is 1 in Excel and LibreOffice
+            self.check(self.ws.write_formula(row, ord(column) - ord("A"),
+                                             "=0+" + "+".join(parts), self.fmt["count"], 0),
+                       "the progress line")
 
     def _count_to_correct(self) -> None:
         """Per answer line, the number of values its rules refuse, in the hidden column.
