@@ -165,7 +165,9 @@ def test_a_rater_who_skips_a_case_makes_it_incomplete(tmp_path):
     collect(root)
     refused_before_unsealing(root, "R2 (sitting 1)", name, "answer-missing")
     result, summary = _analyze(root, "--allow-partial")  # the raters there are
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
+    assert "exit 1: the panel is incomplete (see the panel line); the outputs were " \
+        "written because of --allow-partial" in result.output
     assert summary["decision"]["status"] == "incomplete"
     assert summary["decision"]["provisional_status"] in ("pass", "fail", "inconclusive")
     panel = summary["panel"]
@@ -182,10 +184,13 @@ def test_a_rater_who_skips_a_case_makes_it_incomplete(tmp_path):
     assert summary["n_raters"] == 4
     lines = result.output.strip().splitlines()
     assert "DECISION: INCOMPLETE" in lines
-    assert any("MISSING R2" in line and name in line for line in lines)
+    # R2's answers are in, in part: "IN PART", not "MISSING" beside "with ratings (R2)"
+    assert any("IN PART R2" in line and name in line for line in lines)
+    assert not any("MISSING" in line for line in lines)
+    assert "- panel incomplete: answers in part from R2 (see the panel line)" in lines
     rows = _summary_rows(root)
     assert rows[2] == "DECISION: INCOMPLETE"
-    assert any("MISSING R2" in r and "answer-missing" in r for r in rows)
+    assert any("IN PART R2" in r and "answer-missing" in r for r in rows)
 
 
 def test_each_validator_gets_a_feedback_workbook(clean):
@@ -278,7 +283,7 @@ def test_an_undefined_alpha_check_says_why(tmp_path):
     for path in sorted((root / "returns").iterdir())[1:]:
         path.unlink()
     result, summary = _analyze(root, "--allow-partial")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     (alpha,) = [c for c in summary["decision"]["checks"] if c["name"].startswith("Krippen")]
     assert alpha["outcome"] == "undefined" and alpha["passed"] is None
     assert alpha["note"] == "no unit has two or more values (nothing pairable)"

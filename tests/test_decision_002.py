@@ -191,7 +191,7 @@ def test_a_selected_item_left_blank_by_the_second_rater_is_missing(tmp_path):
     wb.save(path)
     collect(root)
     out, summary, rows = run_analyze(root, "--allow-partial")
-    assert out.exit_code == 0, out.output  # --allow-partial: the status says incomplete
+    assert out.exit_code == 1, out.output  # --allow-partial: written, status incomplete
     assert summary["decision"]["status"] == "incomplete"
     assert summary["decision"]["provisional_status"] == "fail"
     check = next(c for c in summary["decision"]["checks"]

@@ -98,7 +98,7 @@ def test_a_dispute_without_its_note_keeps_the_reviewer_out(tmp_path):
     collect(root)
     refused_before_unsealing(root, "rater2 (sitting 1)", "flag-note-missing")
     out, summary, rows, _ = _analyze(root, "--allow-partial")
-    assert out.exit_code == 0, out.output
+    assert out.exit_code == 1, out.output  # the outputs written, the panel incomplete
     assert summary["decision"]["status"] == "incomplete"
     assert summary["panel"]["missing"] == ["rater2"]
     assert "flag-note-missing" in summary["panel"]["excluded_files"][0]["reason"]

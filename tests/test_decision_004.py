@@ -133,7 +133,7 @@ def test_an_exact_tie_is_not_directional(tmp_path):
 def test_a_missing_judge_makes_the_pilot_incomplete(tmp_path):
     root = tmp_path / "missing"
     out, summary, _ = _run(root, drop="judge-3")
-    assert out.exit_code == 0, out.output  # --allow-partial
+    assert out.exit_code == 1, out.output  # --allow-partial: written, still exit 1
     assert summary["decision"]["status"] == "incomplete"
     assert summary["panel"]["missing"] == ["judge-3"]
     trio = _checks(summary)["locked trio: 3 of 3 judges scored"]

@@ -47,14 +47,15 @@ def test_a_stray_file_beside_a_full_panel_is_named_and_exits_1(demo, tmp_path):
         "every expected rater. Remove or replace it in returns/" in text
 
 
-def test_allow_partial_accepts_the_file_left_out(demo, tmp_path):
+def test_allow_partial_still_exits_1_for_the_file_left_out(demo, tmp_path):
+    """--allow-partial once made this exit 0: a file left out never leaves exit 0."""
     root = _study(demo, tmp_path)
     (root / "returns" / "stray.xlsx").write_bytes(b"not a workbook at all")
     _run("collect", str(root))
     result = _run("analyze", str(root), "--allow-partial")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # analysed, the file named, still exit 1
     assert "file left out: stray.xlsx" in result.output
-    assert "exit 1" not in result.output
+    assert "exit 1: 1 returned file left out (stray.xlsx)" in result.output
 
 
 def test_an_exact_copy_of_a_file_used_leaves_nothing_out(demo, tmp_path):

@@ -81,7 +81,9 @@ def test_without_allow_partial_nothing_is_unsealed(skipped):
 def test_with_allow_partial_the_rated_cases_are_used(skipped):
     root, study, order, _ = skipped
     out, summary, rows = run_analyze(root, "--allow-partial")
-    assert out.exit_code == 0, out.output
+    assert out.exit_code == 1, out.output  # written, but incomplete: never exit 0
+    assert "exit 1: the panel is incomplete (see the panel line); the outputs were " \
+        "written because of --allow-partial" in out.output
     assert summary["decision"]["status"] == "incomplete"
     panel = summary["panel"]
     assert panel["missing"] == ["rater2"] and set(panel["included"]) == {"rater1", "rater2"}

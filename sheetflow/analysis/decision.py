@@ -219,11 +219,20 @@ def finish(decision: Decision, panel: Panel) -> Decision:
         decision.reasons = reasons_of(decision.checks)
     if not panel.complete:
         decision.status = "incomplete"
-        decision.reasons = [f"panel incomplete: missing {', '.join(panel.missing)} "
-                            "(see the panel line)",
+        decision.reasons = [f"panel incomplete: {_gaps(panel)} (see the panel line)",
                             f"on the raters included the checks say "
                             f"{decision.provisional_status.upper()}", *decision.reasons]
     return decision
+
+
+def _gaps(panel: Panel) -> str:
+    """Who is missing, and whose answers are in only in part (``--allow-partial``)."""
+    partial = list(dict.fromkeys(p["rater"] for p in panel.missing_packs if p.get("partial")))
+    missing = [r for r in panel.missing if r not in partial]
+    said = [f"missing {', '.join(missing)}"] if missing else []
+    if partial:
+        said.append(f"answers in part from {', '.join(partial)}")
+    return "; ".join(said)
 
 
 def _finite(value: Any) -> bool:

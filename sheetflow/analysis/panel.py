@@ -156,9 +156,11 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
         entry = {"rater": rater, "sitting": sitting, "reason": reason}
         if (rater, sitting) in partial:
             entry["partial"] = True
-            entry["reason"] = (f"{reason}; with --allow-partial the answers this rater "
-                               f"gave are used ({partial[(rater, sitting)]}), the blank ones "
-                               "are missing data")
+            files_said = "; ".join(f"file {f['file']} ({f['reason']})" for f in mine)
+            entry["reason"] = (f"{files_said or 'the return'} was left out by collect; with "
+                               f"--allow-partial the answers this rater gave are used "
+                               f"({partial[(rater, sitting)]}), the blank ones are missing "
+                               "data")
         missing_packs.append(entry)
     notes = [] if files is not None else [
         f"{COLLECTION_FILE} not found: files collect left out cannot be named here; "

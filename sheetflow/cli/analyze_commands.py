@@ -19,9 +19,9 @@ _STATUS_COLOURS = {"pass": "green", "fail": "red", "incomplete": "yellow"}
 
 @command("analyze")
 @click.option("--allow-partial", is_flag=True,
-              help="Unseal and analyse when raters are missing, and exit 0 (the decision "
-                   "stays 'incomplete'); without it an incomplete panel unseals nothing. "
-                   "Also exit 0 when a returned file was left out beside a full panel.")
+              help="Unseal and analyse when raters are missing (the decision stays "
+                   "'incomplete' and the exit code 1); without it an incomplete panel "
+                   "unseals nothing.")
 @click.option("--key-sha256", "published", default=None, metavar="HEX",
               help="The key hash published before scoring; refuse a key without it.")
 def analyze_command(out: Output, directory: Path, allow_partial: bool,
@@ -31,9 +31,11 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
     Writes out/analysis.xlsx and out/summary.json (and the protocol's other files, e.g.
     out/verdicts.jsonl for a KEEP/KNOWN study) in DIRECTORY. When the panel is
     incomplete (a rater missing, or their only file left out) it names who is missing,
-    unseals nothing and exits 1, unless --allow-partial. When every rater is in but a
-    returned file was left out (a stray or damaged file beside a good one), it analyses,
-    names the file and exits 1, unless --allow-partial. A run replaces the earlier run's
+    unseals nothing and exits 1; with --allow-partial it analyses the raters there are,
+    names who is missing and still exits 1. When every rater is in but a returned file
+    was left out (a stray or damaged file beside a good one), it analyses, names the
+    file and exits 1. Exit 0 means the analysis rests on every expected rater and every
+    returned file. A run replaces the earlier run's
     outputs whole; when it refuses, it removes them (they would still show the last
     decision) and says so.
 
@@ -53,13 +55,16 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
     _echo_decision(out, analysis)
     incomplete = analysis.summary["decision"]["status"] == "incomplete"
     lost = [f["file"] for f in analysis.panel.files_lost] if analysis.panel else []
-    if lost and not incomplete and not allow_partial:
+    if incomplete:
+        out.say("exit 1: the panel is incomplete (see the panel line)" + (
+            "; the outputs were written because of --allow-partial" if allow_partial
+            else ""), fg="yellow")
+    elif lost:
         them = "it" if len(lost) == 1 else "them"
         out.say(f"exit 1: {counted(len(lost), 'returned file')} left out ({', '.join(lost)}); "
                 "the decision above rests on every expected rater. Remove or replace "
-                f"{them} in returns/ and collect again, or pass --allow-partial to accept "
-                f"{them} left out", fg="yellow")
-    ok = (not incomplete and not lost) or allow_partial
+                f"{them} in returns/ and collect again", fg="yellow")
+    ok = not incomplete and not lost
     out.json({"ok": ok, "outputs": [str(p) for p in written],
               "removed": [str(p) for p in removed], "summary": analysis.summary})
     if not ok:

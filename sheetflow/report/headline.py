@@ -37,8 +37,10 @@ def _panel_line(panel: dict[str, Any]) -> str:
                   "under panel.included")
     line = (f"panel: {len(set(included) & set(expected))} of "
             f"{counted(len(expected), 'expected rater')} with ratings ({named})")
-    if panel["missing_packs"]:
-        line += "; MISSING " + "; ".join(
-            f"{m['rater']}" + (f" sitting {m['sitting']}" if m["sitting"] != 1 else "")
-            + f": {m['reason']}" for m in panel["missing_packs"])
+    for word, entries in (("MISSING", [m for m in panel["missing_packs"] if not m.get("partial")]),
+                          ("IN PART", [m for m in panel["missing_packs"] if m.get("partial")])):
+        if entries:  # a rater whose answers are used in part is not missing
+            line += f"; {word} " + "; ".join(
+                f"{m['rater']}" + (f" sitting {m['sitting']}" if m["sitting"] != 1 else "")
+                + f": {m['reason']}" for m in entries)
     return line
