@@ -22,6 +22,7 @@ from spec_helpers import check_gives_one_line, replace_once
 from sheetflow.cli import cli
 from sheetflow.packs.generate import generate_packs
 from sheetflow.spec.limits import MAX_DEPTH, MAX_ITEMS, nesting_depth
+from sheetflow.spec.study import load_study
 from sheetflow.spec.templates import init_study
 
 HEADER = "rater_id,name,last_name,email,role\n"
@@ -242,3 +243,23 @@ def test_a_value_of_the_wrong_type_is_a_line_not_a_traceback(tmp_path, template,
     lines = [ln for ln in result.output.splitlines() if ln.strip()]
     assert lines and all(ln.startswith("error: ") for ln in lines), lines
     assert lines[0].startswith("error: study.toml: "), lines
+
+
+def test_braces_in_the_mail_text_are_the_coordinators_words(tmp_path):
+    """A '{' in the [email] subject or body made generate --eml (and send) crash with a
+    traceback after writing the packs and the key: the text was used as a format
+    string. Only the known placeholders are filled; every other brace stays as written."""
+    d = init_study(tmp_path / "study", "paired-rubric")
+    replace_once(d / "study.toml", 'subject = "External validation package: your scoring '
+                 'workbook"', 'subject = "Scores {due soon} for {name"')
+    replace_once(d / "study.toml", "Dear {name},",
+                 "Dear {name}, (type {} or {{name}} or {unknown} as you like) {")
+    result = CliRunner().invoke(cli, ["generate", str(d), "--eml"])
+    assert result.exit_code == 0, result.output
+    draft = sorted((d / "packs" / "eml").glob("*.eml"))[0]
+    msg = email.message_from_bytes(draft.read_bytes(), policy=policy.default)
+    to = msg["To"].addresses[0].addr_spec
+    name = next(r.name for r in load_study(d).raters if r.email == to)
+    assert msg["Subject"] == "Scores {due soon} for {name"
+    body = msg.get_body(("plain",)).get_content()
+    assert f"Dear {name}, (type {{}} or {{{name}}} or {{unknown}} as you like) {{" in body

@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import re
 from email import message_from_bytes
 from email.headerregistry import Address
 from email.message import EmailMessage
@@ -36,18 +37,18 @@ def csv_safe(text: str) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
+_PLACEHOLDER = re.compile(r"\{(name|rater_id|last_name|study_id|date|title)\}")
+
+
 def fill(template: str, study: Study, rater: Rater) -> str:
     """``template`` with ``{name}``, ``{rater_id}``, ``{last_name}``, ``{study_id}``,
-    ``{date}``, ``{title}`` filled in; unknown placeholders are left as written."""
+    ``{date}``, ``{title}`` filled in; any other text, braces included (``{}``, a lone
+    ``{``, an unknown ``{placeholder}``), is left as written: the subject and body are
+    the coordinator's words, not a format string."""
     values = {"name": rater.name or rater.id, "rater_id": rater.id,
               "last_name": rater.last_name or rater.name or rater.id, "study_id": study.id,
               "date": study.date, "title": study.title}
-    return template.format_map(_Keep(values))
-
-
-class _Keep(dict):
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
+    return _PLACEHOLDER.sub(lambda found: values[found[1]], template)
 
 
 SITTING2_NOTE = (
