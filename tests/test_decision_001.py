@@ -321,3 +321,23 @@ def test_owner_record_and_every_deviation_reach_the_summary(tmp_path):
     assert len(summary["deviations"]) == len(found) + 1
     assert f"deviations from the protocol: {len(found) + 1}" in rows
     assert "deviation (owner-01, reported by the owner): looked up one item" in rows
+
+
+def test_a_tie_between_the_candidates_is_named(tmp_path):
+    """b3 and b6 keep as many (8 and 8 per owner: 16/30 each): the winner was the first
+    candidate in the plan, named alone as if it had won. Every test reads the same
+    for either, so the decision stands; the tie is named in the check and the arms."""
+    tied = {o: {**KEPT[o], "b3_distance_forced": 8, "b6_distance_forced_critic": 8}
+            for o in KEPT}
+    root = _study(tmp_path / "tie", ("owner-01", "owner-02"), marks=tied)
+    out, summary, rows = run_analyze(root)
+    assert out.exit_code == 0, out.output
+    names = [c["name"] for c in summary["decision"]["checks"]]
+    assert "winner b3_distance_forced (tied with b6_distance_forced_critic) above reference " \
+        "b4_single_note" in names
+    arms = summary["arms"]
+    assert arms["means"]["b3_distance_forced"] == arms["means"]["b6_distance_forced_critic"]
+    assert arms["note"] == ("b3_distance_forced and b6_distance_forced_critic have the same "
+                            "yield: either reads the same in every test; b3_distance_forced "
+                            "is named as the first in the plan")
+    assert arms["note"] in arms["sentence"] and f"arms: {arms['sentence']}" in rows

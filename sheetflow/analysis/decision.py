@@ -169,12 +169,26 @@ class Arms:
         figs = " vs ".join(f"{a} {_num(v)}" for a, v in self.means.items())
         ci = f" [{self.ci_level:.0%} CI {_num(self.ci[0])}, {_num(self.ci[1])}]" \
             if self.ci else ""
-        return (f"{self.winner} ahead of {self.other}: {figs}; {self.effect_measure} "
-                f"{_num(self.effect)}{ci}; {self.test} p = {_num(self.p)}")
+        unsure = "" if self.shown() is not False else \
+            " (not shown to differ: the interval includes 0)" if self.ci and \
+            None not in self.ci else f" (not shown to differ: p = {_num(self.p)})"
+        note = f"; {self.note}" if self.note else ""
+        return (f"{self.winner} ahead of {self.other}{unsure}: {figs}; {self.effect_measure} "
+                f"{_num(self.effect)}{ci}; {self.test} p = {_num(self.p)}{note}")
+
+    def shown(self) -> bool | None:
+        """Whether the difference is shown: the effect's interval excludes 0 (without
+        an interval, p below 0.05); None when neither is known."""
+        if self.ci and all(_finite(v) for v in self.ci):
+            low, high = (float(v) for v in self.ci)  # type: ignore[arg-type]
+            return not low <= 0.0 <= high
+        if _finite(self.p):
+            return float(self.p) < 0.05  # type: ignore[arg-type]
+        return None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (the ``arms`` object of ``summary.json``)."""
-        return {**self.__dict__, "sentence": self.sentence()}
+        return {**self.__dict__, "shown": self.shown(), "sentence": self.sentence()}
 
 
 def status_of(checks: list[Check]) -> str:

@@ -330,17 +330,22 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
                                           aggfunc="mean").reindex(columns=arms)
     means = {a: float(wide[a].mean()) for a in arms}
     first, second = arms
-    ahead, other = (second, first) if means[second] > means[first] else (first, second)
+    # equal within rounding: two sums of the same totals in another order differ by
+    # 1e-16, and that must not name a winner
+    even = bool(np.isclose(means[first], means[second], rtol=1e-12, atol=1e-12))
+    ahead, other = (second, first) if means[second] > means[first] and not even else \
+        (first, second)
     diff = stats.paired_mean_difference(wide[ahead], wide[other]).iloc[0]
     test = stats.wilcoxon_signed_rank(wide[ahead], wide[other]).iloc[0]
-    tied = not np.isfinite(diff["mean_diff"]) or diff["mean_diff"] == 0
+    tied = even or not np.isfinite(diff["mean_diff"]) or diff["mean_diff"] == 0
     return Arms(winner="" if tied else ahead, other=other, effect=float(diff["mean_diff"]),
                 effect_measure=f"mean {total} difference per case",
                 ci=[float(diff["ci_low"]), float(diff["ci_high"])],
                 p=float(test["p"]), test="Wilcoxon signed-rank (two-sided)",
                 means={ahead: means[ahead], other: means[other]},
                 means_label=f"mean {total}",
-                note=str(test["reason"] or diff["reason"] or ""))
+                note="the two arms' mean totals are equal" if even else
+                str(test["reason"] or diff["reason"] or ""))
 
 
 def _feedback(ctx: Context) -> dict[str, dict[str, pd.DataFrame]]:

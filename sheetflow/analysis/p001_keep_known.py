@@ -60,6 +60,20 @@ def _winner(ctx: Context, table: pd.DataFrame) -> str:
     return max(cands, key=lambda c: (np.nan_to_num(yields[c], nan=-1.0), -cands.index(c)))
 
 
+def _tied_with(ctx: Context, table: pd.DataFrame, winner: str) -> list[str]:
+    """The other candidates whose yield equals the winner's (the winner is then only
+    the first of them in the plan; every test reads the same for each)."""
+    yields = table.set_index("arm")["yield"]
+    return [c for c in ctx.param("candidates", []) if c != winner and c in yields.index
+            and winner in yields.index and yields[c] == yields[winner]]
+
+
+def _winner_named(ctx: Context, table: pd.DataFrame, winner: str) -> str:
+    """``winner``, with the candidates tied with it named."""
+    tied = _tied_with(ctx, table, winner) if winner else []
+    return f"{winner} (tied with {', '.join(tied)})" if tied else winner
+
+
 def _two_by_two(table: pd.DataFrame, a: str, b: str) -> list[list[int]]:
     t = table.set_index("arm")
     return [[int(t.loc[a, "n_yield"]), int(t.loc[a, "n"] - t.loc[a, "n_yield"])],
@@ -239,7 +253,8 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     alpha = ctx.target("alpha_test", 0.05)
     perm = out.get("permutation") or {}
     p = perm.get("p")
-    winner, ref = _winner(ctx, _yield_table(ctx)), ctx.param("reference")
+    table = _yield_table(ctx)
+    winner, ref = _winner(ctx, table), ctx.param("reference")
     checks = [flag_check(f"permutation p ({perm.get('comparison', 'winner vs control')})",
                          None if p is None or not np.isfinite(p) else bool(p < alpha), p,
                          alpha, "one-sided; below the target is a signal")]
@@ -247,7 +262,8 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
         yields = out.get("yield") or {}
         ahead = yields.get(winner), yields.get(ref)
         ok = None if None in ahead or not all(np.isfinite(ahead)) else bool(ahead[0] > ahead[1])
-        checks.append(flag_check(f"winner {winner or '?'} above reference {ref}", ok,
+        checks.append(flag_check(f"winner {_winner_named(ctx, table, winner) or '?'} above "
+                                 f"reference {ref}", ok,
                                  ahead[0], ahead[1], "yield of the winner vs the reference"))
     rule = (f"signal when the permutation p of the best candidate vs the control is below "
             f"{alpha:g} and the winner's yield is above the reference arm's; anything else "
@@ -275,12 +291,17 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
     p = float(perm["p"].iloc[0]) if perm is not None and "p" in perm else None
     interval = _gap(table, winner, control)
     gap = float(interval["diff"])
+    tied = _tied_with(ctx, table, winner)
+    note = "" if gap > 0 else "the best candidate is not above the control"
+    if tied and gap > 0:
+        note = (f"{winner} and {', '.join(tied)} have the same yield: either reads the same "
+                f"in every test; {winner} is named as the first in the plan")
     return Arms(winner=winner if gap > 0 else "", other=control, effect=gap,
                 effect_measure="yield difference (Newcombe 95% CI)",
                 ci=[interval["ci_low"], interval["ci_high"]], p=p,
                 test="permutation test of the yield gap (one-sided)",
                 means={a: float(v) for a, v in yields.items()}, means_label="yield",
-                note="" if gap > 0 else "the best candidate is not above the control")
+                note=note)
 
 
 def methods(study: Study) -> list[tuple[str, str]]:

@@ -142,7 +142,10 @@ def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any])
     ws.write_string(row, 7, "effect measured as", fmt["head"])
     row += 1
     ci = arms.get("ci") or [None, None]
-    _wrapped_row(ws, row, {0: arms["winner"] or "none", 5: str(arms["test"]),
+    winner = arms["winner"] or "none"
+    if arms["winner"] and arms.get("shown") is False:
+        winner += " (not shown to differ)"
+    _wrapped_row(ws, row, {0: winner, 5: str(arms["test"]),
                            7: str(arms["effect_measure"])}, fmt["wrap"])
     for j, value in enumerate([arms["effect"], ci[0], ci[1]], start=1):
         write_cell(ws, row, j, value, fmt["num"])

@@ -1,0 +1,71 @@
+"""Which arm is ahead, and whether that is shown: the ``arms`` line never overstates.
+
+- Equal mean totals name no winner, even when the two means, summed in another
+  order, differ in the last bit (the arm ahead was decided by rounding noise).
+- A difference whose interval includes 0 is named with "not shown to differ", on the
+  command's line, in ``summary.json`` (``shown``) and on the Summary sheet.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sheetflow.analysis.decision import Arms
+from sheetflow.analysis.p000_paired_rubric import _arms
+
+
+def _ctx(first: list[float], second: list[float]) -> SimpleNamespace:
+    cases = [f"C{i:02d}" for i in range(len(first))]
+    table = pd.DataFrame({"case": cases * 2, "arm": ["a"] * len(first) + ["b"] * len(second),
+                          "value": first + second})
+    study = SimpleNamespace(design=SimpleNamespace(arms=[SimpleNamespace(id="a"),
+                                                         SimpleNamespace(id="b")]),
+                            rubric=SimpleNamespace(totals=[SimpleNamespace(id="total")]))
+    return SimpleNamespace(study=study, numeric=lambda _total: table)
+
+
+def test_equal_means_name_no_winner_whatever_the_rounding() -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(200):  # per-case means of 7 raters: sevenths, in two orders
+        first = (rng.integers(0, 30, 18) / 7).tolist()
+        second = rng.permutation(first).tolist()
+        if pd.Series(first).mean() != pd.Series(second).mean():
+            break
+    else:
+        pytest.fail("no pair of orders whose means differ in the last bit")
+    arms = _arms(_ctx(first, second), {})
+    assert arms.winner == "" and arms.note == "the two arms' mean totals are equal"
+    assert arms.sentence() == "no arm ahead (the two arms' mean totals are equal)"
+
+
+def test_a_real_difference_still_names_its_arm() -> None:
+    first = [10.0, 12.0, 11.0, 13.0, 12.0, 14.0, 11.0, 12.0]
+    arms = _arms(_ctx(first, [v + 2.0 for v in first]), {})
+    assert arms.winner == "b" and arms.effect == pytest.approx(2.0)
+    assert arms.shown() is True and "not shown" not in arms.sentence()
+
+
+def _arms_with(ci: list[float] | None, p: float | None) -> Arms:
+    return Arms(winner="improved", other="baseline", effect=0.833,
+                effect_measure="mean total difference per case", ci=ci, p=p,
+                test="Wilcoxon signed-rank (two-sided)",
+                means={"improved": 17.778, "baseline": 16.944}, means_label="mean total")
+
+
+@pytest.mark.parametrize(("ci", "p", "shown", "said"), [
+    ([-1.299, 2.965], 0.405, False, "improved ahead of baseline (not shown to differ: the "
+                                    "interval includes 0): "),
+    ([0.2, 1.4], 0.03, True, "improved ahead of baseline: "),
+    (None, 0.405, False, "improved ahead of baseline (not shown to differ: p = 0.405): "),
+    (None, 0.01, True, "improved ahead of baseline: "),
+    (None, None, None, "improved ahead of baseline: "),
+])
+def test_a_difference_not_shown_is_said_to_be_so(ci, p, shown, said) -> None:
+    arms = _arms_with(ci, p)
+    assert arms.shown() is shown
+    assert arms.sentence().startswith(said)
+    assert arms.to_dict()["shown"] is shown
