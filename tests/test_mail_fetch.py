@@ -286,3 +286,19 @@ def test_a_message_over_the_limit_on_the_server_is_named_not_downloaded(tmp_path
     assert len(listed) == 1 and listed[0].startswith(f"INBOX uid 2 {EXPECTED_ABOUT}: skipped")
     assert EXPECTED_PARTS in listed[0]
     assert dovecot.unseen() == 2
+
+
+def test_an_empty_message_file_and_a_folder_are_named_for_what_they_are(tmp_path):
+    """A 0-byte .eml was "skipped, the message is 0.0 MB (over the 64 MB limit)"; a
+    folder given as a message file was "no such file"."""
+    root = mail_study(tmp_path / "s")
+    empty = tmp_path / "empty.eml"
+    empty.write_bytes(b"")
+    result, doc = run_json("fetch", str(root), str(empty))
+    assert result.exit_code == 0 and doc["listed"] == [f"{empty}: not read (empty: no "
+                                                       "message in it)"]
+    for args in ([str(tmp_path)], ["--mbox", str(tmp_path)]):
+        folder = run("fetch", str(root), *args)
+        assert folder.exit_code == 2
+        assert folder.stderr.strip() == f"error: {tmp_path}: a folder; give the saved " \
+            "message files (.eml) or the mbox file itself"

@@ -187,6 +187,9 @@ class _Saver:
 
     def take(self, raw: Raw) -> None:
         self.report.messages += 1
+        if not raw.data and not raw.size:
+            self.report.listed.append(f"{raw.where}: not read (empty: no message in it)")
+            return
         if not raw.data:
             about = _about(parse_message(raw.head)) if raw.head else "from (no sender)"
             self.report.listed.append(
@@ -300,12 +303,20 @@ def _about(message: Message) -> str:
 # --------------------------------------------------------------------------- sources
 
 
+def _message_file(path: Path, where: str) -> None:
+    """Refuse a path that is not a file to read messages from."""
+    if path.is_dir():
+        raise UsageError(f"{where}: a folder; give the saved message files (.eml) or the "
+                         "mbox file itself")
+    if not path.is_file():
+        raise UsageError(f"{where}: no such file")
+
+
 def eml_messages(paths: list[Path]) -> Iterator[Raw]:
     """Each saved message file, read once (a file over the size limit is not read)."""
     for path in paths:
         where = display_name(str(path))
-        if not path.is_file():
-            raise UsageError(f"{where}: no such file")
+        _message_file(path, where)
         size = path.stat().st_size
         if size > MAX_MESSAGE_BYTES:
             scan = PartSizes()
@@ -322,8 +333,7 @@ def mbox_messages(path: Path) -> Iterator[Raw]:
     """The messages of an mbox folder, read line by line (a message over the size limit
     is measured, not kept)."""
     where = display_name(str(path))
-    if not path.is_file():
-        raise UsageError(f"{where}: no such file")
+    _message_file(path, where)
     number, chunk, size, started, blank = 0, bytearray(), 0, False, True
     scan = PartSizes()
     with path.open("rb") as fh:
