@@ -227,8 +227,28 @@ def test_a_missing_judge_means_no_pilot_summary_and_exit_1(study, tmp_path):
     assert not (study / "out" / "pilot-summary.json").exists()
 
 
-def test_execution_window_is_checked(study):
+def test_execution_window_is_checked_before_anything_is_written(study):
+    """A bad window was refused after the workbooks were written, and the corrected
+    rerun was then refused for the files the refused run had left."""
     path, _ = _records(study)
+    for window in ("yesterday", "2026-04-26T11:30:00Z to 2026-04-26T09:00:00Z"):
+        out = CliRunner().invoke(cli, ["import-judges", str(study), str(path),
+                                       "--execution-window", window])
+        assert out.exit_code == 2, out.output
+        assert not (study / "returns").exists() or not list((study / "returns").iterdir())
+    assert "'<ISO start> to <ISO end>'" in out.output or "the end is before" in out.output
     out = CliRunner().invoke(cli, ["import-judges", str(study), str(path),
-                                   "--execution-window", "yesterday"])
-    assert out.exit_code == 2 and "'<ISO start> to <ISO end>'" in out.output
+                                   "--execution-window", WINDOW])
+    assert out.exit_code == 0, out.output
+
+
+def test_files_in_the_way_are_refused_before_one_is_written(study):
+    path, _ = _records(study)
+    assert CliRunner().invoke(cli, ["import-judges", str(study), str(path),
+                                    "--execution-window", WINDOW]).exit_code == 0
+    returns = sorted((study / "returns").iterdir())
+    returns[0].unlink()  # one file gone, the others still in the way
+    out = CliRunner().invoke(cli, ["import-judges", str(study), str(path),
+                                   "--execution-window", WINDOW])
+    assert out.exit_code == 2 and "already exists (and 1 other)" in out.output, out.output
+    assert not returns[0].exists()

@@ -145,6 +145,8 @@ def import_judges(study_dir: str | Path, jsonl_path: str | Path,
 def _import(root: Path, study: Study, jsonl_path: Path, returns_dir: str | Path | None,
             force: bool, window: str | None) -> JudgeImport:
     mapping = _mapping(study)
+    if window:  # checked before anything is written: a refusal then leaves no workbook
+        window = check_window(window)
     manifest_path = root / L.PACKS_DIR / L.MANIFEST_FILE
     if not manifest_path.exists():
         raise MissingStepError(f"{root}: no generated packs", f"sheetflow generate {root}")
@@ -160,12 +162,17 @@ def _import(root: Path, study: Study, jsonl_path: Path, returns_dir: str | Path 
     result = JudgeImport(records=len(records), missing=answers.pop("__missing__", []))
     manifest = open_manifest(root)
     try:
-        for rater_id, by_item in sorted(answers.items()):
-            pack = _pack_of(manifest, rater_id)
+        packs = {rater_id: _pack_of(manifest, rater_id) for rater_id in sorted(answers)}
+        taken = [out_dir / pack["file"] for pack in packs.values()
+                 if (out_dir / pack["file"]).exists()]
+        if taken and not force:  # all refused before one is written
+            raise UsageError(f"{taken[0]}: already exists"
+                             + (f" (and {counted(len(taken) - 1, 'other')})" if len(taken) > 1
+                                else "") + "; move it away or use --force")
+        for rater_id, pack in packs.items():
             target = out_dir / pack["file"]
-            if target.exists() and not force:
-                raise UsageError(f"{target}: already exists; move it away or use --force")
-            result.answers += _fill(root / L.PACKS_DIR / pack["file"], target, pack, by_item)
+            result.answers += _fill(root / L.PACKS_DIR / pack["file"], target, pack,
+                                    answers[rater_id])
             result.files.append(target)
     finally:
         manifest.close()
