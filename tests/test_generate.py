@@ -394,7 +394,12 @@ def test_seal_reports_a_changed_spec(generated, tmp_path):
     (copy / "study.toml").write_text(toml.replace("seed = 3003", "seed = 3005"),
                                      encoding="utf-8")
     check = verify_seal(copy)
-    assert not check.ok and "spec changed after generate" in check.problems[0]
+    assert not check.ok and check.problems[0].startswith(
+        "the study spec (study.toml, items or raters) changed after generate: frozen spec")
+    # what to do, as check says it (verify and analyze said only the two hashes)
+    assert check.problems[0].endswith("; undo the edit so the hash matches again, or, if no "
+                                      "rater has scored yet, run 'sheetflow generate --force' "
+                                      "and send the new packs")
     with pytest.raises(Exception, match="--force"):
         generate_packs(copy)
 

@@ -143,6 +143,28 @@ def test_analyze_accepts_the_published_hash(study):
     assert result.exit_code == 0, result.output
 
 
+def test_a_malformed_published_hash_is_a_usage_error_not_a_broken_seal(study):
+    """'--key-sha256 abc' read "this is not the key sealed before scoring" (exit 3)."""
+    before = _snapshot(study)
+    for command in ("verify", "analyze"):
+        result = CliRunner().invoke(cli, [command, str(study), "--key-sha256", "abc"])
+        assert result.exit_code == 2, result.output
+        (line,) = [ln for ln in result.output.splitlines() if ln.strip()]
+        assert line == "error: --key-sha256 'abc': not a sha256 (64 hexadecimal digits, the " \
+            "first word of sealed/key.sha256 as published)"
+    assert _snapshot(study) == before
+
+
+def test_a_damaged_key_hash_file_is_named_not_the_key(study):
+    """An unreadable key.sha256 read "the key was changed after sealing": the key was
+    intact, its hash file was not."""
+    (study / "sealed" / "key.sha256").write_text("garbage\n", encoding="utf-8")
+    line = _refused(study, "sealed/key.sha256 is not the line '<sha256>  key.json', so "
+                    "key.json cannot be checked against it: restore it as published before "
+                    "scoring")
+    assert "the key (or its hash file) was changed" not in line
+
+
 def test_a_changed_manifest_is_reported(study):
     manifest = study / "packs" / "manifest.json"
     manifest.write_bytes(manifest.read_bytes().replace(b'"sitting":1', b'"sitting":2', 1))

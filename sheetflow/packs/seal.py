@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import MissingStepError, SealError
+from ..errors import MissingStepError, SealError, UsageError
 from ..spec.study import Study, load_study
 from .secret import SECRET_FILE, parse_secret, secret_sha256, write_secret
 
@@ -322,11 +323,16 @@ def input_hashes(study: Study) -> dict[str, str]:
 
 def _check_key_hash(check: SealCheck, key_bytes: bytes, paths: dict[str, Path],
                     published: str | None) -> None:
+    check_published(published)
     check.key_sha256 = hashlib.sha256(key_bytes).hexdigest()
     recorded = _published_hash(paths[KEY_HASH_FILE])
-    if recorded != check.key_sha256:
+    if not _SHA256.fullmatch(recorded):
+        check.problems.append(f"{SEALED_DIR}/{KEY_HASH_FILE} is not the line '<sha256>  "
+                              f"{KEY_FILE}', so {KEY_FILE} cannot be checked against it: "
+                              "restore it as published before scoring")
+    elif recorded != check.key_sha256:
         check.problems.append(f"{SEALED_DIR}/{KEY_FILE} has sha256 {check.key_sha256} but "
-                              f"{KEY_HASH_FILE} says {recorded or 'nothing readable'}: the key "
+                              f"{KEY_HASH_FILE} says {recorded}: the key (or its hash file) "
                               "was changed after sealing")
     if published and published.strip().lower() != check.key_sha256:
         check.problems.append(f"{SEALED_DIR}/{KEY_FILE} has sha256 {check.key_sha256} but the "
@@ -363,8 +369,11 @@ def _check_spec_hashes(check: SealCheck, key: dict[str, Any], lock: dict[str, An
                               f"the sealed key records {check.spec_hash}: the plan lock was "
                               "edited after generate")
     if current != check.spec_hash:
-        check.problems.append(f"the study spec changed after generate: frozen spec hash "
-                              f"{check.spec_hash}, current {current}")
+        check.problems.append(f"the study spec (study.toml, items or raters) changed after "
+                              f"generate: frozen spec hash {check.spec_hash}, current "
+                              f"{current}; undo the edit so the hash matches again, or, if "
+                              "no rater has scored yet, run 'sheetflow generate --force' and "
+                              "send the new packs")
 
 
 def _check_inputs(check: SealCheck, key: dict[str, Any], lock: dict[str, Any],
@@ -406,6 +415,17 @@ def _check_manifest(check: SealCheck, root: Path, lock: dict[str, Any]) -> None:
         check.problems.append(f"packs/manifest.json has sha256 {sha256_file(path)} but "
                               f"{SEALED_DIR}/{PLAN_LOCK_FILE} records {recorded}: the manifest "
                               "was changed after generate")
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def check_published(published: str | None) -> None:
+    """Refuse a published key hash that is not a sha256 at all (a typo, a prefix): a
+    usage error, not a broken seal."""
+    if published and not _SHA256.fullmatch(published.strip().lower()):
+        raise UsageError(f"--key-sha256 {published.strip()!r}: not a sha256 (64 hexadecimal "
+                         f"digits, the first word of {SEALED_DIR}/{KEY_HASH_FILE} as published)")
 
 
 def _published_hash(path: Path) -> str:

@@ -35,6 +35,7 @@ from .._gc import release_free_memory
 from ..analysis import Analysis, analyze
 from ..collect.outputs import OUT_DIR, retire_analysis, retired_line
 from ..errors import SheetflowError
+from ..packs.seal import check_published
 from ..staging import OutputSet, remove_partials
 from .early import EarlyWrites
 from .jobs import remove_stale_tables
@@ -89,6 +90,7 @@ def analyze_and_write(study_dir: str | Path, *, published: str | None = None,
         nothing is replaced or removed then.
     """
     root = Path(study_dir)
+    check_published(published)  # a typo in the argument leaves the earlier run standing
     out = root / OUT_DIR
     remove_partials(out)
     with OutputSet() as outputs, EarlyWrites(out, outputs, workers) as early:
