@@ -361,3 +361,19 @@ def test_direction_warning_points_at_the_direction_cell(batch):
     assert found
     for problem in found:
         assert (problem.sheet, problem.cell) == (L.SCORING_SHEET, cells[problem.case])
+
+
+def test_a_file_whose_answers_were_not_read_is_not_called_complete(batch):
+    """The Scoring sheet removed, or lines moved: nothing of the answers is read, and
+    the file read "100% complete" (nothing required was found blank). Its completeness
+    is unknown (None; "answers not read" on the command's line, blank on the sheets);
+    a file whose answers were read keeps its figure."""
+    files = {f.file: f for f in batch["first"].report.files}
+    for name in ("sheet-removed.xlsx", "rows-reordered.xlsx"):
+        assert files[name].pack_id and files[name].percent_complete is None, name
+        assert files[name].to_dict()["percent_complete"] is None
+    assert files["blank-required.xlsx"].percent_complete < 100
+    assert files["valid-ev03-copy.xlsx"].percent_complete == 100
+    sheet = batch["outputs"]["xlsx"]["Files"]
+    row = next(r for r in sheet if r[0] == "sheet-removed.xlsx")
+    assert row[5] is None

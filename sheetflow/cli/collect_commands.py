@@ -55,7 +55,9 @@ def _summary(out: Output, result: Collection) -> None:
     for f in report.files:
         state = "used" if f.used else "NOT USED"
         original = read.get(f.sha256) if not f.pack_id else None
-        who = (f"rater {f.rater}, {f.percent_complete:g}% complete" if f.pack_id
+        pct = f.percent_complete
+        done = "answers not read" if pct is None else f"{pct:g}% complete"
+        who = (f"rater {f.rater}, {done}" if f.pack_id
                else f"an exact copy of {original.file} (rater {original.rater}), read once"
                if original is not None
                else f.link or "rater unknown (not a pack of this study)")
@@ -132,7 +134,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
         shown += f" (UNUSABLE: {r.unusable})" if r.unusable else ""
         # a file that could not be read has no answers to count: not "0% complete"
         unread = r.returned and f"{r.returned_file}: " in r.unusable
-        complete = "-" if unread else f"{r.percent_complete:g}%"
+        complete = "-" if unread or r.percent_complete is None else f"{r.percent_complete:g}%"
         out.say(f"{r.rater:16} {r.name:{width}} {r.sitting:>7} "
                 f"{'yes' if r.returned else 'no':>8} {complete:>8} "
                 f"{r.errors:>6} {r.warnings:>8}  {shown}", fg=colour)

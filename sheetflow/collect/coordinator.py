@@ -463,7 +463,7 @@ def _files_sheet(wb: Any, head: Any, report: ValidationReport) -> None:
         ws.write_string(r, 2, "Yes" if f.used else "No")
         ws.write_number(r, 3, f.errors)
         ws.write_number(r, 4, f.warnings)
-        if f.pack_id:
+        if f.pack_id and f.percent_complete is not None:
             ws.write_number(r, 5, f.percent_complete)
         ws.write_string(r, 6, f.sha256, wrap)
     _print_setup(ws, [float(w) for _, w in FILE_COLUMNS], len(report.files))

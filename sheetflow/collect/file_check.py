@@ -89,6 +89,10 @@ class PackCheck:
     rows_of: str | None = None
     """``None`` while the rows may be the claimed pack's; else the pack id they prove
     (another rater's), or ``""`` when they prove no pack at all."""
+    read: bool = False
+    """Whether the answers were read (not when the sheet is missing, or its lines are
+    not where the pack put them): only then does ``answered``/``required`` mean
+    anything."""
 
     @property
     def failed(self) -> bool:
@@ -340,6 +344,7 @@ class FileChecker:
             if self._align_rows() and self._lines_in_place():
                 self._check_locked()
                 AnswerReader(self).read_all()
+                self.result.read = True
         if self.result.failed and not blanks_only(self.result.issues):
             # a file with an error contributes no ratings; one whose only errors are
             # blank required answers keeps its rows for analyze --allow-partial

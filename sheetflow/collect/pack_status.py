@@ -32,7 +32,7 @@ class RaterStatus:
     file: str
     """The pack sent."""
     returned: bool
-    percent_complete: float
+    percent_complete: float | None
     errors: int
     warnings: int
     mail: PackMail = field(default_factory=PackMail)

@@ -367,6 +367,7 @@ class _FileWork:
     block: _Spooled | None = None
     answered: int = 0
     required: int = 0
+    answers_read: bool = False  # the pack's answers were read (see PackCheck.read)
     self_check: SelfCheckInput | None = None
     member: int = -1  # a saved message's attachment (see .mailbox)
     sender: str = ""  # the address the file's message came from, when known
@@ -511,6 +512,7 @@ class _Collector:
             work.head = None
             return
         work.answered, work.required = check.answered, check.required
+        work.answers_read = check.read
         work.self_check = check.self_check
         work.answers, work.saved_by = check.answers, result.saved_by
         if check.block is not None:
@@ -619,7 +621,7 @@ class _Collector:
                 errors=sum(i.severity == ERROR for i in work.issues),
                 warnings=sum(i.severity == WARNING for i in work.issues),
                 answered=work.answered, required=work.required,
-                path=_where_read(work.path, self.root),
+                answers_read=work.answers_read, path=_where_read(work.path, self.root),
                 **({} if work.head else file_link(work.name, work.issues, work.by_stores,
                                                   self.manifest.heads))))
         # one used file per rater and sitting, each sorted inside: the table's order

@@ -413,17 +413,22 @@ class FileStatus:
     warnings: int = 0
     answered: int = 0
     required: int = 0
+    answers_read: bool = True
     path: str = ""
     linked: list[str] = field(default_factory=list)
     linked_raters: list[str] = field(default_factory=list)
     link: str = ""
 
     @property
-    def percent_complete(self) -> float:
+    def percent_complete(self) -> float | None:
         """Share of required answers given, 0-100 (100 when nothing is required, 0 for
-        a file that is not a known pack: an empty or foreign file is not complete)."""
+        a file that is not a known pack: an empty or foreign file is not complete);
+        None when the pack's answers could not be read (its sheet missing, its lines
+        moved): nothing is known of them, and "100%" of nothing read was shown."""
         if not self.pack_id:
             return 0.0
+        if not self.answers_read:
+            return None
         return 100.0 if not self.required else round(100.0 * self.answered / self.required, 1)
 
     def to_dict(self) -> dict[str, Any]:
