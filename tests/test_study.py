@@ -9,6 +9,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
+from sheetflow.errors import SpecError
 from sheetflow.spec.rubric import Bin
 from sheetflow.spec.study import load_study, read_table, spec_hash
 from sheetflow.spec.templates import data_dir, init_study, list_templates
@@ -243,6 +244,34 @@ def test_hash_same_for_items_csv_and_xlsx(study_dir):
     study = load_study(d)
     assert study.items_file == "items.xlsx"
     assert study.hash == base
+
+
+def test_a_stray_cell_far_below_the_items_is_refused_by_name(study_dir):
+    """One cell at XFD1048576 of items.xlsx made every command read a million blank
+    rows (30 s, 1.7 GB); now the sheet is refused in one line saying what to do, and
+    a few blank rows below the items are still read as before."""
+    d = study_dir(name="a")
+    header, rows = read_table(d / "items.csv")
+    toml = d / "study.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace(
+        'file = "items.csv"', 'file = "items.xlsx"'), encoding="utf-8")
+    for stray_row, refused in ((len(rows) + 50, False), (1_048_576, True)):
+        wb = openpyxl.Workbook()
+        ws = wb.active
+        ws.append(header)
+        for _, row in rows:
+            ws.append([row[h] for h in header])
+        ws.cell(row=stray_row, column=16384 if refused else 1).value = " "
+        wb.save(d / "items.xlsx")
+        if not refused:
+            assert len(load_study(d).items) == len(rows)
+            continue
+        with pytest.raises(SpecError) as caught:
+            load_study(d)
+        assert str(caught.value) == (
+            "items.xlsx: its first sheet is used down to row 1,048,576, far below where "
+            "items can be: delete the rows under the last item (select them, Delete) and "
+            "save, or save the sheet as CSV")
 
 
 def test_hash_same_for_numbers_from_xlsx(tmp_path, study_dir):
