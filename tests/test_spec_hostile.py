@@ -140,6 +140,16 @@ CASES = [
     ("a folder named as the instructions file", "paired-rubric",
      lambda d: ((d / "instructions.md").unlink(), (d / "instructions.md").mkdir()),
      ["study.toml", "[study]", "is not a regular file"]),
+    ("a target that is not a number", "paired-rubric",  # "alpha >= nan": never met
+     lambda d: replace_once(d / "study.toml", "alpha = 0.70\ndirection", "alpha = nan\ndirection"),
+     ["study.toml", "'targets' must be finite numbers; alpha is nan"]),
+    ("an infinite target", "paired-rubric",
+     lambda d: replace_once(d / "study.toml", "spearman = 0.60", "spearman = -inf"),
+     ["study.toml", "'targets' must be finite numbers; spearman is -inf"]),
+    ("a raters file saved with semicolons", "paired-rubric",  # European Excel's "CSV"
+     lambda d: (d / "raters.csv").write_text(
+         (d / "raters.csv").read_text(encoding="utf-8").replace(",", ";"), encoding="utf-8"),
+     ["raters.csv", "header", "separated by semicolons", "CSV UTF-8 (comma delimited)"]),
     ("100,000 items", "paired-rubric",
      lambda d: _items(d, 100_000),
      ["items.csv", f"more than {MAX_ITEMS:,} rows", "split it into several studies"]),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .base import LoaderBase
@@ -131,6 +132,11 @@ class DesignLoader(LoaderBase):
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in targets.values()
         ):
             self.fail("'targets' must be a table of numbers", where)
+            targets = {}
+        odd = [k for k, v in targets.items() if not math.isfinite(v)]
+        if odd:  # nan or inf: "alpha >= nan" is no rule, and never met
+            self.fail(f"'targets' must be finite numbers; {', '.join(map(str, odd))} is "
+                      f"{targets[odd[0]]}", where)
             targets = {}
         icc_form = t.get("icc_form", "ICC2")
         if icc_form not in ICC_FORMS:

@@ -144,6 +144,10 @@ def read_table(path: Path, *, max_bytes: int | None = None, max_rows: int | None
     if not header or not any(h.strip() for h in header):
         raise SpecError("has no header row", file=path.name)
     header = [h.strip() for h in header]
+    if suffix == ".csv" and len(header) == 1 and header[0].count(";") >= 1:
+        raise SpecError("is separated by semicolons (Excel saves 'CSV' so where the comma is "
+                        "the decimal sign); save it as 'CSV UTF-8 (comma delimited)' or as "
+                        ".xlsx", file=path.name, where="header")
     dupes = sorted({h for h in header if h and header.count(h) > 1})
     if dupes:
         raise SpecError(f"repeats column names {dupes}", file=path.name, where="header")
