@@ -363,3 +363,18 @@ def test_a_total_over_an_optional_dimension_left_blank_is_named(tmp_path):
         "total is undefined"]
     (alpha,) = [c for c in summary["decision"]["checks"] if c["name"].startswith("Krippen")]
     assert alpha["outcome"] == "undefined"
+
+
+def test_the_direction_rows_count_the_tied_judgements(clean):
+    """Each rater judged one case Tied (the internal tie). Both readings count it in
+    n_ties; "Tied left out" leaves it out of its units (n_ties read 0 there, with the
+    units one short and nothing saying why)."""
+    root, _, _ = clean
+    table = analyze(root).tables["direction_agreement"]
+    rows = table[table["rater"] == "R1"].set_index("comparison")
+    counted, left_out = rows.loc["vs improved arm"], rows.loc["vs improved arm, Tied left out"]
+    assert (counted["n_units"], counted["n_ties"]) == (18, 1)
+    assert (left_out["n_units"], left_out["n_ties"]) == (17, 1)
+    pooled = table[(table["rater"] == "all raters")
+                   & (table["comparison"] == "vs improved arm, Tied left out")]
+    assert pooled["n_ties"].tolist() == [4]  # four raters

@@ -46,8 +46,8 @@ def _direction(ctx: Context) -> pd.DataFrame:
             frames.append(res)
         for basis, ref in _direction_references(ctx, values).items():
             frames.append(_against_reference(values, ref, dim.id, basis))
-            decisive = values[values["value"].astype(str) != TIED]
-            frames.append(_against_reference(decisive, ref, dim.id, f"{basis}{DECISIVE}"))
+            frames.append(_against_reference(values, ref, dim.id, f"{basis}{DECISIVE}",
+                                             ties_left_out=True))
     if not frames:
         return empty_reason(pd.DataFrame(), "no preference dimension", measure="")
     return stack(frames)
@@ -79,28 +79,46 @@ def _internal_direction(internal: pd.DataFrame) -> dict[str, str]:
 
 
 def _against_reference(values: pd.DataFrame, ref: dict[str, str], dim_id: str,
-                       basis: str) -> pd.DataFrame:
+                       basis: str, *, ties_left_out: bool = False) -> pd.DataFrame:
+    """Per rater and pooled: judgements naming the reference's side, of those with a
+    reference. ``n_ties`` counts the rater's Tied judgements there: counted as not
+    naming it, or with ``ties_left_out`` left out of ``n_units`` (the other reading)."""
     # one pass over every judgement, then a count per rater (a boolean selection per
     # rater cost a second per 500 raters); raters in sorted order, as groupby gives them
-    usable = values["unit"].isin(ref).to_numpy(dtype=bool)
+    has_ref = values["unit"].isin(ref).to_numpy(dtype=bool)
+    tied = (values["value"].astype(str) == TIED).to_numpy(dtype=bool)
+    usable = has_ref & ~tied if ties_left_out else has_ref
     agrees = [bool(ok) and ref[u] == v for ok, u, v in
               zip(usable, values["unit"], values["value"], strict=True)]
-    counts = pd.DataFrame({"rater": values["rater"], "n": usable, "agree": agrees})
-    per_rater = counts.groupby("rater", observed=True)[["n", "agree"]].sum()
+    counts = pd.DataFrame({"rater": values["rater"], "n": usable, "agree": agrees,
+                           "ties": has_ref & tied})
+    per_rater = counts.groupby("rater", observed=True)[["n", "agree", "ties"]].sum()
     rows = []
-    for rater, n, agree in zip(per_rater.index, per_rater["n"].tolist(),
-                               per_rater["agree"].tolist(), strict=True):
+    for rater, n, agree, ties in zip(per_rater.index, per_rater["n"].tolist(),
+                                     per_rater["agree"].tolist(), per_rater["ties"].tolist(),
+                                     strict=True):
         rows.append({"measure": dim_id, "comparison": f"vs {basis}", "rater": rater,
                      "other": basis, "n_units": n, "n_agree": agree,
-                     "agreement": agree / n if n else np.nan, "n_ties": 0,
-                     "reason": "" if n else "no case with a reference direction"})
+                     "agreement": agree / n if n else np.nan, "n_ties": ties,
+                     "reason": "" if n else _no_units(ties, ties_left_out)})
     pooled_n = sum(r["n_units"] for r in rows)
     pooled = sum(r["n_agree"] for r in rows)
+    pooled_ties = sum(r["n_ties"] for r in rows)
     rows.append({"measure": dim_id, "comparison": f"vs {basis}", "rater": "all raters",
                  "other": basis, "n_units": pooled_n, "n_agree": pooled,
-                 "agreement": pooled / pooled_n if pooled_n else np.nan, "n_ties": 0,
-                 "reason": "" if pooled_n else "no judgement to compare"})
+                 "agreement": pooled / pooled_n if pooled_n else np.nan,
+                 "n_ties": pooled_ties,
+                 "reason": "" if pooled_n else _no_units(pooled_ties, ties_left_out,
+                                                         "no judgement to compare")})
     return pd.DataFrame(rows)
+
+
+def _no_units(ties: int, ties_left_out: bool,
+              otherwise: str = "no case with a reference direction") -> str:
+    """Why a reading has no judgement: all of them Tied and left out, or none at all."""
+    if ties_left_out and ties:
+        return f"every judgement with a reference is Tied ({ties}), and Tied are left out"
+    return otherwise
 
 
 def _spearman(ctx: Context) -> pd.DataFrame:
