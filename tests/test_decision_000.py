@@ -378,3 +378,21 @@ def test_the_direction_rows_count_the_tied_judgements(clean):
     pooled = table[(table["rater"] == "all raters")
                    & (table["comparison"] == "vs improved arm, Tied left out")]
     assert pooled["n_ties"].tolist() == [4]  # four raters
+
+
+def test_all_tied_says_why_the_other_reading_is_missing(tmp_path):
+    """Every direction Tied: the 'Tied left out' reading has no judgement; the check's
+    note said nothing of it (it just dropped the figure)."""
+    root = _study(tmp_path / "tied")
+    for pack in read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]:
+        path = root / "returns" / pack["file"]
+        wb = openpyxl.load_workbook(path)
+        for a in L.iter_answer_cells(pack):
+            if a["dimension"] == "direction" and a["part"] == "value":
+                wb[a["sheet"]][a["cell"]].value = "Tied"
+        wb.save(path)
+    _, summary = _analyze(root)
+    (check,) = [c for c in summary["decision"]["checks"] if c["name"].startswith("direction")]
+    assert check["value"] == 0.0
+    assert "every judgement is Tied, so the other reading (Tied left out) has none" in \
+        check["note"]

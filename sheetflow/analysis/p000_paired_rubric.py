@@ -312,6 +312,8 @@ def _direction_check(ctx: Context, out: dict) -> Check:
     decisive = (out.get("direction_agreement") or {}).get(f"vs {IMPROVED}{DECISIVE}")
     if decisive is not None and np.isfinite(decisive):
         note += f"; {decisive:.3f} with Tied judgements left out (the other reading)"
+    elif value is not None and np.isfinite(value):
+        note += "; every judgement is Tied, so the other reading (Tied left out) has none"
     internal = (out.get("direction_agreement") or {}).get(f"vs {INTERNAL}")
     if internal is not None and np.isfinite(internal):
         note += f"; vs internal scores {internal:.3f} (second figure)"
