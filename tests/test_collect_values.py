@@ -197,3 +197,20 @@ def test_a_checklist_answer_issue_names_its_question(tmp_path):
                 for dim_id, answer in row["answers"].items() if dim_id == dim.id
                 for q in answer.get("questions", []) if q["cell"] == question["cell"])
     assert f"{dim.label}: {text}" in found[0].message and "'Maybe'" in found[0].message
+
+
+def test_a_long_description_keeps_its_response_label_and_a_long_value_is_cut():
+    """The description of the cell is sheetflow's own words and names the response:
+    cut at 80 characters it read 'for case 10 (LNPK), respon... is blank', and the
+    rater's mail has no other column saying A or B. A pasted value is still cut."""
+    from sheetflow.collect.validate import issue
+
+    what = ("Evidence Integration: Source credibility assessed? for case 10 (LNPK), "
+            "response B")
+    assert len(what) > 80
+    blank = issue("answer-missing", file="f.xlsx", sheet="Scoring", cell="E5", what=what,
+                  expected="Yes or No")
+    assert blank.message.startswith(what + " is blank")
+    pasted = issue("value-not-a-number", file="f.xlsx", sheet="Scoring", cell="C5",
+                   value="x" * 300, what="Depth", expected="a whole number")
+    assert "x" * 77 + "..." in pasted.message and "x" * 78 not in pasted.message

@@ -338,10 +338,17 @@ def issue(code: str, *, file: str = "", sheet: str = "", cell: str = "", rater: 
     context = {"file": file, "sheet": sheet, "cell": cell, "rater": rater, "case": case,
                "label": label, "dimension": dimension, "value": shown, "detail": "",
                "expected": "", "accepted": "", "what": cell or dimension or "cell"}
-    context.update({k: show_value(v) for k, v in fields.items()})
+    # the rater's values are cut (a pasted essay); sheetflow's own words are not: a
+    # question's description cut at 80 characters lost "response A" off its end
+    context.update({k: str(v) if k in _OWN_WORDS and v is not None else show_value(v)
+                    for k, v in fields.items()})
     return Issue(file=file, code=code, severity=kind.severity,
                  message=kind.template.format_map(context), sheet=sheet, cell=cell,
                  rater=rater, case=case, label=label, dimension=dimension, value=shown)
+
+
+_OWN_WORDS = ("what", "expected")
+"""Message fields that hold sheetflow's own words (never cut, unlike a cell's value)."""
 
 
 def show_value(value: Any) -> str:
