@@ -150,3 +150,22 @@ def test_collect_json_lists_the_raters(study):
     states = {r["rater_id"]: r["state"] for r in doc["raters"]}
     assert states["EV-03"] == "missing" and states["EV-01"] == "errors"
     assert doc["feedback"] == [str(study / "out" / "feedback" / "EV-01.eml")]
+
+
+def test_a_reply_to_a_rater_who_stopped_half_way_names_the_cases_left():
+    """171 blank answers in cases 10-18: the reply listed 60 cells and "and 111 more of
+    the same kind", never saying which cases were left. Now each such case is a line;
+    a case with one or two blanks is still listed cell by cell."""
+    from sheetflow.collect.coordinator import _issue_lines
+    from sheetflow.collect.validate import issue
+
+    issues = [issue("answer-missing", file="f.xlsx", sheet="Scoring", cell=f"{col}{row}",
+                    case=f"{case} (C{case:03d})", what="Depth")
+              for case in range(10, 19) for row in range(case * 25, case * 25 + 10)
+              for col in "CE"]
+    issues.append(issue("answer-missing", file="f.xlsx", sheet="Scoring", cell="C20",
+                        case="1 (C001)", what="Depth for case 1 (C001), response A"))
+    lines = _issue_lines(issues)
+    assert lines[0] == "- case 10 (C010): 20 answers are blank (Scoring rows 250 to 259)"
+    assert len(lines) == 10 and lines[8].startswith("- case 18 (C018): 20 answers")
+    assert lines[9].startswith("- Scoring!C20: Depth for case 1 (C001), response A is blank")

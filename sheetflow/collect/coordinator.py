@@ -19,6 +19,7 @@ Nothing here prints; the CLI renders the results.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -582,14 +583,37 @@ OTHERS_NAMED = frozenset({"file-name-mismatch", "rows-from-other-rater", "sender
                           "answers-match-other-rater", "saved-by-same-user"})
 
 
+BLANK_CASE_FROM = 4
+"""Blank answers of one case from which a reply says "case N: K answers blank" once."""
+
+
 def _issue_lines(issues: list[Issue]) -> list[str]:
-    lines = []
-    for item in issues[:MAX_LISTED]:
+    """A line per issue, up to :data:`MAX_LISTED`; a case with many blank answers (a
+    rater who stopped half-way) is one line, so the reply says which cases are left."""
+    blanks: dict[str, list[Issue]] = {}
+    for item in issues:
+        if item.code == "answer-missing" and item.case:
+            blanks.setdefault(item.case, []).append(item)
+    whole = {case for case, items in blanks.items() if len(items) >= BLANK_CASE_FROM}
+    lines, shown = [], 0
+    for item in issues:
+        if item.code == "answer-missing" and item.case in whole:
+            if item is blanks[item.case][0]:
+                mine = blanks[item.case]
+                rows = [int(m[0]) for m in (re.search(r"\d+", i.cell or "") for i in mine)
+                        if m]
+                span = f" ({item.sheet + ' ' if item.sheet else ''}rows {min(rows)} to " \
+                    f"{max(rows)})" if rows else ""
+                lines.append(f"- case {item.case}: {len(mine)} answers are blank{span}")
+            continue
+        shown += 1
+        if shown > MAX_LISTED:
+            continue
         where = "!".join(x for x in (item.sheet, item.cell) if x)
         text = CATALOGUE[item.code].meaning if item.code in OTHERS_NAMED else item.message
         lines.append(f"- {where}: {text}" if where else f"- {text}")
-    if len(issues) > MAX_LISTED:
-        lines.append(f"- and {len(issues) - MAX_LISTED} more of the same kind")
+    if shown > MAX_LISTED:
+        lines.append(f"- and {counted(shown - MAX_LISTED, 'more problem')} in the file")
     return lines
 
 
