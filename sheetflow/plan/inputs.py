@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import SheetflowError, UsageError
+from ..errors import SpecError, UsageError
 from ..spec.model import Study
 from ..spec.rubric import total_bounds
 from .simulate import ModelSource, PilotSource
@@ -92,7 +92,7 @@ def pilot_source(table: pd.DataFrame, measure: Measure, label: str,
 
     Raises
     ------
-    SheetflowError
+    SpecError
         A value outside the measure's values (named with its unit and rater).
     UsageError
         No unit with two or more values (the message names ``--expected``).
@@ -102,9 +102,9 @@ def pilot_source(table: pd.DataFrame, measure: Measure, label: str,
     for row in table.itertuples(index=False):
         code = lookup.get(_key(row.value))
         if code is None:
-            raise SheetflowError(f"{label}{origin}: value {row.value!r} (unit {row.unit}, "
-                                 f"rater {row.rater}) is not a value of {measure.id!r}; allowed: "
-                                 f"{', '.join(map(str, measure.domain))}")
+            raise SpecError(f"{label}{origin}: value {row.value!r} (unit {row.unit}, "
+                            f"rater {row.rater}) is not a value of {measure.id!r}; allowed: "
+                            f"{', '.join(map(str, measure.domain))}")
         codes.append(code)
     units = pd.Series(codes, index=pd.Index(table["unit"].astype(str))).groupby(level=0)
     lists = [g.to_numpy() for _, g in units if len(g) >= 2]
@@ -113,6 +113,12 @@ def pilot_source(table: pd.DataFrame, measure: Measure, label: str,
                          f"{measure.id!r}, and a pilot needs units rated by at least two "
                          "raters; give --expected (the anticipated value, e.g. 0.75) or a "
                          "pilot that has them")
+    if len({int(c) for v in lists for c in v}) < 2:
+        raise UsageError(f"{label}{origin}: every rating of {measure.id!r} in it is the "
+                         f"same value ({measure.domain[int(lists[0][0])]}), so its alpha is "
+                         "undefined and says nothing of the study's; give --expected (the "
+                         "anticipated value, e.g. 0.75) or a pilot whose raters used more "
+                         "than one value")
     width = max(len(v) for v in lists)
     matrix = np.full((len(lists), width), -1, dtype=np.int64)
     for i, v in enumerate(lists):
@@ -137,13 +143,27 @@ def read_pilot_csv(path: str | Path, measure: Measure) -> pd.DataFrame:
     different responses for different raters until the key unblinds them.
     """
     path = Path(path)
+    if not path.is_file():
+        raise UsageError(f"{path}: no such file" if not path.exists() else
+                         f"{path}: not a file; give the pilot's CSV file")
     try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise SheetflowError(f"{path}: cannot read the pilot as CSV ({exc})") from exc
+        df = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise SpecError("is not UTF-8 text; save it as 'CSV UTF-8 (comma delimited)'",
+                        file=str(path)) from None
+    except pd.errors.EmptyDataError:
+        raise SpecError("is empty; a pilot CSV needs the columns unit, rater, value (one "
+                        "row per rating)", file=str(path)) from None
+    except pd.errors.ParserError as exc:
+        raise SpecError(f"cannot be read as CSV ({' '.join(str(exc).split())}); save it as "
+                        "'CSV UTF-8 (comma delimited)'", file=str(path)) from None
+    if len(df.columns) == 1 and ";" in str(df.columns[0]):
+        raise SpecError("is separated by semicolons (Excel saves 'CSV' so where the comma is "
+                        "the decimal sign); save it as 'CSV UTF-8 (comma delimited)'",
+                        file=str(path))
     if {"rater_id", "case_id", "dimension", "value"} <= set(df.columns):
         if "label" in df.columns and (df["label"] != "").any():
-            raise SheetflowError(
+            raise SpecError(
                 f"{path}: paired ratings are blinded (A/B differ per rater); run plan on "
                 "that study's folder after generate (it unblinds with the sealed key), or "
                 "give a CSV with unit, rater, value columns")
@@ -151,8 +171,8 @@ def read_pilot_csv(path: str | Path, measure: Measure) -> pd.DataFrame:
             columns={"case_id": "unit", "rater_id": "rater"})
     missing = [c for c in ("unit", "rater", "value") if c not in df.columns]
     if missing:
-        raise SheetflowError(f"{path}: no column {', '.join(missing)}; a pilot CSV needs the "
-                             "columns unit, rater, value (one row per rating)")
+        raise SpecError(f"{path}: no column {', '.join(missing)}; a pilot CSV needs the "
+                        "columns unit, rater, value (one row per rating)")
     if "dimension" in df.columns and "case_id" not in df.columns:
         df = df[df["dimension"] == measure.id]
     return df.loc[df["value"].astype(str).str.strip() != "", ["unit", "rater", "value"]]

@@ -240,3 +240,27 @@ def test_the_words_name_the_statistic_and_measure_planned(study000):
                                    "specified (")
     own = plan_study(study000, expected=0.6, **FAST)
     assert own.notes[0].startswith("Planned: alpha on the total against the bands.")
+
+
+@pytest.mark.parametrize(("content", "code", "said"), [
+    (None, 2, "nope.csv: no such file"),
+    ("unit,rater,value\n".encode("utf-16"), 1, "is not UTF-8 text; save it as 'CSV UTF-8"),
+    (b"", 1, "is empty; a pilot CSV needs the columns unit, rater, value"),
+    (b"unit;rater;value\nc1;a;3\n", 1, "is separated by semicolons"),
+    (b"unit,rater,value\nc1,a,x\nc1,b,3\n", 1, "value 'x' (unit c1, rater a) is not a value"),
+    (b"unit,rater,value\n" + b"".join(f"c{i},{r},3\n".encode() for i in range(9)
+                                       for r in "ab"), 2,
+     "every rating of 'total' in it is the same value (3), so its alpha is undefined"),
+])
+def test_a_bad_pilot_file_is_one_line_with_its_exit_code(study000, tmp_path, content, code,
+                                                         said):
+    """A missing pilot exited 3 with Python's own words; bad content exited 3 with the
+    codec's error text; a pilot of one value printed 'alpha nan, about nan wide'."""
+    pilot = tmp_path / "nope.csv"
+    if content is not None:
+        pilot.write_bytes(content)
+    result = CliRunner().invoke(cli, ["plan", str(study000), "--pilot", str(pilot)])
+    assert result.exit_code == code, result.output
+    (line,) = result.output.strip().splitlines()
+    assert line.startswith("error: ") and said in line, line
+    assert "nan" not in line.replace("nope", "")
