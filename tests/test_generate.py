@@ -573,3 +573,20 @@ def test_sitting_two_is_drafted_and_listed_apart(generated):
     texts = [c.value for row in wb[L.INSTRUCTIONS_SHEET].iter_rows() for c in row
              if isinstance(c.value, str)]
     assert any("SECOND-SITTING" in t for t in texts)
+
+
+def test_generate_out_elsewhere_says_what_status_needs(tmp_path):
+    """With --out elsewhere the line said 'next: ... sheetflow status STUDY', which then
+    failed (no manifest in the study folder): it now says to move packs/ and sealed/
+    in first, and doing so makes status work."""
+    folder = make_study(tmp_path, "paired-rubric")
+    elsewhere = tmp_path / "elsewhere"
+    out = CliRunner().invoke(cli, ["generate", str(folder), "--out", str(elsewhere)])
+    assert out.exit_code == 0, out.output
+    assert out.output.strip().splitlines()[-1] == (
+        f"3 packs written; next: send them, then move {elsewhere}/packs and "
+        f"{elsewhere}/sealed into {folder}, then run sheetflow status {folder}")
+    for part in ("packs", "sealed"):
+        shutil.move(str(elsewhere / part), str(folder / part))
+    assert CliRunner().invoke(cli, ["status", str(folder)]).exit_code == 1  # none back yet
+    assert "no manifest" not in CliRunner().invoke(cli, ["status", str(folder)]).output

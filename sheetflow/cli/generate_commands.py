@@ -48,8 +48,12 @@ def generate_command(out: Output, directory: Path, out_dir: Path | None, emails:
     out.say("publish these hashes:")
     for line in result.hash_lines():
         out.say(f"  {line}")
+    elsewhere = out_dir is not None and out_dir.resolve() != directory.resolve()
+    # status, collect and analyze read packs/ and sealed/ in the study folder only
+    then = f"move {out_dir}/packs and {out_dir}/sealed into {directory}, then run " \
+        if elsewhere else ""
     out.headline(f"{counted(len(result.packs), 'pack')} written; next: send them, then "
-                 f"sheetflow status {directory}", fg="green")
+                 f"{then}sheetflow status {directory}", fg="green")
     out.json({"ok": True, "packs": [{"file": str(p.path), "rater_id": p.rater_id,
                                      "sitting": p.sitting, "cases": p.cards}
                                     for p in result.packs],
