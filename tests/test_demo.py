@@ -185,3 +185,18 @@ def test_the_decision_line_says_which_checks_are_not_met(status, checks, panel, 
     from sheetflow.demo.run import _decision_line
 
     assert _decision_line({"status": status, "checks": checks}, panel) == line
+
+
+@pytest.mark.parametrize(("args", "hint"), [((), " with --force"), (("--force",), "")])
+def test_an_interrupted_demo_says_how_to_run_it_again(tmp_path, monkeypatch, args, hint):
+    """Ctrl-C during the demo said "run the same command again", and that rerun was
+    refused: the folder is not empty now, so it needs --force."""
+    import sheetflow.demo.run as demo_run
+
+    def interrupted(*_args, **_kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(demo_run, "run_demo", interrupted)
+    result = CliRunner().invoke(cli, ["demo", str(tmp_path / "d"), *args])
+    assert result.exit_code == 130
+    assert result.stderr.strip() == ("interrupted (Ctrl-C) before the end: run the same "
+                                     f"command again{hint}")

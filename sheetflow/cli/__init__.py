@@ -64,6 +64,7 @@ class SheetflowGroup(click.Group):
         return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
+        given = list(ctx.args)  # the command's own arguments (the group clears them)
         try:
             return super().invoke(ctx)
         except click.ClickException as exc:
@@ -75,6 +76,8 @@ class SheetflowGroup(click.Group):
             # click would print "Aborted!" and exit 1, which the table keeps for data
             # problems; a script must be able to tell an interrupted run from those
             message = EXIT_CODES[EXIT_INTERRUPTED]
+            if ctx.invoked_subcommand == "demo" and "--force" not in given:
+                message += " with --force"  # the demo's folder holds a part: --force redoes it
             if json_requested(ctx):
                 click.echo(dumps({"ok": False, "exit_code": EXIT_INTERRUPTED,
                                   "errors": [message]}))
