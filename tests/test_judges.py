@@ -252,3 +252,17 @@ def test_files_in_the_way_are_refused_before_one_is_written(study):
                                    "--execution-window", WINDOW])
     assert out.exit_code == 2 and "already exists (and 1 other)" in out.output, out.output
     assert not returns[0].exists()
+
+
+def test_a_missing_or_bom_marked_jsonl(study, tmp_path):
+    """A missing JSONL file exited 1 (a data problem) where every command exits 2 for a
+    missing file; one saved with a BOM (Notepad) was refused with Python's own words."""
+    out = CliRunner().invoke(cli, ["import-judges", str(study), str(tmp_path / "none.jsonl")])
+    assert out.exit_code == 2 and out.output.strip() == \
+        f"error: {tmp_path / 'none.jsonl'}: no such file"
+    path, _ = _records(study)
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    out = CliRunner().invoke(cli, ["import-judges", str(study), str(bom),
+                                   "--execution-window", WINDOW])
+    assert out.exit_code == 0, out.output

@@ -255,8 +255,11 @@ def _mapping(study: Study) -> dict[str, Any]:
 
 
 def _read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    if not path.is_file():
+        raise UsageError(f"{path}: no such file" if not path.exists() else
+                         f"{path}: not a file; give the judges' JSONL file")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a BOM (Windows editors) is not data
     except UnicodeDecodeError:
         raise JudgeImportError(f"{path.name}: is not UTF-8; save it as UTF-8") from None
     except OSError as exc:
