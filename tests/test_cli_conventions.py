@@ -247,3 +247,25 @@ def test_counts_take_the_noun_in_their_number(n, noun, plural, text):
     from sheetflow.words import counted
 
     assert counted(n, noun, plural) == text
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (["bogus"], "error: No such command 'bogus'. Commands: "),
+    (["collect", "--nope"], "error: No such option '--nope' (see 'sheetflow collect --help')"),
+    (["remind", "--min-days", "nan"], "error: Invalid value for '--min-days': 'nan': give a "
+                                      "number of days, 0 or more (see 'sheetflow remind "
+                                      "--help')"),
+    (["remind", "--min-days", "-1"], "error: Invalid value for '--min-days': '-1': give a "
+                                     "number of days, 0 or more"),
+    (["plan", ".", "--raters", "6-2"], "error: '6-2' runs backwards; give it low to high, like "
+                                       "2-6"),
+])
+def test_a_usage_error_is_one_line_exit_2(tmp_path, args, line):
+    """click's own form was four lines (usage, a pointer to --help, a blank, the error);
+    '--min-days nan' and '--raters 6-2' were taken (the latter as the default range)."""
+    init_study(tmp_path / "s", "paired-rubric")
+    args = [str(tmp_path / "s") if a == "." else a for a in args]
+    result = CliRunner().invoke(cli, args, prog_name="sheetflow")
+    assert result.exit_code == 2, result.output
+    (only,) = result.output.strip().splitlines()
+    assert only.startswith(line), only

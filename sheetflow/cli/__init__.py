@@ -67,6 +67,16 @@ class SheetflowGroup(click.Group):
         given = list(ctx.args)  # the command's own arguments (the group clears them)
         try:
             return super().invoke(ctx)
+        except click.UsageError as exc:
+            # one line, as every other error: click's own form takes four (usage, a
+            # pointer to --help, a blank line, the error)
+            if json_requested(ctx):
+                click.echo(dumps({"ok": False, "exit_code": exc.exit_code,
+                                  "errors": [exc.format_message()]}))
+            where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
+            click.echo(f"error: {exc.format_message().rstrip('.')} (see '{where} --help')",
+                       err=True)
+            raise click.exceptions.Exit(exc.exit_code) from None
         except click.ClickException as exc:
             if json_requested(ctx):
                 click.echo(dumps({"ok": False, "exit_code": exc.exit_code,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import os
 import sys
 import time
@@ -56,6 +57,22 @@ EXIT_CODES = {
 SPEC_FILE = "study.toml"
 _JSON_KEY = "sheetflow.json"
 _PROGRESS_DELAY = 1.0  # seconds of work before a bar appears
+
+
+class Days(click.ParamType):
+    """A number of days: finite and not negative ('nan', 'inf' and -1 were taken)."""
+
+    name = "days"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> float:
+        try:
+            days = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of days", param, ctx)
+        if not math.isfinite(days) or days < 0:
+            self.fail(f"{value!r}: give a number of days, 0 or more", param, ctx)
+        return days
 
 
 def colour_wanted() -> bool | None:

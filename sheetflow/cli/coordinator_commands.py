@@ -7,11 +7,11 @@ from pathlib import Path
 import click
 
 from ..words import counted
-from .common import EXIT_DATA, Output, command
+from .common import EXIT_DATA, Days, Output, command
 
 
 @command("remind")
-@click.option("--min-days", type=float, default=3.0, show_default=True,
+@click.option("--min-days", type=Days(), default=3.0, show_default=True,
               help="No second reminder to one pack within this many days.")
 @click.option("--now", "now_text", metavar="TIME",
               help="The clock (yyyy-mm-dd hh:mm, UTC; default now).")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..words import counted
-from .common import EXIT_DATA, Output, command
+from .common import EXIT_DATA, Days, Output, command
 
 if TYPE_CHECKING:
     from ..packs.send import SendReport
@@ -53,7 +53,7 @@ def _settings(directory: Path, **given: str | None) -> MailSettings:
               "(repeat for more).")
 @click.option("--now", "now_text", metavar="TIME", help="The clock for the sitting-2 hold "
               "(yyyy-mm-dd hh:mm, UTC).")
-@click.option("--min-days", type=float, default=3.0, show_default=True,
+@click.option("--min-days", type=Days(), default=3.0, show_default=True,
               help="Reminders: none twice to one pack within this many days.")
 @click.option("--smtp", metavar="HOST:PORT", help="The SMTP server ([mail] smtp).")
 @click.option("--smtp-security", type=click.Choice(["starttls", "ssl", "none"]),

@@ -24,6 +24,9 @@ def _ints(text: str | None) -> list[int] | None:
     try:
         for part in text.split(","):
             lo, _, hi = part.strip().partition("-")
+            if hi and int(hi) < int(lo):  # range() would give nothing, and the default ran
+                raise _usage(f"{part.strip()!r} runs backwards; give it low to high, like "
+                             f"{int(hi)}-{int(lo)}")
             out += list(range(int(lo), int(hi) + 1)) if hi else [int(lo)]
     except ValueError:
         raise _usage(f"{text!r} is not a list of whole numbers like 2-6 or 10,25,50") \
