@@ -191,6 +191,11 @@ def test_a_rater_who_skips_a_case_makes_it_incomplete(tmp_path):
     rows = _summary_rows(root)
     assert rows[2] == "DECISION: INCOMPLETE"
     assert any("IN PART R2" in r and "answer-missing" in r for r in rows)
+    # the ICC on the Summary drops TC-005 (listwise): its reading says so (it showed
+    # the smaller unit count with nothing beside it)
+    (icc,) = [f for f in summary["reported"] if f["figure"].startswith("ICC")]
+    assert icc["units"] == 2 * (n - 1)
+    assert f"listwise deletion: 2 of {2 * n} rated units dropped" in icc["note"]
 
 
 def test_each_validator_gets_a_feedback_workbook(clean):

@@ -91,7 +91,10 @@ def _record(ctx: Context, target_name: str, figure: str, measure: str, value: An
             "ci_low": _finite(ci[0]), "ci_high": _finite(ci[1]), "units": _count(units),
             "raters": _count(raters), "target": target, "met": met,
             "reading": reading, "scale": scale if reading else "",
-            "reason": "" if value is not None else (reason or "undefined"), "note": ""}
+            "reason": "" if value is not None else (reason or "undefined"),
+            # a figure that stands may still say what it left out (ICC's listwise
+            # deletion: "18 of 36 rated units dropped"), beside it where it is read
+            "note": reason if value is not None else ""}
 
 
 def _icc_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
