@@ -200,7 +200,12 @@ def test_anchored_plan_reports_icc_a1_of_its_second_ratings(tmp_path):
     assert (rec["units"], rec["raters"]) == (len(totals), 2)
     shown = reported_row(summary_rows(root), "total: ICC(A,1) (ICC(2,1))")
     assert shown[1] == pytest.approx(rec["value"]) and shown[6] == "none set"
-    assert shown[7] == f"{icc_reading(rec['value'])} (Koo & Li 2016)"
+    # the items rated once (the second rater's subset is the rest) are left out, and
+    # the reading says so beside the figure
+    rated = data[data["dimension"] == "total"]["case"].nunique()
+    assert shown[7] == (f"{icc_reading(rec['value'])} (Koo & Li 2016); listwise deletion: "
+                        f"{rated - len(totals)} of {rated} rated units dropped for a missing "
+                        "rating")
 
 
 def test_two_raters_report_their_one_pair_with_its_interval(tmp_path):
