@@ -223,3 +223,15 @@ def test_the_pack_sent_back_as_it_was_sent_is_one_line_and_no_rival(study):
     assert lone["message"].startswith("This is the workbook exactly as it was sent, with "
                                       "nothing filled in.")
     assert not any(i["code"] == "duplicate-rater" for i in doc["issues"])
+
+
+def test_a_workbook_named_like_an_owner_file_is_collected(study):
+    """Excel's owner file (~$name.xlsx, some 165 bytes) is passed over; a workbook
+    saved under such a name was passed over too, named nowhere and counted nowhere."""
+    first, second = _filled(study)[:2]
+    (study / "returns" / f"~${first.name}").write_bytes(b"\x05owner" + b" " * 159)
+    shutil.copyfile(second, study / "returns" / f"~${second.name}")
+    result = collect(study)
+    files = {f.file: f for f in result.report.files}
+    assert f"~${first.name}" not in files
+    assert files[f"~${second.name}"].used

@@ -92,14 +92,28 @@ def find_entries(root: Path, paths: list[str | Path] | None) -> list[Entry]:
     found: list[Entry] = []
     for target in targets:
         if target.is_dir():
-            found += [_verdict(p, study) for p in target.iterdir()
-                      if not p.name.startswith(SKIP_PREFIXES)]
+            found += [_verdict(p, study) for p in target.iterdir() if not _skipped(p)]
         elif target.exists() or target.is_symlink():
             found.append(_given(target))
         else:
             raise UsageError(f"{display_name(str(target))}: no such file or folder")
     unique = {(e.name, str(e.path)): e for e in found}
     return [unique[k] for k in sorted(unique)]
+
+
+OWNER_FILE_BYTES = 4096
+"""At most the size of an Office owner file (``~$name.xlsx``, some 165 bytes): one
+larger is a workbook under that name, and is collected like any."""
+
+
+def _skipped(path: Path) -> bool:
+    """A hidden file, or the owner file Excel keeps beside a workbook it has open."""
+    if path.name.startswith("~$"):
+        try:
+            return path.lstat().st_size <= OWNER_FILE_BYTES
+        except OSError:
+            return True
+    return path.name.startswith(SKIP_PREFIXES)
 
 
 def _given(path: Path) -> Entry:
