@@ -193,6 +193,11 @@ def test_two_different_files_as_one_rater_get_a_reply_asking_which_is_theirs(stu
     assert "If you did not send one of them, please say so." in body
     assert "is blank" not in body and "returns folder" not in body
     assert [p.get_filename() for p in msg.iter_attachments()] == [blank.name]
+    # status names both files (it named one, and its errors, with nothing of the other)
+    status = CliRunner().invoke(cli, ["status", str(study)])
+    (line,) = [ln for ln in status.output.splitlines() if ln.startswith(rater)]
+    assert line.endswith("mine-final.xlsx and mine-first.xlsx (DIFFERENT FILES for one "
+                         "pack)"), line
 
 
 def _resaved(src: Path, dst: Path) -> None:

@@ -131,6 +131,8 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
         colour = ("red" if r.errors or r.unusable or r.mail.overdue
                   else "green" if r.returned else "yellow")
         shown = r.returned_file if r.returned else f"(not returned; sent {r.file})"
+        if r.other_files:  # two files as one pack: only one can be used
+            shown += f" and {', '.join(r.other_files)} (DIFFERENT FILES for one pack)"
         shown += f" (UNUSABLE: {r.unusable})" if r.unusable else ""
         # a file that could not be read has no answers to count: not "0% complete"
         unread = r.returned and f"{r.returned_file}: " in r.unusable
@@ -158,8 +160,9 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
         out.warn(problem)
     with_errors = sum(bool(r.errors) for r in rows if r.returned and not r.unusable)
     if with_errors:
-        out.say(f"{counted(with_errors, 'returned pack')} with errors (sheetflow collect "
-                "writes the reply drafts)", fg="red")
+        out.say(f"{counted(with_errors, 'returned pack')} with errors: sheetflow collect "
+                "writes a reply draft to each (out/feedback/), sheetflow send replies sends "
+                "them", fg="red")
     done = returned == len(rows) and not with_errors and not unusable and not mixed
     doc: dict[str, Any] = {"ok": done,
                            "raters": [r.to_dict() for r in rows], "out_mixed": mixed}

@@ -41,6 +41,9 @@ class RaterStatus:
     returned_file: str = ""
     """The file actually returned ("" when none); it may be named otherwise than the
     pack (a rater's e-mail program or "Save as" renames it)."""
+    other_files: tuple[str, ...] = ()
+    """Further files that came back as this pack (a rater who sent two): each is named,
+    since only one can be used."""
     unusable: str = ""
     """The files linked to this pack that could not be read or identified, and why
     ("" when none; see :mod:`.links`)."""
@@ -85,9 +88,11 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
         mail = pack_mail(manifest.heads, [], {}, read_journal(root),
                          deadline=study.mail.deadline, now=now)
         files: list[FileStatus] = []
+        rivals: set[str] = set()
     else:
         result = collect(root, paths, write=False, limits=limits, now=now)
         files, mail = result.report.files, result.mail
+        rivals = {i.file for i in result.report.issues if i.code == "duplicate-rater"}
     names = {r.id: " ".join(filter(None, (r.name, r.last_name))) for r in study.raters}
     out = []
     for head in manifest.heads:
@@ -102,5 +107,6 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
             errors=sum(f.errors for f in mine), warnings=sum(f.warnings for f in mine),
             mail=mail.get(head.pack_id, PackMail()), name=names.get(head.rater_id, ""),
             returned_file=best.file if best else "",
+            other_files=tuple(f.file for f in mine[1:] if f.file in rivals),
             unusable="; ".join(f"{f.file}: {f.link}" for f in linked)))
     return out
