@@ -86,7 +86,11 @@ def plan_command(out: Output, directory: Path, statistic: str | None, method: st
     """
     from ..collect.outputs import study_lock
     from ..plan import Costs, Target, plan_study, record_plan
+    from ..plan.record import check_recordable
     from ..plan.workbook import write_plan_workbook
+
+    if record:  # refused before anything is computed or written
+        check_recordable(directory)
 
     try:
         target = None if width is None and above is None else Target(width, above, probability)

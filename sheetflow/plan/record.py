@@ -30,6 +30,17 @@ def sizing_record(result: PlanResult) -> dict[str, Any]:
     return record
 
 
+def check_recordable(root: str | Path) -> None:
+    """Refuse to record a design for a study already generated (its spec hash sealed:
+    a new record would change it, and ``analyze`` would then refuse the study).
+    ``plan --record`` asks first, so a refusal leaves nothing written."""
+    sealed = Path(root) / SEALED_DIR / KEY_FILE
+    if sealed.exists():
+        raise UsageError(f"{sealed}: the study is already generated and its spec hash "
+                         "sealed; a design is recorded before generate (plan without "
+                         "--record to see the designs)")
+
+
 def record_plan(root: str | Path, result: PlanResult) -> Path:
     """Write ``sizing.json`` into the study folder, whole or not at all; its path.
 
@@ -43,11 +54,7 @@ def record_plan(root: str | Path, result: PlanResult) -> Path:
     """
     if result.chosen() is None:
         raise ValueError("no design meets the target; widen the grid before recording")
-    sealed = Path(root) / SEALED_DIR / KEY_FILE
-    if sealed.exists():
-        raise UsageError(f"{sealed}: the study is already generated and its spec hash "
-                         "sealed; a design is recorded before generate (plan without "
-                         "--record to see the designs)")
+    check_recordable(root)
     path = Path(root) / SIZING_FILE
     text = json.dumps(sizing_record(result), indent=2, sort_keys=True, ensure_ascii=False)
     with OutputSet() as outputs:

@@ -183,6 +183,10 @@ def test_no_record_after_generate(study000):
     with pytest.raises(UsageError, match="already generated"):
         record_plan(study000, res)
     assert not (study000 / SIZING_FILE).exists()
+    # the command refuses before planning: it wrote out/plan.xlsx, then refused
+    result = CliRunner().invoke(cli, ["plan", str(study000), "--record", "--expected", "0.7"])
+    assert result.exit_code == 2 and "already generated" in result.output
+    assert not (study000 / "out" / "plan.xlsx").exists()
 
 
 def test_options_that_would_be_ignored_are_refused(study000):
