@@ -238,6 +238,19 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path):
     assert whole.returncode == 0 and whole.stdout  # read to the end: the usual output
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="/dev/full is Linux's full disk")
+def test_a_full_disk_under_the_output_says_what_to_do(tmp_path):
+    """``sheetflow check > /dev/full`` said "[Errno 28] No space left on device; run
+    again with --debug": no path (it is the output stream) and nothing to mend."""
+    root = init_study(tmp_path / "s", "paired-rubric")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "sheetflow", "check", str(root)],
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert proc.returncode == 3
+    assert proc.stderr.strip() == ("error: writing the output: no space left on device; free "
+                                   "some space, then run again")
+
+
 @pytest.mark.parametrize(("n", "noun", "plural", "text"), [
     (0, "error", None, "0 errors"), (1, "error", None, "1 error"),
     (2, "rating row", None, "2 rating rows"), (800300, "rating row", None, "800,300 rating rows"),

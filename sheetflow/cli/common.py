@@ -212,6 +212,10 @@ def _report(exc: BaseException) -> None:
         traceback.print_exc()
     if isinstance(exc, OSError) and exc.filename is not None:
         fail(EXIT_FAILED, [os_error_line(exc)])
+    if isinstance(exc, OSError) and exc.errno in _MENDS:  # no path: the output stream
+        cause = (exc.strerror or type(exc).__name__).lower()
+        fail(EXIT_FAILED, [f"writing the output: {cause}; {_MENDS[exc.errno]}, then run "
+                           "again"])
     if isinstance(exc, (OSError, MemoryError)):
         fail(EXIT_FAILED, [f"{exc}; run again with --debug for details"])
     problems = [str(p) for p in getattr(exc, "problems", [exc])]
