@@ -140,3 +140,33 @@ def test_a_missing_judge_makes_the_pilot_incomplete(tmp_path):
     assert trio["passed"] is False and trio["value"] == 2 and "judge-3" in trio["note"]
     assert "DECISION: INCOMPLETE" in out.output
     assert _summary_rows(root)[2] == "DECISION: INCOMPLETE"
+
+
+def test_equal_cell_means_give_a_delta_of_exactly_zero(monkeypatch):
+    """The same trio scores in both cells, averaged in two ways: the two cell means
+    differ in the last bit, and the Hypotheses sheet showed -8.88E-16 for a tie.
+    Within rounding of its terms the delta is 0 (never directional, as before)."""
+    from types import SimpleNamespace
+
+    import numpy as np
+    import pandas as pd
+
+    import sheetflow.analysis.p004_judge_likert as p004
+
+    rng = np.random.default_rng(3)
+    for _ in range(500):  # the same trio scores, their mean taken in two ways
+        scores = rng.integers(1, 6, (18, 3)).tolist()
+        better = [(a + b + c) / 3 for a, b, c in scores]
+        worse = [a / 3 + b / 3 + c / 3 for a, b, c in rng.permutation(scores).tolist()]
+        items = pd.DataFrame({"task": "t1", "arm": ["b"] * 18 + ["w"] * 18,
+                              "trio_mean": better + worse})
+        means = items.groupby("arm")["trio_mean"].mean()
+        if means["b"] != means["w"]:
+            break
+    else:
+        pytest.fail("no case whose means differ in the last bit")
+    monkeypatch.setattr(p004, "_trio_items", lambda _ctx: items)
+    params = {"hypotheses": [{"id": "H1", "better": "b", "worse": "w"}]}
+    ctx = SimpleNamespace(param=lambda name, default=None: params.get(name, default))
+    row = p004._hypotheses(ctx).iloc[0]
+    assert row["delta"] == 0.0 and not row["directional_pass"] and row["threshold_pass"]

@@ -87,6 +87,10 @@ def _hypotheses(ctx: Context) -> pd.DataFrame:
             better = means.get((task, h["better"]), np.nan)
             worse = means.get((task, h["worse"]), np.nan)
             delta = better - worse
+            if abs(delta) <= 1e-12 * max(abs(better), abs(worse), 1.0):
+                # equal means summed in another order differ in the last bit: the sheet
+                # showed -8.88E-16 for a tie
+                delta = 0.0
             min_delta = float(h.get("min_delta", 0.0))
             # direction: better by more than the tolerance; a tie is never directional
             directional = bool(delta > tolerance)

@@ -117,7 +117,11 @@ def _wilson(k: int, n: int, z: float) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = p + z * z / (2 * n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, (centre - half) / denom), min(1.0, (centre + half) / denom)
+    # at k = 0 the lower bound is 0 exactly (and at k = n the upper is 1): centre and
+    # half are equal there, and their difference in floating point was 2e-17
+    low = 0.0 if k == 0 else max(0.0, (centre - half) / denom)
+    high = 1.0 if k == n else min(1.0, (centre + half) / denom)
+    return low, high
 
 
 def _z(confidence: float) -> float:

@@ -19,6 +19,15 @@ def test_wilson_published(k, n, low, high):
     assert (round(float(row["ci_low"]), 4), round(float(row["ci_high"]), 4)) == (low, high)
 
 
+@pytest.mark.parametrize("n", [1, 7, 15, 20, 263, 1000])
+def test_wilson_bounds_at_none_and_all_are_exact(n):
+    """Newcombe (1998), Table I: 0/20 has lower bound 0.0 (exactly: the interval's
+    formula gives centre - half = 0 there). It came out as 2e-17 for 0/15 and was
+    printed as 2.18E-17 on the keep-known trend sheet."""
+    assert wilson_interval(0, n).loc[0, "ci_low"] == 0.0
+    assert wilson_interval(n, n).loc[0, "ci_high"] == 1.0
+
+
 @pytest.mark.parametrize("counts,low,high", [
     ((56, 70, 48, 80), 0.0524, 0.3339),   # Newcombe (1998) Stat Med 17:873, Table II (a)
     ((9, 10, 3, 10), 0.1705, 0.8090),     # ibid. (b)
