@@ -121,7 +121,7 @@ def test_correct_subset_passes_and_one_raters_error_rejects(correct):
     checks = {c["name"]: c for c in decision["checks"]}
     subset = checks["second-rater subset reproduced exactly"]
     assert (subset["value"], subset["passed"]) == (0, True)
-    assert checks["every item has a valid rating"]["passed"] is True
+    assert checks["items without a valid rating"]["passed"] is True
     acc = summary["acceptance"]
     rejected = {r["item"]: r["reason"] for r in acc["rejected"]}
     assert set(rejected) == {LOW, UNSAFE, disputed}
@@ -199,3 +199,19 @@ def test_a_selected_item_left_blank_by_the_second_rater_is_missing(tmp_path):
     assert check["value"] == 1 and check["passed"] is False
     assert f"({SECOND}: extra none, missing {blank})" in check["note"]
     assert "second-rater check passed" not in " ".join(rows)
+
+
+def test_before_the_lock_the_subset_check_is_not_run_not_failed(tmp_path):
+    """Primary returns collected, no lock yet: the subset check is undefined, and the
+    headline said "second-rater check not passed" beside it."""
+    root = tmp_path / "unlocked"
+    init_study(root, "anchored-plan")
+    generate_packs(root)
+    _fill(root, PRIMARY, {})
+    _, summary, _ = _analyze(root)
+    check = next(c for c in summary["decision"]["checks"]
+                 if c["name"] == "second-rater subset reproduced exactly")
+    assert check["outcome"] == "undefined"
+    first = summary["decision"]["reasons"][0]
+    assert first.endswith("second-rater check not run yet (see its line)"), first
+    assert "not passed" not in first

@@ -22,7 +22,7 @@ import pandas as pd
 from ..packs.second_rater import draw, locked_selection, selects_at_lock
 from ..spec.study import Study
 from .context import Context, add_verdict, empty_reason
-from .decision import Decision, flag_check, reasons_of, status_of
+from .decision import Check, Decision, flag_check, reasons_of, status_of
 from .protocol import ProtocolPlan
 
 COMBINE = {"max": np.max, "mean": np.mean, "sum": np.sum}
@@ -212,7 +212,7 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     if acc is not None and "accepted" in acc:
         unrated = int((acc["reason"] == "no valid rating").sum())
         checks.append(flag_check(
-            "every item has a valid rating", unrated == 0, unrated, 0,
+            "items without a valid rating", unrated == 0, unrated, 0,
             f"{int(acc['accepted'].sum())} of {len(acc)} items accepted; material errors "
             f"combined by {combine_rule(ctx)}; {int(acc['severe_safety'].sum())} with a "
             "severe safety event"))
@@ -220,23 +220,28 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
             f"errors (combined by the plan's rule: {combine_rule(ctx)}) do not exceed the "
             "maximum and no rater recorded a severe safety event; the study's own checks "
             "are that the second-rater subset is reproduced exactly (extra or missing second "
-            "ratings fail) and every item has a valid rating")
+            "ratings fail) and no item is without a valid rating")
     # the protocol decides per item: the headline says how many were accepted, and the
     # integrity checks stand on their own line; a study is never "passed" as a whole
     integrity = status_of(checks)
     status = integrity if integrity in ("fail", "inconclusive") else "reported"
+    subset = next((c for c in checks if c.name.startswith("second-rater")), None)
     return Decision(status, rule, checks,
-                    reasons=[_accepted_line(acc, second is not None and integrity == "pass"),
+                    reasons=[_accepted_line(acc, subset),
                              *(f"integrity check: {r}" for r in reasons_of(checks))])
 
 
-def _accepted_line(acc: pd.DataFrame | None, subset_ok: bool) -> str:
-    """The protocol's question answered: items accepted, safety events, the subset."""
+def _accepted_line(acc: pd.DataFrame | None, subset: Check | None) -> str:
+    """The protocol's question answered: items accepted, safety events, the subset
+    check as its own outcome says (passed, not passed, or not run: the line said "not
+    passed" of a subset not yet drawn, beside the check's "undefined")."""
     if acc is None or "accepted" not in acc:
         return "no item could be decided (no acceptance table)"
     safety = int(acc["severe_safety"].sum())
+    said = "not run" if subset is None else "passed" if subset.passed else \
+        "not passed" if subset.passed is False else "not run yet (see its line)"
     return (f"{int(acc['accepted'].sum())} of {len(acc)} items accepted; {safety} with a "
-            f"severe safety event; second-rater check {'passed' if subset_ok else 'not passed'}")
+            f"severe safety event; second-rater check {said}")
 
 
 def methods(study: Study) -> list[tuple[str, str]]:
