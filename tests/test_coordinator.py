@@ -169,3 +169,19 @@ def test_a_reply_to_a_rater_who_stopped_half_way_names_the_cases_left():
     assert lines[0] == "- case 10 (C010): 20 answers are blank (Scoring rows 250 to 259)"
     assert len(lines) == 10 and lines[8].startswith("- case 18 (C018): 20 answers")
     assert lines[9].startswith("- Scoring!C20: Depth for case 1 (C001), response A is blank")
+
+
+def test_a_pack_not_returned_shows_no_checked_counts(tmp_path):
+    """Nothing came back, so nothing was checked: the row showed Errors 0, Warnings 0,
+    Used No, which reads as a clean file. The pack column names the file made for the
+    rater ("Pack sent" read as sent while the Mail sheet's Invited was blank)."""
+    root = init_study(tmp_path / "s", "paired-rubric")
+    generate_packs(root)
+    assert CliRunner().invoke(cli, ["collect", str(root)]).exit_code == 1
+    ws = openpyxl.load_workbook(root / "out" / "validation.xlsx")["Status"]
+    head = [c.value for c in ws[1]]
+    assert "Pack file" in head and "Pack sent" not in head
+    row = [c.value for c in ws[2]]
+    shown = dict(zip(head, row, strict=True))
+    assert shown["State"] == "Not returned"
+    assert shown["Errors"] is None and shown["Warnings"] is None and shown["Used"] is None

@@ -299,7 +299,7 @@ def draft_name(rater_id: str, sitting: int = 1) -> str:
 # characters of column width (see sheetflow.workbook.printing); text wraps in its cell.
 STATUS_COLUMNS = (  # header, width, RosterRow field
     ("State", 11, "state"), ("Rater", 9, "rater_id"), ("Name", 14, "name"),
-    ("Sitting", 7, "sitting"), ("Pack sent", 22, "pack"), ("File returned", 22, "file"),
+    ("Sitting", 7, "sitting"), ("Pack file", 22, "pack"), ("File returned", 22, "file"),
     ("Complete %", 9, "percent_complete"), ("Errors", 7, "errors"),
     ("Warnings", 9, "warnings"), ("Used", 6, "used"), ("What to do", 25, "todo"),
 )
@@ -390,6 +390,8 @@ def _shown(row: RosterRow, name: str) -> str:
     value = getattr(row, name)
     if name == "state":
         return STATES[row.state][0]
+    if row.state == "missing" and name in ("errors", "warnings", "used"):
+        return ""  # nothing came back: nothing was checked (0 errors read as clean)
     if name == "used":
         return "Yes" if value else "No"
     if name == "overdue":
