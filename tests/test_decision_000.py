@@ -28,6 +28,7 @@ from sheetflow.demo.run import SAMPLE, sample_quality
 from sheetflow.demo.simulate import fill_packs
 from sheetflow.packs.generate import generate_packs
 from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.study import load_study
 from sheetflow.spec.templates import data_dir
 from sheetflow.workbook import layout as L
 
@@ -220,19 +221,26 @@ def test_each_validator_gets_a_feedback_workbook(clean):
     assert "Share within 1 point of the group median" in overview[3]
     share = overview[3].index("Share within 1 point of the group median")
     assert wb["Overview"].cell(5, share + 1).number_format == "0%"
+    # measures by the words the pack showed (they were ids: "depth", "total")
+    study = load_study(root)
+    total_words = study.rubric.totals[0].label
+    assert total_words != "total" and {r[col["Measure"]] for r in rows[1:]} == {
+        *(d.label for d in study.rubric.dimensions if d.kind not in ("preference", "text")),
+        total_words}
     checked = 0
     for r in rows[1:]:
-        if r[col["Measure"]] != "total":
+        if r[col["Measure"]] != total_words:
             continue
         case = item_of[r[col["Case"]]]
         arm = arm_of[(case, r[col["Response (label you saw)"]])]
         mine = totals[(totals["rater"] == "R3") & (totals["case"] == case)
                       & (totals["arm"] == arm)]["value"].item()
-        assert r[col["Your score"]] == pytest.approx(mine)
-        assert r[col["Group median"]] == pytest.approx(medians[(case, arm)])
+        assert r[col["Your points"]] == pytest.approx(mine)
+        assert r[col["Group median points"]] == pytest.approx(medians[(case, arm)])
         checked += 1
     assert checked == 36
-    assert [item_of[r[col["Case"]]] for r in rows[1:] if r[col["Measure"]] == "total"][::2] \
+    assert [item_of[r[col["Case"]]] for r in rows[1:]
+            if r[col["Measure"]] == total_words][::2] \
         == r3["order"]  # in the order of the cards
     text = " ".join(str(v) for name in ("Your scores", "Your directions")
                     for row in wb[name].iter_rows(values_only=True) for v in row if v is not None)

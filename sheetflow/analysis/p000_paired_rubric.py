@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
+from ..packs.guides import display_label
 from ..spec.study import Study
 from .context import TIED, Context, add_verdict, empty_reason, natural_order, split_rows, stack
 from .decision import WEAK, Arms, Check, Decision, flag_check, status_of, threshold_check
@@ -403,11 +404,22 @@ def _feedback(ctx: Context) -> dict[str, dict[str, pd.DataFrame]]:
         mean_difference=("difference", "mean"), within_1_point=("within_1_point", "mean"),
         n_responses=("you", "size"))
     overview = overview.reset_index()
+    # each measure by the words the rater scored it under, not its id
+    words = _measure_words(ctx)
+    overview["measure"] = overview["measure"].map(words)
+    table["measure"] = table["measure"].map(words)
     overviews = split_rows(overview, "rater", list(overview.columns[1:]))
     mine = split_rows(table, "rater", list(table.columns[1:]))
     return {rater: {"Overview": overviews[rater], "Your scores": mine[rater],
                     "Your directions": directions.get(rater, _NO_DIRECTIONS)}
             for rater in scores["rater"].astype(str).unique()}
+
+
+def _measure_words(ctx: Context) -> dict[str, str]:
+    """Dimension and total id -> the label the pack showed (:func:`display_label`)."""
+    words = {d.id: display_label(d) for d in ctx.study.rubric.dimensions}
+    words.update({t.id: t.label or t.id for t in ctx.study.rubric.totals})
+    return words
 
 
 _NO_DIRECTIONS = pd.DataFrame(columns=["case", "your_direction", "group_share_same",

@@ -23,19 +23,21 @@ from .cells import OPTIONS, column_widths, created, formats, table_worksheet, wr
 if TYPE_CHECKING:  # a worker process writing feedback needs no analysis
     from ..analysis import Analysis
 
-INTRO = ("Your scores beside the median of all validators who scored the same response "
-         "(your own score included; no other validator is named). Responses are shown by "
-         "the label you saw.")
+INTRO = ("Your points beside the median of all validators who scored the same response "
+         "(your own included; no other validator is named). Points are what your workbook "
+         "computed from your answers (a count becomes the points of its band). Responses "
+         "are shown by the label you saw.")
 
 # the analysis's column names in words a validator reads without a glossary
 HEADERS = {
-    "measure": "Measure", "you_mean": "Your mean score",
-    "group_median_mean": "Group median (mean over responses)",
-    "mean_difference": "Mean difference (you - group median)",
+    "measure": "Measure", "you_mean": "Your mean points",
+    "group_median_mean": "Group median points (mean over responses)",
+    "mean_difference": "Mean difference in points (you - group median)",
     "within_1_point": "Share within 1 point of the group median",
     "n_responses": "Responses you scored", "case": "Case",
-    "response": "Response (label you saw)", "you": "Your score",
-    "group_median": "Group median", "difference": "Difference (you - group median)",
+    "response": "Response (label you saw)", "you": "Your points",
+    "group_median": "Group median points",
+    "difference": "Difference in points (you - group median)",
     "n_validators": "Validators who scored it", "your_direction": "Your direction",
     "group_share_same": "Share of validators with the same direction",
 }
