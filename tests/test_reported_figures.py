@@ -243,3 +243,21 @@ def test_pairs_without_a_kappa_are_counted_out_loud():
                              "unit rated by both)")
     assert rec["value"] == pytest.approx(0.6) and rec["raters"] == 3
     assert rec["note"] == "lowest pair R1 with R2: 0.500"
+
+
+def test_a_kappa_interval_past_one_says_why():
+    """A kappa of 0.883 with interval 0.708 to 1.058 stood on the Summary with nothing
+    saying how an interval can pass 1 (the Methods sheet alone said it is not cut)."""
+    from types import SimpleNamespace
+
+    from sheetflow.analysis.readings import PAST_ONE, reported_figures
+
+    table = pd.DataFrame([{"measure": "overall", "rater1": "A", "rater2": "B",
+                           "n_units": 30, "kappa": 0.883, "ci_low": 0.708, "ci_high": 1.058,
+                           "reason": ""}])
+    ctx = SimpleNamespace(target=lambda _name, default=None: default)
+    (rec,) = reported_figures(ctx, {"cohen_kappa": table})
+    assert rec["ci_high"] == 1.058 and rec["note"].endswith(PAST_ONE)
+    inside = table.assign(ci_high=0.99)
+    (rec,) = reported_figures(ctx, {"cohen_kappa": inside})
+    assert PAST_ONE not in rec["note"]

@@ -78,7 +78,14 @@ def reported_figures(ctx: Context, tables: dict[str, pd.DataFrame]) -> list[dict
         rows += _pairwise_rows(ctx, tables["cohen_kappa"])
     if "intra_rater_kappa" in tables and "kappa" in tables["intra_rater_kappa"]:
         rows += _intra_rows(ctx, tables["intra_rater_kappa"])
+    for row in rows:  # an interval end past 1 reads as an impossible kappa: say why
+        if "kappa" in row["figure"].lower() and (row["ci_high"] or 0) > 1:
+            row["note"] = "; ".join(filter(None, (row["note"], PAST_ONE)))
     return rows
+
+
+PAST_ONE = ("the interval runs past 1, the largest kappa can be: a normal-approximation "
+            "interval (kappa +/- 1.96 SE) is not cut at the bound")
 
 
 def _record(ctx: Context, target_name: str, figure: str, measure: str, value: Any,
