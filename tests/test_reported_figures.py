@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner
 from decision_helpers import fill_returns, run_analyze
 
-from sheetflow.analysis.readings import icc_reading, kappa_reading
+from sheetflow.analysis.readings import PAST_ONE, icc_reading, kappa_reading
 from sheetflow.cli import cli
 from sheetflow.collect.run import collect
 from sheetflow.demo.simulate import fill_packs
@@ -224,7 +224,8 @@ def test_two_raters_report_their_one_pair_with_its_interval(tmp_path):
         assert rec["figure"] == f"Cohen's kappa of {row['rater 1']} with {row['rater 2']}"
         assert (rec["value"], rec["ci_low"], rec["ci_high"]) == pytest.approx(
             (row["kappa"], row["95% CI low"], row["95% CI high"]))
-        assert rec["note"] == ""
+        # nothing else to say of one pair, but how an interval can pass 1
+        assert rec["note"] == ("" if rec["ci_high"] <= 1 else PAST_ONE)
 
 
 def test_pairs_without_a_kappa_are_counted_out_loud():
@@ -250,7 +251,7 @@ def test_a_kappa_interval_past_one_says_why():
     saying how an interval can pass 1 (the Methods sheet alone said it is not cut)."""
     from types import SimpleNamespace
 
-    from sheetflow.analysis.readings import PAST_ONE, reported_figures
+    from sheetflow.analysis.readings import reported_figures
 
     table = pd.DataFrame([{"measure": "overall", "rater1": "A", "rater2": "B",
                            "n_units": 30, "kappa": 0.883, "ci_low": 0.708, "ci_high": 1.058,
