@@ -11,8 +11,8 @@ import xlsxwriter
 from xlsxwriter.utility import quote_sheetname, xl_range_abs
 
 from ..analysis import Analysis
-from ..workbook.printing import set_print
-from .cells import column_widths, table_worksheet, write_table
+from ..workbook.printing import row_points, set_print
+from .cells import column_widths, header_words, table_worksheet, write_table
 
 MAX_SERIES = 20
 
@@ -29,6 +29,10 @@ def chart_data_sheet(wb: xlsxwriter.Workbook, analysis: Analysis,
     for name, table in analysis.figures.items():
         ws.write_string(row, 0, name, fmt["bold"])
         own = column_widths(table)
+        # the header wraps: its row made tall enough (its words overprinted the first
+        # row of figures); the sheet's columns end at least this wide
+        ws.set_row(row + 1, row_points([(header_words(c), w)
+                                        for c, w in zip(table.columns, own, strict=True)]))
         write_table(ws, row + 1, table, fmt, widths=own)
         for j, width in enumerate(own):
             widths[j] = max(widths.get(j, 0.0), width)
