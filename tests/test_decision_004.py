@@ -170,3 +170,11 @@ def test_equal_cell_means_give_a_delta_of_exactly_zero(monkeypatch):
     ctx = SimpleNamespace(param=lambda name, default=None: params.get(name, default))
     row = p004._hypotheses(ctx).iloc[0]
     assert row["delta"] == 0.0 and not row["directional_pass"] and row["threshold_pass"]
+
+
+def test_the_rule_says_the_default_tolerance_in_words():
+    """The headline read "delta > 1e-09": the default tolerance only absorbs rounding."""
+    from sheetflow.analysis.p004_judge_likert import _above
+
+    assert _above(1e-9) == "above 0, beyond rounding"
+    assert _above(0.25) == "> 0.25"

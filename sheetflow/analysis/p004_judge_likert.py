@@ -65,6 +65,16 @@ def direction_tolerance(ctx: Context) -> float:
     return float(ctx.param("direction_tolerance", DIRECTION_TOLERANCE))
 
 
+def _above(tolerance: float) -> str:
+    """How the rule says "more than the tolerance": the default (1e-09) is rounding,
+    and a headline reading "delta > 1e-09" said it in scientific notation."""
+    return "above 0, beyond rounding" if tolerance <= ROUNDING else f"> {tolerance:g}"
+
+
+ROUNDING = 1e-6
+"""A direction tolerance this small or smaller only absorbs rounding."""
+
+
 def _judge_trio(ctx: Context) -> pd.DataFrame:
     """Mean per judge, trio mean, strict PASS / FAIL / critical per item (protocol 004)."""
     out = _trio_items(ctx)
@@ -149,14 +159,15 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     checks = [flag_check(f"locked trio: {len(judges)} of {len(judges)} judges scored",
                          not absent, len(present), len(judges),
                          "missing: " + ", ".join(absent) if absent else "")]
+    above = _above(direction_tolerance(ctx))
     checks += [flag_check(f"{h} directional in >= {need} tasks", n >= need, n, need,
-                          f"delta > {direction_tolerance(ctx):g}; a tie is not directional")
+                          f"delta {above}; a tie is not directional")
                for h, n in pilot["pass_counts"].items()]
     checks.append(flag_check("no critical failure", pilot["critical_failures"] == 0,
                              pilot["critical_failures"], 0,
                              "items below the critical mark on a majority of judges"))
-    rule = (f"PILOT PASS when every hypothesis is directionally right (delta > "
-            f"{direction_tolerance(ctx):g}) in at least {need} tasks and no item is a "
+    rule = (f"PILOT PASS when every hypothesis is directionally right (delta {above}) "
+            f"in at least {need} tasks and no item is a "
             f"critical failure, with the locked trio ({', '.join(judges)}) complete "
             "(protocol 004); otherwise PILOT FAIL")
     decision = Decision(status_of(checks), rule, checks)
