@@ -234,6 +234,24 @@ def test_a_file_sent_after_the_reply_replaces_the_earlier_one(tmp_path):
     assert (old.file, "superseded") in codes
     assert not any(code == "duplicate-rater" for _, code in codes)
     assert not (root / "out" / "feedback" / f"{pack['rater_id']}.eml").exists()
+    # the earlier file's errors are what the reply asked to fix: they no longer make
+    # collect, status and analyze exit 1, and status shows the file that stands (all
+    # three exited 1, analyze telling the coordinator to remove the earlier file)
+    assert result.valid
+    rater = pack["rater_id"]
+    status = run("status", str(root))
+    (line,) = [ln for ln in status.output.splitlines() if ln.startswith(rater)]
+    assert new.file in line and old.file not in line, line
+    collected = run("collect", str(root))
+    assert "(1 in files set aside for the rater's newer one)" in collected.output
+    return_all_others = [p for p in packs(root) if p["rater_id"] != rater]
+    for other in return_all_others:
+        fill_openpyxl(root / L.PACKS_DIR / other["file"], root / L.RETURNS_DIR / other["file"],
+                      plan_answers(other))
+    assert run("collect", str(root)).exit_code == 0
+    analyzed = run("analyze", str(root))
+    assert analyzed.exit_code == 0, analyzed.output
+    assert f"file left out: {old.file}" in analyzed.output  # still named, as history
 
 
 def test_after_lock_the_second_raters_invitation_goes_with_the_others(tmp_path):

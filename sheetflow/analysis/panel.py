@@ -140,7 +140,10 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
     included = list(dict.fromkeys(str(r) for r in packs["rater"]))
     left_out = [f for f in files or [] if not f.get("used")]
     used = {f.get("sha256") for f in files or [] if f.get("used") and f.get("sha256")}
-    copies = [str(f.get("file", "")) for f in left_out if f.get("sha256") in used]
+    # an exact copy of a file used, or a file set aside for the rater's newer one (sent
+    # after the reply asking for fixes): nothing of it is missing from the analysis
+    copies = [str(f.get("file", "")) for f in left_out
+              if f.get("sha256") in used or f.get("set_aside")]
     excluded = [{"file": str(f.get("file", "")), "rater": str(f.get("rater", "")),
                  "reason": _why(f)} for f in left_out]
     linked = [[str(r) for r in f.get("linked_raters") or []] for f in left_out]

@@ -98,11 +98,13 @@ def _summary(out: Output, result: Collection) -> None:
     tail = (f"; {len(missing)} of {expected} packs not returned (sheetflow remind)"
             if missing else "")
     tail += f"; {len(unusable)} with a file that cannot be used" if unusable else ""
+    aside = report.set_aside_error_count
+    errors = counted(report.error_count, 'error') + (
+        f" ({aside} in files set aside for the rater's newer one)" if aside else "")
     out.headline(f"{counted(len(report.files), 'file')}, "
-                 f"{counted(len(result.ratings), 'rating row')}, "
-                 f"{counted(report.error_count, 'error')}, "
+                 f"{counted(len(result.ratings), 'rating row')}, {errors}, "
                  f"{counted(report.warning_count, 'warning')}{tail}",
-                 fg="red" if report.error_count else ("yellow" if missing else "green"))
+                 fg="red" if not report.valid else ("yellow" if missing else "green"))
 
 
 @command("status")

@@ -35,7 +35,14 @@ from ..workbook import layout as L
 from ..workbook.printing import set_print, text_lines
 from .links import linked_to, sole_link
 from .mail_state import PackMail, short_time
-from .validate import CATALOGUE, ERROR, FileStatus, Issue, ValidationReport
+from .validate import (
+    CATALOGUE,
+    ERROR,
+    FileStatus,
+    Issue,
+    ValidationReport,
+    set_aside_files,
+)
 
 FEEDBACK_DIR = "feedback"
 REMINDERS_DIR = "reminders"
@@ -247,15 +254,6 @@ def todo_missing(rater: Rater) -> str:
         return ("not returned yet: run 'sheetflow remind' and send the draft in "
                 f"out/{REMINDERS_DIR}/{rater.id}.eml")
     return "not returned yet: remind them (no e-mail address in the raters file)"
-
-
-SET_ASIDE = frozenset({"superseded", "pack-as-sent-again"})
-"""Codes of a file not used because the rater's other file stands for them."""
-
-
-def set_aside_files(issues: Iterable[Issue]) -> set[str]:
-    """Files not used because the rater's other file stands for them (:data:`SET_ASIDE`)."""
-    return {i.file for i in issues if i.code in SET_ASIDE}
 
 
 def rival_files(issues: Iterable[Issue]) -> list[str]:

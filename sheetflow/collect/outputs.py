@@ -32,7 +32,7 @@ from ..words import counted
 from ..workbook import layout as L
 from .mailbox import is_mail_file, member_digests
 from .returns import NotAFile, file_digest, find_entries
-from .validate import ERROR, Issue, ValidationReport
+from .validate import ERROR, SET_ASIDE, Issue, ValidationReport
 
 OUT_DIR = L.OUT_DIR
 LOCK_FILE = ".lock"
@@ -536,7 +536,9 @@ def file_verdicts(report: ValidationReport) -> list[dict[str, Any]]:
         errors = [i for i in issues if i.severity == ERROR]
         quoted = errors or ([] if f.used else issues)
         out.append({**f.to_dict(), "reason": "" if f.used and not errors else
-                    _reason(quoted, len(errors))})
+                    _reason(quoted, len(errors)),
+                    # the rater's newer file stands for them: nothing of theirs is lost
+                    "set_aside": any(i.code in SET_ASIDE for i in issues)})
     return out
 
 

@@ -18,7 +18,7 @@ from .links import linked_to, sole_link
 from .mail_state import PackMail, pack_mail
 from .run import collect
 from .safety import Limits
-from .validate import FileStatus
+from .validate import FileStatus, set_aside_files
 
 RETURNS_DIR = L.RETURNS_DIR
 
@@ -89,22 +89,27 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
                          deadline=study.mail.deadline, now=now)
         files: list[FileStatus] = []
         rivals: set[str] = set()
+        aside: set[str] = set()
     else:
         result = collect(root, paths, write=False, limits=limits, now=now)
         files, mail = result.report.files, result.mail
         rivals = {i.file for i in result.report.issues if i.code == "duplicate-rater"}
+        aside = set_aside_files(result.report.issues)
     names = {r.id: " ".join(filter(None, (r.name, r.last_name))) for r in study.raters}
     out = []
     for head in manifest.heads:
         linked = linked_to(files, head.pack_id)
         mine = [f for f in files if f.pack_id == head.pack_id]
         mine += [f for f in linked if sole_link(f)]
-        best = mine[0] if mine else None
+        # the file that stands: a used one before one set aside for it (superseded)
+        best = next((f for f in mine if f.used), mine[0]) if mine else None
+        counted_files = [f for f in mine if f.file not in aside] or mine
         out.append(RaterStatus(
             rater=head.rater_id, sitting=head.sitting, file=head.file,
             returned=best is not None,
             percent_complete=best.percent_complete if best else 0.0,
-            errors=sum(f.errors for f in mine), warnings=sum(f.warnings for f in mine),
+            errors=sum(f.errors for f in counted_files),
+            warnings=sum(f.warnings for f in counted_files),
             mail=mail.get(head.pack_id, PackMail()), name=names.get(head.rater_id, ""),
             returned_file=best.file if best else "",
             other_files=tuple(f.file for f in mine[1:] if f.file in rivals),

@@ -371,6 +371,15 @@ def has_errors(issues: Iterable[Issue]) -> bool:
     return any(i.severity == ERROR for i in issues)
 
 
+SET_ASIDE = frozenset({"superseded", "pack-as-sent-again"})
+"""Codes of a file not used because the rater's other file stands for them."""
+
+
+def set_aside_files(issues: Iterable[Issue]) -> set[str]:
+    """Files not used because the rater's other file stands for them (:data:`SET_ASIDE`)."""
+    return {i.file for i in issues if i.code in SET_ASIDE}
+
+
 def _cell_order(cell: str) -> tuple[int, int]:
     """(row, column) of an A1 address for sorting; (0, 0) when none."""
     letters = "".join(ch for ch in cell if ch.isalpha())
@@ -462,8 +471,16 @@ class ValidationReport:
 
     @property
     def valid(self) -> bool:
-        """True when no file has an error."""
-        return not has_errors(self.issues)
+        """True when no file has an error, but a file set aside for the rater's newer
+        one (:data:`SET_ASIDE`: its errors were what the reply asked to fix)."""
+        aside = set_aside_files(self.issues)
+        return not has_errors(i for i in self.issues if i.file not in aside)
+
+    @property
+    def set_aside_error_count(self) -> int:
+        """Errors in files set aside for the rater's newer one (history, not to fix)."""
+        aside = set_aside_files(self.issues)
+        return sum(i.severity == ERROR for i in self.issues if i.file in aside)
 
     @property
     def error_count(self) -> int:
