@@ -185,3 +185,22 @@ def test_a_pack_not_returned_shows_no_checked_counts(tmp_path):
     shown = dict(zip(head, row, strict=True))
     assert shown["State"] == "Not returned"
     assert shown["Errors"] is None and shown["Warnings"] is None and shown["Used"] is None
+
+
+def test_a_reply_leaves_out_what_only_the_coordinator_can_act_on():
+    """sender-unknown told the rater to "add it to the raters file or ask them to send
+    from the address given there": words for the coordinator, in the rater's reply."""
+    from sheetflow.collect.coordinator import RosterRow, feedback_body
+    from sheetflow.collect.validate import issue
+    from sheetflow.spec.study import Rater
+
+    issues = [issue("answer-missing", file="f.xlsx", sheet="Scoring", cell="C5",
+                    what="Depth", expected="a whole number"),
+              issue("sender-unknown", file="f.xlsx", detail="someone@example.org"),
+              issue("number-stored-as-text", file="f.xlsx", sheet="Scoring", cell="C6",
+                    what="Depth", value="4", accepted="4")]
+    row = RosterRow("errors", "EV-01", "Ann", "ann@example.org", 1, "p.xlsx", "f.xlsx", 99.0,
+                    1, 2, False, "")
+    body = feedback_body(Rater("EV-01", "Ann", "ann@example.org"), row, issues)
+    assert "raters file" not in body and "someone@example.org" not in body
+    assert "Scoring!C5" in body and "Scoring!C6" in body

@@ -528,7 +528,7 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
 def feedback_body(rater: Rater, row: RosterRow, issues: list[Issue]) -> str:
     """The reply's text: what to fix, cell by cell (errors first), and how to return it."""
     errors = [i for i in issues if i.severity == ERROR]
-    warnings = [i for i in issues if i.severity != ERROR]
+    warnings = [i for i in issues if i.severity != ERROR and i.code not in FOR_COORDINATOR]
     lines = [f"Dear {rater.name or rater.id},", "",
              f"Thank you for returning your workbook ({row.file}). Before your answers can "
              "be used, please fix the following in the file you sent:", ""]
@@ -581,6 +581,11 @@ def unusable_body(rater: Rater, row: RosterRow, issues: list[Issue]) -> str:
 # quotes only what the catalogue says of the kind (the Issues sheet keeps the names)
 OTHERS_NAMED = frozenset({"file-name-mismatch", "rows-from-other-rater", "sender-not-rater",
                           "answers-match-other-rater", "saved-by-same-user"})
+
+
+# warnings about how the file came, for the coordinator to act on (which address sent
+# it): nothing the rater fixes in the workbook, so no reply to them quotes them
+FOR_COORDINATOR = frozenset({"sender-unknown"})
 
 
 BLANK_CASE_FROM = 4
