@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> None:
     """Validate returned workbooks FILES (default DIRECTORY/returns) and write out/.
 
-    Writes out/ratings.csv, out/validation.xlsx (Status and Issues sheets) and a reply
+    Writes out/ratings.csv, out/validation.xlsx (Status, Issues, Mail and Files sheets) and a reply
     draft per rater whose file has errors (out/feedback/). Exits 1 when a file has
     errors or a pack has not come back (each is named).
 

@@ -90,7 +90,7 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     if dry_run or not box.messages:
         for line in listing:
             out.say(f"would send {line['to']}: {line['subject']!r}, {line['attachment']} "
-                    f"({line['size']} bytes)")
+                    f"(message of {line['size']} bytes)")
         verb = "would be sent (dry run: nothing sent)" if dry_run else "to send"
         out.headline(f"{_messages(len(box.messages), which)} {verb}", fg="green")
         out.json({"ok": True, "dry_run": dry_run, "messages": listing,

@@ -89,6 +89,9 @@ def run_demo(folder: str | Path, *, seed: int = DEMO_SEED, force: bool = False,
         shutil.rmtree(root)
     step = progress or (lambda done, total: None)
     shutil.copytree(data_dir("samples") / SAMPLE, root, dirs_exist_ok=True)
+    # where the sample comes from and under which licence (the tour's first line
+    # points to it)
+    shutil.copyfile(data_dir("samples") / "README.md", root / "README.md")
     step(1, 5)
     # a fixed study secret: the demo is the same run every time (a real study never
     # passes one; see sheetflow.packs.secret)
