@@ -204,3 +204,24 @@ def test_a_reply_leaves_out_what_only_the_coordinator_can_act_on():
     body = feedback_body(Rater("EV-01", "Ann", "ann@example.org"), row, issues)
     assert "raters file" not in body and "someone@example.org" not in body
     assert "Scoring!C5" in body and "Scoring!C6" in body
+
+
+def test_remind_rows_carry_the_mail_history_status_shows(study, monkeypatch):
+    """remind --json's not_returned rows said never invited and not overdue while
+    status said invited and overdue: they now carry the pack's mail history."""
+    import dataclasses
+    import datetime as dt
+
+    import sheetflow.collect.reminders as reminders
+    from sheetflow.collect.mail_state import PackMail
+
+    real = reminders.status
+
+    def invited(*args, **kwargs):
+        mail = PackMail(invited="2026-09-15T09:00:00+00:00", overdue=True)
+        return [dataclasses.replace(p, mail=mail) if not p.returned else p
+                for p in real(*args, **kwargs)]
+    monkeypatch.setattr(reminders, "status", invited)
+    result = reminders.remind(study, now=dt.datetime(2026, 10, 5, tzinfo=dt.UTC))
+    (row,) = result.rows
+    assert (row.invited, row.overdue) == ("2026-09-15 09:00", True)

@@ -166,7 +166,7 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
     for pack in expected:
         rater = raters.get(pack.rater_id, Rater(pack.rater_id))
         files = sorted(by_pack.pop(pack.pack_id, []), key=lambda f: (not f.used, f.file))
-        history = _history((mail or {}).get(pack.pack_id, PackMail()))
+        history = mail_history((mail or {}).get(pack.pack_id, PackMail()))
         linked = linked_to(report.files, pack.pack_id)
         if linked and not files:
             placed.update(f.file for f in linked)
@@ -242,7 +242,7 @@ def _todo_unclear(f: FileStatus) -> str:
             "who sent it and ask them to attach their own workbook again")
 
 
-def _history(mail: PackMail) -> dict[str, Any]:
+def mail_history(mail: PackMail) -> dict[str, Any]:
     """A pack's mail history as the Status sheet shows it."""
     return {"invited": short_time(mail.invited), "returned_at": short_time(mail.returned),
             "reminded": ", ".join(short_time(t) for t in mail.reminded),

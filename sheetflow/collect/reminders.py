@@ -24,7 +24,14 @@ from pathlib import Path
 
 from ..packs.journal import parse_time, read_journal
 from ..spec.study import Rater, load_study
-from .coordinator import REMINDERS_DIR, Drafts, RosterRow, todo_missing, write_reminders
+from .coordinator import (
+    REMINDERS_DIR,
+    Drafts,
+    RosterRow,
+    mail_history,
+    todo_missing,
+    write_reminders,
+)
 from .pack_status import RaterStatus, status
 from .run import OUT_DIR
 
@@ -87,7 +94,8 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
             continue
         rater = raters.get(pack.rater, Rater(pack.rater))
         out.rows.append(RosterRow("missing", rater.id, rater.name, rater.email, pack.sitting,
-                                  pack.file, "", None, 0, 0, False, todo_missing(rater)))
+                                  pack.file, "", None, 0, 0, False, todo_missing(rater),
+                                  **mail_history(pack.mail)))  # as status shows it
     out.drafts = write_reminders(study, root, out.rows, root / OUT_DIR / REMINDERS_DIR)
     return out
 
