@@ -341,3 +341,17 @@ def test_a_tie_between_the_candidates_is_named(tmp_path):
                             "yield: either reads the same in every test; b3_distance_forced "
                             "is named as the first in the plan")
     assert arms["note"] in arms["sentence"] and f"arms: {arms['sentence']}" in rows
+
+
+def test_the_headline_says_signal_or_null_in_the_protocols_words(two_owners, tmp_path):
+    """Protocol 001: "Anything else is a null and is published as one". The status is
+    "fail" (the vocabulary all protocols share), and the first reason says what that
+    means here, a null result, not a study that went wrong."""
+    _, _, summary, rows = two_owners
+    assert summary["decision"]["reasons"][0] == "signal: the protocol's rule is met"
+    flat = {o: {arm: 3 for arm in KEPT[o]} for o in KEPT}  # every arm keeps as many
+    root = _study(tmp_path / "null", ("owner-01", "owner-02"), marks=flat)
+    _, summary, rows = run_analyze(root)
+    assert summary["decision"]["status"] == "fail"
+    first = "null result (no signal by the protocol's rule): published as one"
+    assert summary["decision"]["reasons"][0] == first and f"- {first}" in rows

@@ -19,7 +19,7 @@ from .. import stats
 from ..spec.study import Study
 from ..words import counted
 from .context import Context, add_verdict, empty_reason, number
-from .decision import Arms, Decision, flag_check, reported_check, status_of
+from .decision import Arms, Decision, flag_check, reasons_of, reported_check, status_of
 from .keep_known_files import MIXED_METHOD, h_mixed, mixed_effects, yield_items
 from .protocol import ProtocolPlan
 
@@ -274,7 +274,13 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
             "owners (five before any generalisation claim)", owners,
             "" if owners >= _GENERAL_CLAIM_OWNERS else
             f"below five: the result holds for these {owners} owners, no general claim"))
-    return Decision(status_of(checks), rule, checks)
+    status = status_of(checks)
+    # the protocol's own words first: "fail" is its null, published as one, not a study
+    # that went wrong
+    said = {"pass": "signal: the protocol's rule is met",
+            "fail": "null result (no signal by the protocol's rule): published as one"}
+    return Decision(status, rule, checks,
+                    reasons=[said[status], *reasons_of(checks)] if status in said else [])
 
 
 _GENERAL_CLAIM_OWNERS = 5  # protocol 001, multi-owner extension
