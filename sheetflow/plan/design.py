@@ -40,6 +40,9 @@ class Target:
             raise ValueError("give either a target width or a lower-bound edge, not both.")
         if self.width is not None and not 0 < self.width < 2:
             raise ValueError("the target width must be between 0 and 2.")
+        if self.edge is not None and not -1 < self.edge < 1:  # every planned statistic
+            raise ValueError(f"the lower-bound edge {self.edge:g} must lie between -1 and 1: "
+                             "no agreement statistic reaches it.")
         if not 0 < self.probability < 1:
             raise ValueError("the probability must be between 0 and 1.")
 

@@ -268,3 +268,11 @@ def test_a_bad_pilot_file_is_one_line_with_its_exit_code(study000, tmp_path, con
     (line,) = result.output.strip().splitlines()
     assert line.startswith("error: ") and said in line, line
     assert "nan" not in line.replace("nope", "")
+
+
+@pytest.mark.parametrize("edge", [2.0, 1.0, -1.5])
+def test_a_lower_bound_edge_no_statistic_reaches_is_refused(edge):
+    """'--above 2' was planned against, with the advice to give --expected above it."""
+    with pytest.raises(ValueError, match=f"the lower-bound edge {edge:g} must lie between "
+                                         r"-1 and 1"):
+        Target(edge=edge)
