@@ -128,21 +128,27 @@ def test_paired_rubric_reports_icc_and_pairwise_kappa_with_its_target(tmp_path):
 
 
 def test_keep_known_reports_the_intra_rater_kappa_even_when_it_is_bad(tmp_path):
-    """A simulated owner fills both sittings; then every KEEP mark of sitting 2 is
-    turned over (a blank mark means No): a kappa below 0, reported with its interval
-    and read "poor"."""
+    """A simulated owner fills both sittings; then every KEEP mark of sitting 2 is set
+    against the owner's sitting-1 mark for that item (a blank mark means No): a kappa
+    below 0, reported with its interval and read "poor"."""
     root = tmp_path / "kk"
     init_study(root, "keep-known")
     generate_packs(root)
     fill_packs(root, seed=5)
     manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
-    second = next(p for p in manifest["packs"] if p["sitting"] == 2)
+    first, second = (next(p for p in manifest["packs"] if p["sitting"] == s) for s in (1, 2))
+    # sitting 2's KEEP marks set against sitting 1's for the same items (turning over
+    # sitting 2's own simulated marks left the agreement to chance: kappa was at times
+    # just above 0, by the study's random secret)
+    book = openpyxl.load_workbook(root / L.RETURNS_DIR / first["file"])
+    kept = {cell["item_id"]: book[cell["sheet"]][cell["cell"]].value == "Yes"
+            for cell in L.iter_answer_cells(first)
+            if cell["part"] == "value" and cell["dimension"] == "keep"}
     path = root / L.RETURNS_DIR / second["file"]
     wb = openpyxl.load_workbook(path)
     for cell in L.iter_answer_cells(second):
         if cell["part"] == "value" and cell["dimension"] == "keep":
-            target = wb[cell["sheet"]][cell["cell"]]
-            target.value = None if target.value == "Yes" else "Yes"
+            wb[cell["sheet"]][cell["cell"]].value = None if kept[cell["item_id"]] else "Yes"
     wb.save(path)
     collect(root)
     out, summary, _ = run_analyze(root)
