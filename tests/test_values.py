@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from sheetflow.collect.validate import check_batch_times
+from sheetflow.collect.content_checks import check_batch_times
 from sheetflow.collect.values import Formula, parse_confidence, parse_time, parse_value
 from sheetflow.spec.rubric import Bin, Dimension
 

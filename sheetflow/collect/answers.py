@@ -17,10 +17,11 @@ from ..spec.rubric import Dimension, Total, answer_required, total_range
 from ..spec.study import Study
 from ..spec.verdicts import verdict_rule
 from ..workbook import layout as L
+from .content_checks import SelfCheckInput, check_batch_times, check_word_count
 from .copies import answer_print
 from .protocol_checks import flag_notes_missing, verdicts_off_band
 from .rows import PackedBlock, RatingBlock, raw_text, value_text
-from .validate import SelfCheckInput, check_batch_times, check_word_count, show_value
+from .validate import show_value
 from .values import (
     ParsedValue,
     describe_domain,

@@ -26,6 +26,7 @@ from ..packs.manifest import Manifest, PackHead
 from ..spec.study import Study, load_study
 from ..workbook import layout as L
 from .answers import AnswerReader
+from .content_checks import SelfCheckInput
 from .copies import AnswerPrint
 from .reader import Book, Cells, open_book
 from .rows import (
@@ -40,7 +41,7 @@ from .rows import (
     value_text,
 )
 from .safety import Limits, Problem, column_number
-from .validate import ERROR, Issue, SelfCheckInput, issue, show_value
+from .validate import ERROR, Issue, issue, show_value
 from .values import Formula
 
 __all__ = [

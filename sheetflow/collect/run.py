@@ -45,6 +45,7 @@ from ..packs.manifest import Manifest, PackHead, open_manifest
 from ..spec.study import Study, load_study
 from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L
+from .content_checks import SelfCheckInput, self_checks
 from .coordinator import (
     FEEDBACK_DIR,
     Drafts,
@@ -97,10 +98,8 @@ from .validate import (
     WARNING,
     FileStatus,
     Issue,
-    SelfCheckInput,
     ValidationReport,
     issue,
-    self_checks,
     show_value,
     sort_issues,
 )
