@@ -62,3 +62,24 @@ def fill_returns(root: Path, answer: Callable[[dict[str, Any], dict[str, Any]], 
                 wb[cell["sheet"]][cell["cell"]].value = value
         wb.save(root / L.RETURNS_DIR / pack["file"])
     return manifest["packs"]
+
+
+def edit_returns(root: Path, change: Callable[[dict[str, Any], dict[str, Any]], Any],
+                 raters: set[str] | None = None) -> None:
+    """Change the value cells of the returns already in ``returns/`` (of ``raters``, or
+    every pack's): ``change(pack, cell)`` gives the new value (None blanks the cell,
+    :data:`KEEP` leaves it)."""
+    from sheetflow.packs.manifest import read_manifest
+    from sheetflow.workbook import layout as L
+
+    for pack in read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]:
+        if raters is not None and pack["rater_id"] not in raters:
+            continue
+        path = root / L.RETURNS_DIR / pack["file"]
+        wb = openpyxl.load_workbook(path)
+        for cell in L.iter_answer_cells(pack):
+            if cell["part"] == "value":
+                value = change(pack, cell)
+                if value is not KEEP:
+                    wb[cell["sheet"]][cell["cell"]].value = value
+        wb.save(path)

@@ -19,7 +19,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 from click.testing import CliRunner
-from decision_helpers import refused_before_unsealing, run_analyze
+from decision_helpers import KEEP, edit_returns, refused_before_unsealing, run_analyze
 
 from sheetflow.analysis import analyze, key_sides
 from sheetflow.cli import cli
@@ -336,15 +336,7 @@ def _optional_alternatives(root: Path) -> Path:
 
 
 def _blank_dimension(root: Path, raters: set[str], dim: str) -> None:
-    for pack in read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]:
-        if pack["rater_id"] not in raters:
-            continue
-        path = root / "returns" / pack["file"]
-        wb = openpyxl.load_workbook(path)
-        for a in L.iter_answer_cells(pack):
-            if a["dimension"] == dim and a["part"] == "value":
-                wb[a["sheet"]][a["cell"]].value = None
-        wb.save(path)
+    edit_returns(root, lambda _pack, a: None if a["dimension"] == dim else KEEP, raters)
 
 
 def test_a_total_over_an_optional_dimension_left_blank_is_named(tmp_path):
@@ -397,13 +389,7 @@ def test_all_tied_says_why_the_other_reading_is_missing(tmp_path):
     """Every direction Tied: the 'Tied left out' reading has no judgement; the check's
     note said nothing of it (it just dropped the figure)."""
     root = _study(tmp_path / "tied")
-    for pack in read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]:
-        path = root / "returns" / pack["file"]
-        wb = openpyxl.load_workbook(path)
-        for a in L.iter_answer_cells(pack):
-            if a["dimension"] == "direction" and a["part"] == "value":
-                wb[a["sheet"]][a["cell"]].value = "Tied"
-        wb.save(path)
+    edit_returns(root, lambda _pack, a: "Tied" if a["dimension"] == "direction" else KEEP)
     _, summary = _analyze(root)
     (check,) = [c for c in summary["decision"]["checks"] if c["name"].startswith("direction")]
     assert check["value"] == 0.0

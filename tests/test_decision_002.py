@@ -20,7 +20,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 from click.testing import CliRunner
-from decision_helpers import run_analyze
+from decision_helpers import KEEP, edit_returns, run_analyze
 
 from sheetflow.cli import cli
 from sheetflow.collect.run import collect
@@ -181,14 +181,7 @@ def test_a_selected_item_left_blank_by_the_second_rater_is_missing(tmp_path):
     selected = _locked(root)
     _fill(root, SECOND, {})
     blank = selected[0]
-    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
-    pack = next(p for p in manifest["packs"] if p["rater_id"] == SECOND)
-    path = root / "returns" / pack["file"]
-    wb = openpyxl.load_workbook(path)
-    for a in L.iter_answer_cells(pack):
-        if a["item_id"] == blank and a["part"] == "value":
-            wb[a["sheet"]][a["cell"]].value = None
-    wb.save(path)
+    edit_returns(root, lambda _pack, a: None if a["item_id"] == blank else KEEP, {SECOND})
     collect(root)
     out, summary, rows = run_analyze(root, "--allow-partial")
     assert out.exit_code == 1, out.output  # --allow-partial: written, status incomplete
