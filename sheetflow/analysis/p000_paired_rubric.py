@@ -23,6 +23,7 @@ import pandas as pd
 from .. import stats
 from ..packs.guides import display_label
 from ..spec.study import Study
+from ..stats._util import rounded_difference
 from .context import TIED, Context, add_verdict, empty_reason, natural_order, split_rows, stack
 from .decision import WEAK, Arms, Check, Decision, flag_check, status_of, threshold_check
 from .protocol import ProtocolPlan
@@ -353,7 +354,7 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
     first, second = arms
     # equal within rounding: two sums of the same totals in another order differ by
     # 1e-16, and that must not name a winner
-    even = bool(np.isclose(means[first], means[second], rtol=1e-12, atol=1e-12))
+    even = rounded_difference(means[first], means[second]) == 0
     ahead, other = (second, first) if means[second] > means[first] and not even else \
         (first, second)
     diff = stats.paired_mean_difference(wide[ahead], wide[other]).iloc[0]

@@ -197,17 +197,19 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     Acceptance is a per-item decision (reported beside it, each rejection with its
     reasons), not a study-level check.
     """
-    checks = []
+    checks, subset = [], None
     second = tables.get("second_rater_selection")
     if second is not None and "status" in second:
         wrong = int(second["n_extra"].sum() + second["n_missing"].sum())
         detail = "; ".join(f"{r['rater']}: extra {r['extra'] or 'none'}, missing "
                            f"{r['missing'] or 'none'}" for r in second.to_dict("records"))
-        checks.append(flag_check("second-rater subset reproduced exactly", wrong == 0, wrong, 0,
-                                 f"extra + missing second ratings ({detail})"))
+        subset = flag_check("second-rater subset reproduced exactly", wrong == 0, wrong, 0,
+                            f"extra + missing second ratings ({detail})")
     elif second is not None and "reason" in second:
-        checks.append(flag_check("second-rater subset reproduced exactly", None, None, 0,
-                                 str(second["reason"].iloc[0])))
+        subset = flag_check("second-rater subset reproduced exactly", None, None, 0,
+                            str(second["reason"].iloc[0]))
+    if subset is not None:
+        checks.append(subset)
     acc = tables.get("acceptance")
     if acc is not None and "accepted" in acc:
         unrated = int((acc["reason"] == "no valid rating").sum())
@@ -225,7 +227,6 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     # integrity checks stand on their own line; a study is never "passed" as a whole
     integrity = status_of(checks)
     status = integrity if integrity in ("fail", "inconclusive") else "reported"
-    subset = next((c for c in checks if c.name.startswith("second-rater")), None)
     return Decision(status, rule, checks,
                     reasons=[_accepted_line(acc, subset),
                              *(f"integrity check: {r}" for r in reasons_of(checks))])

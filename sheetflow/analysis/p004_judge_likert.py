@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..judges.records import DIRECTION_TOLERANCE
 from ..spec.study import Study
+from ..stats._util import rounded_difference
 from .context import Context, add_verdict, empty_reason
 from .decision import Decision, flag_check, status_of
 from .protocol import ProtocolPlan
@@ -96,11 +97,9 @@ def _hypotheses(ctx: Context) -> pd.DataFrame:
         for h in hyps:
             better = means.get((task, h["better"]), np.nan)
             worse = means.get((task, h["worse"]), np.nan)
-            delta = better - worse
-            if abs(delta) <= 1e-12 * max(abs(better), abs(worse), 1.0):
-                # equal means summed in another order differ in the last bit: the sheet
-                # showed -8.88E-16 for a tie
-                delta = 0.0
+            # equal means summed in another order differ in the last bit: the sheet
+            # showed -8.88E-16 for a tie
+            delta = rounded_difference(better, worse)
             min_delta = float(h.get("min_delta", 0.0))
             # direction: better by more than the tolerance; a tie is never directional
             directional = bool(delta > tolerance)

@@ -78,14 +78,19 @@ def reported_figures(ctx: Context, tables: dict[str, pd.DataFrame]) -> list[dict
         rows += _pairwise_rows(ctx, tables["cohen_kappa"])
     if "intra_rater_kappa" in tables and "kappa" in tables["intra_rater_kappa"]:
         rows += _intra_rows(ctx, tables["intra_rater_kappa"])
-    for row in rows:  # an interval end past 1 reads as an impossible kappa: say why
-        if "kappa" in row["figure"].lower() and (row["ci_high"] or 0) > 1:
-            row["note"] = "; ".join(filter(None, (row["note"], PAST_ONE)))
     return rows
 
 
 PAST_ONE = ("the interval runs past 1, the largest kappa can be: a normal-approximation "
             "interval (kappa +/- 1.96 SE) is not cut at the bound")
+
+
+def _kappa_bound(rec: dict[str, Any]) -> dict[str, Any]:
+    """A kappa record whose interval end passes 1 (it reads as an impossible kappa)
+    with :data:`PAST_ONE` in its note."""
+    if (rec["ci_high"] or 0) > 1:
+        rec["note"] = "; ".join(filter(None, (rec["note"], PAST_ONE)))
+    return rec
 
 
 def _record(ctx: Context, target_name: str, figure: str, measure: str, value: Any,
@@ -141,7 +146,7 @@ def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
             low = g.loc[k.idxmin()]
             rec["note"] = (f"lowest pair {low['rater1']} with {low['rater2']}: "
                            f"{float(low['kappa']):.3f}")
-        out.append(rec)
+        out.append(_kappa_bound(rec))
     return out
 
 
@@ -151,10 +156,10 @@ def _intra_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
         who = r.get("rater")
         figure = "intra-rater Cohen's kappa, sitting 1 vs 2" + (
             f" ({who})" if isinstance(who, str) and who else "")
-        out.append(_record(ctx, "intra_rater_kappa", figure, str(r["measure"]), r["kappa"],
-                           (r.get("ci_low"), r.get("ci_high")), r.get("n_units"), 1,
-                           kappa_reading(_finite(r["kappa"])), KAPPA_SCALE,
-                           str(r.get("reason") or "")))
+        out.append(_kappa_bound(_record(
+            ctx, "intra_rater_kappa", figure, str(r["measure"]), r["kappa"],
+            (r.get("ci_low"), r.get("ci_high")), r.get("n_units"), 1,
+            kappa_reading(_finite(r["kappa"])), KAPPA_SCALE, str(r.get("reason") or ""))))
     return out
 
 

@@ -19,7 +19,6 @@ Nothing here prints; the CLI renders the results.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -41,6 +40,8 @@ from .validate import (
     FileStatus,
     Issue,
     ValidationReport,
+    cell_order,
+    counted_files,
     set_aside_files,
 )
 
@@ -183,9 +184,9 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
         # a file set aside for the rater's other one (sent after our reply, or the pack
         # as it was sent) does not make the rater's state: its problems are not theirs
         # to fix (they stay on the Issues sheet)
-        counted_files = [f for f in files if f.file not in set_aside] or files
-        errors = sum(f.errors for f in counted_files)
-        warnings = sum(f.warnings for f in counted_files)
+        mine = counted_files(files, set_aside)
+        errors = sum(f.errors for f in mine)
+        warnings = sum(f.warnings for f in mine)
         state = ("errors" if errors else "not-used" if not best.used
                  else "warnings" if warnings else "ok")
         rivals = [f.file for f in files if f.file in claimed_twice]
@@ -605,8 +606,7 @@ def _issue_lines(issues: list[Issue]) -> list[str]:
         if item.code == "answer-missing" and item.case in whole:
             if item is blanks[item.case][0]:
                 mine = blanks[item.case]
-                rows = [int(m[0]) for m in (re.search(r"\d+", i.cell or "") for i in mine)
-                        if m]
+                rows = [row for row, _ in map(cell_order, (i.cell for i in mine)) if row]
                 span = f" ({item.sheet + ' ' if item.sheet else ''}rows {min(rows)} to " \
                     f"{max(rows)})" if rows else ""
                 lines.append(f"- case {item.case}: {len(mine)} answers are blank{span}")

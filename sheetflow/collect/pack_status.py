@@ -18,7 +18,7 @@ from .links import linked_to, sole_link
 from .mail_state import PackMail, pack_mail
 from .run import collect
 from .safety import Limits
-from .validate import FileStatus, set_aside_files
+from .validate import FileStatus, counted_files, set_aside_files
 
 RETURNS_DIR = L.RETURNS_DIR
 
@@ -103,13 +103,13 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
         mine += [f for f in linked if sole_link(f)]
         # the file that stands: a used one before one set aside for it (superseded)
         best = next((f for f in mine if f.used), mine[0]) if mine else None
-        counted_files = [f for f in mine if f.file not in aside] or mine
+        standing = counted_files(mine, aside)
         out.append(RaterStatus(
             rater=head.rater_id, sitting=head.sitting, file=head.file,
             returned=best is not None,
             percent_complete=best.percent_complete if best else 0.0,
-            errors=sum(f.errors for f in counted_files),
-            warnings=sum(f.warnings for f in counted_files),
+            errors=sum(f.errors for f in standing),
+            warnings=sum(f.warnings for f in standing),
             mail=mail.get(head.pack_id, PackMail()), name=names.get(head.rater_id, ""),
             returned_file=best.file if best else "",
             other_files=tuple(f.file for f in mine[1:] if f.file in rivals),

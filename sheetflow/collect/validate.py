@@ -302,7 +302,7 @@ class Issue:
 
     def sort_key(self) -> tuple:
         """Order: file, sheet, row, column, code (so reports read top to bottom)."""
-        return (self.file, self.sheet, *_cell_order(self.cell), self.code, self.case,
+        return (self.file, self.sheet, *cell_order(self.cell), self.code, self.case,
                 self.label, self.dimension, self.message)
 
     def to_dict(self) -> dict[str, str]:
@@ -377,7 +377,13 @@ def set_aside_files(issues: Iterable[Issue]) -> set[str]:
     return {i.file for i in issues if i.code in SET_ASIDE}
 
 
-def _cell_order(cell: str) -> tuple[int, int]:
+def counted_files(files: list[FileStatus], set_aside: set[str]) -> list[FileStatus]:
+    """A pack's files whose problems are the rater's: all but those set aside for
+    their other file (:func:`set_aside_files`; these stay on the Issues sheet)."""
+    return [f for f in files if f.file not in set_aside] or files
+
+
+def cell_order(cell: str) -> tuple[int, int]:
     """(row, column) of an A1 address for sorting; (0, 0) when none."""
     letters = "".join(ch for ch in cell if ch.isalpha())
     digits = "".join(ch for ch in cell if ch.isdigit())

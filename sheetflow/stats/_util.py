@@ -321,3 +321,17 @@ def dropped_pairs_note(n_dropped: int, n_total: int, what: str = "pairs") -> str
 def join_notes(*notes: str) -> str:
     """Join non-empty ``reason`` parts with '; '."""
     return "; ".join(n for n in notes if n)
+
+
+def rounded_difference(a: Any, b: Any) -> Any:
+    """``a - b``, exactly 0 where it is within rounding of the terms (1e-12 of them).
+
+    Two quantities equal in exact arithmetic, computed in another order, differ in the
+    last bit: a variance that is 0 (every unit on the same pair of categories) came out
+    as +-1e-16 and its square root as a spurious standard error of about 1e-8; two arms'
+    equal mean totals named a winner; a tie between judge cells read -8.88E-16.
+    Scalars give a float, arrays an array.
+    """
+    diff = np.subtract(a, b)
+    zero = np.abs(diff) <= 1e-12 * np.maximum(np.abs(a), np.abs(b))
+    return float(0.0 if zero else diff) if np.ndim(diff) == 0 else np.where(zero, 0.0, diff)

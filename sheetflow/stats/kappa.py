@@ -309,17 +309,6 @@ def _kappa_from_counts(counts: np.ndarray, w: np.ndarray, confidence: float) -> 
     return {k: v.tolist()[0] for k, v in _kappa_batch(counts[None], w, confidence).items()}
 
 
-def _rounded_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a - b``, exactly 0 where it is within rounding of the terms (1e-12 of them).
-
-    A variance that is 0 in exact arithmetic (e.g. every unit on the same pair of
-    categories) otherwise comes out as +-1e-16 and its square root as a spurious
-    standard error of about 1e-8 that depends on the order of the raters.
-    """
-    diff = a - b
-    return np.where(np.abs(diff) <= 1e-12 * np.maximum(np.abs(a), np.abs(b)), 0.0, diff)
-
-
 def _kappa_batch(counts: np.ndarray, w: np.ndarray, confidence: float,
                  ) -> dict[str, np.ndarray]:
     """Kappa, its FCE-1969 non-null SE, null z and p, and interval for m q x q tables.
@@ -341,9 +330,9 @@ def _kappa_batch(counts: np.ndarray, w: np.ndarray, confidence: float,
         kappa = (p_o - p_e) / (1.0 - p_e)
         sums = (cols @ w.T)[:, :, None] + (rows @ w)[:, None, :]  # w_i. + w_.j
         term = (p * (w[None] - sums * (1.0 - kappa)[:, None, None]) ** 2).sum(axis=(1, 2))
-        var = _rounded_difference(term, (kappa - p_e * (1.0 - kappa)) ** 2) / (
+        var = _util.rounded_difference(term, (kappa - p_e * (1.0 - kappa)) ** 2) / (
             n * (1.0 - p_e) ** 2)
-        var0 = _rounded_difference((chance * (w[None] - sums) ** 2).sum(axis=(1, 2)),
+        var0 = _util.rounded_difference((chance * (w[None] - sums) ** 2).sum(axis=(1, 2)),
                                    p_e**2) / (n * (1.0 - p_e) ** 2)
     return _kappa_results(n, p_o, p_e, kappa, var, var0, confidence)
 
@@ -376,9 +365,9 @@ def _kappa_units(first: np.ndarray, second: np.ndarray, w: np.ndarray, confidenc
         kappa = (p_o - p_e) / (1.0 - p_e)
         sums = np.take_along_axis(a, i, axis=1) + np.take_along_axis(b, j, axis=1)
         term = (both * (agree - sums * (1.0 - kappa)[:, None]) ** 2).sum(axis=1) / n
-        var = _rounded_difference(term, (kappa - p_e * (1.0 - kappa)) ** 2) / (
+        var = _util.rounded_difference(term, (kappa - p_e * (1.0 - kappa)) ** 2) / (
             n * (1.0 - p_e) ** 2)
-        var0 = _rounded_difference(((rows @ (w * w)) * cols).sum(axis=1) + p_e**2,
+        var0 = _util.rounded_difference(((rows @ (w * w)) * cols).sum(axis=1) + p_e**2,
                                    (rows * a**2).sum(axis=1) + (cols * b**2).sum(axis=1)
                                    ) / (n * (1.0 - p_e) ** 2)
     return _kappa_results(n, p_o, p_e, kappa, var, var0, confidence)
