@@ -20,6 +20,7 @@ import pandas as pd
 from ..errors import SpecError, UsageError
 from ..spec.model import Study
 from ..spec.rubric import total_bounds
+from ..spec.tables import SEMICOLONS
 from .simulate import ModelSource, PilotSource
 
 __all__ = ["Measure", "model_source", "pilot_from_study", "pilot_source", "read_pilot_csv",
@@ -158,9 +159,7 @@ def read_pilot_csv(path: str | Path, measure: Measure) -> pd.DataFrame:
         raise SpecError(f"cannot be read as CSV ({' '.join(str(exc).split())}); save it as "
                         "'CSV UTF-8 (comma delimited)'", file=str(path)) from None
     if len(df.columns) == 1 and ";" in str(df.columns[0]):
-        raise SpecError("is separated by semicolons (Excel saves 'CSV' so where the comma is "
-                        "the decimal sign); save it as 'CSV UTF-8 (comma delimited)'",
-                        file=str(path))
+        raise SpecError(SEMICOLONS, file=str(path))
     if {"rater_id", "case_id", "dimension", "value"} <= set(df.columns):
         if "label" in df.columns and (df["label"] != "").any():
             raise SpecError(

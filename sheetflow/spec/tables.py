@@ -145,9 +145,7 @@ def read_table(path: Path, *, max_bytes: int | None = None, max_rows: int | None
         raise SpecError("has no header row", file=path.name)
     header = [h.strip() for h in header]
     if suffix == ".csv" and len(header) == 1 and header[0].count(";") >= 1:
-        raise SpecError("is separated by semicolons (Excel saves 'CSV' so where the comma is "
-                        "the decimal sign); save it as 'CSV UTF-8 (comma delimited)' or as "
-                        ".xlsx", file=path.name, where="header")
+        raise SpecError(f"{SEMICOLONS} or as .xlsx", file=path.name, where="header")
     dupes = sorted({h for h in header if h and header.count(h) > 1})
     if dupes:
         raise SpecError(f"repeats column names {dupes}", file=path.name, where="header")
@@ -228,17 +226,29 @@ def _read_xlsx(path: Path, max_rows: int | None, data: bytes | None = None,
         # may hold, and a sheet used beyond them is refused by name
         last = (max_rows or SHEET_ROWS) + BLANK_ROWS
         extent = ws.max_row if isinstance(ws.max_row, int) else None  # <dimension>
-        rows = [list(r) for r in ws.iter_rows(values_only=True, max_col=200,
-                                              max_row=last + 1)] \
-            if extent is None or extent <= last else None
-        if rows is None or len(rows) > last:
-            raise SpecError(f"its first sheet is used down to row {extent or last + 1:,}, "
-                            "far below where items can be: delete the rows under the last "
-                            "item (select them, Delete) and save, or save the sheet as CSV",
-                            file=path.name)
-        return _bounded(path, iter(rows), max_rows)
+        if extent is not None and extent > last:
+            raise _used_below(path, extent)
+
+        def rows() -> Iterator[list[Any]]:  # streamed, as the CSV rows are
+            for n, row in enumerate(ws.iter_rows(values_only=True, max_col=200,
+                                                 max_row=last + 1), start=1):
+                if n > last:  # a sheet without a <dimension> saying how far it goes
+                    raise _used_below(path, n)
+                yield list(row)
+        return _bounded(path, rows(), max_rows)
     finally:
         wb.close()
+
+
+def _used_below(path: Path, row: int) -> SpecError:
+    return SpecError(f"its first sheet is used down to row {row:,}, far below where items "
+                     "can be: delete the rows under the last item (select them, Delete) and "
+                     "save, or save the sheet as CSV", file=path.name)
+
+
+SEMICOLONS = ("is separated by semicolons (Excel saves 'CSV' so where the comma is the "
+              "decimal sign); save it as 'CSV UTF-8 (comma delimited)'")
+"""What is said of a CSV file saved with semicolons (a table, a pilot)."""
 
 
 def _cell_text(value: Any) -> str:
