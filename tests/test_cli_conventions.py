@@ -266,6 +266,7 @@ def test_counts_take_the_noun_in_their_number(n, noun, plural, text):
     (["bogus"], "error: No such command 'bogus'. Commands: "),
     # click words it "No such option '--nope'" from 8.2, "No such option: --nope" before
     (["collect", "--nope"], "error: No such option"),
+    (["--nope", "status"], "error: No such option"),  # before the command: the group's own
     (["remind", "--min-days", "nan"], "error: Invalid value for '--min-days': 'nan': give a "
                                       "number of days, 0 or more (see 'sheetflow remind "
                                       "--help')"),
@@ -283,5 +284,6 @@ def test_a_usage_error_is_one_line_exit_2(tmp_path, args, line):
     assert result.exit_code == 2, result.output
     (only,) = result.output.strip().splitlines()
     assert only.startswith(line), only
-    assert only.endswith(f"(see 'sheetflow {args[0]} --help')") or args[0] == "bogus" or \
+    where = "sheetflow" if args[0].startswith("-") else f"sheetflow {args[0]}"
+    assert only.endswith(f"(see '{where} --help')") or args[0] == "bogus" or \
         args[0] == "plan", only

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -52,7 +52,10 @@ class SheetflowGroup(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         remember_json(ctx, args)
-        return super().parse_args(ctx, args)
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:  # an unknown option before the command
+            _usage_error_line(ctx, exc)
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
         name = click.utils.make_str(args[0]) if args else ""
@@ -68,15 +71,7 @@ class SheetflowGroup(click.Group):
         try:
             return super().invoke(ctx)
         except click.UsageError as exc:
-            # one line, as every other error: click's own form takes four (usage, a
-            # pointer to --help, a blank line, the error)
-            if json_requested(ctx):
-                click.echo(dumps({"ok": False, "exit_code": exc.exit_code,
-                                  "errors": [exc.format_message()]}))
-            where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
-            click.echo(f"error: {exc.format_message().rstrip('.')} (see '{where} --help')",
-                       err=True)
-            raise click.exceptions.Exit(exc.exit_code) from None
+            _usage_error_line(ctx, exc)
         except click.ClickException as exc:
             if json_requested(ctx):
                 click.echo(dumps({"ok": False, "exit_code": exc.exit_code,
@@ -93,6 +88,20 @@ class SheetflowGroup(click.Group):
                                   "errors": [message]}))
             click.echo(f"\n{message}", err=True)
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+
+
+def _usage_error_line(ctx: click.Context, exc: click.UsageError) -> NoReturn:
+    """Answer a usage error in one line, as every other error, and exit with its code.
+
+    click's own form takes four lines (usage, a pointer to --help, a blank line, the
+    error).
+    """
+    if json_requested(ctx):
+        click.echo(dumps({"ok": False, "exit_code": exc.exit_code,
+                          "errors": [exc.format_message()]}))
+    where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
+    click.echo(f"error: {exc.format_message().rstrip('.')} (see '{where} --help')", err=True)
+    raise click.exceptions.Exit(exc.exit_code) from None
 
 
 @click.group(cls=SheetflowGroup, context_settings={"help_option_names": ["-h", "--help"]},
