@@ -20,7 +20,7 @@ from sheetflow.spec.templates import init_study
 COMMANDS = {
     "init": [], "check": [], "generate": [], "verify": [], "status": [], "collect": [],
     "remind": [], "import-judges": ["judges.jsonl"], "analyze": [], "demo": [],
-    "plan": ["--simulations", "5", "--n-boot", "20"],
+    "plan": ["--simulations", "20", "--n-boot", "40"],
     "lock": [], "send": [], "fetch": [],
 }
 # (command, folder kind) -> exit code; folder kinds: "empty" folder, "initialised" study
@@ -272,6 +272,12 @@ def test_counts_take_the_noun_in_their_number(n, noun, plural, text):
                                       "--help')"),
     (["remind", "--min-days", "-1"], "error: Invalid value for '--min-days': '-1': give a "
                                      "number of days, 0 or more"),
+    # one resample gave every design width 0, "meets" and "cheapest"
+    (["plan", ".", "--n-boot", "1"], "error: Invalid value for '--n-boot': 1 is too few: a 95% "
+                                     "interval from fewer comes out narrow by construction; "
+                                     "give 40 or more"),
+    (["plan", ".", "--simulations", "19"], "error: Invalid value for '--simulations': 19 is "
+                                           "too few"),
     (["plan", ".", "--raters", "6-2"], "error: '6-2' runs backwards; give it low to high, like "
                                        "2-6"),
 ])

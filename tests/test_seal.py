@@ -79,7 +79,7 @@ def test_the_untouched_seal_verifies(study):
 def test_plan_lock_bypass_is_refused(study):
     """Edit the spec, write its new hash into plan.lock.json: the key still says the old."""
     spec = study / "study.toml"
-    spec.write_text(spec.read_text(encoding="utf-8").replace("n_boot = 1000", "n_boot = 10"),
+    spec.write_text(spec.read_text(encoding="utf-8").replace("n_boot = 1000", "n_boot = 40"),
                     encoding="utf-8")
     lock = json.loads(_lock(study).read_text(encoding="utf-8"))
     lock["spec_hash"] = load_study(study).hash

@@ -34,6 +34,10 @@ CASES = [
      lambda d: _replace(d / "study.toml", "{ min = 0, max = 1, points = 0 }",
                         "{ min = 1, max = 1, points = 0 }"),
      ["study.toml", "id=depth", "must start at 0"]),
+    # one resample made every bootstrap interval of the analysis width 0
+    ("too few bootstrap resamples", "paired-rubric",
+     lambda d: _replace(d / "study.toml", "n_boot = 1000", "n_boot = 39"),
+     ["study.toml", "'n_boot' = 39 is too few for a 95% interval", "at least 40"]),
     ("duplicate dimension id", "paired-rubric",
      lambda d: _replace(d / "study.toml", "[[totals]]",
                         '[[dimensions]]\nid = "notes"\nkind = "text"\n\n[[totals]]'),

@@ -75,6 +75,21 @@ class Days(click.ParamType):
         return days
 
 
+class Enough(click.IntRange):
+    """A whole count with a floor below which the result would not mean what it says."""
+
+    def __init__(self, minimum: int, why: str):
+        super().__init__(min=minimum)
+        self.why = why
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> int:
+        number = click.INT.convert(value, param, ctx)
+        if number < self.min:
+            self.fail(f"{number} is too few: {self.why}; give {self.min} or more", param, ctx)
+        return number
+
+
 def colour_wanted() -> bool | None:
     """``False`` when ``NO_COLOR`` is set (any value); else ``None``: click decides (tty)."""
     return False if os.environ.get("NO_COLOR") else None

@@ -7,7 +7,12 @@ from typing import Any
 
 import click
 
-from .common import EXIT_DATA, Output, command
+from ..spec.model import MIN_RESAMPLES
+from .common import EXIT_DATA, Enough, Output, command
+
+# the fewest simulated studies per design: a median width, or a share of studies at
+# 0.8, from fewer moves by a whole step when one study changes
+MIN_SIMULATIONS = 20
 
 
 def _usage(message: str) -> Exception:
@@ -63,9 +68,12 @@ def _floats(text: str | None) -> list[float] | None:
 @click.option("--items", "items_text", help="Item counts, e.g. 10,25,50,100,200.")
 @click.option("--cost-rater", type=float, default=0.0, help="Fixed cost per rater.")
 @click.option("--cost-item", type=float, default=0.0, help="Cost of one rater rating one item.")
-@click.option("--simulations", type=click.IntRange(1), default=100, show_default=True,
+@click.option("--simulations", default=100, show_default=True,
+              type=Enough(MIN_SIMULATIONS, "a median width or a share of studies needs more"),
               help="Simulated studies per design.")
-@click.option("--n-boot", type=click.IntRange(1), default=500, show_default=True,
+@click.option("--n-boot", default=500, show_default=True,
+              type=Enough(MIN_RESAMPLES, "a 95% interval from fewer comes out narrow by "
+                                         "construction"),
               help="Bootstrap resamples per simulated study.")
 @click.option("--seed", type=int, help="Seed (default: the plan's seed).")
 @click.option("--assurance", type=float, help="ICC: plan with Zou (2012) at this assurance.")

@@ -6,7 +6,18 @@ import math
 from typing import Any
 
 from .base import LoaderBase
-from .model import ANALYSES, DESIGNS, ICC_FORMS, Arm, Band, Design, Plan, Repeats, SecondRater
+from .model import (
+    ANALYSES,
+    DESIGNS,
+    ICC_FORMS,
+    MIN_RESAMPLES,
+    Arm,
+    Band,
+    Design,
+    Plan,
+    Repeats,
+    SecondRater,
+)
 
 
 class DesignLoader(LoaderBase):
@@ -145,6 +156,15 @@ class DesignLoader(LoaderBase):
         if not isinstance(params, dict):
             self.fail("'params' must be a table", where)
             params = {}
-        return Plan(run, seed, self._int(t, "n_boot", where, 1000, minimum=0) or 0,
-                    tuple(bands), dict(targets), icc_form, params)
+        return Plan(run, seed, self._resamples(t, where), tuple(bands), dict(targets),
+                    icc_form, params)
+
+    def _resamples(self, t: dict, where: str) -> int:
+        """``n_boot``: 0 (no bootstrap intervals) or enough for a 95% interval."""
+        n_boot = self._int(t, "n_boot", where, 1000, minimum=0) or 0
+        if 0 < n_boot < MIN_RESAMPLES:
+            self.fail(f"'n_boot' = {n_boot} is too few for a 95% interval (it comes out "
+                      f"narrow by construction); give 0 (no intervals) or at least "
+                      f"{MIN_RESAMPLES}, 1000 for a final analysis", where)
+        return n_boot
 

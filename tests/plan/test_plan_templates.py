@@ -111,6 +111,6 @@ def test_readme_plan_examples_run(tmp_path):
     folder = init_study(tmp_path / "my-study")
     for line in lines:
         args = line.split("#")[0].split()
-        quick = [] if "icc" in args else ["--simulations", "10", "--n-boot", "50"]
+        quick = [] if "icc" in args else ["--simulations", "20", "--n-boot", "50"]
         result = CliRunner().invoke(cli, ["plan", str(folder), *args, *quick])
         assert result.exit_code == 0, (line, result.output)
