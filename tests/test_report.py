@@ -128,3 +128,20 @@ def test_longest_text_is_the_pandas_reading_of_the_first_500_values():
         column = pd.Series(values, dtype=object)
         lengths = column.dropna().astype(str).head(500).str.len()
         assert _longest_text(column) == (int(lengths.max()) if len(lengths) else 0), k
+
+
+def test_data_sheet_shows_whole_scores_as_whole_numbers(analysis, tmp_path):
+    """A score of 5 read "5.000" on the Data sheet, like a measurement; a column with a
+    fraction in it keeps its decimals."""
+    from sheetflow.report.cells import whole_number_formats
+
+    wb = openpyxl.load_workbook(write_analysis_workbook(analysis, tmp_path / "a.xlsx"))
+    data = wb["Data"]
+    header = [c.value for c in data[1]]
+    values = [row[header.index("value")] for row in data.iter_rows(min_row=2)]
+    numbers = [c for c in values if isinstance(c.value, (int, float))]
+    assert numbers and {c.number_format for c in numbers} == {"0"}
+    fmt = {"count": "whole"}
+    table = pd.DataFrame({"a": [5.0, np.nan, 2.0], "b": [4.5, 1.0, np.nan],
+                          "c": ["x", 3.0, None], "d": ["x", 0.25, None]})
+    assert whole_number_formats(table, fmt) == {"a": "whole", "c": "whole"}

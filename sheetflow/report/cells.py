@@ -268,9 +268,11 @@ def _missing(value: Any) -> bool:
 
 
 def table_sheet(wb: xlsxwriter.Workbook, title: str, table: pd.DataFrame,
-                fmt: dict[str, Any], *, top: int = 0, words: bool = True) -> Worksheet:
+                fmt: dict[str, Any], *, top: int = 0, words: bool = True,
+                number_formats: dict[str, Any] | None = None) -> Worksheet:
     """A sheet holding ``table`` from row ``top``: frozen header, filters, printed
-    legibly (:func:`~sheetflow.workbook.printing.set_print`, header repeated)."""
+    legibly (:func:`~sheetflow.workbook.printing.set_print`, header repeated).
+    ``number_formats``: as for :func:`write_table`."""
     ws = table_worksheet(wb, title)
     widths = column_widths(table, words=words)
     ws.freeze_panes(top + 1, 0)
@@ -278,11 +280,34 @@ def table_sheet(wb: xlsxwriter.Workbook, title: str, table: pd.DataFrame,
         ws.set_column(j, j, width)
     ws.set_row(top, row_points([(header_words(c) if words else str(c), w)
                                 for c, w in zip(table.columns, widths, strict=True)]))
-    write_table(ws, top, table, fmt, words=words, widths=widths)
+    write_table(ws, top, table, fmt, words=words, widths=widths,
+                number_formats=number_formats)
     if len(table.columns):
         ws.autofilter(top, 0, top + max(len(table), 1), len(table.columns) - 1)
     set_print(ws, widths, header_rows=top + 1)
     return ws
+
+def whole_number_formats(table: pd.DataFrame, fmt: dict[str, Any]) -> dict[str, Any]:
+    """The count format for each float column whose values are all whole numbers.
+
+    Scores are floats once a column holds a blank (NaN); shown as "0.000" a score of 5
+    reads as a measurement, not the point the rater chose.
+    """
+    out = {}
+    for col, values in table.items():
+        kind = values.dtype.kind if isinstance(values.dtype, np.dtype) else "O"
+        if kind == "f":
+            numbers = values.to_numpy()
+        elif kind == "O":  # text and numbers mixed (the Data sheet's "value")
+            numbers = np.array([v for v in values.tolist() if isinstance(v, (int, float))
+                                and not isinstance(v, bool)], dtype=float)
+        else:
+            continue
+        finite = numbers[np.isfinite(numbers)]
+        if finite.size and bool(np.all(finite == np.round(finite))):
+            out[col] = fmt["count"]
+    return out
+
 
 def fmt_value(value: Any) -> str:
     return "n/a" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)

@@ -14,7 +14,7 @@ from xlsxwriter.worksheet import Worksheet
 from ..analysis import Analysis
 from ..errors import close_workbook
 from ..workbook.printing import row_points, set_print, text_lines
-from .cells import OPTIONS, created, formats, table_sheet
+from .cells import OPTIONS, created, formats, table_sheet, whole_number_formats
 from .charts import chart_data_sheet, confidence_chart, direction_chart
 from .large import csv_path, digest, is_large, large_tables, note, write_csv
 from .summary_sheet import summary_sheet
@@ -51,9 +51,14 @@ SHEET_TITLES = {
 
 def _sheet_or_digest(wb: xlsxwriter.Workbook, name: str, title: str, table: pd.DataFrame,
                      fmt: dict[str, Any], *, words: bool = True) -> Worksheet:
-    """The table on its own sheet, or for a large one a note and its digest."""
+    """The table on its own sheet, or for a large one a note and its digest.
+
+    The Data sheet (``words`` False: the table as analysed) shows whole-number
+    columns as whole numbers.
+    """
     if not is_large(table):
-        return table_sheet(wb, title, table, fmt, words=words)
+        own = None if words else whole_number_formats(table, fmt)
+        return table_sheet(wb, title, table, fmt, words=words, number_formats=own)
     ws = table_sheet(wb, title, digest(name, table), fmt, top=2, words=words)
     ws.write_string(0, 0, note(name, table), fmt["bold"])
     return ws
