@@ -145,3 +145,25 @@ def test_data_sheet_shows_whole_scores_as_whole_numbers(analysis, tmp_path):
     table = pd.DataFrame({"a": [5.0, np.nan, 2.0], "b": [4.5, 1.0, np.nan],
                           "c": ["x", 3.0, None], "d": ["x", 0.25, None]})
     assert whole_number_formats(table, fmt) == {"a": "whole", "c": "whole"}
+
+
+def test_methods_text_is_split_between_references_not_inside_one():
+    """A long reference list was cut after "for categorical data." and went on with
+    "Biometrics 33, 159-174." in the next row."""
+    from sheetflow.report.workbook import METHODS_WIDTHS, _pieces
+
+    refs = [f"Author{i}, A. B., & Other, C. (19{i:02d}). A long title about measurement of "
+            f"agreement number {i} for categorical data. Biometrics {i}, 159-174."
+            for i in range(40)]
+    text = "Intro sentence one. " + "Intro, with commas, many. " * 5 + "\n" + "\n".join(refs)
+    pieces = _pieces(text, METHODS_WIDTHS[1])
+    assert len(pieces) > 1
+    lines = text.split("\n")
+    for piece in pieces[1:]:
+        assert piece.split("\n")[0] in lines, piece[:60]  # starts where a reference does
+    assert " ".join(pieces).replace("\n", " ") == text.replace("\n", " ")
+    # a single sentence too long for one piece is split after a comma
+    long = "Seeds: " + ", ".join(f"R{i}: {10**9 + i}" for i in range(600)) + "."
+    split = _pieces(long, METHODS_WIDTHS[1])
+    assert len(split) > 1 and all(p.endswith(",") for p in split[:-1])
+    assert " ".join(split) == long

@@ -137,15 +137,31 @@ def methods_sheet(wb: xlsxwriter.Workbook, analysis: Analysis, fmt: dict[str, An
     set_print(ws, METHODS_WIDTHS, landscape=True)
 
 
+# a sentence ends at a full stop or semicolon after a small letter, digit or bracket,
+# before a capital: "Gwet, K. L. (2014)." and "et al. (2009)" stay whole
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]][.;]) (?=[A-Z])")
+
+
 def _pieces(text: str, width: float) -> list[str]:
-    """``text`` split after a full stop, comma or semicolon into pieces of at most
-    :data:`METHODS_LINES` wrapped lines (one piece when it is short enough; the seeds of
-    hundreds of packs are one long list)."""
+    """``text`` split into pieces of at most :data:`METHODS_LINES` wrapped lines (one
+    piece when it is short enough; the seeds of hundreds of packs are one long list).
+
+    Pieces end at a line break (between references), else between sentences; only a
+    sentence too long on its own is split after a comma. So a citation is not cut in
+    two.
+    """
+    parts = []  # (text, what joins it to the part before)
+    for n, line in enumerate(text.split("\n")):
+        for m, sentence in enumerate(_SENTENCE_END.split(line)):
+            pieces = [sentence] if text_lines(sentence, width) <= METHODS_LINES \
+                else re.split(r"(?<=,) ", sentence)
+            parts.extend((piece, "\n" if n and not m and not k else " ")
+                         for k, piece in enumerate(pieces))
     pieces, current = [], ""
-    for sentence in re.split(r"(?<=[.,;]) ", text):
-        candidate = f"{current} {sentence}".strip() if current else sentence
+    for part, joint in parts:
+        candidate = f"{current}{joint}{part}" if current else part
         if current and text_lines(candidate, width) > METHODS_LINES:
             pieces.append(current)
-            candidate = sentence
+            candidate = part
         current = candidate
     return [*pieces, current] if current or not pieces else pieces
