@@ -143,6 +143,9 @@ def test_no_template_warns(tmp_path, template):
      ["hypotheses H2: better = 'cell_b_opus' is not one of the design's arms"]),
     ("judge-likert", 'min_delta = 0.30 },', 'min_delta = "0.30" },',
      ["hypotheses H2: min_delta = '0.30' must be a number"]),
+    ("judge-likert", 'relation = ">="', 'relation = "=>"',
+     ["hypotheses H4: relation = '=>' must be \">\" (a tie is not in the direction) or "
+      "\">=\" (a tie is)"]),
 ])
 def test_a_misspelt_arm_in_the_plan_is_refused(tmp_path, template, old, new, words):
     """A misspelt improved arm made direction agreement 0.000 (FAIL) where the truth

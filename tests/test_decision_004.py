@@ -2,11 +2,14 @@
 
 Every judge gives the same score on all six dimensions of a cell, so each trio mean
 is known exactly: A = 3, B = 4, C = 3, D = 4 in every task. H2 (B - A), H3 (D - C) and
-H4 (D - A) are all +1 in 3 of 3 tasks and no cell is critical: PILOT PASS. With D
-planted equal to A (the same three judges' scores, dealt to the judges in another
-order, so only float noise can differ), H4 is a tie in every task: not directional,
-PILOT FAIL (the old rule, delta >= 0 when no margin is asked, said PASS). With one
-judge's workbook missing the trio is incomplete: "incomplete", exit 1.
+H4 (D - A) are all +1 in 3 of 3 tasks and no cell is critical: PILOT PASS.
+
+Ties: a cell planted equal to A gets the same three judges' scores dealt to the judges
+in another order, so only float noise can differ. H2 says "B > A": with B tied to A,
+H2 is not directional in any task, PILOT FAIL. H4 says "D >= A" (the protocol's own
+sign): with D tied to A (and C planted at 2, so H3 stays +1), H4 holds in every task,
+PILOT PASS (it had failed, as if H4 said ">"). With one judge's workbook missing the
+trio is incomplete: "incomplete", exit 1.
 """
 
 from __future__ import annotations
@@ -42,15 +45,16 @@ def _set(record: dict, scores: list[list[int]]) -> None:
     record["trio_critical_fail"] = sum(m < 2.0 for m in means) >= 2
 
 
-def _planted(root: Path, tie: bool) -> Path:
+def _planted(root: Path, tie: str | None) -> Path:
     lines = (root / "judge-outputs.example.jsonl").read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines]
     a_scores = [[2, 4, 3, 3, 3, 3], [3, 3, 3, 3, 3, 3], [4, 2, 3, 3, 3, 3]]  # means 3, 3, 3
     for r in records:
-        level = {"A": 3, "B": 4, "C": 3, "D": 4}[r["cell_id"]]
+        level = {"A": 3, "B": 4, "C": 2 if tie == "H4" else 3, "D": 4}[r["cell_id"]]
+        tied = {"H2": "B", "H4": "D"}.get(tie or "")
         if r["cell_id"] == "A":
             _set(r, a_scores)
-        elif r["cell_id"] == "D" and tie:
+        elif r["cell_id"] == tied:
             _set(r, a_scores[::-1])  # the same scores, dealt to other judges
         else:
             _set(r, [[level] * 6] * 3)
@@ -59,7 +63,7 @@ def _planted(root: Path, tie: bool) -> Path:
     return path
 
 
-def _run(root: Path, tie: bool = False, drop: str | None = None):
+def _run(root: Path, tie: str | None = None, drop: str | None = None):
     init_study(root, "judge-likert")
     generate_packs(root)
     result = import_judges(root, _planted(root, tie), window=WINDOW)
@@ -113,21 +117,40 @@ def test_planted_pass(tmp_path):
     assert [(c.value, c.number_format) for c in trio[1:]] == [(3, "0"), (3, "0")]
 
 
-def test_an_exact_tie_is_not_directional(tmp_path):
+def test_an_exact_tie_is_not_directional_for_a_strict_hypothesis(tmp_path):
     root = tmp_path / "tie"
-    out, summary, pilot = _run(root, tie=True)
+    out, summary, pilot = _run(root, tie="H2")
     assert out.exit_code == 0, out.output
-    h4 = [h for h in summary["hypotheses"] if h["hypothesis"] == "H4"]
-    assert len(h4) == 3 and all(abs(h["delta"]) < 1e-12 for h in h4)
-    assert not any(h["directional_pass"] for h in h4)
-    check = _checks(summary)["H4 directional in >= 2 tasks"]
+    h2 = [h for h in summary["hypotheses"] if h["hypothesis"] == "H2"]
+    assert len(h2) == 3 and all(abs(h["delta"]) < 1e-12 for h in h2)
+    assert not any(h["directional_pass"] for h in h2)
+    check = _checks(summary)["H2 directional in >= 2 tasks"]
     assert (check["value"], check["passed"]) == (0, False)
+    assert "a tie is not directional" in check["note"]
     assert summary["decision"]["status"] == "fail"
-    assert pilot["aggregate"]["h4_pass_count"] == 0
+    assert pilot["aggregate"]["h2_pass_count"] == 0
     assert pilot["aggregate"]["pilot_verdict"] == "FAIL"
     rows = _summary_rows(root)
     assert rows[2] == "DECISION: FAIL"
-    assert any(r.startswith("- H4 directional in >= 2 tasks 0 (target 2) not met") for r in rows)
+    assert any(r.startswith("- H2 directional in >= 2 tasks 0 (target 2) not met") for r in rows)
+
+
+def test_an_exact_tie_holds_h4_which_says_at_least(tmp_path):
+    """Protocol 004: "H4 - Sovereignty bridge: Cell D trio mean >= Cell A trio mean"."""
+    root = tmp_path / "tie4"
+    out, summary, pilot = _run(root, tie="H4")
+    assert out.exit_code == 0, out.output
+    by = {(h["task"], h["hypothesis"]): h for h in summary["hypotheses"]}
+    h4 = [h for (_, name), h in by.items() if name == "H4"]
+    assert len(h4) == 3 and all(abs(h["delta"]) < 1e-12 and h["directional_pass"] for h in h4)
+    assert all(h["delta"] == pytest.approx(1.0) for (_, name), h in by.items() if name != "H4")
+    check = _checks(summary)["H4 directional in >= 2 tasks"]
+    assert (check["value"], check["passed"]) == (3, True)
+    assert "a tie counts" in check["note"]
+    assert summary["decision"]["status"] == "pass"
+    assert pilot["aggregate"]["h4_pass_count"] == 3
+    assert pilot["aggregate"]["pilot_verdict"] == "PASS"
+    assert _summary_rows(root)[2] == "DECISION: PASS"
 
 
 def test_a_missing_judge_makes_the_pilot_incomplete(tmp_path):
@@ -170,6 +193,8 @@ def test_equal_cell_means_give_a_delta_of_exactly_zero(monkeypatch):
     ctx = SimpleNamespace(param=lambda name, default=None: params.get(name, default))
     row = p004._hypotheses(ctx).iloc[0]
     assert row["delta"] == 0.0 and not row["directional_pass"] and row["threshold_pass"]
+    params["hypotheses"][0]["relation"] = ">="  # "at least": the same tie holds it
+    assert bool(p004._hypotheses(ctx).iloc[0]["directional_pass"])
 
 
 def test_the_rule_says_the_default_tolerance_in_words():

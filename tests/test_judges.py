@@ -155,28 +155,34 @@ def test_pilot_summary_follows_the_documents_schema_and_its_numbers(study):
             assert row[f"cell_{cell}_trio_mean"] == pytest.approx(trio[(task, cell)], abs=2e-4)
         assert row["h2_delta_opus"] == pytest.approx(trio[(task, "B")] - trio[(task, "A")],
                                                      abs=2e-4)
-        assert row["h4_directional_pass"] == (trio[(task, "D")] - trio[(task, "A")] > 1e-9)
+        # H4 says "D >= A" (relation ">="): a tie holds it
+        assert row["h4_directional_pass"] == (trio[(task, "D")] - trio[(task, "A")] >= -1e-9)
     agg = summary["aggregate"]
     assert agg["h2_pass_count"] == sum(r["h2_directional_pass"]
                                        for r in summary["results_per_task"].values())
     assert agg["pilot_verdict"] in ("PASS", "FAIL")
 
 
-def test_an_exact_tie_is_not_directional(study, tmp_path):
+@pytest.mark.parametrize(("cell", "hypothesis", "key", "holds"), [
+    ("B", "h2", "h2_delta_opus", False),  # H2 says "B > A": a tie is not directional
+    ("D", "h4", "h4_delta_sovereignty", True),  # H4 says "D >= A": a tie holds it
+])
+def test_an_exact_tie_is_directional_only_for_at_least(study, tmp_path, cell, hypothesis,
+                                                       key, holds):
     _, records = _records(study)
     by = {(r["task_id"], r["cell_id"]): r for r in records}
-    for task in ("task-1", "task-2", "task-3"):  # D equals A exactly: H4 is a tie everywhere
-        by[(task, "D")]["judge_opus"] = dict(by[(task, "A")]["judge_opus"])
-        by[(task, "D")]["judge_gpt"] = dict(by[(task, "A")]["judge_gpt"])
-        by[(task, "D")]["judge_minimax"] = dict(by[(task, "A")]["judge_minimax"])
-        for key in ("trio_mean", "trio_strict_pass", "trio_critical_fail"):
-            by[(task, "D")][key] = by[(task, "A")][key]
+    for task in ("task-1", "task-2", "task-3"):  # the cell equals A exactly in every task
+        for judge in ("judge_opus", "judge_gpt", "judge_minimax"):
+            by[(task, cell)][judge] = dict(by[(task, "A")][judge])
+        for field in ("trio_mean", "trio_strict_pass", "trio_critical_fail"):
+            by[(task, cell)][field] = by[(task, "A")][field]
     result = import_judges(study, _write(tmp_path, records), window=WINDOW)
     summary = json.loads(result.summary_path.read_text(encoding="utf-8"))
     for row in summary["results_per_task"].values():
-        assert row["h4_delta_sovereignty"] == 0 and row["h4_directional_pass"] is False
-    assert summary["aggregate"]["h4_pass_count"] == 0
-    assert summary["aggregate"]["pilot_verdict"] == "FAIL"
+        assert row[key] == 0 and row[f"{hypothesis}_directional_pass"] is holds
+    assert summary["aggregate"][f"{hypothesis}_pass_count"] == (3 if holds else 0)
+    if not holds:
+        assert summary["aggregate"]["pilot_verdict"] == "FAIL"
 
 
 def test_records_are_checked_against_themselves_and_the_items(study, tmp_path):

@@ -187,6 +187,8 @@ def test_judge_likert_is_protocol_004(study_dir):
     hyps = {h["id"]: h for h in s.plan.params["hypotheses"]}
     assert set(hyps) == {"H2", "H3", "H4"}
     assert hyps["H4"]["min_delta"] == 0.0
+    assert hyps["H4"]["relation"] == ">="  # the protocol: "Cell D trio mean >= Cell A"
+    assert "relation" not in hyps["H2"] and "relation" not in hyps["H3"]  # ">"
     assert len(s.raters) == 3
     assert len(s.items) == 12  # 3 tasks x 4 cells
 

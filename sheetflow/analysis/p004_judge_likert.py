@@ -5,7 +5,9 @@ judges`` (every rater of the study when there is no mapping). A judge with no sc
 for an item leaves that item's trio mean undefined (never a mean of two), and a judge
 missing from the analysis makes the decision "incomplete". A hypothesis is
 directional when its delta exceeds ``[analysis.params] direction_tolerance`` (default
-1e-9): an exact tie, or float noise around one, is not directional.
+1e-9): an exact tie, or float noise around one, is not directional. A hypothesis stated
+"at least" (``relation = ">="``, protocol 004's H4 "Cell D trio mean >= Cell A trio
+mean") is directional when its delta is not below 0 beyond the tolerance: a tie is.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..judges.records import DIRECTION_TOLERANCE
+from ..spec.hypotheses import directional as hypothesis_directional
 from ..spec.study import Study
 from ..stats._util import rounded_difference
 from .context import Context, add_verdict, empty_reason
@@ -101,14 +104,17 @@ def _hypotheses(ctx: Context) -> pd.DataFrame:
             # showed -8.88E-16 for a tie
             delta = rounded_difference(better, worse)
             min_delta = float(h.get("min_delta", 0.0))
-            # direction: better by more than the tolerance; a tie is never directional
-            directional = bool(delta > tolerance)
+            # direction: better by more than the tolerance; a tie only where the
+            # hypothesis says "at least" (">=")
+            relation = h.get("relation", ">")
+            directional = hypothesis_directional(delta, tolerance, relation)
             rows.append({"task": task, "hypothesis": h["id"], "label": h.get("label", ""),
-                         "better": h["better"], "worse": h["worse"], "better_mean": better,
+                         "better": h["better"], "worse": h["worse"], "relation": relation,
+                         "better_mean": better,
                          "worse_mean": worse, "delta": delta, "min_delta": min_delta,
                          "tolerance": tolerance,
                          "threshold_pass": bool(delta >= min_delta - 1e-12),
-                         "directional_pass": directional and np.isfinite(delta),
+                         "directional_pass": directional,
                          "reason": "" if np.isfinite(delta) else "a cell has no scores"})
     return pd.DataFrame(rows)
 
@@ -159,13 +165,15 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
                          not absent, len(present), len(judges),
                          "missing: " + ", ".join(absent) if absent else "")]
     above = _above(direction_tolerance(ctx))
+    relations = {h["id"]: h.get("relation", ">") for h in ctx.param("hypotheses", [])}
     checks += [flag_check(f"{h} directional in >= {need} tasks", n >= need, n, need,
-                          f"delta {above}; a tie is not directional")
+                          _direction_words(relations.get(h, ">"), above))
                for h, n in pilot["pass_counts"].items()]
     checks.append(flag_check("no critical failure", pilot["critical_failures"] == 0,
                              pilot["critical_failures"], 0,
                              "items below the critical mark on a majority of judges"))
-    rule = (f"PILOT PASS when every hypothesis is directionally right (delta {above}) "
+    rule = (f"PILOT PASS when every hypothesis is directionally right (delta {above}, "
+            "or at least 0 for a hypothesis stated with >=) "
             f"in at least {need} tasks and no item is a "
             f"critical failure, with the locked trio ({', '.join(judges)}) complete "
             "(protocol 004); otherwise PILOT FAIL")
@@ -176,6 +184,13 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
         decision.reasons = [f"the locked trio is incomplete: no scores from "
                             f"{', '.join(absent)}"]
     return decision
+
+
+def _direction_words(relation: str, above: str) -> str:
+    """The check's note: what counts as the hypothesis's direction."""
+    if relation == ">=":
+        return "delta at least 0 (the hypothesis says >=): a tie counts"
+    return f"delta {above}; a tie is not directional"
 
 
 def methods(study: Study) -> list[tuple[str, str]]:
@@ -190,7 +205,9 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "decision incomplete. Hypothesis delta = trio mean of the better cell minus the "
          "worse cell per task; directional pass = delta > "
          f"{float(study.plan.params.get('direction_tolerance', DIRECTION_TOLERANCE)):g} "
-         "(direction_tolerance; an exact tie is not directional); threshold pass = delta "
+         "(direction_tolerance; an exact tie is not directional), or for a hypothesis "
+         "stated with >= (relation, as H4: Cell D >= Cell A) delta >= 0 to within that "
+         "tolerance (a tie is directional); threshold pass = delta "
          ">= the hypothesis's min_delta. Pilot PASS when each hypothesis passes "
          "directionally in the plan's minimum number of tasks and no item is a critical "
          "failure."),

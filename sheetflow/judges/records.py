@@ -18,7 +18,9 @@ recomputed and names every mismatch by line, record and field:
 :func:`pilot_summary` builds the document's ``pilot-summary.json`` from checked
 records: costs, call counts, execution window, ``results_per_task`` and
 ``aggregate``. Trio means are recomputed from the judges' scores. A hypothesis is
-directional when its delta exceeds the plan's tolerance (an exact tie is not).
+directional when its delta exceeds the plan's tolerance (an exact tie is not), or for
+one stated "at least" (``relation = ">="``) when its delta is not below 0 beyond that
+tolerance (a tie is).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from ..spec.hypotheses import directional as hypothesis_directional
 
 DIMENSIONS = ("completeness", "accuracy", "synthesis", "judgment", "actionability",
               "structure")
@@ -307,7 +311,7 @@ def pilot_summary(records: list[dict[str, Any]], judges: list[str],
             base = h["id"].lower()
             row[f"{base}_delta_{h.get('name', 'delta')}"] = \
                 None if delta is None else round(delta, 4)
-            directional = delta is not None and delta > tolerance
+            directional = hypothesis_directional(delta, tolerance, h.get("relation", ">"))
             row[f"{base}_directional_pass"] = directional
             counts[h["id"]] += directional
         per_task[task] = row

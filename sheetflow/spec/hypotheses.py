@@ -5,10 +5,13 @@ A study lists them once::
     [analysis.params]
     hypotheses = [
       { id = "H2", better = "cell_b", worse = "cell_a", min_delta = 0.30 },
+      { id = "H4", better = "cell_d", worse = "cell_a", relation = ">=" },
     ]
 
 Each compares the ``better`` arm's trio mean with the ``worse`` arm's, per task
-(:mod:`sheetflow.analysis.p004_judge_likert`). An arm id misspelt here would compare
+(:mod:`sheetflow.analysis.p004_judge_likert`). ``relation`` is the hypothesis's own
+sign: ``">"`` (the default: "B > A", a tie is not in its direction) or ``">="`` ("D >=
+A": a tie is; see :func:`directional`). An arm id misspelt here would compare
 a cell with no scores and leave the hypothesis undefined in every task; ``check``
 names it instead.
 """
@@ -18,6 +21,29 @@ from __future__ import annotations
 from typing import Any
 
 PARAM = "hypotheses"
+RELATIONS = (">", ">=")
+
+
+def directional(delta: float | None, tolerance: float, relation: str = ">") -> bool:
+    """Whether ``delta`` (better minus worse) lies in the hypothesis's direction.
+
+    Parameters
+    ----------
+    delta : float or None
+        None or NaN (a cell without scores) is never directional.
+    tolerance : float
+        What rounding may leave of a tie (``direction_tolerance``).
+    relation : {">", ">="}
+        ``">"``: above ``tolerance`` (a tie is not directional); ``">="``: at or above
+        ``-tolerance`` (a tie, to within rounding, is).
+
+    Returns
+    -------
+    bool
+    """
+    if delta is None or delta != delta:
+        return False
+    return bool(delta >= -tolerance) if relation == ">=" else bool(delta > tolerance)
 
 
 def problems(value: Any, arms: set[str]) -> list[str]:
@@ -51,4 +77,7 @@ def problems(value: Any, arms: set[str]) -> list[str]:
         delta = h.get("min_delta", 0.0)
         if isinstance(delta, bool) or not isinstance(delta, (int, float)):
             out.append(f"{where}: min_delta = {delta!r} must be a number")
+        if h.get("relation", ">") not in RELATIONS:
+            out.append(f"{where}: relation = {h['relation']!r} must be \">\" (a tie is "
+                       "not in the direction) or \">=\" (a tie is)")
     return out
