@@ -70,6 +70,58 @@ def test_a_return_claiming_another_rater_is_refused(tmp_path, template):
     assert mine["rater_id"] in found.message
 
 
+@pytest.mark.parametrize("template", ["paired-rubric", "answer-review"])
+@pytest.mark.parametrize("removed", ["sheet", "ids"])
+def test_a_forged_claim_without_rows_does_not_put_the_genuine_return_out(tmp_path, template,
+                                                                         removed):
+    """A rater took their own workbook, claimed another's identity and deleted every row
+    proof (the answer sheet, or its hidden ids, and the row table). Both files were
+    then ``duplicate-rater`` and the genuine return was not used: the panel was
+    incomplete and nothing could be analysed."""
+    root, packs = _study(tmp_path, template)
+    mine, victim = packs[0], packs[1]
+    fill_openpyxl(root / L.PACKS_DIR / victim["file"], root / "returns" / victim["file"],
+                  plan_answers(victim))
+    filled = tmp_path / "filled.xlsx"
+    fill_openpyxl(root / L.PACKS_DIR / mine["file"], filled, plan_answers(mine))
+    forged = root / "returns" / ("copy-" + victim["file"])
+    _impersonate(filled, forged, victim)
+    wb = openpyxl.load_workbook(forged)
+    ws = wb[L.IDENTITY_SHEET]
+    for r in range(L.IDENTITY_ROW_TABLE_FIRST, ws.max_row + 1):
+        for c in range(1, 5):
+            ws.cell(r, c).value = None
+    if removed == "sheet":
+        del wb[L.SCORING_SHEET]
+    else:
+        for row in wb[L.SCORING_SHEET].iter_rows(min_col=1, max_col=1):
+            row[0].value = None
+    wb.save(forged)
+    result = collect(root, write=False)
+    by_name = {f.file: f for f in result.report.files}
+    assert by_name[victim["file"]].used, [i.message for i in result.report.issues]
+    assert not by_name[forged.name].used
+    codes = {(i.file, i.code) for i in result.report.issues}
+    assert (forged.name, "rows-unproven") in codes
+    assert not any(code == "duplicate-rater" for _, code in codes)
+    assert {r["rater_id"] for r in result.ratings} == {victim["rater_id"]}
+
+
+def test_a_file_name_mismatch_does_not_say_the_file_counted(tmp_path):
+    """The warning said "it was counted for EV-02" of a file whose rows proved it was
+    not EV-02's, and that counted for nobody."""
+    root, packs = _study(tmp_path, "paired-rubric")
+    mine, other = packs[0], packs[1]
+    filled = tmp_path / "filled.xlsx"
+    fill_openpyxl(root / L.PACKS_DIR / mine["file"], filled, plan_answers(mine))
+    _impersonate(filled, root / "returns" / mine["file"], other)
+    result = collect(root, write=False)
+    (status,) = result.report.files
+    assert not status.used
+    (warning,) = [i for i in result.report.issues if i.code == "file-name-mismatch"]
+    assert "counted" not in warning.message and other["rater_id"] in warning.message
+
+
 def test_rows_edited_to_match_no_pack_are_refused(tmp_path):
     root, packs = _study(tmp_path, "keep-known")
     pack = packs[0]

@@ -90,6 +90,10 @@ class PackCheck:
     rows_of: str | None = None
     """``None`` while the rows may be the claimed pack's; else the pack id they prove
     (another rater's), or ``""`` when they prove no pack at all."""
+    rows_proven: bool = False
+    """Whether some answer line, or the row table, carries this pack's own hidden row
+    ids. Keyed by the study's secret, they cannot be made from any other workbook: a
+    file without them (its sheet or ids deleted) may claim the pack but not prove it."""
     read: bool = False
     """Whether the answers were read (not when the sheet is missing, or its lines are
     not where the pack put them): only then does ``answered``/``required`` mean
@@ -367,6 +371,7 @@ class FileChecker:
             if any(values):
                 found.append(values)
         if found == self.plan.row_table or found == row_table(self.plan.pack, legacy=True):
+            self.result.rows_proven = bool(found)
             return True
         for other in self.job.manifest.packs():  # rare: only for an edited row table
             if other["identity"]["pack_id"] != self.head.pack_id and \
@@ -425,6 +430,7 @@ class FileChecker:
         if found and not any(key in by_key_expected for _, key in found):
             self._foreign_rows({i for _, key in found for i in key.split()})
             return False
+        self.result.rows_proven |= any(key in by_key_expected for _, key in found)
         ok = True
         for row, key in found:
             if key not in by_key_expected:

@@ -10,6 +10,11 @@
   reply sent after every other file, it stands for the rater and the others are
   ``superseded`` (asking "which one is yours?" of a rater who did as asked would be
   false).
+* **A file that cannot prove its pack.** Row ids are keyed per pack by the study's
+  secret, so only the pack's own workbook carries them. A file claiming the pack
+  without any (its answer sheet or ids deleted) beside one that has them is
+  ``rows-unproven``: counted for nobody, so a forged claim cannot put the rater's own
+  return out of use.
 * **Otherwise** every file of the pack gets ``duplicate-rater`` and none is used until
   the coordinator removes the wrong one (only the rater can say which is theirs).
 """
@@ -41,6 +46,7 @@ class Work(Protocol):
     issues: list[Issue]
     as_sent: bool
     superseded_by: str
+    rows_proven: bool
 
     @property
     def rater(self) -> str:
@@ -78,12 +84,27 @@ def settle_rivals(works: list[Any], journal: Journal) -> None:
     """Every pack with two or more files: the newest after a reply stands, or else all
     are ``duplicate-rater``."""
     for group in _by_pack(works):
+        group = _proven_only(group)
         if len(group) < 2 or _fixed_after_reply(group, journal):
             continue
         for work in group:
             others = ", ".join(w.name for w in group if w is not work)
             work.issues.append(issue("duplicate-rater", file=work.name, rater=work.rater,
                                      detail=f"also {others}"))
+
+
+def _proven_only(group: list[Work]) -> list[Work]:
+    """The files of one pack that prove it by their rows, when any does; the others
+    are set aside (``rows-unproven``, counted for nobody)."""
+    proven = [w for w in group if w.rows_proven]
+    if not proven or len(proven) == len(group):
+        return group
+    for work in group:
+        if not work.rows_proven:
+            work.issues.append(issue("rows-unproven", file=work.name, rater=work.rater,
+                                     detail=work.rater))
+            work.head = None
+    return proven
 
 
 def _by_pack(works: list[Any]) -> list[list[Work]]:

@@ -367,6 +367,7 @@ class _FileWork:
     answered: int = 0
     required: int = 0
     answers_read: bool = False  # the pack's answers were read (see PackCheck.read)
+    rows_proven: bool = False  # its rows carry the pack's keyed ids (PackCheck.rows_proven)
     self_check: SelfCheckInput | None = None
     member: int = -1  # a saved message's attachment (see .mailbox)
     sender: str = ""  # the address the file's message came from, when known
@@ -511,7 +512,7 @@ class _Collector:
             work.head = None
             return
         work.answered, work.required = check.answered, check.required
-        work.answers_read = check.read
+        work.answers_read, work.rows_proven = check.read, check.rows_proven
         work.self_check = check.self_check
         work.answers, work.saved_by = check.answers, result.saved_by
         if check.block is not None:

@@ -110,14 +110,21 @@ _TYPES = (
     _t("unknown-rater", ERROR, "The rater named in the workbook is not in the manifest.",
        "The rater {detail} is not part of this study. Ask the coordinator."),
     _t("file-name-mismatch", WARNING, "The file name points to another rater than its contents.",
-       "The file name suggests rater {detail}, but the workbook belongs to rater {rater}; "
-       "it was counted for {rater}. Check who sent it."),
+       # whether it counts for {rater} is for its rows to prove (it may count for nobody)
+       "The file name suggests rater {detail}, but the workbook says it is rater {rater}'s. "
+       "Check who sent it."),
     _t("rows-from-other-rater", ERROR, "The rows match another rater's workbook.",
        "The rows in this workbook are those of rater {detail}'s workbook, not of {rater}'s. "
        "Each rater must fill in their own workbook."),
     _t("rows-not-this-rater", ERROR, "The hidden row ids match no rater's workbook.",
        "The hidden row ids on sheet '{sheet}' are not those of rater {rater}'s workbook "
        "(they were edited or come from elsewhere). Each rater must return their own "
+       "workbook, changed only in the answer cells."),
+    _t("rows-unproven", ERROR, "The workbook claims a rater but carries none of that "
+       "rater's hidden row ids, while another file does.",
+       "This workbook says it is rater {detail}'s, but none of its rows carries the hidden "
+       "ids of {detail}'s workbook (its answer sheet or those ids were removed), while "
+       "another file does; it was counted for nobody. Each rater must return their own "
        "workbook, changed only in the answer cells."),
     _t("duplicate-file", WARNING, "The same file (identical bytes) was given more than once.",
        "This file is an exact copy of {detail}; it was counted once."),
