@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import hashlib
 import io
 import json
 import shutil
@@ -83,6 +84,11 @@ def test_manifest_in_another_form_is_read_whole(paired, tmp_path):
     path = other / "packs" / "manifest.json"
     path.write_text(json.dumps(json.loads(path.read_text(encoding="utf-8")), indent=1),
                     encoding="utf-8")
+    # as a study generated in that form: its seal records that manifest
+    lock = other / "sealed" / "plan.lock.json"
+    record = json.loads(lock.read_text(encoding="utf-8"))
+    record["manifest_sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    lock.write_text(json.dumps(record), encoding="utf-8")
     manifest = open_manifest(other)
     assert manifest.temporary and [manifest.pack(h) for h in manifest.heads] == packs
     copy = Path(manifest.path)

@@ -5,6 +5,7 @@ manifest written by the previous version still reads."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import pickle
 import re
@@ -108,6 +109,11 @@ def test_a_format_1_manifest_collects_like_the_compact_one(both_forms, tmp_path)
     old = tmp_path / "old"
     shutil.copytree(root, old)
     _manifest_path(old).write_bytes(both_forms["paired-rubric"][2])
+    # as a study generated in that form: its seal records that manifest
+    lock = old / "sealed" / "plan.lock.json"
+    record = json.loads(lock.read_text(encoding="utf-8"))
+    record["manifest_sha256"] = hashlib.sha256(both_forms["paired-rubric"][2]).hexdigest()
+    lock.write_text(json.dumps(record), encoding="utf-8")
     manifest = open_manifest(old)
     assert not manifest.temporary and manifest.inflater is not None
     assert not manifest.inflater.shapes  # nothing to inflate: every card is whole

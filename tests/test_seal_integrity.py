@@ -325,3 +325,66 @@ def test_outputs_of_one_analyze_share_a_run_and_a_mix_is_named(tmp_path):
     assert status.exit_code == 1 and "mixes runs" in status.output
     code, text = _analyze_cli(root)  # a new run makes out/ whole again
     assert code == 0 and CliRunner().invoke(cli, ["verify", str(root)]).exit_code == 0
+
+
+def _swap_two_cards(root) -> bytes:
+    """Swap the items of two cards in every pack of the manifest (what an edited
+    manifest does to unblinding: each card's ratings go to the other item)."""
+    path = root / L.PACKS_DIR / L.MANIFEST_FILE
+    original = path.read_bytes()
+    manifest = open_manifest(root)
+    ids = [case["item_id"] for case in next(manifest.packs())["cards"]]
+    manifest.close()
+    a, b = ids[0].encode(), ids[1].encode()
+    path.write_bytes(original.replace(a, b"\0").replace(b, a).replace(b"\0", b))
+    return original
+
+
+def test_an_edited_manifest_is_refused_by_collect(tmp_path):
+    """Edited before collect and restored after, the manifest moved ratings to other
+    items; verify and analyze then passed on the shifted results."""
+    root = _returned(tmp_path)
+    _swap_two_cards(root)
+    result = CliRunner().invoke(cli, ["collect", str(root)])
+    assert result.exit_code == 3, result.output
+    assert "packs/manifest.json has sha256" in result.output + result.stderr
+    assert "changed after generate" in result.output + result.stderr
+    assert not (root / "out" / "ratings.csv").exists()
+
+
+def test_a_manifest_and_plan_lock_edited_together_fail_the_seal(tmp_path):
+    """The plan lock alone recorded the manifest's hash, outside the published key
+    hash: rewriting both passed 'verify --key-sha256'."""
+    root = _returned(tmp_path)
+    published = (root / "sealed" / "key.sha256").read_text(encoding="utf-8").split()[0]
+    _swap_two_cards(root)
+    lock = root / "sealed" / "plan.lock.json"
+    record = json.loads(lock.read_text(encoding="utf-8"))
+    record["manifest_sha256"] = hashlib.sha256(
+        (root / L.PACKS_DIR / L.MANIFEST_FILE).read_bytes()).hexdigest()
+    lock.write_text(json.dumps(record), encoding="utf-8")
+    check = verify_seal(root, published=published)
+    assert not check.ok
+    assert any("records manifest sha256" in p and "key.json sealed" in p for p in check.problems)
+    result = CliRunner().invoke(cli, ["verify", str(root), "--key-sha256", published])
+    assert result.exit_code == 3, result.output
+
+
+def test_a_missing_manifest_fails_the_seal(tmp_path):
+    root = _returned(tmp_path)
+    (root / L.PACKS_DIR / L.MANIFEST_FILE).unlink()
+    check = verify_seal(root)
+    assert any(p.startswith("packs/manifest.json is missing") for p in check.problems)
+
+
+def test_the_key_and_the_secret_are_their_owners_alone(tmp_path):
+    """They were written world-readable (0644 in a 0755 folder): anyone with an account
+    on the machine could read every card's arm and forge the collection's mark."""
+    import stat
+
+    root = init_study(tmp_path / "s", "paired-rubric")
+    generate_packs(root)
+    sealed = root / "sealed"
+    assert stat.S_IMODE(sealed.stat().st_mode) == 0o700
+    for name in ("key.json", "secret"):
+        assert stat.S_IMODE((sealed / name).stat().st_mode) == 0o600, name

@@ -42,6 +42,7 @@ from typing import IO, Any, NamedTuple
 
 from ..packs.journal import Journal, read_journal
 from ..packs.manifest import Manifest, PackHead, open_manifest
+from ..packs.seal import sealed_manifest_sha256
 from ..spec.study import Study, load_study
 from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L
@@ -324,7 +325,8 @@ def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
              workers: int | None, write: bool, study: Study,
              progress: Callable[[int, int], None] | None,
              now: dt.datetime | None = None) -> Collection:
-    manifest = open_manifest(root)
+    # the manifest maps each card to its item: only the one sealed at generate
+    manifest = open_manifest(root, sealed_manifest_sha256(root))
     known_study(str(root), study)  # forked reader children need not load it again
     journal = read_journal(root)
     try:

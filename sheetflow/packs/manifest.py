@@ -22,6 +22,7 @@ inflate, and a format-1 manifest (every card whole) reads unchanged.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import MissingStepError, SheetflowError
+from ..errors import MissingStepError, SealError, SheetflowError
 from ..workbook import layout as L
 from .manifest_form import Inflater
 
@@ -160,13 +161,17 @@ class Manifest:
             self.temporary = False
 
 
-def open_manifest(root: Path) -> Manifest:
+def open_manifest(root: Path, sealed: str | None = None) -> Manifest:
     """Index ``root/packs/manifest.json`` (see the module notes).
 
     Parameters
     ----------
     root : Path
         The study folder.
+    sealed : str, optional
+        The sha256 the manifest was sealed with. When given, the file is read once,
+        hashed, and those bytes are indexed from a private copy: a manifest edited
+        before (or while) the returns are read cannot map a card to another item.
 
     Returns
     -------
@@ -177,12 +182,39 @@ def open_manifest(root: Path) -> Manifest:
     ------
     MissingStepError
         There is no manifest (``generate`` has not run).
+    SealError
+        ``sealed`` is given and the manifest's sha256 differs.
     SheetflowError
         The manifest is not valid JSON or lacks pack identities.
     """
     path = root / L.PACKS_DIR / L.MANIFEST_FILE
     if not path.is_file():
         raise MissingStepError(f"{path}: no manifest", f"sheetflow generate {root}")
+    if sealed is None:
+        return _open(path)
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != sealed:
+        raise SealError(f"{L.PACKS_DIR}/{L.MANIFEST_FILE} has sha256 {digest} but the seal "
+                        f"records {sealed}: the manifest was changed after generate; restore "
+                        "it from the generate run")
+    fd, copy = tempfile.mkstemp(prefix="sheetflow-manifest-", suffix=".json")
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    try:
+        manifest = _open(Path(copy))
+    except BaseException:
+        Path(copy).unlink(missing_ok=True)
+        raise
+    if manifest.path == copy:
+        manifest.temporary = True  # indexed in place: the copy goes with it
+    else:
+        Path(copy).unlink(missing_ok=True)  # rewritten into a copy of its own
+    return manifest
+
+
+def _open(path: Path) -> Manifest:
+    """Index the manifest at ``path``: in place when compact, else a full private copy."""
     try:
         found = _index(path)
     except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError):

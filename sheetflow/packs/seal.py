@@ -29,7 +29,7 @@ from typing import Any
 
 from ..errors import MissingStepError, SealError, UsageError
 from ..spec.study import Study, load_study
-from .secret import SECRET_FILE, parse_secret, secret_sha256, write_secret
+from .secret import SECRET_FILE, parse_secret, secret_sha256, write_private, write_secret
 
 SEALED_DIR = "sealed"
 KEY_FILE = "key.json"
@@ -104,14 +104,17 @@ def write_seal(root: Path, key: dict[str, Any], *, spec_hash: str, manifest_sha2
     """
     sealed = root / SEALED_DIR
     sealed.mkdir(parents=True, exist_ok=True)
+    sealed.chmod(0o700)  # the key and the secret: their owner's alone
     at = stage or (lambda path: path)
     write_secret(at(sealed / SECRET_FILE), secret)
+    # the manifest maps each card to its item: the key (and so the published hash)
+    # commits to it, so an edited manifest and plan lock cannot move ratings unseen
     key = {**key, "spec_hash": spec_hash, "inputs": dict(inputs or {}),
-           "secret_sha256": secret_sha256(secret)}
+           "secret_sha256": secret_sha256(secret), "manifest_sha256": manifest_sha256}
     key_bytes = dump_json(key)
     key_sha = hashlib.sha256(key_bytes).hexdigest()
     key_path = sealed / KEY_FILE
-    at(key_path).write_bytes(key_bytes)
+    write_private(at(key_path), key_bytes)
     hash_path = sealed / KEY_HASH_FILE
     at(hash_path).write_bytes(f"{key_sha}  {KEY_FILE}\n".encode())
     lock = {"spec_hash": spec_hash, "key_sha256": key_sha, "manifest_sha256": manifest_sha256,
@@ -242,7 +245,7 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
     _check_spec_hashes(check, key, lock, study.hash)
     _check_inputs(check, key, lock, study)
     record = _check_lock_record(check, sealed)
-    _check_manifest(check, root, record or lock)
+    _check_manifest(check, root, record or lock, key if record is None else None)
     return check
 
 
@@ -408,13 +411,46 @@ def sealed_input_names(study: Study) -> list[str]:
     return [name] if isinstance(name, str) and name else []
 
 
-def _check_manifest(check: SealCheck, root: Path, lock: dict[str, Any]) -> None:
+def _check_manifest(check: SealCheck, root: Path, lock: dict[str, Any],
+                    key: dict[str, Any] | None) -> None:
+    """The manifest must be the one sealed: the plan lock's (or the data lock's record)
+    and, for keys that record it, the key's own."""
     path = root / "packs" / "manifest.json"
     recorded = lock.get("manifest_sha256")
-    if recorded and path.is_file() and sha256_file(path) != recorded:
+    in_key = (key or {}).get("manifest_sha256")
+    if in_key and recorded != in_key:
+        check.problems.append(f"{SEALED_DIR}/{PLAN_LOCK_FILE} records manifest sha256 "
+                              f"{recorded} but {KEY_FILE} sealed {in_key}: the plan lock was "
+                              "edited after generate")
+        return
+    if recorded and not path.is_file():
+        check.problems.append(f"packs/manifest.json is missing (sha256 {recorded} was "
+                              "sealed); restore it from the generate run")
+    elif recorded and sha256_file(path) != recorded:
         check.problems.append(f"packs/manifest.json has sha256 {sha256_file(path)} but "
                               f"{SEALED_DIR}/{PLAN_LOCK_FILE} records {recorded}: the manifest "
                               "was changed after generate")
+
+
+def sealed_manifest_sha256(root: Path) -> str | None:
+    """The sha256 the manifest was sealed with: the data lock's record's when there is
+    one (the lock adds packs), else the plan lock's; None for no seal.
+
+    Read by ``collect`` (which never opens the key): :func:`verify_seal` ties the plan
+    lock's value to the key's.
+    """
+    sealed = root / SEALED_DIR
+    for name in (LOCK_RECORD_FILE, PLAN_LOCK_FILE):
+        path = sealed / name
+        if path.is_file():
+            try:
+                doc = json.loads(path.read_bytes().decode("utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+                raise SealError(f"{SEALED_DIR}/{name} is not valid JSON: the seal is "
+                                "damaged; restore it from the generate run") from None
+            value = doc.get("manifest_sha256") if isinstance(doc, dict) else None
+            return value if isinstance(value, str) else None
+    return None
 
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import random
 import re
 import secrets
@@ -62,9 +63,19 @@ def parse_secret(data: bytes, path: Path) -> bytes:
 
 
 def write_secret(path: Path, secret: bytes) -> None:
-    """Store ``secret`` at ``path`` as hex (the file is private to the coordinator)."""
+    """Store ``secret`` at ``path`` as hex, readable by its owner alone (whoever reads
+    it can forge the collection's mark)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(secret.hex().encode("ascii") + b"\n")
+    write_private(path, secret.hex().encode("ascii") + b"\n")
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` with permissions for its owner alone (0600), set
+    before any byte is written."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # an existing file keeps its mode through O_CREAT
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
 
 
 def new_secret() -> bytes:
