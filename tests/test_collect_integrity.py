@@ -204,3 +204,26 @@ def test_a_row_inserted_inside_a_card_is_one_clear_error(tmp_path):
     found = [(i.code, i.severity) for i in result.report.issues]
     assert found == [("answer-line-moved", "error")], found
     assert "Rows were sorted, inserted or moved" in result.report.issues[0].message
+
+
+def test_a_formula_hidden_behind_an_xml_comment_is_refused(tmp_path):
+    """The scan looked for a formula only right after the cell's start tag: behind an
+    XML comment it went unseen, and the cell's stored value was taken as typed."""
+    import zipfile
+
+    root, packs = _study(tmp_path, "paired-rubric")
+    pack = packs[0]
+    filled = tmp_path / "filled.xlsx"
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], filled, plan_answers(pack))
+    target = root / "returns" / pack["file"]
+    with zipfile.ZipFile(filled) as src, zipfile.ZipFile(target, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename.startswith("xl/worksheets/sheet"):
+                data = data.replace(b"><v>", b"><!-- x --><f>1</f><v>", 1)
+            dst.writestr(info, data)
+    result = collect(root, write=False)
+    (status,) = result.report.files
+    assert not status.used
+    (refusal,) = [i for i in result.report.issues if i.code == "formula-hidden"]
+    assert refusal.file == pack["file"] and "sheet '" in refusal.message

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 import signal
 
+import pytest
+
 from sheetflow.collect import safety
 from sheetflow.collect.safety import Limits, column_number, inspect_file, scan_sheet
 from sheetflow.collect.sandbox import Sandbox
@@ -60,6 +62,20 @@ def test_scan_sheet_extent_and_formulas():
     assert scan.formulas[(10, 5)] == (b' t="shared" si="0"', b"")
 
 
+@pytest.mark.parametrize("cell", [
+    b'<c r="C5"><!-- x --><f>1</f><v>7</v></c>',  # a comment before the formula
+    b'<c r="C5"><v>7</v><f>1</f></c>',  # the value first
+    b'<c r="C5" t="e"><!-- x --><f>1</f><v>#N/A</v></c>',  # by position (an error cell)
+])
+def test_a_formula_the_scan_cannot_place_is_named(cell):
+    """A comment before the formula hid it from the scan, and collect took the stored
+    value (7) for what the cell shows (1): no spreadsheet program writes either."""
+    xml = b'<sheetData><row r="5"><c r="A5"><v>1</v></c>' + cell + b"</row></sheetData>"
+    assert scan_sheet(xml).unplaced == 1
+    plain = xml.replace(cell, b'<c r="C5"><f>1</f><v>1</v></c>')
+    assert scan_sheet(plain).unplaced == 0 and (5, 3) in scan_sheet(plain).formulas
+
+
 # cell tags as writers and forgers spell them: '<c r="' first (the fast path), r later
 # or single-quoted, a tab, a second r, a bad first r, self-closing, a prefix, no r
 _CELL_TAGS = ['<c r="{ref}"{attrs}>{body}</c>', '<c r="{ref}"{attrs}/>',
@@ -99,7 +115,9 @@ def test_scan_sheet_fast_path_finds_what_the_general_regex_finds():
         want = _plain_scan(xml)
         scan = scan_sheet(xml)
         if want is None:  # some cell has no address: placed by position instead
-            assert scan == safety._scan_by_position(xml)
+            placed = safety._scan_by_position(xml)
+            assert (scan.extent, scan.formulas, scan.errors) == \
+                (placed.extent, placed.formulas, placed.errors)
         else:
             assert (scan.extent, scan.formulas) == want, xml
 

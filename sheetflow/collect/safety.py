@@ -22,7 +22,7 @@ import io
 import re
 import zipfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from operator import itemgetter
 from pathlib import Path
 
@@ -55,6 +55,7 @@ _SPACED_CELL_REF = re.compile(rb"<c " + _CELL_TAIL.removeprefix(rb"c\b"), re.DOT
 _SPACED_FLAT_CELL_REF = re.compile(
     _SPACED_CELL_REF.pattern.replace(rb">(.*?)</", rb">([^<]*)</"), re.DOTALL)
 _FORMULA_TAG = re.compile(rb"<f\b")  # (a regex counts them faster than bytes.count)
+_ANY_FORMULA_TAG = re.compile(rb"<" + _NS + rb"f\b")
 _ERROR_CELL_TYPE = re.compile(rb"t=(?:\"e\"|'e')")
 _PREFIXED_C_OR_F = re.compile(rb":[cf]")
 # a cell tag that does not start '<c r="' (its absence also rules out a cell without
@@ -119,11 +120,16 @@ class SheetScan:
     errors : dict
         (row, column) -> the error value (``#DIV/0!``) of each error cell without a
         formula (readers such as python-calamine show these as blank).
+    unplaced : int
+        ``<f>`` tags the scan could not place in a cell: written where no spreadsheet
+        program writes one (after an XML comment, after the cell's value), so a
+        reader would take the cell's stored value for what the formula shows.
     """
 
     extent: tuple[int, int] = (0, 0)
     formulas: dict[tuple[int, int], tuple[bytes, bytes]] = field(default_factory=dict)
     errors: dict[tuple[int, int], str] = field(default_factory=dict)
+    unplaced: int = 0
 
 
 @dataclass
@@ -239,6 +245,9 @@ def _inspect_zip(zf: zipfile.ZipFile, limits: Limits) -> Inspection:
         return Inspection(problem)
     sheets = {name: scan_sheet(zf.read(member))
               for name, member in _sheet_members(zf, names).items()}
+    odd = next((name for name, scan in sheets.items() if scan.unplaced), None)
+    if odd is not None:
+        return Inspection(Problem("formula-hidden", f"sheet '{odd}'"))
     return Inspection(None, sheets)
 
 
@@ -308,13 +317,22 @@ def scan_sheet(data: bytes) -> SheetScan:
     SheetScan
     """
     # each search is a pass over the sheet (4 ms on a 500-case one): each done once
+    prefixes = set(_PREFIXED_C_OR_F.findall(data))
+    tags = len((_ANY_FORMULA_TAG if b":f" in prefixes else _FORMULA_TAG).findall(data))
+    scan = _scan(data, prefixes, tags)
+    if len(scan.formulas) != tags:
+        return replace(scan, unplaced=tags - len(scan.formulas))
+    return scan
+
+
+def _scan(data: bytes, prefixes: set[bytes], tags: int) -> SheetScan:
+    """:func:`scan_sheet` by the fastest pattern that gives the same cells."""
     if _ERROR_CELL_TYPE.search(data):
         return _scan_by_position(data)
-    prefixes = set(_PREFIXED_C_OR_F.findall(data))
     leading_r = _ODD_CELL.search(data) is None
     if _cells_without_address(data, leading_r, b":c" in prefixes):
         return _scan_by_position(data)
-    found = _cell_matches(data, leading_r, prefixes)
+    found = _cell_matches(data, leading_r, prefixes, tags)
     # column by column with C-level maps: a 500-case answer sheet has some 60,000 cells
     last_row = max(map(int, set(map(itemgetter(1), found))), default=0)
     columns = {c: column_number(c.decode("ascii")) for c in set(map(itemgetter(0), found))}
@@ -323,14 +341,16 @@ def scan_sheet(data: bytes) -> SheetScan:
     return SheetScan((last_row, max(columns.values(), default=0)), formulas)
 
 
-def _cell_matches(data: bytes, leading_r: bool, prefixes: set[bytes]) -> list[tuple]:
+def _cell_matches(data: bytes, leading_r: bool, prefixes: set[bytes],
+                  tags: int) -> list[tuple]:
     """What ``_CELL_REF.findall(data)`` gives, by the fastest pattern that gives it.
 
     ``leading_r``: every cell tag starts ``<c r="``; ``prefixes``: which of ":c" and
-    ":f" occur in ``data``. The flat pattern differs from the others only on a
-    formula whose text holds a "<" (the lazy pattern runs on to a later "</f>", the
-    flat one does not match it): if it matched fewer formulas than there are ``<f``
-    tags, the sheet is read again with the lazy one.
+    ":f" occur in ``data``; ``tags``: how many ``<f`` tags it holds. The flat pattern
+    differs from the others only on a formula whose text holds a "<" (the lazy
+    pattern runs on to a later "</f>", the flat one does not match it): if it matched
+    fewer formulas than there are ``<f`` tags, the sheet is read again with the lazy
+    one.
     """
     if b":c" in prefixes:
         return _CELL_REF.findall(data)
@@ -338,7 +358,7 @@ def _cell_matches(data: bytes, leading_r: bool, prefixes: set[bytes]) -> list[tu
         return _PLAIN_CELL_REF.findall(data)
     if b":f" not in prefixes:
         found = _SPACED_FLAT_CELL_REF.findall(data)
-        if sum(map(bool, map(itemgetter(3), found))) == len(_FORMULA_TAG.findall(data)):
+        if sum(map(bool, map(itemgetter(3), found))) == tags:
             return found
     return _SPACED_CELL_REF.findall(data)
 

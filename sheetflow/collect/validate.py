@@ -76,6 +76,11 @@ _TYPES = (
     _t("xml-dtd", ERROR, "An XML part declares a DTD or entities (entity expansion).",
        "Refused for safety: {detail} declares XML entities, which Excel never writes. Ask "
        "the rater to send the original workbook again, and tell the coordinator."),
+    _t("formula-hidden", ERROR, "A formula written where no spreadsheet program puts one.",
+       "Refused: on {detail} a formula is written where Excel and LibreOffice never put "
+       "one (after an XML comment or after the cell's value), so what the cell shows "
+       "cannot be known. Ask the rater to send the workbook again, saved from Excel or "
+       "LibreOffice, and tell the coordinator."),
     _t("strict-ooxml", ERROR, "A workbook saved as Strict Open XML, which sheetflow does not read.",
        "The workbook was saved as 'Strict Open XML Spreadsheet'. Open it and use File > "
        "Save As > 'Excel Workbook (.xlsx)', then send that file."),
