@@ -167,3 +167,17 @@ def test_methods_text_is_split_between_references_not_inside_one():
     split = _pieces(long, METHODS_WIDTHS[1])
     assert len(split) > 1 and all(p.endswith(",") for p in split[:-1])
     assert " ".join(split) == long
+
+
+def test_a_column_blank_on_every_row_is_left_off_its_sheet():
+    """An empty "reason" column (nothing was undefined) and an empty "band" column (the
+    plan sets none) pushed sheets a page to the right when printed."""
+    from sheetflow.report.workbook import without_blank_columns
+
+    table = pd.DataFrame({"measure": ["a", "b"], "alpha": [0.5, np.nan],
+                          "reason": ["", None], "band": [np.nan, pd.NA],
+                          "listed": [[], [1]]})
+    assert list(without_blank_columns(table).columns) == ["measure", "alpha", "listed"]
+    blank = pd.DataFrame({"reason": ["", ""]})
+    assert list(without_blank_columns(blank).columns) == ["reason"]  # kept: nothing else
+    assert without_blank_columns(table.iloc[:0]).shape == (0, 5)

@@ -54,14 +54,37 @@ def _sheet_or_digest(wb: xlsxwriter.Workbook, name: str, title: str, table: pd.D
     """The table on its own sheet, or for a large one a note and its digest.
 
     The Data sheet (``words`` False: the table as analysed) shows whole-number
-    columns as whole numbers.
+    columns as whole numbers, and keeps every column; the other sheets leave out a
+    column blank on every row (a "reason" where nothing was undefined, a "band" the
+    plan does not set), which only pushed the sheet past a printed page's width.
     """
+    if words:
+        table = without_blank_columns(table)
     if not is_large(table):
         own = None if words else whole_number_formats(table, fmt)
         return table_sheet(wb, title, table, fmt, words=words, number_formats=own)
     ws = table_sheet(wb, title, digest(name, table), fmt, top=2, words=words)
     ws.write_string(0, 0, note(name, table), fmt["bold"])
     return ws
+
+
+def without_blank_columns(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` without the columns that are blank (missing or empty text) on every
+    row; a table with no rows, or nothing but blank columns, is kept whole."""
+    if table.empty:
+        return table
+    keep = [col for col, values in table.items() if not all(map(_blank, values.tolist()))]
+    return table[keep] if keep else table
+
+
+def _blank(value: Any) -> bool:
+    """Missing (None, NaN, NA) or empty text."""
+    if isinstance(value, str):
+        return value == ""
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # a list or another container: something to show
+        return False
 
 
 def write_analysis_workbook(analysis: Analysis, path: str | Path, *,
