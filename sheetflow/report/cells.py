@@ -51,9 +51,12 @@ def formats(wb: xlsxwriter.Workbook) -> dict[str, Any]:
         "pass": wb.add_format({"bg_color": "#C6EFCE", "valign": "top"}),
         "fail": wb.add_format({"bg_color": "#FFC7CE", "valign": "top"}),
         "grey": wb.add_format({"font_color": "#666666", "italic": True}),
-        "status_pass": wb.add_format({"bold": True, "font_size": 14, "bg_color": "#C6EFCE"}),
-        "status_fail": wb.add_format({"bold": True, "font_size": 14, "bg_color": "#FFC7CE"}),
-        "status_other": wb.add_format({"bold": True, "font_size": 14, "bg_color": "#FFEB9C"}),
+        "status_pass": wb.add_format({"bold": True, "font_size": 14, "bg_color": "#C6EFCE",
+                                     "text_wrap": True, "valign": "top"}),
+        "status_fail": wb.add_format({"bold": True, "font_size": 14, "bg_color": "#FFC7CE",
+                                     "text_wrap": True, "valign": "top"}),
+        "status_other": wb.add_format({"bold": True, "font_size": 14, "bg_color": "#FFEB9C",
+                                     "text_wrap": True, "valign": "top"}),
     }
 
 

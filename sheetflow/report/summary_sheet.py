@@ -11,7 +11,7 @@ from xlsxwriter.worksheet import Worksheet
 from ..analysis import Analysis
 from ..analysis.decision import shown_against
 from ..words import counted
-from ..workbook.printing import row_points, set_print
+from ..workbook.printing import row_points, set_print, text_lines
 from .cells import fmt_value, number_format, write_cell
 from .charts import alpha_chart, yield_chart
 from .headline import headline_lines
@@ -58,6 +58,7 @@ SUMMARY_WIDTHS = (30.0, 11.0, 11.0, 11.0, 11.0, 11.0, 11.0, 40.0)  # one landsca
 _STATUS_FORMAT = {"pass": "status_pass", "fail": "status_fail"}
 
 LINE_CHARS = int(sum(SUMMARY_WIDTHS))  # one line of text across columns A:H
+HEADLINE_POINTS = 24  # a line of the 14 pt headline
 
 
 def write_line(ws: Worksheet, row: int, text: str, fmt: Any) -> None:
@@ -73,8 +74,10 @@ def _headline_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, A
     """The decision in words, then the rule, reasons, panel and arms (a row each)."""
     lines = headline_lines(s)
     style = fmt[_STATUS_FORMAT.get(s["decision"]["status"], "status_other")]
-    ws.set_row(row, 24)
+    # the coloured box spans the text (in A alone the fill stopped mid-word)
+    ws.merge_range(row, 0, row, len(SUMMARY_WIDTHS) - 1, "", style)
     ws.write_string(row, 0, lines[0], style)
+    ws.set_row(row, HEADLINE_POINTS * text_lines(lines[0], LINE_CHARS * 11 / 14))
     for line in lines[1:]:
         row += 1
         write_line(ws, row, line, fmt["wrap"])
