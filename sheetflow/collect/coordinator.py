@@ -166,7 +166,9 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
     rows = []
     for pack in expected:
         rater = raters.get(pack.rater_id, Rater(pack.rater_id))
-        files = sorted(by_pack.pop(pack.pack_id, []), key=lambda f: (not f.used, f.file))
+        # the file that stands first: the used one, else one not set aside for another
+        files = sorted(by_pack.pop(pack.pack_id, []),
+                       key=lambda f: (not f.used, f.file in set_aside, f.file))
         history = mail_history((mail or {}).get(pack.pack_id, PackMail()))
         linked = linked_to(report.files, pack.pack_id)
         if linked and not files:

@@ -101,9 +101,11 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
         linked = linked_to(files, head.pack_id)
         mine = [f for f in files if f.pack_id == head.pack_id]
         mine += [f for f in linked if sole_link(f)]
-        # the file that stands: a used one before one set aside for it (superseded)
-        best = next((f for f in mine if f.used), mine[0]) if mine else None
         standing = counted_files(mine, aside)
+        # the file that stands for the rater, as collect takes it: the one used, else
+        # one not set aside for their other file (a filled file with errors, never the
+        # untouched pack sent back beside it, whatever the names' order)
+        best = next((f for f in mine if f.used), standing[0]) if mine else None
         out.append(RaterStatus(
             rater=head.rater_id, sitting=head.sitting, file=head.file,
             returned=best is not None,
@@ -112,6 +114,6 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
             warnings=sum(f.warnings for f in standing),
             mail=mail.get(head.pack_id, PackMail()), name=names.get(head.rater_id, ""),
             returned_file=best.file if best else "",
-            other_files=tuple(f.file for f in mine[1:] if f.file in rivals),
+            other_files=tuple(f.file for f in mine if f is not best and f.file in rivals),
             unusable="; ".join(f"{f.file}: {f.link}" for f in linked)))
     return out

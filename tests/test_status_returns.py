@@ -1,0 +1,66 @@
+"""``sheetflow status`` says what collect would: the file that stands for each rater,
+the returns not yet collected, the files that match no pack, and whether a reply is due.
+
+EV-01 returns a filled workbook with one error beside the pack sent back untouched
+(named so that it sorts first); EV-02 and EV-03 return clean workbooks.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from sheetflow.cli import cli
+from sheetflow.collect.pack_status import status
+from sheetflow.collect.run import collect
+from sheetflow.demo.simulate import fill_packs
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.templates import init_study
+from sheetflow.workbook import layout as L
+
+FILLED = "scores-final.xlsx"
+COPY = "copy-of-pack.xlsx"  # sorts before FILLED
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> Path:
+    """Three raters' packs, filled; EV-01's with one error and the untouched pack beside."""
+    root = init_study(tmp_path_factory.mktemp("status") / "s", "paired-rubric")
+    generate_packs(root)
+    files = fill_packs(root, seed=5)
+    pack = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][0]
+    assert pack["rater_id"] == "EV-01"
+    listed = next(a for a in L.iter_answer_cells(pack) if a["validation"]["type"] == "list")
+    wb = openpyxl.load_workbook(files[0])
+    wb[listed["sheet"]][listed["cell"]].value = "Maybe"
+    wb.save(files[0])
+    files[0].rename(root / L.RETURNS_DIR / FILLED)
+    shutil.copyfile(root / L.PACKS_DIR / pack["file"], root / L.RETURNS_DIR / COPY)
+    return root
+
+
+@pytest.fixture
+def study(base, tmp_path) -> Path:
+    """A fresh copy of :func:`base` for a test that changes it."""
+    return Path(shutil.copytree(base, tmp_path / "s"))
+
+
+def test_status_shows_the_filled_file_not_the_pack_sent_back_beside_it(base):
+    """The untouched pack copy sorted first and was shown as the return (0% complete)
+    with the other file's error count; collect uses neither, and works on the filled
+    one."""
+    row = next(r for r in status(base) if r.rater == "EV-01")
+    assert row.returned_file == FILLED
+    assert row.percent_complete is not None and row.percent_complete > 90
+    assert row.errors == 1
+    on_sheet = next(r for r in collect(base, write=False).roster if r.rater_id == "EV-01")
+    assert on_sheet.file.split(", ")[0] == FILLED
+    assert on_sheet.percent_complete == row.percent_complete
+    text = CliRunner().invoke(cli, ["status", str(base)]).stdout
+    line = next(ln for ln in text.splitlines() if ln.startswith("EV-01"))
+    assert line.endswith(FILLED) and " 0% " not in line
