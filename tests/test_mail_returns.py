@@ -269,3 +269,43 @@ def test_after_lock_the_second_raters_invitation_goes_with_the_others(tmp_path):
     name, digest, _ = by_rater[SECOND].attachment
     assert name == second["file"]
     assert digest == sha256((root / L.PACKS_DIR / second["file"]).read_bytes())
+
+
+def test_the_pack_sent_back_names_only_the_file_used_after_a_reply(tmp_path):
+    """The pack came back untouched beside a file with an error; after the reply the
+    fixed file came. The pack-as-sent-again warning listed both filled files, the
+    replaced one too, and said "which is the one used" of the pair."""
+    root = mail_study(tmp_path / "s")
+    pack = packs(root)[0]
+    sender = load_study(root).raters[0].email
+    bad = plan_answers(pack)
+    bad[next(iter(bad))] = ("not a score", "text")
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], tmp_path / "bad.xlsx", bad)
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], tmp_path / "fixed.xlsx",
+                  plan_answers(pack))
+    blank = (root / L.PACKS_DIR / pack["file"]).read_bytes()
+    first = tmp_path / "first.eml"
+    first.write_bytes(reply(sender, [("scores-final.xlsx", (tmp_path / "bad.xlsx").read_bytes()),
+                                     (pack["file"], blank)]))
+    assert run("fetch", str(root), str(first)).exit_code == 0
+    assert not collect(root).valid
+    with smtp_server() as (port, server):
+        result, _ = run_json("send", str(root), "replies", "--yes", "--smtp",
+                             f"127.0.0.1:{port}", "--smtp-security", "none")
+        assert result.exit_code == 0 and len(server.delivered) == 1
+    second = tmp_path / "second.eml"
+    second.write_bytes(reply(sender, [("scores-fixed.xlsx",
+                                       (tmp_path / "fixed.xlsx").read_bytes())],
+                             when=dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)))
+    assert run("fetch", str(root), str(second)).exit_code == 0
+    result = collect(root, write=False)
+    by_sha = {f.sha256: f for f in result.report.files}
+    old = by_sha[sha256((tmp_path / "bad.xlsx").read_bytes())]
+    new = by_sha[sha256((tmp_path / "fixed.xlsx").read_bytes())]
+    copy = by_sha[sha256(blank)]
+    assert new.used and not old.used
+    (again,) = [i for i in result.report.issues if i.file == copy.file]
+    assert again.code == "pack-as-sent-again"
+    assert again.message.endswith(f"beside their filled file ({new.file}), which is the "
+                                  "one used.")
+    assert old.file not in again.message

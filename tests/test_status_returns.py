@@ -64,3 +64,16 @@ def test_status_shows_the_filled_file_not_the_pack_sent_back_beside_it(base):
     text = CliRunner().invoke(cli, ["status", str(base)]).stdout
     line = next(ln for ln in text.splitlines() if ln.startswith("EV-01"))
     assert line.endswith(FILLED) and " 0% " not in line
+
+
+def test_the_pack_sent_back_says_the_filled_file_with_errors_is_not_used(base):
+    """collect's pack-as-sent-again warning said the filled file beside it "is the one
+    used" when that file had an error and was not used."""
+    result = collect(base, write=False)
+    (filled,) = [f for f in result.report.files if f.file == FILLED]
+    assert not filled.used
+    (again,) = [i for i in result.report.issues if i.file == COPY]
+    assert again.code == "pack-as-sent-again"
+    assert "which is the one used" not in again.message
+    assert again.message.endswith(f"it came back beside their filled file ({FILLED}), "
+                                  "which has errors: none is used until they are fixed.")

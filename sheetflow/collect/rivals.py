@@ -52,20 +52,67 @@ class Work(Protocol):
     def rater(self) -> str:
         """The pack's rater id ("" when not identified)."""
 
+    @property
+    def used(self) -> bool:
+        """Whether its ratings are used: identified, no error, not set aside."""
+
+
+def settle_packs(works: list[Any], root: Path, packs: Mapping[str, PackHead],
+                 journal: Journal) -> None:
+    """Which file stands for each pack, once every file is checked: the packs sent back
+    as they were sent are marked, the rivals among the rest settled, and only then are
+    the packs sent back worded, since the words name the file that is used.
+
+    Parameters
+    ----------
+    works : list
+        The files read (each once), as :class:`Work`.
+    root : Path
+        The study folder (the packs as generated are in ``packs/``).
+    packs : mapping of str to PackHead
+        The manifest's packs by pack id.
+    journal : Journal
+        The mail journal (when each file and each reply went).
+    """
+    mark_packs_as_sent(works, root, packs)
+    settle_rivals([w for w in works if not w.as_sent], journal)
+    word_packs_as_sent(works)
+
 
 def mark_packs_as_sent(works: list[Any], root: Path, packs: Mapping[str, PackHead]) -> None:
-    """Mark (and reword) the files that are their pack exactly as generated."""
+    """Mark the files that are their pack exactly as generated."""
     sent: dict[str, str] = {}  # pack id -> sha256 of the file in packs/
     for work in works:
         if work.head is not None and _is_pack_as_sent(work, root / L.PACKS_DIR /
                                                       packs[work.head.pack_id].file, sent):
             work.as_sent = True
+
+
+def word_packs_as_sent(works: list[Any]) -> None:
+    """Replace the issues of each pack sent back as it was sent (its hundreds of blanks)
+    with one line: an error alone, a warning beside the rater's filled file that says
+    which file is used (after :func:`settle_rivals`, when that is known)."""
     for group in _by_pack(works):
-        filled = [w.name for w in group if not w.as_sent]
+        filled = [w for w in group if not w.as_sent]
         for work in (w for w in group if w.as_sent):
-            code = "pack-as-sent-again" if filled else "pack-as-sent"
-            work.issues = [issue(code, file=work.name, rater=work.rater,
-                                 detail=", ".join(filled))]
+            if not filled:
+                work.issues = [issue("pack-as-sent", file=work.name, rater=work.rater)]
+                continue
+            work.issues = [issue("pack-as-sent-again", file=work.name, rater=work.rater,
+                                 beside=_beside(filled))]
+
+
+def _beside(filled: list[Work]) -> str:
+    """What the pack sent back came beside: the filled file used, or else the filled
+    files that stand (not those a newer one replaced), none of them used."""
+    used = [w for w in filled if w.used]
+    if used:
+        return f"file ({used[0].name}), which is the one used"
+    standing = [w.name for w in filled if not w.superseded_by]
+    if len(standing) == 1:
+        return f"file ({standing[0]}), which has errors: none is used until they are fixed"
+    return (f"files ({', '.join(standing)}), which have errors: none is used until they "
+            "are fixed")
 
 
 def _is_pack_as_sent(work: Work, pack: Path, sent: dict[str, str]) -> bool:

@@ -90,7 +90,7 @@ from .outputs import (
 )
 from .protocol_checks import batch_overlaps, sitting_gaps
 from .returns import Entry, NotAFile, escape_controls, file_digest, find_entries
-from .rivals import mark_packs_as_sent, settle_rivals
+from .rivals import settle_packs
 from .safety import Limits, Problem
 from .sandbox import Outcome, Sandbox
 from .senders import Senders
@@ -430,10 +430,9 @@ class _Collector:
                 self._receive(unique[index], outcome)
                 if progress is not None:
                     progress(done, len(jobs))
-        mark_packs_as_sent(unique, self.root, self.packs)
         # after the checks: report every problem at once (a pack sent back as it was
         # sent, beside the rater's filled file, is no rival of it)
-        settle_rivals([w for w in unique if not w.as_sent], self.journal)
+        settle_packs(unique, self.root, self.packs, self.journal)
         for work in works:
             if work.duplicate_of:
                 work.issues.append(issue("duplicate-file", file=work.name,

@@ -138,7 +138,7 @@ _TYPES = (
        "yellow cells, save the file and send that file back."),
     _t("pack-as-sent-again", WARNING, "The blank workbook came back beside the filled one.",
        "This is rater {rater}'s workbook exactly as it was sent, with nothing filled in; "
-       "it came back beside their filled file ({detail}), which is the one used."),
+       "it came back beside their filled {beside}."),
     _t("superseded", WARNING, "An earlier file, replaced by one sent after the reply.",
        "Rater {rater} sent {detail} after the reply asking for fixes; it replaces this "
        "earlier file, which is not used."),
@@ -336,7 +336,8 @@ def issue(code: str, *, file: str = "", sheet: str = "", cell: str = "", rater: 
     value : object
         The offending raw value (shown in the message and kept as text).
     **fields
-        Extra template fields: ``detail``, ``expected``, ``accepted``, ``what``.
+        Extra template fields: ``detail``, ``expected``, ``accepted``, ``what``,
+        ``beside``.
 
     Returns
     -------
@@ -356,7 +357,7 @@ def issue(code: str, *, file: str = "", sheet: str = "", cell: str = "", rater: 
                  rater=rater, case=case, label=label, dimension=dimension, value=shown)
 
 
-_OWN_WORDS = ("what", "expected")
+_OWN_WORDS = ("what", "expected", "beside")
 """Message fields that hold sheetflow's own words (never cut, unlike a cell's value)."""
 
 
