@@ -7,6 +7,7 @@ EV-01 returns a filled workbook with one error beside the pack sent back untouch
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -36,6 +37,8 @@ def base(tmp_path_factory) -> Path:
     pack = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][0]
     assert pack["rater_id"] == "EV-01"
     listed = next(a for a in L.iter_answer_cells(pack) if a["validation"]["type"] == "list")
+    (root / "spare").mkdir()
+    shutil.copyfile(files[0], root / "spare" / files[0].name)  # EV-01's, without the error
     wb = openpyxl.load_workbook(files[0])
     wb[listed["sheet"]][listed["cell"]].value = "Maybe"
     wb.save(files[0])
@@ -48,6 +51,18 @@ def base(tmp_path_factory) -> Path:
 def study(base, tmp_path) -> Path:
     """A fresh copy of :func:`base` for a test that changes it."""
     return Path(shutil.copytree(base, tmp_path / "s"))
+
+
+def _all_clean(root: Path) -> list[Path]:
+    """EV-01's own pack filled without the error, in place of the two files: every
+    return clean. Returns the three files, in manifest order."""
+    returns = root / L.RETURNS_DIR
+    (returns / FILLED).unlink()
+    (returns / COPY).unlink()
+    (spare,) = (root / "spare").iterdir()
+    shutil.copyfile(spare, returns / spare.name)
+    heads = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]
+    return [returns / p["file"] for p in heads]
 
 
 def test_status_shows_the_filled_file_not_the_pack_sent_back_beside_it(base):
@@ -77,3 +92,31 @@ def test_the_pack_sent_back_says_the_filled_file_with_errors_is_not_used(base):
     assert "which is the one used" not in again.message
     assert again.message.endswith(f"it came back beside their filled file ({FILLED}), "
                                   "which has errors: none is used until they are fixed.")
+
+
+def test_status_exits_1_while_returns_are_not_collected(study):
+    """EV-03's file came after the collect: status said "3 of 3 packs returned" and
+    exited 0 while out/ still had EV-03 as not returned (analyze then failed)."""
+    third = _all_clean(study)[2]
+    held = third.rename(study / "spare" / "held.xlsx")
+    assert CliRunner().invoke(cli, ["collect", str(study)]).exit_code == 1  # EV-03 is out
+    held.rename(third)
+    result = CliRunner().invoke(cli, ["status", str(study)])
+    assert result.exit_code == 1, result.output
+    assert "3 of 3 packs returned" in result.stdout
+    assert (f"1 file in returns/ new or changed since the last collect ({third.name}): "
+            "out/ is not current; sheetflow collect is the next step") in result.stdout
+    doc = json.loads(CliRunner().invoke(cli, ["status", str(study), "--json"]).stdout)
+    assert doc["ok"] is False and doc["not_collected"] == [third.name]
+    assert CliRunner().invoke(cli, ["collect", str(study)]).exit_code == 0
+    again = CliRunner().invoke(cli, ["status", str(study)])
+    assert again.exit_code == 0 and "sheetflow collect" not in again.stdout, again.output
+
+
+def test_status_before_any_collect_says_collect_is_next(study):
+    """Every pack back and clean, but never collected: out/ holds nothing to analyze."""
+    _all_clean(study)
+    result = CliRunner().invoke(cli, ["status", str(study)])
+    assert result.exit_code == 1, result.output
+    assert "3 files in returns/ not collected yet (" in result.stdout
+    assert result.stdout.rstrip().endswith("sheetflow collect is the next step")

@@ -117,15 +117,18 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
 
     Reads the returns without writing anything. Exits 0 only when every pack has come
     back without errors and out/ is current; else 1 (a pack not returned, a file with
-    errors or one that could not be read or identified, out/ needing a rerun).
+    errors or one that could not be read or identified, a file in returns/ the last
+    collect did not read (new or changed since, or no collect yet): collect is next,
+    out/ needing a rerun).
 
     Example: sheetflow status my-study --agreement --json
     """
     from ..collect.mail_state import short_time
     from ..collect.outputs import check_run
-    from ..collect.pack_status import status
+    from ..collect.pack_status import status_report
 
-    rows = status(directory)
+    report = status_report(directory)
+    rows = report.packs
     width = max([len(r.name) for r in rows] + [4])
     out.say(f"{'rater':16} {'name':{width}} {'sitting':>7} {'returned':>8} {'complete':>8} "
             f"{'errors':>6} {'warnings':>8}  file returned (or pack sent)", bold=True)
@@ -155,9 +158,12 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     mixed = check_run(directory)
     tail = (f"; {len(unusable)} with a file that cannot be used (sheetflow collect)"
             if unusable else "")
+    stale = report.not_collected
     out.headline(f"{returned} of {len(rows)} packs returned{tail}",
-                 fg="red" if unusable else "green" if returned == len(rows) and not mixed
-                 else "yellow")
+                 fg="red" if unusable else "green"
+                 if returned == len(rows) and not mixed and not stale else "yellow")
+    if stale:  # out/ is not what the returns now say
+        out.say(_not_collected_line(stale, report.collected), fg="yellow")
     for problem in mixed:
         out.warn(problem)
     with_errors = sum(bool(r.errors) for r in rows if r.returned and not r.unusable)
@@ -165,14 +171,23 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
         out.say(f"{counted(with_errors, 'returned pack')} with errors: sheetflow collect "
                 "writes a reply draft to each (out/feedback/), sheetflow send replies sends "
                 "them", fg="red")
-    done = returned == len(rows) and not with_errors and not unusable and not mixed
-    doc: dict[str, Any] = {"ok": done,
-                           "raters": [r.to_dict() for r in rows], "out_mixed": mixed}
+    done = (returned == len(rows) and not with_errors and not unusable and not mixed
+            and not stale)
+    doc: dict[str, Any] = {"ok": done, "raters": [r.to_dict() for r in rows],
+                           "out_mixed": mixed, "not_collected": stale}
     if agreement:
         doc["agreement"] = _agreement_lines(out, directory)
     out.json(doc)
     if not done:  # the table is still worth reading; the exit code says work remains
         click.get_current_context().exit(EXIT_DATA)
+
+
+def _not_collected_line(names: list[str], collected: bool) -> str:
+    """One line: the files of returns/ collect has not read, and that it runs next."""
+    shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+    when = "new or changed since the last collect" if collected else "not collected yet"
+    return (f"{counted(len(names), 'file')} in returns/ {when} ({shown}): out/ is not "
+            "current; sheetflow collect is the next step")
 
 
 def _agreement_lines(out: Output, directory: Path) -> list[dict[str, Any]]:

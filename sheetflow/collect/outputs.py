@@ -479,9 +479,10 @@ def verify_returns(root: str | Path, files: list[dict[str, Any]]) -> dict[str, s
     return used
 
 
-def returns_since_collect(root: str | Path) -> list[str]:
+def returns_since_collect(root: str | Path, *, all_before_first: bool = False) -> list[str]:
     """Files of ``returns/`` whose content the last collect did not read (new, or
-    changed since), by name; empty before any collect.
+    changed since), by name; empty before any collect, unless ``all_before_first``
+    (then every file: none has been collected yet).
 
     A saved message counts as read when every attachment in it was.
     """
@@ -489,6 +490,10 @@ def returns_since_collect(root: str | Path) -> list[str]:
     try:
         files = json.loads(record.read_bytes().decode("utf-8"))["files"]
         read = {str(f.get("sha256", "")) for f in files}
+    except FileNotFoundError:
+        if not all_before_first:
+            return []
+        read = set()
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return []
     out = []

@@ -16,6 +16,7 @@ from ..spec.study import load_study
 from ..workbook import layout as L
 from .links import linked_to, sole_link
 from .mail_state import PackMail, pack_mail
+from .outputs import COLLECTION_FILE, OUT_DIR, returns_since_collect
 from .run import collect
 from .safety import Limits
 from .validate import FileStatus, counted_files, set_aside_files
@@ -54,6 +55,40 @@ class RaterStatus:
         history = {**self.mail.__dict__, "reminded": list(self.mail.reminded)}
         history["returned_at"] = history.pop("returned")
         return {**{k: v for k, v in self.__dict__.items() if k != "mail"}, **history}
+
+
+@dataclass(frozen=True)
+class StatusReport:
+    """What ``sheetflow status`` shows: each pack, and what collect has not read yet."""
+
+    packs: list[RaterStatus]
+    """One per pack in the manifest (:func:`status`)."""
+    not_collected: list[str] = field(default_factory=list)
+    """Files of ``returns/`` the last collect did not read (new, or changed since; all
+    of them before any collect): ``out/`` is not current until collect runs again."""
+    collected: bool = False
+    """Whether collect has written ``out/`` (its record of the files read) before."""
+
+
+def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
+                  limits: Limits | None = None, now: dt.datetime | None = None,
+                  ) -> StatusReport:
+    """:func:`status`, and the returned files collect has not read yet.
+
+    Parameters
+    ----------
+    study_dir, paths, limits, now
+        As in :func:`status`; with ``paths`` given, nothing is said of ``returns/``.
+
+    Returns
+    -------
+    StatusReport
+    """
+    root = Path(study_dir)
+    packs = status(root, paths, limits, now)
+    collected = (root / OUT_DIR / COLLECTION_FILE).is_file()
+    fresh = returns_since_collect(root, all_before_first=True) if paths is None else []
+    return StatusReport(packs, fresh, collected)
 
 
 def status(study_dir: str | Path, paths: list[str | Path] | None = None,
