@@ -120,3 +120,23 @@ def test_status_before_any_collect_says_collect_is_next(study):
     assert result.exit_code == 1, result.output
     assert "3 files in returns/ not collected yet (" in result.stdout
     assert result.stdout.rstrip().endswith("sheetflow collect is the next step")
+
+
+def test_status_names_a_file_that_matches_no_pack_and_exits_1(study):
+    """A damaged file named like no pack: collect reported corrupt-file and exited 1,
+    status showed the three packs back, said nothing of the file and exited 0."""
+    _all_clean(study)
+    (study / L.RETURNS_DIR / "x.xlsx").write_bytes(b"PK\x03\x04garbage")
+    assert CliRunner().invoke(cli, ["collect", str(study)]).exit_code == 1
+    result = CliRunner().invoke(cli, ["status", str(study)])
+    assert result.exit_code == 1, result.output
+    (line,) = [ln for ln in result.stdout.splitlines() if ln.startswith("x.xlsx")]
+    assert line.startswith("x.xlsx: matches no pack of this study: [corrupt-file] The file "
+                           "is damaged or incomplete"), line
+    assert result.stdout.splitlines()[-1] == (
+        "3 of 3 packs returned; 1 file matching no pack (sheetflow collect)")
+    doc = json.loads(CliRunner().invoke(cli, ["status", str(study), "--json"]).stdout)
+    assert doc["ok"] is False and doc["not_collected"] == []
+    (unmatched,) = doc["unmatched"]
+    assert unmatched["file"] == "x.xlsx" and unmatched["errors"] == 1
+    assert unmatched["reason"].startswith("[corrupt-file] ")

@@ -126,6 +126,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     from ..collect.mail_state import short_time
     from ..collect.outputs import check_run
     from ..collect.pack_status import status_report
+    from ..collect.returns import escape_controls
 
     report = status_report(directory)
     rows = report.packs
@@ -158,9 +159,15 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     mixed = check_run(directory)
     tail = (f"; {len(unusable)} with a file that cannot be used (sheetflow collect)"
             if unusable else "")
+    for u in report.unmatched:  # a file no pack row shows: collect reports it too
+        out.say(escape_controls(f"{u.file}: matches no pack of this study: {u.reason}"),
+                fg="red" if u.errors else "yellow")
+    strangers = [u for u in report.unmatched if u.errors]
+    tail += (f"; {counted(len(strangers), 'file')} matching no pack (sheetflow collect)"
+             if strangers else "")
     stale = report.not_collected
     out.headline(f"{returned} of {len(rows)} packs returned{tail}",
-                 fg="red" if unusable else "green"
+                 fg="red" if unusable or strangers else "green"
                  if returned == len(rows) and not mixed and not stale else "yellow")
     if stale:  # out/ is not what the returns now say
         out.say(_not_collected_line(stale, report.collected), fg="yellow")
@@ -172,8 +179,9 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
                 "writes a reply draft to each (out/feedback/), sheetflow send replies sends "
                 "them", fg="red")
     done = (returned == len(rows) and not with_errors and not unusable and not mixed
-            and not stale)
+            and not stale and not strangers)
     doc: dict[str, Any] = {"ok": done, "raters": [r.to_dict() for r in rows],
+                           "unmatched": [u.to_dict() for u in report.unmatched],
                            "out_mixed": mixed, "not_collected": stale}
     if agreement:
         doc["agreement"] = _agreement_lines(out, directory)

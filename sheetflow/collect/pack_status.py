@@ -11,15 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from ..packs.journal import read_journal
-from ..packs.manifest import open_manifest
-from ..spec.study import load_study
+from ..packs.manifest import PackHead, open_manifest
+from ..spec.study import Study, load_study
 from ..workbook import layout as L
 from .links import linked_to, sole_link
 from .mail_state import PackMail, pack_mail
 from .outputs import COLLECTION_FILE, OUT_DIR, returns_since_collect
 from .run import collect
 from .safety import Limits
-from .validate import FileStatus, counted_files, set_aside_files
+from .validate import ERROR, ValidationReport, counted_files, set_aside_files
 
 RETURNS_DIR = L.RETURNS_DIR
 
@@ -58,8 +58,24 @@ class RaterStatus:
 
 
 @dataclass(frozen=True)
+class UnmatchedFile:
+    """A returned file that is no pack's return and is linked to none (a damaged
+    attachment named like no pack, a stranger's workbook, a folder)."""
+
+    file: str
+    reason: str
+    """Its first error (else its first issue), as ``[code] message``."""
+    errors: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """The file as a plain dict."""
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
 class StatusReport:
-    """What ``sheetflow status`` shows: each pack, and what collect has not read yet."""
+    """What ``sheetflow status`` shows: each pack, the files that match no pack, and
+    what collect has not read yet."""
 
     packs: list[RaterStatus]
     """One per pack in the manifest (:func:`status`)."""
@@ -68,12 +84,15 @@ class StatusReport:
     of them before any collect): ``out/`` is not current until collect runs again."""
     collected: bool = False
     """Whether collect has written ``out/`` (its record of the files read) before."""
+    unmatched: list[UnmatchedFile] = field(default_factory=list)
+    """The returned files shown on no pack (:func:`unmatched_files`)."""
 
 
 def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
                   limits: Limits | None = None, now: dt.datetime | None = None,
                   ) -> StatusReport:
-    """:func:`status`, and the returned files collect has not read yet.
+    """:func:`status`, the returned files that match no pack, and those collect has not
+    read yet.
 
     Parameters
     ----------
@@ -85,10 +104,11 @@ def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
     StatusReport
     """
     root = Path(study_dir)
-    packs = status(root, paths, limits, now)
+    heads, study, report, mail = _read_returns(root, paths, limits, now)
     collected = (root / OUT_DIR / COLLECTION_FILE).is_file()
     fresh = returns_since_collect(root, all_before_first=True) if paths is None else []
-    return StatusReport(packs, fresh, collected)
+    return StatusReport(_pack_rows(heads, study, report, mail), fresh, collected,
+                        unmatched_files(report))
 
 
 def status(study_dir: str | Path, paths: list[str | Path] | None = None,
@@ -115,24 +135,34 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
         One per pack in the manifest, in manifest order; writes nothing. A file linked
         to the pack alone (:mod:`.links`) makes it returned, with that file's errors.
     """
-    root = Path(study_dir)
+    return _pack_rows(*_read_returns(Path(study_dir), paths, limits, now))
+
+
+def _read_returns(root: Path, paths: list[str | Path] | None, limits: Limits | None,
+                  now: dt.datetime | None,
+                  ) -> tuple[list[PackHead], Study, ValidationReport, dict[str, PackMail]]:
+    """The packs, the study, collect's report of the returns (written nowhere) and each
+    pack's mail history."""
     manifest = open_manifest(root)
     manifest.close()  # only the pack heads are needed here
     study = load_study(root)
     if paths is None and not (root / RETURNS_DIR).is_dir():
         mail = pack_mail(manifest.heads, [], {}, read_journal(root),
                          deadline=study.mail.deadline, now=now)
-        files: list[FileStatus] = []
-        rivals: set[str] = set()
-        aside: set[str] = set()
-    else:
-        result = collect(root, paths, write=False, limits=limits, now=now)
-        files, mail = result.report.files, result.mail
-        rivals = {i.file for i in result.report.issues if i.code == "duplicate-rater"}
-        aside = set_aside_files(result.report.issues)
+        return manifest.heads, study, ValidationReport([], []), mail
+    result = collect(root, paths, write=False, limits=limits, now=now)
+    return manifest.heads, study, result.report, result.mail
+
+
+def _pack_rows(heads: list[PackHead], study: Study, report: ValidationReport,
+               mail: dict[str, PackMail]) -> list[RaterStatus]:
+    """One :class:`RaterStatus` per pack, in manifest order."""
+    files = report.files
+    rivals = {i.file for i in report.issues if i.code == "duplicate-rater"}
+    aside = set_aside_files(report.issues)
     names = {r.id: " ".join(filter(None, (r.name, r.last_name))) for r in study.raters}
     out = []
-    for head in manifest.heads:
+    for head in heads:
         linked = linked_to(files, head.pack_id)
         mine = [f for f in files if f.pack_id == head.pack_id]
         mine += [f for f in linked if sole_link(f)]
@@ -151,4 +181,31 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
             returned_file=best.file if best else "",
             other_files=tuple(f.file for f in mine if f is not best and f.file in rivals),
             unusable="; ".join(f"{f.file}: {f.link}" for f in linked)))
+    return out
+
+
+def unmatched_files(report: ValidationReport) -> list[UnmatchedFile]:
+    """The returned files no pack row shows: identified as no pack, linked to none (a
+    linked file is named on its packs) and no exact copy of a pack's return (read once,
+    on the original's pack).
+
+    Parameters
+    ----------
+    report : ValidationReport
+        collect's report of the returns.
+
+    Returns
+    -------
+    list of UnmatchedFile
+        In the report's order (by file name).
+    """
+    originals = report.originals()
+    out = []
+    for f in report.files:
+        if f.pack_id or f.linked or f.sha256 in originals:
+            continue
+        issues = [i for i in report.issues if i.file == f.file]
+        first = next((i for i in issues if i.severity == ERROR), issues[0] if issues else None)
+        reason = f"[{first.code}] {first.message}" if first else "not a pack of this study"
+        out.append(UnmatchedFile(f.file, reason, f.errors))
     return out
