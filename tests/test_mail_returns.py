@@ -309,3 +309,29 @@ def test_the_pack_sent_back_names_only_the_file_used_after_a_reply(tmp_path):
     assert again.message.endswith(f"beside their filled file ({new.file}), which is the "
                                   "one used.")
     assert old.file not in again.message
+
+
+def test_status_stops_asking_to_send_a_reply_already_sent(tmp_path):
+    """After send replies had sent the reply (the row even read "reply sent ..."),
+    status still said "sheetflow send replies sends them"."""
+    root = mail_study(tmp_path / "s")
+    pack = packs(root)[0]
+    answers = plan_answers(pack)
+    answers[next(iter(answers))] = ("not a score", "text")
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / L.RETURNS_DIR / pack["file"],
+                  answers)
+    assert not collect(root).valid
+    before = run("status", str(root))
+    assert "sheetflow send replies sends them" in before.stdout
+    with smtp_server() as (port, server):
+        result, _ = run_json("send", str(root), "replies", "--yes", "--smtp",
+                             f"127.0.0.1:{port}", "--smtp-security", "none")
+        assert result.exit_code == 0 and len(server.delivered) == 1
+    after = run("status", str(root))
+    assert after.exit_code == 1  # the errors are still there, and two packs are out
+    assert "send replies" not in after.stdout, after.stdout
+    assert ("1 returned pack with errors: the reply asking for fixes was sent "
+            "(mail.jsonl); waiting for the corrected file") in after.stdout
+    _, doc = run_json("status", str(root))
+    row = next(r for r in doc["raters"] if r["rater"] == pack["rater_id"])
+    assert row["reply_sent"] and row["reply_due"] is False

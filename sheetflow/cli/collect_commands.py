@@ -173,11 +173,16 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
         out.say(_not_collected_line(stale, report.collected), fg="yellow")
     for problem in mixed:
         out.warn(problem)
-    with_errors = sum(bool(r.errors) for r in rows if r.returned and not r.unusable)
-    if with_errors:
-        out.say(f"{counted(with_errors, 'returned pack')} with errors: sheetflow collect "
+    with_errors = [r for r in rows if r.errors and r.returned and not r.unusable]
+    due = sum(r.reply_due for r in with_errors)
+    if due:
+        out.say(f"{counted(due, 'returned pack')} with errors: sheetflow collect "
                 "writes a reply draft to each (out/feedback/), sheetflow send replies sends "
                 "them", fg="red")
+    if len(with_errors) > due:  # the mail journal shows the reply went after the file
+        out.say(f"{counted(len(with_errors) - due, 'returned pack')} with errors: the "
+                "reply asking for fixes was sent (mail.jsonl); waiting for the corrected "
+                "file", fg="yellow")
     done = (returned == len(rows) and not with_errors and not unusable and not mixed
             and not stale and not strangers)
     doc: dict[str, Any] = {"ok": done, "raters": [r.to_dict() for r in rows],

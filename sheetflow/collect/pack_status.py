@@ -10,16 +10,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..packs.journal import read_journal
+from ..packs.journal import parse_time, read_journal
 from ..packs.manifest import PackHead, open_manifest
 from ..spec.study import Study, load_study
 from ..workbook import layout as L
 from .links import linked_to, sole_link
-from .mail_state import PackMail, pack_mail
+from .mail_state import PackMail, pack_mail, received_times
 from .outputs import COLLECTION_FILE, OUT_DIR, returns_since_collect
 from .run import collect
 from .safety import Limits
-from .validate import ERROR, ValidationReport, counted_files, set_aside_files
+from .validate import ERROR, FileStatus, ValidationReport, counted_files, set_aside_files
 
 RETURNS_DIR = L.RETURNS_DIR
 
@@ -48,6 +48,9 @@ class RaterStatus:
     unusable: str = ""
     """The files linked to this pack that could not be read or identified, and why
     ("" when none; see :mod:`.links`)."""
+    reply_due: bool = False
+    """Its file has errors and no reply went after that file came (a reply sent since
+    waits for the rater's corrected file; see :func:`reply_due`)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The status as a plain dict, the mail history's keys beside the others
@@ -104,10 +107,10 @@ def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
     StatusReport
     """
     root = Path(study_dir)
-    heads, study, report, mail = _read_returns(root, paths, limits, now)
+    heads, study, report, mail, received = _read_returns(root, paths, limits, now)
     collected = (root / OUT_DIR / COLLECTION_FILE).is_file()
     fresh = returns_since_collect(root, all_before_first=True) if paths is None else []
-    return StatusReport(_pack_rows(heads, study, report, mail), fresh, collected,
+    return StatusReport(_pack_rows(heads, study, report, mail, received), fresh, collected,
                         unmatched_files(report))
 
 
@@ -138,24 +141,58 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
     return _pack_rows(*_read_returns(Path(study_dir), paths, limits, now))
 
 
+_Returns = tuple[list[PackHead], Study, ValidationReport, dict[str, PackMail],
+                 dict[str, dt.datetime]]
+
+
 def _read_returns(root: Path, paths: list[str | Path] | None, limits: Limits | None,
-                  now: dt.datetime | None,
-                  ) -> tuple[list[PackHead], Study, ValidationReport, dict[str, PackMail]]:
-    """The packs, the study, collect's report of the returns (written nowhere) and each
-    pack's mail history."""
+                  now: dt.datetime | None) -> _Returns:
+    """The packs, the study, collect's report of the returns (written nowhere), each
+    pack's mail history and when each file came (sha256 -> time)."""
     manifest = open_manifest(root)
     manifest.close()  # only the pack heads are needed here
     study = load_study(root)
+    journal = read_journal(root)
     if paths is None and not (root / RETURNS_DIR).is_dir():
-        mail = pack_mail(manifest.heads, [], {}, read_journal(root),
-                         deadline=study.mail.deadline, now=now)
-        return manifest.heads, study, ValidationReport([], []), mail
+        mail = pack_mail(manifest.heads, [], {}, journal, deadline=study.mail.deadline,
+                         now=now)
+        return manifest.heads, study, ValidationReport([], []), mail, {}
     result = collect(root, paths, write=False, limits=limits, now=now)
-    return manifest.heads, study, result.report, result.mail
+    received = received_times(root, result.report.files, journal, result.received)
+    return manifest.heads, study, result.report, result.mail, received
+
+
+def reply_due(errors: int, standing: list[FileStatus], received: dict[str, dt.datetime],
+              reply_sent: str) -> bool:
+    """Whether a pack's return still wants the reply asking for fixes.
+
+    Parameters
+    ----------
+    errors : int
+        The errors of the files that stand for the rater.
+    standing : list of FileStatus
+        Those files.
+    received : dict
+        sha256 -> when each file came (:func:`.mail_state.received_times`).
+    reply_sent : str
+        When the last reply went (ISO 8601; "" when none).
+
+    Returns
+    -------
+    bool
+        True with errors and no reply sent after every one of those files came (a file
+        of unknown arrival may be newer than the reply).
+    """
+    sent = parse_time(reply_sent)
+    if not errors or sent is None:
+        return bool(errors)
+    return any(received.get(f.sha256) is None or received[f.sha256] > sent
+               for f in standing)
 
 
 def _pack_rows(heads: list[PackHead], study: Study, report: ValidationReport,
-               mail: dict[str, PackMail]) -> list[RaterStatus]:
+               mail: dict[str, PackMail], received: dict[str, dt.datetime],
+               ) -> list[RaterStatus]:
     """One :class:`RaterStatus` per pack, in manifest order."""
     files = report.files
     rivals = {i.file for i in report.issues if i.code == "duplicate-rater"}
@@ -171,16 +208,18 @@ def _pack_rows(heads: list[PackHead], study: Study, report: ValidationReport,
         # one not set aside for their other file (a filled file with errors, never the
         # untouched pack sent back beside it, whatever the names' order)
         best = next((f for f in mine if f.used), standing[0]) if mine else None
+        errors = sum(f.errors for f in standing)
+        history = mail.get(head.pack_id, PackMail())
         out.append(RaterStatus(
             rater=head.rater_id, sitting=head.sitting, file=head.file,
             returned=best is not None,
             percent_complete=best.percent_complete if best else 0.0,
-            errors=sum(f.errors for f in standing),
-            warnings=sum(f.warnings for f in standing),
-            mail=mail.get(head.pack_id, PackMail()), name=names.get(head.rater_id, ""),
+            errors=errors, warnings=sum(f.warnings for f in standing),
+            mail=history, name=names.get(head.rater_id, ""),
             returned_file=best.file if best else "",
             other_files=tuple(f.file for f in mine if f is not best and f.file in rivals),
-            unusable="; ".join(f"{f.file}: {f.link}" for f in linked)))
+            unusable="; ".join(f"{f.file}: {f.link}" for f in linked),
+            reply_due=reply_due(errors, standing, received, history.reply_sent)))
     return out
 
 
