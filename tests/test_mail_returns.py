@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from mail_helpers import journal, mail_study, packs, reply, run, run_json, sha256
+from mail_helpers import journal, mail_study, packs, parsed, reply, run, run_json, sha256
 from mail_servers import smtp_server
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
@@ -335,3 +335,28 @@ def test_status_stops_asking_to_send_a_reply_already_sent(tmp_path):
     _, doc = run_json("status", str(root))
     row = next(r for r in doc["raters"] if r["rater"] == pack["rater_id"])
     assert row["reply_sent"] and row["reply_due"] is False
+
+
+def test_a_reply_draft_names_the_file_as_the_rater_sent_it(tmp_path):
+    """The draft thanked the rater for fetch's local names (the time received before
+    each), which they never saw, and for the pack they sent back untouched beside
+    their filled file, then asked them to fix "the file you sent"."""
+    root = mail_study(tmp_path / "s")
+    pack = packs(root)[0]
+    sender = load_study(root).raters[0].email
+    bad = plan_answers(pack)
+    bad[next(iter(bad))] = ("not a score", "text")
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], tmp_path / "bad.xlsx", bad)
+    message = tmp_path / "m.eml"
+    message.write_bytes(reply(sender, [
+        ("scores-final.xlsx", (tmp_path / "bad.xlsx").read_bytes()),
+        (pack["file"], (root / L.PACKS_DIR / pack["file"]).read_bytes())]))
+    assert run("fetch", str(root), str(message)).exit_code == 0
+    saved = sorted(p.name for p in (root / L.RETURNS_DIR).iterdir())
+    assert all(name[:8].isdigit() for name in saved) and len(saved) == 2  # local names
+    assert not collect(root).valid
+    draft = parsed((root / "out" / "feedback" / f"{pack['rater_id']}.eml").read_bytes())
+    body = draft.get_body(("plain",)).get_content()
+    assert "Thank you for returning your workbook (scores-final.xlsx). Before" in body
+    assert not any(name in body for name in saved), body
+    assert pack["file"] not in body

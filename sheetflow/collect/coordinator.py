@@ -21,19 +21,20 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ..errors import close_workbook
+from ..packs.journal import read_journal
 from ..packs.mail import build_eml
 from ..spec.study import Rater, Study
 from ..words import counted
 from ..workbook import layout as L
 from ..workbook.printing import set_print, text_lines
 from .links import linked_to, sole_link
-from .mail_state import PackMail, short_time
+from .mail_state import PackMail, as_sent, names_as_sent, short_time
 from .validate import (
     CATALOGUE,
     ERROR,
@@ -511,15 +512,18 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
     for item in report.issues:
         by_file[item.file].append(item)
     set_aside = set_aside_files(report.issues)
+    sent_as = names_as_sent(report.files, read_journal(root))
 
     def compose(rater: Rater, row: RosterRow) -> tuple[str, str]:
-        # only the file that stands for the rater: not one their newer file replaced
-        issues = [i for f in row.file.split(", ") if f not in set_aside
-                  for i in by_file.get(f, [])]
+        # only the file that stands for the rater: not one their newer file replaced,
+        # nor the pack sent back untouched beside it; named as the rater named it
+        standing = [f for f in row.file.split(", ") if f not in set_aside]
+        issues = [i for f in standing for i in by_file.get(f, [])]
+        row = replace(row, file=", ".join(as_sent(standing, sent_as)))
         rivals = rival_files(issues)
         if len(rivals) > 1:
             return (f"{study.title}: {_spelled(len(rivals)).lower()} different workbooks "
-                    "came back as yours", rivals_body(rater, rivals))
+                    "came back as yours", rivals_body(rater, as_sent(rivals, sent_as)))
         if row.state == "unusable":
             return (f"{study.title}: please send your workbook again",
                     unusable_body(rater, row, issues))

@@ -21,6 +21,7 @@ from pathlib import Path
 from ..packs.journal import Journal, iso, parse_time
 from ..packs.manifest import PackHead
 from .links import sole_link
+from .returns import escape_controls
 from .validate import FileStatus
 
 SITTING_GAP = dt.timedelta(hours=24)
@@ -67,6 +68,22 @@ def received_times(root: Path, files: list[FileStatus], journal: Journal,
         if moment is not None:
             out[f.sha256] = moment
     return out
+
+
+def names_as_sent(files: list[FileStatus], journal: Journal) -> dict[str, str]:
+    """File name -> the name the rater gave it: fetch saves an attachment under a local
+    name (the time received before it), which the rater never saw; a file that did not
+    come by mail keeps its own name."""
+    fetched = journal.received_by_sha256()
+    return {f.file: escape_controls(str(fetched.get(f.sha256, {}).get("attachment", "")))
+            or f.file for f in files}
+
+
+def as_sent(names: list[str], sent_as: dict[str, str]) -> list[str]:
+    """``names`` as the rater named them (:func:`names_as_sent`), or as they are when
+    two would read alike (the same attachment name sent twice)."""
+    theirs = [sent_as.get(name, name) for name in names]
+    return theirs if len(set(theirs)) == len(theirs) else names
 
 
 def _written(root: Path, where: str) -> dt.datetime | None:
