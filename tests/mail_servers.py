@@ -14,7 +14,9 @@ import pwd
 import shutil
 import socket
 import ssl
+import struct
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -117,6 +119,56 @@ def smtp_server(*, tls: ssl.SSLContext | None = None,
         yield port, recorder
     finally:
         controller.stop()
+
+
+@contextlib.contextmanager
+def cutting_proxy(upstream: int, cut_after: int) -> Iterator[int]:
+    """A TCP proxy on 127.0.0.1 in front of the server on port ``upstream``; yields its
+    port. It passes the client's first ``cut_after`` bytes on, then stops reading (its
+    small receive buffer fills, so the rest of what the client wrote is never
+    acknowledged) and resets both connections: a line cut in the middle of a message."""
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # inherited on accept
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    stop = threading.Event()
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            while not stop.is_set():
+                client, _ = listener.accept()
+                server = socket.create_connection(("127.0.0.1", upstream))
+                threading.Thread(target=_pipe, args=(client, server, cut_after),
+                                 daemon=True).start()
+                threading.Thread(target=_pipe, args=(server, client, 0), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield int(listener.getsockname()[1])
+    finally:
+        stop.set()
+        listener.close()
+
+
+def _pipe(source: socket.socket, sink: socket.socket, limit: int) -> None:
+    """Copy ``source`` to ``sink``; with ``limit``, only that many bytes, then reset."""
+    passed = 0
+    with contextlib.suppress(OSError):
+        while data := source.recv(1024):
+            if limit and passed + len(data) >= limit:
+                sink.sendall(data[:limit - passed])
+                time.sleep(0.5)  # the client writes on into the full window
+                break
+            sink.sendall(data)
+            passed += len(data)
+    # the side read from is reset, as by a line that dropped (no orderly close); the
+    # other is shut down, which wakes the thread reading it
+    with contextlib.suppress(OSError):
+        source.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    source.close()
+    with contextlib.suppress(OSError):
+        sink.shutdown(socket.SHUT_RDWR)
+    sink.close()
 
 
 def server_context(cert: Path, key: Path) -> ssl.SSLContext:

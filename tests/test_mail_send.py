@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from mail_helpers import SENDER, journal, mail_study, packs, parsed, run, run_json, sha256
-from mail_servers import free_port, make_certificate, server_context, smtp_server
+from mail_servers import (
+    cutting_proxy,
+    free_port,
+    make_certificate,
+    server_context,
+    smtp_server,
+)
 
 from sheetflow.packs.mail import build_eml
 from sheetflow.spec.study import load_study
@@ -90,8 +96,10 @@ def test_a_message_taken_whole_then_cut_off_is_unconfirmed_and_not_sent_twice(tm
         assert result.stdout.splitlines()[0].startswith(f"sent       {first} (")
         assert result.stdout.splitlines()[1].startswith(f"not tried  {last} (")
         (line,) = result.stderr.strip().splitlines()
-        assert line.startswith(f"error: the mail server broke off after taking the whole "
-                               f"message to {cut} and before confirming it (")
+        assert line.startswith(f"error: the connection to the mail server broke after the "
+                               f"whole message to {cut} was written and before the server "
+                               "confirmed it (")
+        assert "it may or may not have arrived" in line and "took" not in line
         assert "held as unconfirmed and not sent again without --resend" in line
         records = journal(root)
         mid = next(r["message_id"] for r in records
@@ -106,6 +114,35 @@ def test_a_message_taken_whole_then_cut_off_is_unconfirmed_and_not_sent_twice(tm
         assert f"unconfirmed: sending {mid} was begun" in dry.output
         again = run("send", str(root), "--yes", "--resend", *_plain(port))
         assert again.exit_code == 0 and [d.rcpt_tos for d in server.delivered].count([cut]) == 2
+
+
+def test_a_line_cut_in_the_middle_of_a_message_is_not_sent_and_goes_on_the_rerun(tmp_path):
+    """The line drops partway through the second invitation: the server never had its
+    closing ".", so it cannot have taken it. It was held back as "unconfirmed" (the
+    data had only reached this machine's buffer) and never sent; it is journalled
+    failed, said so, and the rerun sends it, each rater's invitation once."""
+    root = mail_study(tmp_path / "s")
+    first, second, third = (r.email for r in load_study(root).raters)
+    with smtp_server() as (port, server):
+        _, dry = run_json("send", str(root), "--dry-run", "--rater", "EV-01", *_plain(port))
+        cut_after = dry["messages"][0]["size"] + 2000  # into the second message's data
+        with cutting_proxy(port, cut_after) as proxy:
+            result = run("send", str(root), "--yes", *_plain(proxy))
+        assert result.exit_code == 3, result.output
+        assert [d.rcpt_tos for d in server.delivered] == [[first]]  # the second never came
+        (line,) = result.stderr.strip().splitlines()
+        assert line.startswith(f"error: the mail server broke off before it had the whole "
+                               f"message to {second} (")
+        assert "it was not delivered, and the next run sends it" in line
+        assert "unconfirmed" not in line
+        mid = next(r["message_id"] for r in journal(root)
+                   if r["event"] == "sending" and r["to"] == second)
+        assert [r["event"] for r in journal(root) if r["message_id"] == mid] == [
+            "sending", "failed"]
+        rerun = run("send", str(root), "--yes", *_plain(port))
+        assert rerun.exit_code == 0, rerun.output
+        assert sorted(d.rcpt_tos[0] for d in server.delivered) == sorted(
+            [first, second, third])  # each once: the first is not sent again
 
 
 def test_a_server_that_is_down_exits_3_with_one_line_and_journals_nothing(tmp_path):

@@ -6,11 +6,16 @@ the standard library's :mod:`smtplib`. Every message gets a ``sending`` record i
 journal (:mod:`.journal`) before its transaction and its outcome after it: ``sent``
 with the server's reply, ``refused`` (the server refused the recipient or the message;
 the others still go) or ``failed`` (the connection broke off during it; nothing after
-it is tried). A connection that breaks after the whole message was handed over and
-before the server's answer journals no outcome: the message may have arrived, so it
-is *unconfirmed* and held back like a sent one unless ``--resend``. A server that
-cannot be reached or refuses the login raises :class:`~sheetflow.errors.MailError`
-before anything is journalled.
+it is tried). A connection that breaks after the whole message, its closing "." line
+included, was written and before the server's answer journals no outcome: the message
+may or may not have arrived, so it is *unconfirmed* and held back like a sent one
+unless ``--resend``. "Written" means more than handed to this machine's network
+buffer: where the system tells (Linux ``TCP_INFO``), the server's machine must have
+acknowledged every byte of it; a connection the server closed or reset before that
+cannot have delivered it (SMTP accepts nothing before the closing "."), so it is
+journalled ``failed`` and the next run sends it. A server that cannot be reached or
+refuses the login raises :class:`~sheetflow.errors.MailError` before anything is
+journalled.
 """
 
 from __future__ import annotations
@@ -20,10 +25,12 @@ import hashlib
 import smtplib
 import socket
 import ssl
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from pathlib import Path
+from typing import NoReturn
 
 from ..errors import MailError
 from ..spec.mail import Server
@@ -86,7 +93,7 @@ class SendReport:
     refused: list[tuple[Outgoing, str]] = field(default_factory=list)
     failed: list[tuple[Outgoing, str]] = field(default_factory=list)
     unconfirmed: list[tuple[Outgoing, str]] = field(default_factory=list)
-    """Handed over whole, then the connection broke before the server's answer."""
+    """Written whole, then the connection broke before the server's answer."""
     not_tried: list[Outgoing] = field(default_factory=list)
 
 
@@ -142,7 +149,7 @@ def _send_one(root: Path, smtp: smtplib.SMTP, item: Outgoing, sender: str,
               report: SendReport) -> None:
     name, sha256, _ = item.attachment
     mid = item.message_id
-    smtp._sheetflow_handed = False  # type: ignore[attr-defined]
+    smtp._sheetflow_reset()  # type: ignore[attr-defined]
     append(root, {"event": "sending", "kind": item.kind, "rater": item.rater,
                   "sitting": item.sitting, "to": item.to, "message_id": mid,
                   "time": iso(now_utc()), "attachment": name, "attachment_sha256": sha256,
@@ -159,25 +166,40 @@ def _send_one(root: Path, smtp: smtplib.SMTP, item: Outgoing, sender: str,
     except (smtplib.SMTPSenderRefused, smtplib.SMTPDataError) as exc:
         outcome, reply = "refused", f"{exc.smtp_code} {_text(exc.smtp_error)}"
     except (smtplib.SMTPException, OSError) as exc:
-        if getattr(smtp, "_sheetflow_handed", False):
-            # the server had the whole message and broke off before confirming it: it
-            # may have been delivered, so no outcome is journalled (unconfirmed: held
-            # back from the next send unless --resend)
-            report.unconfirmed.append((item, str(exc)))
-            raise MailError(
-                f"the mail server broke off after taking the whole message to {item.to} "
-                f"and before confirming it ({exc}): it may have arrived, so it is held as "
-                f"unconfirmed and not sent again without --resend; {_sent(len(report.sent))}"
-                "; run the same command again to send the rest") from None
-        append(root, {"event": "failed", "message_id": mid, "time": iso(now_utc()),
-                      "reply": _text(str(exc))})
-        report.failed.append((item, str(exc)))
-        raise MailError(f"the mail server broke off while sending to {item.to} ({exc}); "
-                        f"{_sent(len(report.sent))}; run the same command again "
-                        "to send the rest") from None
+        _broke_off(root, smtp, item, report, exc)
     append(root, {"event": outcome, "message_id": mid, "time": iso(now_utc()),
                   "reply": reply})
     (report.sent if outcome == "sent" else report.refused).append((item, reply))
+
+
+def _broke_off(root: Path, smtp: smtplib.SMTP, item: Outgoing, report: SendReport,
+               exc: BaseException) -> NoReturn:
+    """Journal and raise a connection lost during ``item``'s transaction.
+
+    Raises
+    ------
+    MailError
+        Always: unconfirmed (no outcome journalled) when the whole message was written,
+        else ``failed`` (the next run sends it).
+    """
+    if _may_have_arrived(smtp):
+        # the server's machine had every byte, the closing "." included: it may have
+        # accepted the message, so no outcome is journalled (unconfirmed: held back from
+        # the next send unless --resend, so it never goes twice unasked)
+        report.unconfirmed.append((item, str(exc)))
+        raise MailError(
+            f"the connection to the mail server broke after the whole message to {item.to} "
+            f"was written and before the server confirmed it ({exc}): it may or may not "
+            "have arrived, so it is held as unconfirmed and not sent again without "
+            f"--resend (ask the rater); {_sent(len(report.sent))}; run the same command "
+            "again to send the rest") from None
+    append(root, {"event": "failed", "message_id": item.message_id, "time": iso(now_utc()),
+                  "reply": _text(str(exc))})
+    report.failed.append((item, str(exc)))
+    raise MailError(f"the mail server broke off before it had the whole message to {item.to} "
+                    f"({exc}): it was not delivered, and the next run sends it; "
+                    f"{_sent(len(report.sent))}; run the same command again to send the "
+                    "rest") from None
 
 
 def _last_reply(smtp: smtplib.SMTP) -> str:
@@ -191,13 +213,61 @@ def _text(value: bytes | str) -> str:
     return " ".join(text.split())
 
 
+_TCP_ESTABLISHED = 1  # tcpi_state of a connection neither side has closed
+_TCP_INFO_ACKED = 120  # offset of tcpi_bytes_acked (u64) in Linux's struct tcp_info
+
+
+def _tcp_acked(sock: socket.socket) -> tuple[int, int] | None:
+    """(TCP state, bytes the peer acknowledged so far) from Linux's ``TCP_INFO``; None
+    where the system does not tell."""
+    option = getattr(socket, "TCP_INFO", None)
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, option, 256) if option else b""
+    except OSError:
+        return None
+    if len(info) < _TCP_INFO_ACKED + 8:
+        return None
+    return info[0], struct.unpack_from("=Q", info, _TCP_INFO_ACKED)[0]
+
+
+def _unacknowledged(sock: socket.socket) -> int | None:
+    """Bytes written to ``sock`` its peer has not acknowledged yet (``SIOCOUTQ``)."""
+    try:
+        import fcntl
+        import termios
+        raw = fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0" * 4)
+    except (ImportError, AttributeError, OSError):
+        return None
+    return int(struct.unpack("i", raw)[0])
+
+
+def _end_of_data(sock: socket.socket) -> int | None:
+    """The acknowledged-byte count at which the peer has had everything written so far
+    (None where the system does not tell)."""
+    # the acknowledged count first, the queue second: an acknowledgement between the
+    # two readings makes the target too low, never too high, so a doubt always comes
+    # out as "may have arrived" (held back), never as a second copy sent
+    acked = _tcp_acked(sock)
+    queued = _unacknowledged(sock)
+    if acked is None or queued is None:
+        return None
+    return acked[1] + queued
+
+
 class _Tracked:
-    """smtplib's client, keeping the server's reply to each message's data and whether
-    the whole message was handed over (its closing "." line sent): a connection lost
-    after that may still have delivered it."""
+    """smtplib's client, keeping the server's reply to each message's data, whether the
+    whole message (its closing "." line included) was written, and how far the server's
+    machine had acknowledged it when the connection was closed."""
 
     _sheetflow_last: tuple[int, bytes] = (250, b"OK")
-    _sheetflow_handed = False
+    _sheetflow_written = False
+    _sheetflow_end: int | None = None
+    _sheetflow_closed: tuple[int, int] | None = None
+
+    def _sheetflow_reset(self) -> None:
+        """Forget the previous message's transaction."""
+        self._sheetflow_written, self._sheetflow_end = False, None
+        self._sheetflow_closed = None
 
     def data(self, msg: bytes | str) -> tuple[int, bytes]:
         code, text = super().data(msg)  # type: ignore[misc]
@@ -207,7 +277,30 @@ class _Tracked:
     def send(self, s: bytes | str) -> None:
         super().send(s)  # type: ignore[misc]
         if isinstance(s, bytes) and s.endswith(b"\r\n.\r\n"):  # the body, ended
-            self._sheetflow_handed = True
+            self._sheetflow_written = True
+            self._sheetflow_end = _end_of_data(self.sock)  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        # smtplib closes the socket before raising a lost connection: read how far the
+        # peer acknowledged the data while the socket is still there
+        sock = getattr(self, "sock", None)
+        if sock is not None:
+            self._sheetflow_closed = _tcp_acked(sock)
+        super().close()  # type: ignore[misc]
+
+
+def _may_have_arrived(smtp: smtplib.SMTP) -> bool:
+    """Whether the server may have the whole message of a transaction that broke off."""
+    if not getattr(smtp, "_sheetflow_written", False):
+        return False  # its closing "." was never written: SMTP accepts nothing without
+    end = getattr(smtp, "_sheetflow_end", None)
+    closed = getattr(smtp, "_sheetflow_closed", None)
+    if end is None or closed is None:
+        return True  # the system does not tell how far the server got
+    state, acked = closed
+    if state == _TCP_ESTABLISHED:
+        return True  # given up waiting: the acknowledgements may be what was lost
+    return acked >= end  # the server closed or reset it: did it have every byte?
 
 
 class _SMTP(_Tracked, smtplib.SMTP):
