@@ -153,6 +153,39 @@ def test_remind_skips_raters_never_invited(tmp_path):
     assert by_hand.by_hand and len(by_hand.rows) == 3
 
 
+def test_an_unconfirmed_invitation_shows_in_status_and_remind_not_as_never_invited(
+        tmp_path):
+    """The server keeps EV-02's invitation and drops the line before its answer: the
+    invitation is unconfirmed (held back from the rerun). Status showed no invitation
+    at all and remind said "never invited", though it may well have arrived."""
+    root = mail_study(tmp_path / "s")
+    second = load_study(root).raters[1]
+    smtp = ["--smtp-security", "none", "--smtp"]
+    with smtp_server() as (port, server):
+        server.drop_after.add(second.email)
+        assert run("send", str(root), "--yes", *smtp, f"127.0.0.1:{port}").exit_code == 3
+        server.drop_after.clear()
+        assert run("send", str(root), "--yes", *smtp, f"127.0.0.1:{port}").exit_code == 0
+        reminders = run("send", str(root), "reminders", "--dry-run", *smtp,
+                        f"127.0.0.1:{port}")
+    shown = run("status", str(root))
+    rows = shown.stdout.splitlines()
+    at = next(i for i, line in enumerate(rows) if line.startswith(second.id))
+    assert "invitation unconfirmed (sending began " in rows[at + 1]
+    assert "it may have arrived (ask the rater); 'send invitations --resend --rater " \
+        f"{second.id}' sends it again" in rows[at + 1]
+    _, doc = run_json("status", str(root))
+    row = next(r for r in doc["raters"] if r["rater"] == second.id)
+    assert row["invited"] == "" and row["invitation_unconfirmed"]
+    reminded = run("remind", str(root))
+    for output in (reminded.stdout, reminders.stdout):
+        assert "never invited" not in output
+        assert f"{second.id} (sitting 1): invitation unconfirmed (sending began " in output
+    result = remind(root)
+    assert second.id not in {r.rater_id for r in result.rows}
+    assert len(result.rows) == 2  # the two confirmed invitations are reminded
+
+
 def test_replies_go_once_per_reply_text(tmp_path):
     root = mail_study(tmp_path / "s")
     pack = packs(root)[0]

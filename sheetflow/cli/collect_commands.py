@@ -126,6 +126,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     from ..collect.mail_state import short_time
     from ..collect.outputs import check_run
     from ..collect.pack_status import status_report
+    from ..collect.reminders import unconfirmed_invitation
     from ..collect.returns import escape_controls
 
     report = status_report(directory)
@@ -150,6 +151,8 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
         mail = [f"{label} {short_time(t)}" for label, t in (
             ("invited", history.invited), ("received", history.returned),
             ("reply sent", history.reply_sent)) if t]
+        if history.invitation_unconfirmed:
+            mail.append(unconfirmed_invitation(r.rater, history.invitation_unconfirmed))
         mail += [f"reminded {short_time(t)}" for t in history.reminded]
         mail += ["OVERDUE"] * history.overdue + [history.held] * bool(history.held)
         if mail:

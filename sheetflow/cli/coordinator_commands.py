@@ -21,8 +21,9 @@ def remind_command(out: Output, directory: Path, min_days: float,
 
     The drafts (out/reminders/<rater_id>.eml, unsent, the pack attached again) open
     in a mail program ready to send, or go with 'sheetflow send DIR reminders'. A pack
-    never invited (mail.jsonl), a sitting-2 pack not yet due and one reminded within
-    --min-days get none (each is named).
+    never invited (mail.jsonl), one whose invitation is unconfirmed (it may or may not
+    have arrived), a sitting-2 pack not yet due and one reminded within --min-days get
+    none (each is named).
 
     Exits 1 when a pack needs the coordinator beyond the drafts: a file linked to it
     came back and cannot be used (collect's reply draft asks for it again), or its

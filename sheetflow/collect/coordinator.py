@@ -88,7 +88,8 @@ class RosterRow:
         What the coordinator does next.
     invited, returned_at, reminded, reply_sent : str
         The pack's mail history (``yyyy-mm-dd hh:mm`` UTC; reminders comma-separated;
-        "" when none; see :mod:`.mail_state`).
+        "" when none; an invitation that may or may not have arrived reads
+        ``unconfirmed <time>``; see :mod:`.mail_state`).
     overdue : bool
         Not returned by the end of the ``[mail] deadline`` day.
     """
@@ -248,7 +249,10 @@ def _todo_unclear(f: FileStatus) -> str:
 
 def mail_history(mail: PackMail) -> dict[str, Any]:
     """A pack's mail history as the Status sheet shows it."""
-    return {"invited": short_time(mail.invited), "returned_at": short_time(mail.returned),
+    invited = short_time(mail.invited) or (
+        f"unconfirmed {short_time(mail.invitation_unconfirmed)}"
+        if mail.invitation_unconfirmed else "")  # may or may not have arrived
+    return {"invited": invited, "returned_at": short_time(mail.returned),
             "reminded": ", ".join(short_time(t) for t in mail.reminded),
             "reply_sent": short_time(mail.reply_sent), "overdue": mail.overdue}
 

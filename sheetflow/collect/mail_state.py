@@ -36,6 +36,10 @@ class PackMail:
     ----------
     invited : str
         The last invitation sent (confirmed by the server).
+    invitation_unconfirmed : str
+        When sending began of the last invitation whose outcome is unknown (the
+        connection broke before the server's answer: it may or may not have arrived),
+        when no invitation was confirmed ("" otherwise).
     returned : str
         When the first return of this pack was received.
     reminded : tuple of str
@@ -50,6 +54,7 @@ class PackMail:
     """
 
     invited: str = ""
+    invitation_unconfirmed: str = ""
     returned: str = ""
     reminded: tuple[str, ...] = ()
     reply_sent: str = ""
@@ -129,8 +134,10 @@ def pack_mail(heads: list[PackHead], files: list[FileStatus],
     out = {}
     for head in heads:
         returned = back.get(head.pack_id)
+        invited = _last(journal, "invitation", head)
         out[head.pack_id] = PackMail(
-            invited=_last(journal, "invitation", head),
+            invited=invited,
+            invitation_unconfirmed="" if invited else _unconfirmed(journal, head),
             returned=iso(returned) if returned else "",
             reminded=tuple(iso(d.finished or d.started or now)
                            for d in journal.sent("reminder", head.rater_id, head.sitting)),
@@ -144,6 +151,13 @@ def _last(journal: Journal, kind: str, head: PackHead) -> str:
     sent = journal.sent(kind, head.rater_id, head.sitting)
     return iso(sent[-1].finished or sent[-1].started) if sent and (
         sent[-1].finished or sent[-1].started) else ""
+
+
+def _unconfirmed(journal: Journal, head: PackHead) -> str:
+    """When the last invitation of ``head`` with no recorded outcome began ("")."""
+    begun = [d.started for d in journal.unconfirmed("invitation", head.rater_id,
+                                                    head.sitting) if d.started]
+    return iso(max(begun)) if begun else ""
 
 
 def _held(head: PackHead, first_back: dt.datetime | None, now: dt.datetime) -> str:

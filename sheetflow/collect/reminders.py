@@ -8,9 +8,11 @@ A pack gets a reminder when all of these hold:
 * it has not come back, and no file linked to it (:mod:`.links`: one that could not be
   read or identified, named like it) came back unusable: that rater gets collect's
   reply draft asking for the file again, never word that it has not arrived;
-* it was invited: the mail journal records its invitation as sent. A study whose
-  journal records no invitation at all had its packs sent by hand; its sitting-1
-  packs count as sent at ``generate``, and its sitting-2 packs once they are due;
+* it was invited: the mail journal records its invitation as sent. An invitation
+  whose outcome is unknown (*unconfirmed*: it may or may not have arrived) gets no
+  reminder but is named, with how to send it again. A study whose journal records no
+  invitation at all had its packs sent by hand; its sitting-1 packs count as sent at
+  ``generate``, and its sitting-2 packs once they are due;
 * it is due: a sitting-2 pack not before 24 hours after sitting 1 came back
   (protocol 001, see :mod:`.mail_state`);
 * no reminder was sent to it in the last ``min_days`` days.
@@ -79,8 +81,8 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
     study = load_study(root)
     raters = {r.id: r for r in study.raters}
     journal = read_journal(root)
-    by_hand = not any(d.kind == "invitation" and d.outcome == "sent"
-                      for d in journal.deliveries.values())
+    # any invitation tried, whatever came of it, means the packs go by e-mail here
+    by_hand = not any(d.kind == "invitation" for d in journal.deliveries.values())
     out = Reminders(by_hand=by_hand)
     for pack in status(root, now=now):
         if pack.unusable:
@@ -104,9 +106,19 @@ def _not_due(pack: RaterStatus, by_hand: bool, min_days: float, now: dt.datetime
     """Why a pack not returned gets no reminder now ("" when it gets one)."""
     if pack.mail.held:
         return pack.mail.held
+    if not pack.mail.invited and pack.mail.invitation_unconfirmed:
+        return unconfirmed_invitation(pack.rater, pack.mail.invitation_unconfirmed)
     if not pack.mail.invited and not by_hand:
         return "never invited (no invitation sent in the mail journal)"
     last = max((t for t in map(parse_time, pack.mail.reminded) if t), default=None)
     if last is not None and now - last < dt.timedelta(days=min_days):
         return (f"reminded on {last:%Y-%m-%d %H:%M} UTC, less than {min_days:g} days ago")
     return ""
+
+
+def unconfirmed_invitation(rater: str, begun: str) -> str:
+    """What an invitation whose outcome is unknown is, and how to send it again."""
+    when = parse_time(begun)
+    shown = f" (sending began {when:%Y-%m-%d %H:%M} UTC)" if when else ""
+    return (f"invitation unconfirmed{shown}: it may have arrived (ask the rater); "
+            f"'send invitations --resend --rater {rater}' sends it again")

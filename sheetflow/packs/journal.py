@@ -124,6 +124,12 @@ class Journal:
         return [d for d in self.deliveries.values() if d.outcome == "sent"
                 and (d.kind, d.rater, d.sitting) == (kind, rater, sitting)]
 
+    def unconfirmed(self, kind: str, rater: str, sitting: int) -> list[Delivery]:
+        """The deliveries of one kind to one rater and sitting whose outcome was never
+        recorded (they may or may not have arrived), oldest first."""
+        return [d for d in self.deliveries.values() if d.outcome == ""
+                and (d.kind, d.rater, d.sitting) == (kind, rater, sitting)]
+
     def holding(self, key: tuple[str, str, int, str, str]) -> Delivery | None:
         """The delivery that stops this message going again: sent, or unconfirmed."""
         for d in self.deliveries.values():
