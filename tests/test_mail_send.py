@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from mail_helpers import SENDER, journal, mail_study, packs, parsed, run, run_json, sha256
 from mail_servers import (
     cutting_proxy,
@@ -12,6 +13,7 @@ from mail_servers import (
 )
 
 from sheetflow.packs.mail import build_eml
+from sheetflow.packs.send import needs_login
 from sheetflow.spec.study import load_study
 from sheetflow.workbook import layout as L
 
@@ -180,6 +182,40 @@ def test_starttls_and_auth_and_the_password_is_written_nowhere(tmp_path):
         if path.is_file():
             everything += path.read_bytes().decode("latin-1")
     assert password not in everything and len(journal(root)) == 6
+
+
+@pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
+def test_a_server_that_requires_a_login_without_a_password_stops_once_with_exit_3(
+        tmp_path):
+    """No SHEETFLOW_SMTP_PASSWORD for a server that requires AUTH: each rater was
+    reported refused with "530 Authentication required" and advice to fix the address
+    (exit 1, a refused record each). It is one login problem: one line, exit 3."""
+    root = mail_study(tmp_path / "s")
+    with smtp_server(login=("desk@example.org", "goodpass")) as (port, server):
+        result, doc = run_json("send", str(root), "--yes", *_plain(port),
+                               env={"SHEETFLOW_SMTP_PASSWORD": None})
+        assert result.exit_code == 3, result.output
+        (line,) = result.stderr.strip().splitlines()
+        assert line == (f"error: the SMTP server 127.0.0.1:{port} requires a login (530 "
+                        "5.7.0 Authentication required) and no SHEETFLOW_SMTP_PASSWORD was "
+                        "given: set it to the password of 'desk@example.org' ([mail] "
+                        "username; most providers need an app password) and send again")
+        assert "refused" not in result.output and not server.delivered
+        assert doc["ok"] is False
+        assert not [r for r in journal(root) if r["event"] == "refused"]
+        assert len([r for r in journal(root) if r["event"] == "sending"]) == 1  # stopped
+        rerun = run("send", str(root), "--yes", *_plain(port),
+                    env={"SHEETFLOW_SMTP_PASSWORD": "goodpass"})
+        assert rerun.exit_code == 0, rerun.output
+        assert len(server.delivered) == 3  # the one that stopped it was not held back
+
+
+def test_a_refusal_saying_authentication_is_required_is_a_login_problem():
+    assert needs_login(530, "5.7.0 Authentication required")
+    assert needs_login(550, "5.7.1 Relaying denied. Authentication required")
+    assert needs_login(554, "5.7.1 <x@example.org>: Authentication Required")
+    assert not needs_login(550, "5.1.1 no such user here")
+    assert not needs_login(451, "4.7.1 authentication required, try later")
 
 
 def test_ssl_against_a_plain_server_and_an_unknown_host_are_one_line(tmp_path):

@@ -15,7 +15,9 @@ acknowledged every byte of it; a connection the server closed or reset before th
 cannot have delivered it (SMTP accepts nothing before the closing "."), so it is
 journalled ``failed`` and the next run sends it. A server that cannot be reached or
 refuses the login raises :class:`~sheetflow.errors.MailError` before anything is
-journalled.
+journalled, and so does one that refuses a message only because no one logged in (530
+"Authentication required" at MAIL or RCPT: :func:`needs_login`); that message is
+journalled ``failed``, never ``refused``, which would blame the address.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from ..errors import MailError
-from ..spec.mail import Server
+from ..spec.mail import SMTP_PASSWORD_ENV, Server
 from ..words import counted
 from .journal import append, iso, now_utc
 from .mail import attachment_of
@@ -127,7 +129,10 @@ def send_messages(root: Path, messages: list[Outgoing], server: Server, sender: 
     MailError
         The server cannot be reached, the TLS handshake or the login failed (nothing
         journalled); or the connection broke off (the message it broke on is journalled
-        ``failed``, the report is attached as ``exc.report``).
+        ``failed``, the report is attached as ``exc.report``); or the server will not
+        send without a login (:func:`needs_login`: the message it said so for is
+        journalled ``failed``, not ``refused``; the report is attached only when
+        something went before).
     """
     report = SendReport()
     if not messages:
@@ -136,6 +141,13 @@ def send_messages(root: Path, messages: list[Outgoing], server: Server, sender: 
         for done, item in enumerate(messages, 1):
             try:
                 _send_one(root, smtp, item, sender, report)
+            except _LoginRequired as exc:
+                # a problem of the connection, not of this recipient: stop at once
+                error = MailError(_login_line(server, login, password, exc.reply, report))
+                if report.sent or report.refused:
+                    report.not_tried = messages[done:]
+                    error.report = report  # type: ignore[attr-defined]
+                raise error from None
             except MailError as exc:
                 report.not_tried = messages[done:]
                 exc.report = report  # type: ignore[attr-defined]
@@ -163,13 +175,56 @@ def _send_one(root: Path, smtp: smtplib.SMTP, item: Outgoing, sender: str,
     except smtplib.SMTPRecipientsRefused as exc:
         outcome = "refused"
         reply = "; ".join(f"{code} {_text(text)}" for code, text in exc.recipients.values())
+        if any(needs_login(code, _text(text)) for code, text in exc.recipients.values()):
+            _login_required(root, item, reply)
     except (smtplib.SMTPSenderRefused, smtplib.SMTPDataError) as exc:
         outcome, reply = "refused", f"{exc.smtp_code} {_text(exc.smtp_error)}"
+        if needs_login(exc.smtp_code, _text(exc.smtp_error)):
+            _login_required(root, item, reply)
     except (smtplib.SMTPException, OSError) as exc:
         _broke_off(root, smtp, item, report, exc)
     append(root, {"event": outcome, "message_id": mid, "time": iso(now_utc()),
                   "reply": reply})
     (report.sent if outcome == "sent" else report.refused).append((item, reply))
+
+
+class _LoginRequired(Exception):
+    """The server refused a message only because no one logged in."""
+
+    def __init__(self, reply: str) -> None:
+        super().__init__(reply)
+        self.reply = reply
+
+
+def needs_login(code: int, text: str) -> bool:
+    """Whether a refusal at MAIL, RCPT or DATA says the server needs a login first.
+
+    530 (RFC 4954: authentication required), or any 5xx whose text says so, as some
+    servers answer relaying without a login ("550 5.7.1 ... Authentication required").
+    """
+    return code == 530 or (code // 100 == 5 and "authentication required" in text.lower())
+
+
+def _login_required(root: Path, item: Outgoing, reply: str) -> NoReturn:
+    """Journal ``item`` as not sent (``failed``: the next run sends it) and raise."""
+    # not "refused": that would tell the coordinator to fix a correct address
+    append(root, {"event": "failed", "message_id": item.message_id, "time": iso(now_utc()),
+                  "reply": reply})
+    raise _LoginRequired(reply)
+
+
+def _login_line(server: Server, login: str, password: str, reply: str,
+                report: SendReport) -> str:
+    """One line saying the server requires a login, and what to set."""
+    gone = f"; {_sent(len(report.sent))}" if report.sent else ""
+    if not password:
+        return (f"the SMTP server {server} requires a login ({reply}) and no "
+                f"{SMTP_PASSWORD_ENV} was given: set it to the password of {login!r} "
+                f"([mail] username; most providers need an app password) and send again"
+                f"{gone}")
+    return (f"the SMTP server {server} will not send without a login ({reply}) although "
+            f"sheetflow logged in as {login!r}: check [mail] username and "
+            f"{SMTP_PASSWORD_ENV}{gone}")
 
 
 def _broke_off(root: Path, smtp: smtplib.SMTP, item: Outgoing, report: SendReport,
