@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from mail_helpers import SENDER, journal, mail_study, packs, parsed, run, run_json, sha256
 from mail_servers import (
@@ -145,6 +147,31 @@ def test_a_line_cut_in_the_middle_of_a_message_is_not_sent_and_goes_on_the_rerun
         assert rerun.exit_code == 0, rerun.output
         assert sorted(d.rcpt_tos[0] for d in server.delivered) == sorted(
             [first, second, third])  # each once: the first is not sent again
+
+
+def test_now_neither_dates_the_message_nor_lets_a_reminder_go_again_at_once(tmp_path):
+    """--now stamped the Date header with the simulated time, and a second reminder
+    went out moments after the first: the spacing compared the simulated clock with
+    the real sending times in the journal."""
+    root = mail_study(tmp_path / "s")
+    real = dt.datetime.now(dt.UTC)
+    ahead = [f"{real + dt.timedelta(days=d):%Y-%m-%d %H:%M}" for d in (2, 6)]
+    with smtp_server() as (port, server):
+        assert run("send", str(root), "--yes", *_plain(port)).exit_code == 0
+        first = run("send", str(root), "reminders", "--yes", "--now", ahead[0], *_plain(port))
+        assert first.exit_code == 0, first.output
+        assert len(server.delivered) == 6  # three invitations, three reminders
+        for delivery in server.delivered[3:]:
+            date = parsed(delivery.content)["Date"].datetime
+            assert abs(date - real) < dt.timedelta(minutes=10)  # when it really went
+        again, doc = run_json("send", str(root), "reminders", "--yes", "--now", ahead[1],
+                              *_plain(port))
+        assert again.exit_code == 0, again.output
+        assert len(server.delivered) == 6  # none again moments later
+        assert len(doc["not_sent"]) == 3
+        assert all("less than 3 days ago" in x["why"] for x in doc["not_sent"])
+    assert "the --min-days spacing of reminders use the real time" in " ".join(
+        run("send", "--help").stdout.split())
 
 
 def test_a_server_that_is_down_exits_3_with_one_line_and_journals_nothing(tmp_path):

@@ -14,7 +14,8 @@ from .common import EXIT_DATA, Days, Output, command
 @click.option("--min-days", type=Days(), default=3.0, show_default=True,
               help="No second reminder to one pack within this many days.")
 @click.option("--now", "now_text", metavar="TIME",
-              help="The clock (yyyy-mm-dd hh:mm, UTC; default now).")
+              help="The clock for the sitting-2 hold and overdue (yyyy-mm-dd hh:mm, "
+                   "UTC; default now); --min-days never counts past the real time.")
 def remind_command(out: Output, directory: Path, min_days: float,
                    now_text: str | None) -> None:
     """Write a reminder draft for each pack that was sent and has not come back.

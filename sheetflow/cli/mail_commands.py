@@ -51,8 +51,10 @@ def _settings(directory: Path, **given: str | None) -> MailSettings:
 @click.option("--resend", is_flag=True, help="Send again what was sent before.")
 @click.option("--rater", "raters", multiple=True, metavar="ID", help="Only this rater "
               "(repeat for more).")
-@click.option("--now", "now_text", metavar="TIME", help="The clock for the sitting-2 hold "
-              "(yyyy-mm-dd hh:mm, UTC).")
+@click.option("--now", "now_text", metavar="TIME", help="Judge the sitting-2 hold (which "
+              "sitting-2 invitations and reminders are due) as at TIME (yyyy-mm-dd hh:mm, "
+              "UTC); nothing else: the Date header, mail.jsonl and the --min-days spacing "
+              "of reminders use the real time.")
 @click.option("--min-days", type=Days(), default=3.0, show_default=True,
               help="Reminders: none twice to one pack within this many days.")
 @click.option("--smtp", metavar="HOST:PORT", help="The SMTP server ([mail] smtp).")

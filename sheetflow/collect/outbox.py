@@ -72,7 +72,9 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
     min_days : float
         For reminders: none twice within this many days.
     now : datetime, optional
-        The clock (the sitting-2 hold, ``Date``); default now.
+        The clock for the sitting-2 hold alone (default: now). The ``Date`` header, the
+        day a reminder is counted on and the ``min_days`` spacing of reminders always
+        use the real time: a clock set ahead must not send a reminder again at once.
 
     Raises
     ------
@@ -105,9 +107,11 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
         if rater is None or not rater.email:
             box.left_out.append((rater_id, sitting, "no e-mail address in the raters file"))
             continue
-        message = outgoing(draft, settings.sender, reply_to=settings.reply_to, now=now)
+        # Date is when it really goes, whatever clock the hold was judged by
+        message = outgoing(draft, settings.sender, reply_to=settings.reply_to)
+        today = iso(dt.datetime.now(dt.UTC))[:10]
         item = Outgoing(kind, rater_id, sitting, rater.email, message,
-                        about or (iso(now)[:10] if kind == "reminder" else ""))
+                        about or (today if kind == "reminder" else ""))
         held = _sent_before(journal, item)
         if held and not resend:
             box.left_out.append((rater_id, sitting, held))

@@ -15,7 +15,9 @@ A pack gets a reminder when all of these hold:
   ``generate``, and its sitting-2 packs once they are due;
 * it is due: a sitting-2 pack not before 24 hours after sitting 1 came back
   (protocol 001, see :mod:`.mail_state`);
-* no reminder was sent to it in the last ``min_days`` days.
+* no reminder was sent to it in the last ``min_days`` days, counted up to the real
+  time or the clock given, whichever is earlier: the journal holds real sending
+  times, so a clock set ahead cannot shorten the spacing.
 """
 
 from __future__ import annotations
@@ -70,7 +72,8 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
     min_days : float
         No second reminder to one pack within this many days.
     now : datetime, optional
-        The clock (default: now).
+        The clock for the sitting-2 hold and overdue (default: now); the ``min_days``
+        spacing never counts past the real time.
 
     Returns
     -------
@@ -111,7 +114,10 @@ def _not_due(pack: RaterStatus, by_hand: bool, min_days: float, now: dt.datetime
     if not pack.mail.invited and not by_hand:
         return "never invited (no invitation sent in the mail journal)"
     last = max((t for t in map(parse_time, pack.mail.reminded) if t), default=None)
-    if last is not None and now - last < dt.timedelta(days=min_days):
+    # the reminders were sent at real times: a clock set ahead (--now) must not make
+    # the last one look older than it is
+    if last is not None and min(now, dt.datetime.now(dt.UTC)) - last < dt.timedelta(
+            days=min_days):
         return (f"reminded on {last:%Y-%m-%d %H:%M} UTC, less than {min_days:g} days ago")
     return ""
 
