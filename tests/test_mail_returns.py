@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 from pathlib import Path
 
 from mail_helpers import journal, mail_study, packs, parsed, reply, run, run_json, sha256
@@ -184,6 +185,30 @@ def test_an_unconfirmed_invitation_shows_in_status_and_remind_not_as_never_invit
     result = remind(root)
     assert second.id not in {r.rater_id for r in result.rows}
     assert len(result.rows) == 2  # the two confirmed invitations are reminded
+
+
+def test_status_says_sent_only_for_a_pack_that_was_sent(tmp_path):
+    """Every pack not returned read "sent <pack file>", before any send and for a
+    rater whose invitation the server refused."""
+    root = mail_study(tmp_path / "s")
+    raters = load_study(root).raters
+    by_rater = {p["rater_id"]: p["file"] for p in packs(root)}
+    with smtp_server() as (port, server):
+        server.refuse.add(raters[2].email)
+        sent = run("send", str(root), "--yes", "--smtp", f"127.0.0.1:{port}",
+                   "--smtp-security", "none")
+        assert sent.exit_code == 1 and len(server.delivered) == 2
+    lines = run("status", str(root)).stdout.splitlines()
+    assert "file returned (or the pack)" in lines[0]
+
+    def shown(rater: str) -> str:
+        return next(line for line in lines if line.startswith(rater))
+    for rater in raters[:2]:
+        assert re.search(rf"\(not returned; pack {re.escape(by_rater[rater.id])} sent "
+                         r"\d{4}-\d\d-\d\d \d\d:\d\d\)$", shown(rater.id))
+    refused = raters[2].id
+    assert shown(refused).endswith(f"(not returned; pack {by_rater[refused]}, not sent by "
+                                   "sheetflow)")
 
 
 def test_replies_go_once_per_reply_text(tmp_path):

@@ -29,7 +29,8 @@ def test_status_shows_the_name_and_the_file_returned(tmp_path):
     assert f"{rater.name} {rater.last_name}" in line and line.endswith(renamed)
     other = next(ln for ln in result.output.splitlines()
                  if ln.startswith(second["rater_id"]))
-    assert f"(not returned; sent {second['file']})" in other
+    # nothing was sent: the pack is named, not said to be "sent"
+    assert other.endswith(f"(not returned; pack {second['file']}, not sent by sheetflow)")
     doc = json.loads(CliRunner().invoke(cli, ["status", str(root), "--json"]).output)
     row = next(r for r in doc["raters"] if r["rater"] == first["rater_id"])
     assert row["returned_file"] == renamed and row["file"] == first["file"]

@@ -13,6 +13,7 @@ from ..words import counted
 from .common import EXIT_DATA, EXIT_FAILED, Output, command, fail
 
 if TYPE_CHECKING:
+    from ..collect.pack_status import RaterStatus
     from ..collect.run import Collection
 
 
@@ -133,11 +134,11 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     rows = report.packs
     width = max([len(r.name) for r in rows] + [4])
     out.say(f"{'rater':16} {'name':{width}} {'sitting':>7} {'returned':>8} {'complete':>8} "
-            f"{'errors':>6} {'warnings':>8}  file returned (or pack sent)", bold=True)
+            f"{'errors':>6} {'warnings':>8}  file returned (or the pack)", bold=True)
     for r in rows:
         colour = ("red" if r.errors or r.unusable or r.mail.overdue
                   else "green" if r.returned else "yellow")
-        shown = r.returned_file if r.returned else f"(not returned; sent {r.file})"
+        shown = r.returned_file if r.returned else f"(not returned; {_pack_sent(r)})"
         if r.other_files:  # two files as one pack: only one can be used
             shown += f" and {', '.join(r.other_files)} (DIFFERENT FILES for one pack)"
         shown += f" (UNUSABLE: {r.unusable})" if r.unusable else ""
@@ -204,6 +205,18 @@ def _not_collected_line(names: list[str], collected: bool) -> str:
     when = "new or changed since the last collect" if collected else "not collected yet"
     return (f"{counted(len(names), 'file')} in returns/ {when} ({shown}): out/ is not "
             "current; sheetflow collect is the next step")
+
+
+def _pack_sent(row: RaterStatus) -> str:
+    """The pack of a row not returned, and whether ``send`` sent it."""
+    from ..collect.mail_state import short_time
+
+    if row.mail.invited:
+        return f"pack {row.file} sent {short_time(row.mail.invited)}"
+    if row.mail.invitation_unconfirmed:
+        return f"pack {row.file}, its invitation unconfirmed"
+    # the journal knows only what sheetflow sent: a pack mailed by hand is not in it
+    return f"pack {row.file}, not sent by sheetflow"
 
 
 def _agreement_lines(out: Output, directory: Path) -> list[dict[str, Any]]:

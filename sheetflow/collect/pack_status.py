@@ -31,7 +31,7 @@ class RaterStatus:
     rater: str
     sitting: int
     file: str
-    """The pack sent."""
+    """The rater's pack (whether it was sent is in ``mail``)."""
     returned: bool
     percent_complete: float | None
     errors: int
