@@ -291,6 +291,7 @@ def dovecot_server(folder: Path) -> Iterator[Dovecot]:
     pid_file = folder / "run" / "master.pid"
     try:
         _wait_for(server.port, pid_file)
+        _wait_for_login(server)
         yield server
     finally:
         _stop(pid_file)
@@ -306,6 +307,21 @@ def _wait_for(port: int, pid_file: Path, seconds: float = 20.0) -> None:
                 return
         time.sleep(0.1)
     raise RuntimeError(f"dovecot did not start on port {port}")
+
+
+def _wait_for_login(server: Dovecot, seconds: float = 20.0) -> None:
+    """Until a login succeeds: the port opens before the auth process is ready, and a
+    login in between fails with "[UNAVAILABLE] Temporary authentication failure"."""
+    end = time.monotonic() + seconds
+    while True:
+        try:
+            server.client().logout()
+            return
+        except (imaplib.IMAP4.error, OSError) as exc:
+            if time.monotonic() >= end:
+                raise RuntimeError(f"dovecot on port {server.port} refused every login: "
+                                   f"{exc}") from None
+            time.sleep(0.2)
 
 
 def _stop(pid_file: Path) -> None:
