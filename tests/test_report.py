@@ -181,3 +181,17 @@ def test_a_column_blank_on_every_row_is_left_off_its_sheet():
     blank = pd.DataFrame({"reason": ["", ""]})
     assert list(without_blank_columns(blank).columns) == ["reason"]  # kept: nothing else
     assert without_blank_columns(table.iloc[:0]).shape == (0, 5)
+
+
+def test_whole_number_figures_show_without_decimals_but_bounded_estimates_keep_them():
+    """W+ read "145.000", a trend's scores "1.000 / 2.000 / 3.000" and its degrees of
+    freedom "1.000"; an alpha of exactly 1 still reads "1.000"."""
+    from sheetflow.report.cells import column_meaning
+
+    assert column_meaning("w_plus", pd.Series([145.0])) == "count"
+    assert column_meaning("score", pd.Series([1.0, 2.0, 3.0])) == "count"
+    assert column_meaning("df", pd.Series([1.0])) == "count"
+    assert column_meaning("mean_total", pd.Series([100.0, np.nan, 48.0])) == "count"
+    assert column_meaning("mean_total", pd.Series([100.0, 48.5])) == "num"
+    assert column_meaning("alpha", pd.Series([1.0, 0.0, np.nan])) == "num"
+    assert column_meaning("kappa", pd.Series([-1.0, 1.0])) == "num"

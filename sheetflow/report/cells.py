@@ -82,7 +82,7 @@ HEADER_WORDS = {
     "rater1": "rater 1", "rater2": "rater 2",
     "sitting1": "sitting 1", "sitting2": "sitting 2", "total_sd": "total SD",
 }
-_COUNT_WORDS = ("n", "count", "errors", "refusal", "df1", "df2", "internal", "seed")
+_COUNT_WORDS = ("n", "count", "errors", "refusal", "df", "df1", "df2", "internal", "seed")
 _SHARE_WORDS = ("share", "rate", "yield", "pairwise_agreement", "within")
 
 
@@ -109,7 +109,18 @@ def column_meaning(column: Any, values: pd.Series) -> str:
     if any(w in name for w in _SHARE_WORDS) and values.dtype.kind == "f" and \
             bool(((values.dropna() >= 0) & (values.dropna() <= 1)).all()):
         return "share"
+    if values.dtype.kind == "f" and _whole_beyond_one(values.to_numpy()):
+        return "count"  # rank sums, scores, totals: "145", not "145.000"
     return "num"
+
+
+def _whole_beyond_one(numbers: np.ndarray) -> bool:
+    """Whether every finite value is a whole number and one is 2 or more in size: an
+    estimate bounded by 1 (alpha, kappa, rho, ICC) that lands on 0 or 1 keeps its
+    decimals."""
+    finite = numbers[np.isfinite(numbers)]
+    return bool(finite.size) and bool(np.all(finite == np.round(finite))) and \
+        bool(np.abs(finite).max() >= 2)
 
 
 P_STEPS = (0.001, 0.01, 0.1)
