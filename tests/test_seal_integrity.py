@@ -388,3 +388,24 @@ def test_the_key_and_the_secret_are_their_owners_alone(tmp_path):
     assert stat.S_IMODE(sealed.stat().st_mode) == 0o700
     for name in ("key.json", "secret"):
         assert stat.S_IMODE((sealed / name).stat().st_mode) == 0o600, name
+
+
+def test_ratings_placed_by_an_edited_manifest_are_refused_at_analyze(tmp_path):
+    """The manifest and the plan lock edited together, collect run, both restored:
+    verify then passed and analyze unblinded the ratings placed by the edited map."""
+    root = _returned(tmp_path)
+    lock = root / "sealed" / "plan.lock.json"
+    sealed_lock = lock.read_bytes()
+    original = _swap_two_cards(root)
+    record = json.loads(sealed_lock)
+    record["manifest_sha256"] = hashlib.sha256(
+        (root / L.PACKS_DIR / L.MANIFEST_FILE).read_bytes()).hexdigest()
+    lock.write_text(json.dumps(record), encoding="utf-8")
+    assert collect(root).report.files
+    (root / L.PACKS_DIR / L.MANIFEST_FILE).write_bytes(original)
+    lock.write_bytes(sealed_lock)
+    assert verify_seal(root).ok
+    code, text = _analyze_cli(root)
+    assert code == 3, text
+    assert "was collected with a manifest of sha256" in text and "not the sealed" in text
+    assert not (root / "out" / "analysis.xlsx").exists()

@@ -13,7 +13,7 @@ import pandas as pd
 from .._gc import release_free_memory
 from ..collect.outputs import check_mark, check_row_count, verify_ratings, verify_returns
 from ..errors import IncompleteError, MissingStepError
-from ..packs.seal import require_seal
+from ..packs.seal import check_collected_manifest, require_seal
 from ..spec.rubric import answer_required
 from ..spec.study import Study, load_study
 from ..workbook import layout as L
@@ -98,6 +98,7 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     key, key_hash, secret = sealed.key, sealed.key_sha256, sealed.secret
     if secret is not None:  # the record carries the secret's mark, from the returns on disk
         check_mark(collected.record, secret)
+    check_collected_manifest(sealed, collected.record)  # the ratings placed by the sealed map
     data, recorded = collected.data, collected.rows
     audit = {"ratings_sha256": hashlib.sha256(data).hexdigest(),
              "returns_sha256": verify_returns(root, collected.files)}

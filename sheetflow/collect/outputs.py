@@ -294,7 +294,8 @@ def _acquire(fd: int, command: str, wait: float) -> None:
 
 def collection_record(study_id: str, ratings: Path, rows: int,
                       files: list[dict[str, Any]], secret: bytes | None = None, *,
-                      incomplete: tuple[Path, int] | None = None) -> bytes:
+                      incomplete: tuple[Path, int] | None = None,
+                      manifest_sha256: str = "") -> bytes:
     """The bytes of ``out/collection.json`` for a staged ``ratings.csv``.
 
     Parameters
@@ -313,11 +314,16 @@ def collection_record(study_id: str, ratings: Path, rows: int,
     incomplete : (Path, int), optional
         The staged :data:`INCOMPLETE_RATINGS_NAME` and its row count, recorded (and
         marked) the same way.
+    manifest_sha256 : str, optional
+        The sha256 of the manifest the ratings were placed by (recorded, and marked,
+        when given): ``analyze`` holds it to the sealed one.
     """
     record: dict[str, Any] = {
         "collection_format": 1, "study_id": study_id,
         "ratings": {"file": RATINGS_NAME, "sha256": file_digest(ratings), "rows": rows},
         "files": files}
+    if manifest_sha256:
+        record["manifest_sha256"] = manifest_sha256
     if incomplete is not None:
         record["incomplete"] = {"file": INCOMPLETE_RATINGS_NAME,
                                 "sha256": file_digest(incomplete[0]), "rows": incomplete[1]}

@@ -250,6 +250,7 @@ class Collection:
     removed: list[Path] = field(default_factory=list)
     """The earlier analysis outputs removed: made from another table than this one
     (:func:`~.outputs.retire_stale_analysis`)."""
+    manifest_sha256: str = ""  # of the manifest the ratings were placed by (when written)
 
     @property
     def valid(self) -> bool:
@@ -325,8 +326,10 @@ def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
              workers: int | None, write: bool, study: Study,
              progress: Callable[[int, int], None] | None,
              now: dt.datetime | None = None) -> Collection:
-    # the manifest maps each card to its item: only the one sealed at generate
-    manifest = open_manifest(root, sealed_manifest_sha256(root))
+    # the manifest maps each card to its item: only the one sealed at generate, and the
+    # bytes hashed are those read (a preview, write False, needs no access to sealed/)
+    manifest = open_manifest(root, sealed_manifest_sha256(root) if write else None,
+                             private=write)
     known_study(str(root), study)  # forked reader children need not load it again
     journal = read_journal(root)
     try:
@@ -336,7 +339,7 @@ def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
         result = collector.run(files, workers, progress)
     finally:
         manifest.close()
-    result.study_id = study.id
+    result.study_id, result.manifest_sha256 = study.id, manifest.sha256
     received = received_times(root, result.report.files, journal, result.received)
     result.mail = pack_mail(manifest.heads, result.report.files, received, journal,
                             deadline=study.mail.deadline, now=now)
@@ -674,6 +677,7 @@ def write_outputs(out_dir: Path, result: Collection,
                                   result.report)
         record = collection_record(result.study_id, ratings, len(result.ratings),
                                    file_verdicts(result.report), secret,
-                                   incomplete=(incomplete, result.ratings.incomplete_rows))
+                                   incomplete=(incomplete, result.ratings.incomplete_rows),
+                                   manifest_sha256=result.manifest_sha256)
         outputs.stage(paths["collection"]).write_bytes(record)
     return {name: str(path) for name, path in paths.items()}

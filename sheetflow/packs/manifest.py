@@ -90,6 +90,8 @@ class Manifest:
         (they are not pickled with the rest).
     inflater : Inflater or None
         The ``shared`` tables once read (None until then, and in a pickled copy).
+    sha256 : str
+        The sha256 of the bytes indexed, when they were read privately ("" otherwise).
     """
 
     path: str
@@ -98,6 +100,7 @@ class Manifest:
     temporary: bool = False
     tail: int = 0
     inflater: Inflater | None = field(default=None, repr=False, compare=False)
+    sha256: str = ""
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "inflater": None}
@@ -161,7 +164,8 @@ class Manifest:
             self.temporary = False
 
 
-def open_manifest(root: Path, sealed: str | None = None) -> Manifest:
+def open_manifest(root: Path, sealed: str | None = None, *, private: bool = False,
+                  ) -> Manifest:
     """Index ``root/packs/manifest.json`` (see the module notes).
 
     Parameters
@@ -169,9 +173,11 @@ def open_manifest(root: Path, sealed: str | None = None) -> Manifest:
     root : Path
         The study folder.
     sealed : str, optional
-        The sha256 the manifest was sealed with. When given, the file is read once,
-        hashed, and those bytes are indexed from a private copy: a manifest edited
-        before (or while) the returns are read cannot map a card to another item.
+        The sha256 the manifest was sealed with: another is refused.
+    private : bool
+        Read the file once, hash it (:attr:`Manifest.sha256`) and index those bytes
+        from a private copy (always so when ``sealed`` is given): a manifest edited
+        while the returns are read cannot map a card to another item.
 
     Returns
     -------
@@ -190,11 +196,11 @@ def open_manifest(root: Path, sealed: str | None = None) -> Manifest:
     path = root / L.PACKS_DIR / L.MANIFEST_FILE
     if not path.is_file():
         raise MissingStepError(f"{path}: no manifest", f"sheetflow generate {root}")
-    if sealed is None:
+    if sealed is None and not private:
         return _open(path)
     data = path.read_bytes()
     digest = hashlib.sha256(data).hexdigest()
-    if digest != sealed:
+    if sealed is not None and digest != sealed:
         raise SealError(f"{L.PACKS_DIR}/{L.MANIFEST_FILE} has sha256 {digest} but the seal "
                         f"records {sealed}: the manifest was changed after generate; restore "
                         "it from the generate run")
@@ -210,6 +216,7 @@ def open_manifest(root: Path, sealed: str | None = None) -> Manifest:
         manifest.temporary = True  # indexed in place: the copy goes with it
     else:
         Path(copy).unlink(missing_ok=True)  # rewritten into a copy of its own
+    manifest.sha256 = digest
     return manifest
 
 

@@ -183,6 +183,9 @@ class SealCheck:
     """Each sealed input file's bytes as read and hashed: parse these, not the file."""
     lock_record_sha256: str = ""
     """The sha256 of the data lock's chained record (protocol 002), when there is one."""
+    manifest_sha256: str = ""
+    """The manifest's sealed sha256 (the data lock's record's, else the key's or the plan
+    lock's): the one ``collect`` must have placed the ratings by."""
 
     @property
     def ok(self) -> bool:
@@ -418,6 +421,7 @@ def _check_manifest(check: SealCheck, root: Path, lock: dict[str, Any],
     path = root / "packs" / "manifest.json"
     recorded = lock.get("manifest_sha256")
     in_key = (key or {}).get("manifest_sha256")
+    check.manifest_sha256 = str(in_key or recorded or "")
     if in_key and recorded != in_key:
         check.problems.append(f"{SEALED_DIR}/{PLAN_LOCK_FILE} records manifest sha256 "
                               f"{recorded} but {KEY_FILE} sealed {in_key}: the plan lock was "
@@ -430,6 +434,23 @@ def _check_manifest(check: SealCheck, root: Path, lock: dict[str, Any],
         check.problems.append(f"packs/manifest.json has sha256 {sha256_file(path)} but "
                               f"{SEALED_DIR}/{PLAN_LOCK_FILE} records {recorded}: the manifest "
                               "was changed after generate")
+
+
+def check_collected_manifest(check: SealCheck, record: dict[str, Any]) -> None:
+    """The collection must have placed the ratings by the sealed manifest.
+
+    Raises
+    ------
+    SealError
+        ``out/collection.json`` names another manifest: the ratings were placed by an
+        edited one (each card's answers may sit under another item).
+    """
+    used = record.get("manifest_sha256")
+    if used and check.manifest_sha256 and used != check.manifest_sha256:
+        raise SealError(f"out/collection.json was collected with a manifest of sha256 {used}, "
+                        f"not the sealed {check.manifest_sha256}: the ratings may sit under "
+                        "other items; restore packs/manifest.json from the generate run and "
+                        "run sheetflow collect again")
 
 
 def sealed_manifest_sha256(root: Path) -> str | None:
