@@ -8,7 +8,9 @@
   unsealed arm, both marks, the sitting, the batch and its times;
 - :func:`results_tables` -- ``out/results/T2.csv`` (per arm) and ``T3.csv`` (per band);
 - :func:`mixed_effects` -- the multi-owner extension's model with owner as a random
-  effect (statsmodels, imported only when two or more owners are there to fit).
+  effect (statsmodels, imported only when two or more owners are there to fit), and
+  :func:`fit_problems` -- why a fit is not usable (no convergence, a Hessian not
+  positive definite, impossible standard errors, the owner variance at 0).
 """
 
 from __future__ import annotations
@@ -30,8 +32,14 @@ MIXED_METHOD = (
     "the 0/1 yield on arm (treatment coding against the control arm) with a random "
     "intercept per owner, fitted by REML (statsmodels MixedLM); each arm's coefficient is "
     "its yield difference from the control adjusted for owner, with a Wald z test and 95% "
-    "interval. With one owner the model is not fitted and the table says so: it needs two "
-    "or more owners, and five before any generalisation claim (protocol 001).")
+    "interval. The fit is marked not usable, with the reason, when the optimiser did not "
+    "converge, the Hessian is not positive definite at the estimate, a standard error is "
+    "not finite or above 1 (impossible for a 0/1 yield), or the owner variance is "
+    "estimated at 0 (the boundary, where the model pools the owners' ratings as if "
+    "independent); its coefficients stay on the sheet for diagnosis, without standard "
+    "errors or intervals, and the Summary quotes none. With one owner the model is not "
+    "fitted and the table says so: it needs two or more owners, and five before any "
+    "generalisation claim (protocol 001).")
 YES = {"yes", "y", "true", "1"}
 
 
@@ -154,8 +162,31 @@ def mixed_effects(ctx: Context) -> pd.DataFrame:
     arms = [a.id for a in ctx.study.design.arms if a.id in set(items["arm"])]
     if control in arms:  # the control arm is the reference level
         arms = [control] + [a for a in arms if a != control]
+    return fit_owner_model(items, arms)
+
+
+def fit_owner_model(items: pd.DataFrame, arms: list[str]) -> pd.DataFrame:
+    """Fit the yield-on-arm model with a random intercept per owner and judge the fit.
+
+    Parameters
+    ----------
+    items : pandas.DataFrame
+        One row per rating with ``rater`` (the owner), ``arm`` and ``yield`` (0/1).
+    arms : list of str
+        The arms in model order; the first is the reference level (the control).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per fixed effect and one for the owner variance, with ``converged``,
+        ``usable`` and the ``reason`` a fit is not usable (blank when it is); a fit
+        that is not usable keeps its coefficients for diagnosis but no standard error,
+        z, p or interval (they are not valid there). A single row with a ``reason``
+        when the model could not be fitted at all.
+    """
     import statsmodels.formula.api as smf  # heavy: only when a model is fitted
 
+    owners = items["rater"].nunique()
     frame = items.assign(arm=pd.Categorical(items["arm"], categories=arms),
                          owner=items["rater"], y=items["yield"].astype(float))
     with warnings.catch_warnings(record=True) as caught:
@@ -165,15 +196,65 @@ def mixed_effects(ctx: Context) -> pd.DataFrame:
         except Exception as exc:  # patsy and numpy raise their own types
             return empty_reason(items, f"the mixed-effects model could not be fitted: "
                                 f"{type(exc).__name__}: {str(exc).splitlines()[0]}",
-                                term="", n_owners=len(owners))
-    note = "; ".join(sorted({str(w.message).splitlines()[0] for w in caught}))
+                                term="", n_owners=owners)
+    said = sorted({str(w.message).splitlines()[0] for w in caught})
+    converged, problems = fit_problems(fit, said)
     ci = fit.conf_int()
     rows = [{"term": _term(name, arms[0]), "coef": fit.params[name], "se": fit.bse[name],
              "z": fit.tvalues[name], "p": fit.pvalues[name], "ci_low": ci.loc[name, 0],
              "ci_high": ci.loc[name, 1]} for name in fit.fe_params.index]
     rows.append({"term": "owner variance", "coef": float(np.asarray(fit.cov_re)[0, 0])})
-    return pd.DataFrame(rows).assign(n_owners=len(owners), n_items=len(frame),
-                                     converged=bool(fit.converged), note=note)
+    table = pd.DataFrame(rows)
+    if problems:  # no valid standard error: blank rather than a figure to be read
+        table[["se", "z", "p", "ci_low", "ci_high"]] = np.nan
+    return table.assign(n_owners=owners, n_items=len(frame), converged=converged,
+                        usable=not problems, reason="; ".join(problems),
+                        note="; ".join(said))
+
+
+# A standard error of a yield (a 0/1 mean) or of a difference of two is below 1 at
+# any owner variance a 0/1 outcome allows (at most 0.25), so one above is a broken fit.
+_MAX_SE = 1.0
+# An owner variance this small is the boundary: the model is then the pooled one.
+_BOUNDARY_VARIANCE = 1e-8
+_NOT_PD = "Hessian matrix at the estimated parameter values is not positive definite"
+
+
+def fit_problems(fit: Any, warned: list[str]) -> tuple[bool, list[str]]:
+    """Whether a MixedLM fit converged to a proper maximum, and why it is not usable.
+
+    Parameters
+    ----------
+    fit : statsmodels MixedLMResults
+    warned : list of str
+        The first lines of the warnings the fit raised.
+
+    Returns
+    -------
+    (bool, list of str)
+        ``converged``: the optimiser said so and the Hessian is positive definite at
+        the estimate (statsmodels reports ``converged`` after a retry even when the
+        point it stopped at is not a maximum); the reasons the fit is not usable, in
+        words, empty when it is.
+    """
+    problems = []
+    not_pd = any(_NOT_PD in w for w in warned)
+    if not fit.converged:
+        problems.append("the optimiser did not converge")
+    if not_pd:
+        problems.append("the Hessian is not positive definite at the estimate (not a "
+                        "proper maximum), so no standard error is valid")
+    se = np.asarray(fit.bse[fit.fe_params.index], dtype=float)
+    if not np.isfinite(se).all():
+        problems.append("a standard error is not finite")
+    elif (se > _MAX_SE).any():
+        problems.append(f"a standard error of {se.max():.3g} on a 0/1 yield (none can "
+                        f"exceed {_MAX_SE:g})")
+    variance = float(np.asarray(fit.cov_re)[0, 0])
+    if not variance > _BOUNDARY_VARIANCE:
+        problems.append("the owner variance is estimated at 0 (on the boundary): the "
+                        "model then pools the owners' ratings as if independent")
+    return bool(fit.converged) and not not_pd, problems
 
 
 def _term(name: str, reference: str) -> str:
@@ -183,20 +264,28 @@ def _term(name: str, reference: str) -> str:
 
 
 def h_mixed(ctx: Context, table: pd.DataFrame, out: dict) -> None:
-    """The model's arm effects, or why it was not fitted."""
+    """The model's arm effects; or why it was not fitted, or why its fit is not usable."""
+    lines = out.setdefault("summary_lines", [])
     if "coef" not in table:
         reason = str(table["reason"].iloc[0])
         out["mixed_effects"] = {"fitted": False, "reason": reason}
-        out.setdefault("summary_lines", []).append(f"mixed-effects model: not fitted: {reason}")
+        lines.append(f"mixed-effects model: not fitted: {reason}")
+        return
+    first = table.iloc[0]
+    owners = int(first["n_owners"])
+    model = {"fitted": True, "n_owners": owners, "converged": bool(first["converged"]),
+             "usable": bool(first["usable"]), "reason": str(first["reason"])}
+    out["mixed_effects"] = model
+    if not model["usable"]:  # its figures are no result: say why, quote none
+        model["effects"] = []
+        lines.append(f"mixed-effects model ({owners} owners): fit not usable, no "
+                     f"owner-adjusted effect is reported: {model['reason']}")
         return
     effects = table[~table["term"].str.startswith(("intercept", "owner"))]
-    out["mixed_effects"] = {"fitted": True, "n_owners": int(table["n_owners"].iloc[0]),
-                            "effects": effects[["term", "coef", "ci_low", "ci_high", "p"]]
-                            .to_dict("records")}
-    out.setdefault("summary_lines", []).extend(
-        f"mixed-effects ({out['mixed_effects']['n_owners']} owners) {r['term']}: "
-        f"{r['coef']:.3f} (95% CI {r['ci_low']:.3f} to {r['ci_high']:.3f}), p = {r['p']:.3g}"
-        for r in out["mixed_effects"]["effects"])
+    model["effects"] = effects[["term", "coef", "ci_low", "ci_high", "p"]].to_dict("records")
+    lines.extend(f"mixed-effects ({owners} owners) {r['term']}: {r['coef']:.3f} (95% CI "
+                 f"{r['ci_low']:.3f} to {r['ci_high']:.3f}), p = {r['p']:.3g}"
+                 for r in model["effects"])
 
 
 def yield_figure(table: pd.DataFrame) -> pd.DataFrame:
