@@ -339,6 +339,38 @@ def test_owner_record_and_every_deviation_reach_the_summary(tmp_path):
     assert "deviation (owner-01, reported by the owner): looked up one item" in rows
 
 
+def test_an_answer_meaning_none_is_not_a_deviation(tmp_path):
+    """Two owners answer the deviations question " None " and "NO", and the batch times
+    show none: the run has no deviation, and the Summary says so instead of counting
+    two and quoting "None" and "NO" as deviations."""
+    said = {"owner-01": {"deviations": " None "}, "owner-02": {"deviations": "NO"}}
+    root = _study(tmp_path / "none", ("owner-01", "owner-02"), said=said)
+    out, summary, rows = _outputs(root)
+    assert out.exit_code == 0, out.output
+    assert summary["deviations"] == []
+    assert "deviations from the protocol: none found in the batch times, none reported" \
+        in rows
+    assert not any(str(r).startswith("deviation (") for r in rows)
+    owners = {o["owner"]: o["deviations"] for o in summary["owners"]}
+    assert owners == {"owner-01": " None ", "owner-02": "NO"}  # on record as typed
+
+
+@pytest.mark.parametrize("answer", ["none", "None.", "  no ", "N/A", "-", "nil",
+                                    "No deviations", ""])
+def test_answers_meaning_none(answer):
+    from sheetflow.analysis.owner_record import means_none
+
+    assert means_none(answer)
+
+
+@pytest.mark.parametrize("answer", ["looked up one item", "nothing unusual, but one break",
+                                    "none except one item looked up", "yes"])
+def test_answers_that_report_a_deviation(answer):
+    from sheetflow.analysis.owner_record import means_none
+
+    assert not means_none(answer)
+
+
 def test_a_tie_between_the_candidates_is_named(tmp_path):
     """b3 and b6 keep as many (8 and 8 per owner: 16/30 each): the winner was the first
     candidate in the plan, named alone as if it had won. Every test reads the same

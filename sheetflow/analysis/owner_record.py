@@ -15,7 +15,8 @@ library is needed to read it, and every YAML 1.2 reader reads JSON):
   length), which collect also reports as warnings.
 
 Every deviation, found or reported, is a line on the Summary and in ``summary.json``
-(``deviations``).
+(``deviations``). An answer that means none ("none", "no", "n/a", "-", "nil", "no
+deviations"; any case, spaces and a final full stop aside) reports no deviation.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ if TYPE_CHECKING:  # pragma: no cover - types only
 
 OWNER_QUESTIONS = ("relationship", "breaks", "deviations", "compensation", "consent")
 IRB_NOTE = "no IRB approval is claimed unless one was obtained (protocol 001)"
+# what owners type into the deviations question when there was none
+NONE_ANSWERS = frozenset({"none", "no", "n/a", "-", "nil", "no deviations"})
 
 
 def owner_records(analysis: Analysis) -> list[dict[str, Any]]:
@@ -57,7 +60,7 @@ def add_owner_records(analysis: Analysis) -> None:
         deviations += [{"owner": rec["owner"], "source": "batch times", "text": text}
                        for text in rec["deviations_found"]]
         said = str(rec.get("deviations", "") or "").strip()
-        if said:
+        if not means_none(said):
             deviations.append({"owner": rec["owner"], "source": "reported by the owner",
                                "text": said})
     summary = analysis.summary
@@ -68,6 +71,25 @@ def add_owner_records(analysis: Analysis) -> None:
                  else "deviations from the protocol: none found in the batch times, none "
                  "reported")
     lines += [f"deviation ({d['owner']}, {d['source']}): {d['text']}" for d in deviations]
+
+
+def means_none(answer: str) -> bool:
+    """Whether an owner's answer to the deviations question reports no deviation.
+
+    Parameters
+    ----------
+    answer : str
+        The answer as typed.
+
+    Returns
+    -------
+    bool
+        True for a blank answer and for one meaning none ("none", "no", "n/a", "-",
+        "nil", "no deviations"), in any case, with surrounding spaces and a final full
+        stop ignored; False for anything else, which is then a reported deviation.
+    """
+    word = answer.strip().lower()
+    return not word or word.rstrip(".").strip() in NONE_ANSWERS
 
 
 def metadata(analysis: Analysis) -> dict[str, Any]:
