@@ -195,3 +195,34 @@ def test_whole_number_figures_show_without_decimals_but_bounded_estimates_keep_t
     assert column_meaning("mean_total", pd.Series([100.0, 48.5])) == "num"
     assert column_meaning("alpha", pd.Series([1.0, 0.0, np.nan])) == "num"
     assert column_meaning("kappa", pd.Series([-1.0, 1.0])) == "num"
+def test_methods_states_the_wilcoxon_difference_the_way_the_sheet_computes_it(tmp_path):
+    """Planted: every case's improved response scores higher than its baseline one, so
+    improved minus baseline is positive on every case (W+ is every rank, n(n+1)/2).
+    The sheet's arm 1 is the one the median difference starts from; the Methods entry
+    names the difference as arm 1 minus arm 2 and the two arms in that order."""
+    study = load_study(data_dir("templates") / "paired-rubric")
+    first, second = (a.id for a in study.design.arms)  # baseline, improved
+    rows = []
+    for i, case in enumerate(it.id for it in study.items):
+        for arm, lift in ((first, 0), (second, 1 + i % 3)):
+            for r in study.raters:
+                for d in study.rubric.by_scope("response"):
+                    dom = d.value_domain()
+                    rows.append({"rater": r.id, "case": case, "arm": arm, "dimension": d.id,
+                                 "value": float(dom[min(lift, len(dom) - 1)]),
+                                 "confidence": "Medium"})
+    path = write_analysis_workbook(run_plan(study, pd.DataFrame(rows)),
+                                   tmp_path / "analysis.xlsx")
+    wb = openpyxl.load_workbook(path)
+    sheet = wb["Wilcoxon"]
+    head = [c.value for c in sheet[1]]
+    row = dict(zip(head, [c.value for c in sheet[2]], strict=True))
+    n = len(study.items)
+    assert (row["arm 1"], row["arm 2"]) == (second, first)
+    assert row["median diff"] > 0 and row["W+ (signed-rank sum)"] == n * (n + 1) / 2
+    methods = wb["Methods"]
+    text = " ".join(str(b.value) for a, b in zip(methods["A"], methods["B"], strict=True)
+                    if a.value == "Wilcoxon signed-rank")
+    assert "arm 1 minus arm 2 as the Wilcoxon sheet names them (here " \
+           f"{second} minus {first})" in text
+    assert "a positive median difference means arm 1 scored higher" in text

@@ -138,7 +138,12 @@ def _spearman(ctx: Context) -> pd.DataFrame:
 
 
 def _wilcoxon(ctx: Context) -> pd.DataFrame:
-    """Wilcoxon signed-rank on per-case mean totals, second arm minus first arm."""
+    """Wilcoxon signed-rank on per-case mean totals, second arm minus first arm.
+
+    The second arm of the design is the sheet's "arm 1" (``arm_x``) and the first its
+    "arm 2" (``arm_y``), so the median difference and W+ are arm 1 minus arm 2 as the
+    sheet names them; :func:`methods` says so with the arms' names.
+    """
     arms = [a.id for a in ctx.study.design.arms]
     if len(arms) != 2:
         return empty_reason(pd.DataFrame(), "needs exactly two arms", measure="")
@@ -232,15 +237,23 @@ _METHODS = (
      "Spearman's rho between the mean external total and the internal total per case "
      "and arm; 95% interval by Fisher's z with the Fieller-Hartley-Pearson standard error "
      "sqrt(1.06/(n-3))."),
-    ("Wilcoxon signed-rank",
-     "Per case the mean total over raters for each arm; signed-rank test of the second "
-     "arm minus the first (scipy, zero differences dropped)."),
 )
 
 
 def methods(study: Study) -> list[tuple[str, str]]:
-    """Methods-sheet entries: (topic, text), the same for every study of protocol 000."""
-    return list(_METHODS)
+    """Methods-sheet entries: (topic, text); the Wilcoxon entry names the study's arms."""
+    return [*_METHODS, ("Wilcoxon signed-rank", _wilcoxon_method(study))]
+
+
+def _wilcoxon_method(study: Study) -> str:
+    """How the Wilcoxon sheet's difference runs, in the sheet's own words and arms."""
+    arms = [a.id for a in study.design.arms]
+    here = f" (here {arms[1]} minus {arms[0]})" if len(arms) == 2 else ""
+    return ("Per case the mean total over raters for each arm; signed-rank test of the "
+            f"differences arm 1 minus arm 2 as the Wilcoxon sheet names them{here}: the "
+            "median difference and W+ (the sum of the ranks of the positive differences) "
+            "are of that difference, so a positive median difference means arm 1 scored "
+            "higher. Two-sided p (scipy, zero differences dropped).")
 
 
 def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:
