@@ -157,6 +157,46 @@ def test_trend_over_near_mid_far_only_by_hand(two_owners):
     assert "30 items outside the ordered bands left out ('single')" in trend["note"]
 
 
+def test_the_trend_line_says_its_direction_and_sidedness(two_owners):
+    """The planted keeps put the kept items of the distance arms early in the items
+    file; the yield per band, counted by hand, falls or rises from near to far, and
+    the z's sign (by hand) and the Summary line say the same, with a two-sided p."""
+    root, _, summary, rows = two_owners
+    items = {it["item_id"]: it for it in _items(root)}
+    kept = [_kept(list(items.values()), o) for o in KEPT]
+    x, n = [], []
+    for band in ("near", "mid", "far"):
+        ids = [i for i, it in items.items() if it["distance_band"] == band]
+        x.append(sum(i in k for k in kept for i in ids))
+        n.append(2 * len(ids))
+    x, n, s = np.array(x, float), np.array(n, float), np.array([1.0, 2.0, 3.0])
+    p_bar, s_bar = x.sum() / n.sum(), (n * s).sum() / n.sum()
+    z = (x * (s - s_bar)).sum() / np.sqrt(p_bar * (1 - p_bar) * (n * (s - s_bar) ** 2).sum())
+    falls = x[-1] / n[-1] < x[0] / n[0]
+    assert (z < 0) == falls and z != 0
+    word = "falls" if falls else "rises"
+    trend = summary["trend"]
+    assert trend["z"] == pytest.approx(z, rel=1e-12)
+    assert trend["sided"] == "two-sided" and trend["direction"] == \
+        f"yield {word} across the bands"
+    line = next(r for r in rows if str(r).startswith("trend across"))
+    assert line.startswith(f"trend across near -> mid -> far: yield {word} across the "
+                           f"bands (z = {z:.3f}), chi2 {z * z:.3f}, two-sided p = "
+                           f"{trend['p']:.3f} (n 90)")
+    methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
+    text = " ".join(str(c.value) for c in methods["B"])
+    assert "its p is two-sided (chi-square, 1 df: a trend either way counts), and the " \
+           "signed z gives the direction" in text
+
+
+def test_the_trend_direction_in_words():
+    from sheetflow.analysis.p001_keep_known import trend_direction
+
+    assert trend_direction(-1.74) == "yield falls across the bands"
+    assert trend_direction(0.5) == "yield rises across the bands"
+    assert trend_direction(float("nan")) == trend_direction(0.0) == "no direction"
+
+
 def test_a_degenerate_two_owner_fit_is_not_quoted(two_owners):
     """The two planted owners keep nearly the same items, so the owner variance has
     nothing to estimate: statsmodels stops on the boundary (variance 0) at a point whose

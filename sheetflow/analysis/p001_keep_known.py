@@ -215,13 +215,34 @@ def _h_trend(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     if test.empty:
         return
     row = test.iloc[0]
-    out["trend"] = {"bands": table.loc[table["band"] != "trend test", "band"].tolist(),
-                    "statistic": row["statistic"], "p": row["p"], "n": row["n"],
-                    "note": row.get("note", "")}
+    bands = table.loc[table["band"] != "trend test", "band"].tolist()
+    direction = trend_direction(row["z"])
+    out["trend"] = {"bands": bands, "statistic": row["statistic"], "z": row["z"],
+                    "direction": direction, "sided": "two-sided", "p": row["p"],
+                    "n": row["n"], "note": row.get("note", "")}
     out.setdefault("summary_lines", []).append(
-        f"trend over {' < '.join(out['trend']['bands'])}: chi2 {_num(row['statistic'])}, "
-        f"p = {_num(row['p'])} (n {int(row['n'])})"
+        f"trend across {' -> '.join(bands)}: {direction} (z = {_num(row['z'])}), "
+        f"chi2 {_num(row['statistic'])}, two-sided p = {_num(row['p'])} (n {int(row['n'])})"
         + (f"; {row['note']}" if isinstance(row.get("note"), str) and row["note"] else ""))
+
+
+def trend_direction(z: float) -> str:
+    """The trend's direction in words from the Cochran-Armitage z's sign.
+
+    Parameters
+    ----------
+    z : float
+        The signed statistic, positive when the yield rises with the band's score.
+
+    Returns
+    -------
+    str
+        "yield rises across the bands", "yield falls across the bands", or "no
+        direction" when z is 0 or undefined.
+    """
+    if z is None or not np.isfinite(z) or z == 0:
+        return "no direction"
+    return f"yield {'rises' if z > 0 else 'falls'} across the bands"
 
 
 def _num(value: Any) -> str:
@@ -339,7 +360,10 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "control; secondary vs the reference arm. Cochran-Armitage chi-square for a linear "
          "trend in yield across the ordered distance bands only (band_order "
          f"{list(plan.params.get('band_order', [])) or 'near..far / numeric'}, scores "
-         "1..G); items outside them (the single-note arm) take no part. Intra-rater kappa: "
+         "1..G), without continuity correction; its p is two-sided (chi-square, 1 df: a "
+         "trend either way counts), and the signed z gives the direction: positive when "
+         "the yield rises from the first band to the last, negative when it falls. Items "
+         "outside the bands (the single-note arm) take no part. Intra-rater kappa: "
          "Cohen's kappa between sitting 1 and sitting 2 on the repeated items."),
         ("Mixed-effects model (001)", MIXED_METHOD),
         ("Rater description and deviations (001)",
