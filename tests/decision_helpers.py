@@ -23,6 +23,13 @@ def run_analyze(root: Path, *args: str) -> tuple[Any, dict[str, Any], list[str]]
     return result, summary, rows
 
 
+def passed_cell(root: Path, check: str) -> str:
+    """The Summary sheet's "passed" cell (column D) on the row of the check named
+    ``check``, as written."""
+    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
+    return next(r[3] for r in sheet.iter_rows(max_col=4, values_only=True) if r[0] == check)
+
+
 def refused_before_unsealing(root: Path, *words: str) -> str:
     """``sheetflow analyze ROOT`` on an incomplete panel: exit 1, one line naming who is
     missing (each of ``words``), and nothing written: the key stays sealed."""

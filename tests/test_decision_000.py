@@ -19,7 +19,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 from click.testing import CliRunner
-from decision_helpers import KEEP, edit_returns, refused_before_unsealing, run_analyze
+from decision_helpers import KEEP, edit_returns, passed_cell, refused_before_unsealing, run_analyze
 
 from sheetflow.analysis import analyze, key_sides
 from sheetflow.cli import cli
@@ -300,6 +300,7 @@ def test_an_undefined_alpha_check_says_why(tmp_path):
     (alpha,) = [c for c in summary["decision"]["checks"] if c["name"].startswith("Krippen")]
     assert alpha["outcome"] == "undefined" and alpha["passed"] is None
     assert alpha["note"] == "no unit has two or more values (nothing pairable)"
+    assert passed_cell(root, alpha["name"]) == "undefined"  # a target, and no figure
     assert "undefined - undefined" not in result.output
     assert summary["decision"]["status"] == "incomplete"
 

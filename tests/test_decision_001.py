@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import openpyxl
 import pytest
-from decision_helpers import run_analyze
+from decision_helpers import passed_cell, run_analyze
 from scipy import stats as sps
 
 from sheetflow.collect.run import collect
@@ -325,6 +325,7 @@ def test_two_owners_are_not_pooled_as_independent_ratings(tmp_path):
     owners_check = next(c for c in decision["checks"] if c["name"].startswith("owners"))
     assert owners_check["value"] == 2 and owners_check["outcome"] == "reported"
     assert "no general claim" in owners_check["note"]
+    assert passed_cell(root, owners_check["name"]) == "no target"  # nothing to pass
     assert rows[2] == "DECISION: FAIL"
 
 

@@ -275,3 +275,22 @@ def test_after_the_lock_the_second_rater_gets_an_invitation_draft(tmp_path):
     (attached,) = list(message.iter_attachments())
     assert attached.get_filename() == second["file"]
     assert attached.get_content() == (root / L.PACKS_DIR / second["file"]).read_bytes()
+
+
+def test_passed_reads_no_target_only_where_there_is_none():
+    """"undefined" means a check with a target whose figure could not be computed; a
+    figure reported without a target has nothing to pass."""
+    from sheetflow.analysis.decision import (
+        flag_check,
+        passed_words,
+        reported_check,
+        threshold_check,
+    )
+
+    assert passed_words(reported_check("owners", 3).to_dict()) == "no target"
+    assert passed_words(reported_check("alpha", float("nan")).to_dict()) == "no target"
+    assert passed_words(threshold_check("rho", 0.7, None).to_dict()) == "no target"
+    assert passed_words(threshold_check("rho", float("nan"), 0.6).to_dict()) == "undefined"
+    assert passed_words(flag_check("pilot verdict", None).to_dict()) == "undefined"
+    assert passed_words(threshold_check("rho", 0.7, 0.6).to_dict()) == "Yes"
+    assert passed_words(threshold_check("rho", 0.5, 0.6).to_dict()) == "No"

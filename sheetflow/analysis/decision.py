@@ -47,6 +47,9 @@ class Check:
         ``met``, ``weak`` (in the protocol's intermediate range), ``not met``,
         ``undefined``, or ``reported`` (no target: shown, not judged).
     note : str
+    has_target : bool
+        False for a figure with nothing to pass (reported, or a threshold the plan
+        sets none for): its "passed" reads "no target", not "undefined".
     """
 
     name: str
@@ -55,6 +58,7 @@ class Check:
     passed: bool | None
     outcome: str
     note: str = ""
+    has_target: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -69,7 +73,8 @@ def threshold_check(name: str, value: Any, target: float | None, *,
     """
     if target is None or not _finite(value):
         return Check(name, _plain(value), _plain(target), None, UNDEFINED,
-                     note or ("no target in the plan" if target is None else "undefined"))
+                     note or ("no target in the plan" if target is None else "undefined"),
+                     has_target=target is not None)
     if value >= target:
         return Check(name, _plain(value), _plain(target), True, MET, note)
     weak = weak_from is not None and value >= weak_from
@@ -80,8 +85,29 @@ def reported_check(name: str, value: Any, note: str = "") -> Check:
     """A figure the protocol names without a target: reported, never met; undefined
     when it could not be computed."""
     if value is None or (isinstance(value, numbers.Real) and not _finite(value)):
-        return Check(name, None, None, None, UNDEFINED, note or "undefined")
-    return Check(name, _plain(value), None, None, REPORTED, note)
+        return Check(name, None, None, None, UNDEFINED, note or "undefined", has_target=False)
+    return Check(name, _plain(value), None, None, REPORTED, note, has_target=False)
+
+
+def passed_words(check: dict[str, Any]) -> str:
+    """A check's "passed" in words.
+
+    Parameters
+    ----------
+    check : dict
+        A check as :meth:`Check.to_dict` gives it (``has_target`` may be absent: a
+        check reported without a target is then taken to have none).
+
+    Returns
+    -------
+    str
+        "Yes" or "No"; "no target" for a figure with nothing to pass; "undefined" for
+        a check with a target whose figure could not be computed.
+    """
+    if check["passed"] is not None:
+        return "Yes" if check["passed"] else "No"
+    has_target = check.get("has_target", check["outcome"] != REPORTED)
+    return "undefined" if has_target else "no target"
 
 
 def flag_check(name: str, ok: bool | None, value: Any = None, target: Any = None,

@@ -9,7 +9,7 @@ import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
 from ..analysis import Analysis
-from ..analysis.decision import shown_against
+from ..analysis.decision import passed_words, shown_against
 from ..words import counted
 from ..workbook.printing import row_points, set_print, text_lines
 from .cells import fmt_value, number_format, write_cell
@@ -124,7 +124,7 @@ def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any
         for col, value in ((1, c["value"]), (2, c["target"])):
             write_cell(ws, row, col, value, decimals(digits) if digits > 3 else
                        fmt["count"] if type(value) is int else fmt["num"])
-        ws.write_string(row, 3, {True: "Yes", False: "No"}.get(passed, "undefined"), style)
+        ws.write_string(row, 3, passed_words(c), style)
         ws.write_string(row, 4, str(c["outcome"]), style)
     return row + 2
 
