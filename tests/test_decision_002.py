@@ -32,6 +32,7 @@ from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
 PRIMARY, SECOND = "R-7QX", "R-3MD"
+SUBSET_CHECK = "second-rater subset: extra + missing second ratings"  # the check counts
 LOW, UNSAFE = "W002", "W005"
 COMPONENTS = ("completeness", "traceability", "fidelity", "owners_deadlines", "limitations")
 
@@ -119,7 +120,7 @@ def test_correct_subset_passes_and_one_raters_error_rejects(correct):
     decision = summary["decision"]
     assert decision["status"] == "reported"  # the protocol decides per item, not a PASS
     checks = {c["name"]: c for c in decision["checks"]}
-    subset = checks["second-rater subset reproduced exactly"]
+    subset = checks[SUBSET_CHECK]
     assert (subset["value"], subset["passed"]) == (0, True)
     assert checks["items without a valid rating"]["passed"] is True
     acc = summary["acceptance"]
@@ -134,8 +135,9 @@ def test_correct_subset_passes_and_one_raters_error_rejects(correct):
     n = len(acc["accepted"]) + len(acc["rejected"])
     assert rows[2] == (f"RESULT: {n - 3} of {n} items accepted; 1 with a severe safety "
                        "event; second-rater check passed")
-    assert any(r.startswith("- integrity check: second-rater subset reproduced exactly 0 "
-                            "(target 0) met") for r in rows)
+    assert "- integrity check: second-rater subset: extra + missing second ratings 0 " \
+           f"(target 0) met - the subset is reproduced exactly when this is 0 ({SECOND}: " \
+           "extra none, missing none)" in rows
     assert "PASS" not in " ".join(rows[:6])
     assert "material errors of two raters combine by the plan's rule: max (the larger count)" \
         in rows
@@ -167,7 +169,7 @@ def test_an_extra_second_rating_fails(tmp_path):
     assert out.exit_code == 0, out.output  # a fail is a result, not a data problem
     assert summary["decision"]["status"] == "fail"
     check = next(c for c in summary["decision"]["checks"]
-                 if c["name"] == "second-rater subset reproduced exactly")
+                 if c["name"] == SUBSET_CHECK)
     assert check["value"] == 1 and check["passed"] is False and extra in check["note"]
     assert summary["second_rater_selection"] == "fail"
     assert rows[2] == "DECISION: FAIL"
@@ -188,7 +190,7 @@ def test_a_selected_item_left_blank_by_the_second_rater_is_missing(tmp_path):
     assert summary["decision"]["status"] == "incomplete"
     assert summary["decision"]["provisional_status"] == "fail"
     check = next(c for c in summary["decision"]["checks"]
-                 if c["name"] == "second-rater subset reproduced exactly")
+                 if c["name"] == SUBSET_CHECK)
     assert check["value"] == 1 and check["passed"] is False
     assert f"({SECOND}: extra none, missing {blank})" in check["note"]
     assert "second-rater check passed" not in " ".join(rows)
@@ -203,7 +205,7 @@ def test_before_the_lock_the_subset_check_is_not_run_not_failed(tmp_path):
     _fill(root, PRIMARY, {})
     _, summary, _ = _analyze(root)
     check = next(c for c in summary["decision"]["checks"]
-                 if c["name"] == "second-rater subset reproduced exactly")
+                 if c["name"] == SUBSET_CHECK)
     assert check["outcome"] == "undefined"
     first = summary["decision"]["reasons"][0]
     assert first.endswith("second-rater check not run yet (see its line)"), first

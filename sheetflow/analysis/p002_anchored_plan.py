@@ -183,12 +183,18 @@ def _h_acceptance(ctx: Context, table: pd.DataFrame, out: dict) -> None:
 _RULE_WORDS = {"max": "the larger count", "mean": "the mean count", "sum": "the counts added"}
 
 
+# The check's value is a count, so its name says what is counted: "second-rater subset
+# reproduced exactly 0 (target 0) met" read as "reproduced 0 times".
+SUBSET_CHECK = "second-rater subset: extra + missing second ratings"
+_SUBSET_NOTE = "the subset is reproduced exactly when this is 0"
+
+
 def _h_second(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     if "status" in table:
         ok = bool((table["status"] == "pass").all())
         out["second_rater_selection"] = "pass" if ok else "fail"
-        add_verdict(out, "second-rater subset reproduced exactly", int(table["n_extra"].sum()
-                    + table["n_missing"].sum()), 0, ok, "extra + missing second ratings")
+        add_verdict(out, SUBSET_CHECK, int(table["n_extra"].sum() + table["n_missing"].sum()),
+                    0, ok, _SUBSET_NOTE)
 
 
 def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:
@@ -203,11 +209,9 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
         wrong = int(second["n_extra"].sum() + second["n_missing"].sum())
         detail = "; ".join(f"{r['rater']}: extra {r['extra'] or 'none'}, missing "
                            f"{r['missing'] or 'none'}" for r in second.to_dict("records"))
-        subset = flag_check("second-rater subset reproduced exactly", wrong == 0, wrong, 0,
-                            f"extra + missing second ratings ({detail})")
+        subset = flag_check(SUBSET_CHECK, wrong == 0, wrong, 0, f"{_SUBSET_NOTE} ({detail})")
     elif second is not None and "reason" in second:
-        subset = flag_check("second-rater subset reproduced exactly", None, None, 0,
-                            str(second["reason"].iloc[0]))
+        subset = flag_check(SUBSET_CHECK, None, None, 0, str(second["reason"].iloc[0]))
     if subset is not None:
         checks.append(subset)
     acc = tables.get("acceptance")
