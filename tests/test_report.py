@@ -226,3 +226,41 @@ def test_methods_states_the_wilcoxon_difference_the_way_the_sheet_computes_it(tm
     assert "arm 1 minus arm 2 as the Wilcoxon sheet names them (here " \
            f"{second} minus {first})" in text
     assert "a positive median difference means arm 1 scored higher" in text
+
+
+def test_cohen_kappa_sheet_notes_intervals_past_1_and_of_no_width(tmp_path):
+    """Planted: the first two raters give the same scores on every response (kappa 1,
+    standard error 0, an interval of no width from 36 units); the third departs from
+    them on one response, so its kappa is high and its normal interval passes 1. The
+    sheet carries the note beside each such row, and only beside them."""
+    from sheetflow.analysis.readings import PAST_ONE, ZERO_WIDTH
+
+    study = load_study(data_dir("templates") / "paired-rubric")
+    raters = [r.id for r in study.raters]
+    rows = []
+    for i, case in enumerate(it.id for it in study.items):
+        for j, arm in enumerate(a.id for a in study.design.arms):
+            for r in raters:
+                for d in study.rubric.by_scope("response"):
+                    dom = d.value_domain()
+                    k = (i + j) % len(dom)
+                    if r == raters[-1] and i == 0 and j == 0:
+                        k = (k + 1) % len(dom)  # the one departure
+                    rows.append({"rater": r, "case": case, "arm": arm, "dimension": d.id,
+                                 "value": float(dom[k]), "confidence": "Medium"})
+    path = write_analysis_workbook(run_plan(study, pd.DataFrame(rows)),
+                                   tmp_path / "analysis.xlsx")
+    sheet = openpyxl.load_workbook(path)["Cohen kappa"]
+    head = [c.value for c in sheet[1]]
+    table = [dict(zip(head, [c.value for c in r], strict=True))
+             for r in sheet.iter_rows(min_row=2)]
+    seen = set()
+    for row in table:
+        low, high = row["95% CI low"], row["95% CI high"]
+        want = PAST_ONE if high is not None and high > 1 else \
+            ZERO_WIDTH if low is not None and low == high else ""
+        assert (row["note"] or "") == want, row
+        seen.add(want)
+    assert {PAST_ONE, ZERO_WIDTH} <= seen
+    first_pair = next(r for r in table if {r["rater 1"], r["rater 2"]} == set(raters[:2]))
+    assert first_pair["kappa"] == 1 and first_pair["note"] == ZERO_WIDTH

@@ -27,6 +27,7 @@ from .context import (
     weights_for,
 )
 from .protocol import ProtocolPlan
+from .readings import interval_notes
 
 
 def _alpha(ctx: Context) -> pd.DataFrame:
@@ -79,7 +80,7 @@ def _cohen(ctx: Context) -> pd.DataFrame:
         res.insert(0, "measure", dim_id)
         res.insert(1, "weight_on", on)
         frames.add(res)
-    return frames.stacked()
+    return interval_notes(frames.stacked())
 
 
 def _per_dimension(ctx: Context, coefficient: Callable[..., pd.DataFrame]) -> pd.DataFrame:
@@ -148,7 +149,7 @@ def _intra(ctx: Context) -> pd.DataFrame:
                                                                dim.level), weight_on=on)
         res.insert(0, "measure", dim.id)
         frames.append(res)
-    return stack(frames)
+    return interval_notes(stack(frames))
 
 
 def _h_alpha(ctx: Context, table: pd.DataFrame, out: dict) -> None:
@@ -204,7 +205,10 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "Every pair of raters on units both rated (pairwise deletion). Unweighted for "
          "nominal dimensions; quadratic weights for ordinal, interval and ratio ones, on the "
          "scale values for numeric dimensions and on category ranks for ordered labels. "
-         "Standard error: Fleiss, Cohen & Everitt (1969) non-null; interval kappa +/- z se."),
+         "Standard error: Fleiss, Cohen & Everitt (1969) non-null; interval kappa +/- z se, "
+         "not cut at the bounds: the note column says where it runs past 1, and where it "
+         "has no width (standard error 0 when the two ratings agree on every unit, "
+         "however few: no certainty)."),
         ("Fleiss' kappa and Gwet's AC1/AC2",
          "Fleiss' kappa with unequal raters per unit and the non-null standard error; Gwet's "
          "AC1 (identity weights) for nominal dimensions, AC2 with quadratic weights for "

@@ -83,6 +83,34 @@ def reported_figures(ctx: Context, tables: dict[str, pd.DataFrame]) -> list[dict
 
 PAST_ONE = ("the interval runs past 1, the largest kappa can be: a normal-approximation "
             "interval (kappa +/- 1.96 SE) is not cut at the bound")
+ZERO_WIDTH = ("a zero-width interval (standard error 0) is no certainty: the normal "
+              "approximation gives no width when the two ratings agree on every unit, "
+              "however few the units")
+
+
+def interval_notes(table: pd.DataFrame) -> pd.DataFrame:
+    """A kappa table with a ``note`` beside each interval that reads as more than it is.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows with ``ci_low`` and ``ci_high`` (Cohen's or intra-rater kappa).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table with ``note``: :data:`PAST_ONE` where the interval's end passes 1,
+        :data:`ZERO_WIDTH` where it has no width, else blank (categorical: the pairwise
+        table can hold a row per pair of hundreds of raters). Unchanged without
+        intervals.
+    """
+    if "ci_high" not in table or "ci_low" not in table:
+        return table
+    low, high = (pd.to_numeric(table[c], errors="coerce").to_numpy(float)
+                 for c in ("ci_low", "ci_high"))
+    notes = np.select([high > 1, np.isfinite(low) & (high == low)], [PAST_ONE, ZERO_WIDTH],
+                      "")
+    return table.assign(note=pd.Categorical(notes))
 
 
 def _kappa_bound(rec: dict[str, Any]) -> dict[str, Any]:
