@@ -269,6 +269,16 @@ def test_refusal_counts_and_gold_disputes():
     n_dense = sum(it.fields["system"] == "assistant_dense_rag" for it in study.items)
     assert pooled.loc["assistant_dense_rag", "over_refusal"] == n_dense * len(study.raters)
     assert pooled.loc["assistant_hybrid_rag", "over_refusal"] == 0
+    # the pooled counts add up every rater's ratings: said with what they are out of
+    from sheetflow.analysis.p003_answer_review import refusal_line
+
+    dense, raters = res.summary["refusals"]["assistant_dense_rag"], len(study.raters)
+    assert (dense["n_ratings"], dense["n_raters"], dense["n_answers"]) == \
+        (n_dense * raters, raters, n_dense)
+    assert refusal_line("assistant_dense_rag", dense) == (
+        f"assistant_dense_rag: over-refusal {n_dense * raters}, under-refusal 0, of "
+        f"{n_dense * raters} ratings ({raters} raters, {n_dense} answers; every rater's "
+        "ratings counted)")
     disputes = res.tables["gold_disputes"]
     assert disputes["item"].tolist() == [first.id]
     assert "technical route" in disputes["note"].item()

@@ -91,6 +91,18 @@ def test_agreement_per_column_and_the_na_setting(tmp_path, na, n_ratings, n_unit
                        "no pass mark, so nothing is called passed")
     assert not [r for r in rows if " met" in r]  # nothing without a target is "met"
     assert "gold disputes: 1 item" in rows
+    # refusal counts pool every rater's ratings: each is given out of them
+    study = load_study(tmp_path / na)
+    n_raters = len(study.raters)
+    for arm, got in summary["refusals"].items():
+        answers = sum(it.fields["system"] == arm for it in study.items)
+        assert (got["n_ratings"], got["n_raters"], got["n_answers"]) == \
+            (n_raters * answers, n_raters, answers)
+        assert f"{arm}: over-refusal {got['over_refusal']}, under-refusal " \
+               f"{got['under_refusal']}, of {n_raters * answers} ratings ({n_raters} raters, " \
+               f"{answers} answers; every rater's ratings counted)" in rows
+    assert "Over-refusal (the system refused a question the evidence plainly answers)" \
+        in methods["Refusals (003)"]
 
 
 def test_a_dispute_without_its_note_keeps_the_reviewer_out(tmp_path):

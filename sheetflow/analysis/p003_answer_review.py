@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..spec.study import Study
 from .context import Context, empty_reason
 from .decision import Decision, reasons_of, reported_check, status_of, threshold_check
 from .na import na_handling
@@ -101,11 +102,40 @@ def _gold_disputes(ctx: Context) -> pd.DataFrame:
 
 
 def _h_refusals(ctx: Context, table: pd.DataFrame, out: dict) -> None:
+    """Pooled counts per system with what they are counted out of: the counts add up
+    every rater's ratings, so 6 over-refusals among 2 raters' 9 answers are 6 of 18."""
     if "over_refusal" in table:
         pooled = table[table["rater"] == "all raters"]
+        rated = ctx.ratings("refusal_appropriateness").groupby("arm")
+        answers, raters = rated["case"].nunique(), rated["rater"].nunique()
         out["refusals"] = {r["arm"]: {"over_refusal": r["over_refusal"],
-                                      "under_refusal": r["under_refusal"]}
+                                      "under_refusal": r["under_refusal"],
+                                      "n_ratings": r["n"],
+                                      "n_raters": int(raters.get(r["arm"], 0)),
+                                      "n_answers": int(answers.get(r["arm"], 0))}
                            for r in pooled.to_dict("records")}
+
+
+def refusal_line(arm: str, counts: dict[str, Any]) -> str:
+    """A system's refusal counts in words, with the ratings they are counted among.
+
+    Parameters
+    ----------
+    arm : str
+    counts : dict
+        ``over_refusal``, ``under_refusal`` and, when known, ``n_ratings``,
+        ``n_raters``, ``n_answers`` (a summary written before they were kept has none).
+
+    Returns
+    -------
+    str
+    """
+    line = f"{arm}: over-refusal {counts['over_refusal']}, under-refusal " \
+        f"{counts['under_refusal']}"
+    if "n_ratings" not in counts:
+        return line
+    return (f"{line}, of {counts['n_ratings']} ratings ({counts['n_raters']} raters, "
+            f"{counts['n_answers']} answers; every rater's ratings counted)")
 
 
 def _h_disputes(ctx: Context, table: pd.DataFrame, out: dict) -> None:
@@ -135,6 +165,17 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     return Decision(status, rule, checks, reasons=reasons)
 
 
+def methods(study: Study) -> list[tuple[str, str]]:
+    """Methods-sheet entries: (topic, text)."""
+    return [("Refusals (003)",
+             "Each rating of refusal_appropriateness is Appropriate, Over-refusal (the "
+             "system refused a question the evidence plainly answers) or "
+             "Under-refusal (it answered one it should have refused). The counts per system "
+             "add up every rater's ratings ('all raters'), so they are out of the ratings "
+             "(raters x answers), which the Summary gives beside them; the Refusals sheet "
+             "also shows each rater's own counts.")]
+
+
 PLAN = ProtocolPlan(
     protocol="003",
     template="answer-review",
@@ -147,5 +188,7 @@ PLAN = ProtocolPlan(
         "gold_disputes": _h_disputes,
     },
     decide=_decide,
+    methods=methods,
+    method_topics={"Refusals (003)": ("refusal_counts",)},
     data_methods=na_methods,
 )

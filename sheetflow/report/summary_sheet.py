@@ -10,6 +10,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from ..analysis import Analysis
 from ..analysis.decision import passed_words, shown_against
+from ..analysis.p003_answer_review import refusal_line
 from ..words import counted
 from ..workbook.printing import row_points, set_print, text_lines
 from .cells import fmt_value, number_format, write_cell
@@ -231,8 +232,7 @@ def _headline_extras(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, 
     if "second_rater_selection" in s:
         lines.append(f"second-rater subset: {s['second_rater_selection']}")
     if "refusals" in s:
-        lines += [f"{arm}: over-refusal {r['over_refusal']}, under-refusal {r['under_refusal']}"
-                  for arm, r in s["refusals"].items()]
+        lines += [refusal_line(arm, r) for arm, r in s["refusals"].items()]
     if "gold_disputes" in s:
         lines.append(f"gold disputes: {counted(len(s['gold_disputes']), 'item')}")
     if "pilot" in s:
