@@ -76,6 +76,21 @@ def test_a_formula_the_scan_cannot_place_is_named(cell):
     assert scan_sheet(plain).unplaced == 0 and (5, 3) in scan_sheet(plain).formulas
 
 
+@pytest.mark.parametrize("tag", [
+    b'<c x="r=\'J13\'" r="C13">',  # a decoy "r=" inside another attribute's value
+    b'<c q:r="J13" r="C13">',  # a prefixed attribute named r
+    b'<c r = "C13">',  # spaces around "=", as XML allows
+    b'<c x=" r=\'J13\'" r="C13">',
+])
+def test_a_cell_is_placed_where_a_parser_places_it(tag):
+    """Each form put the scan's formula at J13 (or nowhere) while readers place it at
+    C13: a formula in an answer cell went unseen and its stored value was taken."""
+    xml = b'<sheetData><row r="13">' + tag + b"<f>1</f><v>7</v></c></row></sheetData>"
+    scan = scan_sheet(xml)
+    assert scan.formulas == {(13, 3): (b"", b"1")} and scan.unplaced == 0
+    assert scan.extent == (13, 3)
+
+
 # cell tags as writers and forgers spell them: '<c r="' first (the fast path), r later
 # or single-quoted, a tab, a second r, a bad first r, self-closing, a prefix, no r
 _CELL_TAGS = ['<c r="{ref}"{attrs}>{body}</c>', '<c r="{ref}"{attrs}/>',
@@ -114,7 +129,10 @@ def test_scan_sheet_fast_path_finds_what_the_general_regex_finds():
         xml = ("<sheetData><row>" + "".join(cells) + "</row></sheetData>").encode()
         want = _plain_scan(xml)
         scan = scan_sheet(xml)
-        if want is None:  # some cell has no address: placed by position instead
+        # a cell tag not starting '<c r="' (or prefixed): its attributes are read one by
+        # one, by the positional scan, as an XML parser reads them
+        odd = safety._ODD_CELL.search(xml) is not None or b":c" in xml
+        if want is None or odd:
             placed = safety._scan_by_position(xml)
             assert (scan.extent, scan.formulas, scan.errors) == \
                 (placed.extent, placed.formulas, placed.errors)
@@ -137,3 +155,28 @@ def test_sandbox_runs_in_fresh_interpreters_where_it_cannot_fork(monkeypatch):
     assert [o.value for o in out] == [1, 2, 3]
     aborts = Sandbox(signal.raise_signal, Limits()).run([signal.SIGABRT])
     assert aborts[0].kind == "aborted" and "SIGABRT" in aborts[0].reason
+
+
+def test_two_sheets_of_one_name_are_refused(tmp_path):
+    """A reader took the first sheet named "Scoring" while the scan checked the last:
+    a formula on the one read went unseen."""
+    import zipfile
+
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    wb.active.title = "Scoring"
+    wb.create_sheet("Other")
+    made = tmp_path / "made.xlsx"
+    wb.save(made)
+    forged = tmp_path / "forged.xlsx"
+    with zipfile.ZipFile(made) as src, zipfile.ZipFile(forged, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == "xl/workbook.xml":
+                data = data.replace(b'name="Other"', b'name="Scoring"')
+            dst.writestr(info, data)
+    found = inspect_file(forged)
+    assert found.problem is not None and found.problem.code == "corrupt-file"
+    assert found.problem.detail == "two sheets are named 'Scoring'"
+    assert inspect_file(made).problem is None

@@ -66,7 +66,9 @@ _STRICT_NS = b"http://purl.oclc.org/ooxml/spreadsheetml/main"  # "Strict Open XM
 _TAG = re.compile(rb"<" + _NS + rb"(row|c)\b([^>]*?)(/?)>")
 _CONTENT = re.compile(rb"\s*<" + _NS + rb"(?:(v|is)\b|(f)\b([^>]*?)(?:/>|>(.*?)</" + _NS
                       + rb"f>))", re.DOTALL)
-_ATTR_R = re.compile(rb"\br=" + _Q + rb"([A-Z]{0,3})([0-9]{0,7})" + _Q)
+# one attribute after another, each value taken whole (a value may hold "r='J9'")
+_ATTRIBUTE = re.compile(rb"""\s*([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+_REF = re.compile(rb"([A-Z]{0,3})([0-9]{0,7})")
 _NO_ADDRESS = re.compile(rb"<c[\s>/](?![^>]*?\br=)")  # literal start: a fast search
 _NO_ADDRESS_NS = re.compile(rb"<[A-Za-z_][\w.-]*:c[\s>/](?![^>]*?\br=)")
 _ERROR_TYPE = re.compile(rb"\bt=" + _Q + rb"e" + _Q)
@@ -243,8 +245,11 @@ def _inspect_zip(zf: zipfile.ZipFile, limits: Limits) -> Inspection:
                or _check_parts(zf, names) or _check_xml_heads(zf, infos, limits))
     if problem is not None:
         return Inspection(problem)
-    sheets = {name: scan_sheet(zf.read(member))
-              for name, member in _sheet_members(zf, names).items()}
+    members = _sheet_members(zf, names)
+    twice = sorted({name for name, _ in members if [n for n, _ in members].count(name) > 1})
+    if twice:  # a reader takes one of the two, the scan would check the other
+        return Inspection(Problem("corrupt-file", f"two sheets are named '{twice[0]}'"))
+    sheets = {name: scan_sheet(zf.read(member)) for name, member in members}
     odd = next((name for name, scan in sheets.items() if scan.unplaced), None)
     if odd is not None:
         return Inspection(Problem("formula-hidden", f"sheet '{odd}'"))
@@ -329,10 +334,12 @@ def _scan(data: bytes, prefixes: set[bytes], tags: int) -> SheetScan:
     """:func:`scan_sheet` by the fastest pattern that gives the same cells."""
     if _ERROR_CELL_TYPE.search(data):
         return _scan_by_position(data)
-    leading_r = _ODD_CELL.search(data) is None
-    if _cells_without_address(data, leading_r, b":c" in prefixes):
+    # a cell tag that does not start '<c r="' (what every spreadsheet program writes):
+    # its attributes are read one by one, as a parser reads them (a decoy "r=" inside
+    # another attribute, a prefixed q:r, spaces around "=" mislead a pattern)
+    if b":c" in prefixes or _ODD_CELL.search(data) is not None:
         return _scan_by_position(data)
-    found = _cell_matches(data, leading_r, prefixes, tags)
+    found = _cell_matches(data, True, prefixes, tags)
     # column by column with C-level maps: a 500-case answer sheet has some 60,000 cells
     last_row = max(map(int, set(map(itemgetter(1), found))), default=0)
     columns = {c: column_number(c.decode("ascii")) for c in set(map(itemgetter(0), found))}
@@ -379,47 +386,62 @@ def _cells_without_address(data: bytes, leading_r: bool = False,
 def _scan_by_position(data: bytes) -> SheetScan:
     """The slower scan: every row and cell in order, placed where Excel places them.
 
-    A row or cell without ``r=`` follows the one before it; error cells are noted.
+    A cell with ``r=`` is where its address says (its own row digits, as readers take
+    it, whatever its row's); a row or cell without follows the one before it; error
+    cells are noted.
     """
     row = col = last_row = last_col = 0
     formulas: dict[tuple[int, int], tuple[bytes, bytes]] = {}
     errors: dict[tuple[int, int], str] = {}
     for tag in _TAG.finditer(data):
         name, attrs, closed = tag.groups()
-        ref = _ATTR_R.search(attrs)
+        ref = _attribute_r(attrs)
         if name == b"row":
             row = int(ref[2]) if ref and ref[2] else row + 1
             col = 0
             continue
         col = column_number(ref[1].decode("ascii")) if ref and ref[1] else col + 1
+        at = int(ref[2]) if ref and ref[2] else row
         content = None if closed else _CONTENT.match(data, tag.end())
         if content is None:
             continue  # a style-only cell: no value
-        last_row, last_col = max(last_row, row), max(last_col, col)
+        last_row, last_col = max(last_row, at), max(last_col, col)
         if content[2]:
-            formulas[(row, col)] = (content[3], content[4] or b"")
+            formulas[(at, col)] = (content[3], content[4] or b"")
         elif _ERROR_TYPE.search(attrs):
             value = _VALUE.match(data, tag.end())
-            errors[(row, col)] = value[1].decode("utf-8", "replace") if value else "#N/A"
+            errors[(at, col)] = value[1].decode("utf-8", "replace") if value else "#N/A"
     return SheetScan((last_row, last_col), formulas, errors)
 
 
-def _sheet_members(zf: zipfile.ZipFile, names: set[str]) -> dict[str, str]:
-    """Sheet name -> zip member of its XML, from workbook.xml and its relationships."""
+def _attribute_r(attrs: bytes) -> re.Match[bytes] | None:
+    """The ``r`` attribute's column letters and row digits (groups 1 and 2), read as an
+    XML parser reads it: attribute by attribute, so neither ``x="r='J9'"``, nor a
+    prefixed ``q:r``, nor spaces around "=" place a cell anywhere else."""
+    for attribute in _ATTRIBUTE.finditer(attrs):
+        if attribute[1] == b"r":
+            value = attribute[2] if attribute[2] is not None else attribute[3]
+            return _REF.fullmatch(value)
+    return None
+
+
+def _sheet_members(zf: zipfile.ZipFile, names: set[str]) -> list[tuple[str, str]]:
+    """(sheet name, zip member of its XML), in workbook order, from workbook.xml and its
+    relationships."""
     rels_name = "xl/_rels/workbook.xml.rels"
     if rels_name not in names:
-        return {}
+        return []
     targets = {}
     for rel in SafeET.fromstring(zf.read(rels_name)):
         target = rel.get("Target", "")
         target = target.lstrip("/") if target.startswith("/") else "xl/" + target
         targets[rel.get("Id")] = target
-    out = {}
+    out = []
     workbook = SafeET.fromstring(zf.read("xl/workbook.xml"))
     for sheet in workbook.iter(f"{_MAIN_NS}sheet"):
         member = targets.get(sheet.get(_REL_NS))
         if member in names:
-            out[sheet.get("name", "")] = member
+            out.append((sheet.get("name", ""), member))
     return out
 
 
