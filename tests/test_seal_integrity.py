@@ -409,3 +409,52 @@ def test_ratings_placed_by_an_edited_manifest_are_refused_at_analyze(tmp_path):
     assert code == 3, text
     assert "was collected with a manifest of sha256" in text and "not the sealed" in text
     assert not (root / "out" / "analysis.xlsx").exists()
+
+
+def _rewrite_lock_record(root, change) -> None:
+    """Edit the lock record and write its new hash beside it (what a forger does)."""
+    path = root / "sealed" / "lock-record.json"
+    record = json.loads(path.read_text(encoding="utf-8"))
+    change(record)
+    data = json.dumps(record).encode()
+    path.write_bytes(data)
+    (root / "sealed" / "lock-record.sha256").write_text(
+        f"{hashlib.sha256(data).hexdigest()}  lock-record.json\n", encoding="utf-8")
+
+
+def test_after_the_lock_a_moved_card_fails_against_the_published_key(tmp_path):
+    """With a lock record, the manifest was held only to the record's hash: a card
+    moved to another item, with the record and its hash file rewritten, passed."""
+    root, published = _anchored_locked(tmp_path)
+    assert CliRunner().invoke(cli, ["lock", str(root)]).exit_code == 0
+    _swap_two_cards(root)
+    moved = hashlib.sha256((root / L.PACKS_DIR / L.MANIFEST_FILE).read_bytes()).hexdigest()
+    _rewrite_lock_record(root, lambda record: record.update(manifest_sha256=moved))
+    check = verify_seal(root, published=published)
+    assert not check.ok
+    assert any("do not show the items key.json sealed" in p for p in check.problems)
+
+
+def test_a_rewritten_lock_record_fails_against_its_published_hash(tmp_path):
+    """A second rater's sides flipped in the record, its hash file rewritten: only the
+    hash published at the lock tells; 'verify --lock-sha256' now takes it."""
+    root, published = _anchored_locked(tmp_path)
+    result = CliRunner().invoke(cli, ["lock", str(root)])
+    assert result.exit_code == 0, result.output
+    at_lock = (root / "sealed" / "lock-record.sha256").read_text(encoding="utf-8").split()[0]
+    args = ["verify", str(root), "--key-sha256", published, "--lock-sha256", at_lock]
+    assert CliRunner().invoke(cli, args).exit_code == 0
+
+    def flip(record):
+        case = record["packs"][0]["cases"][0]
+        if "sides" in case:
+            case["sides"] = {k: v for k, v in zip(case["sides"], reversed(
+                list(case["sides"].values())), strict=True)}
+        else:
+            case["arm"] = "flipped"
+    _rewrite_lock_record(root, flip)
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 3, result.output
+    assert "not the " + at_lock + " published at the lock" in result.output + result.stderr
+    bad = CliRunner().invoke(cli, ["verify", str(root), "--lock-sha256", "abc"])
+    assert bad.exit_code == 2 and "--lock-sha256 'abc': not a sha256" in bad.output + bad.stderr

@@ -67,8 +67,10 @@ def generate_command(out: Output, directory: Path, out_dir: Path | None, emails:
               default=None, help="The folder holding sealed/ when it is not the study folder.")
 @click.option("--key-sha256", "published", default=None, metavar="HEX",
               help="The key hash published before scoring, to compare with the key.")
+@click.option("--lock-sha256", "published_lock", default=None, metavar="HEX",
+              help="002: the lock record's hash published at the data lock.")
 def verify_command(out: Output, directory: Path, out_dir: Path | None,
-                   published: str | None) -> None:
+                   published: str | None, published_lock: str | None) -> None:
     """Check the sealed key against its published hash and the spec against the lock.
 
     Exits 3 when the seal is broken.
@@ -76,9 +78,11 @@ def verify_command(out: Output, directory: Path, out_dir: Path | None,
     Example: sheetflow verify my-study --key-sha256 3f5a...
     """
     from ..collect.outputs import check_run
-    from ..packs.seal import verify_seal
+    from ..packs.seal import check_published, verify_seal
 
-    check = verify_seal(directory, out_dir, published=published)
+    check_published(published_lock, "--lock-sha256")
+    check = verify_seal(directory, out_dir, published=published,
+                        published_lock=published_lock)
     if not check.ok:
         fail(EXIT_FAILED, check.problems)
     out.say(f"key sha256  {check.key_sha256}")

@@ -194,7 +194,8 @@ class SealCheck:
 
 
 def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
-                study: Study | None = None, published: str | None = None) -> SealCheck:
+                study: Study | None = None, published: str | None = None,
+                published_lock: str | None = None) -> SealCheck:
     """Check the seal of the study in ``study_dir``.
 
     The key's sha256 must equal ``key.sha256`` (and ``published``, the hash announced
@@ -214,6 +215,8 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
         The study as already loaded (loaded from ``study_dir`` when not given).
     published : str, optional
         The key sha256 published before scoring.
+    published_lock : str, optional
+        The sha256 of ``lock-record.json`` published at the data lock (protocol 002).
 
     Returns
     -------
@@ -247,15 +250,50 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
     study = study or load_study(study_dir)
     _check_spec_hashes(check, key, lock, study.hash)
     _check_inputs(check, key, lock, study)
-    record = _check_lock_record(check, sealed)
+    record = _check_lock_record(check, sealed, published_lock)
     _check_manifest(check, root, record or lock, key if record is None else None)
+    _check_cards(check, root, check.key.get("packs", []))
     return check
 
 
-def _check_lock_record(check: SealCheck, sealed: Path) -> dict[str, Any] | None:
-    """The data lock's record, chained to this key: its packs join the key's."""
+def _check_cards(check: SealCheck, root: Path, sealed_packs: list[dict[str, Any]]) -> None:
+    """Each pack the key sealed at generate must show the same item under each card
+    code in the manifest: whatever hash a lock record or plan lock gives the manifest,
+    a card moved to another item fails here against the published key."""
+    from .manifest import open_manifest  # only when a seal is checked
+
+    path = root / "packs" / "manifest.json"
+    if not path.is_file():
+        return  # named by _check_manifest
+    sealed = {(p.get("rater_id"), p.get("sitting")):
+              {c.get("code"): c.get("item_id") for c in p.get("cases", [])}
+              for p in sealed_packs if isinstance(p, dict)}
+    manifest = open_manifest(root)
+    try:
+        for pack in manifest.packs():
+            want = sealed.get((pack.get("rater_id"), pack.get("sitting")))
+            shown = {c.get("code"): c.get("item_id") for c in pack.get("cards", [])}
+            if want is not None and shown != want:
+                check.problems.append(
+                    f"packs/manifest.json: the cards of {pack.get('rater_id')} (sitting "
+                    f"{pack.get('sitting')}) do not show the items {KEY_FILE} sealed for "
+                    "them: the manifest was changed after generate; restore it")
+                return
+    finally:
+        manifest.close()
+
+
+def _check_lock_record(check: SealCheck, sealed: Path,
+                       published: str | None = None) -> dict[str, Any] | None:
+    """The data lock's record, chained to this key: its packs join the key's.
+
+    ``published``: the record's sha256 as published at the lock (it alone tells a
+    rewritten record and hash file from the sealed ones)."""
     path = sealed / LOCK_RECORD_FILE
     if not path.exists():
+        if published:
+            check.problems.append(f"a lock record hash was given, but there is no "
+                                  f"{SEALED_DIR}/{LOCK_RECORD_FILE}")
         if (sealed / SELECTION_FILE).exists():
             check.problems.append(f"{SEALED_DIR}/{SELECTION_FILE} records a data lock whose "
                                   "packs were never sealed (the lock stopped half-way); run "
@@ -266,6 +304,10 @@ def _check_lock_record(check: SealCheck, sealed: Path) -> dict[str, Any] | None:
     hash_path = sealed / LOCK_RECORD_HASH_FILE
     recorded = hash_path.read_text(encoding="utf-8", errors="replace").split()[:1] \
         if hash_path.exists() else []
+    if published and published.strip().lower() != check.lock_record_sha256:
+        check.problems.append(f"{SEALED_DIR}/{LOCK_RECORD_FILE} has sha256 "
+                              f"{check.lock_record_sha256}, not the {published.strip()} "
+                              "published at the lock: the lock's record was replaced")
     if recorded != [check.lock_record_sha256]:
         check.problems.append(f"{SEALED_DIR}/{LOCK_RECORD_FILE} has sha256 "
                               f"{check.lock_record_sha256} but {LOCK_RECORD_HASH_FILE} says "
@@ -477,12 +519,13 @@ def sealed_manifest_sha256(root: Path) -> str | None:
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-def check_published(published: str | None) -> None:
-    """Refuse a published key hash that is not a sha256 at all (a typo, a prefix): a
-    usage error, not a broken seal."""
+def check_published(published: str | None, option: str = "--key-sha256") -> None:
+    """Refuse a published hash that is not a sha256 at all (a typo, a prefix): a usage
+    error, not a broken seal."""
     if published and not _SHA256.fullmatch(published.strip().lower()):
-        raise UsageError(f"--key-sha256 {published.strip()!r}: not a sha256 (64 hexadecimal "
-                         f"digits, the first word of {SEALED_DIR}/{KEY_HASH_FILE} as published)")
+        what = KEY_HASH_FILE if option == "--key-sha256" else LOCK_RECORD_HASH_FILE
+        raise UsageError(f"{option} {published.strip()!r}: not a sha256 (64 hexadecimal "
+                         f"digits, the first word of {SEALED_DIR}/{what} as published)")
 
 
 def _published_hash(path: Path) -> str:
