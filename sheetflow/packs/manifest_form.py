@@ -285,3 +285,15 @@ def _absolute(cell: str, by: int) -> str:
     """``"C+12"`` moved by 5 -> ``"C17"``."""
     at = max(cell.find("+"), cell.find("-"))
     return f"{cell[:at]}{int(cell[at:]) + by}"
+
+
+def card_items(cards: list[Any]) -> dict[str, str]:
+    """Card code (the item id where there is none) -> item id, for one pack's cards in
+    either form, without inflating them (a seal check reads every pack's)."""
+    out = {}
+    for card in cards:
+        if isinstance(card, list):  # [shape, row, card, item_id, batch, code, ...]
+            out[card[5] or card[3]] = card[3]
+        elif isinstance(card, dict):
+            out[card.get("code") or card.get("item_id")] = card.get("item_id")
+    return out

@@ -257,30 +257,28 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
 
 
 def _check_cards(check: SealCheck, root: Path, sealed_packs: list[dict[str, Any]]) -> None:
-    """Each pack the key sealed at generate must show the same item under each card
-    code in the manifest: whatever hash a lock record or plan lock gives the manifest,
-    a card moved to another item fails here against the published key."""
-    from .manifest import open_manifest  # only when a seal is checked
+    """Each pack the key sealed must show the same item under each card code in the
+    manifest: whatever hash a lock record or plan lock gives the manifest, a card moved
+    to another item fails here against the published key."""
+    from .manifest_form import card_items  # only when a seal is checked
 
     path = root / "packs" / "manifest.json"
-    if not path.is_file():
-        return  # named by _check_manifest
-    sealed = {(p.get("rater_id"), p.get("sitting")):
-              {c.get("code"): c.get("item_id") for c in p.get("cases", [])}
-              for p in sealed_packs if isinstance(p, dict)}
-    manifest = open_manifest(root)
     try:
-        for pack in manifest.packs():
-            want = sealed.get((pack.get("rater_id"), pack.get("sitting")))
-            shown = {c.get("code"): c.get("item_id") for c in pack.get("cards", [])}
-            if want is not None and shown != want:
-                check.problems.append(
-                    f"packs/manifest.json: the cards of {pack.get('rater_id')} (sitting "
-                    f"{pack.get('sitting')}) do not show the items {KEY_FILE} sealed for "
-                    "them: the manifest was changed after generate; restore it")
-                return
-    finally:
-        manifest.close()
+        manifest = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return  # missing or unreadable: named by _check_manifest and by collect
+    sealed = {(p.get("rater_id"), p.get("sitting")):
+              {c.get("code") or c.get("item_id"): c.get("item_id") for c in p.get("cases", [])}
+              for p in sealed_packs if isinstance(p, dict)}
+    packs = manifest.get("packs") if isinstance(manifest, dict) else None
+    for pack in packs if isinstance(packs, list) else []:
+        want = sealed.get((pack.get("rater_id"), pack.get("sitting")))
+        if want is not None and card_items(pack.get("cards") or []) != want:
+            check.problems.append(
+                f"packs/manifest.json: the cards of {pack.get('rater_id')} (sitting "
+                f"{pack.get('sitting')}) do not show the items {KEY_FILE} sealed for them: "
+                "the manifest was changed after generate; restore it")
+            return
 
 
 def _check_lock_record(check: SealCheck, sealed: Path,
