@@ -138,8 +138,9 @@ def test_decision_arms_and_intervals(two_owners):
     assert "yield b3_distance_forced: 17/30 = 0.567 (95% CI 0.392 to 0.726)" in rows
 
 
-def test_trend_over_near_mid_far_only_by_hand(two_owners):
-    root, _, summary, _ = two_owners
+def _band_counts(root):
+    """Kept items and ratings per distance band (near, mid, far), counted by hand from
+    the planted keeps, with the bands' scores 1, 2, 3."""
     items = {it["item_id"]: it for it in _items(root)}
     kept = [_kept(list(items.values()), o) for o in KEPT]
     x, n = [], []
@@ -147,7 +148,12 @@ def test_trend_over_near_mid_far_only_by_hand(two_owners):
         ids = [i for i, it in items.items() if it["distance_band"] == band]
         x.append(sum(i in k for k in kept for i in ids))
         n.append(2 * len(ids))
-    x, n, s = np.array(x, float), np.array(n, float), np.array([1.0, 2.0, 3.0])
+    return np.array(x, float), np.array(n, float), np.array([1.0, 2.0, 3.0])
+
+
+def test_trend_over_near_mid_far_only_by_hand(two_owners):
+    root, _, summary, _ = two_owners
+    x, n, s = _band_counts(root)
     p_bar, s_bar = x.sum() / n.sum(), (n * s).sum() / n.sum()
     chi2 = (x * (s - s_bar)).sum() ** 2 / (p_bar * (1 - p_bar) * (n * (s - s_bar) ** 2).sum())
     trend = summary["trend"]
@@ -162,14 +168,7 @@ def test_the_trend_line_says_its_direction_and_sidedness(two_owners):
     file; the yield per band, counted by hand, falls or rises from near to far, and
     the z's sign (by hand) and the Summary line say the same, with a two-sided p."""
     root, _, summary, rows = two_owners
-    items = {it["item_id"]: it for it in _items(root)}
-    kept = [_kept(list(items.values()), o) for o in KEPT]
-    x, n = [], []
-    for band in ("near", "mid", "far"):
-        ids = [i for i, it in items.items() if it["distance_band"] == band]
-        x.append(sum(i in k for k in kept for i in ids))
-        n.append(2 * len(ids))
-    x, n, s = np.array(x, float), np.array(n, float), np.array([1.0, 2.0, 3.0])
+    x, n, s = _band_counts(root)
     p_bar, s_bar = x.sum() / n.sum(), (n * s).sum() / n.sum()
     z = (x * (s - s_bar)).sum() / np.sqrt(p_bar * (1 - p_bar) * (n * (s - s_bar) ** 2).sum())
     falls = x[-1] / n[-1] < x[0] / n[0]

@@ -232,10 +232,9 @@ def test_replies_go_once_per_reply_text(tmp_path):
     assert rows[pack["rater_id"]].mail.reply_sent
 
 
-def test_replies_are_refused_when_a_return_came_in_after_the_collect(tmp_path):
-    """The rater sent a fixed file after the collect that drafted "please fix": the
-    reply went all the same, asking for what was fixed. Now send (and its dry run)
-    names the file and asks for a collect first."""
+def _collected_with_an_error(tmp_path):
+    """A mail study whose first pack came back with one answer that is no score, and
+    was collected (so a reply asking for the fix is due)."""
     root = mail_study(tmp_path / "s")
     pack = packs(root)[0]
     answers = plan_answers(pack)
@@ -243,6 +242,14 @@ def test_replies_are_refused_when_a_return_came_in_after_the_collect(tmp_path):
     fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / L.RETURNS_DIR / pack["file"],
                   answers)
     assert not collect(root).valid
+    return root, pack
+
+
+def test_replies_are_refused_when_a_return_came_in_after_the_collect(tmp_path):
+    """The rater sent a fixed file after the collect that drafted "please fix": the
+    reply went all the same, asking for what was fixed. Now send (and its dry run)
+    names the file and asks for a collect first."""
+    root, pack = _collected_with_an_error(tmp_path)
     fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / L.RETURNS_DIR / "fixed.xlsx",
                   plan_answers(pack))
     for extra in (["--dry-run"], ["--yes", "--smtp", "127.0.0.1:1", "--smtp-security",
@@ -372,13 +379,7 @@ def test_the_pack_sent_back_names_only_the_file_used_after_a_reply(tmp_path):
 def test_status_stops_asking_to_send_a_reply_already_sent(tmp_path):
     """After send replies had sent the reply (the row even read "reply sent ..."),
     status still said "sheetflow send replies sends them"."""
-    root = mail_study(tmp_path / "s")
-    pack = packs(root)[0]
-    answers = plan_answers(pack)
-    answers[next(iter(answers))] = ("not a score", "text")
-    fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / L.RETURNS_DIR / pack["file"],
-                  answers)
-    assert not collect(root).valid
+    root, pack = _collected_with_an_error(tmp_path)
     before = run("status", str(root))
     assert "sheetflow send replies sends them" in before.stdout
     with smtp_server() as (port, server):
