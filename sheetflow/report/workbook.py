@@ -56,13 +56,13 @@ def _sheet_or_digest(wb: xlsxwriter.Workbook, name: str, title: str, table: pd.D
     The Data sheet (``words`` False: the table as analysed) shows whole-number
     columns as whole numbers, and keeps every column; the other sheets leave out a
     column blank on every row (a "reason" where nothing was undefined, a "band" the
-    plan does not set), which only pushed the sheet past a printed page's width.
+    plan does not set), which only pushed the sheet past a printed page's width. A
+    large table is neither scanned nor copied (its sheet is a digest).
     """
-    if words:
-        table = without_blank_columns(table)
     if not is_large(table):
         own = None if words else whole_number_formats(table, fmt)
-        return table_sheet(wb, title, table, fmt, words=words, number_formats=own)
+        shown = without_blank_columns(table) if words else table
+        return table_sheet(wb, title, shown, fmt, words=words, number_formats=own)
     ws = table_sheet(wb, title, digest(name, table), fmt, top=2, words=words)
     ws.write_string(0, 0, note(name, table), fmt["bold"])
     return ws
