@@ -69,6 +69,16 @@ def test_no_part_of_any_pack_names_an_item_or_an_arm(generated, template):
 
 
 @pytest.mark.parametrize("template", TEMPLATES)
+def test_the_blinded_manifest_names_no_arm(generated, template):
+    """The manifest maps each card to its item (collect places ratings by it), so it
+    holds item ids; it must name no arm."""
+    root = generated[template]
+    arms = {a.id for a in load_study(root).design.arms}
+    text = (root / L.PACKS_DIR / L.MANIFEST_FILE).read_text(encoding="utf-8")
+    assert arms and not _named(text, arms), sorted(_named(text, arms))
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
 def test_the_workbook_structure_is_locked(generated, template):
     for pack in sorted((generated[template] / L.PACKS_DIR).glob("*.xlsx")):
         workbook = _parts(pack)["xl/workbook.xml"]
