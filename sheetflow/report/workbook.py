@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
@@ -81,9 +82,11 @@ def _blank(value: Any) -> bool:
     """Missing (None, NaN, NA) or empty text."""
     if isinstance(value, str):
         return value == ""
+    if isinstance(value, (list, tuple, dict, set, np.ndarray)):
+        return False  # a container, even an empty one, is something shown
     try:
         return bool(pd.isna(value))
-    except (TypeError, ValueError):  # a list or another container: something to show
+    except (TypeError, ValueError):
         return False
 
 
