@@ -21,7 +21,7 @@ import json
 import os
 import time
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -485,12 +485,14 @@ def verify_returns(root: str | Path, files: list[dict[str, Any]]) -> dict[str, s
     return used
 
 
-def returns_since_collect(root: str | Path, *, all_before_first: bool = False) -> list[str]:
+def returns_since_collect(root: str | Path, *, all_before_first: bool = False,
+                          digests: Mapping[str, str] | None = None) -> list[str]:
     """Files of ``returns/`` whose content the last collect did not read (new, or
     changed since), by name; empty before any collect, unless ``all_before_first``
     (then every file: none has been collected yet).
 
-    A saved message counts as read when every attachment in it was.
+    A saved message counts as read when every attachment in it was. ``digests``: file
+    name -> sha256 of files just hashed (status has read every return once already).
     """
     record = Path(root) / OUT_DIR / COLLECTION_FILE
     try:
@@ -507,7 +509,7 @@ def returns_since_collect(root: str | Path, *, all_before_first: bool = False) -
         if entry.code or not entry.path.is_file():
             continue  # a folder, a link outside, a lock file: never read as a return
         try:
-            digest = file_digest(entry.path)
+            digest = (digests or {}).get(entry.name) or file_digest(entry.path)
         except (OSError, NotAFile):
             continue
         if digest in read or (is_mail_file(entry.path.name)

@@ -109,7 +109,9 @@ def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
     root = Path(study_dir)
     heads, study, report, mail, received = _read_returns(root, paths, limits, now)
     collected = (root / OUT_DIR / COLLECTION_FILE).is_file()
-    fresh = returns_since_collect(root, all_before_first=True) if paths is None else []
+    read = {f.file: f.sha256 for f in report.files if f.sha256}  # hashed by the collect
+    fresh = returns_since_collect(root, all_before_first=True, digests=read) \
+        if paths is None else []
     return StatusReport(_pack_rows(heads, study, report, mail, received), fresh, collected,
                         unmatched_files(report))
 
