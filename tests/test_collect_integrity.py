@@ -38,6 +38,13 @@ def _study(tmp: Path, template: str) -> tuple[Path, list[dict]]:
     return root, [p for p in manifest["packs"] if p["sitting"] == 1]
 
 
+def _filled(tmp: Path, root: Path, pack: dict) -> Path:
+    """``pack`` filled in with valid answers, outside ``returns/``."""
+    filled = tmp / "filled.xlsx"
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], filled, plan_answers(pack))
+    return filled
+
+
 def _impersonate(src: Path, dst: Path, other: dict) -> None:
     """Claim ``other``'s identity everywhere and scramble the stored row table."""
     wb = openpyxl.load_workbook(src)
@@ -58,8 +65,7 @@ def _impersonate(src: Path, dst: Path, other: dict) -> None:
 def test_a_return_claiming_another_rater_is_refused(tmp_path, template):
     root, packs = _study(tmp_path, template)
     mine, other = packs[0], packs[1]
-    filled = tmp_path / "filled.xlsx"
-    fill_openpyxl(root / L.PACKS_DIR / mine["file"], filled, plan_answers(mine))
+    filled = _filled(tmp_path, root, mine)
     _impersonate(filled, root / "returns" / other["file"], other)
     result = collect(root, write=False)
     (status,) = result.report.files
@@ -82,8 +88,7 @@ def test_a_forged_claim_without_rows_does_not_put_the_genuine_return_out(tmp_pat
     mine, victim = packs[0], packs[1]
     fill_openpyxl(root / L.PACKS_DIR / victim["file"], root / "returns" / victim["file"],
                   plan_answers(victim))
-    filled = tmp_path / "filled.xlsx"
-    fill_openpyxl(root / L.PACKS_DIR / mine["file"], filled, plan_answers(mine))
+    filled = _filled(tmp_path, root, mine)
     forged = root / "returns" / ("copy-" + victim["file"])
     _impersonate(filled, forged, victim)
     wb = openpyxl.load_workbook(forged)
@@ -112,8 +117,7 @@ def test_a_file_name_mismatch_does_not_say_the_file_counted(tmp_path):
     not EV-02's, and that counted for nobody."""
     root, packs = _study(tmp_path, "paired-rubric")
     mine, other = packs[0], packs[1]
-    filled = tmp_path / "filled.xlsx"
-    fill_openpyxl(root / L.PACKS_DIR / mine["file"], filled, plan_answers(mine))
+    filled = _filled(tmp_path, root, mine)
     _impersonate(filled, root / "returns" / mine["file"], other)
     result = collect(root, write=False)
     (status,) = result.report.files
@@ -125,8 +129,7 @@ def test_a_file_name_mismatch_does_not_say_the_file_counted(tmp_path):
 def test_rows_edited_to_match_no_pack_are_refused(tmp_path):
     root, packs = _study(tmp_path, "keep-known")
     pack = packs[0]
-    filled = tmp_path / "filled.xlsx"
-    fill_openpyxl(root / L.PACKS_DIR / pack["file"], filled, plan_answers(pack))
+    filled = _filled(tmp_path, root, pack)
     wb = openpyxl.load_workbook(filled)
     ws = wb[L.SCORING_SHEET]
     for r in range(1, ws.max_row + 1):
@@ -161,8 +164,7 @@ def test_lines_sorted_within_a_case_are_refused(tmp_path, template, first, secon
     file used, no warning). The label beside each answer line shows the move."""
     root, packs = _study(tmp_path, template)
     pack = packs[0]
-    filled = tmp_path / "filled.xlsx"
-    fill_openpyxl(root / L.PACKS_DIR / pack["file"], filled, plan_answers(pack))
+    filled = _filled(tmp_path, root, pack)
     card = pack["cards"][0]
     answers = card["rows"][0]["answers"]
     if second is None:  # the checklist's first two question lines
@@ -193,8 +195,7 @@ def test_a_row_inserted_inside_a_card_is_one_clear_error(tmp_path):
     the answers were found by their hidden ids. One line now says what happened."""
     root, packs = _study(tmp_path, "paired-rubric")
     pack = packs[0]
-    filled = tmp_path / "filled.xlsx"
-    fill_openpyxl(root / L.PACKS_DIR / pack["file"], filled, plan_answers(pack))
+    filled = _filled(tmp_path, root, pack)
     evidence = pack["cards"][0]["rows"][0]["answers"]["evidence"]["questions"][1]["cell"]
     wb = openpyxl.load_workbook(filled)
     wb[L.SCORING_SHEET].insert_rows(int(evidence[1:]), 1)
@@ -213,8 +214,7 @@ def test_a_formula_hidden_behind_an_xml_comment_is_refused(tmp_path):
 
     root, packs = _study(tmp_path, "paired-rubric")
     pack = packs[0]
-    filled = tmp_path / "filled.xlsx"
-    fill_openpyxl(root / L.PACKS_DIR / pack["file"], filled, plan_answers(pack))
+    filled = _filled(tmp_path, root, pack)
     target = root / "returns" / pack["file"]
     with zipfile.ZipFile(filled) as src, zipfile.ZipFile(target, "w") as dst:
         for info in src.infolist():

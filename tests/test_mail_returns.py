@@ -232,6 +232,14 @@ def test_replies_go_once_per_reply_text(tmp_path):
     assert rows[pack["rater_id"]].mail.reply_sent
 
 
+def _send_the_reply(root):
+    """``send replies`` through a real SMTP server: the one reply due goes."""
+    with smtp_server() as (port, server):
+        result, _ = run_json("send", str(root), "replies", "--yes", "--smtp",
+                             f"127.0.0.1:{port}", "--smtp-security", "none")
+        assert result.exit_code == 0 and len(server.delivered) == 1
+
+
 def _collected_with_an_error(tmp_path):
     """A mail study whose first pack came back with one answer that is no score, and
     was collected (so a reply asking for the fix is due)."""
@@ -282,10 +290,7 @@ def test_a_file_sent_after_the_reply_replaces_the_earlier_one(tmp_path):
     first.write_bytes(reply(sender, [(pack["file"], files["bad.xlsx"])]))
     assert run("fetch", str(root), str(first)).exit_code == 0
     assert not collect(root).valid
-    with smtp_server() as (port, server):
-        result, _ = run_json("send", str(root), "replies", "--yes", "--smtp",
-                             f"127.0.0.1:{port}", "--smtp-security", "none")
-        assert result.exit_code == 0 and len(server.delivered) == 1
+    _send_the_reply(root)
     later = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
     second = tmp_path / "second.eml"
     second.write_bytes(reply(sender, [(pack["file"], files["fixed.xlsx"])], when=later))
@@ -336,16 +341,22 @@ def test_after_lock_the_second_raters_invitation_goes_with_the_others(tmp_path):
     assert digest == sha256((root / L.PACKS_DIR / second["file"]).read_bytes())
 
 
+def _filled_with_an_error(tmp_path):
+    """A mail study, its first pack filled with one answer that is no score (saved as
+    ``bad.xlsx`` beside the study, not yet returned), and that rater's address."""
+    root = mail_study(tmp_path / "s")
+    pack = packs(root)[0]
+    bad = plan_answers(pack)
+    bad[next(iter(bad))] = ("not a score", "text")
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], tmp_path / "bad.xlsx", bad)
+    return root, pack, load_study(root).raters[0].email
+
+
 def test_the_pack_sent_back_names_only_the_file_used_after_a_reply(tmp_path):
     """The pack came back untouched beside a file with an error; after the reply the
     fixed file came. The pack-as-sent-again warning listed both filled files, the
     replaced one too, and said "which is the one used" of the pair."""
-    root = mail_study(tmp_path / "s")
-    pack = packs(root)[0]
-    sender = load_study(root).raters[0].email
-    bad = plan_answers(pack)
-    bad[next(iter(bad))] = ("not a score", "text")
-    fill_openpyxl(root / L.PACKS_DIR / pack["file"], tmp_path / "bad.xlsx", bad)
+    root, pack, sender = _filled_with_an_error(tmp_path)
     fill_openpyxl(root / L.PACKS_DIR / pack["file"], tmp_path / "fixed.xlsx",
                   plan_answers(pack))
     blank = (root / L.PACKS_DIR / pack["file"]).read_bytes()
@@ -354,10 +365,7 @@ def test_the_pack_sent_back_names_only_the_file_used_after_a_reply(tmp_path):
                                      (pack["file"], blank)]))
     assert run("fetch", str(root), str(first)).exit_code == 0
     assert not collect(root).valid
-    with smtp_server() as (port, server):
-        result, _ = run_json("send", str(root), "replies", "--yes", "--smtp",
-                             f"127.0.0.1:{port}", "--smtp-security", "none")
-        assert result.exit_code == 0 and len(server.delivered) == 1
+    _send_the_reply(root)
     second = tmp_path / "second.eml"
     second.write_bytes(reply(sender, [("scores-fixed.xlsx",
                                        (tmp_path / "fixed.xlsx").read_bytes())],
@@ -382,10 +390,7 @@ def test_status_stops_asking_to_send_a_reply_already_sent(tmp_path):
     root, pack = _collected_with_an_error(tmp_path)
     before = run("status", str(root))
     assert "sheetflow send replies sends them" in before.stdout
-    with smtp_server() as (port, server):
-        result, _ = run_json("send", str(root), "replies", "--yes", "--smtp",
-                             f"127.0.0.1:{port}", "--smtp-security", "none")
-        assert result.exit_code == 0 and len(server.delivered) == 1
+    _send_the_reply(root)
     after = run("status", str(root))
     assert after.exit_code == 1  # the errors are still there, and two packs are out
     assert "send replies" not in after.stdout, after.stdout
@@ -400,12 +405,7 @@ def test_a_reply_draft_names_the_file_as_the_rater_sent_it(tmp_path):
     """The draft thanked the rater for fetch's local names (the time received before
     each), which they never saw, and for the pack they sent back untouched beside
     their filled file, then asked them to fix "the file you sent"."""
-    root = mail_study(tmp_path / "s")
-    pack = packs(root)[0]
-    sender = load_study(root).raters[0].email
-    bad = plan_answers(pack)
-    bad[next(iter(bad))] = ("not a score", "text")
-    fill_openpyxl(root / L.PACKS_DIR / pack["file"], tmp_path / "bad.xlsx", bad)
+    root, pack, sender = _filled_with_an_error(tmp_path)
     message = tmp_path / "m.eml"
     message.write_bytes(reply(sender, [
         ("scores-final.xlsx", (tmp_path / "bad.xlsx").read_bytes()),
