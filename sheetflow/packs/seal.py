@@ -251,22 +251,24 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
     _check_spec_hashes(check, key, lock, study.hash)
     _check_inputs(check, key, lock, study)
     record = _check_lock_record(check, sealed, published_lock)
-    _check_manifest(check, root, record or lock, key if record is None else None)
-    _check_cards(check, root, check.key.get("packs", []))
+    path = root / "packs" / "manifest.json"
+    manifest = path.read_bytes() if path.is_file() else None  # read once: hashed, parsed
+    _check_manifest(check, manifest, record or lock, key if record is None else None)
+    _check_cards(check, manifest, check.key.get("packs", []))
     return check
 
 
-def _check_cards(check: SealCheck, root: Path, sealed_packs: list[dict[str, Any]]) -> None:
+def _check_cards(check: SealCheck, data: bytes | None,
+                 sealed_packs: list[dict[str, Any]]) -> None:
     """Each pack the key sealed must show the same item under each card code in the
     manifest: whatever hash a lock record or plan lock gives the manifest, a card moved
     to another item fails here against the published key."""
     from .manifest_form import card_items  # only when a seal is checked
 
-    path = root / "packs" / "manifest.json"
     try:
-        manifest = json.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return  # missing or unreadable: named by _check_manifest and by collect
+        manifest = json.loads(data.decode("utf-8")) if data is not None else None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return  # unreadable: named by _check_manifest (its hash) and by collect
     sealed = {(p.get("rater_id"), p.get("sitting")):
               {c.get("code") or c.get("item_id"): c.get("item_id") for c in p.get("cases", [])}
               for p in sealed_packs if isinstance(p, dict)}
@@ -454,11 +456,11 @@ def sealed_input_names(study: Study) -> list[str]:
     return [name] if isinstance(name, str) and name else []
 
 
-def _check_manifest(check: SealCheck, root: Path, lock: dict[str, Any],
+def _check_manifest(check: SealCheck, data: bytes | None, lock: dict[str, Any],
                     key: dict[str, Any] | None) -> None:
-    """The manifest must be the one sealed: the plan lock's (or the data lock's record)
-    and, for keys that record it, the key's own."""
-    path = root / "packs" / "manifest.json"
+    """The manifest (``data``: its bytes, None when missing) must be the one sealed:
+    the plan lock's (or the data lock's record) and, for keys that record it, the
+    key's own."""
     recorded = lock.get("manifest_sha256")
     in_key = (key or {}).get("manifest_sha256")
     check.manifest_sha256 = str(in_key or recorded or "")
@@ -467,11 +469,12 @@ def _check_manifest(check: SealCheck, root: Path, lock: dict[str, Any],
                               f"{recorded} but {KEY_FILE} sealed {in_key}: the plan lock was "
                               "edited after generate")
         return
-    if recorded and not path.is_file():
+    found = hashlib.sha256(data).hexdigest() if data is not None else ""
+    if recorded and data is None:
         check.problems.append(f"packs/manifest.json is missing (sha256 {recorded} was "
                               "sealed); restore it from the generate run")
-    elif recorded and sha256_file(path) != recorded:
-        check.problems.append(f"packs/manifest.json has sha256 {sha256_file(path)} but "
+    elif recorded and found != recorded:
+        check.problems.append(f"packs/manifest.json has sha256 {found} but "
                               f"{SEALED_DIR}/{PLAN_LOCK_FILE} records {recorded}: the manifest "
                               "was changed after generate")
 
