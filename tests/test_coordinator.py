@@ -156,7 +156,7 @@ def test_a_reply_to_a_rater_who_stopped_half_way_names_the_cases_left():
     """171 blank answers in cases 10-18: the reply listed 60 cells and "and 111 more of
     the same kind", never saying which cases were left. Now each such case is a line;
     a case with one or two blanks is still listed cell by cell."""
-    from sheetflow.collect.coordinator import _issue_lines
+    from sheetflow.collect.replies import _issue_lines
     from sheetflow.collect.validate import issue
 
     issues = [issue("answer-missing", file="f.xlsx", sheet="Scoring", cell=f"{col}{row}",
@@ -190,7 +190,8 @@ def test_a_pack_not_returned_shows_no_checked_counts(tmp_path):
 def test_a_reply_leaves_out_what_only_the_coordinator_can_act_on():
     """sender-unknown told the rater to "add it to the raters file or ask them to send
     from the address given there": words for the coordinator, in the rater's reply."""
-    from sheetflow.collect.coordinator import RosterRow, feedback_body
+    from sheetflow.collect.coordinator import RosterRow
+    from sheetflow.collect.replies import feedback_body
     from sheetflow.collect.validate import issue
     from sheetflow.spec.study import Rater
 

@@ -251,7 +251,8 @@ def test_honest_raters_of_every_template_are_not_warned(tmp_path):
 def test_a_reply_draft_names_no_other_rater(code, fields):
     """A reply goes to one rater: an issue that names another rater, their file or
     address is quoted there by its kind only (the Issues sheet keeps the names)."""
-    from sheetflow.collect.coordinator import RosterRow, feedback_body
+    from sheetflow.collect.coordinator import RosterRow
+    from sheetflow.collect.replies import feedback_body
     from sheetflow.collect.validate import CATALOGUE, issue
     from sheetflow.spec.study import Rater
 

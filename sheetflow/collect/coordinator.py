@@ -10,7 +10,8 @@
 - :func:`write_feedback`: a reply draft (``out/feedback/<rater_id>.eml``, X-Unsent) to
   each rater whose file has errors, listing sheet!cell and what to do, with their pack
   attached again; and to each rater whose file arrived but could not be read or
-  identified (linked to their pack alone, see :mod:`.links`), asking for it again.
+  identified (linked to their pack alone, see :mod:`.links`), asking for it again. The
+  drafts' text is composed in :mod:`.replies`.
 - :func:`write_reminders`: a reminder draft (``out/reminders/<rater_id>.eml``) to each
   rater who has not returned, with the pack attached again.
 
@@ -35,20 +36,17 @@ from ..workbook import layout as L
 from ..workbook.printing import set_print, text_lines
 from .links import linked_to, sole_link
 from .mail_state import PackMail, as_sent, names_as_sent, short_time
+from .replies import feedback_body, rivals_body, spelled, unusable_body
 from .validate import (
-    CATALOGUE,
-    ERROR,
     FileStatus,
     Issue,
     ValidationReport,
-    cell_order,
     counted_files,
     set_aside_files,
 )
 
 FEEDBACK_DIR = "feedback"
 REMINDERS_DIR = "reminders"
-MAX_LISTED = 60  # issues quoted in one reply; the rest are counted
 
 # state -> (label shown, fill colour, font colour)
 STATES = {
@@ -526,7 +524,7 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
         row = replace(row, file=", ".join(as_sent(standing, sent_as)))
         rivals = rival_files(issues)
         if len(rivals) > 1:
-            return (f"{study.title}: {_spelled(len(rivals)).lower()} different workbooks "
+            return (f"{study.title}: {spelled(len(rivals)).lower()} different workbooks "
                     "came back as yours", rivals_body(rater, as_sent(rivals, sent_as)))
         if row.state == "unusable":
             return (f"{study.title}: please send your workbook again",
@@ -534,102 +532,6 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
         return (f"{study.title}: please fix {counted(row.errors, 'problem')} in your workbook",
                 feedback_body(rater, row, issues))
     return _draft_each(study, root, rows, ("errors", "unusable"), out_dir, compose)
-
-
-def feedback_body(rater: Rater, row: RosterRow, issues: list[Issue]) -> str:
-    """The reply's text: what to fix, cell by cell (errors first), and how to return it."""
-    errors = [i for i in issues if i.severity == ERROR]
-    warnings = [i for i in issues if i.severity != ERROR and i.code not in FOR_COORDINATOR]
-    lines = [f"Dear {rater.name or rater.id},", "",
-             f"Thank you for returning your workbook ({row.file}). Before your answers can "
-             "be used, please fix the following in the file you sent:", ""]
-    lines += _issue_lines(errors)
-    if warnings:
-        lines += ["", "Please also check (these do not stop your answers being used):", ""]
-        lines += _issue_lines(warnings)
-    lines += ["", "Then save the file and send it back to me. Your original workbook is "
-              "attached again in case you need a fresh copy; if you start from it, your "
-              "earlier answers are not in it.", "", "Thank you!", ""]
-    return "\n".join(lines)
-
-
-def rivals_body(rater: Rater, rivals: list[str]) -> str:
-    """The reply to a rater under whose name different workbooks came back: which is
-    theirs? Nothing of either file is quoted: one may have been filled by someone else,
-    whose answers are not theirs to read."""
-    return "\n".join([
-        f"Dear {rater.name or rater.id},", "",
-        f"{_spelled(len(rivals))} different workbooks came back as yours: "
-        f"{', '.join(rivals)}. Only "
-        "one can be used, so none is used for now.", "",
-        "Could you tell me which one holds your answers, or send it to me once more? If "
-        "you did not send one of them, please say so.", "",
-        "Your original workbook is attached in case you need a fresh copy.", "",
-        "Thank you!", ""])
-
-
-def _spelled(n: int) -> str:
-    """A small count as a word to begin a sentence with ("Two"), a larger one in digits."""
-    return ("Two", "Three", "Four", "Five")[n - 2] if 2 <= n <= 5 else str(n)
-
-
-def unusable_body(rater: Rater, row: RosterRow, issues: list[Issue]) -> str:
-    """The reply to a rater whose file arrived but could not be read or identified:
-    what was wrong with it, and a request to attach it again."""
-    errors = [i for i in issues if i.severity == ERROR]
-    lines = [f"Dear {rater.name or rater.id},", "",
-             f"Thank you for sending your workbook ({row.file}). It arrived, but it could "
-             "not be used:", ""]
-    lines += _issue_lines(errors)
-    lines += ["", "Please attach your filled-in workbook again and send it back to me. "
-              "Your original workbook is attached in case you need a fresh copy; if you "
-              "start from it, your earlier answers are not in it.", "", "Thank you!", ""]
-    return "\n".join(lines)
-
-
-# issues whose message names another rater, their file or their address: a reply goes
-# to one rater, who learns neither who else rates nor what another's file holds, so it
-# quotes only what the catalogue says of the kind (the Issues sheet keeps the names)
-OTHERS_NAMED = frozenset({"file-name-mismatch", "rows-from-other-rater", "sender-not-rater",
-                          "answers-match-other-rater", "saved-by-same-user"})
-
-
-# warnings about how the file came, for the coordinator to act on (which address sent
-# it): nothing the rater fixes in the workbook, so no reply to them quotes them
-FOR_COORDINATOR = frozenset({"sender-unknown"})
-
-
-BLANK_CASE_FROM = 4
-"""Blank answers of one case from which a reply says "case N: K answers blank" once."""
-
-
-def _issue_lines(issues: list[Issue]) -> list[str]:
-    """A line per issue, up to :data:`MAX_LISTED`; a case with many blank answers (a
-    rater who stopped half-way) is one line, so the reply says which cases are left."""
-    blanks: dict[str, list[Issue]] = {}
-    for item in issues:
-        if item.code == "answer-missing" and item.case:
-            blanks.setdefault(item.case, []).append(item)
-    whole = {case for case, items in blanks.items() if len(items) >= BLANK_CASE_FROM}
-    lines, shown = [], 0
-    for item in issues:
-        if item.code == "answer-missing" and item.case in whole:
-            if item is blanks[item.case][0]:
-                mine = blanks[item.case]
-                rows = [row for row, _ in map(cell_order, (i.cell for i in mine)) if row]
-                span = f" ({item.sheet + ' ' if item.sheet else ''}rows {min(rows)} to " \
-                    f"{max(rows)})" if rows else ""
-                lines.append(f"- case {item.case}: {len(mine)} answers are blank{span}")
-            continue
-        shown += 1
-        if shown > MAX_LISTED:
-            continue
-        where = "!".join(x for x in (item.sheet, item.cell) if x)
-        text = CATALOGUE[item.code].meaning if item.code in OTHERS_NAMED else item.message
-        lines.append(f"- {where}: {text}" if where else f"- {text}")
-    if shown > MAX_LISTED:
-        lines.append(f"- and {counted(shown - MAX_LISTED, 'more problem')} in the file")
-    return lines
 
 
 def write_reminders(study: Study, root: Path, rows: list[RosterRow], out_dir: Path,
