@@ -154,8 +154,9 @@ def test_collect_json_lists_the_raters(study):
 
 def test_a_reply_to_a_rater_who_stopped_half_way_names_the_cases_left():
     """171 blank answers in cases 10-18: the reply listed 60 cells and "and 111 more of
-    the same kind", never saying which cases were left. Now each such case is a line;
-    a case with one or two blanks is still listed cell by cell."""
+    the same kind", never saying which cases were left. Now the cases left are one line
+    (cases one after another share it); a case with one or two blanks is still listed
+    cell by cell."""
     from sheetflow.collect.replies import _issue_lines
     from sheetflow.collect.validate import issue
 
@@ -166,9 +167,14 @@ def test_a_reply_to_a_rater_who_stopped_half_way_names_the_cases_left():
     issues.append(issue("answer-missing", file="f.xlsx", sheet="Scoring", cell="C20",
                         case="1 (C001)", what="Depth for case 1 (C001), response A"))
     lines = _issue_lines(issues)
-    assert lines[0] == "- case 10 (C010): 20 answers are blank (Scoring rows 250 to 259)"
-    assert len(lines) == 10 and lines[8].startswith("- case 18 (C018): 20 answers")
-    assert lines[9].startswith("- Scoring!C20: Depth for case 1 (C001), response A is blank")
+    assert lines[0] == "- cases 10 (C010) to 18 (C018): 180 answers are blank (Scoring " \
+        "rows 250 to 459)"
+    assert len(lines) == 2
+    assert lines[1].startswith("- Scoring!C20: Depth for case 1 (C001), response A is blank")
+    # one case alone keeps its own line, two share one
+    assert _issue_lines(issues[:20]) == [
+        "- case 10 (C010): 20 answers are blank (Scoring rows 250 to 259)"]
+    assert _issue_lines(issues[:40])[0].startswith("- cases 10 (C010) and 11 (C011): 40 ")
 
 
 def test_a_pack_not_returned_shows_no_checked_counts(tmp_path):

@@ -147,6 +147,7 @@ class AnswerReader:
         clean = self._clean.get((dim.id, raw)) if type(raw) in _PLAIN else None
         if clean is not None:  # a value seen before in this file, and clean: no issue
             parsed, value, shown = clean
+            self.result.entered += 1
             if self._is_required(dim, part):
                 self.result.required += 1
                 self.result.answered += 1
@@ -155,6 +156,7 @@ class AnswerReader:
             self.rows.append((case, row_id, label, dim.id, part, value, shown, confidence,
                               moved))
             return parsed
+        self.result.entered += not is_blank(raw)
         parsed = parse_value(dim, raw)
         if parsed.blank and dim.kind == "binary" and dim.blank_means:
             parsed = ParsedValue(dim.blank_means)
@@ -214,6 +216,7 @@ class AnswerReader:
         if conf is None:
             return ""
         moved, raw = self.k.moved(conf["cell"], anchor)
+        self.result.entered += not is_blank(raw)
         parsed = parse_confidence(raw)
         self._count(self._is_required(dim, "confidence"), parsed.value)
         if parsed.code:
@@ -238,6 +241,7 @@ class AnswerReader:
         for part in ("start", "end"):
             ref = batch[part]["cell"]
             raw = raws[part] = self.k.value_at(ref)
+            self.result.entered += not is_blank(raw)
             when = parse_time(raw).value
             self._count(answer_required(None, part), when)
             value = when.isoformat() if when is not None else show_value(raw)

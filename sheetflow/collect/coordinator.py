@@ -36,7 +36,15 @@ from ..workbook import layout as L
 from ..workbook.printing import set_print, text_lines
 from .links import linked_to, sole_link
 from .mail_state import PackMail, as_sent, names_as_sent, short_time
-from .replies import feedback_body, rivals_body, spelled, unusable_body
+from .replies import (
+    NO_ANSWERS_SUBJECT,
+    feedback_body,
+    feedback_subject,
+    no_answers_body,
+    rivals_body,
+    spelled,
+    unusable_body,
+)
 from .validate import (
     FileStatus,
     Issue,
@@ -193,7 +201,8 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
                  else "warnings" if warnings else "ok")
         rivals = [f.file for f in files if f.file in claimed_twice]
         todo = _todo_rivals(rater, rivals, pack.sitting) if len(rivals) > 1 else \
-            _todo(state, rater, errors, pack.sitting)
+            _todo_no_answers(rater, pack.sitting) if state == "errors" and all(
+                f.no_answers for f in mine) else _todo(state, rater, errors, pack.sitting)
         rows.append(RosterRow(state, rater.id, rater.name, rater.email, pack.sitting,
                               pack.file, ", ".join(f.file for f in files),
                               best.percent_complete, errors, warnings, best.used, todo,
@@ -277,6 +286,15 @@ def _todo_rivals(rater: Rater, rivals: list[str], sitting: int) -> str:
     return (f"{len(rivals)} different files came back as theirs ({every} under File "
             f"returned): {ask} which one is theirs, then remove the {rest} from the returns "
             "folder and collect again")
+
+
+def _todo_no_answers(rater: Rater, sitting: int) -> str:
+    """What to do when the rater's file came back with nothing filled in: its blank
+    cells are no errors to fix, the filled workbook is what is missing."""
+    ask = (f"send the reply draft out/{FEEDBACK_DIR}/{draft_name(rater.id, sitting)}, which "
+           "asks" if rater.email else "ask them (no e-mail address in the raters file)")
+    return (f"the file has no answers in it (perhaps the blank workbook was sent): {ask} "
+            "for the filled one; collect again when it is back")
 
 
 def _todo(state: str, rater: Rater, errors: int, sitting: int) -> str:
@@ -490,7 +508,8 @@ class Drafts:
 def write_feedback(study: Study, root: Path, rows: list[RosterRow],
                    report: ValidationReport, out_dir: Path) -> Drafts:
     """A reply draft to each rater whose returned file has errors, or arrived unusable
-    (the ``unusable`` rows of :func:`roster`: it is asked for again).
+    (the ``unusable`` rows of :func:`roster`: it is asked for again). A file with no
+    answer in it gets a reply asking for the filled one, not a list of its blanks.
 
     Earlier drafts in ``out_dir`` are removed first, so a rater whose file is now clean
     has none.
@@ -515,6 +534,7 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
         by_file[item.file].append(item)
     set_aside = set_aside_files(report.issues)
     sent_as = names_as_sent(report.files, read_journal(root))
+    statuses = {f.file: f for f in report.files}
 
     def compose(rater: Rater, row: RosterRow) -> tuple[str, str]:
         # only the file that stands for the rater: not one their newer file replaced,
@@ -529,8 +549,11 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
         if row.state == "unusable":
             return (f"{study.title}: please send your workbook again",
                     unusable_body(rater, row, issues))
-        return (f"{study.title}: please fix {counted(row.errors, 'problem')} in your workbook",
-                feedback_body(rater, row, issues))
+        sent = [statuses[f] for f in standing if f in statuses]
+        if sent and all(f.no_answers for f in sent):
+            # no answer came back: nothing to fix, and no list of every blank cell
+            return f"{study.title}: {NO_ANSWERS_SUBJECT}", no_answers_body(rater, row)
+        return feedback_subject(study.title, issues), feedback_body(rater, row, issues)
     return _draft_each(study, root, rows, ("errors", "unusable"), out_dir, compose)
 
 

@@ -83,6 +83,9 @@ class PackCheck:
     issues: list[Issue] = field(default_factory=list)
     answered: int = 0
     required: int = 0
+    entered: int = 0
+    """Answer cells of any kind (required or not, confidences, batch times) that hold
+    anything: 0 for a workbook sent back with nothing filled in."""
     self_check: SelfCheckInput | None = None
     block: PackedBlock | None = None
     answers: AnswerPrint | None = None

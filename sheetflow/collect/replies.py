@@ -1,6 +1,9 @@
 """The text of the reply drafts collect writes to raters (:func:`.coordinator.write_feedback`).
 
-- :func:`feedback_body`: what to fix in the file the rater sent, cell by cell;
+- :func:`feedback_subject`, :func:`feedback_body`: what to fix in the file the rater
+  sent, cell by cell, the answers still blank counted apart from the problems;
+- :func:`no_answers_body`: the file they sent has no answer in it (no list of its
+  blank cells: the filled workbook is asked for);
 - :func:`rivals_body`: different workbooks came back as theirs, which one is it?
 - :func:`unusable_body`: their file arrived but could not be read or identified.
 
@@ -14,9 +17,10 @@ from typing import Protocol
 
 from ..spec.study import Rater
 from ..words import counted
+from ..workbook import layout as L
 from .validate import CATALOGUE, ERROR, Issue, cell_order
 
-MAX_LISTED = 60  # issues quoted in one reply; the rest are counted
+MAX_LISTED = 60  # lines listed in one reply; the issues past them are counted
 
 
 class Returned(Protocol):
@@ -28,13 +32,23 @@ class Returned(Protocol):
         ...
 
 
+def feedback_subject(title: str, issues: list[Issue]) -> str:
+    """The reply's subject: the problems to fix and the answers still blank, counted
+    apart (a rater who stopped half-way has answers to give, not problems to fix)."""
+    blank, other = _blank_and_other(issues)
+    if blank and not other:
+        return f"{title}: {counted(blank, 'answer')} still blank in your workbook"
+    if blank:
+        return (f"{title}: please fix {counted(other, 'problem')} and fill in "
+                f"{counted(blank, 'blank answer')} in your workbook")
+    return f"{title}: please fix {counted(other, 'problem')} in your workbook"
+
+
 def feedback_body(rater: Rater, row: Returned, issues: list[Issue]) -> str:
     """The reply's text: what to fix, cell by cell (errors first), and how to return it."""
     errors = [i for i in issues if i.severity == ERROR]
     warnings = [i for i in issues if i.severity != ERROR and i.code not in FOR_COORDINATOR]
-    lines = [f"Dear {rater.name or rater.id},", "",
-             f"Thank you for returning your workbook ({row.file}). Before your answers can "
-             "be used, please fix the following in the file you sent:", ""]
+    lines = [f"Dear {rater.name or rater.id},", "", _opening(row.file, errors), ""]
     lines += _issue_lines(errors)
     if warnings:
         lines += ["", "Please also check (these do not stop your answers being used):", ""]
@@ -43,6 +57,48 @@ def feedback_body(rater: Rater, row: Returned, issues: list[Issue]) -> str:
               "attached again in case you need a fresh copy; if you start from it, your "
               "earlier answers are not in it.", "", "Thank you!", ""]
     return "\n".join(lines)
+
+
+def _opening(file: str, errors: list[Issue]) -> str:
+    """The reply's first paragraph: the file that came, and what stands between its
+    answers and their use."""
+    blank, other = _blank_and_other(errors)
+    thanks = f"Thank you for returning your workbook ({file})."
+    if blank and not other:
+        return (f"{thanks} It still has {counted(blank, 'blank answer')}, listed below; "
+                "your answers can be used once "
+                f"{'it is' if blank == 1 else 'they are'} filled in:")
+    if blank:
+        return (f"{thanks} Before your answers can be used, please fix "
+                f"{counted(other, 'problem')} and fill in {counted(blank, 'blank answer')} "
+                "in the file you sent:")
+    return (f"{thanks} Before your answers can be used, please fix the following in the "
+            "file you sent:")
+
+
+def _blank_and_other(issues: list[Issue]) -> tuple[int, int]:
+    """Errors that are blank required answers, and the other errors."""
+    errors = [i for i in issues if i.severity == ERROR]
+    blank = sum(i.code == BLANK for i in errors)
+    return blank, len(errors) - blank
+
+
+NO_ANSWERS_SUBJECT = "the workbook you sent has no answers in it"
+
+
+def no_answers_body(rater: Rater, row: Returned) -> str:
+    """The reply to a rater whose workbook came back with nothing filled in: no answer
+    came back, so there is nothing to fix in it and no blank cell to list; the filled
+    workbook is asked for (perhaps the blank copy was attached instead)."""
+    return "\n".join([
+        f"Dear {rater.name or rater.id},", "",
+        f"Thank you for sending your workbook ({row.file}). It has no answers in it: "
+        "every answer cell is blank. Perhaps the blank copy was sent instead of the one "
+        "you filled in.", "",
+        "Could you send me the workbook with your answers in it? If you have not filled "
+        "it in yet, please fill in the yellow cells, save the file and send that file "
+        "back to me. Your workbook is attached again in case you need a fresh copy.", "",
+        "Thank you!", ""])
 
 
 def rivals_body(rater: Rater, rivals: list[str]) -> str:
@@ -91,34 +147,74 @@ OTHERS_NAMED = frozenset({"file-name-mismatch", "rows-from-other-rater", "sender
 FOR_COORDINATOR = frozenset({"sender-unknown"})
 
 
+BLANK = "answer-missing"
+
 BLANK_CASE_FROM = 4
-"""Blank answers of one case from which a reply says "case N: K answers blank" once."""
+"""Blank answers of one case from which a reply says "case N: K answers are blank"
+once."""
 
 
 def _issue_lines(issues: list[Issue]) -> list[str]:
-    """A line per issue, up to :data:`MAX_LISTED`; a case with many blank answers (a
-    rater who stopped half-way) is one line, so the reply says which cases are left."""
+    """A line per issue, up to :data:`MAX_LISTED` lines, the rest counted; a case with
+    many blank answers (a rater who stopped half-way) is one line, and cases one after
+    another each with many blank answers share one, so the reply says which cases are
+    left without a line for each of hundreds of cases."""
+    entries = _entries(issues)
+    lines = [line for line, _ in entries[:MAX_LISTED]]
+    rest = [item for _, items in entries[MAX_LISTED:] for item in items]
+    if rest:
+        blank = sum(i.code == BLANK for i in rest)
+        counts = [counted(n, noun) for n, noun in ((len(rest) - blank, "more problem"),
+                                                   (blank, "more blank answer")) if n]
+        lines.append(f"- and {' and '.join(counts)} in the file")
+    return lines
+
+
+def _entries(issues: list[Issue]) -> list[tuple[str, list[Issue]]]:
+    """(line, the issues it stands for) in the order of ``issues``: the blank answers
+    of a case with many are one entry, of a run of such cases (card numbers one after
+    another, nothing else between) one too; any other issue is an entry of its own."""
     blanks: dict[str, list[Issue]] = {}
     for item in issues:
-        if item.code == "answer-missing" and item.case:
+        if item.code == BLANK and item.case:
             blanks.setdefault(item.case, []).append(item)
     whole = {case for case, items in blanks.items() if len(items) >= BLANK_CASE_FROM}
-    lines, shown = [], 0
+    entries: list[tuple[str, list[Issue]]] = []
+    run: list[str] = []  # the cases the last entry stands for, when it is blank cases
     for item in issues:
-        if item.code == "answer-missing" and item.case in whole:
-            if item is blanks[item.case][0]:
-                mine = blanks[item.case]
-                rows = [row for row, _ in map(cell_order, (i.cell for i in mine)) if row]
-                span = f" ({item.sheet + ' ' if item.sheet else ''}rows {min(rows)} to " \
-                    f"{max(rows)})" if rows else ""
-                lines.append(f"- case {item.case}: {len(mine)} answers are blank{span}")
-            continue
-        shown += 1
-        if shown > MAX_LISTED:
-            continue
-        where = "!".join(x for x in (item.sheet, item.cell) if x)
-        text = CATALOGUE[item.code].meaning if item.code in OTHERS_NAMED else item.message
-        lines.append(f"- {where}: {text}" if where else f"- {text}")
-    if shown > MAX_LISTED:
-        lines.append(f"- and {counted(shown - MAX_LISTED, 'more problem')} in the file")
-    return lines
+        if item.code != BLANK or item.case not in whole:
+            run = []
+            entries.append((_issue_line(item), [item]))
+        elif item is blanks[item.case][0]:
+            if run and _next_card(blanks[run[-1]][0], item):
+                run.append(item.case)
+                entries[-1] = _blank_cases(run, blanks)
+            else:
+                run = [item.case]
+                entries.append(_blank_cases(run, blanks))
+    return entries
+
+
+def _next_card(before: Issue, item: Issue) -> bool:
+    """Whether ``item``'s case is the card right after ``before``'s, on the same sheet."""
+    first, then = L.card_number(before.case), L.card_number(item.case)
+    return first is not None and then == first + 1 and before.sheet == item.sheet
+
+
+def _blank_cases(run: list[str], blanks: dict[str, list[Issue]]) -> tuple[str, list[Issue]]:
+    """The line for the blank answers of the cases ``run``, and those answers."""
+    mine = [i for case in run for i in blanks[case]]
+    rows = [row for row, _ in map(cell_order, (i.cell for i in mine)) if row]
+    sheet = mine[0].sheet
+    span = f" ({sheet + ' ' if sheet else ''}rows {min(rows)} to {max(rows)})" if rows \
+        else ""
+    cases = (f"case {run[0]}" if len(run) == 1 else f"cases {run[0]} and {run[1]}"
+             if len(run) == 2 else f"cases {run[0]} to {run[-1]}")
+    return f"- {cases}: {len(mine)} answers are blank{span}", mine
+
+
+def _issue_line(item: Issue) -> str:
+    """One issue as a reply lists it: where, and what to do."""
+    where = "!".join(x for x in (item.sheet, item.cell) if x)
+    text = CATALOGUE[item.code].meaning if item.code in OTHERS_NAMED else item.message
+    return f"- {where}: {text}" if where else f"- {text}"

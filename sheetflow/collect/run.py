@@ -371,6 +371,7 @@ class _FileWork:
     block: _Spooled | None = None
     answered: int = 0
     required: int = 0
+    entered: int = 0  # answer cells holding anything (PackCheck.entered)
     answers_read: bool = False  # the pack's answers were read (see PackCheck.read)
     rows_proven: bool = False  # its rows carry the pack's keyed ids (PackCheck.rows_proven)
     self_check: SelfCheckInput | None = None
@@ -515,7 +516,8 @@ class _Collector:
             # not that rater's return, so it neither counts for them nor displaces theirs
             work.head = None
             return
-        work.answered, work.required = check.answered, check.required
+        work.answered, work.required, work.entered = check.answered, check.required, \
+            check.entered
         work.answers_read, work.rows_proven = check.read, check.rows_proven
         work.self_check = check.self_check
         work.answers, work.saved_by = check.answers, result.saved_by
@@ -624,7 +626,7 @@ class _Collector:
                 pack_id=work.head.pack_id if work.head else "",
                 errors=sum(i.severity == ERROR for i in work.issues),
                 warnings=sum(i.severity == WARNING for i in work.issues),
-                answered=work.answered, required=work.required,
+                answered=work.answered, required=work.required, entered=work.entered,
                 answers_read=work.answers_read, path=_where_read(work.path, self.root),
                 **({} if work.head else file_link(work.name, work.issues, work.by_stores,
                                                   self.manifest.heads))))

@@ -429,6 +429,8 @@ class FileStatus:
         Counts of its issues.
     answered, required : int
         Required answer cells filled in, and in total (for percent complete).
+    entered : int
+        Answer cells of any kind holding anything (0: nothing was filled in).
     path : str
         Where it was read: relative to the study folder when inside it (``returns/...``).
     linked, linked_raters, link : list of str, list of str, str
@@ -445,11 +447,18 @@ class FileStatus:
     warnings: int = 0
     answered: int = 0
     required: int = 0
+    entered: int = 0
     answers_read: bool = True
     path: str = ""
     linked: list[str] = field(default_factory=list)
     linked_raters: list[str] = field(default_factory=list)
     link: str = ""
+
+    @property
+    def no_answers(self) -> bool:
+        """Whether the file is a pack whose answers were read and not one answer cell
+        holds anything (often the blank copy sent instead of the filled one)."""
+        return bool(self.pack_id) and self.answers_read and not self.entered
 
     @property
     def percent_complete(self) -> float | None:

@@ -285,6 +285,12 @@ def case_name(card: dict[str, Any]) -> str:
     return f"{card['card']} ({code})" if code else str(card["card"])
 
 
+def card_number(case: str) -> int | None:
+    """The card number of a case named by :func:`case_name` (None for any other text)."""
+    head = case.split(" ", 1)[0]
+    return int(head) if head.isascii() and head.isdigit() else None
+
+
 def row_digest(field_hashes: Iterable[str]) -> str:
     """A row's ``locked_sha256``: sha256 of its fields' hex digests joined by newlines."""
     return hashlib.sha256("\n".join(field_hashes).encode("ascii")).hexdigest()
