@@ -10,7 +10,13 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from roundtrip_helpers import fill_openpyxl, plan_answers
+from roundtrip_helpers import (
+    fill_libreoffice,
+    fill_openpyxl,
+    libreoffice_profile,
+    plan_answers,
+    require_libreoffice,
+)
 
 from sheetflow.collect.run import collect
 from sheetflow.collect.safety import scan_sheet
@@ -214,3 +220,64 @@ def test_a_long_description_keeps_its_response_label_and_a_long_value_is_cut():
     pasted = issue("value-not-a-number", file="f.xlsx", sheet="Scoring", cell="C5",
                    value="x" * 300, what="Depth", expected="a whole number")
     assert "x" * 77 + "..." in pasted.message and "x" * 78 not in pasted.message
+
+
+# --------------------------------------------------------------------------- percentages
+
+# cell value, number format, what the message quotes (in quotes)
+PERCENT_CELLS = (
+    (0.03, "0%", "3%"),  # typed 3% (Excel stores 0.03, formatted 0%)
+    (0.035, "0.00%", "3.50%"),
+    (0.035, "0%", "3.5% (shown as 4%)"),  # the cell rounds what was typed
+    (0.03, "General", "0.03"),  # no percentage: the number as stored is what shows
+)
+
+
+@pytest.mark.parametrize("saved_by", ["openpyxl", "libreoffice"])
+def test_a_percentage_is_quoted_as_the_rater_sees_it(tmp_path, saved_by):
+    """A rater who typed 3% in a whole-number cell, or pasted a cell formatted as a
+    percentage, read "'0.03' is not a whole number": a value they never saw. The
+    format comes from the file (built-in ids as Excel and openpyxl write them, or
+    LibreOffice's own custom formats)."""
+    root = tmp_path / "study"
+    init_study(root, "paired-rubric")
+    generate_packs(root)
+    pack = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][0]
+    answers = plan_answers(pack)
+    cells = list(L.iter_answer_cells(pack))
+    whole = [a["cell"] for a in cells if a["validation"]["type"] == "whole"]
+    yes_no = next(a["cell"] for a in cells if a["validation"].get("choices") == ["Yes", "No"])
+    filled = tmp_path / "filled.xlsx"
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], filled, answers)
+    wb = openpyxl.load_workbook(filled)
+    ws = wb[L.SCORING_SHEET]
+    planted = dict(zip(whole, PERCENT_CELLS, strict=False))
+    planted[yes_no] = (0.5, "0%", "50%")
+    for cell, (value, number_format, _) in planted.items():
+        ws[cell].value = value
+        ws[cell].number_format = number_format
+    target = root / "returns" / pack["file"]
+    if saved_by == "openpyxl":
+        wb.save(target)
+    else:
+        require_libreoffice()
+        wb.save(tmp_path / "pasted.xlsx")
+        untouched = next(c for c in answers if c not in planted)
+        fill_libreoffice(tmp_path / "pasted.xlsx", target, {untouched: answers[untouched]},
+                         libreoffice_profile(tmp_path))
+    result = collect(root, write=False)
+    found = {i.cell: i for i in result.report.issues if i.severity == "error"}
+    assert set(found) == set(planted)
+    for cell, (_, _, quoted) in planted.items():
+        assert found[cell].value == quoted
+        assert f"'{quoted}' is not" in found[cell].message, found[cell].message
+
+
+@pytest.mark.parametrize(("number_format", "shown"), [
+    ("0.0%", "3.0%"), ("[Red]0%", "3%"), ('0%" done"', "3%"),
+    ('0.0"%"', None), ("0.0\\%", None), ("0.00", None), ("", None),  # a literal % only
+])
+def test_only_a_format_that_scales_by_100_is_a_percentage(number_format, shown):
+    from sheetflow.collect.values import percent_text
+
+    assert percent_text(0.03, number_format) == shown

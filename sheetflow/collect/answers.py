@@ -55,6 +55,9 @@ class CheckedFile(Protocol):
     def value_at(self, ref: str) -> Any:
         """The value at the pack position ``ref``."""
 
+    def quoted(self, ref: str, raw: Any) -> str:
+        """Cell ``ref``'s value ``raw`` as an issue quotes it (what the rater sees)."""
+
 
 class AnswerReader:
     """Parses every answer cell of one file into rating rows and issues."""
@@ -166,7 +169,7 @@ class AnswerReader:
             what = self._what(dim.label if question is None else f"{dim.label}: {question}",
                               case, label)
             if parsed.code:
-                self.k.add(parsed.code, **where, value=raw_text(raw), what=what,
+                self.k.add(parsed.code, **where, value=self.k.quoted(moved, raw), what=what,
                            expected=parsed.expected, accepted=parsed.value)
             else:
                 self.k.add("answer-missing", **where, what=what,
@@ -221,7 +224,7 @@ class AnswerReader:
         self._count(self._is_required(dim, "confidence"), parsed.value)
         if parsed.code:
             self.k.add(parsed.code, **self._where(moved, case, label, dim),
-                       value=raw_text(raw),
+                       value=self.k.quoted(moved, raw),
                        what=self._what(f"Confidence for {dim.label}", case, label),
                        expected=parsed.expected, accepted=parsed.value)
         elif parsed.blank and dim.required and not self._answer_blank(dim, answer, anchor):
@@ -254,7 +257,7 @@ class AnswerReader:
         for found in check_batch_times(batch["batch"], raws["start"], raws["end"]):
             ref = batch[found.part]["cell"]
             self.k.add(found.code, sheet=self.k.sheet, cell=ref, dimension="batch",
-                       value=raw_text(raws[found.part]), detail=found.detail)
+                       value=self.k.quoted(ref, raws[found.part]), detail=found.detail)
 
     def _unscored_batches(self) -> None:
         """A batch with no time and no mark was never scored: its blanks must not be

@@ -42,7 +42,7 @@ from .rows import (
 )
 from .safety import Limits, Problem, column_number
 from .validate import ERROR, Issue, issue, show_value
-from .values import Formula
+from .values import Formula, percent_text
 
 __all__ = [
     "RATING_COLUMNS", "ROW_FIELDS", "FileChecker", "FileJob", "FileResult", "PackCheck",
@@ -526,6 +526,15 @@ class FileChecker:
 
     def value_at(self, ref: str) -> Any:
         return self.cells.get(self.plan.position(ref))
+
+    def quoted(self, ref: str, raw: Any) -> str:
+        """Cell ``ref``'s value as a message quotes it: a number formatted as a
+        percentage as the rater sees it (3% for the 0.03 stored), else as stored."""
+        if isinstance(raw, int | float) and not isinstance(raw, bool):
+            shown = percent_text(raw, self.book.number_format(self.sheet, ref))
+            if shown is not None:
+                return shown
+        return raw_text(raw)
 
     # -- locked text ---------------------------------------------------------------------
 

@@ -245,7 +245,7 @@ def _inspect_zip(zf: zipfile.ZipFile, limits: Limits) -> Inspection:
                or _check_parts(zf, names) or _check_xml_heads(zf, infos, limits))
     if problem is not None:
         return Inspection(problem)
-    members = _sheet_members(zf, names)
+    members = sheet_members(zf, names)
     twice = sorted({name for name, _ in members if [n for n, _ in members].count(name) > 1})
     if twice:  # a reader takes one of the two, the scan would check the other
         return Inspection(Problem("corrupt-file", f"two sheets are named '{twice[0]}'"))
@@ -425,7 +425,7 @@ def _attribute_r(attrs: bytes) -> re.Match[bytes] | None:
     return None
 
 
-def _sheet_members(zf: zipfile.ZipFile, names: set[str]) -> list[tuple[str, str]]:
+def sheet_members(zf: zipfile.ZipFile, names: set[str]) -> list[tuple[str, str]]:
     """(sheet name, zip member of its XML), in workbook order, from workbook.xml and its
     relationships."""
     rels_name = "xl/_rels/workbook.xml.rels"

@@ -28,6 +28,8 @@ Policy (documented in ``docs/issue-codes.md``):
   read, but the caller warns (``batch-time-no-date``): without the date the 24 hours
   between sittings (protocol 001) cannot be checked. Anything else is
   ``batch-time-invalid``.
+- A message quotes a number formatted as a percentage as one (:func:`percent_text`):
+  the rater typed or sees ``3%``, not the ``0.03`` stored.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from ..spec.rubric import CONFIDENCE_LEVELS, YES_NO, Dimension
@@ -450,3 +453,70 @@ def _as_text(raw: Any) -> str:
     if isinstance(raw, float) and raw.is_integer():
         return str(int(raw))
     return str(raw)
+
+
+# --------------------------------------------------------------------------- shown form
+
+
+def percent_text(number: float, number_format: str) -> str | None:
+    """``number`` as a cell with ``number_format`` shows it, when that is a percentage;
+    None for any other format (the number is then quoted as stored).
+
+    Typing ``3%`` stores 0.03 and formats the cell as a percentage, and so does pasting
+    a cell formatted so: the rater sees 3%, and a message quoting "0.03" names a value
+    they never saw. The percentage quoted is the stored number times 100, exactly;
+    with a plain format (``0%``, ``0.00%``, ``#,##0.0%``) it has the format's
+    decimals, and where those round it the shown form is given too.
+
+    Parameters
+    ----------
+    number : float
+        The cell's stored number.
+    number_format : str
+        The cell's number format code ("" when unknown).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> percent_text(0.03, "0%")
+    '3%'
+    >>> percent_text(0.5, "0.00%")
+    '50.00%'
+    >>> percent_text(0.035, "0%")
+    '3.5% (shown as 4%)'
+    >>> percent_text(0.03, "General") is None
+    True
+    """
+    section = _format_section(number_format, number)
+    if "%" not in section or not math.isfinite(number) or abs(number) >= MAX_WHOLE:
+        return None
+    percent = Decimal(repr(float(number))).scaleb(2)  # the shortest repr: what was typed
+    exact = f"{percent.normalize():f}"
+    simple = _SIMPLE_PERCENT.fullmatch(section.strip())
+    if simple is None:  # literals, colours, conditions: the value, not its look
+        return f"{exact}%"
+    places = len(simple.group(2) or "")
+    shown = percent.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)  # as Excel rounds
+    text = f"{shown:,f}" if simple.group(1) else f"{shown:f}"
+    return f"{text}%" if shown == percent else f"{exact}% (shown as {text}%)"
+
+
+_SIMPLE_PERCENT = re.compile(r"[#0]*(,?)[#0]*0(?:\.(0+))?%")
+# what a format section shows literally: quoted text, an escaped character, a colour or
+# condition in brackets, the space of "_x" and the fill of "*x"
+_FORMAT_LITERAL = re.compile(r'"[^"]*"|\\.|\[[^\]]*\]|_.|\*.')
+
+
+def _format_section(code: str, number: float) -> str:
+    """The section of a number format that applies to ``number``, its literals (quoted
+    text, escapes, brackets) removed: "pos;neg;zero;text", each part optional."""
+    bare = _FORMAT_LITERAL.sub("", code)
+    sections = bare.split(";")
+    if number < 0 and len(sections) > 1:
+        return sections[1]
+    if number == 0 and len(sections) > 2:
+        return sections[2]
+    return sections[0]
