@@ -13,6 +13,7 @@ from mail_servers import (
     server_context,
     smtp_server,
 )
+from roundtrip_helpers import fill_openpyxl, plan_answers
 
 from sheetflow.packs.mail import build_eml
 from sheetflow.packs.send import needs_login
@@ -272,6 +273,38 @@ def test_dry_run_lists_each_message_and_sends_nothing(tmp_path):
     assert one.exit_code == 0 and not server.delivered
     assert one.stdout.strip().splitlines()[-1] == \
         "1 invitation would be sent (dry run: nothing sent)"
+
+
+def _state(root) -> dict[str, tuple[str, int]]:
+    """Every entry under the study folder: a file's sha256 and modification time."""
+    return {p.relative_to(root).as_posix(): (sha256(p.read_bytes()), p.stat().st_mtime_ns)
+            if p.is_file() else ("dir", 0) for p in sorted(root.rglob("*"))}
+
+
+def test_a_dry_run_of_reminders_writes_nothing(tmp_path):
+    """send reminders --dry-run composed the reminders with remind, which wrote them to
+    out/reminders/ and removed the drafts there first: a dry run changed the study.
+    Now, like invitations, it lists the messages and leaves every file as it was."""
+    root = mail_study(tmp_path / "s")
+    assert run("remind", str(root)).exit_code == 0  # a draft for each of the three
+    first = packs(root)[0]
+    fill_openpyxl(root / L.PACKS_DIR / first["file"], root / L.RETURNS_DIR / first["file"],
+                  plan_answers(first))  # back since: no reminder due for them now
+    before = _state(root)
+    assert len([n for n in before if n.startswith("out/reminders/")]) == 3
+    with smtp_server() as (port, server):
+        dry, doc = run_json("send", str(root), "reminders", "--dry-run", *_plain(port))
+        assert dry.exit_code == 0, dry.stderr
+        assert _state(root) == before and not server.delivered
+        invitations = run("send", str(root), "invitations", "--dry-run", *_plain(port))
+        assert invitations.exit_code == 0 and _state(root) == before
+        listed = [(m["rater"], m["subject"], m["attachment"]) for m in doc["messages"]]
+        assert [r for r, _, _ in listed] == [p["rater_id"] for p in packs(root)[1:]]
+        sent, real = run_json("send", str(root), "reminders", "--yes", *_plain(port))
+        assert sent.exit_code == 0 and len(server.delivered) == 2
+    assert [(m["rater"], m["subject"], m["attachment"]) for m in real["messages"]] == listed
+    drafts = sorted(p.name for p in (root / "out" / "reminders").iterdir())
+    assert drafts == [f"{r}.eml" for r, _, _ in listed]  # what a real send wrote
 
 
 def test_a_real_send_off_a_terminal_needs_yes(tmp_path):

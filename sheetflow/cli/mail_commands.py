@@ -46,7 +46,7 @@ def _settings(directory: Path, **given: str | None) -> MailSettings:
 @click.argument("which", required=False, default="invitations",
                 type=click.Choice(["invitations", "reminders", "replies"]))
 @click.option("--dry-run", is_flag=True, help="List each message (to, subject, attachment, "
-              "size) and send nothing.")
+              "size); send nothing and write nothing (no draft, no mail.jsonl entry).")
 @click.option("--yes", is_flag=True, help="Send without asking (needed off a terminal).")
 @click.option("--resend", is_flag=True, help="Send again what was sent before.")
 @click.option("--rater", "raters", multiple=True, metavar="ID", help="Only this rater "
@@ -72,7 +72,8 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     Over one SMTP connection; the password comes from SHEETFLOW_SMTP_PASSWORD only.
     Each message is recorded in mail.jsonl in the study folder; what was sent is not
     sent again (--resend). Sitting-2 packs are held until 24 hours after the rater's
-    sitting 1 came back.
+    sitting 1 came back. Reminders are first written to out/reminders/, as remind
+    writes them; --dry-run writes nothing.
 
     Example: sheetflow send my-study invitations --dry-run
     """
@@ -84,7 +85,7 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     settings = _settings(directory, smtp=smtp, smtp_security=smtp_security, **{
         "from": sender}, reply_to=reply_to, username=username)
     box = outbox(directory, which, settings, resend=resend, raters=list(raters),
-                 min_days=min_days, now=parse_now(now_text))
+                 min_days=min_days, now=parse_now(now_text), dry_run=dry_run)
     for rater, sitting, why in box.left_out:
         out.say(f"not sent {rater} (sitting {sitting}): {why}" if sitting else
                 f"not sent {rater}: {why}", fg="yellow")

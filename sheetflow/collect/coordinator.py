@@ -503,6 +503,8 @@ class Drafts:
 
     written: list[Path] = field(default_factory=list)
     no_email: list[str] = field(default_factory=list)
+    unwritten: dict[str, bytes] = field(default_factory=dict)
+    """Draft file name -> the draft, for drafts composed but not written (a dry run)."""
 
 
 def write_feedback(study: Study, root: Path, rows: list[RosterRow],
@@ -557,7 +559,7 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
     return _draft_each(study, root, rows, ("errors", "unusable"), out_dir, compose)
 
 
-def write_reminders(study: Study, root: Path, rows: list[RosterRow], out_dir: Path,
+def write_reminders(study: Study, root: Path, rows: list[RosterRow], out_dir: Path | None,
                     ) -> Drafts:
     """A reminder draft to each rater whose pack has not come back.
 
@@ -567,8 +569,9 @@ def write_reminders(study: Study, root: Path, rows: list[RosterRow], out_dir: Pa
         As in :func:`write_feedback`.
     rows : list of RosterRow
         From :func:`roster`; the ``missing`` rows get a reminder.
-    out_dir : Path
-        Usually ``out/reminders``; earlier drafts there are removed first.
+    out_dir : Path or None
+        Usually ``out/reminders``; earlier drafts there are removed first. None writes
+        nothing and removes nothing: the drafts are in ``Drafts.unwritten``.
 
     Returns
     -------
@@ -586,12 +589,13 @@ def write_reminders(study: Study, root: Path, rows: list[RosterRow], out_dir: Pa
 
 
 def _draft_each(study: Study, root: Path, rows: list[RosterRow], states: tuple[str, ...],
-                out_dir: Path, compose: Callable[[Rater, RosterRow], tuple[str, str]],
+                out_dir: Path | None, compose: Callable[[Rater, RosterRow], tuple[str, str]],
                 ) -> Drafts:
     """A draft (subject and body from ``compose``) to each rater whose row is in one of
     ``states``, with their pack attached; earlier drafts in ``out_dir`` are removed
-    first."""
-    _clear_drafts(out_dir)
+    first. Without ``out_dir`` nothing is written or removed (``Drafts.unwritten``)."""
+    if out_dir is not None:
+        _clear_drafts(out_dir)
     raters = {r.id: r for r in study.raters}
     drafts = Drafts()
     for row in rows:
@@ -602,9 +606,14 @@ def _draft_each(study: Study, root: Path, rows: list[RosterRow], states: tuple[s
             drafts.no_email.append(row.rater_id)
             continue
         subject, body = compose(rater, row)
-        drafts.written.append(_write_draft(study, rater, root / L.PACKS_DIR / row.pack,
-                                           out_dir / draft_name(rater.id, row.sitting),
-                                           subject, body))
+        draft = build_eml(study, rater, root / L.PACKS_DIR / row.pack, subject=subject,
+                          body=body)
+        name = draft_name(rater.id, row.sitting)
+        if out_dir is None:
+            drafts.unwritten[name] = draft
+            continue
+        (out_dir / name).write_bytes(draft)
+        drafts.written.append(out_dir / name)
     return drafts
 
 
@@ -613,8 +622,3 @@ def _clear_drafts(out_dir: Path) -> None:
     for old in out_dir.glob("*.eml"):
         old.unlink()
 
-
-def _write_draft(study: Study, rater: Rater, pack: Path, path: Path, subject: str,
-                 body: str) -> Path:
-    path.write_bytes(build_eml(study, rater, pack, subject=subject, body=body))
-    return path

@@ -55,7 +55,8 @@ class Outbox:
 
 def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
            resend: bool = False, raters: list[str] | None = None,
-           min_days: float = MIN_DAYS, now: dt.datetime | None = None) -> Outbox:
+           min_days: float = MIN_DAYS, now: dt.datetime | None = None,
+           dry_run: bool = False) -> Outbox:
     """The messages of one kind that go out now.
 
     Parameters
@@ -75,6 +76,10 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
         The clock for the sitting-2 hold alone (default: now). The ``Date`` header, the
         day a reminder is counted on and the ``min_days`` spacing of reminders always
         use the real time: a clock set ahead must not send a reminder again at once.
+    dry_run : bool
+        Write nothing: the reminders are composed in memory, not written to
+        ``out/reminders/`` (nor are earlier drafts there removed). Invitations and
+        replies write nothing either way.
 
     Raises
     ------
@@ -98,7 +103,7 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
     box = Outbox()
     kind = KIND_NAMES[which]
     drafts = {"invitations": _invitations, "reminders": _reminders,
-              "replies": _replies}[which](root, study, box, min_days, now)
+              "replies": _replies}[which](root, study, box, min_days, now, not dry_run)
     journal = read_journal(root)
     for rater_id, sitting, draft, about in drafts:
         if raters and rater_id not in raters:
@@ -138,7 +143,7 @@ Draft = tuple[str, int, bytes, str]  # rater, sitting, the draft, what else iden
 
 
 def _invitations(root: Path, study: Study, box: Outbox, min_days: float,
-                 now: dt.datetime) -> list[Draft]:
+                 now: dt.datetime, write: bool) -> list[Draft]:
     manifest = open_manifest(root)
     manifest.close()  # only the pack heads are needed
     raters = {r.id: r for r in study.raters}
@@ -166,22 +171,27 @@ def _invitations(root: Path, study: Study, box: Outbox, min_days: float,
 
 
 def _reminders(root: Path, study: Study, box: Outbox, min_days: float,
-               now: dt.datetime) -> list[Draft]:
-    result = remind(root, min_days=min_days, now=now)
+               now: dt.datetime, write: bool) -> list[Draft]:
+    """The reminders ``remind`` composes: written to ``out/reminders/`` (``write``), or
+    only in memory for a dry run, which must leave the study as it found it."""
+    result = remind(root, min_days=min_days, now=now, write=write)
     box.left_out += result.skipped
     box.left_out += [(r, 0, "no e-mail address in the raters file")
                      for r in result.drafts.no_email]
     by_path = {str(p): p for p in result.drafts.written}
     out = []
     for row in result.rows:
-        path = root / OUT_DIR / REMINDERS_DIR / draft_name(row.rater_id, row.sitting)
+        name = draft_name(row.rater_id, row.sitting)
+        path = root / OUT_DIR / REMINDERS_DIR / name
         if str(path) in by_path:
             out.append((row.rater_id, row.sitting, path.read_bytes(), ""))
+        elif name in result.drafts.unwritten:
+            out.append((row.rater_id, row.sitting, result.drafts.unwritten[name], ""))
     return out
 
 
 def _replies(root: Path, study: Study, box: Outbox, min_days: float,
-             now: dt.datetime) -> list[Draft]:
+             now: dt.datetime, write: bool) -> list[Draft]:
     """The reply drafts of the last collect, refused when a return came in (or
     changed) since: they may ask a rater to fix what their new file already fixed."""
     changed = returns_since_collect(root)

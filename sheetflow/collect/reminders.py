@@ -59,7 +59,7 @@ class Reminders:
 
 
 def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
-           now: dt.datetime | None = None) -> Reminders:
+           now: dt.datetime | None = None, write: bool = True) -> Reminders:
     """Write reminder drafts for the packs that are due one (see the module docstring).
 
     Reads the returns (as ``sheetflow status`` does, writing nothing else) to know who
@@ -74,6 +74,9 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
     now : datetime, optional
         The clock for the sitting-2 hold and overdue (default: now); the ``min_days``
         spacing never counts past the real time.
+    write : bool
+        False composes the drafts without writing or removing any file (``send
+        reminders --dry-run``): they are in ``drafts.unwritten``.
 
     Returns
     -------
@@ -101,7 +104,8 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
         out.rows.append(RosterRow("missing", rater.id, rater.name, rater.email, pack.sitting,
                                   pack.file, "", None, 0, 0, False, todo_missing(rater),
                                   **mail_history(pack.mail)))  # as status shows it
-    out.drafts = write_reminders(study, root, out.rows, root / OUT_DIR / REMINDERS_DIR)
+    out.drafts = write_reminders(study, root, out.rows,
+                                 root / OUT_DIR / REMINDERS_DIR if write else None)
     return out
 
 
