@@ -281,3 +281,38 @@ def test_only_a_format_that_scales_by_100_is_a_percentage(number_format, shown):
     from sheetflow.collect.values import percent_text
 
     assert percent_text(0.03, number_format) == shown
+
+
+def test_every_percentage_of_a_return_is_quoted_past_the_first_few(tmp_path):
+    """The first cells a message quotes are looked up one by one, the rest from an
+    index of the sheet built once: a percentage is quoted as shown either way."""
+    root = tmp_path / "study"
+    init_study(root, "paired-rubric")
+    generate_packs(root)
+    pack = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][0]
+    answers = plan_answers(pack)
+    whole = [a["cell"] for a in L.iter_answer_cells(pack)
+             if a["validation"]["type"] == "whole"]
+    assert len(whole) > 40  # well past the cells looked up one by one
+    filled = tmp_path / "filled.xlsx"
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], filled, answers)
+    wb = openpyxl.load_workbook(filled)
+    for cell in whole:
+        wb[L.SCORING_SHEET][cell].value = 0.03
+        wb[L.SCORING_SHEET][cell].number_format = "0%"
+    wb.save(root / "returns" / pack["file"])
+    found = {i.cell: i.value for i in collect(root, write=False).report.issues
+             if i.severity == "error"}
+    assert found == dict.fromkeys(whole, "3%")
+
+
+def test_the_sheet_index_finds_each_cell_style_as_the_search_does():
+    from sheetflow.collect.reader import _cell_style, _cell_styles
+
+    xml = (b'<sheetData><row r="1"><c r="A1" s="3"><v>1</v></c><c s="7" r="B1"/>'
+           b"<x:c r='C1' s='9' t=\"n\"><v>2</v></x:c><c r=\"D1\"><v>3</v></c>"
+           b'<c x="a r=\'E1\'" r="F1" s="2"/><c r="G1" s="q"/></row></sheetData>')
+    index = _cell_styles(xml)
+    for ref in ("A1", "B1", "C1", "D1", "E1", "F1", "G1", "H1"):
+        assert index.get(ref.encode()) == _cell_style(xml, ref), ref
+    assert index == {b"A1": 3, b"B1": 7, b"C1": 9, b"D1": 0, b"F1": 2, b"G1": None}
