@@ -143,6 +143,12 @@ def test_a_keep_known_batch_never_scored_is_not_read_as_no(tmp_path):
                                                   ("batch-not-scored", starts[2])]
     assert "Batch 1 has no start or end time and no mark" in errors[0].message
     assert not result.report.files[0].used
+    # the error asks for the times: no warning beside it says each is blank again
+    times = {b[part]["cell"] for b in pack["batches"] if b["batch"] in (1, 2)
+             for part in ("start", "end")}
+    assert not [i for i in result.report.issues if i.cell in times
+                and i.code == "batch-time-missing"]
+    assert any(i.code == "batch-time-missing" for i in result.report.issues)  # batch 3 on
 
 
 def test_a_validator_who_recognised_the_arms_is_named_and_the_decision_waits(tmp_path):

@@ -267,6 +267,11 @@ class AnswerReader:
         for batch in self.untimed:
             cases = {c["item_id"] for c in cards if c.get("batch") == batch["batch"]}
             if cases and not marked & cases:
+                # the error asks for the batch's times too: its two blank-time warnings
+                # would only say so again, below it, in the rater's reply
+                times = {batch["start"]["cell"], batch["end"]["cell"]}
+                self.result.issues = [i for i in self.result.issues if not (
+                    i.code == "batch-time-missing" and i.cell in times)]
                 self.k.add("batch-not-scored", sheet=self.k.sheet, cell=batch["start"]["cell"],
                            dimension="batch", detail=batch["batch"])
 
