@@ -316,3 +316,25 @@ def test_the_sheet_index_finds_each_cell_style_as_the_search_does():
     for ref in ("A1", "B1", "C1", "D1", "E1", "F1", "G1", "H1"):
         assert index.get(ref.encode()) == _cell_style(xml, ref), ref
     assert index == {b"A1": 3, b"B1": 7, b"C1": 9, b"D1": 0, b"F1": 2, b"G1": None}
+
+
+def test_a_huge_number_is_quoted_as_the_cell_shows_it(tmp_path):
+    """1E+308 in a whole-number cell was quoted as the first 80 of its 309 digits."""
+    root = tmp_path / "study"
+    init_study(root, "paired-rubric")
+    generate_packs(root)
+    pack = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][0]
+    answers = plan_answers(pack)
+    whole = [a["cell"] for a in L.iter_answer_cells(pack)
+             if a["validation"]["type"] == "whole"]
+    planted = dict(zip(whole, (1e308, -1e12, 123456789012.0, 5_000_000_000), strict=False))
+    filled = tmp_path / "filled.xlsx"
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], filled, answers)
+    wb = openpyxl.load_workbook(filled)
+    for cell, value in planted.items():
+        wb[L.SCORING_SHEET][cell].value = value
+    wb.save(root / "returns" / pack["file"])
+    found = {i.cell: i.value for i in collect(root, write=False).report.issues
+             if i.severity == "error"}
+    assert found == dict(zip(whole, ("1E+308", "-1E+12", "1.23457E+11", "5000000000"),
+                             strict=False))

@@ -534,6 +534,8 @@ class FileChecker:
             shown = percent_text(raw, self.book.number_format(self.sheet, ref))
             if shown is not None:
                 return shown
+            if abs(raw) >= _GENERAL_LIMIT:  # as a General cell shows it: 1E+308, not
+                return f"{float(raw):G}"  # 309 digits cut short
         return raw_text(raw)
 
     # -- locked text ---------------------------------------------------------------------
@@ -588,6 +590,7 @@ def show_full(value: Any) -> str:
     return show_value(value) if not isinstance(value, str) else value
 
 
+_GENERAL_LIMIT = 1e11  # from here on Excel's General format shows a number as 1E+11
 _MOVED_WARNINGS = frozenset({"row-inserted", "rows-reordered"})
 
 
