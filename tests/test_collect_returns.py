@@ -16,12 +16,13 @@ from pathlib import Path
 import openpyxl
 import pytest
 from click.testing import CliRunner
-from roundtrip_helpers import paired_study_with_filled_packs
+from roundtrip_helpers import fill_openpyxl, paired_study_with_filled_packs, plan_answers
 
 import sheetflow.collect.run as collect_module
 from sheetflow.cli import cli
 from sheetflow.collect.returns import display_name, escape_controls
 from sheetflow.collect.run import collect
+from sheetflow.packs.manifest import read_manifest
 
 
 @pytest.fixture(scope="module")
@@ -173,7 +174,10 @@ def test_two_different_files_as_one_rater_get_a_reply_asking_which_is_theirs(stu
     filled = _filled(study)[0]
     blank = study / "packs" / filled.name
     shutil.copyfile(filled, study / "returns" / "mine-final.xlsx")
-    _resaved(blank, study / "returns" / "mine-first.xlsx")  # opened and saved: other bytes
+    pack = next(p for p in read_manifest(study / "packs" / "manifest.json")["packs"]
+                if p["file"] == filled.name)
+    first = dict(list(plan_answers(pack).items())[:1])  # one answer: begun, not blank
+    fill_openpyxl(blank, study / "returns" / "mine-first.xlsx", first)
     result = CliRunner().invoke(cli, ["collect", str(study), "--json"])
     doc = json.loads(result.output)
     assert {i["code"] for i in doc["issues"] if i["file"] == "mine-first.xlsx"} >= {
@@ -228,6 +232,36 @@ def test_the_pack_sent_back_as_it_was_sent_is_one_line_and_no_rival(study):
     assert lone["message"].startswith("This is the workbook exactly as it was sent, with "
                                       "nothing filled in.")
     assert not any(i["code"] == "duplicate-rater" for i in doc["issues"])
+
+
+def test_a_blank_copy_saved_again_beside_the_filled_one_is_set_aside(study):
+    """A rater who opened the blank workbook, saved it, and sent it with the filled one
+    made both files 'duplicate-rater': neither was used and the reply asked which was
+    theirs. The blank copy is set aside now (a warning) and the filled file is used;
+    a blank copy with anything else wrong in it still rivals it."""
+    filled = _filled(study)[0]
+    shutil.copyfile(filled, study / "returns" / "mine.xlsx")
+    _resaved(study / "packs" / filled.name, study / "returns" / "blank-copy.xlsx")
+    doc = json.loads(CliRunner().invoke(cli, ["collect", str(study), "--json"]).output)
+    by_file = {f["file"]: f for f in doc["files"]}
+    assert by_file["mine.xlsx"]["used"] is True
+    assert not by_file["blank-copy.xlsx"]["used"]
+    again = [i for i in doc["issues"] if i["file"] == "blank-copy.xlsx"]
+    assert [(i["code"], i["severity"]) for i in again] == [("blank-copy-again", "warning")]
+    assert "nothing filled in, saved again after it was sent; it came back beside their " \
+           "filled file (mine.xlsx), which is the one used" in again[0]["message"]
+    assert not any(i["code"] == "duplicate-rater" for i in doc["issues"])
+
+    pack = next(p for p in read_manifest(study / "packs" / "manifest.json")["packs"]
+                if p["file"] == filled.name)
+    cell = pack["cards"][0]["locked"][0]["cells"][0]  # a locked text changed
+    wb = openpyxl.load_workbook(study / "returns" / "blank-copy.xlsx")
+    wb["Scoring"][cell].value = "Changed. " + str(wb["Scoring"][cell].value)
+    wb.save(study / "returns" / "blank-copy.xlsx")
+    doc = json.loads(CliRunner().invoke(cli, ["collect", str(study), "--json"]).output)
+    assert not any(f["used"] for f in doc["files"])
+    assert {i["file"] for i in doc["issues"] if i["code"] == "duplicate-rater"} == \
+        {"mine.xlsx", "blank-copy.xlsx"}
 
 
 def test_a_workbook_named_like_an_owner_file_is_collected(study):

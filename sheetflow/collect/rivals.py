@@ -5,6 +5,11 @@
   with it). It is no return: its hundreds of blanks become one line,
   ``pack-as-sent-again`` (a warning) beside the rater's filled file, which it does not
   rival, or ``pack-as-sent`` (an error asking for the filled-in workbook) alone.
+* **A blank copy saved again.** A file of the pack with no answer in it, saved after
+  it was sent (so not byte for byte the pack), beside a file of the same pack that has
+  answers and proves its rows: it is no return either, ``blank-copy-again`` (a
+  warning), and does not rival the filled file. Alone, it is read as a return (its
+  reply asks for the filled workbook).
 * **A file sent after our reply.** The usual loop is a file, our reply asking for
   fixes, then a new file. When the mail journal shows the newest file came after a
   reply sent after every other file, it stands for the rater and the others are
@@ -47,6 +52,9 @@ class Work(Protocol):
     as_sent: bool
     superseded_by: str
     rows_proven: bool
+    answers_read: bool
+    entered: int
+    resaved: bool
 
     @property
     def rater(self) -> str:
@@ -75,6 +83,7 @@ def settle_packs(works: list[Any], root: Path, packs: Mapping[str, PackHead],
         The mail journal (when each file and each reply went).
     """
     mark_packs_as_sent(works, root, packs)
+    mark_blank_copies(works)
     settle_rivals([w for w in works if not w.as_sent], journal)
     word_packs_as_sent(works)
 
@@ -88,6 +97,27 @@ def mark_packs_as_sent(works: list[Any], root: Path, packs: Mapping[str, PackHea
             work.as_sent = True
 
 
+def mark_blank_copies(works: list[Any]) -> None:
+    """Mark as sent back blank each file of a pack with no answer in it that came
+    beside a file of the same pack with answers and its own rows: a blank copy opened
+    and saved again is no return, and must not make the filled file a rival.
+
+    The filled file must prove its rows: a forged claim beside the rater's blank copy
+    is left to :func:`settle_rivals`, which sets the forgery aside.
+    """
+    for group in _by_pack(works):
+        if any(w.entered and w.rows_proven and not w.as_sent for w in group):
+            for work in group:
+                if work.answers_read and not work.entered and not work.as_sent and \
+                        all(i.code in BLANK_CODES for i in work.issues):
+                    work.as_sent = work.resaved = True
+
+
+BLANK_CODES = frozenset({"answer-missing", "batch-not-scored", "batch-time-missing"})
+"""What a blank copy may say of itself and still be set aside: blanks alone (any other
+issue, a changed text or identity, keeps it in view as a return)."""
+
+
 def word_packs_as_sent(works: list[Any]) -> None:
     """Replace the issues of each pack sent back as it was sent (its hundreds of blanks)
     with one line: an error alone, a warning beside the rater's filled file that says
@@ -98,7 +128,8 @@ def word_packs_as_sent(works: list[Any]) -> None:
             if not filled:
                 work.issues = [issue("pack-as-sent", file=work.name, rater=work.rater)]
                 continue
-            work.issues = [issue("pack-as-sent-again", file=work.name, rater=work.rater,
+            code = "blank-copy-again" if work.resaved else "pack-as-sent-again"
+            work.issues = [issue(code, file=work.name, rater=work.rater,
                                  beside=_beside(filled))]
 
 

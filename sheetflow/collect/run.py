@@ -367,6 +367,7 @@ class _FileWork:
     head: PackHead | None = None
     duplicate_of: str = ""
     as_sent: bool = False  # byte for byte the pack as generated (never filled in)
+    resaved: bool = False  # as_sent for a blank copy saved again (rivals.mark_blank_copies)
     superseded_by: str = ""  # the rater's newer file, sent after our reply
     block: _Spooled | None = None
     answered: int = 0

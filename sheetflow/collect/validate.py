@@ -139,6 +139,10 @@ _TYPES = (
     _t("pack-as-sent-again", WARNING, "The blank workbook came back beside the filled one.",
        "This is rater {rater}'s workbook exactly as it was sent, with nothing filled in; "
        "it came back beside their filled {beside}."),
+    _t("blank-copy-again", WARNING,
+       "A blank copy of the workbook, saved again, came back beside the filled one.",
+       "This is a copy of rater {rater}'s workbook with nothing filled in, saved again "
+       "after it was sent; it came back beside their filled {beside}."),
     _t("superseded", WARNING, "An earlier file, replaced by one sent after the reply.",
        "Rater {rater} sent {detail} after the reply asking for fixes; it replaces this "
        "earlier file, which is not used."),
@@ -381,7 +385,7 @@ def has_errors(issues: Iterable[Issue]) -> bool:
     return any(i.severity == ERROR for i in issues)
 
 
-SET_ASIDE = frozenset({"superseded", "pack-as-sent-again"})
+SET_ASIDE = frozenset({"superseded", "pack-as-sent-again", "blank-copy-again"})
 """Codes of a file not used because the rater's other file stands for them."""
 
 
