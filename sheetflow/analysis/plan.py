@@ -23,7 +23,7 @@ from .owner_record import add_owner_records
 from .panel import Panel, build_panel, missing_before_unsealing, rated_cases
 from .registry import all_analyses, planned_analyses, protocol_plan
 from .selfchecks import self_checks
-from .summary import methods, summary
+from .summary import methods, reported_analyses, summary
 from .unblind import (
     RATINGS_FILE,
     RAW_COLUMNS,
@@ -225,7 +225,8 @@ def _run_plan(study: Study, holder: list[pd.DataFrame], *, key_hash: str,
     analysis.summary = summary(ctx, analysis.tables, key_hash, key_seeds or {},
                                panel)
     analysis.panel = panel
-    analysis.methods = _with_data_methods(methods(study), ctx)
+    ran = reported_analyses(analysis.tables, analysis.summary)
+    analysis.methods = _with_data_methods(methods(study, ran), ctx)
     analysis.figures = _figures(ctx, analysis.tables)
     return analysis
 

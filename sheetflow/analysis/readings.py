@@ -28,7 +28,6 @@ KOO_LI_REF = ("Koo, T. K., & Li, M. Y. (2016). A guideline of selecting and repo
               "intraclass correlation coefficients for reliability research. J. Chiropr. "
               "Med. 15, 155-163.")
 ICC_SCALE = "Koo & Li 2016"
-SCALE_REFERENCES = (LANDIS_KOCH_REF, KOO_LI_REF)  # on the Methods sheet when shown
 ANALYSES = ("icc", "cohen_kappa", "intra_rater_kappa")  # the tables the figures come from
 
 # Landis, J. R., & Koch, G. G. (1977). The measurement of observer agreement for

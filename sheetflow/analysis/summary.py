@@ -17,26 +17,33 @@ from .registry import all_headlines, all_plans, planned_analyses, protocol_plan
 SUMMARY_SCHEMA = "sheetflow-summary/1"
 
 REFERENCES = (
-    "Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg "
-    "School for Communication, University of Pennsylvania.",
-    "Cohen, J. (1960). A coefficient of agreement for nominal scales. Educ. Psychol. "
-    "Meas. 20, 37-46; Cohen, J. (1968). Weighted kappa. Psychol. Bull. 70, 213-220.",
-    "Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. "
-    "Psychol. Bull. 76, 378-382.",
-    "Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed. Advanced Analytics.",
-    "Shrout, P. E., & Fleiss, J. L. (1979). Intraclass correlations: uses in assessing "
-    "rater reliability. Psychol. Bull. 86, 420-428.",
-    "McGraw, K. O., & Wong, S. P. (1996). Forming inferences about some intraclass "
-    "correlation coefficients. Psychol. Methods 1, 30-46.",
-    "Fieller, E. C., Hartley, H. O., & Pearson, E. S. (1957). Tests for rank correlation "
-    "coefficients I. Biometrika 44, 470-481.",
-    "Phipson, B., & Smyth, G. K. (2010). Permutation p-values should never be zero. "
-    "Stat. Appl. Genet. Mol. Biol. 9(1).",
-    "Armitage, P. (1955). Tests for linear trends in proportions and frequencies. "
-    "Biometrics 11, 375-386.",
-    "Wilcoxon, F. (1945). Individual comparisons by ranking methods. Biometrics Bull. 1, "
-    "80-83.",
+    ("Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg "
+     "School for Communication, University of Pennsylvania.",
+     ("alpha", "confidence_agreement")),
+    ("Cohen, J. (1960). A coefficient of agreement for nominal scales. Educ. Psychol. "
+     "Meas. 20, 37-46; Cohen, J. (1968). Weighted kappa. Psychol. Bull. 70, 213-220.",
+     ("cohen_kappa", "intra_rater_kappa")),
+    ("Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. "
+     "Psychol. Bull. 76, 378-382.", ("fleiss_kappa", "percent_agreement")),
+    ("Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed. Advanced "
+     "Analytics.", ("gwet",)),
+    ("Shrout, P. E., & Fleiss, J. L. (1979). Intraclass correlations: uses in assessing "
+     "rater reliability. Psychol. Bull. 86, 420-428.", ("icc",)),
+    ("McGraw, K. O., & Wong, S. P. (1996). Forming inferences about some intraclass "
+     "correlation coefficients. Psychol. Methods 1, 30-46.", ("icc",)),
+    ("Fieller, E. C., Hartley, H. O., & Pearson, E. S. (1957). Tests for rank correlation "
+     "coefficients I. Biometrika 44, 470-481.", ("spearman_internal",)),
+    ("Phipson, B., & Smyth, G. K. (2010). Permutation p-values should never be zero. "
+     "Stat. Appl. Genet. Mol. Biol. 9(1).", ("permutation",)),
+    ("Armitage, P. (1955). Tests for linear trends in proportions and frequencies. "
+     "Biometrics 11, 375-386.", ("trend",)),
+    ("Wilcoxon, F. (1945). Individual comparisons by ranking methods. Biometrics Bull. 1, "
+     "80-83.", ("wilcoxon_totals",)),
+    (readings.LANDIS_KOCH_REF, ("cohen_kappa", "intra_rater_kappa")),
+    (readings.KOO_LI_REF, ("icc",)),
 )
+"""Each reference with the analyses whose figures rest on it: the Methods sheet lists a
+reference only when one of them is reported in the workbook."""
 
 
 def summary(ctx: Context, tables: dict[str, pd.DataFrame], key_hash: str,
@@ -76,27 +83,79 @@ def summary(ctx: Context, tables: dict[str, pd.DataFrame], key_hash: str,
     return safe
 
 
-def _closing_methods(study: Study) -> list[tuple[str, str]]:
-    """Totals (when the rubric has any), the panel rule, and the references."""
+def reported_analyses(tables: dict[str, pd.DataFrame], summary_doc: dict[str, Any]
+                       ) -> set[str]:
+    """The analyses behind the figures an analysis reports.
+
+    Parameters
+    ----------
+    tables : dict of str to DataFrame
+        The analysis's tables by name.
+    summary_doc : dict
+        Its summary (the arms comparison names the test behind its p).
+
+    Returns
+    -------
+    set of str
+        Every table that holds more than a reason it could not be computed (a table
+        of only ``reason``, besides blank key columns), and ``wilcoxon_totals`` when
+        the arms comparison reports a Wilcoxon p.
+    """
+    ran = {name for name, table in tables.items() if not only_reasons(table)}
+    if str((summary_doc.get("arms") or {}).get("test", "")).startswith("Wilcoxon"):
+        ran.add("wilcoxon_totals")
+    return ran
+
+
+def only_reasons(table: pd.DataFrame) -> bool:
+    """Whether ``table`` holds no figure: no rows, or nothing but a ``reason`` column and
+    columns blank on every row (the key of a table that could not be computed)."""
+    if table.empty:
+        return True
+    if "reason" not in table.columns:
+        return False
+    return all(name == "reason" or _blank(table[name]) for name in table.columns)
+
+
+def _blank(values: pd.Series) -> bool:
+    """Missing or empty text on every row (vectorised: a pairwise table is large)."""
+    missing = values.isna()
+    if values.dtype.kind in "fiub":
+        return bool(missing.all())
+    return bool((missing | values.astype(object).eq("")).all())
+
+
+def _closing_methods(study: Study, ran: set[str]) -> list[tuple[str, str]]:
+    """Totals (when the rubric has any), the panel rule, and the references behind the
+    figures reported (``ran``: the analyses with one)."""
     totals = [
         ("Totals", "Recomputed from the rubric's dimensions (sum or mean); a total is missing "
          "when any of its dimensions is missing. Formulas in workbooks are never read."),
     ] if study.rubric.totals else []
-    shown = bool(set(planned_analyses(study)) & set(readings.ANALYSES))
-    reported = [readings.METHODS] if shown else []
-    scales = readings.SCALE_REFERENCES if shown else ()
-    return [*totals, *reported, ("Panel", PANEL_METHOD),
-            ("References", "\n".join(REFERENCES + scales))]
+    reported = [readings.METHODS] if ran & set(readings.ANALYSES) else []
+    cited = [text for text, behind in REFERENCES if ran & set(behind)]
+    listed = [("References", "\n".join(cited))] if cited else []
+    return [*totals, *reported, ("Panel", PANEL_METHOD), *listed]
 
 
-def methods(study: Study) -> list[tuple[str, str]]:
+def methods(study: Study, ran: set[str] | None = None) -> list[tuple[str, str]]:
     """The conventions behind every number that was computed, for the Methods sheet.
 
-    A topic is listed when an analysis it explains is in the plan's ``run`` list (or,
-    for a protocol's own topics such as its decision rule, when the study follows
-    that protocol).
+    Parameters
+    ----------
+    study : Study
+    ran : set of str, optional
+        The analyses whose figures are reported (:func:`reported_analyses`); by default
+        every analysis the plan runs.
+
+    Returns
+    -------
+    list of (str, str)
+        (topic, text). A topic is listed when an analysis it explains is in ``ran`` (or,
+        for a protocol's own topics such as its decision rule, when the study follows
+        that protocol); a reference, when a figure it stands behind is.
     """
-    ran = set(planned_analyses(study))
+    ran = set(planned_analyses(study)) if ran is None else set(ran)
     own = protocol_plan(study.protocol)
     out: list[tuple[str, str]] = []
     for plan in all_plans():
@@ -106,4 +165,4 @@ def methods(study: Study) -> list[tuple[str, str]]:
             needs = plan.method_topics.get(topic)
             if (needs is not None and ran & set(needs)) or (needs is None and plan is own):
                 out.append((topic, text))
-    return out + _closing_methods(study)
+    return out + _closing_methods(study, ran)
