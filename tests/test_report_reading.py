@@ -84,3 +84,59 @@ def test_methods_lists_only_the_references_behind_the_figures_reported(studies):
     assert "Krippendorff" not in keep_known and "Koo, T. K." not in keep_known
     paired = _references(studies["paired-rubric"])
     assert "Phipson" not in paired and "Armitage" not in paired
+
+
+def _rows(ws) -> list[list]:
+    """A sheet's rows of values, trailing empty rows left out."""
+    rows = [list(r) for r in ws.iter_rows(values_only=True)]
+    while rows and all(v is None for v in rows[-1]):
+        rows.pop()
+    return rows
+
+
+def test_no_sheet_is_a_bare_header(studies):
+    """The Rater self-checks sheet of a keep-known or answer-review study was a header
+    and one column of zeros ("rater | confidence (count)", each rater 0): its rubric has
+    no total and asks for no confidence, so no check applies. It now says so in one
+    line; a sheet with a table has a row under its header; the confidence count, 0 for
+    every rater of a rubric that asks for none, is left out."""
+    for template, root in studies.items():
+        for ws in _book(root).worksheets:
+            rows = _rows(ws)
+            assert len(rows) >= 2 or (len(rows) == 1 and str(rows[0][0]).startswith(
+                "Nothing to show for this study: ")), (template, ws.title, rows)
+    for template in ("keep-known", "answer-review"):
+        rows = _rows(_book(studies[template])["Rater self-checks"])
+        assert len(rows) == 1 and [v for v in rows[0] if v is not None] == [rows[0][0]]
+        assert rows[0][0].startswith("Nothing to show for this study: no self-check "
+                                     "applies"), rows
+        assert "has no total and asks for no confidence." in rows[0][0]
+    for template in ("anchored-plan", "judge-likert"):
+        head = _rows(_book(studies[template])["Rater self-checks"])[0]
+        assert head[:3] == ["rater", "total SD", "has variance"]
+        assert "confidence (count)" not in head, (template, head)
+    head = _rows(_book(studies["paired-rubric"])["Rater self-checks"])[0]
+    assert "confidence (count)" in head and "direction consistent share" in head
+
+
+def test_a_table_with_no_row_is_one_line(tmp_path):
+    """A table without a row (or with nothing but its reason) is one line saying so."""
+    import pandas as pd
+    import xlsxwriter
+
+    from sheetflow.report.cells import OPTIONS, formats
+    from sheetflow.report.workbook import _sheet_or_digest
+
+    path = tmp_path / "t.xlsx"
+    wb = xlsxwriter.Workbook(str(path), OPTIONS)
+    fmt = formats(wb)
+    _sheet_or_digest(wb, "empty", "Empty", pd.DataFrame(columns=["item", "n"]), fmt)
+    _sheet_or_digest(wb, "why", "Why", pd.DataFrame([{"measure": "", "reason": "no x"}]),
+                     fmt)
+    _sheet_or_digest(wb, "full", "Full", pd.DataFrame({"item": ["a"], "n": [1]}), fmt)
+    wb.close()
+    book = openpyxl.load_workbook(path)
+    assert _rows(book["Empty"]) == [["Nothing to show for this study: the analysis found "
+                                     "no row to show."]]
+    assert _rows(book["Why"]) == [["Nothing to show for this study: no x."]]
+    assert _rows(book["Full"]) == [["item", "count"], ["a", 1]]

@@ -8,25 +8,36 @@ import numpy as np
 import pandas as pd
 
 from ..spec.rubric import Total, total_range
-from .context import Context
+from .context import Context, empty_reason
 
 # A per-rater total gap this share of the total's range (e.g. 3 of 0-20) should agree
 # with the rater's own direction judgement (protocol 000 section 3.1, "consistency").
 
 CONSISTENCY_GAP_SHARE = 0.15
+NOTHING_TO_CHECK = ("no self-check applies, as the checks read each rater's totals (their "
+                    "spread, the extreme ones, and whether the direction judgement names "
+                    "the higher total) and the confidence given with the answers, and "
+                    "this rubric has no total and asks for no confidence")
 
 
 def self_checks(ctx: Context) -> pd.DataFrame:
     """Per-rater sanity checks (protocol 000 section 3.1), for every study.
 
     Variance of totals, share of extreme totals, share of Medium/High confidence,
-    mix of directions, and direction consistent with the rater's own totals.
+    mix of directions, and direction consistent with the rater's own totals. The
+    confidence checks are left out when the rubric asks for no confidence and no
+    rater gave one (every count would be 0); a study with neither a total nor
+    confidences gets a table of one ``reason`` (:data:`NOTHING_TO_CHECK`).
     """
     total = ctx.study.rubric.totals[0] if ctx.study.rubric.totals else None
     pref = next((d for d in ctx.study.rubric.dimensions if d.kind == "preference"), None)
     first = ctx.first
     if first.empty:
         return pd.DataFrame()
+    confidence = _confidence_asked(ctx.study.rubric.dimensions) or \
+        bool((first["confidence"].astype(str) != "").any())
+    if total is None and not confidence:
+        return empty_reason(first, NOTHING_TO_CHECK)
     raters = pd.Index(sorted(first["rater"].unique()), name="rater")
     table = pd.DataFrame({"rater": raters})
     if total is not None:
@@ -34,13 +45,19 @@ def self_checks(ctx: Context) -> pd.DataFrame:
                                          ctx.param("extreme_high_min")).reindex(raters)
                            .reset_index(drop=True))
         table["has_variance"] = table["has_variance"].fillna(False).astype(bool)
-    conf = _confidence_checks(first, raters, ctx.target("confidence_medium_high", 0.70))
-    table = table.join(conf.reset_index(drop=True))
+    if confidence:
+        conf = _confidence_checks(first, raters, ctx.target("confidence_medium_high", 0.70))
+        table = table.join(conf.reset_index(drop=True))
     if pref is not None and total is not None and not table.empty:
         checks = _direction_checks(ctx.first, pref.id, total,
                                    total_range(total, ctx.study.rubric))
         table = table.join(checks, on="rater")
     return table
+
+
+def _confidence_asked(dimensions: Any) -> bool:
+    """Whether any dimension asks for a confidence beside its answer."""
+    return any(getattr(d, "confidence", False) for d in dimensions)
 
 
 def _total_checks(first: pd.DataFrame, total: Total, lo_max: Any, hi_min: Any

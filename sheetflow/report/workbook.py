@@ -13,6 +13,7 @@ import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
 from ..analysis import Analysis
+from ..analysis.summary import only_reasons
 from ..errors import close_workbook
 from ..workbook.printing import row_points, set_print, text_lines
 from .cells import OPTIONS, created, formats, table_sheet, whole_number_formats
@@ -58,14 +59,41 @@ def _sheet_or_digest(wb: xlsxwriter.Workbook, name: str, title: str, table: pd.D
     columns as whole numbers, and keeps every column; the other sheets leave out a
     column blank on every row (a "reason" where nothing was undefined, a "band" the
     plan does not set), which only pushed the sheet past a printed page's width. A
-    large table is neither scanned nor copied (its sheet is a digest).
+    large table is neither scanned nor copied (its sheet is a digest). A table with
+    nothing but a reason it could not be computed, or no row at all, is one line
+    saying so (:func:`note_sheet`), never a bare header.
     """
+    if words and only_reasons(table):
+        return note_sheet(wb, title, nothing_to_show(table), fmt)
     if not is_large(table):
         own = None if words else whole_number_formats(table, fmt)
         shown = without_blank_columns(table) if words else table
         return table_sheet(wb, title, shown, fmt, words=words, number_formats=own)
     ws = table_sheet(wb, title, digest(name, table), fmt, top=2, words=words)
     ws.write_string(0, 0, note(name, table), fmt["bold"])
+    return ws
+
+
+NOTE_WIDTH = 100.0  # characters: the one line of a sheet with nothing else to show
+
+
+def nothing_to_show(table: pd.DataFrame) -> str:
+    """The line a sheet shows for a table without a figure: its reasons, or that it
+    has no row."""
+    reasons = [] if table.empty or "reason" not in table.columns else \
+        list(dict.fromkeys(str(r) for r in table["reason"].tolist() if not _blank(r)))
+    said = "; ".join(reasons) or "the analysis found no row to show"
+    return f"Nothing to show for this study: {said}" + ("" if said.endswith(".") else ".")
+
+
+def note_sheet(wb: xlsxwriter.Workbook, title: str, line: str,
+               fmt: dict[str, Any]) -> Worksheet:
+    """A sheet holding one wrapped line (and nothing else)."""
+    ws = wb.add_worksheet(title)
+    ws.set_column(0, 0, NOTE_WIDTH)
+    ws.write_string(0, 0, line, fmt["wrap"])
+    ws.set_row(0, row_points([(line, NOTE_WIDTH)]))
+    set_print(ws, [NOTE_WIDTH])
     return ws
 
 
