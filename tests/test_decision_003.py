@@ -65,14 +65,16 @@ def _analyze(root: Path, *args: str):
 
 @pytest.mark.parametrize("na,n_ratings,n_units", [("missing", 30, 15), ("category", 36, 18)])
 def test_agreement_per_column_and_the_na_setting(tmp_path, na, n_ratings, n_units):
-    out, summary, rows, methods = _analyze(_study(tmp_path / na, na))
+    root = _study(tmp_path / na, na)
+    out, summary, rows, methods = _analyze(root)
     assert out.exit_code == 0, out.output
     decision = summary["decision"]
     assert decision["status"] == "reported"  # no pass mark in the protocol: no PASS
     checks = {c["name"]: c for c in decision["checks"]}
-    assert set(checks) == {f"alpha ({d})" for d in (
+    assert set(checks) == {f"alpha on {load_study(root).rubric.named(d)}" for d in (
         "overall_rating", "factual_correctness", "faithfulness", "citation_quality",
         "refusal_appropriateness")}
+    assert "alpha on Overall rating (overall_rating)" in checks  # as the rubric names it
     assert all(c["passed"] is None and c["outcome"] == "reported" and c["target"] is None
                and c["value"] == pytest.approx(1.0) for c in checks.values())
     faith = next(a for a in summary["alpha"] if a["measure"] == "faithfulness")

@@ -148,7 +148,8 @@ def test_confident_ratings_agree_perfectly_and_low_ones_do_not(study):
     levels = res.summary["confidence"]["agreement_by_level"]
     assert {(r["dimension"], r["subset"]) for r in levels} >= {("depth", "all ratings"),
                                                                ("depth", "Medium/High")}
-    assert any(line.startswith("Confidence: depth") for line in res.summary["readings"])
+    assert any(line.startswith("Confidence: Depth of Analysis (depth)")
+               for line in res.summary["readings"])
     direction = res.tables["direction_by_confidence"].set_index("confidence")
     assert direction.loc["High", "agreement"] == 1.0
     assert "lowest confidence" in direction.loc["High", "confidence_from"]
@@ -248,7 +249,8 @@ def test_large_tables_go_beside_the_workbook(study, tmp_path, monkeypatch):
     header = [c.value for c in ws[3]]
     assert header[:4] == ["measure", "rows (count)", "defined (count)", "mean"]  # in words
     first = res.tables["cohen_kappa"].groupby("measure", sort=False)["kappa"]
-    measure = ws["A4"].value
+    named = {study.rubric.named(m): m for m in first.mean().index}  # the sheet's names
+    measure = named[ws["A4"].value]
     assert ws["D4"].value == pytest.approx(first.mean()[measure])
     monkeypatch.setattr(large, "LARGE_ROWS", 10**9)
     write_analysis_outputs(res, tmp_path / "out")

@@ -49,8 +49,8 @@ def test_workbook_sheets_numbers_and_charts(analysis, tmp_path):
     header = [c.value for c in alpha[1]]
     col = header.index("alpha")
     got = {row[0].value: row[col].value for row in alpha.iter_rows(min_row=2)}
-    for rec in analysis.summary["alpha"]:
-        assert got[rec["measure"]] == pytest.approx(rec["alpha"])
+    for rec in analysis.summary["alpha"]:  # each measure as the rubric names it
+        assert got[analysis.study.rubric.named(rec["measure"])] == pytest.approx(rec["alpha"])
     charts = {c.title: c for c in wb.chartsheets}  # each chart prints on a page of its own
     assert {"Alpha chart", "Distribution chart", "Direction chart"} <= set(charts)
     summary_text = " ".join(str(c.value) for row in wb["Summary"].iter_rows() for c in row)

@@ -8,6 +8,9 @@ sheet's references, the print setup and no sheet left as a bare header.
 
 from __future__ import annotations
 
+import json
+import re
+import zipfile
 from pathlib import Path
 
 import openpyxl
@@ -19,6 +22,7 @@ from sheetflow.demo.simulate import fill_packs
 from sheetflow.packs import generate_packs
 from sheetflow.report import SHEET_TITLES, write_analysis_outputs
 from sheetflow.spec import init_study, list_templates
+from sheetflow.spec.study import load_study
 
 
 @pytest.fixture(scope="module")
@@ -140,3 +144,49 @@ def test_a_table_with_no_row_is_one_line(tmp_path):
                                      "no row to show."]]
     assert _rows(book["Why"]) == [["Nothing to show for this study: no x."]]
     assert _rows(book["Full"]) == [["item", "count"], ["a", 1]]
+
+
+def _chart_titles(path: Path) -> list[str]:
+    """Every chart's title, read from the workbook's chart parts."""
+    with zipfile.ZipFile(path) as book:
+        parts = [n for n in book.namelist() if n.startswith("xl/charts/chart")]
+        return ["".join(re.findall(r"<a:t>([^<]*)</a:t>", book.read(n).decode("utf-8")
+                                   .split("</c:title>")[0])) for n in parts]
+
+
+def test_sheets_an_analyst_reads_name_each_dimension_as_the_rubric_does(studies):
+    """Measures and dimensions read "accuracy", "owners_deadlines", "overall" (ids of
+    the spec) on the Summary, the agreement sheets and the charts; they now read as the
+    rubric labels them, with the id to match the spec ("Accuracy (accuracy)"). The Data
+    sheet, a table for re-use, keeps the ids."""
+    for template, root in studies.items():
+        rubric = load_study(root).rubric
+        names = rubric.names()
+        assert all(f"({key})" in name for key, name in names.items()), names
+        book = _book(root)
+        for ws in book.worksheets:
+            rows = _rows(ws)
+            head = rows[0] if rows else []
+            for col, title in enumerate(head):
+                if title not in ("measure", "dimension"):
+                    continue
+                values = {r[col] for r in rows[1:] if col < len(r) and r[col]}
+                if ws.title == "Data":
+                    assert values <= set(names) | {""}, (template, values - set(names))
+                else:
+                    assert not values & set(names), (template, ws.title, values & set(names))
+                    assert values & set(names.values()), (template, ws.title, values)
+        summary = [r[0] for r in _rows(book["Summary"]) if isinstance(r[0], str)]
+        shown = json.loads((root / "out" / "summary.json").read_text(encoding="utf-8"))
+        for rec in shown.get("alpha", []):
+            assert names[rec["measure"]] in summary, (template, rec["measure"])
+        for rec in shown.get("reported", []):
+            assert any(line.startswith(f"{names[rec['measure']]}: ") for line in summary)
+        if rubric.totals and "Distribution chart" in book.sheetnames:
+            total = names[rubric.totals[0].id]
+            titles = _chart_titles(root / "out" / "analysis.xlsx")
+            assert any(t.startswith(f"Distribution of {total} ") for t in titles), titles
+    paired = [r[0] for r in _rows(_book(studies["paired-rubric"])["Summary"])]
+    assert "Depth of Analysis (depth)" in paired and "Total (total)" in paired
+    checks = [r[0] for r in _rows(_book(studies["answer-review"])["Summary"])]
+    assert "alpha on Overall rating (overall_rating)" in checks

@@ -29,6 +29,7 @@ from sheetflow.collect.run import collect
 from sheetflow.demo.simulate import fill_packs
 from sheetflow.packs.generate import generate_packs
 from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.study import load_study
 from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
@@ -107,20 +108,20 @@ def test_paired_rubric_reports_icc_and_pairwise_kappa_with_its_target(tmp_path):
     assert summary["decision"]["checks"] and not any(
         "ICC" in c["name"] for c in summary["decision"]["checks"])  # never in the decision
     rows = summary_rows(root)
-    shown = reported_row(rows, "total: ICC(A,1) (ICC(2,1))")
+    shown = reported_row(rows, "Total (total): ICC(A,1) (ICC(2,1))")
     # the packs' order follows the study's random secret, so the value varies by run
     said = "0.950: met" if icc["value"] >= 0.95 else "0.950: not met"
     assert shown[1] == pytest.approx(icc["value"]) and shown[6] == said
     kappas = pd.read_excel(root / "out" / "analysis.xlsx", sheet_name="Cohen kappa",
                            engine="openpyxl")
-    depth = kappas[kappas["measure"] == "depth"]
+    depth = kappas[kappas["measure"] == "Depth of Analysis (depth)"]  # as the rubric names it
     pairwise = next(f for f in summary["reported"]
                     if f["measure"] == "depth" and "Cohen" in f["figure"])
     assert pairwise["value"] == pytest.approx(depth["kappa"].mean())
     low = depth.loc[depth["kappa"].idxmin()]
     assert pairwise["note"] == (f"lowest pair {low['rater 1']} with {low['rater 2']}: "
                                 f"{low['kappa']:.3f}")
-    shown = reported_row(rows, "depth: Cohen's kappa, mean of 3 rater pairs")
+    shown = reported_row(rows, "Depth of Analysis (depth): Cohen's kappa, mean of 3 rater pairs")
     assert shown[6] == "none set" and shown[7].startswith(
         f"{kappa_reading(pairwise['value'])} (Landis & Koch 1977); lowest pair")
     methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
@@ -163,7 +164,7 @@ def test_keep_known_reports_the_intra_rater_kappa_even_when_it_is_bad(tmp_path):
     assert rec["value"] == pytest.approx(expected, abs=1e-9)
     assert rec["units"] == len(keep) == 30
     assert rec["reading"] == "poor" and rec["ci_low"] <= rec["value"] <= rec["ci_high"]
-    shown = reported_row(summary_rows(root), "keep: intra-rater Cohen's kappa")
+    shown = reported_row(summary_rows(root), "KEEP (keep): intra-rater Cohen's kappa")
     assert shown[1] == pytest.approx(expected) and shown[7] == "poor (Landis & Koch 1977)"
 
 
@@ -204,7 +205,8 @@ def test_anchored_plan_reports_icc_a1_of_its_second_ratings(tmp_path):
     rec = next(f for f in summary["reported"] if f["figure"].startswith("ICC(A,1)"))
     assert rec["value"] == pytest.approx(icc_a1(totals.to_numpy(float)), abs=1e-9)
     assert (rec["units"], rec["raters"]) == (len(totals), 2)
-    shown = reported_row(summary_rows(root), "total: ICC(A,1) (ICC(2,1))")
+    shown = reported_row(summary_rows(root),
+                         "Recomputed total (0-100) (total): ICC(A,1) (ICC(2,1))")
     assert shown[1] == pytest.approx(rec["value"]) and shown[6] == "none set"
     # the items rated once (the second rater's subset is the rest) are left out, and
     # the reading says so beside the figure
@@ -226,7 +228,8 @@ def test_two_raters_report_their_one_pair_with_its_interval(tmp_path):
     kappas = pd.read_excel(root / "out" / "analysis.xlsx", sheet_name="Cohen kappa",
                            engine="openpyxl")
     for rec in (f for f in summary["reported"] if "Cohen" in f["figure"]):
-        row = kappas[kappas["measure"] == rec["measure"]].iloc[0]
+        named = load_study(root).rubric.named(rec["measure"])  # the sheet names it so
+        row = kappas[kappas["measure"] == named].iloc[0]
         assert rec["figure"] == f"Cohen's kappa of {row['rater 1']} with {row['rater 2']}"
         assert (rec["value"], rec["ci_low"], rec["ci_high"]) == pytest.approx(
             (row["kappa"], row["95% CI low"], row["95% CI high"]))

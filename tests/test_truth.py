@@ -111,7 +111,7 @@ def test_paired_rubric_takes_alpha_on_the_total_at_the_ordinal_level(tmp_path):
             wide.to_numpy(), level=level, n_boot=0).loc[0, "alpha"]))
     check = next(c for c in analysis.summary["decision"]["checks"]
                  if c["name"].startswith("Krippendorff's alpha"))
-    assert check["name"] == "Krippendorff's alpha (total, ordinal)"
+    assert check["name"] == "Krippendorff's alpha on Total (total), ordinal level"
     assert "at the interval level" in check["note"]
 
 

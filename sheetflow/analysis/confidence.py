@@ -160,8 +160,9 @@ def summary_part(tables: dict[str, pd.DataFrame]) -> dict[str, Any]:
     return json_safe({"confidence": out}) if out else {}
 
 
-def readings(summary: dict[str, Any]) -> list[str]:
-    """A sentence per dimension where confident ratings agree clearly better."""
+def readings(summary: dict[str, Any], names: dict[str, str] | None = None) -> list[str]:
+    """A sentence per dimension (by its name in ``names``, id -> name, where given)
+    where confident ratings agree clearly better."""
     lines = []
     by_dim: dict[str, dict[str, dict]] = {}
     for row in summary.get("confidence", {}).get("agreement_by_level", []):
@@ -171,7 +172,8 @@ def readings(summary: dict[str, Any]) -> list[str]:
         if not everyone or not sure or everyone["alpha"] is None or sure["alpha"] is None:
             continue
         if sure["alpha"] - everyone["alpha"] >= 0.10:
-            lines.append(f"Confidence: {dim} alpha {everyone['alpha']:.3f} on all ratings, "
+            named = (names or {}).get(dim, dim)
+            lines.append(f"Confidence: {named} alpha {everyone['alpha']:.3f} on all ratings, "
                          f"{sure['alpha']:.3f} on Medium/High only; the disagreement "
                          "concentrates in Low-confidence ratings.")
     return lines

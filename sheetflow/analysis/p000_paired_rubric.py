@@ -302,12 +302,13 @@ def _alpha_check(ctx: Context, out: dict) -> Check:
     total = next((r for r in out.get("alpha", []) if r["kind"] == "total"), None)
     target = ctx.target("alpha")
     if total is None:
-        return flag_check("Krippendorff's alpha (total)", None, None, target,
+        return flag_check("Krippendorff's alpha on the total", None, None, target,
                           "alpha on the total was not run")
     other = total.get("alpha_other_level")
     beside = f"; at the {total.get('other_level')} level {_num(other)}" \
         if other is not None and np.isfinite(other) else ""
-    return threshold_check(f"Krippendorff's alpha ({total['measure']}, {total['level']})",
+    named = ctx.study.rubric.named(total["measure"])
+    return threshold_check(f"Krippendorff's alpha on {named}, {total['level']} level",
                            total["alpha"], target, weak_from=_alpha_weak_from(ctx),
                            note=ctx.band(total["alpha"]) + beside or total.get("reason") or "")
 

@@ -150,9 +150,11 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     """Agreement per rating column, defined (or at the plan's alpha target, if any)."""
     out["na_handling"] = {"setting": na_handling(ctx.study), "dimensions": na_counts(ctx)}
     target = ctx.target("alpha")
-    checks = [threshold_check(f"alpha ({r['measure']})", r["alpha"], target,
+    named = ctx.study.rubric.named
+    checks = [threshold_check(f"alpha on {named(r['measure'])}", r["alpha"], target,
                               note=r.get("reason") or "") if target is not None else
-              reported_check(f"alpha ({r['measure']})", r["alpha"], r.get("reason") or "")
+              reported_check(f"alpha on {named(r['measure'])}", r["alpha"],
+                             r.get("reason") or "")
               for r in out.get("alpha", [])]
     rule = (f"every rating column's agreement reaches alpha {target:g}" if target is not None
             else "the protocol sets no pass mark: agreement per column is reported, and "

@@ -78,7 +78,8 @@ def summary(ctx: Context, tables: dict[str, pd.DataFrame], key_hash: str,
     out.update(position.summary_part(tables))
     out.update(confidence.summary_part(tables))
     safe = json_safe(out)  # once: at 500 raters the summary holds some 40,000 values
-    safe["readings"] = json_safe(position.readings(safe, ctx) + confidence.readings(safe))
+    safe["readings"] = json_safe(position.readings(safe, ctx) +
+                                 confidence.readings(safe, study.rubric.names()))
     safe["schema"] = SUMMARY_SCHEMA
     return safe
 

@@ -323,5 +323,29 @@ def whole_number_formats(table: pd.DataFrame, fmt: dict[str, Any]) -> dict[str, 
     return out
 
 
+NAMED_COLUMNS = ("measure", "dimension")
+"""Columns of the analysis's tables that hold a dimension's or total's id."""
+
+
+def labelled(table: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
+    """``table`` with each id in :data:`NAMED_COLUMNS` given its name in the rubric
+    (``names``: :meth:`~sheetflow.spec.rubric.Rubric.names`), for a sheet a reader
+    reads; any other value kept. A small table's copy (large ones are digested first)."""
+    columns = [c for c in NAMED_COLUMNS if c in table.columns]
+    if not columns or not names:
+        return table
+    out = table.copy()
+    for col in columns:
+        values = out[col]
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            out[col] = values.cat.rename_categories(
+                [names.get(c, c) for c in values.cat.categories.tolist()])
+        elif not pd.api.types.is_numeric_dtype(values):
+            out[col] = pd.Series([names.get(v, v) if isinstance(v, str) else v
+                                  for v in values.tolist()], index=values.index,
+                                 dtype=values.dtype)
+    return out
+
+
 def fmt_value(value: Any) -> str:
     return "n/a" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)

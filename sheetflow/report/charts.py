@@ -12,7 +12,7 @@ from xlsxwriter.utility import quote_sheetname, xl_range_abs
 
 from ..analysis import Analysis
 from ..workbook.printing import row_points, set_print
-from .cells import column_widths, header_words, table_worksheet, write_table
+from .cells import column_widths, header_words, labelled, table_worksheet, write_table
 
 MAX_SERIES = 20
 
@@ -26,7 +26,9 @@ def chart_data_sheet(wb: xlsxwriter.Workbook, analysis: Analysis,
     where: dict[str, tuple[str, int, int]] = {}
     widths: dict[int, float] = {}
     row = 0
+    names = analysis.study.rubric.names()
     for name, table in analysis.figures.items():
+        table = _named(table, names)
         ws.write_string(row, 0, name, fmt["bold"])
         own = column_widths(table)
         # the header wraps: its row made tall enough (its words overprinted the first
@@ -44,6 +46,14 @@ def chart_data_sheet(wb: xlsxwriter.Workbook, analysis: Analysis,
     _distribution_chart(wb, analysis, where)
     _scatter_chart(wb, analysis, where)
     return where
+
+def _named(figure: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
+    """A figure's table with each dimension and total by its name in the rubric (the
+    categories the charts show), the distribution's first column among them."""
+    figure = labelled(figure, names)
+    first = str(figure.columns[0]) if len(figure.columns) else ""
+    return figure.rename(columns={first: names[first]}) if first in names else figure
+
 
 def alpha_chart(wb: xlsxwriter.Workbook, analysis: Analysis,
                  loc: tuple[str, int, int]) -> str:
@@ -180,9 +190,10 @@ def _distribution_chart(wb: xlsxwriter.Workbook, analysis: Analysis,
                           "values": [sheet, top + 1, j, top + n, j]})
     shown = "per rater" if len(table.columns) <= MAX_SERIES + 1 else \
         f"for the first {MAX_SERIES} of {len(table.columns) - 1} raters (all on Chart data)"
-    chart.set_title({"name": f"Distribution of {table.columns[0]} {shown}"})
+    scored = analysis.study.rubric.named(str(table.columns[0]))
+    chart.set_title({"name": f"Distribution of {scored} {shown}"})
     whole = bool((pd.to_numeric(table.iloc[:, 0], errors="coerce").dropna() % 1 == 0).all())
-    chart.set_x_axis({"name": str(table.columns[0]), "num_format": "0" if whole else "0.00"})
+    chart.set_x_axis({"name": scored, "num_format": "0" if whole else "0.00"})
     chart.set_y_axis({"name": "ratings", "num_format": "0"})
     chart_sheet(wb, "Distribution chart", chart)
 
@@ -197,9 +208,10 @@ def _scatter_chart(wb: xlsxwriter.Workbook, analysis: Analysis,
     chart.add_series({"name": "case x arm", "categories": [sheet, top + 1, inn, top + n, inn],
                       "values": [sheet, top + 1, ext, top + n, ext],
                       "marker": {"type": "circle", "size": 6}})
-    chart.set_title({"name": "Mean external total vs internal total"})
+    total = analysis.study.rubric.named(analysis.study.rubric.totals[0].id)
+    chart.set_title({"name": f"Mean external {total} vs internal total"})
     chart.set_x_axis({"name": "internal total", "num_format": "0.0"})
-    chart.set_y_axis({"name": "mean external total", "num_format": "0.0"})
+    chart.set_y_axis({"name": f"mean external {total}", "num_format": "0.0"})
     chart.set_legend({"none": True})
     chart_sheet(wb, "Scatter chart", chart)
 

@@ -42,7 +42,7 @@ def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
             write_cell(ws, row, 1, value, fmt["num"])
             row += 1
         row += 1
-    row = _reported_block(ws, row, s, fmt)
+    row = _reported_block(ws, row, s, fmt, analysis.study.rubric.names())
     row = _headline_extras(ws, row, s, fmt)
     shown = [alpha_chart(wb, analysis, charts["alpha"]) if "alpha" in charts else "",
              yield_chart(wb, analysis, charts["yield"]) if "yield" in charts else ""]
@@ -177,7 +177,7 @@ def _alpha_block(ws: Worksheet, row: int, analysis: Analysis, fmt: dict[str, Any
         row += 1
         band_fmt = fmt["bands"][min(bands.index(rec["band"]), 3)] if rec["band"] in bands \
             else fmt["num"]
-        _wrapped_row(ws, row, {0: str(rec["measure"]),
+        _wrapped_row(ws, row, {0: analysis.study.rubric.named(str(rec["measure"])),
                                7: rec["band"] or rec.get("reason") or ""}, fmt["wrap"])
         write_cell(ws, row, 1, rec["alpha"], band_fmt)
         write_cell(ws, row, 2, rec["ci_low"], fmt["num"])
@@ -189,9 +189,11 @@ def _alpha_block(ws: Worksheet, row: int, analysis: Analysis, fmt: dict[str, Any
             ws.write_string(row, 7, rec["band"], band_fmt)
     return row + 2
 
-def _reported_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any]) -> int:
-    """ICC, pairwise and intra-rater kappa: each figure with its interval, target and
-    reading, under a title that says they are not part of the decision."""
+def _reported_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any],
+                    names: dict[str, str]) -> int:
+    """ICC, pairwise and intra-rater kappa: each figure (its measure by the rubric's
+    ``names``) with its interval, target and reading, under a title that says they are
+    not part of the decision."""
     figures = s.get("reported") or []
     if not figures:
         return row
@@ -209,7 +211,8 @@ def _reported_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, A
         reading = f"{f['reading']} ({f['scale']})" if f["reading"] else \
             f"undefined: {f['reason']}"
         reading += f"; {f['note']}" if f.get("note") else ""
-        _wrapped_row(ws, row, {0: f"{f['measure']}: {f['figure']}", 7: reading}, fmt["wrap"])
+        measure = names.get(f["measure"], f["measure"])
+        _wrapped_row(ws, row, {0: f"{measure}: {f['figure']}", 7: reading}, fmt["wrap"])
         ws.write_string(row, 6, target, fmt["centre"])
         for j, key in enumerate(("value", "ci_low", "ci_high"), start=1):
             write_cell(ws, row, j, f[key], fmt["num"])

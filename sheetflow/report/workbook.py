@@ -16,7 +16,7 @@ from ..analysis import Analysis
 from ..analysis.summary import only_reasons
 from ..errors import close_workbook
 from ..workbook.printing import row_points, set_print, text_lines
-from .cells import OPTIONS, created, formats, table_sheet, whole_number_formats
+from .cells import OPTIONS, created, formats, labelled, table_sheet, whole_number_formats
 from .charts import chart_data_sheet, confidence_chart, direction_chart
 from .large import csv_path, digest, is_large, large_tables, note, write_csv
 from .summary_sheet import summary_sheet
@@ -52,24 +52,28 @@ SHEET_TITLES = {
 }
 
 def _sheet_or_digest(wb: xlsxwriter.Workbook, name: str, title: str, table: pd.DataFrame,
-                     fmt: dict[str, Any], *, words: bool = True) -> Worksheet:
+                     fmt: dict[str, Any], *, words: bool = True,
+                     names: dict[str, str] | None = None) -> Worksheet:
     """The table on its own sheet, or for a large one a note and its digest.
 
     The Data sheet (``words`` False: the table as analysed) shows whole-number
-    columns as whole numbers, and keeps every column; the other sheets leave out a
-    column blank on every row (a "reason" where nothing was undefined, a "band" the
-    plan does not set), which only pushed the sheet past a printed page's width. A
-    large table is neither scanned nor copied (its sheet is a digest). A table with
-    nothing but a reason it could not be computed, or no row at all, is one line
-    saying so (:func:`note_sheet`), never a bare header.
+    columns as whole numbers, and keeps every column and every id; the other sheets
+    name each dimension and total as the rubric does (``names``: id -> "Label (id)")
+    and leave out a column blank on every row (a "reason" where nothing was
+    undefined, a "band" the plan does not set), which only pushed the sheet past a
+    printed page's width. A large table is neither scanned nor copied (its sheet is
+    a digest). A table with nothing but a reason it could not be computed, or no row
+    at all, is one line saying so (:func:`note_sheet`), never a bare header.
     """
     if words and only_reasons(table):
         return note_sheet(wb, title, nothing_to_show(table), fmt)
     if not is_large(table):
         own = None if words else whole_number_formats(table, fmt)
-        shown = without_blank_columns(table) if words else table
+        shown = labelled(without_blank_columns(table), names or {}) if words else table
         return table_sheet(wb, title, shown, fmt, words=words, number_formats=own)
-    ws = table_sheet(wb, title, digest(name, table), fmt, top=2, words=words)
+    short = digest(name, table)
+    ws = table_sheet(wb, title, labelled(short, names or {}) if words else short, fmt,
+                     top=2, words=words)
     ws.write_string(0, 0, note(name, table), fmt["bold"])
     return ws
 
@@ -145,7 +149,9 @@ def write_analysis_workbook(analysis: Analysis, path: str | Path, *,
                        "author": "sheetflow", "created": created(analysis)})
     fmt = formats(wb)
     summary = wb.add_worksheet("Summary")
-    sheets = {name: _sheet_or_digest(wb, name, SHEET_TITLES.get(name, name)[:31], table, fmt)
+    names = analysis.study.rubric.names()
+    sheets = {name: _sheet_or_digest(wb, name, SHEET_TITLES.get(name, name)[:31], table, fmt,
+                                     names=names)
               for name, table in analysis.tables.items()}
     # the Data sheet keeps the analysis's column names: the table as analysed, for re-use
     _sheet_or_digest(wb, "data", "Data", analysis.data, fmt, words=False)

@@ -260,6 +260,17 @@ class Rubric:
         """Dimension ids in order."""
         return tuple(d.id for d in self.dimensions)
 
+    def names(self) -> dict[str, str]:
+        """Each dimension's and total's id -> the name a report gives it: its label with
+        the id the spec and the data use, ``"Accuracy (accuracy)"`` (the label alone
+        when it is the id, the id alone when there is no label)."""
+        return {item.id: item.id if item.label in ("", item.id) else
+                f"{item.label} ({item.id})" for item in (*self.dimensions, *self.totals)}
+
+    def named(self, key: str) -> str:
+        """:meth:`names` of a dimension or total; any other ``key`` as it is."""
+        return self.names().get(key, key)
+
 
 def optional_in_totals(rubric: Rubric, where: str = "") -> list[str]:
     """A warning per total that sums an optional dimension: a response where it is left
