@@ -1,4 +1,5 @@
-"""Counts in words: a number with its noun in the number the count takes."""
+"""Counts in words (a number with its noun in the number the count takes), and
+proportions as percentages."""
 
 from __future__ import annotations
 
@@ -20,3 +21,12 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     str
     """
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+def percent(share: float, digits: int = 1) -> str:
+    """A proportion as a percentage: 0.5833 -> "58.3%" (``digits`` decimals).
+
+    Every proportion sheetflow reports (shares, agreement rates, yields, preferences
+    and their intervals) is shown this way, in text and in cells alike.
+    """
+    return f"{100 * share:.{digits}f}%"

@@ -111,7 +111,7 @@ def test_clean_panel_passes_with_llama_ahead(clean):
     # one Tied judgement per rater left out, 13 of 17 name llama
     readings = summary["direction_agreement"]
     assert readings["vs improved arm, Tied left out"] == pytest.approx(13 / 17)
-    assert f"{13 / 17:.3f} with Tied judgements left out (the other reading)" in \
+    assert f"{100 * 13 / 17:.1f}% with Tied judgements left out (the other reading)" in \
         direction["note"]
     assert all(c["outcome"] == "met" for c in decision["checks"])
     assert summary["arms"]["winner"] == "llama" and summary["arms"]["other"] == "bloom"
@@ -123,9 +123,9 @@ def test_clean_panel_passes_with_llama_ahead(clean):
     assert rows[2] == "DECISION: PASS"
     assert f"arms: {summary['arms']['sentence']}" in rows
     assert f"arms: {summary['arms']['sentence']}" in result.output.strip().splitlines()
-    # a check's target reads as in the decision lines (0.700, not 0.7)
-    assert f"check      direction agreement with the improved arm: {13 / 18:.3f} (target " \
-        "0.700) met - " in result.output
+    # a check's target reads as in the decision lines (70.0%, not 0.7: a proportion)
+    assert f"check      direction agreement with the improved arm: {100 * 13 / 18:.1f}% " \
+        "(target 70.0%) met - " in result.output
 
 
 def test_internal_direction_is_a_second_labelled_figure(clean):

@@ -190,3 +190,68 @@ def test_sheets_an_analyst_reads_name_each_dimension_as_the_rubric_does(studies)
     assert "Depth of Analysis (depth)" in paired and "Total (total)" in paired
     checks = [r[0] for r in _rows(_book(studies["answer-review"])["Summary"])]
     assert "alpha on Overall rating (overall_rating)" in checks
+
+
+PROPORTION_HEADERS = {
+    "agreement", "pairwise agreement", "all agree share", "share chose A", "preference",
+    "observed agreement", "chance agreement", "yield", "known rate", "none rate",
+    "arm under A, share chosen", "arm under B, share chosen", "share medium high",
+    "extreme share", "medium high share", "direction consistent share", "gap",
+    "gap ci low", "gap ci high"}
+COEFFICIENT_HEADERS = {"alpha", "kappa", "ICC", "Gwet AC", "Spearman rho", "p"}
+PROPORTION_SHEETS = {"Direction by confidence", "Position bias", "Position-free preference",
+                     "Yield Fisher", "Trend by band"}  # their intervals are of proportions
+READ_AS_TABLES = {"Summary", "Methods", "Chart data", "Data"}
+
+
+def _percent(cell) -> bool:
+    return cell.number_format.endswith("%")
+
+
+def test_each_kind_of_quantity_has_one_form_throughout(studies):
+    """The same proportion read 0.667 on the Fleiss kappa sheet ("observed agreement")
+    and 66.7% on the Percent agreement sheet; direction agreement read 0.500 against
+    a rule of ">= 70%"; yields read 20.0% on their sheet and 0.200 on the Summary.
+    Now every proportion (and its interval) is a percentage, every coefficient and p a
+    decimal, on every sheet and in the Summary's lines, and both sheets say so."""
+    for template, root in studies.items():
+        book = _book(root)
+        for ws in book.worksheets:
+            if ws.title in READ_AS_TABLES:
+                continue
+            head = [c.value for c in ws[1]]
+            for row in ws.iter_rows(min_row=2):
+                for title, cell in zip(head, row, strict=False):
+                    if not isinstance(cell.value, float):
+                        continue
+                    share = title in PROPORTION_HEADERS or (
+                        str(title).startswith("95% CI") and ws.title in PROPORTION_SHEETS)
+                    if share or title in COEFFICIENT_HEADERS or str(title).startswith("95%"):
+                        assert _percent(cell) is share, (template, ws.title, title,
+                                                         cell.number_format)
+    for template, root in studies.items():
+        book = _book(root)
+        summary = book["Summary"]
+        lines = [str(r[0].value) for r in summary.iter_rows(max_col=1) if r[0].value]
+        said = [t for t in lines if t.startswith("Proportions ")]  # the forms, stated
+        assert len(said) == 1 and "as percentages" in said[0], template
+        assert "p-values as decimals" in said[0], template
+        methods = {r[0]: r[1] for r in book["Methods"].iter_rows(values_only=True)}
+        assert methods["number forms"] == said[0]
+    paired = _book(studies["paired-rubric"])["Summary"]
+    cells = {r[0].value: r for r in paired.iter_rows() if r[0].value}
+    check = cells["direction agreement with the improved arm"]
+    assert _percent(check[1]) and _percent(check[2]) and check[2].value == 0.70
+    assert _percent(cells["vs improved arm"][1]) and _percent(cells["pairwise mean"][1])
+    assert not _percent(cells["Krippendorff's alpha on Total (total), ordinal level"][1])
+    line = next(t for t in cells if str(t).startswith("- direction agreement"))
+    assert re.match(r"- direction agreement with the improved arm \d+\.\d% \(target 70\.0%\)",
+                    line), line
+    keep = _book(studies["keep-known"])["Summary"]
+    rows = {r[0].value: r for r in keep.iter_rows() if r[0].value}
+    above = next(r for t, r in rows.items() if str(t).startswith("winner "))
+    assert _percent(above[1]) and _percent(above[2])
+    arms = next(r for t, r in rows.items() if t == "none" or str(t).startswith("b"))
+    assert all(_percent(c) for c in arms[1:4] if c.value is not None)
+    yields = [t for t in rows if str(t).startswith(("yield ", "gap "))]
+    assert yields and all("%" in t and not re.search(r"= 0\.\d{3}", t) for t in yields)

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from ..words import percent
 from .panel import Panel
 
 STATUSES = ("pass", "fail", "incomplete", "inconclusive", "reported")
@@ -50,6 +52,9 @@ class Check:
     has_target : bool
         False for a figure with nothing to pass (reported, or a threshold the plan
         sets none for): its "passed" reads "no target", not "undefined".
+    proportion : bool
+        True when the value and target are proportions (a share, an agreement rate,
+        a yield): shown as percentages wherever the check is shown.
     """
 
     name: str
@@ -59,6 +64,7 @@ class Check:
     outcome: str
     note: str = ""
     has_target: bool = True
+    proportion: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -66,19 +72,23 @@ class Check:
 
 
 def threshold_check(name: str, value: Any, target: float | None, *,
-                    weak_from: float | None = None, note: str = "") -> Check:
+                    weak_from: float | None = None, note: str = "",
+                    proportion: bool = False) -> Check:
     """``value >= target`` met; ``weak_from <= value < target`` weak; else not met.
 
-    A missing or non-finite value (or a missing target) is undefined.
+    A missing or non-finite value (or a missing target) is undefined. ``proportion``:
+    see :class:`Check`.
     """
     if target is None or not _finite(value):
         return Check(name, _plain(value), _plain(target), None, UNDEFINED,
                      note or ("no target in the plan" if target is None else "undefined"),
-                     has_target=target is not None)
+                     has_target=target is not None, proportion=proportion)
     if value >= target:
-        return Check(name, _plain(value), _plain(target), True, MET, note)
+        return Check(name, _plain(value), _plain(target), True, MET, note,
+                     proportion=proportion)
     weak = weak_from is not None and value >= weak_from
-    return Check(name, _plain(value), _plain(target), False, WEAK if weak else NOT_MET, note)
+    return Check(name, _plain(value), _plain(target), False, WEAK if weak else NOT_MET, note,
+                 proportion=proportion)
 
 
 def reported_check(name: str, value: Any, note: str = "") -> Check:
@@ -111,10 +121,11 @@ def passed_words(check: dict[str, Any]) -> str:
 
 
 def flag_check(name: str, ok: bool | None, value: Any = None, target: Any = None,
-               note: str = "") -> Check:
-    """A yes/no check (None: could not be decided)."""
+               note: str = "", *, proportion: bool = False) -> Check:
+    """A yes/no check (None: could not be decided); ``proportion``: see :class:`Check`."""
     outcome = UNDEFINED if ok is None else MET if ok else NOT_MET
-    return Check(name, _plain(value), _plain(target), ok, outcome, note)
+    return Check(name, _plain(value), _plain(target), ok, outcome, note,
+                 proportion=proportion)
 
 
 @dataclass
@@ -174,6 +185,9 @@ class Arms:
     ci_level : float
     note : str
     means_label : str
+    proportion : bool
+        True when the compared figures are proportions (yields): the means, the effect
+        (a difference in percentage points) and its interval are shown as percentages.
     """
 
     winner: str
@@ -187,20 +201,22 @@ class Arms:
     ci_level: float = 0.95
     note: str = ""
     means_label: str = "figure per arm"
+    proportion: bool = False
 
     def sentence(self) -> str:
         """One line: winner, both figures, effect with interval, p and test."""
         if not self.winner:
             return f"no arm ahead ({self.note or self.test})"
-        figs = " vs ".join(f"{a} {_num(v)}" for a, v in self.means.items())
-        ci = f" [{self.ci_level:.0%} CI {_num(self.ci[0])}, {_num(self.ci[1])}]" \
+        num = figure_text(self.proportion)
+        figs = " vs ".join(f"{a} {num(v)}" for a, v in self.means.items())
+        ci = f" [{self.ci_level:.0%} CI {num(self.ci[0])}, {num(self.ci[1])}]" \
             if self.ci else ""
         unsure = "" if self.shown() is not False else \
             " (not shown to differ: the interval includes 0)" if self.ci and \
             None not in self.ci else f" (not shown to differ: p = {_num(self.p)})"
         note = f"; {self.note}" if self.note else ""
         return (f"{self.winner} ahead of {self.other}{unsure}: {figs}; {self.effect_measure} "
-                f"{_num(self.effect)}{ci}; {self.test} p = {_num(self.p)}{note}")
+                f"{num(self.effect)}{ci}; {self.test} p = {_num(self.p)}{note}")
 
     def shown(self) -> bool | None:
         """Whether the difference is shown: the effect's interval excludes 0 (without
@@ -234,7 +250,7 @@ def reasons_of(checks: list[Check]) -> list[str]:
     """One short line per check: name, value against target, outcome."""
     out = []
     for c in checks:
-        value, goal = shown_against(c.value, c.target)
+        value, goal = shown_against(c.value, c.target, percent=c.proportion)
         target = f" (target {goal})" if c.target is not None else \
             " (no target)" if c.outcome == REPORTED else ""
         note = f" - {c.note}" if c.note else ""
@@ -288,11 +304,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def shown_against(value: Any, target: Any) -> tuple[str, str]:
+def shown_against(value: Any, target: Any, *, percent: bool = False) -> tuple[str, str]:
     """A check's value and target as text: as :func:`_num` prints them, or with as many
     decimals (up to 12) as it takes to show which side of the target the value lies on
     (an alpha of 0.69978 is "0.69978" beside "0.70000", never "0.700" beside "0.700"
-    and "weak")."""
+    and "weak"). With ``percent`` (a proportion) both are percentages, "69.978%" beside
+    "70.000%" in the same way (one decimal when that shows the side)."""
+    if percent:
+        return _percent_against(value, target)
     shown = _num(value), _num(target)
     if not (_finite(value) and _finite(target)) or value == target:
         return shown
@@ -303,6 +322,27 @@ def shown_against(value: Any, target: Any) -> tuple[str, str]:
     if float(shown[0]) == float(shown[1]):  # closer still: the shortest exact texts
         shown = repr(float(value)), repr(float(target))
     return shown
+
+
+def _percent_against(value: Any, target: Any) -> tuple[str, str]:
+    """:func:`shown_against` for proportions: percentages, one decimal or as many more
+    as it takes to tell the value from the target."""
+    if not (_finite(value) and _finite(target)):
+        return figure_text(True)(value), figure_text(True)(target)
+    digits = 1
+    shown = percent(value, digits), percent(target, digits)
+    while value != target and shown[0] == shown[1] and digits < 10:
+        digits += 1
+        shown = percent(value, digits), percent(target, digits)
+    return shown
+
+
+def figure_text(proportion: bool) -> Callable[[Any], str]:
+    """How a figure reads in a sentence: a percentage for a proportion ("58.3%"), else
+    as :func:`_num` ("0.583"); "n/a" when undefined."""
+    if not proportion:
+        return _num
+    return lambda value: percent(float(value)) if _finite(value) else "n/a"
 
 
 def _num(value: Any) -> str:

@@ -24,6 +24,7 @@ from .. import stats
 from ..packs.guides import display_label
 from ..spec.study import Study
 from ..stats._util import rounded_difference
+from ..words import percent
 from .context import TIED, Context, add_verdict, empty_reason, natural_order, split_rows, stack
 from .decision import WEAK, Arms, Check, Decision, flag_check, status_of, threshold_check
 from .protocol import ProtocolPlan
@@ -327,17 +328,17 @@ def _direction_check(ctx: Context, out: dict) -> Check:
         "the spec names no improved arm ([analysis.params] improved_arm)"
     decisive = (out.get("direction_agreement") or {}).get(f"vs {IMPROVED}{DECISIVE}")
     if decisive is not None and np.isfinite(decisive):
-        note += f"; {decisive:.3f} with Tied judgements left out (the other reading)"
+        note += f"; {percent(decisive)} with Tied judgements left out (the other reading)"
     elif value is not None and np.isfinite(value):
         note += "; every judgement is Tied, so the other reading (Tied left out) has none"
     internal = (out.get("direction_agreement") or {}).get(f"vs {INTERNAL}")
     if internal is not None and np.isfinite(internal):
-        note += f"; vs internal scores {internal:.3f} (second figure)"
+        note += f"; vs internal scores {percent(internal)} (second figure)"
     if arm and (value is None or not np.isfinite(value)):
         note += "; no direction judgement to compare"
     return threshold_check("direction agreement with the improved arm", value,
                            ctx.target("direction_agreement"), weak_from=DIRECTION_WEAK_FROM,
-                           note=note)
+                           note=note, proportion=True)
 
 
 def _spearman_check(ctx: Context, out: dict) -> Check:

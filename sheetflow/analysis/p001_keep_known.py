@@ -17,7 +17,7 @@ import pandas as pd
 
 from .. import stats
 from ..spec.study import Study
-from ..words import counted
+from ..words import counted, percent
 from .context import Context, add_verdict, empty_reason, number
 from .decision import Arms, Decision, flag_check, reasons_of, reported_check, status_of
 from .keep_known_files import MIXED_METHOD, h_mixed, mixed_effects, yield_items
@@ -204,10 +204,10 @@ def _h_yield(ctx: Context, table: pd.DataFrame, out: dict) -> None:
                       "gap": r["gap"], "gap_ci": [r["gap_ci_low"], r["gap_ci_high"]]}
                      for r in tests.to_dict("records")]
     lines = out.setdefault("summary_lines", [])
-    lines += [f"yield {r['arm']}: {int(r['n_yield'])}/{int(r['n'])} = {_num(r['yield'])} "
-              f"(95% CI {_num(r['ci_low'])} to {_num(r['ci_high'])})" for r in y.to_dict("records")]
-    lines += [f"gap {f['comparison'].removeprefix('test: ')}: {_num(f['gap'])} (95% CI "
-              f"{_num(f['gap_ci'][0])} to {_num(f['gap_ci'][1])})" for f in out["fisher"]]
+    lines += [f"yield {r['arm']}: {int(r['n_yield'])}/{int(r['n'])} = {_pct(r['yield'])} "
+              f"(95% CI {_pct(r['ci_low'])} to {_pct(r['ci_high'])})" for r in y.to_dict("records")]
+    lines += [f"gap {f['comparison'].removeprefix('test: ')}: {_pct(f['gap'])} (95% CI "
+              f"{_pct(f['gap_ci'][0])} to {_pct(f['gap_ci'][1])})" for f in out["fisher"]]
 
 
 def _h_trend(ctx: Context, table: pd.DataFrame, out: dict) -> None:
@@ -249,6 +249,11 @@ def _num(value: Any) -> str:
     return "n/a" if value is None or not np.isfinite(value) else f"{value:.3f}"
 
 
+def _pct(value: Any) -> str:
+    """A yield, or a difference of two, as a percentage."""
+    return "n/a" if value is None or not np.isfinite(value) else percent(value)
+
+
 def _h_permutation(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     if "p" not in table:
         return
@@ -285,7 +290,8 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
         ok = None if None in ahead or not all(np.isfinite(ahead)) else bool(ahead[0] > ahead[1])
         checks.append(flag_check(f"winner {_winner_named(ctx, table, winner) or '?'} above "
                                  f"reference {ref}", ok,
-                                 ahead[0], ahead[1], "yield of the winner vs the reference"))
+                                 ahead[0], ahead[1], "yield of the winner vs the reference",
+                                 proportion=True))
     rule = (f"signal when the permutation p of the best candidate vs the control is below "
             f"{alpha:g} and the winner's yield is above the reference arm's; anything else "
             "is a null, published as one")
@@ -328,7 +334,7 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
                 ci=[interval["ci_low"], interval["ci_high"]], p=p,
                 test="permutation test of the yield gap (one-sided)",
                 means={a: float(v) for a, v in yields.items()}, means_label="yield",
-                note=note)
+                note=note, proportion=True)
 
 
 def methods(study: Study) -> list[tuple[str, str]]:

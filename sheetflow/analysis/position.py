@@ -156,7 +156,7 @@ def readings(summary: dict[str, Any], ctx: Context) -> list[str]:
             lines.append(
                 f"Position: label A chosen in {_pct(share)} of {row['n']} decisive judgements "
                 f"(p = {_num(row['p'])}); flag when p < {p_limit:g} and outside "
-                f"{low:g}-{high:g}.")
+                f"{_pct(low)}-{_pct(high)}.")
     flagged = [r for r in summary.get("position_bias", []) if r["flagged"]]
     if flagged:
         names = ", ".join(f"{r['rater']} ({_pct(r['share_a'])} A, p = {_num(r['p'])})"

@@ -83,7 +83,8 @@ def _echo_summary(out: Output, analysis: Analysis) -> None:
                 f"[{_num(rec['ci_low'])}, {_num(rec['ci_high'])}] "
                 f"{rec['band'] or rec['reason']}".rstrip())  # no band, no reason: no blank
     for check in s["decision"]["checks"]:
-        value, goal = shown_against(check["value"], check["target"])  # as the decision lines
+        value, goal = shown_against(check["value"], check["target"],  # as the decision lines
+                                    percent=check.get("proportion", False))
         target = f" (target {goal})" if isinstance(check["target"], (int, float)) else ""
         note = f" - {check['note']}" if check.get("note") else ""
         out.say(f"check      {check['name']}: {value}{target} {check['outcome']}{note}")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis import Analysis, analyze
-from ..analysis.decision import REPORTED, shown_against
+from ..analysis.decision import REPORTED, figure_text, shown_against
 from ..collect.run import Collection, collect
 from ..errors import UsageError
 from ..packs.generate import GenerateResult, generate_packs
@@ -160,7 +160,8 @@ def _decision_line(decision: dict[str, Any], panel: dict[str, Any]) -> str:
 
 def _unmet(check: dict[str, Any]) -> str:
     """A check that is not met: its name, value (when defined), outcome and target."""
-    shown, goal = shown_against(check["value"], check["target"])
+    shown, goal = shown_against(check["value"], check["target"],
+                                percent=check.get("proportion", False))
     value = "" if check["value"] is None else f" {shown}"
     target = "" if check["target"] is None else f" (target {goal})"
     return f"{check['name']}{value} {check['outcome']}{target}"
@@ -171,8 +172,9 @@ def _winner_line(arms: dict[str, Any]) -> str:
     show the difference (see :func:`_shown`)."""
     if not arms or not arms.get("winner"):
         return f"no arm ahead ({arms.get('note') or arms.get('test') or 'no arm comparison'})"
-    means = " vs ".join(f"{arm} {_fmt(v)}" for arm, v in arms.get("means", {}).items())
-    figures = f"{means}; {arms['effect_measure']} {_fmt(arms.get('effect'))}"
+    fig = _figure(arms)
+    means = " vs ".join(f"{arm} {fig(v)}" for arm, v in arms.get("means", {}).items())
+    figures = f"{means}; {arms['effect_measure']} {fig(arms.get('effect'))}"
     shown, why = _shown(arms)
     if shown:
         return f"{arms['winner']} over {arms['other']} ({figures})"
@@ -210,8 +212,15 @@ def _sureness(arms: dict[str, Any]) -> str:
         return f"{p_text}; no interval for this design"
     verdict = "excludes" if excludes else "includes"
     word = "confident" if _shown(arms)[0] else "not sure"
-    return (f"{word}: the {level} CI of the difference [{_fmt(ci[0])}, {_fmt(ci[1])}] "
+    fig = _figure(arms)
+    return (f"{word}: the {level} CI of the difference [{fig(ci[0])}, {fig(ci[1])}] "
             f"{verdict} zero; {p_text}")
+
+
+def _figure(arms: dict[str, Any]) -> Callable[[Any], str]:
+    """How the arms' figures read: percentages for proportions (yields), else
+    :func:`_fmt`."""
+    return figure_text(True) if arms.get("proportion") else _fmt
 
 
 def _fmt(value: Any) -> str:

@@ -323,6 +323,32 @@ def whole_number_formats(table: pd.DataFrame, fmt: dict[str, Any]) -> dict[str, 
     return out
 
 
+NUMBER_FORMS = ("Proportions (shares, agreement rates, yields, preferences, their intervals "
+                "and the differences between them, in percentage points) are shown as "
+                "percentages, 58.3%; coefficients (alpha, kappa, ICC, AC, rho), means, "
+                "test statistics and p-values as decimals, 0.583.")
+"""How the workbook shows each kind of quantity (stated on the Summary and Methods)."""
+PROPORTIONS = ("agreement", "preference", "share_a", "yield", "p_o", "p_e", "gap",
+               "gap_ci_low", "gap_ci_high")
+"""Columns holding a proportion, or a difference of two, by their name alone."""
+ESTIMATED_PROPORTIONS = ("agreement", "preference", "share_a", "yield")
+COEFFICIENTS = ("alpha", "kappa", "icc", "rho", "ac", "coef")
+INTERVALS = ("ci_low", "ci_high", "err_plus", "err_minus")
+
+
+def proportion_formats(table: pd.DataFrame, fmt: dict[str, Any],
+                       also: tuple[str, ...] = ()) -> dict[Any, Any]:
+    """The percentage format for each number column of ``table`` that holds a
+    proportion: :data:`PROPORTIONS` and ``also`` by name, and the interval columns
+    (:data:`INTERVALS`) of a table whose estimate is a proportion (one of
+    :data:`ESTIMATED_PROPORTIONS`, and no coefficient of :data:`COEFFICIENTS`)."""
+    names = {str(c) for c in table.columns}
+    interval = bool(names & set(ESTIMATED_PROPORTIONS)) and not names & set(COEFFICIENTS)
+    shares = {*PROPORTIONS, *also, *(INTERVALS if interval else ())}
+    return {col: fmt["share"] for col, values in table.items()
+            if str(col) in shares and pd.api.types.is_float_dtype(values)}
+
+
 NAMED_COLUMNS = ("measure", "dimension")
 """Columns of the analysis's tables that hold a dimension's or total's id."""
 

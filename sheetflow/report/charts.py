@@ -12,7 +12,14 @@ from xlsxwriter.utility import quote_sheetname, xl_range_abs
 
 from ..analysis import Analysis
 from ..workbook.printing import row_points, set_print
-from .cells import column_widths, header_words, labelled, table_worksheet, write_table
+from .cells import (
+    column_widths,
+    header_words,
+    labelled,
+    proportion_formats,
+    table_worksheet,
+    write_table,
+)
 
 MAX_SERIES = 20
 
@@ -35,7 +42,8 @@ def chart_data_sheet(wb: xlsxwriter.Workbook, analysis: Analysis,
         # row of figures); the sheet's columns end at least this wide
         ws.set_row(row + 1, row_points([(header_words(c), w)
                                         for c, w in zip(table.columns, own, strict=True)]))
-        write_table(ws, row + 1, table, fmt, widths=own)
+        write_table(ws, row + 1, table, fmt, widths=own,
+                    number_formats=proportion_formats(table, fmt))
         for j, width in enumerate(own):
             widths[j] = max(widths.get(j, 0.0), width)
         where[name] = ("Chart data", row + 1, len(table))

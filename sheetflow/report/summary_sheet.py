@@ -9,11 +9,11 @@ import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
 from ..analysis import Analysis
-from ..analysis.decision import passed_words, shown_against
+from ..analysis.decision import figure_text, passed_words, shown_against
 from ..analysis.p003_answer_review import refusal_line
 from ..words import counted
 from ..workbook.printing import row_points, set_print, text_lines
-from .cells import fmt_value, number_format, write_cell
+from .cells import NUMBER_FORMS, fmt_value, number_format, write_cell
 from .charts import alpha_chart, yield_chart
 from .headline import headline_lines
 
@@ -30,6 +30,8 @@ def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
                     f"spec {str(s.get('spec_hash', ''))[:16]} | "
                     f"key {str(s.get('key_sha256', ''))[:16]}", fmt["grey"])
     row = _headline_block(ws, 3, s, fmt)
+    write_line(ws, row, NUMBER_FORMS, fmt["grey"])  # before the first figure
+    row += 2
     row = _checks_block(ws, row, s, fmt, _decimal_formats(wb))
     row = _arms_block(ws, row, s, fmt)
     if s.get("alpha"):
@@ -37,9 +39,9 @@ def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
     if s.get("direction_agreement"):
         ws.write_string(row, 0, "Direction agreement", fmt["bold"])
         row += 1
-        for key, value in s["direction_agreement"].items():
+        for key, value in s["direction_agreement"].items():  # proportions
             _wrapped_row(ws, row, {0: key.replace("_", " ")}, fmt["wrap"])
-            write_cell(ws, row, 1, value, fmt["num"])
+            write_cell(ws, row, 1, value, fmt["share"])
             row += 1
         row += 1
     row = _reported_block(ws, row, s, fmt, analysis.study.rubric.names())
@@ -92,19 +94,22 @@ def _wrapped_row(ws: Worksheet, row: int, cells: dict[int, str], fmt: Any) -> No
         ws.write_string(row, col, text, fmt)
     ws.set_row(row, row_points([(t, SUMMARY_WIDTHS[c]) for c, t in cells.items()]))
 
-def _decimal_formats(wb: xlsxwriter.Workbook) -> Callable[[int], Any]:
-    """A number format with a given count of decimals, made once when first asked for."""
-    made: dict[int, Any] = {}
+def _decimal_formats(wb: xlsxwriter.Workbook) -> Callable[[int, bool], Any]:
+    """A number format with a given count of decimals, as a decimal or (``percent``) a
+    percentage, made once when first asked for."""
+    made: dict[tuple[int, bool], Any] = {}
 
-    def with_decimals(digits: int) -> Any:
-        if digits not in made:
-            made[digits] = wb.add_format({"num_format": "0." + "0" * digits, "valign": "top"})
-        return made[digits]
+    def with_decimals(digits: int, percent: bool = False) -> Any:
+        if (digits, percent) not in made:
+            made[digits, percent] = wb.add_format({
+                "num_format": "0." + "0" * digits + ("%" if percent else ""),
+                "valign": "top"})
+        return made[digits, percent]
     return with_decimals
 
 
 def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any],
-                  decimals: Callable[[int], Any]) -> int:
+                  decimals: Callable[[int, bool], Any]) -> int:
     checks = s["decision"]["checks"]
     if not checks:
         return row
@@ -120,18 +125,22 @@ def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any
             fmt["text"]  # undefined: uncoloured, level with the row's first line
         _wrapped_row(ws, row, {0: str(c["name"]), 7: str(c.get("note") or "")}, fmt["wrap"])
         # as many decimals as the decision lines print (shown_against: a value just
-        # under its target never looks equal to it), counts as whole numbers
-        digits = _decimals_shown(*shown_against(c["value"], c["target"]))
+        # under its target never looks equal to it), counts as whole numbers, and a
+        # proportion as the percentage they print
+        share = bool(c.get("proportion"))
+        digits = _decimals_shown(*shown_against(c["value"], c["target"], percent=share))
         for col, value in ((1, c["value"]), (2, c["target"])):
-            write_cell(ws, row, col, value, decimals(digits) if digits > 3 else
+            write_cell(ws, row, col, value, decimals(digits, True) if share else
+                       decimals(digits, False) if digits > 3 else
                        fmt["count"] if type(value) is int else fmt["num"])
         ws.write_string(row, 3, passed_words(c), style)
         ws.write_string(row, 4, str(c["outcome"]), style)
     return row + 2
 
 def _decimals_shown(*texts: str) -> int:
-    """The most decimals among number texts ("0.6998": 4; "n/a", "3": 0)."""
-    return max((len(t.partition(".")[2]) for t in texts if "e" not in t), default=0)
+    """The most decimals among number texts ("0.6998": 4; "69.98%": 2; "n/a", "3": 0)."""
+    return max((len(t.rstrip("%").partition(".")[2]) for t in texts if "e" not in t),
+               default=0)
 
 
 def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any]) -> int:
@@ -146,13 +155,14 @@ def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any])
     ws.write_string(row, 7, "effect measured as", fmt["head"])
     row += 1
     ci = arms.get("ci") or [None, None]
+    figure = fmt["share"] if arms.get("proportion") else fmt["num"]  # yields: percentages
     winner = arms["winner"] or "none"
     if arms["winner"] and arms.get("shown") is False:
         winner += " (not shown to differ)"
     _wrapped_row(ws, row, {0: winner, 5: str(arms["test"]),
                            7: str(arms["effect_measure"])}, fmt["wrap"])
     for j, value in enumerate([arms["effect"], ci[0], ci[1]], start=1):
-        write_cell(ws, row, j, value, fmt["num"])
+        write_cell(ws, row, j, value, figure)
     if isinstance(arms["p"], float):
         write_cell(ws, row, 4, arms["p"], number_format("p", arms["p"], fmt))
     if arms.get("means"):
@@ -162,7 +172,7 @@ def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any])
     for arm, value in arms.get("means", {}).items():
         row += 1
         ws.write_string(row, 0, str(arm))
-        write_cell(ws, row, 1, value, fmt["num"])
+        write_cell(ws, row, 1, value, figure)
     return row + 2
 
 def _alpha_block(ws: Worksheet, row: int, analysis: Analysis, fmt: dict[str, Any]) -> int:
@@ -226,7 +236,7 @@ def _headline_extras(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, 
     lines = []
     if "yield" in s:
         lines.append("yield per arm: " + ", ".join(
-            f"{a} {fmt_value(y)}" for a, y in s["yield"].items()))
+            f"{a} {figure_text(True)(y)}" for a, y in s["yield"].items()))
     for f in s.get("fisher", []):
         lines.append(f"Fisher one-sided {f['comparison']}: p = {fmt_value(f['p'])}")
     if "acceptance" in s:

@@ -16,7 +16,17 @@ from ..analysis import Analysis
 from ..analysis.summary import only_reasons
 from ..errors import close_workbook
 from ..workbook.printing import row_points, set_print, text_lines
-from .cells import OPTIONS, created, formats, labelled, table_sheet, whole_number_formats
+from .cells import (
+    NUMBER_FORMS,
+    OPTIONS,
+    PROPORTIONS,
+    created,
+    formats,
+    labelled,
+    proportion_formats,
+    table_sheet,
+    whole_number_formats,
+)
 from .charts import chart_data_sheet, confidence_chart, direction_chart
 from .large import csv_path, digest, is_large, large_tables, note, write_csv
 from .summary_sheet import summary_sheet
@@ -68,14 +78,29 @@ def _sheet_or_digest(wb: xlsxwriter.Workbook, name: str, title: str, table: pd.D
     if words and only_reasons(table):
         return note_sheet(wb, title, nothing_to_show(table), fmt)
     if not is_large(table):
-        own = None if words else whole_number_formats(table, fmt)
         shown = labelled(without_blank_columns(table), names or {}) if words else table
+        own = proportion_formats(shown, fmt, PROPORTIONS_OF.get(name, ())) if words else \
+            whole_number_formats(table, fmt)
         return table_sheet(wb, title, shown, fmt, words=words, number_formats=own)
     short = digest(name, table)
     ws = table_sheet(wb, title, labelled(short, names or {}) if words else short, fmt,
-                     top=2, words=words)
+                     top=2, words=words, number_formats=_digest_formats(short, fmt))
     ws.write_string(0, 0, note(name, table), fmt["bold"])
     return ws
+
+
+PROPORTIONS_OF = {"permutation": ("diff",)}
+"""Per table, columns holding a proportion that their name alone does not tell (the
+permutation test's difference is one of yields)."""
+SPREAD = ("mean", "median", "min", "max")
+
+
+def _digest_formats(short: pd.DataFrame, fmt: dict[str, Any]) -> dict[str, Any]:
+    """A digest's spread columns as percentages when its figure is a proportion."""
+    figures = set(short["figure"]) if "figure" in short.columns else set()
+    if not figures or not figures <= set(PROPORTIONS):
+        return {}
+    return {col: fmt["share"] for col in SPREAD if col in short.columns}
 
 
 NOTE_WIDTH = 100.0  # characters: the one line of a sheet with nothing else to show
@@ -185,6 +210,7 @@ def methods_sheet(wb: xlsxwriter.Workbook, analysis: Analysis, fmt: dict[str, An
         ("seeds", json.dumps(s.get("seeds", {}), sort_keys=True)),
         ("bootstrap resamples (n_boot)", str(s.get("n_boot", ""))),
         ("analyses run", ", ".join(s.get("analyses", []))),
+        ("number forms", NUMBER_FORMS),
     ]
     row = 0
     for topic, text in [*facts, *analysis.methods]:
