@@ -51,6 +51,8 @@ def formats(wb: xlsxwriter.Workbook) -> dict[str, Any]:
         "pass": wb.add_format({"bg_color": "#C6EFCE", "valign": "top"}),
         "fail": wb.add_format({"bg_color": "#FFC7CE", "valign": "top"}),
         "grey": wb.add_format({"font_color": "#666666", "italic": True}),
+        "grey_wrap": wb.add_format({"font_color": "#666666", "italic": True,
+                                    "text_wrap": True, "valign": "top"}),
         "status_pass": wb.add_format({"bold": True, "font_size": 14, "bg_color": "#C6EFCE",
                                      "text_wrap": True, "valign": "top"}),
         "status_fail": wb.add_format({"bold": True, "font_size": 14, "bg_color": "#FFC7CE",
@@ -323,10 +325,10 @@ def whole_number_formats(table: pd.DataFrame, fmt: dict[str, Any]) -> dict[str, 
     return out
 
 
-NUMBER_FORMS = ("Proportions (shares, agreement rates, yields, preferences, their intervals "
-                "and the differences between them, in percentage points) are shown as "
-                "percentages, 58.3%; coefficients (alpha, kappa, ICC, AC, rho), means, "
-                "test statistics and p-values as decimals, 0.583.")
+NUMBER_FORMS = ("Proportions (shares, agreement rates, yields, preferences, their intervals, "
+                "and differences between them in percentage points) are shown as "
+                "percentages (58.3%); coefficients (alpha, kappa, ICC, AC, rho), means, "
+                "test statistics and p-values as decimals (0.583).")
 """How the workbook shows each kind of quantity (stated on the Summary and Methods)."""
 PROPORTIONS = ("agreement", "preference", "share_a", "yield", "p_o", "p_e", "gap",
                "gap_ci_low", "gap_ci_high")

@@ -30,7 +30,7 @@ def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
                     f"spec {str(s.get('spec_hash', ''))[:16]} | "
                     f"key {str(s.get('key_sha256', ''))[:16]}", fmt["grey"])
     row = _headline_block(ws, 3, s, fmt)
-    write_line(ws, row, NUMBER_FORMS, fmt["grey"])  # before the first figure
+    write_line(ws, row, NUMBER_FORMS, fmt["grey_wrap"])  # before the first figure
     row += 2
     row = _checks_block(ws, row, s, fmt, _decimal_formats(wb))
     row = _arms_block(ws, row, s, fmt)
