@@ -255,3 +255,70 @@ def test_each_kind_of_quantity_has_one_form_throughout(studies):
     assert all(_percent(c) for c in arms[1:4] if c.value is not None)
     yields = [t for t in rows if str(t).startswith(("yield ", "gap "))]
     assert yields and all("%" in t and not re.search(r"= 0\.\d{3}", t) for t in yields)
+
+
+def _printed_pixels(ws) -> int:
+    """The sheet's used columns as printed at 100% (pixels, as Excel counts them)."""
+    widths = {}
+    for dim in ws.column_dimensions.values():
+        for col in range((dim.min or 1), (dim.max or dim.min or 1) + 1):
+            widths[col] = dim.width
+    return sum(round((widths.get(c) or 8.43) * 7) for c in range(1, ws.max_column + 1))
+
+
+def test_every_sheet_prints_one_page_wide_legibly_with_its_header_repeated(studies):
+    """The Alpha sheet (14 columns), Cohen kappa, ICC, Gwet AC, Yield Fisher and others
+    printed at 70% across two pages. Every sheet now prints fit to one page wide,
+    its columns narrowed first (text wraps, numbers keep the room they print in) so
+    that the fit leaves the text at 70% or more; a table's header row repeats on every
+    page."""
+    from sheetflow.workbook.printing import MIN_SCALE, page_pixels
+
+    for template, root in studies.items():
+        for ws in _book(root).worksheets:
+            where = (template, ws.title)
+            assert ws.sheet_properties.pageSetUpPr.fitToPage, where
+            assert ws.page_setup.fitToWidth in (None, 1) and ws.page_setup.fitToHeight == 0
+            assert ws.page_setup.scale is None and ws.print_title_cols is None, where
+            landscape = ws.page_setup.orientation == "landscape"
+            assert _printed_pixels(ws) * MIN_SCALE <= page_pixels(landscape), where
+            head = _rows(ws)[0]
+            if len(head) > 2 and ws.title not in ("Summary", "Methods", "Chart data"):
+                top = next(i for i, r in enumerate(ws.iter_rows(values_only=True), 1)
+                           if r[1] is not None)  # a digest's header is under its note
+                assert ws.print_title_rows == f"$1:${top}", (where, ws.print_title_rows)
+
+
+def test_a_wide_table_is_narrowed_text_first_and_numbers_keep_their_room():
+    """15 columns (two of long text, one of a long word) are too wide for a legible
+    page: text is narrowed first, to its longest word; numbers only then, never below
+    what they print in ("< 0.001", "-0.336", "20260916") or their header's longest
+    word."""
+    import pandas as pd
+
+    from sheetflow.report.cells import column_floors, column_widths
+    from sheetflow.workbook.printing import (
+        MIN_SCALE,
+        column_pixels,
+        fitted_widths,
+        page_pixels,
+    )
+
+    fmt = {"share": object(), "count": object()}  # compared by identity
+    table = pd.DataFrame({
+        "arm": ["b6_distance_forced", "b1"], "note": ["a long note " * 8, "x"],
+        "statement": ["word " * 30, "y"], "p": [0.0001, 0.5], "gap": [-0.336, 0.2],
+        "seed": [20260916, 7], **{f"n_col{i}": [1, 2] for i in range(6)},
+        "kappa": [0.5, 0.25], "mean_x": [1.5, 2.25], "rate": [0.5, 0.25]})
+    widths = column_widths(table)
+    assert sum(map(column_pixels, widths)) * MIN_SCALE > page_pixels(True)  # too wide
+    fitted = fitted_widths(widths, *column_floors(table, fmt))
+    assert sum(map(column_pixels, fitted)) * MIN_SCALE <= page_pixels(True)
+    col = {name: w for name, w in zip(table.columns, fitted, strict=True)}
+    assert col["arm"] >= len("b6_distance_forced")  # its one word kept whole
+    assert col["note"] < widths[1] and col["statement"] < widths[2]  # text wraps
+    assert col["p"] >= len("< 0.001") + 1 and col["seed"] >= len("20260916") + 1
+    assert col["gap"] >= len("-0.336") + 1 and col["n_col0"] >= len("(count)") + 1
+    narrow = pd.DataFrame({"measure": ["a"], "alpha": [0.5]})
+    assert fitted_widths(column_widths(narrow), *column_floors(narrow, fmt)) == \
+        column_widths(narrow)  # a table that fits keeps its widths

@@ -11,7 +11,7 @@ import pandas as pd
 import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
-from ..workbook.printing import row_points, set_print
+from ..workbook.printing import fitted_widths, row_points, set_print, text_width
 from .body import BodySheet, ColumnCells, typed
 
 if TYPE_CHECKING:  # a worker process writing feedback needs no analysis
@@ -286,11 +286,15 @@ def _missing(value: Any) -> bool:
 def table_sheet(wb: xlsxwriter.Workbook, title: str, table: pd.DataFrame,
                 fmt: dict[str, Any], *, top: int = 0, words: bool = True,
                 number_formats: dict[str, Any] | None = None) -> Worksheet:
-    """A sheet holding ``table`` from row ``top``: frozen header, filters, printed
-    legibly (:func:`~sheetflow.workbook.printing.set_print`, header repeated).
-    ``number_formats``: as for :func:`write_table`."""
+    """A sheet holding ``table`` from row ``top``: frozen header, filters, printed one
+    page wide (:func:`~sheetflow.workbook.printing.set_print`, header repeated), its
+    columns narrowed first where they would print too small to read
+    (:func:`~sheetflow.workbook.printing.fitted_widths`: text wraps, numbers keep
+    the room they print in). ``number_formats``: as for :func:`write_table`."""
     ws = table_worksheet(wb, title)
-    widths = column_widths(table, words=words)
+    widths = fitted_widths(column_widths(table, words=words),
+                           *column_floors(table, fmt, words=words,
+                                          number_formats=number_formats))
     ws.freeze_panes(top + 1, 0)
     for j, width in enumerate(widths):
         ws.set_column(j, j, width)
@@ -300,8 +304,68 @@ def table_sheet(wb: xlsxwriter.Workbook, title: str, table: pd.DataFrame,
                 number_formats=number_formats)
     if len(table.columns):
         ws.autofilter(top, 0, top + max(len(table), 1), len(table.columns) - 1)
-    set_print(ws, widths, header_rows=top + 1)
+    set_print(ws, widths, header_rows=top + 1, one_page_wide=True)
     return ws
+
+
+TEXT_FLOOR = 12  # characters: a text column narrowed to fit the page wraps at this width
+WORD_FLOOR = 24  # a text column keeps its longest word whole up to this width first
+
+
+def column_floors(table: pd.DataFrame, fmt: dict[str, Any], *, words: bool = True,
+                  number_formats: dict[str, Any] | None = None
+                  ) -> tuple[list[float], list[float], list[float]]:
+    """The floors :func:`~sheetflow.workbook.printing.fitted_widths` narrows ``table``'s
+    columns to, in turn: text down to its longest word (up to :data:`WORD_FLOOR`), then
+    numbers down to what their formats print (:func:`number_chars`), then text down to
+    :data:`TEXT_FLOOR` (a longer word breaks). No column goes below its longest header
+    word. A step leaves the columns it does not narrow as wide as they are."""
+    words_whole, numbers, narrow = [], [], []
+    for col, values in table.items():
+        head = header_words(col) if words else str(col)
+        word = max((text_width(w) for w in head.split()), default=1) + 1
+        if isinstance(values.dtype, np.dtype) and values.dtype.kind in "fiub":
+            own = (number_formats or {}).get(col)
+            meaning = "share" if own is not None and own is fmt.get("share") else \
+                "count" if own is not None and own is fmt.get("count") else \
+                column_meaning(col, values)
+            numbers.append(float(max(word, number_chars(values, meaning) + 1)))
+            words_whole.append(float("inf"))
+            narrow.append(numbers[-1])
+        else:
+            longest = min(_longest_word(values) + 1, WORD_FLOOR)
+            words_whole.append(float(max(word, TEXT_FLOOR, longest)))
+            numbers.append(words_whole[-1])
+            narrow.append(float(max(word, TEXT_FLOOR)))
+    return words_whole, numbers, narrow
+
+
+def _longest_word(values: pd.Series) -> int:
+    """Characters of the longest word among ``values`` (as text)."""
+    texts = [v for v in values.tolist() if isinstance(v, str)]
+    return max((len(w) for t in texts for w in t.split()), default=0)
+
+
+def number_chars(values: pd.Series, meaning: str) -> int:
+    """Characters the longest of ``values`` prints in, shown as ``meaning`` (see
+    :func:`column_meaning`): "< 0.001" for a p, "-33.6%" for a share, "0.917" or
+    "1.00E-09" for another number, "20260916" for a count, "Yes" for a flag."""
+    if values.dtype.kind == "b":
+        return 3
+    numbers = values.to_numpy(dtype=float)
+    finite = numbers[np.isfinite(numbers)]
+    if not finite.size:
+        return 3  # blank, or "inf"
+    sign = int(bool((finite < 0).any()))
+    top = float(np.abs(finite).max())
+    if meaning == "p":
+        return 7
+    if meaning == "share":
+        return len(f"{100 * top:.1f}%") + sign
+    if meaning == "count" or values.dtype.kind in "iu":
+        return len(f"{top:.0f}") + sign
+    tiny = bool(((finite != 0) & (np.abs(finite) < TINY)).any())
+    return max(len(f"{top:.3f}"), 8 if tiny else 0) + sign
 
 def whole_number_formats(table: pd.DataFrame, fmt: dict[str, Any]) -> dict[str, Any]:
     """The count format for each float column whose values are all whole numbers.

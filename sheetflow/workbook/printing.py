@@ -43,7 +43,8 @@ def page_pixels(landscape: bool) -> float:
 
 
 def set_print(ws: Any, widths: Sequence[float], *, header_rows: int = 0,
-              landscape: bool | None = None, header_from: int = 0) -> None:
+              landscape: bool | None = None, header_from: int = 0,
+              one_page_wide: bool = False) -> None:
     """Set up ``ws`` for printing (see the module notes).
 
     Parameters
@@ -58,6 +59,9 @@ def set_print(ws: Any, widths: Sequence[float], *, header_rows: int = 0,
         alone: rows ``header_from`` to ``header_rows - 1``).
     landscape : bool, optional
         The orientation; by default portrait when the columns fit a portrait page.
+    one_page_wide : bool, default False
+        Always fit to the page width, even below :data:`MIN_SCALE` (for a sheet whose
+        columns are narrowed to fit it first: see :func:`fitted_widths`).
     """
     total = sum(column_pixels(w) for w in widths) or 1
     if landscape is None:
@@ -67,13 +71,53 @@ def set_print(ws: Any, widths: Sequence[float], *, header_rows: int = 0,
     else:
         ws.set_portrait()
     ws.set_margins(**MARGINS)
-    if total * MIN_SCALE <= page_pixels(landscape):
+    if one_page_wide or total * MIN_SCALE <= page_pixels(landscape):
         ws.fit_to_pages(1, 0)  # one page wide, as many tall as needed
     else:  # too wide for one legible page: go on to the right, the first column repeated
         ws.set_print_scale(int(MIN_SCALE * 100))
         ws.repeat_columns(0)
     if header_rows:
         ws.repeat_rows(header_from, header_rows - 1)
+
+
+def fitted_widths(widths: Sequence[float], *floors: Sequence[float]) -> list[float]:
+    """``widths`` narrowed until the columns print one landscape page wide at
+    :data:`MIN_SCALE` (as narrow as the last floors allow when they cannot).
+
+    Parameters
+    ----------
+    widths : sequence of float
+        Each column's width (characters), as its contents ask.
+    *floors : sequence of float
+        Floors tried in turn, each the narrowest every column may be at that step
+        (e.g. text to its longest word first, then numbers to what they print in,
+        then text to a narrower width that breaks words).
+
+    Returns
+    -------
+    list of float
+        ``widths`` when they fit; else, at the first step that fits, each column capped
+        at the widest cap that fits (a column wider than the cap wraps its text), none
+        below its floor.
+    """
+    room = page_pixels(True) / MIN_SCALE
+    current = [float(w) for w in widths]
+    for floor in floors:
+        if sum(map(column_pixels, current)) <= room:
+            break
+        current = _capped(current, [min(w, f) for w, f in zip(current, floor, strict=True)],
+                          room)
+    return current
+
+
+def _capped(widths: list[float], floors: list[float], room: float) -> list[float]:
+    """``widths`` each capped at the widest whole cap whose columns fit ``room``
+    pixels, none below its floor (the floors themselves when no cap fits)."""
+    for cap in range(int(max(widths, default=1)), 0, -1):
+        capped = [max(f, min(w, float(cap))) for w, f in zip(widths, floors, strict=True)]
+        if sum(map(column_pixels, capped)) <= room:
+            return capped
+    return list(floors)
 
 
 def text_lines(text: str, width: float) -> int:
