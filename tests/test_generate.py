@@ -32,6 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ["paired-rubric", "keep-known", "anchored-plan", "answer-review", "judge-likert"]
 RATERS = {
     "anchored-plan": [("P-1", "primary"), ("P-2", "primary"), ("S-1", "second")],
+    # the locked trio's judge mapping names these raters
+    "judge-likert": [("judge-1", "primary"), ("judge-2", "primary"), ("judge-3", "primary")],
 }
 
 

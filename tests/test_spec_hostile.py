@@ -221,6 +221,9 @@ def test_every_draft_has_one_recipient_and_no_extra_header(tmp_path, template):
             "R3,Eve,Moreau,eve@example.org,second")
     if template != "anchored-plan":
         replace_once(d / "raters.csv", ",second", ",primary")
+    if template == "judge-likert":  # the locked trio names the raters
+        replace_once(d / "study.toml", '"judge-1", judge_gpt = "judge-2", judge_minimax = '
+                     '"judge-3"', '"R1", judge_gpt = "R2", judge_minimax = "R3"')
     result = generate_packs(d, emails=True)
     assert len(result.eml_paths) == len(result.packs) >= 2  # second raters: at data lock
     for path in result.eml_paths:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..spec.params import YES_WORDS
 from .context import Context, empty_reason, json_value
 
 if TYPE_CHECKING:  # pragma: no cover - types only
@@ -40,7 +41,7 @@ MIXED_METHOD = (
     "errors or intervals, and the Summary quotes none. With one owner the model is not "
     "fitted and the table says so: it needs two or more owners, and five before any "
     "generalisation claim (protocol 001).")
-YES = {"yes", "y", "true", "1"}
+YES = YES_WORDS  # a mark or an items-file flag, as check reads it
 
 
 def yield_items(ctx: Context) -> pd.DataFrame:

@@ -20,12 +20,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import SheetflowError
+from ..spec.params import NA_SETTINGS
 
 if TYPE_CHECKING:  # pragma: no cover - types only
     from ..spec.rubric import Dimension
     from ..spec.study import Study
 
-NA_SETTINGS = ("missing", "category")
 
 
 def na_handling(study: Study) -> str:

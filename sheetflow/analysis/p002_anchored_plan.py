@@ -25,7 +25,7 @@ from .context import Context, add_verdict, empty_reason
 from .decision import Check, Decision, flag_check, reasons_of, status_of
 from .protocol import ProtocolPlan
 
-COMBINE = {"max": np.max, "mean": np.mean, "sum": np.sum}
+COMBINE = {"max": np.max, "mean": np.mean, "sum": np.sum}  # spec.params.COMBINE_RULES
 ERRORS, SAFETY = "material_errors", "severe_safety"
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..spec.params import YES_WORDS
 from ..spec.study import Study
 from .context import Context, empty_reason
 from .decision import Decision, reasons_of, reported_check, status_of, threshold_check
@@ -64,7 +65,7 @@ def _refusals(ctx: Context) -> pd.DataFrame:
         return empty_reason(pd.DataFrame(), f"no {dim_id} ratings", arm="")
     should_col = ctx.param("should_refuse_column")
     should = [it.id for it in ctx.study.items if should_col
-              and str(it.fields.get(should_col, "")).lower() in ("yes", "y", "true")]
+              and str(it.fields.get(should_col, "")).strip().lower() in YES_WORDS]
     counted = pd.DataFrame({
         "rater": rows_in["rater"], "arm": rows_in["arm"], "n": 1,
         **{col: (rows_in["value"] == label).astype(int) for col, label in _REFUSALS.items()},

@@ -10,6 +10,7 @@ from .model import (
     ANALYSES,
     DESIGNS,
     ICC_FORMS,
+    MAX_RESAMPLES,
     MIN_RESAMPLES,
     Arm,
     Band,
@@ -137,6 +138,7 @@ class DesignLoader(LoaderBase):
                 self.fail("each band is a table {min = 0.8, label = \"...\"}", where)
                 continue
             bands.append(Band(float(b["min"]), str(b["label"])))
+        self._band_problems(raw_bands if isinstance(raw_bands, list) else [], where)
         bands.sort(key=lambda b: -b.minimum)
         targets = t.get("targets", {})
         if not isinstance(targets, dict) or not all(
@@ -159,6 +161,24 @@ class DesignLoader(LoaderBase):
         return Plan(run, seed, self._resamples(t, where), tuple(bands), dict(targets),
                     icc_form, params)
 
+    def _band_problems(self, raw: list, where: str) -> None:
+        """Bands read alpha, which lies in [-1, 1]: a band starting above 1 is never
+        reached, two bands from one value hide one of them, and a label must say
+        something (each was accepted in silence before)."""
+        tables = [b for b in raw if isinstance(b, dict) and isinstance(b.get("min"), (int, float))
+                  and not isinstance(b.get("min"), bool)]
+        for b in tables:
+            if not -1 <= b["min"] <= 1:
+                self.fail_to_generate(f"band {b.get('label')!r} starts at {b['min']:g}, "
+                                      "outside alpha's range -1 to 1", where)
+            if not isinstance(b.get("label"), str) or not b["label"].strip():
+                self.fail_to_generate(f"the band from {b['min']:g} needs a label (text)", where)
+        starts = [float(b["min"]) for b in tables]
+        twice = sorted({m for m in starts if starts.count(m) > 1})
+        if twice:
+            self.fail_to_generate(f"two bands start at {twice[0]:g}; each band needs its "
+                                  "own 'min'", where)
+
     def _resamples(self, t: dict, where: str) -> int:
         """``n_boot``: 0 (no bootstrap intervals) or enough for a 95% interval."""
         n_boot = self._int(t, "n_boot", where, 1000, minimum=0) or 0
@@ -166,5 +186,8 @@ class DesignLoader(LoaderBase):
             self.fail(f"'n_boot' = {n_boot} is too few for a 95% interval (it comes out "
                       f"narrow by construction); give 0 (no intervals) or at least "
                       f"{MIN_RESAMPLES}, 1000 for a final analysis", where)
+        elif n_boot > MAX_RESAMPLES:  # analyze would run out of memory, or run for days
+            self.fail(f"'n_boot' = {n_boot:,} is more than the {MAX_RESAMPLES:,} resamples an "
+                      "interval can use; give 1000 for a final analysis", where)
         return n_boot
 

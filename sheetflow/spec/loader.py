@@ -7,7 +7,7 @@ import tomllib
 import unicodedata
 
 from ..errors import SpecError
-from . import hypotheses, verdicts
+from . import params, verdicts
 from .blanks import blank_rows, describe_rows
 from .design_loader import DesignLoader
 from .hashing import SPEC_FORMAT
@@ -23,7 +23,7 @@ from .limits import (
 from .mail import MailSettings, parse_mail
 from .model import PLACEHOLDERS, SIZING_FILE, Design, Item, Plan, Rater, ShownField, Study
 from .raters import RaterLoader, unsafe_char
-from .rubric import Rubric
+from .rubric import Rubric, total_bounds
 from .rubric_loader import RubricLoader
 from .tables import control_char, invisible_char, read_text_file
 
@@ -80,7 +80,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         self._pack_collisions(pack_name, str(meta.get("id", "")), str(meta.get("date", "")),
                               raters, 2 if design.repeats else 1, raters_file)
         instructions = self._instructions(meta)
-        self._cross_checks(rubric, design, plan, items, raters)
+        self._cross_checks(rubric, design, plan, items, raters, items_file)
         sizing = self._sizing()
         if self.problems:
             return None
@@ -327,7 +327,8 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
                               f"{sorted(arms)}", "[analysis.params]")
 
     def _cross_checks(self, rubric: Rubric, design: Design, plan: Plan,
-                      items: tuple[Item, ...], raters: tuple[Rater, ...]) -> None:
+                      items: tuple[Item, ...], raters: tuple[Rater, ...],
+                      items_file: str) -> None:
         if design.kind == "single":
             for d in rubric.dimensions:
                 if d.kind == "preference":
@@ -345,10 +346,12 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         if verdicts.PARAM in plan.params:
             for problem in verdicts.problems(plan.params[verdicts.PARAM], rubric):
                 self.fail(problem, "[analysis.params]")
-        if hypotheses.PARAM in plan.params:
-            for problem in hypotheses.problems(plan.params[hypotheses.PARAM],
-                                               {a.id for a in design.arms}):
-                self.fail(problem, "[analysis.params]")
+        found = params.problems(plan.params, params.StudyParts(
+            self.file, items_file, items, frozenset(a.id for a in design.arms),
+            frozenset(rubric.ids), frozenset(r.id for r in raters),
+            plan.targets.get("alpha_test", 0.05)))
+        self.problems += found.now
+        self.deferred += found.deferred
         if design.repeats and items and design.repeats.count > len(items):
             self.fail(f"repeats count {design.repeats.count} exceeds the {len(items)} items",
                       "[design.repeats]")
@@ -358,4 +361,15 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         for name in plan.targets:
             if not isinstance(name, str):
                 self.fail("target names must be text", "[analysis] targets")
+        for problem in params.target_problems(plan.targets, self._first_total(rubric)):
+            self.fail_to_generate(problem, "[analysis.targets]")
+
+    def _first_total(self, rubric: Rubric) -> tuple[float, float] | None:
+        """The range of the rubric's first total, when its dimensions loaded cleanly."""
+        first = rubric.totals[0] if rubric.totals else None
+        if first is None or not first.of or first.method not in ("sum", "mean") or \
+                self.doubtful.intersection(first.of) or not all(
+                    d in rubric.ids and rubric.dimension(d).scores for d in first.of):
+            return None
+        return total_bounds(first, rubric)
 

@@ -45,6 +45,9 @@ ICC_FORMS = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
 # draws covers (n - 1) / (n + 1) of a distribution on average, 95% from n = 39 on;
 # with fewer the interval is narrow by construction (one resample gives width 0)
 MIN_RESAMPLES = 40
+# beyond this an interval's ends move in the fourth digit only, and the resamples of a
+# large study no longer fit in memory
+MAX_RESAMPLES = 100_000
 ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]*$")
 PLACEHOLDERS = ("rater_id", "name", "last_name", "date", "study_id")
 
