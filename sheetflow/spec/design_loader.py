@@ -19,6 +19,7 @@ from .model import (
     Repeats,
     SecondRater,
 )
+from .raters import unsafe_char
 
 
 class DesignLoader(LoaderBase):
@@ -42,9 +43,7 @@ class DesignLoader(LoaderBase):
                       where)
             seed = 0
         arms = self._arms(t, kind)
-        labels = self._str_list(t, "labels", where) if "labels" in t else ("A", "B")
-        if kind == "paired" and (len(labels) != 2 or labels[0] == labels[1]):
-            self.fail("a paired design needs two different labels, e.g. [\"A\", \"B\"]", where)
+        labels = self._labels(t, kind, where)
         response_column = self._str(t, "response_column", where) or None
         arm_column = self._str(t, "arm_column", where) or None
         if kind == "single" and not (response_column and arm_column):
@@ -56,6 +55,28 @@ class DesignLoader(LoaderBase):
                       repeats=self._repeats(t.get("repeats")),
                       second_rater=self._second_rater(t.get("second_rater")),
                       scatter_column=self._str(t, "scatter_column", where) or None)
+
+    def _labels(self, t: dict, kind: str, where: str) -> tuple[str, ...]:
+        """The two neutral labels of a paired design (``A``, ``B`` by default).
+
+        A preference answer is read as ``<label> > <label>`` (the winner is the text
+        before ``>``), so a label holding ``>`` is read wrongly, and labels that are
+        blank or differ only in case cannot be told apart by a rater.
+        """
+        labels = self._str_list(t, "labels", where) if "labels" in t else ("A", "B")
+        if kind == "paired" and (len(labels) != 2 or labels[0] == labels[1]):
+            self.fail("a paired design needs two different labels, e.g. [\"A\", \"B\"]", where)
+            return labels
+        for label in labels:
+            problem = label_problem(label)
+            if problem:
+                self.fail_to_generate(f"label {label!r} {problem}; a label is short visible "
+                                      "text without '>' or ',', e.g. \"A\"", where)
+        if len(labels) == 2 and labels[0].strip().casefold() == labels[1].strip().casefold() \
+                and labels[0] != labels[1]:
+            self.fail_to_generate(f"labels {list(labels)} differ only in case or spaces; a "
+                                  "rater must tell them apart", where)
+        return labels
 
     def _arms(self, t: dict, kind: str) -> tuple[Arm, ...]:
         raw = t.get("arms", [])
@@ -191,3 +212,10 @@ class DesignLoader(LoaderBase):
                       "interval can use; give 1000 for a final analysis", where)
         return n_boot
 
+
+def label_problem(label: str) -> str:
+    """Why ``label`` cannot be a paired design's label (empty when it can)."""
+    if not label.strip():
+        return "is blank"
+    bad = unsafe_char(label) or next((repr(c) for c in ">," if c in label), "")
+    return f"holds {bad}" if bad else ""

@@ -9,7 +9,7 @@ import unicodedata
 from ..errors import SpecError
 from . import params, verdicts
 from .blanks import blank_rows, describe_rows
-from .design_loader import DesignLoader
+from .design_loader import DesignLoader, label_problem
 from .hashing import SPEC_FORMAT
 from .internal import internal_scores_problems
 from .limits import (
@@ -334,6 +334,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
                 if d.kind == "preference":
                     self.fail(f"dimension {d.id!r} is a preference, which needs a paired design",
                               f"[[dimensions]] id={d.id}")
+        self._preference_labels(rubric, design)
         scores = plan.params.get("internal_scores_file")
         if scores is not None:
             where = "[analysis.params] internal_scores_file"
@@ -363,6 +364,28 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
                 self.fail("target names must be text", "[analysis] targets")
         for problem in params.target_problems(plan.targets, self._first_total(rubric)):
             self.fail_to_generate(problem, "[analysis.targets]")
+
+    def _preference_labels(self, rubric: Rubric, design: Design) -> None:
+        """A preference's choices must name the design's labels: the analysis reads
+        the winner of ``A>B`` as the label before ``>`` and finds its arm by that
+        label, so with labels X and Y the default ``A>B`` resolved no judgement (every
+        direction undefined, in silence) while raters saw cards marked X and Y."""
+        if not design.paired or len(design.labels) != 2:
+            return
+        first, second = (label.strip() for label in design.labels)
+        if any(map(label_problem, design.labels)) or first.casefold() == second.casefold():
+            return  # the labels themselves are reported
+        want = [f"{first}>{second}", f"{second}>{first}"]
+        for dim in rubric.dimensions:
+            if dim.kind != "preference" or len(dim.choices) != 3:
+                continue
+            sides = [tuple(p.strip() for p in c.split(">")) for c in dim.choices[:2]]
+            if sides != [(first, second), (second, first)] or ">" in dim.choices[2]:
+                self.fail_to_generate(
+                    f"choices {list(dim.choices)} do not name the design's labels "
+                    f"{list(design.labels)}; give choices = [\"{want[0]}\", \"{want[1]}\", "
+                    "\"Tied\"] (the winner is read as the label before '>')",
+                    f"[[dimensions]] id={dim.id}")
 
     def _first_total(self, rubric: Rubric) -> tuple[float, float] | None:
         """The range of the rubric's first total, when its dimensions loaded cleanly."""

@@ -21,6 +21,9 @@ from .rubric import (
 )
 from .tables import as_int
 
+LABEL_KINDS = ("categorical", "binary", "flag", "preference")
+"""Kinds whose answers are labels, not numbers."""
+
 
 class RubricLoader(LoaderBase):
     """The ``[[dimensions]]`` and ``[[totals]]`` of a spec."""
@@ -79,6 +82,12 @@ class RubricLoader(LoaderBase):
         level = e.get("level", extra.pop("_level", "nominal"))
         if kind != "text" and level not in LEVELS:
             self.fail(f"unknown level {level!r}; allowed: {', '.join(LEVELS)}", where)
+        elif kind in LABEL_KINDS and level in ("interval", "ratio"):
+            # alpha at these levels computes with differences of numbers: on labels
+            # it was "could not be computed" at analyze, after the spec was frozen
+            self.fail_to_generate(f"level {level!r} needs numbers, and a {kind} answer is a "
+                                  "label; use 'nominal', or 'ordinal' for labels in order",
+                                  where)
         default_required = kind not in ("flag", "text") and extra.get("blank_means") is None
         return Dimension(
             id=dim_id,
