@@ -54,3 +54,63 @@ def test_labels_of_its_own_with_matching_choices_pass(tmp_path):
     from sheetflow.spec import load_study
 
     assert load_study(root).generate_problems == ()
+
+
+# Accepted in silence, then misread: two choices collect cannot tell apart took neither
+# answer; '=...' reached the return as a formula; a blank label showed no question; na
+# = [true] became the label "True"; a question or dimension named twice counted its
+# points twice; a second total of one id hid the first; a table as the study date went
+# into every pack's name; instructions of the wrong type, or given twice, were dropped.
+REFUSED = [
+    ("answer-review", '"Partially correct"', '"correct"',
+     ["id=overall_rating", "choice labels 'Correct' and 'correct' differ only in case or "
+      "spacing"]),
+    ("answer-review", '"Partially correct"', '"Correct "',
+     ["id=overall_rating", "choice labels 'Correct' and 'Correct ' differ only"]),
+    ("answer-review", '"Partially correct"', '"=1+1"',
+     ["id=overall_rating", "choice label '=1+1' starts with '='"]),
+    ("answer-review", 'label = "Overall rating"', 'label = ""',
+     ["id=overall_rating", "'label' is blank, so the card shows no question"]),
+    ("judge-likert", "min = 1\nmax = 5\n", "min = 1\nmax = 5\nna = [true]\n",
+     ["id=completeness", "'na' holds True; give a label or a list of labels"]),
+    ("judge-likert", "min = 1\nmax = 5\n", "min = 1\nmax = 5\nna = { x = 1 }\n",
+     ["id=completeness", "'na' holds {'x': 1}"]),
+    ("paired-rubric", '"Source credibility assessed?"', '"evidence cited?"',
+     ["id=evidence", "questions 'Evidence cited?' and 'evidence cited?' differ only"]),
+    ("paired-rubric", '"Source credibility assessed?"', '"Evidence cited?"',
+     ["id=evidence", "questions repeat 'Evidence cited?'; give each once"]),
+    ("paired-rubric", 'of = ["depth", "evidence"', 'of = ["depth", "depth", "evidence"',
+     ["[[totals]] id=total", "total 'total' names 'depth' twice in 'of'"]),
+    ("judge-likert", '[analysis]\n', '[[totals]]\nid = "overall"\nof = ["accuracy"]\n'
+     'method = "sum"\n\n[analysis]\n',
+     ["[[totals]] id=overall", "duplicate total id 'overall'"]),
+    ("paired-rubric", 'date = "2026-09-15"', "date = { y = 2026 }",
+     ["[study]", "'date' must be text, not {'y': 2026}"]),
+    ("paired-rubric", 'protocol = "000 External Validation Package: Evaluation '
+                      'Instructions, version 1.0"', 'protocol = ["000"]',
+     ["[study]", "'protocol' must be text, not ['000']"]),
+    ("paired-rubric", 'instructions_file = "instructions.md"', "instructions = 5",
+     ["[study]", "'instructions' must be text, not 5"]),
+    ("paired-rubric", 'instructions_file = "instructions.md"',
+     'instructions_file = "instructions.md"\ninstructions = "also"',
+     ["[study]", "give either 'instructions' or 'instructions_file', not both"]),
+]
+
+
+@pytest.mark.parametrize("template,old,new,words", REFUSED, ids=[c[2][:40] for c in REFUSED])
+def test_a_definition_accepted_in_silence_is_one_line_at_check(
+        tmp_path, template, old, new, words):
+    root = init_study(tmp_path / "s", template)
+    replace_once(root / "study.toml", old, new)
+    if "depth\", \"depth" in new:  # the declared range follows the doubled dimension
+        replace_once(root / "study.toml", "min = 0\nmax = 20", "min = 0\nmax = 25")
+    check_gives_one_line(root, ["study.toml", *words])
+
+
+@pytest.mark.parametrize("date", ['"2026-09-15"', "2026-09-15"])
+def test_a_date_as_text_or_as_a_toml_date_passes(tmp_path, date):
+    root = init_study(tmp_path / "s", "paired-rubric")
+    replace_once(root / "study.toml", 'date = "2026-09-15"', f"date = {date}")
+    from sheetflow.spec import load_study
+
+    assert load_study(root).generate_problems == ()

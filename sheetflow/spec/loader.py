@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import tomllib
 import unicodedata
@@ -136,6 +137,12 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
 
     def _one_line(self, meta: dict) -> None:
         """Title, version and date reach file names and mail subjects: one line each."""
+        for key, kinds in (("version", (str, int, float)), ("date", (str, dt.date)),
+                           ("protocol", (str,))):
+            value = meta.get(key, "")
+            if isinstance(value, bool) or not isinstance(value, kinds):
+                # a table or a list went into pack names and the workbooks as Python text
+                self.fail_to_generate(f"'{key}' must be text, not {value!r}", "[study]")
         for key in ("title", "version", "date"):
             bad = unsafe_char(str(meta.get(key, "")))
             if bad:
@@ -297,6 +304,9 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         return pattern
 
     def _instructions(self, meta: dict) -> str:
+        if "instructions_file" in meta and "instructions" in meta:
+            self.fail_to_generate("give either 'instructions' or 'instructions_file', not "
+                                  "both: the packs show only the file's text", "[study]")
         if "instructions_file" in meta:
             path = self._inside(meta["instructions_file"], "[study] instructions_file")
             if path is None:
@@ -310,6 +320,8 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
                 self.problems.append(exc)
                 return ""
         value = meta.get("instructions", "")
+        if not isinstance(value, str):  # was dropped in silence: the packs said nothing
+            self.fail_to_generate(f"'instructions' must be text, not {value!r}", "[study]")
         return value.replace("\r\n", "\n") if isinstance(value, str) else ""
 
     def _arm_params(self, plan: Plan, design: Design) -> None:

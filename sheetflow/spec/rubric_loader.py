@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import unicodedata
 from typing import Any
 
 from .base import LoaderBase
@@ -89,6 +90,10 @@ class RubricLoader(LoaderBase):
                                   "label; use 'nominal', or 'ordinal' for labels in order",
                                   where)
         default_required = kind not in ("flag", "text") and extra.get("blank_means") is None
+        if isinstance(e.get("label"), str) and not e["label"].strip():
+            self.fail_to_generate("'label' is blank, so the card shows no question; give "
+                                  "the text raters see, or leave 'label' out to show the id",
+                                  where)
         return Dimension(
             id=dim_id,
             label=self._str(e, "label", where, default=dim_id),
@@ -111,10 +116,33 @@ class RubricLoader(LoaderBase):
         dupes = {c for c in choices if choices.count(c) > 1}
         if dupes:
             self.fail(f"choice labels repeat: {sorted(dupes)}", where)
+        else:
+            self._alike(choices, "choice labels", where)
+        formulas = [c for c in choices if c.lstrip().startswith("=")]
+        if formulas:  # a spreadsheet takes a typed '=...' for a formula, never a label
+            self.fail_to_generate(f"choice label {formulas[0]!r} starts with '='; a "
+                                  "spreadsheet reads it as a formula: reword it", where)
         if len(",".join(choices)) > 255:
             self.fail("the choices add up to more than 255 characters, Excel's limit for a "
                       "dropdown list; shorten the labels", where)
         return choices
+
+    def _alike(self, texts: tuple[str, ...], what: str, where: str) -> None:
+        """Texts that differ only in case, width or spacing: collect matches an answer
+        to a label that loosely (``correct`` for ``Correct``), so it could match both
+        and took neither; a rater cannot tell them apart either."""
+        seen: dict[str, str] = {}
+        for text in texts:
+            key = _loose(text)
+            if key not in seen:
+                seen[key] = text
+                continue
+            other = seen[key]
+            how = f"repeat {text!r}; give each once" if other == text else \
+                f"{other!r} and {text!r} differ only in case or spacing; make them differ " \
+                "in words"
+            self.fail_to_generate(f"{what} {how}", where)
+            return
 
     def _dim_count(self, e: dict, where: str) -> dict:
         raw = e.get("bins")
@@ -164,6 +192,7 @@ class RubricLoader(LoaderBase):
         for q in questions:
             if not q.strip():
                 self.fail("a checklist question is empty", where)
+        self._alike(questions, "questions", where)  # a repeat would count its point twice
         return {"questions": questions, "choices": YES_NO, "_level": "ordinal"}
 
     def _dim_scale(self, e: dict, where: str) -> dict:
@@ -206,6 +235,11 @@ class RubricLoader(LoaderBase):
             raw = [raw]
         out = []
         for v in raw:
+            if isinstance(v, bool) or not isinstance(v, (str, int)):
+                # true became the label "True", a table its Python text, in silence
+                self.fail_to_generate(f"'na' holds {v!r}; give a label or a list of "
+                                      "labels, e.g. na = [\"N/A\"]", where)
+                continue
             text = str(v).strip()
             if not text:
                 self.fail("an N/A label is empty", where)
@@ -302,7 +336,12 @@ class RubricLoader(LoaderBase):
                 self.fail("each total must be a table ([[totals]] with id, of, method)",
                           f"[[totals]] #{i}")
                 continue
-            out.append(self._total(t, f"[[totals]] #{i}", rubric))
+            total = self._total(t, f"[[totals]] #{i}", rubric)
+            if total.id and any(o.id == total.id for o in out):
+                # ratings, summaries and the analysis key totals by id: one hid the other
+                self.fail_to_generate(f"duplicate total id {total.id!r}; each total needs "
+                                      "its own id", f"[[totals]] id={total.id}")
+            out.append(total)
         return tuple(out)
 
     def _total(self, t: dict, where: str, rubric: Rubric) -> Total:
@@ -314,6 +353,11 @@ class RubricLoader(LoaderBase):
         method = t.get("method", "sum")
         if method not in ("sum", "mean"):
             self.fail(f"unknown total method {method!r}; allowed: sum, mean", where)
+        twice = sorted({d for d in of if of.count(d) > 1})
+        if twice:
+            self.fail_to_generate(f"total {tid!r} names {twice[0]!r} twice in 'of', which "
+                                  "would count its points twice; name each dimension once",
+                                  where)
         for dim_id in of:
             if dim_id in self.broken:
                 continue
@@ -380,3 +424,9 @@ def _whole(value: object) -> bool:
 
 def _number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _loose(text: str) -> str:
+    """``text`` as collect compares answers with labels: case, width and spacing aside."""
+    normal = unicodedata.normalize("NFKC", text)
+    return " ".join(normal.split()).casefold()
