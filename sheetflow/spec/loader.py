@@ -209,9 +209,34 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
                           f"{', '.join(header)}", file=name, where="header")
         if any(col not in header for col in needed):
             return (), name
+        self._column_roles(design, id_col, shown, header, name)
         self._blank_shown(rows, shown, name)
         items = self._item_rows(rows, id_col, name, design)
         return items, name
+
+    def _column_roles(self, design: Design, id_col: str, shown: tuple[ShownField, ...],
+                      header: list[str], name: str) -> None:
+        """Each response has a column of its own: two arms reading one column were
+        compared with themselves, a response read from the id column or from a shown
+        field showed the rater that text twice, and all passed in silence. A scatter
+        column the file lacks scattered nothing, also in silence."""
+        roles = [(id_col, "the item id")]
+        roles += [(f.column, f"shown as {f.label!r}") for f in shown]
+        if design.paired:
+            roles += [(a.column, f"arm {a.id!r}'s response") for a in design.arms if a.column]
+        elif design.response_column:
+            roles += [(design.response_column, "the response"),
+                      *([(design.arm_column, "the arm")] if design.arm_column else [])]
+        seen: dict[str, str] = {}
+        for column, role in roles:
+            other = seen.setdefault(column, role)
+            if other != role and "response" in other + role:
+                self.fail_to_generate(f"column {column!r} is both {other} and {role}; each "
+                                      "response needs a column of its own", "[design]")
+        scatter = design.scatter_column
+        if scatter and scatter not in header:
+            self.fail_to_generate(f"scatter_column {scatter!r} is not a column of {name}; it "
+                                  f"has: {', '.join(header)}", "[design]")
 
     def _blank_shown(self, rows: list[tuple[int, dict[str, str]]],
                      shown: tuple[ShownField, ...], name: str) -> None:

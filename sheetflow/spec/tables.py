@@ -189,15 +189,25 @@ def _csv_rows(path: Path, data: bytes | None = None) -> Iterator[list[str]]:
     _decode(head, path, "ascii", "CSV UTF-8", check_only=True)
     with (path.open(encoding="utf-8-sig", newline="") if data is None else
           io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")) as fh:
-        reader = csv.reader(fh)
+        # strict: a quote left open would otherwise swallow every line after it into one
+        # cell, and the rows it ate were simply not there (items lost in silence)
+        reader = csv.reader(fh, strict=True)
+        start = 1  # the line the row being read begins on
         try:
-            yield from reader
+            for row in reader:
+                yield row
+                start = reader.line_num + 1
         except UnicodeDecodeError:
             # the text layer decodes ahead of the reader, in chunks: find the byte afresh
             where = _where_not_utf8(_chunks(path, data))
             raise SpecError(f"is not UTF-8 ({where}); save it as CSV UTF-8",
                             file=path.name) from None
         except csv.Error as exc:
+            if "end of data" in str(exc):
+                raise SpecError(f"a quote (\") opened on line {start}, as a text editor "
+                                "numbers lines, is never closed, so every line after it "
+                                "would be one cell; close the quote or remove it",
+                                file=path.name) from None
             raise SpecError(f"is not valid CSV ({exc}) on line {reader.line_num}, as a text "
                             "editor numbers lines; fix that line or save the file again as "
                             "CSV UTF-8", file=path.name) from None
