@@ -396,6 +396,10 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         if design.second_rater and raters and not any(r.role == "second" for r in raters):
             self.fail("a second-rater subset is planned but no rater has role 'second'",
                       "[design.second_rater]")
+        if design.second_rater and raters and all(r.role == "second" for r in raters):
+            # generate wrote no pack at all, and analyze reported an empty, complete panel
+            self.fail("a second-rater subset is planned but no rater has role 'primary': the "
+                      "second raters re-rate the primary raters' items", "[design.second_rater]")
         for name in plan.targets:
             if not isinstance(name, str):
                 self.fail("target names must be text", "[analysis] targets")

@@ -40,6 +40,8 @@ def email_problem(value: str) -> str:
     """Why ``value`` is not exactly one plain e-mail address (empty when it is)."""
     if len(getaddresses([value])) != 1:
         return "holds more than one address"
+    if any(ch.isspace() for ch in value):  # the parser joins 'a @b.org' into one address
+        return "holds a space"
     try:
         address = Address(addr_spec=value)
     except Exception:  # the parser raises ValueError, IndexError or header defects
@@ -63,6 +65,8 @@ def _unusable_file_name(file: str) -> str:
         return f"is longer than {MAX_NAME_BYTES} bytes"
     if file.split(".")[0].casefold() in _RESERVED:
         return "starts with a name Windows reserves for a device"
+    if file.startswith("."):  # hidden: collect (and a file browser) passes it over
+        return "starts with '.', which hides the file"
     return ""
 
 
@@ -82,6 +86,8 @@ class RaterLoader(LoaderBase):
             return (), name
         raters: list[Rater] = []
         seen: dict[str, int] = {}
+        folded: dict[str, tuple[str, int]] = {}
+        addresses: dict[str, tuple[str, int]] = {}
         for row_no, row in rows:
             rid = row.get("rater_id", "").strip()
             where = f"row {row_no}"
@@ -97,6 +103,12 @@ class RaterLoader(LoaderBase):
                           file=name, where=where)
                 continue
             seen[rid] = row_no
+            other = folded.setdefault(rid.casefold(), (rid, row_no))
+            if other[0] != rid:  # out/feedback/<rater_id>.eml: one file on most disks
+                self.fail_to_generate(f"rater_id {rid!r} differs from {other[0]!r} (row "
+                                      f"{other[1]}) only in case; files named by rater id "
+                                      "would be one file on Windows and macOS: give ids that "
+                                      "differ in letters", file=name, where=where)
             role = row.get("role", "").strip() or "primary"
             if role not in ("primary", "second"):
                 self.fail(f"role {role!r} is not allowed; use primary or second",
@@ -106,6 +118,12 @@ class RaterLoader(LoaderBase):
             email = row.get("email", "").strip()
             if email:
                 self._email(email, name, where)
+                other = addresses.setdefault(email.casefold(), (rid, row_no))
+                if other[0] != rid:
+                    self.fail(f"email {email!r} is also rater {other[0]}'s (row {other[1]}); "
+                              "a return is told apart by its sender, so each rater needs an "
+                              "address of their own (leave it blank for packs handed over by "
+                              "hand)", file=name, where=where)
             raters.append(Rater(rid, row.get("name", "").strip(), email,
                                 row.get("last_name", "").strip(), role, row_no))
         if not raters and not any(p.file == name for p in self.problems):
@@ -140,10 +158,16 @@ class RaterLoader(LoaderBase):
                 except (KeyError, IndexError, ValueError):
                     return  # the pattern itself is reported by _pack_name
                 bad = _unusable_file_name(file)
+                if bad and file.startswith(".") and not pattern.startswith("{"):
+                    self.fail(f"pack_name {pattern!r} gives file names starting with '.' "
+                              f"(such as {file!r}), which hides them from collect and from "
+                              "a file browser; start it with a letter", "[files]")
+                    return  # the pattern's fault, the same for every rater
                 if bad:
-                    self.fail(f"rater {rater.id}'s pack file {file!r} {bad}; shorten the "
-                              "name or put {rater_id} in [files] pack_name", file=name,
-                              where=f"row {rater.row}")
+                    mend = "start [files] pack_name with a letter" if file.startswith(".") \
+                        else "shorten the name or put {rater_id} in [files] pack_name"
+                    self.fail(f"rater {rater.id}'s pack file {file!r} {bad}; {mend}",
+                              file=name, where=f"row {rater.row}")
                     break
                 key = unicodedata.normalize("NFC", file).casefold()
                 other = seen.setdefault(key, rater)

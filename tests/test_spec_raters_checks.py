@@ -1,0 +1,68 @@
+"""Raters files ``check`` once accepted, each refused in one line naming the file and row.
+
+An address with a space went into the mail drafts' ``To:``; two raters sharing an
+address could not be told apart by the sender of a return; ids differing only in case
+gave files (``out/feedback/<rater_id>.eml``) that are one file on Windows and macOS; a
+pack name starting with '.' made every pack a hidden file, which collect passed over
+("0 files, 3 of 3 packs not returned"); a 002 study whose raters were all second raters
+generated no pack and analysed an empty panel as complete.
+"""
+
+from __future__ import annotations
+
+import pytest
+from spec_helpers import check_gives_one_line, replace_once
+
+from sheetflow.spec import init_study
+
+HEADER = "rater_id,name,last_name,email,role\n"
+PAIRED = [
+    ("ev01 @example.org", "EV-02,Two,Lindqvist,ev02@example.org,primary",
+     ["raters.csv: row 2: email 'ev01 @example.org' holds a space"]),
+    ("ev01@example.org", "EV-02,Two,Lindqvist,EV01@Example.org,primary",
+     ["raters.csv: row 3: email 'EV01@Example.org' is also rater EV-01's (row 2)",
+      "an address of their own"]),
+    ("ev01@example.org", "ev-01,Two,Lindqvist,ev02@example.org,primary",
+     ["raters.csv: row 3: rater_id 'ev-01' differs from 'EV-01' (row 2) only in case"]),
+]
+
+
+@pytest.mark.parametrize("first,second,words", PAIRED, ids=["space", "shared", "case"])
+def test_a_rater_row_check_once_accepted_is_one_line(tmp_path, first, second, words):
+    root = init_study(tmp_path / "s", "paired-rubric")
+    (root / "raters.csv").write_text(
+        HEADER + f"EV-01,One,Okafor,{first},primary\n{second}\n", encoding="utf-8")
+    check_gives_one_line(root, words)
+
+
+def test_a_pack_name_starting_with_a_dot_is_refused(tmp_path):
+    root = init_study(tmp_path / "s", "paired-rubric")
+    replace_once(root / "study.toml", '"external-validation-scores-{last_name}-{date}.xlsx"',
+                 '"../{rater_id}.xlsx"')
+    check_gives_one_line(root, ["study.toml: [files]: pack_name '../{rater_id}.xlsx' gives "
+                                "file names starting with '.' (such as '..-EV-01.xlsx'), "
+                                "which hides them from collect"])
+
+
+def test_a_rater_whose_name_makes_a_hidden_pack_is_named(tmp_path):
+    root = init_study(tmp_path / "s", "paired-rubric")
+    replace_once(root / "study.toml", '"external-validation-scores-{last_name}-{date}.xlsx"',
+                 '"{last_name}.xlsx"')
+    replace_once(root / "raters.csv", "Okafor", ".Okafor")
+    check_gives_one_line(root, ["raters.csv: row 2: rater EV-01's pack file '.Okafor.xlsx' "
+                                "starts with '.', which hides the file; start [files] "
+                                "pack_name with a letter"])
+
+
+def test_a_second_rater_subset_needs_a_primary_rater(tmp_path):
+    root = init_study(tmp_path / "s", "anchored-plan")
+    replace_once(root / "raters.csv", ",primary", ",second")
+    check_gives_one_line(root, ["study.toml: [design.second_rater]: a second-rater subset "
+                                "is planned but no rater has role 'primary'"])
+
+
+def test_raters_without_addresses_may_share_the_blank(tmp_path):
+    from sheetflow.spec import load_study
+
+    root = init_study(tmp_path / "s", "judge-likert")  # three judges, no addresses
+    assert len(load_study(root).raters) == 3
