@@ -286,7 +286,7 @@ def test_a_file_where_out_should_be_is_named_in_one_line(made, tmp_path):
 @pytest.mark.parametrize(("error", "line"), [
     (PermissionError(errno.EACCES, "Permission denied", "/s/out/x.csv"),
      "/s/out/x.csv: permission denied; fix the permissions (or run as a user who may "
-     "write there), then run again"),
+     "read and write there), then run again"),
     (OSError(errno.ENOSPC, "No space left on device", "/s/out/x.csv"),
      "/s/out/x.csv: no space left on device; free some space, then run again"),
     (IsADirectoryError(errno.EISDIR, "Is a directory", "/s/out/.x.1.partial", None,

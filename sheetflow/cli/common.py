@@ -243,8 +243,9 @@ _MENDS = {
     errno.EEXIST: "a file is where sheetflow needs a folder: move or rename it",
     errno.ENOTDIR: "a file is where sheetflow needs a folder: move or rename it",
     errno.EISDIR: "a folder is where sheetflow needs a file: move or rename it",
-    errno.EACCES: "fix the permissions (or run as a user who may write there)",
-    errno.EPERM: "fix the permissions (or run as a user who may write there)",
+    # said of reading as of writing: the error does not tell which was refused
+    errno.EACCES: "fix the permissions (or run as a user who may read and write there)",
+    errno.EPERM: "fix the permissions (or run as a user who may read and write there)",
     errno.ENOSPC: "free some space",
     errno.EDQUOT: "free some space (the disk quota is reached)",
     errno.EROFS: "the disk is read-only: work on a copy elsewhere",
@@ -326,6 +327,10 @@ def check_directory(directory: Path, kind: str) -> Path:
     if not directory.exists():
         raise UsageError(f"{directory}: no such folder; give an existing study folder "
                          "(default: the current folder)")
+    if kind == "study" and (directory / SPEC_FILE).exists() and \
+            not (directory / SPEC_FILE).is_file():  # a folder: 'no study.toml here' was untrue
+        raise UsageError(f"{directory / SPEC_FILE}: is a folder, not the study's spec; "
+                         f"move it aside and put the study's {SPEC_FILE} there")
     if kind == "study" and not (directory / SPEC_FILE).is_file():
         command = f"sheetflow {click.get_current_context().info_name}"
         for up in ("..", "../.."):

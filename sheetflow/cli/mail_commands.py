@@ -202,14 +202,17 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
     settings = _settings(directory, imap=imap, imap_security=imap_security,
                          imap_folder=folder, username=username)
     source = None
+    try:
+        day = parse_date(since) if since else None
+    except ValueError as exc:
+        raise UsageError(f"--since {exc}") from None
+    if (mbox or eml) and (since or mark_seen):  # was ignored: every message was read
+        raise UsageError(f"--{'since' if since else 'mark-seen'} applies to an IMAP folder, "
+                         "not to --mbox or .eml files")
     if not mbox and not eml:
         if settings.imap is None or not settings.imap.host:
             raise UsageError(f"{directory}: nothing to fetch from: give --imap HOST:PORT "
                              "(or [mail] imap in study.toml), --mbox FILE, or .eml files")
-        try:
-            day = parse_date(since) if since else None
-        except ValueError as exc:
-            raise UsageError(f"--since {exc}") from None
         source = ImapSource(settings.imap, settings.login,
                             os.environ.get(IMAP_PASSWORD_ENV, ""), settings.imap_folder,
                             day, mark_seen)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,23 @@ from .common import EXIT_DATA, Enough, Output, command
 # the fewest simulated studies per design: a median width, or a share of studies at
 # 0.8, from fewer moves by a whole step when one study changes
 MIN_SIMULATIONS = 20
+
+
+class Amount(click.ParamType):
+    """A cost: a finite number, 0 or more (a negative or nan cost made the cheapest
+    design a nonsense one, in silence)."""
+
+    name = "amount"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> float:
+        try:
+            amount = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(amount) or amount < 0:
+            self.fail(f"{value!r}: give a cost of 0 or more", param, ctx)
+        return amount
 
 
 def _usage(message: str) -> Exception:
@@ -66,8 +84,9 @@ def _floats(text: str | None) -> list[float] | None:
               help="With --above: the share of studies that must clear the edge.")
 @click.option("--raters", "raters_text", help="Rater counts, e.g. 2-6 (default 2-6).")
 @click.option("--items", "items_text", help="Item counts, e.g. 10,25,50,100,200.")
-@click.option("--cost-rater", type=float, default=0.0, help="Fixed cost per rater.")
-@click.option("--cost-item", type=float, default=0.0, help="Cost of one rater rating one item.")
+@click.option("--cost-rater", type=Amount(), default=0.0, help="Fixed cost per rater.")
+@click.option("--cost-item", type=Amount(), default=0.0,
+              help="Cost of one rater rating one item.")
 @click.option("--simulations", default=100, show_default=True,
               type=Enough(MIN_SIMULATIONS, "a median width or a share of studies needs more"),
               help="Simulated studies per design.")
@@ -75,7 +94,7 @@ def _floats(text: str | None) -> list[float] | None:
               type=Enough(MIN_RESAMPLES, "a 95% interval from fewer comes out narrow by "
                                          "construction"),
               help="Bootstrap resamples per simulated study.")
-@click.option("--seed", type=int, help="Seed (default: the plan's seed).")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed (default: the plan's seed).")
 @click.option("--assurance", type=float, help="ICC: plan with Zou (2012) at this assurance.")
 @click.option("--record", is_flag=True,
               help="Write the chosen design to sizing.json (the spec hash covers it).")

@@ -26,9 +26,10 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
+from ..errors import MissingStepError
 from ..packs.manifest import open_manifest
 from ..spec.study import Study, load_study
-from .outputs import verify_ratings
+from .outputs import COLLECTION_FILE, OUT_DIR, RATINGS_NAME, verify_ratings
 
 _NUMERIC = ("scale", "number", "count", "checklist")
 _POINTS = ("count", "checklist")  # analysed on their points (binned count, Yes count)
@@ -94,6 +95,10 @@ def _blinded_inputs(root: Path) -> tuple[Study, pd.DataFrame, dict[str, str]]:
     """The study, its sitting-1 blinded ratings (checked against collect's record) and
     each row id's response text hash."""
     study = load_study(root)
+    if not (root / OUT_DIR / RATINGS_NAME).exists() and \
+            not (root / OUT_DIR / COLLECTION_FILE).exists():  # not "collect again"
+        raise MissingStepError(f"{root / OUT_DIR / RATINGS_NAME}: no ratings collected yet",
+                               f"sheetflow collect {root}")
     ratings = pd.read_csv(io.BytesIO(verify_ratings(root).data), dtype=str,
                           keep_default_na=False)
     return study, ratings[ratings["sitting"] == "1"], _response_hashes(root)

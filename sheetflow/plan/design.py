@@ -37,14 +37,17 @@ class Target:
 
     def __post_init__(self) -> None:
         if (self.width is None) == (self.edge is None):
-            raise ValueError("give either a target width or a lower-bound edge, not both.")
+            raise ValueError("give either a target width (--width) or a lower-bound edge "
+                             "(--above), not both.")
         if self.width is not None and not 0 < self.width < 2:
-            raise ValueError("the target width must be between 0 and 2.")
+            raise ValueError(f"--width {self.width:g}: the target width must be between 0 and "
+                             "2 (not either), e.g. 0.2.")
         if self.edge is not None and not -1 < self.edge < 1:  # every planned statistic
-            raise ValueError(f"the lower-bound edge {self.edge:g} must lie between -1 and 1: "
-                             "no agreement statistic reaches it.")
+            raise ValueError(f"--above {self.edge:g}: the lower-bound edge {self.edge:g} must "
+                             "lie between -1 and 1: no agreement statistic reaches it.")
         if not 0 < self.probability < 1:
-            raise ValueError("the probability must be between 0 and 1.")
+            raise ValueError(f"--probability {self.probability:g}: the probability must be "
+                             "between 0 and 1 (not either), e.g. 0.8.")
 
     def describe(self) -> str:
         """The target in words."""

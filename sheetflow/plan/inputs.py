@@ -75,7 +75,7 @@ def model_source(measure: Measure, alpha: float, shares: list[float] | None) -> 
         raise UsageError(f"--shares gives {len(shares)} shares; {measure.id!r} has {size} "
                          f"values ({', '.join(map(str, measure.domain))})")
     total = sum(shares)
-    if total <= 0 or min(shares) < 0:
+    if total <= 0 or min(shares) < 0 or not all(map(math.isfinite, shares)):
         raise UsageError("--shares must be non-negative numbers with a positive sum")
     try:
         return ModelSource(alpha, tuple(s / total for s in shares), measure.domain,

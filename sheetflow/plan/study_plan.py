@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..collect.outputs import OUT_DIR, RATINGS_NAME
 from ..errors import UsageError
+from ..spec.limits import MAX_ITEMS, MAX_RATERS
 from ..spec.model import Study
 from ..spec.study import load_study
 from .closed_plan import kappa_covered, plan_icc_edge, plan_kappa
@@ -167,6 +168,7 @@ def plan_study(
                             max(2, len(study.items)), locked=own.locked)
     m = study_measure(study, measure or own.measure)
     target = target or _default_target(study, statistic)
+    _check_counts(raters, items)
     grid_raters = _grid_raters(own, statistic, raters)
     grid_items = sorted({*(items or DEFAULT_ITEMS), own.items})
     seed = study.plan.seed if seed is None else seed
@@ -190,6 +192,17 @@ def plan_study(
                             f"used: --expected {expected:g} was given instead.")
     result.raters_word = "sittings" if own.sittings else "raters"
     return result
+
+
+def _check_counts(raters: Sequence[int] | None, items: Sequence[int] | None) -> None:
+    """The counts asked for must make a study sheetflow can run: a design of 10^8 items
+    ran the simulation out of memory (a study holds at most MAX_ITEMS)."""
+    for option, counts, most in (("--raters", raters, MAX_RATERS), ("--items", items,
+                                                                      MAX_ITEMS)):
+        bad = [n for n in counts or () if not 1 <= n <= most]
+        if bad:
+            raise UsageError(f"{option} {bad[0]}: give counts from 1 to {most:,} (a study "
+                             f"holds at most {most:,})")
 
 
 def _grid_raters(own: StudyDefaults, statistic: str, raters: Sequence[int] | None) -> list[int]:
