@@ -74,3 +74,23 @@ def test_a_refused_read_is_not_called_a_refused_write():
     line = os_error_line(PermissionError(errno.EACCES, "Permission denied", "/s/items.csv"))
     assert line == ("/s/items.csv: permission denied; fix the permissions (or run as a user "
                     "who may read and write there), then run again")
+
+
+@pytest.mark.parametrize("command", ["collect", "status", "remind"])
+def test_a_file_named_returns_is_refused_and_nothing_written(tmp_path, command):
+    """collect read such a file as one return ('not an Excel workbook', a reply drafted
+    to nobody) and rewrote out/ with no ratings; status and remind took every pack as
+    not returned and remind drafted a reminder to every rater."""
+    from sheetflow.packs.generate import generate_packs
+
+    root = init_study(tmp_path / "s", "paired-rubric")
+    generate_packs(root)
+    (root / "returns").rmdir()
+    (root / "returns").write_text("x", encoding="utf-8")
+    result = CliRunner().invoke(cli, [command, str(root)])
+    assert result.exit_code == 2, result.output
+    assert result.output == (f"error: {root / 'returns'}: is a file, not the returns folder; "
+                             "move it aside and put the returned workbooks in a folder named "
+                             "returns\n")
+    written = [p.name for p in (root / "out").rglob("*")] if (root / "out").exists() else []
+    assert written in ([], [".lock"]), written  # the study lock, taken before reading

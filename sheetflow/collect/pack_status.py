@@ -17,6 +17,7 @@ from ..workbook import layout as L
 from .links import linked_to, sole_link
 from .mail_state import PackMail, pack_mail, received_times
 from .outputs import COLLECTION_FILE, OUT_DIR, returns_since_collect
+from .returns import check_returns_folder
 from .run import collect
 from .safety import Limits
 from .validate import ERROR, FileStatus, ValidationReport, counted_files, set_aside_files
@@ -155,6 +156,8 @@ def _read_returns(root: Path, paths: list[str | Path] | None, limits: Limits | N
     manifest.close()  # only the pack heads are needed here
     study = load_study(root)
     journal = read_journal(root)
+    if paths is None:
+        check_returns_folder(root)
     if paths is None and not (root / RETURNS_DIR).is_dir():
         mail = pack_mail(manifest.heads, [], {}, journal, deadline=study.mail.deadline,
                          now=now)

@@ -88,6 +88,8 @@ def find_entries(root: Path, paths: list[str | Path] | None) -> list[Entry]:
         A given path does not exist.
     """
     targets = [Path(p) for p in paths] if paths else [root / "returns"]
+    if not paths:
+        check_returns_folder(root)
     study = root.resolve()
     found: list[Entry] = []
     for target in targets:
@@ -99,6 +101,23 @@ def find_entries(root: Path, paths: list[str | Path] | None) -> list[Entry]:
             raise UsageError(f"{display_name(str(target))}: no such file or folder")
     unique = {(e.name, str(e.path)): e for e in found}
     return [unique[k] for k in sorted(unique)]
+
+
+def check_returns_folder(root: Path) -> None:
+    """Refuse a ``returns`` that is there but is no folder: it was collected as one
+    returned file ('not a workbook', a reply drafted about it) and status and remind
+    took every pack as not returned.
+
+    Raises
+    ------
+    UsageError
+        ``root/returns`` is a file (or another non-folder).
+    """
+    folder = root / "returns"
+    if (folder.exists() or folder.is_symlink()) and not folder.is_dir():
+        raise UsageError(f"{display_name(str(folder))}: is a file, not the returns folder; "
+                         "move it aside and put the returned workbooks in a folder named "
+                         "returns")
 
 
 OWNER_FILE_BYTES = 4096
