@@ -283,9 +283,9 @@ def test_only_a_format_that_scales_by_100_is_a_percentage(number_format, shown):
     assert percent_text(0.03, number_format) == shown
 
 
-def test_every_percentage_of_a_return_is_quoted_past_the_first_few(tmp_path):
-    """The first cells a message quotes are looked up one by one, the rest from an
-    index of the sheet built once: a percentage is quoted as shown either way."""
+def _whole_number_errors(tmp_path, planted) -> tuple[list[str], dict[str, str]]:
+    """A paired-rubric return with ``planted(cells)`` -> {cell: (value, number format
+    or None)} in its whole-number cells; the cells and each error's quoted value."""
     root = tmp_path / "study"
     init_study(root, "paired-rubric")
     generate_packs(root)
@@ -293,16 +293,24 @@ def test_every_percentage_of_a_return_is_quoted_past_the_first_few(tmp_path):
     answers = plan_answers(pack)
     whole = [a["cell"] for a in L.iter_answer_cells(pack)
              if a["validation"]["type"] == "whole"]
-    assert len(whole) > 40  # well past the cells looked up one by one
     filled = tmp_path / "filled.xlsx"
     fill_openpyxl(root / L.PACKS_DIR / pack["file"], filled, answers)
     wb = openpyxl.load_workbook(filled)
-    for cell in whole:
-        wb[L.SCORING_SHEET][cell].value = 0.03
-        wb[L.SCORING_SHEET][cell].number_format = "0%"
+    for cell, (value, number_format) in planted(whole).items():
+        wb[L.SCORING_SHEET][cell].value = value
+        if number_format:
+            wb[L.SCORING_SHEET][cell].number_format = number_format
     wb.save(root / "returns" / pack["file"])
-    found = {i.cell: i.value for i in collect(root, write=False).report.issues
-             if i.severity == "error"}
+    return whole, {i.cell: i.value for i in collect(root, write=False).report.issues
+                   if i.severity == "error"}
+
+
+def test_every_percentage_of_a_return_is_quoted_past_the_first_few(tmp_path):
+    """The first cells a message quotes are looked up one by one, the rest from an
+    index of the sheet built once: a percentage is quoted as shown either way."""
+    whole, found = _whole_number_errors(tmp_path, lambda cells: dict.fromkeys(
+        cells, (0.03, "0%")))
+    assert len(whole) > 40  # well past the cells looked up one by one
     assert found == dict.fromkeys(whole, "3%")
 
 
@@ -320,21 +328,8 @@ def test_the_sheet_index_finds_each_cell_style_as_the_search_does():
 
 def test_a_huge_number_is_quoted_as_the_cell_shows_it(tmp_path):
     """1E+308 in a whole-number cell was quoted as the first 80 of its 309 digits."""
-    root = tmp_path / "study"
-    init_study(root, "paired-rubric")
-    generate_packs(root)
-    pack = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][0]
-    answers = plan_answers(pack)
-    whole = [a["cell"] for a in L.iter_answer_cells(pack)
-             if a["validation"]["type"] == "whole"]
-    planted = dict(zip(whole, (1e308, -1e12, 123456789012.0, 5_000_000_000), strict=False))
-    filled = tmp_path / "filled.xlsx"
-    fill_openpyxl(root / L.PACKS_DIR / pack["file"], filled, answers)
-    wb = openpyxl.load_workbook(filled)
-    for cell, value in planted.items():
-        wb[L.SCORING_SHEET][cell].value = value
-    wb.save(root / "returns" / pack["file"])
-    found = {i.cell: i.value for i in collect(root, write=False).report.issues
-             if i.severity == "error"}
+    numbers = (1e308, -1e12, 123456789012.0, 5_000_000_000)
+    whole, found = _whole_number_errors(tmp_path, lambda cells: {
+        cell: (value, None) for cell, value in zip(cells, numbers, strict=False)})
     assert found == dict(zip(whole, ("1E+308", "-1E+12", "1.23457E+11", "5000000000"),
                              strict=False))
