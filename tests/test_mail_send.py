@@ -343,3 +343,24 @@ def test_the_mail_table_is_checked_and_is_not_part_of_the_spec_hash(tmp_path):
     assert "[mail]: 'smtp' is 'nohost'; give host:port" in result.stderr
     assert "[mail]: 'deadline' is 'soon'; give a date as yyyy-mm-dd" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_a_damaged_journal_line_stops_a_send_that_could_repeat_a_message(tmp_path):
+    """A line of mail.jsonl that is no record (edited by hand, damaged) was passed over
+    in silence: had it held a message's "sent" record, the next send sent it again."""
+    root = mail_study(tmp_path / "s")
+    with smtp_server() as (port, server):
+        first, _ = run_json("send", str(root), "invitations", "--yes", *_plain(port))
+        assert first.exit_code == 0 and len(server.delivered) == 3
+        path = root / "mail.jsonl"
+        lines = path.read_bytes().splitlines(keepends=True)
+        at = next(i for i, line in enumerate(lines) if b'"event": "sent"' in line
+                  or b'"event":"sent"' in line)
+        lines[at] = lines[at][:20] + b"\n"  # cut inside the record
+        path.write_bytes(b"".join(lines))
+        for extra in ([], ["--dry-run"]):
+            again = run("send", str(root), "invitations", "--yes", *extra, *_plain(port))
+            assert again.exit_code == 3, again.output
+            assert f"mail.jsonl: line {at + 1} holds no record sheetflow wrote" in again.stderr
+            assert "could go again" in again.stderr and "Traceback" not in again.stderr
+        assert len(server.delivered) == 3  # nothing sent twice

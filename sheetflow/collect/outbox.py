@@ -26,8 +26,8 @@ from email.message import EmailMessage
 from email.policy import SMTP
 from pathlib import Path
 
-from ..errors import UsageError
-from ..packs.journal import Journal, iso, read_journal
+from ..errors import SheetflowError, UsageError
+from ..packs.journal import Journal, damaged_journal, iso, read_journal
 from ..packs.mail import build_eml, outgoing
 from ..packs.manifest import open_manifest
 from ..packs.send import Outgoing
@@ -105,6 +105,8 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
     drafts = {"invitations": _invitations, "reminders": _reminders,
               "replies": _replies}[which](root, study, box, min_days, now, not dry_run)
     journal = read_journal(root)
+    if journal.damaged:  # a "sent" record lost there would send its message again
+        raise SheetflowError(damaged_journal(journal.damaged))
     for rater_id, sitting, draft, about in drafts:
         if raters and rater_id not in raters:
             continue

@@ -74,21 +74,39 @@ def _ends_with_newline(path: Path) -> bool:
         return fh.read(1) == b"\n"
 
 
-def records(root: Path) -> Iterator[dict[str, Any]]:
-    """Every complete record of the journal, oldest first (none when there is none)."""
+def records(root: Path, damaged: list[int] | None = None) -> Iterator[dict[str, Any]]:
+    """Every complete record of the journal, oldest first (none when there is none).
+
+    A last line without its line end was cut off by a crash while it was written and
+    is passed over; any other line that is not a record (edited or damaged) is passed
+    over too, its number added to ``damaged`` when given.
+    """
     path = Path(root) / JOURNAL_FILE
     if not path.is_file():
         return
     with path.open("rb") as fh:
-        for raw in fh:
+        for number, raw in enumerate(fh, 1):
             if not raw.endswith(b"\n"):
                 return  # cut off by a crash while it was written
             try:
                 record = json.loads(raw)
             except (UnicodeDecodeError, json.JSONDecodeError):
-                continue
+                record = None
             if isinstance(record, dict):
                 yield record
+            elif damaged is not None and raw.strip():
+                damaged.append(number)
+
+
+def damaged_journal(lines: list[int]) -> str:
+    """The line that stops a send when the journal holds lines that are no record."""
+    shown = ", ".join(map(str, lines[:5])) + (" ..." if len(lines) > 5 else "")
+    which, verb, them = ("lines", "hold", "those lines") if len(lines) > 1 \
+        else ("line", "holds", "that line")
+    return (f"{JOURNAL_FILE}: {which} {shown} {verb} no record sheetflow wrote (damaged "
+            "or edited by hand): a message recorded there as sent could go again. "
+            f"Restore the file from a backup, or remove {them} once you know what "
+            f"{'they' if len(lines) > 1 else 'it'} recorded, then send again")
 
 
 @dataclass
@@ -118,6 +136,7 @@ class Journal:
 
     deliveries: dict[str, Delivery] = field(default_factory=dict)
     received: list[dict[str, Any]] = field(default_factory=list)
+    damaged: list[int] = field(default_factory=list)  # line numbers that hold no record
 
     def sent(self, kind: str, rater: str, sitting: int) -> list[Delivery]:
         """The confirmed deliveries of one kind to one rater and sitting, oldest first."""
@@ -148,7 +167,7 @@ class Journal:
 def read_journal(root: Path) -> Journal:
     """The study's journal, folded into deliveries and received files."""
     journal = Journal()
-    for record in records(root):
+    for record in records(root, journal.damaged):
         event, mid = record.get("event"), str(record.get("message_id", ""))
         if event == "sending" and mid:
             journal.deliveries[mid] = Delivery(
