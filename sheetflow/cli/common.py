@@ -59,20 +59,37 @@ _JSON_KEY = "sheetflow.json"
 _PROGRESS_DELAY = 1.0  # seconds of work before a bar appears
 
 
-class Days(click.ParamType):
-    """A number of days: finite and not negative ('nan', 'inf' and -1 were taken)."""
+class NonNegative(click.ParamType):
+    """A finite number, 0 or more ('nan', 'inf' and negative values are refused).
 
-    name = "days"
+    Parameters
+    ----------
+    name : str
+        The type's name in the help.
+    noun : str
+        What a value that is no number is not ("a number of days").
+    wanted : str
+        What to give instead of a negative or infinite one ("a number of days, 0
+        or more").
+    """
+
+    def __init__(self, name: str, noun: str, wanted: str) -> None:
+        self.name, self.noun, self.wanted = name, noun, wanted
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> float:
         try:
-            days = float(value)
+            number = float(value)
         except (TypeError, ValueError):
-            self.fail(f"{value!r} is not a number of days", param, ctx)
-        if not math.isfinite(days) or days < 0:
-            self.fail(f"{value!r}: give a number of days, 0 or more", param, ctx)
-        return days
+            self.fail(f"{value!r} is not {self.noun}", param, ctx)
+        if not math.isfinite(number) or number < 0:
+            self.fail(f"{value!r}: give {self.wanted}", param, ctx)
+        return number
+
+
+def Days() -> NonNegative:  # named as a type, as click.IntRange is
+    """A number of days: finite and not negative ('nan', 'inf' and -1 were taken)."""
+    return NonNegative("days", "a number of days", "a number of days, 0 or more")
 
 
 class Enough(click.IntRange):

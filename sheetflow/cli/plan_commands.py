@@ -2,35 +2,23 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
 import click
 
 from ..spec.model import MIN_RESAMPLES
-from .common import EXIT_DATA, Enough, Output, command
+from .common import EXIT_DATA, Enough, NonNegative, Output, command
 
 # the fewest simulated studies per design: a median width, or a share of studies at
 # 0.8, from fewer moves by a whole step when one study changes
 MIN_SIMULATIONS = 20
 
 
-class Amount(click.ParamType):
+def Amount() -> NonNegative:  # named as a type, as click.IntRange is
     """A cost: a finite number, 0 or more (a negative or nan cost made the cheapest
     design a nonsense one, in silence)."""
-
-    name = "amount"
-
-    def convert(self, value: Any, param: click.Parameter | None,
-                ctx: click.Context | None) -> float:
-        try:
-            amount = float(value)
-        except (TypeError, ValueError):
-            self.fail(f"{value!r} is not a number", param, ctx)
-        if not math.isfinite(amount) or amount < 0:
-            self.fail(f"{value!r}: give a cost of 0 or more", param, ctx)
-        return amount
+    return NonNegative("amount", "a number", "a cost of 0 or more")
 
 
 def _usage(message: str) -> Exception:
