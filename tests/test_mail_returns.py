@@ -419,3 +419,73 @@ def test_a_reply_draft_names_the_file_as_the_rater_sent_it(tmp_path):
     assert "Thank you for returning your workbook (scores-final.xlsx). Before" in body
     assert not any(name in body for name in saved), body
     assert pack["file"] not in body
+
+
+def _cut_record(root: Path, event: str, kind: str) -> int:
+    """Cut inside the first ``event`` record of a ``kind`` message in mail.jsonl (as a
+    bad edit would); its line number."""
+    path = root / "mail.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    mids = {json.loads(line)["message_id"] for line in lines
+            if json.loads(line).get("kind") == kind}
+    at = next(i for i, line in enumerate(lines) if json.loads(line)["event"] == event
+              and json.loads(line)["message_id"] in mids)
+    lines[at] = lines[at][:20] + b"\n"
+    path.write_bytes(b"".join(lines))
+    return at + 1
+
+
+def _files(folder: Path) -> dict[str, tuple[bytes, int]]:
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()}
+
+
+def test_a_damaged_journal_line_stops_remind_as_it_stops_send(tmp_path):
+    """A line of mail.jsonl that is no record was passed over by remind: the rater
+    whose reminder's "sent" record it held was drafted (and sent) a reminder again."""
+    root = mail_study(tmp_path / "s")
+    with smtp_server() as (port, server):
+        smtp = ["--smtp", f"127.0.0.1:{port}", "--smtp-security", "none"]
+        assert run("send", str(root), "invitations", "--yes", *smtp).exit_code == 0
+        assert run("send", str(root), "reminders", "--yes", *smtp).exit_code == 0
+        assert len(server.delivered) == 6
+        line = _cut_record(root, "sent", "reminder")
+        drafts = _files(root / "out" / "reminders")
+        said = f"mail.jsonl: line {line} holds no record sheetflow wrote"
+        reminded = run("remind", str(root))
+        assert reminded.exit_code == 3, reminded.output
+        assert said in reminded.stderr and "could go again" in reminded.stderr
+        assert reminded.stderr.rstrip().endswith("then run remind again")
+        for extra in (["--yes"], ["--dry-run"]):
+            again = run("send", str(root), "reminders", *extra, *smtp)
+            assert again.exit_code == 3, again.output
+            assert said in again.stderr and "Traceback" not in again.stderr
+        assert len(server.delivered) == 6  # no reminder sent again
+    assert _files(root / "out" / "reminders") == drafts  # no draft written or removed
+    _, doc = run_json("remind", str(root))
+    assert doc["exit_code"] == 3 and said in doc["errors"][0]
+
+
+def test_status_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
+    """A line of mail.jsonl that is no record was passed over by status in silence: the
+    invitation it recorded showed as never sent, and status exited 0."""
+    root = mail_study(tmp_path / "s")
+    with smtp_server() as (port, _):
+        assert run("send", str(root), "--yes", "--smtp", f"127.0.0.1:{port}",
+                   "--smtp-security", "none").exit_code == 0
+    for pack in packs(root):
+        (root / L.RETURNS_DIR / pack["file"]).write_bytes(_fill(root, pack))
+    assert run("collect", str(root)).exit_code == 0
+    assert run("status", str(root)).exit_code == 0  # every pack back, out/ current
+    line = _cut_record(root, "sent", "invitation")
+    shown = run("status", str(root))
+    assert shown.exit_code == 1, shown.output
+    assert "file returned (or the pack)" in shown.stdout  # the table is still shown
+    assert all(p["rater_id"] in shown.stdout for p in packs(root))
+    assert (f"warning: mail.jsonl: line {line} holds no record sheetflow wrote (damaged "
+            "or edited by hand): the table may show a message recorded there") \
+        in shown.stderr
+    assert "then run status again" in shown.stderr
+    result, doc = run_json("status", str(root))
+    assert result.exit_code == 1 and doc["ok"] is False and doc["exit_code"] == 1
+    assert doc["journal_damaged"] == [line]
+    assert any(f"line {line} holds no record" in w for w in doc["warnings"])

@@ -108,6 +108,10 @@ def _summary(out: Output, result: Collection) -> None:
                  fg="red" if not report.valid else ("yellow" if missing else "green"))
 
 
+_JOURNAL_RISK = ("the table may show a message recorded there (an invitation, a "
+                 "reminder, a reply) as never sent")
+
+
 @command("status")
 @click.option("--agreement", is_flag=True,
               help="Also Krippendorff's alpha per dimension on the ratings collected so far, "
@@ -120,7 +124,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     back without errors and out/ is current; else 1 (a pack not returned, a file with
     errors or one that could not be read or identified, a file in returns/ the last
     collect did not read (new or changed since, or no collect yet): collect is next,
-    out/ needing a rerun).
+    out/ needing a rerun; a line of mail.jsonl that is no record, named in a warning).
 
     Example: sheetflow status my-study --agreement --json
     """
@@ -129,6 +133,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     from ..collect.pack_status import status_report
     from ..collect.reminders import unconfirmed_invitation
     from ..collect.returns import escape_controls
+    from ..packs.journal import damaged_journal
 
     report = status_report(directory)
     rows = report.packs
@@ -169,14 +174,16 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     strangers = [u for u in report.unmatched if u.errors]
     tail += (f"; {counted(len(strangers), 'file')} matching no pack (sheetflow collect)"
              if strangers else "")
-    stale = report.not_collected
+    stale, damaged = report.not_collected, report.journal_damaged
     out.headline(f"{returned} of {len(rows)} packs returned{tail}",
                  fg="red" if unusable or strangers else "green"
-                 if returned == len(rows) and not mixed and not stale else "yellow")
+                 if returned == len(rows) and not (mixed or stale or damaged) else "yellow")
     if stale:  # out/ is not what the returns now say
         out.say(_not_collected_line(stale, report.collected), fg="yellow")
     for problem in mixed:
         out.warn(problem)
+    if damaged:  # the table may show a message recorded there as never sent
+        out.warn(damaged_journal(damaged, risk=_JOURNAL_RISK, then="run status again"))
     with_errors = [r for r in rows if r.errors and r.returned and not r.unusable]
     due = sum(r.reply_due for r in with_errors)
     if due:
@@ -188,10 +195,11 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
                 "reply asking for fixes was sent (mail.jsonl); waiting for the corrected "
                 "file", fg="yellow")
     done = (returned == len(rows) and not with_errors and not unusable and not mixed
-            and not stale and not strangers)
+            and not stale and not strangers and not damaged)
     doc: dict[str, Any] = {"ok": done, "raters": [r.to_dict() for r in rows],
                            "unmatched": [u.to_dict() for u in report.unmatched],
-                           "out_mixed": mixed, "not_collected": stale}
+                           "out_mixed": mixed, "not_collected": stale,
+                           "journal_damaged": damaged}
     if agreement:
         doc["agreement"] = _agreement_lines(out, directory)
     out.json(doc)

@@ -28,7 +28,8 @@ def remind_command(out: Output, directory: Path, min_days: float,
 
     Exits 1 when a pack needs the coordinator beyond the drafts: a file linked to it
     came back and cannot be used (collect's reply draft asks for it again), or its
-    rater has no e-mail address to remind.
+    rater has no e-mail address to remind. Stops with exit 3, writing nothing, when a
+    line of mail.jsonl is no record (a reminder recorded there could go again).
 
     Example: sheetflow remind my-study
     """

@@ -102,11 +102,12 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
             raise UsageError(f"--rater {rater}: no such rater in {study.raters_file}")
     box = Outbox()
     kind = KIND_NAMES[which]
-    drafts = {"invitations": _invitations, "reminders": _reminders,
-              "replies": _replies}[which](root, study, box, min_days, now, not dry_run)
     journal = read_journal(root)
+    # before any draft is composed: a real send of reminders writes its drafts first
     if journal.damaged:  # a "sent" record lost there would send its message again
         raise SheetflowError(damaged_journal(journal.damaged))
+    drafts = {"invitations": _invitations, "reminders": _reminders,
+              "replies": _replies}[which](root, study, box, min_days, now, not dry_run)
     for rater_id, sitting, draft, about in drafts:
         if raters and rater_id not in raters:
             continue

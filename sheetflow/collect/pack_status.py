@@ -90,6 +90,9 @@ class StatusReport:
     """Whether collect has written ``out/`` (its record of the files read) before."""
     unmatched: list[UnmatchedFile] = field(default_factory=list)
     """The returned files shown on no pack (:func:`unmatched_files`)."""
+    journal_damaged: list[int] = field(default_factory=list)
+    """The line numbers of ``mail.jsonl`` that hold no record (damaged or edited by
+    hand): a message recorded there is missing from the mail history of the packs."""
 
 
 def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
@@ -108,13 +111,13 @@ def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
     StatusReport
     """
     root = Path(study_dir)
-    heads, study, report, mail, received = _read_returns(root, paths, limits, now)
+    heads, study, report, mail, received, damaged = _read_returns(root, paths, limits, now)
     collected = (root / OUT_DIR / COLLECTION_FILE).is_file()
     read = {f.file: f.sha256 for f in report.files if f.sha256}  # hashed by the collect
     fresh = returns_since_collect(root, all_before_first=True, digests=read) \
         if paths is None else []
     return StatusReport(_pack_rows(heads, study, report, mail, received), fresh, collected,
-                        unmatched_files(report))
+                        unmatched_files(report), damaged)
 
 
 def status(study_dir: str | Path, paths: list[str | Path] | None = None,
@@ -140,18 +143,23 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
     list of RaterStatus
         One per pack in the manifest, in manifest order; writes nothing. A file linked
         to the pack alone (:mod:`.links`) makes it returned, with that file's errors.
+        The lines of ``mail.jsonl`` that hold no record are left to the caller
+        (:func:`status_report` names them; ``remind`` and ``send`` stop on them).
     """
-    return _pack_rows(*_read_returns(Path(study_dir), paths, limits, now))
+    heads, study, report, mail, received, _ = _read_returns(Path(study_dir), paths,
+                                                            limits, now)
+    return _pack_rows(heads, study, report, mail, received)
 
 
 _Returns = tuple[list[PackHead], Study, ValidationReport, dict[str, PackMail],
-                 dict[str, dt.datetime]]
+                 dict[str, dt.datetime], list[int]]
 
 
 def _read_returns(root: Path, paths: list[str | Path] | None, limits: Limits | None,
                   now: dt.datetime | None) -> _Returns:
     """The packs, the study, collect's report of the returns (written nowhere), each
-    pack's mail history and when each file came (sha256 -> time)."""
+    pack's mail history, when each file came (sha256 -> time) and the lines of the
+    mail journal that hold no record."""
     manifest = open_manifest(root)
     manifest.close()  # only the pack heads are needed here
     study = load_study(root)
@@ -161,10 +169,10 @@ def _read_returns(root: Path, paths: list[str | Path] | None, limits: Limits | N
     if paths is None and not (root / RETURNS_DIR).is_dir():
         mail = pack_mail(manifest.heads, [], {}, journal, deadline=study.mail.deadline,
                          now=now)
-        return manifest.heads, study, ValidationReport([], []), mail, {}
+        return manifest.heads, study, ValidationReport([], []), mail, {}, journal.damaged
     result = collect(root, paths, write=False, limits=limits, now=now)
     received = received_times(root, result.report.files, journal, result.received)
-    return manifest.heads, study, result.report, result.mail, received
+    return manifest.heads, study, result.report, result.mail, received, journal.damaged
 
 
 def reply_due(errors: int, standing: list[FileStatus], received: dict[str, dt.datetime],

@@ -26,7 +26,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..packs.journal import parse_time, read_journal
+from ..errors import SheetflowError
+from ..packs.journal import damaged_journal, parse_time, read_journal
 from ..spec.study import Rater, load_study
 from .coordinator import (
     REMINDERS_DIR,
@@ -81,12 +82,20 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
     Returns
     -------
     Reminders
+
+    Raises
+    ------
+    SheetflowError
+        A line of ``mail.jsonl`` is no record: a reminder whose "sent" record it held
+        would be drafted again. Nothing is written.
     """
     root = Path(study_dir)
     now = now or dt.datetime.now(dt.UTC)
     study = load_study(root)
     raters = {r.id: r for r in study.raters}
     journal = read_journal(root)
+    if journal.damaged:  # a reminder whose "sent" record it held would be drafted again
+        raise SheetflowError(damaged_journal(journal.damaged, then="run remind again"))
     # any invitation tried, whatever came of it, means the packs go by e-mail here
     by_hand = not any(d.kind == "invitation" for d in journal.deliveries.values())
     out = Reminders(by_hand=by_hand)

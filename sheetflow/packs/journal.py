@@ -98,15 +98,35 @@ def records(root: Path, damaged: list[int] | None = None) -> Iterator[dict[str, 
                 damaged.append(number)
 
 
-def damaged_journal(lines: list[int]) -> str:
-    """The line that stops a send when the journal holds lines that are no record."""
+_SENT_AGAIN = "a message recorded there as sent could go again"
+
+
+def damaged_journal(lines: list[int], *, risk: str = _SENT_AGAIN,
+                    then: str = "send again") -> str:
+    """The line naming the journal's lines that are no record, and what to do.
+
+    ``send`` and ``remind`` stop with it; ``status`` shows it as a warning.
+
+    Parameters
+    ----------
+    lines : list of int
+        The line numbers that hold no record (:attr:`Journal.damaged`).
+    risk : str
+        What a record lost there does to the command that read it.
+    then : str
+        What to do once the file is mended.
+
+    Returns
+    -------
+    str
+    """
     shown = ", ".join(map(str, lines[:5])) + (" ..." if len(lines) > 5 else "")
     which, verb, them = ("lines", "hold", "those lines") if len(lines) > 1 \
         else ("line", "holds", "that line")
     return (f"{JOURNAL_FILE}: {which} {shown} {verb} no record sheetflow wrote (damaged "
-            "or edited by hand): a message recorded there as sent could go again. "
-            f"Restore the file from a backup, or remove {them} once you know what "
-            f"{'they' if len(lines) > 1 else 'it'} recorded, then send again")
+            f"or edited by hand): {risk}. Restore the file from a backup, or remove "
+            f"{them} once you know what {'they' if len(lines) > 1 else 'it'} recorded, "
+            f"then {then}")
 
 
 @dataclass
