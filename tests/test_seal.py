@@ -184,3 +184,20 @@ def test_a_key_without_input_hashes_is_refused(study):
     lock["key_sha256"] = digest.hexdigest()
     _lock(study).write_text(json.dumps(lock), encoding="utf-8")
     _refused(study, "internal_scores.csv was not sealed at generate")
+
+
+def test_a_missing_pack_workbook_fails_verify_naming_it(study):
+    """verify passed with a pack workbook the manifest lists gone from packs/ (a
+    reminder attaches it again). analyze reads no pack, so it still unseals."""
+    listed = sorted(p.name for p in (study / "packs").glob("*.xlsx"))
+    gone = listed[:2]
+    for name in gone:
+        (study / "packs" / name).unlink()
+    result = CliRunner().invoke(cli, ["verify", str(study)])
+    assert result.exit_code == 3, result.output
+    errors = [ln for ln in result.stderr.splitlines() if ln.startswith("error: ")]
+    assert sorted(errors) == [f"error: packs/{name}: missing (packs/manifest.json lists "
+                              "it); restore it from the generate run" for name in gone]
+    doc = json.loads(CliRunner().invoke(cli, ["verify", str(study), "--json"]).stdout)
+    assert doc["exit_code"] == 3 and len(doc["errors"]) == 2
+    assert verify_seal(study).ok  # the seal itself holds

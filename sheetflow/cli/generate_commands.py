@@ -73,7 +73,9 @@ def verify_command(out: Output, directory: Path, out_dir: Path | None,
                    published: str | None, published_lock: str | None) -> None:
     """Check the sealed key against its published hash and the spec against the lock.
 
-    Exits 3 when the seal is broken.
+    Also checks that each pack workbook packs/manifest.json lists is in packs/ (that it
+    is there, not its bytes: generate records no hash of a workbook). Exits 3 when the
+    seal is broken or a pack is missing.
 
     Example: sheetflow verify my-study --key-sha256 3f5a...
     """
@@ -82,7 +84,7 @@ def verify_command(out: Output, directory: Path, out_dir: Path | None,
 
     check_published(published_lock, "--lock-sha256")
     check = verify_seal(directory, out_dir, published=published,
-                        published_lock=published_lock)
+                        published_lock=published_lock, pack_files=True)
     if not check.ok:
         fail(EXIT_FAILED, check.problems)
     out.say(f"key sha256  {check.key_sha256}")

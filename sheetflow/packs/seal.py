@@ -195,7 +195,7 @@ class SealCheck:
 
 def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
                 study: Study | None = None, published: str | None = None,
-                published_lock: str | None = None) -> SealCheck:
+                published_lock: str | None = None, pack_files: bool = False) -> SealCheck:
     """Check the seal of the study in ``study_dir``.
 
     The key's sha256 must equal ``key.sha256`` (and ``published``, the hash announced
@@ -203,7 +203,9 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
     the key, the one in the plan lock and the study's current hash must all agree (so
     editing the spec and writing its new hash into the plan lock does not pass); every
     input file hashed at generate (the internal scores) must be unchanged; and the
-    manifest, when present, must be the one generated.
+    manifest, when present, must be the one generated. With ``pack_files``, every pack
+    workbook the manifest lists must be in ``packs/`` (present only: generate records
+    no hash of a workbook's bytes, so a changed one is not told from the one written).
 
     Parameters
     ----------
@@ -217,6 +219,9 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
         The key sha256 published before scoring.
     published_lock : str, optional
         The sha256 of ``lock-record.json`` published at the data lock (protocol 002).
+    pack_files : bool
+        Also check the pack workbooks are there (``sheetflow verify``); ``analyze``
+        reads no pack, so a pack removed after it was sent does not stop it.
 
     Returns
     -------
@@ -254,26 +259,47 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
     path = root / "packs" / "manifest.json"
     manifest = path.read_bytes() if path.is_file() else None  # read once: hashed, parsed
     _check_manifest(check, manifest, record or lock, key if record is None else None)
-    _check_cards(check, manifest, check.key.get("packs", []))
+    packs = _manifest_packs(manifest)
+    _check_cards(check, packs, check.key.get("packs", []))
+    if pack_files:
+        _check_pack_files(check, packs, root / "packs")
     return check
 
 
-def _check_cards(check: SealCheck, data: bytes | None,
-                 sealed_packs: list[dict[str, Any]]) -> None:
-    """Each pack the key sealed must show the same item under each card code in the
-    manifest: whatever hash a lock record or plan lock gives the manifest, a card moved
-    to another item fails here against the published key."""
-    from .manifest_form import card_items  # only when a seal is checked
-
+def _manifest_packs(data: bytes | None) -> list[dict[str, Any]]:
+    """The ``packs`` of the manifest's bytes (none when missing or unreadable: named by
+    :func:`_check_manifest`, by its hash, and by collect)."""
     try:
         manifest = json.loads(data.decode("utf-8")) if data is not None else None
     except (UnicodeDecodeError, json.JSONDecodeError):
-        return  # unreadable: named by _check_manifest (its hash) and by collect
+        return []
+    packs = manifest.get("packs") if isinstance(manifest, dict) else None
+    return [p for p in packs if isinstance(p, dict)] if isinstance(packs, list) else []
+
+
+def _check_pack_files(check: SealCheck, packs: list[dict[str, Any]], folder: Path) -> None:
+    """Each pack workbook the manifest lists must be in ``folder`` (``packs/``): a
+    reminder attaches it again. Its bytes cannot be checked: no hash of them is
+    recorded anywhere at generate."""
+    for pack in packs:
+        name = pack.get("file")
+        if isinstance(name, str) and name and not (folder / name).is_file():
+            check.problems.append(f"packs/{name}: missing (packs/manifest.json lists it); "
+                                  "restore it from the generate run")
+
+
+def _check_cards(check: SealCheck, packs: list[dict[str, Any]],
+                 sealed_packs: list[dict[str, Any]]) -> None:
+    """Each pack the key sealed must show the same item under each card code in the
+    manifest (``packs``, its pack entries): whatever hash a lock record or plan lock
+    gives the manifest, a card moved to another item fails here against the published
+    key."""
+    from .manifest_form import card_items  # only when a seal is checked
+
     sealed = {(p.get("rater_id"), p.get("sitting")):
               {c.get("code") or c.get("item_id"): c.get("item_id") for c in p.get("cases", [])}
               for p in sealed_packs if isinstance(p, dict)}
-    packs = manifest.get("packs") if isinstance(manifest, dict) else None
-    for pack in packs if isinstance(packs, list) else []:
+    for pack in packs:
         want = sealed.get((pack.get("rater_id"), pack.get("sitting")))
         if want is not None and card_items(pack.get("cards") or []) != want:
             check.problems.append(
