@@ -56,6 +56,11 @@ def test_ids_equal_after_normalisation_are_duplicates(paired):
      ["internal_scores.csv", "row 2", "total 'ten' is not a number"]),
     (lambda rows: [rows[0], rows[1], rows[1], *rows[3:]],
      ["internal_scores.csv", "row 3", "scored twice"]),
+    # the template's rubric total runs 0-20 points: 85 is a percentage, -1 no total
+    (lambda rows: [rows[0], [rows[1][0], rows[1][1], "85"], *rows[2:]],
+     ["internal_scores.csv", "row 2", "total '85' is outside 0-20", "rubric"]),
+    (lambda rows: [rows[0], rows[1], [rows[2][0], rows[2][1], "-1"], *rows[3:]],
+     ["internal_scores.csv", "row 3", "total '-1' is outside 0-20"]),
 ])
 def test_internal_scores_are_checked(paired, edit, words):
     path = paired / "internal_scores.csv"

@@ -3,7 +3,7 @@
 Each test changes one thing after ``generate`` the way someone tempted to move a verdict
 would, and asserts that ``analyze`` refuses with one line naming it (exit 3, nothing
 written; the earlier analysis outputs removed, and said so in a warning, since they no
-longer stand for the study) and that ``verify`` reports the same line (exit 1).
+longer stand for the study) and that ``verify`` reports the same line (exit 3).
 """
 
 from __future__ import annotations
@@ -101,7 +101,8 @@ def test_internal_scores_rehashed_into_the_lock_are_refused(study):
     data = path.read_bytes()
     end = data.index(b"\n", data.index(b"\n") + 1)  # the end of the first data row
     end -= data[end - 1:end] == b"\r"
-    path.write_bytes(data[:end] + b"0" + data[end:])  # one total ten times larger: valid
+    other = b"1" if data[end - 1:end] != b"1" else b"2"  # one total changed, still valid
+    path.write_bytes(data[:end - 1] + other + data[end:])
     lock = json.loads(_lock(study).read_text(encoding="utf-8"))
     lock["inputs"]["internal_scores.csv"] = hashlib.sha256(path.read_bytes()).hexdigest()
     _lock(study).write_text(json.dumps(lock), encoding="utf-8")

@@ -2,9 +2,11 @@
 
 Protocol 000 compares the external validators with the team's own scores: one row per
 case and arm, columns ``case_id`` (an item id), ``arm`` (an arm id of the design) and
-``total`` (a number). ``check`` refuses anything else here, with the file and row named,
-so the analysis never meets a missing column, a case or arm that does not exist, a
-total that is not a number or a pair scored twice.
+``total`` (a number on the rubric's own scale: the team scores with the same rubric).
+``check`` refuses anything else here, with the file and row named, so the analysis
+never meets a missing column, a case or arm that does not exist, a total that is not a
+number or that no total of the rubric can take (a percentage, a slip of the keyboard),
+or a pair scored twice.
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ from ..errors import SpecError
 from ..words import counted
 from .limits import MAX_SPEC_BYTES
 from .model import Design, Item
+from .rubric import Rubric, total_range
 from .tables import read_table
 
 INTERNAL_COLUMNS = ("case_id", "arm", "total")
 
 
-def internal_scores_problems(path: Path, items: tuple[Item, ...],
-                             design: Design) -> list[SpecError]:
+def internal_scores_problems(path: Path, items: tuple[Item, ...], design: Design,
+                             rubric: Rubric | None = None) -> list[SpecError]:
     """Every problem of the internal scores at ``path`` (empty when it is sound).
 
     Parameters
@@ -33,6 +36,10 @@ def internal_scores_problems(path: Path, items: tuple[Item, ...],
         The study's items: every ``case_id`` must be one of their ids.
     design : Design
         Its arms: every ``arm`` must be one of their ids.
+    rubric : Rubric, optional
+        Its totals: every ``total`` must lie in the range one of them can take
+        (:func:`~sheetflow.spec.rubric.total_range`; from the lowest to the highest
+        when there are several). Not checked when not given or the rubric has none.
     """
     try:
         header, rows = read_table(path, max_bytes=MAX_SPEC_BYTES)
@@ -48,6 +55,8 @@ def internal_scores_problems(path: Path, items: tuple[Item, ...],
     unknown_case: dict[str, int] = {}
     unknown_arm: dict[str, int] = {}
     not_number: dict[str, int] = {}
+    outside: dict[str, int] = {}
+    span = _totals_span(rubric)
     twice: dict[tuple[str, str], int] = {}
     seen: dict[tuple[str, str], int] = {}
     for row_no, row in rows:
@@ -58,6 +67,8 @@ def internal_scores_problems(path: Path, items: tuple[Item, ...],
             unknown_arm.setdefault(arm, row_no)
         if not _is_number(total):
             not_number.setdefault(total, row_no)
+        elif span is not None and not span[0] <= float(total) <= span[1]:
+            outside.setdefault(total, row_no)
         if (case, arm) in seen:
             twice.setdefault((case, arm), row_no)
         seen.setdefault((case, arm), row_no)
@@ -70,6 +81,8 @@ def internal_scores_problems(path: Path, items: tuple[Item, ...],
                              f"of the design {sorted(arms)}"))
     if not_number:
         problems.append(_one(name, not_number, "total", ("a number", "numbers"), ""))
+    if outside and span is not None:
+        problems.append(_outside(name, outside, span))
     if twice:
         first = min(twice.values())
         pairs = ", ".join(f"{c!r} x {a!r}" for c, a in list(twice)[:3])
@@ -108,6 +121,30 @@ def _one(name: str, found: dict[str, int], column: str, what: tuple[str, str],
         f"are not {what[1]} ({len(found)} values)"
     return SpecError(f"{column} {shown} {verdict} {of}".rstrip(), file=name,
                      where=f"row {min(found.values())}")
+
+
+def _outside(name: str, found: dict[str, int], span: tuple[float, float]) -> SpecError:
+    """One problem for every total no total of the rubric can take, at the first row."""
+    shown = ", ".join(repr(v) for v in list(found)[:3]) + (", ..." if len(found) > 3 else "")
+    which = "is" if len(found) == 1 else f"are ({len(found)} values)"
+    return SpecError(f"total {shown} {which} outside {_fmt(span[0])}-{_fmt(span[1])}, the "
+                     "points a total of the rubric can take: the team scores with the "
+                     "study's rubric, so enter the total it gives", file=name,
+                     where=f"row {min(found.values())}")
+
+
+def _totals_span(rubric: Rubric | None) -> tuple[float, float] | None:
+    """From the lowest to the highest value the rubric's totals can take (None when
+    there is no rubric or it has no total)."""
+    if rubric is None or not rubric.totals:
+        return None
+    ranges = [total_range(t, rubric) for t in rubric.totals]
+    return (min(lo for lo, _ in ranges), max(hi for _, hi in ranges))
+
+
+def _fmt(x: float) -> str:
+    """A bound without a trailing ``.0`` when it is whole."""
+    return str(int(x)) if float(x).is_integer() else str(x)
 
 
 def _is_number(text: str) -> bool:

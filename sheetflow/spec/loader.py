@@ -379,7 +379,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             # only against items that loaded cleanly: a broken items file says so itself
             if path is not None and self._regular(path, repr(scores), where) and \
                     items and not self.problems:
-                self.problems += internal_scores_problems(path, items, design)
+                self.problems += internal_scores_problems(path, items, design, rubric)
         self._arm_params(plan, design)
         if verdicts.PARAM in plan.params:
             for problem in verdicts.problems(plan.params[verdicts.PARAM], rubric):
