@@ -30,7 +30,7 @@ def test_demo_makes_everything_and_tells_where(demo):
     assert len(list((folder / "returns").glob("*.xlsx"))) == 4
     key_hash = (folder / "sealed" / "key.sha256").read_text().split()[0]
     assert key_hash in output
-    assert "alpha      total" in output and "analysis.xlsx" in output
+    assert "alpha      Total (total)" in output and "analysis.xlsx" in output
 
 
 def test_demo_packs_name_no_system(demo):

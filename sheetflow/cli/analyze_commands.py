@@ -78,8 +78,12 @@ def _echo_summary(out: Output, analysis: Analysis) -> None:
     out.say(f"study      {s['study_id']}: {counted(s['n_raters'], 'rater')}, "
             f"{counted(s['n_cases'], 'case')}")
     out.say(f"key        sha256 {s['key_sha256']} (seal verified)")
-    for rec in s.get("alpha", []):
-        out.say(f"alpha      {rec['measure']:14} {_num(rec['alpha'])} "
+    alphas = s.get("alpha", [])
+    # each measure as the workbook names it, "Label (id)", the names aligned
+    names = [analysis.study.rubric.named(rec["measure"]) for rec in alphas]
+    width = max(map(len, names), default=0)
+    for name, rec in zip(names, alphas, strict=True):
+        out.say(f"alpha      {name:{width}} {_num(rec['alpha'])} "
                 f"[{_num(rec['ci_low'])}, {_num(rec['ci_high'])}] "
                 f"{rec['band'] or rec['reason']}".rstrip())  # no band, no reason: no blank
     for check in s["decision"]["checks"]:
