@@ -15,8 +15,9 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from demo_helpers import built_demo
 
-from sheetflow.analysis import analyze
+from sheetflow.analysis import analyze, methods
 from sheetflow.collect import collect
 from sheetflow.demo.simulate import fill_packs
 from sheetflow.packs import generate_packs
@@ -40,6 +41,12 @@ def studies(tmp_path_factory) -> dict[str, Path]:
     return out
 
 
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    """The demo study (``sheetflow demo``), analysed."""
+    return built_demo(tmp_path_factory.mktemp("reading-demo") / "demo")
+
+
 def _book(root: Path) -> openpyxl.Workbook:
     return openpyxl.load_workbook(root / "out" / "analysis.xlsx")
 
@@ -55,19 +62,78 @@ def _references(root: Path) -> str:
     return "\n".join(text)
 
 
-CITED = {  # a reference (by its first words) and the analyses whose figures rest on it
-    "Krippendorff, K.": {"alpha", "confidence_agreement"},
-    "Cohen, J.": {"cohen_kappa", "intra_rater_kappa"},
-    "Fleiss, J. L.": {"fleiss_kappa", "percent_agreement"},
-    "Gwet, K. L.": {"gwet"},
-    "Shrout, P. E.": {"icc"},
-    "McGraw, K. O.": {"icc"},
-    "Fieller, E. C.": {"spearman_internal"},
-    "Phipson, B.": {"permutation"},
-    "Armitage, P.": {"trend"},
-    "Wilcoxon, F.": {"wilcoxon_totals"},
-    "Landis, J. R.": {"cohen_kappa", "intra_rater_kappa"},
-    "Koo, T. K.": {"icc"},
+# "Krippendorff 2011", "Westfall & Young 1993", "Fleiss, Cohen & Everitt (1969)",
+# "Landis & Koch (1977, p. 165)", "Name et al. (2004)"
+_CITATION = re.compile(r"\b([A-Z][\w'-]*(?:(?:, | & | and )[A-Z][\w'-]*)*)( et al\.)? "
+                       r"\(?((?:1[6-9]|20)\d\d)\b")
+# an entry's authors with their initials and its year: "Koo, T. K., & Li, M. Y. (2016). "
+_HEAD = re.compile(r"((?:[A-Z][\w'-]*, (?:[A-Z]\. ?)+,? (?:& )?)+)\((\d{4})\)\. ")
+
+
+def _cited(text: str) -> set[tuple[tuple[str, ...], str, bool]]:
+    """Author-year citations in ``text``: (surnames, year, whether "et al.")."""
+    return {(tuple(re.split(r", | & | and ", names)), year, bool(etal))
+            for names, etal, year in _CITATION.findall(text)}
+
+
+def _listed(references: str) -> set[tuple[tuple[str, ...], str]]:
+    """(surnames, year) of every full entry: authors with initials, (year), a title and
+    its source; "Cohen, J. (1960) ...; Cohen, J. (1968) ..." are two entries."""
+    text = " ".join(references.split())  # an entry may run over two rows of the sheet
+    heads = list(_HEAD.finditer(text))
+    out = set()
+    for head, after in zip(heads, [*heads[1:], None], strict=True):
+        body = text[head.end():after.start() if after else len(text)].strip("; ")
+        if re.fullmatch(r"[^.]+\. \S.*\S", body):  # a title, then its source
+            out.add((tuple(re.findall(r"([A-Z][\w'-]*), [A-Z]\.", head[1])), head[2]))
+    return out
+
+
+def _missing(entries: list[tuple[str, str]]) -> list[str]:
+    """The citations in the Methods ``entries`` (topic, text) with no full reference."""
+    listed = _listed("\n".join(text for topic, text in entries if topic == "References"))
+    text = " ".join(text for topic, text in entries if topic != "References")
+    return [f"{', '.join(names)}{' et al.' if etal else ''} {year}"
+            for names, year, etal in sorted(_cited(text))
+            if not any(year == y and _same_authors(names, etal, authors)
+                       for authors, y in listed)]
+
+
+def _same_authors(names: tuple[str, ...], etal: bool, authors: tuple[str, ...]) -> bool:
+    """Whether a citation's ``names`` (with "et al." or not) are the entry's authors."""
+    if etal:  # "et al." stands for the authors after the first, at least two
+        return len(authors) > 2 and authors[0] == names[0]
+    return names == authors
+
+
+def _methods_entries(root: Path) -> list[tuple[str, str]]:
+    """The Methods sheet as (topic, text), a topic's continuation rows joined."""
+    entries: list[tuple[str, str]] = []
+    for topic, body in _book(root)["Methods"].iter_rows(max_col=2, values_only=True):
+        if topic:
+            entries.append((str(topic), str(body or "")))
+        elif entries:
+            entries[-1] = (entries[-1][0], f"{entries[-1][1]} {body or ''}")
+    return entries
+
+
+CITED = {  # a reference (its authors and year) and the analyses whose figures rest on it
+    "Krippendorff, K. (2011)": {"alpha", "confidence_agreement"},
+    "Cohen, J. (1960)": {"cohen_kappa", "intra_rater_kappa"},
+    "Fleiss, J. L., Cohen, J., & Everitt, B. S. (1969)": {"cohen_kappa", "intra_rater_kappa"},
+    "Fleiss, J. L. (1971)": {"fleiss_kappa", "percent_agreement"},
+    "Gwet, K. L. (2014)": {"gwet"},
+    "Shrout, P. E., & Fleiss, J. L. (1979)": {"icc"},
+    "McGraw, K. O., & Wong, S. P. (1996)": {"icc"},
+    "Fieller, E. C., Hartley, H. O., & Pearson, E. S. (1957)": {"spearman_internal"},
+    "Westfall, P. H., & Young, S. S. (1993)": {"permutation"},
+    "Phipson, B., & Smyth, G. K. (2010)": {"permutation"},
+    "Wilson, E. B. (1927)": {"yield_fisher", "trend"},
+    "Newcombe, R. G. (1998)": {"yield_fisher"},
+    "Armitage, P. (1955)": {"trend"},
+    "Wilcoxon, F. (1945)": {"wilcoxon_totals"},
+    "Landis, J. R., & Koch, G. G. (1977)": {"cohen_kappa", "intra_rater_kappa"},
+    "Koo, T. K., & Li, M. Y. (2016)": {"icc"},
 }
 
 
@@ -75,19 +141,44 @@ def test_methods_lists_only_the_references_behind_the_figures_reported(studies):
     """Every reference was listed for every study: a keep-known study, which computes
     no alpha, ICC, Fleiss' kappa, Gwet's AC, Spearman's rho or Wilcoxon test, cited
     them all. Now a reference is listed exactly when a figure resting on it is on a
-    sheet of the workbook."""
+    sheet of the workbook, or when the Methods text shown cites it (the readings of
+    kappa and ICC are explained together, each on its published scale)."""
     for template, root in studies.items():
         sheets = {ws.title for ws in _book(root).worksheets}
         shown = {name for name, title in SHEET_TITLES.items() if title in sheets}
         refs = _references(root).split("\n")
-        for first_words, behind in CITED.items():
-            listed = any(ref.startswith(first_words) for ref in refs)
-            assert listed == bool(shown & behind), (template, first_words)
+        text = " ".join(t for topic, t in _methods_entries(root) if topic != "References")
+        for head, behind in CITED.items():
+            listed = any(head in ref for ref in refs)
+            cited = any(head.startswith(f"{names[0]}, ") and head.endswith(f"({year})")
+                        for names, year, _ in _cited(text))
+            assert listed == (bool(shown & behind) or cited), (template, head)
     keep_known = _references(studies["keep-known"])
     assert "Phipson, B." in keep_known and "Armitage, P." in keep_known
-    assert "Krippendorff" not in keep_known and "Koo, T. K." not in keep_known
+    assert "Krippendorff" not in keep_known and "McGraw, K. O." not in keep_known
     paired = _references(studies["paired-rubric"])
-    assert "Phipson" not in paired and "Armitage" not in paired
+    assert "Phipson" not in paired and "Armitage" not in paired and "Wilson" not in paired
+
+
+def test_every_source_the_methods_cite_is_in_their_references(studies, demo):
+    """The keep-known Methods cited Westfall & Young (1993), Wilson (1927) and
+    Newcombe (1998), the Cohen's kappa entry Fleiss, Cohen & Everitt (1969), and the
+    Fleiss' kappa entry Gwet (2014) when no AC was reported, none of them in the
+    References. Now every author-year citation on the Methods sheet of every template's
+    study and of the demo, and in every template's Methods text for all its planned
+    analyses, has a full entry there (authors, year, title, source)."""
+    assert _cited("Westfall & Young 1993; Landis & Koch (1977, p. 165); Wilson 1927") == {
+        (("Westfall", "Young"), "1993", False), (("Landis", "Koch"), "1977", False),
+        (("Wilson",), "1927", False)}
+    for name, root in {**studies, "demo": demo}.items():
+        entries = _methods_entries(root)
+        assert _cited(" ".join(text for _, text in entries)), name  # the pattern finds some
+        assert _missing(entries) == [], name
+        assert _missing(methods(load_study(root))) == [], name
+    keep_known = _references(studies["keep-known"])
+    for first_words in ("Westfall, P. H., & Young, S. S. (1993)", "Wilson, E. B. (1927)",
+                        "Newcombe, R. G. (1998). Interval estimation for the difference"):
+        assert first_words in keep_known
 
 
 def _rows(ws) -> list[list]:

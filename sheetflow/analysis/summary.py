@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pandas as pd
@@ -23,6 +24,9 @@ REFERENCES = (
     ("Cohen, J. (1960). A coefficient of agreement for nominal scales. Educ. Psychol. "
      "Meas. 20, 37-46; Cohen, J. (1968). Weighted kappa. Psychol. Bull. 70, 213-220.",
      ("cohen_kappa", "intra_rater_kappa")),
+    ("Fleiss, J. L., Cohen, J., & Everitt, B. S. (1969). Large sample standard errors of "
+     "kappa and weighted kappa. Psychol. Bull. 72, 323-327.",
+     ("cohen_kappa", "intra_rater_kappa")),
     ("Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. "
      "Psychol. Bull. 76, 378-382.", ("fleiss_kappa", "percent_agreement")),
     ("Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed. Advanced "
@@ -33,8 +37,15 @@ REFERENCES = (
      "correlation coefficients. Psychol. Methods 1, 30-46.", ("icc",)),
     ("Fieller, E. C., Hartley, H. O., & Pearson, E. S. (1957). Tests for rank correlation "
      "coefficients I. Biometrika 44, 470-481.", ("spearman_internal",)),
+    ("Westfall, P. H., & Young, S. S. (1993). Resampling-Based Multiple Testing: Examples "
+     "and Methods for p-Value Adjustment. Wiley, New York.", ("permutation",)),
     ("Phipson, B., & Smyth, G. K. (2010). Permutation p-values should never be zero. "
      "Stat. Appl. Genet. Mol. Biol. 9(1).", ("permutation",)),
+    ("Wilson, E. B. (1927). Probable inference, the law of succession, and statistical "
+     "inference. J. Am. Stat. Assoc. 22, 209-212.", ("yield_fisher", "trend")),
+    ("Newcombe, R. G. (1998). Interval estimation for the difference between independent "
+     "proportions: comparison of eleven methods. Stat. Med. 17, 873-890.",
+     ("yield_fisher",)),
     ("Armitage, P. (1955). Tests for linear trends in proportions and frequencies. "
      "Biometrics 11, 375-386.", ("trend",)),
     ("Wilcoxon, F. (1945). Individual comparisons by ranking methods. Biometrics Bull. 1, "
@@ -43,7 +54,15 @@ REFERENCES = (
     (readings.KOO_LI_REF, ("icc",)),
 )
 """Each reference with the analyses whose figures rest on it: the Methods sheet lists a
-reference only when one of them is reported in the workbook."""
+reference when one of them is reported in the workbook, or when its text cites it (an
+entry may be shown for one analysis and cite the source of another)."""
+
+# "Gwet 2014", "Fleiss, Cohen & Everitt (1969)", "Landis & Koch (1977, p. 165)":
+# the first author and the year
+_CITATION = re.compile(r"\b([A-Z][\w'-]*)(?:(?:, | & | and )[A-Z][\w'-]*)*(?: et al\.)? "
+                       r"\(?((?:1[6-9]|20)\d\d)\b")
+# the head of an entry of REFERENCES: "Cohen, J. (1960)", "Koo, T. K., & Li, M. Y. (2016)"
+_ENTRY_HEAD = re.compile(r"(?:^|; )([A-Z][\w'-]*), [A-Z]\.[^()]*?\((\d{4})\)")
 
 
 def summary(ctx: Context, tables: dict[str, pd.DataFrame], key_hash: str,
@@ -130,16 +149,23 @@ def _blank(values: pd.Series) -> bool:
 
 
 def _closing_methods(study: Study, ran: set[str]) -> list[tuple[str, str]]:
-    """Totals (when the rubric has any), the panel rule, and the references behind the
-    figures reported (``ran``: the analyses with one)."""
+    """Totals (when the rubric has any), the agreement figures' readings (when one is
+    reported: ``ran``, the analyses with a figure) and the panel rule."""
     totals = [
         ("Totals", "Recomputed from the rubric's dimensions (sum or mean); a total is missing "
          "when any of its dimensions is missing. Formulas in workbooks are never read."),
     ] if study.rubric.totals else []
     reported = [readings.METHODS] if ran & set(readings.ANALYSES) else []
-    cited = [text for text, behind in REFERENCES if ran & set(behind)]
-    listed = [("References", "\n".join(cited))] if cited else []
-    return [*totals, *reported, ("Panel", PANEL_METHOD), *listed]
+    return [*totals, *reported, ("Panel", PANEL_METHOD)]
+
+
+def _references(entries: list[tuple[str, str]], ran: set[str]) -> list[tuple[str, str]]:
+    """The References entry: each source behind a figure reported (``ran``) or cited in
+    the text of ``entries``; none when there is no such source."""
+    cited = {m.groups() for _, text in entries for m in _CITATION.finditer(text)}
+    listed = [text for text, behind in REFERENCES
+              if ran & set(behind) or cited & {m.groups() for m in _ENTRY_HEAD.finditer(text)}]
+    return [("References", "\n".join(listed))] if listed else []
 
 
 def methods(study: Study, ran: set[str] | None = None) -> list[tuple[str, str]]:
@@ -157,7 +183,8 @@ def methods(study: Study, ran: set[str] | None = None) -> list[tuple[str, str]]:
     list of (str, str)
         (topic, text). A topic is listed when an analysis it explains is in ``ran`` (or,
         for a protocol's own topics such as its decision rule, when the study follows
-        that protocol); a reference, when a figure it stands behind is.
+        that protocol); a reference, when a figure it stands behind is or when a topic
+        listed cites it.
     """
     ran = set(planned_analyses(study)) if ran is None else set(ran)
     own = protocol_plan(study.protocol)
@@ -169,4 +196,5 @@ def methods(study: Study, ran: set[str] | None = None) -> list[tuple[str, str]]:
             needs = plan.method_topics.get(topic)
             if (needs is not None and ran & set(needs)) or (needs is None and plan is own):
                 out.append((topic, text))
-    return out + _closing_methods(study, ran)
+    out += _closing_methods(study, ran)
+    return out + _references(out, ran)
