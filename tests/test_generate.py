@@ -20,6 +20,7 @@ from click.testing import CliRunner
 from roundtrip_helpers import fail_at_pack
 
 from sheetflow.cli import cli
+from sheetflow.errors import UsageError
 from sheetflow.packs.assign import assign, second_rater_items
 from sheetflow.packs.generate import generate_packs
 from sheetflow.packs.manifest import read_manifest
@@ -592,3 +593,32 @@ def test_generate_out_elsewhere_says_what_status_needs(tmp_path):
         shutil.move(str(elsewhere / part), str(folder / part))
     assert CliRunner().invoke(cli, ["status", str(folder)]).exit_code == 1  # none back yet
     assert "no manifest" not in CliRunner().invoke(cli, ["status", str(folder)]).output
+
+
+def _tree(folder: Path) -> list[str]:
+    """Every path under ``folder``, relative and sorted."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize("inside", ["returns", "packs", "sealed", "out", "returns/later"])
+def test_generate_out_refuses_a_folder_the_study_reads(tmp_path, monkeypatch, inside):
+    """'generate --out returns' run in the study folder wrote returns/packs/ (blank packs
+    where collect looks for returns) and returns/sealed/key.json (the key among the
+    raters' files). --out inside the study's returns/, packs/, sealed/ or out/ is now a
+    usage error naming the folder and what to give instead, and nothing is written."""
+    folder = make_study(tmp_path, "paired-rubric")
+    if inside != "out":  # a study already generated once, and one never generated
+        assert CliRunner().invoke(cli, ["generate", str(folder)]).exit_code == 0
+    before = _tree(folder)
+    monkeypatch.chdir(folder)
+    result = CliRunner().invoke(cli, ["generate", "--out", inside])
+    assert result.exit_code == 2, result.output
+    top = inside.split("/")[0]
+    assert result.output.splitlines() == [
+        f"error: --out {inside}: is {'inside ' if '/' in inside else ''}the study's {top}/ "
+        "folder, which sheetflow reads; leave --out off to write packs/ and sealed/ in the "
+        "study folder, or give a folder outside its returns/, packs/, sealed/ and out/"]
+    assert _tree(folder) == before
+    with pytest.raises(UsageError, match=f"--out {folder / inside}: is "):
+        generate_packs(folder, folder / inside)
+    assert _tree(folder) == before

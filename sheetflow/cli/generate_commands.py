@@ -12,7 +12,8 @@ from .common import EXIT_DATA, EXIT_FAILED, Output, command, fail
 
 @command("generate")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=None, help="Write packs/ and sealed/ here instead of the study folder.")
+              default=None, help="Write packs/ and sealed/ here instead of the study folder "
+              "(not in its returns/, packs/, sealed/ or out/).")
 @click.option("--eml", "emails", is_flag=True,
               help="Also write one ready-to-send .eml draft per pack in packs/eml/.")
 @click.option("--force", is_flag=True,

@@ -138,13 +138,17 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     SpecError
         The study does not load.
     UsageError
-        ``sealed/`` already holds a plan for another spec (without ``force``).
+        ``sealed/`` already holds a plan for another spec (without ``force``), or
+        ``out`` is (inside) a folder of the study sheetflow reads: ``returns/``,
+        ``packs/``, ``sealed/`` or ``out/``.
     SheetflowError
         A workbook could not be written (the message names the item).
     """
     study = load_study(study_dir)
     require_generatable(study)
     root = Path(out) if out is not None else study.root
+    if out is not None:
+        _refuse_study_input(root, study.root)
     spec_hash = study.hash
     _refuse_other_seal(root, spec_hash, force)
     _refuse_replacing_with_data(root, study.root, spec_hash)
@@ -359,6 +363,30 @@ def _parts(path: Path, overlap: int) -> Iterator[tuple[str, bytes]]:
     with zipfile.ZipFile(path) as zf:
         for name in zf.namelist():
             yield name, zf.read(name)
+
+
+# the study's folders sheetflow reads from: returns (collect), packs (the manifest),
+# sealed (the key), out (the collected ratings analyze reads)
+_STUDY_INPUTS = (L.RETURNS_DIR, L.PACKS_DIR, SEALED_DIR, L.OUT_DIR)
+
+
+def _refuse_study_input(out: Path, study_root: Path) -> None:
+    """Refuse an ``out`` that is, or is inside, a folder the study's commands read.
+
+    Packs written there would be collected as returns (``returns/``) or mailed beside
+    the key (``packs/``), and a seal nested in ``sealed/`` or ``out/`` is one no command
+    finds.
+    """
+    where = out.resolve()
+    for name in _STUDY_INPUTS:
+        folder = (study_root / name).resolve()
+        if where == folder or folder in where.parents:
+            inside = "" if where == folder else "inside "
+            raise UsageError(f"--out {out}: is {inside}the study's {name}/ folder, which "
+                             "sheetflow reads; leave --out off to write packs/ and sealed/ "
+                             "in the study folder, or give a folder outside its "
+                             f"{', '.join(f'{n}/' for n in _STUDY_INPUTS[:-1])} and "
+                             f"{_STUDY_INPUTS[-1]}/")
 
 
 def _refuse_other_seal(root: Path, spec_hash: str, force: bool) -> None:
