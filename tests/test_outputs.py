@@ -7,6 +7,7 @@ study lock makes a second run wait, then refuse with one line.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -33,6 +34,7 @@ from sheetflow.collect.outputs import (
 from sheetflow.collect.returns import file_digest
 from sheetflow.collect.run import collect
 from sheetflow.errors import WriteError
+from sheetflow.spec import init_study
 from sheetflow.staging import OutputSet
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -154,7 +156,7 @@ def test_ctrl_c_exits_130_in_one_line_and_writes_nothing(made, tmp_path, json_ou
     assert err.decode() == f"\n{line}\n"
     if json_output:
         assert json.loads(out) == {"ok": False, "exit_code": 130, "errors": [line]}
-    assert sorted(p.name for p in (root / "out").iterdir()) == [".lock"]
+    assert not (root / "out").exists()  # nor the lock file and out/ the run made
 
 
 def test_a_collect_killed_between_replaces_is_refused_by_analyze(made, tmp_path):
@@ -208,6 +210,81 @@ import sys
 from sheetflow.collect.run import collect
 collect(sys.argv[1], sys.argv[2:], lock_wait=120)
 """
+
+
+def _tree(root: Path) -> list[str]:
+    """Every path under ``root``, relative and sorted."""
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+
+
+@pytest.mark.parametrize(("args", "spec"), [
+    (["plan", "--expected", "1.5"], None),  # options refused once the study is read
+    (["plan", "--measure", "nosuch"], None),
+    (["plan"], "[study\n"),  # a study that does not load
+    (["analyze"], None),  # no seal yet: generate first
+    (["analyze"], "[study\n"),
+    (["collect"], None),  # no manifest yet: generate first
+])
+@pytest.mark.parametrize("had_out", [False, True])
+def test_a_refused_run_leaves_the_folder_as_it_was(tmp_path, args, spec, had_out):
+    """A refused plan (a bad option or study) left out/.lock behind, and out/ when the
+    study had none: the study lock is taken before the study is read. So did analyze
+    and collect refused before generate. A run that fails now removes the lock file and
+    out/ it made, so the folder holds exactly what it held before."""
+    root = init_study(tmp_path / "study", "paired-rubric")
+    if spec is not None:
+        (root / "study.toml").write_text(spec, encoding="utf-8")
+    if had_out:
+        (root / "out").mkdir()
+        (root / "out" / "notes.txt").write_text("kept", encoding="utf-8")
+    before = _tree(root)
+    result = CliRunner().invoke(cli, [args[0], str(root), *args[1:]])
+    assert result.exit_code in (1, 2), result.output
+    assert result.output.startswith("error: "), result.output
+    assert _tree(root) == before
+
+
+def _opened_by(pid: int, path: Path) -> bool:
+    """Whether process ``pid`` holds ``path`` open (Linux: its /proc fd links)."""
+    with contextlib.suppress(OSError):
+        return any(os.path.realpath(fd) == str(path.resolve())
+                   for fd in Path(f"/proc/{pid}/fd").iterdir())
+    return False
+
+
+_WAITING_CHILD = r"""
+import sys, time
+from sheetflow.collect.outputs import study_lock
+with study_lock(sys.argv[1], "collect", wait=120):
+    print("held", flush=True)
+    time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
+def test_a_lock_file_removed_by_a_failed_run_is_not_held_by_the_run_waiting(tmp_path):
+    """A run waiting on out/.lock while the run holding it fails and removes the file
+    must not go on holding the removed file: a third run would make a new one and run
+    at the same time. The waiting run locks the file that is there."""
+    root = tmp_path / "study"
+    root.mkdir()
+    waiting = subprocess.Popen([sys.executable, "-c", _WAITING_CHILD, str(root)],
+                               env={**os.environ, "PYTHONPATH": str(ROOT)},
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        with pytest.raises(RuntimeError), study_lock(root, "plan"):
+            deadline = time.monotonic() + 120
+            while not _opened_by(waiting.pid, root / "out" / ".lock"):
+                assert waiting.poll() is None and time.monotonic() < deadline
+                time.sleep(0.05)
+            raise RuntimeError("refused")  # removes the file the child waits on
+        assert waiting.stdout.readline() == "held\n"
+        with pytest.raises(OutputError, match="another sheetflow"), \
+                study_lock(root, "analyze", wait=0.3):
+            pass
+    finally:
+        waiting.kill()
+        waiting.communicate()
 
 
 def test_two_concurrent_collects_leave_a_whole_set(made, tmp_path):
