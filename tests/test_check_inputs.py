@@ -169,3 +169,24 @@ def test_internal_scores_must_cover_every_case_and_arm(paired):
     _rewrite(path, [rows[0], *rows[1:5], *rows[9:]])  # cases 3 and 4 lost
     check_gives_one_line(paired, ["internal_scores.csv", "no total for 4 of the 36",
                                   "'TC-003' x"])
+
+
+def test_a_second_rater_without_a_planned_subset_is_refused_at_generate(paired):
+    """Role 'second' with no second-rater subset gave the rater a full pack and counted
+    them as a primary rater, in silence. ``check`` and ``generate`` refuse it; a study
+    already generated so still loads for collect and analyze (its packs went out)."""
+    rows = _rows(paired / "raters.csv")
+    rows[2][rows[0].index("role")] = "second"
+    _rewrite(paired / "raters.csv", rows)
+    check_gives_one_line(paired, ["raters.csv", "column role", f"'{rows[2][0]}'",
+                                  "role 'second'", "plans no second-rater subset",
+                                  "set the role to primary"])
+    study = load_study(paired)
+    assert [str(p) for p in study.generate_problems] == [
+        str(p) for p in study.generate_problems if "role 'second'" in str(p)] != []
+
+
+def test_a_second_rater_with_a_planned_subset_is_no_problem(tmp_path):
+    study = load_study(init_study(tmp_path / "s", "anchored-plan"))
+    assert any(r.role == "second" for r in study.raters)
+    assert study.generate_problems == ()

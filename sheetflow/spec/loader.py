@@ -8,6 +8,7 @@ import tomllib
 import unicodedata
 
 from ..errors import SpecError
+from ..words import counted
 from . import params, verdicts
 from .blanks import blank_rows, describe_rows
 from .design_loader import DesignLoader, label_problem
@@ -81,7 +82,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         self._pack_collisions(pack_name, str(meta.get("id", "")), str(meta.get("date", "")),
                               raters, 2 if design.repeats else 1, raters_file)
         instructions = self._instructions(meta)
-        self._cross_checks(rubric, design, plan, items, raters, items_file)
+        self._cross_checks(rubric, design, plan, items, raters, items_file, raters_file)
         sizing = self._sizing()
         if self.problems:
             return None
@@ -365,7 +366,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
 
     def _cross_checks(self, rubric: Rubric, design: Design, plan: Plan,
                       items: tuple[Item, ...], raters: tuple[Rater, ...],
-                      items_file: str) -> None:
+                      items_file: str, raters_file: str = "") -> None:
         if design.kind == "single":
             for d in rubric.dimensions:
                 if d.kind == "preference":
@@ -396,6 +397,18 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         if design.second_rater and raters and not any(r.role == "second" for r in raters):
             self.fail("a second-rater subset is planned but no rater has role 'second'",
                       "[design.second_rater]")
+        seconds = [r.id for r in raters if r.role == "second"]
+        if seconds and not design.second_rater:
+            # generate would give them a full pack and the analysis count them as
+            # primary raters: what role 'second' does not say. Deferred: a study already
+            # generated so stays collectable and analysable.
+            self.fail_to_generate(
+                f"{counted(len(seconds), 'rater')} ({', '.join(map(repr, seconds[:3]))}"
+                f"{', ...' if len(seconds) > 3 else ''}) {'has' if len(seconds) == 1 else 'have'}"
+                " role 'second', but the design plans no second-rater subset: a second "
+                "rater would get a full pack and count as a primary rater; set the role "
+                "to primary, or plan the subset in [design.second_rater]",
+                "column role" if raters_file else "[[raters]] role", file=raters_file or None)
         if design.second_rater and raters and all(r.role == "second" for r in raters):
             # generate wrote no pack at all, and analyze reported an empty, complete panel
             self.fail("a second-rater subset is planned but no rater has role 'primary': the "
