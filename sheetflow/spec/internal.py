@@ -18,7 +18,7 @@ from ..errors import SpecError
 from ..words import counted
 from .limits import MAX_SPEC_BYTES
 from .model import Design, Item
-from .rubric import Rubric, total_range
+from .rubric import Rubric, total_bounds
 from .tables import read_table
 
 INTERNAL_COLUMNS = ("case_id", "arm", "total")
@@ -38,8 +38,9 @@ def internal_scores_problems(path: Path, items: tuple[Item, ...], design: Design
         Its arms: every ``arm`` must be one of their ids.
     rubric : Rubric, optional
         Its totals: every ``total`` must lie in the range one of them can take
-        (:func:`~sheetflow.spec.rubric.total_range`; from the lowest to the highest
-        when there are several). Not checked when not given or the rubric has none.
+        (:func:`~sheetflow.spec.rubric.total_bounds`, what its dimensions give; from
+        the lowest to the highest when there are several). Not checked when not given
+        or when the rubric has no total.
     """
     try:
         header, rows = read_table(path, max_bytes=MAX_SPEC_BYTES)
@@ -138,7 +139,7 @@ def _totals_span(rubric: Rubric | None) -> tuple[float, float] | None:
     there is no rubric or it has no total)."""
     if rubric is None or not rubric.totals:
         return None
-    ranges = [total_range(t, rubric) for t in rubric.totals]
+    ranges = [total_bounds(t, rubric) for t in rubric.totals]
     return (min(lo for lo, _ in ranges), max(hi for _, hi in ranges))
 
 
