@@ -15,6 +15,8 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from citation_helpers import cited as _cited
+from citation_helpers import missing as _missing
 from demo_helpers import built_demo
 
 from sheetflow.analysis import analyze, methods
@@ -60,50 +62,6 @@ def _references(root: Path) -> str:
         if inside:
             text.append(str(body))
     return "\n".join(text)
-
-
-# "Krippendorff 2011", "Westfall & Young 1993", "Fleiss, Cohen & Everitt (1969)",
-# "Landis & Koch (1977, p. 165)", "Name et al. (2004)"
-_CITATION = re.compile(r"\b([A-Z][\w'-]*(?:(?:, | & | and )[A-Z][\w'-]*)*)( et al\.)? "
-                       r"\(?((?:1[6-9]|20)\d\d)\b")
-# an entry's authors with their initials and its year: "Koo, T. K., & Li, M. Y. (2016). "
-_HEAD = re.compile(r"((?:[A-Z][\w'-]*, (?:[A-Z]\. ?)+,? (?:& )?)+)\((\d{4})\)\. ")
-
-
-def _cited(text: str) -> set[tuple[tuple[str, ...], str, bool]]:
-    """Author-year citations in ``text``: (surnames, year, whether "et al.")."""
-    return {(tuple(re.split(r", | & | and ", names)), year, bool(etal))
-            for names, etal, year in _CITATION.findall(text)}
-
-
-def _listed(references: str) -> set[tuple[tuple[str, ...], str]]:
-    """(surnames, year) of every full entry: authors with initials, (year), a title and
-    its source; "Cohen, J. (1960) ...; Cohen, J. (1968) ..." are two entries."""
-    text = " ".join(references.split())  # an entry may run over two rows of the sheet
-    heads = list(_HEAD.finditer(text))
-    out = set()
-    for head, after in zip(heads, [*heads[1:], None], strict=True):
-        body = text[head.end():after.start() if after else len(text)].strip("; ")
-        if re.fullmatch(r"[^.]+\. \S.*\S", body):  # a title, then its source
-            out.add((tuple(re.findall(r"([A-Z][\w'-]*), [A-Z]\.", head[1])), head[2]))
-    return out
-
-
-def _missing(entries: list[tuple[str, str]]) -> list[str]:
-    """The citations in the Methods ``entries`` (topic, text) with no full reference."""
-    listed = _listed("\n".join(text for topic, text in entries if topic == "References"))
-    text = " ".join(text for topic, text in entries if topic != "References")
-    return [f"{', '.join(names)}{' et al.' if etal else ''} {year}"
-            for names, year, etal in sorted(_cited(text))
-            if not any(year == y and _same_authors(names, etal, authors)
-                       for authors, y in listed)]
-
-
-def _same_authors(names: tuple[str, ...], etal: bool, authors: tuple[str, ...]) -> bool:
-    """Whether a citation's ``names`` (with "et al." or not) are the entry's authors."""
-    if etal:  # "et al." stands for the authors after the first, at least two
-        return len(authors) > 2 and authors[0] == names[0]
-    return names == authors
 
 
 def _methods_entries(root: Path) -> list[tuple[str, str]]:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pandas as pd
 
 from .. import __version__
+from ..citations import cited_entries
 from ..spec.study import Study
 from . import confidence, position, readings
 from .context import Context, json_safe
@@ -56,13 +56,6 @@ REFERENCES = (
 """Each reference with the analyses whose figures rest on it: the Methods sheet lists a
 reference when one of them is reported in the workbook, or when its text cites it (an
 entry may be shown for one analysis and cite the source of another)."""
-
-# "Gwet 2014", "Fleiss, Cohen & Everitt (1969)", "Landis & Koch (1977, p. 165)":
-# the first author and the year
-_CITATION = re.compile(r"\b([A-Z][\w'-]*)(?:(?:, | & | and )[A-Z][\w'-]*)*(?: et al\.)? "
-                       r"\(?((?:1[6-9]|20)\d\d)\b")
-# the head of an entry of REFERENCES: "Cohen, J. (1960)", "Koo, T. K., & Li, M. Y. (2016)"
-_ENTRY_HEAD = re.compile(r"(?:^|; )([A-Z][\w'-]*), [A-Z]\.[^()]*?\((\d{4})\)")
 
 
 def summary(ctx: Context, tables: dict[str, pd.DataFrame], key_hash: str,
@@ -162,9 +155,8 @@ def _closing_methods(study: Study, ran: set[str]) -> list[tuple[str, str]]:
 def _references(entries: list[tuple[str, str]], ran: set[str]) -> list[tuple[str, str]]:
     """The References entry: each source behind a figure reported (``ran``) or cited in
     the text of ``entries``; none when there is no such source."""
-    cited = {m.groups() for _, text in entries for m in _CITATION.finditer(text)}
-    listed = [text for text, behind in REFERENCES
-              if ran & set(behind) or cited & {m.groups() for m in _ENTRY_HEAD.finditer(text)}]
+    cited = set(cited_entries((text for _, text in entries), [t for t, _ in REFERENCES]))
+    listed = [text for text, behind in REFERENCES if ran & set(behind) or text in cited]
     return [("References", "\n".join(listed))] if listed else []
 
 

@@ -3,7 +3,8 @@
 Sheets: "Plan" (what is planned, the target, the notes and one row per design, the
 cheapest marked), "Chart" (a chart sheet: expected width against items, one line per
 rater count, the target width dashed), "Chart data" (the chart's figures) and
-"Methods" (the conventions behind the figures).
+"Methods" (the conventions behind the figures, then the References: in full, each
+source the text cites, one a row).
 
 Legible on paper, by the print setup every workbook shares
 (:mod:`sheetflow.workbook.printing`): every sheet fits the page width at 70% or more
@@ -22,6 +23,7 @@ from typing import Any
 
 import xlsxwriter
 
+from ..citations import cited_entries
 from ..errors import close_workbook
 from ..staging import OutputSet
 from ..workbook.printing import MARGINS, row_points, set_print
@@ -48,8 +50,8 @@ _METHODS = (
      "of its values as the design has raters, without replacement; more raters than the "
      "pilot holds are drawn from the model fitted to the pilot."),
     ("Interval", "Each simulated study's interval is the one analyze reports: alpha's "
-     "percentile unit bootstrap; Fleiss' kappa with Gwet's non-null variance; Cohen's "
-     "kappa's normal-theory interval."),
+     "percentile unit bootstrap; Fleiss' kappa with the non-null variance of Gwet "
+     "(2014); Cohen's kappa's normal-theory interval."),
     ("Clearing the edge", "The share of simulated studies whose lower limit is at or above "
      "the target's edge (lower-bound targets only)."),
     ("Cost", "raters x (cost per rater + items x cost per item); without costs, the number "
@@ -57,6 +59,28 @@ _METHODS = (
     ("Seed", "Each design's studies are drawn from numpy's default_rng([seed, raters, "
      "units]), so a design's result does not depend on the rest of the grid."),
 )
+
+REFERENCES = (
+    "Donner, A., & Rotondi, M. A. (2010). Sample size requirements for interval estimation "
+    "of the kappa statistic for interobserver agreement studies with a binary outcome and "
+    "multiple raters. The International Journal of Biostatistics 6(1), article 31.",
+    "Bonett, D. G. (2002). Sample size requirements for estimating intraclass correlations "
+    "with desired precision. Statistics in Medicine 21(9), 1331-1335.",
+    "Donner, A., & Eliasziw, M. (1992). A goodness-of-fit approach to inference procedures "
+    "for the kappa statistic: confidence interval construction, significance-testing and "
+    "sample size estimation. Statistics in Medicine 11(11), 1511-1519.",
+    "Walter, S. D., Eliasziw, M., & Donner, A. (1998). Sample size and optimal designs for "
+    "reliability studies. Statistics in Medicine 17(1), 101-110.",
+    "Zou, G. Y. (2012). Sample size formulas for estimating intraclass correlation "
+    "coefficients with precision and assurance. Statistics in Medicine 31(29), 3972-3981.",
+    "Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed. Advanced Analytics.",
+)
+"""The sources the Methods text may cite, in full; the sheet lists those it cites."""
+
+
+def _references() -> list[str]:
+    """The entries of :data:`REFERENCES` the Methods text cites, in their order."""
+    return cited_entries((text for _, text in _METHODS), REFERENCES)
 
 
 def write_plan_workbook(result: PlanResult, path: str | Path) -> Path:
@@ -219,7 +243,9 @@ def _methods_sheet(wb: xlsxwriter.Workbook, f: dict[str, Any]) -> None:
         ws.set_column(c, c, w)
     ws.write(0, 0, "Topic", f["head"])
     ws.write(0, 1, "What the figures mean", f["head"])
-    for i, (topic, text) in enumerate(_METHODS, start=1):
+    references = _references()
+    rows = [*_METHODS, ("References", references[0]), *(("", r) for r in references[1:])]
+    for i, (topic, text) in enumerate(rows, start=1):
         ws.write(i, 0, topic, f["label"])
         ws.write(i, 1, text, f["wrap"])
         ws.set_row(i, _height(text, widths[1]))
