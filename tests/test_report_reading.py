@@ -139,6 +139,35 @@ def test_every_source_the_methods_cite_is_in_their_references(studies, demo):
         assert first_words in keep_known
 
 
+def test_methods_name_only_the_agreement_figures_reported(studies):
+    """The entry on kappa and ICC readings named both scales, Landis & Koch's and Koo &
+    Li's, whatever was reported, and the "Fleiss' kappa and Gwet's AC1/AC2" entry
+    described Gwet's AC where only Fleiss' kappa ran. Each entry now names only the
+    figures reported: an anchored-plan study (the ICC, no kappa) reads the ICC on Koo &
+    Li alone, a keep-known study (intra-rater kappa, no ICC) kappa on Landis & Koch
+    alone; a judge-likert study (Fleiss' kappa, no Gwet's AC) and an answer-review one
+    (Gwet's AC, no Fleiss' kappa) each describe their own figure only."""
+    entries = {template: dict(_methods_entries(root)) for template, root in studies.items()}
+    icc = entries["anchored-plan"]["Other agreement figures"]
+    assert icc.startswith("ICC is reported") and "Koo & Li (2016, p. 161)" in icc
+    assert "Landis" not in icc and "kappa" not in icc
+    assert "Landis, J. R." not in _references(studies["anchored-plan"])
+    kappa = entries["keep-known"]["Other agreement figures"]
+    assert kappa.startswith("Intra-rater kappa is reported") and "Landis & Koch (1977" in kappa
+    assert "Koo" not in kappa and "ICC" not in kappa and "Pairwise" not in kappa
+    assert "Koo, T. K." not in _references(studies["keep-known"])
+    both = entries["paired-rubric"]["Other agreement figures"]
+    assert all(words in both for words in ("ICC and pairwise Cohen's kappa are",
+                                            "Koo & Li (2016", "Landis & Koch (1977",
+                                            "Pairwise kappa: "))
+    fleiss, gwet = entries["judge-likert"], entries["answer-review"]
+    assert "Fleiss' kappa" in fleiss and "Gwet's AC1/AC2" not in fleiss
+    assert not any("AC1" in text or "AC2" in text for text in fleiss.values())
+    assert "Gwet's AC1/AC2" in gwet and "Fleiss' kappa" not in gwet
+    assert not any("Fleiss' kappa" in text for text in gwet.values())
+    assert {"Fleiss' kappa", "Gwet's AC1/AC2"} <= set(entries["paired-rubric"])
+
+
 def _rows(ws) -> list[list]:
     """A sheet's rows of values, trailing empty rows left out."""
     rows = [list(r) for r in ws.iter_rows(values_only=True)]

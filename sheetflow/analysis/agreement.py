@@ -209,10 +209,13 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "not cut at the bounds: the note column says where it runs past 1, and where it "
          "has no width (standard error 0 when the two ratings agree on every unit, "
          "however few: no certainty)."),
-        ("Fleiss' kappa and Gwet's AC1/AC2",
-         "Fleiss' kappa with unequal raters per unit and the non-null standard error; Gwet's "
-         "AC1 (identity weights) for nominal dimensions, AC2 with quadratic weights for "
-         "ordered ones (Gwet 2014)."),
+        ("Fleiss' kappa",
+         "Fleiss' kappa (Fleiss 1971) with unequal raters per unit and the non-null "
+         "standard error (Gwet 2014)."),
+        ("Gwet's AC1/AC2",
+         "Gwet's AC1 (identity weights) for nominal dimensions, AC2 with quadratic weights "
+         "for ordered ones, with unequal raters per unit and the non-null standard error "
+         "(Gwet 2014)."),
         ("ICC",
          "All six forms on each total: Shrout-Fleiss ICC(1,1)/McGraw-Wong ICC(1) one-way "
          "random single; ICC(2,1)/ICC(A,1) two-way absolute agreement single; ICC(3,1)/"
@@ -249,7 +252,8 @@ PLAN = ProtocolPlan(
         "Krippendorff's alpha": ("alpha",),
         "Bands": ("alpha",),
         "Cohen's kappa": ("cohen_kappa",),
-        "Fleiss' kappa and Gwet's AC1/AC2": ("fleiss_kappa", "gwet",),
+        "Fleiss' kappa": ("fleiss_kappa",),
+        "Gwet's AC1/AC2": ("gwet",),
         "ICC": ("icc",),
         "Percent agreement": ("percent_agreement",),
     },

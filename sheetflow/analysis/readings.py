@@ -13,6 +13,7 @@ outside the decision.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -229,19 +230,55 @@ def _count(value: Any) -> int | None:
     return int(v) if v is not None else None
 
 
-METHODS = (
-    "Other agreement figures",
-    "ICC, pairwise Cohen's kappa and intra-rater kappa are reported beside the decision, "
-    "never in it: no protocol sets a pass mark for them (000: reported for transparency; "
-    "001: report it even if it is bad). A plan may set a target ([analysis.targets] icc, "
-    "cohen_kappa, intra_rater_kappa); the Summary then says whether the figure reaches "
-    "it (value >= target). Readings in words: kappa on Landis & Koch (1977, p. 165) at "
-    "two decimals: below 0 poor, 0.00-0.20 slight, 0.21-0.40 fair, 0.41-0.60 moderate, "
-    "0.61-0.80 substantial, 0.81-1.00 almost perfect; ICC on Koo & Li (2016, p. 161) "
-    "for the point estimate: below 0.50 poor, 0.50 to below 0.75 moderate, 0.75 to 0.90 "
-    "good, above 0.90 excellent (their guideline also reads the 95% interval, shown "
-    "beside). Pairwise kappa: the mean over every pair of raters with a defined kappa, "
-    "and the pair agreeing least (with two raters, the one pair's kappa and interval). "
-    "Kappa intervals are kappa +/- 1.96 SE and are not "
-    "cut at 1.",
-)
+_FIGURES = {"icc": "ICC", "cohen_kappa": "pairwise Cohen's kappa",
+            "intra_rater_kappa": "intra-rater kappa"}
+_KAPPA_SCALE_TEXT = (
+    "kappa on Landis & Koch (1977, p. 165) at two decimals: below 0 poor, 0.00-0.20 "
+    "slight, 0.21-0.40 fair, 0.41-0.60 moderate, 0.61-0.80 substantial, 0.81-1.00 almost "
+    "perfect")
+_ICC_SCALE_TEXT = (
+    "ICC on Koo & Li (2016, p. 161) for the point estimate: below 0.50 poor, 0.50 to "
+    "below 0.75 moderate, 0.75 to 0.90 good, above 0.90 excellent (their guideline also "
+    "reads the 95% interval, shown beside)")
+_PAIRWISE_TEXT = (
+    "Pairwise kappa: the mean over every pair of raters with a defined kappa, and the "
+    "pair agreeing least (with two raters, the one pair's kappa and interval).")
+
+
+def methods(ran: Iterable[str]) -> list[tuple[str, str]]:
+    """The Methods entry on the figures this module reads, naming only those reported.
+
+    Parameters
+    ----------
+    ran : iterable of str
+        The analyses whose figures are reported.
+
+    Returns
+    -------
+    list of (str, str)
+        ("Other agreement figures", text) when any of :data:`ANALYSES` is in ``ran``,
+        else nothing. The text names the figures reported and the scale each is read
+        on (Landis & Koch for kappa, Koo & Li for the ICC), and no other.
+    """
+    shown = [name for name in ANALYSES if name in set(ran)]
+    if not shown:
+        return []
+    kappa = any(name != "icc" for name in shown)
+    figures, one = _listing([_FIGURES[name] for name in shown]), len(shown) == 1
+    scales = [_ICC_SCALE_TEXT] * ("icc" in shown) + [_KAPPA_SCALE_TEXT] * kappa
+    text = [
+        f"{figures[0].upper()}{figures[1:]} {'is' if one else 'are'} reported beside the "
+        f"decision, never in it: no protocol sets a pass mark for {'it' if one else 'them'} "
+        "(000: reported for transparency; 001: report it even if it is bad). A plan may "
+        f"set a target ([analysis.targets] {', '.join(shown)}); the Summary then says "
+        "whether the figure reaches it (value >= target).",
+        f"Readings in words: {'; '.join(scales)}.",
+        *([_PAIRWISE_TEXT] if "cohen_kappa" in shown else []),
+        *(["Kappa intervals are kappa +/- 1.96 SE and are not cut at 1."] if kappa else []),
+    ]
+    return [("Other agreement figures", " ".join(text))]
+
+
+def _listing(names: list[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

@@ -148,8 +148,7 @@ def _closing_methods(study: Study, ran: set[str]) -> list[tuple[str, str]]:
         ("Totals", "Recomputed from the rubric's dimensions (sum or mean); a total is missing "
          "when any of its dimensions is missing. Formulas in workbooks are never read."),
     ] if study.rubric.totals else []
-    reported = [readings.METHODS] if ran & set(readings.ANALYSES) else []
-    return [*totals, *reported, ("Panel", PANEL_METHOD)]
+    return [*totals, *readings.methods(ran), ("Panel", PANEL_METHOD)]
 
 
 def _references(entries: list[tuple[str, str]], ran: set[str]) -> list[tuple[str, str]]:
