@@ -23,6 +23,7 @@ import pytest
 from click.testing import CliRunner
 from roundtrip_helpers import paired_study_with_filled_packs
 
+import sheetflow
 from sheetflow.analysis import analyze
 from sheetflow.cli import cli
 from sheetflow.collect.outputs import (
@@ -198,11 +199,31 @@ def test_a_second_run_waits_for_the_lock_then_refuses(made, tmp_path):
     root = _study(made, tmp_path, 1)
     with study_lock(root, "analyze"):
         started = time.monotonic()
-        with pytest.raises(OutputError, match="another sheetflow collect or analyze"):
+        with pytest.raises(OutputError, match="another sheetflow collect, analyze or plan"):
             collect(root, lock_wait=0.5)
         assert time.monotonic() - started >= 0.5
     assert not (root / "out" / "ratings.csv").exists()
     collect(root, lock_wait=0.5)  # released: runs
+
+
+def test_the_lock_message_names_every_command_that_takes_the_lock(tmp_path):
+    """Each ``study_lock(root, "<command>")`` in the package is a command the message
+    names: a plan waiting on an analyze said only "collect or analyze"."""
+    import ast
+
+    from sheetflow.collect.outputs import LOCKING_COMMANDS
+
+    package = Path(sheetflow.__file__).parent
+    callers = {node.args[1].value for path in package.rglob("*.py")
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "study_lock"
+               and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)}
+    assert callers == set(LOCKING_COMMANDS)
+    with study_lock(tmp_path, "plan"), pytest.raises(OutputError) as refused, \
+            study_lock(tmp_path, "analyze", wait=0):
+        pass
+    assert all(f"{c}" in str(refused.value) for c in LOCKING_COMMANDS)
+    assert "analyze waited 0 s" in str(refused.value)
 
 
 _CONCURRENT_CHILD = r"""

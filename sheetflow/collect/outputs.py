@@ -246,6 +246,11 @@ def _shown(path: Path, root: Path) -> str:
         return str(path)
 
 
+LOCKING_COMMANDS = ("collect", "analyze", "plan")
+"""The commands that hold ``out/.lock`` while they run (each writes into ``out/``)."""
+_LOCKERS = ", ".join(LOCKING_COMMANDS[:-1]) + " or " + LOCKING_COMMANDS[-1]
+
+
 @contextlib.contextmanager
 def study_lock(root: str | Path, command: str, wait: float = LOCK_WAIT) -> Iterator[None]:
     """Hold the study's ``out/.lock`` while ``command`` runs.
@@ -259,7 +264,7 @@ def study_lock(root: str | Path, command: str, wait: float = LOCK_WAIT) -> Itera
     root : str or Path
         The study folder.
     command : str
-        What is asking (``collect``, ``analyze``), for the message.
+        What is asking (one of :data:`LOCKING_COMMANDS`), for the message.
     wait : float
         Seconds to wait for another run to finish before refusing.
 
@@ -353,7 +358,7 @@ def _acquire(fd: int, command: str, wait: float, deadline: float) -> None:
         except BlockingIOError:
             if time.monotonic() >= deadline:
                 raise OutputError(
-                    f"{OUT_DIR}/{LOCK_FILE}: another sheetflow collect or analyze is using "
+                    f"{OUT_DIR}/{LOCK_FILE}: another sheetflow {_LOCKERS} is using "
                     f"this study; {command} waited {wait:g} s. Run it again when the other "
                     "has finished") from None
             time.sleep(0.1)
