@@ -12,9 +12,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from sheetflow.stats import _util
+from sheetflow.stats import _dist, _util
 from sheetflow.stats._weights import coded_ratings, weight_name
 
 FLEISS_COLUMNS = (
@@ -86,7 +85,7 @@ def t_test(coef: float, se: float, n: int) -> dict[str, float]:
     if not (np.isfinite(se) and se > 0 and n >= 2):
         return {"z": np.nan, "p": np.nan}
     z = coef / se
-    return {"z": float(z), "p": float(2.0 * stats.t.sf(abs(z), n - 1))}
+    return {"z": float(z), "p": float(2.0 * _dist.t_sf(abs(z), n - 1))}
 
 
 def _undefined(counts: np.ndarray) -> str:
@@ -147,7 +146,7 @@ def t_interval(coef: float, se: float, n: int, confidence: float) -> dict[str, f
     """``coef +/- t_{n-1} se`` with the upper end capped at 1 (Gwet's convention)."""
     if not np.isfinite(se):
         return {"ci_low": np.nan, "ci_high": np.nan}
-    t = stats.t.ppf(0.5 + confidence / 2.0, n - 1)
+    t = _dist.t_ppf(0.5 + confidence / 2.0, n - 1)
     return {"ci_low": coef - t * se, "ci_high": min(1.0, coef + t * se)}
 
 

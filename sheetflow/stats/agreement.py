@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from sheetflow.stats import _util
+from sheetflow.stats import _dist, _util
 
 __all__ = ["direction_agreement", "percent_agreement", "spearman"]
 
@@ -299,7 +299,7 @@ _SP_COLUMNS = ("rho", "ci_low", "ci_high", "p", "n", "reason")
 def _fisher_interval(rho: float, n: int, confidence: float) -> dict[str, float]:
     if n <= 3:
         return {"ci_low": np.nan, "ci_high": np.nan}
-    z = stats.norm.ppf(0.5 + confidence / 2.0)
+    z = _dist.norm_ppf(0.5 + confidence / 2.0)
     se = np.sqrt(1.06 / (n - 3))
     with np.errstate(divide="ignore"):
         centre = np.arctanh(np.clip(rho, -1.0, 1.0))

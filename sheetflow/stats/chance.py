@@ -8,9 +8,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from sheetflow.stats import _util
+from sheetflow.stats import _dist, _util
 from sheetflow.stats._multi import multirater, no_test_reason, t_interval, t_test
 from sheetflow.stats._weights import WeightOn, Weights, coded_ratings, weight_name
 from sheetflow.stats.kappa import cohen_kappa
@@ -344,4 +343,4 @@ def _light_test(complete: np.ndarray, kappa: float) -> dict[str, float]:
     if not 0.0 < chance < 1.0:
         return {"z": np.nan, "p": np.nan}
     z = kappa / np.sqrt(chance / (n * (1.0 - chance)))
-    return {"z": float(z), "p": float(2.0 * stats.norm.sf(abs(z)))}
+    return {"z": float(z), "p": float(2.0 * _dist.norm_sf(abs(z)))}

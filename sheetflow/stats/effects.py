@@ -6,9 +6,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from sheetflow.stats import _util
+from sheetflow.stats import _dist, _util
 
 __all__ = ["paired_mean_difference"]
 
@@ -67,13 +66,13 @@ def paired_mean_difference(x: Any, y: Any, *, confidence: float = 0.95) -> pd.Da
                             "ci_high": nan, "sd": nan, "t": nan, "p": nan,
                             "reason": "fewer than two pairs"}, _COLUMNS)
     mean, sd = float(d.mean()), float(d.std(ddof=1))
-    half = float(stats.t.ppf((1 + confidence) / 2, n - 1)) * sd / np.sqrt(n)
+    half = float(_dist.t_ppf((1 + confidence) / 2, n - 1)) * sd / np.sqrt(n)
     if sd == 0:
         t, p = float("nan"), float("nan")
         reason = "all differences are equal (no t test)"
     else:
         t = mean / (sd / np.sqrt(n))
-        p = float(2 * stats.t.sf(abs(t), n - 1))
+        p = float(2 * _dist.t_sf(abs(t), n - 1))
         reason = ""
     return _util.frame({**row, "mean_diff": mean, "ci_low": mean - half, "ci_high": mean + half,
                         "sd": sd, "t": t, "p": p, "reason": reason}, _COLUMNS)

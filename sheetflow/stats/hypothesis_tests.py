@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from sheetflow.stats import _util
+from sheetflow.stats import _dist, _util
 
 __all__ = [
     "cochran_armitage",
@@ -356,7 +356,7 @@ def cochran_armitage(
     var = p_bar * (1 - p_bar) * (n * (s - s_bar) ** 2).sum()
     chi2 = t**2 / var
     return _util.frame({**row, "statistic": chi2, "z": t / np.sqrt(var),
-                        "p": float(stats.chi2.sf(chi2, 1)), "reason": ""}, _CA_COLUMNS)
+                        "p": float(_dist.chi2_sf(chi2, 1)), "reason": ""}, _CA_COLUMNS)
 
 
 _CA_COLUMNS = ("statistic", "z", "df", "p", "n_groups", "n", "reason")

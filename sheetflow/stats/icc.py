@@ -6,9 +6,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from sheetflow.stats import _util
+from sheetflow.stats import _dist, _util
 
 __all__ = ["icc"]
 
@@ -184,7 +183,7 @@ def _icc_rows(x: np.ndarray, confidence: float) -> list[dict[str, Any]]:
 
 
 def _f_test(f: float, df1: float, df2: float) -> dict[str, float]:
-    return {"f": f, "df1": df1, "df2": df2, "p": float(stats.f.sf(f, df1, df2))}
+    return {"f": f, "df1": df1, "df2": df2, "p": float(_dist.f_sf(f, df1, df2))}
 
 
 def _one_way(ms: dict, n: int, k: int, confidence: float) -> tuple[dict, dict]:
@@ -202,7 +201,7 @@ def _ratio_forms(msr: float, ms_error: float, df1: int, df2: int, k: int,
     """Single and average ICC whose F test and interval come from ``msr / ms_error``."""
     f = msr / ms_error
     q = 0.5 + confidence / 2.0
-    f_low, f_up = f / stats.f.ppf(q, df1, df2), f * stats.f.ppf(q, df2, df1)
+    f_low, f_up = f / _dist.f_ppf(q, df1, df2), f * _dist.f_ppf(q, df2, df1)
     test = _f_test(f, df1, df2)
     single = {"icc": (msr - ms_error) / (msr + (k - 1) * ms_error), **test,
               "ci_low": (f_low - 1) / (f_low + k - 1), "ci_high": (f_up - 1) / (f_up + k - 1)}
@@ -232,7 +231,7 @@ def _absolute_interval(
     b = 1 + k * icc_a1 * (n - 1) / (n * (1 - icc_a1))
     v = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / ((n - 1) * (k - 1)))
     q = 0.5 + confidence / 2.0
-    f_low, f_up = stats.f.ppf(q, n - 1, v), stats.f.ppf(q, v, n - 1)
+    f_low, f_up = _dist.f_ppf(q, n - 1, v), _dist.f_ppf(q, v, n - 1)
     low = n * (msr - f_low * mse) / (f_low * (k * msc + (k * n - k - n) * mse) + n * msr)
     high = n * (f_up * msr - mse) / (k * msc + (k * n - k - n) * mse + n * f_up * msr)
     return float(low), float(high)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 
 import pandas as pd
-from scipy import stats
+
+from sheetflow.stats import _dist
 
 _SHARE = ("k", "n", "share", "ci_low", "ci_high", "reason")
 _DIFF = ("k1", "n1", "k2", "n2", "diff", "ci_low", "ci_high", "reason")
@@ -127,7 +128,7 @@ def _wilson(k: int, n: int, z: float) -> tuple[float, float]:
 def _z(confidence: float) -> float:
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), not {confidence!r}")
-    return float(stats.norm.ppf(0.5 + confidence / 2))
+    return float(_dist.norm_ppf(0.5 + confidence / 2))
 
 
 def _check(k: int, n: int) -> None:

@@ -9,9 +9,8 @@ one size, every unit rated by every rater).
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
-from sheetflow.stats import _util
+from sheetflow.stats import _dist, _util
 from sheetflow.stats.kappa import _kappa_batch
 
 __all__ = ["cohen_kappa_batch", "fleiss_kappa_complete_batch"]
@@ -53,7 +52,7 @@ def fleiss_kappa_complete_batch(counts: np.ndarray, confidence: float = 0.95,
             1.0 - p_e[:, None])
         se = np.sqrt(((star - kappa[:, None]) ** 2).sum(axis=1) / (n * (n - 1.0)))
     kappa = np.where(p_e >= 1.0 - 1e-12, np.nan, kappa)
-    t = stats.t.ppf(0.5 + confidence / 2.0, n - 1)
+    t = _dist.t_ppf(0.5 + confidence / 2.0, n - 1)
     return kappa, kappa - t * se, np.minimum(1.0, kappa + t * se)
 
 

@@ -12,7 +12,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from . import _util
+from . import _dist, _util
 
 _SHARE_COLUMNS = ("n", "k", "share", "p", "ci_low", "ci_high", "reason")
 _FREE_COLUMNS = ("n_first", "k_first", "share_first", "n_second", "k_second", "share_second",
@@ -133,8 +133,8 @@ def position_free_preference(k_first: ArrayLike, n_first: ArrayLike, k_second: A
         beta0, beta1 = (logit_a + logit_b) / 2.0, (logit_a - logit_b) / 2.0
         se = 0.5 * np.sqrt((1 / cells).sum(axis=1))
         share1, share2 = k1 / np.where(n1 > 0, n1, 1), k2 / np.where(n2 > 0, n2, 1)
-    z = stats.norm.ppf(0.5 + confidence / 2.0)
-    expit = stats.logistic.cdf
+    z = _dist.norm_ppf(0.5 + confidence / 2.0)
+    expit = _dist.logistic_cdf
 
     def undefined_if_empty(values: np.ndarray) -> np.ndarray:
         return np.where(empty, np.nan, values)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from sheetflow.stats import _util
+from sheetflow.stats import _dist, _util
 
 __all__ = ["mean_spearman", "tolerance_agreement"]
 
@@ -94,7 +94,7 @@ def mean_spearman(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = 
         return _util.frame({**row, "reason": why}, RHO_COLUMNS)
     rho = float(np.tanh(np.arctanh(r[~perfect]).mean()))
     z = rho * np.sqrt(n - 3.0)
-    return _util.frame({**row, "rho": rho, "z": float(z), "p": float(2 * stats.norm.sf(abs(z))),
+    return _util.frame({**row, "rho": rho, "z": float(z), "p": float(2 * _dist.norm_sf(abs(z))),
                         "reason": "; ".join(notes)}, RHO_COLUMNS)  # fmt: skip
 
 
