@@ -6,9 +6,8 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from sheetflow.stats import _dist, _util
+from sheetflow.stats import _dist, _ranks, _util
 
 __all__ = ["direction_agreement", "percent_agreement", "spearman"]
 
@@ -254,9 +253,11 @@ def spearman(x: Any, y: Any, *, confidence: float = 0.95) -> pd.DataFrame:
 
     Notes
     -----
-    ``rho`` and the two-sided ``p`` come from :func:`scipy.stats.spearmanr`
-    (average ranks for ties; p from the t distribution with n - 2 df). The interval
-    is :math:`\\tanh(\\operatorname{artanh}(\\rho) \\pm z_{1-a/2}\\, se)` with the
+    ``rho`` is Pearson's correlation of the ranks (average ranks for ties) and the
+    two-sided ``p`` comes from :math:`t = \\rho \\sqrt{(n - 2) / (1 - \\rho^2)}` on the t
+    distribution with n - 2 df (``p = 0`` when :math:`|\\rho| = 1`), as
+    :func:`scipy.stats.spearmanr` computes them. The interval is
+    :math:`\\tanh(\\operatorname{artanh}(\\rho) \\pm z_{1-a/2}\\, se)` with the
     Fieller, Hartley & Pearson (1957) [1]_ standard error
     :math:`se = \\sqrt{1.06 / (n - 3)}`. Fewer than three pairs or a constant
     variable give NaN with the reason; with three pairs the interval is NaN.
@@ -286,9 +287,8 @@ def spearman(x: Any, y: Any, *, confidence: float = 0.95) -> pd.DataFrame:
            "a variable is constant" if np.ptp(a) == 0 or np.ptp(b) == 0 else "")
     if why:
         return _util.frame({**row, "reason": _util.join_notes(why, note)}, _SP_COLUMNS)
-    res = stats.spearmanr(a, b)
-    rho = float(res.statistic)
-    return _util.frame({**row, "rho": rho, "p": float(res.pvalue),
+    rho, p = _ranks.spearman_rho_p(a, b)
+    return _util.frame({**row, "rho": rho, "p": p,
                         **_fisher_interval(rho, a.size, confidence), "reason": note},
                        _SP_COLUMNS)  # fmt: skip
 

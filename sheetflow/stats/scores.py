@@ -7,9 +7,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from sheetflow.stats import _dist, _util
+from sheetflow.stats import _dist, _ranks, _util
 
 __all__ = ["mean_spearman", "tolerance_agreement"]
 
@@ -76,7 +75,7 @@ def mean_spearman(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = 
     if why:
         return _util.frame({**row, "reason": "; ".join([why, *notes])}, RHO_COLUMNS)
     x = complete.astype(float)
-    r = np.array([stats.spearmanr(x[a], x[b]).statistic
+    r = np.array([_ranks.spearman_rho_p(x[a], x[b])[0]
                   for a, b in itertools.combinations(range(m), 2)])  # fmt: skip
     if any(len(np.unique(x[g])) < n for g in range(m)):
         notes.append("ties within raters: mean rho may understate agreement")
