@@ -185,9 +185,10 @@ def _num(value: Any) -> str:
 _METHODS_TEXT = (
     "Per rater and pooled: decisive judgements (ties and blanks left out) that chose the "
     "response shown under label A, out of all decisive judgements; exact two-sided "
-    "binomial test against 1/2 (scipy.stats.binomtest, as R binom.test) and "
-    "Clopper-Pearson interval. Flagged when p < position_bias_p (default 0.05) and "
-    "the share lies outside position_bias_share (default 0.35-0.65). Position-free "
+    "binomial test against 1/2 (outcomes no more probable than the observed one, as "
+    "R binom.test and scipy.stats.binomtest) and Clopper-Pearson interval. Flagged "
+    "when p < position_bias_p (default 0.05) and the share lies outside "
+    "position_bias_share (default 0.35-0.65). Position-free "
     "preference: logit P(arm chosen) = b0 + b1 x, x = +1 when the arm sat under A and "
     "-1 under B (closed-form maximum likelihood; Wald interval for b0; Haldane-"
     "Anscombe +0.5 when a stratum is all or nothing); expit(b0) is the preference "

@@ -10,9 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy import stats
 
-from . import _dist, _util
+from . import _binomial, _dist, _util
 
 _SHARE_COLUMNS = ("n", "k", "share", "p", "ci_low", "ci_high", "reason")
 _FREE_COLUMNS = ("n_first", "k_first", "share_first", "n_second", "k_second", "share_second",
@@ -41,10 +40,12 @@ def binomial_share(k: int, n: int, *, p0: float = 0.5,
 
     Notes
     -----
-    ``p`` is :func:`scipy.stats.binomtest`'s two-sided exact p-value (the outcomes no
-    more probable than the observed one, Clopper & Pearson's "minlike" rule as in R's
-    ``binom.test``) and the interval is its exact Clopper-Pearson one [1]_. With no
-    trial the share is NaN with the reason.
+    ``p`` is the two-sided exact p-value: the probability of the outcomes no more
+    probable than the observed one (within a relative 1e-7), the "minlike" rule of R's
+    ``binom.test``, computed by :func:`scipy.stats.binomtest`'s algorithm. The interval
+    is the exact Clopper-Pearson one [1]_ (``qbeta`` bounds as in R, through
+    :func:`scipy.special.betaincinv`). With no trial the share is NaN with the
+    reason.
 
     References
     ----------
@@ -67,11 +68,12 @@ def binomial_share(k: int, n: int, *, p0: float = 0.5,
         return _util.frame({"n": 0, "k": 0, "share": np.nan, "p": np.nan, "ci_low": np.nan,
                             "ci_high": np.nan, "reason": "no decisive judgement"},
                            _SHARE_COLUMNS)
-    res = stats.binomtest(int(k), int(n), p0)
-    ci = res.proportion_ci(confidence_level=confidence, method="exact")
-    return _util.frame({"n": int(n), "k": int(k), "share": k / n, "p": float(res.pvalue),
-                        "ci_low": float(ci.low), "ci_high": float(ci.high), "reason": ""},
-                       _SHARE_COLUMNS)
+    if not 0 <= p0 <= 1:
+        raise ValueError(f"p0 must lie between 0 and 1, got {p0}.")
+    low, high = _binomial.clopper_pearson(int(k), int(n), confidence)
+    return _util.frame({"n": int(n), "k": int(k), "share": k / n,
+                        "p": _binomial.binomial_test_p(int(k), int(n), float(p0)),
+                        "ci_low": low, "ci_high": high, "reason": ""}, _SHARE_COLUMNS)
 
 
 def position_free_preference(k_first: ArrayLike, n_first: ArrayLike, k_second: ArrayLike,
