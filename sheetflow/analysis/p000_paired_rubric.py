@@ -254,7 +254,10 @@ def _wilcoxon_method(study: Study) -> str:
             f"differences arm 1 minus arm 2 as the Wilcoxon sheet names them{here}: the "
             "median difference and W+ (the sum of the ranks of the positive differences) "
             "are of that difference, so a positive median difference means arm 1 scored "
-            "higher. Two-sided p (scipy, zero differences dropped).")
+            "higher. Two-sided p, zero differences dropped: exact for up to 50 cases "
+            "without tied differences or zeros; with ties or zeros, every sign change "
+            "counted for up to 13 cases, else the normal approximation (tie-corrected, "
+            "no continuity correction).")
 
 
 def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -10,7 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from sheetflow.stats import _dist, _util
+from sheetflow.stats import _dist, _ranks, _signed_rank, _util
 
 __all__ = [
     "cochran_armitage",
@@ -381,7 +380,7 @@ def wilcoxon_signed_rank(
     zero_method: Literal["wilcox", "pratt", "zsplit"] = "wilcox",
     method: Literal["auto", "exact", "approx"] = "auto",
 ) -> pd.DataFrame:
-    """Wilcoxon signed-rank test for paired totals (wrapper of scipy).
+    """Wilcoxon signed-rank test for paired totals.
 
     Parameters
     ----------
@@ -396,22 +395,45 @@ def wilcoxon_signed_rank(
         Zero differences: "wilcox" drops them before ranking (R ``wilcox.test``);
         "pratt" ranks them and then drops them; "zsplit" splits their ranks.
     method : {"auto", "exact", "approx"}, default "auto"
-        Passed to :func:`scipy.stats.wilcoxon` (exact for small samples without
-        ties or zeros, normal approximation otherwise; scipy's warning about that
-        fallback is silenced, the library never prints).
+        How the p-value is computed: "exact" (the null distribution of the rank sum),
+        "approx" (normal approximation) or "auto" (the rule in the Notes).
 
     Returns
     -------
     pandas.DataFrame
-        One row: ``statistic`` (scipy's: ``min(W+, W-)`` for two-sided, ``W+`` for
-        one-sided), ``w_plus`` (sum of ranks of positive differences, R's ``V``),
-        ``p, n, n_zero, alternative, zero_method, reason``.
+        One row: ``statistic`` (``min(W+, W-)`` for two-sided, ``W+`` for one-sided,
+        as :func:`scipy.stats.wilcoxon` reports it), ``w_plus`` (sum of ranks of
+        positive differences, R's ``V``), ``p, n, n_zero, alternative, zero_method,
+        reason``.
 
     Notes
     -----
-    Wilcoxon (1945) [1]_ via :func:`scipy.stats.wilcoxon`. ``w_plus`` is computed
-    after dropping zero differences and with average ranks for ties. No usable
-    pairs, or only zero differences, give NaN with the reason.
+    Wilcoxon (1945) [1]_, computed as :func:`scipy.stats.wilcoxon` of scipy 1.17
+    computes it without continuity correction (its default), whatever scipy is
+    installed. ``W+`` and ``W-`` are the sums of the ranks of ``|d|`` (average ranks
+    for ties) over the positive and negative differences; "pratt" ranks the zeros too
+    but counts none of their ranks, "zsplit" adds half their ranks to each sum.
+
+    The p-value's method under "auto":
+
+    - more than 50 differences (zeros included): the normal approximation;
+    - at most 50, without ties or zeros: the exact null distribution;
+    - ties or zeros, at most 13 differences: every one of the ``2^n`` sign changes of
+      the differences is counted (exact given the ties and zeros);
+    - ties or zeros, more than 13: the normal approximation.
+
+    The normal approximation uses :math:`z = (W_+ - m(m+1)/4) / se` with
+    :math:`se^2 = [m(m+1)(2m+1) - \\sum (t^3 - t)/2] / 24` over the ``m`` ranked
+    differences and the tie groups ``t`` ("pratt" takes the zeros out of the mean,
+    the variance and the tie term, Cureton 1967). "exact" sums each tail of the null
+    distribution of ``m`` untied ranks directly (scipy 1.17 takes an upper tail beyond
+    the mean as one minus the rest, inaccurate for p-values below about 1e-13); with ties
+    or zeros that distribution is no longer exact, and ``W+`` is rounded up for the
+    lower tail and down for the upper (scipy 1.17's conservative choice). Two-sided p
+    is twice the smaller tail, capped at 1.
+
+    ``w_plus`` is computed after dropping zero differences and with average ranks for
+    ties. No usable pairs, or only zero differences, give NaN with the reason.
 
     References
     ----------
@@ -431,6 +453,7 @@ def wilcoxon_signed_rank(
     """
     _util.check_choice("alternative", alternative, _ALTERNATIVES)
     _util.check_choice("zero_method", zero_method, ("wilcox", "pratt", "zsplit"))
+    _util.check_choice("method", method, ("auto", "exact", "approx"))
     d, note = _differences(x, y)
     nonzero = d[d != 0]
     row = {"n": int(d.size), "n_zero": int(d.size - nonzero.size),
@@ -439,12 +462,11 @@ def wilcoxon_signed_rank(
         reason = "no pairs" if d.size == 0 else "all differences are zero"
         return _util.frame({**row, "statistic": np.nan, "w_plus": np.nan, "p": np.nan,
                             "reason": _util.join_notes(reason, note)}, _WX_COLUMNS)  # fmt: skip
-    with warnings.catch_warnings():  # scipy warns when it falls back to the approximation
-        warnings.simplefilter("ignore", UserWarning)
-        res = stats.wilcoxon(d, alternative=alternative, zero_method=zero_method, method=method)
-    ranks = stats.rankdata(np.abs(nonzero))
-    return _util.frame({**row, "statistic": float(res.statistic),
-                        "w_plus": float(ranks[nonzero > 0].sum()), "p": float(res.pvalue),
+    statistic, p = _signed_rank.signed_rank_test(d, alternative=alternative,
+                                                 zero_method=zero_method, method=method)
+    ranks = _ranks.rankdata(np.abs(nonzero))
+    return _util.frame({**row, "statistic": statistic,
+                        "w_plus": float(ranks[nonzero > 0].sum()), "p": p,
                         "reason": note}, _WX_COLUMNS)  # fmt: skip
 
 

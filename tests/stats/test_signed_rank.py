@@ -1,0 +1,164 @@
+"""The Wilcoxon signed-rank test without scipy.stats, cross-checked against it.
+
+scipy is called with the same explicit method ("exact" or "approx"), so the comparison
+does not depend on the rule scipy's "auto" follows in the installed version; sheetflow's
+own "auto" rule is tested on its own. Since scipy 1.14, "exact" with ties or zeros
+rounds the statistic (gh-19872); before, it fell back to the approximation, so those
+comparisons need 1.14. Exact p-values may differ from scipy 1.17 by a few 1e-16: scipy
+1.17 takes an upper tail above the mean as one minus the rest (fixed in scipy PR
+26027), sheetflow sums the tail itself.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+import scipy
+from scipy import stats as sps
+
+from sheetflow import stats as st
+from sheetflow.stats import _signed_rank
+
+ALTERNATIVES = ("two-sided", "greater", "less")
+ZERO_METHODS = ("wilcox", "pratt", "zsplit")
+SCIPY_ROUNDS_TIES = tuple(int(v) for v in scipy.__version__.split(".")[:2]) >= (1, 14)
+
+
+def _samples(seed: int, kind: str, count: int = 60):
+    """Differences: continuous (no ties, no zeros), coarse integers (ties and zeros),
+    one decimal (some of each)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        n = int(rng.integers(1, 70))
+        if kind == "continuous":
+            d = rng.normal(0.3, 1, n)
+        elif kind == "integers":
+            d = rng.integers(-3, 4, n).astype(float)
+        else:
+            d = np.round(rng.normal(0.2, 1, n), 1)
+        if (d != 0).any():
+            yield d
+
+
+def _scipy(d: np.ndarray, alternative: str, zero_method: str, method: str):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return sps.wilcoxon(d, alternative=alternative, zero_method=zero_method,
+                            method=method)
+
+
+def _compare(d: np.ndarray, method: str) -> None:
+    for alternative, zero_method in itertools.product(ALTERNATIVES, ZERO_METHODS):
+        ref = _scipy(d, alternative, zero_method, method)
+        statistic, p = _signed_rank.signed_rank_test(
+            d, alternative=alternative, zero_method=zero_method, method=method)
+        where = (d.tolist(), alternative, zero_method, method)
+        assert statistic == ref.statistic, where
+        assert p == pytest.approx(float(ref.pvalue), rel=1e-12, abs=1e-15), where
+
+
+@pytest.mark.parametrize("kind", ["continuous", "integers", "decimals"])
+def test_normal_approximation_equals_scipy(kind: str) -> None:
+    for d in _samples(1, kind):
+        _compare(d, "approx")
+
+
+def test_exact_without_ties_or_zeros_equals_scipy() -> None:
+    for d in _samples(2, "continuous"):
+        _compare(d, "exact")
+
+
+@pytest.mark.skipif(not SCIPY_ROUNDS_TIES, reason="scipy < 1.14 approximates instead")
+@pytest.mark.parametrize("kind", ["integers", "decimals"])
+def test_exact_with_ties_and_zeros_equals_scipy(kind: str) -> None:
+    for d in _samples(3, kind):
+        _compare(d, "exact")
+
+
+def test_exact_tail_is_summed_not_complemented() -> None:
+    d = np.arange(1.0, 51.0)  # every difference positive: P(W+ >= 1275) = 2**-50
+    assert _signed_rank.signed_rank_test(d, alternative="greater", zero_method="wilcox",
+                                         method="exact")[1] == 2.0**-50
+    assert _signed_rank.signed_rank_test(-d, alternative="two-sided", zero_method="wilcox",
+                                         method="exact")[1] == 2.0**-49
+
+
+def test_auto_rule() -> None:
+    choose = _signed_rank.choose_method
+    assert choose(50, has_ties=False, has_zeros=False) == "exact"
+    assert choose(51, has_ties=False, has_zeros=False) == "approx"
+    for ties, zeros in ((True, False), (False, True), (True, True)):
+        assert choose(1, ties, zeros) == "enumeration"
+        assert choose(13, ties, zeros) == "enumeration"
+        assert choose(14, ties, zeros) == "approx"
+        assert choose(51, ties, zeros) == "approx"
+
+
+def _auto(d, alternative="two-sided", zero_method="wilcox"):
+    return st.wilcoxon_signed_rank(d, alternative=alternative,
+                                   zero_method=zero_method).loc[0, "p"]
+
+
+def _explicit(d, method, alternative="two-sided", zero_method="wilcox"):
+    return st.wilcoxon_signed_rank(d, alternative=alternative, zero_method=zero_method,
+                                   method=method).loc[0, "p"]
+
+
+def test_auto_applies_the_rule() -> None:
+    rng = np.random.default_rng(4)
+    untied = rng.normal(0.4, 1, 51)
+    assert _auto(untied[:50]) == _explicit(untied[:50], "exact")
+    assert _auto(untied) == _explicit(untied, "approx")
+    tied = np.round(rng.normal(0.4, 1, 14), 0)
+    assert (tied == 0).any()
+    assert _auto(tied) == _explicit(tied, "approx")
+    assert _auto(tied[:13]) == _enumerated(tied[:13], "two-sided", "wilcox")
+
+
+def _enumerated(d: np.ndarray, alternative: str, zero_method: str) -> float:
+    """The share of all 2**n sign changes whose statistic is at most / at least the
+    observed one, by brute force with scipy's ranks."""
+    def w_plus(x: np.ndarray) -> float:
+        if zero_method == "wilcox":
+            x = x[x != 0]
+        ranks = sps.rankdata(np.abs(x))
+        return ranks[x > 0].sum() + (ranks[x == 0].sum() / 2 if zero_method == "zsplit" else 0)
+
+    observed = w_plus(d)
+    null = np.array([w_plus(d * np.array(signs))
+                     for signs in itertools.product((1, -1), repeat=d.size)])
+    less, greater = np.mean(null <= observed + 1e-9), np.mean(null >= observed - 1e-9)
+    p = {"less": less, "greater": greater}.get(alternative, 2 * min(less, greater))
+    return min(p, 1.0)
+
+
+def test_enumeration_counts_every_sign_change() -> None:
+    rng = np.random.default_rng(5)
+    for _ in range(12):
+        d = rng.integers(-3, 4, int(rng.integers(2, 11))).astype(float)
+        if not (d != 0).any():
+            continue
+        for alternative, zero_method in itertools.product(ALTERNATIVES, ZERO_METHODS):
+            got = _auto(d, alternative, zero_method)
+            assert got == pytest.approx(_enumerated(d, alternative, zero_method),
+                                        rel=1e-12), (d.tolist(), alternative, zero_method)
+
+
+def test_unknown_method_is_refused() -> None:
+    with pytest.raises(ValueError, match="method"):
+        st.wilcoxon_signed_rank([1.0, 2.0, -0.5], method="asymptotic")
+
+
+def test_r_wilcox_test_example() -> None:
+    # R ?wilcox.test, Hollander & Wolfe (1973), p. 29, depression scale factor:
+    # wilcox.test(x, y, paired = TRUE, alternative = "greater") gives V = 40,
+    # p-value = 0.01953 (exact: 10 / 2**9).
+    x = [1.83, 0.50, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.30]
+    y = [0.878, 0.647, 0.598, 2.05, 1.06, 1.29, 1.06, 3.14, 1.29]
+    res = st.wilcoxon_signed_rank(x, y, alternative="greater").loc[0]
+    assert (res["w_plus"], res["statistic"]) == (40.0, 40.0)
+    assert round(res["p"], 5) == 0.01953
+    assert res["p"] == 10 / 2**9
