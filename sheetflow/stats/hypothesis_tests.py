@@ -7,7 +7,6 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from sheetflow.stats import _dist, _ranks, _signed_rank, _util
 
@@ -41,8 +40,8 @@ def fisher_exact_test(table: Any, *, alternative: Alternative) -> pd.DataFrame:
 
     Notes
     -----
-    Wraps :func:`scipy.stats.fisher_exact` [1]_ (conditional hypergeometric test).
-    An empty table gives NaN with the reason.
+    Wraps :func:`scipy.stats.fisher_exact` [1]_ (conditional hypergeometric test),
+    imported on the first call only. An empty table gives NaN with the reason.
 
     References
     ----------
@@ -68,6 +67,10 @@ def fisher_exact_test(table: Any, *, alternative: Alternative) -> pd.DataFrame:
     if counts.sum() == 0:
         return _util.frame({**row, "odds_ratio": np.nan, "p": np.nan, "reason": "empty table"},
                            _FISHER_COLUMNS)  # fmt: skip
+    # imported here, not with the module: scipy.stats costs about 45 MB of memory, and
+    # only the analyses that compare KEEP rates (protocol 001) run this test
+    from scipy import stats
+
     with np.errstate(divide="ignore", invalid="ignore"):
         res = stats.fisher_exact(counts, alternative=alternative)
     return _util.frame({**row, "odds_ratio": float(res[0]), "p": float(res[1]), "reason": ""},

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.optimize import linprog
 
 __all__ = ["max_kappa_sd"]
 
@@ -63,6 +62,10 @@ def max_kappa_sd(shares: Sequence[float], kappa: float) -> float:
     cols = [np.kron(np.ones(k), np.eye(k)[i]) for i in range(k)]
     equalities = np.vstack([*rows, *cols, np.eye(k).ravel()])
     bounds = np.concatenate([p, p, [po]])
+    # imported here, not with the module: scipy.optimize costs about 20 MB of memory,
+    # and only sample-size planning (not the analysis) needs it
+    from scipy.optimize import linprog
+
     res = linprog(-weights.ravel(), A_eq=equalities, b_eq=bounds, bounds=(0, None),
                   method="highs")
     if res.status != 0:
