@@ -7,7 +7,8 @@ import importlib
 
 import pytest
 
-MODULES = ["agreement", "alpha", "chance", "gwet", "hypothesis_tests", "icc", "kappa", "scores"]
+MODULES = ["agreement", "alpha", "chance", "effects", "gwet", "hypothesis_tests", "icc",
+           "intervals", "kappa", "proportions", "scores"]
 
 
 @pytest.mark.parametrize("name", MODULES)
