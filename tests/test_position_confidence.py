@@ -167,7 +167,9 @@ def test_binomial_share_equals_scipy_binomtest(k, n):
     got = binomial_share(k, n).iloc[0]
     ref = sps.binomtest(k, n, 0.5)
     ci = ref.proportion_ci(method="exact")
-    assert got["p"] == ref.pvalue
+    # scipy.special's binomial tails changed implementation (cephes, then boost) across
+    # the scipy versions allowed: equal to a few units in the last place
+    assert got["p"] == pytest.approx(ref.pvalue, rel=1e-12)
     # the exact roots (betaincinv, as R's qbeta); scipy finds them with brentq, whose
     # default absolute tolerance is 2e-12
     assert got["ci_low"] == pytest.approx(ci.low, rel=1e-10, abs=2e-12)

@@ -4,15 +4,18 @@ scipy is called with the same explicit method ("exact" or "approx"), so the comp
 does not depend on the rule scipy's "auto" follows in the installed version; sheetflow's
 own "auto" rule is tested on its own. Since scipy 1.14, "exact" with ties or zeros
 rounds the statistic (gh-19872); before, it fell back to the approximation, so those
-comparisons need 1.14. Exact p-values may differ from scipy 1.17 by a few 1e-16: scipy
-1.17 takes an upper tail above the mean as one minus the rest (fixed in scipy PR
-26027), sheetflow sums the tail itself.
+are compared with scipy 1.17.1's recorded outputs, and with the installed scipy from
+1.14. Exact p-values may differ from scipy 1.17 by a few 1e-16: scipy 1.17 takes an
+upper tail above the mean as one minus the rest (fixed in scipy PR 26027), sheetflow
+sums the tail itself.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,6 +27,7 @@ from sheetflow.stats import _signed_rank
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
+FIXTURE = Path(__file__).parent / "fixtures" / "wilcoxon_exact_ties_scipy.json"
 SCIPY_ROUNDS_TIES = tuple(int(v) for v in scipy.__version__.split(".")[:2]) >= (1, 14)
 
 
@@ -71,11 +75,22 @@ def test_exact_without_ties_or_zeros_equals_scipy() -> None:
         _compare(d, "exact")
 
 
-@pytest.mark.skipif(not SCIPY_ROUNDS_TIES, reason="scipy < 1.14 approximates instead")
-@pytest.mark.parametrize("kind", ["integers", "decimals"])
-def test_exact_with_ties_and_zeros_equals_scipy(kind: str) -> None:
-    for d in _samples(3, kind):
-        _compare(d, "exact")
+def test_exact_with_ties_and_zeros_equals_scipy_1_14() -> None:
+    """Against scipy 1.17.1's recorded outputs on every scipy (fixtures/
+    make_wilcoxon_fixture.py), and against the installed scipy when it is 1.14 or later
+    (older ones approximate instead of following the rule)."""
+    recorded = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    assert "scipy 1.17.1" in recorded["source"] and len(recorded["cases"]) == 50
+    for case in recorded["cases"]:
+        d = np.asarray(case["d"])
+        for key, (statistic, p) in case["exact"].items():
+            alternative, zero_method = key.split("/")
+            got = _signed_rank.signed_rank_test(d, alternative=alternative,
+                                                zero_method=zero_method, method="exact")
+            assert got[0] == statistic, (case["d"], key)
+            assert got[1] == pytest.approx(p, rel=1e-12, abs=1e-15), (case["d"], key)
+        if SCIPY_ROUNDS_TIES:
+            _compare(d, "exact")
 
 
 def test_exact_tail_is_summed_not_complemented() -> None:
