@@ -51,6 +51,12 @@ def _tables() -> dict[str, pd.DataFrame]:
             "signed_zero": np.where(rng.random(n) > 0.5, -0.0, 0.0),
             "inf": np.where(rng.random(n) > 0.9, np.inf, np.where(rng.random(n) > 0.7,
                                                                    np.nan, 0.1))}),
+        # a block of float columns written at once, a few of its rows again by repr
+        "float_block": pd.DataFrame({
+            "rater": text, "a": rng.normal(size=n),
+            "b": np.where(rng.random(n) > 0.99, 3e-5, rng.normal(size=n) * 1e-9),
+            "c": np.select([rng.random(n) > 0.99, rng.random(n) > 0.99, rng.random(n) > 0.9],
+                           [np.inf, 1e20, np.nan], rng.normal(size=n))}),
         "one_column": pd.DataFrame({"reason": ["" if t is None else t for t in text]}),
         "empty_text": pd.DataFrame({"a": [None] * 3, "b": [1, 2, 3]}),
     }
