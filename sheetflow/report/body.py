@@ -17,7 +17,8 @@ numbers as ``%.16G``), without the optional ``spans`` of their rows;
 table written through ``write_string``/``write_number``/``write_blank``.
 
 Reaches into xlsxwriter's worksheet assembly (``_write_rows``, ``_write_row``,
-``_check_dimensions``, the shared-string table, ``Format._get_xf_index``): the tests
+``_check_dimensions``, the shared-string table's index and count of references,
+``Format._get_xf_index``): the tests
 run on the lowest xlsxwriter the package allows and on the newest.
 """
 
@@ -44,6 +45,9 @@ class BodySheet(Worksheet):
     def __init__(self) -> None:
         super().__init__()
         self._bodies: list[tuple[int, list[str]]] = []  # (first row, each row's cells)
+        # a format's style attribute, shared by the sheet's columns: xlsxwriter works
+        # out a format's key again on each use when an equal format has its index
+        self.style_attributes: dict[int, str] = {}
 
     def add_body(self, first_row: int, first_col: int, columns: list[list[str]]) -> None:
         """Take the rows from ``first_row`` down, columns from ``first_col`` on:
@@ -132,7 +136,7 @@ class ColumnCells:
     def __init__(self, ws: BodySheet, col: int) -> None:
         self._strings = ws.str_table
         self._letter = xl_col_to_name(col)
-        self._styles: dict[int, str] = {}
+        self._styles = ws.style_attributes
 
     def _style(self, fmt: Any) -> str:
         # the index is taken now, as a cell written through xlsxwriter takes it when
@@ -154,6 +158,11 @@ class ColumnCells:
         letter, rows = self._letter, range(first + 1, first + 1 + len(values))
         if choice is None:
             style = self._style(formats[0]) if values else ""
+            # a column holds few distinct numbers (scores, counts): each written once
+            tails = _number_tails(values, style)
+            if tails is not None:
+                return [f'<c r="{letter}{row}"{tails[value]}'
+                        for row, value in zip(rows, values, strict=True)]
             return [f'<c r="{letter}{row}"{style}><v>{value:.16G}</v></c>'
                     for row, value in zip(rows, values, strict=True)]
         # styles taken in the order the cells first use them, and only those used:
@@ -168,8 +177,12 @@ class ColumnCells:
         style, letter = self._style(fmt) if texts else "", self._letter
         index = self._strings._get_shared_string_index
         rows = range(first + 1, first + 1 + len(texts))
-        return [f'<c r="{letter}{row}"{style} t="s">'
-                f'<v>{index(_cut(text) if len(text) > MAX_TEXT // 2 else text)}</v></c>'
+        # each distinct text's shared-string index, taken in the order the cells first
+        # use them (as cell by cell); every other cell counted as xlsxwriter counts it
+        tails = {text: f' t="s"><v>{index(_cut(text) if len(text) > MAX_TEXT // 2 else text)}'
+                       "</v></c>" for text in dict.fromkeys(texts)}
+        self._strings.count += len(texts) - len(tails)
+        return [f'<c r="{letter}{row}"{style}{tails[text]}'
                 for row, text in zip(rows, texts, strict=True)]
 
     def string(self, row: int, text: str, fmt: Any) -> str:
@@ -185,6 +198,17 @@ class ColumnCells:
     def blank(self, row: int, fmt: Any) -> str:
         """An empty cell that keeps its format (none without one, as xlsxwriter)."""
         return f'<c r="{self._letter}{row + 1}"{self._style(fmt)}/>' if fmt is not None else ""
+
+
+def _number_tails(values: list[float], style: str) -> dict[float, str] | None:
+    """Each distinct number's cell after its reference (style, value, end tag), or
+    None when a zero is negative (-0.0 and 0.0 are one key, written "-0" and "0")."""
+    tails = {value: f'{style}><v>{value:.16G}</v></c>' for value in dict.fromkeys(values)}
+    if 0.0 in tails:
+        numbers = np.array(values, dtype=float)
+        if np.signbit(numbers[numbers == 0]).any():
+            return None
+    return tails
 
 
 def _cut(text: str) -> str:

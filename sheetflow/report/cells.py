@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -28,38 +30,65 @@ def created(analysis: Analysis) -> dt.datetime:
     except ValueError:
         return dt.datetime(2000, 1, 1)
 
-def formats(wb: xlsxwriter.Workbook) -> dict[str, Any]:
-    return {
-        "title": wb.add_format({"bold": True, "font_size": 14}),
-        "head": wb.add_format({"bold": True, "bg_color": "#D9E1F2", "border": 1,
-                               "text_wrap": True, "valign": "top"}),
-        "bold": wb.add_format({"bold": True, "valign": "top"}),
-        "wrap": wb.add_format({"text_wrap": True, "valign": "top"}),
-        # every cell of a table row sits at its top: a row made tall by one wrapped cell
-        # keeps its other cells level with the first line
-        "text": wb.add_format({"valign": "top"}),
-        "centre": wb.add_format({"text_wrap": True, "valign": "top", "align": "center"}),
-        "num": wb.add_format({"num_format": "0.000", "valign": "top"}),
-        "count": wb.add_format({"num_format": "0", "valign": "top"}),
-        "share": wb.add_format({"num_format": "0.0%", "valign": "top"}),
-        "tiny": wb.add_format({"num_format": "0.00E+00", "valign": "top"}),
-        # p-values to 3 significant digits, "< 0.001" below (the number stays exact)
-        "p": [wb.add_format({"num_format": f, "valign": "top"}) for f in
-              ('"< 0.001"', "0.00000", "0.0000", "0.000")],
-        "bands": [wb.add_format({"bg_color": c, "num_format": "0.000", "valign": "top"})
-                  for c in BAND_COLOURS],
-        "pass": wb.add_format({"bg_color": "#C6EFCE", "valign": "top"}),
-        "fail": wb.add_format({"bg_color": "#FFC7CE", "valign": "top"}),
-        "grey": wb.add_format({"font_color": "#666666", "italic": True}),
-        "grey_wrap": wb.add_format({"font_color": "#666666", "italic": True,
-                                    "text_wrap": True, "valign": "top"}),
-        "status_pass": wb.add_format({"bold": True, "font_size": 14, "bg_color": "#C6EFCE",
-                                     "text_wrap": True, "valign": "top"}),
-        "status_fail": wb.add_format({"bold": True, "font_size": 14, "bg_color": "#FFC7CE",
-                                     "text_wrap": True, "valign": "top"}),
-        "status_other": wb.add_format({"bold": True, "font_size": 14, "bg_color": "#FFEB9C",
-                                     "text_wrap": True, "valign": "top"}),
-    }
+FORMAT_PROPERTIES: dict[str, dict[str, Any] | list[dict[str, Any]]] = {
+    "title": {"bold": True, "font_size": 14},
+    "head": {"bold": True, "bg_color": "#D9E1F2", "border": 1, "text_wrap": True,
+             "valign": "top"},
+    "bold": {"bold": True, "valign": "top"},
+    "wrap": {"text_wrap": True, "valign": "top"},
+    # every cell of a table row sits at its top: a row made tall by one wrapped cell
+    # keeps its other cells level with the first line
+    "text": {"valign": "top"},
+    "centre": {"text_wrap": True, "valign": "top", "align": "center"},
+    "num": {"num_format": "0.000", "valign": "top"},
+    "count": {"num_format": "0", "valign": "top"},
+    "share": {"num_format": "0.0%", "valign": "top"},
+    "tiny": {"num_format": "0.00E+00", "valign": "top"},
+    # p-values to 3 significant digits, "< 0.001" below (the number stays exact)
+    "p": [{"num_format": f, "valign": "top"} for f in
+          ('"< 0.001"', "0.00000", "0.0000", "0.000")],
+    "bands": [{"bg_color": c, "num_format": "0.000", "valign": "top"} for c in BAND_COLOURS],
+    "pass": {"bg_color": "#C6EFCE", "valign": "top"},
+    "fail": {"bg_color": "#FFC7CE", "valign": "top"},
+    "grey": {"font_color": "#666666", "italic": True},
+    "grey_wrap": {"font_color": "#666666", "italic": True, "text_wrap": True,
+                  "valign": "top"},
+    "status_pass": {"bold": True, "font_size": 14, "bg_color": "#C6EFCE", "text_wrap": True,
+                    "valign": "top"},
+    "status_fail": {"bold": True, "font_size": 14, "bg_color": "#FFC7CE", "text_wrap": True,
+                    "valign": "top"},
+    "status_other": {"bold": True, "font_size": 14, "bg_color": "#FFEB9C", "text_wrap": True,
+                     "valign": "top"},
+}
+"""The workbooks' formats by name (a list: formats picked by a value, see
+:func:`number_format`)."""
+
+
+class Formats(dict):
+    """The formats of :data:`FORMAT_PROPERTIES` for one workbook, each added to it when
+    first asked for (``fmt[name]`` or ``fmt.get(name)``); others may be set as in a
+    dict. A feedback workbook uses a third of them, and adding a format costs as much
+    as writing a few dozen cells; a format never used leaves the file as it is
+    (xlsxwriter writes the formats cells use, in the order they were first used)."""
+
+    def __init__(self, wb: xlsxwriter.Workbook) -> None:
+        super().__init__()
+        self._wb = wb
+
+    def __missing__(self, name: str) -> Any:
+        properties = FORMAT_PROPERTIES[name]
+        made = [self._wb.add_format(p) for p in properties] \
+            if isinstance(properties, list) else self._wb.add_format(properties)
+        self[name] = made
+        return made
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self[name] if name in self or name in FORMAT_PROPERTIES else default
+
+
+def formats(wb: xlsxwriter.Workbook) -> Formats:
+    """The workbook's formats by name (see :class:`Formats`)."""
+    return Formats(wb)
 
 
 # column names of the analysis's tables in the words a reader of the sheet knows
@@ -101,19 +130,38 @@ def header_words(column: Any) -> str:
 
 def column_meaning(column: Any, values: pd.Series) -> str:
     """How a column's numbers read: "count", "share", "p" (a p-value) or "num"."""
-    name = str(column).lower()
+    return _meaning(column, values.dtype.kind, _floats(values))
+
+
+def _meaning(column: Any, kind: str, numbers: np.ndarray | None) -> str:
+    """:func:`column_meaning` from the column's dtype kind and, for floats, its values."""
+    by_name = _meaning_by_name(str(column).lower())
+    if by_name in ("p", "count"):
+        return by_name
+    if kind in "iu":
+        return "count"
+    if numbers is None:
+        return "num"
+    if by_name == "share":
+        defined = numbers[~np.isnan(numbers)]
+        if bool(((defined >= 0) & (defined <= 1)).all()):
+            return "share"
+    if _whole_beyond_one(numbers):
+        return "count"  # rank sums, scores, totals: "145", not "145.000"
+    return "num"
+
+
+@functools.lru_cache(maxsize=1024)
+def _meaning_by_name(name: str) -> str:
+    """What a column's (lower-case) name alone says of its numbers: "p", "count",
+    "share" (if its values lie in [0, 1]) or "" (its values say). Cached: a feedback
+    workbook per rater asks again for the same few names."""
     words = name.split("_")
     if name == "p" or name.startswith("p_fixed") or name.endswith("_p"):
         return "p"
-    if words[0] == "n" or any(w in _COUNT_WORDS for w in words) or \
-            values.dtype.kind in "iu":
+    if words[0] == "n" or any(w in _COUNT_WORDS for w in words):
         return "count"
-    if any(w in name for w in _SHARE_WORDS) and values.dtype.kind == "f" and \
-            bool(((values.dropna() >= 0) & (values.dropna() <= 1)).all()):
-        return "share"
-    if values.dtype.kind == "f" and _whole_beyond_one(values.to_numpy()):
-        return "count"  # rank sums, scores, totals: "145", not "145.000"
-    return "num"
+    return "share" if any(w in name for w in _SHARE_WORDS) else ""
 
 
 def _whole_beyond_one(numbers: np.ndarray) -> bool:
@@ -172,6 +220,58 @@ def table_worksheet(wb: xlsxwriter.Workbook, name: str) -> BodySheet:
     return wb.add_worksheet(name, worksheet_class=BodySheet)
 
 
+class Column(NamedTuple):
+    """One column of a table as plain values, read from pandas once (a feedback
+    workbook's tables are small and many: reading a column costs more than writing
+    its cells)."""
+
+    label: Any
+    """The table's column label (its header in words, its meaning, its own format)."""
+    dtype: Any
+    """The column's dtype (a categorical's, not its categories')."""
+    listed: list[Any]
+    """The values as Python objects (a categorical's as its categories' values)."""
+    numbers: np.ndarray | None
+    """For a float column, its values as a float array (missing as NaN)."""
+
+    @property
+    def values_dtype(self) -> Any:
+        """The dtype of :attr:`listed` (a categorical's: its categories')."""
+        return self.dtype.categories.dtype if isinstance(self.dtype, pd.CategoricalDtype) \
+            else self.dtype
+
+    @property
+    def value_kind(self) -> str:
+        """The kind of :attr:`values_dtype`, as pandas gives it."""
+        return self.values_dtype.kind
+
+    @property
+    def kind(self) -> str:
+        """:attr:`value_kind` for a numpy dtype, else "O" (text, mixed, or pd.NA)."""
+        dtype = self.values_dtype
+        return dtype.kind if isinstance(dtype, np.dtype) else "O"
+
+
+def plain_columns(table: pd.DataFrame) -> list[Column]:
+    """Each column of ``table`` as a :class:`Column`."""
+    out = []
+    for label, values in table.items():
+        dtype = values.dtype
+        if isinstance(dtype, pd.CategoricalDtype):  # text kept as categories
+            values = values.astype(dtype.categories.dtype)  # written as that text
+        out.append(Column(label, dtype, values.tolist(), _floats(values)))
+    return out
+
+
+def _floats(values: pd.Series) -> np.ndarray | None:
+    """A float column's values as a float array (missing as NaN); None for another."""
+    if values.dtype.kind != "f":
+        return None
+    if isinstance(values.dtype, np.dtype):
+        return values.to_numpy()  # itself: asking for NaN as missing copies it, slowly
+    return values.to_numpy(dtype=float, na_value=np.nan)
+
+
 def write_table(ws: BodySheet, top: int, table: pd.DataFrame, fmt: dict[str, Any], *,
                 number_formats: dict[str, Any] | None = None, words: bool = True,
                 widths: list[float] | None = None) -> int:
@@ -186,34 +286,43 @@ def write_table(ws: BodySheet, top: int, table: pd.DataFrame, fmt: dict[str, Any
     False. With ``widths`` (characters per column), text wider than its column wraps
     and its row is made tall enough.
     """
-    tall: dict[int, float] = {}
-    columns = []
-    for j, (col, values) in enumerate(table.items()):
-        ws.write_string(top, j, header_words(col) if words else str(col), fmt["head"])
-        if isinstance(values.dtype, pd.CategoricalDtype):  # text kept as categories
-            values = values.astype(values.cat.categories.dtype)  # written as that text
-        own = (number_formats or {}).get(col)
-        meaning = "own" if own is not None else column_meaning(col, values)
-        width = widths[j] if widths else None
-        columns.append(_column_cells(ColumnCells(ws, j), top + 1, values, meaning,
-                                     {**fmt, "own": own}, width, tall))
-    ws.add_body(top + 1, 0, columns)
-    for row, points in tall.items():
-        ws.set_row(row, points)
+    write_columns(ws, top, plain_columns(table), fmt, number_formats=number_formats,
+                  words=words, widths=widths)
     return top + len(table) + 1
 
 
-def _column_cells(cells: ColumnCells, first: int, values: pd.Series, meaning: str,
-                  fmt: dict[str, Any], width: float | None,
+def write_columns(ws: BodySheet, top: int, columns: list[Column], fmt: dict[str, Any], *,
+                  number_formats: dict[str, Any] | None = None, words: bool = True,
+                  widths: list[float] | None = None) -> int:
+    """:func:`write_table` for a table already read as :func:`plain_columns`; the next
+    free row."""
+    tall: dict[int, float] = {}
+    bodies = []
+    for j, col in enumerate(columns):
+        ws.write_string(top, j, header_words(col.label) if words else str(col.label),
+                        fmt["head"])
+        own = (number_formats or {}).get(col.label)
+        meaning = "own" if own is not None else _meaning(col.label, col.value_kind,
+                                                          col.numbers)
+        width = widths[j] if widths else None
+        bodies.append(_column_cells(ColumnCells(ws, j), top + 1, col, meaning, fmt, own,
+                                    width, tall))
+    ws.add_body(top + 1, 0, bodies)
+    for row, points in tall.items():
+        ws.set_row(row, points)
+    return top + len(columns[0].listed if columns else ()) + 1
+
+
+def _column_cells(cells: ColumnCells, first: int, col: Column, meaning: str,
+                  fmt: dict[str, Any], own: Any, width: float | None,
                   tall: dict[int, float]) -> list[str]:
-    """One column's cells, from row ``first`` down; rows that wrapped text makes tall
-    are noted in ``tall`` (row -> points)."""
-    kind = values.dtype.kind if isinstance(values.dtype, np.dtype) else "O"  # not pd.NA
-    num = fmt["own"] if meaning == "own" else fmt["p"][3] if meaning == "p" else \
+    """One column's cells, from row ``first`` down (``own``: its format, for meaning
+    "own"); rows that wrapped text makes tall are noted in ``tall`` (row -> points)."""
+    kind, listed = col.kind, col.listed  # kind "O" for pd.NA-holding dtypes
+    num = own if meaning == "own" else fmt["p"][3] if meaning == "p" else \
         fmt.get(meaning, fmt["num"])
-    rows = range(first, first + len(values))
-    listed = values.tolist()
-    array = values.to_numpy() if kind == "f" else None
+    rows = range(first, first + len(listed))
+    array = col.numbers if kind == "f" else None
     if array is not None and np.isfinite(array).all():
         return cells.numbers(first, listed, *(([num], None) if meaning == "own" else
                                               number_formats(meaning, array, fmt)))
@@ -226,10 +335,9 @@ def _column_cells(cells: ColumnCells, first: int, values: pd.Series, meaning: st
         return cells.numbers(first, list(map(float, listed)), [fmt["text"]])
     if kind == "b":
         return cells.strings(first, ["Yes" if v else "No" for v in listed], fmt["text"])
-    if set(map(type, listed)) == {str} or (  # plain str: the common case, at C speed
-            not values.hasnans and pd.api.types.infer_dtype(values, skipna=False) == "string"):
-        # text without blanks (pandas 3's str dtype says "string" even with NaN in it):
-        # the whole column wraps when one value is wider than it
+    if set(map(type, listed)) == {str} or all(isinstance(v, str) for v in listed):
+        # text without blanks (plain str the common case, at C speed): the whole
+        # column wraps when one value is wider than it
         wrap = width is not None and max(map(len, listed), default=0) > width
         for r, v in zip(rows, listed, strict=True) if wrap else ():
             if len(v) > width:
@@ -251,17 +359,24 @@ MAX_TEXT_WIDTH = 40  # characters; longer text wraps
 def column_widths(table: pd.DataFrame, *, words: bool = True) -> list[float]:
     """A width per column: its header over at most three lines, its values (text up to
     :data:`MAX_TEXT_WIDTH`, then wrapped; numbers as their formats print them)."""
-    out = []
-    for col, values in table.items():
-        head = header_words(col) if words else str(col)
-        longest_word = max((len(w) for w in head.split()), default=4)
-        width = max(longest_word, math.ceil(len(head) / 3), 6)
-        if values.dtype.kind in "fiub":
-            width = max(width, 9)
-        else:
-            width = max(width, min(_longest_text(values), MAX_TEXT_WIDTH))
-        out.append(float(width + 1))
-    return out
+    return [_width(header_words(col) if words else str(col), values.dtype.kind,
+                   lambda values=values: _longest_text(values))
+            for col, values in table.items()]
+
+
+def columns_widths(columns: list[Column], *, words: bool = True) -> list[float]:
+    """:func:`column_widths` of a table read as :func:`plain_columns`."""
+    return [_width(header_words(col.label) if words else str(col.label), col.dtype.kind,
+                   lambda col=col: _longest_listed(col.listed))
+            for col in columns]
+
+
+def _width(head: str, kind: str, longest: Callable[[], int]) -> float:
+    """A column's width from its header, its dtype's kind and (text) its longest value."""
+    longest_word = max((len(w) for w in head.split()), default=4)
+    width = max(longest_word, math.ceil(len(head) / 3), 6)
+    width = max(width, 9) if kind in "fiub" else max(width, min(longest(), MAX_TEXT_WIDTH))
+    return float(width + 1)
 
 
 def _longest_text(values: pd.Series, sample: int = 500) -> int:
@@ -269,12 +384,28 @@ def _longest_text(values: pd.Series, sample: int = 500) -> int:
     (as text); in plain Python when those are the column's first values, which is
     cheap for the many small tables of feedback workbooks."""
     head = (values if len(values) <= sample else values.iloc[:sample]).tolist()
+    quick = _longest_plain(head)
+    if quick is not None:
+        return quick
+    lengths = values.dropna().astype(str).head(sample).str.len()
+    return int(lengths.max()) if len(lengths) else 0
+
+
+def _longest_listed(listed: list[Any], sample: int = 500) -> int:
+    """:func:`_longest_text` of a column's values as a list."""
+    quick = _longest_plain(listed[:sample])
+    return quick if quick is not None else \
+        _longest_text(pd.Series(listed, dtype=object), sample)
+
+
+def _longest_plain(head: list[Any]) -> int | None:
+    """The longest of ``head`` as text, or None when one of them is missing (pandas
+    then reads on past the first values)."""
     if set(map(type, head)) <= {str}:  # the common case, at C speed
         return max(map(len, head), default=0)
     if not any(_missing(v) for v in head):
         return max((len(str(v)) for v in head), default=0)
-    lengths = values.dropna().astype(str).head(sample).str.len()
-    return int(lengths.max()) if len(lengths) else 0
+    return None
 
 
 def _missing(value: Any) -> bool:

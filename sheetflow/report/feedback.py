@@ -12,13 +12,23 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
 from ..errors import close_workbook
 from ..workbook.printing import row_points, set_print
-from .cells import OPTIONS, column_widths, created, formats, table_worksheet, write_table
+from .cells import (
+    OPTIONS,
+    Column,
+    columns_widths,
+    created,
+    formats,
+    plain_columns,
+    table_worksheet,
+    write_columns,
+)
 
 if TYPE_CHECKING:  # a worker process writing feedback needs no analysis
     from ..analysis import Analysis
@@ -66,25 +76,43 @@ def write_feedback_tables(title: str, rater: str, tables: dict[str, pd.DataFrame
     wb = xlsxwriter.Workbook(str(path), {**OPTIONS, "in_memory": True})  # small: no temp files
     wb.set_properties({"title": f"{title}: feedback for {rater}", "author": "sheetflow",
                        "created": when})
-    fmt = {**formats(wb), "num": wb.add_format()}  # rounded to 3 places: 4, not 4.000
+    fmt = formats(wb)
+    fmt["num"] = wb.add_format()  # rounded to 3 places: 4, not 4.000
     percent = {HEADERS[c]: wb.add_format({"num_format": "0%"}) for c in SHARES}
     fmt["intro"] = wb.add_format({"font_color": "#666666", "italic": True, "text_wrap": True,
                                   "valign": "top"})
     for n, (name, table) in enumerate(tables.items()):
-        shown = table.round(3)  # a new frame: its columns are renamed in place
-        shown.columns = [HEADERS.get(c, c) for c in table.columns]
+        shown = _shown(table)
         ws = table_worksheet(wb, name[:31])
-        widths = column_widths(shown, words=False)
+        widths = columns_widths(shown, words=False)
         for j, width in enumerate(widths):
             ws.set_column(j, j, width)
         top = _intro(ws, f"{title}: feedback for {rater}", widths, fmt) if n == 0 else 0
-        ws.set_row(top, row_points([(str(c), w) for c, w in zip(shown.columns, widths,
-                                                                   strict=True)]))
-        write_table(ws, top, shown, fmt, number_formats=percent, words=False, widths=widths)
+        ws.set_row(top, row_points([(str(c.label), w) for c, w in zip(shown, widths,
+                                                                       strict=True)]))
+        write_columns(ws, top, shown, fmt, number_formats=percent, words=False, widths=widths)
         ws.freeze_panes(top + 1, 0)
         set_print(ws, widths, header_rows=top + 1)
     close_workbook(wb, path)
     return path
+
+
+def _shown(table: pd.DataFrame) -> list[Column]:
+    """``table`` as the validator reads it: its columns read once (:func:`plain_columns`),
+    under :data:`HEADERS`, numbers rounded to 3 places as ``DataFrame.round(3)``
+    rounds them."""
+    columns = plain_columns(table)
+    if any(not isinstance(c.dtype, np.dtype) and c.value_kind in "iuf" for c in columns):
+        columns = plain_columns(table.round(3))  # nullable numbers: pandas rounds them
+    else:
+        columns = [_rounded(c) if c.numbers is not None else c for c in columns]
+    return [c._replace(label=HEADERS.get(c.label, c.label)) for c in columns]
+
+
+def _rounded(column: Column) -> Column:
+    """A float column rounded to 3 places (as numpy's ``round``, which pandas uses)."""
+    numbers = np.round(column.numbers, 3)
+    return column._replace(listed=numbers.tolist(), numbers=numbers)
 
 
 def _intro(ws: Worksheet, heading: str, widths: list[float], fmt: dict[str, Any]) -> int:
