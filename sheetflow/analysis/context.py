@@ -402,8 +402,10 @@ def _as_category(column: pd.Series) -> pd.Series:
     500 raters), which pandas would hash row by row."""
     values = column.to_numpy()
     first = values[0] if len(values) else None
-    if isinstance(first, str) and not column.hasnans and values[-1] == first and \
-            bool((values == first).all()):
+    # compared as objects: NaN equals no text (pd.NA, which cannot be compared, is left
+    # to pandas)
+    if isinstance(first, str) and column.dtype.na_value is not pd.NA and \
+            values[-1] == first and bool((values == first).all()):
         codes = np.zeros(len(values), dtype=np.int8)
         categories = pd.Index([first], dtype=column.dtype)
         return pd.Series(pd.Categorical.from_codes(codes, categories=categories),

@@ -267,10 +267,19 @@ class _Parts:
         present = answers.notna()
         has_any = present.any(axis=1).to_numpy()
         blank = (present & (answers == "")).any(axis=1).to_numpy()
-        yes = (answers.fillna("").apply(lambda s: s.str.strip().str.lower()) == "yes")
-        counts = yes.sum(axis=1).to_numpy()
+        counts = _yes_counts(answers.to_numpy(dtype=object))
         counts = np.array([int(c) for c in counts], dtype=object)
         return has_any, np.where(blank, np.nan, counts)
+
+
+def _yes_counts(answers: np.ndarray) -> np.ndarray:
+    """Per row of ``answers`` (text, NaN where absent), the answers that read "yes"
+    (case and surrounding spaces aside): each distinct answer read once, as
+    ``str.strip().str.lower()`` reads it (a value that is not text is no yes)."""
+    codes, distinct = pd.factorize(answers.ravel())  # NaN: -1, the last entry below
+    yes = np.array([isinstance(v, str) and v.strip().lower() == "yes"
+                    for v in distinct.tolist()] + [False])
+    return yes[codes].reshape(answers.shape).sum(axis=1)
 
 
 def _pivot_parts(last: pd.DataFrame) -> pd.DataFrame:
