@@ -373,10 +373,17 @@ def columns_widths(columns: list[Column], *, words: bool = True) -> list[float]:
 
 def _width(head: str, kind: str, longest: Callable[[], int]) -> float:
     """A column's width from its header, its dtype's kind and (text) its longest value."""
-    longest_word = max((len(w) for w in head.split()), default=4)
-    width = max(longest_word, math.ceil(len(head) / 3), 6)
+    width = _header_room(head)
     width = max(width, 9) if kind in "fiub" else max(width, min(longest(), MAX_TEXT_WIDTH))
     return float(width + 1)
+
+
+@functools.lru_cache(maxsize=1024)
+def _header_room(head: str) -> int:
+    """The characters a header needs over at most three lines (at least 6); cached,
+    as every feedback workbook has the same headers."""
+    longest_word = max((len(w) for w in head.split()), default=4)
+    return max(longest_word, math.ceil(len(head) / 3), 6)
 
 
 def _longest_text(values: pd.Series, sample: int = 500) -> int:

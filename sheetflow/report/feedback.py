@@ -8,6 +8,7 @@ module only lays them out, one file per rater that the coordinator can send as i
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,13 +89,20 @@ def write_feedback_tables(title: str, rater: str, tables: dict[str, pd.DataFrame
         for j, width in enumerate(widths):
             ws.set_column(j, j, width)
         top = _intro(ws, f"{title}: feedback for {rater}", widths, fmt) if n == 0 else 0
-        ws.set_row(top, row_points([(str(c.label), w) for c, w in zip(shown, widths,
-                                                                       strict=True)]))
+        ws.set_row(top, _row_height(tuple(zip(map(str, (c.label for c in shown)), widths,
+                                              strict=True))))
         write_columns(ws, top, shown, fmt, number_formats=percent, words=False, widths=widths)
         ws.freeze_panes(top + 1, 0)
         set_print(ws, widths, header_rows=top + 1)
     close_workbook(wb, path)
     return path
+
+
+@functools.lru_cache(maxsize=64)
+def _row_height(cells: tuple[tuple[str, float], ...]) -> float:
+    """:func:`~sheetflow.workbook.printing.row_points` of a header row or the intro,
+    worked out once: every rater's workbook has the same."""
+    return row_points(cells)
 
 
 def _shown(table: pd.DataFrame) -> list[Column]:
@@ -124,6 +132,6 @@ def _intro(ws: Worksheet, heading: str, widths: list[float], fmt: dict[str, Any]
     if last:
         ws.merge_range(1, 0, 1, last, "", fmt["intro"])
     ws.write_string(1, 0, INTRO, fmt["intro"])
-    ws.set_row(1, row_points([(INTRO, sum(widths))]))
+    ws.set_row(1, _row_height(((INTRO, sum(widths)),)))
     return 3
 
