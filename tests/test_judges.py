@@ -103,6 +103,26 @@ def test_existing_returns_are_not_overwritten(study):
               "2026-04-26T09:00Z to 2026-04-26T10:00Z"]).exit_code == 0
 
 
+@pytest.mark.parametrize("folder", ["packs", "sealed", "out", "packs/filled"])
+def test_returns_inside_packs_sealed_or_out_are_refused(study, folder):
+    # with --force, --returns packs/ would save each filled copy over the blank pack
+    path, _ = _records(study)
+    before = {p.name: p.read_bytes() for p in (study / "packs").glob("*.xlsx")}
+    result = CliRunner().invoke(cli, ["import-judges", str(study), str(path), "--returns",
+                                      str(study / folder), "--force"])
+    assert result.exit_code == 2, result.output
+    assert f"is (inside) the study's {folder.split('/')[0]}/ folder" in result.output
+    assert "Traceback" not in result.output
+    assert {p.name: p.read_bytes() for p in (study / "packs").glob("*.xlsx")} == before
+    assert not (study / "packs" / "filled").exists()
+
+
+def test_returns_elsewhere_are_written(study, tmp_path):
+    path, _ = _records(study)
+    result = import_judges(study, path, tmp_path / "judged")
+    assert sorted(p.parent for p in result.files) == [tmp_path / "judged"] * 3
+
+
 def test_missing_judge_object_leaves_cells_blank_and_collect_says_so(study, tmp_path):
     _, records = _records(study)
     del records[0]["judge_gpt"]

@@ -18,7 +18,8 @@ The mapping lives in the study's ``[analysis.params.jsonl]`` table::
 
 A record's response is the item whose task column and arm column match the record.
 Values are written as the judge gave them; collect reports anything off the rubric.
-The generated packs are never modified.
+The generated packs are never modified: a returns folder inside ``packs/``,
+``sealed/`` or ``out/`` is refused.
 
 Before anything is written every record is checked against itself and the items
 (:mod:`sheetflow.judges.records`: schema, judge means and trio mean recomputed, verdicts
@@ -43,6 +44,7 @@ import openpyxl
 
 from ..errors import MissingStepError, SheetflowError, UsageError
 from ..packs.manifest import Manifest, open_manifest
+from ..packs.seal import SEALED_DIR
 from ..spec.study import Study, load_study
 from ..words import counted
 from ..workbook import layout as L
@@ -158,7 +160,8 @@ def _import(root: Path, study: Study, jsonl_path: Path, returns_dir: str | Path 
     mismatches = [m for m in mismatches if m.field not in mapping["judges"]]
     if mismatches:
         raise RecordMismatchError([m.text(Path(jsonl_path).name) for m in mismatches])
-    out_dir = Path(returns_dir) if returns_dir is not None else root / "returns"
+    out_dir = Path(returns_dir) if returns_dir is not None else root / L.RETURNS_DIR
+    _refuse_study_output(out_dir, root)
     result = JudgeImport(records=len(records), missing=answers.pop("__missing__", []))
     manifest = open_manifest(root)
     try:
@@ -178,6 +181,20 @@ def _import(root: Path, study: Study, jsonl_path: Path, returns_dir: str | Path 
         manifest.close()
     _write_summary(study, mapping, [r for _, r in records], window, result)
     return result
+
+
+_NOT_RETURNS = (L.PACKS_DIR, SEALED_DIR, L.OUT_DIR)
+
+
+def _refuse_study_output(out_dir: Path, root: Path) -> None:
+    """Refuse a returns folder that is, or is inside, the study's ``packs/``,
+    ``sealed/`` or ``out/``: a filled copy saved there would replace the blank pack it
+    was made from (with ``--force``), sit beside the key, or be lost among outputs."""
+    name = L.study_folder_holding(out_dir, root, _NOT_RETURNS)
+    if name is not None:
+        raise UsageError(f"--returns {out_dir}: is (inside) the study's {name}/ folder; "
+                         f"leave --returns off to save into {L.RETURNS_DIR}/, or give a "
+                         f"folder outside {', '.join(f'{n}/' for n in _NOT_RETURNS)}")
 
 
 def _responses(study: Study, mapping: dict[str, Any]) -> dict[tuple[str, str], str]:

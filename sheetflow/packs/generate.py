@@ -377,16 +377,14 @@ def _refuse_study_input(out: Path, study_root: Path) -> None:
     the key (``packs/``), and a seal nested in ``sealed/`` or ``out/`` is one no command
     finds.
     """
-    where = out.resolve()
-    for name in _STUDY_INPUTS:
-        folder = (study_root / name).resolve()
-        if where == folder or folder in where.parents:
-            inside = "" if where == folder else "inside "
-            raise UsageError(f"--out {out}: is {inside}the study's {name}/ folder, which "
-                             "sheetflow reads; leave --out off to write packs/ and sealed/ "
-                             "in the study folder, or give a folder outside its "
-                             f"{', '.join(f'{n}/' for n in _STUDY_INPUTS[:-1])} and "
-                             f"{_STUDY_INPUTS[-1]}/")
+    name = L.study_folder_holding(out, study_root, _STUDY_INPUTS)
+    if name is not None:
+        inside = "" if out.resolve() == (study_root / name).resolve() else "inside "
+        raise UsageError(f"--out {out}: is {inside}the study's {name}/ folder, which "
+                         "sheetflow reads; leave --out off to write packs/ and sealed/ "
+                         "in the study folder, or give a folder outside its "
+                         f"{', '.join(f'{n}/' for n in _STUDY_INPUTS[:-1])} and "
+                         f"{_STUDY_INPUTS[-1]}/")
 
 
 def _refuse_other_seal(root: Path, spec_hash: str, force: bool) -> None:

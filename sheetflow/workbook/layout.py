@@ -175,6 +175,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 SCHEMA_VERSION = "1"
@@ -206,6 +207,32 @@ MANIFEST_FILE = "manifest.json"
 PACKS_DIR = "packs"
 RETURNS_DIR = "returns"  # returned workbooks; made by generate, read by collect
 OUT_DIR = "out"  # what collect and analyze write
+
+
+def study_folder_holding(path: Path, root: Path, names: Iterable[str]) -> str | None:
+    """Which of the study's folders ``names`` (under ``root``) ``path`` is, or is inside.
+
+    Parameters
+    ----------
+    path : Path
+        A folder a command is told to write to.
+    root : Path
+        The study folder.
+    names : iterable of str
+        Folder names under ``root``, e.g. ``("packs", "sealed")``.
+
+    Returns
+    -------
+    str or None
+        The first name whose folder holds ``path`` (both resolved, so a link or a
+        ``..`` does not hide it); None when none does.
+    """
+    where = Path(path).resolve()
+    for name in names:
+        folder = (Path(root) / name).resolve()
+        if where == folder or folder in where.parents:
+            return name
+    return None
 
 
 def answer_columns(labels: tuple[str, ...]) -> dict[str | None, tuple[str, str]]:
