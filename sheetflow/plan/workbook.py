@@ -248,7 +248,9 @@ def _methods_sheet(wb: xlsxwriter.Workbook, f: dict[str, Any]) -> None:
     for i, (topic, text) in enumerate(rows, start=1):
         ws.write(i, 0, topic, f["label"])
         ws.write(i, 1, text, f["wrap"])
-        ws.set_row(i, _height(text, widths[1]))
+        # prose in the regular face: measured letter by letter, so no row is a line
+        # taller than its text (every character counted as a digit over-counts)
+        ws.set_row(i, row_points([(text, widths[1])], proportional=True))
     set_print(ws, widths, header_rows=1)
 
 
