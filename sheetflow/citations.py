@@ -8,13 +8,22 @@ entry may list two works, "Cohen, J. (1960). ...; Cohen, J. (1968). ...". A cita
 and an entry match on the first author's surname and the year.
 
 Both the analysis workbook's and the plan workbook's Methods sheets list a reference
-when their text cites it.
+when their text cites it. An entry both lists hold is written here, once.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+
+GWET_2014 = ("Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed. Advanced "
+             "Analytics.")
+"""Gwet's handbook: the non-null variance of Fleiss' kappa, Gwet's AC."""
+
+FLEISS_COHEN_EVERITT_1969 = (
+    "Fleiss, J. L., Cohen, J., & Everitt, B. S. (1969). Large sample standard errors of "
+    "kappa and weighted kappa. Psychol. Bull. 72, 323-327.")
+"""The large-sample (non-null) variance behind Cohen's kappa's normal-theory interval."""
 
 # the first author and the year of a citation
 _CITATION = re.compile(r"\b([A-Z][\w'-]*)(?:(?:, | & | and )[A-Z][\w'-]*)*(?: et al\.)? "

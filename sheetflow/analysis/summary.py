@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 
 from .. import __version__
-from ..citations import cited_entries
+from ..citations import FLEISS_COHEN_EVERITT_1969, GWET_2014, cited_entries
 from ..spec.study import Study
 from . import confidence, position, readings
 from .context import Context, json_safe
@@ -24,13 +24,10 @@ REFERENCES = (
     ("Cohen, J. (1960). A coefficient of agreement for nominal scales. Educ. Psychol. "
      "Meas. 20, 37-46; Cohen, J. (1968). Weighted kappa. Psychol. Bull. 70, 213-220.",
      ("cohen_kappa", "intra_rater_kappa")),
-    ("Fleiss, J. L., Cohen, J., & Everitt, B. S. (1969). Large sample standard errors of "
-     "kappa and weighted kappa. Psychol. Bull. 72, 323-327.",
-     ("cohen_kappa", "intra_rater_kappa")),
+    (FLEISS_COHEN_EVERITT_1969, ("cohen_kappa", "intra_rater_kappa")),
     ("Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. "
      "Psychol. Bull. 76, 378-382.", ("fleiss_kappa", "percent_agreement")),
-    ("Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed. Advanced "
-     "Analytics.", ("gwet",)),
+    (GWET_2014, ("gwet",)),
     ("Shrout, P. E., & Fleiss, J. L. (1979). Intraclass correlations: uses in assessing "
      "rater reliability. Psychol. Bull. 86, 420-428.", ("icc",)),
     ("McGraw, K. O., & Wong, S. P. (1996). Forming inferences about some intraclass "

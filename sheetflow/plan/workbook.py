@@ -23,7 +23,7 @@ from typing import Any
 
 import xlsxwriter
 
-from ..citations import cited_entries
+from ..citations import GWET_2014, cited_entries
 from ..errors import close_workbook
 from ..staging import OutputSet
 from ..workbook.printing import MARGINS, row_points, set_print
@@ -73,7 +73,7 @@ REFERENCES = (
     "reliability studies. Statistics in Medicine 17(1), 101-110.",
     "Zou, G. Y. (2012). Sample size formulas for estimating intraclass correlation "
     "coefficients with precision and assurance. Statistics in Medicine 31(29), 3972-3981.",
-    "Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed. Advanced Analytics.",
+    GWET_2014,
 )
 """The sources the Methods text may cite, in full; the sheet lists those it cites."""
 
