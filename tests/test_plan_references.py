@@ -5,6 +5,9 @@ Walter, Eliasziw & Donner (1998) and Zou (2012) with no References on the sheet.
 ``sheetflow plan`` on every template writes a Methods sheet whose References give each
 cited source in full (authors with initials, year, title, source), one a row, and no
 source the text does not cite.
+
+Its "Interval" entry described Cohen's kappa's normal-theory interval without naming
+its variance. Now the entry cites Fleiss, Cohen & Everitt (1969), listed in full.
 """
 
 from __future__ import annotations
@@ -44,3 +47,6 @@ def test_every_source_the_plan_methods_cite_is_in_their_references(template, tmp
     for reference in references:  # each a full entry the text cites: nothing else listed
         [(authors, year)] = listed(reference)
         assert any(names == authors and y == year for names, y, _ in cited(text)), reference
+    interval = dict(rows[:first])["Interval"]  # the source of Cohen's kappa's variance
+    assert (("Fleiss", "Cohen", "Everitt"), "1969", False) in cited(interval)
+    assert (("Fleiss", "Cohen", "Everitt"), "1969") in listed("\n".join(references))

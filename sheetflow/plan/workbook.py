@@ -23,7 +23,7 @@ from typing import Any
 
 import xlsxwriter
 
-from ..citations import GWET_2014, cited_entries
+from ..citations import FLEISS_COHEN_EVERITT_1969, GWET_2014, cited_entries
 from ..errors import close_workbook
 from ..staging import OutputSet
 from ..workbook.printing import MARGINS, row_points, set_print
@@ -51,7 +51,8 @@ _METHODS = (
      "pilot holds are drawn from the model fitted to the pilot."),
     ("Interval", "Each simulated study's interval is the one analyze reports: alpha's "
      "percentile unit bootstrap; Fleiss' kappa with the non-null variance of Gwet "
-     "(2014); Cohen's kappa's normal-theory interval."),
+     "(2014); Cohen's kappa's normal-theory interval with the non-null variance of "
+     "Fleiss, Cohen & Everitt (1969)."),
     ("Clearing the edge", "The share of simulated studies whose lower limit is at or above "
      "the target's edge (lower-bound targets only)."),
     ("Cost", "raters x (cost per rater + items x cost per item); without costs, the number "
@@ -74,6 +75,7 @@ REFERENCES = (
     "Zou, G. Y. (2012). Sample size formulas for estimating intraclass correlation "
     "coefficients with precision and assurance. Statistics in Medicine 31(29), 3972-3981.",
     GWET_2014,
+    FLEISS_COHEN_EVERITT_1969,
 )
 """The sources the Methods text may cite, in full; the sheet lists those it cites."""
 
