@@ -7,11 +7,14 @@ cited source in full (authors with initials, year, title, source), one a row, an
 source the text does not cite.
 
 Its "Interval" entry described Cohen's kappa's normal-theory interval without naming
-its variance. Now the entry cites Fleiss, Cohen & Everitt (1969), listed in full.
+its variance, and ``docs/plan.md`` cited Flack et al. (1988) with no entry in its
+References. Now the entry cites Fleiss, Cohen & Everitt (1969), listed in full, and
+every author-year citation of ``docs/plan.md`` has its full entry there.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import openpyxl
@@ -50,3 +53,16 @@ def test_every_source_the_plan_methods_cite_is_in_their_references(template, tmp
     interval = dict(rows[:first])["Interval"]  # the source of Cohen's kappa's variance
     assert (("Fleiss", "Cohen", "Everitt"), "1969", False) in cited(interval)
     assert (("Fleiss", "Cohen", "Everitt"), "1969") in listed("\n".join(references))
+
+
+def _markdown_prose(text: str) -> str:
+    """``text`` as it reads: no emphasis marks, lines joined, a possessive as its name
+    ("Zou's (2012)" cites Zou (2012))."""
+    return re.sub(r"(?<=[a-z])'s\b", "", " ".join(text.replace("*", "").split()))
+
+
+def test_every_source_docs_plan_cites_is_in_its_references():
+    doc = (Path(__file__).parents[1] / "docs" / "plan.md").read_text(encoding="utf-8")
+    text, references = (_markdown_prose(part) for part in doc.split("\n## References\n"))
+    assert {(("Flack",), "1988", True), (("Zou",), "2012", False)} <= cited(text)
+    assert missing([("Method", text), ("References", references)]) == []
