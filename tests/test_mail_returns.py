@@ -489,3 +489,36 @@ def test_status_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
     assert result.exit_code == 1 and doc["ok"] is False and doc["exit_code"] == 1
     assert doc["journal_damaged"] == [line]
     assert any(f"line {line} holds no record" in w for w in doc["warnings"])
+
+
+def test_each_command_reads_mail_jsonl_once(tmp_path, monkeypatch):
+    """send reminders read mail.jsonl four times in one run (send, remind, status and
+    collect each read it again): the records checked for damage were not the records
+    the reminders were decided by. collect read it twice, status and remind too."""
+    import sheetflow.packs.journal as journal_module
+
+    root = mail_study(tmp_path / "s")
+    reads = []
+    real = journal_module.records
+
+    def counted_records(*args, **kwargs):
+        reads.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(journal_module, "records", counted_records)
+    with smtp_server() as (port, server):
+        smtp = ["--smtp", f"127.0.0.1:{port}", "--smtp-security", "none"]
+        assert run("send", str(root), "invitations", "--yes", *smtp).exit_code == 0
+        first = packs(root)[0]
+        (root / L.RETURNS_DIR / first["file"]).write_bytes(_fill(root, first))
+        counts = {}
+        for args in (["send", str(root), "reminders", "--dry-run", *smtp],
+                     ["send", str(root), "reminders", "--yes", *smtp],
+                     ["remind", str(root), "--min-days", "0"], ["status", str(root)],
+                     ["collect", str(root)]):
+            reads.clear()
+            result = run(*args)
+            assert result.exit_code in (0, 1), (args, result.output)
+            counts[" ".join(a for a in args[:4] if a != str(root))] = len(reads)
+        assert len(server.delivered) == 5  # the two reminders went
+    assert counts == dict.fromkeys(counts, 1), counts

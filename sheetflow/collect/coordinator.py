@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import close_workbook
-from ..packs.journal import read_journal
+from ..packs.journal import Journal, read_journal
 from ..packs.mail import build_eml
 from ..spec.study import Rater, Study
 from ..words import counted
@@ -508,7 +508,8 @@ class Drafts:
 
 
 def write_feedback(study: Study, root: Path, rows: list[RosterRow],
-                   report: ValidationReport, out_dir: Path) -> Drafts:
+                   report: ValidationReport, out_dir: Path, *,
+                   journal: Journal | None = None) -> Drafts:
     """A reply draft to each rater whose returned file has errors, or arrived unusable
     (the ``unusable`` rows of :func:`roster`: it is asked for again). A file with no
     answer in it gets a reply asking for the filled one, not a list of its blanks.
@@ -526,6 +527,9 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
     report : ValidationReport
     out_dir : Path
         Usually ``out/feedback``.
+    journal : Journal, optional
+        The mail journal collect read (the names the raters gave their files); default:
+        read here.
 
     Returns
     -------
@@ -535,7 +539,7 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
     for item in report.issues:
         by_file[item.file].append(item)
     set_aside = set_aside_files(report.issues)
-    sent_as = names_as_sent(report.files, read_journal(root))
+    sent_as = names_as_sent(report.files, read_journal(root) if journal is None else journal)
     statuses = {f.file: f for f in report.files}
 
     def compose(rater: Rater, row: RosterRow) -> tuple[str, str]:

@@ -107,7 +107,8 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
     if journal.damaged:  # a "sent" record lost there would send its message again
         raise SheetflowError(damaged_journal(journal.damaged))
     drafts = {"invitations": _invitations, "reminders": _reminders,
-              "replies": _replies}[which](root, study, box, min_days, now, not dry_run)
+              "replies": _replies}[which](root, study, box, min_days, now, not dry_run,
+                                          journal)
     for rater_id, sitting, draft, about in drafts:
         if raters and rater_id not in raters:
             continue
@@ -146,13 +147,14 @@ Draft = tuple[str, int, bytes, str]  # rater, sitting, the draft, what else iden
 
 
 def _invitations(root: Path, study: Study, box: Outbox, min_days: float,
-                 now: dt.datetime, write: bool) -> list[Draft]:
+                 now: dt.datetime, write: bool, journal: Journal) -> list[Draft]:
     manifest = open_manifest(root)
     manifest.close()  # only the pack heads are needed
     raters = {r.id: r for r in study.raters}
     held = {}
     if any(h.sitting == 2 for h in manifest.heads):
-        held = {(s.rater, s.sitting): s.mail.held for s in status(root, now=now)}
+        held = {(s.rater, s.sitting): s.mail.held
+                for s in status(root, now=now, journal=journal)}
     out = []
     for head in manifest.heads:
         why = held.get((head.rater_id, head.sitting), "")
@@ -174,10 +176,11 @@ def _invitations(root: Path, study: Study, box: Outbox, min_days: float,
 
 
 def _reminders(root: Path, study: Study, box: Outbox, min_days: float,
-               now: dt.datetime, write: bool) -> list[Draft]:
+               now: dt.datetime, write: bool, journal: Journal) -> list[Draft]:
     """The reminders ``remind`` composes: written to ``out/reminders/`` (``write``), or
-    only in memory for a dry run, which must leave the study as it found it."""
-    result = remind(root, min_days=min_days, now=now, write=write)
+    only in memory for a dry run, which must leave the study as it found it. ``remind``
+    decides by the journal read here, not by a second reading of the file."""
+    result = remind(root, min_days=min_days, now=now, write=write, journal=journal)
     box.left_out += result.skipped
     box.left_out += [(r, 0, "no e-mail address in the raters file")
                      for r in result.drafts.no_email]
@@ -194,7 +197,7 @@ def _reminders(root: Path, study: Study, box: Outbox, min_days: float,
 
 
 def _replies(root: Path, study: Study, box: Outbox, min_days: float,
-             now: dt.datetime, write: bool) -> list[Draft]:
+             now: dt.datetime, write: bool, journal: Journal) -> list[Draft]:
     """The reply drafts of the last collect, refused when a return came in (or
     changed) since: they may ask a rater to fix what their new file already fixed."""
     changed = returns_since_collect(root)

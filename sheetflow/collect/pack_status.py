@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..packs.journal import parse_time, read_journal
+from ..packs.journal import Journal, parse_time, read_journal
 from ..packs.manifest import PackHead, open_manifest
 from ..spec.study import Study, load_study
 from ..workbook import layout as L
@@ -122,7 +122,7 @@ def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
 
 def status(study_dir: str | Path, paths: list[str | Path] | None = None,
            limits: Limits | None = None, now: dt.datetime | None = None,
-           ) -> list[RaterStatus]:
+           journal: Journal | None = None) -> list[RaterStatus]:
     """Per pack: returned or not, how complete, how many errors and warnings, and its
     mail history (invited, received, reminded, replied to, overdue, held; see
     :mod:`.mail_state`).
@@ -137,6 +137,8 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
     limits : Limits, optional
     now : datetime, optional
         The clock for overdue and held (default: now).
+    journal : Journal, optional
+        The mail journal as the caller read (and checked) it; default: read here.
 
     Returns
     -------
@@ -147,7 +149,7 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
         (:func:`status_report` names them; ``remind`` and ``send`` stop on them).
     """
     heads, study, report, mail, received, _ = _read_returns(Path(study_dir), paths,
-                                                            limits, now)
+                                                            limits, now, journal)
     return _pack_rows(heads, study, report, mail, received)
 
 
@@ -156,21 +158,22 @@ _Returns = tuple[list[PackHead], Study, ValidationReport, dict[str, PackMail],
 
 
 def _read_returns(root: Path, paths: list[str | Path] | None, limits: Limits | None,
-                  now: dt.datetime | None) -> _Returns:
+                  now: dt.datetime | None, journal: Journal | None = None) -> _Returns:
     """The packs, the study, collect's report of the returns (written nowhere), each
     pack's mail history, when each file came (sha256 -> time) and the lines of the
-    mail journal that hold no record."""
+    mail journal that hold no record (``journal`` read here when not given)."""
     manifest = open_manifest(root)
     manifest.close()  # only the pack heads are needed here
     study = load_study(root)
-    journal = read_journal(root)
+    # read once: the lines named as damaged are those of the journal collect used
+    journal = read_journal(root) if journal is None else journal
     if paths is None:
         check_returns_folder(root)
     if paths is None and not (root / RETURNS_DIR).is_dir():
         mail = pack_mail(manifest.heads, [], {}, journal, deadline=study.mail.deadline,
                          now=now)
         return manifest.heads, study, ValidationReport([], []), mail, {}, journal.damaged
-    result = collect(root, paths, write=False, limits=limits, now=now)
+    result = collect(root, paths, write=False, limits=limits, now=now, journal=journal)
     received = received_times(root, result.report.files, journal, result.received)
     return manifest.heads, study, result.report, result.mail, received, journal.damaged
 

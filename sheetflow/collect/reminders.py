@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import SheetflowError
-from ..packs.journal import damaged_journal, parse_time, read_journal
+from ..packs.journal import Journal, damaged_journal, parse_time, read_journal
 from ..spec.study import Rater, load_study
 from .coordinator import (
     REMINDERS_DIR,
@@ -60,7 +60,8 @@ class Reminders:
 
 
 def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
-           now: dt.datetime | None = None, write: bool = True) -> Reminders:
+           now: dt.datetime | None = None, write: bool = True,
+           journal: Journal | None = None) -> Reminders:
     """Write reminder drafts for the packs that are due one (see the module docstring).
 
     Reads the returns (as ``sheetflow status`` does, writing nothing else) to know who
@@ -78,6 +79,9 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
     write : bool
         False composes the drafts without writing or removing any file (``send
         reminders --dry-run``): they are in ``drafts.unwritten``.
+    journal : Journal, optional
+        The mail journal as ``send`` read it; default: read here. Read once either way:
+        the records checked are the records the drafts are decided by.
 
     Returns
     -------
@@ -93,13 +97,13 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
     now = now or dt.datetime.now(dt.UTC)
     study = load_study(root)
     raters = {r.id: r for r in study.raters}
-    journal = read_journal(root)
+    journal = read_journal(root) if journal is None else journal
     if journal.damaged:  # a reminder whose "sent" record it held would be drafted again
         raise SheetflowError(damaged_journal(journal.damaged, then="run remind again"))
     # any invitation tried, whatever came of it, means the packs go by e-mail here
     by_hand = not any(d.kind == "invitation" for d in journal.deliveries.values())
     out = Reminders(by_hand=by_hand)
-    for pack in status(root, now=now):
+    for pack in status(root, now=now, journal=journal):
         if pack.unusable:
             out.unusable.append((pack.rater, pack.sitting, pack.unusable))
             continue

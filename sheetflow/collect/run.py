@@ -270,7 +270,7 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
             write: bool = True, limits: Limits | None = None,
             workers: int | None = None, lock_wait: float = LOCK_WAIT,
             progress: Callable[[int, int], None] | None = None,
-            now: dt.datetime | None = None) -> Collection:
+            now: dt.datetime | None = None, journal: Journal | None = None) -> Collection:
     """Collect returned workbooks of the study in ``study_dir``.
 
     Parameters
@@ -294,6 +294,8 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
         Called as ``progress(done, total)`` after each file is checked.
     now : datetime, optional
         The clock for the mail history (overdue, held; default: now).
+    journal : Journal, optional
+        The mail journal as the caller read (and checked) it; default: read here.
 
     Returns
     -------
@@ -308,16 +310,19 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
     """
     root = Path(study_dir)
     study = load_study(root)  # a broken spec fails here, once, not in every child
+    # read once: the senders, the mail history and the reply drafts see the same records
+    journal = read_journal(root) if journal is None else journal
     if not write:
-        return _collect(root, paths, limits, workers, write, study, progress, now)
+        return _collect(root, paths, limits, workers, write, study, progress, now, journal)
     with study_lock(root, "collect", lock_wait):
-        result = _collect(root, paths, limits, workers, write, study, progress, now)
+        result = _collect(root, paths, limits, workers, write, study, progress, now,
+                          journal)
         out = root / OUT_DIR
         result.outputs = write_outputs(out, result, collection_secret(root))
         tables = recorded_tables(Path(result.outputs["collection"]).read_bytes())
         result.removed = retire_stale_analysis(root, tables)  # analysed from the old table
         result.feedback = write_feedback(study, root, result.roster, result.report,
-                                         out / FEEDBACK_DIR)
+                                         out / FEEDBACK_DIR, journal=journal)
         result.outputs["feedback"] = str(out / FEEDBACK_DIR)
     return result
 
@@ -325,13 +330,12 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
 def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
              workers: int | None, write: bool, study: Study,
              progress: Callable[[int, int], None] | None,
-             now: dt.datetime | None = None) -> Collection:
+             now: dt.datetime | None, journal: Journal) -> Collection:
     # the manifest maps each card to its item: only the one sealed at generate, and the
     # bytes hashed are those read (a preview, write False, needs no access to sealed/)
     manifest = open_manifest(root, sealed_manifest_sha256(root) if write else None,
                              private=write)
     known_study(str(root), study)  # forked reader children need not load it again
-    journal = read_journal(root)
     try:
         files = find_files(root, paths)
         collector = _Collector(root, manifest, limits or Limits(), csv=write,
