@@ -491,6 +491,40 @@ def test_status_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
     assert any(f"line {line} holds no record" in w for w in doc["warnings"])
 
 
+def test_collect_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
+    """A line of mail.jsonl that is no record was passed over by collect in silence: the
+    "received" record it held named a stranger as a file's sender, and collect, without
+    it, warned of no sender and exited 0."""
+    root = mail_study(tmp_path / "s")
+    raters = {r.id: r for r in load_study(root).raters}
+    messages = []
+    for n, pack in enumerate(packs(root)):
+        sender = "stranger@elsewhere.org" if n == 0 else raters[pack["rater_id"]].email
+        messages.append(tmp_path / f"m{n}.eml")
+        messages[-1].write_bytes(reply(sender, [(pack["file"], _fill(root, pack))]))
+    assert run("fetch", str(root), *map(str, messages)).exit_code == 0
+    clean = run("collect", str(root))
+    assert clean.exit_code == 0 and "[sender-unknown]" in clean.stdout
+    path = root / "mail.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if b"stranger@" in line)
+    lines[at] = lines[at][:20] + b"\n"  # cut inside the record
+    path.write_bytes(b"".join(lines))
+    shown = run("collect", str(root))
+    assert shown.exit_code == 1, shown.output
+    assert "[sender-unknown]" not in shown.stdout  # what the lost record would have said
+    assert "0 errors" in shown.stdout  # the summary is still shown
+    assert (f"warning: mail.jsonl: line {at + 1} holds no record sheetflow wrote (damaged "
+            "or edited by hand): a file fetched in the message recorded there may have "
+            "gone without its sender check") in shown.stderr
+    assert shown.stderr.rstrip().endswith("then run collect again")
+    result, doc = run_json("collect", str(root))
+    assert result.exit_code == 1 and doc["ok"] is False and doc["exit_code"] == 1
+    assert doc["journal_damaged"] == [at + 1]
+    assert f"line {at + 1} holds no record" in result.stderr
+    assert collect(root, write=False).journal_damaged == [at + 1]
+
+
 def test_each_command_reads_mail_jsonl_once(tmp_path, monkeypatch):
     """send reminders read mail.jsonl four times in one run (send, remind, status and
     collect each read it again): the records checked for damage were not the records

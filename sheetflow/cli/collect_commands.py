@@ -24,12 +24,14 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
 
     Writes out/ratings.csv, out/validation.xlsx (Status, Issues, Mail and Files sheets) and a reply
     draft per rater whose file has errors (out/feedback/). Exits 1 when a file has
-    errors or a pack has not come back (each is named).
+    errors, a pack has not come back or a line of mail.jsonl is no record (each is
+    named).
 
     Example: sheetflow collect my-study
     """
     from ..collect.outputs import TABLE_REPLACED, retired_line
     from ..collect.run import collect
+    from ..packs.journal import damaged_journal
     from ..packs.seal import spec_drift
     from ..spec.study import load_study
 
@@ -42,7 +44,11 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
     _summary(out, result)
     if result.removed:  # the analysis of the table this collect replaced
         out.warn(retired_line(directory, result.removed, TABLE_REPLACED))
-    ok = result.valid and not any(r.state == "missing" for r in result.roster)
+    if result.journal_damaged:  # a sender, a received time or a reply went unseen
+        out.warn(damaged_journal(result.journal_damaged, risk=_COLLECT_JOURNAL_RISK,
+                                 then="run collect again"))
+    ok = (result.valid and not any(r.state == "missing" for r in result.roster)
+          and not result.journal_damaged)
     out.json({"ok": ok, **result.to_dict()})
     if not ok:
         click.get_current_context().exit(EXIT_DATA)
@@ -105,9 +111,15 @@ def _summary(out: Output, result: Collection) -> None:
     out.headline(f"{counted(len(report.files), 'file')}, "
                  f"{counted(len(result.ratings), 'rating row')}, {errors}, "
                  f"{counted(report.warning_count, 'warning')}{tail}",
-                 fg="red" if not report.valid else ("yellow" if missing else "green"))
+                 fg="red" if not report.valid else
+                 ("yellow" if missing or result.journal_damaged else "green"))
 
 
+_COLLECT_JOURNAL_RISK = (
+    "a file fetched in the message recorded there may have gone without its sender check "
+    "or its time received (which decides which of a rater's two files stands after a "
+    "reply) and be named by its local name in a reply draft; a message sent may show as "
+    "never sent on the Mail sheet")
 _JOURNAL_RISK = ("the table may show a message recorded there (an invitation, a "
                  "reminder, a reply) as never sent")
 

@@ -251,6 +251,9 @@ class Collection:
     """The earlier analysis outputs removed: made from another table than this one
     (:func:`~.outputs.retire_stale_analysis`)."""
     manifest_sha256: str = ""  # of the manifest the ratings were placed by (when written)
+    journal_damaged: list[int] = field(default_factory=list)
+    """The lines of ``mail.jsonl`` that hold no record: a sender, a received time or a
+    reply recorded there was not known to this collect."""
 
     @property
     def valid(self) -> bool:
@@ -263,7 +266,8 @@ class Collection:
                 "outputs": dict(sorted(self.outputs.items())),
                 "raters": [row.to_dict() for row in self.roster],
                 "feedback": [str(p) for p in self.feedback.written],
-                "removed": [str(p) for p in self.removed]}
+                "removed": [str(p) for p in self.removed],
+                "journal_damaged": list(self.journal_damaged)}
 
 
 def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
@@ -295,7 +299,8 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
     now : datetime, optional
         The clock for the mail history (overdue, held; default: now).
     journal : Journal, optional
-        The mail journal as the caller read (and checked) it; default: read here.
+        The mail journal as the caller read (and checked) it; default: read here. Its
+        lines that hold no record are in ``Collection.journal_damaged``.
 
     Returns
     -------
@@ -344,6 +349,7 @@ def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
     finally:
         manifest.close()
     result.study_id, result.manifest_sha256 = study.id, manifest.sha256
+    result.journal_damaged = list(journal.damaged)
     received = received_times(root, result.report.files, journal, result.received)
     result.mail = pack_mail(manifest.heads, result.report.files, received, journal,
                             deadline=study.mail.deadline, now=now)
