@@ -302,3 +302,63 @@ def test_an_empty_message_file_and_a_folder_are_named_for_what_they_are(tmp_path
         assert folder.exit_code == 2
         assert folder.stderr.strip() == f"error: {tmp_path}: a folder; give the saved " \
             "message files (.eml) or the mbox file itself"
+
+
+def _cut_received(root: Path) -> int:
+    """Cut inside the first ``received`` record of mail.jsonl (as a bad edit would);
+    its line number."""
+    path = root / "mail.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if b'"event": "received"' in line)
+    lines[at] = lines[at][:20] + b"\n"
+    path.write_bytes(b"".join(lines))
+    return at + 1
+
+
+def test_a_damaged_journal_line_stops_fetch_before_anything_is_saved(tmp_path):
+    """A line of mail.jsonl that is no record was passed over by fetch: a message whose
+    "received" record it held was taken as new, recorded again and its file saved to
+    returns/ again (the coordinator had moved it out)."""
+    root = mail_study(tmp_path / "s")
+    rater, filled = next(iter(_filled(root).items()))
+    email = next(r.email for r in load_study(root).raters if r.id == rater)
+    message = tmp_path / "m.eml"
+    message.write_bytes(reply(email, [("scores.xlsx", filled)]))
+    first, doc = run_json("fetch", str(root), str(message))
+    assert first.exit_code == 0 and len(doc["saved"]) == 1
+    (root / L.RETURNS_DIR / doc["saved"][0]["file"]).rename(tmp_path / "kept.xlsx")
+    line = _cut_received(root)
+    before = (root / "mail.jsonl").read_bytes()
+    again = run("fetch", str(root), str(message))
+    assert again.exit_code == 3, again.output
+    assert (f"error: mail.jsonl: line {line} holds no record sheetflow wrote (damaged or "
+            "edited by hand): a message recorded there as fetched would be taken as new"
+            ) in again.stderr
+    assert again.stderr.rstrip().endswith("then fetch again")
+    assert "Traceback" not in again.output
+    assert list((root / L.RETURNS_DIR).iterdir()) == []  # nothing saved again
+    assert (root / "mail.jsonl").read_bytes() == before  # nor recorded
+    result, doc = run_json("fetch", str(root), str(message))
+    assert result.exit_code == 3 and doc["exit_code"] == 3
+    assert f"line {line} holds no record" in doc["errors"][0]
+
+
+def test_a_damaged_journal_line_stops_fetch_before_the_server_is_read(tmp_path, dovecot):
+    root = mail_study(tmp_path / "s")
+    rater, filled = next(iter(_filled(root).items()))
+    email = next(r.email for r in load_study(root).raters if r.id == rater)
+    dovecot.append(reply(email, [("scores.xlsx", filled)]))
+    env = {PASSWORD_ENV: dovecot.password}
+    assert run("fetch", str(root), *_imap(dovecot), env=env).exit_code == 0
+    for path in (root / L.RETURNS_DIR).iterdir():
+        path.unlink()  # moved out by the coordinator
+    line = _cut_received(root)
+    before = (root / "mail.jsonl").read_bytes()
+    again = run("fetch", str(root), *_imap(dovecot), env=env)
+    assert again.exit_code == 3, again.output
+    assert f"mail.jsonl: line {line} holds no record sheetflow wrote" in again.stderr
+    assert list((root / L.RETURNS_DIR).iterdir()) == []
+    assert (root / "mail.jsonl").read_bytes() == before
+    # stopped before the server was asked: a wrong password is not what it says
+    wrong = run("fetch", str(root), *_imap(dovecot), env={PASSWORD_ENV: "nope"})
+    assert wrong.exit_code == 3 and f"line {line} holds no record" in wrong.stderr

@@ -11,7 +11,9 @@ again. Each attachment saved is journalled (``received`` in ``mail.jsonl``, see
 :mod:`sheetflow.packs.journal`) with the message's Message-ID, sender, date and subject,
 so ``collect`` can check the sender against ``raters.csv``. A message without a
 spreadsheet attachment, one over the size limit, or one that cannot be read is listed
-in the report, not saved. A rerun saves nothing already saved.
+in the report, not saved. A rerun saves nothing already saved; a line of ``mail.jsonl``
+that is no record stops it before any message is read, since a message recorded there
+as fetched would be taken as new.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import MailError, UsageError
-from ..packs.journal import append, iso, now_utc, read_journal
+from ..errors import MailError, SheetflowError, UsageError
+from ..packs.journal import Journal, append, damaged_journal, iso, now_utc, read_journal
 from ..packs.send import connection_problem
 from ..spec.mail import Server
 from ..spec.study import load_study
@@ -151,6 +153,9 @@ def fetch(study_dir: str | Path, *, imap: ImapSource | None = None,
         The IMAP server cannot be reached, refuses the login or has no such folder.
     UsageError
         No source, more than one, or a file that does not exist.
+    SheetflowError
+        A line of ``mail.jsonl`` is no record: a message it recorded as fetched would be
+        taken as new. Nothing is read or saved.
     """
     root = Path(study_dir)
     given = [s for s in (imap, mbox, eml) if s]
@@ -158,7 +163,12 @@ def fetch(study_dir: str | Path, *, imap: ImapSource | None = None,
         raise UsageError("give one source: --imap HOST:PORT (or [mail] imap), --mbox FILE, "
                          "or saved .eml files")
     study = load_study(root)
-    saver = _Saver(root, {r.email.lower() for r in study.raters if r.email}, max_attachment)
+    journal = read_journal(root)
+    if journal.damaged:  # before any source is opened or any file saved
+        raise SheetflowError(damaged_journal(journal.damaged, risk=_FETCHED_AGAIN,
+                                             then="fetch again"))
+    saver = _Saver(root, {r.email.lower() for r in study.raters if r.email}, max_attachment,
+                   journal)
     if imap is not None:
         messages = imap_messages(imap)
     elif mbox is not None:
@@ -170,16 +180,19 @@ def fetch(study_dir: str | Path, *, imap: ImapSource | None = None,
     return saver.report
 
 
+_FETCHED_AGAIN = ("a message recorded there as fetched would be taken as new: recorded "
+                  "again, and its file saved to returns/ again if it is no longer there")
+
+
 class _Saver:
     """Saves the attachments of one message after another, journalling each."""
 
-    def __init__(self, root: Path, raters: set[str], max_attachment: int):
+    def __init__(self, root: Path, raters: set[str], max_attachment: int, journal: Journal):
         self.root = root
         self.returns = root / L.RETURNS_DIR
         self.raters = raters
         self.max_attachment = max_attachment
         self.report = FetchReport()
-        journal = read_journal(root)
         self.fetched = {(str(r.get("message_id", "")), str(r.get("sha256", "")))
                         for r in journal.received}
         self.this_run: set[tuple[str, str]] = set()  # (message, sha256) saved now

@@ -105,8 +105,8 @@ def damaged_journal(lines: list[int], *, risk: str = _SENT_AGAIN,
                     then: str = "send again") -> str:
     """The line naming the journal's lines that are no record, and what to do.
 
-    ``send`` and ``remind`` stop with it; ``status`` and ``collect`` show it as a
-    warning.
+    ``send``, ``remind`` and ``fetch`` stop with it; ``status`` and ``collect`` show
+    it as a warning.
 
     Parameters
     ----------
