@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import imaplib
 from email import policy
 from email.message import EmailMessage
 from pathlib import Path
@@ -12,8 +13,11 @@ from mail_helpers import journal, mail_study, packs, reply, run, run_json, sha25
 from mail_servers import dovecot_server, free_port
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
+from sheetflow.collect import inbox
 from sheetflow.collect.inbox import safe_name
 from sheetflow.collect.run import collect
+from sheetflow.errors import MailError
+from sheetflow.spec.mail import Server
 from sheetflow.spec.study import load_study
 from sheetflow.workbook import layout as L
 
@@ -362,3 +366,51 @@ def test_a_damaged_journal_line_stops_fetch_before_the_server_is_read(tmp_path, 
     # stopped before the server was asked: a wrong password is not what it says
     wrong = run("fetch", str(root), *_imap(dovecot), env={PASSWORD_ENV: "nope"})
     assert wrong.exit_code == 3 and f"line {line} holds no record" in wrong.stderr
+
+
+class _BusyServer:
+    """An IMAP client whose server answers the first ``busy`` logins as Dovecot does
+    while its authentication service is overloaded (RFC 5530's UNAVAILABLE): no real
+    server can be made to do that on cue."""
+
+    error = imaplib.IMAP4.error  # what the code under test catches, as on the class
+    said = b"[UNAVAILABLE] Temporary authentication failure. [host:2026-12-06 01:00:00]"
+
+    def __init__(self, busy: int):
+        self.busy, self.logins, self.closed = busy, 0, False
+
+    def __call__(self, host, port, timeout=None):
+        return self
+
+    def login(self, user, password):
+        self.logins += 1
+        if self.logins <= self.busy:
+            raise self.error(self.said)
+        return "OK", [b"Logged in"]
+
+    def logout(self):
+        self.closed = True
+
+
+@pytest.mark.parametrize("busy, logins", [(1, 2), (2, 3)])
+def test_a_login_the_server_cannot_check_for_now_is_tried_again(monkeypatch, busy, logins):
+    busy_server = _BusyServer(busy)
+    monkeypatch.setattr(inbox.imaplib, "IMAP4", busy_server)
+    monkeypatch.setattr(inbox, "LOGIN_PAUSE", 0.0)
+    source = inbox.ImapSource(Server("127.0.0.1", 143, "none"), "coord", "secret")
+    assert inbox._imap_connect(source) is busy_server
+    assert busy_server.logins == logins and not busy_server.closed
+
+
+def test_a_login_still_unavailable_is_not_called_a_wrong_password(monkeypatch):
+    busy_server = _BusyServer(busy=99)
+    monkeypatch.setattr(inbox.imaplib, "IMAP4", busy_server)
+    monkeypatch.setattr(inbox, "LOGIN_PAUSE", 0.0)
+    source = inbox.ImapSource(Server("127.0.0.1", 143, "none"), "coord", "secret")
+    with pytest.raises(MailError) as refused:
+        inbox._imap_connect(source)
+    text = str(refused.value)
+    assert busy_server.logins == inbox.LOGIN_TRIES and busy_server.closed
+    assert "[UNAVAILABLE] Temporary authentication failure" in text
+    assert "not the password" in text and "SHEETFLOW_IMAP_PASSWORD" not in text
+    assert "secret" not in text

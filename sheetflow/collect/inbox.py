@@ -24,6 +24,7 @@ import hashlib
 import imaplib
 import re
 import ssl
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -465,16 +466,44 @@ def _imap_connect(source: ImapSource) -> imaplib.IMAP4:
     except (OSError, imaplib.IMAP4.error) as exc:
         raise MailError(connection_problem(where, exc, source.login, "IMAP")) from None
     try:
-        client.login(source.login, source.password)
-    except imaplib.IMAP4.error as exc:
-        _logout(client)
-        raise MailError(f"{where} refused the login of {source.login!r} ({_said(exc)}); "
-                        "check [mail] username and SHEETFLOW_IMAP_PASSWORD (most providers "
-                        "need an app password)") from None
+        _login(client, source, where)
     except (TimeoutError, OSError) as exc:
         _logout(client)
         raise MailError(connection_problem(where, exc, source.login, "IMAP")) from None
+    except MailError:
+        _logout(client)
+        raise
     return client
+
+
+LOGIN_TRIES = 3
+"""Logins tried when the server answers that it cannot check one for now."""
+LOGIN_PAUSE = 1.0
+"""Seconds before the second login; twice that before the third."""
+# RFC 5530's codes for a refusal that is the server's state, not the credentials
+_TEMPORARY = re.compile(r"\[(?:UNAVAILABLE|INUSE)\]", re.IGNORECASE)
+
+
+def _login(client: imaplib.IMAP4, source: ImapSource, where: str) -> None:
+    """Log in, trying again after a pause while the server says the failure is
+    temporary (a busy authentication service), and say which kind of refusal ended it:
+    a temporary one is not a wrong password."""
+    for attempt in range(1, LOGIN_TRIES + 1):
+        try:
+            client.login(source.login, source.password)
+            return
+        except imaplib.IMAP4.error as exc:
+            said = _said(exc)
+            if not _TEMPORARY.search(said):
+                raise MailError(f"{where} refused the login of {source.login!r} ({said}); "
+                                "check [mail] username and SHEETFLOW_IMAP_PASSWORD (most "
+                                "providers need an app password)") from None
+            if attempt == LOGIN_TRIES:
+                raise MailError(f"{where} could not check the login of {source.login!r} "
+                                f"for now ({said}, {LOGIN_TRIES} tries): a failure on the "
+                                "server's side, not the password; fetch again in a few "
+                                "minutes") from None
+            time.sleep(LOGIN_PAUSE * attempt)
 
 
 def _logout(client: imaplib.IMAP4) -> None:
