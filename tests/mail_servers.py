@@ -241,8 +241,18 @@ class Dovecot:
     password: str = "imap-secret-for-test"
 
     def client(self) -> imaplib.IMAP4:
+        """A logged-in client; a login the server cannot check for now (UNAVAILABLE, a
+        busy auth process on a loaded machine) is tried again, as fetch tries it."""
         client = imaplib.IMAP4("127.0.0.1", self.port, timeout=30)
-        client.login(self.user, self.password)
+        for attempt in range(1, 4):
+            try:
+                client.login(self.user, self.password)
+                return client
+            except imaplib.IMAP4.error as exc:
+                if attempt == 3 or "UNAVAILABLE" not in str(exc):
+                    client.logout()
+                    raise
+                time.sleep(attempt)
         return client
 
     def append(self, message: bytes) -> None:
