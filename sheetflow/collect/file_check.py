@@ -28,6 +28,7 @@ from ..workbook import layout as L
 from .answers import AnswerReader
 from .content_checks import SelfCheckInput
 from .copies import AnswerPrint
+from .hazards import Hazard
 from .reader import Book, Cells, open_book
 from .rows import (
     RATING_COLUMNS,
@@ -136,6 +137,8 @@ class FileResult:
     checks: dict[str, PackCheck] = field(default_factory=dict)
     saved_by: str = ""
     """The user name the file was last saved under (:attr:`.reader.Book.saved_by`)."""
+    hazards: list[Hazard] = field(default_factory=list)
+    """What would act if the file were opened in Excel (:mod:`.hazards`)."""
 
 
 def check_file(job: FileJob) -> FileResult:
@@ -165,7 +168,7 @@ def _check_book(job: FileJob) -> FileResult:
         for pack_id in sorted(p for p in named if p in heads):
             checker = FileChecker(_study(job.study_dir), job, book, heads[pack_id])
             checks[pack_id] = checker.check()
-        return FileResult(None, stores, checks, book.saved_by)
+        return FileResult(None, stores, checks, book.saved_by, book.hazards)
     finally:
         book.close()
 

@@ -76,6 +76,8 @@ class Book:
         Workbook-level defined names -> their value (string constants unquoted).
     extents : dict
         Sheet name -> (last row, last column) with content, from the inspection.
+    hazards : list of Hazard
+        What would act if the file were opened in Excel, from the inspection.
     saved_by : str
         The user name the program that last saved the file wrote (core properties'
         ``lastModifiedBy``; "" when none: a fresh pack carries none).
@@ -86,6 +88,7 @@ class Book:
         self.scans: dict[str, SheetScan] = inspection.sheets
         self.limits = limits
         self.extents = inspection.extents
+        self.hazards = inspection.hazards
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             names = set(zf.namelist())
             self.sheets, self.names = _workbook_part(zf.read("xl/workbook.xml"))

@@ -73,6 +73,7 @@ from .file_check import (
     neutralise,
     split_cell,
 )
+from .hazards import hazard_issues
 from .links import conflict_detail, file_link, naming_stores
 from .mail_state import PackMail, pack_mail, received_times
 from .mailbox import is_mail_file, members_job
@@ -517,6 +518,14 @@ class _Collector:
             work.issues.append(issue(result.problem.code, file=work.name,
                                      detail=result.problem.detail))
             return
+        self._take_checks(work, result)
+        # after the checks: what would act in Excel is named whoever the file is
+        # (an error, so its ratings are not used), and the checks still tell what else
+        # to fix
+        work.issues += hazard_issues(result.hazards, work.name, work.rater)
+
+    def _take_checks(self, work: _FileWork, result: FileResult) -> None:
+        """Identify the file and take in its checks against the pack it is."""
         self._identify(work, result.stores)
         if work.head is None or work.failed:
             return

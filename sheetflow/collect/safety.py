@@ -9,7 +9,9 @@ The first of two defences, both measured in EXCEL-FACTS.md (R4); the second is
    or too large parts, a compression ratio typical of zip bombs, or a DTD or entity
    declaration. It also scans each sheet's XML, without a parser, for the extent of
    its cells (content far outside the area sheetflow reads; a bound for readers that
-   build a dense grid) and for its formula cells.
+   build a dense grid) and for its formula cells. What would act if the file were
+   opened in Excel (a formula calling WEBSERVICE, a link to another workbook, a data
+   connection, an embedded object) is listed by :mod:`.hazards` from the same pass.
 2. :class:`~sheetflow.collect.sandbox.Sandbox` runs a parser in child processes with
    an address-space limit and a timeout. python-calamine aborts the whole process
    (SIGABRT) on a cell at XFD1048576 and openpyxl can exhaust memory; in the sandbox
@@ -27,6 +29,8 @@ from operator import itemgetter
 from pathlib import Path
 
 import defusedxml.ElementTree as SafeET
+
+from .hazards import Hazard, name_hazards, part_hazards, sheet_hazards
 
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 ZIP_MAGIC = b"PK\x03\x04"
@@ -144,10 +148,14 @@ class Inspection:
         Why the file must not be parsed (None: safe to parse).
     sheets : dict
         Sheet name -> :class:`SheetScan` of its XML.
+    hazards : list of Hazard
+        What would fetch or send data, or run, if the file were opened in Excel
+        (:mod:`.hazards`): reported, never a reason not to read the file.
     """
 
     problem: Problem | None = None
     sheets: dict[str, SheetScan] = field(default_factory=dict)
+    hazards: list[Hazard] = field(default_factory=list)
 
     @property
     def safe(self) -> bool:
@@ -249,11 +257,16 @@ def _inspect_zip(zf: zipfile.ZipFile, limits: Limits) -> Inspection:
     twice = sorted({name for name, _ in members if [n for n, _ in members].count(name) > 1})
     if twice:  # a reader takes one of the two, the scan would check the other
         return Inspection(Problem("corrupt-file", f"two sheets are named '{twice[0]}'"))
-    sheets = {name: scan_sheet(zf.read(member)) for name, member in members}
+    hazards = part_hazards(zf, infos) + name_hazards(zf.read("xl/workbook.xml"))
+    sheets = {}
+    for name, member in members:
+        data = zf.read(member)
+        sheets[name] = scan_sheet(data)
+        hazards += sheet_hazards(name, sheets[name].formulas, data)
     odd = next((name for name, scan in sheets.items() if scan.unplaced), None)
     if odd is not None:
         return Inspection(Problem("formula-hidden", f"sheet '{odd}'"))
-    return Inspection(None, sheets)
+    return Inspection(None, sheets, hazards)
 
 
 def _check_ods(zf: zipfile.ZipFile, names: set[str]) -> Problem | None:

@@ -32,6 +32,12 @@ def _t(code: str, severity: str, meaning: str, template: str) -> IssueType:
     return IssueType(code, severity, meaning, template)
 
 
+# what to do about a returned file carrying something that acts when opened in Excel
+_CLEAN_COPY = (" Its ratings are not used. Do not open this file in Excel or LibreOffice; "
+               "ask the rater for a clean copy (the workbook they received, with only the "
+               "answer cells filled in, nothing pasted from other files), and tell the "
+               "coordinator.")
+
 _TYPES = (
     # -- the file as a whole (checked before any parser) -----------------------------------
     _t("file-unreadable", ERROR, "The file could not be opened for reading.",
@@ -94,6 +100,30 @@ _TYPES = (
        "Cells far outside the scoring area; they were ignored.",
        "The sheet has content outside the scoring area ({detail}); it was ignored. Delete "
        "it if it was typed by mistake."),
+    # -- what would act if the returned file were opened in Excel (see .hazards) ----------
+    _t("formula-reaches-out", ERROR, "A formula that fetches or sends data, or calls a "
+       "program (WEBSERVICE, FILTERXML, IMAGE, HYPERLINK, RTD, CALL, REGISTER, DDE).",
+       "{what} holds a formula that {detail}: {value}. sheetflow never calculates a "
+       "returned file's formulas, but Excel does when it opens the file." + _CLEAN_COPY),
+    _t("external-reference", ERROR, "A link to another workbook, file or web address "
+       "(a formula or name referring to another workbook, an xl/externalLinks part, a "
+       "linked picture or object).",
+       "{what} refers to something outside this workbook: {value}. Excel may follow "
+       "the link when it opens the file, and fetch from there. sheetflow never follows "
+       "it." + _CLEAN_COPY),
+    _t("data-connection", ERROR, "A data connection or query (xl/connections.xml, a "
+       "query table, a data model), which fetches or sends data when refreshed.",
+       "{what} is a data connection or query, which fetches or sends data when it is "
+       "refreshed, as Excel may do on opening the file. sheetflow never refreshes it."
+       + _CLEAN_COPY),
+    _t("embedded-object", ERROR, "An embedded object or package (xl/embeddings), which "
+       "can start a program when opened.",
+       "{what} is an embedded object, which starts another program, or runs what it "
+       "holds, when it is opened in Excel. sheetflow never opens it." + _CLEAN_COPY),
+    _t("activex-control", ERROR, "An ActiveX control (xl/activeX), which can run code "
+       "in Excel.",
+       "{what} is an ActiveX control, which Excel can load and run when it opens the "
+       "file. sheetflow never loads it." + _CLEAN_COPY),
     # -- identity ------------------------------------------------------------------------
     _t("identity-missing", ERROR, "No sheetflow identity in the workbook.",
        "This workbook carries no sheetflow identity (study, rater), so it cannot be "
