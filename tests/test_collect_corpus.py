@@ -311,6 +311,7 @@ def batch(tmp_path_factory):
         "query-table": (_part("xl/queryTables/queryTable1.xml"), "data-connection"),
         "ole-object": (_part("xl/embeddings/oleObject1.bin"), "embedded-object"),
         "activex": (_part("xl/activeX/activeX1.bin"), "activex-control"),
+        "macro-sheet": (_part("xl/macrosheets/sheet1.xml"), "macro-workbook"),
     }
     for name, (make, code) in raw.items():
         suffix = ".xlsm" if name == "macros" else ".xls" if name == "legacy-xls" else ".xlsx"
@@ -371,7 +372,7 @@ CASES = ["out-of-domain", "trailing-space", "five-point-zero-text", "number-as-t
          "bytes-\\xff", "line\\x0abreak", "webservice-text-line", "hyperlink-instructions",
          "external-ref-hidden-sheet", "dde-formula", "leaky-name", "leaky-rule",
          "external-link-part", "linked-picture", "data-connection", "query-table",
-         "ole-object", "activex"]
+         "ole-object", "activex", "macro-sheet"]
 
 
 @pytest.mark.parametrize("kind", CASES)

@@ -65,6 +65,7 @@ _PREFIXED_C_OR_F = re.compile(rb":[cf]")
 # a cell tag that does not start '<c r="' (its absence also rules out a cell without
 # "r=", in a third of the time _NO_ADDRESS takes)
 _ODD_CELL = re.compile(rb'<c\b(?! r=")')
+_MACRO_SHEETS = ("xl/macrosheets/", "xl/dialogsheets/")
 _STRICT_NS = b"http://purl.oclc.org/ooxml/spreadsheetml/main"  # "Strict Open XML"
 # any cell or row start tag (for the positional scan); groups: tag name, attributes, "/"
 _TAG = re.compile(rb"<" + _NS + rb"(row|c)\b([^>]*?)(/?)>")
@@ -298,7 +299,8 @@ def _check_parts(zf: zipfile.ZipFile, names: set[str]) -> Problem | None:
     if "[Content_Types].xml" not in names or "xl/workbook.xml" not in names:
         return Problem("not-a-workbook", "a zip archive without a workbook in it")
     lowered = {n.lower() for n in names}
-    if any(n.endswith("vbaproject.bin") for n in lowered):
+    # a VBA project, or Excel 4.0 macro (and dialog) sheets, which run as a VBA macro does
+    if any(n.endswith("vbaproject.bin") or n.startswith(_MACRO_SHEETS) for n in lowered):
         return Problem("macro-workbook")
     content_types = zf.read("[Content_Types].xml")[:2**20]
     if b"macroEnabled" in content_types:

@@ -73,7 +73,8 @@ _TYPES = (
     _t("corrupt-file", ERROR, "A damaged or truncated .xlsx (broken zip).",
        "The file is damaged or incomplete ({detail}); it may have been cut off in "
        "transfer. Please attach it again."),
-    _t("macro-workbook", ERROR, "A macro-enabled workbook (.xlsm or a VBA project).",
+    _t("macro-workbook", ERROR, "A macro-enabled workbook (.xlsm, a VBA project, or "
+       "Excel 4.0 macro sheets).",
        "The workbook contains macros. Save it as a normal Excel Workbook (.xlsx) and "
        "send that file."),
     _t("zip-bomb", ERROR, "Parts that expand far beyond a rating workbook (zip bomb).",
