@@ -33,10 +33,10 @@ def _t(code: str, severity: str, meaning: str, template: str) -> IssueType:
 
 
 # what to do about a returned file carrying something that acts when opened in Excel
-_CLEAN_COPY = (" Its ratings are not used. Do not open this file in Excel or LibreOffice; "
-               "ask the rater for a clean copy (the workbook they received, with only the "
-               "answer cells filled in, nothing pasted from other files), and tell the "
-               "coordinator.")
+# (the same words serve the coordinator and the reply drafted to the rater)
+_CLEAN_COPY = (" Its ratings are not used. Do not open this file in Excel or LibreOffice: "
+               "a clean copy is needed (the workbook as it was sent, with only the answer "
+               "cells filled in and nothing pasted from other files).")
 
 _TYPES = (
     # -- the file as a whole (checked before any parser) -----------------------------------
