@@ -16,7 +16,7 @@ sha256 and row count, so ``analyze`` never uses a table a killed run cut off.
 Each file is inspected, read and checked in a sandbox child process
 (:func:`sheetflow.collect.file_check.check_file`, two or more at a time); the parent only
 decides which pack each file belongs to, finds duplicates and writes the outputs. The
-ratings table stays on disk (:class:`Ratings`), so memory does not grow with the
+ratings table stays on disk (:class:`~sheetflow.collect.spool.Ratings`), so memory does not grow with the
 number of rating rows.
 
 Duplicate returns
@@ -33,12 +33,10 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import pickle
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import Any
 
 from ..packs.journal import Journal, read_journal
 from ..packs.manifest import Manifest, PackHead, open_manifest
@@ -59,16 +57,11 @@ from .coordinator import (
 from .copies import AnswerPrint, warn_copies, warn_same_saver
 from .file_check import (
     RATING_COLUMNS,
-    ROW_FIELDS,
     FileJob,
     FileResult,
-    PackedBlock,
-    RatingBlock,
     blanks_only,
     cell_name,
     check_file,
-    csv_header,
-    csv_lines,
     known_study,
     neutralise,
     split_cell,
@@ -95,6 +88,7 @@ from .rivals import settle_packs
 from .safety import Limits, Problem
 from .sandbox import Outcome, Sandbox
 from .senders import Senders
+from .spool import Ratings, Spooled
 from .validate import (
     ERROR,
     WARNING,
@@ -120,103 +114,6 @@ __all__ = [
 ]
 
 RETURNS_DIR, OUT_DIR = L.RETURNS_DIR, L.OUT_DIR
-
-
-class _Spooled(NamedTuple):
-    """Where one file's rows are in the spool."""
-
-    csv_at: int
-    csv_size: int
-    rows_at: int
-    rows_size: int
-    count: int
-
-
-class Ratings:
-    """The tidy ratings table (columns :data:`RATING_COLUMNS`), kept in a spool file.
-
-    Rows are stored one returned file at a time, already sorted and already formatted
-    as CSV lines by the reader child, so neither collecting nor writing
-    ``ratings.csv`` holds the table in memory. Iterating yields one dict per row, in
-    table order; :meth:`to_frame` builds a DataFrame column by column.
-    """
-
-    def __init__(self) -> None:
-        self._spool: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (lives with self)
-        self._kept: list[_Spooled] = []
-        self._blank_left: list[_Spooled] = []
-
-    def _store(self, block: PackedBlock) -> _Spooled:
-        """Write one file's rows to the spool as they came; a handle for :meth:`_keep`."""
-        self._spool.seek(0, os.SEEK_END)
-        at = self._spool.tell()
-        self._spool.write(block.csv)
-        self._spool.write(block.data)
-        return _Spooled(at, len(block.csv), at + len(block.csv), len(block.data), block.count)
-
-    def _keep(self, handles: list[_Spooled], blank_left: list[_Spooled] | None = None) -> None:
-        """The files whose rows make the table, in table order; and the files left out
-        only for blank required answers (their rows, for ``analyze --allow-partial``)."""
-        self._kept = list(handles)
-        self._blank_left = list(blank_left or [])
-
-    @property
-    def incomplete_rows(self) -> int:
-        """Rows of the files left out only for blank required answers."""
-        return sum(h.count for h in self._blank_left)
-
-    def __len__(self) -> int:
-        return sum(h.count for h in self._kept)
-
-    def __bool__(self) -> bool:
-        return len(self) > 0
-
-    def blocks(self) -> Iterator[RatingBlock]:
-        """The rows of each used file in table order, one file at a time."""
-        for handle in self._kept:
-            self._spool.seek(handle.rows_at)
-            yield pickle.loads(self._spool.read(handle.rows_size))
-
-    def __iter__(self) -> Iterator[dict[str, str]]:
-        for block in self.blocks():
-            yield from block.dicts()
-
-    def to_frame(self) -> Any:
-        """The table as a pandas DataFrame of strings, built column by column."""
-        import pandas as pd
-
-        columns: dict[str, list[str]] = {c: [] for c in RATING_COLUMNS}
-        for block in self.blocks():
-            n = len(block.rows)
-            for name in ("study_id", "rater_id", "sitting", "file", "source_sha256"):
-                columns[name] += [getattr(block, name)] * n
-            for i, name in enumerate(ROW_FIELDS):
-                columns[name] += [row[i] for row in block.rows]
-            columns["sheet"] += [block.sheet if row[-1] else "" for row in block.rows]
-        return pd.DataFrame(columns, columns=list(RATING_COLUMNS))
-
-    def write_csv(self, path: Path, *, incomplete: bool = False) -> None:
-        """Write ``ratings.csv`` (or, with ``incomplete``, the rows of the files left
-        out only for blank required answers): all fields quoted, formula starts
-        neutralised."""
-        with path.open("wb") as out:
-            out.write(csv_header())
-            for handle in self._blank_left if incomplete else self._kept:
-                if handle.count and not handle.csv_size:  # collected with write=False
-                    self._spool.seek(handle.rows_at)
-                    out.write(csv_lines(pickle.loads(self._spool.read(handle.rows_size))))
-                    continue
-                self._spool.seek(handle.csv_at)
-                _copy(self._spool, out, handle.csv_size)
-
-
-def _copy(src: IO[bytes], dst: IO[bytes], size: int) -> None:
-    while size > 0:
-        chunk = src.read(min(size, 2**20))
-        if not chunk:
-            break
-        dst.write(chunk)
-        size -= len(chunk)
 
 
 @dataclass
@@ -380,7 +277,7 @@ class _FileWork:
     as_sent: bool = False  # byte for byte the pack as generated (never filled in)
     resaved: bool = False  # as_sent for a blank copy saved again (rivals.mark_blank_copies)
     superseded_by: str = ""  # the rater's newer file, sent after our reply
-    block: _Spooled | None = None
+    block: Spooled | None = None
     answered: int = 0
     required: int = 0
     entered: int = 0  # answer cells holding anything (PackCheck.entered)
