@@ -16,8 +16,8 @@ sha256 and row count, so ``analyze`` never uses a table a killed run cut off.
 Each file is inspected, read and checked in a sandbox child process
 (:func:`sheetflow.collect.file_check.check_file`, two or more at a time); the parent only
 decides which pack each file belongs to, finds duplicates and writes the outputs. The
-ratings table stays on disk (:class:`~sheetflow.collect.spool.Ratings`), so memory does not grow with the
-number of rating rows.
+ratings table stays on disk (:class:`~sheetflow.collect.spool.Ratings`), so memory
+does not grow with the number of rating rows.
 
 Duplicate returns
 -----------------
