@@ -92,9 +92,12 @@ class Recorder:
 
 @contextlib.contextmanager
 def smtp_server(*, tls: ssl.SSLContext | None = None,
-                login: tuple[str, str] | None = None) -> Iterator[tuple[int, Recorder]]:
+                login: tuple[str, str] | None = None,
+                busy: int = 0) -> Iterator[tuple[int, Recorder]]:
     """An SMTP server on 127.0.0.1 (STARTTLS offered with ``tls``; AUTH required with
-    ``login`` as (user, password)); yields (port, recorder)."""
+    ``login`` as (user, password)); yields (port, recorder). Its first ``busy``
+    authentication attempts are answered "454 4.7.0 Temporary authentication failure",
+    as a server whose sign-in service is overloaded answers them."""
     try:
         from aiosmtpd.controller import Controller
         from aiosmtpd.smtp import AuthResult
@@ -106,8 +109,14 @@ def smtp_server(*, tls: ssl.SSLContext | None = None,
     if tls is not None:
         options.update(tls_context=tls, require_starttls=True)
     if login is not None:
+        attempts = []
+
         def authenticate(server: Any, session: Any, envelope: Any, mechanism: str,
                          data: Any) -> Any:
+            attempts.append(mechanism)
+            if len(attempts) <= busy:
+                return AuthResult(success=False, handled=False,
+                                  message="454 4.7.0 Temporary authentication failure")
             ok = (data.login.decode(), data.password.decode()) == login
             return AuthResult(success=ok, handled=False)
         options.update(authenticator=authenticate, auth_required=True,

@@ -15,6 +15,7 @@ from mail_servers import (
 )
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
+from sheetflow.packs import send as send_module
 from sheetflow.packs.mail import build_eml
 from sheetflow.packs.send import needs_login
 from sheetflow.spec.study import load_study
@@ -210,6 +211,34 @@ def test_starttls_and_auth_and_the_password_is_written_nowhere(tmp_path):
         if path.is_file():
             everything += path.read_bytes().decode("latin-1")
     assert password not in everything and len(journal(root)) == 6
+
+
+@pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
+def test_a_login_the_server_cannot_check_for_now_is_tried_again(tmp_path, monkeypatch):
+    # smtplib tries PLAIN then LOGIN in one login: two busy answers fail the first login
+    monkeypatch.setattr(send_module, "LOGIN_PAUSE", 0.0)
+    root = mail_study(tmp_path / "s", mail='username = "desk"\n')
+    with smtp_server(login=("desk", "goodpass"), busy=2) as (port, server):
+        result = run("send", str(root), "--yes", *_plain(port),
+                     env={"SHEETFLOW_SMTP_PASSWORD": "goodpass"})
+        assert result.exit_code == 0, result.output
+        assert len(server.delivered) == 3
+
+
+@pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
+def test_a_login_still_unavailable_is_not_called_a_wrong_password(tmp_path, monkeypatch):
+    monkeypatch.setattr(send_module, "LOGIN_PAUSE", 0.0)
+    root = mail_study(tmp_path / "s", mail='username = "desk"\n')
+    with smtp_server(login=("desk", "goodpass"), busy=99) as (port, server):
+        result = run("send", str(root), "--yes", *_plain(port),
+                     env={"SHEETFLOW_SMTP_PASSWORD": "goodpass"})
+    assert result.exit_code == 3 and not server.delivered
+    (line,) = result.stderr.strip().splitlines()
+    assert line == (f"error: the SMTP server 127.0.0.1:{port} could not check the login of "
+                    "'desk' for now (454 4.7.0 Temporary authentication failure, 3 tries): "
+                    "a failure on the server's side, not the password; nothing was sent, "
+                    "try again in a few minutes")
+    assert not [r for r in journal(root) if r["event"] == "sent"]
 
 
 @pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")

@@ -28,6 +28,7 @@ import smtplib
 import socket
 import ssl
 import struct
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.message import EmailMessage
@@ -380,7 +381,7 @@ def _connect(server: Server, login: str, password: str,
             if server.security == "starttls":
                 smtp.starttls(context=context)
         if password:
-            smtp.login(login, password)
+            _login(smtp, login, password)
         return smtp
     except BaseException as exc:
         if smtp is not None:
@@ -388,6 +389,30 @@ def _connect(server: Server, login: str, password: str,
         if isinstance(exc, Exception):
             raise MailError(connection_problem(where, exc, login, "SMTP")) from None
         raise
+
+
+LOGIN_TRIES = 3
+"""Logins tried while the server answers that it cannot check one for now."""
+LOGIN_PAUSE = 1.0
+"""Seconds before the second login; twice that before the third."""
+
+
+def _login(smtp: smtplib.SMTP, login: str, password: str) -> None:
+    """Log in, trying again after a pause while the server's refusal is temporary (a
+    4xx code, such as 454 "Temporary authentication failure": RFC 4954 section 6)."""
+    for attempt in range(1, LOGIN_TRIES + 1):
+        try:
+            smtp.login(login, password)
+            return
+        except smtplib.SMTPAuthenticationError as exc:
+            if not _temporary(exc) or attempt == LOGIN_TRIES:
+                raise
+            time.sleep(LOGIN_PAUSE * attempt)
+
+
+def _temporary(exc: smtplib.SMTPAuthenticationError) -> bool:
+    """Whether a refused login is the server's state (4xx), not the credentials."""
+    return isinstance(exc.smtp_code, int) and 400 <= exc.smtp_code < 500
 
 
 def _close(smtp: smtplib.SMTP) -> None:
@@ -406,6 +431,10 @@ def connection_problem(where: str, exc: BaseException, login: str, protocol: str
         return (f"{where}: the TLS handshake failed ({exc.reason or exc}); check "
                 f"{setting}_security (starttls on port 587 or 143, ssl on 465 or 993, "
                 "none only for a server on this machine)")
+    if isinstance(exc, smtplib.SMTPAuthenticationError) and _temporary(exc):
+        return (f"{where} could not check the login of {login!r} for now ({exc.smtp_code} "
+                f"{_text(exc.smtp_error)}, {LOGIN_TRIES} tries): a failure on the server's "
+                "side, not the password; nothing was sent, try again in a few minutes")
     if isinstance(exc, smtplib.SMTPAuthenticationError):
         return (f"{where} refused the login of {login!r} ({exc.smtp_code} "
                 f"{_text(exc.smtp_error)}); check [mail] username and {env} (most "
