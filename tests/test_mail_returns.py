@@ -491,10 +491,10 @@ def test_status_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
     assert any(f"line {line} holds no record" in w for w in doc["warnings"])
 
 
-def test_collect_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
-    """A line of mail.jsonl that is no record was passed over by collect in silence: the
-    "received" record it held named a stranger as a file's sender, and collect, without
-    it, warned of no sender and exited 0."""
+def _fetched_with_a_cut_record(tmp_path: Path) -> tuple[Path, int, bytes]:
+    """A study whose every pack came back by mail, the first from a stranger, collected
+    clean; then mail.jsonl cut inside that file's "received" record. The study, the
+    number of the line cut and the journal as it was."""
     root = mail_study(tmp_path / "s")
     raters = {r.id: r for r in load_study(root).raters}
     messages = []
@@ -506,10 +506,20 @@ def test_collect_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
     clean = run("collect", str(root))
     assert clean.exit_code == 0 and "[sender-unknown]" in clean.stdout
     path = root / "mail.jsonl"
-    lines = path.read_bytes().splitlines(keepends=True)
+    whole = path.read_bytes()
+    lines = whole.splitlines(keepends=True)
     at = next(i for i, line in enumerate(lines) if b"stranger@" in line)
     lines[at] = lines[at][:20] + b"\n"  # cut inside the record
     path.write_bytes(b"".join(lines))
+    return root, at + 1, whole
+
+
+def test_collect_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
+    """A line of mail.jsonl that is no record was passed over by collect in silence: the
+    "received" record it held named a stranger as a file's sender, and collect, without
+    it, warned of no sender and exited 0."""
+    root, line, _ = _fetched_with_a_cut_record(tmp_path)
+    at = line - 1
     shown = run("collect", str(root))
     assert shown.exit_code == 1, shown.output
     assert "[sender-unknown]" not in shown.stdout  # what the lost record would have said
@@ -523,6 +533,37 @@ def test_collect_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
     assert doc["journal_damaged"] == [at + 1]
     assert f"line {at + 1} holds no record" in result.stderr
     assert collect(root, write=False).journal_damaged == [at + 1]
+
+
+def test_collect_records_a_damaged_journal_line_in_its_outputs(tmp_path):
+    """collect warned of a line of mail.jsonl that is no record on the screen only:
+    out/collection.json and out/validation.xlsx, read later by the analyst and the
+    coordinator, did not say that the sender checks and received times went without it."""
+    import openpyxl
+
+    root, line, whole = _fetched_with_a_cut_record(tmp_path)
+    assert run("collect", str(root)).exit_code == 1
+    out = root / "out"
+    assert json.loads((out / "collection.json").read_text("utf-8"))["journal_damaged"] \
+        == [line]
+    said = (f"collect read mail.jsonl while its line {line} held no record sheetflow "
+            "wrote (damaged or edited by hand): a file fetched in the message recorded "
+            "there may have gone without its sender check")
+    book = openpyxl.load_workbook(out / "validation.xlsx")
+    assert book.active.title == "Status"  # the sheet it opens on
+    for name in ("Status", "Mail"):  # and the sheet of the mail history
+        sheet = book[name]
+        assert sheet["A1"].value.startswith(said), name
+        assert sheet["A1"].value.endswith("then run sheetflow collect again")
+        assert "A1" in {str(r).split(":")[0] for r in sheet.merged_cells.ranges}
+        assert sheet["A2"].value == "State" and sheet.freeze_panes == "A3"
+        assert sheet.auto_filter.ref.startswith("A2:")
+    # mended, the outputs say nothing of it
+    (root / "mail.jsonl").write_bytes(whole)
+    assert run("collect", str(root)).exit_code == 0
+    assert json.loads((out / "collection.json").read_text("utf-8"))["journal_damaged"] == []
+    sheet = openpyxl.load_workbook(out / "validation.xlsx")["Status"]
+    assert sheet["A1"].value == "State" and sheet.freeze_panes == "A2"
 
 
 def test_each_command_reads_mail_jsonl_once(tmp_path, monkeypatch):

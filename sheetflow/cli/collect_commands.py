@@ -25,10 +25,12 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
     Writes out/ratings.csv, out/validation.xlsx (Status, Issues, Mail and Files sheets) and a reply
     draft per rater whose file has errors (out/feedback/). Exits 1 when a file has
     errors, a pack has not come back or a line of mail.jsonl is no record (each is
-    named).
+    named; such lines are also recorded in out/collection.json and shown above the
+    Status and Mail sheets' tables).
 
     Example: sheetflow collect my-study
     """
+    from ..collect.mail_state import COLLECT_RISK
     from ..collect.outputs import TABLE_REPLACED, retired_line
     from ..collect.run import collect
     from ..packs.journal import damaged_journal
@@ -45,7 +47,7 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
     if result.removed:  # the analysis of the table this collect replaced
         out.warn(retired_line(directory, result.removed, TABLE_REPLACED))
     if result.journal_damaged:  # a sender, a received time or a reply went unseen
-        out.warn(damaged_journal(result.journal_damaged, risk=_COLLECT_JOURNAL_RISK,
+        out.warn(damaged_journal(result.journal_damaged, risk=COLLECT_RISK,
                                  then="run collect again"))
     ok = (result.valid and not any(r.state == "missing" for r in result.roster)
           and not result.journal_damaged)
@@ -115,7 +117,7 @@ def _summary(out: Output, result: Collection) -> None:
                  ("yellow" if missing or result.journal_damaged else "green"))
 
 
-_COLLECT_JOURNAL_RISK = (
+_JOURNAL_RISK = (
     "a file fetched in the message recorded there may have gone without its sender check "
     "or its time received (which decides which of a rater's two files stands after a "
     "reply) and be named by its local name in a reply draft; a message sent may show as "

@@ -5,8 +5,9 @@
   and what to do next.
 - :func:`write_validation_workbook`: ``out/validation.xlsx``, opening on the Status
   sheet (colour by state, frozen header, filters, landscape and one page wide when
-  printed), then the Issues sheet (messages wrapped) and the Files sheet (one row per
-  input file with its sha256).
+  printed), then the Issues sheet (messages wrapped), the Mail sheet and the Files
+  sheet (one row per input file with its sha256). When lines of ``mail.jsonl`` held no
+  record, a red row above the Status and Mail tables names them.
 - :func:`write_feedback`: a reply draft (``out/feedback/<rater_id>.eml``, X-Unsent) to
   each rater whose file has errors, listing sheet!cell and what to do, with their pack
   attached again; and to each rater whose file arrived but could not be read or
@@ -35,7 +36,14 @@ from ..words import counted
 from ..workbook import layout as L
 from ..workbook.printing import set_print, text_lines
 from .links import linked_to, sole_link
-from .mail_state import PackMail, as_sent, names_as_sent, short_time
+from .mail_state import (
+    COLLECT_RISK,
+    PackMail,
+    as_sent,
+    journal_caveat,
+    names_as_sent,
+    short_time,
+)
 from .replies import (
     NO_ANSWERS_SUBJECT,
     feedback_body,
@@ -339,11 +347,23 @@ ISSUE_COLUMNS = (("severity", 9, "Severity"), ("code", 18, "Code"), ("file", 22,
 
 
 def write_validation_workbook(path: Path, rows: list[RosterRow],
-                              report: ValidationReport) -> None:
+                              report: ValidationReport, *,
+                              journal_damaged: list[int] | None = None) -> None:
     """Write the Status sheet (``rows``) and the Issues sheet (``report``) to ``path``.
 
     Every string goes through ``write_string`` (text from returned files never becomes
     a formula or link), and the creation date is pinned so two runs give the same file.
+
+    Parameters
+    ----------
+    path : Path
+    rows : list of RosterRow
+    report : ValidationReport
+    journal_damaged : list of int, optional
+        The lines of ``mail.jsonl`` that held no record when collect read it: named
+        above the Status and Mail tables (the sheet the workbook opens on, and the one
+        whose history they may have cut short), since the sender checks, the times
+        received and the messages shown as sent went without them.
     """
     import datetime as dt
 
@@ -355,37 +375,42 @@ def write_validation_workbook(path: Path, rows: list[RosterRow],
     wb.set_properties({"created": dt.datetime(2000, 1, 1), "title": "Validation of returns"})
     head = wb.add_format({"bold": True, "bg_color": "#D9D9D9", "border": 1,
                           "text_wrap": True, "valign": "top"})
-    _roster_sheet(wb, head, rows, "Status", STATUS_COLUMNS)
+    banner = journal_caveat(journal_damaged, risk=COLLECT_RISK,
+                            then="run sheetflow collect again") if journal_damaged else ""
+    _roster_sheet(wb, head, rows, "Status", STATUS_COLUMNS, banner)
     _issues_sheet(wb, head, report.issues)
-    _roster_sheet(wb, head, rows, "Mail", MAIL_COLUMNS)
+    _roster_sheet(wb, head, rows, "Mail", MAIL_COLUMNS, banner)
     _files_sheet(wb, head, report)
     close_workbook(wb, path)
 
 
-def _print_setup(ws: Any, widths: list[float], rows: int) -> None:
+def _print_setup(ws: Any, widths: list[float], rows: int, header: int = 0) -> None:
     """Frozen header, filters, and printed legibly (see :mod:`sheetflow.workbook.printing`:
     a sheet too wide for one page at 70% goes on to the right, its first column
-    repeated, rather than shrinking to an unreadable size)."""
-    ws.freeze_panes(1, 0)
-    ws.autofilter(0, 0, max(rows, 1), len(widths) - 1)
-    set_print(ws, widths, header_rows=1, landscape=True)
+    repeated, rather than shrinking to an unreadable size). ``header``: the row of the
+    table's header (below a banner: the banner stays in view too, and prints once)."""
+    ws.freeze_panes(header + 1, 0)
+    ws.autofilter(header, 0, header + max(rows, 1), len(widths) - 1)
+    set_print(ws, widths, header_rows=header + 1, header_from=header, landscape=True)
 
 
 def _roster_sheet(wb: Any, head: Any, rows: list[RosterRow], title: str,
-                  columns: tuple[tuple[str, int, str], ...]) -> None:
+                  columns: tuple[tuple[str, int, str], ...], banner: str = "") -> None:
     """A sheet of one row per pack (``rows``) showing ``columns``, each row coloured by
-    its state; the Status sheet is the one the workbook opens on."""
+    its state, below ``banner`` when there is one; the Status sheet is the one the
+    workbook opens on."""
     ws = wb.add_worksheet(title)
+    top = _banner(wb, ws, banner, [width for _, width, _ in columns]) if banner else 0
     formats = {state: (wb.add_format({"bg_color": fill, "font_color": font, "bold": True,
                                       "valign": "top", "border": 1, "text_wrap": True}),
                        wb.add_format({"bg_color": fill, "valign": "top", "border": 1,
                                       "text_wrap": True}))
                for state, (_, fill, font) in STATES.items()}
     for c, (header, width, _) in enumerate(columns):
-        ws.write_string(0, c, header, head)
+        ws.write_string(top, c, header, head)
         ws.set_column(c, c, width)
-    _header_height(ws, [(header, width) for header, width, _ in columns])
-    for r, row in enumerate(rows, 1):
+    _header_height(ws, [(header, width) for header, width, _ in columns], top)
+    for r, row in enumerate(rows, top + 1):
         strong, plain = formats[row.state]
         ws.set_row(r, LINE_POINTS * _lines(
             (_shown(row, name), width) for _, width, name in columns))
@@ -401,7 +426,7 @@ def _roster_sheet(wb: Any, head: Any, rows: list[RosterRow], title: str,
                 ws.write_number(r, c, value, plain)
             else:
                 ws.write_string(r, c, str(value), plain)
-    _print_setup(ws, [float(w) for _, w, _ in columns], len(rows))
+    _print_setup(ws, [float(w) for _, w, _ in columns], len(rows), top)
     if title == "Status":
         ws.activate()
 
@@ -423,9 +448,22 @@ def _shown(row: RosterRow, name: str) -> str:
     return "" if value is None else str(value)
 
 
-def _header_height(ws: Any, cells: list[tuple[str, int]]) -> None:
+def _header_height(ws: Any, cells: list[tuple[str, int]], row: int = 0) -> None:
     """The header row as tall as its longest wrapped header ("Complete %" takes two)."""
-    ws.set_row(0, LINE_POINTS * _lines(cells))
+    ws.set_row(row, LINE_POINTS * _lines(cells))
+
+
+def _banner(wb: Any, ws: Any, text: str, widths: list[int]) -> int:
+    """``text`` across the first row of ``ws``, above its table, in the colours of an
+    error (a spreadsheet program grows no row for wrapped text in merged cells, so the
+    row is made as tall as the text needs); the row the table starts on."""
+    style = wb.add_format({"bold": True, "bg_color": "#FFC7CE", "font_color": "#9C0006",
+                           "text_wrap": True, "valign": "top", "border": 1})
+    ws.merge_range(0, 0, 0, len(widths) - 1, "", style)
+    ws.write_string(0, 0, text, style)
+    # bold text is wider than the plain text the count assumes: a line to spare
+    ws.set_row(0, LINE_POINTS * (_lines([(text, sum(widths))]) + 1))
+    return 1
 
 
 def _lines(cells: Iterable[tuple[str, int]],

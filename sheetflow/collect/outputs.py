@@ -370,7 +370,8 @@ def _acquire(fd: int, command: str, wait: float, deadline: float) -> None:
 def collection_record(study_id: str, ratings: Path, rows: int,
                       files: list[dict[str, Any]], secret: bytes | None = None, *,
                       incomplete: tuple[Path, int] | None = None,
-                      manifest_sha256: str = "") -> bytes:
+                      manifest_sha256: str = "",
+                      journal_damaged: list[int] | None = None) -> bytes:
     """The bytes of ``out/collection.json`` for a staged ``ratings.csv``.
 
     Parameters
@@ -392,11 +393,16 @@ def collection_record(study_id: str, ratings: Path, rows: int,
     manifest_sha256 : str, optional
         The sha256 of the manifest the ratings were placed by (recorded, and marked,
         when given): ``analyze`` holds it to the sealed one.
+    journal_damaged : list of int, optional
+        The lines of ``mail.jsonl`` that held no record when collect read it: the
+        sender checks and received times behind the table went without them. Always
+        recorded (empty when none), so ``analyze`` can say so; a record from before
+        this field means none.
     """
     record: dict[str, Any] = {
         "collection_format": 1, "study_id": study_id,
         "ratings": {"file": RATINGS_NAME, "sha256": file_digest(ratings), "rows": rows},
-        "files": files}
+        "files": files, "journal_damaged": list(journal_damaged or [])}
     if manifest_sha256:
         record["manifest_sha256"] = manifest_sha256
     if incomplete is not None:

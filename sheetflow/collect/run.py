@@ -582,6 +582,8 @@ def write_outputs(out_dir: Path, result: Collection,
 
     All three are written to temporary files first and replace the old ones only
     when all are complete, the record last (:class:`~sheetflow.staging.OutputSet`).
+    The lines of ``mail.jsonl`` that held no record go into the record and above the
+    Status and Mail sheets' tables, so whoever reads the outputs later learns of them.
     """
     remove_partials(out_dir)
     paths = {"ratings": out_dir / RATINGS_NAME, "validation": out_dir / "validation.xlsx",
@@ -593,10 +595,11 @@ def write_outputs(out_dir: Path, result: Collection,
         incomplete = outputs.stage(paths["incomplete"])
         result.ratings.write_csv(incomplete, incomplete=True)
         write_validation_workbook(outputs.stage(paths["validation"]), result.roster,
-                                  result.report)
+                                  result.report, journal_damaged=result.journal_damaged)
         record = collection_record(result.study_id, ratings, len(result.ratings),
                                    file_verdicts(result.report), secret,
                                    incomplete=(incomplete, result.ratings.incomplete_rows),
-                                   manifest_sha256=result.manifest_sha256)
+                                   manifest_sha256=result.manifest_sha256,
+                                   journal_damaged=result.journal_damaged)
         outputs.stage(paths["collection"]).write_bytes(record)
     return {name: str(path) for name, path in paths.items()}
