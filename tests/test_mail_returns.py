@@ -566,6 +566,53 @@ def test_collect_records_a_damaged_journal_line_in_its_outputs(tmp_path):
     assert sheet["A1"].value == "State" and sheet.freeze_panes == "A2"
 
 
+def test_analyze_names_the_damaged_journal_line_collect_read(tmp_path):
+    """analyze said nothing of the line of mail.jsonl that was no record when collect
+    ran, and exited 0: its decision rested on sender checks and received times made
+    without that record, and neither the analyst nor the Summary knew."""
+    import openpyxl
+
+    from sheetflow.analysis.panel import recorded_journal_damage
+
+    root, line, whole = _fetched_with_a_cut_record(tmp_path)
+    assert run("collect", str(root)).exit_code == 1
+    (root / "mail.jsonl").write_bytes(whole)  # mended since: the ratings are not
+    said = (f"collect read mail.jsonl while its line {line} held no record sheetflow "
+            "wrote (damaged or edited by hand)")
+    analyzed = run("analyze", str(root))
+    assert analyzed.exit_code == 1, analyzed.output
+    assert f"warning: {said}" in analyzed.stderr
+    assert "then run sheetflow collect and sheetflow analyze again" in analyzed.stderr
+    assert f"note: {said}" in analyzed.stdout  # with the panel, as files left out are
+    summary = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
+    assert any(str(c.value).startswith(f"note: {said}") for row in summary.iter_rows()
+               for c in row), "not on the Summary sheet"
+    result, doc = run_json("analyze", str(root))
+    assert result.exit_code == 1 and doc["ok"] is False
+    assert doc["summary"]["panel"]["journal_damaged"] == [line]
+    assert any(w.startswith(said) for w in doc["warnings"])
+    # collected again from the mended journal: nothing to say, exit 0
+    assert run("collect", str(root)).exit_code == 0
+    again = run("analyze", str(root))
+    assert again.exit_code == 0, again.output
+    assert "held no record" not in again.output + again.stderr
+    assert recorded_journal_damage({}) == []  # a record from before the field: none
+
+
+def test_analyze_refusing_an_incomplete_panel_names_the_damaged_journal_line(tmp_path):
+    """Which of a rater's two files stands, and so who is missing, rests on the journal:
+    analyze refused the incomplete panel without a word of the line collect read that
+    held no record."""
+    root, line, _ = _fetched_with_a_cut_record(tmp_path)
+    next((root / L.RETURNS_DIR).glob("*.xlsx")).unlink()  # a pack not back
+    assert run("collect", str(root)).exit_code == 1
+    refused = run("analyze", str(root))
+    assert refused.exit_code == 1, refused.output
+    assert "the panel is incomplete, so nothing was unsealed" in refused.stderr
+    assert (f"Also: collect read mail.jsonl while its line {line} held no record "
+            "sheetflow wrote") in " ".join(refused.stderr.split())
+
+
 def test_each_command_reads_mail_jsonl_once(tmp_path, monkeypatch):
     """send reminders read mail.jsonl four times in one run (send, remind, status and
     collect each read it again): the records checked for damage were not the records

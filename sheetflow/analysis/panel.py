@@ -32,6 +32,9 @@ from typing import Any
 
 import pandas as pd
 
+from ..collect.mail_state import FETCHED_RISK, journal_caveat
+from ..collect.outputs import OutputError
+
 COLLECTION_FILE = Path("out") / "collection.json"
 PANEL_METHOD = (
     "Expected panel: every pack (rater and sitting) of the sealed key. A pack is included "
@@ -67,10 +70,15 @@ class Panel:
     excluded_files : list of dict
         ``{file, rater, reason}`` per returned file whose ratings were not used.
     notes : list of str
-        Anything that limits what the panel can say (e.g. no collection record).
+        Anything that limits what the panel can say (e.g. no collection record, or a
+        mail journal collect read with lines that held no record).
     copies : list of str
         Files among ``excluded_files`` that are byte for byte a file whose ratings are
         used (collect counts such a file once): nothing of them is left out.
+    journal_damaged : list of int
+        The lines of ``mail.jsonl`` that held no record when collect read it (from
+        ``out/collection.json``): the sender checks and received times behind the
+        ratings went without them.
     """
 
     expected: list[str]
@@ -80,6 +88,7 @@ class Panel:
     excluded_files: list[dict[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     copies: list[str] = field(default_factory=list)
+    journal_damaged: list[int] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -97,7 +106,7 @@ class Panel:
         return {"expected": list(self.expected), "included": list(self.included),
                 "missing": list(self.missing), "missing_packs": list(self.missing_packs),
                 "excluded_files": list(self.excluded_files), "complete": self.complete,
-                "notes": list(self.notes)}
+                "notes": list(self.notes), "journal_damaged": list(self.journal_damaged)}
 
     def sentence(self) -> str:
         """One line for the Summary and the command's output."""
@@ -113,7 +122,8 @@ class Panel:
 
 def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
                 files: list[dict[str, Any]] | None, *,
-                partial: dict[tuple[str, int], str] | None = None) -> Panel:
+                partial: dict[tuple[str, int], str] | None = None,
+                journal_damaged: list[int] | None = None) -> Panel:
     """Compare the expected packs with the ratings and collect's file verdicts.
 
     Parameters
@@ -129,6 +139,9 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
         Packs whose ratings come from a return left out only for blank required
         answers (``analyze --allow-partial``): in the data, yet still missing; the
         value says how many cases were rated in full and in part.
+    journal_damaged : list of int, optional
+        The lines of ``mail.jsonl`` that held no record when collect read it
+        (:func:`recorded_journal_damage`): named in a note.
 
     Returns
     -------
@@ -168,10 +181,37 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
     notes = [] if files is not None else [
         f"{COLLECTION_FILE} not found: files collect left out cannot be named here; "
         "run sheetflow collect again"]
+    if journal_damaged:
+        notes.append(journal_note(journal_damaged))
     return Panel(expected=expected, included=included,
                  missing=list(dict.fromkeys(p["rater"] for p in missing_packs)),
                  missing_packs=missing_packs, excluded_files=excluded, notes=notes,
-                 copies=copies)
+                 copies=copies, journal_damaged=list(journal_damaged or []))
+
+
+def journal_note(lines: list[int]) -> str:
+    """The note (Summary, summary.json, the command's output) that the ratings were
+    collected from a mail journal with ``lines`` that held no record."""
+    return journal_caveat(lines, risk=f"{FETCHED_RISK}, and these ratings are the ones "
+                          "that collect kept", then="run sheetflow collect and sheetflow "
+                          "analyze again")
+
+
+def recorded_journal_damage(record: dict[str, Any]) -> list[int]:
+    """The lines of ``mail.jsonl`` collect's record (``out/collection.json``) says held no
+    record when it ran; none for a record from before collect wrote them.
+
+    Raises
+    ------
+    OutputError
+        The record gives them as something other than a list of line numbers.
+    """
+    lines = record.get("journal_damaged", [])
+    if not isinstance(lines, list) or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in lines):
+        raise OutputError(f"{COLLECTION_FILE} is unreadable (journal_damaged is not a list "
+                          "of line numbers); run sheetflow collect again")
+    return lines
 
 
 def _why(verdict: dict[str, Any]) -> str:

@@ -20,7 +20,14 @@ from ..workbook import layout as L
 from .context import Analysis, Context, natural_order
 from .keep_known_files import batch_times, yield_figure
 from .owner_record import add_owner_records
-from .panel import Panel, build_panel, missing_before_unsealing, rated_cases
+from .panel import (
+    Panel,
+    build_panel,
+    journal_note,
+    missing_before_unsealing,
+    rated_cases,
+    recorded_journal_damage,
+)
 from .registry import all_analyses, planned_analyses, protocol_plan
 from .selfchecks import self_checks
 from .summary import methods, reported_analyses, summary
@@ -87,8 +94,9 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
                                f"sheetflow collect {root}")
     # the table and its record, read once: whole, and the table collect wrote
     collected = verify_ratings(root, incomplete=allow_partial)
+    damaged = recorded_journal_damage(collected.record)
     if not allow_partial:
-        _refuse_incomplete_panel(root, collected.files)
+        _refuse_incomplete_panel(root, collected.files, damaged)
     elif not collected.rows and not collected.incomplete_rows:
         raise IncompleteError(  # unsealing for no rating at all would show nothing
             "no return has ratings to analyse, so nothing was unsealed: "
@@ -125,7 +133,8 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     expected = [(str(p.get("rater_id", p.get("rater", ""))), int(p.get("sitting", 1)))
                 for p in entries]
     partial = rated_cases(left, _required_answer(study)) if len(left) else {}
-    panel = build_panel(expected, complete_columns(data), collected.files, partial=partial)
+    panel = build_panel(expected, complete_columns(data), collected.files, partial=partial,
+                        journal_damaged=damaged)
     names = case_names(entries)
     # the key as read (some 90,000 objects at 500 raters) is not kept through the run
     del sealed, key, entries
@@ -150,14 +159,18 @@ def _read_table(data: bytes) -> pd.DataFrame:
                        usecols=lambda name: name in RAW_COLUMNS)
 
 
-def _refuse_incomplete_panel(root: Path, files: list[dict[str, Any]]) -> None:
-    """Stop before the key is opened when a pack has no used return."""
+def _refuse_incomplete_panel(root: Path, files: list[dict[str, Any]],
+                             journal_damaged: list[int]) -> None:
+    """Stop before the key is opened when a pack has no used return (naming the mail
+    journal's damaged lines too: which of a rater's two files stands, and so who is
+    missing, may have been decided without them)."""
     missing = missing_before_unsealing(root, files)
     if missing:
+        also = f". Also: {journal_note(journal_damaged)}" if journal_damaged else ""
         raise IncompleteError(
             f"the panel is incomplete, so nothing was unsealed: {'; '.join(missing)}. "
             "Collect the missing returns, or run analyze --allow-partial to unseal and "
-            "analyse the raters there are")
+            f"analyse the raters there are{also}")
 
 
 def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",

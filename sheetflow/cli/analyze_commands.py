@@ -34,13 +34,16 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
     unseals nothing and exits 1; with --allow-partial it analyses the raters there are,
     names who is missing and still exits 1. When every rater is in but a returned file
     was left out (a stray or damaged file beside a good one), it analyses, names the
-    file and exits 1. Exit 0 means the analysis rests on every expected rater and every
-    returned file. A run replaces the earlier run's
+    file and exits 1. When collect read mail.jsonl with a line that held no record
+    (out/collection.json records it), it analyses, names the lines in a warning and in
+    the Summary's notes and exits 1. Exit 0 means the analysis rests on every expected
+    rater and every returned file. A run replaces the earlier run's
     outputs whole; when it refuses, it removes them (they would still show the last
     decision) and says so.
 
     Example: sheetflow analyze my-study
     """
+    from ..analysis.panel import journal_note
     from ..collect.outputs import study_lock
     from ..report import analyze_and_write
 
@@ -64,7 +67,10 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
         out.say(f"exit 1: {counted(len(lost), 'returned file')} left out ({', '.join(lost)}); "
                 "the decision above rests on every expected rater. Remove or replace "
                 f"{them} in returns/ and collect again", fg="yellow")
-    ok = not incomplete and not lost
+    damaged = analysis.panel.journal_damaged if analysis.panel else []
+    if damaged:  # the sender checks and received times went without some records
+        out.warn(journal_note(damaged))
+    ok = not incomplete and not lost and not damaged
     out.json({"ok": ok, "outputs": [str(p) for p in written],
               "removed": [str(p) for p in removed], "summary": analysis.summary})
     if not ok:
