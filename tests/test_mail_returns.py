@@ -482,8 +482,14 @@ def test_status_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
     assert "file returned (or the pack)" in shown.stdout  # the table is still shown
     assert all(p["rater_id"] in shown.stdout for p in packs(root))
     assert (f"warning: mail.jsonl: line {line} holds no record sheetflow wrote (damaged "
-            "or edited by hand): the table may show a message recorded there") \
-        in shown.stderr
+            "or edited by hand): status read the returns and the mail without what it "
+            "recorded, so the table may show a message recorded there") in shown.stderr
+    # status runs collect's checks too: what they may have got wrong is said as well
+    # (only the message shown as never sent was)
+    warned = " ".join(shown.stderr.split())
+    assert "a reply as still to send" in warned
+    assert "may have gone without its sender check or its time received" in warned
+    assert "a rater's two files may show as rivals" in warned
     assert "then run status again" in shown.stderr
     result, doc = run_json("status", str(root))
     assert result.exit_code == 1 and doc["ok"] is False and doc["exit_code"] == 1

@@ -117,13 +117,12 @@ def _summary(out: Output, result: Collection) -> None:
                  ("yellow" if missing or result.journal_damaged else "green"))
 
 
-_JOURNAL_RISK = (
-    "a file fetched in the message recorded there may have gone without its sender check "
-    "or its time received (which decides which of a rater's two files stands after a "
-    "reply) and be named by its local name in a reply draft; a message sent may show as "
-    "never sent on the Mail sheet")
-_JOURNAL_RISK = ("the table may show a message recorded there (an invitation, a "
-                 "reminder, a reply) as never sent")
+_STATUS_JOURNAL_RISK = (
+    "status read the returns and the mail without what it recorded, so the table may show "
+    "a message recorded there (an invitation, a reminder, a reply) as never sent and a "
+    "reply as still to send; and, as in collect, {fetched}, so a file may be counted "
+    "without its sender warning, and a rater's two files may show as rivals, neither "
+    "used, where the newer one sent after a reply would stand")
 
 
 @command("status")
@@ -138,11 +137,12 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     back without errors and out/ is current; else 1 (a pack not returned, a file with
     errors or one that could not be read or identified, a file in returns/ the last
     collect did not read (new or changed since, or no collect yet): collect is next,
-    out/ needing a rerun; a line of mail.jsonl that is no record, named in a warning).
+    out/ needing a rerun; a line of mail.jsonl that is no record, named in a warning with
+    what the table may show wrongly for it).
 
     Example: sheetflow status my-study --agreement --json
     """
-    from ..collect.mail_state import short_time
+    from ..collect.mail_state import FETCHED_RISK, short_time
     from ..collect.outputs import check_run
     from ..collect.pack_status import status_report
     from ..collect.reminders import unconfirmed_invitation
@@ -196,8 +196,9 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
         out.say(_not_collected_line(stale, report.collected), fg="yellow")
     for problem in mixed:
         out.warn(problem)
-    if damaged:  # the table may show a message recorded there as never sent
-        out.warn(damaged_journal(damaged, risk=_JOURNAL_RISK, then="run status again"))
+    if damaged:  # the mail history and the returns as collect reads them may be wrong
+        out.warn(damaged_journal(damaged, risk=_STATUS_JOURNAL_RISK.format(
+            fetched=FETCHED_RISK), then="run status again"))
     with_errors = [r for r in rows if r.errors and r.returned and not r.unusable]
     due = sum(r.reply_due for r in with_errors)
     if due:
