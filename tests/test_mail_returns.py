@@ -538,6 +538,12 @@ def test_collect_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
     assert result.exit_code == 1 and doc["ok"] is False and doc["exit_code"] == 1
     assert doc["journal_damaged"] == [at + 1]
     assert f"line {at + 1} holds no record" in result.stderr
+    # the warning lines are in the document too (they reached stderr only); "warnings"
+    # stays the count of the files' warnings
+    assert isinstance(doc["warnings"], int)
+    (said,) = doc["warning_lines"]
+    assert said.startswith(f"mail.jsonl: line {at + 1} holds no record sheetflow wrote")
+    assert said.endswith("then run collect again")
     assert collect(root, write=False).journal_damaged == [at + 1]
 
 

@@ -51,7 +51,8 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
                                  then="run collect again"))
     ok = (result.valid and not any(r.state == "missing" for r in result.roster)
           and not result.journal_damaged)
-    out.json({"ok": ok, **result.to_dict()})
+    # "warnings" counts the files' warnings (kept for compatibility): the lines apart
+    out.json({"ok": ok, **result.to_dict(), "warning_lines": list(out.warnings)})
     if not ok:
         click.get_current_context().exit(EXIT_DATA)
 
