@@ -13,7 +13,7 @@ from mail_servers import smtp_server
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
 from sheetflow.collect.outbox import outbox
-from sheetflow.collect.outputs import verify_ratings, verify_returns
+from sheetflow.collect.outputs import OutputError, verify_ratings, verify_returns
 from sheetflow.collect.pack_status import status
 from sheetflow.collect.reminders import remind
 from sheetflow.collect.run import collect
@@ -609,6 +609,13 @@ def test_analyze_names_the_damaged_journal_line_collect_read(tmp_path):
     assert again.exit_code == 0, again.output
     assert "held no record" not in again.output + again.stderr
     assert recorded_journal_damage({}) == []  # a record from before the field: none
+    for bad in ("7", [0], [True], ["7"]):  # not line numbers: named, never taken as none
+        try:
+            recorded_journal_damage({"journal_damaged": bad})
+        except OutputError as exc:
+            assert "collection.json is unreadable (journal_damaged" in str(exc)
+        else:
+            raise AssertionError(f"{bad!r} was taken")
 
 
 def test_analyze_refusing_an_incomplete_panel_names_the_damaged_journal_line(tmp_path):
