@@ -23,7 +23,7 @@ from sheetflow.cli import cli
 from sheetflow.errors import UsageError
 from sheetflow.packs.assign import assign, second_rater_items
 from sheetflow.packs.generate import generate_packs
-from sheetflow.packs.manifest import read_manifest
+from sheetflow.packs.manifest import open_manifest, read_manifest
 from sheetflow.packs.seal import verify_seal
 from sheetflow.spec.rubric import answer_required
 from sheetflow.spec.study import load_study
@@ -529,6 +529,20 @@ def test_manifest_is_the_canonical_dump_of_the_whole(generated):
     lock = json.loads((folder / "sealed" / "plan.lock.json").read_text(encoding="utf-8"))
     assert hashlib.sha256(data).hexdigest() in json.dumps(lock)
     assert not list((folder / "packs").glob("*.partial"))
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_each_pack_entry_records_the_sha256_of_its_workbook(generated, template):
+    """generate recorded no hash of a workbook's bytes: a pack changed after it could
+    not be told from the one written. The manifest (sealed) now records each."""
+    folder, result = generated[template]
+    manifest = open_manifest(folder)
+    manifest.close()
+    written = {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+               for p in (folder / "packs").glob("*.xlsx")}
+    assert written and {h.file: h.sha256 for h in manifest.heads} == written
+    assert {p.path.name: p.sha256 for p in result.packs} == written
+    assert {p["file"]: p["sha256"] for p in manifest_of(folder)["packs"]} == written
 
 
 def test_a_failed_pack_leaves_no_manifest(tmp_path, monkeypatch):

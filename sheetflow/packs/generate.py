@@ -4,7 +4,8 @@ Output, inside the study folder (or ``out``):
 
 * ``packs/<pattern>.xlsx`` per rater (and ``<stem>-sitting2.xlsx`` when the design has
   repeats), laid out as :mod:`sheetflow.workbook.layout` describes;
-* ``packs/manifest.json``, the blinded manifest ``collect`` reads (no arm, no seed);
+* ``packs/manifest.json``, the blinded manifest ``collect`` reads (no arm, no seed),
+  with the sha256 of each workbook's bytes (``verify`` and ``send`` check them);
 * ``packs/mailing-list.csv`` and, with ``emails=True``, ``packs/eml/<stem>.eml`` drafts
   (sitting-2 drafts apart in ``packs/eml/sitting-2/``, to send 24 h after sitting 1);
 * ``sealed/key.json``, ``sealed/key.sha256``, ``sealed/plan.lock.json`` (see
@@ -74,6 +75,8 @@ class PackInfo:
     sitting: int
     path: Path
     cards: int
+    sha256: str = ""
+    """The sha256 of the workbook's bytes as written (recorded in its manifest entry)."""
 
 
 @dataclass
@@ -201,6 +204,9 @@ def _write_packs(study: Study, spec_hash: str, secret: bytes, assignments: list[
     """Write every workbook and the manifest, each to ``stage(path)``; return the packs
     (with their final paths) and the manifest's sha256.
 
+    Each pack's entry records the sha256 of its workbook's bytes as staged (``sha256``),
+    so sealing the manifest seals the workbooks too.
+
     Each pack's manifest entry is serialised as soon as its workbook is written and then
     dropped, and the texts shared by all packs are split and hashed once.
     """
@@ -213,11 +219,16 @@ def _write_packs(study: Study, spec_hash: str, secret: bytes, assignments: list[
         for a in assignments:
             path = manifest_path.parent / pack_file_name(study, a.rater, a.sitting)
             identity = pack_identity(study, spec_hash, a.rater, a.sitting)
-            layout = write_pack(stage(path), _pack_spec(study, a, identity, created, row_key,
-                                                        password), texts)
+            staged = stage(path)
+            layout = write_pack(staged, _pack_spec(study, a, identity, created, row_key,
+                                                   password), texts)
+            # read back once, as written: the manifest (sealed) then vouches for the
+            # workbook's bytes, which verify and send check
+            digest = sha256_file(staged)
             manifest.add({"file": path.name, "rater_id": a.rater.id, "role": a.rater.role,
-                          "sitting": a.sitting, "identity": identity, **layout})
-            infos.append(PackInfo(a.rater.id, a.sitting, path, len(a.slots)))
+                          "sitting": a.sitting, "identity": identity, "sha256": digest,
+                          **layout})
+            infos.append(PackInfo(a.rater.id, a.sitting, path, len(a.slots), digest))
             if progress is not None:
                 progress(len(infos), len(assignments))
     return infos, manifest.sha256

@@ -58,6 +58,9 @@ class PackHead:
         The identity the pack's workbook carries.
     offset, length : int
         The byte span of the pack's full entry in :attr:`Manifest.path`.
+    sha256 : str
+        The sha256 of the workbook's bytes as generate wrote them ("" in a manifest
+        written before sheetflow recorded it).
     """
 
     pack_id: str
@@ -68,6 +71,7 @@ class PackHead:
     identity: dict[str, str]
     offset: int
     length: int
+    sha256: str = ""
 
 
 @dataclass
@@ -306,7 +310,8 @@ def _head(fields: Any, offset: int, length: int) -> PackHead | None:
     return PackHead(pack_id=pack_id, rater_id=str(fields["rater_id"]),
                     file=str(fields["file"]), role=str(fields.get("role", "")),
                     sitting=int(fields.get("sitting", 1)),
-                    identity=dict(fields["identity"]), offset=offset, length=length)
+                    identity=dict(fields["identity"]), offset=offset, length=length,
+                    sha256=str(fields.get("sha256") or ""))
 
 
 def _pack_id(entry: dict[str, Any]) -> str:

@@ -133,6 +133,7 @@ and questions; the locked-text hashes) once in a top-level ``shared`` object: se
       "scoring_sheet": "Scoring", "identity_sheet": "_sheetflow",
       "packs": [{
         "file": str, "rater_id": str, "role": "primary" | "second", "sitting": 1 | 2,
+        "sha256": str,                            # the workbook's bytes as written
         "identity": {key: str for key in IDENTITY_KEYS},
         "progress": Cell,
         "batches": [{"batch": int, "row_ids": [str], "start": Cell, "end": Cell}],
@@ -168,6 +169,10 @@ Locked text: a field's text is the concatenation of ``cells`` in order; compare
 ``text_sha256(text)`` with ``sha256`` (an openpyxl reader must decode ``_xHHHH_``
 escapes first). ``locked_sha256`` is :func:`row_digest` over the card's locked fields
 then the row's, in manifest order.
+
+A pack's ``sha256`` is of its workbook file exactly as ``generate`` wrote it (manifests
+written by sheetflow before it recorded this have none); ``verify`` and ``send`` compare
+the file with it.
 """
 
 from __future__ import annotations
