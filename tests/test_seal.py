@@ -11,13 +11,15 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from sheetflow.cli import cli
-from sheetflow.packs.seal import verify_seal
+from sheetflow.packs.seal import dump_json, verify_seal, write_seal
+from sheetflow.packs.secret import read_secret
 from sheetflow.spec.study import load_study
 
 
@@ -202,3 +204,93 @@ def test_a_missing_pack_workbook_fails_verify_naming_it(study):
     doc = json.loads(CliRunner().invoke(cli, ["verify", str(study), "--json"]).stdout)
     assert doc["exit_code"] == 3 and len(doc["errors"]) == 2
     assert verify_seal(study).ok  # the seal itself holds
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _one_member_changed(path: Path, member: str) -> None:
+    """Rewrite the workbook with one byte added to one zip member (it still opens: what
+    saving it in a spreadsheet program does, more or less)."""
+    with zipfile.ZipFile(path) as zf:
+        parts = [(info, zf.read(info)) for info in zf.infolist()]
+    with zipfile.ZipFile(path, "w") as zf:
+        for info, data in parts:
+            zf.writestr(info, data + b" " if info.filename == member else data)
+
+
+def test_a_changed_pack_workbook_fails_verify_naming_it(study):
+    """generate recorded no hash of a workbook's bytes, so verify passed on a pack
+    edited (or swapped) after generate, and send attached it as it was then."""
+    fresh = CliRunner().invoke(cli, ["verify", str(study)])
+    assert fresh.exit_code == 0 and "seal ok" in fresh.output, fresh.output
+    assert "note:" not in fresh.output
+    edited, grown = sorted(p.name for p in (study / "packs").glob("*.xlsx"))[:2]
+    sealed = {name: _sha256(study / "packs" / name) for name in (edited, grown)}
+    _one_member_changed(study / "packs" / edited, "docProps/core.xml")
+    with (study / "packs" / grown).open("ab") as fh:
+        fh.write(b"\0")
+    result = CliRunner().invoke(cli, ["verify", str(study)])
+    assert result.exit_code == 3, result.output
+    errors = sorted(ln for ln in result.stderr.splitlines() if ln.startswith("error: "))
+    assert len(errors) == 2
+    for line, name in zip(errors, sorted((edited, grown)), strict=True):
+        assert line.startswith(f"error: packs/{name}: sha256 {_sha256(study / 'packs' / name)} "
+                               f"but packs/manifest.json records {sealed[name]} for it: the "
+                               "workbook was changed or replaced after generate."), line
+        assert "find which copy they got" in line
+    assert verify_seal(study).ok  # analyze reads no pack: it still unseals
+    assert len(verify_seal(study, pack_files=True).problems) == 2
+
+
+def _as_written_before_pack_hashes(folder: Path, keep: tuple[str, ...] = ()) -> None:
+    """The manifest as sheetflow wrote it before it recorded each pack's sha256 (but for
+    the packs in ``keep``), sealed with the library's own ``write_seal`` as generate
+    sealed it then."""
+    path = folder / "packs" / "manifest.json"
+    manifest = json.loads(path.read_bytes())
+    for pack in manifest["packs"]:
+        if pack["file"] not in keep:
+            del pack["sha256"]
+    data = dump_json(manifest, compact=True)
+    path.write_bytes(data)
+    sealed = folder / "sealed"
+    key = json.loads((sealed / "key.json").read_text(encoding="utf-8"))
+    lock = json.loads(_lock(folder).read_text(encoding="utf-8"))
+    write_seal(folder, key, spec_hash=key["spec_hash"],
+               manifest_sha256=hashlib.sha256(data).hexdigest(),
+               version=lock["sheetflow_version"], secret=read_secret(sealed / "secret"),
+               inputs=key["inputs"])
+
+
+def test_a_manifest_without_pack_hashes_verifies_with_one_note(study):
+    """A study generated before packs were hashed still verifies, and verify says once
+    that it could not check their bytes."""
+    _as_written_before_pack_hashes(study)
+    result = CliRunner().invoke(cli, ["verify", str(study)])
+    assert result.exit_code == 0 and "seal ok" in result.output, result.output
+    notes = [ln for ln in result.output.splitlines() if ln.startswith("note: ")]
+    assert notes == ["note: pack bytes were not recorded for this study (its manifest was "
+                     "written by a sheetflow before 'generate' hashed each pack): verify "
+                     "checked that each pack is in packs/, not that it is unchanged"]
+    doc = json.loads(CliRunner().invoke(cli, ["verify", str(study), "--json"]).stdout)
+    assert doc["ok"] and doc["notes"] == [notes[0].removeprefix("note: ")]
+    gone = sorted(p.name for p in (study / "packs").glob("*.xlsx"))[0]
+    (study / "packs" / gone).unlink()  # a missing pack still fails, the note beside it
+    failed = CliRunner().invoke(cli, ["verify", str(study)])
+    assert failed.exit_code == 3, failed.output
+    assert failed.stderr.splitlines() == [
+        f"error: packs/{gone}: missing (packs/manifest.json lists it); restore it from the "
+        f"generate run", "warning: " + notes[0].removeprefix("note: ")]
+
+
+def test_a_manifest_hashing_only_some_packs_fails_verify(study):
+    """generate hashes every pack or none: a manifest with some hashes left out was
+    pieced together, and the packs it leaves out would go unchecked."""
+    names = sorted(p.name for p in (study / "packs").glob("*.xlsx"))
+    _as_written_before_pack_hashes(study, keep=tuple(names[1:]))
+    check = verify_seal(study, pack_files=True)
+    assert check.problems == [f"packs/manifest.json records the sha256 of some packs but not "
+                              f"of packs/{names[0]}: generate wrote no such manifest; restore "
+                              "it from the generate run"]

@@ -218,6 +218,26 @@ def test_the_key_published_at_generate_still_verifies_after_lock(tmp_path):
     assert verify_seal(root, published=published).ok
 
 
+def _pack_hashes(root) -> dict[str, str]:
+    manifest = open_manifest(root)
+    manifest.close()
+    return {head.file: head.sha256 for head in manifest.heads}
+
+
+def test_after_the_lock_every_pack_hash_is_its_workbooks(tmp_path):
+    """The lock writes the manifest again with the second raters' packs: each entry's
+    sha256 is still its workbook's, the primary packs' as recorded at generate."""
+    root, published = _anchored_locked(tmp_path)
+    before = _pack_hashes(root)
+    assert CliRunner().invoke(cli, ["lock", str(root)]).exit_code == 0
+    after = _pack_hashes(root)
+    assert after == {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+                     for p in (root / L.PACKS_DIR).glob("*.xlsx")}
+    assert set(after) > set(before) and {name: after[name] for name in before} == before
+    verify = CliRunner().invoke(cli, ["verify", str(root), "--key-sha256", published])
+    assert verify.exit_code == 0 and "note:" not in verify.output, verify.output
+
+
 def test_an_edited_lock_record_is_refused(tmp_path):
     root, published = _anchored_locked(tmp_path)
     assert CliRunner().invoke(cli, ["lock", str(root)]).exit_code == 0

@@ -74,9 +74,10 @@ def verify_command(out: Output, directory: Path, out_dir: Path | None,
                    published: str | None, published_lock: str | None) -> None:
     """Check the sealed key against its published hash and the spec against the lock.
 
-    Also checks that each pack workbook packs/manifest.json lists is in packs/ (that it
-    is there, not its bytes: generate records no hash of a workbook). Exits 3 when the
-    seal is broken or a pack is missing.
+    Also checks that each pack workbook packs/manifest.json lists is in packs/ with the
+    sha256 generate recorded for it (a study generated before sheetflow recorded them
+    gets a note: presence only). Exits 3 when the seal is broken or a pack is missing
+    or changed.
 
     Example: sheetflow verify my-study --key-sha256 3f5a...
     """
@@ -86,8 +87,10 @@ def verify_command(out: Output, directory: Path, out_dir: Path | None,
     check_published(published_lock, "--lock-sha256")
     check = verify_seal(directory, out_dir, published=published,
                         published_lock=published_lock, pack_files=True)
-    if not check.ok:
-        fail(EXIT_FAILED, check.problems)
+    if not check.ok:  # what was not checked is said, pass or fail
+        fail(EXIT_FAILED, check.problems, notes=check.notes)
+    for note in check.notes:
+        out.say(f"note: {note}")
     out.say(f"key sha256  {check.key_sha256}")
     if check.lock_record_sha256:
         out.say(f"lock record {check.lock_record_sha256}")
@@ -97,7 +100,7 @@ def verify_command(out: Output, directory: Path, out_dir: Path | None,
         fail(EXIT_DATA, ["the seal holds, but " + mixed[0], *mixed[1:]])
     out.headline("seal ok", fg="green")
     out.json({"ok": True, "key_sha256": check.key_sha256, "spec_hash": check.spec_hash,
-              "inputs": check.inputs})
+              "inputs": check.inputs, "notes": check.notes})
 
 
 @command("lock")

@@ -181,6 +181,8 @@ class SealCheck:
     """The study secret as read and checked (None for keys sealed before it existed)."""
     input_bytes: dict[str, bytes] = field(default_factory=dict, repr=False)
     """Each sealed input file's bytes as read and hashed: parse these, not the file."""
+    notes: list[str] = field(default_factory=list)
+    """What the check could not cover, though nothing is wrong (not problems)."""
     lock_record_sha256: str = ""
     """The sha256 of the data lock's chained record (protocol 002), when there is one."""
     manifest_sha256: str = ""
@@ -204,8 +206,9 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
     editing the spec and writing its new hash into the plan lock does not pass); every
     input file hashed at generate (the internal scores) must be unchanged; and the
     manifest, when present, must be the one generated. With ``pack_files``, every pack
-    workbook the manifest lists must be in ``packs/`` (present only: generate records
-    no hash of a workbook's bytes, so a changed one is not told from the one written).
+    workbook the manifest lists must be in ``packs/`` with the sha256 its entry records
+    (the manifest is sealed, so those hashes are too); a manifest written before
+    sheetflow recorded them gets a note instead (:attr:`SealCheck.notes`).
 
     Parameters
     ----------
@@ -220,8 +223,9 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
     published_lock : str, optional
         The sha256 of ``lock-record.json`` published at the data lock (protocol 002).
     pack_files : bool
-        Also check the pack workbooks are there (``sheetflow verify``); ``analyze``
-        reads no pack, so a pack removed after it was sent does not stop it.
+        Also check the pack workbooks are there and unchanged (``sheetflow verify``);
+        ``analyze`` reads no pack, so a pack removed or changed after it was sent does
+        not stop it.
 
     Returns
     -------
@@ -278,14 +282,41 @@ def _manifest_packs(data: bytes | None) -> list[dict[str, Any]]:
 
 
 def _check_pack_files(check: SealCheck, packs: list[dict[str, Any]], folder: Path) -> None:
-    """Each pack workbook the manifest lists must be in ``folder`` (``packs/``): a
-    reminder attaches it again. Its bytes cannot be checked: no hash of them is
-    recorded anywhere at generate."""
+    """Each pack workbook the manifest lists must be in ``folder`` (``packs/``), since a
+    reminder attaches it again, and hold the bytes its entry records the sha256 of."""
+    unhashed = [p.get("file") for p in packs if "sha256" not in p]
+    if packs and len(unhashed) == len(packs):
+        check.notes.append("pack bytes were not recorded for this study (its manifest was "
+                           "written by a sheetflow before 'generate' hashed each pack): "
+                           "verify checked that each pack is in packs/, not that it is "
+                           "unchanged")
+    elif unhashed:  # generate hashes every pack or none: the manifest was pieced together
+        check.problems.append(f"packs/manifest.json records the sha256 of some packs but "
+                              f"not of packs/{unhashed[0]}: generate wrote no such manifest; "
+                              "restore it from the generate run")
     for pack in packs:
         name = pack.get("file")
-        if isinstance(name, str) and name and not (folder / name).is_file():
+        if not isinstance(name, str) or not name:
+            continue
+        path = folder / name
+        if not path.is_file():
             check.problems.append(f"packs/{name}: missing (packs/manifest.json lists it); "
                                   "restore it from the generate run")
+        elif "sha256" in pack:
+            _check_pack_bytes(check, name, path.read_bytes(), pack["sha256"])
+
+
+def _check_pack_bytes(check: SealCheck, name: str, data: bytes, recorded: Any) -> None:
+    """One pack's bytes against the sha256 its manifest entry records."""
+    found = hashlib.sha256(data).hexdigest()
+    if found != recorded:
+        check.problems.append(
+            f"packs/{name}: sha256 {found} but packs/manifest.json records {recorded} for "
+            "it: the workbook was changed or replaced after generate. Not sent yet: restore "
+            "it ('sheetflow generate' on the unchanged spec writes the same bytes again). "
+            "Sent already: restoring it does not change the copy the rater holds; find "
+            "which copy they got (mail.jsonl records the sha256 of each attachment "
+            "'sheetflow send' sent)")
 
 
 def _check_cards(check: SealCheck, packs: list[dict[str, Any]],
