@@ -176,6 +176,37 @@ def test_now_neither_dates_the_message_nor_lets_a_reminder_go_again_at_once(tmp_
         run("send", "--help").stdout.split())
 
 
+def test_a_pack_changed_after_generate_is_not_sent(tmp_path):
+    """send attached whatever bytes were in packs/ at the time: a workbook edited or
+    swapped after generate went to the rater. Now the bytes attached must be the ones
+    the sealed manifest records, for invitations and reminders alike."""
+    root = mail_study(tmp_path / "s")
+    name = packs(root)[1]["file"]
+    pack = root / L.PACKS_DIR / name
+    original = pack.read_bytes()
+    refused = (f"error: {L.PACKS_DIR}/{name}: the bytes attached are not the ones "
+               "packs/manifest.json records the sha256 of: the workbook was changed or "
+               "replaced after generate, so nothing was sent; restore the workbook generate "
+               "wrote ('sheetflow generate' on the unchanged spec writes the same bytes "
+               "again), then send again")
+    ahead = f"{dt.datetime.now(dt.UTC) + dt.timedelta(days=2):%Y-%m-%d %H:%M}"
+    with smtp_server() as (port, server):
+        pack.write_bytes(original + b"\0")
+        for args in (["invitations", "--yes"], ["invitations", "--dry-run"]):
+            result = run("send", str(root), *args, *_plain(port))
+            assert result.exit_code == 3, result.output
+            assert result.stderr.strip().splitlines() == [refused]
+        assert not server.delivered and journal(root) == []
+        pack.write_bytes(original)
+        assert run("send", str(root), "--yes", *_plain(port)).exit_code == 0
+        assert len(server.delivered) == 3
+        pack.write_bytes(original + b"\0")  # the reminder attaches it again
+        result = run("send", str(root), "reminders", "--yes", "--now", ahead, *_plain(port))
+        assert result.exit_code == 3, result.output
+        assert result.stderr.strip().splitlines() == [refused]
+        assert len(server.delivered) == 3
+
+
 def test_a_server_that_is_down_exits_3_with_one_line_and_journals_nothing(tmp_path):
     root = mail_study(tmp_path / "s")
     result = run("send", str(root), "--yes", *_plain(free_port()))

@@ -10,6 +10,11 @@ Three kinds, each composed where it always was (:mod:`sheetflow.packs.mail`,
   returned, due, not reminded within ``min_days``).
 * ``replies``: the reply drafts the last ``collect`` wrote (``out/feedback/``).
 
+An invitation or reminder attaching a pack whose bytes (as attached) are not the ones
+whose sha256 ``generate`` recorded in the manifest stops the send, with nothing sent:
+the rater would get a workbook changed after generate. A manifest written before
+sheetflow recorded those hashes has none to compare with; its packs go as they are.
+
 A message already sent (same kind, rater, sitting and attachment; for a reply the same
 text too; for a reminder the same day) is not sent again unless ``resend``; a message
 whose ``sending`` record has no outcome (a crash in the middle) is *unconfirmed* and
@@ -26,10 +31,10 @@ from email.message import EmailMessage
 from email.policy import SMTP
 from pathlib import Path
 
-from ..errors import SheetflowError, UsageError
+from ..errors import SealError, SheetflowError, UsageError
 from ..packs.journal import Journal, damaged_journal, iso, read_journal
 from ..packs.mail import build_eml, outgoing
-from ..packs.manifest import open_manifest
+from ..packs.manifest import PackHead, open_manifest
 from ..packs.send import Outgoing
 from ..spec.mail import MailSettings
 from ..spec.study import Study, load_study
@@ -87,7 +92,8 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
         An unknown kind or rater, or no sender address.
     """
     root = Path(study_dir)
-    open_manifest(root).close()  # after generate only (the error names the step)
+    manifest = open_manifest(root)  # after generate only (the error names the step)
+    manifest.close()  # only the pack heads (with each workbook's sha256) are needed
     if which not in KIND_NAMES:
         raise UsageError(f"nothing called {which!r} to send; choose one of "
                          f"{', '.join(KIND_NAMES)}")
@@ -126,7 +132,35 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
             box.left_out.append((rater_id, sitting, held))
             continue
         box.messages.append(item)
+    _refuse_changed_packs(box.messages, manifest.heads)
     return box
+
+
+def _refuse_changed_packs(messages: list[Outgoing], heads: list[PackHead]) -> None:
+    """Refuse the send when an invitation or reminder attaches a pack whose bytes are
+    not the ones the manifest records the sha256 of.
+
+    The bytes compared are the attachment's as it will be sent, decoded from the
+    message itself, not the file read again.
+
+    Raises
+    ------
+    SealError
+        Naming each changed pack and what to do; nothing is sent.
+    """
+    recorded = {h.file: h.sha256 for h in heads if h.sha256}
+    changed = []
+    for item in messages:
+        name, digest, _ = item.attachment
+        if item.kind in ("invitation", "reminder") and recorded.get(name, digest) != digest:
+            changed.append(f"{L.PACKS_DIR}/{name}")
+    if changed:
+        raise SealError(
+            f"{', '.join(dict.fromkeys(changed))}: the bytes attached are not the ones "
+            f"{L.PACKS_DIR}/{L.MANIFEST_FILE} records the sha256 of: the workbook was changed "
+            "or replaced after generate, so nothing was sent; restore the workbook generate "
+            "wrote ('sheetflow generate' on the unchanged spec writes the same bytes "
+            "again), then send again")
 
 
 def _sent_before(journal: Journal, item: Outgoing) -> str:
