@@ -130,6 +130,36 @@ def test_longest_text_is_the_pandas_reading_of_the_first_500_values():
         assert _longest_text(column) == (int(lengths.max()) if len(lengths) else 0), k
 
 
+def test_column_widths_are_the_same_from_a_table_and_from_its_plain_columns():
+    """A feedback workbook sizes its columns from the values it has already read
+    (``plain_columns``), the analysis workbook from the DataFrame: one function, the
+    same widths, with or without gaps and past the first 500 rows."""
+    import numpy as np
+    import pandas as pd
+
+    from sheetflow.report.cells import column_widths, plain_columns
+
+    rng = np.random.default_rng(1)
+    for k in range(60):
+        n = int(rng.integers(0, 1200))
+        gaps = rng.random(n) < 0.1 * (k % 3)
+        text = ["x" * int(rng.integers(0, 60)) for _ in range(n)]
+        table = pd.DataFrame({
+            "text": text,
+            "gappy_text": [None if g else t for g, t in zip(gaps, text, strict=True)],
+            "category": pd.Categorical([None if g else t[:5] for g, t in
+                                        zip(gaps, text, strict=True)]),
+            "string": pd.array([None if g else t for g, t in zip(gaps, text, strict=True)],
+                               dtype="string"),
+            "mixed": [np.nan if g else (1.5 if i % 2 else t)
+                      for i, (g, t) in enumerate(zip(gaps, text, strict=True))],
+            "float": np.where(gaps, np.nan, rng.normal(size=n)),
+            "count": rng.integers(0, 9, n), "flag": rng.random(n) < 0.5})
+        for words in (True, False):
+            assert column_widths(plain_columns(table), words=words) == \
+                column_widths(table, words=words), k
+
+
 def test_data_sheet_shows_whole_scores_as_whole_numbers(analysis, tmp_path):
     """A score of 5 read "5.000" on the Data sheet, like a measurement; a column with a
     fraction in it keeps its decimals."""

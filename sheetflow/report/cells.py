@@ -356,19 +356,20 @@ def _column_cells(cells: ColumnCells, first: int, col: Column, meaning: str,
 MAX_TEXT_WIDTH = 40  # characters; longer text wraps
 
 
-def column_widths(table: pd.DataFrame, *, words: bool = True) -> list[float]:
+def column_widths(table: pd.DataFrame | list[Column], *, words: bool = True) -> list[float]:
     """A width per column: its header over at most three lines, its values (text up to
-    :data:`MAX_TEXT_WIDTH`, then wrapped; numbers as their formats print them)."""
-    return [_width(header_words(col) if words else str(col), values.dtype.kind,
+    :data:`MAX_TEXT_WIDTH`, then wrapped; numbers as their formats print them).
+
+    ``table`` is a DataFrame, or the same table already read as :func:`plain_columns`
+    (a feedback workbook reads its tables once); both give the same widths.
+    """
+    if isinstance(table, pd.DataFrame):
+        read = [(col, values.dtype, values) for col, values in table.items()]
+    else:
+        read = [(col.label, col.dtype, col.listed) for col in table]
+    return [_width(header_words(label) if words else str(label), dtype.kind,
                    lambda values=values: _longest_text(values))
-            for col, values in table.items()]
-
-
-def columns_widths(columns: list[Column], *, words: bool = True) -> list[float]:
-    """:func:`column_widths` of a table read as :func:`plain_columns`."""
-    return [_width(header_words(col.label) if words else str(col.label), col.dtype.kind,
-                   lambda col=col: _longest_listed(col.listed))
-            for col in columns]
+            for label, dtype, values in read]
 
 
 def _width(head: str, kind: str, longest: Callable[[], int]) -> float:
@@ -386,23 +387,21 @@ def _header_room(head: str) -> int:
     return max(longest_word, math.ceil(len(head) / 3), 6)
 
 
-def _longest_text(values: pd.Series, sample: int = 500) -> int:
+def _longest_text(values: pd.Series | list[Any], sample: int = 500) -> int:
     """Characters of the longest of the first ``sample`` values that are not missing
     (as text); in plain Python when those are the column's first values, which is
-    cheap for the many small tables of feedback workbooks."""
-    head = (values if len(values) <= sample else values.iloc[:sample]).tolist()
+    cheap for the many small tables of feedback workbooks. ``values``: a column, or
+    its values as a list (read as pandas reads an object column)."""
+    if isinstance(values, list):
+        head = values[:sample]
+    else:  # only the first rows made Python values: the Data sheet's column is long
+        head = (values if len(values) <= sample else values.iloc[:sample]).tolist()
     quick = _longest_plain(head)
     if quick is not None:
         return quick
-    lengths = values.dropna().astype(str).head(sample).str.len()
+    column = pd.Series(values, dtype=object) if isinstance(values, list) else values
+    lengths = column.dropna().astype(str).head(sample).str.len()
     return int(lengths.max()) if len(lengths) else 0
-
-
-def _longest_listed(listed: list[Any], sample: int = 500) -> int:
-    """:func:`_longest_text` of a column's values as a list."""
-    quick = _longest_plain(listed[:sample])
-    return quick if quick is not None else \
-        _longest_text(pd.Series(listed, dtype=object), sample)
 
 
 def _longest_plain(head: list[Any]) -> int | None:

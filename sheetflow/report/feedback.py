@@ -23,7 +23,7 @@ from ..workbook.printing import row_points, set_print
 from .cells import (
     OPTIONS,
     Column,
-    columns_widths,
+    column_widths,
     created,
     formats,
     plain_columns,
@@ -85,7 +85,7 @@ def write_feedback_tables(title: str, rater: str, tables: dict[str, pd.DataFrame
     for n, (name, table) in enumerate(tables.items()):
         shown = _shown(table)
         ws = table_worksheet(wb, name[:31])
-        widths = columns_widths(shown, words=False)
+        widths = column_widths(shown, words=False)
         for j, width in enumerate(widths):
             ws.set_column(j, j, width)
         top = _intro(ws, f"{title}: feedback for {rater}", widths, fmt) if n == 0 else 0
