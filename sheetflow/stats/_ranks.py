@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 
 from sheetflow.stats import _dist
 
-__all__ = ["rankdata", "spearman_rho_p", "tie_counts"]
+__all__ = ["rankdata", "ranks_and_ties", "spearman_rho_p"]
 
 
 def rankdata(values: ArrayLike) -> np.ndarray:
@@ -28,17 +28,29 @@ def rankdata(values: ArrayLike) -> np.ndarray:
     numpy.ndarray of float
         ``scipy.stats.rankdata(values)`` (its default ``method="average"``).
     """
+    return ranks_and_ties(values)[0]
+
+
+def ranks_and_ties(values: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`rankdata` of ``values`` and the sizes of their groups of equal values, in
+    increasing order of the value, from one sort.
+
+    Parameters
+    ----------
+    values : array_like
+        The values (no NaN).
+
+    Returns
+    -------
+    (ranks, counts) : tuple of numpy.ndarray
+        The average ranks (float), and the size of each group of equal values (int).
+    """
     x = np.asarray(values).ravel()
     order, starts, counts = _groups(x)
     mean_rank = (starts + 1.0) + (counts - 1.0) / 2.0
     ranks = np.empty(x.size, dtype=float)
     ranks[order] = np.repeat(mean_rank, counts)
-    return ranks
-
-
-def tie_counts(values: ArrayLike) -> np.ndarray:
-    """The sizes of the groups of equal values, in increasing order of the value."""
-    return _groups(np.asarray(values).ravel())[2]
+    return ranks, counts
 
 
 def _groups(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -9,13 +9,14 @@ see :func:`signed_rank_test`.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 
 from sheetflow.stats import _dist, _ranks
 
-__all__ = ["ENUMERATION_LIMIT", "EXACT_LIMIT", "choose_method", "signed_rank_test"]
+__all__ = ["ENUMERATION_LIMIT", "EXACT_LIMIT", "SignedRank", "choose_method",
+           "signed_rank_test"]
 
 EXACT_LIMIT = 50
 """Up to this many differences (zeros included), without ties or zeros, "auto" uses the
@@ -37,8 +38,20 @@ def choose_method(n: int, has_ties: bool, has_zeros: bool) -> Method:
     return "enumeration" if n <= ENUMERATION_LIMIT else "approx"
 
 
+class SignedRank(NamedTuple):
+    """What :func:`signed_rank_test` gives."""
+
+    statistic: float
+    """``min(W+, W-)`` for "two-sided", ``W+`` otherwise (``W+`` of the zero method)."""
+    p: float
+    """The p-value, by the method asked for (or the one "auto" picks)."""
+    v: float
+    """``W+`` of the non-zero differences ranked without the zeros (R's ``V``), whatever
+    the zero method."""
+
+
 def signed_rank_test(d: np.ndarray, *, alternative: str, zero_method: str,
-                     method: str) -> tuple[float, float]:
+                     method: str) -> SignedRank:
     """Wilcoxon's signed-rank test of the differences ``d`` (no NaN, not all zero).
 
     Parameters
@@ -51,9 +64,11 @@ def signed_rank_test(d: np.ndarray, *, alternative: str, zero_method: str,
 
     Returns
     -------
-    (statistic, p) : tuple of float
-        ``statistic`` is ``min(W+, W-)`` for "two-sided" and ``W+`` otherwise, with
-        ``W+`` the statistic of ``zero_method``.
+    SignedRank
+        ``(statistic, p, v)``: ``statistic`` is ``min(W+, W-)`` for "two-sided" and
+        ``W+`` otherwise, with ``W+`` the statistic of ``zero_method``; ``v`` is ``W+``
+        of the non-zero differences ranked alone (the "wilcox" ``W+``), from the same
+        ranks.
 
     Notes
     -----
@@ -88,11 +103,12 @@ def signed_rank_test(d: np.ndarray, *, alternative: str, zero_method: str,
     else:
         p = _normal_p(stat.z, alternative)
     statistic = min(stat.w_plus, stat.w_minus) if alternative == "two-sided" else stat.w_plus
-    return float(statistic), float(p)
+    return SignedRank(float(statistic), float(p), stat.v)
 
 
 class _Statistic:
-    """``W+``, ``W-`` and the normal approximation's ``z`` for ``d`` under a zero method.
+    """``W+``, ``W-`` and the normal approximation's ``z`` for ``d`` under a zero method,
+    and ``v``, the "wilcox" ``W+``, from one ranking of ``|d|``.
 
     Sums are formed in scipy's order, so the floats are scipy's.
     """
@@ -103,13 +119,17 @@ class _Statistic:
             d = d[~zeros]
             zeros = zeros[~zeros]
         self.count = d.size
-        magnitude = np.abs(d)
-        self.ranks = _ranks.rankdata(magnitude)
-        ties = _ranks.tie_counts(magnitude).astype(float)
+        self.ranks, ties = _ranks.ranks_and_ties(np.abs(d))
+        ties = ties.astype(float)
         self.has_ties = bool((ties > 1).any())
         self.positive, self.negative = d > 0, d < 0
         self.w_plus = float(np.sum(self.positive * self.ranks))
         self.w_minus = float(np.sum(self.negative * self.ranks))
+        # the zeros take the lowest ranks, so each non-zero difference ranks higher by
+        # their count than among the non-zero ones alone; ranks are multiples of 1/2,
+        # so every sum here is exact: v is the very float that ranking without the
+        # zeros gives
+        self.v = self.w_plus - float(zeros.sum()) * float(self.positive.sum())
         self.shift = 0.0
         if zero_method == "zsplit":
             self.shift = float(np.sum(zeros * self.ranks) / 2)

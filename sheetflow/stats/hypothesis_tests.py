@@ -8,7 +8,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from sheetflow.stats import _dist, _ranks, _signed_rank, _util
+from sheetflow.stats import _dist, _signed_rank, _util
 
 __all__ = [
     "cochran_armitage",
@@ -465,11 +465,9 @@ def wilcoxon_signed_rank(
         reason = "no pairs" if d.size == 0 else "all differences are zero"
         return _util.frame({**row, "statistic": np.nan, "w_plus": np.nan, "p": np.nan,
                             "reason": _util.join_notes(reason, note)}, _WX_COLUMNS)  # fmt: skip
-    statistic, p = _signed_rank.signed_rank_test(d, alternative=alternative,
-                                                 zero_method=zero_method, method=method)
-    ranks = _ranks.rankdata(np.abs(nonzero))
-    return _util.frame({**row, "statistic": statistic,
-                        "w_plus": float(ranks[nonzero > 0].sum()), "p": p,
+    test = _signed_rank.signed_rank_test(d, alternative=alternative,
+                                         zero_method=zero_method, method=method)
+    return _util.frame({**row, "statistic": test.statistic, "w_plus": test.v, "p": test.p,
                         "reason": note}, _WX_COLUMNS)  # fmt: skip
 
 

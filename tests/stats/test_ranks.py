@@ -30,7 +30,8 @@ def test_rankdata_equals_scipy_with_and_without_ties() -> None:
 def test_rankdata_small_cases() -> None:
     assert _ranks.rankdata([3, 1, 2, 2, 2, 1]).tolist() == [6.0, 1.5, 4.0, 4.0, 4.0, 1.5]
     assert _ranks.rankdata([]).size == 0
-    assert _ranks.tie_counts([3, 1, 2, 2, 2, 1]).tolist() == [2, 3, 1]
+    ranks, ties = _ranks.ranks_and_ties([3, 1, 2, 2, 2, 1])
+    assert ranks.tolist() == [6.0, 1.5, 4.0, 4.0, 4.0, 1.5] and ties.tolist() == [2, 3, 1]
 
 
 def test_spearman_equals_scipy_spearmanr() -> None:

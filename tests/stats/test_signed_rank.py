@@ -57,7 +57,7 @@ def _scipy(d: np.ndarray, alternative: str, zero_method: str, method: str):
 def _compare(d: np.ndarray, method: str) -> None:
     for alternative, zero_method in itertools.product(ALTERNATIVES, ZERO_METHODS):
         ref = _scipy(d, alternative, zero_method, method)
-        statistic, p = _signed_rank.signed_rank_test(
+        statistic, p, _ = _signed_rank.signed_rank_test(
             d, alternative=alternative, zero_method=zero_method, method=method)
         where = (d.tolist(), alternative, zero_method, method)
         assert statistic == ref.statistic, where
@@ -160,6 +160,32 @@ def test_enumeration_counts_every_sign_change() -> None:
             got = _auto(d, alternative, zero_method)
             assert got == pytest.approx(_enumerated(d, alternative, zero_method),
                                         rel=1e-12), (d.tolist(), alternative, zero_method)
+
+
+def test_w_plus_is_the_non_zero_differences_rank_sum_under_every_zero_method() -> None:
+    """``w_plus`` (R's V) ranks the non-zero differences alone, also when "pratt" and
+    "zsplit" rank the zeros with them: the very float of scipy's ranks summed."""
+    for kind in ("integers", "decimals"):
+        for d in _samples(6, kind):
+            nonzero = d[d != 0]
+            expected = float(sps.rankdata(np.abs(nonzero))[nonzero > 0].sum())
+            for zero_method in ZERO_METHODS:
+                got = st.wilcoxon_signed_rank(d, zero_method=zero_method).loc[0, "w_plus"]
+                assert got == expected, (d.tolist(), zero_method)
+
+
+def test_the_differences_are_sorted_once(monkeypatch) -> None:
+    """The ranks, the tie groups and ``w_plus`` all come from one sort of ``|d|``."""
+    from sheetflow.stats import _ranks
+
+    sorts = []
+    groups = _ranks._groups
+    monkeypatch.setattr(_ranks, "_groups", lambda x: sorts.append(x.size) or groups(x))
+    d = np.array([1.5, -2.0, 0.0, 2.0, 3.0, -0.5, 0.0, 1.5])
+    for zero_method in ZERO_METHODS:
+        sorts.clear()
+        st.wilcoxon_signed_rank(d, zero_method=zero_method, method="approx")
+        assert len(sorts) == 1, (zero_method, sorts)
 
 
 def test_unknown_method_is_refused() -> None:
