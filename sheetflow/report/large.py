@@ -321,9 +321,19 @@ def _awkward(values: np.ndarray) -> np.ndarray:
 
 
 def _two_digit_exponents(raw: bytes) -> bytes:
-    """orjson's JSON of floats with each one-digit exponent given ``repr``'s leading
-    zero (``1e-7``: ``1e-07``), at once over the bytes: an ``e`` is always an
-    exponent there, and a separator follows its sign and one digit."""
+    """orjson's JSON of floats with a ``0`` put in two bytes after each ``e`` that a
+    separator (``,`` or ``]``) follows three bytes on, at once over the bytes (an
+    ``e`` is always an exponent there).
+
+    That gives a negative one-digit exponent ``repr``'s leading zero (``1e-7``:
+    ``1e-07``) and leaves longer negative ones as they are (``1e-10``). Positive
+    exponents, which orjson writes only from 1e16 on, are not mended here: orjson
+    3.13's ``1e+16`` (already ``repr``'s) and any three-digit one (orjson 3.9.15's
+    ``1e100``) are left as they are, and orjson 3.9.15's ``1e16`` is taken for a sign
+    and one digit and becomes ``1e106``. :func:`_float_rows` writes each row holding a
+    value from 1e16 on again by ``repr`` (:func:`_awkward`), so none of these texts
+    reaches the file.
+    """
     buf = np.frombuffer(raw, dtype=np.uint8)
     at = np.flatnonzero(buf == ord("e"))
     after = buf[at + 3]  # within the bytes: a closing bracket ends them
