@@ -39,7 +39,9 @@ xlsxwriter writing the same values (one header format, no widths, wrapping, numb
 formats or print set-up); and every table too large for the workbook as sheetflow
 writes it (``tables/*.csv``), against :mod:`csv`'s ``writerows`` on the same columns.
 The faster of each pair is what these outputs cost at the least with these libraries,
-to set beside collect's CPU time.
+to set beside collect's CPU time. It also prints sheetflow's CPU time per cell of each
+(what :mod:`sheetflow.report.jobs` weighs the writing jobs by) and what starting one
+output worker costs (its imports and a one-row table).
 """
 
 from __future__ import annotations
@@ -87,7 +89,7 @@ print(json.dumps({"wall": time.perf_counter() - wall, "cpu": me2 + kids2 - me - 
 """
 
 FLOORS = r"""
-import csv, json, shutil, sys, tempfile, time
+import csv, json, resource, shutil, sys, tempfile, time
 from pathlib import Path
 import xlsxwriter
 from sheetflow.analysis import analyze
@@ -119,6 +121,15 @@ def cpu_of(write, items):
     for k, (key, value) in enumerate(items):
         write(key, value, out / f"{k}.out")
     return time.process_time() - start
+def worker_start():  # one output worker: its imports and a one-row table (wall, CPU)
+    from sheetflow.report.parallel import WorkerPool
+    before, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    with WorkerPool(1) as pool:
+        pool.submit((write_csv, (analysis.data.iloc[:1],), out / "start.csv"), 1)
+        pool.finish()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.perf_counter() - wall, sum(getattr(after, f) - getattr(before, f)
+                                           for f in ("ru_utime", "ru_stime"))
 feedback = list(analysis.feedback.items())
 title = analysis.study.title
 big = list(large_tables(analysis.tables, analysis.data).items())
@@ -126,8 +137,11 @@ print(json.dumps({
     "workbooks": len(feedback),
     "feedback": cpu_of(lambda r, t, p: write_feedback_tables(title, r, t, when, p), feedback),
     "feedback_bare": cpu_of(bare_workbook, feedback),
+    "feedback_cells": sum(t.size for _, tables in feedback for t in tables.values()),
     "tables": {name: len(t) for name, t in big},
-    "csv": cpu_of(lambda _n, t, p: write_csv(t, p), big), "csv_bare": cpu_of(bare_csv, big)}))
+    "csv": cpu_of(lambda _n, t, p: write_csv(t, p), big), "csv_bare": cpu_of(bare_csv, big),
+    "csv_cells": sum(t.size for _, t in big),
+    "worker_start": sorted(worker_start() for _ in range(3))[1]}))
 shutil.rmtree(out)
 """
 
@@ -145,6 +159,13 @@ def floors(root: Path, collect_cpu: float) -> None:
           f"{f['feedback_bare']:6.2f} s ({f['feedback_bare'] / n * 1000:.1f} ms each)")
     print(f"    large tables as CSV  sheetflow {f['csv']:6.2f} s   csv.writerows "
           f"{f['csv_bare']:6.2f} s   (rows: {rows})")
+    csv_cell = f["csv"] / max(f["csv_cells"], 1) * 1e6
+    book_cell = f["feedback"] / max(f["feedback_cells"], 1) * 1e6
+    book = f"{book_cell:.2f} us = {book_cell / csv_cell if csv_cell else 0:.0f} CSV cells" \
+        if f["feedback_cells"] else "none written"
+    print(f"    per cell (report/jobs.py's costs): CSV {csv_cell:.3f} us, feedback workbook "
+          f"{book}; an output worker's start-up {f['worker_start'][0]:.2f} s wall, "
+          f"{f['worker_start'][1]:.2f} s CPU (median of 3)")
     least = min(f["feedback"], f["feedback_bare"]) + min(f["csv"], f["csv_bare"])
     print(f"    these outputs alone, the faster of each: {least:.2f} s = "
           f"{least / collect_cpu:.2f}x collect")

@@ -538,6 +538,58 @@ def test_large_tables_written_in_slices_join_to_the_same_bytes(made, tmp_path, m
     assert not [p for p in (root / "out").rglob("*partial*")]
 
 
+def test_workers_start_from_about_two_seconds_of_writing(monkeypatch):
+    """On 4 CPUs workers start only for outputs of about 2 s of writing or more, at the
+    costs measured for report/jobs.py (a CSV cell 0.085 us, a feedback workbook's cell
+    3.5 us): a table of 20 million CSV cells (1.7 s) or 300 raters' feedback workbooks
+    of 1,620 cells each (1.7 s) are written here, 500 raters' workbooks (2.8 s) by
+    three workers."""
+    import numpy as np
+    import pandas as pd
+
+    import sheetflow.report.jobs as jobs
+
+    monkeypatch.setattr(jobs, "_cpus", lambda: 4)
+    table = pd.DataFrame(np.zeros((2_000_000, 10), dtype=np.int8))
+    assert jobs.worker_count(None, jobs.job_cost((table,))) == 0
+    feedback = {"Your scores": pd.DataFrame(np.zeros((162, 10)))}  # 1,620 cells
+
+    def workbooks(raters: int) -> int:
+        return sum(jobs.job_cost(("title", f"R{r}", feedback, None)) for r in range(raters))
+
+    assert jobs.worker_count(None, workbooks(300)) == 0
+    assert jobs.worker_count(None, workbooks(500)) == 3
+
+
+def test_a_table_is_sliced_across_workers_from_about_one_second_of_writing(tmp_path):
+    """A table of 10 million CSV cells (0.85 s of writing) goes to one worker whole, one
+    of 13 million (1.1 s) in a slice per worker."""
+    import numpy as np
+    import pandas as pd
+
+    from sheetflow.report.early import EarlyWrites
+    from sheetflow.report.large import write_csv
+
+    weights: list[int] = []
+
+    class Pool:
+        size = 2
+
+        def submit(self, job, weight):
+            weights.append(weight)
+
+    class Staging:
+        def stage(self, path):
+            return path.with_name(f".{path.name}.1.partial")
+
+    early = EarlyWrites(tmp_path, Staging(), None)
+    early._pool = Pool()
+    for rows in (1_000_000, 1_300_000):
+        early.send((write_csv, (pd.DataFrame(np.zeros((rows, 10), dtype=np.int8)),),
+                    tmp_path / f"{rows}.csv"))
+    assert weights == [10_000_000, 6_500_000, 6_500_000]
+
+
 def test_workers_count_this_process_and_share_no_cpu_with_the_analysis(monkeypatch):
     """``workers`` counts this process; by default a worker per CPU beyond this one's,
     none for small outputs or with fewer than two CPUs to spare."""

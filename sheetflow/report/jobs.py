@@ -48,11 +48,19 @@ def remove_stale_tables(out: Path, written: list[Path], also: tuple[Path, ...] =
 
 MAX_WORKERS = 4
 MIN_WORKERS = 2
-# Cost in CSV cells (about 0.4 us each); a workbook cell costs about 15 of them. Below
-# PARALLEL_FROM (about 2 s of writing) the workers' own start-up (about 0.5 s of
-# imports each) would cost more than they save.
-PARALLEL_FROM = 5_000_000
-WORKBOOK_CELL_COST = 15
+# Cost in CSV cells: write_csv takes 0.07-0.11 us of CPU a cell (about 0.08 for the
+# pairwise tables, up to 0.11 for the data's mixed values; 0.085 over the 500-rater
+# paired study's large tables), a feedback workbook about 3.5 us a cell of its
+# tables, some 40 CSV cells. PARALLEL_FROM is about 2 s of writing: below it, the
+# start-up of up to MAX_WORKERS workers (0.5-0.6 s of CPU each, mostly imports;
+# 0.5-0.8 s of wall time) could cost as much CPU as the writing they take over.
+# Measured with `bench/bench_analyze.py --floors` on its paired study (500 raters:
+# 16.3 million CSV cells, 810,000 workbook cells) and its DICES-350-sized one, and
+# write_csv timed alone on each of their large tables (the lowest of five runs): CPU
+# time on 2 CPUs that other work shared. The two figures decide only whether
+# workers start and which jobs they take first, never what is written.
+PARALLEL_FROM = 25_000_000
+WORKBOOK_CELL_COST = 40
 
 
 def worker_count(workers: int | None, cost: int) -> int:
@@ -63,8 +71,10 @@ def worker_count(workers: int | None, cost: int) -> int:
     one per CPU beyond this process's own (at most :data:`MAX_WORKERS`) from
     :data:`PARALLEL_FROM`, and none below it or with fewer than :data:`MIN_WORKERS`
     CPUs to spare: a worker sharing a CPU with the analysis slows both. Measured on 2
-    CPUs with 500 raters (``bench/bench_analyze.py``): two workers cost 16-18 s of CPU,
-    one 11.7-13.8 s and 2-8% less wall time, none 9.6-11.6 s.
+    CPUs (shared with other work) with 500 raters (``bench/bench_analyze.py --scenario
+    paired --workers N``, two runs each): two workers cost 11.2-12.0 s of CPU, one
+    11.2-11.4 s, none 9.3-9.5 s, and with workers the wall time was 4-18% longer than
+    without (11.8-11.9 s).
     """
     if workers is not None:
         return max(workers - 1, 0)

@@ -1,9 +1,12 @@
 """Analyze and write at once: the bulky outputs go to worker processes as they are ready.
 
 For a panel of hundreds of raters the outputs cost as much as the analysis: protocol
-000's 500 feedback workbooks and a pairwise table of 873,000 rows are about 11 s of
-writing against 8 s of analysis. Both are final long before the analysis ends (the
-feedback tables are computed first, the pairwise table second), so
+000's 500 feedback workbooks and a pairwise table of 873,000 rows are about 4 s of
+writing (2.8 s and 1.1 s) against 4.5 s of analysis, and every output together about
+5 s. Both are final before the analysis ends (the feedback tables first, after about
+40% of its time, the pairwise table second, after about 80%). (CPU times on 2 CPUs,
+``bench/bench_analyze.py``'s paired study: ``--floors`` times the writing; the
+analysis was timed alone, and its parts through its ``on_part`` hook.) So
 :func:`analyze_and_write` hands them to worker processes (:mod:`.parallel`) the moment
 they are ready (the analysis reports each part through its ``on_part`` hook) and the
 analysis goes on meanwhile. Small studies never reach :data:`~.jobs.PARALLEL_FROM`
