@@ -70,3 +70,72 @@ def test_alpha_from_the_export_equals_the_analysis(analysed):
         assert got == pytest.approx(want["alpha"]), measure
         checked += 1
     assert checked >= 6
+
+
+def _large_data(rows: int) -> pd.DataFrame:
+    """Analysis data of ``rows`` ratings: text, categories, counts, mixed values, gaps
+    and formula starts."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    values = rng.integers(0, 6, rows).astype(float).tolist()
+    return pd.DataFrame({
+        "rater": pd.array(rng.choice(["R1", "R2", "=R3"], rows), dtype="string"),
+        "role": "primary", "sitting": rng.integers(1, 3, rows),
+        "case": [f"TC-{i % 40:03d}" for i in range(rows)],
+        "label": rng.choice(["A", "B", ""], rows),
+        "arm": pd.Categorical(rng.choice(["llama", "bloom"], rows)),
+        "dimension": rng.choice(["depth", "total", "notes"], rows),
+        "value": [None if i % 11 == 0 else 'said "-no", twice' if i % 7 == 0 else v
+                  for i, v in enumerate(values)],
+        "confidence": pd.array(rng.choice(["Low", "High", None], rows), dtype="string")})
+
+
+def test_data_csv_and_the_unblinded_csv_format_each_column_once(tmp_path, monkeypatch):
+    """Data too large for its sheet goes to tables/data.csv, written with
+    ratings-unblinded.csv: the same columns, each formatted once per chunk of rows for
+    both files, and each file the very bytes write_csv gives it alone (the unblinded
+    table with its columns reordered and renamed, a column the data lacks empty)."""
+    from types import SimpleNamespace
+
+    from sheetflow.report import large
+    from sheetflow.report.outputs import UNBLINDED_COLUMNS, write_unblinded_csv
+
+    full = _large_data(large.CHUNK_ROWS + 5000)  # two chunks
+    for data in (full, full.drop(columns=["role", "confidence"])):
+        alone = {"data": large.write_csv(data, tmp_path / "alone-data.csv").read_bytes(),
+                 "unblinded": large.write_csv(
+                     pd.DataFrame({name: data.get(column, "")
+                                   for name, column in UNBLINDED_COLUMNS.items()}),
+                     tmp_path / "alone-unblinded.csv").read_bytes()}
+        made: list[str] = []
+        with monkeypatch.context() as patch:
+            patch.setattr(large, "_piece", lambda col, cats, made=made, piece=large._piece:
+                          made.append(col.name) or piece(col, cats))
+            write_unblinded_csv(SimpleNamespace(data=data), tmp_path / "unblinded.csv",
+                                tmp_path / "tables" / "data.csv")
+        columns = [*data.columns, *(c for c in UNBLINDED_COLUMNS.values()
+                                    if c not in data.columns)]
+        assert sorted(made) == sorted(columns * 2)  # each column once in each chunk
+        assert (tmp_path / "unblinded.csv").read_bytes() == alone["unblinded"]
+        assert (tmp_path / "tables" / "data.csv").read_bytes() == alone["data"]
+
+
+def test_analyze_writes_the_data_csv_with_the_unblinded_csv(analysed, tmp_path, monkeypatch):
+    """Where the data is too large for its sheet, write_analysis_outputs writes
+    tables/data.csv beside ratings-unblinded.csv, each as write_csv writes it alone,
+    and lists it after the other large tables, as before."""
+    from sheetflow.report import large
+    from sheetflow.report.outputs import UNBLINDED_COLUMNS
+
+    _, analysis = analysed
+    monkeypatch.setattr(large, "LARGE_ROWS", 20)  # the data, and some tables, are large
+    written = write_analysis_outputs(analysis, tmp_path / "out", workers=1)
+    tables = [p.name for p in written if p.parent.name == "tables"]
+    assert len(tables) > 1 and tables[-1] == "data.csv"
+    data = analysis.data
+    unblinded = pd.DataFrame({name: data[column] for name, column in UNBLINDED_COLUMNS.items()})
+    assert (tmp_path / "out" / "tables" / "data.csv").read_bytes() == \
+        large.write_csv(data, tmp_path / "data.csv").read_bytes()
+    assert (tmp_path / "out" / "ratings-unblinded.csv").read_bytes() == \
+        large.write_csv(unblinded, tmp_path / "unblinded.csv").read_bytes()

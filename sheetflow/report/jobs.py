@@ -16,13 +16,15 @@ import pandas as pd
 from ..analysis import Analysis
 from .cells import created
 from .feedback import feedback_name, write_feedback_tables
-from .large import TABLES_DIR, csv_path, large_tables, write_csv
+from .large import TABLES_DIR, csv_path, is_large, write_csv
 from .parallel import Job
 
 
-def table_jobs(tables: dict[str, pd.DataFrame], data: pd.DataFrame, out: Path) -> list[Job]:
-    """A job writing each table too large for a sheet to ``out/tables/<name>.csv``."""
-    return [table_job(name, table, out) for name, table in large_tables(tables, data).items()]
+def table_jobs(tables: dict[str, pd.DataFrame], out: Path) -> list[Job]:
+    """A job writing each table too large for a sheet to ``out/tables/<name>.csv``
+    (the data's own, ``tables/data.csv``, is written with ``ratings-unblinded.csv``:
+    :func:`~.outputs.write_unblinded_csv`)."""
+    return [table_job(name, table, out) for name, table in tables.items() if is_large(table)]
 
 
 def table_job(name: str, table: pd.DataFrame, out: Path) -> Job:

@@ -12,6 +12,7 @@ main figure (for the data, the number of ratings per rater and dimension).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import itertools
@@ -92,30 +93,55 @@ def write_csv(table: pd.DataFrame, path: str | Path, *, header: bool = True) -> 
     The same bytes as :mod:`csv`'s writer (``QUOTE_MINIMAL``, ``"\\n"`` line ends; so
     the same text as ``DataFrame.to_csv``: floats as ``repr``, missing values empty),
     but built :data:`CHUNK_ROWS` rows at a time from a few texts per row, each of
-    several neighbouring columns (:func:`_row_parts`): each distinct text is quoted
+    several neighbouring columns (:func:`_parts`): each distinct text is quoted
     once by that writer, and floats are formatted by orjson (:func:`_float_rows`).
     On a pairwise table of 873,000 rows that is about a fifth of the time of
     ``writerows``.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8", newline="") as out:
-        if table.shape[1] < 2:  # csv quotes a lone empty field
+    if table.shape[1] < 2:  # csv quotes a lone empty field
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", encoding="utf-8", newline="") as out:
             writer = csv.writer(out, lineterminator="\n")
             if header:
                 writer.writerow([str(c) for c in table.columns])
             writer.writerows(zip(*(_csv_values(table.iloc[:, j])
                                    for j in range(table.shape[1])), strict=True))
-            return path
-        if header:
-            out.write(",".join(_quoted(str(c)) for c in table.columns) + "\n")
-        categories = _category_fields(table)
-        for start in range(0, len(table), CHUNK_ROWS):
-            parts = _row_parts(table.iloc[start:start + CHUNK_ROWS], categories)
-            # one text per chunk: a write per line costs a fifth of the joining
-            out.write("\n".join(map(",".join, zip(*parts, strict=True))))
-            out.write("\n")
+        return path
+    names = [str(c) for c in table.columns] if header else None
+    write_csv_files(table, [(path, list(range(table.shape[1])), names)])
     return path
+
+
+CsvFile = tuple[Path, list[int], list[str] | None]
+"""A file :func:`write_csv_files` writes: its path, the table's columns it holds (by
+position, in its order, at least two) and its header (None: none)."""
+
+
+def write_csv_files(table: pd.DataFrame, files: list[CsvFile]) -> None:
+    """Several CSV files of ``table``'s columns at once, each as :func:`write_csv`
+    writes its own columns, under its own header: each column's fields are made once
+    per :data:`CHUNK_ROWS` rows for every file that holds it (the analysis data and
+    ``ratings-unblinded.csv`` hold the same columns, in other orders)."""
+    categories = _category_fields(table)
+    used = sorted({j for _, columns, _ in files for j in columns})
+    with contextlib.ExitStack() as stack:
+        outs = []
+        for path, columns, header in files:
+            assert len(columns) >= 2, "a lone column is write_csv's (csv quotes its blanks)"
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            outs.append(stack.enter_context(Path(path).open("w", encoding="utf-8",
+                                                            newline="")))
+            if header is not None:
+                outs[-1].write(",".join(_quoted(name) for name in header) + "\n")
+        for start in range(0, len(table), CHUNK_ROWS):
+            rows = table.iloc[start:start + CHUNK_ROWS]
+            pieces = {j: _piece(rows.iloc[:, j], categories.get(j)) for j in used}
+            for out, (_, columns, _) in zip(outs, files, strict=True):
+                parts = _parts([pieces[j] for j in columns], len(rows))
+                # one text per chunk: a write per line costs a fifth of the joining
+                out.write("\n".join(map(",".join, zip(*parts, strict=True))))
+                out.write("\n")
 
 
 def _quoted(text: str) -> str:
@@ -129,19 +155,18 @@ Coded = tuple[np.ndarray, np.ndarray]
 """A column as codes (``intp``, from 0) into its distinct fields (an object array)."""
 
 
-def _row_parts(rows: pd.DataFrame, categories: dict[int, np.ndarray]) -> list[list[str]]:
+def _parts(pieces: list[tuple[str, Any]], rows: int) -> list[list[str]]:
     """Per row, the text of each run of neighbouring columns (the fields joined by
-    commas), in column order: joining a few texts per row instead of a field per
-    column is most of what writing costs. Text, integer and boolean columns are
-    joined through their codes (:func:`_joined_codes`), floats by orjson
-    (:func:`_float_parts`). ``categories``: see :func:`_category_fields`."""
-    pieces = [_piece(rows.iloc[:, j], categories.get(j)) for j in range(rows.shape[1])]
+    commas), in column order, from the columns' :func:`_piece`: joining a few texts
+    per row instead of a field per column is most of what writing costs. Text,
+    integer and boolean columns are joined through their codes
+    (:func:`_joined_codes`), floats by orjson (:func:`_float_parts`)."""
     parts: list[list[str]] = []
     for kind, group in itertools.groupby(pieces, key=lambda piece: piece[0]):
         columns = [piece[1] for piece in group]
         if kind == "coded":
             parts += [fields[codes].tolist() for codes, fields in
-                      _joined_codes(columns, len(rows))]
+                      _joined_codes(columns, rows)]
         elif kind == "float":
             parts += _float_parts(columns)
         else:

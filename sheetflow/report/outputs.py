@@ -19,7 +19,7 @@ from ..collect.returns import file_digest as file_sha256
 from ..collect.rows import neutralise
 from ..staging import OutputSet, remove_partials
 from .jobs import feedback_jobs, job_cost, remove_stale_tables, table_jobs, worker_count
-from .large import write_csv
+from .large import csv_path, is_large, write_csv, write_csv_files
 from .parallel import Job, run_jobs
 from .workbook import write_analysis_workbook
 
@@ -72,9 +72,11 @@ def write_into(analysis: Analysis, out: Path, outputs: OutputSet, *,
     during the analysis, the portable jobs it has not yet been sent go to it too and
     it is finished here; otherwise they are written as ``workers`` says."""
     analysis.summary["run_id"] = run_id(analysis)
+    data_csv = out / csv_path("data") if is_large(analysis.data) else None
     local: list[tuple[Callable[[Analysis, Path], Path], Path]] = [
         (_workbook_alone, out / "analysis.xlsx"), (write_summary_json, out / "summary.json"),
-        (write_unblinded_csv, out / UNBLINDED_FILE)]
+        (_unblinded_writer(outputs.stage(data_csv) if data_csv else None),
+         out / UNBLINDED_FILE)]
     if VERDICT_ANALYSES & set(analysis.study.plan.run):
         local.append((write_verdicts_jsonl, out / "verdicts.jsonl"))
         local += [(_csv_writer(table), out / name)
@@ -85,7 +87,7 @@ def write_into(analysis: Analysis, out: Path, outputs: OutputSet, *,
         else None
     if pilot is not None:
         local.append((_json_writer(pilot), out / PILOT_FILE))
-    tables = table_jobs(analysis.tables, analysis.data, out)
+    tables = table_jobs(analysis.tables, out)
     feedback = feedback_jobs(analysis, out)
     if early is not None and early.started:
         for job in tables + feedback:
@@ -100,7 +102,8 @@ def write_into(analysis: Analysis, out: Path, outputs: OutputSet, *,
     stage_run_record(outputs, out, analysis.summary["run_id"], made_from(analysis))
     outputs.supersede(earlier_outputs(out))  # the earlier run's files this one drops
     return [path for _, path in local[:3]] + [path for *_, path in tables] + \
-        [path for _, path in local[3:]] + [path for *_, path in feedback]
+        ([data_csv] if data_csv else []) + [path for _, path in local[3:]] + \
+        [path for *_, path in feedback]
 
 
 RUN_FILE = "run.json"
@@ -186,7 +189,8 @@ UNBLINDED_COLUMNS = {
 """``out/ratings-unblinded.csv``: column -> the analysis data's column."""
 
 
-def write_unblinded_csv(analysis: Analysis, path: str | Path) -> Path:
+def write_unblinded_csv(analysis: Analysis, path: str | Path,
+                        data_path: str | Path | None = None) -> Path:
     """One row per rating, unblinded, for R or pandas: ``item, arm, rater, role,
     sitting, label, dimension, value, confidence``.
 
@@ -194,11 +198,32 @@ def write_unblinded_csv(analysis: Analysis, path: str | Path) -> Path:
     ``arm`` what it was; totals are the ones sheetflow recomputed from the dimensions
     (``dimension`` the total's id). Text a spreadsheet would run as a formula is
     neutralised with a leading ``'``, as in every CSV sheetflow writes.
+
+    With ``data_path``, the analysis data as analysed (its own columns and names, as
+    ``tables/data.csv`` holds it when too large for the Data sheet) is written there
+    at the same time, as :func:`~.large.write_csv` writes it: the two files hold the
+    same columns, each column's fields made once for both.
     """
     data = analysis.data
-    table = pd.DataFrame({name: data.get(column, "")
-                          for name, column in UNBLINDED_COLUMNS.items()})
-    return write_csv(table, path)
+    missing = {column: "" for column in UNBLINDED_COLUMNS.values()
+               if column not in data.columns}
+    table = data.assign(**missing) if missing else data
+    at = {column: j for j, column in enumerate(table.columns)}
+    files = [(Path(path), [at[c] for c in UNBLINDED_COLUMNS.values()],
+              list(UNBLINDED_COLUMNS))]
+    if data_path is not None and data.shape[1] < 2:  # csv quotes a lone blank: its own way
+        write_csv(data, data_path)
+    elif data_path is not None:
+        files.append((Path(data_path), list(range(data.shape[1])), list(map(str, data.columns))))
+    write_csv_files(table, files)
+    return Path(path)
+
+
+def _unblinded_writer(data_path: Path | None) -> Callable[[Analysis, Path], Path]:
+    """:func:`write_unblinded_csv`, writing the data to ``data_path`` too (if any)."""
+    def write(analysis: Analysis, path: Path) -> Path:
+        return write_unblinded_csv(analysis, path, data_path)
+    return write
 
 
 def write_summary_json(analysis: Analysis, path: str | Path) -> Path:
