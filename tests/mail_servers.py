@@ -249,20 +249,31 @@ class Dovecot:
     user: str = "coord"
     password: str = "imap-secret-for-test"
 
-    def client(self) -> imaplib.IMAP4:
-        """A logged-in client; a login the server cannot check for now (UNAVAILABLE, a
-        busy auth process on a loaded machine) is tried again, as fetch tries it."""
+    def client(self, seconds: float = 30.0) -> imaplib.IMAP4:
+        """A logged-in client. A login the server cannot check for now (UNAVAILABLE: its
+        auth process busy on a loaded machine, which has lasted over 3 s) is tried again
+        for up to ``seconds``; if it never passes, the error quotes the server's log."""
         client = imaplib.IMAP4("127.0.0.1", self.port, timeout=30)
-        for attempt in range(1, 4):
+        end = time.monotonic() + seconds
+        while True:
             try:
                 client.login(self.user, self.password)
                 return client
             except imaplib.IMAP4.error as exc:
-                if attempt == 3 or "UNAVAILABLE" not in str(exc):
+                if "UNAVAILABLE" not in str(exc):
                     client.logout()
                     raise
-                time.sleep(attempt)
-        return client
+                if time.monotonic() >= end:
+                    client.logout()
+                    raise imaplib.IMAP4.error(f"{exc} for {seconds:g} s; the server's log "
+                                              f"ends: {self.log_tail()}") from None
+                time.sleep(0.5)
+
+    def log_tail(self, lines: int = 12) -> str:
+        """The last lines of the server's log (to tell why a login failed)."""
+        log = self.folder / "dovecot.log"
+        text = log.read_text(errors="replace") if log.exists() else "(no log)"
+        return " | ".join(text.splitlines()[-lines:])
 
     def append(self, message: bytes) -> None:
         """Put one message in the user's INBOX (unread)."""
