@@ -24,14 +24,13 @@ import hashlib
 import imaplib
 import re
 import ssl
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import MailError, SheetflowError, UsageError
 from ..packs.journal import Journal, append, damaged_journal, iso, now_utc, read_journal
-from ..packs.send import connection_problem
+from ..packs.send import LOGIN_PAUSE, LOGIN_TRIES, connection_problem, patient_login
 from ..spec.mail import Server
 from ..spec.study import load_study
 from ..workbook import layout as L
@@ -476,34 +475,27 @@ def _imap_connect(source: ImapSource) -> imaplib.IMAP4:
     return client
 
 
-LOGIN_TRIES = 3
-"""Logins tried when the server answers that it cannot check one for now."""
-LOGIN_PAUSE = 1.0
-"""Seconds before the second login; twice that before the third."""
 # RFC 5530's codes for a refusal that is the server's state, not the credentials
 _TEMPORARY = re.compile(r"\[(?:UNAVAILABLE|INUSE)\]", re.IGNORECASE)
 
 
 def _login(client: imaplib.IMAP4, source: ImapSource, where: str) -> None:
-    """Log in, trying again after a pause while the server says the failure is
-    temporary (a busy authentication service), and say which kind of refusal ended it:
-    a temporary one is not a wrong password."""
-    for attempt in range(1, LOGIN_TRIES + 1):
-        try:
-            client.login(source.login, source.password)
-            return
-        except imaplib.IMAP4.error as exc:
-            said = _said(exc)
-            if not _TEMPORARY.search(said):
-                raise MailError(f"{where} refused the login of {source.login!r} ({said}); "
-                                "check [mail] username and SHEETFLOW_IMAP_PASSWORD (most "
-                                "providers need an app password)") from None
-            if attempt == LOGIN_TRIES:
-                raise MailError(f"{where} could not check the login of {source.login!r} "
-                                f"for now ({said}, {LOGIN_TRIES} tries): a failure on the "
-                                "server's side, not the password; fetch again in a few "
-                                "minutes") from None
-            time.sleep(LOGIN_PAUSE * attempt)
+    """Log in, trying again while the server says the failure is temporary (a busy
+    authentication service), and say which kind of refusal ended it: a temporary one
+    is not a wrong password."""
+    try:
+        patient_login(lambda: client.login(source.login, source.password),
+                      imaplib.IMAP4.error, lambda exc: bool(_TEMPORARY.search(_said(exc))),
+                      tries=LOGIN_TRIES, pause=LOGIN_PAUSE)
+    except imaplib.IMAP4.error as exc:
+        said = _said(exc)
+        if _TEMPORARY.search(said):
+            raise MailError(f"{where} could not check the login of {source.login!r} for "
+                            f"now ({said}, {LOGIN_TRIES} tries): a failure on the server's "
+                            "side, not the password; fetch again in a few minutes") from None
+        raise MailError(f"{where} refused the login of {source.login!r} ({said}); check "
+                        "[mail] username and SHEETFLOW_IMAP_PASSWORD (most providers need "
+                        "an app password)") from None
 
 
 def _logout(client: imaplib.IMAP4) -> None:

@@ -397,22 +397,34 @@ LOGIN_PAUSE = 1.0
 """Seconds before the second login; twice that before the third."""
 
 
-def _login(smtp: smtplib.SMTP, login: str, password: str) -> None:
-    """Log in, trying again after a pause while the server's refusal is temporary (a
-    4xx code, such as 454 "Temporary authentication failure": RFC 4954 section 6)."""
-    for attempt in range(1, LOGIN_TRIES + 1):
+def patient_login(login: Callable[[], object], error: type[Exception],
+                  temporary: Callable[[Exception], bool], *, tries: int = LOGIN_TRIES,
+                  pause: float = LOGIN_PAUSE) -> None:
+    """Call ``login``; while it raises an ``error`` the server calls ``temporary`` (a
+    busy sign-in service: SMTP 4xx, IMAP ``[UNAVAILABLE]``), wait and try again, up to
+    ``tries`` times in all, ``pause`` seconds before the second, twice that before the
+    third, and so on. The last error, or any other, is raised as it came."""
+    for attempt in range(1, tries + 1):
         try:
-            smtp.login(login, password)
+            login()
             return
-        except smtplib.SMTPAuthenticationError as exc:
-            if not _temporary(exc) or attempt == LOGIN_TRIES:
+        except error as exc:
+            if not temporary(exc) or attempt == tries:
                 raise
-            time.sleep(LOGIN_PAUSE * attempt)
+            time.sleep(pause * attempt)
 
 
-def _temporary(exc: smtplib.SMTPAuthenticationError) -> bool:
+def _login(smtp: smtplib.SMTP, login: str, password: str) -> None:
+    """Log in (RFC 4954 section 6: a 4xx refusal, such as 454 "Temporary authentication
+    failure", is the server's state, and is tried again)."""
+    patient_login(lambda: smtp.login(login, password), smtplib.SMTPAuthenticationError,
+                  _temporary, tries=LOGIN_TRIES, pause=LOGIN_PAUSE)
+
+
+def _temporary(exc: Exception) -> bool:
     """Whether a refused login is the server's state (4xx), not the credentials."""
-    return isinstance(exc.smtp_code, int) and 400 <= exc.smtp_code < 500
+    code = getattr(exc, "smtp_code", None)
+    return isinstance(code, int) and 400 <= code < 500
 
 
 def _close(smtp: smtplib.SMTP) -> None:
