@@ -18,7 +18,7 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..packs.journal import JOURNAL_FILE, Journal, iso, parse_time
+from ..packs.journal import Journal, damaged_journal, iso, parse_time
 from ..packs.manifest import PackHead
 from .links import sole_link
 from .returns import escape_controls
@@ -193,24 +193,5 @@ COLLECT_RISK = (f"{FETCHED_RISK} and be named by its local name in a reply draft
 
 def journal_caveat(lines: list[int], *, risk: str, then: str) -> str:
     """The journal's damaged lines as the outputs of a collect record them: said of the
-    run, not of the file now (it may have been mended since).
-
-    Parameters
-    ----------
-    lines : list of int
-        The line numbers of ``mail.jsonl`` that held no record when collect read it.
-    risk : str
-        What a record lost there did to what the reader has in hand.
-    then : str
-        What to do once the journal is mended.
-
-    Returns
-    -------
-    str
-    """
-    shown = ", ".join(map(str, lines[:5])) + (" ..." if len(lines) > 5 else "")
-    many = len(lines) > 1
-    which, them, it = ("lines", "those lines", "they") if many else ("line", "that line", "it")
-    return (f"collect read {JOURNAL_FILE} while its {which} {shown} held no record sheetflow "
-            f"wrote (damaged or edited by hand): {risk}. Restore {JOURNAL_FILE} from a "
-            f"backup, or remove {them} once you know what {it} recorded, then {then}")
+    run, not of the file now (:func:`~sheetflow.packs.journal.damaged_journal`)."""
+    return damaged_journal(lines, risk=risk, then=then, read_by="collect")

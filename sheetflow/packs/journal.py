@@ -102,7 +102,7 @@ _SENT_AGAIN = "a message recorded there as sent could go again"
 
 
 def damaged_journal(lines: list[int], *, risk: str = _SENT_AGAIN,
-                    then: str = "send again") -> str:
+                    then: str = "send again", read_by: str = "") -> str:
     """The line naming the journal's lines that are no record, and what to do.
 
     ``send``, ``remind`` and ``fetch`` stop with it; ``status`` and ``collect`` show
@@ -116,18 +116,27 @@ def damaged_journal(lines: list[int], *, risk: str = _SENT_AGAIN,
         What a record lost there does to the command that read it.
     then : str
         What to do once the file is mended.
+    read_by : str, optional
+        The command whose outputs record the lines: said of that run ("collect read
+        mail.jsonl while its line 3 held no record"), not of the file now, which may
+        have been mended since.
 
     Returns
     -------
     str
     """
     shown = ", ".join(map(str, lines[:5])) + (" ..." if len(lines) > 5 else "")
-    which, verb, them = ("lines", "hold", "those lines") if len(lines) > 1 \
-        else ("line", "holds", "that line")
-    return (f"{JOURNAL_FILE}: {which} {shown} {verb} no record sheetflow wrote (damaged "
-            f"or edited by hand): {risk}. Restore the file from a backup, or remove "
-            f"{them} once you know what {'they' if len(lines) > 1 else 'it'} recorded, "
-            f"then {then}")
+    many = len(lines) > 1
+    which, them, it = ("lines", "those lines", "they") if many else ("line", "that line", "it")
+    if read_by:
+        head, restore = f"{read_by} read {JOURNAL_FILE} while its {which} {shown} held", \
+            JOURNAL_FILE
+    else:
+        head, restore = f"{JOURNAL_FILE}: {which} {shown} {'hold' if many else 'holds'}", \
+            "the file"
+    return (f"{head} no record sheetflow wrote (damaged or edited by hand): {risk}. "
+            f"Restore {restore} from a backup, or remove {them} once you know what {it} "
+            f"recorded, then {then}")
 
 
 @dataclass
