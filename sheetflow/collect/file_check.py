@@ -42,7 +42,7 @@ from .rows import (
     value_text,
 )
 from .safety import Limits, Problem, column_number
-from .validate import ERROR, Issue, issue, show_value
+from .validate import ERROR, Issue, cell_name, issue, show_value
 from .values import Formula, percent_text
 
 __all__ = [
@@ -239,15 +239,6 @@ _A1 = re.compile(r"([A-Za-z]{1,3})([0-9]+)")
 _PLACES: dict[str, tuple[int, int]] = {}
 _PLACES_KEPT = 1 << 18
 _column = lru_cache(maxsize=1024)(column_number)
-
-
-def cell_name(row: int, col: int) -> str:
-    """The A1 address of (row, column)."""
-    letters = ""
-    while col:
-        col, rem = divmod(col - 1, 26)
-        letters = chr(65 + rem) + letters
-    return f"{letters}{row}"
 
 
 # --------------------------------------------------------------------------- the pack

@@ -36,7 +36,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 
-from .validate import Issue, issue
+from .validate import Issue, cell_name, issue
 
 FORMULA_REACHES_OUT = "formula-reaches-out"
 EXTERNAL_REFERENCE = "external-reference"
@@ -239,7 +239,7 @@ def sheet_hazards(sheet: str, formulas: dict[tuple[int, int], tuple[bytes, bytes
         for (row, col), (_attrs, raw) in formulas.items():
             hazard = formula_hazard(raw)
             if hazard is not None:
-                ref = f"{column_letters(col)}{row}"
+                ref = cell_name(row, col)
                 found.append(Hazard(hazard[0], f"Cell {_quoted(sheet)}!{ref}", sheet, ref,
                                     hazard[1], _shown(raw)))
     end = data.rfind(b"</sheetData>")
@@ -288,12 +288,3 @@ def _quoted(sheet: str) -> str:
     """A sheet name as a formula writes it before "!" (quoted when not a plain word)."""
     return sheet if re.fullmatch(r"[A-Za-z_][\w.]*", sheet) else \
         "'" + sheet.replace("'", "''") + "'"
-
-
-def column_letters(col: int) -> str:
-    """The letters of 1-based column ``col`` (1 -> "A", 16384 -> "XFD")."""
-    letters = ""
-    while col:
-        col, rem = divmod(col - 1, 26)
-        letters = chr(65 + rem) + letters
-    return letters

@@ -570,3 +570,12 @@ class ValidationReport:
             "files": [f.to_dict() for f in self.files],
             "issues": [i.to_dict() for i in self.issues],
         }
+
+
+def cell_name(row: int, col: int) -> str:
+    """The A1 address of (row, column)."""
+    letters = ""
+    while col:
+        col, rem = divmod(col - 1, 26)
+        letters = chr(65 + rem) + letters
+    return f"{letters}{row}"
