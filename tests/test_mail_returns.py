@@ -595,14 +595,21 @@ def test_analyze_names_the_damaged_journal_line_collect_read(tmp_path):
     assert analyzed.exit_code == 1, analyzed.output
     assert f"warning: {said}" in analyzed.stderr
     assert "then run sheetflow collect and sheetflow analyze again" in analyzed.stderr
-    assert f"note: {said}" in analyzed.stdout  # with the panel, as files left out are
+    # said once on the screen, as the warning: it was also printed as a note line
+    assert said not in analyzed.stdout
+    assert (analyzed.stdout + analyzed.stderr).count(said) == 1
+    assert "panel: 3 of 3 expected raters" in analyzed.stdout  # the rest is still shown
     summary = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
     assert any(str(c.value).startswith(f"note: {said}") for row in summary.iter_rows()
                for c in row), "not on the Summary sheet"
     result, doc = run_json("analyze", str(root))
     assert result.exit_code == 1 and doc["ok"] is False
     assert doc["summary"]["panel"]["journal_damaged"] == [line]
-    assert any(w.startswith(said) for w in doc["warnings"])
+    # once among the warnings, once among the panel's notes (summary.json's object)
+    assert [w for w in doc["warnings"] if said in w] == [doc["warnings"][0]]
+    assert doc["warnings"][0].startswith(said)
+    assert [n for n in doc["summary"]["panel"]["notes"] if said in n] \
+        == [doc["warnings"][0]]
     # collected again from the mended journal: nothing to say, exit 0
     assert run("collect", str(root)).exit_code == 0
     again = run("analyze", str(root))

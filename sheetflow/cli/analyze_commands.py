@@ -50,12 +50,16 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
     with study_lock(directory, "analyze"):  # no collect replaces the table meanwhile
         analysis, written, removed = analyze_and_write(directory, published=published,
                                                        allow_partial=allow_partial)
+    damaged = analysis.panel.journal_damaged if analysis.panel else []
+    # the damaged journal is said once on the screen, as the warning below; the
+    # Summary sheet and summary.json keep it among the panel's notes
+    warned = journal_note(damaged) if damaged else ""
     _echo_summary(out, analysis)
     for path in written:
         out.say(f"wrote {path}")
     for path in removed:
         out.say(f"removed {path} (the earlier run wrote it, this one does not)")
-    _echo_decision(out, analysis)
+    _echo_decision(out, analysis, warned_notes=[warned] if warned else [])
     incomplete = analysis.summary["decision"]["status"] == "incomplete"
     lost = [f["file"] for f in analysis.panel.files_lost] if analysis.panel else []
     if incomplete:
@@ -67,9 +71,8 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
         out.say(f"exit 1: {counted(len(lost), 'returned file')} left out ({', '.join(lost)}); "
                 "the decision above rests on every expected rater. Remove or replace "
                 f"{them} in returns/ and collect again", fg="yellow")
-    damaged = analysis.panel.journal_damaged if analysis.panel else []
-    if damaged:  # the sender checks and received times went without some records
-        out.warn(journal_note(damaged))
+    if warned:  # the sender checks and received times went without some records
+        out.warn(warned)
     ok = not incomplete and not lost and not damaged
     out.json({"ok": ok, "outputs": [str(p) for p in written],
               "removed": [str(p) for p in removed], "summary": analysis.summary})
@@ -100,11 +103,17 @@ def _echo_summary(out: Output, analysis: Analysis) -> None:
         out.say(f"check      {check['name']}: {value}{target} {check['outcome']}{note}")
 
 
-def _echo_decision(out: Output, analysis: Analysis) -> None:
-    """The headline, last: decision, panel, arms (the same words as the Summary sheet)."""
+def _echo_decision(out: Output, analysis: Analysis, *,
+                   warned_notes: list[str] | None = None) -> None:
+    """The headline, last: decision, panel, arms (the same words as the Summary sheet).
+
+    ``warned_notes``: panel notes the command says as warnings, left out here so that
+    the screen says each once.
+    """
     from ..report import headline_lines
 
-    lines = headline_lines(analysis.summary)
+    apart = {f"note: {note}" for note in warned_notes or []}
+    lines = [line for line in headline_lines(analysis.summary) if line not in apart]
     colour = _STATUS_COLOURS.get(analysis.summary["decision"]["status"])
     out.headline(lines[0], fg=colour)
     for line in lines[1:]:
