@@ -547,6 +547,33 @@ def test_collect_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
     assert collect(root, write=False).journal_damaged == [at + 1]
 
 
+def test_collect_counts_the_damaged_journal_once_among_its_warnings(tmp_path):
+    """The damaged journal had no issue of its own: the Issues sheet and --json's
+    ``issues`` left it out. It is one warning now, counted once in the headline and in
+    ``warnings``, said once on the screen (the warning line, not an issue line too)."""
+    root, line, _ = _fetched_with_a_cut_record(tmp_path)
+    shown = run("collect", str(root))
+    assert shown.exit_code == 1, shown.output
+    files = re.findall(r", (\d+) warnings?, used", shown.stdout)
+    assert len(files) == 3
+    headline = shown.stdout.strip().splitlines()[-1]
+    assert headline.endswith(f", {sum(map(int, files)) + 1} warnings (one of them about "
+                             "mail.jsonl, below)"), headline
+    assert "[journal-damaged]" not in shown.stdout
+    assert (shown.stdout + shown.stderr).count("no record sheetflow wrote") == 1
+    result, doc = run_json("collect", str(root))
+    assert result.exit_code == 1 and doc["ok"] is False
+    (journal_issue,) = [i for i in doc["issues"] if i["code"] == "journal-damaged"]
+    assert journal_issue["file"] == "mail.jsonl" and journal_issue["severity"] == "warning"
+    assert journal_issue["message"].startswith(
+        f"collect read mail.jsonl while its line {line} held no record sheetflow wrote")
+    assert journal_issue["message"].endswith("then run sheetflow collect again")
+    assert doc["warnings"] == sum(f["warnings"] for f in doc["files"]) + 1
+    assert doc["warnings"] == sum(i["severity"] == "warning" for i in doc["issues"])
+    assert doc["errors"] == 0 and doc["valid"] is True  # no file has an error
+    assert doc["journal_damaged"] == [line]
+
+
 def test_collect_records_a_damaged_journal_line_in_its_outputs(tmp_path):
     """collect warned of a line of mail.jsonl that is no record on the screen only:
     out/collection.json and out/validation.xlsx, read later by the analyst and the
@@ -570,12 +597,32 @@ def test_collect_records_a_damaged_journal_line_in_its_outputs(tmp_path):
         assert "A1" in {str(r).split(":")[0] for r in sheet.merged_cells.ranges}
         assert sheet["A2"].value == "State" and sheet.freeze_panes == "A3"
         assert sheet.auto_filter.ref.startswith("A2:")
+    # and one row of the Issues sheet, where filtering by file, code or severity finds
+    # it (the Files sheet lists the returns read, of which the journal is none)
+    rows = _issue_rows(book)
+    (row,) = [r for r in rows if r["File"] == "mail.jsonl"]
+    assert (row["Severity"], row["Code"]) == ("warning", "journal-damaged")
+    assert row["Message"].startswith(said) and not row["Sheet"] and not row["Cell"]
+    assert row["Message"].endswith("then run sheetflow collect again")
+    assert len(row["Message"].split("\n")) == 1
+    assert book["Issues"].row_dimensions[rows.index(row) + 2].height >= 15 * 10
+    assert "mail.jsonl" not in {c.value for c in book["Files"]["A"]}
+    issued = sum(r["Severity"] == "warning" for r in rows)
+    assert issued == sum(c.value for c in book["Files"]["E"][1:]) + 1
     # mended, the outputs say nothing of it
     (root / "mail.jsonl").write_bytes(whole)
     assert run("collect", str(root)).exit_code == 0
     assert json.loads((out / "collection.json").read_text("utf-8"))["journal_damaged"] == []
-    sheet = openpyxl.load_workbook(out / "validation.xlsx")["Status"]
+    book = openpyxl.load_workbook(out / "validation.xlsx")
+    sheet = book["Status"]
     assert sheet["A1"].value == "State" and sheet.freeze_panes == "A2"
+    assert "mail.jsonl" not in {r["File"] for r in _issue_rows(book)}
+
+
+def _issue_rows(book) -> list[dict]:
+    """The Issues sheet's rows, by header."""
+    values = list(book["Issues"].iter_rows(values_only=True))
+    return [dict(zip(values[0], row, strict=True)) for row in values[1:]]
 
 
 def test_analyze_names_the_damaged_journal_line_collect_read(tmp_path):

@@ -51,13 +51,15 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
                                  then="run collect again"))
     ok = (result.valid and not any(r.state == "missing" for r in result.roster)
           and not result.journal_damaged)
-    # "warnings" counts the files' warnings (kept for compatibility): the lines apart
+    # "warnings" counts the Issues sheet's warnings (kept for compatibility): the lines
+    # printed on stderr apart
     out.json({"ok": ok, **result.to_dict(), "warning_lines": list(out.warnings)})
     if not ok:
         click.get_current_context().exit(EXIT_DATA)
 
 
 def _summary(out: Output, result: Collection) -> None:
+    from ..collect.mail_state import JOURNAL_CODE
     from ..collect.returns import escape_controls
 
     report = result.report
@@ -75,7 +77,9 @@ def _summary(out: Output, result: Collection) -> None:
                                 f"{counted(f.warnings, 'warning')}, {state}"),
                 fg="red" if f.errors else ("yellow" if f.warnings else None))
     sheet = result.outputs.get("validation", "out/validation.xlsx")
-    for file, issues in groupby(report.issues, key=attrgetter("file")):
+    # the damaged journal's issue is said once, as the warning the command ends with
+    listed = [i for i in report.issues if i.code != JOURNAL_CODE]
+    for file, issues in groupby(listed, key=attrgetter("file")):
         issues = list(issues)
         shown = _shown_issues(issues)
         for item in shown:
@@ -111,9 +115,13 @@ def _summary(out: Output, result: Collection) -> None:
     aside = report.set_aside_error_count
     errors = counted(report.error_count, 'error') + (
         f" ({aside} in files set aside for the rater's newer one)" if aside else "")
+    # the files' counts above do not add up to it: say which warning is not a file's
+    warnings = counted(report.warning_count, 'warning') + (
+        " (one of them about mail.jsonl, below)" if len(listed) < len(report.issues)
+        else "")
     out.headline(f"{counted(len(report.files), 'file')}, "
                  f"{counted(len(result.ratings), 'rating row')}, {errors}, "
-                 f"{counted(report.warning_count, 'warning')}{tail}",
+                 f"{warnings}{tail}",
                  fg="red" if not report.valid else
                  ("yellow" if missing or result.journal_damaged else "green"))
 

@@ -7,7 +7,9 @@
   sheet (colour by state, frozen header, filters, landscape and one page wide when
   printed), then the Issues sheet (messages wrapped), the Mail sheet and the Files
   sheet (one row per input file with its sha256). When lines of ``mail.jsonl`` held no
-  record, a red row above the Status and Mail tables names them.
+  record, a red row above the Status and Mail tables names them (and the report's
+  ``journal-damaged`` issue is a row of the Issues sheet; the Files sheet lists only
+  the returns read, of which the journal is none).
 - :func:`write_feedback`: a reply draft (``out/feedback/<rater_id>.eml``, X-Unsent) to
   each rater whose file has errors, listing sheet!cell and what to do, with their pack
   attached again; and to each rater whose file arrived but could not be read or
@@ -36,14 +38,7 @@ from ..words import counted
 from ..workbook import layout as L
 from ..workbook.printing import set_print, text_lines
 from .links import linked_to, sole_link
-from .mail_state import (
-    COLLECT_RISK,
-    PackMail,
-    as_sent,
-    journal_caveat,
-    names_as_sent,
-    short_time,
-)
+from .mail_state import PackMail, as_sent, collect_caveat, names_as_sent, short_time
 from .replies import (
     NO_ANSWERS_SUBJECT,
     feedback_body,
@@ -375,8 +370,7 @@ def write_validation_workbook(path: Path, rows: list[RosterRow],
     wb.set_properties({"created": dt.datetime(2000, 1, 1), "title": "Validation of returns"})
     head = wb.add_format({"bold": True, "bg_color": "#D9D9D9", "border": 1,
                           "text_wrap": True, "valign": "top"})
-    banner = journal_caveat(journal_damaged, risk=COLLECT_RISK,
-                            then="run sheetflow collect again") if journal_damaged else ""
+    banner = collect_caveat(journal_damaged) if journal_damaged else ""
     _roster_sheet(wb, head, rows, "Status", STATUS_COLUMNS, banner)
     _issues_sheet(wb, head, report.issues)
     _roster_sheet(wb, head, rows, "Mail", MAIL_COLUMNS, banner)

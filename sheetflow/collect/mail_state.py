@@ -18,11 +18,11 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..packs.journal import Journal, damaged_journal, iso, parse_time
+from ..packs.journal import JOURNAL_FILE, Journal, damaged_journal, iso, parse_time
 from ..packs.manifest import PackHead
 from .links import sole_link
 from .returns import escape_controls
-from .validate import FileStatus
+from .validate import FileStatus, Issue, issue
 
 SITTING_GAP = dt.timedelta(hours=24)
 """Protocol 001: the second sitting starts at least 24 hours after the first."""
@@ -189,9 +189,27 @@ FETCHED_RISK = (
 COLLECT_RISK = (f"{FETCHED_RISK} and be named by its local name in a reply draft; a "
                 "message sent may show as never sent on the Mail sheet")
 """What a line of ``mail.jsonl`` that is no record does to a collect and its outputs."""
+JOURNAL_CODE = "journal-damaged"
+"""The issue code of lines of ``mail.jsonl`` that held no record (:func:`journal_issue`)."""
 
 
 def journal_caveat(lines: list[int], *, risk: str, then: str) -> str:
     """The journal's damaged lines as the outputs of a collect record them: said of the
     run, not of the file now (:func:`~sheetflow.packs.journal.damaged_journal`)."""
     return damaged_journal(lines, risk=risk, then=then, read_by="collect")
+
+
+def collect_caveat(lines: list[int]) -> str:
+    """What ``out/validation.xlsx`` says of the journal's damaged lines (the red row
+    above the Status and Mail tables, and the Issues sheet's row)."""
+    return journal_caveat(lines, risk=COLLECT_RISK, then="run sheetflow collect again")
+
+
+def journal_issue(lines: list[int]) -> Issue:
+    """The journal's damaged lines as an issue of the report (``journal-damaged``): a
+    row of the Issues sheet, counted with the warnings, so filtering the sheet finds it.
+
+    A warning, since the ratings are used; collect still exits 1 for the damaged lines
+    (``Collection.journal_damaged``), as it did before the row existed.
+    """
+    return issue(JOURNAL_CODE, file=JOURNAL_FILE, caveat=collect_caveat(lines))

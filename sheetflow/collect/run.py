@@ -68,7 +68,7 @@ from .file_check import (
 )
 from .hazards import hazard_issues
 from .links import conflict_detail, file_link, naming_stores
-from .mail_state import PackMail, pack_mail, received_times
+from .mail_state import PackMail, journal_issue, pack_mail, received_times
 from .mailbox import is_mail_file, members_job
 from .outputs import (
     COLLECTION_FILE,
@@ -151,7 +151,8 @@ class Collection:
     manifest_sha256: str = ""  # of the manifest the ratings were placed by (when written)
     journal_damaged: list[int] = field(default_factory=list)
     """The lines of ``mail.jsonl`` that hold no record: a sender, a received time or a
-    reply recorded there was not known to this collect."""
+    reply recorded there was not known to this collect (also the one
+    ``journal-damaged`` warning among ``report.issues``)."""
 
     @property
     def valid(self) -> bool:
@@ -248,6 +249,9 @@ def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
         manifest.close()
     result.study_id, result.manifest_sha256 = study.id, manifest.sha256
     result.journal_damaged = list(journal.damaged)
+    if journal.damaged:  # a row of the Issues sheet too, counted with the warnings
+        result.report.issues = sort_issues([*result.report.issues,
+                                            journal_issue(journal.damaged)])
     received = received_times(root, result.report.files, journal, result.received)
     result.mail = pack_mail(manifest.heads, result.report.files, received, journal,
                             deadline=study.mail.deadline, now=now)

@@ -203,6 +203,10 @@ _TYPES = (
     _t("attachment-too-large", ERROR, "A spreadsheet attachment is over the size limit.",
        "The attachment is {detail}, more than a rating workbook can be; it was not read. "
        "Ask the rater to send the workbook they received, filled in."),
+    # -- the mail journal (no returned file: the study's mail.jsonl) ---------------------
+    _t("journal-damaged", WARNING, "Lines of the mail journal (mail.jsonl) held no record "
+       "when collect read it; the ratings are used, but collect exits 1 until it is mended.",
+       "{caveat}"),
     # -- sheets and rows -----------------------------------------------------------------
     _t("sheet-missing", ERROR, "A sheet sheetflow needs was removed.",
        "The sheet '{sheet}' is missing. Use a fresh copy of the workbook; do not delete "
@@ -315,7 +319,8 @@ CATALOGUE: dict[str, IssueType] = {t.code: t for t in _TYPES}
 
 @dataclass(frozen=True, order=True)
 class Issue:
-    """One problem found in one returned file.
+    """One problem found in one returned file (or, ``journal-damaged``, in the study's
+    mail journal).
 
     Attributes
     ----------
@@ -372,7 +377,7 @@ def issue(code: str, *, file: str = "", sheet: str = "", cell: str = "", rater: 
         The offending raw value (shown in the message and kept as text).
     **fields
         Extra template fields: ``detail``, ``expected``, ``accepted``, ``what``,
-        ``beside``.
+        ``beside``, ``caveat`` (a whole sentence of sheetflow's own).
 
     Returns
     -------
@@ -392,7 +397,7 @@ def issue(code: str, *, file: str = "", sheet: str = "", cell: str = "", rater: 
                  rater=rater, case=case, label=label, dimension=dimension, value=shown)
 
 
-_OWN_WORDS = ("what", "expected", "beside")
+_OWN_WORDS = ("what", "expected", "beside", "caveat")
 """Message fields that hold sheetflow's own words (never cut, unlike a cell's value)."""
 
 
