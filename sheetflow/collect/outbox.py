@@ -34,7 +34,7 @@ from pathlib import Path
 from ..errors import SealError, SheetflowError, UsageError
 from ..packs.journal import Journal, damaged_journal, iso, read_journal
 from ..packs.mail import build_eml, outgoing
-from ..packs.manifest import PackHead, open_manifest
+from ..packs.manifest import PackHead, changed_packs, changed_packs_problem, open_manifest
 from ..packs.send import Outgoing
 from ..spec.mail import MailSettings
 from ..spec.study import Study, load_study
@@ -138,7 +138,7 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
 
 def _refuse_changed_packs(messages: list[Outgoing], heads: list[PackHead]) -> None:
     """Refuse the send when an invitation or reminder attaches a pack whose bytes are
-    not the ones the manifest records the sha256 of.
+    not the ones the manifest records the sha256 of (:func:`changed_packs`).
 
     The bytes compared are the attachment's as it will be sent, decoded from the
     message itself, not the file read again.
@@ -148,19 +148,11 @@ def _refuse_changed_packs(messages: list[Outgoing], heads: list[PackHead]) -> No
     SealError
         Naming each changed pack and what to do; nothing is sent.
     """
-    recorded = {h.file: h.sha256 for h in heads if h.sha256}
-    changed = []
-    for item in messages:
-        name, digest, _ = item.attachment
-        if item.kind in ("invitation", "reminder") and recorded.get(name, digest) != digest:
-            changed.append(f"{L.PACKS_DIR}/{name}")
+    changed = changed_packs([item.attachment[:2] for item in messages
+                             if item.kind in ("invitation", "reminder")], heads)
     if changed:
-        raise SealError(
-            f"{', '.join(dict.fromkeys(changed))}: the bytes attached are not the ones "
-            f"{L.PACKS_DIR}/{L.MANIFEST_FILE} records the sha256 of: the workbook was changed "
-            "or replaced after generate, so nothing was sent; restore the workbook generate "
-            "wrote ('sheetflow generate' on the unchanged spec writes the same bytes "
-            "again), then send again")
+        raise SealError(changed_packs_problem(changed, not_done="nothing was sent",
+                                              then="send again"))
 
 
 def _sent_before(journal: Journal, item: Outgoing) -> str:

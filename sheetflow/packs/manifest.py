@@ -26,7 +26,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -231,6 +231,52 @@ def _open(path: Path) -> Manifest:
     except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError):
         found = None
     return found if found is not None else _rewrite(path)
+
+
+def changed_packs(attached: Iterable[tuple[str, str]], heads: Iterable[PackHead],
+                  ) -> list[str]:
+    """``packs/<file>`` of each attached pack that is not the workbook generate wrote.
+
+    The one check of attached bytes against the manifest, for ``send`` and for every
+    draft that attaches a pack: the caller hashes the bytes it put in the message,
+    never the file read again.
+
+    Parameters
+    ----------
+    attached : iterable of (file name, sha256)
+        Each attachment's name and the sha256 of its bytes as attached.
+    heads : iterable of PackHead
+        The manifest's packs. One without a sha256 (a manifest written before
+        sheetflow recorded them) has nothing to compare with, and neither has a file
+        that is no pack of the manifest: both pass.
+
+    Returns
+    -------
+    list of str
+        Each changed pack once, in the order attached; empty when none changed.
+    """
+    recorded = {h.file: h.sha256 for h in heads if h.sha256}
+    return list(dict.fromkeys(f"{L.PACKS_DIR}/{name}" for name, digest in attached
+                              if recorded.get(name, digest) != digest))
+
+
+def changed_packs_problem(changed: list[str], *, not_done: str, then: str) -> str:
+    """The one line naming the packs :func:`changed_packs` found and what to do.
+
+    Parameters
+    ----------
+    changed : list of str
+        ``packs/<file>`` of each changed pack.
+    not_done : str
+        What was not done because of them (``"nothing was sent"``).
+    then : str
+        What to do once each workbook is restored (``"send again"``).
+    """
+    return (f"{', '.join(changed)}: the bytes attached are not the ones "
+            f"{L.PACKS_DIR}/{L.MANIFEST_FILE} records the sha256 of: the workbook was "
+            f"changed or replaced after generate, so {not_done}; restore the workbook "
+            "generate wrote ('sheetflow generate' on the unchanged spec writes the same "
+            f"bytes again), then {then}")
 
 
 # --------------------------------------------------------------------------- the index
