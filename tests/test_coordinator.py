@@ -232,3 +232,35 @@ def test_remind_rows_carry_the_mail_history_status_shows(study, monkeypatch):
     result = reminders.remind(study, now=dt.datetime(2026, 10, 5, tzinfo=dt.UTC))
     (row,) = result.rows
     assert (row.invited, row.overdue) == ("2026-09-15 09:00", True)
+
+
+def _drafts_state(folder: Path) -> dict[str, tuple[bytes, int]]:
+    """Every entry in a drafts folder (hidden ones too): its bytes and modification time."""
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(folder.iterdir())}
+
+
+def test_remind_replaces_its_drafts_whole_or_not_at_all(tmp_path, monkeypatch):
+    """remind removed the earlier drafts, then wrote the new ones one by one: a failure
+    on the second (a full disk) left one new draft and none of the others. Now the set
+    is staged and replaced whole: a failure leaves the earlier drafts as they were."""
+    from sheetflow.collect.reminders import remind
+
+    root = init_study(tmp_path / "s", "paired-rubric")
+    generate_packs(root)
+    assert CliRunner().invoke(cli, ["remind", str(root)]).exit_code == 0
+    reminders = root / "out" / "reminders"
+    before = _drafts_state(reminders)
+    real = Path.write_bytes
+    drafts: list[str] = []
+
+    def disk_full_at_the_second_draft(self: Path, data: bytes) -> int:
+        if ".eml" in self.name:
+            drafts.append(self.name)
+            if len(drafts) == 2:
+                raise OSError(28, "No space left on device")
+        return real(self, data)
+    monkeypatch.setattr(Path, "write_bytes", disk_full_at_the_second_draft)
+    with pytest.raises(OSError, match="No space left"):
+        remind(root)
+    monkeypatch.undo()
+    assert _drafts_state(reminders) == before

@@ -20,7 +20,8 @@ from click.testing import CliRunner
 
 from sheetflow.analysis.panel import build_panel, missing_before_unsealing, read_file_verdicts
 from sheetflow.cli import cli
-from sheetflow.collect.coordinator import Expected, roster, write_feedback
+from sheetflow.collect.coordinator import Expected, roster
+from sheetflow.collect.drafts import write_feedback
 from sheetflow.collect.links import DETAIL_ROOM, conflict_detail
 from sheetflow.collect.validate import FileStatus, ValidationReport, issue
 from sheetflow.demo.simulate import fill_packs
@@ -187,8 +188,8 @@ def test_a_file_naming_two_packs_is_nobodys_guess(study):
     states = {r.rater_id: r.state for r in rows}
     assert states == {"EV-01": "unclear", "EV-02": "missing", "EV-03": "unclear"}
     assert "unclear whose it is" in rows[0].todo
-    out = study / "two-packs-feedback"
-    assert write_feedback(loaded, study, rows, report, out).written == []
+    drafts = write_feedback(loaded, study, rows, report)
+    assert drafts.unwritten == {} and drafts.no_email == []
 
 
 @pytest.mark.parametrize("seen", [

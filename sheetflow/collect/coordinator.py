@@ -1,4 +1,4 @@
-"""What the coordinator sees after collect, and the drafts they send.
+"""What the coordinator sees after collect: the roster and the validation workbook.
 
 - :func:`roster`: one row per expected pack (returned or not) plus one per returned file
   that matched no pack, with the rater's name and e-mail, completeness, counts, a state
@@ -10,13 +10,8 @@
   record, a red row above the Status and Mail tables names them (and the report's
   ``journal-damaged`` issue is a row of the Issues sheet; the Files sheet lists only
   the returns read, of which the journal is none).
-- :func:`write_feedback`: a reply draft (``out/feedback/<rater_id>.eml``, X-Unsent) to
-  each rater whose file has errors, listing sheet!cell and what to do, with their pack
-  attached again; and to each rater whose file arrived but could not be read or
-  identified (linked to their pack alone, see :mod:`.links`), asking for it again. The
-  drafts' text is composed in :mod:`.replies`.
-- :func:`write_reminders`: a reminder draft (``out/reminders/<rater_id>.eml``) to each
-  rater who has not returned, with the pack attached again.
+- :func:`draft_name`: the file name of a rater's reply or reminder draft; the drafts
+  themselves are composed in :mod:`.drafts`, above this module.
 
 Nothing here prints; the CLI renders the results.
 """
@@ -25,29 +20,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ..errors import close_workbook
-from ..packs.journal import Journal, read_journal
-from ..packs.mail import build_eml
 from ..spec.study import Rater, Study
 from ..words import counted
-from ..workbook import layout as L
 from ..workbook.printing import set_print, text_lines
 from .links import linked_to, sole_link
-from .mail_state import PackMail, as_sent, collect_caveat, names_as_sent, short_time
-from .replies import (
-    NO_ANSWERS_SUBJECT,
-    feedback_body,
-    feedback_subject,
-    no_answers_body,
-    rivals_body,
-    spelled,
-    unusable_body,
-)
+from .mail_state import PackMail, collect_caveat, short_time
 from .validate import (
     FileStatus,
     Issue,
@@ -524,137 +507,3 @@ def _files_sheet(wb: Any, head: Any, report: ValidationReport) -> None:
             ws.write_number(r, 5, f.percent_complete)
         ws.write_string(r, 6, f.sha256, wrap)
     _print_setup(ws, [float(w) for _, w in FILE_COLUMNS], len(report.files))
-
-
-# --------------------------------------------------------------------------- drafts
-
-
-@dataclass
-class Drafts:
-    """The drafts written, and the raters who could not get one (no e-mail address)."""
-
-    written: list[Path] = field(default_factory=list)
-    no_email: list[str] = field(default_factory=list)
-    unwritten: dict[str, bytes] = field(default_factory=dict)
-    """Draft file name -> the draft, for drafts composed but not written (a dry run)."""
-
-
-def write_feedback(study: Study, root: Path, rows: list[RosterRow],
-                   report: ValidationReport, out_dir: Path, *,
-                   journal: Journal | None = None) -> Drafts:
-    """A reply draft to each rater whose returned file has errors, or arrived unusable
-    (the ``unusable`` rows of :func:`roster`: it is asked for again). A file with no
-    answer in it gets a reply asking for the filled one, not a list of its blanks.
-
-    Earlier drafts in ``out_dir`` are removed first, so a rater whose file is now clean
-    has none.
-
-    Parameters
-    ----------
-    study : Study
-    root : Path
-        The study folder (the packs are attached from ``packs/``).
-    rows : list of RosterRow
-        From :func:`roster`.
-    report : ValidationReport
-    out_dir : Path
-        Usually ``out/feedback``.
-    journal : Journal, optional
-        The mail journal collect read (the names the raters gave their files); default:
-        read here.
-
-    Returns
-    -------
-    Drafts
-    """
-    by_file: dict[str, list[Issue]] = defaultdict(list)
-    for item in report.issues:
-        by_file[item.file].append(item)
-    set_aside = set_aside_files(report.issues)
-    sent_as = names_as_sent(report.files, read_journal(root) if journal is None else journal)
-    statuses = {f.file: f for f in report.files}
-
-    def compose(rater: Rater, row: RosterRow) -> tuple[str, str]:
-        # only the file that stands for the rater: not one their newer file replaced,
-        # nor the pack sent back untouched beside it; named as the rater named it
-        standing = [f for f in row.file.split(", ") if f not in set_aside]
-        issues = [i for f in standing for i in by_file.get(f, [])]
-        row = replace(row, file=", ".join(as_sent(standing, sent_as)))
-        rivals = rival_files(issues)
-        if len(rivals) > 1:
-            return (f"{study.title}: {spelled(len(rivals)).lower()} different workbooks "
-                    "came back as yours", rivals_body(rater, as_sent(rivals, sent_as)))
-        if row.state == "unusable":
-            return (f"{study.title}: please send your workbook again",
-                    unusable_body(rater, row, issues))
-        sent = [statuses[f] for f in standing if f in statuses]
-        if sent and all(f.no_answers for f in sent):
-            # no answer came back: nothing to fix, and no list of every blank cell
-            return f"{study.title}: {NO_ANSWERS_SUBJECT}", no_answers_body(rater, row)
-        return feedback_subject(study.title, issues), feedback_body(rater, row, issues)
-    return _draft_each(study, root, rows, ("errors", "unusable"), out_dir, compose)
-
-
-def write_reminders(study: Study, root: Path, rows: list[RosterRow], out_dir: Path | None,
-                    ) -> Drafts:
-    """A reminder draft to each rater whose pack has not come back.
-
-    Parameters
-    ----------
-    study, root
-        As in :func:`write_feedback`.
-    rows : list of RosterRow
-        From :func:`roster`; the ``missing`` rows get a reminder.
-    out_dir : Path or None
-        Usually ``out/reminders``; earlier drafts there are removed first. None writes
-        nothing and removes nothing: the drafts are in ``Drafts.unwritten``.
-
-    Returns
-    -------
-    Drafts
-    """
-    def compose(rater: Rater, row: RosterRow) -> tuple[str, str]:
-        return (f"{study.title}: a reminder about your scoring workbook", "\n".join([
-            f"Dear {rater.name or rater.id},", "",
-            f"I have not yet received your scoring workbook ({row.pack}). Could you fill "
-            "in the yellow cells, save it and send it back to me? The workbook is attached "
-            "again in case you need it.", "",
-            "If you have already sent it, please send it once more: it has not arrived.",
-            "", "Thank you!", ""]))
-    return _draft_each(study, root, rows, ("missing",), out_dir, compose)
-
-
-def _draft_each(study: Study, root: Path, rows: list[RosterRow], states: tuple[str, ...],
-                out_dir: Path | None, compose: Callable[[Rater, RosterRow], tuple[str, str]],
-                ) -> Drafts:
-    """A draft (subject and body from ``compose``) to each rater whose row is in one of
-    ``states``, with their pack attached; earlier drafts in ``out_dir`` are removed
-    first. Without ``out_dir`` nothing is written or removed (``Drafts.unwritten``)."""
-    if out_dir is not None:
-        _clear_drafts(out_dir)
-    raters = {r.id: r for r in study.raters}
-    drafts = Drafts()
-    for row in rows:
-        if row.state not in states:
-            continue
-        rater = raters.get(row.rater_id)
-        if rater is None or not rater.email:
-            drafts.no_email.append(row.rater_id)
-            continue
-        subject, body = compose(rater, row)
-        draft = build_eml(study, rater, root / L.PACKS_DIR / row.pack, subject=subject,
-                          body=body)
-        name = draft_name(rater.id, row.sitting)
-        if out_dir is None:
-            drafts.unwritten[name] = draft
-            continue
-        (out_dir / name).write_bytes(draft)
-        drafts.written.append(out_dir / name)
-    return drafts
-
-
-def _clear_drafts(out_dir: Path) -> None:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for old in out_dir.glob("*.eml"):
-        old.unlink()
-

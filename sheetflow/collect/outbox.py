@@ -1,7 +1,7 @@
 """``sheetflow send``: which composed messages go out now, and sending them.
 
 Three kinds, each composed where it always was (:mod:`sheetflow.packs.mail`,
-:mod:`.coordinator`) and finished for sending by :func:`sheetflow.packs.mail.outgoing`:
+:mod:`.drafts`) and finished for sending by :func:`sheetflow.packs.mail.outgoing`:
 
 * ``invitations``: each pack of the manifest with its invitation text (after ``lock``
   the second raters' packs are in the manifest, so they go too). A sitting-2 pack is

@@ -1,7 +1,7 @@
 """``sheetflow remind``: reminder drafts for the packs that were sent and have not come back.
 
 Above :mod:`.pack_status`, which it runs (it runs ``collect``, writing nothing) to learn who
-has returned; the drafts themselves are composed in :mod:`.coordinator`.
+has returned; the drafts themselves are composed in :mod:`.drafts`.
 
 A pack gets a reminder when all of these hold:
 
@@ -29,14 +29,8 @@ from pathlib import Path
 from ..errors import SheetflowError
 from ..packs.journal import Journal, damaged_journal, parse_time, read_journal
 from ..spec.study import Rater, load_study
-from .coordinator import (
-    REMINDERS_DIR,
-    Drafts,
-    RosterRow,
-    mail_history,
-    todo_missing,
-    write_reminders,
-)
+from .coordinator import REMINDERS_DIR, RosterRow, mail_history, todo_missing
+from .drafts import Drafts, save_drafts, write_reminders
 from .pack_status import RaterStatus, status
 from .run import OUT_DIR
 
@@ -65,7 +59,8 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
     """Write reminder drafts for the packs that are due one (see the module docstring).
 
     Reads the returns (as ``sheetflow status`` does, writing nothing else) to know who
-    has returned; drafts go to ``out/reminders/`` (earlier drafts there are removed).
+    has returned; drafts go to ``out/reminders/``, replacing the earlier drafts there
+    as one set (all of them or, when the run fails, none).
 
     Parameters
     ----------
@@ -117,8 +112,9 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
         out.rows.append(RosterRow("missing", rater.id, rater.name, rater.email, pack.sitting,
                                   pack.file, "", None, 0, 0, False, todo_missing(rater),
                                   **mail_history(pack.mail)))  # as status shows it
-    out.drafts = write_reminders(study, root, out.rows,
-                                 root / OUT_DIR / REMINDERS_DIR if write else None)
+    out.drafts = write_reminders(study, root, out.rows)
+    if write:
+        save_drafts(out.drafts, root / OUT_DIR / REMINDERS_DIR)
     return out
 
 

@@ -1,4 +1,4 @@
-"""The text of the reply drafts collect writes to raters (:func:`.coordinator.write_feedback`).
+"""The text of the reply drafts collect writes to raters (:func:`.drafts.write_feedback`).
 
 - :func:`feedback_subject`, :func:`feedback_body`: what to fix in the file the rater
   sent, cell by cell, the answers still blank counted apart from the problems;

@@ -47,14 +47,13 @@ from ..workbook import layout as L
 from .content_checks import SelfCheckInput, self_checks
 from .coordinator import (
     FEEDBACK_DIR,
-    Drafts,
     Expected,
     RosterRow,
     roster,
-    write_feedback,
     write_validation_workbook,
 )
 from .copies import AnswerPrint, warn_copies, warn_same_saver
+from .drafts import Drafts, save_drafts, write_feedback
 from .file_check import (
     RATING_COLUMNS,
     FileJob,
@@ -226,7 +225,8 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
         tables = recorded_tables(Path(result.outputs["collection"]).read_bytes())
         result.removed = retire_stale_analysis(root, tables)  # analysed from the old table
         result.feedback = write_feedback(study, root, result.roster, result.report,
-                                         out / FEEDBACK_DIR, journal=journal)
+                                         journal=journal)
+        save_drafts(result.feedback, out / FEEDBACK_DIR)
         result.outputs["feedback"] = str(out / FEEDBACK_DIR)
     return result
 

@@ -1,0 +1,167 @@
+"""The drafts the coordinator sends: collect's replies and remind's reminders.
+
+- :func:`write_feedback`: a reply draft (``out/feedback/<rater_id>.eml``, X-Unsent) to
+  each rater whose file has errors, listing sheet!cell and what to do, with their pack
+  attached again; and to each rater whose file arrived but could not be read or
+  identified (linked to their pack alone, see :mod:`.links`), asking for it again. The
+  drafts' text is composed in :mod:`.replies`.
+- :func:`write_reminders`: a reminder draft (``out/reminders/<rater_id>.eml``) to each
+  rater who has not returned, with the pack attached again.
+- :func:`save_drafts`: a folder of drafts replaced whole or not at all.
+
+Above :mod:`.coordinator` (the roster the drafts are made from); nothing here prints.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..packs.journal import Journal, read_journal
+from ..packs.mail import build_eml
+from ..spec.study import Rater, Study
+from ..staging import OutputSet, remove_partials
+from ..workbook import layout as L
+from .coordinator import RosterRow, draft_name, rival_files
+from .mail_state import as_sent, names_as_sent
+from .replies import (
+    NO_ANSWERS_SUBJECT,
+    feedback_body,
+    feedback_subject,
+    no_answers_body,
+    rivals_body,
+    spelled,
+    unusable_body,
+)
+from .validate import Issue, ValidationReport, set_aside_files
+
+
+@dataclass
+class Drafts:
+    """The drafts composed or written, and the raters who could not get one (no e-mail
+    address)."""
+
+    written: list[Path] = field(default_factory=list)
+    no_email: list[str] = field(default_factory=list)
+    unwritten: dict[str, bytes] = field(default_factory=dict)
+    """Draft file name -> the draft, for drafts composed but not written (yet, or at
+    all: a dry run)."""
+
+
+def write_feedback(study: Study, root: Path, rows: list[RosterRow],
+                   report: ValidationReport, *,
+                   journal: Journal | None = None) -> Drafts:
+    """A reply draft to each rater whose returned file has errors, or arrived unusable
+    (the ``unusable`` rows of :func:`.coordinator.roster`: it is asked for again). A
+    file with no answer in it gets a reply asking for the filled one, not a list of its
+    blanks.
+
+    The drafts are composed in memory (``Drafts.unwritten``); :func:`save_drafts`
+    writes them in place of the earlier ones, so a rater whose file is now clean has
+    none.
+
+    Parameters
+    ----------
+    study : Study
+    root : Path
+        The study folder (the packs are attached from ``packs/``).
+    rows : list of RosterRow
+        From :func:`.coordinator.roster`.
+    report : ValidationReport
+    journal : Journal, optional
+        The mail journal collect read (the names the raters gave their files); default:
+        read here.
+
+    Returns
+    -------
+    Drafts
+    """
+    by_file: dict[str, list[Issue]] = defaultdict(list)
+    for item in report.issues:
+        by_file[item.file].append(item)
+    set_aside = set_aside_files(report.issues)
+    sent_as = names_as_sent(report.files, read_journal(root) if journal is None else journal)
+    statuses = {f.file: f for f in report.files}
+
+    def compose(rater: Rater, row: RosterRow) -> tuple[str, str]:
+        # only the file that stands for the rater: not one their newer file replaced,
+        # nor the pack sent back untouched beside it; named as the rater named it
+        standing = [f for f in row.file.split(", ") if f not in set_aside]
+        issues = [i for f in standing for i in by_file.get(f, [])]
+        row = replace(row, file=", ".join(as_sent(standing, sent_as)))
+        rivals = rival_files(issues)
+        if len(rivals) > 1:
+            return (f"{study.title}: {spelled(len(rivals)).lower()} different workbooks "
+                    "came back as yours", rivals_body(rater, as_sent(rivals, sent_as)))
+        if row.state == "unusable":
+            return (f"{study.title}: please send your workbook again",
+                    unusable_body(rater, row, issues))
+        sent = [statuses[f] for f in standing if f in statuses]
+        if sent and all(f.no_answers for f in sent):
+            # no answer came back: nothing to fix, and no list of every blank cell
+            return f"{study.title}: {NO_ANSWERS_SUBJECT}", no_answers_body(rater, row)
+        return feedback_subject(study.title, issues), feedback_body(rater, row, issues)
+    return _draft_each(study, root, rows, ("errors", "unusable"), compose)
+
+
+def write_reminders(study: Study, root: Path, rows: list[RosterRow]) -> Drafts:
+    """A reminder draft to each rater whose pack has not come back, composed in memory
+    (``Drafts.unwritten``; :func:`save_drafts` writes them).
+
+    Parameters
+    ----------
+    study, root
+        As in :func:`write_feedback`.
+    rows : list of RosterRow
+        The ``missing`` rows get a reminder.
+
+    Returns
+    -------
+    Drafts
+    """
+    def compose(rater: Rater, row: RosterRow) -> tuple[str, str]:
+        return (f"{study.title}: a reminder about your scoring workbook", "\n".join([
+            f"Dear {rater.name or rater.id},", "",
+            f"I have not yet received your scoring workbook ({row.pack}). Could you fill "
+            "in the yellow cells, save it and send it back to me? The workbook is attached "
+            "again in case you need it.", "",
+            "If you have already sent it, please send it once more: it has not arrived.",
+            "", "Thank you!", ""]))
+    return _draft_each(study, root, rows, ("missing",), compose)
+
+
+def _draft_each(study: Study, root: Path, rows: list[RosterRow], states: tuple[str, ...],
+                compose: Callable[[Rater, RosterRow], tuple[str, str]]) -> Drafts:
+    """A draft (subject and body from ``compose``) to each rater whose row is in one of
+    ``states``, with their pack attached, in ``Drafts.unwritten``."""
+    raters = {r.id: r for r in study.raters}
+    drafts = Drafts()
+    for row in rows:
+        if row.state not in states:
+            continue
+        rater = raters.get(row.rater_id)
+        if rater is None or not rater.email:
+            drafts.no_email.append(row.rater_id)
+            continue
+        subject, body = compose(rater, row)
+        draft = build_eml(study, rater, root / L.PACKS_DIR / row.pack, subject=subject,
+                          body=body)
+        drafts.unwritten[draft_name(rater.id, row.sitting)] = draft
+    return drafts
+
+
+def save_drafts(drafts: Drafts, out_dir: Path) -> None:
+    """Write the drafts composed (``drafts.unwritten``) to ``out_dir`` in place of the
+    ``.eml`` files there, as one set (:class:`~sheetflow.staging.OutputSet`): a run that
+    fails half way leaves the earlier drafts as they were, never half of each. The
+    drafts move to ``drafts.written``."""
+    remove_partials(out_dir)
+    with OutputSet() as outputs:
+        outputs.supersede(sorted(out_dir.glob("*.eml")))
+        for name, draft in drafts.unwritten.items():
+            outputs.stage(out_dir / name).write_bytes(draft)
+    out_dir.mkdir(parents=True, exist_ok=True)  # no draft is still an answer to look at
+    drafts.written += [out_dir / name for name in drafts.unwritten]
+    drafts.unwritten = {}
