@@ -239,6 +239,48 @@ def _drafts_state(folder: Path) -> dict[str, tuple[bytes, int]]:
     return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(folder.iterdir())}
 
 
+def _change_pack(root: Path, rater: str) -> str:
+    """Append a byte to ``rater``'s pack workbook, as an edit after generate would; its
+    file name."""
+    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
+    name = next(p["file"] for p in manifest["packs"] if p["rater_id"] == rater)
+    pack = root / L.PACKS_DIR / name
+    pack.write_bytes(pack.read_bytes() + b"\0")
+    return name
+
+
+def test_remind_refuses_a_pack_changed_after_generate_and_writes_nothing(tmp_path):
+    """remind attached whatever bytes were in packs/: a coordinator who sent its draft
+    sent a workbook changed after generate. Now it stops (exit 3), naming the pack,
+    before any draft is written or removed. A manifest written before sheetflow recorded
+    the hashes has nothing to compare with: its drafts are written as before."""
+    root = init_study(tmp_path / "s", "paired-rubric")
+    generate_packs(root)
+    assert CliRunner().invoke(cli, ["remind", str(root)]).exit_code == 0
+    reminders = root / "out" / "reminders"
+    before = _drafts_state(reminders)
+    assert len(before) == 3
+    name = _change_pack(root, "EV-02")
+    result = CliRunner().invoke(cli, ["remind", str(root)])
+    assert result.exit_code == 3, result.output
+    assert result.stderr.splitlines() == [
+        f"error: packs/{name}: the bytes attached are not the ones packs/manifest.json "
+        "records the sha256 of: the workbook was changed or replaced after generate, so no "
+        "reminder was drafted or sent; restore the workbook generate wrote ('sheetflow "
+        "generate' on the unchanged spec writes the same bytes again), then run remind "
+        "again"]
+    assert _drafts_state(reminders) == before
+    path = root / L.PACKS_DIR / L.MANIFEST_FILE
+    manifest = json.loads(path.read_bytes())
+    for entry in manifest["packs"]:
+        del entry["sha256"]
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    again = CliRunner().invoke(cli, ["remind", str(root)])
+    assert again.exit_code == 0, again.output
+    after = _drafts_state(reminders)
+    assert sorted(after) == sorted(before) and after != before  # written anew
+
+
 def test_remind_replaces_its_drafts_whole_or_not_at_all(tmp_path, monkeypatch):
     """remind removed the earlier drafts, then wrote the new ones one by one: a failure
     on the second (a full disk) left one new draft and none of the others. Now the set
@@ -264,3 +306,64 @@ def test_remind_replaces_its_drafts_whole_or_not_at_all(tmp_path, monkeypatch):
         remind(root)
     monkeypatch.undo()
     assert _drafts_state(reminders) == before
+
+
+def test_a_reply_whose_pack_changed_is_left_out_and_named(tmp_path):
+    """collect's reply draft attached the pack whatever its bytes. Now a reply whose
+    pack changed after generate is left out, and said where the coordinator looks: a
+    warning, the Status sheet's "What to do", the JSON and the exit code; the other
+    raters' replies are written all the same."""
+    root = init_study(tmp_path / "s", "paired-rubric")
+    generate_packs(root)
+    files = fill_packs(root, seed=5)
+    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
+    for path, pack in zip(files[:2], manifest["packs"][:2], strict=True):
+        listed = next(a for a in L.iter_answer_cells(pack)
+                      if a["validation"]["type"] == "list")
+        wb = openpyxl.load_workbook(path)
+        wb[listed["sheet"]][listed["cell"]].value = "Maybe"
+        wb.save(path)
+    raters = [p["rater_id"] for p in manifest["packs"][:2]]
+    name = _change_pack(root, raters[0])
+    why = (f"packs/{name}: the bytes attached are not the ones packs/manifest.json records "
+           "the sha256 of: the workbook was changed or replaced after generate, so no reply "
+           f"draft was written for {raters[0]}; restore the workbook generate wrote "
+           "('sheetflow generate' on the unchanged spec writes the same bytes again), then "
+           "run collect again")
+    result = CliRunner().invoke(cli, ["collect", str(root)])
+    assert result.exit_code == 1, result.output
+    assert f"warning: {why}" in result.stderr.splitlines()
+    feedback = root / "out" / "feedback"
+    assert sorted(p.name for p in feedback.iterdir()) == [f"{raters[1]}.eml"]
+    rows = {r["Rater"]: r for r in _status_rows(root)}
+    assert rows[raters[0]]["What to do"] == why
+    assert f"out/feedback/{raters[1]}.eml" in rows[raters[1]]["What to do"]
+    doc = json.loads(CliRunner().invoke(cli, ["collect", str(root), "--json"]).stdout)
+    assert doc["ok"] is False and doc["feedback"] == [str(feedback / f"{raters[1]}.eml")]
+    assert doc["feedback_left_out"] == [
+        {"rater": raters[0], "sitting": 1, "pack": f"packs/{name}", "why": why}]
+
+
+def test_a_reply_attaches_its_pack_when_the_manifest_recorded_no_hashes(study):
+    """A manifest written before sheetflow recorded each pack's sha256 has nothing to
+    compare the attachment with: the reply is drafted as before."""
+    import dataclasses
+
+    from sheetflow.collect.drafts import write_feedback
+    from sheetflow.collect.run import collect
+    from sheetflow.spec.study import load_study
+
+    result = collect(study, write=False)
+    unhashed = [dataclasses.replace(h, sha256="") for h in result.heads]
+    name = next(h.file for h in result.heads if h.rater_id == "EV-01")
+    pack = study / L.PACKS_DIR / name
+    original = pack.read_bytes()
+    pack.write_bytes(original + b"\0")
+    try:
+        loaded = load_study(study)
+        hashed = write_feedback(loaded, study, result.roster, result.report, result.heads)
+        drafts = write_feedback(loaded, study, result.roster, result.report, unhashed)
+    finally:
+        pack.write_bytes(original)
+    assert hashed.changed == [("EV-01", 1, f"packs/{name}")] and not hashed.unwritten
+    assert drafts.changed == [] and list(drafts.unwritten) == ["EV-01.eml"]

@@ -203,8 +203,35 @@ def test_a_pack_changed_after_generate_is_not_sent(tmp_path):
         pack.write_bytes(original + b"\0")  # the reminder attaches it again
         result = run("send", str(root), "reminders", "--yes", "--now", ahead, *_plain(port))
         assert result.exit_code == 3, result.output
-        assert result.stderr.strip().splitlines() == [refused]
+        assert result.stderr.strip().splitlines() == [refused.replace(
+            "nothing was sent", "no reminder was drafted or sent")]  # remind stops it
         assert len(server.delivered) == 3
+
+
+def test_a_refused_send_of_reminders_writes_and_removes_no_draft(tmp_path):
+    """A real send of reminders wrote its drafts (through remind) before it checked the
+    packs: a refused send left in out/reminders/ new drafts attaching the changed
+    workbook, the earlier ones removed. Now the packs are checked first and the study
+    is left as it was."""
+    root = mail_study(tmp_path / "s")
+    assert run("remind", str(root)).exit_code == 0  # a draft for each of the three
+    name = packs(root)[2]["file"]
+    pack = root / L.PACKS_DIR / name
+    pack.write_bytes(pack.read_bytes() + b"\0")
+    before = _state(root)
+    assert len([n for n in before if n.startswith("out/reminders/")]) == 3
+    refused = (f"error: {L.PACKS_DIR}/{name}: the bytes attached are not the ones "
+               "packs/manifest.json records the sha256 of: the workbook was changed or "
+               "replaced after generate, so no reminder was drafted or sent; restore the "
+               "workbook generate wrote ('sheetflow generate' on the unchanged spec writes "
+               "the same bytes again), then send again")
+    with smtp_server() as (port, server):
+        for args in (["--yes"], ["--dry-run"]):
+            result = run("send", str(root), "reminders", *args, *_plain(port))
+            assert result.exit_code == 3, result.output
+            assert result.stderr.strip().splitlines() == [refused]
+            assert _state(root) == before
+        assert not server.delivered and journal(root) == []
 
 
 def test_a_server_that_is_down_exits_3_with_one_line_and_journals_nothing(tmp_path):

@@ -188,8 +188,8 @@ def test_a_file_naming_two_packs_is_nobodys_guess(study):
     states = {r.rater_id: r.state for r in rows}
     assert states == {"EV-01": "unclear", "EV-02": "missing", "EV-03": "unclear"}
     assert "unclear whose it is" in rows[0].todo
-    drafts = write_feedback(loaded, study, rows, report)
-    assert drafts.unwritten == {} and drafts.no_email == []
+    drafts = write_feedback(loaded, study, rows, report, manifest.heads)
+    assert drafts.unwritten == {} and drafts.changed == [] and drafts.no_email == []
 
 
 @pytest.mark.parametrize("seen", [

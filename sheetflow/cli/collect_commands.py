@@ -24,7 +24,8 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
 
     Writes out/ratings.csv, out/validation.xlsx (Status, Issues, Mail and Files sheets) and a reply
     draft per rater whose file has errors (out/feedback/). Exits 1 when a file has
-    errors, a pack has not come back or a line of mail.jsonl is no record (each is
+    errors, a pack has not come back, a reply draft was left out because the pack it
+    would attach changed after generate, or a line of mail.jsonl is no record (each is
     named; such lines are also recorded in out/collection.json and shown above the
     Status and Mail sheets' tables).
 
@@ -50,7 +51,7 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
         out.warn(damaged_journal(result.journal_damaged, risk=COLLECT_RISK,
                                  then="run collect again"))
     ok = (result.valid and not any(r.state == "missing" for r in result.roster)
-          and not result.journal_damaged)
+          and not result.journal_damaged and not result.feedback.changed)
     # "warnings" counts the Issues sheet's warnings (kept for compatibility): the lines
     # printed on stderr apart
     out.json({"ok": ok, **result.to_dict(), "warning_lines": list(out.warnings)})
@@ -59,6 +60,7 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
 
 
 def _summary(out: Output, result: Collection) -> None:
+    from ..collect.drafts import reply_left_out
     from ..collect.mail_state import JOURNAL_CODE
     from ..collect.returns import escape_controls
 
@@ -108,6 +110,8 @@ def _summary(out: Output, result: Collection) -> None:
     for rater in result.feedback.no_email:
         out.warn(f"{rater}'s file has errors and the raters file has no e-mail address "
                  "for them; send them the list on the Issues sheet")
+    for rater, _, pack in result.feedback.changed:
+        out.warn(reply_left_out(rater, pack))
     expected = len(result.roster) - sum(r.state == "unknown" for r in result.roster)
     tail = (f"; {len(missing)} of {expected} packs not returned (sheetflow remind)"
             if missing else "")

@@ -28,8 +28,10 @@ def remind_command(out: Output, directory: Path, min_days: float,
 
     Exits 1 when a pack needs the coordinator beyond the drafts: a file linked to it
     came back and cannot be used (collect's reply draft asks for it again), or its
-    rater has no e-mail address to remind. Stops with exit 3, writing nothing, when a
-    line of mail.jsonl is no record (a reminder recorded there could go again).
+    rater has no e-mail address to remind. Stops with exit 3, writing nothing and
+    leaving the earlier drafts as they were, when a line of mail.jsonl is no record (a
+    reminder recorded there could go again) or a reminder would attach a pack changed
+    after generate (not the sha256 the manifest records; each is named).
 
     Example: sheetflow remind my-study
     """

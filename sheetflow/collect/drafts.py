@@ -9,6 +9,11 @@
   rater who has not returned, with the pack attached again.
 - :func:`save_drafts`: a folder of drafts replaced whole or not at all.
 
+Every draft's attachment is checked against the sha256 ``generate`` recorded in the
+manifest (:func:`sheetflow.packs.manifest.changed_packs`), on the bytes decoded from the
+draft itself: a draft attaching a workbook changed after generate is left out
+(``Drafts.changed``), for the caller to refuse (``remind``) or name (``collect``).
+
 Above :mod:`.coordinator` (the roster the drafts are made from); nothing here prints.
 """
 
@@ -20,7 +25,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..packs.journal import Journal, read_journal
-from ..packs.mail import build_eml
+from ..packs.mail import build_eml, draft_attachment
+from ..packs.manifest import PackHead, changed_packs, changed_packs_problem
 from ..spec.study import Rater, Study
 from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L
@@ -40,18 +46,20 @@ from .validate import Issue, ValidationReport, set_aside_files
 
 @dataclass
 class Drafts:
-    """The drafts composed or written, and the raters who could not get one (no e-mail
-    address)."""
+    """The drafts composed or written, and the raters who get none, with why."""
 
     written: list[Path] = field(default_factory=list)
     no_email: list[str] = field(default_factory=list)
     unwritten: dict[str, bytes] = field(default_factory=dict)
     """Draft file name -> the draft, for drafts composed but not written (yet, or at
     all: a dry run)."""
+    changed: list[tuple[str, int, str]] = field(default_factory=list)
+    """(rater, sitting, ``packs/<file>``) for each draft left out: the pack it attached
+    is not the workbook generate wrote (:func:`~sheetflow.packs.manifest.changed_packs`)."""
 
 
 def write_feedback(study: Study, root: Path, rows: list[RosterRow],
-                   report: ValidationReport, *,
+                   report: ValidationReport, heads: list[PackHead], *,
                    journal: Journal | None = None) -> Drafts:
     """A reply draft to each rater whose returned file has errors, or arrived unusable
     (the ``unusable`` rows of :func:`.coordinator.roster`: it is asked for again). A
@@ -60,7 +68,8 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
 
     The drafts are composed in memory (``Drafts.unwritten``); :func:`save_drafts`
     writes them in place of the earlier ones, so a rater whose file is now clean has
-    none.
+    none. A rater whose pack changed after generate gets none either (``Drafts.changed``,
+    worded by :func:`reply_left_out`): one bad pack never blocks the other replies.
 
     Parameters
     ----------
@@ -70,6 +79,8 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
     rows : list of RosterRow
         From :func:`.coordinator.roster`.
     report : ValidationReport
+    heads : list of PackHead
+        The manifest's packs, with the sha256 of each workbook generate wrote.
     journal : Journal, optional
         The mail journal collect read (the names the raters gave their files); default:
         read here.
@@ -103,16 +114,33 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
             # no answer came back: nothing to fix, and no list of every blank cell
             return f"{study.title}: {NO_ANSWERS_SUBJECT}", no_answers_body(rater, row)
         return feedback_subject(study.title, issues), feedback_body(rater, row, issues)
-    return _draft_each(study, root, rows, ("errors", "unusable"), compose)
+    return _draft_each(study, root, rows, ("errors", "unusable"), heads, compose)
 
 
-def write_reminders(study: Study, root: Path, rows: list[RosterRow]) -> Drafts:
+def reply_left_out(rater: str, pack: str) -> str:
+    """Why ``rater`` got no reply draft: ``pack`` changed after generate."""
+    return changed_packs_problem([pack], not_done=f"no reply draft was written for {rater}",
+                                 then="run collect again")
+
+
+def with_replies_left_out(rows: list[RosterRow], drafts: Drafts) -> list[RosterRow]:
+    """``rows`` with the "What to do" of each rater whose reply draft was left out
+    (``drafts.changed``) saying so: it would send the coordinator to a draft that is
+    not there."""
+    why = {(rater, sitting): reply_left_out(rater, pack)
+           for rater, sitting, pack in drafts.changed}
+    return [replace(row, todo=why[row.rater_id, row.sitting])
+            if (row.rater_id, row.sitting) in why else row for row in rows]
+
+
+def write_reminders(study: Study, root: Path, rows: list[RosterRow],
+                    heads: list[PackHead]) -> Drafts:
     """A reminder draft to each rater whose pack has not come back, composed in memory
     (``Drafts.unwritten``; :func:`save_drafts` writes them).
 
     Parameters
     ----------
-    study, root
+    study, root, heads
         As in :func:`write_feedback`.
     rows : list of RosterRow
         The ``missing`` rows get a reminder.
@@ -120,6 +148,7 @@ def write_reminders(study: Study, root: Path, rows: list[RosterRow]) -> Drafts:
     Returns
     -------
     Drafts
+        A reminder whose pack changed after generate is in ``changed``, not composed.
     """
     def compose(rater: Rater, row: RosterRow) -> tuple[str, str]:
         return (f"{study.title}: a reminder about your scoring workbook", "\n".join([
@@ -129,13 +158,15 @@ def write_reminders(study: Study, root: Path, rows: list[RosterRow]) -> Drafts:
             "again in case you need it.", "",
             "If you have already sent it, please send it once more: it has not arrived.",
             "", "Thank you!", ""]))
-    return _draft_each(study, root, rows, ("missing",), compose)
+    return _draft_each(study, root, rows, ("missing",), heads, compose)
 
 
 def _draft_each(study: Study, root: Path, rows: list[RosterRow], states: tuple[str, ...],
+                heads: list[PackHead],
                 compose: Callable[[Rater, RosterRow], tuple[str, str]]) -> Drafts:
     """A draft (subject and body from ``compose``) to each rater whose row is in one of
-    ``states``, with their pack attached, in ``Drafts.unwritten``."""
+    ``states``, with their pack attached, in ``Drafts.unwritten``; one whose attached
+    bytes are not the workbook generate wrote goes to ``Drafts.changed`` instead."""
     raters = {r.id: r for r in study.raters}
     drafts = Drafts()
     for row in rows:
@@ -148,6 +179,11 @@ def _draft_each(study: Study, root: Path, rows: list[RosterRow], states: tuple[s
         subject, body = compose(rater, row)
         draft = build_eml(study, rater, root / L.PACKS_DIR / row.pack, subject=subject,
                           body=body)
+        # the pack is read once, by build_eml: what is checked is what the draft carries
+        changed = changed_packs(draft_attachment(draft), heads)
+        if changed:
+            drafts.changed.append((rater.id, row.sitting, changed[0]))
+            continue
         drafts.unwritten[draft_name(rater.id, row.sitting)] = draft
     return drafts
 

@@ -12,8 +12,9 @@ Three kinds, each composed where it always was (:mod:`sheetflow.packs.mail`,
 
 An invitation or reminder attaching a pack whose bytes (as attached) are not the ones
 whose sha256 ``generate`` recorded in the manifest stops the send, with nothing sent:
-the rater would get a workbook changed after generate. A manifest written before
-sheetflow recorded those hashes has none to compare with; its packs go as they are.
+the rater would get a workbook changed after generate (for reminders ``remind`` stops
+it, before any draft is written or removed). A manifest written before sheetflow
+recorded those hashes has none to compare with; its packs go as they are.
 
 A message already sent (same kind, rater, sitting and attachment; for a reply the same
 text too; for a reminder the same day) is not sent again unless ``resend``; a message
@@ -205,8 +206,10 @@ def _reminders(root: Path, study: Study, box: Outbox, min_days: float,
                now: dt.datetime, write: bool, journal: Journal) -> list[Draft]:
     """The reminders ``remind`` composes: written to ``out/reminders/`` (``write``), or
     only in memory for a dry run, which must leave the study as it found it. ``remind``
-    decides by the journal read here, not by a second reading of the file."""
-    result = remind(root, min_days=min_days, now=now, write=write, journal=journal)
+    decides by the journal read here, not by a second reading of the file, and refuses
+    a changed pack before it writes or removes any draft."""
+    result = remind(root, min_days=min_days, now=now, write=write, journal=journal,
+                    then="send again")
     box.left_out += result.skipped
     box.left_out += [(r, 0, "no e-mail address in the raters file")
                      for r in result.drafts.no_email]

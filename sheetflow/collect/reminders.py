@@ -18,6 +18,10 @@ A pack gets a reminder when all of these hold:
 * no reminder was sent to it in the last ``min_days`` days, counted up to the real
   time or the clock given, whichever is earlier: the journal holds real sending
   times, so a clock set ahead cannot shorten the spacing.
+
+A reminder attaching a pack whose bytes are not the workbook generate wrote (its sha256
+is not the one the manifest records) stops remind before any draft is written or
+removed: a coordinator who sent that draft would send a changed workbook.
 """
 
 from __future__ import annotations
@@ -26,8 +30,9 @@ import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import SheetflowError
+from ..errors import SealError, SheetflowError
 from ..packs.journal import Journal, damaged_journal, parse_time, read_journal
+from ..packs.manifest import changed_packs_problem, open_manifest
 from ..spec.study import Rater, load_study
 from .coordinator import REMINDERS_DIR, RosterRow, mail_history, todo_missing
 from .drafts import Drafts, save_drafts, write_reminders
@@ -55,7 +60,7 @@ class Reminders:
 
 def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
            now: dt.datetime | None = None, write: bool = True,
-           journal: Journal | None = None) -> Reminders:
+           journal: Journal | None = None, then: str = "run remind again") -> Reminders:
     """Write reminder drafts for the packs that are due one (see the module docstring).
 
     Reads the returns (as ``sheetflow status`` does, writing nothing else) to know who
@@ -73,10 +78,14 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
         spacing never counts past the real time.
     write : bool
         False composes the drafts without writing or removing any file (``send
-        reminders --dry-run``): they are in ``drafts.unwritten``.
+        reminders --dry-run``): they are in ``drafts.unwritten``. A changed pack is
+        refused either way.
     journal : Journal, optional
         The mail journal as ``send`` read it; default: read here. Read once either way:
         the records checked are the records the drafts are decided by.
+    then : str
+        What the refusal of a changed pack says to do once it is restored (``send``
+        runs remind too).
 
     Returns
     -------
@@ -87,6 +96,10 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
     SheetflowError
         A line of ``mail.jsonl`` is no record: a reminder whose "sent" record it held
         would be drafted again. Nothing is written.
+    SealError
+        A reminder would attach a pack whose bytes are not the workbook generate wrote
+        (a manifest without the hashes has none to compare with). Each such pack is
+        named; nothing is written, the earlier drafts stay as they were.
     """
     root = Path(study_dir)
     now = now or dt.datetime.now(dt.UTC)
@@ -112,7 +125,13 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
         out.rows.append(RosterRow("missing", rater.id, rater.name, rater.email, pack.sitting,
                                   pack.file, "", None, 0, 0, False, todo_missing(rater),
                                   **mail_history(pack.mail)))  # as status shows it
-    out.drafts = write_reminders(study, root, out.rows)
+    manifest = open_manifest(root)
+    manifest.close()  # only the pack heads (with each workbook's sha256) are needed
+    out.drafts = write_reminders(study, root, out.rows, manifest.heads)
+    if out.drafts.changed:  # checked before any draft is written or removed
+        raise SealError(changed_packs_problem(
+            [pack for _, _, pack in out.drafts.changed],
+            not_done="no reminder was drafted or sent", then=then))
     if write:
         save_drafts(out.drafts, root / OUT_DIR / REMINDERS_DIR)
     return out

@@ -53,7 +53,7 @@ from .coordinator import (
     write_validation_workbook,
 )
 from .copies import AnswerPrint, warn_copies, warn_same_saver
-from .drafts import Drafts, save_drafts, write_feedback
+from .drafts import Drafts, reply_left_out, save_drafts, with_replies_left_out, write_feedback
 from .file_check import (
     RATING_COLUMNS,
     FileJob,
@@ -131,7 +131,10 @@ class Collection:
     roster : list of RosterRow
         One row per expected pack, returned or not, and per file matching no pack.
     feedback : Drafts
-        The reply drafts written for raters whose file has errors.
+        The reply drafts written for raters whose file has errors, and those left out
+        (``changed``: the pack they would attach changed after generate).
+    heads : list of PackHead
+        The manifest's packs the returns were placed by.
     """
 
     ratings: Ratings
@@ -140,6 +143,7 @@ class Collection:
     study_id: str = ""
     roster: list[RosterRow] = field(default_factory=list)
     feedback: Drafts = field(default_factory=Drafts)
+    heads: list[PackHead] = field(default_factory=list)
     received: dict[str, dt.datetime] = field(default_factory=dict)
     """sha256 -> the ``Date`` of the saved message it came in (``.eml``/``.mbox`` returns)."""
     mail: dict[str, PackMail] = field(default_factory=dict)
@@ -164,6 +168,9 @@ class Collection:
                 "outputs": dict(sorted(self.outputs.items())),
                 "raters": [row.to_dict() for row in self.roster],
                 "feedback": [str(p) for p in self.feedback.written],
+                "feedback_left_out": [
+                    {"rater": r, "sitting": s, "pack": p, "why": reply_left_out(r, p)}
+                    for r, s, p in self.feedback.changed],
                 "removed": [str(p) for p in self.removed],
                 "journal_damaged": list(self.journal_damaged)}
 
@@ -220,12 +227,14 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
     with study_lock(root, "collect", lock_wait):
         result = _collect(root, paths, limits, workers, write, study, progress, now,
                           journal)
+        # composed first: a reply left out (its pack changed) is named on the Status sheet
+        result.feedback = write_feedback(study, root, result.roster, result.report,
+                                         result.heads, journal=journal)
+        result.roster = with_replies_left_out(result.roster, result.feedback)
         out = root / OUT_DIR
         result.outputs = write_outputs(out, result, collection_secret(root))
         tables = recorded_tables(Path(result.outputs["collection"]).read_bytes())
         result.removed = retire_stale_analysis(root, tables)  # analysed from the old table
-        result.feedback = write_feedback(study, root, result.roster, result.report,
-                                         journal=journal)
         save_drafts(result.feedback, out / FEEDBACK_DIR)
         result.outputs["feedback"] = str(out / FEEDBACK_DIR)
     return result
@@ -248,6 +257,7 @@ def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
     finally:
         manifest.close()
     result.study_id, result.manifest_sha256 = study.id, manifest.sha256
+    result.heads = manifest.heads
     result.journal_damaged = list(journal.damaged)
     if journal.damaged:  # a row of the Issues sheet too, counted with the warnings
         result.report.issues = sort_issues([*result.report.issues,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import hashlib
 import io
 import re
 from email import message_from_bytes
@@ -172,3 +173,12 @@ def attachment_of(msg: EmailMessage) -> tuple[str, bytes] | None:
         if isinstance(payload, bytes):
             return part.get_filename() or "", payload
     return None
+
+
+def draft_attachment(draft: bytes) -> list[tuple[str, str]]:
+    """The (file name, sha256) of a draft's attachment, decoded from the draft itself
+    (the bytes a mail program will send), as a list: empty when it attaches nothing."""
+    msg = message_from_bytes(draft, policy=SMTP)
+    assert isinstance(msg, EmailMessage)
+    found = attachment_of(msg)
+    return [] if found is None else [(found[0], hashlib.sha256(found[1]).hexdigest())]
