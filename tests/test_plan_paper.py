@@ -49,7 +49,11 @@ def test_plan_workbook_prints_legibly(template, tmp_path):
     table = [dict(zip(columns, row, strict=True)) for row in rows[head + 1:]]
     assert table and all(r["Meets the target"] in ("Yes", "No") and r["Cheapest"] in
                          ("Yes", "No") for r in table)
-    assert all(isinstance(r["Ratings"], int) for r in table)  # counts, never 20.000
+    ratings = [r["Ratings per dimension"] for r in table]
+    assert all(isinstance(n, int) for n in ratings)  # counts, never 20.000
+    # each rater rates every rated response: a paired case's two, not the case once
+    units = [r.get("Rated responses", r[columns[1]]) for r in table]
+    assert ratings == [r[columns[0]] * u for r, u in zip(table, units, strict=True)]
     if "Studies clearing the edge" in columns:  # a share, shown as a percentage
         cell = sheet.cell(head + 2, columns.index("Studies clearing the edge") + 1)
         assert cell.number_format == "0%"

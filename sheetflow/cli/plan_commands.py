@@ -144,16 +144,8 @@ def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> No
                f"{result.n_boot} bootstrap resamples, seed {result.seed}"
                if result.simulations else ""))
     out.say(f"target     {result.target.describe()}")
-    needed = "items_needed" in result.table
-    out.say(f"  {result.raters_word:>6}  {result.items_word.split()[-1]:>5}  width   "
-            f"{result.costs.unit:>8}  meets"
-            + ("  (items needed)" if needed else ""))
-    for row in result.table.to_dict("records"):
-        flag = "yes" if row["meets"] else "no "
-        need = f"  ({int(row['items_needed'])})" if needed else ""
-        star = "  <- cheapest" if row["cheapest"] else ""
-        out.say(f"  {row['raters']:6d} {row['items']:6d}  {row['expected_width']:.3f} "
-                f"{row['cost']:9g}  {flag}{need}{star}")
+    for line in _table_lines(result):
+        out.say(line)
     out.say(f"wrote {workbook}")
     if recorded:
         out.say(f"recorded   {recorded} (the spec hash now covers this design)")
@@ -168,6 +160,37 @@ def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> No
                      f"{int(best['items'])} {result.items_word}, "
                      f"expected width {best['expected_width']:.3f}, "
                      f"{result.costs.unit} {best['cost']:g}")
+
+
+def _table_lines(result: Any) -> list[str]:
+    """The design table: one line per design under a header of words, each column as
+    wide as its header; a paired plan shows its rated responses, which the ratings
+    per dimension count."""
+    t = result.table
+    cols = [(result.raters_word, "raters", "d"), (result.items_word.split()[-1], "items", "d")]
+    if result.units_per_item > 1:
+        cols.append(("responses", "units", "d"))
+    cols += [("width", "expected_width", ".3f"), (result.costs.unit, "cost", "g"),
+             ("meets", "meets", "")]
+    if "items_needed" in t:
+        cols.append((f"({cols[1][0]} needed)", "items_needed", "()"))
+    rows = [[_cell(row[name], form) for _, name, form in cols] for row in t.to_dict("records")]
+    sizes = [max(len(head), *(len(r[c]) for r in rows)) for c, (head, _, _) in enumerate(cols)]
+    lines = ["  " + "  ".join(h.rjust(w) for (h, _, _), w in zip(cols, sizes, strict=True))]
+    for cells, cheapest in zip(rows, t["cheapest"], strict=True):
+        lines.append("  " + "  ".join(c.rjust(w) for c, w in zip(cells, sizes, strict=True))
+                     + ("  <- cheapest" if cheapest else ""))
+    return lines
+
+
+def _cell(value: Any, form: str) -> str:
+    """One table cell: yes/no for ``meets``, a count (in brackets: the items needed),
+    else the number in its format."""
+    if form == "":
+        return "yes" if value else "no"
+    if form in ("d", "()"):
+        return f"({int(value)})" if form == "()" else str(int(value))
+    return format(value, form)
 
 
 def register(group: click.Group) -> None:

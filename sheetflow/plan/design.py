@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .formulas import bonett_icc_items, bonett_icc_width, zou_icc_items
+from .pilot_model import grid_source
 from .simulate import ModelSource, PilotSource, Progress, simulate_cell, simulate_grid
 
 __all__ = ["Costs", "PlanResult", "Target", "finish_table", "items_for_target", "plan_alpha",
@@ -67,8 +68,9 @@ class Target:
 class Costs:
     """Cost of a design: ``raters x (per_rater + items x per_item)``.
 
-    ``per_item`` is what one rater is paid for one item. With both zero the cost is the
-    number of ratings (raters x items), the workload.
+    ``per_item`` is what one rater is paid for one item (a case of a paired study).
+    With both zero the cost is the workload: the ratings each dimension of the measure
+    receives, raters x rated units (in a paired study two responses per case).
     """
 
     per_rater: float = 0.0
@@ -77,12 +79,14 @@ class Costs:
     @property
     def unit(self) -> str:
         """What the cost column counts."""
-        return "cost" if self.per_rater or self.per_item else "ratings"
+        return "cost" if self.per_rater or self.per_item else "ratings per dimension"
 
-    def of(self, raters: int, items: int) -> float:
-        """The cost of ``raters`` raters each rating ``items`` items."""
+    def of(self, raters: int, items: int, units: int | None = None) -> float:
+        """The cost of ``raters`` raters each rating ``items`` items, or without prices
+        their ratings per dimension: ``raters x units`` (``units`` the items' rated
+        units, two per case of a paired study; default ``items``)."""
         if not (self.per_rater or self.per_item):
-            return float(raters * items)
+            return float(raters * (items if units is None else units))
         return raters * (self.per_rater + items * self.per_item)
 
 
@@ -166,11 +170,12 @@ def _num(value: Any) -> Any:
 
 def finish_table(table: pd.DataFrame, target: Target, costs: Costs,
             meets: list[bool] | None = None) -> pd.DataFrame:
-    """Add ``meets``, ``cost`` and ``cheapest`` (fewest ratings, then fewest raters on ties)."""
+    """Add ``meets``, ``cost`` (from ``raters, items, units``) and ``cheapest`` (fewest
+    ratings, then fewest raters on ties)."""
     table = table.copy()
     table["meets"] = meets if meets is not None else [target.met(r) for _, r in table.iterrows()]
-    table["cost"] = [costs.of(int(r), int(i)) for r, i in zip(table["raters"], table["items"],
-                                                               strict=True)]
+    table["cost"] = [costs.of(int(r), int(i), int(u)) for r, i, u in
+                     zip(table["raters"], table["items"], table["units"], strict=True)]
     table["cheapest"] = False
     hits = table[table["meets"]]
     if not hits.empty:
@@ -191,7 +196,10 @@ def plan_alpha(
     Parameters
     ----------
     source : ModelSource or PilotSource
-        Anticipated agreement, assumed or from a pilot.
+        Anticipated agreement, assumed or from a pilot. A pilot whose units hold fewer
+        values than the grid's largest rater count is replaced by its model
+        (:func:`~.pilot_model.grid_source`) for every design, so all designs are
+        compared by one method.
     raters, items : sequence of int
         The grid. ``items`` are what the study lists (cases); each gives
         ``units_per_item`` rated units (2 for the two responses of a paired case).
@@ -215,6 +223,7 @@ def plan_alpha(
     PlanResult
     """
     costs = costs or Costs()
+    source = grid_source(source, raters)
     grid = simulate_grid(source, raters, [i * units_per_item for i in items],
                          simulations=simulations, n_boot=n_boot, confidence=confidence,
                          edge=target.edge, seed=seed, progress=progress,

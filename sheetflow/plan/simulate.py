@@ -12,7 +12,8 @@ Two sources of data sets:
   and, in each, ``r`` of its values without replacement (alpha uses only values within
   a unit, so rater identity is not needed).
   Rater counts above what the pilot's units hold are drawn from the model fitted to
-  the pilot (its alpha and value shares) and say so in the ``method`` column.
+  the pilot (:mod:`.pilot_model`: its alpha, value shares and pattern of
+  disagreement) and say so in the ``method`` column.
 
 Each data set's interval is the one ``sheetflow analyze`` reports: for alpha,
 :func:`sheetflow.stats.krippendorff_alpha`'s unit bootstrap (computed for all data sets
@@ -76,6 +77,11 @@ class ModelSource:
             raise ValueError("give one share per value of the domain (two or more values).")
         if min(self.shares) < 0 or not np.isclose(sum(self.shares), 1.0, atol=1e-6):
             raise ValueError("value shares must be non-negative and add up to 1.")
+
+    @property
+    def method(self) -> str:
+        """What the table's method column says of this source's designs."""
+        return "simulation"
 
     def describe(self) -> str:
         """One line for the report."""
@@ -190,12 +196,11 @@ def simulate_cell(
         raise ValueError(f"statistic must be one of {', '.join(STATISTICS)}.")
     if statistic == "cohen_kappa" and raters != 2:
         raise ValueError("Cohen's kappa is for exactly two raters; use fleiss_kappa.")
-    method = "simulation"
-    if isinstance(source, PilotSource):
-        if int(source.per_unit.max()) >= raters:
-            method = "pilot resampling"
-        else:
-            source, method = source.fitted(), "model fitted to pilot"
+    if isinstance(source, PilotSource) and int(source.per_unit.max()) < raters:
+        from .pilot_model import fit_pilot_model  # it builds on this module's sources
+
+        source = fit_pilot_model(source)
+    method = source.method if isinstance(source, ModelSource) else "pilot resampling"
     # one BLAS thread: a design is thousands of small matrix products, for which the
     # threads' hand-off costs more than they share (5-20x slower on a busy machine)
     with threadpool_limits(1, user_api="blas"):

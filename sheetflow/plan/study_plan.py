@@ -43,6 +43,7 @@ from .inputs import (
     read_pilot_csv,
     study_measure,
 )
+from .pilot_model import grid_source
 from .simulate import STATISTICS, ModelSource, PilotSource, Progress
 
 DEFAULT_RATERS = (2, 3, 4, 5, 6)
@@ -350,6 +351,8 @@ def _searched_items(result: PlanResult, own: StudyDefaults, m: Measure,
     mine = t[t["raters"] == own.raters].sort_values("items")
     start = int(mine["items"].iloc[-1])
     assert result.target.width is not None
+    # the source the grid was drawn from: its model when the grid outruns the pilot
+    source = grid_source(source, [int(r) for r in t["raters"].unique()])
     return items_for_target(source, own.raters, result.target.width,
                             units_per_item=1 if own.sittings else m.units_per_item,
                             start_items=start, simulations=result.simulations,
@@ -479,11 +482,28 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
                    f"wider than one band, so which band {name} falls in can be decided by "
                    "chance")
         notes[0] += f" The bands are {band:.2f} apart: that is {verdict}."
+    notes.extend(_model_note(result, own, source))
     if not bool(row["meets"]):
         notes.append(_what_meets(result, own, m, source, band))
     if result.statistic == "alpha":
         notes.extend(_krippendorff_note(study, m, source, r * n * m.units_per_item))
     return notes
+
+
+def _model_note(result: PlanResult, own: StudyDefaults,
+                source: ModelSource | PilotSource) -> list[str]:
+    """Why a pilot's plan is drawn from its model, and how to resample the pilot instead."""
+    if not isinstance(source, PilotSource) or result.method != "model fitted to pilot":
+        return []
+    held, most = int(source.per_unit.max()), int(result.table["raters"].max())
+    note = (f"The pilot's units hold at most {held} values, fewer than the grid's {most} "
+            f"raters: every design is drawn from a model fitted to the pilot (its alpha, "
+            "value shares and pattern of disagreement), not only those above "
+            f"{held} raters, so all designs are compared by one method.")
+    if own.raters <= held:
+        note += (f" To resample the pilot itself, plan {held} raters or fewer "
+                 f"(--raters 2-{held}).")
+    return [note]
 
 
 def _clipped(row: dict, w: float, statistic: str) -> tuple[float, float]:

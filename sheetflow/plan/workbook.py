@@ -47,16 +47,21 @@ _METHODS = (
      "independent draw from the shares, so the population alpha (and kappa) is the "
      "anticipated value."),
     ("Pilot", "A pilot is resampled: units with replacement, and within each unit as many "
-     "of its values as the design has raters, without replacement; more raters than the "
-     "pilot holds are drawn from the model fitted to the pilot."),
+     "of its values as the design has raters, without replacement. When the grid has more "
+     "raters than the pilot's units hold values, every design is drawn instead from a "
+     "model fitted to the pilot, so all designs are compared by one method: a unit's true "
+     "value is drawn from the pilot's value shares; each rater reports it, or else a value "
+     "the pilot's raters paired with it (the pilot's coincidences), as often as makes the "
+     "model's alpha the pilot's."),
     ("Interval", "Each simulated study's interval is the one analyze reports: alpha's "
      "percentile unit bootstrap; Fleiss' kappa with the non-null variance of Gwet "
      "(2014); Cohen's kappa's normal-theory interval with the non-null variance of "
      "Fleiss, Cohen & Everitt (1969)."),
     ("Clearing the edge", "The share of simulated studies whose lower limit is at or above "
      "the target's edge (lower-bound targets only)."),
-    ("Cost", "raters x (cost per rater + items x cost per item); without costs, the number "
-     "of ratings (raters x items)."),
+    ("Cost", "raters x (cost per rater + items x cost per item); without costs, the "
+     "ratings per dimension, which each dimension of the measure receives: raters x "
+     "items, or in a paired study raters x rated responses (two per case)."),
     ("Seed", "Each design's studies are drawn from numpy's default_rng([seed, raters, "
      "units]), so a design's result does not depend on the rest of the grid."),
 )
@@ -122,7 +127,7 @@ def _columns(result: PlanResult) -> list[tuple[str, str, str, float]]:
     """(header, table column, format, width) of the design table, only the columns this
     plan fills."""
     t, simulated = result.table, result.simulations > 0
-    cost = "Ratings" if result.costs.unit == "ratings" else "Cost"
+    cost = result.costs.unit.capitalize()  # "Ratings per dimension" without prices
     cols = [(result.raters_word.capitalize(), "raters", "count", 9),
             (result.items_word.capitalize(), "items", "count", 10)]
     if result.units_per_item > 1:
@@ -135,8 +140,8 @@ def _columns(result: PlanResult) -> list[tuple[str, str, str, float]]:
         cols.append(("Studies clearing the edge", "p_lower", "share", 11))
     if "items_needed" in t:
         cols.append((f"{result.items_word.capitalize()} needed", "items_needed", "count", 10))
-    cols += [("Meets the target", "meets", "yes_no", 9), (cost, "cost", "cost", 9),
-             ("Cheapest", "cheapest", "yes_no", 9), ("Method", "method", "wrap", 16)]
+    cols += [("Meets the target", "meets", "yes_no", 9), (cost, "cost", "cost", 10),
+             ("Cheapest", "cheapest", "yes_no", 9), ("Method", "method", "wrap", 19)]
     return cols
 
 

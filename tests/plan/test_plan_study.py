@@ -101,10 +101,14 @@ def test_pilot_csv_plans_a_dimension(study000, tmp_path):
     res = plan_study(study000, measure="evidence", pilot=pilot, raters=[3], items=[18, 40],
                      **FAST)
     assert res.level == "ordinal"
-    by_raters = res.table.groupby("raters")["method"].first()
     # the study's own 4 raters are always planned; the 3-rater pilot cannot be resampled
-    # for them, so the model fitted to the pilot stands in, and says so
-    assert by_raters[3] == "pilot resampling" and by_raters[4] == "model fitted to pilot"
+    # for them, so the model fitted to the pilot stands in for every design (one method
+    # for the grid), and says so
+    assert set(res.table["method"]) == {"model fitted to pilot"}
+    assert res.method == "model fitted to pilot"
+    assert any(n.startswith("The pilot's units hold at most 3 values, fewer than the "
+                            "grid's 4 raters: every design is drawn from a model fitted")
+               for n in res.notes)
     assert res.source.startswith("pilot pilot.csv: 40 units")
 
 

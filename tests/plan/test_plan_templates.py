@@ -83,7 +83,7 @@ def test_paired_headline_counts_cases(tmp_path):
     result = CliRunner().invoke(cli, ["plan", str(folder), "--statistic", "icc"])
     assert result.exit_code == 0, result.output
     assert re.search(r"^cheapest +\d+ raters x \d+ cases,", result.output, re.M)
-    assert "  raters  cases  width" in result.output
+    assert "  raters  cases  responses  width  ratings per dimension  meets" in result.output
 
 
 @pytest.mark.parametrize("template,args,words", [
