@@ -23,6 +23,7 @@ from sheetflow.cli import cli
 from sheetflow.errors import UsageError
 from sheetflow.packs.assign import assign, second_rater_items
 from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.guides import flags_needing_notes
 from sheetflow.packs.manifest import open_manifest, read_manifest
 from sheetflow.packs.seal import verify_seal
 from sheetflow.spec.rubric import answer_required
@@ -472,9 +473,16 @@ def test_progress_counts_every_required_answer_once(generated, template):
         progress = ws[pack["progress"]["cell"]].value
         bad = L.to_correct_column(tuple(manifest_of(folder)["labels"]))
         filled = rf'SUM\({done}5:{done}(\d+)\)&" of (\d+) required answers filled"'
+        finished = rf'SUM\({done}5:{done}\1\)>=\2'
+        if flags_needing_notes(study.rubric.dimensions):  # a marked flag's note to write
+            lacking = L.notes_column(tuple(manifest_of(folder)["labels"]))
+            notes = rf'SUM\({lacking}5:{lacking}\1\)'
+            filled += (rf'&IF\({notes}>0,"; "&{notes}&IF\({notes}=1," note"," notes"\)&" '
+                       rf'to write \(orange\)",""\)')
+            finished = rf'AND\({finished},{notes}=0\)'
         match = re.match(rf'=IF\(SUM\({bad}5:{bad}\d+\)>0,SUM\({bad}5:{bad}\d+\)&" to '
-                         rf'correct \(red cells\); "&{filled},IF\(SUM\({done}5:{done}\1\)>='
-                         rf'\2,"All \2 answers done",{filled}\)\)', progress)
+                         rf'correct \(red cells\); "&{filled},IF\({finished},'
+                         rf'"All \2 answers done",{filled}\)\)', progress)
         assert match and int(match.group(2)) == len(required), progress
         counted, rows, texts = [], [], 0
         for row in ws.iter_rows(min_col=ord(done) - 64, max_col=ord(done) - 64):

@@ -119,16 +119,23 @@ class AnswerRules:
             self.list_columns[key] = f"={L.LISTS_SHEET}!${letter}$1:${letter}${len(choices)}"
         return self.list_columns[key]
 
-    def _progress_formula(self, last: int) -> str:
+    def _progress_formula(self, last: int, notes: bool = False) -> str:
         """Valid answers, not filled cells: refused values come first, in red, and
-        keep the line from saying "All ... done" (see :func:`.text.progress_text`)."""
+        keep the line from saying "All ... done" (see :func:`.text.progress_text`);
+        with ``notes``, so do the notes a marked flag needs (:mod:`.flag_notes`)."""
         def total_of(col: str) -> str:
             return f"SUM({col}{L.HEADER_ROWS + 1}:{col}{last})"
 
         total, done, bad = len(self.required), total_of(self.done_col), total_of(self.bad_col)
         filled = f'{done}&" of {total} required answers filled"'
+        finished = f"{done}>={total}"
+        if notes:
+            lacking = total_of(self.notes_col)
+            filled += (f'&IF({lacking}>0,"; "&{lacking}&IF({lacking}=1," note"," notes")'
+                       '&" to write (orange)","")')
+            finished = f"AND({finished},{lacking}=0)"
         line = (f'IF({bad}>0,{bad}&" to correct (red cells); "&{filled},'
-                f'IF({done}>={total},"All {total} answers done",{filled}))')
+                f'IF({finished},"All {total} answers done",{filled}))')
         if self.defaulted:
             line += (f'&"; "&{total_of(self.marks_col)}&" of {len(self.defaulted)} marks set '
                      f'({self._blank_meaning()})"')

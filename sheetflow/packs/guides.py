@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from ..spec.rubric import Bin, Dimension
@@ -10,6 +11,42 @@ from .text import clip
 
 TITLE_LIMIT = 32
 
+
+def flags_needing_notes(dims: Iterable[Dimension]) -> dict[str, tuple[Dimension, ...]]:
+    """Each note a marked flag makes required, with the flags that name it.
+
+    A flag may name a text dimension as its ``note`` (protocol 003: "Put Y in
+    gold_dispute and one line in rater_note"); collect refuses a marked flag whose note
+    is blank. A note required anyway is left out: it needs no condition.
+
+    Parameters
+    ----------
+    dims : iterable of Dimension
+        The rubric's dimensions.
+
+    Returns
+    -------
+    dict
+        Note dimension id -> the flag dimensions naming it, in rubric order.
+    """
+    dims = list(dims)
+    optional = {d.id for d in dims if d.kind == "text" and not d.required}
+    out: dict[str, tuple[Dimension, ...]] = {}
+    for flag in dims:
+        if flag.kind == "flag" and flag.note in optional:
+            out[flag.note] = (*out.get(flag.note, ()), flag)
+    return out
+
+
+def note_requirement(flags: tuple[Dimension, ...]) -> str:
+    """When a note is required: "Required when Gold answer disputed is Y; otherwise
+    optional." (``flags`` as :func:`flags_needing_notes` gives them)."""
+    return f"Required when {_marked(flags)}; otherwise optional."
+
+
+def _marked(flags: tuple[Dimension, ...]) -> str:
+    """The flags marked, in words: "Gold answer disputed is Y"."""
+    return " or ".join(f"{display_label(f)} is {' or '.join(f.choices)}" for f in flags)
 
 
 def messages(title: str, message: str, error: str) -> dict[str, Any]:
@@ -92,11 +129,12 @@ def rule_text(dim: Dimension) -> str:
     return "Pick one: " + ", ".join(dim.choices) + "."
 
 
-def guide(dim: Dimension) -> str:
+def guide(dim: Dimension, needed_by: tuple[Dimension, ...] = ()) -> str:
     """The short guidance beside an answer line.
 
     The dimension's help, then what a count earns, a scale's anchors or a text's word
     range; the allowed values when there is no help (the dropdown shows them anyway).
+    A note that the flags ``needed_by`` make required says when it is, not "Optional."
     """
     kind = dim.kind
     if kind == "count":
@@ -107,20 +145,26 @@ def guide(dim: Dimension) -> str:
         parts = [dim.help or rule_text(dim)]
         if kind == "binary" and dim.blank_means:
             parts.append(f"Blank counts as {dim.blank_means}.")
-    if not dim.required and kind != "flag" and not dim.blank_means:
+    if needed_by:
+        parts.append(note_requirement(needed_by))
+    elif not dim.required and kind != "flag" and not dim.blank_means:
         parts.append("Optional.")
     return "\n".join(p for p in parts if p)
 
 
-def rubric_lines(dim: Dimension) -> list[str]:
-    """The dimension's entry in the Instructions sheet's rubric section."""
+def rubric_lines(dim: Dimension, needed_by: tuple[Dimension, ...] = ()) -> list[str]:
+    """The dimension's entry in the More instructions sheet's rubric section (a note
+    the flags ``needed_by`` make required says when it is)."""
     lines = [dim.help] if dim.help else []
     if dim.kind == "checklist":
         lines.append("Answer Yes or No to each question: " + "; ".join(dim.questions))
     lines.append(rule_text(dim))
     if dim.confidence:
         lines.append("Also give your confidence: Low, Medium or High.")
-    lines.append("Required." if dim.required else "Optional.")
+    if needed_by:
+        lines.append(note_requirement(needed_by))
+    else:
+        lines.append("Required." if dim.required else "Optional.")
     return lines
 
 
@@ -158,6 +202,10 @@ def how_to_lines(spec: Any, paired: bool) -> tuple[list[str], list[str]]:
         "Orange: a required answer still blank in a case you have reached. Red: a value "
         "not allowed there; correct it. The progress line at the top turns green when "
         "every required answer is filled and none is red.",
+    ]
+    essential += [_note_line(note, flags, dims) for note, flags in
+                  flags_needing_notes(dims).items()]
+    essential += [
         "Type or pick answers: do not paste into answer cells or type formulas, and do not "
         "rename, add, move or delete sheets, rows or columns, or rename the file.",
         "When you are done, save the workbook as .xlsx (File > Save) and email it back to "
@@ -177,3 +225,11 @@ def how_to_lines(spec: Any, paired: bool) -> tuple[list[str], list[str]]:
         "A card is not split across printed pages unless it is longer than one.",
     ]
     return essential, details
+
+
+def _note_line(note_id: str, flags: tuple[Dimension, ...], dims: Any) -> str:
+    """How-to line for a note a marked flag makes required (collect refuses the pack
+    without it, so the rater must know before returning it)."""
+    note = display_label(next(d for d in dims if d.id == note_id))
+    return (f"Where {_marked(flags)}, {note} is required: it turns orange while blank, and the "
+            "progress line counts it as a note still to write until you fill it in.")

@@ -21,7 +21,14 @@ from typing import Any
 from ..workbook import layout as L
 from ..workbook.printing import text_lines
 from . import pages
-from .guides import answer_label, how_to_lines, rubric_lines, rule_text
+from .guides import (
+    answer_label,
+    flags_needing_notes,
+    how_to_lines,
+    note_requirement,
+    rubric_lines,
+    rule_text,
+)
 from .text import LINE_POINTS, MAX_ROW_POINTS, TextCache, estimate_lines
 
 TEXT_WIDTH = 76  # characters: column B of both sheets, a portrait page at about 96%
@@ -122,8 +129,10 @@ def write_text_sheets(first: TextSheet, more: TextSheet, spec: Any, paired: bool
                    "score; it also has the rubric in detail and more about this workbook.")
     first.gap()
     first.heading("What you score on each case")
+    notes = flags_needing_notes(spec.dimensions)
     for dim in (d for d in spec.dimensions if d.scope in ("response", "case")):
-        first.para(f"{BULLET}{answer_label(dim)}: {_one_line(rule_text(dim))}")
+        when = f" {note_requirement(notes[dim.id])}" if dim.id in notes else ""
+        first.para(f"{BULLET}{answer_label(dim)}: {_one_line(rule_text(dim))}{when}")
     if short and spec.instructions.strip():
         first.gap()
         _study_text(first, spec.instructions)
@@ -138,7 +147,7 @@ def write_text_sheets(first: TextSheet, more: TextSheet, spec: Any, paired: bool
     more.heading("The rubric in detail")
     for dim in spec.dimensions:
         more.heading(answer_label(dim), "label")
-        for line in rubric_lines(dim):
+        for line in rubric_lines(dim, notes.get(dim.id, ())):
             more.para(line)
     more.gap()
     more.heading("More about this workbook")

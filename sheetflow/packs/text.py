@@ -147,17 +147,20 @@ class TextCache:
 
 
 def progress_text(done: int, total: int, to_correct: int = 0,
-                  marks: tuple[int, int, str] | None = None) -> str:
+                  marks: tuple[int, int, str] | None = None, notes: int = 0) -> str:
     """The progress line as the pack shows it (its formula gives the same text).
 
-    ``marks`` is (set, of, what a blank means) for marks whose blank is an answer.
-    "All ... done" only when every required answer is filled and none is refused.
+    ``marks`` is (set, of, what a blank means) for marks whose blank is an answer;
+    ``notes`` the notes a marked flag needs and still lacks. "All ... done" only when
+    every required answer is filled, none is refused and no such note is missing.
     """
     filled = f"{done} of {total} required answers filled"
+    if notes:
+        filled += f"; {notes} note{'s' if notes != 1 else ''} to write (orange)"
     if to_correct:
         line = f"{to_correct} to correct (red cells); {filled}"
     else:
-        line = f"All {total} answers done" if done >= total else filled
+        line = f"All {total} answers done" if done >= total and not notes else filled
     if marks is not None:
         line += f"; {marks[0]} of {marks[1]} marks set ({marks[2]})"
     return line

@@ -31,7 +31,8 @@ from ..workbook import layout as L
 from . import pages
 from .answer_rules import PROTECT, AnswerRules
 from .book import StructureLockedWorkbook, write_identity
-from .guides import answer_label, display_label, guide, question_label
+from .flag_notes import FlagNotes
+from .guides import answer_label, display_label, flags_needing_notes, guide, question_label
 from .instructions import TextSheet, write_text_sheets
 from .rules import Pos, Validations, boxes, grouped_refs, points_expr, total_formula
 from .text import LINE_POINTS, TextCache, clip, row_points, split_text, utf16_len
@@ -98,7 +99,7 @@ class PackSpec:
 
 
 
-class PackWriter(AnswerRules, TimedRows):
+class PackWriter(AnswerRules, FlagNotes, TimedRows):
     """Lays out one workbook; :meth:`write` returns the manifest entry parts."""
 
     def __init__(self, path: Path, spec: PackSpec, texts: TextCache | None = None):
@@ -112,6 +113,7 @@ class PackWriter(AnswerRules, TimedRows):
         self.bad_col = L.to_correct_column(spec.labels)
         self.marks_col = L.marks_column(spec.labels)
         self.reached_col = L.reached_column(spec.labels)
+        self.notes_col = L.notes_column(spec.labels)
         self.helpers = L.helper_columns(spec.labels)
         self.widths = {**(WIDTHS_PAIRED if self.paired else WIDTHS_SINGLE),
                        **dict.fromkeys(self.helpers, HELPER_WIDTH)}
@@ -130,6 +132,8 @@ class PackWriter(AnswerRules, TimedRows):
         self.defaulted: list[Pos] = []  # marks whose blank is an answer (blank_means)
         self.entries: list[Pos] = []  # every answer cell (the cards reached, see layout)
         self.blank_answers: set[str] = set()  # what those blanks mean
+        self.note_flags = flags_needing_notes(spec.dimensions)  # notes a flag can require
+        self.flag_note_cells: dict[tuple[int, int, str], Pos] = {}  # see FlagNotes
         self.row_points: list[float] = list(HEADER_POINTS)  # every row's height, in order
         self.blocks: list[int] = []  # first row of each card (or batch line), unsplit
         self.cuts: list[int] = []  # a paired card's scores with their heading: where a
@@ -432,7 +436,7 @@ class PackWriter(AnswerRules, TimedRows):
 
     def _hint(self, dim: Dimension) -> str:
         """The guide beside ``dim``'s answers, or none (see :meth:`_one_line_cards`)."""
-        return guide(dim) if self.show_guides else ""
+        return guide(dim, self.note_flags.get(dim.id, ())) if self.show_guides else ""
 
     def _value_line(self, dim: Dimension, rows: list[dict[str, Any]]) -> None:
         hint, label = self._hint(dim), answer_label(dim)
@@ -513,6 +517,7 @@ class PackWriter(AnswerRules, TimedRows):
         validation = self._dimension_rule(dim, pos)
         required = answer_required(dim, "value")
         self._require(pos, required)
+        self._keep_for_notes(dim, pos)
         if not required and dim.blank_means:
             self.defaulted.append(pos)
             self.blank_answers.add(dim.blank_means)
@@ -566,7 +571,8 @@ class PackWriter(AnswerRules, TimedRows):
     def _finish_scoring(self) -> None:
         ws = self.ws
         last = max(self.row, L.HEADER_ROWS + 1)
-        self.check(ws.write_formula(L.PROGRESS_CELL, self._progress_formula(last),
+        notes = self._count_notes_to_write()
+        self.check(ws.write_formula(L.PROGRESS_CELL, self._progress_formula(last, notes),
                                     self.fmt["progress"], self._progress_start()),
                    "the progress line")
         self.check(ws.conditional_format(L.PROGRESS_CELL, {
@@ -583,6 +589,7 @@ class PackWriter(AnswerRules, TimedRows):
                            f"the answer rules ({refs[0]})")
         self._highlight_invalid()
         self._highlight_blanks()
+        self._highlight_notes()
         ws.print_area(0, 1, last, _col(self.guide_col))
         self._paginate()
         self.check(ws.protect("", PROTECT), "the Scoring sheet protection")

@@ -48,16 +48,16 @@ D           confidence (*)                 L1 confidence (*)
 E           guide (help, bins, anchors)    L2 answer
 F           -                              L2 confidence (*)
 G           -                              guide (help, bins, anchors)
-F-I / H-K   helper columns (**)            helper columns (**)
+F-J / H-L   helper columns (**)            helper columns (**)
 ==========  =============================  ======================================
 
 (*) hidden, with an empty heading, when no dimension asks for a confidence.
 
-(**) four narrow helper columns right of the guide, outside the print area, formatted
+(**) five narrow helper columns right of the guide, outside the print area, formatted
 ``;;;`` so they show nothing on screen or paper (:func:`helper_columns`): done counts,
-values to correct, marks set, cards reached. They are not hidden: LibreOffice draws a
-number in a hidden column as ``###`` clipped at the guide's edge, whatever its format,
-and writes those glyphs into a printed PDF. Nothing is read from them.
+values to correct, marks set, cards reached, notes to write. They are not hidden:
+LibreOffice draws a number in a hidden column as ``###`` clipped at the guide's edge,
+whatever its format, and writes those glyphs into a printed PDF. Nothing is read from them.
 
 Rows 1-4 are a frozen header (title, progress line, legend, column headings) repeated
 on every printed page. In a paired design the headings of row 4 name no label
@@ -77,6 +77,12 @@ The next helper column counts, on each answer line, the values that line's rules
 and never says "All ... done". The one after counts the marks whose blank is itself an
 answer (``blank_means``, e.g. keep-known's KEEP/KNOWN); they are not required, so the
 line reports them on their own ("12 of 120 marks set; a blank mark means No").
+The fifth counts the notes a marked flag needs and still lacks (a flag's ``note``, e.g.
+answer-review's Note when Gold answer disputed is Y; collect refuses a marked flag with a
+blank note, ``flag-note-missing``): on each such note's line, 1 while the flag in the same
+card and answer column is marked (its choice, trimmed, in any case, as collect reads it)
+and the note is blank. The note is not a required cell, so N stays the same; while any
+is counted the line adds "; 1 note to write (orange)" and never says "All ... done".
 
 Every answer cell with a rule also has a conditional format that turns it red when it
 holds a value the rule refuses (a paste bypasses data validation, the highlight does
@@ -85,12 +91,13 @@ not; free text only when it has a word range). Required cells are orange while b
 in it (any kind, required or not, its batch times included), or in any card after it,
 or in the Submission area after the last card, holds something. So a fresh pack shows
 no orange, a started card shows what it still needs, and a card skipped on the way
-shows its blanks too; the cards still ahead stay plain yellow. The last helper column
+shows its blanks too; the cards still ahead stay plain yellow. The fourth helper column
 holds, on each card's first row, the card's last row number once the card has an
 answer (else 0), and in row 2 their maximum, the last row reached; the blank highlight
-is ``AND(LEN(TRIM(C12))=0, ROW(C12)<=$K$2)``. The sheet prints at a fixed scale with
-manual page breaks between cards, so a
-card shorter than a page is never split (:mod:`sheetflow.packs.pages`).
+is ``AND(LEN(TRIM(C12))=0, ROW(C12)<=$K$2)``. A note a marked flag needs is orange
+while blank and its flag marked, ``AND(LEN(TRIM(C13))=0, OR(TRIM(C12)="Y"))``.
+The sheet prints at a fixed scale with manual page breaks between cards, so a card
+shorter than a page is never split (:mod:`sheetflow.packs.pages`).
 
 Each card (one per case in paired, one per row in single), top to bottom:
 
@@ -272,11 +279,16 @@ def reached_column(labels: tuple[str, ...]) -> str:
     return chr(ord(done_column(labels)) + 3)
 
 
+def notes_column(labels: tuple[str, ...]) -> str:
+    """The helper column counting the notes a marked flag needs and still lacks."""
+    return chr(ord(done_column(labels)) + 4)
+
+
 def helper_columns(labels: tuple[str, ...]) -> tuple[str, ...]:
-    """The four helper columns right of the guide: their formulas feed the progress
-    line and the blank highlight, they show nothing and are never printed or read."""
+    """The five helper columns right of the guide: their formulas feed the progress
+    line and the blank highlights, they show nothing and are never printed or read."""
     return (done_column(labels), to_correct_column(labels), marks_column(labels),
-            reached_column(labels))
+            reached_column(labels), notes_column(labels))
 
 
 def identity_name(key: str) -> str:
