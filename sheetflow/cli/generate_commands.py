@@ -50,17 +50,53 @@ def generate_command(out: Output, directory: Path, out_dir: Path | None, emails:
     for line in result.hash_lines():
         out.say(f"  {line}")
     elsewhere = out_dir is not None and out_dir.resolve() != directory.resolve()
-    # status, collect and analyze read packs/ and sealed/ in the study folder only
-    then = f"move {out_dir}/packs and {out_dir}/sealed into {directory}, then run " \
-        if elsewhere else ""
-    out.headline(f"{counted(len(result.packs), 'pack')} written; next: send them, then "
-                 f"{then}sheetflow status {directory}", fg="green")
+    # status, collect, analyze and import-judges read packs/ and sealed/ in the study
+    # folder only
+    move = f"move {out_dir}/packs and {out_dir}/sealed into {directory}" if elsewhere else ""
+    step = next_step(directory, [p.rater_id for p in result.packs], result.judges, move)
+    out.headline(f"{counted(len(result.packs), 'pack')} written; next: {step}", fg="green")
     out.json({"ok": True, "packs": [{"file": str(p.path), "rater_id": p.rater_id,
                                      "sitting": p.sitting, "cases": p.cards}
                                     for p in result.packs],
+              "judges": result.judges, "next": step,
               "manifest": str(result.manifest_path), "returns": str(result.returns_dir),
               "mailing_list": str(result.mailing_list_path),
               "eml": [str(p) for p in result.eml_paths], "hashes": result.hash_lines()})
+
+
+def next_step(directory: Path, raters: list[str], judges: list[str], move: str = "") -> str:
+    """What to do with the packs just written, for the headline.
+
+    Parameters
+    ----------
+    directory : Path
+        The study folder.
+    raters : list of str
+        The rater id of each pack written.
+    judges : list of str
+        The raters whose packs ``import-judges`` fills: nothing is sent to them.
+    move : str
+        The step that brings packs/ and sealed/ into the study folder, when written
+        elsewhere (``--out``).
+
+    Returns
+    -------
+    str
+        For example ``send them, then sheetflow status my-study``.
+    """
+    people = sorted(set(raters) - set(judges))
+    then = f"{move}, then " if move else ""
+    # without the run's window import-judges fills the workbooks but writes no pilot
+    # summary and exits 1, so the step names it
+    imported = (f"sheetflow import-judges {directory} OUTPUTS.jsonl --execution-window "
+                "'START to END'")
+    what = "(the judges' JSONL outputs and the run's UTC times)"
+    if not people:
+        return f"{then}{imported} {what}, then sheetflow collect {directory}"
+    if not judges:
+        return f"send them, then {then}{'run ' if move else ''}sheetflow status {directory}"
+    return (f"send the packs of {', '.join(people)}; {then}{imported} for "
+            f"{', '.join(judges)} {what}; then sheetflow status {directory}")
 
 
 @command("verify")

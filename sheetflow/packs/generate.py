@@ -32,6 +32,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import SheetflowError, UsageError
+from ..judges.importer import judge_rater_ids
 from ..spec.blinding import study_warnings
 from ..spec.study import Rater, Study, load_study, require_generatable
 from ..spec.wording import id_mentions
@@ -95,6 +96,9 @@ class GenerateResult:
     returns_dir: Path
     eml_paths: list[Path] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    judges: list[str] = field(default_factory=list)
+    """Raters whose packs ``sheetflow import-judges`` fills (automated judges, mapped in
+    ``[analysis.params.jsonl]``): nothing to send them."""
 
     def hash_lines(self) -> list[str]:
         """The lines the coordinator publishes (sha256sum-style)."""
@@ -191,6 +195,8 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     result = GenerateResult(study.id, spec_hash, seal.key_sha256, infos, manifest_path,
                             seal.key_path, seal.key_hash_path, seal.plan_lock_path, mailing,
                             returns_dir)
+    judges = judge_rater_ids(study)
+    result.judges = sorted({i.rater_id for i in infos} & judges)
     if emails:
         _write_drafts(study, assignments, infos, packs_dir / EML_DIR, result)
     result.warnings += study_warnings(study) + id_mentions(study)
