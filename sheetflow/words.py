@@ -1,7 +1,45 @@
-"""Counts in words (a number with its noun in the number the count takes), and
-proportions as percentages."""
+"""Counts in words (a number with its noun in the number the count takes), and the
+number forms every figure sheetflow reports is shown in.
+
+The rule for a figure read against a bound (:data:`ROUNDING_RULE`, stated on the
+Summary and the Methods sheet): the figure is read in words, put in its band and
+compared with its target at its full value, so no reading and no decision ever changes
+with how the figure is shown. It is shown to three decimals (a percentage to one, a
+p-value to three significant digits), or to as many more as it takes for the number
+shown to stand on the same side of each bound it is read against as the full value
+does: an ICC of 0.74963 beside Koo & Li's 0.75 is shown "0.7496" and read "moderate",
+never "0.750" read "moderate". :func:`decimals_for` finds those decimals;
+:func:`shown_number`, :func:`shown_percent` and :func:`p_text` write the figure.
+"""
 
 from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+DIGITS = 3
+"""Decimals of a coefficient, mean or test statistic ("0.583")."""
+PERCENT_DIGITS = 1
+"""Decimals of a percentage ("58.3%")."""
+MOST_DIGITS = 12
+"""Past this many decimals a figure is written exactly (its shortest exact text)."""
+P_STEPS = (0.001, 0.01, 0.1)
+"""A p-value below the first step is "< 0.001"; from each step on it takes one decimal
+fewer (5, 4, then 3): three significant digits ("0.00953", "0.0953", "0.953")."""
+
+ROUNDING_RULE = (
+    "A figure is read in words, put in its band and compared with its target at its "
+    "full value; it is shown with more decimals than usual where fewer would put the "
+    "shown number on the other side of a bound it is read against (an ICC of 0.74963 is "
+    "shown 0.7496 and read moderate, never 0.750).")
+NUMBER_FORMS = (
+    "Proportions (shares, agreement rates, yields, preferences, their intervals, and "
+    "differences between them in percentage points) are shown as percentages with one "
+    "decimal (58.3%); coefficients (alpha, kappa, ICC, AC, rho), means and test "
+    "statistics with three decimals (0.583); p-values with three significant digits "
+    "(0.00953, 0.0953, 0.953), below 0.001 as < 0.001. " + ROUNDING_RULE)
+"""How every figure is shown (the Summary and the Methods sheet state it)."""
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:
@@ -23,10 +61,110 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
-def percent(share: float, digits: int = 1) -> str:
+def resting_on(figure: dict[str, Any]) -> str:
+    """The units and raters an agreement figure rests on, from its ``n_units`` and
+    ``n_raters``: "4 units, 2 raters"; only the counts it has ("" with neither)."""
+    counts = [counted(int(figure[key]), noun) for key, noun in
+              (("n_units", "unit"), ("n_raters", "rater")) if _finite(figure.get(key))]
+    return ", ".join(counts)
+
+
+def percent(share: float, digits: int = PERCENT_DIGITS) -> str:
     """A proportion as a percentage: 0.5833 -> "58.3%" (``digits`` decimals).
 
     Every proportion sheetflow reports (shares, agreement rates, yields, preferences
     and their intervals) is shown this way, in text and in cells alike.
     """
     return f"{100 * share:.{digits}f}%"
+
+
+def decimals_for(value: Any, at_least: Iterable[float] = (), above: Iterable[float] = (),
+                 *, digits: int = DIGITS, as_percent: bool = False) -> int | None:
+    """The fewest decimals, ``digits`` or more, at which ``value`` is shown on the same
+    side of every bound it is read against as its full value (the module's rule).
+
+    Parameters
+    ----------
+    value : float
+        The figure at its full value.
+    at_least : iterable of float
+        Bounds the figure reaches when it is at or above them (a target, a band's
+        lower end, the 0.75 of Koo & Li's "good").
+    above : iterable of float
+        Bounds the figure passes only when it is above them (Koo & Li's "excellent":
+        greater than 0.90; a share band's upper end).
+    digits : int
+        The usual decimals of the figure's form.
+    as_percent : bool
+        Decimals of the percentage (58.34%: 2), not of the proportion.
+
+    Returns
+    -------
+    int or None
+        ``digits`` for an undefined value; None when even :data:`MOST_DIGITS` decimals
+        leave the shown number on the wrong side (write it exactly, see
+        :func:`shown_number`).
+    """
+    if not _finite(value):
+        return digits
+    value, scale = float(value), 100.0 if as_percent else 1.0
+    low, high = tuple(at_least), tuple(above)
+    for d in range(digits, MOST_DIGITS + 1):
+        shown = float(f"{value * scale:.{d}f}") / scale  # the number as written
+        if all((shown >= b) == (value >= b) for b in low) and \
+                all((shown > b) == (value > b) for b in high):
+            return d
+    return None
+
+
+def shown_number(value: Any, at_least: Iterable[float] = (),
+                 above: Iterable[float] = ()) -> str:
+    """A coefficient, mean or statistic as text: three decimals, or as many more as
+    :func:`decimals_for` asks; "n/a" when undefined; a whole number as it is."""
+    if isinstance(value, bool) or (isinstance(value, int) and not isinstance(value, float)):
+        return str(value)
+    if not _finite(value):
+        return "n/a"
+    d = decimals_for(value, at_least, above)
+    return repr(float(value)) if d is None else f"{float(value):.{d}f}"
+
+
+def shown_percent(value: Any, at_least: Iterable[float] = (),
+                  above: Iterable[float] = ()) -> str:
+    """A proportion as a percentage: one decimal ("58.3%"), or as many more as
+    :func:`decimals_for` asks; "n/a" when undefined."""
+    if not _finite(value):
+        return "n/a"
+    d = decimals_for(value, at_least, above, digits=PERCENT_DIGITS, as_percent=True)
+    return percent(float(value), MOST_DIGITS if d is None else d)
+
+
+def p_decimals(p: float) -> int:
+    """The decimals of a p-value's usual form (:data:`P_STEPS`); 0 below 0.001
+    (written "< 0.001")."""
+    return 0 if abs(p) < P_STEPS[0] else \
+        DIGITS + sum(abs(p) < step for step in P_STEPS[1:])
+
+
+def p_text(p: Any, below: Iterable[float] = ()) -> str:
+    """A p-value as every sheetflow output writes it: "< 0.001", else three significant
+    digits ("0.00953", "0.0953", "0.953"), or more where a limit it is compared with
+    (``below``: flagged, shown to differ when p is under it) would otherwise look
+    crossed; "n/a" when undefined."""
+    if not _finite(p):
+        return "n/a"
+    p = float(p)
+    limits = tuple(below)
+    if abs(p) < P_STEPS[0] and all(b >= P_STEPS[0] for b in limits):
+        return "< 0.001"
+    d = decimals_for(p, at_least=limits, digits=max(p_decimals(p), DIGITS))
+    return repr(p) if d is None else f"{p:.{d}f}"
+
+
+def _finite(value: Any) -> bool:
+    if value is None or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False

@@ -147,7 +147,7 @@ _ARMS = {"winner": "llama", "other": "bloom", "means": {"llama": 12.5, "bloom": 
 
 @pytest.mark.parametrize(("change", "why"), [
     ({"ci": [-0.3, 1.1]}, "but the 95% CI of the difference includes zero"),
-    ({"p": 0.08}, "but Wilcoxon signed-rank (two-sided) p = 0.080"),
+    ({"p": 0.08}, "but Wilcoxon signed-rank (two-sided) p = 0.0800"),
     ({"ci": None}, "but this design gives no interval for the difference")])
 def test_the_closing_line_names_no_winner_the_figures_do_not_show(change, why):
     """An arm ahead by a difference its interval or its test does not show is not

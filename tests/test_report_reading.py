@@ -313,7 +313,7 @@ def test_each_kind_of_quantity_has_one_form_throughout(studies):
         lines = [str(r[0].value) for r in summary.iter_rows(max_col=1) if r[0].value]
         said = [t for t in lines if t.startswith("Proportions ")]  # the forms, stated
         assert len(said) == 1 and "as percentages" in said[0], template
-        assert "p-values as decimals" in said[0], template
+        assert "p-values with three significant digits" in said[0], template
         methods = {r[0]: r[1] for r in book["Methods"].iter_rows(values_only=True)}
         assert methods["number forms"] == said[0]
     paired = _book(studies["paired-rubric"])["Summary"]

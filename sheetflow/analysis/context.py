@@ -18,6 +18,7 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from ..spec.hashing import plain_data
+from ..spec.model import Plan
 from ..spec.rubric import Dimension
 from ..spec.study import Study
 from ..stats._util import RatingMatrix, rating_matrix
@@ -171,6 +172,10 @@ class Context:
             return False
 
     def band(self, value: float) -> str:
+        """The label of the plan's highest band whose lower end ``value`` reaches, at
+        its full value ("" when undefined or below every band). Wherever the value is
+        shown beside its band it stands on the same side of :func:`band_bounds` as its
+        full value (:data:`~sheetflow.words.ROUNDING_RULE`)."""
         if value is None or not np.isfinite(value):
             return ""
         for band in self.plan.bands:
@@ -183,6 +188,12 @@ class Context:
 
     def param(self, name: str, default: Any = None) -> Any:
         return self.plan.params.get(name, default)
+
+
+def band_bounds(plan: Plan) -> tuple[float, ...]:
+    """The lower ends of ``plan``'s bands: what an alpha is read against, so what it is
+    shown on the right side of (see :func:`~sheetflow.words.shown_number`)."""
+    return tuple(band.minimum for band in plan.bands)
 
 
 def _units(case: pd.Series, arm: pd.Series) -> pd.Series:

@@ -15,6 +15,10 @@ protocol sets no pass rule: its figures are reported, and nothing is called pass
 
 A check without a target is never "met": its outcome is ``reported`` (the value is
 shown, nothing is judged), and it takes no part in a pass.
+
+A check is decided on its full value; wherever it is shown (:func:`shown_against`) it
+has as many decimals as it takes to stand on the same side of its target and of every
+other bound it is read against as that value (:data:`~sheetflow.words.ROUNDING_RULE`).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ..words import percent
+from ..words import decimals_for, p_text, percent
 from .panel import Panel
 
 STATUSES = ("pass", "fail", "incomplete", "inconclusive", "reported")
@@ -55,6 +59,9 @@ class Check:
     proportion : bool
         True when the value and target are proportions (a share, an agreement rate,
         a yield): shown as percentages wherever the check is shown.
+    bounds : list of float
+        Bounds besides the target the value is read against (the weak range's lower
+        end, the bands its note names): shown on the same side of each as the value.
     """
 
     name: str
@@ -65,6 +72,7 @@ class Check:
     note: str = ""
     has_target: bool = True
     proportion: bool = False
+    bounds: list[float] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -73,22 +81,25 @@ class Check:
 
 def threshold_check(name: str, value: Any, target: float | None, *,
                     weak_from: float | None = None, note: str = "",
-                    proportion: bool = False) -> Check:
-    """``value >= target`` met; ``weak_from <= value < target`` weak; else not met.
+                    proportion: bool = False, bounds: tuple[float, ...] = ()) -> Check:
+    """``value >= target`` met; ``weak_from <= value < target`` weak; else not met,
+    on the full value (never as shown).
 
     A missing or non-finite value (or a missing target) is undefined. ``proportion``:
-    see :class:`Check`.
+    see :class:`Check`; ``bounds``: other bounds the note reads the value against
+    (``weak_from`` is one already).
     """
+    read = sorted({*map(float, bounds), *([float(weak_from)] if weak_from is not None else [])})
     if target is None or not _finite(value):
         return Check(name, _plain(value), _plain(target), None, UNDEFINED,
                      note or ("no target in the plan" if target is None else "undefined"),
-                     has_target=target is not None, proportion=proportion)
+                     has_target=target is not None, proportion=proportion, bounds=read)
     if value >= target:
         return Check(name, _plain(value), _plain(target), True, MET, note,
-                     proportion=proportion)
+                     proportion=proportion, bounds=read)
     weak = weak_from is not None and value >= weak_from
     return Check(name, _plain(value), _plain(target), False, WEAK if weak else NOT_MET, note,
-                 proportion=proportion)
+                 proportion=proportion, bounds=read)
 
 
 def reported_check(name: str, value: Any, note: str = "") -> Check:
@@ -213,10 +224,16 @@ class Arms:
             if self.ci else ""
         unsure = "" if self.shown() is not False else \
             " (not shown to differ: the interval includes 0)" if self.ci and \
-            None not in self.ci else f" (not shown to differ: p = {_num(self.p)})"
+            None not in self.ci else f" (not shown to differ: p = {p_text(self.p, [0.05])})"
         note = f"; {self.note}" if self.note else ""
         return (f"{self.winner} ahead of {self.other}{unsure}: {figs}; {self.effect_measure} "
-                f"{num(self.effect)}{ci}; {self.test} p = {_num(self.p)}{note}")
+                f"{num(self.effect)}{ci}; {self.test} p = {p_text(self.p, self._p_limits())}"
+                f"{note}")
+
+    def _p_limits(self) -> list[float]:
+        """The limit p is compared with (0.05, when no interval decides): its text then
+        stands on the right side of it."""
+        return [] if self.ci and all(_finite(v) for v in self.ci) else [0.05]
 
     def shown(self) -> bool | None:
         """Whether the difference is shown: the effect's interval excludes 0 (without
@@ -250,7 +267,8 @@ def reasons_of(checks: list[Check]) -> list[str]:
     """One short line per check: name, value against target, outcome."""
     out = []
     for c in checks:
-        value, goal = shown_against(c.value, c.target, percent=c.proportion)
+        value, goal = shown_against(c.value, c.target, percent=c.proportion,
+                                    bounds=c.bounds)
         target = f" (target {goal})" if c.target is not None else \
             " (no target)" if c.outcome == REPORTED else ""
         note = f" - {c.note}" if c.note else ""
@@ -304,32 +322,39 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def shown_against(value: Any, target: Any, *, percent: bool = False) -> tuple[str, str]:
+def shown_against(value: Any, target: Any, *, percent: bool = False,
+                  bounds: Any = ()) -> tuple[str, str]:
     """A check's value and target as text: as :func:`_num` prints them, or with as many
     decimals (up to 12) as it takes to show which side of the target the value lies on
-    (an alpha of 0.69978 is "0.69978" beside "0.70000", never "0.700" beside "0.700"
-    and "weak"). With ``percent`` (a proportion) both are percentages, "69.978%" beside
+    and to keep the value on the same side of each of ``bounds`` as its full value (an
+    alpha of 0.69978 is "0.69978" beside "0.70000", never "0.700" beside "0.700" and
+    "weak"). With ``percent`` (a proportion) both are percentages, "69.978%" beside
     "70.000%" in the same way (one decimal when that shows the side)."""
     if percent:
-        return _percent_against(value, target)
+        return _percent_against(value, target, bounds)
     shown = _num(value), _num(target)
-    if not (_finite(value) and _finite(target)) or value == target:
-        return shown
-    digits = 3
-    while float(shown[0]) == float(shown[1]) and digits < 12:
-        digits += 1
-        shown = f"{float(value):.{digits}f}", f"{float(target):.{digits}f}"
-    if float(shown[0]) == float(shown[1]):  # closer still: the shortest exact texts
-        shown = repr(float(value)), repr(float(target))
-    return shown
+    if not isinstance(value, float) or not _finite(value) or abs(value) >= 100:
+        return shown  # a count as it is, "n/a", a large number to one decimal
+    digits = decimals_for(value, bounds)
+    apart = _finite(target) and value != target
+    while digits is not None and apart and \
+            f"{value:.{digits}f}" == f"{float(target):.{digits}f}":
+        digits = digits + 1 if digits < 12 else None
+    if digits is None:  # closer still: the shortest exact texts
+        return repr(value), repr(float(target)) if _finite(target) else shown[1]
+    if digits == 3 or not _finite(target):
+        return f"{value:.{digits}f}", shown[1]
+    return f"{value:.{digits}f}", f"{float(target):.{digits}f}"
 
 
-def _percent_against(value: Any, target: Any) -> tuple[str, str]:
+def _percent_against(value: Any, target: Any, bounds: Any = ()) -> tuple[str, str]:
     """:func:`shown_against` for proportions: percentages, one decimal or as many more
-    as it takes to tell the value from the target."""
-    if not (_finite(value) and _finite(target)):
+    as it takes to tell the value from the target and keep it beside its bounds."""
+    if not _finite(value):
         return figure_text(True)(value), figure_text(True)(target)
-    digits = 1
+    digits = decimals_for(value, bounds, digits=1, as_percent=True) or 10
+    if not _finite(target):
+        return percent(value, digits), figure_text(True)(target)
     shown = percent(value, digits), percent(target, digits)
     while value != target and shown[0] == shown[1] and digits < 10:
         digits += 1

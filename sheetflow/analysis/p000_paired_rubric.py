@@ -24,8 +24,17 @@ from .. import stats
 from ..packs.guides import display_label
 from ..spec.study import Study
 from ..stats._util import rounded_difference
-from ..words import percent
-from .context import TIED, Context, add_verdict, empty_reason, natural_order, split_rows, stack
+from ..words import percent, resting_on, shown_number
+from .context import (
+    TIED,
+    Context,
+    add_verdict,
+    band_bounds,
+    empty_reason,
+    natural_order,
+    split_rows,
+    stack,
+)
 from .decision import WEAK, Arms, Check, Decision, flag_check, status_of, threshold_check
 from .protocol import ProtocolPlan
 
@@ -309,12 +318,16 @@ def _alpha_check(ctx: Context, out: dict) -> Check:
         return flag_check("Krippendorff's alpha on the total", None, None, target,
                           "alpha on the total was not run")
     other = total.get("alpha_other_level")
-    beside = f"; at the {total.get('other_level')} level {_num(other)}" \
+    beside = f"; at the {total.get('other_level')} level {shown_number(other)}" \
         if other is not None and np.isfinite(other) else ""
     named = ctx.study.rubric.named(total["measure"])
+    # the note names the band, so the value is shown on its side of every band's bound
     return threshold_check(f"Krippendorff's alpha on {named}, {total['level']} level",
                            total["alpha"], target, weak_from=_alpha_weak_from(ctx),
-                           note=ctx.band(total["alpha"]) + beside or total.get("reason") or "")
+                           bounds=band_bounds(ctx.plan),
+                           note="; ".join(filter(None, (
+                               ctx.band(total["alpha"]) + beside or total.get("reason") or "",
+                               resting_on(total) if np.isfinite(total["alpha"]) else ""))))
 
 
 def _alpha_weak_from(ctx: Context) -> float | None:

@@ -40,31 +40,42 @@ _LANDIS_KOCH = ((0.81, "almost perfect"), (0.61, "substantial"), (0.41, "moderat
 # below 0.5 poor, 0.5-0.75 moderate, 0.75-0.9 good, above 0.9 excellent.
 # "Excellent" is strictly above 0.9, so icc_reading tests it before this closed-below scale.
 _KOO_LI = ((0.75, "good"), (0.5, "moderate"), (-math.inf, "poor"))
+ICC_EXCELLENT = 0.9
 
 
 def kappa_reading(value: float | None) -> str:
-    """Landis & Koch's (1977) word for a kappa: their table gives two decimals
-    (0.21-0.40 "fair"), so a kappa reads at its value rounded to two decimals; "" when
-    undefined."""
-    return _read(value, _LANDIS_KOCH, decimals=2)
+    """Landis & Koch's (1977) word for a kappa, read at its full value against the lower
+    ends of their table's ranges (0.21-0.40 "fair": 0.21 and above, below 0.41), as
+    every figure is read (:data:`~sheetflow.words.ROUNDING_RULE`): a kappa of 0.2096
+    is "slight" and shown 0.2096, never "0.210"; "" when undefined."""
+    return _read(value, _LANDIS_KOCH)
 
 
 def icc_reading(value: float | None) -> str:
-    """Koo & Li's (2016) word for an ICC point estimate (their guideline also reads the
-    interval; the Summary shows it beside); "" when undefined. Their words set the
-    bounds: 0.75 and 0.9 are "good" ("between 0.75 and 0.9"), "excellent" is "greater
-    than 0.90", 0.5 is "moderate"."""
-    if value is not None and math.isfinite(value) and value > 0.9:
+    """Koo & Li's (2016) word for an ICC point estimate, read at its full value (their
+    guideline also reads the interval; the Summary shows it beside); "" when undefined.
+    Their words set the bounds: 0.75 and 0.9 are "good" ("between 0.75 and 0.9"),
+    "excellent" is "greater than 0.90", 0.5 is "moderate"."""
+    if value is not None and math.isfinite(value) and value > ICC_EXCELLENT:
         return "excellent"
-    return _read(value, _KOO_LI, decimals=None)
+    return _read(value, _KOO_LI)
 
 
-def _read(value: float | None, scale: tuple[tuple[float, str], ...],
-          decimals: int | None) -> str:
+def reading_bounds(scale: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The bounds a figure read on ``scale`` is read against: those it reaches at or
+    above them, and those it passes only above them (Koo & Li's "excellent"), for
+    :func:`~sheetflow.words.decimals_for`; none for another scale."""
+    if scale == KAPPA_SCALE:
+        return tuple(b for b, _ in _LANDIS_KOCH if math.isfinite(b)), ()
+    if scale == ICC_SCALE:
+        return tuple(b for b, _ in _KOO_LI if math.isfinite(b)), (ICC_EXCELLENT,)
+    return (), ()
+
+
+def _read(value: float | None, scale: tuple[tuple[float, str], ...]) -> str:
     if value is None or not math.isfinite(value):
         return ""
-    v = round(value, decimals) if decimals is not None else value
-    return next(label for bound, label in scale if v >= bound)
+    return next(label for bound, label in scale if value >= bound)
 
 
 def reported_figures(ctx: Context, tables: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
@@ -233,13 +244,18 @@ def _count(value: Any) -> int | None:
 _FIGURES = {"icc": "ICC", "cohen_kappa": "pairwise Cohen's kappa",
             "intra_rater_kappa": "intra-rater kappa"}
 _KAPPA_SCALE_TEXT = (
-    "kappa on Landis & Koch (1977, p. 165) at two decimals: below 0 poor, 0.00-0.20 "
-    "slight, 0.21-0.40 fair, 0.41-0.60 moderate, 0.61-0.80 substantial, 0.81-1.00 almost "
-    "perfect")
+    "kappa on Landis & Koch (1977, p. 165), each range from its lower end: below 0 poor, "
+    "0.00 to below 0.21 slight, 0.21 to below 0.41 fair, 0.41 to below 0.61 moderate, "
+    "0.61 to below 0.81 substantial, 0.81 and above almost perfect (their table: "
+    "0.00-0.20, 0.21-0.40, ...)")
 _ICC_SCALE_TEXT = (
     "ICC on Koo & Li (2016, p. 161) for the point estimate: below 0.50 poor, 0.50 to "
     "below 0.75 moderate, 0.75 to 0.90 good, above 0.90 excellent (their guideline also "
     "reads the 95% interval, shown beside)")
+_READ_AT_FULL_VALUE = (
+    "Each figure is read and compared with its target at its full value, and shown with "
+    "as many decimals as it takes to stand on the same side of those bounds (see number "
+    "forms).")
 _PAIRWISE_TEXT = (
     "Pairwise kappa: the mean over every pair of raters with a defined kappa, and the "
     "pair agreeing least (with two raters, the one pair's kappa and interval).")
@@ -272,7 +288,7 @@ def methods(ran: Iterable[str]) -> list[tuple[str, str]]:
         "(000: reported for transparency; 001: report it even if it is bad). A plan may "
         f"set a target ([analysis.targets] {', '.join(shown)}); the Summary then says "
         "whether the figure reaches it (value >= target).",
-        f"Readings in words: {'; '.join(scales)}.",
+        f"Readings in words: {'; '.join(scales)}.", _READ_AT_FULL_VALUE,
         *([_PAIRWISE_TEXT] if "cohen_kappa" in shown else []),
         *(["Kappa intervals are kappa +/- 1.96 SE and are not cut at 1."] if kappa else []),
     ]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..words import counted
+from ..words import counted, resting_on, shown_number
 from .common import EXIT_DATA, Output, command
 
 if TYPE_CHECKING:
@@ -81,9 +81,11 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
 
 
 def _echo_summary(out: Output, analysis: Analysis) -> None:
+    from ..analysis.context import band_bounds
     from ..analysis.decision import shown_against
 
     s = analysis.summary
+    bounds = band_bounds(analysis.study.plan)
     out.say(f"study      {s['study_id']}: {counted(s['n_raters'], 'rater')}, "
             f"{counted(s['n_cases'], 'case')}")
     out.say(f"key        sha256 {s['key_sha256']} (seal verified)")
@@ -91,13 +93,14 @@ def _echo_summary(out: Output, analysis: Analysis) -> None:
     # each measure as the workbook names it, "Label (id)", the names aligned
     names = [analysis.study.rubric.named(rec["measure"]) for rec in alphas]
     width = max(map(len, names), default=0)
-    for name, rec in zip(names, alphas, strict=True):
-        out.say(f"alpha      {name:{width}} {_num(rec['alpha'])} "
-                f"[{_num(rec['ci_low'])}, {_num(rec['ci_high'])}] "
+    for name, rec in zip(names, alphas, strict=True):  # the alpha on its band's side
+        out.say(f"alpha      {name:{width}} {shown_number(rec['alpha'], bounds)} "
+                f"[{_num(rec['ci_low'])}, {_num(rec['ci_high'])}] {_within(resting_on(rec))} "
                 f"{rec['band'] or rec['reason']}".rstrip())  # no band, no reason: no blank
     for check in s["decision"]["checks"]:
         value, goal = shown_against(check["value"], check["target"],  # as the decision lines
-                                    percent=check.get("proportion", False))
+                                    percent=check.get("proportion", False),
+                                    bounds=check.get("bounds", ()))
         target = f" (target {goal})" if isinstance(check["target"], (int, float)) else ""
         note = f" - {check['note']}" if check.get("note") else ""
         out.say(f"check      {check['name']}: {value}{target} {check['outcome']}{note}")
@@ -118,6 +121,11 @@ def _echo_decision(out: Output, analysis: Analysis, *,
     out.headline(lines[0], fg=colour)
     for line in lines[1:]:
         out.say(line)
+
+
+def _within(text: str) -> str:
+    """``text`` in parentheses; "" for none."""
+    return f"({text})" if text else ""
 
 
 def _num(value: Any) -> str:

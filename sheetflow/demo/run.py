@@ -24,6 +24,7 @@ from ..packs.generate import GenerateResult, generate_packs
 from ..report import write_analysis_outputs
 from ..spec.study import read_table
 from ..spec.templates import data_dir
+from ..words import p_text
 from .simulate import fill_packs
 
 SAMPLE = "paired-rubric"
@@ -161,7 +162,8 @@ def _decision_line(decision: dict[str, Any], panel: dict[str, Any]) -> str:
 def _unmet(check: dict[str, Any]) -> str:
     """A check that is not met: its name, value (when defined), outcome and target."""
     shown, goal = shown_against(check["value"], check["target"],
-                                percent=check.get("proportion", False))
+                                percent=check.get("proportion", False),
+                                bounds=check.get("bounds", ()))
     value = "" if check["value"] is None else f" {shown}"
     target = "" if check["target"] is None else f" (target {goal})"
     return f"{check['name']}{value} {check['outcome']}{target}"
@@ -192,7 +194,7 @@ def _shown(arms: dict[str, Any]) -> tuple[bool, str]:
     if not excludes:
         return False, f"the {level:.0%} CI of the difference includes zero"
     if p is not None and not p < 1 - level:
-        return False, f"{arms.get('test', 'the test')} p = {_fmt(p)}"
+        return False, f"{arms.get('test', 'the test')} p = {p_text(p, [1 - level])}"
     return True, ""
 
 
@@ -206,15 +208,16 @@ def _excludes_zero(ci: list[float | None] | None) -> bool | None:
 def _sureness(arms: dict[str, Any]) -> str:
     ci, p = arms.get("ci"), arms.get("p")
     level = f"{arms.get('ci_level', 0.95):.0%}"
-    p_text = f"{arms.get('test', 'test')} p = {_fmt(p)}" if p is not None else "no test"
+    tested = f"{arms.get('test', 'test')} p = {p_text(p, [1 - arms.get('ci_level', 0.95)])}" \
+        if p is not None else "no test"
     excludes = _excludes_zero(ci)
     if excludes is None:
-        return f"{p_text}; no interval for this design"
+        return f"{tested}; no interval for this design"
     verdict = "excludes" if excludes else "includes"
     word = "confident" if _shown(arms)[0] else "not sure"
     fig = _figure(arms)
     return (f"{word}: the {level} CI of the difference [{fig(ci[0])}, {fig(ci[1])}] "
-            f"{verdict} zero; {p_text}")
+            f"{verdict} zero; {tested}")
 
 
 def _figure(arms: dict[str, Any]) -> Callable[[Any], str]:

@@ -13,6 +13,7 @@ import pandas as pd
 import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
+from ..words import P_STEPS
 from ..workbook.printing import fitted_widths, row_points, set_print, text_width
 from .body import BodySheet, ColumnCells, typed
 
@@ -173,9 +174,8 @@ def _whole_beyond_one(numbers: np.ndarray) -> bool:
         bool(np.abs(finite).max() >= 2)
 
 
-P_STEPS = (0.001, 0.01, 0.1)
-"""A p-value at or above each step takes the next of ``fmt["p"]``: "< 0.001", then 5, 4
-and 3 decimals."""
+# a p-value at or above each step takes the next of fmt["p"]: "< 0.001", then 5, 4 and 3
+# decimals, as p_text writes it (one p form in cells and lines)
 TINY = 0.0005  # a number below it (not 0) is shown as 1.00E-09: a tolerance is not 0.000
 
 
@@ -526,11 +526,6 @@ def whole_number_formats(table: pd.DataFrame, fmt: dict[str, Any]) -> dict[str, 
     return out
 
 
-NUMBER_FORMS = ("Proportions (shares, agreement rates, yields, preferences, their intervals, "
-                "and differences between them in percentage points) are shown as "
-                "percentages (58.3%); coefficients (alpha, kappa, ICC, AC, rho), means, "
-                "test statistics and p-values as decimals (0.583).")
-"""How the workbook shows each kind of quantity (stated on the Summary and Methods)."""
 PROPORTIONS = ("agreement", "preference", "share_a", "yield", "p_o", "p_e", "gap",
                "gap_ci_low", "gap_ci_high")
 """Columns holding a proportion, or a difference of two, by their name alone."""
@@ -575,6 +570,3 @@ def labelled(table: pd.DataFrame, names: dict[str, str]) -> pd.DataFrame:
                                  dtype=values.dtype)
     return out
 
-
-def fmt_value(value: Any) -> str:
-    return "n/a" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)

@@ -9,11 +9,13 @@ import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
 from ..analysis import Analysis
+from ..analysis.context import band_bounds
 from ..analysis.decision import figure_text, passed_words, shown_against
 from ..analysis.p003_answer_review import refusal_line
-from ..words import counted
+from ..analysis.readings import reading_bounds
+from ..words import NUMBER_FORMS, counted, decimals_for, p_text
 from ..workbook.printing import row_points, set_print, text_lines
-from .cells import NUMBER_FORMS, fmt_value, number_format, write_cell
+from .cells import BAND_COLOURS, number_format, write_cell
 from .charts import alpha_chart, yield_chart
 from .headline import headline_lines
 
@@ -32,10 +34,11 @@ def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
     row = _headline_block(ws, 3, s, fmt)
     write_line(ws, row, NUMBER_FORMS, fmt["grey_wrap"])  # before the first figure
     row += 2
-    row = _checks_block(ws, row, s, fmt, _decimal_formats(wb))
+    decimals = _decimal_formats(wb)
+    row = _checks_block(ws, row, s, fmt, decimals)
     row = _arms_block(ws, row, s, fmt)
     if s.get("alpha"):
-        row = _alpha_block(ws, row, analysis, fmt)
+        row = _alpha_block(ws, row, analysis, fmt, decimals)
     if s.get("direction_agreement"):
         ws.write_string(row, 0, "Direction agreement", fmt["bold"])
         row += 1
@@ -44,7 +47,7 @@ def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
             write_cell(ws, row, 1, value, fmt["share"])
             row += 1
         row += 1
-    row = _reported_block(ws, row, s, fmt, analysis.study.rubric.names())
+    row = _reported_block(ws, row, s, fmt, analysis.study.rubric.names(), decimals)
     row = _headline_extras(ws, row, s, fmt)
     shown = [alpha_chart(wb, analysis, charts["alpha"]) if "alpha" in charts else "",
              yield_chart(wb, analysis, charts["yield"]) if "yield" in charts else ""]
@@ -94,22 +97,22 @@ def _wrapped_row(ws: Worksheet, row: int, cells: dict[int, str], fmt: Any) -> No
         ws.write_string(row, col, text, fmt)
     ws.set_row(row, row_points([(t, SUMMARY_WIDTHS[c]) for c, t in cells.items()]))
 
-def _decimal_formats(wb: xlsxwriter.Workbook) -> Callable[[int, bool], Any]:
+def _decimal_formats(wb: xlsxwriter.Workbook) -> Callable[..., Any]:
     """A number format with a given count of decimals, as a decimal or (``percent``) a
-    percentage, made once when first asked for."""
-    made: dict[tuple[int, bool], Any] = {}
+    percentage, on a band's ``colour`` when given, made once when first asked for."""
+    made: dict[tuple[int, bool, Any], Any] = {}
 
-    def with_decimals(digits: int, percent: bool = False) -> Any:
-        if (digits, percent) not in made:
-            made[digits, percent] = wb.add_format({
+    def with_decimals(digits: int, percent: bool = False, colour: Any = None) -> Any:
+        if (digits, percent, colour) not in made:
+            made[digits, percent, colour] = wb.add_format({
                 "num_format": "0." + "0" * digits + ("%" if percent else ""),
-                "valign": "top"})
-        return made[digits, percent]
+                "valign": "top", **({"bg_color": colour} if colour else {})})
+        return made[digits, percent, colour]
     return with_decimals
 
 
 def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any],
-                  decimals: Callable[[int, bool], Any]) -> int:
+                  decimals: Callable[..., Any]) -> int:
     checks = s["decision"]["checks"]
     if not checks:
         return row
@@ -128,7 +131,8 @@ def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any
         # under its target never looks equal to it), counts as whole numbers, and a
         # proportion as the percentage they print
         share = bool(c.get("proportion"))
-        digits = _decimals_shown(*shown_against(c["value"], c["target"], percent=share))
+        digits = _decimals_shown(*shown_against(c["value"], c["target"], percent=share,
+                                                bounds=c.get("bounds", ())))
         for col, value in ((1, c["value"]), (2, c["target"])):
             write_cell(ws, row, col, value, decimals(digits, True) if share else
                        decimals(digits, False) if digits > 3 else
@@ -175,7 +179,11 @@ def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any])
         write_cell(ws, row, 1, value, figure)
     return row + 2
 
-def _alpha_block(ws: Worksheet, row: int, analysis: Analysis, fmt: dict[str, Any]) -> int:
+def _alpha_block(ws: Worksheet, row: int, analysis: Analysis, fmt: dict[str, Any],
+                 decimals: Callable[..., Any]) -> int:
+    """Alpha per measure with its interval, units, raters, level and band; an alpha
+    shown with the decimals that keep it in its band (0.79996 in "acceptable" is
+    0.79996, never 0.800)."""
     ws.write_string(row, 0, "Krippendorff's alpha (95% bootstrap CI)", fmt["bold"])
     row += 1
     head = ["measure", "alpha", "95% CI low", "95% CI high", "units", "raters", "level",
@@ -185,11 +193,13 @@ def _alpha_block(ws: Worksheet, row: int, analysis: Analysis, fmt: dict[str, Any
     bands = [b.label for b in analysis.study.plan.bands]
     for rec in analysis.summary["alpha"]:
         row += 1
-        band_fmt = fmt["bands"][min(bands.index(rec["band"]), 3)] if rec["band"] in bands \
-            else fmt["num"]
+        shade = min(bands.index(rec["band"]), 3) if rec["band"] in bands else None
+        band_fmt = fmt["num"] if shade is None else fmt["bands"][shade]
         _wrapped_row(ws, row, {0: analysis.study.rubric.named(str(rec["measure"])),
                                7: rec["band"] or rec.get("reason") or ""}, fmt["wrap"])
-        write_cell(ws, row, 1, rec["alpha"], band_fmt)
+        digits = decimals_for(rec["alpha"], band_bounds(analysis.study.plan)) or 12
+        write_cell(ws, row, 1, rec["alpha"], band_fmt if digits == 3 else
+                   decimals(digits, False, None if shade is None else BAND_COLOURS[shade]))
         write_cell(ws, row, 2, rec["ci_low"], fmt["num"])
         write_cell(ws, row, 3, rec["ci_high"], fmt["num"])
         write_cell(ws, row, 4, rec["n_units"], fmt["count"])
@@ -199,11 +209,22 @@ def _alpha_block(ws: Worksheet, row: int, analysis: Analysis, fmt: dict[str, Any
             ws.write_string(row, 7, rec["band"], band_fmt)
     return row + 2
 
+def _reported_shown(figure: dict[str, Any]) -> tuple[int, str]:
+    """The decimals a reported figure's value is shown with, and its target's text: the
+    value on the side of its target and of its scale's bounds that its full value is
+    on (Koo & Li's "excellent" is above 0.90, not at it)."""
+    at_least, above = reading_bounds(figure["scale"])
+    shown, goal = shown_against(figure["value"], figure["target"], bounds=at_least)
+    beyond = decimals_for(figure["value"], at_least, above)
+    return max(_decimals_shown(shown), 12 if beyond is None else beyond), goal
+
+
 def _reported_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any],
-                    names: dict[str, str]) -> int:
+                    names: dict[str, str], decimals: Callable[..., Any]) -> int:
     """ICC, pairwise and intra-rater kappa: each figure (its measure by the rubric's
     ``names``) with its interval, target and reading, under a title that says they are
-    not part of the decision."""
+    not part of the decision; each value shown with the decimals that keep it on the
+    side of its target and its scale's bounds that its full value is on."""
     figures = s.get("reported") or []
     if not figures:
         return row
@@ -216,15 +237,18 @@ def _reported_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, A
         ws.write_string(row, j, h, fmt["head"])
     for f in figures:
         row += 1
+        digits, goal = _reported_shown(f)
         target = "none set" if f["target"] is None else \
-            f"{fmt_value(f['target'])}: {'met' if f['met'] else 'not met'}"
+            f"{goal}: {'met' if f['met'] else 'not met'}"
         reading = f"{f['reading']} ({f['scale']})" if f["reading"] else \
             f"undefined: {f['reason']}"
         reading += f"; {f['note']}" if f.get("note") else ""
         measure = names.get(f["measure"], f["measure"])
         _wrapped_row(ws, row, {0: f"{measure}: {f['figure']}", 7: reading}, fmt["wrap"])
         ws.write_string(row, 6, target, fmt["centre"])
-        for j, key in enumerate(("value", "ci_low", "ci_high"), start=1):
+        write_cell(ws, row, 1, f["value"], fmt["num"] if digits == 3 else
+                   decimals(digits, False))
+        for j, key in enumerate(("ci_low", "ci_high"), start=2):
             write_cell(ws, row, j, f[key], fmt["num"])
         for j, key in enumerate(("units", "raters"), start=4):
             write_cell(ws, row, j, f[key], fmt["count"])
@@ -238,7 +262,7 @@ def _headline_extras(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, 
         lines.append("yield per arm: " + ", ".join(
             f"{a} {figure_text(True)(y)}" for a, y in s["yield"].items()))
     for f in s.get("fisher", []):
-        lines.append(f"Fisher one-sided {f['comparison']}: p = {fmt_value(f['p'])}")
+        lines.append(f"Fisher one-sided {f['comparison']}: p = {p_text(f['p'])}")
     if "acceptance" in s:
         a = s["acceptance"]
         lines.append(f"accepted items: {a['n_accepted']} of {a['n_items']}")

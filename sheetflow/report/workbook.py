@@ -15,9 +15,9 @@ from xlsxwriter.worksheet import Worksheet
 from ..analysis import Analysis
 from ..analysis.summary import only_reasons
 from ..errors import close_workbook
+from ..words import NUMBER_FORMS
 from ..workbook.printing import row_points, set_print, text_lines
 from .cells import (
-    NUMBER_FORMS,
     OPTIONS,
     PROPORTIONS,
     created,
