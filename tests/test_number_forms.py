@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from demo_helpers import built_demo, copy_of
 
-from sheetflow.analysis import agreement
+from sheetflow.analysis import agreement, position
 from sheetflow.analysis.decision import reasons_of, threshold_check
 from sheetflow.analysis.readings import (
     ICC_SCALE,
@@ -61,6 +61,30 @@ def test_a_p_value_has_one_form(p, text):
 
 def test_a_p_value_beside_its_limit_is_shown_on_its_side():
     assert p_text(0.04996, [0.05]) == "0.04996" and p_text(0.0503, [0.05]) == "0.0503"
+
+
+class _Defaults:
+    """A context whose plan sets no position parameters."""
+
+    def param(self, name, default=None):
+        return default
+
+
+def test_position_lines_give_percentages_with_one_decimal():
+    summary = {
+        "position_bias": [{"rater": position.POOLED, "share_a": 32 / 66, "n": 66,
+                           "p": 0.902, "flagged": False},
+                          {"rater": "R2", "share_a": 0.34996, "n": 40, "p": 0.0302,
+                           "flagged": True}],
+        "position_free_preference": [{"arm": "llama", "preference": 0.6982,
+                                      "ci": [0.5771, 0.7969], "share_when_under_a": 0.676,
+                                      "share_when_under_b": 0.7191}]}
+    lines = position.readings(summary, _Defaults())
+    assert lines[0] == ("Position: label A chosen in 48.5% of 66 decisive judgements "
+                        "(p = 0.902); flag when p < 0.05 and outside 35.0%-65.0%.")
+    assert lines[1].startswith("Position bias flagged: R2 (34.996% A, p = 0.0302).")
+    assert lines[2] == ("Position-free preference for llama: 69.8% [57.7%, 79.7%] "
+                        "(under A 67.6%, under B 71.9%).")
 
 
 def _planted_alpha(ctx):

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..spec.study import Study
 from ..stats.proportions import binomial_share, position_free_preference
+from ..words import p_text, percent, shown_percent
 from .context import Context, json_safe
 from .protocol import ProtocolPlan, fixed_methods
 
@@ -154,32 +154,23 @@ def readings(summary: dict[str, Any], ctx: Context) -> list[str]:
         if row["rater"] == POOLED:
             share = row["share_a"]
             lines.append(
-                f"Position: label A chosen in {_pct(share)} of {row['n']} decisive judgements "
-                f"(p = {_num(row['p'])}); flag when p < {p_limit:g} and outside "
-                f"{_pct(low)}-{_pct(high)}.")
+                f"Position: label A chosen in {shown_percent(share, (low,), (high,))} of "
+                f"{row['n']} decisive judgements (p = {p_text(row['p'], [p_limit])}); flag "
+                f"when p < {p_limit:g} and outside {percent(low)}-{percent(high)}.")
     flagged = [r for r in summary.get("position_bias", []) if r["flagged"]]
-    if flagged:
-        names = ", ".join(f"{r['rater']} ({_pct(r['share_a'])} A, p = {_num(r['p'])})"
-                          for r in flagged)
+    if flagged:  # each share and p on the side of the band and limit it is flagged by
+        names = ", ".join(f"{r['rater']} ({shown_percent(r['share_a'], (low,), (high,))} A, "
+                          f"p = {p_text(r['p'], [p_limit])})" for r in flagged)
         lines.append(f"Position bias flagged: {names}. Their direction judgements may "
                      "reflect display order rather than quality; read the direction "
                      "verdict with the position-free preference.")
     for row in summary.get("position_free_preference", []):
-        lines.append(f"Position-free preference for {row['arm']}: {_pct(row['preference'])} "
-                     f"[{_pct(row['ci'][0])}, {_pct(row['ci'][1])}] "
-                     f"(under A {_pct(row['share_when_under_a'])}, under B "
-                     f"{_pct(row['share_when_under_b'])}).")
+        lines.append(f"Position-free preference for {row['arm']}: "
+                     f"{shown_percent(row['preference'])} [{shown_percent(row['ci'][0])}, "
+                     f"{shown_percent(row['ci'][1])}] (under A "
+                     f"{shown_percent(row['share_when_under_a'])}, under B "
+                     f"{shown_percent(row['share_when_under_b'])}).")
     return lines
-
-
-def _pct(value: Any) -> str:
-    return "n/a" if value is None or not np.isfinite(value) else f"{100 * value:.0f}%"
-
-
-def _num(value: Any) -> str:
-    if value is None or not np.isfinite(value):
-        return "n/a"
-    return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
 _METHODS_TEXT = (
