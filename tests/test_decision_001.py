@@ -163,37 +163,50 @@ def test_trend_over_near_mid_far_only_by_hand(two_owners):
     assert "30 items outside the ordered bands left out ('single')" in trend["note"]
 
 
+def _band_line(x, n) -> str:
+    """Each band's yield with its counts, as the trend line lists them."""
+    return ", ".join(f"{b} {k / m:.1%} ({int(k)}/{int(m)})"
+                     for b, k, m in zip(("near", "mid", "far"), x, n, strict=True))
+
+
 def test_the_trend_line_says_its_direction_and_sidedness(two_owners):
-    """The planted keeps put the kept items of the distance arms early in the items
-    file; the yield per band, counted by hand, falls or rises from near to far, and
-    the z's sign (by hand) and the Summary line say the same, with a two-sided p."""
+    """The planted keeps give near 10/36, mid 5/26, far 15/28 (counted by hand): not
+    monotone, yet the linear trend test shows a rise (z > 0 by hand, two-sided p 0.041,
+    below the plan's 0.05), so the line names the direction, as a linear trend, with
+    each band's yield and counts beside it."""
     root, _, summary, rows = two_owners
     x, n, s = _band_counts(root)
+    assert (x.tolist(), n.tolist()) == ([10, 5, 15], [36, 26, 28])
     p_bar, s_bar = x.sum() / n.sum(), (n * s).sum() / n.sum()
     z = (x * (s - s_bar)).sum() / np.sqrt(p_bar * (1 - p_bar) * (n * (s - s_bar) ** 2).sum())
-    falls = x[-1] / n[-1] < x[0] / n[0]
-    assert (z < 0) == falls and z != 0
-    word = "falls" if falls else "rises"
+    p = sps.chi2.sf(z * z, 1)
+    assert z > 0 and p < 0.05
     trend = summary["trend"]
     assert trend["z"] == pytest.approx(z, rel=1e-12)
-    assert trend["sided"] == "two-sided" and trend["direction"] == \
-        f"yield {word} across the bands"
+    assert trend["sided"] == "two-sided" and trend["shown"] is True
+    assert trend["direction"] == "yield rises across the bands (linear trend)"
     line = next(r for r in rows if str(r).startswith("trend across"))
-    assert line.startswith(f"trend across near -> mid -> far: yield {word} across the "
-                           f"bands (z = {z:.3f}), chi2 {z * z:.3f}, two-sided p = "
-                           f"{trend['p']:.3f} (n 90)")
+    assert line == (f"trend across near -> mid -> far: yield rises across the bands (linear "
+                    f"trend) (Cochran-Armitage, two-sided p = {p:.3f}, below 0.05; z = "
+                    f"{z:.3f}, chi2 {z * z:.3f}, n 90); yield {_band_line(x, n)}; 30 items "
+                    "outside the ordered bands left out ('single')")
     methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
     text = " ".join(str(c.value) for c in methods["B"])
-    assert "its p is two-sided (chi-square, 1 df: a trend either way counts), and the " \
-           "signed z gives the direction" in text
+    assert "its p is two-sided (chi-square, 1 df: a trend either way counts). A direction " \
+           "is stated only when that p is below alpha_test" in text
 
 
 def test_the_trend_direction_in_words():
+    """A direction only when the two-sided p is below alpha: the sign of z alone is no
+    evidence of one."""
     from sheetflow.analysis.p001_keep_known import trend_direction
 
-    assert trend_direction(-1.74) == "yield falls across the bands"
-    assert trend_direction(0.5) == "yield rises across the bands"
-    assert trend_direction(float("nan")) == trend_direction(0.0) == "no direction"
+    assert trend_direction(-2.6, 0.009, 0.05) == "yield falls across the bands (linear trend)"
+    assert trend_direction(2.6, 0.009, 0.05) == "yield rises across the bands (linear trend)"
+    assert trend_direction(-0.767, 0.443, 0.05) == "no trend shown"
+    assert trend_direction(-2.6, 0.009, 0.005) == "no trend shown"  # the plan's alpha
+    assert trend_direction(float("nan"), 0.01, 0.05) == "no trend shown"
+    assert trend_direction(0.0, 1.0, 0.05) == "no trend shown"
 
 
 def test_a_degenerate_two_owner_fit_is_not_quoted(two_owners):
@@ -275,7 +288,7 @@ def test_one_owner_gets_a_clear_note_instead_of_the_model(tmp_path):
     note = ("mixed-effects model: not fitted: the mixed-effects model needs two or more "
             "owners (owner as a random effect); this study has 1")
     assert note in rows
-    assert summary["decision"]["status"] in ("pass", "fail")
+    assert summary["decision"]["status"] in ("pass", "null")
 
 
 def _exact_best_of_p(n: int, ones: dict[str, int]) -> float:
@@ -321,12 +334,12 @@ def test_two_owners_are_not_pooled_as_independent_ratings(tmp_path):
     assert abs(perm["p"] - exact) < 4 * se + 1 / m, (perm["p"], exact)
     assert perm["n_owners"] == 2 and "each with its 2 owners' ratings" in perm["statistic"]
     decision = summary["decision"]
-    assert decision["status"] == "fail"
+    assert decision["status"] == "null"
     owners_check = next(c for c in decision["checks"] if c["name"].startswith("owners"))
     assert owners_check["value"] == 2 and owners_check["outcome"] == "reported"
     assert "no general claim" in owners_check["note"]
     assert passed_cell(root, owners_check["name"]) == "no target"  # nothing to pass
-    assert rows[2] == "DECISION: FAIL"
+    assert rows[2].startswith("NULL: no signal shown (permutation p = ")
 
 
 def _hurried(sitting: int, batch: int, part: str) -> dt.datetime:
@@ -433,14 +446,103 @@ def test_a_tie_between_the_candidates_is_named(tmp_path):
 
 
 def test_the_headline_says_signal_or_null_in_the_protocols_words(two_owners, tmp_path):
-    """Protocol 001: "Anything else is a null and is published as one". The status is
-    "fail" (the vocabulary all protocols share), and the first reason says what that
-    means here, a null result, not a study that went wrong."""
+    """Protocol 001: "Anything else is a null and is published as one". Every arm keeps
+    as many: the winner is not above the reference and the permutation p is 1 or near
+    it, so the status is "null", the headline says so in the protocol's word (never
+    "FAIL"), and the exit code is 0, as for any decision."""
     _, _, summary, rows = two_owners
     assert summary["decision"]["reasons"][0] == "signal: the protocol's rule is met"
     flat = {o: {arm: 3 for arm in KEPT[o]} for o in KEPT}  # every arm keeps as many
     root = _study(tmp_path / "null", ("owner-01", "owner-02"), marks=flat)
-    _, summary, rows = run_analyze(root)
-    assert summary["decision"]["status"] == "fail"
-    first = "null result (no signal by the protocol's rule): published as one"
-    assert summary["decision"]["reasons"][0] == first and f"- {first}" in rows
+    out, summary, rows = run_analyze(root)
+    assert out.exit_code == 0, out.output
+    decision = summary["decision"]
+    assert decision["status"] == decision["provisional_status"] == "null"
+    p = summary["permutation"]["p"]
+    assert p >= 0.05
+    first = (f"no signal shown (permutation p = {p:.3f}, not below 0.05; "
+             "b3_distance_forced (tied with b6_distance_forced_critic) not above reference "
+             "b4_single_note): a null, published as one, as the protocol says")
+    assert decision["reasons"][0] == first and f"- {first}" in rows
+    assert rows[2] == f"NULL: {first}" and f"NULL: {first}" in out.output
+    assert "FAIL" not in out.output
+
+
+AUDITED = {"owner-01": {"b3_distance_forced": 2, "b6_distance_forced_critic": 3,
+                        "b1_random_pairing": 1, "b4_single_note": 0}}
+
+
+@pytest.fixture(scope="module")
+def one_owner_null(tmp_path_factory):
+    """One owner keeps b3 2, b6 3, b1 1, b4 0 of 15: b6 is the winner, 3/15 against the
+    control's 1/15 (no signal) and the reference's 0/15 (above it)."""
+    root = _study(tmp_path_factory.mktemp("p001") / "null", ("owner-01",), marks=AUDITED)
+    return (root, *_outputs(root))
+
+
+def test_a_trend_the_test_does_not_show_has_no_direction(one_owner_null):
+    """Near 2/18, mid 2/13, far 2/14 (counted by hand): z > 0 but the two-sided p is
+    far above 0.05, so the line says no trend shown, never "yield rises", and lists
+    each band's yield with its counts."""
+    root, _, summary, rows = one_owner_null
+    items = {it["item_id"]: it for it in _items(root)}
+    kept = _kept(list(items.values()), "owner-01", AUDITED)
+    x = np.array([sum(i in kept for i, it in items.items() if it["distance_band"] == b)
+                  for b in ("near", "mid", "far")], float)
+    n = np.array([sum(it["distance_band"] == b for it in items.values())
+                  for b in ("near", "mid", "far")], float)
+    assert (x.tolist(), n.tolist()) == ([2, 2, 2], [18, 13, 14])
+    trend = summary["trend"]
+    assert trend["z"] > 0 and trend["p"] > 0.05
+    assert trend["direction"] == "no trend shown" and trend["shown"] is False
+    assert [(b["band"], b["n_yield"], b["n"]) for b in trend["per_band"]] == \
+        [("near", 2, 18), ("mid", 2, 13), ("far", 2, 14)]
+    line = next(r for r in rows if str(r).startswith("trend across"))
+    assert line.startswith(f"trend across near -> mid -> far: no trend shown "
+                           f"(Cochran-Armitage, two-sided p = {trend['p']:.3f}, not below "
+                           f"0.05; z = {trend['z']:.3f}")
+    assert f"; yield {_band_line(x, n)}; 15 items outside" in line
+    assert "rises" not in line and "falls" not in line
+
+
+def test_a_null_is_named_as_the_protocol_names_it(one_owner_null):
+    """The permutation p of b6 vs b1 (3/15 vs 1/15) is not below 0.05: the headline is
+    "NULL: no signal shown (...)" on a banner that is not the red of a failure, and the
+    exit code 0 (a null is a result)."""
+    root, out, summary, rows = one_owner_null
+    assert out.exit_code == 0, out.output
+    p = summary["permutation"]["p"]
+    assert p >= 0.05
+    headline = (f"NULL: no signal shown (permutation p = {p:.3f}, not below 0.05): a null, "
+                "published as one, as the protocol says")
+    assert rows[2] == headline and headline in out.output
+    assert "DECISION: FAIL" not in out.output
+    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
+    banner = next(c for (c,) in sheet.iter_rows(max_col=1) if c.value == headline)
+    assert banner.fill.fgColor.rgb.endswith("FFEB9C")  # amber, as an undecided result
+
+
+def test_the_reference_arms_yield_is_no_target(one_owner_null):
+    """The rule's "winner above B4" compares two yields: b6 3/15 against b4 0/15. The
+    check called b4's yield its "target" (0.0%); it names both yields with counts, the
+    bar as the reference's yield, and says that no test decides it; the one-sided Fisher
+    p of the two (by hand) is beside it."""
+    root, out, summary, rows = one_owner_null
+    check = next(c for c in summary["decision"]["checks"]
+                 if c["name"] == "winner b6_distance_forced_critic above reference "
+                                 "b4_single_note")
+    assert check["passed"] is True and check["value"] == pytest.approx(3 / 15)
+    assert check["target"] == "above the reference's yield, 0/15 = 0.0%"
+    fisher = sps.fisher_exact([[3, 12], [0, 15]], alternative="greater").pvalue
+    note = (f"yields b6_distance_forced_critic 3/15 = 20.0% vs the reference b4_single_note "
+            f"0/15 = 0.0%; the rule compares the two yields, no test decides it; the "
+            f"one-sided Fisher test of the two (p = {fisher:.3f}) is reported, not decided on")
+    assert check["note"] == note
+    line = f"winner b6_distance_forced_critic above reference b4_single_note: 20.0% met - {note}"
+    assert line in out.output and "target 0.0%" not in out.output
+    assert f"- {check['name']} 20.0% ({check['target']}) met - {note}" in rows
+    assert passed_cell(root, check["name"]) == "Yes"
+    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
+    row = next(r for r in sheet.iter_rows(max_col=3) if r[0].value == check["name"])
+    assert (row[1].value, row[2].value) == (pytest.approx(0.2), check["target"])
+    assert row[2].alignment.wrap_text  # wrapped in its narrow column, not clipped

@@ -9,9 +9,11 @@ makes the status "incomplete" whatever the checks say (what they say on the incl
 raters stays in ``provisional_status``).
 
 Statuses: ``pass`` (every check met), ``fail`` (a check in its failing range),
-``inconclusive`` (no check failed, but one is undefined or in the protocol's weak or
-marginal range), ``incomplete`` (the panel is not complete), ``reported`` (the
-protocol sets no pass rule: its figures are reported, and nothing is called passed).
+``null`` (a check not met where the protocol calls anything short of its signal a
+null result, published as one: 001), ``inconclusive`` (no check failed, but one is
+undefined or in the protocol's weak or marginal range), ``incomplete`` (the panel is
+not complete), ``reported`` (the protocol sets no pass rule: its figures are reported,
+and nothing is called passed).
 
 A check without a target is never "met": its outcome is ``reported`` (the value is
 shown, nothing is judged), and it takes no part in a pass.
@@ -34,7 +36,7 @@ import numpy as np
 from ..words import decimals_for, p_text, percent
 from .panel import Panel
 
-STATUSES = ("pass", "fail", "incomplete", "inconclusive", "reported")
+STATUSES = ("pass", "fail", "null", "incomplete", "inconclusive", "reported")
 MET, WEAK, NOT_MET, UNDEFINED, REPORTED = "met", "weak", "not met", "undefined", "reported"
 
 
@@ -46,7 +48,9 @@ class Check:
     ----------
     name : str
     value : float or None
-    target : float or None
+    target : float, str or None
+        A number, or a bar in words where a number would read as a target the plan
+        set (001: "above the reference's yield, 0/15 = 0.0%").
     passed : bool or None
         True when the target is met; None when the value is undefined.
     outcome : str
@@ -269,7 +273,8 @@ def reasons_of(checks: list[Check]) -> list[str]:
     for c in checks:
         value, goal = shown_against(c.value, c.target, percent=c.proportion,
                                     bounds=c.bounds)
-        target = f" (target {goal})" if c.target is not None else \
+        target = f" ({goal})" if isinstance(c.target, str) else \
+            f" (target {goal})" if c.target is not None else \
             " (no target)" if c.outcome == REPORTED else ""
         note = f" - {c.note}" if c.note else ""
         outcome = "" if c.outcome == REPORTED else f" {c.outcome}"
@@ -329,7 +334,10 @@ def shown_against(value: Any, target: Any, *, percent: bool = False,
     and to keep the value on the same side of each of ``bounds`` as its full value (an
     alpha of 0.69978 is "0.69978" beside "0.70000", never "0.700" beside "0.700" and
     "weak"). With ``percent`` (a proportion) both are percentages, "69.978%" beside
-    "70.000%" in the same way (one decimal when that shows the side)."""
+    "70.000%" in the same way (one decimal when that shows the side). A target in
+    words (001: "above the reference's yield, 0/15 = 0.0%") is shown as it is."""
+    if isinstance(target, str):
+        return figure_text(percent)(value), target
     if percent:
         return _percent_against(value, target, bounds)
     shown = _num(value), _num(target)

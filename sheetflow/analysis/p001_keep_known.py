@@ -19,7 +19,7 @@ from .. import stats
 from ..spec.study import Study
 from ..words import counted, percent
 from .context import Context, add_verdict, empty_reason, number
-from .decision import Arms, Decision, flag_check, reasons_of, reported_check, status_of
+from .decision import Arms, Check, Decision, flag_check, reasons_of, reported_check, status_of
 from .keep_known_files import MIXED_METHOD, h_mixed, mixed_effects, yield_items
 from .protocol import ProtocolPlan
 
@@ -215,34 +215,65 @@ def _h_trend(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     if test.empty:
         return
     row = test.iloc[0]
-    bands = table.loc[table["band"] != "trend test", "band"].tolist()
-    direction = trend_direction(row["z"])
+    per_band = table[table["band"] != "trend test"]
+    bands = per_band["band"].tolist()
+    alpha = ctx.target("alpha_test", 0.05)
+    direction = trend_direction(row["z"], row["p"], alpha)
     out["trend"] = {"bands": bands, "statistic": row["statistic"], "z": row["z"],
-                    "direction": direction, "sided": "two-sided", "p": row["p"],
-                    "n": row["n"], "note": row.get("note", "")}
-    out.setdefault("summary_lines", []).append(
-        f"trend across {' -> '.join(bands)}: {direction} (z = {_num(row['z'])}), "
-        f"chi2 {_num(row['statistic'])}, two-sided p = {_num(row['p'])} (n {int(row['n'])})"
-        + (f"; {row['note']}" if isinstance(row.get("note"), str) and row["note"] else ""))
+                    "direction": direction, "shown": direction != NO_TREND,
+                    "alpha": alpha, "sided": "two-sided", "p": row["p"], "n": row["n"],
+                    "per_band": [{"band": r["band"], "n_yield": int(r["n_yield"]),
+                                  "n": int(r["n"]), "yield": r["yield"]}
+                                 for r in per_band.to_dict("records")],
+                    "note": row.get("note", "")}
+    out.setdefault("summary_lines", []).append(_trend_line(out["trend"]))
 
 
-def trend_direction(z: float) -> str:
-    """The trend's direction in words from the Cochran-Armitage z's sign.
+def _trend_line(trend: dict[str, Any]) -> str:
+    """The trend in one line: a direction only when the test shows one, its two-sided
+    p against alpha, and each band's yield with its counts."""
+    p, alpha = trend["p"], trend["alpha"]
+    side = "below" if trend["shown"] else "not below"
+    yields = ", ".join(f"{b['band']} {_pct(b['yield'])} ({b['n_yield']}/{b['n']})"
+                       for b in trend["per_band"])
+    note = trend["note"] if isinstance(trend["note"], str) else ""
+    return (f"trend across {' -> '.join(trend['bands'])}: {trend['direction']} "
+            f"(Cochran-Armitage, two-sided p = {_num(p)}, {side} {alpha:g}; "
+            f"z = {_num(trend['z'])}, chi2 {_num(trend['statistic'])}, n {int(trend['n'])}); "
+            f"yield {yields}" + (f"; {note}" if note else ""))
+
+
+NO_TREND = "no trend shown"
+
+
+def trend_direction(z: float, p: float, alpha: float) -> str:
+    """The trend in words: a direction only when the test shows one.
+
+    The Cochran-Armitage test is two-sided (chi-square, 1 df), so a trend is shown
+    when its p is below ``alpha``; only then does the sign of z say which way. A z of
+    one sign with a p above alpha is no evidence of a direction, and the bands' yields
+    need not be monotone even when the test shows a linear trend.
 
     Parameters
     ----------
     z : float
         The signed statistic, positive when the yield rises with the band's score.
+    p : float
+        The test's two-sided p.
+    alpha : float
+        The plan's level (``[analysis.targets] alpha_test``).
 
     Returns
     -------
     str
-        "yield rises across the bands", "yield falls across the bands", or "no
-        direction" when z is 0 or undefined.
+        "yield rises across the bands (linear trend)", "yield falls across the bands
+        (linear trend)", or "no trend shown" when p is not below alpha or either
+        figure is undefined.
     """
-    if z is None or not np.isfinite(z) or z == 0:
-        return "no direction"
-    return f"yield {'rises' if z > 0 else 'falls'} across the bands"
+    if z is None or p is None or not (np.isfinite(z) and np.isfinite(p)) or z == 0 \
+            or not p < alpha:
+        return NO_TREND
+    return f"yield {'rises' if z > 0 else 'falls'} across the bands (linear trend)"
 
 
 def _num(value: Any) -> str:
@@ -275,7 +306,8 @@ def _h_permutation(ctx: Context, table: pd.DataFrame, out: dict) -> None:
 
 def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:
     """Protocol 001's signal rule: permutation p below alpha and the winner above the
-    reference arm; anything else is a null (status "fail": no signal)."""
+    reference arm. Anything else "is a null and is published as one": the status is
+    then ``null`` (a result, not a study that went wrong), never ``fail``."""
     alpha = ctx.target("alpha_test", 0.05)
     perm = out.get("permutation") or {}
     p = perm.get("p")
@@ -285,13 +317,7 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
                          None if p is None or not np.isfinite(p) else bool(p < alpha), p,
                          alpha, "one-sided; below the target is a signal")]
     if ref:
-        yields = out.get("yield") or {}
-        ahead = yields.get(winner), yields.get(ref)
-        ok = None if None in ahead or not all(np.isfinite(ahead)) else bool(ahead[0] > ahead[1])
-        checks.append(flag_check(f"winner {_winner_named(ctx, table, winner) or '?'} above "
-                                 f"reference {ref}", ok,
-                                 ahead[0], ahead[1], "yield of the winner vs the reference",
-                                 proportion=True))
+        checks.append(_above_reference(ctx, table, winner, ref, out.get("fisher") or []))
     rule = (f"signal when the permutation p of the best candidate vs the control is below "
             f"{alpha:g} and the winner's yield is above the reference arm's; anything else "
             "is a null, published as one")
@@ -302,12 +328,52 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
             "" if owners >= _GENERAL_CLAIM_OWNERS else
             f"below five: the result holds for these {owners} owners, no general claim"))
     status = status_of(checks)
-    # the protocol's own words first: "fail" is its null, published as one, not a study
-    # that went wrong
+    if status == "fail":  # the protocol's own word: short of the signal is a null
+        status = "null"
     said = {"pass": "signal: the protocol's rule is met",
-            "fail": "null result (no signal by the protocol's rule): published as one"}
+            "null": _null_reason(checks, alpha)}
     return Decision(status, rule, checks,
                     reasons=[said[status], *reasons_of(checks)] if status in said else [])
+
+
+def _above_reference(ctx: Context, table: pd.DataFrame, winner: str, ref: str,
+                     fisher: list[dict[str, Any]]) -> Check:
+    """The rule's second half, "the winner above B4": the two yields compared as they
+    are, no test deciding it (the one-sided Fisher test of the two is named beside it,
+    reported, not decided on). The bar is the reference's yield, said in words with its
+    counts: as a bare number it read as a target the plan set."""
+    name = f"winner {_winner_named(ctx, table, winner) or '?'} above reference {ref}"
+    t = table.set_index("arm")
+    if not winner or ref not in t.index:
+        return flag_check(name, None, None, None, f"no winner, or no yield for {ref}",
+                          proportion=True)
+    ahead, behind = t.loc[winner], t.loc[ref]
+    ok = None if not (np.isfinite(ahead["yield"]) and np.isfinite(behind["yield"])) \
+        else bool(ahead["yield"] > behind["yield"])
+    test = next((f for f in fisher if f["comparison"] == f"test: {winner} vs {ref}"), None)
+    tested = "" if test is None else (f"; the one-sided Fisher test of the two (p = "
+                                      f"{_num(test['p'])}) is reported, not decided on")
+    note = (f"yields {winner} {_counts(ahead)} vs the reference {ref} {_counts(behind)}; "
+            f"the rule compares the two yields, no test decides it{tested}")
+    return flag_check(name, ok, ahead["yield"], f"above the reference's yield, "
+                      f"{_counts(behind)}", note, proportion=True)
+
+
+def _counts(row: pd.Series) -> str:
+    """A yield with its counts: "3/15 = 20.0%"."""
+    return f"{int(row['n_yield'])}/{int(row['n'])} = {_pct(row['yield'])}"
+
+
+def _null_reason(checks: list[Check], alpha: float) -> str:
+    """Why the result is a null, in one line: each half of the rule not met."""
+    perm, *rest = checks
+    why = []
+    if perm.passed is False:
+        why.append(f"permutation p = {_num(perm.value)}, not below {alpha:g}")
+    why += [f"{c.name.removeprefix('winner ').replace(' above ', ' not above ')}"
+            for c in rest if c.passed is False and c.name.startswith("winner ")]
+    return (f"no signal shown ({'; '.join(why)}): a null, published as one, as the "
+            "protocol says")
 
 
 _GENERAL_CLAIM_OWNERS = 5  # protocol 001, multi-owner extension
@@ -367,8 +433,11 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "trend in yield across the ordered distance bands only (band_order "
          f"{list(plan.params.get('band_order', [])) or 'near..far / numeric'}, scores "
          "1..G), without continuity correction; its p is two-sided (chi-square, 1 df: a "
-         "trend either way counts), and the signed z gives the direction: positive when "
-         "the yield rises from the first band to the last, negative when it falls. Items "
+         "trend either way counts). A direction is stated only when that p is below "
+         "alpha_test; the signed z then gives it: positive when the yield rises from the "
+         "first band to the last, negative when it falls. Otherwise the Summary says no "
+         "trend shown, whatever the sign of z. Each band's yield is listed beside it with "
+         "its counts (k/n). Items "
          "outside the bands (the single-note arm) take no part. Intra-rater kappa: "
          "Cohen's kappa between sitting 1 and sitting 2 on the repeated items."),
         ("Mixed-effects model (001)", MIXED_METHOD),

@@ -15,6 +15,9 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
     if decision["status"] == "reported" and decision["reasons"]:
         # no pass rule: the first line answers the protocol's question, never "PASS"
         first = f"RESULT: {decision['reasons'][0]}"
+    elif decision["status"] == "null" and decision["reasons"]:
+        # the protocol's null is a result, published as one: "NULL: why", never "FAIL"
+        first = f"NULL: {decision['reasons'][0]}"
     lines = [first, f"rule: {decision['rule']}"]
     lines += [f"- {reason}" for reason in decision["reasons"]]
     lines.append(_panel_line(summary["panel"]))

@@ -126,14 +126,19 @@ def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any
         passed = c["passed"]
         style = fmt["pass"] if passed is True else fmt["fail"] if passed is False else \
             fmt["text"]  # undefined: uncoloured, level with the row's first line
-        _wrapped_row(ws, row, {0: str(c["name"]), 7: str(c.get("note") or "")}, fmt["wrap"])
+        # a target in words (001's reference yield) wraps in its column like the name
+        # and the note: clipped at the column's edge it read "above the refe"
+        words = {2: c["target"]} if isinstance(c["target"], str) else {}
+        _wrapped_row(ws, row, {0: str(c["name"]), **words, 7: str(c.get("note") or "")},
+                     fmt["wrap"])
         # as many decimals as the decision lines print (shown_against: a value just
         # under its target never looks equal to it), counts as whole numbers, and a
         # proportion as the percentage they print
         share = bool(c.get("proportion"))
-        digits = _decimals_shown(*shown_against(c["value"], c["target"], percent=share,
+        digits = _decimals_shown(*shown_against(c["value"], None if words else c["target"],
+                                                percent=share,
                                                 bounds=c.get("bounds", ())))
-        for col, value in ((1, c["value"]), (2, c["target"])):
+        for col, value in ((1, c["value"]), *(() if words else ((2, c["target"]),))):
             write_cell(ws, row, col, value, decimals(digits, True) if share else
                        decimals(digits, False) if digits > 3 else
                        fmt["count"] if type(value) is int else fmt["num"])
