@@ -210,3 +210,39 @@ def test_before_the_lock_the_subset_check_is_not_run_not_failed(tmp_path):
     first = summary["decision"]["reasons"][0]
     assert first.endswith("second-rater check not run yet (see its line)"), first
     assert "not passed" not in first
+
+
+RATED_CHECK = "items without a valid rating"
+
+
+def test_each_checks_note_is_about_its_check(correct):
+    """The acceptance result (how many accepted, safety events) is the headline's first
+    line; the valid-rating check's note carried it, and said nothing of its own check."""
+    _, _, _, out, summary, rows = correct
+    n = len(summary["acceptance"]["accepted"]) + len(summary["acceptance"]["rejected"])
+    check = next(c for c in summary["decision"]["checks"] if c["name"] == RATED_CHECK)
+    assert (check["value"], check["passed"]) == (0, True)
+    assert check["note"] == f"each of the {n} items has a valid total from at least one rater"
+    assert "accepted" not in check["note"] and "safety" not in check["note"]
+    assert rows[2].startswith(f"RESULT: {n - 3} of {n} items accepted; 1 with a severe")
+    assert f"check      {RATED_CHECK}: 0 (target 0) met - {check['note']}" in out.output
+
+
+def test_an_item_no_rater_scored_is_counted_and_named(tmp_path):
+    """The primary leaves W003 blank (taken in with --allow-partial): no valid total, and
+    no material-error count either. Its reasons read "no valid rating; no material-error
+    count", which the check's exact match on "no valid rating" did not count: it said 0,
+    met. It counts 1, not met, and names W003."""
+    root = tmp_path / "unrated"
+    init_study(root, "anchored-plan")
+    generate_packs(root)
+    _fill(root, PRIMARY, {})
+    edit_returns(root, lambda _pack, a: None if a["item_id"] == "W003" else KEEP, {PRIMARY})
+    collect(root)
+    out, summary, _ = run_analyze(root, "--allow-partial")
+    assert out.exit_code == 1, out.output  # --allow-partial: written, status incomplete
+    rejected = {r["item"]: r["reason"] for r in summary["acceptance"]["rejected"]}
+    assert rejected["W003"] == "no valid rating; no material-error count"
+    check = next(c for c in summary["decision"]["checks"] if c["name"] == RATED_CHECK)
+    assert (check["value"], check["passed"]) == (1, False)
+    assert check["note"] == "no valid total from any rater: W003"

@@ -216,12 +216,7 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
         checks.append(subset)
     acc = tables.get("acceptance")
     if acc is not None and "accepted" in acc:
-        unrated = int((acc["reason"] == "no valid rating").sum())
-        checks.append(flag_check(
-            "items without a valid rating", unrated == 0, unrated, 0,
-            f"{int(acc['accepted'].sum())} of {len(acc)} items accepted; material errors "
-            f"combined by {combine_rule(ctx)}; {int(acc['severe_safety'].sum())} with a "
-            "severe safety event"))
+        checks.append(_rated_check(acc))
     rule = ("each item is accepted when its mean total reaches the threshold, its material "
             f"errors (combined by the plan's rule: {combine_rule(ctx)}) do not exceed the "
             "maximum and no rater recorded a severe safety event; the study's own checks "
@@ -234,6 +229,20 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     return Decision(status, rule, checks,
                     reasons=[_accepted_line(acc, subset),
                              *(f"integrity check: {r}" for r in reasons_of(checks))])
+
+
+RATED_CHECK = "items without a valid rating"
+
+
+def _rated_check(acc: pd.DataFrame) -> Check:
+    """Every item has a valid total from some rater; the note names those without one
+    (the acceptance result is the decision's first line, not this check's)."""
+    # read off the mean, not the reason text: an unrated item's reasons also say its
+    # material-error count is missing, and an exact match on "no valid rating" missed it
+    unrated = acc.loc[acc["mean_total"].isna(), "item"].tolist()
+    note = ("no valid total from any rater: " + ", ".join(unrated) if unrated else
+            f"each of the {len(acc)} items has a valid total from at least one rater")
+    return flag_check(RATED_CHECK, not unrated, len(unrated), 0, note)
 
 
 def _accepted_line(acc: pd.DataFrame | None, subset: Check | None) -> str:
