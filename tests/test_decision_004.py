@@ -102,7 +102,7 @@ def test_planted_pass(tmp_path):
     assert summary["decision"]["status"] == "pass"
     checks = _checks(summary)
     for h in ("H2", "H3", "H4"):
-        assert checks[f"{h} directional in >= 2 tasks"]["value"] == 3
+        assert checks[f"{h} directional in >= 2 of 3 tasks"]["value"] == 3
     assert checks["locked trio: 3 of 3 judges scored"]["passed"] is True
     assert checks["no critical failure"]["value"] == 0
     deltas = {(h["task"], h["hypothesis"]): h["delta"] for h in summary["hypotheses"]}
@@ -124,7 +124,7 @@ def test_an_exact_tie_is_not_directional_for_a_strict_hypothesis(tmp_path):
     h2 = [h for h in summary["hypotheses"] if h["hypothesis"] == "H2"]
     assert len(h2) == 3 and all(abs(h["delta"]) < 1e-12 for h in h2)
     assert not any(h["directional_pass"] for h in h2)
-    check = _checks(summary)["H2 directional in >= 2 tasks"]
+    check = _checks(summary)["H2 directional in >= 2 of 3 tasks"]
     assert (check["value"], check["passed"]) == (0, False)
     assert "a tie is not directional" in check["note"]
     assert summary["decision"]["status"] == "fail"
@@ -132,7 +132,8 @@ def test_an_exact_tie_is_not_directional_for_a_strict_hypothesis(tmp_path):
     assert pilot["aggregate"]["pilot_verdict"] == "FAIL"
     rows = _summary_rows(root)
     assert rows[2] == "DECISION: FAIL"
-    assert any(r.startswith("- H2 directional in >= 2 tasks 0 (target 2) not met") for r in rows)
+    assert any(r.startswith("- H2 directional in >= 2 of 3 tasks 0 (target 2) not met")
+               for r in rows)
 
 
 def test_an_exact_tie_holds_h4_which_says_at_least(tmp_path):
@@ -144,7 +145,7 @@ def test_an_exact_tie_holds_h4_which_says_at_least(tmp_path):
     h4 = [h for (_, name), h in by.items() if name == "H4"]
     assert len(h4) == 3 and all(abs(h["delta"]) < 1e-12 and h["directional_pass"] for h in h4)
     assert all(h["delta"] == pytest.approx(1.0) for (_, name), h in by.items() if name != "H4")
-    check = _checks(summary)["H4 directional in >= 2 tasks"]
+    check = _checks(summary)["H4 directional in >= 2 of 3 tasks"]
     assert (check["value"], check["passed"]) == (3, True)
     assert "a tie counts" in check["note"]
     assert summary["decision"]["status"] == "pass"
@@ -203,3 +204,46 @@ def test_the_rule_says_the_default_tolerance_in_words():
 
     assert _above(1e-9) == "above 0, beyond rounding"
     assert _above(0.25) == "> 0.25"
+
+
+CRITICAL_NOTE = ("items with a judge's mean below 2 from at least 2 of 3 judges (critical_below "
+                 "in the plan's targets; protocol 004's halt threshold: a cell < 2.0 on a "
+                 "majority of judges); not the judges' FAIL_CRITICAL verdict (mean < 2.5)")
+
+
+def _critical_cell(record: dict, means: list[int]) -> None:
+    _set(record, [[m] * 6 for m in means])
+
+
+def test_the_critical_mark_is_named_and_is_the_protocols(tmp_path):
+    """Protocol 004: critical failure is a cell "< 2.0 on majority of judges"; the judges'
+    FAIL_CRITICAL verdict (mean < 2.5) is their label, not the halt threshold. Planted:
+    task-1's cell C scored 2 by every judge (FAIL_CRITICAL by the judges' bands, not
+    below 2.0: no critical failure), task-2's cell C scored 1, 1, 3 (below 2.0 on 2 of 3:
+    one critical failure). The check counts 1, names the mark and where it comes from,
+    and each hypothesis check says of how many tasks."""
+    root = tmp_path / "critical"
+    init_study(root, "judge-likert")
+    generate_packs(root)
+    path = _planted(root, None)
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for r in records:
+        if r["cell_id"] == "C" and r["task_id"] in ("task-1", "task-2"):
+            _critical_cell(r, [2, 2, 2] if r["task_id"] == "task-1" else [1, 1, 3])
+    assert [r["judge_opus"]["overall_verdict"] for r in records
+            if r["cell_id"] == "C" and r["task_id"] == "task-1"] == ["FAIL_CRITICAL"]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    assert import_judges(root, path, window=WINDOW).summary_path is not None
+    collect(root)
+    out, summary, _ = run_analyze(root)
+    assert out.exit_code == 0, out.output
+    check = _checks(summary)["no critical failure"]
+    assert (check["value"], check["passed"]) == (1, False)
+    assert check["note"] == CRITICAL_NOTE
+    assert summary["decision"]["status"] == "fail"
+    assert {c["name"] for c in summary["decision"]["checks"]} >= {
+        f"{h} directional in >= 2 of 3 tasks" for h in ("H2", "H3", "H4")}
+    methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
+    text = " ".join(str(c.value) for c in methods["B"])
+    assert "The critical mark is the plan's critical_below (2; protocol 004's halt " \
+           "threshold is a cell below 2.0 on a majority of judges)" in text

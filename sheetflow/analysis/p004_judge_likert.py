@@ -166,12 +166,13 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
                          "missing: " + ", ".join(absent) if absent else "")]
     above = _above(direction_tolerance(ctx))
     relations = {h["id"]: h.get("relation", ">") for h in ctx.param("hypotheses", [])}
-    checks += [flag_check(f"{h} directional in >= {need} tasks", n >= need, n, need,
+    tasks = _task_count(tables.get("hypothesis_deltas"))
+    checks += [flag_check(f"{h} directional in >= {need} of {tasks} tasks", n >= need, n, need,
                           _direction_words(relations.get(h, ">"), above))
                for h, n in pilot["pass_counts"].items()]
     checks.append(flag_check("no critical failure", pilot["critical_failures"] == 0,
                              pilot["critical_failures"], 0,
-                             "items below the critical mark on a majority of judges"))
+                             _critical_words(ctx.target("critical_below", 2.0), len(judges))))
     rule = (f"PILOT PASS when every hypothesis is directionally right (delta {above}, "
             "or at least 0 for a hypothesis stated with >=) "
             f"in at least {need} tasks and no item is a "
@@ -184,6 +185,21 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
         decision.reasons = [f"the locked trio is incomplete: no scores from "
                             f"{', '.join(absent)}"]
     return decision
+
+
+def _task_count(hypotheses: pd.DataFrame | None) -> int:
+    """How many tasks the hypothesis deltas were computed over."""
+    return 0 if hypotheses is None or "task" not in hypotheses else \
+        int(hypotheses["task"].nunique())
+
+
+def _critical_words(mark: float, judges: int) -> str:
+    """The no-critical-failure check's note: the mark, where it comes from, and what it
+    is not (the judges' own FAIL_CRITICAL verdict, a mean below 2.5)."""
+    return (f"items with a judge's mean below {mark:g} from at least {judges // 2 + 1} of "
+            f"{judges} judges (critical_below in the plan's targets; protocol 004's halt "
+            "threshold: a cell < 2.0 on a majority of judges); not the judges' "
+            "FAIL_CRITICAL verdict (mean < 2.5)")
 
 
 def _direction_words(relation: str, above: str) -> str:
@@ -209,8 +225,13 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "stated with >= (relation, as H4: Cell D >= Cell A) delta >= 0 to within that "
          "tolerance (a tie is directional); threshold pass = delta "
          ">= the hypothesis's min_delta. Pilot PASS when each hypothesis passes "
-         "directionally in the plan's minimum number of tasks and no item is a critical "
-         "failure."),
+         "directionally in the plan's minimum number of tasks (the check says of how "
+         "many tasks) and no item is a critical failure. The critical mark is the plan's "
+         f"critical_below ({float(study.plan.targets.get('critical_below', 2.0)):g}; "
+         "protocol 004's halt threshold is a cell below 2.0 on a majority of judges); it is "
+         "not the judges' FAIL_CRITICAL verdict band (a mean below 2.5), which is each "
+         "judge's label, checked against the mean, and takes no part in the pilot "
+         "verdict."),
     ]
 
 
