@@ -187,7 +187,7 @@ def test_the_trend_line_says_its_direction_and_sidedness(two_owners):
     assert trend["direction"] == "yield rises across the bands (linear trend)"
     line = next(r for r in rows if str(r).startswith("trend across"))
     assert line == (f"trend across near -> mid -> far: yield rises across the bands (linear "
-                    f"trend) (Cochran-Armitage, two-sided p = {p:.3f}, below 0.05; z = "
+                    f"trend) (Cochran-Armitage, two-sided p = {p:.4f}, below 0.05; z = "
                     f"{z:.3f}, chi2 {z * z:.3f}, n 90); yield {_band_line(x, n)}; 30 items "
                     "outside the ordered bands left out ('single')")
     methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]

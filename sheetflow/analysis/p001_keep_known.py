@@ -17,7 +17,7 @@ import pandas as pd
 
 from .. import stats
 from ..spec.study import Study
-from ..words import counted, percent
+from ..words import counted, p_text, percent
 from .context import Context, add_verdict, empty_reason, number
 from .decision import Arms, Check, Decision, flag_check, reasons_of, reported_check, status_of
 from .keep_known_files import MIXED_METHOD, h_mixed, mixed_effects, yield_items
@@ -238,7 +238,7 @@ def _trend_line(trend: dict[str, Any]) -> str:
                        for b in trend["per_band"])
     note = trend["note"] if isinstance(trend["note"], str) else ""
     return (f"trend across {' -> '.join(trend['bands'])}: {trend['direction']} "
-            f"(Cochran-Armitage, two-sided p = {_num(p)}, {side} {alpha:g}; "
+            f"(Cochran-Armitage, two-sided p = {p_text(p, [alpha])}, {side} {alpha:g}; "
             f"z = {_num(trend['z'])}, chi2 {_num(trend['statistic'])}, n {int(trend['n'])}); "
             f"yield {yields}" + (f"; {note}" if note else ""))
 
@@ -352,7 +352,7 @@ def _above_reference(ctx: Context, table: pd.DataFrame, winner: str, ref: str,
         else bool(ahead["yield"] > behind["yield"])
     test = next((f for f in fisher if f["comparison"] == f"test: {winner} vs {ref}"), None)
     tested = "" if test is None else (f"; the one-sided Fisher test of the two (p = "
-                                      f"{_num(test['p'])}) is reported, not decided on")
+                                      f"{p_text(test['p'])}) is reported, not decided on")
     note = (f"yields {winner} {_counts(ahead)} vs the reference {ref} {_counts(behind)}; "
             f"the rule compares the two yields, no test decides it{tested}")
     return flag_check(name, ok, ahead["yield"], f"above the reference's yield, "
@@ -369,7 +369,7 @@ def _null_reason(checks: list[Check], alpha: float) -> str:
     perm, *rest = checks
     why = []
     if perm.passed is False:
-        why.append(f"permutation p = {_num(perm.value)}, not below {alpha:g}")
+        why.append(f"permutation p = {p_text(perm.value, [alpha])}, not below {alpha:g}")
     why += [f"{c.name.removeprefix('winner ').replace(' above ', ' not above ')}"
             for c in rest if c.passed is False and c.name.startswith("winner ")]
     return (f"no signal shown ({'; '.join(why)}): a null, published as one, as the "
