@@ -253,6 +253,29 @@ def _collected_with_an_error(tmp_path):
     return root, pack
 
 
+def test_a_reply_draft_whose_pack_changed_after_collect_is_not_sent(tmp_path):
+    """send checked the attachments of invitations and reminders only: a reply draft
+    waits in out/feedback/ between collect and send, and one whose attached pack was
+    swapped meanwhile went to the rater. Now it stops the send like the others."""
+    from email import message_from_bytes
+    from email.policy import default
+
+    root, pack = _collected_with_an_error(tmp_path)
+    draft = next((root / "out" / "feedback").glob("*.eml"))
+    message = message_from_bytes(draft.read_bytes(), policy=default)
+    part = next(p for p in message.iter_attachments() if p.get_filename() == pack["file"])
+    part.set_content(part.get_content() + b"\0", maintype="application",
+                     subtype="octet-stream", filename=pack["file"])
+    draft.write_bytes(message.as_bytes(policy=default))
+    with smtp_server() as (port, server):
+        result, _ = run_json("send", str(root), "replies", "--yes", "--smtp",
+                             f"127.0.0.1:{port}", "--smtp-security", "none")
+        assert result.exit_code == 3, result.output
+        assert f"{L.PACKS_DIR}/{pack['file']}: the bytes attached are not the ones" in \
+            result.stderr and "nothing was sent" in result.stderr
+        assert not server.delivered and journal(root) == []
+
+
 def test_replies_are_refused_when_a_return_came_in_after_the_collect(tmp_path):
     """The rater sent a fixed file after the collect that drafted "please fix": the
     reply went all the same, asking for what was fixed. Now send (and its dry run)

@@ -73,9 +73,9 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     Each message is recorded in mail.jsonl in the study folder; what was sent is not
     sent again (--resend). Sitting-2 packs are held until 24 hours after the rater's
     sitting 1 came back. Reminders are first written to out/reminders/, as remind
-    writes them; --dry-run writes nothing. An invitation or reminder attaching a pack
-    changed after generate (not the sha256 the manifest records) stops the send with
-    exit 3, naming it, before anything is sent or written.
+    writes them; --dry-run writes nothing. An invitation, reminder or reply attaching
+    a pack changed after generate (not the sha256 the manifest records) stops the send
+    with exit 3, naming it, before anything is sent or written.
 
     Example: sheetflow send my-study invitations --dry-run
     """

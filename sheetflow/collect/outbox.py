@@ -10,11 +10,13 @@ Three kinds, each composed where it always was (:mod:`sheetflow.packs.mail`,
   returned, due, not reminded within ``min_days``).
 * ``replies``: the reply drafts the last ``collect`` wrote (``out/feedback/``).
 
-An invitation or reminder attaching a pack whose bytes (as attached) are not the ones
-whose sha256 ``generate`` recorded in the manifest stops the send, with nothing sent:
-the rater would get a workbook changed after generate (for reminders ``remind`` stops
-it, before any draft is written or removed). A manifest written before sheetflow
-recorded those hashes has none to compare with; its packs go as they are.
+A message (invitation, reminder or reply) attaching a pack whose bytes (as attached)
+are not the ones whose sha256 ``generate`` recorded in the manifest stops the send, with
+nothing sent: the rater would get a workbook changed after generate (for reminders
+``remind`` stops it, before any draft is written or removed; a reply draft waits in
+``out/feedback/`` between collect and send, and is checked again). A manifest written
+before sheetflow recorded those hashes has none to compare with; its packs go as they
+are.
 
 A message already sent (same kind, rater, sitting and attachment; for a reply the same
 text too; for a reminder the same day) is not sent again unless ``resend``; a message
@@ -138,19 +140,20 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
 
 
 def _refuse_changed_packs(messages: list[Outgoing], heads: list[PackHead]) -> None:
-    """Refuse the send when an invitation or reminder attaches a pack whose bytes are
-    not the ones the manifest records the sha256 of (:func:`changed_packs`).
+    """Refuse the send when a message attaches a pack whose bytes are not the ones the
+    manifest records the sha256 of (:func:`changed_packs`).
 
     The bytes compared are the attachment's as it will be sent, decoded from the
-    message itself, not the file read again.
+    message itself, not the file read again. Replies count too: ``collect`` checked
+    the pack when it wrote the draft, but the draft sits in ``out/feedback/`` until it
+    is sent, and a draft edited or a pack swapped meanwhile would reach the rater.
 
     Raises
     ------
     SealError
         Naming each changed pack and what to do; nothing is sent.
     """
-    changed = changed_packs([item.attachment[:2] for item in messages
-                             if item.kind in ("invitation", "reminder")], heads)
+    changed = changed_packs([item.attachment[:2] for item in messages], heads)
     if changed:
         raise SealError(changed_packs_problem(changed, not_done="nothing was sent",
                                               then="send again"))
