@@ -227,3 +227,21 @@ def test_a_formula_hidden_behind_an_xml_comment_is_refused(tmp_path):
     assert not status.used
     (refusal,) = [i for i in result.report.issues if i.code == "formula-hidden"]
     assert refusal.file == pack["file"] and "sheet '" in refusal.message
+
+
+def test_a_pack_whose_name_another_raters_file_carries_says_so_on_its_row(tmp_path):
+    """A rater sent their workbook under another rater's pack name: the file counts
+    for its writer, and the named rater's Status row said only "not returned yet",
+    though a file with their pack's name sat in returns/. The row now names it and
+    whose workbook it is."""
+    root, packs = _study(tmp_path, "paired-rubric")
+    writer, named = packs[0], packs[1]
+    shutil.copy(_filled(tmp_path, root, writer), root / "returns" / named["file"])
+    result = collect(root, write=False)
+    rows = {r.rater_id: r for r in result.roster}
+    assert rows[writer["rater_id"]].state != "missing"
+    row = rows[named["rater_id"]]
+    assert row.state == "missing"
+    assert (f"{named['file']} in returns/ has this pack's name but is rater "
+            f"{writer['rater_id']}'s workbook (see {writer['rater_id']}'s row)") in row.todo
+    assert "remind" in row.todo

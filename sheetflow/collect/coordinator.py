@@ -172,9 +172,9 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
         files += [f for f in linked if sole_link(f)]
         placed.update(f.file for f in linked if sole_link(f))
         if not files:
+            todo = todo_missing(rater, _misnamed(report.files, pack))
             rows.append(RosterRow("missing", rater.id, rater.name, rater.email, pack.sitting,
-                                  pack.file, "", None, 0, 0, False, todo_missing(rater),
-                                  **history))
+                                  pack.file, "", None, 0, 0, False, todo, **history))
             continue
         best = files[0]
         # a file set aside for the rater's other one (sent after our reply, or the pack
@@ -250,11 +250,26 @@ def mail_history(mail: PackMail) -> dict[str, Any]:
             "reply_sent": short_time(mail.reply_sent), "overdue": mail.overdue}
 
 
-def todo_missing(rater: Rater) -> str:
+def todo_missing(rater: Rater, misnamed: list[tuple[str, str]] | None = None) -> str:
+    """What to do about a pack that has not come back.
+
+    ``misnamed``: (file, rater) of each returned file named as this pack but holding
+    another rater's workbook (``file-name-mismatch``): named, so the coordinator does
+    not take the file in ``returns/`` for this rater's return.
+    """
+    aside = "".join(f"{file} in returns/ has this pack's name but is rater {other}'s "
+                    f"workbook (see {other}'s row); " for file, other in misnamed or [])
     if rater.email:
-        return ("not returned yet: run 'sheetflow remind' and send the draft in "
+        return (f"not returned yet: {aside}run 'sheetflow remind' and send the draft in "
                 f"out/{REMINDERS_DIR}/{rater.id}.eml")
-    return "not returned yet: remind them (no e-mail address in the raters file)"
+    return f"not returned yet: {aside}remind them (no e-mail address in the raters file)"
+
+
+def _misnamed(files: Iterable[FileStatus], pack: Expected) -> list[tuple[str, str]]:
+    """(file, rater) of each returned file named as ``pack``'s workbook that holds
+    another rater's (``file-name-mismatch``)."""
+    return [(f.file, f.rater) for f in files
+            if f.pack_id and f.pack_id != pack.pack_id and Path(f.file).name == pack.file]
 
 
 def rival_files(issues: Iterable[Issue]) -> list[str]:
