@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..stats.alpha import _fixed_metric
-from .simulate import ModelSource, PilotSource
+from .sources import ModelSource, PilotSource
 
 __all__ = ["PilotModel", "fit_pilot_model", "grid_source"]
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -45,8 +44,9 @@ from ..stats import (
     alpha_complete_batch,
     cohen_kappa_batch,
     fleiss_kappa_complete_batch,
-    krippendorff_alpha,
 )
+from .pilot_model import fit_pilot_model
+from .sources import ModelSource, PilotSource, value_domain
 
 __all__ = ["STATISTICS", "ModelSource", "PilotSource", "Progress", "bootstrap_weights",
            "simulate_cell",
@@ -59,104 +59,6 @@ Progress = Callable[[int, int], None]
 
 CELL_COLUMNS = ("raters", "units", "expected_width", "width_q10", "width_q90", "p_lower",
                 "estimate_median", "undefined", "simulations", "method")
-
-
-@dataclass(frozen=True)
-class ModelSource:
-    """Anticipated agreement: alpha and the value shares over ``domain`` (in order)."""
-
-    alpha: float
-    shares: tuple[float, ...]
-    domain: tuple[Any, ...]
-    level: str
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.alpha <= 1:
-            raise ValueError("the anticipated alpha must be between 0 and 1.")
-        if len(self.shares) != len(self.domain) or len(self.domain) < 2:
-            raise ValueError("give one share per value of the domain (two or more values).")
-        if min(self.shares) < 0 or not np.isclose(sum(self.shares), 1.0, atol=1e-6):
-            raise ValueError("value shares must be non-negative and add up to 1.")
-
-    @property
-    def method(self) -> str:
-        """What the table's method column says of this source's designs."""
-        return "simulation"
-
-    def describe(self) -> str:
-        """One line for the report."""
-        return f"assumed alpha {self.alpha:g} with value shares " + ", ".join(
-            f"{v}: {s:.2f}" for v, s in zip(self.domain, self.shares, strict=True))
-
-    def draw(self, rng: np.random.Generator, units: int, raters: int,
-             sets: int | None = None) -> np.ndarray:
-        """A raters x units matrix of value codes (``sets`` of them: sets x raters x units)."""
-        lead = () if sets is None else (sets,)
-        p = np.asarray(self.shares) / np.sum(self.shares)
-        truth = rng.choice(len(p), size=(*lead, 1, units), p=p)
-        noise = rng.choice(len(p), size=(*lead, raters, units), p=p)
-        keep = rng.random((*lead, raters, units)) < np.sqrt(self.alpha)
-        return np.where(keep, truth, noise)
-
-
-@dataclass(frozen=True)
-class PilotSource:
-    """A pilot's ratings as value codes: one row per unit, -1 where a slot is empty."""
-
-    codes: np.ndarray
-    domain: tuple[Any, ...]
-    level: str
-    label: str = "pilot"
-
-    @property
-    def per_unit(self) -> np.ndarray:
-        """Number of values in each pilot unit."""
-        return (self.codes >= 0).sum(axis=1)
-
-    def describe(self) -> str:
-        """One line for the report."""
-        m = self.per_unit
-        return (f"{self.label}: {len(m)} units, {int(m.min())}-{int(m.max())} values per unit, "
-                f"alpha {self.alpha():.3f}")
-
-    def alpha(self) -> float:
-        """The pilot's own alpha (NaN when undefined)."""
-        res = krippendorff_alpha(_values(self.codes.T, self), level=self.level,
-                                 value_domain=_domain(self), n_boot=0, seed=0)
-        return float(res.loc[0, "alpha"])
-
-    def fitted(self) -> ModelSource:
-        """The model with the pilot's alpha (floored at 0) and value shares."""
-        counts = np.bincount(self.codes[self.codes >= 0], minlength=len(self.domain))
-        a = self.alpha()
-        return ModelSource(float(np.clip(a if np.isfinite(a) else 0.0, 0.0, 1.0)),
-                           tuple(counts / counts.sum()), self.domain, self.level)
-
-    def draw(self, rng: np.random.Generator, units: int, raters: int,
-             sets: int | None = None) -> np.ndarray:
-        """A raters x units matrix of value codes resampled from the pilot (``sets`` of
-        them: sets x raters x units)."""
-        eligible = self.codes[self.per_unit >= raters]
-        rows = eligible[rng.integers(0, len(eligible), size=(sets or 1) * units)]
-        keys = np.where(rows >= 0, rng.random(rows.shape), 2.0)
-        order = np.argsort(keys, axis=1)[:, :raters]
-        picked = np.take_along_axis(rows, order, axis=1)  # (sets * units, raters)
-        if sets is None:
-            return picked.T
-        return picked.reshape(sets, units, raters).transpose(0, 2, 1)
-
-
-def _domain(source: ModelSource | PilotSource) -> list[Any]:
-    """Numeric values for interval/ratio; codes otherwise (order is all that matters)."""
-    if source.level in ("interval", "ratio"):
-        return [float(v) for v in source.domain]
-    return list(range(len(source.domain)))
-
-
-def _values(codes: np.ndarray, source: ModelSource | PilotSource) -> np.ndarray:
-    """Codes to the numbers :func:`krippendorff_alpha` reads (NaN where missing)."""
-    lookup = np.asarray(_domain(source), dtype=float)
-    return np.where(codes >= 0, lookup[np.clip(codes, 0, None)], np.nan)
 
 
 def _kappa_intervals(statistic: str, source: ModelSource | PilotSource,
@@ -197,8 +99,6 @@ def simulate_cell(
     if statistic == "cohen_kappa" and raters != 2:
         raise ValueError("Cohen's kappa is for exactly two raters; use fleiss_kappa.")
     if isinstance(source, PilotSource) and int(source.per_unit.max()) < raters:
-        from .pilot_model import fit_pilot_model  # it builds on this module's sources
-
         source = fit_pilot_model(source)
     method = source.method if isinstance(source, ModelSource) else "pilot resampling"
     # one BLAS thread: a design is thousands of small matrix products, for which the
@@ -217,7 +117,7 @@ def _simulate(source: ModelSource | PilotSource, raters: int, units: int, simula
         codes = source.draw(rng, units, raters, sets=simulations)
         counts = (codes[..., None] == np.arange(len(source.domain))).sum(axis=1)
         alphas, lows, highs = alpha_complete_batch(
-            counts, _domain(source), source.level, bootstrap_weights(seed, units, n_boot),
+            counts, value_domain(source), source.level, bootstrap_weights(seed, units, n_boot),
             confidence)
         widths = highs - lows
     else:

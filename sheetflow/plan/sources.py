@@ -1,0 +1,119 @@
+"""Where a planned design's data sets come from: an assumed model, or a pilot.
+
+* :class:`ModelSource` - an anticipated alpha and the shares of the values (see
+  :mod:`.simulate` for how it draws);
+* :class:`PilotSource` - a pilot's ratings, resampled (and, beyond the rater counts its
+  units hold, modelled by :mod:`.pilot_model`).
+
+Apart from :mod:`.simulate` so that the pilot's model can build on them without an
+import circle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..stats import krippendorff_alpha
+
+__all__ = ["ModelSource", "PilotSource", "as_values", "value_domain"]
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Anticipated agreement: alpha and the value shares over ``domain`` (in order)."""
+
+    alpha: float
+    shares: tuple[float, ...]
+    domain: tuple[Any, ...]
+    level: str
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.alpha <= 1:
+            raise ValueError("the anticipated alpha must be between 0 and 1.")
+        if len(self.shares) != len(self.domain) or len(self.domain) < 2:
+            raise ValueError("give one share per value of the domain (two or more values).")
+        if min(self.shares) < 0 or not np.isclose(sum(self.shares), 1.0, atol=1e-6):
+            raise ValueError("value shares must be non-negative and add up to 1.")
+
+    @property
+    def method(self) -> str:
+        """What the table's method column says of this source's designs."""
+        return "simulation"
+
+    def describe(self) -> str:
+        """One line for the report."""
+        return f"assumed alpha {self.alpha:g} with value shares " + ", ".join(
+            f"{v}: {s:.2f}" for v, s in zip(self.domain, self.shares, strict=True))
+
+    def draw(self, rng: np.random.Generator, units: int, raters: int,
+             sets: int | None = None) -> np.ndarray:
+        """A raters x units matrix of value codes (``sets`` of them: sets x raters x units)."""
+        lead = () if sets is None else (sets,)
+        p = np.asarray(self.shares) / np.sum(self.shares)
+        truth = rng.choice(len(p), size=(*lead, 1, units), p=p)
+        noise = rng.choice(len(p), size=(*lead, raters, units), p=p)
+        keep = rng.random((*lead, raters, units)) < np.sqrt(self.alpha)
+        return np.where(keep, truth, noise)
+
+
+@dataclass(frozen=True)
+class PilotSource:
+    """A pilot's ratings as value codes: one row per unit, -1 where a slot is empty."""
+
+    codes: np.ndarray
+    domain: tuple[Any, ...]
+    level: str
+    label: str = "pilot"
+
+    @property
+    def per_unit(self) -> np.ndarray:
+        """Number of values in each pilot unit."""
+        return (self.codes >= 0).sum(axis=1)
+
+    def describe(self) -> str:
+        """One line for the report."""
+        m = self.per_unit
+        return (f"{self.label}: {len(m)} units, {int(m.min())}-{int(m.max())} values per unit, "
+                f"alpha {self.alpha():.3f}")
+
+    def alpha(self) -> float:
+        """The pilot's own alpha (NaN when undefined)."""
+        res = krippendorff_alpha(as_values(self.codes.T, self), level=self.level,
+                                 value_domain=value_domain(self), n_boot=0, seed=0)
+        return float(res.loc[0, "alpha"])
+
+    def fitted(self) -> ModelSource:
+        """The model with the pilot's alpha (floored at 0) and value shares."""
+        counts = np.bincount(self.codes[self.codes >= 0], minlength=len(self.domain))
+        a = self.alpha()
+        return ModelSource(float(np.clip(a if np.isfinite(a) else 0.0, 0.0, 1.0)),
+                           tuple(counts / counts.sum()), self.domain, self.level)
+
+    def draw(self, rng: np.random.Generator, units: int, raters: int,
+             sets: int | None = None) -> np.ndarray:
+        """A raters x units matrix of value codes resampled from the pilot (``sets`` of
+        them: sets x raters x units)."""
+        eligible = self.codes[self.per_unit >= raters]
+        rows = eligible[rng.integers(0, len(eligible), size=(sets or 1) * units)]
+        keys = np.where(rows >= 0, rng.random(rows.shape), 2.0)
+        order = np.argsort(keys, axis=1)[:, :raters]
+        picked = np.take_along_axis(rows, order, axis=1)  # (sets * units, raters)
+        if sets is None:
+            return picked.T
+        return picked.reshape(sets, units, raters).transpose(0, 2, 1)
+
+
+def value_domain(source: ModelSource | PilotSource) -> list[Any]:
+    """Numeric values for interval/ratio; codes otherwise (order is all that matters)."""
+    if source.level in ("interval", "ratio"):
+        return [float(v) for v in source.domain]
+    return list(range(len(source.domain)))
+
+
+def as_values(codes: np.ndarray, source: ModelSource | PilotSource) -> np.ndarray:
+    """Codes to the numbers :func:`krippendorff_alpha` reads (NaN where missing)."""
+    lookup = np.asarray(value_domain(source), dtype=float)
+    return np.where(codes >= 0, lookup[np.clip(codes, 0, None)], np.nan)
