@@ -256,26 +256,6 @@ def check_window(window: str) -> str:
     return f"{parts[0]} to {parts[1]}"
 
 
-def judge_rater_ids(study: Study) -> frozenset[str]:
-    """The raters whose workbooks ``import-judges`` fills from JSONL outputs.
-
-    Parameters
-    ----------
-    study : Study
-
-    Returns
-    -------
-    frozenset of str
-        The rater ids ``[analysis.params.jsonl] judges`` maps a judge to (none when the
-        study has no such table); their packs are imported, not sent.
-    """
-    raw = study.plan.params.get("jsonl")
-    judges = raw.get("judges") if isinstance(raw, dict) else None
-    if not isinstance(judges, dict):
-        return frozenset()
-    return frozenset(r.id for r in study.raters) & {str(v) for v in judges.values()}
-
-
 def _mapping(study: Study) -> dict[str, Any]:
     raw = study.plan.params.get("jsonl")
     if not isinstance(raw, dict) or not raw.get("judges") or not raw.get("arms"):

@@ -32,9 +32,8 @@ from typing import Any
 
 from .. import __version__
 from ..errors import SheetflowError, UsageError
-from ..judges.importer import judge_rater_ids
 from ..spec.blinding import study_warnings
-from ..spec.study import Rater, Study, load_study, require_generatable
+from ..spec.study import Rater, Study, judge_rater_ids, load_study, require_generatable
 from ..spec.wording import id_mentions
 from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L

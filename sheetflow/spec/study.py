@@ -106,3 +106,22 @@ def check_study(path: str | Path) -> list[SpecError]:
         return [exc]
     return []
 
+
+def judge_rater_ids(study: Study) -> frozenset[str]:
+    """The raters whose workbooks ``import-judges`` fills from JSONL outputs.
+
+    Parameters
+    ----------
+    study : Study
+
+    Returns
+    -------
+    frozenset of str
+        The rater ids ``[analysis.params.jsonl] judges`` maps a judge to (none when the
+        study has no such table); their packs are imported, not sent.
+    """
+    raw = study.plan.params.get("jsonl")
+    judges = raw.get("judges") if isinstance(raw, dict) else None
+    if not isinstance(judges, dict):
+        return frozenset()
+    return frozenset(r.id for r in study.raters) & {str(v) for v in judges.values()}
