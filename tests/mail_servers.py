@@ -16,6 +16,7 @@ import socket
 import ssl
 import struct
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -298,15 +299,25 @@ class Dovecot:
 
 
 @contextlib.contextmanager
-def dovecot_server(folder: Path) -> Iterator[Dovecot]:
-    """Start Dovecot from a config in ``folder``; stop it (and wait for it) after."""
+def dovecot_server() -> Iterator[Dovecot]:
+    """Start Dovecot from a config in a folder of its own; stop it (and wait for it)
+    and remove the folder after.
+
+    The folder is a new one in the system's temporary folder, not under pytest's: the
+    mail processes (user dovecot) must reach it, and pytest sets its own root folder
+    back to 0700 whenever a pytest process starts, so a parent opened up for them
+    could close in the middle of a test.
+    """
     require(dovecot_missing())
-    folder.mkdir(parents=True, exist_ok=True)
-    folder.chmod(0o755)
-    for parent in folder.parents:  # the mail processes (user dovecot) must reach it
-        if parent == Path("/"):
-            break
-        parent.chmod(parent.stat().st_mode | 0o005)
+    with tempfile.TemporaryDirectory(prefix="sheetflow-dovecot-") as work:
+        folder = Path(work)
+        folder.chmod(0o755)
+        with _dovecot_in(folder) as server:
+            yield server
+
+
+@contextlib.contextmanager
+def _dovecot_in(folder: Path) -> Iterator[Dovecot]:
     server = Dovecot(folder, free_port())
     (folder / "run").mkdir()
     (folder / "mail").mkdir()

@@ -36,11 +36,11 @@ def _filled(root: Path) -> dict[str, bytes]:
 
 
 @pytest.fixture
-def dovecot(tmp_path, monkeypatch):
+def dovecot(monkeypatch):
     # a loaded machine's Dovecot has answered UNAVAILABLE for over 3 s: fetch's own
     # tries (3, over 3 s) are widened here so that a test waits it out (up to 28 s)
     monkeypatch.setattr(inbox, "LOGIN_TRIES", 8)
-    with dovecot_server(tmp_path / "dovecot") as server:
+    with dovecot_server() as server:
         yield server
 
 
