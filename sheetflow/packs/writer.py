@@ -30,7 +30,7 @@ from ..spec.rubric import Dimension, answer_required
 from ..workbook import layout as L
 from . import pages
 from .answer_rules import PROTECT, AnswerRules
-from .book import StructureLockedWorkbook, write_identity
+from .book import StructureLockedWorkbook, content_cells, write_identity
 from .flag_notes import FlagNotes
 from .guides import answer_label, display_label, flags_needing_notes, guide, question_label
 from .instructions import TextSheet, write_text_sheets
@@ -231,6 +231,10 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows):
         self._write_instructions(more)
         entry = self._write_scoring()
         write_identity(self.wb, spec.identity, self.row_table, self.check, PROTECT)
+        # what collect compares a return's sheets with, to see text typed outside the
+        # answer cells without opening the pack (see sheetflow.collect.outside_answers)
+        entry["sheet_cells"] = {ws.get_name(): content_cells(ws)
+                                for ws in (self.instructions, self.ws, more)}
         close_workbook(self.wb, self.path.name)
         return entry
 
@@ -637,7 +641,7 @@ def write_pack(path: Path, spec: PackSpec, texts: TextCache | None = None) -> di
     -------
     dict
         The layout part of the manifest entry: ``progress``, ``batches``, ``cards``,
-        ``study_answers`` (see :mod:`sheetflow.workbook.layout`).
+        ``study_answers``, ``sheet_cells`` (see :mod:`sheetflow.workbook.layout`).
 
     Raises
     ------

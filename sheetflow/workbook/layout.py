@@ -141,6 +141,7 @@ and questions; the locked-text hashes) once in a top-level ``shared`` object: se
       "packs": [{
         "file": str, "rater_id": str, "role": "primary" | "second", "sitting": 1 | 2,
         "sha256": str,                            # the workbook's bytes as written
+        "sheet_cells": {sheet: int},              # cells with content, per visible sheet
         "identity": {key: str for key in IDENTITY_KEYS},
         "progress": Cell,
         "batches": [{"batch": int, "row_ids": [str], "start": Cell, "end": Cell}],
@@ -180,6 +181,12 @@ then the row's, in manifest order.
 A pack's ``sha256`` is of its workbook file exactly as ``generate`` wrote it (manifests
 written by sheetflow before it recorded this have none); ``verify`` and ``send`` compare
 the file with it.
+
+A pack's ``sheet_cells`` counts, for each of its visible sheets (Instructions, Scoring,
+More instructions), the cells a reader gives a value as written (a number, a formula,
+text other than ""); ``collect`` reads the pack itself only when a return holds more
+(:mod:`sheetflow.collect.outside_answers`). Manifests written before sheetflow recorded
+this have none, and the check is not done.
 """
 
 from __future__ import annotations
