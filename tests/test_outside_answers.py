@@ -1,15 +1,71 @@
-"""``generate`` records in the manifest how many cells with content each visible sheet
-of a pack has: what collect compares a return with to see text typed outside the
-answer cells."""
+"""Text a rater types outside the answer cells is named (``text-outside-answers``),
+never dropped in silence; a clean return, however it was saved, says nothing."""
 
 from __future__ import annotations
 
+import json
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+from openpyxl.cell.cell import MergedCell
+from roundtrip_helpers import (
+    fill_libreoffice_many,
+    fill_openpyxl,
+    libreoffice_profile,
+    plan_answers,
+    require_libreoffice,
+)
+
+from sheetflow.cli import cli
 from sheetflow.collect.file_check import _Plan
 from sheetflow.collect.reader import open_book
+from sheetflow.collect.run import collect
+from sheetflow.collect.safety import scan_sheet
 from sheetflow.packs.generate import generate_packs
 from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec.templates import init_study, list_templates
 from sheetflow.workbook import layout as L
+
+CODE = "text-outside-answers"
+NOTE = "my note here"
+
+
+def _study(root: Path, template: str = "paired-rubric") -> dict:
+    init_study(root, template)
+    generate_packs(root)
+    (root / "returns").mkdir(exist_ok=True)
+    return read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][0]
+
+
+def _filled(root: Path, pack: dict, name: str | None = None) -> Path:
+    """``pack`` with every answer filled in (openpyxl), in ``returns/``."""
+    dst = root / "returns" / (name or pack["file"])
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], dst, plan_answers(pack))
+    return dst
+
+
+def _blank_locked_cells(ws, first_row: int = L.HEADER_ROWS + 1) -> list[str]:
+    """Cells of the Scoring sheet's cards a rater cannot answer in and that are empty."""
+    found = []
+    for row in ws.iter_rows(min_row=first_row, max_row=ws.max_row, max_col=5):
+        for c in row[1:]:
+            if c.value is None and not isinstance(c, MergedCell) and c.protection.locked:
+                found.append(c.coordinate)
+    return found
+
+
+def _plant(path: Path, notes: dict[tuple[str, str], str]) -> None:
+    wb = openpyxl.load_workbook(path)
+    for (sheet, cell), text in notes.items():
+        wb[sheet][cell] = text
+    wb.save(path)
+
+
+def _ours(issues) -> list:
+    return [i for i in issues if i.code == CODE]
 
 
 def test_generate_records_the_cells_a_reader_sees_on_each_visible_sheet(tmp_path):
@@ -30,3 +86,187 @@ def test_generate_records_the_cells_a_reader_sees_on_each_visible_sheet(tmp_path
             assert len(book.cells(L.SCORING_SHEET, *_Plan(pack).window)) == \
                 recorded[L.SCORING_SHEET], template
             book.close()
+
+
+def test_the_scan_counts_the_cells_with_content():
+    plain = (b'<sheetData><row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" s="3"/>'
+             b'<c r="C1"><f>1+1</f><v>2</v></c></row><row r="2"><c r="A2" s="1"/>'
+             b'<c r="B2" t="inlineStr"><is><t>x</t></is></c></row></sheetData>')
+    assert scan_sheet(plain).cells == 3
+    # an error cell sends the scan down its slower, positional path: the same count
+    odd = plain.replace(b'<c r="A2" s="1"/>', b'<c r="A2" t="e"><v>#N/A</v></c>')
+    assert scan_sheet(odd).cells == 4
+
+
+def test_notes_on_the_scoring_and_instruction_sheets_are_named(tmp_path):
+    root = tmp_path / "study"
+    pack = _study(root)
+    ret = _filled(root, pack)
+    ws = openpyxl.load_workbook(ret)[L.SCORING_SHEET]
+    cell = _blank_locked_cells(ws)[0]
+    _plant(ret, {(L.SCORING_SHEET, cell): NOTE, (L.MORE_SHEET, "H3"): "another note",
+                 (L.INSTRUCTIONS_SHEET, "E5"): "a third note"})
+    issues = _ours(collect(root, write=False).report.issues)
+    got = sorted((i.sheet, i.cell, i.value, i.severity) for i in issues)
+    assert got == sorted([(L.SCORING_SHEET, cell, NOTE, "warning"),
+                          (L.MORE_SHEET, "H3", "another note", "warning"),
+                          (L.INSTRUCTIONS_SHEET, "E5", "a third note", "warning")])
+    note = next(i for i in issues if i.sheet == L.SCORING_SHEET)
+    assert note.file == pack["file"]
+    assert f"Cell {cell} of sheet '{L.SCORING_SHEET}' holds '{NOTE}'" in note.message
+    assert "may be a note from the rater" in note.message
+    assert "yellow cells" in note.message
+    result = collect(root, write=False)
+    assert result.report.files[0].used  # a warning: the ratings still count
+
+
+def test_a_long_note_is_quoted_cut_like_other_values(tmp_path):
+    root = tmp_path / "study"
+    pack = _study(root)
+    ret = _filled(root, pack)
+    _plant(ret, {(L.MORE_SHEET, "H3"): "word " * 100})
+    (found,) = _ours(collect(root, write=False).report.issues)
+    assert found.value.endswith("...") and len(found.value) == 80
+    assert "word " * 100 not in found.message
+
+
+def test_a_pasted_block_is_named_up_to_twenty_cells_then_counted(tmp_path):
+    root = tmp_path / "study"
+    pack = _study(root)
+    ret = _filled(root, pack)
+    _plant(ret, {(L.MORE_SHEET, f"H{r}"): f"pasted {r}" for r in range(1, 36)})
+    issues = _ours(collect(root, write=False).report.issues)
+    named = [i for i in issues if i.value]
+    assert [i.cell for i in named] == [f"H{r}" for r in range(1, 21)]
+    (rest,) = [i for i in issues if not i.value]
+    assert rest.cell == "H21"
+    assert "15 more cells" in rest.message and "first 20" in rest.message
+
+
+def test_content_far_out_on_an_instructions_sheet_is_said(tmp_path):
+    root = tmp_path / "study"
+    pack = _study(root)
+    ret = _filled(root, pack)
+    _plant(ret, {(L.INSTRUCTIONS_SHEET, "XFD1048576"): NOTE})
+    (found,) = _ours(collect(root, write=False).report.issues)
+    assert found.sheet == L.INSTRUCTIONS_SHEET
+    assert "as far as XFD1048576, beyond the first 100,000 rows" in found.message
+
+
+def test_a_clean_return_reads_no_pack_and_says_nothing(tmp_path, monkeypatch):
+    """Filled in, and sent back as it was sent: nothing to name, and the pack in
+    packs/ is never opened (the counts settle it)."""
+    root = tmp_path / "study"
+    pack = _study(root)
+    _filled(root, pack)
+    shutil.copyfile(root / L.PACKS_DIR / pack["file"], root / "returns" / "as-sent.xlsx")
+
+    def refuse(checker):
+        raise AssertionError("the pack was read for a clean return")
+
+    monkeypatch.setattr("sheetflow.collect.outside_answers._open_pack", refuse)
+    issues = collect(root, write=False, workers=1).report.issues
+    assert not _ours(issues)
+    assert not [i for i in issues if i.severity == "error" and i.code != "pack-as-sent"]
+
+
+def test_inserted_rows_leave_the_scoring_sheet_to_their_own_issue(tmp_path):
+    """Rows inserted move every cell below them: the Scoring sheet is not compared
+    with the pack then (the move is reported), other sheets still are."""
+    root = tmp_path / "study"
+    pack = _study(root)
+    ret = _filled(root, pack)
+    wb = openpyxl.load_workbook(ret)
+    first = pack["cards"][1]["rows"][0]["answers"]
+    row = int("".join(ch for ch in next(iter(first.values()))["cell"] if ch.isdigit()))
+    wb[L.SCORING_SHEET].insert_rows(row - 3, 2)
+    wb[L.MORE_SHEET]["H3"] = NOTE
+    wb.save(ret)
+    issues = collect(root, write=False).report.issues
+    assert [(i.sheet, i.cell) for i in _ours(issues)] == [(L.MORE_SHEET, "H3")]
+    assert {"row-inserted", "answer-line-moved"} & {i.code for i in issues}
+
+
+def test_a_pack_changed_after_generate_is_said_not_guessed(tmp_path):
+    root = tmp_path / "study"
+    pack = _study(root)
+    ret = _filled(root, pack)
+    _plant(ret, {(L.MORE_SHEET, "H3"): NOTE, (L.MORE_SHEET, "H4"): NOTE})
+    packed = root / L.PACKS_DIR / pack["file"]
+    packed.write_bytes(packed.read_bytes() + b"\0")
+    (found,) = _ours(collect(root, write=False).report.issues)
+    assert found.sheet == L.MORE_SHEET and not found.cell
+    assert "2 more cells with content" in found.message
+    assert f"packs/{pack['file']} is not the workbook generate wrote" in found.message
+    packed.unlink()
+    (found,) = _ours(collect(root, write=False).report.issues)
+    assert f"packs/{pack['file']} is missing" in found.message
+
+
+def test_a_manifest_without_counts_skips_the_check(tmp_path):
+    """A manifest from before the counts were recorded: the check is not done (and
+    the collect still works)."""
+    root = tmp_path / "study"
+    pack = _study(root)
+    ret = _filled(root, pack)
+    _plant(ret, {(L.MORE_SHEET, "H3"): NOTE})
+    assert len(_ours(collect(root, write=False).report.issues)) == 1  # with the counts
+    path = root / L.PACKS_DIR / L.MANIFEST_FILE
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    for entry in manifest["packs"]:
+        del entry["sheet_cells"]
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    result = collect(root, write=False)
+    assert not _ours(result.report.issues)
+    assert result.report.files[0].used
+
+
+def test_collect_prints_the_file_sheet_and_cell(tmp_path):
+    root = tmp_path / "study"
+    pack = _study(root)
+    ret = _filled(root, pack)
+    _plant(ret, {(L.MORE_SHEET, "H3"): NOTE})
+    result = CliRunner().invoke(cli, ["collect", str(root)])
+    lines = [ln for ln in result.output.splitlines() if CODE in ln]
+    assert lines == [f"  warning: {pack['file']} {L.MORE_SHEET}, H3: [{CODE}] Cell H3 of "
+                     f"sheet '{L.MORE_SHEET}' holds '{NOTE}', where the workbook as sent "
+                     "had nothing. sheetflow reads only the answer cells: read it in the "
+                     "file, it may be a note from the rater (answers belong in the yellow "
+                     "cells)."], result.output
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_round_trip_names_the_note_and_nothing_else(tmp_path, monkeypatch):
+    """A note typed into the pack, then every answer entered and the workbook saved by
+    LibreOffice itself: its own xlsx names the note, and nothing LibreOffice wrote; a
+    pack only answered in LibreOffice has its counts match (no pack is read for it)."""
+    require_libreoffice()
+    from sheetflow.collect import outside_answers
+
+    opened = tmp_path / "opened.txt"
+    real = outside_answers._open_pack
+
+    def noting(checker):  # the checks run in child processes: noted in a file
+        with opened.open("a", encoding="utf-8") as fh:
+            fh.write(checker.job.name + "\n")
+        return real(checker)
+
+    monkeypatch.setattr(outside_answers, "_open_pack", noting)
+    root = tmp_path / "study"
+    init_study(root, "paired-rubric")
+    generate_packs(root)
+    (root / "returns").mkdir(exist_ok=True)
+    packs = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][:2]
+    noted = tmp_path / "noted.xlsx"
+    shutil.copyfile(root / L.PACKS_DIR / packs[0]["file"], noted)
+    cell = _blank_locked_cells(openpyxl.load_workbook(noted)[L.SCORING_SHEET])[0]
+    _plant(noted, {(L.MORE_SHEET, "H3"): NOTE, (L.SCORING_SHEET, cell): "beside a case"})
+    jobs = [(noted, root / "returns" / packs[0]["file"], plan_answers(packs[0])),
+            (root / L.PACKS_DIR / packs[1]["file"], root / "returns" / packs[1]["file"],
+             plan_answers(packs[1]))]
+    fill_libreoffice_many(jobs, libreoffice_profile(tmp_path))
+    issues = collect(root, write=False).report.issues
+    assert sorted((i.file, i.sheet, i.cell, i.value) for i in _ours(issues)) == \
+        sorted([(packs[0]["file"], L.MORE_SHEET, "H3", NOTE),
+                (packs[0]["file"], L.SCORING_SHEET, cell, "beside a case")])
+    assert opened.read_text(encoding="utf-8").split() == [packs[0]["file"]]

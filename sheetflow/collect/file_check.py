@@ -5,7 +5,8 @@ child it inspects and opens the file (:func:`~sheetflow.collect.reader.open_book
 reads the three identity stores, and for each pack the stores name (normally one)
 decodes that pack's manifest entry and checks the workbook against it: the row
 table, the Scoring sheet, hidden row ids, locked text (hashed here), every answer,
-batch times, derived points and totals. What goes back to the parent is small: the
+batch times, derived points and totals, and text written outside the answer cells
+(:mod:`.outside_answers`). What goes back to the parent is small: the
 identity stores, the issues, counts, the self-check input, and the rating rows with
 their CSV lines, never the text of the workbook. Which pack the file really belongs
 to, duplicates, and the outputs are the parent's business.
@@ -29,6 +30,7 @@ from .answers import AnswerReader
 from .content_checks import SelfCheckInput
 from .copies import AnswerPrint
 from .hazards import Hazard
+from .outside_answers import check_outside_answers
 from .reader import Book, Cells, open_book
 from .rows import (
     RATING_COLUMNS,
@@ -347,6 +349,7 @@ class FileChecker:
                 self._check_locked()
                 AnswerReader(self).read_all()
                 self.result.read = True
+        check_outside_answers(self, self.result.read and self._in_place)
         if self.result.failed and not blanks_only(self.result.issues):
             # a file with an error contributes no ratings; one whose only errors are
             # blank required answers keeps its rows for analyze --allow-partial

@@ -131,12 +131,17 @@ class SheetScan:
         ``<f>`` tags the scan could not place in a cell: written where no spreadsheet
         program writes one (after an XML comment, after the cell's value), so a
         reader would take the cell's stored value for what the formula shows.
+    cells : int
+        How many cells hold content (those ``extent`` bounds; a cell holding "" too):
+        set beside the count generate records for a sheet of a pack, it tells whether
+        the rater typed anything there (:mod:`sheetflow.collect.outside_answers`).
     """
 
     extent: tuple[int, int] = (0, 0)
     formulas: dict[tuple[int, int], tuple[bytes, bytes]] = field(default_factory=dict)
     errors: dict[tuple[int, int], str] = field(default_factory=dict)
     unplaced: int = 0
+    cells: int = 0
 
 
 @dataclass
@@ -360,7 +365,8 @@ def _scan(data: bytes, prefixes: set[bytes], tags: int) -> SheetScan:
     columns = {c: column_number(c.decode("ascii")) for c in set(map(itemgetter(0), found))}
     formulas = {(int(row), columns[col]): (attrs, text)
                 for col, row, _value, _f, attrs, text in filter(itemgetter(3), found)}
-    return SheetScan((last_row, max(columns.values(), default=0)), formulas)
+    return SheetScan((last_row, max(columns.values(), default=0)), formulas,
+                     cells=len(found))
 
 
 def _cell_matches(data: bytes, leading_r: bool, prefixes: set[bytes],
@@ -405,7 +411,7 @@ def _scan_by_position(data: bytes) -> SheetScan:
     it, whatever its row's); a row or cell without follows the one before it; error
     cells are noted.
     """
-    row = col = last_row = last_col = 0
+    row = col = last_row = last_col = cells = 0
     formulas: dict[tuple[int, int], tuple[bytes, bytes]] = {}
     errors: dict[tuple[int, int], str] = {}
     for tag in _TAG.finditer(data):
@@ -420,13 +426,14 @@ def _scan_by_position(data: bytes) -> SheetScan:
         content = None if closed else _CONTENT.match(data, tag.end())
         if content is None:
             continue  # a style-only cell: no value
+        cells += 1
         last_row, last_col = max(last_row, at), max(last_col, col)
         if content[2]:
             formulas[(at, col)] = (content[3], content[4] or b"")
         elif _ERROR_TYPE.search(attrs):
             value = _VALUE.match(data, tag.end())
             errors[(at, col)] = value[1].decode("utf-8", "replace") if value else "#N/A"
-    return SheetScan((last_row, last_col), formulas, errors)
+    return SheetScan((last_row, last_col), formulas, errors, cells=cells)
 
 
 def _attribute_r(attrs: bytes) -> re.Match[bytes] | None:

@@ -101,6 +101,11 @@ _TYPES = (
        "Cells far outside the scoring area; they were ignored.",
        "The sheet has content outside the scoring area ({detail}); it was ignored. Delete "
        "it if it was typed by mistake."),
+    _t("text-outside-answers", WARNING,
+       "Text where the workbook as sent had none, outside the answer cells (a note?); "
+       "sheetflow does not read it.",
+       "{what}. sheetflow reads only the answer cells: read it in the file, it may be a "
+       "note from the rater (answers belong in the yellow cells)."),
     # -- what would act if the returned file were opened in Excel (see .hazards) ----------
     _t("formula-reaches-out", ERROR, "A formula that fetches or sends data, or calls a "
        "program (WEBSERVICE, FILTERXML, IMAGE, HYPERLINK, RTD, CALL, REGISTER, DDE).",
