@@ -1,5 +1,10 @@
-"""The rules on a pack's answer cells: data validation, out-of-rule and blank highlights,
-and the done counts behind the progress line. A mixin of :class:`.writer.PackWriter`.
+"""The rules on a pack's answer cells: data validation, out-of-rule, word-range and blank
+highlights, and the done counts behind the progress line. A mixin of
+:class:`.writer.PackWriter`.
+
+What turns red and is counted "to correct" is what collect refuses (an error: the file
+is not used); what collect only warns about is not. A text outside its word range is
+such a warning (``text-word-count``): it turns purple and the line names it as a hint.
 
 Cells are grouped by rule (one validation element per rule, answer column and 250
 ranges), so a 500-case pack carries a few dozen elements rather than one per cell.
@@ -13,8 +18,18 @@ from typing import Any
 from ..spec.rubric import Dimension
 from ..workbook import layout as L
 from .guides import display_label, messages, number_span, word_range
-from .rules import Box, Pos, a1, boxes, chunks, column_name, grouped_refs, invalid_formula
-from .text import progress_text
+from .rules import (
+    Box,
+    Pos,
+    a1,
+    boxes,
+    chunks,
+    column_name,
+    grouped_refs,
+    invalid_formula,
+    word_range_formula,
+)
+from .text import WORD_HINT, progress_text
 
 COUNT_ARGS = 255  # Excel's most arguments to one function (COUNTA)
 PROTECT = {"format_columns": True, "format_rows": True, "select_locked_cells": True,
@@ -30,7 +45,7 @@ class AnswerRules:
     fmt: dict[str, Any]
     lists: Any
     validations: Any
-    word_dims: dict[Any, Dimension]
+    rule_dims: dict[Any, Dimension]  # rule key -> a text's or a scale's dimension
     list_columns: dict[tuple[str, ...], str]
     required: list[Pos]
     defaulted: list[Pos]
@@ -41,6 +56,8 @@ class AnswerRules:
     bad_col: str
     marks_col: str
     reached_col: str
+    notes_col: str
+    hints_col: str
     check: Callable[[int | None, str], None]  # raises on an xlsxwriter failure code
 
     def _dimension_rule(self, dim: Dimension, pos: Pos) -> dict[str, Any]:
@@ -51,14 +68,19 @@ class AnswerRules:
             return self._list_rule(pos, dim.entry_choices(), title, "", dim.help)
         if kind == "scale" and (dim.na_choices or dim.maximum - dim.minimum <= 10):
             values = [str(v) for v in range(dim.minimum, dim.maximum + 1)]
-            return self._list_rule(pos, (*values, *dim.na_choices), title, "", dim.help)
+            return self._list_rule(pos, (*values, *dim.na_choices), title, "", dim.help, dim)
         if kind in ("count", "scale", "number"):
             return self._whole_rule(pos, dim)
         return self._text_rule(pos, dim)
 
     def _list_rule(self, pos: Pos, choices: Sequence[str], title: str, prompt: str,
-                   help_text: str) -> dict[str, Any]:
+                   help_text: str, scale: Dimension | None = None) -> dict[str, Any]:
+        """The dropdown ``choices``; a ``scale``'s numbers are read as collect reads
+        numbers (see :func:`.rules.invalid_formula`)."""
         choices = tuple(choices)
+        key = ("list", choices, title, prompt, help_text)
+        if scale is not None:
+            self.rule_dims[key] = scale
 
         def build() -> tuple[dict[str, Any], dict[str, Any]]:
             shown = ", ".join(choices)
@@ -67,7 +89,7 @@ class AnswerRules:
                        **messages(title, message, f"Pick one of: {shown}.")}
             return options, {"type": "list", "choices": list(choices)}
 
-        return self.validations.add(pos, ("list", choices, title, prompt, help_text), build)
+        return self.validations.add(pos, key, build)
 
     def _whole_rule(self, pos: Pos, dim: Dimension) -> dict[str, Any]:
         def build() -> tuple[dict[str, Any], dict[str, Any]]:
@@ -97,7 +119,7 @@ class AnswerRules:
                        **messages(display_label(dim), message or "Free text.", "")}
             return options, {"type": "any"}
 
-        self.word_dims[("text", dim.id)] = dim
+        self.rule_dims[("text", dim.id)] = dim
         return self.validations.add(pos, ("text", dim.id), build)
 
     def _list_source(self, choices: list[str]) -> list[str] | str:
@@ -119,10 +141,12 @@ class AnswerRules:
             self.list_columns[key] = f"={L.LISTS_SHEET}!${letter}$1:${letter}${len(choices)}"
         return self.list_columns[key]
 
-    def _progress_formula(self, last: int, notes: bool = False) -> str:
+    def _progress_formula(self, last: int, notes: bool = False, hints: bool = False) -> str:
         """Valid answers, not filled cells: refused values come first, in red, and
         keep the line from saying "All ... done" (see :func:`.text.progress_text`);
-        with ``notes``, so do the notes a marked flag needs (:mod:`.flag_notes`)."""
+        with ``notes``, so do the notes a marked flag needs (:mod:`.flag_notes`); with
+        ``hints``, the texts outside their word range are named after it, a hint that
+        never keeps the line from "done" (collect only warns of them)."""
         def total_of(col: str) -> str:
             return f"SUM({col}{L.HEADER_ROWS + 1}:{col}{last})"
 
@@ -136,6 +160,10 @@ class AnswerRules:
             finished = f"AND({finished},{lacking}=0)"
         line = (f'IF({bad}>0,{bad}&" to correct (red cells); "&{filled},'
                 f'IF({finished},"All {total} answers done",{filled}))')
+        if hints:
+            off = total_of(self.hints_col)
+            line += (f'&IF({off}>0,"; "&{off}&IF({off}=1," text outside its word range",'
+                     f'" texts outside their word range")&" {WORD_HINT}","")')
         if self.defaulted:
             line += (f'&"; "&{total_of(self.marks_col)}&" of {len(self.defaulted)} marks set '
                      f'({self._blank_meaning()})"')
@@ -179,36 +207,65 @@ class AnswerRules:
         as numbers (``0+(TRUE)`` is 1 in Excel and LibreOffice), so the progress line
         counts exactly the cells shown red.
         """
+        self._count_per_line(self.bad_col, self._refused)
+
+    def _count_word_hints(self) -> bool:
+        """Per answer line, the texts outside their word range, in the hints column
+        (the purple highlight's own formulas).
+
+        Returns
+        -------
+        bool
+            Whether the pack has a word range at all (else the line never names one).
+        """
+        return self._count_per_line(self.hints_col, self._off_range)
+
+    def _refused(self, key: Any, ref: str) -> str | None:
+        """The red test of the rule ``key`` at ``ref`` (None: nothing is refused)."""
+        return invalid_formula(self.validations.described[key], ref, self.rule_dims.get(key))
+
+    def _off_range(self, key: Any, ref: str) -> str | None:
+        """The purple test of the rule ``key`` at ``ref`` (None: no word range)."""
+        dim = self.rule_dims.get(key)
+        return word_range_formula(ref, dim) if key[0] == "text" and dim else None
+
+    def _count_per_line(self, column: str, test: Callable[[Any, str], str | None]) -> bool:
+        """On each answer line, in ``column``, how many of its cells ``test`` (a
+        formula per rule key and cell) finds true; whether any cell has a test."""
         per_row: dict[int, list[str]] = {}
         for key, cells in self.validations.groups.items():
-            rule = self.validations.described[key]
             for pos in cells:
-                formula = invalid_formula(rule, a1((*pos, *pos)), self.word_dims.get(key))
+                formula = test(key, a1((*pos, *pos)))
                 if formula is not None:
                     per_row.setdefault(pos[0], []).append(formula)
-        column = ord(self.bad_col) - ord("A")
+        index = ord(column) - ord("A")
         for row, tests in per_row.items():
-            self.check(self.ws.write_formula(row, column, "=0+" + "+".join(
+            self.check(self.ws.write_formula(row, index, "=0+" + "+".join(
                 f"({t})" for t in tests), self.fmt["count"], 0), "the progress line")
+        return bool(per_row)
 
     def _highlight_invalid(self) -> None:
-        """Red when a cell holds a value its rule refuses (pasted values included).
+        """Red when a cell holds a value its rule refuses (pasted values included)."""
+        self._highlight(self._refused, self.fmt["invalid"], "the value-not-allowed highlight")
 
-        One conditional format per rule, answer column and 250 ranges, its formula
-        anchored on the top-left cell of its first range as in :meth:`_highlight_blanks`.
-        """
+    def _highlight_word_hints(self) -> None:
+        """Purple while a text is outside its word range: allowed, worth a look."""
+        self._highlight(self._off_range, self.fmt["hint"], "the word-range highlight")
+
+    def _highlight(self, test: Callable[[Any, str], str | None], fmt: Any,
+                   what: str) -> None:
+        """``fmt`` where ``test`` holds: one conditional format per rule, answer column
+        and 250 ranges, its formula anchored on the top-left cell of its first range as
+        in :meth:`_highlight_blanks`."""
         for key, cells in self.validations.groups.items():
-            rule = self.validations.described[key]
             for column_boxes in by_column(cells):
                 for refs in grouped_refs(column_boxes):
-                    formula = invalid_formula(rule, refs[0].split(":")[0],
-                                              self.word_dims.get(key))
+                    formula = test(key, refs[0].split(":")[0])
                     if formula is None:
                         continue
                     self.check(self.ws.conditional_format(refs[0], {
-                        "type": "formula", "criteria": "=" + formula,
-                        "format": self.fmt["invalid"], "multi_range": " ".join(refs)}),
-                        "the value-not-allowed highlight")
+                        "type": "formula", "criteria": "=" + formula, "format": fmt,
+                        "multi_range": " ".join(refs)}), what)
 
     def _mark_reached(self, last: int) -> None:
         """The cards the rater has reached, for the blank highlight (see the layout).

@@ -13,8 +13,10 @@ same card and answer column, then writes
   them up and says "All ... done" only at 0;
 - an orange highlight on the note cell while a flag is marked and the note is blank.
 
-A flag counts as marked when its cell, trimmed, equals one of its choices; both
-applications compare text ignoring case, as collect reads ``y`` and `` Y `` as ``Y``.
+A flag counts as marked when its cell, read as collect reads a label
+(:func:`.rules.loose_text`: tabs and line breaks as spaces, trimmed), equals one of its
+choices; both applications compare text ignoring case, as collect reads ``y`` and
+`` Y `` as ``Y``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..spec.rubric import Dimension
-from .rules import LETTERS, Pos, a1, boxes, grouped_refs
+from .rules import LETTERS, Pos, a1, boxes, grouped_refs, loose_text
 
 Offsets = tuple[tuple[int, int], ...]  # each flag cell relative to its note cell
 
@@ -104,12 +106,12 @@ class FlagNotes:
 
 
 def _marked(marks: list[tuple[Pos, Dimension]]) -> str:
-    """``OR(TRIM(C12)="Y",..)``: whether any flag of ``marks`` is marked."""
+    """``OR(TRIM(..C12..)="Y",..)``: whether any flag of ``marks`` is marked."""
     tests = []
     for pos, flag in marks:
         for choice in flag.choices:
             quoted = choice.replace('"', '""')  # a quote inside an Excel string is doubled
-            tests.append(f'TRIM({a1((*pos, *pos))})="{quoted}"')
+            tests.append(f'{loose_text(a1((*pos, *pos)))}="{quoted}"')
     return f"OR({','.join(tests)})"
 
 

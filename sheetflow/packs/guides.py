@@ -93,6 +93,17 @@ def word_range(dim: Dimension) -> str:
     return ""
 
 
+def legend(dims: Iterable[Dimension]) -> str:
+    """The colours of the Scoring sheet in one line (under the progress line); purple
+    only where a text answer has a word range."""
+    text = ("Yellow: your answers. Orange: required, still blank, in a case you have "
+            "reached. Red: a value not allowed there. Grey: the material to judge "
+            "(locked). Green: computed for you.")
+    if any(d.kind == "text" and word_range(d) for d in dims):
+        text += " Purple: a text outside its word range (allowed; please check)."
+    return text
+
+
 def describe_bins(bins: tuple[Bin, ...]) -> str:
     """Count bins as a rater reads them: ``0-1 \u2192 0 pts, 2-3 \u2192 2 pts, 6+ \u2192 5 pts``."""
     return ", ".join(b.describe().replace(" -> ", " \u2192 ") + " pts" for b in bins)
@@ -203,6 +214,10 @@ def how_to_lines(spec: Any, paired: bool) -> tuple[list[str], list[str]]:
         "not allowed there; correct it. The progress line at the top turns green when "
         "every required answer is filled and none is red.",
     ]
+    if any(d.kind == "text" and word_range(d) for d in dims):
+        essential.append("Purple: a text shorter or longer than its suggested word range. "
+                         "It is allowed and does not stop the progress line from turning "
+                         "green; please check it says what you mean.")
     essential += [_note_line(note, flags, dims) for note, flags in
                   flags_needing_notes(dims).items()]
     essential += [

@@ -122,12 +122,20 @@ def num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
+LARGEST_ANSWER = 10**9
+"""The largest number an answer may hold: collect refuses a larger one
+(``value-too-large``), so a count with no maximum turns red above it too."""
+
+
 def invalid_formula(rule: dict[str, Any], ref: str, dim: Dimension | None = None) -> str | None:
     """A conditional-format formula true when cell ``ref`` holds a value ``rule`` refuses.
 
     A paste bypasses data validation; this highlight does not. Blank is never flagged
     (the blank highlight covers it). ``IF`` guards each numeric test so a text value is
-    flagged instead of raising ``#VALUE!`` (an error counts as false in a rule).
+    flagged instead of raising ``#VALUE!`` (an error counts as false in a rule). A value
+    is read as collect reads it (``collect/values.py``): a choice in another letter case
+    or with spaces, tabs or line breaks around it is that choice (``label-normalised``),
+    not a value to correct; a number typed as text may have spaces after it, not before.
 
     Parameters
     ----------
@@ -137,25 +145,24 @@ def invalid_formula(rule: dict[str, Any], ref: str, dim: Dimension | None = None
     ref : str
         The relative reference of the rule's top-left cell, e.g. ``C12``.
     dim : Dimension, optional
-        For ``any`` (text): a word range, when the dimension has one, is checked too.
+        For ``list``: a scale's dimension, whose numbers collect reads as numbers.
 
     Returns
     -------
     str or None
-        None when every value is allowed (free text without a word range).
+        None when every value is allowed: free text, whatever its length (a word range
+        is a hint, :func:`word_range_formula`; collect only warns, ``text-word-count``).
     """
     kind = rule["type"]
     if kind == "list":
-        tests = []
-        for choice in rule["choices"]:
-            tests.append(f'{ref}="{_quoted(choice)}"')
-            if _NUMBER.fullmatch(choice):
-                tests.append(f"{ref}={choice}")
+        numbers = dim is not None and dim.kind == "scale"
+        tests = [_number_choice(ref, c) if numbers and _NUMBER.fullmatch(c)
+                 else f'{loose_text(ref)}="{_quoted(" ".join(c.split()))}"'
+                 for c in rule["choices"]]
         return f"AND(LEN({ref})>0,NOT(OR({','.join(tests)})))"
     if kind in ("whole", "decimal"):
-        bad = [f"{ref}<{rule['min']}"]
-        if rule.get("max") is not None:
-            bad.append(f"{ref}>{rule['max']}")
+        top = rule["max"] if rule.get("max") is not None else LARGEST_ANSWER
+        bad = [f"{ref}<{rule['min']}", f"{ref}>{top}"]
         bad.append(f"{ref}<>INT({ref})" if kind == "whole"
                    else f"ROUND({ref},{rule['places']})<>{ref}")
         return f"IF(ISNUMBER({ref}),OR({','.join(bad)}),LEN({ref})>0)"
@@ -164,9 +171,40 @@ def invalid_formula(rule: dict[str, Any], ref: str, dim: Dimension | None = None
     if kind == "datetime":  # the validation's own bounds: 2000-01-01 to 2099-12-31 23:59
         return (f"IF(ISNUMBER({ref}),OR({ref}<DATE(2000,1,1),{ref}>=DATE(2100,1,1)),"
                 f"LEN({ref})>0)")
-    if dim is None or (dim.min_words is None and dim.max_words is None):
+    return None
+
+
+def loose_text(ref: str) -> str:
+    """Cell ``ref`` as collect compares a label: tabs and line breaks read as spaces,
+    spaces trimmed and runs of them made one (``TRIM``); both applications compare
+    text ignoring letter case, as collect does."""
+    spaced = ref
+    for code in (9, 10, 13):  # tab, line feed, carriage return
+        spaced = f'SUBSTITUTE({spaced},CHAR({code})," ")'
+    return f"TRIM({spaced})"
+
+
+def _number_choice(ref: str, choice: str) -> str:
+    """Whether ``ref`` holds the number ``choice`` of a scale: the number, or the number
+    as text with spaces after it, never before (collect reads " 5" as words)."""
+    return f'AND(LEFT({ref},1)<>" ",TRIM({ref})="{choice}")'
+
+
+def word_range_formula(ref: str, dim: Dimension) -> str | None:
+    """A formula true when the text in ``ref`` is outside ``dim``'s word range.
+
+    A hint, not a value to correct: collect uses the answer and warns
+    (``text-word-count``). Words are runs between spaces, tabs and line breaks, as
+    collect counts them.
+
+    Returns
+    -------
+    str or None
+        None when ``dim`` has no word range.
+    """
+    if dim.min_words is None and dim.max_words is None:
         return None
-    flat = f'TRIM(SUBSTITUTE(SUBSTITUTE({ref},CHAR(10)," "),CHAR(9)," "))'
+    flat = loose_text(ref)
     words = f'(LEN({flat})-LEN(SUBSTITUTE({flat}," ",""))+1)'
     bad = []
     if dim.min_words is not None:

@@ -146,13 +146,21 @@ class TextCache:
         return found
 
 
+WORD_HINT = "(purple; allowed, please check)"
+"""How the progress line qualifies texts outside their word range: collect uses them."""
+
+
 def progress_text(done: int, total: int, to_correct: int = 0,
-                  marks: tuple[int, int, str] | None = None, notes: int = 0) -> str:
+                  marks: tuple[int, int, str] | None = None, notes: int = 0,
+                  off_range: int = 0) -> str:
     """The progress line as the pack shows it (its formula gives the same text).
 
     ``marks`` is (set, of, what a blank means) for marks whose blank is an answer;
-    ``notes`` the notes a marked flag needs and still lacks. "All ... done" only when
-    every required answer is filled, none is refused and no such note is missing.
+    ``notes`` the notes a marked flag needs and still lacks; ``off_range`` the texts
+    outside their word range. "All ... done" only when every required answer is filled,
+    none is refused and no such note is missing; a text outside its word range is a
+    hint named after it (collect uses it and warns, ``text-word-count``), never a
+    value to correct.
     """
     filled = f"{done} of {total} required answers filled"
     if notes:
@@ -161,6 +169,10 @@ def progress_text(done: int, total: int, to_correct: int = 0,
         line = f"{to_correct} to correct (red cells); {filled}"
     else:
         line = f"All {total} answers done" if done >= total and not notes else filled
+    if off_range:
+        texts = ("1 text outside its word range" if off_range == 1
+                 else f"{off_range} texts outside their word range")
+        line += f"; {texts} {WORD_HINT}"
     if marks is not None:
         line += f"; {marks[0]} of {marks[1]} marks set ({marks[2]})"
     return line

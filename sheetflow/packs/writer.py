@@ -32,7 +32,7 @@ from . import pages
 from .answer_rules import PROTECT, AnswerRules
 from .book import StructureLockedWorkbook, content_cells, write_identity
 from .flag_notes import FlagNotes
-from .guides import answer_label, display_label, flags_needing_notes, guide, question_label
+from .guides import answer_label, display_label, flags_needing_notes, guide, legend, question_label
 from .instructions import TextSheet, write_text_sheets
 from .rules import Pos, Validations, boxes, grouped_refs, points_expr, total_formula
 from .text import LINE_POINTS, TextCache, clip, row_points, split_text, utf16_len
@@ -54,6 +54,7 @@ COLOURS = {
     "derived": "#E2EFDA",
     "batch": "#FCE4D6",
     "invalid": "#FF8080",
+    "hint": "#CCC0DA",  # purple: a text outside its word range, allowed (collect warns)
     "done": "#00B050",
 }
 WIDTHS_SINGLE = {"A": 4, "B": 32, "C": 46, "D": 13, "E": 44}
@@ -114,6 +115,7 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows):
         self.marks_col = L.marks_column(spec.labels)
         self.reached_col = L.reached_column(spec.labels)
         self.notes_col = L.notes_column(spec.labels)
+        self.hints_col = L.hints_column(spec.labels)
         self.helpers = L.helper_columns(spec.labels)
         self.widths = {**(WIDTHS_PAIRED if self.paired else WIDTHS_SINGLE),
                        **dict.fromkeys(self.helpers, HELPER_WIDTH)}
@@ -127,7 +129,9 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows):
         self.one_line = self._one_line_cards()  # short texts, packed densely
         self.show_guides = True  # False on a one-line card that is not a batch's first
         self.validations = Validations()
-        self.word_dims: dict[Any, Dimension] = {}  # text rules whose word range is flagged
+        # the dimension behind a rule whose test needs it: a text's word range, a scale's
+        # numbers (read as collect reads them)
+        self.rule_dims: dict[Any, Dimension] = {}
         self.required: list[Pos] = []  # every required answer cell, once, in sheet order
         self.defaulted: list[Pos] = []  # marks whose blank is an answer (blank_means)
         self.entries: list[Pos] = []  # every answer cell (the cards reached, see layout)
@@ -183,6 +187,7 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows):
                         "border": 1},
             "batch": {**base, "bold": True, "bg_color": COLOURS["batch"]},
             "blank": {"bg_color": COLOURS["blank"]},
+            "hint": {"bg_color": COLOURS["hint"]},
             "invalid": {"bg_color": COLOURS["invalid"], "font_color": "#9C0006",
                         "bold": True},
             "done": {"font_color": COLOURS["done"]},
@@ -296,10 +301,8 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows):
         last = self.guide_col
         self._string(ws, 0, "B", self.spec.title, f["title"], "the title")
         self._string(ws, 1, "B", "Progress", f["progress"], "the progress line")
-        legend = ("Yellow: your answers. Orange: required, still blank, in a case you have "
-                  "reached. Red: a value not allowed there. Grey: the material to judge "
-                  "(locked). Green: computed for you.")
-        self._merged_string(ws, 2, "B", last, legend, f["legend"], "the legend")
+        self._merged_string(ws, 2, "B", last, legend(self.spec.dimensions), f["legend"],
+                            "the legend")
         if self.paired:  # the labels' columns are headed above each case's scores, so
             # the heading repeated on every page says nothing of them (the Submission)
             self._merged_string(ws, 3, "C", chr(ord(last) - 1), "Your answers",
@@ -575,8 +578,8 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows):
     def _finish_scoring(self) -> None:
         ws = self.ws
         last = max(self.row, L.HEADER_ROWS + 1)
-        notes = self._count_notes_to_write()
-        self.check(ws.write_formula(L.PROGRESS_CELL, self._progress_formula(last, notes),
+        notes, hints = self._count_notes_to_write(), self._count_word_hints()
+        self.check(ws.write_formula(L.PROGRESS_CELL, self._progress_formula(last, notes, hints),
                                     self.fmt["progress"], self._progress_start()),
                    "the progress line")
         self.check(ws.conditional_format(L.PROGRESS_CELL, {
@@ -592,6 +595,7 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows):
                                                         "multi_range": " ".join(refs)}),
                            f"the answer rules ({refs[0]})")
         self._highlight_invalid()
+        self._highlight_word_hints()
         self._highlight_blanks()
         self._highlight_notes()
         ws.print_area(0, 1, last, _col(self.guide_col))

@@ -48,14 +48,15 @@ D           confidence (*)                 L1 confidence (*)
 E           guide (help, bins, anchors)    L2 answer
 F           -                              L2 confidence (*)
 G           -                              guide (help, bins, anchors)
-F-J / H-L   helper columns (**)            helper columns (**)
+F-K / H-M   helper columns (**)            helper columns (**)
 ==========  =============================  ======================================
 
 (*) hidden, with an empty heading, when no dimension asks for a confidence.
 
-(**) five narrow helper columns right of the guide, outside the print area, formatted
+(**) six narrow helper columns right of the guide, outside the print area, formatted
 ``;;;`` so they show nothing on screen or paper (:func:`helper_columns`): done counts,
-values to correct, marks set, cards reached, notes to write. They are not hidden:
+values to correct, marks set, cards reached, notes to write, texts outside their word
+range. They are not hidden:
 LibreOffice draws a number in a hidden column as ``###`` clipped at the guide's edge,
 whatever its format, and writes those glyphs into a printed PDF. Nothing is read from them.
 
@@ -74,19 +75,28 @@ rectangles of required answer cells (some 30 cards), placed on the row of its fi
 rectangle; every other cell of the column is empty.
 The next helper column counts, on each answer line, the values that line's rules refuse
 (the red highlight's own formulas): while any is there the line starts "N to correct"
-and never says "All ... done". The one after counts the marks whose blank is itself an
-answer (``blank_means``, e.g. keep-known's KEEP/KNOWN); they are not required, so the
-line reports them on their own ("12 of 120 marks set; a blank mark means No").
+and never says "All ... done". A value is refused only where collect refuses it
+(an error, the file not used): a choice typed in another letter case or with spaces
+around it (`` y ``), which collect reads as that choice (``label-normalised``), is not.
+The one after counts the marks whose blank is itself an answer (``blank_means``, e.g.
+keep-known's KEEP/KNOWN); they are not required, so the line reports them on their own
+("12 of 120 marks set; a blank mark means No").
 The fifth counts the notes a marked flag needs and still lacks (a flag's ``note``, e.g.
 answer-review's Note when Gold answer disputed is Y; collect refuses a marked flag with a
 blank note, ``flag-note-missing``): on each such note's line, 1 while the flag in the same
 card and answer column is marked (its choice, trimmed, in any case, as collect reads it)
 and the note is blank. The note is not a required cell, so N stays the same; while any
 is counted the line adds "; 1 note to write (orange)" and never says "All ... done".
+The sixth counts the texts outside their word range (e.g. judge-likert's rationale of at
+most 80 words): a hint, not a value to correct, since collect uses such an answer and
+only warns (``text-word-count``). While any is counted the line adds "; 1 text outside
+its word range (purple; allowed, please check)", after "All N answers done" when every
+answer is in.
 
 Every answer cell with a rule also has a conditional format that turns it red when it
 holds a value the rule refuses (a paste bypasses data validation, the highlight does
-not; free text only when it has a word range). Required cells are orange while blank,
+not; free text never). A text answer with a word range turns purple while its text is
+outside the range. Required cells are orange while blank,
 **but only in the cards the rater has reached**: a card is reached once any answer cell
 in it (any kind, required or not, its batch times included), or in any card after it,
 or in the Submission area after the last card, holds something. So a fresh pack shows
@@ -95,7 +105,8 @@ shows its blanks too; the cards still ahead stay plain yellow. The fourth helper
 holds, on each card's first row, the card's last row number once the card has an
 answer (else 0), and in row 2 their maximum, the last row reached; the blank highlight
 is ``AND(LEN(TRIM(C12))=0, ROW(C12)<=$K$2)``. A note a marked flag needs is orange
-while blank and its flag marked, ``AND(LEN(TRIM(C13))=0, OR(TRIM(C12)="Y"))``.
+while blank and its flag marked, ``AND(LEN(TRIM(C13))=0, OR(TRIM(..C12..)="Y"))``
+(the flag's tabs and line breaks read as spaces first, as collect reads them).
 The sheet prints at a fixed scale with manual page breaks between cards, so a card
 shorter than a page is never split (:mod:`sheetflow.packs.pages`).
 
@@ -291,11 +302,16 @@ def notes_column(labels: tuple[str, ...]) -> str:
     return chr(ord(done_column(labels)) + 4)
 
 
+def hints_column(labels: tuple[str, ...]) -> str:
+    """The helper column counting the texts outside their word range (a hint only)."""
+    return chr(ord(done_column(labels)) + 5)
+
+
 def helper_columns(labels: tuple[str, ...]) -> tuple[str, ...]:
-    """The five helper columns right of the guide: their formulas feed the progress
+    """The six helper columns right of the guide: their formulas feed the progress
     line and the blank highlights, they show nothing and are never printed or read."""
     return (done_column(labels), to_correct_column(labels), marks_column(labels),
-            reached_column(labels), notes_column(labels))
+            reached_column(labels), notes_column(labels), hints_column(labels))
 
 
 def identity_name(key: str) -> str:

@@ -1,0 +1,161 @@
+"""The pack's progress line and colours say what collect says of the same file.
+
+Red and "to correct" only where collect refuses a value (an error: the file is not
+used); what collect accepts with a warning is not a value to correct. A text outside its
+word range (``text-word-count``) is a hint the line names after "All N answers done";
+a choice typed in another case or with spaces around it (``label-normalised``) and a
+scale's number typed as text with a space after it (``number-stored-as-text``) are
+answers. The values are written with openpyxl, the line computed by LibreOffice, and
+collect reads the very same files.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import subprocess
+from pathlib import Path
+from types import SimpleNamespace
+
+import openpyxl
+import pytest
+from roundtrip_helpers import fill_openpyxl, libreoffice_profile, needs_soffice, plan_answers
+
+from sheetflow.collect.run import collect
+from sheetflow.collect.values import MAX_WHOLE
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.guides import how_to_lines, legend
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.packs.rules import LARGEST_ANSWER
+from sheetflow.packs.text import progress_text
+from sheetflow.spec.study import load_study
+from sheetflow.spec.templates import init_study
+from sheetflow.workbook import layout as L
+
+CSV_FILTER = "csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,2"
+HINT = "(purple; allowed, please check)"
+
+
+def _study(base: Path, template: str) -> tuple[Path, dict]:
+    root = base / template
+    init_study(root, template)
+    generate_packs(root)
+    return root, read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][0]
+
+
+def _cells(pack: dict, dimension: str, part: str = "value") -> list[str]:
+    return [a["cell"] for a in L.iter_answer_cells(pack)
+            if a["dimension"] == dimension and a["part"] == part]
+
+
+def _required_total(root: Path, pack: dict) -> int:
+    ws = openpyxl.load_workbook(root / L.PACKS_DIR / pack["file"])[L.SCORING_SHEET]
+    return int(re.search(r"of (\d+) required", ws[L.PROGRESS_CELL].value).group(1))
+
+
+def _progress_lines(tmp: Path, files: list[Path]) -> list[str]:
+    """The progress line of each workbook as LibreOffice computes it."""
+    out = tmp / "csv"
+    lines = []
+    for i, path in enumerate(files):  # one folder per file: the packs share a name
+        subprocess.run(["soffice", f"-env:UserInstallation={libreoffice_profile(tmp).as_uri()}",
+                        "--headless", "--convert-to", CSV_FILTER, "--outdir",
+                        str(out / str(i)), str(path)],
+                       capture_output=True, timeout=300, check=True)
+        sheet = out / str(i) / f"{path.stem}-{L.SCORING_SHEET}.csv"
+        lines.append(list(csv.reader(sheet.read_text(encoding="utf-8").splitlines()))[1][2])
+    return lines
+
+
+def _verdict(root: Path, path: Path) -> tuple[list[str], set[str]]:
+    """Collect's error codes (sorted) and warning codes of the file at ``path``."""
+    issues = collect(root, [path], write=False).report.issues
+    return (sorted(i.code for i in issues if i.severity == "error"),
+            {i.code for i in issues if i.severity == "warning"})
+
+
+def _variant(tmp: Path, root: Path, pack: dict, name: str,
+             changes: dict[str, object]) -> Path:
+    """A copy of the pack with every cell answered (``plan_answers``) but ``changes``."""
+    answers = {**plan_answers(pack), **{c: (v, "") for c, v in changes.items()}}
+    dst = tmp / name / pack["file"]
+    dst.parent.mkdir(parents=True)
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], dst, answers)
+    return dst
+
+
+def test_the_progress_text_names_texts_outside_their_word_range_as_a_hint():
+    assert progress_text(9, 9, off_range=1) == \
+        f"All 9 answers done; 1 text outside its word range {HINT}"
+    assert progress_text(8, 9, 1, off_range=2) == (
+        f"1 to correct (red cells); 8 of 9 required answers filled; 2 texts outside their "
+        f"word range {HINT}")
+
+
+def test_the_legend_and_instructions_call_a_word_range_a_hint(tmp_path):
+    """Only where a text has a word range; red stays "not allowed"."""
+    ranged = load_study(init_study(tmp_path / "jl", "judge-likert"))
+    plain = load_study(init_study(tmp_path / "ar", "answer-review"))
+    assert legend(ranged.rubric.dimensions).endswith(
+        "Purple: a text outside its word range (allowed; please check).")
+    assert "Purple" not in legend(plain.rubric.dimensions)
+    spec = SimpleNamespace(dimensions=ranged.rubric.dimensions, batch_size=0,
+                           include_study_answers=False)
+    essential, _ = how_to_lines(spec, paired=False)
+    assert any(line.startswith("Purple: a text shorter or longer than its suggested word "
+                               "range. It is allowed") for line in essential)
+
+
+def test_a_count_without_a_maximum_is_red_where_collect_finds_it_too_large():
+    assert LARGEST_ANSWER == MAX_WHOLE
+
+
+@pytest.mark.libreoffice
+@needs_soffice
+def test_libreoffice_the_line_says_what_collect_says_of_the_same_file(tmp_path):
+    likert_root, likert = _study(tmp_path, "judge-likert")
+    review_root, review = _study(tmp_path, "answer-review")
+    paired_root, paired = _study(tmp_path, "paired-rubric")
+    rationale = _cells(likert, "rationale")[0]
+    verdict, scale = _cells(likert, "overall_verdict")[0], _cells(likert, "accuracy")[0]
+    flag, note = _cells(review, "gold_dispute")[0], _cells(review, "rater_note")[0]
+    count, confidence = _cells(paired, "depth")[0], _cells(paired, "depth", "confidence")[0]
+    preference = _cells(paired, "direction")[0]
+    long_note = " ".join(["word"] * 300)  # methodology_notes takes 200-400 words
+    cases = [  # root, pack, name, changes, line after the counts, errors, warnings
+        (likert_root, likert, "long", {rationale: " ".join(["word"] * 90)},
+         f"; 1 text outside its word range {HINT}", [], {"text-word-count"}),
+        (likert_root, likert, "loose", {verdict: " pass_strong ", scale: "4 "},
+         "", [], {"label-normalised", "number-stored-as-text"}),
+        (likert_root, likert, "refused", {verdict: "PASS", scale: " 4"},
+         None, ["value-not-a-number", "value-out-of-domain"], set()),
+        (review_root, review, "flag", {flag: " Y ", note: "The gold answer is wrong."},
+         "", [], {"label-normalised"}),
+        (review_root, review, "flag-tab", {flag: "y\t", note: None},
+         "; 1 note to write (orange)", ["flag-note-missing"], {"label-normalised"}),
+        (paired_root, paired, "paired", {confidence: " high", preference: "a>b ",
+                                          **dict.fromkeys(_cells(paired, "methodology_notes"),
+                                                          long_note)},
+         "", [], {"label-normalised"}),
+        (paired_root, paired, "too-large", {count: 2 * 10**9, **dict.fromkeys(
+            _cells(paired, "methodology_notes"), "Too short.")},
+         None, ["value-too-large"], {"text-word-count"}),
+    ]
+    files = [_variant(tmp_path, root, pack, name, changes)
+             for root, pack, name, changes, *_ in cases]
+    lines = _progress_lines(tmp_path, files)
+    for (root, pack, name, _, tail, errors, warnings), path, line in zip(
+            cases, files, lines, strict=True):
+        n = _required_total(root, pack)
+        got_errors, got_warnings = _verdict(root, path)
+        assert got_errors == errors, (name, got_errors)
+        assert warnings <= got_warnings, (name, got_warnings)
+        if tail is None:  # refused values: as many to correct as collect's errors
+            assert line.startswith(f"{len(errors)} to correct (red cells); {n} of {n} "), \
+                (name, line)
+        elif errors:  # the note collect misses is the line's note to write
+            assert line == f"{n} of {n} required answers filled{tail}", (name, line)
+        else:
+            assert line == f"All {n} answers done{tail}", (name, line)
+        if name == "too-large":
+            assert line.endswith(f"; 1 text outside its word range {HINT}"), line
