@@ -110,3 +110,17 @@ def test_check_and_generate_name_an_id_a_text_uses(tmp_path):
                 "as 'Note': write that instead")
     assert id_mentions(load_study(folder)) == [expected]
     assert expected in generate_packs(folder).warnings
+
+
+def test_a_guide_says_optional_once(tmp_path):
+    """The paired template's notes help opens "Optional: brief notes ..." and the guide
+    beside them added "Optional." under it: every guide says it at most once."""
+    from sheetflow.packs.guides import guide
+    from sheetflow.spec.templates import init_study
+
+    init_study(tmp_path / "s", "paired-rubric")
+    dims = load_study(tmp_path / "s").rubric.dimensions
+    texts = {d.id: guide(d) for d in dims}
+    said = [t for t in texts.values() if t.lower().count("optional") > 1]
+    assert not said, said
+    assert any(t.lower().startswith("optional") for t in texts.values())

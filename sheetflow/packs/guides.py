@@ -158,9 +158,16 @@ def guide(dim: Dimension, needed_by: tuple[Dimension, ...] = ()) -> str:
             parts.append(f"Blank counts as {dim.blank_means}.")
     if needed_by:
         parts.append(note_requirement(needed_by))
-    elif not dim.required and kind != "flag" and not dim.blank_means:
+    elif not dim.required and kind != "flag" and not dim.blank_means and \
+            not _says_optional(dim.help):
         parts.append("Optional.")
     return "\n".join(p for p in parts if p)
+
+
+def _says_optional(help_text: str) -> bool:
+    """Whether the rubric's own help already opens with "Optional" (the paired
+    template's notes: "Optional: brief notes ..."), which a second "Optional." repeats."""
+    return help_text.lstrip().lower().startswith("optional")
 
 
 def rubric_lines(dim: Dimension, needed_by: tuple[Dimension, ...] = ()) -> list[str]:
