@@ -164,7 +164,7 @@ def test_a_clean_return_reads_no_pack_and_says_nothing(tmp_path, monkeypatch):
     def refuse(checker):
         raise AssertionError("the pack was read for a clean return")
 
-    monkeypatch.setattr("sheetflow.collect.outside_answers._open_pack", refuse)
+    monkeypatch.setattr("sheetflow.collect.outside_answers.open_pack", refuse)
     issues = collect(root, write=False, workers=1).report.issues
     assert not _ours(issues)
     assert not [i for i in issues if i.severity == "error" and i.code != "pack-as-sent"]

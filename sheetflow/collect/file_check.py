@@ -44,6 +44,7 @@ from .rows import (
     value_text,
 )
 from .safety import Limits, Problem, column_number
+from .sheet_changes import check_sheets
 from .validate import ERROR, Issue, cell_name, issue, show_value
 from .values import Formula, percent_text
 
@@ -339,6 +340,8 @@ class FileChecker:
         self.sheet = L.SCORING_SHEET
         self.cells: Cells = {}
         self.shift: dict[int, int] = {}
+        self.copies: set[str] = set()  # sheets named as copies of the Scoring sheet
+        self.renamed: dict[str, str] = {}  # another sheet of the pack -> its name now
         self._in_place = False  # set once the rows are aligned
 
     def check(self) -> PackCheck:
@@ -349,6 +352,7 @@ class FileChecker:
                 self._check_locked()
                 AnswerReader(self).read_all()
                 self.result.read = True
+        check_sheets(self)  # before: a renamed sheet is compared under its new name
         check_outside_answers(self, self.result.read and self._in_place)
         if self.result.failed and not blanks_only(self.result.issues):
             # a file with an error contributes no ratings; one whose only errors are
@@ -402,6 +406,7 @@ class FileChecker:
             if name != self.sheet and \
                     wanted & {str(v) for (r, c), v in self._sheet_cells(name).items() if c == 1}:
                 self.add("sheet-duplicated", sheet=name, detail=self.sheet)
+                self.copies.add(name)
         return True
 
     def _sheet_cells(self, name: str) -> Cells:

@@ -44,6 +44,7 @@ class FileChecker(Protocol):
     book: Book
     sheet: str  # the Scoring sheet's name in the return
     cells: Cells  # the Scoring sheet's window
+    renamed: dict[str, str]  # another sheet of the pack -> its name in the return
     result: Any  # its ``entered``: how many answer cells hold anything
 
     def add(self, code: str, **fields: Any) -> None: ...
@@ -74,7 +75,7 @@ def check_outside_answers(checker: FileChecker, scoring_in_place: bool) -> None:
     grown = _grown_sheets(checker, recorded, scoring_in_place)
     if not grown:
         return  # the usual return: nothing typed outside the answer cells
-    pack = _open_pack(checker)
+    pack = open_pack(checker)
     if isinstance(pack, str):
         for here, _, more in grown:
             checker.add(CODE, sheet=here, what=f"Sheet '{here}' holds {more} more "
@@ -102,7 +103,8 @@ def _grown_sheets(checker: FileChecker, recorded: dict[str, Any],
         scoring = name == L.SCORING_SHEET
         if scoring and not scoring_in_place:
             continue
-        here = checker.sheet if scoring else name  # the Scoring sheet may be renamed
+        # any sheet may be renamed (:mod:`.sheet_changes` finds the others)
+        here = checker.sheet if scoring else checker.renamed.get(name, name)
         scan = checker.book.scans.get(here)
         if scan is None or not isinstance(count, int):
             continue  # a sheet removed (its own issue when it is the Scoring sheet)
@@ -115,7 +117,7 @@ def _grown_sheets(checker: FileChecker, recorded: dict[str, Any],
     return grown
 
 
-def _open_pack(checker: FileChecker) -> Book | str:
+def open_pack(checker: FileChecker) -> Book | str:
     """The pack as generated, its bytes those whose sha256 the manifest records; or
     why not, worded to follow its file name."""
     path = Path(checker.job.study_dir) / L.PACKS_DIR / checker.head.file

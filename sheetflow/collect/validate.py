@@ -221,6 +221,19 @@ _TYPES = (
     _t("sheet-duplicated", ERROR, "A copy of the answer sheet; which answers count is unclear.",
        "The sheet '{sheet}' is a copy of '{detail}'. Only '{detail}' is read: move your "
        "final answers there, delete the copy, and send the workbook again."),
+    _t("sheet-added", WARNING, "A sheet the workbook as sent did not have, with content in "
+       "it; sheetflow does not read it.",
+       "The sheet '{sheet}' was added to the workbook and holds {detail} with content, "
+       "which sheetflow does not read. Read it in the file: move anything meant for the "
+       "study into the answer cells (a remark into a notes cell), or ignore it."),
+    _t("sheet-deleted", WARNING, "A sheet of instructions was deleted; no answer is read "
+       "from it.",
+       "The sheet '{sheet}' of the workbook as sent was deleted. No answer is read from "
+       "it, so the ratings are used."),
+    _t("sheet-visibility-changed", WARNING, "A sheet was hidden, or a hidden sheet shown; "
+       "it is read as before.",
+       "The sheet '{sheet}' was {detail} in the workbook as sent and is {what} now; it is "
+       "read as before. Ask the rater why, if it matters."),
     _t("row-missing", ERROR, "A row of the workbook was deleted.",
        "The row for case {case} is missing. Do not delete rows; copy your answers into a "
        "fresh copy of the workbook."),

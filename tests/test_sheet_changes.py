@@ -1,0 +1,213 @@
+"""What a rater adds outside the pack's design is named, never lost in silence: a
+sheet of their own; a sheet deleted, renamed, hidden or shown is named once; a clean
+return, however it was saved, says nothing and reads nothing more."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+from roundtrip_helpers import (
+    fill_libreoffice_many,
+    libreoffice_profile,
+    plan_answers,
+    require_libreoffice,
+    return_every_pack,
+)
+
+from sheetflow.cli import cli
+from sheetflow.collect.run import collect
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.templates import init_study
+from sheetflow.workbook import layout as L
+
+CODES = ("sheet-added", "sheet-deleted", "sheet-renamed", "sheet-visibility-changed")
+
+
+def _study(root: Path) -> list[dict]:
+    """A paired-rubric study whose every pack came back filled in (openpyxl)."""
+    init_study(root, "paired-rubric")
+    generate_packs(root)
+    (root / L.RETURNS_DIR).mkdir(exist_ok=True)
+    return return_every_pack(root)
+
+
+def _edit(path: Path, change) -> None:
+    wb = openpyxl.load_workbook(path)
+    change(wb)
+    wb.save(path)
+
+
+def _ours(root: Path) -> list[tuple[str, str, str, str]]:
+    """(code, sheet, cell, value) of each issue of these checks, sorted."""
+    issues = collect(root, write=False).report.issues
+    return sorted((i.code, i.sheet, i.cell, i.value) for i in issues if i.code in CODES)
+
+
+def test_a_sheet_the_rater_added_is_named_with_its_cells(tmp_path):
+    root = tmp_path / "study"
+    packs = _study(root)
+
+    def add(wb):
+        notes = wb.create_sheet("My notes")
+        notes["A1"], notes["B4"] = "case 3 looked odd", 7
+        wb.create_sheet("Sheet1")  # empty: nothing on it is lost, nothing to say
+
+    _edit(root / L.RETURNS_DIR / packs[0]["file"], add)
+    result = collect(root, write=False)
+    (found,) = [i for i in result.report.issues if i.code in CODES]
+    assert (found.code, found.file, found.sheet, found.severity) == \
+        ("sheet-added", packs[0]["file"], "My notes", "warning")
+    assert found.message.startswith("The sheet 'My notes' was added to the workbook and "
+                                    "holds 2 cells with content, which sheetflow does not "
+                                    "read.")
+    assert "move anything meant for the study into the answer cells" in found.message
+    assert all(f.used for f in result.report.files)  # a warning: the ratings count
+
+
+def test_a_copied_or_renamed_scoring_sheet_is_named_once(tmp_path):
+    """A copy of the Scoring sheet is sheet-duplicated, the Scoring sheet under another
+    name sheet-renamed: neither is an added sheet too (the sheet of notes beside is)."""
+    root = tmp_path / "study"
+    packs = _study(root)
+    ret = root / L.RETURNS_DIR / packs[0]["file"]
+
+    def copy(wb):
+        wb.copy_worksheet(wb[L.SCORING_SHEET])
+        wb.create_sheet("My notes")["A1"] = "case 3 looked odd"
+
+    _edit(ret, copy)
+    issues = collect(root, write=False).report.issues
+    assert sorted((i.code, i.sheet) for i in issues if i.code.startswith("sheet-")) == \
+        [("sheet-added", "My notes"), ("sheet-duplicated", f"{L.SCORING_SHEET} Copy")]
+    return_every_pack(root)
+
+    def rename(wb):
+        wb[L.SCORING_SHEET].title = "Ratings"
+        wb.create_sheet("My notes")["A1"] = "case 3 looked odd"
+
+    _edit(ret, rename)
+    assert _ours(root) == [("sheet-added", "My notes", "", ""),
+                           ("sheet-renamed", L.SCORING_SHEET, "", "")]
+
+
+def test_a_renamed_instructions_sheet_is_named_once_and_its_notes_still_found(tmp_path):
+    root = tmp_path / "study"
+    packs = _study(root)
+
+    def rename(wb):
+        wb[L.INSTRUCTIONS_SHEET].title = "Read me"
+        wb["Read me"]["E5"] = "a remark"
+
+    _edit(root / L.RETURNS_DIR / packs[0]["file"], rename)
+    issues = collect(root, write=False).report.issues
+    (renamed,) = [i for i in issues if i.code in CODES]
+    assert (renamed.code, renamed.sheet) == ("sheet-renamed", L.INSTRUCTIONS_SHEET)
+    assert "renamed to 'Read me'" in renamed.message
+    assert [(i.sheet, i.cell, i.value) for i in issues if i.code == "text-outside-answers"] \
+        == [("Read me", "E5", "a remark")]
+
+
+def test_a_deleted_sheet_is_named_and_a_new_one_beside_it_too(tmp_path):
+    """A sheet deleted and another added (not a copy of it): both are named."""
+    root = tmp_path / "study"
+    packs = _study(root)
+
+    def swap(wb):
+        del wb[L.MORE_SHEET]
+        wb.create_sheet("Scratch")["C3"] = "sums"
+
+    _edit(root / L.RETURNS_DIR / packs[0]["file"], swap)
+    assert _ours(root) == [("sheet-added", "Scratch", "", ""),
+                           ("sheet-deleted", L.MORE_SHEET, "", "")]
+    (deleted,) = [i for i in collect(root, write=False).report.issues
+                  if i.code == "sheet-deleted"]
+    assert deleted.message == (f"The sheet '{L.MORE_SHEET}' of the workbook as sent was "
+                               "deleted. No answer is read from it, so the ratings are used.")
+
+
+def test_a_sheet_hidden_or_shown_is_named(tmp_path):
+    root = tmp_path / "study"
+    packs = _study(root)
+
+    def flip(wb):
+        wb[L.INSTRUCTIONS_SHEET].sheet_state = "hidden"
+        wb[L.IDENTITY_SHEET].sheet_state = "visible"
+
+    _edit(root / L.RETURNS_DIR / packs[0]["file"], flip)
+    issues = [i for i in collect(root, write=False).report.issues if i.code in CODES]
+    assert sorted((i.code, i.sheet) for i in issues) == \
+        [("sheet-visibility-changed", L.INSTRUCTIONS_SHEET),
+         ("sheet-visibility-changed", L.IDENTITY_SHEET)]
+    shown = next(i for i in issues if i.sheet == L.IDENTITY_SHEET)
+    assert f"'{L.IDENTITY_SHEET}' was hidden in the workbook as sent and is visible " \
+        "now" in shown.message
+
+
+def test_a_clean_return_reads_no_pack(tmp_path, monkeypatch):
+    """The usual return: its sheet list settles it, nothing more is read."""
+    root = tmp_path / "study"
+    _study(root)
+
+    def refuse(*_args):
+        raise AssertionError("read for a clean return")
+
+    monkeypatch.setattr("sheetflow.collect.sheet_changes.open_pack", refuse)
+    issues = collect(root, write=False, workers=1).report.issues
+    assert not [i for i in issues if i.code in CODES]
+    assert not [i for i in issues if i.severity == "error"]
+
+
+def test_collect_prints_them_and_lists_them_on_the_issues_sheet(tmp_path):
+    """Warnings, like text-outside-answers: named in the terminal and on the Issues
+    sheet; with every pack back and no error, collect exits 0 as with any warning."""
+    root = tmp_path / "study"
+    packs = _study(root)
+    _edit(root / L.RETURNS_DIR / packs[0]["file"],
+          lambda wb: wb.create_sheet("My notes").__setitem__("A1", "case 3 looked odd"))
+    result = CliRunner().invoke(cli, ["collect", str(root)])
+    assert result.exit_code == 0, result.output
+    lines = [ln for ln in result.output.splitlines() if "sheet-added" in ln]
+    assert lines == [
+        f"  warning: {packs[0]['file']} My notes: [sheet-added] The sheet 'My notes' was "
+        "added to the workbook and holds 1 cell with content, which sheetflow does not "
+        "read. Read it in the file: move anything meant for the study into the answer "
+        "cells (a remark into a notes cell), or ignore it."], result.output
+    rows = list(openpyxl.load_workbook(root / "out" / "validation.xlsx")["Issues"]
+                .iter_rows(values_only=True))
+    assert sum("sheet-added" in row for row in rows) == 1
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_round_trip_names_the_sheets_and_nothing_else(tmp_path):
+    """A sheet of notes and a hidden sheet, then every answer entered and the workbook
+    saved by LibreOffice itself: its own xlsx names the two; a pack only answered in
+    LibreOffice is named for neither."""
+    require_libreoffice()
+    root = tmp_path / "study"
+    init_study(root, "paired-rubric")
+    generate_packs(root)
+    (root / L.RETURNS_DIR).mkdir(exist_ok=True)
+    packs = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][:2]
+    noted = tmp_path / "noted.xlsx"
+    shutil.copyfile(root / L.PACKS_DIR / packs[0]["file"], noted)
+
+    def change(wb):
+        wb.create_sheet("My notes")["B2"] = "case 3 looked odd"
+        wb[L.MORE_SHEET].sheet_state = "hidden"
+
+    _edit(noted, change)
+    jobs = [(noted, root / L.RETURNS_DIR / packs[0]["file"], plan_answers(packs[0])),
+            (root / L.PACKS_DIR / packs[1]["file"], root / L.RETURNS_DIR / packs[1]["file"],
+             plan_answers(packs[1]))]
+    fill_libreoffice_many(jobs, libreoffice_profile(tmp_path))
+    issues = collect(root, write=False).report.issues
+    assert sorted((i.file, i.code, i.sheet, i.cell, i.value) for i in issues
+                  if i.code in CODES) == \
+        sorted([(packs[0]["file"], "sheet-added", "My notes", "", ""),
+                (packs[0]["file"], "sheet-visibility-changed", L.MORE_SHEET, "", "")])
+
