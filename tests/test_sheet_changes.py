@@ -1,6 +1,6 @@
 """What a rater adds outside the pack's design is named, never lost in silence: a
-sheet of their own; a sheet deleted, renamed, hidden or shown is named once; a clean
-return, however it was saved, says nothing and reads nothing more."""
+sheet of their own, a comment on a cell; a sheet deleted, renamed, hidden or shown is
+named once; a clean return, however it was saved, says nothing and reads nothing more."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 from click.testing import CliRunner
+from openpyxl.comments import Comment
 from roundtrip_helpers import (
     fill_libreoffice_many,
     libreoffice_profile,
@@ -25,7 +26,9 @@ from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
-CODES = ("sheet-added", "sheet-deleted", "sheet-renamed", "sheet-visibility-changed")
+CODES = ("sheet-added", "sheet-deleted", "sheet-renamed", "sheet-visibility-changed",
+         "cell-comment")
+WHY = "I was unsure: response B cites no source"
 
 
 def _study(root: Path) -> list[dict]:
@@ -46,6 +49,10 @@ def _ours(root: Path) -> list[tuple[str, str, str, str]]:
     """(code, sheet, cell, value) of each issue of these checks, sorted."""
     issues = collect(root, write=False).report.issues
     return sorted((i.code, i.sheet, i.cell, i.value) for i in issues if i.code in CODES)
+
+
+def _answer_cell(pack: dict) -> str:
+    return next(iter(L.iter_answer_cells(pack)))["cell"]
 
 
 def test_a_sheet_the_rater_added_is_named_with_its_cells(tmp_path):
@@ -148,14 +155,53 @@ def test_a_sheet_hidden_or_shown_is_named(tmp_path):
         "now" in shown.message
 
 
-def test_a_clean_return_reads_no_pack(tmp_path, monkeypatch):
-    """The usual return: its sheet list settles it, nothing more is read."""
+def test_a_comment_on_an_answer_cell_is_named_with_its_text(tmp_path):
+    root = tmp_path / "study"
+    packs = _study(root)
+    cell = _answer_cell(packs[0])
+    threaded = ("[Threaded comment]\n\nYour version of Excel allows you to read this "
+                "threaded comment; however, any edits to it will get removed if the file "
+                "is opened in a newer version of Excel.\n\nComment:\n    too short")
+
+    def note(wb):
+        wb[L.SCORING_SHEET][cell].comment = Comment(WHY, "rater")
+        wb[L.MORE_SHEET]["B2"].comment = Comment(threaded, "rater")
+
+    _edit(root / L.RETURNS_DIR / packs[0]["file"], note)
+    assert _ours(root) == [("cell-comment", L.MORE_SHEET, "B2", "too short"),
+                           ("cell-comment", L.SCORING_SHEET, cell, WHY)]
+    found = next(i for i in collect(root, write=False).report.issues
+                 if i.code == "cell-comment" and i.sheet == L.SCORING_SHEET)
+    assert found.message.startswith(f"Cell {cell} of sheet '{L.SCORING_SHEET}' has a "
+                                    f"comment: '{WHY}'. sheetflow reads only the cells' "
+                                    "values")
+    assert found.severity == "warning"
+
+
+def test_many_comments_are_named_up_to_twenty_then_counted(tmp_path):
+    root = tmp_path / "study"
+    packs = _study(root)
+
+    def note(wb):
+        for row in range(1, 26):
+            wb[L.MORE_SHEET][f"H{row}"].comment = Comment(f"remark {row}", "rater")
+
+    _edit(root / L.RETURNS_DIR / packs[0]["file"], note)
+    found = [i for i in collect(root, write=False).report.issues if i.code == "cell-comment"]
+    assert [i.cell for i in found if i.value] == [f"H{r}" for r in range(1, 21)]
+    (rest,) = [i for i in found if not i.value]
+    assert rest.cell == "H21" and "5 more cells have a comment" in rest.message
+
+
+def test_a_clean_return_reads_no_comment_and_no_pack(tmp_path, monkeypatch):
+    """The usual return: the zip's member names settle it, nothing more is read."""
     root = tmp_path / "study"
     _study(root)
 
     def refuse(*_args):
         raise AssertionError("read for a clean return")
 
+    monkeypatch.setattr("sheetflow.collect.sheet_changes.read_comments", refuse)
     monkeypatch.setattr("sheetflow.collect.sheet_changes.open_pack", refuse)
     issues = collect(root, write=False, workers=1).report.issues
     assert not [i for i in issues if i.code in CODES]
@@ -167,26 +213,37 @@ def test_collect_prints_them_and_lists_them_on_the_issues_sheet(tmp_path):
     sheet; with every pack back and no error, collect exits 0 as with any warning."""
     root = tmp_path / "study"
     packs = _study(root)
-    _edit(root / L.RETURNS_DIR / packs[0]["file"],
-          lambda wb: wb.create_sheet("My notes").__setitem__("A1", "case 3 looked odd"))
+    cell = _answer_cell(packs[0])
+
+    def change(wb):
+        wb.create_sheet("My notes")["A1"] = "case 3 looked odd"
+        wb[L.SCORING_SHEET][cell].comment = Comment(WHY, "rater")
+
+    _edit(root / L.RETURNS_DIR / packs[0]["file"], change)
     result = CliRunner().invoke(cli, ["collect", str(root)])
     assert result.exit_code == 0, result.output
-    lines = [ln for ln in result.output.splitlines() if "sheet-added" in ln]
+    lines = [ln for ln in result.output.splitlines() if "sheet-added" in ln
+             or "cell-comment" in ln]
     assert lines == [
         f"  warning: {packs[0]['file']} My notes: [sheet-added] The sheet 'My notes' was "
         "added to the workbook and holds 1 cell with content, which sheetflow does not "
         "read. Read it in the file: move anything meant for the study into the answer "
-        "cells (a remark into a notes cell), or ignore it."], result.output
+        "cells (a remark into a notes cell), or ignore it.",
+        f"  warning: {packs[0]['file']} {L.SCORING_SHEET}, {cell}: [cell-comment] Cell "
+        f"{cell} of sheet '{L.SCORING_SHEET}' has a comment: '{WHY}'. sheetflow reads only "
+        "the cells' values: read it in the file, it may explain a score (a remark meant "
+        "for the study belongs in a notes cell)."], result.output
     rows = list(openpyxl.load_workbook(root / "out" / "validation.xlsx")["Issues"]
                 .iter_rows(values_only=True))
-    assert sum("sheet-added" in row for row in rows) == 1
+    for code in ("sheet-added", "cell-comment"):
+        assert sum(code in row for row in rows) == 1, code
 
 
 @pytest.mark.libreoffice
-def test_libreoffice_round_trip_names_the_sheets_and_nothing_else(tmp_path):
-    """A sheet of notes and a hidden sheet, then every answer entered and the workbook
-    saved by LibreOffice itself: its own xlsx names the two; a pack only answered in
-    LibreOffice is named for neither."""
+def test_libreoffice_round_trip_names_the_sheet_and_comment_and_nothing_else(tmp_path):
+    """A sheet of notes, a comment on an answer cell and a hidden sheet, then every
+    answer entered and the workbook saved by LibreOffice itself: its own xlsx names the
+    three; a pack only answered in LibreOffice is named for none of them."""
     require_libreoffice()
     root = tmp_path / "study"
     init_study(root, "paired-rubric")
@@ -195,9 +252,11 @@ def test_libreoffice_round_trip_names_the_sheets_and_nothing_else(tmp_path):
     packs = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][:2]
     noted = tmp_path / "noted.xlsx"
     shutil.copyfile(root / L.PACKS_DIR / packs[0]["file"], noted)
+    cell = _answer_cell(packs[0])
 
     def change(wb):
         wb.create_sheet("My notes")["B2"] = "case 3 looked odd"
+        wb[L.SCORING_SHEET][cell].comment = Comment(WHY, "rater")
         wb[L.MORE_SHEET].sheet_state = "hidden"
 
     _edit(noted, change)
@@ -209,5 +268,6 @@ def test_libreoffice_round_trip_names_the_sheets_and_nothing_else(tmp_path):
     assert sorted((i.file, i.code, i.sheet, i.cell, i.value) for i in issues
                   if i.code in CODES) == \
         sorted([(packs[0]["file"], "sheet-added", "My notes", "", ""),
+                (packs[0]["file"], "cell-comment", L.SCORING_SHEET, cell, WHY),
                 (packs[0]["file"], "sheet-visibility-changed", L.MORE_SHEET, "", "")])
 

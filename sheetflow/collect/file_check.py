@@ -44,7 +44,7 @@ from .rows import (
     value_text,
 )
 from .safety import Limits, Problem, column_number
-from .sheet_changes import check_sheets
+from .sheet_changes import check_comments, check_sheets
 from .validate import ERROR, Issue, cell_name, issue, show_value
 from .values import Formula, percent_text
 
@@ -354,6 +354,7 @@ class FileChecker:
                 self.result.read = True
         check_sheets(self)  # before: a renamed sheet is compared under its new name
         check_outside_answers(self, self.result.read and self._in_place)
+        check_comments(self)
         if self.result.failed and not blanks_only(self.result.issues):
             # a file with an error contributes no ratings; one whose only errors are
             # blank required answers keeps its rows for analyze --allow-partial

@@ -81,6 +81,8 @@ class Book:
     saved_by : str
         The user name the program that last saved the file wrote (core properties'
         ``lastModifiedBy``; "" when none: a fresh pack carries none).
+    comment_parts : tuple of str
+        The zip members holding cell comments, from the inspection (none in a pack).
     """
 
     def __init__(self, data: bytes, inspection: Inspection, limits: Limits):
@@ -89,6 +91,7 @@ class Book:
         self.limits = limits
         self.extents = inspection.extents
         self.hazards = inspection.hazards
+        self.comment_parts = inspection.comments
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             names = set(zf.namelist())
             self.sheets, self.names = _workbook_part(zf.read("xl/workbook.xml"))

@@ -80,6 +80,9 @@ _ERROR_TYPE = re.compile(rb"\bt=" + _Q + rb"e" + _Q)
 _VALUE = re.compile(rb"\s*<" + _NS + rb"v>([^<]*)</" + _NS + rb"v>")
 _REL_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 _MAIN_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+# where Excel and LibreOffice (xl/comments1.xml) and openpyxl (xl/comments/comment1.xml)
+# keep cell comments; Excel's threaded comments come with such a part too
+_COMMENT_PART = re.compile(r"xl/comments[^/]*\.xml|xl/comments/[^/]+\.xml", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -157,11 +160,16 @@ class Inspection:
     hazards : list of Hazard
         What would fetch or send data, or run, if the file were opened in Excel
         (:mod:`.hazards`): reported, never a reason not to read the file.
+    comments : tuple of str
+        The zip members that hold cell comments (notes), by name alone: a file
+        without any, the usual return, needs no further look
+        (:mod:`sheetflow.collect.sheet_changes`).
     """
 
     problem: Problem | None = None
     sheets: dict[str, SheetScan] = field(default_factory=dict)
     hazards: list[Hazard] = field(default_factory=list)
+    comments: tuple[str, ...] = ()
 
     @property
     def safe(self) -> bool:
@@ -272,7 +280,8 @@ def _inspect_zip(zf: zipfile.ZipFile, limits: Limits) -> Inspection:
     odd = next((name for name, scan in sheets.items() if scan.unplaced), None)
     if odd is not None:
         return Inspection(Problem("formula-hidden", f"sheet '{odd}'"))
-    return Inspection(None, sheets, hazards)
+    comments = tuple(sorted(n for n in names if _COMMENT_PART.fullmatch(n)))
+    return Inspection(None, sheets, hazards, comments)
 
 
 def _check_ods(zf: zipfile.ZipFile, names: set[str]) -> Problem | None:

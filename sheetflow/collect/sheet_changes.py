@@ -1,9 +1,9 @@
-"""Sheets a rater added, deleted, renamed, hid or showed: named.
+"""Sheets a rater added, deleted, renamed, hid or showed, and comments on cells: named.
 
 sheetflow reads the answer cells of the Scoring sheet and nothing else, so what a
-rater puts elsewhere would be lost without a word: a sheet of their own ("My notes").
-Each change to the pack's sheets is named, as a warning of the file (the ratings are
-still used):
+rater puts elsewhere would be lost without a word: a sheet of their own ("My notes"),
+a comment (note) on a cell explaining a score. Each is named, as a warning of the file
+(the ratings are still used):
 
 - ``sheet-added``: a sheet the workbook as sent did not have, holding cells with
   content (an empty one loses nothing and is not named). A copy of the Scoring sheet
@@ -14,25 +14,39 @@ still used):
   renamed; ``sheet-deleted`` when it is nowhere (the identity sheet deleted is
   ``identity-partial``, the Scoring sheet ``sheet-missing``);
 - ``sheet-visibility-changed``: a sheet of the pack hidden, or one of its hidden
-  sheets shown.
+  sheets shown;
+- ``cell-comment``: each comment on a cell of any sheet, with its text.
 
 All of it costs almost nothing on the usual return: the sheet list is read with the
-workbook already.
+workbook already, and whether comments exist at all is known from the zip member
+names the safety checks listed (:attr:`.safety.Inspection.comments`); only a file with
+comments has those parts read.
 """
 
 from __future__ import annotations
 
+import io
+import posixpath
+import re
+import zipfile
 from typing import Any, Protocol
+
+import defusedxml.ElementTree as SafeET
 
 from ..packs.manifest import PackHead
 from ..workbook import layout as L
 from .outside_answers import open_pack
 from .reader import Book
+from .safety import column_number, sheet_members
+from .validate import cell_name, show_value
 
 SHEET_ADDED = "sheet-added"
 SHEET_DELETED = "sheet-deleted"
 SHEET_RENAMED = "sheet-renamed"
 SHEET_VISIBILITY = "sheet-visibility-changed"
+CELL_COMMENT = "cell-comment"
+SHOWN = 20
+"""Comments named one by one in a file; the rest are counted in one line."""
 
 _VISIBLE = "visible"
 # every sheet generate writes, with its state there (the lists sheet only when some
@@ -44,10 +58,15 @@ _PACK_SHEETS = {L.INSTRUCTIONS_SHEET: _VISIBLE, L.SCORING_SHEET: _VISIBLE,
 # sheet-missing, the identity sheet's identity-partial; whether a pack had a lists
 # sheet its manifest does not say)
 _DELETABLE = (L.INSTRUCTIONS_SHEET, L.MORE_SHEET)
+_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_COMMENTS_TYPE = "/comments"
+_THREADED = "[Threaded comment]"  # Excel's text for older readers of a threaded comment
+_THREADED_TEXT = "\nComment:\n"
+_REF = re.compile(r"([A-Z]{1,3})([0-9]{1,7})")
 
 
 class FileChecker(Protocol):
-    """What the check needs of :class:`.file_check.FileChecker` (named here without
+    """What the checks need of :class:`.file_check.FileChecker` (named here without
     importing it: that module imports this one)."""
 
     job: Any  # the file's job: ``study_dir``, ``limits``
@@ -116,3 +135,91 @@ def _find_renamed(checker: FileChecker, gone: list[str], added: list[str]) -> No
                     break
     finally:
         pack.close()
+
+
+# --------------------------------------------------------------------------- comments
+
+
+def check_comments(checker: FileChecker) -> None:
+    """Name each comment on a cell of the workbook, with its text, as a warning of
+    ``checker``'s file (the first :data:`SHOWN` one by one, then one line)."""
+    if not checker.book.comment_parts:
+        return  # the usual return: no comment anywhere
+    try:
+        found = read_comments(checker.book)
+    except (SyntaxError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+        # ParseError is a SyntaxError; defusedxml's refusals are ValueErrors
+        checker.add(CELL_COMMENT, what="The workbook holds comments on cells that "
+                    f"could not be read ({type(exc).__name__}); open it to read them")
+        return
+    for sheet, (row, col), text in found[:SHOWN]:
+        cell = cell_name(row, col)
+        checker.add(CELL_COMMENT, sheet=sheet, cell=cell, value=text,
+                    what=f"Cell {cell} of sheet '{sheet}' has a comment: "
+                         f"'{show_value(text)}'")
+    rest = found[SHOWN:]
+    if rest:
+        sheet, place, _ = rest[0]
+        cell = cell_name(*place)
+        checker.add(CELL_COMMENT, sheet=sheet, cell=cell,
+                    what=f"From cell {cell} of sheet '{sheet}' on, {len(rest)} more cells "
+                         f"have a comment; only the first {SHOWN} are named one by one")
+
+
+def read_comments(book: Book) -> list[tuple[str, tuple[int, int], str]]:
+    """(sheet, (row, column), text) of each comment on a cell, in sheet order then
+    reading order; a comment part no sheet refers to is shown nowhere and left out.
+
+    Raises
+    ------
+    SyntaxError, ValueError, KeyError, zipfile.BadZipFile
+        When a part cannot be read.
+    """
+    found = []
+    with zipfile.ZipFile(io.BytesIO(book.data)) as zf:
+        names = set(zf.namelist())
+        for sheet, member in sheet_members(zf, names):
+            for part in _comment_parts(zf, names, member):
+                found += sorted((sheet, place, text)
+                                for place, text in _comments(zf.read(part)))
+    return found
+
+
+def _comment_parts(zf: zipfile.ZipFile, names: set[str], member: str) -> list[str]:
+    """The comment parts the relationships of sheet part ``member`` name."""
+    folder, _, base = member.rpartition("/")
+    rels = f"{folder}/_rels/{base}.rels"
+    if rels not in names:
+        return []
+    parts = []
+    for rel in SafeET.fromstring(zf.read(rels)):
+        if rel.get("Type", "").endswith(_COMMENTS_TYPE):
+            target = rel.get("Target", "")
+            part = target.lstrip("/") if target.startswith("/") else \
+                posixpath.normpath(posixpath.join(folder, target))
+            if part in names:
+                parts.append(part)
+    return parts
+
+
+def _comments(data: bytes) -> list[tuple[tuple[int, int], str]]:
+    """((row, column), text) of each comment of a comments part that has a cell."""
+    out = []
+    for comment in SafeET.fromstring(data).iter(f"{_MAIN}comment"):
+        ref = _REF.fullmatch(comment.get("ref", ""))
+        if ref is None:
+            continue  # no cell to show it on: Excel shows it nowhere either
+        place = int(ref[2]), column_number(ref[1])
+        text = comment.find(f"{_MAIN}text")
+        runs = [] if text is None else \
+            text.findall(f"{_MAIN}t") + text.findall(f"{_MAIN}r/{_MAIN}t")
+        out.append((place, _plain("".join(t.text or "" for t in runs))))
+    return out
+
+
+def _plain(text: str) -> str:
+    """A comment's text on one line; of an Excel threaded comment, what the rater
+    wrote (not the notice Excel puts first for older programs)."""
+    if text.startswith(_THREADED) and _THREADED_TEXT in text:
+        text = text.split(_THREADED_TEXT, 1)[1]
+    return " ".join(text.split())

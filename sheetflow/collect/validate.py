@@ -106,6 +106,9 @@ _TYPES = (
        "sheetflow does not read it.",
        "{what}. sheetflow reads only the answer cells: read it in the file, it may be a "
        "note from the rater (answers belong in the yellow cells)."),
+    _t("cell-comment", WARNING, "A comment (note) on a cell; sheetflow does not read it.",
+       "{what}. sheetflow reads only the cells' values: read it in the file, it may "
+       "explain a score (a remark meant for the study belongs in a notes cell)."),
     # -- what would act if the returned file were opened in Excel (see .hazards) ----------
     _t("formula-reaches-out", ERROR, "A formula that fetches or sends data, or calls a "
        "program (WEBSERVICE, FILTERXML, IMAGE, HYPERLINK, RTD, CALL, REGISTER, DDE).",
