@@ -75,3 +75,38 @@ def test_rules_name_real_modules():
     rels = {p.relative_to(PACKAGE).as_posix() for p in _modules()}
     for name, prefixes in ALLOWED.items():
         assert any(any(_allowed(r, (p,)) for r in rels) for p in prefixes), name
+
+
+def _package_of(rel: str) -> str:
+    """The subpackage a module path (relative to sheetflow/) belongs to ("" at the top)."""
+    parts = rel.split("/")
+    return parts[0] if len(parts) > 1 else ""
+
+
+def _imported_package(rel: str, node: ast.ImportFrom) -> str | None:
+    """The subpackage an ``import from`` reads from; None for another library."""
+    if node.level == 0:
+        parts = (node.module or "").split(".")
+        return parts[1] if parts[0] == "sheetflow" and len(parts) > 1 else None
+    here = rel.split("/")[:-1]  # the importing module's package, as a path
+    base = here[:len(here) - (node.level - 1)]
+    target = base + (node.module.split(".") if node.module else [])
+    return target[0] if target else ""
+
+
+def test_no_module_imports_a_private_name_of_another_package():
+    """A helper one package shares with another is public and documented there; a
+    private name may change without notice to anyone outside its package."""
+    wrong = []
+    for path in _modules():
+        rel = path.relative_to(PACKAGE).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            source = _imported_package(rel, node)
+            if source is None or source == _package_of(rel):
+                continue
+            wrong += [f"{rel}:{node.lineno} imports {a.name} from {source}"
+                      for a in node.names if a.name.startswith("_")
+                      and not a.name.startswith("__")]
+    assert not wrong, wrong

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats.alpha import _fixed_metric
+from ..stats.alpha import fixed_metric
 from .sources import ModelSource, PilotSource
 
 __all__ = ["PilotModel", "fit_pilot_model", "grid_source"]
@@ -111,7 +111,7 @@ def population_metric(domain: tuple, level: str, shares: np.ndarray) -> np.ndarr
         mid = np.cumsum(shares) - shares / 2
         return (mid[:, None] - mid[None, :]) ** 2
     values = np.asarray(domain, dtype=float) if level != "nominal" else np.arange(len(domain))
-    return _fixed_metric(values, level)
+    return fixed_metric(values, level)
 
 
 def model_alpha(shares: np.ndarray, rows: np.ndarray, delta: np.ndarray) -> float:

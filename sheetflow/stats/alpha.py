@@ -13,7 +13,7 @@ from scipy import sparse
 
 from sheetflow.stats import _util
 
-__all__ = ["LEVELS", "alpha_complete_batch", "krippendorff_alpha"]
+__all__ = ["FIXED_LEVELS", "LEVELS", "alpha_complete_batch", "fixed_metric", "krippendorff_alpha"]
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio")
@@ -227,17 +227,51 @@ def _parts(counts: Any, domain: np.ndarray, level: str) -> _Parts:
                                     shape=(counts.shape[0], n_entries))  # fmt: skip
         ordinal = _OrdinalEntries(entries.col, entries.data, to_unit, m)
         return _Parts(counts, None, None, ordinal)
-    delta = _fixed_metric(domain.astype(float) if level != "nominal" else domain, level)
+    delta = fixed_metric(domain.astype(float) if level != "nominal" else domain, level)
     d_unit = np.einsum("uc,ck,uk->u", counts, delta, counts) / (m - 1)
     return _Parts(counts, d_unit, delta)
 
 
-def _fixed_metric(domain: np.ndarray, level: str) -> np.ndarray:
-    """Squared distance matrix for the nominal, interval and ratio metrics."""
+FIXED_LEVELS: tuple[str, ...] = ("nominal", "interval", "ratio")
+"""The levels whose metric depends on the values alone (ordinal's depends on how often
+each value was given)."""
+
+
+def fixed_metric(domain: np.ndarray, level: str) -> np.ndarray:
+    """Krippendorff's difference function delta^2(c, k) for every pair of values.
+
+    Parameters
+    ----------
+    domain : numpy.ndarray
+        The value domain, in the order the value codes index it (code ``i`` is
+        ``domain[i]``). Numeric for ``interval`` and ``ratio``; for ``nominal`` only
+        its length counts (the values may be any labels, or their codes).
+    level : {"nominal", "interval", "ratio"}
+        The metric (:data:`FIXED_LEVELS`). ``ordinal`` is not one: its distances come
+        from the mid-ranks of the values' frequencies in the data, not from the domain.
+
+    Returns
+    -------
+    numpy.ndarray
+        A symmetric ``(V, V)`` matrix, zero on the diagonal, ``V = len(domain)``:
+        nominal 1 for two different values; interval ``(c - k)^2``; ratio
+        ``((c - k) / (c + k))^2``, and 0 where ``c + k`` is 0 (two zeros agree).
+
+    Raises
+    ------
+    ValueError
+        For any other level.
+
+    Examples
+    --------
+    >>> fixed_metric(np.array([1, 2, 4]), "interval")[0].tolist()
+    [0.0, 1.0, 9.0]
+    """
+    _util.check_choice("level", level, FIXED_LEVELS)
     size = len(domain)
     if level == "nominal":
         return 1.0 - np.eye(size)
-    v = domain.astype(float)
+    v = np.asarray(domain).astype(float)
     diff = v[:, None] - v[None, :]
     if level == "interval":
         return diff**2
@@ -352,7 +386,7 @@ def alpha_complete_batch(
     if m < 2 or not np.allclose(counts.sum(axis=2), m):
         raise ValueError("every unit must hold the same number (>= 2) of values.")
     values = np.asarray(domain)
-    delta = None if level == "ordinal" else _fixed_metric(
+    delta = None if level == "ordinal" else fixed_metric(
         values.astype(float) if level != "nominal" else values, level)
     full = np.vstack([np.ones((1, n_units)), weights])  # row 0: the data set itself
     per_chunk = max(1, chunk_cells // (len(full) * n_units))
