@@ -17,7 +17,7 @@ import pandas as pd
 
 from .. import stats
 from ..spec.study import Study
-from ..words import counted, p_text, percent
+from ..words import counted, p_text, shown_number, shown_percent
 from .context import Context, add_verdict, empty_reason, number
 from .decision import Arms, Check, Decision, flag_check, reasons_of, reported_check, status_of
 from .keep_known_files import MIXED_METHOD, h_mixed, mixed_effects, yield_items
@@ -204,10 +204,11 @@ def _h_yield(ctx: Context, table: pd.DataFrame, out: dict) -> None:
                       "gap": r["gap"], "gap_ci": [r["gap_ci_low"], r["gap_ci_high"]]}
                      for r in tests.to_dict("records")]
     lines = out.setdefault("summary_lines", [])
-    lines += [f"yield {r['arm']}: {int(r['n_yield'])}/{int(r['n'])} = {_pct(r['yield'])} "
-              f"(95% CI {_pct(r['ci_low'])} to {_pct(r['ci_high'])})" for r in y.to_dict("records")]
-    lines += [f"gap {f['comparison'].removeprefix('test: ')}: {_pct(f['gap'])} (95% CI "
-              f"{_pct(f['gap_ci'][0])} to {_pct(f['gap_ci'][1])})" for f in out["fisher"]]
+    pct = shown_percent
+    lines += [f"yield {r['arm']}: {int(r['n_yield'])}/{int(r['n'])} = {pct(r['yield'])} "
+              f"(95% CI {pct(r['ci_low'])} to {pct(r['ci_high'])})" for r in y.to_dict("records")]
+    lines += [f"gap {f['comparison'].removeprefix('test: ')}: {pct(f['gap'])} (95% CI "
+              f"{pct(f['gap_ci'][0])} to {pct(f['gap_ci'][1])})" for f in out["fisher"]]
 
 
 def _h_trend(ctx: Context, table: pd.DataFrame, out: dict) -> None:
@@ -234,12 +235,13 @@ def _trend_line(trend: dict[str, Any]) -> str:
     p against alpha, and each band's yield with its counts."""
     p, alpha = trend["p"], trend["alpha"]
     side = "below" if trend["shown"] else "not below"
-    yields = ", ".join(f"{b['band']} {_pct(b['yield'])} ({b['n_yield']}/{b['n']})"
+    yields = ", ".join(f"{b['band']} {shown_percent(b['yield'])} ({b['n_yield']}/{b['n']})"
                        for b in trend["per_band"])
     note = trend["note"] if isinstance(trend["note"], str) else ""
     return (f"trend across {' -> '.join(trend['bands'])}: {trend['direction']} "
             f"(Cochran-Armitage, two-sided p = {p_text(p, [alpha])}, {side} {alpha:g}; "
-            f"z = {_num(trend['z'])}, chi2 {_num(trend['statistic'])}, n {int(trend['n'])}); "
+            f"z = {shown_number(trend['z'])}, chi2 {shown_number(trend['statistic'])}, "
+            f"n {int(trend['n'])}); "
             f"yield {yields}" + (f"; {note}" if note else ""))
 
 
@@ -274,15 +276,6 @@ def trend_direction(z: float, p: float, alpha: float) -> str:
             or not p < alpha:
         return NO_TREND
     return f"yield {'rises' if z > 0 else 'falls'} across the bands (linear trend)"
-
-
-def _num(value: Any) -> str:
-    return "n/a" if value is None or not np.isfinite(value) else f"{value:.3f}"
-
-
-def _pct(value: Any) -> str:
-    """A yield, or a difference of two, as a percentage."""
-    return "n/a" if value is None or not np.isfinite(value) else percent(value)
 
 
 def _h_permutation(ctx: Context, table: pd.DataFrame, out: dict) -> None:
@@ -361,7 +354,7 @@ def _above_reference(ctx: Context, table: pd.DataFrame, winner: str, ref: str,
 
 def _counts(row: pd.Series) -> str:
     """A yield with its counts: "3/15 = 20.0%"."""
-    return f"{int(row['n_yield'])}/{int(row['n'])} = {_pct(row['yield'])}"
+    return f"{int(row['n_yield'])}/{int(row['n'])} = {shown_percent(row['yield'])}"
 
 
 def _null_reason(checks: list[Check], alpha: float) -> str:
