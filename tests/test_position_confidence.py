@@ -155,6 +155,25 @@ def test_confident_ratings_agree_perfectly_and_low_ones_do_not(study):
     assert "lowest confidence" in direction.loc["High", "confidence_from"]
 
 
+def test_each_confidence_alpha_says_the_units_and_raters_it_rests_on(study):
+    """As every other alpha line does: "0.583 (36 units, 4 raters)"."""
+    res = run_plan(study, _planted(study, biased=None, confident_agree=True))
+    depth = res.tables["confidence_agreement"].set_index(["dimension", "subset"]).loc["depth"]
+    raters = len(study.raters)
+    assert (depth["n_raters"] == raters).all()
+    # only the cases where everyone was sure stay in the Medium/High subset: fewer units
+    assert depth.loc["Medium/High", "n_units"] < depth.loc["all ratings", "n_units"]
+    rows = {r["subset"]: r for r in res.summary["confidence"]["agreement_by_level"]
+            if r["dimension"] == "depth"}
+    assert {k: (rows[k]["n_units"], rows[k]["n_raters"]) for k in rows} == {
+        k: (depth.loc[k, "n_units"], raters) for k in depth.index}
+    every, sure = (f"{depth.loc[k, 'alpha']:.3f} ({depth.loc[k, 'n_units']} units, "
+                   f"{raters} raters)" for k in ("all ratings", "Medium/High"))
+    assert (f"Confidence: Depth of Analysis (depth) alpha {every} on all ratings, {sure} on "
+            "Medium/High only; the disagreement concentrates in Low-confidence ratings."
+            ) in res.summary["readings"]
+
+
 def test_methods_states_the_binomial_test(study):
     res = run_plan(study, _planted(study, biased=None))
     topics = dict(res.methods)

@@ -6,10 +6,10 @@ Runs whenever the rubric asks a confidence for at least one dimension. Three tab
   level (and without one), and the share that is Medium or High.
 - ``confidence_agreement``: Krippendorff's alpha (the dimension's level, the rubric's
   domain, the plan's bootstrap) on all ratings, on Medium/High ratings only and on High
-  ratings only, each with its interval. A rating below the level is treated as
-  missing (alpha allows missing data), so the subsets keep every unit still rated
-  twice. If agreement is much higher on the confident subset, the disagreement lives
-  in the uncertain ratings.
+  ratings only, each with its interval and the units and raters it rests on. A
+  rating below the level is treated as missing (alpha allows missing data), so the
+  subsets keep every unit still rated twice. If agreement is much higher on the
+  confident subset, the disagreement lives in the uncertain ratings.
 - ``direction_by_confidence``: the direction check split by the rater's confidence:
   the preference's own confidence where the rubric asks one, otherwise the lowest
   confidence the rater gave on that case's dimensions (stated in the table).
@@ -28,6 +28,7 @@ from .. import stats
 from ..spec.rubric import CONFIDENCE_LEVELS
 from ..spec.study import Study
 from ..stats.proportions import binomial_share
+from ..words import resting_on, shown_number
 from .context import Context, json_safe, typed_domain
 from .protocol import ProtocolPlan, fixed_methods
 
@@ -87,9 +88,9 @@ def agreement_by_level(ctx: Context) -> pd.DataFrame:
                 continue
             rows.append({**row, "alpha": res["alpha"], "ci_low": res["ci_low"],
                          "ci_high": res["ci_high"], "n_units": res["n_units"],
-                         "reason": res["reason"]})
-    cols = ["dimension", "subset", "alpha", "ci_low", "ci_high", "n_units", "n_ratings",
-            "reason"]
+                         "n_raters": res["n_raters"], "reason": res["reason"]})
+    cols = ["dimension", "subset", "alpha", "ci_low", "ci_high", "n_units", "n_raters",
+            "n_ratings", "reason"]
     return pd.DataFrame(rows).reindex(columns=cols)
 
 
@@ -155,14 +156,16 @@ def summary_part(tables: dict[str, pd.DataFrame]) -> dict[str, Any]:
     if level is not None and "alpha" in level:
         out["agreement_by_level"] = [
             {"dimension": r.dimension, "subset": r.subset, "alpha": r.alpha,
-             "ci": [r.ci_low, r.ci_high], "n_ratings": r.n_ratings, "reason": r.reason}
+             "ci": [r.ci_low, r.ci_high], "n_units": r.n_units, "n_raters": r.n_raters,
+             "n_ratings": r.n_ratings, "reason": r.reason}
             for r in level.itertuples()]
     return json_safe({"confidence": out}) if out else {}
 
 
 def readings(summary: dict[str, Any], names: dict[str, str] | None = None) -> list[str]:
     """A sentence per dimension (by its name in ``names``, id -> name, where given)
-    where confident ratings agree clearly better."""
+    where confident ratings agree clearly better, each alpha with the units and raters
+    it rests on, as the other alpha lines say them."""
     lines = []
     by_dim: dict[str, dict[str, dict]] = {}
     for row in summary.get("confidence", {}).get("agreement_by_level", []):
@@ -173,10 +176,16 @@ def readings(summary: dict[str, Any], names: dict[str, str] | None = None) -> li
             continue
         if sure["alpha"] - everyone["alpha"] >= 0.10:
             named = (names or {}).get(dim, dim)
-            lines.append(f"Confidence: {named} alpha {everyone['alpha']:.3f} on all ratings, "
-                         f"{sure['alpha']:.3f} on Medium/High only; the disagreement "
-                         "concentrates in Low-confidence ratings.")
+            lines.append(f"Confidence: {named} alpha {_alpha_text(everyone)} on all "
+                         f"ratings, {_alpha_text(sure)} on Medium/High only; the "
+                         "disagreement concentrates in Low-confidence ratings.")
     return lines
+
+
+def _alpha_text(row: dict[str, Any]) -> str:
+    """An alpha and what it rests on: "0.712 (36 units, 4 raters)"."""
+    counts = resting_on(row)
+    return shown_number(row["alpha"]) + (f" ({counts})" if counts else "")
 
 
 _METHODS_TEXT = (
