@@ -276,6 +276,12 @@ def test_large_tables_go_beside_the_workbook(study, tmp_path, monkeypatch):
     named = {study.rubric.named(m): m for m in first.mean().index}  # the sheet's names
     measure = named[ws["A4"].value]
     assert ws["D4"].value == pytest.approx(first.mean()[measure])
+    # a digest row stands for many pairs: the units are their range, never one N
+    units = res.tables["cohen_kappa"].groupby("measure", sort=False)["n_units"]
+    at = {name: i for i, name in enumerate(header)}
+    row = [c.value for c in ws[4]]
+    assert (row[at["units fewest"]], row[at["units most"]]) == (
+        units.min()[measure], units.max()[measure])
     monkeypatch.setattr(large, "LARGE_ROWS", 10**9)
     write_analysis_outputs(res, tmp_path / "out")
     assert not kappa_csv.exists() and not data_csv.exists()

@@ -120,7 +120,7 @@ def test_paired_rubric_reports_icc_and_pairwise_kappa_with_its_target(tmp_path):
     assert pairwise["value"] == pytest.approx(depth["kappa"].mean())
     low = depth.loc[depth["kappa"].idxmin()]
     assert pairwise["note"] == (f"lowest pair {low['rater 1']} with {low['rater 2']}: "
-                                f"{low['kappa']:.3f}")
+                                f"{low['kappa']:.3f} ({low['units']} units)")
     shown = reported_row(rows, "Depth of Analysis (depth): Cohen's kappa, mean of 3 rater pairs")
     assert shown[6] == "none set" and shown[7].startswith(
         f"{kappa_reading(pairwise['value'])} (Landis & Koch 1977); lowest pair")
@@ -252,7 +252,49 @@ def test_pairs_without_a_kappa_are_counted_out_loud():
     assert rec["figure"] == ("Cohen's kappa, mean of 2 of 3 rater pairs (1 undefined: no "
                              "unit rated by both)")
     assert rec["value"] == pytest.approx(0.6) and rec["raters"] == 3
-    assert rec["note"] == "lowest pair R1 with R2: 0.500"
+    # the two pairs in the mean rest on 10 units each; the undefined one on none
+    assert rec["units"] == 10 and rec["units_range"] is None
+    assert rec["note"] == "lowest pair R1 with R2: 0.500 (10 units)"
+
+
+def _ratings_with_a_rater_on_fewer_cases(study, seed: int = 11) -> pd.DataFrame:
+    """Random depth ratings by every rater of ``study`` on every case and arm, except
+    that the last rater rated only the first half of the cases."""
+    rng = np.random.default_rng(seed)
+    cases = [it.id for it in study.items]
+    raters = [r.id for r in study.raters]
+    domain = study.rubric.dimension("depth").value_domain()
+    rows = [{"rater": r, "case": c, "label": label, "arm": arm, "dimension": "depth",
+             "value": float(domain[rng.integers(len(domain))]), "confidence": "High"}
+            for r in raters for c in cases[:len(cases) // 2 if r == raters[-1] else None]
+            for label, arm in (("A", "iter1_baseline"), ("B", "iter2_improved"))]
+    return pd.DataFrame(rows)
+
+
+def test_a_pairwise_mean_says_the_range_of_units_its_pairs_rest_on(tmp_path):
+    """One rater rated half the cases: the pairs with them rest on half the units. The
+    mean's units are the range, never the largest pair's N."""
+    from sheetflow.analysis import run_plan
+    from sheetflow.report import write_analysis_workbook
+    from sheetflow.spec.templates import data_dir
+
+    study = load_study(data_dir("templates") / "paired-rubric")
+    res = run_plan(study, _ratings_with_a_rater_on_fewer_cases(study))
+    pairs = res.tables["cohen_kappa"]
+    pairs = pairs[pairs["measure"] == "depth"]
+    fewest, most = int(pairs["n_units"].min()), int(pairs["n_units"].max())
+    assert fewest < most
+    rec = next(f for f in res.summary["reported"]
+               if f["measure"] == "depth" and "Cohen" in f["figure"])
+    assert rec["units"] is None and rec["units_range"] == [fewest, most]
+    low = pairs.loc[pd.to_numeric(pairs["kappa"]).idxmin()]
+    assert rec["note"].startswith(f"lowest pair {low['rater1']} with {low['rater2']}: "
+                                  f"{low['kappa']:.3f} ({low['n_units']} units)")
+    write_analysis_workbook(res, tmp_path / "analysis.xlsx")
+    ws = openpyxl.load_workbook(tmp_path / "analysis.xlsx")["Summary"]
+    rows = [r for r in ws.iter_rows(values_only=True) if any(v is not None for v in r)]
+    shown = reported_row(rows, "Depth of Analysis (depth): Cohen's kappa, mean of")
+    assert (shown[4], shown[5]) == (f"{fewest}-{most}", len(study.raters))
 
 
 def test_a_kappa_interval_past_one_says_why():

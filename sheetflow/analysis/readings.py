@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .._groups import groups_in_order
+from ..words import counted, shown_number
 from .context import Context
 
 KAPPA_SCALE = "Landis & Koch 1977"
@@ -145,7 +146,7 @@ def _record(ctx: Context, target_name: str, figure: str, measure: str, value: An
     met = None if target is None or value is None else bool(value >= target)
     return {"figure": figure, "measure": measure, "value": value,
             "ci_low": _finite(ci[0]), "ci_high": _finite(ci[1]), "units": _count(units),
-            "raters": _count(raters), "target": target, "met": met,
+            "units_range": None, "raters": _count(raters), "target": target, "met": met,
             "reading": reading, "scale": scale if reading else "",
             "reason": "" if value is not None else (reason or "undefined"),
             # a figure that stands may still say what it left out (ICC's listwise
@@ -183,15 +184,33 @@ def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
             figure = (f"Cohen's kappa, mean of {pairs} of {len(g)} rater pairs "
                       f"({len(g) - pairs} undefined: {_first_reason(g)})")
         ci = (g["ci_low"].iloc[0], g["ci_high"].iloc[0]) if one else (None, None)
+        fewest, most = _pair_units(g, k)
         rec = _record(ctx, "cohen_kappa", figure, str(measure), mean, ci,
-                      g["n_units"].max() if "n_units" in g else None, len(raters),
+                      fewest if fewest == most else None, len(raters),
                       kappa_reading(mean), KAPPA_SCALE, _first_reason(g))
+        if fewest is not None and fewest != most:  # no one N is true of every pair
+            rec["units_range"] = [fewest, most]
         if k.notna().any() and not one:
             low = g.loc[k.idxmin()]
             rec["note"] = (f"lowest pair {low['rater1']} with {low['rater2']}: "
-                           f"{float(low['kappa']):.3f}")
+                           f"{shown_number(float(low['kappa']))}")
+            if "n_units" in g:  # the pair's own N, not the mean's
+                rec["note"] += f" ({counted(int(low['n_units']), 'unit')})"
         out.append(_kappa_bound(rec))
     return out
+
+
+def _pair_units(g: pd.DataFrame, kappa: pd.Series) -> tuple[int | None, int | None]:
+    """The fewest and the most units a pair of ``g`` rests on, among the pairs the mean
+    takes (those with a kappa; every pair when none has one); (None, None) without
+    counts."""
+    if "n_units" not in g:
+        return None, None
+    units = pd.to_numeric(g["n_units"], errors="coerce")
+    if kappa.notna().any():
+        units = units[kappa.notna()]
+    units = units.dropna()
+    return (int(units.min()), int(units.max())) if len(units) else (None, None)
 
 
 def _intra_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
@@ -258,7 +277,9 @@ _READ_AT_FULL_VALUE = (
     "forms).")
 _PAIRWISE_TEXT = (
     "Pairwise kappa: the mean over every pair of raters with a defined kappa, and the "
-    "pair agreeing least (with two raters, the one pair's kappa and interval).")
+    "pair agreeing least (with two raters, the one pair's kappa and interval). Its units "
+    "are those each pair in the mean rests on, or their range (fewest-most) when the "
+    "pairs rest on different numbers of units; the pairwise table gives each pair's.")
 
 
 def methods(ran: Iterable[str]) -> list[tuple[str, str]]:

@@ -7,7 +7,8 @@ reads them row by row in Excel. So a table longer than :data:`LARGE_ROWS` is wri
 whole to ``out/tables/<name>.csv`` (text that a spreadsheet would run as a formula is
 prefixed with ``'``), and its sheet holds a note naming that file and a digest: per
 measure, the number of rows and the mean, median, minimum and maximum of the table's
-main figure (for the data, the number of ratings per rater and dimension).
+main figure, and for a table of pairs the fewest and the most units a pair rests on
+(for the data, the number of ratings per rater and dimension).
 """
 
 from __future__ import annotations
@@ -62,22 +63,29 @@ def digest(name: str, table: pd.DataFrame) -> pd.DataFrame:
     group = next((c for c in _GROUPS if c in table.columns), None)
     if figure is None:
         return pd.DataFrame({"n_rows": [len(table)]})
+    # a row of pairs rests on each pair's own units: the digest says their range
+    units = ["n_units"] if "n_units" in table.columns else []
     if group is None:
         keys = pd.Series("all", index=table.index, name="rows")
-        return _spread(table[figure], keys).reset_index().assign(figure=figure)
+        return _spread(table[[figure, *units]], keys).reset_index().assign(figure=figure)
     # one group at a time: the groupby's working arrays for a pairwise table of 873,000
     # rows are some 30 MB; each group's figures are computed as over the whole table
-    parts = [_spread(rows[figure], rows[group])
-             for _, rows in groups_in_order(table[[group, figure]], group)]
-    spread = pd.concat(parts) if parts else _spread(table[figure], table[group])
+    parts = [_spread(rows[[figure, *units]], rows[group])
+             for _, rows in groups_in_order(table[[group, figure, *units]], group)]
+    spread = pd.concat(parts) if parts else _spread(table[[figure, *units]], table[group])
     return spread.reset_index().assign(figure=figure)
 
 
-def _spread(values: pd.Series, keys: pd.Series) -> pd.DataFrame:
-    """Rows and the spread of ``values`` per key (in order of appearance)."""
-    return values.groupby(keys, sort=False).agg(
+def _spread(columns: pd.DataFrame, keys: pd.Series) -> pd.DataFrame:
+    """Rows and the spread of the first of ``columns`` per key (in order of appearance),
+    and the fewest and most ``n_units`` where ``columns`` holds them."""
+    grouped = columns.groupby(keys, sort=False)
+    out = grouped[columns.columns[0]].agg(
         n_rows="size", n_defined="count", mean="mean", median="median", min="min",
         max="max")
+    if "n_units" in columns.columns[1:]:
+        out = out.join(grouped["n_units"].agg(units_fewest="min", units_most="max"))
+    return out
 
 
 def large_tables(tables: dict[str, pd.DataFrame], data: pd.DataFrame) -> dict[str, pd.DataFrame]:

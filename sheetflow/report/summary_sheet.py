@@ -227,8 +227,9 @@ def _reported_shown(figure: dict[str, Any]) -> tuple[int, str]:
 def _reported_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any],
                     names: dict[str, str], decimals: Callable[..., Any]) -> int:
     """ICC, pairwise and intra-rater kappa: each figure (its measure by the rubric's
-    ``names``) with its interval, target and reading, under a title that says they are
-    not part of the decision; each value shown with the decimals that keep it on the
+    ``names``) with its interval, units (a pairwise mean over pairs resting on different
+    numbers: the range, "30-36"), raters, target and reading, under a title that says
+    they are not part of the decision; each value shown with the decimals that keep it on the
     side of its target and its scale's bounds that its full value is on."""
     figures = s.get("reported") or []
     if not figures:
@@ -257,6 +258,8 @@ def _reported_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, A
             write_cell(ws, row, j, f[key], fmt["num"])
         for j, key in enumerate(("units", "raters"), start=4):
             write_cell(ws, row, j, f[key], fmt["count"])
+        if f.get("units_range"):  # pairs resting on different numbers of units
+            ws.write_string(row, 4, "{}-{}".format(*f["units_range"]), fmt["count"])
     return row + 2
 
 
