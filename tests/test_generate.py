@@ -644,3 +644,25 @@ def test_generate_out_refuses_a_folder_the_study_reads(tmp_path, monkeypatch, in
     with pytest.raises(UsageError, match=f"--out {folder / inside}: is "):
         generate_packs(folder, folder / inside)
     assert _tree(folder) == before
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_a_pack_names_only_its_own_sitting_and_role(generated, template):
+    """Each title a rater reads (the pack's sheets and properties, the invitation's
+    subject) names the second sitting on a sitting-2 pack alone, and a second rater
+    only on a pack of a rater whose role is second."""
+    folder, _ = generated[template]
+    roles = {r.id: r.role for r in load_study(folder).raters}
+    for pack in manifest_of(folder)["packs"]:
+        wb = openpyxl.load_workbook(folder / "packs" / pack["file"])
+        titles = [wb[name]["B1"].value for name in (L.INSTRUCTIONS_SHEET, L.SCORING_SHEET)]
+        titles.append(wb.properties.title)
+        eml = folder / "packs" / "eml" / ("sitting-2" if pack["sitting"] == 2 else "")
+        msg = email.message_from_bytes((eml / f"{Path(pack['file']).stem}.eml").read_bytes(),
+                                       policy=policy.default)
+        titles.append(msg["Subject"])
+        for title in titles:
+            said = str(title).lower()
+            assert ("second sitting" in said) is (pack["sitting"] == 2), (pack["file"], title)
+            assert "second rater" not in said or roles[pack["rater_id"]] == "second", \
+                (pack["file"], title)
