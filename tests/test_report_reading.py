@@ -18,6 +18,7 @@ import pytest
 from citation_helpers import cited as _cited
 from citation_helpers import missing as _missing
 from demo_helpers import built_demo
+from openpyxl.utils import get_column_letter
 
 from sheetflow.analysis import analyze, methods
 from sheetflow.collect import collect
@@ -366,6 +367,16 @@ def test_every_sheet_prints_one_page_wide_legibly_with_its_header_repeated(studi
                 top = next(i for i, r in enumerate(ws.iter_rows(values_only=True), 1)
                            if r[1] is not None)  # a digest's header is under its note
                 assert ws.print_title_rows == f"$1:${top}", (where, ws.print_title_rows)
+
+
+def test_every_sheet_prints_its_used_range_and_nothing_past_it(studies):
+    """File > Print prints the cells written, from A1 to the last written row and
+    column of each sheet: no blank page from a formatted cell beyond them."""
+    for template, root in studies.items():
+        for ws in _book(root).worksheets:
+            last = f"${get_column_letter(ws.max_column)}${ws.max_row}"
+            used = "$A$1" if last == "$A$1" else f"$A$1:{last}"  # one cell: no range
+            assert ws.print_area == f"'{ws.title}'!{used}", (template, ws.title)
 
 
 def test_a_wide_table_is_narrowed_text_first_and_numbers_keep_their_room():

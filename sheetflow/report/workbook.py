@@ -16,7 +16,7 @@ from ..analysis import Analysis
 from ..analysis.summary import only_reasons
 from ..errors import close_workbook
 from ..words import NUMBER_FORMS
-from ..workbook.printing import row_points, set_print, text_lines
+from ..workbook.printing import print_used_range, row_points, set_print, text_lines
 from .cells import (
     OPTIONS,
     PROPORTIONS,
@@ -190,6 +190,9 @@ def write_analysis_workbook(analysis: Analysis, path: str | Path, *,
         direction_chart(wb, charts["direction"])
     if "confidence_agreement" in sheets:
         confidence_chart(wb, analysis, charts)
+    for sheet in wb.worksheets():  # every cell is written: each prints its used range
+        if not sheet.is_chartsheet:
+            print_used_range(sheet)
     close_workbook(wb, path)
     return path
 

@@ -81,6 +81,20 @@ def set_print(ws: Any, widths: Sequence[float], *, header_rows: int = 0,
         ws.repeat_rows(header_from, header_rows - 1)
 
 
+def print_used_range(ws: Any) -> None:
+    """Print ``ws``'s used range and nothing past it: its first cell to its last
+    written row and column (a sheet with no cell keeps the default).
+
+    Parameters
+    ----------
+    ws : xlsxwriter.worksheet.Worksheet
+        A worksheet whose cells are all written (call it last, before closing).
+    """
+    if ws.dim_rowmax is None or ws.dim_colmax is None:
+        return
+    ws.print_area(0, 0, ws.dim_rowmax, ws.dim_colmax)
+
+
 def fitted_widths(widths: Sequence[float], *floors: Sequence[float]) -> list[float]:
     """``widths`` narrowed until the columns print one landscape page wide at
     :data:`MIN_SCALE` (as narrow as the last floors allow when they cannot).
