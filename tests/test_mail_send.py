@@ -418,6 +418,29 @@ def test_a_display_name_with_a_comma_and_accents_stays_one_recipient(tmp_path):
     assert [a.display_name for a in parsed(delivery.content)["To"].addresses] == [rater.name]
 
 
+def test_a_composed_draft_names_the_bytes_it_attached(tmp_path):
+    """The drafts' callers parsed each draft back to learn what it attached. compose_eml
+    now says it: the name and sha256 of the very bytes put in the message (none when the
+    pack is missing), and build_eml's message is the same draft."""
+    from sheetflow.packs.mail import compose_eml
+
+    root = mail_study(tmp_path / "s")
+    study = load_study(root)
+    rater = study.raters[0]
+    pack = root / L.PACKS_DIR / packs(root)[0]["file"]
+    draft = compose_eml(study, rater, pack)
+    name, data = _attachment(parsed(draft.message))
+    assert draft.attached == [(pack.name, sha256(data))] == [
+        (name, sha256(pack.read_bytes()))]
+    assert parsed(build_eml(study, rater, pack)).get_body(("plain",)).get_content() == \
+        parsed(draft.message).get_body(("plain",)).get_content()
+    pack.unlink()
+    missing = compose_eml(study, rater, pack)
+    assert missing.attached == [] and not list(parsed(missing.message).iter_attachments())
+    text = parsed(missing.message).get_body(("plain",)).get_content()
+    assert "was not found when this draft was made: attach it." in text
+
+
 def test_the_mail_table_is_checked_and_is_not_part_of_the_spec_hash(tmp_path):
     root = mail_study(tmp_path / "s")
     before = load_study(root).hash

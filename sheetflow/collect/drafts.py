@@ -10,8 +10,9 @@
 - :func:`save_drafts`: a folder of drafts replaced whole or not at all.
 
 Every draft's attachment is checked against the sha256 ``generate`` recorded in the
-manifest (:func:`sheetflow.packs.manifest.changed_packs`), on the bytes decoded from the
-draft itself: a draft attaching a workbook changed after generate is left out
+manifest (:func:`sheetflow.packs.manifest.changed_packs`), on the bytes the draft
+attaches (read once, as :func:`sheetflow.packs.mail.compose_eml` put them in it): a
+draft attaching a workbook changed after generate is left out
 (``Drafts.changed``), for the caller to refuse (``remind``) or name (``collect``).
 
 Above :mod:`.coordinator` (the roster the drafts are made from); nothing here prints.
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..packs.journal import Journal, read_journal
-from ..packs.mail import build_eml, draft_attachment
+from ..packs.mail import compose_eml
 from ..packs.manifest import PackHead, changed_packs, changed_packs_problem
 from ..spec.study import Rater, Study
 from ..staging import OutputSet, remove_partials
@@ -177,14 +178,14 @@ def _draft_each(study: Study, root: Path, rows: list[RosterRow], states: tuple[s
             drafts.no_email.append(row.rater_id)
             continue
         subject, body = compose(rater, row)
-        draft = build_eml(study, rater, root / L.PACKS_DIR / row.pack, subject=subject,
-                          body=body)
-        # the pack is read once, by build_eml: what is checked is what the draft carries
-        changed = changed_packs(draft_attachment(draft), heads)
+        draft = compose_eml(study, rater, root / L.PACKS_DIR / row.pack, subject=subject,
+                            body=body)
+        # the pack is read once, by compose_eml: what is checked is what the draft carries
+        changed = changed_packs(draft.attached, heads)
         if changed:
             drafts.changed.append((rater.id, row.sitting, changed[0]))
             continue
-        drafts.unwritten[draft_name(rater.id, row.sitting)] = draft
+        drafts.unwritten[draft_name(rater.id, row.sitting)] = draft.message
     return drafts
 
 

@@ -20,6 +20,7 @@ import datetime as dt
 import hashlib
 import io
 import re
+from dataclasses import dataclass, field
 from email import message_from_bytes
 from email.headerregistry import Address
 from email.message import EmailMessage
@@ -84,9 +85,35 @@ def mailing_list_csv(rows: list[tuple[Rater, int, str]]) -> bytes:
     return buf.getvalue().encode("utf-8")
 
 
+@dataclass(frozen=True)
+class Draft:
+    """A composed draft and the attachment it carries, as :func:`compose_eml` made it.
+
+    Attributes
+    ----------
+    message : bytes
+        The message in RFC 5322 form with CRLF line ends.
+    attached : list of (str, str)
+        (file name, sha256) of the bytes attached: empty when the pack was missing.
+        These are the bytes put into ``message``, read once: a check of them is a
+        check of what the draft carries, with no second reading of the file and no
+        parse of the message.
+    """
+
+    message: bytes
+    attached: list[tuple[str, str]] = field(default_factory=list)
+
+
 def build_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1, *,
               subject: str | None = None, body: str | None = None) -> bytes:
-    """A ready-to-send draft mailing ``pack`` to ``rater``.
+    """A ready-to-send draft mailing ``pack`` to ``rater`` (:func:`compose_eml`'s
+    message alone)."""
+    return compose_eml(study, rater, pack, sitting, subject=subject, body=body).message
+
+
+def compose_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1, *,
+                subject: str | None = None, body: str | None = None) -> Draft:
+    """A ready-to-send draft mailing ``pack`` to ``rater``, with what it attached.
 
     Parameters
     ----------
@@ -104,8 +131,8 @@ def build_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1, *,
 
     Returns
     -------
-    bytes
-        The message in RFC 5322 form with CRLF line ends.
+    Draft
+        The message and the (file name, sha256) of the bytes it attached.
     """
     if subject is None or body is None:
         subject, body = _invitation(study, rater, sitting)
@@ -113,13 +140,20 @@ def build_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1, *,
     msg["To"] = address(rater.name, rater.email)
     msg["Subject"] = subject
     msg["X-Unsent"] = "1"
-    if not pack.is_file():
+    data = _read_pack(pack)
+    if data is None:
         body += f"\n[{pack.name} was not found when this draft was made: attach it.]\n"
     msg.set_content(body)
-    if pack.is_file():
-        msg.add_attachment(pack.read_bytes(), maintype=XLSX_TYPE[0], subtype=XLSX_TYPE[1],
-                           filename=pack.name)
-    return msg.as_bytes()
+    if data is None:
+        return Draft(msg.as_bytes())
+    msg.add_attachment(data, maintype=XLSX_TYPE[0], subtype=XLSX_TYPE[1],
+                       filename=pack.name)
+    return Draft(msg.as_bytes(), [(pack.name, hashlib.sha256(data).hexdigest())])
+
+
+def _read_pack(pack: Path) -> bytes | None:
+    """The pack's bytes, or None when there is no such file."""
+    return pack.read_bytes() if pack.is_file() else None
 
 
 def _invitation(study: Study, rater: Rater, sitting: int) -> tuple[str, str]:
@@ -174,11 +208,3 @@ def attachment_of(msg: EmailMessage) -> tuple[str, bytes] | None:
             return part.get_filename() or "", payload
     return None
 
-
-def draft_attachment(draft: bytes) -> list[tuple[str, str]]:
-    """The (file name, sha256) of a draft's attachment, decoded from the draft itself
-    (the bytes a mail program will send), as a list: empty when it attaches nothing."""
-    msg = message_from_bytes(draft, policy=SMTP)
-    assert isinstance(msg, EmailMessage)
-    found = attachment_of(msg)
-    return [] if found is None else [(found[0], hashlib.sha256(found[1]).hexdigest())]
