@@ -474,3 +474,26 @@ def test_a_damaged_journal_line_stops_a_send_that_could_repeat_a_message(tmp_pat
             assert f"mail.jsonl: line {at + 1} holds no record sheetflow wrote" in again.stderr
             assert "could go again" in again.stderr and "Traceback" not in again.stderr
         assert len(server.delivered) == 3  # nothing sent twice
+
+
+@pytest.mark.parametrize("which", ["invitations", "reminders"])
+def test_a_send_reads_the_manifest_once_for_its_messages_and_their_check(tmp_path,
+                                                                          monkeypatch,
+                                                                          which):
+    """outbox opened the manifest, then its invitations (or remind) opened it again: the
+    pack heads the attachments were checked against were not those the messages were
+    made from. Now the heads read once go to both."""
+    from sheetflow.collect import outbox as outbox_module
+    from sheetflow.collect import reminders as reminders_module
+
+    root = mail_study(tmp_path / "s")
+    opened: list[str] = []
+    for module in (outbox_module, reminders_module):
+        real = module.open_manifest
+
+        def counting(*args, _real=real, **kwargs):
+            opened.append("manifest")
+            return _real(*args, **kwargs)
+        monkeypatch.setattr(module, "open_manifest", counting)
+    box = outbox_module.outbox(root, which, load_study(root).mail, dry_run=True)
+    assert len(box.messages) == 3 and opened == ["manifest"]

@@ -95,8 +95,11 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
         An unknown kind or rater, or no sender address.
     """
     root = Path(study_dir)
-    manifest = open_manifest(root)  # after generate only (the error names the step)
-    manifest.close()  # only the pack heads (with each workbook's sha256) are needed
+    # read once, after generate only (the error names the step): the invitations, the
+    # reminders and the check of every attachment go by these pack heads (each
+    # workbook's sha256)
+    manifest = open_manifest(root)
+    manifest.close()
     if which not in KIND_NAMES:
         raise UsageError(f"nothing called {which!r} to send; choose one of "
                          f"{', '.join(KIND_NAMES)}")
@@ -117,7 +120,7 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
         raise SheetflowError(damaged_journal(journal.damaged))
     drafts = {"invitations": _invitations, "reminders": _reminders,
               "replies": _replies}[which](root, study, box, min_days, now, not dry_run,
-                                          journal)
+                                          journal, manifest.heads)
     for rater_id, sitting, draft, about in drafts:
         if raters and rater_id not in raters:
             continue
@@ -177,16 +180,17 @@ Draft = tuple[str, int, bytes, str]  # rater, sitting, the draft, what else iden
 
 
 def _invitations(root: Path, study: Study, box: Outbox, min_days: float,
-                 now: dt.datetime, write: bool, journal: Journal) -> list[Draft]:
-    manifest = open_manifest(root)
-    manifest.close()  # only the pack heads are needed
+                 now: dt.datetime, write: bool, journal: Journal,
+                 heads: list[PackHead]) -> list[Draft]:
+    """An invitation to each pack of ``heads`` (the manifest ``outbox`` read) that may
+    go now."""
     raters = {r.id: r for r in study.raters}
     held = {}
-    if any(h.sitting == 2 for h in manifest.heads):
+    if any(h.sitting == 2 for h in heads):
         held = {(s.rater, s.sitting): s.mail.held
                 for s in status(root, now=now, journal=journal)}
     out = []
-    for head in manifest.heads:
+    for head in heads:
         why = held.get((head.rater_id, head.sitting), "")
         if why:
             box.left_out.append((head.rater_id, head.sitting, why))
@@ -206,13 +210,15 @@ def _invitations(root: Path, study: Study, box: Outbox, min_days: float,
 
 
 def _reminders(root: Path, study: Study, box: Outbox, min_days: float,
-               now: dt.datetime, write: bool, journal: Journal) -> list[Draft]:
+               now: dt.datetime, write: bool, journal: Journal,
+               heads: list[PackHead]) -> list[Draft]:
     """The reminders ``remind`` composes: written to ``out/reminders/`` (``write``), or
     only in memory for a dry run, which must leave the study as it found it. ``remind``
-    decides by the journal read here, not by a second reading of the file, and refuses
-    a changed pack before it writes or removes any draft."""
+    decides by the journal and checks the packs against the manifest read here, not by
+    a second reading of either file, and refuses a changed pack before it writes or
+    removes any draft."""
     result = remind(root, min_days=min_days, now=now, write=write, journal=journal,
-                    then="send again")
+                    then="send again", heads=heads)
     box.left_out += result.skipped
     box.left_out += [(r, 0, "no e-mail address in the raters file")
                      for r in result.drafts.no_email]
@@ -229,7 +235,8 @@ def _reminders(root: Path, study: Study, box: Outbox, min_days: float,
 
 
 def _replies(root: Path, study: Study, box: Outbox, min_days: float,
-             now: dt.datetime, write: bool, journal: Journal) -> list[Draft]:
+             now: dt.datetime, write: bool, journal: Journal,
+             heads: list[PackHead]) -> list[Draft]:
     """The reply drafts of the last collect, refused when a return came in (or
     changed) since: they may ask a rater to fix what their new file already fixed."""
     changed = returns_since_collect(root)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from ..errors import SealError, SheetflowError
 from ..packs.journal import Journal, damaged_journal, parse_time, read_journal
-from ..packs.manifest import changed_packs_problem, open_manifest
+from ..packs.manifest import PackHead, changed_packs_problem, open_manifest
 from ..spec.study import Rater, load_study
 from .coordinator import REMINDERS_DIR, RosterRow, mail_history, todo_missing
 from .drafts import Drafts, save_drafts, write_reminders
@@ -60,7 +60,8 @@ class Reminders:
 
 def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
            now: dt.datetime | None = None, write: bool = True,
-           journal: Journal | None = None, then: str = "run remind again") -> Reminders:
+           journal: Journal | None = None, then: str = "run remind again",
+           heads: list[PackHead] | None = None) -> Reminders:
     """Write reminder drafts for the packs that are due one (see the module docstring).
 
     Reads the returns (as ``sheetflow status`` does, writing nothing else) to know who
@@ -86,6 +87,9 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
     then : str
         What the refusal of a changed pack says to do once it is restored (``send``
         runs remind too).
+    heads : list of PackHead, optional
+        The manifest's packs as ``send`` read it (each workbook's sha256); default:
+        read here. The attachments are checked against the manifest read once.
 
     Returns
     -------
@@ -125,9 +129,11 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
         out.rows.append(RosterRow("missing", rater.id, rater.name, rater.email, pack.sitting,
                                   pack.file, "", None, 0, 0, False, todo_missing(rater),
                                   **mail_history(pack.mail)))  # as status shows it
-    manifest = open_manifest(root)
-    manifest.close()  # only the pack heads (with each workbook's sha256) are needed
-    out.drafts = write_reminders(study, root, out.rows, manifest.heads)
+    if heads is None:
+        manifest = open_manifest(root)
+        manifest.close()  # only the pack heads (with each workbook's sha256) are needed
+        heads = manifest.heads
+    out.drafts = write_reminders(study, root, out.rows, heads)
     if out.drafts.changed:  # checked before any draft is written or removed
         raise SealError(changed_packs_problem(
             [pack for _, _, pack in out.drafts.changed],
