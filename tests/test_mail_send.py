@@ -497,3 +497,48 @@ def test_a_send_reads_the_manifest_once_for_its_messages_and_their_check(tmp_pat
         monkeypatch.setattr(module, "open_manifest", counting)
     box = outbox_module.outbox(root, which, load_study(root).mail, dry_run=True)
     assert len(box.messages) == 3 and opened == ["manifest"]
+
+
+def test_a_reminder_to_one_rater_is_not_blocked_by_another_raters_changed_pack(tmp_path):
+    """send reminders --rater EV-01 was refused because EV-02's pack changed after
+    generate: remind drafts every reminder, and refused the lot. Now a changed pack stops
+    only a send that would attach it; another rater's leaves out/reminders/ (replaced as
+    one set) as it was, named in a warning with what to do, and the exit code is 1. Nor
+    does a send to EV-01 speak of EV-03's missing address."""
+    import json
+
+    root = mail_study(tmp_path / "s")
+    raters = root / "raters.csv"
+    raters.write_text(raters.read_text().replace("ev03@example.org", ""))
+    assert run("remind", str(root)).exit_code == 1  # EV-03: no address to remind
+    reminders = root / "out" / "reminders"
+    before = {p.name: p.read_bytes() for p in reminders.iterdir()}
+    name = next(p["file"] for p in packs(root) if p["rater_id"] == "EV-02")
+    pack = root / L.PACKS_DIR / name
+    pack.write_bytes(pack.read_bytes() + b"\0")
+    kept = (f"packs/{name}: the bytes attached are not the ones packs/manifest.json records "
+            "the sha256 of: the workbook was changed or replaced after generate, so no "
+            "reminder to EV-02 can be drafted and out/reminders/ is left as it was (its "
+            "drafts are replaced as one set; the reminders asked for are composed and "
+            "checked all the same); restore the workbook generate wrote ('sheetflow "
+            "generate' on the unchanged spec writes the same bytes again), then send again")
+    with smtp_server() as (port, server):
+        dry, doc = run_json("send", str(root), "reminders", "--rater", "EV-01", "--dry-run")
+        assert dry.exit_code == 1 and doc["drafts_kept"] == kept and not doc["not_sent"]
+        assert [m["rater"] for m in doc["messages"]] == ["EV-01"] and not server.delivered
+        result = run("send", str(root), "reminders", "--rater", "EV-01", "--yes",
+                     *_plain(port))
+        assert result.exit_code == 1, result.output
+        assert result.stderr.splitlines() == [f"warning: {kept}"]
+        assert "EV-03" not in result.output
+        (delivery,) = server.delivered
+        assert delivery.rcpt_tos == ["ev01@example.org"]
+        assert {p.name: p.read_bytes() for p in reminders.iterdir()} == before
+        blocked = run("send", str(root), "reminders", "--rater", "EV-02", "--yes",
+                      *_plain(port))
+        assert blocked.exit_code == 3 and len(server.delivered) == 1
+        assert f"error: packs/{name}: the bytes attached" in blocked.stderr
+        assert "so no reminder was drafted or sent" in blocked.stderr
+    every = run("send", str(root), "reminders", "--dry-run", "--json")
+    assert every.exit_code == 3 and json.loads(every.stdout)["exit_code"] == 3
+    assert {p.name: p.read_bytes() for p in reminders.iterdir()} == before

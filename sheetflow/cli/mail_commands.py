@@ -75,7 +75,9 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     sitting 1 came back. Reminders are first written to out/reminders/, as remind
     writes them; --dry-run writes nothing. An invitation, reminder or reply attaching
     a pack changed after generate (not the sha256 the manifest records) stops the send
-    with exit 3, naming it, before anything is sent or written.
+    with exit 3, naming it, before anything is sent or written. With --rater, another
+    rater's changed pack stops nothing sent: out/reminders/ (replaced as one set) is
+    left as it was, named in a warning, and the exit code is 1.
 
     Example: sheetflow send my-study invitations --dry-run
     """
@@ -91,6 +93,8 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     for rater, sitting, why in box.left_out:
         out.say(f"not sent {rater} (sitting {sitting}): {why}" if sitting else
                 f"not sent {rater}: {why}", fg="yellow")
+    if box.drafts_kept:  # another rater's pack changed: the --rater send still goes
+        out.warn(box.drafts_kept)
     listing = [_listed(item) for item in box.messages]
     if dry_run or not box.messages:
         for line in listing:
@@ -98,8 +102,11 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
                     f"(message of {line['size']} bytes)")
         verb = "would be sent (dry run: nothing sent)" if dry_run else "to send"
         out.headline(f"{_messages(len(box.messages), which)} {verb}", fg="green")
-        out.json({"ok": True, "dry_run": dry_run, "messages": listing,
-                  "not_sent": [_left(x) for x in box.left_out], "sent": []})
+        out.json({"ok": not box.drafts_kept, "dry_run": dry_run, "messages": listing,
+                  "not_sent": [_left(x) for x in box.left_out], "sent": [],
+                  "drafts_kept": box.drafts_kept})
+        if box.drafts_kept:
+            click.get_current_context().exit(EXIT_DATA)
         return
     if settings.smtp is None or not settings.smtp.host:
         raise UsageError(f"{directory}: no SMTP server: set 'smtp' in the [mail] table of "
@@ -123,11 +130,13 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     _outcomes(out, report)
     out.headline(f"{len(report.sent)} sent, {len(report.refused)} refused",
                  fg="yellow" if report.refused else "green")
-    out.json({"ok": not report.refused, "dry_run": False, "messages": listing,
+    out.json({"ok": not (report.refused or box.drafts_kept), "dry_run": False,
+              "messages": listing,
               "sent": [{**_listed(i), "reply": r} for i, r in report.sent],
               "refused": [{**_listed(i), "reply": r} for i, r in report.refused],
-              "not_sent": [_left(x) for x in box.left_out]})
-    if report.refused:
+              "not_sent": [_left(x) for x in box.left_out],
+              "drafts_kept": box.drafts_kept})
+    if report.refused or box.drafts_kept:
         click.get_current_context().exit(EXIT_DATA)
 
 

@@ -14,9 +14,11 @@ A message (invitation, reminder or reply) attaching a pack whose bytes (as attac
 are not the ones whose sha256 ``generate`` recorded in the manifest stops the send, with
 nothing sent: the rater would get a workbook changed after generate (for reminders
 ``remind`` stops it, before any draft is written or removed; a reply draft waits in
-``out/feedback/`` between collect and send, and is checked again). A manifest written
-before sheetflow recorded those hashes has none to compare with; its packs go as they
-are.
+``out/feedback/`` between collect and send, and is checked again). A send limited to
+some raters (``raters``) is stopped only by their packs: another rater's changed pack
+leaves ``out/reminders/``, replaced as one set, as it was (``Outbox.drafts_kept``). A
+manifest written before sheetflow recorded those hashes has none to compare with; its
+packs go as they are.
 
 A message already sent (same kind, rater, sitting and attachment; for a reply the same
 text too; for a reminder the same day) is not sent again unless ``resend``; a message
@@ -59,6 +61,11 @@ class Outbox:
     messages: list[Outgoing] = field(default_factory=list)
     left_out: list[tuple[str, int, str]] = field(default_factory=list)
     """(rater, sitting, why)."""
+    raters: list[str] = field(default_factory=list)
+    """The raters asked for (``--rater``); every rater when empty."""
+    drafts_kept: str = ""
+    """Why ``out/reminders/`` was left as it was ("" when it was written, or not to be):
+    another rater's reminder attaches a changed pack (:attr:`.reminders.Reminders.kept`)."""
 
 
 def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
@@ -112,7 +119,7 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
     for rater in raters or []:
         if rater not in known:
             raise UsageError(f"--rater {rater}: no such rater in {study.raters_file}")
-    box = Outbox()
+    box = Outbox(raters=list(raters or []))
     kind = KIND_NAMES[which]
     journal = read_journal(root)
     # before any draft is composed: a real send of reminders writes its drafts first
@@ -138,6 +145,8 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
             box.left_out.append((rater_id, sitting, held))
             continue
         box.messages.append(item)
+    # a rater not asked for is no message left out of this send
+    box.left_out = [x for x in box.left_out if not raters or x[0] in raters]
     _refuse_changed_packs(box.messages, manifest.heads)
     return box
 
@@ -218,7 +227,8 @@ def _reminders(root: Path, study: Study, box: Outbox, min_days: float,
     a second reading of either file, and refuses a changed pack before it writes or
     removes any draft."""
     result = remind(root, min_days=min_days, now=now, write=write, journal=journal,
-                    then="send again", heads=heads)
+                    then="send again", heads=heads, raters=box.raters or None)
+    box.drafts_kept = result.kept
     box.left_out += result.skipped
     box.left_out += [(r, 0, "no e-mail address in the raters file")
                      for r in result.drafts.no_email]

@@ -56,12 +56,18 @@ class Reminders:
     that cannot be used: no reminder."""
     by_hand: bool = False
     """No invitation in the journal: packs taken as sent by hand."""
+    kept: str = ""
+    """Why ``out/reminders/`` is left as it was ("" when nothing keeps it so): a reminder
+    of a rater the caller does not send to (``raters``) attaches a pack changed after
+    generate, and the folder's drafts are replaced as one set. The reminders composed
+    are in ``drafts.unwritten``."""
 
 
 def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
            now: dt.datetime | None = None, write: bool = True,
            journal: Journal | None = None, then: str = "run remind again",
-           heads: list[PackHead] | None = None) -> Reminders:
+           heads: list[PackHead] | None = None,
+           raters: list[str] | None = None) -> Reminders:
     """Write reminder drafts for the packs that are due one (see the module docstring).
 
     Reads the returns (as ``sheetflow status`` does, writing nothing else) to know who
@@ -90,6 +96,11 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
     heads : list of PackHead, optional
         The manifest's packs as ``send`` read it (each workbook's sha256); default:
         read here. The attachments are checked against the manifest read once.
+    raters : list of str, optional
+        The raters whose reminders the caller sends (``send reminders --rater``);
+        default: all. A changed pack of another rater stops nothing the caller sends:
+        the reminders are composed, but ``out/reminders/`` is left as it was, since
+        its drafts are replaced as one set (``Reminders.kept`` says why).
 
     Returns
     -------
@@ -101,14 +112,15 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
         A line of ``mail.jsonl`` is no record: a reminder whose "sent" record it held
         would be drafted again. Nothing is written.
     SealError
-        A reminder would attach a pack whose bytes are not the workbook generate wrote
-        (a manifest without the hashes has none to compare with). Each such pack is
-        named; nothing is written, the earlier drafts stay as they were.
+        A reminder (of one of ``raters``, when given) would attach a pack whose bytes
+        are not the workbook generate wrote (a manifest without the hashes has none to
+        compare with). Each such pack is named; nothing is written, the earlier drafts
+        stay as they were.
     """
     root = Path(study_dir)
     now = now or dt.datetime.now(dt.UTC)
     study = load_study(root)
-    raters = {r.id: r for r in study.raters}
+    known = {r.id: r for r in study.raters}
     journal = read_journal(root) if journal is None else journal
     if journal.damaged:  # a reminder whose "sent" record it held would be drafted again
         raise SheetflowError(damaged_journal(journal.damaged, then="run remind again"))
@@ -125,7 +137,7 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
         if why:
             out.skipped.append((pack.rater, pack.sitting, why))
             continue
-        rater = raters.get(pack.rater, Rater(pack.rater))
+        rater = known.get(pack.rater, Rater(pack.rater))
         out.rows.append(RosterRow("missing", rater.id, rater.name, rater.email, pack.sitting,
                                   pack.file, "", None, 0, 0, False, todo_missing(rater),
                                   **mail_history(pack.mail)))  # as status shows it
@@ -134,13 +146,28 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
         manifest.close()  # only the pack heads (with each workbook's sha256) are needed
         heads = manifest.heads
     out.drafts = write_reminders(study, root, out.rows, heads)
-    if out.drafts.changed:  # checked before any draft is written or removed
+    # checked before any draft is written or removed
+    blocking = [c for c in out.drafts.changed if raters is None or c[0] in raters]
+    if blocking:
         raise SealError(changed_packs_problem(
-            [pack for _, _, pack in out.drafts.changed],
+            [pack for _, _, pack in blocking],
             not_done="no reminder was drafted or sent", then=then))
-    if write:
+    if out.drafts.changed:  # another rater's: the folder cannot be replaced whole
+        out.kept = folder_kept(out.drafts.changed, then)
+    elif write:
         save_drafts(out.drafts, root / OUT_DIR / REMINDERS_DIR)
     return out
+
+
+def folder_kept(changed: list[tuple[str, int, str]], then: str) -> str:
+    """Why ``out/reminders/`` was left as it was: the reminders of ``changed`` (rater,
+    sitting, pack) attach packs changed after generate."""
+    whose = ", ".join(dict.fromkeys(rater for rater, _, _ in changed))
+    return changed_packs_problem(
+        [pack for _, _, pack in changed],
+        not_done=(f"no reminder to {whose} can be drafted and {OUT_DIR}/{REMINDERS_DIR}/ is "
+                  "left as it was (its drafts are replaced as one set; the reminders asked "
+                  "for are composed and checked all the same)"), then=then)
 
 
 def _not_due(pack: RaterStatus, by_hand: bool, min_days: float, now: dt.datetime) -> str:
