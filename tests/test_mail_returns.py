@@ -597,6 +597,25 @@ def test_collect_counts_the_damaged_journal_once_among_its_warnings(tmp_path):
     assert doc["journal_damaged"] == [line]
 
 
+def test_collect_names_its_journal_issue_apart_from_the_files_issues(tmp_path):
+    """The screen found the damaged journal's issue by its code string. The result now
+    holds it (``journal_issue``) and the files' issues without it (``file_issues``);
+    a whole journal has none."""
+    from sheetflow.collect.run import collect
+
+    root, line, _ = _fetched_with_a_cut_record(tmp_path)
+    result = collect(root, write=False)
+    assert result.journal_damaged == [line]
+    assert result.journal_issue is not None and result.journal_issue.file == "mail.jsonl"
+    assert result.journal_issue in result.report.issues
+    assert result.file_issues == [i for i in result.report.issues
+                                  if i is not result.journal_issue]
+    assert len(result.file_issues) == len(result.report.issues) - 1
+    (root / "mail.jsonl").unlink()
+    whole = collect(root, write=False)
+    assert whole.journal_issue is None and whole.file_issues == whole.report.issues
+
+
 def test_collect_records_a_damaged_journal_line_in_its_outputs(tmp_path):
     """collect warned of a line of mail.jsonl that is no record on the screen only:
     out/collection.json and out/validation.xlsx, read later by the analyst and the

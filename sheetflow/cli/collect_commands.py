@@ -61,7 +61,6 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
 
 def _summary(out: Output, result: Collection) -> None:
     from ..collect.drafts import reply_left_out
-    from ..collect.mail_state import JOURNAL_CODE
     from ..collect.returns import escape_controls
 
     report = result.report
@@ -80,7 +79,7 @@ def _summary(out: Output, result: Collection) -> None:
                 fg="red" if f.errors else ("yellow" if f.warnings else None))
     sheet = result.outputs.get("validation", "out/validation.xlsx")
     # the damaged journal's issue is said once, as the warning the command ends with
-    listed = [i for i in report.issues if i.code != JOURNAL_CODE]
+    listed = result.file_issues
     for file, issues in groupby(listed, key=attrgetter("file")):
         issues = list(issues)
         shown = _shown_issues(issues)
@@ -121,7 +120,7 @@ def _summary(out: Output, result: Collection) -> None:
         f" ({aside} in files set aside for the rater's newer one)" if aside else "")
     # the files' counts above do not add up to it: say which warning is not a file's
     warnings = counted(report.warning_count, 'warning') + (
-        " (one of them about mail.jsonl, below)" if len(listed) < len(report.issues)
+        " (one of them about mail.jsonl, below)" if result.journal_issue is not None
         else "")
     out.headline(f"{counted(len(report.files), 'file')}, "
                  f"{counted(len(result.ratings), 'rating row')}, {errors}, "

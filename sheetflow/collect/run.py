@@ -155,7 +155,16 @@ class Collection:
     journal_damaged: list[int] = field(default_factory=list)
     """The lines of ``mail.jsonl`` that hold no record: a sender, a received time or a
     reply recorded there was not known to this collect (also the one
-    ``journal-damaged`` warning among ``report.issues``)."""
+    ``journal-damaged`` warning among ``report.issues``: :attr:`journal_issue`)."""
+    journal_issue: Issue | None = None
+    """That warning, the one issue of ``report.issues`` about no returned file (None
+    when the journal is whole)."""
+
+    @property
+    def file_issues(self) -> list[Issue]:
+        """The issues of the returned files: ``report.issues`` without
+        :attr:`journal_issue`, in the same order."""
+        return [i for i in self.report.issues if i is not self.journal_issue]
 
     @property
     def valid(self) -> bool:
@@ -260,8 +269,8 @@ def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
     result.heads = manifest.heads
     result.journal_damaged = list(journal.damaged)
     if journal.damaged:  # a row of the Issues sheet too, counted with the warnings
-        result.report.issues = sort_issues([*result.report.issues,
-                                            journal_issue(journal.damaged)])
+        result.journal_issue = journal_issue(journal.damaged)
+        result.report.issues = sort_issues([*result.report.issues, result.journal_issue])
     received = received_times(root, result.report.files, journal, result.received)
     result.mail = pack_mail(manifest.heads, result.report.files, received, journal,
                             deadline=study.mail.deadline, now=now)
