@@ -58,3 +58,31 @@ def test_people_are_sent_their_packs_and_judges_imported():
         "move o/packs and o/sealed into s, then sheetflow import-judges s OUTPUTS.jsonl "
         "--execution-window 'START to END' (the judges' JSONL outputs and the run's UTC "
         "times), then sheetflow collect s")
+
+
+def test_generate_eml_says_once_that_judges_get_no_draft(tmp_path):
+    """generate --eml warned once per judge that they had no e-mail address: judges are
+    models, whose packs import-judges fills; they get no draft by design (not even one
+    with an address), and the mailing line says so once. A person without an address is
+    still warned of."""
+    study = tmp_path / "judges"
+    init_study(study, "judge-likert")
+    raters = study / "raters.csv"
+    raters.write_text(raters.read_text().replace(
+        "judge-1,Judge One (Claude Opus 4.7),Opus,,", "judge-1,Judge One (Claude Opus 4.7),"
+        "Opus,judge-1@example.org,"), encoding="utf-8")
+    assert "judge-1@example.org" in raters.read_text()
+    out = CliRunner().invoke(cli, ["generate", str(study), "--eml"])
+    assert out.exit_code == 0, out.output
+    assert out.stderr == ""
+    assert ("mailing    mailing-list.csv, 0 .eml drafts (none for the 3 judges: "
+            "import-judges fills their packs)") in out.stdout.splitlines()
+    assert not list((study / "packs" / "eml").rglob("*.eml"))
+    people = tmp_path / "people"
+    init_study(people, "paired-rubric")
+    listed = people / "raters.csv"
+    listed.write_text(listed.read_text().replace("ev03@example.org", ""), encoding="utf-8")
+    sent = CliRunner().invoke(cli, ["generate", str(people), "--eml"])
+    assert sent.exit_code == 0, sent.output
+    assert "mailing    mailing-list.csv, 2 .eml drafts" in sent.stdout.splitlines()
+    assert "warning: rater EV-03 has no email address" in sent.stderr

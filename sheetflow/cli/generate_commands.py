@@ -39,9 +39,13 @@ def generate_command(out: Output, directory: Path, out_dir: Path | None, emails:
                 f"{sitting}")
     out.say(f"manifest   {result.manifest_path.name} (blinded; collect uses it)")
     apart = sum(p.parent.name.startswith("sitting-") for p in result.eml_paths)
+    # a judge's pack is filled by import-judges, never mailed: said once, not per judge
+    judged = (f" (none for the {counted(len(result.judges), 'judge')}: import-judges "
+              "fills their packs)") if emails and result.judges else ""
     out.say(f"mailing    {result.mailing_list_path.name}"
-            + (f", {len(result.eml_paths)} .eml drafts" if emails else "")
-            + (f" ({apart} for sitting 2 apart in eml/sitting-2/)" if apart else ""))
+            + (f", {counted(len(result.eml_paths), '.eml draft')}" if emails else "")
+            + (f" ({apart} for sitting 2 apart in eml/sitting-2/)" if apart else "")
+            + judged)
     out.say("sealed     key.json, key.sha256, plan.lock.json (keep key.json private)")
     out.say(f"returns    {result.returns_dir} (save returned workbooks here)")
     for warning in result.warnings:

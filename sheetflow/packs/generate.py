@@ -94,6 +94,8 @@ class GenerateResult:
     mailing_list_path: Path
     returns_dir: Path
     eml_paths: list[Path] = field(default_factory=list)
+    """The ``.eml`` drafts written (``emails``): one per pack of a rater with an e-mail
+    address, none for a judge's pack (:attr:`judges`), which is never sent."""
     warnings: list[str] = field(default_factory=list)
     judges: list[str] = field(default_factory=list)
     """Raters whose packs ``sheetflow import-judges`` fills (automated judges, mapped in
@@ -197,7 +199,7 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     judges = judge_rater_ids(study)
     result.judges = sorted({i.rater_id for i in infos} & judges)
     if emails:
-        _write_drafts(study, assignments, infos, packs_dir / EML_DIR, result)
+        _write_drafts(study, assignments, infos, packs_dir / EML_DIR, result, judges)
     result.warnings += study_warnings(study) + id_mentions(study)
     result.warnings += blinding_leaks(study, [i.path for i in infos] + [manifest_path])
     return result
@@ -560,9 +562,14 @@ def _key_case(study: Study, position: int, slot: Any) -> dict[str, Any]:
 
 
 def _write_drafts(study: Study, assignments: list[Assignment], infos: list[PackInfo],
-                  eml_dir: Path, result: GenerateResult) -> None:
+                  eml_dir: Path, result: GenerateResult, judges: frozenset[str]) -> None:
+    """A draft per pack to send; a person's pack without an address is warned of, a
+    judge's is not sent at all (``import-judges`` fills it), so it gets no draft and no
+    warning."""
     eml_dir.mkdir(parents=True, exist_ok=True)
     for a, info in zip(assignments, infos, strict=True):
+        if a.rater.id in judges:
+            continue
         if not a.rater.email:
             result.warnings.append(f"rater {a.rater.id} has no email address in "
                                    f"{study.raters_file}; no draft written for {info.path.name}")
