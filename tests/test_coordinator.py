@@ -342,6 +342,11 @@ def test_a_reply_whose_pack_changed_is_left_out_and_named(tmp_path):
     assert doc["ok"] is False and doc["feedback"] == [str(feedback / f"{raters[1]}.eml")]
     assert doc["feedback_left_out"] == [
         {"rater": raters[0], "sitting": 1, "pack": f"packs/{name}", "why": why}]
+    # status said 'send replies sends them' of this reply too: it names it now
+    status = CliRunner().invoke(cli, ["status", str(root)])
+    assert f"no reply to {raters[0]} (sitting 1): {why}" in status.stdout.splitlines()
+    shown = json.loads(CliRunner().invoke(cli, ["status", str(root), "--json"]).stdout)
+    assert [r["reply_held"] for r in shown["raters"][:2]] == [why, ""]
 
 
 def test_a_reply_attaches_its_pack_when_the_manifest_recorded_no_hashes(study):

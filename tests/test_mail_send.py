@@ -542,3 +542,59 @@ def test_a_reminder_to_one_rater_is_not_blocked_by_another_raters_changed_pack(t
     every = run("send", str(root), "reminders", "--dry-run", "--json")
     assert every.exit_code == 3 and json.loads(every.stdout)["exit_code"] == 3
     assert {p.name: p.read_bytes() for p in reminders.iterdir()} == before
+
+
+def test_status_names_a_reply_that_send_replies_would_not_send(tmp_path):
+    """status advised 'sheetflow send replies sends them' for every return with errors,
+    also when send replies leaves the reply out: a rater with no e-mail address, or a
+    file that came after the reply asking for the same fixes (the same reply, held as
+    sent before). The coordinator never saw that the rater would not hear. Now status
+    names each such reply, in the words send uses, and the JSON holds it."""
+    import os
+    import time
+
+    import openpyxl
+
+    from sheetflow.demo.simulate import fill_packs
+
+    root = mail_study(tmp_path / "s")
+    raters = root / "raters.csv"
+    raters.write_text(raters.read_text().replace("ev03@example.org", ""))
+    files = {p.name: p for p in fill_packs(root, seed=5)}
+    for pack in packs(root):
+        if pack["rater_id"] in ("EV-01", "EV-03"):
+            cell = next(a for a in L.iter_answer_cells(pack)
+                        if a["validation"]["type"] == "list")
+            wb = openpyxl.load_workbook(files[pack["file"]])
+            wb[cell["sheet"]][cell["cell"]].value = "Maybe"
+            wb.save(files[pack["file"]])
+    ev01 = files[next(p["file"] for p in packs(root) if p["rater_id"] == "EV-01")]
+    assert run("collect", str(root)).exit_code == 1
+    with smtp_server() as (port, server):
+        sent = run("send", str(root), "replies", "--yes", *_plain(port))
+        assert sent.exit_code == 0 and len(server.delivered) == 1, sent.output
+    wb = openpyxl.load_workbook(ev01)  # sent again after the reply, still to fix
+    wb.properties.title = "saved again"
+    wb.save(ev01)
+    later = time.time() + 120
+    os.utime(ev01, (later, later))
+    assert run("collect", str(root)).exit_code == 1
+    dry, doc = run_json("send", str(root), "replies", "--dry-run")
+    assert dry.exit_code == 0 and [x["rater"] for x in doc["not_sent"]] == ["EV-01"]
+    status = run("status", str(root))
+    assert status.exit_code == 1
+    lines = status.stdout.splitlines()
+    assert ("no reply to EV-03 (sitting 1): no e-mail address in the raters file, so no "
+            "reply draft is written or sent: send them the list on the Issues sheet of "
+            "out/validation.xlsx yourself") in lines
+    (held,) = [ln for ln in lines if ln.startswith("no reply to EV-01 (sitting 1): ")]
+    assert held.startswith("no reply to EV-01 (sitting 1): 'send replies' holds "
+                           "out/feedback/EV-01.eml, the same reply as an earlier one: "
+                           "already sent on ")
+    assert held.endswith("; --resend sends it again (--rater EV-01 for theirs alone)")
+    assert not any("sheetflow send replies sends them" in ln for ln in lines)
+    _, shown = run_json("status", str(root))
+    by_rater = {r["rater"]: r for r in shown["raters"]}
+    assert by_rater["EV-01"]["reply_held"] == held.split(": ", 1)[1]
+    assert by_rater["EV-03"]["reply_held"].startswith("no e-mail address")
+    assert by_rater["EV-02"]["reply_held"] == ""

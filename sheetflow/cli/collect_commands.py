@@ -212,13 +212,16 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
         out.warn(damaged_journal(damaged, risk=_STATUS_JOURNAL_RISK.format(
             fetched=FETCHED_RISK), then="run status again"))
     with_errors = [r for r in rows if r.errors and r.returned and not r.unusable]
-    due = sum(r.reply_due for r in with_errors)
+    held = [r for r in with_errors if r.reply_due and r.reply_held]
+    due = sum(r.reply_due for r in with_errors) - len(held)
+    for r in held:  # send replies would not send it: the rater would never hear
+        out.say(f"no reply to {r.rater} (sitting {r.sitting}): {r.reply_held}", fg="red")
     if due:
         out.say(f"{counted(due, 'returned pack')} with errors: sheetflow collect "
                 "writes a reply draft to each (out/feedback/), sheetflow send replies sends "
                 "them", fg="red")
-    if len(with_errors) > due:  # the mail journal shows the reply went after the file
-        out.say(f"{counted(len(with_errors) - due, 'returned pack')} with errors: the "
+    if len(with_errors) > due + len(held):  # the journal shows the reply went after it
+        out.say(f"{counted(len(with_errors) - due - len(held), 'returned pack')} with errors: the "
                 "reply asking for fixes was sent (mail.jsonl); waiting for the corrected "
                 "file", fg="yellow")
     done = (returned == len(rows) and not with_errors and not unusable and not mixed

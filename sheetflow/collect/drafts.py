@@ -20,13 +20,17 @@ Above :mod:`.coordinator` (the roster the drafts are made from); nothing here pr
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from email import message_from_bytes
+from email.message import EmailMessage
+from email.policy import SMTP
 from pathlib import Path
 
 from ..packs.journal import Journal, read_journal
-from ..packs.mail import compose_eml
+from ..packs.mail import attachment_of, compose_eml
 from ..packs.manifest import PackHead, changed_packs, changed_packs_problem
 from ..spec.study import Rater, Study
 from ..staging import OutputSet, remove_partials
@@ -122,6 +126,27 @@ def reply_left_out(rater: str, pack: str) -> str:
     """Why ``rater`` got no reply draft: ``pack`` changed after generate."""
     return changed_packs_problem([pack], not_done=f"no reply draft was written for {rater}",
                                  then="run collect again")
+
+
+def reply_about(draft: bytes) -> str:
+    """What tells one reply from another beside its attachment, as ``send`` journals
+    it: ``text:`` and the sha256 of the draft's text (the same reply, whatever its MIME
+    boundary)."""
+    msg = message_from_bytes(draft, policy=SMTP)
+    assert isinstance(msg, EmailMessage)
+    body = msg.get_body(("plain",))
+    text = body.get_content() if body is not None else ""
+    return "text:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def reply_key(rater: str, sitting: int, draft: bytes) -> tuple[str, str, int, str, str]:
+    """The journal's key of the reply ``draft`` (:attr:`~sheetflow.packs.journal.Delivery.key`):
+    what ``send replies`` holds back when it was sent before."""
+    msg = message_from_bytes(draft, policy=SMTP)
+    assert isinstance(msg, EmailMessage)
+    found = attachment_of(msg)
+    attached = hashlib.sha256(found[1]).hexdigest() if found is not None else ""
+    return ("reply", rater, sitting, attached, reply_about(draft))
 
 
 def with_replies_left_out(rows: list[RosterRow], drafts: Drafts) -> list[RosterRow]:

@@ -29,11 +29,7 @@ is not sent again without ``resend`` either. Lives above :mod:`.reminders`, whic
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 from dataclasses import dataclass, field
-from email import message_from_bytes
-from email.message import EmailMessage
-from email.policy import SMTP
 from pathlib import Path
 
 from ..errors import SealError, SheetflowError, UsageError
@@ -46,6 +42,7 @@ from ..spec.study import Study, load_study
 from ..words import counted
 from ..workbook import layout as L
 from .coordinator import FEEDBACK_DIR, REMINDERS_DIR, draft_name
+from .drafts import reply_about
 from .outputs import returns_since_collect
 from .pack_status import status
 from .reminders import MIN_DAYS, remind
@@ -173,16 +170,8 @@ def _refuse_changed_packs(messages: list[Outgoing], heads: list[PackHead]) -> No
 
 def _sent_before(journal: Journal, item: Outgoing) -> str:
     """Why ``item`` is not sent again ("" when it was not sent before)."""
-    key = (item.kind, item.rater, item.sitting, item.attachment[1], item.about)
-    earlier = journal.holding(key)
-    if earlier is None:
-        return ""
-    if earlier.outcome == "sent":
-        when = iso(earlier.finished or earlier.started) if (
-            earlier.finished or earlier.started) else "earlier"
-        return f"already sent on {when} ({earlier.message_id}); --resend sends it again"
-    return (f"unconfirmed: sending {earlier.message_id} was begun but its outcome was never "
-            "recorded (it may have arrived: ask the rater); --resend sends it again")
+    return journal.why_held((item.kind, item.rater, item.sitting, item.attachment[1],
+                             item.about))
 
 
 Draft = tuple[str, int, bytes, str]  # rater, sitting, the draft, what else identifies it
@@ -262,14 +251,6 @@ def _replies(root: Path, study: Study, box: Outbox, min_days: float,
             path = folder / draft_name(rater.id, sitting)
             if path.is_file():
                 draft = path.read_bytes()
-                out.append((rater.id, sitting, draft, "text:" + _text_sha256(draft)))
+                out.append((rater.id, sitting, draft, reply_about(draft)))
     return out
 
-
-def _text_sha256(draft: bytes) -> str:
-    """sha256 of a draft's text (the same reply, whatever its MIME boundary)."""
-    msg = message_from_bytes(draft, policy=SMTP)
-    assert isinstance(msg, EmailMessage)
-    body = msg.get_body(("plain",))
-    text = body.get_content() if body is not None else ""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,4 +1,5 @@
-"""``sheetflow status``: per pack, returned or not, how complete, and its mail history.
+"""``sheetflow status``: per pack, returned or not, how complete, and its mail history;
+for a return with errors, whether ``send replies`` would send the reply it is due.
 
 Above :mod:`.run`, whose ``collect`` it runs without writing anything.
 """
@@ -6,14 +7,17 @@ Above :mod:`.run`, whose ``collect`` it runs without writing anything.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+import hashlib
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..packs.journal import Journal, parse_time, read_journal
-from ..packs.manifest import PackHead, open_manifest
+from ..packs.manifest import PackHead, changed_packs, open_manifest
 from ..spec.study import Study, load_study
 from ..workbook import layout as L
+from .coordinator import FEEDBACK_DIR, draft_name
+from .drafts import reply_key, reply_left_out
 from .links import linked_to, sole_link
 from .mail_state import PackMail, pack_mail, received_times
 from .outputs import COLLECTION_FILE, OUT_DIR, returns_since_collect
@@ -52,6 +56,9 @@ class RaterStatus:
     reply_due: bool = False
     """Its file has errors and no reply went after that file came (a reply sent since
     waits for the rater's corrected file; see :func:`reply_due`)."""
+    reply_held: str = ""
+    """Why the reply that is due does not go with ``send replies`` ("" when it goes, or
+    none is due; see :func:`reply_held`)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The status as a plain dict, the mail history's keys beside the others
@@ -111,13 +118,76 @@ def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
     StatusReport
     """
     root = Path(study_dir)
-    heads, study, report, mail, received, damaged = _read_returns(root, paths, limits, now)
+    heads, study, report, mail, received, journal = _read_returns(root, paths, limits, now)
     collected = (root / OUT_DIR / COLLECTION_FILE).is_file()
     read = {f.file: f.sha256 for f in report.files if f.sha256}  # hashed by the collect
     fresh = returns_since_collect(root, all_before_first=True, digests=read) \
         if paths is None else []
-    return StatusReport(_pack_rows(heads, study, report, mail, received), fresh, collected,
-                        unmatched_files(report), damaged)
+    rows = _pack_rows(heads, study, report, mail, received)
+    # the reply drafts in out/ are the last collect's: judged only while it is current
+    drafts = root / OUT_DIR / FEEDBACK_DIR if collected and not fresh else None
+    rows = [replace(r, reply_held=reply_held(r, study, heads, root, journal, drafts))
+            if r.reply_due else r for r in rows]
+    return StatusReport(rows, fresh, collected, unmatched_files(report), journal.damaged)
+
+
+def reply_held(row: RaterStatus, study: Study, heads: list[PackHead], root: Path,
+               journal: Journal, drafts: Path | None) -> str:
+    """Why the reply due to ``row`` does not go with ``send replies`` ("" when it goes).
+
+    Parameters
+    ----------
+    row : RaterStatus
+        A pack whose reply is due.
+    study : Study
+        For the rater's e-mail address.
+    heads : list of PackHead
+        The manifest's packs (the sha256 of the workbook the reply attaches).
+    root : Path
+        The study folder (the pack is read from ``packs/``).
+    journal : Journal
+        The mail journal: a reply sent before, with the same text and attachment, is
+        not sent again without ``--resend``.
+    drafts : Path or None
+        ``out/feedback/`` when the last collect is current (its drafts are what
+        ``send replies`` sends); None when it is not, or there was none.
+
+    Returns
+    -------
+    str
+        In the words ``collect`` and ``send`` use: no e-mail address, the pack changed
+        after generate (:func:`.drafts.reply_left_out`), or the draft held as sent
+        before.
+    """
+    rater = next((r for r in study.raters if r.id == row.rater), None)
+    if rater is None or not rater.email:
+        return ("no e-mail address in the raters file, so no reply draft is written or "
+                "sent: send them the list on the Issues sheet of "
+                f"{OUT_DIR}/validation.xlsx yourself")
+    name = draft_name(row.rater, row.sitting)
+    if drafts is not None and (drafts / name).is_file():  # what send replies would send
+        held = journal.why_held(reply_key(row.rater, row.sitting,
+                                          (drafts / name).read_bytes()))
+        return (f"'send replies' holds {OUT_DIR}/{FEEDBACK_DIR}/{name}, the same reply as "
+                f"an earlier one: {held} (--rater {row.rater} for theirs alone)"
+                ) if held else ""
+    changed = _changed_pack(root, row.file, heads)
+    if changed:  # collect leaves its reply out
+        return reply_left_out(row.rater, changed)
+    if drafts is not None:  # removed since collect wrote it
+        return (f"no reply draft {OUT_DIR}/{FEEDBACK_DIR}/{name} to send: run sheetflow "
+                "collect again, which writes it")
+    return ""  # collect writes it (status says collect is next)
+
+
+def _changed_pack(root: Path, file: str, heads: list[PackHead]) -> str:
+    """``packs/<file>`` when that pack is not the workbook generate wrote ("" when it
+    is, or is missing: collect's draft then says to attach it)."""
+    pack = root / L.PACKS_DIR / file
+    if not pack.is_file():
+        return ""
+    changed = changed_packs([(file, hashlib.sha256(pack.read_bytes()).hexdigest())], heads)
+    return changed[0] if changed else ""
 
 
 def status(study_dir: str | Path, paths: list[str | Path] | None = None,
@@ -154,14 +224,14 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
 
 
 _Returns = tuple[list[PackHead], Study, ValidationReport, dict[str, PackMail],
-                 dict[str, dt.datetime], list[int]]
+                 dict[str, dt.datetime], Journal]
 
 
 def _read_returns(root: Path, paths: list[str | Path] | None, limits: Limits | None,
                   now: dt.datetime | None, journal: Journal | None = None) -> _Returns:
     """The packs, the study, collect's report of the returns (written nowhere), each
-    pack's mail history, when each file came (sha256 -> time) and the lines of the
-    mail journal that hold no record (``journal`` read here when not given)."""
+    pack's mail history, when each file came (sha256 -> time) and the mail journal
+    (read here when not given; its lines that hold no record in ``damaged``)."""
     manifest = open_manifest(root)
     manifest.close()  # only the pack heads are needed here
     study = load_study(root)
@@ -172,10 +242,10 @@ def _read_returns(root: Path, paths: list[str | Path] | None, limits: Limits | N
     if paths is None and not (root / RETURNS_DIR).is_dir():
         mail = pack_mail(manifest.heads, [], {}, journal, deadline=study.mail.deadline,
                          now=now)
-        return manifest.heads, study, ValidationReport([], []), mail, {}, journal.damaged
+        return manifest.heads, study, ValidationReport([], []), mail, {}, journal
     result = collect(root, paths, write=False, limits=limits, now=now, journal=journal)
     received = received_times(root, result.report.files, journal, result.received)
-    return manifest.heads, study, result.report, result.mail, received, journal.damaged
+    return manifest.heads, study, result.report, result.mail, received, journal
 
 
 def reply_due(errors: int, standing: list[FileStatus], received: dict[str, dt.datetime],

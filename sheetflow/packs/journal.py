@@ -186,6 +186,21 @@ class Journal:
                 return d
         return None
 
+    def why_held(self, key: tuple[str, str, int, str, str]) -> str:
+        """Why the message of ``key`` (:attr:`Delivery.key`) is not sent again without
+        ``--resend`` ("" when nothing holds it): it was sent, or is unconfirmed."""
+        earlier = self.holding(key)
+        if earlier is None:
+            return ""
+        if earlier.outcome == "sent":
+            when = iso(earlier.finished or earlier.started) if (
+                earlier.finished or earlier.started) else "earlier"
+            return (f"already sent on {when} ({earlier.message_id}); --resend sends it "
+                    "again")
+        return (f"unconfirmed: sending {earlier.message_id} was begun but its outcome was "
+                "never recorded (it may have arrived: ask the rater); --resend sends it "
+                "again")
+
     def received_by_sha256(self) -> dict[str, dict[str, Any]]:
         """The first ``received`` record of each attachment's sha256."""
         out: dict[str, dict[str, Any]] = {}
