@@ -21,6 +21,8 @@ class LoaderBase:
         # problems that stop a spec being frozen (check, generate) but not the reading
         # of a study generated before the rule existed: its packs are out already
         self.deferred: list[SpecError] = []
+        # true statements about the files that stop nothing (a column not read)
+        self.warnings: list[str] = []
         # ids of dimensions that failed to load: not reported again where referenced
         self.broken: set[str] = set()
         # ids of dimensions loaded despite problems: their points are not to be trusted

@@ -68,11 +68,12 @@ def order_reveals_arms(labels: Sequence[str], arms: Sequence[str], *, seed: int 
 
 
 def study_warnings(study: Any) -> list[str]:
-    """The warnings ``check`` and ``generate`` print about the items and the rubric: ids
-    that carry their arm (:func:`arm_in_ids`), empty responses
+    """The warnings ``check`` and ``generate`` print about the files, the items and the
+    rubric: what the loader noted (:attr:`~sheetflow.spec.model.Study.file_warnings`),
+    ids that carry their arm (:func:`arm_in_ids`), empty responses
     (:func:`sheetflow.spec.blanks.blank_responses`) and totals over optional dimensions
     (:func:`sheetflow.spec.rubric.optional_in_totals`)."""
-    return arm_in_ids(study) + blank_responses(study) + \
+    return list(study.file_warnings) + arm_in_ids(study) + blank_responses(study) + \
         optional_in_totals(study.rubric, f"{SPEC_FILE}: ")
 
 

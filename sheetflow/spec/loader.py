@@ -24,7 +24,7 @@ from .limits import (
 )
 from .mail import MailSettings, parse_mail
 from .model import PLACEHOLDERS, SIZING_FILE, Design, Item, Plan, Rater, ShownField, Study
-from .raters import RaterLoader, unsafe_char
+from .raters import RaterLoader, close_column, unsafe_char
 from .rubric import Rubric, total_bounds
 from .rubric_loader import RubricLoader
 from .tables import control_char, invisible_char, read_text_file
@@ -109,6 +109,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             sizing=sizing,
             mail=mail,
             generate_problems=tuple(self.deferred),
+            file_warnings=tuple(self.warnings),
         )
 
     def _parse(self) -> dict | None:
@@ -204,10 +205,14 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             needed += [c for c in (design.response_column, design.arm_column) if c]
         if design.second_rater:
             needed += list(design.second_rater.strata)
+        spare = [h for h in header if h and h not in needed]
         for col in dict.fromkeys(needed):
             if col not in header:
+                meant = close_column(col, spare)
+                hint = (f"; did you mean {meant!r}? Rename that column to {col!r}, or name "
+                        f"{meant!r} in {self.file}") if meant else ""
                 self.fail(f"column {col!r} named in {self.file} is missing; the file has: "
-                          f"{', '.join(header)}", file=name, where="header")
+                          f"{', '.join(header)}{hint}", file=name, where="header")
         if any(col not in header for col in needed):
             return (), name
         self._column_roles(design, id_col, shown, header, name)

@@ -208,6 +208,9 @@ class Study:
         already generated from being collected and analysed (rules added after studies
         were sealed: a blank shown field, a total's declared range other than its
         dimensions'); :func:`~sheetflow.spec.study.require_generatable` raises them.
+    file_warnings : tuple of str
+        True statements about the study's files that stop nothing, each naming the file
+        (a raters column that is not read); ``check`` and ``generate`` print them.
     """
 
     root: Path
@@ -232,6 +235,7 @@ class Study:
     sizing: dict[str, Any] | None = None
     mail: MailSettings = field(default_factory=MailSettings)
     generate_problems: tuple[Any, ...] = ()
+    file_warnings: tuple[str, ...] = ()
 
     @property
     def hash(self) -> str:

@@ -9,6 +9,7 @@ anything is written.
 
 from __future__ import annotations
 
+import difflib
 import re
 import unicodedata
 from email.headerregistry import Address
@@ -17,6 +18,9 @@ from email.utils import getaddresses
 from .base import LoaderBase
 from .limits import MAX_RATERS, MAX_RATERS_BYTES
 from .model import ID_RE, Rater, pack_file_name
+
+RATER_COLUMNS = ("rater_id", "name", "last_name", "email", "role")
+"""The columns of the raters file sheetflow reads; any other is not read at all."""
 
 # bidirectional embeddings, overrides and isolates: they make a name read differently
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -52,6 +56,23 @@ def email_problem(value: str) -> str:
     return ""
 
 
+def close_column(column: str, known: list[str]) -> str:
+    """The one of ``known`` that ``column`` looks like a misspelling of, or ``""``.
+
+    Case, spaces, ``-`` and ``_`` are ignored first ('E-mail', 'Last Name'); then a
+    close spelling counts ('emial', 'mail').
+    """
+    def bare(text: str) -> str:
+        return re.sub(r"[\s_\-]", "", text.casefold())
+
+    same = [k for k in known if bare(k) == bare(column)]
+    if same:
+        return same[0]
+    close = difflib.get_close_matches(bare(column), [bare(k) for k in known], n=1,
+                                      cutoff=0.75)
+    return next((k for k in known if close and bare(k) == close[0]), "")
+
+
 # names Windows keeps for devices, whatever the extension (CON.xlsx cannot be created)
 _RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
                        *(f"lpt{i}" for i in range(10))})
@@ -84,6 +105,7 @@ class RaterLoader(LoaderBase):
             self.fail(f"has no 'rater_id' column; the file has: {', '.join(header) or 'nothing'}",
                       file=name, where="header")
             return (), name
+        self._unread_columns(header, name)
         raters: list[Rater] = []
         seen: dict[str, int] = {}
         folded: dict[str, tuple[str, int]] = {}
@@ -129,6 +151,23 @@ class RaterLoader(LoaderBase):
         if not raters and not any(p.file == name for p in self.problems):
             self.fail("lists no raters", file=name)
         return tuple(raters), name
+
+    def _unread_columns(self, header: list[str], name: str) -> None:
+        """Name each column sheetflow does not read. One that looks like a column it
+        reads and the file lacks is an error: an 'e-mail' column dropped every address
+        in silence, and every draft then said the rater had none."""
+        for column in header:
+            if not column or column in RATER_COLUMNS:
+                continue
+            meant = close_column(column, [c for c in RATER_COLUMNS if c not in header])
+            if meant:
+                self.fail(f"column {column!r} is not read; did you mean {meant!r}? Rename "
+                          f"it (the columns read are {', '.join(RATER_COLUMNS)})",
+                          file=name, where="header")
+            else:
+                self.warnings.append(f"{name}: header: column {column!r} is not read (the "
+                                     f"columns read are {', '.join(RATER_COLUMNS)}); its "
+                                     "values reach no pack, draft or analysis")
 
     def _plain_fields(self, row: dict[str, str], name: str, where: str) -> bool:
         ok = True
