@@ -1,7 +1,9 @@
 """What ``check`` says about a spec whose tables or files are not what it reads.
 
 A raters column named 'e-mail' dropped every address in silence (``check`` said ok,
-each draft then said the rater had none).
+each draft then said the rater had none). A missing or broken table gave, beside its
+own line, lines about what it would have held: the items file's 'id' column (which
+study.toml never named), 'seed' both wrong and missing, a design "None".
 """
 
 from __future__ import annotations
@@ -11,6 +13,13 @@ from spec_helpers import check_gives_one_line, replace_once
 
 from sheetflow.cli import cli
 from sheetflow.spec.templates import init_study
+
+
+def _errors(study_dir) -> list[str]:
+    result = CliRunner().invoke(cli, ["check", str(study_dir)])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    return [ln for ln in result.output.splitlines() if ln.strip()]
 
 
 def test_a_misnamed_raters_column_is_named_with_the_one_meant(tmp_path):
@@ -43,3 +52,50 @@ def test_an_items_column_differing_in_case_is_suggested(tmp_path):
     check_gives_one_line(root, ["items.csv: header: column 'prompt' named in study.toml is "
                                 "missing", "did you mean 'Prompt'? Rename that column to "
                                 "'prompt', or name 'Prompt' in study.toml"])
+
+
+def test_a_misnamed_items_table_is_named_without_its_columns(tmp_path):
+    root = init_study(tmp_path / "s", "paired-rubric")
+    replace_once(root / "study.toml", "[items]", "[itemz]")
+    lines = _errors(root)
+    assert len(lines) == 2, lines
+    assert "unknown key 'itemz'" in lines[0]
+    assert lines[1] == ("error: study.toml: [items]: the [items] table is missing; every "
+                        "study needs one")
+
+
+def test_a_seed_that_is_no_number_is_one_line(tmp_path):
+    root = init_study(tmp_path / "s", "paired-rubric")
+    replace_once(root / "study.toml", "seed = 20260915", 'seed = "twenty"')
+    check_gives_one_line(root, ["study.toml: [design]: 'seed' must be a whole number, not "
+                                "'twenty'"])
+
+
+def test_an_analysis_seed_that_is_no_number_is_one_line(tmp_path):
+    root = init_study(tmp_path / "s", "paired-rubric")
+    replace_once(root / "study.toml", "seed = 20260916", "seed = 1.5")
+    check_gives_one_line(root, ["study.toml: [analysis]: 'seed' must be a whole number, "
+                                "not 1.5"])
+
+
+def test_a_design_without_kind_says_which_to_give(tmp_path):
+    root = init_study(tmp_path / "s", "paired-rubric")
+    replace_once(root / "study.toml", 'kind = "paired"\n', "")
+    line = check_gives_one_line(root, ["study.toml: [design]: 'kind' is required; give "
+                                       "kind = \"paired\" or kind = \"single\""])
+    assert "None" not in line
+
+
+def test_an_empty_spec_names_each_missing_table_once(tmp_path):
+    root = init_study(tmp_path / "s", "paired-rubric")
+    (root / "study.toml").write_text("", encoding="utf-8")
+    lines = _errors(root)
+    assert lines == [
+        "error: study.toml: [study]: the [study] table is missing; every study needs one",
+        "error: study.toml: [[dimensions]]: no [[dimensions]]; a rubric needs at least one "
+        "dimension",
+        "error: study.toml: [design]: the [design] table is missing; every study needs one",
+        "error: study.toml: [analysis]: the [analysis] table is missing; every study needs "
+        "one",
+        "error: study.toml: [items]: the [items] table is missing; every study needs one",
+    ]

@@ -50,6 +50,11 @@ class LoaderBase:
             return {}
         return value
 
+    @staticmethod
+    def _given(doc: dict, key: str) -> bool:
+        """Whether ``doc`` holds ``key`` as a table (else :meth:`_table` reported it)."""
+        return isinstance(doc.get(key), dict)
+
     def _unknown_keys(self, table: dict, allowed: Iterable[str], where: str) -> None:
         allowed = set(allowed)
         for key in table:
@@ -69,6 +74,16 @@ class LoaderBase:
             self.fail(f"'{key}' = {value!r} must start with a letter and use only letters, "
                       "digits, '_' and '-'", where)
         return value
+
+    def _required_int(self, t: dict, key: str, where: str, why: str) -> int:
+        """A whole number that must be given: one problem when it is missing (``why``
+        says what it is for), another when it is not a whole number; 0 after either."""
+        if key not in t:
+            self.fail(f"'{key}' is required ({why}); give a whole number, e.g. "
+                      f"{key} = 20260915", where)
+            return 0
+        value = self._int(t, key, where)
+        return 0 if value is None else value
 
     def _int(self, t: dict, key: str, where: str, default: int | None = None,
              minimum: int | None = None) -> int | None:

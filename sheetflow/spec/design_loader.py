@@ -34,14 +34,15 @@ class DesignLoader(LoaderBase):
         where = "[design]"
         self._unknown_keys(t, self._DESIGN_KEYS, where)
         kind = t.get("kind")
-        if kind not in DESIGNS:
+        if "kind" not in t:
+            self.fail("'kind' is required; give kind = \"paired\" or kind = \"single\"",
+                      where)
+            kind = "unknown"
+        elif kind not in DESIGNS:
             self.fail(f"unknown design {kind!r}; allowed: {', '.join(DESIGNS)}", where)
             kind = "unknown"  # checks that depend on the design kind are skipped
-        seed = self._int(t, "seed", where)
-        if seed is None:
-            self.fail("'seed' is required: every random choice comes from a recorded seed",
-                      where)
-            seed = 0
+        seed = self._required_int(t, "seed", where,
+                                  "every random choice comes from a recorded seed")
         arms = self._arms(t, kind)
         labels = self._labels(t, kind, where)
         response_column = self._str(t, "response_column", where) or None
@@ -147,10 +148,8 @@ class DesignLoader(LoaderBase):
         for name in run:
             if name not in ANALYSES:
                 self.fail(f"unknown analysis {name!r}; allowed: {', '.join(ANALYSES)}", where)
-        seed = self._int(t, "seed", where)
-        if seed is None:
-            self.fail("'seed' is required (bootstrap and permutation tests use it)", where)
-            seed = 0
+        seed = self._required_int(t, "seed", where,
+                                  "bootstrap and permutation tests use it")
         bands = []
         raw_bands = t.get("bands", [])
         for b in raw_bands if isinstance(raw_bands, list) else [None]:

@@ -29,6 +29,10 @@ from .rubric import Rubric, total_bounds
 from .rubric_loader import RubricLoader
 from .tables import control_char, invisible_char, read_text_file
 
+NO_DESIGN = Design("unknown", 0, ())
+"""The design of a spec whose ``[design]`` table is missing (reported): nothing that
+depends on the design is checked."""
+
 ARM_PARAMS = ("improved_arm", "expected_winner", "control", "reference", "candidates")
 """The ``[analysis.params]`` settings whose values are arm ids."""
 
@@ -67,11 +71,16 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         }, "[study]")
         self._one_line(meta)
         rubric = self._rubric(doc)
-        design = self._design(self._table(doc, "design"))
-        plan = self._plan(self._table(doc, "analysis"))
+        # a table missing or not a table is reported once: what it would hold (a seed,
+        # the items file's columns) is not reported missing again
+        design_t = self._table(doc, "design")
+        design = self._design(design_t) if self._given(doc, "design") else NO_DESIGN
+        analysis_t = self._table(doc, "analysis")
+        plan = self._plan(analysis_t) if self._given(doc, "analysis") else Plan((), 0)
         items_t = self._table(doc, "items")
         shown = self._shown(items_t)
-        items, items_file = self._items(items_t, design, shown)
+        items, items_file = self._items(items_t, design, shown) \
+            if self._given(doc, "items") else ((), str(items_t.get("file", "items.csv")))
         raters, raters_file = self._raters(self._table(doc, "raters", required=False))
         files = self._table(doc, "files", required=False)
         email = self._table(doc, "email", required=False)
