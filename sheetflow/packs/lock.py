@@ -70,8 +70,7 @@ def lock_second_rater(study_dir: str | Path) -> LockResult:
     """
     study = load_study(study_dir)
     if not selects_at_lock(study):
-        raise UsageError(f"{study.root / 'study.toml'}: [design.second_rater] select_at = "
-                         "\"lock\" is needed to draw the second-rater subset at data lock")
+        raise UsageError(_nothing_to_lock(study))
     plan_hash = _frozen_hash(study)
     ratings = study.root / "out" / "ratings.csv"
     if not ratings.exists():
@@ -109,6 +108,19 @@ def lock_second_rater(study_dir: str | Path) -> LockResult:
                       record_sha256=result.key_sha256,
                       drafts=[d for d in result.eml_paths if d.stem in stems],
                       warnings=[w for w in result.warnings if any(s in w for s in stems)])
+
+
+def _nothing_to_lock(study: Study) -> str:
+    """Why ``lock`` has nothing to do for ``study``: it draws only a second-rater subset
+    set to be drawn at data lock, and this study plans none, or draws it at generate."""
+    where = study.root / "study.toml"
+    applies = ("sheetflow lock applies only to a study whose second-rater subset is drawn "
+               "at data lock ([design.second_rater] select_at = \"lock\")")
+    if study.design.second_rater is None:
+        return f"{where}: {applies}; this study has no second-rater subset: nothing to lock"
+    return (f"{where}: {applies}; this study's subset is drawn at generate (select_at = "
+            "\"generate\"), so its second raters' packs were written by generate: nothing "
+            "to lock")
 
 
 def _again(study: Study, path: Path, record: dict[str, Any]) -> LockResult:

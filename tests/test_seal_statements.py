@@ -1,0 +1,40 @@
+"""What ``lock``, ``generate`` and ``verify`` say about the sealed files is what is so.
+
+``lock`` on a study without a second-rater subset asked for ``select_at = "lock"``, as if
+the design lacked only that; ``generate`` said to keep key.json private and left out the
+study secret beside it, and on a 002 study named sending as the only next step, though
+the second raters' packs come from ``lock``; ``verify`` said "seal ok" and nothing of
+what it had compared.
+"""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+from spec_helpers import replace_once
+
+from sheetflow.cli import cli
+from sheetflow.spec.templates import init_study
+
+
+def _run(*args: str, code: int = 0) -> str:
+    result = CliRunner().invoke(cli, list(args))
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output
+    return result.output
+
+
+def test_lock_on_a_study_without_a_second_rater_says_it_has_none(tmp_path):
+    root = init_study(tmp_path / "s", "paired-rubric")
+    text = _run("lock", str(root), code=2)
+    assert text.strip() == (
+        f"error: {root / 'study.toml'}: sheetflow lock applies only to a study whose "
+        "second-rater subset is drawn at data lock ([design.second_rater] select_at = "
+        "\"lock\"); this study has no second-rater subset: nothing to lock")
+
+
+def test_lock_on_a_subset_drawn_at_generate_says_generate_wrote_its_packs(tmp_path):
+    root = init_study(tmp_path / "s", "anchored-plan")
+    replace_once(root / "study.toml", 'select_at = "lock"', 'select_at = "generate"')
+    text = _run("lock", str(root), code=2)
+    assert "this study's subset is drawn at generate (select_at = \"generate\"), so its " \
+        "second raters' packs were written by generate: nothing to lock" in text
