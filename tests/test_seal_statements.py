@@ -38,3 +38,22 @@ def test_lock_on_a_subset_drawn_at_generate_says_generate_wrote_its_packs(tmp_pa
     text = _run("lock", str(root), code=2)
     assert "this study's subset is drawn at generate (select_at = \"generate\"), so its " \
         "second raters' packs were written by generate: nothing to lock" in text
+
+
+def test_generate_says_all_of_sealed_is_private(tmp_path):
+    root = init_study(tmp_path / "s", "paired-rubric")
+    text = _run("generate", str(root))
+    assert (root / "sealed" / "secret").is_file()
+    assert ("sealed     secret, key.json, key.sha256, plan.lock.json (keep sealed/ private: "
+            "the secret and the key unblind the study; publish the hashes below)") in text
+    assert text.strip().splitlines()[-1] == \
+        f"3 packs written; next: send them, then sheetflow status {root}"
+
+
+def test_generate_names_lock_for_the_second_raters_packs(tmp_path):
+    root = init_study(tmp_path / "s", "anchored-plan")
+    text = _run("generate", str(root))
+    assert text.strip().splitlines()[-1] == (
+        f"1 pack written; next: send them, then sheetflow status {root}; once the primary "
+        f"returns are collected, sheetflow lock {root} draws the second-rater subset and "
+        "writes the packs of R-3MD")

@@ -46,7 +46,8 @@ def generate_command(out: Output, directory: Path, out_dir: Path | None, emails:
             + (f", {counted(len(result.eml_paths), '.eml draft')}" if emails else "")
             + (f" ({apart} for sitting 2 apart in eml/sitting-2/)" if apart else "")
             + judged)
-    out.say("sealed     key.json, key.sha256, plan.lock.json (keep key.json private)")
+    out.say("sealed     secret, key.json, key.sha256, plan.lock.json (keep sealed/ private: "
+            "the secret and the key unblind the study; publish the hashes below)")
     out.say(f"returns    {result.returns_dir} (save returned workbooks here)")
     for warning in result.warnings:
         out.warn(warning)
@@ -57,7 +58,8 @@ def generate_command(out: Output, directory: Path, out_dir: Path | None, emails:
     # status, collect, analyze and import-judges read packs/ and sealed/ in the study
     # folder only
     move = f"move {out_dir}/packs and {out_dir}/sealed into {directory}" if elsewhere else ""
-    step = next_step(directory, [p.rater_id for p in result.packs], result.judges, move)
+    step = next_step(directory, [p.rater_id for p in result.packs], result.judges, move,
+                     result.at_lock)
     out.headline(f"{counted(len(result.packs), 'pack')} written; next: {step}", fg="green")
     out.json({"ok": True, "packs": [{"file": str(p.path), "rater_id": p.rater_id,
                                      "sitting": p.sitting, "cases": p.cards}
@@ -68,7 +70,8 @@ def generate_command(out: Output, directory: Path, out_dir: Path | None, emails:
               "eml": [str(p) for p in result.eml_paths], "hashes": result.hash_lines()})
 
 
-def next_step(directory: Path, raters: list[str], judges: list[str], move: str = "") -> str:
+def next_step(directory: Path, raters: list[str], judges: list[str], move: str = "",
+              at_lock: list[str] | None = None) -> str:
     """What to do with the packs just written, for the headline.
 
     Parameters
@@ -82,12 +85,23 @@ def next_step(directory: Path, raters: list[str], judges: list[str], move: str =
     move : str
         The step that brings packs/ and sealed/ into the study folder, when written
         elsewhere (``--out``).
+    at_lock : list of str, optional
+        Second raters whose packs ``sheetflow lock`` writes after the primary returns
+        are collected (a subset drawn at data lock): named as the step after.
 
     Returns
     -------
     str
         For example ``send them, then sheetflow status my-study``.
     """
+    later = (f"; once the primary returns are collected, sheetflow lock {directory} draws "
+             f"the second-rater subset and writes the packs of {', '.join(at_lock)}"
+             if at_lock else "")
+    return _first_step(directory, raters, judges, move) + later
+
+
+def _first_step(directory: Path, raters: list[str], judges: list[str], move: str) -> str:
+    """What to do with the packs just written (see :func:`next_step`)."""
     people = sorted(set(raters) - set(judges))
     then = f"{move}, then " if move else ""
     # without the run's window import-judges fills the workbooks but writes no pilot

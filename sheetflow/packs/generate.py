@@ -51,7 +51,7 @@ from .seal import (
     write_lock_record,
     write_seal,
 )
-from .second_rater import SELECTION_FILE
+from .second_rater import SELECTION_FILE, selects_at_lock
 from .secret import (
     RNG_RECIPE,
     SECRET_BYTES,
@@ -100,6 +100,9 @@ class GenerateResult:
     judges: list[str] = field(default_factory=list)
     """Raters whose packs ``sheetflow import-judges`` fills (automated judges, mapped in
     ``[analysis.params.jsonl]``): nothing to send them."""
+    at_lock: list[str] = field(default_factory=list)
+    """Second raters who got no pack yet: their subset is drawn at data lock, and
+    ``sheetflow lock`` writes their packs once the primary returns are collected."""
 
     def hash_lines(self) -> list[str]:
         """The lines the coordinator publishes (sha256sum-style)."""
@@ -198,6 +201,9 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
                             returns_dir)
     judges = judge_rater_ids(study)
     result.judges = sorted({i.rater_id for i in infos} & judges)
+    if selects_at_lock(study):
+        written = {i.rater_id for i in infos}
+        result.at_lock = [r.id for r in study.raters if r.role == "second" and r.id not in written]
     if emails:
         _write_drafts(study, assignments, infos, packs_dir / EML_DIR, result, judges)
     result.warnings += study_warnings(study) + id_mentions(study)
