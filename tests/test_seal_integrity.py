@@ -207,6 +207,10 @@ def test_the_key_published_at_generate_still_verifies_after_lock(tmp_path):
     assert (root / "sealed" / "key.json").read_bytes() == key_before
     verify = CliRunner().invoke(cli, ["verify", str(root), "--key-sha256", published])
     assert verify.exit_code == 0, verify.output
+    # verify says it compared the lock's record and the packs the lock added
+    assert "checked     lock-record.json matches sealed/lock-record.sha256, and extends " \
+        "this key.json\n" in verify.output
+    assert "checked     2 packs in packs/ have the sha256" in verify.output
     record = json.loads((root / "sealed" / "lock-record.json").read_text(encoding="utf-8"))
     assert record["chained_to"] == published and record["packs"]
     assert {p["role"] for p in record["packs"]} == {"second"}

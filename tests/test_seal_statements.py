@@ -57,3 +57,33 @@ def test_generate_names_lock_for_the_second_raters_packs(tmp_path):
         f"1 pack written; next: send them, then sheetflow status {root}; once the primary "
         f"returns are collected, sheetflow lock {root} draws the second-rater subset and "
         "writes the packs of R-3MD")
+
+
+def test_verify_says_what_it_compared(tmp_path):
+    root = init_study(tmp_path / "s", "paired-rubric")
+    _run("generate", str(root))
+    text = _run("verify", str(root))
+    checked = [ln.split(None, 1)[1] for ln in text.splitlines() if ln.startswith("checked ")]
+    assert checked == [
+        "key.json matches sealed/key.sha256 (give --key-sha256 to check it against the hash "
+        "published before scoring)",
+        "plan.lock.json records the same key sha256",
+        "sealed/secret has the sha256 key.json records",
+        "the spec hash key.json and plan.lock.json record is the study's as it is now",
+        "internal_scores.csv unchanged since generate",
+        "packs/manifest.json has the sha256 sealed for it",
+        "the cards of 3 packs in packs/manifest.json show the items key.json sealed for them",
+        "3 packs in packs/ have the sha256 packs/manifest.json records",
+    ]
+    assert text.strip().splitlines()[-1] == "seal ok"
+
+
+def test_verify_names_the_published_hash_only_when_given(tmp_path):
+    root = init_study(tmp_path / "s", "anchored-plan")
+    _run("generate", str(root))
+    published = (root / "sealed" / "key.sha256").read_text(encoding="utf-8").split()[0]
+    text = _run("verify", str(root), "--key-sha256", published)
+    assert "checked     key.json matches sealed/key.sha256 and the hash given with " \
+        "--key-sha256\n" in text
+    assert "1 pack in packs/ has the sha256 packs/manifest.json records" in text
+    assert "unchanged since generate" not in text  # this study seals no input file

@@ -149,12 +149,14 @@ def verify_command(out: Output, directory: Path, out_dir: Path | None,
     if check.lock_record_sha256:
         out.say(f"lock record {check.lock_record_sha256}")
     out.say(f"spec hash   {check.spec_hash}")
+    for line in check.checked:
+        out.say(f"checked     {line}")
     mixed = check_run(out_dir or directory)
     if mixed:
         fail(EXIT_DATA, ["the seal holds, but " + mixed[0], *mixed[1:]])
     out.headline("seal ok", fg="green")
     out.json({"ok": True, "key_sha256": check.key_sha256, "spec_hash": check.spec_hash,
-              "inputs": check.inputs, "notes": check.notes})
+              "inputs": check.inputs, "notes": check.notes, "checked": check.checked})
 
 
 @command("lock")

@@ -188,6 +188,9 @@ class SealCheck:
     manifest_sha256: str = ""
     """The manifest's sealed sha256 (the data lock's record's, else the key's or the plan
     lock's): the one ``collect`` must have placed the ratings by."""
+    checked: list[str] = field(default_factory=list)
+    """What was compared and found to agree, one line each (only what was compared:
+    the published hash, for one, only when it was given)."""
 
     @property
     def ok(self) -> bool:
@@ -255,6 +258,8 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
     if lock.get("key_sha256") != check.key_sha256 and not check.problems:
         check.problems.append(f"{SEALED_DIR}/{PLAN_LOCK_FILE} records key sha256 "
                               f"{lock.get('key_sha256')} but the key has {check.key_sha256}")
+    elif lock.get("key_sha256") == check.key_sha256:
+        check.checked.append(f"{PLAN_LOCK_FILE} records the same key sha256")
     _check_secret(check, key, sealed)
     study = study or load_study(study_dir)
     _check_spec_hashes(check, key, lock, study.hash)
@@ -294,6 +299,7 @@ def _check_pack_files(check: SealCheck, packs: list[dict[str, Any]], folder: Pat
         check.problems.append(f"packs/manifest.json records the sha256 of some packs but "
                               f"not of packs/{unhashed[0]}: generate wrote no such manifest; "
                               "restore it from the generate run")
+    before, present, hashed = len(check.problems), 0, 0
     for pack in packs:
         name = pack.get("file")
         if not isinstance(name, str) or not name:
@@ -302,8 +308,22 @@ def _check_pack_files(check: SealCheck, packs: list[dict[str, Any]], folder: Pat
         if not path.is_file():
             check.problems.append(f"packs/{name}: missing (packs/manifest.json lists it); "
                                   "restore it from the generate run")
-        elif "sha256" in pack:
+            continue
+        present += 1
+        if "sha256" in pack:
+            hashed += 1
             _check_pack_bytes(check, name, path.read_bytes(), pack["sha256"])
+    if len(check.problems) > before or not present:
+        return
+    verb = "has" if hashed == 1 else "have"
+    check.checked.append(f"{_packs(hashed)} in packs/ {verb} the sha256 packs/manifest.json "
+                         "records" if hashed else
+                         f"{_packs(present)} in packs/ (presence only: see the note)")
+
+
+def _packs(count: int) -> str:
+    """``"1 pack"``, ``"3 packs"``."""
+    return f"{count} pack{'' if count == 1 else 's'}"
 
 
 def _check_pack_bytes(check: SealCheck, name: str, data: bytes, recorded: Any) -> None:
@@ -330,6 +350,7 @@ def _check_cards(check: SealCheck, packs: list[dict[str, Any]],
     sealed = {(p.get("rater_id"), p.get("sitting")):
               {c.get("code") or c.get("item_id"): c.get("item_id") for c in p.get("cases", [])}
               for p in sealed_packs if isinstance(p, dict)}
+    compared = 0
     for pack in packs:
         want = sealed.get((pack.get("rater_id"), pack.get("sitting")))
         if want is not None and card_items(pack.get("cards") or []) != want:
@@ -338,6 +359,10 @@ def _check_cards(check: SealCheck, packs: list[dict[str, Any]],
                 f"{pack.get('sitting')}) do not show the items {KEY_FILE} sealed for them: "
                 "the manifest was changed after generate; restore it")
             return
+        compared += want is not None
+    if compared:
+        check.checked.append(f"the cards of {_packs(compared)} in packs/manifest.json show "
+                             f"the items {KEY_FILE} sealed for them")
 
 
 def _check_lock_record(check: SealCheck, sealed: Path,
@@ -357,6 +382,7 @@ def _check_lock_record(check: SealCheck, sealed: Path,
                                   "'sheetflow lock' again to finish it")
         return None
     data = path.read_bytes()  # read once: hashed, then parsed
+    before = len(check.problems)
     check.lock_record_sha256 = hashlib.sha256(data).hexdigest()
     hash_path = sealed / LOCK_RECORD_HASH_FILE
     recorded = hash_path.read_text(encoding="utf-8", errors="replace").split()[:1] \
@@ -379,6 +405,10 @@ def _check_lock_record(check: SealCheck, sealed: Path,
         return record
     check.key = {**check.key, "packs": [*check.key.get("packs", []),
                                         *record.get("packs", [])]}
+    if len(check.problems) == before:
+        check.checked.append(f"{LOCK_RECORD_FILE} matches {SEALED_DIR}/{LOCK_RECORD_HASH_FILE}"
+                             + (" and the hash given with --lock-sha256" if published else "")
+                             + f", and extends this {KEY_FILE}")
     return record
 
 
@@ -429,6 +459,7 @@ def input_hashes(study: Study) -> dict[str, str]:
 def _check_key_hash(check: SealCheck, key_bytes: bytes, paths: dict[str, Path],
                     published: str | None) -> None:
     check_published(published)
+    before = len(check.problems)
     check.key_sha256 = hashlib.sha256(key_bytes).hexdigest()
     recorded = _published_hash(paths[KEY_HASH_FILE])
     if not _SHA256.fullmatch(recorded):
@@ -443,6 +474,11 @@ def _check_key_hash(check: SealCheck, key_bytes: bytes, paths: dict[str, Path],
         check.problems.append(f"{SEALED_DIR}/{KEY_FILE} has sha256 {check.key_sha256} but the "
                               f"published hash is {published.strip().lower()}: this is not the "
                               "key sealed before scoring")
+    if len(check.problems) > before:
+        return
+    check.checked.append(f"{KEY_FILE} matches {SEALED_DIR}/{KEY_HASH_FILE}" + (
+        " and the hash given with --key-sha256" if published else
+        " (give --key-sha256 to check it against the hash published before scoring)"))
 
 
 def _check_secret(check: SealCheck, key: dict[str, Any], sealed: Path) -> None:
@@ -462,6 +498,7 @@ def _check_secret(check: SealCheck, key: dict[str, Any], sealed: Path) -> None:
                               f"records {recorded}: restore the secret made at generate")
         return
     check.secret = parse_secret(data, path)
+    check.checked.append(f"{SEALED_DIR}/{SECRET_FILE} has the sha256 {KEY_FILE} records")
 
 
 def _check_spec_hashes(check: SealCheck, key: dict[str, Any], lock: dict[str, Any],
@@ -479,6 +516,9 @@ def _check_spec_hashes(check: SealCheck, key: dict[str, Any], lock: dict[str, An
                               f"{current}; undo the edit so the hash matches again, or, if "
                               "no rater has scored yet, run 'sheetflow generate --force' and "
                               "send the new packs")
+    if locked == check.spec_hash == current:
+        check.checked.append(f"the spec hash {KEY_FILE} and {PLAN_LOCK_FILE} record is the "
+                             "study's as it is now")
 
 
 def _check_inputs(check: SealCheck, key: dict[str, Any], lock: dict[str, Any],
@@ -505,6 +545,8 @@ def _check_inputs(check: SealCheck, key: dict[str, Any], lock: dict[str, Any],
             check.problems.append(f"{name} changed after generate: sha256 {digest} was "
                                   f"sealed, it is now {now}; restore the file as it was at "
                                   "generate")
+    if sealed and all(name in check.input_bytes for name in sealed):
+        check.checked.append(f"{', '.join(sorted(sealed))} unchanged since generate")
 
 
 def sealed_input_names(study: Study) -> list[str]:
@@ -534,6 +576,8 @@ def _check_manifest(check: SealCheck, data: bytes | None, lock: dict[str, Any],
         check.problems.append(f"packs/manifest.json has sha256 {found} but "
                               f"{SEALED_DIR}/{PLAN_LOCK_FILE} records {recorded}: the manifest "
                               "was changed after generate")
+    elif recorded:
+        check.checked.append("packs/manifest.json has the sha256 sealed for it")
 
 
 def check_collected_manifest(check: SealCheck, record: dict[str, Any]) -> None:
