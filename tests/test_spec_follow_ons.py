@@ -99,3 +99,11 @@ def test_an_empty_spec_names_each_missing_table_once(tmp_path):
         "one",
         "error: study.toml: [items]: the [items] table is missing; every study needs one",
     ]
+
+
+def test_a_rater_id_column_spelt_otherwise_is_named(tmp_path):
+    root = init_study(tmp_path / "s", "paired-rubric")
+    replace_once(root / "raters.csv", "rater_id", "Rater ID")
+    check_gives_one_line(root, ["raters.csv: header: has no 'rater_id' column; the file has: "
+                                "Rater ID, name", "did you mean 'Rater ID'? Rename it to "
+                                "'rater_id'"])

@@ -102,8 +102,10 @@ class RaterLoader(LoaderBase):
             return (), name
         header, rows = table
         if "rater_id" not in header:
-            self.fail(f"has no 'rater_id' column; the file has: {', '.join(header) or 'nothing'}",
-                      file=name, where="header")
+            meant = close_column("rater_id", [h for h in header if h])
+            hint = f"; did you mean {meant!r}? Rename it to 'rater_id'" if meant else ""
+            self.fail(f"has no 'rater_id' column; the file has: {', '.join(header) or 'nothing'}"
+                      f"{hint}", file=name, where="header")
             return (), name
         self._unread_columns(header, name)
         raters: list[Rater] = []
