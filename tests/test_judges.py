@@ -292,3 +292,25 @@ def test_a_missing_or_bom_marked_jsonl(study, tmp_path):
     out = CliRunner().invoke(cli, ["import-judges", str(study), str(bom),
                                    "--execution-window", WINDOW])
     assert out.exit_code == 0, out.output
+
+
+def test_the_missing_window_warning_gives_the_command_that_writes_the_summary(study):
+    """The warning said to give --execution-window; rerun with it, the import was
+    refused for the workbooks the first run had written. Its command now works as
+    given, and an earlier import's summary does not outlive a run that writes none."""
+    import shlex
+
+    path, _ = _records(study)
+    assert CliRunner().invoke(cli, ["import-judges", str(study), str(path),
+                                    "--execution-window", WINDOW]).exit_code == 0
+    out = CliRunner().invoke(cli, ["import-judges", str(study), str(path), "--force"])
+    assert out.exit_code == 1, out.output
+    summary = study / "out" / "pilot-summary.json"
+    assert f"removed    {summary} (an earlier import wrote it" in out.output
+    assert not summary.exists()
+    advice = out.output.split("by running again: ", 1)[1].splitlines()[0]
+    argv = shlex.split(advice.replace("'START to END'", shlex.quote(WINDOW)))
+    assert argv[:2] == ["sheetflow", "import-judges"] and "--force" in argv
+    again = CliRunner().invoke(cli, argv[1:])
+    assert again.exit_code == 0, again.output
+    assert summary.exists()

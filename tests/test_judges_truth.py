@@ -102,3 +102,77 @@ def test_the_whole_design_imports_and_writes_valid_json(study):
     assert result.records == 12
     json.loads((study / PILOT_SUMMARY).read_text(encoding="utf-8"),
                parse_constant=lambda c: pytest.fail(f"{c} in pilot-summary.json"))
+
+
+def _files(study) -> dict[str, bytes]:
+    """Every file of returns/ and out/ (hidden staged files included) -> its bytes."""
+    return {p.relative_to(study).as_posix(): p.read_bytes()
+            for folder in ("returns", "out") for p in sorted((study / folder).glob("*"))}
+
+
+BAD_ARGUMENTS = {
+    "a window in words": ["--execution-window", "yesterday to today", "--force"],
+    "a window that ends before it starts": [
+        "--execution-window", "2026-04-26T11:30:00Z to 2026-04-26T09:00:00Z", "--force"],
+    "an empty window": ["--execution-window", "", "--force"],
+    "returns inside out/": ["--execution-window", WINDOW, "--force", "--returns", "OUT"],
+    "workbooks in the way without --force": ["--execution-window", WINDOW],
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_ARGUMENTS))
+def test_a_bad_argument_leaves_the_earlier_import_as_it_was(study, case):
+    """A window in words was refused (exit 2) after the earlier import's
+    pilot-summary.json had been removed, without a word."""
+    from click.testing import CliRunner
+
+    from sheetflow.cli import cli
+
+    import_judges(study, study / "judge-outputs.example.jsonl", window=WINDOW)
+    before = _files(study)
+    assert PILOT_SUMMARY in before
+    args = [str(study / "out") if a == "OUT" else a for a in BAD_ARGUMENTS[case]]
+    out = CliRunner().invoke(cli, ["import-judges", str(study),
+                                   str(study / "judge-outputs.example.jsonl"), *args])
+    assert out.exit_code == 2, out.output
+    assert _files(study) == before
+
+
+def test_a_refused_record_set_says_it_removed_the_earlier_summary(study):
+    """The refusal removed the earlier import's summary and said nothing of it."""
+    from click.testing import CliRunner
+
+    from sheetflow.cli import cli
+
+    import_judges(study, study / "judge-outputs.example.jsonl", window=WINDOW)
+    planted = _write(study, _planted(_lines(study), "a negative cost"))
+    out = CliRunner().invoke(cli, ["import-judges", str(study), str(planted),
+                                   "--execution-window", WINDOW, "--force"])
+    assert out.exit_code == 1, out.output
+    assert f"warning: removed {study / PILOT_SUMMARY}: an earlier import wrote it" \
+        in out.output
+    assert not (study / PILOT_SUMMARY).exists()
+
+
+def test_a_write_that_fails_leaves_every_earlier_file_whole(study, monkeypatch):
+    """The workbooks were saved one by one over the earlier ones: a failure at the
+    second left the first replaced and the others not."""
+    import sheetflow.judges.importer as importer
+
+    import_judges(study, study / "judge-outputs.example.jsonl", window=WINDOW)
+    before = _files(study)
+    fill, calls = importer._fill, []
+
+    def failing_second(*args):
+        calls.append(args)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return fill(*args)
+
+    monkeypatch.setattr(importer, "_fill", failing_second)
+    # a valid set whose first workbook (judge-1's, filled first) differs from the earlier
+    changed = [_set(r, "judge_opus.rationale", "Other words.") for r in _lines(study)]
+    with pytest.raises(OSError):
+        import_judges(study, _write(study, changed), window=WINDOW, force=True)
+    assert len(calls) == 2
+    assert _files(study) == before

@@ -28,10 +28,11 @@ def import_judges_command(out: Output, directory: Path, jsonl: Path,
         result = import_judges(directory, jsonl, returns_dir, force=force, window=window)
     except RecordMismatchError as exc:
         fail(EXIT_DATA, [*exc.lines, f"{len(exc.lines)} mismatch(es); nothing was written. "
-                         "Fix the records (or the items file) and import again."])
+                         "Fix the records (or the items file) and import again."],
+             notes=_removed_on_refusal(exc))
         return
     except JudgeImportError as exc:
-        fail(EXIT_DATA, [str(exc)])
+        fail(EXIT_DATA, [str(exc)], notes=_removed_on_refusal(exc))
         return
     out.say(f"read {result.records} records, filled {result.answers} answer cells")
     for path in result.files:
@@ -40,16 +41,28 @@ def import_judges_command(out: Output, directory: Path, jsonl: Path,
         out.warn(f"no output from {gap}; that rater's cells stay blank")
     if result.summary_path is not None:
         out.say(f"summary    {result.summary_path}")
+    for path in result.removed:
+        out.say(f"removed    {path} (an earlier import wrote it; this one writes none, "
+                "see the warning)")
     out.headline(f"next: sheetflow collect {directory}")
     if result.summary_note:
         out.warn(result.summary_note)
     doc = {"records": result.records, "answers": result.answers,
            "files": [str(p) for p in result.files], "missing": list(result.missing),
            "summary": str(result.summary_path) if result.summary_path else None,
+           "removed": [str(p) for p in result.removed],
            "next": f"sheetflow collect {directory}"}
     out.json({"ok": not result.summary_note, **doc})
     if result.summary_note:
         click.get_current_context().exit(EXIT_DATA)
+
+
+def _removed_on_refusal(exc: Exception) -> list[str]:
+    """The warning that a refused import removed an earlier import's pilot summary."""
+    removed = getattr(exc, "removed", None)
+    return [f"removed {removed}: an earlier import wrote it, and it would have stood for "
+            "records this import refused; import the corrected records with "
+            "--execution-window to write it again"] if removed else []
 
 
 def register(group: click.Group) -> None:

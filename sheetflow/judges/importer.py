@@ -21,21 +21,27 @@ Values are written as the judge gave them; collect reports anything off the rubr
 The generated packs are never modified: a returns folder inside ``packs/``,
 ``sealed/`` or ``out/`` is refused.
 
-Before anything is written every record is checked against itself and the items
+The arguments are checked first (the study's mapping, the execution window, the
+JSONL file, the returns folder, files already there without ``force``): a refusal
+there changes nothing. Then every record is checked against itself and the items
 (:mod:`sheetflow.judges.records`: schema, judge means and trio mean recomputed, verdicts
 against the stated thresholds, candidate response against the item); any mismatch is
-reported with its line, record and field and nothing is written. A judge object
-absent from a record leaves that judge's cells blank (collect then reports them) and,
-the trio being locked, ``out/pilot-summary.json`` is not written. Otherwise, given
-the run's execution window, ``out/pilot-summary.json`` is written in the protocol's
-own schema (costs, call counts, window, ``results_per_task``, ``aggregate``).
+reported with its line, record and field, nothing is written, and the pilot summary of
+an earlier import is removed (the error names it). A judge object absent from a record
+leaves that judge's cells blank (collect then reports them) and, the trio being
+locked, ``out/pilot-summary.json`` is not written. Otherwise, given the run's
+execution window, ``out/pilot-summary.json`` is written in the protocol's own schema
+(costs, call counts, window, ``results_per_task``, ``aggregate``). The workbooks and
+the summary are staged and replace the earlier ones together
+(:class:`~sheetflow.staging.OutputSet`); an import that writes no summary removes an
+earlier import's and says so (``removed``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-import os
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +52,7 @@ from ..errors import MissingStepError, SheetflowError, UsageError
 from ..packs.manifest import Manifest, open_manifest
 from ..packs.seal import SEALED_DIR
 from ..spec.study import Study, load_study
+from ..staging import OutputSet, remove_partials
 from ..words import counted
 from ..workbook import layout as L
 from .records import DIRECTION_TOLERANCE, Thresholds, check_records, pilot_summary
@@ -54,7 +61,16 @@ PILOT_SUMMARY = "out/pilot-summary.json"
 
 
 class JudgeImportError(SheetflowError):
-    """A JSONL file of judge outputs cannot be imported as it is."""
+    """A JSONL file of judge outputs cannot be imported as it is.
+
+    Attributes
+    ----------
+    removed : Path or None
+        The earlier import's ``out/pilot-summary.json``, removed because this import
+        was refused (None when there was none).
+    """
+
+    removed: Path | None = None
 
 
 @dataclass
@@ -75,7 +91,9 @@ class JudgeImport:
         ``out/pilot-summary.json`` when written.
     summary_note : str
         Why it was not written (a judge missing: the trio is locked; no execution
-        window given).
+        window given) and, for a missing window, the whole command that writes it.
+    removed : list of Path
+        An earlier import's ``out/pilot-summary.json`` this one replaced with none.
     """
 
     files: list[Path] = field(default_factory=list)
@@ -84,6 +102,7 @@ class JudgeImport:
     missing: list[str] = field(default_factory=list)
     summary_path: Path | None = None
     summary_note: str = ""
+    removed: list[Path] = field(default_factory=list)
 
 
 class RecordMismatchError(JudgeImportError):
@@ -129,58 +148,110 @@ def import_judges(study_dir: str | Path, jsonl_path: str | Path,
     JudgeImportError
         A line that is not JSON, a record without its task or cell, a cell or task
         that matches no item, an unknown judge rater. The message names the file and
-        line.
+        line; an earlier import's pilot summary is removed (``removed``).
     UsageError
-        The study has no ``[analysis.params.jsonl]`` mapping or no generated packs, or
-        a target file exists and ``force`` is False.
+        The study has no ``[analysis.params.jsonl]`` mapping or no generated packs, the
+        window or a path is not usable, or a target file exists and ``force`` is
+        False. Nothing is changed.
     """
     root = Path(study_dir)
     study = load_study(root)
+    plan = _checked_arguments(root, study, Path(jsonl_path), returns_dir, force, window)
     try:
-        return _import(root, study, Path(jsonl_path), returns_dir, force, window)
-    except (JudgeImportError, UsageError):
-        # a refused import leaves no pilot summary of an earlier one standing beside it
-        (study.root / PILOT_SUMMARY).unlink(missing_ok=True)
+        records, answers = _checked_records(study, plan)
+    except JudgeImportError as exc:
+        # a refused record set leaves no pilot summary of an earlier import standing
+        # beside it; the error says it was removed
+        exc.removed = _remove_summary(study)
         raise
+    return _write(study, plan, records, answers)
 
 
-def _import(root: Path, study: Study, jsonl_path: Path, returns_dir: str | Path | None,
-            force: bool, window: str | None) -> JudgeImport:
+@dataclass
+class _Plan:
+    """The checked arguments of one import: what it reads and where it writes."""
+
+    jsonl: Path
+    mapping: dict[str, Any]
+    window: str | None
+    out_dir: Path
+    packs: dict[str, dict[str, Any]]
+    items: dict[tuple[str, str], str]
+    command: str
+    """The command as run, for the advice to run it again with the window."""
+
+
+def _checked_arguments(root: Path, study: Study, jsonl: Path,
+                       returns_dir: str | Path | None, force: bool,
+                       window: str | None) -> _Plan:
+    """Every argument checked before anything is read, written or removed."""
     mapping = _mapping(study)
-    if window:  # checked before anything is written: a refusal then leaves no workbook
+    if window is not None:
         window = check_window(window)
     manifest_path = root / L.PACKS_DIR / L.MANIFEST_FILE
     if not manifest_path.exists():
         raise MissingStepError(f"{root}: no generated packs", f"sheetflow generate {root}")
-    records = _read_jsonl(Path(jsonl_path))
-    items = _item_lookup(study, mapping)
-    answers = _answers_by_rater(records, mapping, items, Path(jsonl_path).name)
-    mismatches = check_records(records, list(mapping["judges"]), _responses(study, mapping),
-                               _thresholds(study))
-    mismatches = [m for m in mismatches if m.field not in mapping["judges"]]
-    if mismatches:
-        raise RecordMismatchError([m.text(Path(jsonl_path).name) for m in mismatches])
+    _check_jsonl_path(jsonl)
     out_dir = Path(returns_dir) if returns_dir is not None else root / L.RETURNS_DIR
     _refuse_study_output(out_dir, root)
-    result = JudgeImport(records=len(records), missing=answers.pop("__missing__", []))
+    items = _item_lookup(study, mapping)
+    packs = _packs(root, sorted(set(mapping["judges"].values())))
+    taken = [out_dir / pack["file"] for pack in packs.values()
+             if (out_dir / pack["file"]).exists()]
+    if taken and not force:  # all refused before one is written
+        raise UsageError(f"{taken[0]}: already exists"
+                         + (f" (and {counted(len(taken) - 1, 'other')})" if len(taken) > 1
+                            else "") + "; move it away or use --force")
+    returns = ["--returns", str(returns_dir)] if returns_dir is not None else []
+    command = shlex.join(["sheetflow", "import-judges", str(root), str(jsonl), *returns])
+    return _Plan(jsonl, mapping, window, out_dir, packs, items, command)
+
+
+def _packs(root: Path, rater_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """Rater id -> the first-sitting pack the import fills for that judge."""
     manifest = open_manifest(root)
     try:
-        packs = {rater_id: _pack_of(manifest, rater_id) for rater_id in sorted(answers)}
-        taken = [out_dir / pack["file"] for pack in packs.values()
-                 if (out_dir / pack["file"]).exists()]
-        if taken and not force:  # all refused before one is written
-            raise UsageError(f"{taken[0]}: already exists"
-                             + (f" (and {counted(len(taken) - 1, 'other')})" if len(taken) > 1
-                                else "") + "; move it away or use --force")
-        for rater_id, pack in packs.items():
-            target = out_dir / pack["file"]
-            result.answers += _fill(root / L.PACKS_DIR / pack["file"], target, pack,
-                                    answers[rater_id])
-            result.files.append(target)
+        return {rater_id: _pack_of(manifest, rater_id) for rater_id in rater_ids}
     finally:
         manifest.close()
-    _write_summary(study, mapping, [r for _, r in records], window, result)
+
+
+def _checked_records(study: Study, plan: _Plan
+                     ) -> tuple[list[tuple[int, dict[str, Any]]], dict[str, Any]]:
+    """The records and each judge's answers, every record checked; else an error."""
+    records = _read_jsonl(plan.jsonl)
+    answers = _answers_by_rater(records, plan.mapping, plan.items, plan.jsonl.name)
+    mismatches = check_records(records, list(plan.mapping["judges"]),
+                               _responses(study, plan.mapping), _thresholds(study))
+    mismatches = [m for m in mismatches if m.field not in plan.mapping["judges"]]
+    if mismatches:
+        raise RecordMismatchError([m.text(plan.jsonl.name) for m in mismatches])
+    return records, answers
+
+
+def _write(study: Study, plan: _Plan, records: list[tuple[int, dict[str, Any]]],
+           answers: dict[str, Any]) -> JudgeImport:
+    """Stage every workbook and the summary; they replace the earlier ones together."""
+    result = JudgeImport(records=len(records), missing=answers.pop("__missing__", []))
+    remove_partials(plan.out_dir)  # what a killed import left; out/'s are analyze's to clean
+    with OutputSet() as outputs:
+        for rater_id, pack in plan.packs.items():
+            target = plan.out_dir / pack["file"]
+            result.answers += _fill(study.root / L.PACKS_DIR / pack["file"],
+                                    outputs.stage(target), pack, answers[rater_id])
+            result.files.append(target)
+        _stage_summary(study, plan, [r for _, r in records], result, outputs)
+    result.removed = list(outputs.removed)
     return result
+
+
+def _remove_summary(study: Study) -> Path | None:
+    """Remove an earlier import's pilot summary; its path, or None if there was none."""
+    path = study.root / PILOT_SUMMARY
+    if not path.is_file():
+        return None
+    path.unlink()
+    return path
 
 
 _NOT_RETURNS = (L.PACKS_DIR, SEALED_DIR, L.OUT_DIR)
@@ -212,31 +283,32 @@ def _thresholds(study: Study) -> Thresholds:
                       float(targets.get("critical_below", 2.0)))
 
 
-def _write_summary(study: Study, mapping: dict[str, Any], records: list[dict[str, Any]],
-                   window: str | None, result: JudgeImport) -> None:
-    """``out/pilot-summary.json``, whole, or a note saying why not."""
+def _stage_summary(study: Study, plan: _Plan, records: list[dict[str, Any]],
+                   result: JudgeImport, outputs: OutputSet) -> None:
+    """Stage ``out/pilot-summary.json``, whole; or say why not and have the set remove
+    an earlier import's (it would stand beside workbooks it was not made from)."""
+    path = study.root / PILOT_SUMMARY
     if result.missing:
         result.summary_note = (f"{PILOT_SUMMARY} not written: the trio is locked and "
                                f"{counted(len(result.missing), 'judge output')} "
                                f"{'is' if len(result.missing) == 1 else 'are'} missing")
-        return
-    if not window:
-        result.summary_note = (f"{PILOT_SUMMARY} not written: give the run's execution "
-                               "window (--execution-window 'START to END', UTC ISO times); "
-                               "the records carry no times")
+    elif not plan.window:
+        result.summary_note = (
+            f"{PILOT_SUMMARY} not written: the records carry no times; give the run's "
+            "UTC execution window (ISO times) by running again: "
+            f"{plan.command} --execution-window 'START to END' --force")
+    if result.summary_note:
+        outputs.supersede([path])
         return
     params = study.plan.params
     summary = pilot_summary(
-        records, list(mapping["judges"]), list(params.get("hypotheses", [])),
-        mapping["arms"], pilot_id=str(params.get("pilot_id", study.id)),
-        window=check_window(window), min_tasks=int(params.get("pilot_pass_min_tasks", 2)),
+        records, list(plan.mapping["judges"]), list(params.get("hypotheses", [])),
+        plan.mapping["arms"], pilot_id=str(params.get("pilot_id", study.id)),
+        window=plan.window or "", min_tasks=int(params.get("pilot_pass_min_tasks", 2)),
         thresholds=_thresholds(study),
         tolerance=float(params.get("direction_tolerance", DIRECTION_TOLERANCE)))
-    path = study.root / PILOT_SUMMARY
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    os.replace(partial, path)
+    outputs.stage(path).write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n",
+                                   encoding="utf-8")
     result.summary_path = path
 
 
@@ -271,10 +343,13 @@ def _mapping(study: Study) -> dict[str, Any]:
             **raw}
 
 
-def _read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
+def _check_jsonl_path(path: Path) -> None:
     if not path.is_file():
         raise UsageError(f"{path}: no such file" if not path.exists() else
                          f"{path}: not a file; give the judges' JSONL file")
+
+
+def _read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
     try:
         text = path.read_text(encoding="utf-8-sig")  # a BOM (Windows editors) is not data
     except UnicodeDecodeError:
@@ -363,7 +438,8 @@ def _pack_of(manifest: Manifest, rater_id: str) -> dict[str, Any]:
 
 def _fill(source: Path, target: Path, pack: dict[str, Any],
           by_item: dict[str, dict[str, Any]]) -> int:
-    """Write the judge's values into a copy of ``source``; return the cells written."""
+    """Write the judge's values into a copy of ``source`` saved as ``target`` (a staged
+    path: its folder exists); return the cells written."""
     wb = openpyxl.load_workbook(source)
     written = 0
     for cell in L.iter_answer_cells(pack):
@@ -378,6 +454,5 @@ def _fill(source: Path, target: Path, pack: dict[str, Any],
         if isinstance(value, str):
             ws[cell["cell"]].data_type = "s"  # a judge's text is never a formula
         written += 1
-    target.parent.mkdir(parents=True, exist_ok=True)
     wb.save(target)
     return written
