@@ -294,6 +294,13 @@ def test_a_missing_or_bom_marked_jsonl(study, tmp_path):
     assert out.exit_code == 0, out.output
 
 
+def test_the_help_example_gives_the_window():
+    """The example left --execution-window out: run as shown it wrote no summary."""
+    out = CliRunner().invoke(cli, ["import-judges", "--help"])
+    example = out.output[out.output.index("Example:"):out.output.index("Options:")]
+    assert "--execution-window '2026-04-26T09:00:00Z to 2026-04-26T11:30:00Z'" in example
+
+
 def test_the_missing_window_warning_gives_the_command_that_writes_the_summary(study):
     """The warning said to give --execution-window; rerun with it, the import was
     refused for the workbooks the first run had written. Its command now works as

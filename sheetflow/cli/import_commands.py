@@ -20,7 +20,12 @@ def import_judges_command(out: Output, directory: Path, jsonl: Path,
                           returns_dir: Path | None, force: bool, window: str | None) -> None:
     """Check JSONL judge outputs, fill each judge's workbook, write pilot-summary.json.
 
-    Example: sheetflow import-judges my-study judges.jsonl
+    The records carry no times: without --execution-window the workbooks are filled
+    but out/pilot-summary.json is not written (exit 1).
+
+    \b
+    Example: sheetflow import-judges my-study judges.jsonl \\
+      --execution-window '2026-04-26T09:00:00Z to 2026-04-26T11:30:00Z'
     """
     from ..judges.importer import JudgeImportError, RecordMismatchError, import_judges
 
