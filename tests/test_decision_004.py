@@ -247,3 +247,42 @@ def test_the_critical_mark_is_named_and_is_the_protocols(tmp_path):
     text = " ".join(str(c.value) for c in methods["B"])
     assert "The critical mark is the plan's critical_below (2; protocol 004's halt " \
            "threshold is a cell below 2.0 on a majority of judges)" in text
+
+
+def test_missing_costs_and_window_are_a_warning_naming_the_command(tmp_path):
+    """The import ran without its window, so no summary recorded the costs: analyze
+    wrote them as null, said PASS and exited 0 without a word. It now warns with the
+    command that supplies them (exit 1), and following it gives them back (exit 0)."""
+    import shlex
+
+    from click.testing import CliRunner
+
+    from sheetflow.cli import cli
+
+    root = tmp_path / "no-window"
+    init_study(root, "judge-likert")
+    generate_packs(root)
+    planted = _planted(root, None)
+    assert import_judges(root, planted).summary_path is None
+    collect(root)
+    out, summary, rows = run_analyze(root)
+    assert out.exit_code == 1, out.output
+    assert summary["decision"]["status"] == "pass"  # the decision stands; the record lacks
+    pilot = json.loads((root / "out" / "pilot-summary.json").read_text(encoding="utf-8"))
+    assert pilot["total_cost_usd"] is None and pilot["execution_window_utc"] is None
+    warning = next(line for line in out.output.splitlines()
+                   if line.startswith("warning: out/pilot-summary.json: "))
+    assert "total_cost_usd and execution_window_utc are null" in warning
+    assert f"note: {warning.removeprefix('warning: ')}" in rows  # the Summary sheet too
+    assert summary["pilot"]["unrecorded"] == ["total_cost_usd", "execution_window_utc"]
+    command = warning.split("to record them run ", 1)[1].split(", then ")[0]
+    argv = shlex.split(command.replace("OUTPUTS.jsonl", shlex.quote(str(planted)))
+                       .replace("'START to END'", shlex.quote(WINDOW)))
+    assert "--force" in argv
+    assert CliRunner().invoke(cli, argv[1:]).exit_code == 0
+    collect(root)
+    out, summary, _ = run_analyze(root)
+    assert out.exit_code == 0, out.output
+    assert "warning" not in out.output and summary["pilot"]["unrecorded"] == []
+    pilot = json.loads((root / "out" / "pilot-summary.json").read_text(encoding="utf-8"))
+    assert pilot["execution_window_utc"] == WINDOW and pilot["total_cost_usd"] > 0

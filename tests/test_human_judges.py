@@ -7,7 +7,8 @@ critical: PILOT PASS, known before the run. One judge's verdict on one response
 contradicts the band of their own mean (PASS_STRONG on a mean of 3.00, which the judge
 prompt calls FAIL_WEAK): collect warns, naming the verdict's cell. analyze writes
 out/pilot-summary.json from the ratings with the same aggregate the JSONL import
-would give, and the costs and execution window (which workbooks do not carry) as null.
+would give, and the costs and execution window (which workbooks do not carry) as null,
+with a note saying why (the study maps no JSON judges: people scored), not a warning.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ LEVEL = {"cell_a_opus_solo": 3, "cell_b_opus_memory_harness": 4, "cell_c_qwen_so
 def by_hand(tmp_path_factory):
     root = tmp_path_factory.mktemp("human") / "study"
     init_study(root, "judge-likert")
+    # people score: no JSON keys map to the judges (the arms keep naming the cells A-D)
+    toml = root / "study.toml"
+    text = toml.read_text(encoding="utf-8")
+    judges = next(line for line in text.splitlines() if line.startswith("judges = {"))
+    toml.write_text(text.replace(judges + "\n", ""), encoding="utf-8")
     generate_packs(root)
     study = load_study(root)
     arm_of = {it.id: it.fields["cell"] for it in study.items}
@@ -85,6 +91,12 @@ def test_analyze_writes_the_pilot_summary_for_human_judges(by_hand):
     assert pilot["aggregate"] == {"h2_pass_count": 3, "h3_pass_count": 3, "h4_pass_count": 3,
                                   "critical_failures": 0, "pilot_verdict": "PASS"}
     assert pilot["total_cost_usd"] is None and pilot["execution_window_utc"] is None
+    # said as what it is, not a warning: people scoring have no costs or run window
+    assert "warning" not in out.output
+    note = ("note: out/pilot-summary.json: total_cost_usd and execution_window_utc are "
+            "null: the judges scored by hand")
+    assert note in out.output
+    assert summary["pilot"]["unrecorded"] == ["total_cost_usd", "execution_window_utc"]
     assert pilot["total_candidate_calls"] == 12 and pilot["total_judge_calls"] == 36
     for task in pilot["results_per_task"].values():
         assert task["cell_A_trio_mean"] == 3 and task["cell_B_trio_mean"] == 4

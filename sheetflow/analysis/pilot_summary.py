@@ -6,20 +6,25 @@ the same function the JSONL import uses (:func:`sheetflow.judges.records.pilot_s
 so the two can never disagree on the same scores. What the ratings cannot tell -- the
 candidates' cost and the run's execution window -- is taken from the summary the import
 wrote for the same pilot when its results match, and is ``null`` otherwise (human
-judges: there is no such record). With the trio incomplete no pilot summary is written
-and an earlier one is removed (the decision is "incomplete").
+judges: there is no such record). :func:`note_unrecorded` says which are ``null`` and
+why, among the panel's notes: for judges the study imports (``[analysis.params.jsonl]
+judges``) it is a warning naming the command that supplies them (``analyze`` exits 1);
+for judges who scored by hand, a note that they have none. With the trio incomplete no
+pilot summary is written and an earlier one is removed (the decision is "incomplete").
 """
 
 from __future__ import annotations
 
 import json
 import math
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from ..judges.records import DIMENSIONS, DIRECTION_TOLERANCE, Thresholds, pilot_summary
+from ..spec.study import judge_rater_ids
 
 if TYPE_CHECKING:  # pragma: no cover - types only
     from .context import Analysis
@@ -63,6 +68,35 @@ def pilot_document(analysis: Analysis, previous: bytes | None) -> dict[str, Any]
                        ("pilot_id", "results_per_task", "aggregate")):
         doc.update({k: earlier.get(k) for k in _FROM_RECORDS})
     return doc
+
+
+def note_unrecorded(analysis: Analysis, doc: dict[str, Any]) -> str:
+    """Say in the panel's notes what ``doc`` leaves ``null`` and why; the note, or "".
+
+    Sets ``summary["pilot"]["unrecorded"]`` (the fields left ``null``) and
+    ``summary["pilot"]["unrecorded_warning"]``: the note when the study imports its
+    judges (the fields exist and a re-import supplies them: ``analyze`` warns and exits
+    1), else "" (judges who scored by hand have none; the note says so).
+    """
+    missing = [key for key in _FROM_RECORDS if doc.get(key) is None]
+    pilot = analysis.summary["pilot"]
+    pilot["unrecorded"], pilot["unrecorded_warning"] = missing, ""
+    if not missing:
+        return ""
+    fields = f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} null"
+    if not judge_rater_ids(analysis.study):
+        note = (f"out/{PILOT_FILE}: {fields}: the judges scored by hand (the study imports no "
+                "judge outputs: no judges in [analysis.params.jsonl]), so there is no "
+                "candidate cost or run window to record")
+    else:
+        root = shlex.quote(str(analysis.study.root))
+        note = pilot["unrecorded_warning"] = (
+            f"out/{PILOT_FILE}: {fields}: no import of the judges' outputs with an execution "
+            "window matches these ratings; to record them run sheetflow import-judges "
+            f"{root} OUTPUTS.jsonl --execution-window 'START to END' --force, then "
+            f"sheetflow collect {root} and sheetflow analyze {root}")
+    analysis.summary.setdefault("panel", {}).setdefault("notes", []).append(note)
+    return note
 
 
 def _records(analysis: Analysis, judges: dict[str, str], cells: dict[str, str],

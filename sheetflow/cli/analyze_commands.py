@@ -36,10 +36,12 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
     was left out (a stray or damaged file beside a good one), it analyses, names the
     file and exits 1. When collect read mail.jsonl with a line that held no record
     (out/collection.json records it), it analyses, names the lines in a warning and in
-    the Summary's notes and exits 1. Exit 0 means the analysis rests on every expected
-    rater and every returned file. A run replaces the earlier run's
-    outputs whole; when it refuses, it removes them (they would still show the last
-    decision) and says so.
+    the Summary's notes and exits 1. When out/pilot-summary.json (protocol 004) lacks
+    the imported judges' costs and execution window, it names them and the command that
+    supplies them in a warning and in the Summary's notes and exits 1. Exit 0 means the
+    analysis rests on every expected rater and every returned file (and, for imported
+    judges, records their costs). A run replaces the earlier run's outputs whole; when
+    it refuses, it removes them (they would still show the last decision) and says so.
 
     Example: sheetflow analyze my-study
     """
@@ -51,15 +53,18 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
         analysis, written, removed = analyze_and_write(directory, published=published,
                                                        allow_partial=allow_partial)
     damaged = analysis.panel.journal_damaged if analysis.panel else []
-    # the damaged journal is said once on the screen, as the warning below; the
-    # Summary sheet and summary.json keep it among the panel's notes
-    warned = journal_note(damaged) if damaged else ""
+    # the damaged journal and the pilot summary's missing costs are said once on the
+    # screen, as the warnings below; the Summary sheet and summary.json keep them
+    # among the panel's notes
+    warned = [journal_note(damaged)] if damaged else []
+    unrecorded = (analysis.summary.get("pilot") or {}).get("unrecorded_warning")
+    warned += [unrecorded] if unrecorded else []
     _echo_summary(out, analysis)
     for path in written:
         out.say(f"wrote {path}")
     for path in removed:
         out.say(f"removed {path} (the earlier run wrote it, this one does not)")
-    _echo_decision(out, analysis, warned_notes=[warned] if warned else [])
+    _echo_decision(out, analysis, warned_notes=warned)
     incomplete = analysis.summary["decision"]["status"] == "incomplete"
     lost = [f["file"] for f in analysis.panel.files_lost] if analysis.panel else []
     if incomplete:
@@ -71,9 +76,9 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
         out.say(f"exit 1: {counted(len(lost), 'returned file')} left out ({', '.join(lost)}); "
                 "the decision above rests on every expected rater. Remove or replace "
                 f"{them} in returns/ and collect again", fg="yellow")
-    if warned:  # the sender checks and received times went without some records
-        out.warn(warned)
-    ok = not incomplete and not lost and not damaged
+    for note in warned:  # records the ratings went without: mail lines, judges' costs
+        out.warn(note)
+    ok = not incomplete and not lost and not warned
     out.json({"ok": ok, "outputs": [str(p) for p in written],
               "removed": [str(p) for p in removed], "summary": analysis.summary})
     if not ok:

@@ -13,7 +13,12 @@ import pandas as pd
 from .. import __version__
 from ..analysis import Analysis, results_tables, verdicts
 from ..analysis.owner_record import metadata
-from ..analysis.pilot_summary import PILOT_FILE, pilot_document, read_previous
+from ..analysis.pilot_summary import (
+    PILOT_FILE,
+    note_unrecorded,
+    pilot_document,
+    read_previous,
+)
 from ..collect.outputs import audited_tables, earlier_outputs
 from ..collect.returns import file_digest as file_sha256
 from ..collect.rows import neutralise
@@ -86,6 +91,7 @@ def write_into(analysis: Analysis, out: Path, outputs: OutputSet, *,
     pilot = pilot_document(analysis, read_previous(out)) if "pilot" in analysis.summary \
         else None
     if pilot is not None:
+        note_unrecorded(analysis, pilot)  # before the Summary sheet and summary.json
         local.append((_json_writer(pilot), out / PILOT_FILE))
     tables = table_jobs(analysis.tables, out)
     feedback = feedback_jobs(analysis, out)
