@@ -321,3 +321,56 @@ def test_the_missing_window_warning_gives_the_command_that_writes_the_summary(st
     again = CliRunner().invoke(cli, argv[1:])
     assert again.exit_code == 0, again.output
     assert summary.exists()
+
+
+def _sheet_rows(path, title):
+    import openpyxl
+
+    return [list(r) for r in openpyxl.load_workbook(path)[title].iter_rows(values_only=True)]
+
+
+def test_the_trio_sheet_says_each_verdicts_rule_with_the_plans_numbers(study):
+    """"strict pass" and "trio fail" beside the trio mean read as contradictory: R04's
+    trio mean of 3.000 failed while R01's 2.889 did not. The verdicts count the judges'
+    own means (at least 2 of 3 below fail_below 3.0 for "fails"); the headers now say
+    so, and the Methods sheet gives the targets used and where they come from."""
+    from sheetflow.report import write_analysis_outputs
+
+    path, _ = _records(study)
+    import_judges(study, path, window=WINDOW)
+    collect(study)
+    write_analysis_outputs(analyze(study), study / "out")
+    rows = _sheet_rows(study / "out" / "analysis.xlsx", "Judge trio")
+    head = rows[0]
+    assert head[3:] == ["judge-1 mean", "judge-2 mean", "judge-3 mean", "trio mean",
+                        "strict pass: at least 2 of 3 judges' means >= 3.5",
+                        "fails: at least 2 of 3 judges' means below 3.0",
+                        "critical: at least 2 of 3 judges' means below 2.0"]
+    by_case = {r[1]: dict(zip(head, r, strict=True)) for r in rows[1:]}
+    # by hand from the example records' scores: R04 (17/6, 17/6, 20/6), R05 (17/6,
+    # 15/6, 19/6) and R10 (15/6, 14/6, 17/6) have two or three judges below 3.0; R01
+    # (16/6, 18/6, 18/6) and R08 (18/6, 16/6, 18/6) have one (3.0 is not below 3.0)
+    fails = {c for c, r in by_case.items() if r[head[8]] == "Yes"}
+    strict = {c for c, r in by_case.items() if r[head[7]] == "Yes"}
+    assert fails == {"R04", "R05", "R10"}
+    assert strict == {"R02", "R03", "R07", "R09", "R11", "R12"}
+    assert {r[head[9]] for r in by_case.values()} == {"No"}
+    assert by_case["R04"]["trio mean"] == pytest.approx(3.0)
+    assert by_case["R01"]["trio mean"] == pytest.approx(26 / 9)
+    methods = " ".join(str(r[1]) for r in _sheet_rows(study / "out" / "analysis.xlsx",
+                                                      "Methods") if r[0] == "Judge trio (004)")
+    assert "Targets used: strict_pass 3.5 (the plan's); fail_below 3.0 (the plan's); " \
+        "critical_below 2.0 (the plan's)" in methods
+
+
+def test_the_methods_sheet_names_a_default_target(study):
+    """A plan without fail_below uses 3.0; the Methods sheet says it is the default."""
+    from sheetflow.analysis.p004_judge_likert import methods
+    from sheetflow.spec.study import load_study
+
+    toml = study / "study.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace("fail_below = 3.0\n", ""),
+                    encoding="utf-8")
+    (_, text), = methods(load_study(study))
+    assert "fail_below 3.0 (the default: not set in [analysis.targets])" in text
+    assert "strict_pass 3.5 (the plan's)" in text

@@ -55,7 +55,25 @@ def _trio_items(ctx: Context) -> pd.DataFrame:
     out["trio_fail"] = np.sum(scores < fail, axis=1) >= majority
     out["critical_fail"] = np.sum(scores < crit, axis=1) >= majority
     out.attrs["judges"] = judges
+    out.attrs["headers"] = trio_headers(judges, strict, fail, crit)
     return out
+
+
+def trio_headers(judges: list[str], strict: float, fail: float,
+                 crit: float) -> dict[str, str]:
+    """The Judge trio sheet's headers: each verdict column says its rule with the
+    plan's numbers, since it counts the judges' own means, not the trio mean (a trio
+    mean of 3.000 can fail where one of 2.889 does not)."""
+    rule = f"at least {len(judges) // 2 + 1} of {len(judges)} judges' means"
+    return {**{judge: f"{judge} mean" for judge in judges},
+            "strict_pass": f"strict pass: {rule} >= {_mark(strict)}",
+            "trio_fail": f"fails: {rule} below {_mark(fail)}",
+            "critical_fail": f"critical: {rule} below {_mark(crit)}"}
+
+
+def _mark(value: float) -> str:
+    """A threshold as the protocol writes it: 3.0, 3.5, 2.25."""
+    return f"{value:.1f}" if float(value * 10).is_integer() else f"{value:g}"
 
 
 def trio_judges(ctx: Context) -> list[str]:
@@ -209,17 +227,35 @@ def _direction_words(relation: str, above: str) -> str:
     return f"delta {above}; a tie is not directional"
 
 
+TRIO_TARGETS = (("strict_pass", 3.5), ("fail_below", 3.0), ("critical_below", 2.0))
+"""The targets the trio's verdicts use, and the defaults when the plan sets none."""
+
+
+def _targets_used(study: Study) -> str:
+    """Each trio target with its value and where the value comes from."""
+    targets = study.plan.targets
+    return "; ".join(
+        f"{name} {_mark(float(targets.get(name, default)))} "
+        + ("(the plan's)" if name in targets else "(the default: not set in "
+           "[analysis.targets])")
+        for name, default in TRIO_TARGETS)
+
+
 def methods(study: Study) -> list[tuple[str, str]]:
     """Methods-sheet entries: (topic, text)."""
     return [
         ("Judge trio (004)",
-         "Per judge the mean of the six dimensions; trio mean; strict PASS when a majority "
-         "(2 of 3) of judges score >= the strict-pass target; FAIL when a majority score "
-         "below the fail target; critical when a majority score below the critical target. "
-         "The trio is locked (the judges of [analysis.params.jsonl]): an item lacking a "
-         "judge's score has no trio mean, and a judge missing from the analysis makes the "
-         "decision incomplete. Hypothesis delta = trio mean of the better cell minus the "
-         "worse cell per task; directional pass = delta > "
+         "Per judge the mean of the six dimensions; trio mean (the mean of the judges' "
+         "means). The verdicts count the judges' own means, not the trio mean: strict "
+         "PASS when a majority (2 of 3) of judges' means are >= strict_pass; fails when a "
+         "majority are below fail_below; critical when a majority are below "
+         f"critical_below. Targets used: {_targets_used(study)}. So an item whose trio "
+         "mean is below fail_below need not fail (only one judge below), and one whose "
+         "trio mean is at or above it can fail (two judges just below, the third well "
+         "above). The trio is locked (the judges of [analysis.params.jsonl]): an item "
+         "lacking a judge's score has no trio mean, and a judge missing from the "
+         "analysis makes the decision incomplete. Hypothesis delta = trio mean of the "
+         "better cell minus the worse cell per task; directional pass = delta > "
          f"{float(study.plan.params.get('direction_tolerance', DIRECTION_TOLERANCE)):g} "
          "(direction_tolerance; an exact tie is not directional), or for a hypothesis "
          "stated with >= (relation, as H4: Cell D >= Cell A) delta >= 0 to within that "

@@ -79,6 +79,8 @@ def _sheet_or_digest(wb: xlsxwriter.Workbook, name: str, title: str, table: pd.D
         return note_sheet(wb, title, nothing_to_show(table), fmt)
     if not is_large(table):
         shown = labelled(without_blank_columns(table), names or {}) if words else table
+        if words:  # a table's own headers, where a column's name cannot say its rule
+            shown = shown.rename(columns=table.attrs.get("headers", {}))
         own = proportion_formats(shown, fmt, PROPORTIONS_OF.get(name, ())) if words else \
             whole_number_formats(table, fmt)
         return table_sheet(wb, title, shown, fmt, words=words, number_formats=own)
