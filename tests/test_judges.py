@@ -313,7 +313,7 @@ def test_the_missing_window_warning_gives_the_command_that_writes_the_summary(st
     out = CliRunner().invoke(cli, ["import-judges", str(study), str(path), "--force"])
     assert out.exit_code == 1, out.output
     summary = study / "out" / "pilot-summary.json"
-    assert f"removed    {summary} (an earlier import wrote it" in out.output
+    assert f"removed    {summary} (written before this import" in out.output
     assert not summary.exists()
     advice = out.output.split("by running again: ", 1)[1].splitlines()[0]
     argv = shlex.split(advice.replace("'START to END'", shlex.quote(WINDOW)))

@@ -149,7 +149,7 @@ def test_a_refused_record_set_says_it_removed_the_earlier_summary(study):
     out = CliRunner().invoke(cli, ["import-judges", str(study), str(planted),
                                    "--execution-window", WINDOW, "--force"])
     assert out.exit_code == 1, out.output
-    assert f"warning: removed {study / PILOT_SUMMARY}: an earlier import wrote it" \
+    assert f"warning: removed {study / PILOT_SUMMARY}: written before this import" \
         in out.output
     assert not (study / PILOT_SUMMARY).exists()
 

@@ -47,8 +47,8 @@ def import_judges_command(out: Output, directory: Path, jsonl: Path,
     if result.summary_path is not None:
         out.say(f"summary    {result.summary_path}")
     for path in result.removed:
-        out.say(f"removed    {path} (an earlier import wrote it; this one writes none, "
-                "see the warning)")
+        out.say(f"removed    {path} (written before this import, for the workbooks it "
+                "replaced; this one writes none, see the warning)")
     out.headline(f"next: sheetflow collect {directory}")
     if result.summary_note:
         out.warn(result.summary_note)
@@ -63,9 +63,9 @@ def import_judges_command(out: Output, directory: Path, jsonl: Path,
 
 
 def _removed_on_refusal(exc: Exception) -> list[str]:
-    """The warning that a refused import removed an earlier import's pilot summary."""
+    """The warning that a refused import removed the pilot summary written before it."""
     removed = getattr(exc, "removed", None)
-    return [f"removed {removed}: an earlier import wrote it, and it would have stood for "
+    return [f"removed {removed}: written before this import, it would have stood beside "
             "records this import refused; import the corrected records with "
             "--execution-window to write it again"] if removed else []
 

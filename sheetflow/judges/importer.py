@@ -27,14 +27,14 @@ there changes nothing. Then every record is checked against itself and the items
 (:mod:`sheetflow.judges.records`: schema, judge means and trio mean recomputed, verdicts
 against the stated thresholds, candidate response against the item); any mismatch is
 reported with its line, record and field, nothing is written, and the pilot summary of
-an earlier import is removed (the error names it). A judge object absent from a record
+an earlier run is removed (the error names it). A judge object absent from a record
 leaves that judge's cells blank (collect then reports them) and, the trio being
 locked, ``out/pilot-summary.json`` is not written. Otherwise, given the run's
 execution window, ``out/pilot-summary.json`` is written in the protocol's own schema
 (costs, call counts, window, ``results_per_task``, ``aggregate``). The workbooks and
 the summary are staged and replace the earlier ones together
 (:class:`~sheetflow.staging.OutputSet`); an import that writes no summary removes an
-earlier import's and says so (``removed``).
+earlier one and says so (``removed``).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class JudgeImportError(SheetflowError):
     Attributes
     ----------
     removed : Path or None
-        The earlier import's ``out/pilot-summary.json``, removed because this import
+        The ``out/pilot-summary.json`` written before, removed because this import
         was refused (None when there was none).
     """
 
@@ -93,7 +93,8 @@ class JudgeImport:
         Why it was not written (a judge missing: the trio is locked; no execution
         window given) and, for a missing window, the whole command that writes it.
     removed : list of Path
-        An earlier import's ``out/pilot-summary.json`` this one replaced with none.
+        The ``out/pilot-summary.json`` written before, which this import replaced with
+        none.
     """
 
     files: list[Path] = field(default_factory=list)
@@ -148,7 +149,7 @@ def import_judges(study_dir: str | Path, jsonl_path: str | Path,
     JudgeImportError
         A line that is not JSON, a record without its task or cell, a cell or task
         that matches no item, an unknown judge rater. The message names the file and
-        line; an earlier import's pilot summary is removed (``removed``).
+        line; the pilot summary written before is removed (``removed``).
     UsageError
         The study has no ``[analysis.params.jsonl]`` mapping or no generated packs, the
         window or a path is not usable, or a target file exists and ``force`` is
@@ -160,7 +161,7 @@ def import_judges(study_dir: str | Path, jsonl_path: str | Path,
     try:
         records, answers = _checked_records(study, plan)
     except JudgeImportError as exc:
-        # a refused record set leaves no pilot summary of an earlier import standing
+        # a refused record set leaves no pilot summary of an earlier run standing
         # beside it; the error says it was removed
         exc.removed = _remove_summary(study)
         raise
@@ -246,7 +247,7 @@ def _write(study: Study, plan: _Plan, records: list[tuple[int, dict[str, Any]]],
 
 
 def _remove_summary(study: Study) -> Path | None:
-    """Remove an earlier import's pilot summary; its path, or None if there was none."""
+    """Remove the pilot summary written before; its path, or None if there was none."""
     path = study.root / PILOT_SUMMARY
     if not path.is_file():
         return None
@@ -286,7 +287,7 @@ def _thresholds(study: Study) -> Thresholds:
 def _stage_summary(study: Study, plan: _Plan, records: list[dict[str, Any]],
                    result: JudgeImport, outputs: OutputSet) -> None:
     """Stage ``out/pilot-summary.json``, whole; or say why not and have the set remove
-    an earlier import's (it would stand beside workbooks it was not made from)."""
+    the one written before (it would stand beside workbooks it was not made from)."""
     path = study.root / PILOT_SUMMARY
     if result.missing:
         result.summary_note = (f"{PILOT_SUMMARY} not written: the trio is locked and "
