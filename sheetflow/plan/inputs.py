@@ -89,21 +89,25 @@ def pilot_source(table: pd.DataFrame, measure: Measure, label: str,
     """A pilot table (``unit, rater, value``) as codes over the measure's values.
 
     ``label`` names the pilot in the plan's source line; ``origin`` (e.g. why this
-    file was read) follows it in error messages only.
+    file was read) follows it in error messages only. A table with a ``case`` column
+    (the study's own unblinded ratings, whose units name a response's arm) names the
+    case, not the unit, so no message says which arm a rating went to.
 
     Raises
     ------
     SpecError
-        A value outside the measure's values (named with its unit and rater).
+        A value outside the measure's values (named with its unit, or case, and rater).
     UsageError
         No unit with two or more values (the message names ``--expected``).
     """
     lookup = {_key(v): i for i, v in enumerate(measure.domain)}
     codes = []
+    blinded = "case" in table
     for row in table.itertuples(index=False):
         code = lookup.get(_key(row.value))
         if code is None:
-            raise SpecError(f"{label}{origin}: value {row.value!r} (unit {row.unit}, "
+            where = f"case {row.case}" if blinded else f"unit {row.unit}"
+            raise SpecError(f"{label}{origin}: value {row.value!r} ({where}, "
                             f"rater {row.rater}) is not a value of {measure.id!r}; allowed: "
                             f"{', '.join(map(str, measure.domain))}")
         codes.append(code)
@@ -178,7 +182,9 @@ def read_pilot_csv(path: str | Path, measure: Measure) -> pd.DataFrame:
 
 
 def pilot_from_study(root: str | Path, study: Study, measure: Measure) -> pd.DataFrame:
-    """The study's own collected ratings of ``measure``, unblinded with its sealed key."""
+    """The study's own collected ratings of ``measure``, unblinded with its sealed key:
+    ``unit, rater, value, case`` (a paired study's units name their arm; the case does
+    not)."""
     from ..analysis.context import Context
     from ..analysis.unblind import add_totals, key_sides, unblind, verify_seal
     from ..collect.outputs import verify_ratings
@@ -189,4 +195,5 @@ def pilot_from_study(root: str | Path, study: Study, measure: Measure) -> pd.Dat
     raw = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
     ctx = Context(study, add_totals(unblind(study, raw, key_sides(key)), study.rubric), None)
     rows = ctx.ratings(measure.id)
-    return rows.assign(unit=rows["unit"].astype(str))[["unit", "rater", "value"]]
+    # the units of a paired study name their arm ("case|arm"): messages name the case
+    return rows.assign(unit=rows["unit"].astype(str))[["unit", "rater", "value", "case"]]

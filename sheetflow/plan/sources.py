@@ -76,8 +76,9 @@ class PilotSource:
     def describe(self) -> str:
         """One line for the report."""
         m = self.per_unit
-        return (f"{self.label}: {len(m)} units, {int(m.min())}-{int(m.max())} values per unit, "
-                f"alpha {self.alpha():.3f}")
+        low, high = int(m.min()), int(m.max())
+        held = f"{low}" if low == high else f"{low}-{high}"
+        return f"{self.label}: {len(m)} units, {held} values per unit, alpha {self.alpha():.3f}"
 
     def alpha(self) -> float:
         """The pilot's own alpha (NaN when undefined)."""

@@ -12,7 +12,7 @@ simulated.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from pathlib import Path
 
@@ -397,15 +397,23 @@ def _source(root: Path, study: Study, m: Measure, expected: float | None,
     if pilot is not None and Path(pilot).resolve() != own_ratings.resolve():
         return pilot_source(read_pilot_csv(pilot, m), m, f"pilot {Path(pilot).name}")
     if own_ratings.exists():  # neither --expected nor another pilot: the study's own
-        return pilot_source(pilot_from_study(root, study, m), m,
-                            f"pilot {OUT_DIR}/{RATINGS_NAME}",
-                            " (the study's own ratings, read as the pilot when --expected "
-                            "is not given)")
+        rows = pilot_from_study(root, study, m)
+        label, so_far = f"pilot {OUT_DIR}/{RATINGS_NAME}", _so_far(rows, study)
+        read = pilot_source(rows, m, label, f" (the study's own ratings{so_far and ', '}"
+                            f"{so_far}, read as the pilot when --expected is not given)")
+        return replace(read, label=f"{label} ({so_far})") if so_far else read
     if pilot is not None:
         raise UsageError(f"{pilot}: no such file; collect the study first, or give "
                          "--expected")
     return _model(m, DEFAULT_EXPECTED, shares, statistic,
                   " (the default: give --expected or --pilot)")
+
+
+def _so_far(rows: pd.DataFrame, study: Study) -> str:
+    """Mid-study, how much of the panel the ratings hold ("2 of 3 raters so far"), else
+    "": a pilot of part of the panel says so."""
+    returned, panel = rows["rater"].nunique(), len(study.raters)
+    return f"{returned} of {panel} raters so far" if returned < panel else ""
 
 
 def _model(m: Measure, expected: float, shares: list[float] | None, statistic: str,
