@@ -31,9 +31,10 @@ OPTIONS = [
     (["plan", "{D}", "--width", "0"], "--width 0: the target width must be between 0 and 2"),
     (["plan", "{D}", "--above", "0.6", "--probability", "1.5"],
      "--probability 1.5: the probability must be between 0 and 1"),
-    (["plan", "{D}", "--items", "100000000"], "--items 100000000: give counts from 1 to "
-                                               "10,000 (a study holds at most 10,000)"),
-    (["plan", "{D}", "--raters", "2-5000"], "--raters 1001: give counts from 1 to 1,000"),
+    (["plan", "{D}", "--items", "100000000"], "--items 100000000: give counts from 2 to "
+                                               "10,000 (an interval needs at least 2 items; "
+                                               "a study holds at most 10,000)"),
+    (["plan", "{D}", "--raters", "2-5000"], "--raters 1001: give counts from 2 to 1,000"),
     (["plan", "{D}", "--shares", SHARES_21], "--shares must be non-negative numbers"),
     (["fetch", "{D}", "--mbox", "{D}/box.mbox", "--since", "lastweek"], "--since "),
     (["fetch", "{D}", "--mbox", "{D}/box.mbox", "--since", "2026-09-01"],

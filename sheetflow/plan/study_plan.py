@@ -196,14 +196,17 @@ def plan_study(
 
 
 def _check_counts(raters: Sequence[int] | None, items: Sequence[int] | None) -> None:
-    """The counts asked for must make a study sheetflow can run: a design of 10^8 items
-    ran the simulation out of memory (a study holds at most MAX_ITEMS)."""
+    """The counts asked for must make a design with an interval (two raters, two items)
+    and a study sheetflow can run: a design of 10^8 items ran the simulation out of
+    memory (a study holds at most MAX_ITEMS)."""
+    fewest = {"--raters": "agreement needs at least 2 raters",
+              "--items": "an interval needs at least 2 items"}
     for option, counts, most in (("--raters", raters, MAX_RATERS), ("--items", items,
                                                                       MAX_ITEMS)):
-        bad = [n for n in counts or () if not 1 <= n <= most]
+        bad = [n for n in counts or () if not 2 <= n <= most]
         if bad:
-            raise UsageError(f"{option} {bad[0]}: give counts from 1 to {most:,} (a study "
-                             f"holds at most {most:,})")
+            raise UsageError(f"{option} {bad[0]}: give counts from 2 to {most:,} "
+                             f"({fewest[option]}; a study holds at most {most:,})")
 
 
 def _grid_raters(own: StudyDefaults, statistic: str, raters: Sequence[int] | None) -> list[int]:
