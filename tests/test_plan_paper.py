@@ -24,6 +24,7 @@ PLANS = {  # a simulated paired plan with a lower-bound target; closed forms for
     "paired-rubric": dict(target=Target(edge=0.6), simulations=10, n_boot=50),
     "keep-known": {},
     "judge-likert": {},
+    "anchored-plan": {},  # the second-rater subset's column
 }
 
 
@@ -53,7 +54,11 @@ def test_plan_workbook_prints_legibly(template, tmp_path):
     assert all(isinstance(n, int) for n in ratings)  # counts, never 20.000
     # each rater rates every rated response: a paired case's two, not the case once
     units = [r.get("Rated responses", r[columns[1]]) for r in table]
-    assert ratings == [r[columns[0]] * u for r, u in zip(table, units, strict=True)]
+    if "Rated by every rater" in columns:  # one primary rates every item, the rest the subset
+        assert ratings == [u + (r[columns[0]] - 1) * r["Rated by every rater"]
+                           for r, u in zip(table, units, strict=True)]
+    else:
+        assert ratings == [r[columns[0]] * u for r, u in zip(table, units, strict=True)]
     if "Studies clearing the edge" in columns:  # a share, shown as a percentage
         cell = sheet.cell(head + 2, columns.index("Studies clearing the edge") + 1)
         assert cell.number_format == "0%"

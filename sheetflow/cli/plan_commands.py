@@ -165,9 +165,11 @@ def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> No
 def _table_lines(result: Any) -> list[str]:
     """The design table: one line per design under a header of words, each column as
     wide as its header; a paired plan shows its rated responses, which the ratings
-    per dimension count."""
+    per dimension count, and a second-rater plan the items every rater rates."""
     t = result.table
     cols = [(result.raters_word, "raters", "d"), (result.items_word.split()[-1], "items", "d")]
+    if "subset" in t:  # second raters rate only a subset: agreement is computed on it
+        cols.append(("rated by all", "subset", "d"))
     if result.units_per_item > 1:
         cols.append(("responses", "units", "d"))
     cols += [("width", "expected_width", ".3f"), (result.costs.unit, "cost", "g"),

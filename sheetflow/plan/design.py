@@ -66,11 +66,13 @@ class Target:
 
 @dataclass(frozen=True)
 class Costs:
-    """Cost of a design: ``raters x (per_rater + items x per_item)``.
+    """Cost of a design: ``raters x per_rater + rated items x per_item``.
 
-    ``per_item`` is what one rater is paid for one item (a case of a paired study).
-    With both zero the cost is the workload: the ratings each dimension of the measure
-    receives, raters x rated units (in a paired study two responses per case).
+    ``per_item`` is what one rater is paid for one item (a case of a paired study); the
+    rated items are raters x items, or where second raters rate only a subset
+    (:mod:`.subset`), the primaries' items plus the second raters' subset. With both
+    zero the cost is the workload: the ratings each dimension of the measure receives,
+    the rated items times the rated units of an item (two responses per paired case).
     """
 
     per_rater: float = 0.0
@@ -81,13 +83,18 @@ class Costs:
         """What the cost column counts."""
         return "cost" if self.per_rater or self.per_item else "ratings per dimension"
 
-    def of(self, raters: int, items: int, units: int | None = None) -> float:
-        """The cost of ``raters`` raters each rating ``items`` items, or without prices
-        their ratings per dimension: ``raters x units`` (``units`` the items' rated
-        units, two per case of a paired study; default ``items``)."""
+    def of(self, raters: int, items: int, units: int | None = None,
+           rated: int | None = None) -> float:
+        """The cost of ``raters`` raters rating ``items`` items, or without prices their
+        ratings per dimension: ``rated x units / items`` (``units`` the items' rated
+        units, two per case of a paired study, default ``items``; ``rated`` the items
+        rated over all raters, default ``raters x items``)."""
         if not (self.per_rater or self.per_item):
-            return float(raters * (items if units is None else units))
-        return raters * (self.per_rater + items * self.per_item)
+            rated = raters * items if rated is None else rated
+            return float(rated * (1 if units is None else units // items))
+        if rated is None:
+            return raters * (self.per_rater + items * self.per_item)
+        return raters * self.per_rater + rated * self.per_item
 
 
 @dataclass
@@ -170,16 +177,20 @@ def _num(value: Any) -> Any:
 
 def finish_table(table: pd.DataFrame, target: Target, costs: Costs,
             meets: list[bool] | None = None) -> pd.DataFrame:
-    """Add ``meets``, ``cost`` (from ``raters, items, units``) and ``cheapest`` (fewest
-    ratings, then fewest raters on ties)."""
+    """Add ``meets``, ``cost`` (from ``raters, items, units`` and, where second raters
+    rate a subset, ``rated_items``) and ``cheapest`` (fewest ratings, then fewest raters
+    on ties)."""
     table = table.copy()
     table["meets"] = meets if meets is not None else [target.met(r) for _, r in table.iterrows()]
-    table["cost"] = [costs.of(int(r), int(i), int(u)) for r, i, u in
-                     zip(table["raters"], table["items"], table["units"], strict=True)]
+    subset = "rated_items" in table
+    rated = table["rated_items"] if subset else table["raters"] * table["items"]
+    table["cost"] = [costs.of(int(r), int(i), int(u), int(n) if subset else None)
+                     for r, i, u, n in zip(table["raters"], table["items"], table["units"],
+                                           rated, strict=True)]
     table["cheapest"] = False
     hits = table[table["meets"]]
     if not hits.empty:
-        order = hits.assign(ratings=hits["raters"] * hits["items"]).sort_values(
+        order = hits.assign(ratings=rated[hits.index]).sort_values(
             ["cost", "ratings", "raters"], kind="stable")
         table.loc[order.index[0], "cheapest"] = True
     return table

@@ -4,6 +4,8 @@ What a study's plan is about comes from its spec (:func:`study_defaults`): the
 intra-rater kappa of a second sitting (``[design.repeats]``, protocol 001), alpha on
 the first total where the plan has bands (000), the ICC where the analysis runs one on
 a total (002, 004), Cohen's or Fleiss' kappa per column otherwise (003), alpha last.
+Where second raters rate only a subset (002), every design is sized on its subset
+(:mod:`.subset`).
 Closed forms serve where one exists (kappa: kappaSize, 2-6 raters, 2-5 categories; the
 ICC: Bonett, Zou, Walter-Eliasziw-Donner); alpha and designs no formula covers are
 simulated.
@@ -45,6 +47,7 @@ from .inputs import (
 )
 from .pilot_model import grid_source
 from .simulate import STATISTICS, ModelSource, PilotSource, Progress
+from .subset import Subset, per_total, study_subset, subset_counts
 
 DEFAULT_RATERS = (2, 3, 4, 5, 6)
 DEFAULT_ITEMS = (10, 25, 50, 100, 200)
@@ -74,6 +77,7 @@ class StudyDefaults:
     items: int
     sittings: bool = False  # one rater's two sittings stand for the two "raters"
     locked: bool = False  # the protocol fixes the rater count (004: the locked trio)
+    subset: Subset | None = None  # second raters rate only a subset (002): agreement is on it
 
 
 def study_defaults(study: Study) -> StudyDefaults:
@@ -167,11 +171,15 @@ def plan_study(
         own = StudyDefaults(statistic, None, _NAMES[statistic],
                             2 if statistic == "cohen_kappa" else own.raters,
                             max(2, len(study.items)), locked=own.locked)
+    if not own.sittings:
+        own = replace(own, subset=study_subset(study))
     m = study_measure(study, measure or own.measure)
     target = target or _default_target(study, statistic)
-    _check_counts(raters, items)
+    least = own.subset.items_for(2) if own.subset else 2
+    _check_counts(raters, items, least, own.subset)
     grid_raters = _grid_raters(own, statistic, raters)
-    grid_items = sorted({*(items or DEFAULT_ITEMS), own.items})
+    # a default item count too small for an interval gives way to the least that has one
+    grid_items = sorted({*(max(n, least) for n in items or DEFAULT_ITEMS), own.items})
     seed = study.plan.seed if seed is None else seed
     _check_assurance(assurance, statistic, target)
     if expected is not None and pilot is not None:
@@ -195,17 +203,21 @@ def plan_study(
     return result
 
 
-def _check_counts(raters: Sequence[int] | None, items: Sequence[int] | None) -> None:
-    """The counts asked for must make a design with an interval (two raters, two items)
-    and a study sheetflow can run: a design of 10^8 items ran the simulation out of
-    memory (a study holds at most MAX_ITEMS)."""
+def _check_counts(raters: Sequence[int] | None, items: Sequence[int] | None,
+                  least_items: int = 2, subset: Subset | None = None) -> None:
+    """The counts asked for must make a design with an interval (two raters, two rated
+    items; with a second-rater subset, two items in it) and a study sheetflow can run: a
+    design of 10^8 items ran the simulation out of memory (a study holds at most
+    MAX_ITEMS)."""
     fewest = {"--raters": "agreement needs at least 2 raters",
-              "--items": "an interval needs at least 2 items"}
-    for option, counts, most in (("--raters", raters, MAX_RATERS), ("--items", items,
-                                                                      MAX_ITEMS)):
-        bad = [n for n in counts or () if not 2 <= n <= most]
+              "--items": (f"at the second-rater fraction {subset.fraction:g}, {least_items} "
+                          "items put 2 in the subset every rater rates, the fewest an "
+                          "interval needs" if subset else "an interval needs at least 2 items")}
+    for option, counts, least, most in (("--raters", raters, 2, MAX_RATERS),
+                                        ("--items", items, least_items, MAX_ITEMS)):
+        bad = [n for n in counts or () if not least <= n <= most]
         if bad:
-            raise UsageError(f"{option} {bad[0]}: give counts from 2 to {most:,} "
+            raise UsageError(f"{option} {bad[0]}: give counts from {least} to {most:,} "
                              f"({fewest[option]}; a study holds at most {most:,})")
 
 
@@ -269,6 +281,13 @@ def _plan(statistic: str, closed: bool, source: ModelSource | PilotSource, m: Me
           own: StudyDefaults, target: Target, raters: Sequence[int], items: Sequence[int],
           costs: Costs | None, assurance: float | None, simulations: int, n_boot: int,
           seed: int, progress: Progress | None) -> PlanResult:
+    if own.subset is not None:  # planned on the subset, read back per item count
+        counts = subset_counts(own.subset, list(items))
+        inner = replace(own, items=max(2, own.subset.own), subset=None)
+        result = _plan(statistic, closed, source, m, inner, target, raters,
+                       sorted(set(counts.values())), costs, assurance, simulations, n_boot,
+                       seed, progress)
+        return per_total(result, own.subset, counts)
     name = f"{statistic} {m.id}"
     per = 1 if own.sittings else m.units_per_item
     if per > 1 and (closed or statistic == "icc"):  # the formulas count rated units
@@ -336,12 +355,13 @@ def _extend(result: PlanResult, statistic: str, closed: bool,
         return result
     more = _plan(statistic, closed, source, m, own, target, raters, sorted(extra), costs,
                  assurance, simulations, n_boot, seed, None)
-    table = pd.concat([t.drop(columns=["meets", "cost", "cheapest"]),
-                       more.table.drop(columns=["meets", "cost", "cheapest"])])
+    table = pd.concat([t.drop(columns=["cost", "cheapest"]),
+                       more.table.drop(columns=["cost", "cheapest"])])
     table = table.sort_values(["raters", "items"], kind="stable").reset_index(drop=True)
-    meets = (table["items"] >= table["items_needed"]).tolist() if "items_needed" in t \
-        else None
-    result.table = finish_table(table, target, result.costs, meets)
+    # a subset design keeps the verdict its plan gave on its subset
+    meets = table["meets"].tolist() if "subset" in t else \
+        (table["items"] >= table["items_needed"]).tolist() if "items_needed" in t else None
+    result.table = finish_table(table.drop(columns=["meets"]), target, result.costs, meets)
     return result
 
 
@@ -352,15 +372,17 @@ def _searched_items(result: PlanResult, own: StudyDefaults, m: Measure,
     extrapolates best from there)."""
     t = result.table
     mine = t[t["raters"] == own.raters].sort_values("items")
-    start = int(mine["items"].iloc[-1])
+    # a subset design is searched on its subset (what the simulation draws)
+    start = int(mine["subset" if own.subset else "items"].iloc[-1])
     assert result.target.width is not None
     # the source the grid was drawn from: its model when the grid outruns the pilot
     source = grid_source(source, [int(r) for r in t["raters"].unique()])
-    return items_for_target(source, own.raters, result.target.width,
-                            units_per_item=1 if own.sittings else m.units_per_item,
-                            start_items=start, simulations=result.simulations,
-                            n_boot=result.n_boot, seed=result.seed,
-                            max_items=MAX_SEARCH_ITEMS, statistic=result.statistic)
+    need, width = items_for_target(source, own.raters, result.target.width,
+                                   units_per_item=1 if own.sittings else m.units_per_item,
+                                   start_items=start, simulations=result.simulations,
+                                   n_boot=result.n_boot, seed=result.seed,
+                                   max_items=MAX_SEARCH_ITEMS, statistic=result.statistic)
+    return (own.subset.items_for(need) if own.subset else need), width
 
 
 def _default_target(study: Study, statistic: str) -> Target:
@@ -478,8 +500,10 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
     row = t[(t["raters"] == r) & (t["items"] == n)].iloc[0]
     w = float(row["expected_width"])
     low, high = _clipped(row, w, result.statistic)
+    word = "cases" if m.units_per_item > 1 else "items"
     who = (f"one rater's two sittings x {n} repeated items" if own.sittings else
-           f"{r} raters x {n} {'cases' if m.units_per_item > 1 else 'items'}")
+           f"{r} raters x {own.subset.describe(n, word)}" if own.subset else
+           f"{r} raters x {n} {word}")
     units = f", {n * m.units_per_item} rated responses" if m.units_per_item > 1 else ""
     # the study's own reason names its measure ("alpha on the total"): another one asked
     # for with --measure is named as it is
@@ -497,7 +521,8 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
     if not bool(row["meets"]):
         notes.append(_what_meets(result, own, m, source, band))
     if result.statistic == "alpha":
-        notes.extend(_krippendorff_note(study, m, source, r * n * m.units_per_item))
+        pairable = own.subset.of(n) if own.subset else n  # only the subset is pairable
+        notes.extend(_krippendorff_note(study, m, source, r * pairable * m.units_per_item))
     return notes
 
 
@@ -541,7 +566,7 @@ def _what_meets(result: PlanResult, own: StudyDefaults, m: Measure,
     t = result.table
     if "items_needed" in t:
         need = int(t.loc[t["raters"] == r, "items_needed"].iloc[0])
-        return (f"{need} {'repeated ' if own.sittings else ''}{word} with {r} "
+        return (f"{need} {'repeated ' if own.sittings else ''}{word}{_rated(own, need)} with {r} "
                 f"{'sittings' if own.sittings else 'raters'} would make the interval "
                 f"{what}{decision} ({result.method}).")
     hits = t[(t["raters"] == r) & t["meets"]]
@@ -549,7 +574,8 @@ def _what_meets(result: PlanResult, own: StudyDefaults, m: Measure,
         if hits.empty:
             return (f"No {word[:-1]} count of the grid makes the interval {what} with {r} "
                     "raters; try more items (--items) or raters.")
-        return (f"{int(hits['items'].min())} {word} with {r} raters make the interval "
+        least = int(hits["items"].min())
+        return (f"{least} {word}{_rated(own, least)} with {r} raters make the interval "
                 f"{what}.")
     if not hits.empty:
         first = hits.sort_values("items").iloc[0]
@@ -557,10 +583,18 @@ def _what_meets(result: PlanResult, own: StudyDefaults, m: Measure,
     else:
         need, reached = _searched_items(result, own, m, source)
     if reached <= target.width:
-        return (f"About {need} {word} with {r} raters (expected width {reached:.2f}) "
-                f"would make the interval {what}{decision}.")
-    return (f"Even {need} {word} with {r} raters (expected width {reached:.2f}) would not "
-            f"make the interval {what}; more raters or a wider target are needed.")
+        return (f"About {need} {word}{_rated(own, need)} with {r} raters (expected width "
+                f"{reached:.2f}) would make the interval {what}{decision}.")
+    return (f"Even {need} {word}{_rated(own, need)} with {r} raters (expected width "
+            f"{reached:.2f}) would not make the interval {what}; more raters or a wider "
+            "target are needed.")
+
+
+def _rated(own: StudyDefaults, items: int) -> str:
+    """Where second raters rate a subset: how many of ``items`` every rater rates."""
+    if own.subset is None:
+        return ""
+    return f" ({own.subset.of(items)} of them in the second-rater subset)"
 
 
 def _krippendorff_note(study: Study, m: Measure, source: ModelSource | PilotSource,

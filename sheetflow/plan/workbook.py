@@ -59,9 +59,15 @@ _METHODS = (
      "Fleiss, Cohen & Everitt (1969)."),
     ("Clearing the edge", "The share of simulated studies whose lower limit is at or above "
      "the target's edge (lower-bound targets only)."),
-    ("Cost", "raters x (cost per rater + items x cost per item); without costs, the "
-     "ratings per dimension, which each dimension of the measure receives: raters x "
-     "items, or in a paired study raters x rated responses (two per case)."),
+    ("Cost", "raters x cost per rater + rated items x cost per item, the rated items "
+     "being raters x items (where second raters rate only a subset, the primary raters' "
+     "items plus the second raters' subset); without costs, the ratings per dimension, "
+     "which each dimension of the measure receives: the rated items, two rated responses "
+     "per case in a paired study."),
+    ("Second-rater subset", "Where second raters rate only a share of the items, agreement "
+     "is computed on the items every rater rated, so each design is sized on its subset: "
+     "as the lock draws it for the study's own items, else the fraction of the items "
+     "rounded up (the fewest a draw can take)."),
     ("Seed", "Each design's studies are drawn from numpy's default_rng([seed, raters, "
      "units]), so a design's result does not depend on the rest of the grid."),
 )
@@ -130,6 +136,8 @@ def _columns(result: PlanResult) -> list[tuple[str, str, str, float]]:
     cost = result.costs.unit.capitalize()  # "Ratings per dimension" without prices
     cols = [(result.raters_word.capitalize(), "raters", "count", 9),
             (result.items_word.capitalize(), "items", "count", 10)]
+    if "subset" in t:  # the second-rater subset, on which agreement is computed
+        cols.append(("Rated by every rater", "subset", "count", 10))
     if result.units_per_item > 1:
         cols.append(("Rated responses", "units", "count", 10))
     cols.append(("Expected width", "expected_width", "width", 9))
