@@ -40,9 +40,10 @@ def study(tmp_path_factory) -> Path:
     assert result.exit_code == 1, result.output  # EV-01's file has an error
     lines = result.stdout.splitlines()
     assert any(ln.startswith("not returned: EV-03 (Validator Three") for ln in lines)
-    assert "empty.xlsx: rater unknown (not a pack of this study)" in result.stdout
+    assert "empty.xlsx: could not be read, so its rater is unknown" in result.stdout
     assert "100% complete, rater ?" not in result.stdout
-    assert lines[-1].endswith("; 1 of 3 packs not returned (sheetflow remind)")
+    assert lines[-1].endswith("; 1 of 3 packs not returned (sheetflow remind); 1 file that "
+                              "could not be read, its rater unknown")
     root.joinpath("bad-cell.txt").write_text(f"{listed['sheet']}!{listed['cell']}")
     return root
 

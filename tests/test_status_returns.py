@@ -131,10 +131,12 @@ def test_status_names_a_file_that_matches_no_pack_and_exits_1(study):
     result = CliRunner().invoke(cli, ["status", str(study)])
     assert result.exit_code == 1, result.output
     (line,) = [ln for ln in result.stdout.splitlines() if ln.startswith("x.xlsx")]
-    assert line.startswith("x.xlsx: matches no pack of this study: [corrupt-file] The file "
-                           "is damaged or incomplete"), line
+    assert line.startswith("x.xlsx: could not be read, so its rater is unknown: find out "
+                           "who sent it, "), line
+    assert "  error: x.xlsx: [corrupt-file] The file is damaged or incomplete" in result.stdout
     assert result.stdout.splitlines()[-1] == (
-        "3 of 3 packs returned; 1 file matching no pack (sheetflow collect)")
+        "3 of 3 packs returned; 1 file that could not be read, its rater unknown (find out "
+        "who sent it)")
     doc = json.loads(CliRunner().invoke(cli, ["status", str(study), "--json"]).stdout)
     assert doc["ok"] is False and doc["not_collected"] == []
     (unmatched,) = doc["unmatched"]

@@ -3,7 +3,8 @@ is that pack's return, unusable: never "not returned", never a stranger's file.
 
 EV-01 returns a workbook cut off in transfer (named like EV-01's pack); EV-02 returns
 their own workbook with one identity store edited (renamed, so only the stores tie it
-to EV-02); EV-03 never returns; and a cut-off file named like no pack comes in.
+to EV-02); EV-03 never returns; a cut-off file named like no pack comes in, and an
+exact copy of EV-01's cut-off file.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from sheetflow.workbook import layout as L
 
 CONFLICT_NAME = "EV02-scores-final.xlsx"
 STRAY_NAME = "stray.xlsx"
+COPY_NAME = "stray-copy.xlsx"  # after EV-01's file by name: the copy, not the original
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +51,8 @@ def study(tmp_path_factory) -> Path:
     wb.save(files[1])
     files[1].rename(files[1].with_name(CONFLICT_NAME))
     files[2].unlink()  # EV-03 never returns
-    (root / "returns" / STRAY_NAME).write_bytes(cut)  # named like no pack
+    (root / "returns" / STRAY_NAME).write_bytes(cut[:5000])  # named like no pack
+    (root / "returns" / COPY_NAME).write_bytes(cut)  # read once, as EV-01's file
     return root
 
 
@@ -82,8 +85,11 @@ def test_collect_says_what_ties_each_file_to_a_pack(study, collected):
     assert not any(ln.startswith(("not returned: EV-01", "not returned: EV-02"))
                    for ln in lines)
     assert any(ln.startswith("not returned: EV-03") for ln in lines)
-    # a damaged file tied to no pack stays a stranger's file
-    assert f"{STRAY_NAME}: rater unknown (not a pack of this study)" in collected
+    # a damaged file tied to no pack may be anyone's: it is unreadable, its rater unknown
+    assert f"{STRAY_NAME}: could not be read, so its rater is unknown, 1 error" in collected
+    assert f"{STRAY_NAME}: rater unknown" not in collected
+    # nor is a copy of a file that could not be read a stranger's file
+    assert f"{COPY_NAME}: an exact copy of {ev01}, read once, 0 errors, 1 warning" in collected
 
 
 def test_status_sheet_shows_the_packs_returned_unusable(study, collected):
@@ -96,8 +102,12 @@ def test_status_sheet_shows_the_packs_returned_unusable(study, collected):
     assert by_rater["EV-02"]["State"] == "Returned, unusable"
     assert by_rater["EV-02"]["File returned"] == CONFLICT_NAME
     assert by_rater["EV-03"]["State"] == "Not returned"
-    unknown = [r["File returned"] for r in rows if r["State"] == "Unknown file"]
-    assert unknown == [STRAY_NAME]
+    unknown = {r["File returned"]: r["What to do"] for r in rows
+               if r["State"] == "Unknown file"}
+    assert sorted(unknown) == [COPY_NAME, STRAY_NAME]
+    assert unknown[COPY_NAME] == (f"an exact copy of {ev01}, read once: that file's row "
+                                  "says what to do; remove this copy from the returns folder")
+    assert unknown[STRAY_NAME].startswith("could not be read, so its rater is unknown: ")
 
 
 def test_reply_drafts_ask_for_the_file_again(study, collected):
@@ -149,7 +159,9 @@ def test_status_shows_the_unusable_return_and_exits_1(study, collected):
     text = CliRunner().invoke(cli, ["status", str(study)])
     assert text.exit_code == 1
     assert text.stdout.splitlines()[-1] == (
-        "2 of 3 packs returned; 2 with a file that cannot be used (sheetflow collect)")
+        "2 of 3 packs returned; 2 with a file that cannot be used (sheetflow collect); 1 "
+        "file that could not be read, its rater unknown (find out who sent it)")
+    assert COPY_NAME not in text.stdout  # read once: its original is on EV-01's row
 
 
 def test_panel_names_the_file_and_why_it_was_not_used(study, collected):

@@ -61,19 +61,32 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
 
 def _summary(out: Output, result: Collection) -> None:
     from ..collect.drafts import reply_left_out
+    from ..collect.links import (
+        UNREAD_WHAT,
+        copied_from,
+        unread_count,
+        unread_note,
+        unread_stranger,
+    )
     from ..collect.returns import escape_controls
 
     report = result.report
     read = report.originals()
+    unread = [f for f in report.files if unread_stranger(f, report.issues)]
     for f in report.files:
         state = "used" if f.used else "NOT USED"
         original = read.get(f.sha256) if not f.pack_id else None
+        # a copy of a file identified as no pack is no stranger's file either
+        copy = copied_from(f, report.files, report.issues) \
+            if not f.pack_id and original is None else None
         pct = f.percent_complete
         done = "answers not read" if pct is None else f"{pct:g}% complete"
         who = (f"rater {f.rater}, {done}" if f.pack_id
                else f"an exact copy of {original.file} (rater {original.rater}), read once"
                if original is not None
-               else f.link or "rater unknown (not a pack of this study)")
+               else f"an exact copy of {copy.file}, read once" if copy is not None
+               else f.link or (UNREAD_WHAT if f in unread
+                               else "rater unknown (not a pack of this study)"))
         out.say(escape_controls(f"{f.file}: {who}, {counted(f.errors, 'error')}, "
                                 f"{counted(f.warnings, 'warning')}, {state}"),
                 fg="red" if f.errors else ("yellow" if f.warnings else None))
@@ -102,6 +115,8 @@ def _summary(out: Output, result: Collection) -> None:
     for r in unusable:
         label = "returned unusable" if r.state == "unusable" else "unusable, unclear whose"
         out.say(escape_controls(f"{label}: {r.rater_id or r.file}: {r.todo}"), fg="red")
+    for f in unread:  # no reply is drafted to nobody: the coordinator finds the sender
+        out.say(escape_controls(f"{f.file}: {unread_note(f)}"), fg="red")
     for name, path in sorted(result.outputs.items()):
         out.say(f"wrote {name}: {shown_output(name, path, result)}")
     for path in result.feedback.written:
@@ -115,6 +130,7 @@ def _summary(out: Output, result: Collection) -> None:
     tail = (f"; {len(missing)} of {expected} packs not returned (sheetflow remind)"
             if missing else "")
     tail += f"; {len(unusable)} with a file that cannot be used" if unusable else ""
+    tail += f"; {unread_count(len(unread))}" if unread else ""
     aside = report.set_aside_error_count
     errors = counted(report.error_count, 'error') + (
         f" ({aside} in files set aside for the rater's newer one)" if aside else "")
@@ -154,6 +170,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
 
     Example: sheetflow status my-study --agreement --json
     """
+    from ..collect.links import unread_count
     from ..collect.mail_state import FETCHED_RISK, short_time
     from ..collect.outputs import check_run
     from ..collect.pack_status import status_report
@@ -195,14 +212,20 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     tail = (f"; {len(unusable)} with a file that cannot be used (sheetflow collect)"
             if unusable else "")
     for u in report.unmatched:  # a file no pack row shows: collect reports it too
+        if u.unread:  # it may be a pack of this study: what to do, then its error
+            out.say(escape_controls(f"{u.file}: {u.unread}"), fg="red")
+            out.say(escape_controls(f"  error: {u.file}: {u.reason}"))
+            continue
         out.say(escape_controls(f"{u.file}: matches no pack of this study: {u.reason}"),
                 fg="red" if u.errors else "yellow")
-    strangers = [u for u in report.unmatched if u.errors]
+    unread = [u for u in report.unmatched if u.unread]
+    strangers = [u for u in report.unmatched if u.errors and not u.unread]
+    tail += f"; {unread_count(len(unread))} (find out who sent it)" if unread else ""
     tail += (f"; {counted(len(strangers), 'file')} matching no pack (sheetflow collect)"
              if strangers else "")
     stale, damaged = report.not_collected, report.journal_damaged
     out.headline(f"{returned} of {len(rows)} packs returned{tail}",
-                 fg="red" if unusable or strangers else "green"
+                 fg="red" if unusable or strangers or unread else "green"
                  if returned == len(rows) and not (mixed or stale or damaged) else "yellow")
     if stale:  # out/ is not what the returns now say
         out.say(_not_collected_line(stale, report.collected), fg="yellow")
@@ -225,7 +248,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
                 "reply asking for fixes was sent (mail.jsonl); waiting for the corrected "
                 "file", fg="yellow")
     done = (returned == len(rows) and not with_errors and not unusable and not mixed
-            and not stale and not strangers and not damaged)
+            and not stale and not strangers and not unread and not damaged)
     doc: dict[str, Any] = {"ok": done, "raters": [r.to_dict() for r in rows],
                            "unmatched": [u.to_dict() for u in report.unmatched],
                            "out_mixed": mixed, "not_collected": stale,

@@ -29,7 +29,7 @@ from ..errors import close_workbook
 from ..spec.study import Rater, Study
 from ..words import counted
 from ..workbook.printing import set_print, text_lines
-from .links import linked_to, sole_link
+from .links import copied_from, linked_to, sole_link, unread_note, unread_stranger
 from .mail_state import PackMail, collect_caveat, short_time
 from .validate import (
     FileStatus,
@@ -206,11 +206,18 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
 
 
 def _todo_unknown(f: FileStatus, report: ValidationReport) -> str:
-    """What to do about a file that is no pack: find its sender, unless it is no file
-    at all (a folder or broken link in the returns folder, which nobody sent)."""
+    """What to do about a file identified as no pack: find its sender, unless it is no
+    file at all (a folder or broken link in the returns folder, which nobody sent); a
+    file that could not be read is not called a stranger's (:func:`.links.unread_note`)."""
     if any(i.code == "not-a-file" and i.file == f.file for i in report.issues):
         return "not a file (a folder, pipe or broken link): nothing was read; move it " \
             "out of the returns folder"
+    if unread_stranger(f, report.issues):  # it may well be a pack of this study
+        return unread_note(f)
+    copy = copied_from(f, report.files, report.issues)
+    if copy is not None:  # of a file identified as no pack, shown on its own row
+        return (f"an exact copy of {copy.file}, read once: that file's row says what to "
+                "do; remove this copy from the returns folder")
     return ("not a pack of this study (see the Issues sheet): find out who sent it and "
             "ask for their own workbook")
 

@@ -14,7 +14,10 @@ pack. When there is evidence tying it to packs that were sent, it is *linked* to
 A file linked to exactly one pack makes that pack "returned, unusable": the rater gets
 a reply draft asking for the file again, and no reminder. A file linked to several
 packs is named on each of them without saying whose it is. A file linked to none stays
-an unknown file, as before.
+an unknown file; when it could not be read (:func:`unread_stranger`) it may well be a
+pack of this study, so it is never called "not a pack of this study": it could not be
+read, its rater is unknown, and :func:`unread_note` says how to find who sent it (no
+reply is drafted to nobody).
 """
 
 from __future__ import annotations
@@ -129,6 +132,59 @@ def file_link(name: str, issues: Iterable[Issue], by_stores: Mapping[str, list[s
     return {"linked": [h.pack_id for h in linked],
             "linked_raters": list(dict.fromkeys(h.rater_id for h in linked)),
             "link": "; ".join([what, *evidence])}
+
+
+UNREAD_WHAT = "could not be read, so its rater is unknown"
+"""What a file refused before its identity was read, and linked to no pack, is."""
+
+
+def unread_count(files: int) -> str:
+    """The files :func:`unread_stranger` finds, counted as a summary line says it."""
+    whose = "its rater" if files == 1 else "their raters"
+    return f"{files:,} file{'s' if files != 1 else ''} that could not be read, {whose} unknown"
+
+
+def unread_stranger(f: FileStatus, issues: Iterable[Issue]) -> bool:
+    """Whether ``f`` could not be read (an error in :data:`UNREADABLE`) and nothing ties
+    it to a pack: it may be any rater's return, or none."""
+    return not f.pack_id and not f.linked and any(
+        i.file == f.file and i.severity == ERROR and i.code in UNREADABLE for i in issues)
+
+
+def unread_note(f: FileStatus) -> str:
+    """What the coordinator reads, and does, about a file :func:`unread_stranger` finds:
+    the same words on the screen of collect and status and on the Status sheet.
+
+    Its error is written to whoever sent it, but no reply can be drafted to nobody: the
+    coordinator finds the sender (the address it came from, when known) and asks them.
+    """
+    came = ""
+    if f.sender:
+        whose = f"rater {f.sender_rater}'s address" if f.sender_rater \
+            else "the address of no rater"
+        came = f" (it came from {f.sender}, {whose})"
+    return (f"{UNREAD_WHAT}: find out who sent it{came}, ask them to send the .xlsx "
+            "workbook they received, filled in (its error says what went wrong; no reply "
+            f"draft is written, as no rater is identified), and remove {_where(f)}")
+
+
+def _where(f: FileStatus) -> str:
+    """What to remove from the returns: the file, or the saved message it came in."""
+    if not f.path:
+        return "it from the returns folder"
+    if PurePath(f.path).name != f.file:  # an attachment of a saved message
+        return f"{f.path}, the saved message it came in"
+    return f.path
+
+
+def copied_from(f: FileStatus, files: Iterable[FileStatus],
+                issues: Iterable[Issue]) -> FileStatus | None:
+    """The file read whose exact copy ``f`` is (``duplicate-file``: collect read the
+    bytes once), or None when ``f`` is no copy."""
+    copies = {i.file for i in issues if i.code == "duplicate-file"}
+    if f.file not in copies or not f.sha256:
+        return None
+    return next((o for o in files if o.sha256 == f.sha256 and o.file not in copies), None)
 
 
 def sole_link(f: FileStatus) -> str:

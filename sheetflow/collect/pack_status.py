@@ -18,7 +18,7 @@ from ..spec.study import Study, load_study
 from ..workbook import layout as L
 from .coordinator import FEEDBACK_DIR, draft_name
 from .drafts import reply_key, reply_left_out
-from .links import linked_to, sole_link
+from .links import copied_from, linked_to, sole_link, unread_note, unread_stranger
 from .mail_state import PackMail, pack_mail, received_times
 from .outputs import COLLECTION_FILE, OUT_DIR, returns_since_collect
 from .returns import check_returns_folder
@@ -71,12 +71,16 @@ class RaterStatus:
 @dataclass(frozen=True)
 class UnmatchedFile:
     """A returned file that is no pack's return and is linked to none (a damaged
-    attachment named like no pack, a stranger's workbook, a folder)."""
+    attachment named like no pack, which may be anyone's, a stranger's workbook, a
+    folder)."""
 
     file: str
     reason: str
     """Its first error (else its first issue), as ``[code] message``."""
     errors: int
+    unread: str = ""
+    """For a file that could not be read: that its rater is unknown and what to do
+    (:func:`.links.unread_note`); "" for a file read."""
 
     def to_dict(self) -> dict[str, Any]:
         """The file as a plain dict."""
@@ -311,8 +315,8 @@ def _pack_rows(heads: list[PackHead], study: Study, report: ValidationReport,
 
 def unmatched_files(report: ValidationReport) -> list[UnmatchedFile]:
     """The returned files no pack row shows: identified as no pack, linked to none (a
-    linked file is named on its packs) and no exact copy of a pack's return (read once,
-    on the original's pack).
+    linked file is named on its packs) and no exact copy of another file (read once:
+    the original is shown, on its pack or here).
 
     Parameters
     ----------
@@ -327,10 +331,12 @@ def unmatched_files(report: ValidationReport) -> list[UnmatchedFile]:
     originals = report.originals()
     out = []
     for f in report.files:
-        if f.pack_id or f.linked or f.sha256 in originals:
-            continue
+        if f.pack_id or f.linked or f.sha256 in originals or \
+                copied_from(f, report.files, report.issues):
+            continue  # shown on a pack, or a copy of a file shown (read once)
         issues = [i for i in report.issues if i.file == f.file]
         first = next((i for i in issues if i.severity == ERROR), issues[0] if issues else None)
         reason = f"[{first.code}] {first.message}" if first else "not a pack of this study"
-        out.append(UnmatchedFile(f.file, reason, f.errors))
+        unread = unread_note(f) if unread_stranger(f, issues) else ""
+        out.append(UnmatchedFile(f.file, reason, f.errors, unread))
     return out

@@ -561,6 +561,8 @@ class _Collector:
                 elif blanks_only(work.issues):
                     blank_blocks.append((place, work.block))
             issues += work.issues
+            # whoever it is, the address it came from helps find its sender
+            sender, sender_rater = self.senders.sender_of(work.sha256, work.sender)
             statuses.append(FileStatus(
                 file=work.name, sha256=work.sha256, rater=work.rater, used=used,
                 pack_id=work.head.pack_id if work.head else "",
@@ -568,6 +570,7 @@ class _Collector:
                 warnings=sum(i.severity == WARNING for i in work.issues),
                 answered=work.answered, required=work.required, entered=work.entered,
                 answers_read=work.answers_read, path=_where_read(work.path, self.root),
+                sender=sender, sender_rater=sender_rater,
                 **({} if work.head else file_link(work.name, work.issues, work.by_stores,
                                                   self.manifest.heads))))
         # one used file per rater and sitting, each sorted inside: the table's order

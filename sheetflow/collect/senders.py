@@ -32,9 +32,16 @@ class Senders:
                    for sha, record in journal.received_by_sha256().items()}
         return cls(addresses, fetched)
 
+    def sender_of(self, sha256: str, sender: str) -> tuple[str, str]:
+        """The address a file came from ("" when unknown) and the rater whose address it
+        is ("" when none): ``sender`` from its saved message, else the journal's record
+        of the file ``fetch`` saved with these bytes."""
+        address = (sender or self.by_sha256.get(sha256, "")).lower()
+        return address, self.raters_by_address.get(address, "") if address else ""
+
     def check(self, name: str, sha256: str, sender: str, rater: str) -> list[Issue]:
         """The sender issues of one file (``rater``: the pack's rater, "" if unknown)."""
-        sender = (sender or self.by_sha256.get(sha256, "")).lower()
+        sender, _ = self.sender_of(sha256, sender)
         if not sender:
             return []
         owner = self.raters_by_address.get(sender)

@@ -497,6 +497,10 @@ class FileStatus:
     linked, linked_raters, link : list of str, list of str, str
         For a file identified as no pack: the packs (and raters) evidence ties it to,
         and that evidence in words (see :mod:`.links`).
+    sender, sender_rater : str
+        The address the file's message came from, when known (a saved message's
+        ``From``, or the mail journal's record of a file ``fetch`` saved), and the
+        rater whose address that is ("" when none).
     """
 
     file: str
@@ -514,6 +518,8 @@ class FileStatus:
     linked: list[str] = field(default_factory=list)
     linked_raters: list[str] = field(default_factory=list)
     link: str = ""
+    sender: str = ""
+    sender_rater: str = ""
 
     @property
     def no_answers(self) -> bool:
