@@ -210,7 +210,8 @@ def test_a_clean_return_reads_no_comment_and_no_pack(tmp_path, monkeypatch):
 
 def test_collect_prints_them_and_lists_them_on_the_issues_sheet(tmp_path):
     """Warnings, like text-outside-answers: named in the terminal and on the Issues
-    sheet; with every pack back and no error, collect exits 0 as with any warning."""
+    sheet; with every pack back and no error, collect still exits 1, since what the
+    rater wrote there is not read (tests/test_unread_text_exit.py)."""
     root = tmp_path / "study"
     packs = _study(root)
     cell = _answer_cell(packs[0])
@@ -221,7 +222,7 @@ def test_collect_prints_them_and_lists_them_on_the_issues_sheet(tmp_path):
 
     _edit(root / L.RETURNS_DIR / packs[0]["file"], change)
     result = CliRunner().invoke(cli, ["collect", str(root)])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     lines = [ln for ln in result.output.splitlines() if "sheet-added" in ln
              or "cell-comment" in ln]
     assert lines == [

@@ -24,10 +24,11 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
 
     Writes out/ratings.csv, out/validation.xlsx (Status, Issues, Mail and Files sheets) and a reply
     draft per rater whose file has errors (out/feedback/). Exits 1 when a file has
-    errors, a pack has not come back, a reply draft was left out because the pack it
-    would attach changed after generate, or a line of mail.jsonl is no record (each is
-    named; such lines are also recorded in out/collection.json and shown above the
-    Status and Mail sheets' tables).
+    errors, a return used holds text sheetflow does not read (outside the answer cells
+    or the scoring area, on a sheet added, in a cell comment), a pack has not come back,
+    a reply draft was left out because the pack it would attach changed after generate,
+    or a line of mail.jsonl is no record (each is named; such lines are also recorded in
+    out/collection.json and shown above the Status and Mail sheets' tables).
 
     Example: sheetflow collect my-study
     """
@@ -50,13 +51,21 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
     if result.journal_damaged:  # a sender, a received time or a reply went unseen
         out.warn(damaged_journal(result.journal_damaged, risk=COLLECT_RISK,
                                  then="run collect again"))
+    unread = result.report.unread_text_files()  # a rater's words nobody has read yet
     ok = (result.valid and not any(r.state == "missing" for r in result.roster)
-          and not result.journal_damaged and not result.feedback.changed)
+          and not result.journal_damaged and not result.feedback.changed and not unread)
     # "warnings" counts the Issues sheet's warnings (kept for compatibility): the lines
     # printed on stderr apart
-    out.json({"ok": ok, **result.to_dict(), "warning_lines": list(out.warnings)})
+    out.json({"ok": ok, **result.to_dict(), "unread_text": unread,
+              "warning_lines": list(out.warnings)})
     if not ok:
         click.get_current_context().exit(EXIT_DATA)
+
+
+def unread_text_count(returns: int) -> str:
+    """``"2 returns hold text sheetflow does not read"``."""
+    return (f"{counted(returns, 'return')} hold{'s' if returns == 1 else ''} text "
+            "sheetflow does not read")
 
 
 def _summary(out: Output, result: Collection) -> None:
@@ -131,6 +140,9 @@ def _summary(out: Output, result: Collection) -> None:
             if missing else "")
     tail += f"; {len(unusable)} with a file that cannot be used" if unusable else ""
     tail += f"; {unread_count(len(unread))}" if unread else ""
+    texts = report.unread_text_files()
+    tail += f"; {unread_text_count(len(texts))}: read it in the files named above" \
+        if texts else ""
     aside = report.set_aside_error_count
     errors = counted(report.error_count, 'error') + (
         f" ({aside} in files set aside for the rater's newer one)" if aside else "")
@@ -142,7 +154,7 @@ def _summary(out: Output, result: Collection) -> None:
                  f"{counted(len(result.ratings), 'rating row')}, {errors}, "
                  f"{warnings}{tail}",
                  fg="red" if not report.valid else
-                 ("yellow" if missing or result.journal_damaged else "green"))
+                 ("yellow" if missing or result.journal_damaged or texts else "green"))
 
 
 _STATUS_JOURNAL_RISK = (
@@ -163,7 +175,8 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
 
     Reads the returns without writing anything. Exits 0 only when every pack has come
     back without errors and out/ is current; else 1 (a pack not returned, a file with
-    errors or one that could not be read or identified, a file in returns/ the last
+    errors or one that could not be read or identified, a return used holding text
+    sheetflow does not read, a file in returns/ the last
     collect did not read (new or changed since, or no collect yet): collect is next,
     out/ needing a rerun; a line of mail.jsonl that is no record, named in a warning with
     what the table may show wrongly for it).
@@ -223,10 +236,16 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     tail += f"; {unread_count(len(unread))} (find out who sent it)" if unread else ""
     tail += (f"; {counted(len(strangers), 'file')} matching no pack (sheetflow collect)"
              if strangers else "")
-    stale, damaged = report.not_collected, report.journal_damaged
+    stale, damaged, texts = report.not_collected, report.journal_damaged, report.unread_text
+    tail += f"; {unread_text_count(len(texts))}" if texts else ""
     out.headline(f"{returned} of {len(rows)} packs returned{tail}",
                  fg="red" if unusable or strangers or unread else "green"
-                 if returned == len(rows) and not (mixed or stale or damaged) else "yellow")
+                 if returned == len(rows) and not (mixed or stale or damaged or texts)
+                 else "yellow")
+    if texts:  # a rater's words nobody has read yet: which files hold them
+        out.say(f"text sheetflow does not read is in {', '.join(texts)}: read it in those "
+                "files (the Issues sheet of out/validation.xlsx, which sheetflow collect "
+                "writes, names each place)", fg="yellow")
     if stale:  # out/ is not what the returns now say
         out.say(_not_collected_line(stale, report.collected), fg="yellow")
     for problem in mixed:
@@ -248,9 +267,10 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
                 "reply asking for fixes was sent (mail.jsonl); waiting for the corrected "
                 "file", fg="yellow")
     done = (returned == len(rows) and not with_errors and not unusable and not mixed
-            and not stale and not strangers and not unread and not damaged)
+            and not stale and not strangers and not unread and not damaged and not texts)
     doc: dict[str, Any] = {"ok": done, "raters": [r.to_dict() for r in rows],
                            "unmatched": [u.to_dict() for u in report.unmatched],
+                           "unread_text": texts,
                            "out_mixed": mixed, "not_collected": stale,
                            "journal_damaged": damaged}
     if agreement:

@@ -104,6 +104,9 @@ class StatusReport:
     journal_damaged: list[int] = field(default_factory=list)
     """The line numbers of ``mail.jsonl`` that hold no record (damaged or edited by
     hand): a message recorded there is missing from the mail history of the packs."""
+    unread_text: list[str] = field(default_factory=list)
+    """The returns used that hold text sheetflow does not read
+    (:meth:`.validate.ValidationReport.unread_text_files`)."""
 
 
 def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
@@ -132,7 +135,8 @@ def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
     drafts = root / OUT_DIR / FEEDBACK_DIR if collected and not fresh else None
     rows = [replace(r, reply_held=reply_held(r, study, heads, root, journal, drafts))
             if r.reply_due else r for r in rows]
-    return StatusReport(rows, fresh, collected, unmatched_files(report), journal.damaged)
+    return StatusReport(rows, fresh, collected, unmatched_files(report), journal.damaged,
+                        report.unread_text_files())
 
 
 def reply_held(row: RaterStatus, study: Study, heads: list[PackHead], root: Path,

@@ -38,6 +38,10 @@ _CLEAN_COPY = (" Its ratings are not used. Do not open this file in Excel or Lib
                "a clean copy is needed (the workbook as it was sent, with only the answer "
                "cells filled in and nothing pasted from other files).")
 
+# what a warning of :data:`UNREAD_TEXT` adds to its meaning: it changes the exit code
+_UNREAD_EXIT = ("; the ratings are used, but collect and status exit 1 while a return used "
+                "holds it.")
+
 _TYPES = (
     # -- the file as a whole (checked before any parser) -----------------------------------
     _t("file-unreadable", ERROR, "The file could not be opened for reading.",
@@ -98,15 +102,16 @@ _TYPES = (
        "Reading this workbook was stopped ({detail}). It holds far more than a rating "
        "workbook; send the original workbook again, filled in."),
     _t("content-outside-window", WARNING,
-       "Cells far outside the scoring area; they were ignored.",
+       "Cells far outside the scoring area; they were ignored" + _UNREAD_EXIT,
        "The sheet has content outside the scoring area ({detail}); it was ignored. Delete "
        "it if it was typed by mistake."),
     _t("text-outside-answers", WARNING,
        "Text where the workbook as sent had none, outside the answer cells (a note?); "
-       "sheetflow does not read it.",
+       "sheetflow does not read it" + _UNREAD_EXIT,
        "{what}. sheetflow reads only the answer cells: read it in the file, it may be a "
        "note from the rater (answers belong in the yellow cells)."),
-    _t("cell-comment", WARNING, "A comment (note) on a cell; sheetflow does not read it.",
+    _t("cell-comment", WARNING, "A comment (note) on a cell; sheetflow does not read it"
+       + _UNREAD_EXIT,
        "{what}. sheetflow reads only the cells' values: read it in the file, it may "
        "explain a score (a remark meant for the study belongs in a notes cell)."),
     # -- what would act if the returned file were opened in Excel (see .hazards) ----------
@@ -225,7 +230,7 @@ _TYPES = (
        "The sheet '{sheet}' is a copy of '{detail}'. Only '{detail}' is read: move your "
        "final answers there, delete the copy, and send the workbook again."),
     _t("sheet-added", WARNING, "A sheet the workbook as sent did not have, with content in "
-       "it; sheetflow does not read it.",
+       "it; sheetflow does not read it" + _UNREAD_EXIT,
        "The sheet '{sheet}' was added to the workbook and holds {detail} with content, "
        "which sheetflow does not read. Read it in the file: move anything meant for the "
        "study into the answer cells (a remark into a notes cell), or ignore it."),
@@ -442,6 +447,13 @@ def has_errors(issues: Iterable[Issue]) -> bool:
     return any(i.severity == ERROR for i in issues)
 
 
+UNREAD_TEXT = frozenset({"text-outside-answers", "content-outside-window", "sheet-added",
+                         "cell-comment"})
+"""Warnings of a return holding something its rater wrote that sheetflow does not read:
+named where it is, and ``collect`` and ``status`` exit 1 while a return used holds any.
+The other warnings about a file keep exit 0: what they name was read (a sheet renamed,
+hidden or shown, a word count out of range) or holds nothing written (a sheet of
+instructions deleted)."""
 SET_ASIDE = frozenset({"superseded", "pack-as-sent-again", "blank-copy-again"})
 """Codes of a file not used because the rater's other file stands for them."""
 
@@ -567,6 +579,12 @@ class ValidationReport:
         one (:data:`SET_ASIDE`: its errors were what the reply asked to fix)."""
         aside = set_aside_files(self.issues)
         return not has_errors(i for i in self.issues if i.file not in aside)
+
+    def unread_text_files(self) -> list[str]:
+        """The returns used that hold text sheetflow does not read (:data:`UNREAD_TEXT`),
+        in the report's order."""
+        holding = {i.file for i in self.issues if i.code in UNREAD_TEXT}
+        return [f.file for f in self.files if f.used and f.file in holding]
 
     @property
     def set_aside_error_count(self) -> int:
