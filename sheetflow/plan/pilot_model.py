@@ -17,6 +17,15 @@ drawn from ``E(. | c)`` (so the values of a rater keep the shares ``pi``, ``o`` 
 symmetric). ``q`` is set so the model's population alpha is the pilot's. Where even
 ``q = 0`` agrees more than the pilot, the error draw is mixed with an independent draw
 from ``pi`` instead (alpha 0 when it is all chance).
+
+That happens when the pilot's disagreements are not ones that raters erring apart from
+a true value make: a 2-rater pilot whose one unit holds 4 and 12 gives ``E(. | 12)``
+all at 4, so with ``q`` near 0 every rater of a unit whose true value is 12 reports
+4, and the raters agree. The few independent draws that make up the difference land
+anywhere on the scale and carry a large part of the model's disagreement
+(:attr:`PilotModel.chance`, :attr:`PilotModel.chance_disagreement`). A small study's
+width then depends mostly on how many of them it happens to hold, so the median width
+shrinks unevenly with more units (it can even grow) until designs hold many of them.
 """
 
 from __future__ import annotations
@@ -39,6 +48,10 @@ class PilotModel(ModelSource):
 
     rows: np.ndarray = None  # type: ignore[assignment]  # set by fit_pilot_model
     label: str = "pilot"
+    chance: float = 0.0
+    """Share of ratings drawn independently from ``shares`` (see the module notes)."""
+    chance_disagreement: float = 0.0
+    """Share of the model's observed disagreement in pairs holding such a rating."""
 
     @property
     def method(self) -> str:
@@ -77,8 +90,12 @@ def fit_pilot_model(pilot: PilotSource) -> PilotModel:
     a = pilot.alpha()
     target = float(np.clip(a if np.isfinite(a) else 0.0, 0.0, 1.0))
     delta = population_metric(pilot.domain, pilot.level, shares)
-    rows = _rows_at(_calibrate(shares, paired, delta, target), shares, paired)
-    return PilotModel(target, tuple(shares), pilot.domain, pilot.level, rows, pilot.label)
+    t = _calibrate(shares, paired, delta, target)
+    rows = _rows_at(t, shares, paired)
+    chance = max(t - 1.0, 0.0)
+    return PilotModel(target, tuple(shares), pilot.domain, pilot.level, rows, pilot.label,
+                      chance=chance,
+                      chance_disagreement=_chance_disagreement(shares, rows, delta, chance))
 
 
 def grid_source(source: ModelSource | PilotSource,
@@ -119,6 +136,17 @@ def model_alpha(shares: np.ndarray, rows: np.ndarray, delta: np.ndarray) -> floa
     ``shares``) and report from ``rows[truth]``: 1 - D_o / D_e."""
     observed = np.einsum("t,tc,ck,tk->", shares, rows, delta, rows)
     return float(1.0 - observed / (shares @ delta @ shares))
+
+
+def _chance_disagreement(shares: np.ndarray, rows: np.ndarray, delta: np.ndarray,
+                         chance: float) -> float:
+    """Share of the observed disagreement in pairs of which one rating or both were drawn
+    independently from ``shares`` (each rating is, with probability ``chance``)."""
+    total = np.einsum("t,tc,ck,tk->", shares, rows, delta, rows)
+    if chance <= 0 or total <= 0:
+        return 0.0
+    kept = rows - chance * shares[None, :]  # the ratings not drawn by chance
+    return float(1.0 - np.einsum("t,tc,ck,tk->", shares, kept, delta, kept) / total)
 
 
 def _rows_at(t: float, shares: np.ndarray, paired: np.ndarray) -> np.ndarray:

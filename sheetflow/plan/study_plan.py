@@ -45,7 +45,7 @@ from .inputs import (
     read_pilot_csv,
     study_measure,
 )
-from .pilot_model import grid_source
+from .pilot_model import PilotModel, fit_pilot_model, grid_source
 from .simulate import STATISTICS, ModelSource, PilotSource, Progress
 from .subset import Subset, per_total, study_subset, subset_counts
 
@@ -539,7 +539,23 @@ def _model_note(result: PlanResult, own: StudyDefaults,
     if own.raters <= held:
         note += (f" To resample the pilot itself, plan {held} raters or fewer "
                  f"(--raters 2-{held}).")
-    return [note]
+    return [note, *_chance_note(fit_pilot_model(source), own, result.units_per_item)]
+
+
+def _chance_note(model: PilotModel, own: StudyDefaults, units_per_item: int) -> list[str]:
+    """Why the widths of a model with ratings drawn by chance shrink unevenly."""
+    if model.chance <= 0:
+        return []
+    rated = own.subset.of(own.items) if own.subset else own.items  # only these pair
+    held = model.chance * own.raters * rated * units_per_item
+    return [f"To reach the pilot's alpha ({model.alpha:.3f}) the model draws "
+            f"{model.chance:.1%} of ratings at random from the value shares (the pilot's "
+            "disagreements, copied as raters' errors, agree more than the pilot did); these "
+            f"rare ratings carry {model.chance_disagreement:.0%} of its disagreement, and "
+            f"the study as specified holds {held:.1f} of them on average. A design's width "
+            "depends mostly on how many it happens to hold, so widths shrink unevenly with "
+            "more items (one can even be wider than a smaller design's) until designs hold "
+            "many of them, and each is a median that more --simulations make steadier."]
 
 
 def _clipped(row: dict, w: float, statistic: str) -> tuple[float, float]:

@@ -14,6 +14,7 @@ can be simulated directly.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -146,3 +147,71 @@ def test_paired_ratings_count_both_responses_of_a_case(tmp_path):
     first = min(four, key=lambda d: d["items"])
     assert (first["items"], first["units"], first["cost"]) == (10, 20, 80)
     assert all(d["cost"] == d["raters"] * d["units"] for d in doc["designs"])
+
+
+# The demo's total (0-20) after two of its four raters returned: 36 cases' responses, two
+# values each. One unit holds 12 and 4, so the paired values of 12 are all 4 and of 4
+# all 12: copied as raters' errors, that disagreement becomes agreement on 4 or on 12.
+TWO_RATER_PILOT = np.array([
+    [10, 9], [20, 18], [8, 7], [20, 19], [9, 6], [18, 20], [6, 6], [20, 17], [20, 20],
+    [11, 7], [19, 18], [7, 6], [12, 4], [20, 20], [20, 19], [11, 11], [20, 17], [8, 6],
+    [17, 16], [16, 15], [10, 6], [20, 20], [8, 6], [20, 18], [7, 6], [20, 20], [14, 15],
+    [20, 20], [6, 8], [20, 20], [10, 8], [20, 20], [8, 9], [20, 20], [11, 7], [20, 20]])
+TOTAL = tuple(range(21))
+
+
+def two_rater_model():
+    return fit_pilot_model(PilotSource(TWO_RATER_PILOT, TOTAL, "interval", "pilot"))
+
+
+def test_a_model_that_needs_chance_ratings_says_how_many_and_how_much_they_weigh():
+    model = two_rater_model()
+    shares = np.asarray(model.shares)
+    delta = population_metric(TOTAL, "interval", shares)
+    paired = (model.rows - model.chance * shares) / (1 - model.chance)
+    # the pilot's errors alone (no chance ratings) agree more than the pilot: 0.947
+    assert model_alpha(shares, paired, delta) == pytest.approx(0.9472, abs=1e-4)
+    assert model.alpha == pytest.approx(0.9261, abs=1e-4)
+    assert model.chance == pytest.approx(0.01119, abs=1e-5)
+    assert model.chance_disagreement == pytest.approx(0.3012, abs=1e-4)
+    planted = fit_pilot_model(planted_pilot("interval"))  # errors of a point or two
+    assert (planted.chance, planted.chance_disagreement) == (0.0, 0.0)
+
+
+def test_chance_ratings_keep_small_designs_wide():
+    """Why a 2-rater pilot's plan flattens: without its chance ratings the model's width
+    at 4x the units is about half (1/sqrt(4)); with them much more, as a small study's
+    width depends mostly on how many chance ratings it happens to hold (20 units hold
+    0.9 on average). Medians of 1000 studies; their sd is about 0.002 (0.001 at 80)."""
+    model = two_rater_model()
+    kept = dataclasses.replace(model, chance=0.0, rows=(
+        model.rows - model.chance * np.asarray(model.shares)) / (1 - model.chance))
+
+    def width(source, units):
+        return simulate_cell(source, 4, units, simulations=1000, n_boot=200,
+                             seed=7)["expected_width"]
+
+    without = width(kept, 80) / width(kept, 20)
+    assert without == pytest.approx(0.5, abs=0.08)
+    assert width(model, 80) / width(model, 20) > 0.75
+
+
+def test_the_plan_says_why_a_two_rater_pilots_widths_flatten(demo, tmp_path):
+    pilot = tmp_path / "pilot.csv"
+    pilot.write_text("unit,rater,value\n" + "".join(
+        f"u{u},{r},{v}\n" for u, pair in enumerate(TWO_RATER_PILOT)
+        for r, v in zip(("R1", "R2"), pair, strict=True)))
+    result = CliRunner().invoke(cli, ["plan", str(demo), "--pilot", str(pilot), "--raters",
+                                      "4", "--simulations", "20", "--n-boot", "100"])
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert ("note: To reach the pilot's alpha (0.926) the model draws 1.1% of ratings at "
+            "random from the value shares") in out
+    assert "carry 30% of its disagreement" in out
+    # 4 raters x 18 cases x 2 responses x 1.119%
+    assert "the study as specified holds 1.6 of them on average" in out
+    assert "widths shrink unevenly with more items" in out
+    planted = CliRunner().invoke(cli, ["plan", str(demo), "--raters", "4-5",
+                                       "--simulations", "20", "--n-boot", "100"])
+    assert planted.exit_code == 0 and "model fitted to pilot" in planted.output
+    assert "at random from the value shares" not in planted.output
