@@ -3,12 +3,43 @@
 Problems found *in data* (a bad cell in a returned workbook, a disagreeing rater) are
 not exceptions: they are reported as issues. These classes are for the cases where
 sheetflow cannot go on: a broken study spec, a missing file, a broken seal.
+:func:`command_line` spells the command a message tells the user to run next.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
+
+_SHELL_SAFE = re.compile(r"[\w@%+=:,./-]+")
+
+
+def command_line(step: str, study_dir: str | Path, *options: str) -> str:
+    """A sheetflow command to type as shown: ``sheetflow <step> <folder> <options>``.
+
+    Every hint names the study folder as the user gave it (a hint without it runs on
+    the current folder, or fails): ``command_line("send", root, "replies")`` is
+    ``"sheetflow send my-study replies"``. A folder with characters a shell reads
+    apart (a space) is put in double quotes.
+
+    Parameters
+    ----------
+    step : str
+        The command, e.g. ``"collect"``.
+    study_dir : str or Path
+        The study folder, as the user named it.
+    *options : str
+        What follows the folder, e.g. ``"replies"``, ``"--rater"``, ``"R1"``.
+
+    Returns
+    -------
+    str
+    """
+    folder = str(study_dir)
+    if not _SHELL_SAFE.fullmatch(folder):
+        folder = '"' + folder.replace('"', '\\"') + '"'
+    return " ".join(["sheetflow", step, folder, *options])
 
 
 class SheetflowError(Exception):

@@ -53,7 +53,9 @@ def test_alpha_per_dimension_from_blinded_ratings_without_sealed(partly_returned
     assert result.exit_code == 0, result.output
     found = {d["dimension"]: d for d in json.loads(result.output)["agreement"]}
     study = load_study(copy)
-    assert "direction" not in found  # a direction names a label: not comparable blinded
+    # a direction names a label: not comparable blinded, so named with why it has no alpha
+    assert found["direction"]["alpha"] is None
+    assert found["direction"]["reason"].startswith("no alpha before analyze: ")
     for name in ("depth", "evidence", "alternatives"):
         dim = study.rubric.dimension(name)
         wide = blinded_matrix(copy, name)

@@ -191,6 +191,10 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     from ..collect.returns import escape_controls
     from ..packs.journal import damaged_journal
 
+    if agreement:  # before the table: without ratings there is nothing to add to it
+        from ..collect.agreement import check_collected
+
+        check_collected(directory)
     report = status_report(directory)
     rows = report.packs
     width = max([len(r.name) for r in rows] + [4])
@@ -274,7 +278,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
                            "out_mixed": mixed, "not_collected": stale,
                            "journal_damaged": damaged}
     if agreement:
-        doc["agreement"] = _agreement_lines(out, directory)
+        doc["agreement_note"], doc["agreement"] = _agreement_lines(out, directory)
     out.json(doc)
     if not done:  # the table is still worth reading; the exit code says work remains
         click.get_current_context().exit(EXIT_DATA)
@@ -300,10 +304,15 @@ def _pack_sent(row: RaterStatus) -> str:
     return f"pack {row.file}, not sent by sheetflow"
 
 
-def _agreement_lines(out: Output, directory: Path) -> list[dict[str, Any]]:
-    from ..collect.agreement import blinded_agreement
+def _agreement_lines(out: Output, directory: Path) -> tuple[str, list[dict[str, Any]]]:
+    """Print the agreement preview (its note first); the note and each measure's dict."""
+    from ..collect.agreement import PREVIEW_NOTE, blinded_agreement
+    from ..spec.study import load_study
 
     found = blinded_agreement(directory)
+    plan = load_study(directory).plan
+    note = PREVIEW_NOTE.format(n_boot=plan.n_boot, seed=plan.seed)
+    out.say(f"agreement  {note}")
     for dim in found:
         if dim.alpha is None:
             out.say(f"agreement  {dim.dimension:22} {dim.reason}")
@@ -315,7 +324,7 @@ def _agreement_lines(out: Output, directory: Path) -> list[dict[str, Any]]:
             line += (f"; without {dim.raises_most} it rises most "
                      f"({dim.leave_one_out[dim.raises_most]:+.3f})")
         out.say(line)
-    return [d.to_dict() for d in found]
+    return note, [d.to_dict() for d in found]
 
 
 def _num(value: float | None) -> str:

@@ -4,15 +4,19 @@ Calibration needs no arms: whether raters agree is a question about the ratings,
 the key stays sealed. Each response is recognised across raters by the sha256 of its
 text, which the blinded manifest records for every row (raters see one response under
 different labels, so a label says nothing across raters; the text hash does). The
-unit of a response-level dimension is ``(item, response text sha256)``; of a
-case-level dimension, the item. Preference dimensions are left out: a direction names a
-label, and labels mean different responses to different raters. Nothing under
-``sealed/`` is read.
+unit of a response-level dimension (and of a total) is ``(item, response text
+sha256)``; of a case-level dimension, the item. A preference dimension gets a row with
+no alpha that says why: a direction names a label, and labels mean different responses
+to different raters. Nothing under ``sealed/`` is read.
 
-Per dimension: Krippendorff's alpha at the rubric's level over the values observed,
-with its bootstrap interval (the plan's ``n_boot`` and seed), and for each rater the
-change in alpha when that rater is left out (leave-one-out), so a rater who misread
-the rubric is seen while there is time to talk to them.
+Per dimension and per total: Krippendorff's alpha at the rubric's level over the values
+observed, with its bootstrap interval (the plan's ``n_boot`` and seed), and for each
+rater the change in alpha when that rater is left out (leave-one-out), so a rater who
+misread the rubric is seen while there is time to talk to them.
+
+The alpha is the one ``analyze`` computes on the same ratings; its interval may differ a
+little (:data:`PREVIEW_NOTE`): the bootstrap draws units by their position, and analyze
+orders a case's responses by arm, which only the sealed key tells.
 """
 
 from __future__ import annotations
@@ -26,14 +30,21 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from ..errors import MissingStepError
+from ..errors import MissingStepError, command_line
 from ..packs.manifest import open_manifest
 from ..spec.study import Study, load_study
 from .outputs import COLLECTION_FILE, OUT_DIR, RATINGS_NAME, verify_ratings
 
-_NUMERIC = ("scale", "number", "count", "checklist")
+_NUMERIC = ("scale", "number", "count", "checklist", "total")
 _POINTS = ("count", "checklist")  # analysed on their points (binned count, Yes count)
 _LEFT_OUT_KINDS = ("preference", "text")
+PREFERENCE_LEFT_OUT = ("no alpha before analyze: a direction names a label, and a label "
+                       "shows different responses to different raters (analyze reads it "
+                       "by arm, with the key)")
+PREVIEW_NOTE = ("a preview from the blinded ratings ({n_boot:,} resamples, seed {seed}): "
+                "each alpha is analyze's on the same ratings, but an interval may differ a "
+                "little from analyze's, which orders each case's responses by arm (sealed); "
+                "analyze's figures are final")
 
 
 @dataclass
@@ -76,12 +87,30 @@ def blinded_agreement(study_dir: str | Path) -> list[DimensionAgreement]:
     study, ratings, text_of = _blinded_inputs(Path(study_dir))
     out = []
     for dim in study.rubric.dimensions:
-        if dim.scope == "study" or dim.kind in _LEFT_OUT_KINDS:
+        if dim.scope == "study" or dim.kind == "text":
+            continue
+        if dim.kind == "preference":  # named, so the list shows every measure analyze has
+            out.append(DimensionAgreement(dim.id, "nominal", None, None, None, 0, 0,
+                                          reason=PREFERENCE_LEFT_OUT))
             continue
         rows = _rows_of(ratings, dim.id, dim.kind)
         out.append(_agreement(study, dim.id, dim.level, _matrix(rows, dim.kind, text_of,
                                                                 dim.na_choices)))
+    for total in study.rubric.totals:  # the measure the decision rests on
+        rows = _rows_of(ratings, total.id, "total")
+        out.append(_agreement(study, total.id, total.level,
+                              _matrix(rows, "total", text_of, ())))
     return out
+
+
+def check_collected(study_dir: str | Path) -> None:
+    """Raise :class:`MissingStepError` when collect has written no ratings yet (before
+    anything else is shown: the agreement cannot be computed)."""
+    root = Path(study_dir)
+    if not (root / OUT_DIR / RATINGS_NAME).exists() and \
+            not (root / OUT_DIR / COLLECTION_FILE).exists():  # not "collect again"
+        raise MissingStepError(f"{root / OUT_DIR / RATINGS_NAME}: no ratings collected yet",
+                               command_line("collect", root))
 
 
 def blinded_matrix(study_dir: str | Path, dimension: str) -> pd.DataFrame:
@@ -95,10 +124,7 @@ def _blinded_inputs(root: Path) -> tuple[Study, pd.DataFrame, dict[str, str]]:
     """The study, its sitting-1 blinded ratings (checked against collect's record) and
     each row id's response text hash."""
     study = load_study(root)
-    if not (root / OUT_DIR / RATINGS_NAME).exists() and \
-            not (root / OUT_DIR / COLLECTION_FILE).exists():  # not "collect again"
-        raise MissingStepError(f"{root / OUT_DIR / RATINGS_NAME}: no ratings collected yet",
-                               f"sheetflow collect {root}")
+    check_collected(root)
     ratings = pd.read_csv(io.BytesIO(verify_ratings(root).data), dtype=str,
                           keep_default_na=False)
     return study, ratings[ratings["sitting"] == "1"], _response_hashes(root)
@@ -106,9 +132,23 @@ def _blinded_inputs(root: Path) -> tuple[Study, pd.DataFrame, dict[str, str]]:
 
 def _rows_of(ratings: pd.DataFrame, dim_id: str, kind: str) -> pd.DataFrame:
     """A dimension's analysable ratings: the points of a count or checklist (as the
-    analysis takes them), the value of every other kind."""
+    analysis takes them), a total's sum, the value of every other kind."""
+    if kind == "total":
+        return _total_rows(ratings, dim_id)
     wanted = "points" if kind in _POINTS else "value"
     return ratings[(ratings["dimension"] == dim_id) & (ratings["field"] == wanted)]
+
+
+def _total_rows(ratings: pd.DataFrame, total_id: str) -> pd.DataFrame:
+    """A total's sums, each with the row id of the response it sums: a total's line in
+    the ratings table names the response by its label alone, and the rater's other
+    answers on that response carry the row id (a label means different responses to
+    different raters; the row id leads to the response's text)."""
+    rows = ratings[(ratings["dimension"] == total_id) & (ratings["field"] == "total")]
+    keys = ["rater_id", "case_id", "label"]
+    named = ratings[ratings["row_id"] != ""].drop_duplicates(keys)[[*keys, "row_id"]]
+    joined = rows.drop(columns="row_id").merge(named, on=keys, how="left")
+    return joined.assign(row_id=joined["row_id"].fillna(""))
 
 
 def _response_hashes(root: Path) -> dict[str, str]:
