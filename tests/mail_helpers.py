@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import time
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
@@ -24,11 +26,15 @@ SENDER = "Study Desk <desk@example.org>"
 
 
 def mail_study(root: Path, template: str = "paired-rubric", mail: str = "") -> Path:
-    """A generated study with a ``[mail]`` table (``from`` plus ``mail``)."""
+    """A generated study with a ``[mail]`` table (``from`` plus ``mail``), its packs
+    written a week ago: packs sent by hand get no reminder within ``--min-days`` of
+    generate, and these tests remind at once."""
     init_study(root, template)
     with (root / "study.toml").open("a", encoding="utf-8") as fh:
         fh.write(f'\n[mail]\nfrom = "{SENDER}"\n{mail}')
     generate_packs(root)
+    week_ago = time.time() - 7 * 86400
+    os.utime(root / L.PACKS_DIR / L.MANIFEST_FILE, (week_ago, week_ago))
     return root
 
 

@@ -42,8 +42,9 @@ def study(tmp_path_factory) -> Path:
     assert any(ln.startswith("not returned: EV-03 (Validator Three") for ln in lines)
     assert "empty.xlsx: could not be read, so its rater is unknown" in result.stdout
     assert "100% complete, rater ?" not in result.stdout
-    assert lines[-1].endswith("; 1 of 3 packs not returned (sheetflow remind); 1 file that "
-                              "could not be read, its rater unknown")
+    assert lines[-1].endswith(f"; 1 of 3 packs not returned ('sheetflow remind {root}' "
+                              "drafts the reminders); 1 file that could not be read, its "
+                              "rater unknown")
     root.joinpath("bad-cell.txt").write_text(f"{listed['sheet']}!{listed['cell']}")
     return root
 
@@ -115,7 +116,7 @@ def test_reply_draft_names_the_cells_and_attaches_the_pack(study):
 
 
 def test_remind_drafts_for_the_missing_only(study):
-    result = CliRunner().invoke(cli, ["remind", str(study), "--json"])
+    result = CliRunner().invoke(cli, ["remind", str(study), "--min-days", "0", "--json"])
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert [r["rater_id"] for r in doc["not_returned"]] == ["EV-03"]
@@ -136,11 +137,11 @@ def test_remind_exits_1_when_a_rater_has_no_address_to_remind(tmp_path):
     generate_packs(root)
     files = fill_packs(root, seed=5)
     files[2].unlink()  # EV-03, who has no address
-    result = CliRunner().invoke(cli, ["remind", str(root), "--json"])
+    result = CliRunner().invoke(cli, ["remind", str(root), "--min-days", "0", "--json"])
     assert result.exit_code == 1, result.output
     doc = json.loads(result.stdout)
     assert doc["ok"] is False and doc["no_email"] == ["EV-03"] and doc["drafts"] == []
-    text = CliRunner().invoke(cli, ["remind", str(root)]).output
+    text = CliRunner().invoke(cli, ["remind", str(root), "--min-days", "0"]).output
     assert "EV-03 has not returned and has no e-mail address" in text
 
 
@@ -230,7 +231,7 @@ def test_remind_rows_carry_the_mail_history_status_shows(study, monkeypatch):
         return [dataclasses.replace(p, mail=mail) if not p.returned else p
                 for p in real(*args, **kwargs)]
     monkeypatch.setattr(reminders, "status", invited)
-    result = reminders.remind(study, now=dt.datetime(2026, 10, 5, tzinfo=dt.UTC))
+    result = reminders.remind(study, min_days=0, now=dt.datetime(2026, 10, 5, tzinfo=dt.UTC))
     (row,) = result.rows
     assert (row.invited, row.overdue) == ("2026-09-15 09:00", True)
 
@@ -257,12 +258,12 @@ def test_remind_refuses_a_pack_changed_after_generate_and_writes_nothing(tmp_pat
     the hashes has nothing to compare with: its drafts are written as before."""
     root = init_study(tmp_path / "s", "paired-rubric")
     generate_packs(root)
-    assert CliRunner().invoke(cli, ["remind", str(root)]).exit_code == 0
+    assert CliRunner().invoke(cli, ["remind", str(root), "--min-days", "0"]).exit_code == 0
     reminders = root / "out" / "reminders"
     before = _drafts_state(reminders)
     assert len(before) == 3
     name = _change_pack(root, "EV-02")
-    result = CliRunner().invoke(cli, ["remind", str(root)])
+    result = CliRunner().invoke(cli, ["remind", str(root), "--min-days", "0"])
     assert result.exit_code == 3, result.output
     assert result.stderr.splitlines() == [
         f"error: packs/{name}: the bytes attached are not the ones packs/manifest.json "
@@ -276,7 +277,7 @@ def test_remind_refuses_a_pack_changed_after_generate_and_writes_nothing(tmp_pat
     for entry in manifest["packs"]:
         del entry["sha256"]
     path.write_text(json.dumps(manifest), encoding="utf-8")
-    again = CliRunner().invoke(cli, ["remind", str(root)])
+    again = CliRunner().invoke(cli, ["remind", str(root), "--min-days", "0"])
     assert again.exit_code == 0, again.output
     after = _drafts_state(reminders)
     assert sorted(after) == sorted(before) and after != before  # written anew
@@ -290,7 +291,7 @@ def test_remind_replaces_its_drafts_whole_or_not_at_all(tmp_path, monkeypatch):
 
     root = init_study(tmp_path / "s", "paired-rubric")
     generate_packs(root)
-    assert CliRunner().invoke(cli, ["remind", str(root)]).exit_code == 0
+    assert CliRunner().invoke(cli, ["remind", str(root), "--min-days", "0"]).exit_code == 0
     reminders = root / "out" / "reminders"
     before = _drafts_state(reminders)
     real = Path.write_bytes
@@ -304,7 +305,7 @@ def test_remind_replaces_its_drafts_whole_or_not_at_all(tmp_path, monkeypatch):
         return real(self, data)
     monkeypatch.setattr(Path, "write_bytes", disk_full_at_the_second_draft)
     with pytest.raises(OSError, match="No space left"):
-        remind(root)
+        remind(root, min_days=0)
     monkeypatch.undo()
     assert _drafts_state(reminders) == before
 

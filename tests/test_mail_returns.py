@@ -173,8 +173,8 @@ def test_an_unconfirmed_invitation_shows_in_status_and_remind_not_as_never_invit
     rows = shown.stdout.splitlines()
     at = next(i for i, line in enumerate(rows) if line.startswith(second.id))
     assert "invitation unconfirmed (sending began " in rows[at + 1]
-    assert "it may have arrived (ask the rater); 'send invitations --resend --rater " \
-        f"{second.id}' sends it again" in rows[at + 1]
+    assert "it may have arrived (ask the rater); 'sheetflow send " \
+        f"{root} invitations --resend --rater {second.id}' sends it again" in rows[at + 1]
     _, doc = run_json("status", str(root))
     row = next(r for r in doc["raters"] if r["rater"] == second.id)
     assert row["invited"] == "" and row["invitation_unconfirmed"]
@@ -412,7 +412,7 @@ def test_status_stops_asking_to_send_a_reply_already_sent(tmp_path):
     status still said "sheetflow send replies sends them"."""
     root, pack = _collected_with_an_error(tmp_path)
     before = run("status", str(root))
-    assert "sheetflow send replies sends them" in before.stdout
+    assert f"'sheetflow send {root} replies' sends them" in before.stdout
     _send_the_reply(root)
     after = run("status", str(root))
     assert after.exit_code == 1  # the errors are still there, and two packs are out

@@ -588,11 +588,12 @@ def test_status_names_a_reply_that_send_replies_would_not_send(tmp_path):
             "reply draft is written or sent: send them the list on the Issues sheet of "
             "out/validation.xlsx yourself") in lines
     (held,) = [ln for ln in lines if ln.startswith("no reply to EV-01 (sitting 1): ")]
-    assert held.startswith("no reply to EV-01 (sitting 1): 'send replies' holds "
-                           "out/feedback/EV-01.eml, the same reply as an earlier one: "
+    assert held.startswith(f"no reply to EV-01 (sitting 1): 'sheetflow send {root} replies' "
+                           "holds out/feedback/EV-01.eml, the same reply as an earlier one: "
                            "already sent on ")
-    assert held.endswith("; --resend sends it again (--rater EV-01 for theirs alone)")
-    assert not any("sheetflow send replies sends them" in ln for ln in lines)
+    assert held.endswith(f"; --resend sends it again ('sheetflow send {root} replies --resend "
+                         "--rater EV-01' for theirs alone)")
+    assert not any("replies' sends them" in ln for ln in lines)
     _, shown = run_json("status", str(root))
     by_rater = {r["rater"]: r for r in shown["raters"]}
     assert by_rater["EV-01"]["reply_held"] == held.split(": ", 1)[1]

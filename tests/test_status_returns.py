@@ -105,7 +105,8 @@ def test_status_exits_1_while_returns_are_not_collected(study):
     assert result.exit_code == 1, result.output
     assert "3 of 3 packs returned" in result.stdout
     assert (f"1 file in returns/ new or changed since the last collect ({third.name}): "
-            "out/ is not current; sheetflow collect is the next step") in result.stdout
+            f"out/ is not current; 'sheetflow collect {study}' is the next step"
+            ) in result.stdout
     doc = json.loads(CliRunner().invoke(cli, ["status", str(study), "--json"]).stdout)
     assert doc["ok"] is False and doc["not_collected"] == [third.name]
     assert CliRunner().invoke(cli, ["collect", str(study)]).exit_code == 0
@@ -119,7 +120,7 @@ def test_status_before_any_collect_says_collect_is_next(study):
     result = CliRunner().invoke(cli, ["status", str(study)])
     assert result.exit_code == 1, result.output
     assert "3 files in returns/ not collected yet (" in result.stdout
-    assert result.stdout.rstrip().endswith("sheetflow collect is the next step")
+    assert result.stdout.rstrip().endswith(f"'sheetflow collect {study}' is the next step")
 
 
 def test_status_names_a_file_that_matches_no_pack_and_exits_1(study):

@@ -134,7 +134,7 @@ def test_identity_conflict_message_shows_the_odd_value(study, collected):
 
 
 def test_remind_writes_no_has_not_arrived_draft_for_an_unusable_return(study, collected):
-    result = CliRunner().invoke(cli, ["remind", str(study), "--json"])
+    result = CliRunner().invoke(cli, ["remind", str(study), "--min-days", "0", "--json"])
     assert result.exit_code == 1, result.output  # the unusable files still need the coordinator
     doc = json.loads(result.stdout)
     assert doc["ok"] is False
@@ -142,7 +142,7 @@ def test_remind_writes_no_has_not_arrived_draft_for_an_unusable_return(study, co
     assert [u["rater"] for u in doc["unusable"]] == ["EV-01", "EV-02"]
     drafts = sorted(p.name for p in (study / "out" / "reminders").iterdir())
     assert drafts == ["EV-03.eml"]
-    text = CliRunner().invoke(cli, ["remind", str(study)]).stdout
+    text = CliRunner().invoke(cli, ["remind", str(study), "--min-days", "0"]).stdout
     assert "no reminder EV-01 (sitting 1): a file came back but cannot be used" in text
 
 
@@ -159,8 +159,9 @@ def test_status_shows_the_unusable_return_and_exits_1(study, collected):
     text = CliRunner().invoke(cli, ["status", str(study)])
     assert text.exit_code == 1
     assert text.stdout.splitlines()[-1] == (
-        "2 of 3 packs returned; 2 with a file that cannot be used (sheetflow collect); 1 "
-        "file that could not be read, its rater unknown (find out who sent it)")
+        "2 of 3 packs returned; 2 with a file that cannot be used (collect's reply drafts "
+        f"in out/feedback/ ask for the files again; 'sheetflow send {study} replies' sends "
+        "them); 1 file that could not be read, its rater unknown (find out who sent it)")
     assert COPY_NAME not in text.stdout  # read once: its original is on EV-01's row
 
 
@@ -249,7 +250,7 @@ def test_a_return_saved_as_ods_or_xls_under_the_packs_name_is_linked(tmp_path):
     assert "not returned: EV-01" not in result.stdout
     drafts = sorted(p.name for p in (root / "out" / "feedback").iterdir())
     assert drafts == ["EV-01.eml", "EV-02.eml"]
-    reminders = CliRunner().invoke(cli, ["remind", str(root)])
+    reminders = CliRunner().invoke(cli, ["remind", str(root), "--min-days", "0"])
     for rater in ("EV-01", "EV-02"):
         assert f"no reminder {rater} (sitting 1): a file came back but cannot be used" \
             in reminders.output

@@ -45,7 +45,7 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
     progress = out.progress("checking returns")
     result = collect(directory, list(files) or None, progress=progress)
     progress.close()
-    _summary(out, result)
+    _summary(out, result, directory)
     if result.removed:  # the analysis of the table this collect replaced
         out.warn(retired_line(directory, result.removed, TABLE_REPLACED))
     if result.journal_damaged:  # a sender, a received time or a reply went unseen
@@ -68,7 +68,7 @@ def unread_text_count(returns: int) -> str:
             "sheetflow does not read")
 
 
-def _summary(out: Output, result: Collection) -> None:
+def _summary(out: Output, result: Collection, directory: Path) -> None:
     from ..collect.drafts import reply_left_out
     from ..collect.links import (
         UNREAD_WHAT,
@@ -78,6 +78,7 @@ def _summary(out: Output, result: Collection) -> None:
         unread_stranger,
     )
     from ..collect.returns import escape_controls
+    from ..errors import command_line
 
     report = result.report
     read = report.originals()
@@ -136,8 +137,8 @@ def _summary(out: Output, result: Collection) -> None:
     for rater, _, pack in result.feedback.changed:
         out.warn(reply_left_out(rater, pack))
     expected = len(result.roster) - sum(r.state == "unknown" for r in result.roster)
-    tail = (f"; {len(missing)} of {expected} packs not returned (sheetflow remind)"
-            if missing else "")
+    tail = (f"; {len(missing)} of {expected} packs not returned "
+            f"('{command_line('remind', directory)}' drafts the reminders)" if missing else "")
     tail += f"; {len(unusable)} with a file that cannot be used" if unusable else ""
     tail += f"; {unread_count(len(unread))}" if unread else ""
     texts = report.unread_text_files()
@@ -185,6 +186,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     """
     from ..collect.links import unread_count
     from ..collect.mail_state import FETCHED_RISK, short_time
+    from ..collect.next_steps import replies_step, unusable_step
     from ..collect.outputs import check_run
     from ..collect.pack_status import status_report
     from ..collect.reminders import unconfirmed_invitation
@@ -218,7 +220,8 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
             ("invited", history.invited), ("received", history.returned),
             ("reply sent", history.reply_sent)) if t]
         if history.invitation_unconfirmed:
-            mail.append(unconfirmed_invitation(r.rater, history.invitation_unconfirmed))
+            mail.append(unconfirmed_invitation(r.rater, history.invitation_unconfirmed,
+                                               directory))
         mail += [f"reminded {short_time(t)}" for t in history.reminded]
         mail += ["OVERDUE"] * history.overdue + [history.held] * bool(history.held)
         if mail:
@@ -226,8 +229,9 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     returned = sum(r.returned for r in rows)
     unusable = [r for r in rows if r.unusable]
     mixed = check_run(directory)
-    tail = (f"; {len(unusable)} with a file that cannot be used (sheetflow collect)"
-            if unusable else "")
+    current = not report.not_collected and report.collected
+    tail = (f"; {len(unusable)} with a file that cannot be used "
+            f"({unusable_step(directory, current)})" if unusable else "")
     for u in report.unmatched:  # a file no pack row shows: collect reports it too
         if u.unread:  # it may be a pack of this study: what to do, then its error
             out.say(escape_controls(f"{u.file}: {u.unread}"), fg="red")
@@ -251,7 +255,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
                 "files (the Issues sheet of out/validation.xlsx, which sheetflow collect "
                 "writes, names each place)", fg="yellow")
     if stale:  # out/ is not what the returns now say
-        out.say(_not_collected_line(stale, report.collected), fg="yellow")
+        out.say(_not_collected_line(stale, report.collected, directory), fg="yellow")
     for problem in mixed:
         out.warn(problem)
     if damaged:  # the mail history and the returns as collect reads them may be wrong
@@ -263,9 +267,8 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     for r in held:  # send replies would not send it: the rater would never hear
         out.say(f"no reply to {r.rater} (sitting {r.sitting}): {r.reply_held}", fg="red")
     if due:
-        out.say(f"{counted(due, 'returned pack')} with errors: sheetflow collect "
-                "writes a reply draft to each (out/feedback/), sheetflow send replies sends "
-                "them", fg="red")
+        out.say(f"{counted(due, 'returned pack')} with errors: "
+                f"{replies_step(directory, current)}", fg="red")
     if len(with_errors) > due + len(held):  # the journal shows the reply went after it
         out.say(f"{counted(len(with_errors) - due - len(held), 'returned pack')} with errors: the "
                 "reply asking for fixes was sent (mail.jsonl); waiting for the corrected "
@@ -284,12 +287,14 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
         click.get_current_context().exit(EXIT_DATA)
 
 
-def _not_collected_line(names: list[str], collected: bool) -> str:
+def _not_collected_line(names: list[str], collected: bool, directory: Path) -> str:
     """One line: the files of returns/ collect has not read, and that it runs next."""
+    from ..errors import command_line
+
     shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
     when = "new or changed since the last collect" if collected else "not collected yet"
     return (f"{counted(len(names), 'file')} in returns/ {when} ({shown}): out/ is not "
-            "current; sheetflow collect is the next step")
+            f"current; '{command_line('collect', directory)}' is the next step")
 
 
 def _pack_sent(row: RaterStatus) -> str:

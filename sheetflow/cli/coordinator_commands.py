@@ -12,7 +12,8 @@ from .common import EXIT_DATA, Days, Output, command
 
 @command("remind")
 @click.option("--min-days", type=Days(), default=3.0, show_default=True,
-              help="No second reminder to one pack within this many days.")
+              help="No reminder to a pack within this many days of its last one, nor "
+                   "(packs sent by hand) of generate writing it.")
 @click.option("--now", "now_text", metavar="TIME",
               help="The clock for the sitting-2 hold and overdue (yyyy-mm-dd hh:mm, "
                    "UTC; default now); --min-days never counts past the real time.")
@@ -23,8 +24,10 @@ def remind_command(out: Output, directory: Path, min_days: float,
     The drafts (out/reminders/<rater_id>.eml, unsent, the pack attached again) open
     in a mail program ready to send, or go with 'sheetflow send DIR reminders'. A pack
     never invited (mail.jsonl), one whose invitation is unconfirmed (it may or may not
-    have arrived), a sitting-2 pack not yet due and one reminded within --min-days get
-    none (each is named).
+    have arrived), a sitting-2 pack not yet due, one reminded within --min-days and,
+    with no invitation in mail.jsonl (packs sent by hand), one that generate wrote
+    within --min-days get none (each is named). With a [mail] deadline, each reminder
+    states it (or that it has passed).
 
     Exits 1 when a pack needs the coordinator beyond the drafts: a file linked to it
     came back and cannot be used (collect's reply draft asks for it again), or its
@@ -35,18 +38,22 @@ def remind_command(out: Output, directory: Path, min_days: float,
 
     Example: sheetflow remind my-study
     """
+    from ..collect.next_steps import collect_current, unusable_step
     from ..collect.reminders import remind
     from .mail_commands import parse_now
 
     result = remind(directory, min_days=min_days, now=parse_now(now_text))
     rows, drafts = result.rows, result.drafts
     if result.by_hand:
-        out.say("no invitation in mail.jsonl: packs taken as sent by hand")
+        when = (f" when generate wrote them ({result.written:%Y-%m-%d %H:%M} UTC)"
+                if result.written else "")
+        out.say(f"no invitation in mail.jsonl: packs taken as sent by hand{when}")
     for rater, sitting, why in result.skipped:
         out.say(f"no reminder {rater} (sitting {sitting}): {why}", fg="yellow")
+    step = unusable_step(directory, collect_current(directory)) if result.unusable else ""
     for rater, sitting, why in result.unusable:
         out.say(f"no reminder {rater} (sitting {sitting}): a file came back but cannot be "
-                f"used ({why}); see 'sheetflow collect' and its reply draft", fg="red")
+                f"used ({why}); {step}", fg="red")
     for path in drafts.written:
         out.say(f"draft      {path}")
     for rater in drafts.no_email:
@@ -58,7 +65,7 @@ def remind_command(out: Output, directory: Path, min_days: float,
                      fg="yellow")
     elif result.unusable:
         out.headline(f"no reminders needed; {counted(len(result.unusable), 'pack')} with "
-                     "a file that cannot be used (sheetflow collect)", fg="yellow")
+                     f"a file that cannot be used ({step})", fg="yellow")
     else:
         out.headline("every pack has come back; no reminders needed", fg="green")
     needs_you = bool(result.unusable or drafts.no_email)

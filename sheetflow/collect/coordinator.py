@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import close_workbook
+from ..errors import close_workbook, command_line
 from ..spec.study import Rater, Study
 from ..words import counted
 from ..workbook.printing import set_print, text_lines
@@ -172,7 +172,8 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
         files += [f for f in linked if sole_link(f)]
         placed.update(f.file for f in linked if sole_link(f))
         if not files:
-            todo = todo_missing(rater, _misnamed(report.files, pack))
+            todo = todo_missing(rater, study.root, _misnamed(report.files, pack),
+                                pack.sitting)
             rows.append(RosterRow("missing", rater.id, rater.name, rater.email, pack.sitting,
                                   pack.file, "", None, 0, 0, False, todo, **history))
             continue
@@ -257,9 +258,11 @@ def mail_history(mail: PackMail) -> dict[str, Any]:
             "reply_sent": short_time(mail.reply_sent), "overdue": mail.overdue}
 
 
-def todo_missing(rater: Rater, misnamed: list[tuple[str, str]] | None = None) -> str:
+def todo_missing(rater: Rater, study_dir: str | Path,
+                 misnamed: list[tuple[str, str]] | None = None, sitting: int = 1) -> str:
     """What to do about a pack that has not come back.
 
+    ``study_dir``: the study folder as the user named it, for the commands to type.
     ``misnamed``: (file, rater) of each returned file named as this pack but holding
     another rater's workbook (``file-name-mismatch``): named, so the coordinator does
     not take the file in ``returns/`` for this rater's return.
@@ -267,8 +270,9 @@ def todo_missing(rater: Rater, misnamed: list[tuple[str, str]] | None = None) ->
     aside = "".join(f"{file} in returns/ has this pack's name but is rater {other}'s "
                     f"workbook (see {other}'s row); " for file, other in misnamed or [])
     if rater.email:
-        return (f"not returned yet: {aside}run 'sheetflow remind' and send the draft in "
-                f"out/{REMINDERS_DIR}/{rater.id}.eml")
+        return (f"not returned yet: {aside}run '{command_line('remind', study_dir)}' and "
+                f"send the draft out/{REMINDERS_DIR}/{draft_name(rater.id, sitting)} "
+                f"(or '{command_line('send', study_dir, 'reminders')}')")
     return f"not returned yet: {aside}remind them (no e-mail address in the raters file)"
 
 

@@ -20,6 +20,7 @@ Above :mod:`.coordinator` (the roster the drafts are made from); nothing here pr
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from collections import defaultdict
 from collections.abc import Callable
@@ -182,9 +183,21 @@ def write_reminders(study: Study, root: Path, rows: list[RosterRow],
             f"I have not yet received your scoring workbook ({row.pack}). Could you fill "
             "in the yellow cells, save it and send it back to me? The workbook is attached "
             "again in case you need it.", "",
+            *_deadline_lines(study.mail.deadline, row.overdue),
             "If you have already sent it, please send it once more: it has not arrived.",
             "", "Thank you!", ""]))
     return _draft_each(study, root, rows, ("missing",), heads, compose)
+
+
+def _deadline_lines(deadline: dt.date | None, overdue: bool) -> list[str]:
+    """The study's ``[mail] deadline`` as a reminder states it (none when unset): the
+    rater learns the date, or that it has passed (the end of that day, UTC)."""
+    if deadline is None:
+        return []
+    if overdue:
+        return [f"The deadline was {deadline.isoformat()}: please send it as soon as you "
+                "can.", ""]
+    return [f"Please send it back by {deadline.isoformat()}, the deadline of the study.", ""]
 
 
 def _draft_each(study: Study, root: Path, rows: list[RosterRow], states: tuple[str, ...],

@@ -32,7 +32,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import SealError, SheetflowError, UsageError
+from ..errors import MissingStepError, SealError, SheetflowError, UsageError, command_line
 from ..packs.journal import Journal, damaged_journal, iso, read_journal
 from ..packs.mail import build_eml, outgoing
 from ..packs.manifest import PackHead, changed_packs, changed_packs_problem, open_manifest
@@ -43,7 +43,7 @@ from ..words import counted
 from ..workbook import layout as L
 from .coordinator import FEEDBACK_DIR, REMINDERS_DIR, draft_name
 from .drafts import reply_about
-from .outputs import returns_since_collect
+from .outputs import COLLECTION_FILE, returns_since_collect
 from .pack_status import status
 from .reminders import MIN_DAYS, remind
 from .run import OUT_DIR
@@ -201,7 +201,8 @@ def _invitations(root: Path, study: Study, box: Outbox, min_days: float,
         pack = root / L.PACKS_DIR / head.file
         if not pack.is_file():
             raise UsageError(f"{L.PACKS_DIR}/{head.file}: the pack is missing; run "
-                             "'sheetflow generate' again (or restore it) before sending")
+                             f"'{command_line('generate', root)}' again (or restore it) "
+                             "before sending")
         out.append((head.rater_id, head.sitting, build_eml(study, rater, pack, head.sitting),
                     ""))
     return out
@@ -243,7 +244,11 @@ def _replies(root: Path, study: Study, box: Outbox, min_days: float,
         shown = ", ".join(changed[:3]) + (", ..." if len(changed) > 3 else "")
         raise UsageError(f"{L.RETURNS_DIR}/ holds {counted(len(changed), 'file')} the last "
                          f"collect did not read ({shown}): the reply drafts may ask for what "
-                         f"is fixed already; run 'sheetflow collect {root}' first")
+                         f"is fixed already; run '{command_line('collect', root)}' first")
+    if not (root / OUT_DIR / COLLECTION_FILE).is_file():  # no drafts: not "0 to send"
+        raise MissingStepError(f"{root / OUT_DIR / FEEDBACK_DIR}: no reply drafts, collect "
+                               "has not run (it writes one per file with errors)",
+                               command_line("collect", root))
     folder = root / OUT_DIR / FEEDBACK_DIR
     out = []
     for rater in study.raters:

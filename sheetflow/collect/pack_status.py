@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..errors import command_line
 from ..packs.journal import Journal, parse_time, read_journal
 from ..packs.manifest import PackHead, changed_packs, open_manifest
 from ..spec.study import Study, load_study
@@ -176,15 +177,16 @@ def reply_held(row: RaterStatus, study: Study, heads: list[PackHead], root: Path
     if drafts is not None and (drafts / name).is_file():  # what send replies would send
         held = journal.why_held(reply_key(row.rater, row.sitting,
                                           (drafts / name).read_bytes()))
-        return (f"'send replies' holds {OUT_DIR}/{FEEDBACK_DIR}/{name}, the same reply as "
-                f"an earlier one: {held} (--rater {row.rater} for theirs alone)"
-                ) if held else ""
+        again = command_line("send", root, "replies", "--resend", "--rater", row.rater)
+        return (f"'{command_line('send', root, 'replies')}' holds {OUT_DIR}/{FEEDBACK_DIR}/"
+                f"{name}, the same reply as an earlier one: {held} ('{again}' for theirs "
+                "alone)") if held else ""
     changed = _changed_pack(root, row.file, heads)
     if changed:  # collect leaves its reply out
         return reply_left_out(row.rater, changed)
     if drafts is not None:  # removed since collect wrote it
-        return (f"no reply draft {OUT_DIR}/{FEEDBACK_DIR}/{name} to send: run sheetflow "
-                "collect again, which writes it")
+        return (f"no reply draft {OUT_DIR}/{FEEDBACK_DIR}/{name} to send: run "
+                f"'{command_line('collect', root)}' again, which writes it")
     return ""  # collect writes it (status says collect is next)
 
 

@@ -11,13 +11,16 @@ A pack gets a reminder when all of these hold:
 * it was invited: the mail journal records its invitation as sent. An invitation
   whose outcome is unknown (*unconfirmed*: it may or may not have arrived) gets no
   reminder but is named, with how to send it again. A study whose journal records no
-  invitation at all had its packs sent by hand; its sitting-1 packs count as sent at
-  ``generate``, and its sitting-2 packs once they are due;
+  invitation at all had its packs sent by hand; its packs count as sent when
+  ``generate`` (or ``lock``) wrote them (the time of ``packs/manifest.json``), and its
+  sitting-2 packs once they are due;
 * it is due: a sitting-2 pack not before 24 hours after sitting 1 came back
   (protocol 001, see :mod:`.mail_state`);
-* no reminder was sent to it in the last ``min_days`` days, counted up to the real
-  time or the clock given, whichever is earlier: the journal holds real sending
-  times, so a clock set ahead cannot shorten the spacing.
+* no reminder was sent to it in the last ``min_days`` days, and a pack sent by hand
+  was written at least ``min_days`` days ago (a pack made seconds ago is no pack to
+  remind anyone of), counted up to the real time or the clock given, whichever is
+  earlier: the journal and the file hold real times, so a clock set ahead cannot
+  shorten the spacing.
 
 A reminder attaching a pack whose bytes are not the workbook generate wrote (its sha256
 is not the one the manifest records) stops remind before any draft is written or
@@ -30,10 +33,11 @@ import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import SealError, SheetflowError
+from ..errors import SealError, SheetflowError, command_line
 from ..packs.journal import Journal, damaged_journal, parse_time, read_journal
 from ..packs.manifest import PackHead, changed_packs_problem, open_manifest
 from ..spec.study import Rater, load_study
+from ..workbook import layout as L
 from .coordinator import REMINDERS_DIR, RosterRow, mail_history, todo_missing
 from .drafts import Drafts, save_drafts, write_reminders
 from .pack_status import RaterStatus, status
@@ -56,6 +60,9 @@ class Reminders:
     that cannot be used: no reminder."""
     by_hand: bool = False
     """No invitation in the journal: packs taken as sent by hand."""
+    written: dt.datetime | None = None
+    """When generate wrote the packs (``packs/manifest.json``): the time packs sent by
+    hand are taken as sent (None when not by hand, or unknown)."""
     kept: str = ""
     """Why ``out/reminders/`` is left as it was ("" when nothing keeps it so): a reminder
     of a rater the caller does not send to (``raters``) attaches a pack changed after
@@ -126,20 +133,21 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
         raise SheetflowError(damaged_journal(journal.damaged, then="run remind again"))
     # any invitation tried, whatever came of it, means the packs go by e-mail here
     by_hand = not any(d.kind == "invitation" for d in journal.deliveries.values())
-    out = Reminders(by_hand=by_hand)
+    out = Reminders(by_hand=by_hand, written=_packs_written(root) if by_hand else None)
     for pack in status(root, now=now, journal=journal):
         if pack.unusable:
             out.unusable.append((pack.rater, pack.sitting, pack.unusable))
             continue
         if pack.returned:
             continue
-        why = _not_due(pack, by_hand, min_days, now)
+        why = _not_due(pack, out, min_days, now, root)
         if why:
             out.skipped.append((pack.rater, pack.sitting, why))
             continue
         rater = known.get(pack.rater, Rater(pack.rater))
         out.rows.append(RosterRow("missing", rater.id, rater.name, rater.email, pack.sitting,
-                                  pack.file, "", None, 0, 0, False, todo_missing(rater),
+                                  pack.file, "", None, 0, 0, False,
+                                  todo_missing(rater, root, sitting=pack.sitting),
                                   **mail_history(pack.mail)))  # as status shows it
     if heads is None:
         manifest = open_manifest(root)
@@ -170,26 +178,45 @@ def folder_kept(changed: list[tuple[str, int, str]], then: str) -> str:
                   "for are composed and checked all the same)"), then=then)
 
 
-def _not_due(pack: RaterStatus, by_hand: bool, min_days: float, now: dt.datetime) -> str:
-    """Why a pack not returned gets no reminder now ("" when it gets one)."""
+def _packs_written(root: Path) -> dt.datetime | None:
+    """When generate (or lock) last wrote the manifest, in UTC (None when unknown)."""
+    try:
+        stamp = (root / L.PACKS_DIR / L.MANIFEST_FILE).stat().st_mtime
+    except OSError:
+        return None
+    return dt.datetime.fromtimestamp(stamp, dt.UTC).replace(microsecond=0)
+
+
+def _not_due(pack: RaterStatus, sent: Reminders, min_days: float, now: dt.datetime,
+             root: Path) -> str:
+    """Why a pack not returned gets no reminder now ("" when it gets one); ``sent``
+    says whether the packs went by hand, and when they were written."""
+    by_hand, written = sent.by_hand, sent.written
     if pack.mail.held:
         return pack.mail.held
     if not pack.mail.invited and pack.mail.invitation_unconfirmed:
-        return unconfirmed_invitation(pack.rater, pack.mail.invitation_unconfirmed)
+        return unconfirmed_invitation(pack.rater, pack.mail.invitation_unconfirmed, root)
     if not pack.mail.invited and not by_hand:
         return "never invited (no invitation sent in the mail journal)"
+    # the reminders were sent, and the packs written, at real times: a clock set ahead
+    # (--now) must not make them look older than they are
+    clock = min(now, dt.datetime.now(dt.UTC))
+    if by_hand and written is not None and not pack.mail.invited and pack.sitting == 1 \
+            and min_days > 0 and clock - written < dt.timedelta(days=min_days):
+        return (f"sent by hand (no invitation in mail.jsonl), so taken as sent when "
+                f"generate wrote it on {written:%Y-%m-%d %H:%M} UTC, less than "
+                f"{min_days:g} days ago")
     last = max((t for t in map(parse_time, pack.mail.reminded) if t), default=None)
-    # the reminders were sent at real times: a clock set ahead (--now) must not make
-    # the last one look older than it is
-    if last is not None and min(now, dt.datetime.now(dt.UTC)) - last < dt.timedelta(
-            days=min_days):
+    if last is not None and clock - last < dt.timedelta(days=min_days):
         return (f"reminded on {last:%Y-%m-%d %H:%M} UTC, less than {min_days:g} days ago")
     return ""
 
 
-def unconfirmed_invitation(rater: str, begun: str) -> str:
-    """What an invitation whose outcome is unknown is, and how to send it again."""
+def unconfirmed_invitation(rater: str, begun: str, study_dir: str | Path) -> str:
+    """What an invitation whose outcome is unknown is, and how to send it again (the
+    command with ``study_dir``, the study folder as the user named it)."""
     when = parse_time(begun)
     shown = f" (sending began {when:%Y-%m-%d %H:%M} UTC)" if when else ""
+    again = command_line("send", study_dir, "invitations", "--resend", "--rater", rater)
     return (f"invitation unconfirmed{shown}: it may have arrived (ask the rater); "
-            f"'send invitations --resend --rater {rater}' sends it again")
+            f"'{again}' sends it again")

@@ -1,0 +1,58 @@
+"""The next step ``status``, ``remind`` and ``send`` point to, as a command to type.
+
+A hint names the command with the study folder as the user gave it
+(:func:`sheetflow.errors.command_line`) and never one that has done its job already:
+once collect has read every file in ``returns/``, its reply drafts are in
+``out/feedback/`` and the step left is sending them, not collecting again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import command_line
+from .coordinator import FEEDBACK_DIR
+from .outputs import COLLECTION_FILE, OUT_DIR, returns_since_collect
+
+
+def collect_current(study_dir: str | Path) -> bool:
+    """Whether the last collect read every file now in ``returns/`` (so its reply
+    drafts are the ones to send); False before any collect."""
+    root = Path(study_dir)
+    return (root / OUT_DIR / COLLECTION_FILE).is_file() and not returns_since_collect(
+        root, all_before_first=True)
+
+
+def replies_step(study_dir: str | Path, current: bool) -> str:
+    """What brings the replies asking for fixes to the raters whose files have errors.
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        The study folder as the user named it.
+    current : bool
+        :func:`collect_current`: collect has written the drafts already.
+
+    Returns
+    -------
+    str
+        E.g. ``"'sheetflow collect my-study' writes a reply draft to each
+        (out/feedback/), then 'sheetflow send my-study replies' sends them"``.
+    """
+    send = command_line("send", study_dir, "replies")
+    if current:
+        return (f"collect wrote a reply draft to each ({OUT_DIR}/{FEEDBACK_DIR}/); '{send}' "
+                "sends them")
+    return (f"'{command_line('collect', study_dir)}' writes a reply draft to each "
+            f"({OUT_DIR}/{FEEDBACK_DIR}/), then '{send}' sends them")
+
+
+def unusable_step(study_dir: str | Path, current: bool) -> str:
+    """What gets a file that came back but cannot be used sent again: collect's reply
+    draft asking for it (a rater without an e-mail address gets none: their row says
+    so)."""
+    if current:
+        return (f"collect's reply drafts in {OUT_DIR}/{FEEDBACK_DIR}/ ask for the files "
+                f"again; '{command_line('send', study_dir, 'replies')}' sends them")
+    return (f"'{command_line('collect', study_dir)}' writes a reply draft asking for each "
+            "file again")

@@ -1,0 +1,146 @@
+"""Every next step status, collect, remind and send point to is a command that works as
+typed: the whole command with the study folder as given, never one whose work is done.
+
+EV-01 sends two different files for one pack (a reply draft asks which is theirs),
+EV-02 a clean one, and EV-03 none.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from sheetflow.cli import cli
+from sheetflow.demo.simulate import fill_packs
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.templates import init_study
+from sheetflow.workbook import layout as L
+
+COMMANDS = r"(init|check|plan|generate|verify|lock|send|fetch|collect|status|remind|analyze)"
+QUOTED = re.compile(r"'(sheetflow [^']+)'")
+
+
+def _run(*args: str):
+    return CliRunner().invoke(cli, list(args))
+
+
+def _hints(text: str, root: Path) -> list[str]:
+    """Each command ``text`` tells the user to run, checked: quoted whole, parsed by the
+    CLI itself, and run on the study folder; no bare ``sheetflow <command>`` left."""
+    found = QUOTED.findall(text)
+    bare = re.findall(rf"\bsheetflow {COMMANDS}\b", QUOTED.sub("", text))
+    assert not bare, f"a hint that is no whole command: {bare} in {text!r}"
+    for line in found:
+        words = shlex.split(line)[1:]
+        group = cli.make_context("sheetflow", list(words), resilient_parsing=False)
+        sub = cli.get_command(group, words[0])
+        assert sub is not None, line
+        ctx = sub.make_context(words[0], words[1:], parent=group)
+        assert str(ctx.params["directory"]) == str(root), line
+    return found
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> Path:
+    root = init_study(tmp_path_factory.mktemp("hints") / "s", "paired-rubric")
+    with (root / "study.toml").open("a", encoding="utf-8") as fh:
+        fh.write('\n[mail]\nfrom = "coordinator@example.org"\n')
+    generate_packs(root)
+    files = fill_packs(root, seed=7)
+    files[2].unlink()  # EV-03 never returns
+    rival = root / L.RETURNS_DIR / "EV-01-second-try.xlsx"
+    shutil.copyfile(files[0], rival)
+    pack = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][0]
+    cell = next(a for a in L.iter_answer_cells(pack) if a["validation"]["type"] == "list")
+    wb = openpyxl.load_workbook(rival)
+    wb[cell["sheet"]][cell["cell"]].value = "Maybe"  # no choice of the list: an error
+    wb.save(rival)
+    return root
+
+
+@pytest.fixture
+def study(base, tmp_path) -> Path:
+    return Path(shutil.copytree(base, tmp_path / "s"))
+
+
+def test_hints_before_any_collect_are_whole_commands(study):
+    status = _run("status", str(study))
+    assert status.exit_code == 1
+    assert f"'sheetflow collect {study}' is the next step" in status.stdout
+    assert f"'sheetflow collect {study}' writes a reply draft to each" in status.stdout
+    assert f"'sheetflow send {study} replies' sends them" in status.stdout
+    _hints(status.output, study)
+    replies = _run("send", str(study), "replies", "--dry-run")
+    assert replies.exit_code == 2  # not "0 replies would be sent"
+    assert "collect has not run" in replies.stderr
+    assert _hints(replies.output, study) == [f"sheetflow collect {study}"]
+
+
+def test_hints_after_collect_send_what_collect_wrote(study):
+    collected = _run("collect", str(study))
+    assert collected.exit_code == 1
+    assert collected.stdout.splitlines()[-1].endswith(
+        f"1 of 3 packs not returned ('sheetflow remind {study}' drafts the reminders)")
+    _hints(collected.output, study)
+    status = _run("status", str(study))
+    assert status.exit_code == 1
+    (due,) = [ln for ln in status.stdout.splitlines() if "with errors: " in ln]
+    # collect has written the draft: the step left is sending it, not collecting again
+    assert due.endswith("collect wrote a reply draft to each (out/feedback/); "
+                        f"'sheetflow send {study} replies' sends them")
+    assert "is the next step" not in status.stdout
+    _hints(status.output, study)
+    ws = openpyxl.load_workbook(study / "out" / "validation.xlsx")["Status"]
+    todo = [str(row[-1].value) for row in ws.iter_rows(min_row=2)]
+    assert any(f"'sheetflow remind {study}'" in t for t in todo)
+    _hints("\n".join(todo), study)
+    remind = _run("remind", str(study), "--min-days", "0")
+    assert remind.exit_code == 0
+    _hints(remind.output, study)
+    assert _run("send", str(study), "replies", "--dry-run").exit_code == 0
+
+
+def test_an_unconfirmed_invitation_names_the_whole_command(study):
+    from sheetflow.collect.reminders import unconfirmed_invitation
+
+    text = unconfirmed_invitation("EV-03", "2026-09-16T10:00:00Z", study)
+    assert _hints(text, study) == [
+        f"sheetflow send {study} invitations --resend --rater EV-03"]
+
+
+def test_remind_right_after_generate_holds_packs_sent_by_hand(study):
+    """remind wrote reminders for packs generate made seconds earlier."""
+    result = _run("remind", str(study))
+    assert result.exit_code == 0, result.output
+    assert not list((study / "out").glob("reminders/*.eml"))
+    assert "no invitation in mail.jsonl: packs taken as sent by hand when generate " \
+        "wrote them (" in result.stdout
+    assert "no reminder EV-03 (sitting 1): sent by hand (no invitation in mail.jsonl), " \
+        "so taken as sent when generate wrote it on " in result.stdout
+    assert "less than 3 days ago" in result.stdout
+    assert _run("remind", str(study), "--min-days", "0").exit_code == 0
+    assert (study / "out" / "reminders" / "EV-03.eml").is_file()
+
+
+@pytest.mark.parametrize(("deadline", "said"), [
+    ("2000-01-31", "The deadline was 2000-01-31: please send it as soon as you can."),
+    ("2999-01-31", "Please send it back by 2999-01-31, the deadline of the study."),
+])
+def test_a_reminder_states_the_deadline(study, deadline, said):
+    spec = study / "study.toml"
+    spec.write_text(spec.read_text(encoding="utf-8") + f'deadline = "{deadline}"\n',
+                    encoding="utf-8")
+    assert _run("remind", str(study), "--min-days", "0").exit_code == 0
+    draft = email.message_from_bytes(
+        (study / "out" / "reminders" / "EV-03.eml").read_bytes(), policy=email.policy.default)
+    body = draft.get_body(("plain",)).get_content()
+    assert said in " ".join(body.split())
