@@ -538,9 +538,11 @@ def test_the_reference_arms_yield_is_no_target(one_owner_null):
             f"0/15 = 0.0%; the rule compares the two yields, no test decides it; the "
             f"one-sided Fisher test of the two (p = {fisher:.3f}) is reported, not decided on")
     assert check["note"] == note
-    line = f"winner b6_distance_forced_critic above reference b4_single_note: 20.0% met - {note}"
+    # the terminal's check line is the decision line, its bar in words beside the value
+    line = (f"check      winner b6_distance_forced_critic above reference b4_single_note: "
+            f"20.0% ({check['target']}): met - {note}")
     assert line in out.output and "target 0.0%" not in out.output
-    assert f"- {check['name']} 20.0% ({check['target']}) met - {note}" in rows
+    assert f"- {check['name']}: 20.0% ({check['target']}): met - {note}" in rows
     assert passed_cell(root, check["name"]) == "Yes"
     sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
     row = next(r for r in sheet.iter_rows(max_col=3) if r[0].value == check["name"])

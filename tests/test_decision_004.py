@@ -102,9 +102,9 @@ def test_planted_pass(tmp_path):
     assert summary["decision"]["status"] == "pass"
     checks = _checks(summary)
     for h in ("H2", "H3", "H4"):
-        assert checks[f"{h} directional in >= 2 of 3 tasks"]["value"] == 3
-    assert checks["locked trio: 3 of 3 judges scored"]["passed"] is True
-    assert checks["no critical failure"]["value"] == 0
+        assert checks[f"tasks where {h} is directional (of 3)"]["value"] == 3
+    assert checks["judges of the locked trio who scored"]["passed"] is True
+    assert checks["critical failures"]["value"] == 0
     deltas = {(h["task"], h["hypothesis"]): h["delta"] for h in summary["hypotheses"]}
     assert len(deltas) == 9 and all(d == pytest.approx(1.0) for d in deltas.values())
     assert pilot["aggregate"] == {"h2_pass_count": 3, "h3_pass_count": 3, "h4_pass_count": 3,
@@ -112,8 +112,8 @@ def test_planted_pass(tmp_path):
     assert _summary_rows(root)[2] == "DECISION: PASS"
     # the Summary's checks table shows counts as whole numbers ("3", not "3.000")
     ws = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
-    (trio,) = [r for r in ws.iter_rows(max_col=3) if r[0].value == "locked trio: 3 of 3 "
-               "judges scored"]
+    (trio,) = [r for r in ws.iter_rows(max_col=3)
+               if r[0].value == "judges of the locked trio who scored"]
     assert [(c.value, c.number_format) for c in trio[1:]] == [(3, "0"), (3, "0")]
 
 
@@ -124,7 +124,7 @@ def test_an_exact_tie_is_not_directional_for_a_strict_hypothesis(tmp_path):
     h2 = [h for h in summary["hypotheses"] if h["hypothesis"] == "H2"]
     assert len(h2) == 3 and all(abs(h["delta"]) < 1e-12 for h in h2)
     assert not any(h["directional_pass"] for h in h2)
-    check = _checks(summary)["H2 directional in >= 2 of 3 tasks"]
+    check = _checks(summary)["tasks where H2 is directional (of 3)"]
     assert (check["value"], check["passed"]) == (0, False)
     assert "a tie is not directional" in check["note"]
     assert summary["decision"]["status"] == "fail"
@@ -132,7 +132,7 @@ def test_an_exact_tie_is_not_directional_for_a_strict_hypothesis(tmp_path):
     assert pilot["aggregate"]["pilot_verdict"] == "FAIL"
     rows = _summary_rows(root)
     assert rows[2] == "DECISION: FAIL"
-    assert any(r.startswith("- H2 directional in >= 2 of 3 tasks 0 (target 2) not met")
+    assert any(r.startswith("- tasks where H2 is directional (of 3): 0 (target 2): not met")
                for r in rows)
 
 
@@ -145,7 +145,7 @@ def test_an_exact_tie_holds_h4_which_says_at_least(tmp_path):
     h4 = [h for (_, name), h in by.items() if name == "H4"]
     assert len(h4) == 3 and all(abs(h["delta"]) < 1e-12 and h["directional_pass"] for h in h4)
     assert all(h["delta"] == pytest.approx(1.0) for (_, name), h in by.items() if name != "H4")
-    check = _checks(summary)["H4 directional in >= 2 of 3 tasks"]
+    check = _checks(summary)["tasks where H4 is directional (of 3)"]
     assert (check["value"], check["passed"]) == (3, True)
     assert "a tie counts" in check["note"]
     assert summary["decision"]["status"] == "pass"
@@ -160,8 +160,12 @@ def test_a_missing_judge_makes_the_pilot_incomplete(tmp_path):
     assert out.exit_code == 1, out.output  # --allow-partial: written, still exit 1
     assert summary["decision"]["status"] == "incomplete"
     assert summary["panel"]["missing"] == ["judge-3"]
-    trio = _checks(summary)["locked trio: 3 of 3 judges scored"]
+    trio = _checks(summary)["judges of the locked trio who scored"]
     assert trio["passed"] is False and trio["value"] == 2 and "judge-3" in trio["note"]
+    # the line reads "label: value (target): outcome", and the label no longer says
+    # "3 of 3 judges scored" beside a value of 2
+    assert "check      judges of the locked trio who scored: 2 (target 3): not met - " \
+        "missing: judge-3" in out.output
     assert "DECISION: INCOMPLETE" in out.output
     assert _summary_rows(root)[2] == "DECISION: INCOMPLETE"
 
@@ -237,12 +241,12 @@ def test_the_critical_mark_is_named_and_is_the_protocols(tmp_path):
     collect(root)
     out, summary, _ = run_analyze(root)
     assert out.exit_code == 0, out.output
-    check = _checks(summary)["no critical failure"]
+    check = _checks(summary)["critical failures"]
     assert (check["value"], check["passed"]) == (1, False)
     assert check["note"] == CRITICAL_NOTE
     assert summary["decision"]["status"] == "fail"
     assert {c["name"] for c in summary["decision"]["checks"]} >= {
-        f"{h} directional in >= 2 of 3 tasks" for h in ("H2", "H3", "H4")}
+        f"tasks where {h} is directional (of 3)" for h in ("H2", "H3", "H4")}
     methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
     text = " ".join(str(c.value) for c in methods["B"])
     assert "The critical mark is the plan's critical_below (2; protocol 004's halt " \

@@ -127,7 +127,7 @@ def test_demo_force_redoes_an_earlier_demo_only(demo, tmp_path):
     assert lines[-6].startswith("winner: llama over bloom")
     assert lines[-5].startswith("how sure: ") and "95% CI" in lines[-5]
     assert lines[-4] == ("decision: INCONCLUSIVE: 2 of 3 checks of the plan met; direction "
-                         "agreement with the improved arm 63.9% weak (target 70.0%)")
+                         "agreement with the improved arm: 63.9% (target 70.0%): weak")
     assert lines[-3] == f"coordinator's workbook: {copy / 'out' / 'validation.xlsx'} " \
         "(Status sheet: who returned, what to fix)"
     assert lines[-1] == f"open first: {copy / 'out' / 'analysis.xlsx'} -> Summary"
@@ -174,8 +174,8 @@ def _check(name, value, target, passed, outcome):
     ("fail", [_check("alpha", 0.52, 0.7, False, "not met"),
               _check("rho", None, 0.6, None, "undefined"),
               _check("kappa mean", 0.4, None, None, "reported")], {},
-     "FAIL: 0 of 2 checks of the plan met; alpha 0.520 not met (target 0.700); "
-     "rho undefined (target 0.600)"),
+     "FAIL: 0 of 2 checks of the plan met; alpha: 0.520 (target 0.700): not met; "
+     "rho: n/a (target 0.600): undefined"),
     ("incomplete", [_check("alpha", 0.81, 0.7, True, "met")], {"missing": ["R3", "R4"]},
      "INCOMPLETE: 1 of 1 check of the plan met; the panel is incomplete (missing: R3, "
      "R4), which decides the status whatever the checks say"),

@@ -180,6 +180,11 @@ def test_a_validator_who_recognised_the_arms_is_named_and_the_decision_waits(tmp
     assert check["outcome"] == "weak" and who in check["note"]
     assert summary["decision"]["status"] in ("inconclusive", "fail")
     assert any(who in r and "answered Yes" in r for r in summary["decision"]["reasons"])
+    # the line says what it counts ("no validator recognised which response came from
+    # which approach 0 (target 0) met" ran the label into the value and the outcome)
+    assert f"- validators who said they recognised which response came from which " \
+        f"approach: 1 (target 0): weak - {who} answered Yes" in \
+        "\n".join(f"- {r}" for r in summary["decision"]["reasons"])
 
 
 def test_a_blinding_question_nobody_answered_is_not_met_but_undefined(tmp_path):

@@ -268,18 +268,39 @@ def status_of(checks: list[Check]) -> str:
 
 
 def reasons_of(checks: list[Check]) -> list[str]:
-    """One short line per check: name, value against target, outcome."""
-    out = []
-    for c in checks:
-        value, goal = shown_against(c.value, c.target, percent=c.proportion,
-                                    bounds=c.bounds)
-        target = f" ({goal})" if isinstance(c.target, str) else \
-            f" (target {goal})" if c.target is not None else \
-            " (no target)" if c.outcome == REPORTED else ""
-        note = f" - {c.note}" if c.note else ""
-        outcome = "" if c.outcome == REPORTED else f" {c.outcome}"
-        out.append(f"{c.name} {value}{target}{outcome}{note}")
-    return out
+    """One short line per check (:func:`check_line`)."""
+    return [check_line(c.to_dict()) for c in checks]
+
+
+def check_line(check: dict[str, Any], *, with_note: bool = True) -> str:
+    """A check in one line, "label: value (target ...): outcome - note", as the decision
+    lines and ``sheetflow analyze`` print it.
+
+    Parameters
+    ----------
+    check : dict
+        A check as :meth:`Check.to_dict` gives it.
+    with_note : bool, default True
+        False leaves the note out (a line that names only the checks not met).
+
+    Returns
+    -------
+    str
+        The name, the value shown against its target (:func:`shown_against`), the
+        target ("(no target)" for a figure reported without one; a target in words as
+        it is), the outcome (none for a reported figure: nothing is judged) and the
+        note. A colon follows the name and the target, so neither runs into the value
+        or the outcome ("... approach 0 (target 0) met" read as one phrase).
+    """
+    value, goal = shown_against(check["value"], check["target"],
+                                percent=check.get("proportion", False),
+                                bounds=check.get("bounds", ()))
+    target = f" ({goal})" if isinstance(check["target"], str) else \
+        f" (target {goal})" if check["target"] is not None else \
+        " (no target)" if check["outcome"] == REPORTED else ""
+    outcome = "" if check["outcome"] == REPORTED else f": {check['outcome']}"
+    note = f" - {check['note']}" if with_note and check.get("note") else ""
+    return f"{check['name']}: {value}{target}{outcome}{note}"
 
 
 def default_decision(verdicts: list[dict[str, Any]]) -> Decision:

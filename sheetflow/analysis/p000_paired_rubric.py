@@ -286,6 +286,9 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
 
 
 BLINDING_DIMENSION = "recognised_arm"  # the template's study-scope question
+# the name says what the value counts ("no validator recognised ...: 0" read as a double
+# negative)
+BLINDING_CHECK = "validators who said they recognised which response came from which approach"
 
 
 def _blinding_check(ctx: Context, out: dict) -> Check | None:
@@ -302,7 +305,7 @@ def _blinding_check(ctx: Context, out: dict) -> Check | None:
     answered = int((answers["value"].notna() & text.str.strip().ne("")).sum())
     out["blinding_reports"] = {"dimension": dim_id, "recognised": said_yes,
                                "n_answered": answered}
-    name = "no validator recognised which response came from which approach"
+    name = BLINDING_CHECK
     if not said_yes:  # met only on answers: no answer is no report, not a No
         return flag_check(name, True, 0, 0, f"{answered} answered") if answered else \
             flag_check(name, None, None, 0, "no validator answered the question")

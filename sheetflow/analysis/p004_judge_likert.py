@@ -167,6 +167,10 @@ def _h_hyp(ctx: Context, table: pd.DataFrame, out: dict) -> None:
              verdict["pilot_verdict"] == "PASS", verdict["pilot_verdict"])
 
 
+TRIO_CHECK = "judges of the locked trio who scored"
+CRITICAL_CHECK = "critical failures"
+
+
 def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decision:
     """Pilot PASS: each hypothesis directional in the minimum number of tasks, and no
     critical failure."""
@@ -179,16 +183,17 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     judges = trio_judges(ctx)
     present = sorted(set(judges) & set(ctx.first["rater"]))
     absent = [j for j in judges if j not in present]
-    checks = [flag_check(f"locked trio: {len(judges)} of {len(judges)} judges scored",
-                         not absent, len(present), len(judges),
+    # the name says what the value counts: "locked trio: 3 of 3 judges scored" stood
+    # beside a value of 2 when a judge was missing
+    checks = [flag_check(TRIO_CHECK, not absent, len(present), len(judges),
                          "missing: " + ", ".join(absent) if absent else "")]
     above = _above(direction_tolerance(ctx))
     relations = {h["id"]: h.get("relation", ">") for h in ctx.param("hypotheses", [])}
     tasks = _task_count(tables.get("hypothesis_deltas"))
-    checks += [flag_check(f"{h} directional in >= {need} of {tasks} tasks", n >= need, n, need,
+    checks += [flag_check(f"tasks where {h} is directional (of {tasks})", n >= need, n, need,
                           _direction_words(relations.get(h, ">"), above))
                for h, n in pilot["pass_counts"].items()]
-    checks.append(flag_check("no critical failure", pilot["critical_failures"] == 0,
+    checks.append(flag_check(CRITICAL_CHECK, pilot["critical_failures"] == 0,
                              pilot["critical_failures"], 0,
                              _critical_words(ctx.target("critical_below", 2.0), len(judges))))
     rule = (f"PILOT PASS when every hypothesis is directionally right (delta {above}, "

@@ -87,7 +87,7 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
 
 def _echo_summary(out: Output, analysis: Analysis) -> None:
     from ..analysis.context import band_bounds
-    from ..analysis.decision import shown_against
+    from ..analysis.decision import check_line
 
     s = analysis.summary
     bounds = band_bounds(analysis.study.plan)
@@ -102,13 +102,8 @@ def _echo_summary(out: Output, analysis: Analysis) -> None:
         out.say(f"alpha      {name:{width}} {shown_number(rec['alpha'], bounds)} "
                 f"[{_num(rec['ci_low'])}, {_num(rec['ci_high'])}] {_within(resting_on(rec))} "
                 f"{rec['band'] or rec['reason']}".rstrip())  # no band, no reason: no blank
-    for check in s["decision"]["checks"]:
-        value, goal = shown_against(check["value"], check["target"],  # as the decision lines
-                                    percent=check.get("proportion", False),
-                                    bounds=check.get("bounds", ()))
-        target = f" (target {goal})" if isinstance(check["target"], (int, float)) else ""
-        note = f" - {check['note']}" if check.get("note") else ""
-        out.say(f"check      {check['name']}: {value}{target} {check['outcome']}{note}")
+    for check in s["decision"]["checks"]:  # in the decision lines' words
+        out.say(f"check      {check_line(check)}")
 
 
 def _echo_decision(out: Output, analysis: Analysis, *,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis import Analysis, analyze
-from ..analysis.decision import REPORTED, figure_text, shown_against
+from ..analysis.decision import REPORTED, check_line, figure_text
 from ..collect.run import Collection, collect
 from ..errors import UsageError
 from ..packs.generate import GenerateResult, generate_packs
@@ -160,13 +160,8 @@ def _decision_line(decision: dict[str, Any], panel: dict[str, Any]) -> str:
 
 
 def _unmet(check: dict[str, Any]) -> str:
-    """A check that is not met: its name, value (when defined), outcome and target."""
-    shown, goal = shown_against(check["value"], check["target"],
-                                percent=check.get("proportion", False),
-                                bounds=check.get("bounds", ()))
-    value = "" if check["value"] is None else f" {shown}"
-    target = "" if check["target"] is None else f" (target {goal})"
-    return f"{check['name']}{value} {check['outcome']}{target}"
+    """A check that is not met, as the decision lines write it, without its note."""
+    return check_line(check, with_note=False)
 
 
 def _winner_line(arms: dict[str, Any]) -> str:
