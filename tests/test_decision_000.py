@@ -111,8 +111,13 @@ def test_clean_panel_passes_with_llama_ahead(clean):
     # one Tied judgement per rater left out, 13 of 17 name llama
     readings = summary["direction_agreement"]
     assert readings["vs improved arm, Tied left out"] == pytest.approx(13 / 17)
-    assert f"{100 * 13 / 17:.1f}% with Tied judgements left out (the other reading)" in \
-        direction["note"]
+    # each figure in the note says in plain words what it counts ("69.7% with Tied
+    # judgements left out (the other reading)" named a reading nobody had defined)
+    assert direction["note"].startswith("share of all direction judgements that name "
+                                        "llama, a Tied judgement counting as not naming it; ")
+    assert f"; leaving Tied judgements out, {100 * 13 / 17:.1f}% name llama (reported, " \
+        "not decided on)" in direction["note"]
+    assert "other reading" not in direction["note"]
     assert all(c["outcome"] == "met" for c in decision["checks"])
     assert summary["arms"]["winner"] == "llama" and summary["arms"]["other"] == "bloom"
     low, high = summary["arms"]["ci"]
@@ -134,6 +139,12 @@ def test_internal_direction_is_a_second_labelled_figure(clean):
     assert figures["vs improved arm"] == pytest.approx(13 / 18)
     assert "vs internal scores" in figures  # reported beside it, not used for the check
     assert figures["vs internal scores"] != pytest.approx(figures["vs improved arm"])
+    # the check's note says what the figure is ("vs internal scores 91.7% (second
+    # figure)" did not)
+    (check,) = [c for c in summary["decision"]["checks"] if c["name"].startswith("direction")]
+    assert f"; {100 * figures['vs internal scores']:.1f}% of judgements agree with the " \
+        "direction of the internal scores on their case" in check["note"]
+    assert "second figure" not in check["note"]
 
 
 def test_the_wrong_improved_arm_fails(tmp_path):
@@ -394,5 +405,5 @@ def test_all_tied_says_why_the_other_reading_is_missing(tmp_path):
     _, summary = _analyze(root)
     (check,) = [c for c in summary["decision"]["checks"] if c["name"].startswith("direction")]
     assert check["value"] == 0.0
-    assert "every judgement is Tied, so the other reading (Tied left out) has none" in \
+    assert "every judgement is Tied, so leaving Tied judgements out leaves none" in \
         check["note"]

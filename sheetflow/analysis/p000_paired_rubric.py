@@ -224,11 +224,13 @@ _METHODS = (
      "left out). The decision's figure: the share of all direction judgements that "
      "name the improved arm (params.improved_arm); a 'Tied' judgement does not name it. "
      "The protocol does not say how a Tied judgement counts, so the other reading, the "
-     "share among judgements that are not Tied, is reported beside it ('Tied left out') "
-     "and not decided on: counting Tied as not naming the improved arm is the stricter "
-     "reading, since a validator who sees no difference has not confirmed the direction. "
-     "A second, labelled figure compares each judgement with the internal scores' "
-     "direction per case (a tie in the internal totals is 'Tied')."),
+     "share among judgements that are not Tied, is reported beside it ('leaving Tied "
+     "judgements out'; in the tables 'Tied left out') and not decided on: counting Tied "
+     "as not naming the improved arm is the stricter reading, since a validator who sees "
+     "no difference has not confirmed the direction. A further figure, also reported and "
+     "not decided on, is the share of judgements that agree with the internal scores' "
+     "direction on their case (a tie in the internal totals is 'Tied', and a Tied "
+     "judgement agrees with it)."),
     ("Arms",
      "Per case the mean total over raters for each arm; the arm with the higher mean "
      "over cases is ahead. Effect: mean over cases of (ahead - other) with a Student t "
@@ -341,18 +343,25 @@ def _alpha_weak_from(ctx: Context) -> float | None:
 
 
 def _direction_check(ctx: Context, out: dict) -> Check:
+    """The share of direction judgements naming the improved arm, its note saying in
+    plain words what that share counts and what each figure beside it is."""
     arm = improved_arm(ctx)
-    value = (out.get("direction_agreement") or {}).get(f"vs {IMPROVED}")
-    note = f"judgements naming {arm}" if arm else \
+    agreement = out.get("direction_agreement") or {}
+    value = agreement.get(f"vs {IMPROVED}")
+    note = f"share of all direction judgements that name {arm}, a Tied judgement " \
+        f"counting as not naming it" if arm else \
         "the spec names no improved arm ([analysis.params] improved_arm)"
-    decisive = (out.get("direction_agreement") or {}).get(f"vs {IMPROVED}{DECISIVE}")
+    decisive = agreement.get(f"vs {IMPROVED}{DECISIVE}")
     if decisive is not None and np.isfinite(decisive):
-        note += f"; {percent(decisive)} with Tied judgements left out (the other reading)"
+        note += (f"; leaving Tied judgements out, {percent(decisive)} name {arm} "
+                 "(reported, not decided on)")
     elif value is not None and np.isfinite(value):
-        note += "; every judgement is Tied, so the other reading (Tied left out) has none"
-    internal = (out.get("direction_agreement") or {}).get(f"vs {INTERNAL}")
+        note += "; every judgement is Tied, so leaving Tied judgements out leaves none"
+    internal = agreement.get(f"vs {INTERNAL}")
     if internal is not None and np.isfinite(internal):
-        note += f"; vs internal scores {percent(internal)} (second figure)"
+        note += (f"; {percent(internal)} of judgements agree with the direction of the "
+                 "internal scores on their case, a Tied judgement agreeing where the "
+                 "internal totals tie (reported, not decided on)")
     if arm and (value is None or not np.isfinite(value)):
         note += "; no direction judgement to compare"
     return threshold_check("direction agreement with the improved arm", value,
