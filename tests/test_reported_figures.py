@@ -121,11 +121,18 @@ def test_paired_rubric_reports_icc_and_pairwise_kappa_with_its_target(tmp_path):
     low = depth.loc[depth["kappa"].idxmin()]
     assert pairwise["note"] == (f"lowest pair {low['rater 1']} with {low['rater 2']}: "
                                 f"{low['kappa']:.3f} ({low['units']} units)")
-    shown = reported_row(rows, "Depth of Analysis (depth): Cohen's kappa, mean of 3 rater pairs")
+    # the headline names the weighting: quadratic-weighted kappa on the point values
+    # reads higher than the unweighted one, and the Summary said only "Cohen's kappa"
+    assert set(depth["weights"]) == {"quadratic"}
+    shown = reported_row(rows, "Depth of Analysis (depth): Cohen's kappa (quadratic weights), "
+                               "mean of 3 rater pairs")
     assert shown[6] == "none set" and shown[7].startswith(
         f"{kappa_reading(pairwise['value'])} (Landis & Koch 1977); lowest pair")
     methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
-    assert any(r[0] == "Other agreement figures" for r in methods.iter_rows(values_only=True))
+    (other,) = [r[1] for r in methods.iter_rows(values_only=True)
+                if r[0] == "Other agreement figures"]
+    assert "Each kappa's name gives its weighting: unweighted on nominal dimensions, " \
+        "quadratic weights on ordered ones" in other
 
 
 def test_keep_known_reports_the_intra_rater_kappa_even_when_it_is_bad(tmp_path):
@@ -160,7 +167,7 @@ def test_keep_known_reports_the_intra_rater_kappa_even_when_it_is_bad(tmp_path):
     expected = cohen_kappa(keep[1].tolist(), keep[2].tolist())
     assert expected < 0  # every mark turned over: no agreement beyond what chance gives
     rec = next(f for f in summary["reported"] if f["measure"] == "keep")
-    assert rec["figure"] == "intra-rater Cohen's kappa, sitting 1 vs 2 (owner-01)"
+    assert rec["figure"] == "intra-rater Cohen's kappa (unweighted), sitting 1 vs 2 (owner-01)"
     assert rec["value"] == pytest.approx(expected, abs=1e-9)
     assert rec["units"] == len(keep) == 30
     assert rec["reading"] == "poor" and rec["ci_low"] <= rec["value"] <= rec["ci_high"]
@@ -230,7 +237,10 @@ def test_two_raters_report_their_one_pair_with_its_interval(tmp_path):
     for rec in (f for f in summary["reported"] if "Cohen" in f["figure"]):
         named = load_study(root).rubric.named(rec["measure"])  # the sheet names it so
         row = kappas[kappas["measure"] == named].iloc[0]
-        assert rec["figure"] == f"Cohen's kappa of {row['rater 1']} with {row['rater 2']}"
+        weighting = "unweighted" if row["weights"] == "identity" else \
+            f"{row['weights']} weights"
+        assert rec["figure"] == (f"Cohen's kappa ({weighting}) of {row['rater 1']} with "
+                                 f"{row['rater 2']}")
         assert (rec["value"], rec["ci_low"], rec["ci_high"]) == pytest.approx(
             (row["kappa"], row["95% CI low"], row["95% CI high"]))
         # nothing else to say of one pair, but how an interval can pass 1
@@ -255,6 +265,24 @@ def test_pairs_without_a_kappa_are_counted_out_loud():
     # the two pairs in the mean rest on 10 units each; the undefined one on none
     assert rec["units"] == 10 and rec["units_range"] is None
     assert rec["note"] == "lowest pair R1 with R2: 0.500 (10 units)"
+
+
+@pytest.mark.parametrize(("weights", "named"), [("quadratic", "quadratic weights"),
+                                                ("identity", "unweighted")])
+def test_a_pairwise_kappa_names_its_weighting(weights, named):
+    """A quadratic-weighted kappa on point values reads higher than the unweighted one
+    (0.651 against 0.508 in the demo): the figure's name says which it is."""
+    from types import SimpleNamespace
+
+    from sheetflow.analysis.readings import reported_figures
+
+    table = pd.DataFrame({
+        "measure": ["depth"] * 2, "rater1": ["R1", "R1"], "rater2": ["R2", "R3"],
+        "n_units": [10, 10], "kappa": [0.5, 0.7], "ci_low": [0.1, 0.3],
+        "ci_high": [0.9, 1.0], "reason": ["", ""], "weights": [weights] * 2})
+    ctx = SimpleNamespace(target=lambda name, default=None: default)
+    (rec,) = reported_figures(ctx, {"cohen_kappa": table})
+    assert rec["figure"] == f"Cohen's kappa ({named}), mean of 2 rater pairs"
 
 
 def _ratings_with_a_rater_on_fewer_cases(study, seed: int = 11) -> pd.DataFrame:
@@ -293,7 +321,8 @@ def test_a_pairwise_mean_says_the_range_of_units_its_pairs_rest_on(tmp_path):
     write_analysis_workbook(res, tmp_path / "analysis.xlsx")
     ws = openpyxl.load_workbook(tmp_path / "analysis.xlsx")["Summary"]
     rows = [r for r in ws.iter_rows(values_only=True) if any(v is not None for v in r)]
-    shown = reported_row(rows, "Depth of Analysis (depth): Cohen's kappa, mean of")
+    shown = reported_row(rows, "Depth of Analysis (depth): Cohen's kappa (quadratic weights), "
+                               "mean of")
     assert (shown[4], shown[5]) == (f"{fewest}-{most}", len(study.raters))
 
 

@@ -170,7 +170,8 @@ def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
     """Per measure, the mean kappa over rater pairs, and the pair agreeing least (the
     protocol's use: "identifying if specific rater pairs diverge")."""
     out = []
-    read = ("measure", "rater1", "rater2", "n_units", "kappa", "ci_low", "ci_high", "reason")
+    read = ("measure", "rater1", "rater2", "n_units", "kappa", "ci_low", "ci_high", "reason",
+            "weights")
     table = table[[c for c in table.columns if c in read]]  # a group at a time, these only
     for measure, g in groups_in_order(table, "measure"):
         k = pd.to_numeric(g["kappa"], errors="coerce")
@@ -178,10 +179,11 @@ def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
         mean = float(k.mean()) if k.notna().any() else None
         pairs = int(k.notna().sum())
         one = len(g) == 1  # two raters: the pair's own kappa and interval, no mean
-        figure = f"Cohen's kappa of {g['rater1'].iloc[0]} with {g['rater2'].iloc[0]}" \
-            if one else f"Cohen's kappa, mean of {pairs} rater pairs"
+        kappa = f"Cohen's kappa{weighting(g)}"
+        figure = f"{kappa} of {g['rater1'].iloc[0]} with {g['rater2'].iloc[0]}" \
+            if one else f"{kappa}, mean of {pairs} rater pairs"
         if not one and pairs < len(g):  # the mean leaves the undefined pairs out: say so
-            figure = (f"Cohen's kappa, mean of {pairs} of {len(g)} rater pairs "
+            figure = (f"{kappa}, mean of {pairs} of {len(g)} rater pairs "
                       f"({len(g) - pairs} undefined: {_first_reason(g)})")
         ci = (g["ci_low"].iloc[0], g["ci_high"].iloc[0]) if one else (None, None)
         fewest, most = _pair_units(g, k)
@@ -198,6 +200,32 @@ def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
                 rec["note"] += f" ({counted(int(low['n_units']), 'unit')})"
         out.append(_kappa_bound(rec))
     return out
+
+
+_WEIGHTINGS = {"identity": "unweighted", "linear": "linear weights",
+               "quadratic": "quadratic weights"}
+
+
+def weighting(table: pd.DataFrame) -> str:
+    """The weighting of a measure's kappas in words, to follow the figure's name.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Kappa rows of one measure, with the ``weights`` column the statistics give.
+
+    Returns
+    -------
+    str
+        " (quadratic weights)", " (linear weights)" or " (unweighted)"; "" without a
+        ``weights`` column or a name it knows. A weighted kappa on point values reads
+        higher than an unweighted one on the same ratings, so a headline kappa never
+        goes without it.
+    """
+    if "weights" not in table or table.empty:
+        return ""
+    named = _WEIGHTINGS.get(str(table["weights"].iloc[0]), "")
+    return f" ({named})" if named else ""
 
 
 def _pair_units(g: pd.DataFrame, kappa: pd.Series) -> tuple[int | None, int | None]:
@@ -217,7 +245,7 @@ def _intra_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
     out = []
     for r in table.to_dict("records"):
         who = r.get("rater")
-        figure = "intra-rater Cohen's kappa, sitting 1 vs 2" + (
+        figure = f"intra-rater Cohen's kappa{weighting(pd.DataFrame([r]))}, sitting 1 vs 2" + (
             f" ({who})" if isinstance(who, str) and who else "")
         out.append(_kappa_bound(_record(
             ctx, "intra_rater_kappa", figure, str(r["measure"]), r["kappa"],
@@ -275,6 +303,11 @@ _READ_AT_FULL_VALUE = (
     "Each figure is read and compared with its target at its full value, and shown with "
     "as many decimals as it takes to stand on the same side of those bounds (see number "
     "forms).")
+_KAPPA_WEIGHTS_TEXT = (
+    "Each kappa's name gives its weighting: unweighted on nominal dimensions, quadratic "
+    "weights on ordered ones (on the scale values of numeric dimensions, on the "
+    "category ranks of ordered labels). A weighted kappa counts a near miss as partial "
+    "agreement, so it reads higher than the unweighted kappa of the same ratings.")
 _PAIRWISE_TEXT = (
     "Pairwise kappa: the mean over every pair of raters with a defined kappa, and the "
     "pair agreeing least (with two raters, the one pair's kappa and interval). Its units "
@@ -311,7 +344,8 @@ def methods(ran: Iterable[str]) -> list[tuple[str, str]]:
         "whether the figure reaches it (value >= target).",
         f"Readings in words: {'; '.join(scales)}.", _READ_AT_FULL_VALUE,
         *([_PAIRWISE_TEXT] if "cohen_kappa" in shown else []),
-        *(["Kappa intervals are kappa +/- 1.96 SE and are not cut at 1."] if kappa else []),
+        *([_KAPPA_WEIGHTS_TEXT, "Kappa intervals are kappa +/- 1.96 SE and are not cut at 1."]
+          if kappa else []),
     ]
     return [("Other agreement figures", " ".join(text))]
 
