@@ -69,6 +69,37 @@ def resting_on(figure: dict[str, Any]) -> str:
     return ", ".join(counts)
 
 
+FEW_UNITS = 10
+"""A bootstrap interval resting on fewer units than this is marked as unstable."""
+FEW_UNITS_NOTE = f"fewer than {FEW_UNITS} units: too few for a stable interval"
+FEW_UNITS_METHOD = (
+    f"A bootstrap interval resting on fewer than {FEW_UNITS} units is marked "
+    f"\"{FEW_UNITS_NOTE}\" beside it: a resample of n units is one of only a few "
+    "distinct draws (35 with 4 units, against 92,378 with 10), so the percentile "
+    "interval is coarse and tends to cover less often than its nominal 95%.")
+
+
+def few_units_note(n_units: Any, ci_low: Any, ci_high: Any) -> str:
+    """What to say beside a bootstrap interval that rests on too few units.
+
+    Parameters
+    ----------
+    n_units : int or float
+        The units the figure and its interval rest on.
+    ci_low, ci_high : float
+        The interval's ends (an undefined interval gets no note: there is none to read).
+
+    Returns
+    -------
+    str
+        :data:`FEW_UNITS_NOTE` when the interval is defined and ``n_units`` is below
+        :data:`FEW_UNITS`, else "".
+    """
+    if not (_finite(n_units) and _finite(ci_low) and _finite(ci_high)):
+        return ""
+    return FEW_UNITS_NOTE if float(n_units) < FEW_UNITS else ""
+
+
 def percent(share: float, digits: int = PERCENT_DIGITS) -> str:
     """A proportion as a percentage: 0.5833 -> "58.3%" (``digits`` decimals).
 

@@ -221,6 +221,40 @@ def test_anchored_plan_reports_icc_a1_of_its_second_ratings(tmp_path):
     assert shown[7] == (f"{icc_reading(rec['value'])} (Koo & Li 2016); listwise deletion: "
                         f"{rated - len(totals)} of {rated} rated units dropped for a missing "
                         "rating")
+    # the ICC is what the plan sizes for 002: the command prints it beside the alphas,
+    # in their form (it was on the workbook's first page only)
+    lo, hi = (f"{rec[k]:.3f}" for k in ("ci_low", "ci_high"))
+    assert (f"icc        Recomputed total (0-100) (total): ICC(A,1) (ICC(2,1)), two-way, "
+            f"absolute agreement, single rater {rec['value']:.3f} [{lo}, {hi}] "
+            f"({len(totals)} units, 2 raters) {icc_reading(rec['value'])} (Koo & Li 2016); "
+            f"listwise deletion: ") in out.output
+    # its alphas rest on the few doubly rated items: each bootstrap interval says so,
+    # on the screen, on the Summary, on the Alpha sheet, and the Methods sheet says why
+    few = "fewer than 10 units: too few for a stable interval"
+    total = next(a for a in summary["alpha"] if a["measure"] == "total")
+    assert total["n_units"] == len(totals) < 10 and total["note"] == few
+    line = next(ln for ln in out.output.splitlines()
+                if ln.startswith("alpha      Recomputed total"))
+    assert line.endswith(f"({len(totals)} units, 2 raters; {few})"), line
+    alpha_row = next(r for r in summary_rows(root) if r[0] == "Recomputed total (0-100) (total)"
+                     and r[6] == "interval")
+    assert alpha_row[4] == len(totals) and alpha_row[7].endswith(few)
+    sheet = pd.read_excel(root / "out" / "analysis.xlsx", sheet_name="Alpha", engine="openpyxl")
+    shown_total = sheet[sheet["measure"] == "Recomputed total (0-100) (total)"]
+    assert shown_total["note"].tolist() == [few]
+    methods = dict(openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
+                   .iter_rows(values_only=True, max_col=2))
+    assert f"resting on fewer than 10 units is marked \"{few}\" beside it" in \
+        methods["Krippendorff's alpha"]
+
+
+@pytest.mark.parametrize(("units", "said"), [
+    (9, "fewer than 10 units: too few for a stable interval"), (10, "")])
+def test_an_interval_on_fewer_than_ten_units_is_marked(units, said):
+    from sheetflow.words import few_units_note
+
+    assert few_units_note(units, 0.1, 0.9) == said
+    assert few_units_note(units, float("nan"), 0.9) == ""  # no interval, nothing to mark
 
 
 def test_two_raters_report_their_one_pair_with_its_interval(tmp_path):

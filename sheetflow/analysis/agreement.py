@@ -15,6 +15,7 @@ import pandas as pd
 from .. import stats
 from .._groups import groups_in_order
 from ..spec.study import Study
+from ..words import FEW_UNITS_METHOD, few_units_note
 from .context import (
     ColumnStack,
     Context,
@@ -45,11 +46,12 @@ def _alpha(ctx: Context) -> pd.DataFrame:
             continue
         row = {"measure": dim_id, "kind": kind, **res.iloc[0].to_dict()}
         row["band"] = ctx.band(row["alpha"])
+        row["note"] = few_units_note(row["n_units"], row["ci_low"], row["ci_high"])
         if kind == "total":  # the reading at the other level, beside (never decided on)
             row["other_level"], row["alpha_other_level"] = _other_level(ctx, dim_id, level)
         rows.append(row)
     cols = ["measure", "kind", "level", "alpha", "ci_low", "ci_high", "band", "n_units",
-            "n_raters", "n_pairable_values", "n_boot", "seed", "reason", "other_level",
+            "n_raters", "n_pairable_values", "n_boot", "seed", "reason", "note", "other_level",
             "alpha_other_level"]
     return pd.DataFrame(rows).reindex(columns=cols)
 
@@ -154,7 +156,7 @@ def _intra(ctx: Context) -> pd.DataFrame:
 
 def _h_alpha(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     keys = ("measure", "kind", "level", "alpha", "ci_low", "ci_high", "band", "n_units",
-            "n_raters", "reason")
+            "n_raters", "reason", "note")
     out["alpha"] = [{k: r[k] for k in keys} | (
         {"other_level": r["other_level"], "alpha_other_level": r["alpha_other_level"]}
         if r["kind"] == "total" and isinstance(r.get("other_level"), str) else {})
@@ -198,7 +200,8 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "value domain is passed (count dimensions analyse their points, checklists the "
          "number of Yes, totals are interval on their observed values). Unit = one response "
          "(case x arm in a paired design). Bootstrap: units resampled "
-         f"{plan.n_boot} times with seed {plan.seed}, percentile 95% interval."),
+         f"{plan.n_boot} times with seed {plan.seed}, percentile 95% interval. "
+         + FEW_UNITS_METHOD),
         ("Bands", "; ".join(f">= {b.minimum:g}: {b.label}" for b in plan.bands) or
          "none in the plan"),
         ("Cohen's kappa",

@@ -28,7 +28,7 @@ from .. import stats
 from ..spec.rubric import CONFIDENCE_LEVELS
 from ..spec.study import Study
 from ..stats.proportions import binomial_share
-from ..words import resting_on, shown_number
+from ..words import FEW_UNITS_METHOD, few_units_note, resting_on, shown_number
 from .context import Context, json_safe, typed_domain
 from .protocol import ProtocolPlan, fixed_methods
 
@@ -88,9 +88,11 @@ def agreement_by_level(ctx: Context) -> pd.DataFrame:
                 continue
             rows.append({**row, "alpha": res["alpha"], "ci_low": res["ci_low"],
                          "ci_high": res["ci_high"], "n_units": res["n_units"],
-                         "n_raters": res["n_raters"], "reason": res["reason"]})
+                         "n_raters": res["n_raters"], "reason": res["reason"],
+                         "note": few_units_note(res["n_units"], res["ci_low"],
+                                                res["ci_high"])})
     cols = ["dimension", "subset", "alpha", "ci_low", "ci_high", "n_units", "n_raters",
-            "n_ratings", "reason"]
+            "n_ratings", "reason", "note"]
     return pd.DataFrame(rows).reindex(columns=cols)
 
 
@@ -194,7 +196,7 @@ _METHODS_TEXT = (
     "only and on High only (lower-confidence ratings treated as missing). Direction "
     "by confidence: share of judgements naming the improved arm (or the majority of "
     "the other raters when no arm is named), per the rater's confidence on the case, "
-    "with Clopper-Pearson intervals.")
+    "with Clopper-Pearson intervals. " + FEW_UNITS_METHOD)
 
 
 PLAN = ProtocolPlan(

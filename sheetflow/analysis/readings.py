@@ -144,7 +144,8 @@ def _record(ctx: Context, target_name: str, figure: str, measure: str, value: An
     target = ctx.target(target_name)
     value = _finite(value)
     met = None if target is None or value is None else bool(value >= target)
-    return {"figure": figure, "measure": measure, "value": value,
+    # the table it comes from (its target's name is the table's): what a plan sizes
+    return {"analysis": target_name, "figure": figure, "measure": measure, "value": value,
             "ci_low": _finite(ci[0]), "ci_high": _finite(ci[1]), "units": _count(units),
             "units_range": None, "raters": _count(raters), "target": target, "met": met,
             "reading": reading, "scale": scale if reading else "",

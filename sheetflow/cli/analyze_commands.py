@@ -88,6 +88,7 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
 def _echo_summary(out: Output, analysis: Analysis) -> None:
     from ..analysis.context import band_bounds
     from ..analysis.decision import check_line
+    from ..report.headline import figure_line, planned_figures
 
     s = analysis.summary
     bounds = band_bounds(analysis.study.plan)
@@ -99,9 +100,13 @@ def _echo_summary(out: Output, analysis: Analysis) -> None:
     names = [analysis.study.rubric.named(rec["measure"]) for rec in alphas]
     width = max(map(len, names), default=0)
     for name, rec in zip(names, alphas, strict=True):  # the alpha on its band's side
+        rests = "; ".join(filter(None, (resting_on(rec), rec.get("note"))))  # too few units?
         out.say(f"alpha      {name:{width}} {shown_number(rec['alpha'], bounds)} "
-                f"[{_num(rec['ci_low'])}, {_num(rec['ci_high'])}] {_within(resting_on(rec))} "
+                f"[{_num(rec['ci_low'])}, {_num(rec['ci_high'])}] {_within(rests)} "
                 f"{rec['band'] or rec['reason']}".rstrip())  # no band, no reason: no blank
+    for figure in planned_figures(analysis.study, s):  # what the plan sizes, beside alpha
+        kind = "icc" if figure["analysis"] == "icc" else "kappa"
+        out.say(f"{kind:<10} {figure_line(figure, analysis.study.rubric.named(figure['measure']))}")
     for check in s["decision"]["checks"]:  # in the decision lines' words
         out.say(f"check      {check_line(check)}")
 

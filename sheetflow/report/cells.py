@@ -48,7 +48,9 @@ FORMAT_PROPERTIES: dict[str, dict[str, Any] | list[dict[str, Any]]] = {
     # p-values to 3 significant digits, "< 0.001" below (the number stays exact)
     "p": [{"num_format": f, "valign": "top"} for f in
           ('"< 0.001"', "0.00000", "0.0000", "0.000")],
-    "bands": [{"bg_color": c, "num_format": "0.000", "valign": "top"} for c in BAND_COLOURS],
+    # wrapped: the alpha block's band cell may carry a note beside the band
+    "bands": [{"bg_color": c, "num_format": "0.000", "valign": "top", "text_wrap": True}
+              for c in BAND_COLOURS],
     "pass": {"bg_color": "#C6EFCE", "valign": "top"},
     "fail": {"bg_color": "#FFC7CE", "valign": "top"},
     "grey": {"font_color": "#666666", "italic": True},

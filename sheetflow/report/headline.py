@@ -1,10 +1,15 @@
-"""The decision, panel and arms in words (Summary sheet and command output)."""
+"""The decision, panel and arms in words (Summary sheet and command output), and the
+figure the plan sizes in a line (command output)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..words import counted
+from ..analysis.readings import reading_bounds
+from ..words import counted, shown_number
+
+if TYPE_CHECKING:
+    from ..spec.study import Study
 
 
 def headline_lines(summary: dict[str, Any]) -> list[str]:
@@ -47,3 +52,68 @@ def _panel_line(panel: dict[str, Any]) -> str:
                 f"{m['rater']}" + (f" sitting {m['sitting']}" if m["sitting"] != 1 else "")
                 + f": {m['reason']}" for m in entries)
     return line
+
+
+def planned_figures(study: Study, summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The reported figures of the statistic the study's plan sizes, for the command's
+    lines beside alpha.
+
+    Parameters
+    ----------
+    study : Study
+    summary : dict
+        The analysis's summary (its ``reported`` figures).
+
+    Returns
+    -------
+    list of dict
+        The ``reported`` records of the plan's statistic
+        (:func:`sheetflow.plan.study_plan.study_defaults`): the ICC on the total (002,
+        004), the intra-rater kappa of a second sitting (001), pairwise Cohen's kappa
+        (two raters, 003), on the plan's measure when it names one. None where the
+        plan sizes alpha, whose lines are printed whole, or Fleiss' kappa, which is
+        not among the reported figures.
+    """
+    from ..plan.study_plan import study_defaults
+
+    chosen = study_defaults(study)
+    analysis = {"icc": "icc", "cohen_kappa": "intra_rater_kappa" if chosen.sittings
+                else "cohen_kappa"}.get(chosen.statistic)
+    figures = [f for f in summary.get("reported") or [] if f.get("analysis") == analysis]
+    on_measure = [f for f in figures if f["measure"] == chosen.measure]
+    return on_measure or figures
+
+
+def figure_line(figure: dict[str, Any], named: str) -> str:
+    """A reported figure in one line, as the alpha lines read: "{measure}: {figure}
+    {value} [{low}, {high}] ({units}, {raters}) {reading} ({scale})", then its target
+    and note.
+
+    Parameters
+    ----------
+    figure : dict
+        A ``reported`` record of the summary.
+    named : str
+        Its measure as the workbook names it ("Recomputed total (0-100) (total)").
+
+    Returns
+    -------
+    str
+        The value on the side of its scale's bounds its full value is on; "n/a" and the
+        reason when it is undefined.
+    """
+    at_least, above = reading_bounds(figure["scale"])
+    value = shown_number(figure["value"], at_least, above)
+    ends = [shown_number(figure[k]) for k in ("ci_low", "ci_high")]
+    interval = f" [{ends[0]}, {ends[1]}]" if "n/a" not in ends else ""
+    units = "{}-{} units".format(*figure["units_range"]) if figure.get("units_range") else \
+        counted(figure["units"], "unit") if figure["units"] is not None else ""
+    raters = counted(figure["raters"], "rater") if figure["raters"] is not None else ""
+    counts = ", ".join(filter(None, (units, raters)))
+    reading = f"{figure['reading']} ({figure['scale']})" if figure["reading"] else \
+        f"undefined: {figure['reason']}"
+    target = "" if figure["target"] is None else \
+        f"; target {shown_number(figure['target'])}: {'met' if figure['met'] else 'not met'}"
+    note = f"; {figure['note']}" if figure.get("note") else ""
+    return (f"{named}: {figure['figure']} {value}{interval}"
+            f"{f' ({counts})' if counts else ''} {reading}{target}{note}")

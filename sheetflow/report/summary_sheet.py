@@ -186,9 +186,10 @@ def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any])
 
 def _alpha_block(ws: Worksheet, row: int, analysis: Analysis, fmt: dict[str, Any],
                  decimals: Callable[..., Any]) -> int:
-    """Alpha per measure with its interval, units, raters, level and band; an alpha
-    shown with the decimals that keep it in its band (0.79996 in "acceptable" is
-    0.79996, never 0.800)."""
+    """Alpha per measure with its interval, units, raters, level and band (and, beside
+    the band, the mark of an interval on too few units); an alpha shown with the
+    decimals that keep it in its band (0.79996 in "acceptable" is 0.79996, never
+    0.800)."""
     ws.write_string(row, 0, "Krippendorff's alpha (95% bootstrap CI)", fmt["bold"])
     row += 1
     head = ["measure", "alpha", "95% CI low", "95% CI high", "units", "raters", "level",
@@ -200,8 +201,10 @@ def _alpha_block(ws: Worksheet, row: int, analysis: Analysis, fmt: dict[str, Any
         row += 1
         shade = min(bands.index(rec["band"]), 3) if rec["band"] in bands else None
         band_fmt = fmt["num"] if shade is None else fmt["bands"][shade]
-        _wrapped_row(ws, row, {0: analysis.study.rubric.named(str(rec["measure"])),
-                               7: rec["band"] or rec.get("reason") or ""}, fmt["wrap"])
+        said = "; ".join(filter(None, (rec["band"] or rec.get("reason") or "",
+                                       rec.get("note") or "")))  # the few-units mark
+        _wrapped_row(ws, row, {0: analysis.study.rubric.named(str(rec["measure"])), 7: said},
+                     fmt["wrap"])
         digits = decimals_for(rec["alpha"], band_bounds(analysis.study.plan)) or 12
         write_cell(ws, row, 1, rec["alpha"], band_fmt if digits == 3 else
                    decimals(digits, False, None if shade is None else BAND_COLOURS[shade]))
@@ -211,7 +214,7 @@ def _alpha_block(ws: Worksheet, row: int, analysis: Analysis, fmt: dict[str, Any
         write_cell(ws, row, 5, rec["n_raters"], fmt["count"])
         ws.write_string(row, 6, str(rec["level"]), fmt["centre"])
         if rec["band"]:
-            ws.write_string(row, 7, rec["band"], band_fmt)
+            ws.write_string(row, 7, said, band_fmt)
     return row + 2
 
 def _reported_shown(figure: dict[str, Any]) -> tuple[int, str]:
