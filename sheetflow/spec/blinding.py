@@ -10,6 +10,7 @@ Blocks raise the share at distance 1; alternation lowers it at 1 and raises it a
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -122,3 +123,121 @@ def _prefix_per_arm(ids: Sequence[str], arms: Sequence[str]) -> bool:
         return False
     pairs = {(p.group(0).casefold(), a) for p, a in zip(prefixes, arms, strict=True)}
     return len({p for p, _ in pairs}) == len(pairs) == len(set(arms))
+
+
+
+MOST = 0.8
+"""The share of items sharing a value that, holding a value of one arm only, makes a
+shown column a grouping of the arms (:func:`shown_reveals_arm`)."""
+_CHUNK = 100  # permutations drawn at a time: memory stays small for 10,000 items
+
+
+def shown_reveals_arm(values: Sequence[str], arms: Sequence[str], *, seed: int = 0) -> str:
+    """Why a shown column's values let a rater predict the arm (empty when they do not).
+
+    Only values held by two or more items are evidence: in a single design each item
+    belongs to one arm, so a value found on one item only (a prompt, a per-response
+    id) says nothing beyond the item itself. A shared value is *telling* when every
+    item holding it is in one arm. The column reveals the arm when
+
+    * each arm's items show one value of their own, and some value is on two or more
+      items (the column renames the arms);
+    * one telling value is on so many items that arms drawn at random would put them
+      all in one arm with a probability below :data:`ALPHA` divided by the number of
+      shared values (``'single'`` on every item of one arm of fifteen); or
+    * at least :data:`MOST` of the items holding a shared value hold a telling one,
+      and fewer than :data:`ALPHA` of random reassignments of the arms to the items
+      give as many (a grouping column aligned with the arms).
+
+    Parameters
+    ----------
+    values : sequence of str
+        The column's text on each item (blank included: a blank is shown too).
+    arms : sequence of str
+        Each item's arm, in the same order.
+    seed : int
+        Seed of the permutations (the answer is reproducible).
+
+    Returns
+    -------
+    str
+        For example ``"each arm's items all show one value of their own ('run-17' on
+        every item of arm 'a')"``, or ``""``.
+    """
+    groups: dict[str, list[str]] = {}
+    for value, arm in zip(values, arms, strict=True):
+        groups.setdefault(value, []).append(arm)
+    shared = {v: a for v, a in groups.items() if len(a) > 1}
+    if len(set(arms)) < 2 or not shared:
+        return ""
+    telling = {v: a[0] for v, a in shared.items() if len(set(a)) == 1}
+    if _renames(groups):
+        value, arm = next(iter(telling.items()))
+        return (f"each arm's items all show one value of their own ({_shown(value)} on "
+                f"every item of arm {arm!r})")
+    return _rare_value(shared, telling, arms) or _aligned(groups, telling, arms, seed)
+
+
+def _renames(groups: dict[str, list[str]]) -> bool:
+    """Whether each value belongs to one arm and each arm has one value."""
+    owners = [set(a) for a in groups.values()]
+    arms = [arm for owner in owners for arm in owner]
+    return all(len(o) == 1 for o in owners) and len(arms) == len(set(arms))
+
+
+def _rare_value(shared: dict[str, list[str]], telling: dict[str, str],
+                arms: Sequence[str]) -> str:
+    """The largest telling value, when chance rarely puts that many items in one arm."""
+    if not telling:
+        return ""
+    value = max(telling, key=lambda v: (len(shared[v]), v))
+    held = len(shared[value])
+    sizes = [arms.count(a) for a in set(arms)]
+    chance = sum(math.comb(n, held) for n in sizes) / math.comb(len(arms), held)
+    if chance >= ALPHA / len(shared):
+        return ""
+    return (f"{_shown(value)} is on {held} items, all of arm {telling[value]!r} (arms "
+            "drawn at random would almost never do that)")
+
+
+def _aligned(groups: dict[str, list[str]], telling: dict[str, str], arms: Sequence[str],
+             seed: int) -> str:
+    """Why most shared values are telling beyond chance (empty when they are not)."""
+    shared = [a for a in groups.values() if len(a) > 1]
+    held = sum(map(len, shared))
+    covered = sum(len(groups[v]) for v in telling)
+    if covered < MOST * held or _chance_covers(groups, arms, covered, seed):
+        return ""
+    value, arm = next(iter(telling.items()))
+    return (f"{covered} of the {held} items that share a value with another item share "
+            f"it only with items of the same arm (e.g. {_shown(value)}: every item "
+            f"showing it is in arm {arm!r})")
+
+
+def _chance_covers(groups: dict[str, list[str]], arms: Sequence[str], covered: int,
+                   seed: int) -> bool:
+    """Whether random reassignments of ``arms`` to the items leave ``covered`` or more
+    items in telling shared values in at least :data:`ALPHA` of :data:`PERMUTATIONS`."""
+    import numpy as np
+
+    names = sorted(set(arms))
+    shared = [a for a in groups.values() if len(a) > 1]
+    # the shared values' items first, value by value, then the others
+    order = shared + [a for a in groups.values() if len(a) == 1]
+    codes = np.array([names.index(arm) for group in order for arm in group], dtype=np.int16)
+    sizes = np.array([len(a) for a in shared])
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    rng = np.random.default_rng(seed)
+    as_many = 0
+    for done in range(0, PERMUTATIONS, _CHUNK):
+        count = min(_CHUNK, PERMUTATIONS - done)
+        drawn = rng.permuted(np.broadcast_to(codes, (count, codes.size)), axis=1)
+        head = drawn[:, :int(sizes.sum())]
+        pure = np.minimum.reduceat(head, starts, axis=1) == \
+            np.maximum.reduceat(head, starts, axis=1)
+        as_many += int(np.sum(pure @ sizes >= covered))
+    return (as_many + 1) / (PERMUTATIONS + 1) >= ALPHA
+
+
+def _shown(value: str) -> str:
+    return repr(value) if value else "a blank"

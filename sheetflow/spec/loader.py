@@ -11,6 +11,7 @@ from ..errors import SpecError
 from ..words import counted
 from . import params, verdicts
 from .blanks import blank_rows, describe_rows
+from .blinding import shown_reveals_arm
 from .design_loader import DesignLoader, label_problem
 from .hashing import SPEC_FORMAT
 from .internal import internal_scores_problems
@@ -227,6 +228,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         self._column_roles(design, id_col, shown, header, name)
         self._blank_shown(rows, shown, name)
         items = self._item_rows(rows, id_col, name, design)
+        self._shown_arms(design, shown, items, name)
         return items, name
 
     def _column_roles(self, design: Design, id_col: str, shown: tuple[ShownField, ...],
@@ -252,6 +254,31 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         if scatter and scatter not in header:
             self.fail_to_generate(f"scatter_column {scatter!r} is not a column of {name}; it "
                                   f"has: {', '.join(header)}", "[design]")
+
+    def _shown_arms(self, design: Design, shown: tuple[ShownField, ...],
+                    items: tuple[Item, ...], name: str) -> None:
+        """A shown column must not tell a rater the arm: not the arm column itself, and
+        not one whose values follow the arms (:func:`~.blinding.shown_reveals_arm`). In a
+        paired design a shown column belongs to the case, the same beside both responses,
+        and which side holds which arm is drawn per card: it cannot tell the arm."""
+        if design.paired or not design.arm_column or not items:
+            return
+        arms = [it.fields.get(design.arm_column, "") for it in items]
+        for field in shown:
+            where = f"[items] show column={field.column!r}"
+            if field.column == design.arm_column:
+                self.fail_to_generate(
+                    f"{field.column!r} is the design's arm_column: every card would show "
+                    f"its arm as {field.label!r}; remove this entry from [items] show",
+                    where)
+                continue
+            values = [it.fields.get(field.column, "") for it in items]
+            reason = shown_reveals_arm(values, arms, seed=design.seed)
+            if reason:
+                self.fail_to_generate(
+                    f"column {field.column!r} of {name} (shown as {field.label!r}) gives the "
+                    f"arm away: {reason}; remove this entry from [items] show, or show a "
+                    "column whose values do not follow the arms", where)
 
     def _blank_shown(self, rows: list[tuple[int, dict[str, str]]],
                      shown: tuple[ShownField, ...], name: str) -> None:
