@@ -20,12 +20,9 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import html
 import json
 import os
-import re
-import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +35,7 @@ from ..spec.wording import id_mentions
 from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L
 from .assign import Assignment, assign, response_text
+from .leaks import refuse_leaks
 from .mail import SITTING2_NOTE, build_eml, mailing_list_csv
 from .manifest_form import Compactor
 from .seal import (
@@ -168,8 +166,7 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     elif len(secret) != SECRET_BYTES:
         raise UsageError(f"a study secret is {SECRET_BYTES} bytes, not {len(secret)}")
     packs_dir = root / L.PACKS_DIR
-    packs_dir.mkdir(parents=True, exist_ok=True)
-    remove_partials(packs_dir)
+    remove_partials(packs_dir)  # staging makes the folder: a refused run leaves none
     remove_partials(root / SEALED_DIR)
     # a second rater whose subset is drawn at data lock has no pack until the lock
     assignments = [a for r in study.raters for a in _sittings(study, r, secret) if a.slots]
@@ -184,6 +181,10 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     with OutputSet() as outputs:
         infos, manifest_sha256 = _write_packs(study, spec_hash, secret, assignments,
                                               manifest_path, progress, outputs.stage)
+        # before anything is moved into place: a pack that shows an arm is never written
+        staged = {final: temp for temp, final in outputs.staged()}
+        leaks = refuse_leaks(study, [(i.path.name, staged[i.path]) for i in infos],
+                             (manifest_path.name, staged[manifest_path]))
         outputs.stage(mailing).write_bytes(mailing_list_csv(
             [(a.rater, a.sitting, i.path.name) for a, i in zip(assignments, infos, strict=True)]))
         key = _key(study, spec_hash, assignments)
@@ -207,7 +208,7 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     if emails:
         _write_drafts(study, assignments, infos, packs_dir / EML_DIR, result, judges)
     result.warnings += study_warnings(study) + id_mentions(study)
-    result.warnings += blinding_leaks(study, [i.path for i in infos] + [manifest_path])
+    result.warnings += leaks
     return result
 
 
@@ -322,71 +323,6 @@ def pack_identity(study: Study, spec_hash: str, rater: Rater, sitting: int) -> d
     """The identity embedded in a pack (all text), keyed as in ``layout.IDENTITY_KEYS``."""
     return {"schema_version": L.SCHEMA_VERSION, "study_id": study.id, "spec_hash": spec_hash,
             "rater_id": rater.id, "sitting": str(sitting), "pack_id": f"{rater.id}-s{sitting}"}
-
-
-def blinding_leaks(study: Study, paths: list[Path]) -> list[str]:
-    """Where an arm id appears in a pack (any zip part) or the manifest.
-
-    A shared string that is part of the study's own instructions (shown verbatim) is
-    not a leak: protocols may use an arm's name as an ordinary word ("baseline").
-
-    Parameters
-    ----------
-    study : Study
-    paths : list of Path
-        Workbooks and JSON files to search.
-
-    Returns
-    -------
-    list of str
-        One warning per file, part and arm id found (empty when blind).
-    """
-    arms = [a.id.encode("utf-8") for a in study.design.arms]
-    overlap = max((len(a) for a in arms), default=1) - 1
-    found: dict[str, None] = {}  # a plain file is searched in blocks: report a hit once
-    for path in paths:
-        for part, data in _parts(path, overlap):
-            if not any(arm in data for arm in arms):
-                continue  # the usual case: skip unescaping every shared string
-            if part == "xl/sharedStrings.xml":
-                data = _without_instruction_strings(data, study.instructions)
-            for arm in arms:
-                if arm in data:
-                    found[f"{path.name}: {part} contains arm id {arm.decode('utf-8')!r}; "
-                          "check the spec's texts"] = None
-    return list(found)
-
-
-_BLOCK = 1 << 22
-_SHARED_STRING = re.compile(rb"<si>(.*?)</si>", re.DOTALL)
-_TAG = re.compile(r"<[^>]+>")
-
-
-def _without_instruction_strings(data: bytes, instructions: str) -> bytes:
-    """Shared strings XML without the strings that are verbatim pieces of the instructions."""
-    def keep(match: re.Match[bytes]) -> bytes:
-        text = html.unescape(_TAG.sub("", match.group(1).decode("utf-8")))
-        return b"" if text and text in instructions else match.group(0)
-    return _SHARED_STRING.sub(keep, data)
-
-
-def _parts(path: Path, overlap: int) -> Iterator[tuple[str, bytes]]:
-    """A workbook's zip parts one at a time, or a plain file in blocks.
-
-    Consecutive blocks share ``overlap`` bytes, so a word of up to ``overlap + 1`` bytes
-    is whole in some block; the manifest of a large study never sits in memory at once.
-    """
-    if path.suffix != ".xlsx":
-        with path.open("rb") as fh:
-            tail = b""
-            while block := fh.read(_BLOCK):
-                data = tail + block
-                yield path.name, data
-                tail = data[-overlap:] if overlap else b""
-        return
-    with zipfile.ZipFile(path) as zf:
-        for name in zf.namelist():
-            yield name, zf.read(name)
 
 
 # the study's folders sheetflow reads from: returns (collect), packs (the manifest),
