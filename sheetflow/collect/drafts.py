@@ -37,6 +37,7 @@ from ..spec.study import Rater, Study
 from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L
 from .coordinator import RosterRow, draft_name, rival_files
+from .locked_texts import locked_texts
 from .mail_state import as_sent, names_as_sent
 from .replies import (
     NO_ANSWERS_SUBJECT,
@@ -119,7 +120,10 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
         if sent and all(f.no_answers for f in sent):
             # no answer came back: nothing to fix, and no list of every blank cell
             return f"{study.title}: {NO_ANSWERS_SUBJECT}", no_answers_body(rater, row)
-        return feedback_subject(study.title, issues), feedback_body(rater, row, issues)
+        head = next((h for h in heads if h.file == row.pack), None)
+        locked = locked_texts(root, head, issues) if head is not None else {}
+        return (feedback_subject(study.title, issues),
+                feedback_body(rater, row, issues, locked))
     return _draft_each(study, root, rows, ("errors", "unusable"), heads, compose)
 
 

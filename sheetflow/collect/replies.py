@@ -7,17 +7,22 @@
 - :func:`rivals_body`: different workbooks came back as theirs, which one is it?
 - :func:`unusable_body`: their file arrived but could not be read or identified.
 
-A reply goes to one rater: it quotes nothing that names another rater, and nothing
-only the coordinator can act on. Nothing here writes or prints.
+A reply goes to one rater: it quotes nothing that names another rater, and lists only
+what that rater can fix in their own file, in words addressed to them (which issues,
+and their words: :mod:`.rater_words`; the protocol's self-checks are never quoted).
+Nothing here writes or prints.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Protocol
 
 from ..spec.study import Rater
 from ..words import counted
 from ..workbook import layout as L
+from .locked_texts import LockedText
+from .rater_words import in_reply, reply_text
 from .validate import CATALOGUE, ERROR, Issue, cell_order
 
 MAX_LISTED = 60  # lines listed in one reply; the issues past them are counted
@@ -36,6 +41,8 @@ def feedback_subject(title: str, issues: list[Issue]) -> str:
     """The reply's subject: the problems to fix and the answers still blank, counted
     apart (a rater who stopped half-way has answers to give, not problems to fix)."""
     blank, other = _blank_and_other(issues)
+    if consent_only(issues):
+        return f"{title}: your answer to the consent question"
     if blank and not other:
         return f"{title}: {counted(blank, 'answer')} still blank in your workbook"
     if blank:
@@ -44,36 +51,68 @@ def feedback_subject(title: str, issues: list[Issue]) -> str:
     return f"{title}: please fix {counted(other, 'problem')} in your workbook"
 
 
-def feedback_body(rater: Rater, row: Returned, issues: list[Issue]) -> str:
-    """The reply's text: what to fix, cell by cell (errors first), and how to return it."""
+def feedback_body(rater: Rater, row: Returned, issues: list[Issue],
+                  locked: Mapping[tuple[str, str], LockedText] | None = None) -> str:
+    """The reply's text: what to fix, cell by cell (errors first), and how to return it.
+
+    ``locked``: (sheet, cell) -> the field of each ``locked-text-changed`` issue
+    (:func:`.locked_texts.locked_texts`), named and quoted so the rater can put it back.
+    """
     errors = [i for i in issues if i.severity == ERROR]
-    warnings = [i for i in issues if i.severity != ERROR and i.code not in FOR_COORDINATOR]
-    lines = [f"Dear {rater.name or rater.id},", "", _opening(row.file, errors), ""]
-    lines += _issue_lines(errors)
+    warnings = [i for i in issues if i.severity != ERROR and in_reply(i)]
+    fresh = any(i.code in FRESH_COPY for i in errors)
+    opening = (f"Thank you for returning your workbook ({row.file}). One answer needs your "
+               "confirmation:" if consent_only(errors) else _opening(row.file, errors, fresh))
+    lines = [f"Dear {rater.name or rater.id},", "", opening, ""]
+    lines += _issue_lines(errors, locked or {})
     if warnings:
         lines += ["", "Please also check (these do not stop your answers being used):", ""]
-        lines += _issue_lines(warnings)
-    lines += ["", "Then save the file and send it back to me. Your original workbook is "
-              "attached again in case you need a fresh copy; if you start from it, your "
-              "earlier answers are not in it.", "", "Thank you!", ""]
+        lines += _issue_lines(warnings, {})
+    closing = ("If you change your answer, save that workbook and send it back to me. "
+               "Your original workbook is attached again for reference; it does not hold "
+               "your answers." if consent_only(errors)
+               else _closing(fresh, any(i.code == LOCKED for i in errors)))
+    lines += ["", closing, "", "Thank you!", ""]
     return "\n".join(lines)
 
 
-def _opening(file: str, errors: list[Issue]) -> str:
+CONSENT = frozenset({"consent-refused", "consent-refused-elsewhere"})
+
+
+def consent_only(issues: list[Issue]) -> bool:
+    """Whether the only errors are a consent not given: nothing to fix, a question to
+    the rater (who may have meant it)."""
+    errors = [i for i in issues if i.severity == ERROR]
+    return bool(errors) and all(i.code in CONSENT for i in errors)
+
+
+def _closing(fresh: bool, locked: bool) -> str:
+    """How to send the file back, and what the attached workbook is for."""
+    if fresh:
+        return ("Then send the file back to me. Your original workbook is attached again "
+                "for the fresh copy asked for above; it does not hold your answers, so "
+                "copy them over from the file you sent.")
+    holds = " (it holds the original texts)" if locked else ""
+    return ("Then save the file and send it back to me. Your original workbook is attached "
+            f"again for reference{holds}; it does not hold your answers, so keep working in "
+            "the file you sent.")
+
+
+def _opening(file: str, errors: list[Issue], fresh: bool = False) -> str:
     """The reply's first paragraph: the file that came, and what stands between its
-    answers and their use."""
+    answers and their use (fixed in the file sent, unless a fresh copy is needed)."""
     blank, other = _blank_and_other(errors)
     thanks = f"Thank you for returning your workbook ({file})."
     if blank and not other:
         return (f"{thanks} It still has {counted(blank, 'blank answer')}, listed below; "
                 "your answers can be used once "
                 f"{'it is' if blank == 1 else 'they are'} filled in:")
+    where = "" if fresh else " in the file you sent"
     if blank:
         return (f"{thanks} Before your answers can be used, please fix "
-                f"{counted(other, 'problem')} and fill in {counted(blank, 'blank answer')} "
-                "in the file you sent:")
-    return (f"{thanks} Before your answers can be used, please fix the following in the "
-            "file you sent:")
+                f"{counted(other, 'problem')} and fill in {counted(blank, 'blank answer')}"
+                f"{where}:")
+    return f"{thanks} Before your answers can be used, please fix the following{where}:"
 
 
 def _blank_and_other(issues: list[Issue]) -> tuple[int, int]:
@@ -142,24 +181,27 @@ OTHERS_NAMED = frozenset({"file-name-mismatch", "rows-from-other-rater", "sender
                           "answers-match-other-rater", "saved-by-same-user"})
 
 
-# warnings about how the file came, for the coordinator to act on (which address sent
-# it): nothing the rater fixes in the workbook, so no reply to them quotes them
-FOR_COORDINATOR = frozenset({"sender-unknown"})
-
-
 BLANK = "answer-missing"
+LOCKED = "locked-text-changed"
+
+# errors that a fresh copy of the workbook mends, not an edit of the file sent: a
+# reply listing one asks for no fix "in the file you sent"
+FRESH_COPY = frozenset({"sheet-missing", "row-missing", "spec-hash-mismatch",
+                        "formula-reaches-out", "external-reference", "data-connection",
+                        "embedded-object", "activex-control"})
 
 BLANK_CASE_FROM = 4
 """Blank answers of one case from which a reply says "case N: K answers are blank"
 once."""
 
 
-def _issue_lines(issues: list[Issue]) -> list[str]:
+def _issue_lines(issues: list[Issue],
+                 locked: Mapping[tuple[str, str], LockedText] | None = None) -> list[str]:
     """A line per issue, up to :data:`MAX_LISTED` lines, the rest counted; a case with
     many blank answers (a rater who stopped half-way) is one line, and cases one after
     another each with many blank answers share one, so the reply says which cases are
     left without a line for each of hundreds of cases."""
-    entries = _entries(issues)
+    entries = _entries(issues, locked or {})
     lines = [line for line, _ in entries[:MAX_LISTED]]
     rest = [item for _, items in entries[MAX_LISTED:] for item in items]
     if rest:
@@ -170,7 +212,8 @@ def _issue_lines(issues: list[Issue]) -> list[str]:
     return lines
 
 
-def _entries(issues: list[Issue]) -> list[tuple[str, list[Issue]]]:
+def _entries(issues: list[Issue], locked: Mapping[tuple[str, str], LockedText]
+             ) -> list[tuple[str, list[Issue]]]:
     """(line, the issues it stands for) in the order of ``issues``: the blank answers
     of a case with many are one entry, of a run of such cases (card numbers one after
     another, nothing else between) one too; any other issue is an entry of its own."""
@@ -184,7 +227,7 @@ def _entries(issues: list[Issue]) -> list[tuple[str, list[Issue]]]:
     for item in issues:
         if item.code != BLANK or item.case not in whole:
             run = []
-            entries.append((_issue_line(item), [item]))
+            entries.append((_issue_line(item, locked), [item]))
         elif item is blanks[item.case][0]:
             if run and _next_card(blanks[run[-1]][0], item):
                 run.append(item.case)
@@ -213,8 +256,32 @@ def _blank_cases(run: list[str], blanks: dict[str, list[Issue]]) -> tuple[str, l
     return f"- {cases}: {len(mine)} answers are blank{span}", mine
 
 
-def _issue_line(item: Issue) -> str:
+def _issue_line(item: Issue, locked: Mapping[tuple[str, str], LockedText]) -> str:
     """One issue as a reply lists it: where, and what to do."""
     where = "!".join(x for x in (item.sheet, item.cell) if x)
-    text = CATALOGUE[item.code].meaning if item.code in OTHERS_NAMED else item.message
+    text = (CATALOGUE[item.code].meaning if item.code in OTHERS_NAMED
+            else _locked_line(item, locked.get((item.sheet, item.cell)))
+            if item.code == LOCKED else reply_text(item))
     return f"- {where}: {text}" if where else f"- {text}"
+
+
+QUOTED_UP_TO = 160
+"""The longest original text a reply quotes; a longer one is copied from the attachment."""
+
+
+def _locked_line(item: Issue, field: LockedText | None) -> str:
+    """A changed locked text: which field it is, what it said, and that putting it
+    back is enough (collect accepts the file once its text is as sent)."""
+    if field is None:  # its place moved (rows inserted): named by cell and case
+        return (f"The text in {item.cell} (case {item.case}) was changed; it must stay as "
+                "it was sent. Copy it back from the same place in the workbook attached, "
+                "exactly as it is there. Putting it back is enough: your answers stay as "
+                "they are.")
+    cells = field.cells[0] if len(field.cells) == 1 else \
+        f"cells {field.cells[0]} to {field.cells[-1]}"
+    if field.text is not None and len(field.text) <= QUOTED_UP_TO and len(field.cells) == 1:
+        back = f"Please put back the text as it was: '{field.text}'"
+    else:
+        back = f"Please copy it back exactly from {cells} of the workbook attached"
+    return (f"The text of {field.role}, in {cells}, was changed; it must stay as it was sent. "
+            f"{back}. Putting it back is enough: your answers stay as they are.")

@@ -339,6 +339,8 @@ def _describe_domain(dimension: Dimension) -> str:
         return text
     if kind == "text":
         return "text"
+    if kind == "flag":  # a single mark, optional: "one of 'Y'" read as a riddle
+        return f"{dimension.choices[0]}, or leave it blank"
     return _one_of(_labels(dimension))
 
 

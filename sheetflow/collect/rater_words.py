@@ -1,0 +1,149 @@
+"""Which issues a rater's reply lists, and in what words (:mod:`.replies` writes them).
+
+The Issues sheet is the coordinator's: every issue stays there in the coordinator's
+words. A reply goes to one rater and asks only for what that rater can do to their
+own file, in words addressed to them. The rule, per code:
+
+- **every error** is listed: the file's answers are not used until it is fixed, so the
+  rater must see it (a reply about several files is composed only for the rater's own);
+- **warnings the rater can act on in their file** are listed under "Please also check":
+  a blank confidence or batch time, a time that is no date, batch times out of order or
+  too close, a text answer outside its word range, content typed outside the answer
+  cells, an added sheet, a comment on a cell (:data:`RATER_WARNINGS`);
+- **every other warning stays off the reply** (:func:`in_reply`):
+
+  * the protocol's self-checks across a rater's answers (``totals-no-variance``,
+    ``totals-many-extreme``, ``confidence-low-share``, ``direction-all-same``,
+    ``direction-inconsistent``, ``verdict-off-band``): a rater told a target share or
+    that their directions look odd is nudged to change ratings to pass the check, which
+    biases the study; a rater whose file has no error would get no reply at all, so
+    quoting them also reaches raters unequally. The coordinator reads them and decides;
+  * how a value was read ("was read as": ``label-normalised``,
+    ``number-stored-as-text``): the answer is used as the rater meant it, nothing to do;
+  * what only the coordinator acts on: the sender, the file's name, copies and earlier
+    files, other raters' files, a sheet renamed, hidden or deleted, rows found by their
+    hidden ids, the mail journal.
+
+An issue whose coordinator's message speaks of the rater in the third person, names
+the tool, or asks the coordinator to do something, has a text for the rater here
+(:func:`reply_text`); any other issue is quoted as the Issues sheet words it.
+Nothing here writes or prints.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+SELF_CHECKS = frozenset({"totals-no-variance", "totals-many-extreme", "confidence-low-share",
+                         "direction-all-same", "direction-inconsistent", "verdict-off-band"})
+"""The protocol's self-checks: for the coordinator's judgement, never quoted to a rater."""
+
+RATER_WARNINGS = frozenset({
+    "confidence-missing", "text-word-count", "batch-time-missing", "batch-time-invalid",
+    "batch-time-no-date", "batch-time-order", "batch-time-zero", "batch-time-overlap",
+    "sitting-too-soon", "text-outside-answers", "cell-comment", "sheet-added",
+    "content-outside-window"})
+"""Warnings a reply lists: something in the rater's own file they can put right."""
+
+
+class Quoted(Protocol):
+    """What a reply needs of an :class:`~.validate.Issue`."""
+
+    code: str
+    severity: str
+    message: str
+    sheet: str
+    cell: str
+    value: str
+
+
+def in_reply(item: Quoted) -> bool:
+    """Whether a rater's reply lists ``item`` (see the module notes for the rule)."""
+    return item.severity == "error" or item.code in RATER_WARNINGS
+
+
+# a cell holding something that acts when the file is opened: the rater's file is not
+# used, and they are asked for a clean one (the coordinator's text tells the
+# coordinator not to open the file and names the tool)
+_CLEAN_COPY = ("so your answers in this file cannot be used. Please fill in a fresh copy "
+               "of the workbook (attached), typing only in the answer cells and pasting "
+               "nothing from other files, and send that file.")
+_SEND_AGAIN = ("so it could not be read. Please send your workbook again, as you received "
+               "it and saved from Excel or LibreOffice, filled in.")
+_OUTSIDE = ("we read only the answer cells: if it was meant for us, put it in a notes "
+            "answer cell if the workbook has one, or write it in your reply to this e-mail.")
+
+_FIXED = {
+    "zip-bomb": "The file holds parts far larger than a scoring workbook, " + _SEND_AGAIN,
+    "xml-dtd": "The file holds something Excel never writes (XML entities), " + _SEND_AGAIN,
+    "formula-hidden": "The file holds a formula where Excel and LibreOffice never put one, "
+                      + _SEND_AGAIN,
+    "file-too-large": "The file is far larger than a scoring workbook can be, " + _SEND_AGAIN,
+    "attachment-too-large": "The attachment is far larger than a scoring workbook can be, "
+                            + _SEND_AGAIN,
+    "read-aborted": "The file holds far more than a scoring workbook, " + _SEND_AGAIN,
+    "mail-unreadable": "Your message could not be read here. Please send your workbook "
+                      "again, attached to a new message.",
+    "identity-missing": "This workbook is not the one you received (it carries none of "
+                        "its hidden details), so it cannot be matched to you. Please send "
+                        "the workbook you received, filled in.",
+    "schema-unsupported": "This workbook is of a layout this study cannot read. I will send "
+                          "you a workbook that can be read; please wait for it.",
+    "unknown-rater": "This workbook is not one of this study's. Please check that you sent "
+                     "the workbook you received from me.",
+    "spec-hash-mismatch": "This workbook is from an earlier version of the study. Please "
+                          "copy your answers into the workbook attached and send that one.",
+    "formula-reaches-out": "{where} holds a formula that fetches or sends data, or starts a "
+                           "program, when the file is opened in Excel, " + _CLEAN_COPY,
+    "external-reference": "{where} refers to another file or a web address, which Excel may "
+                          "open or fetch from, " + _CLEAN_COPY,
+    "data-connection": "The file holds a data connection or query, which fetches or sends "
+                       "data when it is refreshed, " + _CLEAN_COPY,
+    "embedded-object": "The file holds an embedded object, which starts another program "
+                       "when it is opened, " + _CLEAN_COPY,
+    "activex-control": "The file holds an ActiveX control, which Excel can run when it "
+                       "opens the file, " + _CLEAN_COPY,
+    "row-unknown": "{where} is a row that was not in the workbook as sent. Please delete "
+                   "that row (do not insert rows).",
+    "sheet-added": "You added the sheet '{sheet}', which holds text; " + _OUTSIDE,
+    "consent-refused-elsewhere": "Your answer to the consent question, in your other "
+                                 "workbook, does not give your consent, so the marks in "
+                                 "this one cannot be used either. If you meant to give "
+                                 "your consent, please change that answer in the other "
+                                 "workbook and send it back.",
+    "consent-refused": "Your answer to the consent question in {where} is {value}, so none of "
+                       "your marks can be used, and none will be. If that is what you "
+                       "meant, there is nothing more to do, and thank you for your time. If "
+                       "you meant to give your consent, please change that answer and send "
+                       "the file back.",
+    "file-unreadable": "Your file arrived but could not be opened here. Please send it "
+                       "once more.",
+}
+
+
+def _outside(item: Quoted, where: str) -> str:
+    """Text typed outside the answer cells, or a comment: one cell quoted, or the line
+    counting the rest (no value of its own)."""
+    if item.code == "cell-comment":
+        said = f"Cell {item.cell} has a comment: '{item.value}'" if item.value else \
+            f"There are comments on cells of the file ({where} and after)" if item.cell \
+            else "There are comments on cells of the file"
+    elif item.value:
+        said = f"You typed '{item.value}' in {where}, outside the answer cells"
+    else:
+        said = (f"There is more text outside the answer cells, from {where} on" if item.cell
+                else f"There is text outside the answer cells of the sheet '{item.sheet}'")
+    return f"{said}; {_OUTSIDE}"
+
+
+def reply_text(item: Quoted) -> str:
+    """``item`` in words addressed to the rater: :data:`_FIXED`'s text for its code,
+    else the message the Issues sheet shows."""
+    where = f"cell {item.cell}" if item.cell else "the file"
+    if item.code in ("text-outside-answers", "cell-comment"):
+        return _outside(item, where)
+    template = _FIXED.get(item.code)
+    if template is None:
+        return item.message
+    text = template.format(where=where, sheet=item.sheet, value=f"'{item.value}'")
+    return text[0].upper() + text[1:]
