@@ -37,7 +37,8 @@ def test_gold_dispute_without_a_note_is_an_error_naming_the_cell(tmp_path):
     card = next(c for c in pack["cards"] if c["item_id"] == flags[1]["item_id"])
     assert [(i.cell, i.severity, i.case) for i in found] == [
         (flags[1]["cell"], "error", L.case_name(card))]  # the case as the rater sees it
-    assert "Note is blank" in found[0].message  # the note dimension by its label
+    # the note dimension by its label, and its own cell (the flag's is not the one to fill)
+    assert f"its Note ({notes[1]['cell']}) is blank" in found[0].message
 
 
 def test_a_flag_note_must_name_a_text_dimension(tmp_path):

@@ -103,6 +103,7 @@ class AnswerReader:
             self._batch_times(batch)
         self._unscored_batches()
         self._flag_notes()
+        self._consent()
         self._totals()
         self._verdict_bands()
         self.result.self_check = self._self_check_input()
@@ -279,9 +280,22 @@ class AnswerReader:
         """A marked flag whose ``note`` dimension is blank (003: a dispute needs a line)."""
         read = {(r[0], r[2], r[3]): (r[5], r[8]) for r in self.rows}
         for f in flag_notes_missing(read, self.dims):
+            # the note's own cell is named: the flag's is not where the line goes
+            note_cell = read.get((f.case, f.label, f.note.id), ("", ""))[1]
+            note = f"{f.note.label} ({note_cell})" if note_cell else f.note.label
             self.k.add("flag-note-missing", **self._where(f.cell, f.case, f.label, f.flag),
                        value=f.value, what=self._what(f.flag.label, f.case, f.label),
-                       detail=f.note.label)
+                       detail=note)
+
+    def _consent(self) -> None:
+        """A consent question answered with another choice than the one giving consent
+        (a blank one is ``answer-missing``: the question is required)."""
+        for case, _, label, dim_id, _, value, _, _, cell in self.rows:
+            dim = self.dims.get(dim_id)
+            if dim is not None and dim.consent and value and value != dim.consent:
+                self.k.add("consent-refused", **self._where(cell, case, label, dim),
+                           value=value, what=self._what(dim.label, case, label),
+                           expected=dim.consent)
 
     def _verdict_bands(self) -> None:
         """A verdict that is not the band of its own total (protocol 004), after the

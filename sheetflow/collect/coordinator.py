@@ -149,6 +149,7 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
     """
     raters = {r.id: r for r in study.raters}
     claimed_twice = rival_files(report.issues)
+    refused_files = {i.file for i in report.issues if i.code in CONSENT}
     set_aside = set_aside_files(report.issues)
     by_pack = defaultdict(list)
     # an exact copy of a file is read once: the copy belongs to the original's pack
@@ -187,9 +188,12 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
         state = ("errors" if errors else "not-used" if not best.used
                  else "warnings" if warnings else "ok")
         rivals = [f.file for f in files if f.file in claimed_twice]
+        refused = {f.file for f in mine} & refused_files
         todo = _todo_rivals(rater, rivals, pack.sitting) if len(rivals) > 1 else \
             _todo_no_answers(rater, pack.sitting) if state == "errors" and all(
                 f.no_answers for f in mine) else _todo(state, rater, errors, pack.sitting)
+        if refused:  # nothing to fix: the ratings stay out unless the rater consents
+            todo = _todo_consent(rater, pack.sitting, todo)
         rows.append(RosterRow(state, rater.id, rater.name, rater.email, pack.sitting,
                               pack.file, ", ".join(f.file for f in files),
                               best.percent_complete, errors, warnings, best.used, todo,
@@ -307,6 +311,19 @@ def _todo_no_answers(rater: Rater, sitting: int) -> str:
            "asks" if rater.email else "ask them (no e-mail address in the raters file)")
     return (f"the file has no answers in it (perhaps the blank workbook was sent): {ask} "
             "for the filled one; collect again when it is back")
+
+
+CONSENT = frozenset({"consent-refused", "consent-refused-elsewhere"})
+"""Codes of a file kept out because its rater did not give consent."""
+
+
+def _todo_consent(rater: Rater, sitting: int, then: str) -> str:
+    """A rater who did not give consent: none of their ratings is used; ask whether
+    they meant it (they may have)."""
+    ask = ("the reply draft asks whether they meant it" if rater.email
+           else "ask them whether they meant it")
+    return (f"consent not given (see the Issues sheet), so none of their ratings is used "
+            f"({ask}); {then}")
 
 
 def _todo(state: str, rater: Rater, errors: int, sitting: int) -> str:

@@ -44,6 +44,7 @@ from ..packs.seal import sealed_manifest_sha256
 from ..spec.study import Study, load_study
 from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L
+from .consent import spread_refusals
 from .content_checks import SelfCheckInput, self_checks
 from .coordinator import (
     FEEDBACK_DIR,
@@ -543,6 +544,7 @@ class _Collector:
         statuses = []
         issues: list[Issue] = []
         used_blocks, blank_blocks = [], []
+        spread_refusals(works)  # before any file's use is decided
         self._sitting_gaps(works)
         warn_copies(works)  # after every file's errors are known
         warn_same_saver(works)

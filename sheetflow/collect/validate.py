@@ -293,8 +293,18 @@ _TYPES = (
     _t("text-word-count", WARNING, "A text answer outside its word range.",
        "{what} has {value} words; it should have {expected}."),
     _t("flag-note-missing", ERROR, "A flag is marked but the note it needs is blank.",
-       "{what} is marked '{value}' but {detail} is blank; write one line there saying "
-       "why (the other ratings stay as they are)."),
+       "{what} is marked '{value}' but its {detail} is blank; write one line there "
+       "saying why (the other ratings stay as they are)."),
+    _t("consent-refused", ERROR, "The rater did not give the consent the study asks "
+       "for; none of the file's ratings is used.",
+       "{what} is answered '{value}', not '{expected}': without the rater's consent none "
+       "of this file's ratings is used (they are kept out of ratings.csv and the "
+       "analysis). Ask the rater whether they meant it."),
+    _t("consent-refused-elsewhere", ERROR, "The rater did not give consent in their other "
+       "file; none of this file's ratings is used either.",
+       "Rater {rater} did not give the consent the study asks for in {detail}, so none of "
+       "this file's ratings is used either (they are kept out of ratings.csv and the "
+       "analysis)."),
     _t("verdict-off-band", WARNING, "A verdict that is not the band of its own scores.",
        "{what} is '{value}', but {detail}; the verdict follows from that mean, so check "
        "the scores and the verdict."),

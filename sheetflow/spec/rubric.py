@@ -118,6 +118,10 @@ class Dimension:
     note : str or None
         For a flag: the id of the text dimension that must hold a note whenever the
         flag is marked (003: ``gold_dispute = Y`` needs one line in ``rater_note``).
+    consent : str or None
+        For a binary study question asking the rater's consent (001: "I consent to my
+        marks being analysed and released"): the choice that gives it. Any other answer,
+        or none, keeps the rater's file out of the ratings (``consent-refused``).
     """
 
     id: str
@@ -140,6 +144,7 @@ class Dimension:
     blank_means: str | None = None
     note: str | None = None
     decimals: int = 0
+    consent: str | None = None
 
     @property
     def points_range(self) -> tuple[float, float] | None:

@@ -62,6 +62,7 @@ class RubricLoader(LoaderBase):
         "id", "label", "kind", "scope", "help", "required", "confidence", "level",
         "choices", "na", "ordered", "min", "max", "labels", "anchors", "bins",
         "questions", "min_words", "max_words", "blank_means", "mark", "note", "decimals",
+        "consent",
     })
 
     def _dimension(self, e: dict, where: str) -> Dimension | None:
@@ -80,6 +81,8 @@ class RubricLoader(LoaderBase):
         extra = builder(e, where)
         if "decimals" in e and kind != "number":
             self.fail("'decimals' applies to a number dimension only", where)
+        if "consent" in e:
+            self._consent(e, kind, scope, extra, where)
         level = e.get("level", extra.pop("_level", "nominal"))
         if kind != "text" and level not in LEVELS:
             self.fail(f"unknown level {level!r}; allowed: {', '.join(LEVELS)}", where)
@@ -281,6 +284,23 @@ class RubricLoader(LoaderBase):
                       "is marked, e.g. note = \"rater_note\"", where)
             note = None
         return {"choices": (mark,), "note": note}
+
+    def _consent(self, e: dict, kind: str, scope: str, extra: dict, where: str) -> None:
+        """``consent`` names the choice of a binary study question that gives consent;
+        the question is then required (a blank is no consent)."""
+        given = e["consent"]
+        choices = extra.get("choices", ())
+        if kind != "binary" or scope != "study":
+            self.fail("'consent' applies to a binary question of scope \"study\" only",
+                      where)
+        elif not isinstance(given, str) or given not in choices:
+            self.fail(f"consent {given!r} must be the choice that gives consent, one of "
+                      f"{list(choices)}", where)
+        elif extra.get("blank_means") is not None or e.get("required") is False:
+            self.fail("a consent question must be answered: leave out 'blank_means' and "
+                      "'required = false' (a blank is no consent)", where)
+        else:
+            extra["consent"] = given
 
     def _dim_number(self, e: dict, where: str) -> dict:
         lo = self._int(e, "min", where, default=0)
