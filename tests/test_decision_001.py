@@ -72,7 +72,9 @@ def _study(root: Path, owners: tuple[str, ...], marks: dict | None = None,
         wb = openpyxl.load_workbook(root / L.PACKS_DIR / pack["file"])
         for a in L.iter_answer_cells(pack):
             if a["part"] == "value":
-                yes = a["item_id"] in kept if a["dimension"] == "keep" else False
+                # the owner consents (a No keeps their files out: consent-refused)
+                yes = a["item_id"] in kept if a["dimension"] == "keep" else \
+                    a["dimension"] == "consent"
                 own = (said or {}).get(pack["rater_id"], {}).get(a["dimension"])
                 wb[a["sheet"]][a["cell"]].value = own or ("Yes" if yes else "No")
         for b in pack["batches"]:

@@ -321,7 +321,7 @@ def spec_hash(study: Study) -> str:
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
 
-_OPTIONAL_DIMENSION_KEYS = ("note",)
+_OPTIONAL_DIMENSION_KEYS = ("note", "consent")
 """Dimension keys added after studies were sealed: left out of the hash when unset, so
 an existing study keeps its hash."""
 
