@@ -216,16 +216,20 @@ def test_nesting_depth_counts_without_recursion():
                                       "anchored-plan", "judge-likert"])
 def test_every_draft_has_one_recipient_and_no_extra_header(tmp_path, template):
     d = init_study(tmp_path / "study", template)
+    # judge-likert's locked trio is R1-R3 (no draft: import-judges fills their packs);
+    # R4 is a person rating beside them, whose invitation is drafted
+    extra = ["R4,Ada,Nwosu,ada@example.org,primary"] if template == "judge-likert" else []
     _raters(d, 'R1,"Okafor, Anna",Okafor,anna@example.org,primary',
             "R2,Bob,Lindqvist,bob@example.org,primary",
-            "R3,Eve,Moreau,eve@example.org,second")
+            "R3,Eve,Moreau,eve@example.org,second", *extra)
     if template != "anchored-plan":
         replace_once(d / "raters.csv", ",second", ",primary")
     if template == "judge-likert":  # the locked trio names the raters
         replace_once(d / "study.toml", '"judge-1", judge_gpt = "judge-2", judge_minimax = '
                      '"judge-3"', '"R1", judge_gpt = "R2", judge_minimax = "R3"')
     result = generate_packs(d, emails=True)
-    assert len(result.eml_paths) == len(result.packs) >= 2  # second raters: at data lock
+    drafted = len(result.packs) - (3 if template == "judge-likert" else 0)
+    assert len(result.eml_paths) == drafted >= 1  # second raters: at data lock
     for path in result.eml_paths:
         msg = email.message_from_bytes(path.read_bytes(), policy=policy.default)
         assert len(msg["To"].addresses) == 1
