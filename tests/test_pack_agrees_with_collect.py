@@ -172,3 +172,49 @@ def test_a_choice_cell_is_read_once_and_a_wildcard_label_is_compared_whole():
     assert plain.count("TRIM(") == 1 and 'MATCH(' in plain and '{"Low","Medium","High"}' in plain
     odd = invalid_formula({"type": "list", "choices": ["Yes", "Not sure?"]}, "D17")
     assert "MATCH(" not in odd and odd.count("TRIM(") == 2 and '="Not sure?"' in odd
+
+
+def test_a_word_range_reads_the_cell_three_times_not_five():
+    """The reading of the cell is most of the formula; the range is tested as the
+    distance from its middle, so the count is written once (LET is too new)."""
+    from sheetflow.packs.rules import word_range_formula
+    from sheetflow.spec.rubric import Dimension
+
+    both = word_range_formula("C12", Dimension("n", "N", "text", min_words=200,
+                                               max_words=400))
+    assert both.count("TRIM(") == 3 and "ABS(2*" in both and ">200" in both
+    top = word_range_formula("C12", Dimension("n", "N", "text", max_words=80))
+    assert top.count("TRIM(") == 3 and top.endswith(">80)")
+
+
+def _words(n: int) -> str:
+    return "\n".join(" ".join(["word"] * 10) for _ in range(n // 10)) + \
+        (" " + " ".join(["word"] * (n % 10)) if n % 10 else "")
+
+
+@pytest.mark.libreoffice
+@needs_soffice
+def test_libreoffice_the_word_range_hint_is_collects_warning_at_its_bounds(tmp_path):
+    """Each side of each bound (50-100, 200-400, at most 80 words): the line names as
+    many texts outside their range as collect warns of (``text-word-count``)."""
+    likert_root, likert = _study(tmp_path, "judge-likert")
+    paired_root, paired = _study(tmp_path, "paired-rubric")
+    note, notes = _cells(paired, "methodology_note")[0], _cells(paired, "methodology_notes")[0]
+    rationale = _cells(likert, "rationale")
+    cases = [
+        (paired_root, paired, "49-400", {note: _words(49), notes: _words(400)}, 1),
+        (paired_root, paired, "50-401", {note: _words(50), notes: _words(401)}, 1),
+        (paired_root, paired, "100-200", {note: _words(100), notes: _words(200)}, 0),
+        (paired_root, paired, "101-199", {note: _words(101), notes: _words(199)}, 2),
+        (likert_root, likert, "80-81", {rationale[0]: _words(80), rationale[1]: _words(81),
+                                        rationale[2]: "one\ttwo\r\nthree"}, 1),
+    ]
+    files = [_variant(tmp_path, root, pack, name, changes)
+             for root, pack, name, changes, _ in cases]
+    for (root, _, name, _, outside), path, line in zip(
+            cases, files, _progress_lines(tmp_path, files), strict=True):
+        issues = collect(root, [path], write=False).report.issues
+        warned = sum(i.code == "text-word-count" for i in issues)
+        assert warned == outside, (name, warned)
+        named = re.search(r"; (\d+) texts? outside", line)
+        assert (int(named.group(1)) if named else 0) == outside, (name, line)

@@ -206,21 +206,30 @@ def word_range_formula(ref: str, dim: Dimension) -> str | None:
     (``text-word-count``). Words are runs between spaces, tabs and line breaks, as
     collect counts them.
 
+    The cell's reading (:func:`loose_text`) is the bulk of the formula and neither
+    application can name it once (``LET`` is too new for older Excel and LibreOffice),
+    so the count is written once: a range is tested as the distance from its middle
+    (``ABS(2*words-low-high)>high-low``, exact in whole numbers), not as two bounds
+    each with its own count. The reading appears 3 times, not 5: the formula of each
+    text cell (the hint column counts them per line) was the longest a pack wrote.
+
     Returns
     -------
     str or None
         None when ``dim`` has no word range.
     """
-    if dim.min_words is None and dim.max_words is None:
+    low, high = dim.min_words, dim.max_words
+    if low is None and high is None:
         return None
     flat = loose_text(ref)
     words = f'(LEN({flat})-LEN(SUBSTITUTE({flat}," ",""))+1)'
-    bad = []
-    if dim.min_words is not None:
-        bad.append(f"{words}<{dim.min_words}")
-    if dim.max_words is not None:
-        bad.append(f"{words}>{dim.max_words}")
-    return f"AND(LEN({flat})>0,OR({','.join(bad)}))"
+    if low is not None and high is not None:
+        outside = f"ABS(2*{words}-{low + high})>{high - low}"
+    elif low is not None:
+        outside = f"{words}<{low}"
+    else:
+        outside = f"{words}>{high}"
+    return f"AND(LEN({flat})>0,{outside})"
 
 
 def column_name(index: int) -> str:
