@@ -113,7 +113,7 @@ def test_each_note_is_counted_with_the_flag_of_its_own_case_and_column(
         for cell in row:
             if cell.value is not None:
                 counted |= set(re.findall(
-                    r'AND\(OR\(TRIM\((?:SUBSTITUTE\()*(\w+)(?:,CHAR\(\d+\),"\s"\))*\)="Y"\),'
+                    r'AND\(OR\(TRIM\((?:SUBSTITUTE\()*(\w+)(?:,(?:CHAR\(\d+\)|"\s"),"\s"\))*\)="Y"\),'
                     r'LEN\(TRIM\((\w+)\)\)=0\)', cell.value))
     assert counted == pairs
 

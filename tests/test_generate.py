@@ -484,26 +484,23 @@ def test_progress_counts_every_required_answer_once(generated, template):
                          rf'correct \(red cells\); "&{filled},IF\({finished},'
                          rf'"All \2 answers done",{filled}\)\)', progress)
         assert match and int(match.group(2)) == len(required), progress
-        counted, rows, texts = [], [], 0
+        counted, rows = [], []
         for row in ws.iter_rows(min_col=ord(done) - 64, max_col=ord(done) - 64):
             for cell in row:
                 if cell.value is None:
                     continue
-                # COUNTA over rectangles; a text answer as (LEN(TRIM(cell))>0), so that
-                # a cell of spaces (blank to collect) is not counted
+                # each answer cell of the line as IFERROR(TRIM(cell)<>"",1): a cell of
+                # spaces (blank to collect) is not counted, an error value is (it is red)
                 terms = re.fullmatch(r"=0\+(.+)", cell.value).group(1).split("+")
                 assert len(cell.value) <= 8192
                 for term in terms:
-                    found = re.fullmatch(r"COUNTA\(([A-Z0-9:,]+)\)", term)
-                    args = found.group(1).split(",") if found else \
-                        [re.fullmatch(r"\(LEN\(TRIM\(([A-Z]+[0-9]+)\)\)>0\)", term).group(1)]
-                    texts += 0 if found else 1
-                    assert len(args) <= 255
-                    counted += [c for ref in args for c in _expand(ref)]
+                    counted.append(re.fullmatch(r'IFERROR\(TRIM\(([A-Z]+[0-9]+)\)<>"",1\)',
+                                                term).group(1))
+                    assert int(counted[-1][1:]) == cell.row  # on the answer's own line
                 rows.append(cell.row)
         assert sorted(counted) == sorted(required)
         assert max(rows) <= int(match.group(1))
-        assert len(rows) <= 1 + texts + len(required) // 100, "a formula per card or line again"
+        assert len(rows) == len({int(c[1:]) for c in required}), "one formula per line"
         highlighted = []
         for sqref, rule in _blank_rules(folder / "packs" / pack["file"]):
             cells = [c for ref in sqref.split() for c in _expand(ref)]

@@ -12,6 +12,7 @@ collect reads the very same files.
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import re
 import subprocess
 from pathlib import Path
@@ -169,9 +170,10 @@ def test_a_choice_cell_is_read_once_and_a_wildcard_label_is_compared_whole():
     from sheetflow.packs.rules import invalid_formula
 
     plain = invalid_formula({"type": "list", "choices": ["Low", "Medium", "High"]}, "D17")
-    assert plain.count("TRIM(") == 1 and 'MATCH(' in plain and '{"Low","Medium","High"}' in plain
+    assert plain.count("CHAR(9)") == 1 and 'MATCH(' in plain and \
+        '{"Low","Medium","High"}' in plain
     odd = invalid_formula({"type": "list", "choices": ["Yes", "Not sure?"]}, "D17")
-    assert "MATCH(" not in odd and odd.count("TRIM(") == 2 and '="Not sure?"' in odd
+    assert "MATCH(" not in odd and odd.count("CHAR(9)") == 2 and '="Not sure?"' in odd
 
 
 def test_a_word_range_reads_the_cell_three_times_not_five():
@@ -218,3 +220,135 @@ def test_libreoffice_the_word_range_hint_is_collects_warning_at_its_bounds(tmp_p
         assert warned == outside, (name, warned)
         named = re.search(r"; (\d+) texts? outside", line)
         assert (int(named.group(1)) if named else 0) == outside, (name, line)
+
+
+class _Planted(str):
+    """A cell written as what it is, not as text: an error value or a formula."""
+
+    kind = "s"
+
+
+class _Error(_Planted):
+    kind = "e"
+
+
+class _Formula(_Planted):
+    kind = "f"
+
+
+def _plant(tmp: Path, root: Path, pack: dict, name: str, changes: dict[str, object]) -> Path:
+    """:func:`_variant` with error values and formulas as such, and every batch time
+    filled (a day per batch) unless ``changes`` names it."""
+    times = {}
+    for i, batch in enumerate(pack.get("batches", [])):
+        times[batch["start"]["cell"]] = dt.datetime(2026, 11, 2 + i, 9, 0)
+        times[batch["end"]["cell"]] = dt.datetime(2026, 11, 2 + i, 10, 30)
+    planted = {c: v for c, v in changes.items() if isinstance(v, _Planted)}
+    path = _variant(tmp, root, pack, name, {**times, **changes, **dict.fromkeys(planted)})
+    wb = openpyxl.load_workbook(path)
+    ws = wb[L.SCORING_SHEET]
+    for cell, value in planted.items():
+        ws[cell].value = str(value)
+        ws[cell].data_type = value.kind
+    wb.save(path)
+    return path
+
+
+@pytest.mark.libreoffice
+@needs_soffice
+def test_libreoffice_red_and_done_are_collects_refusals_and_acceptances(tmp_path):
+    """What collect accepts is not red (numbers as text, non-breaking spaces, batch times
+    it only warns of, cells of spaces, which it reads as blank); what it refuses is red
+    (error values and formulas, in text answers too, and text it does not read as a
+    number), and the line never says "#N/A"."""
+    likert_root, likert = _study(tmp_path, "judge-likert")
+    paired_root, paired = _study(tmp_path, "paired-rubric")
+    keep_root, keep = _study(tmp_path, "keep-known")
+    scale, verdict = _cells(likert, "accuracy"), _cells(likert, "overall_verdict")
+    rationale, count = _cells(likert, "rationale"), _cells(paired, "depth")
+    confidence, hours = _cells(paired, "depth", "confidence"), _cells(paired, "hours_worked")
+    marks = [a["cell"] for a in L.iter_answer_cells(keep) if a["dimension"] == "keep"]
+    starts = [b["start"]["cell"] for b in keep["batches"]]
+    notes = dict.fromkeys(_cells(paired, "methodology_notes"), " ".join(["word"] * 300))
+    nbsp = "\u00a0"
+    time_hint = "batch time that is not a date and time (purple; allowed, please check)"
+    cases = [  # root, pack, name, changes, line ({n}: required answers), errors, warnings
+        (likert_root, likert, "likert-as-text",
+         {scale[0]: "3", scale[1]: f"3{nbsp}", scale[2]: "+3", scale[3]: "3.0",
+          verdict[0]: f"pass_strong{nbsp}"},
+         "All {n} answers done", [], {"number-stored-as-text", "label-normalised"}),
+        (paired_root, paired, "paired-as-text",
+         {count[0]: "3", count[1]: "3 ", count[2]: "3.", confidence[0]: f"High{nbsp}",
+          hours[0]: "12.25", **notes},
+         "All {n} answers done", [], {"number-stored-as-text", "label-normalised"}),
+        (keep_root, keep, "times-to-check", {starts[0]: "after lunch", starts[1]: 0.5},
+         "All {n} answers done; 2 " + time_hint.replace("time that is", "times that are")
+         + "; 120 of 120 marks set (a blank mark means No)",
+         [], {"batch-time-invalid", "batch-time-no-date"}),
+        (keep_root, keep, "time-as-text", {starts[0]: "2026-11-02 09:00"},
+         "All {n} answers done; 120 of 120 marks set (a blank mark means No)", [], set()),
+        (keep_root, keep, "keep-spaces", {marks[0]: "   ", starts[2]: "  "},
+         "{m} of {n} required answers filled; 119 of 120 marks set (a blank mark means No)",
+         [], {"batch-time-missing"}),
+        (likert_root, likert, "likert-spaces", {verdict[0]: "   "},
+         "{m} of {n} required answers filled", ["answer-missing"], set()),
+        (likert_root, likert, "not-answers",
+         {scale[0]: _Error("#N/A"), scale[1]: _Formula("=1+2"), rationale[0]: _Error("#N/A"),
+          rationale[1]: _Formula('="A reason."')},
+         None, ["error-value", "error-value", "formula-in-answer", "formula-in-answer"],
+         set()),
+        (paired_root, paired, "not-numbers",
+         {count[0]: _Error("#DIV/0!"), count[1]: _Formula("=2"), count[2]: "1e1",
+          count[3]: "3.5", count[4]: " 3", **notes},
+         None, ["error-value", "formula-in-answer", "value-not-a-number",
+                "value-not-a-number", "value-not-whole"], set()),
+        (keep_root, keep, "mark-error", {marks[0]: _Error("#N/A")},
+         None, ["error-value"], set()),
+    ]
+    files = [_plant(tmp_path, root, pack, name, changes)
+             for root, pack, name, changes, *_ in cases]
+    lines = _progress_lines(tmp_path, files)
+    for (root, pack, name, _, expected, errors, warnings), path, line in zip(
+            cases, files, lines, strict=True):
+        n = _required_total(root, pack)
+        got_errors, got_warnings = _verdict(root, path)
+        assert got_errors == errors, (name, got_errors)
+        assert warnings <= got_warnings, (name, got_warnings)
+        if expected is None:  # as many red cells as collect's errors, each filled
+            assert line.startswith(f"{len(errors)} to correct (red cells); {n} of {n} "), \
+                (name, line)
+        else:
+            assert line == expected.format(n=n, m=n - 1), (name, line)
+
+
+def test_the_line_legend_and_instructions_call_a_batch_time_without_date_a_hint(tmp_path):
+    """collect uses a file whose batch time is not a date and time, and warns
+    (``batch-time-invalid``, ``batch-time-no-date``): purple, named after "done"."""
+    assert progress_text(9, 9, times=1) == (
+        "All 9 answers done; 1 batch time that is not a date and time (purple; allowed, "
+        "please check)")
+    assert progress_text(9, 9, off_range=1, times=2).endswith(
+        f"1 text outside its word range {HINT}; 2 batch times that are not a date and "
+        f"time {HINT}")
+    keep = load_study(init_study(tmp_path / "kk", "keep-known"))
+    assert legend(keep.rubric.dimensions, timed=True).endswith(
+        "Purple: a batch time that is not a date and time (allowed; please check).")
+    assert "Purple" not in legend(keep.rubric.dimensions)
+    spec = SimpleNamespace(dimensions=keep.rubric.dimensions, batch_size=20,
+                           include_study_answers=False)
+    essential, _ = how_to_lines(spec, paired=False)
+    assert any("A time that is not a date and time (a time of day alone, words) turns "
+               "purple: it is allowed" in line for line in essential)
+
+
+def test_a_number_cell_reads_text_as_collect_does_and_refuses_what_is_not_an_answer():
+    """An error value or a formula is refused in every answer cell, a text answer too;
+    a number's text is read (no more red "3"), a batch time is never refused."""
+    from sheetflow.packs.rules import invalid_formula
+
+    count = invalid_formula({"type": "whole", "min": 0, "max": None}, "C12")
+    assert count.startswith("IF(ISERROR(C12),TRUE,OR(IFERROR(_xlfn.ISFORMULA(C12),FALSE),")
+    assert "VALUE(" in count and "MID(1/2,2,1)" in count
+    assert invalid_formula({"type": "any"}, "C12") == \
+        "IF(ISERROR(C12),TRUE,IFERROR(_xlfn.ISFORMULA(C12),FALSE))"
+    assert invalid_formula({"type": "datetime"}, "C5") is None

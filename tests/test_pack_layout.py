@@ -190,13 +190,14 @@ def test_libreoffice_evaluates_the_highlight_as_promised(studies, tmp_path):
     folder = studies["paired-rubric"]
     pack = _manifest_json(folder)["packs"][0]
     src = folder / L.PACKS_DIR / pack["file"]
-    rules = [r for r in _cf_rules(src) if r[1] == "expression" and "LEFT(" not in r[2]]
+    rules = [r for r in _cf_rules(src) if r[1] == "expression" and L.PROGRESS_CELL not in r[0]]
     by_kind = {}
     for a in L.iter_answer_cells(pack):
         by_kind.setdefault((a["dimension"], a["part"][:1]), a)
     cases = []  # (cell, value, expected flag)
     samples = {"preference": [("Maybe", True), ("B > A", True), ("A>B", False)],
-               "count": [("three", True), (2.5, True), (-1, True), (4, False)],
+               "count": [("three", True), (2.5, True), (-1, True), (4, False), ("4", False),
+                         ("4 ", False), (" 4", True), ("1e1", True), ("4.0", False)],
                "checklist": [("Y", True), ("Yes", False)],
                "number": [(6.5, False), (6.125, True), (41, True), ("six", True)],
                "confidence": [("Hi", True), ("High", False)]}

@@ -4,7 +4,9 @@ highlights, and the done counts behind the progress line. A mixin of
 
 What turns red and is counted "to correct" is what collect refuses (an error: the file
 is not used); what collect only warns about is not. A text outside its word range is
-such a warning (``text-word-count``): it turns purple and the line names it as a hint.
+such a warning (``text-word-count``), and so is a batch time that is not a date and time
+(``batch-time-invalid``, ``batch-time-no-date``): they turn purple and the line names
+them as hints.
 
 Cells are grouped by rule (one validation element per rule, answer column and 250
 ranges), so a 500-case pack carries a few dozen elements rather than one per cell.
@@ -27,9 +29,10 @@ from .rules import (
     column_name,
     grouped_refs,
     invalid_formula,
+    time_hint_formula,
     word_range_formula,
 )
-from .text import WORD_HINT, progress_text
+from .text import TIME_HINT, WORD_HINT, progress_text
 
 COUNT_ARGS = 255  # Excel's most arguments to one function (COUNTA)
 PROTECT = {"format_columns": True, "format_rows": True, "select_locked_cells": True,
@@ -141,14 +144,22 @@ class AnswerRules:
             self.list_columns[key] = f"={L.LISTS_SHEET}!${letter}$1:${letter}${len(choices)}"
         return self.list_columns[key]
 
-    def _progress_formula(self, last: int, notes: bool = False, hints: bool = False) -> str:
+    def _progress_formula(self, last: int, notes: bool = False, hints: bool = False,
+                          times: bool = False) -> str:
         """Valid answers, not filled cells: refused values come first, in red, and
         keep the line from saying "All ... done" (see :func:`.text.progress_text`);
         with ``notes``, so do the notes a marked flag needs (:mod:`.flag_notes`); with
-        ``hints``, the texts outside their word range are named after it, a hint that
-        never keeps the line from "done" (collect only warns of them)."""
+        ``hints``, the texts outside their word range are named after it, and with
+        ``times`` the batch times that are not a date and time: hints that never keep
+        the line from "done" (collect only warns of them). The hints column holds the
+        texts as positive counts and the times as negative ones (their lines differ),
+        so ``SUMIF`` tells them apart in a formula of fixed length."""
         def total_of(col: str) -> str:
             return f"SUM({col}{L.HEADER_ROWS + 1}:{col}{last})"
+
+        def hints_of(sign: str) -> str:
+            span = f"{self.hints_col}{L.HEADER_ROWS + 1}:{self.hints_col}{last}"
+            return f'{"-" if sign == "<" else ""}SUMIF({span},"{sign}0")'
 
         total, done, bad = len(self.required), total_of(self.done_col), total_of(self.bad_col)
         filled = f'{done}&" of {total} required answers filled"'
@@ -161,9 +172,13 @@ class AnswerRules:
         line = (f'IF({bad}>0,{bad}&" to correct (red cells); "&{filled},'
                 f'IF({finished},"All {total} answers done",{filled}))')
         if hints:
-            off = total_of(self.hints_col)
+            off = hints_of(">")
             line += (f'&IF({off}>0,"; "&{off}&IF({off}=1," text outside its word range",'
                      f'" texts outside their word range")&" {WORD_HINT}","")')
+        if times:
+            off = hints_of("<")
+            line += (f'&IF({off}>0,"; "&{off}&IF({off}=1," batch time that is",'
+                     f'" batch times that are")&" {TIME_HINT}","")')
         if self.defaulted:
             line += (f'&"; "&{total_of(self.marks_col)}&" of {len(self.defaulted)} marks set '
                      f'({self._blank_meaning()})"')
@@ -181,20 +196,16 @@ class AnswerRules:
     def _count_cells(self, cells: list[Pos], column: str) -> None:
         """Count the filled ``cells`` in the hidden ``column``, for the progress line.
 
-        The cells, joined into rectangles, are counted :data:`COUNT_ARGS` rectangles per
-        ``COUNTA`` (some 30 paired cards), each formula on the row of its first
-        rectangle: a few dozen formulas per pack rather than one per answer line.
-        A text answer counts when it holds more than spaces (``LEN(TRIM(..))>0``, on
-        its own row): collect reads a cell of spaces as blank, and ``COUNTA`` would
-        count it, so the line said "All ... done" of a pack collect refused.
+        A cell counts when it holds more than spaces (``TRIM(..)<>""``, added up per
+        answer line): collect reads a cell of spaces as blank, and ``COUNTA`` counted
+        it, so the line said "All ... done" of a pack collect refused. An error value
+        counts as filled (``IFERROR(..,1)``: it is red, "to correct") and no longer
+        turns the whole line into ``#N/A``. One formula per answer line: ``TRIM`` reads
+        a rectangle only in an array formula, which ``COUNTA`` did not need.
         """
-        texts = {pos for key, group in self.validations.groups.items() if key[0] == "text"
-                 for pos in group}
         terms: dict[int, list[str]] = {}
-        for piece in chunks(boxes([c for c in cells if c not in texts]), COUNT_ARGS):
-            terms.setdefault(piece[0][0], []).append("COUNTA(" + ",".join(map(a1, piece)) + ")")
-        for pos in sorted(c for c in cells if c in texts):
-            terms.setdefault(pos[0], []).append(f"(LEN(TRIM({a1((*pos, *pos))}))>0)")
+        for pos in sorted(cells):
+            terms.setdefault(pos[0], []).append(f'IFERROR(TRIM({a1((*pos, *pos))})<>"",1)')
         for row, parts in terms.items():  # 0+(TRUE) is 1 in Excel and LibreOffice
             self.check(self.ws.write_formula(row, ord(column) - ord("A"),
                                              "=0+" + "+".join(parts), self.fmt["count"], 0),
@@ -209,29 +220,43 @@ class AnswerRules:
         """
         self._count_per_line(self.bad_col, self._refused)
 
-    def _count_word_hints(self) -> bool:
-        """Per answer line, the texts outside their word range, in the hints column
-        (the purple highlight's own formulas).
+    def _count_hints(self) -> tuple[bool, bool]:
+        """Per answer line, in the hints column (the purple highlight's own formulas),
+        the texts outside their word range, and, negated, the batch times that are
+        not a date and time (each on a batch line of its own).
 
         Returns
         -------
-        bool
-            Whether the pack has a word range at all (else the line never names one).
+        tuple of bool
+            Whether the pack has a word range, and batch times (else the line never
+            names them).
         """
-        return self._count_per_line(self.hints_col, self._off_range)
+        texts = self._count_per_line(self.hints_col, self._word_hint)
+        times = self._count_per_line(self.hints_col, self._time_hint, "0-")
+        return texts, times
 
     def _refused(self, key: Any, ref: str) -> str | None:
         """The red test of the rule ``key`` at ``ref`` (None: nothing is refused)."""
         return invalid_formula(self.validations.described[key], ref, self.rule_dims.get(key))
 
     def _off_range(self, key: Any, ref: str) -> str | None:
-        """The purple test of the rule ``key`` at ``ref`` (None: no word range)."""
+        """The purple test of the rule ``key`` at ``ref`` (None: no hint)."""
+        return self._word_hint(key, ref) or self._time_hint(key, ref)
+
+    def _word_hint(self, key: Any, ref: str) -> str | None:
+        """A text outside its word range (None: not a text with a word range)."""
         dim = self.rule_dims.get(key)
         return word_range_formula(ref, dim) if key[0] == "text" and dim else None
 
-    def _count_per_line(self, column: str, test: Callable[[Any, str], str | None]) -> bool:
+    def _time_hint(self, key: Any, ref: str) -> str | None:
+        """A batch time that is not a date and time (None: not a batch time)."""
+        return time_hint_formula(ref) if key[0] == "datetime" else None
+
+    def _count_per_line(self, column: str, test: Callable[[Any, str], str | None],
+                        start: str = "0+") -> bool:
         """On each answer line, in ``column``, how many of its cells ``test`` (a
-        formula per rule key and cell) finds true; whether any cell has a test."""
+        formula per rule key and cell) finds true (``start`` ``0-``: negated);
+        whether any cell has a test."""
         per_row: dict[int, list[str]] = {}
         for key, cells in self.validations.groups.items():
             for pos in cells:
@@ -240,8 +265,8 @@ class AnswerRules:
                     per_row.setdefault(pos[0], []).append(formula)
         index = ord(column) - ord("A")
         for row, tests in per_row.items():
-            self.check(self.ws.write_formula(row, index, "=0+" + "+".join(
-                f"({t})" for t in tests), self.fmt["count"], 0), "the progress line")
+            self.check(self.ws.write_formula(row, index, f"={start}(" + "+".join(
+                f"({t})" for t in tests) + ")", self.fmt["count"], 0), "the progress line")
         return bool(per_row)
 
     def _highlight_invalid(self) -> None:

@@ -9,14 +9,15 @@ a pack collect refused, and the note never turned orange. A mixin of
 same card and answer column, then writes
 
 - in the notes helper column, on the note's row, ``AND(marked, LEN(TRIM(note))=0)``
-  added as a number (``0+(TRUE)`` is 1 in Excel and LibreOffice): the progress line adds
-  them up and says "All ... done" only at 0;
+  (false where either holds an error value) added as a number (``0+(TRUE)`` is 1 in
+  Excel and LibreOffice): the progress line adds them up and says "All ... done" only
+  at 0;
 - an orange highlight on the note cell while a flag is marked and the note is blank.
 
 A flag counts as marked when its cell, read as collect reads a label
-(:func:`.rules.loose_text`: tabs and line breaks as spaces, trimmed), equals one of its
-choices; both applications compare text ignoring case, as collect reads ``y`` and
-`` Y `` as ``Y``.
+(:func:`.rules.loose_text`: tabs, line breaks and non-breaking spaces as spaces,
+trimmed), equals one of its choices; both applications compare text ignoring case, as
+collect reads ``y`` and `` Y `` as ``Y``.
 """
 
 from __future__ import annotations
@@ -70,8 +71,10 @@ class FlagNotes:
         per_row: dict[int, list[str]] = {}
         for note, marks in self._note_pairs():
             ref = a1((*note, *note))
+            # an error value in the flag or the note is red (to correct); here it
+            # must not turn the count, and the whole progress line, into #N/A
             per_row.setdefault(note[0], []).append(
-                f"AND({_marked(marks)},LEN(TRIM({ref}))=0)")
+                f"IFERROR(AND({_marked(marks)},LEN(TRIM({ref}))=0),FALSE)")
         column = ord(self.notes_col) - ord("A")
         for row, terms in per_row.items():
             self.check(self.ws.write_formula(row, column, "=0+" + "+".join(terms),

@@ -93,14 +93,19 @@ def word_range(dim: Dimension) -> str:
     return ""
 
 
-def legend(dims: Iterable[Dimension]) -> str:
+def legend(dims: Iterable[Dimension], timed: bool = False) -> str:
     """The colours of the Scoring sheet in one line (under the progress line); purple
-    only where a text answer has a word range."""
+    only where a text answer has a word range or (``timed``) batches have times."""
     text = ("Yellow: your answers. Orange: required, still blank, in a case you have "
             "reached. Red: a value not allowed there. Grey: the material to judge "
             "(locked). Green: computed for you.")
+    purple = []
     if any(d.kind == "text" and word_range(d) for d in dims):
-        text += " Purple: a text outside its word range (allowed; please check)."
+        purple.append("a text outside its word range")
+    if timed:
+        purple.append("a batch time that is not a date and time")
+    if purple:
+        text += f" Purple: {' or '.join(purple)} (allowed; please check)."
     return text
 
 
@@ -212,7 +217,9 @@ def how_to_lines(spec: Any, paired: bool) -> tuple[list[str], list[str]]:
     if spec.batch_size:
         essential.append(f"Cards come in batches of {spec.batch_size}. Type the date and time "
                          "(yyyy-mm-dd hh:mm, e.g. 2026-11-02 14:05) when you start each batch "
-                         "and when you finish it.")
+                         "and when you finish it. A time that is not a date and time (a "
+                         "time of day alone, words) turns purple: it is allowed, but the "
+                         "time between your sittings cannot be checked from it.")
     if spec.include_study_answers and any(d.scope == "study" for d in dims):
         essential.append("After the last card, fill in the Submission area at the bottom of "
                          f"the '{L.SCORING_SHEET}' sheet.")

@@ -148,19 +148,22 @@ class TextCache:
 
 WORD_HINT = "(purple; allowed, please check)"
 """How the progress line qualifies texts outside their word range: collect uses them."""
+TIME_HINT = "not a date and time (purple; allowed, please check)"
+"""How the progress line names batch times that are not a date and time: collect uses
+the file and warns (``batch-time-invalid``, ``batch-time-no-date``)."""
 
 
 def progress_text(done: int, total: int, to_correct: int = 0,
                   marks: tuple[int, int, str] | None = None, notes: int = 0,
-                  off_range: int = 0) -> str:
+                  off_range: int = 0, times: int = 0) -> str:
     """The progress line as the pack shows it (its formula gives the same text).
 
     ``marks`` is (set, of, what a blank means) for marks whose blank is an answer;
     ``notes`` the notes a marked flag needs and still lacks; ``off_range`` the texts
-    outside their word range. "All ... done" only when every required answer is filled,
-    none is refused and no such note is missing; a text outside its word range is a
-    hint named after it (collect uses it and warns, ``text-word-count``), never a
-    value to correct.
+    outside their word range; ``times`` the batch times that are not a date and time.
+    "All ... done" only when every required answer is filled, none is refused and no
+    such note is missing; a text outside its word range or a time without its date is
+    a hint named after it (collect uses the file and warns), never a value to correct.
     """
     filled = f"{done} of {total} required answers filled"
     if notes:
@@ -173,6 +176,9 @@ def progress_text(done: int, total: int, to_correct: int = 0,
         texts = ("1 text outside its word range" if off_range == 1
                  else f"{off_range} texts outside their word range")
         line += f"; {texts} {WORD_HINT}"
+    if times:
+        line += (f"; 1 batch time that is {TIME_HINT}" if times == 1
+                 else f"; {times} batch times that are {TIME_HINT}")
     if marks is not None:
         line += f"; {marks[0]} of {marks[1]} marks set ({marks[2]})"
     return line

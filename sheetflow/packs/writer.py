@@ -301,8 +301,9 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows):
         last = self.guide_col
         self._string(ws, 0, "B", self.spec.title, f["title"], "the title")
         self._string(ws, 1, "B", "Progress", f["progress"], "the progress line")
-        self._merged_string(ws, 2, "B", last, legend(self.spec.dimensions), f["legend"],
-                            "the legend")
+        self._merged_string(ws, 2, "B", last,
+                            legend(self.spec.dimensions, bool(self.spec.batch_size)),
+                            f["legend"], "the legend")
         if self.paired:  # the labels' columns are headed above each case's scores, so
             # the heading repeated on every page says nothing of them (the Submission)
             self._merged_string(ws, 3, "C", chr(ord(last) - 1), "Your answers",
@@ -578,8 +579,9 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows):
     def _finish_scoring(self) -> None:
         ws = self.ws
         last = max(self.row, L.HEADER_ROWS + 1)
-        notes, hints = self._count_notes_to_write(), self._count_word_hints()
-        self.check(ws.write_formula(L.PROGRESS_CELL, self._progress_formula(last, notes, hints),
+        notes, (hints, times) = self._count_notes_to_write(), self._count_hints()
+        self.check(ws.write_formula(L.PROGRESS_CELL,
+                                    self._progress_formula(last, notes, hints, times),
                                     self.fmt["progress"], self._progress_start()),
                    "the progress line")
         self.check(ws.conditional_format(L.PROGRESS_CELL, {
