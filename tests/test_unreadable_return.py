@@ -255,3 +255,27 @@ def test_a_return_saved_as_ods_or_xls_under_the_packs_name_is_linked(tmp_path):
         assert f"no reminder {rater} (sitting 1): a file came back but cannot be used" \
             in reminders.output
     assert "no reminders needed" in reminders.output
+
+
+def test_a_copy_sorting_first_never_stands_for_the_packs_unreadable_file(tmp_path):
+    """An exact copy of EV-01's cut-off file, named to sort before it: the file named
+    like the pack is the original (the pack returned, unusable), the copy the copy; the
+    pack was "not returned" and the pack's own file called the copy."""
+    root = init_study(tmp_path / "s", "paired-rubric")
+    generate_packs(root)
+    files = fill_packs(root, seed=5)
+    cut = files[0].read_bytes()[:6000]
+    files[0].write_bytes(cut)
+    first = "0-copy.xlsx"
+    assert first < files[0].name
+    (root / "returns" / first).write_bytes(cut)
+    result = CliRunner().invoke(cli, ["collect", str(root)])
+    assert result.exit_code == 1, result.output
+    ev01 = files[0].name
+    assert f"{ev01}: could not be read; named like EV-01's pack, 1 error" in result.stdout
+    assert f"{first}: an exact copy of {ev01}, read once, 0 errors, 1 warning" \
+        in result.stdout
+    assert "not returned: EV-01" not in result.stdout
+    by_rater = {r["Rater"]: r for r in _status_rows(root) if r["Rater"]}
+    assert by_rater["EV-01"]["State"] == "Returned, unusable"
+    assert by_rater["EV-01"]["File returned"] == ev01

@@ -120,8 +120,7 @@ def file_link(name: str, issues: Iterable[Issue], by_stores: Mapping[str, list[s
              and (i.code in UNREADABLE or i.code in UNIDENTIFIED)]
     if not codes:
         return {}
-    stem = PurePath(name).stem
-    by_name = [h for h in heads if PurePath(h.file).stem == stem]
+    by_name = packs_named_like(name, heads)
     linked = [h for h in heads if h in by_name or h.pack_id in by_stores]
     if not linked:
         return {}
@@ -132,6 +131,18 @@ def file_link(name: str, issues: Iterable[Issue], by_stores: Mapping[str, list[s
     return {"linked": [h.pack_id for h in linked],
             "linked_raters": list(dict.fromkeys(h.rater_id for h in linked)),
             "link": "; ".join([what, *evidence])}
+
+
+def packs_named_like(name: str, heads: Iterable[PackHead]) -> list[PackHead]:
+    """The packs whose file name is ``name``, the extension aside (``pack.ods`` is
+    named like ``pack.xlsx``)."""
+    stem = PurePath(name).stem
+    return [h for h in heads if PurePath(h.file).stem == stem]
+
+
+def named_like_pack(name: str, heads: Iterable[PackHead]) -> bool:
+    """Whether ``name`` is the file name of a pack that was sent, the extension aside."""
+    return bool(packs_named_like(name, heads))
 
 
 UNREAD_WHAT = "could not be read, so its rater is unknown"

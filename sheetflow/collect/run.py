@@ -21,8 +21,9 @@ does not grow with the number of rating rows.
 
 Duplicate returns
 -----------------
-- The same bytes given twice (same sha256): the first by file name is used, each
-  other copy gets the warning ``duplicate-file``.
+- The same bytes given twice (same sha256): the file named like a pack that was
+  sent is used, else the first by file name; each other copy gets the warning
+  ``duplicate-file``.
 - Two different files for one pack (same rater and sitting): the error
   ``duplicate-rater`` on each, and neither contributes. The coordinator removes the
   wrong one and runs collect again. sheetflow never guesses which one is newer:
@@ -67,7 +68,7 @@ from .file_check import (
     split_cell,
 )
 from .hazards import hazard_issues
-from .links import conflict_detail, file_link, naming_stores
+from .links import conflict_detail, file_link, named_like_pack, naming_stores
 from .mail_state import PackMail, journal_issue, pack_mail, received_times
 from .mailbox import is_mail_file, members_job
 from .outputs import (
@@ -349,14 +350,7 @@ class _Collector:
     def run(self, entries: list[Entry], workers: int | None,
             progress: Callable[[int, int], None] | None = None) -> Collection:
         works = self._open_entries(entries, workers)
-        first_by_hash: dict[str, _FileWork] = {}
-        for work in works:
-            if not work.sha256:
-                continue  # reported, not read
-            if work.sha256 in first_by_hash:
-                work.duplicate_of = first_by_hash[work.sha256].name
-            else:
-                first_by_hash[work.sha256] = work
+        self._mark_copies(works)
         unique = [w for w in works if w.sha256 and not w.duplicate_of]
         if unique:
             jobs = [FileJob(str(w.path), w.name, w.sha256, str(self.root), self.manifest,
@@ -375,6 +369,25 @@ class _Collector:
                 work.issues.append(issue("duplicate-file", file=work.name,
                                          detail=work.duplicate_of))
         return self._result(works)
+
+    def _mark_copies(self, works: list[_FileWork]) -> None:
+        """Mark each exact copy (the same sha256) of another file as a copy of it.
+
+        The original is the file named like a pack that was sent
+        (:func:`~.links.named_like_pack`), else the first by name: a copy that sorts
+        first must not stand for the pack's file, which would then be a copy, tied to
+        no pack (an unreadable file is linked to its pack by that name alone).
+        """
+        first_by_hash: dict[str, _FileWork] = {}
+        heads = self.manifest.heads
+        # sorted is stable: among files named like a pack, or like none, name order stays
+        for work in sorted(works, key=lambda w: not named_like_pack(w.name, heads)):
+            if not work.sha256:
+                continue  # reported, not read
+            if work.sha256 in first_by_hash:
+                work.duplicate_of = first_by_hash[work.sha256].name
+            else:
+                first_by_hash[work.sha256] = work
 
     def _open_entries(self, entries: list[Entry], workers: int | None) -> list[_FileWork]:
         """A work item per file, and per spreadsheet attachment of a saved message (whose
