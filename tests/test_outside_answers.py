@@ -170,21 +170,75 @@ def test_a_clean_return_reads_no_pack_and_says_nothing(tmp_path, monkeypatch):
     assert not [i for i in issues if i.severity == "error" and i.code != "pack-as-sent"]
 
 
-def test_inserted_rows_leave_the_scoring_sheet_to_their_own_issue(tmp_path):
-    """Rows inserted move every cell below them: the Scoring sheet is not compared
-    with the pack then (the move is reported), other sheets still are."""
+def _second_card_row(pack: dict) -> int:
+    """The row of the second card's first answer line in the pack."""
+    return _Plan(pack).anchors[1][0]
+
+
+def test_rows_inserted_without_text_name_nothing_on_the_scoring_sheet(tmp_path):
+    """Rows inserted move every cell below them: each row is compared with the pack's
+    row it holds, so nothing moved is taken for text typed; other sheets still are."""
     root = tmp_path / "study"
     pack = _study(root)
     ret = _filled(root, pack)
     wb = openpyxl.load_workbook(ret)
-    first = pack["cards"][1]["rows"][0]["answers"]
-    row = int("".join(ch for ch in next(iter(first.values()))["cell"] if ch.isdigit()))
-    wb[L.SCORING_SHEET].insert_rows(row - 3, 2)
+    wb[L.SCORING_SHEET].insert_rows(_second_card_row(pack) - 3, 2)
     wb[L.MORE_SHEET]["H3"] = NOTE
     wb.save(ret)
     issues = collect(root, write=False).report.issues
     assert [(i.sheet, i.cell) for i in _ours(issues)] == [(L.MORE_SHEET, "H3")]
-    assert {"row-inserted", "answer-line-moved"} & {i.code for i in issues}
+    assert "row-inserted" in {i.code for i in issues}
+
+
+def test_text_typed_in_inserted_rows_is_named(tmp_path):
+    """row-inserted is a warning and the ratings are used: a note typed in a row the
+    rater inserted, or beside a row the insertion moved, was never looked at."""
+    root = tmp_path / "study"
+    pack = _study(root)
+    ret = _filled(root, pack)
+    wb = openpyxl.load_workbook(ret)
+    ws = wb[L.SCORING_SHEET]
+    at = _second_card_row(pack) - 3
+    ws.insert_rows(at, 2)
+    ws[f"C{at}"] = NOTE
+    ws[f"B{at + 1}"] = "a second note"
+    ws[f"H{at + 2}"] = "beside a moved row"  # the pack's row `at`, two rows down now
+    wb.save(ret)
+    result = collect(root, write=False)
+    issues = result.report.issues
+    assert "row-inserted" in {i.code for i in issues}
+    assert sorted((i.sheet, i.cell, i.value) for i in _ours(issues)) == [
+        (L.SCORING_SHEET, f"B{at + 1}", "a second note"),
+        (L.SCORING_SHEET, f"C{at}", NOTE),
+        (L.SCORING_SHEET, f"H{at + 2}", "beside a moved row")]
+    assert result.report.files[0].used
+    assert result.report.unread_text_files() == [pack["file"]]
+
+
+def test_text_typed_beside_cards_swapped_is_named(tmp_path):
+    """rows-reordered (the first two cards swapped, each whole) is a warning too: a
+    note beside a moved row is named, and nothing the swap moved."""
+    root = tmp_path / "study"
+    pack = _study(root)
+    ret = _filled(root, pack)
+    wb = openpyxl.load_workbook(ret)
+    ws = wb[L.SCORING_SHEET]
+    starts = [r for r in range(1, ws.max_row + 1)
+              if str(ws.cell(r, 2).value or "").startswith(("Case 1 of", "Case 2 of",
+                                                            "Case 3 of"))]
+    first, second, third = starts
+    ws.move_range(f"A{first}:M{second - 1}", rows=1000)  # out of the way
+    ws.move_range(f"A{second}:M{third - 1}", rows=first - second)
+    moved_to = first + third - second  # the first card, after the second
+    ws.move_range(f"A{first + 1000}:M{second + 999}", rows=moved_to - first - 1000)
+    ws[f"H{moved_to + 1}"] = NOTE  # the first card's Prompt row, swapped down
+    wb.save(ret)
+    result = collect(root, write=False)
+    issues = result.report.issues
+    assert "rows-reordered" in {i.code for i in issues}
+    assert [(i.sheet, i.cell, i.value) for i in _ours(issues)] == [
+        (L.SCORING_SHEET, f"H{moved_to + 1}", NOTE)]
+    assert result.report.files[0].used
 
 
 def test_a_pack_changed_after_generate_is_said_not_guessed(tmp_path):

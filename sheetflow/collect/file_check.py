@@ -343,6 +343,8 @@ class FileChecker:
         self.copies: set[str] = set()  # sheets named as copies of the Scoring sheet
         self.renamed: dict[str, str] = {}  # another sheet of the pack -> its name now
         self._in_place = False  # set once the rows are aligned
+        # where answer lines moved: the cells read (or located) at their new places
+        self.read_places: set[tuple[int, int]] = set()
 
     def check(self) -> PackCheck:
         self.plan = _Plan(self.job.manifest.pack(self.head))
@@ -353,7 +355,7 @@ class FileChecker:
                 AnswerReader(self).read_all()
                 self.result.read = True
         check_sheets(self)  # before: a renamed sheet is compared under its new name
-        check_outside_answers(self, self.result.read and self._in_place)
+        check_outside_answers(self, self.result.read)
         check_comments(self)
         if self.result.failed and not blanks_only(self.result.issues):
             # a file with an error contributes no ratings; one whose only errors are
@@ -525,10 +527,14 @@ class FileChecker:
         row, col = self.plan.position(ref)
         shift = self.shift.get(anchor_row, 0)
         where = ref if not shift else cell_name(row + shift, col)
+        self.read_places.add((row + shift, col))
         return where, self.cells.get((row + shift, col))
 
     def value_at(self, ref: str) -> Any:
-        return self.cells.get(self.plan.position(ref))
+        place = self.plan.position(ref)
+        if not self._in_place:
+            self.read_places.add(place)
+        return self.cells.get(place)
 
     def quoted(self, ref: str, raw: Any) -> str:
         """Cell ``ref``'s value as a message quotes it: a number formatted as a

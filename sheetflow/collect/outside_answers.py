@@ -13,6 +13,13 @@ counts a cell holding "": never fewer). Only when a sheet holds more than its pa
 that holds something in the return, was empty in the pack and is no answer cell is
 named in a ``text-outside-answers`` warning.
 
+Where the rater inserted or sorted rows on the Scoring sheet (``row-inserted``,
+``rows-reordered``: warnings, the answers found by their hidden ids), its rows are
+matched to the pack's first (:func:`moved_rows`): each answer line by its hidden id,
+each other row by the pack's row whose content it holds. A row that holds no pack
+row's content was inserted, and whatever was typed in it, outside the answer cells
+read, is named like any other text.
+
 The count only decides whether to look; the cells decide what is said. A round trip
 through LibreOffice or Excel that writes cells of its own looks and finds nothing; one
 that drops the pack's cells holding "" (openpyxl does) changes no count. A manifest
@@ -31,7 +38,7 @@ from .reader import Book, Cells, open_book
 from .rows import raw_text
 from .safety import Problem
 from .validate import cell_name, show_value
-from .values import is_blank
+from .values import Formula, is_blank
 
 
 class FileChecker(Protocol):
@@ -44,6 +51,8 @@ class FileChecker(Protocol):
     book: Book
     sheet: str  # the Scoring sheet's name in the return
     cells: Cells  # the Scoring sheet's window
+    shift: dict[int, int]  # each answer line's row in the pack -> how far it moved
+    read_places: set[tuple[int, int]]  # the answer cells read, where the lines moved
     renamed: dict[str, str]  # another sheet of the pack -> its name in the return
     result: Any  # its ``entered``: how many answer cells hold anything
 
@@ -56,7 +65,7 @@ SHOWN = 20
 must not flood the report)."""
 
 
-def check_outside_answers(checker: FileChecker, scoring_in_place: bool) -> None:
+def check_outside_answers(checker: FileChecker, scoring_read: bool) -> None:
     """Name each cell of a visible sheet that holds something the pack did not, outside
     the answer cells, as a warning of ``checker``'s file.
 
@@ -64,15 +73,17 @@ def check_outside_answers(checker: FileChecker, scoring_in_place: bool) -> None:
     ----------
     checker : FileChecker
         The file's checker, after its answers were read (when they could be).
-    scoring_in_place : bool
-        Whether the Scoring sheet's answer lines are all where the pack put them:
-        when not (rows inserted, deleted, moved, sorted), that sheet is left out, as
-        its cells no longer line up with the pack's and the moves are errors already.
+    scoring_read : bool
+        Whether the Scoring sheet's answers were read: its answer lines found by their
+        hidden ids, in place or moved (rows inserted or sorted). When not, that sheet
+        is left out, as its cells cannot be lined up with the pack's; each reason
+        (the sheet missing, rows deleted, unknown or moved within a case) is an error
+        of its own.
     """
     recorded = checker.plan.pack.get("sheet_cells")
     if not isinstance(recorded, dict):
         return  # a manifest from before generate recorded the counts
-    grown = _grown_sheets(checker, recorded, scoring_in_place)
+    grown = _grown_sheets(checker, recorded, scoring_read)
     if not grown:
         return  # the usual return: nothing typed outside the answer cells
     pack = open_pack(checker)
@@ -95,13 +106,13 @@ def check_outside_answers(checker: FileChecker, scoring_in_place: bool) -> None:
 
 
 def _grown_sheets(checker: FileChecker, recorded: dict[str, Any],
-                  scoring_in_place: bool) -> list[tuple[str, str, int]]:
+                  scoring_read: bool) -> list[tuple[str, str, int]]:
     """(sheet in the return, sheet in the pack, how many more cells) of each sheet
     holding more cells with content than the pack's, plus the answers filled in."""
     grown = []
     for name, count in recorded.items():
         scoring = name == L.SCORING_SHEET
-        if scoring and not scoring_in_place:
+        if scoring and not scoring_read:
             continue
         # any sheet may be renamed (:mod:`.sheet_changes` finds the others)
         here = checker.sheet if scoring else checker.renamed.get(name, name)
@@ -148,6 +159,8 @@ def _typed_cells(checker: FileChecker, pack: Book, here: str,
         rows, cols = checker.plan.window
         cells: Cells = checker.cells
         answers = set(checker.plan.positions.values())  # and locked cells: never empty
+        if any(checker.shift.values()):  # lines moved: compare each row with its own
+            return _typed_in_moved_rows(checker, pack.cells(name, rows, cols))
     else:
         last_row, last_col = checker.book.extents.get(here, (0, 0))
         rows = min(last_row, checker.job.limits.max_rows)
@@ -157,6 +170,74 @@ def _typed_cells(checker: FileChecker, pack: Book, here: str,
     return sorted(((place, value) for place, value in cells.items()
                    if place not in before and place not in answers and not is_blank(value)),
                   key=itemgetter(0))
+
+
+def _typed_in_moved_rows(checker: FileChecker,
+                         before: Cells) -> list[tuple[tuple[int, int], Any]]:
+    """The Scoring sheet's cells that hold something where the pack's row they stand
+    for (:func:`moved_rows`) had nothing, or in a row inserted, and that are no answer
+    cells read, in reading order."""
+    rows = moved_rows(checker, before)
+    found = []
+    for (row, col), value in checker.cells.items():
+        if is_blank(value) or (row, col) in checker.read_places:
+            continue
+        was = rows.get(row)
+        if was is None or (was, col) not in before:
+            found.append(((row, col), value))
+    return sorted(found, key=itemgetter(0))
+
+
+def moved_rows(checker: FileChecker, before: Cells) -> dict[int, int]:
+    """Each row of the return's Scoring sheet -> the pack's row it holds; a row
+    inserted is left out.
+
+    An answer line is where its hidden id moved it. Another row holds the pack's row
+    whose cells (apart from "") it holds, at the same columns with the same values (a
+    formula counts as any formula: moved, its references change); the fullest such
+    row, the nearest of equals, each pack row once. The answer cells read are no
+    content of a row (they were empty in the pack).
+    """
+    lines = checker.plan.lines
+    rows = {line + checker.shift.get(line, 0): line for line in lines}
+    packed = _row_contents(before, set(lines))
+    returned = _row_contents(checker.cells, set(rows), checker.read_places)
+    free = {row: content for row, content in packed.items() if content}
+    by_content: dict[frozenset, list[int]] = {}
+    for row, content in free.items():
+        by_content.setdefault(content, []).append(row)
+    # whole rows first: a row holding a pack row and a note never takes a row's match
+    for row, content in sorted(returned.items()):
+        same = [r for r in by_content.get(content, []) if r in free]
+        if content and same:
+            rows[row] = min(same, key=lambda r: abs(r - row))
+            del free[rows[row]]
+    for row, content in sorted(returned.items()):
+        if row in rows:
+            continue
+        held = [r for r, c in free.items() if c <= content]
+        if held:
+            rows[row] = min(held, key=lambda r: (-len(free[r]), abs(r - row)))
+            del free[rows[row]]
+    return rows
+
+
+def _row_contents(cells: Cells, skip_rows: set[int],
+                  skip: set[tuple[int, int]] | frozenset = frozenset()
+                  ) -> dict[int, frozenset]:
+    """Row -> its cells holding something, as (column, value) with any formula as
+    one value, for the rows not in ``skip_rows`` and the cells not in ``skip``."""
+    out: dict[int, set] = {}
+    for (row, col), value in cells.items():
+        if row in skip_rows or (row, col) in skip or is_blank(value):
+            continue
+        out.setdefault(row, set()).add((col, _FORMULA if isinstance(value, Formula)
+                                        else value))
+    return {row: frozenset(content) for row, content in out.items()}
+
+
+_FORMULA = object()
+"""What any formula is, compared as a row's content (its references move with it)."""
 
 
 def _beyond_limits(checker: FileChecker, here: str) -> None:
