@@ -19,18 +19,26 @@ if TYPE_CHECKING:
 
 @command("collect")
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
-def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> None:
+@click.option("--mark-read", "mark_read", multiple=True, metavar="FILE",
+              help="You have read the text sheetflow does not read in return FILE (as "
+                   "collect lists it; repeatable): recorded with its sha256 in "
+                   "text-read.json, its issues are marked read and no longer make the "
+                   "exit code 1 (a new version of the file is unread again).")
+def collect_command(out: Output, directory: Path, files: tuple[Path, ...],
+                    mark_read: tuple[str, ...]) -> None:
     """Validate returned workbooks FILES (default DIRECTORY/returns) and write out/.
 
     Writes out/ratings.csv, out/validation.xlsx (Status, Issues, Mail and Files sheets) and a reply
     draft per rater whose file has errors (out/feedback/). Exits 1 when a file has
     errors, a return used holds text sheetflow does not read (outside the answer cells
-    or the scoring area, on a sheet added, in a cell comment), a pack has not come back,
-    a reply draft was left out because the pack it would attach changed after generate,
-    or a line of mail.jsonl is no record (each is named; such lines are also recorded in
-    out/collection.json and shown above the Status and Mail sheets' tables).
+    or the scoring area, on a sheet added, in a cell comment) not marked read with
+    --mark-read, a pack has not come back, a reply draft was left out because the pack
+    it would attach changed after generate, or a line of mail.jsonl is no record (each
+    is named; such lines are also recorded in out/collection.json and shown above the
+    Status and Mail sheets' tables). Exits 2, writing nothing, when a --mark-read FILE
+    is not in returns/ or holds no such text.
 
-    Example: sheetflow collect my-study
+    Example: sheetflow collect my-study --mark-read R1.xlsx
     """
     from ..collect.mail_state import COLLECT_RISK
     from ..collect.outputs import TABLE_REPLACED, retired_line
@@ -43,7 +51,8 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
     if drift:
         fail(EXIT_FAILED, [drift])
     progress = out.progress("checking returns")
-    result = collect(directory, list(files) or None, progress=progress)
+    result = collect(directory, list(files) or None, progress=progress,
+                     mark_read=mark_read)
     progress.close()
     _summary(out, result, directory)
     if result.removed:  # the analysis of the table this collect replaced
@@ -57,6 +66,7 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...]) -> No
     # "warnings" counts the Issues sheet's warnings (kept for compatibility): the lines
     # printed on stderr apart
     out.json({"ok": ok, **result.to_dict(), "unread_text": unread,
+              "text_read": result.report.text_read_files(),
               "warning_lines": list(out.warnings)})
     if not ok:
         click.get_current_context().exit(EXIT_DATA)
@@ -66,6 +76,11 @@ def unread_text_count(returns: int) -> str:
     """``"2 returns hold text sheetflow does not read"``."""
     return (f"{counted(returns, 'return')} hold{'s' if returns == 1 else ''} text "
             "sheetflow does not read")
+
+
+def text_read_count(returns: int) -> str:
+    """``"2 returns marked read (text-read.json)"``: their unread text acknowledged."""
+    return f"{counted(returns, 'return')} marked read (text-read.json)"
 
 
 def _summary(out: Output, result: Collection, directory: Path) -> None:
@@ -109,9 +124,10 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
         for item in shown:
             where = ", ".join(x for x in (item.sheet, item.cell) if x)
             # names and cell text never start another line or carry a terminal escape
+            read = f" ({item.read})" if item.read else ""
             out.say(escape_controls(f"  {item.severity}: {item.file}"
                                     f"{' ' + where if where else ''}: [{item.code}] "
-                                    f"{item.message}"))
+                                    f"{item.message}{read}"))
         if len(shown) < len(issues):
             out.say(escape_controls(f"  ... and {_more(issues, shown)} for {file}: every "
                                     f"one is on the Issues sheet of {sheet}"))
@@ -142,8 +158,11 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
     tail += f"; {len(unusable)} with a file that cannot be used" if unusable else ""
     tail += f"; {unread_count(len(unread))}" if unread else ""
     texts = report.unread_text_files()
+    mark = command_line("collect", directory, "--mark-read", "FILE")
     tail += f"; {unread_text_count(len(texts))}: read it in the files named above" \
-        if texts else ""
+        f" (then '{mark}')" if texts else ""
+    tail += f"; {text_read_count(len(report.text_read_files()))}" \
+        if report.text_read_files() else ""
     aside = report.set_aside_error_count
     errors = counted(report.error_count, 'error') + (
         f" ({aside} in files set aside for the rater's newer one)" if aside else "")
@@ -191,6 +210,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     from ..collect.pack_status import status_report
     from ..collect.reminders import unconfirmed_invitation
     from ..collect.returns import escape_controls
+    from ..errors import command_line
     from ..packs.journal import damaged_journal
 
     if agreement:  # before the table: without ratings there is nothing to add to it
@@ -246,6 +266,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
              if strangers else "")
     stale, damaged, texts = report.not_collected, report.journal_damaged, report.unread_text
     tail += f"; {unread_text_count(len(texts))}" if texts else ""
+    tail += f"; {text_read_count(len(report.text_read))}" if report.text_read else ""
     out.headline(f"{returned} of {len(rows)} packs returned{tail}",
                  fg="red" if unusable or strangers or unread else "green"
                  if returned == len(rows) and not (mixed or stale or damaged or texts)
@@ -253,7 +274,9 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     if texts:  # a rater's words nobody has read yet: which files hold them
         out.say(f"text sheetflow does not read is in {', '.join(texts)}: read it in those "
                 "files (the Issues sheet of out/validation.xlsx, which sheetflow collect "
-                "writes, names each place)", fg="yellow")
+                "writes, names each place), then "
+                f"'{command_line('collect', directory, '--mark-read', 'FILE')}'",
+                fg="yellow")
     if stale:  # out/ is not what the returns now say
         out.say(_not_collected_line(stale, report.collected, directory), fg="yellow")
     for problem in mixed:
@@ -277,7 +300,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
             and not stale and not strangers and not unread and not damaged and not texts)
     doc: dict[str, Any] = {"ok": done, "raters": [r.to_dict() for r in rows],
                            "unmatched": [u.to_dict() for u in report.unmatched],
-                           "unread_text": texts,
+                           "unread_text": texts, "text_read": report.text_read,
                            "out_mixed": mixed, "not_collected": stale,
                            "journal_damaged": damaged}
     if agreement:

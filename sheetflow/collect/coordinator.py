@@ -513,7 +513,7 @@ def _issues_sheet(wb: Any, head: Any, issues: list[Issue]) -> None:
     lines_of = lru_cache(maxsize=4096)(text_lines)
     widths = [width for _, width, _ in ISSUE_COLUMNS]
     for r, item in enumerate(issues, 1):
-        texts = [str(getattr(item, name)) for name, _, _ in ISSUE_COLUMNS]
+        texts = [_issue_text(item, name) for name, _, _ in ISSUE_COLUMNS]
         lines = _lines(zip(texts, widths, strict=True), lines_of)
         if lines > 1:  # spreadsheet programs do not grow a row for wrapped text
             ws.set_row(r, LINE_POINTS * lines)
@@ -522,6 +522,14 @@ def _issues_sheet(wb: Any, head: Any, issues: list[Issue]) -> None:
             if texts[c]:  # an empty cell is left unwritten: the column's format shows
                 ws.write_string(r, c, texts[c], wrap)
     _print_setup(ws, [float(w) for _, w, _ in ISSUE_COLUMNS], len(issues))
+
+
+def _issue_text(item: Issue, name: str) -> str:
+    """An issue's field as its cell shows it: the message says when its text was marked
+    read (:mod:`.text_read`; a column of its own would not fit the printed page)."""
+    if name == "message" and item.read:
+        return f"{item.message} ({item.read})"
+    return str(getattr(item, name))
 
 
 FILE_COLUMNS = (("File", 48), ("Rater", 12), ("Used", 6), ("Errors", 7), ("Warnings", 9),

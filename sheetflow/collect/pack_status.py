@@ -108,6 +108,9 @@ class StatusReport:
     unread_text: list[str] = field(default_factory=list)
     """The returns used that hold text sheetflow does not read
     (:meth:`.validate.ValidationReport.unread_text_files`)."""
+    text_read: list[str] = field(default_factory=list)
+    """The returns used whose such text the coordinator marked read
+    (:meth:`.validate.ValidationReport.text_read_files`)."""
 
 
 def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
@@ -137,7 +140,7 @@ def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
     rows = [replace(r, reply_held=reply_held(r, study, heads, root, journal, drafts))
             if r.reply_due else r for r in rows]
     return StatusReport(rows, fresh, collected, unmatched_files(report), journal.damaged,
-                        report.unread_text_files())
+                        report.unread_text_files(), report.text_read_files())
 
 
 def reply_held(row: RaterStatus, study: Study, heads: list[PackHead], root: Path,

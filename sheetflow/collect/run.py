@@ -34,11 +34,12 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
 from ..packs.journal import Journal, read_journal
 from ..packs.manifest import Manifest, PackHead, open_manifest
 from ..packs.seal import sealed_manifest_sha256
@@ -90,6 +91,8 @@ from .safety import Limits, Problem
 from .sandbox import Outcome, Sandbox
 from .senders import Senders
 from .spool import Ratings, Spooled
+from .text_read import apply_text_read, read_text_read
+from .text_read import mark_read as record_text_read
 from .validate import (
     ERROR,
     WARNING,
@@ -190,7 +193,8 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
             write: bool = True, limits: Limits | None = None,
             workers: int | None = None, lock_wait: float = LOCK_WAIT,
             progress: Callable[[int, int], None] | None = None,
-            now: dt.datetime | None = None, journal: Journal | None = None) -> Collection:
+            now: dt.datetime | None = None, journal: Journal | None = None,
+            mark_read: Sequence[str] = ()) -> Collection:
     """Collect returned workbooks of the study in ``study_dir``.
 
     Parameters
@@ -217,6 +221,11 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
     journal : Journal, optional
         The mail journal as the caller read (and checked) it; default: read here. Its
         lines that hold no record are in ``Collection.journal_damaged``.
+    mark_read : sequence of str
+        Returns whose text sheetflow does not read the coordinator has read: recorded
+        in ``text-read.json`` before the outputs are written (only with ``write``;
+        see :mod:`.text_read`). The acknowledgements recorded there are applied in
+        every collect: those files' unread-text issues are marked read.
 
     Returns
     -------
@@ -226,6 +235,9 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
     ------
     SheetflowError
         The study or its manifest cannot be loaded (not a data problem).
+    UsageError
+        A name of ``mark_read`` is no file of ``returns/`` holding unread text (nothing
+        is written then), or ``text-read.json`` is no record.
     OutputError
         Another run still held the study lock after ``lock_wait`` seconds.
     """
@@ -234,10 +246,17 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
     # read once: the senders, the mail history and the reply drafts see the same records
     journal = read_journal(root) if journal is None else journal
     if not write:
-        return _collect(root, paths, limits, workers, write, study, progress, now, journal)
+        if mark_read:
+            raise UsageError("returns are marked read only by a collect that writes")
+        result = _collect(root, paths, limits, workers, write, study, progress, now,
+                          journal)
+        apply_text_read(result.report, read_text_read(root))
+        return result
     with study_lock(root, "collect", lock_wait):
         result = _collect(root, paths, limits, workers, write, study, progress, now,
                           journal)
+        # before anything is written: a name that holds no unread text writes nothing
+        record_text_read(root, result.report, mark_read, now=now)
         # composed first: a reply left out (its pack changed) is named on the Status sheet
         result.feedback = write_feedback(study, root, result.roster, result.report,
                                          result.heads, journal=journal)

@@ -40,7 +40,7 @@ _CLEAN_COPY = (" Its ratings are not used. Do not open this file in Excel or Lib
 
 # what a warning of :data:`UNREAD_TEXT` adds to its meaning: it changes the exit code
 _UNREAD_EXIT = ("; the ratings are used, but collect and status exit 1 while a return used "
-                "holds it.")
+                "holds it, until the coordinator marks the file read (collect --mark-read).")
 
 _TYPES = (
     # -- the file as a whole (checked before any parser) -----------------------------------
@@ -374,6 +374,9 @@ class Issue:
         Who and what the issue is about ("" when unknown or not applicable).
     value : str
         The offending raw value, as text.
+    read : str
+        For an issue of :data:`UNREAD_TEXT`: when the coordinator marked the file's
+        text read, and where that is recorded (:mod:`.text_read`); "" while unread.
     """
 
     file: str
@@ -387,6 +390,7 @@ class Issue:
     label: str = ""
     dimension: str = ""
     value: str = ""
+    read: str = field(default="", compare=False)
 
     def sort_key(self) -> tuple:
         """Order: file, sheet, row, column, code (so reports read top to bottom)."""
@@ -460,7 +464,8 @@ def has_errors(issues: Iterable[Issue]) -> bool:
 UNREAD_TEXT = frozenset({"text-outside-answers", "content-outside-window", "sheet-added",
                          "cell-comment"})
 """Warnings of a return holding something its rater wrote that sheetflow does not read:
-named where it is, and ``collect`` and ``status`` exit 1 while a return used holds any.
+named where it is, and ``collect`` and ``status`` exit 1 while a return used holds any
+the coordinator has not marked read (:mod:`.text_read`: then :attr:`Issue.read` says so).
 The other warnings about a file keep exit 0: what they name was read (a sheet renamed,
 hidden or shown, a word count out of range) or holds nothing written (a sheet of
 instructions deleted)."""
@@ -591,10 +596,17 @@ class ValidationReport:
         return not has_errors(i for i in self.issues if i.file not in aside)
 
     def unread_text_files(self) -> list[str]:
-        """The returns used that hold text sheetflow does not read (:data:`UNREAD_TEXT`),
-        in the report's order."""
-        holding = {i.file for i in self.issues if i.code in UNREAD_TEXT}
+        """The returns used that hold text sheetflow does not read (:data:`UNREAD_TEXT`)
+        and the coordinator has not marked read (:mod:`.text_read`), in the report's
+        order."""
+        holding = {i.file for i in self.issues if i.code in UNREAD_TEXT and not i.read}
         return [f.file for f in self.files if f.used and f.file in holding]
+
+    def text_read_files(self) -> list[str]:
+        """The returns used whose text sheetflow does not read the coordinator marked
+        read (:mod:`.text_read`), in the report's order."""
+        marked = {i.file for i in self.issues if i.code in UNREAD_TEXT and i.read}
+        return [f.file for f in self.files if f.used and f.file in marked]
 
     @property
     def set_aside_error_count(self) -> int:
