@@ -113,3 +113,51 @@ def test_an_arm_id_is_found_across_block_boundaries_and_only_whole(tmp_path, mon
             leaks.Leak(path.name, path.name, arm, True)]
         path.write_text("x" * offset + arm + "y" * 3, encoding="utf-8")  # a longer token
         assert leaks.find_leaks(study, [(path.name, path)]) == []
+
+
+def _with_email(root: Path, subject: str, body: str) -> None:
+    """study.toml given an [email] table with ``subject`` and ``body``."""
+    with (root / "study.toml").open("a", encoding="utf-8") as fh:
+        fh.write(f'\n[email]\nsubject = "{subject}"\nbody = "{body}"\n')
+
+
+def test_a_distinctive_arm_id_in_the_invitation_stops_generate_and_nothing_is_written(
+        tmp_path):
+    """The invitations were never searched: an arm id in [email] went to every rater."""
+    root = _study(tmp_path)
+    _with_email(root, "Your workbook", "Dear {name}, these answers come from "
+                "assistant_dense_rag and another system.")
+    result = CliRunner().invoke(cli, ["generate", str(root), "--eml"])
+    assert result.exit_code == 3, result.output
+    assert "Traceback" not in result.output
+    (error,) = [ln for ln in result.output.splitlines() if ln.startswith("error: ")]
+    assert error.startswith("error: the invitation to ")
+    assert "its body holds arm id 'assistant_dense_rag' (and 1 other invitation)" in error
+    assert "nothing was written" in error and "[email] in study.toml" in error
+    assert not (root / "packs").exists() and not (root / "sealed").exists()
+    assert not (root / "returns").exists()
+
+
+def test_a_refused_invitation_leaves_the_earlier_set_whole(tmp_path):
+    root = _study(tmp_path)
+    generate_packs(root, emails=True)
+    before = _files(root)
+    _with_email(root, "Scoring Assistant_Hybrid_RAG", "Dear {name}, please score.")
+    with pytest.raises(SealError, match="its subject holds arm id 'assistant_hybrid_rag'"):
+        generate_packs(root, emails=True, force=True)
+    assert _files(root) == before
+    assert not list(root.rglob("*.partial"))
+
+
+def test_an_arm_id_that_is_a_word_in_the_invitation_is_one_warning(tmp_path):
+    root = init_study(tmp_path / "s", "answer-review")
+    for path in (root / "study.toml", root / "items.csv"):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace("assistant_dense_rag", "dense")
+                        .replace("assistant_hybrid_rag", "hybrid"), encoding="utf-8")
+    _with_email(root, "Your workbook", "Dear {name}, the dense part is short.")
+    result = generate_packs(root)  # no --eml: send words its invitations the same way
+    (warning,) = result.warnings
+    assert warning.startswith("the invitation to ")
+    assert "its body contains 'dense', an arm id that is also an ordinary word or short " \
+        "(and 1 other invitation)" in warning

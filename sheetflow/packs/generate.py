@@ -35,8 +35,8 @@ from ..spec.wording import id_mentions
 from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L
 from .assign import Assignment, assign, response_text
-from .leaks import refuse_leaks
-from .mail import SITTING2_NOTE, build_eml, mailing_list_csv
+from .leaks import refuse_leaks, refuse_mail_leaks
+from .mail import SITTING2_NOTE, build_eml, invitation_text, mailing_list_csv
 from .manifest_form import Compactor
 from .seal import (
     KEY_FORMAT,
@@ -176,6 +176,9 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
         # after a data lock the key sealed at generate stays as published: regenerating
         # seals the lock's packs in its chained record again
         lock_selection = sha256_file(root / SEALED_DIR / SELECTION_FILE)
+    # the invitations reach every rater (drafted with --eml, or by send): an arm id in
+    # their text stops the run before anything is written
+    mail_leaks = refuse_mail_leaks(study, _invitations(study, assignments))
     # packs, manifest, mailing list and seal as one set: staged, then all replaced (the
     # seal last); a run that fails or is stopped before leaves the previous set whole
     with OutputSet() as outputs:
@@ -208,8 +211,18 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     if emails:
         _write_drafts(study, assignments, infos, packs_dir / EML_DIR, result, judges)
     result.warnings += study_warnings(study) + id_mentions(study)
-    result.warnings += leaks
+    result.warnings += mail_leaks + leaks
     return result
+
+
+def _invitations(study: Study, assignments: list[Assignment]) -> list[tuple[str, str, str]]:
+    """(what names it, subject, body) of the invitation of each pack a person is sent
+    (a judge's is filled by ``import-judges``, never mailed)."""
+    judges = judge_rater_ids(study)
+    return [(f"the invitation to {a.rater.id}" + (f" (sitting {a.sitting})" if a.sitting > 1
+                                                  else ""),
+             *invitation_text(study, a.rater, a.sitting))
+            for a in assignments if a.rater.id not in judges]
 
 
 def _write_packs(study: Study, spec_hash: str, secret: bytes, assignments: list[Assignment],

@@ -19,6 +19,13 @@ How an arm id is matched, and what a match does:
 * The manifest is kept by the coordinator and read by ``collect``; no rater holds it,
   so any match there is a warning (item ids that carry their arm are the usual cause,
   which ``check`` names).
+
+The invitations reach every rater too: the subject and body of each (the ``[email]``
+texts of study.toml, filled in for the rater, or the default wording) are searched the
+same way (:func:`refuse_mail_leaks`), before anything is written: a distinctive id
+stops ``generate``, an ordinary word is a warning naming the subject or body. The
+reminders and replies hold no text of study.toml but the title, which every pack shows
+and the pack search covers.
 """
 
 from __future__ import annotations
@@ -106,6 +113,51 @@ def refuse_leaks(study: Study, packs: list[tuple[str, Path]],
     if stop:
         raise SealError(_refusal(stop))
     return [_warning(k, k.file == manifest[0]) for k in leaks]
+
+
+def refuse_mail_leaks(study: Study, invitations: list[tuple[str, str, str]]) -> list[str]:
+    """Stop when an invitation's subject or body holds a distinctive arm id; a warning
+    per other arm id found (once, however many invitations hold it).
+
+    Parameters
+    ----------
+    study : Study
+    invitations : list of (str, str, str)
+        Each invitation as (what names it, its subject, its body).
+
+    Raises
+    ------
+    SealError
+        Naming the part of study.toml to change; the caller writes nothing.
+    """
+    arms = [a.id for a in study.design.arms if a.id]
+    found: dict[tuple[str, str], list[str]] = {}  # (subject or body, arm) -> invitations
+    for name, subject, body in invitations:
+        for part, text in (("subject", subject), ("body", body)):
+            data = text.encode("utf-8")
+            for arm in arms:
+                if _token(arm).search(data):
+                    found.setdefault((part, arm), []).append(name)
+    stop = [(part, arm, names) for (part, arm), names in found.items() if distinctive(arm)]
+    if stop:
+        raise SealError(_mail_refusal(stop))
+    return [f"{names[0]}: its {part} contains {arm!r}, an arm id that is also an ordinary "
+            f"word or short{_others(names, 'invitation')}; check that the {part} of study."
+            "toml's [email] does not name the arm" for (part, arm), names in found.items()]
+
+
+def _mail_refusal(stop: list[tuple[str, str, list[str]]]) -> str:
+    lines = [f"{names[0]}: its {part} holds arm id {arm!r}{_others(names, 'invitation')}"
+             for part, arm, names in stop]
+    return ("; ".join(lines) + ": every rater would find an arm id in their invitation, so "
+            "nothing was written. Remove the arm id from the subject or body of [email] in "
+            "study.toml (or the title it quotes), then generate again")
+
+
+def _others(names: list[str], kind: str) -> str:
+    """`` (and 2 other invitations)`` when more than one holds it."""
+    more = len(names) - 1
+    return f" (and {more} other {kind}{'s' if more > 1 else ''})" if more else ""
 
 
 def _refusal(leaks: list[Leak]) -> str:

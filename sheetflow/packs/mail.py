@@ -208,3 +208,10 @@ def attachment_of(msg: EmailMessage) -> tuple[str, bytes] | None:
             return part.get_filename() or "", payload
     return None
 
+
+
+def invitation_text(study: Study, rater: Rater, sitting: int = 1) -> tuple[str, str]:
+    """The subject and body of the invitation that sends ``rater`` their pack, as the
+    ``.eml`` draft and ``send invitations`` word it (generate searches them for arm ids
+    before it writes anything)."""
+    return _invitation(study, rater, sitting)
