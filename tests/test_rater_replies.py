@@ -196,3 +196,35 @@ def test_feedback_subject_for_consent_alone():
     refusal = issue("consent-refused", file="f", sheet="Scoring", cell="C9", value="No",
                     what="Consent", expected="Yes")
     assert feedback_subject("T", [refusal]) == "T: your answer to the consent question"
+
+
+@pytest.mark.parametrize(("made", "said"), [
+    (issue("sitting-too-soon", file="f", sheet="Scoring", cell="C4", rater="R1",
+           value="2026-11-03 09:00",
+           detail="Batch 1 starts 22.3 h after sitting 1 ended (2026-11-02 10:40)"),
+     "Batch 1 starts 22.3 h after sitting 1 ended (2026-11-02 10:40); the study asks for "
+     "at least 24 hours between the two sittings. If a time was typed wrong, please "
+     "correct it; if the times are right, leave them as they are."),
+    (issue("batch-time-overlap", file="f", sheet="Scoring", cell="C26", rater="R1",
+           detail="Batch 2 starts at 2026-11-02 09:30, before batch 1 ends "
+           "(2026-11-02 10:00)"),
+     "Batch 2 starts at 2026-11-02 09:30, before batch 1 ends (2026-11-02 10:00); the "
+     "batches are meant to be scored one at a time, with a break between. If a time was "
+     "typed wrong, please correct it; if the times are right, leave them as they are."),
+    (issue("rows-not-this-rater", file="f", sheet="Scoring", rater="R1"),
+     "The rows of the sheet 'Scoring' are not those of the workbook sent to you"),
+    (issue("rows-unproven", file="f", rater="R1", detail="R1"),
+     "This workbook says it is yours, but none of its rows carries the hidden ids of the "
+     "workbook sent to you"),
+])
+def test_time_and_row_id_issues_speak_to_the_rater(made, said):
+    """The coordinator's words reached the rater: "report it as a deviation" (the
+    coordinator's job) and "rater R1's workbook" in the third person."""
+    body = " ".join(_body([made]).split())
+    assert said in body
+    for coordinators in ("deviation", "rater R1", "Each rater", "counted for nobody",
+                         "sheetflow"):
+        assert coordinators not in body
+    if made.severity == "error":  # a fresh copy is asked for: no fix "in the file sent"
+        assert "fresh copy of your workbook (attached)" in body
+        assert "in the file you sent" not in body

@@ -9,7 +9,11 @@ own file, in words addressed to them. The rule, per code:
 - **warnings the rater can act on in their file** are listed under "Please also check":
   a blank confidence or batch time, a time that is no date, batch times out of order or
   too close, a text answer outside its word range, content typed outside the answer
-  cells, an added sheet, a comment on a cell (:data:`RATER_WARNINGS`);
+  cells, an added sheet, a comment on a cell (:data:`RATER_WARNINGS`). Batches that
+  overlap, or a second sitting begun too soon, are put to the rater as a time to check
+  for a typing slip and to leave as it is when it is right: a rater told the gap the
+  protocol wants must not be nudged to change a true time (reporting the deviation is
+  the coordinator's, on the Issues sheet);
 - **every other warning stays off the reply** (:func:`in_reply`):
 
   * the protocol's self-checks across a rater's answers (``totals-no-variance``,
@@ -26,7 +30,9 @@ own file, in words addressed to them. The rule, per code:
 
 An issue whose coordinator's message speaks of the rater in the third person, names
 the tool, or asks the coordinator to do something, has a text for the rater here
-(:func:`reply_text`); any other issue is quoted as the Issues sheet words it.
+(:func:`reply_text`): an error about the hidden row ids (``rows-not-this-rater``,
+``rows-unproven``) asks for the rater's own workbook, filled in afresh; any other issue
+is quoted as the Issues sheet words it.
 Nothing here writes or prints.
 """
 
@@ -121,6 +127,33 @@ _FIXED = {
 }
 
 
+# a time the protocol would not have: the rater checks it for a typing slip, and is
+# told in as many words to leave a true time alone
+_TIME_AS_IS = ("If a time was typed wrong, please correct it; if the times are right, "
+               "leave them as they are.")
+_TIMES = {
+    "sitting-too-soon": "; the study asks for at least 24 hours between the two sittings. ",
+    "batch-time-overlap": "; the batches are meant to be scored one at a time, with a "
+                          "break between. ",
+}
+
+_OWN_ROWS = {
+    "rows-not-this-rater": "The rows of the sheet '{sheet}' are not those of the workbook "
+                           "sent to you (their hidden row ids were changed, or the rows "
+                           "were copied from another workbook), so your answers in this "
+                           "file cannot be used. ",
+    # another file sent as theirs proves the pack and is used: this one is asked for
+    # only if it holds the answers they meant to send
+    "rows-unproven": "This workbook says it is yours, but none of its rows carries the "
+                     "hidden ids of the workbook sent to you (its answer sheet or those ids "
+                     "were removed), while another file sent as yours does: that file is "
+                     "the one used, not this one. If this one holds the answers you meant "
+                     "to send, ",
+}
+_OWN_COPY = ("Please fill in a fresh copy of your workbook (attached), changing only the "
+             "answer cells, and send that file.")
+
+
 def _outside(item: Quoted, where: str) -> str:
     """Text typed outside the answer cells, or a comment: one cell quoted, or the line
     counting the rest (no value of its own)."""
@@ -142,6 +175,14 @@ def reply_text(item: Quoted) -> str:
     where = f"cell {item.cell}" if item.cell else "the file"
     if item.code in ("text-outside-answers", "cell-comment"):
         return _outside(item, where)
+    if item.code in _TIMES:
+        # the message opens with the times compared, in sheetflow's words, up to the
+        # first "; " (the coordinator's advice follows)
+        return item.message.split("; ", 1)[0] + _TIMES[item.code] + _TIME_AS_IS
+    if item.code in _OWN_ROWS:
+        text = _OWN_ROWS[item.code].format(sheet=item.sheet)
+        return text + (_OWN_COPY[0].lower() + _OWN_COPY[1:] if text.endswith(", ")
+                       else _OWN_COPY)
     template = _FIXED.get(item.code)
     if template is None:
         return item.message
