@@ -270,8 +270,8 @@ def test_remind_refuses_a_pack_changed_after_generate_and_writes_nothing(tmp_pat
         f"error: packs/{name}: the bytes attached are not the ones packs/manifest.json "
         "records the sha256 of: the workbook was changed or replaced after generate, so no "
         "reminder was drafted or sent; restore the workbook generate wrote ('sheetflow "
-        "generate' on the unchanged spec writes the same bytes again), then run remind "
-        "again"]
+        f"generate {root}' on the unchanged spec writes the same bytes again), then run "
+        "remind again"]
     assert _drafts_state(reminders) == before
     path = root / L.PACKS_DIR / L.MANIFEST_FILE
     manifest = json.loads(path.read_bytes())
@@ -331,8 +331,8 @@ def test_a_reply_whose_pack_changed_is_left_out_and_named(tmp_path):
     why = (f"packs/{name}: the bytes attached are not the ones packs/manifest.json records "
            "the sha256 of: the workbook was changed or replaced after generate, so no reply "
            f"draft was written for {raters[0]}; restore the workbook generate wrote "
-           "('sheetflow generate' on the unchanged spec writes the same bytes again), then "
-           "run collect again")
+           f"('sheetflow generate {root}' on the unchanged spec writes the same bytes again), "
+           f"then run 'sheetflow collect {root}' again")
     result = CliRunner().invoke(cli, ["collect", str(root)])
     assert result.exit_code == 1, result.output
     assert f"warning: {why}" in result.stderr.splitlines()

@@ -402,8 +402,8 @@ def test_seal_reports_a_changed_spec(generated, tmp_path):
         "the study spec (study.toml, items or raters) changed after generate: frozen spec")
     # what to do, as check says it (verify and analyze said only the two hashes)
     assert check.problems[0].endswith("; undo the edit so the hash matches again, or, if no "
-                                      "rater has scored yet, run 'sheetflow generate --force' "
-                                      "and send the new packs")
+                                      f"rater has scored yet, run 'sheetflow generate {copy} "
+                                      "--force' and send the new packs")
     with pytest.raises(Exception, match="--force"):
         generate_packs(copy)
 

@@ -556,7 +556,7 @@ def test_collect_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
     assert (f"warning: mail.jsonl: line {at + 1} holds no record sheetflow wrote (damaged "
             "or edited by hand): a file fetched in the message recorded there may have "
             "gone without its sender check") in shown.stderr
-    assert shown.stderr.rstrip().endswith("then run collect again")
+    assert shown.stderr.rstrip().endswith(f"then run 'sheetflow collect {root}' again")
     result, doc = run_json("collect", str(root))
     assert result.exit_code == 1 and doc["ok"] is False and doc["exit_code"] == 1
     assert doc["journal_damaged"] == [at + 1]
@@ -566,7 +566,7 @@ def test_collect_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
     assert isinstance(doc["warnings"], int)
     (said,) = doc["warning_lines"]
     assert said.startswith(f"mail.jsonl: line {at + 1} holds no record sheetflow wrote")
-    assert said.endswith("then run collect again")
+    assert said.endswith(f"then run 'sheetflow collect {root}' again")
     assert collect(root, write=False).journal_damaged == [at + 1]
 
 
@@ -590,7 +590,7 @@ def test_collect_counts_the_damaged_journal_once_among_its_warnings(tmp_path):
     assert journal_issue["file"] == "mail.jsonl" and journal_issue["severity"] == "warning"
     assert journal_issue["message"].startswith(
         f"collect read mail.jsonl while its line {line} held no record sheetflow wrote")
-    assert journal_issue["message"].endswith("then run sheetflow collect again")
+    assert journal_issue["message"].endswith(f"then run 'sheetflow collect {root}' again")
     assert doc["warnings"] == sum(f["warnings"] for f in doc["files"]) + 1
     assert doc["warnings"] == sum(i["severity"] == "warning" for i in doc["issues"])
     assert doc["errors"] == 0 and doc["valid"] is True  # no file has an error
@@ -635,7 +635,7 @@ def test_collect_records_a_damaged_journal_line_in_its_outputs(tmp_path):
     for name in ("Status", "Mail"):  # and the sheet of the mail history
         sheet = book[name]
         assert sheet["A1"].value.startswith(said), name
-        assert sheet["A1"].value.endswith("then run sheetflow collect again")
+        assert sheet["A1"].value.endswith(f"then run 'sheetflow collect {root}' again")
         assert "A1" in {str(r).split(":")[0] for r in sheet.merged_cells.ranges}
         assert sheet["A2"].value == "State" and sheet.freeze_panes == "A3"
         assert sheet.auto_filter.ref.startswith("A2:")
@@ -645,7 +645,7 @@ def test_collect_records_a_damaged_journal_line_in_its_outputs(tmp_path):
     (row,) = [r for r in rows if r["File"] == "mail.jsonl"]
     assert (row["Severity"], row["Code"]) == ("warning", "journal-damaged")
     assert row["Message"].startswith(said) and not row["Sheet"] and not row["Cell"]
-    assert row["Message"].endswith("then run sheetflow collect again")
+    assert row["Message"].endswith(f"then run 'sheetflow collect {root}' again")
     assert len(row["Message"].split("\n")) == 1
     assert book["Issues"].row_dimensions[rows.index(row) + 2].height >= 15 * 10
     assert "mail.jsonl" not in {c.value for c in book["Files"]["A"]}

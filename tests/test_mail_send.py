@@ -187,8 +187,8 @@ def test_a_pack_changed_after_generate_is_not_sent(tmp_path):
     refused = (f"error: {L.PACKS_DIR}/{name}: the bytes attached are not the ones "
                "packs/manifest.json records the sha256 of: the workbook was changed or "
                "replaced after generate, so nothing was sent; restore the workbook generate "
-               "wrote ('sheetflow generate' on the unchanged spec writes the same bytes "
-               "again), then send again")
+               f"wrote ('sheetflow generate {root}' on the unchanged spec writes the same "
+               "bytes again), then send again")
     ahead = f"{dt.datetime.now(dt.UTC) + dt.timedelta(days=2):%Y-%m-%d %H:%M}"
     with smtp_server() as (port, server):
         pack.write_bytes(original + b"\0")
@@ -223,8 +223,8 @@ def test_a_refused_send_of_reminders_writes_and_removes_no_draft(tmp_path):
     refused = (f"error: {L.PACKS_DIR}/{name}: the bytes attached are not the ones "
                "packs/manifest.json records the sha256 of: the workbook was changed or "
                "replaced after generate, so no reminder was drafted or sent; restore the "
-               "workbook generate wrote ('sheetflow generate' on the unchanged spec writes "
-               "the same bytes again), then send again")
+               f"workbook generate wrote ('sheetflow generate {root}' on the unchanged spec "
+               "writes the same bytes again), then send again")
     with smtp_server() as (port, server):
         for args in (["--yes"], ["--dry-run"]):
             result = run("send", str(root), "reminders", *args, *_plain(port))
@@ -521,7 +521,8 @@ def test_a_reminder_to_one_rater_is_not_blocked_by_another_raters_changed_pack(t
             "reminder to EV-02 can be drafted and out/reminders/ is left as it was (its "
             "drafts are replaced as one set; the reminders asked for are composed and "
             "checked all the same); restore the workbook generate wrote ('sheetflow "
-            "generate' on the unchanged spec writes the same bytes again), then send again")
+            f"generate {root}' on the unchanged spec writes the same bytes again), then send "
+            "again")
     with smtp_server() as (port, server):
         dry, doc = run_json("send", str(root), "reminders", "--rater", "EV-01", "--dry-run")
         assert dry.exit_code == 1 and doc["drafts_kept"] == kept and not doc["not_sent"]

@@ -144,3 +144,81 @@ def test_a_reminder_states_the_deadline(study, deadline, said):
         (study / "out" / "reminders" / "EV-03.eml").read_bytes(), policy=email.policy.default)
     body = draft.get_body(("plain",)).get_content()
     assert said in " ".join(body.split())
+
+
+def _raised(call, *args, **kwargs) -> str:
+    """The message of the sheetflow error ``call`` raises."""
+    from sheetflow.errors import SheetflowError
+
+    with pytest.raises(SheetflowError) as caught:
+        call(*args, **kwargs)
+    return str(caught.value)
+
+
+def test_the_checks_of_out_name_whole_commands(tmp_path):
+    """"run sheetflow collect again", "run sheetflow analyze again": run where?"""
+    from sheetflow.collect.mail_state import collect_caveat, journal_issue
+    from sheetflow.collect.outputs import (
+        check_mark,
+        check_row_count,
+        check_run,
+        table_replaced,
+        verify_ratings,
+        verify_returns,
+    )
+
+    root = tmp_path / "my study"  # a folder the shell splits: quoted in each hint
+    (root / "out").mkdir(parents=True)
+    (root / "out" / "summary.json").write_text("{}", encoding="utf-8")
+    analyze, collect = f'sheetflow analyze "{root}"', f'sheetflow collect "{root}"'
+    assert [_hints(line, root) for line in check_run(root)] == [[analyze]]
+    assert _hints(table_replaced(root), root) == [analyze]
+    for text in (_raised(verify_ratings, root),
+                 _raised(check_mark, {}, b"k" * 32, study_dir=root),
+                 _raised(check_row_count, 1, 2, study_dir=root),
+                 _raised(verify_returns, root, [{"used": True, "file": "a.xlsx",
+                                                  "sha256": "0" * 64}]),
+                 collect_caveat([3], root), journal_issue([3], root).message):
+        assert _hints(text, root) == [collect], text
+
+
+def test_a_changed_pack_names_generate_and_collect_on_the_folder(tmp_path):
+    from sheetflow.collect.drafts import reply_left_out
+    from sheetflow.packs.manifest import changed_packs_problem
+
+    root = tmp_path / "my study"
+    generate = f'sheetflow generate "{root}"'
+    assert _hints(changed_packs_problem(["packs/a.xlsx"], root, not_done="nothing was sent",
+                                        then="send again"), root) == [generate]
+    assert _hints(reply_left_out("EV-01", "packs/a.xlsx", root), root) == [
+        generate, f'sheetflow collect "{root}"']
+
+
+def test_the_seal_checks_name_whole_commands(study):
+    """'sheetflow generate --force', 'sheetflow lock' again: on which study?"""
+    from sheetflow.packs.seal import verify_seal
+    from sheetflow.packs.second_rater import locked_selection, selection_path
+    from sheetflow.spec.study import load_study
+
+    spec = study / "study.toml"
+    spec.write_text(re.sub(r'(?m)^title = "', 'title = "Edited: ', spec.read_text(
+        encoding="utf-8"), count=1), encoding="utf-8")  # the spec changed after generate
+    selection = selection_path(load_study(study))
+    selection.write_text("not json", encoding="utf-8")  # a lock that stopped half-way
+    problems = verify_seal(study).problems
+    assert [_hints(p, study) for p in problems if "sheetflow" in p] == [
+        [f"sheetflow generate {study} --force"], [f"sheetflow lock {study}"]]
+    assert _hints(_raised(locked_selection, load_study(study)), study) == [
+        f"sheetflow lock {study}"]
+
+
+def test_a_judge_without_a_pack_names_generate_on_the_folder(study):
+    from sheetflow.judges.importer import _pack_of
+    from sheetflow.packs.manifest import open_manifest
+
+    manifest = open_manifest(study)
+    try:
+        text = _raised(_pack_of, manifest, "judge-9", study)
+    finally:
+        manifest.close()
+    assert _hints(text, study) == [f"sheetflow generate {study}"]

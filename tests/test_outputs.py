@@ -169,7 +169,8 @@ def test_a_collect_killed_between_replaces_is_refused_by_analyze(made, tmp_path)
         analyze(root)  # the broken set is named before the panel is looked at
     result = CliRunner().invoke(cli, ["analyze", str(root)])
     assert result.exit_code == 3
-    assert "collect again" in result.output and "Traceback" not in result.output
+    assert f"run 'sheetflow collect {root}' again" in result.output
+    assert "Traceback" not in result.output
 
 
 def test_a_table_cut_or_without_record_is_refused(made, tmp_path):

@@ -118,7 +118,7 @@ def test_status_says_the_same_and_exits_1(study, collected):
         "coordinator."]
     assert lines[-1] == ("3 of 3 packs returned; 3 files that could not be read, their "
                          "raters unknown (find out who sent it); 1 file matching no pack "
-                         "(sheetflow collect)")
+                         "(remove it from returns/, or find out who sent it)")
     doc = json.loads(run("status", str(study), "--json").stdout)
     assert doc["ok"] is False
     assert {u["file"]: u["unread"] for u in doc["unmatched"]} == {**NOTES, FOREIGN: ""}

@@ -41,7 +41,7 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...],
     Example: sheetflow collect my-study --mark-read R1.xlsx
     """
     from ..collect.mail_state import COLLECT_RISK
-    from ..collect.outputs import TABLE_REPLACED, retired_line
+    from ..collect.outputs import again, retired_line, table_replaced
     from ..collect.run import collect
     from ..packs.journal import damaged_journal
     from ..packs.seal import spec_drift
@@ -56,10 +56,10 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...],
     progress.close()
     _summary(out, result, directory)
     if result.removed:  # the analysis of the table this collect replaced
-        out.warn(retired_line(directory, result.removed, TABLE_REPLACED))
+        out.warn(retired_line(directory, result.removed, table_replaced(directory)))
     if result.journal_damaged:  # a sender, a received time or a reply went unseen
         out.warn(damaged_journal(result.journal_damaged, risk=COLLECT_RISK,
-                                 then="run collect again"))
+                                 then=again("collect", directory)))
     unread = result.report.unread_text_files()  # a rater's words nobody has read yet
     ok = (result.valid and not any(r.state == "missing" for r in result.roster)
           and not result.journal_damaged and not result.feedback.changed and not unread)
@@ -151,7 +151,7 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
         out.warn(f"{rater}'s file has errors and the raters file has no e-mail address "
                  "for them; send them the list on the Issues sheet")
     for rater, _, pack in result.feedback.changed:
-        out.warn(reply_left_out(rater, pack))
+        out.warn(reply_left_out(rater, pack, directory))
     expected = len(result.roster) - sum(r.state == "unknown" for r in result.roster)
     tail = (f"; {len(missing)} of {expected} packs not returned "
             f"('{command_line('remind', directory)}' drafts the reminders)" if missing else "")
@@ -262,8 +262,10 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     unread = [u for u in report.unmatched if u.unread]
     strangers = [u for u in report.unmatched if u.errors and not u.unread]
     tail += f"; {unread_count(len(unread))} (find out who sent it)" if unread else ""
-    tail += (f"; {counted(len(strangers), 'file')} matching no pack (sheetflow collect)"
-             if strangers else "")
+    # a readable file of another study: collecting again changes nothing about it
+    them = "it" if len(strangers) == 1 else "them"
+    tail += (f"; {counted(len(strangers), 'file')} matching no pack (remove {them} from "
+             f"returns/, or find out who sent {them})" if strangers else "")
     stale, damaged, texts = report.not_collected, report.journal_damaged, report.unread_text
     tail += f"; {unread_text_count(len(texts))}" if texts else ""
     tail += f"; {text_read_count(len(report.text_read))}" if report.text_read else ""
@@ -273,8 +275,8 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
                  else "yellow")
     if texts:  # a rater's words nobody has read yet: which files hold them
         out.say(f"text sheetflow does not read is in {', '.join(texts)}: read it in those "
-                "files (the Issues sheet of out/validation.xlsx, which sheetflow collect "
-                "writes, names each place), then "
+                "files (the Issues sheet of out/validation.xlsx, which collect writes, "
+                "names each place), then "
                 f"'{command_line('collect', directory, '--mark-read', 'FILE')}'",
                 fg="yellow")
     if stale:  # out/ is not what the returns now say

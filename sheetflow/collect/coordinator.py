@@ -368,7 +368,7 @@ ISSUE_COLUMNS = (("severity", 9, "Severity"), ("code", 18, "Code"), ("file", 22,
 
 
 def write_validation_workbook(path: Path, rows: list[RosterRow],
-                              report: ValidationReport, *,
+                              report: ValidationReport, *, study_dir: str | Path,
                               journal_damaged: list[int] | None = None) -> None:
     """Write the Status sheet (``rows``) and the Issues sheet (``report``) to ``path``.
 
@@ -380,6 +380,8 @@ def write_validation_workbook(path: Path, rows: list[RosterRow],
     path : Path
     rows : list of RosterRow
     report : ValidationReport
+    study_dir : str or Path
+        The study folder as the user gave it: the commands the workbook names run on it.
     journal_damaged : list of int, optional
         The lines of ``mail.jsonl`` that held no record when collect read it: named
         above the Status and Mail tables (the sheet the workbook opens on, and the one
@@ -396,7 +398,7 @@ def write_validation_workbook(path: Path, rows: list[RosterRow],
     wb.set_properties({"created": dt.datetime(2000, 1, 1), "title": "Validation of returns"})
     head = wb.add_format({"bold": True, "bg_color": "#D9D9D9", "border": 1,
                           "text_wrap": True, "valign": "top"})
-    banner = collect_caveat(journal_damaged) if journal_damaged else ""
+    banner = collect_caveat(journal_damaged, study_dir) if journal_damaged else ""
     _roster_sheet(wb, head, rows, "Status", STATUS_COLUMNS, banner)
     _issues_sheet(wb, head, report.issues)
     _roster_sheet(wb, head, rows, "Mail", MAIL_COLUMNS, banner)

@@ -30,6 +30,7 @@ from email.message import EmailMessage
 from email.policy import SMTP
 from pathlib import Path
 
+from ..errors import command_line
 from ..packs.journal import Journal, read_journal
 from ..packs.mail import attachment_of, compose_eml
 from ..packs.manifest import PackHead, changed_packs, changed_packs_problem
@@ -127,10 +128,12 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
     return _draft_each(study, root, rows, ("errors", "unusable"), heads, compose)
 
 
-def reply_left_out(rater: str, pack: str) -> str:
-    """Why ``rater`` got no reply draft: ``pack`` changed after generate."""
-    return changed_packs_problem([pack], not_done=f"no reply draft was written for {rater}",
-                                 then="run collect again")
+def reply_left_out(rater: str, pack: str, study_dir: str | Path) -> str:
+    """Why ``rater`` got no reply draft: ``pack`` changed after generate (``study_dir``:
+    the study folder as the user gave it, for the commands named)."""
+    return changed_packs_problem([pack], study_dir,
+                                 not_done=f"no reply draft was written for {rater}",
+                                 then=f"run '{command_line('collect', study_dir)}' again")
 
 
 def reply_about(draft: bytes) -> str:
@@ -154,11 +157,12 @@ def reply_key(rater: str, sitting: int, draft: bytes) -> tuple[str, str, int, st
     return ("reply", rater, sitting, attached, reply_about(draft))
 
 
-def with_replies_left_out(rows: list[RosterRow], drafts: Drafts) -> list[RosterRow]:
+def with_replies_left_out(rows: list[RosterRow], drafts: Drafts,
+                          study_dir: str | Path) -> list[RosterRow]:
     """``rows`` with the "What to do" of each rater whose reply draft was left out
     (``drafts.changed``) saying so: it would send the coordinator to a draft that is
     not there."""
-    why = {(rater, sitting): reply_left_out(rater, pack)
+    why = {(rater, sitting): reply_left_out(rater, pack, study_dir)
            for rater, sitting, pack in drafts.changed}
     return [replace(row, todo=why[row.rater_id, row.sitting])
             if (row.rater_id, row.sitting) in why else row for row in rows]

@@ -18,6 +18,7 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import command_line
 from ..packs.journal import JOURNAL_FILE, Journal, damaged_journal, iso, parse_time
 from ..packs.manifest import PackHead
 from .links import sole_link
@@ -199,17 +200,23 @@ def journal_caveat(lines: list[int], *, risk: str, then: str) -> str:
     return damaged_journal(lines, risk=risk, then=then, read_by="collect")
 
 
-def collect_caveat(lines: list[int]) -> str:
+def collect_caveat(lines: list[int], study_dir: str | Path) -> str:
     """What ``out/validation.xlsx`` says of the journal's damaged lines (the red row
-    above the Status and Mail tables, and the Issues sheet's row)."""
-    return journal_caveat(lines, risk=COLLECT_RISK, then="run sheetflow collect again")
+    above the Status and Mail tables, and the Issues sheet's row).
+
+    The command to run again names ``study_dir`` as the user gave it to collect, as
+    every command the workbook's Status sheet names does: the workbook is read beside
+    the shell the study is run from.
+    """
+    return journal_caveat(lines, risk=COLLECT_RISK,
+                          then=f"run '{command_line('collect', study_dir)}' again")
 
 
-def journal_issue(lines: list[int]) -> Issue:
+def journal_issue(lines: list[int], study_dir: str | Path) -> Issue:
     """The journal's damaged lines as an issue of the report (``journal-damaged``): a
     row of the Issues sheet, counted with the warnings, so filtering the sheet finds it.
 
     A warning, since the ratings are used; collect still exits 1 for the damaged lines
     (``Collection.journal_damaged``), as it did before the row existed.
     """
-    return issue(JOURNAL_CODE, file=JOURNAL_FILE, caveat=collect_caveat(lines))
+    return issue(JOURNAL_CODE, file=JOURNAL_FILE, caveat=collect_caveat(lines, study_dir))

@@ -144,11 +144,12 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
         box.messages.append(item)
     # a rater not asked for is no message left out of this send
     box.left_out = [x for x in box.left_out if not raters or x[0] in raters]
-    _refuse_changed_packs(box.messages, manifest.heads)
+    _refuse_changed_packs(box.messages, manifest.heads, root)
     return box
 
 
-def _refuse_changed_packs(messages: list[Outgoing], heads: list[PackHead]) -> None:
+def _refuse_changed_packs(messages: list[Outgoing], heads: list[PackHead],
+                          root: Path) -> None:
     """Refuse the send when a message attaches a pack whose bytes are not the ones the
     manifest records the sha256 of (:func:`changed_packs`).
 
@@ -164,7 +165,7 @@ def _refuse_changed_packs(messages: list[Outgoing], heads: list[PackHead]) -> No
     """
     changed = changed_packs([item.attachment[:2] for item in messages], heads)
     if changed:
-        raise SealError(changed_packs_problem(changed, not_done="nothing was sent",
+        raise SealError(changed_packs_problem(changed, root, not_done="nothing was sent",
                                               then="send again"))
 
 

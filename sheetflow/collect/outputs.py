@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..errors import SealError, SheetflowError
+from ..errors import SealError, SheetflowError, command_line
 from ..packs.seal import SEALED_DIR
 from ..packs.secret import SECRET_FILE, read_secret, record_mac
 from ..words import counted
@@ -79,18 +79,27 @@ def read_run(root: str | Path) -> RunRecord | None:
     OutputError
         The record is unreadable.
     """
-    return _read_run(Path(root) / OUT_DIR)
+    return _read_run(Path(root) / OUT_DIR, root)
 
 
-def _read_run(out: Path) -> RunRecord | None:
+def again(step: str, study_dir: str | Path | None) -> str:
+    """``"run 'sheetflow <step> <folder>' again"``: the whole command to run once more,
+    on the study folder as the user gave it (``"run <step> again"`` when it is not
+    known here)."""
+    if study_dir is None:
+        return f"run {step} again"
+    return f"run '{command_line(step, study_dir)}' again"
+
+
+def _read_run(out: Path, root: str | Path | None) -> RunRecord | None:
     try:
         record = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
         run, files = str(record["run_id"]), {str(k): str(v) for k, v in record["files"].items()}
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise OutputError(f"{OUT_DIR}/{RUN_FILE} is unreadable ({exc}); run sheetflow "
-                          "analyze again") from None
+        raise OutputError(f"{OUT_DIR}/{RUN_FILE} is unreadable ({exc}); "
+                          f"{again('analyze', root)}") from None
     made = record.get("made_from")
     made_from = {str(k): str(v) for k, v in made.items()} if isinstance(made, dict) \
         else _summary_made_from(out)  # a record from before made_from
@@ -129,7 +138,7 @@ def check_run(root: str | Path) -> list[str]:
     if record is None:
         if (out / "summary.json").exists():
             return [f"{OUT_DIR}/{RUN_FILE} is missing: {OUT_DIR}/ cannot be shown to hold one "
-                    "analysis; run sheetflow analyze again"]
+                    f"analysis; {again('analyze', root)}"]
         return []
     problems = []
     for name, digest in sorted(record.files.items()):
@@ -137,12 +146,12 @@ def check_run(root: str | Path) -> list[str]:
         if now != digest:
             problems.append(f"{OUT_DIR}/{name} is not the file analyze run {record.run_id} "
                             f"wrote ({'it is missing' if now == 'missing' else 'it changed'}): "
-                            f"{OUT_DIR}/ mixes runs; run sheetflow analyze again")
+                            f"{OUT_DIR}/ mixes runs; {again('analyze', root)}")
     for name, digest in sorted((record.made_from or {}).items()):
         if _digest_or_missing(out / name) != digest:
             problems.append(f"analyze run {record.run_id} was made from another {OUT_DIR}/"
                             f"{name} than the one collected now: its outputs are stale; "
-                            "run sheetflow analyze again")
+                            f"{again('analyze', root)}")
     return problems
 
 
@@ -159,7 +168,7 @@ def earlier_outputs(out: str | Path) -> list[Path]:
     rewritten since), or, with no readable record, the files every analyze writes."""
     out = Path(out)
     try:
-        record = _read_run(out)
+        record = _read_run(out, None)  # its message is never shown
     except OutputError:
         record = None
     if record is None:
@@ -228,9 +237,10 @@ def _unlink(path: Path) -> bool:
     return True
 
 
-TABLE_REPLACED = ("they were made from another ratings table than the one collect has "
-                  "just written (the returns or their checks changed); run sheetflow "
-                  "analyze again")
+def table_replaced(study_dir: str | Path) -> str:
+    """Why collect removed the earlier analysis outputs (:func:`retired_line`'s ``why``)."""
+    return ("they were made from another ratings table than the one collect has just "
+            f"written (the returns or their checks changed); {again('analyze', study_dir)}")
 
 
 def retired_line(root: str | Path, removed: list[Path], why: str) -> str:
@@ -482,7 +492,7 @@ def verify_ratings(root: str | Path, secret: bytes | None = None, *,
     """
     out = Path(root) / OUT_DIR
     record_path = out / COLLECTION_FILE
-    again = "; run sheetflow collect again"
+    rerun = f"; {again('collect', root)}"
     try:
         record = json.loads(record_path.read_bytes().decode("utf-8"))
         entry = record["ratings"]
@@ -490,36 +500,40 @@ def verify_ratings(root: str | Path, secret: bytes | None = None, *,
         files = list(record.get("files", []))
     except FileNotFoundError:
         raise OutputError(f"{OUT_DIR}/{COLLECTION_FILE} is missing, so {OUT_DIR}/"
-                          f"{RATINGS_NAME} cannot be shown to be whole{again}") from None
+                          f"{RATINGS_NAME} cannot be shown to be whole{rerun}") from None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise OutputError(f"{OUT_DIR}/{COLLECTION_FILE} is unreadable ({exc}){again}") from None
+        raise OutputError(f"{OUT_DIR}/{COLLECTION_FILE} is unreadable ({exc}){rerun}") from None
     if secret is not None:
-        check_mark(record, secret)
-    data = _read_recorded(out, RATINGS_NAME, wanted)
+        check_mark(record, secret, study_dir=root)
+    data = _read_recorded(out, RATINGS_NAME, wanted, root)
     if not incomplete or not isinstance(record.get("incomplete"), dict):
         return Collected(data, rows, files, record)
     entry = record["incomplete"]
-    left = _read_recorded(out, INCOMPLETE_RATINGS_NAME, str(entry.get("sha256", "")))
+    left = _read_recorded(out, INCOMPLETE_RATINGS_NAME, str(entry.get("sha256", "")), root)
     return Collected(data, rows, files, record, left, int(entry.get("rows", 0)))
 
 
-def _read_recorded(out: Path, name: str, wanted: str) -> bytes:
+def _read_recorded(out: Path, name: str, wanted: str, root: str | Path) -> bytes:
     """A table's bytes, read once and checked against the sha256 the record gives."""
-    again = "; run sheetflow collect again"
+    rerun = f"; {again('collect', root)}"
     try:
         data = (out / name).read_bytes()
     except OSError as exc:
-        raise OutputError(f"{OUT_DIR}/{name} cannot be read ({exc.strerror}){again}") from None
+        raise OutputError(f"{OUT_DIR}/{name} cannot be read ({exc.strerror}){rerun}") from None
     found = hashlib.sha256(data).hexdigest()
     if found != wanted:
         raise OutputError(f"{OUT_DIR}/{name} does not match {OUT_DIR}/{COLLECTION_FILE} "
                           f"(sha256 {found[:12]}..., recorded {wanted[:12]}...): it was cut off "
-                          f"or changed after collect{again}")
+                          f"or changed after collect{rerun}")
     return data
 
 
-def check_mark(record: dict[str, Any], secret: bytes) -> None:
+def check_mark(record: dict[str, Any], secret: bytes, *,
+               study_dir: str | Path | None = None) -> None:
     """The record must carry the study secret's mark over its canonical form.
+
+    ``study_dir``: the study folder as the user gave it, for the command the message
+    names.
 
     Raises
     ------
@@ -529,12 +543,12 @@ def check_mark(record: dict[str, Any], secret: bytes) -> None:
     mark = record.get("mac")
     if not isinstance(mark, str):
         raise SealError(f"{OUT_DIR}/{COLLECTION_FILE} carries no mark of this study's secret "
-                        "(written by hand, or by a collect without access to sealed/); run "
-                        "sheetflow collect again")
+                        "(written by hand, or by a collect without access to sealed/); "
+                        f"{again('collect', study_dir)}")
     if not hmac.compare_digest(mark, record_mac(secret, "collection", _canonical(record))):
         raise SealError(f"{OUT_DIR}/{COLLECTION_FILE} was changed after collect (its mark "
                         "does not verify under the study secret); the ratings cannot be "
-                        "trusted: run sheetflow collect again")
+                        f"trusted: {again('collect', study_dir)}")
 
 
 def verify_returns(root: str | Path, files: list[dict[str, Any]]) -> dict[str, str]:
@@ -560,8 +574,8 @@ def verify_returns(root: str | Path, files: list[dict[str, Any]]) -> dict[str, s
             now = wanted  # an attachment of a saved message, still in it unchanged
         if now != wanted:
             raise SealError(f"{where} changed after collect: sha256 {wanted} was collected, "
-                            f"it is now {now}; put the file back as it was, or run sheetflow "
-                            "collect again")
+                            f"it is now {now}; put the file back as it was, or "
+                            f"{again('collect', root)}")
         used[where] = wanted
     return used
 
@@ -600,12 +614,14 @@ def returns_since_collect(root: str | Path, *, all_before_first: bool = False,
     return out
 
 
-def check_row_count(recorded: int, rows: int) -> None:
-    """Refuse a parsed ratings table whose row count differs from the record."""
+def check_row_count(recorded: int, rows: int, *,
+                    study_dir: str | Path | None = None) -> None:
+    """Refuse a parsed ratings table whose row count differs from the record
+    (``study_dir``: the study folder as given, for the command the message names)."""
     if rows != recorded:
         raise OutputError(f"{OUT_DIR}/{RATINGS_NAME} has {rows} rating rows, but "
-                          f"{OUT_DIR}/{COLLECTION_FILE} records {recorded}; run "
-                          "sheetflow collect again")
+                          f"{OUT_DIR}/{COLLECTION_FILE} records {recorded}; "
+                          f"{again('collect', study_dir)}")
 
 
 # --------------------------------------------------------------------------- verdicts

@@ -186,7 +186,7 @@ def reply_held(row: RaterStatus, study: Study, heads: list[PackHead], root: Path
                 "alone)") if held else ""
     changed = _changed_pack(root, row.file, heads)
     if changed:  # collect leaves its reply out
-        return reply_left_out(row.rater, changed)
+        return reply_left_out(row.rater, changed, root)
     if drafts is not None:  # removed since collect wrote it
         return (f"no reply draft {OUT_DIR}/{FEEDBACK_DIR}/{name} to send: run "
                 f"'{command_line('collect', root)}' again, which writes it")

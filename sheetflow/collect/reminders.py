@@ -158,21 +158,22 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
     blocking = [c for c in out.drafts.changed if raters is None or c[0] in raters]
     if blocking:
         raise SealError(changed_packs_problem(
-            [pack for _, _, pack in blocking],
+            [pack for _, _, pack in blocking], root,
             not_done="no reminder was drafted or sent", then=then))
     if out.drafts.changed:  # another rater's: the folder cannot be replaced whole
-        out.kept = folder_kept(out.drafts.changed, then)
+        out.kept = folder_kept(out.drafts.changed, then, root)
     elif write:
         save_drafts(out.drafts, root / OUT_DIR / REMINDERS_DIR)
     return out
 
 
-def folder_kept(changed: list[tuple[str, int, str]], then: str) -> str:
+def folder_kept(changed: list[tuple[str, int, str]], then: str, study_dir: str | Path) -> str:
     """Why ``out/reminders/`` was left as it was: the reminders of ``changed`` (rater,
-    sitting, pack) attach packs changed after generate."""
+    sitting, pack) attach packs changed after generate (``study_dir``: the study folder
+    as the user gave it)."""
     whose = ", ".join(dict.fromkeys(rater for rater, _, _ in changed))
     return changed_packs_problem(
-        [pack for _, _, pack in changed],
+        [pack for _, _, pack in changed], study_dir,
         not_done=(f"no reminder to {whose} can be drafted and {OUT_DIR}/{REMINDERS_DIR}/ is "
                   "left as it was (its drafts are replaced as one set; the reminders asked "
                   "for are composed and checked all the same)"), then=then)

@@ -162,6 +162,8 @@ class Collection:
     reply recorded there was not known to this collect (also the one
     ``journal-damaged`` warning among ``report.issues``: :attr:`journal_issue`)."""
     journal_issue: Issue | None = None
+    study_dir: str | Path = "."
+    """The study folder as the user gave it (the commands the messages name run on it)."""
     """That warning, the one issue of ``report.issues`` about no returned file (None
     when the journal is whole)."""
 
@@ -183,7 +185,8 @@ class Collection:
                 "raters": [row.to_dict() for row in self.roster],
                 "feedback": [str(p) for p in self.feedback.written],
                 "feedback_left_out": [
-                    {"rater": r, "sitting": s, "pack": p, "why": reply_left_out(r, p)}
+                    {"rater": r, "sitting": s, "pack": p,
+                     "why": reply_left_out(r, p, self.study_dir)}
                     for r, s, p in self.feedback.changed],
                 "removed": [str(p) for p in self.removed],
                 "journal_damaged": list(self.journal_damaged)}
@@ -260,7 +263,7 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
         # composed first: a reply left out (its pack changed) is named on the Status sheet
         result.feedback = write_feedback(study, root, result.roster, result.report,
                                          result.heads, journal=journal)
-        result.roster = with_replies_left_out(result.roster, result.feedback)
+        result.roster = with_replies_left_out(result.roster, result.feedback, root)
         out = root / OUT_DIR
         result.outputs = write_outputs(out, result, collection_secret(root))
         tables = recorded_tables(Path(result.outputs["collection"]).read_bytes())
@@ -287,10 +290,11 @@ def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
     finally:
         manifest.close()
     result.study_id, result.manifest_sha256 = study.id, manifest.sha256
+    result.study_dir = root
     result.heads = manifest.heads
     result.journal_damaged = list(journal.damaged)
     if journal.damaged:  # a row of the Issues sheet too, counted with the warnings
-        result.journal_issue = journal_issue(journal.damaged)
+        result.journal_issue = journal_issue(journal.damaged, root)
         result.report.issues = sort_issues([*result.report.issues, result.journal_issue])
     received = received_times(root, result.report.files, journal, result.received)
     result.mail = pack_mail(manifest.heads, result.report.files, received, journal,
@@ -654,8 +658,10 @@ def write_outputs(out_dir: Path, result: Collection,
         result.ratings.write_csv(ratings)
         incomplete = outputs.stage(paths["incomplete"])
         result.ratings.write_csv(incomplete, incomplete=True)
+        # out/ sits in the study folder: the commands the workbook names run on it
         write_validation_workbook(outputs.stage(paths["validation"]), result.roster,
-                                  result.report, journal_damaged=result.journal_damaged)
+                                  result.report, study_dir=out_dir.parent,
+                                  journal_damaged=result.journal_damaged)
         record = collection_record(result.study_id, ratings, len(result.ratings),
                                    file_verdicts(result.report), secret,
                                    incomplete=(incomplete, result.ratings.incomplete_rows),

@@ -48,7 +48,7 @@ from typing import Any
 
 import openpyxl
 
-from ..errors import MissingStepError, SheetflowError, UsageError
+from ..errors import MissingStepError, SheetflowError, UsageError, command_line
 from ..packs.manifest import Manifest, open_manifest
 from ..packs.seal import SEALED_DIR
 from ..spec.study import Study, load_study
@@ -212,7 +212,7 @@ def _packs(root: Path, rater_ids: list[str]) -> dict[str, dict[str, Any]]:
     """Rater id -> the first-sitting pack the import fills for that judge."""
     manifest = open_manifest(root)
     try:
-        return {rater_id: _pack_of(manifest, rater_id) for rater_id in rater_ids}
+        return {rater_id: _pack_of(manifest, rater_id, root) for rater_id in rater_ids}
     finally:
         manifest.close()
 
@@ -429,12 +429,13 @@ def _item_of(record: dict[str, Any], mapping: dict[str, Any],
     return item_id
 
 
-def _pack_of(manifest: Manifest, rater_id: str) -> dict[str, Any]:
+def _pack_of(manifest: Manifest, rater_id: str, root: Path) -> dict[str, Any]:
     for head in manifest.heads:
         if head.rater_id == rater_id and head.sitting == 1:
             return manifest.pack(head)
-    raise UsageError(f"no generated pack for rater {rater_id!r}; run 'sheetflow generate' "
-                     "after adding the judges to the raters file")
+    raise UsageError(f"no generated pack for rater {rater_id!r}; run "
+                     f"'{command_line('generate', root)}' after adding the judges to the "
+                     "raters file")
 
 
 def _fill(source: Path, target: Path, pack: dict[str, Any],

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import MissingStepError, SealError, SheetflowError
+from ..errors import MissingStepError, SealError, SheetflowError, command_line
 from ..workbook import layout as L
 from .manifest_form import Inflater
 
@@ -260,13 +260,17 @@ def changed_packs(attached: Iterable[tuple[str, str]], heads: Iterable[PackHead]
                               if recorded.get(name, digest) != digest))
 
 
-def changed_packs_problem(changed: list[str], *, not_done: str, then: str) -> str:
+def changed_packs_problem(changed: list[str], study_dir: str | Path, *, not_done: str,
+                          then: str) -> str:
     """The one line naming the packs :func:`changed_packs` found and what to do.
 
     Parameters
     ----------
     changed : list of str
         ``packs/<file>`` of each changed pack.
+    study_dir : str or Path
+        The study folder as the user gave it (the command that restores the packs
+        names it).
     not_done : str
         What was not done because of them (``"nothing was sent"``).
     then : str
@@ -275,8 +279,8 @@ def changed_packs_problem(changed: list[str], *, not_done: str, then: str) -> st
     return (f"{', '.join(changed)}: the bytes attached are not the ones "
             f"{L.PACKS_DIR}/{L.MANIFEST_FILE} records the sha256 of: the workbook was "
             f"changed or replaced after generate, so {not_done}; restore the workbook "
-            "generate wrote ('sheetflow generate' on the unchanged spec writes the same "
-            f"bytes again), then {then}")
+            f"generate wrote ('{command_line('generate', study_dir)}' on the unchanged spec "
+            f"writes the same bytes again), then {then}")
 
 
 # --------------------------------------------------------------------------- the index

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import MissingStepError, SealError, UsageError
+from ..errors import MissingStepError, SealError, UsageError, command_line
 from ..spec.study import Study, load_study
 from .secret import SECRET_FILE, parse_secret, secret_sha256, write_private, write_secret
 
@@ -191,6 +191,16 @@ class SealCheck:
     checked: list[str] = field(default_factory=list)
     """What was compared and found to agree, one line each (only what was compared:
     the published hash, for one, only when it was given)."""
+    study_dir: str | Path = "."
+    """The study folder as the user gave it: the commands the problems name run on it."""
+    out_dir: str | Path | None = None
+    """Where ``packs/`` and ``sealed/`` are when not in the study folder (``--out``)."""
+
+    def command(self, step: str, *options: str) -> str:
+        """The whole command ``step`` on this study (with its ``--out`` for generate)."""
+        elsewhere = ("--out", str(self.out_dir)) if self.out_dir is not None and \
+            step == "generate" else ()
+        return command_line(step, self.study_dir, *elsewhere, *options)
 
     @property
     def ok(self) -> bool:
@@ -246,7 +256,7 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
     study_dir = Path(study_dir)
     root = Path(out or study_dir)
     sealed = root / SEALED_DIR
-    check = SealCheck()
+    check = SealCheck(study_dir=study_dir, out_dir=Path(out) if out is not None else None)
     paths = require_seal(study_dir, root)
     key_bytes = paths[KEY_FILE].read_bytes()  # the bytes hashed are the bytes parsed
     _check_key_hash(check, key_bytes, paths, published)
@@ -333,10 +343,10 @@ def _check_pack_bytes(check: SealCheck, name: str, data: bytes, recorded: Any) -
         check.problems.append(
             f"packs/{name}: sha256 {found} but packs/manifest.json records {recorded} for "
             "it: the workbook was changed or replaced after generate. Not sent yet: restore "
-            "it ('sheetflow generate' on the unchanged spec writes the same bytes again). "
-            "Sent already: restoring it does not change the copy the rater holds; find "
-            "which copy they got (mail.jsonl records the sha256 of each attachment "
-            "'sheetflow send' sent)")
+            f"it ('{check.command('generate')}' on the unchanged spec writes the same bytes "
+            "again). Sent already: restoring it does not change the copy the rater holds; "
+            "find which copy they got (mail.jsonl records the sha256 of each attachment "
+            "sent)")
 
 
 def _check_cards(check: SealCheck, packs: list[dict[str, Any]],
@@ -379,7 +389,7 @@ def _check_lock_record(check: SealCheck, sealed: Path,
         if (sealed / SELECTION_FILE).exists():
             check.problems.append(f"{SEALED_DIR}/{SELECTION_FILE} records a data lock whose "
                                   "packs were never sealed (the lock stopped half-way); run "
-                                  "'sheetflow lock' again to finish it")
+                                  f"'{check.command('lock')}' again to finish it")
         return None
     data = path.read_bytes()  # read once: hashed, then parsed
     before = len(check.problems)
@@ -514,8 +524,8 @@ def _check_spec_hashes(check: SealCheck, key: dict[str, Any], lock: dict[str, An
         check.problems.append(f"the study spec (study.toml, items or raters) changed after "
                               f"generate: frozen spec hash {check.spec_hash}, current "
                               f"{current}; undo the edit so the hash matches again, or, if "
-                              "no rater has scored yet, run 'sheetflow generate --force' and "
-                              "send the new packs")
+                              "no rater has scored yet, run "
+                              f"'{check.command('generate', '--force')}' and send the new packs")
     if locked == check.spec_hash == current:
         check.checked.append(f"the spec hash {KEY_FILE} and {PLAN_LOCK_FILE} record is the "
                              "study's as it is now")
@@ -532,8 +542,8 @@ def _check_inputs(check: SealCheck, key: dict[str, Any], lock: dict[str, Any],
     for name in sealed_input_names(study):
         if name not in sealed:
             check.problems.append(f"{name} was not sealed at generate (the key records no "
-                                  f"hash for it); run 'sheetflow generate --force' before "
-                                  "anyone scores")
+                                  f"hash for it); run '{check.command('generate', '--force')}' "
+                                  "before anyone scores")
     for name, digest in sealed.items():
         path = study.root / name
         data = path.read_bytes() if path.is_file() else None  # read once: hashed, then used
@@ -594,7 +604,7 @@ def check_collected_manifest(check: SealCheck, record: dict[str, Any]) -> None:
         raise SealError(f"out/collection.json was collected with a manifest of sha256 {used}, "
                         f"not the sealed {check.manifest_sha256}: the ratings may sit under "
                         "other items; restore packs/manifest.json from the generate run and "
-                        "run sheetflow collect again")
+                        f"run '{check.command('collect')}' again")
 
 
 def sealed_manifest_sha256(root: Path) -> str | None:

@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from fractions import Fraction
 from pathlib import Path
 
-from ..errors import SheetflowError
+from ..errors import SheetflowError, command_line
 from ..spec.study import Item, Study
 from .seal import SEALED_DIR, SELECTION_FILE
 
@@ -104,7 +104,7 @@ def locked_selection(study: Study) -> list[str] | None:
         return list(json.loads(path.read_text(encoding="utf-8"))["selected"])
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         raise SheetflowError(f"{path}: is not a second-rater selection sheetflow wrote; "
-                             "run 'sheetflow lock' again") from None
+                             f"run '{command_line('lock', study.root)}' again") from None
 
 
 def selects_at_lock(study: Study) -> bool:
