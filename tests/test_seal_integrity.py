@@ -109,6 +109,7 @@ def test_ratings_and_their_record_edited_together_are_refused(tmp_path):
     record_path.write_text(json.dumps(record, indent=1, sort_keys=True), encoding="utf-8")
     code, text = _analyze_cli(root)
     assert code == 3 and "collection.json was changed after collect" in text, text
+    assert f"run 'sheetflow collect {root}' again" in text, text  # a command to type
     assert "Traceback" not in text and not (root / "out" / "analysis.xlsx").exists()
     record.pop("mac")  # a record without a mark is refused too
     record_path.write_text(json.dumps(record), encoding="utf-8")

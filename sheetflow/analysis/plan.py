@@ -105,17 +105,17 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     sealed = verify_seal(root, study, published)
     key, key_hash, secret = sealed.key, sealed.key_sha256, sealed.secret
     if secret is not None:  # the record carries the secret's mark, from the returns on disk
-        check_mark(collected.record, secret)
+        check_mark(collected.record, secret, study_dir=root)
     check_collected_manifest(sealed, collected.record)  # the ratings placed by the sealed map
     data, recorded = collected.data, collected.rows
     audit = {"ratings_sha256": hashlib.sha256(data).hexdigest(),
              "returns_sha256": verify_returns(root, collected.files)}
     raw = _read_table(data)
     del data  # parsed: the table's text (60 MB at 500 raters) is not kept through the run
-    check_row_count(recorded, len(raw))
+    check_row_count(recorded, len(raw), study_dir=root)
     # an empty copy, not a slice: a slice of the table would keep all of it alive
     left = _read_table(collected.incomplete) if collected.incomplete else raw.iloc[:0].copy()
-    check_row_count(collected.incomplete_rows, len(left))
+    check_row_count(collected.incomplete_rows, len(left), study_dir=root)
     if len(left):  # --allow-partial: the cases rated in returns left out for blanks
         audit["incomplete_ratings_sha256"] = hashlib.sha256(collected.incomplete).hexdigest()
         raw = pd.concat([raw, left], ignore_index=True)
