@@ -29,6 +29,7 @@ from ..workbook import layout as L
 from .answers import AnswerReader
 from .content_checks import SelfCheckInput
 from .copies import AnswerPrint
+from .drawings import check_drawings
 from .hazards import Hazard
 from .outside_answers import check_outside_answers
 from .reader import Book, Cells, open_book
@@ -357,6 +358,7 @@ class FileChecker:
         check_sheets(self)  # before: a renamed sheet is compared under its new name
         check_outside_answers(self, self.result.read)
         check_comments(self)
+        check_drawings(self)
         if self.result.failed and not blanks_only(self.result.issues):
             # a file with an error contributes no ratings; one whose only errors are
             # blank required answers keeps its rows for analyze --allow-partial

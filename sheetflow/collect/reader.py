@@ -83,6 +83,9 @@ class Book:
         ``lastModifiedBy``; "" when none: a fresh pack carries none).
     comment_parts : tuple of str
         The zip members holding cell comments, from the inspection (none in a pack).
+    drawing_parts : tuple of str
+        The zip members holding drawings (text boxes, shapes), from the inspection
+        (none in a pack).
     """
 
     def __init__(self, data: bytes, inspection: Inspection, limits: Limits):
@@ -92,6 +95,7 @@ class Book:
         self.extents = inspection.extents
         self.hazards = inspection.hazards
         self.comment_parts = inspection.comments
+        self.drawing_parts = inspection.drawings
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             names = set(zf.namelist())
             self.sheets, self.names = _workbook_part(zf.read("xl/workbook.xml"))

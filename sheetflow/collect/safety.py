@@ -83,6 +83,9 @@ _MAIN_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 # where Excel and LibreOffice (xl/comments1.xml) and openpyxl (xl/comments/comment1.xml)
 # keep cell comments; Excel's threaded comments come with such a part too
 _COMMENT_PART = re.compile(r"xl/comments[^/]*\.xml|xl/comments/[^/]+\.xml", re.IGNORECASE)
+# where text boxes and shapes drawn on a sheet are kept (a comment's box is in a .vml
+# part beside them, a chart's text in xl/charts/: neither matches)
+_DRAWING_PART = re.compile(r"xl/drawings/[^/]+\.xml", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -164,12 +167,16 @@ class Inspection:
         The zip members that hold cell comments (notes), by name alone: a file
         without any, the usual return, needs no further look
         (:mod:`sheetflow.collect.sheet_changes`).
+    drawings : tuple of str
+        The zip members that hold drawings (text boxes, shapes, pictures), by name
+        alone, the same way (:mod:`sheetflow.collect.drawings`; a pack has none).
     """
 
     problem: Problem | None = None
     sheets: dict[str, SheetScan] = field(default_factory=dict)
     hazards: list[Hazard] = field(default_factory=list)
     comments: tuple[str, ...] = ()
+    drawings: tuple[str, ...] = ()
 
     @property
     def safe(self) -> bool:
@@ -281,7 +288,8 @@ def _inspect_zip(zf: zipfile.ZipFile, limits: Limits) -> Inspection:
     if odd is not None:
         return Inspection(Problem("formula-hidden", f"sheet '{odd}'"))
     comments = tuple(sorted(n for n in names if _COMMENT_PART.fullmatch(n)))
-    return Inspection(None, sheets, hazards, comments)
+    drawings = tuple(sorted(n for n in names if _DRAWING_PART.fullmatch(n)))
+    return Inspection(None, sheets, hazards, comments, drawings)
 
 
 def _check_ods(zf: zipfile.ZipFile, names: set[str]) -> Problem | None:

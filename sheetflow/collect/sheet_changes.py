@@ -179,21 +179,22 @@ def read_comments(book: Book) -> list[tuple[str, tuple[int, int], str]]:
     with zipfile.ZipFile(io.BytesIO(book.data)) as zf:
         names = set(zf.namelist())
         for sheet, member in sheet_members(zf, names):
-            for part in _comment_parts(zf, names, member):
+            for part in related_parts(zf, names, member, _COMMENTS_TYPE):
                 found += sorted((sheet, place, text)
                                 for place, text in _comments(zf.read(part)))
     return found
 
 
-def _comment_parts(zf: zipfile.ZipFile, names: set[str], member: str) -> list[str]:
-    """The comment parts the relationships of sheet part ``member`` name."""
+def related_parts(zf: zipfile.ZipFile, names: set[str], member: str, kind: str) -> list[str]:
+    """The parts the relationships of sheet part ``member`` name whose type ends with
+    ``kind`` (``"/comments"``, ``"/drawing"``), those the zip holds."""
     folder, _, base = member.rpartition("/")
     rels = f"{folder}/_rels/{base}.rels"
     if rels not in names:
         return []
     parts = []
     for rel in SafeET.fromstring(zf.read(rels)):
-        if rel.get("Type", "").endswith(_COMMENTS_TYPE):
+        if rel.get("Type", "").endswith(kind):
             target = rel.get("Target", "")
             part = target.lstrip("/") if target.startswith("/") else \
                 posixpath.normpath(posixpath.join(folder, target))

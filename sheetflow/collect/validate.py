@@ -114,6 +114,10 @@ _TYPES = (
        + _UNREAD_EXIT,
        "{what}. sheetflow reads only the cells' values: read it in the file, it may "
        "explain a score (a remark meant for the study belongs in a notes cell)."),
+    _t("drawing-text", WARNING, "Text in a text box or shape drawn on a sheet; sheetflow "
+       "does not read it" + _UNREAD_EXIT,
+       "{what}. sheetflow reads only the cells' values: read it in the file, it may "
+       "explain a score (a remark meant for the study belongs in a notes cell)."),
     # -- what would act if the returned file were opened in Excel (see .hazards) ----------
     _t("formula-reaches-out", ERROR, "A formula that fetches or sends data, or calls a "
        "program (WEBSERVICE, FILTERXML, IMAGE, HYPERLINK, RTD, CALL, REGISTER, DDE).",
@@ -462,7 +466,7 @@ def has_errors(issues: Iterable[Issue]) -> bool:
 
 
 UNREAD_TEXT = frozenset({"text-outside-answers", "content-outside-window", "sheet-added",
-                         "cell-comment"})
+                         "cell-comment", "drawing-text"})
 """Warnings of a return holding something its rater wrote that sheetflow does not read:
 named where it is, and ``collect`` and ``status`` exit 1 while a return used holds any
 the coordinator has not marked read (:mod:`.text_read`: then :attr:`Issue.read` says so).
