@@ -1,6 +1,6 @@
 """Text a rater puts in a text box or shape drawn on a sheet is named, never lost in
 silence: its sheet, the cell it is anchored to and its text, a warning that makes
-collect exit 1 until the file is marked read;
+collect exit 1 until the file is marked read, put to the rater in the second person;
 a clean return reads no drawing at all.
 
 openpyxl cannot write a shape with text, so the drawing parts are written into the
@@ -23,9 +23,12 @@ from click.testing import CliRunner
 from roundtrip_helpers import return_every_pack
 
 from sheetflow.cli import cli
+from sheetflow.collect.replies import feedback_body
 from sheetflow.collect.run import collect
 from sheetflow.collect.safety import sheet_members
+from sheetflow.collect.validate import issue
 from sheetflow.packs.generate import generate_packs
+from sheetflow.spec.study import Rater
 from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
@@ -193,6 +196,16 @@ def test_a_text_box_makes_collect_exit_1_until_marked_read(clean, tmp_path):
     assert marked.exit_code == 0, marked.output
     assert CliRunner().invoke(cli, ["collect", str(root)]).exit_code == 0
     assert CliRunner().invoke(cli, ["status", str(root)]).exit_code == 0
+
+
+def test_a_text_box_is_put_to_the_rater_in_the_second_person():
+    boxed = issue("drawing-text", file="f", sheet="Scoring", cell="H3", value=WHY,
+                  what=f"A text box or shape at cell H3 of sheet 'Scoring' holds the text "
+                       f"'{WHY}'")
+    body = feedback_body(Rater("R1", "Rae"), type("Row", (), {"file": "f"})(), [boxed])
+    assert (f"Your workbook has a text box or shape at cell H3 of the sheet 'Scoring' that "
+            f"says '{WHY}'; we read only the answer cells") in body
+    assert "sheetflow" not in body
 
 
 def test_a_drawing_that_cannot_be_read_is_named_in_one_warning(clean, tmp_path):

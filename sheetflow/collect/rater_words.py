@@ -9,7 +9,8 @@ own file, in words addressed to them. The rule, per code:
 - **warnings the rater can act on in their file** are listed under "Please also check":
   a blank confidence or batch time, a time that is no date, batch times out of order or
   too close, a text answer outside its word range, content typed outside the answer
-  cells, an added sheet, a comment on a cell (:data:`RATER_WARNINGS`). Batches that
+  cells, an added sheet, a comment on a cell, a text box or shape holding text
+  (:data:`RATER_WARNINGS`). Batches that
   overlap, or a second sitting begun too soon, are put to the rater as a time to check
   for a typing slip and to leave as it is when it is right: a rater told the gap the
   protocol wants must not be nudged to change a true time (reporting the deviation is
@@ -47,8 +48,8 @@ SELF_CHECKS = frozenset({"totals-no-variance", "totals-many-extreme", "confidenc
 RATER_WARNINGS = frozenset({
     "confidence-missing", "text-word-count", "batch-time-missing", "batch-time-invalid",
     "batch-time-no-date", "batch-time-order", "batch-time-zero", "batch-time-overlap",
-    "sitting-too-soon", "text-outside-answers", "cell-comment", "sheet-added",
-    "content-outside-window"})
+    "sitting-too-soon", "text-outside-answers", "cell-comment", "drawing-text",
+    "sheet-added", "content-outside-window"})
 """Warnings a reply lists: something in the rater's own file they can put right."""
 
 
@@ -154,10 +155,24 @@ _OWN_COPY = ("Please fill in a fresh copy of your workbook (attached), changing 
              "answer cells, and send that file.")
 
 
+def _drawn(item: Quoted) -> str:
+    """A text box or shape holding text: its text quoted, or the line counting the
+    rest, or that it could not be read (neither has a value of its own)."""
+    at = f"at cell {item.cell} of the sheet '{item.sheet}'" if item.cell else \
+        f"on the sheet '{item.sheet}'"
+    if item.value:
+        return f"Your workbook has a text box or shape {at} that says '{item.value}'"
+    if item.sheet:
+        return f"Your workbook has more text boxes or shapes holding text, from the one {at} on"
+    return "Your workbook has text boxes or shapes whose text could not be read here"
+
+
 def _outside(item: Quoted, where: str) -> str:
-    """Text typed outside the answer cells, or a comment: one cell quoted, or the line
-    counting the rest (no value of its own)."""
-    if item.code == "cell-comment":
+    """Text typed outside the answer cells, a comment, or a text box: one quoted, or
+    the line counting the rest (no value of its own)."""
+    if item.code == "drawing-text":
+        said = _drawn(item)
+    elif item.code == "cell-comment":
         said = f"Cell {item.cell} has a comment: '{item.value}'" if item.value else \
             f"There are comments on cells of the file ({where} and after)" if item.cell \
             else "There are comments on cells of the file"
@@ -173,7 +188,7 @@ def reply_text(item: Quoted) -> str:
     """``item`` in words addressed to the rater: :data:`_FIXED`'s text for its code,
     else the message the Issues sheet shows."""
     where = f"cell {item.cell}" if item.cell else "the file"
-    if item.code in ("text-outside-answers", "cell-comment"):
+    if item.code in ("text-outside-answers", "cell-comment", "drawing-text"):
         return _outside(item, where)
     if item.code in _TIMES:
         # the message opens with the times compared, in sheetflow's words, up to the
