@@ -20,7 +20,14 @@ from pathlib import Path
 import openpyxl
 import pytest
 from click.testing import CliRunner
-from roundtrip_helpers import return_every_pack
+from openpyxl.comments import Comment
+from roundtrip_helpers import (
+    fill_libreoffice_many,
+    libreoffice_profile,
+    plan_answers,
+    require_libreoffice,
+    return_every_pack,
+)
 
 from sheetflow.cli import cli
 from sheetflow.collect.replies import feedback_body
@@ -28,6 +35,7 @@ from sheetflow.collect.run import collect
 from sheetflow.collect.safety import sheet_members
 from sheetflow.collect.validate import issue
 from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec.study import Rater
 from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
@@ -233,3 +241,33 @@ def test_a_pack_has_no_drawing_and_a_clean_return_reads_none(clean, monkeypatch)
     assert not [i for i in issues if i.code == "drawing-text"]
     assert not [i for i in issues if i.severity == "error"]  # (a read refused: an error)
 
+
+@pytest.mark.libreoffice
+def test_libreoffice_round_trip_names_a_text_box_and_nothing_else(tmp_path):
+    """A text box on the Instructions sheet and a comment on an answer cell, then every
+    answer entered and the workbook saved by LibreOffice itself: its own drawing part
+    names the text box once, at its cell (the comment, which LibreOffice keeps in a
+    drawing of its own kind, is a cell-comment only); a pack only answered in
+    LibreOffice names none."""
+    require_libreoffice()
+    root = tmp_path / "study"
+    init_study(root, "paired-rubric")
+    generate_packs(root)
+    (root / L.RETURNS_DIR).mkdir(exist_ok=True)
+    packs = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][:2]
+    boxed = tmp_path / "boxed.xlsx"
+    shutil.copyfile(root / L.PACKS_DIR / packs[0]["file"], boxed)
+    cell = next(iter(L.iter_answer_cells(packs[0])))["cell"]
+    wb = openpyxl.load_workbook(boxed)
+    wb[L.SCORING_SHEET][cell].comment = Comment("unsure", "rater")
+    wb.save(boxed)
+    _add_drawing(boxed, L.INSTRUCTIONS_SHEET, _drawing(_two_cell(4, 9, _shape(2, [WHY]))))
+    jobs = [(boxed, root / L.RETURNS_DIR / packs[0]["file"], plan_answers(packs[0])),
+            (root / L.PACKS_DIR / packs[1]["file"], root / L.RETURNS_DIR / packs[1]["file"],
+             plan_answers(packs[1]))]
+    fill_libreoffice_many(jobs, libreoffice_profile(tmp_path))
+    issues = collect(root, write=False).report.issues
+    assert sorted((i.file, i.code, i.sheet, i.cell, i.value) for i in issues
+                  if i.code in ("drawing-text", "cell-comment")) == \
+        [(packs[0]["file"], "cell-comment", L.SCORING_SHEET, cell, "unsure"),
+         (packs[0]["file"], "drawing-text", L.INSTRUCTIONS_SHEET, "E10", WHY)]
