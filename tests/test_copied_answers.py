@@ -250,8 +250,11 @@ def test_honest_raters_of_every_template_are_not_warned(tmp_path):
 ])
 def test_a_reply_draft_names_no_other_rater(code, fields):
     """A reply goes to one rater: an issue that names another rater, their file or
-    address is quoted there by its kind only (the Issues sheet keeps the names)."""
+    address is quoted there by its kind only, or left out when only the coordinator can
+    act on it (a warning about the sender, the name, a copy); the Issues sheet keeps
+    the names."""
     from sheetflow.collect.coordinator import RosterRow
+    from sheetflow.collect.rater_words import in_reply
     from sheetflow.collect.replies import feedback_body
     from sheetflow.collect.validate import CATALOGUE, issue
     from sheetflow.spec.study import Rater
@@ -264,7 +267,8 @@ def test_a_reply_draft_names_no_other_rater(code, fields):
                     warnings=1, used=False, todo="")
     body = feedback_body(rater, row, [issue("answer-missing", file="mine.xlsx",
                                             sheet="Scoring", cell="C9"), found])
-    assert CATALOGUE[code].meaning in body
+    assert (CATALOGUE[code].meaning in body) is in_reply(found)
+    assert in_reply(found) is (found.severity == "error")  # the warnings: coordinator's
     for other in ("EV-01", "Okafor", "ev01@"):
         assert other not in body
 
