@@ -570,7 +570,9 @@ def test_sitting_two_is_drafted_and_listed_apart(generated):
     assert {p.stem for p in second} == {p.path.stem for p in result.packs if p.sitting == 2}
     msg = email.message_from_bytes(second[0].read_bytes(), policy=policy.default)
     assert msg["Subject"].endswith("- second sitting")
-    assert msg.get_body(("plain",)).get_content().startswith(
+    body = msg.get_body(("plain",)).get_content().replace("\r\n", "\n")
+    greeting, note = body.split("\n\n")[:2]  # the greeting first, then the note
+    assert greeting.startswith("Hello ") and note.startswith(
         "This is your SECOND-SITTING workbook. Open it no earlier than 24 hours after")
     rows = list(csv.DictReader((folder / "packs" / "mailing-list.csv").open(encoding="utf-8")))
     assert {r["sitting"]: r["send"] for r in rows} == {

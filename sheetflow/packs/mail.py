@@ -2,10 +2,11 @@
 
 The drafts are built with the standard library's :mod:`email` package. Each has the
 rater as ``To`` (formatted by :func:`address`), the study's ``[email]`` subject and
-body with ``{name}`` and the other placeholders filled in, the pack attached as an
-``.xlsx``, and an ``X-Unsent: 1`` header so Outlook and Thunderbird open it as a draft
-ready to send. No ``Date`` or
-``Message-ID`` is added to a draft; :func:`outgoing` adds them (and ``From``) when
+body with ``{name}`` and the other placeholders filled in (``{deadline}`` among them),
+signed with the ``[mail]`` sender's name and return address when the study names one
+(:func:`signed`), the pack attached as an ``.xlsx``, and an ``X-Unsent: 1`` header so
+Outlook and Thunderbird open it as a draft ready to send. No ``Date`` or ``Message-ID``
+is added to a draft; :func:`outgoing` adds them (and ``From``) when
 ``sheetflow send`` sends it. The MIME boundary is the email package's own random one:
 derived from anything a value in the message could contain (the pack name, say), a
 crafted answer could close the attachment part and open a part of its own in the
@@ -39,18 +40,54 @@ def csv_safe(text: str) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-_PLACEHOLDER = re.compile(r"\{(name|rater_id|last_name|study_id|date|title)\}")
+_PLACEHOLDER = re.compile(r"\{(name|rater_id|last_name|study_id|date|title|deadline)\}")
+DEADLINE_PLACEHOLDER = "{deadline}"
+"""Stands for the ``[mail] deadline`` in a subject or body; the spec loader refuses a
+text that uses it when no deadline is set (there is no true date to put there)."""
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+           "September", "October", "November", "December")
 
 
 def fill(template: str, study: Study, rater: Rater) -> str:
     """``template`` with ``{name}``, ``{rater_id}``, ``{last_name}``, ``{study_id}``,
-    ``{date}``, ``{title}`` filled in; any other text, braces included (``{}``, a lone
-    ``{``, an unknown ``{placeholder}``), is left as written: the subject and body are
-    the coordinator's words, not a format string."""
+    ``{date}``, ``{title}`` and ``{deadline}`` filled in; any other text, braces
+    included (``{}``, a lone ``{``, an unknown ``{placeholder}``), is left as written:
+    the subject and body are the coordinator's words, not a format string.
+    ``{deadline}`` is the ``[mail] deadline`` as :func:`deadline_text` writes it (left
+    as written when none is set, which the spec loader refuses)."""
     values = {"name": rater.name or rater.id, "rater_id": rater.id,
               "last_name": rater.last_name or rater.name or rater.id, "study_id": study.id,
               "date": study.date, "title": study.title}
-    return _PLACEHOLDER.sub(lambda found: values[found[1]], template)
+    if study.mail.deadline is not None:
+        values["deadline"] = deadline_text(study.mail.deadline)
+    return _PLACEHOLDER.sub(lambda found: values.get(found[1], found[0]), template)
+
+
+def deadline_text(day: dt.date) -> str:
+    """A date as a rater reads it in a letter: ``Thursday 1 October 2026`` (English
+    names whatever the machine's locale, as the rest of the text is English)."""
+    return f"{_WEEKDAYS[day.weekday()]} {day.day} {_MONTHS[day.month - 1]} {day.year}"
+
+
+def signature(study: Study) -> str:
+    """The lines every draft is signed with: the ``[mail]`` sender's name and the
+    address the workbook goes back to (``reply_to``, else ``from``); "" when ``[mail]``
+    names no sender (the drafts then say "reply", true whoever sends them)."""
+    name, sender = study.mail.sender
+    back = study.mail.reply_to[1] or sender
+    if not back:
+        return ""
+    return "\n".join(line for line in (name, back) if line)
+
+
+def signed(body: str, study: Study) -> str:
+    """``body`` with :func:`signature` after it, unless it already ends with the
+    sender's name or address (a coordinator who signed the text themselves)."""
+    sign = signature(study)
+    if not sign or body.rstrip().endswith(tuple(sign.split("\n"))):
+        return body
+    return f"{body.rstrip()}\n\n{sign}\n"
 
 
 SITTING2_NOTE = (
@@ -123,11 +160,13 @@ def compose_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1, *,
     pack : Path
         The workbook to attach (left out, and said in the text, when it is missing).
     sitting : int
-        2 for a second-sitting workbook: the subject says so and the body starts with
-        :data:`SITTING2_NOTE` (it is sent apart, after sitting 1 is back).
+        2 for a second-sitting workbook: the subject says so and the body gives
+        :data:`SITTING2_NOTE` after its greeting (it is sent apart, after sitting 1 is
+        back).
     subject, body : str, optional
         Text used as given (replies and reminders); by default the study's e-mail
-        template with its placeholders filled in, and the sitting-2 note.
+        template with its placeholders filled in, and the sitting-2 note. Either way
+        the body is :func:`signed`.
 
     Returns
     -------
@@ -143,7 +182,7 @@ def compose_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1, *,
     data = _read_pack(pack)
     if data is None:
         body += f"\n[{pack.name} was not found when this draft was made: attach it.]\n"
-    msg.set_content(body)
+    msg.set_content(signed(body, study))
     if data is None:
         return Draft(msg.as_bytes())
     msg.add_attachment(data, maintype=XLSX_TYPE[0], subtype=XLSX_TYPE[1],
@@ -159,13 +198,29 @@ def _read_pack(pack: Path) -> bytes | None:
 def _invitation(study: Study, rater: Rater, sitting: int) -> tuple[str, str]:
     """The subject and body of the draft that sends a pack out."""
     subject = study.email_subject or f"{study.title}: your scoring workbook"
-    body = fill(study.email_body or (
-        "Dear {name},\n\nAttached is your scoring workbook. Please read its Instructions "
-        "sheet first, fill in the yellow cells, save it and email it back.\n"), study, rater)
+    body = fill(study.email_body or default_body(study), study, rater)
     if sitting == 2:
         subject += " - second sitting"
-        body = f"{SITTING2_NOTE}\n\n{body}"
+        body = with_sitting2_note(body)
     return fill(subject, study, rater), body
+
+
+def default_body(study: Study) -> str:
+    """The invitation of a study without an ``[email] body``: what to do, how to send
+    the workbook back and, when ``[mail]`` sets one, by when."""
+    by = f" by {DEADLINE_PLACEHOLDER}" if study.mail.deadline is not None else ""
+    return ("Dear {name},\n\nAttached is your scoring workbook. Please read its "
+            "Instructions sheet first and fill in the yellow cells. Then save it and send "
+            f"it back{by} as an attachment to a reply to this e-mail.\n\nThank you!\n")
+
+
+def with_sitting2_note(body: str) -> str:
+    """``body`` with :data:`SITTING2_NOTE` after its greeting (a first paragraph of one
+    short line ending in a comma, "Hello Ana,"), or first when it opens with none."""
+    first, gap, rest = body.partition("\n\n")
+    if gap and "\n" not in first and len(first) <= 80 and first.rstrip().endswith(","):
+        return f"{first}\n\n{SITTING2_NOTE}\n\n{rest}"
+    return f"{SITTING2_NOTE}\n\n{body}"
 
 
 def address(name: str, addr: str) -> Address:

@@ -88,6 +88,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         self._unknown_keys(files, {"pack_name"}, "[files]")
         self._email_texts(email)
         mail = self._mail(self._table(doc, "mail", required=False))
+        self._deadline_used(email, mail)
         pack_name = self._pack_name(files)
         self._pack_collisions(pack_name, str(meta.get("id", "")), str(meta.get("date", "")),
                               raters, 2 if design.repeats else 1, raters_file)
@@ -178,6 +179,18 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         if bad:
             self.fail(f"'subject' contains {bad} (a control character or line separator); "
                       "a mail subject is one line of plain text", "[email]")
+
+    def _deadline_used(self, email: dict, mail: MailSettings) -> None:
+        """A subject or body saying ``{deadline}`` needs a date to say (see
+        :func:`sheetflow.packs.mail.fill`): without one the invitation would be sent with
+        the placeholder in it."""
+        if mail.deadline is not None:
+            return
+        for key in ("subject", "body"):
+            if "{deadline}" in str(email.get(key, "")):
+                self.fail(f"'{key}' uses {{deadline}} but [mail] sets no deadline; add "
+                          "'deadline = yyyy-mm-dd' to [mail], or take {deadline} out",
+                          "[email]")
 
     # -- items and raters --------------------------------------------------------------
 

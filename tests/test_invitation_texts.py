@@ -1,0 +1,83 @@
+"""What an invitation draft tells the rater: by when, to whom, and in what order."""
+
+from __future__ import annotations
+
+from mail_helpers import mail_study, packs, parsed, run
+
+from sheetflow.packs.mail import build_eml, compose_eml
+from sheetflow.spec.study import load_study
+from sheetflow.spec.templates import init_study
+from sheetflow.workbook import layout as L
+
+
+def _body(content: bytes) -> str:
+    return parsed(content).get_body(("plain",)).get_content().replace("\r\n", "\n")
+
+
+def _invitation(root, sitting: int = 1) -> str:
+    study = load_study(root)
+    head = next(p for p in packs(root) if p["sitting"] == sitting)
+    rater = next(r for r in study.raters if r.id == head["rater_id"])
+    return _body(build_eml(study, rater, root / L.PACKS_DIR / head["file"], sitting))
+
+
+def test_the_default_invitation_says_by_when_and_is_signed_by_the_sender(tmp_path):
+    """The invitation never said by when, nor who the workbook goes back to: the
+    [mail] deadline only marked packs overdue, and the drafts ended unsigned."""
+    root = mail_study(tmp_path / "s", "answer-review", "deadline = 2026-10-15\n")
+    text = _invitation(root)
+    assert "send it back by Thursday 15 October 2026" in text
+    assert text.rstrip().endswith("Study Desk\ndesk@example.org")
+
+
+def test_a_body_says_the_deadline_where_it_writes_the_placeholder(tmp_path):
+    root = mail_study(tmp_path / "s", "keep-known", "deadline = 2026-10-02\n")
+    spec = root / "study.toml"
+    spec.write_text(spec.read_text().replace("send it back as", "send it back by {deadline} as"))
+    text = _invitation(root)
+    assert "send it back by Friday 2 October 2026 as" in text and "{deadline}" not in text
+
+
+def test_a_body_using_the_deadline_without_one_is_refused(tmp_path):
+    """No date to put there: check says so in one line, naming both tables."""
+    root = tmp_path / "s"
+    init_study(root, "keep-known")
+    spec = root / "study.toml"
+    spec.write_text(spec.read_text().replace("send it back as", "send it back by {deadline} as"))
+    result = run("check", str(root))
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert ("[email]: 'body' uses {deadline} but [mail] sets no deadline; add "
+            "'deadline = yyyy-mm-dd' to [mail], or take {deadline} out") in result.stderr
+
+
+def test_the_sitting_2_note_follows_the_greeting(tmp_path):
+    root = mail_study(tmp_path / "s", "keep-known")
+    text = _invitation(root, sitting=2)
+    greeting, note = text.split("\n\n")[:2]
+    assert greeting.startswith("Hello ") and greeting.endswith(",")
+    assert note.startswith("This is your SECOND-SITTING workbook.")
+
+
+def test_reminders_and_replies_are_signed_once(tmp_path):
+    """Replies and reminders (texts given to compose_eml) end "send it back to me": the
+    sender's name says who "me" is; a text signed already is not signed twice."""
+    root = mail_study(tmp_path / "s", "answer-review")
+    study = load_study(root)
+    rater = study.raters[0]
+    pack = root / L.PACKS_DIR / packs(root)[0]["file"]
+    given = compose_eml(study, rater, pack, subject="s", body="Please send it back to me.\n")
+    assert _body(given.message) == ("Please send it back to me.\n\nStudy Desk\n"
+                                    "desk@example.org\n")
+    signed = compose_eml(study, rater, pack, subject="s", body="Thanks,\nStudy Desk\n")
+    assert _body(signed.message) == "Thanks,\nStudy Desk\n"
+
+
+def test_without_a_sender_the_draft_says_reply_and_signs_nothing(tmp_path):
+    root = tmp_path / "s"
+    init_study(root, "answer-review")
+    from sheetflow.packs.generate import generate_packs
+
+    generate_packs(root)
+    text = _invitation(root)
+    assert "as an attachment to a reply to this e-mail." in text
+    assert text.rstrip().endswith("Thank you!")
