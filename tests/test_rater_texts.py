@@ -124,3 +124,29 @@ def test_a_guide_says_optional_once(tmp_path):
     said = [t for t in texts.values() if t.lower().count("optional") > 1]
     assert not said, said
     assert any(t.lower().startswith("optional") for t in texts.values())
+
+
+COORDINATOR_WORDS = ("Give the rater", "The validator recomputes", "before enrolment")
+"""Words meant for the coordinator."""
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_no_text_a_rater_reads_speaks_to_the_coordinator(generated, template):
+    found = sorted({f"{where}: {words!r}" for where, text in rater_texts(generated[template])
+                    for words in COORDINATOR_WORDS if words.lower() in text.lower()})
+    assert not found, "\n".join(found[:20])
+
+
+def test_the_studys_text_wrapped_in_the_spec_reads_as_paragraphs(generated):
+    """Text hard-wrapped in study.toml was shown one row per line, with gaps
+    mid-sentence: single line ends join, a blank line or a list item starts anew."""
+    from sheetflow.packs.instructions import study_paragraphs
+
+    assert study_paragraphs("One line\nwrapped here.\n\nNext:\n- a\n- b\n1. c\nd") == [
+        "One line wrapped here.", "", "Next:", "- a", "- b", "1. c d"]
+    texts = [text for where, text in rater_texts(generated["anchored-plan"])
+             if "!Instructions!" in where]
+    assert ("Score each of the five dimensions using only the listed anchors. Where an "
+            "output falls between two adjacent anchors, interpolate once between them and "
+            "record a whole number; do not invent a new standard after seeing outputs."
+            ) in texts

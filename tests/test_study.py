@@ -346,8 +346,8 @@ def test_hash_is_pinned_for_the_bundled_template():
     assert study.hash == GOLDEN_PAIRED_RUBRIC_HASH
 
 
-# the template now takes the total's alpha at the ordinal level (protocol 000)
-GOLDEN_PAIRED_RUBRIC_HASH = "d617ec00f5691bf944a01c1844aa33f0c2f7a53d4855cab6db1a9e15a0c807ba"
+# the template's instructions set each heading apart by a blank line (paragraphs)
+GOLDEN_PAIRED_RUBRIC_HASH = "da6892334c58f75ad61d9f664ae974892ebeb94ebea9625933f3a92db1ce924c"
 
 
 def test_template_folder_is_untouched_by_init(tmp_path):

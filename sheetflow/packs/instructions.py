@@ -3,10 +3,11 @@
 ``Instructions`` (the sheet a pack opens on) holds only what a rater needs before the
 first card: how to fill the workbook, what is scored on each case and, when they are
 short, the study's own instructions. ``More instructions`` holds the rest: the study's
-own instructions verbatim when they are long, the rubric in detail and more about the
+own instructions when they are long, the rubric in detail and more about the
 workbook. Nothing is read from either sheet.
 
-Each paragraph is one row of column B (a long one in consecutive rows), every row's
+Each paragraph is one row of column B (a long one in consecutive rows; the study's own
+text is read into paragraphs by :func:`study_paragraphs`), every row's
 height set, so the rows' heights add up to the printed length. The sheets print at a
 fixed scale with manual page breaks (Excel ignores those under "fit to page", see
 :mod:`.pages`), so a heading always starts a page with the paragraph after it and is
@@ -15,6 +16,7 @@ never the last line of one.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -173,11 +175,36 @@ def _heading_points(text: str, style: str) -> float:
 
 
 def _study_text(sheet: TextSheet, instructions: str) -> None:
-    """The study's own instructions, verbatim, one row per line; a line that reads as
-    a heading or leads into what follows is kept on the page of the next one."""
+    """The study's own instructions, one row per paragraph (see
+    :func:`study_paragraphs`); a line that reads as a heading or leads into what follows
+    is kept on the page of the next one."""
     sheet.heading("The study's instructions")
-    for line in instructions.split("\n"):
+    for line in study_paragraphs(instructions):
         sheet.para(line, keep_next=_leads_on(line))
+
+
+def study_paragraphs(text: str) -> list[str]:
+    """The study's text as paragraphs, the way Markdown reads it: lines broken by a
+    single line end are one paragraph (text hard-wrapped in ``study.toml`` is not
+    shown one row per line, with gaps mid-sentence), a blank line stays a gap (""),
+    and a line starting a list item ("- ", "* ", "\u2022 ", "1. ", "a) ") starts a new
+    one."""
+    out: list[str] = []
+    joining = False  # whether the next line may join the last paragraph
+    for line in text.split("\n"):
+        if not line.strip():
+            out.append(line)
+            joining = False
+        elif joining and not _LIST_ITEM.match(line):
+            out[-1] = f"{out[-1].rstrip()} {line.strip()}"
+        else:
+            out.append(line.rstrip())
+            joining = True
+    return out
+
+
+_LIST_ITEM = re.compile(r"\s*([-*+\u2022\u2013]|\d{1,3}[.)]|[a-zA-Z][.)])\s")
+"""The start of a list item: a bullet, or a number or letter with a dot or bracket."""
 
 
 def _leads_on(line: str) -> bool:
