@@ -126,8 +126,11 @@ def test_a_guide_says_optional_once(tmp_path):
     assert any(t.lower().startswith("optional") for t in texts.values())
 
 
-COORDINATOR_WORDS = ("Give the rater", "The validator recomputes", "before enrolment")
-"""Words meant for the coordinator."""
+COORDINATOR_WORDS = ("Give the rater", "The validator recomputes", "before enrolment",
+                     "protocol step", "complete the self-check", "methodology feedback")
+"""Words meant for the coordinator, or naming what the rater does not have: the
+protocol's steps beyond the rater's instructions, a "self-check" section the workbook
+does not have (its Submission area is meant), a note field by a name it does not have."""
 
 
 @pytest.mark.parametrize("template", TEMPLATES)
@@ -150,3 +153,18 @@ def test_the_studys_text_wrapped_in_the_spec_reads_as_paragraphs(generated):
             "output falls between two adjacent anchors, interpolate once between them and "
             "record a whole number; do not invent a new standard after seeing outputs."
             ) in texts
+
+
+def test_the_paired_invitation_and_help_name_the_workbooks_own_parts(generated):
+    """The invitation asked to "complete the self-check" (the workbook's Submission
+    area was meant); the instructions name each note field by its label."""
+    texts = dict(rater_texts(generated["paired-rubric"]))
+    body = next(text for where, text in texts.items() if where.endswith(": body"))
+    assert "fill in the Submission area at the bottom of the Scoring sheet" in " ".join(
+        body.split())
+    labels = {d.label for d in load_study(generated["paired-rubric"]).rubric.dimensions}
+    instructions = (ROOT / "templates" / "paired-rubric" / "instructions.md").read_text()
+    for named in ("Interpretation standards (50-100 words)", "Qualitative notes"):
+        assert named in labels and named in instructions
+    assert "Methodology notes (optional, 200-400 words)" in labels
+    assert "in Methodology notes" in instructions

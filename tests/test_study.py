@@ -346,8 +346,8 @@ def test_hash_is_pinned_for_the_bundled_template():
     assert study.hash == GOLDEN_PAIRED_RUBRIC_HASH
 
 
-# the template's instructions set each heading apart by a blank line (paragraphs)
-GOLDEN_PAIRED_RUBRIC_HASH = "da6892334c58f75ad61d9f664ae974892ebeb94ebea9625933f3a92db1ce924c"
+# the template's rater texts name the workbook's own parts (its Submission area, note fields)
+GOLDEN_PAIRED_RUBRIC_HASH = "4a8ec5ce8e405e7596c7736337992836918c6f101b2f9b49445c4c67a769021c"
 
 
 def test_template_folder_is_untouched_by_init(tmp_path):
