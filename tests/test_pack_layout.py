@@ -250,6 +250,17 @@ def test_a_card_taller_than_a_page_is_cut_only_before_its_scores():
     assert pages.page_breaks(heights, [0, 2, 7], 0, 0.0, 100, True) == [2, 7]
 
 
+def test_a_card_taller_than_a_page_starts_one_with_its_title():
+    """Cut into parts, a tall card's first part (its title) fitted at the foot of the
+    page before and was printed there, apart from the rest of the case."""
+    page = pages.page_room(100, 0.0, True)
+    heights = [page * 0.5, page * 0.3, page * 0.6, page * 0.6]
+    # blocks: row 0 (half a page), rows 1-3 (1.5 pages, cut before rows 2 and 3)
+    assert pages.page_breaks(heights, [0, 1], 0, 0.0, 100, True, inner=[2, 3]) == [1, 3]
+    # the answer lines' headings are placed where these parts leave a page
+    assert pages.last_page_used(heights[1:], page) == pytest.approx(page * 0.6)
+
+
 @pytest.mark.parametrize("template", TEMPLATES)
 def test_page_breaks_fall_between_cards_that_fit_a_page(studies, template):
     folder = studies[template]
@@ -261,12 +272,10 @@ def test_page_breaks_fall_between_cards_that_fit_a_page(studies, template):
     submission = [int(a["cell"][1:]) for a in pack["study_answers"].values()]
     if submission:
         starts.add(min(submission) - 2)
-    scores = set()  # a paired card's scores start with their heading, right above them
-    if pack["cards"][0]["rows"][0]["label"]:
-        for card in pack["cards"]:
-            cells = [a for a in L.iter_answer_cells({"cards": [card]})]
-            scores.add(min(int(a["cell"][1:]) for a in cells) - 1)
-    assert breaks and all(b + 1 in starts | scores for b in breaks), breaks
+    # inside a card taller than a page, a page starts on a line naming the case: a
+    # response's band or a heading over the answer lines
+    names_case = {b + 1 for b in breaks if "Case " in str(ws[f"B{b + 1}"].value)}
+    assert breaks and all(b + 1 in starts | names_case for b in breaks), breaks
     landscape = ws.page_setup.orientation == "landscape"
     room = pages.page_room(ws.page_setup.scale, sum(ws.row_dimensions[r].height or 15
                                                      for r in range(1, 5)), landscape)
@@ -311,6 +320,40 @@ def test_libreoffice_prints_one_page_per_break(studies, template, tmp_path):
     info = subprocess.run(["pdfinfo", str(tmp_path / "scoring.pdf")], capture_output=True,
                           text=True, check=True).stdout
     assert least <= int(re.search(r"Pages:\s+(\d+)", info).group(1)) <= most
+
+
+@pytest.mark.libreoffice
+@needs_lo
+@pytest.mark.parametrize("template", ["paired-rubric", "anchored-plan", "judge-likert"])
+def test_every_printed_page_of_cards_names_its_case(studies, template, tmp_path):
+    """Cards taller than a page (two long responses and a score grid, a long rubric)
+    print over several pages: each page, printed by LibreOffice, names the case it
+    holds, so a page of scores is matched to its case."""
+    folder = studies[template]
+    pack = _manifest_json(folder)["packs"][0]
+    wb = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])
+    for name in (L.INSTRUCTIONS_SHEET, L.MORE_SHEET):
+        wb[name].sheet_state = "hidden"
+    wb.active = 1
+    ws = wb[L.SCORING_SHEET]
+    # the Submission area, after the cards, names no case: left out of the print
+    end = min((int(a["cell"][1:]) for a in pack["study_answers"].values()),
+              default=ws.max_row + 3) - 3
+    ws.print_area = f"B1:{ws.print_area.split(':')[-1].rstrip('0123456789')}{end}"
+    ws.row_breaks.brk = [b for b in ws.row_breaks.brk if b.id < end]
+    scoring = tmp_path / "scoring.xlsx"
+    wb.save(scoring)
+    proc = subprocess.run(
+        ["soffice", f"-env:UserInstallation={(tmp_path / 'lo').as_uri()}", "--headless",
+         "--convert-to", "pdf", "--outdir", str(tmp_path), str(scoring)],
+        capture_output=True, text=True, timeout=180, check=False)
+    assert proc.returncode == 0, proc.stderr
+    text = subprocess.run(["pdftotext", "-layout", str(tmp_path / "scoring.pdf"), "-"],
+                          capture_output=True, text=True, check=True).stdout
+    printed = [page for page in text.split("\f") if page.strip()]
+    assert len(printed) > len(pack["cards"])  # the cards do run over pages
+    assert all(re.search(r"Case \d+", page) for page in printed), [
+        page[:300] for page in printed if not re.search(r"Case \d+", page)][:2]
 
 
 def test_count_lines_ask_for_a_count_and_show_points(studies):
@@ -409,7 +452,8 @@ def test_a_filled_pack_is_collected_without_a_warning_of_its_own(studies, templa
 
 def test_the_labels_head_each_cases_scores_not_every_page(studies):
     """Paired: the heading repeated on every page (and over the Submission area) names
-    no label; each case's scores start right under a heading naming A's and B's columns."""
+    no label; each case's scores start right under a heading naming the case (its title
+    line: a printed page of scores is matched to its case) and A's and B's columns."""
     folder = studies["paired-rubric"]
     manifest = _manifest_json(folder)
     a, b = manifest["labels"]
@@ -420,5 +464,7 @@ def test_the_labels_head_each_cases_scores_not_every_page(studies):
     for card in pack["cards"]:
         first = min(int(x["cell"][1:]) for x in L.iter_answer_cells({"cards": [card]}))
         heads = [str(c.value) for c in ws[first - 1] if c.value]
-        assert heads[:3] == ["Your scores", f"{a}: your answer", f"{a}: confidence"], heads
+        title = ws[card["title"]["cell"]].value
+        assert heads[:3] == [f"{title}: scores", f"{a}: your answer", f"{a}: confidence"], \
+            heads
         assert f"{b}: your answer" in heads

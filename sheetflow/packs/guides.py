@@ -251,7 +251,8 @@ def how_to_lines(spec: Any, paired: bool) -> tuple[list[str], list[str]]:
         "Number cells take the number shown when you click the cell. A paste can remove a "
         "cell's dropdown rule; a value the rule refuses turns red and is counted on the "
         "progress line until corrected.",
-        "A card is not split across printed pages unless it is longer than one.",
+        "A card is not split across printed pages unless it is longer than one; then each "
+        "of its pages names the case.",
     ]
     return essential, details
 

@@ -1,6 +1,7 @@
 """Printing the Scoring sheet: a print scale that fits the width, and page breaks between
-cards so that no card shorter than a page is split (a taller one is cut before its
-scores, which then print whole with their heading), and the text sheets likewise.
+cards so that no card shorter than a page is split (a taller one starts a page and is
+cut before each response and before its scores, each part printed whole where it fits
+a page and headed with the case), and the text sheets likewise.
 
 Excel ignores manual page breaks when "fit to page" is on, so the sheet is printed at a
 fixed scale computed from the column widths instead, and the cards are packed onto
@@ -69,6 +70,17 @@ def choose_orientation(widths: Sequence[float], heights: Sequence[float],
     return True, scale
 
 
+def last_page_used(parts: Sequence[float], page: float) -> float:
+    """Points used on the last page by ``parts`` packed as :func:`page_breaks` packs a
+    block's parts: each on the page before when it fits, else on a fresh page."""
+    used = 0.0
+    for part in parts:
+        if used and used + part > page:
+            used = 0.0
+        used = min(used + part, page)
+    return used
+
+
 def page_breaks(heights: Sequence[float], starts: Sequence[int], first: int,
                 header: float, scale: int, landscape: bool = True,
                 inner: Sequence[int] = ()) -> list[int]:
@@ -91,7 +103,8 @@ def page_breaks(heights: Sequence[float], starts: Sequence[int], first: int,
         The page orientation.
     inner : sequence of int
         Rows inside blocks where a block taller than a page is cut into parts, each
-        kept whole where it fits a page (a long card's scores with their heading).
+        kept whole where it fits a page (a long card's responses and answer lines,
+        each starting on a line that names the case).
 
     Returns
     -------
@@ -109,7 +122,10 @@ def page_breaks(heights: Sequence[float], starts: Sequence[int], first: int,
         if size > page:
             bounds += [r for r in cuts if start < r < end]
         for part_start, part in zip(bounds, block_sizes(heights[:end], bounds), strict=True):
-            if used and used + part > page:
+            # a block taller than a page starts one: its first part (a case's title) is
+            # never left at the foot of the page before, apart from the rest
+            fresh = part_start == start and size > page
+            if used and (fresh or used + part > page):
                 breaks.append(part_start)
                 used = 0.0
             used += part

@@ -31,6 +31,7 @@ from ..workbook import layout as L
 from . import pages
 from .answer_rules import PROTECT, AnswerRules
 from .book import StructureLockedWorkbook, content_cells, write_identity
+from .case_headings import CaseHeadings
 from .flag_notes import FlagNotes
 from .guides import answer_label, display_label, flags_needing_notes, guide, legend, question_label
 from .instructions import TextSheet, write_text_sheets
@@ -100,7 +101,7 @@ class PackSpec:
 
 
 
-class PackWriter(AnswerRules, FlagNotes, TimedRows):
+class PackWriter(AnswerRules, FlagNotes, TimedRows, CaseHeadings):
     """Lays out one workbook; :meth:`write` returns the manifest entry parts."""
 
     def __init__(self, path: Path, spec: PackSpec, texts: TextCache | None = None):
@@ -140,8 +141,9 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows):
         self.flag_note_cells: dict[tuple[int, int, str], Pos] = {}  # see FlagNotes
         self.row_points: list[float] = list(HEADER_POINTS)  # every row's height, in order
         self.blocks: list[int] = []  # first row of each card (or batch line), unsplit
-        self.cuts: list[int] = []  # a paired card's scores with their heading: where a
-        # card taller than a page is cut (see pages.page_breaks)
+        self.cuts: list[int] = []  # each response and a card's scores with their
+        # heading, all naming the case: where a card taller than a page is cut (see
+        # pages.page_breaks)
         self.list_columns: dict[tuple[str, ...], str] = {}
         self.row = L.HEADER_ROWS  # 0-based index of the next free row
         self.wb = StructureLockedWorkbook(str(path), {
@@ -370,7 +372,8 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows):
             r = self._next(row_points(card.responses[0][1], self.text_cpl, 18.0))
         else:
             r = self._next(20)
-        title = f"Case {k} of {n}" + (f" \u2014 {card.code}" if card.code else "")
+        code = f" \u2014 {card.code}" if card.code else ""
+        title = f"Case {k} of {n}{code}"
         if self.one_line:
             self._string(self.ws, r, "B", title, f["card"], self.what)
         else:
@@ -386,7 +389,7 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows):
         for label, text in card.responses:
             heading = f"Response {label}" if label else "Response"
             locked = [self._one_line_field(r, heading, text) if self.one_line else
-                      self._locked_field("response", heading, text)]
+                      self._response_field(heading, text, title)]
             shown_as = card.code or card.item_id  # a row id in a pack never names the item
             base = f"{shown_as}/{label}" if label else shown_as
             row_id = L.keyed_row_id(self.spec.row_key, self.spec.identity["pack_id"], base)
@@ -396,7 +399,7 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows):
                          "derived": {}})
             # the row table names the card as the rater sees it, never by its item id
             self.row_table.append((row_id, card.code, label or "", digest))
-        self._answer_lines(rows, card)
+        self._answer_lines(rows, title, f"Case {k}{code}")
         out["rows"] = rows
         out["case_answers"] = self._case_answers(card)
         self._next(6)  # a thin gap between cards
@@ -415,9 +418,10 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows):
         return {"field": "response", "label": label, "sheet": L.SCORING_SHEET,
                 "cells": [self._cell("C", r)], "sha256": self.texts.sha256(text)}
 
-    def _locked_field(self, column: str, label: str, text: str) -> dict[str, Any]:
+    def _locked_field(self, column: str, label: str, text: str,
+                      band: str = "") -> dict[str, Any]:
         ws, f = self.ws, self.fmt
-        self._band(self._next(), label, f["field"])
+        self._band(self._next(), band or label, f["field"])
         cells = []
         for chunk, points in self.texts.chunks(text, self.text_cpl):
             r = self._next(points)
@@ -429,12 +433,15 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows):
 
     # -- answers -------------------------------------------------------------------------
 
-    def _answer_lines(self, rows: list[dict[str, Any]], card: CardSpec) -> None:
+    def _answer_lines(self, rows: list[dict[str, Any]], title: str, case: str) -> None:
+        """The card's answer lines, under a heading naming the case (``title``; a
+        continuation names it shortly, ``case``, to fit its cell)."""
         dims = [d for d in self.spec.dimensions if d.scope == "response"]
-        if self.paired:
-            self.cuts.append(self.row)
-            self._column_heads(self._next(18.0), "Your scores", "")
+        if not self.one_line:
+            self._scores_heading(f"{title}: scores")
         for dim in dims:
+            if not self.one_line and self._part_full(self._lines_height(dim)):
+                self._scores_heading(f"{case}: more scores")
             if dim.kind == "checklist":
                 self._checklist_lines(dim, rows)
             else:

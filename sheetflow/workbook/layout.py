@@ -63,9 +63,12 @@ whatever its format, and writes those glyphs into a printed PDF. Nothing is read
 Rows 1-4 are a frozen header (title, progress line, legend, column headings) repeated
 on every printed page. In a paired design the headings of row 4 name no label
 ("Question | Your answers | Guide", the answers' heading merged over the answer
-columns): each card's scores start with their own heading row naming each label's
-columns, and a card taller than a page is cut before it, so the scores and their heading
-print on one page; the Submission area is then not under an A/B heading.
+columns): each card's scores start with their own heading row naming the case and each
+label's columns; the Submission area is then not under an A/B heading. A card taller
+than a page (either design) is cut before each response, whose band names the case,
+and before that heading, and answer lines that run past a page get another one ("Case 3
+— K7QF: more scores"): every printed page names its case (see
+:mod:`sheetflow.packs.case_headings`).
 The progress cell is ``C2`` (a formula, never read): the sum of
 the done column followed by "of N required answers filled", or "All N answers done"
 (shown green) once the sum reaches N. N counts each cell that
