@@ -277,6 +277,19 @@ def test_same_spec_and_secret_give_identical_bytes(tmp_path, template):
         assert (a / rel).read_bytes() == (b / rel).read_bytes(), rel
 
 
+def test_a_pack_names_sheetflow_as_the_application_that_wrote_it(tmp_path):
+    """docProps/app.xml said "Microsoft Excel" 12.0 (xlsxwriter's default): a claim
+    about a program that never touched the file."""
+    folder = make_study(tmp_path / "s", "paired-rubric")
+    generate_packs(folder)
+    pack = next((folder / "packs").glob("*.xlsx"))
+    with zipfile.ZipFile(pack) as z:
+        app = z.read("docProps/app.xml").decode("utf-8")
+    assert "<Application>sheetflow</Application>" in app
+    assert "Excel" not in app and "AppVersion" not in app
+    assert "<vt:lpstr>Scoring</vt:lpstr>" in app  # the visible sheets, as before
+
+
 def test_different_seed_changes_the_draws(tmp_path):
     a = make_study(tmp_path / "a", "paired-rubric")
     b = make_study(tmp_path / "b", "paired-rubric")
