@@ -132,8 +132,10 @@ def test_remind_right_after_generate_holds_packs_sent_by_hand(study):
 
 
 @pytest.mark.parametrize(("deadline", "said"), [
-    ("2000-01-31", "The deadline was 2000-01-31: please send it as soon as you can."),
-    ("2999-01-31", "Please send it back by 2999-01-31, the deadline of the study."),
+    ("2000-01-31", "The deadline was Monday 31 January 2000: please send it as soon as you "
+     "can."),
+    ("2999-01-31", "Please send it back by Thursday 31 January 2999, the deadline of the "
+     "study."),
 ])
 def test_a_reminder_states_the_deadline(study, deadline, said):
     spec = study / "study.toml"

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from ..errors import command_line
 from ..packs.journal import Journal, read_journal
-from ..packs.mail import attachment_of, compose_eml
+from ..packs.mail import attachment_of, compose_eml, deadline_text
 from ..packs.manifest import PackHead, changed_packs, changed_packs_problem
 from ..spec.study import Rater, Study
 from ..staging import OutputSet, remove_partials
@@ -203,9 +203,11 @@ def _deadline_lines(deadline: dt.date | None, overdue: bool) -> list[str]:
     if deadline is None:
         return []
     if overdue:
-        return [f"The deadline was {deadline.isoformat()}: please send it as soon as you "
+        return [f"The deadline was {deadline_text(deadline)}: please send it as soon as you "
                 "can.", ""]
-    return [f"Please send it back by {deadline.isoformat()}, the deadline of the study.", ""]
+    # the same form of the date as the invitation's
+    return [f"Please send it back by {deadline_text(deadline)}, the deadline of the study.",
+            ""]
 
 
 def _draft_each(study: Study, root: Path, rows: list[RosterRow], states: tuple[str, ...],
