@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -17,8 +18,13 @@ def replace_once(path: Path, old: str, new: str) -> None:
 
 
 def check_gives_one_line(study_dir: Path, words: list[str]) -> str:
-    """``sheetflow check`` exits 1 with one ``error:`` line holding every word; no traceback."""
-    result = CliRunner().invoke(cli, ["check", str(study_dir)])
+    """``sheetflow check`` exits 1 with one ``error:`` line holding every word; no traceback.
+
+    It runs from the folder holding the study, naming the study by its folder name, as
+    a user does: the line names each file with that folder (``s/study.toml: ...``).
+    """
+    with contextlib.chdir(study_dir.parent):
+        result = CliRunner().invoke(cli, ["check", study_dir.name])
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
     lines = [ln for ln in result.output.splitlines() if ln.strip()]

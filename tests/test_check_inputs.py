@@ -124,6 +124,7 @@ def test_check_warns_when_item_ids_carry_the_arm(tmp_path, make_id, words):
     _keep_known_ids(root, make_id)
     warnings = _check_warnings(root)
     assert len(warnings) == 1, warnings
+    assert warnings[0].startswith(f"warning: {root}/items.csv: "), warnings[0]
     for word in words:
         assert word in warnings[0], warnings[0]
 

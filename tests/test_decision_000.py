@@ -359,7 +359,7 @@ def test_a_total_over_an_optional_dimension_left_blank_is_named(tmp_path):
     undefined, and the note says why."""
     root = _optional_alternatives(tmp_path / "one")
     check = CliRunner().invoke(cli, ["check", str(root)])
-    assert "warning: study.toml: total 'total' includes 'alternatives', which raters may " \
+    assert f"warning: {root}/study.toml: total 'total' includes 'alternatives', which raters may " \
         "leave blank" in check.output
     _blank_dimension(root, {"R1"}, "alternatives")
     result, summary = _analyze(root)

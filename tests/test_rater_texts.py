@@ -106,8 +106,8 @@ def test_check_and_generate_name_an_id_a_text_uses(tmp_path):
     toml = folder / "study.toml"
     toml.write_text(toml.read_text(encoding="utf-8").replace(
         "then write one line in Note.", "then one line in rater_note.", 1), encoding="utf-8")
-    expected = ("study.toml: the help of 'gold_dispute' names 'rater_note'; raters see it "
-                "as 'Note': write that instead")
+    expected = (f"{folder}/study.toml: the help of 'gold_dispute' names 'rater_note'; "
+                "raters see it as 'Note': write that instead")
     assert id_mentions(load_study(folder)) == [expected]
     assert expected in generate_packs(folder).warnings
 

@@ -62,7 +62,7 @@ def test_a_column_with_one_value_per_arm_is_refused(tmp_path):
                                                              f"run-{17 + 5 * len(runs)}"))
     _show(root, "judge-likert", "run")
     check_gives_one_line(root, [
-        "study.toml: [items] show column='run': column 'run' of items.csv (shown as 'Run') "
+        "study.toml: [items] show column='run': column 'run' of s/items.csv (shown as 'Run') "
         "gives the arm away: each arm's items all show one value of their own (",
         "on every item of arm", "remove this entry from [items] show, or show a column "
         "whose values do not follow the arms"])

@@ -8,6 +8,9 @@ study.toml never named), 'seed' both wrong and missing, a design "None".
 
 from __future__ import annotations
 
+import contextlib
+
+import pytest
 from click.testing import CliRunner
 from spec_helpers import check_gives_one_line, replace_once
 
@@ -15,8 +18,11 @@ from sheetflow.cli import cli
 from sheetflow.spec.templates import init_study
 
 
-def _errors(study_dir) -> list[str]:
-    result = CliRunner().invoke(cli, ["check", str(study_dir)])
+def _errors(study_dir, command: str = "check") -> list[str]:
+    """The lines ``command`` prints, run from the folder holding the study as a user
+    does, naming the study by its folder name."""
+    with contextlib.chdir(study_dir.parent):
+        result = CliRunner().invoke(cli, [command, study_dir.name])
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
     return [ln for ln in result.output.splitlines() if ln.strip()]
@@ -40,18 +46,19 @@ def test_a_raters_column_of_the_coordinators_own_is_a_warning(tmp_path):
     text = (root / "raters.csv").read_text(encoding="utf-8").splitlines()
     rows = [text[0] + ",affiliation"] + [row + ",Lab" for row in text[1:]]
     (root / "raters.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    result = CliRunner().invoke(cli, ["check", str(root)])
+    with contextlib.chdir(tmp_path):
+        result = CliRunner().invoke(cli, ["check", "s"])
     assert result.exit_code == 0, result.output
-    assert ("warning: raters.csv: header: column 'affiliation' is not read (the columns "
+    assert ("warning: s/raters.csv: header: column 'affiliation' is not read (the columns "
             "read are rater_id, name, last_name, email, role)") in result.output
 
 
 def test_an_items_column_differing_in_case_is_suggested(tmp_path):
     root = init_study(tmp_path / "s", "paired-rubric")
     replace_once(root / "items.csv", "case_id,prompt,", "case_id,Prompt,")
-    check_gives_one_line(root, ["items.csv: header: column 'prompt' named in study.toml is "
-                                "missing", "did you mean 'Prompt'? Rename that column to "
-                                "'prompt', or name 'Prompt' in study.toml"])
+    check_gives_one_line(root, ["error: s/items.csv: header: column 'prompt' named in "
+                                "s/study.toml is missing", "did you mean 'Prompt'? Rename "
+                                "that column to 'prompt', or name 'Prompt' in s/study.toml"])
 
 
 def test_a_misnamed_items_table_is_named_without_its_columns(tmp_path):
@@ -59,8 +66,9 @@ def test_a_misnamed_items_table_is_named_without_its_columns(tmp_path):
     replace_once(root / "study.toml", "[items]", "[itemz]")
     lines = _errors(root)
     assert len(lines) == 2, lines
-    assert "unknown key 'itemz'" in lines[0]
-    assert lines[1] == ("error: study.toml: [items]: the [items] table is missing; every "
+    assert lines[0].startswith("error: s/study.toml: top level: unknown key 'itemz'; "
+                               "allowed: analysis, design, ")
+    assert lines[1] == ("error: s/study.toml: [items]: the [items] table is missing; every "
                         "study needs one")
 
 
@@ -91,13 +99,13 @@ def test_an_empty_spec_names_each_missing_table_once(tmp_path):
     (root / "study.toml").write_text("", encoding="utf-8")
     lines = _errors(root)
     assert lines == [
-        "error: study.toml: [study]: the [study] table is missing; every study needs one",
-        "error: study.toml: [[dimensions]]: no [[dimensions]]; a rubric needs at least one "
+        "error: s/study.toml: [study]: the [study] table is missing; every study needs one",
+        "error: s/study.toml: [[dimensions]]: no [[dimensions]]; a rubric needs at least one "
         "dimension",
-        "error: study.toml: [design]: the [design] table is missing; every study needs one",
-        "error: study.toml: [analysis]: the [analysis] table is missing; every study needs "
+        "error: s/study.toml: [design]: the [design] table is missing; every study needs one",
+        "error: s/study.toml: [analysis]: the [analysis] table is missing; every study needs "
         "one",
-        "error: study.toml: [items]: the [items] table is missing; every study needs one",
+        "error: s/study.toml: [items]: the [items] table is missing; every study needs one",
     ]
 
 
@@ -107,3 +115,19 @@ def test_a_rater_id_column_spelt_otherwise_is_named(tmp_path):
     check_gives_one_line(root, ["raters.csv: header: has no 'rater_id' column; the file has: "
                                 "Rater ID, name", "did you mean 'Rater ID'? Rename it to "
                                 "'rater_id'"])
+
+
+@pytest.mark.parametrize("command", ["check", "generate", "collect", "analyze", "lock",
+                                     "remind"])
+def test_every_command_names_the_spec_with_the_study_folder(tmp_path, command):
+    """A spec problem names its file as the other messages do: with the study folder as
+    the user gave it, whichever command loaded the spec."""
+    root = init_study(tmp_path / "s", "paired-rubric")
+    replace_once(root / "study.toml", "seed = 20260915", 'seed = "twenty"')
+    replace_once(root / "items.csv", "case_id,prompt,", "case_id,Prompt,")
+    lines = _errors(root, command)
+    assert lines[0] == ("error: s/study.toml: [design]: 'seed' must be a whole number, "
+                        "not 'twenty'")
+    assert lines[1].startswith("error: s/items.csv: header: column 'prompt' named in "
+                               "s/study.toml is missing")
+    assert len(lines) == 2, lines

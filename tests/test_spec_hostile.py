@@ -259,7 +259,7 @@ def test_a_value_of_the_wrong_type_is_a_line_not_a_traceback(tmp_path, template,
     assert result.exception is None or isinstance(result.exception, SystemExit)
     lines = [ln for ln in result.output.splitlines() if ln.strip()]
     assert lines and all(ln.startswith("error: ") for ln in lines), lines
-    assert lines[0].startswith("error: study.toml: "), lines
+    assert lines[0].startswith(f"error: {d}/study.toml: "), lines
 
 
 def test_braces_in_the_mail_text_are_the_coordinators_words(tmp_path):

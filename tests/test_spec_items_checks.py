@@ -63,7 +63,7 @@ ROLES = [
     ("answer-review", 'response_column = "answer"', 'response_column = "question"',
      ["[design]", "column 'question' is both shown as 'Question' and the response"]),
     ("answer-review", 'scatter_column = "question_id"', 'scatter_column = "qid"',
-     ["[design]", "scatter_column 'qid' is not a column of items.csv; it has: item_id"]),
+     ["[design]", "scatter_column 'qid' is not a column of s/items.csv; it has: item_id"]),
 ]
 
 

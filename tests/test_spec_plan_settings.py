@@ -55,17 +55,17 @@ SETTINGS = [
     ("keep-known", 'band_order = ["near", "mid", "far"]', 'band_order = "near"',
      [PARAMS, "band_order = 'near': must list the bands in order"]),
     ("keep-known", 'band_order = ["near", "mid", "far"]', 'band_order = ["close", "mid", "far"]',
-     [PARAMS, "band_order names 'close', which no item of items.csv has in column "
+     [PARAMS, "band_order names 'close', which no item of s/items.csv has in column "
               "'distance_band' (it has: far, mid, near, single)"]),
     ("keep-known", 'band_column = "distance_band"', 'band_column = "band"',
-     [PARAMS, "band_column = 'band' is not a column of items.csv; it has: item_id"]),
+     [PARAMS, "band_column = 'band' is not a column of s/items.csv; it has: item_id"]),
     ("keep-known", 'in_corpus_column = "in_corpus"', 'in_corpus_column = "corpus"',
-     [PARAMS, "in_corpus_column = 'corpus' is not a column of items.csv"]),
+     [PARAMS, "in_corpus_column = 'corpus' is not a column of s/items.csv"]),
     ("answer-review", 'should_refuse_column = "should_refuse"',
      'should_refuse_column = "must_refuse"',
-     [PARAMS, "should_refuse_column = 'must_refuse' is not a column of items.csv"]),
+     [PARAMS, "should_refuse_column = 'must_refuse' is not a column of s/items.csv"]),
     ("judge-likert", 'task_column = "task_id"\nhypotheses', 'task_column = "task"\nhypotheses',
-     [PARAMS, "task_column = 'task' is not a column of items.csv"]),
+     [PARAMS, "task_column = 'task' is not a column of s/items.csv"]),
     ("judge-likert", "direction_tolerance = 1e-9", "direction_tolerance = -1.0",
      [PARAMS, "direction_tolerance = -1.0: must be a number, 0 or more"]),
     ("judge-likert", '{ id = "H3"', '{ id = "H2"',
@@ -136,11 +136,12 @@ def test_a_setting_that_only_misled_still_lets_a_generated_study_be_collected(tm
     replace_once(root / "study.toml", "[analysis.params]\n", "[analysis.params]\nnote = 1\n")
     study = load_study(root)
     assert [str(p) for p in study.generate_problems] == [
-        f"study.toml: [analysis.params]: unknown setting 'note'; allowed: {_allowed()}"]
+        f"{root}/study.toml: [analysis.params]: unknown setting 'note'; allowed: {_allowed()}"]
     replace_once(root / "study.toml", "note = 1", 'position_bias_p = "x"')
     result = CliRunner().invoke(cli, ["collect", str(root)])
     assert result.exit_code == 1, result.output
-    assert result.output.startswith("error: study.toml: [analysis.params]: position_bias_p")
+    assert result.output.startswith(f"error: {root}/study.toml: [analysis.params]: "
+                                    "position_bias_p")
 
 
 def _allowed() -> str:

@@ -55,7 +55,7 @@ def test_a_latin1_byte_is_reported_on_its_physical_line(tmp_path, line, newline)
     lines[line - 1] = lines[line - 1][:3] + b"\xe9" + lines[line - 1][3:]
     (folder / "items.csv").write_bytes(newline.join(lines))
     text = check_gives_one_line(folder, [])
-    assert text == (f"error: items.csv: is not UTF-8 (byte 0xe9 on line {line}, as a text "
+    assert text == (f"error: s/items.csv: is not UTF-8 (byte 0xe9 on line {line}, as a text "
                     "editor numbers lines); save it as CSV UTF-8")
 
 
@@ -74,7 +74,7 @@ def test_a_blank_response_is_a_warning_naming_file_rows_and_column(tmp_path):
     _edit_items(folder, 9, "response_improved", "\u200b ")  # shows as nothing
     code, out, err = _check(folder)
     assert code == 0 and out[-1] == "ok"
-    assert err == ["warning: items.csv: rows 4 and 9: column 'response_improved' (a "
+    assert err == [f"warning: {folder}/items.csv: rows 4 and 9: column 'response_improved' (a "
                    "response) is empty, so raters will see and score an empty response; "
                    "fill it in, or leave it if the model really returned nothing"]
 
@@ -83,7 +83,7 @@ def test_a_blank_prompt_is_an_error(tmp_path):
     folder = init_study(tmp_path / "s", "paired-rubric")
     _edit_items(folder, 6, "prompt", "")
     text = check_gives_one_line(folder, [])
-    assert text == ("error: items.csv: row 6: column 'prompt' (shown to raters as 'Prompt') "
+    assert text == ("error: s/items.csv: row 6: column 'prompt' (shown to raters as 'Prompt') "
                     "is empty, so raters would judge the response against nothing; fill it "
                     "in, or if it may be blank add optional = true to its entry in "
                     "[items] show")
@@ -111,7 +111,7 @@ def test_a_total_range_the_dimensions_cannot_give_is_an_error(tmp_path, declared
     replace_once(folder / "study.toml", 'method = "sum"\nmin = 0\nmax = 20',
                  f'method = "sum"\n{declared}')
     text = check_gives_one_line(folder, [])
-    assert text == ("error: study.toml: [[totals]] id=total: total 'total' declares "
+    assert text == ("error: s/study.toml: [[totals]] id=total: total 'total' declares "
                     f"{said}, but its dimensions give totals from 0 to 20 (sum of depth, "
                     "evidence, alternatives, logic, actionability); a total is never capped, "
                     "so declare min = 0, max = 20")

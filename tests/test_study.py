@@ -271,7 +271,7 @@ def test_a_stray_cell_far_below_the_items_is_refused_by_name(study_dir):
         with pytest.raises(SpecError) as caught:
             load_study(d)
         assert str(caught.value) == (
-            "items.xlsx: its first sheet is used down to row 1,048,576, far below where "
+            f"{d}/items.xlsx: its first sheet is used down to row 1,048,576, far below where "
             "items can be: delete the rows under the last item (select them, Delete) and "
             "save, or save the sheet as CSV")
 

@@ -16,7 +16,9 @@ class LoaderBase:
     def __init__(self, spec_path: Path):
         self.spec_path = spec_path
         self.root = spec_path.parent
-        self.file = spec_path.name
+        # every problem names its file with the study folder as the user gave it
+        # ("my-study/study.toml"), as the messages about its other files do
+        self.file = str(spec_path)
         self.problems: list[SpecError] = []
         # problems that stop a spec being frozen (check, generate) but not the reading
         # of a study generated before the rule existed: its packs are out already
@@ -28,14 +30,24 @@ class LoaderBase:
         # ids of dimensions loaded despite problems: their points are not to be trusted
         self.doubtful: set[str] = set()
 
+    def shown(self, name: str) -> str:
+        """The file ``name`` (relative to the study folder) as messages name it: with
+        the study folder, e.g. ``my-study/items.csv``."""
+        return str(self.root / name)
+
     def fail(self, message: str, where: str | None = None, file: str | None = None) -> None:
-        self.problems.append(SpecError(message, file=file or self.file, where=where))
+        """Report a problem in ``file`` (relative to the study folder; the spec when
+        not given) at ``where``."""
+        self.problems.append(SpecError(message, file=self.shown(file) if file else self.file,
+                                       where=where))
 
     def fail_to_generate(self, message: str, where: str | None = None,
                          file: str | None = None) -> None:
         """A problem that ``check`` and ``generate`` refuse, collect and analyze do not
         (see :attr:`~sheetflow.spec.model.Study.generate_problems`)."""
-        self.deferred.append(SpecError(message, file=file or self.file, where=where))
+        self.deferred.append(SpecError(message,
+                                       file=self.shown(file) if file else self.file,
+                                       where=where))
 
     # -- helpers -----------------------------------------------------------------------
 

@@ -71,7 +71,7 @@ def blank_responses(study: Any) -> list[str]:
     Returns
     -------
     list of str
-        For example ``"items.csv: rows 4 and 9: column 'response_improved' (a
+        For example ``"my-study/items.csv: rows 4 and 9: column 'response_improved' (a
         response) is empty; ..."``; empty when every response has text.
     """
     out = []
@@ -79,7 +79,8 @@ def blank_responses(study: Any) -> list[str]:
     for column in response_columns(study):
         blank = blank_rows(rows, column)
         if blank:
-            out.append(f"{study.items_file}: {describe_rows(blank)}: column {column!r} (a "
-                       "response) is empty, so raters will see and score an empty response; "
-                       "fill it in, or leave it if the model really returned nothing")
+            out.append(f"{study.root / study.items_file}: {describe_rows(blank)}: column "
+                       f"{column!r} (a response) is empty, so raters will see and score an "
+                       "empty response; fill it in, or leave it if the model really "
+                       "returned nothing")
     return out

@@ -75,7 +75,7 @@ def study_warnings(study: Any) -> list[str]:
     (:func:`sheetflow.spec.blanks.blank_responses`) and totals over optional dimensions
     (:func:`sheetflow.spec.rubric.optional_in_totals`)."""
     return list(study.file_warnings) + arm_in_ids(study) + blank_responses(study) + \
-        optional_in_totals(study.rubric, f"{SPEC_FILE}: ")
+        optional_in_totals(study.rubric, f"{study.root / SPEC_FILE}: ")
 
 
 def arm_in_ids(study: Any) -> list[str]:
@@ -91,7 +91,7 @@ def arm_in_ids(study: Any) -> list[str]:
         return []
     ids = [it.id for it in study.items]
     arms = [it.fields.get(design.arm_column, "") for it in study.items]
-    where = f"{study.items_file}: "
+    where = f"{study.root / study.items_file}: "
     inside = sorted({arm for i, arm in zip(ids, arms, strict=True) if _contains(i, arm)})
     if inside:
         return [where + f"item ids contain their arm's id ({', '.join(inside)}); anyone who "

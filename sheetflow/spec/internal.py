@@ -46,7 +46,7 @@ def internal_scores_problems(path: Path, items: tuple[Item, ...], design: Design
         header, rows = read_table(path, max_bytes=MAX_SPEC_BYTES)
     except SpecError as exc:
         return [exc]
-    name = path.name
+    name = str(path)
     missing = [c for c in INTERNAL_COLUMNS if c not in header]
     if missing:
         return [SpecError(f"needs the columns {', '.join(INTERNAL_COLUMNS)}; "

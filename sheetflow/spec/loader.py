@@ -265,8 +265,9 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
                                       "response needs a column of its own", "[design]")
         scatter = design.scatter_column
         if scatter and scatter not in header:
-            self.fail_to_generate(f"scatter_column {scatter!r} is not a column of {name}; it "
-                                  f"has: {', '.join(header)}", "[design]")
+            self.fail_to_generate(f"scatter_column {scatter!r} is not a column of "
+                                  f"{self.shown(name)}; it has: {', '.join(header)}",
+                                  "[design]")
 
     def _shown_arms(self, design: Design, shown: tuple[ShownField, ...],
                     items: tuple[Item, ...], name: str) -> None:
@@ -289,9 +290,10 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             reason = shown_reveals_arm(values, arms, seed=design.seed)
             if reason:
                 self.fail_to_generate(
-                    f"column {field.column!r} of {name} (shown as {field.label!r}) gives the "
-                    f"arm away: {reason}; remove this entry from [items] show, or show a "
-                    "column whose values do not follow the arms", where)
+                    f"column {field.column!r} of {self.shown(name)} (shown as "
+                    f"{field.label!r}) gives the arm away: {reason}; remove this entry from "
+                    "[items] show, or show a column whose values do not follow the arms",
+                    where)
 
     def _blank_shown(self, rows: list[tuple[int, dict[str, str]]],
                      shown: tuple[ShownField, ...], name: str) -> None:
@@ -440,7 +442,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             for problem in verdicts.problems(plan.params[verdicts.PARAM], rubric):
                 self.fail(problem, "[analysis.params]")
         found = params.problems(plan.params, params.StudyParts(
-            self.file, items_file, items, frozenset(a.id for a in design.arms),
+            self.file, self.shown(items_file), items, frozenset(a.id for a in design.arms),
             frozenset(rubric.ids), frozenset(r.id for r in raters),
             plan.targets.get("alpha_test", 0.05)))
         self.problems += found.now

@@ -150,7 +150,7 @@ class RaterLoader(LoaderBase):
                               "hand)", file=name, where=where)
             raters.append(Rater(rid, row.get("name", "").strip(), email,
                                 row.get("last_name", "").strip(), role, row_no))
-        if not raters and not any(p.file == name for p in self.problems):
+        if not raters and not any(p.file == self.shown(name) for p in self.problems):
             self.fail("lists no raters", file=name)
         return tuple(raters), name
 
@@ -167,8 +167,8 @@ class RaterLoader(LoaderBase):
                           f"it (the columns read are {', '.join(RATER_COLUMNS)})",
                           file=name, where="header")
             else:
-                self.warnings.append(f"{name}: header: column {column!r} is not read (the "
-                                     f"columns read are {', '.join(RATER_COLUMNS)}); its "
+                self.warnings.append(f"{self.shown(name)}: header: column {column!r} is not "
+                                     f"read (the columns read are {', '.join(RATER_COLUMNS)}); its "
                                      "values reach no pack, draft or analysis")
 
     def _plain_fields(self, row: dict[str, str], name: str, where: str) -> bool:

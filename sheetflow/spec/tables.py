@@ -24,7 +24,7 @@ def read_text_file(path: Path, max_bytes: int | None = None) -> str:
     if data.startswith(b"\xef\xbb\xbf"):
         raise SpecError(
             "starts with a UTF-8 byte-order mark (BOM); save it as UTF-8 without BOM",
-            file=path.name,
+            file=str(path),
         )
     text = _decode(data, path, "utf-8", "UTF-8 (without BOM)")
     return text.replace("\r\n", "\n").replace("\r", "\n")
@@ -37,7 +37,7 @@ def _decode(data: bytes, path: Path, codec: str, save_as: str, *,
     ``check_only``: only refuse a UTF-16 start (``data`` is the file's first bytes).
     """
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise SpecError(f"is UTF-16; save it as {save_as}", file=path.name)
+        raise SpecError(f"is UTF-16; save it as {save_as}", file=str(path))
     if check_only:
         return ""
     try:
@@ -45,7 +45,7 @@ def _decode(data: bytes, path: Path, codec: str, save_as: str, *,
     except UnicodeDecodeError:
         where = _where_not_utf8(_chunks(path, data))
         raise SpecError(f"is not UTF-8 ({where}); save it as {save_as}",
-                        file=path.name) from None
+                        file=str(path)) from None
 
 
 _CHUNK = 1 << 20
@@ -109,7 +109,7 @@ def _check_size(path: Path, max_bytes: int | None) -> None:
     size = path.stat().st_size
     if max_bytes is not None and size > max_bytes:
         raise SpecError(f"is {size:,} bytes; sheetflow reads at most {max_bytes:,} bytes here "
-                        "(split the study or shorten the file)", file=path.name)
+                        "(split the study or shorten the file)", file=str(path))
 
 
 def read_table(path: Path, *, max_bytes: int | None = None, max_rows: int | None = None,
@@ -133,29 +133,29 @@ def read_table(path: Path, *, max_bytes: int | None = None, max_rows: int | None
         _check_size(path, max_bytes)
     elif max_bytes is not None and len(data) > max_bytes:
         raise SpecError(f"is {len(data) / 2**20:.1f} MB, more than the "
-                        f"{max_bytes / 2**20:.0f} MB a table may be", file=path.name)
+                        f"{max_bytes / 2**20:.0f} MB a table may be", file=str(path))
     if suffix == ".csv":
         header, raw_rows = _bounded(path, _csv_rows(path, data), max_rows)
     elif suffix == ".xlsx":
         header, raw_rows = _read_xlsx(path, max_rows, data)
     else:
         raise SpecError(f"is a {suffix or 'file without extension'}; use .csv or .xlsx",
-                        file=path.name)
+                        file=str(path))
     if not header or not any(h.strip() for h in header):
-        raise SpecError("has no header row", file=path.name)
+        raise SpecError("has no header row", file=str(path))
     header = [h.strip() for h in header]
     if suffix == ".csv" and len(header) == 1 and header[0].count(";") >= 1:
-        raise SpecError(f"{SEMICOLONS} or as .xlsx", file=path.name, where="header")
+        raise SpecError(f"{SEMICOLONS} or as .xlsx", file=str(path), where="header")
     dupes = sorted({h for h in header if h and header.count(h) > 1})
     if dupes:
-        raise SpecError(f"repeats column names {dupes}", file=path.name, where="header")
+        raise SpecError(f"repeats column names {dupes}", file=str(path), where="header")
     rows = []
     for i, raw in enumerate(raw_rows, start=2):
         if not any(_cell_text(v) for v in raw):
             continue
         if len(raw) > len(header) and any(_cell_text(v) for v in raw[len(header):]):
             raise SpecError(f"has {len(raw)} cells but the header has {len(header)} columns",
-                            file=path.name, where=f"row {i}")
+                            file=str(path), where=f"row {i}")
         values = {h: _cell_text(raw[j]) if j < len(raw) else "" for j, h in enumerate(header)
                   if h}
         rows.append((i, values))
@@ -174,7 +174,7 @@ def _bounded(path: Path, rows: Iterator[list[Any]], max_rows: int | None,
         filled += any(_cell_text(v) for v in raw)
         if max_rows is not None and filled > max_rows:
             raise SpecError(f"has more than {max_rows:,} rows; a study holds at most "
-                            f"{max_rows:,} (split it into several studies)", file=path.name)
+                            f"{max_rows:,} (split it into several studies)", file=str(path))
     return [_cell_text(h) for h in header], out
 
 
@@ -201,16 +201,16 @@ def _csv_rows(path: Path, data: bytes | None = None) -> Iterator[list[str]]:
             # the text layer decodes ahead of the reader, in chunks: find the byte afresh
             where = _where_not_utf8(_chunks(path, data))
             raise SpecError(f"is not UTF-8 ({where}); save it as CSV UTF-8",
-                            file=path.name) from None
+                            file=str(path)) from None
         except csv.Error as exc:
             if "end of data" in str(exc):
                 raise SpecError(f"a quote (\") opened on line {start}, as a text editor "
                                 "numbers lines, is never closed, so every line after it "
                                 "would be one cell; close the quote or remove it",
-                                file=path.name) from None
+                                file=str(path)) from None
             raise SpecError(f"is not valid CSV ({exc}) on line {reader.line_num}, as a text "
                             "editor numbers lines; fix that line or save the file again as "
-                            "CSV UTF-8", file=path.name) from None
+                            "CSV UTF-8", file=str(path)) from None
 
 
 SHEET_ROWS = 100_000
@@ -228,7 +228,7 @@ def _read_xlsx(path: Path, max_rows: int | None, data: bytes | None = None,
                                     read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many types for a broken file
         raise SpecError(f"cannot be read as an Excel workbook ({type(exc).__name__}); "
-                        "save it again as .xlsx or use CSV", file=path.name) from None
+                        "save it again as .xlsx or use CSV", file=str(path)) from None
     try:
         ws = wb.worksheets[0]
         # a stray cell far below the items (row 1,048,576) made every command read a
@@ -253,7 +253,7 @@ def _read_xlsx(path: Path, max_rows: int | None, data: bytes | None = None,
 def _used_below(path: Path, row: int) -> SpecError:
     return SpecError(f"its first sheet is used down to row {row:,}, far below where items "
                      "can be: delete the rows under the last item (select them, Delete) and "
-                     "save, or save the sheet as CSV", file=path.name)
+                     "save, or save the sheet as CSV", file=str(path))
 
 
 SEMICOLONS = ("is separated by semicolons (Excel saves 'CSV' so where the comma is the "

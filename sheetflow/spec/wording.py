@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .model import SPEC_FILE
+
 _ID_LIKE = re.compile(r"[_\-0-9]")
 
 
@@ -37,7 +39,7 @@ def id_mentions(study: Any) -> list[str]:
     Returns
     -------
     list of str
-        For example ``"study.toml: the help of 'gold_dispute' names 'rater_note'; raters
+        For example ``"my-study/study.toml: the help of 'gold_dispute' names 'rater_note'; raters
         see it as 'Note': write that instead"`` (empty when every text uses labels).
     """
     ids = labelled_ids(study)
@@ -50,8 +52,9 @@ def id_mentions(study: Any) -> list[str]:
         texts.append((f"the help of {dim.id!r}", dim.help))
         texts += [(f"a question of {dim.id!r}", q) for q in dim.questions]
     out: dict[str, None] = {}
+    spec = study.root / SPEC_FILE
     for where, text in texts:
         for found in pattern.findall(text or ""):
-            out[f"study.toml: {where} names {found!r}; raters see it as {ids[found]!r}: "
+            out[f"{spec}: {where} names {found!r}; raters see it as {ids[found]!r}: "
                 "write that instead"] = None
     return list(out)
