@@ -80,7 +80,7 @@ CASES = [
      ["study.toml", "is not valid TOML"]),
     ("typo in a key", "paired-rubric",
      lambda d: _replace(d / "study.toml", "confidence = true", "confidance = true"),
-     ["study.toml", "id=depth", "unknown key 'confidance'", "allowed:"]),
+     ["study.toml", "id=depth", "unknown key 'confidance'; did you mean 'confidence'? allowed:"]),
     ("missing seed", "paired-rubric",
      lambda d: _replace(d / "study.toml", "seed = 20260915\n", ""),
      ["study.toml", "[design]", "'seed' is required"]),

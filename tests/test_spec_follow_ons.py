@@ -66,8 +66,8 @@ def test_a_misnamed_items_table_is_named_without_its_columns(tmp_path):
     replace_once(root / "study.toml", "[items]", "[itemz]")
     lines = _errors(root)
     assert len(lines) == 2, lines
-    assert lines[0].startswith("error: s/study.toml: top level: unknown key 'itemz'; "
-                               "allowed: analysis, design, ")
+    assert lines[0].startswith("error: s/study.toml: top level: unknown key 'itemz'; did "
+                               "you mean 'items'? allowed: analysis, design, ")
     assert lines[1] == ("error: s/study.toml: [items]: the [items] table is missing; every "
                         "study needs one")
 
@@ -115,6 +115,33 @@ def test_a_rater_id_column_spelt_otherwise_is_named(tmp_path):
     check_gives_one_line(root, ["raters.csv: header: has no 'rater_id' column; the file has: "
                                 "Rater ID, name", "did you mean 'Rater ID'? Rename it to "
                                 "'rater_id'"])
+
+
+@pytest.mark.parametrize(("old", "new", "said"), [
+    ("[analysis]\n", "[analysys]\n", "top level: unknown key 'analysys'; did you mean "
+     "'analysis'? allowed: analysis, design, "),
+    ('id_column = "case_id"', 'id_colum = "case_id"', "[items]: unknown key 'id_colum'; did "
+     "you mean 'id_column'? allowed: file, id_column, show, show_id"),
+    ("shuffle = true", "Shuffle = true", "[design]: unknown key 'Shuffle'; did you mean "
+     "'shuffle'? allowed: "),
+    ("[files]\n", '[mail]\nsmpt = "mail.example.org"\n\n[files]\n', "[mail]: unknown key "
+     "'smpt'; did you mean 'smtp'? allowed: deadline, from, "),
+])
+def test_a_misspelt_key_is_named_with_the_one_meant(tmp_path, old, new, said):
+    """At the top level and in each table, as for a raters column: the key meant is named."""
+    root = init_study(tmp_path / "s", "paired-rubric")
+    replace_once(root / "study.toml", old, new)
+    lines = [ln for ln in _errors(root) if "unknown key" in ln]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("error: s/study.toml: " + said), lines
+
+
+def test_a_key_like_none_allowed_gets_no_guess(tmp_path):
+    root = init_study(tmp_path / "s", "paired-rubric")
+    replace_once(root / "study.toml", 'id_column = "case_id"',
+                 'id_column = "case_id"\ncolour = "red"')
+    check_gives_one_line(root, ["error: s/study.toml: [items]: unknown key 'colour'; "
+                                "allowed: file, id_column, show, show_id"])
 
 
 @pytest.mark.parametrize("command", ["check", "generate", "collect", "analyze", "lock",

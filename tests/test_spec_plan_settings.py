@@ -81,7 +81,7 @@ SETTINGS = [
     ("paired-rubric", "typical_total_range = [10, 17]", "typical_total_range = [17, 10]",
      [PARAMS, "typical_total_range = [17, 10]: must be two numbers [low, high], low first"]),
     ("paired-rubric", 'improved_arm = "iter2_improved"', 'improvedarm = "iter2_improved"',
-     [PARAMS, "unknown setting 'improvedarm'; allowed:", "improved_arm"]),
+     [PARAMS, "unknown setting 'improvedarm'; did you mean 'improved_arm'? allowed:"]),
     # targets and bands
     ("paired-rubric", "alpha = 0.70\ndirection", "alfa = 0.70\ndirection",
      ["[analysis.targets]", "unknown target 'alfa'; allowed:", "alpha,"]),

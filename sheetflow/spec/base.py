@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..errors import SpecError
 from .model import ID_RE
+from .spelling import unknown_key
 from .tables import read_table
 
 
@@ -71,7 +72,7 @@ class LoaderBase:
         allowed = set(allowed)
         for key in table:
             if key not in allowed:
-                self.fail(f"unknown key {key!r}; allowed: {', '.join(sorted(allowed))}", where)
+                self.fail(unknown_key(key, allowed), where)
 
     def _str(self, t: dict, key: str, where: str, required: bool = False,
              ident: bool = False, default: str = "") -> str:

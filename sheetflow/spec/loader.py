@@ -25,9 +25,10 @@ from .limits import (
 )
 from .mail import MailSettings, parse_mail
 from .model import PLACEHOLDERS, SIZING_FILE, Design, Item, Plan, Rater, ShownField, Study
-from .raters import RaterLoader, close_column, unsafe_char
+from .raters import RaterLoader, unsafe_char
 from .rubric import Rubric, total_bounds
 from .rubric_loader import RubricLoader
+from .spelling import close_match
 from .tables import control_char, invisible_char, read_text_file
 
 NO_DESIGN = Design("unknown", 0, ())
@@ -231,7 +232,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         spare = [h for h in header if h and h not in needed]
         for col in dict.fromkeys(needed):
             if col not in header:
-                meant = close_column(col, spare)
+                meant = close_match(col, spare)
                 hint = (f"; did you mean {meant!r}? Rename that column to {col!r}, or name "
                         f"{meant!r} in {self.file}") if meant else ""
                 self.fail(f"column {col!r} named in {self.file} is missing; the file has: "

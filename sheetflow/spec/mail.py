@@ -30,6 +30,8 @@ from dataclasses import dataclass, replace
 from email.headerregistry import Address
 from email.utils import parseaddr
 
+from .spelling import unknown_key
+
 SMTP_PASSWORD_ENV = "SHEETFLOW_SMTP_PASSWORD"
 IMAP_PASSWORD_ENV = "SHEETFLOW_IMAP_PASSWORD"
 SECURITY = ("starttls", "ssl", "none")
@@ -104,7 +106,7 @@ def parse_mail(table: dict, problems: list[str]) -> MailSettings:
     """
     for key in table:
         if key not in MAIL_KEYS:
-            problems.append(f"unknown key {key!r}; allowed: {', '.join(sorted(MAIL_KEYS))}")
+            problems.append(unknown_key(key, MAIL_KEYS))
     return _parse({k: v for k, v in table.items() if k in MAIL_KEYS}, problems,
                   defaults=MailSettings())
 

@@ -20,6 +20,7 @@ from ..errors import SpecError
 from . import hypotheses, verdicts
 from .blanks import describe_rows
 from .model import Item
+from .spelling import unknown_key
 
 COMBINE_RULES = ("max", "mean", "sum")
 """``material_errors_combine``: how raters' material-error counts combine (002)."""
@@ -99,8 +100,7 @@ def problems(params: dict[str, Any], parts: StudyParts) -> ParamProblems:
     for key, value in params.items():
         check = _CHECKS.get(key)
         if check is None:  # a misspelt key: the setting meant is never read
-            out.deferred.append(SpecError(f"unknown setting {key!r}; allowed: "
-                                          f"{', '.join(sorted(_CHECKS))}",
+            out.deferred.append(SpecError(unknown_key(key, _CHECKS, "setting"),
                                           file=parts.spec_file, where="[analysis.params]"))
             continue
         found = check(key, value, parts)
@@ -218,11 +218,10 @@ def _jsonl(key: str, value: Any, parts: StudyParts) -> str:
     """The judge mapping of ``import-judges`` (004): JSON keys to raters, cells to arms."""
     if not isinstance(value, dict):
         return f"{key} must be a table ([analysis.params.{key}]) with judges and arms"
-    unknown = sorted(set(value) - {"judges", "arms", "task_field", "cell_field",
-                                   "task_column"})
+    allowed = {"judges", "arms", "task_field", "cell_field", "task_column"}
+    unknown = sorted(set(value) - allowed)
     if unknown:
-        return (f"{key}: unknown key {unknown[0]!r}; allowed: arms, cell_field, judges, "
-                "task_column, task_field")
+        return f"{key}: {unknown_key(unknown[0], allowed)}"
     for name, targets, what in (("judges", parts.raters, "a rater id of the raters file"),
                                 ("arms", parts.arms, "an arm id of the design")):
         table = value.get(name, {})

@@ -9,7 +9,6 @@ anything is written.
 
 from __future__ import annotations
 
-import difflib
 import re
 import unicodedata
 from email.headerregistry import Address
@@ -18,6 +17,7 @@ from email.utils import getaddresses
 from .base import LoaderBase
 from .limits import MAX_RATERS, MAX_RATERS_BYTES
 from .model import ID_RE, Rater, pack_file_name
+from .spelling import close_match
 
 RATER_COLUMNS = ("rater_id", "name", "last_name", "email", "role")
 """The columns of the raters file sheetflow reads; any other is not read at all."""
@@ -56,23 +56,6 @@ def email_problem(value: str) -> str:
     return ""
 
 
-def close_column(column: str, known: list[str]) -> str:
-    """The one of ``known`` that ``column`` looks like a misspelling of, or ``""``.
-
-    Case, spaces, ``-`` and ``_`` are ignored first ('E-mail', 'Last Name'); then a
-    close spelling counts ('emial', 'mail').
-    """
-    def bare(text: str) -> str:
-        return re.sub(r"[\s_\-]", "", text.casefold())
-
-    same = [k for k in known if bare(k) == bare(column)]
-    if same:
-        return same[0]
-    close = difflib.get_close_matches(bare(column), [bare(k) for k in known], n=1,
-                                      cutoff=0.75)
-    return next((k for k in known if close and bare(k) == close[0]), "")
-
-
 # names Windows keeps for devices, whatever the extension (CON.xlsx cannot be created)
 _RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
                        *(f"lpt{i}" for i in range(10))})
@@ -102,7 +85,7 @@ class RaterLoader(LoaderBase):
             return (), name
         header, rows = table
         if "rater_id" not in header:
-            meant = close_column("rater_id", [h for h in header if h])
+            meant = close_match("rater_id", [h for h in header if h])
             hint = f"; did you mean {meant!r}? Rename it to 'rater_id'" if meant else ""
             self.fail(f"has no 'rater_id' column; the file has: {', '.join(header) or 'nothing'}"
                       f"{hint}", file=name, where="header")
@@ -161,7 +144,7 @@ class RaterLoader(LoaderBase):
         for column in header:
             if not column or column in RATER_COLUMNS:
                 continue
-            meant = close_column(column, [c for c in RATER_COLUMNS if c not in header])
+            meant = close_match(column, [c for c in RATER_COLUMNS if c not in header])
             if meant:
                 self.fail(f"column {column!r} is not read; did you mean {meant!r}? Rename "
                           f"it (the columns read are {', '.join(RATER_COLUMNS)})",
