@@ -69,7 +69,11 @@ def test_a_misnamed_items_table_is_named_without_its_columns(tmp_path):
     assert lines[0].startswith("error: s/study.toml: top level: unknown key 'itemz'; did "
                                "you mean 'items'? allowed: analysis, design, ")
     assert lines[1] == ("error: s/study.toml: [items]: the [items] table is missing; every "
-                        "study needs one")
+                        "study needs one: add [items] with file = \"items.csv\" and "
+                        "id_column = \"id\" (the items file and its column of item ids; "
+                        "the responses' columns are named in [design]); see docs/spec.md, "
+                        "section '[items], [raters], [files], [email]', or run 'sheetflow "
+                        "init example' for a whole study.toml")
 
 
 def test_a_seed_that_is_no_number_is_one_line(tmp_path):
@@ -98,15 +102,24 @@ def test_an_empty_spec_names_each_missing_table_once(tmp_path):
     root = init_study(tmp_path / "s", "paired-rubric")
     (root / "study.toml").write_text("", encoding="utf-8")
     lines = _errors(root)
-    assert lines == [
-        "error: s/study.toml: [study]: the [study] table is missing; every study needs one",
+    said = "the [{0}] table is missing; every study needs one: add [{0}] with "
+    assert [ln.split("; see docs/spec.md")[0] for ln in lines] == [
+        "error: s/study.toml: [study]: " + said.format("study")
+        + 'id = "my-study" and title = "..."',
         "error: s/study.toml: [[dimensions]]: no [[dimensions]]; a rubric needs at least one "
         "dimension",
-        "error: s/study.toml: [design]: the [design] table is missing; every study needs one",
-        "error: s/study.toml: [analysis]: the [analysis] table is missing; every study needs "
-        "one",
-        "error: s/study.toml: [items]: the [items] table is missing; every study needs one",
+        "error: s/study.toml: [design]: " + said.format("design")
+        + 'kind = "paired" (or "single"), seed = 20260915 and arms = [{ id = "...", column '
+        '= "..." }, ...] (a single design names response_column and arm_column instead of '
+        "each arm's column)",
+        "error: s/study.toml: [analysis]: " + said.format("analysis")
+        + 'run = ["alpha", "percent_agreement"] and seed = 20260915',
+        "error: s/study.toml: [items]: " + said.format("items")
+        + 'file = "items.csv" and id_column = "id" (the items file and its column of item '
+        "ids; the responses' columns are named in [design])",
     ]
+    assert all(ln.endswith("', or run 'sheetflow init example' for a whole study.toml")
+               for ln in lines if "table is missing" in ln)
 
 
 def test_a_rater_id_column_spelt_otherwise_is_named(tmp_path):

@@ -10,6 +10,38 @@ from .model import ID_RE
 from .spelling import unknown_key
 from .tables import read_table
 
+REQUIRED_TABLES = {
+    "study": ('id = "my-study" and title = "..."', "[study]"),
+    "design": ('kind = "paired" (or "single"), seed = 20260915 and arms = [{ id = "...", '
+               'column = "..." }, ...] (a single design names response_column and '
+               "arm_column instead of each arm's column)", "[design]"),
+    "items": ('file = "items.csv" and id_column = "id" (the items file and its column of '
+              "item ids; the responses' columns are named in [design])",
+              "[items], [raters], [files], [email]"),
+    "analysis": ('run = ["alpha", "percent_agreement"] and seed = 20260915', "[analysis]"),
+}
+"""What each table every study needs must hold at least, and the section of
+docs/spec.md that describes it: the message for a missing table says both."""
+
+
+def missing_table(key: str) -> str:
+    """The message for the required table ``key`` missing: what goes in it and where
+    to read more, or to find a whole example.
+
+    Parameters
+    ----------
+    key : str
+        A key of :data:`REQUIRED_TABLES`, e.g. ``"items"``.
+
+    Returns
+    -------
+    str
+    """
+    needs, section = REQUIRED_TABLES[key]
+    return (f"the [{key}] table is missing; every study needs one: add [{key}] with "
+            f"{needs}; see docs/spec.md, section '{section}', or run 'sheetflow init "
+            "example' for a whole study.toml")
+
 
 class LoaderBase:
     """Reads one study, collecting problems instead of stopping at the first."""
@@ -56,7 +88,7 @@ class LoaderBase:
         value = doc.get(key)
         if value is None:
             if required:
-                self.fail(f"the [{key}] table is missing; every study needs one", f"[{key}]")
+                self.fail(missing_table(key), f"[{key}]")
             return {}
         if not isinstance(value, dict):
             self.fail(f"must be a table ([{key}]), not {type(value).__name__}", key)
