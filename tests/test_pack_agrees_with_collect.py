@@ -290,6 +290,8 @@ def test_libreoffice_red_and_done_are_collects_refusals_and_acceptances(tmp_path
         (keep_root, keep, "keep-spaces", {marks[0]: "   ", starts[2]: "  "},
          "{m} of {n} required answers filled; 119 of 120 marks set (a blank mark means No)",
          [], {"batch-time-missing"}),
+        (paired_root, paired, "confidence-blank", {confidence[1]: None, **notes},
+         "{m} of {n} required answers filled", ["answer-missing"], set()),
         (likert_root, likert, "likert-spaces", {verdict[0]: "   "},
          "{m} of {n} required answers filled", ["answer-missing"], set()),
         (likert_root, likert, "not-answers",
@@ -352,3 +354,43 @@ def test_a_number_cell_reads_text_as_collect_does_and_refuses_what_is_not_an_ans
     assert invalid_formula({"type": "any"}, "C12") == \
         "IF(ISERROR(C12),TRUE,IFERROR(_xlfn.ISFORMULA(C12),FALSE))"
     assert invalid_formula({"type": "datetime"}, "C5") is None
+
+
+def test_a_blank_confidence_is_a_blank_answer_the_reply_names(tmp_path):
+    """The pack counts a confidence as required and turns it orange while blank; collect
+    only warned of it (``confidence-missing``, and not at all beside a blank score), so
+    the reply asked for fewer blanks than the pack showed and the line never said
+    "done". Each required cell left blank is now one ``answer-missing``, named in the
+    reply: as many as the pack's line finds unfilled."""
+    from sheetflow.collect.replies import feedback_subject
+
+    root, pack = _study(tmp_path, "paired-rubric")
+    confidence = _cells(pack, "depth", "confidence")
+    blank_case = [a["cell"] for a in _case_cells(pack, 2)]
+    path = _variant(tmp_path, root, pack, "blank-confidence",
+                    {confidence[0]: None, **dict.fromkeys(blank_case)})
+    result = collect(root, [path], write=False).report
+    blanks = [i for i in result.issues if i.severity == "error"]
+    assert {i.code for i in blanks} == {"answer-missing"}
+    (status,) = result.files
+    assert len(blanks) == status.required - status.answered
+    assert confidence[0] in {i.cell for i in blanks}
+    named = next(i for i in blanks if i.cell == confidence[0])
+    assert named.message.startswith("Confidence for ") and "'Low', 'Medium', 'High'" in \
+        named.message
+    assert sum("Confidence" in i.message for i in blanks) > 1  # case 2's, beside its scores
+    assert feedback_subject("S", result.issues).endswith(
+        f"{len(blanks)} answers still blank in your workbook")
+
+
+def _case_cells(pack: dict, card: int) -> list[dict]:
+    """The answer cells of the pack's ``card``-th card (its rows and case answers)."""
+    (entry,) = [c for c in pack["cards"] if c["card"] == card]
+    cells = [a for row in entry["rows"] for a in row["answers"].values()]
+    cells += list(entry["case_answers"].values())
+    out = []
+    for a in cells:
+        out += a.get("questions", [a])
+        if "confidence" in a:
+            out.append(a["confidence"])
+    return out

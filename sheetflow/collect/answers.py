@@ -23,6 +23,7 @@ from .protocol_checks import flag_notes_missing, verdicts_off_band
 from .rows import PackedBlock, RatingBlock, raw_text, value_text
 from .validate import show_value
 from .values import (
+    CONFIDENCE_DOMAIN,
     ParsedValue,
     describe_domain,
     is_blank,
@@ -223,22 +224,20 @@ class AnswerReader:
         self.result.entered += not is_blank(raw)
         parsed = parse_confidence(raw)
         self._count(self._is_required(dim, "confidence"), parsed.value)
+        what = self._what(f"Confidence for {dim.label}", case, label)
         if parsed.code:
             self.k.add(parsed.code, **self._where(moved, case, label, dim),
-                       value=self.k.quoted(moved, raw),
-                       what=self._what(f"Confidence for {dim.label}", case, label),
+                       value=self.k.quoted(moved, raw), what=what,
                        expected=parsed.expected, accepted=parsed.value)
-        elif parsed.blank and dim.required and not self._answer_blank(dim, answer, anchor):
-            self.k.add("confidence-missing", **self._where(moved, case, label, dim),
-                       what=self._what(dim.label, case, label))
+        elif parsed.blank and self._is_required(dim, "confidence"):
+            # required as the pack shows it (orange, counted by its progress line): the
+            # protocol asks a confidence for every score, and a reply that named only
+            # the blank scores left the rater's line short of "done"
+            self.k.add("answer-missing", **self._where(moved, case, label, dim), what=what,
+                       expected=CONFIDENCE_DOMAIN)
         if parsed.value:
             self.confidences.append(parsed.value)
         return parsed.value or ""
-
-    def _answer_blank(self, dim: Dimension, answer: dict[str, Any], anchor: int) -> bool:
-        refs = [q["cell"] for q in answer["questions"]] if dim.kind == "checklist" \
-            else [answer["cell"]]
-        return all(is_blank(self.k.moved(r, anchor)[1]) for r in refs)
 
     def _batch_times(self, batch: dict[str, Any]) -> None:
         raws = {}

@@ -46,7 +46,7 @@ SELF_CHECKS = frozenset({"totals-no-variance", "totals-many-extreme", "confidenc
 """The protocol's self-checks: for the coordinator's judgement, never quoted to a rater."""
 
 RATER_WARNINGS = frozenset({
-    "confidence-missing", "text-word-count", "batch-time-missing", "batch-time-invalid",
+    "text-word-count", "batch-time-missing", "batch-time-invalid",
     "batch-time-no-date", "batch-time-order", "batch-time-zero", "batch-time-overlap",
     "sitting-too-soon", "text-outside-answers", "cell-comment", "drawing-text",
     "sheet-added", "content-outside-window"})

@@ -292,8 +292,6 @@ _TYPES = (
        "{what} holds {value}; enter {expected}."),
     _t("formula-in-answer", ERROR, "A formula in an answer cell.",
        "{what} is a formula ({value}); type the value itself."),
-    _t("confidence-missing", WARNING, "An answer without its confidence.",
-       "{what}: the answer has no confidence; choose Low, Medium or High."),
     _t("text-word-count", WARNING, "A text answer outside its word range.",
        "{what} has {value} words; it should have {expected}."),
     _t("flag-note-missing", ERROR, "A flag is marked but the note it needs is blank.",

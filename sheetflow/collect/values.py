@@ -222,7 +222,7 @@ def parse_confidence(raw: Any) -> ParsedValue:
     if type(raw) is str and raw in _CONFIDENCE_CLEAN:
         return _CONFIDENCE_CLEAN[raw]
     kind_error = _reject_kind(raw)
-    expected = _CONFIDENCE_DOMAIN
+    expected = CONFIDENCE_DOMAIN
     if kind_error is not None:
         return ParsedValue(None, kind_error, expected)
     if is_blank(raw):
@@ -302,10 +302,11 @@ def _time_text(text: str) -> dt.time | dt.datetime | None:
     return None
 
 
-_CONFIDENCE_DOMAIN = "one of " + ", ".join(repr(c) for c in CONFIDENCE_LEVELS)
+CONFIDENCE_DOMAIN = "one of " + ", ".join(repr(c) for c in CONFIDENCE_LEVELS)
+"""What a confidence cell accepts, in a rater's words."""
 
 
-_CONFIDENCE_CLEAN = {c: ParsedValue(c, None, _CONFIDENCE_DOMAIN) for c in CONFIDENCE_LEVELS}
+_CONFIDENCE_CLEAN = {c: ParsedValue(c, None, CONFIDENCE_DOMAIN) for c in CONFIDENCE_LEVELS}
 
 
 def describe_domain(dimension: Dimension) -> str:
