@@ -122,6 +122,7 @@ def test_libreoffice_the_line_says_what_collect_says_of_the_same_file(tmp_path):
     flag, note = _cells(review, "gold_dispute")[0], _cells(review, "rater_note")[0]
     count, confidence = _cells(paired, "depth")[0], _cells(paired, "depth", "confidence")[0]
     preference = _cells(paired, "direction")[0]
+    refusal = _cells(review, "refusal_appropriateness")[0]
     long_note = " ".join(["word"] * 300)  # methodology_notes takes 200-400 words
     cases = [  # root, pack, name, changes, line after the counts, errors, warnings
         (likert_root, likert, "long", {rationale: " ".join(["word"] * 90)},
@@ -137,6 +138,12 @@ def test_libreoffice_the_line_says_what_collect_says_of_the_same_file(tmp_path):
         (paired_root, paired, "paired", {confidence: " high", preference: "a>b ",
                                           **dict.fromkeys(_cells(paired, "methodology_notes"),
                                                           long_note)},
+         "", [], {"label-normalised"}),
+        (paired_root, paired, "typed-variants", {preference: "A > B", **dict.fromkeys(
+            _cells(paired, "methodology_notes"), long_note)},
+         "", [], {"label-normalised"}),
+        (review_root, review, "yes-and-hyphen", {flag: "yes", note: "Gold is wrong.",
+                                                 refusal: "Over refusal"},
          "", [], {"label-normalised"}),
         (paired_root, paired, "too-large", {count: 2 * 10**9, **dict.fromkeys(
             _cells(paired, "methodology_notes"), "Too short.")},
@@ -171,9 +178,9 @@ def test_a_choice_cell_is_read_once_and_a_wildcard_label_is_compared_whole():
 
     plain = invalid_formula({"type": "list", "choices": ["Low", "Medium", "High"]}, "D17")
     assert plain.count("CHAR(9)") == 1 and 'MATCH(' in plain and \
-        '{"Low","Medium","High"}' in plain
+        '{"low","medium","high"}' in plain
     odd = invalid_formula({"type": "list", "choices": ["Yes", "Not sure?"]}, "D17")
-    assert "MATCH(" not in odd and odd.count("CHAR(9)") == 2 and '="Not sure?"' in odd
+    assert "MATCH(" not in odd and odd.count("CHAR(9)") == 2 and '="notsure?"' in odd
 
 
 def test_a_word_range_reads_the_cell_three_times_not_five():
@@ -394,3 +401,4 @@ def _case_cells(pack: dict, card: int) -> list[dict]:
         if "confidence" in a:
             out.append(a["confidence"])
     return out
+

@@ -195,10 +195,11 @@ def test_libreoffice_evaluates_the_highlight_as_promised(studies, tmp_path):
     for a in L.iter_answer_cells(pack):
         by_kind.setdefault((a["dimension"], a["part"][:1]), a)
     cases = []  # (cell, value, expected flag)
-    samples = {"preference": [("Maybe", True), ("B > A", True), ("A>B", False)],
+    samples = {"preference": [("Maybe", True), ("B = A", True), ("B > A", False),
+                              ("A>B", False)],
                "count": [("three", True), (2.5, True), (-1, True), (4, False), ("4", False),
                          ("4 ", False), (" 4", True), ("1e1", True), ("4.0", False)],
-               "checklist": [("Y", True), ("Yes", False)],
+               "checklist": [("Maybe", True), ("Yes", False), ("Y", False)],
                "number": [(6.5, False), (6.125, True), (41, True), ("six", True)],
                "confidence": [("Hi", True), ("High", False)]}
     study = load_study(folder)

@@ -91,3 +91,46 @@ def test_batch_times():
     assert check_batch_times(1, dt.datetime(2026, 1, 5, 23), dt.datetime(2026, 1, 6, 1)) == []
     assert [f.code for f in check_batch_times(1, dt.time(9), dt.datetime(2026, 1, 5, 10))] \
         == ["batch-time-no-date"]
+
+
+PREF = Dimension("d", "D", "preference", choices=("A>B", "B>A", "Tied"))
+KIND = Dimension("r", "R", "categorical", choices=("Appropriate", "Over-refusal",
+                                                    "Under-refusal"))
+FLAG = Dimension("g", "G", "flag", choices=("Y",), required=False)
+ALIKE = Dimension("s", "S", "categorical", choices=("A-B", "A B", "C"))
+NEAR = Dimension("n", "N", "categorical", choices=("A", "N", "B"))
+
+
+@pytest.mark.parametrize("dim,raw,value,code", [
+    (PREF, "A > B", "A>B", "label-normalised"),  # as the paired protocol writes it
+    (PREF, " b >a", "B>A", "label-normalised"),
+    (PREF, "AB", None, "value-out-of-domain"),
+    (KIND, "Over refusal", "Over-refusal", "label-normalised"),
+    (KIND, "under_refusal", "Under-refusal", "label-normalised"),
+    (FLAG, "yes", "Y", "label-normalised"),
+    (FLAG, "YES ", "Y", "label-normalised"),
+    (FLAG, "no", None, "value-out-of-domain"),  # not a mark: never read as one
+    (CHECK, "y", "Yes", "label-normalised"),
+    (CHECK, "n", "No", "label-normalised"),
+    (ALIKE, "a_b", None, "value-out-of-domain"),  # A-B or A B: refused, never a guess
+    (ALIKE, "A  B", "A B", "label-normalised"),  # spaces alone still tell them apart
+    (ALIKE, "c", "C", "label-normalised"),
+    (NEAR, "no", None, "value-out-of-domain"),  # N is not a yes/no answer here
+])
+def test_a_label_typed_with_other_spacing_hyphens_or_yes_no_words(dim, raw, value, code):
+    """Plain typed variants that can mean one label only are that label, with a note;
+    two labels that would read the same are refused in the loose reading."""
+    parsed = parse_value(dim, raw)
+    assert (parsed.value, parsed.code) == (value, code)
+
+
+def test_the_pack_reads_a_label_as_collect_does():
+    """The pack's red test looks the cell up among the same keys collect accepts."""
+    from sheetflow.packs.rules import invalid_formula
+
+    pref = invalid_formula({"type": "list", "choices": list(PREF.choices)}, "D17")
+    assert '{"a>b","b>a","tied"}' in pref and 'SUBSTITUTE(' in pref and '"-",""' in pref
+    flag = invalid_formula({"type": "list", "choices": ["Y"]}, "D17")
+    assert '{"y","yes"}' in flag
+    alike = invalid_formula({"type": "list", "choices": list(ALIKE.choices)}, "D17")
+    assert '{"c"}' in alike and '{"A-B","A B"}' in alike

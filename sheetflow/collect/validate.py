@@ -283,7 +283,8 @@ _TYPES = (
     _t("number-stored-as-text", WARNING, "A number stored as text; it was read as the number.",
        "{what}: the text '{value}' was read as the number {accepted}."),
     _t("label-normalised", WARNING,
-       "A label differing only in case or spacing; it was read as the allowed label.",
+       "A label differing only in case, spacing or hyphens, or a yes/no word for a yes/no "
+       "label; it was read as the allowed label.",
        "{what}: '{value}' was read as '{accepted}'."),
     _t("date-in-answer", ERROR, "A date or time in an answer cell.",
        "{what} holds a date or time ('{value}'); enter {expected}. If Excel turned a number "

@@ -15,9 +15,12 @@ Policy (documented in ``docs/issue-codes.md``):
 - An Excel error value (``#DIV/0!``, ``#N/A``) is ``error-value``, never a blank.
 - ``5.5`` in a whole-number field is ``value-not-whole``; outside the allowed range it
   is ``value-out-of-domain``.
-- A label that differs from an allowed one only in letter case, spacing or invisible
-  characters (``'high '``, ``'a>b'``, ``'A\\u200b>B'``) is accepted as that label with
-  the warning ``label-normalised``: the meaning is unambiguous, and rejecting it would
+- A label that differs from an allowed one only in letter case, spacing, hyphens or
+  underscores for spaces, or invisible characters (``'high '``, ``'a>b'``,
+  ``'A > B'``, ``'Over refusal'``, ``'A\\u200b>B'``), or a yes/no word where the labels
+  are yes/no words (``'yes'`` for the flag ``Y``), is accepted as that label with the
+  warning ``label-normalised`` when no other label reads the same
+  (:mod:`sheetflow.spec.labels`): the meaning is unambiguous, and rejecting it would
   cost a whole round trip. Any other label is ``value-out-of-domain``.
 - Dates, booleans and formulas are never answers: ``date-in-answer``,
   ``bool-in-answer``, ``formula-in-answer`` (a formula's cached value cannot be
@@ -43,6 +46,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from ..spec.labels import label_key, loose_keys
 from ..spec.rubric import CONFIDENCE_LEVELS, YES_NO, Dimension
 from ..words import counted
 
@@ -442,7 +446,8 @@ def _match_label(text: str, labels: tuple[str, ...]) -> tuple[str, str | None] |
     matches = [label for label in labels if _loose(label) == key]
     if len(matches) == 1:
         return matches[0], "label-normalised"
-    return None
+    found = loose_keys(labels).get(label_key(text))  # spacing, hyphens, yes/no words
+    return None if found is None else (found, "label-normalised")
 
 
 def _loose(text: str) -> str:

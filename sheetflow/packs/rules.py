@@ -11,6 +11,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from ..spec.labels import label_key, loose_keys
 from ..spec.rubric import Dimension
 
 GROUP_SIZE = 250  # ranges per validation / conditional-format element
@@ -198,21 +199,34 @@ def _not_an_answer(ref: str, test: str | None) -> str:
 
 def _listed(choices: list[str], ref: str, dim: Dimension | None) -> str:
     """Whether ``ref`` holds one of ``choices`` as collect reads it (a scale's numbers
-    as numbers, :func:`_number_refused`)."""
+    as numbers, :func:`_number_refused`; a label in another letter case or spacing,
+    with a space for a hyphen, or a yes/no word for a yes/no label,
+    :func:`.labels.loose_keys`)."""
     numbers = dim is not None and dim.kind == "scale"
     labels = [" ".join(c.split()) for c in choices if not (numbers and _NUMBER.fullmatch(c))]
     tests = []
     if numbers and len(labels) < len(choices):
         tests.append(f"NOT({_number_refused(ref, dim.minimum, dim.maximum, 0)})")
-    if labels and not any(set(c) & set("*?~") for c in labels):
-        # the cell read once and looked up among all labels (MATCH ignores case, as
-        # "=" does): a copy of the reading per label made the packs' formulas 2.4x
-        # longer, and xlsxwriter's formula preparation doubled generate's time
-        listed = ",".join(f'"{_quoted(c)}"' for c in labels)
-        tests.append(f"ISNUMBER(MATCH({loose_text(ref)},{{{listed}}},0))")
-    else:  # MATCH would read * ? ~ in a label as wildcards
-        tests += [f'{loose_text(ref)}="{_quoted(c)}"' for c in labels]
+    keys = loose_keys(tuple(labels))
+    if keys:
+        tests += _one_of(list(keys), label_key_text(ref))
+    # labels that read the same once spacing and hyphens go (A-B beside A B): each
+    # only in letter case and the spaces around it, as collect reads them
+    alike = [c for c in labels if keys.get(label_key(c)) != c]
+    if alike:
+        tests += _one_of(alike, loose_text(ref))
     return f"OR({','.join(tests)})"
+
+
+def _one_of(texts: list[str], reading: str) -> list[str]:
+    """Tests that ``reading`` (the cell read once) is one of ``texts``, ignoring case."""
+    if not any(set(t) & set("*?~") for t in texts):
+        # read once and looked up among all (MATCH ignores case, as "=" does): a copy
+        # of the reading per label made the packs' formulas 2.4x longer, and
+        # xlsxwriter's formula preparation doubled generate's time
+        listed = ",".join(f'"{_quoted(t)}"' for t in texts)
+        return [f"ISNUMBER(MATCH({reading},{{{listed}}},0))"]
+    return [f'{reading}="{_quoted(t)}"' for t in texts]  # MATCH reads * ? ~ as wildcards
 
 
 NBSP = "\u00a0"
@@ -271,6 +285,17 @@ def loose_text(ref: str) -> str:
     for code in (9, 10, 13):  # tab, line feed, carriage return
         spaced = f'SUBSTITUTE({spaced},CHAR({code})," ")'
     return f'TRIM(SUBSTITUTE({spaced},"{NBSP}"," "))'
+
+
+def label_key_text(ref: str) -> str:
+    """Cell ``ref`` as :func:`.labels.label_key` reads it: without spaces, tabs, line
+    breaks, non-breaking spaces, hyphens and underscores; both applications compare
+    text ignoring letter case. (The invisible characters collect drops too are kept:
+    a cell holding one is red in the pack, though collect reads it.)"""
+    bare = ref
+    for gone in ("CHAR(9)", "CHAR(10)", "CHAR(13)", f'"{NBSP}"', '" "', '"-"', '"_"'):
+        bare = f'SUBSTITUTE({bare},{gone},"")'
+    return bare
 
 
 def word_range_formula(ref: str, dim: Dimension) -> str | None:
