@@ -402,3 +402,41 @@ def _case_cells(pack: dict, card: int) -> list[dict]:
             out.append(a["confidence"])
     return out
 
+
+def _shown(tmp: Path, files: list[Path], cells: list[str]) -> list[list[str]]:
+    """What LibreOffice shows in ``cells`` of each workbook's Scoring sheet."""
+    out = tmp / "shown"
+    shown = []
+    for i, path in enumerate(files):
+        subprocess.run(["soffice", f"-env:UserInstallation={libreoffice_profile(tmp).as_uri()}",
+                        "--headless", "--convert-to", CSV_FILTER, "--outdir",
+                        str(out / str(i)), str(path)],
+                       capture_output=True, timeout=300, check=True)
+        rows = list(csv.reader((out / str(i) / f"{path.stem}-{L.SCORING_SHEET}.csv")
+                               .read_text(encoding="utf-8").splitlines()))
+        picked = []
+        for cell in cells:
+            col, row = re.fullmatch(r"([A-Z]+)(\d+)", cell).groups()
+            line = rows[int(row) - 1] if int(row) <= len(rows) else []
+            index = ord(col) - ord("A")
+            picked.append(line[index] if index < len(line) else "")
+        shown.append(picked)
+    return shown
+
+
+@pytest.mark.libreoffice
+@needs_soffice
+def test_libreoffice_a_total_is_shown_only_once_all_its_parts_are_answered(tmp_path):
+    """Case 1's B total read 13 with Depth blank: a sum that is not one, for the
+    self-check the protocol asks of the rater. It stays blank until every part is
+    filled, then is the sum."""
+    root, pack = _study(tmp_path, "paired-rubric")
+    (first,) = [c for c in pack["cards"] if c["card"] == 1]
+    a_row, b_row = first["rows"]
+    depth = b_row["answers"]["depth"]["cell"]
+    totals = [a_row["derived"]["total"]["cell"], b_row["derived"]["total"]["cell"]]
+    files = [_variant(tmp_path, root, pack, "all", {}),
+             _variant(tmp_path, root, pack, "depth-blank", {depth: None})]
+    (full_a, full_b), (part_a, part_b) = _shown(tmp_path, files, totals)
+    assert full_a and full_b and part_a == full_a, (full_a, full_b, part_a)
+    assert part_b == "", part_b

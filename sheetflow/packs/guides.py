@@ -98,7 +98,7 @@ def legend(dims: Iterable[Dimension], timed: bool = False) -> str:
     only where a text answer has a word range or (``timed``) batches have times."""
     text = ("Yellow: your answers. Orange: required, still blank, in a case you have "
             "reached. Red: a value not allowed there. Grey: the material to judge "
-            "(locked). Green: computed for you.")
+            "(locked). Green: computed for you (a total once all its parts are answered).")
     purple = []
     if any(d.kind == "text" and word_range(d) for d in dims):
         purple.append("a text outside its word range")
@@ -242,7 +242,8 @@ def how_to_lines(spec: Any, paired: bool) -> tuple[list[str], list[str]]:
     ]
     details = [
         "Only the yellow cells can be changed; the grey text is the material to judge and "
-        "the green cells are computed for you.",
+        "the green cells are computed for you (a total appears once every score it adds up "
+        "is filled in).",
         "A case counts as reached once you have answered anything in it or in a case after "
         "it: its required answers still blank then turn orange, so a case skipped on the "
         "way shows what it still needs. The cases ahead stay plain yellow.",

@@ -107,6 +107,14 @@ def points_expr(dim: Dimension, answer: dict[str, Any]) -> str:
 
 
 def total_formula(total: Any, answers: dict[str, Any], dims: dict[str, Dimension]) -> str:
+    """The formula of a total's cell: blank until every cell it adds up is filled.
+
+    A total shown while a part is blank counts that part as 0 (a B total of 13 with
+    Depth empty): the rater's self-check the protocol asks for would read a sum that
+    is not one. Filled is ``COUNTA``'s (a cell of spaces is filled there, and red or
+    orange in the pack), not a promise that the parts are valid; a value the pack shows
+    red still earns no points.
+    """
     parts = [points_expr(dims[d], answers[d]) for d in total.of if d in answers]
     inputs = []
     for d in total.of:
@@ -116,7 +124,9 @@ def total_formula(total: Any, answers: dict[str, Any], dims: dict[str, Dimension
     expr = "+".join(f"({p})" for p in parts) or "0"
     if total.method == "mean" and parts:
         expr = f"({expr})/{len(parts)}"
-    return f'=IF(COUNTA({",".join(inputs)})=0,"",{expr})'
+    if not inputs:
+        return f"={expr}"
+    return f'=IF(COUNTA({",".join(inputs)})<{len(inputs)},"",{expr})'
 
 
 def num(x: float) -> str:
