@@ -485,18 +485,21 @@ def test_progress_counts_every_required_answer_once(generated, template):
         done = L.done_column(tuple(manifest_of(folder)["labels"]))
         progress = ws[pack["progress"]["cell"]].value
         bad = L.to_correct_column(tuple(manifest_of(folder)["labels"]))
-        filled = rf'SUM\({done}5:{done}(\d+)\)&" of (\d+) required answers filled"'
-        finished = rf'SUM\({done}5:{done}\1\)>=\2'
+        # the lines hold filled - required: the filled count is the total plus their sum
+        where = rf'&IF\(\${done}\$3="",""," \(first blank: "&\${done}\$3&"\)"\)'
+        filled = rf'\((\d+)\+SUM\({done}5:{done}(\d+)\)\)&" of \1 required answers filled"'
+        filled += where
+        finished = rf'\(\1\+SUM\({done}5:{done}\2\)\)>=\1'
         if flags_needing_notes(study.rubric.dimensions):  # a marked flag's note to write
             lacking = L.notes_column(tuple(manifest_of(folder)["labels"]))
-            notes = rf'SUM\({lacking}5:{lacking}\1\)'
+            notes = rf'SUM\({lacking}5:{lacking}\2\)'
             filled += (rf'&IF\({notes}>0,"; "&{notes}&IF\({notes}=1," note"," notes"\)&" '
                        rf'to write \(orange\)",""\)')
             finished = rf'AND\({finished},{notes}=0\)'
         match = re.match(rf'=IF\(SUM\({bad}5:{bad}\d+\)>0,SUM\({bad}5:{bad}\d+\)&" to '
-                         rf'correct \(red cells\); "&{filled},IF\({finished},'
-                         rf'"All \2 answers done",{filled}\)\)', progress)
-        assert match and int(match.group(2)) == len(required), progress
+                         rf'correct \(red cells, first: "&\${bad}\$3&"\); "&{filled},'
+                         rf'IF\({finished},"All \1 answers done",{filled}\)\)', progress)
+        assert match and int(match.group(1)) == len(required), progress
         counted, rows = [], []
         for row in ws.iter_rows(min_col=ord(done) - 64, max_col=ord(done) - 64):
             for cell in row:
@@ -504,7 +507,12 @@ def test_progress_counts_every_required_answer_once(generated, template):
                     continue
                 # each answer cell of the line as IFERROR(TRIM(cell)<>"",1): a cell of
                 # spaces (blank to collect) is not counted, an error value is (it is red)
-                terms = re.fullmatch(r"=0\+(.+)", cell.value).group(1).split("+")
+                if cell.row < 5:  # rows 2-3: where the first blank line is
+                    continue
+                # less the line's required cells: a line with a blank one is below 0
+                less, terms = re.fullmatch(r"=-(\d+)\+(.+)", cell.value).groups()
+                terms = terms.split("+")
+                assert int(less) == len(terms)
                 assert len(cell.value) <= 8192
                 for term in terms:
                     counted.append(re.fullmatch(r'IFERROR\(TRIM\(([A-Z]+[0-9]+)\)<>"",1\)',
@@ -512,7 +520,7 @@ def test_progress_counts_every_required_answer_once(generated, template):
                     assert int(counted[-1][1:]) == cell.row  # on the answer's own line
                 rows.append(cell.row)
         assert sorted(counted) == sorted(required)
-        assert max(rows) <= int(match.group(1))
+        assert max(rows) <= int(match.group(2))
         assert len(rows) == len({int(c[1:]) for c in required}), "one formula per line"
         highlighted = []
         for sqref, rule in _blank_rules(folder / "packs" / pack["file"]):

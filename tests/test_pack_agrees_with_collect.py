@@ -85,6 +85,15 @@ def _variant(tmp: Path, root: Path, pack: dict, name: str,
     return dst
 
 
+def test_the_progress_text_says_where_the_first_red_and_blank_cells_are():
+    assert progress_text(0, 9, first_blank="case 1, row 9") == \
+        "0 of 9 required answers filled (first blank: case 1, row 9)"
+    assert progress_text(8, 9, 1, first_bad="case 2, row 40", first_blank="case 3, row 60") \
+        == ("1 to correct (red cells, first: case 2, row 40); 8 of 9 required answers "
+            "filled (first blank: case 3, row 60)")
+    assert progress_text(9, 9, first_blank="case 1, row 9") == "All 9 answers done"
+
+
 def test_the_progress_text_names_texts_outside_their_word_range_as_a_hint():
     assert progress_text(9, 9, off_range=1) == \
         f"All 9 answers done; 1 text outside its word range {HINT}"
@@ -159,8 +168,8 @@ def test_libreoffice_the_line_says_what_collect_says_of_the_same_file(tmp_path):
         assert got_errors == errors, (name, got_errors)
         assert warnings <= got_warnings, (name, got_warnings)
         if tail is None:  # refused values: as many to correct as collect's errors
-            assert line.startswith(f"{len(errors)} to correct (red cells); {n} of {n} "), \
-                (name, line)
+            assert re.match(rf"{len(errors)} to correct \(red cells, first: case \d+, row "
+                            rf"\d+\); {n} of {n} ", line), (name, line)
         elif errors:  # the note collect misses is the line's note to write
             assert line == f"{n} of {n} required answers filled{tail}", (name, line)
         else:
@@ -314,6 +323,8 @@ def test_libreoffice_red_and_done_are_collects_refusals_and_acceptances(tmp_path
         (keep_root, keep, "mark-error", {marks[0]: _Error("#N/A")},
          None, ["error-value"], set()),
     ]
+    blank = {"keep-spaces": starts[2], "likert-spaces": verdict[0],
+             "confidence-blank": confidence[1]}  # the first (only) blank required cell
     files = [_plant(tmp_path, root, pack, name, changes)
              for root, pack, name, changes, *_ in cases]
     lines = _progress_lines(tmp_path, files)
@@ -324,10 +335,24 @@ def test_libreoffice_red_and_done_are_collects_refusals_and_acceptances(tmp_path
         assert got_errors == errors, (name, got_errors)
         assert warnings <= got_warnings, (name, got_warnings)
         if expected is None:  # as many red cells as collect's errors, each filled
-            assert line.startswith(f"{len(errors)} to correct (red cells); {n} of {n} "), \
-                (name, line)
+            assert re.match(rf"{len(errors)} to correct \(red cells, first: case \d+, row "
+                            rf"\d+\); {n} of {n} ", line), (name, line)
         else:
+            line, at = _without_first_blank(line)
+            assert at == _row_of(blank.get(name)), (name, at)
             assert line == expected.format(n=n, m=n - 1), (name, line)
+
+
+def _without_first_blank(line: str) -> tuple[str, int | None]:
+    """``line`` without its " (first blank: case 2, row 40)", and that row (or None)."""
+    found = re.search(r" \(first blank: (?:case \d+|the Submission area), row (\d+)\)", line)
+    if found is None:
+        return line, None
+    return line.replace(found.group(0), ""), int(found.group(1))
+
+
+def _row_of(cell: str | None) -> int | None:
+    return None if cell is None else int(re.sub(r"[A-Z]+", "", cell))
 
 
 def test_the_line_legend_and_instructions_call_a_batch_time_without_date_a_hint(tmp_path):

@@ -271,10 +271,23 @@ def test_libreoffice_computes_the_progress_line(tmp_path):
     spaces[L.SCORING_SHEET][texts[0]["cell"]] = "     "
     lines = _progress_lines(tmp_path, books)
     n = len(required)
-    assert lines["spaces"] == f"{n - 1} of {n} required answers filled"
-    assert lines["part"] == f"{len(required[::3])} of {n} required answers filled"
+    def where(cell: str) -> str:  # "case 2, row 40", the case by its card's rows
+        row = int(cell[1:])
+        starts = sorted(int(c["title"]["cell"][1:]) for c in pack["cards"])
+        late = row >= min(int(a["cell"][1:]) for a in pack["study_answers"].values())
+        return f"the Submission area, row {row}" if late else \
+            f"case {sum(s <= row for s in starts)}, row {row}"
+
+    by_row = sorted(required, key=lambda a: (int(a["cell"][1:]), a["cell"]))
+    part_blank = next(a for a in by_row if a not in required[::3])
+    assert lines["spaces"] == \
+        f"{n - 1} of {n} required answers filled (first blank: {where(texts[0]['cell'])})"
+    assert lines["part"] == (f"{len(required[::3])} of {n} required answers filled (first "
+                             f"blank: {where(part_blank['cell'])})")
     assert lines["every"] == f"All {n} answers done"
-    assert lines["refused"] == f"2 to correct (red cells); {n} of {n} required answers filled"
+    first_red = min((lists[0]["cell"], lists[5]["cell"]), key=lambda c: int(c[1:]))
+    assert lines["refused"] == (f"2 to correct (red cells, first: {where(first_red)}); {n} "
+                                f"of {n} required answers filled")
 
 
 @pytest.mark.libreoffice

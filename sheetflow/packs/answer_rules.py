@@ -61,6 +61,8 @@ class AnswerRules:
     reached_col: str
     notes_col: str
     hints_col: str
+    row: int
+    submission_row: int | None  # the Submission area's first row (1-based), if any
     check: Callable[[int | None, str], None]  # raises on an xlsxwriter failure code
 
     def _dimension_rule(self, dim: Dimension, pos: Pos) -> dict[str, Any]:
@@ -161,15 +163,19 @@ class AnswerRules:
             span = f"{self.hints_col}{L.HEADER_ROWS + 1}:{self.hints_col}{last}"
             return f'{"-" if sign == "<" else ""}SUMIF({span},"{sign}0")'
 
-        total, done, bad = len(self.required), total_of(self.done_col), total_of(self.bad_col)
-        filled = f'{done}&" of {total} required answers filled"'
+        total, bad = len(self.required), total_of(self.bad_col)
+        done = f"({total}+{total_of(self.done_col)})"  # the lines hold filled - required
+        blank_at = self._first_where(self.done_col, "<0", *self._first_required())
+        bad_at = self._first_where(self.bad_col, ">0")
+        filled = (f'{done}&" of {total} required answers filled"'
+                  f'&IF({blank_at}="",""," (first blank: "&{blank_at}&")")')
         finished = f"{done}>={total}"
         if notes:
             lacking = total_of(self.notes_col)
             filled += (f'&IF({lacking}>0,"; "&{lacking}&IF({lacking}=1," note"," notes")'
                        '&" to write (orange)","")')
             finished = f"AND({finished},{lacking}=0)"
-        line = (f'IF({bad}>0,{bad}&" to correct (red cells); "&{filled},'
+        line = (f'IF({bad}>0,{bad}&" to correct (red cells, first: "&{bad_at}&"); "&{filled},'
                 f'IF({finished},"All {total} answers done",{filled}))')
         if hints:
             off = hints_of(">")
@@ -184,6 +190,30 @@ class AnswerRules:
                      f'({self._blank_meaning()})"')
         return "=" + line
 
+    def _first_where(self, column: str, test: str, row_now: int = 0, now: str = "") -> str:
+        """The cell (in ``column``'s rows 2 and 3, which show nothing) naming where the
+        first answer line whose count in ``column`` passes ``test`` is: "case 2, row
+        40", "the Submission area, row 460", or "" when no line does.
+
+        Row 2 holds the line's row (``MIN(IF(..))`` as an array formula, read the same
+        by Excel and LibreOffice; 0 for none); row 3 the words, the case being the
+        number of cards begun by then (the cards' formulas in the reached column).
+        ``row_now`` and ``now`` are their values in the pack as sent."""
+        span = f"{column}{L.HEADER_ROWS + 1}:{column}{max(self.row, L.HEADER_ROWS + 1)}"
+        index = ord(column) - ord("A")
+        self.check(self.ws.write_array_formula(1, index, 1, index,
+                                               f"{{=MIN(IF({span}{test},ROW({span})))}}",
+                                               self.fmt["count"], row_now), "the progress line")
+        row, reached = f"${column}$2", self.reached_col
+        case = f"COUNT({reached}{L.HEADER_ROWS + 1}:INDEX({reached}:{reached},{row}))"
+        where = f'"case "&{case}&", row "&{row}'
+        if self.submission_row is not None:
+            where = (f'IF({row}>={self.submission_row},"the Submission area, row "&{row},'
+                     f"{where})")
+        self.check(self.ws.write_formula(2, index, f'=IF({row}=0,"",{where})',
+                                         self.fmt["count"], now), "the progress line")
+        return f"${column}$3"
+
     def _blank_meaning(self) -> str:
         if len(self.blank_answers) == 1:
             return f"a blank mark means {next(iter(self.blank_answers))}"
@@ -191,9 +221,20 @@ class AnswerRules:
 
     def _progress_start(self) -> str:
         marks = (0, len(self.defaulted), self._blank_meaning()) if self.defaulted else None
-        return progress_text(0, len(self.required), 0, marks)
+        first = self._first_required()[1]
+        return progress_text(0, len(self.required), 0, marks, first_blank=first)
 
-    def _count_cells(self, cells: list[Pos], column: str) -> None:
+    def _first_required(self) -> tuple[int, str]:
+        """The row of the first required cell and where the progress line says it is,
+        in the pack as sent (all blank); (0, "") when nothing is required."""
+        if not self.required:
+            return 0, ""
+        row = min(r for r, _ in self.required) + 1
+        if self.submission_row is not None and row >= self.submission_row:
+            return row, f"the Submission area, row {row}"
+        return row, f"case {sum(b + 1 <= row for b in self.blocks)}, row {row}"
+
+    def _count_cells(self, cells: list[Pos], column: str, less: bool = False) -> None:
         """Count the filled ``cells`` in the hidden ``column``, for the progress line.
 
         A cell counts when it holds more than spaces (``TRIM(..)<>""``, added up per
@@ -207,8 +248,10 @@ class AnswerRules:
         for pos in sorted(cells):
             terms.setdefault(pos[0], []).append(f'IFERROR(TRIM({a1((*pos, *pos))})<>"",1)')
         for row, parts in terms.items():  # 0+(TRUE) is 1 in Excel and LibreOffice
+            start = f"=-{len(parts)}+" if less else "=0+"
             self.check(self.ws.write_formula(row, ord(column) - ord("A"),
-                                             "=0+" + "+".join(parts), self.fmt["count"], 0),
+                                             start + "+".join(parts), self.fmt["count"],
+                                             -len(parts) if less else 0),
                        "the progress line")
 
     def _count_to_correct(self) -> None:

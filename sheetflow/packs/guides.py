@@ -248,7 +248,7 @@ def how_to_lines(spec: Any, paired: bool) -> tuple[list[str], list[str]]:
         "it: its required answers still blank then turn orange, so a case skipped on the "
         "way shows what it still needs. The cases ahead stay plain yellow.",
         "The progress line counts the required answers you have filled and the red cells "
-        "still to correct.",
+        "still to correct, and says where the first of each is (case and row).",
         "Number cells take the number shown when you click the cell. A paste can remove a "
         "cell's dropdown rule; a value the rule refuses turns red and is counted on the "
         "progress line until corrected.",

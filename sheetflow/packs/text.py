@@ -155,7 +155,8 @@ the file and warns (``batch-time-invalid``, ``batch-time-no-date``)."""
 
 def progress_text(done: int, total: int, to_correct: int = 0,
                   marks: tuple[int, int, str] | None = None, notes: int = 0,
-                  off_range: int = 0, times: int = 0) -> str:
+                  off_range: int = 0, times: int = 0, first_bad: str = "",
+                  first_blank: str = "") -> str:
     """The progress line as the pack shows it (its formula gives the same text).
 
     ``marks`` is (set, of, what a blank means) for marks whose blank is an answer;
@@ -164,12 +165,17 @@ def progress_text(done: int, total: int, to_correct: int = 0,
     "All ... done" only when every required answer is filled, none is refused and no
     such note is missing; a text outside its word range or a time without its date is
     a hint named after it (collect uses the file and warns), never a value to correct.
+    ``first_bad`` and ``first_blank`` say where the first red cell and the first blank
+    required one are ("case 2, row 40"), so a rater finds them on a long sheet.
     """
     filled = f"{done} of {total} required answers filled"
+    if first_blank and done < total:
+        filled += f" (first blank: {first_blank})"
     if notes:
         filled += f"; {notes} note{'s' if notes != 1 else ''} to write (orange)"
     if to_correct:
-        line = f"{to_correct} to correct (red cells); {filled}"
+        where = f", first: {first_bad}" if first_bad else ""
+        line = f"{to_correct} to correct (red cells{where}); {filled}"
     else:
         line = f"All {total} answers done" if done >= total and not notes else filled
     if off_range:

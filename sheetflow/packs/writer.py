@@ -140,6 +140,7 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows, CaseHeadings):
         self.note_flags = flags_needing_notes(spec.dimensions)  # notes a flag can require
         self.flag_note_cells: dict[tuple[int, int, str], Pos] = {}  # see FlagNotes
         self.row_points: list[float] = list(HEADER_POINTS)  # every row's height, in order
+        self.submission_row: int | None = None
         self.blocks: list[int] = []  # first row of each card (or batch line), unsplit
         self.cuts: list[int] = []  # each response and a card's scores with their
         # heading, all naming the case: where a card taller than a page is cut (see
@@ -287,6 +288,7 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows, CaseHeadings):
             if size and (k % size == size - 1 or k == len(cards) - 1):
                 entry["batches"][-1]["end"] = self._batch_end(batch)
         if self.spec.include_study_answers:
+            self.submission_row = self.row + 1
             entry["study_answers"] = self._write_study_answers()
         self._finish_scoring()
         return entry
@@ -594,7 +596,7 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows, CaseHeadings):
         self.check(ws.conditional_format(L.PROGRESS_CELL, {
             "type": "formula", "criteria": f'=LEFT({L.PROGRESS_CELL},4)="All "',
             "format": self.fmt["done"]}), "the progress line")
-        self._count_cells(self.required, self.done_col)
+        self._count_cells(self.required, self.done_col, less=True)
         self._count_cells(self.defaulted, self.marks_col)
         self._count_to_correct()
         self._mark_reached(last)
