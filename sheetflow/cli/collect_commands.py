@@ -229,9 +229,8 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
         if r.other_files:  # two files as one pack: only one can be used
             shown += f" and {', '.join(r.other_files)} (DIFFERENT FILES for one pack)"
         shown += f" (UNUSABLE: {r.unusable})" if r.unusable else ""
-        # a file that could not be read has no answers to count: not "0% complete"
-        unread = r.returned and f"{r.returned_file}: " in r.unusable
-        complete = "-" if unread or r.percent_complete is None else f"{r.percent_complete:g}%"
+        # a pack not back, or a file whose answers were not read: no "0% complete"
+        complete = "-" if r.percent_complete is None else f"{r.percent_complete:g}%"
         out.say(f"{r.rater:16} {r.name:{width}} {r.sitting:>7} "
                 f"{'yes' if r.returned else 'no':>8} {complete:>8} "
                 f"{r.errors:>6} {r.warnings:>8}  {shown}", fg=colour)

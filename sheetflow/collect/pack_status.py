@@ -40,6 +40,9 @@ class RaterStatus:
     """The rater's pack (whether it was sent is in ``mail``)."""
     returned: bool
     percent_complete: float | None
+    """Required answers given, 0-100, in the file that stands for the rater; None when
+    the pack has not come back, or its file's answers could not be read (as the Status
+    sheet of ``collect``)."""
     errors: int
     warnings: int
     mail: PackMail = field(default_factory=PackMail)
@@ -312,7 +315,9 @@ def _pack_rows(heads: list[PackHead], study: Study, report: ValidationReport,
         out.append(RaterStatus(
             rater=head.rater_id, sitting=head.sitting, file=head.file,
             returned=best is not None,
-            percent_complete=best.percent_complete if best else 0.0,
+            # as on collect's Status sheet: no completeness for a pack not returned,
+            # nor for a file linked to it (read as no pack: none of its answers counted)
+            percent_complete=best.percent_complete if best and best.pack_id else None,
             errors=errors, warnings=sum(f.warnings for f in standing),
             mail=history, name=names.get(head.rater_id, ""),
             returned_file=best.file if best else "",

@@ -1,0 +1,42 @@
+"""What status says of each pack is what is so: no completeness for a pack not back."""
+
+from __future__ import annotations
+
+import re
+
+from mail_helpers import mail_study, packs, run, run_json
+from roundtrip_helpers import fill_openpyxl, plan_answers
+
+from sheetflow.collect.run import collect
+from sheetflow.workbook import layout as L
+
+
+def _row_line(output: str, rater: str, sitting: int = 1) -> str:
+    """The status table's line of ``rater``'s pack of ``sitting``."""
+    return next(line for line in output.splitlines()
+                if line.startswith(rater) and re.search(rf" {sitting} +(yes|no) ", line))
+
+
+def test_a_pack_not_returned_has_no_completeness_in_status(tmp_path):
+    """status showed "0%" (JSON 0.0) for a pack not returned, and 0.0 in its JSON for a
+    file that could not be read, where collect's Status sheet is blank: nothing of
+    either was read, so there is no completeness to give."""
+    root = mail_study(tmp_path / "s")
+    first, second, third = packs(root)
+    fill_openpyxl(root / L.PACKS_DIR / first["file"], root / L.RETURNS_DIR / first["file"],
+                  plan_answers(first))
+    # cut off in transfer, named like the second pack: linked to it, unreadable
+    (root / L.RETURNS_DIR / second["file"]).write_bytes(
+        (root / L.RETURNS_DIR / first["file"]).read_bytes()[:5000])
+    _, doc = run_json("status", str(root))
+    rows = {r["rater"]: r for r in doc["raters"]}
+    assert rows[first["rater_id"]]["percent_complete"] == 100.0
+    assert rows[second["rater_id"]]["returned"] is True
+    assert rows[second["rater_id"]]["percent_complete"] is None
+    assert rows[third["rater_id"]]["returned"] is False
+    assert rows[third["rater_id"]]["percent_complete"] is None
+    text = run("status", str(root)).stdout
+    assert re.search(r" no +- +0 +0 ", _row_line(text, third["rater_id"]))
+    assert re.search(r" yes +- +\d+ +\d+ ", _row_line(text, second["rater_id"]))
+    sheet = {r.rater_id: r.percent_complete for r in collect(root, write=False).roster}
+    assert sheet[second["rater_id"]] is None and sheet[third["rater_id"]] is None
