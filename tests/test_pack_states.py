@@ -1,14 +1,27 @@
-"""What status says of each pack is what is so: no completeness for a pack not back."""
+"""What status says of each pack is what is so: no completeness for a pack not back,
+no hold on a pack already back."""
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 import re
+from pathlib import Path
 
 from mail_helpers import mail_study, packs, run, run_json
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
 from sheetflow.collect.run import collect
+from sheetflow.demo.simulate import fill_packs
+from sheetflow.packs.generate import generate_packs
+from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
+
+NOW = dt.datetime.now(dt.UTC).replace(second=0, microsecond=0)
+
+
+def _set_time(path: Path, moment: dt.datetime) -> None:
+    os.utime(path, (moment.timestamp(), moment.timestamp()))
 
 
 def _row_line(output: str, rater: str, sitting: int = 1) -> str:
@@ -40,3 +53,24 @@ def test_a_pack_not_returned_has_no_completeness_in_status(tmp_path):
     assert re.search(r" yes +- +\d+ +\d+ ", _row_line(text, second["rater_id"]))
     sheet = {r.rater_id: r.percent_complete for r in collect(root, write=False).roster}
     assert sheet[second["rater_id"]] is None and sheet[third["rater_id"]] is None
+
+
+def test_a_sitting_2_pack_back_is_no_longer_held(tmp_path):
+    """status still said "held until ... (24 hours after sitting 1 came back ...)" of a
+    sitting-2 pack that had come back: the hold was over, not pending."""
+    root = init_study(tmp_path / "s", "keep-known")
+    generate_packs(root)
+    files = {f.name: f for f in fill_packs(root, seed=7)}
+    heads = packs(root)
+    rater = heads[0]["rater_id"]
+    mine = {p["sitting"]: files[p["file"]] for p in heads if p["rater_id"] == rater}
+    for p in heads:  # only this rater's two packs came back
+        if p["rater_id"] != rater:
+            files[p["file"]].unlink()
+    _set_time(mine[1], NOW - dt.timedelta(hours=2))
+    _set_time(mine[2], NOW - dt.timedelta(hours=1))
+    _, doc = run_json("status", str(root))
+    row = next(r for r in doc["raters"] if r["rater"] == rater and r["sitting"] == 2)
+    assert row["returned"] is True and row["held"] == ""
+    text = run("status", str(root)).stdout
+    assert "held until" not in text, text

@@ -7,7 +7,8 @@ the ``Date`` of the saved message it sits in (``.eml``/``.mbox`` in ``returns/``
 the time the file was last written in ``returns/``. Times are UTC.
 
 A sitting-2 pack (protocol 001) is *held* until 24 hours after the rater's sitting-1
-return was received: its invitation is not sent and no reminder is drafted before.
+return was received: its invitation is not sent and no reminder is drafted before. A
+pack that has come back is held no more (the hold is over, whenever it came).
 A pack is *overdue* when it has not come back by the end of the ``[mail] deadline``
 day (UTC).
 """
@@ -50,8 +51,8 @@ class PackMail:
     overdue : bool
         Not returned by the end of the deadline day.
     held : str
-        Why its invitation may not go yet ("" when it may): a sitting-2 pack before
-        24 hours after sitting 1 came back.
+        Why its invitation may not go yet ("" when it may, or the pack has come back):
+        a sitting-2 pack before 24 hours after sitting 1 came back.
     """
 
     invited: str = ""
@@ -144,7 +145,9 @@ def pack_mail(heads: list[PackHead], files: list[FileStatus],
                            for d in journal.sent("reminder", head.rater_id, head.sitting)),
             reply_sent=_last(journal, "reply", head),
             overdue=returned is None and deadline is not None and now.date() > deadline,
-            held=_held(head, back.get(first.get(head.rater_id, "")), now))
+            # once the pack is back its hold is over: nothing waits on it any more
+            held="" if returned else _held(head, back.get(first.get(head.rater_id, "")),
+                                           now))
     return out
 
 
