@@ -1,5 +1,6 @@
 """What status says of each pack is what is so: no completeness for a pack not back,
-no hold on a pack already back."""
+no hold on a pack already back; and a received record without an attachment name
+never names the file "None"."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ import os
 import re
 from pathlib import Path
 
-from mail_helpers import mail_study, packs, run, run_json
+from mail_helpers import mail_study, packs, run, run_json, sha256
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
 from sheetflow.collect.run import collect
 from sheetflow.demo.simulate import fill_packs
 from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.journal import append, iso
 from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
@@ -74,3 +76,22 @@ def test_a_sitting_2_pack_back_is_no_longer_held(tmp_path):
     assert row["returned"] is True and row["held"] == ""
     text = run("status", str(root)).stdout
     assert "held until" not in text, text
+
+
+def test_a_received_record_without_an_attachment_name_never_names_the_file_none(tmp_path):
+    """A received record of mail.jsonl holding "attachment": null made the reply draft
+    thank the rater for "None": the file's own name is the name to give."""
+    root = mail_study(tmp_path / "s")
+    pack = packs(root)[0]
+    answers = plan_answers(pack)
+    answers[next(iter(answers))] = ("not a score", "text")
+    local = root / L.RETURNS_DIR / "20260915-0930-workbook.xlsx"
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], local, answers)
+    append(root, {"event": "received", "message_id": "<m1@test>", "sender": "",
+                  "received": iso(NOW), "attachment": None,
+                  "sha256": sha256(local.read_bytes()),
+                  "saved": f"{L.RETURNS_DIR}/{local.name}", "time": iso(NOW)})
+    assert not collect(root).valid
+    draft = (root / "out" / "feedback" / f"{pack['rater_id']}.eml").read_text()
+    assert "None" not in draft
+    assert f"Thank you for returning your workbook ({local.name})" in " ".join(draft.split())

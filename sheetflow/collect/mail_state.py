@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import command_line
 from ..packs.journal import JOURNAL_FILE, Journal, damaged_journal, iso, parse_time
@@ -82,8 +83,15 @@ def names_as_sent(files: list[FileStatus], journal: Journal) -> dict[str, str]:
     name (the time received before it), which the rater never saw; a file that did not
     come by mail keeps its own name."""
     fetched = journal.received_by_sha256()
-    return {f.file: escape_controls(str(fetched.get(f.sha256, {}).get("attachment", "")))
+    return {f.file: escape_controls(_attachment_name(fetched.get(f.sha256, {})))
             or f.file for f in files}
+
+
+def _attachment_name(record: dict[str, Any]) -> str:
+    """The attachment name a ``received`` record holds ("" when it holds none: a record
+    written by hand may say ``null``, which is no name the rater gave)."""
+    name = record.get("attachment")
+    return name if isinstance(name, str) else ""
 
 
 def as_sent(names: list[str], sent_as: dict[str, str]) -> list[str]:
