@@ -80,7 +80,7 @@ def test_status_json_shows_invited_returned_and_reminded(tmp_path):
         returned = root / L.RETURNS_DIR / first["file"]
         returned.write_bytes(_fill(root, first))
         os.utime(returned, (T0.timestamp(), T0.timestamp()))
-        result, doc = run_json("send", str(root), "reminders", *smtp)
+        result, doc = run_json("send", str(root), "reminders", "--min-days", "0", *smtp)
         assert result.exit_code == 0 and len(server.delivered) == 5
         assert sorted(x["rater"] for x in doc["sent"]) == sorted(
             [second["rater_id"], third["rater_id"]])
@@ -144,7 +144,7 @@ def test_remind_skips_raters_never_invited(tmp_path):
                       "sitting": 1, "message_id": mid, "time": T0.isoformat()})
         append(root, {"event": "sent", "message_id": mid, "time": T0.isoformat(),
                       "reply": "250 OK"})
-    result = remind(root, now=T0 + dt.timedelta(days=1))
+    result = remind(root, now=T0 + dt.timedelta(days=1), min_days=0)
     assert sorted(r.rater_id for r in result.rows) == sorted([one["rater_id"],
                                                               two["rater_id"]])
     assert result.skipped == [(three["rater_id"], 1,
@@ -167,8 +167,8 @@ def test_an_unconfirmed_invitation_shows_in_status_and_remind_not_as_never_invit
         assert run("send", str(root), "--yes", *smtp, f"127.0.0.1:{port}").exit_code == 3
         server.drop_after.clear()
         assert run("send", str(root), "--yes", *smtp, f"127.0.0.1:{port}").exit_code == 0
-        reminders = run("send", str(root), "reminders", "--dry-run", *smtp,
-                        f"127.0.0.1:{port}")
+        reminders = run("send", str(root), "reminders", "--dry-run", "--min-days", "0",
+                        *smtp, f"127.0.0.1:{port}")
     shown = run("status", str(root))
     rows = shown.stdout.splitlines()
     at = next(i for i, line in enumerate(rows) if line.startswith(second.id))
@@ -178,11 +178,11 @@ def test_an_unconfirmed_invitation_shows_in_status_and_remind_not_as_never_invit
     _, doc = run_json("status", str(root))
     row = next(r for r in doc["raters"] if r["rater"] == second.id)
     assert row["invited"] == "" and row["invitation_unconfirmed"]
-    reminded = run("remind", str(root))
+    reminded = run("remind", str(root), "--min-days", "0")
     for output in (reminded.stdout, reminders.stdout):
         assert "never invited" not in output
         assert f"{second.id} (sitting 1): invitation unconfirmed (sending began " in output
-    result = remind(root)
+    result = remind(root, min_days=0)
     assert second.id not in {r.rater_id for r in result.rows}
     assert len(result.rows) == 2  # the two confirmed invitations are reminded
 
@@ -469,7 +469,8 @@ def test_a_damaged_journal_line_stops_remind_as_it_stops_send(tmp_path):
     with smtp_server() as (port, server):
         smtp = ["--smtp", f"127.0.0.1:{port}", "--smtp-security", "none"]
         assert run("send", str(root), "invitations", "--yes", *smtp).exit_code == 0
-        assert run("send", str(root), "reminders", "--yes", *smtp).exit_code == 0
+        assert run("send", str(root), "reminders", "--yes", "--min-days", "0",
+                   *smtp).exit_code == 0
         assert len(server.delivered) == 6
         line = _cut_record(root, "sent", "reminder")
         drafts = _files(root / "out" / "reminders")
@@ -749,8 +750,8 @@ def test_each_command_reads_mail_jsonl_once(tmp_path, monkeypatch):
         first = packs(root)[0]
         (root / L.RETURNS_DIR / first["file"]).write_bytes(_fill(root, first))
         counts = {}
-        for args in (["send", str(root), "reminders", "--dry-run", *smtp],
-                     ["send", str(root), "reminders", "--yes", *smtp],
+        for args in (["send", str(root), "reminders", "--dry-run", *smtp, "--min-days", "0"],
+                     ["send", str(root), "reminders", "--yes", *smtp, "--min-days", "0"],
                      ["remind", str(root), "--min-days", "0"], ["status", str(root)],
                      ["collect", str(root)]):
             reads.clear()

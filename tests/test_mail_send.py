@@ -160,7 +160,8 @@ def test_now_neither_dates_the_message_nor_lets_a_reminder_go_again_at_once(tmp_
     ahead = [f"{real + dt.timedelta(days=d):%Y-%m-%d %H:%M}" for d in (2, 6)]
     with smtp_server() as (port, server):
         assert run("send", str(root), "--yes", *_plain(port)).exit_code == 0
-        first = run("send", str(root), "reminders", "--yes", "--now", ahead[0], *_plain(port))
+        first = run("send", str(root), "reminders", "--yes", "--now", ahead[0],
+                    "--min-days", "0", *_plain(port))
         assert first.exit_code == 0, first.output
         assert len(server.delivered) == 6  # three invitations, three reminders
         for delivery in server.delivered[3:]:
@@ -201,7 +202,8 @@ def test_a_pack_changed_after_generate_is_not_sent(tmp_path):
         assert run("send", str(root), "--yes", *_plain(port)).exit_code == 0
         assert len(server.delivered) == 3
         pack.write_bytes(original + b"\0")  # the reminder attaches it again
-        result = run("send", str(root), "reminders", "--yes", "--now", ahead, *_plain(port))
+        result = run("send", str(root), "reminders", "--yes", "--now", ahead,
+                     "--min-days", "0", *_plain(port))
         assert result.exit_code == 3, result.output
         assert result.stderr.strip().splitlines() == [refused.replace(
             "nothing was sent", "no reminder was drafted or sent")]  # remind stops it

@@ -1,6 +1,6 @@
-"""What status says of each pack is what is so: no completeness for a pack not back,
-no hold on a pack already back; and a received record without an attachment name
-never names the file "None"."""
+"""What status and remind say of each pack is what is so: no completeness for a pack
+not back, no hold on a pack already back, no reminder on the heels of its invitation,
+and a received record without an attachment name never names the file "None"."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 from mail_helpers import mail_study, packs, run, run_json, sha256
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
+from sheetflow.collect.reminders import remind
 from sheetflow.collect.run import collect
 from sheetflow.demo.simulate import fill_packs
 from sheetflow.packs.generate import generate_packs
@@ -95,3 +96,37 @@ def test_a_received_record_without_an_attachment_name_never_names_the_file_none(
     draft = (root / "out" / "feedback" / f"{pack['rater_id']}.eml").read_text()
     assert "None" not in draft
     assert f"Thank you for returning your workbook ({local.name})" in " ".join(draft.split())
+
+
+def _invite(root: Path, rater: str, when: dt.datetime, kind: str = "invitation") -> None:
+    mid = f"<{kind}-{rater}-{when.timestamp()}@test>"
+    append(root, {"event": "sending", "kind": kind, "rater": rater, "sitting": 1,
+                  "message_id": mid, "time": iso(when)})
+    append(root, {"event": "sent", "message_id": mid, "time": iso(when), "reply": "250 OK"})
+
+
+def test_no_reminder_within_min_days_of_the_invitation(tmp_path):
+    """remind right after send invitations drafted a reminder to every pack at once:
+    --min-days spaced reminders from each other only. Each pack held back is named, with
+    when its reminder may go."""
+    root = mail_study(tmp_path / "s")
+    first, second, third = (p["rater_id"] for p in packs(root))
+    _invite(root, first, NOW - dt.timedelta(hours=1))
+    _invite(root, second, NOW - dt.timedelta(days=4))
+    _invite(root, third, NOW - dt.timedelta(days=10))
+    _invite(root, third, NOW - dt.timedelta(days=1), kind="reminder")
+    result = remind(root)
+    assert [r.rater_id for r in result.rows] == [second]
+
+    def until(moment: dt.datetime) -> str:
+        return f"{moment:%Y-%m-%d %H:%M} UTC, less than 3 days ago: no reminder before " \
+            f"{moment + dt.timedelta(days=3):%Y-%m-%d %H:%M} UTC"
+
+    assert result.skipped == [
+        (first, 1, f"invited on {until(NOW - dt.timedelta(hours=1))}"),
+        (third, 1, f"reminded on {until(NOW - dt.timedelta(days=1))}")]
+    shown = run("remind", str(root)).stdout
+    assert f"no reminder {first} (sitting 1): invited on " \
+        f"{until(NOW - dt.timedelta(hours=1))}" in shown
+    at_once = remind(root, min_days=0, write=False)
+    assert sorted(r.rater_id for r in at_once.rows) == sorted([first, second, third])

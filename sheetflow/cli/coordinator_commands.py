@@ -12,8 +12,8 @@ from .common import EXIT_DATA, Days, Output, command
 
 @command("remind")
 @click.option("--min-days", type=Days(), default=3.0, show_default=True,
-              help="No reminder to a pack within this many days of its last one, nor "
-                   "(packs sent by hand) of generate writing it.")
+              help="No reminder to a pack within this many days of its invitation or "
+                   "its last reminder, nor (packs sent by hand) of generate writing it.")
 @click.option("--now", "now_text", metavar="TIME",
               help="The clock for the sitting-2 hold and overdue (yyyy-mm-dd hh:mm, "
                    "UTC; default now); --min-days never counts past the real time.")
@@ -24,10 +24,10 @@ def remind_command(out: Output, directory: Path, min_days: float,
     The drafts (out/reminders/<rater_id>.eml, unsent, the pack attached again) open
     in a mail program ready to send, or go with 'sheetflow send DIR reminders'. A pack
     never invited (mail.jsonl), one whose invitation is unconfirmed (it may or may not
-    have arrived), a sitting-2 pack not yet due, one reminded within --min-days and,
-    with no invitation in mail.jsonl (packs sent by hand), one that generate wrote
-    within --min-days get none (each is named). With a [mail] deadline, each reminder
-    states it (or that it has passed).
+    have arrived), a sitting-2 pack not yet due, one invited or reminded within
+    --min-days and, with no invitation in mail.jsonl (packs sent by hand), one that
+    generate wrote within --min-days get none (each is named, with when its reminder
+    may go). With a [mail] deadline, each reminder states it (or that it has passed).
 
     Exits 1 when a pack needs the coordinator beyond the drafts: a file linked to it
     came back and cannot be used (collect's reply draft asks for it again), or its

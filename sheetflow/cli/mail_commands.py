@@ -56,7 +56,8 @@ def _settings(directory: Path, **given: str | None) -> MailSettings:
               "UTC); nothing else: the Date header, mail.jsonl and the --min-days spacing "
               "of reminders use the real time.")
 @click.option("--min-days", type=Days(), default=3.0, show_default=True,
-              help="Reminders: none twice to one pack within this many days.")
+              help="Reminders: none to a pack within this many days of its invitation "
+                   "or its last reminder.")
 @click.option("--smtp", metavar="HOST:PORT", help="The SMTP server ([mail] smtp).")
 @click.option("--smtp-security", type=click.Choice(["starttls", "ssl", "none"]),
               help="[mail] smtp_security (default starttls).")

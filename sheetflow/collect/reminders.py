@@ -16,11 +16,12 @@ A pack gets a reminder when all of these hold:
   sitting-2 packs once they are due;
 * it is due: a sitting-2 pack not before 24 hours after sitting 1 came back
   (protocol 001, see :mod:`.mail_state`);
-* no reminder was sent to it in the last ``min_days`` days, and a pack sent by hand
-  was written at least ``min_days`` days ago (a pack made seconds ago is no pack to
-  remind anyone of), counted up to the real time or the clock given, whichever is
-  earlier: the journal and the file hold real times, so a clock set ahead cannot
-  shorten the spacing.
+* neither a reminder nor its invitation was sent to it in the last ``min_days`` days,
+  and a pack sent by hand was written at least ``min_days`` days ago (a pack sent or
+  made seconds ago is no pack to remind anyone of), counted up to the real time or the
+  clock given, whichever is earlier: the journal and the file hold real times, so a
+  clock set ahead cannot shorten the spacing. Each pack held back so is named with the
+  time its reminder may go.
 
 A reminder attaching a pack whose bytes are not the workbook generate wrote (its sha256
 is not the one the manifest records) stops remind before any draft is written or
@@ -86,7 +87,8 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
     study_dir : str or Path
         A study folder after ``generate``.
     min_days : float
-        No second reminder to one pack within this many days.
+        No reminder to one pack within this many days of its invitation or of its
+        last reminder (nor, sent by hand, of generate writing it).
     now : datetime, optional
         The clock for the sitting-2 hold and overdue (default: now); the ``min_days``
         spacing never counts past the real time.
@@ -199,18 +201,30 @@ def _not_due(pack: RaterStatus, sent: Reminders, min_days: float, now: dt.dateti
         return unconfirmed_invitation(pack.rater, pack.mail.invitation_unconfirmed, root)
     if not pack.mail.invited and not by_hand:
         return "never invited (no invitation sent in the mail journal)"
-    # the reminders were sent, and the packs written, at real times: a clock set ahead
+    last = _last_sent(pack, by_hand, written)
+    # the messages were sent, and the packs written, at real times: a clock set ahead
     # (--now) must not make them look older than they are
     clock = min(now, dt.datetime.now(dt.UTC))
-    if by_hand and written is not None and not pack.mail.invited and pack.sitting == 1 \
-            and min_days > 0 and clock - written < dt.timedelta(days=min_days):
-        return (f"sent by hand (no invitation in mail.jsonl), so taken as sent when "
-                f"generate wrote it on {written:%Y-%m-%d %H:%M} UTC, less than "
-                f"{min_days:g} days ago")
-    last = max((t for t in map(parse_time, pack.mail.reminded) if t), default=None)
-    if last is not None and clock - last < dt.timedelta(days=min_days):
-        return (f"reminded on {last:%Y-%m-%d %H:%M} UTC, less than {min_days:g} days ago")
-    return ""
+    if last is None or min_days <= 0 or clock - last[0] >= dt.timedelta(days=min_days):
+        return ""
+    moment, what = last
+    until = moment + dt.timedelta(days=min_days)
+    return (f"{what} on {moment:%Y-%m-%d %H:%M} UTC, less than {min_days:g} days ago: "
+            f"no reminder before {until:%Y-%m-%d %H:%M} UTC")
+
+
+def _last_sent(pack: RaterStatus, by_hand: bool,
+               written: dt.datetime | None) -> tuple[dt.datetime, str] | None:
+    """When the pack last went to its rater, and how, in words: its last reminder, else
+    its invitation, else (a sitting-1 pack sent by hand) generate writing it; None when
+    unknown. The next reminder is spaced ``min_days`` from it."""
+    sent = [(t, "reminded") for t in map(parse_time, pack.mail.reminded) if t]
+    invited = parse_time(pack.mail.invited)
+    sent += [(invited, "invited")] if invited else []
+    if not sent and by_hand and written is not None and pack.sitting == 1:
+        sent = [(written, "sent by hand (no invitation in mail.jsonl), so taken as sent "
+                          "when generate wrote it")]
+    return max(sent, default=None)
 
 
 def unconfirmed_invitation(rater: str, begun: str, study_dir: str | Path) -> str:
