@@ -98,6 +98,21 @@ def test_a_received_record_without_an_attachment_name_never_names_the_file_none(
     assert f"Thank you for returning your workbook ({local.name})" in " ".join(draft.split())
 
 
+def test_a_received_record_without_a_sender_gives_no_sender_warning(tmp_path):
+    """A received record of mail.jsonl holding "sender": null was read as the address
+    "none", a stranger: a sender the journal does not know is no sender to check."""
+    root = mail_study(tmp_path / "s")
+    pack = packs(root)[0]
+    local = root / L.RETURNS_DIR / "20260915-0930-workbook.xlsx"
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], local, plan_answers(pack))
+    append(root, {"event": "received", "message_id": "<m1@test>", "sender": None,
+                  "received": iso(NOW), "attachment": local.name,
+                  "sha256": sha256(local.read_bytes()),
+                  "saved": f"{L.RETURNS_DIR}/{local.name}", "time": iso(NOW)})
+    codes = {i.code for i in collect(root).report.issues}
+    assert "sender-unknown" not in codes and "sender-not-rater" not in codes, codes
+
+
 def _invite(root: Path, rater: str, when: dt.datetime, kind: str = "invitation") -> None:
     mid = f"<{kind}-{rater}-{when.timestamp()}@test>"
     append(root, {"event": "sending", "kind": kind, "rater": rater, "sitting": 1,

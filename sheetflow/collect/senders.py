@@ -28,8 +28,9 @@ class Senders:
     def of(cls, study: Study, journal: Journal) -> Senders:
         """From the study's raters and its mail journal."""
         addresses = {r.email.lower(): r.id for r in study.raters if r.email}
-        fetched = {sha: str(record.get("sender", "")).lower()
-                   for sha, record in journal.received_by_sha256().items()}
+        # a record without a sender (null, missing) knows none: never the address "none"
+        fetched = {sha: sender.lower() if isinstance(sender := record.get("sender"), str)
+                   else "" for sha, record in journal.received_by_sha256().items()}
         return cls(addresses, fetched)
 
     def sender_of(self, sha256: str, sender: str) -> tuple[str, str]:
