@@ -15,7 +15,6 @@ tuple, and only a file with drawings has them read, with defusedxml (like commen
 
 from __future__ import annotations
 
-import io
 import zipfile
 from collections.abc import Iterator
 from typing import Any
@@ -23,8 +22,7 @@ from typing import Any
 import defusedxml.ElementTree as SafeET
 
 from .reader import Book
-from .safety import sheet_members
-from .sheet_changes import SHOWN, FileChecker, related_parts
+from .sheet_changes import SHOWN, FileChecker, read_related
 from .validate import cell_name, show_value
 
 DRAWING_TEXT = "drawing-text"
@@ -87,14 +85,7 @@ def read_drawings(book: Book) -> list[Found]:
     SyntaxError, ValueError, KeyError, zipfile.BadZipFile
         When a part cannot be read.
     """
-    found = []
-    with zipfile.ZipFile(io.BytesIO(book.data)) as zf:
-        names = set(zf.namelist())
-        for sheet, member in sheet_members(zf, names):
-            for part in related_parts(zf, names, member, _DRAWING_TYPE):
-                found += sorted((sheet, place, text)
-                                for place, text in _shapes(zf.read(part)))
-    return found
+    return read_related(book, _DRAWING_TYPE, _shapes)
 
 
 def _shapes(data: bytes) -> list[tuple[tuple[int, int], str]]:

@@ -29,6 +29,7 @@ import io
 import posixpath
 import re
 import zipfile
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import defusedxml.ElementTree as SafeET
@@ -175,13 +176,21 @@ def read_comments(book: Book) -> list[tuple[str, tuple[int, int], str]]:
     SyntaxError, ValueError, KeyError, zipfile.BadZipFile
         When a part cannot be read.
     """
+    return read_related(book, _COMMENTS_TYPE, _comments)
+
+
+def read_related(book: Book, kind: str,
+                 parse: Callable[[bytes], list[tuple[tuple[int, int], str]]],
+                 ) -> list[tuple[str, tuple[int, int], str]]:
+    """(sheet, (row, column), text) of what ``parse`` finds in each part of type
+    ``kind`` a sheet relates to (its comments, its drawing), in sheet order then
+    reading order; a part no sheet refers to is shown nowhere and left out."""
     found = []
     with zipfile.ZipFile(io.BytesIO(book.data)) as zf:
         names = set(zf.namelist())
         for sheet, member in sheet_members(zf, names):
-            for part in related_parts(zf, names, member, _COMMENTS_TYPE):
-                found += sorted((sheet, place, text)
-                                for place, text in _comments(zf.read(part)))
+            for part in related_parts(zf, names, member, kind):
+                found += sorted((sheet, place, text) for place, text in parse(zf.read(part)))
     return found
 
 
