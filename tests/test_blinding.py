@@ -28,7 +28,8 @@ from sheetflow.spec.study import load_study
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ["paired-rubric", "keep-known", "anchored-plan", "answer-review", "judge-likert"]
-TITLE = re.compile(r"^Case (\d+) of (\d+)(?: \u2014 (.+))?$")
+# a card's title; its score heading ("...: scores") repeats the case and is not one
+TITLE = re.compile(r"^Case (\d+) of (\d+)(?: \u2014 ([^:]+))?$")
 
 
 def _study(tmp: Path, template: str) -> Path:

@@ -223,9 +223,9 @@ def test_text_typed_beside_cards_swapped_is_named(tmp_path):
     ret = _filled(root, pack)
     wb = openpyxl.load_workbook(ret)
     ws = wb[L.SCORING_SHEET]
-    starts = [r for r in range(1, ws.max_row + 1)
-              if str(ws.cell(r, 2).value or "").startswith(("Case 1 of", "Case 2 of",
-                                                            "Case 3 of"))]
+    titles = [(r, str(ws.cell(r, 2).value or "")) for r in range(1, ws.max_row + 1)]
+    starts = [r for r, text in titles  # a card's title, not its "...: scores" heading
+              if text.startswith(("Case 1 of", "Case 2 of", "Case 3 of")) and ":" not in text]
     first, second, third = starts
     ws.move_range(f"A{first}:M{second - 1}", rows=1000)  # out of the way
     ws.move_range(f"A{second}:M{third - 1}", rows=first - second)
