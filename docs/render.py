@@ -22,6 +22,7 @@ Each workbook is printed to PDF with headless LibreOffice (``soffice --headless
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -134,7 +135,7 @@ def render_status(r: Renderer) -> Path:
     from sheetflow.spec.templates import init_study
     from sheetflow.workbook import layout as L
 
-    study = init_study(r.work / "status-study", "paired-rubric")
+    study = init_study(r.work / "my-study", "paired-rubric")
     generate_packs(study)
     files = fill_packs(study, seed=7)
     files[-1].unlink()  # the last rater has not returned
@@ -144,7 +145,14 @@ def render_status(r: Renderer) -> Path:
     wb = openpyxl.load_workbook(files[0])
     wb[cell["sheet"]][cell["cell"]].value = "Maybe"  # a pasted value outside the list
     wb.save(files[0])
-    collect(study)
+    # collected as a coordinator types it, in the folder holding the study: the hints on
+    # the sheet name the folder as given ('sheetflow remind my-study')
+    here = Path.cwd()
+    os.chdir(r.work)
+    try:
+        collect(Path(study.name))
+    finally:
+        os.chdir(here)
     status = only_sheet(study / "out" / "validation.xlsx", "Status", r.work / "status.xlsx")
     return r.png(status, DOCS / "status-sheet.png", dpi=150)
 
