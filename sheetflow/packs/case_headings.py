@@ -9,6 +9,7 @@ holds. A mixin of :class:`.writer.PackWriter`, which provides the sheet and row 
 
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
 from ..spec.rubric import Dimension
@@ -51,8 +52,12 @@ class CaseHeadings:
             return False
         room = self._page_room()
         start = self.blocks[-1]
-        parts = pages.block_sizes(self.row_points[:self.row],
-                                  [start, *(c for c in self.cuts if c > start)])
+        # the card's rows alone, its cuts found by bisection (the cuts rise with the
+        # rows): asked once per answer line, a pass over the whole sheet each time made
+        # writing a pack quadratic in its cards
+        cuts = self.cuts[bisect.bisect_right(self.cuts, start):]
+        parts = pages.block_sizes(self.row_points[start:self.row],
+                                  [0, *(c - start for c in cuts)])
         used = pages.last_page_used(parts, room)
         return used + height > room
 
@@ -67,8 +72,13 @@ class CaseHeadings:
         return self._line_height(dim, answer_label(dim), self._hint(dim)) + points
 
     def _page_room(self) -> float:
-        """Sheet points of rows on a landscape page under the repeated header."""
-        shown = [w for c, w in self.widths.items()
-                 if c not in self._hidden_columns() | set(self.helpers)]
-        header = sum(self.row_points[:L.HEADER_ROWS])  # the rows repeated on each page
-        return pages.page_room(pages.print_scale(shown), header)
+        """Sheet points of rows on a landscape page under the repeated header (kept for
+        as long as the columns and the header rows it is worked out from stay the same)."""
+        key = (tuple(self.widths.items()), tuple(self.helpers),
+               tuple(self.row_points[:L.HEADER_ROWS]))
+        if getattr(self, "_room", (None, 0.0))[0] != key:
+            shown = [w for c, w in self.widths.items()
+                     if c not in self._hidden_columns() | set(self.helpers)]
+            header = sum(self.row_points[:L.HEADER_ROWS])  # the rows repeated on each page
+            self._room = (key, pages.page_room(pages.print_scale(shown), header))
+        return self._room[1]
