@@ -187,7 +187,7 @@ def test_two_different_files_as_one_rater_get_a_reply_asking_which_is_theirs(stu
     assert row["todo"] == (
         "2 different files came back as theirs (both under File returned): send the "
         f"reply draft out/feedback/{rater}.eml, which asks them which one is theirs, then "
-        "remove the other from the returns folder and collect again")
+        f"remove the other from the returns folder and run 'sheetflow collect {study}'")
     draft = study / "out" / "feedback" / f"{rater}.eml"
     msg = email.message_from_bytes(draft.read_bytes(), policy=email.policy.default)
     assert msg["Subject"].endswith(": two different workbooks came back as yours")

@@ -271,7 +271,7 @@ def test_remind_refuses_a_pack_changed_after_generate_and_writes_nothing(tmp_pat
         "records the sha256 of: the workbook was changed or replaced after generate, so no "
         "reminder was drafted or sent; restore the workbook generate wrote ('sheetflow "
         f"generate {root}' on the unchanged spec writes the same bytes again), then run "
-        "remind again"]
+        f"'sheetflow remind {root}' again"]
     assert _drafts_state(reminders) == before
     path = root / L.PACKS_DIR / L.MANIFEST_FILE
     manifest = json.loads(path.read_bytes())

@@ -478,7 +478,7 @@ def test_a_damaged_journal_line_stops_remind_as_it_stops_send(tmp_path):
         reminded = run("remind", str(root))
         assert reminded.exit_code == 3, reminded.output
         assert said in reminded.stderr and "could go again" in reminded.stderr
-        assert reminded.stderr.rstrip().endswith("then run remind again")
+        assert reminded.stderr.rstrip().endswith(f"then run 'sheetflow remind {root}' again")
         for extra in (["--yes"], ["--dry-run"]):
             again = run("send", str(root), "reminders", *extra, *smtp)
             assert again.exit_code == 3, again.output
@@ -514,7 +514,7 @@ def test_status_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
     assert "a reply as still to send" in warned
     assert "may have gone without its sender check or its time received" in warned
     assert "a rater's two files may show as rivals" in warned
-    assert "then run status again" in shown.stderr
+    assert f"then run 'sheetflow status {root}' again" in shown.stderr
     result, doc = run_json("status", str(root))
     assert result.exit_code == 1 and doc["ok"] is False and doc["exit_code"] == 1
     assert doc["journal_damaged"] == [line]
@@ -684,7 +684,8 @@ def test_analyze_names_the_damaged_journal_line_collect_read(tmp_path):
     analyzed = run("analyze", str(root))
     assert analyzed.exit_code == 1, analyzed.output
     assert f"warning: {said}" in analyzed.stderr
-    assert "then run sheetflow collect and sheetflow analyze again" in analyzed.stderr
+    assert (f"then run 'sheetflow collect {root}' and 'sheetflow analyze {root}' again"
+            in " ".join(analyzed.stderr.split()))
     # said once on the screen, as the warning: it was also printed as a note line
     assert said not in analyzed.stdout
     assert (analyzed.stdout + analyzed.stderr).count(said) == 1

@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 
 import openpyxl
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -102,6 +103,9 @@ def test_hints_after_collect_send_what_collect_wrote(study):
     ws = openpyxl.load_workbook(study / "out" / "validation.xlsx")["Status"]
     todo = [str(row[-1].value) for row in ws.iter_rows(min_row=2)]
     assert any(f"'sheetflow remind {study}'" in t for t in todo)
+    # EV-01's two files: which is theirs, then collect on this folder once more
+    assert any(t.endswith(f"from the returns folder and run 'sheetflow collect {study}'")
+               for t in todo)
     _hints("\n".join(todo), study)
     remind = _run("remind", str(study), "--min-days", "0")
     assert remind.exit_code == 0
@@ -224,3 +228,40 @@ def test_a_judge_without_a_pack_names_generate_on_the_folder(study):
     finally:
         manifest.close()
     assert _hints(text, study) == [f"sheetflow generate {study}"]
+
+
+def test_what_to_run_again_names_the_folder(study):
+    """"run remind again", "run status again", "run sheetflow collect again": on which
+    study? Each names the whole command on the folder as given."""
+    from sheetflow.analysis.panel import build_panel, journal_note, recorded_journal_damage
+    from sheetflow.collect.reminders import remind
+
+    with (study / "mail.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write("not a record\n")  # a damaged line: remind stops, status warns
+    collect, analyze = f"sheetflow collect {study}", f"sheetflow analyze {study}"
+    assert _hints(_raised(remind, study), study) == [f"sheetflow remind {study}"]
+    status = _run("status", str(study))
+    assert f"then run 'sheetflow status {study}' again" in status.stderr
+    assert _hints(status.stderr, study) == [f"sheetflow status {study}"]
+    assert _hints(journal_note([3], study), study) == [collect, analyze]
+    panel = build_panel([("EV-01", 1)], pd.DataFrame({"rater": [], "sitting": []}), None,
+                        journal_damaged=[3], study_dir=study)
+    assert [_hints(note, study) for note in panel.notes] == [[collect], [collect, analyze]]
+    assert _hints(_raised(recorded_journal_damage, {"journal_damaged": "3"}, study),
+                  study) == [collect]
+
+
+def test_a_manifest_changed_while_read_says_run_the_same_command(study):
+    """Several commands read the manifest: "run collect again" was wrong for the others."""
+    from sheetflow.packs.manifest import open_manifest
+
+    manifest = open_manifest(study)
+    try:
+        path = study / L.PACKS_DIR / L.MANIFEST_FILE
+        path.write_bytes(b" " * 64 + path.read_bytes())  # every pack moved meanwhile
+        text = _raised(manifest.pack, manifest.heads[0])
+    finally:
+        manifest.close()
+    assert text.endswith("the manifest changed while it was read; once nothing is writing "
+                         "it, run the same command again")
+    assert _hints(text, study) == []

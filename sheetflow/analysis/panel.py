@@ -33,7 +33,8 @@ from typing import Any
 import pandas as pd
 
 from ..collect.mail_state import FETCHED_RISK, journal_caveat
-from ..collect.outputs import OutputError
+from ..collect.outputs import OutputError, again
+from ..errors import command_line
 
 COLLECTION_FILE = Path("out") / "collection.json"
 PANEL_METHOD = (
@@ -123,7 +124,8 @@ class Panel:
 def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
                 files: list[dict[str, Any]] | None, *,
                 partial: dict[tuple[str, int], str] | None = None,
-                journal_damaged: list[int] | None = None) -> Panel:
+                journal_damaged: list[int] | None = None,
+                study_dir: str | Path | None = None) -> Panel:
     """Compare the expected packs with the ratings and collect's file verdicts.
 
     Parameters
@@ -142,6 +144,9 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
     journal_damaged : list of int, optional
         The lines of ``mail.jsonl`` that held no record when collect read it
         (:func:`recorded_journal_damage`): named in a note.
+    study_dir : str or Path, optional
+        The study folder as the user named it: the notes name the commands to run on it
+        (summary.json and the Summary sheet keep them, so the folder this run used).
 
     Returns
     -------
@@ -180,26 +185,35 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
         missing_packs.append(entry)
     notes = [] if files is not None else [
         f"{COLLECTION_FILE} not found: files collect left out cannot be named here; "
-        "run sheetflow collect again"]
+        f"{again('collect', study_dir)}"]
     if journal_damaged:
-        notes.append(journal_note(journal_damaged))
+        notes.append(journal_note(journal_damaged, study_dir))
     return Panel(expected=expected, included=included,
                  missing=list(dict.fromkeys(p["rater"] for p in missing_packs)),
                  missing_packs=missing_packs, excluded_files=excluded, notes=notes,
                  copies=copies, journal_damaged=list(journal_damaged or []))
 
 
-def journal_note(lines: list[int]) -> str:
+def journal_note(lines: list[int], study_dir: str | Path | None = None) -> str:
     """The note (Summary, summary.json, the command's output) that the ratings were
-    collected from a mail journal with ``lines`` that held no record."""
+    collected from a mail journal with ``lines`` that held no record; the commands to
+    run again name ``study_dir``, the study folder as the user named it."""
+    if study_dir is None:
+        then = "run sheetflow collect and sheetflow analyze again"
+    else:
+        then = (f"run '{command_line('collect', study_dir)}' and "
+                f"'{command_line('analyze', study_dir)}' again")
     return journal_caveat(lines, risk=f"{FETCHED_RISK}, and these ratings are the ones "
-                          "that collect kept", then="run sheetflow collect and sheetflow "
-                          "analyze again")
+                          "that collect kept", then=then)
 
 
-def recorded_journal_damage(record: dict[str, Any]) -> list[int]:
+def recorded_journal_damage(record: dict[str, Any],
+                            study_dir: str | Path | None = None) -> list[int]:
     """The lines of ``mail.jsonl`` collect's record (``out/collection.json``) says held no
     record when it ran; none for a record from before collect wrote them.
+
+    ``study_dir``, the study folder as the user named it, is named in the command the
+    error says to run.
 
     Raises
     ------
@@ -210,7 +224,7 @@ def recorded_journal_damage(record: dict[str, Any]) -> list[int]:
     if not isinstance(lines, list) or not all(
             isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in lines):
         raise OutputError(f"{COLLECTION_FILE} is unreadable (journal_damaged is not a list "
-                          "of line numbers); run sheetflow collect again")
+                          f"of line numbers); {again('collect', study_dir)}")
     return lines
 
 

@@ -94,7 +94,7 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
                                f"sheetflow collect {root}")
     # the table and its record, read once: whole, and the table collect wrote
     collected = verify_ratings(root, incomplete=allow_partial)
-    damaged = recorded_journal_damage(collected.record)
+    damaged = recorded_journal_damage(collected.record, study_dir)
     if not allow_partial:
         _refuse_incomplete_panel(root, collected.files, damaged)
     elif not collected.rows and not collected.incomplete_rows:
@@ -134,7 +134,7 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
                 for p in entries]
     partial = rated_cases(left, _required_answer(study)) if len(left) else {}
     panel = build_panel(expected, complete_columns(data), collected.files, partial=partial,
-                        journal_damaged=damaged)
+                        journal_damaged=damaged, study_dir=study_dir)
     names = case_names(entries)
     # the key as read (some 90,000 objects at 500 raters) is not kept through the run
     del sealed, key, entries
@@ -166,7 +166,7 @@ def _refuse_incomplete_panel(root: Path, files: list[dict[str, Any]],
     missing, may have been decided without them)."""
     missing = missing_before_unsealing(root, files)
     if missing:
-        also = f". Also: {journal_note(journal_damaged)}" if journal_damaged else ""
+        also = f". Also: {journal_note(journal_damaged, root)}" if journal_damaged else ""
         raise IncompleteError(
             f"the panel is incomplete, so nothing was unsealed: {'; '.join(missing)}. "
             "Collect the missing returns, or run analyze --allow-partial to unseal and "

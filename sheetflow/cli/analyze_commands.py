@@ -56,7 +56,7 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
     # the damaged journal and the pilot summary's missing costs are said once on the
     # screen, as the warnings below; the Summary sheet and summary.json keep them
     # among the panel's notes
-    warned = [journal_note(damaged)] if damaged else []
+    warned = [journal_note(damaged, directory)] if damaged else []
     unrecorded = (analysis.summary.get("pilot") or {}).get("unrecorded_warning")
     warned += [unrecorded] if unrecorded else []
     _echo_summary(out, analysis)

@@ -206,7 +206,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     from ..collect.links import unread_count
     from ..collect.mail_state import FETCHED_RISK, short_time
     from ..collect.next_steps import replies_step, unusable_step
-    from ..collect.outputs import check_run
+    from ..collect.outputs import again, check_run
     from ..collect.pack_status import status_report
     from ..collect.reminders import unconfirmed_invitation
     from ..collect.returns import escape_controls
@@ -284,7 +284,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
         out.warn(problem)
     if damaged:  # the mail history and the returns as collect reads them may be wrong
         out.warn(damaged_journal(damaged, risk=_STATUS_JOURNAL_RISK.format(
-            fetched=FETCHED_RISK), then="run status again"))
+            fetched=FETCHED_RISK), then=again("status", directory)))
     with_errors = [r for r in rows if r.errors and r.returned and not r.unusable]
     held = [r for r in with_errors if r.reply_due and r.reply_held]
     due = sum(r.reply_due for r in with_errors) - len(held)

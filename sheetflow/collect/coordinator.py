@@ -168,7 +168,7 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
         linked = linked_to(report.files, pack.pack_id)
         if linked and not files:
             placed.update(f.file for f in linked)
-            rows.append(_unusable_row(rater, pack, linked, history))
+            rows.append(_unusable_row(rater, pack, linked, history, study.root))
             continue
         files += [f for f in linked if sole_link(f)]
         placed.update(f.file for f in linked if sole_link(f))
@@ -189,9 +189,11 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
                  else "warnings" if warnings else "ok")
         rivals = [f.file for f in files if f.file in claimed_twice]
         refused = {f.file for f in mine} & refused_files
-        todo = _todo_rivals(rater, rivals, pack.sitting) if len(rivals) > 1 else \
-            _todo_no_answers(rater, pack.sitting) if state == "errors" and all(
-                f.no_answers for f in mine) else _todo(state, rater, errors, pack.sitting)
+        collect = command_line("collect", study.root)
+        todo = _todo_rivals(rater, rivals, pack.sitting, collect) if len(rivals) > 1 else \
+            _todo_no_answers(rater, pack.sitting, collect) if state == "errors" and all(
+                f.no_answers for f in mine) else _todo(state, rater, errors, pack.sitting,
+                                                       collect)
         if refused:  # nothing to fix: the ratings stay out unless the rater consents
             todo = _todo_consent(rater, pack.sitting, todo)
         rows.append(RosterRow(state, rater.id, rater.name, rater.email, pack.sitting,
@@ -228,23 +230,26 @@ def _todo_unknown(f: FileStatus, report: ValidationReport) -> str:
 
 
 def _unusable_row(rater: Rater, pack: Expected, linked: list[FileStatus],
-                  history: dict[str, Any]) -> RosterRow:
-    """The row of a pack whose only returns are files linked to it (:mod:`.links`)."""
+                  history: dict[str, Any], study_dir: str | Path) -> RosterRow:
+    """The row of a pack whose only returns are files linked to it (:mod:`.links`);
+    ``study_dir``: the study folder as the user named it."""
     mine = all(sole_link(f) for f in linked)
     errors, warnings = sum(f.errors for f in linked), sum(f.warnings for f in linked)
-    todo = (_todo_unusable(rater, linked, pack.sitting) if mine
+    todo = (_todo_unusable(rater, linked, pack.sitting, command_line("collect", study_dir))
+            if mine
             else "; ".join(_todo_unclear(f) for f in linked))
     return RosterRow("unusable" if mine else "unclear", rater.id, rater.name, rater.email,
                      pack.sitting, pack.file, ", ".join(f.file for f in linked), None,
                      errors, warnings, False, todo, **history)
 
 
-def _todo_unusable(rater: Rater, linked: list[FileStatus], sitting: int) -> str:
+def _todo_unusable(rater: Rater, linked: list[FileStatus], sitting: int,
+                   collect: str) -> str:
     files = "; ".join(f"{f.file} ({f.link})" for f in linked)
     ask = (f"send the reply draft out/{FEEDBACK_DIR}/{draft_name(rater.id, sitting)}"
            if rater.email else "write to them (no e-mail address in the raters file)")
     return (f"returned, but it cannot be used: {files}; {ask} asking {rater.id} to attach "
-            "it again (see the Issues sheet), and collect again when it is back")
+            f"it again (see the Issues sheet), and run '{collect}' when it is back")
 
 
 def _todo_unclear(f: FileStatus) -> str:
@@ -293,24 +298,26 @@ def rival_files(issues: Iterable[Issue]) -> list[str]:
     return list(dict.fromkeys(i.file for i in issues if i.code == "duplicate-rater"))
 
 
-def _todo_rivals(rater: Rater, rivals: list[str], sitting: int) -> str:
+def _todo_rivals(rater: Rater, rivals: list[str], sitting: int, collect: str) -> str:
     """What to do when different files came back as one rater's: only they can say
-    which is theirs (one may not be: a colleague can return a pack as another)."""
+    which is theirs (one may not be: a colleague can return a pack as another);
+    ``collect`` is the command that reads the returns again."""
     ask = (f"send the reply draft out/{FEEDBACK_DIR}/{draft_name(rater.id, sitting)}, which "
            "asks them" if rater.email else "ask them (no e-mail address in the raters file)")
     every, rest = ("both", "other") if len(rivals) == 2 else ("all", "others")
     return (f"{len(rivals)} different files came back as theirs ({every} under File "
             f"returned): {ask} which one is theirs, then remove the {rest} from the returns "
-            "folder and collect again")
+            f"folder and run '{collect}'")
 
 
-def _todo_no_answers(rater: Rater, sitting: int) -> str:
+def _todo_no_answers(rater: Rater, sitting: int, collect: str) -> str:
     """What to do when the rater's file came back with nothing filled in: its blank
-    cells are no errors to fix, the filled workbook is what is missing."""
+    cells are no errors to fix, the filled workbook is what is missing (``collect``: the
+    command that reads it once it is back)."""
     ask = (f"send the reply draft out/{FEEDBACK_DIR}/{draft_name(rater.id, sitting)}, which "
            "asks" if rater.email else "ask them (no e-mail address in the raters file)")
     return (f"the file has no answers in it (perhaps the blank workbook was sent): {ask} "
-            "for the filled one; collect again when it is back")
+            f"for the filled one; run '{collect}' when it is back")
 
 
 CONSENT = frozenset({"consent-refused", "consent-refused-elsewhere"})
@@ -326,12 +333,15 @@ def _todo_consent(rater: Rater, sitting: int, then: str) -> str:
             f"({ask}); {then}")
 
 
-def _todo(state: str, rater: Rater, errors: int, sitting: int) -> str:
+def _todo(state: str, rater: Rater, errors: int, sitting: int, collect: str) -> str:
+    """What to do about a pack that came back (``collect``: the command that reads the
+    fixed file once it is back)."""
     if state == "errors":
         where = (f"send the reply draft out/{FEEDBACK_DIR}/{draft_name(rater.id, sitting)}"
                  if rater.email else "send them the list on the Issues sheet (no e-mail "
                  "address in the raters file)")
-        return f"{counted(errors, 'error')}: {where}; collect again when the fixed file is back"
+        return (f"{counted(errors, 'error')}: {where}; run '{collect}' when the fixed file "
+                "is back")
     if state == "not-used":
         return "not used (see the Issues sheet); ask for a fresh copy"
     if state == "warnings":

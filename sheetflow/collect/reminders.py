@@ -73,7 +73,7 @@ class Reminders:
 
 def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
            now: dt.datetime | None = None, write: bool = True,
-           journal: Journal | None = None, then: str = "run remind again",
+           journal: Journal | None = None, then: str | None = None,
            heads: list[PackHead] | None = None,
            raters: list[str] | None = None) -> Reminders:
     """Write reminder drafts for the packs that are due one (see the module docstring).
@@ -99,9 +99,9 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
     journal : Journal, optional
         The mail journal as ``send`` read it; default: read here. Read once either way:
         the records checked are the records the drafts are decided by.
-    then : str
+    then : str, optional
         What the refusal of a changed pack says to do once it is restored (``send``
-        runs remind too).
+        runs remind too); default: run this remind again, the whole command.
     heads : list of PackHead, optional
         The manifest's packs as ``send`` read it (each workbook's sha256); default:
         read here. The attachments are checked against the manifest read once.
@@ -128,11 +128,12 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
     """
     root = Path(study_dir)
     now = now or dt.datetime.now(dt.UTC)
+    then = then or f"run '{command_line('remind', study_dir)}' again"
     study = load_study(root)
     known = {r.id: r for r in study.raters}
     journal = read_journal(root) if journal is None else journal
     if journal.damaged:  # a reminder whose "sent" record it held would be drafted again
-        raise SheetflowError(damaged_journal(journal.damaged, then="run remind again"))
+        raise SheetflowError(damaged_journal(journal.damaged, then=then))
     # any invitation tried, whatever came of it, means the packs go by e-mail here
     by_hand = not any(d.kind == "invitation" for d in journal.deliveries.values())
     out = Reminders(by_hand=by_hand, written=_packs_written(root) if by_hand else None)

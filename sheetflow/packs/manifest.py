@@ -130,8 +130,7 @@ class Manifest:
         except (UnicodeDecodeError, json.JSONDecodeError):
             entry = None
         if not isinstance(entry, dict) or _pack_id(entry) != head.pack_id:
-            raise SheetflowError(f"{self.path}: the manifest changed while it was read; "
-                                 "run collect again")
+            raise SheetflowError(_changed_while_read(self.path))
         if any(isinstance(c, list) for c in entry.get("cards") or ()):
             try:
                 entry = self._inflater().entry(entry)
@@ -151,8 +150,7 @@ class Manifest:
             except (UnicodeDecodeError, json.JSONDecodeError):
                 fields = None
             if not isinstance(fields, dict):
-                raise SheetflowError(f"{self.path}: the manifest changed while it was read; "
-                                     "run collect again")
+                raise SheetflowError(_changed_while_read(self.path))
             self.inflater = Inflater(fields.get("shared"))
         return self.inflater
 
@@ -166,6 +164,14 @@ class Manifest:
         if self.temporary:
             Path(self.path).unlink(missing_ok=True)
             self.temporary = False
+
+
+def _changed_while_read(path: str) -> str:
+    """The manifest at ``path`` changed between being indexed and a pack being read
+    from it (generate ran meanwhile, or it was edited). Several commands read it: the one
+    to run again is the one the user just ran, not always collect."""
+    return (f"{path}: the manifest changed while it was read; once nothing is writing "
+            "it, run the same command again")
 
 
 def open_manifest(root: Path, sealed: str | None = None, *, private: bool = False,
