@@ -17,7 +17,7 @@ ALLOWED = {
     "krippendorff": ("stats/",),
     "scipy": ("stats/",),
     "xlsxwriter": ("packs/writer.py", "packs/book.py", "report/", "collect/coordinator.py",
-                   "collect/validate.py", "plan/workbook.py"),
+                   "collect/validate.py", "plan/workbook.py", "workbook/app_props.py"),
     "openpyxl": ("packs/writer.py", "collect/reader.py", "collect/safety.py",
                  "spec/tables.py", "demo/simulate.py", "judges/importer.py"),
     "python_calamine": ("collect/reader.py", "collect/safety.py"),

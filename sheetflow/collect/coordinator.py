@@ -400,11 +400,11 @@ def write_validation_workbook(path: Path, rows: list[RosterRow],
     """
     import datetime as dt
 
-    import xlsxwriter
+    from ..workbook.app_props import SheetflowWorkbook  # xlsxwriter: only when writing
 
-    wb = xlsxwriter.Workbook(str(path), {"strings_to_formulas": False,
-                                         "strings_to_urls": False,
-                                         "strings_to_numbers": False})
+    wb = SheetflowWorkbook(str(path), {"strings_to_formulas": False,
+                                       "strings_to_urls": False,
+                                       "strings_to_numbers": False})
     wb.set_properties({"created": dt.datetime(2000, 1, 1), "title": "Validation of returns"})
     head = wb.add_format({"bold": True, "bg_color": "#D9D9D9", "border": 1,
                           "text_wrap": True, "valign": "top"})

@@ -9,9 +9,8 @@ It is a deterrent, not the seal: LibreOffice drops the element, and the legacy h
 (ECMA-376 part 4, 18.2.29) is 16 bits. So nothing a rater could use is on a hidden
 sheet in the first place (no item id, arm or seed; see :mod:`sheetflow.packs.secret`).
 
-Its ``docProps/app.xml`` names sheetflow as the application that wrote the file, not
-"Microsoft Excel 12.0" (xlsxwriter's default, a claim about a program that never
-touched it).
+Its ``docProps/app.xml`` names sheetflow as the application that wrote the file, as
+every workbook sheetflow writes does (:mod:`sheetflow.workbook.app_props`).
 
 Its sheets also note where they were given "" to write as text, so
 :func:`content_cells` counts each sheet's cells with content without a pass over them
@@ -27,11 +26,10 @@ from typing import Any
 
 import xlsxwriter
 from xlsxwriter import worksheet as _worksheet
-from xlsxwriter.app import App
-from xlsxwriter.packager import Packager
 from xlsxwriter.worksheet import Worksheet
 
 from ..workbook import layout as L
+from ..workbook.app_props import SheetflowWorkbook
 
 
 def legacy_password_hash(password: str) -> str:
@@ -60,7 +58,7 @@ class NotingWorksheet(Worksheet):
         return super()._write_string(row, col, string, cell_format)
 
 
-class StructureLockedWorkbook(xlsxwriter.Workbook):
+class StructureLockedWorkbook(SheetflowWorkbook):
     """An ``xlsxwriter.Workbook`` whose structure is protected with ``password``."""
 
     worksheet_class = NotingWorksheet
@@ -73,45 +71,6 @@ class StructureLockedWorkbook(xlsxwriter.Workbook):
         super()._write_workbook_pr()
         self._xml_empty_tag("workbookProtection", [("workbookPassword", self._structure_hash),
                                                    ("lockStructure", 1)])
-
-    def _get_packager(self) -> Packager:
-        return SheetflowPackager()
-
-
-class SheetflowApp(App):
-    """``docProps/app.xml`` naming sheetflow as the application, with no Excel version
-    (``AppVersion`` is optional and would claim one)."""
-
-    def _write_application(self) -> None:
-        self._xml_data_element("Application", "sheetflow")
-
-    def _write_app_version(self) -> None:
-        pass
-
-
-class SheetflowPackager(Packager):
-    """xlsxwriter's packager writing :class:`SheetflowApp` as ``docProps/app.xml``.
-
-    The parts listed are those of xlsxwriter's own ``_write_app_file``: the sheets not
-    very hidden and the defined names (a pack has no chart sheets).
-    """
-
-    def _write_app_file(self) -> None:
-        app = SheetflowApp()
-        shown = [ws.name for ws in self.workbook.worksheets()
-                 if not ws.is_chartsheet and ws.hidden != 2]
-        for name in shown:
-            app._add_part_name(name)
-        app._add_heading_pair(["Worksheets", len(shown)])
-        app._add_heading_pair(["Charts", self.chartsheet_count])
-        if self.named_ranges:
-            app._add_heading_pair(["Named Ranges", len(self.named_ranges)])
-        for name in self.named_ranges:
-            app._add_part_name(name)
-        app._set_properties(self.workbook.doc_properties)
-        app.doc_security = self.workbook.read_only
-        app._set_xml_writer(self._filename("docProps/app.xml"))
-        app._assemble_xml_file()
 
 
 def write_identity(wb: xlsxwriter.Workbook, identity: dict[str, str],

@@ -26,6 +26,7 @@ import xlsxwriter
 from ..citations import FLEISS_COHEN_EVERITT_1969, GWET_2014, cited_entries
 from ..errors import close_workbook
 from ..staging import OutputSet
+from ..workbook.app_props import SheetflowWorkbook
 from ..workbook.printing import MARGINS, row_points, set_print
 from .design import PlanResult
 
@@ -103,7 +104,7 @@ def write_plan_workbook(result: PlanResult, path: str | Path) -> Path:
     """
     path = Path(path)
     with OutputSet() as outputs:
-        wb = xlsxwriter.Workbook(str(outputs.stage(path)))
+        wb = SheetflowWorkbook(str(outputs.stage(path)))
         formats = _formats(wb)
         _plan_sheet(wb, formats, result)
         _chart(wb, formats, result)

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
 from ..errors import close_workbook
+from ..workbook.app_props import SheetflowWorkbook
 from ..workbook.printing import row_points, set_print
 from .cells import (
     OPTIONS,
@@ -74,7 +74,7 @@ def write_feedback_tables(title: str, rater: str, tables: dict[str, pd.DataFrame
     it (see :func:`~.outputs.write_analysis_outputs`).
     """
     path = Path(path)
-    wb = xlsxwriter.Workbook(str(path), {**OPTIONS, "in_memory": True})  # small: no temp files
+    wb = SheetflowWorkbook(str(path), {**OPTIONS, "in_memory": True})  # small: no temp files
     wb.set_properties({"title": f"{title}: feedback for {rater}", "author": "sheetflow",
                        "created": when})
     fmt = formats(wb)

@@ -16,6 +16,7 @@ from ..analysis import Analysis
 from ..analysis.summary import only_reasons
 from ..errors import close_workbook
 from ..words import NUMBER_FORMS
+from ..workbook.app_props import SheetflowWorkbook
 from ..workbook.printing import print_used_range, row_points, set_print, text_lines
 from .cells import (
     OPTIONS,
@@ -171,7 +172,7 @@ def write_analysis_workbook(analysis: Analysis, path: str | Path, *,
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    wb = xlsxwriter.Workbook(str(path), OPTIONS)
+    wb = SheetflowWorkbook(str(path), OPTIONS)
     wb.set_properties({"title": f"sheetflow analysis: {analysis.study.title}",
                        "author": "sheetflow", "created": created(analysis)})
     fmt = formats(wb)
