@@ -602,3 +602,50 @@ def test_status_names_a_reply_that_send_replies_would_not_send(tmp_path):
     assert by_rater["EV-01"]["reply_held"] == held.split(": ", 1)[1]
     assert by_rater["EV-03"]["reply_held"].startswith("no e-mail address")
     assert by_rater["EV-02"]["reply_held"] == ""
+
+
+def _body(delivery) -> str:
+    return parsed(delivery.content).get_body(("plain",)).get_content().replace("\r\n", "\n")
+
+
+def test_from_that_would_contradict_the_signed_drafts_is_refused(tmp_path):
+    """The drafts are signed with [mail] from (the address to send the workbook back
+    to); --from changed only the headers, so a rater read one address and replied to
+    another."""
+    root = mail_study(tmp_path / "s")
+    with smtp_server() as (port, server):
+        other = run("send", str(root), "invitations", "--yes", "--from",
+                    "Other Desk <other@example.org>", *_plain(port))
+        assert other.exit_code == 2, other.output
+        (line,) = other.stderr.splitlines()
+        assert "asks for the workbook back at desk@example.org, but the reply would go " \
+            "to other@example.org" in line
+        assert "set 'from' (and 'reply_to') there instead" in line
+        renamed = run("send", str(root), "invitations", "--yes", "--from",
+                      "Someone Else <desk@example.org>", *_plain(port))
+        assert renamed.exit_code == 2, renamed.output
+        assert "is signed 'Study Desk', but the message would come from 'Someone Else'" \
+            in renamed.stderr
+        assert not server.delivered and not (root / "mail.jsonl").exists()  # nothing sent
+        # the address the drafts name, given again (without its name): the same sender
+        same = run("send", str(root), "invitations", "--yes", "--from", "DESK@example.org",
+                   *_plain(port))
+        assert same.exit_code == 0, same.output
+        assert len(server.delivered) == 3
+        assert all(_body(d).rstrip().endswith("Study Desk\ndesk@example.org")
+                   for d in server.delivered)
+
+
+def test_from_is_free_when_the_drafts_are_signed_by_no_one(tmp_path):
+    """With no [mail] sender the drafts say "reply", true whoever sends them."""
+    root = mail_study(tmp_path / "s")
+    spec = root / "study.toml"
+    spec.write_text(spec.read_text(encoding="utf-8").replace(f'from = "{SENDER}"\n', ""),
+                    encoding="utf-8")
+    with smtp_server() as (port, server):
+        sent = run("send", str(root), "invitations", "--yes", "--from",
+                   "Other Desk <other@example.org>", *_plain(port))
+        assert sent.exit_code == 0, sent.output
+        assert len(server.delivered) == 3
+        assert all(d.mail_from == "other@example.org" for d in server.delivered)
+        assert all("desk@example.org" not in _body(d) for d in server.delivered)

@@ -61,8 +61,10 @@ def _settings(directory: Path, **given: str | None) -> MailSettings:
 @click.option("--smtp", metavar="HOST:PORT", help="The SMTP server ([mail] smtp).")
 @click.option("--smtp-security", type=click.Choice(["starttls", "ssl", "none"]),
               help="[mail] smtp_security (default starttls).")
-@click.option("--from", "sender", metavar="ADDRESS", help="The sender ([mail] from).")
-@click.option("--reply-to", metavar="ADDRESS", help="[mail] reply_to.")
+@click.option("--from", "sender", metavar="ADDRESS", help="The sender ([mail] from); "
+              "refused when the drafts are signed with another address or name.")
+@click.option("--reply-to", metavar="ADDRESS", help="[mail] reply_to; refused when it "
+              "changes the return address the drafts are signed with.")
 @click.option("--username", metavar="LOGIN", help="[mail] username (default: the sender).")
 def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: bool,
                  resend: bool, raters: tuple[str, ...], now_text: str | None,

@@ -112,6 +112,7 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
                          "or give --from ADDRESS")
     now = now or dt.datetime.now(dt.UTC)
     study = load_study(root)
+    _refuse_another_signer(study, settings, which, root)
     known = {r.id: r for r in study.raters}
     for rater in raters or []:
         if rater not in known:
@@ -167,6 +168,41 @@ def _refuse_changed_packs(messages: list[Outgoing], heads: list[PackHead],
     if changed:
         raise SealError(changed_packs_problem(changed, root, not_done="nothing was sent",
                                               then="send again"))
+
+
+def _refuse_another_signer(study: Study, settings: MailSettings, which: str,
+                           root: Path) -> None:
+    """Refuse a send whose sender or return address is not the one the drafts are
+    signed with (:func:`~sheetflow.packs.mail.signature`: the ``[mail]`` table of
+    ``study.toml``).
+
+    ``--from`` and ``--reply-to`` change the message's headers, not its text: the rater
+    would be asked to send the workbook back to one address by a message from another,
+    and their reply would go to the one the text does not name. Drafts signed by no one
+    (no ``[mail]`` sender) say "reply", true whoever sends them.
+
+    Raises
+    ------
+    UsageError
+        Naming both addresses (or names) and where to set the one to use; nothing is
+        sent or written.
+    """
+    signed_name, signed_from = study.mail.sender
+    signed_back = study.mail.reply_to[1] or signed_from
+    if not signed_back:
+        return
+    name, sender = settings.sender
+    back = settings.reply_to[1] or sender
+    if back.lower() == signed_back.lower() and name in ("", signed_name):
+        return
+    what = (f"asks for the workbook back at {signed_back}, but the reply would go to {back}"
+            if back.lower() != signed_back.lower()
+            else f"is signed {signed_name!r}, but the message would come from {name!r}")
+    redo = (f"; then '{command_line('collect', root)}' signs the reply drafts with it"
+            if which == "replies" else "")
+    raise UsageError(f"--from/--reply-to: the drafts, signed as the [mail] table of "
+                     f"study.toml says, {what}; set 'from' (and 'reply_to') there instead "
+                     f"(the seal does not cover it){redo}")
 
 
 def _sent_before(journal: Journal, item: Outgoing) -> str:
