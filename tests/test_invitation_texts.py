@@ -81,3 +81,58 @@ def test_without_a_sender_the_draft_says_reply_and_signs_nothing(tmp_path):
     text = _invitation(root)
     assert "as an attachment to a reply to this e-mail." in text
     assert text.rstrip().endswith("Thank you!")
+
+
+def _five_items(root) -> None:
+    """The template's items file (and its internal scores) cut to its first five items."""
+    import csv
+
+    path = root / "items.csv"
+    with path.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh))
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows(rows[:6])
+    kept = {row[0] for row in rows[1:6]}
+    scores = root / "internal_scores.csv"
+    with scores.open(encoding="utf-8", newline="") as fh:
+        lines = list(csv.reader(fh))
+    with scores.open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows([lines[0], *(r for r in lines[1:] if r[0] in kept)])
+
+
+def test_the_template_tells_a_study_of_five_items_five_cases(tmp_path):
+    """The paired-rubric template said "all 18 test cases" (its own sample's count) in
+    the invitation and the instructions, whatever the study made from it holds."""
+    import email
+    import email.policy
+
+    import openpyxl
+    from mail_servers import smtp_server
+
+    from sheetflow.packs.generate import generate_packs
+
+    root = init_study(tmp_path / "s", "paired-rubric")
+    _five_items(root)
+    with (root / "study.toml").open("a", encoding="utf-8") as fh:
+        fh.write('\n[mail]\nfrom = "Study Desk <desk@example.org>"\n')
+    generate_packs(root, emails=True)
+    head = packs(root)[0]
+    assert len(head["cards"]) == 5
+    drafts = sorted((root / L.PACKS_DIR / "eml").glob("*.eml"))
+    assert drafts
+    for draft in drafts:
+        text = _body(draft.read_bytes())
+        assert "score all 5 test cases" in text and "18" not in text and "{n_cases}" not in text
+    wb = openpyxl.load_workbook(root / L.PACKS_DIR / head["file"])
+    shown = "\n".join(str(c.value) for name in (L.INSTRUCTIONS_SHEET, L.MORE_SHEET)
+                      for row in wb[name].iter_rows() for c in row if c.value)
+    assert "You will evaluate 5 response pairs" in shown
+    assert "For each of 5 test cases:" in shown and "{n_cases}" not in shown
+    with smtp_server() as (port, server):
+        sent = run("send", str(root), "invitations", "--yes", "--smtp", f"127.0.0.1:{port}",
+                   "--smtp-security", "none")
+        assert sent.exit_code == 0, sent.output
+    assert len(server.delivered) == 3
+    for delivery in server.delivered:
+        msg = email.message_from_bytes(delivery.content, policy=email.policy.default)
+        assert "score all 5 test cases" in _body(msg.as_bytes())

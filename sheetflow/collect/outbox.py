@@ -30,12 +30,20 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from ..errors import MissingStepError, SealError, SheetflowError, UsageError, command_line
+from ..packs.instructions import CASES_PLACEHOLDER
 from ..packs.journal import Journal, damaged_journal, iso, read_journal
 from ..packs.mail import build_eml, outgoing
-from ..packs.manifest import PackHead, changed_packs, changed_packs_problem, open_manifest
+from ..packs.manifest import (
+    Manifest,
+    PackHead,
+    changed_packs,
+    changed_packs_problem,
+    open_manifest,
+)
 from ..packs.send import Outgoing
 from ..spec.mail import MailSettings
 from ..spec.study import Study, load_study
@@ -123,7 +131,9 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
     # before any draft is composed: a real send of reminders writes its drafts first
     if journal.damaged:  # a "sent" record lost there would send its message again
         raise SheetflowError(damaged_journal(journal.damaged))
-    drafts = {"invitations": _invitations, "reminders": _reminders,
+    # the invitations say how many cases each workbook holds, read from its entry
+    drafts = {"invitations": partial(_invitations, manifest=manifest),
+              "reminders": _reminders,
               "replies": _replies}[which](root, study, box, min_days, now, not dry_run,
                                           journal, manifest.heads)
     for rater_id, sitting, draft, about in drafts:
@@ -216,9 +226,11 @@ Draft = tuple[str, int, bytes, str]  # rater, sitting, the draft, what else iden
 
 def _invitations(root: Path, study: Study, box: Outbox, min_days: float,
                  now: dt.datetime, write: bool, journal: Journal,
-                 heads: list[PackHead]) -> list[Draft]:
+                 heads: list[PackHead], *, manifest: Manifest) -> list[Draft]:
     """An invitation to each pack of ``heads`` (the manifest ``outbox`` read) that may
-    go now."""
+    go now; ``manifest`` gives the number of cases in each (``{n_cases}``) when the
+    study's e-mail says it."""
+    counted_cases = CASES_PLACEHOLDER in f"{study.email_subject}{study.email_body}"
     raters = {r.id: r for r in study.raters}
     held = {}
     if any(h.sitting == 2 for h in heads):
@@ -240,8 +252,9 @@ def _invitations(root: Path, study: Study, box: Outbox, min_days: float,
             raise UsageError(f"{L.PACKS_DIR}/{head.file}: the pack is missing; run "
                              f"'{command_line('generate', root)}' again (or restore it) "
                              "before sending")
-        out.append((head.rater_id, head.sitting, build_eml(study, rater, pack, head.sitting),
-                    ""))
+        cases = len(manifest.pack(head)["cards"]) if counted_cases else None
+        out.append((head.rater_id, head.sitting,
+                    build_eml(study, rater, pack, head.sitting, cases=cases), ""))
     return out
 
 

@@ -35,6 +35,7 @@ from ..spec.wording import id_mentions
 from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L
 from .assign import Assignment, assign, response_text
+from .instructions import with_case_count
 from .leaks import refuse_leaks, refuse_mail_leaks
 from .mail import SITTING2_NOTE, build_eml, invitation_text, mailing_list_csv
 from .manifest_form import Compactor
@@ -221,7 +222,7 @@ def _invitations(study: Study, assignments: list[Assignment]) -> list[tuple[str,
     judges = judge_rater_ids(study)
     return [(f"the invitation to {a.rater.id}" + (f" (sitting {a.sitting})" if a.sitting > 1
                                                   else ""),
-             *invitation_text(study, a.rater, a.sitting))
+             *invitation_text(study, a.rater, a.sitting, len(a.slots)))
             for a in assignments if a.rater.id not in judges]
 
 
@@ -453,7 +454,7 @@ def _pack_spec(study: Study, a: Assignment, identity: dict[str, str],
     sitting_note = " (second sitting)" if a.sitting == 2 else ""
     return PackSpec(
         title=study.title + sitting_note,
-        instructions=study.instructions,
+        instructions=with_case_count(study.instructions, len(cards)),
         notice=SITTING2_NOTE if a.sitting == 2 else "",
         identity=identity,
         labels=tuple(labels),
@@ -533,5 +534,5 @@ def _write_drafts(study: Study, assignments: list[Assignment], infos: list[PackI
         folder = eml_dir if a.sitting == 1 else eml_dir / f"sitting-{a.sitting}"
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / (info.path.stem + ".eml")
-        path.write_bytes(build_eml(study, a.rater, info.path, a.sitting))
+        path.write_bytes(build_eml(study, a.rater, info.path, a.sitting, cases=len(a.slots)))
         result.eml_paths.append(path)

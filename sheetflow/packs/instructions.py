@@ -38,6 +38,9 @@ CHARS_PER_LINE = 90  # of prose at 11 pt in it (digits are wider than most lette
 SHORT_INSTRUCTIONS = 1500  # characters: a study's own text this short stays on page 1
 HEADING_SIZES = {"h1": 16, "h2": 13}  # font points of the heading styles (the writer's)
 BULLET = "\u2022 "
+CASES_PLACEHOLDER = "{n_cases}"
+"""Stands for the number of cases in the rater's workbook in the study's instructions
+(as in the invitation's subject and body, :func:`sheetflow.packs.mail.fill`)."""
 
 
 class TextSheet:
@@ -172,6 +175,13 @@ def _heading_points(text: str, style: str) -> float:
         return 0.0
     lines = estimate_lines(text, int(CHARS_PER_LINE * 11 / size))
     return lines * size * 1.35 + 6
+
+
+def with_case_count(instructions: str, cases: int) -> str:
+    """The study's instructions with :data:`CASES_PLACEHOLDER` saying ``cases``, the
+    number of cases in this workbook: a template's text must not name a count of its
+    own sample study's items ("all 18 test cases") to a study of another size."""
+    return instructions.replace(CASES_PLACEHOLDER, str(cases))
 
 
 def _study_text(sheet: TextSheet, instructions: str) -> None:

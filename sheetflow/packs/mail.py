@@ -40,7 +40,8 @@ def csv_safe(text: str) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-_PLACEHOLDER = re.compile(r"\{(name|rater_id|last_name|study_id|date|title|deadline)\}")
+_PLACEHOLDER = re.compile(
+    r"\{(name|rater_id|last_name|study_id|date|title|deadline|n_cases)\}")
 DEADLINE_PLACEHOLDER = "{deadline}"
 """Stands for the ``[mail] deadline`` in a subject or body; the spec loader refuses a
 text that uses it when no deadline is set (there is no true date to put there)."""
@@ -49,16 +50,20 @@ _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augu
            "September", "October", "November", "December")
 
 
-def fill(template: str, study: Study, rater: Rater) -> str:
+def fill(template: str, study: Study, rater: Rater, cases: int | None = None) -> str:
     """``template`` with ``{name}``, ``{rater_id}``, ``{last_name}``, ``{study_id}``,
-    ``{date}``, ``{title}`` and ``{deadline}`` filled in; any other text, braces
-    included (``{}``, a lone ``{``, an unknown ``{placeholder}``), is left as written:
-    the subject and body are the coordinator's words, not a format string.
+    ``{date}``, ``{title}``, ``{deadline}`` and ``{n_cases}`` filled in; any other text,
+    braces included (``{}``, a lone ``{``, an unknown ``{placeholder}``), is left as
+    written: the subject and body are the coordinator's words, not a format string.
     ``{deadline}`` is the ``[mail] deadline`` as :func:`deadline_text` writes it (left
-    as written when none is set, which the spec loader refuses)."""
+    as written when none is set, which the spec loader refuses); ``{n_cases}`` is
+    ``cases``, the number of cases in the rater's workbook (a study's item count would
+    be wrong for a workbook holding a subset, or a second sitting's repeats)."""
     values = {"name": rater.name or rater.id, "rater_id": rater.id,
               "last_name": rater.last_name or rater.name or rater.id, "study_id": study.id,
               "date": study.date, "title": study.title}
+    if cases is not None:
+        values["n_cases"] = str(cases)
     if study.mail.deadline is not None:
         values["deadline"] = deadline_text(study.mail.deadline)
     return _PLACEHOLDER.sub(lambda found: values.get(found[1], found[0]), template)
@@ -142,14 +147,17 @@ class Draft:
 
 
 def build_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1, *,
-              subject: str | None = None, body: str | None = None) -> bytes:
+              subject: str | None = None, body: str | None = None,
+              cases: int | None = None) -> bytes:
     """A ready-to-send draft mailing ``pack`` to ``rater`` (:func:`compose_eml`'s
     message alone)."""
-    return compose_eml(study, rater, pack, sitting, subject=subject, body=body).message
+    return compose_eml(study, rater, pack, sitting, subject=subject, body=body,
+                       cases=cases).message
 
 
 def compose_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1, *,
-                subject: str | None = None, body: str | None = None) -> Draft:
+                subject: str | None = None, body: str | None = None,
+                cases: int | None = None) -> Draft:
     """A ready-to-send draft mailing ``pack`` to ``rater``, with what it attached.
 
     Parameters
@@ -167,6 +175,9 @@ def compose_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1, *,
         Text used as given (replies and reminders); by default the study's e-mail
         template with its placeholders filled in, and the sitting-2 note. Either way
         the body is :func:`signed`.
+    cases : int, optional
+        The number of cases in ``pack``: what the study's template says for
+        ``{n_cases}`` (see :func:`fill`).
 
     Returns
     -------
@@ -174,7 +185,7 @@ def compose_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1, *,
         The message and the (file name, sha256) of the bytes it attached.
     """
     if subject is None or body is None:
-        subject, body = _invitation(study, rater, sitting)
+        subject, body = _invitation(study, rater, sitting, cases)
     msg = EmailMessage(policy=SMTP)
     msg["To"] = address(rater.name, rater.email)
     msg["Subject"] = subject
@@ -195,14 +206,15 @@ def _read_pack(pack: Path) -> bytes | None:
     return pack.read_bytes() if pack.is_file() else None
 
 
-def _invitation(study: Study, rater: Rater, sitting: int) -> tuple[str, str]:
-    """The subject and body of the draft that sends a pack out."""
+def _invitation(study: Study, rater: Rater, sitting: int,
+                cases: int | None) -> tuple[str, str]:
+    """The subject and body of the draft that sends a pack of ``cases`` cases out."""
     subject = study.email_subject or f"{study.title}: your scoring workbook"
-    body = fill(study.email_body or default_body(study), study, rater)
+    body = fill(study.email_body or default_body(study), study, rater, cases)
     if sitting == 2:
         subject += " - second sitting"
         body = with_sitting2_note(body)
-    return fill(subject, study, rater), body
+    return fill(subject, study, rater, cases), body
 
 
 def default_body(study: Study) -> str:
@@ -265,8 +277,9 @@ def attachment_of(msg: EmailMessage) -> tuple[str, bytes] | None:
 
 
 
-def invitation_text(study: Study, rater: Rater, sitting: int = 1) -> tuple[str, str]:
-    """The subject and body of the invitation that sends ``rater`` their pack, as the
-    ``.eml`` draft and ``send invitations`` word it (generate searches them for arm ids
-    before it writes anything)."""
-    return _invitation(study, rater, sitting)
+def invitation_text(study: Study, rater: Rater, sitting: int = 1,
+                    cases: int | None = None) -> tuple[str, str]:
+    """The subject and body of the invitation that sends ``rater`` their pack of
+    ``cases`` cases, as the ``.eml`` draft and ``send invitations`` word it (generate
+    searches them for arm ids before it writes anything)."""
+    return _invitation(study, rater, sitting, cases)
