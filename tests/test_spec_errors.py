@@ -63,6 +63,24 @@ CASES = [
     ("unknown design", "paired-rubric",
      lambda d: _replace(d / "study.toml", 'kind = "paired"', 'kind = "crossover"'),
      ["study.toml", "[design]", "unknown design 'crossover'", "paired, single"]),
+    # a value of a closed set spelt wrong: the one meant is named, as for a key
+    ("misspelt design", "paired-rubric",
+     lambda d: _replace(d / "study.toml", 'kind = "paired"', 'kind = "Pairde"'),
+     ["[design]", "unknown design 'Pairde'; did you mean 'paired'? allowed: paired, single"]),
+    ("misspelt level", "paired-rubric",
+     lambda d: _replace(d / "study.toml", 'level = "ordinal"', 'level = "ordnial"'),
+     ["id=depth", "unknown level 'ordnial'; did you mean 'ordinal'? allowed: nominal, "
+      "ordinal, interval, ratio"]),
+    ("misspelt dimension kind", "paired-rubric",
+     lambda d: _replace(d / "study.toml", 'kind = "checklist"', 'kind = "check_list"'),
+     ["id=evidence", "unknown dimension kind 'check_list'; did you mean 'checklist'?"]),
+    ("misspelt smtp security", "paired-rubric",
+     lambda d: (d / "study.toml").write_text(
+         (d / "study.toml").read_text(encoding="utf-8")
+         + '\n[mail]\nsmtp = "smtp.example.org:587"\nsmtp_security = "startls"\n',
+         encoding="utf-8"),
+     ["[mail]", "'smtp_security' is 'startls' (did you mean 'starttls'?); use one of "
+      "starttls, ssl, none"]),
     ("N/A value that is also a scale value", "judge-likert",
      lambda d: _replace(d / "study.toml", "min = 1\nmax = 5\n", "min = 1\nmax = 5\nna = [3]\n"),
      ["study.toml", "id=completeness", "N/A value '3' is also a value of the scale 1-5"]),

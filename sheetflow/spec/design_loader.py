@@ -20,6 +20,7 @@ from .model import (
     SecondRater,
 )
 from .raters import unsafe_char
+from .spelling import unknown_value
 
 
 class DesignLoader(LoaderBase):
@@ -39,7 +40,7 @@ class DesignLoader(LoaderBase):
                       where)
             kind = "unknown"
         elif kind not in DESIGNS:
-            self.fail(f"unknown design {kind!r}; allowed: {', '.join(DESIGNS)}", where)
+            self.fail(unknown_value(kind, DESIGNS, "design"), where)
             kind = "unknown"  # checks that depend on the design kind are skipped
         seed = self._required_int(t, "seed", where,
                                   "every random choice comes from a recorded seed")
@@ -131,7 +132,7 @@ class DesignLoader(LoaderBase):
             fraction = 1.0
         method = raw.get("method", "sha256_rank")
         if method != "sha256_rank":
-            self.fail(f"unknown method {method!r}; allowed: sha256_rank", where)
+            self.fail(unknown_value(method, ("sha256_rank",), "method"), where)
         select_at = raw.get("select_at", "generate")
         if select_at not in ("generate", "lock"):
             self.fail(f"select_at {select_at!r}: 'lock' draws the subset from completed items "
@@ -147,7 +148,7 @@ class DesignLoader(LoaderBase):
         run = self._str_list(t, "run", where)
         for name in run:
             if name not in ANALYSES:
-                self.fail(f"unknown analysis {name!r}; allowed: {', '.join(ANALYSES)}", where)
+                self.fail(unknown_value(name, ANALYSES, "analysis"), where)
         seed = self._required_int(t, "seed", where,
                                   "bootstrap and permutation tests use it")
         bands = []
@@ -173,7 +174,7 @@ class DesignLoader(LoaderBase):
             targets = {}
         icc_form = t.get("icc_form", "ICC2")
         if icc_form not in ICC_FORMS:
-            self.fail(f"unknown icc_form {icc_form!r}; allowed: {', '.join(ICC_FORMS)}", where)
+            self.fail(unknown_value(icc_form, ICC_FORMS, "icc_form"), where)
         params = t.get("params", {})
         if not isinstance(params, dict):
             self.fail("'params' must be a table", where)

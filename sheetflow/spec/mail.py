@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from email.headerregistry import Address
 from email.utils import parseaddr
 
-from .spelling import unknown_key
+from .spelling import close_match, unknown_key
 
 SMTP_PASSWORD_ENV = "SHEETFLOW_SMTP_PASSWORD"
 IMAP_PASSWORD_ENV = "SHEETFLOW_IMAP_PASSWORD"
@@ -139,7 +139,9 @@ def _apply(out: MailSettings, key: str, value: str | dt.date) -> MailSettings:
         return replace(out, **{key: server})
     if key in ("smtp_security", "imap_security"):
         if text not in SECURITY:
-            raise ValueError(f"is {text!r}; use one of {', '.join(SECURITY)}")
+            meant = close_match(text, SECURITY)
+            hint = f" (did you mean {meant!r}?)" if meant else ""
+            raise ValueError(f"is {text!r}{hint}; use one of {', '.join(SECURITY)}")
         name = key.split("_")[0]
         current = getattr(out, name)
         if current is None:  # kept until the host is known (the order of keys is free)

@@ -20,7 +20,7 @@ from ..errors import SpecError
 from . import hypotheses, verdicts
 from .blanks import describe_rows
 from .model import Item
-from .spelling import unknown_key
+from .spelling import unknown_key, unknown_value
 
 COMBINE_RULES = ("max", "mean", "sum")
 """``material_errors_combine``: how raters' material-error counts combine (002)."""
@@ -368,7 +368,7 @@ def target_problems(targets: dict[str, float], total_range: tuple[float, float] 
     out = []
     for name, value in targets.items():
         if name not in known:
-            out.append(f"unknown target {name!r}; allowed: {', '.join(sorted(known))}")
+            out.append(unknown_value(name, sorted(known), "target"))
             continue
         low, high, what = _target_range(name, total_range)
         if not low <= value <= high:

@@ -20,6 +20,7 @@ from .rubric import (
     Total,
     total_bounds,
 )
+from .spelling import unknown_value
 from .tables import as_int
 
 LABEL_KINDS = ("categorical", "binary", "flag", "preference")
@@ -72,11 +73,11 @@ class RubricLoader(LoaderBase):
         self._unknown_keys(e, self._DIM_KEYS, where)
         kind = e.get("kind")
         if kind not in KINDS:
-            self.fail(f"unknown dimension kind {kind!r}; allowed: {', '.join(KINDS)}", where)
+            self.fail(unknown_value(kind, KINDS, "dimension kind"), where)
             return None
         scope = e.get("scope", "case" if kind == "preference" else "response")
         if scope not in SCOPES:
-            self.fail(f"unknown scope {scope!r}; allowed: {', '.join(SCOPES)}", where)
+            self.fail(unknown_value(scope, SCOPES, "scope"), where)
         builder = getattr(self, f"_dim_{kind}")
         extra = builder(e, where)
         if "decimals" in e and kind != "number":
@@ -85,7 +86,7 @@ class RubricLoader(LoaderBase):
             self._consent(e, kind, scope, extra, where)
         level = e.get("level", extra.pop("_level", "nominal"))
         if kind != "text" and level not in LEVELS:
-            self.fail(f"unknown level {level!r}; allowed: {', '.join(LEVELS)}", where)
+            self.fail(unknown_value(level, LEVELS, "level"), where)
         elif kind in LABEL_KINDS and level in ("interval", "ratio"):
             # alpha at these levels computes with differences of numbers: on labels
             # it was "could not be computed" at analyze, after the spec was frozen
@@ -372,7 +373,7 @@ class RubricLoader(LoaderBase):
         of = self._str_list(t, "of", where)
         method = t.get("method", "sum")
         if method not in ("sum", "mean"):
-            self.fail(f"unknown total method {method!r}; allowed: sum, mean", where)
+            self.fail(unknown_value(method, ("sum", "mean"), "total method"), where)
         twice = sorted({d for d in of if of.count(d) > 1})
         if twice:
             self.fail_to_generate(f"total {tid!r} names {twice[0]!r} twice in 'of', which "
@@ -389,7 +390,7 @@ class RubricLoader(LoaderBase):
             self.fail(f"total id {tid!r} is also a dimension id", where)
         level = t.get("level", "interval")
         if level not in LEVELS:
-            self.fail(f"unknown level {level!r}; allowed: {', '.join(LEVELS)}", where)
+            self.fail(unknown_value(level, LEVELS, "level"), where)
         total = Total(tid, str(t.get("label", tid)), of, method,
                       self._bound(t, "min", where), self._bound(t, "max", where), level)
         if not of:

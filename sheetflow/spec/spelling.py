@@ -65,3 +65,29 @@ def unknown_key(key: str, allowed: Iterable[str], what: str = "key") -> str:
     meant = close_match(key, allowed)
     hint = f"; did you mean {meant!r}?" if meant else ";"
     return f"unknown {what} {key!r}{hint} allowed: {', '.join(allowed)}"
+
+
+def unknown_value(value: object, allowed: Iterable[str], what: str) -> str:
+    """The message for a value outside a closed set (a design kind, a level): the value
+    meant when it looks like a misspelling of one, then every value allowed, in the
+    order given (levels read nominal to ratio, not alphabetically).
+
+    Parameters
+    ----------
+    value : object
+        The value as written (a number or list is shown as such and matched as text).
+    allowed : iterable of str
+        The values the setting may take.
+    what : str
+        What the value is ("design", "dimension kind", "level").
+
+    Returns
+    -------
+    str
+        e.g. ``"unknown level 'ordnial'; did you mean 'ordinal'? allowed: nominal,
+        ordinal, interval, ratio"``.
+    """
+    allowed = list(allowed)
+    meant = close_match(value, allowed) if isinstance(value, str) else ""
+    hint = f"; did you mean {meant!r}?" if meant else ";"
+    return f"unknown {what} {value!r}{hint} allowed: {', '.join(allowed)}"
