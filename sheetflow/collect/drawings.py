@@ -15,15 +15,13 @@ tuple, and only a file with drawings has them read, with defusedxml (like commen
 
 from __future__ import annotations
 
-import zipfile
 from collections.abc import Iterator
 from typing import Any
 
 import defusedxml.ElementTree as SafeET
 
 from .reader import Book
-from .sheet_changes import SHOWN, FileChecker, read_related
-from .validate import cell_name, show_value
+from .sheet_changes import FileChecker, Found, Wording, name_found, read_related
 
 DRAWING_TEXT = "drawing-text"
 _DRAWING_TYPE = "/drawing"  # a sheet's relationship to its drawing part
@@ -33,58 +31,25 @@ _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 # shows, the "Fallback" a copy for older programs (read, it would name a shape twice)
 _FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
 _ANCHORS = {f"{_XDR}twoCellAnchor", f"{_XDR}oneCellAnchor", f"{_XDR}absoluteAnchor"}
-
-Found = tuple[str, tuple[int, int], str]
-"""(sheet, (row, column) of the anchor cell, (0, 0) when none), text) of one shape."""
+_DRAWING_WORDS = Wording(
+    unreadable="The workbook holds drawings (text boxes or shapes) that could not be read "
+               "({error}); open it to read any text in them",
+    one="A text box or shape {where} holds the text '{text}'",
+    more="From the text box or shape {where} on, {count} more hold text; only the first "
+         "{shown} are named one by one")
 
 
 def check_drawings(checker: FileChecker) -> None:
     """Name each text box or shape holding text, with its text, as a warning of
-    ``checker``'s file (the first :data:`SHOWN` one by one, then one line)."""
+    ``checker``'s file (see :func:`.sheet_changes.name_found`)."""
     if not checker.book.drawing_parts:
         return  # the usual return: nothing drawn anywhere
-    try:
-        found = read_drawings(checker.book)
-    except (SyntaxError, ValueError, KeyError, zipfile.BadZipFile) as exc:
-        # ParseError is a SyntaxError; defusedxml's refusals are ValueErrors
-        checker.add(DRAWING_TEXT, what="The workbook holds drawings (text boxes or "
-                    f"shapes) that could not be read ({type(exc).__name__}); open it to "
-                    "read any text in them")
-        return
-    for sheet, place, text in found[:SHOWN]:
-        _report(checker, sheet, place, value=text,
-                what=f"A text box or shape {_where(sheet, place)} holds the text "
-                     f"'{show_value(text)}'")
-    rest = found[SHOWN:]
-    if rest:
-        sheet, place, _ = rest[0]
-        _report(checker, sheet, place,
-                what=f"From the text box or shape {_where(sheet, place)} on, {len(rest)} "
-                     f"more hold text; only the first {SHOWN} are named one by one")
-
-
-def _report(checker: FileChecker, sheet: str, place: tuple[int, int], **fields: Any) -> None:
-    """One ``drawing-text`` warning at ``place`` of ``sheet`` (no cell when unknown)."""
-    cell = cell_name(*place) if place != (0, 0) else ""
-    checker.add(DRAWING_TEXT, sheet=sheet, cell=cell, **fields)
-
-
-def _where(sheet: str, place: tuple[int, int]) -> str:
-    """Where a shape is, for a message: its anchor cell when it has one."""
-    if place == (0, 0):
-        return f"on sheet '{sheet}'"
-    return f"at cell {cell_name(*place)} of sheet '{sheet}'"
+    name_found(checker, DRAWING_TEXT, read_drawings, _DRAWING_WORDS)
 
 
 def read_drawings(book: Book) -> list[Found]:
-    """(sheet, (row, column), text) of each shape holding text, in sheet order then
-    reading order; a drawing part no sheet refers to is shown nowhere and left out.
-
-    Raises
-    ------
-    SyntaxError, ValueError, KeyError, zipfile.BadZipFile
-        When a part cannot be read.
-    """
+    """(sheet, (row, column), text) of each shape holding text, read from the drawing
+    parts as :func:`.sheet_changes.read_related` reads (and raises)."""
     return read_related(book, _DRAWING_TYPE, _shapes)
 
 

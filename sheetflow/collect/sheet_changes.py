@@ -30,7 +30,7 @@ import posixpath
 import re
 import zipfile
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import defusedxml.ElementTree as SafeET
 
@@ -64,6 +64,10 @@ _COMMENTS_TYPE = "/comments"
 _THREADED = "[Threaded comment]"  # Excel's text for older readers of a threaded comment
 _THREADED_TEXT = "\nComment:\n"
 _REF = re.compile(r"([A-Z]{1,3})([0-9]{1,7})")
+
+Found = tuple[str, tuple[int, int], str]
+"""(sheet, (row, column) of its cell, (0, 0) when it has none, text) of one comment or
+one shape holding text."""
 
 
 class FileChecker(Protocol):
@@ -146,28 +150,79 @@ def check_comments(checker: FileChecker) -> None:
     ``checker``'s file (the first :data:`SHOWN` one by one, then one line)."""
     if not checker.book.comment_parts:
         return  # the usual return: no comment anywhere
+    name_found(checker, CELL_COMMENT, read_comments, _COMMENT_WORDS)
+
+
+class Wording(NamedTuple):
+    """The messages of :func:`name_found`, as :meth:`str.format` templates: ``{sheet}``,
+    ``{cell}`` ("" when none), ``{where}`` ("at cell B4 of sheet 'S'", or "on sheet
+    'S'" without a cell), ``{text}`` (as shown), ``{count}``, ``{shown}``
+    (:data:`SHOWN`), ``{error}`` (the kind of error)."""
+
+    unreadable: str
+    """The one warning when the parts cannot be read."""
+    one: str
+    """Naming one thing found, with its text."""
+    more: str
+    """Counting those past the first :data:`SHOWN`, from where the first of them is."""
+
+
+_COMMENT_WORDS = Wording(
+    unreadable="The workbook holds comments on cells that could not be read ({error}); "
+               "open it to read them",
+    one="Cell {cell} of sheet '{sheet}' has a comment: '{text}'",
+    more="From cell {cell} of sheet '{sheet}' on, {count} more cells have a comment; "
+         "only the first {shown} are named one by one")
+
+
+def name_found(checker: FileChecker, code: str, read: Callable[[Book], list[Found]],
+               words: Wording) -> None:
+    """Name what ``read`` finds on the sheets of ``checker``'s book (comments, text in
+    drawings) as ``code`` warnings of its file: the first :data:`SHOWN` one by one,
+    then one line counting the rest.
+
+    Parameters
+    ----------
+    checker : FileChecker
+        The file's checker, whose ``add`` records each warning.
+    code : str
+        The warnings' code.
+    read : callable
+        (sheet, (row, column), text) of each thing found, in the order named; it may
+        raise what a damaged part raises (SyntaxError, ValueError, KeyError,
+        zipfile.BadZipFile).
+    words : Wording
+        The messages.
+    """
     try:
-        found = read_comments(checker.book)
+        found = read(checker.book)
     except (SyntaxError, ValueError, KeyError, zipfile.BadZipFile) as exc:
         # ParseError is a SyntaxError; defusedxml's refusals are ValueErrors
-        checker.add(CELL_COMMENT, what="The workbook holds comments on cells that "
-                    f"could not be read ({type(exc).__name__}); open it to read them")
+        checker.add(code, what=words.unreadable.format(error=type(exc).__name__))
         return
-    for sheet, (row, col), text in found[:SHOWN]:
-        cell = cell_name(row, col)
-        checker.add(CELL_COMMENT, sheet=sheet, cell=cell, value=text,
-                    what=f"Cell {cell} of sheet '{sheet}' has a comment: "
-                         f"'{show_value(text)}'")
+    for sheet, place, text in found[:SHOWN]:
+        checker.add(code, sheet=sheet, cell=_cell(place), value=text,
+                    what=_worded(words.one, sheet, place, text=show_value(text)))
     rest = found[SHOWN:]
     if rest:
         sheet, place, _ = rest[0]
-        cell = cell_name(*place)
-        checker.add(CELL_COMMENT, sheet=sheet, cell=cell,
-                    what=f"From cell {cell} of sheet '{sheet}' on, {len(rest)} more cells "
-                         f"have a comment; only the first {SHOWN} are named one by one")
+        checker.add(code, sheet=sheet, cell=_cell(place),
+                    what=_worded(words.more, sheet, place, count=len(rest)))
 
 
-def read_comments(book: Book) -> list[tuple[str, tuple[int, int], str]]:
+def _worded(template: str, sheet: str, place: tuple[int, int], **fields: Any) -> str:
+    """``template`` filled in for what was found at ``place`` of ``sheet``."""
+    cell = _cell(place)
+    where = f"at cell {cell} of sheet '{sheet}'" if cell else f"on sheet '{sheet}'"
+    return template.format(sheet=sheet, cell=cell, where=where, shown=SHOWN, **fields)
+
+
+def _cell(place: tuple[int, int]) -> str:
+    """The name of the cell at ``place``; "" for (0, 0), a thing placed on no cell."""
+    return cell_name(*place) if place != (0, 0) else ""
+
+
+def read_comments(book: Book) -> list[Found]:
     """(sheet, (row, column), text) of each comment on a cell, in sheet order then
     reading order; a comment part no sheet refers to is shown nowhere and left out.
 
@@ -181,10 +236,16 @@ def read_comments(book: Book) -> list[tuple[str, tuple[int, int], str]]:
 
 def read_related(book: Book, kind: str,
                  parse: Callable[[bytes], list[tuple[tuple[int, int], str]]],
-                 ) -> list[tuple[str, tuple[int, int], str]]:
+                 ) -> list[Found]:
     """(sheet, (row, column), text) of what ``parse`` finds in each part of type
     ``kind`` a sheet relates to (its comments, its drawing), in sheet order then
-    reading order; a part no sheet refers to is shown nowhere and left out."""
+    reading order; a part no sheet refers to is shown nowhere and left out.
+
+    Raises
+    ------
+    SyntaxError, ValueError, KeyError, zipfile.BadZipFile
+        When a part cannot be read.
+    """
     found = []
     with zipfile.ZipFile(io.BytesIO(book.data)) as zf:
         names = set(zf.namelist())
