@@ -43,14 +43,14 @@ class CaseHeadings:
         self.cuts.append(self.row)
         self._column_heads(self._next(18.0), text, "")
 
-    def _part_full(self, height: float) -> bool:
+    def _part_full(self, height: float, room: float) -> bool:
         """Whether lines ``height`` points tall would run past the page the card's
         answer lines have reached, as pages.page_breaks will pack the card's parts on
-        landscape pages (the orientation of any card taller than a page). Never right
-        under a heading: the heading and its first line move to a new page together."""
+        landscape pages (the orientation of any card taller than a page) of ``room``
+        points (:meth:`_landscape_room`). Never right under a heading: the heading and
+        its first line move to a new page together."""
         if self.cuts[-1] == self.row - 1:
             return False
-        room = self._page_room()
         start = self.blocks[-1]
         # the card's rows alone, its cuts found by bisection (the cuts rise with the
         # rows): asked once per answer line, a pass over the whole sheet each time made
@@ -71,14 +71,11 @@ class CaseHeadings:
         points = LINE_POINTS if dim.kind == "count" else 0.0
         return self._line_height(dim, answer_label(dim), self._hint(dim)) + points
 
-    def _page_room(self) -> float:
-        """Sheet points of rows on a landscape page under the repeated header (kept for
-        as long as the columns and the header rows it is worked out from stay the same)."""
-        key = (tuple(self.widths.items()), tuple(self.helpers),
-               tuple(self.row_points[:L.HEADER_ROWS]))
-        if getattr(self, "_room", (None, 0.0))[0] != key:
-            shown = [w for c, w in self.widths.items()
-                     if c not in self._hidden_columns() | set(self.helpers)]
-            header = sum(self.row_points[:L.HEADER_ROWS])  # the rows repeated on each page
-            self._room = (key, pages.page_room(pages.print_scale(shown), header))
-        return self._room[1]
+    def _landscape_room(self) -> float:
+        """Sheet points of rows on a landscape page under the repeated header: asked
+        once the header is written (the columns and the header rows it is worked out
+        from stay the same after)."""
+        shown = [w for c, w in self.widths.items()
+                 if c not in self._hidden_columns() | set(self.helpers)]
+        header = sum(self.row_points[:L.HEADER_ROWS])  # the rows repeated on each page
+        return pages.page_room(pages.print_scale(shown), header)

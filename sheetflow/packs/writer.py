@@ -273,6 +273,7 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows, CaseHeadings):
                           {"hidden": letter in self._hidden_columns()})
         ws.hide_gridlines(2)
         self._write_header()
+        room = self._landscape_room()  # on every page of scores
         entry: dict[str, Any] = {"progress": {"sheet": L.SCORING_SHEET,
                                               "cell": L.PROGRESS_CELL},
                                  "batches": [], "cards": [], "study_answers": {}}
@@ -284,7 +285,7 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows, CaseHeadings):
             self.blocks.append(self.row)
             if size and k % size == 0:
                 entry["batches"].append(self._batch_start(batch, k, size, len(cards)))
-            entry["cards"].append(self._write_card(k + 1, len(cards), card, batch))
+            entry["cards"].append(self._write_card(k + 1, len(cards), card, batch, room))
             if size and (k % size == size - 1 or k == len(cards) - 1):
                 entry["batches"][-1]["end"] = self._batch_end(batch)
         if self.spec.include_study_answers:
@@ -365,7 +366,10 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows, CaseHeadings):
                 return False
         return True
 
-    def _write_card(self, k: int, n: int, card: CardSpec, batch: int | None) -> dict[str, Any]:
+    def _write_card(self, k: int, n: int, card: CardSpec, batch: int | None,
+                    room: float) -> dict[str, Any]:
+        """Card ``k`` of ``n``, its answer lines on landscape pages of ``room`` points
+        where it is taller than a page (see :meth:`_part_full`)."""
         f = self.fmt
         self.what = f"item {card.item_id!r}"
         size = self.spec.batch_size
@@ -401,7 +405,7 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows, CaseHeadings):
                          "derived": {}})
             # the row table names the card as the rater sees it, never by its item id
             self.row_table.append((row_id, card.code, label or "", digest))
-        self._answer_lines(rows, title, f"Case {k}{code}")
+        self._answer_lines(rows, title, f"Case {k}{code}", room)
         out["rows"] = rows
         out["case_answers"] = self._case_answers(card)
         self._next(6)  # a thin gap between cards
@@ -435,14 +439,16 @@ class PackWriter(AnswerRules, FlagNotes, TimedRows, CaseHeadings):
 
     # -- answers -------------------------------------------------------------------------
 
-    def _answer_lines(self, rows: list[dict[str, Any]], title: str, case: str) -> None:
+    def _answer_lines(self, rows: list[dict[str, Any]], title: str, case: str,
+                      room: float) -> None:
         """The card's answer lines, under a heading naming the case (``title``; a
-        continuation names it shortly, ``case``, to fit its cell)."""
+        continuation, where a page of ``room`` points is full, names it shortly,
+        ``case``, to fit its cell)."""
         dims = [d for d in self.spec.dimensions if d.scope == "response"]
         if not self.one_line:
             self._scores_heading(f"{title}: scores")
         for dim in dims:
-            if not self.one_line and self._part_full(self._lines_height(dim)):
+            if not self.one_line and self._part_full(self._lines_height(dim), room):
                 self._scores_heading(f"{case}: more scores")
             if dim.kind == "checklist":
                 self._checklist_lines(dim, rows)
