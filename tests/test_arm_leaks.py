@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
@@ -100,6 +101,24 @@ def test_an_arm_id_is_matched_as_a_whole_token_in_any_case(tmp_path, text, found
     path.write_text(text, encoding="utf-8")
     hits = leaks.find_leaks(study, [(path.name, path)])
     assert [k.arm for k in hits] == (["cell_a_opus_solo"] if found else [])
+
+
+@pytest.mark.parametrize("arms,text,found", [
+    (["gpt-4", "gpt-4o"], "gpt-4o, then gpt-4.", ["gpt-4", "gpt-4o"]),
+    (["gpt-4o", "gpt-4o-mini"], "(gpt-4o-mini)", ["gpt-4o", "gpt-4o-mini"]),
+    (["b", "a-b"], "x a-b", ["b", "a-b"]),
+    (["rag_v2", "RAG_v2"], "rag_V2", ["rag_v2", "RAG_v2"]),
+    (["base", "base_2"], "baseline base_2x", []),
+    (["tool_a", "tool_ab"], "tool_ab tool_abc", ["tool_ab"]),
+])
+def test_every_arm_id_standing_whole_is_found_where_ids_overlap(tmp_path, arms, text, found):
+    """An id inside a longer one (after a '-' or '.') stands whole too: each is found,
+    however the ids overlap or differ only in case, in the design's order."""
+    study = SimpleNamespace(design=SimpleNamespace(arms=[SimpleNamespace(id=a) for a in arms]),
+                            instructions="")
+    path = tmp_path / "m.json"
+    path.write_text(text, encoding="utf-8")
+    assert [k.arm for k in leaks.find_leaks(study, [(path.name, path)])] == found
 
 
 def test_an_arm_id_is_found_across_block_boundaries_and_only_whole(tmp_path, monkeypatch):

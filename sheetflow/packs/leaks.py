@@ -30,6 +30,7 @@ and the pack search covers.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import zipfile
@@ -84,23 +85,39 @@ def find_leaks(study: Study, files: list[tuple[str, Path]]) -> list[Leak]:
     arms = [a.id for a in study.design.arms if a.id]
     if not arms:
         return []
-    patterns = {arm: _token(arm) for arm in arms}
-    # bytes' lower() folds ASCII case as the patterns do: an id absent from the folded text
-    # cannot match, and a plain substring search is many times faster than the pattern's
-    keys = {arm: arm.encode("utf-8").lower() for arm in arms}
     overlap = max(len(a.encode("utf-8")) for a in arms) + 1  # the id and a character before
     found: dict[Leak, None] = {}  # a plain file is searched in blocks: a hit counts once
     for name, path in files:
         for part, data, start in _parts(path, name, overlap):
-            folded = data.lower()
-            hits = [arm for arm, pattern in patterns.items()
-                    if folded.find(keys[arm], start) >= 0 and pattern.search(data, start)]
+            hits = arms_in(data, arms, start)
             if hits and part == "xl/sharedStrings.xml":
-                data = _without_instruction_strings(data, study.instructions)
-                hits = [arm for arm in hits if patterns[arm].search(data)]
+                hits = arms_in(_without_instruction_strings(data, study.instructions), hits)
             for arm in hits:
                 found[Leak(name, part, arm, distinctive(arm))] = None
     return list(found)
+
+
+def arms_in(data: bytes, arms: list[str], start: int = 0) -> list[str]:
+    """Those of ``arms`` that stand in ``data`` as a whole token (see the module's
+    notes), a match starting at ``start`` or after; in the order of ``arms``."""
+    # bytes' lower() folds ASCII case as the pattern does: an id absent from the folded
+    # text cannot match, and a plain substring search is many times faster than a pattern
+    folded = data.lower()
+    left = {arm for arm in arms if folded.find(arm.encode("utf-8").lower(), start) >= 0}
+    hits: set[str] = set()
+    while left:
+        # at the first place any id stands, the pattern names the longest; the others
+        # are sought again from that place on (an id may stand inside a longer one that
+        # matched there: "gpt-4" in "gpt-4o-mini" when both are arms)
+        match = _tokens(tuple(sorted(left))).search(data, start)
+        if match is None:
+            break
+        text = match.group(0).lower()
+        same = {arm for arm in left if arm.encode("utf-8").lower() == text}
+        hits |= same
+        left -= same
+        start = match.start()
+    return [arm for arm in arms if arm in hits]
 
 
 def refuse_leaks(study: Study, packs: list[tuple[str, Path]],
@@ -139,10 +156,8 @@ def refuse_mail_leaks(study: Study, invitations: list[tuple[str, str, str]]) -> 
     found: dict[tuple[str, str], list[str]] = {}  # (subject or body, arm) -> invitations
     for name, subject, body in invitations:
         for part, text in (("subject", subject), ("body", body)):
-            data = text.encode("utf-8")
-            for arm in arms:
-                if _token(arm).search(data):
-                    found.setdefault((part, arm), []).append(name)
+            for arm in arms_in(text.encode("utf-8"), arms):
+                found.setdefault((part, arm), []).append(name)
     stop = [(part, arm, names) for (part, arm), names in found.items() if distinctive(arm)]
     if stop:
         raise SealError(_mail_refusal(stop))
@@ -188,10 +203,13 @@ def _warning(leak: Leak, in_manifest: bool) -> str:
             "ordinary word or short; check that the spec's texts do not name the arm")
 
 
-def _token(arm: str) -> re.Pattern[bytes]:
-    """``arm`` as a whole token, in any (ASCII) case."""
-    return re.compile(b"(?<!" + _EDGE + b")" + re.escape(arm.encode("utf-8")) +
-                      b"(?!" + _EDGE + b")", re.IGNORECASE)
+@functools.lru_cache(maxsize=256)
+def _tokens(arms: tuple[str, ...]) -> re.Pattern[bytes]:
+    """Any of ``arms`` as a whole token, in any (ASCII) case: one pattern, the longest
+    id first, so that where several stand at one place the longest is the match."""
+    ids = sorted((a.encode("utf-8") for a in arms), key=len, reverse=True)
+    return re.compile(b"(?<!" + _EDGE + b")(?:" + b"|".join(map(re.escape, ids)) +
+                      b")(?!" + _EDGE + b")", re.IGNORECASE)
 
 
 def _without_instruction_strings(data: bytes, instructions: str) -> bytes:
