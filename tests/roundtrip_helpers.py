@@ -280,3 +280,31 @@ def generate_every_template(base: Path, **options: Any) -> dict[str, Path]:
         generate_packs(root, **options)
         out[template] = root
     return out
+
+
+def paired_study_with_a_copy(tmp_path: Path, name: str,
+                             ) -> tuple[Path, list[dict[str, Any]], Path]:
+    """A paired-rubric study generated in ``tmp_path / "study"``, its ``returns/`` made;
+    the manifest entries of its first two packs; a copy of the first pack at
+    ``tmp_path / name``, for a test to change as a rater would."""
+    from sheetflow.packs.generate import generate_packs
+    from sheetflow.spec.templates import init_study
+
+    root = tmp_path / "study"
+    init_study(root, "paired-rubric")
+    generate_packs(root)
+    (root / L.RETURNS_DIR).mkdir(exist_ok=True)
+    packs = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][:2]
+    copy = tmp_path / name
+    shutil.copyfile(root / L.PACKS_DIR / packs[0]["file"], copy)
+    return root, packs, copy
+
+
+def return_both_from_libreoffice(root: Path, packs: list[dict[str, Any]], changed: Path,
+                                 tmp_path: Path) -> None:
+    """``changed`` returned as the first of ``packs`` and the second as generated, each
+    with every answer (:func:`plan_answers`) entered and saved by LibreOffice itself."""
+    jobs = [(changed, root / L.RETURNS_DIR / packs[0]["file"], plan_answers(packs[0])),
+            (root / L.PACKS_DIR / packs[1]["file"], root / L.RETURNS_DIR / packs[1]["file"],
+             plan_answers(packs[1]))]
+    fill_libreoffice_many(jobs, libreoffice_profile(tmp_path))

@@ -8,6 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from sheetflow.cli import cli
+from sheetflow.spec.templates import init_study
 
 
 def replace_once(path: Path, old: str, new: str) -> None:
@@ -34,3 +35,13 @@ def check_gives_one_line(study_dir: Path, words: list[str]) -> str:
     for word in words:
         assert word in line, f"{word!r} missing from: {line}"
     return line
+
+
+def edited_gives_one_line(base: Path, template: str, edits: list[tuple[str, str, str]],
+                          words: list[str]) -> str:
+    """A study made from ``template`` in ``base / "s"``, each (file, old, new) of
+    ``edits`` replaced once: :func:`check_gives_one_line`."""
+    root = init_study(base / "s", template)
+    for name, old, new in edits:
+        replace_once(root / name, old, new)
+    return check_gives_one_line(root, words)

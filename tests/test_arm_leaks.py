@@ -10,6 +10,7 @@ and is a warning, since a response or a prompt may use it by coincidence.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -53,24 +54,40 @@ def test_a_distinctive_arm_id_in_a_pack_stops_generate_and_nothing_is_written(tm
     assert not (root / "returns").exists()
 
 
-def test_a_refused_regeneration_leaves_the_earlier_set_whole(tmp_path):
+def _refused_after_a_first_set(tmp_path: Path, edit: Callable[[Path], None],
+                               refusal: str) -> None:
+    """A study generated with its drafts, then ``edit``-ed: generating again is refused
+    with ``refusal`` and leaves the first set (packs, seal, drafts) as it was."""
     root = _study(tmp_path)
     generate_packs(root, emails=True)
     before = _files(root)
     assert any(name.endswith(".eml") for name in before)
-    replace_once(root / "items.csv", QUESTION, "Which fee did Assistant_Dense_RAG quote?")
-    with pytest.raises(SealError, match="holds arm id 'assistant_dense_rag'"):
+    edit(root)
+    with pytest.raises(SealError, match=refusal):
         generate_packs(root, emails=True, force=True)
     assert _files(root) == before
     assert not list(root.rglob("*.partial"))
 
 
-def test_an_arm_id_that_is_a_word_is_a_warning_and_only_as_a_whole_word(tmp_path):
+def test_a_refused_regeneration_leaves_the_earlier_set_whole(tmp_path):
+    _refused_after_a_first_set(
+        tmp_path, lambda root: replace_once(root / "items.csv", QUESTION,
+                                            "Which fee did Assistant_Dense_RAG quote?"),
+        "holds arm id 'assistant_dense_rag'")
+
+
+def _word_arms_study(tmp_path: Path) -> Path:
+    """answer-review with arm ids that are ordinary words: ``dense`` and ``hybrid``."""
     root = init_study(tmp_path / "s", "answer-review")
     for path in (root / "study.toml", root / "items.csv"):
         text = path.read_text(encoding="utf-8")
         path.write_text(text.replace("assistant_dense_rag", "dense")
                         .replace("assistant_hybrid_rag", "hybrid"), encoding="utf-8")
+    return root
+
+
+def test_an_arm_id_that_is_a_word_is_a_warning_and_only_as_a_whole_word(tmp_path):
+    root = _word_arms_study(tmp_path)
     replace_once(root / "items.csv", QUESTION, "Is the condensed fee for a senior member?")
     assert generate_packs(root).warnings == []  # "condensed" is not the word "dense"
     replace_once(root / "items.csv", "condensed fee", "dense fee")
@@ -158,22 +175,14 @@ def test_a_distinctive_arm_id_in_the_invitation_stops_generate_and_nothing_is_wr
 
 
 def test_a_refused_invitation_leaves_the_earlier_set_whole(tmp_path):
-    root = _study(tmp_path)
-    generate_packs(root, emails=True)
-    before = _files(root)
-    _with_email(root, "Scoring Assistant_Hybrid_RAG", "Dear {name}, please score.")
-    with pytest.raises(SealError, match="its subject holds arm id 'assistant_hybrid_rag'"):
-        generate_packs(root, emails=True, force=True)
-    assert _files(root) == before
-    assert not list(root.rglob("*.partial"))
+    _refused_after_a_first_set(
+        tmp_path, lambda root: _with_email(root, "Scoring Assistant_Hybrid_RAG",
+                                           "Dear {name}, please score."),
+        "its subject holds arm id 'assistant_hybrid_rag'")
 
 
 def test_an_arm_id_that_is_a_word_in_the_invitation_is_one_warning(tmp_path):
-    root = init_study(tmp_path / "s", "answer-review")
-    for path in (root / "study.toml", root / "items.csv"):
-        text = path.read_text(encoding="utf-8")
-        path.write_text(text.replace("assistant_dense_rag", "dense")
-                        .replace("assistant_hybrid_rag", "hybrid"), encoding="utf-8")
+    root = _word_arms_study(tmp_path)
     _with_email(root, "Your workbook", "Dear {name}, the dense part is short.")
     result = generate_packs(root)  # no --eml: send words its invitations the same way
     (warning,) = result.warnings

@@ -22,10 +22,9 @@ import pytest
 from click.testing import CliRunner
 from openpyxl.comments import Comment
 from roundtrip_helpers import (
-    fill_libreoffice_many,
-    libreoffice_profile,
-    plan_answers,
+    paired_study_with_a_copy,
     require_libreoffice,
+    return_both_from_libreoffice,
     return_every_pack,
 )
 
@@ -35,7 +34,6 @@ from sheetflow.collect.run import collect
 from sheetflow.collect.safety import sheet_members
 from sheetflow.collect.validate import issue
 from sheetflow.packs.generate import generate_packs
-from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec.study import Rater
 from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
@@ -250,22 +248,13 @@ def test_libreoffice_round_trip_names_a_text_box_and_nothing_else(tmp_path):
     drawing of its own kind, is a cell-comment only); a pack only answered in
     LibreOffice names none."""
     require_libreoffice()
-    root = tmp_path / "study"
-    init_study(root, "paired-rubric")
-    generate_packs(root)
-    (root / L.RETURNS_DIR).mkdir(exist_ok=True)
-    packs = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][:2]
-    boxed = tmp_path / "boxed.xlsx"
-    shutil.copyfile(root / L.PACKS_DIR / packs[0]["file"], boxed)
+    root, packs, boxed = paired_study_with_a_copy(tmp_path, "boxed.xlsx")
     cell = next(iter(L.iter_answer_cells(packs[0])))["cell"]
     wb = openpyxl.load_workbook(boxed)
     wb[L.SCORING_SHEET][cell].comment = Comment("unsure", "rater")
     wb.save(boxed)
     _add_drawing(boxed, L.INSTRUCTIONS_SHEET, _drawing(_two_cell(4, 9, _shape(2, [WHY]))))
-    jobs = [(boxed, root / L.RETURNS_DIR / packs[0]["file"], plan_answers(packs[0])),
-            (root / L.PACKS_DIR / packs[1]["file"], root / L.RETURNS_DIR / packs[1]["file"],
-             plan_answers(packs[1]))]
-    fill_libreoffice_many(jobs, libreoffice_profile(tmp_path))
+    return_both_from_libreoffice(root, packs, boxed, tmp_path)
     issues = collect(root, write=False).report.issues
     assert sorted((i.file, i.code, i.sheet, i.cell, i.value) for i in issues
                   if i.code in ("drawing-text", "cell-comment")) == \

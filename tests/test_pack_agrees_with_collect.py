@@ -15,6 +15,7 @@ import csv
 import datetime as dt
 import re
 import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -73,6 +74,28 @@ def _verdict(root: Path, path: Path) -> tuple[list[str], set[str]]:
     issues = collect(root, [path], write=False).report.issues
     return (sorted(i.code for i in issues if i.severity == "error"),
             {i.code for i in issues if i.severity == "warning"})
+
+
+def _agreed(tmp: Path, cases: list[tuple], make: Callable[..., Path],
+            ) -> Iterator[tuple[str, str, list[str], str, int]]:
+    """Each case (root, pack, name, changes, expected line, errors, warnings) made into
+    a file by ``make`` (:func:`_variant`, :func:`_plant`) and its progress line read by
+    LibreOffice: collect's errors are the case's and its warnings hold the case's; a
+    case expecting refused values (expected None) has as many to correct as collect's
+    errors, each filled. Each case's (name, expected, errors, line, required total),
+    for the caller to check the line further."""
+    files = [make(tmp, root, pack, name, changes) for root, pack, name, changes, *_ in cases]
+    lines = _progress_lines(tmp, files)
+    for (root, pack, name, _, expected, errors, warnings), path, line in zip(
+            cases, files, lines, strict=True):
+        n = _required_total(root, pack)
+        got_errors, got_warnings = _verdict(root, path)
+        assert got_errors == errors, (name, got_errors)
+        assert warnings <= got_warnings, (name, got_warnings)
+        if expected is None:  # refused values: as many to correct as collect's errors
+            assert re.match(rf"{len(errors)} to correct \(red cells, first: case \d+, row "
+                            rf"\d+\); {n} of {n} ", line), (name, line)
+        yield name, expected, errors, line, n
 
 
 def _variant(tmp: Path, root: Path, pack: dict, name: str,
@@ -158,24 +181,15 @@ def test_libreoffice_the_line_says_what_collect_says_of_the_same_file(tmp_path):
             _cells(paired, "methodology_notes"), "Too short.")},
          None, ["value-too-large"], {"text-word-count"}),
     ]
-    files = [_variant(tmp_path, root, pack, name, changes)
-             for root, pack, name, changes, *_ in cases]
-    lines = _progress_lines(tmp_path, files)
-    for (root, pack, name, _, tail, errors, warnings), path, line in zip(
-            cases, files, lines, strict=True):
-        n = _required_total(root, pack)
-        got_errors, got_warnings = _verdict(root, path)
-        assert got_errors == errors, (name, got_errors)
-        assert warnings <= got_warnings, (name, got_warnings)
-        if tail is None:  # refused values: as many to correct as collect's errors
-            assert re.match(rf"{len(errors)} to correct \(red cells, first: case \d+, row "
-                            rf"\d+\); {n} of {n} ", line), (name, line)
-        elif errors:  # the note collect misses is the line's note to write
+    for name, tail, errors, line, n in _agreed(tmp_path, cases, _variant):
+        if name == "too-large":
+            assert line.endswith(f"; 1 text outside its word range {HINT}"), line
+        if tail is None:  # checked by _agreed
+            continue
+        if errors:  # the note collect misses is the line's note to write
             assert line == f"{n} of {n} required answers filled{tail}", (name, line)
         else:
             assert line == f"All {n} answers done{tail}", (name, line)
-        if name == "too-large":
-            assert line.endswith(f"; 1 text outside its word range {HINT}"), line
 
 
 def test_a_choice_cell_is_read_once_and_a_wildcard_label_is_compared_whole():
@@ -325,22 +339,12 @@ def test_libreoffice_red_and_done_are_collects_refusals_and_acceptances(tmp_path
     ]
     blank = {"keep-spaces": starts[2], "likert-spaces": verdict[0],
              "confidence-blank": confidence[1]}  # the first (only) blank required cell
-    files = [_plant(tmp_path, root, pack, name, changes)
-             for root, pack, name, changes, *_ in cases]
-    lines = _progress_lines(tmp_path, files)
-    for (root, pack, name, _, expected, errors, warnings), path, line in zip(
-            cases, files, lines, strict=True):
-        n = _required_total(root, pack)
-        got_errors, got_warnings = _verdict(root, path)
-        assert got_errors == errors, (name, got_errors)
-        assert warnings <= got_warnings, (name, got_warnings)
-        if expected is None:  # as many red cells as collect's errors, each filled
-            assert re.match(rf"{len(errors)} to correct \(red cells, first: case \d+, row "
-                            rf"\d+\); {n} of {n} ", line), (name, line)
-        else:
-            line, at = _without_first_blank(line)
-            assert at == _row_of(blank.get(name)), (name, at)
-            assert line == expected.format(n=n, m=n - 1), (name, line)
+    for name, expected, _, line, n in _agreed(tmp_path, cases, _plant):
+        if expected is None:  # checked by _agreed
+            continue
+        line, at = _without_first_blank(line)
+        assert at == _row_of(blank.get(name)), (name, at)
+        assert line == expected.format(n=n, m=n - 1), (name, line)
 
 
 def _without_first_blank(line: str) -> tuple[str, int | None]:

@@ -288,6 +288,29 @@ def test_page_breaks_fall_between_cards_that_fit_a_page(studies, template):
         assert height <= room or not inner, (top, bottom, height, room)
 
 
+def _scoring_sheet_alone(folder: Path) -> tuple[dict, openpyxl.Workbook]:
+    """The first pack of the study in ``folder`` (its manifest entry and workbook), the
+    Scoring sheet the only one shown and the active one: what is printed is its pages."""
+    pack = _manifest_json(folder)["packs"][0]
+    wb = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])
+    for name in (L.INSTRUCTIONS_SHEET, L.MORE_SHEET):
+        wb[name].sheet_state = "hidden"
+    wb.active = 1
+    return pack, wb
+
+
+def _print_scoring(wb: openpyxl.Workbook, tmp_path: Path) -> None:
+    """``wb`` saved as ``scoring.xlsx`` and printed by LibreOffice to ``scoring.pdf``, both
+    in ``tmp_path``."""
+    scoring = tmp_path / "scoring.xlsx"
+    wb.save(scoring)
+    proc = subprocess.run(
+        ["soffice", f"-env:UserInstallation={(tmp_path / 'lo').as_uri()}", "--headless",
+         "--convert-to", "pdf", "--outdir", str(tmp_path), str(scoring)],
+        capture_output=True, text=True, timeout=180, check=False)
+    assert proc.returncode == 0, proc.stderr
+
+
 @pytest.mark.libreoffice
 @needs_lo
 @pytest.mark.parametrize("template", ["paired-rubric", "keep-known", "answer-review"])
@@ -295,12 +318,7 @@ def test_libreoffice_prints_one_page_per_break(studies, template, tmp_path):
     """Printed by LibreOffice, the Scoring sheet has the manual breaks' pages and, for a
     card taller than a page (it starts a page and runs on alone), the pages it runs
     on: no card that fits a page was split."""
-    folder = studies[template]
-    pack = _manifest_json(folder)["packs"][0]
-    wb = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])
-    for name in (L.INSTRUCTIONS_SHEET, L.MORE_SHEET):
-        wb[name].sheet_state = "hidden"
-    wb.active = 1
+    _, wb = _scoring_sheet_alone(studies[template])
     ws = wb[L.SCORING_SHEET]
     marks = [b.id for b in ws.row_breaks.brk]
     room = pages.page_room(ws.page_setup.scale, sum(ws.row_dimensions[r].height or 15
@@ -311,13 +329,7 @@ def test_libreoffice_prints_one_page_per_break(studies, template, tmp_path):
                for a, b in itertools.pairwise(edges)]
     least = len(heights)  # a page per break, at least
     most = sum(math.ceil(h / (room * pages.SLACK)) for h in heights)
-    scoring = tmp_path / "scoring.xlsx"
-    wb.save(scoring)
-    proc = subprocess.run(
-        ["soffice", f"-env:UserInstallation={(tmp_path / 'lo').as_uri()}", "--headless",
-         "--convert-to", "pdf", "--outdir", str(tmp_path), str(scoring)],
-        capture_output=True, text=True, timeout=180, check=False)
-    assert proc.returncode == 0, proc.stderr
+    _print_scoring(wb, tmp_path)
     info = subprocess.run(["pdfinfo", str(tmp_path / "scoring.pdf")], capture_output=True,
                           text=True, check=True).stdout
     assert least <= int(re.search(r"Pages:\s+(\d+)", info).group(1)) <= most
@@ -330,25 +342,14 @@ def test_every_printed_page_of_cards_names_its_case(studies, template, tmp_path)
     """Cards taller than a page (two long responses and a score grid, a long rubric)
     print over several pages: each page, printed by LibreOffice, names the case it
     holds, so a page of scores is matched to its case."""
-    folder = studies[template]
-    pack = _manifest_json(folder)["packs"][0]
-    wb = openpyxl.load_workbook(folder / L.PACKS_DIR / pack["file"])
-    for name in (L.INSTRUCTIONS_SHEET, L.MORE_SHEET):
-        wb[name].sheet_state = "hidden"
-    wb.active = 1
+    pack, wb = _scoring_sheet_alone(studies[template])
     ws = wb[L.SCORING_SHEET]
     # the Submission area, after the cards, names no case: left out of the print
     end = min((int(a["cell"][1:]) for a in pack["study_answers"].values()),
               default=ws.max_row + 3) - 3
     ws.print_area = f"B1:{ws.print_area.split(':')[-1].rstrip('0123456789')}{end}"
     ws.row_breaks.brk = [b for b in ws.row_breaks.brk if b.id < end]
-    scoring = tmp_path / "scoring.xlsx"
-    wb.save(scoring)
-    proc = subprocess.run(
-        ["soffice", f"-env:UserInstallation={(tmp_path / 'lo').as_uri()}", "--headless",
-         "--convert-to", "pdf", "--outdir", str(tmp_path), str(scoring)],
-        capture_output=True, text=True, timeout=180, check=False)
-    assert proc.returncode == 0, proc.stderr
+    _print_scoring(wb, tmp_path)
     text = subprocess.run(["pdftotext", "-layout", str(tmp_path / "scoring.pdf"), "-"],
                           capture_output=True, text=True, check=True).stdout
     printed = [page for page in text.split("\f") if page.strip()]

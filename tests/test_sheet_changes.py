@@ -4,7 +4,6 @@ named once; a clean return, however it was saved, says nothing and reads nothing
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import openpyxl
@@ -12,17 +11,15 @@ import pytest
 from click.testing import CliRunner
 from openpyxl.comments import Comment
 from roundtrip_helpers import (
-    fill_libreoffice_many,
-    libreoffice_profile,
-    plan_answers,
+    paired_study_with_a_copy,
     require_libreoffice,
+    return_both_from_libreoffice,
     return_every_pack,
 )
 
 from sheetflow.cli import cli
 from sheetflow.collect.run import collect
 from sheetflow.packs.generate import generate_packs
-from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
@@ -246,13 +243,7 @@ def test_libreoffice_round_trip_names_the_sheet_and_comment_and_nothing_else(tmp
     answer entered and the workbook saved by LibreOffice itself: its own xlsx names the
     three; a pack only answered in LibreOffice is named for none of them."""
     require_libreoffice()
-    root = tmp_path / "study"
-    init_study(root, "paired-rubric")
-    generate_packs(root)
-    (root / L.RETURNS_DIR).mkdir(exist_ok=True)
-    packs = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][:2]
-    noted = tmp_path / "noted.xlsx"
-    shutil.copyfile(root / L.PACKS_DIR / packs[0]["file"], noted)
+    root, packs, noted = paired_study_with_a_copy(tmp_path, "noted.xlsx")
     cell = _answer_cell(packs[0])
 
     def change(wb):
@@ -261,10 +252,7 @@ def test_libreoffice_round_trip_names_the_sheet_and_comment_and_nothing_else(tmp
         wb[L.MORE_SHEET].sheet_state = "hidden"
 
     _edit(noted, change)
-    jobs = [(noted, root / L.RETURNS_DIR / packs[0]["file"], plan_answers(packs[0])),
-            (root / L.PACKS_DIR / packs[1]["file"], root / L.RETURNS_DIR / packs[1]["file"],
-             plan_answers(packs[1]))]
-    fill_libreoffice_many(jobs, libreoffice_profile(tmp_path))
+    return_both_from_libreoffice(root, packs, noted, tmp_path)
     issues = collect(root, write=False).report.issues
     assert sorted((i.file, i.code, i.sheet, i.cell, i.value) for i in issues
                   if i.code in CODES) == \

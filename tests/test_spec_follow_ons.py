@@ -12,7 +12,7 @@ import contextlib
 
 import pytest
 from click.testing import CliRunner
-from spec_helpers import check_gives_one_line, replace_once
+from spec_helpers import edited_gives_one_line, replace_once
 
 from sheetflow.cli import cli
 from sheetflow.spec.templates import init_study
@@ -28,17 +28,39 @@ def _errors(study_dir, command: str = "check") -> list[str]:
     return [ln for ln in result.output.splitlines() if ln.strip()]
 
 
-def test_a_misnamed_raters_column_is_named_with_the_one_meant(tmp_path):
-    root = init_study(tmp_path / "s", "paired-rubric")
-    replace_once(root / "raters.csv", "email", "e-mail")
-    check_gives_one_line(root, ["raters.csv: header: column 'e-mail' is not read; did you "
-                                "mean 'email'? Rename it"])
+ONE_LINE = [  # (file, old, new), words of the one line check prints
+    pytest.param("raters.csv", "email", "e-mail",
+                 ["raters.csv: header: column 'e-mail' is not read; did you mean 'email'? "
+                  "Rename it"], id="misnamed-raters-column"),
+    pytest.param("raters.csv", "last_name", "Last Name",
+                 ["column 'Last Name' is not read; did you mean 'last_name'?"],
+                 id="raters-column-in-other-case-and-spaces"),
+    pytest.param("items.csv", "case_id,prompt,", "case_id,Prompt,",
+                 ["error: s/items.csv: header: column 'prompt' named in s/study.toml is "
+                  "missing", "did you mean 'Prompt'? Rename that column to 'prompt', or "
+                  "name 'Prompt' in s/study.toml"], id="items-column-in-other-case"),
+    pytest.param("study.toml", "seed = 20260915", 'seed = "twenty"',
+                 ["study.toml: [design]: 'seed' must be a whole number, not 'twenty'"],
+                 id="seed-no-number"),
+    pytest.param("study.toml", "seed = 20260916", "seed = 1.5",
+                 ["study.toml: [analysis]: 'seed' must be a whole number, not 1.5"],
+                 id="analysis-seed-no-number"),
+    pytest.param("raters.csv", "rater_id", "Rater ID",
+                 ["raters.csv: header: has no 'rater_id' column; the file has: Rater ID, "
+                  "name", "did you mean 'Rater ID'? Rename it to 'rater_id'"],
+                 id="rater-id-column-spelt-otherwise"),
+    pytest.param("study.toml", 'id_column = "case_id"', 'id_column = "case_id"\ncolour = "red"',
+                 ["error: s/study.toml: [items]: unknown key 'colour'; allowed: file, "
+                  "id_column, show, show_id"], id="key-like-none-allowed-no-guess"),
+]
 
 
-def test_a_raters_column_differing_in_case_and_spaces_is_named(tmp_path):
-    root = init_study(tmp_path / "s", "paired-rubric")
-    replace_once(root / "raters.csv", "last_name", "Last Name")
-    check_gives_one_line(root, ["column 'Last Name' is not read; did you mean 'last_name'?"])
+@pytest.mark.parametrize(("file", "old", "new", "words"), ONE_LINE)
+def test_a_spec_file_check_misread_is_one_line_naming_the_fix(tmp_path, file, old, new,
+                                                               words):
+    """A column or key named otherwise than check reads it (the one meant suggested,
+    none where none is like it), a seed that is no number: one error line each."""
+    edited_gives_one_line(tmp_path, "paired-rubric", [(file, old, new)], words)
 
 
 def test_a_raters_column_of_the_coordinators_own_is_a_warning(tmp_path):
@@ -51,14 +73,6 @@ def test_a_raters_column_of_the_coordinators_own_is_a_warning(tmp_path):
     assert result.exit_code == 0, result.output
     assert ("warning: s/raters.csv: header: column 'affiliation' is not read (the columns "
             "read are rater_id, name, last_name, email, role)") in result.output
-
-
-def test_an_items_column_differing_in_case_is_suggested(tmp_path):
-    root = init_study(tmp_path / "s", "paired-rubric")
-    replace_once(root / "items.csv", "case_id,prompt,", "case_id,Prompt,")
-    check_gives_one_line(root, ["error: s/items.csv: header: column 'prompt' named in "
-                                "s/study.toml is missing", "did you mean 'Prompt'? Rename "
-                                "that column to 'prompt', or name 'Prompt' in s/study.toml"])
 
 
 def test_a_misnamed_items_table_is_named_without_its_columns(tmp_path):
@@ -76,25 +90,11 @@ def test_a_misnamed_items_table_is_named_without_its_columns(tmp_path):
                         "init example' for a whole study.toml")
 
 
-def test_a_seed_that_is_no_number_is_one_line(tmp_path):
-    root = init_study(tmp_path / "s", "paired-rubric")
-    replace_once(root / "study.toml", "seed = 20260915", 'seed = "twenty"')
-    check_gives_one_line(root, ["study.toml: [design]: 'seed' must be a whole number, not "
-                                "'twenty'"])
-
-
-def test_an_analysis_seed_that_is_no_number_is_one_line(tmp_path):
-    root = init_study(tmp_path / "s", "paired-rubric")
-    replace_once(root / "study.toml", "seed = 20260916", "seed = 1.5")
-    check_gives_one_line(root, ["study.toml: [analysis]: 'seed' must be a whole number, "
-                                "not 1.5"])
-
-
 def test_a_design_without_kind_says_which_to_give(tmp_path):
-    root = init_study(tmp_path / "s", "paired-rubric")
-    replace_once(root / "study.toml", 'kind = "paired"\n', "")
-    line = check_gives_one_line(root, ["study.toml: [design]: 'kind' is required; give "
-                                       "kind = \"paired\" or kind = \"single\""])
+    line = edited_gives_one_line(tmp_path, "paired-rubric",
+                                 [("study.toml", 'kind = "paired"\n', "")],
+                                 ["study.toml: [design]: 'kind' is required; give "
+                                  "kind = \"paired\" or kind = \"single\""])
     assert "None" not in line
 
 
@@ -122,14 +122,6 @@ def test_an_empty_spec_names_each_missing_table_once(tmp_path):
                for ln in lines if "table is missing" in ln)
 
 
-def test_a_rater_id_column_spelt_otherwise_is_named(tmp_path):
-    root = init_study(tmp_path / "s", "paired-rubric")
-    replace_once(root / "raters.csv", "rater_id", "Rater ID")
-    check_gives_one_line(root, ["raters.csv: header: has no 'rater_id' column; the file has: "
-                                "Rater ID, name", "did you mean 'Rater ID'? Rename it to "
-                                "'rater_id'"])
-
-
 @pytest.mark.parametrize(("old", "new", "said"), [
     ("[analysis]\n", "[analysys]\n", "top level: unknown key 'analysys'; did you mean "
      "'analysis'? allowed: analysis, design, "),
@@ -147,14 +139,6 @@ def test_a_misspelt_key_is_named_with_the_one_meant(tmp_path, old, new, said):
     lines = [ln for ln in _errors(root) if "unknown key" in ln]
     assert len(lines) == 1, lines
     assert lines[0].startswith("error: s/study.toml: " + said), lines
-
-
-def test_a_key_like_none_allowed_gets_no_guess(tmp_path):
-    root = init_study(tmp_path / "s", "paired-rubric")
-    replace_once(root / "study.toml", 'id_column = "case_id"',
-                 'id_column = "case_id"\ncolour = "red"')
-    check_gives_one_line(root, ["error: s/study.toml: [items]: unknown key 'colour'; "
-                                "allowed: file, id_column, show, show_id"])
 
 
 @pytest.mark.parametrize("command", ["check", "generate", "collect", "analyze", "lock",

@@ -11,7 +11,7 @@ generated no pack and analysed an empty panel as complete.
 from __future__ import annotations
 
 import pytest
-from spec_helpers import check_gives_one_line, replace_once
+from spec_helpers import check_gives_one_line, edited_gives_one_line
 
 from sheetflow.spec import init_study
 
@@ -35,30 +35,28 @@ def test_a_rater_row_check_once_accepted_is_one_line(tmp_path, first, second, wo
     check_gives_one_line(root, words)
 
 
-def test_a_pack_name_starting_with_a_dot_is_refused(tmp_path):
-    root = init_study(tmp_path / "s", "paired-rubric")
-    replace_once(root / "study.toml", '"external-validation-scores-{last_name}-{date}.xlsx"',
-                 '"../{rater_id}.xlsx"')
-    check_gives_one_line(root, ["study.toml: [files]: pack_name '../{rater_id}.xlsx' gives "
-                                "file names starting with '.' (such as '..-EV-01.xlsx'), "
-                                "which hides them from collect"])
+PACK_NAME = '"external-validation-scores-{last_name}-{date}.xlsx"'
+REFUSED = [  # template, (file, old, new) edits, words of the one line check prints
+    pytest.param("paired-rubric", [("study.toml", PACK_NAME, '"../{rater_id}.xlsx"')],
+                 ["study.toml: [files]: pack_name '../{rater_id}.xlsx' gives file names "
+                  "starting with '.' (such as '..-EV-01.xlsx'), which hides them from "
+                  "collect"], id="pack-name-starting-with-a-dot"),
+    pytest.param("paired-rubric", [("study.toml", PACK_NAME, '"{last_name}.xlsx"'),
+                                   ("raters.csv", "Okafor", ".Okafor")],
+                 ["raters.csv: row 2: rater EV-01's pack file '.Okafor.xlsx' starts with "
+                  "'.', which hides the file; start [files] pack_name with a letter"],
+                 id="rater-name-making-a-hidden-pack"),
+    pytest.param("anchored-plan", [("raters.csv", ",primary", ",second")],
+                 ["study.toml: [design.second_rater]: a second-rater subset is planned but "
+                  "no rater has role 'primary'"], id="second-raters-without-a-primary"),
+]
 
 
-def test_a_rater_whose_name_makes_a_hidden_pack_is_named(tmp_path):
-    root = init_study(tmp_path / "s", "paired-rubric")
-    replace_once(root / "study.toml", '"external-validation-scores-{last_name}-{date}.xlsx"',
-                 '"{last_name}.xlsx"')
-    replace_once(root / "raters.csv", "Okafor", ".Okafor")
-    check_gives_one_line(root, ["raters.csv: row 2: rater EV-01's pack file '.Okafor.xlsx' "
-                                "starts with '.', which hides the file; start [files] "
-                                "pack_name with a letter"])
-
-
-def test_a_second_rater_subset_needs_a_primary_rater(tmp_path):
-    root = init_study(tmp_path / "s", "anchored-plan")
-    replace_once(root / "raters.csv", ",primary", ",second")
-    check_gives_one_line(root, ["study.toml: [design.second_rater]: a second-rater subset "
-                                "is planned but no rater has role 'primary'"])
+@pytest.mark.parametrize(("template", "edits", "words"), REFUSED)
+def test_a_study_check_once_accepted_is_one_line(tmp_path, template, edits, words):
+    """A pack name that hides the packs (for every rater, or for one by their name), a
+    second-rater subset with no primary rater to draw it from: one error line each."""
+    edited_gives_one_line(tmp_path, template, edits, words)
 
 
 def test_raters_without_addresses_may_share_the_blank(tmp_path):

@@ -153,10 +153,9 @@ def shown_reveals_arm(values: Sequence[str], arms: Sequence[str], *, seed: int =
     ----------
     values : sequence of str
         The column's text on each item (blank included: a blank is shown too).
-    arms : sequence of str
-        Each item's arm, in the same order.
-    seed : int
-        Seed of the permutations (the answer is reproducible).
+    arms, seed
+        As in :func:`order_reveals_arms` (each item's arm, in the same order; the
+        permutations' seed).
 
     Returns
     -------
