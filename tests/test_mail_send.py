@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
+from pathlib import Path
 
 import pytest
 from mail_helpers import SENDER, journal, mail_study, packs, parsed, run, run_json, sha256
@@ -547,12 +549,10 @@ def test_a_reminder_to_one_rater_is_not_blocked_by_another_raters_changed_pack(t
     assert {p.name: p.read_bytes() for p in reminders.iterdir()} == before
 
 
-def test_status_names_a_reply_that_send_replies_would_not_send(tmp_path):
-    """status advised 'sheetflow send replies sends them' for every return with errors,
-    also when send replies leaves the reply out: a rater with no e-mail address, or a
-    file that came after the reply asking for the same fixes (the same reply, held as
-    sent before). The coordinator never saw that the rater would not hear. Now status
-    names each such reply, in the words send uses, and the JSON holds it."""
+def _replies_held(tmp_path: Path) -> Path:
+    """A study whose returns of EV-01 and EV-03 have an error: EV-03 has no e-mail
+    address, EV-01 was sent a reply, then sent the file again still to fix and
+    collected again (the same reply, held as sent before); EV-02's is clean."""
     import os
     import time
 
@@ -582,6 +582,16 @@ def test_status_names_a_reply_that_send_replies_would_not_send(tmp_path):
     later = time.time() + 120
     os.utime(ev01, (later, later))
     assert run("collect", str(root)).exit_code == 1
+    return root
+
+
+def test_status_names_a_reply_that_send_replies_would_not_send(tmp_path):
+    """status advised 'sheetflow send replies sends them' for every return with errors,
+    also when send replies leaves the reply out: a rater with no e-mail address, or a
+    file that came after the reply asking for the same fixes (the same reply, held as
+    sent before). The coordinator never saw that the rater would not hear. Now status
+    names each such reply, in the words send uses, and the JSON holds it."""
+    root = _replies_held(tmp_path)
     dry, doc = run_json("send", str(root), "replies", "--dry-run")
     assert dry.exit_code == 0 and [x["rater"] for x in doc["not_sent"]] == ["EV-01"]
     status = run("status", str(root))
@@ -649,3 +659,41 @@ def test_from_is_free_when_the_drafts_are_signed_by_no_one(tmp_path):
         assert len(server.delivered) == 3
         assert all(d.mail_from == "other@example.org" for d in server.delivered)
         assert all("desk@example.org" not in _body(d) for d in server.delivered)
+
+
+def test_status_takes_a_reply_drafts_key_from_collects_record(tmp_path, monkeypatch):
+    """Whether send replies holds a reply back is told by the draft's journal key: the
+    sha256 of the pack it attaches and of its text. status parsed every draft, and its
+    attachment, for it; collect, which composed the drafts, now records each key (with
+    the draft's sha256) in out/collection.json, and status takes it from there, with
+    the same words. A draft changed since collect, or a record from before these keys,
+    is read as before."""
+    from sheetflow.collect import pack_status
+    from sheetflow.collect.drafts import reply_key
+
+    root = _replies_held(tmp_path)
+    draft = root / "out" / "feedback" / "EV-01.eml"
+    record = json.loads((root / "out" / "collection.json").read_text(encoding="utf-8"))
+    _, _, _, attached, text = reply_key("EV-01", 1, draft.read_bytes())
+    assert record["replies"]["EV-01.eml"] == {
+        "sha256": sha256(draft.read_bytes()), "attached": attached, "text": text}
+
+    def held() -> dict[str, str]:
+        return {r.rater: r.reply_held for r in pack_status.status_report(root).packs}
+
+    with monkeypatch.context() as m:  # as an older collect left it: each draft read
+        m.setattr(pack_status, "recorded_reply_keys", lambda _root: {})
+        read = held()
+    assert read["EV-01"].startswith(f"'sheetflow send {root} replies' holds "
+                                    "out/feedback/EV-01.eml, the same reply as an earlier")
+
+    def unread(*_args):
+        raise AssertionError("the draft was parsed")
+
+    with monkeypatch.context() as m:
+        m.setattr(pack_status, "reply_key", unread)
+        assert held() == read
+    # a draft changed since collect wrote it is read: this one is no longer the reply sent
+    assert b"\r\nDear " in draft.read_bytes()
+    draft.write_bytes(draft.read_bytes().replace(b"\r\nDear ", b"\r\nHello ", 1))
+    assert held()["EV-01"] == ""

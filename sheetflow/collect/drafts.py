@@ -64,6 +64,9 @@ class Drafts:
     changed: list[tuple[str, int, str]] = field(default_factory=list)
     """(rater, sitting, ``packs/<file>``) for each draft left out: the pack it attached
     is not the workbook generate wrote (:func:`~sheetflow.packs.manifest.changed_packs`)."""
+    attached: dict[str, str] = field(default_factory=dict)
+    """Draft file name -> the sha256 of the pack it attaches ("" when none), for the
+    drafts of ``unwritten``, as composed (no parse of the draft)."""
 
 
 def write_feedback(study: Study, root: Path, rows: list[RosterRow],
@@ -157,6 +160,16 @@ def reply_key(rater: str, sitting: int, draft: bytes) -> tuple[str, str, int, st
     return ("reply", rater, sitting, attached, reply_about(draft))
 
 
+def reply_keys(drafts: Drafts) -> dict[str, dict[str, str]]:
+    """Draft file name -> what :func:`reply_key` reads of each reply draft composed
+    (``attached``, ``text``) and the draft's ``sha256``, for ``out/collection.json``:
+    ``status`` takes a draft's key from there while the draft is the one collect wrote,
+    and reads it from the draft only when it is not."""
+    return {name: {"sha256": hashlib.sha256(draft).hexdigest(),
+                   "attached": drafts.attached[name], "text": reply_about(draft)}
+            for name, draft in drafts.unwritten.items()}
+
+
 def with_replies_left_out(rows: list[RosterRow], drafts: Drafts,
                           study_dir: str | Path) -> list[RosterRow]:
     """``rows`` with the "What to do" of each rater whose reply draft was left out
@@ -233,7 +246,9 @@ def _draft_each(study: Study, root: Path, rows: list[RosterRow], states: tuple[s
         if changed:
             drafts.changed.append((rater.id, row.sitting, changed[0]))
             continue
-        drafts.unwritten[draft_name(rater.id, row.sitting)] = draft.message
+        name = draft_name(rater.id, row.sitting)
+        drafts.unwritten[name] = draft.message
+        drafts.attached[name] = draft.attached[0][1] if draft.attached else ""
     return drafts
 
 

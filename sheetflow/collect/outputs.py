@@ -381,7 +381,8 @@ def collection_record(study_id: str, ratings: Path, rows: int,
                       files: list[dict[str, Any]], secret: bytes | None = None, *,
                       incomplete: tuple[Path, int] | None = None,
                       manifest_sha256: str = "",
-                      journal_damaged: list[int] | None = None) -> bytes:
+                      journal_damaged: list[int] | None = None,
+                      replies: dict[str, dict[str, str]] | None = None) -> bytes:
     """The bytes of ``out/collection.json`` for a staged ``ratings.csv``.
 
     Parameters
@@ -408,6 +409,10 @@ def collection_record(study_id: str, ratings: Path, rows: int,
         sender checks and received times behind the table went without them. Always
         recorded (empty when none), so ``analyze`` can say so; a record from before
         this field means none.
+    replies : dict, optional
+        Each reply draft written with the record (:func:`.drafts.reply_keys`): what
+        ``status`` needs to tell whether ``send replies`` holds it back, without reading
+        the draft. Recorded when given.
     """
     record: dict[str, Any] = {
         "collection_format": 1, "study_id": study_id,
@@ -415,6 +420,8 @@ def collection_record(study_id: str, ratings: Path, rows: int,
         "files": files, "journal_damaged": list(journal_damaged or [])}
     if manifest_sha256:
         record["manifest_sha256"] = manifest_sha256
+    if replies is not None:
+        record["replies"] = replies
     if incomplete is not None:
         record["incomplete"] = {"file": INCOMPLETE_RATINGS_NAME,
                                 "sha256": file_digest(incomplete[0]), "rows": incomplete[1]}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -140,14 +141,17 @@ def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
     rows = _pack_rows(heads, study, report, mail, received)
     # the reply drafts in out/ are the last collect's: judged only while it is current
     drafts = root / OUT_DIR / FEEDBACK_DIR if collected and not fresh else None
-    rows = [replace(r, reply_held=reply_held(r, study, heads, root, journal, drafts))
+    keys = recorded_reply_keys(root) if drafts is not None else {}
+    rows = [replace(r, reply_held=reply_held(r, study, heads, root, journal, drafts,
+                                             recorded=keys))
             if r.reply_due else r for r in rows]
     return StatusReport(rows, fresh, collected, unmatched_files(report), journal.damaged,
                         report.unread_text_files(), report.text_read_files())
 
 
 def reply_held(row: RaterStatus, study: Study, heads: list[PackHead], root: Path,
-               journal: Journal, drafts: Path | None) -> str:
+               journal: Journal, drafts: Path | None, *,
+               recorded: dict[str, dict[str, str]] | None = None) -> str:
     """Why the reply due to ``row`` does not go with ``send replies`` ("" when it goes).
 
     Parameters
@@ -166,6 +170,9 @@ def reply_held(row: RaterStatus, study: Study, heads: list[PackHead], root: Path
     drafts : Path or None
         ``out/feedback/`` when the last collect is current (its drafts are what
         ``send replies`` sends); None when it is not, or there was none.
+    recorded : dict, optional
+        What collect recorded of each draft it wrote (:func:`recorded_reply_keys`): a
+        draft still as written has its key taken from there, not read from the draft.
 
     Returns
     -------
@@ -181,8 +188,8 @@ def reply_held(row: RaterStatus, study: Study, heads: list[PackHead], root: Path
                 f"{OUT_DIR}/validation.xlsx yourself")
     name = draft_name(row.rater, row.sitting)
     if drafts is not None and (drafts / name).is_file():  # what send replies would send
-        held = journal.why_held(reply_key(row.rater, row.sitting,
-                                          (drafts / name).read_bytes()))
+        held = journal.why_held(_draft_key(row, (drafts / name).read_bytes(),
+                                           (recorded or {}).get(name)))
         again = command_line("send", root, "replies", "--resend", "--rater", row.rater)
         return (f"'{command_line('send', root, 'replies')}' holds {OUT_DIR}/{FEEDBACK_DIR}/"
                 f"{name}, the same reply as an earlier one: {held} ('{again}' for theirs "
@@ -194,6 +201,30 @@ def reply_held(row: RaterStatus, study: Study, heads: list[PackHead], root: Path
         return (f"no reply draft {OUT_DIR}/{FEEDBACK_DIR}/{name} to send: run "
                 f"'{command_line('collect', root)}' again, which writes it")
     return ""  # collect writes it (status says collect is next)
+
+
+def recorded_reply_keys(root: Path) -> dict[str, dict[str, str]]:
+    """What the last collect recorded in ``out/collection.json`` of each reply draft
+    it wrote (:func:`.drafts.reply_keys`); empty for a record written before sheetflow
+    recorded them, or one that cannot be read (each draft is then read instead)."""
+    try:
+        record = json.loads((root / OUT_DIR / COLLECTION_FILE).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    replies = record.get("replies") if isinstance(record, dict) else None
+    return replies if isinstance(replies, dict) else {}
+
+
+def _draft_key(row: RaterStatus, draft: bytes,
+               recorded: dict[str, str] | None) -> tuple[str, str, int, str, str]:
+    """The journal's key of ``row``'s reply ``draft``: as collect recorded it while the
+    draft is the one it wrote (the same sha256), else read from the draft (the parse
+    of the message and its attachment that the record spares)."""
+    if isinstance(recorded, dict) and \
+            recorded.get("sha256") == hashlib.sha256(draft).hexdigest() and \
+            isinstance(recorded.get("attached"), str) and isinstance(recorded.get("text"), str):
+        return ("reply", row.rater, row.sitting, recorded["attached"], recorded["text"])
+    return reply_key(row.rater, row.sitting, draft)
 
 
 def _changed_pack(root: Path, file: str, heads: list[PackHead]) -> str:

@@ -56,7 +56,14 @@ from .coordinator import (
     write_validation_workbook,
 )
 from .copies import AnswerPrint, warn_copies, warn_same_saver
-from .drafts import Drafts, reply_left_out, save_drafts, with_replies_left_out, write_feedback
+from .drafts import (
+    Drafts,
+    reply_keys,
+    reply_left_out,
+    save_drafts,
+    with_replies_left_out,
+    write_feedback,
+)
 from .file_check import (
     RATING_COLUMNS,
     FileJob,
@@ -666,6 +673,7 @@ def write_outputs(out_dir: Path, result: Collection,
                                    file_verdicts(result.report), secret,
                                    incomplete=(incomplete, result.ratings.incomplete_rows),
                                    manifest_sha256=result.manifest_sha256,
-                                   journal_damaged=result.journal_damaged)
+                                   journal_damaged=result.journal_damaged,
+                                   replies=reply_keys(result.feedback))
         outputs.stage(paths["collection"]).write_bytes(record)
     return {name: str(path) for name, path in paths.items()}
