@@ -70,17 +70,53 @@ def resting_on(figure: dict[str, Any]) -> str:
 
 
 FEW_UNITS = 10
-"""A bootstrap interval resting on fewer units than this is marked as unstable."""
+"""An interval resting on fewer units than this is marked as unstable."""
 FEW_UNITS_NOTE = f"fewer than {FEW_UNITS} units: too few for a stable interval"
-FEW_UNITS_METHOD = (
-    f"A bootstrap interval resting on fewer than {FEW_UNITS} units is marked "
-    f"\"{FEW_UNITS_NOTE}\" beside it: a resample of n units is one of only a few "
-    "distinct draws (35 with 4 units, against 92,378 with 10), so the percentile "
-    "interval is coarse and tends to cover less often than its nominal 95%.")
+FEW_UNITS_TOPIC = "Intervals on few units"
+FEW_UNITS_INTERVALS = {
+    "alpha": "Krippendorff's alpha's bootstrap interval",
+    "confidence_agreement": "Krippendorff's alpha's bootstrap interval",
+    "icc": "the ICC's F-based interval",
+    "cohen_kappa": "Cohen's kappa's standard-error interval",
+    "intra_rater_kappa": "intra-rater kappa's standard-error interval",
+    "fleiss_kappa": "Fleiss' kappa's standard-error interval",
+    "gwet": "Gwet's AC1/AC2's standard-error interval",
+    "spearman_internal": ("Spearman's rho's Fisher-z interval (its units are the responses "
+                          "whose two totals it correlates)"),
+}
+"""The intervals marked on few units, by the analysis that reports them."""
+_FEW_UNITS_WHY = {
+    "bootstrap": ("A bootstrap resample of n units is one of only a few distinct draws (35 "
+                  "with 4 units, against 92,378 with 10), so the percentile interval is "
+                  "coarse and tends to cover less often than its nominal 95%."),
+    "standard-error": ("A standard-error or Fisher-z interval is a large-sample "
+                       "approximation, which so few units do not support."),
+    "F-based": ("The ICC's F interval is exact only under the normal two-way model, "
+                "which so few units cannot check."),
+}
+
+
+def few_units_method(ran: Iterable[str]) -> str:
+    """The Methods text on marking intervals on few units, naming only the intervals of
+    the analyses in ``ran`` (and the reason each kind is marked); "" when none is."""
+    shown = list(dict.fromkeys(FEW_UNITS_INTERVALS[name] for name in FEW_UNITS_INTERVALS
+                               if name in set(ran)))
+    if not shown:
+        return ""
+    listed = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+    why = [text for kind, text in _FEW_UNITS_WHY.items()
+           if any(kind in interval or (kind == "standard-error" and "Fisher-z" in interval)
+                  for interval in shown)]
+    return " ".join([
+        f"Every interval of an agreement or correlation figure that rests on fewer than "
+        f"{FEW_UNITS} units is marked \"{FEW_UNITS_NOTE}\" beside it wherever it is shown "
+        f"(the Summary, summary.json, its own sheet), whatever its method: {listed}. "
+        "Other intervals (of proportions, of the arms' difference) carry no such mark.",
+        *why])
 
 
 def few_units_note(n_units: Any, ci_low: Any, ci_high: Any) -> str:
-    """What to say beside a bootstrap interval that rests on too few units.
+    """What to say beside an agreement figure's interval that rests on too few units.
 
     Parameters
     ----------

@@ -218,9 +218,10 @@ def test_anchored_plan_reports_icc_a1_of_its_second_ratings(tmp_path):
     # the items rated once (the second rater's subset is the rest) are left out, and
     # the reading says so beside the figure
     rated = data[data["dimension"] == "total"]["case"].nunique()
+    few = "fewer than 10 units: too few for a stable interval"
     assert shown[7] == (f"{icc_reading(rec['value'])} (Koo & Li 2016); listwise deletion: "
                         f"{rated - len(totals)} of {rated} rated units dropped for a missing "
-                        "rating")
+                        f"rating; {few}")
     # the ICC is what the plan sizes for 002: the command prints it beside the alphas,
     # in their form (it was on the workbook's first page only)
     lo, hi = (f"{rec[k]:.3f}" for k in ("ci_low", "ci_high"))
@@ -228,9 +229,17 @@ def test_anchored_plan_reports_icc_a1_of_its_second_ratings(tmp_path):
             f"absolute agreement, single rater {rec['value']:.3f} [{lo}, {hi}] "
             f"({len(totals)} units, 2 raters) {icc_reading(rec['value'])} (Koo & Li 2016); "
             f"listwise deletion: ") in out.output
+    # the ICC's F-based interval rests on the same few units as the alphas' bootstrap
+    # ones, and is marked as they are: in summary.json, on the screen, on its sheet
+    assert rec["note"].endswith(f"; {few}")
+    assert [i["note"] for i in summary["icc"]] == [few]  # its reason says what was dropped
+    icc_line = next(ln for ln in out.output.splitlines() if ln.startswith("icc "))
+    assert icc_line.endswith(few), icc_line
+    icc_sheet = pd.read_excel(root / "out" / "analysis.xlsx", sheet_name="ICC",
+                              engine="openpyxl")
+    assert all(str(n).endswith(few) for n in icc_sheet["note"]), icc_sheet["note"]
     # its alphas rest on the few doubly rated items: each bootstrap interval says so,
     # on the screen, on the Summary, on the Alpha sheet, and the Methods sheet says why
-    few = "fewer than 10 units: too few for a stable interval"
     total = next(a for a in summary["alpha"] if a["measure"] == "total")
     assert total["n_units"] == len(totals) < 10 and total["note"] == few
     line = next(ln for ln in out.output.splitlines()
@@ -244,8 +253,11 @@ def test_anchored_plan_reports_icc_a1_of_its_second_ratings(tmp_path):
     assert shown_total["note"].tolist() == [few]
     methods = dict(openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
                    .iter_rows(values_only=True, max_col=2))
-    assert f"resting on fewer than 10 units is marked \"{few}\" beside it" in \
-        methods["Krippendorff's alpha"]
+    said = methods["Intervals on few units"]
+    assert f"rests on fewer than 10 units is marked \"{few}\" beside it" in said
+    assert "the ICC's F-based interval" in said and "exact only under the normal" in said
+    assert "Gwet" not in said and "Cohen" not in said  # only the intervals reported
+    assert "see Intervals on few units" in methods["Krippendorff's alpha"]
 
 
 @pytest.mark.parametrize(("units", "said"), [
@@ -255,6 +267,33 @@ def test_an_interval_on_fewer_than_ten_units_is_marked(units, said):
 
     assert few_units_note(units, 0.1, 0.9) == said
     assert few_units_note(units, float("nan"), 0.9) == ""  # no interval, nothing to mark
+
+
+def test_every_kind_of_agreement_interval_on_few_units_is_marked():
+    """Kappa (Cohen's, intra-rater), Fleiss', Gwet's, the ICC's and Spearman's tables:
+    the same mark at the same threshold as alpha's, after what the note already says,
+    and none where there is no interval to read."""
+    from sheetflow.analysis.readings import ZERO_WIDTH, few_units_notes, interval_notes
+
+    few = "fewer than 10 units: too few for a stable interval"
+    kappas = interval_notes(pd.DataFrame({
+        "ci_low": [0.1, 0.1, 1.0, float("nan")], "ci_high": [0.9, 0.9, 1.0, float("nan")],
+        "n_units": [9, 10, 4, 4]}))
+    assert kappas["note"].tolist() == [few, "", f"{ZERO_WIDTH}; {few}", ""]
+    icc = few_units_notes(pd.DataFrame({
+        "ci_low": [0.1, 0.1, float("nan")], "ci_high": [0.9, 0.9, float("nan")],
+        "n_units": [9, 10, 4], "note": ["listwise deletion", "", ""]}))
+    assert icc["note"].tolist() == [f"listwise deletion; {few}", "", ""]
+    rho = few_units_notes(pd.DataFrame({"ci_low": [0.1], "ci_high": [0.9], "n": [6]}),
+                          units="n")
+    assert rho["note"].tolist() == [few]
+    # the Methods text names the intervals reported, each kind with why it is marked
+    from sheetflow.words import few_units_method
+
+    said = few_units_method(["gwet", "spearman_internal", "percent_agreement"])
+    assert "Gwet's AC1/AC2's standard-error interval and Spearman's rho's Fisher-z" in said
+    assert "large-sample approximation" in said and "bootstrap" not in said
+    assert few_units_method(["percent_agreement"]) == ""
 
 
 def test_two_raters_report_their_one_pair_with_its_interval(tmp_path):

@@ -15,7 +15,7 @@ import pandas as pd
 from .. import stats
 from .._groups import groups_in_order
 from ..spec.study import Study
-from ..words import FEW_UNITS_METHOD, few_units_note
+from ..words import FEW_UNITS_TOPIC, few_units_note
 from .context import (
     ColumnStack,
     Context,
@@ -28,7 +28,7 @@ from .context import (
     weights_for,
 )
 from .protocol import ProtocolPlan
-from .readings import interval_notes
+from .readings import few_units_notes, interval_notes
 
 
 def _alpha(ctx: Context) -> pd.DataFrame:
@@ -94,7 +94,7 @@ def _per_dimension(ctx: Context, coefficient: Callable[..., pd.DataFrame]) -> pd
             continue
         res = coefficient(matrix_for(ctx, dim_id, kind), level, domain, kind)
         res.insert(0, "measure", dim_id)
-        frames.append(res)
+        frames.append(few_units_notes(res))
     return stack(frames)
 
 
@@ -129,7 +129,7 @@ def _icc(ctx: Context) -> pd.DataFrame:
         res = stats.icc(ctx.numeric(total.id))
         res.insert(0, "measure", total.id)
         res["primary"] = res["type"] == ctx.plan.icc_form
-        frames.append(res)
+        frames.append(few_units_notes(res))
     if not frames:
         return empty_reason(pd.DataFrame(), "the rubric defines no total", measure="")
     return pd.concat(frames, ignore_index=True)
@@ -178,7 +178,7 @@ def _h_cohen(ctx: Context, table: pd.DataFrame, out: dict) -> None:
 def _h_icc(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     if "primary" in table:
         out["icc"] = [{k: r[k] for k in ("measure", "type", "shrout_fleiss", "mcgraw_wong", "icc",
-                                        "ci_low", "ci_high", "reason")}
+                                        "ci_low", "ci_high", "reason", "note")}
                       for r in table[table["primary"]].to_dict("records")]
 
 
@@ -200,8 +200,8 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "value domain is passed (count dimensions analyse their points, checklists the "
          "number of Yes, totals are interval on their observed values). Unit = one response "
          "(case x arm in a paired design). Bootstrap: units resampled "
-         f"{plan.n_boot} times with seed {plan.seed}, percentile 95% interval. "
-         + FEW_UNITS_METHOD),
+         f"{plan.n_boot} times with seed {plan.seed}, percentile 95% interval, "
+         f"marked when it rests on few units (see {FEW_UNITS_TOPIC})."),
         ("Bands", "; ".join(f">= {b.minimum:g}: {b.label}" for b in plan.bands) or
          "none in the plan"),
         ("Cohen's kappa",

@@ -28,7 +28,7 @@ from .. import stats
 from ..spec.rubric import CONFIDENCE_LEVELS
 from ..spec.study import Study
 from ..stats.proportions import binomial_share
-from ..words import FEW_UNITS_METHOD, few_units_note, resting_on, shown_number
+from ..words import FEW_UNITS_TOPIC, few_units_note, resting_on, shown_number
 from .context import Context, json_safe, typed_domain
 from .protocol import ProtocolPlan, fixed_methods
 
@@ -196,7 +196,8 @@ _METHODS_TEXT = (
     "only and on High only (lower-confidence ratings treated as missing). Direction "
     "by confidence: share of judgements naming the improved arm (or the majority of "
     "the other raters when no arm is named), per the rater's confidence on the case, "
-    "with Clopper-Pearson intervals. " + FEW_UNITS_METHOD)
+    "with Clopper-Pearson intervals. An alpha whose interval rests on few units is "
+    f"marked (see {FEW_UNITS_TOPIC}).")
 
 
 PLAN = ProtocolPlan(

@@ -37,6 +37,7 @@ from .context import (
 )
 from .decision import WEAK, Arms, Check, Decision, flag_check, status_of, threshold_check
 from .protocol import ProtocolPlan
+from .readings import few_units_notes
 
 IMPROVED, INTERNAL = "improved arm", "internal scores"
 # protocol 000 does not say whether a "Tied" judgement counts against the improved arm;
@@ -144,7 +145,7 @@ def _spearman(ctx: Context) -> pd.DataFrame:
         joined = pd.concat([ext, merged], axis=1, join="inner").dropna()
         res = stats.spearman(joined["external"], joined["internal"])
         rows.append({"measure": total.id, **res.iloc[0].to_dict()})
-    return pd.DataFrame(rows)
+    return few_units_notes(pd.DataFrame(rows), units="n")
 
 
 def _wilcoxon(ctx: Context) -> pd.DataFrame:

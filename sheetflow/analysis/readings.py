@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .._groups import groups_in_order
-from ..words import counted, shown_number
+from ..words import FEW_UNITS, FEW_UNITS_NOTE, counted, few_units_note, shown_number
 from .context import Context
 
 KAPPA_SCALE = "Landis & Koch 1977"
@@ -106,16 +106,18 @@ def interval_notes(table: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     table : pandas.DataFrame
-        Rows with ``ci_low`` and ``ci_high`` (Cohen's or intra-rater kappa).
+        Rows with ``ci_low`` and ``ci_high`` (Cohen's or intra-rater kappa) and
+        ``n_units``.
 
     Returns
     -------
     pandas.DataFrame
         ``table`` itself (a frame just built: changed in place), with ``note``:
         :data:`PAST_ONE` where the interval's end passes 1, :data:`ZERO_WIDTH` where it
-        has no width, else blank (categorical: the pairwise table can hold a row per
-        pair of hundreds of raters). Unchanged without
-        intervals.
+        has no width, and :data:`~sheetflow.words.FEW_UNITS_NOTE` (after either) where
+        it rests on fewer than :data:`~sheetflow.words.FEW_UNITS` units, else blank
+        (categorical: the pairwise table can hold a row per pair of hundreds of
+        raters). Unchanged without intervals.
     """
     if "ci_high" not in table or "ci_low" not in table:
         return table
@@ -126,8 +128,51 @@ def interval_notes(table: pd.DataFrame) -> pd.DataFrame:
     codes = np.zeros(len(table), np.int8)
     codes[np.isfinite(low) & (high == low)] = 2
     codes[high > 1] = 1  # past 1 first: a zero-width interval at 1.1 is past 1
-    table["note"] = pd.Categorical.from_codes(codes, categories=["", PAST_ONE, ZERO_WIDTH])
+    codes[_few_units(table, low, high)] += 3  # the same three, each with the mark after
+    texts = ["", PAST_ONE, ZERO_WIDTH]
+    table["note"] = pd.Categorical.from_codes(
+        codes, categories=texts + ["; ".join(filter(None, (t, FEW_UNITS_NOTE))) for t in texts])
     return table
+
+
+def few_units_notes(table: pd.DataFrame, units: str = "n_units") -> pd.DataFrame:
+    """A table of figures with intervals, each interval on too few units marked.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows with ``ci_low``, ``ci_high`` and the count of units in ``units`` (the
+        ICC, Fleiss' kappa, Gwet's AC, Spearman's rho: ``n``).
+    units : str
+        The column holding the units each interval rests on.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``table`` itself (changed in place), with
+        :data:`~sheetflow.words.FEW_UNITS_NOTE` in ``note`` (after what it already
+        says) where the interval is defined and rests on fewer than
+        :data:`~sheetflow.words.FEW_UNITS` units; unchanged without intervals or counts.
+    """
+    if not {"ci_low", "ci_high", units} <= set(table.columns):
+        return table
+    low, high = (pd.to_numeric(table[c], errors="coerce").to_numpy(float)
+                 for c in ("ci_low", "ci_high"))
+    few = _few_units(table, low, high, units)
+    said = table["note"].fillna("").astype(str) if "note" in table else \
+        pd.Series("", index=table.index)
+    table["note"] = [("; ".join(filter(None, (text, FEW_UNITS_NOTE))) if mark else text)
+                     for text, mark in zip(said, few, strict=True)]
+    return table
+
+
+def _few_units(table: pd.DataFrame, low: np.ndarray, high: np.ndarray,
+               units: str = "n_units") -> np.ndarray:
+    """Rows whose interval is defined and rests on fewer than FEW_UNITS units."""
+    if units not in table:
+        return np.zeros(len(table), bool)
+    n = pd.to_numeric(table[units], errors="coerce").to_numpy(float)
+    return np.isfinite(low) & np.isfinite(high) & (n < FEW_UNITS)
 
 
 def _kappa_bound(rec: dict[str, Any]) -> dict[str, Any]:
@@ -151,8 +196,10 @@ def _record(ctx: Context, target_name: str, figure: str, measure: str, value: An
             "reading": reading, "scale": scale if reading else "",
             "reason": "" if value is not None else (reason or "undefined"),
             # a figure that stands may still say what it left out (ICC's listwise
-            # deletion: "18 of 36 rated units dropped"), beside it where it is read
-            "note": reason if value is not None else ""}
+            # deletion: "18 of 36 rated units dropped"), beside it where it is read,
+            # and whether its interval rests on too few units
+            "note": "; ".join(filter(None, (reason if value is not None else "",
+                                            few_units_note(units, ci[0], ci[1]))))}
 
 
 def _icc_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ import pandas as pd
 from .. import __version__
 from ..citations import FLEISS_COHEN_EVERITT_1969, GWET_2014, cited_entries
 from ..spec.study import Study
+from ..words import FEW_UNITS_TOPIC, few_units_method
 from . import confidence, position, readings
 from .context import Context, json_safe
 from .decision import default_decision, finish
@@ -140,12 +141,15 @@ def _blank(values: pd.Series) -> bool:
 
 def _closing_methods(study: Study, ran: set[str]) -> list[tuple[str, str]]:
     """Totals (when the rubric has any), the agreement figures' readings (when one is
-    reported: ``ran``, the analyses with a figure) and the panel rule."""
+    reported: ``ran``, the analyses with a figure), the mark of an interval on few units
+    (naming the intervals reported) and the panel rule."""
     totals = [
         ("Totals", "Recomputed from the rubric's dimensions (sum or mean); a total is missing "
          "when any of its dimensions is missing. Formulas in workbooks are never read."),
     ] if study.rubric.totals else []
-    return [*totals, *readings.methods(ran), ("Panel", PANEL_METHOD)]
+    few = few_units_method(ran)  # the intervals reported, each marked on few units
+    return [*totals, *readings.methods(ran),
+            *([(FEW_UNITS_TOPIC, few)] if few else []), ("Panel", PANEL_METHOD)]
 
 
 def _references(entries: list[tuple[str, str]], ran: set[str]) -> list[tuple[str, str]]:
