@@ -64,6 +64,15 @@ def test_workbook_sheets_numbers_and_charts(analysis, tmp_path):
     assert formulas == []
 
 
+def test_summary_alpha_header_names_what_its_last_column_holds(analysis, tmp_path):
+    """The column beside the level holds the band, or why there is none, then the
+    few-units mark: its header says so, not "band" alone."""
+    path = write_analysis_workbook(analysis, tmp_path / "analysis.xlsx")
+    rows = list(openpyxl.load_workbook(path)["Summary"].iter_rows(values_only=True))
+    head = next(r for r in rows if r[:2] == ("measure", "alpha"))
+    assert head[6:8] == ("level", "band or reason; note")
+
+
 def test_workbook_is_byte_identical(analysis, tmp_path):
     a = write_analysis_workbook(analysis, tmp_path / "a.xlsx").read_bytes()
     b = write_analysis_workbook(analysis, tmp_path / "b.xlsx").read_bytes()

@@ -184,6 +184,11 @@ def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any])
         write_cell(ws, row, 1, value, figure)
     return row + 2
 
+ALPHA_SAID_HEADER = "band or reason; note"
+"""The header of the alpha block's last column: the band (or why the alpha has none),
+then the mark of an interval on too few units."""
+
+
 def _alpha_block(ws: Worksheet, row: int, analysis: Analysis, fmt: dict[str, Any],
                  decimals: Callable[..., Any]) -> int:
     """Alpha per measure with its interval, units, raters, level and band (and, beside
@@ -192,8 +197,10 @@ def _alpha_block(ws: Worksheet, row: int, analysis: Analysis, fmt: dict[str, Any
     0.800)."""
     ws.write_string(row, 0, "Krippendorff's alpha (95% bootstrap CI)", fmt["bold"])
     row += 1
+    # the last column holds the band, or why there is none, then any mark on the
+    # interval: its header says all three
     head = ["measure", "alpha", "95% CI low", "95% CI high", "units", "raters", "level",
-            "band"]
+            ALPHA_SAID_HEADER]
     for j, h in enumerate(head):
         ws.write_string(row, j, h, fmt["head"])
     bands = [b.label for b in analysis.study.plan.bands]
