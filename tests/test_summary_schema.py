@@ -19,8 +19,9 @@ from sheetflow.report import write_analysis_outputs
 from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
-SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "docs" / "summary-schema.json")
-                    .read_text(encoding="utf-8"))
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+SCHEMA = json.loads((DOCS / "summary-schema.json").read_text(encoding="utf-8"))
+SCHEMA_1 = json.loads((DOCS / "summary-schema-1.json").read_text(encoding="utf-8"))
 TEMPLATES = ("paired-rubric", "keep-known", "anchored-plan", "answer-review", "judge-likert")
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
@@ -90,3 +91,22 @@ def test_schema_rejects_what_it_should(summaries):
         assert where in problems, where
     assert _problems({k: v for k, v in good.items() if k != "decision"}) == [
         "$: 'decision' is a required property"]
+
+
+def test_summary_is_version_2_and_not_version_1(summaries):
+    """summary.json gained required fields after version 1 (the pairwise kappa's
+    units_range, the confidence alphas' units and raters, the ICC's note): it says it is
+    version 2, validates against version 2's schema, and a consumer still checking
+    against version 1's is told by the version, not left to miss the fields."""
+    assert SCHEMA["$id"] == SCHEMA["properties"]["schema"]["const"] == "sheetflow-summary/2"
+    assert SCHEMA_1["$id"] == SCHEMA_1["properties"]["schema"]["const"] == "sheetflow-summary/1"
+    for name in TEMPLATES:
+        summary = summaries[name, "complete"]
+        assert summary["schema"] == "sheetflow-summary/2"
+        assert _problems(summary) == []
+        old = jsonschema.Draft202012Validator(SCHEMA_1).iter_errors(summary)
+        assert "$.schema" in {e.json_path for e in old}, name
+    reported = summaries["paired-rubric", "complete"]["reported"]
+    assert all("units_range" in r for r in reported)
+    assert "units_range" not in SCHEMA_1["properties"]["reported"]["items"]["required"]
+    assert "units_range" in SCHEMA["properties"]["reported"]["items"]["required"]

@@ -16,7 +16,10 @@ from .decision import default_decision, finish
 from .panel import PANEL_METHOD, Panel
 from .registry import all_headlines, all_plans, planned_analyses, protocol_plan
 
-SUMMARY_SCHEMA = "sheetflow-summary/1"
+SUMMARY_SCHEMA = "sheetflow-summary/2"
+"""The version of summary.json's schema (docs/summary-schema.json): 2 since the pairwise
+kappa's ``units_range``, the confidence alphas' ``n_units`` and ``n_raters`` and the
+ICC's few-units ``note`` became required."""
 
 REFERENCES = (
     ("Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg "
