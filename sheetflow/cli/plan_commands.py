@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from ..spec.model import MIN_RESAMPLES
+from ..words import percent
 from .common import EXIT_DATA, Enough, NonNegative, Output, command
 
 # the fewest simulated studies per design: a median width, or a share of studies at
@@ -137,6 +138,8 @@ def plan_command(out: Output, directory: Path, statistic: str | None, method: st
 
 
 def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> None:
+    from ..plan.sim_error import figure_text
+
     out.say(f"statistic  {result.measure} ({result.level})")
     out.say(f"source     {result.source}")
     out.say(f"method     {result.method}"
@@ -156,10 +159,13 @@ def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> No
         out.headline("no design of the grid meets the target: try more items (--items) or "
                      "raters (--raters)", fg="yellow")
     else:
+        figures = figure_text(result.target, best)
+        if result.target.edge is not None:  # the width beside the share that decides
+            figures = f"expected width {best['expected_width']:.3f}, {figures}"
+        close = ", within simulation error of the target" if best["within_error"] else ""
         out.headline(f"cheapest   {int(best['raters'])} {result.raters_word} x "
-                     f"{int(best['items'])} {result.items_word}, "
-                     f"expected width {best['expected_width']:.3f}, "
-                     f"{result.costs.unit} {best['cost']:g}")
+                     f"{int(best['items'])} {result.items_word}, {figures}, "
+                     f"{result.costs.unit} {best['cost']:g}{close}")
 
 
 def _table_lines(result: Any) -> list[str]:
@@ -172,8 +178,14 @@ def _table_lines(result: Any) -> list[str]:
         cols.append(("rated by all", "subset", "d"))
     if result.units_per_item > 1:
         cols.append(("responses", "units", "d"))
-    cols += [("width", "expected_width", ".3f"), (result.costs.unit, "cost", "g"),
-             ("meets", "meets", "")]
+    cols.append(("width", "expected_width", ".3f"))
+    if result.simulations:  # each simulated figure with its Monte Carlo error
+        cols.append(("width SE", "width_se", ".2g"))
+        if result.target.edge is not None:
+            cols += [("clearing", "p_lower", "%"), ("SE", "p_lower_se", "%")]
+    cols += [(result.costs.unit, "cost", "g"), ("meets", "meets", "")]
+    if result.simulations:
+        cols.append(("within error", "within_error", ""))
     if "items_needed" in t:
         cols.append((f"({cols[1][0]} needed)", "items_needed", "()"))
     rows = [[_cell(row[name], form) for _, name, form in cols] for row in t.to_dict("records")]
@@ -186,10 +198,13 @@ def _table_lines(result: Any) -> list[str]:
 
 
 def _cell(value: Any, form: str) -> str:
-    """One table cell: yes/no for ``meets``, a count (in brackets: the items needed),
-    else the number in its format."""
+    """One table cell: yes/no for ``meets`` and ``within_error``, a share as a
+    percentage, a count (in brackets: the items needed), else the number in its
+    format."""
     if form == "":
         return "yes" if value else "no"
+    if form == "%":
+        return percent(value)
     if form in ("d", "()"):
         return f"({int(value)})" if form == "()" else str(int(value))
     return format(value, form)

@@ -23,6 +23,11 @@ __all__ = ["Costs", "PlanResult", "Target", "finish_table", "items_for_target", 
            "plan_icc"]
 
 
+SE_MULTIPLE = 2.0
+"""Simulated figures less than this many simulation standard errors apart (or from the
+target) are within simulation error: no design is called better for it."""
+
+
 @dataclass(frozen=True)
 class Target:
     """What a design must reach: a full 95% interval width, or a lower limit above an edge.
@@ -62,6 +67,25 @@ class Target:
         if self.edge is not None:
             return bool(np.nan_to_num(row["p_lower"]) >= self.probability)
         return bool(np.isfinite(row["expected_width"]) and row["expected_width"] <= self.width)
+
+    def figure(self, row: dict[str, Any] | pd.Series) -> tuple[float, float, float]:
+        """The simulated figure the target judges, its simulation standard error and the
+        target's own value: (share clearing the edge, its SE, probability), or (expected
+        width, its SE, width); the SE is NaN for a closed form."""
+        if self.edge is not None:
+            return (float(row.get("p_lower", np.nan)), float(row.get("p_lower_se", np.nan)),
+                    self.probability)
+        return (float(row.get("expected_width", np.nan)), float(row.get("width_se", np.nan)),
+                float(self.width or np.nan))
+
+    def within_error(self, row: dict[str, Any] | pd.Series) -> bool:
+        """Whether a simulated design's figure lies less than :data:`SE_MULTIPLE`
+        simulation standard errors from the target: the simulation does not tell whether
+        it meets it (False for a closed form, which has no simulation error)."""
+        value, se, goal = self.figure(row)
+        if not (np.isfinite(value) and np.isfinite(se)):
+            return False
+        return bool(abs(value - goal) < SE_MULTIPLE * se) if se > 0 else value == goal
 
 
 @dataclass(frozen=True)
@@ -112,8 +136,10 @@ class PlanResult:
     target : Target
     costs : Costs
     table : pandas.DataFrame
-        ``raters, items, units, expected_width, width_q10, width_q90, p_lower,
-        estimate_median, undefined, simulations, method, meets, cost, cheapest``.
+        ``raters, items, units, expected_width, width_se, width_q10, width_q90,
+        p_lower, p_lower_se, estimate_median, undefined, simulations, method, meets,
+        within_error, cost, cheapest`` (the ``_se`` columns, a simulated figure's
+        standard error, only in simulated plans).
     simulations, n_boot, seed : int
         0 for analytic plans.
     notes : list of str
@@ -149,13 +175,17 @@ class PlanResult:
         return None if hit.empty else hit.iloc[0].to_dict()
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe: the chosen design's ``raters, items, expected_width, method,
-        simulations`` at the top, then the target, source, notes and every design."""
+        """JSON-safe: the chosen design's ``raters, items, expected_width`` (with its
+        simulation SE and whether it is within simulation error of the target),
+        ``method, simulations`` at the top, then the target, source, notes and every design."""
         best = self.chosen()
-        head = {"raters": None, "items": None, "expected_width": None}
+        head = {"raters": None, "items": None, "expected_width": None,
+                "expected_width_se": None, "within_error": None}
         if best is not None:
             head = {"raters": int(best["raters"]), "items": int(best["items"]),
-                    "expected_width": _num(best["expected_width"])}
+                    "expected_width": _num(best["expected_width"]),
+                    "expected_width_se": _num(best.get("width_se", np.nan)),
+                    "within_error": bool(best["within_error"])}
         return {**head, "method": self.method, "simulations": self.simulations,
                 "statistic": self.statistic,
                 "measure": self.measure, "level": self.level, "source": self.source,
@@ -177,11 +207,12 @@ def _num(value: Any) -> Any:
 
 def finish_table(table: pd.DataFrame, target: Target, costs: Costs,
             meets: list[bool] | None = None) -> pd.DataFrame:
-    """Add ``meets``, ``cost`` (from ``raters, items, units`` and, where second raters
-    rate a subset, ``rated_items``) and ``cheapest`` (fewest ratings, then fewest raters
-    on ties)."""
+    """Add ``meets``, ``within_error`` (:meth:`Target.within_error`), ``cost`` (from
+    ``raters, items, units`` and, where second raters rate a subset, ``rated_items``)
+    and ``cheapest`` (fewest ratings, then fewest raters on ties)."""
     table = table.copy()
     table["meets"] = meets if meets is not None else [target.met(r) for _, r in table.iterrows()]
+    table["within_error"] = [target.within_error(r) for _, r in table.iterrows()]
     subset = "rated_items" in table
     rated = table["rated_items"] if subset else table["raters"] * table["items"]
     table["cost"] = [costs.of(int(r), int(i), int(u), int(n) if subset else None)

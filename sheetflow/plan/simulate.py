@@ -33,6 +33,7 @@ derived from (seed, raters, units), so a cell's result does not depend on the gr
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -49,16 +50,17 @@ from .pilot_model import fit_pilot_model
 from .sources import ModelSource, PilotSource, value_domain
 
 __all__ = ["STATISTICS", "ModelSource", "PilotSource", "Progress", "bootstrap_weights",
-           "simulate_cell",
-           "simulate_grid"]
+           "median_se", "share_se", "simulate_cell", "simulate_grid"]
 
 STATISTICS = ("alpha", "fleiss_kappa", "cohen_kappa")
+Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
 
 Progress = Callable[[int, int], None]
 """Called with (cells done, cells in all) after each grid cell."""
 
-CELL_COLUMNS = ("raters", "units", "expected_width", "width_q10", "width_q90", "p_lower",
-                "estimate_median", "undefined", "simulations", "method")
+CELL_COLUMNS = ("raters", "units", "expected_width", "width_se", "width_q10", "width_q90",
+                "p_lower", "p_lower_se", "estimate_median", "undefined", "simulations",
+                "method")
 
 
 def _kappa_intervals(statistic: str, source: ModelSource | PilotSource,
@@ -87,8 +89,10 @@ def simulate_cell(
     -------
     dict
         ``raters, units``; ``expected_width`` (median full width of the bootstrap
-        interval), ``width_q10``/``width_q90``; ``p_lower``, the share of data sets
-        whose lower limit is at or above ``edge`` (NaN without an edge);
+        interval) and its Monte Carlo standard error ``width_se`` (:func:`median_se`),
+        ``width_q10``/``width_q90``; ``p_lower``, the share of data sets
+        whose lower limit is at or above ``edge`` (NaN without an edge), and its
+        binomial standard error ``p_lower_se``;
         ``estimate_median``; ``undefined``, the share of data sets whose alpha or
         interval was undefined (no variation: counted as not meeting any target);
         ``simulations`` and ``method``. ``statistic`` is one of :data:`STATISTICS`
@@ -128,9 +132,48 @@ def _simulate(source: ModelSource | PilotSource, raters: int, units: int, simula
     q = np.quantile(widths[ok], [0.1, 0.5, 0.9]) if ok.any() else [np.nan] * 3
     p_lower = float(np.mean(np.where(ok, lows >= edge, False))) if edge is not None else np.nan
     return {"raters": raters, "units": units, "expected_width": float(q[1]),
+            "width_se": median_se(widths[ok]),
             "width_q10": float(q[0]), "width_q90": float(q[2]), "p_lower": p_lower,
+            "p_lower_se": share_se(p_lower, simulations),
             "estimate_median": float(np.nanmedian(alphas)) if ok.any() else np.nan,
             "undefined": float(1 - ok.mean()), "simulations": simulations, "method": method}
+
+
+def median_se(values: np.ndarray) -> float:
+    """The Monte Carlo standard error of the median of ``values``, distribution-free.
+
+    The median's 95% interval from order statistics (ranks n/2 -/+ 1.96 sqrt(n)/2, the
+    binomial count of values below the true median) divided by 2 x 1.96: the widths of
+    simulated studies are skewed, so the normal-theory SD x sqrt(pi / 2) / sqrt(n) is not
+    used.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The finite figures of a design's simulated studies.
+
+    Returns
+    -------
+    float
+        The standard error; NaN with fewer than 2 values.
+    """
+    n = len(values)
+    if n < 2:
+        return float("nan")
+    ranked = np.sort(values)
+    spread = Z95 * math.sqrt(n) / 2
+    # the ranks (from 1) of the interval's ends, as 0-based positions within the values
+    low = max(1, math.floor(n / 2 - spread)) - 1
+    high = min(n, math.ceil(1 + n / 2 + spread)) - 1
+    return float((ranked[high] - ranked[low]) / (2 * Z95))
+
+
+def share_se(share: float, simulations: int) -> float:
+    """The binomial standard error of a share of ``simulations`` simulated studies,
+    sqrt(p (1 - p) / n); NaN without a share."""
+    if not math.isfinite(share) or simulations < 1:
+        return float("nan")
+    return math.sqrt(share * (1 - share) / simulations)
 
 
 @functools.lru_cache(maxsize=64)

@@ -46,6 +46,7 @@ from .inputs import (
     study_measure,
 )
 from .pilot_model import PilotModel, fit_pilot_model, grid_source
+from .sim_error import simulation_error_notes
 from .simulate import STATISTICS, ModelSource, PilotSource, Progress
 from .subset import Subset, per_total, study_subset, subset_counts
 
@@ -195,7 +196,7 @@ def plan_study(
                              grid_items, costs, assurance, simulations, n_boot, seed)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
-    result.notes = _notes(result, study, m, own, source)
+    result.notes = _notes(result, study, m, own, source) + simulation_error_notes(result)
     if expected is not None and (root / OUT_DIR / RATINGS_NAME).exists():
         result.notes.append(f"The study's own ratings ({OUT_DIR}/{RATINGS_NAME}) were not "
                             f"used: --expected {expected:g} was given instead.")

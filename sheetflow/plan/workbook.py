@@ -29,6 +29,7 @@ from ..staging import OutputSet
 from ..workbook.app_props import SheetflowWorkbook
 from ..workbook.printing import MARGINS, row_points, set_print
 from .design import PlanResult
+from .sim_error import METHOD as SIMULATION_ERROR
 
 _NAMES = {"alpha": "Krippendorff's alpha", "fleiss_kappa": "Fleiss' kappa",
           "cohen_kappa": "Cohen's kappa", "icc": "ICC"}
@@ -60,6 +61,7 @@ _METHODS = (
      "Fleiss, Cohen & Everitt (1969)."),
     ("Clearing the edge", "The share of simulated studies whose lower limit is at or above "
      "the target's edge (lower-bound targets only)."),
+    SIMULATION_ERROR,
     ("Cost", "raters x cost per rater + rated items x cost per item, the rated items "
      "being raters x items (where second raters rate only a subset, the primary raters' "
      "items plus the second raters' subset); without costs, the ratings per dimension, "
@@ -122,6 +124,8 @@ def _formats(wb: xlsxwriter.Workbook) -> dict[str, Any]:
         "title": {"bold": True, "font_size": 14},
         "count": {"num_format": "0"}, "width": {"num_format": "0.000"},
         "share": {"num_format": "0%"}, "cost": {"num_format": "#,##0.##"},
+        # a simulation SE is small beside its figure: shown to two more places
+        "se": {"num_format": "0.00000"}, "share_se": {"num_format": "0.0%"},
     }
     out = {}
     for name, extra in spec.items():
@@ -134,23 +138,30 @@ def _columns(result: PlanResult) -> list[tuple[str, str, str, float]]:
     """(header, table column, format, width) of the design table, only the columns this
     plan fills."""
     t, simulated = result.table, result.simulations > 0
+    # beside the simulation's error columns the others give a character or two: the
+    # page holds them all at 70%, and the method keeps its one line
+    narrow = 1 if simulated else 0
     cost = result.costs.unit.capitalize()  # "Ratings per dimension" without prices
-    cols = [(result.raters_word.capitalize(), "raters", "count", 9),
-            (result.items_word.capitalize(), "items", "count", 10)]
+    cols = [(result.raters_word.capitalize(), "raters", "count", 9 - narrow),
+            (result.items_word.capitalize(), "items", "count", 10 - 2 * narrow)]
     if "subset" in t:  # the second-rater subset, on which agreement is computed
         cols.append(("Rated by every rater", "subset", "count", 10))
     if result.units_per_item > 1:
-        cols.append(("Rated responses", "units", "count", 10))
-    cols.append(("Expected width", "expected_width", "width", 9))
+        cols.append(("Rated responses", "units", "count", 10 - narrow))
+    cols.append(("Expected width", "expected_width", "width", 9 - narrow))
     if simulated:
-        cols += [("Width, 10th percentile", "width_q10", "width", 11),
-                 ("Width, 90th percentile", "width_q90", "width", 11)]
+        cols += [("Width, simulation SE", "width_se", "se", 10),
+                 ("Width, 10th percentile", "width_q10", "width", 9),
+                 ("Width, 90th percentile", "width_q90", "width", 9)]
     if result.target.edge is not None and simulated:
-        cols.append(("Studies clearing the edge", "p_lower", "share", 11))
+        cols += [("Studies clearing the edge", "p_lower", "share", 10),
+                 ("Clearing, simulation SE", "p_lower_se", "share_se", 10)]
+    if simulated:
+        cols.append(("Within simulation error of the target", "within_error", "yes_no", 10))
     if "items_needed" in t:
         cols.append((f"{result.items_word.capitalize()} needed", "items_needed", "count", 10))
-    cols += [("Meets the target", "meets", "yes_no", 9), (cost, "cost", "cost", 10),
-             ("Cheapest", "cheapest", "yes_no", 9), ("Method", "method", "wrap", 19)]
+    cols += [("Meets the target", "meets", "yes_no", 9 - narrow), (cost, "cost", "cost", 10),
+             ("Cheapest", "cheapest", "yes_no", 9 - narrow), ("Method", "method", "wrap", 19)]
     return cols
 
 
@@ -202,7 +213,7 @@ def _what(result: PlanResult) -> str:
 
 def _cell(value: Any, name: str, kind: str, f: dict[str, Any], mark: str) -> tuple:
     """What one table cell shows: Yes/No for booleans, blank for an undefined number."""
-    if name in ("meets", "cheapest"):
+    if name in ("meets", "cheapest", "within_error"):
         return ("Yes" if value else "No", f["yes_no" + mark])
     if isinstance(value, float) and not math.isfinite(value):
         return ("", f["text" + mark])

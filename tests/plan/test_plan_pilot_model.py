@@ -117,9 +117,12 @@ def test_the_demo_plan_reads_true(demo):
     assert result.exit_code == 0, result.output
     out = result.output
     assert "method     model fitted to pilot," in out
-    assert "  raters  cases  responses  width  ratings per dimension  meets" in out
-    rows = re.findall(r"^ +(\d) +(\d+) +(\d+) +([\d.]+) +(\d+) +(yes|no)", out, re.M)
-    table = {(int(r), int(n)): (int(u), float(w), int(k)) for r, n, u, w, k, _ in rows}
+    assert ("  raters  cases  responses  width  width SE  ratings per dimension  meets  "
+            "within error") in out
+    rows = re.findall(r"^ +(\d) +(\d+) +(\d+) +([\d.]+) +([\d.e-]+) +(\d+) +(yes|no)", out,
+                      re.M)
+    table = {(int(r), int(n)): (int(u), float(w), int(k)) for r, n, u, w, _, k, _ in rows}
+    assert len(table) == len(rows) > 0
     assert table[(4, 18)][0] == 36 and table[(4, 18)][2] == 144  # 4 x 36 responses
     assert all(k == r * u for (r, _), (u, _, k) in table.items())
     for r in range(2, 6):  # no jump where the pilot's 4 values run out (it was 2.3x)

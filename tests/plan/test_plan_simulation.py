@@ -196,3 +196,50 @@ def test_batch_kappas_match_the_one_study_functions(statistic, raters, values):
         want = [float(res.loc[0, c]) for c in ("kappa", "ci_low", "ci_high")]
         assert [float(g[s]) for g in got] == pytest.approx(want, abs=1e-12, nan_ok=True)
     assert np.isnan(got[0][0])
+
+
+def test_simulated_figures_carry_their_monte_carlo_error():
+    """The median width's SE from its order-statistic interval, the share's binomial SE,
+    both per design."""
+    from sheetflow.plan.simulate import median_se, share_se
+
+    # 100 values 0..99: ranks 40 and 61 bound the median's 95% interval (n/2 -/+ 9.8)
+    assert median_se(np.arange(100.0)) == pytest.approx((60 - 39) / (2 * 1.959963984540054))
+    assert share_se(0.8, 100) == pytest.approx(0.04)
+    model = ModelSource(0.7, (0.5, 0.5), ("yes", "no"), "nominal")
+    cell = simulate_cell(model, 3, 30, simulations=200, n_boot=100, seed=4, edge=0.3)
+    assert 0 < cell["width_se"] < cell["width_q90"] - cell["width_q10"]
+    assert cell["p_lower_se"] == pytest.approx(share_se(cell["p_lower"], 200))
+
+
+def test_a_design_within_simulation_error_of_the_target_is_not_called_better():
+    """A target less than 2 SEs from a design's width: the design is marked within
+    simulation error, and the note says the simulation does not settle it; a cheaper
+    design that misses by less than 2 SEs is not shown to be worse."""
+    from sheetflow.plan.sim_error import simulation_error_notes
+
+    model = ModelSource(0.7, (0.5, 0.5), ("yes", "no"), "nominal")
+    kwargs = dict(raters=[3], items=[30, 31], simulations=200, n_boot=100, seed=4)
+    probe = plan_alpha(model, target=Target(width=1.5), **kwargs).table.iloc[0]
+    assert probe["items"] == 30
+    near = Target(width=float(probe["expected_width"] + 0.5 * probe["width_se"]))
+    result = plan_alpha(model, target=near, **kwargs)
+    first = result.table.iloc[0]
+    assert first["meets"] and first["cheapest"] and first["within_error"]
+    notes = simulation_error_notes(result)
+    assert notes[0].startswith("The cheapest design meeting the target, 3 raters x 30 "
+                               f"items, expected width {first['expected_width']:.3f} "
+                               f"(simulation SE {first['width_se']:.2g}), is within "
+                               "simulation error of the target")
+    # the target just below the width: the 30-item design misses within error, and the
+    # recommended design is not called better for it
+    below = Target(width=float(probe["expected_width"] - 0.5 * probe["width_se"]))
+    missed = plan_alpha(model, target=below, **kwargs)
+    assert missed.chosen()["items"] == 31 and missed.table.iloc[0]["within_error"]
+    assert simulation_error_notes(missed) == [
+        "1 design misses the target by less than 2 simulation SEs (3 raters x 30 items, "
+        f"expected width {first['expected_width']:.3f} (simulation SE "
+        f"{first['width_se']:.2g})): within simulation error, so the simulation does not "
+        "show it worse than the cheapest design meeting it."]
+    far = plan_alpha(model, target=Target(width=1.5), **kwargs)
+    assert not far.table["within_error"].any() and simulation_error_notes(far) == []

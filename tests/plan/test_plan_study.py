@@ -78,6 +78,15 @@ def test_plan_workbook_has_designs_and_a_chart(study000, tmp_path):
     assert "Expected width" in values and res.notes[0] in values
     assert wb["Chart data"]["B1"].value == "Expected width, 3 raters"
     assert wb["Chart"]._charts  # a chart sheet: the chart alone on its page
+    # every simulated width with its Monte Carlo error, and the convention on Methods
+    rows = list(wb["Plan"].iter_rows(values_only=True))
+    head = next(r for r in rows if r and r[0] == "Raters")
+    se = [r[head.index("Width, simulation SE")] for r in rows[rows.index(head) + 1:]]
+    assert se == pytest.approx(res.table["width_se"].tolist()) and all(v > 0 for v in se)
+    assert "Within simulation error of the target" in head
+    methods = dict(wb["Methods"].iter_rows(values_only=True, max_col=2))
+    assert "less than 2 SEs from the target is marked within simulation error" in \
+        methods["Simulation error"]
 
 
 def test_inputs_are_checked(study000, tmp_path):
@@ -149,6 +158,9 @@ def test_cli_plan_record_writes_sizing(study000):
         "--width", "0.2", "--simulations", "20", "--n-boot", "100", "--record"])
     assert result.exit_code == 0, result.output
     assert "cheapest   4 raters x 400 cases" in result.output  # a paired study lists cases
+    best = json.loads((study000 / SIZING_FILE).read_text())
+    # the recommended design's simulated width with its simulation SE
+    assert f"expected width {best['expected_width']:.3f} (simulation SE " in result.output
     assert json.loads((study000 / SIZING_FILE).read_text())["items"] == 400
 
 

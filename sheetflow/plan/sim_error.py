@@ -1,0 +1,103 @@
+"""What a simulated plan's figures are worth: their Monte Carlo error, in words.
+
+A simulated design's expected width is the median of ``simulations`` studies and its
+share clearing an edge a proportion of them, so each carries a simulation standard
+error (:func:`~.simulate.median_se`, :func:`~.simulate.share_se`). A design whose
+figure lies less than :data:`~.design.SE_MULTIPLE` standard errors from the target is
+within simulation error of it: the plan still applies its rule (median width at most
+the target, share at least the probability) but says that the simulation does not
+settle it, and never calls the recommended design better than a cheaper one whose
+shortfall is within simulation error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..words import counted, percent
+from .design import SE_MULTIPLE, PlanResult, Target
+
+__all__ = ["METHOD", "figure_text", "simulation_error_notes"]
+
+METHOD = (
+    "Simulation error",
+    "A simulated figure is shown with its Monte Carlo standard error (SE): for the "
+    "share of studies clearing the edge, the binomial sqrt(p (1 - p) / n) over the n "
+    "simulated studies; for the expected (median) width, the median's order-statistic "
+    "95% interval (ranks n/2 -/+ 1.96 sqrt(n)/2) divided by 2 x 1.96, which needs no "
+    "assumption on the widths' distribution. A design whose figure lies less than "
+    f"{SE_MULTIPLE:g} SEs from the target is marked within simulation error: it meets "
+    "or misses the target by the rule, but the simulation does not settle which, and no "
+    "design is called better than another on such a difference (more simulated "
+    "studies, --simulations, narrow it). Closed forms have no simulation error.")
+"""The Methods entry on the simulation error: (topic, text)."""
+
+
+def figure_text(target: Target, row: dict[str, Any]) -> str:
+    """A design's simulated figure with its SE: "expected width 0.098 (simulation SE
+    0.0041)", or "clears the edge in 85.0% of studies (simulation SE 3.6%)"; without an
+    SE (a closed form) the figure alone."""
+    value, se, _ = target.figure(row)
+    if target.edge is not None:
+        said = f"clears {target.edge:g} in {percent(value)} of simulated studies"
+        error = percent(se) if np.isfinite(se) else ""
+    else:
+        said = f"expected width {value:.3f}"
+        error = f"{se:.2g}" if np.isfinite(se) else ""
+    return f"{said} (simulation SE {error})" if error else said
+
+
+def simulation_error_notes(result: PlanResult) -> list[str]:
+    """Notes on the recommendation where the simulation does not settle it.
+
+    Parameters
+    ----------
+    result : PlanResult
+        A plan whose table has ``meets``, ``within_error``, ``cost`` and ``cheapest``.
+
+    Returns
+    -------
+    list of str
+        When the cheapest design meeting the target is within simulation error of it,
+        a note saying so; when designs cheaper than it (or, with none meeting, any
+        design) miss the target by less than :data:`~.design.SE_MULTIPLE` SEs, a note
+        naming them as within simulation error, not shown to fall short. Empty for a
+        closed form or where every figure is clear of the target.
+    """
+    t = result.table
+    if "within_error" not in t or not t["within_error"].any():
+        return []
+    notes = []
+    best = result.chosen()
+    if best is not None and best["within_error"]:
+        notes.append(
+            f"The cheapest design meeting the target, {_design(result, best)}, "
+            f"{figure_text(result.target, best)}, is within simulation error of the "
+            f"target (less than {SE_MULTIPLE:g} simulation SEs from it): the simulation "
+            "does not settle whether it meets it; more simulated studies (--simulations) "
+            "would.")
+    near = t[t["within_error"] & ~t["meets"].astype(bool)]
+    if best is not None:
+        near = near[near["cost"] <= best["cost"]]
+    if not near.empty:
+        rows = near.to_dict("records")
+        named = "; ".join(f"{_design(result, r)}, {figure_text(result.target, r)}"
+                          for r in rows[:4])
+        more = f"; and {len(rows) - 4} more" if len(rows) > 4 else ""
+        them = "it" if len(rows) == 1 else "them"
+        than = (f"so the simulation does not show {them} worse than the cheapest design "
+                "meeting it" if best is not None else "so the simulation does not show "
+                f"that {them} fall{'s' if len(rows) == 1 else ''} short")
+        notes.append(
+            f"{counted(len(rows), 'design')} {'misses' if len(rows) == 1 else 'miss'} "
+            f"the target by less than {SE_MULTIPLE:g} simulation SEs ({named}{more}): "
+            f"within simulation error, {than}.")
+    return notes
+
+
+def _design(result: PlanResult, row: dict[str, Any]) -> str:
+    """"4 raters x 25 items"."""
+    return (f"{int(row['raters'])} {result.raters_word} x {int(row['items'])} "
+            f"{result.items_word}")
