@@ -13,6 +13,7 @@ simulated.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
@@ -77,12 +78,36 @@ class StudyDefaults:
     raters: int
     items: int
     sittings: bool = False  # one rater's two sittings stand for the two "raters"
-    locked: bool = False  # the protocol fixes the rater count (004: the locked trio)
+    locked: bool = False  # the protocol fixes the rater count (002: two; 004: the trio)
+    locked_why: str = ""  # where the protocol fixes it, in words
     subset: Subset | None = None  # second raters rate only a subset (002): agreement is on it
+
+
+FIXED_RATERS = {
+    "002": (2, "protocol 002's plan freezes two pseudonymous rater IDs (a primary rater "
+            "on every item, a second rater on the second-rating subset)"),
+}
+"""Protocols whose text fixes the number of raters: (count, where it says so)."""
+TRIO = "protocol 004 scores with a locked trio of judges"
 
 
 def study_defaults(study: Study) -> StudyDefaults:
     """The statistic and measure a study's plan is about (see the module notes)."""
+    own = _study_defaults(study)
+    fixed = FIXED_RATERS.get(_protocol_number(study))
+    if fixed is not None and not own.sittings:
+        return replace(own, raters=fixed[0], locked=True, locked_why=fixed[1])
+    return replace(own, locked_why=TRIO) if own.locked else own
+
+
+def _protocol_number(study: Study) -> str:
+    """"002" of a protocol named "002 Blinded action-plan ..."; "" without one."""
+    match = re.match(r"\s*(\d{3})\b", str(study.protocol or ""))
+    return match.group(1) if match else ""
+
+
+def _study_defaults(study: Study) -> StudyDefaults:
+    """:func:`study_defaults` before a protocol's fixed rater count."""
     run, rubric = set(study.plan.run), study.rubric
     raters, items = max(2, len(study.raters)), max(2, len(study.items))
     locked = "judge_trio" in run  # protocol 004: three judges, locked by the protocol
@@ -171,7 +196,8 @@ def plan_study(
     if statistic != own.statistic:
         own = StudyDefaults(statistic, None, _NAMES[statistic],
                             2 if statistic == "cohen_kappa" else own.raters,
-                            max(2, len(study.items)), locked=own.locked)
+                            max(2, len(study.items)), locked=own.locked,
+                            locked_why=own.locked_why)
     if not own.sittings:
         own = replace(own, subset=study_subset(study))
     m = study_measure(study, measure or own.measure)
@@ -232,7 +258,7 @@ def _grid_raters(own: StudyDefaults, statistic: str, raters: Sequence[int] | Non
         return [2]
     if own.locked:
         if raters is not None and set(raters) != {own.raters}:
-            raise UsageError(f"the protocol locks {own.raters} raters (the judge trio): "
+            raise UsageError(f"the protocol locks {own.raters} raters ({own.locked_why}): "
                              f"--raters {','.join(map(str, raters))} does not apply; plan "
                              "the items (--items)")
         return [own.raters]
@@ -524,6 +550,11 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
     if result.statistic == "alpha":
         pairable = own.subset.of(n) if own.subset else n  # only the subset is pairable
         notes.extend(_krippendorff_note(study, m, source, r * pairable * m.units_per_item))
+    if own.locked:  # why the grid holds one rater count, where the plan is read
+        listed = len(study.raters)
+        notes.append(f"Every design has {r} raters: {own.locked_why}"
+                     + (f" (this study lists {listed})" if listed != r else "")
+                     + "; plan the items (--items).")
     return notes
 
 

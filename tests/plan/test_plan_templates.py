@@ -78,6 +78,33 @@ def test_locked_trio_plans_three_judges_only(tmp_path):
     assert refused.exit_code == 2 and "locks 3 raters" in refused.output
 
 
+def test_protocol_002_plans_its_two_frozen_raters_only(tmp_path):
+    """Protocol 002's plan "freezes two pseudonymous rater IDs": the grid holds 2 raters
+    alone, the Plan sheet's notes say why, and other rater counts are refused in words."""
+    import json
+
+    import openpyxl
+
+    from sheetflow.plan import plan_study
+    from sheetflow.plan.workbook import write_plan_workbook
+
+    folder = init_study(tmp_path / "ap", template="anchored-plan")
+    result = CliRunner().invoke(cli, ["plan", str(folder), "--json"])
+    assert result.exit_code in (0, 1), result.output
+    doc = json.loads(result.output)
+    assert doc["designs"] and {d["raters"] for d in doc["designs"]} == {2}
+    why = ("Every design has 2 raters: protocol 002's plan freezes two pseudonymous rater "
+           "IDs (a primary rater on every item, a second rater on the second-rating "
+           "subset); plan the items (--items).")
+    assert why in doc["notes"]
+    plan = plan_study(folder)
+    sheet = openpyxl.load_workbook(write_plan_workbook(plan, tmp_path / "plan.xlsx"))["Plan"]
+    assert why in [c for row in sheet.iter_rows(values_only=True) for c in row]
+    refused = CliRunner().invoke(cli, ["plan", str(folder), "--raters", "2-6"])
+    assert refused.exit_code == 2 and "locks 2 raters" in refused.output
+    assert "freezes two pseudonymous rater IDs" in refused.output
+
+
 def test_paired_headline_counts_cases(tmp_path):
     folder = init_study(tmp_path / "pr", template="paired-rubric")
     result = CliRunner().invoke(cli, ["plan", str(folder), "--statistic", "icc"])
