@@ -252,7 +252,7 @@ def batch(tmp_path_factory):
         "sheet-removed": (lambda wb: wb.remove(wb[L.SCORING_SHEET]), "sheet-missing"),
         "identity-removed": (_strip_identity, "identity-missing"),
         "wrong-study": (_identity(study_id="another-study"), "wrong-study"),
-        "older-spec": (_identity(spec_hash="0" * 64), "spec-hash-mismatch"),
+        "older-spec": (_identity(spec_mark="0" * 64), "spec-hash-mismatch"),
         "unknown-rater": (_identity(rater_id="EV-99", pack_id="EV-99-s1"), "unknown-rater"),
         "identity-conflict": (lambda wb: wb[L.IDENTITY_SHEET].cell(4, 2).__setattr__(
             "value", "EV-02"), "identity-conflict"),

@@ -1,7 +1,7 @@
 """The study secret: nothing a rater holds predicts an arm or another rater's pack.
 
 The attack these tests replay: a rater holds one pack and knows everything public (the
-source code, the template's seeds, the spec hash printed in the pack, the rater ids).
+source code, the template's seeds, the spec hash published before scoring, the rater ids).
 Before the study secret, every draw came from ``sha256(seed + purpose)`` and the row-id
 key from ``sha256(spec hash + seeds)``; trying every seed below ten million recovered
 them in seconds. Now each draw is keyed with 32 secret bytes (``sealed/secret``).

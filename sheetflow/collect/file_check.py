@@ -206,15 +206,15 @@ def _identity_rows(book: Book, limits: Limits) -> int:
 
 def identity_stores(book: Book, limits: Limits) -> dict[str, dict[str, str]]:
     """Identity key -> value from each of the three stores (empty dict when absent)."""
-    props = {k: book.properties[L.identity_property(k)] for k in L.IDENTITY_KEYS
+    props = {k: book.properties[L.identity_property(k)] for k in L.READ_IDENTITY_KEYS
              if L.identity_property(k) in book.properties}
-    names = {k: book.names[L.identity_name(k)] for k in L.IDENTITY_KEYS
+    names = {k: book.names[L.identity_name(k)] for k in L.READ_IDENTITY_KEYS
              if L.identity_name(k) in book.names}
     sheet: dict[str, str] = {}
     cells = identity_sheet(book, limits)
     for r in range(1, len(L.IDENTITY_KEYS) + 1):
         key, value = cells.get((r, 1)), cells.get((r, 2))
-        if key in L.IDENTITY_KEYS and value is not None:
+        if key in L.READ_IDENTITY_KEYS and value is not None:
             sheet[str(key)] = show_value(value)
     return {"document properties": props, "defined names": names,
             f"sheet {L.IDENTITY_SHEET}": sheet}

@@ -97,6 +97,7 @@ from .rivals import settle_packs
 from .safety import Limits, Problem
 from .sandbox import Outcome, Sandbox
 from .senders import Senders
+from .spec_marks import expected_spec_mark, other_spec, preview_secret
 from .spool import Ratings, Spooled
 from .text_read import apply_text_read, read_text_read
 from .text_read import mark_read as record_text_read
@@ -259,12 +260,13 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
         if mark_read:
             raise UsageError("returns are marked read only by a collect that writes")
         result = _collect(root, paths, limits, workers, write, study, progress, now,
-                          journal)
+                          journal, preview_secret(root))
         apply_text_read(result.report, read_text_read(root))
         return result
     with study_lock(root, "collect", lock_wait):
+        secret = collection_secret(root)  # read once: the packs' spec mark, the record's
         result = _collect(root, paths, limits, workers, write, study, progress, now,
-                          journal)
+                          journal, secret)
         # before anything is written: a name that holds no unread text writes nothing
         record_text_read(root, result.report, mark_read, now=now)
         # composed first: a reply left out (its pack changed) is named on the Status sheet
@@ -272,7 +274,7 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
                                          result.heads, journal=journal)
         result.roster = with_replies_left_out(result.roster, result.feedback, root)
         out = root / OUT_DIR
-        result.outputs = write_outputs(out, result, collection_secret(root))
+        result.outputs = write_outputs(out, result, secret)
         tables = recorded_tables(Path(result.outputs["collection"]).read_bytes())
         result.removed = retire_stale_analysis(root, tables)  # analysed from the old table
         save_drafts(result.feedback, out / FEEDBACK_DIR)
@@ -283,7 +285,7 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
 def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
              workers: int | None, write: bool, study: Study,
              progress: Callable[[int, int], None] | None,
-             now: dt.datetime | None, journal: Journal) -> Collection:
+             now: dt.datetime | None, journal: Journal, secret: bytes | None) -> Collection:
     # the manifest maps each card to its item: only the one sealed at generate, and the
     # bytes hashed are those read (a preview, write False, needs no access to sealed/)
     manifest = open_manifest(root, sealed_manifest_sha256(root) if write else None,
@@ -292,7 +294,8 @@ def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
     try:
         files = find_files(root, paths)
         collector = _Collector(root, manifest, limits or Limits(), csv=write,
-                               senders=Senders.of(study, journal), journal=journal)
+                               senders=Senders.of(study, journal), journal=journal,
+                               secret=secret)
         result = collector.run(files, workers, progress)
     finally:
         manifest.close()
@@ -366,13 +369,15 @@ class _Collector:
     """Runs the checks for one study over a list of files."""
 
     def __init__(self, root: Path, manifest: Manifest, limits: Limits, csv: bool,
-                 senders: Senders | None = None, journal: Journal | None = None):
+                 senders: Senders | None = None, journal: Journal | None = None,
+                 secret: bytes | None = None):
         self.root = root
         self.senders = senders or Senders()
         self.journal = journal or Journal()
         self.manifest = manifest
         self.top = manifest.top
         self.packs = manifest.by_id
+        self.spec_mark = expected_spec_mark(manifest, secret)
         self.limits = limits
         self.csv = csv
         self.ratings = Ratings()
@@ -517,7 +522,7 @@ class _Collector:
             work.issues.append(issue("identity-missing", file=name))
             return
         identity: dict[str, str] = {}
-        for key in L.IDENTITY_KEYS:
+        for key in L.READ_IDENTITY_KEYS:
             seen = {store: values[key] for store, values in present.items() if key in values}
             if len(set(seen.values())) > 1:
                 work.issues.append(issue("identity-conflict", file=name,
@@ -538,15 +543,17 @@ class _Collector:
         checks = [
             ("schema-unsupported", identity.get("schema_version"), m.get("schema_version")),
             ("wrong-study", identity.get("study_id"), m.get("study_id")),
-            ("spec-hash-mismatch", identity.get("spec_hash"), m.get("spec_hash")),
         ]
         for code, found, wanted in checks:
             if found != wanted:
-                detail = show_value(found) if code != "spec-hash-mismatch" else (
-                    f"spec hash {str(found)[:12]}..., current {str(wanted)[:12]}...")
                 work.issues.append(issue(code, file=name, rater=rater,
-                                         detail=detail or "(none)"))
+                                         detail=show_value(found) or "(none)"))
                 return
+        differs = other_spec(identity, self.manifest, self.spec_mark)
+        if differs is not None:
+            work.issues.append(issue("spec-hash-mismatch", file=name, rater=rater,
+                                     detail=differs))
+            return
         head = self.packs.get(identity.get("pack_id", ""))
         if head is None or head.rater_id != rater:
             work.issues.append(issue("unknown-rater", file=name, rater=rater,

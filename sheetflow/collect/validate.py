@@ -157,7 +157,8 @@ _TYPES = (
     _t("wrong-study", ERROR, "The workbook belongs to another study.",
        "This workbook belongs to study {detail}, not to this study. Check that it was "
        "sent to the right coordinator."),
-    _t("spec-hash-mismatch", ERROR, "The workbook was made from another version of the spec.",
+    _t("spec-hash-mismatch", ERROR,
+       "The workbook was made from another version of the spec, or by another generate.",
        "This workbook was made from a different version of the study ({detail}). Ask the "
        "coordinator for the current workbook and copy your answers into it."),
     _t("unknown-rater", ERROR, "The rater named in the workbook is not in the manifest.",

@@ -58,6 +58,7 @@ from .secret import (
     keyed,
     new_secret,
     read_secret,
+    spec_mark,
 )
 from .secret import row_key as secret_row_key
 from .writer import CardSpec, PackSpec, TextCache, write_pack
@@ -240,13 +241,14 @@ def _write_packs(study: Study, spec_hash: str, secret: bytes, assignments: list[
     """
     created = _created(study)
     row_key = secret_row_key(secret, spec_hash)
+    mark = spec_mark(secret, spec_hash)  # the packs carry this, never the spec hash
     password = keyed(secret, "sheetflow workbook structure").hex()[:16]  # never in a pack
     texts = TextCache()
     infos = []
     with _ManifestStream(stage(manifest_path), _manifest(study, spec_hash)) as manifest:
         for a in assignments:
             path = manifest_path.parent / pack_file_name(study, a.rater, a.sitting)
-            identity = pack_identity(study, spec_hash, a.rater, a.sitting)
+            identity = pack_identity(study, mark, a.rater, a.sitting)
             staged = stage(path)
             layout = write_pack(staged, _pack_spec(study, a, identity, created, row_key,
                                                    password), texts)
@@ -333,9 +335,13 @@ def pack_file_name(study: Study, rater: Rater, sitting: int) -> str:
     return study.pack_file_name(rater, sitting)
 
 
-def pack_identity(study: Study, spec_hash: str, rater: Rater, sitting: int) -> dict[str, str]:
-    """The identity embedded in a pack (all text), keyed as in ``layout.IDENTITY_KEYS``."""
-    return {"schema_version": L.SCHEMA_VERSION, "study_id": study.id, "spec_hash": spec_hash,
+def pack_identity(study: Study, mark: str, rater: Rater, sitting: int) -> dict[str, str]:
+    """The identity embedded in a pack (all text), keyed as in ``layout.IDENTITY_KEYS``.
+
+    ``mark`` is the spec mark (:func:`~.secret.spec_mark`): the spec hash itself would
+    let a rater who knows the rest of the study test guesses about the arms against it.
+    """
+    return {"schema_version": L.SCHEMA_VERSION, "study_id": study.id, "spec_mark": mark,
             "rater_id": rater.id, "sitting": str(sitting), "pack_id": f"{rater.id}-s{sitting}"}
 
 

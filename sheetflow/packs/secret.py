@@ -12,7 +12,8 @@ never reaches a pack, the blinded manifest, a draft or any other file a rater se
   ``random.Random(int.from_bytes(HMAC-SHA256(secret, derivation)[:8], "big"))``, the
   derivation being the recorded seed and a purpose (``"20260915:sides:s1:R1"``);
 * the row-id key (:func:`sheetflow.workbook.layout.keyed_row_id`) is
-  ``HMAC-SHA256(secret, "sheetflow row ids" + spec hash)``.
+  ``HMAC-SHA256(secret, "sheetflow row ids" + spec hash)``;
+* the spec mark every pack carries in place of the spec hash (:func:`spec_mark`).
 
 Regenerating in place reuses the sealed secret, so the packs come out byte-identical;
 a new study (no seal yet) or ``generate --force`` gets a new one. At unsealing the
@@ -108,3 +109,18 @@ def record_mac(secret: bytes, purpose: str, data: bytes) -> str:
 def row_key(secret: bytes, spec_hash: str) -> str:
     """The key of every pack's row ids (hex), bound to the study secret and spec."""
     return keyed(secret, f"sheetflow row ids\x1f{spec_hash}").hex()
+
+
+SPEC_MARK_PURPOSE = "sheetflow spec mark"
+
+
+def spec_mark(secret: bytes, spec_hash: str) -> str:
+    """The mark of the spec a pack carries (hex): HMAC-SHA256 of the spec hash under
+    the secret.
+
+    Not the spec hash itself: the spec hash is a plain sha256 of a spec a rater may know
+    all of but which response is which arm, so trying every assignment of the arms
+    would find the one that hashes to it. Without the secret no guess can be tested
+    against the mark; ``collect`` recomputes it to tell a pack of another spec.
+    """
+    return record_mac(secret, SPEC_MARK_PURPOSE, spec_hash.encode("ascii"))

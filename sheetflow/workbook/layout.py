@@ -23,8 +23,12 @@ Sheets (in this order)
 
 Identity (text only, all three agree in a fresh pack)
 ------------------------------------------------------
-Keys: ``schema_version``, ``study_id``, ``spec_hash``, ``rater_id``, ``sitting``
+Keys: ``schema_version``, ``study_id``, ``spec_mark``, ``rater_id``, ``sitting``
 (``"1"``, or ``"2"`` for a repeats workbook), ``pack_id`` (``<rater_id>-s<sitting>``).
+``spec_mark`` is HMAC-SHA256 of the spec hash under the study secret
+(:func:`sheetflow.packs.secret.spec_mark`), never the spec hash itself, which a rater
+could match by trying every assignment of the arms. Packs of earlier versions carry
+``spec_hash`` (the spec hash) in its place: :data:`READ_IDENTITY_KEYS` reads both.
 
 1. custom document properties named ``sheetflow_<key>`` (type text);
 2. workbook defined names ``sf_<key>`` whose value is a string constant ``="..."``;
@@ -220,7 +224,9 @@ MORE_SHEET = "More instructions"
 LISTS_SHEET = "_lists"
 IDENTITY_SHEET = "_sheetflow"
 
-IDENTITY_KEYS = ("schema_version", "study_id", "spec_hash", "rater_id", "sitting", "pack_id")
+IDENTITY_KEYS = ("schema_version", "study_id", "spec_mark", "rater_id", "sitting", "pack_id")
+LEGACY_SPEC_KEY = "spec_hash"  # the plain spec hash packs of earlier versions carry
+READ_IDENTITY_KEYS = (*IDENTITY_KEYS, LEGACY_SPEC_KEY)
 PROPERTY_PREFIX = "sheetflow_"
 NAME_PREFIX = "sf_"
 IDENTITY_ROW_TABLE_HEADER = 8  # 1-based row of the row-table header on _sheetflow

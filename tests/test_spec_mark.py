@@ -1,0 +1,211 @@
+"""The spec in a pack: a mark keyed by the study secret, never the spec hash.
+
+The attack these tests replay: a rater who knows the whole study but which response is
+which arm (a template kept as shipped, ``[items] show_id = true`` so the ids are on the
+cards, the responses read off their own pack) tries every assignment of each case's
+two responses to the arms, hashes each spec and looks for the hash in the pack. The
+spec hash is a plain sha256 of the spec, so the guess that matches names the arm on
+every side of every card. The pack now carries ``spec_mark``, HMAC-SHA256 of the spec
+hash under the secret, which no guess can be tested against; ``collect`` recomputes
+it, and still takes the packs of earlier versions, which carry the spec hash itself.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import hashlib
+import hmac
+import shutil
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+from openpyxl.workbook.defined_name import DefinedName
+
+from sheetflow.collect import collect
+from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.study import Item, Study, load_study
+from sheetflow.workbook import layout as L
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = 8  # 2^8 guesses: every side of every case
+
+
+def _small_paired_study(folder: Path) -> Path:
+    """The paired-rubric template cut to its first :data:`CASES` cases, ids shown."""
+    shutil.copytree(ROOT / "templates" / "paired-rubric", folder)
+    keep = {f"TC-{k:03d}" for k in range(1, CASES + 1)}
+    for name, column in (("items.csv", "case_id"), ("internal_scores.csv", "case_id")):
+        path = folder / name
+        with path.open(newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+            header = list(rows[0])
+        with path.open("w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, header)
+            writer.writeheader()
+            writer.writerows(r for r in rows if r[column] in keep)
+    toml = folder / "study.toml"
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text.replace('id_column = "case_id"\n',
+                                 'id_column = "case_id"\nshow_id = true\n', 1),
+                    encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def study_dir(tmp_path_factory) -> Path:
+    folder = _small_paired_study(tmp_path_factory.mktemp("mark") / "study")
+    generate_packs(folder)
+    return folder
+
+
+def _swapped(item: Item, first: str, second: str) -> Item:
+    fields = dict(item.fields)
+    fields[first], fields[second] = item.fields[second], item.fields[first]
+    return dataclasses.replace(item, fields=fields)
+
+
+def _guessed_hashes(study: Study) -> list[str]:
+    """The spec hash of every assignment of each case's two responses to the arms."""
+    first, second = (arm.column for arm in study.design.arms)
+    guesses = []
+    for sides in range(2 ** len(study.items)):
+        items = tuple(_swapped(it, first, second) if sides >> k & 1 else it
+                      for k, it in enumerate(study.items))
+        guesses.append(dataclasses.replace(study, items=items).hash)
+    return guesses
+
+
+def _every_part(pack: Path) -> list[bytes]:
+    """The pack's bytes as stored, and each part of the zip decompressed, in lower case."""
+    with zipfile.ZipFile(pack) as z:
+        parts = [z.read(name) for name in z.namelist()]
+    return [data.lower() for data in [pack.read_bytes(), *parts]]
+
+
+def test_no_guess_about_the_arms_matches_anything_in_a_pack(study_dir):
+    study = load_study(study_dir)
+    assert len(study.items) == CASES and study.show_id
+    guesses = _guessed_hashes(study)
+    assert guesses[0] == study.hash  # no case turned: the spec as it is
+    assert len(set(guesses)) == 2 ** CASES
+    packs = sorted((study_dir / L.PACKS_DIR).glob("*.xlsx"))
+    assert packs
+    for pack in packs:
+        parts = _every_part(pack)
+        found = [g for g in guesses if any(g.encode() in data for data in parts)]
+        assert not found, f"{pack.name} holds the spec hash of a guess about the arms"
+
+
+def test_the_pack_carries_the_spec_mark_in_every_identity_store(study_dir):
+    study = load_study(study_dir)
+    secret = bytes.fromhex((study_dir / "sealed" / "secret").read_text(encoding="ascii"))
+    # the documented recipe: HMAC-SHA256 under the secret of the purpose and the spec hash
+    mark = hmac.new(secret, b"sheetflow spec mark\x1f" + study.hash.encode(),
+                    hashlib.sha256).hexdigest()
+    manifest = read_manifest(study_dir / L.PACKS_DIR / L.MANIFEST_FILE)
+    for entry in manifest["packs"]:
+        assert entry["identity"]["spec_mark"] == mark
+        wb = openpyxl.load_workbook(study_dir / L.PACKS_DIR / entry["file"])
+        props = {p.name: p.value for p in wb.custom_doc_props.props}
+        assert props[L.identity_property("spec_mark")] == mark
+        assert L.identity_property("spec_hash") not in props
+        assert wb.defined_names[L.identity_name("spec_mark")].attr_text == f'"{mark}"'
+        sheet = wb[L.IDENTITY_SHEET]
+        assert [sheet.cell(3, 1).value, sheet.cell(3, 2).value] == ["spec_mark", mark]
+
+
+def _returned(study_dir: Path, tmp: Path, change=None) -> Path:
+    """A study copy whose returns hold rater R1's pack, as sent or changed by ``change``."""
+    folder = tmp / "study"
+    shutil.copytree(study_dir, folder)
+    manifest = read_manifest(folder / L.PACKS_DIR / L.MANIFEST_FILE)
+    name = manifest["packs"][0]["file"]
+    returns = folder / L.RETURNS_DIR
+    returns.mkdir(exist_ok=True)
+    if change is None:
+        shutil.copy(folder / L.PACKS_DIR / name, returns / name)
+    else:
+        wb = openpyxl.load_workbook(folder / L.PACKS_DIR / name)
+        change(wb)
+        wb.save(returns / name)
+    return folder
+
+
+def _as_earlier_version(value: str):
+    """The identity an earlier sheetflow wrote: ``spec_hash`` with ``value``, no mark."""
+    def change(wb: openpyxl.Workbook) -> None:
+        for prop in wb.custom_doc_props.props:
+            if prop.name == L.identity_property("spec_mark"):
+                prop.name, prop.value = L.identity_property("spec_hash"), value
+        del wb.defined_names[L.identity_name("spec_mark")]
+        wb.defined_names[L.identity_name("spec_hash")] = DefinedName(
+            L.identity_name("spec_hash"), attr_text=f'"{value}"')
+        sheet = wb[L.IDENTITY_SHEET]
+        sheet.cell(3, 1).value, sheet.cell(3, 2).value = "spec_hash", value
+    return change
+
+
+def _spec_issues(folder: Path, *, write: bool = True) -> list:
+    result = collect(folder, write=write, workers=1)
+    assert result.report.files  # the return was read
+    return [i for i in result.report.issues
+            if i.code in ("spec-hash-mismatch", "unknown-rater", "identity-conflict",
+                          "identity-partial")]
+
+
+def test_a_pack_as_sent_is_taken_for_the_current_spec(study_dir, tmp_path):
+    assert _spec_issues(_returned(study_dir, tmp_path)) == []
+
+
+def test_a_pack_of_an_earlier_version_carrying_the_spec_hash_is_taken(study_dir, tmp_path):
+    folder = _returned(study_dir, tmp_path, _as_earlier_version(load_study(study_dir).hash))
+    assert _spec_issues(folder) == []
+
+
+def test_a_pack_of_an_earlier_version_with_another_spec_hash_is_refused(study_dir, tmp_path):
+    folder = _returned(study_dir, tmp_path, _as_earlier_version("0" * 64))
+    found = _spec_issues(folder)
+    assert [i.code for i in found] == ["spec-hash-mismatch"]
+    assert "(spec hash 000000000000..., current " in found[0].message
+
+
+def test_a_pack_of_another_version_of_the_spec_is_refused(study_dir, tmp_path):
+    folder = _returned(study_dir, tmp_path)
+    toml = folder / "study.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace(
+        'version = "1.0"', 'version = "1.1"', 1), encoding="utf-8")
+    old = {p.name: p.read_bytes() for p in (folder / L.RETURNS_DIR).iterdir()}
+    shutil.rmtree(folder / L.RETURNS_DIR)  # generate --force refuses while returns exist
+    generate_packs(folder, force=True)
+    (folder / L.RETURNS_DIR).mkdir(exist_ok=True)
+    for name, data in old.items():
+        (folder / L.RETURNS_DIR / name).write_bytes(data)
+    found = _spec_issues(folder)
+    assert [i.code for i in found] == ["spec-hash-mismatch"]
+    assert "where the current spec and the study secret give" in found[0].message
+
+
+def test_a_preview_without_the_secret_checks_the_mark_against_the_manifest(study_dir,
+                                                                             tmp_path):
+    folder = _returned(study_dir, tmp_path)
+    (folder / "sealed" / "secret").unlink()  # a preview need not read sealed/
+    assert _spec_issues(folder, write=False) == []
+    forged = _returned(study_dir, tmp_path / "forged", _mark("f" * 64))
+    (forged / "sealed" / "secret").unlink()
+    found = _spec_issues(forged, write=False)
+    assert [i.code for i in found] == ["spec-hash-mismatch"]
+    assert "where the manifest's packs carry" in found[0].message
+
+
+def _mark(value: str):
+    def change(wb: openpyxl.Workbook) -> None:
+        for prop in wb.custom_doc_props.props:
+            if prop.name == L.identity_property("spec_mark"):
+                prop.value = value
+        wb.defined_names[L.identity_name("spec_mark")].attr_text = f'"{value}"'
+        wb[L.IDENTITY_SHEET].cell(3, 2).value = value
+    return change
