@@ -5,8 +5,9 @@ the spec hash under the study secret), not the spec hash: the plain hash of a sp
 only unknowns are the arms could be matched by trying every assignment. ``collect``
 recomputes the mark from the manifest's spec hash and the secret; a pack of an earlier
 version, which carries the spec hash itself, is compared with the manifest's spec hash.
-A preview (``collect --dry-run``), which need not read ``sealed/``, compares the mark
-with the one the manifest recorded for the packs when it cannot read the secret.
+A collect that writes nothing (``status``), which need not read ``sealed/``, compares
+the mark with the one the manifest recorded for the packs when it cannot read the
+secret.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from .outputs import collection_secret
 
 
 def preview_secret(root: Path) -> bytes | None:
-    """The study secret when a preview can read it, else None (the manifest's recorded
-    mark is the reference then)."""
+    """The study secret when a collect that writes nothing can read it, else None (the
+    manifest's recorded mark is the reference then)."""
     try:
         return collection_secret(root)
     except (OSError, SealError):
@@ -38,7 +39,7 @@ def expected_spec_mark(manifest: Manifest, secret: bytes | None) -> tuple[str, s
         The blinded manifest collect reads (its ``spec_hash``, its packs' identities).
     secret : bytes or None
         The study secret; None when it cannot be read (a study sealed before secrets,
-        or a preview without access to ``sealed/``).
+        or a collect that writes nothing without access to ``sealed/``).
 
     Returns
     -------
