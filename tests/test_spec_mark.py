@@ -209,3 +209,27 @@ def _mark(value: str):
         wb.defined_names[L.identity_name("spec_mark")].attr_text = f'"{value}"'
         wb[L.IDENTITY_SHEET].cell(3, 2).value = value
     return change
+
+
+def _sealed_set(folder: Path) -> dict[str, bytes]:
+    return {f"{p.parent.name}/{p.name}": p.read_bytes()
+            for d in (L.PACKS_DIR, "sealed") for p in sorted((folder / d).iterdir())
+            if p.is_file()}
+
+
+def test_packs_sent_with_the_spec_hash_are_regenerated_byte_for_byte(tmp_path, monkeypatch):
+    """A study an earlier version generated (its packs carry the spec hash) and
+    regenerated in place keeps its packs, manifest and published key hash: those packs
+    are in the raters' hands already."""
+    import sheetflow.packs.generate as G
+
+    folder = _small_paired_study(tmp_path / "study")
+    with monkeypatch.context() as patch:  # what an earlier version wrote
+        patch.setattr(G, "_spec_field",
+                      lambda root, spec_hash, secret, reused: (L.LEGACY_SPEC_KEY, spec_hash))
+        generate_packs(folder)
+    before = _sealed_set(folder)
+    manifest = read_manifest(folder / L.PACKS_DIR / L.MANIFEST_FILE)
+    assert manifest["packs"][0]["identity"]["spec_hash"] == load_study(folder).hash
+    generate_packs(folder)
+    assert _sealed_set(folder) == before

@@ -83,8 +83,7 @@ def write_identity(wb: xlsxwriter.Workbook, identity: dict[str, str],
     holds the row table. ``check`` raises on an xlsxwriter failure code.
     """
     ws = wb.add_worksheet(L.IDENTITY_SHEET)
-    for i, key in enumerate(L.IDENTITY_KEYS):
-        value = identity[key]
+    for i, (key, value) in enumerate(identity.items()):  # in the order of IDENTITY_KEYS
         check(ws.write_string(i, 0, key), "the identity sheet")
         check(ws.write_string(i, 1, value), "the identity sheet")
         check(wb.set_custom_property(L.identity_property(key), value, "text"),

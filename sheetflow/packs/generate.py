@@ -38,6 +38,7 @@ from .assign import Assignment, assign, response_text
 from .instructions import with_case_count
 from .leaks import refuse_leaks, refuse_mail_leaks
 from .mail import SITTING2_NOTE, build_eml, invitation_text, mailing_list_csv
+from .manifest import open_manifest
 from .manifest_form import Compactor
 from .seal import (
     KEY_FORMAT,
@@ -163,10 +164,12 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     spec_hash = study.hash
     _refuse_other_seal(root, spec_hash, force)
     _refuse_replacing_with_data(root, study.root, spec_hash)
+    reused = False
     if secret is None:
-        secret = _study_secret(root, spec_hash, force)
+        secret, reused = _study_secret(root, spec_hash, force)
     elif len(secret) != SECRET_BYTES:
         raise UsageError(f"a study secret is {SECRET_BYTES} bytes, not {len(secret)}")
+    spec_field = _spec_field(root, spec_hash, secret, reused)
     packs_dir = root / L.PACKS_DIR
     remove_partials(packs_dir)  # staging makes the folder: a refused run leaves none
     remove_partials(root / SEALED_DIR)
@@ -184,8 +187,9 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     # packs, manifest, mailing list and seal as one set: staged, then all replaced (the
     # seal last); a run that fails or is stopped before leaves the previous set whole
     with OutputSet() as outputs:
-        infos, manifest_sha256 = _write_packs(study, spec_hash, secret, assignments,
-                                              manifest_path, progress, outputs.stage)
+        infos, manifest_sha256 = _write_packs(study, spec_hash, secret, spec_field,
+                                              assignments, manifest_path, progress,
+                                              outputs.stage)
         # before anything is moved into place: a pack that shows an arm is never written
         staged = {final: temp for temp, final in outputs.staged()}
         leaks = refuse_leaks(study, [(i.path.name, staged[i.path]) for i in infos],
@@ -227,8 +231,9 @@ def _invitations(study: Study, assignments: list[Assignment]) -> list[tuple[str,
             for a in assignments if a.rater.id not in judges]
 
 
-def _write_packs(study: Study, spec_hash: str, secret: bytes, assignments: list[Assignment],
-                 manifest_path: Path, progress: Callable[[int, int], None] | None,
+def _write_packs(study: Study, spec_hash: str, secret: bytes, spec_field: tuple[str, str],
+                 assignments: list[Assignment], manifest_path: Path,
+                 progress: Callable[[int, int], None] | None,
                  stage: Callable[[Path], Path]) -> tuple[list[PackInfo], str]:
     """Write every workbook and the manifest, each to ``stage(path)``; return the packs
     (with their final paths) and the manifest's sha256.
@@ -241,14 +246,13 @@ def _write_packs(study: Study, spec_hash: str, secret: bytes, assignments: list[
     """
     created = _created(study)
     row_key = secret_row_key(secret, spec_hash)
-    mark = spec_mark(secret, spec_hash)  # the packs carry this, never the spec hash
     password = keyed(secret, "sheetflow workbook structure").hex()[:16]  # never in a pack
     texts = TextCache()
     infos = []
     with _ManifestStream(stage(manifest_path), _manifest(study, spec_hash)) as manifest:
         for a in assignments:
             path = manifest_path.parent / pack_file_name(study, a.rater, a.sitting)
-            identity = pack_identity(study, mark, a.rater, a.sitting)
+            identity = pack_identity(study, spec_field, a.rater, a.sitting)
             staged = stage(path)
             layout = write_pack(staged, _pack_spec(study, a, identity, created, row_key,
                                                    password), texts)
@@ -335,14 +339,44 @@ def pack_file_name(study: Study, rater: Rater, sitting: int) -> str:
     return study.pack_file_name(rater, sitting)
 
 
-def pack_identity(study: Study, mark: str, rater: Rater, sitting: int) -> dict[str, str]:
+def pack_identity(study: Study, spec_field: tuple[str, str], rater: Rater,
+                  sitting: int) -> dict[str, str]:
     """The identity embedded in a pack (all text), keyed as in ``layout.IDENTITY_KEYS``.
 
-    ``mark`` is the spec mark (:func:`~.secret.spec_mark`): the spec hash itself would
-    let a rater who knows the rest of the study test guesses about the arms against it.
+    ``spec_field`` is the key and value of the spec (:func:`_spec_field`): the spec
+    mark, never the spec hash, which would let a rater who knows the rest of the study
+    test guesses about the arms against it (but for packs already sent with it).
     """
-    return {"schema_version": L.SCHEMA_VERSION, "study_id": study.id, "spec_mark": mark,
+    key, value = spec_field
+    return {"schema_version": L.SCHEMA_VERSION, "study_id": study.id, key: value,
             "rater_id": rater.id, "sitting": str(sitting), "pack_id": f"{rater.id}-s{sitting}"}
+
+
+def _spec_field(root: Path, spec_hash: str, secret: bytes, reused: bool) -> tuple[str, str]:
+    """What every pack carries of the spec: ``("spec_mark", <mark>)``.
+
+    A study whose packs an earlier version wrote with the spec hash (``spec_hash``),
+    regenerated in place under its sealed secret, keeps writing the spec hash: those
+    packs are in the raters' hands already, and written again byte for byte they leave
+    the manifest, and so the key hash published, as they were.
+    """
+    if reused and _packs_carry_spec_hash(root):
+        return L.LEGACY_SPEC_KEY, spec_hash
+    return "spec_mark", spec_mark(secret, spec_hash)
+
+
+def _packs_carry_spec_hash(root: Path) -> bool:
+    """Whether the packs the manifest in ``root`` lists carry the spec hash itself."""
+    if not (root / L.PACKS_DIR / L.MANIFEST_FILE).is_file():
+        return False
+    try:
+        manifest = open_manifest(root)
+    except SheetflowError:  # no manifest sheetflow can read: the packs are written anew
+        return False
+    try:
+        return any(L.LEGACY_SPEC_KEY in head.identity for head in manifest.heads)
+    finally:
+        manifest.close()
 
 
 # the study's folders sheetflow reads from: returns (collect), packs (the manifest),
@@ -402,8 +436,9 @@ def _files_in(folder: Path) -> int:
     return sum(1 for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else 0
 
 
-def _study_secret(root: Path, spec_hash: str, force: bool) -> bytes:
-    """The sealed secret when regenerating the same spec in place, else a new one.
+def _study_secret(root: Path, spec_hash: str, force: bool) -> tuple[bytes, bool]:
+    """The sealed secret when regenerating the same spec in place, else a new one, and
+    whether it is the sealed one.
 
     :func:`_refuse_other_seal` has already stopped a seal of another spec unless
     ``--force`` replaces it, so a secret is reused only for the spec it was made for.
@@ -412,13 +447,13 @@ def _study_secret(root: Path, spec_hash: str, force: bool) -> bytes:
     lock = _sealed_spec_hash(sealed / PLAN_LOCK_FILE)
     path = sealed / SECRET_FILE
     if lock == spec_hash and path.exists():
-        return read_secret(path)
+        return read_secret(path), True
     if lock == spec_hash and not force:
         raise UsageError(f"{SEALED_DIR}/ was sealed by an earlier sheetflow, whose draws "
                          "depend on the seeds alone; regenerating would give packs that no "
                          "longer match those sent. Use --force for new packs with a study "
                          "secret (send every rater the new pack), or keep the packs as they are")
-    return new_secret()
+    return new_secret(), False
 
 
 def _sealed_spec_hash(lock_path: Path) -> str | None:

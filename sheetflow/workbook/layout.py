@@ -28,7 +28,9 @@ Keys: ``schema_version``, ``study_id``, ``spec_mark``, ``rater_id``, ``sitting``
 ``spec_mark`` is HMAC-SHA256 of the spec hash under the study secret
 (:func:`sheetflow.packs.secret.spec_mark`), never the spec hash itself, which a rater
 could match by trying every assignment of the arms. Packs of earlier versions carry
-``spec_hash`` (the spec hash) in its place: :data:`READ_IDENTITY_KEYS` reads both.
+``spec_hash`` (the spec hash) in its place, and so do the packs of such a study
+regenerated in place (they are in the raters' hands already): :data:`READ_IDENTITY_KEYS`
+reads both.
 
 1. custom document properties named ``sheetflow_<key>`` (type text);
 2. workbook defined names ``sf_<key>`` whose value is a string constant ``="..."``;
