@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from spec_helpers import replace_once
 
 from sheetflow.cli import cli
+from sheetflow.spec import load_study
 from sheetflow.spec.templates import init_study
 
 
@@ -45,9 +46,25 @@ def test_generate_says_all_of_sealed_is_private(tmp_path):
     text = _run("generate", str(root))
     assert (root / "sealed" / "secret").is_file()
     assert ("sealed     secret, key.json, key.sha256, plan.lock.json (keep sealed/ private: "
-            "the secret and the key unblind the study; publish the hashes below)") in text
+            "the secret and the key unblind the study; publish the key's hash below)") in text
     assert text.strip().splitlines()[-1] == \
         f"3 packs written; next: send them, then sheetflow status {root}"
+
+
+def test_generate_asks_to_publish_the_key_hash_and_to_keep_the_spec_hash_back(tmp_path):
+    """The spec hash is a plain sha256 of a spec whose only unknowns, to a rater who
+    knows the template, may be the arms: published before scoring, it could be tested
+    against guesses (docs/integrity.md). The key's hash commits to the spec through
+    the key, which records the secret's sha256, so it alone is published before."""
+    root = init_study(tmp_path / "s", "paired-rubric")
+    lines = _run("generate", str(root)).splitlines()
+    key_sha = (root / "sealed" / "key.sha256").read_text(encoding="utf-8").split()[0]
+    spec_sha = load_study(root).hash
+    at = lines.index("publish before scoring:")
+    assert lines[at + 1] == f"  {key_sha}  sealed/key.json"
+    assert lines[at + 2].startswith("keep from the raters until they have returned")
+    assert lines[at + 3] == f"  {spec_sha}  spec ({load_study(root).id})"
+    assert sum(spec_sha in line for line in lines) == 1
 
 
 def test_generate_names_lock_for_the_second_raters_packs(tmp_path):

@@ -175,8 +175,9 @@ def _tour(out: Output, r: DemoResult) -> None:
     out.say("1. generate: one locked workbook per rater, a blinded manifest, a sealed key")
     for pack in r.generated.packs:
         out.say(f"   {pack.path.relative_to(r.folder)}  ({pack.cards} cases, {pack.rater_id})")
-    out.say("   the coordinator publishes these hashes before scoring:")
-    for line in r.generated.hash_lines():
+    out.say("   the coordinator publishes the key's hash before scoring, the spec's once "
+            "the returns are in:")
+    for line in (r.generated.key_line(), r.generated.spec_line()):
         out.say(f"     {line}")
     for warning in r.generated.warnings:  # e.g. an arm id found in a pack's text
         out.say(f"   warning: {warning}")

@@ -47,13 +47,15 @@ def generate_command(out: Output, directory: Path, out_dir: Path | None, emails:
             + (f" ({apart} for sitting 2 apart in eml/sitting-2/)" if apart else "")
             + judged)
     out.say("sealed     secret, key.json, key.sha256, plan.lock.json (keep sealed/ private: "
-            "the secret and the key unblind the study; publish the hashes below)")
+            "the secret and the key unblind the study; publish the key's hash below)")
     out.say(f"returns    {result.returns_dir} (save returned workbooks here)")
     for warning in result.warnings:
         out.warn(warning)
-    out.say("publish these hashes:")
-    for line in result.hash_lines():
-        out.say(f"  {line}")
+    out.say("publish before scoring:")
+    out.say(f"  {result.key_line()}")
+    out.say("keep from the raters until they have returned (it lets guesses about the "
+            "arms be tested):")
+    out.say(f"  {result.spec_line()}")
     elsewhere = out_dir is not None and out_dir.resolve() != directory.resolve()
     # status, collect, analyze and import-judges read packs/ and sealed/ in the study
     # folder only

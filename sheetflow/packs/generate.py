@@ -106,9 +106,20 @@ class GenerateResult:
     ``sheetflow lock`` writes their packs once the primary returns are collected."""
 
     def hash_lines(self) -> list[str]:
-        """The lines the coordinator publishes (sha256sum-style)."""
-        return [f"{self.spec_hash}  spec ({self.study_id})",
-                f"{self.key_sha256}  {SEALED_DIR}/key.json"]
+        """Both hashes, sha256sum-style: the spec's, then the key's."""
+        return [self.spec_line(), self.key_line()]
+
+    def key_line(self) -> str:
+        """The line the coordinator publishes before scoring: the key's hash commits to
+        the spec through the key, which records the secret's sha256, so no guess about
+        the arms can be tested against it."""
+        return f"{self.key_sha256}  {SEALED_DIR}/key.json"
+
+    def spec_line(self) -> str:
+        """The spec's plain hash: a rater who knows the rest of the spec could test
+        guesses about the arms against it, so it is published only once the returns
+        are in (docs/integrity.md)."""
+        return f"{self.spec_hash}  spec ({self.study_id})"
 
 
 def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
