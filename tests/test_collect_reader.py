@@ -16,7 +16,7 @@ import pytest
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
 from sheetflow.collect.file_check import RATING_COLUMNS, neutralise
-from sheetflow.collect.reader import _openpyxl_window, open_book
+from sheetflow.collect.reader import _non_empty, _openpyxl_window, open_book
 from sheetflow.collect.run import collect
 from sheetflow.collect.values import Formula
 from sheetflow.packs.generate import generate_packs
@@ -67,6 +67,22 @@ def test_calamine_and_openpyxl_read_the_same_cells(paired, tmp_path):
     row, col = (int(count[1:]), ord(count[0]) - 64)
     assert book.cells(L.SCORING_SHEET, 400, 10)[(row, col)] == Formula('1+1&"x"')
     book.close()
+
+
+def test_grid_cells_are_placed_right_after_a_longer_or_wider_grid():
+    """The places of a grid's cells are kept from grid to grid: a shorter, narrower or
+    wider grid read after another still has each value at its own row and column."""
+    def grid(rows, width):
+        return [[f"{r}:{c}" if (r + c) % 3 else "" for c in range(1, width + 1)]
+                for r in range(1, rows + 1)]
+
+    def expected(rows, width, cols):
+        return {(r, c): f"{r}:{c}" for r in range(1, rows + 1)
+                for c in range(1, min(width, cols) + 1) if (r + c) % 3}
+
+    for rows, width, cols in ((40, 5, 9), (7, 5, 9), (3, 5, 2), (50, 6, 9), (2, 6, 4),
+                              (45, 5, 9), (300, 900, 900)):
+        assert _non_empty(grid(rows, width), cols) == expected(rows, width, cols)
 
 
 def test_manifest_index_matches_the_json(paired):

@@ -111,7 +111,7 @@ def _plain_scan(data: bytes) -> tuple:
     rows = [int(row) for _, row, *_ in found]
     cols = [column_number(col.decode()) for col, *_ in found]
     formulas = {(int(row), column_number(col.decode())): (attrs, text)
-                for col, row, _v, f, attrs, text in found if f}
+                for col, row, f, attrs, text in found if f}
     return (max(rows, default=0), max(cols, default=0)), formulas
 
 
