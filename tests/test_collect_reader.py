@@ -176,6 +176,29 @@ def test_an_edit_between_inserted_rows_is_still_found(paired, tmp_path):
     assert "locked-text-changed" in codes
 
 
+@pytest.mark.parametrize("change", ["formula", "number", "emptied", "edited"])
+def test_locked_text_changed_in_place_is_found_in_its_card(paired, tmp_path, change):
+    """With no line moved, each locked field is checked where the pack put it: a
+    field whose cell now holds a formula giving its text, a number, nothing or other
+    words is named, in its own card and no other."""
+    root, packs = paired
+    pack = packs[1]
+    card = pack["cards"][2]
+    study = tmp_path / "study"
+    shutil.copytree(root, study, ignore=shutil.ignore_patterns("returns", "out"))
+    (study / "returns").mkdir(exist_ok=True)
+    text_cell = card["rows"][0]["locked"][0]["cells"][0]
+    wb = openpyxl.load_workbook(root / "returns" / pack["file"])
+    ws = wb[L.SCORING_SHEET]
+    text = str(ws[text_cell].value)
+    ws[text_cell].value = {"formula": '="' + text.replace('"', '""')[:200] + '"',
+                           "number": 12, "emptied": None, "edited": text + "."}[change]
+    wb.save(study / "returns" / pack["file"])
+    found = [(i.code, i.case, i.cell) for i in collect(study, write=False).report.issues
+             if i.code == "locked-text-changed"]
+    assert found == [("locked-text-changed", L.case_name(card), text_cell)]
+
+
 DAY = dt.datetime(2026, 11, 2)
 
 
