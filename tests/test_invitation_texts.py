@@ -136,3 +136,58 @@ def test_the_template_tells_a_study_of_five_items_five_cases(tmp_path):
     for delivery in server.delivered:
         msg = email.message_from_bytes(delivery.content, policy=email.policy.default)
         assert "score all 5 test cases" in _body(msg.as_bytes())
+
+
+def _first_items(root, count: int) -> None:
+    """The template's items file cut to its first ``count`` items."""
+    import csv
+
+    path = root / "items.csv"
+    with path.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh))
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows(rows[:count + 1])
+
+
+def test_the_answer_review_template_tells_a_study_of_five_items_five(tmp_path):
+    """The answer-review instructions said "18 items, about 30-40 minutes" (its own
+    sample's count) in every pack, whatever the study made from it holds."""
+    import openpyxl
+
+    from sheetflow.packs.generate import generate_packs
+
+    root = init_study(tmp_path / "s", "answer-review")
+    _first_items(root, 5)
+    generate_packs(root)
+    for head in packs(root):
+        assert len(head["cards"]) == 5
+        wb = openpyxl.load_workbook(root / L.PACKS_DIR / head["file"])
+        shown = "\n".join(str(c.value) for name in (L.INSTRUCTIONS_SHEET, L.MORE_SHEET)
+                          for row in wb[name].iter_rows() for c in row if c.value)
+        assert "5 items, about two minutes each, in one sitting." in shown
+        assert "18 items" not in shown and "{n_cases}" not in shown
+
+
+def test_no_template_states_a_count_of_its_own_items():
+    """A template's rater-facing texts (instructions, invitation) say how many cases
+    through {n_cases} only: a number written in is its own sample's, untrue of a study
+    made from it with other items."""
+    import re
+    import tomllib
+    from pathlib import Path
+
+    counted = re.compile(r"(?<![-\d])\b\d+ (?:[a-z]+ )?(?:items|cases|pairs|answers|"
+                         r"questions|responses|outputs)\b", re.IGNORECASE)
+    templates = Path(__file__).resolve().parents[1] / "templates"
+    found = {}
+    for folder in sorted(p for p in templates.iterdir() if p.is_dir()):
+        spec = tomllib.loads((folder / "study.toml").read_text(encoding="utf-8"))
+        texts = [spec["study"].get("instructions", ""),
+                 *spec.get("email", {}).values()]
+        if "instructions_file" in spec["study"]:
+            texts.append((folder / spec["study"]["instructions_file"]).read_text(
+                encoding="utf-8"))
+        hits = [hit for text in texts for hit in counted.findall(text)]
+        if hits:
+            found[folder.name] = hits
+    assert found == {}

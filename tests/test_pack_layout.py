@@ -22,7 +22,7 @@ from sheetflow.collect.run import collect
 from sheetflow.packs import pages
 from sheetflow.packs.generate import generate_packs
 from sheetflow.packs.guides import answer_label
-from sheetflow.packs.instructions import SHORT_INSTRUCTIONS
+from sheetflow.packs.instructions import SHORT_INSTRUCTIONS, with_case_count
 from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec.rubric import answer_required
 from sheetflow.spec.study import load_study
@@ -110,8 +110,10 @@ def test_what_a_rater_needs_comes_first(studies, template):
     scored = min(r for r, t in first.items() if t == "What you score on each case")
     assert start <= 8 and start < scored
     assert sum(t.startswith("\u2022") for r, t in first.items() if start < r < scored) >= 3
-    lines = [line for line in study.instructions.split("\n") if line.strip()]
-    short = len(study.instructions) <= SHORT_INSTRUCTIONS
+    # {n_cases} says the number of cases in this workbook
+    shown = with_case_count(study.instructions, len(pack["cards"]))
+    lines = [line for line in shown.split("\n") if line.strip()]
+    short = len(shown) <= SHORT_INSTRUCTIONS
     home = first if short else more
     # verbatim, one row per line (a long line in consecutive rows)
     text = "\n".join(home.values())
