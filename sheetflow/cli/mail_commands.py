@@ -74,13 +74,15 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
 
     Over one SMTP connection; the password comes from SHEETFLOW_SMTP_PASSWORD only.
     Each message is recorded in mail.jsonl in the study folder; what was sent is not
-    sent again (--resend). Sitting-2 packs are held until 24 hours after the rater's
-    sitting 1 came back. Reminders are first written to out/reminders/, as remind
-    writes them; --dry-run writes nothing. An invitation, reminder or reply attaching
-    a pack changed after generate (not the sha256 the manifest records) stops the send
-    with exit 3, naming it, before anything is sent or written. With --rater, another
-    rater's changed pack stops nothing sent: out/reminders/ (replaced as one set) is
-    left as it was, named in a warning, and the exit code is 1.
+    sent again (--resend). Reply drafts signed before [mail] from, reply_to or the
+    name changed are refused (exit 2): collect signs them again. Sitting-2 packs are
+    held until 24 hours after the rater's sitting 1 came back. Reminders are first
+    written to out/reminders/, as remind writes them; --dry-run writes nothing. An
+    invitation, reminder or reply attaching a pack changed after generate (not the
+    sha256 the manifest records) stops the send with exit 3, naming it, before
+    anything is sent or written. With --rater, another rater's changed pack stops
+    nothing sent: out/reminders/ (replaced as one set) is left as it was, named in a
+    warning, and the exit code is 1.
 
     Example: sheetflow send my-study invitations --dry-run
     """

@@ -36,7 +36,7 @@ from pathlib import Path
 from ..errors import MissingStepError, SealError, SheetflowError, UsageError, command_line
 from ..packs.instructions import CASES_PLACEHOLDER
 from ..packs.journal import Journal, damaged_journal, iso, read_journal
-from ..packs.mail import build_eml, outgoing
+from ..packs.mail import build_eml, outgoing, signer_of
 from ..packs.manifest import (
     Manifest,
     PackHead,
@@ -155,6 +155,7 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
         box.messages.append(item)
     # a rater not asked for is no message left out of this send
     box.left_out = [x for x in box.left_out if not raters or x[0] in raters]
+    _refuse_replies_signed_otherwise(box.messages, settings, root)
     _refuse_changed_packs(box.messages, manifest.heads, root)
     return box
 
@@ -213,6 +214,54 @@ def _refuse_another_signer(study: Study, settings: MailSettings, which: str,
     raise UsageError(f"--from/--reply-to: the drafts, signed as the [mail] table of "
                      f"study.toml says, {what}; set 'from' (and 'reply_to') there instead "
                      f"(the seal does not cover it){redo}")
+
+
+def _refuse_replies_signed_otherwise(messages: list[Outgoing], settings: MailSettings,
+                                     root: Path) -> None:
+    """Refuse a send of reply drafts whose text is signed with another return address
+    (or name) than the one they would go from.
+
+    ``collect`` signs its reply drafts with the ``[mail]`` table of ``study.toml`` as
+    it is then (:func:`~sheetflow.packs.mail.signed`); ``from`` or ``reply_to``
+    changed since, the rater would be asked to send the workbook back to one address
+    by a message from another. Invitations and reminders are composed when ``send``
+    runs, so they are signed as ``[mail]`` says now; only the reply drafts wait in
+    ``out/feedback/``. Only the replies that would go count: one held back as sent
+    before is not sent.
+
+    Raises
+    ------
+    UsageError
+        Naming the drafts, both addresses (or names) and the command that signs them
+        again; nothing is sent or written.
+    """
+    name, sender = settings.sender
+    back = settings.reply_to[1] or sender
+    stale: dict[str, tuple[str, str]] = {}
+    for item in messages:
+        if item.kind != "reply":
+            continue
+        body = item.message.get_body(("plain",))
+        signer = signer_of(body.get_content() if body is not None else "")
+        if signer[1] and (signer[1].lower() != back.lower()
+                          or (signer[0] and name and signer[0] != name)):
+            stale[draft_name(item.rater, item.sitting)] = signer
+    if not stale:
+        return
+    one = len(stale) == 1
+    signer_name, signer_back = next(iter(stale.values()))
+    what = (f"{'asks' if one else 'ask'} for the workbook back at {signer_back}, but the "
+            f"reply would go to {back}"
+            if signer_back.lower() != back.lower()
+            else f"{'is' if one else 'are'} signed {signer_name!r}, but the message would "
+                 f"come from {name!r}")
+    shown = ", ".join(f"{OUT_DIR}/{FEEDBACK_DIR}/{n}" for n in list(stale)[:3]) + (
+        ", ..." if len(stale) > 3 else "")
+    drafts, them = ("draft", "it") if one else ("drafts", "them")
+    raise UsageError(f"{shown}: the reply {drafts}, signed as the "
+                     f"[mail] table of study.toml said when collect wrote {them}, {what}; "
+                     f"nothing was sent; run '{command_line('collect', root)}' again to sign "
+                     f"{them} as it says now")
 
 
 def _sent_before(journal: Journal, item: Outgoing) -> str:

@@ -86,6 +86,32 @@ def signature(study: Study) -> str:
     return "\n".join(line for line in (name, back) if line)
 
 
+def signer_of(body: str) -> tuple[str, str]:
+    """The (name, address) a draft's text is signed with, as :func:`signed` wrote it:
+    its last line when that is an e-mail address, and the line just above it in the
+    same paragraph as the name ("" when there is none); ``("", "")`` for a text that
+    ends in no address (signed by no one: it says "reply").
+
+    Parameters
+    ----------
+    body : str
+        The draft's plain text.
+
+    Returns
+    -------
+    (str, str)
+    """
+    lines = body.replace("\r\n", "\n").rstrip().split("\n")
+    last = lines[-1].strip()
+    if not _BARE_ADDRESS.fullmatch(last):
+        return "", ""
+    above = lines[-2].strip() if len(lines) > 1 else ""
+    return above, last
+
+
+_BARE_ADDRESS = re.compile(r"[^\s@<>]+@[^\s@<>]+")
+
+
 def signed(body: str, study: Study) -> str:
     """``body`` with :func:`signature` after it, unless it already ends with the
     sender's name or address (a coordinator who signed the text themselves)."""
