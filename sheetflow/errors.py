@@ -20,8 +20,8 @@ def command_line(step: str, study_dir: str | Path, *options: str) -> str:
 
     Every hint names the study folder as the user gave it (a hint without it runs on
     the current folder, or fails): ``command_line("send", root, "replies")`` is
-    ``"sheetflow send my-study replies"``. A folder with characters a shell reads
-    apart (a space) is put in double quotes.
+    ``"sheetflow send my-study replies"``. A folder or option with characters a shell
+    reads apart (a space, ``<``) is put in double quotes.
 
     Parameters
     ----------
@@ -36,10 +36,15 @@ def command_line(step: str, study_dir: str | Path, *options: str) -> str:
     -------
     str
     """
-    folder = str(study_dir)
-    if not _SHELL_SAFE.fullmatch(folder):
-        folder = '"' + folder.replace('"', '\\"') + '"'
-    return " ".join(["sheetflow", step, folder, *options])
+    return " ".join(["sheetflow", step, *map(_shell_word, [str(study_dir), *options])])
+
+
+def _shell_word(word: str) -> str:
+    """``word`` as typed in a shell: in double quotes when a shell would read it apart
+    (a space, ``<``, ``$``), the characters special inside them escaped."""
+    if _SHELL_SAFE.fullmatch(word):
+        return word
+    return '"' + re.sub(r'(["\\$`])', r"\\\1", word) + '"'
 
 
 class SheetflowError(Exception):

@@ -341,7 +341,8 @@ def test_a_damaged_journal_line_stops_fetch_before_anything_is_saved(tmp_path):
     assert (f"error: mail.jsonl: line {line} holds no record sheetflow wrote (damaged or "
             "edited by hand): a message recorded there as fetched would be taken as new"
             ) in again.stderr
-    assert again.stderr.rstrip().endswith("then fetch again")
+    assert again.stderr.rstrip().endswith(f"then run 'sheetflow fetch {root} {message}' "
+                                          "again")
     assert "Traceback" not in again.output
     assert list((root / L.RETURNS_DIR).iterdir()) == []  # nothing saved again
     assert (root / "mail.jsonl").read_bytes() == before  # nor recorded

@@ -191,14 +191,17 @@ def test_a_pack_changed_after_generate_is_not_sent(tmp_path):
                "packs/manifest.json records the sha256 of: the workbook was changed or "
                "replaced after generate, so nothing was sent; restore the workbook generate "
                f"wrote ('sheetflow generate {root}' on the unchanged spec writes the same "
-               "bytes again), then send again")
+               "bytes again), then run 'sheetflow send {}' again")
     ahead = f"{dt.datetime.now(dt.UTC) + dt.timedelta(days=2):%Y-%m-%d %H:%M}"
     with smtp_server() as (port, server):
         pack.write_bytes(original + b"\0")
-        for args in (["invitations", "--yes"], ["invitations", "--dry-run"]):
+        server_words = f"--smtp 127.0.0.1:{port} --smtp-security none"
+        for args, again in ((["invitations", "--yes"], "invitations"),
+                            (["invitations", "--dry-run"], "invitations --dry-run")):
             result = run("send", str(root), *args, *_plain(port))
             assert result.exit_code == 3, result.output
-            assert result.stderr.strip().splitlines() == [refused]
+            assert result.stderr.strip().splitlines() == [refused.format(
+                f"{root} {again} {server_words}")]
         assert not server.delivered and journal(root) == []
         pack.write_bytes(original)
         assert run("send", str(root), "--yes", *_plain(port)).exit_code == 0
@@ -208,7 +211,8 @@ def test_a_pack_changed_after_generate_is_not_sent(tmp_path):
                      "--min-days", "0", *_plain(port))
         assert result.exit_code == 3, result.output
         assert result.stderr.strip().splitlines() == [refused.replace(
-            "nothing was sent", "no reminder was drafted or sent")]  # remind stops it
+            "nothing was sent", "no reminder was drafted or sent").format(
+            f'{root} reminders --now "{ahead}" --min-days 0 {server_words}')]  # remind
         assert len(server.delivered) == 3
 
 
@@ -228,12 +232,13 @@ def test_a_refused_send_of_reminders_writes_and_removes_no_draft(tmp_path):
                "packs/manifest.json records the sha256 of: the workbook was changed or "
                "replaced after generate, so no reminder was drafted or sent; restore the "
                f"workbook generate wrote ('sheetflow generate {root}' on the unchanged spec "
-               "writes the same bytes again), then send again")
+               "writes the same bytes again), then run 'sheetflow send {}' again")
     with smtp_server() as (port, server):
-        for args in (["--yes"], ["--dry-run"]):
+        for args, again in ((["--yes"], ""), (["--dry-run"], " --dry-run")):
             result = run("send", str(root), "reminders", *args, *_plain(port))
             assert result.exit_code == 3, result.output
-            assert result.stderr.strip().splitlines() == [refused]
+            assert result.stderr.strip().splitlines() == [refused.format(
+                f"{root} reminders{again} --smtp 127.0.0.1:{port} --smtp-security none")]
             assert _state(root) == before
         assert not server.delivered and journal(root) == []
 
@@ -318,7 +323,9 @@ def test_a_server_that_requires_a_login_without_a_password_stops_once_with_exit_
         assert line == (f"error: the SMTP server 127.0.0.1:{port} requires a login (530 "
                         "5.7.0 Authentication required) and no SHEETFLOW_SMTP_PASSWORD was "
                         "given: set it to the password of 'desk@example.org' ([mail] "
-                        "username; most providers need an app password) and send again")
+                        "username; most providers need an app password) and run 'sheetflow "
+                        f"send {root} invitations --smtp 127.0.0.1:{port} --smtp-security "
+                        "none' again")
         assert "refused" not in result.output and not server.delivered
         assert doc["ok"] is False
         assert not [r for r in journal(root) if r["event"] == "refused"]
@@ -525,16 +532,18 @@ def test_a_reminder_to_one_rater_is_not_blocked_by_another_raters_changed_pack(t
             "reminder to EV-02 can be drafted and out/reminders/ is left as it was (its "
             "drafts are replaced as one set; the reminders asked for are composed and "
             "checked all the same); restore the workbook generate wrote ('sheetflow "
-            f"generate {root}' on the unchanged spec writes the same bytes again), then send "
-            "again")
+            f"generate {root}' on the unchanged spec writes the same bytes again), then run "
+            "'sheetflow send {}' again")  # to every rater: what writes out/reminders/
     with smtp_server() as (port, server):
         dry, doc = run_json("send", str(root), "reminders", "--rater", "EV-01", "--dry-run")
-        assert dry.exit_code == 1 and doc["drafts_kept"] == kept and not doc["not_sent"]
+        assert dry.exit_code == 1 and not doc["not_sent"]
+        assert doc["drafts_kept"] == kept.format(f"{root} reminders --dry-run")
         assert [m["rater"] for m in doc["messages"]] == ["EV-01"] and not server.delivered
         result = run("send", str(root), "reminders", "--rater", "EV-01", "--yes",
                      *_plain(port))
         assert result.exit_code == 1, result.output
-        assert result.stderr.splitlines() == [f"warning: {kept}"]
+        assert result.stderr.splitlines() == ["warning: " + kept.format(
+            f"{root} reminders --smtp 127.0.0.1:{port} --smtp-security none")]
         assert "EV-03" not in result.output
         (delivery,) = server.delivered
         assert delivery.rcpt_tos == ["ev01@example.org"]

@@ -404,6 +404,59 @@ def command(name: str, *, directory: str | None = "study",
     return decorate
 
 
+_NOT_RERUN = frozenset({"as_json", "quiet", "yes", "directory"})
+"""Left out of a rerun: how the output is printed, the confirmation (asked again on a
+terminal) and the folder, which the hint names first."""
+
+
+def rerun_words(ctx: click.Context) -> list[str]:
+    """What followed the study folder on the command line of ``ctx``, as words to type
+    again: each argument's value (a default one too, e.g. the kind ``send`` sends) and
+    each option the user gave, so that a hint names the whole command to run again
+    (with :func:`sheetflow.errors.command_line`). No password is ever among them: they
+    come from the environment only.
+
+    Parameters
+    ----------
+    ctx : click.Context
+        The running command's context.
+
+    Returns
+    -------
+    list of str
+        E.g. ``["replies", "--smtp", "mail.example.org:587"]``.
+    """
+    words: list[str] = []
+    for param in ctx.command.params:
+        name = param.name or ""
+        value = ctx.params.get(name)
+        if name in _NOT_RERUN or value is None or value == () or value is False:
+            continue
+        if isinstance(param, click.Argument):
+            # nargs=-1 (fetch's EML files) gives a tuple
+            words += [str(v) for v in value] if isinstance(value, tuple) else [str(value)]
+        elif ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE:
+            words += _option_words(param, value)
+    return words
+
+
+def _option_words(param: click.Parameter, value: Any) -> list[str]:
+    """An option as typed: its long name, then its value (each value of one given
+    more than once); a flag alone."""
+    flag = max(param.opts, key=len)
+    if isinstance(param, click.Option) and param.is_flag:
+        return [flag]
+    values = value if param.multiple else [value]
+    return [word for v in values for word in (flag, _typed(v))]
+
+
+def _typed(value: Any) -> str:
+    """A parsed option value as the user could type it (``3.0`` days as ``3``)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def json_requested(ctx: click.Context) -> bool:
     """Whether ``--json`` was on the command line (for errors raised while parsing)."""
     return bool(ctx.meta.get(_JSON_KEY))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..words import counted
-from .common import EXIT_DATA, Days, Output, command
+from .common import EXIT_DATA, Days, Output, command, rerun_words
 
 if TYPE_CHECKING:
     from ..packs.send import SendReport
@@ -87,14 +87,17 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     Example: sheetflow send my-study invitations --dry-run
     """
     from ..collect.outbox import outbox
-    from ..errors import MailError, UsageError
+    from ..errors import MailError, UsageError, command_line
     from ..packs.send import send_messages
     from ..spec.mail import SMTP_PASSWORD_ENV
 
     settings = _settings(directory, smtp=smtp, smtp_security=smtp_security, **{
         "from": sender}, reply_to=reply_to, username=username)
+    given = rerun_words(click.get_current_context())
+    # once some messages went, --resend in the rerun would send them twice
+    again = command_line("send", directory, *(w for w in given if w != "--resend"))
     box = outbox(directory, which, settings, resend=resend, raters=list(raters),
-                 min_days=min_days, now=parse_now(now_text), dry_run=dry_run)
+                 min_days=min_days, now=parse_now(now_text), dry_run=dry_run, given=given)
     for rater, sitting, why in box.left_out:
         out.say(f"not sent {rater} (sitting {sitting}): {why}" if sitting else
                 f"not sent {rater}: {why}", fg="yellow")
@@ -122,17 +125,17 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
         report = send_messages(directory, box.messages, settings.smtp, settings.sender[1],
                                login=settings.login,
                                password=os.environ.get(SMTP_PASSWORD_ENV, ""),
-                               progress=progress)
+                               progress=progress, again=again)
     except MailError as exc:
         progress.close()
         # the connection broke off part way: who got theirs before the error line
         if getattr(exc, "report", None) is not None:
-            _outcomes(out, exc.report)
+            _outcomes(out, exc.report, again)
             for item in exc.report.not_tried:
                 out.say(f"not tried  {item.to} ({item.rater}, sitting {item.sitting})")
         raise
     progress.close()
-    _outcomes(out, report)
+    _outcomes(out, report, again)
     out.headline(f"{len(report.sent)} sent, {len(report.refused)} refused",
                  fg="yellow" if report.refused else "green")
     out.json({"ok": not (report.refused or box.drafts_kept), "dry_run": False,
@@ -145,15 +148,17 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
         click.get_current_context().exit(EXIT_DATA)
 
 
-def _outcomes(out: Output, report: SendReport) -> None:
-    """A line per message sent, a warning per message refused."""
+def _outcomes(out: Output, report: SendReport, again: str) -> None:
+    """A line per message sent, a warning per message refused (``again``: the command
+    that sends it once its address is fixed)."""
     for item, reply in report.sent:
         out.say(f"sent       {item.to} ({item.rater}, sitting {item.sitting}): {reply}")
     for item, reply in report.refused:
         # the refusal may be of the address (550) or of the message itself (554): the
         # server's reply says which
         out.warn(f"{item.to} ({item.rater}) was refused by the server: {reply}; its reply "
-                 "says why (a wrong address: fix it in the raters file), then send again")
+                 f"says why (a wrong address: fix it in the raters file), then run "
+                 f"'{again}' again")
 
 
 def _confirm(yes: bool, count: int, which: str, server: str) -> None:
@@ -232,7 +237,8 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
         source = ImapSource(settings.imap, settings.login,
                             os.environ.get(IMAP_PASSWORD_ENV, ""), settings.imap_folder,
                             day, mark_seen)
-    report = fetch(directory, imap=source, mbox=mbox, eml=list(eml) or None)
+    report = fetch(directory, imap=source, mbox=mbox, eml=list(eml) or None,
+                   given=rerun_words(click.get_current_context()))
     for saved in report.saved:
         out.say(f"saved      returns/{saved.file} from {saved.sender or '(no sender)'}")
     for saved in report.duplicates:

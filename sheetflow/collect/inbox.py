@@ -19,16 +19,17 @@ as fetched would be taken as new.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import hashlib
 import imaplib
 import re
 import ssl
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import MailError, SheetflowError, UsageError
+from ..errors import MailError, SheetflowError, UsageError, command_line
 from ..packs.journal import Journal, append, damaged_journal, iso, now_utc, read_journal
 from ..packs.send import LOGIN_PAUSE, LOGIN_TRIES, connection_problem, patient_login
 from ..spec.mail import Server
@@ -124,11 +125,15 @@ class ImapSource:
     since: dt.date | None = None
     mark_seen: bool = False
     context: ssl.SSLContext | None = None
+    again: str = ""
+    """The command that reads the folder again as the user gave it, which a broken
+    connection or a busy login service names (:func:`fetch` sets it)."""
 
 
 def fetch(study_dir: str | Path, *, imap: ImapSource | None = None,
           mbox: Path | None = None, eml: list[Path] | None = None,
-          max_attachment: int = MAX_ATTACHMENT_BYTES) -> FetchReport:
+          max_attachment: int = MAX_ATTACHMENT_BYTES,
+          given: Sequence[str] = ()) -> FetchReport:
     """Save the spreadsheet attachments of the messages from one source into ``returns/``.
 
     Parameters
@@ -142,6 +147,10 @@ def fetch(study_dir: str | Path, *, imap: ImapSource | None = None,
         Saved messages (read only).
     max_attachment : int
         Larger spreadsheet attachments are listed, not saved.
+    given : sequence of str, optional
+        What followed the study folder on the command line (the source and the options
+        that matter for a rerun), for the command a problem says to run again once it
+        is mended.
 
     Returns
     -------
@@ -158,19 +167,20 @@ def fetch(study_dir: str | Path, *, imap: ImapSource | None = None,
         taken as new. Nothing is read or saved.
     """
     root = Path(study_dir)
-    given = [s for s in (imap, mbox, eml) if s]
-    if len(given) != 1:
+    sources = [s for s in (imap, mbox, eml) if s]
+    if len(sources) != 1:
         raise UsageError("give one source: --imap HOST:PORT (or [mail] imap), --mbox FILE, "
                          "or saved .eml files")
+    again = command_line("fetch", root, *given)
     study = load_study(root)
     journal = read_journal(root)
     if journal.damaged:  # before any source is opened or any file saved
         raise SheetflowError(damaged_journal(journal.damaged, risk=_FETCHED_AGAIN,
-                                             then="fetch again"))
+                                             then=f"run '{again}' again"))
     saver = _Saver(root, {r.email.lower() for r in study.raters if r.email}, max_attachment,
                    journal)
     if imap is not None:
-        messages = imap_messages(imap)
+        messages = imap_messages(dataclasses.replace(imap, again=again))
     elif mbox is not None:
         messages = mbox_messages(mbox)
     else:
@@ -395,8 +405,9 @@ def imap_messages(source: ImapSource) -> Iterator[Raw]:
         for uid in (data[0] or b"").split():
             yield _imap_one(client, source, uid.decode())
     except (imaplib.IMAP4.error, OSError) as exc:
-        raise MailError(f"the IMAP server {source.server} broke off ({exc}); run fetch "
-                        "again (what was saved is kept and not saved twice)") from None
+        raise MailError(f"the IMAP server {source.server} broke off ({exc}); "
+                        f"{_rerun(source)} (what was saved is kept and not saved twice)"
+                        ) from None
     finally:
         _logout(client)
 
@@ -492,10 +503,16 @@ def _login(client: imaplib.IMAP4, source: ImapSource, where: str) -> None:
         if _TEMPORARY.search(said):
             raise MailError(f"{where} could not check the login of {source.login!r} for "
                             f"now ({said}, {LOGIN_TRIES} tries): a failure on the server's "
-                            "side, not the password; fetch again in a few minutes") from None
+                            f"side, not the password; {_rerun(source)} in a few minutes"
+                            ) from None
         raise MailError(f"{where} refused the login of {source.login!r} ({said}); check "
                         "[mail] username and SHEETFLOW_IMAP_PASSWORD (most providers need "
                         "an app password)") from None
+
+
+def _rerun(source: ImapSource) -> str:
+    """What to run once the server answers again: the whole command when known."""
+    return f"run '{source.again}' again" if source.again else "run fetch again"
 
 
 def _logout(client: imaplib.IMAP4) -> None:

@@ -29,6 +29,7 @@ is not sent again without ``resend`` either. Lives above :mod:`.reminders`, whic
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -53,7 +54,7 @@ from .coordinator import FEEDBACK_DIR, REMINDERS_DIR, draft_name
 from .drafts import reply_about
 from .outputs import COLLECTION_FILE, returns_since_collect
 from .pack_status import status
-from .reminders import MIN_DAYS, remind
+from .reminders import MIN_DAYS, folder_kept, remind
 from .run import OUT_DIR
 
 KIND_NAMES = {"invitations": "invitation", "reminders": "reminder", "replies": "reply"}
@@ -76,7 +77,7 @@ class Outbox:
 def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
            resend: bool = False, raters: list[str] | None = None,
            min_days: float = MIN_DAYS, now: dt.datetime | None = None,
-           dry_run: bool = False) -> Outbox:
+           dry_run: bool = False, given: Sequence[str] | None = None) -> Outbox:
     """The messages of one kind that go out now.
 
     Parameters
@@ -100,6 +101,10 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
         Write nothing: the reminders are composed in memory, not written to
         ``out/reminders/`` (nor are earlier drafts there removed). Invitations and
         replies write nothing either way.
+    given : sequence of str, optional
+        What followed the study folder on the command line (the kind, then the options
+        that matter for a rerun), for the command a refusal says to run again once its
+        cause is mended; default: the kind and ``--rater`` of each of ``raters``.
 
     Raises
     ------
@@ -119,6 +124,8 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
         raise UsageError("no sender address: set 'from' in the [mail] table of study.toml, "
                          "or give --from ADDRESS")
     now = now or dt.datetime.now(dt.UTC)
+    words = list(given) if given is not None else [which, *_rater_words(raters or [])]
+    rerun = f"run '{command_line('send', root, *words)}' again"
     study = load_study(root)
     _refuse_another_signer(study, settings, which, root)
     known = {r.id: r for r in study.raters}
@@ -130,10 +137,10 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
     journal = read_journal(root)
     # before any draft is composed: a real send of reminders writes its drafts first
     if journal.damaged:  # a "sent" record lost there would send its message again
-        raise SheetflowError(damaged_journal(journal.damaged))
+        raise SheetflowError(damaged_journal(journal.damaged, then=rerun))
     # the invitations say how many cases each workbook holds, read from its entry
     drafts = {"invitations": partial(_invitations, manifest=manifest),
-              "reminders": _reminders,
+              "reminders": partial(_reminders, then=rerun, then_all=_rerun_all(root, words)),
               "replies": _replies}[which](root, study, box, min_days, now, not dry_run,
                                           journal, manifest.heads)
     for rater_id, sitting, draft, about in drafts:
@@ -156,12 +163,25 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
     # a rater not asked for is no message left out of this send
     box.left_out = [x for x in box.left_out if not raters or x[0] in raters]
     _refuse_replies_signed_otherwise(box.messages, settings, root)
-    _refuse_changed_packs(box.messages, manifest.heads, root)
+    _refuse_changed_packs(box.messages, manifest.heads, root, rerun)
     return box
 
 
+def _rater_words(raters: list[str]) -> list[str]:
+    """``--rater ID`` for each of ``raters``, as typed."""
+    return [word for rater in raters for word in ("--rater", rater)]
+
+
+def _rerun_all(root: Path, words: list[str]) -> str:
+    """Run the send of ``words`` again for every rater (its ``--rater`` options left
+    out): what drafts the reminders of a rater not asked for."""
+    kept = [w for i, w in enumerate(words)
+            if w != "--rater" and (i == 0 or words[i - 1] != "--rater")]
+    return f"run '{command_line('send', root, *kept)}' again"
+
+
 def _refuse_changed_packs(messages: list[Outgoing], heads: list[PackHead],
-                          root: Path) -> None:
+                          root: Path, then: str) -> None:
     """Refuse the send when a message attaches a pack whose bytes are not the ones the
     manifest records the sha256 of (:func:`changed_packs`).
 
@@ -169,6 +189,7 @@ def _refuse_changed_packs(messages: list[Outgoing], heads: list[PackHead],
     message itself, not the file read again. Replies count too: ``collect`` checked
     the pack when it wrote the draft, but the draft sits in ``out/feedback/`` until it
     is sent, and a draft edited or a pack swapped meanwhile would reach the rater.
+    ``then`` is what to do once the packs are restored (run the send again).
 
     Raises
     ------
@@ -178,7 +199,7 @@ def _refuse_changed_packs(messages: list[Outgoing], heads: list[PackHead],
     changed = changed_packs([item.attachment[:2] for item in messages], heads)
     if changed:
         raise SealError(changed_packs_problem(changed, root, not_done="nothing was sent",
-                                              then="send again"))
+                                              then=then))
 
 
 def _refuse_another_signer(study: Study, settings: MailSettings, which: str,
@@ -309,15 +330,18 @@ def _invitations(root: Path, study: Study, box: Outbox, min_days: float,
 
 def _reminders(root: Path, study: Study, box: Outbox, min_days: float,
                now: dt.datetime, write: bool, journal: Journal,
-               heads: list[PackHead]) -> list[Draft]:
+               heads: list[PackHead], *, then: str, then_all: str) -> list[Draft]:
     """The reminders ``remind`` composes: written to ``out/reminders/`` (``write``), or
     only in memory for a dry run, which must leave the study as it found it. ``remind``
     decides by the journal and checks the packs against the manifest read here, not by
     a second reading of either file, and refuses a changed pack before it writes or
-    removes any draft."""
+    removes any draft (``then``: what its refusal says to do next, run the send
+    again). Another rater's changed pack keeps ``out/reminders/`` as it was: what
+    writes it once the pack is restored is the send to every rater (``then_all``)."""
     result = remind(root, min_days=min_days, now=now, write=write, journal=journal,
-                    then="send again", heads=heads, raters=box.raters or None)
-    box.drafts_kept = result.kept
+                    then=then, heads=heads, raters=box.raters or None)
+    box.drafts_kept = folder_kept(result.drafts.changed, then_all, root) if result.kept \
+        else ""
     box.left_out += result.skipped
     box.left_out += [(r, 0, "no e-mail address in the raters file")
                      for r in result.drafts.no_email]

@@ -102,7 +102,8 @@ class SendReport:
 
 def send_messages(root: Path, messages: list[Outgoing], server: Server, sender: str, *,
                   login: str = "", password: str = "", context: ssl.SSLContext | None = None,
-                  progress: Callable[[int, int], None] | None = None) -> SendReport:
+                  progress: Callable[[int, int], None] | None = None,
+                  again: str = "") -> SendReport:
     """Send ``messages`` over one connection to ``server``, journalling each one.
 
     Parameters
@@ -120,6 +121,10 @@ def send_messages(root: Path, messages: list[Outgoing], server: Server, sender: 
         checked; ``SSL_CERT_FILE`` is honoured).
     progress : callable, optional
         ``progress(done, total)`` after each message.
+    again : str, optional
+        The command that sends what did not go, as the user gave it (without
+        ``--resend``, which would send again what went), which a missing login or a
+        broken connection names (default: "send again", "the same command").
 
     Returns
     -------
@@ -141,10 +146,11 @@ def send_messages(root: Path, messages: list[Outgoing], server: Server, sender: 
     with _connect(server, login, password, context) as smtp:
         for done, item in enumerate(messages, 1):
             try:
-                _send_one(root, smtp, item, sender, report)
+                _send_one(root, smtp, item, sender, report, again)
             except _LoginRequired as exc:
                 # a problem of the connection, not of this recipient: stop at once
-                error = MailError(_login_line(server, login, password, exc.reply, report))
+                error = MailError(_login_line(server, login, password, exc.reply, report,
+                                              again))
                 if report.sent or report.refused:
                     report.not_tried = messages[done:]
                     error.report = report  # type: ignore[attr-defined]
@@ -159,7 +165,7 @@ def send_messages(root: Path, messages: list[Outgoing], server: Server, sender: 
 
 
 def _send_one(root: Path, smtp: smtplib.SMTP, item: Outgoing, sender: str,
-              report: SendReport) -> None:
+              report: SendReport, again: str) -> None:
     name, sha256, _ = item.attachment
     mid = item.message_id
     smtp._sheetflow_reset()  # type: ignore[attr-defined]
@@ -183,7 +189,7 @@ def _send_one(root: Path, smtp: smtplib.SMTP, item: Outgoing, sender: str,
         if needs_login(exc.smtp_code, _text(exc.smtp_error)):
             _login_required(root, item, reply)
     except (smtplib.SMTPException, OSError) as exc:
-        _broke_off(root, smtp, item, report, exc)
+        _broke_off(root, smtp, item, report, exc, again)
     append(root, {"event": outcome, "message_id": mid, "time": iso(now_utc()),
                   "reply": reply})
     (report.sent if outcome == "sent" else report.refused).append((item, reply))
@@ -215,22 +221,35 @@ def _login_required(root: Path, item: Outgoing, reply: str) -> NoReturn:
 
 
 def _login_line(server: Server, login: str, password: str, reply: str,
-                report: SendReport) -> str:
+                report: SendReport, again: str) -> str:
     """One line saying the server requires a login, and what to set."""
     gone = f"; {_sent(len(report.sent))}" if report.sent else ""
     if not password:
         return (f"the SMTP server {server} requires a login ({reply}) and no "
                 f"{SMTP_PASSWORD_ENV} was given: set it to the password of {login!r} "
-                f"([mail] username; most providers need an app password) and send again"
+                f"([mail] username; most providers need an app password) and "
+                f"{_rerun(again)}"
                 f"{gone}")
     return (f"the SMTP server {server} will not send without a login ({reply}) although "
             f"sheetflow logged in as {login!r}: check [mail] username and "
             f"{SMTP_PASSWORD_ENV}{gone}")
 
 
+def _rerun(again: str) -> str:
+    """What to run once the login is set: the whole command when known."""
+    return f"run '{again}' again" if again else "send again"
+
+
+def _rest(again: str) -> str:
+    """What sends the messages not sent yet: the whole command when known."""
+    return (f"run '{again}' again to send the rest" if again
+            else "run the same command again to send the rest")
+
+
 def _broke_off(root: Path, smtp: smtplib.SMTP, item: Outgoing, report: SendReport,
-               exc: BaseException) -> NoReturn:
-    """Journal and raise a connection lost during ``item``'s transaction.
+               exc: BaseException, again: str) -> NoReturn:
+    """Journal and raise a connection lost during ``item``'s transaction (``again``:
+    the command that sends the rest, "" when not known).
 
     Raises
     ------
@@ -247,15 +266,14 @@ def _broke_off(root: Path, smtp: smtplib.SMTP, item: Outgoing, report: SendRepor
             f"the connection to the mail server broke after the whole message to {item.to} "
             f"was written and before the server confirmed it ({exc}): it may or may not "
             "have arrived, so it is held as unconfirmed and not sent again without "
-            f"--resend (ask the rater); {_sent(len(report.sent))}; run the same command "
-            "again to send the rest") from None
+            f"--resend (ask the rater); {_sent(len(report.sent))}; {_rest(again)}"
+            ) from None
     append(root, {"event": "failed", "message_id": item.message_id, "time": iso(now_utc()),
                   "reply": _text(str(exc))})
     report.failed.append((item, str(exc)))
     raise MailError(f"the mail server broke off before it had the whole message to {item.to} "
                     f"({exc}): it was not delivered, and the next run sends it; "
-                    f"{_sent(len(report.sent))}; run the same command again to send the "
-                    "rest") from None
+                    f"{_sent(len(report.sent))}; {_rest(again)}") from None
 
 
 def _last_reply(smtp: smtplib.SMTP) -> str:
