@@ -1,4 +1,4 @@
-"""The sealed key, its published hash, the plan lock, and checking them.
+"""Writing the sealed key, its published hash and the plan lock; reading what they froze.
 
 ``generate`` writes, in ``sealed/``:
 
@@ -10,53 +10,73 @@
 * ``plan.lock.json``: the spec hash, the key hash, the manifest hash, the input hashes
   and the sheetflow version, frozen at generation.
 
-:func:`verify_seal` recomputes the key's sha256 and compares it with ``key.sha256``, the
-published hash and the plan lock; compares the spec hash the key records (which the
-published hash covers) with the plan lock's and with the study as it is now; and
-re-hashes the sealed input files. :func:`unseal` is the same check for ``analyze``,
-raising the first problem.
+:func:`write_lock_record` seals the packs a data lock adds (protocol 002);
+:func:`sealed_manifest_sha256` and :func:`spec_drift` read what the seal froze without
+checking it. Checking the seal (:func:`verify_seal`, :func:`unseal`) is
+:mod:`.seal_check`; the seal's file names and byte form are :mod:`.seal_files`. Both are
+imported from here too, the one place the rest of sheetflow reads the seal from.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import MissingStepError, SealError, UsageError, command_line
-from ..spec.study import Study, load_study
-from .secret import SECRET_FILE, parse_secret, secret_sha256, write_private, write_secret
+from ..errors import SealError
+from ..spec.study import Study
+from .seal_check import (
+    SealCheck,
+    check_collected_manifest,
+    check_published,
+    unseal,
+    verify_seal,
+)
+from .seal_files import (
+    KEY_FILE,
+    KEY_FORMAT,
+    KEY_HASH_FILE,
+    LOCK_RECORD_FILE,
+    LOCK_RECORD_HASH_FILE,
+    PLAN_LOCK_FILE,
+    SEALED_DIR,
+    SELECTION_FILE,
+    dump_json,
+    input_hashes,
+    require_seal,
+    sealed_input_names,
+    sha256_file,
+)
+from .secret import SECRET_FILE, secret_sha256, write_private, write_secret
 
-SEALED_DIR = "sealed"
-KEY_FILE = "key.json"
-KEY_HASH_FILE = "key.sha256"
-PLAN_LOCK_FILE = "plan.lock.json"
-SELECTION_FILE = "second-rater-selection.json"  # protocol 002: the draw at data lock
-LOCK_RECORD_FILE = "lock-record.json"  # protocol 002: the packs the lock added
-LOCK_RECORD_HASH_FILE = "lock-record.sha256"
-KEY_FORMAT = 2  # 2: draws keyed with the study secret (key records secret_sha256)
-
-
-def dump_json(data: Any, *, compact: bool = False) -> bytes:
-    """Stable JSON bytes: sorted keys, UTF-8, final newline.
-
-    Two-space indent for files people read (key, plan lock); ``compact`` (one line, the
-    fast C encoder) for the manifest, which can hold hundreds of thousands of cells.
-    """
-    if compact:
-        text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    else:
-        text = json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False)
-    return (text + "\n").encode()
-
-
-def sha256_file(path: Path) -> str:
-    """The sha256 (hex) of a file's bytes."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+__all__ = [
+    "KEY_FILE",
+    "KEY_FORMAT",
+    "KEY_HASH_FILE",
+    "LOCK_RECORD_FILE",
+    "LOCK_RECORD_HASH_FILE",
+    "PLAN_LOCK_FILE",
+    "SEALED_DIR",
+    "SELECTION_FILE",
+    "Seal",
+    "SealCheck",
+    "check_collected_manifest",
+    "check_published",
+    "dump_json",
+    "input_hashes",
+    "require_seal",
+    "sealed_input_names",
+    "sealed_manifest_sha256",
+    "sha256_file",
+    "spec_drift",
+    "unseal",
+    "verify_seal",
+    "write_lock_record",
+    "write_seal",
+]
 
 
 @dataclass(frozen=True)
@@ -167,446 +187,6 @@ def write_lock_record(root: Path, key: dict[str, Any], *, manifest_sha256: str,
     return Seal(path, hash_path, sealed / PLAN_LOCK_FILE, digest, str(key.get("spec_hash", "")))
 
 
-@dataclass
-class SealCheck:
-    """The outcome of :func:`verify_seal`: ``ok`` when ``problems`` is empty."""
-
-    key_sha256: str = ""
-    spec_hash: str = ""
-    current_spec_hash: str = ""
-    inputs: dict[str, str] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
-    key: dict[str, Any] = field(default_factory=dict, repr=False)
-    secret: bytes | None = field(default=None, repr=False)
-    """The study secret as read and checked (None for keys sealed before it existed)."""
-    input_bytes: dict[str, bytes] = field(default_factory=dict, repr=False)
-    """Each sealed input file's bytes as read and hashed: parse these, not the file."""
-    notes: list[str] = field(default_factory=list)
-    """What the check could not cover, though nothing is wrong (not problems)."""
-    lock_record_sha256: str = ""
-    """The sha256 of the data lock's chained record (protocol 002), when there is one."""
-    manifest_sha256: str = ""
-    """The manifest's sealed sha256 (the data lock's record's, else the key's or the plan
-    lock's): the one ``collect`` must have placed the ratings by."""
-    checked: list[str] = field(default_factory=list)
-    """What was compared and found to agree, one line each (only what was compared:
-    the published hash, for one, only when it was given)."""
-    study_dir: str | Path = "."
-    """The study folder as the user gave it: the commands the problems name run on it."""
-    out_dir: str | Path | None = None
-    """Where ``packs/`` and ``sealed/`` are when not in the study folder (``--out``)."""
-
-    def command(self, step: str, *options: str) -> str:
-        """The whole command ``step`` on this study (with its ``--out`` for generate)."""
-        elsewhere = ("--out", str(self.out_dir)) if self.out_dir is not None and \
-            step == "generate" else ()
-        return command_line(step, self.study_dir, *elsewhere, *options)
-
-    @property
-    def ok(self) -> bool:
-        """Whether the seal holds and the spec is unchanged."""
-        return not self.problems
-
-
-def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
-                study: Study | None = None, published: str | None = None,
-                published_lock: str | None = None, pack_files: bool = False) -> SealCheck:
-    """Check the seal of the study in ``study_dir``.
-
-    The key's sha256 must equal ``key.sha256`` (and ``published``, the hash announced
-    before scoring, when given) and the plan lock's record; the spec hash recorded in
-    the key, the one in the plan lock and the study's current hash must all agree (so
-    editing the spec and writing its new hash into the plan lock does not pass); every
-    input file hashed at generate (the internal scores) must be unchanged; and the
-    manifest, when present, must be the one generated. With ``pack_files``, every pack
-    workbook the manifest lists must be in ``packs/`` with the sha256 its entry records
-    (the manifest is sealed, so those hashes are too); a manifest written before
-    sheetflow recorded them gets a note instead (:attr:`SealCheck.notes`).
-
-    Parameters
-    ----------
-    study_dir : str or Path
-        The study folder.
-    out : str or Path, optional
-        The folder holding ``sealed/`` when it is not the study folder.
-    study : Study, optional
-        The study as already loaded (loaded from ``study_dir`` when not given).
-    published : str, optional
-        The key sha256 published before scoring.
-    published_lock : str, optional
-        The sha256 of ``lock-record.json`` published at the data lock (protocol 002).
-    pack_files : bool
-        Also check the pack workbooks are there and unchanged (``sheetflow verify``);
-        ``analyze`` reads no pack, so a pack removed or changed after it was sent does
-        not stop it.
-
-    Returns
-    -------
-    SealCheck
-        Each problem is one line naming the file and what differs; ``key`` holds the
-        sealed key when it could be read.
-
-    Raises
-    ------
-    SpecError
-        When the study itself no longer loads.
-    MissingStepError
-        When there is no seal (``generate`` has not run).
-    """
-    study_dir = Path(study_dir)
-    root = Path(out or study_dir)
-    sealed = root / SEALED_DIR
-    check = SealCheck(study_dir=study_dir, out_dir=Path(out) if out is not None else None)
-    paths = require_seal(study_dir, root)
-    key_bytes = paths[KEY_FILE].read_bytes()  # the bytes hashed are the bytes parsed
-    _check_key_hash(check, key_bytes, paths, published)
-    lock = _read_json(paths[PLAN_LOCK_FILE], check)
-    key = _read_json(paths[KEY_FILE], check, key_bytes)
-    if lock is None or key is None:
-        return check
-    check.key = key
-    if lock.get("key_sha256") != check.key_sha256 and not check.problems:
-        check.problems.append(f"{SEALED_DIR}/{PLAN_LOCK_FILE} records key sha256 "
-                              f"{lock.get('key_sha256')} but the key has {check.key_sha256}")
-    elif lock.get("key_sha256") == check.key_sha256:
-        check.checked.append(f"{PLAN_LOCK_FILE} records the same key sha256")
-    _check_secret(check, key, sealed)
-    study = study or load_study(study_dir)
-    _check_spec_hashes(check, key, lock, study.hash)
-    _check_inputs(check, key, lock, study)
-    record = _check_lock_record(check, sealed, published_lock)
-    path = root / "packs" / "manifest.json"
-    manifest = path.read_bytes() if path.is_file() else None  # read once: hashed, parsed
-    _check_manifest(check, manifest, record or lock, key if record is None else None)
-    packs = _manifest_packs(manifest)
-    _check_cards(check, packs, check.key.get("packs", []))
-    if pack_files:
-        _check_pack_files(check, packs, root / "packs")
-    return check
-
-
-def _manifest_packs(data: bytes | None) -> list[dict[str, Any]]:
-    """The ``packs`` of the manifest's bytes (none when missing or unreadable: named by
-    :func:`_check_manifest`, by its hash, and by collect)."""
-    try:
-        manifest = json.loads(data.decode("utf-8")) if data is not None else None
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return []
-    packs = manifest.get("packs") if isinstance(manifest, dict) else None
-    return [p for p in packs if isinstance(p, dict)] if isinstance(packs, list) else []
-
-
-def _check_pack_files(check: SealCheck, packs: list[dict[str, Any]], folder: Path) -> None:
-    """Each pack workbook the manifest lists must be in ``folder`` (``packs/``), since a
-    reminder attaches it again, and hold the bytes its entry records the sha256 of."""
-    unhashed = [p.get("file") for p in packs if "sha256" not in p]
-    if packs and len(unhashed) == len(packs):
-        check.notes.append("pack bytes were not recorded for this study (its manifest was "
-                           "written by a sheetflow before 'generate' hashed each pack): "
-                           "verify checked that each pack is in packs/, not that it is "
-                           "unchanged")
-    elif unhashed:  # generate hashes every pack or none: the manifest was pieced together
-        check.problems.append(f"packs/manifest.json records the sha256 of some packs but "
-                              f"not of packs/{unhashed[0]}: generate wrote no such manifest; "
-                              "restore it from the generate run")
-    before, present, hashed = len(check.problems), 0, 0
-    for pack in packs:
-        name = pack.get("file")
-        if not isinstance(name, str) or not name:
-            continue
-        path = folder / name
-        if not path.is_file():
-            check.problems.append(f"packs/{name}: missing (packs/manifest.json lists it); "
-                                  "restore it from the generate run")
-            continue
-        present += 1
-        if "sha256" in pack:
-            hashed += 1
-            _check_pack_bytes(check, name, path.read_bytes(), pack["sha256"])
-    if len(check.problems) > before or not present:
-        return
-    verb = "has" if hashed == 1 else "have"
-    check.checked.append(f"{_packs(hashed)} in packs/ {verb} the sha256 packs/manifest.json "
-                         "records" if hashed else
-                         f"{_packs(present)} in packs/ (presence only: see the note)")
-
-
-def _packs(count: int) -> str:
-    """``"1 pack"``, ``"3 packs"``."""
-    return f"{count} pack{'' if count == 1 else 's'}"
-
-
-def _check_pack_bytes(check: SealCheck, name: str, data: bytes, recorded: Any) -> None:
-    """One pack's bytes against the sha256 its manifest entry records."""
-    found = hashlib.sha256(data).hexdigest()
-    if found != recorded:
-        check.problems.append(
-            f"packs/{name}: sha256 {found} but packs/manifest.json records {recorded} for "
-            "it: the workbook was changed or replaced after generate. Not sent yet: restore "
-            f"it ('{check.command('generate')}' on the unchanged spec writes the same bytes "
-            "again). Sent already: restoring it does not change the copy the rater holds; "
-            "find which copy they got (mail.jsonl records the sha256 of each attachment "
-            "sent)")
-
-
-def _check_cards(check: SealCheck, packs: list[dict[str, Any]],
-                 sealed_packs: list[dict[str, Any]]) -> None:
-    """Each pack the key sealed must show the same item under each card code in the
-    manifest (``packs``, its pack entries): whatever hash a lock record or plan lock
-    gives the manifest, a card moved to another item fails here against the published
-    key."""
-    from .manifest_form import card_items  # only when a seal is checked
-
-    sealed = {(p.get("rater_id"), p.get("sitting")):
-              {c.get("code") or c.get("item_id"): c.get("item_id") for c in p.get("cases", [])}
-              for p in sealed_packs if isinstance(p, dict)}
-    compared = 0
-    for pack in packs:
-        want = sealed.get((pack.get("rater_id"), pack.get("sitting")))
-        if want is not None and card_items(pack.get("cards") or []) != want:
-            check.problems.append(
-                f"packs/manifest.json: the cards of {pack.get('rater_id')} (sitting "
-                f"{pack.get('sitting')}) do not show the items {KEY_FILE} sealed for them: "
-                "the manifest was changed after generate; restore it")
-            return
-        compared += want is not None
-    if compared:
-        check.checked.append(f"the cards of {_packs(compared)} in packs/manifest.json show "
-                             f"the items {KEY_FILE} sealed for them")
-
-
-def _check_lock_record(check: SealCheck, sealed: Path,
-                       published: str | None = None) -> dict[str, Any] | None:
-    """The data lock's record, chained to this key: its packs join the key's.
-
-    ``published``: the record's sha256 as published at the lock (it alone tells a
-    rewritten record and hash file from the sealed ones)."""
-    path = sealed / LOCK_RECORD_FILE
-    if not path.exists():
-        if published:
-            check.problems.append(f"a lock record hash was given, but there is no "
-                                  f"{SEALED_DIR}/{LOCK_RECORD_FILE}")
-        if (sealed / SELECTION_FILE).exists():
-            check.problems.append(f"{SEALED_DIR}/{SELECTION_FILE} records a data lock whose "
-                                  "packs were never sealed (the lock stopped half-way); run "
-                                  f"'{check.command('lock')}' again to finish it")
-        return None
-    data = path.read_bytes()  # read once: hashed, then parsed
-    before = len(check.problems)
-    check.lock_record_sha256 = hashlib.sha256(data).hexdigest()
-    hash_path = sealed / LOCK_RECORD_HASH_FILE
-    recorded = hash_path.read_text(encoding="utf-8", errors="replace").split()[:1] \
-        if hash_path.exists() else []
-    if published and published.strip().lower() != check.lock_record_sha256:
-        check.problems.append(f"{SEALED_DIR}/{LOCK_RECORD_FILE} has sha256 "
-                              f"{check.lock_record_sha256}, not the {published.strip()} "
-                              "published at the lock: the lock's record was replaced")
-    if recorded != [check.lock_record_sha256]:
-        check.problems.append(f"{SEALED_DIR}/{LOCK_RECORD_FILE} has sha256 "
-                              f"{check.lock_record_sha256} but {LOCK_RECORD_HASH_FILE} says "
-                              f"{recorded[0] if recorded else 'nothing readable'}: the lock's "
-                              "record was changed after the lock")
-    record = _read_json(path, check, data)
-    if record is None:
-        return None
-    if record.get("chained_to") != check.key_sha256:
-        check.problems.append(f"{SEALED_DIR}/{LOCK_RECORD_FILE} extends the key with sha256 "
-                              f"{record.get('chained_to')}, not this one ({check.key_sha256})")
-        return record
-    check.key = {**check.key, "packs": [*check.key.get("packs", []),
-                                        *record.get("packs", [])]}
-    if len(check.problems) == before:
-        check.checked.append(f"{LOCK_RECORD_FILE} matches {SEALED_DIR}/{LOCK_RECORD_HASH_FILE}"
-                             + (" and the hash given with --lock-sha256" if published else "")
-                             + f", and extends this {KEY_FILE}")
-    return record
-
-
-def require_seal(study_dir: Path, root: Path | None = None) -> dict[str, Path]:
-    """The seal's files, by name; without opening any.
-
-    Raises
-    ------
-    MissingStepError
-        A file is missing (``generate`` has not run), naming the command to run.
-    """
-    sealed = (root or study_dir) / SEALED_DIR
-    paths = {name: sealed / name for name in (KEY_FILE, KEY_HASH_FILE, PLAN_LOCK_FILE)}
-    missing = [n for n, p in paths.items() if not p.exists()]
-    if missing:
-        raise MissingStepError(f"{sealed}: {', '.join(missing)} missing",
-                               f"sheetflow generate {study_dir}")
-    return paths
-
-
-def unseal(study_dir: str | Path, study: Study, published: str | None = None,
-           ) -> SealCheck:
-    """The seal check after :func:`verify_seal` found nothing wrong: the key, its sha256,
-    the study secret (None for keys sealed before it existed) and the sealed inputs'
-    bytes, each read once.
-
-    Raises
-    ------
-    SealError
-        The first problem :func:`verify_seal` found, as one line.
-    """
-    check = verify_seal(study_dir, study=study, published=published)
-    if not check.ok:
-        raise SealError(check.problems[0])
-    return check
-
-
-def input_hashes(study: Study) -> dict[str, str]:
-    """The sha256 of each input file the analysis reads besides the spec.
-
-    Today that is the internal scores (``[analysis.params] internal_scores_file``),
-    which the direction and Spearman checks compare with: sealed at generate so they
-    cannot be edited once the ratings are seen. Keys are paths relative to the study.
-    """
-    return {name: sha256_file(study.root / name) for name in sealed_input_names(study)}
-
-
-def _check_key_hash(check: SealCheck, key_bytes: bytes, paths: dict[str, Path],
-                    published: str | None) -> None:
-    check_published(published)
-    before = len(check.problems)
-    check.key_sha256 = hashlib.sha256(key_bytes).hexdigest()
-    recorded = _published_hash(paths[KEY_HASH_FILE])
-    if not _SHA256.fullmatch(recorded):
-        check.problems.append(f"{SEALED_DIR}/{KEY_HASH_FILE} is not the line '<sha256>  "
-                              f"{KEY_FILE}', so {KEY_FILE} cannot be checked against it: "
-                              "restore it as published before scoring")
-    elif recorded != check.key_sha256:
-        check.problems.append(f"{SEALED_DIR}/{KEY_FILE} has sha256 {check.key_sha256} but "
-                              f"{KEY_HASH_FILE} says {recorded}: the key (or its hash file) "
-                              "was changed after sealing")
-    if published and published.strip().lower() != check.key_sha256:
-        check.problems.append(f"{SEALED_DIR}/{KEY_FILE} has sha256 {check.key_sha256} but the "
-                              f"published hash is {published.strip().lower()}: this is not the "
-                              "key sealed before scoring")
-    if len(check.problems) > before:
-        return
-    check.checked.append(f"{KEY_FILE} matches {SEALED_DIR}/{KEY_HASH_FILE}" + (
-        " and the hash given with --key-sha256" if published else
-        " (give --key-sha256 to check it against the hash published before scoring)"))
-
-
-def _check_secret(check: SealCheck, key: dict[str, Any], sealed: Path) -> None:
-    """The secret on disk must be the one the key (and so the published hash) records.
-
-    Keys sealed before the study secret existed record none; nothing is checked then.
-    """
-    recorded = key.get("secret_sha256")
-    if recorded is None:
-        return
-    path = sealed / SECRET_FILE
-    data = path.read_bytes() if path.is_file() else None  # read once: checked, then used
-    now = hashlib.sha256(data).hexdigest() if data is not None else \
-        "nothing (the file is missing)"
-    if now != recorded:
-        check.problems.append(f"{SEALED_DIR}/{SECRET_FILE} has sha256 {now} but the sealed key "
-                              f"records {recorded}: restore the secret made at generate")
-        return
-    check.secret = parse_secret(data, path)
-    check.checked.append(f"{SEALED_DIR}/{SECRET_FILE} has the sha256 {KEY_FILE} records")
-
-
-def _check_spec_hashes(check: SealCheck, key: dict[str, Any], lock: dict[str, Any],
-                       current: str) -> None:
-    check.spec_hash = str(key.get("spec_hash", ""))
-    check.current_spec_hash = current
-    locked = str(lock.get("spec_hash", ""))
-    if locked != check.spec_hash:
-        check.problems.append(f"{SEALED_DIR}/{PLAN_LOCK_FILE} records spec hash {locked} but "
-                              f"the sealed key records {check.spec_hash}: the plan lock was "
-                              "edited after generate")
-    if current != check.spec_hash:
-        check.problems.append(f"the study spec (study.toml, items or raters) changed after "
-                              f"generate: frozen spec hash {check.spec_hash}, current "
-                              f"{current}; undo the edit so the hash matches again, or, if "
-                              "no rater has scored yet, run "
-                              f"'{check.command('generate', '--force')}' and send the new packs")
-    if locked == check.spec_hash == current:
-        check.checked.append(f"the spec hash {KEY_FILE} and {PLAN_LOCK_FILE} record is the "
-                             "study's as it is now")
-
-
-def _check_inputs(check: SealCheck, key: dict[str, Any], lock: dict[str, Any],
-                  study: Study) -> None:
-    sealed = key.get("inputs", {})
-    if not isinstance(sealed, dict) or lock.get("inputs", {}) != sealed:
-        check.problems.append(f"{SEALED_DIR}/{PLAN_LOCK_FILE} and {KEY_FILE} record different "
-                              "input hashes: the plan lock was edited after generate")
-        return
-    check.inputs = dict(sealed)
-    for name in sealed_input_names(study):
-        if name not in sealed:
-            check.problems.append(f"{name} was not sealed at generate (the key records no "
-                                  f"hash for it); run '{check.command('generate', '--force')}' "
-                                  "before anyone scores")
-    for name, digest in sealed.items():
-        path = study.root / name
-        data = path.read_bytes() if path.is_file() else None  # read once: hashed, then used
-        now = hashlib.sha256(data).hexdigest() if data is not None else \
-            "nothing (the file is missing)"
-        if data is not None and now == digest:
-            check.input_bytes[name] = data
-        if now != digest:
-            check.problems.append(f"{name} changed after generate: sha256 {digest} was "
-                                  f"sealed, it is now {now}; restore the file as it was at "
-                                  "generate")
-    if sealed and all(name in check.input_bytes for name in sealed):
-        check.checked.append(f"{', '.join(sorted(sealed))} unchanged since generate")
-
-
-def sealed_input_names(study: Study) -> list[str]:
-    """The input files :func:`input_hashes` seals, without reading them."""
-    name = study.plan.params.get("internal_scores_file")
-    return [name] if isinstance(name, str) and name else []
-
-
-def _check_manifest(check: SealCheck, data: bytes | None, lock: dict[str, Any],
-                    key: dict[str, Any] | None) -> None:
-    """The manifest (``data``: its bytes, None when missing) must be the one sealed:
-    the plan lock's (or the data lock's record) and, for keys that record it, the
-    key's own."""
-    recorded = lock.get("manifest_sha256")
-    in_key = (key or {}).get("manifest_sha256")
-    check.manifest_sha256 = str(in_key or recorded or "")
-    if in_key and recorded != in_key:
-        check.problems.append(f"{SEALED_DIR}/{PLAN_LOCK_FILE} records manifest sha256 "
-                              f"{recorded} but {KEY_FILE} sealed {in_key}: the plan lock was "
-                              "edited after generate")
-        return
-    found = hashlib.sha256(data).hexdigest() if data is not None else ""
-    if recorded and data is None:
-        check.problems.append(f"packs/manifest.json is missing (sha256 {recorded} was "
-                              "sealed); restore it from the generate run")
-    elif recorded and found != recorded:
-        check.problems.append(f"packs/manifest.json has sha256 {found} but "
-                              f"{SEALED_DIR}/{PLAN_LOCK_FILE} records {recorded}: the manifest "
-                              "was changed after generate")
-    elif recorded:
-        check.checked.append("packs/manifest.json has the sha256 sealed for it")
-
-
-def check_collected_manifest(check: SealCheck, record: dict[str, Any]) -> None:
-    """The collection must have placed the ratings by the sealed manifest.
-
-    Raises
-    ------
-    SealError
-        ``out/collection.json`` names another manifest: the ratings were placed by an
-        edited one (each card's answers may sit under another item).
-    """
-    used = record.get("manifest_sha256")
-    if used and check.manifest_sha256 and used != check.manifest_sha256:
-        raise SealError(f"out/collection.json was collected with a manifest of sha256 {used}, "
-                        f"not the sealed {check.manifest_sha256}: the ratings may sit under "
-                        "other items; restore packs/manifest.json from the generate run and "
-                        f"run '{check.command('collect')}' again")
-
-
 def sealed_manifest_sha256(root: Path) -> str | None:
     """The sha256 the manifest was sealed with: the data lock's record's when there is
     one (the lock adds packs), else the plan lock's; None for no seal.
@@ -626,37 +206,6 @@ def sealed_manifest_sha256(root: Path) -> str | None:
             value = doc.get("manifest_sha256") if isinstance(doc, dict) else None
             return value if isinstance(value, str) else None
     return None
-
-
-_SHA256 = re.compile(r"[0-9a-f]{64}")
-
-
-def check_published(published: str | None, option: str = "--key-sha256") -> None:
-    """Refuse a published hash that is not a sha256 at all (a typo, a prefix): a usage
-    error, not a broken seal."""
-    if published and not _SHA256.fullmatch(published.strip().lower()):
-        what = KEY_HASH_FILE if option == "--key-sha256" else LOCK_RECORD_HASH_FILE
-        raise UsageError(f"{option} {published.strip()!r}: not a sha256 (64 hexadecimal "
-                         f"digits, the first word of {SEALED_DIR}/{what} as published)")
-
-
-def _published_hash(path: Path) -> str:
-    parts = path.read_text(encoding="utf-8", errors="replace").split()
-    return parts[0].lower() if len(parts) == 2 and parts[1] == KEY_FILE else ""
-
-
-def _read_json(path: Path, check: SealCheck, data: bytes | None = None,
-               ) -> dict[str, Any] | None:
-    """``path``'s JSON object (parsed from ``data`` when given), or None with the problem."""
-    try:
-        doc = json.loads((path.read_bytes() if data is None else data).decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        check.problems.append(f"{SEALED_DIR}/{path.name} is not valid JSON ({exc})")
-        return None
-    if not isinstance(doc, dict):
-        check.problems.append(f"{SEALED_DIR}/{path.name} is not a JSON object")
-        return None
-    return doc
 
 
 def spec_drift(study_dir: str | Path, study: Study) -> str:
