@@ -341,6 +341,10 @@ def word_range_formula(ref: str, dim: Dimension) -> str | None:
     return f"AND(LEN({flat})>0,{outside})"
 
 
+def _col(letter: str) -> int:
+    return ord(letter) - ord("A")
+
+
 def column_name(index: int) -> str:
     """The letters of the 0-based column ``index`` (0 -> A, 25 -> Z, 26 -> AA)."""
     name = ""
