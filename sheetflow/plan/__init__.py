@@ -19,12 +19,13 @@ from .closed_forms import (
     icc_test_items,
     zou_icc_lower_items,
 )
+from .defaults import band_width
 from .design import Costs, PlanResult, Target, items_for_target, plan_alpha, plan_icc
 from .formulas import bonett_icc_items, bonett_icc_width, krippendorff_min_values, zou_icc_items
 from .kappa_size import kappa_ci_items, kappa_lower_limit, kappa_power_items
 from .record import SIZING_FILE, record_plan
 from .simulate import ModelSource, PilotSource, simulate_cell, simulate_grid
-from .study_plan import band_width, plan_study
+from .study_plan import plan_study
 
 __all__ = [
     "SIZING_FILE",

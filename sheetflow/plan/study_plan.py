@@ -1,6 +1,6 @@
 """Plan a study folder: the statistic its protocol decides on, its target, the notes.
 
-What a study's plan is about comes from its spec (:func:`study_defaults`): the
+What a study's plan is about comes from its spec (:func:`.defaults.study_defaults`): the
 intra-rater kappa of a second sitting (``[design.repeats]``, protocol 001), alpha on
 the first total where the plan has bands (000), the ICC where the analysis runs one on
 a total (002, 004), Cohen's or Fleiss' kappa per column otherwise (003), alpha last.
@@ -8,15 +8,13 @@ Where second raters rate only a subset (002), every design is sized on its subse
 (:mod:`.subset`).
 Closed forms serve where one exists (kappa: kappaSize, 2-6 raters, 2-5 categories; the
 ICC: Bonett, Zou, Walter-Eliasziw-Donner); alpha and designs no formula covers are
-simulated.
+simulated. The plain-words notes the plan ends with are written by :mod:`.notes`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -28,16 +26,15 @@ from ..spec.limits import MAX_ITEMS, MAX_RATERS
 from ..spec.model import Study
 from ..spec.study import load_study
 from .closed_plan import kappa_covered, plan_icc_edge, plan_kappa
+from .defaults import _NAMES, StudyDefaults, band_width, study_defaults
 from .design import (
     Costs,
     PlanResult,
     Target,
     finish_table,
-    items_for_target,
     plan_alpha,
     plan_icc,
 )
-from .formulas import krippendorff_min_values
 from .inputs import (
     Measure,
     model_source,
@@ -46,91 +43,16 @@ from .inputs import (
     read_pilot_csv,
     study_measure,
 )
-from .pilot_model import PilotModel, fit_pilot_model, grid_source
+from .notes import MAX_SEARCH_ITEMS, _notes, _searched_items
 from .sim_error import simulation_error_notes
 from .simulate import STATISTICS, ModelSource, PilotSource, Progress
 from .subset import Subset, per_total, study_subset, subset_counts
 
 DEFAULT_RATERS = (2, 3, 4, 5, 6)
 DEFAULT_ITEMS = (10, 25, 50, 100, 200)
-MAX_SEARCH_ITEMS = 3000  # the note's search for "how many cases" stops here
 DEFAULT_EXPECTED = 0.75  # the anticipated value when neither --expected nor a pilot is given
 DEFAULT_WIDTH = 0.2  # the target width of a study without bands
 STATISTICS_ALL = (*STATISTICS, "icc")
-_NAMES = {"alpha": "alpha", "fleiss_kappa": "Fleiss' kappa", "cohen_kappa": "Cohen's kappa",
-          "icc": "the ICC"}
-
-
-def band_width(study: Study) -> float | None:
-    """The narrowest band of the plan (0.10 for bands at 0.80 / 0.70 / 0.60), or None."""
-    edges = sorted(b.minimum for b in study.plan.bands if b.minimum > -1)
-    gaps = [hi - lo for lo, hi in pairwise(edges)]
-    return round(min(gaps), 10) if gaps else None
-
-
-@dataclass(frozen=True)
-class StudyDefaults:
-    """What the protocol decides on: the statistic, the measure, why, the own design."""
-
-    statistic: str
-    measure: str | None
-    reason: str
-    raters: int
-    items: int
-    sittings: bool = False  # one rater's two sittings stand for the two "raters"
-    locked: bool = False  # the protocol fixes the rater count (002: two; 004: the trio)
-    locked_why: str = ""  # where the protocol fixes it, in words
-    subset: Subset | None = None  # second raters rate only a subset (002): agreement is on it
-
-
-FIXED_RATERS = {
-    "002": (2, "protocol 002's plan freezes two pseudonymous rater IDs (a primary rater "
-            "on every item, a second rater on the second-rating subset)"),
-}
-"""Protocols whose text fixes the number of raters: (count, where it says so)."""
-TRIO = "protocol 004 scores with a locked trio of judges"
-
-
-def study_defaults(study: Study) -> StudyDefaults:
-    """The statistic and measure a study's plan is about (see the module notes)."""
-    own = _study_defaults(study)
-    fixed = FIXED_RATERS.get(_protocol_number(study))
-    if fixed is not None and not own.sittings:
-        return replace(own, raters=fixed[0], locked=True, locked_why=fixed[1])
-    return replace(own, locked_why=TRIO) if own.locked else own
-
-
-def _protocol_number(study: Study) -> str:
-    """"002" of a protocol named "002 Blinded action-plan ..."; "" without one."""
-    match = re.match(r"\s*(\d{3})\b", str(study.protocol or ""))
-    return match.group(1) if match else ""
-
-
-def _study_defaults(study: Study) -> StudyDefaults:
-    """:func:`study_defaults` before a protocol's fixed rater count."""
-    run, rubric = set(study.plan.run), study.rubric
-    raters, items = max(2, len(study.raters)), max(2, len(study.items))
-    locked = "judge_trio" in run  # protocol 004: three judges, locked by the protocol
-    repeats = study.design.repeats
-    if repeats is not None and "intra_rater_kappa" in run:
-        first = next((d.id for d in rubric.dimensions if d.level == "nominal" and d.scope != "study"
-                      and d.value_domain()), None)
-        return StudyDefaults("cohen_kappa", first, "intra-rater Cohen's kappa of the "
-                             f"{repeats.count} repeated items", 2, repeats.count, True)
-    total = rubric.totals[0].id if rubric.totals else None
-    if study.plan.bands:
-        return StudyDefaults("alpha", total, "alpha on the total against the bands",
-                             raters, items)
-    if "icc" in run and total is not None:
-        form = "ICC(A,1)" if study.plan.icc_form == "ICC2" else study.plan.icc_form
-        trio = f" of the locked {raters} judges" if locked else ""
-        return StudyDefaults("icc", total, f"{form}{trio} on the total", raters, items,
-                             locked=locked)
-    if run & {"cohen_kappa", "fleiss_kappa"}:
-        statistic = "cohen_kappa" if raters == 2 else "fleiss_kappa"
-        return StudyDefaults(statistic, None, "kappa per column", raters, items,
-                             locked=locked)
-    return StudyDefaults("alpha", None, "alpha", raters, items, locked=locked)
 
 
 def plan_study(
@@ -392,26 +314,6 @@ def _extend(result: PlanResult, statistic: str, closed: bool,
     return result
 
 
-def _searched_items(result: PlanResult, own: StudyDefaults, m: Measure,
-                    source: ModelSource | PilotSource) -> tuple[int, float]:
-    """The simulation's item count for the target width with the study's own raters,
-    searched from the grid's largest design of that rater count (the square-root law
-    extrapolates best from there)."""
-    t = result.table
-    mine = t[t["raters"] == own.raters].sort_values("items")
-    # a subset design is searched on its subset (what the simulation draws)
-    start = int(mine["subset" if own.subset else "items"].iloc[-1])
-    assert result.target.width is not None
-    # the source the grid was drawn from: its model when the grid outruns the pilot
-    source = grid_source(source, [int(r) for r in t["raters"].unique()])
-    need, width = items_for_target(source, own.raters, result.target.width,
-                                   units_per_item=1 if own.sittings else m.units_per_item,
-                                   start_items=start, simulations=result.simulations,
-                                   n_boot=result.n_boot, seed=result.seed,
-                                   max_items=MAX_SEARCH_ITEMS, statistic=result.statistic)
-    return (own.subset.items_for(need) if own.subset else need), width
-
-
 def _default_target(study: Study, statistic: str) -> Target:
     """The narrowest band's width for alpha (the bands judge alpha), else
     :data:`DEFAULT_WIDTH`: no spec setting names a target width for the plan."""
@@ -517,143 +419,3 @@ def _anticipated(source: ModelSource | PilotSource, name: str) -> tuple[float, s
         return fitted.alpha, (f"{source.describe()}, taken as the anticipated {name} "
                               f"({fitted.alpha:.3f})")
     return source.alpha, _describe(source, name)
-
-
-def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
-           source: ModelSource | PilotSource) -> list[str]:
-    """Plain words on the study's own design and what would meet the target."""
-    r, n, name = own.raters, own.items, _NAMES[result.statistic]
-    t = result.table
-    row = t[(t["raters"] == r) & (t["items"] == n)].iloc[0]
-    w = float(row["expected_width"])
-    low, high = _clipped(row, w, result.statistic)
-    word = "cases" if m.units_per_item > 1 else "items"
-    who = (f"one rater's two sittings x {n} repeated items" if own.sittings else
-           f"{r} raters x {own.subset.describe(n, word)}" if own.subset else
-           f"{r} raters x {n} {word}")
-    units = f", {n * m.units_per_item} rated responses" if m.units_per_item > 1 else ""
-    # the study's own reason names its measure ("alpha on the total"): another one asked
-    # for with --measure is named as it is
-    reason = own.reason if own.measure in (None, m.id) else f"{name} on {m.id!r}"
-    notes = [f"Planned: {reason}. This study as specified ({who}{units}): {name} on "
-             f"{m.id!r} can expect a 95% interval about {w:.2f} wide (roughly {low:.2f} "
-             f"to {high:.2f})."]
-    band = band_width(study) if result.statistic == "alpha" else None  # bands judge alpha
-    if band is not None:
-        verdict = ("narrow enough to fit within one band" if w <= band else
-                   f"wider than one band, so which band {name} falls in can be decided by "
-                   "chance")
-        notes[0] += f" The bands are {band:.2f} apart: that is {verdict}."
-    notes.extend(_model_note(result, own, source))
-    if not bool(row["meets"]):
-        notes.append(_what_meets(result, own, m, source, band))
-    if result.statistic == "alpha":
-        pairable = own.subset.of(n) if own.subset else n  # only the subset is pairable
-        notes.extend(_krippendorff_note(study, m, source, r * pairable * m.units_per_item))
-    if own.locked:  # why the grid holds one rater count, where the plan is read
-        listed = len(study.raters)
-        notes.append(f"Every design has {r} raters: {own.locked_why}"
-                     + (f" (this study lists {listed})" if listed != r else "")
-                     + "; plan the items (--items).")
-    return notes
-
-
-def _model_note(result: PlanResult, own: StudyDefaults,
-                source: ModelSource | PilotSource) -> list[str]:
-    """Why a pilot's plan is drawn from its model, and how to resample the pilot instead."""
-    if not isinstance(source, PilotSource) or result.method != "model fitted to pilot":
-        return []
-    held, most = int(source.per_unit.max()), int(result.table["raters"].max())
-    note = (f"The pilot's units hold at most {held} values, fewer than the grid's {most} "
-            f"raters: every design is drawn from a model fitted to the pilot (its alpha, "
-            "value shares and pattern of disagreement), not only those above "
-            f"{held} raters, so all designs are compared by one method.")
-    if own.raters <= held:
-        note += (f" To resample the pilot itself, plan {held} raters or fewer "
-                 f"(--raters 2-{held}).")
-    return [note, *_chance_note(fit_pilot_model(source), own, result.units_per_item)]
-
-
-def _chance_note(model: PilotModel, own: StudyDefaults, units_per_item: int) -> list[str]:
-    """Why the widths of a model with ratings drawn by chance shrink unevenly."""
-    if model.chance <= 0:
-        return []
-    rated = own.subset.of(own.items) if own.subset else own.items  # only these pair
-    held = model.chance * own.raters * rated * units_per_item
-    return [f"To reach the pilot's alpha ({model.alpha:.3f}) the model draws "
-            f"{model.chance:.1%} of ratings at random from the value shares (the pilot's "
-            "disagreements, copied as raters' errors, agree more than the pilot did); these "
-            f"rare ratings carry {model.chance_disagreement:.0%} of its disagreement, and "
-            f"the study as specified holds {held:.1f} of them on average. A design's width "
-            "depends mostly on how many it happens to hold, so widths shrink unevenly with "
-            "more items (one can even be wider than a smaller design's) until designs hold "
-            "many of them, and each is a median that more --simulations make steadier."]
-
-
-def _clipped(row: dict, w: float, statistic: str) -> tuple[float, float]:
-    """The interval, never beyond the statistic's range ([-1, 1]; the ICC's top is 1)."""
-    if "ci_low" in row and np.isfinite(row.get("ci_low", np.nan)):
-        low, high = float(row["ci_low"]), float(row["ci_high"])
-    else:
-        centre = float(row["estimate_median"])
-        low, high = centre - w / 2, centre + w / 2
-    return max(low, -1.0), min(high, 1.0)
-
-
-def _what_meets(result: PlanResult, own: StudyDefaults, m: Measure,
-                source: ModelSource | PilotSource, band: float | None) -> str:
-    """The item count meeting the target, in words (the band decision only for alpha)."""
-    target, r = result.target, own.raters
-    word = "cases" if m.units_per_item > 1 else "items"
-    what = (f"clear {target.edge:g} with probability {target.probability:g}"
-            if target.edge is not None else
-            "fit within one band" if band is not None and target.width == band else
-            f"no wider than {target.width:g}")
-    decision = ", so the band decision is reliable" if band is not None and \
-        target.width == band else ""
-    t = result.table
-    if "items_needed" in t:
-        need = int(t.loc[t["raters"] == r, "items_needed"].iloc[0])
-        return (f"{need} {'repeated ' if own.sittings else ''}{word}{_rated(own, need)} with {r} "
-                f"{'sittings' if own.sittings else 'raters'} would make the interval "
-                f"{what}{decision} ({result.method}).")
-    hits = t[(t["raters"] == r) & t["meets"]]
-    if target.width is None:
-        if hits.empty:
-            return (f"No {word[:-1]} count of the grid makes the interval {what} with {r} "
-                    "raters; try more items (--items) or raters.")
-        least = int(hits["items"].min())
-        return (f"{least} {word}{_rated(own, least)} with {r} raters make the interval "
-                f"{what}.")
-    if not hits.empty:
-        first = hits.sort_values("items").iloc[0]
-        need, reached = int(first["items"]), float(first["expected_width"])
-    else:
-        need, reached = _searched_items(result, own, m, source)
-    if reached <= target.width:
-        return (f"About {need} {word}{_rated(own, need)} with {r} raters (expected width "
-                f"{reached:.2f}) would make the interval {what}{decision}.")
-    return (f"Even {need} {word}{_rated(own, need)} with {r} raters (expected width "
-            f"{reached:.2f}) would not make the interval {what}; more raters or a wider "
-            "target are needed.")
-
-
-def _rated(own: StudyDefaults, items: int) -> str:
-    """Where second raters rate a subset: how many of ``items`` every rater rates."""
-    if own.subset is None:
-        return ""
-    return f" ({own.subset.of(items)} of them in the second-rater subset)"
-
-
-def _krippendorff_note(study: Study, m: Measure, source: ModelSource | PilotSource,
-                       values: int) -> list[str]:
-    """Krippendorff's minimum number of pairable values, for nominal data with a target."""
-    floor = study.plan.targets.get("alpha")
-    if m.level != "nominal" or floor is None:
-        return []
-    model = source if isinstance(source, ModelSource) else source.fitted()
-    p_c = float(np.clip(min(model.shares), 1e-6, 0.5))
-    need = krippendorff_min_values(floor, p_c, 0.05)
-    return [f"Krippendorff's table (two coders, p = 0.05, rarest value's share {p_c:.2f}) "
-            f"asks for at least {need} pairable values to claim alpha >= {floor:g}; this "
-            f"design has {values}."]

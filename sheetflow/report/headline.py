@@ -68,13 +68,13 @@ def planned_figures(study: Study, summary: dict[str, Any]) -> list[dict[str, Any
     -------
     list of dict
         The ``reported`` records of the plan's statistic
-        (:func:`sheetflow.plan.study_plan.study_defaults`): the ICC on the total (002,
+        (:func:`sheetflow.plan.defaults.study_defaults`): the ICC on the total (002,
         004), the intra-rater kappa of a second sitting (001), pairwise Cohen's kappa
         (two raters, 003), on the plan's measure when it names one. None where the
         plan sizes alpha, whose lines are printed whole, or Fleiss' kappa, which is
         not among the reported figures.
     """
-    from ..plan.study_plan import study_defaults
+    from ..plan.defaults import study_defaults
 
     chosen = study_defaults(study)
     analysis = {"icc": "icc", "cohen_kappa": "intra_rater_kappa" if chosen.sittings

@@ -1,0 +1,96 @@
+"""What a study's plan is about, from its spec: the statistic its protocol decides on,
+the measure, why, and the study's own design (its raters, items, sittings, and the
+second-rater subset).
+
+The intra-rater kappa of a second sitting (``[design.repeats]``, protocol 001), alpha on
+the first total where the plan has bands (000), the ICC where the analysis runs one on
+a total (002, 004), Cohen's or Fleiss' kappa per column otherwise (003), alpha last.
+Some protocols fix the number of raters (:data:`FIXED_RATERS`, :data:`TRIO`). The
+narrowest band (:func:`band_width`) is the default target width for alpha.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from itertools import pairwise
+
+from ..spec.model import Study
+from .subset import Subset
+
+_NAMES = {"alpha": "alpha", "fleiss_kappa": "Fleiss' kappa", "cohen_kappa": "Cohen's kappa",
+          "icc": "the ICC"}
+
+
+def band_width(study: Study) -> float | None:
+    """The narrowest band of the plan (0.10 for bands at 0.80 / 0.70 / 0.60), or None."""
+    edges = sorted(b.minimum for b in study.plan.bands if b.minimum > -1)
+    gaps = [hi - lo for lo, hi in pairwise(edges)]
+    return round(min(gaps), 10) if gaps else None
+
+
+@dataclass(frozen=True)
+class StudyDefaults:
+    """What the protocol decides on: the statistic, the measure, why, the own design."""
+
+    statistic: str
+    measure: str | None
+    reason: str
+    raters: int
+    items: int
+    sittings: bool = False  # one rater's two sittings stand for the two "raters"
+    locked: bool = False  # the protocol fixes the rater count (002: two; 004: the trio)
+    locked_why: str = ""  # where the protocol fixes it, in words
+    subset: Subset | None = None  # second raters rate only a subset (002): agreement is on it
+
+
+FIXED_RATERS = {
+    "002": (2, "protocol 002's plan freezes two pseudonymous rater IDs (a primary rater "
+            "on every item, a second rater on the second-rating subset)"),
+}
+"""Protocols whose text fixes the number of raters: (count, where it says so)."""
+
+
+TRIO = "protocol 004 scores with a locked trio of judges"
+
+
+def study_defaults(study: Study) -> StudyDefaults:
+    """The statistic and measure a study's plan is about (see the module notes)."""
+    own = _study_defaults(study)
+    fixed = FIXED_RATERS.get(_protocol_number(study))
+    if fixed is not None and not own.sittings:
+        return replace(own, raters=fixed[0], locked=True, locked_why=fixed[1])
+    return replace(own, locked_why=TRIO) if own.locked else own
+
+
+def _protocol_number(study: Study) -> str:
+    """"002" of a protocol named "002 Blinded action-plan ..."; "" without one."""
+    match = re.match(r"\s*(\d{3})\b", str(study.protocol or ""))
+    return match.group(1) if match else ""
+
+
+def _study_defaults(study: Study) -> StudyDefaults:
+    """:func:`study_defaults` before a protocol's fixed rater count."""
+    run, rubric = set(study.plan.run), study.rubric
+    raters, items = max(2, len(study.raters)), max(2, len(study.items))
+    locked = "judge_trio" in run  # protocol 004: three judges, locked by the protocol
+    repeats = study.design.repeats
+    if repeats is not None and "intra_rater_kappa" in run:
+        first = next((d.id for d in rubric.dimensions if d.level == "nominal" and d.scope != "study"
+                      and d.value_domain()), None)
+        return StudyDefaults("cohen_kappa", first, "intra-rater Cohen's kappa of the "
+                             f"{repeats.count} repeated items", 2, repeats.count, True)
+    total = rubric.totals[0].id if rubric.totals else None
+    if study.plan.bands:
+        return StudyDefaults("alpha", total, "alpha on the total against the bands",
+                             raters, items)
+    if "icc" in run and total is not None:
+        form = "ICC(A,1)" if study.plan.icc_form == "ICC2" else study.plan.icc_form
+        trio = f" of the locked {raters} judges" if locked else ""
+        return StudyDefaults("icc", total, f"{form}{trio} on the total", raters, items,
+                             locked=locked)
+    if run & {"cohen_kappa", "fleiss_kappa"}:
+        statistic = "cohen_kappa" if raters == 2 else "fleiss_kappa"
+        return StudyDefaults(statistic, None, "kappa per column", raters, items,
+                             locked=locked)
+    return StudyDefaults("alpha", None, "alpha", raters, items, locked=locked)

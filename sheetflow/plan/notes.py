@@ -1,0 +1,179 @@
+"""The plain-words notes a plan ends with: what the study as specified can expect, whether
+it meets the target, and how many items would (searched by simulation where no design
+of the grid meets a width target); why a plan drawn from a pilot's model is, and
+Krippendorff's minimum of pairable values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..spec.model import Study
+from .defaults import _NAMES, StudyDefaults, band_width
+from .design import PlanResult, items_for_target
+from .formulas import krippendorff_min_values
+from .inputs import Measure
+from .pilot_model import PilotModel, fit_pilot_model, grid_source
+from .simulate import ModelSource, PilotSource
+
+MAX_SEARCH_ITEMS = 3000  # the note's search for "how many cases" stops here
+
+
+def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
+           source: ModelSource | PilotSource) -> list[str]:
+    """Plain words on the study's own design and what would meet the target."""
+    r, n, name = own.raters, own.items, _NAMES[result.statistic]
+    t = result.table
+    row = t[(t["raters"] == r) & (t["items"] == n)].iloc[0]
+    w = float(row["expected_width"])
+    low, high = _clipped(row, w, result.statistic)
+    word = "cases" if m.units_per_item > 1 else "items"
+    who = (f"one rater's two sittings x {n} repeated items" if own.sittings else
+           f"{r} raters x {own.subset.describe(n, word)}" if own.subset else
+           f"{r} raters x {n} {word}")
+    units = f", {n * m.units_per_item} rated responses" if m.units_per_item > 1 else ""
+    # the study's own reason names its measure ("alpha on the total"): another one asked
+    # for with --measure is named as it is
+    reason = own.reason if own.measure in (None, m.id) else f"{name} on {m.id!r}"
+    notes = [f"Planned: {reason}. This study as specified ({who}{units}): {name} on "
+             f"{m.id!r} can expect a 95% interval about {w:.2f} wide (roughly {low:.2f} "
+             f"to {high:.2f})."]
+    band = band_width(study) if result.statistic == "alpha" else None  # bands judge alpha
+    if band is not None:
+        verdict = ("narrow enough to fit within one band" if w <= band else
+                   f"wider than one band, so which band {name} falls in can be decided by "
+                   "chance")
+        notes[0] += f" The bands are {band:.2f} apart: that is {verdict}."
+    notes.extend(_model_note(result, own, source))
+    if not bool(row["meets"]):
+        notes.append(_what_meets(result, own, m, source, band))
+    if result.statistic == "alpha":
+        pairable = own.subset.of(n) if own.subset else n  # only the subset is pairable
+        notes.extend(_krippendorff_note(study, m, source, r * pairable * m.units_per_item))
+    if own.locked:  # why the grid holds one rater count, where the plan is read
+        listed = len(study.raters)
+        notes.append(f"Every design has {r} raters: {own.locked_why}"
+                     + (f" (this study lists {listed})" if listed != r else "")
+                     + "; plan the items (--items).")
+    return notes
+
+
+def _model_note(result: PlanResult, own: StudyDefaults,
+                source: ModelSource | PilotSource) -> list[str]:
+    """Why a pilot's plan is drawn from its model, and how to resample the pilot instead."""
+    if not isinstance(source, PilotSource) or result.method != "model fitted to pilot":
+        return []
+    held, most = int(source.per_unit.max()), int(result.table["raters"].max())
+    note = (f"The pilot's units hold at most {held} values, fewer than the grid's {most} "
+            f"raters: every design is drawn from a model fitted to the pilot (its alpha, "
+            "value shares and pattern of disagreement), not only those above "
+            f"{held} raters, so all designs are compared by one method.")
+    if own.raters <= held:
+        note += (f" To resample the pilot itself, plan {held} raters or fewer "
+                 f"(--raters 2-{held}).")
+    return [note, *_chance_note(fit_pilot_model(source), own, result.units_per_item)]
+
+
+def _chance_note(model: PilotModel, own: StudyDefaults, units_per_item: int) -> list[str]:
+    """Why the widths of a model with ratings drawn by chance shrink unevenly."""
+    if model.chance <= 0:
+        return []
+    rated = own.subset.of(own.items) if own.subset else own.items  # only these pair
+    held = model.chance * own.raters * rated * units_per_item
+    return [f"To reach the pilot's alpha ({model.alpha:.3f}) the model draws "
+            f"{model.chance:.1%} of ratings at random from the value shares (the pilot's "
+            "disagreements, copied as raters' errors, agree more than the pilot did); these "
+            f"rare ratings carry {model.chance_disagreement:.0%} of its disagreement, and "
+            f"the study as specified holds {held:.1f} of them on average. A design's width "
+            "depends mostly on how many it happens to hold, so widths shrink unevenly with "
+            "more items (one can even be wider than a smaller design's) until designs hold "
+            "many of them, and each is a median that more --simulations make steadier."]
+
+
+def _clipped(row: dict, w: float, statistic: str) -> tuple[float, float]:
+    """The interval, never beyond the statistic's range ([-1, 1]; the ICC's top is 1)."""
+    if "ci_low" in row and np.isfinite(row.get("ci_low", np.nan)):
+        low, high = float(row["ci_low"]), float(row["ci_high"])
+    else:
+        centre = float(row["estimate_median"])
+        low, high = centre - w / 2, centre + w / 2
+    return max(low, -1.0), min(high, 1.0)
+
+
+def _what_meets(result: PlanResult, own: StudyDefaults, m: Measure,
+                source: ModelSource | PilotSource, band: float | None) -> str:
+    """The item count meeting the target, in words (the band decision only for alpha)."""
+    target, r = result.target, own.raters
+    word = "cases" if m.units_per_item > 1 else "items"
+    what = (f"clear {target.edge:g} with probability {target.probability:g}"
+            if target.edge is not None else
+            "fit within one band" if band is not None and target.width == band else
+            f"no wider than {target.width:g}")
+    decision = ", so the band decision is reliable" if band is not None and \
+        target.width == band else ""
+    t = result.table
+    if "items_needed" in t:
+        need = int(t.loc[t["raters"] == r, "items_needed"].iloc[0])
+        return (f"{need} {'repeated ' if own.sittings else ''}{word}{_rated(own, need)} with {r} "
+                f"{'sittings' if own.sittings else 'raters'} would make the interval "
+                f"{what}{decision} ({result.method}).")
+    hits = t[(t["raters"] == r) & t["meets"]]
+    if target.width is None:
+        if hits.empty:
+            return (f"No {word[:-1]} count of the grid makes the interval {what} with {r} "
+                    "raters; try more items (--items) or raters.")
+        least = int(hits["items"].min())
+        return (f"{least} {word}{_rated(own, least)} with {r} raters make the interval "
+                f"{what}.")
+    if not hits.empty:
+        first = hits.sort_values("items").iloc[0]
+        need, reached = int(first["items"]), float(first["expected_width"])
+    else:
+        need, reached = _searched_items(result, own, m, source)
+    if reached <= target.width:
+        return (f"About {need} {word}{_rated(own, need)} with {r} raters (expected width "
+                f"{reached:.2f}) would make the interval {what}{decision}.")
+    return (f"Even {need} {word}{_rated(own, need)} with {r} raters (expected width "
+            f"{reached:.2f}) would not make the interval {what}; more raters or a wider "
+            "target are needed.")
+
+
+def _rated(own: StudyDefaults, items: int) -> str:
+    """Where second raters rate a subset: how many of ``items`` every rater rates."""
+    if own.subset is None:
+        return ""
+    return f" ({own.subset.of(items)} of them in the second-rater subset)"
+
+
+def _searched_items(result: PlanResult, own: StudyDefaults, m: Measure,
+                    source: ModelSource | PilotSource) -> tuple[int, float]:
+    """The simulation's item count for the target width with the study's own raters,
+    searched from the grid's largest design of that rater count (the square-root law
+    extrapolates best from there)."""
+    t = result.table
+    mine = t[t["raters"] == own.raters].sort_values("items")
+    # a subset design is searched on its subset (what the simulation draws)
+    start = int(mine["subset" if own.subset else "items"].iloc[-1])
+    assert result.target.width is not None
+    # the source the grid was drawn from: its model when the grid outruns the pilot
+    source = grid_source(source, [int(r) for r in t["raters"].unique()])
+    need, width = items_for_target(source, own.raters, result.target.width,
+                                   units_per_item=1 if own.sittings else m.units_per_item,
+                                   start_items=start, simulations=result.simulations,
+                                   n_boot=result.n_boot, seed=result.seed,
+                                   max_items=MAX_SEARCH_ITEMS, statistic=result.statistic)
+    return (own.subset.items_for(need) if own.subset else need), width
+
+
+def _krippendorff_note(study: Study, m: Measure, source: ModelSource | PilotSource,
+                       values: int) -> list[str]:
+    """Krippendorff's minimum number of pairable values, for nominal data with a target."""
+    floor = study.plan.targets.get("alpha")
+    if m.level != "nominal" or floor is None:
+        return []
+    model = source if isinstance(source, ModelSource) else source.fitted()
+    p_c = float(np.clip(min(model.shares), 1e-6, 0.5))
+    need = krippendorff_min_values(floor, p_c, 0.05)
+    return [f"Krippendorff's table (two coders, p = 0.05, rarest value's share {p_c:.2f}) "
+            f"asks for at least {need} pairable values to claim alpha >= {floor:g}; this "
+            f"design has {values}."]
