@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner, Result
+from roundtrip_helpers import fill_openpyxl, plan_answers
 
 from sheetflow.cli import cli
 from sheetflow.packs.generate import generate_packs
@@ -36,6 +37,14 @@ def mail_study(root: Path, template: str = "paired-rubric", mail: str = "") -> P
     week_ago = time.time() - 7 * 86400
     os.utime(root / L.PACKS_DIR / L.MANIFEST_FILE, (week_ago, week_ago))
     return root
+
+
+def filled(root: Path, pack: dict[str, Any]) -> bytes:
+    """The bytes of ``pack`` with every answer filled in (kept under ``root/filled``)."""
+    dst = root / "filled" / pack["file"]
+    dst.parent.mkdir(exist_ok=True)
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], dst, plan_answers(pack))
+    return dst.read_bytes()
 
 
 def packs(root: Path) -> list[dict[str, Any]]:

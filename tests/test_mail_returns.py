@@ -1,4 +1,5 @@
-"""Saved messages as returns, and the mail history: status, the sitting-2 hold, remind."""
+"""Saved messages as returns, and the mail history: status, the sitting-2 hold, remind,
+replies. A damaged line of the history: ``test_mail_journal.py``."""
 
 from __future__ import annotations
 
@@ -6,14 +7,23 @@ import datetime as dt
 import json
 import os
 import re
-from pathlib import Path
 
-from mail_helpers import journal, mail_study, packs, parsed, reply, run, run_json, sha256
+from mail_helpers import (
+    filled,
+    journal,
+    mail_study,
+    packs,
+    parsed,
+    reply,
+    run,
+    run_json,
+    sha256,
+)
 from mail_servers import smtp_server
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
 from sheetflow.collect.outbox import outbox
-from sheetflow.collect.outputs import OutputError, verify_ratings, verify_returns
+from sheetflow.collect.outputs import verify_ratings, verify_returns
 from sheetflow.collect.pack_status import status
 from sheetflow.collect.reminders import remind
 from sheetflow.collect.run import collect
@@ -24,24 +34,17 @@ from sheetflow.workbook import layout as L
 T0 = dt.datetime(2026, 9, 15, 9, 0, tzinfo=dt.UTC)
 
 
-def _fill(root: Path, pack: dict) -> bytes:
-    dst = root / "filled" / pack["file"]
-    dst.parent.mkdir(exist_ok=True)
-    fill_openpyxl(root / L.PACKS_DIR / pack["file"], dst, plan_answers(pack))
-    return dst.read_bytes()
-
-
 def test_a_saved_eml_and_an_mbox_are_collected_like_the_workbooks_they_carry(tmp_path):
     root = mail_study(tmp_path / "s")
     raters = {r.id: r for r in load_study(root).raters}
     one, two, three = packs(root)
     returns = root / L.RETURNS_DIR
     eml = returns / "Re my workbook.eml"
-    eml.write_bytes(reply(raters[one["rater_id"]].email, [(one["file"], _fill(root, one))]))
+    eml.write_bytes(reply(raters[one["rater_id"]].email, [(one["file"], filled(root, one))]))
     mbox = returns / "returns.mbox"
     mbox.write_bytes(b"".join(
         b"From rater@example.org Tue Sep 15 09:30:00 2026\n"
-        + reply(raters[p["rater_id"]].email, [(p["file"], _fill(root, p))]).replace(
+        + reply(raters[p["rater_id"]].email, [(p["file"], filled(root, p))]).replace(
             b"\r\n", b"\n") + b"\n" for p in (two, three)))
     before = {p: sha256(p.read_bytes()) for p in (eml, mbox)}
     result = collect(root)
@@ -78,7 +81,7 @@ def test_status_json_shows_invited_returned_and_reminded(tmp_path):
         result, _ = run_json("send", str(root), "invitations", *smtp)
         assert result.exit_code == 0 and len(server.delivered) == 3
         returned = root / L.RETURNS_DIR / first["file"]
-        returned.write_bytes(_fill(root, first))
+        returned.write_bytes(filled(root, first))
         os.utime(returned, (T0.timestamp(), T0.timestamp()))
         result, doc = run_json("send", str(root), "reminders", "--min-days", "0", *smtp)
         assert result.exit_code == 0 and len(server.delivered) == 5
@@ -122,7 +125,7 @@ def test_a_sitting_2_invitation_is_held_until_24_hours_after_sitting_1(tmp_path)
         (p["rater_id"], 1) for p in heads if p["sitting"] == 1}
     assert (rater, 2, "held: sitting 1 has not come back yet") in box.left_out
     returned = root / L.RETURNS_DIR / first["file"]
-    returned.write_bytes(_fill(root, first))
+    returned.write_bytes(filled(root, first))
     os.utime(returned, (T0.timestamp(), T0.timestamp()))
     early = outbox(root, "invitations", settings, now=T0 + dt.timedelta(hours=23, minutes=59))
     assert (rater, 2) not in {(m.rater, m.sitting) for m in early.messages}
@@ -442,322 +445,3 @@ def test_a_reply_draft_names_the_file_as_the_rater_sent_it(tmp_path):
     assert "Thank you for returning your workbook (scores-final.xlsx). Before" in body
     assert not any(name in body for name in saved), body
     assert pack["file"] not in body
-
-
-def _cut_record(root: Path, event: str, kind: str) -> int:
-    """Cut inside the first ``event`` record of a ``kind`` message in mail.jsonl (as a
-    bad edit would); its line number."""
-    path = root / "mail.jsonl"
-    lines = path.read_bytes().splitlines(keepends=True)
-    mids = {json.loads(line)["message_id"] for line in lines
-            if json.loads(line).get("kind") == kind}
-    at = next(i for i, line in enumerate(lines) if json.loads(line)["event"] == event
-              and json.loads(line)["message_id"] in mids)
-    lines[at] = lines[at][:20] + b"\n"
-    path.write_bytes(b"".join(lines))
-    return at + 1
-
-
-def _files(folder: Path) -> dict[str, tuple[bytes, int]]:
-    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()}
-
-
-def test_a_damaged_journal_line_stops_remind_as_it_stops_send(tmp_path):
-    """A line of mail.jsonl that is no record was passed over by remind: the rater
-    whose reminder's "sent" record it held was drafted (and sent) a reminder again."""
-    root = mail_study(tmp_path / "s")
-    with smtp_server() as (port, server):
-        smtp = ["--smtp", f"127.0.0.1:{port}", "--smtp-security", "none"]
-        assert run("send", str(root), "invitations", "--yes", *smtp).exit_code == 0
-        assert run("send", str(root), "reminders", "--yes", "--min-days", "0",
-                   *smtp).exit_code == 0
-        assert len(server.delivered) == 6
-        line = _cut_record(root, "sent", "reminder")
-        drafts = _files(root / "out" / "reminders")
-        said = f"mail.jsonl: line {line} holds no record sheetflow wrote"
-        reminded = run("remind", str(root))
-        assert reminded.exit_code == 3, reminded.output
-        assert said in reminded.stderr and "could go again" in reminded.stderr
-        assert reminded.stderr.rstrip().endswith(f"then run 'sheetflow remind {root}' again")
-        for extra in (["--yes"], ["--dry-run"]):
-            again = run("send", str(root), "reminders", *extra, *smtp)
-            assert again.exit_code == 3, again.output
-            assert said in again.stderr and "Traceback" not in again.stderr
-        assert len(server.delivered) == 6  # no reminder sent again
-    assert _files(root / "out" / "reminders") == drafts  # no draft written or removed
-    _, doc = run_json("remind", str(root))
-    assert doc["exit_code"] == 3 and said in doc["errors"][0]
-
-
-def test_status_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
-    """A line of mail.jsonl that is no record was passed over by status in silence: the
-    invitation it recorded showed as never sent, and status exited 0."""
-    root = mail_study(tmp_path / "s")
-    with smtp_server() as (port, _):
-        assert run("send", str(root), "--yes", "--smtp", f"127.0.0.1:{port}",
-                   "--smtp-security", "none").exit_code == 0
-    for pack in packs(root):
-        (root / L.RETURNS_DIR / pack["file"]).write_bytes(_fill(root, pack))
-    assert run("collect", str(root)).exit_code == 0
-    assert run("status", str(root)).exit_code == 0  # every pack back, out/ current
-    line = _cut_record(root, "sent", "invitation")
-    shown = run("status", str(root))
-    assert shown.exit_code == 1, shown.output
-    assert "file returned (or the pack)" in shown.stdout  # the table is still shown
-    assert all(p["rater_id"] in shown.stdout for p in packs(root))
-    assert (f"warning: mail.jsonl: line {line} holds no record sheetflow wrote (damaged "
-            "or edited by hand): status read the returns and the mail without what it "
-            "recorded, so the table may show a message recorded there") in shown.stderr
-    # status runs collect's checks too: what they may have got wrong is said as well
-    # (only the message shown as never sent was)
-    warned = " ".join(shown.stderr.split())
-    assert "a reply as still to send" in warned
-    assert "may have gone without its sender check or its time received" in warned
-    assert "a rater's two files may show as rivals" in warned
-    assert f"then run 'sheetflow status {root}' again" in shown.stderr
-    result, doc = run_json("status", str(root))
-    assert result.exit_code == 1 and doc["ok"] is False and doc["exit_code"] == 1
-    assert doc["journal_damaged"] == [line]
-    assert any(f"line {line} holds no record" in w for w in doc["warnings"])
-
-
-def _fetched_with_a_cut_record(tmp_path: Path) -> tuple[Path, int, bytes]:
-    """A study whose every pack came back by mail, the first from a stranger, collected
-    clean; then mail.jsonl cut inside that file's "received" record. The study, the
-    number of the line cut and the journal as it was."""
-    root = mail_study(tmp_path / "s")
-    raters = {r.id: r for r in load_study(root).raters}
-    messages = []
-    for n, pack in enumerate(packs(root)):
-        sender = "stranger@elsewhere.org" if n == 0 else raters[pack["rater_id"]].email
-        messages.append(tmp_path / f"m{n}.eml")
-        messages[-1].write_bytes(reply(sender, [(pack["file"], _fill(root, pack))]))
-    assert run("fetch", str(root), *map(str, messages)).exit_code == 0
-    clean = run("collect", str(root))
-    assert clean.exit_code == 0 and "[sender-unknown]" in clean.stdout
-    path = root / "mail.jsonl"
-    whole = path.read_bytes()
-    lines = whole.splitlines(keepends=True)
-    at = next(i for i, line in enumerate(lines) if b"stranger@" in line)
-    lines[at] = lines[at][:20] + b"\n"  # cut inside the record
-    path.write_bytes(b"".join(lines))
-    return root, at + 1, whole
-
-
-def test_collect_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
-    """A line of mail.jsonl that is no record was passed over by collect in silence: the
-    "received" record it held named a stranger as a file's sender, and collect, without
-    it, warned of no sender and exited 0."""
-    root, line, _ = _fetched_with_a_cut_record(tmp_path)
-    at = line - 1
-    shown = run("collect", str(root))
-    assert shown.exit_code == 1, shown.output
-    assert "[sender-unknown]" not in shown.stdout  # what the lost record would have said
-    assert "0 errors" in shown.stdout  # the summary is still shown
-    assert (f"warning: mail.jsonl: line {at + 1} holds no record sheetflow wrote (damaged "
-            "or edited by hand): a file fetched in the message recorded there may have "
-            "gone without its sender check") in shown.stderr
-    assert shown.stderr.rstrip().endswith(f"then run 'sheetflow collect {root}' again")
-    result, doc = run_json("collect", str(root))
-    assert result.exit_code == 1 and doc["ok"] is False and doc["exit_code"] == 1
-    assert doc["journal_damaged"] == [at + 1]
-    assert f"line {at + 1} holds no record" in result.stderr
-    # the warning lines are in the document too (they reached stderr only); "warnings"
-    # stays the count of the files' warnings
-    assert isinstance(doc["warnings"], int)
-    (said,) = doc["warning_lines"]
-    assert said.startswith(f"mail.jsonl: line {at + 1} holds no record sheetflow wrote")
-    assert said.endswith(f"then run 'sheetflow collect {root}' again")
-    assert collect(root, write=False).journal_damaged == [at + 1]
-
-
-def test_collect_counts_the_damaged_journal_once_among_its_warnings(tmp_path):
-    """The damaged journal had no issue of its own: the Issues sheet and --json's
-    ``issues`` left it out. It is one warning now, counted once in the headline and in
-    ``warnings``, said once on the screen (the warning line, not an issue line too)."""
-    root, line, _ = _fetched_with_a_cut_record(tmp_path)
-    shown = run("collect", str(root))
-    assert shown.exit_code == 1, shown.output
-    files = re.findall(r", (\d+) warnings?, used", shown.stdout)
-    assert len(files) == 3
-    headline = shown.stdout.strip().splitlines()[-1]
-    assert headline.endswith(f", {sum(map(int, files)) + 1} warnings (one of them about "
-                             "mail.jsonl, below)"), headline
-    assert "[journal-damaged]" not in shown.stdout
-    assert (shown.stdout + shown.stderr).count("no record sheetflow wrote") == 1
-    result, doc = run_json("collect", str(root))
-    assert result.exit_code == 1 and doc["ok"] is False
-    (journal_issue,) = [i for i in doc["issues"] if i["code"] == "journal-damaged"]
-    assert journal_issue["file"] == "mail.jsonl" and journal_issue["severity"] == "warning"
-    assert journal_issue["message"].startswith(
-        f"collect read mail.jsonl while its line {line} held no record sheetflow wrote")
-    assert journal_issue["message"].endswith(f"then run 'sheetflow collect {root}' again")
-    assert doc["warnings"] == sum(f["warnings"] for f in doc["files"]) + 1
-    assert doc["warnings"] == sum(i["severity"] == "warning" for i in doc["issues"])
-    assert doc["errors"] == 0 and doc["valid"] is True  # no file has an error
-    assert doc["journal_damaged"] == [line]
-
-
-def test_collect_names_its_journal_issue_apart_from_the_files_issues(tmp_path):
-    """The screen found the damaged journal's issue by its code string. The result now
-    holds it (``journal_issue``) and the files' issues without it (``file_issues``);
-    a whole journal has none."""
-    from sheetflow.collect.run import collect
-
-    root, line, _ = _fetched_with_a_cut_record(tmp_path)
-    result = collect(root, write=False)
-    assert result.journal_damaged == [line]
-    assert result.journal_issue is not None and result.journal_issue.file == "mail.jsonl"
-    assert result.journal_issue in result.report.issues
-    assert result.file_issues == [i for i in result.report.issues
-                                  if i is not result.journal_issue]
-    assert len(result.file_issues) == len(result.report.issues) - 1
-    (root / "mail.jsonl").unlink()
-    whole = collect(root, write=False)
-    assert whole.journal_issue is None and whole.file_issues == whole.report.issues
-
-
-def test_collect_records_a_damaged_journal_line_in_its_outputs(tmp_path):
-    """collect warned of a line of mail.jsonl that is no record on the screen only:
-    out/collection.json and out/validation.xlsx, read later by the analyst and the
-    coordinator, did not say that the sender checks and received times went without it."""
-    import openpyxl
-
-    root, line, whole = _fetched_with_a_cut_record(tmp_path)
-    assert run("collect", str(root)).exit_code == 1
-    out = root / "out"
-    assert json.loads((out / "collection.json").read_text("utf-8"))["journal_damaged"] \
-        == [line]
-    said = (f"collect read mail.jsonl while its line {line} held no record sheetflow "
-            "wrote (damaged or edited by hand): a file fetched in the message recorded "
-            "there may have gone without its sender check")
-    book = openpyxl.load_workbook(out / "validation.xlsx")
-    assert book.active.title == "Status"  # the sheet it opens on
-    for name in ("Status", "Mail"):  # and the sheet of the mail history
-        sheet = book[name]
-        assert sheet["A1"].value.startswith(said), name
-        assert sheet["A1"].value.endswith(f"then run 'sheetflow collect {root}' again")
-        assert "A1" in {str(r).split(":")[0] for r in sheet.merged_cells.ranges}
-        assert sheet["A2"].value == "State" and sheet.freeze_panes == "A3"
-        assert sheet.auto_filter.ref.startswith("A2:")
-    # and one row of the Issues sheet, where filtering by file, code or severity finds
-    # it (the Files sheet lists the returns read, of which the journal is none)
-    rows = _issue_rows(book)
-    (row,) = [r for r in rows if r["File"] == "mail.jsonl"]
-    assert (row["Severity"], row["Code"]) == ("warning", "journal-damaged")
-    assert row["Message"].startswith(said) and not row["Sheet"] and not row["Cell"]
-    assert row["Message"].endswith(f"then run 'sheetflow collect {root}' again")
-    assert len(row["Message"].split("\n")) == 1
-    assert book["Issues"].row_dimensions[rows.index(row) + 2].height >= 15 * 10
-    assert "mail.jsonl" not in {c.value for c in book["Files"]["A"]}
-    issued = sum(r["Severity"] == "warning" for r in rows)
-    assert issued == sum(c.value for c in book["Files"]["E"][1:]) + 1
-    # mended, the outputs say nothing of it
-    (root / "mail.jsonl").write_bytes(whole)
-    assert run("collect", str(root)).exit_code == 0
-    assert json.loads((out / "collection.json").read_text("utf-8"))["journal_damaged"] == []
-    book = openpyxl.load_workbook(out / "validation.xlsx")
-    sheet = book["Status"]
-    assert sheet["A1"].value == "State" and sheet.freeze_panes == "A2"
-    assert "mail.jsonl" not in {r["File"] for r in _issue_rows(book)}
-
-
-def _issue_rows(book) -> list[dict]:
-    """The Issues sheet's rows, by header."""
-    values = list(book["Issues"].iter_rows(values_only=True))
-    return [dict(zip(values[0], row, strict=True)) for row in values[1:]]
-
-
-def test_analyze_names_the_damaged_journal_line_collect_read(tmp_path):
-    """analyze said nothing of the line of mail.jsonl that was no record when collect
-    ran, and exited 0: its decision rested on sender checks and received times made
-    without that record, and neither the analyst nor the Summary knew."""
-    import openpyxl
-
-    from sheetflow.analysis.panel import recorded_journal_damage
-
-    root, line, whole = _fetched_with_a_cut_record(tmp_path)
-    assert run("collect", str(root)).exit_code == 1
-    (root / "mail.jsonl").write_bytes(whole)  # mended since: the ratings are not
-    said = (f"collect read mail.jsonl while its line {line} held no record sheetflow "
-            "wrote (damaged or edited by hand)")
-    analyzed = run("analyze", str(root))
-    assert analyzed.exit_code == 1, analyzed.output
-    assert f"warning: {said}" in analyzed.stderr
-    assert (f"then run 'sheetflow collect {root}' and 'sheetflow analyze {root}' again"
-            in " ".join(analyzed.stderr.split()))
-    # said once on the screen, as the warning: it was also printed as a note line
-    assert said not in analyzed.stdout
-    assert (analyzed.stdout + analyzed.stderr).count(said) == 1
-    assert "panel: 3 of 3 expected raters" in analyzed.stdout  # the rest is still shown
-    summary = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
-    assert any(str(c.value).startswith(f"note: {said}") for row in summary.iter_rows()
-               for c in row), "not on the Summary sheet"
-    result, doc = run_json("analyze", str(root))
-    assert result.exit_code == 1 and doc["ok"] is False
-    assert doc["summary"]["panel"]["journal_damaged"] == [line]
-    # once among the warnings, once among the panel's notes (summary.json's object)
-    assert [w for w in doc["warnings"] if said in w] == [doc["warnings"][0]]
-    assert doc["warnings"][0].startswith(said)
-    assert [n for n in doc["summary"]["panel"]["notes"] if said in n] \
-        == [doc["warnings"][0]]
-    # collected again from the mended journal: nothing to say, exit 0
-    assert run("collect", str(root)).exit_code == 0
-    again = run("analyze", str(root))
-    assert again.exit_code == 0, again.output
-    assert "held no record" not in again.output + again.stderr
-    assert recorded_journal_damage({}) == []  # a record from before the field: none
-    for bad in ("7", [0], [True], ["7"]):  # not line numbers: named, never taken as none
-        try:
-            recorded_journal_damage({"journal_damaged": bad})
-        except OutputError as exc:
-            assert "collection.json is unreadable (journal_damaged" in str(exc)
-        else:
-            raise AssertionError(f"{bad!r} was taken")
-
-
-def test_analyze_refusing_an_incomplete_panel_names_the_damaged_journal_line(tmp_path):
-    """Which of a rater's two files stands, and so who is missing, rests on the journal:
-    analyze refused the incomplete panel without a word of the line collect read that
-    held no record."""
-    root, line, _ = _fetched_with_a_cut_record(tmp_path)
-    next((root / L.RETURNS_DIR).glob("*.xlsx")).unlink()  # a pack not back
-    assert run("collect", str(root)).exit_code == 1
-    refused = run("analyze", str(root))
-    assert refused.exit_code == 1, refused.output
-    assert "the panel is incomplete, so nothing was unsealed" in refused.stderr
-    assert (f"Also: collect read mail.jsonl while its line {line} held no record "
-            "sheetflow wrote") in " ".join(refused.stderr.split())
-
-
-def test_each_command_reads_mail_jsonl_once(tmp_path, monkeypatch):
-    """send reminders read mail.jsonl four times in one run (send, remind, status and
-    collect each read it again): the records checked for damage were not the records
-    the reminders were decided by. collect read it twice, status and remind too."""
-    import sheetflow.packs.journal as journal_module
-
-    root = mail_study(tmp_path / "s")
-    reads = []
-    real = journal_module.records
-
-    def counted_records(*args, **kwargs):
-        reads.append(args[0])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(journal_module, "records", counted_records)
-    with smtp_server() as (port, server):
-        smtp = ["--smtp", f"127.0.0.1:{port}", "--smtp-security", "none"]
-        assert run("send", str(root), "invitations", "--yes", *smtp).exit_code == 0
-        first = packs(root)[0]
-        (root / L.RETURNS_DIR / first["file"]).write_bytes(_fill(root, first))
-        counts = {}
-        for args in (["send", str(root), "reminders", "--dry-run", *smtp, "--min-days", "0"],
-                     ["send", str(root), "reminders", "--yes", *smtp, "--min-days", "0"],
-                     ["remind", str(root), "--min-days", "0"], ["status", str(root)],
-                     ["collect", str(root)]):
-            reads.clear()
-            result = run(*args)
-            assert result.exit_code in (0, 1), (args, result.output)
-            counts[" ".join(a for a in args[:4] if a != str(root))] = len(reads)
-        assert len(server.delivered) == 5  # the two reminders went
-    assert counts == dict.fromkeys(counts, 1), counts
