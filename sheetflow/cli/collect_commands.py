@@ -31,7 +31,8 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...],
     Writes out/ratings.csv, out/validation.xlsx (Status, Issues, Mail and Files sheets) and a reply
     draft per rater whose file has errors (out/feedback/). Exits 1 when a file has
     errors, a return used holds text sheetflow does not read (outside the answer cells
-    or the scoring area, on a sheet added, in a cell comment) not marked read with
+    or the scoring area, on a sheet added, in a cell comment or a text box, in a document
+    property, a header or footer or a customXml part) not marked read with
     --mark-read, a pack has not come back, a reply draft was left out because the pack
     it would attach changed after generate, or a line of mail.jsonl is no record (each
     is named; such lines are also recorded in out/collection.json and shown above the

@@ -32,6 +32,7 @@ from .copies import AnswerPrint
 from .drawings import check_drawings
 from .hazards import Hazard
 from .outside_answers import check_outside_answers
+from .part_text import check_part_text
 from .reader import Book, Cells, open_book
 from .rows import (
     RATING_COLUMNS,
@@ -359,6 +360,7 @@ class FileChecker:
         check_outside_answers(self, self.result.read)
         check_comments(self)
         check_drawings(self)
+        check_part_text(self)
         if self.result.failed and not blanks_only(self.result.issues):
             # a file with an error contributes no ratings; one whose only errors are
             # blank required answers keeps its rows for analyze --allow-partial

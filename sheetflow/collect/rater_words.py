@@ -9,7 +9,8 @@ own file, in words addressed to them. The rule, per code:
 - **warnings the rater can act on in their file** are listed under "Please also check":
   a blank confidence or batch time, a time that is no date, batch times out of order or
   too close, a text answer outside its word range, content typed outside the answer
-  cells, an added sheet, a comment on a cell, a text box or shape holding text
+  cells, an added sheet, a comment on a cell, a text box or shape holding text, text
+  in a document property, a header or footer or a part no sheet shows
   (:data:`RATER_WARNINGS`). Batches that
   overlap, or a second sitting begun too soon, are put to the rater as a time to check
   for a typing slip and to leave as it is when it is right: a rater told the gap the
@@ -49,7 +50,8 @@ RATER_WARNINGS = frozenset({
     "text-word-count", "batch-time-missing", "batch-time-invalid",
     "batch-time-no-date", "batch-time-order", "batch-time-zero", "batch-time-overlap",
     "sitting-too-soon", "text-outside-answers", "cell-comment", "drawing-text",
-    "sheet-added", "content-outside-window"})
+    "sheet-added", "content-outside-window", "property-text", "header-footer-text",
+    "extra-part"})
 """Warnings a reply lists: something in the rater's own file they can put right."""
 
 
@@ -61,6 +63,7 @@ class Quoted(Protocol):
     message: str
     sheet: str
     cell: str
+    label: str
     value: str
 
 
@@ -184,12 +187,36 @@ def _outside(item: Quoted, where: str) -> str:
     return f"{said}; {_OUTSIDE}"
 
 
+# text outside every sheet's cells (:mod:`.part_text`): one quoted, or the line
+# counting the rest or saying it could not be read (no value of its own)
+_OUT_OF_CELLS = {
+    "property-text": ("The document property {label} of your workbook (File > Properties) "
+                      "says '{value}'", "There is text in the document properties of "
+                      "your workbook (File > Properties)"),
+    "header-footer-text": ("The {label} of the sheet '{sheet}' of your workbook (Page "
+                           "Setup) says '{value}'", "There is text in the headers or "
+                           "footers of your workbook (Page Setup)"),
+    "extra-part": ("Your workbook file holds text no sheet shows (in its part {label}): "
+                   "'{value}'", "Your workbook file holds text no sheet shows"),
+}
+
+
+def _out_of_cells(item: Quoted) -> str:
+    """Text in a document property, a header or footer, or a part no sheet shows."""
+    one, some = _OUT_OF_CELLS[item.code]
+    said = one.format(label=item.label, sheet=item.sheet, value=item.value) \
+        if item.value else some
+    return f"{said}; {_OUTSIDE}"
+
+
 def reply_text(item: Quoted) -> str:
     """``item`` in words addressed to the rater: :data:`_FIXED`'s text for its code,
     else the message the Issues sheet shows."""
     where = f"cell {item.cell}" if item.cell else "the file"
     if item.code in ("text-outside-answers", "cell-comment", "drawing-text"):
         return _outside(item, where)
+    if item.code in _OUT_OF_CELLS:
+        return _out_of_cells(item)
     if item.code in _TIMES:
         # the message opens with the times compared, in sheetflow's words, up to the
         # first "; " (the coordinator's advice follows)

@@ -1,7 +1,8 @@
 """The coordinator's word that a return's unread text was read: ``text-read.json``.
 
 A return used that holds text sheetflow does not read (:data:`~.validate.UNREAD_TEXT`:
-text outside the answer cells or the scoring area, a sheet added, a cell comment)
+text outside the answer cells or the scoring area, a sheet added, a cell comment, a
+text box, a document property, a header or footer, a ``customXml/`` part)
 makes ``collect`` and ``status`` exit 1, until the coordinator has read it in the file
 and says so: ``sheetflow collect DIR --mark-read FILE`` records the file's name and
 the sha256 of its bytes in ``text-read.json`` at the study's top (beside ``mail.jsonl``;

@@ -118,6 +118,18 @@ _TYPES = (
        "does not read it" + _UNREAD_EXIT,
        "{what}. sheetflow reads only the cells' values: read it in the file, it may "
        "explain a score (a remark meant for the study belongs in a notes cell)."),
+    _t("property-text", WARNING, "Text in a document property (File > Properties) the "
+       "workbook as sent did not hold; sheetflow does not read it" + _UNREAD_EXIT,
+       "{what}. sheetflow reads only the cells' values: read it in the file, it may "
+       "explain a score (a remark meant for the study belongs in a notes cell)."),
+    _t("header-footer-text", WARNING, "Text in a page header or footer of a sheet (Page "
+       "Setup); sheetflow does not read it" + _UNREAD_EXIT,
+       "{what}. sheetflow reads only the cells' values: read it in the file, it may "
+       "explain a score (a remark meant for the study belongs in a notes cell)."),
+    _t("extra-part", WARNING, "Text in a part of the workbook file no sheet shows "
+       "(customXml/); sheetflow does not read it" + _UNREAD_EXIT,
+       "{what}. sheetflow reads only the cells' values: read it (the workbook file is a "
+       "zip archive holding that part); it may be a note, or data a program added."),
     # -- what would act if the returned file were opened in Excel (see .hazards) ----------
     _t("formula-reaches-out", ERROR, "A formula that fetches or sends data, or calls a "
        "program (WEBSERVICE, FILTERXML, IMAGE, HYPERLINK, RTD, CALL, REGISTER, DDE).",
@@ -466,7 +478,8 @@ def has_errors(issues: Iterable[Issue]) -> bool:
 
 
 UNREAD_TEXT = frozenset({"text-outside-answers", "content-outside-window", "sheet-added",
-                         "cell-comment", "drawing-text"})
+                         "cell-comment", "drawing-text", "property-text",
+                         "header-footer-text", "extra-part"})
 """Warnings of a return holding something its rater wrote that sheetflow does not read:
 named where it is, and ``collect`` and ``status`` exit 1 while a return used holds any
 the coordinator has not marked read (:mod:`.text_read`: then :attr:`Issue.read` says so).
