@@ -96,8 +96,9 @@ def test_status_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
 
 def _fetched_with_a_cut_record(tmp_path: Path) -> tuple[Path, int, bytes]:
     """A study whose every pack came back by mail, the first from a stranger, collected
-    clean; then mail.jsonl cut inside that file's "received" record. The study, the
-    number of the line cut and the journal as it was."""
+    clean and the stranger's file marked read; then mail.jsonl cut inside that file's
+    "received" record. The study, the number of the line cut and the journal as it
+    was."""
     root = mail_study(tmp_path / "s")
     raters = {r.id: r for r in load_study(root).raters}
     messages = []
@@ -106,8 +107,11 @@ def _fetched_with_a_cut_record(tmp_path: Path) -> tuple[Path, int, bytes]:
         messages.append(tmp_path / f"m{n}.eml")
         messages[-1].write_bytes(reply(sender, [(pack["file"], filled(root, pack))]))
     assert run("fetch", str(root), *map(str, messages)).exit_code == 0
-    clean = run("collect", str(root))
-    assert clean.exit_code == 0 and "[sender-unknown]" in clean.stdout
+    clean, doc = run_json("collect", str(root))
+    # exit 1 until the stranger's file is checked and marked read
+    (stranger,) = doc["unchecked_sender"]
+    assert clean.exit_code == 1 and "sender-unknown" in {i["code"] for i in doc["issues"]}
+    assert run("collect", str(root), "--mark-read", stranger).exit_code == 0
     path = root / "mail.jsonl"
     whole = path.read_bytes()
     lines = whole.splitlines(keepends=True)

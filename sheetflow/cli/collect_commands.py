@@ -20,10 +20,12 @@ if TYPE_CHECKING:
 @command("collect")
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--mark-read", "mark_read", multiple=True, metavar="FILE",
-              help="You have read the text sheetflow does not read in return FILE (as "
-                   "collect lists it; repeatable): recorded with its sha256 in "
-                   "text-read.json, its issues are marked read and no longer make the "
-                   "exit code 1 (a new version of the file is unread again).")
+              help="You have read the text sheetflow does not read in return FILE, or "
+                   "checked who sent it when its message came from another rater's "
+                   "address or from no rater's (FILE as collect lists it; repeatable): "
+                   "recorded with its sha256 in text-read.json, its issues are marked "
+                   "read and no longer make the exit code 1 (a new version of the file "
+                   "is unread again).")
 def collect_command(out: Output, directory: Path, files: tuple[Path, ...],
                     mark_read: tuple[str, ...]) -> None:
     """Validate returned workbooks FILES (default DIRECTORY/returns) and write out/.
@@ -32,12 +34,13 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...],
     draft per rater whose file has errors (out/feedback/). Exits 1 when a file has
     errors, a return used holds text sheetflow does not read (outside the answer cells
     or the scoring area, on a sheet added, in a cell comment or a text box, in a document
-    property, a header or footer or a customXml part) not marked read with
-    --mark-read, a pack has not come back, a reply draft was left out because the pack
-    it would attach changed after generate, or a line of mail.jsonl is no record (each
+    property, a header or footer or a customXml part), or came in a message from another
+    rater's address or from no rater's, not marked read with --mark-read, a pack has
+    not come back, a reply draft was left out because the pack it would attach changed
+    after generate, or a line of mail.jsonl is no record (each
     is named; such lines are also recorded in out/collection.json and shown above the
     Status and Mail sheets' tables). Exits 2, writing nothing, when a --mark-read FILE
-    is not in returns/ or holds no such text.
+    is not in returns/ or has nothing to mark read.
 
     Example: sheetflow collect my-study --mark-read R1.xlsx
     """
@@ -62,12 +65,14 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...],
         out.warn(damaged_journal(result.journal_damaged, risk=COLLECT_RISK,
                                  then=again("collect", directory)))
     unread = result.report.unread_text_files()  # a rater's words nobody has read yet
+    senders = result.report.unchecked_sender_files()  # perhaps returned for someone else
     ok = (result.valid and not any(r.state == "missing" for r in result.roster)
-          and not result.journal_damaged and not result.feedback.changed and not unread)
+          and not result.journal_damaged and not result.feedback.changed and not unread
+          and not senders)
     # "warnings" counts the Issues sheet's warnings (kept for compatibility): the lines
     # printed on stderr apart
     out.json({"ok": ok, **result.to_dict(), "unread_text": unread,
-              "text_read": result.report.text_read_files(),
+              "unchecked_sender": senders, "text_read": result.report.text_read_files(),
               "warning_lines": list(out.warnings)})
     if not ok:
         click.get_current_context().exit(EXIT_DATA)
@@ -77,6 +82,12 @@ def unread_text_count(returns: int) -> str:
     """``"2 returns hold text sheetflow does not read"``."""
     return (f"{counted(returns, 'return')} hold{'s' if returns == 1 else ''} text "
             "sheetflow does not read")
+
+
+def unchecked_sender_count(returns: int) -> str:
+    """``"2 returns came from another rater's address or from no rater's"``."""
+    return (f"{counted(returns, 'return')} came from another rater's address or from no "
+            "rater's")
 
 
 def text_read_count(returns: int) -> str:
@@ -162,6 +173,9 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
     mark = command_line("collect", directory, "--mark-read", "FILE")
     tail += f"; {unread_text_count(len(texts))}: read it in the files named above" \
         f" (then '{mark}')" if texts else ""
+    senders = report.unchecked_sender_files()
+    tail += f"; {unchecked_sender_count(len(senders))}: check who sent each, named above" \
+        f" (then '{mark}')" if senders else ""
     tail += f"; {text_read_count(len(report.text_read_files()))}" \
         if report.text_read_files() else ""
     aside = report.set_aside_error_count
@@ -175,7 +189,8 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
                  f"{counted(len(result.ratings), 'rating row')}, {errors}, "
                  f"{warnings}{tail}",
                  fg="red" if not report.valid else
-                 ("yellow" if missing or result.journal_damaged or texts else "green"))
+                 ("yellow" if missing or result.journal_damaged or texts or senders
+                  else "green"))
 
 
 _STATUS_JOURNAL_RISK = (
@@ -197,7 +212,8 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     Reads the returns without writing anything. Exits 0 only when every pack has come
     back without errors and out/ is current; else 1 (a pack not returned, a file with
     errors or one that could not be read or identified, a return used holding text
-    sheetflow does not read, a file in returns/ the last
+    sheetflow does not read or carried by a message from another rater's address or from
+    no rater's, not marked read, a file in returns/ the last
     collect did not read (new or changed since, or no collect yet): collect is next,
     out/ needing a rerun; a line of mail.jsonl that is no record, named in a warning with
     what the table may show wrongly for it).
@@ -206,7 +222,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     """
     from ..collect.links import unread_count
     from ..collect.mail_state import FETCHED_RISK, short_time
-    from ..collect.next_steps import replies_step, unusable_step
+    from ..collect.next_steps import replies_step, sender_step, unusable_step
     from ..collect.outputs import again, check_run
     from ..collect.pack_status import status_report
     from ..collect.reminders import unconfirmed_invitation
@@ -267,11 +283,14 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     tail += (f"; {counted(len(strangers), 'file')} matching no pack (remove {them} from "
              f"returns/, or find out who sent {them})" if strangers else "")
     stale, damaged, texts = report.not_collected, report.journal_damaged, report.unread_text
+    senders = report.unchecked_sender
     tail += f"; {unread_text_count(len(texts))}" if texts else ""
+    tail += f"; {unchecked_sender_count(len(senders))}" if senders else ""
     tail += f"; {text_read_count(len(report.text_read))}" if report.text_read else ""
     out.headline(f"{returned} of {len(rows)} packs returned{tail}",
                  fg="red" if unusable or strangers or unread else "green"
-                 if returned == len(rows) and not (mixed or stale or damaged or texts)
+                 if returned == len(rows) and not (mixed or stale or damaged or texts
+                                                   or senders)
                  else "yellow")
     if texts:  # a rater's words nobody has read yet: which files hold them
         out.say(f"text sheetflow does not read is in {', '.join(texts)}: read it in those "
@@ -279,6 +298,9 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
                 "names each place), then "
                 f"'{command_line('collect', directory, '--mark-read', 'FILE')}'",
                 fg="yellow")
+    if senders:  # the one sign that someone returned a workbook for someone else
+        out.say(f"{', '.join(senders)} came in a message from another rater's address or "
+                f"from no rater's: {sender_step(directory)}", fg="yellow")
     if stale:  # out/ is not what the returns now say
         out.say(_not_collected_line(stale, report.collected, directory), fg="yellow")
     for problem in mixed:
@@ -299,10 +321,12 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
                 "reply asking for fixes was sent (mail.jsonl); waiting for the corrected "
                 "file", fg="yellow")
     done = (returned == len(rows) and not with_errors and not unusable and not mixed
-            and not stale and not strangers and not unread and not damaged and not texts)
+            and not stale and not strangers and not unread and not damaged and not texts
+            and not senders)
     doc: dict[str, Any] = {"ok": done, "raters": [r.to_dict() for r in rows],
                            "unmatched": [u.to_dict() for u in report.unmatched],
-                           "unread_text": texts, "text_read": report.text_read,
+                           "unread_text": texts, "unchecked_sender": senders,
+                           "text_read": report.text_read,
                            "out_mixed": mixed, "not_collected": stale,
                            "journal_damaged": damaged}
     if agreement:

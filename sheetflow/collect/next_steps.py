@@ -56,3 +56,11 @@ def unusable_step(study_dir: str | Path, current: bool) -> str:
                 f"again; '{command_line('send', study_dir, 'replies')}' sends them")
     return (f"'{command_line('collect', study_dir)}' writes a reply draft asking for each "
             "file again")
+
+
+def sender_step(study_dir: str | Path) -> str:
+    """What settles a return whose message came from another rater's address or from
+    no rater's: the coordinator finds out who sent it, then marks it read."""
+    mark = command_line("collect", study_dir, "--mark-read", "FILE")
+    return (f"check who sent it (the Issues sheet names the address), then '{mark}'; if it "
+            "is not the rater's own work, remove it from returns/ and ask the rater for theirs")

@@ -113,8 +113,11 @@ class StatusReport:
     """The returns used that hold text sheetflow does not read
     (:meth:`.validate.ValidationReport.unread_text_files`)."""
     text_read: list[str] = field(default_factory=list)
-    """The returns used whose such text the coordinator marked read
+    """The returns used the coordinator marked read: their such text, or who sent them
     (:meth:`.validate.ValidationReport.text_read_files`)."""
+    unchecked_sender: list[str] = field(default_factory=list)
+    """The returns used that came from another rater's address or from no rater's, not
+    marked read (:meth:`.validate.ValidationReport.unchecked_sender_files`)."""
 
 
 def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
@@ -146,7 +149,8 @@ def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
                                              recorded=keys))
             if r.reply_due else r for r in rows]
     return StatusReport(rows, fresh, collected, unmatched_files(report), journal.damaged,
-                        report.unread_text_files(), report.text_read_files())
+                        report.unread_text_files(), report.text_read_files(),
+                        report.unchecked_sender_files())
 
 
 def reply_held(row: RaterStatus, study: Study, heads: list[PackHead], root: Path,

@@ -96,7 +96,7 @@ from .returns import Entry, NotAFile, escape_controls, file_digest, find_entries
 from .rivals import settle_packs
 from .safety import Limits, Problem
 from .sandbox import Outcome, Sandbox
-from .senders import Senders
+from .senders import Senders, with_senders_unchecked
 from .spec_marks import expected_spec_mark, other_spec, preview_secret
 from .spool import Ratings, Spooled
 from .text_read import apply_text_read, read_text_read
@@ -262,6 +262,7 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
         result = _collect(root, paths, limits, workers, write, study, progress, now,
                           journal, preview_secret(root))
         apply_text_read(result.report, read_text_read(root))
+        result.roster = with_senders_unchecked(result.roster, result.report, root)
         return result
     with study_lock(root, "collect", lock_wait):
         secret = collection_secret(root)  # read once: the packs' spec mark, the record's
@@ -269,6 +270,7 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
                           journal, secret)
         # before anything is written: a name that holds no unread text writes nothing
         record_text_read(root, result.report, mark_read, now=now)
+        result.roster = with_senders_unchecked(result.roster, result.report, root)
         # composed first: a reply left out (its pack changed) is named on the Status sheet
         result.feedback = write_feedback(study, root, result.roster, result.report,
                                          result.heads, journal=journal)

@@ -6,15 +6,31 @@ by its sha256. A sender whose address is no rater's gets ``sender-unknown``; a
 workbook of one rater sent from another rater's address gets ``sender-not-rater``
 (both warnings: a rater may write from a second address, and the coordinator decides).
 Addresses are compared without case.
+
+Either is the one sign that someone returned a workbook for someone else, so a return
+used that came so makes ``collect`` and ``status`` exit 1 until the coordinator has
+checked who sent it and marks the file read (``collect --mark-read FILE``, recorded as
+:mod:`.text_read` describes); its row of the Status sheet says so
+(:func:`with_senders_unchecked`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..packs.journal import Journal
 from ..spec.study import Study
-from .validate import Issue, issue
+from .next_steps import sender_step
+from .validate import SENDER_CHECK, Issue, ValidationReport, issue
+
+if TYPE_CHECKING:
+    from .coordinator import RosterRow
+
+_CAME_FROM = {"sender-not-rater": "another rater's address",
+              "sender-unknown": "an address of no rater"}
 
 
 @dataclass(frozen=True)
@@ -52,3 +68,19 @@ class Senders:
             return [issue("sender-not-rater", file=name, rater=rater,
                           detail=f"{sender}, the address of rater {owner}")]
         return []
+
+
+def with_senders_unchecked(rows: Sequence[RosterRow], report: ValidationReport,
+                           study_dir: str | Path) -> list[RosterRow]:
+    """``rows`` (the Status sheet's), the "What to do" of each whose return used came
+    from another rater's address or from no rater's, not yet marked read, saying so and
+    what to do (:func:`.next_steps.sender_step`)."""
+    unchecked = set(report.unchecked_sender_files())
+    came = {i.file: _CAME_FROM[i.code] for i in report.issues
+            if i.code in SENDER_CHECK and i.file in unchecked}
+    out = []
+    for row in rows:
+        files = [f for f in row.file.split(", ") if f in came] if row.file else []
+        todo = "; ".join(f"the message carrying {f} came from {came[f]}" for f in files)
+        out.append(replace(row, todo=f"{todo}: {sender_step(study_dir)}") if files else row)
+    return out

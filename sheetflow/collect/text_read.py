@@ -13,6 +13,12 @@ sealed::
     {"read": [{"file": "R1.xlsx", "sha256": "<64 hex digits>",
                "read_at": "2026-11-02T14:05:00+00:00"}]}
 
+A return used that came in a message from another rater's address or from no rater's
+(:data:`~.validate.SENDER_CHECK`: ``sender-not-rater``, ``sender-unknown``) makes
+``collect`` and ``status`` exit 1 the same way, until the coordinator has checked who
+sent it and marks it read with the same option, in the same record: one
+acknowledgement covers every issue of the file it applies to.
+
 An acknowledgement covers exactly those bytes: a new version of the file (another
 sha256) or a copy under another name is unread again. The acknowledged file's issues
 stay where they are (Issues sheet, terminal, ``--json``), each marked read
@@ -33,7 +39,7 @@ from ..errors import UsageError
 from ..packs.journal import parse_time
 from ..workbook import layout as L
 from .mail_state import short_time
-from .validate import UNREAD_TEXT, FileStatus, ValidationReport
+from .validate import MARKED_READ, SENDER_CHECK, UNREAD_TEXT, FileStatus, ValidationReport
 
 TEXT_READ_FILE = "text-read.json"
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -143,12 +149,13 @@ def _holding_unread_text(report: ValidationReport, name: str) -> list[FileStatus
     if not returned:
         raise UsageError(f"--mark-read {name}: not in {L.RETURNS_DIR}/ ({files[0].path}); "
                          f"only a return kept in {L.RETURNS_DIR}/ can be marked read")
-    holding = {i.file for i in report.issues if i.code in UNREAD_TEXT}
+    holding = {i.file for i in report.issues if i.code in MARKED_READ}
     found = [f for f in returned if f.file in holding]
     if not found:
         raise UsageError(f"--mark-read {name}: it holds no text sheetflow does not read "
-                         f"({', '.join(sorted(UNREAD_TEXT))}); there is nothing to mark "
-                         "read")
+                         f"({', '.join(sorted(UNREAD_TEXT))}) and came from its rater's "
+                         f"address ({', '.join(sorted(SENDER_CHECK))} is not among its "
+                         "issues); there is nothing to mark read")
     return found
 
 
@@ -164,7 +171,7 @@ def apply_text_read(report: ValidationReport, recorded: list[TextRead]) -> list[
     if not covered:
         return []
     report.issues = [replace(i, read=covered[i.file].words())
-                     if i.code in UNREAD_TEXT and i.file in covered else i
+                     if i.code in MARKED_READ and i.file in covered else i
                      for i in report.issues]
     return list(dict.fromkeys(covered.values()))
 

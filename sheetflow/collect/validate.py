@@ -42,6 +42,11 @@ _CLEAN_COPY = (" Its ratings are not used. Do not open this file in Excel or Lib
 _UNREAD_EXIT = ("; the ratings are used, but collect and status exit 1 while a return used "
                 "holds it, until the coordinator marks the file read (collect --mark-read).")
 
+# what a warning of :data:`SENDER_CHECK` adds to its meaning: it changes the exit code
+_SENDER_EXIT = ("; the ratings are used, but collect and status exit 1 while a return used "
+                "came so, until the coordinator has checked who sent it and marks the file "
+                "read (collect --mark-read).")
+
 _TYPES = (
     # -- the file as a whole (checked before any parser) -----------------------------------
     _t("file-unreadable", ERROR, "The file could not be opened for reading.",
@@ -210,13 +215,17 @@ _TYPES = (
     _t("duplicate-rater", ERROR, "Two different files for one rater.",
        "Rater {rater} returned more than one different workbook ({detail}). Neither is "
        "used: remove the wrong one from the returns folder and run collect again."),
-    _t("sender-unknown", WARNING, "The message carrying the file came from no rater's address.",
+    _t("sender-unknown", WARNING, "The message carrying the file came from no rater's "
+       "address" + _SENDER_EXIT,
        "The message carrying this file came from {detail}, an address of no rater in the "
        "raters file. Check who sent it; if the rater wrote from another address, add it "
-       "to the raters file or ask them to send from the address given there."),
-    _t("sender-not-rater", WARNING, "The message carrying the file came from another rater.",
+       "to the raters file or ask them to send from the address given there. Once you "
+       "know who sent it, mark the file read (collect --mark-read)."),
+    _t("sender-not-rater", WARNING, "The message carrying the file came from another "
+       "rater" + _SENDER_EXIT,
        "The message carrying this workbook of rater {rater} came from {detail}. Check "
-       "that each rater returns their own workbook."),
+       "that each rater returns their own workbook; once you know this one is {rater}'s, "
+       "mark the file read (collect --mark-read)."),
     _t("answers-match-other-rater", WARNING, "Of 20+ answers to the same responses as another "
        "rater's file, 95% or more are identical.", "{rater}'s answers equal {value}'s "
        "({other_file}) in {detail} answers to the same responses{texts}: one rater may have "
@@ -391,8 +400,8 @@ class Issue:
     value : str
         The offending raw value, as text.
     read : str
-        For an issue of :data:`UNREAD_TEXT`: when the coordinator marked the file's
-        text read, and where that is recorded (:mod:`.text_read`); "" while unread.
+        For an issue of :data:`MARKED_READ`: when the coordinator marked the file
+        read, and where that is recorded (:mod:`.text_read`); "" while unread.
     """
 
     file: str
@@ -486,6 +495,13 @@ the coordinator has not marked read (:mod:`.text_read`: then :attr:`Issue.read` 
 The other warnings about a file keep exit 0: what they name was read (a sheet renamed,
 hidden or shown, a word count out of range) or holds nothing written (a sheet of
 instructions deleted)."""
+SENDER_CHECK = frozenset({"sender-unknown", "sender-not-rater"})
+"""Warnings of a return carried by a message from another rater's address or from no
+rater's: the one sign that someone returned a workbook for someone else. ``collect``
+and ``status`` exit 1 while a return used came so and the coordinator has not marked
+it read (:mod:`.text_read`), as for :data:`UNREAD_TEXT`."""
+MARKED_READ = UNREAD_TEXT | SENDER_CHECK
+"""The codes ``collect --mark-read FILE`` acknowledges (:mod:`.text_read`)."""
 SET_ASIDE = frozenset({"superseded", "pack-as-sent-again", "blank-copy-again"})
 """Codes of a file not used because the rater's other file stands for them."""
 
@@ -619,10 +635,17 @@ class ValidationReport:
         holding = {i.file for i in self.issues if i.code in UNREAD_TEXT and not i.read}
         return [f.file for f in self.files if f.used and f.file in holding]
 
+    def unchecked_sender_files(self) -> list[str]:
+        """The returns used whose message came from another rater's address or from no
+        rater's (:data:`SENDER_CHECK`) and the coordinator has not marked read
+        (:mod:`.text_read`), in the report's order."""
+        holding = {i.file for i in self.issues if i.code in SENDER_CHECK and not i.read}
+        return [f.file for f in self.files if f.used and f.file in holding]
+
     def text_read_files(self) -> list[str]:
-        """The returns used whose text sheetflow does not read the coordinator marked
-        read (:mod:`.text_read`), in the report's order."""
-        marked = {i.file for i in self.issues if i.code in UNREAD_TEXT and i.read}
+        """The returns used the coordinator marked read (:mod:`.text_read`): their text
+        sheetflow does not read, or who sent them, in the report's order."""
+        marked = {i.file for i in self.issues if i.code in MARKED_READ and i.read}
         return [f.file for f in self.files if f.used and f.file in marked]
 
     @property
