@@ -9,7 +9,8 @@ p-value to three significant digits), or to as many more as it takes for the num
 shown to stand on the same side of each bound it is read against as the full value
 does: an ICC of 0.74963 beside Koo & Li's 0.75 is shown "0.7496" and read "moderate",
 never "0.750" read "moderate". :func:`decimals_for` finds those decimals;
-:func:`shown_number`, :func:`shown_percent` and :func:`p_text` write the figure.
+:func:`shown_number`, :func:`shown_percent` and :func:`p_text` write the figure
+(:func:`p_said` puts a p-value in a sentence).
 """
 
 from __future__ import annotations
@@ -226,6 +227,13 @@ def p_text(p: Any, below: Iterable[float] = ()) -> str:
         return "< 0.001"
     d = decimals_for(p, at_least=limits, digits=max(p_decimals(p), DIGITS))
     return repr(p) if d is None else f"{p:.{d}f}"
+
+
+def p_said(p: Any, below: Iterable[float] = ()) -> str:
+    """A p-value in a sentence: "p < 0.001" or "p = 0.0953" (:func:`p_text`'s form),
+    never "p = < 0.001"; "p = n/a" when undefined."""
+    text = p_text(p, below)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
 
 
 def _finite(value: Any) -> bool:

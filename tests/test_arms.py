@@ -69,3 +69,23 @@ def test_a_difference_not_shown_is_said_to_be_so(ci, p, shown, said) -> None:
     assert arms.shown() is shown
     assert arms.sentence().startswith(said)
     assert arms.to_dict()["shown"] is shown
+
+
+@pytest.mark.parametrize(("ci", "p", "said"), [
+    ([0.5, 1.2], 0.00004, "Wilcoxon signed-rank (two-sided) p < 0.001"),
+    ([0.5, 1.2], 0.0312, "Wilcoxon signed-rank (two-sided) p = 0.0312"),
+    (None, 0.00004, "Wilcoxon signed-rank (two-sided) p < 0.001"),
+])
+def test_a_small_p_reads_p_below_not_p_equals_below(ci, p, said) -> None:
+    """"p = < 0.001" says two things at once; the sentence says "p < 0.001"."""
+    sentence = _arms_with(ci, p).sentence()
+    assert said in sentence and "p = <" not in sentence
+
+
+@pytest.mark.parametrize(("p", "said"), [
+    (0.00004, "p < 0.001"), (0.0953, "p = 0.0953"), (float("nan"), "p = n/a"),
+    (0.04996, "p = 0.04996"),
+])
+def test_p_said_puts_a_p_value_in_a_sentence(p, said) -> None:
+    from sheetflow.words import p_said
+    assert p_said(p, [0.05]) == said

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..words import decimals_for, p_text, percent
+from ..words import decimals_for, p_said, percent
 from .panel import Panel
 
 STATUSES = ("pass", "fail", "null", "incomplete", "inconclusive", "reported")
@@ -228,10 +228,10 @@ class Arms:
             if self.ci else ""
         unsure = "" if self.shown() is not False else \
             " (not shown to differ: the interval includes 0)" if self.ci and \
-            None not in self.ci else f" (not shown to differ: p = {p_text(self.p, [0.05])})"
+            None not in self.ci else f" (not shown to differ: {p_said(self.p, [0.05])})"
         note = f"; {self.note}" if self.note else ""
         return (f"{self.winner} ahead of {self.other}{unsure}: {figs}; {self.effect_measure} "
-                f"{num(self.effect)}{ci}; {self.test} p = {p_text(self.p, self._p_limits())}"
+                f"{num(self.effect)}{ci}; {self.test} {p_said(self.p, self._p_limits())}"
                 f"{note}")
 
     def _p_limits(self) -> list[float]:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .. import stats
 from ..spec.study import Study
-from ..words import counted, p_text, shown_number, shown_percent
+from ..words import counted, p_said, shown_number, shown_percent
 from .context import Context, add_verdict, empty_reason, number
 from .decision import Arms, Check, Decision, flag_check, reasons_of, reported_check, status_of
 from .keep_known_files import MIXED_METHOD, h_mixed, mixed_effects, yield_items
@@ -239,7 +239,7 @@ def _trend_line(trend: dict[str, Any]) -> str:
                        for b in trend["per_band"])
     note = trend["note"] if isinstance(trend["note"], str) else ""
     return (f"trend across {' -> '.join(trend['bands'])}: {trend['direction']} "
-            f"(Cochran-Armitage, two-sided p = {p_text(p, [alpha])}, {side} {alpha:g}; "
+            f"(Cochran-Armitage, two-sided {p_said(p, [alpha])}, {side} {alpha:g}; "
             f"z = {shown_number(trend['z'])}, chi2 {shown_number(trend['statistic'])}, "
             f"n {int(trend['n'])}); "
             f"yield {yields}" + (f"; {note}" if note else ""))
@@ -344,8 +344,8 @@ def _above_reference(ctx: Context, table: pd.DataFrame, winner: str, ref: str,
     ok = None if not (np.isfinite(ahead["yield"]) and np.isfinite(behind["yield"])) \
         else bool(ahead["yield"] > behind["yield"])
     test = next((f for f in fisher if f["comparison"] == f"test: {winner} vs {ref}"), None)
-    tested = "" if test is None else (f"; the one-sided Fisher test of the two (p = "
-                                      f"{p_text(test['p'])}) is reported, not decided on")
+    tested = "" if test is None else (f"; the one-sided Fisher test of the two ("
+                                      f"{p_said(test['p'])}) is reported, not decided on")
     note = (f"yields {winner} {_counts(ahead)} vs the reference {ref} {_counts(behind)}; "
             f"the rule compares the two yields, no test decides it{tested}")
     return flag_check(name, ok, ahead["yield"], f"above the reference's yield, "
@@ -362,7 +362,7 @@ def _null_reason(checks: list[Check], alpha: float) -> str:
     perm, *rest = checks
     why = []
     if perm.passed is False:
-        why.append(f"permutation p = {p_text(perm.value, [alpha])}, not below {alpha:g}")
+        why.append(f"permutation {p_said(perm.value, [alpha])}, not below {alpha:g}")
     why += [f"{c.name.removeprefix('winner ').replace(' above ', ' not above ')}"
             for c in rest if c.passed is False and c.name.startswith("winner ")]
     return (f"no signal shown ({'; '.join(why)}): a null, published as one, as the "

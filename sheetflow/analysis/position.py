@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..spec.study import Study
 from ..stats.proportions import binomial_share, position_free_preference
-from ..words import p_text, percent, shown_percent
+from ..words import p_said, percent, shown_percent
 from .context import Context, json_safe
 from .protocol import ProtocolPlan, fixed_methods
 
@@ -155,12 +155,12 @@ def readings(summary: dict[str, Any], ctx: Context) -> list[str]:
             share = row["share_a"]
             lines.append(
                 f"Position: label A chosen in {shown_percent(share, (low,), (high,))} of "
-                f"{row['n']} decisive judgements (p = {p_text(row['p'], [p_limit])}); flag "
+                f"{row['n']} decisive judgements ({p_said(row['p'], [p_limit])}); flag "
                 f"when p < {p_limit:g} and outside {percent(low)}-{percent(high)}.")
     flagged = [r for r in summary.get("position_bias", []) if r["flagged"]]
     if flagged:  # each share and p on the side of the band and limit it is flagged by
         names = ", ".join(f"{r['rater']} ({shown_percent(r['share_a'], (low,), (high,))} A, "
-                          f"p = {p_text(r['p'], [p_limit])})" for r in flagged)
+                          f"{p_said(r['p'], [p_limit])})" for r in flagged)
         lines.append(f"Position bias flagged: {names}. Their direction judgements may "
                      "reflect display order rather than quality; read the direction "
                      "verdict with the position-free preference.")

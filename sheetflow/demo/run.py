@@ -24,7 +24,7 @@ from ..packs.generate import GenerateResult, generate_packs
 from ..report import write_analysis_outputs
 from ..spec.study import read_table
 from ..spec.templates import data_dir
-from ..words import p_text
+from ..words import p_said
 from .simulate import fill_packs
 
 SAMPLE = "paired-rubric"
@@ -189,7 +189,7 @@ def _shown(arms: dict[str, Any]) -> tuple[bool, str]:
     if not excludes:
         return False, f"the {level:.0%} CI of the difference includes zero"
     if p is not None and not p < 1 - level:
-        return False, f"{arms.get('test', 'the test')} p = {p_text(p, [1 - level])}"
+        return False, f"{arms.get('test', 'the test')} {p_said(p, [1 - level])}"
     return True, ""
 
 
@@ -203,7 +203,7 @@ def _excludes_zero(ci: list[float | None] | None) -> bool | None:
 def _sureness(arms: dict[str, Any]) -> str:
     ci, p = arms.get("ci"), arms.get("p")
     level = f"{arms.get('ci_level', 0.95):.0%}"
-    tested = f"{arms.get('test', 'test')} p = {p_text(p, [1 - arms.get('ci_level', 0.95)])}" \
+    tested = f"{arms.get('test', 'test')} {p_said(p, [1 - arms.get('ci_level', 0.95)])}" \
         if p is not None else "no test"
     excludes = _excludes_zero(ci)
     if excludes is None:

@@ -13,7 +13,7 @@ from ..analysis.context import band_bounds
 from ..analysis.decision import figure_text, passed_words, shown_against
 from ..analysis.p003_answer_review import refusal_line
 from ..analysis.readings import reading_bounds
-from ..words import NUMBER_FORMS, counted, decimals_for, p_text
+from ..words import NUMBER_FORMS, counted, decimals_for, p_said
 from ..workbook.printing import row_points, set_print, text_lines
 from .cells import BAND_COLOURS, number_format, write_cell
 from .charts import alpha_chart, yield_chart
@@ -280,7 +280,7 @@ def _headline_extras(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, 
         lines.append("yield per arm: " + ", ".join(
             f"{a} {figure_text(True)(y)}" for a, y in s["yield"].items()))
     for f in s.get("fisher", []):
-        lines.append(f"Fisher one-sided {f['comparison']}: p = {p_text(f['p'])}")
+        lines.append(f"Fisher one-sided {f['comparison']}: {p_said(f['p'])}")
     if "acceptance" in s:
         a = s["acceptance"]
         lines.append(f"accepted items: {a['n_accepted']} of {a['n_items']}")
