@@ -11,6 +11,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..words import shown_percent
 from .validate import Issue, issue, show_value
 from .values import parse_time
 
@@ -183,7 +184,9 @@ def _extremes_check(data: SelfCheckInput, where: dict[str, str]) -> list[Issue]:
     lo_text = f"{show_value(float(data.total_range[0]))}-" if data.total_range else "<="
     hi_text = f"-{show_value(float(data.total_range[1]))}" if data.total_range else "+"
     expected = f"{lo_text}{show_value(float(low))} or {show_value(float(high))}{hi_text}"
-    return [issue("totals-many-extreme", **where, detail=f"{share:.0%}", expected=expected)]
+    # shown on its side of the bar: 25.04% is "25.04%", never "25.0%" above 25.0%
+    return [issue("totals-many-extreme", **where,
+                  detail=shown_percent(share, above=[EXTREME_SHARE]), expected=expected)]
 
 
 def _confidence_check(data: SelfCheckInput, where: dict[str, str]) -> list[Issue]:
@@ -192,8 +195,10 @@ def _confidence_check(data: SelfCheckInput, where: dict[str, str]) -> list[Issue
     share = sum(c in ("Medium", "High") for c in data.confidences) / len(data.confidences)
     if share >= data.confidence_target:
         return []
-    return [issue("confidence-low-share", **where, detail=f"{share:.0%}",
-                  expected=f"{data.confidence_target:.0%}")]
+    # shown on its side of the target: 125/179 is "69.8%", never "70%" below a 70% target
+    return [issue("confidence-low-share", **where,
+                  detail=shown_percent(share, at_least=[data.confidence_target]),
+                  expected=shown_percent(data.confidence_target))]
 
 
 def _direction_checks(data: SelfCheckInput, where: dict[str, str]) -> list[Issue]:
