@@ -49,6 +49,19 @@ def test_an_extreme_share_just_over_the_bar_is_not_shown_as_the_bar():
     assert _extreme_warning(7, 20).startswith("35.0% of totals are extreme (0-5 or 18-20")
 
 
+def test_the_extreme_share_warning_states_sheetflows_own_bar():
+    """The protocol says only "rare": the 25% is sheetflow's, and is said where it acts."""
+    assert _extreme_warning(7, 20).startswith(
+        "35.0% of totals are extreme (0-5 or 18-20; sheetflow warns above 25.0%); extreme "
+        "totals should be rare.")
+    at_the_bar = SelfCheckInput(totals=[0.0] * 5 + [12.0] * 15, total_range=(0, 20),
+                                extreme_low_max=5, extreme_high_min=18)
+    assert not self_checks(at_the_bar, file="f.xlsx", rater="R1")  # 25% exactly: no warning
+    docs = (Path(__file__).parents[1] / "docs" / "issue-codes.md").read_text(encoding="utf-8")
+    assert f"more than {EXTREME_SHARE:.0%} of a rater's totals are extreme" in " ".join(
+        docs.split())
+
+
 def test_collect_warns_of_125_of_179_as_69_8_percent(tmp_path: Path):
     """End to end: a return with 125 Medium and 54 Low confidences (one left blank)."""
     root = study_from("paired-rubric", tmp_path / "study")

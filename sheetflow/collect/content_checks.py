@@ -134,7 +134,8 @@ class SelfCheckInput:
 
 
 EXTREME_SHARE = 0.25
-"""Warn when more than this share of a rater's totals are extreme."""
+"""Warn when more than this share of a rater's totals are extreme: sheetflow's own bar
+(protocol 000 asks only whether extreme totals are "rare"), stated in the warning."""
 CLEAR_MARGIN = 3.0
 """A total this many points higher makes a contrary direction suspicious."""
 MIN_FOR_PATTERN = 3
@@ -183,7 +184,9 @@ def _extremes_check(data: SelfCheckInput, where: dict[str, str]) -> list[Issue]:
         return []
     lo_text = f"{show_value(float(data.total_range[0]))}-" if data.total_range else "<="
     hi_text = f"-{show_value(float(data.total_range[1]))}" if data.total_range else "+"
-    expected = f"{lo_text}{show_value(float(low))} or {show_value(float(high))}{hi_text}"
+    # the bar is sheetflow's own (the protocol says only "rare"), so the warning says it
+    expected = (f"{lo_text}{show_value(float(low))} or {show_value(float(high))}{hi_text}; "
+                f"sheetflow warns above {shown_percent(EXTREME_SHARE)}")
     # shown on its side of the bar: 25.04% is "25.04%", never "25.0%" above 25.0%
     return [issue("totals-many-extreme", **where,
                   detail=shown_percent(share, above=[EXTREME_SHARE]), expected=expected)]
