@@ -27,6 +27,7 @@ from .context import (
     values_for,
     weights_for,
 )
+from .na import na_as_category
 from .protocol import ProtocolPlan
 from .readings import few_units_notes, interval_notes
 
@@ -188,6 +189,21 @@ def _h_intra(ctx: Context, table: pd.DataFrame, out: dict) -> None:
                                     table.groupby("measure", sort=False)}
 
 
+def alpha_levels(study: Study) -> str:
+    """The level each rating column's alpha is taken at, as the spec sets it (a
+    dimension whose N/A is a category of its own is nominal; a preference is nominal on
+    the arms), in one sentence for the Methods sheet."""
+    named = study.rubric.named
+    levels = [(d.id, "nominal" if na_as_category(study, d) else d.level)
+              for d in study.rubric.by_scope("response") if d.kind not in ("text", "flag")]
+    levels += [(t.id, t.level) for t in study.rubric.totals]
+    levels += [(d.id, "nominal") for d in study.rubric.dimensions if d.kind == "preference"]
+    if not levels:
+        return ""
+    return ("Level per column, as the spec sets it: "
+            + "; ".join(f"{named(m)} {level}" for m, level in levels) + ".")
+
+
 def methods(study: Study) -> list[tuple[str, str]]:
     """Methods-sheet entries: (topic, text)."""
     plan = study.plan
@@ -198,8 +214,8 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "Krippendorff's rank-based delta (sum of marginals between c and k minus half of "
          "theirs, squared); interval (c - k)^2; ratio ((c - k)/(c + k))^2. The rubric's full "
          "value domain is passed (count dimensions analyse their points, checklists the "
-         "number of Yes, totals are interval on their observed values). Unit = one response "
-         "(case x arm in a paired design). Bootstrap: units resampled "
+         "number of Yes, totals the values observed). " + alpha_levels(study) + " Unit = "
+         "one response (case x arm in a paired design). Bootstrap: units resampled "
          f"{plan.n_boot} times with seed {plan.seed}, percentile 95% interval, "
          f"marked when it rests on few units (see {FEW_UNITS_TOPIC})."),
         ("Bands", "; ".join(f">= {b.minimum:g}: {b.label}" for b in plan.bands) or
