@@ -117,3 +117,35 @@ def test_a_dispute_without_its_note_keeps_the_reviewer_out(tmp_path):
     assert summary["panel"]["missing"] == ["rater2"]
     assert "flag-note-missing" in summary["panel"]["excluded_files"][0]["reason"]
     assert rows[2] == "DECISION: INCOMPLETE"
+
+
+def test_one_category_throughout_is_complete_agreement_not_an_inconclusive_study(tmp_path):
+    """Both reviewers rate every answer 'Correct' on factual correctness: alpha is
+    undefined (nothing varies), the protocol sets no pass rule, so the study keeps its
+    usual outcome and reason, and that column says why its alpha is undefined."""
+    root = tmp_path / "one"
+    init_study(root, "answer-review")
+    generate_packs(root)
+    study = load_study(root)
+    order = {it.id: i for i, it in enumerate(study.items)}
+
+    def answer(pack, a):
+        if a["dimension"] == "factual_correctness":
+            return "Correct"
+        return _answer(study, a["dimension"], order[a["item_id"]], a["item_id"])
+
+    fill_returns(root, answer)
+    out, summary, rows, _ = _analyze(root)
+    assert out.exit_code == 0, out.output
+    assert summary["decision"]["status"] == "reported"
+    assert rows[2] == ("RESULT: agreement reported for 5 rating columns; the protocol sets "
+                       "no pass mark, so nothing is called passed")
+    check = next(c for c in summary["decision"]["checks"]
+                 if c["name"] == "alpha on Factual correctness (factual_correctness)")
+    assert check["value"] is None and check["outcome"] == "reported"
+    assert check["note"] == ("undefined: both raters gave one category throughout "
+                             "('Correct' on all 18 units: 100% agreement)")
+    line = ("alpha on Factual correctness (factual_correctness): n/a (no target) - undefined: "
+            "both raters gave one category throughout ('Correct' on all 18 units: 100% "
+            "agreement)")
+    assert f"- {line}" in out.output and "INCONCLUSIVE" not in out.output

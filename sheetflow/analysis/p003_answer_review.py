@@ -15,7 +15,15 @@ import pandas as pd
 from ..spec.params import YES_WORDS
 from ..spec.study import Study
 from .context import Context, empty_reason
-from .decision import Decision, reasons_of, reported_check, status_of, threshold_check
+from .decision import (
+    REPORTED,
+    Check,
+    Decision,
+    reasons_of,
+    reported_check,
+    status_of,
+    threshold_check,
+)
 from .na import na_handling
 from .protocol import ProtocolPlan
 
@@ -154,9 +162,7 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     named = ctx.study.rubric.named
     checks = [threshold_check(f"alpha on {named(r['measure'])}", r["alpha"], target,
                               note=r.get("reason") or "") if target is not None else
-              reported_check(f"alpha on {named(r['measure'])}", r["alpha"],
-                             r.get("reason") or "")
-              for r in out.get("alpha", [])]
+              _reported_alpha(ctx, r) for r in out.get("alpha", [])]
     rule = (f"every rating column's agreement reaches alpha {target:g}" if target is not None
             else "the protocol sets no pass mark: agreement per column is reported, and "
             "nothing is called passed (set [analysis] targets.alpha for a pass rule)")
@@ -166,6 +172,36 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
         reasons = [f"agreement reported for {len(checks)} rating columns; the protocol sets "
                    "no pass mark, so nothing is called passed", *reasons]
     return Decision(status, rule, checks, reasons=reasons)
+
+
+def _reported_alpha(ctx: Context, row: dict[str, Any]) -> Check:
+    """A column's alpha where the protocol sets no pass mark: reported, never judged.
+
+    Alpha is undefined when every rater gave one category throughout (no variation to
+    measure agreement against); that is complete agreement, not a gap in the data, so
+    it is said as such and leaves the study's outcome as it is. Any other undefined
+    alpha stays undefined.
+    """
+    name = f"alpha on {ctx.study.rubric.named(row['measure'])}"
+    only = _one_category(ctx, row["measure"])
+    if math.isfinite(row["alpha"]) or only is None:
+        return reported_check(name, row["alpha"], row.get("reason") or "")
+    category, n_units, n_raters = only
+    who = "both raters" if n_raters == 2 else f"all {n_raters} raters"
+    return Check(name, None, None, None, REPORTED,
+                 f"undefined: {who} gave one category throughout ('{category}' on all "
+                 f"{n_units} units: 100% agreement)", has_target=False)
+
+
+def _one_category(ctx: Context, dim_id: str) -> tuple[str, int, int] | None:
+    """(the category, units, raters) when every rating of ``dim_id`` on the units two
+    or more raters rated is the same category; None otherwise."""
+    rated = ctx.ratings(dim_id)
+    pairable = rated[rated.groupby("unit")["rater"].transform("nunique") >= 2]
+    values = pairable["value"].astype(str).unique()
+    if pairable.empty or len(values) != 1:
+        return None
+    return str(values[0]), int(pairable["unit"].nunique()), int(pairable["rater"].nunique())
 
 
 def methods(study: Study) -> list[tuple[str, str]]:
