@@ -550,3 +550,46 @@ def test_the_reference_arms_yield_is_no_target(one_owner_null):
     row = next(r for r in sheet.iter_rows(max_col=3) if r[0].value == check["name"])
     assert (row[1].value, row[2].value) == (pytest.approx(0.2), check["target"])
     assert row[2].alignment.wrap_text  # wrapped in its narrow column, not clipped
+
+
+def test_a_sitting_of_one_category_gives_the_true_cause_of_a_zero_width_kappa(tmp_path):
+    """Sitting 2 marks every repeated item No; sitting 1 keeps some. Intra-rater kappa is
+    then 0 by construction (chance agreement equals the observed, which is not 1) and
+    its interval has no width: the note says so, on the sheet, the Summary row and in
+    summary.json, and never that the two sittings agree on every unit."""
+    from plant_helpers import KEEP, plant, study_from
+
+    root = study_from("keep-known", tmp_path / "one")
+    kept = _kept(_items(root), "owner-01")
+
+    def answer(cell):
+        if cell["dimension"] not in ("keep", "known") or cell["part"] != "value":
+            return KEEP
+        if cell["sitting"] == 2 or cell["dimension"] == "known":
+            return "No"
+        return "Yes" if cell["item_id"] in kept else "No"
+
+    plant(root, answer)
+    collect(root)
+    out, summary, _ = run_analyze(root)
+    assert out.exit_code == 0, out.output
+    said = ("a zero-width interval (standard error 0) is no certainty: sitting 2 used one "
+            "category throughout, so the agreement expected by chance equals the observed "
+            "agreement and kappa is 0 by construction, with no width to its normal "
+            "approximation")
+    (keep,) = [r for r in summary["reported"]
+               if r["analysis"] == "intra_rater_kappa" and r["measure"] == "keep"]
+    assert keep["value"] == 0 and keep["ci_low"] == keep["ci_high"] == 0
+    assert keep["note"] == said and "agree on every unit" not in keep["note"]
+    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")
+    summary_cells = [str(c) for r in sheet["Summary"].iter_rows(values_only=True)
+                     for c in r if c is not None]
+    assert any(said in c for c in summary_cells)
+    head = [c.value for c in sheet["Intra-rater kappa"][1]]
+    notes = [dict(zip(head, [c.value for c in r], strict=True))
+             for r in sheet["Intra-rater kappa"].iter_rows(min_row=2)]
+    keep_row = next(r for r in notes if str(r["measure"]).startswith("KEEP"))
+    assert keep_row["note"] == said and 0 < keep_row["observed agreement"] < 1
+    assert "one_category" not in head
+    assert f"; {said}" in next(ln for ln in out.output.splitlines()
+                               if ln.startswith("kappa      KEEP"))

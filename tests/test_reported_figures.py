@@ -278,7 +278,7 @@ def test_every_kind_of_agreement_interval_on_few_units_is_marked():
     few = "fewer than 10 units: too few for a stable interval"
     kappas = interval_notes(pd.DataFrame({
         "ci_low": [0.1, 0.1, 1.0, float("nan")], "ci_high": [0.9, 0.9, 1.0, float("nan")],
-        "n_units": [9, 10, 4, 4]}))
+        "n_units": [9, 10, 4, 4], "p_o": [0.6, 0.6, 1.0, 0.5], "p_e": [0.5, 0.5, 0.5, 0.5]}))
     assert kappas["note"].tolist() == [few, "", f"{ZERO_WIDTH}; {few}", ""]
     icc = few_units_notes(pd.DataFrame({
         "ci_low": [0.1, 0.1, float("nan")], "ci_high": [0.9, 0.9, float("nan")],
@@ -415,3 +415,24 @@ def test_a_kappa_interval_past_one_says_why():
     inside = table.assign(ci_high=0.99)
     (rec,) = reported_figures(ctx, {"cohen_kappa": inside})
     assert PAST_ONE not in rec["note"]
+
+
+def test_a_zero_width_kappa_interval_says_its_own_cause():
+    """Agreement on every unit, on none, exactly at chance, or one side of one category:
+    each zero-width interval's note names the cause that holds for it."""
+    from sheetflow.analysis.readings import (
+        ZERO_WIDTH,
+        ZERO_WIDTH_CHANCE,
+        ZERO_WIDTH_NONE,
+        ZERO_WIDTH_OTHER,
+        interval_notes,
+        one_category_note,
+    )
+
+    table = interval_notes(pd.DataFrame({
+        "ci_low": [1.0, -1.0, 0.0, 0.0, 0.2], "ci_high": [1.0, -1.0, 0.0, 0.0, 0.2],
+        "n_units": [30] * 5, "p_o": [1.0, 0.0, 0.8, 0.6, 0.5],
+        "p_e": [0.5, 0.5, 0.8, 0.6, 0.375], "one_category": ["", "", "", "sitting 2", ""]}))
+    assert table["note"].tolist() == [ZERO_WIDTH, ZERO_WIDTH_NONE, ZERO_WIDTH_CHANCE,
+                                      one_category_note("sitting 2"), ZERO_WIDTH_OTHER]
+    assert "agree on every unit" not in " ".join(table["note"].tolist()[1:])

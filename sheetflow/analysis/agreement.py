@@ -151,8 +151,25 @@ def _intra(ctx: Context) -> pd.DataFrame:
                                       categories=typed_domain(dim.kind, dim.value_domain(),
                                                                dim.level), weight_on=on)
         res.insert(0, "measure", dim.id)
+        res["one_category"] = res["rater"].map(_one_category_sittings(rows)).fillna("")
         frames.append(res)
-    return interval_notes(stack(frames))
+    # the column serves the notes only: the note says it in words
+    return interval_notes(stack(frames)).drop(columns="one_category", errors="ignore")
+
+
+def _one_category_sittings(rows: pd.DataFrame) -> dict[Any, str]:
+    """Rater -> the sitting that gave one category throughout on the repeated units
+    ("sitting 2", "each sitting"), for the raters with one: their kappa is 0 by
+    construction (chance agreement equals the observed), and its interval has no width."""
+    rated = rows.dropna(subset=["value"])
+    both = rated.groupby(["rater", "case"])["sitting"].transform("nunique") == 2
+    kinds = rated[both].groupby(["rater", "sitting"])["value"].nunique().unstack()
+    out = {}
+    for rater, counts in kinds.iterrows():
+        single = [f"sitting {s}" for s, n in counts.items() if n == 1]
+        if single:
+            out[rater] = single[0] if len(single) == 1 else "each sitting"
+    return out
 
 
 def _h_alpha(ctx: Context, table: pd.DataFrame, out: dict) -> None:
@@ -226,8 +243,11 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "scale values for numeric dimensions and on category ranks for ordered labels. "
          "Standard error: Fleiss, Cohen & Everitt (1969) non-null; interval kappa +/- z se, "
          "not cut at the bounds: the note column says where it runs past 1, and where it "
-         "has no width (standard error 0 when the two ratings agree on every unit, "
-         "however few: no certainty)."),
+         "has no width (standard error 0: no certainty, however many the units) and why: "
+         "the two ratings agree on every unit, or on none; one of them (a sitting, for "
+         "intra-rater kappa) used one category throughout, so chance agreement equals the "
+         "observed and kappa is 0 by construction; or agreement is exactly at chance. The "
+         "Summary and summary.json carry the same note beside the figure."),
         ("Fleiss' kappa",
          "Fleiss' kappa (Fleiss 1971) with unequal raters per unit and the non-null "
          "standard error (Gwet 2014)."),

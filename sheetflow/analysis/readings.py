@@ -95,9 +95,24 @@ def reported_figures(ctx: Context, tables: dict[str, pd.DataFrame]) -> list[dict
 
 PAST_ONE = ("the interval runs past 1, the largest kappa can be: a normal-approximation "
             "interval (kappa +/- 1.96 SE) is not cut at the bound")
-ZERO_WIDTH = ("a zero-width interval (standard error 0) is no certainty: the normal "
-              "approximation gives no width when the two ratings agree on every unit, "
-              "however few the units")
+_NO_WIDTH = "a zero-width interval (standard error 0) is no certainty: "
+ZERO_WIDTH = (_NO_WIDTH + "the normal approximation gives no width when the two ratings "
+              "agree on every unit, however few the units")
+"""The note of a kappa interval of no width where the two ratings agree on every unit."""
+ZERO_WIDTH_NONE = (_NO_WIDTH + "the normal approximation gives no width when the two "
+                   "ratings agree on no unit, however few the units")
+ZERO_WIDTH_CHANCE = (_NO_WIDTH + "the observed agreement equals the agreement expected by "
+                     "chance, so kappa is 0, and the normal approximation gives it no width "
+                     "here")
+ZERO_WIDTH_OTHER = _NO_WIDTH + "the normal approximation gives it no width here"
+
+
+def one_category_note(who: str) -> str:
+    """The note of a kappa interval of no width where ``who`` ("sitting 2") gave one
+    category throughout: kappa is 0 by construction, whatever the agreement."""
+    return (f"{_NO_WIDTH}{who} used one category throughout, so the agreement expected by "
+            "chance equals the observed agreement and kappa is 0 by construction, with no "
+            "width to its normal approximation")
 
 
 def interval_notes(table: pd.DataFrame) -> pd.DataFrame:
@@ -107,17 +122,22 @@ def interval_notes(table: pd.DataFrame) -> pd.DataFrame:
     ----------
     table : pandas.DataFrame
         Rows with ``ci_low`` and ``ci_high`` (Cohen's or intra-rater kappa) and
-        ``n_units``.
+        ``n_units``; with ``p_o`` and ``p_e`` (observed and chance agreement) a zero
+        width gets its cause, and ``one_category`` (who gave one category throughout,
+        "" for none) names that cause where it is the one.
 
     Returns
     -------
     pandas.DataFrame
         ``table`` itself (a frame just built: changed in place), with ``note``:
-        :data:`PAST_ONE` where the interval's end passes 1, :data:`ZERO_WIDTH` where it
-        has no width, and :data:`~sheetflow.words.FEW_UNITS_NOTE` (after either) where
-        it rests on fewer than :data:`~sheetflow.words.FEW_UNITS` units, else blank
-        (categorical: the pairwise table can hold a row per pair of hundreds of
-        raters). Unchanged without intervals.
+        :data:`PAST_ONE` where the interval's end passes 1; where it has no width, why
+        (:func:`one_category_note`, :data:`ZERO_WIDTH` for agreement on every unit,
+        :data:`ZERO_WIDTH_NONE` on none, :data:`ZERO_WIDTH_CHANCE` for agreement at
+        chance, else :data:`ZERO_WIDTH_OTHER`); and
+        :data:`~sheetflow.words.FEW_UNITS_NOTE` (after any of these) where it rests on
+        fewer than :data:`~sheetflow.words.FEW_UNITS` units, else blank (categorical:
+        the pairwise table can hold a row per pair of hundreds of raters). Unchanged
+        without intervals.
     """
     if "ci_high" not in table or "ci_low" not in table:
         return table
@@ -125,14 +145,32 @@ def interval_notes(table: pd.DataFrame) -> pd.DataFrame:
                  for c in ("ci_low", "ci_high"))
     # category codes, not the texts: a text array of 873,000 rows (500 raters' pairs)
     # took some 700 MB, and a copy of the table (assign) 100 MB more
-    codes = np.zeros(len(table), np.int8)
-    codes[np.isfinite(low) & (high == low)] = 2
+    texts = ["", PAST_ONE, ZERO_WIDTH, ZERO_WIDTH_NONE, ZERO_WIDTH_CHANCE, ZERO_WIDTH_OTHER]
+    codes = np.zeros(len(table), np.int16)
+    flat = np.isfinite(low) & (high == low)
+    codes[flat] = _zero_width_codes(table, flat)
+    who = table["one_category"].fillna("").astype(str).to_numpy() \
+        if "one_category" in table else np.full(len(table), "")
+    for name in sorted(set(who[flat]) - {""}):  # few: a sitting, a rater
+        codes[flat & (who == name)] = len(texts)
+        texts.append(one_category_note(name))
     codes[high > 1] = 1  # past 1 first: a zero-width interval at 1.1 is past 1
-    codes[_few_units(table, low, high)] += 3  # the same three, each with the mark after
-    texts = ["", PAST_ONE, ZERO_WIDTH]
+    few = _few_units(table, low, high)
+    codes[few] += len(texts)  # the same texts, each with the mark after
     table["note"] = pd.Categorical.from_codes(
         codes, categories=texts + ["; ".join(filter(None, (t, FEW_UNITS_NOTE))) for t in texts])
     return table
+
+
+def _zero_width_codes(table: pd.DataFrame, flat: np.ndarray) -> np.ndarray:
+    """The cause of each zero-width interval (rows ``flat``) as a code of
+    :func:`interval_notes`' texts, from the observed and chance agreement."""
+    if "p_o" not in table or "p_e" not in table:
+        return np.full(int(flat.sum()), 5, np.int16)
+    p_o = pd.to_numeric(table["p_o"], errors="coerce").to_numpy(float)[flat]
+    p_e = pd.to_numeric(table["p_e"], errors="coerce").to_numpy(float)[flat]
+    return np.select([p_o >= 1 - 1e-12, p_o <= 1e-12, np.abs(p_o - p_e) <= 1e-12],
+                     [2, 3, 4], default=5).astype(np.int16)
 
 
 def few_units_notes(table: pd.DataFrame, units: str = "n_units") -> pd.DataFrame:
@@ -175,11 +213,16 @@ def _few_units(table: pd.DataFrame, low: np.ndarray, high: np.ndarray,
     return np.isfinite(low) & np.isfinite(high) & (n < FEW_UNITS)
 
 
-def _kappa_bound(rec: dict[str, Any]) -> dict[str, Any]:
+def _kappa_bound(rec: dict[str, Any], table_note: Any = "") -> dict[str, Any]:
     """A kappa record whose interval end passes 1 (it reads as an impossible kappa)
-    with :data:`PAST_ONE` in its note."""
+    with :data:`PAST_ONE` in its note; one whose interval has no width with why, as its
+    row's ``table_note`` says (:func:`interval_notes`)."""
     if (rec["ci_high"] or 0) > 1:
         rec["note"] = "; ".join(filter(None, (rec["note"], PAST_ONE)))
+    elif rec["ci_low"] is not None and rec["ci_low"] == rec["ci_high"]:
+        said = str(table_note or "").split("; ")[0]
+        if said.startswith(_NO_WIDTH):
+            rec["note"] = "; ".join(filter(None, (said, rec["note"])))
     return rec
 
 
@@ -219,7 +262,7 @@ def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
     protocol's use: "identifying if specific rater pairs diverge")."""
     out = []
     read = ("measure", "rater1", "rater2", "n_units", "kappa", "ci_low", "ci_high", "reason",
-            "weights")
+            "weights", "note")
     table = table[[c for c in table.columns if c in read]]  # a group at a time, these only
     for measure, g in groups_in_order(table, "measure"):
         k = pd.to_numeric(g["kappa"], errors="coerce")
@@ -246,7 +289,7 @@ def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
                            f"{shown_number(float(low['kappa']))}")
             if "n_units" in g:  # the pair's own N, not the mean's
                 rec["note"] += f" ({counted(int(low['n_units']), 'unit')})"
-        out.append(_kappa_bound(rec))
+        out.append(_kappa_bound(rec, g["note"].iloc[0] if one and "note" in g else ""))
     return out
 
 
@@ -298,7 +341,8 @@ def _intra_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
         out.append(_kappa_bound(_record(
             ctx, "intra_rater_kappa", figure, str(r["measure"]), r["kappa"],
             (r.get("ci_low"), r.get("ci_high")), r.get("n_units"), 1,
-            kappa_reading(_finite(r["kappa"])), KAPPA_SCALE, str(r.get("reason") or ""))))
+            kappa_reading(_finite(r["kappa"])), KAPPA_SCALE, str(r.get("reason") or "")),
+            r.get("note")))
     return out
 
 
