@@ -6,11 +6,13 @@ names as improved (``[analysis.params] improved_arm``, the protocol's "correctly
 identify which response is higher quality") and, as a second labelled figure, the
 internal team's scores.
 
-Decision (protocol 000 section 4.4): the validation succeeds when Krippendorff's alpha
-on the total reaches the plan's target (0.70; 0.60-0.70 is marginal), the share of
-direction judgements naming the improved arm reaches its target (70%; 50-70% is a weak
-signal) and Spearman's rho against the internal scores reaches its target (0.60).
-A value in a marginal or weak range makes the decision inconclusive; below it, fail.
+Decision (protocol 000 section 4.4): "The external validation succeeds if:" is followed
+by no list; the section gives only what follows when a threshold is not met. Each of
+those consequences is mapped to an outcome by its own words (:data:`ALPHA_LOW` and the
+texts beside it, said on the rule line, in each check's note and on Methods): the
+validation passes when alpha on the total, the share of direction judgements naming
+the improved arm and Spearman's rho against the internal scores all reach their
+targets (0.70, 70%, 0.60).
 """
 
 from __future__ import annotations
@@ -35,7 +37,16 @@ from .context import (
     split_rows,
     stack,
 )
-from .decision import WEAK, Arms, Check, Decision, flag_check, status_of, threshold_check
+from .decision import (
+    NOT_MET,
+    WEAK,
+    Arms,
+    Check,
+    Decision,
+    flag_check,
+    status_of,
+    threshold_check,
+)
 from .protocol import ProtocolPlan
 from .readings import few_units_notes
 
@@ -45,6 +56,23 @@ IMPROVED, INTERNAL = "improved arm", "internal scores"
 DECISIVE = ", Tied left out"
 # protocol 000 section 4.4: direction agreement of 50-70% is a "weak signal" (chance is 50%)
 DIRECTION_WEAK_FROM = 0.50
+# Section 4.4 lists no success criteria, only what follows when a threshold is not met;
+# each consequence is mapped to an outcome by its own words, and the one range it leaves
+# without a consequence (direction below 50%) gets sheetflow's reading, said as such.
+ALPHA_MARGINAL = ("'Marginal reliability; rubric refinement needed for Iteration 3' "
+                  "(section 4.4): inconclusive, as the protocol keeps such alpha for "
+                  "exploratory analyses only")
+ALPHA_LOW = ("'Study cannot validate improvement claims; redesign evaluation methodology' "
+             "(section 4.4): fail")
+DIRECTION_WEAK = ("'Weak signal; effect size may be smaller than internal estimates' "
+                  "(section 4.4): inconclusive")
+DIRECTION_BELOW_CHANCE = (
+    "the protocol states no consequence below 50%; sheetflow reads it as a fail: fewer "
+    "than half the judgements name the improved arm, short of the 50% the protocol calls "
+    "random ('better than random 50%', section 4.3), so no signal is left to call weak")
+RHO_LOW = ("'External/internal scoring divergence; investigate systematic interpretation "
+           "differences' (section 4.4): a call to investigate, not a failed validation, so "
+           "inconclusive")
 
 
 def _direction(ctx: Context) -> pd.DataFrame:
@@ -237,11 +265,17 @@ _METHODS = (
      "over cases is ahead. Effect: mean over cases of (ahead - other) with a Student t "
      "95% interval (paired); p: Wilcoxon signed-rank, two-sided."),
     ("Decision (000)",
-     "alpha on the total >= target (marginal from the next band down, e.g. 0.60-0.70: "
-     "inconclusive); direction agreement with the improved arm >= target (50% to the "
-     "target: weak signal, inconclusive); Spearman's rho vs internal >= target. Any "
-     "value below its range fails; an undefined value is inconclusive; a missing or "
-     "excluded rater makes the decision incomplete. The blinding question "
+     "Section 4.4 of the protocol ('The external validation succeeds if:') lists no "
+     "criteria; it gives only what follows when a threshold is not met, and each of "
+     "those consequences decides by its own words. Met: alpha on the total >= target, "
+     "direction agreement with the improved arm >= target and Spearman's rho vs internal "
+     ">= target, all three: pass. Alpha in the band below the target (e.g. 0.60-0.70): "
+     f"{ALPHA_MARGINAL}. Alpha below that band: {ALPHA_LOW}. Direction agreement from "
+     f"50% to the target: {DIRECTION_WEAK}. Direction agreement below 50%: "
+     f"{DIRECTION_BELOW_CHANCE}. Spearman's rho below its target: {RHO_LOW}. Any fail "
+     "makes the decision FAIL; otherwise any inconclusive or undefined value makes it "
+     "INCONCLUSIVE; a missing or excluded rater makes the decision incomplete. The "
+     "blinding question "
      "(params.blinding_dimension, default recognised_arm): a Yes names the validator and "
      "leaves the decision inconclusive until the research lead decides whether their "
      "ratings stay; the check is met when validators answered and none said Yes, and is "
@@ -281,10 +315,13 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     a, d, r = (ctx.target(n) for n in ("alpha", "direction_agreement", "spearman"))
     weak = _alpha_weak_from(ctx)
     rule = (f"validation succeeds when alpha on the total >= {_num(a)}"
-            + (f" ({_num(weak)}-{_num(a)}: marginal, inconclusive)" if weak is not None else "")
+            + (f" ({_num(weak)}-{_num(a)}: 'marginal', inconclusive; below {_num(weak)}: "
+               "'cannot validate', fail)" if weak is not None else "")
             + f", direction agreement with the improved arm >= {_pct(d)} "
-            f"({_pct(DIRECTION_WEAK_FROM)}-{_pct(d)}: weak signal, inconclusive) and "
-            f"Spearman's rho vs internal >= {_num(r)}")
+            f"({_pct(DIRECTION_WEAK_FROM)}-{_pct(d)}: 'weak signal', inconclusive; below "
+            f"{_pct(DIRECTION_WEAK_FROM)}: no consequence in the protocol, sheetflow reads "
+            "it as a fail) and "
+            f"Spearman's rho vs internal >= {_num(r)} (below: 'investigate', inconclusive)")
     return Decision(status_of(checks), rule, checks)
 
 
@@ -328,12 +365,13 @@ def _alpha_check(ctx: Context, out: dict) -> Check:
         if other is not None and np.isfinite(other) else ""
     named = ctx.study.rubric.named(total["measure"])
     # the note names the band, so the value is shown on its side of every band's bound
-    return threshold_check(f"Krippendorff's alpha on {named}, {total['level']} level",
-                           total["alpha"], target, weak_from=_alpha_weak_from(ctx),
-                           bounds=band_bounds(ctx.plan),
-                           note="; ".join(filter(None, (
-                               ctx.band(total["alpha"]) + beside or total.get("reason") or "",
-                               resting_on(total) if np.isfinite(total["alpha"]) else ""))))
+    return _with_consequence(threshold_check(
+        f"Krippendorff's alpha on {named}, {total['level']} level",
+        total["alpha"], target, weak_from=_alpha_weak_from(ctx), bounds=band_bounds(ctx.plan),
+        note="; ".join(filter(None, (
+            ctx.band(total["alpha"]) + beside or total.get("reason") or "",
+            resting_on(total) if np.isfinite(total["alpha"]) else "")))),
+        ALPHA_MARGINAL, ALPHA_LOW)
 
 
 def _alpha_weak_from(ctx: Context) -> float | None:
@@ -365,17 +403,29 @@ def _direction_check(ctx: Context, out: dict) -> Check:
                  "internal totals tie (reported, not decided on)")
     if arm and (value is None or not np.isfinite(value)):
         note += "; no direction judgement to compare"
-    return threshold_check("direction agreement with the improved arm", value,
-                           ctx.target("direction_agreement"), weak_from=DIRECTION_WEAK_FROM,
-                           note=note, proportion=True)
+    return _with_consequence(
+        threshold_check("direction agreement with the improved arm", value,
+                        ctx.target("direction_agreement"), weak_from=DIRECTION_WEAK_FROM,
+                        note=note, proportion=True), DIRECTION_WEAK, DIRECTION_BELOW_CHANCE)
+
+
+def _with_consequence(check: Check, weak: str, not_met: str) -> Check:
+    """``check`` with what its range means under section 4.4 after its note, when it
+    is in the weak (inconclusive) or the failing range."""
+    said = weak if check.outcome == WEAK else not_met if check.outcome == NOT_MET else ""
+    check.note = "; ".join(filter(None, (check.note, said)))
+    return check
 
 
 def _spearman_check(ctx: Context, out: dict) -> Check:
     rows = out.get("spearman") or []
     rho = rows[0].get("rho") if rows else None
     why = (rows[0].get("reason") or "") if rows else "no internal scores to compare"
-    return threshold_check("Spearman's rho vs internal", rho, ctx.target("spearman"),
-                           note=why)
+    check = threshold_check("Spearman's rho vs internal", rho, ctx.target("spearman"),
+                            note=why)
+    if check.outcome == NOT_MET:  # the protocol asks to investigate, not to fail
+        check.outcome = WEAK
+    return _with_consequence(check, RHO_LOW, RHO_LOW)
 
 
 def _pct(value: float | None) -> str:

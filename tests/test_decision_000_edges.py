@@ -1,0 +1,142 @@
+"""Protocol 000's decision at the edges of each section 4.4 consequence, end to end on
+planted returns whose answer is known before the run.
+
+The three validators give every response the same total (8-15, the improved arm two
+points up), so alpha on the total is 1. The internal team's totals are the same, or
+(``flat``) 11 for every baseline response and 12 for every improved one: Spearman's
+rho is then 0.486, below its 0.60 target, while alpha with the internal team beside the
+validators stays 0.749. Direction judgements: the first ``n`` of the 54 (3 raters x 18
+cases) name the improved arm, the rest alternate between Tied and the baseline.
+
+Section 4.4 lists no success criteria, only consequences: direction 50-70% is a "weak
+signal" (inconclusive), nothing is said below 50% (sheetflow reads it as a fail, and
+says so), and rho below 0.60 asks to "investigate" (inconclusive, never a fail).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from decision_helpers import run_analyze
+from plant_helpers import KEEP, direction, plant, rubric_answer, study_from
+
+from sheetflow.collect.run import collect
+
+CASES = [f"TC-{i:03d}" for i in range(1, 19)]
+RATERS = ["EV-01", "EV-02", "EV-03"]
+IMPROVED, BASELINE = "iter2_improved", "iter1_baseline"
+
+
+def _total(case: str, arm: str) -> int:
+    i = CASES.index(case)
+    return 8 + i % 6 + (2 if arm == IMPROVED else 0)
+
+
+def _internal(flat: bool):
+    def edit(root: Path) -> None:
+        rows = [f"{c},{a},{(12 if a == IMPROVED else 11) if flat else _total(c, a)}"
+                for c in CASES for a in (BASELINE, IMPROVED)]
+        (root / "internal_scores.csv").write_text("case_id,arm,total\n" + "\n".join(rows)
+                                                  + "\n", encoding="utf-8")
+    return edit
+
+
+def _answers(n_improved: int):
+    def answer(cell):
+        if cell["dimension"] == "direction" and cell["part"] == "value":
+            k = RATERS.index(cell["rater"]) * len(CASES) + CASES.index(cell["item_id"])
+            if k < n_improved:
+                return direction(cell, IMPROVED)
+            return "Tied" if k % 2 else direction(cell, BASELINE)
+        if cell["dimension"] == "recognised_arm":
+            return "No"
+        if cell["scope"] == "response":
+            return rubric_answer(_total(cell["item_id"], cell["arm"]), cell)
+        return KEEP
+    return answer
+
+
+def _run(root: Path, n_improved: int):
+    plant(root, _answers(n_improved))
+    collect(root)
+    result, summary, rows = run_analyze(root)
+    assert result.exit_code == 0, result.output
+    checks = {c["name"].split(":")[0].split(" on ")[0]: c for c in summary["decision"]["checks"]}
+    return result, summary, rows, checks
+
+
+@pytest.fixture(scope="module")
+def same(tmp_path_factory):
+    return study_from("paired-rubric", tmp_path_factory.mktemp("p000e") / "same",
+                      _internal(flat=False))
+
+
+@pytest.mark.parametrize(("n", "status", "outcome"), [
+    (38, "pass", "met"),            # 70.4%
+    (37, "inconclusive", "weak"),   # 68.5%: a weak signal
+    (27, "inconclusive", "weak"),   # 50.0%: still the weak range
+    (26, "fail", "not met"),        # 48.1%: below anything the protocol names
+])
+def test_each_direction_range_decides_as_its_consequence_says(same, n, status, outcome):
+    _, summary, rows, checks = _run(same, n)
+    check = checks["direction agreement with the improved arm"]
+    assert check["value"] == pytest.approx(n / 54) and check["outcome"] == outcome
+    assert summary["decision"]["status"] == status
+    assert rows[2].startswith(f"DECISION: {status.upper()}")
+    assert checks["Spearman's rho vs internal"]["outcome"] == "met"
+    if outcome == "weak":
+        assert check["note"].endswith("'Weak signal; effect size may be smaller than "
+                                      "internal estimates' (section 4.4): inconclusive")
+    if outcome == "not met":  # sheetflow's own reading, said as such
+        assert check["note"].endswith(
+            "the protocol states no consequence below 50%; sheetflow reads it as a fail: "
+            "fewer than half the judgements name the improved arm, short of the 50% the "
+            "protocol calls random ('better than random 50%', section 4.3), so no signal "
+            "is left to call weak")
+    rule = summary["decision"]["rule"]
+    assert "(50%-70%: 'weak signal', inconclusive; below 50%: no consequence in the " \
+        "protocol, sheetflow reads it as a fail)" in rule
+    assert "Spearman's rho vs internal >= 0.60 (below: 'investigate', inconclusive)" in rule
+    assert "(0.60-0.70: 'marginal', inconclusive; below 0.60: 'cannot validate', fail)" in rule
+    # the Wilcoxon p of 18 equal differences is below 0.001, and reads so
+    assert "Wilcoxon signed-rank (two-sided) p < 0.001" in summary["arms"]["sentence"]
+
+
+def test_rho_below_its_target_asks_to_investigate_and_is_not_a_fail(tmp_path):
+    root = study_from("paired-rubric", tmp_path / "flat", _internal(flat=True))
+    result, summary, rows, checks = _run(root, 38)
+    rho = checks["Spearman's rho vs internal"]
+    assert rho["value"] == pytest.approx(0.486, abs=5e-4)
+    assert rho["outcome"] == "weak" and rho["passed"] is False
+    assert rho["note"].endswith(
+        "'External/internal scoring divergence; investigate systematic interpretation "
+        "differences' (section 4.4): a call to investigate, not a failed validation, so "
+        "inconclusive")
+    assert checks["direction agreement with the improved arm"]["outcome"] == "met"
+    assert checks["Krippendorff's alpha"]["outcome"] == "met"
+    assert summary["decision"]["status"] == "inconclusive"
+    assert rows[2].startswith("DECISION: INCONCLUSIVE")
+    assert "DECISION: FAIL" not in result.output
+
+
+def test_the_methods_sheet_maps_each_consequence_in_the_protocols_words(same):
+    import openpyxl
+
+    _run(same, 38)
+    sheet = openpyxl.load_workbook(same / "out" / "analysis.xlsx")["Methods"]
+    topic, text = "", {}
+    for row in sheet.iter_rows(values_only=True, max_col=2):
+        topic = row[0] or topic
+        text[topic] = f"{text.get(topic, '')} {row[1] or ''}".strip()
+    said = text["Decision (000)"]
+    assert "Any value below its range fails" not in said
+    for quoted in ("'Marginal reliability; rubric refinement needed for Iteration 3'",
+                   "'Study cannot validate improvement claims; redesign evaluation "
+                   "methodology' (section 4.4): fail",
+                   "'Weak signal; effect size may be smaller than internal estimates' "
+                   "(section 4.4): inconclusive",
+                   "the protocol states no consequence below 50%; sheetflow reads it as a "
+                   "fail", "investigate systematic interpretation differences' (section "
+                   "4.4): a call to investigate, not a failed validation, so inconclusive"):
+        assert quoted in said, quoted
