@@ -151,7 +151,8 @@ def _intra(ctx: Context) -> pd.DataFrame:
                                       categories=typed_domain(dim.kind, dim.value_domain(),
                                                                dim.level), weight_on=on)
         res.insert(0, "measure", dim.id)
-        res["one_category"] = res["rater"].map(_one_category_sittings(rows)).fillna("")
+        who = _one_category_sittings(rows)
+        res["one_category"] = [who.get(r, "") for r in res["rater"]]
         frames.append(res)
     # the column serves the notes only: the note says it in words
     return interval_notes(stack(frames)).drop(columns="one_category", errors="ignore")
