@@ -19,7 +19,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 from click.testing import CliRunner
-from decision_helpers import KEEP, edit_returns, passed_cell, refused_before_unsealing, run_analyze
+from decision_helpers import KEEP, edit_returns, refused_before_unsealing, run_analyze
 
 from sheetflow.analysis import analyze, key_sides
 from sheetflow.cli import cli
@@ -301,17 +301,22 @@ def test_agreement_with_a_reference_counts_each_rater_as_a_loop_over_raters_woul
 
 
 def test_an_undefined_alpha_check_says_why(tmp_path):
-    """One rater's return alone (--allow-partial): alpha on the total is undefined, and
-    its check says why (no unit has two values), not "undefined - undefined"."""
+    """One rater's return alone (--allow-partial): the validators-only alpha on the
+    total is undefined, and the check says why (no unit has two values), not
+    "undefined - undefined"; the decision's alpha, with the internal team beside that
+    one validator (protocol 000 sections 4.1-4.2), rests on the two of them."""
     root = _study(tmp_path / "one")
     for path in sorted((root / "returns").iterdir())[1:]:
         path.unlink()
     result, summary = _analyze(root, "--allow-partial")
     assert result.exit_code == 1, result.output
     (alpha,) = [c for c in summary["decision"]["checks"] if c["name"].startswith("Krippen")]
-    assert alpha["outcome"] == "undefined" and alpha["passed"] is None
-    assert alpha["note"] == "no unit has two or more values (nothing pairable)"
-    assert passed_cell(root, alpha["name"]) == "undefined"  # a target, and no figure
+    assert alpha["value"] is not None and "36 units, 2 raters" in alpha["note"]
+    assert ("; with the internal team's totals as one rater beside the validator (protocol "
+            "000 sections 4.1-4.2); validators only: n/a (no unit has two or more values "
+            "(nothing pairable))") in alpha["note"]
+    total = next(a for a in summary["alpha"] if a["measure"] == "total")
+    assert total["alpha_validators_only"] is None
     assert "undefined - undefined" not in result.output
     assert summary["decision"]["status"] == "incomplete"
 

@@ -33,10 +33,14 @@ def _total(case: str, arm: str) -> int:
     return 8 + i % 6 + (2 if arm == IMPROVED else 0)
 
 
-def _internal(flat: bool):
+def _flat(_case: str, arm: str) -> int:
+    return 12 if arm == IMPROVED else 11
+
+
+def _internal(score=_total):
+    """Write the internal team's totals, ``score(case, arm)``, before generate."""
     def edit(root: Path) -> None:
-        rows = [f"{c},{a},{(12 if a == IMPROVED else 11) if flat else _total(c, a)}"
-                for c in CASES for a in (BASELINE, IMPROVED)]
+        rows = [f"{c},{a},{score(c, a)}" for c in CASES for a in (BASELINE, IMPROVED)]
         (root / "internal_scores.csv").write_text("case_id,arm,total\n" + "\n".join(rows)
                                                   + "\n", encoding="utf-8")
     return edit
@@ -69,7 +73,7 @@ def _run(root: Path, n_improved: int):
 @pytest.fixture(scope="module")
 def same(tmp_path_factory):
     return study_from("paired-rubric", tmp_path_factory.mktemp("p000e") / "same",
-                      _internal(flat=False))
+                      _internal())
 
 
 @pytest.mark.parametrize(("n", "status", "outcome"), [
@@ -104,7 +108,7 @@ def test_each_direction_range_decides_as_its_consequence_says(same, n, status, o
 
 
 def test_rho_below_its_target_asks_to_investigate_and_is_not_a_fail(tmp_path):
-    root = study_from("paired-rubric", tmp_path / "flat", _internal(flat=True))
+    root = study_from("paired-rubric", tmp_path / "flat", _internal(_flat))
     result, summary, rows, checks = _run(root, 38)
     rho = checks["Spearman's rho vs internal"]
     assert rho["value"] == pytest.approx(0.486, abs=5e-4)
@@ -115,6 +119,7 @@ def test_rho_below_its_target_asks_to_investigate_and_is_not_a_fail(tmp_path):
         "inconclusive")
     assert checks["direction agreement with the improved arm"]["outcome"] == "met"
     assert checks["Krippendorff's alpha"]["outcome"] == "met"
+    assert checks["Krippendorff's alpha"]["value"] == pytest.approx(0.749, abs=5e-4)
     assert summary["decision"]["status"] == "inconclusive"
     assert rows[2].startswith("DECISION: INCONCLUSIVE")
     assert "DECISION: FAIL" not in result.output
@@ -140,3 +145,53 @@ def test_the_methods_sheet_maps_each_consequence_in_the_protocols_words(same):
                    "fail", "investigate systematic interpretation differences' (section "
                    "4.4): a call to investigate, not a failed validation, so inconclusive"):
         assert quoted in said, quoted
+
+
+@pytest.mark.parametrize(("shift", "alpha", "status", "outcome"), [
+    (3, 0.607, "inconclusive", "weak"),  # 'marginal reliability'
+    (4, 0.437, "fail", "not met"),       # 'cannot validate improvement claims'
+])
+def test_the_internal_team_is_a_rater_in_the_decisions_alpha(tmp_path, shift, alpha, status,
+                                                             outcome):
+    """Sections 4.1-4.2: the validators' scores are aggregated with the internal team's
+    into one rater x case matrix. The internal team scores every response ``shift``
+    points above the validators (who agree exactly): Spearman's rho is still 1, the
+    validators alone have alpha 1, and with the internal team beside them alpha drops
+    into the marginal band (3 points) or below it (4): the decision follows the latter."""
+    root = study_from("paired-rubric", tmp_path / f"shift{shift}",
+                      _internal(lambda c, a: _total(c, a) + shift))
+    result, summary, _, checks = _run(root, 38)
+    check = checks["Krippendorff's alpha"]
+    assert check["value"] == pytest.approx(alpha, abs=5e-4)
+    assert check["outcome"] == outcome and summary["decision"]["status"] == status
+    assert checks["Spearman's rho vs internal"]["value"] == pytest.approx(1.0)
+    total = next(a for a in summary["alpha"] if a["measure"] == "total")
+    assert total["alpha_validators_only"] == pytest.approx(1.0)
+    assert total["n_raters"] == 4  # three validators and the internal team
+    said = ("with the internal team's totals as one rater beside the 3 validators (protocol "
+            "000 sections 4.1-4.2); validators only: 1.000")
+    assert total["note"] == said and said in check["note"]
+    alpha_line = next(ln for ln in result.output.splitlines()
+                      if ln.startswith("alpha      Total (total)"))
+    assert said in alpha_line
+    # every other column has no internal score: its alpha is the validators', and says so
+    depth = next(a for a in summary["alpha"] if a["measure"] == "depth")
+    assert depth["n_raters"] == 3 and depth["note"] == (
+        "validators only: internal_scores.csv holds no score for this column (totals only)")
+    assert "alpha_validators_only" not in depth
+
+
+def test_the_methods_sheet_says_who_the_alpha_rests_on(same):
+    import openpyxl
+
+    _run(same, 38)
+    sheet = openpyxl.load_workbook(same / "out" / "analysis.xlsx")["Methods"]
+    topic, text = "", {}
+    for row in sheet.iter_rows(values_only=True, max_col=2):
+        topic = row[0] or topic
+        text[topic] = f"{text.get(topic, '')} {row[1] or ''}".strip()
+    said = text["Internal team in alpha (000)"]
+    assert "'Your scores will be aggregated with other external validators and internal " \
+        "research team scores to compute IRR statistics'" in said
+    assert "counts the internal team as one more rater beside the validators" in said
+    assert "every other column's alpha rests on the validators only" in said

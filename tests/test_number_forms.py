@@ -117,17 +117,21 @@ def test_planted_boundary_values_read_and_show_alike(demo, tmp_path, monkeypatch
     lines = result.output.splitlines()
     # the terminal's alpha line: on its band's side, with the units and raters behind it
     total = next(ln for ln in lines if ln.startswith("alpha      Total (total)"))
-    assert f" {PLANTED_ALPHA} [" in total and total.endswith(
-        "(36 units, 4 raters) Acceptable reliability (study threshold)")
+    # (the four validators and the internal team, protocol 000 sections 4.1-4.2)
+    team = ("(36 units, 5 raters; with the internal team's totals as one rater beside the 4 "
+            "validators (protocol 000 sections 4.1-4.2); validators only: ")
+    assert f" {PLANTED_ALPHA} [" in total and team in total and total.endswith(
+        ") Acceptable reliability (study threshold)")
     check = next(ln for ln in lines if ln.startswith("check      Krippendorff's alpha"))
     assert f": {PLANTED_ALPHA} (target 0.70000): met - Acceptable reliability" in check
-    assert "36 units, 4 raters" in check
+    assert "36 units, 5 raters" in check
     assert "Wilcoxon signed-rank (two-sided) p = 0.00953" in result.output
     ws = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
     rows = {str(r[0].value): r for r in ws.iter_rows() if r[0].value}
     alpha = rows["Total (total)"]
     assert (alpha[1].value, alpha[1].number_format) == (PLANTED_ALPHA, "0.00000")
-    assert alpha[7].value == "Acceptable reliability (study threshold)"
+    assert alpha[7].value.startswith("Acceptable reliability (study threshold); with the "
+                                     "internal team's totals as one rater")
     icc = next(r for name, r in rows.items() if name.startswith("Total (total): ICC(A,1)"))
     assert (icc[1].value, icc[1].number_format) == (PLANTED_ICC, "0.0000")
     assert icc[7].value.startswith("moderate (Koo & Li 2016)")

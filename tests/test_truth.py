@@ -88,6 +88,7 @@ def test_an_incomplete_panel_is_named_and_the_key_never_read(tmp_path, monkeypat
 def test_paired_rubric_takes_alpha_on_the_total_at_the_ordinal_level(tmp_path):
     """Protocol 000 grounds alpha in ordinal data; the template's total says so, the
     decision names the level, and the interval reading is reported beside it."""
+    import pandas as pd
 
     from sheetflow import stats
     from sheetflow.analysis import analyze
@@ -104,8 +105,13 @@ def test_paired_rubric_takes_alpha_on_the_total_at_the_ordinal_level(tmp_path):
     total = next(r for r in analysis.summary["alpha"] if r["kind"] == "total")
     assert total["level"] == "ordinal" and total["other_level"] == "interval"
     data = analysis.data[analysis.data["dimension"] == "total"]
-    wide = data.assign(unit=data["case"] + "|" + data["arm"], value=data["value"].astype(
+    # protocol 000 sections 4.1-4.2: the internal team's totals are one more rater
+    internal = pd.read_csv(root / "internal_scores.csv").rename(columns={
+        "case_id": "case", "total": "value"}).assign(rater="internal team")
+    rows = pd.concat([data[["rater", "case", "arm", "value"]], internal], ignore_index=True)
+    wide = rows.assign(unit=rows["case"] + "|" + rows["arm"], value=rows["value"].astype(
         float)).pivot_table(index="rater", columns="unit", values="value")
+    assert len(wide) == len(load_study(root).raters) + 1
     for level, figure in (("ordinal", total["alpha"]), ("interval", total["alpha_other_level"])):
         assert figure == pytest.approx(float(stats.krippendorff_alpha(
             wide.to_numpy(), level=level, n_boot=0).loc[0, "alpha"]))

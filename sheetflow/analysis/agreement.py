@@ -15,11 +15,13 @@ import pandas as pd
 from .. import stats
 from .._groups import groups_in_order
 from ..spec.study import Study
-from ..words import FEW_UNITS_TOPIC, few_units_note
+from ..stats._util import rating_matrix
+from ..words import FEW_UNITS_TOPIC, few_units_note, shown_number
 from .context import (
     ColumnStack,
     Context,
     add_verdict,
+    band_bounds,
     empty_reason,
     matrix_for,
     stack,
@@ -27,17 +29,28 @@ from .context import (
     values_for,
     weights_for,
 )
+from .internal_rater import (
+    internal_measure,
+    validators_only_note,
+    with_internal_note,
+    with_internal_team,
+)
 from .na import na_as_category
 from .protocol import ProtocolPlan
 from .readings import few_units_notes, interval_notes
 
 
 def _alpha(ctx: Context) -> pd.DataFrame:
-    """Krippendorff's alpha per dimension and total with bootstrap CI and band."""
+    """Krippendorff's alpha per dimension and total with bootstrap CI and band; the
+    total the internal scores rate takes the internal team as a rater beside the
+    validators (:mod:`.internal_rater`), the validators-only alpha beside it."""
     rows = []
+    team = internal_measure(ctx)
     for dim_id, level, domain, kind in ctx.dims_and_totals():
+        matrix = rating_matrix(with_internal_team(ctx, values_for(ctx, dim_id, kind))) \
+            if dim_id == team else matrix_for(ctx, dim_id, kind)
         try:
-            res = stats.krippendorff_alpha(matrix_for(ctx, dim_id, kind),
+            res = stats.krippendorff_alpha(matrix,
                                            level=level,  # type: ignore[arg-type]
                                            value_domain=typed_domain(kind, domain, level),
                                            n_boot=ctx.plan.n_boot, seed=ctx.plan.seed)
@@ -47,9 +60,12 @@ def _alpha(ctx: Context) -> pd.DataFrame:
             continue
         row = {"measure": dim_id, "kind": kind, **res.iloc[0].to_dict()}
         row["band"] = ctx.band(row["alpha"])
-        row["note"] = few_units_note(row["n_units"], row["ci_low"], row["ci_high"])
         if kind == "total":  # the reading at the other level, beside (never decided on)
-            row["other_level"], row["alpha_other_level"] = _other_level(ctx, dim_id, level)
+            row["other_level"], row["alpha_other_level"] = _other_level(matrix, level)
+        # who the figure rests on (with internal scores), then whether on too few units
+        row["note"] = "; ".join(filter(None, (
+            _raters_in_alpha(ctx, row, dim_id == team),
+            few_units_note(row["n_units"], row["ci_low"], row["ci_high"]))))
         rows.append(row)
     cols = ["measure", "kind", "level", "alpha", "ci_low", "ci_high", "band", "n_units",
             "n_raters", "n_pairable_values", "n_boot", "seed", "reason", "note", "other_level",
@@ -57,11 +73,31 @@ def _alpha(ctx: Context) -> pd.DataFrame:
     return pd.DataFrame(rows).reindex(columns=cols)
 
 
-def _other_level(ctx: Context, dim_id: str, level: str) -> tuple[str, float]:
+def _raters_in_alpha(ctx: Context, row: dict[str, Any], with_team: bool) -> str:
+    """Who a column's alpha rests on, when the study has internal scores: with the
+    internal team beside the validators, the validators-only alpha said beside it, or
+    the validators only, and why ("" without internal scores)."""
+    if not with_team:
+        return validators_only_note(ctx, row["measure"])
+    alone = _validators_only(ctx, row["measure"], row["level"])
+    shown = shown_number(float(alone["alpha"]), band_bounds(ctx.plan))
+    why = str(alone.get("reason") or "") if not np.isfinite(alone["alpha"]) else ""
+    return with_internal_note(int(alone["n_raters"]), f"{shown} ({why})" if why else shown)
+
+
+def _validators_only(ctx: Context, measure: str, level: str) -> pd.Series:
+    """Alpha of a total over the validators alone (no interval): the figure beside
+    the decision's, which counts the internal team too."""
+    return stats.krippendorff_alpha(matrix_for(ctx, measure, "total"), level=level,
+                                    n_boot=0).iloc[0]
+
+
+def _other_level(matrix: Any, level: str) -> tuple[str, float]:
     """A total's alpha at the level it was not declared at (ordinal <-> interval), no
-    interval: whether the choice of level would change the figure, at a glance."""
+    interval, on the same ratings: whether the choice of level would change the
+    figure, at a glance."""
     other = "interval" if level == "ordinal" else "ordinal"
-    res = stats.krippendorff_alpha(matrix_for(ctx, dim_id, "total"), level=other, n_boot=0)
+    res = stats.krippendorff_alpha(matrix, level=other, n_boot=0)
     return other, float(res.iloc[0]["alpha"])
 
 
@@ -176,9 +212,13 @@ def _one_category_sittings(rows: pd.DataFrame) -> dict[Any, str]:
 def _h_alpha(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     keys = ("measure", "kind", "level", "alpha", "ci_low", "ci_high", "band", "n_units",
             "n_raters", "reason", "note")
+    team = internal_measure(ctx)  # its alpha has the validators-only one beside it
     out["alpha"] = [{k: r[k] for k in keys} | (
         {"other_level": r["other_level"], "alpha_other_level": r["alpha_other_level"]}
-        if r["kind"] == "total" and isinstance(r.get("other_level"), str) else {})
+        if r["kind"] == "total" and isinstance(r.get("other_level"), str) else {}) | (
+        {"alpha_validators_only": _plain_alpha(
+            _validators_only(ctx, r["measure"], r["level"])["alpha"])}
+        if r["measure"] == team and r["kind"] == "total" else {})
         for r in table.to_dict("records")]
     target = ctx.target("alpha")
     tot = table[table["kind"] == "total"]
@@ -186,6 +226,10 @@ def _h_alpha(ctx: Context, table: pd.DataFrame, out: dict) -> None:
         a = tot["alpha"].iloc[0]
         add_verdict(out, f"alpha ({tot['measure'].iloc[0]})", a, target,
                  bool(a >= target) if np.isfinite(a) else None, ctx.band(a))
+
+
+def _plain_alpha(value: Any) -> float | None:
+    return float(value) if isinstance(value, float) and np.isfinite(value) else None
 
 
 def _h_cohen(ctx: Context, table: pd.DataFrame, out: dict) -> None:

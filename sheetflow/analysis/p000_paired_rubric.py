@@ -245,6 +245,7 @@ def _h_wilcoxon(ctx: Context, table: pd.DataFrame, out: dict) -> None:
         out["wilcoxon"] = table.to_dict("records")
 
 
+INTERNAL_TOPIC = "Internal team in alpha (000)"
 _METHODS = (
     ("Direction agreement",
      "Preferences are unblinded first: 'A>B' becomes 'the arm shown under A preferred' "
@@ -280,6 +281,19 @@ _METHODS = (
      "leaves the decision inconclusive until the research lead decides whether their "
      "ratings stay; the check is met when validators answered and none said Yes, and is "
      "undefined when none answered (a blank is no report)."),
+    (INTERNAL_TOPIC,
+     "Section 4.1: 'Your scores will be aggregated with other external validators and "
+     "internal research team scores to compute IRR statistics'; section 4.2: 'scores will "
+     "be aggregated into a rater×case matrix'. The internal scores file holds one total "
+     "per case and arm on the rubric's own scale (checked at load), so alpha on the total "
+     "(the rubric's first) counts the internal team as one more rater beside the "
+     "validators, on the same units and at the same level: that is the alpha the decision "
+     "reads. The validators-only alpha is reported beside it (the check's note, the alpha "
+     "row's note, summary.json alpha[].alpha_validators_only). The file has no score for "
+     "any dimension, nor for the direction, so every other column's alpha rests on the "
+     "validators only, and its row says so; Cohen's kappa, the ICC, Fleiss' kappa, Gwet's "
+     "AC and percent agreement rest on the validators only. The internal scores also give "
+     "Spearman's rho and the second direction figure."),
     ("Spearman vs internal",
      "Spearman's rho between the mean external total and the internal total per case "
      "and arm; 95% interval by Fisher's z with the Fieller-Hartley-Pearson standard error "
@@ -288,8 +302,13 @@ _METHODS = (
 
 
 def methods(study: Study) -> list[tuple[str, str]]:
-    """Methods-sheet entries: (topic, text); the Wilcoxon entry names the study's arms."""
-    return [*_METHODS, ("Wilcoxon signed-rank", _wilcoxon_method(study))]
+    """Methods-sheet entries: (topic, text); the Wilcoxon entry names the study's arms,
+    and the internal team's place in alpha is said only where the plan names internal
+    scores (without them, every alpha rests on the validators)."""
+    internal = bool(study.plan.params.get("internal_scores_file")) and \
+        bool(study.rubric.totals)
+    return [*(m for m in _METHODS if internal or m[0] != INTERNAL_TOPIC),
+            ("Wilcoxon signed-rank", _wilcoxon_method(study))]
 
 
 def _wilcoxon_method(study: Study) -> str:
@@ -370,7 +389,8 @@ def _alpha_check(ctx: Context, out: dict) -> Check:
         total["alpha"], target, weak_from=_alpha_weak_from(ctx), bounds=band_bounds(ctx.plan),
         note="; ".join(filter(None, (
             ctx.band(total["alpha"]) + beside or total.get("reason") or "",
-            resting_on(total) if np.isfinite(total["alpha"]) else "")))),
+            resting_on(total) if np.isfinite(total["alpha"]) else "",
+            total.get("note") or "")))),
         ALPHA_MARGINAL, ALPHA_LOW)
 
 
