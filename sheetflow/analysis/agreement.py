@@ -288,11 +288,12 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "scale values for numeric dimensions and on category ranks for ordered labels. "
          "Standard error: Fleiss, Cohen & Everitt (1969) non-null; interval kappa +/- z se, "
          "not cut at the bounds: the note column says where it runs past 1, and where it "
-         "has no width (standard error 0: no certainty, however many the units) and why: "
+         "has no width (standard error 0, however few the units: no certainty) and why: "
          "the two ratings agree on every unit, or on none; one of them (a sitting, for "
          "intra-rater kappa) used one category throughout, so chance agreement equals the "
          "observed and kappa is 0 by construction; or agreement is exactly at chance. The "
-         "Summary and summary.json carry the same note beside the figure."),
+         "Summary and summary.json carry the same note beside a figure whose interval they "
+         "show (one pair's kappa, an intra-rater kappa)."),
         ("Fleiss' kappa",
          "Fleiss' kappa (Fleiss 1971) with unequal raters per unit and the non-null "
          "standard error (Gwet 2014)."),
