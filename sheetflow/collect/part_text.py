@@ -11,9 +11,12 @@ sheetflow would use the file without a word about it:
   page number, kept);
 - ``extra-part``: a ``customXml/`` part of the file holding text, named by the part.
 
-Each is compared with the pack as generated (``packs/<file>``, its bytes checked
-against the sha256 its manifest entry records): text equal to the pack's is
-sheetflow's own (the title it gives the workbook, its identity) and is not named. What
+Text equal to what generate writes in the pack (the title and comments it gives the
+workbook, :func:`sheetflow.workbook.layout.pack_properties`, while the study is the
+one the packs were generated from) is sheetflow's own and is not named, without
+reading the pack. Any other text is compared with the pack as generated
+(``packs/<file>``, its bytes checked against the sha256 its manifest entry records):
+text equal to the pack's is not named either. What
 a spreadsheet program writes by itself is no rater's text and is never read: the
 dates, revision, language, application and user names of the properties, an empty
 header or footer (LibreOffice writes one for every sheet), a field alone (a page
@@ -37,7 +40,7 @@ import defusedxml.ElementTree as SafeET
 from ..packs.manifest import PackHead
 from ..workbook import layout as L
 from .reader import CORE_PART, CUSTOM_PART, Book
-from .safety import sheet_members
+from .safety import header_footer_block, sheet_members
 from .validate import show_value
 
 PROPERTY_TEXT = "property-text"
@@ -57,7 +60,6 @@ _CORE = {f"{_DC}title": "Title", f"{_DC}subject": "Subject", f"{_CP}keywords": "
 _APP = {f"{_EP}Manager": "Manager", f"{_EP}Company": "Company"}
 _OWN_PREFIX = "sheetflow_"  # the identity properties: a changed one is an identity issue
 _LABEL_PREFIX = "MSIP_Label_"  # written by Office for a sensitivity label, not typed
-_HEADER_FOOTER = re.compile(rb"<(?:\w+:)?headerFooter\b.*?</(?:\w+:)?headerFooter>", re.S)
 _SECTIONS = re.compile(rb"<(?:\w+:)?(odd|even|first)(Header|Footer)\b[^>]*?(?:/>|>(.*?)"
                        rb"</(?:\w+:)?\1\2>)", re.S)
 _ENTITY = re.compile(r"&(amp|lt|gt|quot|apos|#x[0-9A-Fa-f]+|#[0-9]+);")
@@ -68,13 +70,19 @@ _ENTITIES = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 _FORMAT = re.compile(r'&"[^"]*"|&\d+|&K[0-9A-Fa-f]{6}|&K\d\d[+-]\d{3}|&[LCRBIUESXYOH]')
 _FIELD = re.compile(r"&[PNDTZFAG]")
 _PLACE = {"odd": "", "even": "even-page ", "first": "first-page "}
+# xlsxwriter's names of the properties a person fills in -> the names in the issues
+_SET_AS = {"title": "Title", "subject": "Subject", "keywords": "Keywords",
+           "comments": "Comments", "category": "Category", "status": "Status",
+           "manager": "Manager", "company": "Company"}
+_SPEC_HASH: list[Any] = []  # [study, its spec hash] of the study last asked about
 
 
 class FileChecker(Protocol):
     """What the checks need of :class:`.file_check.FileChecker` (named here without
     importing it: that module imports this one)."""
 
-    job: Any  # the file's job: ``study_dir``
+    study: Any  # the study (its ``title`` and ``hash``)
+    job: Any  # the file's job: ``study_dir``, ``manifest``
     head: PackHead
     book: Book
     renamed: dict[str, str]  # pack sheet -> its name in the return
@@ -105,13 +113,14 @@ def check_part_text(checker: FileChecker) -> None:
     """Name the text of ``checker``'s return outside every sheet's cells that the pack
     as generated did not hold (see the module notes), as warnings of its file."""
     try:
-        found = read_part_text(checker.book.data, checker.renamed)
+        found = read_part_text(checker.book.data, checker.renamed,
+                               blocks=checker.book.header_footers)
     except (SyntaxError, ValueError, KeyError, zipfile.BadZipFile) as exc:
         checker.add(PROPERTY_TEXT, what="The workbook's document properties, headers and "
                     f"footers could not be read ({type(exc).__name__}); open it to read "
                     "them (File > Properties, Page Setup)")
         return
-    if not any(found):
+    if not any(found) or _as_generated(checker, found):
         return
     pack = _pack_found(checker, headers=bool(found.headers))
     for code, mine, theirs in zip((PROPERTY_TEXT, HEADER_FOOTER_TEXT, EXTRA_PART), found,
@@ -123,11 +132,14 @@ def check_part_text(checker: FileChecker) -> None:
 
 
 def read_part_text(data: bytes, renamed: dict[str, str] | None = None, *,
-                   headers: bool = True) -> _Found:
+                   headers: bool = True,
+                   blocks: dict[str, bytes | None] | None = None) -> _Found:
     """The text of a workbook's properties, headers and footers and ``customXml/``
     parts (what a program writes by itself left out); a header's key names its sheet
     by its name in the pack (``renamed``: pack sheet -> its name in ``data``). Without
-    ``headers`` no sheet is read (the headers and footers are left out).
+    ``headers`` no sheet is read (the headers and footers are left out); with
+    ``blocks`` (sheet -> its ``<headerFooter>`` block, as the safety inspection found
+    them, in workbook order) the sheets are not decompressed again.
 
     Raises
     ------
@@ -138,8 +150,11 @@ def read_part_text(data: bytes, renamed: dict[str, str] | None = None, *,
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         names = set(zf.namelist())
         properties = list(_properties(zf, names))
-        found = [h for sheet, member in (sheet_members(zf, names) if headers else [])
-                 for h in _headers(zf.read(member), sheet, pack_name.get(sheet, sheet))]
+        if blocks is None:
+            blocks = {sheet: header_footer_block(zf.read(member))
+                      for sheet, member in (sheet_members(zf, names) if headers else [])}
+        found = [h for sheet, block in blocks.items()
+                 for h in _headers(block, sheet, pack_name.get(sheet, sheet))]
         parts = [t for name in sorted(names) if _is_extra(name)
                  for t in _part(name, zf.read(name))]
     return _Found(properties, found, parts)
@@ -161,12 +176,12 @@ def _properties(zf: zipfile.ZipFile, names: set[str]) -> Iterator[Text]:
                 yield Text(f"custom:{name}", f"{name} (custom)", "", text)
 
 
-def _headers(xml: bytes, sheet: str, pack_sheet: str) -> Iterator[Text]:
-    """Each header or footer of a sheet's XML holding more than fields and formatting."""
-    if b"eaderFooter" not in xml:  # the usual sheet: none (LibreOffice writes empty ones)
+def _headers(block: bytes | None, sheet: str, pack_sheet: str) -> Iterator[Text]:
+    """Each header or footer of a sheet's ``<headerFooter>`` block holding more than
+    fields and formatting."""
+    if block is None:  # the usual sheet: none (LibreOffice writes empty ones)
         return
-    block = _HEADER_FOOTER.search(xml)
-    for place, kind, body in _SECTIONS.findall(block[0] if block else b""):
+    for place, kind, body in _SECTIONS.findall(block):
         shown = _unescape(body.decode("utf-8", "replace"))
         shown = " ".join(_FORMAT.sub(" ", shown.replace("&&", "\0")).split())
         if _FIELD.sub("", shown).replace("\0", "").strip():
@@ -195,6 +210,27 @@ def _part(name: str, data: bytes) -> list[Text]:
     text = " ".join(" ".join(SafeET.fromstring(data).itertext()).split()) if data.strip() \
         else ""
     return [Text(f"part:{name}", name, "", text)] if text else []
+
+
+def _as_generated(checker: FileChecker, found: _Found) -> bool:
+    """Whether all ``found`` is what generate writes in the pack (its title and
+    comments; no header, footer or part), known without reading the pack: only while
+    the study is the one the packs were generated from (its spec hash the manifest's),
+    since the title comes from it."""
+    if found.headers or found.parts:
+        return False
+    title = L.pack_title(checker.study.title, checker.head.sitting)
+    own = {_SET_AS[key]: " ".join(text.split())
+           for key, text in L.pack_properties(title).items() if key in _SET_AS}
+    return all(own.get(t.key) == t.text for t in found.properties) and \
+        _spec_hash(checker.study) == checker.job.manifest.top.get("spec_hash")
+
+
+def _spec_hash(study: Any) -> str:
+    """``study.hash``, worked out once per study (it hashes every item's text)."""
+    if not _SPEC_HASH or _SPEC_HASH[0] is not study:
+        _SPEC_HASH[:] = [study, study.hash]
+    return str(_SPEC_HASH[1])
 
 
 def _pack_found(checker: FileChecker, *, headers: bool) -> _Found | str:

@@ -87,6 +87,8 @@ class Book:
     drawing_parts : tuple of str
         The zip members holding drawings (text boxes, shapes), from the inspection
         (none in a pack).
+    header_footers : dict
+        Sheet name -> its ``<headerFooter>`` block (None: none), from the inspection.
     """
 
     def __init__(self, data: bytes, inspection: Inspection, limits: Limits):
@@ -97,6 +99,7 @@ class Book:
         self.hazards = inspection.hazards
         self.comment_parts = inspection.comments
         self.drawing_parts = inspection.drawings
+        self.header_footers = inspection.header_footers
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             names = set(zf.namelist())
             self.sheets, self.names = _workbook_part(zf.read("xl/workbook.xml"))

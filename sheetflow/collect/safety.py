@@ -87,6 +87,8 @@ _COMMENT_PART = re.compile(r"xl/comments[^/]*\.xml|xl/comments/[^/]+\.xml", re.I
 # where text boxes and shapes drawn on a sheet are kept (a comment's box is in a .vml
 # part beside them, a chart's text in xl/charts/: neither matches)
 _DRAWING_PART = re.compile(r"xl/drawings/[^/]+\.xml", re.IGNORECASE)
+# a sheet's page headers and footers (:mod:`sheetflow.collect.part_text` reads them)
+_HEADER_FOOTER = re.compile(rb"<(?:\w+:)?headerFooter\b.*?</(?:\w+:)?headerFooter>", re.S)
 
 
 @dataclass(frozen=True)
@@ -171,6 +173,10 @@ class Inspection:
     drawings : tuple of str
         The zip members that hold drawings (text boxes, shapes, pictures), by name
         alone, the same way (:mod:`sheetflow.collect.drawings`; a pack has none).
+    header_footers : dict
+        Sheet name -> its ``<headerFooter>`` block (None: it has none), taken while
+        the sheet's XML is at hand, so that :mod:`sheetflow.collect.part_text` need
+        not decompress the sheets again.
     """
 
     problem: Problem | None = None
@@ -178,6 +184,7 @@ class Inspection:
     hazards: list[Hazard] = field(default_factory=list)
     comments: tuple[str, ...] = ()
     drawings: tuple[str, ...] = ()
+    header_footers: dict[str, bytes | None] = field(default_factory=dict)
 
     @property
     def safe(self) -> bool:
@@ -280,17 +287,26 @@ def _inspect_zip(zf: zipfile.ZipFile, limits: Limits) -> Inspection:
     if twice:  # a reader takes one of the two, the scan would check the other
         return Inspection(Problem("corrupt-file", f"two sheets are named '{twice[0]}'"))
     hazards = part_hazards(zf, infos) + name_hazards(zf.read("xl/workbook.xml"))
-    sheets = {}
+    sheets, header_footers = {}, {}
     for name, member in members:
         data = zf.read(member)
         sheets[name] = scan_sheet(data)
+        header_footers[name] = header_footer_block(data)
         hazards += sheet_hazards(name, sheets[name].formulas, data)
     odd = next((name for name, scan in sheets.items() if scan.unplaced), None)
     if odd is not None:
         return Inspection(Problem("formula-hidden", f"sheet '{odd}'"))
     comments = tuple(sorted(n for n in names if _COMMENT_PART.fullmatch(n)))
     drawings = tuple(sorted(n for n in names if _DRAWING_PART.fullmatch(n)))
-    return Inspection(None, sheets, hazards, comments, drawings)
+    return Inspection(None, sheets, hazards, comments, drawings, header_footers)
+
+
+def header_footer_block(xml: bytes) -> bytes | None:
+    """The ``<headerFooter>...</headerFooter>`` block of a sheet's XML (None: none)."""
+    if xml.find(b"eaderFooter") < 0:  # the usual sheet: no search for the block
+        return None
+    block = _HEADER_FOOTER.search(xml)
+    return block[0] if block else None
 
 
 def _check_ods(zf: zipfile.ZipFile, names: set[str]) -> Problem | None:

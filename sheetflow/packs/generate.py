@@ -505,7 +505,7 @@ def _pack_spec(study: Study, a: Assignment, identity: dict[str, str],
         cards.append(CardSpec(slot.item.id, shown, responses, slot.code))
     sitting_note = " (second sitting)" if a.sitting == 2 else ""
     return PackSpec(
-        title=study.title + sitting_note,
+        title=L.pack_title(study.title, a.sitting),
         instructions=with_case_count(study.instructions, len(cards)),
         notice=SITTING2_NOTE if a.sitting == 2 else "",
         identity=identity,

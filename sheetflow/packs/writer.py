@@ -230,8 +230,7 @@ class PackWriter(AnswerRules, AnswerLines, FlagNotes, TimedRows, CaseHeadings):
     def write(self) -> dict[str, Any]:
         """Write the workbook and return its manifest entry (cells and hashes)."""
         spec = self.spec
-        self.wb.set_properties({"title": spec.title, "comments": "Scoring workbook",
-                                "created": spec.created})
+        self.wb.set_properties({**L.pack_properties(spec.title), "created": spec.created})
         self.instructions = self.wb.add_worksheet(L.INSTRUCTIONS_SHEET)
         self.ws = self.wb.add_worksheet(L.SCORING_SHEET)
         more = self.wb.add_worksheet(L.MORE_SHEET)

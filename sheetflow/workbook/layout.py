@@ -412,3 +412,15 @@ def _answer_parts(answer: dict[str, Any], base: dict[str, Any]) -> Iterator[dict
     if "confidence" in answer:
         yield {**base, **answer["confidence"], "part": "confidence",
                "validation": {"type": "list", "choices": list(CONFIDENCE_CHOICES)}}
+
+
+def pack_title(study_title: str, sitting: int) -> str:
+    """The title generate gives a pack of the study titled ``study_title`` (its
+    document property and its Scoring sheet's first line)."""
+    return study_title + (" (second sitting)" if sitting == 2 else "")
+
+
+def pack_properties(title: str) -> dict[str, str]:
+    """The document properties holding text that generate writes in a pack titled
+    ``title`` (xlsxwriter's names); collect knows them as sheetflow's own from here."""
+    return {"title": title, "comments": "Scoring workbook"}
