@@ -2,49 +2,14 @@
 
 Problems found *in data* (a bad cell in a returned workbook, a disagreeing rater) are
 not exceptions: they are reported as issues. These classes are for the cases where
-sheetflow cannot go on: a broken study spec, a missing file, a broken seal.
-:func:`command_line` spells the command a message tells the user to run next.
+sheetflow cannot go on: a broken study spec, a missing file, a broken seal. The
+command a message tells the user to run next is spelled by :mod:`sheetflow.hints`.
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
-
-_SHELL_SAFE = re.compile(r"[\w@%+=:,./-]+")
-
-
-def command_line(step: str, study_dir: str | Path, *options: str) -> str:
-    """A sheetflow command to type as shown: ``sheetflow <step> <folder> <options>``.
-
-    Every hint names the study folder as the user gave it (a hint without it runs on
-    the current folder, or fails): ``command_line("send", root, "replies")`` is
-    ``"sheetflow send my-study replies"``. A folder or option with characters a shell
-    reads apart (a space, ``<``) is put in double quotes.
-
-    Parameters
-    ----------
-    step : str
-        The command, e.g. ``"collect"``.
-    study_dir : str or Path
-        The study folder, as the user named it.
-    *options : str
-        What follows the folder, e.g. ``"replies"``, ``"--rater"``, ``"R1"``.
-
-    Returns
-    -------
-    str
-    """
-    return " ".join(["sheetflow", step, *map(_shell_word, [str(study_dir), *options])])
-
-
-def _shell_word(word: str) -> str:
-    """``word`` as typed in a shell: in double quotes when a shell would read it apart
-    (a space, ``<``, ``$``), the characters special inside them escaped."""
-    if _SHELL_SAFE.fullmatch(word):
-        return word
-    return '"' + re.sub(r'(["\\$`])', r"\\\1", word) + '"'
 
 
 class SheetflowError(Exception):

@@ -34,7 +34,7 @@ import pandas as pd
 
 from ..collect.mail_state import FETCHED_RISK, journal_caveat
 from ..collect.outputs import OutputError, again
-from ..errors import command_line
+from ..hints import command_line
 
 COLLECTION_FILE = Path("out") / "collection.json"
 PANEL_METHOD = (

@@ -105,7 +105,7 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
         unread_stranger,
     )
     from ..collect.returns import escape_controls
-    from ..errors import command_line
+    from ..hints import command_line
 
     report = result.report
     read = report.originals()
@@ -227,7 +227,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     from ..collect.pack_status import status_report
     from ..collect.reminders import unconfirmed_invitation
     from ..collect.returns import escape_controls
-    from ..errors import command_line
+    from ..hints import command_line
     from ..packs.journal import damaged_journal
 
     if agreement:  # before the table: without ratings there is nothing to add to it
@@ -338,7 +338,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
 
 def _not_collected_line(names: list[str], collected: bool, directory: Path) -> str:
     """One line: the files of returns/ collect has not read, and that it runs next."""
-    from ..errors import command_line
+    from ..hints import command_line
 
     shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
     when = "new or changed since the last collect" if collected else "not collected yet"

@@ -41,6 +41,7 @@ from ..errors import (
     SpecError,
     UsageError,
 )
+from ..hints import Typed
 
 EXIT_OK, EXIT_DATA, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130  # the shell's code for a process stopped by Ctrl-C (128 + SIGINT)
@@ -409,12 +410,10 @@ _NOT_RERUN = frozenset({"as_json", "quiet", "yes", "directory"})
 terminal) and the folder, which the hint names first."""
 
 
-def rerun_words(ctx: click.Context) -> list[str]:
-    """What followed the study folder on the command line of ``ctx``, as words to type
-    again: each argument's value (a default one too, e.g. the kind ``send`` sends) and
-    each option the user gave, so that a hint names the whole command to run again
-    (with :func:`sheetflow.errors.command_line`). No password is ever among them: they
-    come from the environment only.
+def typed_params(ctx: click.Context) -> list[Typed]:
+    """The parameters of the command of ``ctx`` as the user gave them, for
+    :func:`sheetflow.hints.typed_words` to spell the command again (the folder, the
+    output's form and the confirmation left out).
 
     Parameters
     ----------
@@ -423,38 +422,15 @@ def rerun_words(ctx: click.Context) -> list[str]:
 
     Returns
     -------
-    list of str
-        E.g. ``["replies", "--smtp", "mail.example.org:587"]``.
+    list of Typed
     """
-    words: list[str] = []
-    for param in ctx.command.params:
-        name = param.name or ""
-        value = ctx.params.get(name)
-        if name in _NOT_RERUN or value is None or value == () or value is False:
-            continue
-        if isinstance(param, click.Argument):
-            # nargs=-1 (fetch's EML files) gives a tuple
-            words += [str(v) for v in value] if isinstance(value, tuple) else [str(value)]
-        elif ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE:
-            words += _option_words(param, value)
-    return words
-
-
-def _option_words(param: click.Parameter, value: Any) -> list[str]:
-    """An option as typed: its long name, then its value (each value of one given
-    more than once); a flag alone."""
-    flag = max(param.opts, key=len)
-    if isinstance(param, click.Option) and param.is_flag:
-        return [flag]
-    values = value if param.multiple else [value]
-    return [word for v in values for word in (flag, _typed(v))]
-
-
-def _typed(value: Any) -> str:
-    """A parsed option value as the user could type it (``3.0`` days as ``3``)."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+    given = click.core.ParameterSource.COMMANDLINE
+    return [Typed(ctx.params.get(param.name),
+                  option="" if isinstance(param, click.Argument) else max(param.opts, key=len),
+                  switch=isinstance(param, click.Option) and param.is_flag,
+                  typed=ctx.get_parameter_source(param.name) is given)
+            for param in ctx.command.params
+            if param.name is not None and param.name not in _NOT_RERUN]
 
 
 def json_requested(ctx: click.Context) -> bool:

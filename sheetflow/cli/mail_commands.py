@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..words import counted
-from .common import EXIT_DATA, Days, Output, command, rerun_words
+from .common import EXIT_DATA, Days, Output, command, typed_params
 
 if TYPE_CHECKING:
     from ..packs.send import SendReport
@@ -87,15 +87,18 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     Example: sheetflow send my-study invitations --dry-run
     """
     from ..collect.outbox import outbox
-    from ..errors import MailError, UsageError, command_line
+    from ..errors import MailError, UsageError
+    from ..hints import command_line, typed_words
     from ..packs.send import send_messages
     from ..spec.mail import SMTP_PASSWORD_ENV
 
     settings = _settings(directory, smtp=smtp, smtp_security=smtp_security, **{
         "from": sender}, reply_to=reply_to, username=username)
-    given = rerun_words(click.get_current_context())
+    params = typed_params(click.get_current_context())
+    given = typed_words(params)
     # once some messages went, --resend in the rerun would send them twice
-    again = command_line("send", directory, *(w for w in given if w != "--resend"))
+    again = command_line("send", directory,
+                         *typed_words(p for p in params if p.option != "--resend"))
     box = outbox(directory, which, settings, resend=resend, raters=list(raters),
                  min_days=min_days, now=parse_now(now_text), dry_run=dry_run, given=given)
     for rater, sitting, why in box.left_out:
@@ -218,6 +221,7 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
     """
     from ..collect.inbox import ImapSource, fetch
     from ..errors import UsageError
+    from ..hints import typed_words
     from ..spec.mail import IMAP_PASSWORD_ENV, parse_date
 
     settings = _settings(directory, imap=imap, imap_security=imap_security,
@@ -238,7 +242,7 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
                             os.environ.get(IMAP_PASSWORD_ENV, ""), settings.imap_folder,
                             day, mark_seen)
     report = fetch(directory, imap=source, mbox=mbox, eml=list(eml) or None,
-                   given=rerun_words(click.get_current_context()))
+                   given=typed_words(typed_params(click.get_current_context())))
     for saved in report.saved:
         out.say(f"saved      returns/{saved.file} from {saved.sender or '(no sender)'}")
     for saved in report.duplicates:

@@ -30,7 +30,8 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from ..errors import MissingStepError, command_line
+from ..errors import MissingStepError
+from ..hints import command_line
 from ..packs.manifest import open_manifest
 from ..spec.study import Study, load_study
 from .outputs import COLLECTION_FILE, OUT_DIR, RATINGS_NAME, verify_ratings

@@ -25,7 +25,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import close_workbook, command_line
+from ..errors import close_workbook
+from ..hints import command_line
 from ..spec.study import Rater, Study
 from ..words import counted
 from ..workbook.printing import set_print, text_lines

@@ -30,7 +30,7 @@ from email.message import EmailMessage
 from email.policy import SMTP
 from pathlib import Path
 
-from ..errors import command_line
+from ..hints import command_line
 from ..packs.journal import Journal, read_journal
 from ..packs.mail import attachment_of, compose_eml, deadline_text
 from ..packs.manifest import PackHead, changed_packs, changed_packs_problem

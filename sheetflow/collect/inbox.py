@@ -29,7 +29,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import MailError, SheetflowError, UsageError, command_line
+from ..errors import MailError, SheetflowError, UsageError
+from ..hints import command_line
 from ..packs.journal import Journal, append, damaged_journal, iso, now_utc, read_journal
 from ..packs.send import LOGIN_PAUSE, LOGIN_TRIES, connection_problem, patient_login
 from ..spec.mail import Server

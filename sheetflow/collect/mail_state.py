@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import command_line
+from ..hints import command_line
 from ..packs.journal import JOURNAL_FILE, Journal, damaged_journal, iso, parse_time
 from ..packs.manifest import PackHead
 from .links import sole_link

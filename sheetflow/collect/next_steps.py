@@ -1,7 +1,7 @@
 """The next step ``status``, ``remind`` and ``send`` point to, as a command to type.
 
 A hint names the command with the study folder as the user gave it
-(:func:`sheetflow.errors.command_line`) and never one that has done its job already:
+(:func:`sheetflow.hints.command_line`) and never one that has done its job already:
 once collect has read every file in ``returns/``, its reply drafts are in
 ``out/feedback/`` and the step left is sending them, not collecting again.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import command_line
+from ..hints import command_line
 from .coordinator import FEEDBACK_DIR
 from .outputs import COLLECTION_FILE, OUT_DIR, returns_since_collect
 

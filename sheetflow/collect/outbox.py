@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from ..errors import MissingStepError, SealError, SheetflowError, UsageError, command_line
+from ..errors import MissingStepError, SealError, SheetflowError, UsageError
+from ..hints import command_line
 from ..packs.instructions import CASES_PLACEHOLDER
 from ..packs.journal import Journal, damaged_journal, iso, read_journal
 from ..packs.mail import build_eml, outgoing, signer_of

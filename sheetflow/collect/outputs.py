@@ -26,7 +26,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..errors import SealError, SheetflowError, command_line
+from ..errors import SealError, SheetflowError
+from ..hints import command_line
 from ..packs.seal import SEALED_DIR
 from ..packs.secret import SECRET_FILE, read_secret, record_mac
 from ..words import counted

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import command_line
+from ..hints import command_line
 from ..packs.journal import Journal, parse_time, read_journal
 from ..packs.manifest import PackHead, changed_packs, open_manifest
 from ..spec.study import Study, load_study

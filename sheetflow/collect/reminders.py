@@ -34,7 +34,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import SealError, SheetflowError, command_line
+from ..errors import SealError, SheetflowError
+from ..hints import command_line
 from ..packs.journal import Journal, damaged_journal, parse_time, read_journal
 from ..packs.manifest import PackHead, changed_packs_problem, open_manifest
 from ..spec.study import Rater, load_study

@@ -48,7 +48,8 @@ from typing import Any
 
 import openpyxl
 
-from ..errors import MissingStepError, SheetflowError, UsageError, command_line
+from ..errors import MissingStepError, SheetflowError, UsageError
+from ..hints import command_line
 from ..packs.manifest import Manifest, open_manifest
 from ..packs.seal import SEALED_DIR
 from ..spec.study import Study, load_study

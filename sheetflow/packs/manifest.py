@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import MissingStepError, SealError, SheetflowError, command_line
+from ..errors import MissingStepError, SealError, SheetflowError
+from ..hints import command_line
 from ..workbook import layout as L
 from .manifest_form import Inflater
 

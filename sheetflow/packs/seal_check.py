@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import SealError, UsageError, command_line
+from ..errors import SealError, UsageError
+from ..hints import command_line
 from ..spec.study import Study, load_study
 from .seal_files import (
     KEY_FILE,

@@ -36,7 +36,8 @@ from collections.abc import Iterable
 from fractions import Fraction
 from pathlib import Path
 
-from ..errors import SheetflowError, command_line
+from ..errors import SheetflowError
+from ..hints import command_line
 from ..spec.study import Item, Study
 from .seal import SEALED_DIR, SELECTION_FILE
 
