@@ -265,3 +265,35 @@ def test_a_manifest_changed_while_read_says_run_the_same_command(study):
     assert text.endswith("the manifest changed while it was read; once nothing is writing "
                          "it, run the same command again")
     assert _hints(text, study) == []
+
+
+def test_a_returned_files_issue_names_collect_on_the_folder_as_typed(study, monkeypatch):
+    """"remove the wrong one ... and run collect again", "then collect again": each
+    file's issue names the whole command, on the study folder as the user typed it."""
+    import sheetflow.collect.run as run
+
+    digest = run.file_digest
+    packs = read_manifest(study / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]
+    (ev02,) = [p["file"] for p in packs if p["rater_id"] == "EV-02"]
+
+    def unreadable(path):  # as a file the account may not read (root may read any)
+        if Path(path).name == ev02:
+            raise PermissionError(13, "Permission denied", str(path))
+        return digest(path)
+
+    monkeypatch.setattr(run, "file_digest", unreadable)
+    monkeypatch.chdir(study.parent)
+    collected = _run("collect", "s")
+    assert collected.exit_code == 1
+    typed = Path("s")
+    lines = [ln for ln in collected.stdout.splitlines() if "[duplicate-rater]" in ln]
+    assert len(lines) == 2
+    assert all(ln.endswith("remove the wrong one from the returns folder and run "
+                           "'sheetflow collect s' again.") for ln in lines)
+    (unread,) = [ln for ln in collected.stdout.splitlines() if "[file-unreadable]" in ln]
+    assert unread.endswith("(permissions, a synced folder not yet downloaded), then run "
+                           "'sheetflow collect s' again.")
+    assert _hints("\n".join([*lines, unread]), typed) == ["sheetflow collect s"] * 3
+    sheet = openpyxl.load_workbook(study / "out" / "validation.xlsx")["Issues"]
+    texts = [str(c.value) for row in sheet.iter_rows() for c in row if c.value]
+    assert sum("run 'sheetflow collect s' again." in t for t in texts) == 3

@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..hints import command_line
 from ..packs.journal import Journal, parse_time
 from ..packs.manifest import PackHead
 from ..workbook import layout as L
@@ -84,7 +85,7 @@ def settle_packs(works: list[Any], root: Path, packs: Mapping[str, PackHead],
     """
     mark_packs_as_sent(works, root, packs)
     mark_blank_copies(works)
-    settle_rivals([w for w in works if not w.as_sent], journal)
+    settle_rivals([w for w in works if not w.as_sent], journal, command_line("collect", root))
     word_packs_as_sent(works)
 
 
@@ -158,9 +159,10 @@ def _is_pack_as_sent(work: Work, pack: Path, sent: dict[str, str]) -> bool:
     return sent[work.head.pack_id] == work.sha256
 
 
-def settle_rivals(works: list[Any], journal: Journal) -> None:
+def settle_rivals(works: list[Any], journal: Journal, again: str) -> None:
     """Every pack with two or more files: the newest after a reply stands, or else all
-    are ``duplicate-rater``."""
+    are ``duplicate-rater``, whose message says to run ``again`` (collect on the study
+    folder) once the wrong one is removed."""
     for group in _by_pack(works):
         group = _proven_only(group)
         if len(group) < 2 or _fixed_after_reply(group, journal):
@@ -168,7 +170,7 @@ def settle_rivals(works: list[Any], journal: Journal) -> None:
         for work in group:
             others = ", ".join(w.name for w in group if w is not work)
             work.issues.append(issue("duplicate-rater", file=work.name, rater=work.rater,
-                                     detail=f"also {others}"))
+                                     detail=f"also {others}", collect=again))
 
 
 def _proven_only(group: list[Work]) -> list[Work]:

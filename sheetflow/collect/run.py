@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..hints import command_line
 from ..packs.journal import Journal, read_journal
 from ..packs.manifest import Manifest, PackHead, open_manifest
 from ..packs.seal import sealed_manifest_sha256
@@ -374,6 +375,7 @@ class _Collector:
                  senders: Senders | None = None, journal: Journal | None = None,
                  secret: bytes | None = None):
         self.root = root
+        self.again = command_line("collect", root)  # what a file's issue says to run
         self.senders = senders or Senders()
         self.journal = journal or Journal()
         self.manifest = manifest
@@ -451,7 +453,8 @@ class _Collector:
             code, detail = ((found.code, found.detail) if isinstance(found, Problem)
                             else ("mail-no-spreadsheet", "none attached"))
             work = _FileWork(entry.path, entry.name)
-            work.issues.append(issue(code, file=entry.name, detail=detail))
+            work.issues.append(issue(code, file=entry.name, detail=detail,
+                                     collect=self.again))
             return [work]
         works = []
         for m in found:
@@ -475,7 +478,7 @@ class _Collector:
                 code, detail = "not-a-file", "special file"
             except OSError as exc:
                 code, detail = "file-unreadable", escape_controls(exc.strerror or str(exc))
-        work.issues.append(issue(code, file=entry.name, detail=detail))
+        work.issues.append(issue(code, file=entry.name, detail=detail, collect=self.again))
         return work
 
     def _receive(self, work: _FileWork, outcome: Outcome) -> None:
@@ -487,7 +490,7 @@ class _Collector:
         result: FileResult = outcome.value
         if result.problem is not None:
             work.issues.append(issue(result.problem.code, file=work.name,
-                                     detail=result.problem.detail))
+                                     detail=result.problem.detail, collect=self.again))
             return
         self._take_checks(work, result)
         # after the checks: what would act in Excel is named whoever the file is

@@ -51,7 +51,8 @@ _TYPES = (
     # -- the file as a whole (checked before any parser) -----------------------------------
     _t("file-unreadable", ERROR, "The file could not be opened for reading.",
        "The file could not be read ({detail}). Make sure the account running sheetflow "
-       "can read it (permissions, a synced folder not yet downloaded), then collect again."),
+       "can read it (permissions, a synced folder not yet downloaded), then run '{collect}' "
+       "again."),
     _t("symlink-outside-study", ERROR, "A link to a file outside the study folder.",
        "This is a link to {detail}, outside the study folder; it was not followed. Copy "
        "the returned workbook itself into the returns folder."),
@@ -61,7 +62,7 @@ _TYPES = (
     _t("file-changed-while-collecting", ERROR,
        "The file changed between being listed and being read.",
        "The file changed while collect was reading it ({detail}); its ratings were not "
-       "used. Leave the returns folder alone while collect runs, then collect again."),
+       "used. Leave the returns folder alone while collect runs, then run '{collect}' again."),
     _t("empty-file", ERROR, "The file has 0 bytes.",
        "The file is empty (0 bytes). Please attach the saved workbook again."),
     _t("file-too-large", ERROR, "The file is larger than the collector accepts.",
@@ -214,7 +215,7 @@ _TYPES = (
        "earlier file, which is not used."),
     _t("duplicate-rater", ERROR, "Two different files for one rater.",
        "Rater {rater} returned more than one different workbook ({detail}). Neither is "
-       "used: remove the wrong one from the returns folder and run collect again."),
+       "used: remove the wrong one from the returns folder and run '{collect}' again."),
     _t("sender-unknown", WARNING, "The message carrying the file came from no rater's "
        "address" + _SENDER_EXIT,
        "The message carrying this file came from {detail}, an address of no rater in the "
@@ -442,7 +443,9 @@ def issue(code: str, *, file: str = "", sheet: str = "", cell: str = "", rater: 
         The offending raw value (shown in the message and kept as text).
     **fields
         Extra template fields: ``detail``, ``expected``, ``accepted``, ``what``,
-        ``beside``, ``caveat`` (a whole sentence of sheetflow's own).
+        ``beside``, ``caveat`` (a whole sentence of sheetflow's own), ``collect`` (the
+        whole command that collects the study again, e.g. ``sheetflow collect my-study``,
+        for the codes whose message says to run it).
 
     Returns
     -------
@@ -462,7 +465,7 @@ def issue(code: str, *, file: str = "", sheet: str = "", cell: str = "", rater: 
                  rater=rater, case=case, label=label, dimension=dimension, value=shown)
 
 
-_OWN_WORDS = ("what", "expected", "beside", "caveat")
+_OWN_WORDS = ("what", "expected", "beside", "caveat", "collect")
 """Message fields that hold sheetflow's own words (never cut, unlike a cell's value)."""
 
 
