@@ -68,7 +68,10 @@ class FileJob:
     """One returned file to check in a child.
 
     ``name`` and ``sha256`` are as the parent knows them (issues and rows carry
-    them); ``csv`` says whether to format the rating rows as CSV lines too.
+    them); ``csv`` says whether to format the rating rows as CSV lines too;
+    ``spec_current`` whether the study's spec hash is the manifest's, worked out once
+    in the parent (:mod:`.part_text`: only then is the title a pack carries known
+    without reading the pack; ``False``, the pack is read to compare).
     """
 
     path: str
@@ -79,6 +82,7 @@ class FileJob:
     limits: Limits
     csv: bool = True
     member: int = -1  # a saved message's attachment (see sheetflow.collect.mailbox)
+    spec_current: bool = False
 
 
 

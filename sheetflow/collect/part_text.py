@@ -74,15 +74,14 @@ _PLACE = {"odd": "", "even": "even-page ", "first": "first-page "}
 _SET_AS = {"title": "Title", "subject": "Subject", "keywords": "Keywords",
            "comments": "Comments", "category": "Category", "status": "Status",
            "manager": "Manager", "company": "Company"}
-_SPEC_HASH: list[Any] = []  # [study, its spec hash] of the study last asked about
 
 
 class FileChecker(Protocol):
     """What the checks need of :class:`.file_check.FileChecker` (named here without
     importing it: that module imports this one)."""
 
-    study: Any  # the study (its ``title`` and ``hash``)
-    job: Any  # the file's job: ``study_dir``, ``manifest``
+    study: Any  # the study (its ``title``)
+    job: Any  # the file's job: ``study_dir``, ``spec_current``
     head: PackHead
     book: Book
     renamed: dict[str, str]  # pack sheet -> its name in the return
@@ -222,15 +221,9 @@ def _as_generated(checker: FileChecker, found: _Found) -> bool:
     title = L.pack_title(checker.study.title, checker.head.sitting)
     own = {_SET_AS[key]: " ".join(text.split())
            for key, text in L.pack_properties(title).items() if key in _SET_AS}
+    # the parent compared the spec hash with the manifest's once, for every file
     return all(own.get(t.key) == t.text for t in found.properties) and \
-        _spec_hash(checker.study) == checker.job.manifest.top.get("spec_hash")
-
-
-def _spec_hash(study: Any) -> str:
-    """``study.hash``, worked out once per study (it hashes every item's text)."""
-    if not _SPEC_HASH or _SPEC_HASH[0] is not study:
-        _SPEC_HASH[:] = [study, study.hash]
-    return str(_SPEC_HASH[1])
+        bool(checker.job.spec_current)
 
 
 def _pack_found(checker: FileChecker, *, headers: bool) -> _Found | str:

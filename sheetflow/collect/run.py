@@ -298,7 +298,8 @@ def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
         files = find_files(root, paths)
         collector = _Collector(root, manifest, limits or Limits(), csv=write,
                                senders=Senders.of(study, journal), journal=journal,
-                               secret=secret)
+                               secret=secret,
+                               spec_current=study.hash == manifest.top.get("spec_hash"))
         result = collector.run(files, workers, progress)
     finally:
         manifest.close()
@@ -373,8 +374,9 @@ class _Collector:
 
     def __init__(self, root: Path, manifest: Manifest, limits: Limits, csv: bool,
                  senders: Senders | None = None, journal: Journal | None = None,
-                 secret: bytes | None = None):
+                 secret: bytes | None = None, spec_current: bool = False):
         self.root = root
+        self.spec_current = spec_current  # the study's spec hash is the manifest's
         self.again = command_line("collect", root)  # what a file's issue says to run
         self.senders = senders or Senders()
         self.journal = journal or Journal()
@@ -393,7 +395,8 @@ class _Collector:
         unique = [w for w in works if w.sha256 and not w.duplicate_of]
         if unique:
             jobs = [FileJob(str(w.path), w.name, w.sha256, str(self.root), self.manifest,
-                            self.limits, self.csv, w.member) for w in unique]
+                            self.limits, self.csv, w.member, self.spec_current)
+                    for w in unique]
             count = workers or min(4, os.cpu_count() or 1)
             sandbox = Sandbox(check_file, self.limits, workers=min(count, len(jobs)))
             for done, (index, outcome) in enumerate(sandbox.imap(jobs), 1):
