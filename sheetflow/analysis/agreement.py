@@ -14,6 +14,7 @@ import pandas as pd
 
 from .. import stats
 from .._groups import groups_in_order
+from ..spec.rubric import total_range
 from ..spec.study import Study
 from ..stats._util import rating_matrix
 from ..words import FEW_UNITS_TOPIC, few_units_note, shown_number
@@ -49,10 +50,12 @@ def _alpha(ctx: Context) -> pd.DataFrame:
     for dim_id, level, domain, kind in ctx.dims_and_totals():
         matrix = rating_matrix(with_internal_team(ctx, values_for(ctx, dim_id, kind))) \
             if dim_id == team else matrix_for(ctx, dim_id, kind)
+        dom = total_domain(ctx, dim_id, matrix) if kind == "total" else \
+            typed_domain(kind, domain, level)
         try:
             res = stats.krippendorff_alpha(matrix,
                                            level=level,  # type: ignore[arg-type]
-                                           value_domain=typed_domain(kind, domain, level),
+                                           value_domain=dom,
                                            n_boot=ctx.plan.n_boot, seed=ctx.plan.seed)
         except ValueError as exc:  # e.g. a value outside the rubric's domain
             rows.append({"measure": dim_id, "kind": kind, "level": level, "alpha": np.nan,
@@ -61,7 +64,7 @@ def _alpha(ctx: Context) -> pd.DataFrame:
         row = {"measure": dim_id, "kind": kind, **res.iloc[0].to_dict()}
         row["band"] = ctx.band(row["alpha"])
         if kind == "total":  # the reading at the other level, beside (never decided on)
-            row["other_level"], row["alpha_other_level"] = _other_level(matrix, level)
+            row["other_level"], row["alpha_other_level"] = _other_level(matrix, level, dom)
         # who the figure rests on (with internal scores), then whether on too few units
         row["note"] = "; ".join(filter(None, (
             _raters_in_alpha(ctx, row, dim_id == team),
@@ -88,16 +91,50 @@ def _raters_in_alpha(ctx: Context, row: dict[str, Any], with_team: bool) -> str:
 def _validators_only(ctx: Context, measure: str, level: str) -> pd.Series:
     """Alpha of a total over the validators alone (no interval): the figure beside
     the decision's, which counts the internal team too."""
-    return stats.krippendorff_alpha(matrix_for(ctx, measure, "total"), level=level,
-                                    n_boot=0).iloc[0]
+    matrix = matrix_for(ctx, measure, "total")
+    return stats.krippendorff_alpha(matrix, level=level, n_boot=0,
+                                    value_domain=total_domain(ctx, measure, matrix)).iloc[0]
 
 
-def _other_level(matrix: Any, level: str) -> tuple[str, float]:
+def total_domain(ctx: Context, total_id: str, matrix: Any) -> list[float] | None:
+    """A total's value domain for alpha: the values given and both ends of its range.
+
+    A total takes any value in its range (a mean of six 1-5 scores takes 3.1667), so
+    no finite list is its domain; the values observed, with the range's ends, are
+    enough. The ends count: a domain of the observed values alone has one value when
+    every total is the same, and alpha would call that a domain of fewer than two
+    values, where the true reason is no variation (a 0-100 total has a hundred and one
+    values to vary over). Unused values change no alpha at any level (they add
+    nothing to the coincidence matrix or its marginals, nor to the ordinal ranks).
+
+    Parameters
+    ----------
+    ctx : Context
+    total_id : str
+    matrix : RatingMatrix
+        The ratings the alpha is taken on (the internal team's totals included when
+        they take part).
+
+    Returns
+    -------
+    list of float or None
+        Sorted; None when the ratings are not numbers (the statistic then says why).
+    """
+    values = np.asarray(matrix.matrix)
+    if values.dtype.kind != "f":
+        return None
+    total = next(t for t in ctx.study.rubric.totals if t.id == total_id)
+    ends = total_range(total, ctx.study.rubric)
+    observed = values[np.isfinite(values)].tolist()
+    return sorted({*map(float, observed), *map(float, ends)})
+
+
+def _other_level(matrix: Any, level: str, domain: list[float] | None) -> tuple[str, float]:
     """A total's alpha at the level it was not declared at (ordinal <-> interval), no
-    interval, on the same ratings: whether the choice of level would change the
-    figure, at a glance."""
+    interval, on the same ratings and domain: whether the choice of level would change
+    the figure, at a glance."""
     other = "interval" if level == "ordinal" else "ordinal"
-    res = stats.krippendorff_alpha(matrix, level=other, n_boot=0)
+    res = stats.krippendorff_alpha(matrix, level=other, n_boot=0, value_domain=domain)
     return other, float(res.iloc[0]["alpha"])
 
 
@@ -276,7 +313,9 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "Krippendorff's rank-based delta (sum of marginals between c and k minus half of "
          "theirs, squared); interval (c - k)^2; ratio ((c - k)/(c + k))^2. The rubric's full "
          "value domain is passed (count dimensions analyse their points, checklists the "
-         "number of Yes, totals the values observed). " + alpha_levels(study) + " Unit = "
+         "number of Yes, totals the values observed with both ends of the total's range, "
+         "so a total given one value throughout is undefined for no variation; unused "
+         "values change no alpha). " + alpha_levels(study) + " Unit = "
          "one response (case x arm in a paired design). Bootstrap: units resampled "
          f"{plan.n_boot} times with seed {plan.seed}, percentile 95% interval, "
          f"marked when it rests on few units (see {FEW_UNITS_TOPIC})."),
