@@ -139,11 +139,12 @@ def _other_level(matrix: Any, level: str, domain: list[float] | None) -> tuple[s
 
 
 def _cohen(ctx: Context) -> pd.DataFrame:
-    """Cohen's kappa for every pair of raters, per dimension and total."""
+    """Cohen's kappa for every pair of raters, per dimension and total; a measure with
+    no pair of raters has one row saying why (kappa needs two)."""
     measures = ctx.dims_and_totals()
     # 873,000 rows at 500 raters (a row per pair of each measure's raters): built column
     # by column, its numbers in place and its text as categoricals
-    rows = sum(len(raters) * (len(raters) - 1) // 2 for raters in
+    rows = sum(max(1, len(raters) * (len(raters) - 1) // 2) for raters in
                (matrix_for(ctx, dim_id, kind).raters for dim_id, _, _, kind in measures))
     frames = ColumnStack(categorical=True, rows=rows)
     for dim_id, level, domain, kind in measures:
@@ -151,12 +152,27 @@ def _cohen(ctx: Context) -> pd.DataFrame:
         dom = typed_domain(kind, domain, level)
         if kind == "total" or (level in ("interval", "ratio") and dom is None):
             dom = sorted(values_for(ctx, dim_id, kind)["value"].unique().tolist()) or None
-        res = stats.cohen_kappa(matrix_for(ctx, dim_id, kind), weights=weights,
-                                categories=dom, weight_on=on)
+        matrix = matrix_for(ctx, dim_id, kind)
+        res = stats.cohen_kappa(matrix, weights=weights, categories=dom, weight_on=on)
+        if res.empty:  # fewer than two raters: no pair, but the measure keeps its row
+            res = _no_pair(matrix.raters, res, weights)
         res.insert(0, "measure", dim_id)
         res.insert(1, "weight_on", on)
         frames.add(res)
     return interval_notes(frames.stacked())
+
+
+def _no_pair(raters: list[Any], empty: pd.DataFrame, weights: str) -> pd.DataFrame:
+    """The one row of a measure no two raters rated: kappa undefined, and why (one
+    rater, named; or no rating at all)."""
+    if len(raters) == 1:
+        reason = (f"only one rater ({raters[0]}) has ratings of this column; kappa needs "
+                  "two")
+    else:
+        reason = "no rater has ratings of this column; kappa needs two"
+    row = {"rater1": str(raters[0]) if raters else "", "rater2": "", "n_units": 0,
+           "weights": weights, "reason": reason}
+    return pd.DataFrame([row]).reindex(columns=empty.columns)
 
 
 def _per_dimension(ctx: Context, coefficient: Callable[..., pd.DataFrame]) -> pd.DataFrame:
@@ -322,7 +338,9 @@ def methods(study: Study) -> list[tuple[str, str]]:
         ("Bands", "; ".join(f">= {b.minimum:g}: {b.label}" for b in plan.bands) or
          "none in the plan"),
         ("Cohen's kappa",
-         "Every pair of raters on units both rated (pairwise deletion). Unweighted for "
+         "Every pair of raters on units both rated (pairwise deletion); a column with "
+         "fewer than two raters' ratings has one row saying why (one rater, named, or no "
+         "rating). Unweighted for "
          "nominal dimensions; quadratic weights for ordinal, interval and ratio ones, on the "
          "scale values for numeric dimensions and on category ranks for ordered labels. "
          "Standard error: Fleiss, Cohen & Everitt (1969) non-null; interval kappa +/- z se, "

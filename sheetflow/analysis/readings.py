@@ -266,13 +266,15 @@ def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
     table = table[[c for c in table.columns if c in read]]  # a group at a time, these only
     for measure, g in groups_in_order(table, "measure"):
         k = pd.to_numeric(g["kappa"], errors="coerce")
-        raters = _distinct(g["rater1"], g["rater2"]) if "rater1" in g else []
+        raters = [r for r in _distinct(g["rater1"], g["rater2"]) if not _blank(r)] \
+            if "rater1" in g else []
         mean = float(k.mean()) if k.notna().any() else None
         pairs = int(k.notna().sum())
         one = len(g) == 1  # two raters: the pair's own kappa and interval, no mean
         kappa = f"Cohen's kappa{weighting(g)}"
-        figure = f"{kappa} of {g['rater1'].iloc[0]} with {g['rater2'].iloc[0]}" \
-            if one else f"{kappa}, mean of {pairs} rater pairs"
+        figure = kappa if one and len(raters) < 2 else \
+            f"{kappa} of {g['rater1'].iloc[0]} with {g['rater2'].iloc[0]}" if one else \
+            f"{kappa}, mean of {pairs} rater pairs"  # no pair: the row says why
         if not one and pairs < len(g):  # the mean leaves the undefined pairs out: say so
             figure = (f"{kappa}, mean of {pairs} of {len(g)} rater pairs "
                       f"({len(g) - pairs} undefined: {_first_reason(g)})")
@@ -351,6 +353,11 @@ def _distinct(*columns: pd.Series) -> np.ndarray:
     table's rater ids are categoricals; joined whole they would be a million objects)."""
     return pd.unique(np.concatenate([np.asarray(pd.unique(c), dtype=object)
                                      for c in columns]))
+
+
+def _blank(value: Any) -> bool:
+    """A missing rater id, or an empty one (the row of a measure with no pair)."""
+    return value is None or (isinstance(value, float) and math.isnan(value)) or value == ""
 
 
 def _first_reason(g: pd.DataFrame) -> str:
