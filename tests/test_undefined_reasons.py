@@ -1,5 +1,10 @@
 """Why a figure is undefined, said where it is shown, end to end on planted returns.
 
+- answer-review, every faithfulness answer N/A with ``na_handling = "missing"``: no
+  rating is left, and every place says the answers were N/A (not "no ratings"); the
+  Cohen kappa sheet and the command keep a row for the column; the decision stays
+  inconclusive (agreement on a column could not be measured) and says which column.
+- One rater's N/A answers costing units their second rating: the reason says how many.
 - One rater: the Cohen kappa sheet says kappa needs two, per column, and so does the
   kappa line of each column.
 - A total given one value throughout: "no variation", never "fewer than two values in
@@ -16,6 +21,10 @@ from plant_helpers import KEEP, plant, study_from
 
 from sheetflow.collect.run import collect
 
+FAITH = "Faithfulness to the evidence (faithfulness)"
+ALL_NA = ('every answer is N/A (36 of 36), counted as missing (na_handling = "missing"), '
+          "so no rating is left to measure agreement on")
+
 
 def _answer_review(tmp_path: Path, answer, *, edit=None, leave_out=()) -> Path:
     root = study_from("answer-review", tmp_path / "study", edit)
@@ -31,6 +40,51 @@ def _sheet(root: Path, name: str) -> list[tuple]:
 
 def _row_of(rows: list[tuple], first: str) -> tuple:
     return next(r for r in rows if r[0] == first)
+
+
+def test_a_column_answered_na_throughout_says_so_everywhere(tmp_path):
+    root = _answer_review(tmp_path, lambda c: "N/A" if c["dimension"] == "faithfulness"
+                          else KEEP)
+    out, summary, rows = run_analyze(root)
+    assert out.exit_code == 0, out.output
+    assert "no ratings" not in out.output
+    faith = next(a for a in summary["alpha"] if a["measure"] == "faithfulness")
+    assert faith["reason"].startswith(ALL_NA)
+    # every sheet with a row for the column gives the same reason
+    for sheet in ("Alpha", "Gwet AC", "Percent agreement", "Cohen kappa"):
+        row = _row_of(_sheet(root, sheet), FAITH)
+        assert any(isinstance(v, str) and v.startswith(ALL_NA) for v in row), (sheet, row)
+    # the kappa line the command prints, and its record, are there for the column
+    kappa = next(f for f in summary["reported"] if f["measure"] == "faithfulness")
+    assert kappa["value"] is None and kappa["reason"].startswith(ALL_NA)
+    assert f"kappa      {FAITH}: Cohen's kappa (quadratic weights) n/a (0 units, 0 raters) " \
+           f"undefined: {ALL_NA}" in out.output
+    # the decision: inconclusive, the column named as the reason
+    decision = summary["decision"]
+    assert decision["status"] == "inconclusive"
+    assert decision["reasons"][0] == (
+        f"agreement could not be measured on 1 of 5 rating columns ({FAITH}; see each line "
+        "below for why), so the study's agreement is not known in full")
+    check = next(c for c in decision["checks"] if c["name"] == f"alpha on {FAITH}")
+    assert check["note"].startswith(ALL_NA)
+    assert any(r.startswith(f"- alpha on {FAITH}: n/a: undefined - {ALL_NA}") for r in rows)
+
+
+def test_na_answers_that_cost_units_their_second_rating_are_counted(tmp_path):
+    """rater1 answers N/A throughout, rater2 never: no unit keeps two ratings."""
+    def answer(cell):
+        if cell["dimension"] != "faithfulness":
+            return KEEP
+        return "N/A" if cell["rater"] == "rater1" else "Faithful"
+    root = _answer_review(tmp_path, answer)
+    _, summary, _ = run_analyze(root)
+    faith = next(a for a in summary["alpha"] if a["measure"] == "faithfulness")
+    assert faith["reason"] == (
+        'no unit has two or more values (nothing pairable); 18 of 36 answers N/A, counted '
+        'as missing (na_handling = "missing"), leave 18 of the 18 units two or more raters '
+        "answered with fewer than two ratings")
+    kappa = _row_of(_sheet(root, "Cohen kappa"), FAITH)
+    assert "only one rater (rater2) has ratings of this column; kappa needs two" in kappa
 
 
 def test_a_total_given_one_value_throughout_has_no_variation(tmp_path):

@@ -36,7 +36,7 @@ from .internal_rater import (
     with_internal_note,
     with_internal_team,
 )
-from .na import na_as_category
+from .na import na_as_category, with_na_answers
 from .protocol import ProtocolPlan
 from .readings import few_units_notes, interval_notes
 
@@ -63,6 +63,8 @@ def _alpha(ctx: Context) -> pd.DataFrame:
             continue
         row = {"measure": dim_id, "kind": kind, **res.iloc[0].to_dict()}
         row["band"] = ctx.band(row["alpha"])
+        if row["reason"]:  # undefined: with the N/A answers it leaves out, if any
+            row["reason"] = with_na_answers(ctx, dim_id, str(row["reason"]))
         if kind == "total":  # the reading at the other level, beside (never decided on)
             row["other_level"], row["alpha_other_level"] = _other_level(matrix, level, dom)
         # who the figure rests on (with internal scores), then whether on too few units
@@ -155,24 +157,42 @@ def _cohen(ctx: Context) -> pd.DataFrame:
         matrix = matrix_for(ctx, dim_id, kind)
         res = stats.cohen_kappa(matrix, weights=weights, categories=dom, weight_on=on)
         if res.empty:  # fewer than two raters: no pair, but the measure keeps its row
-            res = _no_pair(matrix.raters, res, weights)
+            res = _no_pair(ctx, dim_id, matrix.raters, res, weights)
+        else:
+            _say_na_answers(ctx, dim_id, res, "kappa")
         res.insert(0, "measure", dim_id)
         res.insert(1, "weight_on", on)
         frames.add(res)
     return interval_notes(frames.stacked())
 
 
-def _no_pair(raters: list[Any], empty: pd.DataFrame, weights: str) -> pd.DataFrame:
+def _no_pair(ctx: Context, dim_id: str, raters: list[Any], empty: pd.DataFrame,
+             weights: str) -> pd.DataFrame:
     """The one row of a measure no two raters rated: kappa undefined, and why (one
-    rater, named; or no rating at all)."""
+    rater, named; or no rating at all, with the N/A answers it left out)."""
     if len(raters) == 1:
         reason = (f"only one rater ({raters[0]}) has ratings of this column; kappa needs "
                   "two")
     else:
-        reason = "no rater has ratings of this column; kappa needs two"
+        reason = with_na_answers(ctx, dim_id, "no rater has ratings of this column; kappa "
+                                 "needs two")
     row = {"rater1": str(raters[0]) if raters else "", "rater2": "", "n_units": 0,
            "weights": weights, "reason": reason}
     return pd.DataFrame([row]).reindex(columns=empty.columns)
+
+
+def _say_na_answers(ctx: Context, dim_id: str, table: pd.DataFrame, figure: str) -> None:
+    """``table``'s reasons where ``figure`` is undefined, with the N/A answers the
+    measure left out (:func:`.na.with_na_answers`); in place, each distinct reason
+    worded once (a pairwise table has a row per pair of hundreds of raters)."""
+    if "reason" not in table or figure not in table or table.empty:
+        return
+    undefined = ~np.isfinite(pd.to_numeric(table[figure], errors="coerce").to_numpy(float))
+    said = table["reason"].fillna("").astype(str)
+    worded = {r: with_na_answers(ctx, dim_id, r) for r in set(said[undefined]) if r}
+    if any(old != new for old, new in worded.items()):
+        table["reason"] = [worded.get(r, r) if u else r
+                           for r, u in zip(said, undefined, strict=True)]
 
 
 def _per_dimension(ctx: Context, coefficient: Callable[..., pd.DataFrame]) -> pd.DataFrame:
@@ -183,6 +203,7 @@ def _per_dimension(ctx: Context, coefficient: Callable[..., pd.DataFrame]) -> pd
         if kind == "total":
             continue
         res = coefficient(matrix_for(ctx, dim_id, kind), level, domain, kind)
+        _say_na_answers(ctx, dim_id, res, "ac" if "ac" in res else "kappa")
         res.insert(0, "measure", dim_id)
         frames.append(few_units_notes(res))
     return stack(frames)
@@ -208,6 +229,7 @@ def _percent(ctx: Context) -> pd.DataFrame:
     rows = []
     for dim_id, _level, _domain, kind in ctx.dims_and_totals():
         res = stats.percent_agreement(matrix_for(ctx, dim_id, kind))
+        _say_na_answers(ctx, dim_id, res, "pairwise_agreement")
         rows.append({"measure": dim_id, **res.iloc[0].to_dict()})
     return pd.DataFrame(rows)
 
@@ -331,7 +353,8 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "value domain is passed (count dimensions analyse their points, checklists the "
          "number of Yes, totals the values observed with both ends of the total's range, "
          "so a total given one value throughout is undefined for no variation; unused "
-         "values change no alpha). " + alpha_levels(study) + " Unit = "
+         "values change no alpha). A column whose N/A answers are left out says so where "
+         "its figures are undefined. " + alpha_levels(study) + " Unit = "
          "one response (case x arm in a paired design). Bootstrap: units resampled "
          f"{plan.n_boot} times with seed {plan.seed}, percentile 95% interval, "
          f"marked when it rests on few units (see {FEW_UNITS_TOPIC})."),

@@ -17,6 +17,7 @@ from ..spec.study import Study
 from .context import Context, empty_reason
 from .decision import (
     REPORTED,
+    UNDEFINED,
     Check,
     Decision,
     reasons_of,
@@ -24,7 +25,7 @@ from .decision import (
     status_of,
     threshold_check,
 )
-from .na import na_handling
+from .na import na_answers, na_handling
 from .protocol import ProtocolPlan
 
 
@@ -38,12 +39,10 @@ def na_counts(ctx: Context) -> dict[str, dict[str, int]]:
     for dim in ctx.study.rubric.dimensions:
         if not dim.na_choices or dim.kind != "categorical" or dim.scope != "response":
             continue
-        rows = ctx.first[ctx.first["dimension"] == dim.id]
-        answered = rows[rows["value"].notna() & (rows["value"].astype(str) != "")]
+        n_na, n_answers = na_answers(ctx, dim.id)
         used = ctx.ratings(dim.id)
         per_unit = used.groupby("unit")["rater"].nunique()
-        out[dim.id] = {"n_na": int(answered["value"].isin(dim.na_choices).sum()),
-                       "n_answers": len(answered), "n_ratings": len(used),
+        out[dim.id] = {"n_na": n_na, "n_answers": n_answers, "n_ratings": len(used),
                        "n_units": int((per_unit >= 2).sum())}
     return out
 
@@ -171,7 +170,18 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     if status == "reported":
         reasons = [f"agreement reported for {len(checks)} rating columns; the protocol sets "
                    "no pass mark, so nothing is called passed", *reasons]
+    elif target is None and status == "inconclusive":
+        reasons = [_unmeasured(checks), *reasons]
     return Decision(status, rule, checks, reasons=reasons)
+
+
+def _unmeasured(checks: list[Check]) -> str:
+    """Why a study with no pass mark is inconclusive: the columns whose agreement
+    could not be measured (each check's line says why)."""
+    undefined = [c.name.removeprefix("alpha on ") for c in checks if c.outcome == UNDEFINED]
+    return (f"agreement could not be measured on {len(undefined)} of {len(checks)} rating "
+            f"columns ({', '.join(undefined)}; see each line below for why), so the "
+            "study's agreement is not known in full")
 
 
 def _reported_alpha(ctx: Context, row: dict[str, Any]) -> Check:
