@@ -5,10 +5,11 @@
   Cohen kappa sheet and the command keep a row for the column; the decision stays
   inconclusive (agreement on a column could not be measured) and says which column.
 - One rater's N/A answers costing units their second rating: the reason says how many.
-- One rater: the Cohen kappa sheet says kappa needs two, per column, and so does the
-  kappa line of each column.
 - A total given one value throughout: "no variation", never "fewer than two values in
   the value domain" (its domain is its whole range).
+- Both raters one category throughout with an alpha target: the undefined check still
+  says the raters agreed on every unit (100%).
+- One rater: the Cohen kappa sheet says kappa needs two, per column.
 """
 
 from __future__ import annotations
@@ -105,6 +106,34 @@ def test_a_total_given_one_value_throughout_has_no_variation(tmp_path):
     total = next(a for a in summary["alpha"] if a["kind"] == "total")
     assert total["reason"] == "no variation among pairable values; alpha is undefined"
     assert "fewer than two values in the value domain" not in out.output
+
+
+def test_one_category_throughout_with_a_target_still_says_the_agreement(tmp_path):
+    """Both reviewers give each rating column's first category on every answer, and the
+    plan sets alpha 0.8: every alpha is undefined, so nothing is met (inconclusive), and
+    each check says the raters agreed on every unit."""
+    def target(root: Path) -> None:
+        spec = root / "study.toml"
+        spec.write_text(spec.read_text(encoding="utf-8").replace(
+            "[analysis.params]", "[analysis.targets]\nalpha = 0.8\n\n[analysis.params]", 1),
+            encoding="utf-8")
+    columns = ("overall_rating", "factual_correctness", "faithfulness", "citation_quality",
+               "refusal_appropriateness")
+
+    def first_choice(cell):  # every rating column one category throughout
+        if cell["dimension"] in columns and cell["part"] == "value":
+            return cell["validation"]["choices"][0]
+        return KEEP
+    root = _answer_review(tmp_path, first_choice, edit=target)
+    out, summary, rows = run_analyze(root)
+    assert summary["decision"]["status"] == "inconclusive"  # undefined beside a target
+    check = next(c for c in summary["decision"]["checks"]
+                 if c["name"] == "alpha on Factual correctness (factual_correctness)")
+    assert check["outcome"] == "undefined" and check["target"] == 0.8
+    line = ("alpha on Factual correctness (factual_correctness): n/a (target 0.800): "
+            "undefined - both raters gave one category throughout ('Correct' on all 18 "
+            "units: 100% agreement)")
+    assert f"- {line}" in rows and f"- {line}" in out.output
 
 
 def test_one_rater_the_kappa_sheet_says_kappa_needs_two(tmp_path):

@@ -160,8 +160,8 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     target = ctx.target("alpha")
     named = ctx.study.rubric.named
     checks = [threshold_check(f"alpha on {named(r['measure'])}", r["alpha"], target,
-                              note=r.get("reason") or "") if target is not None else
-              _reported_alpha(ctx, r) for r in out.get("alpha", [])]
+                              note=_undefined_alpha(ctx, r) or r.get("reason") or "")
+              if target is not None else _reported_alpha(ctx, r) for r in out.get("alpha", [])]
     rule = (f"every rating column's agreement reaches alpha {target:g}" if target is not None
             else "the protocol sets no pass mark: agreement per column is reported, and "
             "nothing is called passed (set [analysis] targets.alpha for a pass rule)")
@@ -193,14 +193,25 @@ def _reported_alpha(ctx: Context, row: dict[str, Any]) -> Check:
     alpha stays undefined.
     """
     name = f"alpha on {ctx.study.rubric.named(row['measure'])}"
+    agreed = _undefined_alpha(ctx, row)
+    if not agreed:
+        return reported_check(name, row["alpha"], row.get("reason") or "")
+    return Check(name, None, None, None, REPORTED, f"undefined: {agreed}", has_target=False)
+
+
+def _undefined_alpha(ctx: Context, row: dict[str, Any]) -> str:
+    """Why a column's alpha is undefined when every rater gave one category
+    throughout, with the agreement it stands for (100%); "" for a defined alpha or any
+    other reason. Said the same with a target as without (the check's outcome says
+    "undefined" there): an undefined alpha beside a target still says the raters
+    agreed on every unit."""
     only = _one_category(ctx, row["measure"])
     if math.isfinite(row["alpha"]) or only is None:
-        return reported_check(name, row["alpha"], row.get("reason") or "")
+        return ""
     category, n_units, n_raters = only
     who = "both raters" if n_raters == 2 else f"all {n_raters} raters"
-    return Check(name, None, None, None, REPORTED,
-                 f"undefined: {who} gave one category throughout ('{category}' on all "
-                 f"{n_units} units: 100% agreement)", has_target=False)
+    return (f"{who} gave one category throughout ('{category}' on all {n_units} units: "
+            "100% agreement)")
 
 
 def _one_category(ctx: Context, dim_id: str) -> tuple[str, int, int] | None:
