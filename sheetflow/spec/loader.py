@@ -9,7 +9,7 @@ import unicodedata
 
 from ..errors import SpecError
 from ..words import counted
-from . import params, verdicts
+from . import params, protocol_targets, verdicts
 from .blanks import blank_rows, describe_rows
 from .blinding import shown_reveals_arm
 from .design_loader import DesignLoader, label_problem
@@ -95,6 +95,8 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
                               raters, 2 if design.repeats else 1, raters_file)
         instructions = self._instructions(meta)
         self._cross_checks(rubric, design, plan, items, raters, items_file, raters_file)
+        self._protocol_targets(str(meta.get("protocol", "")), plan,
+                               given=self._given(doc, "analysis"))
         sizing = self._sizing()
         if self.problems:
             return None
@@ -475,6 +477,20 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
                 self.fail("target names must be text", "[analysis] targets")
         for problem in params.target_problems(plan.targets, self._first_total(rubric)):
             self.fail_to_generate(problem, "[analysis.targets]")
+
+    def _protocol_targets(self, protocol: str, plan: Plan, *, given: bool) -> None:
+        """The targets the protocol's decision needs must be in the plan, at the values
+        it fixes: without one the decision is left undefined; against one, its
+        consequence bands contradict the target. Deferred: a study generated with such
+        a plan still analyses, and says which check it could not decide.
+
+        Not checked when ``[analysis]`` is missing, or a target is already reported
+        (misspelt, out of range): each problem is said once, the nearest first."""
+        said = [p for p in (*self.problems, *self.deferred) if p.where == "[analysis.targets]"]
+        if not given or said:
+            return
+        for problem in protocol_targets.target_problems(protocol, plan.targets):
+            self.fail_to_generate(problem.message, "[analysis.targets]")
 
     def _preference_labels(self, rubric: Rubric, design: Design) -> None:
         """A preference's choices must name the design's labels: the analysis reads
