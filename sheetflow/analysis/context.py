@@ -19,6 +19,7 @@ from pandas.api.types import union_categoricals
 
 from ..spec.hashing import plain_data
 from ..spec.model import Plan
+from ..spec.protocol_targets import target_problems
 from ..spec.rubric import Dimension
 from ..spec.study import Study
 from ..stats._util import RatingMatrix, rating_matrix
@@ -185,6 +186,13 @@ class Context:
 
     def target(self, name: str, default: float | None = None) -> float | None:
         return self.plan.targets.get(name, default)
+
+    def decided_target(self, name: str) -> float | None:
+        """The plan's target ``name`` when the study's protocol allows it; None when
+        the protocol fixes another value (:mod:`~sheetflow.spec.protocol_targets`), as
+        its consequence bands would contradict it, or when the plan has none."""
+        wrong = {p.name for p in target_problems(self.study.protocol, self.plan.targets)}
+        return None if name in wrong else self.target(name)
 
     def param(self, name: str, default: Any = None) -> Any:
         return self.plan.params.get(name, default)

@@ -38,6 +38,9 @@ from .panel import Panel
 
 STATUSES = ("pass", "fail", "null", "incomplete", "inconclusive", "reported")
 MET, WEAK, NOT_MET, UNDEFINED, REPORTED = "met", "weak", "not met", "undefined", "reported"
+NO_TARGET = "no target in the plan"
+"""How an undecided check on a defined figure reads when the plan sets no target: the
+figure is not undefined, its target is missing (:func:`outcome_words`)."""
 
 
 @dataclass
@@ -95,8 +98,10 @@ def threshold_check(name: str, value: Any, target: float | None, *,
     """
     read = sorted({*map(float, bounds), *([float(weak_from)] if weak_from is not None else [])})
     if target is None or not _finite(value):
+        # a defined figure without a target says so as its outcome (outcome_words)
         return Check(name, _plain(value), _plain(target), None, UNDEFINED,
-                     note or ("no target in the plan" if target is None else "undefined"),
+                     note or ("" if _finite(value) else NO_TARGET if target is None
+                              else "undefined"),
                      has_target=target is not None, proportion=proportion, bounds=read)
     if value >= target:
         return Check(name, _plain(value), _plain(target), True, MET, note,
@@ -133,6 +138,27 @@ def passed_words(check: dict[str, Any]) -> str:
         return "Yes" if check["passed"] else "No"
     has_target = check.get("has_target", check["outcome"] != REPORTED)
     return "undefined" if has_target else "no target"
+
+
+def outcome_words(check: dict[str, Any]) -> str:
+    """A check's outcome in words, as its line and the Summary sheet say it.
+
+    Parameters
+    ----------
+    check : dict
+        A check as :meth:`Check.to_dict` gives it.
+
+    Returns
+    -------
+    str
+        The outcome; for a defined figure the plan sets no target for (outcome
+        ``undefined``, ``has_target`` false) "no target in the plan": the figure is
+        defined, what is missing is its target.
+    """
+    if check["outcome"] == UNDEFINED and not check.get("has_target", True) and \
+            _finite(check["value"]):
+        return NO_TARGET
+    return str(check["outcome"])
 
 
 def flag_check(name: str, ok: bool | None, value: Any = None, target: Any = None,
@@ -288,9 +314,9 @@ def check_line(check: dict[str, Any], *, with_note: bool = True) -> str:
     str
         The name, the value shown against its target (:func:`shown_against`), the
         target ("(no target)" for a figure reported without one; a target in words as
-        it is), the outcome (none for a reported figure: nothing is judged) and the
-        note. A colon follows the name and the target, so neither runs into the value
-        or the outcome ("... approach 0 (target 0) met" read as one phrase).
+        it is), the outcome (:func:`outcome_words`; none for a reported figure: nothing
+        is judged) and the note. A colon follows the name and the target, so neither
+        runs into the value or the outcome ("... approach 0 (target 0) met" read as one phrase).
     """
     value, goal = shown_against(check["value"], check["target"],
                                 percent=check.get("proportion", False),
@@ -298,7 +324,7 @@ def check_line(check: dict[str, Any], *, with_note: bool = True) -> str:
     target = f" ({goal})" if isinstance(check["target"], str) else \
         f" (target {goal})" if check["target"] is not None else \
         " (no target)" if check["outcome"] == REPORTED else ""
-    outcome = "" if check["outcome"] == REPORTED else f": {check['outcome']}"
+    outcome = "" if check["outcome"] == REPORTED else f": {outcome_words(check)}"
     note = f" - {check['note']}" if with_note and check.get("note") else ""
     return f"{check['name']}: {value}{target}{outcome}{note}"
 

@@ -24,6 +24,7 @@ import pandas as pd
 
 from .. import stats
 from ..packs.guides import display_label
+from ..spec.protocol_targets import needed_targets, target_problems
 from ..spec.study import Study
 from ..stats._util import rounded_difference
 from ..words import percent, resting_on, shown_number
@@ -39,6 +40,7 @@ from .context import (
 )
 from .decision import (
     NOT_MET,
+    UNDEFINED,
     WEAK,
     Arms,
     Check,
@@ -56,6 +58,9 @@ IMPROVED, INTERNAL = "improved arm", "internal scores"
 DECISIVE = ", Tied left out"
 # protocol 000 section 4.4: direction agreement of 50-70% is a "weak signal" (chance is 50%)
 DIRECTION_WEAK_FROM = 0.50
+# section 4.4: alpha of 0.60-0.69 is "marginal", below 0.60 "cannot validate" -- fixed
+# numbers, whatever bands the plan labels alphas with
+ALPHA_WEAK_FROM = 0.60
 # Section 4.4 lists no success criteria, only what follows when a threshold is not met;
 # each consequence is mapped to an outcome by its own words, and the one range it leaves
 # without a consequence (direction below 50%) gets sheetflow's reading, said as such.
@@ -219,7 +224,7 @@ def _h_direction(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     out["direction_agreement"] = {
         "pairwise_mean": float(pairs["agreement"].mean()) if len(pairs) else None,
         **{r["comparison"]: r["agreement"] for r in pooled.to_dict("records")}}
-    target = ctx.target("direction_agreement")
+    target = ctx.decided_target("direction_agreement")
     if target is not None:
         value = out["direction_agreement"].get(f"vs {IMPROVED}")
         note = (f"share of judgements naming {improved_arm(ctx)} (the improved arm)"
@@ -233,7 +238,7 @@ def _h_spearman(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     if "rho" not in table:
         return
     out["spearman"] = table.to_dict("records")
-    target = ctx.target("spearman")
+    target = ctx.decided_target("spearman")
     if target is not None and len(table):
         rho = table["rho"].iloc[0]
         add_verdict(out, "Spearman vs internal", rho, target,
@@ -268,12 +273,16 @@ _METHODS = (
     ("Decision (000)",
      "Section 4.4 of the protocol ('The external validation succeeds if:') lists no "
      "criteria; it gives only what follows when a threshold is not met, and each of "
-     "those consequences decides by its own words. Met: alpha on the total >= target, "
-     "direction agreement with the improved arm >= target and Spearman's rho vs internal "
-     ">= target, all three: pass. Alpha in the band below the target (e.g. 0.60-0.70): "
-     f"{ALPHA_MARGINAL}. Alpha below that band: {ALPHA_LOW}. Direction agreement from "
-     f"50% to the target: {DIRECTION_WEAK}. Direction agreement below 50%: "
-     f"{DIRECTION_BELOW_CHANCE}. Spearman's rho below its target: {RHO_LOW}. Any fail "
+     "those consequences decides by its own words. Met: alpha on the total >= 0.70, "
+     "direction agreement with the improved arm >= 70% and Spearman's rho vs internal "
+     ">= 0.60, all three: pass. Alpha from 0.60 to 0.70: "
+     f"{ALPHA_MARGINAL}. Alpha below 0.60: {ALPHA_LOW}. Direction agreement from "
+     f"50% to 70%: {DIRECTION_WEAK}. Direction agreement below 50%: "
+     f"{DIRECTION_BELOW_CHANCE}. Spearman's rho below 0.60: {RHO_LOW}. The three targets "
+     "are the protocol's own (sections 4.2-4.4), and its consequence bands end at them, "
+     "so the plan's [analysis.targets] must hold exactly these (sheetflow check refuses "
+     "another or a missing one); a check whose plan target is missing or another is not "
+     "decided, its line says why, and sheetflow analyze exits 1. Any fail "
      "makes the decision FAIL; otherwise any inconclusive or undefined value makes it "
      "INCONCLUSIVE; a missing or excluded rater makes the decision incomplete. The "
      "blinding question "
@@ -331,17 +340,46 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     blinding = _blinding_check(ctx, out)
     if blinding is not None:
         checks.append(blinding)
-    a, d, r = (ctx.target(n) for n in ("alpha", "direction_agreement", "spearman"))
-    weak = _alpha_weak_from(ctx)
+    a, d, r = (_protocol_target(n) for n in ("alpha", "direction_agreement", "spearman"))
+    weak = ALPHA_WEAK_FROM
     rule = (f"validation succeeds when alpha on the total >= {_num(a)}"
-            + (f" ({_num(weak)}-{_num(a)}: 'marginal', inconclusive; below {_num(weak)}: "
-               "'cannot validate', fail)" if weak is not None else "")
+            f" ({_num(weak)}-{_num(a)}: 'marginal', inconclusive; below {_num(weak)}: "
+            "'cannot validate', fail)"
             + f", direction agreement with the improved arm >= {_pct(d)} "
             f"({_pct(DIRECTION_WEAK_FROM)}-{_pct(d)}: 'weak signal', inconclusive; below "
             f"{_pct(DIRECTION_WEAK_FROM)}: no consequence in the protocol, sheetflow reads "
             "it as a fail) and "
             f"Spearman's rho vs internal >= {_num(r)} (below: 'investigate', inconclusive)")
+    if target_problems(ctx.study.protocol, ctx.plan.targets):
+        rule += ("; the plan's targets must be these, the protocol's own: a check whose "
+                 "target the plan lacks or sets otherwise is not decided (see its line)")
     return Decision(status_of(checks), rule, checks)
+
+
+def _protocol_target(name: str) -> float:
+    """The value protocol 000 fixes for the target ``name``."""
+    return next(float(t.value) for t in needed_targets("000")
+                if t.name == name and t.value is not None)
+
+
+def _target_problem(ctx: Context, name: str) -> str:
+    """What is wrong with the plan's target ``name`` under protocol 000: missing, or
+    not the value the protocol fixes ("" when it is)."""
+    return next((p.message for p in target_problems(ctx.study.protocol, ctx.plan.targets)
+                 if p.name == name), "")
+
+
+def _on_protocol_target(ctx: Context, name: str, check: Check) -> Check:
+    """``check`` left undecided, its note saying why, when the plan's target ``name`` is
+    missing or not the protocol's (a study generated before ``check`` refused such a
+    plan): read against another target, the section 4.4 bands contradict it (a
+    direction target of 0% called 39% met, below the 50% the rule calls a fail)."""
+    problem = _target_problem(ctx, name)
+    if problem:
+        check.passed, check.outcome = None, UNDEFINED
+        check.note = "; ".join(filter(None, (
+            f"not decided: [analysis.targets] {problem}", check.note)))
+    return check
 
 
 BLINDING_DIMENSION = "recognised_arm"  # the template's study-scope question
@@ -384,21 +422,14 @@ def _alpha_check(ctx: Context, out: dict) -> Check:
         if other is not None and np.isfinite(other) else ""
     named = ctx.study.rubric.named(total["measure"])
     # the note names the band, so the value is shown on its side of every band's bound
-    return _with_consequence(threshold_check(
+    return _with_consequence(_on_protocol_target(ctx, "alpha", threshold_check(
         f"Krippendorff's alpha on {named}, {total['level']} level",
-        total["alpha"], target, weak_from=_alpha_weak_from(ctx), bounds=band_bounds(ctx.plan),
+        total["alpha"], target, weak_from=ALPHA_WEAK_FROM, bounds=band_bounds(ctx.plan),
         note="; ".join(filter(None, (
             ctx.band(total["alpha"]) + beside or total.get("reason") or "",
             resting_on(total) if np.isfinite(total["alpha"]) else "",
-            total.get("note") or "")))),
+            total.get("note") or ""))))),
         ALPHA_MARGINAL, ALPHA_LOW)
-
-
-def _alpha_weak_from(ctx: Context) -> float | None:
-    """The band below the alpha target (0.60 for 000's "marginal"), if the plan has one."""
-    target = ctx.target("alpha")
-    lower = [b.minimum for b in ctx.plan.bands if target is not None and b.minimum < target]
-    return max(lower) if lower and max(lower) > -1 else None
 
 
 def _direction_check(ctx: Context, out: dict) -> Check:
@@ -423,10 +454,10 @@ def _direction_check(ctx: Context, out: dict) -> Check:
                  "internal totals tie (reported, not decided on)")
     if arm and (value is None or not np.isfinite(value)):
         note += "; no direction judgement to compare"
-    return _with_consequence(
-        threshold_check("direction agreement with the improved arm", value,
-                        ctx.target("direction_agreement"), weak_from=DIRECTION_WEAK_FROM,
-                        note=note, proportion=True), DIRECTION_WEAK, DIRECTION_BELOW_CHANCE)
+    return _with_consequence(_on_protocol_target(ctx, "direction_agreement", threshold_check(
+        "direction agreement with the improved arm", value, ctx.target("direction_agreement"),
+        weak_from=DIRECTION_WEAK_FROM, note=note, proportion=True)),
+        DIRECTION_WEAK, DIRECTION_BELOW_CHANCE)
 
 
 def _with_consequence(check: Check, weak: str, not_met: str) -> Check:
@@ -441,8 +472,8 @@ def _spearman_check(ctx: Context, out: dict) -> Check:
     rows = out.get("spearman") or []
     rho = rows[0].get("rho") if rows else None
     why = (rows[0].get("reason") or "") if rows else "no internal scores to compare"
-    check = threshold_check("Spearman's rho vs internal", rho, ctx.target("spearman"),
-                            note=why)
+    check = _on_protocol_target(ctx, "spearman", threshold_check(
+        "Spearman's rho vs internal", rho, ctx.target("spearman"), note=why))
     if check.outcome == NOT_MET:  # the protocol asks to investigate, not to fail
         check.outcome = WEAK
     return _with_consequence(check, RHO_LOW, RHO_LOW)

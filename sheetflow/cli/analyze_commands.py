@@ -38,16 +38,22 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
     (out/collection.json records it), it analyses, names the lines in a warning and in
     the Summary's notes and exits 1. When out/pilot-summary.json (protocol 004) lacks
     the imported judges' costs and execution window, it names them and the command that
-    supplies them in a warning and in the Summary's notes and exits 1. Exit 0 means the
-    analysis rests on every expected rater and every returned file (and, for imported
-    judges, records their costs). A run replaces the earlier run's outputs whole; when
-    it refuses, it removes them (they would still show the last decision) and says so.
+    supplies them in a warning and in the Summary's notes and exits 1. When the spec
+    lacks a target its protocol's decision needs, or sets one the protocol fixes
+    otherwise (a study generated before check refused that), the checks on it are not
+    decided: it names the target and the value to write in a warning and exits 1. Exit
+    0 means the analysis rests on every expected rater and every returned file (and,
+    for imported judges, records their costs) and on the targets its protocol needs. A
+    run replaces the earlier run's outputs whole; when it refuses, it removes them (they
+    would still show the last decision) and says so.
 
     Example: sheetflow analyze my-study
     """
     from ..analysis.panel import journal_note
     from ..collect.outputs import study_lock
     from ..report import analyze_and_write
+    from ..spec.model import SPEC_FILE
+    from ..spec.protocol_targets import target_problems
 
     with study_lock(directory, "analyze"):  # no collect replaces the table meanwhile
         analysis, written, removed = analyze_and_write(directory, published=published,
@@ -78,7 +84,17 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
                 f"{them} in returns/ and collect again", fg="yellow")
     for note in warned:  # records the ratings went without: mail lines, judges' costs
         out.warn(note)
-    ok = not incomplete and not lost and not warned
+    # a study generated before check refused its targets: the decision leaves the
+    # checks on them undecided, and the exit code says the plan is short of its protocol
+    targets = target_problems(analysis.study.protocol, analysis.study.plan.targets)
+    if targets and not incomplete and not lost:
+        out.say("exit 1: the spec's [analysis.targets] lack or contradict what the "
+                "protocol's decision needs, so the checks on them are not decided (see "
+                "the warnings)", fg="yellow")
+    for problem in targets:
+        out.warn(f"{Path(analysis.study.root) / SPEC_FILE}: [analysis.targets]: "
+                 f"{problem.message}")
+    ok = not incomplete and not lost and not warned and not targets
     out.json({"ok": ok, "outputs": [str(p) for p in written],
               "removed": [str(p) for p in removed], "summary": analysis.summary})
     if not ok:

@@ -10,7 +10,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from ..analysis import Analysis
 from ..analysis.context import band_bounds
-from ..analysis.decision import figure_text, passed_words, shown_against
+from ..analysis.decision import figure_text, outcome_words, passed_words, shown_against
 from ..analysis.p003_answer_review import refusal_line
 from ..analysis.readings import reading_bounds
 from ..words import NUMBER_FORMS, counted, decimals_for, p_said
@@ -143,7 +143,7 @@ def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any
                        decimals(digits, False) if digits > 3 else
                        fmt["count"] if type(value) is int else fmt["num"])
         ws.write_string(row, 3, passed_words(c), style)
-        ws.write_string(row, 4, str(c["outcome"]), style)
+        ws.write_string(row, 4, outcome_words(c), style)
     return row + 2
 
 def _decimals_shown(*texts: str) -> int:

@@ -15,7 +15,8 @@ hash-bound machine-readable plan before enrolment". Without them no item can be
 decided.
 
 ``check`` and ``generate`` refuse a spec that lacks such a target or contradicts
-one; a study generated before this check still analyses.
+one; a study generated before this check still analyses, and its decision says the
+check it could not decide, and why.
 """
 
 from __future__ import annotations
