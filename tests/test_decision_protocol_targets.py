@@ -6,7 +6,9 @@ Protocol 000 fixes its three targets (alpha 0.70, direction agreement 70%, rho 0
 and its consequence bands end at them: with a direction target of 0% a share of 39%,
 below the 50% the rule itself calls a fail, read "met"; with an alpha target of 1.0
 an alpha of 0.85 ("high reliability") read "marginal". Protocol 002 freezes its
-acceptance threshold and maximum material-error count in the plan.
+acceptance threshold and maximum material-error count in the plan: without them no
+item was decided and the headline did not say why, and without the maximum alone
+items were accepted on their totals in silence.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from click.testing import CliRunner
 from decision_helpers import run_analyze
 from plant_helpers import plant, study_from
 from spec_helpers import check_gives_one_line, replace_once
 from test_decision_000_edges import _answers, _internal, _total
 
 import sheetflow.packs.generate as generate
+from sheetflow.cli import cli
 from sheetflow.collect.run import collect
 from sheetflow.spec import init_study, load_study
 
@@ -172,3 +176,37 @@ def test_000_reads_alpha_against_the_protocols_bands_not_the_plans_labels(tmp_pa
     assert alpha["value"] == pytest.approx(0.607, abs=5e-4)
     assert alpha["outcome"] == "weak" and summary["decision"]["status"] == "inconclusive"
     assert "'Marginal reliability; rubric refinement needed for Iteration 3'" in alpha["note"]
+
+
+@pytest.mark.parametrize(("removed", "named"), [
+    ("acceptance_threshold = 70\nmax_material_errors = 1\n",
+     ["acceptance_threshold is missing", "; max_material_errors is missing"]),
+    ("max_material_errors = 1\n", ["max_material_errors is missing"]),
+])
+def test_a_002_study_without_its_frozen_targets_says_why_nothing_is_decided(
+        tmp_path, monkeypatch, removed, named):
+    """ap5: "RESULT: no item could be decided (no acceptance table)" and exit 0; without
+    the maximum alone, an item with 5 material errors was accepted on its totals."""
+    from test_decision_002 import PRIMARY, SECOND, _fill
+
+    root = init_study(tmp_path / "ap", "anchored-plan")
+    replace_once(root / "study.toml", removed, "")
+    monkeypatch.setattr(generate, "require_generatable", lambda study: None)
+    generate.generate_packs(root)  # and the lock's packs, as an earlier sheetflow did
+    _fill(root, PRIMARY, {"W001": 5})
+    collect(root)
+    assert CliRunner().invoke(cli, ["lock", str(root)]).exit_code == 0
+    monkeypatch.undo()
+    _fill(root, SECOND, {})
+    collect(root)
+    result, summary, rows = run_analyze(root)
+    assert result.exit_code == 1, result.output
+    first = summary["decision"]["reasons"][0]
+    assert first.startswith("no item could be decided: no target in the plan: "
+                            "[analysis.targets] "), first
+    for words in named:
+        assert words in first
+    assert "acceptance" not in summary
+    assert summary["decision"]["status"] == "inconclusive"
+    assert rows[2] == "DECISION: INCONCLUSIVE" and rows[4] == f"- {first}"
+    assert "exit 1: the spec's [analysis.targets] lack" in result.output

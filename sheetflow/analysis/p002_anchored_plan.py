@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..packs.second_rater import draw, locked_selection, selects_at_lock
+from ..spec.protocol_targets import target_problems
 from ..spec.study import Study
 from .context import Context, add_verdict, empty_reason
 from .decision import Check, Decision, flag_check, reasons_of, status_of
@@ -43,9 +44,11 @@ def _acceptance(ctx: Context) -> pd.DataFrame:
     threshold = ctx.target("acceptance_threshold")
     max_err = ctx.target("max_material_errors")
     tid = ctx.study.rubric.totals[0].id if ctx.study.rubric.totals else None
-    if tid is None or threshold is None:
-        return empty_reason(pd.DataFrame(), "needs a total and an acceptance_threshold target",
-                            item="")
+    missing = _missing_targets(ctx)
+    if missing:  # an item accepted without one of its conditions was accepted in silence
+        return empty_reason(pd.DataFrame(), missing, item="")
+    if tid is None or threshold is None or max_err is None:
+        return empty_reason(pd.DataFrame(), "needs a total", item="")
     rule = combine_rule(ctx)
     rows = []
     for case, grp in ctx.first.groupby("case", sort=False):
@@ -66,7 +69,14 @@ def _acceptance(ctx: Context) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _reasons(mean_total: float, threshold: float, errors: float, max_err: float | None,
+def _missing_targets(ctx: Context) -> str:
+    """Why no item can be decided when the plan lacks a target protocol 002 freezes in
+    it ("" when it has both): each missing target named, with what to write."""
+    missing = [p.message for p in target_problems("002", ctx.plan.targets) if p.missing]
+    return f"no target in the plan: [analysis.targets] {'; '.join(missing)}" if missing else ""
+
+
+def _reasons(mean_total: float, threshold: float, errors: float, max_err: float,
              rule: str, each: list[float], severe: list[str]) -> list[str]:
     """Why an item is not accepted, one phrase per failed condition (empty: accepted)."""
     out = []
@@ -74,9 +84,9 @@ def _reasons(mean_total: float, threshold: float, errors: float, max_err: float 
         out.append("no valid rating")
     elif mean_total < threshold:
         out.append(f"mean total {mean_total:g} below the threshold {threshold:g}")
-    if max_err is not None and not np.isfinite(errors):
+    if not np.isfinite(errors):
         out.append("no material-error count")
-    elif max_err is not None and errors > max_err:
+    elif errors > max_err:
         counts = ", ".join(f"{e:g}" for e in each)
         out.append(f"material errors {errors:g} ({rule} of {counts}) above the maximum "
                    f"{max_err:g}")
@@ -226,6 +236,8 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     # integrity checks stand on their own line; a study is never "passed" as a whole
     integrity = status_of(checks)
     status = integrity if integrity in ("fail", "inconclusive") else "reported"
+    if acc is None or "accepted" not in acc:  # no item decided: nothing to report
+        status = "fail" if integrity == "fail" else "inconclusive"
     return Decision(status, rule, checks,
                     reasons=[_accepted_line(acc, subset),
                              *(f"integrity check: {r}" for r in reasons_of(checks))])
@@ -248,9 +260,12 @@ def _rated_check(acc: pd.DataFrame) -> Check:
 def _accepted_line(acc: pd.DataFrame | None, subset: Check | None) -> str:
     """The protocol's question answered: items accepted, safety events, the subset
     check as its own outcome says (passed, not passed, or not run: the line said "not
-    passed" of a subset not yet drawn, beside the check's "undefined")."""
+    passed" of a subset not yet drawn, beside the check's "undefined"). When no item
+    could be decided, why (the acceptance table's reason: a target the plan lacks)."""
     if acc is None or "accepted" not in acc:
-        return "no item could be decided (no acceptance table)"
+        why = str(acc["reason"].iloc[0]) if acc is not None and "reason" in acc \
+            and len(acc) else "the acceptance analysis did not run"
+        return f"no item could be decided: {why}"
     safety = int(acc["severe_safety"].sum())
     said = "not run" if subset is None else "passed" if subset.passed else \
         "not passed" if subset.passed is False else "not run yet (see its line)"
