@@ -86,6 +86,26 @@ FEW_UNITS_INTERVALS = {
                           "whose two totals it correlates)"),
 }
 """The intervals marked on few units, by the analysis that reports them."""
+FEW_UNITS_PROPORTIONS = {
+    "yield_fisher": ("each arm's yield's Wilson interval (its units: the ratings the yield "
+                     "counts) and the yield gap's Newcombe interval (the fewer of its two "
+                     "arms' ratings)"),
+    "trend": "each distance band's Wilson interval (the band's ratings)",
+    "position_bias": "the label-A share's Clopper-Pearson interval (the decisive judgements)",
+    "position_free_preference": ("the position-free preference's interval (the decisive "
+                                 "judgements)"),
+    "direction_by_confidence": ("the direction share's Clopper-Pearson interval at each "
+                                "confidence level (the judgements at that level)"),
+    "wilcoxon_totals": ("the arms' mean total difference's t interval (the cases with both "
+                        "arms' totals)"),
+}
+"""The intervals of a proportion or of the arms' difference marked on few units, by the
+analysis that reports them (``wilcoxon_totals``: the arms comparison of protocol 000)."""
+_FEW_PROPORTIONS_WHY = (
+    "On so few units a proportion's interval is wide and its coverage unreliable: "
+    "Wilson's and Newcombe's can cover less often than their nominal 95%, "
+    "Clopper-Pearson's more often (it is wider than it need be), and a t interval rests "
+    "on a normality so few differences cannot check.")
 _FEW_UNITS_WHY = {
     "bootstrap": ("A bootstrap resample of n units is one of only a few distinct draws (35 "
                   "with 4 units, against 92,378 with 10), so the percentile interval is "
@@ -100,24 +120,36 @@ _FEW_UNITS_WHY = {
 def few_units_method(ran: Iterable[str]) -> str:
     """The Methods text on marking intervals on few units, naming only the intervals of
     the analyses in ``ran`` (and the reason each kind is marked); "" when none is."""
+    ran = set(ran)
     shown = list(dict.fromkeys(FEW_UNITS_INTERVALS[name] for name in FEW_UNITS_INTERVALS
-                               if name in set(ran)))
-    if not shown:
+                               if name in ran))
+    shares = [text for name, text in FEW_UNITS_PROPORTIONS.items() if name in ran]
+    if not shown and not shares:
         return ""
-    listed = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
     why = [text for kind, text in _FEW_UNITS_WHY.items()
            if any(kind in interval or (kind == "standard-error" and "Fisher-z" in interval)
                   for interval in shown)]
-    return " ".join([
-        f"Every interval of an agreement or correlation figure that rests on fewer than "
-        f"{FEW_UNITS} units is marked \"{FEW_UNITS_NOTE}\" beside it wherever it is shown "
-        f"(the Summary, summary.json, its own sheet), whatever its method: {listed}. "
-        "Other intervals (of proportions, of the arms' difference) carry no such mark.",
-        *why])
+    where = "wherever it is shown (the Summary, summary.json, its own sheet)"
+    mark = f"is marked \"{FEW_UNITS_NOTE}\" beside it {where}"
+    said = [f"Every interval of an agreement or correlation figure that rests on fewer "
+            f"than {FEW_UNITS} units {mark}, whatever its method: {_listed(shown)}."
+            ] if shown else []
+    if shares:  # proportions are marked by the same rule and words (see _FEW_PROPORTIONS_WHY)
+        said.append((f"So is every interval of a proportion or of the arms' difference on "
+                     f"fewer than {FEW_UNITS} units" if shown else
+                     f"Every interval of a proportion or of the arms' difference that rests "
+                     f"on fewer than {FEW_UNITS} units {mark}") + f": {_listed(shares)}.")
+    return " ".join([*said, *why, *([_FEW_PROPORTIONS_WHY] if shares else [])])
+
+
+def _listed(texts: list[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} and {texts[-1]}"
 
 
 def few_units_note(n_units: Any, ci_low: Any, ci_high: Any) -> str:
-    """What to say beside an agreement figure's interval that rests on too few units.
+    """What to say beside an interval (of an agreement figure, a proportion or the
+    arms' difference) that rests on too few units.
 
     Parameters
     ----------

@@ -57,8 +57,10 @@ def _batch_time(sitting: int, batch: int, part: str) -> dt.datetime:
 
 
 def _study(root: Path, owners: tuple[str, ...], marks: dict | None = None,
-           when=None, said: dict | None = None) -> Path:
+           when=None, said: dict | None = None, edit=None) -> Path:
     init_study(root, "keep-known")
+    if edit is not None:  # e.g. fewer items
+        edit(root)
     (root / "raters.csv").write_text(
         "rater_id,name,last_name,email,role\n" + "".join(
             f"{o},Owner {o[-1]},Owner,{o}@example.org,primary\n" for o in owners),
@@ -133,6 +135,8 @@ def test_decision_arms_and_intervals(two_owners):
         got = summary["yield_ci"][arm]
         assert (got["n_yield"], got["n"]) == (k, n)
         assert [got["ci_low"], got["ci_high"]] == pytest.approx([w["ci_low"], w["ci_high"]])
+        assert got["note"] == ""  # 30 ratings: no few-units mark
+    assert arms["ci_note"] == "" and all(f["gap_note"] == "" for f in summary["fisher"])
     assert rows[2] == "DECISION: PASS"
     assert f"arms: {arms['sentence']}" in rows
     assert any(r.startswith("gap b3_distance_forced vs b1_random_pairing: 40.0% (95% CI")

@@ -115,7 +115,8 @@ def direction_by_level(ctx: Context) -> pd.DataFrame:
                          "against": against, "n": len(grp), "n_agree": res["k"],
                          "agreement": res["share"], "ci_low": res["ci_low"],
                          "ci_high": res["ci_high"], "confidence_from": source,
-                         "reason": res["reason"]})
+                         "reason": res["reason"],
+                         "note": few_units_note(len(grp), res["ci_low"], res["ci_high"])})
     return pd.DataFrame(rows)
 
 
@@ -196,8 +197,8 @@ _METHODS_TEXT = (
     "only and on High only (lower-confidence ratings treated as missing). Direction "
     "by confidence: share of judgements naming the improved arm (or the majority of "
     "the other raters when no arm is named), per the rater's confidence on the case, "
-    "with Clopper-Pearson intervals. An alpha whose interval rests on few units is "
-    f"marked (see {FEW_UNITS_TOPIC}).")
+    "with Clopper-Pearson intervals. An alpha or a share whose interval rests on few "
+    f"units is marked (see {FEW_UNITS_TOPIC}).")
 
 
 PLAN = ProtocolPlan(

@@ -229,6 +229,9 @@ class Arms:
     proportion : bool
         True when the compared figures are proportions (yields): the means, the effect
         (a difference in percentage points) and its interval are shown as percentages.
+    ci_note : str
+        The interval's mark when it rests on too few units
+        (:func:`~sheetflow.words.few_units_note`), said right after it; "" otherwise.
     """
 
     winner: str
@@ -243,6 +246,7 @@ class Arms:
     note: str = ""
     means_label: str = "figure per arm"
     proportion: bool = False
+    ci_note: str = ""
 
     def sentence(self) -> str:
         """One line: winner, both figures, effect with interval, p and test."""
@@ -252,6 +256,7 @@ class Arms:
         figs = " vs ".join(f"{a} {num(v)}" for a, v in self.means.items())
         ci = f" [{self.ci_level:.0%} CI {num(self.ci[0])}, {num(self.ci[1])}]" \
             if self.ci else ""
+        ci += f" ({self.ci_note})" if self.ci and self.ci_note else ""
         unsure = "" if self.shown() is not False else \
             " (not shown to differ: the interval includes 0)" if self.ci and \
             None not in self.ci else f" (not shown to differ: {p_said(self.p, [0.05])})"

@@ -139,12 +139,12 @@ def results_tables(analysis: Analysis) -> dict[str, pd.DataFrame]:
     out = {}
     y = analysis.tables.get("yield_fisher")
     if y is not None and "test" in y:
-        cols = ["arm", "n", "n_yield", "yield", "ci_low", "ci_high", "n_keep", "n_known",
-                "known_rate", "n_in_corpus"]
+        cols = ["arm", "n", "n_yield", "yield", "ci_low", "ci_high", "note", "n_keep",
+                "n_known", "known_rate", "n_in_corpus"]
         out["results/T2.csv"] = y.loc[y["test"] == "yield", cols].reset_index(drop=True)
     t = analysis.tables.get("trend")
     if t is not None and "score" in t:
-        cols = ["band", "score", "n", "n_yield", "yield", "ci_low", "ci_high", "none_rate"]
+        cols = ["band", "score", "n", "n_yield", "yield", "ci_low", "ci_high", "note", "none_rate"]
         out["results/T3.csv"] = t.loc[t["band"] != "trend test", cols].reset_index(drop=True)
     return out
 

@@ -27,7 +27,7 @@ from ..packs.guides import display_label
 from ..spec.protocol_targets import needed_targets, target_problems
 from ..spec.study import Study
 from ..stats._util import rounded_difference
-from ..words import percent, resting_on, shown_number
+from ..words import few_units_note, percent, resting_on, shown_number
 from .context import (
     TIED,
     Context,
@@ -511,6 +511,7 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
                 p=float(test["p"]), test="Wilcoxon signed-rank (two-sided)",
                 means={ahead: means[ahead], other: means[other]},
                 means_label=f"mean {total}",
+                ci_note=few_units_note(diff["n"], diff["ci_low"], diff["ci_high"]),
                 note="the two arms' mean totals are equal" if even else
                 str(test["reason"] or diff["reason"] or ""))
 

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .. import stats
 from ..spec.study import Study
-from ..words import counted, p_said, shown_number, shown_percent
+from ..words import FEW_UNITS_TOPIC, counted, few_units_note, p_said, shown_number, shown_percent
 from .context import Context, add_verdict, empty_reason, number
 from .decision import Arms, Check, Decision, flag_check, reasons_of, reported_check, status_of
 from .keep_known_files import MIXED_METHOD, h_mixed, mixed_effects, yield_items
@@ -35,6 +35,7 @@ def _yield_table(ctx: Context) -> pd.DataFrame:
         rows.append({"arm": arm, "n": n, "n_yield": k,
                      "yield": grp["yield"].mean() if n else np.nan,
                      "ci_low": wilson["ci_low"], "ci_high": wilson["ci_high"],
+                     "note": few_units_note(n, wilson["ci_low"], wilson["ci_high"]),
                      "n_keep": int(grp["keep"].sum()), "n_known": int(grp["known"].sum()),
                      "known_rate": grp["known"].mean() if n else np.nan,
                      "n_in_corpus": int(grp["in_corpus"].sum())})
@@ -42,13 +43,16 @@ def _yield_table(ctx: Context) -> pd.DataFrame:
 
 
 def _gap(table: pd.DataFrame, winner: str, other: str) -> dict[str, Any]:
-    """Yield of ``winner`` minus ``other`` with Newcombe's 95% interval."""
+    """Yield of ``winner`` minus ``other`` with Newcombe's 95% interval, and its mark
+    when the fewer of the two arms' ratings are too few for it (``note``)."""
     t = table.set_index("arm")
     res = stats.newcombe_difference(int(t.loc[winner, "n_yield"]), int(t.loc[winner, "n"]),
                                     int(t.loc[other, "n_yield"]), int(t.loc[other, "n"]))
     row = res.iloc[0]
+    fewer = min(int(t.loc[winner, "n"]), int(t.loc[other, "n"]))
     return {"diff": row["diff"], "ci_low": row["ci_low"], "ci_high": row["ci_high"],
-            "reason": row["reason"]}
+            "reason": row["reason"],
+            "note": few_units_note(fewer, row["ci_low"], row["ci_high"])}
 
 
 def _winner(ctx: Context, table: pd.DataFrame) -> str:
@@ -92,7 +96,7 @@ def _yield_fisher(ctx: Context) -> pd.DataFrame:
         gap = _gap(table, winner, other)
         rows.append({"arm": f"test: {winner} vs {other}", "test": role,
                      **res.iloc[0].to_dict(), "gap": gap["diff"], "gap_ci_low": gap["ci_low"],
-                     "gap_ci_high": gap["ci_high"]})
+                     "gap_ci_high": gap["ci_high"], "note": gap["note"]})
     return pd.concat([table.assign(test="yield"), pd.DataFrame(rows)], ignore_index=True)
 
 
@@ -164,7 +168,8 @@ def _trend(ctx: Context) -> pd.DataFrame:
 
 def _band_interval(x: int, n: int) -> dict[str, float]:
     w = stats.wilson_interval(x, n).iloc[0]
-    return {"yield": w["share"], "ci_low": w["ci_low"], "ci_high": w["ci_high"]}
+    return {"yield": w["share"], "ci_low": w["ci_low"], "ci_high": w["ci_high"],
+            "note": few_units_note(n, w["ci_low"], w["ci_high"])}
 
 
 def _none_rate(items: pd.DataFrame, band: str) -> float:
@@ -198,17 +203,26 @@ def _h_yield(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     y = table[table["test"] == "yield"]
     out["yield"] = {r["arm"]: r["yield"] for r in y.to_dict("records")}
     out["yield_ci"] = {r["arm"]: {"n": r["n"], "n_yield": r["n_yield"], "ci_low": r["ci_low"],
-                                  "ci_high": r["ci_high"]} for r in y.to_dict("records")}
+                                  "ci_high": r["ci_high"], "note": r["note"]}
+                       for r in y.to_dict("records")}
     tests = table[table["test"] != "yield"]
     out["fisher"] = [{"comparison": r["arm"], "p": r["p"], "odds_ratio": r["odds_ratio"],
-                      "gap": r["gap"], "gap_ci": [r["gap_ci_low"], r["gap_ci_high"]]}
+                      "gap": r["gap"], "gap_ci": [r["gap_ci_low"], r["gap_ci_high"]],
+                      "gap_note": r["note"]}
                      for r in tests.to_dict("records")]
     lines = out.setdefault("summary_lines", [])
     pct = shown_percent
     lines += [f"yield {r['arm']}: {int(r['n_yield'])}/{int(r['n'])} = {pct(r['yield'])} "
-              f"(95% CI {pct(r['ci_low'])} to {pct(r['ci_high'])})" for r in y.to_dict("records")]
+              f"(95% CI {pct(r['ci_low'])} to {pct(r['ci_high'])}{_marked(r['note'])})"
+              for r in y.to_dict("records")]
     lines += [f"gap {f['comparison'].removeprefix('test: ')}: {pct(f['gap'])} (95% CI "
-              f"{pct(f['gap_ci'][0])} to {pct(f['gap_ci'][1])})" for f in out["fisher"]]
+              f"{pct(f['gap_ci'][0])} to {pct(f['gap_ci'][1])}{_marked(f['gap_note'])})"
+              for f in out["fisher"]]
+
+
+def _marked(note: str) -> str:
+    """An interval's few-units mark inside its parentheses ("; fewer than ..."), or ""."""
+    return f"; {note}" if note else ""
 
 
 def _h_trend(ctx: Context, table: pd.DataFrame, out: dict) -> None:
@@ -393,7 +407,7 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
                 ci=[interval["ci_low"], interval["ci_high"]], p=p,
                 test="permutation test of the yield gap (one-sided)",
                 means={a: float(v) for a, v in yields.items()}, means_label="yield",
-                note=note, proportion=True)
+                note=note, proportion=True, ci_note=interval["note"])
 
 
 def methods(study: Study) -> list[tuple[str, str]]:
@@ -420,7 +434,8 @@ def methods(study: Study) -> list[tuple[str, str]]:
         ("Yield, Fisher and trend (001)",
          "Yield = P(KEEP and not KNOWN and not already in corpus) per sitting-1 rating. "
          "Each yield with Wilson's 95% score interval (Wilson 1927); the gap between two "
-         "arms with Newcombe's hybrid score interval (Newcombe 1998, method 10). "
+         "arms with Newcombe's hybrid score interval (Newcombe 1998, method 10); either "
+         f"is marked when it rests on few ratings (see {FEW_UNITS_TOPIC}). "
          "Primary: one-sided Fisher exact test, the candidate with the higher yield vs the "
          "control; secondary vs the reference arm. Cochran-Armitage chi-square for a linear "
          "trend in yield across the ordered distance bands only (band_order "
@@ -450,7 +465,8 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "marks, the sitting, the batch and its start and end (as typed in the workbook). "
          "out/results/T2.csv: per arm n, yield with Wilson interval, KEEP, KNOWN and "
          "in-corpus counts. out/results/T3.csv: per ordered band n, yield with Wilson "
-         "interval and NONE rate."),
+         "interval and NONE rate. In both, note marks an interval on too few ratings (see "
+         f"{FEW_UNITS_TOPIC})."),
     ]
 
 

@@ -25,14 +25,14 @@ import pandas as pd
 
 from ..spec.study import Study
 from ..stats.proportions import binomial_share, position_free_preference
-from ..words import p_said, percent, shown_percent
+from ..words import few_units_note, p_said, percent, shown_percent
 from .context import Context, json_safe
 from .protocol import ProtocolPlan, fixed_methods
 
 POOLED = "all raters"
 DEFAULT_P, DEFAULT_BAND = 0.05, (0.35, 0.65)
 BIAS_COLUMNS = ["dimension", "rater", "role", "n", "n_chose_a", "share_a", "p", "ci_low",
-                "ci_high", "flagged", "reason"]
+                "ci_high", "flagged", "reason", "note"]
 
 
 def applies(study: Study) -> bool:
@@ -95,9 +95,16 @@ def position_bias(ctx: Context) -> pd.DataFrame:
             "role": counts["role"].to_numpy(), "n": n, "n_chose_a": n_chose_a,
             "share_a": res["share"].to_numpy(float), "p": res["p"].to_numpy(float),
             "ci_low": res["ci_low"].to_numpy(float), "ci_high": res["ci_high"].to_numpy(float),
-            "flagged": flagged, "reason": res["reason"].to_numpy()}))
+            "flagged": flagged, "reason": res["reason"].to_numpy(),
+            "note": _few_units_marks(n, res["ci_low"], res["ci_high"])}))
     return pd.concat(parts, ignore_index=True)[list(BIAS_COLUMNS)] if parts else \
         pd.DataFrame(columns=BIAS_COLUMNS)
+
+
+def _few_units_marks(n: Any, low: pd.Series, high: pd.Series) -> list[str]:
+    """Each interval's few-units mark, its units the decisive judgements ``n``."""
+    return [few_units_note(k, a, b) for k, a, b in
+            zip(list(n), low.tolist(), high.tolist(), strict=True)]
 
 
 def arm_under_test(ctx: Context) -> str:
@@ -121,8 +128,10 @@ def position_free(ctx: Context) -> pd.DataFrame:
         counts = strata.groupby(mine["rater"], sort=False).sum()
         counts.loc[POOLED] = strata.sum()  # every rater's judgements together, last
         res = position_free_preference(*(counts[c].to_numpy() for c in strata.columns))
+        judged = (counts["n_first"] + counts["n_second"]).to_numpy()
         parts.append(pd.DataFrame({"dimension": dim_id, "rater": counts.index.to_numpy(),
-                                   "arm": arm}).join(res))
+                                   "arm": arm}).join(res).assign(
+            note=_few_units_marks(judged, res["ci_low"], res["ci_high"])))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
@@ -134,14 +143,15 @@ def summary_part(tables: dict[str, pd.DataFrame]) -> dict[str, Any]:
     if bias is not None and "share_a" in bias:
         out["position_bias"] = [
             {"dimension": r.dimension, "rater": r.rater, "share_a": r.share_a, "n": r.n,
-             "p": r.p, "ci": [r.ci_low, r.ci_high], "flagged": bool(r.flagged)}
+             "p": r.p, "ci": [r.ci_low, r.ci_high], "flagged": bool(r.flagged),
+             "note": r.note}
             for r in bias.itertuples()]
     if free is not None and "preference" in free:
         pooled = free[free["rater"] == POOLED]
         out["position_free_preference"] = [
             {"dimension": r.dimension, "arm": r.arm, "preference": r.preference,
              "ci": [r.ci_low, r.ci_high], "share_when_under_a": r.share_first,
-             "share_when_under_b": r.share_second, "reason": r.reason}
+             "share_when_under_b": r.share_second, "reason": r.reason, "note": r.note}
             for r in pooled.itertuples()]
     return json_safe(out)
 
@@ -169,7 +179,8 @@ def readings(summary: dict[str, Any], ctx: Context) -> list[str]:
                      f"{shown_percent(row['preference'])} [{shown_percent(row['ci'][0])}, "
                      f"{shown_percent(row['ci'][1])}] (under A "
                      f"{shown_percent(row['share_when_under_a'])}, under B "
-                     f"{shown_percent(row['share_when_under_b'])}).")
+                     f"{shown_percent(row['share_when_under_b'])}"
+                     + (f"; {row['note']}" if row.get("note") else "") + ").")
     return lines
 
 

@@ -152,6 +152,11 @@ def _decimals_shown(*texts: str) -> int:
                default=0)
 
 
+ARMS_MEASURE_HEADER = "effect measured as; note"
+"""The header of the arms block's last column: what the effect measures, then the mark
+of an interval on too few units."""
+
+
 def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any]) -> int:
     arms = s.get("arms")
     if not arms:
@@ -161,15 +166,16 @@ def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any])
     head = ["arm ahead", "effect", "95% CI low", "95% CI high", "p", "test"]
     for j, h in enumerate(head):
         ws.write_string(row, j, h, fmt["head"])
-    ws.write_string(row, 7, "effect measured as", fmt["head"])
+    ws.write_string(row, 7, ARMS_MEASURE_HEADER, fmt["head"])
     row += 1
     ci = arms.get("ci") or [None, None]
     figure = fmt["share"] if arms.get("proportion") else fmt["num"]  # yields: percentages
     winner = arms["winner"] or "none"
     if arms["winner"] and arms.get("shown") is False:
         winner += " (not shown to differ)"
-    _wrapped_row(ws, row, {0: winner, 5: str(arms["test"]),
-                           7: str(arms["effect_measure"])}, fmt["wrap"])
+    measured = "; ".join(filter(None, (str(arms["effect_measure"]),
+                                       arms.get("ci_note") or "")))  # the few-units mark
+    _wrapped_row(ws, row, {0: winner, 5: str(arms["test"]), 7: measured}, fmt["wrap"])
     for j, value in enumerate([arms["effect"], ci[0], ci[1]], start=1):
         write_cell(ws, row, j, value, figure)
     if isinstance(arms["p"], float):
