@@ -92,7 +92,7 @@ def test_agreement_per_column_and_the_na_setting(tmp_path, na, n_ratings, n_unit
     assert rows[2] == ("RESULT: agreement reported for 5 rating columns; the protocol sets "
                        "no pass mark, so nothing is called passed")
     assert not [r for r in rows if " met" in r]  # nothing without a target is "met"
-    assert "gold disputes: 1 item" in rows
+    assert f"gold disputes: 1 item ({DISPUTED})" in rows
     # refusal counts pool every rater's ratings: each is given out of them
     study = load_study(tmp_path / na)
     n_raters = len(study.raters)
@@ -105,6 +105,20 @@ def test_agreement_per_column_and_the_na_setting(tmp_path, na, n_ratings, n_unit
                f"{answers} answers; every rater's ratings counted)" in rows
     assert "Over-refusal (the system refused a question the evidence plainly answers)" \
         in methods["Refusals (003)"]
+
+
+def test_the_screen_says_the_refusals_and_the_gold_disputes_as_the_sheet(tmp_path):
+    """``sheetflow analyze`` prints each system's refusal counts and the gold-disputed
+    items in the Summary sheet's words, each line once."""
+    root = _study(tmp_path / "screen")
+    out, summary, rows, _ = _analyze(root)
+    screen = out.output.splitlines()
+    said = [r for r in rows if ": over-refusal " in r or r.startswith("gold disputes: ")]
+    assert len(said) == len(summary["refusals"]) + 1
+    for line in said:
+        label = "disputes" if line.startswith("gold disputes") else "refusals"
+        assert screen.count(f"{label:<10} {line}") == 1, (line, out.output)
+    assert f"disputes   gold disputes: 1 item ({DISPUTED})" in screen
 
 
 def test_a_dispute_without_its_note_keeps_the_reviewer_out(tmp_path):

@@ -104,7 +104,7 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
 def _echo_summary(out: Output, analysis: Analysis) -> None:
     from ..analysis.context import band_bounds
     from ..analysis.decision import check_line
-    from ..report.headline import figure_line, planned_figures
+    from ..report.headline import figure_line, planned_figures, review_lines
 
     s = analysis.summary
     bounds = band_bounds(analysis.study.plan)
@@ -125,6 +125,9 @@ def _echo_summary(out: Output, analysis: Analysis) -> None:
         out.say(f"{kind:<10} {figure_line(figure, analysis.study.rubric.named(figure['measure']))}")
     for check in s["decision"]["checks"]:  # in the decision lines' words
         out.say(f"check      {check_line(check)}")
+    for line in review_lines(s):  # 003: refusals per system, gold disputes (as the sheet)
+        label = "disputes" if line.startswith("gold disputes") else "refusals"
+        out.say(f"{label:<10} {line}")
 
 
 def _echo_decision(out: Output, analysis: Analysis, *,

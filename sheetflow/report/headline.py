@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..analysis.p003_answer_review import refusal_line
 from ..analysis.readings import reading_bounds
 from ..words import counted, shown_number
 
@@ -35,6 +36,39 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
     return lines + list(summary.get("readings", []))
 
 NAMED_INCLUDED = 12  # included raters named in the line; missing ones are always all named
+NAMED_DISPUTES = 12
+"""Gold-disputed items named in the line; the Gold disputes sheet lists every one."""
+
+
+def review_lines(summary: dict[str, Any]) -> list[str]:
+    """Protocol 003's refusal counts per system and its gold-dispute list, a line each
+    (the Summary sheet and ``sheetflow analyze`` say the same words); none without them.
+
+    Parameters
+    ----------
+    summary : dict
+        The analysis's summary (its ``refusals`` and ``gold_disputes``).
+
+    Returns
+    -------
+    list of str
+        "system: over-refusal 2, under-refusal 0, of 18 ratings (...)" per system, then
+        "gold disputes: 2 items (HV-04, HV-11)".
+    """
+    lines = [refusal_line(arm, r) for arm, r in (summary.get("refusals") or {}).items()]
+    if "gold_disputes" in summary:
+        lines.append(_disputes_line(summary["gold_disputes"]))
+    return lines
+
+
+def _disputes_line(items: list[str]) -> str:
+    """How many items a rater flagged gold_dispute, and which (the first
+    :data:`NAMED_DISPUTES`; the Gold disputes sheet has every one, with its note)."""
+    named = ", ".join(items[:NAMED_DISPUTES])
+    if len(items) > NAMED_DISPUTES:
+        named += f" and {len(items) - NAMED_DISPUTES} more, all on the Gold disputes sheet"
+    return f"gold disputes: {counted(len(items), 'item')}" + (f" ({named})" if items else "")
+
 
 
 def _panel_line(panel: dict[str, Any]) -> str:

@@ -11,13 +11,12 @@ from xlsxwriter.worksheet import Worksheet
 from ..analysis import Analysis
 from ..analysis.context import band_bounds
 from ..analysis.decision import figure_text, outcome_words, passed_words, shown_against
-from ..analysis.p003_answer_review import refusal_line
 from ..analysis.readings import reading_bounds
-from ..words import NUMBER_FORMS, counted, decimals_for, p_said
+from ..words import NUMBER_FORMS, decimals_for, p_said
 from ..workbook.printing import row_points, set_print, text_lines
 from .cells import BAND_COLOURS, number_format, write_cell
 from .charts import alpha_chart, yield_chart
-from .headline import headline_lines
+from .headline import headline_lines, review_lines
 
 
 def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
@@ -292,10 +291,7 @@ def _headline_extras(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, 
         lines.append(f"accepted items: {a['n_accepted']} of {a['n_items']}")
     if "second_rater_selection" in s:
         lines.append(f"second-rater subset: {s['second_rater_selection']}")
-    if "refusals" in s:
-        lines += [refusal_line(arm, r) for arm, r in s["refusals"].items()]
-    if "gold_disputes" in s:
-        lines.append(f"gold disputes: {counted(len(s['gold_disputes']), 'item')}")
+    lines += review_lines(s)  # 003: refusals and gold disputes, as analyze prints them
     if "pilot" in s:
         lines.append(f"pilot verdict: {s['pilot']['pilot_verdict']} "
                      f"(critical failures {s['pilot']['critical_failures']})")
