@@ -397,6 +397,20 @@ def test_owner_record_and_every_deviation_reach_the_summary(tmp_path):
     assert len(summary["deviations"]) == len(found) + 1
     assert f"deviations from the protocol: {len(found) + 1}" in rows
     assert "deviation (owner-01, reported by the owner): looked up one item" in rows
+    # the screen says them beside the intra-rater kappa, the sitting begun too soon named
+    screen = out.output.splitlines()
+    kappa = max(i for i, ln in enumerate(screen) if ln.startswith("kappa "))
+    assert screen[kappa + 1] == (
+        f"deviations {len(found)} in the batch times (owner-01), 1 reported by an owner; "
+        "sitting 2 began less than 24 hours after sitting 1 (owner-01), so the repeated "
+        "marks may be remembered ones; each is listed on the Summary")
+
+
+def test_no_deviation_line_without_deviations(two_owners):
+    _, out, summary, _ = two_owners
+    assert summary["deviations"] == []
+    assert any(ln.startswith("kappa ") for ln in out.output.splitlines())
+    assert not any(ln.startswith("deviations") for ln in out.output.splitlines())
 
 
 def test_an_answer_meaning_none_is_not_a_deviation(tmp_path):

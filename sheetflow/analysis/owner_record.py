@@ -73,6 +73,29 @@ def add_owner_records(analysis: Analysis) -> None:
     lines += [f"deviation ({d['owner']}, {d['source']}): {d['text']}" for d in deviations]
 
 
+TOO_SOON = "after sitting 1 ended"
+"""Words of a batch-time deviation where sitting 2 began under 24 hours after sitting 1
+(:func:`~sheetflow.collect.protocol_checks.sitting_gaps`)."""
+
+
+def began_too_soon(deviation: dict[str, Any]) -> bool:
+    """Whether a ``deviations`` record is a sitting-2 batch begun less than 24 hours after
+    sitting 1 ended: the repeats then rest on a memory the protocol's wait should fade.
+
+    Parameters
+    ----------
+    deviation : dict
+        A record of ``summary["deviations"]`` (``owner``, ``source``, ``text``).
+
+    Returns
+    -------
+    bool
+    """
+    text = str(deviation.get("text", ""))
+    return deviation.get("source") == "batch times" and text.startswith("sitting 2: ") \
+        and TOO_SOON in text
+
+
 def means_none(answer: str) -> bool:
     """Whether an owner's answer to the deviations question reports no deviation.
 

@@ -457,7 +457,9 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "the deviations the batch times show: batches of one sitting that overlap, a "
          "batch of zero length, a sitting-2 batch begun less than 24 hours after sitting 1 "
          "ended. It is the protocol's metadata.yaml written as JSON (any YAML 1.2 reader "
-         "reads it). Every deviation, found or reported, is a line on the Summary; an "
+         "reads it). Every deviation, found or reported, is a line on the Summary, and "
+         "sheetflow analyze counts them beside the intra-rater kappa, naming an owner "
+         "whose sitting 2 began under 24 hours after sitting 1; an "
          "owner's answer meaning none (none, no, n/a, -, nil, no deviations; any case) "
          "reports none. No IRB approval is claimed."),
         ("Results files (001)",

@@ -104,7 +104,7 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
 def _echo_summary(out: Output, analysis: Analysis) -> None:
     from ..analysis.context import band_bounds
     from ..analysis.decision import check_line
-    from ..report.headline import figure_line, planned_figures, review_lines
+    from ..report.headline import deviations_line, figure_line, planned_figures, review_lines
 
     s = analysis.summary
     bounds = band_bounds(analysis.study.plan)
@@ -123,6 +123,9 @@ def _echo_summary(out: Output, analysis: Analysis) -> None:
     for figure in planned_figures(analysis.study, s):  # what the plan sizes, beside alpha
         kind = "icc" if figure["analysis"] == "icc" else "kappa"
         out.say(f"{kind:<10} {figure_line(figure, analysis.study.rubric.named(figure['measure']))}")
+    deviations = deviations_line(s)  # 001: what the batch times say of the sittings
+    if deviations:
+        out.say(f"deviations {deviations}")
     for check in s["decision"]["checks"]:  # in the decision lines' words
         out.say(f"check      {check_line(check)}")
     for line in review_lines(s):  # 003: refusals per system, gold disputes (as the sheet)

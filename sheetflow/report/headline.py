@@ -61,6 +61,43 @@ def review_lines(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
+def deviations_line(summary: dict[str, Any]) -> str:
+    """Protocol 001's deviations in one line, for beside the intra-rater kappa: how many
+    the batch times show (and whose), how many the owners reported, and whose second
+    sitting began under the protocol's 24 hours; "" when there is none.
+
+    Parameters
+    ----------
+    summary : dict
+        The analysis's summary (its ``deviations``).
+
+    Returns
+    -------
+    str
+        E.g. "3 in the batch times (owner-01), 1 reported by an owner; sitting 2
+        began less than 24 hours after sitting 1 (owner-01), so the repeated marks
+        may be remembered ones; each is listed on the Summary".
+    """
+    from ..analysis.owner_record import began_too_soon
+
+    found = summary.get("deviations") or []
+    timed = [d for d in found if d["source"] == "batch times"]
+    told = len(found) - len(timed)
+    parts = [f"{len(timed)} in the batch times ({_owners(timed)})"] if timed else []
+    parts += [f"{told} reported by {'an owner' if told == 1 else 'the owners'}"] if told \
+        else []
+    if not parts:
+        return ""
+    soon = [d for d in timed if began_too_soon(d)]
+    why = (f"; sitting 2 began less than 24 hours after sitting 1 ({_owners(soon)}), so "
+           "the repeated marks may be remembered ones") if soon else ""
+    return ", ".join(parts) + why + "; each is listed on the Summary"
+
+
+def _owners(records: list[dict[str, Any]]) -> str:
+    return ", ".join(dict.fromkeys(str(d["owner"]) for d in records))
+
+
 def _disputes_line(items: list[str]) -> str:
     """How many items a rater flagged gold_dispute, and which (the first
     :data:`NAMED_DISPUTES`; the Gold disputes sheet has every one, with its note)."""
