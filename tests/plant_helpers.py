@@ -5,14 +5,13 @@ sealed key, so each test knows its answer before the run."""
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import openpyxl
 
-from sheetflow.demo.simulate import fill_packs
+from sheetflow.demo.simulate import arms_from_key, fill_packs
 from sheetflow.packs.generate import generate_packs
 from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec.templates import init_study
@@ -38,24 +37,12 @@ def study_from(template: str, root: Path, edit: Callable[[Path], None] | None = 
     return root
 
 
-def _arms(root: Path) -> dict[tuple[str, int], dict[tuple[str, str], str]]:
-    """(rater, sitting) -> (item, label) -> arm, from the sealed key."""
-    key = json.loads((root / "sealed" / "key.json").read_text(encoding="utf-8"))
-    out: dict[tuple[str, int], dict[tuple[str, str], str]] = {}
-    for pack in key.get("packs", []):
-        table = out.setdefault((pack["rater_id"], int(pack.get("sitting", 1))), {})
-        for case in pack.get("cases", []):
-            for label, arm in (case.get("sides") or {"": case.get("arm", "")}).items():
-                table[(case["item_id"], label)] = arm
-    return out
-
-
 def plant(root: Path, answer: Answer, *, seed: int = 7, noise: float = 0.35,
           leave_out: tuple[str, ...] = ()) -> None:
     """Fill every pack (simulated raters), then write ``answer(cell)`` into each answer
     cell of each return; the packs of the raters in ``leave_out`` are not returned."""
     fill_packs(root, seed=seed, noise=noise)
-    arms = _arms(root)
+    arms = arms_from_key(root)
     for pack in read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]:
         path = root / L.RETURNS_DIR / pack["file"]
         if pack["rater_id"] in leave_out:

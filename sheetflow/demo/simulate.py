@@ -9,7 +9,9 @@ appear now and then; the methodology note has 50-100 words.
 
 :func:`fill_packs` opens every pack named in ``packs/manifest.json`` with openpyxl,
 writes an answer into every answer cell the manifest lists and saves a copy in the
-returns folder. The packs themselves are never modified.
+returns folder. The packs themselves are never modified. :func:`arms_from_key` reads
+which arm each label of each pack shows from the sealed key (the tests that plant
+chosen answers use it too).
 """
 
 from __future__ import annotations
@@ -177,7 +179,7 @@ def fill_packs(study_dir: str | Path, returns_dir: str | Path | None = None, *, 
     study = load_study(root)
     out_dir = Path(returns_dir) if returns_dir is not None else root / "returns"
     out_dir.mkdir(parents=True, exist_ok=True)
-    arms = _arms_from_key(root) if quality else {}
+    arms = arms_from_key(root) if quality else {}
     saved = []
     manifest = open_manifest(root)
     try:
@@ -195,8 +197,20 @@ def fill_packs(study_dir: str | Path, returns_dir: str | Path | None = None, *, 
     return saved
 
 
-def _arms_from_key(root: Path) -> dict[tuple[str, int], dict[tuple[str, str], str]]:
-    """(rater, sitting) -> (item id, label) -> arm, from the sealed key."""
+def arms_from_key(root: Path) -> dict[tuple[str, int], dict[tuple[str, str], str]]:
+    """The arm behind each label of each pack, from the study's sealed key.
+
+    Parameters
+    ----------
+    root : Path
+        A study folder after ``sheetflow generate`` (``sealed/key.json``).
+
+    Returns
+    -------
+    dict
+        (rater id, sitting) -> (item id, label) -> arm id. A case that shows one
+        response (no sides) has the label "".
+    """
     key = json.loads((root / "sealed" / "key.json").read_text(encoding="utf-8"))
     out: dict[tuple[str, int], dict[tuple[str, str], str]] = {}
     for pack in key.get("packs", []):
