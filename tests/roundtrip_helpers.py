@@ -19,6 +19,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -267,6 +268,32 @@ def return_every_pack(root: Path) -> list[dict[str, Any]]:
         fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / L.RETURNS_DIR / pack["file"],
                       plan_answers(pack))
     return packs
+
+
+def paired_study_every_pack_returned(root: Path) -> Path:
+    """A paired-rubric study made at ``root``, generated, and every pack returned
+    filled in by :func:`return_every_pack` (openpyxl); ``root``."""
+    from sheetflow.packs.generate import generate_packs
+    from sheetflow.spec.templates import init_study
+
+    init_study(root, "paired-rubric")
+    generate_packs(root)
+    return_every_pack(root)
+    return root
+
+
+def first_return_changed(study: Path, tmp_path: Path, change: Callable[[Any], None],
+                         ) -> tuple[Path, Path]:
+    """A copy of ``study`` in ``tmp_path / "s"`` whose first return (by name) was opened
+    with openpyxl, changed by ``change(workbook)`` and saved; the copy and that return."""
+    import openpyxl
+
+    root = Path(shutil.copytree(study, tmp_path / "s"))
+    path = sorted((root / L.RETURNS_DIR).glob("*.xlsx"))[0]
+    wb = openpyxl.load_workbook(path)
+    change(wb)
+    wb.save(path)
+    return root, path
 
 
 def generate_every_template(base: Path, **options: Any) -> dict[str, Path]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 import zipfile
 from pathlib import Path
 
@@ -17,19 +16,18 @@ import pytest
 from click.testing import CliRunner
 from openpyxl.packaging.custom import StringProperty
 from roundtrip_helpers import (
+    first_return_changed,
+    paired_study_every_pack_returned,
     paired_study_with_a_copy,
     require_libreoffice,
     return_both_from_libreoffice,
-    return_every_pack,
 )
 
 from sheetflow.cli import cli
 from sheetflow.collect.replies import feedback_body
 from sheetflow.collect.run import collect
 from sheetflow.collect.validate import issue
-from sheetflow.packs.generate import generate_packs
 from sheetflow.spec.study import Rater
-from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
 NOTE = "case 3: response B cites no source"
@@ -39,20 +37,7 @@ CODES = ("property-text", "header-footer-text", "extra-part")
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory) -> Path:
     """A study whose every pack came back filled in (openpyxl)."""
-    root = init_study(tmp_path_factory.mktemp("part-text") / "s", "paired-rubric")
-    generate_packs(root)
-    return_every_pack(root)
-    return root
-
-
-def _returned_with(clean: Path, tmp_path: Path, change) -> tuple[Path, str]:
-    """A copy of the study whose first return (by name) was changed by ``change``."""
-    root = Path(shutil.copytree(clean, tmp_path / "s"))
-    path = sorted((root / L.RETURNS_DIR).glob("*.xlsx"))[0]
-    wb = openpyxl.load_workbook(path)
-    change(wb)
-    wb.save(path)
-    return root, path.name
+    return paired_study_every_pack_returned(tmp_path_factory.mktemp("part-text") / "s")
 
 
 def _found(root: Path) -> list[tuple[str, str, str, str, str]]:
@@ -96,7 +81,7 @@ def test_document_properties_are_named_with_their_text_but_not_the_packs_own(cle
     """The rater's Comments, Keywords and a custom property are named; the Title the
     pack carries, sheetflow's identity properties, and the dates, revision and user
     name the saving program writes are not."""
-    root, _ = _returned_with(clean, tmp_path, _properties)
+    root, _ = first_return_changed(clean, tmp_path, _properties)
     found = _found(root)
     assert sorted(f[:4] for f in found) == [
         ("property-text", "", "Comments", NOTE), ("property-text", "", "Keywords", "hurried"),
@@ -107,14 +92,14 @@ def test_document_properties_are_named_with_their_text_but_not_the_packs_own(cle
 
 
 def test_a_changed_title_is_named_and_an_unchanged_one_is_not(clean, tmp_path):
-    root, _ = _returned_with(clean, tmp_path,
-                             lambda wb: setattr(wb.properties, "title", NOTE))
+    root, _ = first_return_changed(clean, tmp_path,
+                                   lambda wb: setattr(wb.properties, "title", NOTE))
     assert [f[:4] for f in _found(root)] == [("property-text", "", "Title", NOTE)]
 
 
 def test_a_header_or_footer_is_named_by_its_sheet_page_numbers_alone_are_not(clean,
                                                                             tmp_path):
-    root, _ = _returned_with(clean, tmp_path, _footer)
+    root, _ = first_return_changed(clean, tmp_path, _footer)
     found = _found(root)
     assert sorted(f[:4] for f in found) == [
         ("header-footer-text", L.MORE_SHEET, "even-page header", "&more"),
@@ -126,7 +111,7 @@ def test_a_header_or_footer_is_named_by_its_sheet_page_numbers_alone_are_not(cle
 
 def test_a_custom_xml_part_holding_text_is_named(clean, tmp_path):
     """Its text quoted; the properties part beside it, holding no text, not named."""
-    root, _ = _returned_with(clean, tmp_path, lambda wb: None)
+    root, _ = first_return_changed(clean, tmp_path, lambda wb: None)
     _add_custom_xml(sorted((root / L.RETURNS_DIR).glob("*.xlsx"))[0], NOTE)
     (found,) = _found(root)
     assert found[:4] == ("extra-part", "", "customXml/item1.xml", NOTE)
@@ -137,9 +122,10 @@ def test_a_custom_xml_part_holding_text_is_named(clean, tmp_path):
 @pytest.mark.parametrize("code", CODES)
 def test_text_outside_the_cells_makes_collect_and_status_exit_1_until_marked_read(
         clean, tmp_path, code):
-    root, name = _returned_with(clean, tmp_path, CHANGES.get(code, lambda wb: None))
+    root, path = first_return_changed(clean, tmp_path, CHANGES.get(code, lambda wb: None))
+    name = path.name
     if code == "extra-part":
-        _add_custom_xml(root / L.RETURNS_DIR / name, NOTE)
+        _add_custom_xml(path, NOTE)
     shown = CliRunner().invoke(cli, ["collect", str(root)])
     assert shown.exit_code == 1, shown.output
     assert f"[{code}]" in shown.stdout

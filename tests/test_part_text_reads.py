@@ -9,17 +9,14 @@ import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
-import openpyxl
 import pytest
-from roundtrip_helpers import return_every_pack
+from roundtrip_helpers import first_return_changed, paired_study_every_pack_returned
 
 from sheetflow.collect.part_text import check_part_text
 from sheetflow.collect.reader import open_book
 from sheetflow.collect.run import collect
 from sheetflow.collect.safety import inspect_file
-from sheetflow.packs.generate import generate_packs
 from sheetflow.spec.study import load_study
-from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
 NOTE = "case 3: response B cites no source"
@@ -28,20 +25,7 @@ NOTE = "case 3: response B cites no source"
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory) -> Path:
     """A study whose every pack came back filled in (openpyxl)."""
-    root = init_study(tmp_path_factory.mktemp("part-reads") / "s", "paired-rubric")
-    generate_packs(root)
-    return_every_pack(root)
-    return root
-
-
-def _returned_with(clean: Path, tmp_path: Path, change) -> tuple[Path, Path]:
-    """A copy of the study whose first return (by name) was changed by ``change``."""
-    root = Path(shutil.copytree(clean, tmp_path / "s"))
-    path = sorted((root / L.RETURNS_DIR).glob("*.xlsx"))[0]
-    wb = openpyxl.load_workbook(path)
-    change(wb)
-    wb.save(path)
-    return root, path
+    return paired_study_every_pack_returned(tmp_path_factory.mktemp("part-reads") / "s")
 
 
 def _footer(wb) -> None:
@@ -67,7 +51,7 @@ def _checked(root: Path, path: Path, spec_hash: str | None = None,
 
 
 def test_the_inspection_keeps_each_sheets_header_footer_block(clean, tmp_path):
-    _, path = _returned_with(clean, tmp_path, _footer)
+    _, path = first_return_changed(clean, tmp_path, _footer)
     blocks = inspect_file(path).header_footers
     assert NOTE.encode() in blocks[L.SCORING_SHEET]
     assert blocks[L.SCORING_SHEET].startswith(b"<headerFooter")
@@ -77,7 +61,7 @@ def test_the_inspection_keeps_each_sheets_header_footer_block(clean, tmp_path):
 
 def test_a_footer_is_named_without_decompressing_the_returns_sheets_again(clean, tmp_path,
                                                                           monkeypatch):
-    root, path = _returned_with(clean, tmp_path, _footer)
+    root, path = first_return_changed(clean, tmp_path, _footer)
     book = open_book(path)
     read: list[str] = []
     original = zipfile.ZipFile.read
@@ -104,8 +88,8 @@ def test_a_return_holding_only_the_packs_own_title_does_not_read_the_pack(clean,
 
 
 def test_other_text_is_still_compared_with_the_pack(clean, tmp_path):
-    root, path = _returned_with(clean, tmp_path,
-                                lambda wb: setattr(wb.properties, "title", NOTE))
+    root, path = first_return_changed(clean, tmp_path,
+                                      lambda wb: setattr(wb.properties, "title", NOTE))
     added = _checked(root, path)
     # the pack cannot be compared here: the Comments generate wrote are named too
     assert [what.split(" holds ")[0] for _, what in added] == [
@@ -118,7 +102,7 @@ def test_other_text_is_still_compared_with_the_pack(clean, tmp_path):
 def test_a_study_changed_since_generate_compares_its_title_with_the_pack(clean, tmp_path):
     """The title generate wrote comes from the study as it was: once the study's spec
     hash is not the manifest's, even the study's title is compared with the pack."""
-    root, path = _returned_with(clean, tmp_path, lambda wb: None)
+    root, path = first_return_changed(clean, tmp_path, lambda wb: None)
     assert _checked(root, path) == []
     added = _checked(root, path, spec_hash="0" * 64)
     assert [what.split(" holds ")[0] for _, what in added] == [

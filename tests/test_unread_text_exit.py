@@ -16,11 +16,9 @@ import openpyxl
 import pytest
 from click.testing import CliRunner
 from openpyxl.comments import Comment
-from roundtrip_helpers import return_every_pack
+from roundtrip_helpers import first_return_changed, paired_study_every_pack_returned
 
 from sheetflow.cli import cli
-from sheetflow.packs.generate import generate_packs
-from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
 NOTE = "case 3 looked odd to me"
@@ -54,20 +52,7 @@ READ = {
 def clean(tmp_path_factory) -> Path:
     """A study whose every pack came back filled in: no error, and warnings about the
     answers only (none of these)."""
-    root = init_study(tmp_path_factory.mktemp("unread-text") / "s", "paired-rubric")
-    generate_packs(root)
-    return_every_pack(root)
-    return root
-
-
-def _returned_with(clean: Path, tmp_path: Path, change) -> tuple[Path, str]:
-    """A copy of the study whose first return (by name) was changed by ``change``."""
-    root = Path(shutil.copytree(clean, tmp_path / "s"))
-    path = sorted((root / L.RETURNS_DIR).glob("*.xlsx"))[0]
-    wb = openpyxl.load_workbook(path)
-    change(wb)
-    wb.save(path)
-    return root, path.name
+    return paired_study_every_pack_returned(tmp_path_factory.mktemp("unread-text") / "s")
 
 
 def _codes(doc: dict) -> set[str]:
@@ -77,7 +62,8 @@ def _codes(doc: dict) -> set[str]:
 @pytest.mark.parametrize("code", sorted(UNREAD))
 def test_a_return_holding_text_sheetflow_does_not_read_makes_collect_exit_1(
         clean, tmp_path, code):
-    root, name = _returned_with(clean, tmp_path, UNREAD[code])
+    root, path = first_return_changed(clean, tmp_path, UNREAD[code])
+    name = path.name
     shown = CliRunner().invoke(cli, ["collect", str(root)])
     assert shown.exit_code == 1, shown.output
     assert f"[{code}]" in shown.stdout
@@ -101,7 +87,7 @@ def test_a_return_holding_text_sheetflow_does_not_read_makes_collect_exit_1(
 
 @pytest.mark.parametrize("code", sorted(READ))
 def test_a_sheet_read_as_before_keeps_exit_0(clean, tmp_path, code):
-    root, _ = _returned_with(clean, tmp_path, READ[code])
+    root, _ = first_return_changed(clean, tmp_path, READ[code])
     doc = json.loads(CliRunner().invoke(cli, ["collect", str(root), "--json"]).stdout)
     assert _codes(doc) & {*UNREAD, *READ} == {code}
     assert doc["ok"] is True and doc["unread_text"] == []
@@ -117,7 +103,8 @@ def test_a_return_marked_read_no_longer_makes_collect_or_status_exit_1(clean, tm
     """--mark-read records the file's name and sha256 in text-read.json: its issues
     stay, marked read, the exit code is 0 and stays 0 in the next collect and in
     status; a new version of the file (other bytes) is unread again."""
-    root, name = _returned_with(clean, tmp_path, _note_on_instructions)
+    root, path = first_return_changed(clean, tmp_path, _note_on_instructions)
+    name = path.name
     shown = CliRunner().invoke(cli, ["collect", str(root), "--mark-read", name])
     assert shown.exit_code == 0, shown.output
     (line,) = [ln for ln in shown.stdout.splitlines() if "[text-outside-answers]" in ln]
@@ -157,7 +144,8 @@ def test_a_return_marked_read_no_longer_makes_collect_or_status_exit_1(clean, tm
 def test_marking_read_what_holds_no_unread_text_is_a_usage_error(clean, tmp_path):
     """A file holding no such text, no file of returns/, or a file collected from
     elsewhere: exit 2 naming it, and nothing recorded or written."""
-    root, name = _returned_with(clean, tmp_path, _note_on_instructions)
+    root, path = first_return_changed(clean, tmp_path, _note_on_instructions)
+    name = path.name
     other = sorted((root / L.RETURNS_DIR).glob("*.xlsx"))[1].name
     outside = tmp_path / "elsewhere"
     outside.mkdir()
@@ -177,7 +165,7 @@ def test_marking_read_what_holds_no_unread_text_is_a_usage_error(clean, tmp_path
 
 
 def test_a_damaged_text_read_file_is_named_in_one_line(clean, tmp_path):
-    root, _ = _returned_with(clean, tmp_path, _note_on_instructions)
+    root, _ = first_return_changed(clean, tmp_path, _note_on_instructions)
     (root / "text-read.json").write_text('{"read": [{"file": "x"}]}', encoding="utf-8")
     for command in ("collect", "status"):
         shown = CliRunner().invoke(cli, [command, str(root)])
