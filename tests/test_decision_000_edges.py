@@ -125,16 +125,22 @@ def test_rho_below_its_target_asks_to_investigate_and_is_not_a_fail(tmp_path):
     assert "DECISION: FAIL" not in result.output
 
 
-def test_the_methods_sheet_maps_each_consequence_in_the_protocols_words(same):
+def _methods_text(root: Path, topic: str) -> str:
+    """Plant 38 improved directions in ``root``, collect, analyse; the Methods sheet's
+    text under ``topic``, its continuation rows joined."""
     import openpyxl
 
-    _run(same, 38)
-    sheet = openpyxl.load_workbook(same / "out" / "analysis.xlsx")["Methods"]
-    topic, text = "", {}
+    _run(root, 38)
+    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
+    current, text = "", {}
     for row in sheet.iter_rows(values_only=True, max_col=2):
-        topic = row[0] or topic
-        text[topic] = f"{text.get(topic, '')} {row[1] or ''}".strip()
-    said = text["Decision (000)"]
+        current = row[0] or current
+        text[current] = f"{text.get(current, '')} {row[1] or ''}".strip()
+    return text[topic]
+
+
+def test_the_methods_sheet_maps_each_consequence_in_the_protocols_words(same):
+    said = _methods_text(same, "Decision (000)")
     assert "Any value below its range fails" not in said
     for quoted in ("'Marginal reliability; rubric refinement needed for Iteration 3'",
                    "'Study cannot validate improvement claims; redesign evaluation "
@@ -182,15 +188,7 @@ def test_the_internal_team_is_a_rater_in_the_decisions_alpha(tmp_path, shift, al
 
 
 def test_the_methods_sheet_says_who_the_alpha_rests_on(same):
-    import openpyxl
-
-    _run(same, 38)
-    sheet = openpyxl.load_workbook(same / "out" / "analysis.xlsx")["Methods"]
-    topic, text = "", {}
-    for row in sheet.iter_rows(values_only=True, max_col=2):
-        topic = row[0] or topic
-        text[topic] = f"{text.get(topic, '')} {row[1] or ''}".strip()
-    said = text["Internal team in alpha (000)"]
+    said = _methods_text(same, "Internal team in alpha (000)")
     assert "'Your scores will be aggregated with other external validators and internal " \
         "research team scores to compute IRR statistics'" in said
     assert "counts the internal team as one more rater beside the validators" in said
