@@ -5,9 +5,13 @@ message goes twice and no password is written anywhere."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from click.testing import Result
 from mail_helpers import journal, mail_study, run, run_json
 from mail_servers import (
+    Recorder,
     cutting_proxy,
     free_port,
     make_certificate,
@@ -125,25 +129,30 @@ def test_starttls_and_auth_and_the_password_is_written_nowhere(tmp_path):
     assert password not in everything and len(journal(root)) == 6
 
 
+def _send_to_a_busy_login(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, busy: int,
+                          ) -> tuple[Path, Result, int, Recorder]:
+    """Send with the right password to a server whose first ``busy`` authentication
+    attempts answer 454 (no pause between tries); the study, the result, the port and
+    the server's record."""
+    monkeypatch.setattr(send_module, "LOGIN_PAUSE", 0.0)
+    root = mail_study(tmp_path / "s", mail='username = "desk"\n')
+    with smtp_server(login=("desk", "goodpass"), busy=busy) as (port, server):
+        result = run("send", str(root), "--yes", *_plain(port),
+                     env={"SHEETFLOW_SMTP_PASSWORD": "goodpass"})
+    return root, result, port, server
+
+
 @pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
 def test_a_login_the_server_cannot_check_for_now_is_tried_again(tmp_path, monkeypatch):
     # smtplib tries PLAIN then LOGIN in one login: two busy answers fail the first login
-    monkeypatch.setattr(send_module, "LOGIN_PAUSE", 0.0)
-    root = mail_study(tmp_path / "s", mail='username = "desk"\n')
-    with smtp_server(login=("desk", "goodpass"), busy=2) as (port, server):
-        result = run("send", str(root), "--yes", *_plain(port),
-                     env={"SHEETFLOW_SMTP_PASSWORD": "goodpass"})
-        assert result.exit_code == 0, result.output
-        assert len(server.delivered) == 3
+    _, result, _, server = _send_to_a_busy_login(tmp_path, monkeypatch, busy=2)
+    assert result.exit_code == 0, result.output
+    assert len(server.delivered) == 3
 
 
 @pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
 def test_a_login_still_unavailable_is_not_called_a_wrong_password(tmp_path, monkeypatch):
-    monkeypatch.setattr(send_module, "LOGIN_PAUSE", 0.0)
-    root = mail_study(tmp_path / "s", mail='username = "desk"\n')
-    with smtp_server(login=("desk", "goodpass"), busy=99) as (port, server):
-        result = run("send", str(root), "--yes", *_plain(port),
-                     env={"SHEETFLOW_SMTP_PASSWORD": "goodpass"})
+    root, result, port, server = _send_to_a_busy_login(tmp_path, monkeypatch, busy=99)
     assert result.exit_code == 3 and not server.delivered
     (line,) = result.stderr.strip().splitlines()
     assert line == (f"error: the SMTP server 127.0.0.1:{port} could not check the login of "
