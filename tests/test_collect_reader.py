@@ -9,7 +9,9 @@ import hashlib
 import io
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import openpyxl
 import pytest
@@ -139,6 +141,15 @@ def _insert(src: Path, dst: Path, row: int, count: int = 2) -> None:
     wb.save(dst)
 
 
+def _study_without_returns(root: Path, tmp_path: Path) -> Path:
+    """A copy of the study at ``tmp_path / "study"``, its returns and outputs left out
+    (an empty ``returns/``)."""
+    study = tmp_path / "study"
+    shutil.copytree(root, study, ignore=shutil.ignore_patterns("returns", "out"))
+    (study / "returns").mkdir(exist_ok=True)
+    return study
+
+
 @pytest.mark.parametrize("where", ["below-text", "above-title", "between-cards"])
 def test_rows_inserted_near_locked_text_are_not_edits(paired, tmp_path, where):
     root, packs = paired
@@ -149,29 +160,35 @@ def test_rows_inserted_near_locked_text_are_not_edits(paired, tmp_path, where):
                      if a["row_id"] == r["row_id"])
     title = int(card["title"]["cell"][1:])
     row = {"below-text": first_line, "above-title": title, "between-cards": title - 1}[where]
-    study = tmp_path / "study"
-    shutil.copytree(root, study, ignore=shutil.ignore_patterns("returns", "out"))
-    (study / "returns").mkdir(exist_ok=True)
+    study = _study_without_returns(root, tmp_path)
     _insert(root / "returns" / pack["file"], study / "returns" / pack["file"], row)
     codes = {i.code for i in collect(study, write=False).report.issues}
     assert "row-inserted" in codes
     assert "locked-text-changed" not in codes
 
 
-def test_an_edit_between_inserted_rows_is_still_found(paired, tmp_path):
+def _locked_text_changed(paired: tuple[Path, list[dict]], tmp_path: Path, card_no: int,
+                         change: Callable[[Any, str], None]) -> tuple[Path, dict, str]:
+    """A copy of the study whose one return is the second pack's, the Scoring sheet
+    changed by ``change(sheet, cell)`` where ``cell`` holds the first locked text of its
+    card ``card_no``; the copy, that card and that cell."""
     root, packs = paired
     pack = packs[1]
-    card = pack["cards"][1]
-    study = tmp_path / "study"
-    shutil.copytree(root, study, ignore=shutil.ignore_patterns("returns", "out"))
-    (study / "returns").mkdir(exist_ok=True)
-    dst = study / "returns" / pack["file"]
+    card = pack["cards"][card_no]
+    study = _study_without_returns(root, tmp_path)
     text_cell = card["rows"][0]["locked"][0]["cells"][0]
     wb = openpyxl.load_workbook(root / "returns" / pack["file"])
-    ws = wb[L.SCORING_SHEET]
-    ws[text_cell].value = "Edited."
-    ws.insert_rows(int(text_cell[1:]) + 1, 1)
-    wb.save(dst)
+    change(wb[L.SCORING_SHEET], text_cell)
+    wb.save(study / "returns" / pack["file"])
+    return study, card, text_cell
+
+
+def test_an_edit_between_inserted_rows_is_still_found(paired, tmp_path):
+    def edit_then_insert_a_row_below(ws, text_cell: str) -> None:
+        ws[text_cell].value = "Edited."
+        ws.insert_rows(int(text_cell[1:]) + 1, 1)
+
+    study, _, _ = _locked_text_changed(paired, tmp_path, 1, edit_then_insert_a_row_below)
     codes = {i.code for i in collect(study, write=False).report.issues}
     assert "locked-text-changed" in codes
 
@@ -181,19 +198,12 @@ def test_locked_text_changed_in_place_is_found_in_its_card(paired, tmp_path, cha
     """With no line moved, each locked field is checked where the pack put it: a
     field whose cell now holds a formula giving its text, a number, nothing or other
     words is named, in its own card and no other."""
-    root, packs = paired
-    pack = packs[1]
-    card = pack["cards"][2]
-    study = tmp_path / "study"
-    shutil.copytree(root, study, ignore=shutil.ignore_patterns("returns", "out"))
-    (study / "returns").mkdir(exist_ok=True)
-    text_cell = card["rows"][0]["locked"][0]["cells"][0]
-    wb = openpyxl.load_workbook(root / "returns" / pack["file"])
-    ws = wb[L.SCORING_SHEET]
-    text = str(ws[text_cell].value)
-    ws[text_cell].value = {"formula": '="' + text.replace('"', '""')[:200] + '"',
-                           "number": 12, "emptied": None, "edited": text + "."}[change]
-    wb.save(study / "returns" / pack["file"])
+    def replace(ws, text_cell: str) -> None:
+        text = str(ws[text_cell].value)
+        ws[text_cell].value = {"formula": '="' + text.replace('"', '""')[:200] + '"',
+                               "number": 12, "emptied": None, "edited": text + "."}[change]
+
+    study, card, text_cell = _locked_text_changed(paired, tmp_path, 2, replace)
     found = [(i.code, i.case, i.cell) for i in collect(study, write=False).report.issues
              if i.code == "locked-text-changed"]
     assert found == [("locked-text-changed", L.case_name(card), text_cell)]
