@@ -12,7 +12,8 @@ from sheetflow.workbook import layout as L
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ["paired-rubric", "keep-known", "anchored-plan", "answer-review", "judge-likert"]
 RATERS = {
-    "anchored-plan": [("P-1", "primary"), ("P-2", "primary"), ("S-1", "second")],
+    # protocol 002's plan freezes two rater IDs: a primary rater and a second rater
+    "anchored-plan": [("P-1", "primary"), ("S-1", "second")],
     # the locked trio's judge mapping names these raters
     "judge-likert": [("judge-1", "primary"), ("judge-2", "primary"), ("judge-3", "primary")],
 }
@@ -20,7 +21,8 @@ SECRET = bytes(range(32))  # a fixed study secret for draws tested directly
 
 
 def make_study(tmp: Path, template: str) -> Path:
-    """A copy of a bundled template with three raters of our own."""
+    """A copy of a bundled template with raters of our own: three, or the two protocol
+    002 fixes."""
     folder = tmp / template
     shutil.copytree(ROOT / "templates" / template, folder)
     raters = RATERS.get(template, [("R-1", "primary"), ("R-2", "primary"), ("R-3", "primary")])

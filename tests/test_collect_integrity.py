@@ -27,9 +27,11 @@ def _study(tmp: Path, template: str) -> tuple[Path, list[dict]]:
     root = tmp / template
     init_study(root, template)
     raters = root / "raters.csv"
-    primaries = [ln for ln in raters.read_text(encoding="utf-8").splitlines()[1:]
-                 if not ln.endswith(",second")]  # second raters get packs at data lock
-    if len(primaries) < 2:  # keep-known and anchored-plan have one
+    spec = root / "study.toml"
+    if template == "anchored-plan":  # its two raters (002 fixes them): both packs now
+        spec.write_text(spec.read_text(encoding="utf-8").replace(
+            'select_at = "lock"', 'select_at = "generate"'), encoding="utf-8")
+    elif len(raters.read_text(encoding="utf-8").splitlines()) < 3:  # keep-known has one
         with raters.open("a", encoding="utf-8") as out:
             out.write("extra-01,Extra Rater,Extra,extra01@example.org,primary\n")
     generate_packs(root)

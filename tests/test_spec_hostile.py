@@ -219,8 +219,9 @@ def test_every_draft_has_one_recipient_and_no_extra_header(tmp_path, template):
     # judge-likert's locked trio is R1-R3 (no draft: import-judges fills their packs);
     # R4 is a person rating beside them, whose invitation is drafted
     extra = ["R4,Ada,Nwosu,ada@example.org,primary"] if template == "judge-likert" else []
-    _raters(d, 'R1,"Okafor, Anna",Okafor,anna@example.org,primary',
-            "R2,Bob,Lindqvist,bob@example.org,primary",
+    # anchored-plan's protocol 002 fixes two raters: a primary and a second rater
+    r2 = [] if template == "anchored-plan" else ["R2,Bob,Lindqvist,bob@example.org,primary"]
+    _raters(d, 'R1,"Okafor, Anna",Okafor,anna@example.org,primary', *r2,
             "R3,Eve,Moreau,eve@example.org,second", *extra)
     if template != "anchored-plan":
         replace_once(d / "raters.csv", ",second", ",primary")

@@ -5,14 +5,17 @@ address could not be told apart by the sender of a return; ids differing only in
 gave files (``out/feedback/<rater_id>.eml``) that are one file on Windows and macOS; a
 pack name starting with '.' made every pack a hidden file, which collect passed over
 ("0 files, 3 of 3 packs not returned"); a 002 study whose raters were all second raters
-generated no pack and analysed an empty panel as complete.
+generated no pack and analysed an empty panel as complete; a 002 study listing a third
+rater was frozen although protocol 002's plan freezes two rater IDs.
 """
 
 from __future__ import annotations
 
 import pytest
-from spec_helpers import check_gives_one_line, edited_gives_one_line
+from click.testing import CliRunner
+from spec_helpers import check_gives_one_line, edited_gives_one_line, replace_once
 
+from sheetflow.cli import cli
 from sheetflow.spec import init_study
 
 HEADER = "rater_id,name,last_name,email,role\n"
@@ -49,6 +52,12 @@ REFUSED = [  # template, (file, old, new) edits, words of the one line check pri
     pytest.param("anchored-plan", [("raters.csv", ",primary", ",second")],
                  ["study.toml: [design.second_rater]: a second-rater subset is planned but "
                   "no rater has role 'primary'"], id="second-raters-without-a-primary"),
+    pytest.param("anchored-plan", [("raters.csv", "r3md@example.org,second",
+                                    "r3md@example.org,second\nR-9ZZ,Nine,Okafor,"
+                                    "r9zz@example.org,primary")],
+                 ["raters.csv: lists 3 raters (R-7QX, R-3MD, R-9ZZ), but protocol 002's "
+                  "plan freezes two pseudonymous rater IDs", "list exactly 2 raters"],
+                 id="a-002-study-with-three-raters"),
 ]
 
 
@@ -64,3 +73,14 @@ def test_raters_without_addresses_may_share_the_blank(tmp_path):
 
     root = init_study(tmp_path / "s", "judge-likert")  # three judges, no addresses
     assert len(load_study(root).raters) == 3
+
+
+def test_generate_refuses_a_002_study_without_two_raters(tmp_path):
+    """generate runs check's validation: a third rater in a 002 study writes no pack."""
+    root = init_study(tmp_path / "s", "anchored-plan")
+    replace_once(root / "raters.csv", "r3md@example.org,second",
+                 "r3md@example.org,second\nR-9ZZ,Nine,Okafor,r9zz@example.org,second")
+    result = CliRunner().invoke(cli, ["generate", str(root)])
+    assert result.exit_code == 1, result.output
+    assert "lists 3 raters" in result.output and "Traceback" not in result.output
+    assert not (root / "packs").exists()

@@ -5,17 +5,18 @@ second-rater subset).
 The intra-rater kappa of a second sitting (``[design.repeats]``, protocol 001), alpha on
 the first total where the plan has bands (000), the ICC where the analysis runs one on
 a total (002, 004), Cohen's or Fleiss' kappa per column otherwise (003), alpha last.
-Some protocols fix the number of raters (:data:`FIXED_RATERS`, :data:`TRIO`). The
+Some protocols fix the number of raters
+(:data:`~sheetflow.spec.raters.FIXED_RATERS`, :data:`TRIO`). The
 narrowest band (:func:`band_width`) is the default target width for alpha.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
 from ..spec.model import Study
+from ..spec.raters import FIXED_RATERS, protocol_number
 from .subset import Subset
 
 _NAMES = {"alpha": "alpha", "fleiss_kappa": "Fleiss' kappa", "cohen_kappa": "Cohen's kappa",
@@ -44,29 +45,16 @@ class StudyDefaults:
     subset: Subset | None = None  # second raters rate only a subset (002): agreement is on it
 
 
-FIXED_RATERS = {
-    "002": (2, "protocol 002's plan freezes two pseudonymous rater IDs (a primary rater "
-            "on every item, a second rater on the second-rating subset)"),
-}
-"""Protocols whose text fixes the number of raters: (count, where it says so)."""
-
-
 TRIO = "protocol 004 scores with a locked trio of judges"
 
 
 def study_defaults(study: Study) -> StudyDefaults:
     """The statistic and measure a study's plan is about (see the module notes)."""
     own = _study_defaults(study)
-    fixed = FIXED_RATERS.get(_protocol_number(study))
+    fixed = FIXED_RATERS.get(protocol_number(study.protocol))
     if fixed is not None and not own.sittings:
         return replace(own, raters=fixed[0], locked=True, locked_why=fixed[1])
     return replace(own, locked_why=TRIO) if own.locked else own
-
-
-def _protocol_number(study: Study) -> str:
-    """"002" of a protocol named "002 Blinded action-plan ..."; "" without one."""
-    match = re.match(r"\s*(\d{3})\b", str(study.protocol or ""))
-    return match.group(1) if match else ""
 
 
 def _study_defaults(study: Study) -> StudyDefaults:

@@ -84,6 +84,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         items, items_file = self._items(items_t, design, shown) \
             if self._given(doc, "items") else ((), str(items_t.get("file", "items.csv")))
         raters, raters_file = self._raters(self._table(doc, "raters", required=False))
+        self._fixed_count(meta.get("protocol"), raters, raters_file)
         files = self._table(doc, "files", required=False)
         email = self._table(doc, "email", required=False)
         self._unknown_keys(files, {"pack_name"}, "[files]")

@@ -22,6 +22,18 @@ from .spelling import close_match
 RATER_COLUMNS = ("rater_id", "name", "last_name", "email", "role")
 """The columns of the raters file sheetflow reads; any other is not read at all."""
 
+FIXED_RATERS = {
+    "002": (2, "protocol 002's plan freezes two pseudonymous rater IDs (a primary rater "
+            "on every item, a second rater on the second-rating subset)"),
+}
+"""Protocols whose text fixes the number of raters: (count, where it says so)."""
+
+
+def protocol_number(protocol: object) -> str:
+    """"002" of a protocol named "002 Blinded action-plan ..."; "" without one."""
+    match = re.match(r"\s*(\d{3})\b", str(protocol or ""))
+    return match.group(1) if match else ""
+
 # bidirectional embeddings, overrides and isolates: they make a name read differently
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 _DOMAIN_LABEL = re.compile(r"^(?!-)[\w-]{1,63}(?<!-)$", re.UNICODE)
@@ -136,6 +148,19 @@ class RaterLoader(LoaderBase):
         if not raters and not any(p.file == self.shown(name) for p in self.problems):
             self.fail("lists no raters", file=name)
         return tuple(raters), name
+
+    def _fixed_count(self, protocol: object, raters: tuple[Rater, ...], name: str) -> None:
+        """A protocol that fixes its number of raters (:data:`FIXED_RATERS`) gets that
+        many: the analysis it plans (002's ICC of two raters) is for them alone.
+        Deferred: a study already generated so stays collectable and analysable."""
+        fixed = FIXED_RATERS.get(protocol_number(protocol))
+        if fixed is None or not raters or len(raters) == fixed[0]:
+            return
+        count, why = fixed
+        listed = ", ".join(r.id for r in raters[:4]) + (", ..." if len(raters) > 4 else "")
+        self.fail_to_generate(f"lists {len(raters)} raters ({listed}), but {why}; list "
+                              f"exactly {count} raters, or name the protocol the study follows "
+                              "in [study] protocol", file=name)
 
     def _unread_columns(self, header: list[str], name: str) -> None:
         """Name each column sheetflow does not read. One that looks like a column it
