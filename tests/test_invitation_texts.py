@@ -191,3 +191,42 @@ def test_no_template_states_a_count_of_its_own_items():
         if hits:
             found[folder.name] = hits
     assert found == {}
+
+
+def test_the_keep_known_template_tells_a_study_batched_by_ten_ten(tmp_path):
+    """The keep-known template said "one batch of 20" in the instructions and the
+    invitation as fixed text, while the pack's batches followed [design] batch_size."""
+    import openpyxl
+
+    from sheetflow.packs.generate import generate_packs
+
+    root = init_study(tmp_path / "s", "keep-known")
+    spec = root / "study.toml"
+    spec.write_text(spec.read_text(encoding="utf-8").replace("batch_size = 20",
+                                                             "batch_size = 10"),
+                    encoding="utf-8")
+    generate_packs(root, emails=True)
+    head = packs(root)[0]
+    wb = openpyxl.load_workbook(root / L.PACKS_DIR / head["file"])
+    shown = "\n".join(str(c.value) for name in (L.INSTRUCTIONS_SHEET, L.MORE_SHEET)
+                      for row in wb[name].iter_rows() for c in row if c.value)
+    assert "one batch of 10 at a time" in shown and "{batch_size}" not in shown
+    drafts = sorted((root / L.PACKS_DIR / "eml").glob("*.eml"))
+    assert drafts
+    for draft in drafts:
+        text = " ".join(_body(draft.read_bytes()).split())
+        assert "one batch of 10 at a time" in text and "{batch_size}" not in text
+
+
+def test_batch_size_said_in_a_study_without_batches_is_one_line(tmp_path):
+    """A study without batches has no count for {batch_size}: the pack would show the
+    placeholder itself."""
+    from spec_helpers import check_gives_one_line
+
+    root = init_study(tmp_path / "s", "answer-review")
+    path = root / "instructions.md"
+    path.write_text(path.read_text(encoding="utf-8") + "\nWork in batches of {batch_size}.\n",
+                    encoding="utf-8")
+    check_gives_one_line(root, ["study.toml: [study]: 'instructions_file' uses {batch_size} "
+                                "but [design] sets no batch_size; add 'batch_size = N' to "
+                                "[design], or take {batch_size} out"])

@@ -22,7 +22,7 @@ from sheetflow.collect.run import collect
 from sheetflow.packs import pages
 from sheetflow.packs.generate import generate_packs
 from sheetflow.packs.guides import answer_label
-from sheetflow.packs.instructions import SHORT_INSTRUCTIONS, with_case_count
+from sheetflow.packs.instructions import SHORT_INSTRUCTIONS, with_batch_size, with_case_count
 from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec.rubric import answer_required
 from sheetflow.spec.study import load_study
@@ -110,8 +110,9 @@ def test_what_a_rater_needs_comes_first(studies, template):
     scored = min(r for r, t in first.items() if t == "What you score on each case")
     assert start <= 8 and start < scored
     assert sum(t.startswith("\u2022") for r, t in first.items() if start < r < scored) >= 3
-    # {n_cases} says the number of cases in this workbook
-    shown = with_case_count(study.instructions, len(pack["cards"]))
+    # {n_cases} says the number of cases in this workbook, {batch_size} its batches' size
+    shown = with_batch_size(with_case_count(study.instructions, len(pack["cards"])),
+                            study.design.batch_size)
     lines = [line for line in shown.split("\n") if line.strip()]
     short = len(shown) <= SHORT_INSTRUCTIONS
     home = first if short else more

@@ -113,7 +113,7 @@ def test_keep_known_is_protocol_001(study_dir):
     assert s.plan.params["permutations"] == 10_000
     assert s.plan.params["control"].startswith("b1")
     assert s.instructions.startswith("You will see short proposed connections")
-    assert "one batch of 20 at a time" in s.instructions
+    assert "one batch of {batch_size} at a time" in s.instructions
 
 
 # ---------------------------------------------------------------- protocol 002

@@ -35,7 +35,7 @@ from ..spec.wording import id_mentions
 from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L
 from .assign import Assignment, assign, response_text
-from .instructions import with_case_count
+from .instructions import with_batch_size, with_case_count
 from .leaks import refuse_leaks, refuse_mail_leaks
 from .mail import SITTING2_NOTE, build_eml, invitation_text, mailing_list_csv
 from .manifest import open_manifest
@@ -506,7 +506,8 @@ def _pack_spec(study: Study, a: Assignment, identity: dict[str, str],
     sitting_note = " (second sitting)" if a.sitting == 2 else ""
     return PackSpec(
         title=L.pack_title(study.title, a.sitting),
-        instructions=with_case_count(study.instructions, len(cards)),
+        instructions=with_batch_size(with_case_count(study.instructions, len(cards)),
+                                     study.design.batch_size),
         notice=SITTING2_NOTE if a.sitting == 2 else "",
         identity=identity,
         labels=tuple(labels),

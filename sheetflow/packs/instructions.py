@@ -41,6 +41,10 @@ BULLET = "\u2022 "
 CASES_PLACEHOLDER = "{n_cases}"
 """Stands for the number of cases in the rater's workbook in the study's instructions
 (as in the invitation's subject and body, :func:`sheetflow.packs.mail.fill`)."""
+BATCH_PLACEHOLDER = "{batch_size}"
+"""Stands for ``[design] batch_size``, the cards in each batch, in the study's
+instructions (and the invitation's subject and body); the spec loader refuses a text
+using it in a study without batches (there is no count to say)."""
 
 
 class TextSheet:
@@ -182,6 +186,16 @@ def with_case_count(instructions: str, cases: int) -> str:
     number of cases in this workbook: a template's text must not name a count of its
     own sample study's items ("all 18 test cases") to a study of another size."""
     return instructions.replace(CASES_PLACEHOLDER, str(cases))
+
+
+def with_batch_size(instructions: str, batch_size: int | None) -> str:
+    """The study's instructions with :data:`BATCH_PLACEHOLDER` saying ``batch_size``,
+    the cards in each batch of this workbook: a template's "one batch of 20" would be
+    untrue of a pack batched by another size. Left as written without batches (which
+    the spec loader refuses)."""
+    if batch_size is None:
+        return instructions
+    return instructions.replace(BATCH_PLACEHOLDER, str(batch_size))
 
 
 def _study_text(sheet: TextSheet, instructions: str) -> None:

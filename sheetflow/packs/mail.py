@@ -41,7 +41,7 @@ def csv_safe(text: str) -> str:
 
 
 _PLACEHOLDER = re.compile(
-    r"\{(name|rater_id|last_name|study_id|date|title|deadline|n_cases)\}")
+    r"\{(name|rater_id|last_name|study_id|date|title|deadline|n_cases|batch_size)\}")
 DEADLINE_PLACEHOLDER = "{deadline}"
 """Stands for the ``[mail] deadline`` in a subject or body; the spec loader refuses a
 text that uses it when no deadline is set (there is no true date to put there)."""
@@ -52,18 +52,23 @@ _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augu
 
 def fill(template: str, study: Study, rater: Rater, cases: int | None = None) -> str:
     """``template`` with ``{name}``, ``{rater_id}``, ``{last_name}``, ``{study_id}``,
-    ``{date}``, ``{title}``, ``{deadline}`` and ``{n_cases}`` filled in; any other text,
-    braces included (``{}``, a lone ``{``, an unknown ``{placeholder}``), is left as
-    written: the subject and body are the coordinator's words, not a format string.
+    ``{date}``, ``{title}``, ``{deadline}``, ``{n_cases}`` and ``{batch_size}`` filled
+    in; any other text, braces included (``{}``, a lone ``{``, an unknown
+    ``{placeholder}``), is left as written: the subject and body are the coordinator's
+    words, not a format string.
     ``{deadline}`` is the ``[mail] deadline`` as :func:`deadline_text` writes it (left
     as written when none is set, which the spec loader refuses); ``{n_cases}`` is
     ``cases``, the number of cases in the rater's workbook (a study's item count would
-    be wrong for a workbook holding a subset, or a second sitting's repeats)."""
+    be wrong for a workbook holding a subset, or a second sitting's repeats);
+    ``{batch_size}`` is ``[design] batch_size`` (left as written without one, which the
+    spec loader refuses)."""
     values = {"name": rater.name or rater.id, "rater_id": rater.id,
               "last_name": rater.last_name or rater.name or rater.id, "study_id": study.id,
               "date": study.date, "title": study.title}
     if cases is not None:
         values["n_cases"] = str(cases)
+    if study.design.batch_size is not None:
+        values["batch_size"] = str(study.design.batch_size)
     if study.mail.deadline is not None:
         values["deadline"] = deadline_text(study.mail.deadline)
     return _PLACEHOLDER.sub(lambda found: values.get(found[1], found[0]), template)

@@ -95,6 +95,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         self._pack_collisions(pack_name, str(meta.get("id", "")), str(meta.get("date", "")),
                               raters, 2 if design.repeats else 1, raters_file)
         instructions = self._instructions(meta)
+        self._batch_size_used(email, meta, instructions, design)
         self._cross_checks(rubric, design, plan, items, raters, items_file, raters_file)
         self._protocol_targets(str(meta.get("protocol", "")), plan,
                                given=self._given(doc, "analysis"))
@@ -195,6 +196,24 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
                 self.fail(f"'{key}' uses {{deadline}} but [mail] sets no deadline; add "
                           "'deadline = yyyy-mm-dd' to [mail], or take {deadline} out",
                           "[email]")
+
+    def _batch_size_used(self, email: dict, meta: dict, instructions: str,
+                         design: Design) -> None:
+        """A text saying ``{batch_size}`` needs batches to count (see
+        :func:`sheetflow.packs.mail.fill`): without ``[design] batch_size`` the packs and
+        the invitation would show the placeholder itself. Instructions are deferred, as
+        a study generated so has its packs out already."""
+        if design.batch_size is not None or design is NO_DESIGN:
+            return
+        mend = "add 'batch_size = N' to [design], or take {batch_size} out"
+        for key in ("subject", "body"):
+            if "{batch_size}" in str(email.get(key, "")):
+                self.fail(f"'{key}' uses {{batch_size}} but [design] sets no batch_size; "
+                          f"{mend}", "[email]")
+        if "{batch_size}" in instructions:
+            key = "instructions_file" if "instructions_file" in meta else "instructions"
+            self.fail_to_generate(f"'{key}' uses {{batch_size}} but [design] sets no "
+                                  f"batch_size; {mend}", "[study]")
 
     # -- items and raters --------------------------------------------------------------
 
