@@ -254,9 +254,10 @@ def _change_pack(root: Path, rater: str) -> str:
 
 def test_remind_refuses_a_pack_changed_after_generate_and_writes_nothing(tmp_path):
     """remind attached whatever bytes were in packs/: a coordinator who sent its draft
-    sent a workbook changed after generate. Now it stops (exit 3), naming the pack,
-    before any draft is written or removed. A manifest written before sheetflow recorded
-    the hashes has nothing to compare with: its drafts are written as before."""
+    sent a workbook changed after generate. Now it stops (exit 3), naming the pack and
+    the whole command to run again, before any draft is written or removed. A manifest
+    written before sheetflow recorded the hashes has nothing to compare with: its drafts
+    are written as before."""
     root = init_study(tmp_path / "s", "paired-rubric")
     generate_packs(root)
     assert CliRunner().invoke(cli, ["remind", str(root), "--min-days", "0"]).exit_code == 0
@@ -264,14 +265,16 @@ def test_remind_refuses_a_pack_changed_after_generate_and_writes_nothing(tmp_pat
     before = _drafts_state(reminders)
     assert len(before) == 3
     name = _change_pack(root, "EV-02")
-    result = CliRunner().invoke(cli, ["remind", str(root), "--min-days", "0"])
+    # the hint names the whole command as typed: --min-days and --now were left out
+    result = CliRunner().invoke(cli, ["remind", str(root), "--min-days", "0", "--now",
+                                      "2030-01-06 09:00"])
     assert result.exit_code == 3, result.output
     assert result.stderr.splitlines() == [
         f"error: packs/{name}: the bytes attached are not the ones packs/manifest.json "
         "records the sha256 of: the workbook was changed or replaced after generate, so no "
         "reminder was drafted or sent; restore the workbook generate wrote ('sheetflow "
         f"generate {root}' on the unchanged spec writes the same bytes again), then run "
-        f"'sheetflow remind {root}' again"]
+        f"'sheetflow remind {root} --min-days 0 --now \"2030-01-06 09:00\"' again"]
     assert _drafts_state(reminders) == before
     path = root / L.PACKS_DIR / L.MANIFEST_FILE
     manifest = json.loads(path.read_bytes())

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
+from ..errors import command_line
 from ..words import counted
-from .common import EXIT_DATA, Days, Output, command
+from .common import EXIT_DATA, Days, Output, command, rerun_words
 
 
 @command("remind")
@@ -42,7 +43,10 @@ def remind_command(out: Output, directory: Path, min_days: float,
     from ..collect.reminders import remind
     from .mail_commands import parse_now
 
-    result = remind(directory, min_days=min_days, now=parse_now(now_text))
+    # a refusal's hint names the whole command as typed, its --min-days and --now too
+    again = command_line("remind", directory, *rerun_words(click.get_current_context()))
+    result = remind(directory, min_days=min_days, now=parse_now(now_text),
+                    then=f"run '{again}' again")
     rows, drafts = result.rows, result.drafts
     if result.by_hand:
         when = (f" when generate wrote them ({result.written:%Y-%m-%d %H:%M} UTC)"
