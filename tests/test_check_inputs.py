@@ -130,9 +130,26 @@ def test_check_warns_when_item_ids_carry_the_arm(tmp_path, make_id, words):
 
 
 @pytest.mark.parametrize("template", ["keep-known", "anchored-plan", "answer-review",
-                                      "judge-likert", "paired-rubric"])
+                                      "judge-likert"])
 def test_no_template_warns(tmp_path, template):
     assert _check_warnings(init_study(tmp_path / "s", template)) == []
+
+
+def test_the_template_s_example_internal_scores_get_a_warning(paired):
+    """The paired-rubric template's internal_scores.csv holds example totals unrelated to
+    any ratings: a study that kept them had a low decision alpha (the internal team is
+    one more rater in it) and check said nothing. It warns (exit 0) until the file is
+    the team's own; the template's only warning."""
+    warnings = _check_warnings(paired)
+    assert len(warnings) == 1, warnings
+    assert warnings[0].startswith(f"warning: {paired}/internal_scores.csv: holds the "
+                                  "paired-rubric template's example internal scores byte "
+                                  "for byte, not your team's"), warnings[0]
+    assert "replace them with the internal team's own totals" in warnings[0]
+    rows = _rows(paired / "internal_scores.csv")
+    rows[1][2] = str(int(rows[1][2]) + 1)  # a team's own totals: one differs
+    _rewrite(paired / "internal_scores.csv", rows)
+    assert _check_warnings(paired) == []
 
 
 @pytest.mark.parametrize(("template", "old", "new", "words"), [

@@ -20,8 +20,45 @@ from .limits import MAX_SPEC_BYTES
 from .model import Design, Item
 from .rubric import Rubric, total_bounds
 from .tables import read_table
+from .templates import data_dir
 
 INTERNAL_COLUMNS = ("case_id", "arm", "total")
+EXAMPLE_SCORES = ("paired-rubric", "internal_scores.csv")
+"""The bundled template and file holding example internal scores, not a team's."""
+
+
+def example_scores_warning(path: Path) -> str:
+    """A warning when the internal scores at ``path`` are, byte for byte, the example
+    a template ships ("" when they are not).
+
+    The example's totals bear no relation to any study's ratings, and the internal team
+    counts as one more rater in the decision's alpha: a study that kept them would have
+    a low alpha for no reason of its raters. Not an error: a study may be tried out on
+    the template whole.
+
+    Parameters
+    ----------
+    path : Path
+        The study's internal scores file, already checked.
+
+    Returns
+    -------
+    str
+    """
+    template, name = EXAMPLE_SCORES
+    example = data_dir("templates") / template / name
+    try:
+        same = path.stat().st_size == example.stat().st_size and \
+            path.read_bytes() == example.read_bytes()
+    except OSError:  # no bundled example to compare with
+        return ""
+    if not same:
+        return ""
+    return (f"{path}: holds the {template} template's example internal scores byte for "
+            "byte, not your team's: the internal team counts as one more rater in the "
+            "decision's alpha, so example totals pull it down; replace them with the "
+            "internal team's own totals (case_id, arm, total) before generate, which seals "
+            "the file")
 
 
 def internal_scores_problems(path: Path, items: tuple[Item, ...], design: Design,

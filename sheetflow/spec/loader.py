@@ -14,7 +14,7 @@ from .blanks import blank_rows, describe_rows
 from .blinding import shown_reveals_arm
 from .design_loader import DesignLoader, label_problem
 from .hashing import SPEC_FORMAT
-from .internal import internal_scores_problems
+from .internal import example_scores_warning, internal_scores_problems
 from .limits import (
     MAX_DEPTH,
     MAX_DIMENSIONS,
@@ -460,6 +460,8 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             if path is not None and self._regular(path, repr(scores), where) and \
                     items and not self.problems:
                 self.problems += internal_scores_problems(path, items, design, rubric)
+                if not self.problems:
+                    self.warnings += filter(None, [example_scores_warning(path)])
         self._arm_params(plan, design)
         if verdicts.PARAM in plan.params:
             for problem in verdicts.problems(plan.params[verdicts.PARAM], rubric):
