@@ -19,8 +19,8 @@ from .formulas import bonett_icc_items, bonett_icc_width, zou_icc_items
 from .pilot_model import grid_source
 from .simulate import ModelSource, PilotSource, Progress, simulate_cell, simulate_grid
 
-__all__ = ["Costs", "PlanResult", "Target", "finish_table", "items_for_target", "plan_alpha",
-           "plan_icc"]
+__all__ = ["Costs", "PlanResult", "Target", "cell_for_target", "finish_table",
+           "items_for_target", "plan_alpha", "plan_icc"]
 
 
 SE_MULTIPLE = 2.0
@@ -328,11 +328,32 @@ def items_for_target(
     -------
     (items, expected_width)
     """
-    items, seen = max(2, start_items), {}
+    items, cell = cell_for_target(source, raters, width, units_per_item=units_per_item,
+                                  start_items=start_items, simulations=simulations,
+                                  n_boot=n_boot, confidence=confidence, seed=seed,
+                                  max_items=max_items, statistic=statistic)
+    return items, cell["expected_width"]
+
+
+def cell_for_target(
+    source: ModelSource | PilotSource, raters: int, width: float, *, units_per_item: int = 1,
+    start_items: int = 20, simulations: int = 200, n_boot: int = 500,
+    confidence: float = 0.95, seed: int = 0, max_items: int = 100_000,
+    statistic: str = "alpha",
+) -> tuple[int, dict[str, Any]]:
+    """:func:`items_for_target`'s search, with the simulated design found whole.
+
+    Returns
+    -------
+    (items, cell)
+        The item count and its :func:`~.simulate.simulate_cell` figures: the expected
+        width with its simulation standard error (``width_se``) and the rest.
+    """
+    items, seen, cells = max(2, start_items), {}, {}
     for _ in range(10):
-        cell = simulate_cell(source, raters, items * units_per_item, simulations=simulations,
-                             n_boot=n_boot, confidence=confidence, seed=seed,
-                             statistic=statistic)
+        cell = cells[items] = simulate_cell(
+            source, raters, items * units_per_item, simulations=simulations, n_boot=n_boot,
+            confidence=confidence, seed=seed, statistic=statistic)
         w = seen[items] = cell["expected_width"]
         if not np.isfinite(w):
             items = min(items * 2, max_items)
@@ -347,4 +368,4 @@ def items_for_target(
         items = guess
     ok = {n: v for n, v in seen.items() if np.isfinite(v) and v <= width}
     best = min(ok) if ok else max(seen)
-    return best, seen[best]
+    return best, cells[best]

@@ -10,10 +10,11 @@ import numpy as np
 
 from ..spec.model import Study
 from .defaults import _NAMES, StudyDefaults, band_width
-from .design import PlanResult, items_for_target
+from .design import PlanResult, cell_for_target
 from .formulas import krippendorff_min_values
 from .inputs import Measure
 from .pilot_model import PilotModel, fit_pilot_model, grid_source
+from .sim_error import target_error_text, width_text
 from .simulate import ModelSource, PilotSource
 
 MAX_SEARCH_ITEMS = 3000  # the note's search for "how many cases" stops here
@@ -126,16 +127,17 @@ def _what_meets(result: PlanResult, own: StudyDefaults, m: Measure,
         return (f"{least} {word}{_rated(own, least)} with {r} raters make the interval "
                 f"{what}.")
     if not hits.empty:
-        first = hits.sort_values("items").iloc[0]
-        need, reached = int(first["items"]), float(first["expected_width"])
+        first = hits.sort_values("items").iloc[0].to_dict()
+        need = int(first["items"])
     else:
-        need, reached = _searched_items(result, own, m, source)
-    if reached <= target.width:
-        return (f"About {need} {word}{_rated(own, need)} with {r} raters (expected width "
-                f"{reached:.2f}) would make the interval {what}{decision}.")
-    return (f"Even {need} {word}{_rated(own, need)} with {r} raters (expected width "
-            f"{reached:.2f}) would not make the interval {what}; more raters or a wider "
-            "target are needed.")
+        need, first = _searched_items(result, own, m, source)
+    # the width with its simulation SE, judged against the target as every design is
+    said, error = width_text(first), target_error_text(target, first)
+    if target.met(first):
+        return (f"About {need} {word}{_rated(own, need)} with {r} raters ({said}) would "
+                f"make the interval {what}{decision}.{error}")
+    return (f"Even {need} {word}{_rated(own, need)} with {r} raters ({said}) would not "
+            f"make the interval {what}; more raters or a wider target are needed.{error}")
 
 
 def _rated(own: StudyDefaults, items: int) -> str:
@@ -146,10 +148,11 @@ def _rated(own: StudyDefaults, items: int) -> str:
 
 
 def _searched_items(result: PlanResult, own: StudyDefaults, m: Measure,
-                    source: ModelSource | PilotSource) -> tuple[int, float]:
+                    source: ModelSource | PilotSource) -> tuple[int, dict]:
     """The simulation's item count for the target width with the study's own raters,
     searched from the grid's largest design of that rater count (the square-root law
-    extrapolates best from there)."""
+    extrapolates best from there), and its simulated figures (the expected width and
+    its simulation SE)."""
     t = result.table
     mine = t[t["raters"] == own.raters].sort_values("items")
     # a subset design is searched on its subset (what the simulation draws)
@@ -157,12 +160,12 @@ def _searched_items(result: PlanResult, own: StudyDefaults, m: Measure,
     assert result.target.width is not None
     # the source the grid was drawn from: its model when the grid outruns the pilot
     source = grid_source(source, [int(r) for r in t["raters"].unique()])
-    need, width = items_for_target(source, own.raters, result.target.width,
-                                   units_per_item=1 if own.sittings else m.units_per_item,
-                                   start_items=start, simulations=result.simulations,
-                                   n_boot=result.n_boot, seed=result.seed,
-                                   max_items=MAX_SEARCH_ITEMS, statistic=result.statistic)
-    return (own.subset.items_for(need) if own.subset else need), width
+    need, cell = cell_for_target(source, own.raters, result.target.width,
+                                 units_per_item=1 if own.sittings else m.units_per_item,
+                                 start_items=start, simulations=result.simulations,
+                                 n_boot=result.n_boot, seed=result.seed,
+                                 max_items=MAX_SEARCH_ITEMS, statistic=result.statistic)
+    return (own.subset.items_for(need) if own.subset else need), cell
 
 
 def _krippendorff_note(study: Study, m: Measure, source: ModelSource | PilotSource,

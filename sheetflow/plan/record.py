@@ -17,8 +17,12 @@ from ..spec.model import SIZING_FILE
 from ..staging import OutputSet
 from .design import PlanResult
 
-SIZING_KEYS = ("raters", "items", "expected_width", "method", "simulations", "measure",
-               "level", "source", "target", "n_boot", "seed", "cost_unit", "notes")
+SIZING_KEYS = ("raters", "items", "expected_width", "expected_width_se", "within_error",
+               "method", "simulations", "measure", "level", "source", "target", "n_boot",
+               "seed", "cost_unit", "notes")
+"""The plan's keys ``sizing.json`` records: the chosen design with its simulated width's
+standard error and whether it lies within simulation error of the target (null and
+false for a closed form, which has no simulation error), and the plan's rationale."""
 
 
 def sizing_record(result: PlanResult) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import numpy as np
 from ..words import counted, percent
 from .design import SE_MULTIPLE, PlanResult, Target
 
-__all__ = ["METHOD", "figure_text", "simulation_error_notes"]
+__all__ = ["METHOD", "figure_text", "simulation_error_notes", "target_error_text", "width_text"]
 
 METHOD = (
     "Simulation error",
@@ -47,6 +47,29 @@ def figure_text(target: Target, row: dict[str, Any]) -> str:
         said = f"expected width {value:.3f}"
         error = f"{se:.2g}" if np.isfinite(se) else ""
     return f"{said} (simulation SE {error})" if error else said
+
+
+def width_text(row: dict[str, Any]) -> str:
+    """A design's expected width with its SE, to stand in parentheses: "expected width
+    0.080, simulation SE 0.0031"; without an SE (a closed form) the width alone."""
+    width, se = float(row["expected_width"]), float(row.get("width_se", np.nan))
+    said = f"expected width {width:.3f}"
+    return f"{said}, simulation SE {se:.2g}" if np.isfinite(se) else said
+
+
+def target_error_text(target: Target, row: dict[str, Any]) -> str:
+    """What a design lying less than :data:`~.design.SE_MULTIPLE` simulation SEs from
+    the target is worth, as a sentence to follow the one naming it ("" when it lies
+    further, or has no simulation error): meeting the target, the simulation does not
+    settle it; missing it, the simulation does not show it falls short."""
+    if not target.within_error(row):
+        return ""
+    if target.met(row):
+        return (f" It is within simulation error of the target (less than {SE_MULTIPLE:g} "
+                "simulation SEs from it): the simulation does not settle whether it meets "
+                "it; more simulated studies (--simulations) would.")
+    return (f" It misses the target by less than {SE_MULTIPLE:g} simulation SEs: within "
+            "simulation error, so the simulation does not show that it falls short.")
 
 
 def simulation_error_notes(result: PlanResult) -> list[str]:

@@ -52,6 +52,34 @@ def test_protocol_000_design_gets_a_plain_note(study000):
     assert res.target.width == pytest.approx(0.10)
 
 
+def test_the_items_note_gives_the_width_with_its_simulation_error(study000, monkeypatch):
+    """The note on how many cases would meet the target gave its width alone, the one
+    simulated figure of the plan without its SE; it now gives the SE and, like every
+    design, whether the width lies within simulation error of the target: for a design
+    searched beyond the grid and for one of the grid."""
+    from sheetflow.plan import notes
+
+    searched, search = [], notes.cell_for_target
+
+    def recorded(*args, **kwargs):  # the search's own figures, to compare the note with
+        searched.append(search(*args, **kwargs))
+        return searched[-1]
+
+    monkeypatch.setattr(notes, "cell_for_target", recorded)
+    res = plan_study(study000, expected=0.75, raters=[4], items=[18, 100], **FAST)
+    (need, cell), = searched
+    grid = plan_study(study000, expected=0.75, raters=[4], items=[18, 400],
+                      target=Target(width=0.2), **FAST)
+    row = grid.table[grid.table["items"] == 400].iloc[0].to_dict()
+    for plan, n, figures in ((res, need, cell), (grid, 400, row)):
+        note = plan.notes[1]
+        assert (f"About {n} cases with 4 raters (expected width "
+                f"{figures['expected_width']:.3f}, simulation SE "
+                f"{figures['width_se']:.2g}) would make") in note, note
+        assert plan.target.within_error(figures) == (
+            "within simulation error of the target" in note), note
+
+
 def test_recorded_design_is_frozen_by_the_spec_hash(study000, tmp_path):
     before = load_study(study000).hash
     res = plan_study(study000, expected=0.75, raters=[4], items=[18, 400],
@@ -61,6 +89,10 @@ def test_recorded_design_is_frozen_by_the_spec_hash(study000, tmp_path):
     study = load_study(study000)
     assert study.sizing["raters"] == 4 and study.sizing["items"] == 400
     assert study.sizing["notes"] == res.notes
+    # the recorded width carries its simulation SE, as every simulated figure does
+    chosen = res.to_dict()
+    assert study.sizing["expected_width_se"] == chosen["expected_width_se"] > 0
+    assert study.sizing["within_error"] is chosen["within_error"]
     assert study.hash != before
     record_plan(study000, res)  # same inputs, same bytes, same hash
     assert load_study(study000).hash == study.hash
