@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from ..errors import command_line
+from ..hints import command_line, typed_words
 from ..words import counted
-from .common import EXIT_DATA, Days, Output, command, rerun_words
+from .common import EXIT_DATA, Days, Output, command, typed_params
 
 
 @command("remind")
@@ -44,7 +44,8 @@ def remind_command(out: Output, directory: Path, min_days: float,
     from .mail_commands import parse_now
 
     # a refusal's hint names the whole command as typed, its --min-days and --now too
-    again = command_line("remind", directory, *rerun_words(click.get_current_context()))
+    again = command_line("remind", directory,
+                         *typed_words(typed_params(click.get_current_context())))
     result = remind(directory, min_days=min_days, now=parse_now(now_text),
                     then=f"run '{again}' again")
     rows, drafts = result.rows, result.drafts
