@@ -1,23 +1,42 @@
 """Files written whole or not at all: staged beside their final paths, then replaced.
 
 Every stage that writes a set of files uses :class:`OutputSet`: ``generate`` (packs,
-manifest, seal), ``collect`` and ``analyze`` (``out/``), ``plan``. A run that fails or
-is killed before the replace leaves the previous files untouched; a killed run can
-leave hidden ``.*.partial`` files, which :func:`remove_partials` (and the next run)
+drafts, manifest, seal), ``collect`` and ``analyze`` (``out/``), ``plan``. A run that
+fails or is killed before the replace leaves the previous files untouched; a killed run
+can leave hidden ``.*.partial`` files, which :func:`remove_partials` (and the next run)
 removes.
+
+The replace itself is recoverable. Before the first file moves, the set writes a
+record of every move (``.sheetflow-commit.json`` in its home folder); each file it
+replaces or supersedes is moved aside (``.<name>.<pid>.previous`` beside it) rather
+than overwritten or deleted, and the previous files are deleted only once the whole new
+set is in place and the record says so. A run stopped in between (Ctrl-C, a crash, a
+kill, a power cut) leaves the record: :func:`recover_interrupted` then puts every
+previous file back, removes the new ones, and says which run was interrupted and when.
 """
 
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
+import json
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import WriteError
 
+try:  # the lock that tells a live commit from an interrupted one (not on Windows)
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
 PARTIAL = ".partial"  # the end of every staged file's name
+PREVIOUS = ".previous"  # the end of a replaced file's name until the new set is whole
+JOURNAL = ".sheetflow-commit.json"  # the record of a commit under way, in its home
+JOURNAL_FORMAT = 1
 
 
 class OutputSet:
@@ -28,15 +47,34 @@ class OutputSet:
     place (in the order staged, so stage the record that vouches for the others last);
     an exception removes them and leaves the old outputs as they were. The files of an
     earlier set this one replaces (:meth:`supersede`) that it does not write again are
-    removed on the way in, so the new set is never found beside leftovers of the old.
+    removed as the new set goes in, so the new set is never found beside leftovers of
+    the old. The replace is journaled (see the module notes): stopped half-way, in this
+    process or by a kill, it is rolled back to the previous set.
+
+    Parameters
+    ----------
+    home : str or Path, optional
+        The folder holding the commit record, which :func:`recover_interrupted` is
+        given to find it: a folder every output lies in. By default the deepest folder
+        that holds them all.
+    label : str
+        What the run is called in the note of an interrupted commit (``"generate"``).
+    what : str
+        What the set holds, for the same note (``"packs and seal"``).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, home: str | Path | None = None, *, label: str = "the run",
+                 what: str = "files") -> None:
+        self._home = Path(home) if home is not None else None
+        self._label = label
+        self._what = what
         self._staged: list[tuple[Path, Path]] = []
         self._made: list[Path] = []  # folders stage() created, outermost first
         self._superseded: list[Path] = []
         self.removed: list[Path] = []
         """The superseded files removed when the set was committed."""
+        self.recovered: str | None = None
+        """The note of an earlier interrupted commit this one rolled back first."""
 
     def stage(self, path: str | Path) -> Path:
         """The temporary path to write ``path``'s new content to (same folder)."""
@@ -59,9 +97,8 @@ class OutputSet:
     def supersede(self, paths: Iterable[str | Path]) -> None:
         """Files of the earlier set: those not staged here are removed on commit.
 
-        They go after every staged file is written and before any is moved in, so a
-        run stopped in between leaves the earlier set's record naming files that are
-        gone (which its checks report) rather than a stale file beside new ones.
+        They are moved aside with the files the set replaces, and deleted only once
+        the whole new set is in place: a run stopped before gets them back.
         """
         self._superseded += [Path(p) for p in paths]
 
@@ -87,12 +124,18 @@ class OutputSet:
                                  "or rename it, then run again")
             _fsync(temp)
         finals = {os.path.abspath(final) for _, final in self._staged}
-        for path in self._superseded:
-            if os.path.abspath(path) not in finals and path.is_file():
-                path.unlink()
-                self.removed.append(path)
-        for temp, final in self._staged:
-            os.replace(temp, final)
+        gone = [p for p in dict.fromkeys(self._superseded)
+                if os.path.abspath(p) not in finals and p.is_file()]
+        moves = [*(_Move(final, None) for final in gone),
+                 *(_Move(final, temp) for temp, final in self._staged)]
+        if not moves:  # nothing staged and nothing to remove
+            return
+        home = self._home or _common_folder([m.final for m in moves])
+        self.recovered = recover_interrupted(home)  # an earlier set's record comes first
+        with _Journal(home, self._label, self._what, moves) as journal:
+            journal.apply()
+            journal.mark_done()
+        self.removed = gone
 
     def _discard(self) -> None:
         for temp, _ in self._staged:
@@ -100,6 +143,220 @@ class OutputSet:
         for folder in reversed(self._made):  # innermost first
             with contextlib.suppress(OSError):  # not empty: whatever else is there stays
                 folder.rmdir()
+
+
+@dataclass
+class _Move:
+    """One file of a commit: ``temp`` moved to ``final`` (``None``: ``final`` only goes),
+    the file at ``final`` before kept at ``previous`` until the commit is done."""
+
+    final: Path
+    temp: Path | None
+    previous: Path | None = None
+
+
+class _Journal:
+    """The record of one commit: written before the first move, marked done after the
+    last, removed once the previous files are deleted."""
+
+    def __init__(self, home: Path, label: str, what: str, moves: list[_Move]) -> None:
+        self.home = home
+        self.path = home / JOURNAL
+        self.moves = moves
+        for move in moves:
+            if os.path.lexists(move.final):
+                move.previous = move.final.with_name(
+                    f".{move.final.name}.{os.getpid()}{PREVIOUS}")
+        self.record = {"journal_format": JOURNAL_FORMAT, "label": label, "what": what,
+                       "started": _now(), "pid": os.getpid(), "done": False,
+                       "moves": [self._entry(m) for m in moves]}
+        self.lock: int | None = None
+
+    def _entry(self, move: _Move) -> dict[str, str | None]:
+        return {"final": self._relative(move.final),
+                "temp": self._relative(move.temp) if move.temp else None,
+                "previous": self._relative(move.previous) if move.previous else None}
+
+    def _relative(self, path: Path) -> str:
+        # relative, so that a study folder moved after a crash is still recovered
+        return Path(os.path.relpath(path, self.home)).as_posix()
+
+    def __enter__(self) -> _Journal:
+        self.lock = _lock(self.home)
+        try:
+            _write_record(self.path, self.record)
+        except BaseException:
+            _unlock(self.lock)  # nothing has moved: there is nothing to roll back
+            raise
+        return self
+
+    def apply(self) -> None:
+        """Move each previous file aside and each new one in, in order."""
+        for move in self.moves:
+            if move.previous is not None:
+                os.replace(move.final, move.previous)
+            if move.temp is not None:
+                os.replace(move.temp, move.final)
+
+    def mark_done(self) -> None:
+        """Record that the whole new set is in place: the commit point."""
+        _write_record(self.path, {**self.record, "done": True})
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
+        try:
+            if kind is not None:  # stopped in this process: put the previous set back
+                _roll_back(self.home, self.record["moves"])
+                self.path.unlink(missing_ok=True)
+            else:
+                _finish(self.home, self.record["moves"])
+        finally:
+            _unlock(self.lock)
+
+
+def recover_interrupted(home: str | Path) -> str | None:
+    """Roll back a commit into ``home`` that was stopped half-way, or finish one done.
+
+    Parameters
+    ----------
+    home : str or Path
+        The folder an :class:`OutputSet` keeps its commit record in.
+
+    Returns
+    -------
+    str or None
+        The note to show when a commit was rolled back ("generate was interrupted at
+        ... while putting its packs and seal in place: the previous ones were restored
+        ..."), else None.
+
+    Raises
+    ------
+    WriteError
+        Another process is committing into ``home`` right now, or the record cannot
+        be read (naming it and what to do).
+    """
+    home = Path(home)
+    path = home / JOURNAL
+    for temp in home.glob(f"{JOURNAL}.*{PARTIAL}"):  # a record killed while written
+        temp.unlink(missing_ok=True)
+    if not path.is_file():
+        return None
+    lock = _lock(home, wait=False)
+    try:
+        if not path.is_file():  # finished while the lock was taken
+            return None
+        record = _read_record(path)
+        if record.get("done"):  # the new set is whole: only the previous files were left
+            _finish(home, record["moves"])
+            return None
+        _roll_back(home, record["moves"])
+        path.unlink()
+        label = record.get("label", "a run")
+        return (f"{label} was interrupted at {record.get('started', 'an unknown time')} "
+                f"while putting its {record.get('what', 'files')} in place: the previous "
+                f"ones were restored and nothing of that run is kept; run {label} again")
+    finally:
+        _unlock(lock)
+
+
+def interrupted_commit(home: str | Path) -> str | None:
+    """Describe, without touching anything, a commit into ``home`` stopped half-way.
+
+    For a check that must not write (:func:`recover_interrupted` puts the previous
+    files back): the set there is then no set at all, and what differs in it is no edit.
+    """
+    path = Path(home) / JOURNAL
+    if not path.is_file():
+        return None
+    record = _read_record(path)
+    if record.get("done"):  # the new set is whole; only previous files are left over
+        return None
+    label = record.get("label", "a run")
+    return (f"{label} was interrupted at {record.get('started', 'an unknown time')} "
+            f"while putting its {record.get('what', 'files')} in place ({path} records "
+            "it): the next sheetflow command on the study restores the previous ones; "
+            "run one (sheetflow status), then check again")
+
+
+def _roll_back(home: Path, moves: list[dict[str, Any]]) -> None:
+    """Put each previous file back and remove each new one, last move first."""
+    for move in reversed(moves):
+        final = home / move["final"]
+        temp, previous = (home / move[k] if move[k] else None for k in ("temp", "previous"))
+        if previous is not None and os.path.lexists(previous):
+            os.replace(previous, final)
+        elif previous is None and temp is not None and not os.path.lexists(temp) \
+                and os.path.lexists(final):
+            final.unlink()  # moved in by the interrupted commit, where nothing was before
+        if temp is not None:
+            temp.unlink(missing_ok=True)
+    _fsync_folders(home, moves)
+
+
+def _finish(home: Path, moves: list[dict[str, Any]]) -> None:
+    """Delete the previous files of a commit done, then its record."""
+    for move in moves:
+        if move["previous"]:
+            (home / move["previous"]).unlink(missing_ok=True)
+    (home / JOURNAL).unlink(missing_ok=True)
+
+
+def _write_record(path: Path, record: dict[str, Any]) -> None:
+    """Write the commit record whole (staged, flushed, replaced) before anything moves."""
+    temp = path.with_name(f"{path.name}.{os.getpid()}{PARTIAL}")
+    try:
+        temp.write_text(json.dumps(record, indent=1), encoding="utf-8")
+        _fsync(temp)
+        os.replace(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
+    _fsync(path.parent)
+
+
+def _read_record(path: Path) -> dict[str, Any]:
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(record, dict) or not isinstance(record.get("moves"), list):
+            raise ValueError("no moves")
+        return record
+    except (OSError, ValueError) as exc:
+        raise WriteError(f"{path}: the record of an interrupted run, unreadable ({exc}); "
+                         "the previous files it kept end in .previous beside their "
+                         "places: put them back by hand, then remove this file") from None
+
+
+def _lock(home: Path, *, wait: bool = True) -> int | None:
+    """Lock ``home`` for one commit; a held lock means a live commit, not a stopped one."""
+    if fcntl is None:  # pragma: no cover - Windows: no way to tell, so none is told
+        return None
+    fd = os.open(home, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except BlockingIOError:
+        os.close(fd)
+        raise WriteError(f"{home}: another sheetflow run is putting its files in place "
+                         "here right now; run again once it has finished") from None
+    return fd
+
+
+def _unlock(fd: int | None) -> None:
+    if fd is not None:
+        os.close(fd)  # closing releases the lock
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _common_folder(paths: list[Path]) -> Path:
+    """The deepest folder holding every one of ``paths``."""
+    return Path(os.path.commonpath([os.path.abspath(p.parent) for p in paths]))
+
+
+def _fsync_folders(home: Path, moves: list[dict[str, Any]]) -> None:
+    """Flush the folders whose entries a rollback changed (best effort)."""
+    for folder in {(home / m["final"]).parent for m in moves}:
+        with contextlib.suppress(OSError):
+            _fsync(folder)
 
 
 def _missing_folders(folder: Path) -> list[Path]:
@@ -121,7 +378,7 @@ def _file_in_the_way(folder: Path) -> Path:
 
 
 def _fsync(path: Path) -> None:
-    """Flush a staged file to disk before it replaces the old one."""
+    """Flush a staged file (or a folder's entries) to disk."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -134,3 +391,25 @@ def remove_partials(folder: Path) -> None:
     if folder.is_dir():
         for path in folder.glob(f".*{PARTIAL}"):
             path.unlink(missing_ok=True)
+
+
+def recover_under(root: str | Path, folders: Iterable[str]) -> list[str]:
+    """Recover every commit stopped half-way in ``root`` or below its ``folders``.
+
+    Parameters
+    ----------
+    root : str or Path
+        A study folder (``generate`` keeps its commit record there).
+    folders : iterable of str
+        Its output folders, searched whole (``out/``, where ``collect`` and
+        ``analyze`` write; ``returns/``, where ``import-judges`` does).
+
+    Returns
+    -------
+    list of str
+        The note of each commit rolled back (see :func:`recover_interrupted`).
+    """
+    root = Path(root)
+    homes = [root] + [record.parent for name in folders if (root / name).is_dir()
+                      for record in sorted((root / name).rglob(JOURNAL))]
+    return [note for home in homes if (note := recover_interrupted(home))]

@@ -160,17 +160,25 @@ def test_ctrl_c_exits_130_in_one_line_and_writes_nothing(made, tmp_path, json_ou
     assert not (root / "out").exists()  # nor the lock file and out/ the run made
 
 
-def test_a_collect_killed_between_replaces_is_refused_by_analyze(made, tmp_path):
+def test_a_collect_killed_between_replaces_is_refused_then_rolled_back(made, tmp_path):
+    """Killed with the new ratings.csv in place and the rest of the set not: analyze
+    (the library) refuses the mixed set; the next command rolls the set back to the
+    previous collect's, whole, and says which run was interrupted."""
     root = _study(made, tmp_path, 2)
     collect(root)
+    before = {p.name: p.read_bytes() for p in (root / "out").iterdir() if p.is_file()}
     shutil.copytree(root / "filled", root / "returns", dirs_exist_ok=True)
     _killed_collect(root, "between-replaces")
     with pytest.raises(OutputError, match=r"does not match out/collection\.json"):
         analyze(root)  # the broken set is named before the panel is looked at
     result = CliRunner().invoke(cli, ["analyze", str(root)])
-    assert result.exit_code == 3
-    assert f"run 'sheetflow collect {root}' again" in result.output
+    assert "warning: collect was interrupted at " in result.output
+    assert "the previous ones were restored" in result.output
     assert "Traceback" not in result.output
+    assert (root / "out" / "ratings.csv").read_bytes() == before["ratings.csv"]
+    assert (root / "out" / COLLECTION_FILE).read_bytes() == before[COLLECTION_FILE]
+    left = [p.name for p in (root / "out").glob(".*")]
+    assert not [n for n in left if n.endswith((".previous", ".partial", ".json"))], left
 
 
 def test_a_table_cut_or_without_record_is_refused(made, tmp_path):

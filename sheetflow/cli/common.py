@@ -391,6 +391,8 @@ def command(name: str, *, directory: str | None = "study",
             click.get_current_context().meta["sheetflow.out"] = out
             if directory is not None:
                 kwargs["directory"] = check_directory(kwargs["directory"], directory)
+            if directory == "study":
+                warn_recovered(out, kwargs["directory"])
             return func(out, *args, **kwargs)
 
         f: Any = click.option("-q", "--quiet", is_flag=True,
@@ -403,6 +405,19 @@ def command(name: str, *, directory: str | None = "study",
         return click.command(name)(f)
 
     return decorate
+
+
+def warn_recovered(out: Output, folder: Path, *, whole_study: bool = True) -> None:
+    """Roll back what a run stopped half-way through replacing its files left in
+    ``folder`` (a study, or where ``--out`` put packs/ and sealed/), before anything
+    there is read; say so, as a warning, for each."""
+    from ..staging import recover_interrupted, recover_under
+    from ..workbook.layout import OUT_DIR, RETURNS_DIR
+
+    notes = (recover_under(folder, (OUT_DIR, RETURNS_DIR)) if whole_study
+             else [n for n in [recover_interrupted(folder)] if n])
+    for note in notes:
+        out.warn(note)
 
 
 _NOT_RERUN = frozenset({"as_json", "quiet", "yes", "directory"})

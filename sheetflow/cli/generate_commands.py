@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..words import counted
-from .common import EXIT_DATA, EXIT_FAILED, Output, command, fail
+from .common import EXIT_DATA, EXIT_FAILED, Output, command, fail, warn_recovered
 
 
 @command("generate")
@@ -141,6 +141,8 @@ def verify_command(out: Output, directory: Path, out_dir: Path | None,
     from ..packs.seal import check_published, verify_seal
 
     check_published(published_lock, "--lock-sha256")
+    if out_dir is not None and out_dir.is_dir():  # the study folder's is recovered already
+        warn_recovered(out, out_dir, whole_study=False)
     check = verify_seal(directory, out_dir, published=published,
                         published_lock=published_lock, pack_files=True)
     if not check.ok:  # what was not checked is said, pass or fail

@@ -252,13 +252,14 @@ def _draft_each(study: Study, root: Path, rows: list[RosterRow], states: tuple[s
     return drafts
 
 
-def save_drafts(drafts: Drafts, out_dir: Path) -> None:
+def save_drafts(drafts: Drafts, out_dir: Path, command: str) -> None:
     """Write the drafts composed (``drafts.unwritten``) to ``out_dir`` in place of the
     ``.eml`` files there, as one set (:class:`~sheetflow.staging.OutputSet`): a run that
     fails half way leaves the earlier drafts as they were, never half of each. The
-    drafts move to ``drafts.written``."""
+    drafts move to ``drafts.written``. ``command`` names the run in the note of one
+    stopped half-way (:func:`~sheetflow.staging.recover_interrupted`)."""
     remove_partials(out_dir)
-    with OutputSet() as outputs:
+    with OutputSet(label=command, what="drafts") as outputs:
         outputs.supersede(sorted(out_dir.glob("*.eml")))
         for name, draft in drafts.unwritten.items():
             outputs.stage(out_dir / name).write_bytes(draft)

@@ -167,7 +167,7 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
     if out.drafts.changed:  # another rater's: the folder cannot be replaced whole
         out.kept = folder_kept(out.drafts.changed, then, root)
     elif write:
-        save_drafts(out.drafts, root / OUT_DIR / REMINDERS_DIR)
+        save_drafts(out.drafts, root / OUT_DIR / REMINDERS_DIR, "remind")
     return out
 
 

@@ -280,7 +280,7 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
         result.outputs = write_outputs(out, result, secret)
         tables = recorded_tables(Path(result.outputs["collection"]).read_bytes())
         result.removed = retire_stale_analysis(root, tables)  # analysed from the old table
-        save_drafts(result.feedback, out / FEEDBACK_DIR)
+        save_drafts(result.feedback, out / FEEDBACK_DIR, "collect")
         result.outputs["feedback"] = str(out / FEEDBACK_DIR)
     return result
 
@@ -675,7 +675,7 @@ def write_outputs(out_dir: Path, result: Collection,
     paths = {"ratings": out_dir / RATINGS_NAME, "validation": out_dir / "validation.xlsx",
              "collection": out_dir / COLLECTION_FILE,
              "incomplete": out_dir / INCOMPLETE_RATINGS_NAME}
-    with OutputSet() as outputs:
+    with OutputSet(label="collect", what="outputs") as outputs:
         ratings = outputs.stage(paths["ratings"])
         result.ratings.write_csv(ratings)
         incomplete = outputs.stage(paths["incomplete"])

@@ -236,7 +236,7 @@ def _write(study: Study, plan: _Plan, records: list[tuple[int, dict[str, Any]]],
     """Stage every workbook and the summary; they replace the earlier ones together."""
     result = JudgeImport(records=len(records), missing=answers.pop("__missing__", []))
     remove_partials(plan.out_dir)  # what a killed import left; out/'s are analyze's to clean
-    with OutputSet() as outputs:
+    with OutputSet(label="import-judges", what="workbooks") as outputs:
         for rater_id, pack in plan.packs.items():
             target = plan.out_dir / pack["file"]
             result.answers += _fill(study.root / L.PACKS_DIR / pack["file"],

@@ -32,7 +32,7 @@ from ..errors import SheetflowError, UsageError
 from ..spec.blinding import study_warnings
 from ..spec.study import Rater, Study, judge_rater_ids, load_study, require_generatable
 from ..spec.wording import id_mentions
-from ..staging import OutputSet, remove_partials
+from ..staging import OutputSet, recover_interrupted, remove_partials
 from ..workbook import layout as L
 from .assign import Assignment, assign, response_text
 from .instructions import with_batch_size, with_case_count
@@ -173,6 +173,8 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     if out is not None:
         _refuse_study_input(root, study.root)
     spec_hash = study.hash
+    # before anything of the seal is read: a commit stopped half-way is rolled back
+    recovered = recover_interrupted(root)
     _refuse_other_seal(root, spec_hash, force)
     _refuse_replacing_with_data(root, study.root, spec_hash)
     reused = False
@@ -188,6 +190,7 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     assignments = [a for r in study.raters for a in _sittings(study, r, secret) if a.slots]
     manifest_path = packs_dir / L.MANIFEST_FILE
     mailing = packs_dir / MAILING_LIST
+    command = "generate" if lock_selection is None else "lock"  # named if interrupted
     if lock_selection is None and (root / SEALED_DIR / LOCK_RECORD_FILE).exists():
         # after a data lock the key sealed at generate stays as published: regenerating
         # seals the lock's packs in its chained record again
@@ -196,8 +199,9 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     # their text stops the run before anything is written
     mail_leaks = refuse_mail_leaks(study, _invitations(study, assignments))
     # packs, manifest, mailing list and seal as one set: staged, then all replaced (the
-    # seal last); a run that fails or is stopped before leaves the previous set whole
-    with OutputSet() as outputs:
+    # seal last) by a journaled commit; a run that fails or is stopped at any point
+    # leaves the previous set whole, or has it restored on the next run
+    with OutputSet(root, label=command, what="packs and seal") as outputs:
         infos, manifest_sha256 = _write_packs(study, spec_hash, secret, spec_field,
                                               assignments, manifest_path, progress,
                                               outputs.stage)
@@ -227,6 +231,7 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
         result.at_lock = [r.id for r in study.raters if r.role == "second" and r.id not in written]
     if emails:
         _write_drafts(study, assignments, infos, packs_dir / EML_DIR, result, judges)
+    result.warnings[:0] = [recovered] if recovered else []
     result.warnings += study_warnings(study) + id_mentions(study)
     result.warnings += mail_leaks + leaks
     return result

@@ -19,6 +19,7 @@ from typing import Any
 from ..errors import SealError, UsageError
 from ..hints import command_line
 from ..spec.study import Study, load_study
+from ..staging import interrupted_commit
 from .seal_files import (
     KEY_FILE,
     KEY_HASH_FILE,
@@ -123,6 +124,10 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
     root = Path(out or study_dir)
     sealed = root / SEALED_DIR
     check = SealCheck(study_dir=study_dir, out_dir=Path(out) if out is not None else None)
+    interrupted = interrupted_commit(root)
+    if interrupted:  # a set half replaced: whatever differs in it is no edit
+        check.problems.append(interrupted)
+        return check
     paths = require_seal(study_dir, root)
     key_bytes = paths[KEY_FILE].read_bytes()  # the bytes hashed are the bytes parsed
     _check_key_hash(check, key_bytes, paths, published)

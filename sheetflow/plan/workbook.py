@@ -105,7 +105,7 @@ def write_plan_workbook(result: PlanResult, path: str | Path) -> Path:
     See the module notes for its sheets and print setup.
     """
     path = Path(path)
-    with OutputSet() as outputs:
+    with OutputSet(label="plan", what="workbook") as outputs:
         wb = SheetflowWorkbook(str(outputs.stage(path)))
         formats = _formats(wb)
         _plan_sheet(wb, formats, result)

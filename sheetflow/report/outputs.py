@@ -64,7 +64,7 @@ def write_analysis_outputs(analysis: Analysis, out_dir: str | Path, *,
     """
     out = Path(out_dir)
     remove_partials(out)
-    with OutputSet() as outputs:
+    with OutputSet(label="analyze", what="outputs") as outputs:
         written = write_into(analysis, out, outputs, workers=workers)
     remove_stale_tables(out, written, own_files(analysis, out))
     return written

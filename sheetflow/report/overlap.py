@@ -96,7 +96,8 @@ def analyze_and_write(study_dir: str | Path, *, published: str | None = None,
     check_published(published)  # a typo in the argument leaves the earlier run standing
     out = root / OUT_DIR
     remove_partials(out)
-    with OutputSet() as outputs, EarlyWrites(out, outputs, workers) as early:
+    with OutputSet(label="analyze", what="outputs") as outputs, \
+            EarlyWrites(out, outputs, workers) as early:
         analysis = _analyze_or_retire(root, published=published, on_part=early.part_ready,
                                       allow_partial=allow_partial)
         release_free_memory()  # the analysis's temporaries, before the writing's own
