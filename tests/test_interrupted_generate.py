@@ -1,13 +1,15 @@
 """generate's set survives an interruption: whole, or the previous one restored.
 
-The packs, manifest and seal go in by one journaled commit (see
-:mod:`sheetflow.staging`): stopped at any point (Ctrl-C, a crash, a kill) the previous
-set stays or comes back whole, secret included, and the next command says that
-generate was interrupted rather than that something was edited.
+The packs, drafts, manifest and seal go in by one journaled commit (see
+:mod:`sheetflow.staging`): stopped at any point (Ctrl-C, a crash, a full disk, a kill)
+the previous set stays or comes back whole, secret included, and the next command says
+that generate was interrupted rather than that something was edited. A new set also
+removes the packs and drafts of the previous one that it does not vouch for.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import signal
@@ -25,6 +27,7 @@ from sheetflow.workbook import layout as L
 
 JOURNAL = ".sheetflow-commit.json"  # sheetflow.staging's record of a commit under way
 ROOT = Path(__file__).resolve().parent.parent
+MOREAU = "external-validation-scores-Moreau-2026-09-15"  # EV-03's pack, as named
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +71,7 @@ def _stop_at_replace(monkeypatch, n: int) -> None:
     monkeypatch.setattr(os, "replace", replace)
 
 
-@pytest.mark.parametrize("n", [3, 8, 14])
+@pytest.mark.parametrize("n", [3, 8, 14, 21])
 def test_generate_stopped_mid_commit_leaves_the_previous_set_whole(generated, tmp_path,
                                                                    monkeypatch, n):
     """Ctrl-C between two replaces of `generate --force` (the 8th: the new secret and
@@ -98,7 +101,7 @@ generate_packs(sys.argv[1], emails=True, force=True)
 """
 
 
-@pytest.mark.parametrize("n", [8, 14])
+@pytest.mark.parametrize("n", [8, 14, 20])
 def test_a_generate_killed_mid_commit_is_named_and_rolled_back_by_verify(generated, tmp_path,
                                                                          n):
     """Killed (nothing in the process runs after) with packs/ and sealed/ half replaced:
@@ -125,6 +128,58 @@ def test_a_generate_killed_mid_commit_is_named_and_rolled_back_by_verify(generat
     assert (root / "sealed" / "secret").read_bytes() == secret
     assert {k: v for k, v in _set_of(root).items() if ".partial" not in k} == before
     assert not (root / JOURNAL).exists()
+
+
+def test_a_full_disk_while_drafting_replaces_nothing(generated, tmp_path, monkeypatch):
+    """The drafts are in the set: a disk that fills on the second draft leaves the
+    previous packs, drafts and seal as they were, and no cut-off draft."""
+    from sheetflow.packs import mail
+
+    root = _copy(generated, tmp_path)
+    before = _set_of(root)
+    _drop_ev03(root)
+    real, calls = mail.compose_eml, []
+
+    def full(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(mail, "compose_eml", full)
+    with pytest.raises(OSError):
+        generate_packs(root, emails=True, force=True)
+    assert _set_of(root) == before
+
+
+def test_force_removes_the_pack_and_draft_of_a_rater_no_longer_listed(generated, tmp_path):
+    root = _copy(generated, tmp_path)
+    (root / L.PACKS_DIR / "notes.txt").write_text("mine", encoding="utf-8")
+    _drop_ev03(root)
+    result = CliRunner().invoke(cli, ["generate", str(root), "--eml", "--force"])
+    assert result.exit_code == 0, result.output
+    assert (f"removed    1 pack and 1 draft of the previous generate: EV-03 ({MOREAU}.xlsx, "
+            f"eml/{MOREAU}.eml)") in result.output
+    assert not (root / L.PACKS_DIR / f"{MOREAU}.xlsx").exists()
+    assert not (root / L.PACKS_DIR / "eml" / f"{MOREAU}.eml").exists()
+    assert (root / L.PACKS_DIR / "notes.txt").read_text(encoding="utf-8") == "mine"
+    assert len(list((root / L.PACKS_DIR / "eml").glob("*.eml"))) == 2
+    assert not [p for p in (root / L.PACKS_DIR).rglob(".*")]  # nothing kept aside
+    assert verify_seal(root).ok
+
+
+def test_a_new_seal_without_eml_removes_the_drafts_of_the_changed_packs(generated, tmp_path):
+    """Drafts attaching packs the new manifest does not vouch for are never left ready
+    to mail; regenerating the same spec keeps them (the packs are the same bytes)."""
+    root = _copy(generated, tmp_path)
+    drafts = sorted((root / L.PACKS_DIR / "eml").glob("*.eml"))
+    generate_packs(root)
+    assert sorted((root / L.PACKS_DIR / "eml").glob("*.eml")) == drafts
+    _drop_ev03(root)
+    result = generate_packs(root, force=True)
+    assert not list((root / L.PACKS_DIR / "eml").glob("*.eml"))
+    assert sorted(p for _, p in result.removed) == sorted(
+        [*drafts, root / L.PACKS_DIR / f"{MOREAU}.xlsx"])
 
 
 def test_a_commit_killed_after_it_was_done_is_finished_quietly(tmp_path, monkeypatch):

@@ -49,6 +49,8 @@ def generate_command(out: Output, directory: Path, out_dir: Path | None, emails:
     out.say("sealed     secret, key.json, key.sha256, plan.lock.json (keep sealed/ private: "
             "the secret and the key unblind the study; publish the key's hash below)")
     out.say(f"returns    {result.returns_dir} (save returned workbooks here)")
+    if result.removed:
+        out.say(removed_line(result.removed, result.manifest_path.parent))
     for warning in result.warnings:
         out.warn(warning)
     out.say("publish before scoring:")
@@ -69,7 +71,21 @@ def generate_command(out: Output, directory: Path, out_dir: Path | None, emails:
               "judges": result.judges, "next": step,
               "manifest": str(result.manifest_path), "returns": str(result.returns_dir),
               "mailing_list": str(result.mailing_list_path),
-              "eml": [str(p) for p in result.eml_paths], "hashes": result.hash_lines()})
+              "eml": [str(p) for p in result.eml_paths], "hashes": result.hash_lines(),
+              "removed": [{"rater_id": r, "file": str(p)} for r, p in result.removed]})
+
+
+def removed_line(removed: list[tuple[str, Path]], packs_dir: Path) -> str:
+    """The packs and drafts of the previous generate the new set removed, by rater:
+    ``removed 1 pack and 1 draft of the previous generate: EV-03 (a.xlsx, eml/a.eml)``."""
+    drafts = sum(p.suffix == ".eml" for _, p in removed)
+    whose: dict[str, list[str]] = {}
+    for rater, path in removed:
+        whose.setdefault(rater, []).append(path.relative_to(packs_dir).as_posix())
+    what = " and ".join(counted(n, noun) for n, noun in
+                        ((len(removed) - drafts, "pack"), (drafts, "draft")) if n)
+    return (f"removed    {what} of the previous generate: "
+            + "; ".join(f"{r} ({', '.join(files)})" for r, files in whose.items()))
 
 
 def next_step(directory: Path, raters: list[str], judges: list[str], move: str = "",

@@ -37,7 +37,7 @@ from ..workbook import layout as L
 from .assign import Assignment, assign, response_text
 from .instructions import with_batch_size, with_case_count
 from .leaks import refuse_leaks, refuse_mail_leaks
-from .mail import SITTING2_NOTE, build_eml, invitation_text, mailing_list_csv
+from .mail import SITTING2_NOTE, invitation_text, mailing_list_csv
 from .manifest import open_manifest
 from .manifest_form import Compactor
 from .seal import (
@@ -62,10 +62,10 @@ from .secret import (
     spec_mark,
 )
 from .secret import row_key as secret_row_key
+from .set_files import EML_DIR, StagedDrafts, previous_files, stage_drafts, stale_files
 from .writer import CardSpec, PackSpec, TextCache, write_pack
 
 MAILING_LIST = "mailing-list.csv"
-EML_DIR = "eml"
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,10 @@ class GenerateResult:
     at_lock: list[str] = field(default_factory=list)
     """Second raters who got no pack yet: their subset is drawn at data lock, and
     ``sheetflow lock`` writes their packs once the primary returns are collected."""
+    removed: list[tuple[str, Path]] = field(default_factory=list)
+    """(rater id, path) of each pack and draft of the previous generate that the new
+    set no longer vouches for (a rater removed, a draft attaching a changed pack),
+    removed as the new set went in."""
 
     def hash_lines(self) -> list[str]:
         """Both hashes, sha256sum-style: the spec's, then the key's."""
@@ -198,9 +202,11 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     # the invitations reach every rater (drafted with --eml, or by send): an arm id in
     # their text stops the run before anything is written
     mail_leaks = refuse_mail_leaks(study, _invitations(study, assignments))
-    # packs, manifest, mailing list and seal as one set: staged, then all replaced (the
-    # seal last) by a journaled commit; a run that fails or is stopped at any point
-    # leaves the previous set whole, or has it restored on the next run
+    previous = previous_files(root)
+    drafts = StagedDrafts()
+    # packs, manifest, mailing list, drafts and seal as one set: staged, then all
+    # replaced (the seal last) by a journaled commit; a run that fails or is stopped
+    # at any point leaves the previous set whole, or has it restored on the next run
     with OutputSet(root, label=command, what="packs and seal") as outputs:
         infos, manifest_sha256 = _write_packs(study, spec_hash, secret, spec_field,
                                               assignments, manifest_path, progress,
@@ -211,6 +217,12 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
                              (manifest_path.name, staged[manifest_path]))
         outputs.stage(mailing).write_bytes(mailing_list_csv(
             [(a.rater, a.sitting, i.path.name) for a, i in zip(assignments, infos, strict=True)]))
+        if emails:
+            drafts = stage_drafts(study, [(a, i.path, staged[i.path])
+                                          for a, i in zip(assignments, infos, strict=True)],
+                                  judge_rater_ids(study), packs_dir / EML_DIR, outputs.stage)
+        stale = stale_files(previous, {i.path: i.sha256 for i in infos}, emails)
+        outputs.supersede(f.path for f in stale)
         key = _key(study, spec_hash, assignments)
         if lock_selection is not None:
             seal = write_lock_record(root, key, manifest_sha256=manifest_sha256,
@@ -229,9 +241,10 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     if selects_at_lock(study):
         written = {i.rater_id for i in infos}
         result.at_lock = [r.id for r in study.raters if r.role == "second" and r.id not in written]
-    if emails:
-        _write_drafts(study, assignments, infos, packs_dir / EML_DIR, result, judges)
-    result.warnings[:0] = [recovered] if recovered else []
+    result.eml_paths = drafts.paths
+    gone = set(outputs.removed)
+    result.removed = [(f.rater_id, f.path) for f in stale if f.path in gone]
+    result.warnings = ([recovered] if recovered else []) + drafts.warnings
     result.warnings += study_warnings(study) + id_mentions(study)
     result.warnings += mail_leaks + leaks
     return result
@@ -574,23 +587,3 @@ def _key_case(study: Study, position: int, slot: Any) -> dict[str, Any]:
     arm = slot.item.fields.get(study.design.arm_column or "", "")
     return {"position": position, "item_id": slot.item.id, "code": slot.code, "arm": arm}
 
-
-def _write_drafts(study: Study, assignments: list[Assignment], infos: list[PackInfo],
-                  eml_dir: Path, result: GenerateResult, judges: frozenset[str]) -> None:
-    """A draft per pack to send; a person's pack without an address is warned of, a
-    judge's is not sent at all (``import-judges`` fills it), so it gets no draft and no
-    warning."""
-    eml_dir.mkdir(parents=True, exist_ok=True)
-    for a, info in zip(assignments, infos, strict=True):
-        if a.rater.id in judges:
-            continue
-        if not a.rater.email:
-            result.warnings.append(f"rater {a.rater.id} has no email address in "
-                                   f"{study.raters_file}; no draft written for {info.path.name}")
-            continue
-        # sitting 2 is drafted apart, to be sent only 24 h after sitting 1 is back
-        folder = eml_dir if a.sitting == 1 else eml_dir / f"sitting-{a.sitting}"
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / (info.path.stem + ".eml")
-        path.write_bytes(build_eml(study, a.rater, info.path, a.sitting, cases=len(a.slots)))
-        result.eml_paths.append(path)

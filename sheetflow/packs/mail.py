@@ -179,16 +179,16 @@ class Draft:
 
 def build_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1, *,
               subject: str | None = None, body: str | None = None,
-              cases: int | None = None) -> bytes:
+              cases: int | None = None, staged: Path | None = None) -> bytes:
     """A ready-to-send draft mailing ``pack`` to ``rater`` (:func:`compose_eml`'s
     message alone)."""
     return compose_eml(study, rater, pack, sitting, subject=subject, body=body,
-                       cases=cases).message
+                       cases=cases, staged=staged).message
 
 
 def compose_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1, *,
                 subject: str | None = None, body: str | None = None,
-                cases: int | None = None) -> Draft:
+                cases: int | None = None, staged: Path | None = None) -> Draft:
     """A ready-to-send draft mailing ``pack`` to ``rater``, with what it attached.
 
     Parameters
@@ -209,6 +209,9 @@ def compose_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1, *,
     cases : int, optional
         The number of cases in ``pack``: what the study's template says for
         ``{n_cases}`` (see :func:`fill`).
+    staged : Path, optional
+        Where ``pack``'s bytes are until they are moved into place (``generate`` drafts
+        its packs in the same set as them): attached under ``pack``'s name.
 
     Returns
     -------
@@ -221,7 +224,7 @@ def compose_eml(study: Study, rater: Rater, pack: Path, sitting: int = 1, *,
     msg["To"] = address(rater.name, rater.email)
     msg["Subject"] = subject
     msg["X-Unsent"] = "1"
-    data = _read_pack(pack)
+    data = _read_pack(staged or pack)
     if data is None:
         body += f"\n[{pack.name} was not found when this draft was made: attach it.]\n"
     msg.set_content(signed(body, study))
