@@ -37,6 +37,7 @@ PARTIAL = ".partial"  # the end of every staged file's name
 PREVIOUS = ".previous"  # the end of a replaced file's name until the new set is whole
 JOURNAL = ".sheetflow-commit.json"  # the record of a commit under way, in its home
 JOURNAL_FORMAT = 1
+UNNAMED = "a sheetflow run"  # the label of a set whose caller gave none
 
 
 class OutputSet:
@@ -63,7 +64,7 @@ class OutputSet:
         What the set holds, for the same note (``"packs and seal"``).
     """
 
-    def __init__(self, home: str | Path | None = None, *, label: str = "the run",
+    def __init__(self, home: str | Path | None = None, *, label: str = UNNAMED,
                  what: str = "files") -> None:
         self._home = Path(home) if home is not None else None
         self._label = label
@@ -124,14 +125,19 @@ class OutputSet:
                                  "or rename it, then run again")
             _fsync(temp)
         finals = {os.path.abspath(final) for _, final in self._staged}
-        gone = [p for p in dict.fromkeys(self._superseded)
-                if os.path.abspath(p) not in finals and p.is_file()]
+        others = [p for p in dict.fromkeys(self._superseded)
+                  if os.path.abspath(p) not in finals]
+        if not others and not self._staged:  # nothing staged and nothing to remove
+            return
+        home = self._home or _common_folder([*others, *(f for _, f in self._staged)])
+        # an earlier set's record comes first: what it kept aside is put back before
+        # this set looks at what is there
+        self.recovered = recover_interrupted(home)
+        gone = [p for p in others if p.is_file()]
         moves = [*(_Move(final, None) for final in gone),
                  *(_Move(final, temp) for temp, final in self._staged)]
-        if not moves:  # nothing staged and nothing to remove
+        if not moves:
             return
-        home = self._home or _common_folder([m.final for m in moves])
-        self.recovered = recover_interrupted(home)  # an earlier set's record comes first
         with _Journal(home, self._label, self._what, moves) as journal:
             journal.apply()
             journal.mark_done()
@@ -250,10 +256,11 @@ def recover_interrupted(home: str | Path) -> str | None:
             return None
         _roll_back(home, record["moves"])
         path.unlink()
-        label = record.get("label", "a run")
+        label = str(record.get("label") or UNNAMED)
+        again = "it" if label == UNNAMED else label
         return (f"{label} was interrupted at {record.get('started', 'an unknown time')} "
                 f"while putting its {record.get('what', 'files')} in place: the previous "
-                f"ones were restored and nothing of that run is kept; run {label} again")
+                f"ones were restored and nothing of that run is kept; run {again} again")
     finally:
         _unlock(lock)
 
@@ -270,7 +277,7 @@ def interrupted_commit(home: str | Path) -> str | None:
     record = _read_record(path)
     if record.get("done"):  # the new set is whole; only previous files are left over
         return None
-    label = record.get("label", "a run")
+    label = record.get("label") or UNNAMED
     return (f"{label} was interrupted at {record.get('started', 'an unknown time')} "
             f"while putting its {record.get('what', 'files')} in place ({path} records "
             "it): the next sheetflow command on the study restores the previous ones; "
@@ -309,7 +316,8 @@ def _write_record(path: Path, record: dict[str, Any]) -> None:
         os.replace(temp, path)
     finally:
         temp.unlink(missing_ok=True)
-    _fsync(path.parent)
+    with contextlib.suppress(OSError):  # a folder cannot be opened to flush everywhere
+        _fsync(path.parent)
 
 
 def _read_record(path: Path) -> dict[str, Any]:

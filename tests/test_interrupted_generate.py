@@ -221,3 +221,34 @@ def test_a_commit_under_way_in_another_process_is_not_rolled_back(tmp_path):
     finally:
         os.close(fd)
     assert (tmp_path / JOURNAL).exists()
+
+
+def test_a_file_an_interrupted_set_kept_aside_is_removed_by_the_next_set(tmp_path, monkeypatch):
+    """A set killed after moving a file it supersedes aside: the next set first puts it
+    back, then removes it as its own superseded file, leaving nothing kept aside."""
+    from sheetflow import staging
+
+    (tmp_path / "a.txt").write_text("old", encoding="utf-8")
+    (tmp_path / "old.txt").write_text("old", encoding="utf-8")
+    real, calls = os.replace, []
+
+    def replace(src, dst):
+        calls.append(dst)
+        if len(calls) == 3:  # the record written, old.txt moved aside
+            raise KeyboardInterrupt
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    # as after a kill: nothing runs after the stop, so the record stays
+    monkeypatch.setattr(staging._Journal, "__exit__", lambda self, *_: staging._unlock(self.lock))
+    with pytest.raises(KeyboardInterrupt), staging.OutputSet(tmp_path) as outputs:
+        outputs.stage(tmp_path / "a.txt").write_text("new", encoding="utf-8")
+        outputs.supersede([tmp_path / "old.txt"])
+    monkeypatch.undo()
+    assert not (tmp_path / "old.txt").exists()  # kept aside by the stopped set
+    with staging.OutputSet(tmp_path) as outputs:  # (another name: the same process)
+        outputs.stage(tmp_path / "b.txt").write_text("new", encoding="utf-8")
+        outputs.supersede([tmp_path / "old.txt"])
+    assert outputs.recovered and outputs.removed == [tmp_path / "old.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+    assert (tmp_path / "a.txt").read_text(encoding="utf-8") == "old"
