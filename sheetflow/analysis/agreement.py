@@ -36,7 +36,8 @@ from .internal_rater import (
     with_internal_note,
     with_internal_team,
 )
-from .na import na_as_category, with_na_answers
+from .na import na_as_category
+from .na_answers import with_na_answers
 from .protocol import ProtocolPlan
 from .readings import few_units_notes, interval_notes
 
@@ -183,7 +184,7 @@ def _no_pair(ctx: Context, dim_id: str, raters: list[Any], empty: pd.DataFrame,
 
 def _say_na_answers(ctx: Context, dim_id: str, table: pd.DataFrame, figure: str) -> None:
     """``table``'s reasons where ``figure`` is undefined, with the N/A answers the
-    measure left out (:func:`.na.with_na_answers`); in place, each distinct reason
+    measure left out (:func:`.na_answers.with_na_answers`); in place, each distinct reason
     worded once (a pairwise table has a row per pair of hundreds of raters)."""
     if "reason" not in table or figure not in table or table.empty:
         return

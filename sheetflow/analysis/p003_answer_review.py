@@ -25,7 +25,8 @@ from .decision import (
     status_of,
     threshold_check,
 )
-from .na import na_answers, na_handling
+from .na import na_handling
+from .na_answers import na_answers
 from .protocol import ProtocolPlan
 
 
