@@ -21,7 +21,7 @@ from sheetflow.cli import cli
 from sheetflow.collect import collect
 from sheetflow.collect.file_check import FileJob, check_file
 from sheetflow.collect.safety import Limits
-from sheetflow.errors import UsageError
+from sheetflow.errors import SpecError, UsageError
 from sheetflow.packs import generate_packs, verify_seal
 from sheetflow.packs.manifest import open_manifest
 from sheetflow.spec import init_study, load_study
@@ -189,6 +189,36 @@ def test_internal_scores_swapped_after_the_seal_check_are_not_used(tmp_path, mon
     expected = sorted(float(ln.split(",")[total]) for ln in lines[1:])
     assert sorted(used["internal"]["total"].tolist()) == expected
     assert set(used["internal"]["total"]) != {0.0}
+
+
+def test_internal_scores_rewritten_after_the_check_are_not_sealed(tmp_path, monkeypatch):
+    """generate seals the sha256 of the internal scores' bytes the check read: a file
+    rewritten between the check and the seal was sealed as it then was (a total 'n/a'
+    that check refuses), and the study was stuck: restoring the file broke the seal.
+    Now the checked bytes are sealed, and the file restored verifies."""
+    import sheetflow.packs.generate as generate_module
+
+    root = init_study(tmp_path / "s", "paired-rubric")
+    scores = root / "internal_scores.csv"
+    checked = scores.read_bytes()
+    lines = checked.decode("utf-8").splitlines()
+    total = lines[0].split(",").index("total")
+    cells = lines[1].split(",")
+    cells[total] = "n/a"
+    real = generate_module.input_hashes
+
+    def rewrite_then_hash(study):
+        scores.write_text("\n".join([lines[0], ",".join(cells), *lines[2:]]) + "\n",
+                          encoding="utf-8")
+        return real(study)
+    monkeypatch.setattr(generate_module, "input_hashes", rewrite_then_hash)
+    generate_packs(root)
+    key = json.loads((root / "sealed" / "key.json").read_text(encoding="utf-8"))
+    assert key["inputs"] == {"internal_scores.csv": hashlib.sha256(checked).hexdigest()}
+    with pytest.raises(SpecError, match="total 'n/a' is not a number"):
+        verify_seal(root)  # the file as it is now is named, and can be put right
+    scores.write_bytes(checked)  # restored as checked: the seal holds
+    assert verify_seal(root).ok
 
 
 def _anchored_locked(tmp_path):

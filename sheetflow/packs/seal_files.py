@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..errors import MissingStepError
+from ..errors import MissingStepError, SheetflowError
 from ..spec.study import Study
 
 SEALED_DIR = "sealed"
@@ -66,8 +66,23 @@ def input_hashes(study: Study) -> dict[str, str]:
     Today that is the internal scores (``[analysis.params] internal_scores_file``),
     which the direction and Spearman checks compare with: sealed at generate so they
     cannot be edited once the ratings are seen. Keys are paths relative to the study.
+    The hashes are those :func:`~sheetflow.spec.study.load_study` took of the bytes it
+    checked (:attr:`~sheetflow.spec.model.Study.input_sha256`): the file is not read
+    again, so bytes written after the check are never sealed as checked.
+
+    Raises
+    ------
+    SheetflowError
+        ``study`` was not loaded with the file checked (no hash was taken of it).
     """
-    return {name: sha256_file(study.root / name) for name in sealed_input_names(study)}
+    hashes = {}
+    for name in sealed_input_names(study):
+        if name not in study.input_sha256:
+            raise SheetflowError(f"{study.root / name}: not read when the study was "
+                                 "checked, so it cannot be sealed; load the study with "
+                                 "load_study and generate again")
+        hashes[name] = study.input_sha256[name]
+    return hashes
 
 
 def sealed_input_names(study: Study) -> list[str]:

@@ -58,6 +58,8 @@ class LoaderBase:
         self.deferred: list[SpecError] = []
         # true statements about the files that stop nothing (a column not read)
         self.warnings: list[str] = []
+        # the sha256 of each input file generate seals, of the bytes the checks read
+        self.input_sha256: dict[str, str] = {}
         # ids of dimensions that failed to load: not reported again where referenced
         self.broken: set[str] = set()
         # ids of dimensions loaded despite problems: their points are not to be trusted

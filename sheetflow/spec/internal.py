@@ -27,7 +27,7 @@ EXAMPLE_SCORES = ("paired-rubric", "internal_scores.csv")
 """The bundled template and file holding example internal scores, not a team's."""
 
 
-def example_scores_warning(path: Path) -> str:
+def example_scores_warning(path: Path, data: bytes) -> str:
     """A warning when the internal scores at ``path`` are, byte for byte, the example
     a template ships ("" when they are not).
 
@@ -39,7 +39,9 @@ def example_scores_warning(path: Path) -> str:
     Parameters
     ----------
     path : Path
-        The study's internal scores file, already checked.
+        The study's internal scores file, already checked (named in the warning).
+    data : bytes
+        Its bytes, as read once for the check.
 
     Returns
     -------
@@ -48,8 +50,7 @@ def example_scores_warning(path: Path) -> str:
     template, name = EXAMPLE_SCORES
     example = data_dir("templates") / template / name
     try:
-        same = path.stat().st_size == example.stat().st_size and \
-            path.read_bytes() == example.read_bytes()
+        same = len(data) == example.stat().st_size and data == example.read_bytes()
     except OSError:  # no bundled example to compare with
         return ""
     if not same:
@@ -62,7 +63,8 @@ def example_scores_warning(path: Path) -> str:
 
 
 def internal_scores_problems(path: Path, items: tuple[Item, ...], design: Design,
-                             rubric: Rubric | None = None) -> list[SpecError]:
+                             rubric: Rubric | None = None, *,
+                             data: bytes | None = None) -> list[SpecError]:
     """Every problem of the internal scores at ``path`` (empty when it is sound).
 
     Parameters
@@ -78,9 +80,12 @@ def internal_scores_problems(path: Path, items: tuple[Item, ...], design: Design
         (:func:`~sheetflow.spec.rubric.total_bounds`, what its dimensions give; from
         the lowest to the highest when there are several). Not checked when not given
         or when the rubric has no total.
+    data : bytes, optional
+        The file's bytes as already read (and hashed) by the caller: what is checked is
+        what ``generate`` seals (read from ``path`` when not given).
     """
     try:
-        header, rows = read_table(path, max_bytes=MAX_SPEC_BYTES)
+        header, rows = read_table(path, max_bytes=MAX_SPEC_BYTES, data=data)
     except SpecError as exc:
         return [exc]
     name = str(path)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import tomllib
 import unicodedata
+from pathlib import Path
 
 from ..errors import SpecError
 from ..words import counted
@@ -29,7 +31,7 @@ from .raters import RaterLoader, unsafe_char
 from .rubric import Rubric, total_bounds
 from .rubric_loader import RubricLoader
 from .spelling import close_match
-from .tables import control_char, invisible_char, read_text_file
+from .tables import control_char, invisible_char, read_capped, read_text_file
 
 NO_DESIGN = Design("unknown", 0, ())
 """The design of a spec whose ``[design]`` table is missing (reported): nothing that
@@ -126,6 +128,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             mail=mail,
             generate_problems=tuple(self.deferred),
             file_warnings=tuple(self.warnings),
+            input_sha256=dict(self.input_sha256),
         )
 
     def _parse(self) -> dict | None:
@@ -459,9 +462,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             # only against items that loaded cleanly: a broken items file says so itself
             if path is not None and self._regular(path, repr(scores), where) and \
                     items and not self.problems:
-                self.problems += internal_scores_problems(path, items, design, rubric)
-                if not self.problems:
-                    self.warnings += filter(None, [example_scores_warning(path)])
+                self._internal_scores(path, str(scores), items, design, rubric)
         self._arm_params(plan, design)
         if verdicts.PARAM in plan.params:
             for problem in verdicts.problems(plan.params[verdicts.PARAM], rubric):
@@ -513,6 +514,21 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             return
         for problem in protocol_targets.target_problems(protocol, plan.targets):
             self.fail_to_generate(problem.message, "[analysis.targets]")
+
+    def _internal_scores(self, path: Path, name: str, items: tuple[Item, ...],
+                         design: Design, rubric: Rubric) -> None:
+        """Check the internal scores from one read of the file, and keep the sha256 of
+        those very bytes for ``generate`` to seal: a file rewritten after the check
+        (and before the seal) is then told by ``verify``, never sealed unchecked."""
+        try:
+            data = read_capped(path, MAX_SPEC_BYTES)
+        except SpecError as exc:
+            self.problems.append(exc)
+            return
+        self.input_sha256[name] = hashlib.sha256(data).hexdigest()
+        self.problems += internal_scores_problems(path, items, design, rubric, data=data)
+        if not self.problems:
+            self.warnings += filter(None, [example_scores_warning(path, data)])
 
     def _preference_labels(self, rubric: Rubric, design: Design) -> None:
         """A preference's choices must name the design's labels: the analysis reads

@@ -211,6 +211,10 @@ class Study:
     file_warnings : tuple of str
         True statements about the study's files that stop nothing, each naming the file
         (a raters column that is not read); ``check`` and ``generate`` print them.
+    input_sha256 : dict of str to str
+        The sha256 of each input file ``generate`` seals besides the spec (the internal
+        scores), keyed by its name in the spec: of the very bytes the checks read, so
+        what is sealed is what was checked.
     """
 
     root: Path
@@ -236,6 +240,7 @@ class Study:
     mail: MailSettings = field(default_factory=MailSettings)
     generate_problems: tuple[Any, ...] = ()
     file_warnings: tuple[str, ...] = ()
+    input_sha256: dict[str, str] = field(default_factory=dict)
 
     @property
     def hash(self) -> str:

@@ -19,8 +19,7 @@ def read_text_file(path: Path, max_bytes: int | None = None) -> str:
 
     A file larger than ``max_bytes`` is refused before it is read.
     """
-    _check_size(path, max_bytes)
-    data = path.read_bytes()
+    data = read_capped(path, max_bytes)
     if data.startswith(b"\xef\xbb\xbf"):
         raise SpecError(
             "starts with a UTF-8 byte-order mark (BOM); save it as UTF-8 without BOM",
@@ -28,6 +27,12 @@ def read_text_file(path: Path, max_bytes: int | None = None) -> str:
         )
     text = _decode(data, path, "utf-8", "UTF-8 (without BOM)")
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_capped(path: Path, max_bytes: int | None = None) -> bytes:
+    """A file's bytes, read once; one larger than ``max_bytes`` is refused unread."""
+    _check_size(path, max_bytes)
+    return path.read_bytes()
 
 
 def _decode(data: bytes, path: Path, codec: str, save_as: str, *,
