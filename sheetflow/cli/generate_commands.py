@@ -188,7 +188,7 @@ def lock_command(out: Output, directory: Path) -> None:
 
     Example: sheetflow lock my-study
     """
-    from ..packs.lock import lock_second_rater
+    from ..collect.data_lock import lock_second_rater
 
     result = lock_second_rater(directory)
     doc = {"ok": True, "already": result.already, "completed": result.completed,

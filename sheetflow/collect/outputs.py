@@ -5,7 +5,7 @@
   a run that fails or is killed leaves the previous outputs untouched (a killed run
   can leave hidden ``.*.partial`` files, which the next run removes).
 * :func:`study_lock` holds ``out/.lock`` (an exclusive :func:`fcntl.flock`) while a
-  collect, analyze or plan runs, so a second one waits a bounded time, then refuses;
+  collect, analyze, plan or lock runs, so a second one waits a bounded time, then refuses;
   a run that fails removes the lock file (and ``out/``) it made.
 * ``out/collection.json`` records ``ratings.csv``'s sha256, row count and sources;
   :func:`verify_ratings` refuses a ratings table that does not match it. The record is
@@ -257,8 +257,9 @@ def _shown(path: Path, root: Path) -> str:
         return str(path)
 
 
-LOCKING_COMMANDS = ("collect", "analyze", "plan")
-"""The commands that hold ``out/.lock`` while they run (each writes into ``out/``)."""
+LOCKING_COMMANDS = ("collect", "analyze", "plan", "lock")
+"""The commands that hold ``out/.lock`` while they run (each writes into ``out/``, or,
+the data lock, draws from what collect wrote there)."""
 _LOCKERS = ", ".join(LOCKING_COMMANDS[:-1]) + " or " + LOCKING_COMMANDS[-1]
 
 

@@ -1,12 +1,18 @@
 """``sheetflow lock``: draw protocol 002's second-rater subset and generate its packs.
 
-The draw itself (:func:`.second_rater.draw`) sits below :mod:`.generate`, which reads
-a recorded selection; this step sits above it, since it generates again. The
-procedure is described in :mod:`.second_rater`.
+The draw itself (:func:`~sheetflow.packs.second_rater.draw`) sits below
+:mod:`sheetflow.packs.generate`, which reads a recorded selection; this step sits
+above both it and collect's outputs, since it reads the collected ratings and
+generates again. The procedure is described in :mod:`sheetflow.packs.second_rater`.
+
+The ratings table is read once and must be the one ``out/collection.json`` records,
+and the lock holds the study lock (``out/.lock``) so no ``collect`` replaces it
+meanwhile.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from dataclasses import dataclass, field
@@ -14,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SheetflowError, UsageError
-from ..spec.study import Study, load_study
-from .generate import generate_packs
-from .seal import (
+from ..hints import command_line
+from ..packs.generate import generate_packs
+from ..packs.seal import (
     KEY_FILE,
     KEY_HASH_FILE,
     LOCK_RECORD_FILE,
@@ -26,7 +32,18 @@ from .seal import (
     dump_json,
     sha256_file,
 )
-from .second_rater import METHOD, SELECTION_FILE, draw, selection_path, selects_at_lock
+from ..packs.second_rater import METHOD, SELECTION_FILE, draw, selection_path, selects_at_lock
+from ..spec.study import Study, load_study
+from .outputs import (
+    LOCK_WAIT,
+    OUT_DIR,
+    RATINGS_NAME,
+    Collected,
+    check_row_count,
+    collection_secret,
+    study_lock,
+    verify_ratings,
+)
 
 
 @dataclass
@@ -48,13 +65,15 @@ class LockResult:
     """A second rater without an e-mail address gets no draft: said here."""
 
 
-def lock_second_rater(study_dir: str | Path) -> LockResult:
+def lock_second_rater(study_dir: str | Path, *, lock_wait: float = LOCK_WAIT) -> LockResult:
     """Draw the second-rater subset from completed items and generate its packs.
 
     Parameters
     ----------
     study_dir : str or Path
         A study after ``generate`` and ``collect`` of the primary returns.
+    lock_wait : float
+        Seconds to wait for another run holding the study lock (``out/.lock``).
 
     Returns
     -------
@@ -65,6 +84,9 @@ def lock_second_rater(study_dir: str | Path) -> LockResult:
     UsageError
         The study does not select at lock, is not generated or collected, or a lock
         already drew a different selection.
+    OutputError
+        ``out/ratings.csv`` is not the table ``collect`` recorded, or another sheetflow
+        run holds the study lock.
     SheetflowError
         A primary rater has no collected return.
     """
@@ -72,11 +94,14 @@ def lock_second_rater(study_dir: str | Path) -> LockResult:
     if not selects_at_lock(study):
         raise UsageError(_nothing_to_lock(study))
     plan_hash = _frozen_hash(study)
-    ratings = study.root / "out" / "ratings.csv"
-    if not ratings.exists():
-        raise UsageError(f"{ratings} not found; collect the primary returns first "
-                         f"('sheetflow collect {study.root}')")
-    completed = completed_items(study, ratings.read_bytes())
+    with study_lock(study.root, "lock", lock_wait):  # no collect replaces the ratings meanwhile
+        return _lock(study, plan_hash, _collected_ratings(study))
+
+
+def _lock(study: Study, plan_hash: str, collected: Collected) -> LockResult:
+    """Draw from ``collected`` (the ratings as read once and checked), record the
+    selection (or finish a lock that recorded one) and generate the packs."""
+    completed = completed_items(study, collected.data, collected.rows)
     plan = study.design.second_rater
     assert plan is not None
     strata = draw([it for it in study.items if it.id in set(completed)], plan.strata,
@@ -86,7 +111,7 @@ def lock_second_rater(study_dir: str | Path) -> LockResult:
     record = {"plan_hash": plan_hash, "method": METHOD, "fraction": plan.fraction,
               "strata_columns": list(plan.strata), "completed": completed,
               "strata": strata, "selected": selected,
-              "ratings_sha256": sha256_file(ratings),
+              "ratings_sha256": hashlib.sha256(collected.data).hexdigest(),
               "key_sha256_before": _key_hash(study)}
     path = selection_path(study)
     if path.exists():
@@ -108,6 +133,17 @@ def lock_second_rater(study_dir: str | Path) -> LockResult:
                       record_sha256=result.key_sha256,
                       drafts=[d for d in result.eml_paths if d.stem in stems],
                       warnings=[w for w in result.warnings if any(s in w for s in stems)])
+
+
+def _collected_ratings(study: Study) -> Collected:
+    """``out/ratings.csv`` as read once and checked against ``out/collection.json``
+    (its sha256, and the mark under the study secret): a table cut off or changed
+    after collect would draw the subset from the wrong completed items."""
+    ratings = study.root / OUT_DIR / RATINGS_NAME
+    if not ratings.exists():
+        raise UsageError(f"{ratings} not found; collect the primary returns first "
+                         f"('{command_line('collect', study.root)}')")
+    return verify_ratings(study.root, collection_secret(study.root))
 
 
 def _nothing_to_lock(study: Study) -> str:
@@ -137,17 +173,29 @@ def _again(study: Study, path: Path, record: dict[str, Any]) -> LockResult:
                       if record_hash.exists() else "")
 
 
-def completed_items(study: Study, ratings_csv: bytes) -> list[str]:
+def completed_items(study: Study, ratings_csv: bytes, rows: int | None = None) -> list[str]:
     """Items every primary rater scored completely (a recomputed total), spec order.
+
+    Parameters
+    ----------
+    study : Study
+    ratings_csv : bytes
+        ``out/ratings.csv`` as read (and checked against its record).
+    rows : int, optional
+        The row count ``out/collection.json`` records for it, checked once parsed.
 
     Raises
     ------
     SheetflowError
         A primary rater has no collected rating at all.
+    OutputError
+        The table has another number of rows than its record gives.
     """
     import pandas as pd  # heavy: only the lock reads the ratings table
 
     table = pd.read_csv(io.BytesIO(ratings_csv), dtype=str, keep_default_na=False)
+    if rows is not None:
+        check_row_count(rows, len(table), study_dir=study.root)
     total = study.rubric.totals[0].id if study.rubric.totals else None
     primaries = [r.id for r in study.raters if r.role != "second"]
     rated = table[(table["sitting"] == "1") & (table["rater_id"].isin(primaries))]
