@@ -1,9 +1,18 @@
-"""``sheetflow lock`` (protocol 002): the ratings drawn from are the table ``collect``
-recorded, read once, and the lock holds the study lock.
+"""``sheetflow lock`` (protocol 002): every input read once, every output whole.
+
+The selection is written whole or not at all and a damaged one is one line; the
+selection whose sha256 the lock record seals is the one the second raters' packs are
+drawn by, and ``verify`` compares the two; the ratings drawn from are the table
+``collect`` recorded; the lock holds the study lock.
 """
 
 from __future__ import annotations
 
+import errno
+import hashlib
+import json
+import os
+import pathlib
 import shutil
 
 import pytest
@@ -12,7 +21,7 @@ from roundtrip_helpers import return_every_pack
 
 from sheetflow.cli import cli
 from sheetflow.collect import collect
-from sheetflow.packs import generate_packs
+from sheetflow.packs import generate_packs, verify_seal
 from sheetflow.spec import init_study
 
 SELECTION = "second-rater-selection.json"
@@ -41,6 +50,176 @@ def _lock(root):
 
 def _errors(result) -> list[str]:
     return [ln for ln in result.output.splitlines() if ln.startswith("error:")]
+
+
+def _selected(root) -> list[str]:
+    return json.loads((root / "sealed" / SELECTION).read_text(encoding="utf-8"))["selected"]
+
+
+def _second_packs(root) -> list[dict]:
+    record = json.loads((root / "sealed" / "lock-record.json").read_text(encoding="utf-8"))
+    return [p for p in record["packs"] if p["sitting"] == 1]
+
+
+def test_a_full_disk_leaves_no_selection_and_a_rerun_locks(study, monkeypatch):
+    """Out of space while the selection was written, the lock left a 0-byte file, and
+    every later lock stopped on it with a traceback; now nothing is left behind."""
+    real = pathlib.Path.write_bytes
+
+    def full_disk(self, data):
+        if SELECTION.removesuffix(".json") in self.name:
+            self.open("wb").close()  # created, then the write finds no space
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, data)
+    monkeypatch.setattr(pathlib.Path, "write_bytes", full_disk)
+    result = _lock(study)
+    assert result.exit_code == 3 and isinstance(result.exception, SystemExit), result.output
+    errors = _errors(result)
+    assert len(errors) == 1 and f"sealed/{SELECTION}: could not be written" in errors[0]
+    assert "free some space" in errors[0]
+    assert sorted(p.name for p in (study / "sealed").iterdir()) == [
+        "key.json", "key.sha256", "plan.lock.json", "secret"]
+    monkeypatch.undo()
+    again = _lock(study)
+    assert again.exit_code == 0, again.output
+    assert verify_seal(study).ok
+
+
+def test_a_damaged_selection_is_one_line_naming_the_file_and_what_to_do(study):
+    """A 0-byte selection (as a full disk left one) stopped 'lock' with a
+    JSONDecodeError traceback, though 'verify' said to run it again."""
+    (study / "sealed" / SELECTION).write_bytes(b"")
+    result = _lock(study)
+    assert result.exit_code == 3 and isinstance(result.exception, SystemExit), result.output
+    errors = _errors(result)
+    assert len(errors) == 1, result.output
+    assert f"sealed/{SELECTION}: is not a second-rater selection sheetflow wrote (it is " \
+        f"empty) and no packs were sealed from it; remove it, then run 'sheetflow lock " \
+        f"{study}' again" in errors[0]
+    (study / "sealed" / SELECTION).unlink()  # as the line says
+    assert _lock(study).exit_code == 0 and verify_seal(study).ok
+
+
+def test_a_lock_resumed_after_a_stop_writes_the_selection_hash(study):
+    """Stopped after the selection was written and before its .sha256, the lock
+    finished by a rerun never wrote the .sha256."""
+    assert _lock(study).exit_code == 0
+    sealed = study / "sealed"
+    hash_file = sealed / "second-rater-selection.sha256"
+    written = hash_file.read_bytes()
+    for name in ("lock-record.json", "lock-record.sha256", hash_file.name):
+        (sealed / name).unlink()  # as the stop leaves the study
+    again = _lock(study)
+    assert again.exit_code == 0 and "already locked" not in again.output, again.output
+    assert hash_file.read_bytes() == written
+    check = verify_seal(study)
+    assert check.ok and not check.notes, check.problems + check.notes
+
+
+def test_a_stop_between_the_selection_and_its_hash_is_finished_by_a_rerun(study,
+                                                                          monkeypatch):
+    """Ctrl-C just before the selection's .sha256 is moved into place: verify names the
+    lock stopped half-way, and a rerun finishes it, the .sha256 written."""
+    real = os.replace
+
+    def stop(src, dst, *args, **kwargs):
+        if os.fspath(dst).endswith("second-rater-selection.sha256"):
+            raise KeyboardInterrupt
+        return real(src, dst, *args, **kwargs)
+    monkeypatch.setattr(os, "replace", stop)
+    assert _lock(study).exit_code != 0
+    monkeypatch.undo()
+    sealed = study / "sealed"
+    assert (sealed / SELECTION).is_file()
+    assert not (sealed / "second-rater-selection.sha256").exists()
+    assert not list(sealed.glob(".*.partial"))
+    assert "stopped half-way" in verify_seal(study).problems[0]
+    assert _lock(study).exit_code == 0
+    digest = hashlib.sha256((sealed / SELECTION).read_bytes()).hexdigest()
+    assert (sealed / "second-rater-selection.sha256").read_text(encoding="utf-8") == \
+        f"{digest}  {SELECTION}\n"
+    check = verify_seal(study)
+    assert check.ok and not check.notes, check.problems + check.notes
+
+
+def test_generate_after_a_lock_stopped_before_its_record_keeps_the_key(study,
+                                                                      monkeypatch):
+    """A lock stopped before its record was sealed, then 'generate': the second raters'
+    packs went into the key sealed at generate, whose published hash then failed."""
+    key = (study / "sealed" / "key.json").read_bytes()
+    real = os.replace
+
+    def stop(src, dst, *args, **kwargs):
+        if os.fspath(dst).endswith("lock-record.json"):
+            raise KeyboardInterrupt
+        return real(src, dst, *args, **kwargs)
+    monkeypatch.setattr(os, "replace", stop)
+    assert _lock(study).exit_code != 0
+    monkeypatch.undo()
+    assert (study / "sealed" / SELECTION).is_file()
+    generate_packs(study)
+    assert (study / "sealed" / "key.json").read_bytes() == key
+    published = hashlib.sha256(key).hexdigest()
+    assert [p for p in verify_seal(study, published=published).problems
+            if "stopped half-way" not in p] == []
+    assert _lock(study).exit_code == 0
+    assert verify_seal(study, published=published).ok
+
+
+def test_the_packs_hold_the_selection_whose_hash_is_sealed(study, monkeypatch):
+    """The selection swapped for another on disk while the packs were drawn: the lock
+    chained the hash of the first and drew the packs from the second, and verify said
+    'seal ok'. The packs now come from the bytes hashed."""
+    import sheetflow.packs.generate as generate_module
+
+    real = generate_module._sittings
+    path = study / "sealed" / SELECTION
+    sealed_bytes = {}
+
+    def swapped(*args, **kwargs):
+        if not sealed_bytes:
+            sealed_bytes["data"] = path.read_bytes()
+            doc = json.loads(sealed_bytes["data"])
+            doc["selected"] = [c for c in doc["completed"] if c not in doc["selected"]][
+                :len(doc["selected"])]
+            path.write_text(json.dumps(doc), encoding="utf-8")
+        return real(*args, **kwargs)
+    monkeypatch.setattr(generate_module, "_sittings", swapped)
+    assert _lock(study).exit_code == 0
+    path.write_bytes(sealed_bytes["data"])  # put back: the file whose hash was sealed
+    selected = _selected(study)
+    assert [sorted(p["order"]) for p in _second_packs(study)] == [sorted(selected)]
+    assert verify_seal(study).ok
+
+
+def test_verify_compares_the_second_raters_packs_with_the_selection(study):
+    """A selection that names other items than the second raters' packs hold, its
+    hashes rewritten to match (what the swap above left), passed verify."""
+    assert _lock(study).exit_code == 0
+    sealed = study / "sealed"
+    doc = json.loads((sealed / SELECTION).read_text(encoding="utf-8"))
+    doc["selected"] = [c for c in doc["completed"] if c not in doc["selected"]][
+        :len(doc["selected"])]
+    data = json.dumps(doc).encode()
+    digest = hashlib.sha256(data).hexdigest()
+    (sealed / SELECTION).write_bytes(data)
+    (sealed / "second-rater-selection.sha256").write_text(f"{digest}  {SELECTION}\n",
+                                                          encoding="utf-8")
+    record = json.loads((sealed / "lock-record.json").read_text(encoding="utf-8"))
+    record["selection_sha256"] = digest
+    record_bytes = json.dumps(record).encode()
+    (sealed / "lock-record.json").write_bytes(record_bytes)
+    (sealed / "lock-record.sha256").write_text(
+        f"{hashlib.sha256(record_bytes).hexdigest()}  lock-record.json\n", encoding="utf-8")
+    check = verify_seal(study)
+    assert not check.ok
+    assert any("were not drawn by the selection the lock sealed" in p and
+               f"but {SELECTION} selected 4 items ({', '.join(doc['selected'][:3])}, ...)" in p
+               for p in check.problems), check.problems
+    (sealed / SELECTION).write_text("{}", encoding="utf-8")  # changed after the lock
+    check = verify_seal(study)
+    assert any(f"{SELECTION} has sha256" in p and "the selection was changed after the "
+               "lock" in p for p in check.problems), check.problems
 
 
 def test_the_lock_draws_only_from_the_ratings_collect_recorded(study):

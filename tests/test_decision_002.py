@@ -163,6 +163,10 @@ def test_an_extra_second_rating_fails(tmp_path):
     record = json.loads(path.read_text(encoding="utf-8"))
     record["selected"] = [*selected, extra]  # packs made from a wrong selection
     path.write_text(json.dumps(record), encoding="utf-8")
+    # its .sha256 written to match, as a lock drawing wrongly would (verify compares them)
+    path.with_suffix(".sha256").write_text(
+        f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {SELECTION_FILE}\n",
+        encoding="utf-8")
     generate_packs(root)
     _fill(root, SECOND, {})
     out, summary, rows = _analyze(root)

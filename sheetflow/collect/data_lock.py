@@ -5,9 +5,11 @@ The draw itself (:func:`~sheetflow.packs.second_rater.draw`) sits below
 above both it and collect's outputs, since it reads the collected ratings and
 generates again. The procedure is described in :mod:`sheetflow.packs.second_rater`.
 
-The ratings table is read once and must be the one ``out/collection.json`` records,
-and the lock holds the study lock (``out/.lock``) so no ``collect`` replaces it
-meanwhile.
+Every input is read once: the ratings table is the one ``out/collection.json``
+records (checked from the bytes parsed), and the selection's sha256 sealed in the lock
+record is that of the very bytes the second raters' packs are drawn by. The selection
+and its ``.sha256`` are written whole or not at all, and the lock holds the study lock
+(``out/.lock``) so no ``collect`` replaces the ratings meanwhile.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import SheetflowError, UsageError
+from ..errors import SealError, SheetflowError, UsageError, WriteError
 from ..hints import command_line
 from ..packs.generate import generate_packs
 from ..packs.seal import (
@@ -32,8 +34,17 @@ from ..packs.seal import (
     dump_json,
     sha256_file,
 )
-from ..packs.second_rater import METHOD, SELECTION_FILE, draw, selection_path, selects_at_lock
+from ..packs.second_rater import (
+    METHOD,
+    SELECTION_FILE,
+    RecordedSelection,
+    draw,
+    read_selection,
+    selection_path,
+    selects_at_lock,
+)
 from ..spec.study import Study, load_study
+from ..staging import OutputSet
 from .outputs import (
     LOCK_WAIT,
     OUT_DIR,
@@ -88,7 +99,7 @@ def lock_second_rater(study_dir: str | Path, *, lock_wait: float = LOCK_WAIT) ->
         ``out/ratings.csv`` is not the table ``collect`` recorded, or another sheetflow
         run holds the study lock.
     SheetflowError
-        A primary rater has no collected return.
+        A primary rater has no collected return, or the recorded selection is damaged.
     """
     study = load_study(study_dir)
     if not selects_at_lock(study):
@@ -113,24 +124,23 @@ def _lock(study: Study, plan_hash: str, collected: Collected) -> LockResult:
               "strata": strata, "selected": selected,
               "ratings_sha256": hashlib.sha256(collected.data).hexdigest(),
               "key_sha256_before": _key_hash(study)}
-    path = selection_path(study)
-    if path.exists():
-        again = _again(study, path, record)
+    selection = read_selection(study)  # read once: its sha256 sealed, its ids drawn by
+    if selection is not None:
+        again = _again(study, selection, record)
         if (study.root / SEALED_DIR / LOCK_RECORD_FILE).exists():
             return again
         # a lock stopped after recording its selection: finish it with that selection
         completed, selected = again.completed, again.selected
+        _finish_hash_file(study, selection)
     else:
-        path.write_bytes(dump_json(record))
-        path.with_suffix(".sha256").write_text(f"{sha256_file(path)}  {SELECTION_FILE}\n",
-                                               encoding="utf-8")
+        selection = _record_selection(selection_path(study), record)
     # the second raters' invitations are drafted with their packs, as generate --eml does
-    result = generate_packs(study.root, lock_selection=sha256_file(path), emails=True)
+    result = generate_packs(study.root, lock_selection=selection, emails=True)
     second = {r.id for r in study.raters if r.role == "second"}
     packs = [p.path for p in result.packs if p.rater_id in second]
     stems = {p.stem for p in packs}
-    return LockResult(path, completed, selected, _key_hash(study), _key_hash(study), packs,
-                      record_sha256=result.key_sha256,
+    return LockResult(selection.path, completed, selected, _key_hash(study),
+                      _key_hash(study), packs, record_sha256=result.key_sha256,
                       drafts=[d for d in result.eml_paths if d.stem in stems],
                       warnings=[w for w in result.warnings if any(s in w for s in stems)])
 
@@ -146,6 +156,46 @@ def _collected_ratings(study: Study) -> Collected:
     return verify_ratings(study.root, collection_secret(study.root))
 
 
+def _record_selection(path: Path, record: dict[str, Any]) -> RecordedSelection:
+    """Write the selection and its ``.sha256`` whole or not at all; the selection the
+    packs are drawn by is the one written, its hash of the very bytes written."""
+    data = dump_json(record)
+    digest = hashlib.sha256(data).hexdigest()
+    _write_whole({path: data, path.with_suffix(".sha256"): _hash_line(digest)})
+    return RecordedSelection(path, digest, record)
+
+
+def _finish_hash_file(study: Study, selection: RecordedSelection) -> None:
+    """A lock stopped before the selection's ``.sha256`` was written: write it from the
+    bytes read; one that gives another hash is not overwritten."""
+    path = selection.path.with_suffix(".sha256")
+    line = _hash_line(selection.sha256)
+    if not path.exists():
+        _write_whole({path: line})
+    elif path.read_bytes() != line:
+        raise SealError(f"{path}: does not give the sha256 of {SELECTION_FILE} "
+                        f"({selection.sha256}): one of them was changed after the lock "
+                        "drew the subset, and no packs were sealed from it; remove both, "
+                        f"then run '{command_line('lock', study.root)}' again")
+
+
+def _hash_line(digest: str) -> bytes:
+    return f"{digest}  {SELECTION_FILE}\n".encode()
+
+
+def _write_whole(files: dict[Path, bytes]) -> None:
+    """Write ``files`` as one set, staged then replaced: a full disk or a stop leaves
+    none of them half-written (a 0-byte selection stopped every later lock)."""
+    with OutputSet() as outputs:
+        for path, data in files.items():
+            try:
+                outputs.stage(path).write_bytes(data)
+            except OSError as exc:
+                raise WriteError(f"{path}: could not be written "
+                                 f"({(exc.strerror or str(exc)).lower()}); free some space "
+                                 "or fix the folder's permissions, then run again") from None
+
+
 def _nothing_to_lock(study: Study) -> str:
     """Why ``lock`` has nothing to do for ``study``: it draws only a second-rater subset
     set to be drawn at data lock, and this study plans none, or draws it at generate."""
@@ -159,16 +209,17 @@ def _nothing_to_lock(study: Study) -> str:
             "to lock")
 
 
-def _again(study: Study, path: Path, record: dict[str, Any]) -> LockResult:
+def _again(study: Study, selection: RecordedSelection, record: dict[str, Any]) -> LockResult:
     """A second lock: the same draw is fine (nothing written), a different one is not."""
-    old = json.loads(path.read_text(encoding="utf-8"))
-    if old.get("selected") != record["selected"]:
-        raise UsageError(f"{path}: the subset was already drawn ({len(old.get('selected', []))} "
-                         "items) and the completed items now give another; the lock is "
-                         "final. Remove the file only if no second rater has started")
+    old = selection.record
+    if old["selected"] != record["selected"]:
+        raise UsageError(f"{selection.path}: the subset was already drawn "
+                         f"({len(old['selected'])} items) and the completed items now give "
+                         "another; the lock is final. Remove the file only if no second "
+                         "rater has started")
     record_hash = study.root / SEALED_DIR / LOCK_RECORD_HASH_FILE
-    return LockResult(path, old["completed"], old["selected"], old["key_sha256_before"],
-                      _key_hash(study), already=True,
+    return LockResult(selection.path, list(old.get("completed", [])), selection.selected,
+                      str(old.get("key_sha256_before", "")), _key_hash(study), already=True,
                       record_sha256=record_hash.read_text(encoding="utf-8").split()[0]
                       if record_hash.exists() else "")
 

@@ -30,10 +30,11 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 
 from ..spec.study import Item, Rater, Study
-from .second_rater import ceil_share, locked_selection
+from .second_rater import ceil_share
 from .secret import keyed_rng
 
 
@@ -114,11 +115,16 @@ def second_rater_items(study: Study) -> tuple[Item, ...]:
     return tuple(it for it in study.items if it.id in chosen)
 
 
-def rater_items(study: Study, rater: Rater) -> tuple[Item, ...]:
-    """The items ``rater`` scores in the first sitting, in spec order."""
+def rater_items(study: Study, rater: Rater,
+                locked: Collection[str] = ()) -> tuple[Item, ...]:
+    """The items ``rater`` scores in the first sitting, in spec order.
+
+    ``locked``: the item ids a data lock selected (protocol 002, ``select_at =
+    "lock"``), as the caller read them with the sha256 it seals; none before the lock.
+    """
     if rater.role == "second" and study.design.second_rater is not None:
         if study.design.second_rater.select_at == "lock":  # drawn at data lock (002)
-            chosen = set(locked_selection(study) or ())
+            chosen = set(locked)
             return tuple(it for it in study.items if it.id in chosen)
         return second_rater_items(study)
     return study.items
@@ -137,7 +143,7 @@ def balanced_sides(n: int, rng: random.Random) -> list[bool]:
 
 
 def assign(study: Study, rater: Rater, sitting: int = 1, *,
-           secret: bytes) -> Assignment:
+           secret: bytes, locked: Collection[str] = ()) -> Assignment:
     """The cards of ``rater``'s workbook for ``sitting`` (1, or 2 for repeats).
 
     Parameters
@@ -148,13 +154,15 @@ def assign(study: Study, rater: Rater, sitting: int = 1, *,
         1 for the main workbook, 2 for the repeats workbook.
     secret : bytes
         The study secret every draw is keyed with.
+    locked : collection of str
+        The item ids a data lock selected for second raters (:func:`rater_items`).
 
     Returns
     -------
     Assignment
     """
     design = study.design
-    items = list(rater_items(study, rater))
+    items = list(rater_items(study, rater, locked))
     if sitting == 1:
         seed, tag = design.seed, "s1"
         if design.shuffle:

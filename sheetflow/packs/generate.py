@@ -51,7 +51,7 @@ from .seal import (
     write_lock_record,
     write_seal,
 )
-from .second_rater import SELECTION_FILE, selects_at_lock
+from .second_rater import RecordedSelection, read_selection, selection_path, selects_at_lock
 from .secret import (
     RNG_RECIPE,
     SECRET_BYTES,
@@ -129,7 +129,7 @@ class GenerateResult:
 def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
                    emails: bool = False, force: bool = False,
                    progress: Callable[[int, int], None] | None = None,
-                   lock_selection: str | None = None,
+                   lock_selection: RecordedSelection | None = None,
                    secret: bytes | None = None) -> GenerateResult:
     """Generate every rater's workbook, the blinded manifest and the sealed key.
 
@@ -145,11 +145,13 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
         Replace an existing seal made for a different spec hash.
     progress : callable, optional
         Called as ``progress(done, total)`` after each pack is written.
-    lock_selection : str, optional
-        The sha256 of a data lock's selection (protocol 002, ``sheetflow lock``): the
-        key sealed at generate is kept as it is and the packs the lock adds are sealed
-        in a record chained to it (:func:`~.seal.write_lock_record`); ``key_sha256``
-        is then that record's hash.
+    lock_selection : RecordedSelection, optional
+        A data lock's selection (protocol 002, ``sheetflow lock``), as read once: the
+        second raters' packs hold the items it selected, the key sealed at generate is
+        kept as it is and the packs the lock adds are sealed in a record chained to it
+        with the sha256 of those same bytes (:func:`~.seal.write_lock_record`);
+        ``key_sha256`` is then that record's hash. After a lock, regenerating reads the
+        recorded selection itself.
     secret : bytes, optional
         The study secret to draw with, 32 bytes, instead of the sealed one (when
         regenerating) or a new one: for a run that must be the same every time (the
@@ -190,15 +192,17 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     packs_dir = root / L.PACKS_DIR
     remove_partials(packs_dir)  # staging makes the folder: a refused run leaves none
     remove_partials(root / SEALED_DIR)
-    # a second rater whose subset is drawn at data lock has no pack until the lock
-    assignments = [a for r in study.raters for a in _sittings(study, r, secret) if a.slots]
-    manifest_path = packs_dir / L.MANIFEST_FILE
-    mailing = packs_dir / MAILING_LIST
     command = "generate" if lock_selection is None else "lock"  # named if interrupted
     if lock_selection is None and (root / SEALED_DIR / LOCK_RECORD_FILE).exists():
         # after a data lock the key sealed at generate stays as published: regenerating
         # seals the lock's packs in its chained record again
-        lock_selection = sha256_file(root / SEALED_DIR / SELECTION_FILE)
+        lock_selection = _sealed_selection(study)
+    locked = lock_selection.selected if lock_selection is not None else []
+    # a second rater whose subset is drawn at data lock has no pack until the lock
+    assignments = [a for r in study.raters for a in _sittings(study, r, secret, locked)
+                   if a.slots]
+    manifest_path = packs_dir / L.MANIFEST_FILE
+    mailing = packs_dir / MAILING_LIST
     # the invitations reach every rater (drafted with --eml, or by send): an arm id in
     # their text stops the run before anything is written
     mail_leaks = refuse_mail_leaks(study, _invitations(study, assignments))
@@ -226,7 +230,8 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
         key = _key(study, spec_hash, assignments)
         if lock_selection is not None:
             seal = write_lock_record(root, key, manifest_sha256=manifest_sha256,
-                                     selection_sha256=lock_selection, stage=outputs.stage)
+                                     selection_sha256=lock_selection.sha256,
+                                     stage=outputs.stage)
         else:
             seal = write_seal(root, key, spec_hash=spec_hash, manifest_sha256=manifest_sha256,
                               version=__version__, secret=secret, inputs=input_hashes(study),
@@ -502,13 +507,25 @@ def _created(study: Study) -> dt.datetime:
         return dt.datetime(2000, 1, 1)
 
 
-def _sittings(study: Study, rater: Rater, secret: bytes) -> list[Assignment]:
-    sittings = [assign(study, rater, 1, secret=secret)]
+def _sittings(study: Study, rater: Rater, secret: bytes,
+              locked: list[str]) -> list[Assignment]:
+    sittings = [assign(study, rater, 1, secret=secret, locked=locked)]
     if not sittings[0].slots:
         return sittings
     if study.design.repeats is not None:
-        sittings.append(assign(study, rater, 2, secret=secret))
+        sittings.append(assign(study, rater, 2, secret=secret, locked=locked))
     return sittings
+
+
+def _sealed_selection(study: Study) -> RecordedSelection:
+    """The selection a data lock sealed its packs by, read once (its sha256 goes into
+    the lock record again, its ids into the second raters' packs)."""
+    selection = read_selection(study)
+    if selection is None:
+        raise SheetflowError(f"{selection_path(study)}: missing, but {SEALED_DIR}/"
+                             f"{LOCK_RECORD_FILE} records a data lock drawn by it; restore "
+                             "the file the lock wrote (the record seals its sha256)")
+    return selection
 
 
 def _pack_spec(study: Study, a: Assignment, identity: dict[str, str],

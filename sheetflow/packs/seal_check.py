@@ -290,7 +290,69 @@ def _check_lock_record(check: SealCheck, sealed: Path,
         check.checked.append(f"{LOCK_RECORD_FILE} matches {SEALED_DIR}/{LOCK_RECORD_HASH_FILE}"
                              + (" and the hash given with --lock-sha256" if published else "")
                              + f", and extends this {KEY_FILE}")
+    _check_selection(check, sealed, record)
     return record
+
+
+def _check_selection(check: SealCheck, sealed: Path, record: dict[str, Any]) -> None:
+    """The selection the lock drew by: the bytes whose sha256 the lock record seals
+    (read once: hashed, then parsed), the ``.sha256`` beside them, and the second
+    raters' packs the record seals holding exactly the items it selected."""
+    path = sealed / SELECTION_FILE
+    data = path.read_bytes() if path.is_file() else None
+    before = len(check.problems)
+    sealed_sha = record.get("selection_sha256")
+    if data is None:
+        check.problems.append(f"{SEALED_DIR}/{SELECTION_FILE} is missing, but "
+                              f"{LOCK_RECORD_FILE} records a lock drawn by it; restore the "
+                              "file the lock wrote")
+        return
+    found = hashlib.sha256(data).hexdigest()
+    if found != sealed_sha:
+        check.problems.append(f"{SEALED_DIR}/{SELECTION_FILE} has sha256 {found} but "
+                              f"{LOCK_RECORD_FILE} seals {sealed_sha}: the selection was "
+                              "changed after the lock; restore the file the lock wrote")
+    _check_selection_hash_file(check, path.with_suffix(".sha256"), found)
+    doc = _read_json(path, check, data)
+    selected = doc.get("selected") if doc is not None else None
+    if not isinstance(selected, list):
+        return
+    for pack in record.get("packs", []):
+        if isinstance(pack, dict) and pack.get("sitting") == 1 and \
+                sorted(map(str, pack.get("order") or [])) != sorted(map(str, selected)):
+            check.problems.append(
+                f"{SEALED_DIR}/{LOCK_RECORD_FILE}: the pack of {pack.get('rater_id')} holds "
+                f"{_ids(pack.get('order') or [])}, but {SELECTION_FILE} selected "
+                f"{_ids(selected)}: the second raters' packs were not drawn by the selection "
+                "the lock sealed. Send none of them; if no second rater has started, remove "
+                f"{LOCK_RECORD_FILE} and {LOCK_RECORD_HASH_FILE}, then run "
+                f"'{check.command('lock')}' again")
+            return
+    if len(check.problems) == before:
+        check.checked.append(f"{SELECTION_FILE} has the sha256 {LOCK_RECORD_FILE} seals, "
+                             "and the second raters' packs hold the items it selected")
+
+
+def _check_selection_hash_file(check: SealCheck, path: Path, found: str) -> None:
+    """The selection's ``.sha256`` must give its hash; one missing (a lock resumed by a
+    sheetflow that did not write it) is a note: the lock record seals the hash too."""
+    if not path.is_file():
+        check.notes.append(f"{SEALED_DIR}/{path.name} is missing (a lock finished after "
+                           "a stop, by a sheetflow that did not write it); the selection "
+                           f"was checked against {LOCK_RECORD_FILE}, which seals its sha256")
+        return
+    given = path.read_text(encoding="utf-8", errors="replace").split()[:1]
+    if given != [found]:
+        check.problems.append(f"{SEALED_DIR}/{path.name} says "
+                              f"{given[0] if given else 'nothing readable'}, but "
+                              f"{SELECTION_FILE} has sha256 {found}: one of them was changed "
+                              "after the lock; restore both as the lock wrote them")
+
+
+def _ids(ids: list[Any]) -> str:
+    """``"4 items (W001, W002, W003, ...)"``: a count and the first few ids."""
+    shown = ", ".join(map(str, ids[:3])) + (", ..." if len(ids) > 3 else "")
+    return f"{len(ids)} item{'' if len(ids) == 1 else 's'} ({shown})"
 
 
 def unseal(study_dir: str | Path, study: Study, published: str | None = None,

@@ -6,20 +6,24 @@ validator reproduces the selection exactly; extra or missing second ratings fail
 
 With ``[design.second_rater] select_at = "lock"`` raters whose role is ``second`` get
 no workbook at ``generate``. Once the primary returns are collected,
-:func:`.lock.lock_second_rater` (``sheetflow lock``):
+:func:`sheetflow.collect.data_lock.lock_second_rater` (``sheetflow lock``):
 
 1. takes the completed items: items every primary rater scored completely (a
-   recomputed total in ``out/ratings.csv``); a primary rater with no collected
-   return stops the lock (the subset would depend on who happened to return);
+   recomputed total in ``out/ratings.csv``, read once and held to the sha256
+   ``out/collection.json`` records); a primary rater with no collected return stops
+   the lock (the subset would depend on who happened to return);
 2. ranks them within each stratum (the values of ``strata``) by
    ``sha256(<frozen spec hash> + ":" + item id)`` and takes the first
    ``ceil(fraction x n)`` of each;
-3. writes ``sealed/second-rater-selection.json`` (and its ``.sha256``): plan hash,
-   method, fraction, strata, per stratum the completed, ranked and selected ids, the
-   sha256 of the ratings it was drawn from and of the key before the lock;
+3. writes ``sealed/second-rater-selection.json`` and its ``.sha256``, whole or not at
+   all: plan hash, method, fraction, strata, per stratum the completed, ranked and
+   selected ids, the sha256 of the ratings it was drawn from and of the key before
+   the lock;
 4. generates again: the primary packs come out byte-identical, the second raters'
-   packs hold the selected items, and the key and manifest gain those packs (the new
-   key hash is printed to publish beside the old one, which the selection records).
+   packs hold the items of the selection as written, the manifest gains those packs,
+   and ``sealed/lock-record.json`` seals them with the sha256 of those same selection
+   bytes, chained to the key sealed at generate (its hash is printed to publish
+   beside the key's).
 
 The selection is reproducible from the frozen plan hash and the completed items
 alone; :func:`draw` recomputes it and the analysis compares the second ratings
@@ -33,13 +37,15 @@ import hashlib
 import json
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from ..errors import SheetflowError
 from ..hints import command_line
 from ..spec.study import Item, Study
-from .seal import SEALED_DIR, SELECTION_FILE
+from .seal import LOCK_RECORD_FILE, SEALED_DIR, SELECTION_FILE
 
 METHOD = "sha256_ranked_completed_items_within_arm_task_block"
 
@@ -96,16 +102,64 @@ def selection_path(study: Study) -> Path:
     return study.root / SEALED_DIR / SELECTION_FILE
 
 
+@dataclass(frozen=True)
+class RecordedSelection:
+    """A data lock's selection as read once: the sha256 of its bytes and what they say,
+    so the hash sealed is that of the selection the packs are drawn by."""
+
+    path: Path
+    sha256: str
+    record: dict[str, Any]
+
+    @property
+    def selected(self) -> list[str]:
+        """The selected item ids."""
+        return list(self.record["selected"])
+
+
+def read_selection(study: Study) -> RecordedSelection | None:
+    """The selection recorded at lock, read once; None before the lock.
+
+    Raises
+    ------
+    SheetflowError
+        The file is not a selection sheetflow wrote (cut off, edited): one line naming
+        it and what to do, which depends on whether a lock sealed packs from it.
+    """
+    path = selection_path(study)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    return RecordedSelection(path, hashlib.sha256(data).hexdigest(),
+                             _parsed_selection(study, path, data))
+
+
+def _parsed_selection(study: Study, path: Path, data: bytes) -> dict[str, Any]:
+    """The record in ``data``, or the one-line error of a damaged selection file."""
+    try:
+        record = json.loads(data.decode("utf-8"))
+        selected = record["selected"]
+        if isinstance(selected, list) and all(isinstance(i, str) for i in selected):
+            return dict(record)
+        problem = "its 'selected' is not a list of item ids"
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        problem = "it is empty" if not data.strip() else "cut off or edited: not the JSON " \
+            "the lock writes"
+    if (path.parent / LOCK_RECORD_FILE).exists():
+        raise SheetflowError(f"{path}: is not the second-rater selection the lock wrote "
+                             f"({problem}); {LOCK_RECORD_FILE} seals the sha256 of the "
+                             "one its packs were drawn by: restore that file from a "
+                             "backup") from None
+    raise SheetflowError(f"{path}: is not a second-rater selection sheetflow wrote "
+                         f"({problem}) and no packs were sealed from it; remove it, then "
+                         f"run '{command_line('lock', study.root)}' again") from None
+
+
 def locked_selection(study: Study) -> list[str] | None:
     """The selected item ids recorded at lock, or None before the lock."""
-    path = selection_path(study)
-    if not path.exists():
-        return None
-    try:
-        return list(json.loads(path.read_text(encoding="utf-8"))["selected"])
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-        raise SheetflowError(f"{path}: is not a second-rater selection sheetflow wrote; "
-                             f"run '{command_line('lock', study.root)}' again") from None
+    selection = read_selection(study)
+    return None if selection is None else selection.selected
 
 
 def selects_at_lock(study: Study) -> bool:
