@@ -216,6 +216,28 @@ def test_before_the_lock_the_subset_check_is_not_run_not_failed(tmp_path):
     assert "not passed" not in first
 
 
+def test_a_primary_return_left_out_for_errors_is_named_by_the_lock(tmp_path):
+    """The primary's return was collected but left out (a score out of its range): the
+    lock said "no collected return from primary rater R-7QX". It names the file, says
+    it was left out for errors and where to read them."""
+    root = tmp_path / "refused"
+    init_study(root, "anchored-plan")
+    generate_packs(root)
+    _fill(root, PRIMARY, {})
+    edit_returns(root, lambda _pack, a: 99 if a["dimension"] == "completeness" else KEEP,
+                 {PRIMARY})
+    collect(root)
+    (name,) = [p.name for p in (root / "returns").iterdir()]
+    out = CliRunner().invoke(cli, ["lock", str(root)])
+    assert out.exit_code != 0
+    said = " ".join(out.output.split())
+    assert f"the return of primary rater {PRIMARY} was collected but left out for errors: " \
+        f"file {name} (16 errors: value-out-of-domain at Scoring!" in said, said
+    assert f"the Status sheet of {root / 'out' / 'validation.xlsx'} says what to do" in said
+    assert f"run 'sheetflow collect {root}' and lock again" in said
+    assert "no collected return" not in said
+
+
 RATED_CHECK = "items without a valid rating"
 
 

@@ -99,7 +99,8 @@ def lock_second_rater(study_dir: str | Path, *, lock_wait: float = LOCK_WAIT) ->
         ``out/ratings.csv`` is not the table ``collect`` recorded, or another sheetflow
         run holds the study lock.
     SheetflowError
-        A primary rater has no collected return, or the recorded selection is damaged.
+        A primary rater has no ratings collected (no return, or a return collect left
+        out for errors, named with its file), or the recorded selection is damaged.
     """
     study = load_study(study_dir)
     if not selects_at_lock(study):
@@ -238,7 +239,8 @@ def completed_items(study: Study, ratings_csv: bytes, rows: int | None = None) -
     Raises
     ------
     SheetflowError
-        A primary rater has no collected rating at all.
+        A primary rater has no collected rating at all (the message names a return
+        collect left out for errors).
     OutputError
         The table has another number of rows than its record gives.
     """
@@ -252,14 +254,52 @@ def completed_items(study: Study, ratings_csv: bytes, rows: int | None = None) -
     rated = table[(table["sitting"] == "1") & (table["rater_id"].isin(primaries))]
     missing = [r for r in primaries if r not in set(rated["rater_id"])]
     if missing:
-        who = "rater" if len(missing) == 1 else "raters"
-        raise SheetflowError(f"no collected return from primary {who} {', '.join(missing)}; "
-                             "the subset is drawn when every primary return is in")
+        raise SheetflowError(_primaries_not_in(study, missing))
     if total is not None:
         rated = rated[(rated["dimension"] == total) & (rated["value"] != "")]
     done = rated.groupby("case_id")["rater_id"].nunique()
     complete = set(done[done == len(primaries)].index)
     return [it.id for it in study.items if it.id in complete]
+
+
+COLLECTION_RECORD = Path("out") / "collection.json"
+"""Collect's record of every returned file: used or left out, and why."""
+
+
+def _primaries_not_in(study: Study, missing: list[str]) -> str:
+    """Why the lock cannot draw: per primary rater without ratings, the return collect
+    left out for errors (its file and reason, and where to read them), or that no
+    return was collected."""
+    left_out = _left_out_files(study)
+    mine = {rater: [f for f in left_out if f.get("rater") == rater] for rater in missing}
+    said = "; ".join(_not_in(rater, files) for rater, files in mine.items())
+    book = study.root / "out" / "validation.xlsx"
+    fix = (f"; the Status sheet of {book} says what to do with a file left out (its "
+           "Issues sheet lists every error): once it is fixed, run "
+           f"'{command_line('collect', study.root)}' and lock again"
+           if any(mine.values()) else "")
+    return f"{said}. The subset is drawn when every primary return is in{fix}"
+
+
+def _not_in(rater: str, files: list[dict[str, Any]]) -> str:
+    """A primary rater's ratings are not in: their ``files`` collect left out, or none."""
+    if not files:
+        return f"no collected return from primary rater {rater}"
+    return (f"the return of primary rater {rater} was collected but left out for errors: "
+            + "; ".join(f"file {f.get('file')} ({f.get('reason') or 'not used'})"
+                        for f in files))
+
+
+def _left_out_files(study: Study) -> list[dict[str, Any]]:
+    """The returned files collect did not use (its record; none when it is unreadable:
+    the lock then says only that no return is in)."""
+    try:
+        record = json.loads((study.root / COLLECTION_RECORD).read_text(encoding="utf-8"))
+        files = record["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    return [f for f in files if isinstance(f, dict) and not f.get("used")
+            and not f.get("set_aside")] if isinstance(files, list) else []
 
 
 def _frozen_hash(study: Study) -> str:

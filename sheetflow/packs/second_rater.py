@@ -10,8 +10,9 @@ no workbook at ``generate``. Once the primary returns are collected,
 
 1. takes the completed items: items every primary rater scored completely (a
    recomputed total in ``out/ratings.csv``, read once and held to the sha256
-   ``out/collection.json`` records); a primary rater with no collected return stops
-   the lock (the subset would depend on who happened to return);
+   ``out/collection.json`` records); a primary rater with no ratings there stops the
+   lock (the subset would depend on who happened to return), naming the file when
+   collect left their return out for errors;
 2. ranks them within each stratum (the values of ``strata``) by
    ``sha256(<frozen spec hash> + ":" + item id)`` and takes the first
    ``ceil(fraction x n)`` of each;
