@@ -238,6 +238,25 @@ def test_a_primary_return_left_out_for_errors_is_named_by_the_lock(tmp_path):
     assert "no collected return" not in said
 
 
+def test_a_primary_return_with_every_answer_blank_is_no_rating(tmp_path):
+    """The primary returns the pack with every answer blank: --allow-partial analysed it
+    as "panel: 1 of 1 expected rater with ratings (R-7QX)". No return holds an answer,
+    so nothing is unsealed and the error says so."""
+    root = tmp_path / "blank"
+    init_study(root, "anchored-plan")
+    generate_packs(root)
+    _fill(root, PRIMARY, {})
+    edit_returns(root, lambda _pack, _a: None, {PRIMARY})
+    collect(root)
+    out = CliRunner().invoke(cli, ["analyze", str(root), "--allow-partial"])
+    assert out.exit_code == 1, out.output
+    said = " ".join(out.output.split())
+    assert said.startswith("error: no return has ratings to analyse, so nothing was "
+                           f"unsealed: {PRIMARY} (sitting 1): file "), said
+    assert "Every answer in the returns left out for blank answers is blank" in said
+    assert not (root / "out" / "summary.json").exists()
+
+
 RATED_CHECK = "items without a valid rating"
 
 

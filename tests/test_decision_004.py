@@ -19,7 +19,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from decision_helpers import refused_before_unsealing, run_analyze
+from decision_helpers import edit_returns, passed_cell, refused_before_unsealing, run_analyze
 
 from sheetflow.collect.run import collect
 from sheetflow.judges.importer import import_judges
@@ -168,6 +168,30 @@ def test_a_missing_judge_makes_the_pilot_incomplete(tmp_path):
         "missing: judge-3" in out.output
     assert "DECISION: INCOMPLETE" in out.output
     assert _summary_rows(root)[2] == "DECISION: INCOMPLETE"
+
+
+def test_a_judge_whose_every_answer_is_blank_did_not_score(tmp_path):
+    """judge-3's return has every cell blank, taken in with --allow-partial: analyze said
+    "3 raters", "judges of the locked trio who scored: 3 (target 3): met" and "3 of 3
+    expected raters with ratings". judge-3 scored nothing: 2 raters, the trio check is
+    not met, the panel names judge-3 as returned empty, and the exit code is 1."""
+    root = tmp_path / "blank"
+    init_study(root, "judge-likert")
+    generate_packs(root)
+    import_judges(root, _planted(root, None), window=WINDOW)
+    edit_returns(root, lambda _pack, _cell: None, {"judge-3"})
+    collect(root)
+    out, summary, rows = run_analyze(root, "--allow-partial")
+    assert out.exit_code == 1, out.output
+    assert summary["n_raters"] == 2 and ": 2 raters, 12 cases" in out.output
+    trio = _checks(summary)["judges of the locked trio who scored"]
+    assert (trio["value"], trio["passed"], trio["note"]) == (2, False, "missing: judge-3")
+    assert summary["panel"]["included"] == ["judge-1", "judge-2"]
+    assert summary["panel"]["missing_packs"][0]["empty"] is True
+    assert summary["decision"]["status"] == "incomplete"
+    assert any(r.startswith("panel: 2 of 3 expected raters with ratings (judge-1, judge-2); "
+                            "RETURNED EMPTY judge-3: file ") for r in rows), rows
+    assert passed_cell(root, "judges of the locked trio who scored") == "No"
 
 
 def test_equal_cell_means_give_a_delta_of_exactly_zero(monkeypatch):

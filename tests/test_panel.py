@@ -125,3 +125,30 @@ def test_headline_of_a_one_rater_panel_counts_in_the_singular():
                 if x.startswith("panel:"))
     assert line.startswith("panel: 1 of 1 expected rater with ratings (owner-01); "
                            "MISSING owner-01 sitting 2: ")
+
+
+def test_a_partial_return_with_every_answer_blank_is_empty_not_included():
+    """R2's return was taken in with --allow-partial and every answer in it is blank:
+    it was "included" and counted "with ratings". It is an empty pack, missing."""
+    from sheetflow.report import headline_lines
+
+    data = pd.DataFrame([{"rater": r, "sitting": 1, "value": v}
+                         for r, v in (("R1", "3"), ("R1", None), ("R2", None), ("R2", ""),
+                                      ("R3", "2"))])
+    files = [{"file": "r2.xlsx", "rater": "R2", "used": False,
+              "reason": "2 errors: answer-missing"}]
+    panel = build_panel(EXPECTED[:3], data, files,
+                        partial={("R2", 1): "0 of 1 cases in full, 0 in part"})
+    assert panel.included == ["R1", "R3"] and panel.missing == ["R2"]
+    (pack,) = panel.missing_packs
+    assert pack["empty"] is True and "partial" not in pack
+    decision = finish(Decision("pass", "rule", [flag_check("x", True, 1, 1)]), panel)
+    assert decision.reasons[0] == "panel incomplete: every answer blank from R2 (see the " \
+        "panel line)"
+    line = next(x for x in headline_lines({"decision": decision.to_dict(),
+                                            "panel": panel.to_dict()})
+                if x.startswith("panel:"))
+    assert line.startswith("panel: 2 of 3 expected raters with ratings (R1, R3); "
+                           "RETURNED EMPTY R2: file r2.xlsx (2 errors: answer-missing) was "
+                           "left out by collect; every answer in it is blank")
+

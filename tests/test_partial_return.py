@@ -7,13 +7,17 @@ its rows apart in out/ratings-incomplete.csv. analyze without --allow-partial un
 nothing and names the reviewer; with it, alpha on citation_quality equals the
 krippendorff package's nominal alpha on the 2 x 18 matrix with the skipped item
 missing, computed here from the planted answers alone; the decision stays incomplete
-and the panel line says 17 of 18 cases were rated in full.
+and the panel line says 17 of 18 cases were rated in full. A reviewer who returns the
+pack with every answer blank gives no rating: named as returned empty, not counted.
 """
 
 from __future__ import annotations
 
 import csv
+import json
+from pathlib import Path
 
+import jsonschema
 import krippendorff
 import numpy as np
 import pytest
@@ -100,3 +104,47 @@ def test_with_allow_partial_the_rated_cases_are_used(skipped):
     assert got["n_units"] == 17  # the skipped item has one rating: no pair to compare
     assert got["alpha"] == pytest.approx(expected, abs=1e-12)
     assert 0 < expected < 1
+
+
+@pytest.fixture(scope="module")
+def empty(tmp_path_factory):
+    """Reviewer 2 returns the pack with every answer blank."""
+    root = tmp_path_factory.mktemp("empty") / "study"
+    init_study(root, "answer-review")
+    generate_packs(root)
+    study = load_study(root)
+    order = {it.id: i for i, it in enumerate(study.items)}
+
+    def answer(pack, cell):
+        if pack["rater_id"] == "rater2":
+            return None
+        return _value(study, cell["dimension"], order[cell["item_id"]], pack["rater_id"])
+
+    fill_returns(root, answer)
+    collect(root)
+    return root
+
+
+def test_a_return_with_every_answer_blank_adds_no_rater(empty):
+    """--allow-partial took in reviewer 2's blank return and said "2 of 2 expected
+    raters with ratings (rater1, rater2)" and "2 raters": reviewer 2 has no rating.
+    They are named as returned empty, counted nowhere, and the exit code stays 1."""
+    out, summary, rows = run_analyze(empty, "--allow-partial")
+    assert out.exit_code == 1, out.output
+    assert summary["decision"]["status"] == "incomplete"
+    assert summary["n_raters"] == 1
+    assert "study      answer-review-rater2: 1 rater, 18 cases" in out.output
+    panel = summary["panel"]
+    assert (panel["expected"], panel["included"], panel["missing"]) == (
+        ["rater1", "rater2"], ["rater1"], ["rater2"])
+    (pack,) = panel["missing_packs"]
+    assert pack["empty"] is True and "partial" not in pack
+    assert "every answer in it is blank (0 of 18 cases in full, 0 in part), so this " \
+        "rater has no rating in the analysis" in pack["reason"]
+    line = "panel: 1 of 2 expected raters with ratings (rater1); RETURNED EMPTY rater2: file "
+    assert any(r.startswith(line) for r in rows), rows
+    assert line in out.output
+    assert "- panel incomplete: every answer blank from rater2 (see the panel line)" in rows
+    schema = json.loads((Path(__file__).resolve().parent.parent / "docs"
+                         / "summary-schema.json").read_text(encoding="utf-8"))
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(summary)) == []

@@ -220,6 +220,28 @@ def _units(case: pd.Series, arm: pd.Series) -> pd.Series:
                      dtype=case.dtype)
 
 
+def answered(values: pd.Series) -> np.ndarray:
+    """Per value: whether an answer was given (neither missing nor blank text).
+
+    A return taken in with ``--allow-partial`` brings a row for every answer cell, the
+    blank ones too: a rater is one "with ratings" only by the answers they gave.
+    """
+    text = values.astype(str).str.strip()
+    return (values.notna() & (text != "")).to_numpy(dtype=bool)
+
+
+def answered_packs(data: pd.DataFrame) -> pd.DataFrame:
+    """``data`` without the rows of packs (rater and sitting) that hold no answer at all:
+    a return with every answer blank adds no rater to the analysis."""
+    given = answered(data["value"])
+    if given.all():
+        return data
+    packs = data.loc[given, ["rater", "sitting"]].drop_duplicates()
+    keep = pd.MultiIndex.from_frame(data[["rater", "sitting"]]).isin(
+        pd.MultiIndex.from_frame(packs))
+    return data[keep]
+
+
 def natural_key(text: Any) -> tuple:
     """Sort key that orders numbers inside text by value: ``C2`` before ``C10``."""
     parts = re.split(r"(\d+)", str(text))

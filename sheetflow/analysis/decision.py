@@ -357,10 +357,16 @@ def finish(decision: Decision, panel: Panel) -> Decision:
 
 
 def _gaps(panel: Panel) -> str:
-    """Who is missing, and whose answers are in only in part (``--allow-partial``)."""
-    partial = list(dict.fromkeys(p["rater"] for p in panel.missing_packs if p.get("partial")))
-    missing = [r for r in panel.missing if r not in partial]
+    """Who is missing, whose return has every answer blank, and whose answers are in
+    only in part (``--allow-partial``)."""
+    def whose(flag: str) -> list[str]:
+        return list(dict.fromkeys(p["rater"] for p in panel.missing_packs if p.get(flag)))
+
+    partial, empty = whose("partial"), whose("empty")
+    missing = [r for r in panel.missing if r not in partial and r not in empty]
     said = [f"missing {', '.join(missing)}"] if missing else []
+    if empty:
+        said.append(f"every answer blank from {', '.join(empty)}")
     if partial:
         said.append(f"answers in part from {', '.join(partial)}")
     return "; ".join(said)

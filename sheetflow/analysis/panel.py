@@ -1,12 +1,14 @@
 """The panel: which raters the study expects, which are in the analysis, who is not, why.
 
 The expected panel is every pack of the sealed key (rater and sitting). A pack is
-included when the collected ratings hold at least one rating from it. Every file that
-``collect`` left out is listed with collect's reason (from ``out/collection.json``);
-a pack that is not included is *missing*, with the reason: its file was left out (and
-why), or nothing was returned for it. A file collect could not read or identify but
-linked to packs (named like one, or its identity stores naming them: ``linked``,
-``linked_raters`` and ``link`` in its verdict) is that reason for each of them.
+included when the collected ratings hold at least one answer from it: a return whose
+every answer is blank (taken in with ``--allow-partial``) is *empty*, named so, and adds
+no rater. Every file that ``collect`` left out is listed with collect's reason (from
+``out/collection.json``); a pack that is not included is *missing*, with the reason:
+its file was left out (and why), or nothing was returned for it. A file collect could
+not read or identify but linked to packs (named like one, or its identity stores naming
+them: ``linked``, ``linked_raters`` and ``link`` in its verdict) is that reason for each
+of them.
 
 Policy for a return with blank answers: ``collect`` reports each blank required
 answer as the error ``answer-missing`` and uses none of that file's ratings, so the
@@ -14,8 +16,8 @@ rater's pack is missing here and the decision is "incomplete" until a corrected 
 is collected. Its valid answers are not used on their own: the protocol's statistics
 would then rest on a different set of cases per rater without anyone having decided
 so. The Summary, ``summary.json`` and the command's last lines name the rater, the file
-and the cells; ``analyze --allow-partial`` reports the analysis with exit 0, still
-marked "incomplete", and uses the cases such a rater did rate (collect keeps the rows
+and the cells; ``analyze --allow-partial`` reports the analysis, still marked
+"incomplete" (and exits 1), and uses the cases such a rater did rate (collect keeps the rows
 of a return whose only errors are blank required answers in
 ``out/ratings-incomplete.csv``, recorded and marked like ``ratings.csv``): the
 statistics take the unrated cases as missing data, and the panel line says how many
@@ -35,23 +37,26 @@ import pandas as pd
 from ..collect.mail_state import FETCHED_RISK, journal_caveat
 from ..collect.outputs import OutputError, again
 from ..hints import command_line
+from .context import answered
 
 COLLECTION_FILE = Path("out") / "collection.json"
 PANEL_METHOD = (
     "Expected panel: every pack (rater and sitting) of the sealed key. A pack is included "
-    "when the collected ratings hold a rating from it. Every returned file collect did not "
-    "use is listed with collect's reason. A pack not included makes the decision "
-    "'incomplete' (exit 1 unless --allow-partial); the statistics shown are those of the "
-    "raters included. A return with blank required answers (answer-missing) is left out "
-    "whole until a corrected file is collected: using part of it would give raters "
-    "different sets of cases without anyone deciding so. With --allow-partial the cases "
-    "such a rater did rate are used (the statistics take the rest as missing data: "
-    "Krippendorff's alpha is defined for missing values) and the panel line names the "
-    "rater and how many cases they rated; the decision stays 'incomplete'. A returned "
-    "file left out while every pack is included (a stray or damaged file beside a rater's "
-    "good one) leaves the decision as computed on the full panel but makes the command "
-    "exit 1, naming the file, unless --allow-partial; an exact copy of a file used is "
-    "counted once and changes nothing.")
+    "when the collected ratings hold an answer from it; a return whose every answer is "
+    "blank adds no rater: it is named as returned empty, and is not counted among the "
+    "raters (nor, for 004, among the judges who scored). Every "
+    "returned file collect did not use is listed with collect's reason. A pack not "
+    "included makes the decision 'incomplete' and analyze exit 1 (without --allow-partial "
+    "it unseals nothing); the statistics shown are those of the raters included. A return "
+    "with blank required answers (answer-missing) is left out whole until a corrected file "
+    "is collected: using part of it would give raters different sets of cases without "
+    "anyone deciding so. With --allow-partial the cases such a rater did rate are used (the "
+    "statistics take the rest as missing data: Krippendorff's alpha is defined for missing "
+    "values) and the panel line names the rater and how many cases they rated; the "
+    "decision stays 'incomplete'. A returned file left out while every pack is included (a "
+    "stray or damaged file beside a rater's good one) leaves the decision as computed on "
+    "the full panel but makes the command exit 1, naming the file; an exact copy of a file "
+    "used is counted once and changes nothing.")
 
 
 @dataclass
@@ -63,7 +68,7 @@ class Panel:
     expected : list of str
         Rater ids the study expects ratings from (key order).
     included : list of str
-        Rater ids with ratings in the analysis.
+        Rater ids with ratings in the analysis: at least one answer given.
     missing : list of str
         Expected rater ids with at least one pack (sitting) not in the analysis.
     missing_packs : list of dict
@@ -152,7 +157,10 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
     -------
     Panel
     """
-    packs = data[["rater", "sitting"]].drop_duplicates()  # a few per rater, not per rating
+    # a few per rater, not per rating; a pack whose every answer is blank (a return
+    # taken in with --allow-partial) is no rater "with ratings"
+    given = data if "value" not in data else data[answered(data["value"])]
+    packs = given[["rater", "sitting"]].drop_duplicates()
     present = {(str(r), int(s)) for r, s in zip(packs["rater"], packs["sitting"], strict=True)}
     expected = list(dict.fromkeys(r for r, _ in expected_packs))
     included = list(dict.fromkeys(str(r) for r in packs["rater"]))
@@ -176,12 +184,8 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
             if mine else "no return collected"
         entry = {"rater": rater, "sitting": sitting, "reason": reason}
         if (rater, sitting) in partial:
-            entry["partial"] = True
-            files_said = "; ".join(f"file {f['file']} ({f['reason']})" for f in mine)
-            entry["reason"] = (f"{files_said or 'the return'} was left out by collect; with "
-                               f"--allow-partial the answers this rater gave are used "
-                               f"({partial[(rater, sitting)]}), the blank ones are missing "
-                               "data")
+            entry.update(_partial_entry(mine, partial[(rater, sitting)],
+                                        empty=(rater, sitting) not in present))
         missing_packs.append(entry)
     notes = [] if files is not None else [
         f"{COLLECTION_FILE} not found: files collect left out cannot be named here; "
@@ -192,6 +196,23 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
                  missing=list(dict.fromkeys(p["rater"] for p in missing_packs)),
                  missing_packs=missing_packs, excluded_files=excluded, notes=notes,
                  copies=copies, journal_damaged=list(journal_damaged or []))
+
+
+def _partial_entry(files: list[dict[str, str]], rated: str, *, empty: bool
+                   ) -> dict[str, Any]:
+    """The missing-pack fields of a return left out for blank required answers and
+    taken in with ``--allow-partial``: ``partial`` when it holds an answer, ``empty``
+    (every answer blank: nothing of it is in the analysis) when it holds none."""
+    files_said = "; ".join(f"file {f['file']} ({f['reason']})" for f in files)
+    left_out = f"{files_said or 'the return'} was left out by collect"
+    if empty:
+        return {"empty": True,
+                "reason": f"{left_out}; every answer in it is blank ({rated}), so this "
+                          "rater has no rating in the analysis and is not counted among "
+                          "the raters"}
+    return {"partial": True,
+            "reason": f"{left_out}; with --allow-partial the answers this rater gave are "
+                      f"used ({rated}), the blank ones are missing data"}
 
 
 def journal_note(lines: list[int], study_dir: str | Path | None = None) -> str:

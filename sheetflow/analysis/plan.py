@@ -17,7 +17,7 @@ from ..packs.seal import check_collected_manifest, require_seal
 from ..spec.rubric import answer_required
 from ..spec.study import Study, load_study
 from ..workbook import layout as L
-from .context import Analysis, Context, natural_order
+from .context import Analysis, Context, answered, answered_packs, natural_order
 from .keep_known_files import batch_times, yield_figure
 from .owner_record import add_owner_records
 from .panel import (
@@ -95,13 +95,12 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     # the table and its record, read once: whole, and the table collect wrote
     collected = verify_ratings(root, incomplete=allow_partial)
     damaged = recorded_journal_damage(collected.record, study_dir)
+    # the rows of returns left out for blank answers (blinded: read before unsealing)
+    left = _read_table(collected.incomplete) if collected.incomplete else None
     if not allow_partial:
         _refuse_incomplete_panel(root, collected.files, damaged)
-    elif not collected.rows and not collected.incomplete_rows:
-        raise IncompleteError(  # unsealing for no rating at all would show nothing
-            "no return has ratings to analyse, so nothing was unsealed: "
-            f"{'; '.join(missing_before_unsealing(root, collected.files))}. Collect the "
-            "returns first")
+    elif not collected.rows and (left is None or not answered(left["value"]).any()):
+        _refuse_no_rating(root, collected.files, blank_returns=left is not None)
     sealed = verify_seal(root, study, published)
     key, key_hash, secret = sealed.key, sealed.key_sha256, sealed.secret
     if secret is not None:  # the record carries the secret's mark, from the returns on disk
@@ -113,8 +112,8 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     raw = _read_table(data)
     del data  # parsed: the table's text (60 MB at 500 raters) is not kept through the run
     check_row_count(recorded, len(raw), study_dir=root)
-    # an empty copy, not a slice: a slice of the table would keep all of it alive
-    left = _read_table(collected.incomplete) if collected.incomplete else raw.iloc[:0].copy()
+    if left is None:  # an empty copy, not a slice: a slice would keep all of raw alive
+        left = raw.iloc[:0].copy()
     check_row_count(collected.incomplete_rows, len(left), study_dir=root)
     if len(left):  # --allow-partial: the cases rated in returns left out for blanks
         audit["incomplete_ratings_sha256"] = hashlib.sha256(collected.incomplete).hexdigest()
@@ -173,6 +172,19 @@ def _refuse_incomplete_panel(root: Path, files: list[dict[str, Any]],
             f"analyse the raters there are{also}")
 
 
+def _refuse_no_rating(root: Path, files: list[dict[str, Any]], *,
+                      blank_returns: bool) -> None:
+    """Stop before the key is opened when no return holds an answer: unsealing for no
+    rating at all would show nothing. ``blank_returns``: returns were left out for blank
+    answers, and every answer in them is blank (said, since they were returned)."""
+    blank = ". Every answer in the returns left out for blank answers is blank" \
+        if blank_returns else ""
+    raise IncompleteError(
+        "no return has ratings to analyse, so nothing was unsealed: "
+        f"{'; '.join(missing_before_unsealing(root, files))}{blank}. Collect the "
+        "returns first")
+
+
 def run_plan(study: Study, data: pd.DataFrame, *, key_hash: str = "",
              internal: pd.DataFrame | None = None,
              key_seeds: dict[str, Any] | None = None,
@@ -218,7 +230,9 @@ def _run_plan(study: Study, holder: list[pd.DataFrame], *, key_hash: str,
               case_names: dict[tuple[str, str], tuple[int, str]] | None) -> Analysis:
     """:func:`run_plan` on the table in ``holder``, taken out of it: the unblinded table
     without totals (10 MB at 500 raters) is let go once the analysis's own is made."""
-    data = complete_columns(holder.pop())
+    # a pack whose every answer is blank (taken in with --allow-partial) adds no rater:
+    # counted, it made a study of "3 raters" and a judge "who scored" of one who did not
+    data = answered_packs(complete_columns(holder.pop()))
     if panel is None:
         panel = build_panel(expected_packs(study), data, [])
     data = natural_order(add_totals(data, study.rubric), ["rater", "sitting", "case"])

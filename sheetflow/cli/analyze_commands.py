@@ -31,12 +31,13 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
     Writes out/analysis.xlsx and out/summary.json (and the protocol's other files, e.g.
     out/verdicts.jsonl for a KEEP/KNOWN study) in DIRECTORY. When the panel is
     incomplete (a rater missing, or their only file left out) it names who is missing,
-    unseals nothing and exits 1; with --allow-partial it analyses the raters there are,
-    names who is missing and still exits 1. When every rater is in but a returned file
-    was left out (a stray or damaged file beside a good one), it analyses, names the
-    file and exits 1. When collect read mail.jsonl with a line that held no record
-    (out/collection.json records it), it analyses, names the lines in a warning and in
-    the Summary's notes and exits 1. When out/pilot-summary.json (protocol 004) lacks
+    unseals nothing and exits 1; with --allow-partial it analyses the raters there are, names who is
+    missing and still exits 1 (a rater whose return has every answer blank is named as
+    returned empty and not counted among the raters). When every rater is in but a
+    returned file was left out (a stray or damaged file beside a good one), it
+    analyses, names the file and exits 1. When collect read mail.jsonl with a line that
+    held no record (out/collection.json records it), it analyses, names the lines in a
+    warning and in the Summary's notes and exits 1. When out/pilot-summary.json (protocol 004) lacks
     the imported judges' costs and execution window, it names them and the command that
     supplies them in a warning and in the Summary's notes and exits 1. When the spec
     lacks a target its protocol's decision needs, or sets one the protocol fixes

@@ -116,9 +116,14 @@ def _panel_line(panel: dict[str, Any]) -> str:
                   "under panel.included")
     line = (f"panel: {len(set(included) & set(expected))} of "
             f"{counted(len(expected), 'expected rater')} with ratings ({named})")
-    for word, entries in (("MISSING", [m for m in panel["missing_packs"] if not m.get("partial")]),
-                          ("IN PART", [m for m in panel["missing_packs"] if m.get("partial")])):
-        if entries:  # a rater whose answers are used in part is not missing
+    packs = panel["missing_packs"]
+    for word, entries in (
+            ("MISSING", [m for m in packs if not m.get("partial") and not m.get("empty")]),
+            ("RETURNED EMPTY", [m for m in packs if m.get("empty")]),
+            ("IN PART", [m for m in packs if m.get("partial")])):
+        # a rater whose answers are used in part is not missing; one whose return has
+        # every answer blank is not "with ratings" either
+        if entries:
             line += f"; {word} " + "; ".join(
                 f"{m['rater']}" + (f" sitting {m['sitting']}" if m["sitting"] != 1 else "")
                 + f": {m['reason']}" for m in entries)
