@@ -20,7 +20,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 from click.testing import CliRunner
-from decision_helpers import KEEP, edit_returns, run_analyze
+from decision_helpers import KEEP, edit_returns, refused_before_unsealing, run_analyze
 
 from sheetflow.cli import cli
 from sheetflow.collect.run import collect
@@ -207,13 +207,38 @@ def test_before_the_lock_the_subset_check_is_not_run_not_failed(tmp_path):
     init_study(root, "anchored-plan")
     generate_packs(root)
     _fill(root, PRIMARY, {})
-    _, summary, _ = _analyze(root)
+    collect(root)
+    _, summary, _ = run_analyze(root, "--allow-partial")
     check = next(c for c in summary["decision"]["checks"]
                  if c["name"] == SUBSET_CHECK)
     assert check["outcome"] == "undefined"
-    first = summary["decision"]["reasons"][0]
+    first = summary["decision"]["reasons"][2]  # after the panel's two lines
     assert first.endswith("second-rater check not run yet (see its line)"), first
     assert "not passed" not in first
+
+
+def test_before_the_lock_the_second_rater_is_expected_and_missing(tmp_path):
+    """raters.csv names the second rater, whose pack the lock writes: before the lock
+    analyze said "panel: 1 of 1 expected rater", "DECISION: INCONCLUSIVE" and exited 0,
+    although the protocol's second rating was not in. The second rater is expected and
+    missing: nothing is unsealed without --allow-partial, and with it the panel line
+    counts them and the exit code is 1."""
+    root = tmp_path / "unlocked"
+    init_study(root, "anchored-plan")
+    generate_packs(root)
+    _fill(root, PRIMARY, {})
+    collect(root)
+    step = f"no pack yet: their items are drawn at data lock; run 'sheetflow lock {root}'"
+    refused_before_unsealing(root, f"{SECOND} (sitting 1): {step}")
+    out, summary, rows = run_analyze(root, "--allow-partial")
+    assert out.exit_code == 1, out.output
+    assert summary["decision"]["status"] == "incomplete"
+    panel = summary["panel"]
+    assert (panel["expected"], panel["included"], panel["missing"]) == (
+        [PRIMARY, SECOND], [PRIMARY], [SECOND])
+    line = f"panel: 1 of 2 expected raters with ratings ({PRIMARY}); MISSING {SECOND}: {step}"
+    assert any(r.startswith(line) for r in rows), rows
+    assert line in out.output
 
 
 def test_a_primary_return_left_out_for_errors_is_named_by_the_lock(tmp_path):

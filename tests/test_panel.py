@@ -152,3 +152,9 @@ def test_a_partial_return_with_every_answer_blank_is_empty_not_included():
                            "RETURNED EMPTY R2: file r2.xlsx (2 errors: answer-missing) was "
                            "left out by collect; every answer in it is blank")
 
+
+def test_a_rater_whose_pack_is_still_to_be_written_is_expected_and_missing():
+    panel = build_panel([("P1", 1)], _data(("P1", 1)), [], awaiting={"S1": "no pack yet"})
+    assert panel.expected == ["P1", "S1"] and panel.included == ["P1"]
+    assert panel.missing_packs == [{"rater": "S1", "sitting": 1, "reason": "no pack yet"}]
+    assert not panel.complete

@@ -14,8 +14,11 @@ from roundtrip_helpers import fill_openpyxl, plan_answers
 from sheetflow.analysis import analyze
 from sheetflow.collect.run import collect
 from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.lock import lock_second_rater
 from sheetflow.packs.manifest import read_manifest
+from sheetflow.packs.second_rater import selects_at_lock
 from sheetflow.report import write_analysis_outputs
+from sheetflow.spec.study import load_study
 from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
@@ -34,19 +37,29 @@ def _summary(root: Path, *, drop: int | None = None) -> dict:
     """Every pack filled with valid answers (all but pack ``drop``), collected and
     analysed; the summary.json written. A study of one pack (002 before its lock) is
     made partial by one blank required answer instead: with no return at all there
-    would be nothing to analyse."""
+    would be nothing to analyse. A complete 002 panel is locked after the primary
+    return and its second rater's pack filled too."""
+    _fill_packs(root, drop)
+    collect(root)
+    if drop is None and selects_at_lock(load_study(root)):
+        lock_second_rater(root)
+        _fill_packs(root, None)
+        collect(root)
+    write_analysis_outputs(analyze(root, allow_partial=drop is not None), root / "out")
+    return json.loads((root / "out" / "summary.json").read_text(encoding="utf-8"))
+
+
+def _fill_packs(root: Path, drop: int | None) -> None:
+    """Fill each pack not yet returned (all but pack ``drop``; see :func:`_summary`)."""
     packs = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]
     for n, pack in enumerate(packs):
         answers = plan_answers(pack)
-        if n == drop and len(packs) > 1:
+        if (n == drop and len(packs) > 1) or (root / L.RETURNS_DIR / pack["file"]).exists():
             continue
         if n == drop:
             del answers[next(iter(answers))]  # the first case's first score
         fill_openpyxl(root / L.PACKS_DIR / pack["file"],
                       root / L.RETURNS_DIR / pack["file"], answers)
-    collect(root)
-    write_analysis_outputs(analyze(root, allow_partial=drop is not None), root / "out")
-    return json.loads((root / "out" / "summary.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")

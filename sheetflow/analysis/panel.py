@@ -1,14 +1,15 @@
 """The panel: which raters the study expects, which are in the analysis, who is not, why.
 
-The expected panel is every pack of the sealed key (rater and sitting). A pack is
-included when the collected ratings hold at least one answer from it: a return whose
-every answer is blank (taken in with ``--allow-partial``) is *empty*, named so, and adds
-no rater. Every file that ``collect`` left out is listed with collect's reason (from
-``out/collection.json``); a pack that is not included is *missing*, with the reason:
-its file was left out (and why), or nothing was returned for it. A file collect could
-not read or identify but linked to packs (named like one, or its identity stores naming
-them: ``linked``, ``linked_raters`` and ``link`` in its verdict) is that reason for each
-of them.
+The expected panel is every pack of the sealed key (rater and sitting), and the second
+raters whose pack protocol 002's lock has still to write. A pack is included when the
+collected ratings hold at least one answer from it: a return whose every answer is blank
+(taken in with ``--allow-partial``) is *empty*, named so, and adds no rater. Every file
+that ``collect`` left out is listed with collect's reason (from ``out/collection.json``);
+a pack that is not included is *missing*, with the reason: its file was left out (and
+why), nothing was returned for it, or (002) its pack is still to be written. A file
+collect could not read or identify but linked to packs (named like one, or its identity
+stores naming them: ``linked``, ``linked_raters`` and ``link`` in its verdict) is that
+reason for each of them.
 
 Policy for a return with blank answers: ``collect`` reports each blank required
 answer as the error ``answer-missing`` and uses none of that file's ratings, so the
@@ -37,14 +38,17 @@ import pandas as pd
 from ..collect.mail_state import FETCHED_RISK, journal_caveat
 from ..collect.outputs import OutputError, again
 from ..hints import command_line
+from ..spec.study import Study
 from .context import answered
 
 COLLECTION_FILE = Path("out") / "collection.json"
 PANEL_METHOD = (
-    "Expected panel: every pack (rater and sitting) of the sealed key. A pack is included "
-    "when the collected ratings hold an answer from it; a return whose every answer is "
-    "blank adds no rater: it is named as returned empty, and is not counted among the "
-    "raters (nor, for 004, among the judges who scored). Every "
+    "Expected panel: every pack (rater and sitting) of the sealed key, and, where protocol "
+    "002's second-rater subset is drawn at data lock, each second rater before the lock "
+    "writes their pack (their rating is the protocol's second-rater check: missing until "
+    "it is in). A pack is included when the collected ratings hold an answer from it; a "
+    "return whose every answer is blank adds no rater: it is named as returned empty, and "
+    "is not counted among the raters (nor, for 004, among the judges who scored). Every "
     "returned file collect did not use is listed with collect's reason. A pack not "
     "included makes the decision 'incomplete' and analyze exit 1 (without --allow-partial "
     "it unseals nothing); the statistics shown are those of the raters included. A return "
@@ -66,7 +70,8 @@ class Panel:
     Attributes
     ----------
     expected : list of str
-        Rater ids the study expects ratings from (key order).
+        Rater ids the study expects ratings from (key order; then any second rater whose
+        pack protocol 002's lock has still to write).
     included : list of str
         Rater ids with ratings in the analysis: at least one answer given.
     missing : list of str
@@ -130,7 +135,8 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
                 files: list[dict[str, Any]] | None, *,
                 partial: dict[tuple[str, int], str] | None = None,
                 journal_damaged: list[int] | None = None,
-                study_dir: str | Path | None = None) -> Panel:
+                study_dir: str | Path | None = None,
+                awaiting: dict[str, str] | None = None) -> Panel:
     """Compare the expected packs with the ratings and collect's file verdicts.
 
     Parameters
@@ -152,6 +158,10 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
     study_dir : str or Path, optional
         The study folder as the user named it: the notes name the commands to run on it
         (summary.json and the Summary sheet keep them, so the folder this run used).
+    awaiting : dict of str to str, optional
+        Raters the study expects whose pack is not written yet (protocol 002's second
+        raters before ``sheetflow lock``, :func:`~sheetflow.packs.second_rater.awaiting_lock`),
+        each with what is to be done: expected (sitting 1), and missing for that reason.
 
     Returns
     -------
@@ -162,6 +172,8 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
     given = data if "value" not in data else data[answered(data["value"])]
     packs = given[["rater", "sitting"]].drop_duplicates()
     present = {(str(r), int(s)) for r, s in zip(packs["rater"], packs["sitting"], strict=True)}
+    awaiting = awaiting or {}
+    expected_packs = [*expected_packs, *((r, 1) for r in awaiting)]
     expected = list(dict.fromkeys(r for r, _ in expected_packs))
     included = list(dict.fromkeys(str(r) for r in packs["rater"]))
     left_out = [f for f in files or [] if not f.get("used")]
@@ -181,7 +193,7 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
         mine = [f for f, also in zip(excluded, linked, strict=True)
                 if f["rater"] == rater or rater in also]
         reason = "; ".join(f"file {f['file']} not used: {f['reason']}" for f in mine) \
-            if mine else "no return collected"
+            if mine else awaiting.get(rater, "no return collected")
         entry = {"rater": rater, "sitting": sitting, "reason": reason}
         if (rater, sitting) in partial:
             entry.update(_partial_entry(mine, partial[(rater, sitting)],
@@ -294,16 +306,21 @@ def read_file_verdicts(study_dir: Path) -> list[dict[str, Any]] | None:
     return [f for f in files if isinstance(f, dict)] if isinstance(files, list) else None
 
 
-def missing_before_unsealing(study_dir: Path, files: list[dict[str, Any]]) -> list[str]:
+def missing_before_unsealing(study_dir: Path, files: list[dict[str, Any]],
+                             study: Study | None = None) -> list[str]:
     """The packs no used return stands for, from the blinded manifest and collect's
     record (``files``) alone: read before the key is opened, so an incomplete panel is
-    named without unblinding anything. One line per pack: who, which sitting, why.
+    named without unblinding anything. One line per pack: who, which sitting, why;
+    with ``study``, also each rater whose pack is still to be written (protocol 002's
+    second raters before ``sheetflow lock``).
     """
     from ..packs.manifest import open_manifest
+    from ..packs.second_rater import awaiting_lock
 
     manifest = open_manifest(study_dir)
     manifest.close()  # only the pack heads
     used = {str(f.get("pack_id", "")) for f in files if f.get("used")}
+    awaiting = awaiting_lock(study, (h.rater_id for h in manifest.heads)) if study else {}
     lines = []
     for head in manifest.heads:
         if head.pack_id in used:
@@ -314,4 +331,4 @@ def missing_before_unsealing(study_dir: Path, files: list[dict[str, Any]]) -> li
         why = "; ".join(f"file {f.get('file')} not used: {_why(f)}"
                         for f in mine) or "no return collected"
         lines.append(f"{head.rater_id} (sitting {head.sitting}): {why}")
-    return lines
+    return lines + [f"{rater} (sitting 1): {why}" for rater, why in awaiting.items()]

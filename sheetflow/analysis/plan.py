@@ -14,6 +14,7 @@ from .._gc import release_free_memory
 from ..collect.outputs import check_mark, check_row_count, verify_ratings, verify_returns
 from ..errors import IncompleteError, MissingStepError
 from ..packs.seal import check_collected_manifest, require_seal
+from ..packs.second_rater import awaiting_lock
 from ..spec.rubric import answer_required
 from ..spec.study import Study, load_study
 from ..workbook import layout as L
@@ -98,9 +99,9 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     # the rows of returns left out for blank answers (blinded: read before unsealing)
     left = _read_table(collected.incomplete) if collected.incomplete else None
     if not allow_partial:
-        _refuse_incomplete_panel(root, collected.files, damaged)
+        _refuse_incomplete_panel(root, study, collected.files, damaged)
     elif not collected.rows and (left is None or not answered(left["value"]).any()):
-        _refuse_no_rating(root, collected.files, blank_returns=left is not None)
+        _refuse_no_rating(root, study, collected.files, blank_returns=left is not None)
     sealed = verify_seal(root, study, published)
     key, key_hash, secret = sealed.key, sealed.key_sha256, sealed.secret
     if secret is not None:  # the record carries the secret's mark, from the returns on disk
@@ -133,7 +134,8 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
                 for p in entries]
     partial = rated_cases(left, _required_answer(study)) if len(left) else {}
     panel = build_panel(expected, complete_columns(data), collected.files, partial=partial,
-                        journal_damaged=damaged, study_dir=study_dir)
+                        journal_damaged=damaged, study_dir=study_dir,
+                        awaiting=awaiting_lock(study, (r for r, _ in expected)))
     names = case_names(entries)
     # the key as read (some 90,000 objects at 500 raters) is not kept through the run
     del sealed, key, entries
@@ -158,12 +160,13 @@ def _read_table(data: bytes) -> pd.DataFrame:
                        usecols=lambda name: name in RAW_COLUMNS)
 
 
-def _refuse_incomplete_panel(root: Path, files: list[dict[str, Any]],
+def _refuse_incomplete_panel(root: Path, study: Study, files: list[dict[str, Any]],
                              journal_damaged: list[int]) -> None:
-    """Stop before the key is opened when a pack has no used return (naming the mail
+    """Stop before the key is opened when a pack has no used return, or a rater's pack
+    is still to be written (002's second raters before the lock), naming the mail
     journal's damaged lines too: which of a rater's two files stands, and so who is
-    missing, may have been decided without them)."""
-    missing = missing_before_unsealing(root, files)
+    missing, may have been decided without them."""
+    missing = missing_before_unsealing(root, files, study)
     if missing:
         also = f". Also: {journal_note(journal_damaged, root)}" if journal_damaged else ""
         raise IncompleteError(
@@ -172,7 +175,7 @@ def _refuse_incomplete_panel(root: Path, files: list[dict[str, Any]],
             f"analyse the raters there are{also}")
 
 
-def _refuse_no_rating(root: Path, files: list[dict[str, Any]], *,
+def _refuse_no_rating(root: Path, study: Study, files: list[dict[str, Any]], *,
                       blank_returns: bool) -> None:
     """Stop before the key is opened when no return holds an answer: unsealing for no
     rating at all would show nothing. ``blank_returns``: returns were left out for blank
@@ -181,7 +184,7 @@ def _refuse_no_rating(root: Path, files: list[dict[str, Any]], *,
         if blank_returns else ""
     raise IncompleteError(
         "no return has ratings to analyse, so nothing was unsealed: "
-        f"{'; '.join(missing_before_unsealing(root, files))}{blank}. Collect the "
+        f"{'; '.join(missing_before_unsealing(root, files, study))}{blank}. Collect the "
         "returns first")
 
 

@@ -30,8 +30,9 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
 
     Writes out/analysis.xlsx and out/summary.json (and the protocol's other files, e.g.
     out/verdicts.jsonl for a KEEP/KNOWN study) in DIRECTORY. When the panel is
-    incomplete (a rater missing, or their only file left out) it names who is missing,
-    unseals nothing and exits 1; with --allow-partial it analyses the raters there are, names who is
+    incomplete (a rater missing, their only file left out, or 002's second rater before
+    sheetflow lock writes their pack) it names who is missing, unseals nothing and
+    exits 1; with --allow-partial it analyses the raters there are, names who is
     missing and still exits 1 (a rater whose return has every answer blank is named as
     returned empty and not counted among the raters). When every rater is in but a
     returned file was left out (a stray or damaged file beside a good one), it

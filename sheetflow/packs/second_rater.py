@@ -163,6 +163,21 @@ def locked_selection(study: Study) -> list[str] | None:
     return None if selection is None else selection.selected
 
 
+def awaiting_lock(study: Study, packed: Iterable[str]) -> dict[str, str]:
+    """The second raters whose pack ``sheetflow lock`` has still to write, each with
+    what is to be done: with ``select_at = "lock"``, every rater of role ``second``
+    not among ``packed`` (the raters with a pack so far). Their rating is the protocol's
+    second-rater check, so they are expected from the start, not from the lock on.
+    """
+    if not selects_at_lock(study):
+        return {}
+    have = set(packed)
+    step = (f"no pack yet: their items are drawn at data lock; run "
+            f"'{command_line('lock', study.root)}' once every primary return is collected, "
+            "then send them the pack it writes and collect their return")
+    return {r.id: step for r in study.raters if r.role == "second" and r.id not in have}
+
+
 def selects_at_lock(study: Study) -> bool:
     """Whether the study draws its second-rater subset at data lock."""
     plan = study.design.second_rater
