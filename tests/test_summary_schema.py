@@ -12,9 +12,9 @@ import pytest
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
 from sheetflow.analysis import analyze
+from sheetflow.collect.data_lock import lock_second_rater
 from sheetflow.collect.run import collect
 from sheetflow.packs.generate import generate_packs
-from sheetflow.packs.lock import lock_second_rater
 from sheetflow.packs.manifest import read_manifest
 from sheetflow.packs.second_rater import selects_at_lock
 from sheetflow.report import write_analysis_outputs
