@@ -8,7 +8,7 @@ removes.
 
 The replace itself is recoverable. Before the first file moves, the set writes a
 record of every move (``.sheetflow-commit.json`` in its home folder); each file it
-replaces or supersedes is moved aside (``.<name>.<pid>.previous`` beside it) rather
+replaces or supersedes is moved aside (``.<name>.<pid>-<token>.previous`` beside it) rather
 than overwritten or deleted, and the previous files are deleted only once the whole new
 set is in place and the record says so. A run stopped in between (Ctrl-C, a crash, a
 kill, a power cut) leaves the record: :func:`recover_interrupted` then puts every
@@ -21,6 +21,7 @@ import contextlib
 import datetime as dt
 import json
 import os
+import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,7 @@ PREVIOUS = ".previous"  # the end of a replaced file's name until the new set is
 JOURNAL = ".sheetflow-commit.json"  # the record of a commit under way, in its home
 JOURNAL_FORMAT = 1
 UNNAMED = "a sheetflow run"  # the label of a set whose caller gave none
+STUDY_SET_FOLDERS = ("sealed", "packs")  # searched too: a set written into them alone
 
 
 class OutputSet:
@@ -87,7 +89,7 @@ class OutputSet:
             raise WriteError(f"{_file_in_the_way(final.parent)}: a file where sheetflow "
                              "keeps a folder of outputs; move or rename it, then run "
                              "again") from None
-        temp = final.with_name(f".{final.name}.{os.getpid()}{PARTIAL}")
+        temp = final.with_name(f".{final.name}.{_run_tag()}{PARTIAL}")
         self._staged.append((temp, final))
         return temp
 
@@ -169,13 +171,8 @@ class _Journal:
         self.home = home
         self.path = home / JOURNAL
         self.moves = moves
-        for move in moves:
-            if os.path.lexists(move.final):
-                move.previous = move.final.with_name(
-                    f".{move.final.name}.{os.getpid()}{PREVIOUS}")
-        self.record = {"journal_format": JOURNAL_FORMAT, "label": label, "what": what,
-                       "started": _now(), "pid": os.getpid(), "done": False,
-                       "moves": [self._entry(m) for m in moves]}
+        self.record: dict[str, Any] = {"journal_format": JOURNAL_FORMAT, "label": label,
+                                       "what": what, "pid": os.getpid(), "done": False}
         self.lock: int | None = None
 
     def _entry(self, move: _Move) -> dict[str, str | None]:
@@ -189,6 +186,13 @@ class _Journal:
 
     def __enter__(self) -> _Journal:
         self.lock = _lock(self.home)
+        # what is there is looked at only under the lock: a run that waited for it
+        # sees the files the run before it put in place
+        tag = _run_tag()
+        for move in self.moves:
+            if os.path.lexists(move.final):
+                move.previous = move.final.with_name(f".{move.final.name}.{tag}{PREVIOUS}")
+        self.record.update(started=_now(), moves=[self._entry(m) for m in self.moves])
         try:
             _write_record(self.path, self.record)
         except BaseException:
@@ -242,12 +246,14 @@ def recover_interrupted(home: str | Path) -> str | None:
     """
     home = Path(home)
     path = home / JOURNAL
-    for temp in home.glob(f"{JOURNAL}.*{PARTIAL}"):  # a record killed while written
-        temp.unlink(missing_ok=True)
-    if not path.is_file():
+    temps = list(home.glob(f"{JOURNAL}.*{PARTIAL}"))
+    if not path.is_file() and not temps:
         return None
     lock = _lock(home, wait=False)
     try:
+        # under the lock only: a live commit may be writing its record right now
+        for temp in home.glob(f"{JOURNAL}.*{PARTIAL}"):  # a record killed while written
+            temp.unlink(missing_ok=True)
         if not path.is_file():  # finished while the lock was taken
             return None
         record = _read_record(path)
@@ -309,7 +315,7 @@ def _finish(home: Path, moves: list[dict[str, Any]]) -> None:
 
 def _write_record(path: Path, record: dict[str, Any]) -> None:
     """Write the commit record whole (staged, flushed, replaced) before anything moves."""
-    temp = path.with_name(f"{path.name}.{os.getpid()}{PARTIAL}")
+    temp = path.with_name(f"{path.name}.{_run_tag()}{PARTIAL}")
     try:
         temp.write_text(json.dumps(record, indent=1), encoding="utf-8")
         _fsync(temp)
@@ -343,7 +349,17 @@ def _lock(home: Path, *, wait: bool = True) -> int | None:
         os.close(fd)
         raise WriteError(f"{home}: another sheetflow run is putting its files in place "
                          "here right now; run again once it has finished") from None
+    except OSError:  # a file system without flock (some network mounts): as on Windows
+        os.close(fd)
+        return None
     return fd
+
+
+def _run_tag() -> str:
+    """A name part no other run's files share: the process id alone repeats across
+    runs (each run is process 1 in a container), and a stale record then named this
+    run's own staged files."""
+    return f"{os.getpid()}-{secrets.token_hex(4)}"
 
 
 def _unlock(fd: int | None) -> None:
@@ -418,6 +434,7 @@ def recover_under(root: str | Path, folders: Iterable[str]) -> list[str]:
         The note of each commit rolled back (see :func:`recover_interrupted`).
     """
     root = Path(root)
-    homes = [root] + [record.parent for name in folders if (root / name).is_dir()
+    homes = [root] + [record.parent for name in (*folders, *STUDY_SET_FOLDERS)
+                      if (root / name).is_dir()
                       for record in sorted((root / name).rglob(JOURNAL))]
     return [note for home in homes if (note := recover_interrupted(home))]

@@ -116,10 +116,7 @@ def test_a_lock_resumed_after_a_stop_writes_the_selection_hash(study):
     assert check.ok and not check.notes, check.problems + check.notes
 
 
-def test_a_stop_between_the_selection_and_its_hash_is_finished_by_a_rerun(study,
-                                                                          monkeypatch):
-    """Ctrl-C just before the selection's .sha256 is moved into place: verify names the
-    lock stopped half-way, and a rerun finishes it, the .sha256 written."""
+def _stop_at_the_hash_file(monkeypatch):
     real = os.replace
 
     def stop(src, dst, *args, **kwargs):
@@ -127,19 +124,51 @@ def test_a_stop_between_the_selection_and_its_hash_is_finished_by_a_rerun(study,
             raise KeyboardInterrupt
         return real(src, dst, *args, **kwargs)
     monkeypatch.setattr(os, "replace", stop)
-    assert _lock(study).exit_code != 0
-    monkeypatch.undo()
+
+
+def _assert_locked_whole(study):
     sealed = study / "sealed"
-    assert (sealed / SELECTION).is_file()
-    assert not (sealed / "second-rater-selection.sha256").exists()
-    assert not list(sealed.glob(".*.partial"))
-    assert "stopped half-way" in verify_seal(study).problems[0]
-    assert _lock(study).exit_code == 0
     digest = hashlib.sha256((sealed / SELECTION).read_bytes()).hexdigest()
     assert (sealed / "second-rater-selection.sha256").read_text(encoding="utf-8") == \
         f"{digest}  {SELECTION}\n"
+    assert not [p for p in sealed.iterdir() if p.name.startswith(".")]
     check = verify_seal(study)
     assert check.ok and not check.notes, check.problems + check.notes
+
+
+def test_a_stop_between_the_selection_and_its_hash_leaves_neither(study, monkeypatch):
+    """Ctrl-C just before the selection's .sha256 is moved into place: the two are one
+    set, so the selection moved in is taken back; a rerun draws and writes both."""
+    _stop_at_the_hash_file(monkeypatch)
+    assert _lock(study).exit_code != 0
+    monkeypatch.undo()
+    sealed = study / "sealed"
+    assert not (sealed / SELECTION).exists()
+    assert not (sealed / "second-rater-selection.sha256").exists()
+    assert not [p for p in sealed.iterdir() if p.name.startswith(".")]
+    assert _lock(study).exit_code == 0
+    _assert_locked_whole(study)
+
+
+def test_a_lock_killed_between_the_selection_and_its_hash_is_rolled_back_first(
+        study, monkeypatch):
+    """Killed there (no rollback in the process: its record stays): the rerun rolls the
+    set back before it reads anything, says so, then draws and writes both. Before, the
+    rerun read the half-placed selection, and finishing its .sha256 rolled the selection
+    back underneath it: the lock said it sealed a file no longer there."""
+    from sheetflow import staging
+
+    _stop_at_the_hash_file(monkeypatch)
+    # as if killed: the commit neither rolls back nor removes its record
+    monkeypatch.setattr(staging._Journal, "__exit__",
+                        lambda journal, *exc: staging._unlock(journal.lock))
+    assert _lock(study).exit_code != 0
+    monkeypatch.undo()
+    assert (study / "sealed" / SELECTION).is_file()  # left half in place, as a kill would
+    again = _lock(study)
+    assert again.exit_code == 0, again.output
+    assert "lock was interrupted" in again.output
+    _assert_locked_whole(study)
 
 
 def test_generate_after_a_lock_stopped_before_its_record_keeps_the_key(study,

@@ -44,7 +44,7 @@ from ..packs.second_rater import (
     selects_at_lock,
 )
 from ..spec.study import Study, load_study
-from ..staging import OutputSet
+from ..staging import OutputSet, recover_interrupted
 from .outputs import (
     LOCK_WAIT,
     OUT_DIR,
@@ -72,6 +72,8 @@ class LockResult:
     """The sha256 of ``sealed/lock-record.json``, to publish beside the key's."""
     drafts: list[Path] = field(default_factory=list)
     """The second raters' invitation drafts (``packs/eml/``), their packs attached."""
+    recovered: str | None = None
+    """The note of a stopped commit rolled back first (the CLI says it before)."""
     warnings: list[str] = field(default_factory=list)
     """A second rater without an e-mail address gets no draft: said here."""
 
@@ -107,7 +109,11 @@ def lock_second_rater(study_dir: str | Path, *, lock_wait: float = LOCK_WAIT) ->
         raise UsageError(_nothing_to_lock(study))
     plan_hash = _frozen_hash(study)
     with study_lock(study.root, "lock", lock_wait):  # no collect replaces the ratings meanwhile
-        return _lock(study, plan_hash, _collected_ratings(study))
+        # a lock stopped while its files moved in is rolled back before anything is read
+        recovered = recover_interrupted(study.root)
+        result = _lock(study, plan_hash, _collected_ratings(study))
+    result.recovered = recovered
+    return result
 
 
 def _lock(study: Study, plan_hash: str, collected: Collected) -> LockResult:
@@ -134,7 +140,7 @@ def _lock(study: Study, plan_hash: str, collected: Collected) -> LockResult:
         completed, selected = again.completed, again.selected
         _finish_hash_file(study, selection)
     else:
-        selection = _record_selection(selection_path(study), record)
+        selection = _record_selection(study, selection_path(study), record)
     # the second raters' invitations are drafted with their packs, as generate --eml does
     result = generate_packs(study.root, lock_selection=selection, emails=True)
     second = {r.id for r in study.raters if r.role == "second"}
@@ -157,12 +163,12 @@ def _collected_ratings(study: Study) -> Collected:
     return verify_ratings(study.root, collection_secret(study.root))
 
 
-def _record_selection(path: Path, record: dict[str, Any]) -> RecordedSelection:
+def _record_selection(study: Study, path: Path, record: dict[str, Any]) -> RecordedSelection:
     """Write the selection and its ``.sha256`` whole or not at all; the selection the
     packs are drawn by is the one written, its hash of the very bytes written."""
     data = dump_json(record)
     digest = hashlib.sha256(data).hexdigest()
-    _write_whole({path: data, path.with_suffix(".sha256"): _hash_line(digest)})
+    _write_whole(study, {path: data, path.with_suffix(".sha256"): _hash_line(digest)})
     return RecordedSelection(path, digest, record)
 
 
@@ -172,7 +178,7 @@ def _finish_hash_file(study: Study, selection: RecordedSelection) -> None:
     path = selection.path.with_suffix(".sha256")
     line = _hash_line(selection.sha256)
     if not path.exists():
-        _write_whole({path: line})
+        _write_whole(study, {path: line})
     elif path.read_bytes() != line:
         raise SealError(f"{path}: does not give the sha256 of {SELECTION_FILE} "
                         f"({selection.sha256}): one of them was changed after the lock "
@@ -184,10 +190,12 @@ def _hash_line(digest: str) -> bytes:
     return f"{digest}  {SELECTION_FILE}\n".encode()
 
 
-def _write_whole(files: dict[Path, bytes]) -> None:
+def _write_whole(study: Study, files: dict[Path, bytes]) -> None:
     """Write ``files`` as one set, staged then replaced: a full disk or a stop leaves
-    none of them half-written (a 0-byte selection stopped every later lock)."""
-    with OutputSet() as outputs:
+    none of them half-written (a 0-byte selection stopped every later lock). Its commit
+    record is kept in the study folder, which every command recovers before it reads
+    anything: a rerun never reads a selection a stopped lock left half in place."""
+    with OutputSet(study.root, label="lock", what="second-rater selection") as outputs:
         for path, data in files.items():
             try:
                 outputs.stage(path).write_bytes(data)

@@ -182,6 +182,6 @@ def _run_job(job: Job) -> str:
 
 
 def _final_name(path: str | Path) -> str:
-    """The output's own name from its staged one (``.NAME.PID[.pK].partial``)."""
-    staged = re.fullmatch(r"\.(.+)\.\d+(?:\.p\d+)?\.partial", Path(path).name)
+    """The output's own name from its staged one (``.NAME.PID-TAG[.pK].partial``)."""
+    staged = re.fullmatch(r"\.(.+)\.\d+(?:-[0-9a-f]+)?(?:\.p\d+)?\.partial", Path(path).name)
     return staged.group(1) if staged else Path(path).name
