@@ -98,11 +98,12 @@ def close_workbook(workbook: Any, path: Any) -> None:
                          "space or fix the folder's permissions, then run again") from None
 
 
-_STAGED = re.compile(r"(^|/)\.([^/]+)\.\d+\.partial$")
+_STAGED = re.compile(r"(^|/)\.([^/]+)\.\d+(?:-[0-9a-f]+)?\.partial$")
 
 
 def known_name(path: str) -> str:
-    """A staged output (``out/.analysis.xlsx.123.partial``) by the name it will have."""
+    """A staged output (``out/.analysis.xlsx.123-9f2c4e1a.partial``) by the name it will
+    have."""
     return _STAGED.sub(r"\1\2", path)
 
 

@@ -50,3 +50,12 @@ def test_a_file_system_without_flock_still_commits(tmp_path, monkeypatch):
         outputs.stage(tmp_path / "a.txt").write_text("new", encoding="utf-8")
     assert (tmp_path / "a.txt").read_text(encoding="utf-8") == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+
+
+def test_a_staged_file_is_named_by_the_name_it_will_have(tmp_path):
+    """A write error on a staged file names the output, not its hidden staged name."""
+    from sheetflow.errors import known_name
+
+    target = tmp_path / "out" / "analysis.xlsx"
+    staged = staging.OutputSet(tmp_path).stage(target)
+    assert known_name(str(staged)) == str(target)
