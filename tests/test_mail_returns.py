@@ -4,6 +4,7 @@ replies. A damaged line of the history: ``test_mail_journal.py``."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import os
 import re
@@ -271,6 +272,16 @@ def test_a_reply_draft_whose_pack_changed_after_collect_is_not_sent(tmp_path):
                      subtype="octet-stream", filename=pack["file"])
     draft.write_bytes(message.as_bytes(policy=default))
     with smtp_server() as (port, server):
+        result, _ = run_json("send", str(root), "replies", "--yes", "--smtp",
+                             f"127.0.0.1:{port}", "--smtp-security", "none")
+        assert result.exit_code == 3, result.output  # not the draft collect made
+        assert f"out/feedback/{draft.name}: " in result.stderr
+        # collect's record of the draft edited with it: the attachment still stops it
+        record_path = root / "out" / "collection.json"
+        record = json.loads(record_path.read_text(encoding="utf-8"))
+        record["replies"][draft.name]["sha256"] = hashlib.sha256(
+            draft.read_bytes()).hexdigest()
+        record_path.write_text(json.dumps(record), encoding="utf-8")
         result, _ = run_json("send", str(root), "replies", "--yes", "--smtp",
                              f"127.0.0.1:{port}", "--smtp-security", "none")
         assert result.exit_code == 3, result.output

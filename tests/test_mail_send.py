@@ -490,8 +490,8 @@ def test_status_takes_a_reply_drafts_key_from_collects_record(tmp_path, monkeypa
     sha256 of the pack it attaches and of its text. status parsed every draft, and its
     attachment, for it; collect, which composed the drafts, now records each key (with
     the draft's sha256) in out/collection.json, and status takes it from there, with
-    the same words. A draft changed since collect, or a record from before these keys,
-    is read as before."""
+    the same words. A record from before these keys is read as before; a draft changed
+    since collect is not the one collect made, which send refuses and status names."""
     from sheetflow.collect import pack_status
     from sheetflow.collect.drafts import reply_key
 
@@ -517,7 +517,8 @@ def test_status_takes_a_reply_drafts_key_from_collects_record(tmp_path, monkeypa
     with monkeypatch.context() as m:
         m.setattr(pack_status, "reply_key", unread)
         assert held() == read
-    # a draft changed since collect wrote it is read: this one is no longer the reply sent
+    # a draft changed since collect wrote it is not the reply collect made
     assert b"\r\nDear " in draft.read_bytes()
     draft.write_bytes(draft.read_bytes().replace(b"\r\nDear ", b"\r\nHello ", 1))
-    assert held()["EV-01"] == ""
+    assert held()["EV-01"] == (f"out/feedback/EV-01.eml: EV-01's reply draft is not the one "
+                               f"collect made last: run 'sheetflow collect {root}' again")

@@ -208,7 +208,8 @@ def test_a_second_run_waits_for_the_lock_then_refuses(made, tmp_path):
     root = _study(made, tmp_path, 1)
     with study_lock(root, "analyze"):
         started = time.monotonic()
-        with pytest.raises(OutputError, match="another sheetflow collect, analyze, plan or lock"):
+        with pytest.raises(OutputError, match="another sheetflow collect, analyze, plan, "
+                                              "lock or send"):
             collect(root, lock_wait=0.5)
         assert time.monotonic() - started >= 0.5
     assert not (root / "out" / "ratings.csv").exists()

@@ -290,7 +290,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     out.headline(f"{returned} of {len(rows)} packs returned{tail}",
                  fg="red" if unusable or strangers or unread else "green"
                  if returned == len(rows) and not (mixed or stale or damaged or texts
-                                                   or senders)
+                                                   or senders or report.reply_drafts)
                  else "yellow")
     if texts:  # a rater's words nobody has read yet: which files hold them
         out.say(f"text sheetflow does not read is in {', '.join(texts)}: read it in those "
@@ -304,6 +304,8 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     if stale:  # out/ is not what the returns now say
         out.say(_not_collected_line(stale, report.collected, directory), fg="yellow")
     for problem in mixed:
+        out.warn(problem)
+    for problem in report.reply_drafts:  # send replies refuses them
         out.warn(problem)
     if damaged:  # the mail history and the returns as collect reads them may be wrong
         out.warn(damaged_journal(damaged, risk=_STATUS_JOURNAL_RISK.format(
@@ -322,13 +324,14 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
                 "file", fg="yellow")
     done = (returned == len(rows) and not with_errors and not unusable and not mixed
             and not stale and not strangers and not unread and not damaged and not texts
-            and not senders)
+            and not senders and not report.reply_drafts)
     doc: dict[str, Any] = {"ok": done, "raters": [r.to_dict() for r in rows],
                            "unmatched": [u.to_dict() for u in report.unmatched],
                            "unread_text": texts, "unchecked_sender": senders,
                            "text_read": report.text_read,
                            "out_mixed": mixed, "not_collected": stale,
-                           "journal_damaged": damaged}
+                           "journal_damaged": damaged,
+                           "reply_drafts": report.reply_drafts}
     if agreement:
         doc["agreement_note"], doc["agreement"] = _agreement_lines(out, directory)
     out.json(doc)

@@ -82,18 +82,31 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     sha256 the manifest records) stops the send with exit 3, naming it, before
     anything is sent or written. With --rater, another rater's changed pack stops
     nothing sent: out/reminders/ (replaced as one set) is left as it was, named in a
-    warning, and the exit code is 1.
+    warning, and the exit code is 1. A reply draft that is not the one the last collect
+    made (a collect stopped part-way), or one it made that is gone, stops the send with
+    exit 3, naming each. Like collect, send holds the study lock (out/.lock) while it
+    runs.
 
     Example: sheetflow send my-study invitations --dry-run
     """
+    from ..collect.outputs import study_lock
+
+    with study_lock(directory, "send", tidy=True):  # no collect rewrites the drafts meanwhile
+        _send(out, directory, which, dry_run, yes, resend, raters, now_text, min_days,
+              settings=_settings(directory, smtp=smtp, smtp_security=smtp_security,
+                                 **{"from": sender}, reply_to=reply_to, username=username))
+
+
+def _send(out: Output, directory: Path, which: str, dry_run: bool, yes: bool,
+          resend: bool, raters: tuple[str, ...], now_text: str | None, min_days: float, *,
+          settings: MailSettings) -> None:
+    """The body of ``send``, under the study lock."""
     from ..collect.outbox import outbox
     from ..errors import MailError, UsageError
     from ..hints import command_line, typed_words
     from ..packs.send import send_messages
     from ..spec.mail import SMTP_PASSWORD_ENV
 
-    settings = _settings(directory, smtp=smtp, smtp_security=smtp_security, **{
-        "from": sender}, reply_to=reply_to, username=username)
     params = typed_params(click.get_current_context())
     given = typed_words(params)
     # once some messages went, --resend in the rerun would send them twice

@@ -7,7 +7,9 @@
   drafts' text is composed in :mod:`.replies`.
 - :func:`write_reminders`: a reminder draft (``out/reminders/<rater_id>.eml``) to each
   rater who has not returned, with the pack attached again.
-- :func:`save_drafts`: a folder of drafts replaced whole or not at all.
+- :func:`save_drafts`: a folder of drafts replaced whole or not at all;
+  :func:`stage_drafts` stages them in a larger set (``collect``'s, with the record
+  that names them).
 
 Every draft's attachment is checked against the sha256 ``generate`` recorded in the
 manifest (:func:`sheetflow.packs.manifest.changed_packs`), on the bytes the draft
@@ -258,11 +260,27 @@ def save_drafts(drafts: Drafts, out_dir: Path, command: str) -> None:
     fails half way leaves the earlier drafts as they were, never half of each. The
     drafts move to ``drafts.written``. ``command`` names the run in the note of one
     stopped half-way (:func:`~sheetflow.staging.recover_interrupted`)."""
-    remove_partials(out_dir)
     with OutputSet(label=command, what="drafts") as outputs:
-        outputs.supersede(sorted(out_dir.glob("*.eml")))
-        for name, draft in drafts.unwritten.items():
-            outputs.stage(out_dir / name).write_bytes(draft)
-    out_dir.mkdir(parents=True, exist_ok=True)  # no draft is still an answer to look at
+        stage_drafts(drafts, out_dir, outputs)
+    mark_written(drafts, out_dir)
+
+
+def stage_drafts(drafts: Drafts, out_dir: Path, outputs: OutputSet) -> None:
+    """Stage the drafts composed (``drafts.unwritten``) in ``outputs``, to replace the
+    ``.eml`` files in ``out_dir`` (those it does not write again are removed as the set
+    goes in): ``collect`` stages its reply drafts in the set of ``collection.json``,
+    which records them, so the two are never of different runs. Call
+    :func:`mark_written` once the set is in place."""
+    remove_partials(out_dir)
+    outputs.supersede(sorted(out_dir.glob("*.eml")))
+    for name, draft in drafts.unwritten.items():
+        outputs.stage(out_dir / name).write_bytes(draft)
+
+
+def mark_written(drafts: Drafts, out_dir: Path) -> None:
+    """Move the drafts of ``drafts.unwritten`` to ``drafts.written``: their set is in
+    place in ``out_dir`` (made when no draft was written: no draft is still an answer
+    to look at)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
     drafts.written += [out_dir / name for name in drafts.unwritten]
     drafts.unwritten = {}

@@ -53,9 +53,10 @@ from ..words import counted
 from ..workbook import layout as L
 from .coordinator import FEEDBACK_DIR, REMINDERS_DIR, draft_name
 from .drafts import reply_about
-from .outputs import COLLECTION_FILE, returns_since_collect
+from .outputs import COLLECTION_FILE, OutputError, returns_since_collect
 from .pack_status import status
 from .reminders import MIN_DAYS, folder_kept, remind
+from .reply_drafts import read_reply_drafts
 from .run import OUT_DIR
 
 KIND_NAMES = {"invitations": "invitation", "reminders": "reminder", "replies": "reply"}
@@ -362,7 +363,10 @@ def _replies(root: Path, study: Study, box: Outbox, min_days: float,
              now: dt.datetime, write: bool, journal: Journal,
              heads: list[PackHead]) -> list[Draft]:
     """The reply drafts of the last collect, refused when a return came in (or
-    changed) since: they may ask a rater to fix what their new file already fixed."""
+    changed) since: they may ask a rater to fix what their new file already fixed;
+    and refused when a draft is not the one that collect recorded, or one it recorded
+    is gone (:mod:`.reply_drafts`: a collect stopped while its outputs moved in), which
+    would send a stale reply and none that is due."""
     changed = returns_since_collect(root)
     if changed:
         shown = ", ".join(changed[:3]) + (", ..." if len(changed) > 3 else "")
@@ -373,13 +377,11 @@ def _replies(root: Path, study: Study, box: Outbox, min_days: float,
         raise MissingStepError(f"{root / OUT_DIR / FEEDBACK_DIR}: no reply drafts, collect "
                                "has not run (it writes one per file with errors)",
                                command_line("collect", root))
-    folder = root / OUT_DIR / FEEDBACK_DIR
-    out = []
-    for rater in study.raters:
-        for sitting in (1, 2):
-            path = folder / draft_name(rater.id, sitting)
-            if path.is_file():
-                draft = path.read_bytes()
-                out.append((rater.id, sitting, draft, reply_about(draft)))
-    return out
-
+    wanted = box.raters or [rater.id for rater in study.raters]
+    found = read_reply_drafts(root, wanted)
+    if found.problems:
+        raise OutputError("; ".join(found.problems) + "; nothing was sent",
+                          [*found.problems, f"nothing was sent: {OUT_DIR}/{FEEDBACK_DIR}/ "
+                           "is not the set of reply drafts the last collect made"])
+    return [(rater, sitting, draft, reply_about(draft))
+            for rater, sitting, draft in found.drafts]

@@ -5,8 +5,8 @@
   a run that fails or is killed leaves the previous outputs untouched (a killed run
   can leave hidden ``.*.partial`` files, which the next run removes).
 * :func:`study_lock` holds ``out/.lock`` (an exclusive :func:`fcntl.flock`) while a
-  collect, analyze, plan or lock runs, so a second one waits a bounded time, then refuses;
-  a run that fails removes the lock file (and ``out/``) it made.
+  collect, analyze, plan, lock or send runs, so a second one waits a bounded time, then
+  refuses; a run that fails removes the lock file (and ``out/``) it made.
 * ``out/collection.json`` records ``ratings.csv``'s sha256, row count and sources;
   :func:`verify_ratings` refuses a ratings table that does not match it. The record is
   moved into place last, so a table from a run that stopped half-way never matches.
@@ -47,7 +47,14 @@ LOCK_WAIT = 30.0  # seconds a second run waits for the study lock
 
 
 class OutputError(SheetflowError):
-    """An output set is incomplete, changed since it was written, or busy."""
+    """An output set is incomplete, changed since it was written, or busy.
+
+    ``problems``: the lines the CLI prints, one per file (default: the message).
+    """
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or [message]
 
 
 RUN_FILE = "run.json"  # written by analyze, last (sheetflow.report.outputs)
@@ -257,19 +264,22 @@ def _shown(path: Path, root: Path) -> str:
         return str(path)
 
 
-LOCKING_COMMANDS = ("collect", "analyze", "plan", "lock")
-"""The commands that hold ``out/.lock`` while they run (each writes into ``out/``, or,
-the data lock, draws from what collect wrote there)."""
+LOCKING_COMMANDS = ("collect", "analyze", "plan", "lock", "send")
+"""The commands that hold ``out/.lock`` while they run (each reads or writes ``out/``,
+or, the data lock, draws from what collect wrote there)."""
 _LOCKERS = ", ".join(LOCKING_COMMANDS[:-1]) + " or " + LOCKING_COMMANDS[-1]
 
 
 @contextlib.contextmanager
-def study_lock(root: str | Path, command: str, wait: float = LOCK_WAIT) -> Iterator[None]:
+def study_lock(root: str | Path, command: str, wait: float = LOCK_WAIT, *,
+               tidy: bool = False) -> Iterator[None]:
     """Hold the study's ``out/.lock`` while ``command`` runs.
 
     A run that fails (a refused option or study, a missing step, an error) or is
     interrupted removes the lock file, and ``out/`` when it is left empty, if it made
-    them: a refused command leaves the study folder as it found it.
+    them: a refused command leaves the study folder as it found it. With ``tidy`` a run
+    that succeeds does so too: a command that writes little or nothing into ``out/``
+    (``send``) leaves no folder of its own there.
 
     Parameters
     ----------
@@ -279,6 +289,8 @@ def study_lock(root: str | Path, command: str, wait: float = LOCK_WAIT) -> Itera
         What is asking (one of :data:`LOCKING_COMMANDS`), for the message.
     wait : float
         Seconds to wait for another run to finish before refusing.
+    tidy : bool
+        Also on success, remove the lock file and the empty ``out/`` this run made.
 
     Raises
     ------
@@ -293,6 +305,9 @@ def study_lock(root: str | Path, command: str, wait: float = LOCK_WAIT) -> Itera
     except BaseException:
         _unmake(out, made_out=made_out, made_lock=made_lock)  # the lock still held
         raise
+    else:
+        if tidy:  # a run waiting on this file takes the next one made (_locked)
+            _unmake(out, made_out=made_out, made_lock=made_lock)
     finally:
         os.close(fd)  # closing releases the lock
 

@@ -23,6 +23,7 @@ from .drafts import reply_key, reply_left_out
 from .links import copied_from, linked_to, sole_link, unread_note, unread_stranger
 from .mail_state import PackMail, pack_mail, received_times
 from .outputs import COLLECTION_FILE, OUT_DIR, returns_since_collect
+from .reply_drafts import ReplyDrafts, read_reply_drafts
 from .returns import check_returns_folder
 from .run import collect
 from .safety import Limits
@@ -118,6 +119,11 @@ class StatusReport:
     unchecked_sender: list[str] = field(default_factory=list)
     """The returns used that came from another rater's address or from no rater's, not
     marked read (:meth:`.validate.ValidationReport.unchecked_sender_files`)."""
+    reply_drafts: list[str] = field(default_factory=list)
+    """One line per reply draft in ``out/feedback/`` that is not the one the last
+    collect made, or that it made and is gone (:mod:`.reply_drafts`), for the packs
+    whose row does not name it already (as ``reply_held``): ``send replies`` refuses
+    them."""
 
 
 def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
@@ -145,12 +151,17 @@ def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
     # the reply drafts in out/ are the last collect's: judged only while it is current
     drafts = root / OUT_DIR / FEEDBACK_DIR if collected and not fresh else None
     keys = recorded_reply_keys(root) if drafts is not None else {}
-    rows = [replace(r, reply_held=reply_held(r, study, heads, root, journal, drafts,
-                                             recorded=keys))
+    found = read_reply_drafts(root, [r.id for r in study.raters]) if drafts is not None \
+        else ReplyDrafts()
+    broken = {**found.stale, **found.missing}  # what send replies refuses
+    rows = [replace(r, reply_held=broken.get(draft_name(r.rater, r.sitting))
+                    or reply_held(r, study, heads, root, journal, drafts, recorded=keys))
             if r.reply_due else r for r in rows]
+    named = {draft_name(r.rater, r.sitting) for r in rows if r.reply_due}
     return StatusReport(rows, fresh, collected, unmatched_files(report), journal.damaged,
                         report.unread_text_files(), report.text_read_files(),
-                        report.unchecked_sender_files())
+                        report.unchecked_sender_files(),
+                        [line for name, line in broken.items() if name not in named])
 
 
 def reply_held(row: RaterStatus, study: Study, heads: list[PackHead], root: Path,

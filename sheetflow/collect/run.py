@@ -59,9 +59,10 @@ from .coordinator import (
 from .copies import AnswerPrint, warn_copies, warn_same_saver
 from .drafts import (
     Drafts,
+    mark_written,
     reply_keys,
     reply_left_out,
-    save_drafts,
+    stage_drafts,
     with_replies_left_out,
     write_feedback,
 )
@@ -277,11 +278,9 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
                                          result.heads, journal=journal)
         result.roster = with_replies_left_out(result.roster, result.feedback, root)
         out = root / OUT_DIR
-        result.outputs = write_outputs(out, result, secret)
+        result.outputs = write_outputs(out, result, secret)  # the reply drafts among them
         tables = recorded_tables(Path(result.outputs["collection"]).read_bytes())
         result.removed = retire_stale_analysis(root, tables)  # analysed from the old table
-        save_drafts(result.feedback, out / FEEDBACK_DIR, "collect")
-        result.outputs["feedback"] = str(out / FEEDBACK_DIR)
     return result
 
 
@@ -664,17 +663,22 @@ def _where_read(path: Path, root: Path) -> str:
 
 def write_outputs(out_dir: Path, result: Collection,
                   secret: bytes | None = None) -> dict[str, str]:
-    """Write ``ratings.csv``, ``validation.xlsx`` and ``collection.json``; their paths.
+    """Write ``ratings.csv``, ``validation.xlsx``, the reply drafts (``feedback/``) and
+    ``collection.json``; their paths.
 
-    All three are written to temporary files first and replace the old ones only
-    when all are complete, the record last (:class:`~sheetflow.staging.OutputSet`).
-    The lines of ``mail.jsonl`` that held no record go into the record and above the
-    Status and Mail sheets' tables, so whoever reads the outputs later learns of them.
+    All are written to temporary files first and replace the old ones only when all
+    are complete, the record last (:class:`~sheetflow.staging.OutputSet`): the record
+    holds each reply draft's sha256, so a run stopped while the set moves in leaves
+    drafts that ``send`` and ``status`` tell from the ones recorded
+    (:mod:`.reply_drafts`). The lines of ``mail.jsonl`` that held no record go into
+    the record and above the Status and Mail sheets' tables, so whoever reads the
+    outputs later learns of them.
     """
     remove_partials(out_dir)
     paths = {"ratings": out_dir / RATINGS_NAME, "validation": out_dir / "validation.xlsx",
              "collection": out_dir / COLLECTION_FILE,
-             "incomplete": out_dir / INCOMPLETE_RATINGS_NAME}
+             "incomplete": out_dir / INCOMPLETE_RATINGS_NAME,
+             "feedback": out_dir / FEEDBACK_DIR}
     with OutputSet(label="collect", what="outputs") as outputs:
         ratings = outputs.stage(paths["ratings"])
         result.ratings.write_csv(ratings)
@@ -690,5 +694,7 @@ def write_outputs(out_dir: Path, result: Collection,
                                    manifest_sha256=result.manifest_sha256,
                                    journal_damaged=result.journal_damaged,
                                    replies=reply_keys(result.feedback))
+        stage_drafts(result.feedback, paths["feedback"], outputs)  # before their record
         outputs.stage(paths["collection"]).write_bytes(record)
+    mark_written(result.feedback, paths["feedback"])
     return {name: str(path) for name, path in paths.items()}
