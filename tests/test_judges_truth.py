@@ -2,7 +2,8 @@
 
 Each case plants one flaw in the template's example records (12 = 4 cells x 3 tasks,
 three judges each) and asserts the import refuses it naming the line and field, and
-leaves no pilot summary of an earlier run standing.
+writes and removes nothing: the earlier import's workbooks and pilot summary stay
+together, as it wrote them.
 """
 
 from __future__ import annotations
@@ -94,7 +95,6 @@ def test_a_flawed_record_set_is_refused_and_no_stale_summary_stays(study, case):
     text = str(caught.value)
     assert field in text and words in text, text
     assert "planted.jsonl" in text
-    assert not (study / PILOT_SUMMARY).exists()  # the earlier PASS is not left standing
 
 
 def test_the_whole_design_imports_and_writes_valid_json(study):
@@ -138,20 +138,25 @@ def test_a_bad_argument_leaves_the_earlier_import_as_it_was(study, case):
     assert _files(study) == before
 
 
-def test_a_refused_record_set_says_it_removed_the_earlier_summary(study):
-    """The refusal removed the earlier import's summary and said nothing of it."""
+@pytest.mark.parametrize("case", ["a negative cost", "a record missing"])
+def test_a_refused_record_set_writes_and_removes_nothing(study, case):
+    """A refused import said "nothing was written" but removed the earlier import's
+    out/pilot-summary.json (and said so in a warning), leaving that import's workbooks
+    without the summary made from them. Now a refusal changes nothing, as it says."""
     from click.testing import CliRunner
 
     from sheetflow.cli import cli
 
     import_judges(study, study / "judge-outputs.example.jsonl", window=WINDOW)
-    planted = _write(study, _planted(_lines(study), "a negative cost"))
+    before = _files(study)
+    assert PILOT_SUMMARY in before
+    planted = _write(study, _planted(_lines(study), case))
     out = CliRunner().invoke(cli, ["import-judges", str(study), str(planted),
                                    "--execution-window", WINDOW, "--force"])
     assert out.exit_code == 1, out.output
-    assert f"warning: removed {study / PILOT_SUMMARY}: written before this import" \
-        in out.output
-    assert not (study / PILOT_SUMMARY).exists()
+    assert "nothing was written" in out.output
+    assert "removed" not in out.output
+    assert _files(study) == before  # the earlier import whole, its summary beside it
 
 
 def test_a_write_that_fails_leaves_every_earlier_file_whole(study, monkeypatch):
@@ -176,3 +181,31 @@ def test_a_write_that_fails_leaves_every_earlier_file_whole(study, monkeypatch):
         import_judges(study, _write(study, changed), window=WINDOW, force=True)
     assert len(calls) == 2
     assert _files(study) == before
+
+
+def test_an_import_waits_for_an_analyze(study):
+    """import-judges took no study lock: run while analyze held it (analyze builds its
+    own out/pilot-summary.json from the one there), its summary was replaced by
+    analyze's and lost. It now waits for the lock, and writes once it is free."""
+    import threading
+
+    from sheetflow.collect.outputs import study_lock
+
+    import_judges(study, study / "judge-outputs.example.jsonl", window=WINDOW)
+    other = "2026-04-27T09:00:00Z to 2026-04-27T10:00:00Z"
+    done: list[object] = []
+
+    def run_import() -> None:
+        done.append(import_judges(study, study / "judge-outputs.example.jsonl",
+                                  window=other, force=True))
+
+    with study_lock(study, "analyze"):
+        before = _files(study)
+        worker = threading.Thread(target=run_import)
+        worker.start()
+        worker.join(1.5)
+        assert worker.is_alive() and not done  # waiting for the lock
+        assert _files(study) == before
+    worker.join(60)
+    assert done and "2026-04-27T09:00:00Z" in (study / PILOT_SUMMARY).read_text(
+        encoding="utf-8")

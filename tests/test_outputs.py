@@ -209,7 +209,7 @@ def test_a_second_run_waits_for_the_lock_then_refuses(made, tmp_path):
     with study_lock(root, "analyze"):
         started = time.monotonic()
         with pytest.raises(OutputError, match="another sheetflow collect, analyze, plan, "
-                                              "lock or send"):
+                                              "lock, send or import-judges"):
             collect(root, lock_wait=0.5)
         assert time.monotonic() - started >= 0.5
     assert not (root / "out" / "ratings.csv").exists()

@@ -33,11 +33,10 @@ def import_judges_command(out: Output, directory: Path, jsonl: Path,
         result = import_judges(directory, jsonl, returns_dir, force=force, window=window)
     except RecordMismatchError as exc:
         fail(EXIT_DATA, [*exc.lines, f"{len(exc.lines)} mismatch(es); nothing was written. "
-                         "Fix the records (or the items file) and import again."],
-             notes=_removed_on_refusal(exc))
+                         "Fix the records (or the items file) and import again."])
         return
     except JudgeImportError as exc:
-        fail(EXIT_DATA, [str(exc)], notes=_removed_on_refusal(exc))
+        fail(EXIT_DATA, [str(exc)])
         return
     out.say(f"read {result.records} records, filled {result.answers} answer cells")
     for path in result.files:
@@ -60,14 +59,6 @@ def import_judges_command(out: Output, directory: Path, jsonl: Path,
     out.json({"ok": not result.summary_note, **doc})
     if result.summary_note:
         click.get_current_context().exit(EXIT_DATA)
-
-
-def _removed_on_refusal(exc: Exception) -> list[str]:
-    """The warning that a refused import removed the pilot summary written before it."""
-    removed = getattr(exc, "removed", None)
-    return [f"removed {removed}: written before this import, it would have stood beside "
-            "records this import refused; import the corrected records with "
-            "--execution-window to write it again"] if removed else []
 
 
 def register(group: click.Group) -> None:

@@ -5,8 +5,9 @@
   a run that fails or is killed leaves the previous outputs untouched (a killed run
   can leave hidden ``.*.partial`` files, which the next run removes).
 * :func:`study_lock` holds ``out/.lock`` (an exclusive :func:`fcntl.flock`) while a
-  collect, analyze, plan, lock or send runs, so a second one waits a bounded time, then
-  refuses; a run that fails removes the lock file (and ``out/``) it made.
+  collect, analyze, plan, lock, send or import-judges runs, so a second one waits a
+  bounded time, then refuses; a run that fails removes the lock file (and ``out/``) it
+  made.
 * ``out/collection.json`` records ``ratings.csv``'s sha256, row count and sources;
   :func:`verify_ratings` refuses a ratings table that does not match it. The record is
   moved into place last, so a table from a run that stopped half-way never matches.
@@ -264,7 +265,7 @@ def _shown(path: Path, root: Path) -> str:
         return str(path)
 
 
-LOCKING_COMMANDS = ("collect", "analyze", "plan", "lock", "send")
+LOCKING_COMMANDS = ("collect", "analyze", "plan", "lock", "send", "import-judges")
 """The commands that hold ``out/.lock`` while they run (each reads or writes ``out/``,
 or, the data lock, draws from what collect wrote there)."""
 _LOCKERS = ", ".join(LOCKING_COMMANDS[:-1]) + " or " + LOCKING_COMMANDS[-1]
@@ -279,7 +280,7 @@ def study_lock(root: str | Path, command: str, wait: float = LOCK_WAIT, *,
     interrupted removes the lock file, and ``out/`` when it is left empty, if it made
     them: a refused command leaves the study folder as it found it. With ``tidy`` a run
     that succeeds does so too: a command that writes little or nothing into ``out/``
-    (``send``) leaves no folder of its own there.
+    (``send``, ``import-judges``) leaves no folder of its own there.
 
     Parameters
     ----------

@@ -26,8 +26,11 @@ JSONL file, the returns folder, files already there without ``force``): a refusa
 there changes nothing. Then every record is checked against itself and the items
 (:mod:`sheetflow.judges.records`: schema, judge means and trio mean recomputed, verdicts
 against the stated thresholds, candidate response against the item); any mismatch is
-reported with its line, record and field, nothing is written, and the pilot summary of
-an earlier run is removed (the error names it). A judge object absent from a record
+reported with its line, record and field, and nothing is written or removed (the
+workbooks and pilot summary of an earlier import stay together as it wrote them). The
+import holds the study lock (``out/.lock``), as collect and analyze do: an analyze,
+which builds its own ``out/pilot-summary.json`` from the one there, never runs
+beside it. A judge object absent from a record
 leaves that judge's cells blank (collect then reports them) and, the trio being
 locked, ``out/pilot-summary.json`` is not written. Otherwise, given the run's
 execution window, ``out/pilot-summary.json`` is written in the protocol's own schema
@@ -48,6 +51,7 @@ from typing import Any
 
 import openpyxl
 
+from ..collect.outputs import study_lock
 from ..errors import MissingStepError, SheetflowError, UsageError
 from ..hints import command_line
 from ..packs.manifest import Manifest, open_manifest
@@ -62,16 +66,8 @@ PILOT_SUMMARY = "out/pilot-summary.json"
 
 
 class JudgeImportError(SheetflowError):
-    """A JSONL file of judge outputs cannot be imported as it is.
-
-    Attributes
-    ----------
-    removed : Path or None
-        The ``out/pilot-summary.json`` written before, removed because this import
-        was refused (None when there was none).
-    """
-
-    removed: Path | None = None
+    """A JSONL file of judge outputs cannot be imported as it is; nothing was written
+    or removed."""
 
 
 @dataclass
@@ -150,23 +146,25 @@ def import_judges(study_dir: str | Path, jsonl_path: str | Path,
     JudgeImportError
         A line that is not JSON, a record without its task or cell, a cell or task
         that matches no item, an unknown judge rater. The message names the file and
-        line; the pilot summary written before is removed (``removed``).
+        line; nothing is written or removed.
     UsageError
         The study has no ``[analysis.params.jsonl]`` mapping or no generated packs, the
         window or a path is not usable, or a target file exists and ``force`` is
         False. Nothing is changed.
+    OutputError
+        Another collect, analyze, plan, send or import still held the study lock
+        (``out/.lock``) after :data:`~sheetflow.collect.outputs.LOCK_WAIT` seconds.
     """
     root = Path(study_dir)
-    study = load_study(root)
-    plan = _checked_arguments(root, study, Path(jsonl_path), returns_dir, force, window)
-    try:
+    study = load_study(root)  # a folder that is no study: refused before out/ is locked
+    # an analyze builds its out/pilot-summary.json from the one there: an import in the
+    # meantime would be lost, so the two take turns
+    with study_lock(root, "import-judges", tidy=True):
+        plan = _checked_arguments(root, study, Path(jsonl_path), returns_dir, force, window)
+        # a refused record set changes nothing: the workbooks and the pilot summary of
+        # the last import stay together, as that import wrote them
         records, answers = _checked_records(study, plan)
-    except JudgeImportError as exc:
-        # a refused record set leaves no pilot summary of an earlier run standing
-        # beside it; the error says it was removed
-        exc.removed = _remove_summary(study)
-        raise
-    return _write(study, plan, records, answers)
+        return _write(study, plan, records, answers)
 
 
 @dataclass
@@ -245,15 +243,6 @@ def _write(study: Study, plan: _Plan, records: list[tuple[int, dict[str, Any]]],
         _stage_summary(study, plan, [r for _, r in records], result, outputs)
     result.removed = list(outputs.removed)
     return result
-
-
-def _remove_summary(study: Study) -> Path | None:
-    """Remove the pilot summary written before; its path, or None if there was none."""
-    path = study.root / PILOT_SUMMARY
-    if not path.is_file():
-        return None
-    path.unlink()
-    return path
 
 
 _NOT_RETURNS = (L.PACKS_DIR, SEALED_DIR, L.OUT_DIR)
