@@ -183,3 +183,74 @@ def test_an_output_set_removes_what_it_supersedes_only_when_committed(tmp_path):
     assert outputs.removed == [tmp_path / "old.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
     assert (tmp_path / "a.txt").read_text() == "new a"
+
+
+def _stopped_analyze(root: Path, monkeypatch) -> None:
+    """``analyze`` stopped (Ctrl-C) as its set moves in: after the feedback workbooks,
+    before analysis.xlsx, summary.json and run.json."""
+    import os
+
+    real = os.replace
+
+    def replace(src, dst, *args, **kwargs):
+        if Path(dst).name == "analysis.xlsx":
+            raise KeyboardInterrupt
+        return real(src, dst, *args, **kwargs)
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "replace", replace)
+        assert _run("analyze", str(root))[0] == 130
+
+
+def test_feedback_of_a_stopped_analyze_is_named_and_removed_by_the_next(
+        demo, tmp_path, monkeypatch):
+    """A first analyze stopped part-way left feedback-R1..R4.xlsx with no analysis.xlsx,
+    summary.json or run.json, and nothing named them; R4 then dropped out, the rerun
+    left feedback-R4.xlsx beside the new set, in no run record, and status and verify
+    said nothing. Now status and verify name each such workbook, and the next analyze
+    removes the ones it does not write again, saying so. A file of the same name that
+    sheetflow did not write is the user's: never named, never removed."""
+    from sheetflow.collect.outputs import retire_analysis
+
+    root = _copy(demo, tmp_path)
+    out = root / "out"
+    retire_analysis(root)  # as before the first analyze
+    assert not list(out.glob("feedback-*.xlsx")) and not (out / "run.json").exists()
+    mine = openpyxl.Workbook()
+    mine.save(out / "feedback-notes.xlsx")  # the coordinator's own file
+    _stopped_analyze(root, monkeypatch)
+    left = sorted(p.name for p in out.glob("feedback-R*.xlsx"))
+    assert left == [f"feedback-R{n}.xlsx" for n in range(1, 5)]
+    assert not (out / "summary.json").exists() and not (out / "run.json").exists()
+    named = (f"out/feedback-R1.xlsx is a feedback workbook of an analyze that did not "
+             f"finish (no out/run.json lists it): run 'sheetflow analyze {root}' again, "
+             "which removes it, or writes it again")
+    for command in ("status", "verify"):
+        code, text = _run(command, str(root))
+        assert code == 1 and named in " ".join(text.split()), (command, text)
+        assert "feedback-notes.xlsx" not in text
+
+    _dubois(root).unlink()  # R4 drops out
+    _run("collect", str(root))
+    code, text = _run("analyze", str(root), "--allow-partial")
+    assert code == 1, text  # written, the panel incomplete
+    assert "feedback-R4.xlsx (the earlier run wrote it" in text
+    assert not (out / "feedback-R4.xlsx").exists()
+    assert (out / "feedback-notes.xlsx").exists()
+    assert set(_record(root)["files"]) == _analysis_files(root) - {"feedback-notes.xlsx"}
+    code, text = _run("verify", str(root))
+    assert code == 0, text
+
+
+def test_feedback_left_beside_an_earlier_run_is_named(demo, tmp_path):
+    """A feedback workbook sheetflow wrote that the run record does not list (a rerun
+    stopped after moving it in) is named by status and verify."""
+    import shutil
+
+    root = _copy(demo, tmp_path)
+    out = root / "out"
+    shutil.copy(out / "feedback-R4.xlsx", out / "feedback-R9.xlsx")
+    for command in ("status", "verify"):
+        code, text = _run(command, str(root))
+        assert code == 1 and "out/feedback-R9.xlsx is a feedback workbook of an analyze " \
+            "that did not finish" in " ".join(text.split()), (command, text)

@@ -34,6 +34,7 @@ from ..packs.secret import SECRET_FILE, read_secret, record_mac
 from ..words import counted
 from ..workbook import layout as L
 from .mailbox import is_mail_file, member_digests
+from .orphans import stray_feedback
 from .returns import NotAFile, file_digest, find_entries
 from .validate import ERROR, SET_ASIDE, Issue, ValidationReport
 
@@ -144,12 +145,15 @@ def check_run(root: str | Path) -> list[str]:
         record = read_run(root)
     except OutputError as exc:
         return [str(exc)]
+    strays = stray_feedback(out, record.files if record is not None else ())
+    problems = [f"{OUT_DIR}/{path.name} is a feedback workbook of an analyze that did not "
+                f"finish (no {OUT_DIR}/{RUN_FILE} lists it): {again('analyze', root)}, which "
+                "removes it, or writes it again" for path in strays]
     if record is None:
         if (out / "summary.json").exists():
-            return [f"{OUT_DIR}/{RUN_FILE} is missing: {OUT_DIR}/ cannot be shown to hold one "
-                    f"analysis; {again('analyze', root)}"]
-        return []
-    problems = []
+            problems.insert(0, f"{OUT_DIR}/{RUN_FILE} is missing: {OUT_DIR}/ cannot be shown "
+                               f"to hold one analysis; {again('analyze', root)}")
+        return problems
     for name, digest in sorted(record.files.items()):
         now = _digest_or_missing(out / name)
         if now != digest:
@@ -174,17 +178,21 @@ def _digest_or_missing(path: Path) -> str:
 def earlier_outputs(out: str | Path) -> list[Path]:
     """The files of the last analysis in the folder ``out``: those its run record lists
     (only paths inside ``out``, never collect's, nor a shared file another step has
-    rewritten since), or, with no readable record, the files every analyze writes."""
+    rewritten since), or, with no readable record, the files every analyze writes; and
+    the feedback workbooks sheetflow wrote that no record lists (left by an analyze
+    that did not finish: :func:`~.orphans.stray_feedback`)."""
     out = Path(out)
     try:
         record = _read_run(out, None)  # its message is never shown
     except OutputError:
         record = None
     if record is None:
-        return [out / name for name in ALWAYS_WRITTEN if (out / name).is_file()]
+        return [out / name for name in ALWAYS_WRITTEN if (out / name).is_file()] + \
+            stray_feedback(out)
     return [out / name for name, digest in sorted(record.files.items())
             if _owned(out, name) and (name not in SHARED_NAMES
-                                      or _digest_or_missing(out / name) == digest)]
+                                      or _digest_or_missing(out / name) == digest)] + \
+        stray_feedback(out, record.files)
 
 
 def _owned(out: Path, name: str) -> bool:
@@ -229,8 +237,8 @@ def retire_stale_analysis(root: str | Path, written: dict[str, str] | None = Non
         record = read_run(root)
     except OutputError:
         return retire_analysis(root)  # an unreadable record vouches for nothing
-    if record is None and not earlier_outputs(out):
-        return []  # no analysis yet
+    if record is None and not any((out / name).is_file() for name in ALWAYS_WRITTEN):
+        return []  # no analysis yet (a stopped one's feedback workbooks go at the next)
     made_from = record.made_from if record else _summary_made_from(out)
     if made_from is not None and all((known.get(name) or _digest_or_missing(out / name))
                                      == digest for name, digest in made_from.items()):
