@@ -8,7 +8,9 @@ command a message tells the user to run next is spelled by :mod:`sheetflow.hints
 
 from __future__ import annotations
 
+import contextlib
 import re
+import zipfile
 from typing import Any
 
 
@@ -94,8 +96,26 @@ def close_workbook(workbook: Any, path: Any) -> None:
         if type(exc).__module__.split(".")[0] != "xlsxwriter":
             raise
         cause = exc.__cause__ or exc.__context__ or exc
+        _close_zip_files(cause)
         raise WriteError(f"{known_name(str(path))}: could not be written ({cause}); free some "
                          "space or fix the folder's permissions, then run again") from None
+
+
+def _close_zip_files(error: BaseException) -> None:
+    """Close the zip files the failed write left open in the frames of ``error``.
+
+    xlsxwriter writes the workbook through a :class:`zipfile.ZipFile` that it does not
+    close when a write fails; left to the garbage collector, its ``__del__`` tries to
+    flush to the full disk again and prints "Exception ignored ... Traceback" after the
+    error line. Closed here, its file is released and nothing more is printed.
+    """
+    trace = error.__traceback__
+    while trace is not None:
+        for value in list(trace.tb_frame.f_locals.values()):
+            if isinstance(value, zipfile.ZipFile):
+                with contextlib.suppress(OSError, ValueError):  # the same full disk
+                    value.close()
+        trace = trace.tb_next
 
 
 _STAGED = re.compile(r"(^|/)\.([^/]+)\.\d+(?:-[0-9a-f]+)?\.partial$")

@@ -22,12 +22,12 @@ import datetime as dt
 import json
 import os
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import WriteError
+from .errors import WriteError, known_name
 
 try:  # the lock that tells a live commit from an interrupted one (not on Windows)
     import fcntl
@@ -93,6 +93,10 @@ class OutputSet:
         self._staged.append((temp, final))
         return temp
 
+    def write(self, path: str | Path, data: bytes) -> None:
+        """Stage ``data`` as ``path``'s new content (:func:`write_file`)."""
+        write_file(self.stage(path), data)
+
     def staged(self) -> list[tuple[Path, Path]]:
         """(staged path, final path) of every output staged so far, in order."""
         return list(self._staged)
@@ -125,7 +129,8 @@ class OutputSet:
             if final.is_dir() and not final.is_symlink():
                 raise WriteError(f"{final}: a folder where sheetflow writes a file; move "
                                  "or rename it, then run again")
-            _fsync(temp)
+            with naming(temp):
+                _fsync(temp)
         finals = {os.path.abspath(final) for _, final in self._staged}
         others = [p for p in dict.fromkeys(self._superseded)
                   if os.path.abspath(p) not in finals]
@@ -317,7 +322,7 @@ def _write_record(path: Path, record: dict[str, Any]) -> None:
     """Write the commit record whole (staged, flushed, replaced) before anything moves."""
     temp = path.with_name(f"{path.name}.{_run_tag()}{PARTIAL}")
     try:
-        temp.write_text(json.dumps(record, indent=1), encoding="utf-8")
+        write_file(temp, json.dumps(record, indent=1).encode("utf-8"))
         _fsync(temp)
         os.replace(temp, path)
     finally:
@@ -381,6 +386,28 @@ def _fsync_folders(home: Path, moves: list[dict[str, Any]]) -> None:
     for folder in {(home / m["final"]).parent for m in moves}:
         with contextlib.suppress(OSError):
             _fsync(folder)
+
+
+@contextlib.contextmanager
+def naming(path: str | Path) -> Iterator[None]:
+    """Name ``path`` in an operating-system error raised while the block writes it.
+
+    A write or flush that fails (a full disk, a quota) raises an ``OSError`` that names
+    no file, which would reach the user as "no space left on device" without saying
+    where; a staged file is named by the name it was going to have.
+    """
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None or exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror, known_name(os.fspath(path))) from exc
+
+
+def write_file(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path``; an operating-system error names the file."""
+    with naming(path):
+        Path(path).write_bytes(data)
 
 
 def _missing_folders(folder: Path) -> list[Path]:

@@ -3,18 +3,24 @@ traceback, and nothing half-written is left in place."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 import resource
 import signal
 import subprocess
 import sys
+import zipfile
+from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from roundtrip_helpers import return_every_pack
 
 from sheetflow.cli import cli
 from sheetflow.collect import collect
+from sheetflow.errors import WriteError, close_workbook, known_name
 from sheetflow.packs import generate_packs
 from sheetflow.spec import init_study
 
@@ -63,3 +69,147 @@ def test_a_deeply_nested_judge_record_is_one_line(tmp_path):
     lines = [ln for ln in text.splitlines() if ln.startswith("error:")]
     assert len(lines) == 1 and "line 1" in lines[0] and "nested too deeply" in lines[0], text
     assert json.loads("[1]") == [1]  # the interpreter is unharmed
+
+
+# --------------------------------------------------------------------------- full disks
+
+
+class _FullFile:
+    """A file opened for writing on a full disk: every write fails, as the system's
+    write() does, with an error that names no file."""
+
+    def __init__(self, file):
+        self._file = file
+
+    def write(self, _data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def close(self):
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.close()
+
+    def __getattr__(self, name):
+        return getattr(self._file, name)
+
+
+def _disk_full_for(monkeypatch, name: str) -> None:
+    """Writing a file whose name (staged or not) ends with ``name`` fails for lack of
+    space (``Path.write_bytes`` and ``write_text`` open through ``Path.open``)."""
+    real = Path.open
+
+    def opened(self, mode="r", *args, **kwargs):
+        file = real(self, mode, *args, **kwargs)
+        if "w" in mode and known_name(str(self)).endswith(name):
+            return _FullFile(file)
+        return file
+    monkeypatch.setattr(Path, "open", opened)
+
+
+def _one_error(result) -> str:
+    errors = [ln for ln in result.output.splitlines() if ln.startswith("error:")]
+    assert len(errors) == 1 and "Traceback" not in result.output, result.output
+    return errors[0]
+
+
+def test_a_workbook_that_cannot_be_written_leaves_no_zip_file_open(tmp_path, monkeypatch):
+    """Left open, xlsxwriter's zip file flushed to the full disk again when collected and
+    printed "Exception ignored ... Traceback" after the error line."""
+    import xlsxwriter
+    import xlsxwriter.workbook
+
+    opened = []
+
+    class FullZip(zipfile.ZipFile):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            opened.append(self)
+
+        def write(self, *_args, **_kwargs):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(xlsxwriter.workbook, "ZipFile", FullZip)
+    path = tmp_path / ".book.xlsx.123.partial"
+    workbook = xlsxwriter.Workbook(str(path))
+    workbook.add_worksheet().write(0, 0, "x")
+    with pytest.raises(WriteError, match=r"/book\.xlsx: could not be written"):
+        close_workbook(workbook, path)
+    assert opened and all(z.fp is None for z in opened)  # closed: nothing left to flush
+
+
+def test_generate_on_a_full_disk_names_the_pack_and_leaves_nothing(tmp_path, monkeypatch):
+    """The pack's failure is the one reported, with its folder: the manifest written
+    beside it used to fail its own close too, replacing the error with one that named no
+    file and leaving ``packs/.manifest.json.PID.partial.partial`` behind."""
+    import xlsxwriter.workbook
+
+    class FullZip(zipfile.ZipFile):
+        def write(self, *_args, **_kwargs):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    root = init_study(tmp_path / "s", "keep-known")
+    real = Path.open
+
+    def opened(self, mode="r", *args, **kwargs):
+        file = real(self, mode, *args, **kwargs)
+        if "w" in mode and "manifest.json" in self.name:  # its last flush fails too
+            return _FullOnClose(file)
+        return file
+    monkeypatch.setattr(Path, "open", opened)
+    monkeypatch.setattr(xlsxwriter.workbook, "ZipFile", FullZip)
+    result = CliRunner().invoke(cli, ["generate", str(root)])
+    assert result.exit_code == 3, result.output
+    assert re.search(r"packs/[^ ]+\.xlsx: could not be written", _one_error(result))
+    packs = root / "packs"
+    assert not packs.exists() or not any(packs.iterdir()), list(packs.iterdir())
+
+
+class _FullOnClose:
+    """A file whose buffered bytes cannot be flushed when it is closed (a full disk)."""
+
+    def __init__(self, file):
+        self._file = file
+
+    def close(self):
+        self._file.close()
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def __getattr__(self, name):
+        return getattr(self._file, name)
+
+
+@pytest.mark.parametrize("name", ["manifest.json", "mailing-list.csv", "key.sha256"])
+def test_generate_names_the_file_a_full_disk_stopped(tmp_path, monkeypatch, name):
+    root = init_study(tmp_path / "s", "keep-known")
+    _disk_full_for(monkeypatch, name)
+    result = CliRunner().invoke(cli, ["generate", str(root)])
+    assert result.exit_code == 3, result.output
+    line = _one_error(result)
+    assert f"/{name}: no space left on device; free some space, then run again" in line, line
+    assert not list(root.rglob("*.partial")) and not (root / "packs" / name).exists()
+
+
+def test_collect_names_the_file_a_full_disk_stopped(tmp_path, monkeypatch):
+    root = init_study(tmp_path / "s", "keep-known")
+    generate_packs(root)
+    return_every_pack(root)
+    _disk_full_for(monkeypatch, "out/ratings.csv")
+    result = CliRunner().invoke(cli, ["collect", str(root)])
+    assert result.exit_code == 3, result.output
+    assert "out/ratings.csv: no space left on device" in _one_error(result)
+    assert not (root / "out" / "ratings.csv").exists()
+    assert not list(root.rglob("*.partial"))
+
+
+def test_remind_names_the_draft_a_full_disk_stopped(tmp_path, monkeypatch):
+    root = init_study(tmp_path / "s", "keep-known")
+    generate_packs(root)
+    _disk_full_for(monkeypatch, ".eml")
+    result = CliRunner().invoke(cli, ["remind", str(root), "--min-days", "0"])
+    assert result.exit_code == 3, result.output
+    assert re.search(r"out/reminders/[^ ]+\.eml: no space left on device", _one_error(result))
+    assert not list((root / "out").rglob("*.eml")) and not list(root.rglob("*.partial"))

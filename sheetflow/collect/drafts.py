@@ -274,7 +274,7 @@ def stage_drafts(drafts: Drafts, out_dir: Path, outputs: OutputSet) -> None:
     remove_partials(out_dir)
     outputs.supersede(sorted(out_dir.glob("*.eml")))
     for name, draft in drafts.unwritten.items():
-        outputs.stage(out_dir / name).write_bytes(draft)
+        outputs.write(out_dir / name, draft)
 
 
 def mark_written(drafts: Drafts, out_dir: Path) -> None:

@@ -695,6 +695,6 @@ def write_outputs(out_dir: Path, result: Collection,
                                    journal_damaged=result.journal_damaged,
                                    replies=reply_keys(result.feedback))
         stage_drafts(result.feedback, paths["feedback"], outputs)  # before their record
-        outputs.stage(paths["collection"]).write_bytes(record)
+        outputs.write(paths["collection"], record)
     mark_written(result.feedback, paths["feedback"])
     return {name: str(path) for name, path in paths.items()}

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
+from ..staging import naming
 from .rows import (
     RATING_COLUMNS,
     ROW_FIELDS,
@@ -97,7 +98,7 @@ class Ratings:
         """Write ``ratings.csv`` (or, with ``incomplete``, the rows of the files left
         out only for blank required answers): all fields quoted, formula starts
         neutralised."""
-        with path.open("wb") as out:
+        with naming(path), path.open("wb") as out:
             out.write(csv_header())
             for handle in self._blank_left if incomplete else self._kept:
                 if handle.count and not handle.csv_size:  # collected with write=False

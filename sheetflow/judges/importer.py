@@ -298,8 +298,7 @@ def _stage_summary(study: Study, plan: _Plan, records: list[dict[str, Any]],
         window=plan.window or "", min_tasks=int(params.get("pilot_pass_min_tasks", 2)),
         thresholds=_thresholds(study),
         tolerance=float(params.get("direction_tolerance", DIRECTION_TOLERANCE)))
-    outputs.stage(path).write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n",
-                                   encoding="utf-8")
+    outputs.write(path, (json.dumps(summary, indent=2, allow_nan=False) + "\n").encode("utf-8"))
     result.summary_path = path
 
 

@@ -18,10 +18,10 @@ nothing else carries a timestamp.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +32,7 @@ from ..errors import SheetflowError, UsageError
 from ..spec.blinding import study_warnings
 from ..spec.study import Rater, Study, judge_rater_ids, load_study, require_generatable
 from ..spec.wording import id_mentions
-from ..staging import OutputSet, recover_interrupted, remove_partials
+from ..staging import OutputSet, naming, recover_interrupted, remove_partials
 from ..workbook import layout as L
 from .assign import Assignment, assign, response_text
 from .instructions import with_batch_size, with_case_count
@@ -219,7 +219,7 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
         staged = {final: temp for temp, final in outputs.staged()}
         leaks = refuse_leaks(study, [(i.path.name, staged[i.path]) for i in infos],
                              (manifest_path.name, staged[manifest_path]))
-        outputs.stage(mailing).write_bytes(mailing_list_csv(
+        outputs.write(mailing, mailing_list_csv(
             [(a.rater, a.sitting, i.path.name) for a, i in zip(assignments, infos, strict=True)]))
         if emails:
             drafts = stage_drafts(study, [(a, i.path, staged[i.path])
@@ -310,13 +310,14 @@ class _ManifestStream:
     are written last. The bytes are exactly ``dump_json(manifest, compact=True)`` of the
     whole manifest: compact JSON writes a list as its items joined by commas, so the
     entries are spliced between the text before and after an empty ``"packs"`` list.
-    The file replaces ``path`` only when every pack was written; on an error it is
-    removed.
+    ``path`` is the staged file (:class:`~sheetflow.staging.OutputSet`), which moves
+    into place with the packs; on an error it is removed here, so the error that
+    stopped the run (a pack that could not be written) is the one reported, never a
+    second failure of this file's own close.
     """
 
     def __init__(self, path: Path, manifest: dict[str, Any]):
         self.path = path
-        self.partial = path.with_name(path.name + ".partial")
         self.manifest = manifest
         self.compactor = Compactor()
         self.head = self._split()[0]
@@ -325,7 +326,8 @@ class _ManifestStream:
         self.count = 0
 
     def __enter__(self) -> _ManifestStream:
-        self.file = self.partial.open("wb")
+        with naming(self.path):
+            self.file = self.path.open("wb")
         self._put(self.head)
         return self
 
@@ -347,25 +349,31 @@ class _ManifestStream:
         return head + b'"packs":[', b"]" + tail[0]
 
     def _put(self, data: bytes) -> None:
-        self.file.write(data)
+        with naming(self.path):
+            self.file.write(data)
         self.digest.update(data)
 
     def __exit__(self, kind: type[BaseException] | None, *_: Any) -> None:
-        complete = False
         try:
             if kind is None:
                 head, tail = self._split()
                 if head != self.head:  # "shared" sorts after "packs": cannot happen
                     raise SheetflowError("internal error: the manifest head changed")
                 self._put(tail)
-                complete = True
-        finally:
-            self.file.close()
-            if complete:
-                os.replace(self.partial, self.path)
+                with naming(self.path):
+                    self.file.close()  # the last bytes are flushed here
                 self.sha256 = self.digest.hexdigest()
-            else:
-                self.partial.unlink(missing_ok=True)
+                return
+        except BaseException:
+            self._discard()
+            raise
+        self._discard()
+
+    def _discard(self) -> None:
+        """Close and remove the unfinished file (a full disk fails the close too)."""
+        with contextlib.suppress(OSError):
+            self.file.close()
+        self.path.unlink(missing_ok=True)
 
 
 def pack_file_name(study: Study, rater: Rater, sitting: int) -> str:

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..errors import SealError
 from ..spec.study import Study
+from ..staging import write_file
 from .seal_check import (
     SealCheck,
     check_collected_manifest,
@@ -136,11 +137,11 @@ def write_seal(root: Path, key: dict[str, Any], *, spec_hash: str, manifest_sha2
     key_path = sealed / KEY_FILE
     write_private(at(key_path), key_bytes)
     hash_path = sealed / KEY_HASH_FILE
-    at(hash_path).write_bytes(f"{key_sha}  {KEY_FILE}\n".encode())
+    write_file(at(hash_path), f"{key_sha}  {KEY_FILE}\n".encode())
     lock = {"spec_hash": spec_hash, "key_sha256": key_sha, "manifest_sha256": manifest_sha256,
             "sheetflow_version": version, "study_id": key["study_id"], "inputs": key["inputs"]}
     lock_path = sealed / PLAN_LOCK_FILE
-    at(lock_path).write_bytes(dump_json(lock))
+    write_file(at(lock_path), dump_json(lock))
     return Seal(key_path, hash_path, lock_path, key_sha, spec_hash)
 
 
@@ -181,9 +182,9 @@ def write_lock_record(root: Path, key: dict[str, Any], *, manifest_sha256: str,
     digest = hashlib.sha256(data).hexdigest()
     at = stage or (lambda path: path)
     path = sealed / LOCK_RECORD_FILE
-    at(path).write_bytes(data)
+    write_file(at(path), data)
     hash_path = sealed / LOCK_RECORD_HASH_FILE
-    at(hash_path).write_bytes(f"{digest}  {LOCK_RECORD_FILE}\n".encode())
+    write_file(at(hash_path), f"{digest}  {LOCK_RECORD_FILE}\n".encode())
     return Seal(path, hash_path, sealed / PLAN_LOCK_FILE, digest, str(key.get("spec_hash", "")))
 
 

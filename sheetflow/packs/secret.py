@@ -31,6 +31,7 @@ import secrets
 from pathlib import Path
 
 from ..errors import SealError
+from ..staging import naming
 
 SECRET_FILE = "secret"
 SECRET_BYTES = 32
@@ -75,7 +76,7 @@ def write_private(path: Path, data: bytes) -> None:
     before any byte is written."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.fchmod(fd, 0o600)  # an existing file keeps its mode through O_CREAT
-    with os.fdopen(fd, "wb") as fh:
+    with naming(path), os.fdopen(fd, "wb") as fh:
         fh.write(data)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..errors import SheetflowError
 from ..spec.study import Study
+from ..staging import write_file
 from ..workbook import layout as L
 from .assign import Assignment
 from .mail import build_eml
@@ -77,7 +78,7 @@ def stage_drafts(study: Study, drafted: list[tuple[Assignment, Path, Path]],
                                    f"{study.raters_file}; no draft written for {final.name}")
             continue
         path = draft_path(eml_dir, final.name, a.sitting)
-        stage(path).write_bytes(build_eml(study, a.rater, final, a.sitting,
+        write_file(stage(path), build_eml(study, a.rater, final, a.sitting,
                                           cases=len(a.slots), staged=staged))
         drafts.paths.append(path)
     return drafts

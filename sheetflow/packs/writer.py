@@ -242,7 +242,7 @@ class PackWriter(AnswerRules, AnswerLines, FlagNotes, TimedRows, CaseHeadings):
         # answer cells without opening the pack (see sheetflow.collect.outside_answers)
         entry["sheet_cells"] = {ws.get_name(): content_cells(ws)
                                 for ws in (self.instructions, self.ws, more)}
-        close_workbook(self.wb, self.path.name)
+        close_workbook(self.wb, self.path)
         return entry
 
     def release(self) -> None:

@@ -62,5 +62,5 @@ def record_plan(root: str | Path, result: PlanResult) -> Path:
     path = Path(root) / SIZING_FILE
     text = json.dumps(sizing_record(result), indent=2, sort_keys=True, ensure_ascii=False)
     with OutputSet(label="plan --record", what="sizing record") as outputs:
-        outputs.stage(path).write_text(text + "\n", encoding="utf-8")
+        outputs.write(path, (text + "\n").encode("utf-8"))
     return path

@@ -26,6 +26,7 @@ import pandas as pd
 
 from .._groups import groups_in_order
 from ..collect.rows import neutralise
+from ..staging import naming
 
 LARGE_ROWS = 5000
 CHUNK_ROWS = 1 << 14
@@ -109,7 +110,7 @@ def write_csv(table: pd.DataFrame, path: str | Path, *, header: bool = True) -> 
     path = Path(path)
     if table.shape[1] < 2:  # csv quotes a lone empty field
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", encoding="utf-8", newline="") as out:
+        with naming(path), path.open("w", encoding="utf-8", newline="") as out:
             writer = csv.writer(out, lineterminator="\n")
             if header:
                 writer.writerow([str(c) for c in table.columns])
@@ -138,8 +139,7 @@ def write_csv_files(table: pd.DataFrame, files: list[CsvFile]) -> None:
         for path, columns, header in files:
             assert len(columns) >= 2, "a lone column is write_csv's (csv quotes its blanks)"
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-            outs.append(stack.enter_context(Path(path).open("w", encoding="utf-8",
-                                                            newline="")))
+            outs.append(stack.enter_context(contextlib.closing(_NamedFile(path))))
             if header is not None:
                 outs[-1].write(",".join(_quoted(name) for name in header) + "\n")
         for start in range(0, len(table), CHUNK_ROWS):
@@ -150,6 +150,25 @@ def write_csv_files(table: pd.DataFrame, files: list[CsvFile]) -> None:
                 # one text per chunk: a write per line costs a fifth of the joining
                 out.write("\n".join(map(",".join, zip(*parts, strict=True))))
                 out.write("\n")
+
+
+class _NamedFile:
+    """A text file opened for writing whose failures (a full disk) name it: several
+    are written at once, so the error must say which."""
+
+    def __init__(self, path: str | Path):
+        self.path = path
+        with naming(path):
+            # closed by close(), which names the file when the last flush fails
+            self.file = Path(path).open("w", encoding="utf-8", newline="")  # noqa: SIM115
+
+    def write(self, text: str) -> None:
+        with naming(self.path):
+            self.file.write(text)
+
+    def close(self) -> None:
+        with naming(self.path):
+            self.file.close()
 
 
 def _quoted(text: str) -> str:

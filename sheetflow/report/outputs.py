@@ -22,7 +22,7 @@ from ..analysis.pilot_summary import (
 from ..collect.outputs import audited_tables, earlier_outputs
 from ..collect.returns import file_digest as file_sha256
 from ..collect.rows import neutralise
-from ..staging import OutputSet, remove_partials
+from ..staging import OutputSet, naming, remove_partials
 from .jobs import feedback_jobs, job_cost, remove_stale_tables, table_jobs, worker_count
 from .large import csv_path, is_large, write_csv, write_csv_files
 from .parallel import Job, run_jobs
@@ -138,8 +138,8 @@ def stage_run_record(outputs: OutputSet, out: Path, run: str,
     record: dict = {"run_format": 1, "run_id": run, "files": files}
     if tables is not None:
         record["made_from"] = tables
-    outputs.stage(out / RUN_FILE).write_text(
-        json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    outputs.write(out / RUN_FILE,
+                  (json.dumps(record, indent=1, sort_keys=True) + "\n").encode("utf-8"))
 
 
 def made_from(analysis: Analysis) -> dict[str, str] | None:
@@ -156,7 +156,8 @@ def _write_all(jobs: list[Job], local: list[tuple[Callable[[Analysis, Path], Pat
     children = worker_count(workers, sum(weights))
     if not children or not jobs:
         for write, args, path in jobs:
-            write(*args, path)
+            with naming(path):
+                write(*args, path)
         _write_local(local, analysis)
     else:
         run_jobs(jobs, children, weights, lambda: _write_local(local, analysis))
@@ -165,7 +166,8 @@ def _write_all(jobs: list[Job], local: list[tuple[Callable[[Analysis, Path], Pat
 def _write_local(local: list[tuple[Callable[[Analysis, Path], Path], Path]],
                  analysis: Analysis) -> None:
     for write, path in local:
-        write(analysis, path)
+        with naming(path):  # a writer of two files names the one that failed itself
+            write(analysis, path)
 
 
 def _workbook_alone(analysis: Analysis, path: Path) -> Path:
