@@ -119,10 +119,11 @@ def test_demo_force_redoes_an_earlier_demo_only(demo, tmp_path):
     folder, _ = demo
     copy = tmp_path / "again"
     shutil.copytree(folder, copy)
-    (copy / "out" / "stale.txt").write_text("from the earlier run")
+    stale = copy / "out" / ".analysis.xlsx.999.partial"  # an earlier run stopped half way
+    stale.write_text("from the earlier run")
     result = CliRunner().invoke(cli, ["demo", str(copy), "--force"])
     assert result.exit_code == 0, result.output
-    assert not (copy / "out" / "stale.txt").exists()
+    assert not stale.exists()
     lines = result.output.strip().splitlines()
     assert lines[-6].startswith("winner: llama over bloom")
     assert lines[-5].startswith("how sure: ") and "95% CI" in lines[-5]
@@ -137,6 +138,34 @@ def test_demo_force_redoes_an_earlier_demo_only(demo, tmp_path):
     refused = CliRunner().invoke(cli, ["demo", str(other), "--force"])
     assert refused.exit_code == 2 and "does not hold an earlier demo" in refused.output
     assert (other / "notes.txt").read_text() == "keep me"
+
+
+@pytest.mark.parametrize("files", [
+    {"notes.txt": b"x\n"},
+    {"returns/real.xlsx": b"a rater's own return"},
+    {"notes.txt": b"x\n", "returns/real.xlsx": b"r", "out/mine.csv": b"m", "a.txt": b"a"},
+    {"items.csv": b"item_id\nedited\n"}])
+def test_demo_force_refuses_a_folder_with_files_the_demo_did_not_write(demo, tmp_path,
+                                                                      files):
+    """--force cleared the whole folder when its study.toml was the sample's: a user's
+    note and a real return copied into returns/ went with it, without a word."""
+    folder, _ = demo
+    copy = tmp_path / "again"
+    shutil.copytree(folder, copy)
+    for rel, data in files.items():
+        (copy / rel).write_bytes(data)
+    before = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()}
+    result = CliRunner().invoke(cli, ["demo", str(copy), "--force"])
+    assert result.exit_code == 2, result.output
+    errors = [ln for ln in result.output.splitlines() if ln.startswith("error:")]
+    assert len(errors) == 1 and "holds files the demo did not write" in errors[0], errors
+    named = sorted(files)[:3]
+    assert all(rel in errors[0] for rel in named), errors
+    if len(files) > 3:
+        assert f"and {len(files) - 3} more" in errors[0]
+    if "items.csv" in files:
+        assert "items.csv (changed since the demo wrote it)" in errors[0]
+    assert {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()} == before
 
 
 _ARMS = {"winner": "llama", "other": "bloom", "means": {"llama": 12.5, "bloom": 12.1},

@@ -165,12 +165,13 @@ def _num(value: Any) -> str:
 
 @command("demo", directory="new", directory_default="sheetflow-demo")
 @click.option("--force", is_flag=True,
-              help="Redo the demo in a folder that holds an earlier demo.")
+              help="Redo the demo in a folder that holds an earlier demo and nothing "
+                   "else (a file the demo did not write is named and kept).")
 def demo_command(out: Output, directory: Path, force: bool) -> None:
     """Run the whole loop on the bundled sample study with four simulated raters.
 
     DIRECTORY (default ./sheetflow-demo) must be new or empty, or hold an earlier demo
-    with --force.
+    and nothing else with --force.
 
     Example: sheetflow demo --force
     """

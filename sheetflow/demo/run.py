@@ -25,6 +25,7 @@ from ..report import write_analysis_outputs
 from ..spec.study import read_table
 from ..spec.templates import data_dir
 from ..words import p_said
+from .folder import foreign_files, foreign_line
 from .simulate import fill_packs
 
 SAMPLE = "paired-rubric"
@@ -67,8 +68,9 @@ def run_demo(folder: str | Path, *, seed: int = DEMO_SEED, force: bool = False,
     seed : int
         Seed of the simulated raters.
     force : bool
-        Clear an earlier demo in ``folder`` first. A folder holding anything else is
-        still refused, so ``force`` never deletes a user's own files.
+        Clear an earlier demo in ``folder`` first. A folder holding anything the demo
+        did not write (a note, a return copied in, a sample file edited since) is still
+        refused, naming those files, so ``force`` never deletes a user's own files.
     progress : callable, optional
         Called as ``progress(done, total)`` after each of the five steps.
 
@@ -79,7 +81,8 @@ def run_demo(folder: str | Path, *, seed: int = DEMO_SEED, force: bool = False,
     Raises
     ------
     UsageError
-        The folder exists and is not empty (and, with ``force``, is not an earlier demo).
+        The folder exists and is not empty (and, with ``force``, is not an earlier demo
+        or holds files the demo did not write).
     """
     root = Path(folder)
     if root.exists() and (not root.is_dir() or any(root.iterdir())):
@@ -87,6 +90,9 @@ def run_demo(folder: str | Path, *, seed: int = DEMO_SEED, force: bool = False,
             hint = ("; it does not hold an earlier demo, so --force leaves it alone" if force
                     else "; choose a new or empty folder, or add --force to redo a demo")
             raise UsageError(f"{root}: folder is not empty{hint}")
+        foreign = foreign_files(root, SAMPLE)
+        if foreign:
+            raise UsageError(foreign_line(root, foreign))
         shutil.rmtree(root)
     step = progress or (lambda done, total: None)
     shutil.copytree(data_dir("samples") / SAMPLE, root, dirs_exist_ok=True)
