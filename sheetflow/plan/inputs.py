@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..errors import SpecError, UsageError
 from ..spec.model import Study
-from ..spec.rubric import total_bounds
+from ..spec.rubric import Rubric, Total, total_bounds
 from ..spec.tables import SEMICOLONS
 from .simulate import ModelSource, PilotSource
 
@@ -52,11 +52,7 @@ def study_measure(study: Study, measure: str | None = None) -> Measure:
     per_item = 2 if study.design.paired else 1
     for total in rubric.totals:
         if total.id == measure:
-            lo, hi = total_bounds(total, rubric)
-            if not (float(lo).is_integer() and float(hi).is_integer()):
-                raise UsageError(f"total {measure!r} is not on whole points; "
-                                 "plan one of its dimensions with --measure")
-            return Measure(measure, total.level, tuple(range(int(lo), int(hi) + 1)), per_item)
+            return Measure(measure, total.level, _total_domain(total, rubric), per_item)
     for dim in rated:
         if dim.id == measure:
             return Measure(dim.id, dim.level, tuple(dim.value_domain()),
@@ -64,6 +60,26 @@ def study_measure(study: Study, measure: str | None = None) -> Measure:
     choices = [t.id for t in rubric.totals] + [d.id for d in rated]
     raise UsageError(f"--measure {measure!r} is not a rated dimension or total of this "
                      f"study; choose one of: {', '.join(choices)}")
+
+
+def _total_domain(total: Total, rubric: Rubric) -> tuple[float | int, ...]:
+    """Every value ``total`` can take: each whole sum of its dimensions' points, and
+    for a mean total each such sum over the number of dimensions (a mean of six 1-5
+    scores is 1, 7/6, 8/6, ... 5, not one of 1..5 alone).
+
+    Raises
+    ------
+    UsageError
+        The sums are not whole points (a dimension not scored in whole points).
+    """
+    lo, hi = total_bounds(total, rubric)
+    count = len(total.of) if total.method == "mean" else 1
+    low, high = lo * count, hi * count  # the range of the sum of the points
+    if not (round(low, 9).is_integer() and round(high, 9).is_integer()):
+        raise UsageError(f"total {total.id!r} is not on whole points; "
+                         "plan one of its dimensions with --measure")
+    sums = range(round(low), round(high) + 1)
+    return tuple(sums) if count == 1 else tuple(s / count for s in sums)
 
 
 def model_source(measure: Measure, alpha: float, shares: list[float] | None) -> ModelSource:
@@ -132,12 +148,16 @@ def pilot_source(table: pd.DataFrame, measure: Measure, label: str,
 
 
 def _key(value: Any) -> str:
-    """Compare '3', 3 and 3.0 alike; text as it is."""
+    """Compare '3', 3 and 3.0 alike, and a mean however its sum was added up (to 9
+    decimals); text as it is."""
     try:
         number = float(value)
     except (TypeError, ValueError):
         return str(value).strip()
-    return str(int(number)) if math.isfinite(number) and number.is_integer() else str(number)
+    if not math.isfinite(number):
+        return str(number)
+    number = round(number, 9)
+    return str(int(number)) if number.is_integer() else str(number)
 
 
 def read_pilot_csv(path: str | Path, measure: Measure) -> pd.DataFrame:

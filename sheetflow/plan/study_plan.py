@@ -325,6 +325,7 @@ def _check_anticipated(source: ModelSource | PilotSource, statistic: str, closed
                        target: Target, expected: float | None) -> None:
     """Refuse, in words naming the option, an anticipated value the plan cannot use."""
     if isinstance(source, PilotSource):
+        _check_pilot(source, statistic, closed)
         return
     name, value = _NAMES[statistic].removeprefix("the "), source.alpha
     given = f"--expected {value:g}" if expected is not None else \
@@ -340,6 +341,21 @@ def _check_anticipated(source: ModelSource | PilotSource, statistic: str, closed
         raise UsageError(f"{given}: a lower limit at or above --above {target.edge:g} "
                          f"needs an anticipated {name} above {target.edge:g}; give "
                          f"--expected above it, or a lower --above")
+
+
+def _check_pilot(source: PilotSource, statistic: str, closed: bool) -> None:
+    """Refuse a pilot whose agreement is at or below chance where kappaSize's closed forms
+    need an anticipated value above 0 (kappaSize stopped with "kappa0 must lie within (0, 1).",
+    which named neither the pilot nor a way on)."""
+    if not closed or statistic == "icc":  # the ICC's formulas take 0 (the floored alpha)
+        return
+    alpha = source.alpha()
+    if alpha > 0:
+        return
+    name = _NAMES[statistic].removeprefix("the ")
+    raise UsageError(f"{source.label}: its alpha is {alpha:.3f}, at or below chance, and "
+                     f"kappaSize's closed forms need an anticipated {name} above 0; give "
+                     "--expected (e.g. 0.75), or plan by --method simulate")
 
 
 def _source(root: Path, study: Study, m: Measure, expected: float | None,
