@@ -42,9 +42,9 @@ from ..errors import (
     UsageError,
 )
 from ..hints import Typed
+from ..interrupted import EXIT_INTERRUPTED, INTERRUPTED
 
 EXIT_OK, EXIT_DATA, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
-EXIT_INTERRUPTED = 130  # the shell's code for a process stopped by Ctrl-C (128 + SIGINT)
 EXIT_CODES = {
     EXIT_OK: "ok",
     EXIT_DATA: "data problems: the spec, a returned workbook or the panel needs fixing "
@@ -53,7 +53,7 @@ EXIT_CODES = {
                 "command to run)",
     EXIT_FAILED: "could not run, or the seal is broken (key, plan lock, spec or sealed "
                  "inputs changed after generate)",
-    EXIT_INTERRUPTED: "interrupted (Ctrl-C) before the end: run the same command again",
+    EXIT_INTERRUPTED: INTERRUPTED,
 }
 SPEC_FILE = "study.toml"
 _JSON_KEY = "sheetflow.json"
