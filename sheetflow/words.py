@@ -25,6 +25,9 @@ PERCENT_DIGITS = 1
 """Decimals of a percentage ("58.3%")."""
 MOST_DIGITS = 12
 """Past this many decimals a figure is written exactly (its shortest exact text)."""
+BOUND_NOISE = 1e-12
+"""A figure this close to a bound it is read against is that bound: the two differ only
+by rounding (a kappa exactly at chance computed as -9.5e-16 is 0, read from 0)."""
 P_STEPS = (0.001, 0.01, 0.1)
 """A p-value below the first step is "< 0.001"; from each step on it takes one decimal
 fewer (5, 4, then 3): three significant digits ("0.00953", "0.0953", "0.953")."""
@@ -33,7 +36,8 @@ ROUNDING_RULE = (
     "A figure is read in words, put in its band and compared with its target at its "
     "full value; it is shown with more decimals than usual where fewer would put the "
     "shown number on the other side of a bound it is read against (an ICC of 0.74963 is "
-    "shown 0.7496 and read moderate, never 0.750).")
+    "shown 0.7496 and read moderate, never 0.750). A figure within 1e-12 of a bound is "
+    "that bound (the difference is rounding) and is read and shown as it.")
 NUMBER_FORMS = (
     "Proportions (shares, agreement rates, yields, preferences, their intervals, and "
     "differences between them in percentage points) are shown as percentages with one "
@@ -203,12 +207,13 @@ def decimals_for(value: Any, at_least: Iterable[float] = (), above: Iterable[flo
     int or None
         ``digits`` for an undefined value; None when even :data:`MOST_DIGITS` decimals
         leave the shown number on the wrong side (write it exactly, see
-        :func:`shown_number`).
+        :func:`shown_number`). A value within :data:`BOUND_NOISE` of a bound is that
+        bound (:func:`settled`), so noise never widens the figure.
     """
     if not _finite(value):
         return digits
-    value, scale = float(value), 100.0 if as_percent else 1.0
     low, high = tuple(at_least), tuple(above)
+    value, scale = settled(value, low + high), 100.0 if as_percent else 1.0
     for d in range(digits, MOST_DIGITS + 1):
         shown = float(f"{value * scale:.{d}f}") / scale  # the number as written
         if all((shown >= b) == (value >= b) for b in low) and \
@@ -225,8 +230,10 @@ def shown_number(value: Any, at_least: Iterable[float] = (),
         return str(value)
     if not _finite(value):
         return "n/a"
-    d = decimals_for(value, at_least, above)
-    return repr(float(value)) if d is None else f"{float(value):.{d}f}"
+    bounds = tuple(at_least), tuple(above)
+    d = decimals_for(value, *bounds)
+    value = settled(value, bounds[0] + bounds[1])  # never "-0.000" for a bound of 0
+    return repr(value) if d is None else f"{value:.{d}f}"
 
 
 def shown_percent(value: Any, at_least: Iterable[float] = (),
@@ -235,8 +242,21 @@ def shown_percent(value: Any, at_least: Iterable[float] = (),
     :func:`decimals_for` asks; "n/a" when undefined."""
     if not _finite(value):
         return "n/a"
-    d = decimals_for(value, at_least, above, digits=PERCENT_DIGITS, as_percent=True)
-    return percent(float(value), MOST_DIGITS if d is None else d)
+    bounds = tuple(at_least), tuple(above)
+    d = decimals_for(value, *bounds, digits=PERCENT_DIGITS, as_percent=True)
+    return percent(settled(value, bounds[0] + bounds[1]), MOST_DIGITS if d is None else d)
+
+
+def settled(value: float, bounds: Iterable[float]) -> float:
+    """``value``, or the bound it lies within :data:`BOUND_NOISE` of.
+
+    A figure that equals a bound up to rounding (a kappa exactly at chance computed as
+    -9.5e-16) is that bound: it is read, compared and shown as the bound (0, "slight",
+    "0.000"), never widened to every digit of its noise and read below it.
+    """
+    value = float(value)
+    near = [b for b in bounds if math.isfinite(b) and abs(value - b) <= BOUND_NOISE]
+    return float(near[0]) if near and value not in near else value
 
 
 def p_decimals(p: float) -> int:

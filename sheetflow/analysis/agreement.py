@@ -17,7 +17,7 @@ from .._groups import groups_in_order
 from ..spec.rubric import total_range
 from ..spec.study import Study
 from ..stats._util import rating_matrix
-from ..words import FEW_UNITS_TOPIC, few_units_note, shown_number
+from ..words import FEW_UNITS_TOPIC, few_units_note, settled, shown_number
 from .context import (
     ColumnStack,
     Context,
@@ -301,7 +301,8 @@ def _h_alpha(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     if target is not None and not tot.empty:
         a = tot["alpha"].iloc[0]
         add_verdict(out, f"alpha ({tot['measure'].iloc[0]})", a, target,
-                 bool(a >= target) if np.isfinite(a) else None, ctx.band(a))
+                 bool(settled(a, (target,)) >= target) if np.isfinite(a) else None,
+                 ctx.band(a))
 
 
 def _plain_alpha(value: Any) -> float | None:
@@ -342,6 +343,13 @@ def alpha_levels(study: Study) -> str:
             + "; ".join(f"{named(m)} {level}" for m, level in levels) + ".")
 
 
+AT_CHANCE_TEXT = (
+    "Observed and chance agreement that differ by no more than rounding (64 units in the "
+    "last place, about 1.4e-14 of the larger) are one number, so a coefficient exactly "
+    "at chance is exactly 0.")
+"""How a kappa or AC exactly at chance is computed (the Methods sheet states it)."""
+
+
 def methods(study: Study) -> list[tuple[str, str]]:
     """Methods-sheet entries: (topic, text)."""
     plan = study.plan
@@ -374,14 +382,14 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "intra-rater kappa) used one category throughout, so chance agreement equals the "
          "observed and kappa is 0 by construction; or agreement is exactly at chance. The "
          "Summary and summary.json carry the same note beside a figure whose interval they "
-         "show (one pair's kappa, an intra-rater kappa)."),
+         "show (one pair's kappa, an intra-rater kappa). " + AT_CHANCE_TEXT),
         ("Fleiss' kappa",
          "Fleiss' kappa (Fleiss 1971) with unequal raters per unit and the non-null "
-         "standard error (Gwet 2014)."),
+         "standard error (Gwet 2014). " + AT_CHANCE_TEXT),
         ("Gwet's AC1/AC2",
          "Gwet's AC1 (identity weights) for nominal dimensions, AC2 with quadratic weights "
          "for ordered ones, with unequal raters per unit and the non-null standard error "
-         "(Gwet 2014)."),
+         "(Gwet 2014). " + AT_CHANCE_TEXT),
         ("ICC",
          "All six forms on each total: Shrout-Fleiss ICC(1,1)/McGraw-Wong ICC(1) one-way "
          "random single; ICC(2,1)/ICC(A,1) two-way absolute agreement single; ICC(3,1)/"

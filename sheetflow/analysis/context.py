@@ -23,6 +23,7 @@ from ..spec.protocol_targets import target_problems
 from ..spec.rubric import Dimension
 from ..spec.study import Study
 from ..stats._util import RatingMatrix, rating_matrix
+from ..words import settled
 from .na import na_as_category
 
 DATA_COLUMNS = ("rater", "role", "sitting", "case", "label", "arm", "dimension", "value",
@@ -179,6 +180,7 @@ class Context:
         full value (:data:`~sheetflow.words.ROUNDING_RULE`)."""
         if value is None or not np.isfinite(value):
             return ""
+        value = settled(value, [band.minimum for band in self.plan.bands])  # noise is no side
         for band in self.plan.bands:
             if value >= band.minimum:
                 return band.label

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..words import decimals_for, p_said, percent
+from ..words import decimals_for, p_said, percent, settled
 from .panel import Panel
 
 STATUSES = ("pass", "fail", "null", "incomplete", "inconclusive", "reported")
@@ -103,6 +103,7 @@ def threshold_check(name: str, value: Any, target: float | None, *,
                      note or ("" if _finite(value) else NO_TARGET if target is None
                               else "undefined"),
                      has_target=target is not None, proportion=proportion, bounds=read)
+    value = settled(value, (target, *read))  # a bound up to rounding is the bound
     if value >= target:
         return Check(name, _plain(value), _plain(target), True, MET, note,
                      proportion=proportion, bounds=read)
@@ -393,9 +394,12 @@ def shown_against(value: Any, target: Any, *, percent: bool = False,
     alpha of 0.69978 is "0.69978" beside "0.70000", never "0.700" beside "0.700" and
     "weak"). With ``percent`` (a proportion) both are percentages, "69.978%" beside
     "70.000%" in the same way (one decimal when that shows the side). A target in
-    words (001: "above the reference's yield, 0/15 = 0.0%") is shown as it is."""
+    words (001: "above the reference's yield, 0/15 = 0.0%") is shown as it is. A value
+    within rounding of the target or a bound is shown as it (:func:`~sheetflow.words.settled`)."""
     if isinstance(target, str):
         return figure_text(percent)(value), target
+    if isinstance(value, float) and _finite(value):  # a bound up to rounding is it, as read
+        value = settled(value, (*bounds, *([float(target)] if _finite(target) else [])))
     if percent:
         return _percent_against(value, target, bounds)
     shown = _num(value), _num(target)

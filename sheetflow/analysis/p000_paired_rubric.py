@@ -27,7 +27,7 @@ from ..packs.guides import display_label
 from ..spec.protocol_targets import needed_targets, target_problems
 from ..spec.study import Study
 from ..stats._util import rounded_difference
-from ..words import few_units_note, percent, resting_on, shown_number
+from ..words import few_units_note, percent, resting_on, settled, shown_number
 from .context import (
     TIED,
     Context,
@@ -230,7 +230,8 @@ def _h_direction(ctx: Context, table: pd.DataFrame, out: dict) -> None:
         note = (f"share of judgements naming {improved_arm(ctx)} (the improved arm)"
                 if value is not None else "the spec names no improved arm")
         add_verdict(out, "direction agreement", value, target,
-                    bool(value >= target) if value is not None and np.isfinite(value)
+                    bool(settled(value, (target,)) >= target)
+                    if value is not None and np.isfinite(value)
                     else None, note)
 
 
@@ -242,7 +243,7 @@ def _h_spearman(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     if target is not None and len(table):
         rho = table["rho"].iloc[0]
         add_verdict(out, "Spearman vs internal", rho, target,
-                 bool(rho >= target) if np.isfinite(rho) else None)
+                 bool(settled(rho, (target,)) >= target) if np.isfinite(rho) else None)
 
 
 def _h_wilcoxon(ctx: Context, table: pd.DataFrame, out: dict) -> None:

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .._groups import groups_in_order
-from ..words import FEW_UNITS, FEW_UNITS_NOTE, counted, few_units_note, shown_number
+from ..words import FEW_UNITS, FEW_UNITS_NOTE, counted, few_units_note, settled, shown_number
 from .context import Context
 
 KAPPA_SCALE = "Landis & Koch 1977"
@@ -57,7 +57,8 @@ def icc_reading(value: float | None) -> str:
     guideline also reads the interval; the Summary shows it beside); "" when undefined.
     Their words set the bounds: 0.75 and 0.9 are "good" ("between 0.75 and 0.9"),
     "excellent" is "greater than 0.90", 0.5 is "moderate"."""
-    if value is not None and math.isfinite(value) and value > ICC_EXCELLENT:
+    if value is not None and math.isfinite(value) and \
+            settled(value, (ICC_EXCELLENT,)) > ICC_EXCELLENT:
         return "excellent"
     return _read(value, _KOO_LI)
 
@@ -76,6 +77,7 @@ def reading_bounds(scale: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
 def _read(value: float | None, scale: tuple[tuple[float, str], ...]) -> str:
     if value is None or not math.isfinite(value):
         return ""
+    value = settled(value, [bound for bound, _ in scale])  # a bound up to rounding is it
     return next(label for bound, label in scale if value >= bound)
 
 
@@ -231,7 +233,8 @@ def _record(ctx: Context, target_name: str, figure: str, measure: str, value: An
             reason: str = "") -> dict[str, Any]:
     target = ctx.target(target_name)
     value = _finite(value)
-    met = None if target is None or value is None else bool(value >= target)
+    met = None if target is None or value is None else \
+        bool(settled(value, (target,)) >= target)
     # the table it comes from (its target's name is the table's): what a plan sizes
     return {"analysis": target_name, "figure": figure, "measure": measure, "value": value,
             "ci_low": _finite(ci[0]), "ci_high": _finite(ci[1]), "units": _count(units),

@@ -335,3 +335,25 @@ def rounded_difference(a: Any, b: Any) -> Any:
     diff = np.subtract(a, b)
     zero = np.abs(diff) <= 1e-12 * np.maximum(np.abs(a), np.abs(b))
     return float(0.0 if zero else diff) if np.ndim(diff) == 0 else np.where(zero, 0.0, diff)
+
+
+TIE_ULPS = 64
+"""Units in the last place within which observed and chance agreement are one number."""
+
+
+def tied_difference(observed: Any, chance: Any) -> Any:
+    """``observed - chance``, exactly 0 where the two agree to :data:`TIE_ULPS` units in
+    the last place of the larger (about 1.4e-14 of it).
+
+    Observed and chance agreement are rationals (counts over n and n^2, times the
+    weights); when they are equal, summing their terms in different orders still leaves
+    a bit or two between them, and a kappa of exactly 0 came out as -9.5e-16, read
+    "poor" (below Landis & Koch's 0) where the exact value is "slight". Two agreements
+    that truly differ differ by at least one over n^2 times the weights' denominator,
+    far more than this for any study of fewer than about a million units. Scalars give
+    a float, arrays an array.
+    """
+    diff = np.subtract(observed, chance)
+    larger = np.maximum(np.abs(observed), np.abs(chance))
+    tie = np.abs(diff) <= TIE_ULPS * np.spacing(larger)
+    return float(0.0 if tie else diff) if np.ndim(diff) == 0 else np.where(tie, 0.0, diff)

@@ -257,7 +257,7 @@ def _scott_from_table(counts: np.ndarray, w: np.ndarray, confidence: float) -> d
     if np.isclose(p_e, 1.0, rtol=0.0, atol=1e-12):
         return {**row, "p_o": p_o, "p_e": p_e,
                 "reason": "chance agreement is 1 (one category used throughout)"}  # fmt: skip
-    pi = (p_o - p_e) / (1.0 - p_e)
+    pi = _util.tied_difference(p_o, p_e) / (1.0 - p_e)
     pbar = (w @ cols_m + w.T @ rows_m) / 2.0
     term = (p * (w - (1.0 - pi) * (pbar[:, None] + pbar[None, :])) ** 2).sum()
     var = (term - (p_o - 2.0 * (1.0 - pi) * p_e) ** 2) / (n * (1.0 - p_e) ** 2)

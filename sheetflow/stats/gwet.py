@@ -68,7 +68,9 @@ def gwet_ac(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater
               \\pi_k = \\frac{1}{n}\\sum_i \\frac{r_{ik}}{r_i}, \\quad
               p_e = \\frac{T_w}{q(q-1)} \\sum_k \\pi_k (1 - \\pi_k),
 
-    with :math:`T_w = \\sum_{kl} w_{kl}`, and :math:`AC = (p_o - p_e)/(1 - p_e)`.
+    with :math:`T_w = \\sum_{kl} w_{kl}`, and :math:`AC = (p_o - p_e)/(1 - p_e)`, exactly 0
+    where :math:`p_o` and :math:`p_e` are within rounding (64 units in the last place)
+    of each other.
     Variance (Gwet 2008, eq. 30; 2014, ch. 5): with
     :math:`ac_i = (n/n')(p_{o,i} - p_e[r_i \\ge 2])/(1 - p_e)`,
     :math:`p_{e,i} = \\frac{T_w}{q(q-1)} \\sum_k r_{ik}(1 - \\pi_k)/r_i` and

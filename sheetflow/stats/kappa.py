@@ -130,7 +130,9 @@ def cohen_kappa(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "r
     joint proportions :math:`p_{ij}`, marginals :math:`p_{i.}, p_{.j}` and agreement
     weights :math:`w_{ij}` (identity, linear or quadratic),
     :math:`p_o = \\sum w_{ij} p_{ij}`, :math:`p_e = \\sum w_{ij} p_{i.} p_{.j}` and
-    :math:`\\kappa = (p_o - p_e) / (1 - p_e)` [1]_ [2]_.
+    :math:`\\kappa = (p_o - p_e) / (1 - p_e)` [1]_ [2]_. Observed and chance agreement
+    within rounding of each other (:func:`~sheetflow.stats._util.tied_difference`: 64
+    units in the last place) are one number, so a kappa exactly at chance is exactly 0.
 
     The standard error is the large-sample *non-null* one of Fleiss, Cohen & Everitt
     (1969) [3]_: with :math:`\\bar w_{i.} = \\sum_j p_{.j} w_{ij}` and
@@ -327,7 +329,7 @@ def _kappa_batch(counts: np.ndarray, w: np.ndarray, confidence: float,
         rows, cols = p.sum(axis=2), p.sum(axis=1)
         chance = rows[:, :, None] * cols[:, None, :]
         p_o, p_e = (w * p).sum(axis=(1, 2)), (w * chance).sum(axis=(1, 2))
-        kappa = (p_o - p_e) / (1.0 - p_e)
+        kappa = _util.tied_difference(p_o, p_e) / (1.0 - p_e)  # a tie is exactly 0
         sums = (cols @ w.T)[:, :, None] + (rows @ w)[:, None, :]  # w_i. + w_.j
         term = (p * (w[None] - sums * (1.0 - kappa)[:, None, None]) ** 2).sum(axis=(1, 2))
         var = _util.rounded_difference(term, (kappa - p_e * (1.0 - kappa)) ** 2) / (
@@ -362,7 +364,7 @@ def _kappa_units(first: np.ndarray, second: np.ndarray, w: np.ndarray, confidenc
         p_o = agree.sum(axis=1) / n
         a, b = cols @ w.T, rows @ w  # w_i., w_.j
         p_e = (rows * a).sum(axis=1)
-        kappa = (p_o - p_e) / (1.0 - p_e)
+        kappa = _util.tied_difference(p_o, p_e) / (1.0 - p_e)  # a tie is exactly 0
         sums = np.take_along_axis(a, i, axis=1) + np.take_along_axis(b, j, axis=1)
         term = (both * (agree - sums * (1.0 - kappa)[:, None]) ** 2).sum(axis=1) / n
         var = _util.rounded_difference(term, (kappa - p_e * (1.0 - kappa)) ** 2) / (
@@ -436,7 +438,9 @@ def fleiss_kappa(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "
               p_e = \\sum_k \\pi_k^2,
 
     where :math:`n'` counts units with two or more ratings and :math:`n` units with at
-    least one. With equal :math:`r_i` this is exactly Fleiss (1971) [1]_.
+    least one. With equal :math:`r_i` this is exactly Fleiss (1971) [1]_. Observed and
+    chance agreement within rounding of each other (64 units in the last place) are one
+    number, so a kappa exactly at chance is exactly 0.
 
     Standard error: the *non-null* variance of Gwet (2014) [2]_, valid for unequal
     :math:`r_i` (the Fleiss, Nee & Landis (1979) formula is the variance under

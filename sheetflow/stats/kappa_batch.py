@@ -46,7 +46,7 @@ def fleiss_kappa_complete_batch(counts: np.ndarray, confidence: float = 0.95,
     p_e = (pi**2).sum(axis=1)
     p_e_unit = np.einsum("suk,sk->su", counts, pi) / m
     with np.errstate(divide="ignore", invalid="ignore"):
-        kappa = (p_o_unit.mean(axis=1) - p_e) / (1.0 - p_e)
+        kappa = _util.tied_difference(p_o_unit.mean(axis=1), p_e) / (1.0 - p_e)
         unit = (p_o_unit - p_e[:, None]) / (1.0 - p_e[:, None])
         star = unit - 2.0 * (1.0 - kappa[:, None]) * (p_e_unit - p_e[:, None]) / (
             1.0 - p_e[:, None])
