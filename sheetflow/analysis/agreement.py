@@ -394,7 +394,9 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "All six forms on each total: Shrout-Fleiss ICC(1,1)/McGraw-Wong ICC(1) one-way "
          "random single; ICC(2,1)/ICC(A,1) two-way absolute agreement single; ICC(3,1)/"
          "ICC(C,1) two-way consistency single; ICC(1,k)/ICC(k), ICC(2,k)/ICC(A,k), "
-         "ICC(3,k)/ICC(C,k) for the mean of k raters. F tests and McGraw-Wong intervals. "
+         "ICC(3,k)/ICC(C,k) for the mean of k raters. F tests and McGraw-Wong intervals; "
+         "no form has an interval where the ratings fit the model exactly (error mean "
+         "square 0, F infinite), and each says so. "
          f"Plan form: {plan.icc_form}. Missing data: units with any missing rating are "
          "dropped (listwise); n_dropped says how many."),
         ("Percent agreement",

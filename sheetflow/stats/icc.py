@@ -129,8 +129,9 @@ def _range_checked(form: dict[str, str], row: dict[str, Any], k: int) -> dict[st
 
 def _interval_checked(row: dict[str, Any]) -> dict[str, Any]:
     """The reason for an estimate without an interval: the ratings fit the model
-    exactly (error mean square 0, F infinite), where the F-based limits are 0/0 (as in
-    pingouin; the average forms whose limits reduce to 1 - 1/F keep [1, 1])."""
+    exactly (error mean square 0, F infinite), where no F-based limit is an interval
+    (the single forms' are 0/0, as in pingouin; the average forms' 1 - 1/F would be a
+    [1, 1] of no width, a certainty the data cannot give: :func:`_ratio_forms`)."""
     if np.isnan(row["icc"]) or not (np.isnan(row["ci_low"]) or np.isnan(row["ci_high"])):
         return row
     why = "no interval: the ratings fit the model exactly (error mean square 0, F infinite)"
@@ -207,6 +208,8 @@ def _ratio_forms(msr: float, ms_error: float, df1: int, df2: int, k: int,
               "ci_low": (f_low - 1) / (f_low + k - 1), "ci_high": (f_up - 1) / (f_up + k - 1)}
     average = {"icc": (msr - ms_error) / msr, **test,
                "ci_low": 1 - 1 / f_low, "ci_high": 1 - 1 / f_up}  # fmt: skip
+    if ms_error == 0:  # exact fit: 1 - 1/F is [1, 1] for any number of units, not an interval
+        average["ci_low"] = average["ci_high"] = np.nan
     return single, average
 
 

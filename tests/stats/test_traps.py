@@ -117,16 +117,14 @@ def test_a_coefficient_without_standard_error_says_why() -> None:
 
 def test_icc_of_an_exact_fit_says_why_it_has_no_interval() -> None:
     """Identical raters: every ICC is 1 and F is infinite; the single-rater limits
-    (F - 1)/(F + k - 1) are 0/0 (pingouin gives NaN there too) and say so, while
-    the average forms' 1 - 1/F keep [1, 1]."""
+    (F - 1)/(F + k - 1) are 0/0 (pingouin gives NaN there too), and the average forms'
+    1 - 1/F would be [1, 1] on any number of units: no form has an interval, and each
+    says so in the same words."""
     same = np.tile(np.arange(1.0, 6.0), (3, 1))
     with np.errstate(all="ignore"):
         table = st.icc(same).set_index("type")
     assert (table["icc"] == 1.0).all()
-    for form in ("ICC1", "ICC2", "ICC3", "ICC2k"):
-        assert np.isnan(table.loc[form, "ci_low"])
+    for form in ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k"):
+        assert np.isnan(table.loc[form, "ci_low"]) and np.isnan(table.loc[form, "ci_high"])
         assert table.loc[form, "reason"] == ("no interval: the ratings fit the model "
                                              "exactly (error mean square 0, F infinite)")
-    for form in ("ICC1k", "ICC3k"):
-        assert (table.loc[form, "ci_low"], table.loc[form, "ci_high"]) == (1.0, 1.0)
-        assert table.loc[form, "reason"] == ""
