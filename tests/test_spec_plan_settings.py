@@ -27,9 +27,9 @@ SETTINGS = [
      [PARAMS, "extreme_low_max = 'five': must be a number"]),
     # tracebacks at analyze
     ("paired-rubric", "[analysis.params]\n", "[analysis.params]\nposition_bias_share = 0.5\n",
-     [PARAMS, "position_bias_share = 0.5: must be two numbers [low, high] within 0-1"]),
+     [PARAMS, "position_bias_share = 0.5: must be two numbers [low, high] from 0 to 1"]),
     ("paired-rubric", "[analysis.params]\n", '[analysis.params]\nposition_bias_p = "x"\n',
-     [PARAMS, "position_bias_p = 'x': must be a number between 0 and 1"]),
+     [PARAMS, "position_bias_p = 'x': must be a number above 0 and below 1"]),
     ("anchored-plan", 'material_errors_combine = "max"', 'material_errors_combine = "median"',
      [PARAMS, "material_errors_combine = 'median': allowed: max, mean, sum"]),
     ("keep-known", "permutations = 10000", 'permutations = "many"',
@@ -93,9 +93,17 @@ SETTINGS = [
      ["[analysis.targets]", "acceptance_threshold = 170 is outside the range of the first "
                             "total (0 to 100)"]),
     ("anchored-plan", "max_material_errors = 1", "max_material_errors = -1",
-     ["[analysis.targets]", "max_material_errors = -1 is outside the range of a count"]),
+     ["[analysis.targets]", "max_material_errors = -1 is outside the range of a count "
+                            "(0 or more)"]),
     ("keep-known", "alpha_test = 0.05", "alpha_test = 5",
      ["[analysis.targets]", "alpha_test = 5 is outside the range of a test level"]),
+    # a test level of 1 (or 0) decides nothing: the range says its ends are left out
+    ("keep-known", "alpha_test = 0.05", "alpha_test = 1",
+     ["[analysis.targets]", "alpha_test = 1 is outside the range of a test level (above 0 "
+                            "and below 1)"]),
+    ("keep-known", "alpha_test = 0.05", "alpha_test = 0",
+     ["[analysis.targets]", "alpha_test = 0 is outside the range of a test level (above 0 "
+                            "and below 1)"]),
     ("paired-rubric", "{ min = 0.80, label", "{ min = 1.5, label",
      ["[analysis]", "band 'High reliability (publication-grade)' starts at 1.5, outside "
                     "alpha's range -1 to 1"]),

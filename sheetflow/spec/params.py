@@ -153,7 +153,7 @@ def _not_negative(_key: str, value: Any, _parts: StudyParts) -> str:
 
 def _probability(_key: str, value: Any, _parts: StudyParts) -> str:
     return "" if _number(value) and 0 < value < 1 else \
-        "must be a number between 0 and 1, e.g. 0.05"
+        "must be a number above 0 and below 1, e.g. 0.05"
 
 
 def _range(low: float | None, high: float | None) -> Rule:
@@ -163,7 +163,7 @@ def _range(low: float | None, high: float | None) -> Rule:
             and (low is None or value[0] >= low) and (high is None or value[1] <= high)
         if within and value[0] <= value[1]:
             return ""
-        bounds = f" within {low:g}-{high:g}" if low is not None and high is not None else ""
+        bounds = f" from {low:g} to {high:g}" if low is not None and high is not None else ""
         return f"must be two numbers [low, high]{bounds}, low first"
     return check
 
@@ -370,22 +370,26 @@ def target_problems(targets: dict[str, float], total_range: tuple[float, float] 
         if name not in known:
             out.append(unknown_value(name, sorted(known), "target"))
             continue
-        low, high, what = _target_range(name, total_range)
-        if not low <= value <= high:
-            out.append(f"{name} = {value:g} is outside {what} ({low:g} to {high:g})")
+        within, what, said = _target_range(name, total_range)
+        if not within(value):
+            out.append(f"{name} = {value:g} is outside {what} ({said})")
     return out
 
 
-def _target_range(name: str, total: tuple[float, float] | None) -> tuple[float, float, str]:
-    """The values ``name`` can take, and what they are."""
+def _target_range(name: str, total: tuple[float, float] | None,
+                  ) -> tuple[Callable[[float], bool], str, str]:
+    """Whether a value is one ``name`` can take, what those values are, and their
+    range in words that say which ends it includes ("above 0 and below 1")."""
     if name in AGREEMENT_TARGETS:
-        return -1.0, 1.0, "the range of the coefficient"
+        return (lambda v: -1.0 <= v <= 1.0), "the range of the coefficient", "-1 to 1"
     if name in SHARE_TARGETS:
-        return 0.0, 1.0, "the range of a share"
+        return (lambda v: 0.0 <= v <= 1.0), "the range of a share", "0 to 1"
     if name in TOTAL_TARGETS and total is not None:
-        return total[0], total[1], "the range of the first total"
-    if name == "alpha_test":
-        return math.ulp(0.0), 1 - math.ulp(1.0), "the range of a test level"
+        low, high = total
+        return (lambda v: low <= v <= high), "the range of the first total", \
+            f"{low:g} to {high:g}"
+    if name == "alpha_test":  # a test at level 0 or 1 decides nothing
+        return (lambda v: 0.0 < v < 1.0), "the range of a test level", "above 0 and below 1"
     if name == "max_material_errors":
-        return 0.0, math.inf, "the range of a count"
-    return -math.inf, math.inf, "the numbers"
+        return (lambda v: v >= 0.0), "the range of a count", "0 or more"
+    return (lambda v: not math.isnan(v)), "the numbers", "any number"
