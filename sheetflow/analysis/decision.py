@@ -233,6 +233,9 @@ class Arms:
     ci_note : str
         The interval's mark when it rests on too few units
         (:func:`~sheetflow.words.few_units_note`), said right after it; "" otherwise.
+    without_items : list of str
+        Arms of the design with no item, whose figure is undefined: said "no items"
+        where the others' figures are, never "n/a".
     """
 
     winner: str
@@ -248,13 +251,16 @@ class Arms:
     means_label: str = "figure per arm"
     proportion: bool = False
     ci_note: str = ""
+    without_items: list[str] = field(default_factory=list)
 
     def sentence(self) -> str:
         """One line: winner, both figures, effect with interval, p and test."""
         if not self.winner:
-            return f"no arm ahead ({self.note or self.test})"
+            empty = f"; {', '.join(self.without_items)}: no items" if self.without_items else ""
+            return f"no arm ahead ({self.note or self.test}){empty}"
         num = figure_text(self.proportion)
-        figs = " vs ".join(f"{a} {num(v)}" for a, v in self.means.items())
+        figs = " vs ".join(f"{a} {'no items' if a in self.without_items else num(v)}"
+                           for a, v in self.means.items())
         ci = f" [{self.ci_level:.0%} CI {num(self.ci[0])}, {num(self.ci[1])}]" \
             if self.ci else ""
         ci += f" ({self.ci_note})" if self.ci and self.ci_note else ""

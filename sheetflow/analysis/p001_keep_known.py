@@ -214,7 +214,8 @@ def _h_yield(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     pct = shown_percent
     lines += [f"yield {r['arm']}: {int(r['n_yield'])}/{int(r['n'])} = {pct(r['yield'])} "
               f"(95% CI {pct(r['ci_low'])} to {pct(r['ci_high'])}{_marked(r['note'])})"
-              for r in y.to_dict("records")]
+              if r["n"] else f"yield {r['arm']}: no items (none of {ctx.study.items_file} is "
+              "in this arm), so no yield" for r in y.to_dict("records")]
     lines += [f"gap {f['comparison'].removeprefix('test: ')}: {pct(f['gap'])} (95% CI "
               f"{pct(f['gap_ci'][0])} to {pct(f['gap_ci'][1])}{_marked(f['gap_note'])})"
               for f in out["fisher"]]
@@ -407,7 +408,8 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
                 ci=[interval["ci_low"], interval["ci_high"]], p=p,
                 test="permutation test of the yield gap (one-sided)",
                 means={a: float(v) for a, v in yields.items()}, means_label="yield",
-                note=note, proportion=True, ci_note=interval["note"])
+                note=note, proportion=True, ci_note=interval["note"],
+                without_items=table.loc[table["n"] == 0, "arm"].tolist())
 
 
 def methods(study: Study) -> list[tuple[str, str]]:

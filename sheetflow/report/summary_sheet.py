@@ -186,7 +186,10 @@ def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any])
     for arm, value in arms.get("means", {}).items():
         row += 1
         ws.write_string(row, 0, str(arm))
-        write_cell(ws, row, 1, value, figure)
+        if arm in (arms.get("without_items") or ()):
+            ws.write_string(row, 1, "no items")  # not a blank: the arm has nothing to rate
+        else:
+            write_cell(ws, row, 1, value, figure)
     return row + 2
 
 ALPHA_SAID_HEADER = "band or reason; note"
@@ -282,8 +285,10 @@ def _headline_extras(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, 
     """Short lines for the protocol-specific headlines (yield, acceptance, pilot...)."""
     lines = []
     if "yield" in s:
+        counts = {a: c.get("n") for a, c in (s.get("yield_ci") or {}).items()}
         lines.append("yield per arm: " + ", ".join(
-            f"{a} {figure_text(True)(y)}" for a, y in s["yield"].items()))
+            f"{a} {'no items' if counts.get(a) == 0 else figure_text(True)(y)}"
+            for a, y in s["yield"].items()))
     for f in s.get("fisher", []):
         lines.append(f"Fisher one-sided {f['comparison']}: {p_said(f['p'])}")
     if "acceptance" in s:

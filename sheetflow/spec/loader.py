@@ -268,6 +268,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         self._blank_shown(rows, shown, name)
         items = self._item_rows(rows, id_col, name, design)
         self._shown_arms(design, shown, items, name)
+        self._arms_without_items(design, items, name)
         return items, name
 
     def _column_roles(self, design: Design, id_col: str, shown: tuple[ShownField, ...],
@@ -294,6 +295,19 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             self.fail_to_generate(f"scatter_column {scatter!r} is not a column of "
                                   f"{self.shown(name)}; it has: {', '.join(header)}",
                                   "[design]")
+
+    def _arms_without_items(self, design: Design, items: tuple[Item, ...], name: str) -> None:
+        """A warning per arm of a single design that no item is in: its figure (001's
+        yield) is undefined and every comparison with it says so; the study still runs,
+        as a protocol's fewer items are reported, not hidden."""
+        if design.paired or not design.arm_column or not items:
+            return
+        present = {it.fields.get(design.arm_column, "") for it in items}
+        for arm in (a.id for a in design.arms if a.id not in present):
+            self.warnings.append(
+                f"{self.shown(name)}: arm {arm!r} of [design] arms has no item (no row has "
+                f"it in column {design.arm_column!r}); analyze reports it as having no "
+                "items: add its items, or remove it from [design] arms")
 
     def _shown_arms(self, design: Design, shown: tuple[ShownField, ...],
                     items: tuple[Item, ...], name: str) -> None:
