@@ -40,10 +40,12 @@ def _checked(root: Path, path: Path, spec_hash: str | None = None,
     ``spec_hash`` (the study's by default)."""
     study = load_study(root)
     added: list[tuple[str, str]] = []
+    manifest_hash = study.hash if spec_hash is None else spec_hash
     checker = SimpleNamespace(
         study=study, book=book or open_book(path), renamed={},
-        job=SimpleNamespace(study_dir=str(root), manifest=SimpleNamespace(
-            top={"spec_hash": study.hash if spec_hash is None else spec_hash})),
+        # as collect's parent works it out once for every file
+        job=SimpleNamespace(study_dir=str(root), spec_current=study.hash == manifest_hash,
+                            manifest=SimpleNamespace(top={"spec_hash": manifest_hash})),
         head=SimpleNamespace(file=path.name, sha256="", sitting=1),
         add=lambda code, **fields: added.append((code, fields["what"])))
     check_part_text(checker)

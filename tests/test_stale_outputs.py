@@ -185,10 +185,14 @@ def test_an_output_set_removes_what_it_supersedes_only_when_committed(tmp_path):
     assert (tmp_path / "a.txt").read_text() == "new a"
 
 
-def _stopped_analyze(root: Path, monkeypatch) -> None:
+def _stopped_analyze(root: Path, monkeypatch, *, journaled: bool = True) -> None:
     """``analyze`` stopped (Ctrl-C) as its set moves in: after the feedback workbooks,
-    before analysis.xlsx, summary.json and run.json."""
+    before analysis.xlsx, summary.json and run.json. ``journaled=False``: as a version
+    before the journaled commit did, which neither rolled the set back nor kept a
+    record of it."""
     import os
+
+    from sheetflow import staging
 
     real = os.replace
 
@@ -197,14 +201,21 @@ def _stopped_analyze(root: Path, monkeypatch) -> None:
             raise KeyboardInterrupt
         return real(src, dst, *args, **kwargs)
 
+    def unjournaled(journal, *exc):
+        journal.path.unlink(missing_ok=True)
+        staging._unlock(journal.lock)
+
     with monkeypatch.context() as m:
         m.setattr(os, "replace", replace)
+        if not journaled:
+            m.setattr(staging._Journal, "__exit__", unjournaled)
         assert _run("analyze", str(root))[0] == 130
 
 
 def test_feedback_of_a_stopped_analyze_is_named_and_removed_by_the_next(
         demo, tmp_path, monkeypatch):
-    """A first analyze stopped part-way left feedback-R1..R4.xlsx with no analysis.xlsx,
+    """A first analyze stopped part-way (now rolled back whole; before the journaled
+    commit, left as it was) left feedback-R1..R4.xlsx with no analysis.xlsx,
     summary.json or run.json, and nothing named them; R4 then dropped out, the rerun
     left feedback-R4.xlsx beside the new set, in no run record, and status and verify
     said nothing. Now status and verify name each such workbook, and the next analyze
@@ -218,7 +229,9 @@ def test_feedback_of_a_stopped_analyze_is_named_and_removed_by_the_next(
     assert not list(out.glob("feedback-*.xlsx")) and not (out / "run.json").exists()
     mine = openpyxl.Workbook()
     mine.save(out / "feedback-notes.xlsx")  # the coordinator's own file
-    _stopped_analyze(root, monkeypatch)
+    _stopped_analyze(root, monkeypatch)  # rolled back whole: nothing of it is left
+    assert not list(out.glob("feedback-R*.xlsx"))
+    _stopped_analyze(root, monkeypatch, journaled=False)  # as an earlier version left it
     left = sorted(p.name for p in out.glob("feedback-R*.xlsx"))
     assert left == [f"feedback-R{n}.xlsx" for n in range(1, 5)]
     assert not (out / "summary.json").exists() and not (out / "run.json").exists()
