@@ -15,6 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..spec.raters import protocol_number
 from . import agreement, confidence, position
 from .protocol import AnalysisFn, HeadlineFn, ProtocolPlan
 
@@ -56,7 +57,7 @@ def all_headlines() -> dict[str, HeadlineFn]:
 
 def protocol_plan(protocol: Any) -> ProtocolPlan | None:
     """The plan of a study's protocol (``"000 External ..."`` -> the 000 module)."""
-    match = re.match(r"\s*(\d{3})\b", str(protocol or ""))
-    if not match:
+    number = protocol_number(protocol)
+    if not number:
         return None
-    return next((p for p in all_plans() if p.protocol == match.group(1)), None)
+    return next((p for p in all_plans() if p.protocol == number), None)

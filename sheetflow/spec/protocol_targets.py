@@ -22,8 +22,9 @@ check it could not decide, and why.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
+
+from .raters import protocol_number
 
 
 @dataclass(frozen=True)
@@ -81,12 +82,6 @@ class TargetProblem:
     name: str
     message: str
     missing: bool
-
-
-def protocol_number(protocol: str) -> str:
-    """The three digits a study's ``protocol`` starts with ("" when it has none)."""
-    match = re.match(r"\s*(\d{3})\b", str(protocol or ""))
-    return match.group(1) if match else ""
 
 
 def needed_targets(protocol: str) -> tuple[ProtocolTarget, ...]:
