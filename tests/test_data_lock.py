@@ -279,3 +279,20 @@ def test_the_lock_holds_the_study_lock(study):
         lock_second_rater(study, lock_wait=0.2)
     assert not (study / "sealed" / SELECTION).exists()
     assert lock_second_rater(study, lock_wait=0.2).selected
+
+
+def test_a_library_lock_after_a_killed_one_says_what_it_rolled_back(study, monkeypatch):
+    """Called from the library, with no CLI to roll back and say so first, the lock's
+    result carries the note of the stopped lock it rolled back; before, the note was
+    kept in a field nothing read."""
+    from sheetflow import staging
+    from sheetflow.collect.data_lock import lock_second_rater
+
+    _stop_at_the_hash_file(monkeypatch)
+    monkeypatch.setattr(staging._Journal, "__exit__",
+                        lambda journal, *exc: staging._unlock(journal.lock))
+    assert _lock(study).exit_code != 0
+    monkeypatch.undo()
+    result = lock_second_rater(study)
+    assert "lock was interrupted" in result.warnings[0]
+    _assert_locked_whole(study)

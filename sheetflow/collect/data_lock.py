@@ -72,10 +72,9 @@ class LockResult:
     """The sha256 of ``sealed/lock-record.json``, to publish beside the key's."""
     drafts: list[Path] = field(default_factory=list)
     """The second raters' invitation drafts (``packs/eml/``), their packs attached."""
-    recovered: str | None = None
-    """The note of a stopped commit rolled back first (the CLI says it before)."""
     warnings: list[str] = field(default_factory=list)
-    """A second rater without an e-mail address gets no draft: said here."""
+    """A second rater without an e-mail address gets no draft; a stopped commit this
+    lock rolled back first (the CLI rolls back and says so before it calls)."""
 
 
 def lock_second_rater(study_dir: str | Path, *, lock_wait: float = LOCK_WAIT) -> LockResult:
@@ -112,7 +111,8 @@ def lock_second_rater(study_dir: str | Path, *, lock_wait: float = LOCK_WAIT) ->
         # a lock stopped while its files moved in is rolled back before anything is read
         recovered = recover_interrupted(study.root)
         result = _lock(study, plan_hash, _collected_ratings(study))
-    result.recovered = recovered
+    if recovered:
+        result.warnings.insert(0, recovered)
     return result
 
 
