@@ -119,7 +119,7 @@ def lock_second_rater(study_dir: str | Path, *, lock_wait: float = LOCK_WAIT) ->
 def _lock(study: Study, plan_hash: str, collected: Collected) -> LockResult:
     """Draw from ``collected`` (the ratings as read once and checked), record the
     selection (or finish a lock that recorded one) and generate the packs."""
-    completed = completed_items(study, collected.data, collected.rows)
+    completed = completed_items(study, collected)
     plan = study.design.second_rater
     assert plan is not None
     strata = draw([it for it in study.items if it.id in set(completed)], plan.strata,
@@ -233,16 +233,16 @@ def _again(study: Study, selection: RecordedSelection, record: dict[str, Any]) -
                       if record_hash.exists() else "")
 
 
-def completed_items(study: Study, ratings_csv: bytes, rows: int | None = None) -> list[str]:
+def completed_items(study: Study, collected: Collected) -> list[str]:
     """Items every primary rater scored completely (a recomputed total), spec order.
 
     Parameters
     ----------
     study : Study
-    ratings_csv : bytes
-        ``out/ratings.csv`` as read (and checked against its record).
-    rows : int, optional
-        The row count ``out/collection.json`` records for it, checked once parsed.
+    collected : Collected
+        ``out/ratings.csv`` and ``out/collection.json`` as read once and checked: the
+        table, the row count the record gives it (checked once parsed) and the record's
+        files (a primary rater without ratings is named with the return left out).
 
     Raises
     ------
@@ -254,15 +254,14 @@ def completed_items(study: Study, ratings_csv: bytes, rows: int | None = None) -
     """
     import pandas as pd  # heavy: only the lock reads the ratings table
 
-    table = pd.read_csv(io.BytesIO(ratings_csv), dtype=str, keep_default_na=False)
-    if rows is not None:
-        check_row_count(rows, len(table), study_dir=study.root)
+    table = pd.read_csv(io.BytesIO(collected.data), dtype=str, keep_default_na=False)
+    check_row_count(collected.rows, len(table), study_dir=study.root)
     total = study.rubric.totals[0].id if study.rubric.totals else None
     primaries = [r.id for r in study.raters if r.role != "second"]
     rated = table[(table["sitting"] == "1") & (table["rater_id"].isin(primaries))]
     missing = [r for r in primaries if r not in set(rated["rater_id"])]
     if missing:
-        raise SheetflowError(_primaries_not_in(study, missing))
+        raise SheetflowError(_primaries_not_in(study, missing, collected.files))
     if total is not None:
         rated = rated[(rated["dimension"] == total) & (rated["value"] != "")]
     done = rated.groupby("case_id")["rater_id"].nunique()
@@ -270,15 +269,12 @@ def completed_items(study: Study, ratings_csv: bytes, rows: int | None = None) -
     return [it.id for it in study.items if it.id in complete]
 
 
-COLLECTION_RECORD = Path("out") / "collection.json"
-"""Collect's record of every returned file: used or left out, and why."""
-
-
-def _primaries_not_in(study: Study, missing: list[str]) -> str:
+def _primaries_not_in(study: Study, missing: list[str],
+                      files: list[dict[str, Any]]) -> str:
     """Why the lock cannot draw: per primary rater without ratings, the return collect
     left out for errors (its file and reason, and where to read them), or that no
     return was collected."""
-    left_out = _left_out_files(study)
+    left_out = _left_out_files(files)
     mine = {rater: [f for f in left_out if f.get("rater") == rater] for rater in missing}
     said = "; ".join(_not_in(rater, files) for rater, files in mine.items())
     book = study.root / "out" / "validation.xlsx"
@@ -298,16 +294,10 @@ def _not_in(rater: str, files: list[dict[str, Any]]) -> str:
                         for f in files))
 
 
-def _left_out_files(study: Study) -> list[dict[str, Any]]:
-    """The returned files collect did not use (its record; none when it is unreadable:
-    the lock then says only that no return is in)."""
-    try:
-        record = json.loads((study.root / COLLECTION_RECORD).read_text(encoding="utf-8"))
-        files = record["files"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return []
+def _left_out_files(files: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The returned files collect did not use, of its record's ``files``."""
     return [f for f in files if isinstance(f, dict) and not f.get("used")
-            and not f.get("set_aside")] if isinstance(files, list) else []
+            and not f.get("set_aside")]
 
 
 def _frozen_hash(study: Study) -> str:
