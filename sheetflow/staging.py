@@ -410,6 +410,54 @@ def write_file(path: str | Path, data: bytes) -> None:
         Path(path).write_bytes(data)
 
 
+def write_alone(path: str | Path, data: bytes, *, replace: bool = True) -> None:
+    """Write one file whole or not at all, outside an :class:`OutputSet`.
+
+    The bytes are staged beside ``path`` (a hidden ``.partial`` file), flushed, then
+    moved into place: replacing what is there (``replace``), or only where nothing is
+    (``replace=False``: a file that appeared at ``path`` meanwhile is kept and the
+    move fails). Whatever stops it (a full disk, a folder that may not be written)
+    removes the staged file, so nothing half written is left.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write.
+    data : bytes
+        Its whole content.
+    replace : bool
+        Whether a file already at ``path`` is replaced.
+
+    Raises
+    ------
+    OSError
+        The file could not be written; it names ``path`` (never the staged file), so
+        the command's error line says which file and what to do.
+    """
+    path = Path(path)
+    temp = path.with_name(f".{path.name}.{_run_tag()}{PARTIAL}")
+    try:
+        try:
+            temp.write_bytes(data)
+            _fsync(temp)
+        except OSError as exc:
+            if exc.errno is None:
+                raise
+            # the staged name would send the user looking for a file that is not there
+            raise OSError(exc.errno, exc.strerror, os.fspath(path)) from exc
+        if replace:
+            os.replace(temp, path)
+        else:
+            os.link(temp, path)  # fails rather than replace a file that appeared
+    except BaseException:
+        # the error that stopped the write is the one to tell, not a failed cleanup
+        with contextlib.suppress(OSError):
+            temp.unlink(missing_ok=True)
+        raise
+    if not replace:
+        temp.unlink()  # the link at ``path`` holds the bytes now
+
+
 def _missing_folders(folder: Path) -> list[Path]:
     """``folder`` and those of its parents that do not exist yet, outermost first."""
     missing = []

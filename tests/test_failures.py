@@ -23,6 +23,7 @@ from sheetflow.collect import collect
 from sheetflow.errors import WriteError, close_workbook, known_name
 from sheetflow.packs import generate_packs
 from sheetflow.spec import init_study
+from sheetflow.workbook import layout as L
 
 
 def _collected(tmp_path):
@@ -213,3 +214,54 @@ def test_remind_names_the_draft_a_full_disk_stopped(tmp_path, monkeypatch):
     assert result.exit_code == 3, result.output
     assert re.search(r"out/reminders/[^ ]+\.eml: no space left on device", _one_error(result))
     assert not list((root / "out").rglob("*.eml")) and not list(root.rglob("*.partial"))
+
+
+def _disk_full_where(monkeypatch, full) -> None:
+    """Writing a file whose path ``full(path)`` accepts fails for lack of space, after
+    the file was created (whatever its staged name)."""
+    real = Path.open
+
+    def opened(self, mode="r", *args, **kwargs):
+        file = real(self, mode, *args, **kwargs)
+        return _FullFile(file) if "w" in mode and full(self) else file
+    monkeypatch.setattr(Path, "open", opened)
+
+
+def test_fetch_on_a_full_disk_names_the_return_and_leaves_no_part_of_it(tmp_path,
+                                                                         monkeypatch):
+    """The attachment was staged as ``returns/.NAME.partial``, left there when the disk
+    was full, and the error line named no file."""
+    from mail_helpers import mail_study, reply
+
+    root = mail_study(tmp_path / "s")
+    message = tmp_path / "reply.eml"
+    message.write_bytes(reply("a@example.org", [("pack.xlsx", b"PK-filled")]))
+    _disk_full_where(monkeypatch, lambda path: path.parent.name == L.RETURNS_DIR)
+    result = CliRunner().invoke(cli, ["fetch", str(root), str(message)])
+    assert result.exit_code == 3, result.output
+    assert re.fullmatch(rf"error: {re.escape(str(root / L.RETURNS_DIR))}/\d{{8}}-\d{{6}}-"
+                        r"pack\.xlsx: no space left on device; free some space, then run "
+                        "again", _one_error(result)), result.output
+    assert list((root / L.RETURNS_DIR).iterdir()) == []  # no .partial, no half file
+    journal = root / "mail.jsonl"
+    assert not journal.exists() or '"received"' not in journal.read_text(encoding="utf-8")
+
+
+def test_mark_read_on_a_full_disk_names_the_record_and_leaves_no_part_of_it(tmp_path,
+                                                                             monkeypatch):
+    """``text-read.json`` was staged as ``.text-read.json.partial``, left there when the
+    disk was full, and the error line named no file."""
+    from roundtrip_helpers import first_return_changed, paired_study_every_pack_returned
+
+    study = paired_study_every_pack_returned(tmp_path / "clean")
+
+    def noted(wb):
+        wb[L.INSTRUCTIONS_SHEET]["H2"] = "a note outside the answers"
+    root, path = first_return_changed(study, tmp_path, noted)
+    _disk_full_where(monkeypatch, lambda p: "text-read.json" in p.name)
+    result = CliRunner().invoke(cli, ["collect", str(root), "--mark-read", path.name])
+    assert result.exit_code == 3, result.output
+    assert _one_error(result) == (f"error: {root / 'text-read.json'}: no space left on "
+                                  "device; free some space, then run again")
+    assert not (root / "text-read.json").exists()
+    assert not [p.name for p in root.iterdir() if p.name.endswith(".partial")]

@@ -35,6 +35,7 @@ from ..packs.journal import Journal, append, damaged_journal, iso, now_utc, read
 from ..packs.send import LOGIN_PAUSE, LOGIN_TRIES, connection_problem, patient_login
 from ..spec.mail import Server
 from ..spec.study import load_study
+from ..staging import write_alone
 from ..workbook import layout as L
 from .mailbox import (
     HEADER_BYTES,
@@ -258,7 +259,7 @@ class _Saver:
         existing = self._disk().get(sha)
         name = existing or self._free_name(received, attachment.name)
         if existing is None:
-            _write_new(self.returns / name, attachment.data)
+            write_alone(self.returns / name, attachment.data, replace=False)
             self._disk()[sha] = name
         saved = Saved(name, attachment.name, sha, mid, message.sender, message.subject,
                       raw.where)
@@ -307,16 +308,6 @@ def safe_name(name: str) -> str:
     stem = _UNSAFE.sub("_", stem).strip("._-")[:100] or "attachment"
     suffix = _UNSAFE.sub("", suffix)[:10].lower()
     return f"{stem}.{suffix}" if suffix else stem
-
-
-def _write_new(path: Path, data: bytes) -> None:
-    """Write a file that must not exist yet, whole (a crash leaves no half file)."""
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_bytes(data)
-    try:
-        path.hardlink_to(partial)  # fails rather than replace a file that appeared
-    finally:
-        partial.unlink()
 
 
 def _about(message: Message) -> str:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -37,6 +36,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..packs.journal import parse_time
+from ..staging import write_alone
 from ..workbook import layout as L
 from .mail_state import short_time
 from .validate import MARKED_READ, SENDER_CHECK, UNREAD_TEXT, FileStatus, ValidationReport
@@ -177,9 +177,8 @@ def apply_text_read(report: ValidationReport, recorded: list[TextRead]) -> list[
 
 
 def _write(path: Path, entries: list[TextRead]) -> None:
-    """Replace ``path`` whole with ``entries`` (never a half-written record)."""
+    """Replace ``path`` whole with ``entries`` (never a half-written record; a write
+    that fails leaves the earlier record and names the file)."""
     doc = {"read": [{"file": e.file, "sha256": e.sha256, "read_at": e.read_at}
                     for e in entries]}
-    temp = path.with_name(f".{path.name}.partial")
-    temp.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(temp, path)
+    write_alone(path, (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
