@@ -118,12 +118,12 @@ def _close_zip_files(error: BaseException) -> None:
         trace = trace.tb_next
 
 
-_STAGED = re.compile(r"(^|/)\.([^/]+)\.\d+(?:-[0-9a-f]+)?\.partial$")
+_STAGED = re.compile(r"(^|/)\.([^/]+)\.\d+(?:-[0-9a-f]+)?(?:\.p\d+)?\.partial$")
 
 
 def known_name(path: str) -> str:
-    """A staged output (``out/.analysis.xlsx.123-9f2c4e1a.partial``) by the name it will
-    have."""
+    """A staged output (``out/.analysis.xlsx.123-9f2c4e1a.partial``, or a slice of one a
+    worker writes, ``...9f2c4e1a.p1.partial``) by the name it will have."""
     return _STAGED.sub(r"\1\2", path)
 
 

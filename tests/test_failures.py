@@ -265,3 +265,88 @@ def test_mark_read_on_a_full_disk_names_the_record_and_leaves_no_part_of_it(tmp_
                                   "device; free some space, then run again")
     assert not (root / "text-read.json").exists()
     assert not [p.name for p in root.iterdir() if p.name.endswith(".partial")]
+
+
+# --------------------------------------------------------------------------- worker processes
+
+
+def _full_disk_jobs(folder: Path) -> list:
+    """A CSV table, a slice of one and a feedback workbook, each staged on a full disk:
+    its staged path is a link to ``/dev/full``, where every write fails with ENOSPC."""
+    import datetime as dt
+    from functools import partial
+
+    import pandas as pd
+
+    from sheetflow.report.feedback import write_feedback_tables
+    from sheetflow.report.large import write_csv
+
+    table = pd.DataFrame({"a": [1, 2], "b": [3, 4]})
+    jobs = [(write_csv, (table,), folder / ".pairs.csv.7-0badc0de.partial"),
+            # a later slice of a large table, which a worker writes to a part file
+            (partial(write_csv, header=False), (table,),
+             folder / ".pairs.csv.7-0badc0de.p1.partial"),
+            (write_feedback_tables, ("T", "R1", {"Totals": table}, dt.datetime(2026, 1, 1)),
+             folder / ".feedback-R1.xlsx.7-0badc0de.partial")]
+    for _, _, staged in jobs:
+        staged.symlink_to("/dev/full")
+    return jobs
+
+
+def test_a_worker_that_cannot_write_raises_what_this_process_would(tmp_path):
+    """A worker's full disk read "an output writer failed: pairs.csv: OSError: [Errno
+    28] ...": no advice, the error's type in the text; the same failure in this process
+    is one line naming the file and what to do."""
+    from sheetflow.cli.common import os_error_line
+    from sheetflow.report.parallel import run_jobs
+
+    for write, args, staged in _full_disk_jobs(tmp_path):
+        with pytest.raises((OSError, WriteError)) as here:
+            write(*args, staged)
+        with pytest.raises((OSError, WriteError)) as there:
+            run_jobs([(write, args, staged)], 1, [1], lambda: None)
+        assert type(there.value) is type(here.value)
+        assert str(there.value) == str(here.value)
+        if isinstance(here.value, OSError):
+            assert os_error_line(there.value) == (
+                f"{tmp_path / 'pairs.csv'}: no space left on device; free some space, then "
+                "run again")
+        else:
+            assert str(there.value).startswith(f"{tmp_path / 'feedback-R1.xlsx'}: could not "
+                                               "be written (")
+
+
+def test_analyze_names_the_feedback_workbook_a_worker_could_not_write(tmp_path, monkeypatch):
+    import sheetflow.report.early as early
+    from sheetflow.staging import OutputSet
+
+    root = _collected(tmp_path)
+    monkeypatch.setattr(early, "worker_count", lambda workers, cost: 1)  # a worker writes
+    real = OutputSet.stage
+
+    def on_full_disk(self, path):
+        staged = real(self, path)
+        if Path(path).name.startswith("feedback-"):
+            staged.symlink_to("/dev/full")
+        return staged
+    monkeypatch.setattr(OutputSet, "stage", on_full_disk)
+    result = CliRunner().invoke(cli, ["analyze", str(root)])
+    assert result.exit_code == 3, result.output
+    line = _one_error(result)
+    assert re.fullmatch(rf"error: {re.escape(str(root / 'out'))}/feedback-[^ ]+\.xlsx: could "
+                        r"not be written \(.*No space left on device.*\); free some space or "
+                        "fix the folder's permissions, then run again", line), line
+    out = root / "out"
+    assert not list(out.glob("feedback-*")) and not list(out.rglob("*.partial"))
+    assert not (out / "analysis.xlsx").exists()
+
+
+def test_a_worker_failing_otherwise_names_its_output_and_the_error(tmp_path):
+    from sheetflow.collect.outputs import OutputError
+    from sheetflow.report.large import write_csv
+    from sheetflow.report.parallel import run_jobs
+
+    job = (write_csv, ("no table",), tmp_path / ".pairs.csv.7-0badc0de.partial")
+    with pytest.raises(OutputError, match=r"^an output writer failed: pairs\.csv: "
+                                          r"AttributeError: "):
+        run_jobs([job], 1, [1], lambda: None)

@@ -89,8 +89,13 @@ def analyze_and_write(study_dir: str | Path, *, published: str | None = None,
     SealError, MissingStepError, OutputError, IncompleteError
         As :func:`~sheetflow.analysis.analyze`: the earlier analysis outputs are then
         removed, and a note on the error names them (see the module docstring).
-        ``OutputError`` also when a worker fails (the message names the file):
+        ``OutputError`` also when a worker fails otherwise (the message names the
+        file):
         nothing is replaced or removed then.
+    OSError, WriteError
+        An output could not be written, in this process or in a worker (a full
+        disk, a folder that may not be written): the error names the file. Nothing
+        is replaced or removed then.
     """
     root = Path(study_dir)
     check_published(published)  # a typo in the argument leaves the earlier run standing

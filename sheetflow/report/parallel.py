@@ -9,15 +9,19 @@ would re-import the caller's ``__main__`` and rerun a script that has no
 ``if __name__ == "__main__"`` guard) is sent the next one, pickled, whenever it is
 free. The caller goes on meanwhile (with the rest of the analysis, see
 :mod:`.overlap`, or its own outputs).
-A failing job fails the whole run with the child's one-line reason; the caller's
-:class:`~sheetflow.staging.OutputSet` then discards every staged file.
+A failing job fails the whole run with the error it would have raised in this process
+(an operating-system error naming the output, a :class:`~sheetflow.errors.WriteError`,
+else the child's one-line reason); the caller's :class:`~sheetflow.staging.OutputSet`
+then discards every staged file.
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import math
+import os
 import pickle
 import queue
 import re
@@ -30,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..collect.outputs import OutputError
+from ..errors import WriteError
 
 Job = tuple[Callable[..., Any], tuple[Any, ...], Path]
 _CHILD = "from sheetflow.report.parallel import _worker; _worker()"
@@ -53,8 +58,12 @@ def run_jobs(jobs: list[Job], workers: int, weights: list[int],
 
     Raises
     ------
+    OSError, WriteError
+        When a child could not write its output: the error it raised, naming the
+        file as the same failure in this process would (a write that names no file,
+        as on a full disk, by the output's final path).
     OutputError
-        When a child fails; the message is its reason.
+        When a child fails otherwise; the message is its reason.
     """
     with WorkerPool(max(1, min(workers, len(jobs)))) as pool:
         for index in sorted(range(len(jobs)), key=lambda i: -weights[i]):  # largest first
@@ -104,15 +113,17 @@ class WorkerPool:
         self._waiting.put((-float(weight), next(self._order), job))
 
     def finish(self) -> None:
-        """Wait for every job; raise :class:`OutputError` with a failing child's reason."""
+        """Wait for every job; raise a failing child's error (:func:`run_jobs`)."""
         for _ in self._children:
             self._waiting.put((math.inf, next(self._order), None))  # after every job
         failures = [feeder.result() for feeder in self._feeders]
         for child, failure, err in zip(self._children, failures, self._errors, strict=True):
             child.wait()
-            if failure is not None:
-                reason = failure or (err.result().decode("utf-8", "replace").strip()
-                                     .splitlines() or [f"exit {child.returncode}"])[-1]
+            if failure:
+                raise _error_of(failure)
+            if failure is not None:  # the child died without saying why
+                reason = (err.result().decode("utf-8", "replace").strip().splitlines()
+                          or [f"exit {child.returncode}"])[-1]
                 raise OutputError(f"an output writer failed: {reason}")
 
     def _feed(self, child: subprocess.Popen[bytes]) -> str | None:
@@ -172,13 +183,47 @@ def _worker() -> None:
 
 
 def _run_job(job: Job) -> str:
-    """``ok``, or the job's failure in one line naming its output."""
+    """``ok``, or the job's failure as one line of JSON (:func:`_error_of` reads it)."""
     write, args, path = job
     try:
         write(*args, path)
+    except OSError as exc:
+        if exc.errno is None:
+            return _reason(path, exc)
+        # the parent raises it again, so that it is told as this process tells its own;
+        # one that names no file (a full disk) names the output, as staging.naming does
+        named = _path_text(exc.filename) if exc.filename is not None else \
+            os.fspath(Path(path).with_name(_final_name(path)))
+        return json.dumps({"errno": exc.errno, "strerror": exc.strerror,
+                           "filename": named, "filename2": _path_text(exc.filename2)})
+    except WriteError as exc:  # already names the output and what to do
+        return json.dumps({"write_error": str(exc)})
     except Exception as exc:  # reported to the parent as one line, never a traceback
-        return f"{_final_name(path)}: {type(exc).__name__}: {exc}".replace("\n", " ")
+        return _reason(path, exc)
     return _OK
+
+
+def _reason(path: str | Path, exc: Exception) -> str:
+    """An unforeseen failure, as the line the parent says after "an output writer
+    failed:"."""
+    return json.dumps({"reason": f"{_final_name(path)}: {type(exc).__name__}: {exc}"})
+
+
+def _path_text(filename: Any) -> str | None:
+    """A path an operating-system error names, as text (it may be bytes or a number)."""
+    return None if filename is None else os.fsdecode(filename) \
+        if isinstance(filename, (str, bytes, os.PathLike)) else str(filename)
+
+
+def _error_of(failure: str) -> Exception:
+    """The error a child's failure line stands for, to be raised in the parent."""
+    said = json.loads(failure)
+    if "errno" in said:
+        return OSError(said["errno"], said["strerror"], said["filename"], None,
+                       said["filename2"])
+    if "write_error" in said:
+        return WriteError(said["write_error"])
+    return OutputError(f"an output writer failed: {said['reason']}")
 
 
 def _final_name(path: str | Path) -> str:
