@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import openpyxl
 import pandas as pd
+import pytest
 from decision_helpers import run_analyze
 from plant_helpers import KEEP, plant, study_from
 
@@ -129,3 +130,55 @@ def test_a_check_at_its_target_up_to_rounding_is_met():
     check = threshold_check("alpha", 0.7 - 1e-16, 0.7, weak_from=0.6)
     assert (check.passed, check.outcome) == (True, "met")
     assert shown_against(0.7 - 1e-16, 0.7, bounds=(0.6,)) == ("0.700", "0.700")
+
+
+# four raters on seven units (values 1-3): the coincidence sums tie in exact arithmetic
+# at the nominal and at the interval level, so alpha is 0 at both; in floats it came
+# out -2.2e-16 (nominal) and 1.1e-16 (interval)
+AT_CHANCE = [[2, 2, 3, 3, 1, 3, 2], [3, 2, 3, 2, 1, 2, 3], [1, 2, 2, 3, 1, 1, 3],
+             [3, 3, 2, 1, 3, 2, 3]]
+
+
+def _exact_alpha(data: list[list[int]], level: str) -> Fraction:
+    """Krippendorff's alpha in rationals, from the coincidence matrix (complete data)."""
+    def delta(c: int, k: int) -> Fraction:
+        return Fraction(c != k) if level == "nominal" else Fraction(c - k) ** 2
+
+    units = list(zip(*data, strict=True))
+    n = sum(len(u) for u in units)
+    observed = sum(Fraction(delta(c, k), len(u) - 1)
+                   for u in units for i, c in enumerate(u) for j, k in enumerate(u) if i != j)
+    totals = {c: sum(u.count(c) for u in units) for c in {v for u in units for v in u}}
+    expected = sum(totals[c] * totals[k] * delta(c, k) for c in totals for k in totals)
+    return 1 - (n - 1) * observed / expected
+
+
+def test_the_alpha_data_is_at_chance_in_exact_arithmetic():
+    assert _exact_alpha(AT_CHANCE, "nominal") == 0 == _exact_alpha(AT_CHANCE, "interval")
+    assert _exact_alpha(AT_CHANCE[:3], "nominal") != 0  # the rule is no constant
+
+
+def test_krippendorff_alpha_at_chance_is_exactly_zero():
+    from sheetflow.stats import alpha_complete_batch, krippendorff_alpha
+
+    for level in ("nominal", "interval"):
+        row = krippendorff_alpha(np.array(AT_CHANCE, float), level=level, n_boot=0).iloc[0]
+        assert row["alpha"] == 0.0, (level, row["alpha"])
+        counts = np.array([[[list(u).count(v) for v in (1, 2, 3)]
+                            for u in zip(*AT_CHANCE, strict=True)]], float)
+        estimate, _, _ = alpha_complete_batch(counts, [1, 2, 3], level, np.ones((2, 7)))
+        assert estimate[0] == 0.0, (level, estimate[0])
+    other = krippendorff_alpha(np.array(AT_CHANCE[:3], float), level="nominal", n_boot=0)
+    assert other.loc[0, "alpha"] == pytest.approx(float(_exact_alpha(AT_CHANCE[:3], "nominal")),
+                                                  abs=1e-15)
+
+
+def test_the_methods_sheet_states_the_rule_for_alpha(tmp_path):
+    from sheetflow.analysis.agreement import methods
+    from sheetflow.spec import init_study
+
+    text = dict(methods(load_study(init_study(tmp_path / "s", "paired-rubric"))))
+    assert text["Krippendorff's alpha"].endswith(
+        "Observed and expected disagreement (D_o and D_e) that differ by no more than "
+        "rounding (64 units in the last place, about 1.4e-14 of the larger) are one number, "
+        "so an alpha exactly at chance is exactly 0.")

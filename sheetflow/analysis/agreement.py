@@ -348,6 +348,11 @@ AT_CHANCE_TEXT = (
     "last place, about 1.4e-14 of the larger) are one number, so a coefficient exactly "
     "at chance is exactly 0.")
 """How a kappa or AC exactly at chance is computed (the Methods sheet states it)."""
+ALPHA_AT_CHANCE_TEXT = (
+    "Observed and expected disagreement (D_o and D_e) that differ by no more "
+    "than rounding (64 units in the last place, about 1.4e-14 of the larger) are one "
+    "number, so an alpha exactly at chance is exactly 0.")
+"""The same rule for alpha (the Methods sheet states it)."""
 
 
 def methods(study: Study) -> list[tuple[str, str]]:
@@ -366,7 +371,8 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "its figures are undefined. " + alpha_levels(study) + " Unit = "
          "one response (case x arm in a paired design). Bootstrap: units resampled "
          f"{plan.n_boot} times with seed {plan.seed}, percentile 95% interval, "
-         f"marked when it rests on few units (see {FEW_UNITS_TOPIC})."),
+         f"marked when it rests on few units (see {FEW_UNITS_TOPIC}). "
+         + ALPHA_AT_CHANCE_TEXT),
         ("Bands", "; ".join(f">= {b.minimum:g}: {b.label}" for b in plan.bands) or
          "none in the plan"),
         ("Cohen's kappa",

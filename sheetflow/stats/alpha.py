@@ -111,6 +111,11 @@ def krippendorff_alpha(
     :math:`(\\sum_{g=c}^{k} n_g - (n_c + n_k)/2)^2`, i.e. the squared difference of
     the categories' mid-ranks in the pooled pairable values.
 
+    Observed and expected disagreement within rounding of each other
+    (:math:`(n - 1) \\sum o_{ck} \\delta^2_{ck}` and :math:`\\sum n_c n_k \\delta^2_{ck}`
+    to :func:`~sheetflow.stats._util.tied_difference`'s 64 units in the last place)
+    are one number, so an alpha exactly at chance is exactly 0, as a kappa is.
+
     Missing values are simply absent from their unit. Alpha is undefined (NaN, with
     the reason) for empty input, a domain with fewer than two values, no pairable
     unit, or no variation among the pairable values (expected disagreement 0).
@@ -290,8 +295,18 @@ def _alpha_batch(parts: _Parts, weights: np.ndarray) -> np.ndarray:
         expected = np.einsum("bc,ck,bk->b", n_c, parts.delta, n_c)
     else:
         observed, expected = _ordinal_sums(parts, weights, n_c)
+    return _alpha_of(n, observed, expected)
+
+
+def _alpha_of(n: np.ndarray, observed: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """``1 - (n - 1) observed / expected``: exactly 0 where ``(n - 1) observed`` and
+    ``expected`` are one number to within rounding (:func:`~._util.tied_difference`),
+    NaN where nothing varies (``expected`` 0)."""
+    scaled = (n - 1.0) * observed
     with np.errstate(divide="ignore", invalid="ignore"):
-        alpha = 1.0 - (n - 1.0) * observed / expected
+        alpha = 1.0 - scaled / expected
+    # equal rationals summed in other orders differ by a bit or two: at chance is 0
+    alpha = np.where(_util.tied_difference(scaled, expected) == 0, 0.0, alpha)
     return np.where(expected > 0, alpha, np.nan)
 
 
@@ -430,9 +445,7 @@ def _complete_reps(counts: np.ndarray, weights: np.ndarray, m: float,
         square = (n_c * mid**2).sum(axis=2)
         first = (n_c * mid).sum(axis=2)
         expected = 2.0 * (n * square - first**2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        alpha = 1.0 - (n - 1.0) * observed / expected
-    return np.where(expected > 0, alpha, np.nan)
+    return _alpha_of(n, observed, expected)
 
 
 def _weighted_counts(weights: np.ndarray, counts: np.ndarray) -> np.ndarray:
