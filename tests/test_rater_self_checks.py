@@ -79,3 +79,18 @@ def test_collect_warns_of_125_of_179_as_69_8_percent(tmp_path: Path):
                   if i.code == "confidence-low-share" and i.rater == "EV-01"]
     assert warning.message.startswith("Only 69.8% of confidence ratings are Medium or High "
                                       "(target 70.0%).")
+
+
+def test_a_margin_and_a_share_at_their_bars_up_to_rounding_are_at_them():
+    """Read as the Summary reads a figure (:func:`sheetflow.words.settled`): two mean
+    totals 3 apart (16/3 and 7/3) differ by 2.9999999999999996 in floats, which was
+    under the 3 points that make a contrary direction suspicious, so no warning; a
+    share of 2/3 was under a target of 0.666666666666667, 4e-16 above it."""
+    margin = 16 / 3 - 7 / 3
+    assert margin < 3.0  # the noise the check must see through
+    data = SelfCheckInput(directions=[("c1", "B>A", margin)],
+                          confidences=["Medium", "High", "Low"],
+                          confidence_target=0.666666666666667)
+    (found,) = self_checks(data, file="f.xlsx", rater="R1")
+    assert found.code == "direction-inconsistent"
+    assert "A scored 3 points higher (at least 3)" in found.message, found.message

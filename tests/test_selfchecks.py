@@ -114,3 +114,33 @@ def test_direction_consistency_reads_a_total_without_declared_bounds_on_its_real
     assert got.loc["R1", "n_direction_checked"] == 2  # c1 (4 points) and c2 (4), not c0
     # c1 names the higher total, c2 does not
     assert got.loc["R1", "direction_consistent_share"] == 0.5
+
+
+def test_a_gap_and_a_share_at_their_bars_up_to_rounding_are_at_them(tmp_path):
+    """Read as the Summary reads a figure (:func:`sheetflow.words.settled`): two mean
+    totals 3 apart (16/3 and 7/3) differ by 2.9999999999999996 in floats, which was
+    under the 15% of 0-20 (3 points) and left the case unchecked; a share of 2/3 was
+    under a target of 0.666666666666667, 4e-16 above it."""
+    from sheetflow.spec.study import load_study
+    from sheetflow.spec.templates import init_study
+
+    spec = load_study(init_study(tmp_path / "s", "paired-rubric"))
+    pref = next(d.id for d in spec.rubric.dimensions if d.kind == "preference")
+    rows = []
+    for case, (a, b, said) in enumerate([(16 / 3, 7 / 3, "base"), (12.0, 10.0, "new")]):
+        for arm, total in (("new", a), ("base", b)):
+            rows.append({"rater": "R1", "case": f"c{case}", "arm": arm, "label": "",
+                         "dimension": "total", "value": total, "confidence": ""})
+        rows.append({"rater": "R1", "case": f"c{case}", "arm": "", "label": "",
+                     "dimension": pref, "value": said,
+                     "confidence": "Low" if case else "Medium"})
+    rows[0]["confidence"] = "High"
+    first = pd.DataFrame(rows)
+    assert 16 / 3 - 7 / 3 < 3.0  # the noise the check must see through
+    ctx = SimpleNamespace(first=first, study=spec, param=spec.plan.params.get,
+                          target=lambda name, default=None: 0.666666666666667)
+    got = self_checks(ctx).set_index("rater")
+    assert got.loc["R1", "n_direction_checked"] == 1  # c0 (3 points), not c1 (2)
+    assert got.loc["R1", "direction_consistent_share"] == 0.0  # "base" had the lower
+    assert got.loc["R1", "medium_high_share"] == 2 / 3
+    assert bool(got.loc["R1", "confidence_ok"])  # at the target up to rounding

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..spec.rubric import Total, total_range
+from ..words import settled
 from .context import Context, empty_reason
 
 # A per-rater total gap this share of the total's range (e.g. 3 of 0-20) should agree
@@ -85,7 +86,8 @@ def _confidence_checks(first: pd.DataFrame, raters: pd.Index, target: float
     out = pd.DataFrame({"n_confidence": by.size(), "medium_high_share": by.mean()})
     out = out.reindex(raters)
     out["n_confidence"] = out["n_confidence"].fillna(0).astype(int)
-    out["confidence_ok"] = [bool(s >= target) if n else None for s, n in
+    # a share at the target up to rounding is at it, as the Summary reads a figure
+    out["confidence_ok"] = [bool(settled(s, (target,)) >= target) if n else None for s, n in
                             zip(out["medium_high_share"], out["n_confidence"], strict=True)]
     return out
 
@@ -116,8 +118,10 @@ def _direction_checks(first: pd.DataFrame, pref_id: str, total: Total,
     lo, hi = bounds
     if wide.shape[1] == 2:
         both = wide.dropna()
-        decided = both[(both.iloc[:, 0] - both.iloc[:, 1]).abs()
-                       >= CONSISTENCY_GAP_SHARE * (hi - lo)]
+        bar = CONSISTENCY_GAP_SHARE * (hi - lo)
+        # a gap at the bar up to rounding (two mean totals) is at it
+        gaps = (both.iloc[:, 0] - both.iloc[:, 1]).abs().map(lambda g: settled(g, (bar,)))
+        decided = both[gaps >= bar]
     else:  # no case with both arms' totals (a dimension of the total left blank by all)
         decided = wide.iloc[0:0]
     higher = decided.idxmax(axis=1).rename("higher").reset_index() if len(decided) else \

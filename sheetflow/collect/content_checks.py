@@ -11,7 +11,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..words import shown_percent
+from ..words import settled, shown_percent
 from .validate import Issue, issue, show_value
 from .values import parse_time
 
@@ -179,7 +179,7 @@ def _extremes_check(data: SelfCheckInput, where: dict[str, str]) -> list[Issue]:
     if not data.totals or low is None or high is None:
         return []
     extreme = sum(t <= low or t >= high for t in data.totals)
-    share = extreme / len(data.totals)
+    share = settled(extreme / len(data.totals), (EXTREME_SHARE,))  # the bar up to rounding
     if share <= EXTREME_SHARE:
         return []
     lo_text = f"{show_value(float(data.total_range[0]))}-" if data.total_range else "<="
@@ -195,7 +195,8 @@ def _extremes_check(data: SelfCheckInput, where: dict[str, str]) -> list[Issue]:
 def _confidence_check(data: SelfCheckInput, where: dict[str, str]) -> list[Issue]:
     if data.confidence_target is None or not data.confidences:
         return []
-    share = sum(c in ("Medium", "High") for c in data.confidences) / len(data.confidences)
+    share = settled(sum(c in ("Medium", "High") for c in data.confidences)
+                    / len(data.confidences), (data.confidence_target,))
     if share >= data.confidence_target:
         return []
     # shown on its side of the target: 125/179 is "69.8%", never "70%" below a 70% target
@@ -212,12 +213,14 @@ def _direction_checks(data: SelfCheckInput, where: dict[str, str]) -> list[Issue
     first, second = data.labels
     first_wins, second_wins, _tied = data.preference_choices
     for case, direction, margin in data.directions:
-        if margin is None or abs(margin) < CLEAR_MARGIN:
+        # two mean totals 3 apart can differ by 2.9999999999999996: the bar, up to rounding
+        gap = settled(abs(margin), (CLEAR_MARGIN,)) if margin is not None else None
+        if gap is None or gap < CLEAR_MARGIN:
             continue
         leader = first if margin > 0 else second
         expected = first_wins if margin > 0 else second_wins
         if direction != expected:
-            detail = (f"{leader} scored {show_value(abs(margin))} points higher "
+            detail = (f"{leader} scored {show_value(gap)} points higher "
                       f"(at least {show_value(CLEAR_MARGIN)})")
             sheet, cell = data.direction_cells.get(case, ("", ""))
             out.append(issue("direction-inconsistent", **where, sheet=sheet, cell=cell,
