@@ -1,4 +1,5 @@
-"""Whether the order of item ids (or any labels shown to raters) gives the arms away.
+"""Whether the order of item ids (or any labels shown to raters), or the order of the
+cards themselves, gives the arms away.
 
 Ids are often numbered by arm: one system's outputs first, or odd numbers for one
 system and even for the other. A rater who sees such ids can group answers by arm. The
@@ -6,6 +7,8 @@ test here sorts the labels naturally (``C2`` before ``C10``) and asks whether it
 at distance 1 to :data:`MAX_LAG` in that order share their arm more often, or less
 often, than in a random order (a permutation test per distance, Bonferroni-corrected).
 Blocks raise the share at distance 1; alternation lowers it at 1 and raises it at 2.
+The same test reads the items file's own order when a study does not shuffle
+(:func:`sequence_reveals_arms`): every card then sits where the file puts it.
 """
 
 from __future__ import annotations
@@ -48,13 +51,35 @@ def order_reveals_arms(labels: Sequence[str], arms: Sequence[str], *, seed: int 
         True when, at some distance 1..``MAX_LAG``, the share of same-arm neighbours in
         the sorted order lies outside the central ``1 - ALPHA`` of random orders.
     """
+    order = sorted(range(len(labels)), key=lambda i: natural_key(labels[i]))
+    return sequence_reveals_arms([arms[i] for i in order], seed=seed)
+
+
+def sequence_reveals_arms(arms: Sequence[str], *, seed: int = 0) -> bool:
+    """Whether ``arms``, in the order given, follow a pattern a random order rarely shows.
+
+    The test of :func:`order_reveals_arms` on an order already made: the cards of an
+    unshuffled pack, in the order the items file lists them.
+
+    Parameters
+    ----------
+    arms : sequence of str
+        Each item's arm, in the order the items are shown (or sorted).
+    seed : int
+        Seed of the permutations (the answer is reproducible).
+
+    Returns
+    -------
+    bool
+        True when, at some distance 1..``MAX_LAG``, the share of same-arm neighbours
+        lies outside the central ``1 - ALPHA`` of random orders.
+    """
     import numpy as np
 
     if len(set(arms)) < 2 or len(arms) < 4:
         return False
-    order = sorted(range(len(labels)), key=lambda i: natural_key(labels[i]))
     names = sorted(set(arms))
-    codes = np.array([names.index(arms[i]) for i in order], dtype=np.int16)
+    codes = np.array([names.index(arm) for arm in arms], dtype=np.int16)
     rng = np.random.default_rng(seed)
     shuffled = rng.permuted(np.broadcast_to(codes, (PERMUTATIONS, codes.size)), axis=1)
     lags = range(1, min(MAX_LAG, codes.size - 1) + 1)

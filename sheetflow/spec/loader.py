@@ -13,7 +13,7 @@ from ..errors import SpecError
 from ..words import counted
 from . import params, protocol_targets, verdicts
 from .blanks import blank_rows, describe_rows
-from .blinding import shown_reveals_arm
+from .blinding import sequence_reveals_arms, shown_reveals_arm
 from .design_loader import DesignLoader, label_problem
 from .hashing import SPEC_FORMAT
 from .internal import example_scores_warning, internal_scores_problems
@@ -268,6 +268,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         self._blank_shown(rows, shown, name)
         items = self._item_rows(rows, id_col, name, design)
         self._shown_arms(design, shown, items, name)
+        self._unshuffled_order(design, items, name)
         self._arms_without_items(design, items, name)
         return items, name
 
@@ -334,6 +335,24 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
                     f"{field.label!r}) gives the arm away: {reason}; remove this entry from "
                     "[items] show, or show a column whose values do not follow the arms",
                     where)
+
+    def _unshuffled_order(self, design: Design, items: tuple[Item, ...], name: str) -> None:
+        """With ``shuffle = false`` every pack shows its cards in the items file's order,
+        the same for every rater: an order that follows the arms (one system's rows
+        first, or alternating) lets a rater group the answers by arm, so it is refused by
+        the test item ids get (:func:`~.blinding.sequence_reveals_arms`). In a paired
+        design each card holds both arms, on sides drawn per card whatever the order, so
+        the order tells nothing."""
+        if design.shuffle or design.paired or not design.arm_column or not items:
+            return
+        arms = [it.fields.get(design.arm_column, "") for it in items]
+        if sequence_reveals_arms(arms, seed=design.seed):
+            self.fail_to_generate(
+                f"shuffle = false shows every rater the cards in the order of "
+                f"{self.shown(name)}, and the arms in column {design.arm_column!r} follow a "
+                "pattern in that order (in blocks, or alternating), so raters could group "
+                f"the answers by arm; set shuffle = true, or put the rows of {name} in a "
+                "random order that interleaves the arms", "[design] shuffle")
 
     def _blank_shown(self, rows: list[tuple[int, dict[str, str]]],
                      shown: tuple[ShownField, ...], name: str) -> None:
