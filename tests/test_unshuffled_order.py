@@ -8,6 +8,10 @@ item ids got (blocks or alternation among neighbours) now reads the card order t
 ``check`` and ``generate`` refuse in one line naming study.toml, items.csv and what to
 do. A paired design's order tells nothing (each card holds both arms, on sides drawn per
 card) and passes.
+
+``scatter_column`` (protocol 003's "deliberately scattered" answers) reorders a shuffled
+pack only, and was ignored without a word under ``shuffle = false``: that is refused
+too, naming 003's promise to its raters where the study follows it.
 """
 
 from __future__ import annotations
@@ -105,3 +109,25 @@ def test_a_paired_order_without_shuffle_passes_and_its_sides_are_drawn(tmp_path)
     assert [s.item.id for s in assign(study, rater, secret=bytes(32)).slots] == \
         [it.id for it in study.items]
     assert sides != other and len(set(sides)) == 2
+
+
+SCATTER_WORDS = ["s/study.toml: [design] scatter_column: scatter_column 'question_id' "
+                 "reorders only a shuffled pack, and shuffle = false keeps the items "
+                 "file's order, so nothing would be scattered"]
+
+
+def test_scattering_without_shuffle_in_protocol_003_is_refused(tmp_path):
+    root = init_study(tmp_path / "s", "answer-review")
+    replace_once(root / "study.toml", "shuffle = true", "shuffle = false")
+    check_gives_one_line(root, [*SCATTER_WORDS, "but protocol 003 tells raters that the "
+                                "two assistants' answers to a question \"are deliberately "
+                                "scattered\"; set shuffle = true"])
+
+
+def test_scattering_without_shuffle_in_another_study_is_refused(tmp_path):
+    root = init_study(tmp_path / "s", "answer-review")
+    replace_once(root / "study.toml", "shuffle = true", "shuffle = false")
+    replace_once(root / "study.toml", 'protocol = "003 ', 'protocol = "')
+    line = check_gives_one_line(root, [*SCATTER_WORDS, "; set shuffle = true, or remove "
+                                       "scatter_column"])
+    assert "protocol 003" not in line

@@ -19,8 +19,14 @@ from .model import (
     Repeats,
     SecondRater,
 )
-from .raters import unsafe_char
+from .raters import protocol_number, unsafe_char
 from .spelling import unknown_value
+
+SCATTERING_PROTOCOLS = {
+    "003": "protocol 003 tells raters that the two assistants' answers to a question "
+           "\"are deliberately scattered\"",
+}
+"""Protocols whose text requires answers sharing a question to be scattered."""
 
 
 class DesignLoader(LoaderBase):
@@ -57,6 +63,23 @@ class DesignLoader(LoaderBase):
                       repeats=self._repeats(t.get("repeats")),
                       second_rater=self._second_rater(t.get("second_rater")),
                       scatter_column=self._str(t, "scatter_column", where) or None)
+
+    def _scatter_unshuffled(self, protocol: object, design: Design) -> None:
+        """``scatter_column`` scatters a shuffled order only: with ``shuffle = false``
+        the cards keep the items file's order and the column does nothing, which the
+        spec would not show. Refused, so that a spec never asks for what its packs do
+        not do; a protocol whose text promises scattering
+        (:data:`SCATTERING_PROTOCOLS`) is named, as its raters would be told something
+        untrue."""
+        column = design.scatter_column
+        if not column or design.shuffle:
+            return
+        why = SCATTERING_PROTOCOLS.get(protocol_number(protocol))
+        self.fail_to_generate(
+            f"scatter_column {column!r} reorders only a shuffled pack, and shuffle = false "
+            "keeps the items file's order, so nothing would be scattered"
+            + (f", but {why}; set shuffle = true" if why else
+               "; set shuffle = true, or remove scatter_column"), "[design] scatter_column")
 
     def _labels(self, t: dict, kind: str, where: str) -> tuple[str, ...]:
         """The two neutral labels of a paired design (``A``, ``B`` by default).

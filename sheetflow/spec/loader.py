@@ -79,6 +79,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         # the items file's columns) is not reported missing again
         design_t = self._table(doc, "design")
         design = self._design(design_t) if self._given(doc, "design") else NO_DESIGN
+        self._scatter_unshuffled(meta.get("protocol"), design)
         analysis_t = self._table(doc, "analysis")
         plan = self._plan(analysis_t) if self._given(doc, "analysis") else Plan((), 0)
         items_t = self._table(doc, "items")
