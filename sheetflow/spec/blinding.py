@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -154,6 +155,15 @@ def _prefix_per_arm(ids: Sequence[str], arms: Sequence[str]) -> bool:
 MOST = 0.8
 """The share of items sharing a value that, holding a value of one arm only, makes a
 shown column a grouping of the arms (:func:`shown_reveals_arm`)."""
+LEANING_ITEMS = 5
+"""The fewest items a value must be on for :func:`shown_reveals_arm` to weigh how far
+they lean to one arm (fewer are too few to tell a lean from chance)."""
+LEANING_SHARE = 0.9
+"""The share of a value's items one arm must hold for the value to name that arm."""
+LEANING_P = 0.001
+"""The one-sided binomial p-value below which a value's lean to an arm is no chance,
+before it is divided by the number of values tested (those on :data:`LEANING_ITEMS`
+items or more): a column of many such values would otherwise trip it by chance."""
 _CHUNK = 100  # permutations drawn at a time: memory stays small for 10,000 items
 
 
@@ -169,7 +179,14 @@ def shown_reveals_arm(values: Sequence[str], arms: Sequence[str], *, seed: int =
       items (the column renames the arms);
     * one telling value is on so many items that arms drawn at random would put them
       all in one arm with a probability below :data:`ALPHA` divided by the number of
-      shared values (``'single'`` on every item of one arm of fifteen); or
+      shared values (``'single'`` on every item of one arm of fifteen);
+    * a value is on at least :data:`LEANING_ITEMS` items, at least
+      :data:`LEANING_SHARE` of them in one arm, and that many or more of them would be
+      in that arm with a probability below :data:`LEANING_P` divided by the number of
+      values on :data:`LEANING_ITEMS` items or more, if each item were in it with the
+      arm's share of all items (a one-sided binomial test): the value names the arm on
+      most of its cards though some cards of another arm show it too
+      (``'idx-2025-11'`` on 40 items of one arm and 2 of the other, of 120 each); or
     * at least :data:`MOST` of the items holding a shared value hold a telling one,
       and fewer than :data:`ALPHA` of random reassignments of the arms to the items
       give as many (a grouping column aligned with the arms).
@@ -199,7 +216,8 @@ def shown_reveals_arm(values: Sequence[str], arms: Sequence[str], *, seed: int =
         value, arm = next(iter(telling.items()))
         return (f"each arm's items all show one value of their own ({_shown(value)} on "
                 f"every item of arm {arm!r})")
-    return _rare_value(shared, telling, arms) or _aligned(groups, telling, arms, seed)
+    return (_rare_value(shared, telling, arms) or _leaning_value(shared, arms)
+            or _aligned(groups, telling, arms, seed))
 
 
 def _renames(groups: dict[str, list[str]]) -> bool:
@@ -222,6 +240,36 @@ def _rare_value(shared: dict[str, list[str]], telling: dict[str, str],
         return ""
     return (f"{_shown(value)} is on {held} items, all of arm {telling[value]!r} (arms "
             "drawn at random would almost never do that)")
+
+
+def _leaning_value(shared: dict[str, list[str]], arms: Sequence[str]) -> str:
+    """The largest value whose items lean to one arm beyond chance (the rule of
+    :data:`LEANING_ITEMS`, :data:`LEANING_SHARE` and :data:`LEANING_P`), or ``""``."""
+    sizes = Counter(arms)
+    tested = sorted((v for v in shared if len(shared[v]) >= LEANING_ITEMS),
+                    key=lambda v: (-len(shared[v]), v))
+    for value in tested:
+        held = len(shared[value])
+        arm, count = Counter(shared[value]).most_common(1)[0]
+        if count < LEANING_SHARE * held:
+            continue
+        base = sizes[arm] / len(arms)
+        chance = _binomial_upper_tail(count, held, base)
+        if chance < LEANING_P / len(tested):
+            return (f"{_shown(value)} is on {held} items, {count} of them "
+                    f"({count / held:.0%}) in arm {arm!r}, which holds {base:.0%} of all "
+                    f"items (one-sided binomial p = {chance:.1e}, below {LEANING_P:g} "
+                    f"divided by the {len(tested)} values on {LEANING_ITEMS} or more items)")
+    return ""
+
+
+def _binomial_upper_tail(count: int, n: int, p: float) -> float:
+    """``P(X >= count)`` for ``X ~ Binomial(n, p)``, ``0 < p < 1``, summed from the
+    log of each term (exact enough for 10,000 items, where the coefficients overflow a
+    float)."""
+    log_p, log_q = math.log(p), math.log1p(-p)
+    return sum(math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+                        + k * log_p + (n - k) * log_q) for k in range(count, n + 1))
 
 
 def _aligned(groups: dict[str, list[str]], telling: dict[str, str], arms: Sequence[str],
