@@ -1,6 +1,7 @@
 """Planted returns for the protocol edge tests: a template study, every pack filled by
 the simulated raters, then chosen answers overwritten through the manifest and the
-sealed key, so each test knows its answer before the run."""
+sealed key, so each test knows its answer before the run; or the answer-review study
+with every value cell written by the test's own answer function."""
 
 from __future__ import annotations
 
@@ -10,10 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import openpyxl
+from decision_helpers import fill_returns
 
 from sheetflow.demo.simulate import arms_from_key, fill_packs
 from sheetflow.packs.generate import generate_packs
 from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.model import Study
+from sheetflow.spec.study import load_study
 from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
@@ -35,6 +39,25 @@ def study_from(template: str, root: Path, edit: Callable[[Path], None] | None = 
         edit(root)
     generate_packs(root)
     return root
+
+
+ReviewAnswer = Callable[[Study, dict[str, Any], dict[str, Any], int], Any]
+"""``answer(study, pack, cell, index)`` -> the value to write into a value cell of
+``pack`` (None blanks it); ``index`` is the cell's item's place in the study's items."""
+
+
+def plant_answer_review(root: Path, answer: ReviewAnswer,
+                        edit: Callable[[Path], None] | None = None
+                        ) -> tuple[Study, dict[str, int]]:
+    """``init`` the answer-review template into ``root`` (``edit`` changing its files),
+    ``generate``, and save every pack into ``returns/`` with ``answer`` in each value
+    cell; the study and each item's place in its items. Nothing is collected: the caller
+    collects when its test does."""
+    study_from("answer-review", root, edit)
+    study = load_study(root)
+    order = {it.id: i for i, it in enumerate(study.items)}
+    fill_returns(root, lambda pack, cell: answer(study, pack, cell, order[cell["item_id"]]))
+    return study, order
 
 
 def plant(root: Path, answer: Answer, *, seed: int = 7, noise: float = 0.35,

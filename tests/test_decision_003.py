@@ -15,12 +15,11 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from decision_helpers import fill_returns, refused_before_unsealing, run_analyze
+from decision_helpers import refused_before_unsealing, run_analyze
+from plant_helpers import plant_answer_review
 
 from sheetflow.collect.run import collect
-from sheetflow.packs.generate import generate_packs
 from sheetflow.spec.study import load_study
-from sheetflow.spec.templates import init_study
 
 NA_ITEMS = ("HV-02", "HV-05", "HV-09")
 DISPUTED = "HV-04"
@@ -38,20 +37,17 @@ def _answer(study, dim_id: str, index: int, item: str):
 
 
 def _study(root: Path, na: str = "missing", note: bool = True) -> Path:
-    init_study(root, "answer-review")
-    spec = root / "study.toml"
-    spec.write_text(spec.read_text(encoding="utf-8").replace(
-        'na_handling = "missing"', f'na_handling = "{na}"'), encoding="utf-8")
-    generate_packs(root)
-    study = load_study(root)
-    order = {it.id: i for i, it in enumerate(study.items)}
+    def set_na(root: Path) -> None:
+        spec = root / "study.toml"
+        spec.write_text(spec.read_text(encoding="utf-8").replace(
+            'na_handling = "missing"', f'na_handling = "{na}"'), encoding="utf-8")
 
-    def answer(pack, a):
+    def answer(study, pack, a, index):
         if a["dimension"] == "rater_note" and not note and pack["rater_id"] == "rater2":
             return None
-        return _answer(study, a["dimension"], order[a["item_id"]], a["item_id"])
+        return _answer(study, a["dimension"], index, a["item_id"])
 
-    fill_returns(root, answer)
+    plant_answer_review(root, answer, set_na)
     return root
 
 
@@ -138,17 +134,13 @@ def test_one_category_throughout_is_complete_agreement_not_an_inconclusive_study
     undefined (nothing varies), the protocol sets no pass rule, so the study keeps its
     usual outcome and reason, and that column says why its alpha is undefined."""
     root = tmp_path / "one"
-    init_study(root, "answer-review")
-    generate_packs(root)
-    study = load_study(root)
-    order = {it.id: i for i, it in enumerate(study.items)}
 
-    def answer(pack, a):
+    def answer(study, pack, a, index):
         if a["dimension"] == "factual_correctness":
             return "Correct"
-        return _answer(study, a["dimension"], order[a["item_id"]], a["item_id"])
+        return _answer(study, a["dimension"], index, a["item_id"])
 
-    fill_returns(root, answer)
+    plant_answer_review(root, answer)
     out, summary, rows, _ = _analyze(root)
     assert out.exit_code == 0, out.output
     assert summary["decision"]["status"] == "reported"

@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import jsonschema
 import krippendorff
 import numpy as np
 import pytest
-from decision_helpers import fill_returns, refused_before_unsealing, run_analyze
+from decision_helpers import refused_before_unsealing, run_analyze
+from plant_helpers import ReviewAnswer, plant_answer_review
 
 from sheetflow.collect.run import collect
-from sheetflow.packs.generate import generate_packs
-from sheetflow.spec.study import load_study
-from sheetflow.spec.templates import init_study
 
 SKIPPED = "HV-07"
 CITATION = ("Good", "Partial", "Poor", "None present")
@@ -46,20 +45,20 @@ def _code(index: int, rater: str) -> int:
     return (index * 3 + 1) % 4 if rater == "rater2" and index % 3 == 0 else index % 4
 
 
+def _rater2_blank(blank: Callable[[str], bool]) -> ReviewAnswer:
+    """The planted answers, reviewer 2 leaving every answer blank on each item ``blank``
+    is true of."""
+    def answer(study, pack, cell, index):
+        if pack["rater_id"] == "rater2" and blank(cell["item_id"]):
+            return None
+        return _value(study, cell["dimension"], index, pack["rater_id"])
+    return answer
+
+
 @pytest.fixture(scope="module")
 def skipped(tmp_path_factory):
     root = tmp_path_factory.mktemp("partial") / "study"
-    init_study(root, "answer-review")
-    generate_packs(root)
-    study = load_study(root)
-    order = {it.id: i for i, it in enumerate(study.items)}
-
-    def answer(pack, cell):
-        if pack["rater_id"] == "rater2" and cell["item_id"] == SKIPPED:
-            return None
-        return _value(study, cell["dimension"], order[cell["item_id"]], pack["rater_id"])
-
-    fill_returns(root, answer)
+    study, order = plant_answer_review(root, _rater2_blank(lambda item: item == SKIPPED))
     result = collect(root)
     return root, study, order, result
 
@@ -110,17 +109,7 @@ def test_with_allow_partial_the_rated_cases_are_used(skipped):
 def empty(tmp_path_factory):
     """Reviewer 2 returns the pack with every answer blank."""
     root = tmp_path_factory.mktemp("empty") / "study"
-    init_study(root, "answer-review")
-    generate_packs(root)
-    study = load_study(root)
-    order = {it.id: i for i, it in enumerate(study.items)}
-
-    def answer(pack, cell):
-        if pack["rater_id"] == "rater2":
-            return None
-        return _value(study, cell["dimension"], order[cell["item_id"]], pack["rater_id"])
-
-    fill_returns(root, answer)
+    plant_answer_review(root, _rater2_blank(lambda item: True))
     collect(root)
     return root
 
