@@ -11,12 +11,12 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
-import os
 import pathlib
 import shutil
 
 import pytest
 from click.testing import CliRunner
+from interrupt_helpers import stop_at_replace
 from roundtrip_helpers import return_every_pack
 
 from sheetflow.cli import cli
@@ -116,16 +116,6 @@ def test_a_lock_resumed_after_a_stop_writes_the_selection_hash(study):
     assert check.ok and not check.notes, check.problems + check.notes
 
 
-def _stop_at_the_hash_file(monkeypatch):
-    real = os.replace
-
-    def stop(src, dst, *args, **kwargs):
-        if os.fspath(dst).endswith("second-rater-selection.sha256"):
-            raise KeyboardInterrupt
-        return real(src, dst, *args, **kwargs)
-    monkeypatch.setattr(os, "replace", stop)
-
-
 def _assert_locked_whole(study):
     sealed = study / "sealed"
     digest = hashlib.sha256((sealed / SELECTION).read_bytes()).hexdigest()
@@ -139,7 +129,7 @@ def _assert_locked_whole(study):
 def test_a_stop_between_the_selection_and_its_hash_leaves_neither(study, monkeypatch):
     """Ctrl-C just before the selection's .sha256 is moved into place: the two are one
     set, so the selection moved in is taken back; a rerun draws and writes both."""
-    _stop_at_the_hash_file(monkeypatch)
+    stop_at_replace(monkeypatch, "second-rater-selection.sha256")
     assert _lock(study).exit_code != 0
     monkeypatch.undo()
     sealed = study / "sealed"
@@ -158,7 +148,7 @@ def test_a_lock_killed_between_the_selection_and_its_hash_is_rolled_back_first(
     back underneath it: the lock said it sealed a file no longer there."""
     from sheetflow import staging
 
-    _stop_at_the_hash_file(monkeypatch)
+    stop_at_replace(monkeypatch, "second-rater-selection.sha256")
     # as if killed: the commit neither rolls back nor removes its record
     monkeypatch.setattr(staging._Journal, "__exit__",
                         lambda journal, *exc: staging._unlock(journal.lock))
@@ -176,13 +166,7 @@ def test_generate_after_a_lock_stopped_before_its_record_keeps_the_key(study,
     """A lock stopped before its record was sealed, then 'generate': the second raters'
     packs went into the key sealed at generate, whose published hash then failed."""
     key = (study / "sealed" / "key.json").read_bytes()
-    real = os.replace
-
-    def stop(src, dst, *args, **kwargs):
-        if os.fspath(dst).endswith("lock-record.json"):
-            raise KeyboardInterrupt
-        return real(src, dst, *args, **kwargs)
-    monkeypatch.setattr(os, "replace", stop)
+    stop_at_replace(monkeypatch, "lock-record.json")
     assert _lock(study).exit_code != 0
     monkeypatch.undo()
     assert (study / "sealed" / SELECTION).is_file()

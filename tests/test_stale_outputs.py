@@ -15,6 +15,7 @@ import openpyxl
 import pytest
 from click.testing import CliRunner
 from demo_helpers import built_demo, copy_of
+from interrupt_helpers import stop_at_replace
 
 from sheetflow.cli import cli
 from sheetflow.collect.returns import file_digest
@@ -190,23 +191,14 @@ def _stopped_analyze(root: Path, monkeypatch, *, journaled: bool = True) -> None
     before analysis.xlsx, summary.json and run.json. ``journaled=False``: as a version
     before the journaled commit did, which neither rolled the set back nor kept a
     record of it."""
-    import os
-
     from sheetflow import staging
-
-    real = os.replace
-
-    def replace(src, dst, *args, **kwargs):
-        if Path(dst).name == "analysis.xlsx":
-            raise KeyboardInterrupt
-        return real(src, dst, *args, **kwargs)
 
     def unjournaled(journal, *exc):
         journal.path.unlink(missing_ok=True)
         staging._unlock(journal.lock)
 
     with monkeypatch.context() as m:
-        m.setattr(os, "replace", replace)
+        stop_at_replace(m, "analysis.xlsx")
         if not journaled:
             m.setattr(staging._Journal, "__exit__", unjournaled)
         assert _run("analyze", str(root))[0] == 130
