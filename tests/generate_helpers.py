@@ -1,4 +1,5 @@
-"""Studies for the generate tests: a bundled template with raters of its own."""
+"""Studies for the generate tests: a bundled template with raters of its own; or one
+made by ``init`` and generated with two first-sitting packs or more."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import csv
 import shutil
 from pathlib import Path
 
+from sheetflow.packs.generate import generate_packs
 from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,6 +35,23 @@ def make_study(tmp: Path, template: str) -> Path:
         for i, (rid, role) in enumerate(raters, 1):
             w.writerow([rid, f"Rater {i}", f"Last{i}", f"r{i}@example.org", role])
     return folder
+
+
+def generated_with_two_first_packs(root: Path, template: str) -> list[dict]:
+    """``init`` ``template`` into ``root`` and generate it so that sitting 1 has two
+    packs or more: protocol 002's second rater drawn at generate, not at the lock, and a
+    template with fewer than two raters given one more; the packs of sitting 1."""
+    init_study(root, template)
+    raters = root / "raters.csv"
+    spec = root / "study.toml"
+    if template == "anchored-plan":  # its two raters (002 fixes them): both packs now
+        spec.write_text(spec.read_text(encoding="utf-8").replace(
+            'select_at = "lock"', 'select_at = "generate"'), encoding="utf-8")
+    elif len(raters.read_text(encoding="utf-8").splitlines()) < 3:  # keep-known has one
+        with raters.open("a", encoding="utf-8") as out:
+            out.write("extra-01,Extra Rater,Extra,extra01@example.org,primary\n")
+    generate_packs(root)
+    return [p for p in manifest_of(root)["packs"] if p["sitting"] == 1]
 
 
 def manifest_of(folder: Path) -> dict:

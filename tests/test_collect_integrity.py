@@ -12,12 +12,11 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from generate_helpers import generated_with_two_first_packs
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
 from sheetflow.collect.run import collect
 from sheetflow.packs.generate import generate_packs
-from sheetflow.packs.manifest import read_manifest
-from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
 TEMPLATES = ("paired-rubric", "keep-known", "anchored-plan", "answer-review", "judge-likert")
@@ -25,19 +24,9 @@ TEMPLATES = ("paired-rubric", "keep-known", "anchored-plan", "answer-review", "j
 
 def _study(tmp: Path, template: str) -> tuple[Path, list[dict]]:
     root = tmp / template
-    init_study(root, template)
-    raters = root / "raters.csv"
-    spec = root / "study.toml"
-    if template == "anchored-plan":  # its two raters (002 fixes them): both packs now
-        spec.write_text(spec.read_text(encoding="utf-8").replace(
-            'select_at = "lock"', 'select_at = "generate"'), encoding="utf-8")
-    elif len(raters.read_text(encoding="utf-8").splitlines()) < 3:  # keep-known has one
-        with raters.open("a", encoding="utf-8") as out:
-            out.write("extra-01,Extra Rater,Extra,extra01@example.org,primary\n")
-    generate_packs(root)
-    manifest = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)
+    packs = generated_with_two_first_packs(root, template)
     (root / "returns").mkdir(exist_ok=True)
-    return root, [p for p in manifest["packs"] if p["sitting"] == 1]
+    return root, packs
 
 
 def _filled(tmp: Path, root: Path, pack: dict) -> Path:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from generate_helpers import generated_with_two_first_packs
 from roundtrip_helpers import fill_openpyxl, generate_every_template, plan_answers
 
 from sheetflow.collect import collect, status
@@ -214,19 +215,9 @@ def _forgeries(filled: Path, study, victim: dict, returns: Path) -> list[str]:
 
 @pytest.mark.parametrize("template", TEMPLATES)
 def test_a_forged_workbook_never_counts_as_another_rater(tmp_path, template):
-    root = init_study(tmp_path / "s", template)
-    raters = root / "raters.csv"
-    spec = root / "study.toml"
-    if template == "anchored-plan":  # its two raters (002 fixes them): both packs now
-        spec.write_text(spec.read_text(encoding="utf-8").replace(
-            'select_at = "lock"', 'select_at = "generate"'), encoding="utf-8")
-    elif len(raters.read_text(encoding="utf-8").splitlines()) < 3:  # keep-known has one
-        with raters.open("a", encoding="utf-8") as out:
-            out.write("extra-01,Extra Rater,Extra,extra01@example.org,primary\n")
-    generate_packs(root)
+    root = tmp_path / "s"
+    packs = generated_with_two_first_packs(root, template)
     study = load_study(root)
-    packs = [p for p in read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]
-             if p["sitting"] == 1]
     forger, victim = packs[0], packs[1]
     returns = root / "returns"
     filled = tmp_path / "forger.xlsx"
