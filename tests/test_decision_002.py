@@ -58,6 +58,14 @@ def _fill(root: Path, rater: str, errors: dict[str, int]) -> None:
     wb.save(root / "returns" / pack["file"])
 
 
+def _primary_returned(root: Path) -> None:
+    """Protocol 002 generated at ``root`` and the primary's pack returned, answered by
+    :func:`_fill` with no material errors; before collect and the lock."""
+    init_study(root, "anchored-plan")
+    generate_packs(root)
+    _fill(root, PRIMARY, {})
+
+
 def _by_hand(root: Path) -> list[str]:
     study = load_study(root)
     frozen = json.loads((root / "sealed" / "plan.lock.json").read_text(encoding="utf-8"))
@@ -204,9 +212,7 @@ def test_before_the_lock_the_subset_check_is_not_run_not_failed(tmp_path):
     """Primary returns collected, no lock yet: the subset check is undefined, and the
     headline said "second-rater check not passed" beside it."""
     root = tmp_path / "unlocked"
-    init_study(root, "anchored-plan")
-    generate_packs(root)
-    _fill(root, PRIMARY, {})
+    _primary_returned(root)
     collect(root)
     _, summary, _ = run_analyze(root, "--allow-partial")
     check = next(c for c in summary["decision"]["checks"]
@@ -224,9 +230,7 @@ def test_before_the_lock_the_second_rater_is_expected_and_missing(tmp_path):
     missing: nothing is unsealed without --allow-partial, and with it the panel line
     counts them and the exit code is 1."""
     root = tmp_path / "unlocked"
-    init_study(root, "anchored-plan")
-    generate_packs(root)
-    _fill(root, PRIMARY, {})
+    _primary_returned(root)
     collect(root)
     step = f"no pack yet: their items are drawn at data lock; run 'sheetflow lock {root}'"
     refused_before_unsealing(root, f"{SECOND} (sitting 1): {step}")
@@ -246,9 +250,7 @@ def test_a_primary_return_left_out_for_errors_is_named_by_the_lock(tmp_path):
     lock said "no collected return from primary rater R-7QX". It names the file, says
     it was left out for errors and where to read them."""
     root = tmp_path / "refused"
-    init_study(root, "anchored-plan")
-    generate_packs(root)
-    _fill(root, PRIMARY, {})
+    _primary_returned(root)
     edit_returns(root, lambda _pack, a: 99 if a["dimension"] == "completeness" else KEEP,
                  {PRIMARY})
     collect(root)
@@ -268,9 +270,7 @@ def test_a_primary_return_with_every_answer_blank_is_no_rating(tmp_path):
     as "panel: 1 of 1 expected rater with ratings (R-7QX)". No return holds an answer,
     so nothing is unsealed and the error says so."""
     root = tmp_path / "blank"
-    init_study(root, "anchored-plan")
-    generate_packs(root)
-    _fill(root, PRIMARY, {})
+    _primary_returned(root)
     edit_returns(root, lambda _pack, _a: None, {PRIMARY})
     collect(root)
     out = CliRunner().invoke(cli, ["analyze", str(root), "--allow-partial"])
@@ -304,9 +304,7 @@ def test_an_item_no_rater_scored_is_counted_and_named(tmp_path):
     count", which the check's exact match on "no valid rating" did not count: it said 0,
     met. It counts 1, not met, and names W003."""
     root = tmp_path / "unrated"
-    init_study(root, "anchored-plan")
-    generate_packs(root)
-    _fill(root, PRIMARY, {})
+    _primary_returned(root)
     edit_returns(root, lambda _pack, a: None if a["item_id"] == "W003" else KEEP, {PRIMARY})
     collect(root)
     out, summary, _ = run_analyze(root, "--allow-partial")
