@@ -272,7 +272,7 @@ def test_a_library_lock_after_a_killed_one_says_what_it_rolled_back(study, monke
     from sheetflow import staging
     from sheetflow.collect.data_lock import lock_second_rater
 
-    _stop_at_the_hash_file(monkeypatch)
+    stop_at_replace(monkeypatch, "second-rater-selection.sha256")
     monkeypatch.setattr(staging._Journal, "__exit__",
                         lambda journal, *exc: staging._unlock(journal.lock))
     assert _lock(study).exit_code != 0
