@@ -159,7 +159,7 @@ def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> No
         out.headline("no design of the grid meets the target: try more items (--items) or "
                      "raters (--raters)", fg="yellow")
     else:
-        figures = figure_text(result.target, best)
+        figures = figure_text(result.target, best, result.items_word)
         if result.target.edge is not None:  # the width beside the share that decides
             figures = f"expected width {best['expected_width']:.3f}, {figures}"
         close = ", within simulation error of the target" if best["within_error"] else ""

@@ -19,7 +19,8 @@ import numpy as np
 from ..words import counted, percent
 from .design import SE_MULTIPLE, PlanResult, Target
 
-__all__ = ["METHOD", "figure_text", "simulation_error_notes", "target_error_text", "width_text"]
+__all__ = ["METHOD", "closed_edge_text", "figure_text", "simulation_error_notes",
+           "target_error_text", "width_text"]
 
 METHOD = (
     "Simulation error",
@@ -35,11 +36,14 @@ METHOD = (
 """The Methods entry on the simulation error: (topic, text)."""
 
 
-def figure_text(target: Target, row: dict[str, Any]) -> str:
+def figure_text(target: Target, row: dict[str, Any], items_word: str = "items") -> str:
     """A design's simulated figure with its SE: "expected width 0.098 (simulation SE
     0.0041)", or "clears the edge in 85.0% of studies (simulation SE 3.6%)"; without an
-    SE (a closed form) the figure alone."""
+    SE (a closed form) the figure alone, and for a closed form's lower bound, which
+    simulates nothing, what its formula gives (:func:`closed_edge_text`)."""
     value, se, _ = target.figure(row)
+    if target.edge is not None and not np.isfinite(value):
+        return closed_edge_text(target, row, items_word)
     if target.edge is not None:
         said = f"clears {target.edge:g} in {percent(value)} of simulated studies"
         error = percent(se) if np.isfinite(se) else ""
@@ -47,6 +51,25 @@ def figure_text(target: Target, row: dict[str, Any]) -> str:
         said = f"expected width {value:.3f}"
         error = f"{se:.2g}" if np.isfinite(se) else ""
     return f"{said} (simulation SE {error})" if error else said
+
+
+def closed_edge_text(target: Target, row: dict[str, Any], items_word: str = "items") -> str:
+    """What a closed form says of a design's lower bound: "by the formula its lower limit
+    clears 0.6 with probability 0.8 or more (25 cases needed; no simulated share)".
+
+    A closed form (Walter, Eliasziw & Donner's test, kappaSize's power) gives the item
+    count at which the lower limit clears the edge with the target's probability, not a
+    share of simulated studies: a design with at least that many meets it, one with fewer
+    falls short of it."""
+    assert target.edge is not None
+    need = row.get("items_needed")
+    if need is None or not np.isfinite(float(need)):
+        return f"a closed form (no simulated share of studies clearing {target.edge:g})"
+    said = f"by the formula its lower limit clears {target.edge:g} with probability " \
+        f"{target.probability:g}"
+    if int(row["items"]) >= int(need):
+        return f"{said} or more ({int(need)} {items_word} needed; no simulated share)"
+    return f"{said} only from {int(need)} {items_word} (no simulated share)"
 
 
 def width_text(row: dict[str, Any]) -> str:
