@@ -93,6 +93,12 @@ def model_source(measure: Measure, alpha: float, shares: list[float] | None) -> 
     total = sum(shares)
     if total <= 0 or min(shares) < 0 or not all(map(math.isfinite, shares)):
         raise UsageError("--shares must be non-negative numbers with a positive sum")
+    # one value alone never varies: every simulated study's agreement is undefined, and
+    # the plan had nothing but "nan" to show for it
+    if sum(s > 0 for s in shares) < 2:
+        raise UsageError(f"--shares {','.join(f'{s:g}' for s in shares)}: every rating "
+                         f"would be the same value of {measure.id!r}, so agreement is "
+                         "undefined in every study; give two or more values a share above 0")
     try:
         return ModelSource(alpha, tuple(s / total for s in shares), measure.domain,
                            measure.level)
