@@ -207,19 +207,33 @@ def read_pilot_csv(path: str | Path, measure: Measure) -> pd.DataFrame:
     return df.loc[df["value"].astype(str).str.strip() != "", ["unit", "rater", "value"]]
 
 
-def pilot_from_study(root: str | Path, study: Study, measure: Measure) -> pd.DataFrame:
+def pilot_from_study(root: str | Path, study: Study, measure: Measure, *,
+                     as_decided: bool = False) -> pd.DataFrame:
     """The study's own collected ratings of ``measure``, unblinded with its sealed key:
     ``unit, rater, value, case`` (a paired study's units name their arm; the case does
-    not)."""
+    not).
+
+    With ``as_decided`` (a plan of alpha), the raters are those of analyze's alpha on the
+    measure: where the study's internal scores rate it (the rubric's first total, protocol
+    000 sections 4.1-4.2), the internal team is one more rater,
+    :data:`~sheetflow.analysis.internal_rater.INTERNAL_RATER`, with its sealed totals on
+    the units the validators rated, so the pilot's alpha is the decision's.
+    """
     from ..analysis.context import Context
-    from ..analysis.unblind import add_totals, key_sides, unblind, verify_seal
+    from ..analysis.internal_rater import internal_measure, with_internal_team
+    from ..analysis.unblind import add_totals, internal_scores, key_sides, unblind, verify_seal
     from ..collect.outputs import verify_ratings
 
     sealed = verify_seal(Path(root), study)
     key = sealed.key
     data = verify_ratings(root, sealed.secret).data
     raw = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
-    ctx = Context(study, add_totals(unblind(study, raw, key_sides(key)), study.rubric), None)
+    # the internal scores as sealed, the bytes analyze reads
+    internal = internal_scores(study, sealed.input_bytes) if as_decided else None
+    ctx = Context(study, add_totals(unblind(study, raw, key_sides(key)), study.rubric),
+                  internal)
     rows = ctx.ratings(measure.id)
+    if internal is not None and internal_measure(ctx) == measure.id:
+        rows = with_internal_team(ctx, ctx.numeric(measure.id))  # as analyze's alpha
     # the units of a paired study name their arm ("case|arm"): messages name the case
     return rows.assign(unit=rows["unit"].astype(str))[["unit", "rater", "value", "case"]]

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..analysis.internal_rater import INTERNAL_RATER
 from ..collect.outputs import OUT_DIR, RATINGS_NAME
 from ..errors import UsageError
 from ..spec.limits import MAX_ITEMS, MAX_RATERS
@@ -367,11 +368,14 @@ def _source(root: Path, study: Study, m: Measure, expected: float | None,
     if pilot is not None and Path(pilot).resolve() != own_ratings.resolve():
         return pilot_source(read_pilot_csv(pilot, m), m, f"pilot {Path(pilot).name}")
     if own_ratings.exists():  # neither --expected nor another pilot: the study's own
-        rows = pilot_from_study(root, study, m)
+        # alpha's pilot holds the raters analyze's alpha counts (with protocol 000's
+        # internal team), so the pilot's alpha is the one the decision reads
+        rows = pilot_from_study(root, study, m, as_decided=statistic == "alpha")
         label, so_far = f"pilot {OUT_DIR}/{RATINGS_NAME}", _so_far(rows, study)
         read = pilot_source(rows, m, label, f" (the study's own ratings{so_far and ', '}"
                             f"{so_far}, read as the pilot when --expected is not given)")
-        return replace(read, label=f"{label} ({so_far})") if so_far else read
+        said = "; ".join(filter(None, (so_far, _pilot_raters(rows, study, m, statistic))))
+        return replace(read, label=f"{label} ({said})") if said else read
     if pilot is not None:
         raise UsageError(f"{pilot}: no such file; collect the study first, or give "
                          "--expected")
@@ -381,9 +385,26 @@ def _source(root: Path, study: Study, m: Measure, expected: float | None,
 
 def _so_far(rows: pd.DataFrame, study: Study) -> str:
     """Mid-study, how much of the panel the ratings hold ("2 of 3 raters so far"), else
-    "": a pilot of part of the panel says so."""
-    returned, panel = rows["rater"].nunique(), len(study.raters)
+    "": a pilot of part of the panel says so (the internal team is none of it)."""
+    returned = rows.loc[rows["rater"] != INTERNAL_RATER, "rater"].nunique()
+    panel = len(study.raters)
     return f"{returned} of {panel} raters so far" if returned < panel else ""
+
+
+def _pilot_raters(rows: pd.DataFrame, study: Study, m: Measure, statistic: str) -> str:
+    """Whose ratings the pilot's alpha rests on, where the study has internal scores
+    (else ""): the validators and the internal team as one more rater, as analyze's
+    alpha on the measure counts them, or the validators only."""
+    if not study.plan.params.get("internal_scores_file"):
+        return ""
+    validators = rows.loc[rows["rater"] != INTERNAL_RATER, "rater"].nunique()
+    who = "the validator" if validators == 1 else f"the {validators} validators"
+    if (rows["rater"] == INTERNAL_RATER).any():
+        return (f"{who} and the internal team's totals as one more rater, as analyze's "
+                f"alpha on {m.id!r} counts them")
+    why = "the internal scores hold totals only" if statistic == "alpha" else \
+        "the internal team counts in alpha only"
+    return f"{who} only: {why}"
 
 
 def _model(m: Measure, expected: float, shares: list[float] | None, statistic: str,

@@ -112,7 +112,8 @@ def demo(tmp_path_factory):
 
 
 def test_the_demo_plan_reads_true(demo):
-    """The audit's case: a 4-value pilot, raters 2-6, 18 paired cases."""
+    """The audit's case: a 5-value pilot (the 4 validators and the internal team's
+    totals, as the decision's alpha counts them), raters 2-6, 18 paired cases."""
     result = CliRunner().invoke(cli, ["plan", str(demo)])
     assert result.exit_code == 0, result.output
     out = result.output
@@ -125,12 +126,12 @@ def test_the_demo_plan_reads_true(demo):
     assert len(table) == len(rows) > 0
     assert table[(4, 18)][0] == 36 and table[(4, 18)][2] == 144  # 4 x 36 responses
     assert all(k == r * u for (r, _), (u, _, k) in table.items())
-    for r in range(2, 6):  # no jump where the pilot's 4 values run out (it was 2.3x)
+    for r in range(2, 6):  # no jump where the pilot's values run out (it was 2.3x)
         assert table[(r + 1, 18)][1] < table[(r, 18)][1] * 1.1, (r, table)
-    assert ("note: The pilot's units hold at most 4 values, fewer than the grid's 6 "
+    assert ("note: The pilot's units hold at most 5 values, fewer than the grid's 6 "
             "raters: every design is drawn from a model fitted to the pilot") in out
-    assert "(--raters 2-4)" in out
-    resampled = CliRunner().invoke(cli, ["plan", str(demo), "--raters", "2-4",
+    assert "(--raters 2-5)" in out
+    resampled = CliRunner().invoke(cli, ["plan", str(demo), "--raters", "2-5",
                                          "--simulations", "20", "--n-boot", "100"])
     assert "method     pilot resampling," in resampled.output
     assert "model fitted" not in resampled.output
@@ -247,7 +248,7 @@ def test_the_plan_says_why_a_two_rater_pilots_widths_flatten(demo, tmp_path):
     # 4 raters x 18 cases x 2 responses x 1.119%
     assert "the study as specified holds 1.6 of them on average" in out
     assert "widths shrink unevenly with more items" in out
-    planted = CliRunner().invoke(cli, ["plan", str(demo), "--raters", "4-5",
+    planted = CliRunner().invoke(cli, ["plan", str(demo), "--raters", "5-6",
                                        "--simulations", "20", "--n-boot", "100"])
     assert planted.exit_code == 0 and "model fitted to pilot" in planted.output
     assert "at random from the value shares" not in planted.output

@@ -1,7 +1,8 @@
 """The study's own ratings as the pilot, mid-study: what plan says of them.
 
 The demo (4 raters x 18 cases) with two returns collected: the source line says the
-pilot holds 2 of the 4 raters so far and "2 values per unit" (not "2-2"); and plan,
+pilot holds 2 of the 4 raters so far and, with the internal team's totals as one more
+rater of the total, "3 values per unit" (not "3-3"); and plan,
 which reads these ratings unblinded with the key, names a bad rating by its case and
 rater, never by the unit that carries its arm.
 """
@@ -31,8 +32,11 @@ def half_returned(tmp_path_factory):
 
 def test_a_pilot_of_part_of_the_panel_says_so(half_returned):
     result = plan_study(half_returned, raters=[2], items=[18], simulations=20, n_boot=50)
-    assert result.source.startswith("pilot out/ratings.csv (2 of 4 raters so far): 36 "
-                                    "units, 2 values per unit, alpha ")
+    # the internal team is one more rater of the total, as the decision's alpha counts it
+    assert result.source.startswith(
+        "pilot out/ratings.csv (2 of 4 raters so far; the 2 validators and the internal "
+        "team's totals as one more rater, as analyze's alpha on 'total' counts them): 36 "
+        "units, 3 values per unit, alpha ")
 
 
 def test_no_pilot_message_says_which_arm_a_rating_went_to(half_returned):

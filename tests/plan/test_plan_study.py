@@ -202,7 +202,10 @@ def test_the_study_own_ratings_are_the_pilot(tmp_path):
 
     folder = run_demo(tmp_path / "demo").folder
     res = plan_study(folder, raters=[4], items=[18], simulations=20, n_boot=100)
-    assert res.source.startswith("pilot out/ratings.csv: 36 units, 4 values per unit")
+    # the demo's internal scores rate its total: one more rater, as the decision counts it
+    assert res.source.startswith(
+        "pilot out/ratings.csv (the 4 validators and the internal team's totals as one "
+        "more rater, as analyze's alpha on 'total' counts them): 36 units, 5 values per unit")
     assert res.method == "pilot resampling"
     assert "4 raters x 18 cases" in res.notes[0]
     assumed = plan_study(folder, expected=0.75, raters=[4], items=[18], simulations=20,
@@ -267,12 +270,14 @@ def test_a_pilot_without_a_unit_rated_twice_names_the_option_to_give(study000, t
     for path in sorted((folder / "returns").iterdir())[1:]:
         path.unlink()
     collect(folder)
-    result = CliRunner().invoke(cli, ["plan", str(folder), "--raters", "4", "--items", "18"])
+    # a dimension: the internal scores rate the total only, so no unit is rated twice
+    result = CliRunner().invoke(cli, ["plan", str(folder), "--measure", "depth", "--raters",
+                                      "4", "--items", "18"])
     assert result.exit_code == 2, result.output
     (line,) = result.output.strip().splitlines()
     assert line == ("error: pilot out/ratings.csv (the study's own ratings, 1 of 4 raters "
                     "so far, read as the pilot when --expected is not given): no unit has "
-                    "two or more ratings of 'total', and a pilot needs units rated by at "
+                    "two or more ratings of 'depth', and a pilot needs units rated by at "
                     "least two raters; "
                     "give --expected (the anticipated value, e.g. 0.75) or a pilot that "
                     "has them")
