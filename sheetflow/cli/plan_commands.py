@@ -63,7 +63,8 @@ def _floats(text: str | None) -> list[float] | None:
 @click.option("--measure", help="Total or dimension id (default: the first total).")
 @click.option("--expected", type=float,
               help="Anticipated value of the statistic, e.g. 0.75 (default: the study's "
-                   "own collected ratings as a pilot when there are any, else 0.75).")
+                   "own collected ratings as a pilot once a unit in them has two "
+                   "ratings, else 0.75).")
 @click.option("--shares", help="Anticipated shares of the measure's values, comma-separated.")
 @click.option("--pilot", type=click.Path(dir_okay=False, path_type=Path),
               help="Pilot ratings CSV (unit, rater, value) instead of --expected.")

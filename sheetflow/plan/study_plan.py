@@ -78,8 +78,9 @@ def plan_study(
         first rated dimension).
     expected : float, optional
         The anticipated value of the statistic. Without it: ``pilot``, else the
-        study's own ``out/ratings.csv`` (unblinded with its key), else
-        :data:`DEFAULT_EXPECTED`, said so in the source line.
+        study's own ``out/ratings.csv`` (unblinded with its key) once a unit in it has
+        two ratings of the measure, else :data:`DEFAULT_EXPECTED`, said so (and why)
+        in the source line.
     shares : list of float, optional
         Anticipated shares of the measure's values (default equal shares).
     target : Target, optional
@@ -372,6 +373,8 @@ def _source(root: Path, study: Study, m: Measure, expected: float | None,
         # internal team), so the pilot's alpha is the one the decision reads
         rows = pilot_from_study(root, study, m, as_decided=statistic == "alpha")
         label, so_far = f"pilot {OUT_DIR}/{RATINGS_NAME}", _so_far(rows, study)
+        if pilot is None and not _rated_twice(rows):  # nothing to read agreement from yet
+            return _model(m, DEFAULT_EXPECTED, shares, statistic, _not_yet(m, so_far))
         read = pilot_source(rows, m, label, f" (the study's own ratings{so_far and ', '}"
                             f"{so_far}, read as the pilot when --expected is not given)")
         said = "; ".join(filter(None, (so_far, _pilot_raters(rows, study, m, statistic))))
@@ -381,6 +384,19 @@ def _source(root: Path, study: Study, m: Measure, expected: float | None,
                          "--expected")
     return _model(m, DEFAULT_EXPECTED, shares, statistic,
                   " (the default: give --expected or --pilot)")
+
+
+def _rated_twice(rows: pd.DataFrame) -> bool:
+    """Whether any unit of the study's own ratings has two or more: a pilot needs one."""
+    return bool(len(rows)) and int(rows.groupby("unit").size().max()) >= 2
+
+
+def _not_yet(m: Measure, so_far: str) -> str:
+    """Why a study with collected ratings is planned from the default value: none of
+    its units has two ratings of the measure yet (the source line's words)."""
+    return (f" (the default: {OUT_DIR}/{RATINGS_NAME} has no unit with two or more "
+            f"ratings of {m.id!r} yet{', ' if so_far else ''}{so_far}; give --expected or "
+            "--pilot)")
 
 
 def _so_far(rows: pd.DataFrame, study: Study) -> str:

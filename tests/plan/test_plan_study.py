@@ -260,9 +260,11 @@ def test_options_that_would_be_ignored_are_refused(study000):
 
 
 def test_a_pilot_without_a_unit_rated_twice_names_the_option_to_give(study000, tmp_path):
-    """One rater's collected return (the study's own pilot) or a one-rater pilot CSV:
-    no unit is rated twice, so nothing can be planned from it; the one line says which
-    file was read, why, and to give --expected (exit 2), not a bare failure."""
+    """One rater's collected return (the study's own ratings) or a one-rater pilot CSV:
+    no unit is rated twice, so nothing can be planned from it. The study's own ratings,
+    read without being asked for, give way to the default value, the source line saying
+    why; a pilot given by name is refused in one line saying which file was read, why,
+    and to give --expected (exit 2), not a bare failure."""
     from sheetflow.collect.run import collect
     from sheetflow.demo.run import run_demo
 
@@ -271,8 +273,12 @@ def test_a_pilot_without_a_unit_rated_twice_names_the_option_to_give(study000, t
         path.unlink()
     collect(folder)
     # a dimension: the internal scores rate the total only, so no unit is rated twice
-    result = CliRunner().invoke(cli, ["plan", str(folder), "--measure", "depth", "--raters",
-                                      "4", "--items", "18"])
+    args = ["plan", str(folder), "--measure", "depth", "--raters", "4", "--items", "18"]
+    result = CliRunner().invoke(cli, args)
+    assert ("source     assumed alpha 0.75 (the default: out/ratings.csv has no unit with "
+            "two or more ratings of 'depth' yet, 1 of 4 raters so far; give --expected or "
+            "--pilot)") in result.output, result.output
+    result = CliRunner().invoke(cli, [*args, "--pilot", str(folder / "out" / "ratings.csv")])
     assert result.exit_code == 2, result.output
     (line,) = result.output.strip().splitlines()
     assert line == ("error: pilot out/ratings.csv (the study's own ratings, 1 of 4 raters "
