@@ -45,6 +45,25 @@ def test_magic_checks(tmp_path):
         assert inspect_file(path).problem.code == code
 
 
+def test_zipped_workbook_is_named_not_called_no_workbook(tmp_path):
+    """A zip archive holding the workbook says so, by the names alone."""
+    import zipfile
+
+    from sheetflow.collect.validate import issue
+
+    zipped, other = tmp_path / "R.zip", tmp_path / "notes.zip"
+    with zipfile.ZipFile(zipped, "w") as zf:
+        zf.writestr("my scores.xlsx", b"not read")
+        zf.writestr("__MACOSX/._my scores.xlsx", b"")
+    with zipfile.ZipFile(other, "w") as zf:
+        zf.writestr("notes.txt", b"hello")
+    problem = inspect_file(zipped).problem
+    assert (problem.code, problem.detail) == ("zipped-workbook", "'my scores.xlsx'")
+    message = issue(problem.code, file="R.zip", detail=problem.detail).message
+    assert "zip archive holding 'my scores.xlsx': unzip it" in message
+    assert inspect_file(other).problem.detail == "a zip archive without a workbook in it"
+
+
 def test_column_number():
     assert column_number("A") == 1 and column_number("XFD") == 16384
 

@@ -32,8 +32,9 @@ from .validate import ERROR, FileStatus, Issue
 
 UNREADABLE = frozenset({
     "empty-file", "file-too-large", "encrypted-workbook", "legacy-xls", "ods-file",
-    "not-a-workbook", "corrupt-file", "macro-workbook", "zip-bomb", "xml-dtd",
-    "strict-ooxml", "unreadable-workbook", "read-aborted", "attachment-too-large"})
+    "not-a-workbook", "zipped-workbook", "corrupt-file", "macro-workbook", "zip-bomb",
+    "xml-dtd", "strict-ooxml", "unreadable-workbook", "read-aborted",
+    "attachment-too-large"})
 """Codes of a file refused before its identity was read, for a reason the sender can
 mend by sending it again (problems on the coordinator's side, such as permissions or a
 file changed while collecting, are not among them)."""

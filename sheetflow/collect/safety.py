@@ -336,7 +336,7 @@ def _check_sizes(infos: Sequence[zipfile.ZipInfo], limits: Limits) -> Problem | 
 
 def _check_parts(zf: zipfile.ZipFile, names: set[str]) -> Problem | None:
     if "[Content_Types].xml" not in names or "xl/workbook.xml" not in names:
-        return Problem("not-a-workbook", "a zip archive without a workbook in it")
+        return _zip_not_workbook(names)
     lowered = {n.lower() for n in names}
     # a VBA project, or Excel 4.0 macro (and dialog) sheets, which run as a VBA macro does
     if any(n.endswith("vbaproject.bin") or n.startswith(_MACRO_SHEETS) for n in lowered):
@@ -348,6 +348,20 @@ def _check_parts(zf: zipfile.ZipFile, names: set[str]) -> Problem | None:
         if _STRICT_NS in fh.read(2**16):
             return Problem("strict-ooxml")
     return None
+
+
+def _zip_not_workbook(names: set[str]) -> Problem:
+    """What a zip archive that is no workbook is: a zipped workbook, or something else.
+
+    Only the archive's list of names is looked at: what is inside is never read (a
+    workbook in it is checked once it is unzipped into the returns folder).
+    """
+    # a Mac's "Compress" adds __MACOSX/._name for each file: no workbook of the rater's
+    held = sorted(n for n in names if n.lower().endswith(".xlsx")
+                  and not n.startswith("__MACOSX/"))
+    if held:
+        return Problem("zipped-workbook", ", ".join(f"'{n}'" for n in held))
+    return Problem("not-a-workbook", "a zip archive without a workbook in it")
 
 
 def _check_xml_heads(zf: zipfile.ZipFile, infos: Sequence[zipfile.ZipInfo],

@@ -80,6 +80,10 @@ _TYPES = (
     _t("not-a-workbook", ERROR, "Not an Excel workbook at all (CSV, HTML, text, other).",
        "This file is not an Excel workbook ({detail}), whatever its name says. Please send "
        "the .xlsx workbook you received, filled in."),
+    _t("zipped-workbook", ERROR, "A zip archive holding an .xlsx workbook (what is "
+       "inside is not read).",
+       "This file is a zip archive holding {detail}: unzip it and put the workbook itself "
+       "in the returns folder (sheetflow does not read inside a zip archive)."),
     _t("corrupt-file", ERROR, "A damaged or truncated .xlsx (broken zip).",
        "The file is damaged or incomplete ({detail}); it may have been cut off in "
        "transfer. Please attach it again."),
