@@ -109,6 +109,21 @@ def test_a_header_or_footer_is_named_by_its_sheet_page_numbers_alone_are_not(cle
                                 f"holds '{NOTE} &P'.")
 
 
+def _page_labels(wb) -> None:
+    """A sheet the rater added, with the footer LibreOffice gives it ("Page &P"), and
+    page labels in other languages beside a footer holding the rater's words."""
+    wb.create_sheet("My notes").oddFooter.center.text = "Page &P"
+    wb[L.SCORING_SHEET].oddHeader.left.text = "Seite &P"
+    wb[L.SCORING_SHEET].evenFooter.right.text = "&D Página &P"
+    wb[L.MORE_SHEET].oddFooter.center.text = f"Page &P {NOTE}"
+
+
+def test_a_page_label_beside_a_page_number_is_not_named_other_words_are(clean, tmp_path):
+    root, _ = first_return_changed(clean, tmp_path, _page_labels)
+    assert [f[:4] for f in _found(root)] == [
+        ("header-footer-text", L.MORE_SHEET, "footer", f"Page &P {NOTE}")]
+
+
 def test_a_custom_xml_part_holding_text_is_named(clean, tmp_path):
     """Its text quoted; the properties part beside it, holding no text, not named."""
     root, _ = first_return_changed(clean, tmp_path, lambda wb: None)

@@ -20,7 +20,9 @@ text equal to the pack's is not named either. What
 a spreadsheet program writes by itself is no rater's text and is never read: the
 dates, revision, language, application and user names of the properties, an empty
 header or footer (LibreOffice writes one for every sheet), a field alone (a page
-number), and the custom properties Office writes for a sensitivity label. Every other
+number), a page label beside a page number (``Page &P``, which LibreOffice puts in
+the footer of every sheet it adds, ``Seite &P`` in German: one word beside ``&P`` or
+``&N``), and the custom properties Office writes for a sensitivity label. Every other
 text is a warning of the file: the ratings are used, and collect exits 1 until the
 file is marked read, as for a comment on a cell.
 """
@@ -69,6 +71,10 @@ _ENTITIES = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 # picture) are kept where shown and left out where deciding whether anything was written
 _FORMAT = re.compile(r'&"[^"]*"|&\d+|&K[0-9A-Fa-f]{6}|&K\d\d[+-]\d{3}|&[LCRBIUESXYOH]')
 _FIELD = re.compile(r"&[PNDTZFAG]")
+# a page label: one word beside a page field, "Page &P" as LibreOffice puts in the
+# footer of every new sheet ("Seite &P", "Página &P", "&P ページ" in other languages)
+_OTHER_FIELD = re.compile(r"&[DTZFAG]")
+_PAGE_LABEL = re.compile(r"[^\W\d_]+\.?:?\s*&[PN]|&[PN]\s*[^\W\d_]+\.?")
 _PLACE = {"odd": "", "even": "even-page ", "first": "first-page "}
 # xlsxwriter's names of the properties a person fills in -> the names in the issues
 _SET_AS = {"title": "Title", "subject": "Subject", "keywords": "Keywords",
@@ -183,9 +189,17 @@ def _headers(block: bytes | None, sheet: str, pack_sheet: str) -> Iterator[Text]
     for place, kind, body in _SECTIONS.findall(block):
         shown = _unescape(body.decode("utf-8", "replace"))
         shown = " ".join(_FORMAT.sub(" ", shown.replace("&&", "\0")).split())
-        if _FIELD.sub("", shown).replace("\0", "").strip():
+        if _written(shown):
             label = f"{_PLACE[place.decode()]}{kind.decode().lower()}"
             yield Text(f"{pack_sheet}:{label}", label, sheet, shown.replace("\0", "&"))
+
+
+def _written(shown: str) -> bool:
+    """Whether a header or footer (its formatting left out) holds text a person wrote:
+    more than fields, and more than a page label beside a page field."""
+    if not _FIELD.sub("", shown).replace("\0", "").strip():
+        return False
+    return not _PAGE_LABEL.fullmatch(" ".join(_OTHER_FIELD.sub("", shown).split()))
 
 
 def _unescape(text: str) -> str:
