@@ -333,3 +333,18 @@ def test_a_huge_number_is_quoted_as_the_cell_shows_it(tmp_path):
         cell: (value, None) for cell, value in zip(cells, numbers, strict=False)})
     assert found == dict(zip(whole, ("1E+308", "-1E+12", "1.23457E+11", "5000000000"),
                              strict=False))
+
+
+def test_a_number_after_a_space_is_refused_saying_so_as_the_pack_marks_it():
+    """' 4' is refused, as the pack's highlight marks it red, but not called "not a
+    number" (its digits are one): the message names the space; '7 ' and '3.0' are read."""
+    from sheetflow.collect.validate import issue
+    from sheetflow.collect.values import parse_value
+
+    parsed = parse_value(SCALE, " 4")
+    assert (parsed.value, parsed.code) == (None, "number-after-space")
+    message = issue(parsed.code, value=" 4", what="Q", expected=parsed.expected).message
+    assert message == ("Q: ' 4' is text starting with a space, not a number: delete the "
+                       "space (enter a whole number from 1 to 5).")
+    assert [parse_value(SCALE, t).code for t in ("4 ", "3.0", " four")] == [
+        "number-stored-as-text", "number-stored-as-text", "value-not-a-number"]

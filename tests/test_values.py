@@ -26,6 +26,8 @@ TEXT = Dimension("t", "T", "text", required=False)
     (LIKERT, "5.0", 5, "number-stored-as-text"),
     (LIKERT, "５", 5, "number-stored-as-text"),
     (LIKERT, " five", None, "value-not-a-number"),
+    (LIKERT, " 4", None, "number-after-space"),
+    (LIKERT, "\u00a04", None, "number-after-space"),
     (LIKERT, "3,0", None, "value-not-a-number"),
     (LIKERT, 5.5, None, "value-not-whole"),
     (LIKERT, 6, None, "value-out-of-domain"),

@@ -303,6 +303,10 @@ _TYPES = (
        "{what}: '{value}' is not a whole number; enter {expected}."),
     _t("value-not-a-number", ERROR, "Text that is not a number in a number field.",
        "{what}: '{value}' is not a number; enter {expected}."),
+    _t("number-after-space", ERROR, "A number typed after a space (' 4'): text, which "
+       "the pack marks red too.",
+       "{what}: '{value}' is text starting with a space, not a number: delete the space "
+       "(enter {expected})."),
     _t("value-too-large", ERROR, "A number far larger than any answer (e.g. 1E+308).",
        "{what}: '{value}' is far too large; enter {expected}."),
     _t("error-value", ERROR, "An Excel error value (#DIV/0!, #N/A, ...) in an answer cell.",

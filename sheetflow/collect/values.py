@@ -7,10 +7,13 @@ fix it. It does no I/O and knows nothing about workbooks.
 
 Policy (documented in ``docs/issue-codes.md``):
 
-- A whole number stored as text (``'5'``, ``'5.0'``, ``'5 '``, fullwidth ``'５'``) is
-  accepted with the warning ``number-stored-as-text``; anything else in text
-  (``' five'``, ``'3,0'``, ``'5.5'``, ``'1_0'``, ``'1e3'``) is an error. Only plain
-  digits count: Python's number syntax (underscores, exponents, ``inf``) is not read.
+- A number stored as text (``'5'``, ``'+5'``, ``'5.0'``, ``'5 '``, fullwidth ``'５'``:
+  ASCII digits, an optional sign and decimal point, trailing spaces) is read as that
+  number with the warning ``number-stored-as-text`` (``'5.5'`` in a whole-number field
+  is then ``value-not-whole``); the same after a space (``' 5'``) is
+  ``number-after-space``, as the pack marks it red; anything else in text
+  (``' five'``, ``'3,0'``, ``'1_0'``, ``'1e3'``) is ``value-not-a-number``: Python's
+  number syntax (underscores, exponents, ``inf``) is not read.
 - A number beyond :data:`MAX_WHOLE` (``1E+308``) is ``value-too-large``.
 - An Excel error value (``#DIV/0!``, ``#N/A``) is ``error-value``, never a blank.
 - ``5.5`` in a whole-number field is ``value-not-whole``; outside the allowed range it
@@ -415,19 +418,23 @@ def _in_range(dimension: Dimension, whole: float) -> bool:
 
 
 def _number_from_text(text: str) -> tuple[float | None, str]:
-    """A number typed as text: plain digits only.
+    """A number typed as text: ASCII digits, an optional sign and decimal point.
 
-    '5', '5 ', '5.0', '５' parse; '5.5' parses (and is then not whole); ' five',
-    '3,0', '1_0', '1e3', 'inf' and digits of other scripts do not: Python's own
-    number syntax is not a spreadsheet's. Trailing spaces are forgiven (a common
-    slip); a leading space is not, because it usually means the cell holds words.
+    '5', '+5', '5 ', '5.0', '.5', '５' parse (full-width digits are the ASCII ones
+    after NFKC); '5.5' parses (and is then not whole); ' five', '3,0', '1_0',
+    '1e3', 'inf' and digits of other scripts do not: Python's own number syntax is
+    not a spreadsheet's. Trailing spaces are forgiven (a common slip). A leading
+    space is not (``number-after-space``): the pack's highlight marks ' 5' red, by
+    the same rule, in the packs already sent, and collect must not accept what the
+    rater was shown as refused.
     """
     normal = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).rstrip()
-    if normal != normal.lstrip():
+    number = normal.lstrip()
+    if not (_WHOLE_TEXT.fullmatch(number) or _DECIMAL_TEXT.fullmatch(number)):
         return None, "value-not-a-number"
-    if _WHOLE_TEXT.fullmatch(normal) or _DECIMAL_TEXT.fullmatch(normal):
-        return float(normal), "number-stored-as-text"
-    return None, "value-not-a-number"
+    if number != normal:
+        return None, "number-after-space"
+    return float(number), "number-stored-as-text"
 
 
 def _parse_label(raw: Any, labels: tuple[str, ...], expected: str) -> ParsedValue:
