@@ -335,6 +335,19 @@ def test_a_huge_number_is_quoted_as_the_cell_shows_it(tmp_path):
                              strict=False))
 
 
+def test_a_date_or_time_is_quoted_as_the_cell_shows_it(tmp_path):
+    """A date typed into a whole-number cell was quoted '2026-01-05T00:00:00' and a
+    time '12:30:00': the rater sees 2026-01-05 and 12:30."""
+    import datetime as dt
+
+    typed = ((dt.datetime(2026, 1, 5), "yyyy-mm-dd"), (dt.time(12, 30), "hh:mm"),
+             (dt.datetime(2026, 1, 5, 14, 5), "yyyy-mm-dd hh:mm"))
+    whole, found = _whole_number_errors(tmp_path, lambda cells: dict(zip(
+        cells, typed, strict=False)))
+    assert found == dict(zip(whole, ("2026-01-05", "12:30", "2026-01-05 14:05"),
+                             strict=False))
+
+
 def test_a_number_after_a_space_is_refused_saying_so_as_the_pack_marks_it():
     """' 4' is refused, as the pack's highlight marks it red, but not called "not a
     number" (its digits are one): the message names the space; '7 ' and '3.0' are read."""

@@ -14,6 +14,7 @@ to, duplicates, and the outputs are the parent's business.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -48,7 +49,7 @@ from .rows import (
 from .safety import Limits, Problem, column_number
 from .sheet_changes import check_comments, check_sheets
 from .validate import ERROR, Issue, cell_name, issue, show_value
-from .values import Formula, percent_text
+from .values import Formula, date_text, percent_text
 
 __all__ = [
     "RATING_COLUMNS", "ROW_FIELDS", "FileChecker", "FileJob", "FileResult", "PackCheck",
@@ -546,7 +547,10 @@ class FileChecker:
 
     def quoted(self, ref: str, raw: Any) -> str:
         """Cell ``ref``'s value as a message quotes it: a number formatted as a
-        percentage as the rater sees it (3% for the 0.03 stored), else as stored."""
+        percentage as the rater sees it (3% for the 0.03 stored), a date or time as
+        it shows (2026-01-05, 12:30), else as stored."""
+        if isinstance(raw, dt.date | dt.time | dt.timedelta):
+            return date_text(raw)
         if isinstance(raw, int | float) and not isinstance(raw, bool):
             shown = percent_text(raw, self.book.number_format(self.sheet, ref))
             if shown is not None:

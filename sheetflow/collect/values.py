@@ -35,7 +35,9 @@ Policy (documented in ``docs/issue-codes.md``):
   between sittings (protocol 001) cannot be checked. Anything else is
   ``batch-time-invalid``.
 - A message quotes a number formatted as a percentage as one (:func:`percent_text`):
-  the rater typed or sees ``3%``, not the ``0.03`` stored.
+  the rater typed or sees ``3%``, not the ``0.03`` stored; a date or time as it
+  shows (:func:`date_text`): ``2026-01-05`` and ``12:30``, not ``2026-01-05T00:00:00``
+  and ``12:30:00``.
 """
 
 from __future__ import annotations
@@ -517,6 +519,51 @@ def percent_text(number: float, number_format: str) -> str | None:
     shown = percent.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)  # as Excel rounds
     text = f"{shown:,f}" if simple.group(1) else f"{shown:f}"
     return f"{text}%" if shown == percent else f"{exact}% (shown as {text}%)"
+
+
+def date_text(value: dt.date | dt.time | dt.timedelta) -> str:
+    """A date or time cell as a spreadsheet shows it, not as Python stores it.
+
+    A date typed into a cell is stored as a date-time at midnight, a time of day as a
+    time with seconds: quoting ``2026-01-05T00:00:00`` or ``12:30:00`` names a value
+    the rater never saw. The date is given alone at midnight, the time without its
+    seconds when they are 0, and never a fraction of a second.
+
+    Parameters
+    ----------
+    value : datetime.date, datetime.time or datetime.timedelta
+        The cell's stored value (a duration as some readers give a time).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> date_text(dt.datetime(2026, 1, 5))
+    '2026-01-05'
+    >>> date_text(dt.datetime(2026, 1, 5, 14, 5))
+    '2026-01-05 14:05'
+    >>> date_text(dt.time(12, 30))
+    '12:30'
+    >>> date_text(dt.timedelta(hours=26, seconds=7))
+    '26:00:07'
+    """
+    if isinstance(value, dt.timedelta):
+        minutes, seconds = divmod(int(value.total_seconds()), 60)
+        return _clock(*divmod(minutes, 60), seconds)
+    if isinstance(value, dt.datetime):
+        if value.time() == dt.time():
+            return value.date().isoformat()
+        return f"{value.date().isoformat()} {date_text(value.time())}"
+    if isinstance(value, dt.time):
+        return _clock(value.hour, value.minute, value.second)
+    return value.isoformat()
+
+
+def _clock(hours: int, minutes: int, seconds: int) -> str:
+    """``H:MM``, with ``:SS`` only when the seconds are not 0 (as a time is typed)."""
+    return f"{hours:02d}:{minutes:02d}" + (f":{seconds:02d}" if seconds else "")
 
 
 _SIMPLE_PERCENT = re.compile(r"[#0]*(,?)[#0]*0(?:\.(0+))?%")
