@@ -137,3 +137,29 @@ def test_a_return_with_every_answer_blank_adds_no_rater(empty):
     schema = json.loads((Path(__file__).resolve().parent.parent / "docs"
                          / "summary-schema.json").read_text(encoding="utf-8"))
     assert list(jsonschema.Draft202012Validator(schema).iter_errors(summary)) == []
+
+
+def test_a_keep_known_return_holding_every_mark_is_complete_but_its_times(tmp_path):
+    """Sitting 2 of keep-known with every KEEP/KNOWN cell marked and no batch time was
+    "0% complete": only the times counted, and a blank time is only a warning. A mark's
+    blank is an answer too (No), so each mark cell counts as holding one."""
+    import openpyxl
+
+    from sheetflow.packs.manifest import read_manifest
+    from sheetflow.workbook import layout as L
+
+    root = tmp_path / "study"
+    init_study(root, "keep-known")
+    generate_packs(root)
+    pack = next(p for p in read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]
+                if p["sitting"] == 2)
+    cells = list(L.iter_answer_cells(pack))
+    marks = [a for a in cells if a["dimension"] in ("keep", "known")]
+    times = [a for a in cells if a["dimension"] is None]
+    wb = openpyxl.load_workbook(root / L.PACKS_DIR / pack["file"])
+    for a in marks:
+        wb[L.SCORING_SHEET][a["cell"]].value = a["validation"]["choices"][0]
+    wb.save(root / L.RETURNS_DIR / pack["file"])
+    (status,) = collect(root, write=False).report.files
+    assert status.used and status.errors == 0 and times
+    assert status.percent_complete == round(100 * len(marks) / len(cells), 1) < 100

@@ -153,9 +153,7 @@ class AnswerReader:
         if clean is not None:  # a value seen before in this file, and clean: no issue
             parsed, value, shown = clean
             self.result.entered += 1
-            if self._is_required(dim, part):
-                self.result.required += 1
-                self.result.answered += 1
+            self._count(self._is_required(dim, part), parsed.value, _blank_is_answer(dim))
             if dim.kind == "preference":
                 self.direction_cells[self.shown.get(case, case)] = (self.k.sheet, moved)
             self.rows.append((case, row_id, label, dim.id, part, value, shown, confidence,
@@ -165,7 +163,7 @@ class AnswerReader:
         parsed = parse_value(dim, raw)
         if parsed.blank and dim.kind == "binary" and dim.blank_means:
             parsed = ParsedValue(dim.blank_means)
-        self._count(self._is_required(dim, part), parsed.value)
+        self._count(self._is_required(dim, part), parsed.value, _blank_is_answer(dim))
         if parsed.code or (parsed.blank and dim.required):
             where = self._where(moved, case, label, dim)
             what = self._what(dim.label if question is None else f"{dim.label}: {question}",
@@ -194,11 +192,16 @@ class AnswerReader:
             required = self._required[(dim.id, part)] = answer_required(dim, part)
         return required
 
-    def _count(self, required: bool, value: Any) -> None:
-        """Count one answer cell in the completeness, as the pack's progress line does."""
+    def _count(self, required: bool, value: Any, mark: bool = False) -> None:
+        """Count one answer cell in the completeness: a ``required`` one as the pack's
+        progress line does, and apart a ``mark`` whose blank stands for an answer
+        (:func:`_blank_is_answer`). ``value``: its answer (None: blank or refused)."""
         if required:
             self.result.required += 1
             self.result.answered += value is not None
+        elif mark:
+            self.result.marks += 1
+            self.result.marks_held += value is not None
 
     def _where(self, cell: str, case: str, label: str, dim: Dimension) -> dict[str, str]:
         return {"sheet": self.k.sheet, "cell": cell, "case": self.shown.get(case, case),
@@ -382,6 +385,14 @@ class AnswerReader:
 _PLAIN = frozenset((str, int, float))
 _TABLE_ORDER = itemgetter(0, 2, 3, 4)  # case, label, dimension, field
 _CLEAN_KEPT = 4096
+
+
+def _blank_is_answer(dim: Dimension) -> bool:
+    """Whether a dimension's cells are marks whose blank stands for an answer
+    (``blank_means``): never required, yet each holds an answer, blank or marked.
+    Left out of the completeness, a keep-known return holding every mark and no
+    batch time was 0% complete."""
+    return dim.kind == "binary" and bool(dim.blank_means)
 
 
 def _describe(what: str, case: str, label: str) -> str:

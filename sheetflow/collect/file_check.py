@@ -94,6 +94,11 @@ class PackCheck:
     issues: list[Issue] = field(default_factory=list)
     answered: int = 0
     required: int = 0
+    marks: int = 0
+    """Answer cells of a binary whose blank stands for an answer (``blank_means``),
+    which the progress line counts apart from the required ones."""
+    marks_held: int = 0
+    """Those of :attr:`marks` holding an answer: marked or blank, not refused."""
     entered: int = 0
     """Answer cells of any kind (required or not, confidences, batch times) that hold
     anything: 0 for a workbook sent back with nothing filled in."""

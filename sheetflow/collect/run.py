@@ -342,6 +342,7 @@ class _FileWork:
     answered: int = 0
     required: int = 0
     entered: int = 0  # answer cells holding anything (PackCheck.entered)
+    marks: tuple[int, int] = (0, 0)  # (PackCheck.marks_held, PackCheck.marks)
     answers_read: bool = False  # the pack's answers were read (see PackCheck.read)
     rows_proven: bool = False  # its rows carry the pack's keyed ids (PackCheck.rows_proven)
     self_check: SelfCheckInput | None = None
@@ -512,8 +513,8 @@ class _Collector:
             # not that rater's return, so it neither counts for them nor displaces theirs
             work.head = None
             return
-        work.answered, work.required, work.entered = check.answered, check.required, \
-            check.entered
+        work.answered, work.required, work.entered, work.marks = check.answered, \
+            check.required, check.entered, (check.marks_held, check.marks)
         work.answers_read, work.rows_proven = check.read, check.rows_proven
         work.self_check = check.self_check
         work.answers, work.saved_by = check.answers, result.saved_by
@@ -628,6 +629,7 @@ class _Collector:
                 errors=sum(i.severity == ERROR for i in work.issues),
                 warnings=sum(i.severity == WARNING for i in work.issues),
                 answered=work.answered, required=work.required, entered=work.entered,
+                marks_held=work.marks[0], marks=work.marks[1],
                 answers_read=work.answers_read, path=_where_read(work.path, self.root),
                 sender=sender, sender_rater=sender_rater,
                 **({} if work.head else file_link(work.name, work.issues, work.by_stores,

@@ -559,8 +559,10 @@ class FileStatus:
         Whether its ratings are in the ratings table.
     errors, warnings : int
         Counts of its issues.
-    answered, required : int
-        Required answer cells filled in, and in total (for percent complete).
+    answered, required, marks_held, marks : int
+        Required answer cells filled in, and in total (the pack's progress line's N);
+        marks whose blank is an answer (``blank_means``) holding one (not refused), and
+        in total: percent complete counts both.
     entered : int
         Answer cells of any kind holding anything (0: nothing was filled in).
     path : str
@@ -583,6 +585,8 @@ class FileStatus:
     warnings: int = 0
     answered: int = 0
     required: int = 0
+    marks_held: int = 0
+    marks: int = 0
     entered: int = 0
     answers_read: bool = True
     path: str = ""
@@ -600,15 +604,17 @@ class FileStatus:
 
     @property
     def percent_complete(self) -> float | None:
-        """Share of required answers given, 0-100 (100 when nothing is required, 0 for
-        a file that is not a known pack: an empty or foreign file is not complete);
-        None when the pack's answers could not be read (its sheet missing, its lines
-        moved): nothing is known of them, and "100%" of nothing read was shown."""
+        """Share of answers given, 0-100, of the required answers and the marks whose
+        blank stands for an answer (100 when there are none, 0 for a file that is not a
+        known pack: an empty or foreign file is not complete); None when the pack's
+        answers could not be read (its sheet missing, its lines moved): nothing is
+        known of them, and "100%" of nothing read was shown."""
         if not self.pack_id:
             return 0.0
         if not self.answers_read:
             return None
-        return 100.0 if not self.required else round(100.0 * self.answered / self.required, 1)
+        given, asked = self.answered + self.marks_held, self.required + self.marks
+        return 100.0 if not asked else round(100.0 * given / asked, 1)
 
     def to_dict(self) -> dict[str, Any]:
         """The status as a plain dict."""
