@@ -456,3 +456,19 @@ def test_a_reply_draft_names_the_file_as_the_rater_sent_it(tmp_path):
     assert "Thank you for returning your workbook (scores-final.xlsx). Before" in body
     assert not any(name in body for name in saved), body
     assert pack["file"] not in body
+
+
+def test_an_attachment_named_with_folders_is_shown_by_its_plain_file_name(tmp_path):
+    """'../../Réponses finales (v2).XLSX' was shown 'reply.eml/../../Réponses...': the
+    attachment's file name is shown, and nothing is written outside the returns."""
+    root = mail_study(tmp_path / "s")
+    raters = {r.id: r for r in load_study(root).raters}
+    one = packs(root)[0]
+    returns = root / L.RETURNS_DIR
+    (returns / "reply.eml").write_bytes(reply(raters[one["rater_id"]].email, [
+        ("../../Réponses finales (v2).XLSX", filled(root, one))]))
+    result = collect(root)
+    (status,) = result.report.files
+    assert status.file == "reply.eml/Réponses finales (v2).XLSX" and status.used
+    assert all(".." not in i.file for i in result.report.issues)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s"]

@@ -151,6 +151,14 @@ def _take(part: EmailMessage, found: Message, max_attachment: int) -> None:
         found.attachments.append(Attachment(name, data))
 
 
+def plain_name(name: str) -> str:
+    """An attachment's file name without the folders its name may carry
+    (``../../x.xlsx`` is ``x.xlsx``), as collect shows it after the message's name:
+    ``reply.eml/../../x.xlsx`` reads as a place the file never was. (The message
+    keeps the name as sent, which fetch records.)"""
+    return re.split(r"[\\/]", name)[-1] or name
+
+
 def split_mbox(data: bytes) -> list[bytes]:
     """The messages of an mbox folder, each without its ``From`` line; ``>From``
     quoting undone (mboxrd). A file that does not start with ``From `` is one message."""
@@ -214,12 +222,12 @@ def members(path: str | Path, limits: Limits | None = None) -> list[Member] | Pr
     for number, message in enumerate(found, 1):
         prefix = display_name(path.name) + (f"/{number}/" if len(found) > 1 else "/")
         for attachment in message.attachments:
-            out.append(Member(_unique(prefix + attachment.name, seen), index,
+            out.append(Member(_unique(prefix + plain_name(attachment.name), seen), index,
                               attachment.sha256, message.sender, message.date,
                               len(attachment.data)))
             index += 1
         for name, size in message.too_large:
-            out.append(Member(_unique(prefix + name, seen), -1, "", message.sender,
+            out.append(Member(_unique(prefix + plain_name(name), seen), -1, "", message.sender,
                               message.date, size))
     return out
 
