@@ -236,3 +236,68 @@ def test_a_pack_whose_name_another_raters_file_carries_says_so_on_its_row(tmp_pa
     assert (f"{named['file']} in returns/ has this pack's name but is rater "
             f"{writer['rater_id']}'s workbook (see {writer['rater_id']}'s row)") in row.todo
     assert "remind" in row.todo
+
+
+def _changed_return(tmp_path: Path, template: str, change) -> tuple[dict, object]:
+    """A return of ``template``'s first pack, filled in and changed by
+    ``change(scoring sheet)``; the pack and what collect made of it."""
+    root, packs = _study(tmp_path, template)
+    pack = packs[0]
+    wb = openpyxl.load_workbook(_filled(tmp_path, root, pack))
+    change(wb[L.SCORING_SHEET])
+    wb.save(root / "returns" / pack["file"])
+    return pack, collect(root, write=False)
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_a_column_inserted_is_one_issue_not_hundreds(tmp_path, template):
+    """A column inserted before C moved every prompt, response and answer one column
+    right: each was reported where it had been (580 errors for a paired pack: locked
+    text changed, answers blank or not allowed) and the reply asked to put texts back.
+    One error now names the column, and the reply asks for it to be deleted."""
+    _, result = _changed_return(tmp_path, template, lambda ws: ws.insert_cols(3))
+    found = [(i.code, i.severity, i.sheet) for i in result.report.issues]
+    assert found == [("column-inserted", "error", L.SCORING_SHEET)], found
+    status = result.report.files[0]
+    assert not status.used and status.percent_complete is None and not result.ratings
+    message = result.report.issues[0].message
+    assert message.startswith("A column (now column C) was inserted into sheet 'Scoring'")
+    assert "Delete the inserted column" in message
+
+
+def test_a_column_inserted_asks_the_rater_to_delete_it(tmp_path):
+    from sheetflow.collect.replies import feedback_body, feedback_subject
+    from sheetflow.spec.study import Rater
+
+    pack, result = _changed_return(tmp_path, "paired-rubric", lambda ws: ws.insert_cols(5, 2))
+    issues = result.report.issues
+    assert [i.code for i in issues] == ["column-inserted"]
+    assert "2 columns (now among columns D to H) were inserted" in issues[0].message
+    assert feedback_subject("T", issues) == "T: please fix 1 problem in your workbook"
+    body = feedback_body(Rater(id=pack["rater_id"]), _Row(pack["file"]), issues)
+    assert "Delete the inserted columns and send the workbook again" in body
+    assert "put back" not in body and "blank" not in body
+
+
+@pytest.mark.parametrize(("template", "column", "named"), [
+    ("paired-rubric", 3, "column C"), ("paired-rubric", 4, "one of columns D to F"),
+    ("keep-known", 2, "column B")])
+def test_a_column_deleted_is_one_issue_asking_for_a_fresh_copy(tmp_path, template, column,
+                                                                 named):
+    from sheetflow.collect.replies import feedback_body
+    from sheetflow.spec.study import Rater
+
+    pack, result = _changed_return(tmp_path, template, lambda ws: ws.delete_cols(column))
+    issues = result.report.issues
+    assert [(i.code, i.severity) for i in issues] == [("column-deleted", "error")]
+    assert issues[0].message.startswith(f"A column (was {named}) of sheet 'Scoring' was "
+                                        "deleted")
+    body = feedback_body(Rater(id=pack["rater_id"]), _Row(pack["file"]), issues)
+    assert "attached again for the fresh copy" in body
+
+
+class _Row:
+    """The roster row a reply names (the file sent)."""
+
+    def __init__(self, file: str):
+        self.file = file

@@ -1,15 +1,15 @@
 """Check one returned workbook against its pack; runs inside a sandbox child.
 
-:func:`check_file` is the sandbox target of :func:`sheetflow.collect.run.collect`. In the
-child it inspects and opens the file (:func:`~sheetflow.collect.reader.open_book`),
+:func:`check_file` is the sandbox target of :func:`sheetflow.collect.run.collect`. In
+the child it inspects and opens the file (:func:`~sheetflow.collect.reader.open_book`),
 reads the three identity stores, and for each pack the stores name (normally one)
-decodes that pack's manifest entry and checks the workbook against it: the row
-table, the Scoring sheet, hidden row ids, locked text (hashed here), every answer,
-batch times, derived points and totals, and text written outside the answer cells
-(:mod:`.outside_answers`). What goes back to the parent is small: the
+decodes that pack's manifest entry and checks the workbook against it: the row table,
+the Scoring sheet, its columns (:mod:`.columns`), hidden row ids, locked text (hashed
+here), every answer, batch times, derived points and totals, and text written outside
+the answer cells (:mod:`.outside_answers`). What goes back to the parent is small: the
 identity stores, the issues, counts, the self-check input, and the rating rows with
-their CSV lines, never the text of the workbook. Which pack the file really belongs
-to, duplicates, and the outputs are the parent's business.
+their CSV lines, never the text of the workbook. Which pack the file really belongs to,
+duplicates, and the outputs are the parent's business.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from ..packs.manifest import Manifest, PackHead
 from ..spec.study import Study, load_study
 from ..workbook import layout as L
 from .answers import AnswerReader
+from .columns import Probe, column_move, scoring_probes
 from .content_checks import SelfCheckInput
 from .copies import AnswerPrint
 from .drawings import check_drawings
@@ -362,7 +363,7 @@ class FileChecker:
         self.plan = _Plan(self.job.manifest.pack(self.head))
         if self._check_row_table() and self._find_scoring_sheet():
             self._check_extents()
-            if self._align_rows() and self._lines_in_place():
+            if not self._columns_moved() and self._align_rows() and self._lines_in_place():
                 self._check_locked()
                 AnswerReader(self).read_all()
                 self.result.read = True
@@ -438,6 +439,31 @@ class FileChecker:
                 f"column {cell_name(1, last_col)[:-1]}"
             self.add("content-outside-window", sheet=self.sheet,
                      detail=f"up to {where}, beyond {cell_name(rows, cols)}")
+
+    def _columns_moved(self) -> bool:
+        """Whether columns were inserted or deleted on the Scoring sheet (one issue says
+        so, and no answer is read: each would be read one column off)."""
+        move = column_move(self.cells, self._column_probes, show_full, COLUMN_SLACK)
+        if move is None:
+            return False
+        # the hidden ids found columns off still prove whose rows these are
+        ids = {str(v) for (_, c), v in self.cells.items() if c == move.now(1)}
+        self.result.rows_proven |= bool(ids & set(self.plan.lines.values()))
+        self.add(move.code, sheet=self.sheet, **move.fields())
+        return True
+
+    def _column_probes(self, first_card: bool) -> dict[int, list[Probe]]:
+        """The pack's fixed text on the Scoring sheet, by column (:mod:`.columns`): of
+        its first card only (``first_card``), or of all."""
+        dims = {d.id: d for d in self.study.rubric.dimensions}
+        cards = self.plan.pack.get("cards", [])[:1 if first_card else None]
+        labels = [pair for card in cards for pair in
+                  line_labels([a for r in card["rows"] for a in r["answers"].items()]
+                              + list(card["case_answers"].items()), dims)]
+        last = self.plan.anchors[0][1] if first_card and self.plan.anchors else None
+        lines = {row: key for row, key in self.plan.lines.items()
+                 if last is None or row <= last}
+        return scoring_probes({**self.plan.pack, "cards": cards}, lines, labels)
 
     def _align_rows(self) -> bool:
         """Map each expected answer line to the row it is on now, by its hidden ids."""

@@ -186,7 +186,7 @@ LOCKED = "locked-text-changed"
 
 # errors that a fresh copy of the workbook mends, not an edit of the file sent: a
 # reply listing one asks for no fix "in the file you sent"
-FRESH_COPY = frozenset({"sheet-missing", "row-missing", "spec-hash-mismatch",
+FRESH_COPY = frozenset({"sheet-missing", "row-missing", "column-deleted", "spec-hash-mismatch",
                         "rows-not-this-rater", "rows-unproven",
                         "formula-reaches-out", "external-reference", "data-connection",
                         "embedded-object", "activex-control"})

@@ -291,6 +291,18 @@ _TYPES = (
     _t("row-inserted", WARNING, "Rows were inserted; answers were found by hidden id.",
        "Rows were inserted into the scoring sheet; the answers were found by their hidden "
        "row ids. Avoid inserting rows."),
+    _t("column-inserted", ERROR, "Columns were inserted into the scoring sheet; no "
+       "answer is read until they are deleted.",
+       "{detail} {verb} inserted into sheet '{sheet}': everything right of {it} is "
+       "{what} further right than where it is read, so no answer was read from this "
+       "file. Delete the inserted {noun} and send the workbook again (anything typed in "
+       "{it} that is meant for the study belongs in a notes cell)."),
+    _t("column-deleted", ERROR, "A column of the scoring sheet was deleted; no answer is "
+       "read from the file.",
+       "{detail} of sheet '{sheet}' {verb} deleted: everything right of {it} is {what} "
+       "further left than where it is read, so no answer was read from this file, and "
+       "what the {noun} held is gone from it. Do not delete columns; copy your answers "
+       "into a fresh copy of the workbook."),
     _t("locked-text-changed", ERROR, "A locked cell (id, prompt, response) was edited.",
        "The locked text in {cell} was changed. Use a fresh copy of the workbook and only "
        "fill in the answer cells."),
@@ -453,7 +465,8 @@ def issue(code: str, *, file: str = "", sheet: str = "", cell: str = "", rater: 
         Extra template fields: ``detail``, ``expected``, ``accepted``, ``what``,
         ``beside``, ``caveat`` (a whole sentence of sheetflow's own), ``collect`` (the
         whole command that collects the study again, e.g. ``sheetflow collect my-study``,
-        for the codes whose message says to run it).
+        for the codes whose message says to run it), ``verb``, ``noun``, ``it`` (the
+        words of a column issue, singular or plural: :mod:`.columns`).
 
     Returns
     -------
