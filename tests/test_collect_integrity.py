@@ -240,11 +240,11 @@ def test_a_pack_whose_name_another_raters_file_carries_says_so_on_its_row(tmp_pa
 
 def _changed_return(tmp_path: Path, template: str, change) -> tuple[dict, object]:
     """A return of ``template``'s first pack, filled in and changed by
-    ``change(scoring sheet)``; the pack and what collect made of it."""
+    ``change(scoring sheet, pack)``; the pack and what collect made of it."""
     root, packs = _study(tmp_path, template)
     pack = packs[0]
     wb = openpyxl.load_workbook(_filled(tmp_path, root, pack))
-    change(wb[L.SCORING_SHEET])
+    change(wb[L.SCORING_SHEET], pack)
     wb.save(root / "returns" / pack["file"])
     return pack, collect(root, write=False)
 
@@ -255,7 +255,7 @@ def test_a_column_inserted_is_one_issue_not_hundreds(tmp_path, template):
     right: each was reported where it had been (580 errors for a paired pack: locked
     text changed, answers blank or not allowed) and the reply asked to put texts back.
     One error now names the column, and the reply asks for it to be deleted."""
-    _, result = _changed_return(tmp_path, template, lambda ws: ws.insert_cols(3))
+    _, result = _changed_return(tmp_path, template, lambda ws, _: ws.insert_cols(3))
     found = [(i.code, i.severity, i.sheet) for i in result.report.issues]
     assert found == [("column-inserted", "error", L.SCORING_SHEET)], found
     status = result.report.files[0]
@@ -269,7 +269,7 @@ def test_a_column_inserted_asks_the_rater_to_delete_it(tmp_path):
     from sheetflow.collect.replies import feedback_body, feedback_subject
     from sheetflow.spec.study import Rater
 
-    pack, result = _changed_return(tmp_path, "paired-rubric", lambda ws: ws.insert_cols(5, 2))
+    pack, result = _changed_return(tmp_path, "paired-rubric", lambda ws, _: ws.insert_cols(5, 2))
     issues = result.report.issues
     assert [i.code for i in issues] == ["column-inserted"]
     assert "2 columns (now among columns D to H) were inserted" in issues[0].message
@@ -287,7 +287,7 @@ def test_a_column_deleted_is_one_issue_asking_for_a_fresh_copy(tmp_path, templat
     from sheetflow.collect.replies import feedback_body
     from sheetflow.spec.study import Rater
 
-    pack, result = _changed_return(tmp_path, template, lambda ws: ws.delete_cols(column))
+    pack, result = _changed_return(tmp_path, template, lambda ws, _: ws.delete_cols(column))
     issues = result.report.issues
     assert [(i.code, i.severity) for i in issues] == [("column-deleted", "error")]
     assert issues[0].message.startswith(f"A column (was {named}) of sheet 'Scoring' was "
@@ -301,3 +301,56 @@ class _Row:
 
     def __init__(self, file: str):
         self.file = file
+
+
+def test_a_deleted_answer_line_is_named_not_the_whole_case(tmp_path):
+    """One line of a case deleted was reported as "The row for case 1 (RH66) is
+    missing", the words for the whole case deleted: which line, and where, was not
+    said. The line is named now, with its dimension and the row it was on."""
+    def question(pack):
+        return pack["cards"][0]["rows"][0]["answers"]["evidence"]["questions"][1]
+
+    pack, result = _changed_return(tmp_path, "paired-rubric", lambda ws, pack: ws.delete_rows(
+        int(question(pack)["cell"][1:])))
+    card, asked = pack["cards"][0], question(pack)
+    (missing,) = result.report.issues
+    assert (missing.code, missing.sheet, missing.case, missing.dimension) == (
+        "row-missing", L.SCORING_SHEET, L.case_name(card), "evidence")
+    assert missing.message.startswith(
+        f"The line for 'Evidence Integration: {asked['question']}' in case "
+        f"{L.case_name(card)}, row {asked['cell'][1:]} of the workbook as sent, is missing. ")
+
+
+def _line_rows(card: dict) -> list[int]:
+    """The rows of a card's answer lines (those carrying its hidden ids)."""
+    return sorted({int(ref[1:]) for r in card["rows"] for a in r["answers"].values()
+                   for ref in ([q["cell"] for q in a["questions"]] if "questions" in a
+                               else [a["cell"]])})
+
+
+def test_a_deleted_case_keeps_its_words(tmp_path):
+    def delete_case(ws, pack):
+        rows = _line_rows(pack["cards"][0])
+        ws.delete_rows(rows[0], rows[-1] - rows[0] + 1)
+
+    pack, result = _changed_return(tmp_path, "paired-rubric", delete_case)
+    messages = [i.message for i in result.report.issues if i.code == "row-missing"]
+    assert messages == [f"The row for case {L.case_name(pack['cards'][0])} is missing. Do "
+                        "not delete rows; copy your answers into a fresh copy of the "
+                        "workbook."]
+
+
+def test_deleted_lines_the_labels_cannot_tell_are_counted(tmp_path):
+    """A label edited below the deleted line: which line went cannot be told, so the
+    lines missing are counted, never a wrong one named."""
+    def delete_and_edit(ws, pack):
+        rows = _line_rows(pack["cards"][0])
+        ws.delete_rows(rows[1])
+        ws.cell(rows[2], 2).value = "my own words"
+
+    pack, result = _changed_return(tmp_path, "paired-rubric", delete_and_edit)
+    card = pack["cards"][0]
+    messages = [i.message for i in result.report.issues if i.code == "row-missing"]
+    assert messages == [f"1 of the {len(_line_rows(card))} answer lines of case "
+                        f"{L.case_name(card)} is missing. Do not delete rows; copy your "
+                        "answers into a fresh copy of the workbook."]

@@ -23,7 +23,6 @@ from itertools import product
 from typing import Any
 
 from .._gc import collector_paused
-from ..packs.guides import answer_label, question_label
 from ..packs.manifest import Manifest, PackHead
 from ..spec.study import Study, load_study
 from ..workbook import layout as L
@@ -33,6 +32,7 @@ from .content_checks import SelfCheckInput
 from .copies import AnswerPrint
 from .drawings import check_drawings
 from .hazards import Hazard
+from .lines import line_labels, line_names, missing_lines
 from .outside_answers import check_outside_answers
 from .part_text import check_part_text
 from .reader import Book, Cells, open_book
@@ -278,11 +278,13 @@ class _Plan:
         self.row_table = row_table(pack)
         self.lines: dict[int, str] = {}  # row -> hidden id text of each answer line
         self.cases: dict[str, str] = {}  # hidden id text -> its card, as the rater sees it
+        self.card_of: dict[str, int] = {}  # hidden id text -> its card's index
         self.anchors: list[tuple[int, int]] = []  # per card: first, last answer line
         positions = self.positions
         for card, card_answers in zip(cards, answers, strict=True):
             key = " ".join(r["row_id"] for r in card["rows"])
             self.cases[key] = L.case_name(card)
+            self.card_of[key] = len(self.card_of)
             rows = sorted({positions[ref][0] for ref in card_answers})
             for row in rows:
                 self.lines[row] = key
@@ -488,9 +490,13 @@ class FileChecker:
         for key, rows in sorted(by_key_expected.items()):
             got = len(by_key_found.get(key, []))
             case = self.plan.cases[key]
-            if got != len(rows):
+            if 0 < got < len(rows):  # some of the case's lines, not the whole case
+                self._lines_missing(key, rows, by_key_found[key])
+                ok = False
+            elif got != len(rows):
                 self.add("row-missing" if got < len(rows) else "row-duplicated",
-                         sheet=self.sheet, case=case)
+                         sheet=self.sheet, case=case,
+                         what=f"The row for case {case} is missing")
                 ok = False
         if not ok:
             return False
@@ -500,6 +506,32 @@ class FileChecker:
         self._in_place = not any(self.shift.values())
         self._report_moves(found)
         return True
+
+    def _lines_missing(self, key: str, expected: list[int], found: list[int]) -> None:
+        """Name the answer lines of case ``key`` that were deleted, by the labels of
+        those left (the hidden id is the same on all of them); count them when the
+        labels do not tell which."""
+        case = self.plan.cases[key]
+        card = self.plan.pack["cards"][self.plan.card_of[key]]
+        names = line_names(card, {d.id: d for d in self.study.rubric.dimensions})
+        label_at = self._label_at
+        gone = missing_lines(expected, found, {r: n[0] for r, n in names.items()}, label_at)
+        if gone is None:
+            count = len(expected) - len(found)
+            self.add("row-missing", sheet=self.sheet, case=case,
+                     what=f"{count} of the {len(expected)} answer lines of case {case} "
+                          f"{'is' if count == 1 else 'are'} missing")
+            return
+        for row in gone:
+            _, name, dim_id = names.get(row, ("", "", ""))
+            self.add("row-missing", sheet=self.sheet, case=case, dimension=dim_id,
+                     what=f"The line for '{name}' in case {case}, row {row} of the "
+                          "workbook as sent, is missing")
+
+    def _label_at(self, row: int) -> str:
+        """The label column's text on ``row`` of the Scoring sheet now."""
+        found = self.cells.get((row, _column(L.LABEL_COLUMN)))
+        return str(found if found is not None else "").strip()
 
     def _lines_in_place(self) -> bool:
         """Each answer line still carries its own label (column B) where its answers
@@ -671,21 +703,3 @@ def show_full(value: Any) -> str:
 
 _GENERAL_LIMIT = 1e11  # from here on Excel's General format shows a number as 1E+11
 _MOVED_WARNINGS = frozenset({"row-inserted", "rows-reordered"})
-
-
-def line_labels(answers: list[tuple[str, dict[str, Any]]],
-                dims: dict[str, Any]) -> list[tuple[int, str]]:
-    """(row, label) of each answer line of ``answers`` (dimension id, answer) as the
-    pack wrote it in column B: the dimension's answer label, a checklist's questions
-    (the first after the dimension's name), as :mod:`sheetflow.packs.writer` does."""
-    out = []
-    for dim_id, answer in answers:
-        dim = dims.get(dim_id)
-        if dim is None:
-            continue
-        if dim.kind != "checklist":
-            out.append((split_cell(answer["cell"])[0], answer_label(dim)))
-            continue
-        for i, q in enumerate(answer["questions"]):
-            out.append((split_cell(q["cell"])[0], question_label(dim, i, q["question"])))
-    return out

@@ -274,8 +274,7 @@ _TYPES = (
        "The sheet '{sheet}' was {detail} in the workbook as sent and is {what} now; it is "
        "read as before. Ask the rater why, if it matters."),
     _t("row-missing", ERROR, "A row of the workbook was deleted.",
-       "The row for case {case} is missing. Do not delete rows; copy your answers into a "
-       "fresh copy of the workbook."),
+       "{what}. Do not delete rows; copy your answers into a fresh copy of the workbook."),
     _t("row-unknown", ERROR, "A row that sheetflow did not write was added.",
        "Row {detail} ('{value}') is not one sheetflow wrote. Do not insert rows; remove it."),
     _t("row-duplicated", ERROR, "A row appears twice.",
