@@ -354,3 +354,17 @@ def test_deleted_lines_the_labels_cannot_tell_are_counted(tmp_path):
     assert messages == [f"1 of the {len(_line_rows(card))} answer lines of case "
                         f"{L.case_name(card)} is missing. Do not delete rows; copy your "
                         "answers into a fresh copy of the workbook."]
+
+
+def test_a_row_inserted_inside_a_card_names_the_first_line_moved(tmp_path):
+    """The lines were compared in the order of their dimensions' names, so a row
+    inserted below a card's first line named one ten rows further down (B24) as
+    moved; the rater is pointed at the first line that moved."""
+    def insert_below_first(ws, pack):
+        ws.insert_rows(_line_rows(pack["cards"][0])[0] + 1)
+
+    pack, result = _changed_return(tmp_path, "paired-rubric", insert_below_first)
+    (moved,) = result.report.issues
+    second = _line_rows(pack["cards"][0])[1]
+    assert (moved.code, moved.cell) == ("answer-line-moved", f"B{second}")
+    assert moved.message.startswith("The line for 'Evidence Integration: ")

@@ -549,7 +549,7 @@ class FileChecker:
                                              for a in r["answers"].items()]),
                                     (last, list(card["case_answers"].items()))):
                 shift = self.shift.get(anchor, 0)
-                for row, label in line_labels(answers, dims):
+                for row, label in sorted(line_labels(answers, dims)):  # name the first moved
                     found = self.cells.get((row + shift, _column(L.LABEL_COLUMN)))
                     text = str(found if found is not None else "").strip()
                     if text != label.strip():
