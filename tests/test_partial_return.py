@@ -26,6 +26,8 @@ from decision_helpers import refused_before_unsealing, run_analyze
 from plant_helpers import ReviewAnswer, plant_answer_review
 
 from sheetflow.collect.run import collect
+from sheetflow.packs import generate_packs
+from sheetflow.spec import init_study
 
 SKIPPED = "HV-07"
 CITATION = ("Good", "Partial", "Poor", "None present")
