@@ -47,8 +47,9 @@ def test_an_incomplete_panel_overrides_a_pass():
     panel = build_panel(EXPECTED, _data(("R1", 1), ("R2", 1), ("R3", 1)), [])
     decision = finish(Decision("pass", "rule", checks), panel)
     assert decision.status == "incomplete" and decision.provisional_status == "pass"
-    assert decision.headline().startswith("INCOMPLETE: panel incomplete: missing R3")
-    assert "checks say PASS" in decision.headline()
+    assert decision.headline() == "DECISION: INCOMPLETE"
+    assert decision.reasons[0].startswith("panel incomplete: missing R3")
+    assert any("checks say PASS" in reason for reason in decision.reasons)
 
 
 def test_threshold_bands_give_the_status():

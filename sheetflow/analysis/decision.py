@@ -170,6 +170,32 @@ def flag_check(name: str, ok: bool | None, value: Any = None, target: Any = None
                  proportion=proportion)
 
 
+def headline_text(status: str, reasons: list[str]) -> str:
+    """The decision's first line: the same text heads what ``sheetflow analyze`` prints,
+    the Summary sheet and ``summary.json``'s ``decision.headline``.
+
+    Parameters
+    ----------
+    status : str
+        One of :data:`STATUSES`.
+    reasons : list of str
+        Why the status is what it is, one line each.
+
+    Returns
+    -------
+    str
+        "DECISION: FAIL"; where the protocol sets no pass rule, "RESULT: " and the first
+        reason, which answers the protocol's own question (never "PASS"); where it
+        calls a missing signal a null result, published as one, "NULL: " and the first
+        reason (never "FAIL").
+    """
+    if status == "reported" and reasons:
+        return f"RESULT: {reasons[0]}"
+    if status == "null" and reasons:
+        return f"NULL: {reasons[0]}"
+    return f"DECISION: {status.upper()}"
+
+
 @dataclass
 class Decision:
     """A protocol's decision.
@@ -195,8 +221,8 @@ class Decision:
     reasons: list[str] = field(default_factory=list)
 
     def headline(self) -> str:
-        """``STATUS: reason; reason`` -- the first line of the Summary."""
-        return f"{self.status.upper()}: " + "; ".join(self.reasons or [self.rule])
+        """The decision's first line (:func:`headline_text`)."""
+        return headline_text(self.status, self.reasons)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (the ``decision`` object of ``summary.json``)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..analysis.decision import headline_text
 from ..analysis.p003_answer_review import refusal_line
 from ..analysis.readings import reading_bounds
 from ..words import counted, shown_number
@@ -17,14 +18,7 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
     """The decision, panel and arms in words: the Summary sheet's first rows and the
     last lines ``sheetflow analyze`` prints (the same text in both places)."""
     decision = summary["decision"]
-    first = f"DECISION: {decision['status'].upper()}"
-    if decision["status"] == "reported" and decision["reasons"]:
-        # no pass rule: the first line answers the protocol's question, never "PASS"
-        first = f"RESULT: {decision['reasons'][0]}"
-    elif decision["status"] == "null" and decision["reasons"]:
-        # the protocol's null is a result, published as one: "NULL: why", never "FAIL"
-        first = f"NULL: {decision['reasons'][0]}"
-    lines = [first, f"rule: {decision['rule']}"]
+    lines = [headline_text(decision["status"], decision["reasons"]), f"rule: {decision['rule']}"]
     lines += [f"- {reason}" for reason in decision["reasons"]]
     lines.append(_panel_line(summary["panel"]))
     named = " ".join(m["reason"] for m in summary["panel"]["missing_packs"])
