@@ -23,7 +23,6 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from ..packs.guides import display_label
 from ..spec.protocol_targets import needed_targets, target_problems
 from ..spec.study import Study
 from ..stats._util import rounded_difference
@@ -34,8 +33,6 @@ from .context import (
     add_verdict,
     band_bounds,
     empty_reason,
-    natural_order,
-    split_rows,
     stack,
 )
 from .decision import (
@@ -50,6 +47,7 @@ from .decision import (
     threshold_check,
 )
 from .protocol import ProtocolPlan
+from .rater_feedback import feedback_methods, feedback_notes, feedback_tables
 from .readings import few_units_notes
 
 IMPROVED, INTERNAL = "improved arm", "internal scores"
@@ -517,86 +515,6 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
                 str(test["reason"] or diff["reason"] or ""))
 
 
-def _feedback(ctx: Context) -> dict[str, dict[str, pd.DataFrame]]:
-    """Each validator's scores against the group median (protocol 000 section 7.2).
-
-    Per validator: every response they scored, by the label they saw (arms are not
-    named), each measure's score beside the median of all validators who scored that
-    response (their own score included; nobody else is named); a per-measure overview;
-    and their direction per case beside the share of the group naming the same
-    response.
-    """
-    measures = [d.id for d in ctx.response_dims() if d.kind != "preference"] + \
-        [t.id for t in ctx.study.rubric.totals]
-    scores = pd.concat([ctx.numeric(m).assign(measure=m) for m in measures],
-                       ignore_index=True)
-    if scores.empty:
-        return {}
-    labels = ctx.first.drop_duplicates(["rater", "case", "arm"]).set_index(
-        ["rater", "case", "arm"])["label"]
-    group = scores.groupby(["case", "arm", "measure"])["value"].agg(["median", "count"])
-    directions = _direction_feedback(ctx, labels)
-    shown = labels.reindex(pd.MultiIndex.from_frame(scores[["rater", "case", "arm"]]))
-    joined = scores.join(group, on=["case", "arm", "measure"])
-    table = pd.DataFrame({
-        "rater": joined["rater"].astype(str), "case": joined["case"],
-        "response": shown.fillna("").to_numpy(), "measure": joined["measure"],
-        "you": joined["value"], "group_median": joined["median"],
-        "difference": joined["value"] - joined["median"], "n_validators": joined["count"]})
-    # one sort and one grouped overview for the whole panel, then split per rater
-    table = ctx.as_seen(natural_order(table, ["case", "response"]))
-    overview = table.assign(within_1_point=(table["difference"].abs() <= 1).astype(float)
-                            .where(table["difference"].notna(), 0.0)).groupby(
-        ["rater", "measure"], sort=False).agg(
-        you_mean=("you", "mean"), group_median_mean=("group_median", "mean"),
-        mean_difference=("difference", "mean"), within_1_point=("within_1_point", "mean"),
-        n_responses=("you", "size"))
-    overview = overview.reset_index()
-    # each measure by the words the rater scored it under, not its id
-    words = _measure_words(ctx)
-    overview["measure"] = overview["measure"].map(words)
-    table["measure"] = table["measure"].map(words)
-    overviews = split_rows(overview, "rater", list(overview.columns[1:]))
-    mine = split_rows(table, "rater", list(table.columns[1:]))
-    return {rater: {"Overview": overviews[rater], "Your scores": mine[rater],
-                    "Your directions": directions.get(rater, _NO_DIRECTIONS)}
-            for rater in scores["rater"].astype(str).unique()}
-
-
-def _measure_words(ctx: Context) -> dict[str, str]:
-    """Dimension and total id -> the label the pack showed (:func:`display_label`)."""
-    words = {d.id: display_label(d) for d in ctx.study.rubric.dimensions}
-    words.update({t.id: t.label or t.id for t in ctx.study.rubric.totals})
-    return words
-
-
-_NO_DIRECTIONS = pd.DataFrame(columns=["case", "your_direction", "group_share_same",
-                                       "n_validators"])
-
-
-def _direction_feedback(ctx: Context, labels: pd.Series) -> dict[str, pd.DataFrame]:
-    """Per rater: their direction per case beside the share of the group naming the same."""
-    pref = next((d.id for d in ctx.study.rubric.dimensions if d.kind == "preference"), None)
-    if pref is None:
-        return {}
-    values = ctx.ratings(pref)
-    if values.empty:
-        return {}
-    per_case = values.groupby("case")["value"]
-    table = values.assign(
-        n_validators=per_case.transform("size"),
-        group_share_same=values.groupby(["case", "value"])["value"].transform("size")
-        / per_case.transform("size"))
-    keys = pd.MultiIndex.from_arrays([table["rater"], table["case"], table["value"]])
-    shown = pd.Series(labels.reindex(keys).to_numpy(), index=table.index)
-    tied = table["value"] == TIED
-    table["your_direction"] = np.where(
-        tied, TIED, "response " + shown.fillna(table["value"]).astype(str) + " better")
-    cols = ["case", "your_direction", "group_share_same", "n_validators"]
-    firsts = ctx.as_seen(natural_order(table.drop_duplicates(["rater", "case"]), ["case"]))
-    return {str(rater): part for rater, part in split_rows(firsts, "rater", cols).items()}
-
-
 PLAN = ProtocolPlan(
     protocol="000",
     template="paired-rubric",
@@ -619,5 +537,7 @@ PLAN = ProtocolPlan(
     },
     decide=_decide,
     arms=_arms,
-    feedback=_feedback,
+    feedback=feedback_tables,
+    feedback_notes=feedback_notes,
+    data_methods=feedback_methods,
 )

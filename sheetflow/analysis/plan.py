@@ -245,6 +245,8 @@ def _run_plan(study: Study, holder: list[pd.DataFrame], *, key_hash: str,
     ready = on_part or (lambda _analysis, _part: None)
     own = protocol_plan(study.protocol)
     analysis.feedback = own.feedback(ctx) if own is not None and own.feedback else {}
+    if own is not None and own.feedback_notes:  # before the summary, which holds the notes
+        panel.notes += own.feedback_notes(ctx)
     ready(analysis, "feedback")
     for name in planned_analyses(study):
         analysis.tables[name] = _guarded(name, ctx)

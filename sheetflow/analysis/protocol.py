@@ -24,6 +24,7 @@ DecideFn = Callable[["Context", dict, dict], "Decision"]
 ArmsFn = Callable[["Context", dict], "Arms | None"]
 FeedbackFn = Callable[["Context"], dict[str, dict[str, "pd.DataFrame"]]]
 DataMethodsFn = Callable[["Context"], list[tuple[str, str]]]
+FeedbackNotesFn = Callable[["Context"], list[str]]
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,9 @@ class ProtocolPlan:
     feedback : callable, optional
         context -> rater id -> sheet name -> table: what each rater may be sent about
         their own scores (written as one small workbook per rater).
+    feedback_notes : callable, optional
+        context -> lines for the panel's notes (the Summary sheet, the command's
+        output, ``summary.json``) about what the feedback leaves out.
     data_methods : callable, optional
         Context -> Methods entries that need the data (counts a setting leaves), shown
         for studies of this plan's protocol.
@@ -71,6 +75,7 @@ class ProtocolPlan:
     decide: DecideFn | None = None
     arms: ArmsFn | None = None
     feedback: FeedbackFn | None = None
+    feedback_notes: FeedbackNotesFn | None = None
     data_methods: DataMethodsFn | None = None
     runs_when: Callable[[Study], bool] | None = None
 

@@ -1,8 +1,11 @@
 """One small workbook per rater: their own scores against the de-identified group.
 
 Protocol 000 promises each validator "your scores compared to group median
-(de-identified)". The tables come from the analysis (``Analysis.feedback``); this
-module only lays them out, one file per rater that the coordinator can send as it is.
+(de-identified)". The tables come from the analysis (``Analysis.feedback``, built by
+:mod:`sheetflow.analysis.rater_feedback`, which also holds the rule that keeps a
+colleague's score from being worked out of them); this module only lays them out, one
+file per rater that the coordinator can send as it is, the rule stated above the first
+table.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import numpy as np
 import pandas as pd
 from xlsxwriter.worksheet import Worksheet
 
+from ..analysis.rater_feedback import MIN_OTHERS, RULE
 from ..errors import close_workbook
 from ..workbook.app_props import SheetflowWorkbook
 from ..workbook.printing import row_points, set_print
@@ -34,25 +38,30 @@ from .cells import (
 if TYPE_CHECKING:  # a worker process writing feedback needs no analysis
     from ..analysis import Analysis
 
-INTRO = ("Your points beside the median of all validators who scored the same response "
-         "(your own included; no other validator is named). Points are what your workbook "
-         "computed from your answers (a count becomes the points of its band). Responses "
-         "are shown by the label you saw.")
+INTRO = ("Your points beside the median points of the other validators who scored the "
+         "same response (your own score is not in it, and no other validator is "
+         "named); your direction beside how many of the other validators chose the same "
+         "response. Points are what your workbook computed from your answers (a count "
+         "becomes the points of its band). Responses are shown by the label you saw. "
+         f"{RULE} Where fewer than {MIN_OTHERS} others rated it, the group cells are "
+         "blank.")
 
 # the analysis's column names in words a validator reads without a glossary
 HEADERS = {
-    "measure": "Measure", "you_mean": "Your mean points",
-    "group_median_mean": "Group median points (mean over responses)",
-    "mean_difference": "Mean difference in points (you - group median)",
-    "within_1_point": "Share within 1 point of the group median",
-    "n_responses": "Responses you scored", "case": "Case",
+    "measure": "Measure", "you_mean": "Your mean points (all your responses)",
+    "others_median_mean": "Median points of the others (mean over responses with "
+                          "group figures)",
+    "mean_difference": "Mean difference in points (you - median of the others)",
+    "within_1_point": "Share within 1 point of the median of the others",
+    "n_responses": "Responses you scored",
+    "n_compared": "Responses with group figures", "case": "Case",
     "response": "Response (label you saw)", "you": "Your points",
-    "group_median": "Group median points",
-    "difference": "Difference in points (you - group median)",
-    "n_validators": "Validators who scored it", "your_direction": "Your direction",
-    "group_share_same": "Share of validators with the same direction",
+    "others_median": "Median points of the other validators",
+    "difference": "Difference in points (you - median of the others)",
+    "n_others": "Other validators who scored it", "your_direction": "Your direction",
+    "others_same": "Other validators with the same direction",
 }
-SHARES = ("within_1_point", "group_share_same")  # shown as percentages
+SHARES = ("within_1_point",)  # shown as percentages
 
 
 def feedback_name(rater: str) -> str:
