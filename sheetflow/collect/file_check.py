@@ -32,6 +32,7 @@ from .content_checks import SelfCheckInput
 from .copies import AnswerPrint
 from .drawings import check_drawings
 from .hazards import Hazard
+from .identity import identity_rows, identity_sheet, identity_stores
 from .lines import line_labels, line_names, missing_lines
 from .outside_answers import check_outside_answers
 from .part_text import check_part_text
@@ -207,31 +208,6 @@ def known_study(study_dir: str, study: Study) -> None:
 _LOADED: dict[str, Study] = {}
 
 
-def identity_sheet(book: Book, limits: Limits) -> Cells:
-    """The identity sheet's four columns, down to its last row with content."""
-    return book.cells(L.IDENTITY_SHEET, _identity_rows(book, limits), 4)
-
-
-def _identity_rows(book: Book, limits: Limits) -> int:
-    return min(book.extents.get(L.IDENTITY_SHEET, (0, 0))[0], limits.max_rows)
-
-
-def identity_stores(book: Book, limits: Limits) -> dict[str, dict[str, str]]:
-    """Identity key -> value from each of the three stores (empty dict when absent)."""
-    props = {k: book.properties[L.identity_property(k)] for k in L.READ_IDENTITY_KEYS
-             if L.identity_property(k) in book.properties}
-    names = {k: book.names[L.identity_name(k)] for k in L.READ_IDENTITY_KEYS
-             if L.identity_name(k) in book.names}
-    sheet: dict[str, str] = {}
-    cells = identity_sheet(book, limits)
-    for r in range(1, len(L.IDENTITY_KEYS) + 1):
-        key, value = cells.get((r, 1)), cells.get((r, 2))
-        if key in L.READ_IDENTITY_KEYS and value is not None:
-            sheet[str(key)] = show_value(value)
-    return {"document properties": props, "defined names": names,
-            f"sheet {L.IDENTITY_SHEET}": sheet}
-
-
 # --------------------------------------------------------------------------- addresses
 
 
@@ -390,7 +366,7 @@ class FileChecker:
         if not cells:
             return True  # identity sheet deleted: the other stores identified the file
         found = []
-        for r in range(L.IDENTITY_ROW_TABLE_FIRST, _identity_rows(self.book, self.job.limits) + 1):
+        for r in range(L.IDENTITY_ROW_TABLE_FIRST, identity_rows(self.book, self.job.limits) + 1):
             values = tuple(show_value(cells.get((r, c))) for c in range(1, 5))
             if any(values):
                 found.append(values)
