@@ -280,3 +280,24 @@ def test_a_library_lock_after_a_killed_one_says_what_it_rolled_back(study, monke
     result = lock_second_rater(study)
     assert "lock was interrupted" in result.warnings[0]
     _assert_locked_whole(study)
+
+
+@pytest.mark.parametrize("earlier_draft", [False, True])
+def test_the_lock_drafts_only_the_second_raters_invitations(study, earlier_draft):
+    """The lock drafted an invitation for every pack, the primary rater's too (who had
+    returned already), and said only the second rater's; now the primary's draft is
+    neither written nor replaced: packs/eml/ holds what it held, and the second's."""
+    primary = next(p for p in (study / "packs").glob("*.xlsx"))
+    kept = study / "packs" / "eml" / f"{primary.stem}.eml"
+    if earlier_draft:  # generate --eml drafted it; sent already, maybe edited
+        kept.parent.mkdir()
+        kept.write_bytes(b"the draft generate --eml wrote")
+    result = _lock(study)
+    assert result.exit_code == 0, result.output
+    drafted = [ln.split()[1] for ln in result.output.splitlines() if ln.startswith("draft ")]
+    second = {pathlib.Path(p["file"]).stem for p in _second_packs(study)}
+    assert {pathlib.Path(d).stem for d in drafted} == second
+    assert sorted(p.name for p in kept.parent.iterdir()) == sorted(
+        [kept.name] * earlier_draft + [f"{s}.eml" for s in second])
+    if earlier_draft:
+        assert kept.read_bytes() == b"the draft generate --eml wrote"

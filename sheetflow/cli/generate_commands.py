@@ -184,7 +184,9 @@ def lock_command(out: Output, directory: Path) -> None:
     """Draw the second-rater subset from completed items and generate its packs (002).
 
     Run it once the primary returns are collected; the subset is ranked by sha256 of
-    the frozen plan hash within each stratum and recorded in sealed/.
+    the frozen plan hash within each stratum and recorded in sealed/. It writes (or
+    replaces) the second raters' invitation drafts in packs/eml/, their packs
+    attached; every other draft there is left as it was.
 
     Example: sheetflow lock my-study
     """

@@ -141,9 +141,11 @@ def _lock(study: Study, plan_hash: str, collected: Collected) -> LockResult:
         _finish_hash_file(study, selection)
     else:
         selection = _record_selection(study, selection_path(study), record)
-    # the second raters' invitations are drafted with their packs, as generate --eml does
-    result = generate_packs(study.root, lock_selection=selection, emails=True)
-    second = {r.id for r in study.raters if r.role == "second"}
+    # only the second raters' invitations are drafted with their packs: a primary rater
+    # has been invited already (most have returned), so their drafts stay as they were
+    second = frozenset(r.id for r in study.raters if r.role == "second")
+    result = generate_packs(study.root, lock_selection=selection, emails=True,
+                            draft_only=second)
     packs = [p.path for p in result.packs if p.rater_id in second]
     stems = {p.stem for p in packs}
     return LockResult(selection.path, completed, selected, _key_hash(study),

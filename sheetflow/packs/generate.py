@@ -130,7 +130,8 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
                    emails: bool = False, force: bool = False,
                    progress: Callable[[int, int], None] | None = None,
                    lock_selection: RecordedSelection | None = None,
-                   secret: bytes | None = None) -> GenerateResult:
+                   secret: bytes | None = None,
+                   draft_only: frozenset[str] | None = None) -> GenerateResult:
     """Generate every rater's workbook, the blinded manifest and the sealed key.
 
     Parameters
@@ -157,6 +158,10 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
         regenerating) or a new one: for a run that must be the same every time (the
         demo). A secret anyone can compute gives no blinding against someone who
         tries; a real study leaves this unset.
+    draft_only : frozenset of str, optional
+        With ``emails``, draft only the packs of these raters (``sheetflow lock``: the
+        second raters'); every other draft in ``packs/eml/`` is left as it was while
+        the pack it attaches is unchanged. By default every pack gets a draft.
 
     Returns
     -------
@@ -221,11 +226,13 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
                              (manifest_path.name, staged[manifest_path]))
         outputs.write(mailing, mailing_list_csv(
             [(a.rater, a.sitting, i.path.name) for a, i in zip(assignments, infos, strict=True)]))
-        if emails:
+        redrafted = _redrafted(study, emails, draft_only)
+        if redrafted:
             drafts = stage_drafts(study, [(a, i.path, staged[i.path])
-                                          for a, i in zip(assignments, infos, strict=True)],
+                                          for a, i in zip(assignments, infos, strict=True)
+                                          if a.rater.id in redrafted],
                                   judge_rater_ids(study), packs_dir / EML_DIR, outputs.stage)
-        stale = stale_files(previous, {i.path: i.sha256 for i in infos}, emails)
+        stale = stale_files(previous, {i.path: i.sha256 for i in infos}, redrafted)
         outputs.supersede(f.path for f in stale)
         key = _key(study, spec_hash, assignments)
         if lock_selection is not None:
@@ -253,6 +260,16 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     result.warnings += study_warnings(study) + id_mentions(study)
     result.warnings += mail_leaks + leaks
     return result
+
+
+def _redrafted(study: Study, emails: bool, draft_only: frozenset[str] | None
+               ) -> frozenset[str]:
+    """The raters whose drafts this run writes: none without ``emails``, else those of
+    ``draft_only`` (every rater when it is unset)."""
+    if not emails:
+        return frozenset()
+    everyone = frozenset(r.id for r in study.raters)
+    return everyone if draft_only is None else everyone & draft_only
 
 
 def _invitations(study: Study, assignments: list[Assignment]) -> list[tuple[str, str, str]]:

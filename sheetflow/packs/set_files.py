@@ -112,7 +112,7 @@ def previous_files(root: Path) -> list[PreviousFile]:
 
 
 def stale_files(previous: list[PreviousFile], packs: dict[Path, str],
-                emails: bool) -> list[PreviousFile]:
+                redrafted: frozenset[str]) -> list[PreviousFile]:
     """The previous files the new set does not vouch for, to remove as it goes in.
 
     Parameters
@@ -120,10 +120,10 @@ def stale_files(previous: list[PreviousFile], packs: dict[Path, str],
     previous : list of PreviousFile
     packs : dict
         Final path -> sha256 of each pack the new set writes.
-    emails : bool
-        Whether the new set writes drafts: then it writes every draft it keeps, and
-        the previous ones it does not write again go. Without, a previous draft stays
-        only while it attaches the very bytes of a pack the new set writes.
+    redrafted : frozenset of str
+        The raters whose drafts the new set writes: it writes every draft of theirs it
+        keeps, and their previous ones it does not write again go. Any other previous
+        draft stays only while it attaches the very bytes of a pack the new set writes.
     """
     stale = []
     for old in previous:
@@ -131,6 +131,5 @@ def stale_files(previous: list[PreviousFile], packs: dict[Path, str],
             stale += [] if old.path in packs else [old]
             continue
         same = bool(old.pack_sha256) and packs.get(old.pack) == old.pack_sha256
-        stale += [old] if emails or not same else []
+        stale += [old] if old.rater_id in redrafted or not same else []
     return stale
-
