@@ -83,6 +83,22 @@ def test_a_child_gets_the_manifest_without_its_tables_and_reads_them(both_forms)
     assert len(pickle.dumps(manifest)) < 4000
 
 
+def test_open_manifest_takes_the_study_as_readme_shows(both_forms):
+    """README's `open_manifest(study)` raised TypeError (unsupported operand type(s)
+    for /) with a loaded study, and so did a folder given as a string."""
+    from sheetflow.spec import load_study
+
+    root = both_forms["paired-rubric"][0]
+    expected = open_manifest(root)
+    for given in (load_study(root), str(root)):
+        manifest = open_manifest(given)
+        try:
+            assert [h.file for h in manifest.heads] == [h.file for h in expected.heads]
+        finally:
+            manifest.close()
+    expected.close()
+
+
 def test_the_seal_sees_a_changed_shared_table(both_forms, tmp_path):
     root = tmp_path / "study"
     shutil.copytree(both_forms["paired-rubric"][0], root)

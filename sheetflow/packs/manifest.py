@@ -29,12 +29,15 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import MissingStepError, SealError, SheetflowError
 from ..hints import command_line
 from ..workbook import layout as L
 from .manifest_form import Inflater
+
+if TYPE_CHECKING:
+    from ..spec.study import Study
 
 _PACKS = b'"packs":['
 _ENTRY = b'{"batches":'
@@ -175,14 +178,22 @@ def _changed_while_read(path: str) -> str:
             "it, run the same command again")
 
 
-def open_manifest(root: Path, sealed: str | None = None, *, private: bool = False,
-                  ) -> Manifest:
+def study_folder(where: str | Path | Study) -> Path:
+    """The study folder ``where`` names: a path as given, or a loaded study's root
+    (a study is recognised by its ``root``, so this module need not import it)."""
+    if isinstance(where, str | os.PathLike):
+        return Path(where)
+    return Path(where.root)
+
+
+def open_manifest(root: str | Path | Study, sealed: str | None = None, *,
+                  private: bool = False) -> Manifest:
     """Index ``root/packs/manifest.json`` (see the module notes).
 
     Parameters
     ----------
-    root : Path
-        The study folder.
+    root : str, Path or Study
+        The study folder, or a loaded study (its folder is read).
     sealed : str, optional
         The sha256 the manifest was sealed with: another is refused.
     private : bool
@@ -204,6 +215,7 @@ def open_manifest(root: Path, sealed: str | None = None, *, private: bool = Fals
     SheetflowError
         The manifest is not valid JSON or lacks pack identities.
     """
+    root = study_folder(root)
     path = root / L.PACKS_DIR / L.MANIFEST_FILE
     if not path.is_file():
         raise MissingStepError(f"{path}: no manifest", f"sheetflow generate {root}")
