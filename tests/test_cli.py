@@ -45,6 +45,19 @@ def test_debug_shows_the_traceback(tmp_path):
     assert "Traceback" in debug.output
 
 
+def test_debug_after_the_command_says_where_it_goes(tmp_path):
+    """`sheetflow check DIR --debug` said only "No such option '--debug'" and pointed at
+    the command's help, which does not list it: it is sheetflow's own option."""
+    study = init_study(tmp_path / "s", "paired-rubric")
+    result = CliRunner().invoke(cli, ["check", str(study), "--debug"], prog_name="sheetflow")
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: No such option"), lines
+    assert "it goes before the command: sheetflow --debug check ..." in lines[0]
+    other = CliRunner().invoke(cli, ["check", str(study), "--nope"], prog_name="sheetflow")
+    assert "(see 'sheetflow check --help')" in other.output
+
+
 @pytest.mark.parametrize("args", [["--version"], ["--help"]])
 def test_python_dash_m_runs(args):
     result = subprocess.run([sys.executable, "-m", "sheetflow", *args], capture_output=True,

@@ -99,15 +99,27 @@ def _usage_error_line(ctx: click.Context, exc: click.UsageError) -> NoReturn:
     if json_requested(ctx):
         click.echo(dumps({"ok": False, "exit_code": exc.exit_code,
                           "errors": [exc.format_message()]}))
-    where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
-    click.echo(f"error: {exc.format_message().rstrip('.')} (see '{where} --help')", err=True)
+    click.echo(f"error: {exc.format_message().rstrip('.')} ({_what_to_do(ctx, exc)})",
+               err=True)
     raise click.exceptions.Exit(exc.exit_code) from None
+
+
+def _what_to_do(ctx: click.Context, exc: click.UsageError) -> str:
+    """Where to look after a usage error: the command's help, or for ``--debug`` after
+    a command (sheetflow's own option, which click knows only before it), where it goes."""
+    if exc.ctx is not None and exc.ctx is not ctx and isinstance(exc, click.NoSuchOption) \
+            and exc.option_name == "--debug":
+        return f"it goes before the command: {ctx.command_path} --debug {exc.ctx.info_name} ..."
+    where = exc.ctx.command_path if exc.ctx is not None else ctx.command_path
+    return f"see '{where} --help'"
 
 
 @click.group(cls=SheetflowGroup, context_settings={"help_option_names": ["-h", "--help"]},
              epilog="Exit codes: " + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items()))
 @click.version_option(__version__, prog_name="sheetflow")
-@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+@click.option("--debug", is_flag=True,
+              help="Show tracebacks for errors (before the command: "
+                   "sheetflow --debug collect ...).")
 def cli(debug: bool) -> None:
     """Blinded human-rating studies through Excel.
 
