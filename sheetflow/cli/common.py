@@ -48,7 +48,9 @@ EXIT_OK, EXIT_DATA, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
 EXIT_CODES = {
     EXIT_OK: "ok",
     EXIT_DATA: "data problems: the spec, a returned workbook or the panel needs fixing "
-               "(each problem is named)",
+               "(check, collect, status, analyze), no design of the grid meets the target "
+               "(plan), or no pilot summary written without --execution-window "
+               "(import-judges); each problem is named",
     EXIT_USAGE: "usage error, or an earlier step is missing (the message names the "
                 "command to run)",
     EXIT_FAILED: "could not run, or the seal is broken (key, plan lock, spec or sealed "
