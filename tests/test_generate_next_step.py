@@ -50,6 +50,9 @@ def test_people_are_sent_their_packs_and_judges_imported():
 
     study = Path("s")
     assert next_step(study, ["r1", "r2"], []) == "send them, then sheetflow status s"
+    # one pack: "1 pack written; next: send them" read wrong
+    assert next_step(study, ["r1"], []) == "send it, then sheetflow status s"
+    assert next_step(study, ["r1", "r1"], []) == "send them, then sheetflow status s"
     assert next_step(study, ["r1", "j1", "r1"], ["j1"]) == (
         "send the packs of r1; sheetflow import-judges s OUTPUTS.jsonl --execution-window "
         "'START to END' for j1 (the judges' JSONL outputs and the run's UTC times); then "

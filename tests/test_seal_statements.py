@@ -71,7 +71,7 @@ def test_generate_names_lock_for_the_second_raters_packs(tmp_path):
     root = init_study(tmp_path / "s", "anchored-plan")
     text = _run("generate", str(root))
     assert text.strip().splitlines()[-1] == (
-        f"1 pack written; next: send them, then sheetflow status {root}; once the primary "
+        f"1 pack written; next: send it, then sheetflow status {root}; once the primary "
         f"returns are collected, sheetflow lock {root} draws the second-rater subset and "
         "writes the packs of R-3MD")
 

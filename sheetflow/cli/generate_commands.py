@@ -110,7 +110,8 @@ def next_step(directory: Path, raters: list[str], judges: list[str], move: str =
     Returns
     -------
     str
-        For example ``send them, then sheetflow status my-study``.
+        For example ``send them, then sheetflow status my-study`` (``send it`` for one
+        pack).
     """
     later = (f"; once the primary returns are collected, sheetflow lock {directory} draws "
              f"the second-rater subset and writes the packs of {', '.join(at_lock)}"
@@ -130,7 +131,8 @@ def _first_step(directory: Path, raters: list[str], judges: list[str], move: str
     if not people:
         return f"{then}{imported} {what}, then sheetflow collect {directory}"
     if not judges:
-        return f"send them, then {then}{'run ' if move else ''}sheetflow status {directory}"
+        them = "it" if len(raters) == 1 else "them"  # "1 pack written; next: send it"
+        return f"send {them}, then {then}{'run ' if move else ''}sheetflow status {directory}"
     return (f"send the packs of {', '.join(people)}; {then}{imported} for "
             f"{', '.join(judges)} {what}; then sheetflow status {directory}")
 
