@@ -50,6 +50,41 @@ def test_a_body_using_the_deadline_without_one_is_refused(tmp_path):
             "'deadline = yyyy-mm-dd' to [mail], or take {deadline} out") in result.stderr
 
 
+def test_check_warns_of_a_deadline_the_own_body_does_not_say(tmp_path):
+    """A deadline added to [mail] as README shows never reached the invitations of a
+    template whose own [email] body has no {deadline}, and check said nothing."""
+    root = tmp_path / "s"
+    init_study(root, "keep-known")
+    spec = root / "study.toml"
+    spec.write_text(spec.read_text() + "\n[mail]\ndeadline = 2026-10-02\n")
+    result = run("check", str(root))
+    assert result.exit_code == 0, result.output
+    warned = [ln for ln in result.stderr.splitlines() if "[mail] deadline" in ln]
+    assert warned == [f"warning: {spec}: [mail] deadline = 2026-10-02 is set, but the "
+                      "[email] body does not say {deadline}, so the invitations will not "
+                      "state it (the reminders do): add it to the body, e.g. \"Please "
+                      "send it back by {deadline}.\""]
+    spec.write_text(spec.read_text().replace("send it back as", "send it back by {deadline} as"))
+    assert "[mail] deadline" not in run("check", str(root)).stderr
+
+
+def test_sending_invitations_after_the_deadline_warns(tmp_path):
+    """Invitations sent after the [mail] deadline went without a word, and status then
+    marked every pack overdue."""
+    root = mail_study(tmp_path / "s", "answer-review", "deadline = 2020-10-15\n")
+    result = run("send", str(root), "invitations", "--dry-run")
+    assert result.exit_code == 0, result.output
+    warned = [ln for ln in result.stderr.splitlines() if "deadline" in ln]
+    assert len(warned) == 1 and warned[0].startswith(
+        f"warning: {root / 'study.toml'}: the [mail] deadline 2020-10-15 has passed "
+        "(today is "), warned
+    assert warned[0].endswith("status marks every pack not back as overdue: set a new "
+                              "deadline = yyyy-mm-dd in [mail]")
+    spec = root / "study.toml"
+    spec.write_text(spec.read_text().replace("2020-10-15", "2999-10-15"))
+    assert "deadline" not in run("send", str(root), "invitations", "--dry-run").stderr
+
+
 def test_the_sitting_2_note_follows_the_greeting(tmp_path):
     root = mail_study(tmp_path / "s", "keep-known")
     text = _invitation(root, sitting=2)

@@ -85,7 +85,7 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     warning, and the exit code is 1. A reply draft that is not the one the last collect
     made (a collect stopped part-way), or one it made that is gone, stops the send with
     exit 3, naming each. Like collect, send holds the study lock (out/.lock) while it
-    runs.
+    runs. Invitations sent after the [mail] deadline has passed are warned of.
 
     Example: sheetflow send my-study invitations --dry-run
     """
@@ -119,6 +119,8 @@ def _send(out: Output, directory: Path, which: str, dry_run: bool, yes: bool,
                 f"not sent {rater}: {why}", fg="yellow")
     if box.drafts_kept:  # another rater's pack changed: the --rater send still goes
         out.warn(box.drafts_kept)
+    for warning in box.warnings:
+        out.warn(warning)
     listing = [_listed(item) for item in box.messages]
     if dry_run or not box.messages:
         for line in listing:

@@ -43,7 +43,8 @@ def init_command(out: Output, directory: Path, template: str, list_only: bool) -
 def check_command(out: Output, directory: Path) -> None:
     """Load and check the study in DIRECTORY; print a summary and its spec hash.
 
-    Also says at once when the spec changed after generate, and what to do.
+    Also says at once when the spec changed after generate, and what to do, and warns
+    of a [mail] deadline the [email] body in use does not say.
 
     Example: sheetflow check my-study --json
     """

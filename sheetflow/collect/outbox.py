@@ -47,7 +47,7 @@ from ..packs.manifest import (
     open_manifest,
 )
 from ..packs.send import Outgoing
-from ..spec.mail import MailSettings
+from ..spec.mail import MailSettings, deadline_passed
 from ..spec.study import Study, load_study
 from ..words import counted
 from ..workbook import layout as L
@@ -74,6 +74,9 @@ class Outbox:
     drafts_kept: str = ""
     """Why ``out/reminders/`` was left as it was ("" when it was written, or not to be):
     another rater's reminder attaches a changed pack (:attr:`.reminders.Reminders.kept`)."""
+    warnings: list[str] = field(default_factory=list)
+    """What the sender should know before the messages go (invitations sent after the
+    ``[mail]`` deadline has passed)."""
 
 
 def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
@@ -166,6 +169,8 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
     box.left_out = [x for x in box.left_out if not raters or x[0] in raters]
     _refuse_replies_signed_otherwise(box.messages, settings, root)
     _refuse_changed_packs(box.messages, manifest.heads, root, rerun)
+    if which == "invitations" and box.messages:  # the real date: --now is for the hold
+        box.warnings += deadline_passed(study, dt.datetime.now(dt.UTC).date())
     return box
 
 

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .blanks import blank_responses
+from .mail import deadline_unsaid
 from .model import SPEC_FILE
 from .rubric import optional_in_totals
 
@@ -98,10 +99,12 @@ def study_warnings(study: Any) -> list[str]:
     """The warnings ``check`` and ``generate`` print about the files, the items and the
     rubric: what the loader noted (:attr:`~sheetflow.spec.model.Study.file_warnings`),
     ids that carry their arm (:func:`arm_in_ids`), empty responses
-    (:func:`sheetflow.spec.blanks.blank_responses`) and totals over optional dimensions
-    (:func:`sheetflow.spec.rubric.optional_in_totals`)."""
+    (:func:`sheetflow.spec.blanks.blank_responses`), totals over optional dimensions
+    (:func:`sheetflow.spec.rubric.optional_in_totals`) and a ``[mail]`` deadline the
+    invitations do not state (:func:`sheetflow.spec.mail.deadline_unsaid`)."""
     return list(study.file_warnings) + arm_in_ids(study) + blank_responses(study) + \
-        optional_in_totals(study.rubric, f"{study.root / SPEC_FILE}: ")
+        optional_in_totals(study.rubric, f"{study.root / SPEC_FILE}: ") + \
+        deadline_unsaid(study)
 
 
 def arm_in_ids(study: Any) -> list[str]:

@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass, replace
 from email.headerregistry import Address
 from email.utils import parseaddr
+from typing import Any
 
 from .spelling import close_match, unknown_key
 
@@ -212,3 +213,35 @@ def parse_date(value: str | dt.date) -> dt.date:
         return dt.date.fromisoformat(value.strip())
     except ValueError:
         raise ValueError(f"is {value!r}; give a date as yyyy-mm-dd") from None
+
+
+def deadline_unsaid(study: Any) -> list[str]:
+    """A warning when ``[mail]`` sets a deadline that the invitations will not state.
+
+    The default invitation says the deadline; an ``[email] body`` of the coordinator's
+    own says it only where it writes ``{deadline}``, so a deadline added to ``[mail]``
+    reaches the reminders but not the invitations (as in the paired-rubric and
+    keep-known templates, whose bodies have none). A subject saying it is enough.
+    """
+    deadline = study.mail.deadline
+    if deadline is None or not study.email_body:
+        return []
+    if any("{deadline}" in text for text in (study.email_body, study.email_subject)):
+        return []
+    return [f"{study.root / 'study.toml'}: [mail] deadline = {deadline.isoformat()} is "
+            "set, but the [email] body does not say {deadline}, so the invitations will "
+            "not state it (the reminders do): add it to the body, e.g. \"Please send it "
+            "back by {deadline}.\""]
+
+
+def deadline_passed(study: Any, today: dt.date) -> list[str]:
+    """A warning when the ``[mail]`` deadline is over by ``today`` (UTC), before the
+    invitations go: a default invitation asks for the workbook back by a day gone, and
+    ``status`` marks every pack not back as overdue."""
+    deadline = study.mail.deadline
+    if deadline is None or today <= deadline:
+        return []
+    return [f"{study.root / 'study.toml'}: the [mail] deadline {deadline.isoformat()} has "
+            f"passed (today is {today.isoformat()}, UTC), so status marks every pack not "
+            "back as overdue: set a new deadline = yyyy-mm-dd in [mail]"]
+
