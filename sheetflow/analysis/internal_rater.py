@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..spec.model import Study
 from .context import Context
 
 INTERNAL_RATER = "internal team"
@@ -25,11 +26,17 @@ INTERNAL_COLUMN = "total"
 def internal_measure(ctx: Context) -> str | None:
     """The measure the internal scores are a rating of: the rubric's first total, when
     the study has internal scores with totals; None otherwise."""
-    if ctx.internal is None or ctx.internal.empty or not ctx.study.rubric.totals:
+    return rated_by_internal(ctx.study, ctx.internal)
+
+
+def rated_by_internal(study: Study, internal: pd.DataFrame | None) -> str | None:
+    """:func:`internal_measure` from the study and its internal scores (``None`` when it
+    has none), for callers without the ratings (``sheetflow plan`` before collect)."""
+    if internal is None or internal.empty or not study.rubric.totals:
         return None
-    if INTERNAL_COLUMN not in ctx.internal or ctx.internal[INTERNAL_COLUMN].isna().all():
+    if INTERNAL_COLUMN not in internal or internal[INTERNAL_COLUMN].isna().all():
         return None
-    return ctx.study.rubric.totals[0].id
+    return study.rubric.totals[0].id
 
 
 def with_internal_team(ctx: Context, ratings: pd.DataFrame) -> pd.DataFrame:

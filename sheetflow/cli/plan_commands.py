@@ -164,7 +164,7 @@ def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> No
         if result.target.edge is not None:  # the width beside the share that decides
             figures = f"expected width {best['expected_width']:.3f}, {figures}"
         close = ", within simulation error of the target" if best["within_error"] else ""
-        out.headline(f"cheapest   {int(best['raters'])} {result.raters_word} x "
+        out.headline(f"cheapest   {result.who(int(best['raters']))} x "
                      f"{int(best['items'])} {result.items_word}, {figures}, "
                      f"{result.costs.unit} {best['cost']:g}{close}")
 

@@ -43,6 +43,7 @@ class StudyDefaults:
     locked: bool = False  # the protocol fixes the rater count (002: two; 004: the trio)
     locked_why: str = ""  # where the protocol fixes it, in words
     subset: Subset | None = None  # second raters rate only a subset (002): agreement is on it
+    team: bool = False  # the internal team rates beside the raters in every design (000)
 
 
 TRIO = "protocol 004 scores with a locked trio of judges"

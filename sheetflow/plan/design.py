@@ -160,6 +160,16 @@ class PlanResult:
     notes: list[str] = field(default_factory=list)
     statistic: str = "alpha"
     raters_word: str = "raters"  # "sittings" when one rater's two sittings are compared
+    team: bool = False
+    """Whether every design's alpha also counts the internal team as one more rater
+    (protocol 000): the ``raters`` of a design are then the validators to recruit, and
+    each design was simulated with one rater more."""
+
+    def who(self, raters: int) -> str:
+        """A design's raters in words: "3 raters", or "3 validators (plus the internal
+        team)" where the team rates in every design."""
+        return f"{raters} {self.raters_word}" + (" (plus the internal team)" if self.team
+                                                 else "")
 
     @property
     def items_word(self) -> str:
@@ -186,7 +196,8 @@ class PlanResult:
                     "expected_width": _num(best["expected_width"]),
                     "expected_width_se": _num(best.get("width_se", np.nan)),
                     "within_error": bool(best["within_error"])}
-        return {**head, "method": self.method, "simulations": self.simulations,
+        return {**head, "plus_internal_team": self.team,
+                "method": self.method, "simulations": self.simulations,
                 "statistic": self.statistic,
                 "measure": self.measure, "level": self.level, "source": self.source,
                 "target": self.target.describe(), "n_boot": self.n_boot, "seed": self.seed,
@@ -232,6 +243,7 @@ def plan_alpha(
     target: Target, costs: Costs | None = None, units_per_item: int = 1,
     simulations: int = 200, n_boot: int = 500, confidence: float = 0.95, seed: int = 0,
     measure: str = "alpha", progress: Progress | None = None, statistic: str = "alpha",
+    team: bool = False,
 ) -> PlanResult:
     """Simulate the interval of alpha (or a kappa) over a raters x items grid.
 
@@ -259,22 +271,28 @@ def plan_alpha(
     statistic : {"alpha", "fleiss_kappa", "cohen_kappa"}
         Whose interval is simulated (see :mod:`.simulate`); the source's ``alpha`` is
         the anticipated value of that statistic.
+    team : bool, default False
+        The statistic also counts the internal team as one more rater (protocol 000's
+        alpha): a design of ``r`` raters (the validators to recruit, the table's
+        ``raters``) is simulated with ``r + 1``, the team among them in every study.
 
     Returns
     -------
     PlanResult
     """
     costs = costs or Costs()
-    source = grid_source(source, raters)
-    grid = simulate_grid(source, raters, [i * units_per_item for i in items],
+    simulated = [r + int(team) for r in raters]
+    source = grid_source(source, simulated)
+    grid = simulate_grid(source, simulated, [i * units_per_item for i in items],
                          simulations=simulations, n_boot=n_boot, confidence=confidence,
                          edge=target.edge, seed=seed, progress=progress,
                          statistic=statistic)
+    grid["raters"] -= int(team)  # the validators; the costs count them, not the team
     grid.insert(1, "items", grid["units"] // units_per_item)
     methods = sorted(set(grid["method"]))
     return PlanResult(measure, source.level, ", ".join(methods), source.describe(), target,
                       costs, finish_table(grid, target, costs), simulations, n_boot, seed,
-                      units_per_item, statistic=statistic)
+                      units_per_item, statistic=statistic, team=team)
 
 
 def plan_icc(

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..analysis.internal_rater import INTERNAL_RATER
 from ..errors import SpecError, UsageError
 from ..spec.model import Study
 from ..spec.rubric import Rubric, Total, total_bounds
@@ -24,7 +25,7 @@ from ..spec.tables import SEMICOLONS
 from .simulate import ModelSource, PilotSource
 
 __all__ = ["Measure", "model_source", "pilot_from_study", "pilot_source", "read_pilot_csv",
-           "study_measure"]
+           "study_measure", "team_rates"]
 
 
 @dataclass(frozen=True)
@@ -133,16 +134,23 @@ def pilot_source(table: pd.DataFrame, measure: Measure, label: str,
                             f"rater {row.rater}) is not a value of {measure.id!r}; allowed: "
                             f"{', '.join(map(str, measure.domain))}")
         codes.append(code)
-    units = pd.Series(codes, index=pd.Index(table["unit"].astype(str))).groupby(level=0)
-    lists = [g.to_numpy() for _, g in units if len(g) >= 2]
+    # protocol 000's internal team keeps the first slot of every unit: it rates in every
+    # study the decision's alpha counts, so resampling keeps it (see PilotSource.draw)
+    is_team = (table["rater"] == INTERNAL_RATER).to_numpy()
+    team = bool(is_team.any())
+    frame = pd.DataFrame({"unit": table["unit"].astype(str).to_numpy(), "code": codes,
+                          "team": is_team})
+    lists = [_unit_codes(g, team) for _, g in frame.groupby("unit", sort=True)
+             if len(g) >= 2]
     if not lists:
         raise UsageError(f"{label}{origin}: no unit has two or more ratings of "
                          f"{measure.id!r}, and a pilot needs units rated by at least two "
                          "raters; give --expected (the anticipated value, e.g. 0.75) or a "
                          "pilot that has them")
-    if len({int(c) for v in lists for c in v}) < 2:
+    used = sorted({int(c) for v in lists for c in v if c >= 0})
+    if len(used) < 2:
         raise UsageError(f"{label}{origin}: every rating of {measure.id!r} in it is the "
-                         f"same value ({measure.domain[int(lists[0][0])]}), so its alpha is "
+                         f"same value ({measure.domain[used[0]]}), so its alpha is "
                          "undefined and says nothing of the study's; give --expected (the "
                          "anticipated value, e.g. 0.75) or a pilot whose raters used more "
                          "than one value")
@@ -150,7 +158,17 @@ def pilot_source(table: pd.DataFrame, measure: Measure, label: str,
     matrix = np.full((len(lists), width), -1, dtype=np.int64)
     for i, v in enumerate(lists):
         matrix[i, : len(v)] = v
-    return PilotSource(matrix, measure.domain, measure.level, label)
+    return PilotSource(matrix, measure.domain, measure.level, label, team=team)
+
+
+def _unit_codes(unit: pd.DataFrame, team: bool) -> np.ndarray:
+    """One unit's value codes in the pilot's order; with ``team``, the internal team's
+    first (-1 where the team did not rate the unit)."""
+    if not team:
+        return unit["code"].to_numpy()
+    own = unit.loc[unit["team"], "code"].to_numpy()
+    return np.concatenate([own[:1] if len(own) else [-1],
+                           unit.loc[~unit["team"], "code"].to_numpy()])
 
 
 def _key(value: Any) -> str:
@@ -237,3 +255,13 @@ def pilot_from_study(root: str | Path, study: Study, measure: Measure, *,
         rows = with_internal_team(ctx, ctx.numeric(measure.id))  # as analyze's alpha
     # the units of a paired study name their arm ("case|arm"): messages name the case
     return rows.assign(unit=rows["unit"].astype(str))[["unit", "rater", "value", "case"]]
+
+
+def team_rates(study: Study, measure: Measure) -> bool:
+    """Whether analyze's alpha on ``measure`` counts the internal team as one more rater:
+    the study's internal scores rate it (the rubric's first total, protocol 000 sections
+    4.1-4.2), so the team rates beside the validators in every design a plan sizes."""
+    from ..analysis.internal_rater import rated_by_internal
+    from ..analysis.unblind import internal_scores
+
+    return rated_by_internal(study, internal_scores(study)) == measure.id

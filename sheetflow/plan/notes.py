@@ -30,8 +30,8 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
     low, high = _clipped(row, w, result.statistic)
     word = "cases" if m.units_per_item > 1 else "items"
     who = (f"one rater's two sittings x {n} repeated items" if own.sittings else
-           f"{r} raters x {own.subset.describe(n, word)}" if own.subset else
-           f"{r} raters x {n} {word}")
+           f"{result.who(r)} x {own.subset.describe(n, word)}" if own.subset else
+           f"{result.who(r)} x {n} {word}")
     units = f", {n * m.units_per_item} rated responses" if m.units_per_item > 1 else ""
     # the study's own reason names its measure ("alpha on the total"): another one asked
     # for with --measure is named as it is
@@ -45,12 +45,14 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
                    f"wider than one band, so which band {name} falls in can be decided by "
                    "chance")
         notes[0] += f" The bands are {band:.2f} apart: that is {verdict}."
+    notes.extend(_team_note(result, m))
     notes.extend(_model_note(result, own, source))
     if not bool(row["meets"]):
         notes.append(_what_meets(result, own, m, source, band))
     if result.statistic == "alpha":
         pairable = own.subset.of(n) if own.subset else n  # only the subset is pairable
-        notes.extend(_krippendorff_note(study, m, source, r * pairable * m.units_per_item))
+        notes.extend(_krippendorff_note(study, m, source,
+                                        (r + own.team) * pairable * m.units_per_item))
     if own.locked:  # why the grid holds one rater count, where the plan is read
         listed = len(study.raters)
         notes.append(f"Every design has {r} raters: {own.locked_why}"
@@ -64,15 +66,33 @@ def _model_note(result: PlanResult, own: StudyDefaults,
     """Why a pilot's plan is drawn from its model, and how to resample the pilot instead."""
     if not isinstance(source, PilotSource) or result.method != "model fitted to pilot":
         return []
-    held, most = int(source.per_unit.max()), int(result.table["raters"].max())
-    note = (f"The pilot's units hold at most {held} values, fewer than the grid's {most} "
-            f"raters: every design is drawn from a model fitted to the pilot (its alpha, "
-            "value shares and pattern of disagreement), not only those above "
-            f"{held} raters, so all designs are compared by one method.")
-    if own.raters <= held:
-        note += (f" To resample the pilot itself, plan {held} raters or fewer "
-                 f"(--raters 2-{held}).")
+    held, most, team = source.most_raters, int(result.table["raters"].max()), result.team
+    values = (f"{held} values, the internal team's and {held - 1} validators'"
+              if source.team else f"{held} values")
+    grid = (f"the {most + 1} raters of the grid's largest design ({most} validators and the "
+            "internal team)" if team else f"the grid's {most} raters")
+    # the team rates in every design: a pilot of `held` values resamples one rater fewer
+    fits = held - team
+    note = (f"The pilot's units hold at most {values}, fewer than {grid}: every design is "
+            "drawn from a model fitted to the pilot (its alpha, value shares and pattern of "
+            "disagreement" + (", the team's total drawn like a validator's" if team else "")
+            + (f"), not only those above {fits} {result.raters_word}," if fits >= 2 else "),")
+            + " so all designs are compared by one method.")
+    if own.raters <= fits:
+        note += (f" To resample the pilot itself, plan {fits} {result.raters_word} or fewer "
+                 f"(--raters 2-{fits}).")
     return [note, *_chance_note(fit_pilot_model(source), own, result.units_per_item)]
+
+
+def _team_note(result: PlanResult, m: Measure) -> list[str]:
+    """Where the decision's alpha counts the internal team: what a design's count means."""
+    if not result.team:
+        return []
+    return [f"Alpha on {m.id!r} counts the internal team's totals as one more rater beside "
+            "the validators (protocol 000 sections 4.1-4.2, as analyze computes it), so "
+            "every design has the internal team in it: a design of k validators is "
+            "simulated with k + 1 raters, and k, the validators to recruit, is what the "
+            "designs, the costs and the ratings per dimension count."]
 
 
 def _chance_note(model: PilotModel, own: StudyDefaults, units_per_item: int) -> list[str]:
@@ -80,7 +100,7 @@ def _chance_note(model: PilotModel, own: StudyDefaults, units_per_item: int) -> 
     if model.chance <= 0:
         return []
     rated = own.subset.of(own.items) if own.subset else own.items  # only these pair
-    held = model.chance * own.raters * rated * units_per_item
+    held = model.chance * (own.raters + own.team) * rated * units_per_item
     return [f"To reach the pilot's alpha ({model.alpha:.3f}) the model draws "
             f"{model.chance:.1%} of ratings at random from the value shares (the pilot's "
             "disagreements, copied as raters' errors, agree more than the pilot did); these "
@@ -121,10 +141,10 @@ def _what_meets(result: PlanResult, own: StudyDefaults, m: Measure,
     hits = t[(t["raters"] == r) & t["meets"]]
     if target.width is None:
         if hits.empty:
-            return (f"No {word[:-1]} count of the grid makes the interval {what} with {r} "
-                    "raters; try more items (--items) or raters.")
+            return (f"No {word[:-1]} count of the grid makes the interval {what} with "
+                    f"{result.who(r)}; try more items (--items) or raters.")
         least = int(hits["items"].min())
-        return (f"{least} {word}{_rated(own, least)} with {r} raters make the interval "
+        return (f"{least} {word}{_rated(own, least)} with {result.who(r)} make the interval "
                 f"{what}.")
     if not hits.empty:
         first = hits.sort_values("items").iloc[0].to_dict()
@@ -134,9 +154,9 @@ def _what_meets(result: PlanResult, own: StudyDefaults, m: Measure,
     # the width with its simulation SE, judged against the target as every design is
     said, error = width_text(first), target_error_text(target, first)
     if target.met(first):
-        return (f"About {need} {word}{_rated(own, need)} with {r} raters ({said}) would "
+        return (f"About {need} {word}{_rated(own, need)} with {result.who(r)} ({said}) would "
                 f"make the interval {what}{decision}.{error}")
-    return (f"Even {need} {word}{_rated(own, need)} with {r} raters ({said}) would not "
+    return (f"Even {need} {word}{_rated(own, need)} with {result.who(r)} ({said}) would not "
             f"make the interval {what}; more raters or a wider target are needed.{error}")
 
 
@@ -159,12 +179,13 @@ def _searched_items(result: PlanResult, own: StudyDefaults, m: Measure,
     start = int(mine["subset" if own.subset else "items"].iloc[-1])
     assert result.target.width is not None
     # the source the grid was drawn from: its model when the grid outruns the pilot
-    source = grid_source(source, [int(r) for r in t["raters"].unique()])
-    need, cell = cell_for_target(source, own.raters, result.target.width,
+    source = grid_source(source, [int(r) + own.team for r in t["raters"].unique()])
+    need, cell = cell_for_target(source, own.raters + own.team, result.target.width,
                                  units_per_item=1 if own.sittings else m.units_per_item,
                                  start_items=start, simulations=result.simulations,
                                  n_boot=result.n_boot, seed=result.seed,
                                  max_items=MAX_SEARCH_ITEMS, statistic=result.statistic)
+    cell = {**cell, "raters": own.raters}  # the raters sized, without the team
     return (own.subset.items_for(need) if own.subset else need), cell
 
 

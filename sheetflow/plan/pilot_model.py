@@ -107,7 +107,7 @@ def grid_source(source: ModelSource | PilotSource,
     count's width jump where the method changed (more so before the model kept the
     pilot's disagreements), and the cheapest design was chosen across that jump.
     """
-    if isinstance(source, PilotSource) and max(raters) > int(source.per_unit.max()):
+    if isinstance(source, PilotSource) and max(raters) > source.most_raters:
         return fit_pilot_model(source)
     return source
 

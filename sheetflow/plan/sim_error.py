@@ -145,5 +145,4 @@ def simulation_error_notes(result: PlanResult) -> list[str]:
 
 def _design(result: PlanResult, row: dict[str, Any]) -> str:
     """"4 raters x 25 items"."""
-    return (f"{int(row['raters'])} {result.raters_word} x {int(row['items'])} "
-            f"{result.items_word}")
+    return f"{result.who(int(row['raters']))} x {int(row['items'])} {result.items_word}"

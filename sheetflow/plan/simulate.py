@@ -102,7 +102,7 @@ def simulate_cell(
         raise ValueError(f"statistic must be one of {', '.join(STATISTICS)}.")
     if statistic == "cohen_kappa" and raters != 2:
         raise ValueError("Cohen's kappa is for exactly two raters; use fleiss_kappa.")
-    if isinstance(source, PilotSource) and int(source.per_unit.max()) < raters:
+    if isinstance(source, PilotSource) and source.most_raters < raters:
         source = fit_pilot_model(source)
     method = source.method if isinstance(source, ModelSource) else "pilot resampling"
     # one BLAS thread: a design is thousands of small matrix products, for which the

@@ -61,17 +61,31 @@ class ModelSource:
 
 @dataclass(frozen=True)
 class PilotSource:
-    """A pilot's ratings as value codes: one row per unit, -1 where a slot is empty."""
+    """A pilot's ratings as value codes: one row per unit, -1 where a slot is empty.
+
+    With ``team``, the first slot of every unit holds the internal team's value (-1
+    where the team has none): protocol 000's alpha counts the team as one more rater in
+    every study, so every resampled unit keeps the team's value and resamples only the
+    validators' values (see :meth:`draw`).
+    """
 
     codes: np.ndarray
     domain: tuple[Any, ...]
     level: str
     label: str = "pilot"
+    team: bool = False
 
     @property
     def per_unit(self) -> np.ndarray:
         """Number of values in each pilot unit."""
         return (self.codes >= 0).sum(axis=1)
+
+    @property
+    def most_raters(self) -> int:
+        """The most raters a resampled study can have: the values a unit holds (with
+        ``team``, of the units the team rated, the team being one of them)."""
+        held = self.per_unit[self.codes[:, 0] >= 0] if self.team else self.per_unit
+        return int(held.max()) if len(held) else 0
 
     def describe(self) -> str:
         """One line for the report."""
@@ -96,10 +110,17 @@ class PilotSource:
     def draw(self, rng: np.random.Generator, units: int, raters: int,
              sets: int | None = None) -> np.ndarray:
         """A raters x units matrix of value codes resampled from the pilot (``sets`` of
-        them: sets x raters x units)."""
-        eligible = self.codes[self.per_unit >= raters]
+        them: sets x raters x units). With ``team`` the first of the ``raters`` is the
+        internal team, its value kept in every unit; the others are ``raters - 1`` of
+        the unit's validators' values."""
+        holds = self.per_unit >= raters
+        if self.team:
+            holds &= self.codes[:, 0] >= 0
+        eligible = self.codes[holds]
         rows = eligible[rng.integers(0, len(eligible), size=(sets or 1) * units)]
         keys = np.where(rows >= 0, rng.random(rows.shape), 2.0)
+        if self.team:  # the team's slot sorts first: it is in every resampled unit
+            keys[:, 0] = -1.0
         order = np.argsort(keys, axis=1)[:, :raters]
         picked = np.take_along_axis(rows, order, axis=1)  # (sets * units, raters)
         if sets is None:

@@ -43,6 +43,7 @@ from .inputs import (
     pilot_source,
     read_pilot_csv,
     study_measure,
+    team_rates,
 )
 from .notes import MAX_SEARCH_ITEMS, _notes, _searched_items
 from .sim_error import simulation_error_notes
@@ -125,6 +126,9 @@ def plan_study(
     if not own.sittings:
         own = replace(own, subset=study_subset(study))
     m = study_measure(study, measure or own.measure)
+    # the decision's alpha counts protocol 000's internal team as one more rater: it
+    # rates in every design, beside the raters the plan sizes
+    own = replace(own, team=statistic == "alpha" and team_rates(study, m))
     target = target or _default_target(study, statistic)
     least = own.subset.items_for(2) if own.subset else 2
     _check_counts(raters, items, least, own.subset)
@@ -146,11 +150,12 @@ def plan_study(
                              grid_items, costs, assurance, simulations, n_boot, seed)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
+    result.raters_word = "sittings" if own.sittings else "validators" if own.team else \
+        "raters"
     result.notes = _notes(result, study, m, own, source) + simulation_error_notes(result)
     if expected is not None and (root / OUT_DIR / RATINGS_NAME).exists():
         result.notes.append(f"The study's own ratings ({OUT_DIR}/{RATINGS_NAME}) were not "
                             f"used: --expected {expected:g} was given instead.")
-    result.raters_word = "sittings" if own.sittings else "raters"
     return result
 
 
@@ -264,7 +269,7 @@ def _plan(statistic: str, closed: bool, source: ModelSource | PilotSource, m: Me
     result = plan_alpha(source, raters=raters, items=items, target=target, costs=costs,
                         units_per_item=1 if own.sittings else m.units_per_item,
                         simulations=simulations, n_boot=n_boot, seed=seed, measure=name,
-                        progress=progress, statistic=statistic)
+                        progress=progress, statistic=statistic, team=own.team)
     result.source = _describe(source, _NAMES[statistic])
     return result
 

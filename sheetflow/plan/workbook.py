@@ -55,6 +55,11 @@ _METHODS = (
      "value is drawn from the pilot's value shares; each rater reports it, or else a value "
      "the pilot's raters paired with it (the pilot's coincidences), as often as makes the "
      "model's alpha the pilot's."),
+    ("Internal team", "Where the decision's alpha counts the internal team's totals as "
+     "one more rater beside the validators (protocol 000), the internal team is in every "
+     "design: a design of k validators is simulated with k + 1 raters, a pilot's units "
+     "keeping the team's total in every resampled unit and resampling the validators' "
+     "values; the designs, costs and ratings per dimension count the validators."),
     ("Interval", "Each simulated study's interval is the one analyze reports: alpha's "
      "percentile unit bootstrap; Fleiss' kappa with the non-null variance of Gwet "
      "(2014); Cohen's kappa's normal-theory interval with the non-null variance of "
@@ -142,7 +147,10 @@ def _columns(result: PlanResult) -> list[tuple[str, str, str, float]]:
     # page holds them all at 70%, and the method keeps its one line
     narrow = 1 if simulated else 0
     cost = result.costs.unit.capitalize()  # "Ratings per dimension" without prices
-    cols = [(result.raters_word.capitalize(), "raters", "count", 9 - narrow),
+    # where the internal team rates in every design, the header says the count is beside it
+    raters_head = (f"{result.raters_word.capitalize()} (plus the internal team)"
+                   if result.team else result.raters_word.capitalize())
+    cols = [(raters_head, "raters", "count", (11 if result.team else 9) - narrow),
             (result.items_word.capitalize(), "items", "count", 10 - 2 * narrow)]
     if "subset" in t:  # the second-rater subset, on which agreement is computed
         cols.append(("Rated by every rater", "subset", "count", 10))
@@ -230,7 +238,7 @@ def _chart(wb: xlsxwriter.Workbook, f: dict[str, Any], result: PlanResult) -> No
     pivot = result.table.pivot_table(index="items", columns="raters", values="expected_width")
     target = result.target.width
     headers = [result.items_word.capitalize()] + [
-        f"Expected width, {int(r)} {result.raters_word}" for r in pivot.columns]
+        f"Expected width, {result.who(int(r))}" for r in pivot.columns]
     if target is not None:
         headers.append("Target width")
     widths = [10] + [12] * (len(headers) - 1)

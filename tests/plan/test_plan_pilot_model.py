@@ -113,25 +113,29 @@ def demo(tmp_path_factory):
 
 def test_the_demo_plan_reads_true(demo):
     """The audit's case: a 5-value pilot (the 4 validators and the internal team's
-    totals, as the decision's alpha counts them), raters 2-6, 18 paired cases."""
+    totals, as the decision's alpha counts them), 2-6 validators and the internal team
+    in every design, 18 paired cases."""
     result = CliRunner().invoke(cli, ["plan", str(demo)])
     assert result.exit_code == 0, result.output
     out = result.output
     assert "method     model fitted to pilot," in out
-    assert ("  raters  cases  responses  width  width SE  ratings per dimension  meets  "
-            "within error") in out
+    assert ("  validators  cases  responses  width  width SE  ratings per dimension  "
+            "meets  within error") in out
     rows = re.findall(r"^ +(\d) +(\d+) +(\d+) +([\d.]+) +([\d.e-]+) +(\d+) +(yes|no)", out,
                       re.M)
     table = {(int(r), int(n)): (int(u), float(w), int(k)) for r, n, u, w, _, k, _ in rows}
     assert len(table) == len(rows) > 0
     assert table[(4, 18)][0] == 36 and table[(4, 18)][2] == 144  # 4 x 36 responses
-    assert all(k == r * u for (r, _), (u, _, k) in table.items())
+    assert all(k == r * u for (r, _), (u, _, k) in table.items())  # the validators'
     for r in range(2, 6):  # no jump where the pilot's values run out (it was 2.3x)
         assert table[(r + 1, 18)][1] < table[(r, 18)][1] * 1.1, (r, table)
-    assert ("note: The pilot's units hold at most 5 values, fewer than the grid's 6 "
-            "raters: every design is drawn from a model fitted to the pilot") in out
-    assert "(--raters 2-5)" in out
-    resampled = CliRunner().invoke(cli, ["plan", str(demo), "--raters", "2-5",
+    # 6 validators and the team are 7 raters: more than the pilot's units hold
+    assert ("note: The pilot's units hold at most 5 values, the internal team's and 4 "
+            "validators', fewer than the 7 raters of the grid's largest design (6 validators "
+            "and the internal team): every design is drawn from a model fitted to the "
+            "pilot") in " ".join(out.split())
+    assert "plan 4 validators or fewer (--raters 2-4)" in " ".join(out.split())
+    resampled = CliRunner().invoke(cli, ["plan", str(demo), "--raters", "2-4",
                                          "--simulations", "20", "--n-boot", "100"])
     assert "method     pilot resampling," in resampled.output
     assert "model fitted" not in resampled.output
@@ -245,8 +249,12 @@ def test_the_plan_says_why_a_two_rater_pilots_widths_flatten(demo, tmp_path):
     assert ("note: To reach the pilot's alpha (0.926) the model draws 1.1% of ratings at "
             "random from the value shares") in out
     assert "carry 30% of its disagreement" in out
-    # 4 raters x 18 cases x 2 responses x 1.119%
-    assert "the study as specified holds 1.6 of them on average" in out
+    # a pilot without the team's totals is not said to hold them
+    assert ("note: The pilot's units hold at most 2 values, fewer than the 5 raters of the "
+            "grid's largest design (4 validators and the internal team): every design is "
+            "drawn from a model fitted to the pilot") in out
+    # 5 raters (4 validators and the internal team) x 18 cases x 2 responses x 1.119%
+    assert "the study as specified holds 2.0 of them on average" in out
     assert "widths shrink unevenly with more items" in out
     planted = CliRunner().invoke(cli, ["plan", str(demo), "--raters", "5-6",
                                        "--simulations", "20", "--n-boot", "100"])

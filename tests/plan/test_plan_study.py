@@ -37,16 +37,17 @@ def test_bands_080_070_060_are_010_apart(study000):
 
 
 def test_protocol_000_design_gets_a_plain_note(study000):
-    """Acceptance: 4 raters x 18 cases -> the interval it can expect, and how many cases
-    make the band decision reliable."""
+    """Acceptance: 4 validators x 18 cases -> the interval it can expect, and how many
+    cases make the band decision reliable. The decision's alpha counts the internal team
+    beside the validators (protocol 000 sections 4.1-4.2): every design has it."""
     res = plan_study(study000, expected=0.75, raters=[4], items=[18, 100], **FAST)
-    first, second = res.notes[0], res.notes[1]
-    assert "4 raters x 18 cases, 36 rated responses" in first
+    first, second = res.notes[0], next(n for n in res.notes if n.startswith("About "))
+    assert "4 validators (plus the internal team) x 18 cases, 36 rated responses" in first
     assert "wider than one band" in first
     row = res.table[(res.table["raters"] == 4) & (res.table["items"] == 18)].iloc[0]
     assert row["expected_width"] > 0.2  # far wider than a 0.10 band
     assert f"about {row['expected_width']:.2f} wide" in first
-    assert second.startswith("About ") and "cases with 4 raters" in second
+    assert "cases with 4 validators (plus the internal team)" in second
     needed = int(second.split()[1])
     assert 100 < needed < 2000
     assert res.target.width == pytest.approx(0.10)
@@ -72,8 +73,8 @@ def test_the_items_note_gives_the_width_with_its_simulation_error(study000, monk
                       target=Target(width=0.2), **FAST)
     row = grid.table[grid.table["items"] == 400].iloc[0].to_dict()
     for plan, n, figures in ((res, need, cell), (grid, 400, row)):
-        note = plan.notes[1]
-        assert (f"About {n} cases with 4 raters (expected width "
+        note = next(n for n in plan.notes if n.startswith("About "))
+        assert (f"About {n} cases with 4 validators (plus the internal team) (expected width "
                 f"{figures['expected_width']:.3f}, simulation SE "
                 f"{figures['width_se']:.2g}) would make") in note, note
         assert plan.target.within_error(figures) == (
@@ -108,11 +109,12 @@ def test_plan_workbook_has_designs_and_a_chart(study000, tmp_path):
     assert wb.sheetnames == ["Plan", "Chart", "Chart data", "Methods"]
     values = [c for row in wb["Plan"].iter_rows(values_only=True) for c in row if c]
     assert "Expected width" in values and res.notes[0] in values
-    assert wb["Chart data"]["B1"].value == "Expected width, 3 raters"
+    assert wb["Chart data"]["B1"].value == \
+        "Expected width, 3 validators (plus the internal team)"
     assert wb["Chart"]._charts  # a chart sheet: the chart alone on its page
     # every simulated width with its Monte Carlo error, and the convention on Methods
     rows = list(wb["Plan"].iter_rows(values_only=True))
-    head = next(r for r in rows if r and r[0] == "Raters")
+    head = next(r for r in rows if r and r[0] == "Validators (plus the internal team)")
     se = [r[head.index("Width, simulation SE")] for r in rows[rows.index(head) + 1:]]
     assert se == pytest.approx(res.table["width_se"].tolist()) and all(v > 0 for v in se)
     assert "Within simulation error of the target" in head
@@ -167,7 +169,7 @@ def test_icc_plan_uses_bonett(study000):
 def test_cli_plan_json_and_exit_codes(study000):
     runner = CliRunner()
     args = ["plan", str(study000), "--expected", "0.75", "--raters", "4", "--items",
-            "18,400", "--width", "0.3", "--simulations", "30", "--n-boot", "150", "--json"]
+            "18,400", "--width", "0.2", "--simulations", "30", "--n-boot", "150", "--json"]
     result = runner.invoke(cli, args)
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
@@ -189,7 +191,8 @@ def test_cli_plan_record_writes_sizing(study000):
         "plan", str(study000), "--expected", "0.75", "--raters", "4", "--items", "18,400",
         "--width", "0.2", "--simulations", "20", "--n-boot", "100", "--record"])
     assert result.exit_code == 0, result.output
-    assert "cheapest   4 raters x 400 cases" in result.output  # a paired study lists cases
+    # a paired study lists cases; the internal team rates beside the validators sized
+    assert "cheapest   4 validators (plus the internal team) x 400 cases" in result.output
     best = json.loads((study000 / SIZING_FILE).read_text())
     # the recommended design's simulated width with its simulation SE
     assert f"expected width {best['expected_width']:.3f} (simulation SE " in result.output
@@ -207,7 +210,7 @@ def test_the_study_own_ratings_are_the_pilot(tmp_path):
         "pilot out/ratings.csv (the 4 validators and the internal team's totals as one "
         "more rater, as analyze's alpha on 'total' counts them): 36 units, 5 values per unit")
     assert res.method == "pilot resampling"
-    assert "4 raters x 18 cases" in res.notes[0]
+    assert "4 validators (plus the internal team) x 18 cases" in res.notes[0]
     assumed = plan_study(folder, expected=0.75, raters=[4], items=[18], simulations=20,
                          n_boot=100)
     assert assumed.source.startswith("assumed alpha 0.75")
