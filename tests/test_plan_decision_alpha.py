@@ -18,10 +18,12 @@ from plant_helpers import KEEP, plant, study_from
 from sheetflow.analysis.internal_rater import INTERNAL_RATER
 from sheetflow.cli import cli
 from sheetflow.collect.run import collect
-from sheetflow.plan import plan_study
+from sheetflow.plan import Target, plan_study
 from sheetflow.plan.inputs import Measure, pilot_from_study, pilot_source, study_measure
+from sheetflow.plan.record import record_plan
 from sheetflow.plan.simulate import ModelSource, simulate_cell
 from sheetflow.spec.study import load_study
+from sheetflow.spec.templates import init_study
 
 QUICK = dict(raters=[3], items=[18], simulations=20, n_boot=40)
 
@@ -150,3 +152,10 @@ def plan_model_shares(root):
 def plan_model_domain(root):
     return study_measure(load_study(root), "total").domain
 
+
+def test_the_recorded_design_says_the_team_rates_beside_it(tmp_path):
+    folder = init_study(tmp_path / "p000", template="paired-rubric")
+    plan = plan_study(folder, expected=0.75, raters=[3], items=[18, 400],
+                      target=Target(width=0.2), simulations=20, n_boot=40)
+    record = json.loads(record_plan(folder, plan).read_text(encoding="utf-8"))
+    assert (record["raters"], record["items"], record["plus_internal_team"]) == (3, 400, True)

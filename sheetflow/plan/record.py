@@ -22,7 +22,9 @@ SIZING_KEYS = ("raters", "items", "expected_width", "expected_width_se", "within
                "seed", "cost_unit", "notes")
 """The plan's keys ``sizing.json`` records: the chosen design with its simulated width's
 standard error and whether it lies within simulation error of the target (null and
-false for a closed form, which has no simulation error), and the plan's rationale."""
+false for a closed form, which has no simulation error), and the plan's rationale. A
+plan whose designs have the internal team beside the raters also records
+``plus_internal_team``."""
 
 
 def sizing_record(result: PlanResult) -> dict[str, Any]:
@@ -31,6 +33,8 @@ def sizing_record(result: PlanResult) -> dict[str, Any]:
     record = {k: full[k] for k in SIZING_KEYS}
     best = result.chosen()
     record["cost"] = None if best is None else float(best["cost"])
+    if result.team:  # the recorded raters are the validators; the team rates beside them
+        record["plus_internal_team"] = True
     return record
 
 
