@@ -77,10 +77,11 @@ class SheetflowGroup(click.Group):
                 click.echo(dumps({"ok": False, "exit_code": exc.exit_code,
                                   "errors": [exc.format_message()]}))
             raise
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             # click would print "Aborted!" and exit 1, which the table keeps for data
-            # problems; a script must be able to tell an interrupted run from those
-            message = EXIT_CODES[EXIT_INTERRUPTED]
+            # problems; a script must be able to tell an interrupted run from those.
+            # A command that knows better what to run again (send) says so in ``line``
+            message = getattr(exc, "line", "") or EXIT_CODES[EXIT_INTERRUPTED]
             if ctx.invoked_subcommand == "demo" and "--force" not in given:
                 message += " with --force"  # the demo's folder holds a part: --force redoes it
             if json_requested(ctx):

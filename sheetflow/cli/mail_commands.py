@@ -104,7 +104,7 @@ def _send(out: Output, directory: Path, which: str, dry_run: bool, yes: bool,
     from ..collect.outbox import outbox
     from ..errors import MailError, UsageError
     from ..hints import command_line, typed_words
-    from ..packs.send import send_messages
+    from ..packs.send import SendInterrupted, send_messages
     from ..spec.mail import SMTP_PASSWORD_ENV
 
     params = typed_params(click.get_current_context())
@@ -144,6 +144,10 @@ def _send(out: Output, directory: Path, which: str, dry_run: bool, yes: bool,
                                login=settings.login,
                                password=os.environ.get(SMTP_PASSWORD_ENV, ""),
                                progress=progress, again=again)
+    except SendInterrupted as stop:
+        progress.close()
+        _interrupted(out, stop, again)
+        raise
     except MailError as exc:
         progress.close()
         # the connection broke off part way: who got theirs before the error line
@@ -177,6 +181,33 @@ def _outcomes(out: Output, report: SendReport, again: str) -> None:
         out.warn(f"{item.to} ({item.rater}) was refused by the server: {reply}; its reply "
                  f"says why (a wrong address: fix it in the raters file), then run "
                  f"'{again}' again")
+
+
+def _interrupted(out: Output, stop: Any, again: str) -> None:
+    """What became of each message when Ctrl-C stopped the send (``stop``:
+    :class:`~sheetflow.packs.send.SendInterrupted`), and the interrupted line naming
+    what sends the rest (``again``: the send as typed, without ``--resend``, which would
+    send again what went)."""
+    report = stop.report
+    _outcomes(out, report, again)
+    for item, why in report.failed:
+        out.say(f"not sent   {item.to} ({item.rater}, sitting {item.sitting}): {why}")
+    for item, why in report.unconfirmed:
+        out.say(f"unconfirmed {item.to} ({item.rater}, sitting {item.sitting}): {why}; "
+                f"held back, not sent again without --resend (ask the rater; --resend "
+                f"--rater {item.rater} sends it again)", fg="yellow")
+    for item in report.not_tried:
+        out.say(f"not tried  {item.to} ({item.rater}, sitting {item.sitting})")
+    counts = [(len(report.sent), "sent"), (len(report.refused), "refused"),
+              (len(report.unconfirmed), "unconfirmed"), (len(report.failed), "not sent"),
+              (len(report.not_tried), "not tried")]
+    tally = ", ".join(f"{n} {what}" for n, what in counts if n or what == "sent")
+    if report.failed or report.not_tried:
+        stop.line = (f"interrupted (Ctrl-C) before the end ({tally}): run '{again}' "
+                     "again to send the rest")
+    else:
+        stop.line = (f"interrupted (Ctrl-C) after the last message ({tally}): nothing "
+                     "else is left to send")
 
 
 def _confirm(yes: bool, count: int, which: str, server: str) -> None:

@@ -18,6 +18,13 @@ refuses the login raises :class:`~sheetflow.errors.MailError` before anything is
 journalled, and so does one that refuses a message only because no one logged in (530
 "Authentication required" at MAIL or RCPT: :func:`needs_login`); that message is
 journalled ``failed``, never ``refused``, which would blame the address.
+
+Ctrl-C raises :class:`SendInterrupted` (a :class:`KeyboardInterrupt`) with the report so
+far, the connection closed without QUIT. The message it stopped is journalled as what it
+is: ``sent`` (or ``refused``) once the server answered its data; *unconfirmed* (no
+outcome) when its closing "." may have gone and the answer had not come; ``failed``
+(the next run sends it) when its "." had not gone, as the server then cannot have
+taken it.
 """
 
 from __future__ import annotations
@@ -143,36 +150,94 @@ def send_messages(root: Path, messages: list[Outgoing], server: Server, sender: 
     report = SendReport()
     if not messages:
         return report
-    with _connect(server, login, password, context) as smtp:
-        for done, item in enumerate(messages, 1):
-            try:
-                _send_one(root, smtp, item, sender, report, again)
-            except _LoginRequired as exc:
-                # a problem of the connection, not of this recipient: stop at once
-                error = MailError(_login_line(server, login, password, exc.reply, report,
-                                              again))
-                if report.sent or report.refused:
-                    report.not_tried = messages[done:]
-                    error.report = report  # type: ignore[attr-defined]
-                raise error from None
-            except MailError as exc:
-                report.not_tried = messages[done:]
-                exc.report = report  # type: ignore[attr-defined]
-                raise
-            if progress is not None:
-                progress(done, len(messages))
+    try:
+        smtp = _connect(server, login, password, context)
+    except KeyboardInterrupt:
+        report.not_tried = list(messages)
+        raise SendInterrupted(report) from None
+    try:
+        _send_all(root, smtp, messages, server, sender, login, password, report,
+                  progress, again)
+        _quit(smtp)
+    except KeyboardInterrupt:
+        # closed without QUIT: its reply could be the one still owed to the message
+        # that was stopped, and an error reading it would take the interrupt's place
+        _close(smtp)
+        report.not_tried = _untried(messages, report)
+        raise SendInterrupted(report) from None
+    except BaseException:
+        _close(smtp)
+        raise
     return report
+
+
+class SendInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :func:`send_messages`; ``report`` says what became of each message.
+
+    Still a :class:`KeyboardInterrupt`, so whatever answers Ctrl-C answers it.
+    """
+
+    def __init__(self, report: SendReport) -> None:
+        super().__init__()
+        self.report = report
+
+
+def _send_all(root: Path, smtp: smtplib.SMTP, messages: list[Outgoing], server: Server,
+              sender: str, login: str, password: str, report: SendReport,
+              progress: Callable[[int, int], None] | None, again: str) -> None:
+    """Send each of ``messages`` in turn over ``smtp`` (see :func:`send_messages`)."""
+    for done, item in enumerate(messages, 1):
+        try:
+            _send_one(root, smtp, item, sender, report, again)
+        except _LoginRequired as exc:
+            # a problem of the connection, not of this recipient: stop at once
+            error = MailError(_login_line(server, login, password, exc.reply, report,
+                                          again))
+            if report.sent or report.refused:
+                report.not_tried = messages[done:]
+                error.report = report  # type: ignore[attr-defined]
+            raise error from None
+        except MailError as exc:
+            report.not_tried = messages[done:]
+            exc.report = report  # type: ignore[attr-defined]
+            raise
+        if progress is not None:
+            progress(done, len(messages))
+
+
+def _untried(messages: list[Outgoing], report: SendReport) -> list[Outgoing]:
+    """The messages whose transaction never began (none of the report's outcomes)."""
+    begun = {id(item) for outcome in (report.sent, report.refused, report.failed,
+                                      report.unconfirmed) for item, _ in outcome}
+    return [item for item in messages if id(item) not in begun]
 
 
 def _send_one(root: Path, smtp: smtplib.SMTP, item: Outgoing, sender: str,
               report: SendReport, again: str) -> None:
-    name, sha256, _ = item.attachment
-    mid = item.message_id
     smtp._sheetflow_reset()  # type: ignore[attr-defined]
-    append(root, {"event": "sending", "kind": item.kind, "rater": item.rater,
-                  "sitting": item.sitting, "to": item.to, "message_id": mid,
-                  "time": iso(now_utc()), "attachment": name, "attachment_sha256": sha256,
-                  "about": item.about})
+    try:
+        append(root, _sending_record(item))
+        outcome, reply = _transaction(root, smtp, item, sender, report, again)
+        append(root, {"event": outcome, "message_id": item.message_id,
+                      "time": iso(now_utc()), "reply": reply})
+        (report.sent if outcome == "sent" else report.refused).append((item, reply))
+    except KeyboardInterrupt:
+        _interrupted(root, smtp, item, report)
+        raise
+
+
+def _sending_record(item: Outgoing) -> dict[str, object]:
+    """The journal's record that ``item``'s transaction begins."""
+    name, sha256, _ = item.attachment
+    return {"event": "sending", "kind": item.kind, "rater": item.rater,
+            "sitting": item.sitting, "to": item.to, "message_id": item.message_id,
+            "time": iso(now_utc()), "attachment": name, "attachment_sha256": sha256,
+            "about": item.about}
+
+
+def _transaction(root: Path, smtp: smtplib.SMTP, item: Outgoing, sender: str,
+                 report: SendReport, again: str) -> tuple[str, str]:
+    """Send ``item``: its outcome (``sent`` or ``refused``) and the server's reply."""
     try:
         refused = smtp.send_message(item.message, from_addr=sender, to_addrs=[item.to])
         reply = _last_reply(smtp)
@@ -190,9 +255,44 @@ def _send_one(root: Path, smtp: smtplib.SMTP, item: Outgoing, sender: str,
             _login_required(root, item, reply)
     except (smtplib.SMTPException, OSError) as exc:
         _broke_off(root, smtp, item, report, exc, again)
-    append(root, {"event": outcome, "message_id": mid, "time": iso(now_utc()),
-                  "reply": reply})
-    (report.sent if outcome == "sent" else report.refused).append((item, reply))
+    return outcome, reply
+
+
+INTERRUPTED_BEFORE = ("interrupted (Ctrl-C) before the mail server had the whole message: "
+                      "it was not delivered, and the next run sends it")
+"""The reply journalled (``failed``) for a message Ctrl-C stopped before its "." went."""
+INTERRUPTED_AFTER = ("interrupted (Ctrl-C) after the whole message was written and before "
+                     "the mail server confirmed it: it may or may not have arrived")
+"""Why a message Ctrl-C stopped while the server's answer was awaited is unconfirmed."""
+
+
+def _interrupted(root: Path, smtp: smtplib.SMTP, item: Outgoing,
+                 report: SendReport) -> None:
+    """Journal and report what Ctrl-C left of ``item``'s transaction, whatever it was
+    stopped in: the server's reply to its data, once read, settles it; before that, a
+    message whose closing "." may have gone may have arrived (unconfirmed: no outcome
+    journalled); one whose "." never went cannot have (``failed``: the next run sends
+    it)."""
+    if any(item is done for outcome in (report.sent, report.refused)
+           for done, _ in outcome):
+        return  # journalled and reported before the interrupt
+    answered = getattr(smtp, "_sheetflow_answer", None)
+    if answered is not None:
+        code, text = answered
+        reply = f"{code} {_text(text)}"
+        outcome = ("sent" if code == 250 else "failed" if needs_login(code, _text(text))
+                   else "refused")  # as _transaction would have had it
+        # written again if the interrupt came after the record: a repeat changes nothing
+        append(root, {"event": outcome, "message_id": item.message_id,
+                      "time": iso(now_utc()), "reply": reply})
+        {"sent": report.sent, "failed": report.failed,
+         "refused": report.refused}[outcome].append((item, reply))
+    elif getattr(smtp, "_sheetflow_dot", False):
+        report.unconfirmed.append((item, INTERRUPTED_AFTER))
+    else:
+        append(root, {"event": "failed", "message_id": item.message_id,
+                      "time": iso(now_utc()), "reply": INTERRUPTED_BEFORE})
+        report.failed.append((item, INTERRUPTED_BEFORE))
 
 
 class _LoginRequired(Exception):
@@ -278,7 +378,7 @@ def _broke_off(root: Path, smtp: smtplib.SMTP, item: Outgoing, report: SendRepor
 
 def _last_reply(smtp: smtplib.SMTP) -> str:
     """The server's answer to the end of the message (``250 ...``), as text."""
-    code, text = getattr(smtp, "_sheetflow_last", (250, b"OK"))
+    code, text = getattr(smtp, "_sheetflow_answer", None) or (250, b"OK")
     return f"{code} {_text(text)}"
 
 
@@ -329,30 +429,42 @@ def _end_of_data(sock: socket.socket) -> int | None:
 
 
 class _Tracked:
-    """smtplib's client, keeping the server's reply to each message's data, whether the
-    whole message (its closing "." line included) was written, and how far the server's
+    """smtplib's client, keeping the server's reply to each message's data, whether its
+    closing "." line may have gone and whether it was written, and how far the server's
     machine had acknowledged it when the connection was closed."""
 
-    _sheetflow_last: tuple[int, bytes] = (250, b"OK")
+    _sheetflow_answer: tuple[int, bytes] | None = None
+    _sheetflow_dot = False
     _sheetflow_written = False
     _sheetflow_end: int | None = None
     _sheetflow_closed: tuple[int, int] | None = None
 
     def _sheetflow_reset(self) -> None:
         """Forget the previous message's transaction."""
+        self._sheetflow_answer, self._sheetflow_dot = None, False
         self._sheetflow_written, self._sheetflow_end = False, None
         self._sheetflow_closed = None
 
-    def data(self, msg: bytes | str) -> tuple[int, bytes]:
-        code, text = super().data(msg)  # type: ignore[misc]
-        self._sheetflow_last = (code, text)
+    def getreply(self) -> tuple[int, bytes]:
+        code, text = super().getreply()  # type: ignore[misc]
+        if self._sheetflow_dot and self._sheetflow_answer is None:
+            # the answer to the message's "." kept at once: a Ctrl-C between here
+            # and the end of smtplib's data() finds the message accepted, not unknown
+            self._sheetflow_answer = (code, text)
         return code, text
 
     def send(self, s: bytes | str) -> None:
-        super().send(s)  # type: ignore[misc]
-        if isinstance(s, bytes) and s.endswith(b"\r\n.\r\n"):  # the body, ended
-            self._sheetflow_written = True
-            self._sheetflow_end = _end_of_data(self.sock)  # type: ignore[attr-defined]
+        if not (isinstance(s, bytes) and s.endswith(b"\r\n.\r\n")):
+            super().send(s)  # type: ignore[misc]
+            return
+        # the body, then its closing ".\r\n" apart: a body stopped part-way (Ctrl-C)
+        # lacks the ".", without which SMTP accepts nothing; from the moment the "."
+        # is being written, the message may arrive
+        super().send(s[:-3])  # type: ignore[misc]
+        self._sheetflow_dot = True
+        super().send(s[-3:])  # type: ignore[misc]
+        self._sheetflow_written = True
+        self._sheetflow_end = _end_of_data(self.sock)  # type: ignore[attr-defined]
 
     def close(self) -> None:
         # smtplib closes the socket before raising a lost connection: read how far the
@@ -446,8 +558,19 @@ def _temporary(exc: Exception) -> bool:
 
 
 def _close(smtp: smtplib.SMTP) -> None:
+    """Close the connection at once, without QUIT."""
     with contextlib.suppress(OSError):
         smtp.close()
+
+
+def _quit(smtp: smtplib.SMTP) -> None:
+    """Say QUIT and close: every message has its outcome, so a server that answers it
+    badly or drops the line changes nothing that was sent."""
+    try:
+        with contextlib.suppress(smtplib.SMTPException, OSError):
+            smtp.quit()
+    finally:
+        _close(smtp)
 
 
 def connection_problem(where: str, exc: BaseException, login: str, protocol: str) -> str:
