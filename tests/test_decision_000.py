@@ -214,8 +214,8 @@ def test_each_validator_gets_a_feedback_workbook(clean):
     root, _, _ = clean
     data = analyze(root).data
     totals = data[data["dimension"] == "total"].assign(value=lambda d: d["value"].astype(float))
-    # the median of the other validators: R3's own total is never in it
-    medians = totals[totals["rater"] != "R3"].groupby(["case", "arm"])["value"].median()
+    # the group median: every validator who scored the response, R3 included
+    medians = totals.groupby(["case", "arm"])["value"].median()
     key = json.loads((root / "sealed" / "key.json").read_text(encoding="utf-8"))
     sides = key_sides(key)
     arm_of = {(r.case, r.label): r.arm for r in sides.itertuples() if r.rater == "R3"}
@@ -230,8 +230,8 @@ def test_each_validator_gets_a_feedback_workbook(clean):
     for sheet in ("Your scores", "Your directions"):  # headers in words, not column names
         assert not any("_" in str(h) for h in next(wb[sheet].iter_rows(values_only=True)))
     overview = list(wb["Overview"].iter_rows(values_only=True))
-    assert "Share within 1 point of the median of the others" in overview[3]
-    share = overview[3].index("Share within 1 point of the median of the others")
+    assert "Share within 1 point of the group median" in overview[3]
+    share = overview[3].index("Share within 1 point of the group median")
     assert wb["Overview"].cell(5, share + 1).number_format == "0%"
     # measures by the words the pack showed (they were ids: "depth", "total")
     study = load_study(root)
@@ -248,9 +248,9 @@ def test_each_validator_gets_a_feedback_workbook(clean):
         mine = totals[(totals["rater"] == "R3") & (totals["case"] == case)
                       & (totals["arm"] == arm)]["value"].item()
         assert r[col["Your points"]] == pytest.approx(mine)
-        assert r[col["Median points of the other validators"]] == pytest.approx(
+        assert r[col["Group median points (you included)"]] == pytest.approx(
             medians[(case, arm)])
-        assert r[col["Other validators who scored it"]] == 3
+        assert r[col["Validators who scored it (you included)"]] == 4
         checked += 1
     assert checked == 36
     assert [item_of[r[col["Case"]]] for r in rows[1:]
@@ -374,13 +374,9 @@ def test_a_total_over_an_optional_dimension_left_blank_is_named(tmp_path):
     assert result.exit_code == 0, result.output
     note = "total: 36 of 144 ratings have no total ('alternatives' left blank): R1 36 of " \
         "36; the figures on the total leave them out"  # 4 raters x 18 cases x 2 arms
-    # R1's total and 'alternatives' leave 2 others beside each of the 3 raters who gave
-    # them (36 responses x 3 raters x 2 measures): withheld from their feedback
-    withheld = ("feedback workbooks: the other validators' figures are withheld beside "
-                "216 of 792 scores and 0 of 72 directions")
-    assert len(summary["panel"]["expected"]) == 4 and summary["panel"]["notes"][0] == note
-    assert summary["panel"]["notes"][1].startswith(withheld)
-    assert len(summary["panel"]["notes"]) == 2
+    # R1's total and 'alternatives' leave groups of 3 validators: their feedback shows
+    # the group median there too, so no note on withheld feedback figures
+    assert len(summary["panel"]["expected"]) == 4 and summary["panel"]["notes"] == [note]
     assert f"note: {note}" in result.output and f"note: {note}" in _summary_rows(root)
 
     root = _optional_alternatives(tmp_path / "all")

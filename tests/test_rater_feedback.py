@@ -1,16 +1,17 @@
-"""The feedback workbooks (protocol 000) never let a validator work out a colleague's
-score: group figures come from the other validators only, and are withheld where fewer
-than three others rated the response.
+"""The feedback workbooks (protocol 000 section 7.2: "your scores compared to group
+median (de-identified)") set each validator's scores beside the median of every
+validator who scored the response, their own included, and show it only where at
+least three validators did.
 
-With two validators the median of both, beside one's own score, gave the other's in
-every row (2 x median - own), and the share choosing the same direction gave the
-other's direction; with three, the median gave one of the other two whenever one's
-own was not the middle.
+With two validators the median beside one's own score would give the other's in
+every row (2 x median - own), so nothing is shown; with three (the paired-rubric
+template) the median is shown, and a reader cannot tell which colleague scored it.
 """
 
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import statistics
 from pathlib import Path
@@ -21,15 +22,18 @@ import pytest
 from decision_helpers import run_analyze
 
 from sheetflow.analysis import key_sides
-from sheetflow.analysis.rater_feedback import MIN_OTHERS, others_medians, share_words
+from sheetflow.analysis.rater_feedback import MIN_GROUP, RULE, group_medians, share_words
 from sheetflow.collect.run import collect
 from sheetflow.demo.simulate import fill_packs
 from sheetflow.packs.generate import generate_packs
+from sheetflow.spec.study import load_study
 from sheetflow.spec.templates import init_study
 
-GROUP_SCORE_COLUMNS = ("Median points of the other validators",
-                       "Difference in points (you - median of the others)")
-SAME = "Other validators with the same direction"
+MEDIAN = "Group median points (you included)"
+DIFFERENCE = "Difference in points (you - group median)"
+GROUP = "Validators who scored it (you included)"
+SAME = "Validators with your direction (you included)"
+WORDS = {"fewer than half", "half", "more than half"}
 
 
 def _study(root: Path, raters: int) -> Path:
@@ -58,15 +62,41 @@ def _sheet(path: Path, name: str) -> list[dict[str, object]]:
     return [dict(zip(rows[top], r, strict=True)) for r in rows[top + 1:]]
 
 
+def _book(root: Path, rater: str) -> Path:
+    return root / "out" / f"feedback-{rater}.xlsx"
+
+
 def _scores(root: Path) -> dict[tuple[str, str, str, str], float]:
     """(rater, item, label the rater saw, measure words) -> points, from the
     unblinded export (the label column is the one each rater saw)."""
-    words = {"depth": "Depth of Analysis", "evidence": "Evidence Integration",
-             "alternatives": "Alternative Consideration", "logic": "Logical Structure",
-             "actionability": "Actionability", "total": "Total"}
+    words = _words(root)
     with open(root / "out" / "ratings-unblinded.csv", encoding="utf-8") as f:
         return {(r["rater"], r["item"], r["label"], words[r["dimension"]]): float(r["value"])
                 for r in csv.DictReader(f) if r["dimension"] in words}
+
+
+def _words(root: Path) -> dict[str, str]:
+    """Measure id -> the words the workbooks name it by."""
+    rubric = load_study(root).rubric
+    words = {d.id: d.label for d in rubric.dimensions if d.points_range is not None}
+    return {**words, **{t.id: t.label for t in rubric.totals}}
+
+
+def _possible(root: Path) -> dict[str, set[float]]:
+    """Measure words -> every points value a validator could give it (a total: every
+    sum of its dimensions' points)."""
+    rubric = load_study(root).rubric
+    points = {}
+    for d in rubric.dimensions:
+        if d.kind == "count":
+            points[d.id] = {float(b.points) for b in d.bins}
+        elif d.kind == "checklist":
+            points[d.id] = {float(n) for n in range(len(d.questions) + 1)}
+    for t in rubric.totals:
+        assert t.method == "sum"
+        points[t.id] = {float(sum(c)) for c in itertools.product(*(points[m] for m in t.of))}
+    words = _words(root)
+    return {words[m]: v for m, v in points.items()}
 
 
 def _items(root: Path, rater: str) -> dict[str, str]:
@@ -74,61 +104,6 @@ def _items(root: Path, rater: str) -> dict[str, str]:
     key = json.loads((root / "sealed" / "key.json").read_text(encoding="utf-8"))
     pack = next(p for p in key["packs"] if p["rater_id"] == rater and p["sitting"] == 1)
     return {f"{c['position']} ({c['code']})": c["item_id"] for c in pack["cases"]}
-
-
-@pytest.mark.parametrize("raters", [2, 3])
-def test_too_few_others_show_no_group_figure(tmp_path, raters):
-    root = _study(tmp_path / "s", raters)
-    for n in range(1, raters + 1):
-        book = root / "out" / f"feedback-EV-{n:02d}.xlsx"
-        scores = _sheet(book, "Your scores")
-        assert len(scores) == 216  # 18 cases x 2 responses x 6 measures, each one shown
-        for row in scores:  # own points and the count only: nothing to subtract from
-            assert row["Your points"] is not None
-            assert row["Other validators who scored it"] == raters - 1
-            assert all(row[c] is None for c in GROUP_SCORE_COLUMNS), row
-        directions = _sheet(book, "Your directions")
-        assert len(directions) == 18 and all(r[SAME] is None for r in directions)
-        for row in _sheet(book, "Overview"):
-            assert row["Responses with group figures"] == 0
-            assert row["Median points of the others (mean over responses with group "
-                       "figures)"] is None
-        intro = openpyxl.load_workbook(book)["Overview"]["A2"].value
-        assert f"at least {MIN_OTHERS} other validators" in intro  # why they are blank
-    # the analyst reads it on the Summary (and the screen) and on Methods
-    _, summary, rows = run_analyze(root)
-    note = next(n for n in summary["panel"]["notes"] if n.startswith("feedback workbooks"))
-    assert f"withheld beside {raters * 216} of {raters * 216} scores" in note
-    assert f"note: {note}" in rows
-    methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
-    assert any(r[0] == "Feedback workbooks" and "Here withheld beside" in r[1]
-               for r in methods.iter_rows(values_only=True))
-
-
-def test_enough_others_show_their_median_without_ones_own_score(tmp_path):
-    root = _study(tmp_path / "s", 4)
-    points = _scores(root)
-    book = root / "out" / "feedback-EV-01.xlsx"
-    items = _items(root, "EV-01")
-    checked = 0
-    for row in _sheet(book, "Your scores"):
-        item = items[row["Case"]]
-        # the others' scores of the same response: its label may differ per rater
-        mine = points["EV-01", item, row["Response (label you saw)"], row["Measure"]]
-        arm = _arm(root, "EV-01", item, row["Response (label you saw)"])
-        others = [v for (r, i, lab, m), v in points.items() if r != "EV-01" and i == item
-                  and m == row["Measure"] and _arm(root, r, i, lab) == arm]
-        assert len(others) == row["Other validators who scored it"] == 3
-        assert row["Your points"] == mine
-        assert row["Median points of the other validators"] == pytest.approx(
-            statistics.median(others))
-        checked += 1
-    assert checked == 216
-    directions = _sheet(book, "Your directions")
-    assert {r[SAME] for r in directions} <= {"fewer than half", "half", "more than half"}
-    assert all(r["Other validators who scored it"] == 3 for r in directions)
-    _, summary, _ = run_analyze(root)
-    assert not any(n.startswith("feedback workbooks") for n in summary["panel"]["notes"])
 
 
 _SIDES: dict[Path, dict[tuple[str, str, str], str]] = {}
@@ -143,25 +118,125 @@ def _arm(root: Path, rater: str, item: str, label: str) -> str:
     return _SIDES[root][rater, item, label]
 
 
-def test_others_medians_leave_out_each_value_itself():
+def _group(root: Path, points: dict, rater: str, row: dict) -> tuple[float, list[float]]:
+    """``rater``'s points on the response and measure of ``row``, and the colleagues'
+    points on the same response (each found by the label they saw)."""
+    item = _items(root, rater)[row["Case"]]
+    label = row["Response (label you saw)"]
+    arm = _arm(root, rater, item, label)
+    others = [v for (r, i, lab, m), v in points.items() if r != rater and i == item
+              and m == row["Measure"] and _arm(root, r, i, lab) == arm]
+    return points[rater, item, label, row["Measure"]], others
+
+
+def test_two_validators_show_no_group_figure(tmp_path):
+    root = _study(tmp_path / "s", 2)
+    for rater in ("EV-01", "EV-02"):
+        book = _book(root, rater)
+        scores = _sheet(book, "Your scores")
+        assert len(scores) == 216  # 18 cases x 2 responses x 6 measures, each one shown
+        for row in scores:  # own points and the count only: nothing to subtract from
+            assert row["Your points"] is not None and row[GROUP] == 2
+            assert row[MEDIAN] is None and row[DIFFERENCE] is None, row
+        directions = _sheet(book, "Your directions")
+        assert len(directions) == 18 and all(r[SAME] is None for r in directions)
+        for row in _sheet(book, "Overview"):  # no figure computed from the colleague's
+            assert row["Responses with group figures"] == 0
+            assert row["Group median points (mean over responses with group figures)"] \
+                is None
+            assert row["Share within 1 point of the group median"] is None
+        intro = openpyxl.load_workbook(book)["Overview"]["A2"].value
+        assert f"at least {MIN_GROUP} validators" in intro  # why they are blank
+        assert "twice the median minus one's own score" in intro
+    # the analyst reads it on the Summary (and the screen) and on Methods
+    _, summary, rows = run_analyze(root)
+    note = next(n for n in summary["panel"]["notes"] if n.startswith("feedback workbooks"))
+    assert "withheld beside 432 of 432 scores and 36 of 36 directions" in note
+    assert f"note: {note}" in rows
+    methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
+    assert any(r[0] == "Feedback workbooks" and "Here withheld beside 432 of 432" in r[1]
+               for r in methods.iter_rows(values_only=True))
+
+
+def _assignments(own: float, median: float, possible: set[float]) -> set[tuple]:
+    """Every pair of colleagues' points (first, second) that, with ``own``, has the
+    median shown."""
+    return {(a, b) for a in possible for b in possible
+            if statistics.median([own, a, b]) == median}
+
+
+def test_three_validators_show_the_group_median_without_saying_whose(tmp_path):
+    """The template's three validators: every median is shown, and is the median of
+    all three scores. In every row the reader cannot tell which colleague scored what:
+    two different assignments of points to the colleagues fit it, except where the
+    rule line says the median tells both (one's own above a median at the measure's
+    lowest points or below one at its highest: both colleagues scored it)."""
+    root = _study(tmp_path / "s", 3)
+    points, possible = _scores(root), _possible(root)
+    told = 0
+    for rater in ("EV-01", "EV-02", "EV-03"):
+        rows = _sheet(_book(root, rater), "Your scores")
+        assert len(rows) == 216
+        for row in rows:
+            own, others = _group(root, points, rater, row)
+            assert row["Your points"] == own and row[GROUP] == len(others) + 1 == 3
+            median = row[MEDIAN]
+            assert median == statistics.median([own, *others])
+            assert row[DIFFERENCE] == pytest.approx(own - median)
+            fits = _assignments(own, median, possible[row["Measure"]])
+            assert tuple(others) in fits and tuple(reversed(others)) in fits
+            at_end = (own > median == min(possible[row["Measure"]])) or \
+                (own < median == max(possible[row["Measure"]]))
+            if at_end:  # the one case the rule line names
+                assert fits == {(median, median)}
+                told += 1
+            else:
+                assert len(fits) >= 2, row
+        directions = _sheet(_book(root, rater), "Your directions")
+        assert len(directions) == 18
+        assert all(r[SAME] in WORDS - {"half"} and r[GROUP] == 3 for r in directions)
+    assert told  # the template's data has such rows: the rule line must say so
+    assert "both colleagues scored that" in RULE
+    _, summary, _ = run_analyze(root)
+    assert not any(n.startswith("feedback workbooks") for n in summary["panel"]["notes"])
+
+
+def test_four_validators_show_the_median_of_all_four(tmp_path):
+    root = _study(tmp_path / "s", 4)
+    points = _scores(root)
+    rows = _sheet(_book(root, "EV-01"), "Your scores")
+    for row in rows:
+        own, others = _group(root, points, "EV-01", row)
+        assert row[GROUP] == len(others) + 1 == 4
+        assert row["Your points"] == own
+        assert row[MEDIAN] == pytest.approx(statistics.median([own, *others]))
+    assert len(rows) == 216
+    directions = _sheet(_book(root, "EV-01"), "Your directions")
+    assert all(r[SAME] in WORDS and r[GROUP] == 4 for r in directions)
+    _, summary, _ = run_analyze(root)
+    assert not any(n.startswith("feedback workbooks") for n in summary["panel"]["notes"])
+
+
+def test_group_medians_take_each_value_with_its_group():
     rng = np.random.default_rng(3)
     groups = rng.integers(0, 40, 600)
     values = rng.integers(0, 6, 600).astype(float)
-    medians, others = others_medians(groups, values)
+    medians, sizes = group_medians(groups, values)
     for i in range(len(values)):
-        rest = [values[j] for j in range(len(values)) if groups[j] == groups[i] and j != i]
-        assert others[i] == len(rest)
-        if rest:
-            assert medians[i] == statistics.median(rest)
-        else:
-            assert np.isnan(medians[i])
+        group = [values[j] for j in range(len(values)) if groups[j] == groups[i]]
+        assert sizes[i] == len(group)
+        assert medians[i] == statistics.median(group)
 
 
-def test_direction_words_never_say_all_or_none():
-    others = np.arange(MIN_OTHERS, 12)
-    for n in others:
-        said = share_words(np.arange(n + 1), np.full(n + 1, n))
-        # none and one read alike, as do all and all but one
-        assert said[0] == said[1] == "fewer than half"
-        assert said[-1] == said[-2] == "more than half"
-    assert share_words(np.array([1]), np.array([MIN_OTHERS - 1]))[0] is None
+def test_direction_words_never_give_an_exact_share():
+    for n in range(MIN_GROUP, 12):
+        same = np.arange(1, n + 1)  # the reader is always one of them
+        said = share_words(same, np.full(n, n))
+        assert said[-1] == said[-2] == "more than half"  # all and all but one alike
+        if n > 4:  # none and one of the colleagues alike
+            assert said[0] == said[1] == "fewer than half"
+    # with three or four, "fewer than half" is no colleague at all: the rule says so
+    assert share_words(np.array([1, 2]), np.array([3, 3])).tolist() == \
+        ["fewer than half", "more than half"]
+    assert "with three or four validators, fewer than half means that no colleague" in RULE
+    assert share_words(np.array([1]), np.array([MIN_GROUP - 1]))[0] is None

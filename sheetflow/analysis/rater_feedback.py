@@ -1,24 +1,26 @@
 """Each validator's feedback tables (protocol 000 section 7.2): their own scores beside
-the de-identified group, shown so that no colleague's score can be worked out.
+the de-identified group median.
 
 The protocol promises each validator "your scores compared to group median
-(de-identified)". A median over every validator who scored a response, the reader's
-own score included, gives away a colleague's: with two validators, twice the median
-minus one's own score is the other's; with three, it is one of the other two whenever
-one's own is not the middle. So the group figures here are
+(de-identified)". The group is every validator who scored the response, the reader
+included, and no validator is named. Its figures are
 
-- computed over the *other* validators only (the reader's own score is never in them);
-- shown only where at least :data:`MIN_OTHERS` other validators rated the response
-  (or, for a direction, the case): below that the cells are blank, the workbook says
-  why, and the analysis's Methods sheet and panel notes count them;
-- for a direction, said as "fewer than half", "half" or "more than half" of the other
-  validators choosing the same response, never as an exact share: a share of 100%
-  would tell the reader every colleague's direction. With at least three others each
-  word covers at least two counts (none or one, all or all but one), so it never
-  says that all of them, or none of them, chose alike.
-
-A median of three or more others is one of their scores only in the sense that a
-median always is: it does not say whose, nor what any other score was.
+- shown only where at least :data:`MIN_GROUP` validators scored the response (or, for
+  a direction, the case), the reader's own included. With two, twice the median minus
+  one's own score is the colleague's, so below the bar the cells are blank, the
+  workbook says why, and the analysis's Methods sheet and panel notes count them;
+- with three, the median of the three scores: the reader's own or one colleague's,
+  without saying whose. A reader whose score is above the median learns that one
+  colleague scored the median and the other no more (below it: no less), not which
+  colleague is which. Only where the reader's score is above a median at the
+  measure's lowest points (or below one at its highest) does it follow that both
+  colleagues scored exactly that. The protocol's "de-identified" allows this; the
+  workbook's rule line (:data:`RULE`) says so;
+- for a direction, said as "fewer than half", "half" or "more than half" of the
+  group choosing the same response, never as an exact share: a share of 100% would
+  tell the reader every colleague's direction. "More than half" always covers all
+  and all but one; with three or four validators "fewer than half" means that no
+  colleague chose as the reader did (not which of the two other choices each made).
 """
 
 from __future__ import annotations
@@ -32,22 +34,26 @@ from ..packs.guides import display_label
 from ..words import counted
 from .context import TIED, Context, natural_order, split_rows
 
-MIN_OTHERS = 3
-"""The fewest other validators whose figures a validator's feedback shows."""
+MIN_GROUP = 3
+"""The fewest validators, the reader included, whose scores a group figure is shown
+over."""
 
 FEEDBACK_TOPIC = "Feedback workbooks"
 
-RULE = (f"Group figures come from the other validators only, and are shown only where "
-        f"at least {MIN_OTHERS} other validators rated the same response (a direction: "
-        "the same case): with fewer, a median or a share would let a validator work out "
-        "a colleague's score (with one other, the median is that colleague's score; "
-        "with two, it is their mean, which at either end of a scale is both their "
-        "scores). "
-        "Directions are said as fewer than half, half or more than half of the other "
-        "validators, never as an exact share, which at 100% would tell every "
-        "colleague's direction.")
+RULE = ("The group is every validator who scored the same response (for a direction, "
+        "the same case), the reader included, and no validator is named. Its figures "
+        f"are shown only where at least {MIN_GROUP} validators scored it: with two, "
+        "twice the median minus one's own score would be the colleague's score, so "
+        "those cells are blank. With three, the median is one of the three scores, "
+        "the reader's own or one colleague's, without saying whose; only where the "
+        "reader's score is above a median at the measure's lowest points (or below one "
+        "at its highest) does it follow that both colleagues scored that. Directions "
+        "are said as fewer than half, half or more than half of the group, never as an "
+        "exact share, which at 100% would tell every colleague's direction; with three "
+        "or four validators, fewer than half means that no colleague chose as the "
+        "reader did.")
 
-NO_DIRECTIONS = pd.DataFrame(columns=["case", "your_direction", "others_same", "n_others"])
+NO_DIRECTIONS = pd.DataFrame(columns=["case", "your_direction", "group_same", "n_group"])
 
 
 class Withheld(NamedTuple):
@@ -63,26 +69,26 @@ def feedback_tables(ctx: Context) -> dict[str, dict[str, pd.DataFrame]]:
     """Each validator's feedback tables, by rater id then sheet name.
 
     Per validator: every response they scored, by the label they saw (arms are not
-    named), each measure's points beside the median of the *other* validators who
-    scored that response; a per-measure overview; and their direction per case beside
-    how many of the other validators named the same response. Group figures follow
-    the rule of this module (:data:`RULE`): blank where fewer than :data:`MIN_OTHERS`
-    other validators rated it.
+    named), each measure's points beside the median of every validator who scored that
+    response, theirs included; a per-measure overview; and their direction per case
+    beside how many of the group named the same response. Group figures follow the
+    rule of this module (:data:`RULE`): blank where fewer than :data:`MIN_GROUP`
+    validators rated it.
     """
     scores = _scores(ctx)
     if scores.empty:
         return {}
     labels = ctx.first.drop_duplicates(["rater", "case", "arm"]).set_index(
         ["rater", "case", "arm"])["label"]
-    medians, others = others_medians(_codes(scores, ["case", "arm", "measure"]),
-                                     scores["value"].to_numpy(dtype=float))
-    medians = np.where(others >= MIN_OTHERS, medians, np.nan)
+    values = scores["value"].to_numpy(dtype=float)
+    medians, sizes = group_medians(_codes(scores, ["case", "arm", "measure"]), values)
+    medians = np.where(sizes >= MIN_GROUP, medians, np.nan)
     shown = labels.reindex(pd.MultiIndex.from_frame(scores[["rater", "case", "arm"]]))
     table = pd.DataFrame({
         "rater": scores["rater"].astype(str).to_numpy(), "case": scores["case"].to_numpy(),
         "response": shown.fillna("").to_numpy(), "measure": scores["measure"].to_numpy(),
-        "you": scores["value"].to_numpy(dtype=float), "others_median": medians,
-        "difference": scores["value"].to_numpy(dtype=float) - medians, "n_others": others})
+        "you": values, "group_median": medians, "difference": values - medians,
+        "n_group": sizes})
     # one sort and one grouped overview for the whole panel, then split per rater
     table = ctx.as_seen(natural_order(table, ["case", "response"]))
     overview = _overview(table)
@@ -97,9 +103,9 @@ def feedback_tables(ctx: Context) -> dict[str, dict[str, pd.DataFrame]]:
             for rater in scores["rater"].astype(str).unique()}
 
 
-def others_medians(groups: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each value, the median of the other values of its group, and how many there
-    are (NaN where there is none).
+def group_medians(groups: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each value, the median of its group (the value itself included) and the
+    group's size.
 
     Parameters
     ----------
@@ -110,54 +116,37 @@ def others_medians(groups: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, 
 
     Returns
     -------
-    medians, others : numpy.ndarray
-        The median of the group's values without this one, and the group's size less
-        one. Computed from one sort: a panel of hundreds of validators has hundreds of
-        thousands of scores.
+    medians, sizes : numpy.ndarray
+        The median of each value's group, and how many values the group holds.
     """
     if not len(values):
         return np.array([], dtype=float), np.array([], dtype=int)
-    order = np.lexsort((values, groups))
-    ranked = values[order]
-    sizes = np.bincount(groups)
-    size = sizes[groups[order]]
-    start = (np.cumsum(sizes) - sizes)[groups[order]]
-    at = np.arange(len(ranked)) - start  # the value's place in its sorted group
-    others = size - 1
-
-    def without_self(j: np.ndarray) -> np.ndarray:
-        """The ``j``-th of the group's other values, sorted (skipping the value itself)."""
-        return ranked[np.clip(start + j + (j >= at), 0, len(ranked) - 1)]
-
-    middle = (without_self((others - 1) // 2) + without_self(others // 2)) / 2
-    medians = np.empty(len(values))
-    medians[order] = np.where(others > 0, middle, np.nan)
-    counts = np.empty(len(values), dtype=int)
-    counts[order] = others
-    return medians, counts
+    grouped = pd.Series(values).groupby(groups)
+    sizes = np.bincount(groups)[groups]
+    return grouped.transform("median").to_numpy(dtype=float), sizes
 
 
-def share_words(same: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """How many of ``others`` other validators chose as the reader did, in words:
-    "fewer than half", "half", "more than half"; None (a blank cell) below
-    :data:`MIN_OTHERS` others."""
-    said = np.select([2 * same > others, 2 * same == others],
+def share_words(same: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """How many of a ``group`` of validators (the reader included) chose as the reader
+    did, ``same`` (the reader included), in words: "fewer than half", "half", "more
+    than half"; None (a blank cell) in a group smaller than :data:`MIN_GROUP`."""
+    said = np.select([2 * same > group, 2 * same == group],
                      ["more than half", "half"], "fewer than half").astype(object)
-    said[others < MIN_OTHERS] = None
+    said[group < MIN_GROUP] = None
     return said
 
 
 def withheld(ctx: Context) -> Withheld:
-    """How many scores and directions of every validator's feedback have fewer than
-    :data:`MIN_OTHERS` other validators beside them (their group figures withheld)."""
+    """How many scores and directions of every validator's feedback come from fewer
+    than :data:`MIN_GROUP` validators (their group figures withheld)."""
     scores = _scores(ctx)
     sizes = scores.groupby(["case", "arm", "measure"])["value"].transform("size") \
         if not scores.empty else pd.Series(dtype=int)
     directions = _directions(ctx)
     per_case = directions.groupby("case")["value"].transform("size") \
         if not directions.empty else pd.Series(dtype=int)
-    return Withheld(int((sizes - 1 < MIN_OTHERS).sum()), len(sizes),
-                    int((per_case - 1 < MIN_OTHERS).sum()), len(per_case))
+    return Withheld(int((sizes < MIN_GROUP).sum()), len(sizes),
+                    int((per_case < MIN_GROUP).sum()), len(per_case))
 
 
 def feedback_notes(ctx: Context) -> list[str]:
@@ -166,11 +155,12 @@ def feedback_notes(ctx: Context) -> list[str]:
     count = withheld(ctx)
     if not count.scores and not count.directions:
         return []
-    return [f"feedback workbooks: the other validators' figures are withheld beside "
+    return [f"feedback workbooks: the group's figures are withheld beside "
             f"{_part(count.scores, count.of_scores, 'score')} and "
             f"{_part(count.directions, count.of_directions, 'direction')}, where fewer "
-            f"than {MIN_OTHERS} other validators rated the same response or case, so that "
-            f"no validator can work out a colleague's score (Methods: {FEEDBACK_TOPIC})"]
+            f"than {MIN_GROUP} validators (the reader included) rated the same response "
+            "or case, so that no validator can work out a colleague's score "
+            f"(Methods: {FEEDBACK_TOPIC})"]
 
 
 def feedback_methods(ctx: Context) -> list[tuple[str, str]]:
@@ -179,9 +169,9 @@ def feedback_methods(ctx: Context) -> list[tuple[str, str]]:
     count = withheld(ctx)
     return [(FEEDBACK_TOPIC,
              "Each validator's feedback workbook sets their points, by the label they "
-             "saw, beside the median of the other validators who scored the same "
-             "response, and their direction beside how many of the other validators "
-             f"chose the same response. {RULE} Here withheld beside "
+             "saw, beside the median of every validator who scored the same response, "
+             "their own score included, and their direction beside how many of that "
+             f"group chose the same response. {RULE} Here withheld beside "
              f"{_part(count.scores, count.of_scores, 'score')} and "
              f"{_part(count.directions, count.of_directions, 'direction')}.")]
 
@@ -207,13 +197,13 @@ def _codes(table: pd.DataFrame, columns: list[str]) -> np.ndarray:
 
 
 def _overview(table: pd.DataFrame) -> pd.DataFrame:
-    """Per rater and measure: their mean, and against the others' median over the
+    """Per rater and measure: their mean, and against the group median over the
     responses where it is shown."""
     compared = table["difference"].notna()
     within = (table["difference"].abs() <= 1).astype(float).where(compared)
     return table.assign(within_1_point=within, compared=compared).groupby(
         ["rater", "measure"], sort=False).agg(
-        you_mean=("you", "mean"), others_median_mean=("others_median", "mean"),
+        you_mean=("you", "mean"), group_median_mean=("group_median", "mean"),
         mean_difference=("difference", "mean"), within_1_point=("within_1_point", "mean"),
         n_responses=("you", "size"), n_compared=("compared", "sum")).reset_index()
 
@@ -234,18 +224,19 @@ def _directions(ctx: Context) -> pd.DataFrame:
 
 
 def _direction_tables(ctx: Context, labels: pd.Series) -> dict[str, pd.DataFrame]:
-    """Per rater: their direction per case beside how many of the others named the same."""
+    """Per rater: their direction per case beside how many of the group (them included)
+    named the same."""
     values = _directions(ctx)
     if values.empty:
         return {}
-    others = values.groupby("case")["value"].transform("size").to_numpy() - 1
-    same = values.groupby(["case", "value"])["value"].transform("size").to_numpy() - 1
-    table = values.assign(n_others=others, others_same=share_words(same, others))
+    group = values.groupby("case")["value"].transform("size").to_numpy()
+    same = values.groupby(["case", "value"])["value"].transform("size").to_numpy()
+    table = values.assign(n_group=group, group_same=share_words(same, group))
     keys = pd.MultiIndex.from_arrays([table["rater"], table["case"], table["value"]])
     shown = pd.Series(labels.reindex(keys).to_numpy(), index=table.index)
     table["your_direction"] = np.where(
         table["value"] == TIED, TIED,
         "response " + shown.fillna(table["value"]).astype(str) + " better")
-    cols = ["case", "your_direction", "others_same", "n_others"]
+    cols = ["case", "your_direction", "group_same", "n_group"]
     firsts = ctx.as_seen(natural_order(table, ["case"]))
     return {str(rater): part for rater, part in split_rows(firsts, "rater", cols).items()}

@@ -2,10 +2,10 @@
 
 Protocol 000 promises each validator "your scores compared to group median
 (de-identified)". The tables come from the analysis (``Analysis.feedback``, built by
-:mod:`sheetflow.analysis.rater_feedback`, which also holds the rule that keeps a
-colleague's score from being worked out of them); this module only lays them out, one
-file per rater that the coordinator can send as it is, the rule stated above the first
-table.
+:mod:`sheetflow.analysis.rater_feedback`, which also holds the rule of where group
+figures are shown and what a validator can tell from them); this module only lays
+them out, one file per rater that the coordinator can send as it is, the rule stated
+above the first table.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from xlsxwriter.worksheet import Worksheet
 
-from ..analysis.rater_feedback import MIN_OTHERS, RULE
+from ..analysis.rater_feedback import RULE
 from ..errors import close_workbook
 from ..workbook.app_props import SheetflowWorkbook
 from ..workbook.printing import row_points, set_print
@@ -38,28 +38,26 @@ from .cells import (
 if TYPE_CHECKING:  # a worker process writing feedback needs no analysis
     from ..analysis import Analysis
 
-INTRO = ("Your points beside the median points of the other validators who scored the "
-         "same response (your own score is not in it, and no other validator is "
-         "named); your direction beside how many of the other validators chose the same "
-         "response. Points are what your workbook computed from your answers (a count "
-         "becomes the points of its band). Responses are shown by the label you saw. "
-         f"{RULE} Where fewer than {MIN_OTHERS} others rated it, the group cells are "
-         "blank.")
+INTRO = ("Your points beside the group median, and your direction beside how many of "
+         "the group chose the same response. Points are what your workbook computed "
+         "from your answers (a count becomes the points of its band). Responses are "
+         f"shown by the label you saw. {RULE}")
 
 # the analysis's column names in words a validator reads without a glossary
 HEADERS = {
     "measure": "Measure", "you_mean": "Your mean points (all your responses)",
-    "others_median_mean": "Median points of the others (mean over responses with "
-                          "group figures)",
-    "mean_difference": "Mean difference in points (you - median of the others)",
-    "within_1_point": "Share within 1 point of the median of the others",
+    "group_median_mean": "Group median points (mean over responses with group "
+                         "figures)",
+    "mean_difference": "Mean difference in points (you - group median)",
+    "within_1_point": "Share within 1 point of the group median",
     "n_responses": "Responses you scored",
     "n_compared": "Responses with group figures", "case": "Case",
     "response": "Response (label you saw)", "you": "Your points",
-    "others_median": "Median points of the other validators",
-    "difference": "Difference in points (you - median of the others)",
-    "n_others": "Other validators who scored it", "your_direction": "Your direction",
-    "others_same": "Other validators with the same direction",
+    "group_median": "Group median points (you included)",
+    "difference": "Difference in points (you - group median)",
+    "n_group": "Validators who scored it (you included)",
+    "your_direction": "Your direction",
+    "group_same": "Validators with your direction (you included)",
 }
 SHARES = ("within_1_point",)  # shown as percentages
 
