@@ -167,10 +167,12 @@ def _assignments(own: float, median: float, possible: set[float]) -> set[tuple]:
 
 def test_three_validators_show_the_group_median_without_saying_whose(tmp_path):
     """The template's three validators: every median is shown, and is the median of
-    all three scores. In every row the reader cannot tell which colleague scored what:
-    two different assignments of points to the colleagues fit it, except where the
-    rule line says the median tells both (one's own above a median at the measure's
-    lowest points or below one at its highest: both colleagues scored it)."""
+    all three scores. From each row alone the reader cannot tell which colleague
+    scored what: two different assignments of points to the colleagues fit it, except
+    where the rule line says the median tells both (one's own above a median at the
+    measure's lowest points or below one at its highest: both colleagues scored it).
+    Read together with the total, a response's rows can tell more, which the rule line
+    says too."""
     root = _study(tmp_path / "s", 3)
     points, possible = _scores(root), _possible(root)
     told = 0
@@ -197,6 +199,7 @@ def test_three_validators_show_the_group_median_without_saying_whose(tmp_path):
         assert all(r[SAME] in WORDS - {"half"} and r[GROUP] == 3 for r in directions)
     assert told  # the template's data has such rows: the rule line must say so
     assert "both colleagues scored that" in RULE
+    assert "read together with its total's can tell colleagues' scores" in RULE
     _, summary, _ = run_analyze(root)
     assert not any(n.startswith("feedback workbooks") for n in summary["panel"]["notes"])
 

@@ -12,10 +12,12 @@ included, and no validator is named. Its figures are
 - with three, the median of the three scores: the reader's own or one colleague's,
   without saying whose. A reader whose score is above the median learns that one
   colleague scored the median and the other no more (below it: no less), not which
-  colleague is which. Only where the reader's score is above a median at the
-  measure's lowest points (or below one at its highest) does it follow that both
-  colleagues scored exactly that. The protocol's "de-identified" allows this; the
-  workbook's rule line (:data:`RULE`) says so;
+  colleague is which. Where the reader's score is above a median at the measure's
+  lowest points (or below one at its highest), both colleagues scored exactly that;
+  and a total is the sum of its measures for each colleague alike, so a response's
+  medians read together can pin colleagues' scores on other measures too. No
+  validator is named (the protocol's "de-identified"); the workbook's rule line
+  (:data:`RULE`) says what can be told;
 - for a direction, said as "fewer than half", "half" or "more than half" of the
   group choosing the same response, never as an exact share: a share of 100% would
   tell the reader every colleague's direction. "More than half" always covers all
@@ -45,9 +47,11 @@ RULE = ("The group is every validator who scored the same response (for a direct
         f"are shown only where at least {MIN_GROUP} validators scored it: with two, "
         "twice the median minus one's own score would be the colleague's score, so "
         "those cells are blank. With three, the median is one of the three scores, "
-        "the reader's own or one colleague's, without saying whose; only where the "
-        "reader's score is above a median at the measure's lowest points (or below one "
-        "at its highest) does it follow that both colleagues scored that. Directions "
+        "the reader's own or one colleague's, without saying whose. It can still tell "
+        "colleagues' scores: where the reader's score is above a median at the "
+        "measure's lowest points (or below one at its highest), both colleagues scored "
+        "that, and a response's medians read together with its total's can tell "
+        "colleagues' scores on other measures too. Directions "
         "are said as fewer than half, half or more than half of the group, never as an "
         "exact share, which at 100% would tell every colleague's direction; with three "
         "or four validators, fewer than half means that no colleague chose as the "
