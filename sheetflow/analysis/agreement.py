@@ -402,7 +402,10 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "ICC(C,1) two-way consistency single; ICC(1,k)/ICC(k), ICC(2,k)/ICC(A,k), "
          "ICC(3,k)/ICC(C,k) for the mean of k raters. F tests and McGraw-Wong intervals; "
          "no form has an interval where the ratings fit the model exactly (error mean "
-         "square 0, F infinite), and each says so. "
+         "square 0, F infinite), and each says so. ICC(A,k)'s limits are the Spearman-"
+         "Brown step k r / (1 + (k-1) r) of ICC(A,1)'s; an ICC(A,1) lower limit at or "
+         "below -1/(k-1), where the step goes to -inf, gives ICC(A,k) the lower limit "
+         "-inf, and its row says so. "
          f"Plan form: {plan.icc_form}. Missing data: units with any missing rating are "
          "dropped (listwise); n_dropped says how many."),
         ("Percent agreement",

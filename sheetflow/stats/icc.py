@@ -62,7 +62,12 @@ def icc(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
     F tests of ICC = 0: F = MSR/MSW on (n-1, n(k-1)) df for the one-way forms and
     F = MSR/MSE on (n-1, (n-1)(k-1)) for the two-way forms. Intervals: McGraw &
     Wong (1996, Table 7) [2]_; the ICC(A,1) interval uses Satterthwaite's df, and
-    ICC(A,k) applies the Spearman-Brown step to the ICC(A,1) bounds (as R psych).
+    ICC(A,k) applies the Spearman-Brown step k r / (1 + (k-1) r) to the ICC(A,1)
+    bounds (as R psych). That step goes to -inf as r falls to -1/(k-1), so an ICC(A,1)
+    lower limit at or below -1/(k-1) gives ICC(A,k) the lower limit -inf, said in
+    ``reason`` (the formula applied past the pole gives a value above the estimate, as
+    in McGraw & Wong's table and pingouin). The other average forms' lower limit
+    1 - 1/F_L is -inf only when F is 0.
 
     Missing data: raters with no rating at all are dropped first (named in
     ``reason``); then listwise deletion of units with any missing rating (a
@@ -180,7 +185,8 @@ def _icc_rows(x: np.ndarray, confidence: float) -> list[dict[str, Any]]:
     single = [one[0], absolute[0], cons[0]]
     average = [one[1], absolute[1], cons[1]]
     reason = "" if ms["msr"] > 0 or ms["msw"] > 0 else "no variance in the ratings"
-    return [{**row, "reason": reason} for row in single + average]
+    return [{**row, "reason": "; ".join(r for r in (reason, row.get("reason", "")) if r)}
+            for row in single + average]
 
 
 def _f_test(f: float, df1: float, df2: float) -> dict[str, float]:
@@ -220,9 +226,33 @@ def _absolute(ms: dict, n: int, k: int, confidence: float) -> tuple[dict, dict]:
     low, high = _absolute_interval(ms, n, k, icc_a1, confidence)
     test = _f_test(msr / mse, n - 1, (n - 1) * (k - 1))
     single = {"icc": icc_a1, **test, "ci_low": low, "ci_high": high}
-    average = {"icc": icc_ak, **test, "ci_low": low * k / (1 + low * (k - 1)),
-               "ci_high": high * k / (1 + high * (k - 1))}  # fmt: skip
+    average = {"icc": icc_ak, **test, "ci_low": _spearman_brown(low, k),
+               "ci_high": _spearman_brown(high, k), "reason": _unbounded_note(low, k)}
     return single, average
+
+
+def _spearman_brown(single: float, k: int) -> float:
+    """The mean-of-k value of a single-rater ICC: k r / (1 + (k-1) r).
+
+    The step rises from -inf to 1 as r goes from its pole -1/(k-1) to 1, so a single-rater
+    bound at or below the pole (a McGraw-Wong ICC(A,1) limit can fall there) leaves the
+    mean-of-k bound unbounded below: -inf, where the formula itself would cross the pole
+    and give a value above 1 or above the estimate.
+    """
+    if np.isnan(single):
+        return np.nan
+    if single <= -1.0 / (k - 1):
+        return -np.inf
+    return single * k / (1 + single * (k - 1))
+
+
+def _unbounded_note(single_low: float, k: int) -> str:
+    """Why ICC(A,k)'s interval is open below, in the words of its row."""
+    if np.isnan(single_low) or single_low > -1.0 / (k - 1):
+        return ""
+    return (f"the ICC(A,k) interval has no lower end (-inf): the ICC(A,1) lower limit "
+            f"{single_low:.4g} is at or below -1/(k-1) = {-1.0 / (k - 1):.4g}, where the "
+            "Spearman-Brown step goes to -inf")
 
 
 def _absolute_interval(

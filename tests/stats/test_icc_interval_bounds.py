@@ -1,0 +1,49 @@
+"""ICC intervals that are true: no end beyond the pole of the Spearman-Brown step.
+
+Reference values: the limits are McGraw & Wong (1996, Table 7) with Satterthwaite's df
+for ICC(A,1), the formulas pingouin's ``intraclass_corr`` and R psych's ``ICC`` use; the
+ICC(A,k) limits are the Spearman-Brown step k r / (1 + (k-1) r) of the ICC(A,1) limits
+(Shrout & Fleiss 1979, eq. for ICC(2,k); McGraw & Wong 1996, Table 7).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sheetflow import stats as st
+
+# 3 units x 2 raters whose ICC(A,1) lower limit (-1.356) lies below -1/(k-1) = -1;
+# McGraw & Wong's step applied past the pole gives ICC(A,k) the lower limit 7.617,
+# above its own estimate 0.811 (pingouin gives the same 7.617).
+PAST_THE_POLE = np.array([[-0.5, -1.5], [-2.5, -1.0], [0.5, 1.0]]).T
+
+
+def _row(data: np.ndarray, form: str) -> dict:
+    res = st.icc(data)
+    return res.set_index("type").loc[form].to_dict()
+
+
+def test_average_absolute_lower_limit_is_minus_infinity_past_the_pole() -> None:
+    single, average = _row(PAST_THE_POLE, "ICC2"), _row(PAST_THE_POLE, "ICC2k")
+    assert single["ci_low"] == pytest.approx(-1.356037, abs=1e-5)  # McGraw & Wong 1996
+    assert average["icc"] == pytest.approx(0.810811, abs=1e-5)
+    assert average["ci_low"] == -np.inf
+    # the upper limit is the step of ICC(A,1)'s upper limit 0.990953: 2r/(1+r)
+    assert average["ci_high"] == pytest.approx(2 * 0.990953 / 1.990953, abs=1e-5)
+    assert "no lower end (-inf)" in average["reason"]
+    assert "-1.356" in average["reason"]
+
+
+def test_average_forms_lower_limit_never_above_estimate() -> None:
+    """200 small random sets (3-5 units, 2-4 raters): every average form's lower limit
+    lies at or below its estimate (4 of them crossed the pole before)."""
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n, k = int(rng.integers(3, 6)), int(rng.integers(2, 5))
+        data = np.round(rng.normal(size=(k, n)) * 2) / 2
+        res = st.icc(data).set_index("type")
+        for form in ("ICC1k", "ICC2k", "ICC3k"):
+            row = res.loc[form]
+            if np.isfinite(row["icc"]) and not np.isnan(row["ci_low"]):
+                assert row["ci_low"] <= row["icc"] + 1e-9, (form, data.tolist())
