@@ -67,7 +67,12 @@ def icc(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
     lower limit at or below -1/(k-1) gives ICC(A,k) the lower limit -inf, said in
     ``reason`` (the formula applied past the pole gives a value above the estimate, as
     in McGraw & Wong's table and pingouin). The other average forms' lower limit
-    1 - 1/F_L is -inf only when F is 0.
+    1 - 1/F_L is -inf only when F is 0. A negative ICC(A,1) can make Satterthwaite's
+    df so small that an F quantile is infinite or below 1, which would put a limit on
+    the wrong side of the estimate: ICC(A,1) and ICC(A,k) then have no interval (NaN),
+    and ``reason`` gives the df and the quantiles. No form returns an interval that
+    does not hold its estimate; where the F-based limits would not, the interval is
+    NaN with the reason.
 
     Missing data: raters with no rating at all are dropped first (named in
     ``reason``); then listwise deletion of units with any missing rating (a
@@ -133,14 +138,31 @@ def _range_checked(form: dict[str, str], row: dict[str, Any], k: int) -> dict[st
 
 
 def _interval_checked(row: dict[str, Any]) -> dict[str, Any]:
-    """The reason for an estimate without an interval: the ratings fit the model
-    exactly (error mean square 0, F infinite), where no F-based limit is an interval
-    (the single forms' are 0/0, as in pingouin; the average forms' 1 - 1/F would be a
-    [1, 1] of no width, a certainty the data cannot give: :func:`_ratio_forms`)."""
-    if np.isnan(row["icc"]) or not (np.isnan(row["ci_low"]) or np.isnan(row["ci_high"])):
+    """An estimate's interval, NaN with the reason where it has none.
+
+    The ratings fit the model exactly (error mean square 0, F infinite): no F-based
+    limit is an interval (the single forms' are 0/0, as in pingouin; the average
+    forms' 1 - 1/F would be a [1, 1] of no width, a certainty the data cannot give:
+    :func:`_ratio_forms`). A limit on the wrong side of the estimate (an F quantile
+    below 1, as a small ``confidence`` can give) is no interval either.
+    """
+    value, low, high = row["icc"], row["ci_low"], row["ci_high"]
+    if np.isnan(value):
         return row
-    why = "no interval: the ratings fit the model exactly (error mean square 0, F infinite)"
-    return {**row, "reason": "; ".join(r for r in (row["reason"], why) if r)}
+    if np.isinf(row["f"]) and (np.isnan(low) or np.isnan(high)):
+        why = "no interval: the ratings fit the model exactly (error mean square 0, F infinite)"
+    elif np.isnan(row["f"]) and (np.isnan(low) or np.isnan(high)):
+        why = ("no interval: F is 0/0 (no variance between units, and the ratings fit the "
+               "model exactly)")
+    elif low > value + 1e-9 or high < value - 1e-9:
+        why = (f"no interval: the F-based limits [{low:.4g}, {high:.4g}] do not hold the "
+               f"estimate {value:.4g} (an F quantile below 1 at this confidence)")
+    elif np.isnan(low) != np.isnan(high):
+        why = "no interval: one F-based limit is undefined"
+    else:
+        return row
+    kept = [row["reason"]] if row["reason"] else []
+    return {**row, "ci_low": np.nan, "ci_high": np.nan, "reason": "; ".join([*kept, why])}
 
 
 def _with_notes(row: dict[str, Any], notes: list[str]) -> dict[str, Any]:
@@ -223,11 +245,12 @@ def _absolute(ms: dict, n: int, k: int, confidence: float) -> tuple[dict, dict]:
     msr, msc, mse = ms["msr"], ms["msc"], ms["mse"]
     icc_a1 = (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
     icc_ak = (msr - mse) / (msr + (msc - mse) / n)
-    low, high = _absolute_interval(ms, n, k, icc_a1, confidence)
+    low, high, why = _absolute_interval(ms, n, k, icc_a1, confidence)
     test = _f_test(msr / mse, n - 1, (n - 1) * (k - 1))
-    single = {"icc": icc_a1, **test, "ci_low": low, "ci_high": high}
+    single = {"icc": icc_a1, **test, "ci_low": low, "ci_high": high, "reason": why}
     average = {"icc": icc_ak, **test, "ci_low": _spearman_brown(low, k),
-               "ci_high": _spearman_brown(high, k), "reason": _unbounded_note(low, k)}
+               "ci_high": _spearman_brown(high, k),
+               "reason": why or _unbounded_note(low, k)}
     return single, average
 
 
@@ -257,14 +280,40 @@ def _unbounded_note(single_low: float, k: int) -> str:
 
 def _absolute_interval(
     ms: dict, n: int, k: int, icc_a1: float, confidence: float
-) -> tuple[float, float]:
-    """McGraw & Wong (1996) interval for ICC(A,1) with Satterthwaite's df."""
+) -> tuple[float, float, str]:
+    """McGraw & Wong (1996) interval for ICC(A,1) with Satterthwaite's df ``v``, and
+    the reason when it has none.
+
+    Each limit is the estimate's formula with one mean square scaled by an F quantile,
+    so it lies on the estimate's side only for a finite quantile of at least 1. A
+    negative ICC(A,1) can make ``v`` tiny (0.009 on 3 units x 3 raters), where the
+    quantiles are infinite or below 1: then there is no interval, and the reason says
+    which quantile failed (an exact fit, error mean square 0, is left to
+    :func:`_interval_checked`).
+    """
     msr, msc, mse = ms["msr"], ms["msc"], ms["mse"]
     a = k * icc_a1 / (n * (1 - icc_a1))
     b = 1 + k * icc_a1 * (n - 1) / (n * (1 - icc_a1))
     v = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / ((n - 1) * (k - 1)))
     q = 0.5 + confidence / 2.0
-    f_low, f_up = _dist.f_ppf(q, n - 1, v), _dist.f_ppf(q, v, n - 1)
+    f_low, f_up = float(_dist.f_ppf(q, n - 1, v)), float(_dist.f_ppf(q, v, n - 1))
+    if mse > 0 and not (np.isfinite(v) and _usable(f_low) and _usable(f_up)):
+        return np.nan, np.nan, _no_satterthwaite_interval(v, q, n, f_low, f_up)
     low = n * (msr - f_low * mse) / (f_low * (k * msc + (k * n - k - n) * mse) + n * msr)
     high = n * (f_up * msr - mse) / (k * msc + (k * n - k - n) * mse + n * f_up * msr)
-    return float(low), float(high)
+    return float(low), float(high), ""
+
+
+def _usable(quantile: float) -> bool:
+    """An F quantile that puts its limit on the estimate's side: finite and at least 1."""
+    return bool(np.isfinite(quantile) and quantile >= 1.0)
+
+
+def _no_satterthwaite_interval(v: float, q: float, n: int, f_low: float,
+                               f_up: float) -> str:
+    """The reason ICC(A,1) and ICC(A,k) have no interval, with the numbers behind it."""
+    return (f"no interval: Satterthwaite's df for the absolute-agreement interval is "
+            f"v = {v:.3g}, too small for it (McGraw & Wong 1996 need finite F quantiles "
+            f"of at least 1, and here F({q:g}; {n - 1}, v) = {f_low:.4g} and "
+            f"F({q:g}; v, {n - 1}) = {f_up:.4g}), which happens when ICC(A,1) is "
+            "negative")

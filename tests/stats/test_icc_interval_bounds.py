@@ -47,3 +47,37 @@ def test_average_forms_lower_limit_never_above_estimate() -> None:
             row = res.loc[form]
             if np.isfinite(row["icc"]) and not np.isnan(row["ci_low"]):
                 assert row["ci_low"] <= row["icc"] + 1e-9, (form, data.tolist())
+
+
+# 3 units x 3 raters with ICC(A,1) = -0.458 (MSE 0.944, F 0.029): Satterthwaite's df
+# (McGraw & Wong 1996, Table 7 note) is 0.0093, where F(0.975; 2, v) is infinite and
+# F(0.975; v, 2) = 0.93 < 1, so the formula's upper limit -0.4597 lies below the estimate.
+TINY_DF = np.array([[0.5, 0, -0.5], [0, -1, 0.5], [-1, -1, 1.5]]).T
+
+
+@pytest.mark.parametrize("form", ["ICC2", "ICC2k"])
+def test_absolute_forms_have_no_interval_when_satterthwaite_df_is_too_small(form) -> None:
+    row = _row(TINY_DF, form)
+    assert np.isfinite(row["icc"])
+    assert np.isnan(row["ci_low"]) and np.isnan(row["ci_high"])
+    assert "Satterthwaite's df" in row["reason"] and "v = 0.0093" in row["reason"]
+    assert "fit the model exactly" not in row["reason"]
+
+
+def test_every_interval_holds_its_estimate_or_is_nan_with_a_reason() -> None:
+    """500 small random sets, all six forms: lower <= estimate <= upper, or no interval
+    and the reason in the row."""
+    rng = np.random.default_rng(12)  # a seed whose sets hit the tiny-df case
+    for _ in range(500):
+        n, k = int(rng.integers(3, 6)), int(rng.integers(2, 5))
+        data = np.round(rng.normal(size=(k, n)) * 2) / 2
+        for row in st.icc(data).to_dict("records"):
+            if np.isnan(row["icc"]):
+                continue
+            low, high = row["ci_low"], row["ci_high"]
+            if np.isnan(low) or np.isnan(high):
+                assert np.isnan(low) and np.isnan(high), (row, data.tolist())
+                assert row["reason"].startswith("no interval") or "; no interval" in \
+                    row["reason"], (row, data.tolist())
+            else:
+                assert low <= row["icc"] + 1e-9 <= high + 2e-9, (row, data.tolist())
