@@ -260,7 +260,8 @@ def spearman(x: Any, y: Any, *, confidence: float = 0.95) -> pd.DataFrame:
     :math:`\\tanh(\\operatorname{artanh}(\\rho) \\pm z_{1-a/2}\\, se)` with the
     Fieller, Hartley & Pearson (1957) [1]_ standard error
     :math:`se = \\sqrt{1.06 / (n - 3)}`. Fewer than three pairs or a constant
-    variable give NaN with the reason; with three pairs the interval is NaN.
+    variable give NaN with the reason; with three pairs the interval is NaN and
+    ``reason`` says so.
 
     References
     ----------
@@ -288,9 +289,11 @@ def spearman(x: Any, y: Any, *, confidence: float = 0.95) -> pd.DataFrame:
     if why:
         return _util.frame({**row, "reason": _util.join_notes(why, note)}, _SP_COLUMNS)
     rho, p = _ranks.spearman_rho_p(a, b)
+    short = ("no interval: its standard error sqrt(1.06 / (n - 3)) needs four or more "
+             "pairs" if a.size <= 3 else "")
     return _util.frame({**row, "rho": rho, "p": p,
-                        **_fisher_interval(rho, a.size, confidence), "reason": note},
-                       _SP_COLUMNS)  # fmt: skip
+                        **_fisher_interval(rho, a.size, confidence),
+                        "reason": _util.join_notes(short, note)}, _SP_COLUMNS)  # fmt: skip
 
 
 _SP_COLUMNS = ("rho", "ci_low", "ci_high", "p", "n", "reason")

@@ -322,8 +322,10 @@ def light_kappa(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "r
         why = "a pair's kappa is undefined: " + pairs.loc[pairs["kappa"].isna(), "reason"].iloc[0]
         return _util.frame({**row, "reason": "; ".join([why, *notes])}, LIGHT_COLUMNS)
     kappa = float(pairs["kappa"].mean())
-    return _util.frame({**row, "kappa": kappa, **_light_test(complete, kappa),
-                        "reason": "; ".join(notes)}, LIGHT_COLUMNS)  # fmt: skip
+    test = _light_test(complete, kappa)
+    return _util.frame({**row, "kappa": kappa, **test,
+                        "reason": "; ".join([r for r in (test.pop("reason", ""),) if r]
+                                            + notes)}, LIGHT_COLUMNS)  # fmt: skip
 
 
 def _light_test(complete: np.ndarray, kappa: float) -> dict[str, float]:
@@ -341,6 +343,8 @@ def _light_test(complete: np.ndarray, kappa: float) -> dict[str, float]:
         log_b = np.log(n_pairs) + float(np.sum(log_d)) - 2 * n_pairs * np.log(n)
     chance = 1.0 - float(np.exp(log_b))
     if not 0.0 < chance < 1.0:
-        return {"z": np.nan, "p": np.nan}
+        return {"z": np.nan, "p": np.nan,
+                "reason": (f"no z or p: the chance term P_c of Light's test is {chance:.4g}, "
+                           "outside (0, 1), so its variance is undefined")}
     z = kappa / np.sqrt(chance / (n * (1.0 - chance)))
     return {"z": float(z), "p": float(2.0 * _dist.norm_sf(abs(z)))}

@@ -41,7 +41,8 @@ def fisher_exact_test(table: Any, *, alternative: Alternative) -> pd.DataFrame:
     Notes
     -----
     Wraps :func:`scipy.stats.fisher_exact` [1]_ (conditional hypergeometric test),
-    imported on the first call only. An empty table gives NaN with the reason.
+    imported on the first call only. An empty table gives NaN with the reason; so does
+    the odds ratio of a table with a row or column all zero (0/0).
 
     References
     ----------
@@ -73,7 +74,10 @@ def fisher_exact_test(table: Any, *, alternative: Alternative) -> pd.DataFrame:
 
     with np.errstate(divide="ignore", invalid="ignore"):
         res = stats.fisher_exact(counts, alternative=alternative)
-    return _util.frame({**row, "odds_ratio": float(res[0]), "p": float(res[1]), "reason": ""},
+    odds = float(res[0])
+    why = ("odds ratio undefined: ad/bc is 0/0 (a row or column of the table is all zero)"
+           if np.isnan(odds) else "")
+    return _util.frame({**row, "odds_ratio": odds, "p": float(res[1]), "reason": why},
                        _FISHER_COLUMNS)  # fmt: skip
 
 

@@ -124,7 +124,7 @@ def _range_checked(form: dict[str, str], row: dict[str, Any], k: int) -> dict[st
     """
     value = row["icc"]
     if np.isnan(value):
-        return row
+        return row if row["reason"] else {**row, "reason": _zero_over_zero(form)}
     single = not form["type"].endswith("k")
     low = -1.0 / (k - 1) if single else -np.inf
     if np.isfinite(value) and low - 1e-12 <= value <= 1.0 + 1e-12:
@@ -135,6 +135,15 @@ def _range_checked(form: dict[str, str], row: dict[str, Any], k: int) -> dict[st
            "component, or no variance between units)")  # fmt: skip
     return {**row, "icc": np.nan, "ci_low": np.nan, "ci_high": np.nan,
             "reason": "; ".join(r for r in (row["reason"], why) if r)}  # fmt: skip
+
+
+def _zero_over_zero(form: dict[str, str]) -> str:
+    """Why a two-way form is NaN without another reason: it is 0/0, which happens only
+    when the unit and error mean squares are both 0 (the one-way forms' 0/0 is "no
+    variance in the ratings")."""
+    return (f"{form['mcgraw_wong']} is 0/0: no variance between units and none left "
+            "over (unit and error mean squares both 0); the ratings differ only between "
+            "raters")
 
 
 def _interval_checked(row: dict[str, Any]) -> dict[str, Any]:

@@ -149,7 +149,9 @@ def cohen_kappa(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "r
     \\bar w_{.j}))^2 - p_e^2] / (n (1 - p_e)^2)`: ``z`` = kappa / se_0 and ``p`` is
     two-sided from the normal distribution, as R ``irr::kappa2``. Kappa is
     NaN, with the reason, when a pair shares no unit or when :math:`p_e = 1` (both
-    raters used one and the same category throughout).
+    raters used one and the same category throughout). Where the null variance is 0
+    (one rater gives one category throughout, or weighted margins that leave no null
+    spread) ``z`` and ``p`` are NaN and ``reason`` says so.
 
     References
     ----------
@@ -247,6 +249,10 @@ def _intra_row(res: pd.DataFrame, sittings: list[Any]) -> dict[str, Any]:
     return row
 
 
+# irr::kappa2 gives the same NaN z here without a word; the row says why
+NO_NULL_TEST = ("no z or p: kappa's variance under the null of chance agreement (Fleiss, "
+                "Cohen & Everitt 1969) is 0 for these margins (as when a rater gives one "
+                "category throughout), so kappa = 0 has no z test")
 _BATCH_CELLS = 1 << 16  # cells of pair tables per vectorised batch (its temporaries stay in cache)
 
 
@@ -390,7 +396,8 @@ def _kappa_results(n: np.ndarray, p_o: np.ndarray, p_e: np.ndarray, kappa: np.nd
     undefined = no_units | one_category
     kappa, se, z = (np.where(undefined, np.nan, x) for x in (kappa, se, z))
     reason = np.where(no_units, "no unit rated by both raters", np.where(
-        one_category, "chance agreement is 1 (one category used throughout)", ""))
+        one_category, "chance agreement is 1 (one category used throughout)",
+        np.where(var0 > 0, "", NO_NULL_TEST)))
     return {"n_units": np.rint(n).astype(np.int64), "kappa": kappa, "se": se, "z": z,
             "p": 2.0 * special.ndtr(-np.abs(z)), "ci_low": kappa - z_crit * se,
             "ci_high": kappa + z_crit * se, "p_o": np.where(no_units, np.nan, p_o),
