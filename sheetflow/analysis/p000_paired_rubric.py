@@ -126,25 +126,33 @@ def _against_reference(values: pd.DataFrame, ref: dict[str, str], dim_id: str,
                        basis: str, *, ties_left_out: bool = False) -> pd.DataFrame:
     """Per rater and pooled: judgements naming the reference's side, of those with a
     reference. ``n_ties`` counts the rater's Tied judgements there: counted as not
-    naming it, or with ``ties_left_out`` left out of ``n_units`` (the other reading)."""
+    naming it, or with ``ties_left_out`` left out of ``n_units`` (the other reading).
+
+    ``ties_left_out`` leaves out every case where either side is Tied: the rater's Tied
+    judgements and, for a reference that can tie (the internal totals), the cases it
+    calls Tied, where no judgement but Tied could agree; ``reason`` counts the latter.
+    """
     # one pass over every judgement, then a count per rater (a boolean selection per
     # rater cost a second per 500 raters); raters in sorted order, as groupby gives them
     has_ref = values["unit"].isin(ref).to_numpy(dtype=bool)
     tied = (values["value"].astype(str) == TIED).to_numpy(dtype=bool)
-    usable = has_ref & ~tied if ties_left_out else has_ref
+    ref_tied = np.array([ref.get(u) == TIED for u in values["unit"]], dtype=bool)
+    usable = has_ref & ~tied & ~ref_tied if ties_left_out else has_ref
+    dropped = has_ref & ~tied & ref_tied if ties_left_out else np.zeros_like(has_ref)
     agrees = [bool(ok) and ref[u] == v for ok, u, v in
               zip(usable, values["unit"], values["value"], strict=True)]
     counts = pd.DataFrame({"rater": values["rater"], "n": usable, "agree": agrees,
-                           "ties": has_ref & tied})
-    per_rater = counts.groupby("rater", observed=True)[["n", "agree", "ties"]].sum()
+                           "ties": has_ref & tied, "dropped": dropped})
+    per_rater = counts.groupby("rater", observed=True)[["n", "agree", "ties", "dropped"]].sum()
     rows = []
-    for rater, n, agree, ties in zip(per_rater.index, per_rater["n"].tolist(),
-                                     per_rater["agree"].tolist(), per_rater["ties"].tolist(),
-                                     strict=True):
+    for rater, n, agree, ties, off in zip(
+            per_rater.index, per_rater["n"].tolist(), per_rater["agree"].tolist(),
+            per_rater["ties"].tolist(), per_rater["dropped"].tolist(), strict=True):
         rows.append({"measure": dim_id, "comparison": f"vs {basis}", "rater": rater,
                      "other": basis, "n_units": n, "n_agree": agree,
                      "agreement": agree / n if n else np.nan, "n_ties": ties,
-                     "reason": "" if n else _no_units(ties, ties_left_out)})
+                     "reason": _reference_ties_note(
+                         off, "" if n else _no_units(ties, ties_left_out))})
     pooled_n = sum(r["n_units"] for r in rows)
     pooled = sum(r["n_agree"] for r in rows)
     pooled_ties = sum(r["n_ties"] for r in rows)
@@ -152,9 +160,20 @@ def _against_reference(values: pd.DataFrame, ref: dict[str, str], dim_id: str,
                  "other": basis, "n_units": pooled_n, "n_agree": pooled,
                  "agreement": pooled / pooled_n if pooled_n else np.nan,
                  "n_ties": pooled_ties,
-                 "reason": "" if pooled_n else _no_units(pooled_ties, ties_left_out,
-                                                         "no judgement to compare")})
+                 "reason": _reference_ties_note(
+                     int(per_rater["dropped"].sum()),
+                     "" if pooled_n else _no_units(pooled_ties, ties_left_out,
+                                                   "no judgement to compare"))})
     return pd.DataFrame(rows)
+
+
+def _reference_ties_note(dropped: int, reason: str) -> str:
+    """``reason`` with the count of judgements left out because the reference ties."""
+    if not dropped:
+        return reason
+    note = (f"{dropped} judgement{'s' if dropped != 1 else ''} on cases whose internal "
+            "totals tie left out")
+    return "; ".join(r for r in (reason, note) if r)
 
 
 def _no_units(ties: int, ties_left_out: bool,
@@ -261,10 +280,17 @@ _METHODS = (
      "share among judgements that are not Tied, is reported beside it ('leaving Tied "
      "judgements out'; in the tables 'Tied left out') and not decided on: counting Tied "
      "as not naming the improved arm is the stricter reading, since a validator who sees "
-     "no difference has not confirmed the direction. A further figure, also reported and "
-     "not decided on, is the share of judgements that agree with the internal scores' "
-     "direction on their case (a tie in the internal totals is 'Tied', and a Tied "
-     "judgement agrees with it)."),
+     "no difference has not confirmed the direction. Two further figures, also reported "
+     "and not decided on, compare each judgement with the internal scores' direction on "
+     "its case (the arm with the higher internal total; 'Tied' where the totals are "
+     "equal). 'vs internal scores': the share of all judgements on cases with internal "
+     "scores that equal that direction, a Tied judgement agreeing where the internal "
+     "totals tie. 'vs internal scores, Tied left out': every case where either side is "
+     "Tied is left out (the validator's Tied judgements and the cases whose internal "
+     "totals tie, as section 4.3 asks whether validators identify which response is "
+     "higher quality, and a tie has none); the share of the rest naming the arm the "
+     "internal totals put higher. n_ties counts the validator's Tied judgements; the "
+     "row's reason counts the judgements left out for an internal tie."),
     ("Arms",
      "Per case the mean total over raters for each arm; the arm with the higher mean "
      "over cases is ahead. Effect: mean over cases of (ahead - other) with a Student t "
