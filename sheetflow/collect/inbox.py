@@ -266,7 +266,9 @@ class _Saver:
         append(self.root, {"event": "received", "message_id": mid,
                            "sender": message.sender, "subject": message.subject,
                            "date": iso(message.date) if message.date else "",
-                           "received": iso(received), "attachment": attachment.name,
+                           "received": iso(received),
+                           # a made-up name is none the rater gave (reply drafts quote it)
+                           "attachment": attachment.name if attachment.named else "",
                            "sha256": sha, "saved": f"{L.RETURNS_DIR}/{name}",
                            "duplicate": existing is not None, "time": iso(now_utc())})
         self.fetched.add((mid, sha))

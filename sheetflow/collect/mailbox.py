@@ -39,6 +39,9 @@ class Attachment:
 
     name: str
     data: bytes
+    named: bool = True
+    """False for a workbook part sent without a file name (``name`` is then made up:
+    :data:`UNNAMED_STEM`), which is no name the rater gave it."""
 
     @property
     def sha256(self) -> str:
@@ -132,23 +135,59 @@ def _date(msg: EmailMessage) -> dt.datetime | None:
 
 
 def _take(part: EmailMessage, found: Message, max_attachment: int) -> None:
-    """Keep ``part`` when it is a spreadsheet attachment; list it when another file."""
+    """Keep ``part`` when it is a spreadsheet attachment (named, or a workbook by its
+    type: :func:`unnamed_workbook`); list it when another file."""
     if part.is_multipart():
         return
     name = part.get_filename()
+    data: object = None
+    named = bool(name)
     if not name:
-        return
+        data = part.get_payload(decode=True)
+        name = unnamed_workbook(part.get_content_type(), data)
+        if not name:
+            return
     name = display_name(name)
     if not name.lower().endswith(SPREADSHEET_SUFFIXES):
         found.others.append(name)
         return
-    data = part.get_payload(decode=True)  # the message itself is size-limited
+    if data is None:
+        data = part.get_payload(decode=True)  # the message itself is size-limited
     if not isinstance(data, bytes):
         data = b""
     if len(data) > max_attachment:
         found.too_large.append((name, len(data)))
     else:
-        found.attachments.append(Attachment(name, data))
+        found.attachments.append(Attachment(name, data, named))
+
+
+_ZIP_START = b"PK\x03\x04"
+_OLE_START = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the container of .xls workbooks
+_XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+_XLS_TYPE = "application/vnd.ms-excel"
+UNNAMED_STEM = "(no file name)"
+"""How a workbook part that came without a file name is named in reports."""
+
+
+def unnamed_workbook(content_type: str, data: object) -> str | None:
+    """The name to give a part without a file name that is a workbook all the same,
+    or None: some mail programs attach a file with its type alone, and a rater's
+    workbook sent so is still their return.
+
+    A part typed as a workbook (xlsx, or Excel's older type, which programs also give
+    xlsx files) is one; a generic ``application/octet-stream`` part is one only when
+    its bytes are an xlsx (a zip holding ``xl/``). The suffix follows the bytes.
+    """
+    if not isinstance(data, bytes) or not data:
+        return None
+    xlsx = data.startswith(_ZIP_START) and b"xl/" in data
+    if content_type == "application/octet-stream":
+        return f"{UNNAMED_STEM}.xlsx" if xlsx else None
+    if content_type not in (_XLSX_TYPE, _XLS_TYPE):
+        return None
+    if content_type == _XLS_TYPE and data.startswith(_OLE_START):
+        return f"{UNNAMED_STEM}.xls"
+    return f"{UNNAMED_STEM}.xlsx"
 
 
 def plain_name(name: str) -> str:
