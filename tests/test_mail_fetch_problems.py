@@ -8,7 +8,7 @@ from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
-from mail_helpers import SENDER, filled, journal, mail_study, packs, run_json, sha256
+from mail_helpers import SENDER, filled, journal, mail_study, packs, run, run_json, sha256
 
 from sheetflow.spec.study import load_study
 from sheetflow.workbook import layout as L
@@ -65,3 +65,71 @@ def test_a_workbook_part_without_a_file_name_is_saved_by_its_type(tmp_path):
     # no name the rater gave: reply drafts fall back to the file's own name
     assert len(received) == 3 and all(r["attachment"] == "" for r in received)
     assert len(doc["listed"]) == 1 and "m3.eml" in doc["listed"][0]
+
+
+def _replies_not_saved(root: Path, tmp_path: Path) -> tuple[list[str], list[bytes]]:
+    """Three raters' replies fetch cannot save, as .eml files, and the workbooks (a
+    message too large with its video, a workbook too large, an Outlook wrapper)."""
+    raters = load_study(root).raters
+    books = [filled(root, pack) for pack in packs(root)]
+    xlsx = ("application", "vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+    sent = [
+        _message(raters[0].email, [(books[0], *xlsx, "pack.xlsx"),
+                                   (b"\0" * (31 * 2**20), "video", "mp4", "clip.mp4")]),
+        _message(raters[1].email, [(books[1] + b"\0" * (21 * 2**20), *xlsx, "pack.xlsx")]),
+        _message(raters[2].email, [(b"\x78\x9f\x3e\x22" + b"\0" * 4000, "application",
+                                    "ms-tnef", "winmail.dat")]),
+    ]
+    return [str(_write(tmp_path, f"r{n}.eml", data)) for n, data in enumerate(sent)], books
+
+
+def test_a_raters_reply_whose_workbook_was_not_saved_is_kept_until_resolved(tmp_path,
+                                                                           monkeypatch):
+    """Each of these was one warning, exit 0 and nothing journalled: status said "not
+    returned" and remind drafted reminders to raters who had replied."""
+    import sheetflow.collect.inbox as inbox
+
+    # 30 MB, to keep the test small: the reply with the video is over it, the one
+    # with a 21 MB workbook (over the 20 MB attachment limit) is not
+    monkeypatch.setattr(inbox, "MAX_MESSAGE_BYTES", 30 * 2**20)
+    root = mail_study(tmp_path / "s")
+    ids = [r.id for r in load_study(root).raters]
+    paths, books = _replies_not_saved(root, tmp_path)
+    result, doc = run_json("fetch", str(root), *paths)
+    assert result.exit_code == 1 and doc["ok"] is False and doc["saved"] == []
+    assert [r["rater"] for r in doc["not_saved"]] == ids
+    whys = [r["why"] for r in doc["not_saved"]]
+    assert whys[0].startswith("the message is ") and "clip.mp4" in whys[0]
+    assert whys[1].startswith("attachment pack.xlsx is 21.") and "20 MB limit" in whys[1]
+    assert whys[2] == ("an Outlook winmail.dat wrapper: ask the rater to send the workbook "
+                       "as a plain attachment")
+    assert all(f"recorded as {i}'s reply" in "\n".join(doc["listed"]) for i in ids)
+
+    # a rerun journals nothing twice; another source still names them, and exits 1
+    assert run_json("fetch", str(root), *paths)[0].exit_code == 1
+    other = _write(tmp_path, "other.eml", _message("x@elsewhere.org", []))
+    again = run("fetch", str(root), str(other))
+    assert again.exit_code == 1
+    assert again.stderr.count("(recorded by an earlier fetch)") == 3
+    assert len([r for r in journal(root) if r["event"] == "not-saved"]) == 3
+
+    _, doc = run_json("status", str(root))
+    rows = {r["rater"]: r for r in doc["raters"]}
+    assert [rows[i]["not_saved"] for i in ids] == whys
+    assert run("status", str(root)).stdout.count("(replied, workbook not saved: ") == 3
+    remind, doc = run_json("remind", str(root))
+    assert remind.exit_code == 1 and doc["drafts"] == []
+    assert [r["rater"] for r in doc["replied_not_saved"]] == ids
+    assert run("remind", str(root)).stdout.count(": replied, workbook not saved: ") == 3
+    collected = run("collect", str(root)).stdout
+    assert collected.count("; replied, workbook not saved: ") == 3
+    assert "3 of them replied, workbook not saved: no reminder" in collected
+
+    # the rater sends the workbook plainly: resolved; the others still stand
+    plain = _write(tmp_path, "plain.eml", _message(load_study(root).raters[2].email, [
+        (books[2], "application", "vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+         "pack.xlsx")]))
+    result, doc = run_json("fetch", str(root), str(plain))
+    assert result.exit_code == 1 and [r["rater"] for r in doc["not_saved"]] == ids[:2]
+    assert [r["rater"] for r in run_json("remind", str(root))[1]["replied_not_saved"]] \
+        == ids[:2]

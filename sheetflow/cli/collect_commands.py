@@ -105,6 +105,7 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
         unread_stranger,
     )
     from ..collect.returns import escape_controls
+    from ..collect.unsaved import REPLIED
     from ..hints import command_line
 
     report = result.report
@@ -146,9 +147,10 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
     missing = [r for r in result.roster if r.state == "missing"]
     for r in missing:
         contact = ", ".join(x for x in (r.name, r.email) if x)
+        replied = f"; {r.todo}" if r.todo.startswith(REPLIED) else ""
         out.say(escape_controls(f"not returned: {r.rater_id}"
-                                f"{f' ({contact})' if contact else ''}, pack {r.pack}"),
-                fg="yellow")
+                                f"{f' ({contact})' if contact else ''}, pack {r.pack}"
+                                f"{replied}"), fg="red" if replied else "yellow")
     unusable = [r for r in result.roster if r.state in ("unusable", "unclear")]
     for r in unusable:
         label = "returned unusable" if r.state == "unusable" else "unusable, unclear whose"
@@ -165,8 +167,11 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
     for rater, _, pack in result.feedback.changed:
         out.warn(reply_left_out(rater, pack, directory))
     expected = len(result.roster) - sum(r.state == "unknown" for r in result.roster)
+    replied = sum(r.todo.startswith(REPLIED) for r in missing)  # no reminder for them
     tail = (f"; {len(missing)} of {expected} packs not returned "
-            f"('{command_line('remind', directory)}' drafts the reminders)" if missing else "")
+            f"('{command_line('remind', directory)}' drafts the reminders"
+            f"{f'; {replied} of them replied, workbook not saved: no reminder' if replied else ''}"
+            ")" if missing else "")
     tail += f"; {len(unusable)} with a file that cannot be used" if unusable else ""
     tail += f"; {unread_count(len(unread))}" if unread else ""
     texts = report.unread_text_files()
@@ -227,6 +232,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     from ..collect.pack_status import status_report
     from ..collect.reminders import unconfirmed_invitation
     from ..collect.returns import escape_controls
+    from ..collect.unsaved import replied_text
     from ..hints import command_line
     from ..packs.journal import damaged_journal
 
@@ -243,6 +249,8 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
         colour = ("red" if r.errors or r.unusable or r.mail.overdue
                   else "green" if r.returned else "yellow")
         shown = r.returned_file if r.returned else f"(not returned; {_pack_sent(r)})"
+        if r.mail.not_saved:  # they replied: no "not returned" as if they had not
+            shown = f"({replied_text(r.mail.not_saved)}; {_pack_sent(r)})"
         if r.other_files:  # two files as one pack: only one can be used
             shown += f" and {', '.join(r.other_files)} (DIFFERENT FILES for one pack)"
         shown += f" (UNUSABLE: {r.unusable})" if r.unusable else ""

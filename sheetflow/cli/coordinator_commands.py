@@ -31,8 +31,9 @@ def remind_command(out: Output, directory: Path, min_days: float,
     may go). With a [mail] deadline, each reminder states it (or that it has passed).
 
     Exits 1 when a pack needs the coordinator beyond the drafts: a file linked to it
-    came back and cannot be used (collect's reply draft asks for it again), or its
-    rater has no e-mail address to remind. Stops with exit 3, writing nothing and
+    came back and cannot be used (collect's reply draft asks for it again), its rater
+    replied but fetch could not save the workbook (named, with why; no reminder), or
+    its rater has no e-mail address to remind. Stops with exit 3, writing nothing and
     leaving the earlier drafts as they were, when a line of mail.jsonl is no record (a
     reminder recorded there could go again) or a reminder would attach a pack changed
     after generate (not the sha256 the manifest records; each is named).
@@ -41,6 +42,7 @@ def remind_command(out: Output, directory: Path, min_days: float,
     """
     from ..collect.next_steps import collect_current, unusable_step
     from ..collect.reminders import remind
+    from ..collect.unsaved import replied_text
     from .mail_commands import parse_now
 
     # a refusal's hint names the whole command as typed, its --min-days and --now too
@@ -59,27 +61,34 @@ def remind_command(out: Output, directory: Path, min_days: float,
     for rater, sitting, why in result.unusable:
         out.say(f"no reminder {rater} (sitting {sitting}): a file came back but cannot be "
                 f"used ({why}); {step}", fg="red")
+    for rater, sitting, why in result.replied:
+        out.say(f"no reminder {rater} (sitting {sitting}): {replied_text(why)}", fg="red")
     for path in drafts.written:
         out.say(f"draft      {path}")
     for rater in drafts.no_email:
         out.warn(f"{rater} has not returned and has no e-mail address in the raters file; "
                  "remind them yourself")
-    if rows or result.skipped:
-        out.headline(f"{counted(len(rows) + len(result.skipped), 'pack')} not returned; "
-                     f"{counted(len(drafts.written), 'reminder draft')} written",
+    replied = (f"; {len(result.replied)} of them replied with the workbook not saved "
+               "(no reminder: ask them as said above)" if result.replied else "")
+    if rows or result.skipped or result.replied:
+        missing = len(rows) + len(result.skipped) + len(result.replied)
+        out.headline(f"{counted(missing, 'pack')} not returned; "
+                     f"{counted(len(drafts.written), 'reminder draft')} written{replied}",
                      fg="yellow")
     elif result.unusable:
         out.headline(f"no reminders needed; {counted(len(result.unusable), 'pack')} with "
                      f"a file that cannot be used ({step})", fg="yellow")
     else:
         out.headline("every pack has come back; no reminders needed", fg="green")
-    needs_you = bool(result.unusable or drafts.no_email)
+    needs_you = bool(result.unusable or drafts.no_email or result.replied)
     out.json({"ok": not needs_you, "not_returned": [r.to_dict() for r in rows],
               "drafts": [str(p) for p in drafts.written], "no_email": drafts.no_email,
               "skipped": [{"rater": r, "sitting": s, "why": w}
                           for r, s, w in result.skipped],
               "unusable": [{"rater": r, "sitting": s, "why": w}
                            for r, s, w in result.unusable],
+              "replied_not_saved": [{"rater": r, "sitting": s, "why": w}
+                                    for r, s, w in result.replied],
               "sent_by_hand": result.by_hand})
     if needs_you:  # the drafts alone do not bring these packs back
         click.get_current_context().exit(EXIT_DATA)

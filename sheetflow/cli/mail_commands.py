@@ -261,7 +261,10 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
     From an IMAP folder (read-only unless --mark-seen; the password from
     SHEETFLOW_IMAP_PASSWORD), an mbox file (--mbox) or saved .eml files EML. A file is
     never overwritten and identical bytes are saved once; each one saved is recorded
-    in mail.jsonl with its message's sender, so collect can check it.
+    in mail.jsonl with its message's sender, so collect can check it. A message from a
+    rater's address whose workbook cannot be saved (too large, an Outlook winmail.dat
+    wrapper) is recorded there too, as their reply: status and remind show it, and
+    fetch exits 1 until a workbook from that address is saved.
 
     Example: sheetflow fetch my-study --imap imap.example.org:993
     """
@@ -296,19 +299,27 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
                 f"returns/{saved.file}; not saved again")
     for line in report.listed:
         out.warn(line)
+    for line in report.earlier:  # journalled by an earlier fetch, still standing
+        out.warn(f"{line} (recorded by an earlier fetch)")
     for sender, file in report.unknown_senders:
         out.warn(f"returns/{file} came from {sender}, an address of no rater")
+    tail = (f"; {counted(len(report.not_saved), 'reply', 'replies')} from raters with the "
+            "workbook not saved (ask each rater as said above; fetch exits 1 until a "
+            "workbook from that address is saved)" if report.not_saved else "")
     out.headline(f"{counted(report.messages, 'message')} read: "
                  f"{counted(len(report.saved), 'file')} saved, "
                  f"{counted(len(report.duplicates), 'duplicate')}, {report.known} fetched "
-                 "before",
-                 fg="green")
-    out.json({"ok": True, "messages": report.messages,
+                 f"before{tail}",
+                 fg="yellow" if report.not_saved else "green")
+    out.json({"ok": not report.not_saved, "messages": report.messages,
+              "not_saved": report.not_saved,
               "saved": [s.__dict__ for s in report.saved],
               "duplicates": [s.__dict__ for s in report.duplicates],
               "fetched_before": report.known, "listed": report.listed,
               "unknown_senders": [{"sender": s, "file": f}
                                   for s, f in report.unknown_senders]})
+    if report.not_saved:  # a rater replied: their workbook must not go missing
+        click.get_current_context().exit(EXIT_DATA)
 
 
 def register(group: click.Group) -> None:

@@ -32,6 +32,7 @@ from ..words import counted
 from ..workbook.printing import set_print, text_lines
 from .links import copied_from, linked_to, sole_link, unread_note, unread_stranger
 from .mail_state import PackMail, collect_caveat, short_time
+from .unsaved import replied_text
 from .validate import (
     FileStatus,
     Issue,
@@ -176,6 +177,8 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
         if not files:
             todo = todo_missing(rater, study.root, _misnamed(report.files, pack),
                                 pack.sitting)
+            why = (mail or {}).get(pack.pack_id, PackMail()).not_saved
+            todo = replied_text(why) if why else todo  # no reminder: they replied
             rows.append(RosterRow("missing", rater.id, rater.name, rater.email, pack.sitting,
                                   pack.file, "", None, 0, 0, False, todo, **history))
             continue

@@ -28,10 +28,19 @@ import ssl
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..errors import MailError, SheetflowError, UsageError
 from ..hints import command_line
-from ..packs.journal import Journal, append, damaged_journal, iso, now_utc, read_journal
+from ..packs.journal import (
+    JOURNAL_FILE,
+    Journal,
+    append,
+    damaged_journal,
+    iso,
+    now_utc,
+    read_journal,
+)
 from ..packs.send import LOGIN_PAUSE, LOGIN_TRIES, connection_problem, patient_login
 from ..spec.mail import Server
 from ..spec.study import load_study
@@ -49,6 +58,13 @@ from .mailbox import (
     unquote_from,
 )
 from .returns import display_name, file_digest
+from .unsaved import (
+    attachment_too_large,
+    message_too_large,
+    not_saved_record,
+    unsaved_line,
+    wrapper_why,
+)
 
 MAX_MESSAGE_BYTES = 64 * 2**20
 """The largest message read (a rating workbook is about 1 MB; a message holding one,
@@ -106,6 +122,12 @@ class FetchReport:
         (sender, file) for each saved file whose sender is no rater's address.
     messages : int
         Messages read.
+    not_saved : list of dict
+        The ``not-saved`` records of ``mail.jsonl`` that stand after the run (this
+        run's and earlier ones'): replies from raters' addresses whose workbook could
+        not be saved, with no workbook from the same address saved since.
+    earlier : list of str
+        Those of them not met in this run, one line each (the others are in ``listed``).
     """
 
     saved: list[Saved] = field(default_factory=list)
@@ -114,6 +136,8 @@ class FetchReport:
     listed: list[str] = field(default_factory=list)
     unknown_senders: list[tuple[str, str]] = field(default_factory=list)
     messages: int = 0
+    not_saved: list[dict[str, Any]] = field(default_factory=list)
+    earlier: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -179,8 +203,8 @@ def fetch(study_dir: str | Path, *, imap: ImapSource | None = None,
     if journal.damaged:  # before any source is opened or any file saved
         raise SheetflowError(damaged_journal(journal.damaged, risk=_FETCHED_AGAIN,
                                              then=f"run '{again}' again"))
-    saver = _Saver(root, {r.email.lower() for r in study.raters if r.email}, max_attachment,
-                   journal)
+    saver = _Saver(root, {r.email.lower(): r.id for r in study.raters if r.email},
+                   max_attachment, journal)
     if imap is not None:
         messages = imap_messages(dataclasses.replace(imap, again=again))
     elif mbox is not None:
@@ -189,6 +213,10 @@ def fetch(study_dir: str | Path, *, imap: ImapSource | None = None,
         messages = eml_messages(eml or [])
     for raw in messages:
         saver.take(raw)
+    # the replies not saved, of this run and earlier ones, that no workbook resolved
+    saver.report.not_saved = read_journal(root).unresolved()
+    saver.report.earlier = [unsaved_line(r) for r in saver.report.not_saved
+                            if str(r.get("message_id", "")) not in saver.seen_unsaved]
     return saver.report
 
 
@@ -199,7 +227,8 @@ _FETCHED_AGAIN = ("a message recorded there as fetched would be taken as new: re
 class _Saver:
     """Saves the attachments of one message after another, journalling each."""
 
-    def __init__(self, root: Path, raters: set[str], max_attachment: int, journal: Journal):
+    def __init__(self, root: Path, raters: dict[str, str], max_attachment: int,
+                 journal: Journal):
         self.root = root
         self.returns = root / L.RETURNS_DIR
         self.raters = raters
@@ -209,6 +238,8 @@ class _Saver:
                         for r in journal.received}
         self.this_run: set[tuple[str, str]] = set()  # (message, sha256) saved now
         self.on_disk: dict[str, str] | None = None  # sha256 -> name, read when needed
+        self.unsaved = {str(r.get("message_id", "")) for _, r in journal.not_saved}
+        self.seen_unsaved: set[str] = set()  # raters' replies not saved, met in this run
 
     def take(self, raw: Raw) -> None:
         self.report.messages += 1
@@ -216,34 +247,50 @@ class _Saver:
             self.report.listed.append(f"{raw.where}: not read (empty: no message in it)")
             return
         if not raw.data:
-            about = _about(parse_message(raw.head)) if raw.head else "from (no sender)"
-            self.report.listed.append(
-                f"{raw.where} {about}: "
-                f"{too_large_text(raw.size, MAX_MESSAGE_BYTES, list(raw.parts))}; ask the "
-                "sender for the workbook they received, filled in")
+            head = parse_message(raw.head) if raw.head else Message()
+            self._list(raw, head, f"{too_large_text(raw.size, MAX_MESSAGE_BYTES, list(raw.parts))}"
+                       "; ask the sender for the workbook they received, filled in",
+                       message_too_large(raw.size, MAX_MESSAGE_BYTES, list(raw.parts)))
             return
         message = parse_message(raw.data, self.max_attachment)
         if message.problem:
             self.report.listed.append(f"{raw.where}: not read ({message.problem})")
             return
-        about = _about(message)
         for name, size in message.too_large:
-            self.report.listed.append(
-                f"{raw.where} {about}: attachment {name} skipped, it is {size / 2**20:.1f} MB "
-                f"(over the {self.max_attachment // 2**20} MB limit)")
+            self._list(raw, message, f"attachment {name} skipped, it is {size / 2**20:.1f} MB "
+                       f"(over the {self.max_attachment // 2**20} MB limit)",
+                       attachment_too_large(name, size, self.max_attachment))
+        if message.wrapped and not message.attachments:
+            why = wrapper_why(message.sender in self.raters)
+            self._list(raw, message, f"{why}; nothing saved", why)
         if not message.attachments:
-            if not message.too_large:
+            if not message.too_large and not message.wrapped:
                 others = f" (other attachments: {', '.join(message.others)})" \
                     if message.others else " (no attachment)"
-                self.report.listed.append(f"{raw.where} {about}: no spreadsheet attachment"
-                                          f"{others}; nothing saved")
+                self._list(raw, message, f"no spreadsheet attachment{others}; nothing saved")
             return
         received = raw.received or message.date or now_utc()
-        # a message without a Message-ID is known by its bytes: "" would make every
-        # such message carrying the same file one message, "fetched before"
-        mid = message.message_id or "sha256:" + hashlib.sha256(raw.data).hexdigest()
         for attachment in message.attachments:
-            self._save(raw, message, mid, attachment, received)
+            self._save(raw, message, _message_key(message, raw), attachment, received)
+
+    def _list(self, raw: Raw, message: Message, said: str, unsaved: str = "") -> None:
+        """List a message not saved from; a rater's whose workbook could not be saved
+        (``unsaved``: why) is journalled as their reply, once."""
+        line = f"{raw.where} {_about(message)}: {said}"
+        rater = self.raters.get(message.sender)
+        if not (unsaved and rater):
+            self.report.listed.append(line)
+            return
+        key = _message_key(message, raw)
+        if key not in self.unsaved:
+            self.unsaved.add(key)
+            append(self.root, not_saved_record(
+                rater=rater, sender=message.sender, subject=message.subject,
+                message_id=key, date=message.date, received=raw.received or message.date,
+                where=raw.where, why=unsaved))
+        self.report.listed.append(f"{line}; recorded as {rater}'s reply with the workbook "
+                                  f"not saved ({JOURNAL_FILE})")
+        self.seen_unsaved.add(key)
 
     def _save(self, raw: Raw, message: Message, mid: str, attachment: Attachment,
               received: dt.datetime) -> None:
@@ -310,6 +357,17 @@ def safe_name(name: str) -> str:
     stem = _UNSAFE.sub("_", stem).strip("._-")[:100] or "attachment"
     suffix = _UNSAFE.sub("", suffix)[:10].lower()
     return f"{stem}.{suffix}" if suffix else stem
+
+
+def _message_key(message: Message, raw: Raw) -> str:
+    """How the journal knows a message: its Message-ID, else its bytes (its header
+    lines and size for one too large to read). A message without a Message-ID known
+    as "" would make every such message carrying the same file one, "fetched before"."""
+    if message.message_id:
+        return message.message_id
+    if raw.data:
+        return "sha256:" + hashlib.sha256(raw.data).hexdigest()
+    return "sha256:" + hashlib.sha256(raw.head + str(raw.size).encode()).hexdigest()
 
 
 def _about(message: Message) -> str:

@@ -25,6 +25,7 @@ from ..packs.journal import JOURNAL_FILE, Journal, damaged_journal, iso, parse_t
 from ..packs.manifest import PackHead
 from .links import sole_link
 from .returns import escape_controls
+from .unsaved import replied_unsaved
 from .validate import FileStatus, Issue, issue
 
 SITTING_GAP = dt.timedelta(hours=24)
@@ -54,6 +55,10 @@ class PackMail:
     held : str
         Why its invitation may not go yet ("" when it may, or the pack has come back):
         a sitting-2 pack before 24 hours after sitting 1 came back.
+    not_saved : str
+        The pack has not come back, but its rater replied and ``fetch`` could not save
+        the workbook: why ("" otherwise; see :mod:`.unsaved`). Shown on the rater's
+        first pack not back.
     """
 
     invited: str = ""
@@ -63,6 +68,7 @@ class PackMail:
     reply_sent: str = ""
     overdue: bool = False
     held: str = ""
+    not_saved: str = ""
 
 
 def received_times(root: Path, files: list[FileStatus], journal: Journal,
@@ -141,8 +147,9 @@ def pack_mail(heads: list[PackHead], files: list[FileStatus],
         elif pack:
             back.setdefault(pack, now)
     first = {h.rater_id: h.pack_id for h in heads if h.sitting == 1}
+    replied = replied_unsaved(journal)
     out = {}
-    for head in heads:
+    for head in sorted(heads, key=lambda h: h.sitting):  # a reply is for the first not back
         returned = back.get(head.pack_id)
         invited = _last(journal, "invitation", head)
         out[head.pack_id] = PackMail(
@@ -155,8 +162,9 @@ def pack_mail(heads: list[PackHead], files: list[FileStatus],
             overdue=returned is None and deadline is not None and now.date() > deadline,
             # once the pack is back its hold is over: nothing waits on it any more
             held="" if returned else _held(head, back.get(first.get(head.rater_id, "")),
-                                           now))
-    return out
+                                           now),
+            not_saved="" if returned else replied.pop(head.rater_id, ""))
+    return {head.pack_id: out[head.pack_id] for head in heads}
 
 
 def _last(journal: Journal, kind: str, head: PackHead) -> str:

@@ -64,6 +64,9 @@ class Message:
         Names of the other attachments (not saved).
     too_large : list of (str, int)
         Spreadsheet attachments over the size limit: name and size in bytes.
+    wrapped : list of str
+        Names of Outlook ``winmail.dat`` wrappers (not read: the files in them are not
+        taken out).
     problem : str
         Why the message could not be read ("" when it could).
     """
@@ -75,6 +78,8 @@ class Message:
     attachments: list[Attachment] = field(default_factory=list)
     others: list[str] = field(default_factory=list)
     too_large: list[tuple[str, int]] = field(default_factory=list)
+    wrapped: list[str] = field(default_factory=list)
+    """Outlook's ``winmail.dat`` wrappers (TNEF), which hide the files sent in them."""
     problem: str = ""
 
 
@@ -140,6 +145,9 @@ def _take(part: EmailMessage, found: Message, max_attachment: int) -> None:
     if part.is_multipart():
         return
     name = part.get_filename()
+    if part.get_content_type() in _TNEF_TYPES or (name or "").lower() == "winmail.dat":
+        found.wrapped.append(display_name(name or "winmail.dat"))
+        return
     data: object = None
     named = bool(name)
     if not name:
@@ -161,6 +169,7 @@ def _take(part: EmailMessage, found: Message, max_attachment: int) -> None:
         found.attachments.append(Attachment(name, data, named))
 
 
+_TNEF_TYPES = ("application/ms-tnef", "application/vnd.ms-tnef")
 _ZIP_START = b"PK\x03\x04"
 _OLE_START = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the container of .xls workbooks
 _XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"

@@ -5,7 +5,9 @@ has returned; the drafts themselves are composed in :mod:`.drafts`.
 
 A pack gets a reminder when all of these hold:
 
-* it has not come back, and no file linked to it (:mod:`.links`: one that could not be
+* it has not come back, and its rater's reply is not one whose workbook ``fetch``
+  could not save (:mod:`.unsaved`: that rater is named instead, since they replied);
+* no file linked to it (:mod:`.links`: one that could not be
   read or identified, named like it) came back unusable: that rater gets collect's
   reply draft asking for the file again, never word that it has not arrived;
 * it was invited: the mail journal records its invitation as sent. An invitation
@@ -60,6 +62,9 @@ class Reminders:
     unusable: list[tuple[str, int, str]] = field(default_factory=list)
     """(rater, sitting, which files and why) for each pack with a file linked to it
     that cannot be used: no reminder."""
+    replied: list[tuple[str, int, str]] = field(default_factory=list)
+    """(rater, sitting, why) for each pack not returned whose rater replied and whose
+    workbook ``fetch`` could not save (:mod:`.unsaved`): no reminder."""
     by_hand: bool = False
     """No invitation in the journal: packs taken as sent by hand."""
     written: dt.datetime | None = None
@@ -143,6 +148,9 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
             out.unusable.append((pack.rater, pack.sitting, pack.unusable))
             continue
         if pack.returned:
+            continue
+        if pack.mail.not_saved:  # they replied: a reminder would say they had not
+            out.replied.append((pack.rater, pack.sitting, pack.mail.not_saved))
             continue
         why = _not_due(pack, out, min_days, now, root)
         if why:

@@ -5,8 +5,12 @@
 between the two leaves a ``sending`` record with no outcome: that message is
 *unconfirmed* (it may or may not have left), never lost from the record and never sent
 again without ``--resend``. ``sheetflow fetch`` writes one ``received`` record per
-spreadsheet attachment it saved. ``status``, ``remind`` and ``collect`` read the journal
-to know who was invited, reminded and replied to, and who sent which file.
+spreadsheet attachment it saved, and one ``not-saved`` record per message from a
+rater's address whose workbook it could not save (too large, an Outlook wrapper, a
+message the server would not give), with why: that rater replied, and stays so
+recorded until a workbook from the same address is saved after it. ``status``,
+``remind`` and ``collect`` read the journal to know who was invited, reminded and
+replied to, and who sent which file.
 
 Each line is written with one ``write`` on a file opened for appending and flushed to
 disk (``fsync``) before the SMTP transaction starts. A last line cut off by a crash
@@ -27,6 +31,8 @@ from typing import Any
 JOURNAL_FILE = "mail.jsonl"
 KINDS = ("invitation", "reminder", "reply")
 OUTCOMES = ("sent", "refused", "failed")
+NOT_SAVED = "not-saved"
+"""The event of a rater's message whose workbook ``fetch`` could not save."""
 
 
 def now_utc() -> dt.datetime:
@@ -167,6 +173,8 @@ class Journal:
     deliveries: dict[str, Delivery] = field(default_factory=dict)
     received: list[dict[str, Any]] = field(default_factory=list)
     damaged: list[int] = field(default_factory=list)  # line numbers that hold no record
+    not_saved: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    """Each ``not-saved`` record, with how many ``received`` records came before it."""
 
     def sent(self, kind: str, rater: str, sitting: int) -> list[Delivery]:
         """The confirmed deliveries of one kind to one rater and sitting, oldest first."""
@@ -201,6 +209,13 @@ class Journal:
                 "never recorded (it may have arrived: ask the rater); --resend sends it "
                 "again")
 
+    def unresolved(self) -> list[dict[str, Any]]:
+        """The ``not-saved`` records (a rater's message whose workbook fetch could not
+        save) with no workbook from the same address saved after them."""
+        return [record for before, record in self.not_saved
+                if not any(later.get("sender") == record.get("sender")
+                           for later in self.received[before:])]
+
     def received_by_sha256(self) -> dict[str, dict[str, Any]]:
         """The first ``received`` record of each attachment's sha256."""
         out: dict[str, dict[str, Any]] = {}
@@ -225,4 +240,6 @@ def read_journal(root: Path) -> Journal:
             delivery.finished = parse_time(record.get("time", ""))
         elif event == "received":
             journal.received.append(record)
+        elif event == NOT_SAVED:
+            journal.not_saved.append((len(journal.received), record))
     return journal
