@@ -133,3 +133,27 @@ def test_a_raters_reply_whose_workbook_was_not_saved_is_kept_until_resolved(tmp_
     assert result.exit_code == 1 and [r["rater"] for r in doc["not_saved"]] == ids[:2]
     assert [r["rater"] for r in run_json("remind", str(root))[1]["replied_not_saved"]] \
         == ids[:2]
+
+
+def test_a_busy_inbox_counts_its_other_mail_and_names_the_raters_problem_first(tmp_path):
+    """With a busy inbox, fetch printed a warning per unrelated message, every run, with
+    the rater's problem last among them."""
+    root = mail_study(tmp_path / "s")
+    rater = load_study(root).raters[0].email
+    other = [_message(f"news{n}@elsewhere.org", [(b"%PDF-1.4", "application", "pdf",
+                                                  "flyer.pdf")] if n % 2 else [],
+                      subject=f"news {n}") for n in range(30)]
+    wrapped = _message(rater, [(b"\x78\x9f\x3e\x22", "application", "ms-tnef",
+                                "winmail.dat")])
+    box = tmp_path / "inbox.mbox"
+    box.write_bytes(b"".join(b"From x@example.org Tue Sep 15 09:30:00 2026\n"
+                             + data.replace(b"\r\n", b"\n") + b"\n"
+                             for data in [*other, wrapped]))
+    result = run("fetch", str(root), "--mbox", str(box))
+    warnings = result.stderr.strip().splitlines()
+    assert len(warnings) == 1 and f"#31 from {rater}" in warnings[0]
+    assert "30 messages from no rater's address without a spreadsheet attachment: " \
+        "nothing saved, not listed" in result.stdout
+    _, doc = run_json("fetch", str(root), "--mbox", str(box))
+    assert doc["unrelated"] == 30 and len(doc["listed"]) == 31
+    assert f"#31 from {rater}" in doc["listed"][0]

@@ -297,10 +297,12 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
     for saved in report.duplicates:
         out.say(f"duplicate  {saved.attachment} from {saved.sender}: the same bytes as "
                 f"returns/{saved.file}; not saved again")
-    for line in report.listed:
+    shown = report.listed[:len(report.listed) - report.unrelated]  # raters' first
+    for line in shown:
         out.warn(line)
-    for line in report.earlier:  # journalled by an earlier fetch, still standing
-        out.warn(f"{line} (recorded by an earlier fetch)")
+    if report.unrelated:  # a busy inbox: its other mail counted in one line
+        out.say(f"{counted(report.unrelated, 'message')} from no rater's address without a "
+                "spreadsheet attachment: nothing saved, not listed (--json lists them)")
     for sender, file in report.unknown_senders:
         out.warn(f"returns/{file} came from {sender}, an address of no rater")
     tail = (f"; {counted(len(report.not_saved), 'reply', 'replies')} from raters with the "
@@ -316,6 +318,7 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
               "saved": [s.__dict__ for s in report.saved],
               "duplicates": [s.__dict__ for s in report.duplicates],
               "fetched_before": report.known, "listed": report.listed,
+              "unrelated": report.unrelated,
               "unknown_senders": [{"sender": s, "file": f}
                                   for s, f in report.unknown_senders]})
     if report.not_saved:  # a rater replied: their workbook must not go missing

@@ -117,7 +117,11 @@ class FetchReport:
     known : int
         Attachments fetched by an earlier run (nothing new).
     listed : list of str
-        Messages not saved from, each with why (no spreadsheet, too large, unreadable).
+        Messages not saved from, each with why (no spreadsheet, too large, unreadable):
+        those from raters' addresses first, then ``earlier``, the ``unrelated`` ones last.
+    unrelated : int
+        Of ``listed``, the messages from no rater's address without a spreadsheet
+        attachment (the last lines): a busy inbox's other mail, counted, not shown.
     unknown_senders : list of (str, str)
         (sender, file) for each saved file whose sender is no rater's address.
     messages : int
@@ -127,7 +131,8 @@ class FetchReport:
         run's and earlier ones'): replies from raters' addresses whose workbook could
         not be saved, with no workbook from the same address saved since.
     earlier : list of str
-        Those of them not met in this run, one line each (the others are in ``listed``).
+        Those of them not met in this run, one line each (in ``listed`` too, after the
+        raters' messages of this run).
     """
 
     saved: list[Saved] = field(default_factory=list)
@@ -136,6 +141,7 @@ class FetchReport:
     listed: list[str] = field(default_factory=list)
     unknown_senders: list[tuple[str, str]] = field(default_factory=list)
     messages: int = 0
+    unrelated: int = 0
     not_saved: list[dict[str, Any]] = field(default_factory=list)
     earlier: list[str] = field(default_factory=list)
 
@@ -215,8 +221,10 @@ def fetch(study_dir: str | Path, *, imap: ImapSource | None = None,
         saver.take(raw)
     # the replies not saved, of this run and earlier ones, that no workbook resolved
     saver.report.not_saved = read_journal(root).unresolved()
-    saver.report.earlier = [unsaved_line(r) for r in saver.report.not_saved
+    saver.report.earlier = [f"{unsaved_line(r)} (recorded by an earlier fetch)"
+                            for r in saver.report.not_saved
                             if str(r.get("message_id", "")) not in saver.seen_unsaved]
+    saver.report.listed, saver.report.unrelated = saver.listed(), len(saver.unrelated)
     return saver.report
 
 
@@ -240,11 +248,20 @@ class _Saver:
         self.on_disk: dict[str, str] | None = None  # sha256 -> name, read when needed
         self.unsaved = {str(r.get("message_id", "")) for _, r in journal.not_saved}
         self.seen_unsaved: set[str] = set()  # raters' replies not saved, met in this run
+        # the report's lines: raters' messages first, a busy inbox's other mail last
+        self.first: list[str] = []
+        self.rest: list[str] = []
+        self.unrelated: list[str] = []
+
+    def listed(self) -> list[str]:
+        """Every message not saved from, raters' first (then their replies recorded
+        by an earlier fetch, still standing), unrelated ones last."""
+        return self.first + self.report.earlier + self.rest + self.unrelated
 
     def take(self, raw: Raw) -> None:
         self.report.messages += 1
         if not raw.data and not raw.size:
-            self.report.listed.append(f"{raw.where}: not read (empty: no message in it)")
+            self.rest.append(f"{raw.where}: not read (empty: no message in it)")
             return
         if not raw.data:
             head = parse_message(raw.head) if raw.head else Message()
@@ -254,7 +271,7 @@ class _Saver:
             return
         message = parse_message(raw.data, self.max_attachment)
         if message.problem:
-            self.report.listed.append(f"{raw.where}: not read ({message.problem})")
+            self.rest.append(f"{raw.where}: not read ({message.problem})")
             return
         for name, size in message.too_large:
             self._list(raw, message, f"attachment {name} skipped, it is {size / 2**20:.1f} MB "
@@ -278,8 +295,14 @@ class _Saver:
         (``unsaved``: why) is journalled as their reply, once."""
         line = f"{raw.where} {_about(message)}: {said}"
         rater = self.raters.get(message.sender)
-        if not (unsaved and rater):
-            self.report.listed.append(line)
+        if not rater:
+            # a message of no rater without a spreadsheet (a busy inbox's mail) is
+            # counted, not listed one by one: the raters' problems must not drown
+            unrelated = not unsaved and not message.attachments and not message.too_large
+            (self.unrelated if unrelated else self.rest).append(line)
+            return
+        if not unsaved:
+            self.first.append(line)
             return
         key = _message_key(message, raw)
         if key not in self.unsaved:
@@ -288,8 +311,8 @@ class _Saver:
                 rater=rater, sender=message.sender, subject=message.subject,
                 message_id=key, date=message.date, received=raw.received or message.date,
                 where=raw.where, why=unsaved))
-        self.report.listed.append(f"{line}; recorded as {rater}'s reply with the workbook "
-                                  f"not saved ({JOURNAL_FILE})")
+        self.first.append(f"{line}; recorded as {rater}'s reply with the workbook not saved "
+                          f"({JOURNAL_FILE})")
         self.seen_unsaved.add(key)
 
     def _save(self, raw: Raw, message: Message, mid: str, attachment: Attachment,
