@@ -8,8 +8,22 @@ from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
-from mail_helpers import SENDER, filled, journal, mail_study, packs, run, run_json, sha256
+import pytest
+from mail_helpers import (
+    SENDER,
+    filled,
+    journal,
+    mail_study,
+    packs,
+    reply,
+    run,
+    run_json,
+    sha256,
+)
+from mail_servers import dovecot_server
 
+from sheetflow.collect import inbox
+from sheetflow.errors import MailError
 from sheetflow.spec.study import load_study
 from sheetflow.workbook import layout as L
 
@@ -157,3 +171,64 @@ def test_a_busy_inbox_counts_its_other_mail_and_names_the_raters_problem_first(t
     _, doc = run_json("fetch", str(root), "--mbox", str(box))
     assert doc["unrelated"] == 30 and len(doc["listed"]) == 31
     assert f"#31 from {rater}" in doc["listed"][0]
+
+
+@pytest.fixture
+def dovecot(monkeypatch):
+    # a loaded machine's Dovecot may answer a login UNAVAILABLE for seconds: waited out
+    monkeypatch.setattr(inbox, "LOGIN_TRIES", 8)
+    with dovecot_server() as server:
+        yield server
+
+
+def _truncate(server, number: int) -> None:
+    """Cut the ``number``-th message's file in the server's maildir in half (a damaged
+    disk or a copy cut short): the server drops the connection when asked for it."""
+    files = sorted((p for p in (server.folder / "mail").rglob("*")
+                    if p.is_file() and p.parent.name in ("new", "cur")), key=lambda p: p.name)
+    data = files[number - 1].read_bytes()
+    files[number - 1].write_bytes(data[:len(data) // 2])
+
+
+def test_a_message_the_server_breaks_off_on_is_named_and_the_rest_are_read(
+        tmp_path, dovecot, monkeypatch):
+    """A damaged message made every run stop at it ("broke off", exit 3): the messages
+    after it were never read, it was never named, and the files saved before it never
+    shown."""
+    root = mail_study(tmp_path / "s")
+    raters = load_study(root).raters
+    books = [filled(root, pack) for pack in packs(root)]
+    for n in range(3):
+        dovecot.append(reply(raters[n].email, [("pack.xlsx", books[n])],
+                             subject=f"mine {n}"))
+    _truncate(dovecot, 2)
+    imap = ["--imap", f"127.0.0.1:{dovecot.port}", "--imap-security", "none", "--username",
+            dovecot.user]
+    env = {"SHEETFLOW_IMAP_PASSWORD": dovecot.password}
+    result, doc = run_json("fetch", str(root), *imap, env=env)
+    assert result.exit_code == 1 and doc["ok"] is False
+    assert sorted(sha256((root / L.RETURNS_DIR / s["file"]).read_bytes())
+                  for s in doc["saved"]) == sorted(sha256(books[n]) for n in (0, 2))
+    named = f"INBOX uid 2 from {raters[1].email} ('mine 1')"
+    assert doc["skipped"] == [named]
+    assert [r["rater"] for r in doc["not_saved"]] == [raters[1].id]
+    assert doc["not_saved"][0]["why"].startswith("the IMAP server could not give the message")
+    screen = run("fetch", str(root), *imap, env=env)
+    assert screen.exit_code == 1 and f"{named}: the IMAP server broke off" in screen.stderr
+    assert "forward it to this mailbox again" in screen.stderr
+
+    # the server gone for good after it: what was saved before is shown, then the error
+    (root / L.RETURNS_DIR).rename(tmp_path / "moved")
+    (root / "mail.jsonl").unlink()
+    connect, calls = inbox._imap_connect, []
+
+    def once(source):
+        calls.append(source)
+        if len(calls) > 1:
+            raise MailError("the IMAP server is gone")
+        return connect(source)
+
+    monkeypatch.setattr(inbox, "_imap_connect", once)
+    gone = run("fetch", str(root), *imap, env=env)
+    assert gone.exit_code == 3 and "error: the IMAP server is gone" in gone.stderr
+    assert gone.stdout.count("saved      returns/") == 1

@@ -264,12 +264,13 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
     in mail.jsonl with its message's sender, so collect can check it. A message from a
     rater's address whose workbook cannot be saved (too large, an Outlook winmail.dat
     wrapper) is recorded there too, as their reply: status and remind show it, and
-    fetch exits 1 until a workbook from that address is saved.
+    fetch exits 1 until a workbook from that address is saved. A message the IMAP
+    server breaks off on is named and skipped (exit 1), and the rest are read.
 
     Example: sheetflow fetch my-study --imap imap.example.org:993
     """
     from ..collect.inbox import ImapSource, fetch
-    from ..errors import UsageError
+    from ..errors import MailError, UsageError
     from ..hints import typed_words
     from ..spec.mail import IMAP_PASSWORD_ENV, parse_date
 
@@ -290,13 +291,14 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
         source = ImapSource(settings.imap, settings.login,
                             os.environ.get(IMAP_PASSWORD_ENV, ""), settings.imap_folder,
                             day, mark_seen)
-    report = fetch(directory, imap=source, mbox=mbox, eml=list(eml) or None,
-                   given=typed_words(typed_params(click.get_current_context())))
-    for saved in report.saved:
-        out.say(f"saved      returns/{saved.file} from {saved.sender or '(no sender)'}")
-    for saved in report.duplicates:
-        out.say(f"duplicate  {saved.attachment} from {saved.sender}: the same bytes as "
-                f"returns/{saved.file}; not saved again")
+    try:
+        report = fetch(directory, imap=source, mbox=mbox, eml=list(eml) or None,
+                       given=typed_words(typed_params(click.get_current_context())))
+    except MailError as exc:
+        if getattr(exc, "report", None) is not None:  # saved before the server broke off
+            _saved_lines(out, exc.report)
+        raise
+    _saved_lines(out, report)
     shown = report.listed[:len(report.listed) - report.unrelated]  # raters' first
     for line in shown:
         out.warn(line)
@@ -308,21 +310,34 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
     tail = (f"; {counted(len(report.not_saved), 'reply', 'replies')} from raters with the "
             "workbook not saved (ask each rater as said above; fetch exits 1 until a "
             "workbook from that address is saved)" if report.not_saved else "")
+    tail += (f"; {counted(len(report.skipped), 'message')} the server broke off on, skipped "
+             f"({'; '.join(report.skipped)}: forward each to this mailbox again, or ask its "
+             "sender to send it again)" if report.skipped else "")
+    problems = bool(report.not_saved or report.skipped)
     out.headline(f"{counted(report.messages, 'message')} read: "
                  f"{counted(len(report.saved), 'file')} saved, "
                  f"{counted(len(report.duplicates), 'duplicate')}, {report.known} fetched "
                  f"before{tail}",
-                 fg="yellow" if report.not_saved else "green")
-    out.json({"ok": not report.not_saved, "messages": report.messages,
-              "not_saved": report.not_saved,
+                 fg="yellow" if problems else "green")
+    out.json({"ok": not problems, "messages": report.messages,
+              "not_saved": report.not_saved, "skipped": report.skipped,
               "saved": [s.__dict__ for s in report.saved],
               "duplicates": [s.__dict__ for s in report.duplicates],
               "fetched_before": report.known, "listed": report.listed,
               "unrelated": report.unrelated,
               "unknown_senders": [{"sender": s, "file": f}
                                   for s, f in report.unknown_senders]})
-    if report.not_saved:  # a rater replied: their workbook must not go missing
+    if problems:  # a rater's workbook, or a message, must not go missing
         click.get_current_context().exit(EXIT_DATA)
+
+
+def _saved_lines(out: Output, report: Any) -> None:
+    """A line per file saved, and per attachment already in ``returns/``."""
+    for saved in report.saved:
+        out.say(f"saved      returns/{saved.file} from {saved.sender or '(no sender)'}")
+    for saved in report.duplicates:
+        out.say(f"duplicate  {saved.attachment} from {saved.sender}: the same bytes as "
+                f"returns/{saved.file}; not saved again")
 
 
 def register(group: click.Group) -> None:

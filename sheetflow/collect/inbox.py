@@ -89,6 +89,8 @@ class Raw:
     """Then its attachments, (name, size), as far as they could be measured."""
     head: bytes = b""
     """Then its header lines (who sent it, the subject)."""
+    problem: str = ""
+    """Why the server could not give it ("" when it could): ``data`` is then empty."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,9 @@ class FetchReport:
         (sender, file) for each saved file whose sender is no rater's address.
     messages : int
         Messages read.
+    skipped : list of str
+        The messages the IMAP server broke off on (each also in ``listed``, with what
+        to do): the connection was opened again and the messages after them read.
     not_saved : list of dict
         The ``not-saved`` records of ``mail.jsonl`` that stand after the run (this
         run's and earlier ones'): replies from raters' addresses whose workbook could
@@ -141,6 +146,7 @@ class FetchReport:
     listed: list[str] = field(default_factory=list)
     unknown_senders: list[tuple[str, str]] = field(default_factory=list)
     messages: int = 0
+    skipped: list[str] = field(default_factory=list)
     unrelated: int = 0
     not_saved: list[dict[str, Any]] = field(default_factory=list)
     earlier: list[str] = field(default_factory=list)
@@ -191,7 +197,10 @@ def fetch(study_dir: str | Path, *, imap: ImapSource | None = None,
     Raises
     ------
     MailError
-        The IMAP server cannot be reached, refuses the login or has no such folder.
+        The IMAP server cannot be reached, refuses the login or has no such folder, or
+        broke off other than on one message (the report of what was done before is
+        ``exc.report``). A message it broke off on is named in the report and skipped:
+        the connection is opened again and the messages after it read.
     UsageError
         No source, more than one, or a file that does not exist.
     SheetflowError
@@ -217,8 +226,12 @@ def fetch(study_dir: str | Path, *, imap: ImapSource | None = None,
         messages = mbox_messages(mbox)
     else:
         messages = eml_messages(eml or [])
-    for raw in messages:
-        saver.take(raw)
+    try:
+        for raw in messages:
+            saver.take(raw)
+    except MailError as exc:  # what was saved before the server broke off is shown
+        exc.report = saver.report  # type: ignore[attr-defined]
+        raise
     # the replies not saved, of this run and earlier ones, that no workbook resolved
     saver.report.not_saved = read_journal(root).unresolved()
     saver.report.earlier = [f"{unsaved_line(r)} (recorded by an earlier fetch)"
@@ -260,6 +273,9 @@ class _Saver:
 
     def take(self, raw: Raw) -> None:
         self.report.messages += 1
+        if raw.problem:
+            self._skip(raw)
+            return
         if not raw.data and not raw.size:
             self.rest.append(f"{raw.where}: not read (empty: no message in it)")
             return
@@ -289,6 +305,16 @@ class _Saver:
         received = raw.received or message.date or now_utc()
         for attachment in message.attachments:
             self._save(raw, message, _message_key(message, raw), attachment, received)
+
+    def _skip(self, raw: Raw) -> None:
+        """Name a message the server could not give, and what to do about it."""
+        head = parse_message(raw.head) if raw.head else Message()
+        said = (f"the IMAP server broke off while giving it ({raw.problem}); skipped, the "
+                "messages after it are read: forward it to this mailbox again from your "
+                "mail program, or ask its sender to send it again")
+        self._list(raw, head, said, f"the IMAP server could not give the message "
+                   f"({raw.problem}): ask the rater to send the workbook again")
+        self.report.skipped.append(f"{raw.where} {_about(head)}")
 
     def _list(self, raw: Raw, message: Message, said: str, unsaved: str = "") -> None:
         """List a message not saved from; a rater's whose workbook could not be saved
@@ -478,7 +504,13 @@ def imap_messages(source: ImapSource) -> Iterator[Raw]:
         if typ != "OK":
             raise MailError(f"the IMAP server {source.server}: search failed ({_said(data)})")
         for uid in (data[0] or b"").split():
-            yield _imap_one(client, source, uid.decode())
+            try:
+                raw = _imap_one(client, source, uid.decode())
+            except _Unreadable as exc:  # one bad message must not block the rest
+                yield exc.raw
+                client = _reopen(client, source)
+                continue
+            yield raw
     except (imaplib.IMAP4.error, OSError) as exc:
         raise MailError(f"the IMAP server {source.server} broke off ({exc}); "
                         f"{_rerun(source)} (what was saved is kept and not saved twice)"
@@ -487,23 +519,58 @@ def imap_messages(source: ImapSource) -> Iterator[Raw]:
         _logout(client)
 
 
+class _Unreadable(Exception):
+    """The server broke off while giving one message; ``raw`` names it."""
+
+    def __init__(self, raw: Raw) -> None:
+        super().__init__(raw.problem)
+        self.raw = raw
+
+
 def _imap_one(client: imaplib.IMAP4, source: ImapSource, uid: str) -> Raw:
     where = f"{source.folder} uid {uid}"
-    typ, data = client.uid("FETCH", uid, "(RFC822.SIZE INTERNALDATE)")
+    try:
+        typ, data = client.uid("FETCH", uid, f"(RFC822.SIZE INTERNALDATE {_ENVELOPE})")
+    except (imaplib.IMAP4.error, OSError) as exc:
+        raise _Unreadable(Raw(where, b"", problem=_said(exc) or type(exc).__name__)) from None
     head = b" ".join(part if isinstance(part, bytes) else part[0] for part in data
                      if part) if typ == "OK" else b""
+    envelope = next((part[1] for part in data if isinstance(part, tuple)), b"") \
+        if typ == "OK" else b""
     size_found = re.search(rb"RFC822\.SIZE (\d+)", head)
     size = int(size_found[1]) if size_found else 0
     received = _internal_date(head)
-    if size > MAX_MESSAGE_BYTES:
-        return Raw(where, b"", received, size, _structure_names(client, uid),
-                   _header_lines(client, uid))
-    typ, data = client.uid("FETCH", uid, "(BODY.PEEK[])")
-    body = next((part[1] for part in data if isinstance(part, tuple)), b"") \
-        if typ == "OK" else b""
-    if source.mark_seen and body:
-        client.uid("STORE", uid, "+FLAGS", "(\\Seen)")
+    try:
+        if size > MAX_MESSAGE_BYTES:
+            return Raw(where, b"", received, size, _structure_names(client, uid),
+                       _header_lines(client, uid))
+        typ, data = client.uid("FETCH", uid, "(BODY.PEEK[])")
+        body = next((part[1] for part in data if isinstance(part, tuple)), b"") \
+            if typ == "OK" else b""
+        if source.mark_seen and body:
+            client.uid("STORE", uid, "+FLAGS", "(\\Seen)")
+    except (imaplib.IMAP4.error, OSError) as exc:  # e.g. a damaged file on the server
+        raise _Unreadable(Raw(where, b"", received, head=envelope[:HEADER_BYTES],
+                              problem=_said(exc) or type(exc).__name__)) from None
     return Raw(where, body, received)
+
+
+# who sent it and what about, read before the body so that a message the server cannot
+# give whole is still named
+_ENVELOPE = "BODY.PEEK[HEADER.FIELDS (FROM SUBJECT DATE MESSAGE-ID)]"
+
+
+def _reopen(client: imaplib.IMAP4, source: ImapSource) -> imaplib.IMAP4:
+    """A new connection on the same folder, to read on after a message the server broke
+    off on (the old one may be closed, or part-way through the message's bytes)."""
+    _logout(client)
+    client = _imap_connect(source)
+    typ, data = client.select(_quote(source.folder), readonly=not source.mark_seen)
+    if typ != "OK":
+        _logout(client)
+        raise MailError(f"the IMAP server {source.server}: no folder {source.folder!r} "
+                        f"({_said(data)}); check [mail] imap_folder")
+    return client
 
 
 def _structure_names(client: imaplib.IMAP4, uid: str) -> tuple[tuple[str, int], ...]:
