@@ -135,6 +135,9 @@ def test_a_raters_reply_whose_workbook_was_not_saved_is_kept_until_resolved(tmp_
     assert remind.exit_code == 1 and doc["drafts"] == []
     assert [r["rater"] for r in doc["replied_not_saved"]] == ids
     assert run("remind", str(root)).stdout.count(": replied, workbook not saved: ") == 3
+    dry = run("send", str(root), "reminders", "--dry-run").stdout
+    assert dry.count(" (sitting 1): replied, workbook not saved: ") == 3
+    assert "0 reminders would be sent" in dry
     collected = run("collect", str(root)).stdout
     assert collected.count("; replied, workbook not saved: ") == 3
     assert "3 of them replied, workbook not saved: no reminder" in collected

@@ -58,6 +58,7 @@ from .pack_status import status
 from .reminders import MIN_DAYS, folder_kept, remind
 from .reply_drafts import read_reply_drafts
 from .run import OUT_DIR
+from .unsaved import replied_text
 
 KIND_NAMES = {"invitations": "invitation", "reminders": "reminder", "replies": "reply"}
 
@@ -350,6 +351,8 @@ def _reminders(root: Path, study: Study, box: Outbox, min_days: float,
     box.drafts_kept = folder_kept(result.drafts.changed, then_all, root) if result.kept \
         else ""
     box.left_out += result.skipped
+    # they replied; fetch could not save the workbook: a reminder would say they had not
+    box.left_out += [(r, s, replied_text(why)) for r, s, why in result.replied]
     box.left_out += [(r, 0, "no e-mail address in the raters file")
                      for r in result.drafts.no_email]
     by_path = {str(p): p for p in result.drafts.written}
