@@ -11,7 +11,10 @@ again. Each attachment saved is journalled (``received`` in ``mail.jsonl``, see
 :mod:`sheetflow.packs.journal`) with the message's Message-ID, sender, date and subject,
 so ``collect`` can check the sender against ``raters.csv``. A message without a
 spreadsheet attachment, one over the size limit, or one that cannot be read is listed
-in the report, not saved. A rerun saves nothing already saved; a line of ``mail.jsonl``
+in the report, not saved: raters' first, and those of no rater without a spreadsheet
+counted apart. A rater's message whose workbook cannot be saved is journalled as their
+reply (:mod:`.unsaved`); a message the IMAP server breaks off on is named and skipped,
+and the rest read on a new connection. A rerun saves nothing already saved; a line of ``mail.jsonl``
 that is no record stops it before any message is read, since a message recorded there
 as fetched would be taken as new.
 """
