@@ -48,9 +48,11 @@ EXIT_OK, EXIT_DATA, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
 EXIT_CODES = {
     EXIT_OK: "ok",
     EXIT_DATA: "data problems: the spec, a returned workbook or the panel needs fixing "
-               "(check, collect, status, analyze), no design of the grid meets the target "
-               "(plan), or no pilot summary written without --execution-window "
-               "(import-judges); each problem is named",
+               "(check, collect, status, analyze), a rater's reply whose workbook could "
+               "not be saved or a message the server broke off on (fetch, and remind, "
+               "which names such a rater instead of drafting a reminder), no design of "
+               "the grid meets the target (plan), or no pilot summary written without "
+               "--execution-window (import-judges); each problem is named",
     EXIT_USAGE: "usage error, or an earlier step is missing (the message names the "
                 "command to run)",
     EXIT_FAILED: "could not run, or the seal is broken (key, plan lock, spec or sealed "
