@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import imaplib
+import json
 from email import policy
 from email.message import EmailMessage
 from pathlib import Path
@@ -17,6 +18,7 @@ from sheetflow.collect import inbox
 from sheetflow.collect.inbox import safe_name
 from sheetflow.collect.run import collect
 from sheetflow.errors import MailError
+from sheetflow.packs.journal import JOURNAL_FILE
 from sheetflow.spec.mail import Server
 from sheetflow.spec.study import load_study
 from sheetflow.workbook import layout as L
@@ -315,7 +317,7 @@ def test_an_empty_message_file_and_a_folder_are_named_for_what_they_are(tmp_path
 def _cut_received(root: Path) -> int:
     """Cut inside the first ``received`` record of mail.jsonl (as a bad edit would);
     its line number."""
-    path = root / "mail.jsonl"
+    path = root / JOURNAL_FILE
     lines = path.read_bytes().splitlines(keepends=True)
     at = next(i for i, line in enumerate(lines) if b'"event": "received"' in line)
     lines[at] = lines[at][:20] + b"\n"
@@ -419,3 +421,64 @@ def test_a_login_still_unavailable_is_not_called_a_wrong_password(monkeypatch):
     assert "[UNAVAILABLE] Temporary authentication failure" in text
     assert "not the password" in text and "SHEETFLOW_IMAP_PASSWORD" not in text
     assert "secret" not in text
+
+
+def test_a_fetched_return_with_no_single_sender_is_checked_like_an_unknown_sender(
+        tmp_path, dovecot):
+    """A message without a From, and one naming a rater's address and another, were
+    saved "from (no sender)", warned of as "an address of no rater", and passed collect's
+    sender check: status said every pack was back, exit 0."""
+    root = mail_study(tmp_path / "s")
+    filled = _filled(root)
+    names = {p["rater_id"]: p["file"] for p in packs(root)}
+    one, two, three = sorted(filled)
+    no_from = EmailMessage(policy=policy.SMTP)
+    no_from["Subject"] = "scores"
+    no_from.set_content("attached")
+    no_from.add_attachment(filled[three], maintype="application", subtype="octet-stream",
+                           filename=names[three])
+    dovecot.append(reply("ev01@example.org", [(names[one], filled[one])]))
+    dovecot.append(no_from.as_bytes())
+    dovecot.append(reply("ev01@example.org, someone@attacker.org", [(names[two], filled[two])]))
+    shown = run("fetch", str(root), *_imap(dovecot), env={PASSWORD_ENV: dovecot.password})
+    assert shown.exit_code == 0, shown.output  # as for any sender: collect asks
+    files = {s["attachment"]: s["file"] for s in _saved(root)}
+    several = "several senders: ev01@example.org, someone@attacker.org"
+    assert "an address of no rater" not in shown.output
+    for file, why in ((files[names[three]], "no sender"), (files[names[two]], several)):
+        assert f"saved      returns/{file} from ({why})" in shown.stdout
+        assert (f"warning: returns/{file} came in a message with no single sender address "
+                f"({why}): anyone may have sent it") in shown.stderr
+    received = {r["sha256"]: r for r in journal(root) if r["event"] == "received"}
+    assert received[sha256(filled[two])]["sender_problem"] == several
+
+    collected = collect(root)
+    unknown = {i.file: i.message for i in collected.report.issues
+               if i.code == "sender-unknown"}
+    assert sorted(unknown) == sorted([files[names[two]], files[names[three]]])
+    assert f"came with no single sender address ({several})" in unknown[files[names[two]]]
+    assert collected.report.unchecked_sender_files() != []
+    status = run("status", str(root))
+    assert status.exit_code == 1, status.output
+    assert "2 returns came from" in status.stdout
+
+
+def test_a_record_of_a_fetched_file_naming_no_sender_is_checked_like_an_unknown_one(
+        tmp_path):
+    """A ``received`` record whose sender is "" (or none at all) was taken for a file
+    that never came by mail: no sender check."""
+    root = mail_study(tmp_path / "s")
+    filled = _filled(root)
+    name = packs(root)[0]["file"]
+    eml = tmp_path / "reply.eml"
+    eml.write_bytes(reply("ev01@example.org", [(name, filled[packs(root)[0]["rater_id"]])]))
+    assert run("fetch", str(root), str(eml)).exit_code == 0
+    path = root / JOURNAL_FILE
+    lines = [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines()]
+    for record in lines:  # as a fetch before sender_problem was recorded
+        if record["event"] == "received":
+            record["sender"] = ""
+            record.pop("sender_problem", None)
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    unknown = [i for i in collect(root).report.issues if i.code == "sender-unknown"]
+    assert len(unknown) == 1 and "(no sender)" in unknown[0].message

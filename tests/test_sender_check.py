@@ -133,3 +133,42 @@ def test_the_reply_to_a_return_sent_from_another_raters_address_names_no_other_r
     assert "blank" in text
     for word in (other.id, other.email, other.name):
         assert word not in text
+
+
+def _from_header(raw: bytes, header: bytes) -> bytes:
+    """``raw`` (a reply) with its From line replaced by ``header`` (b"" for none)."""
+    head, body = raw.split(b"\r\n\r\n", 1)
+    lines = [ln for ln in head.split(b"\r\n") if not ln.startswith(b"From:")]
+    return b"\r\n".join(([header] if header else []) + lines) + b"\r\n\r\n" + body
+
+
+@pytest.mark.parametrize(("header", "why"), [
+    (b"", "no sender"),
+    (b"From: ev01@example.org, someone@attacker.org",
+     "several senders: ev01@example.org, someone@attacker.org"),
+    (b"From: ev01@example.org\r\nFrom: someone@attacker.org",
+     "several senders: ev01@example.org, someone@attacker.org"),
+    (b"From: a:b:c;d", "unreadable From header"),
+])
+def test_a_saved_message_with_no_single_sender_is_checked_like_an_unknown_sender(
+        tmp_path, header, why):
+    """A message without a From, or one naming two addresses (one of them a rater's),
+    passed the sender check: anyone may have sent it."""
+    root = mail_study(tmp_path / "s")
+    email = {r.id: r.email for r in load_study(root).raters}
+    for n, pack in enumerate(packs(root)):
+        raw = reply(email[pack["rater_id"]], [(pack["file"], _fill(root, pack))])
+        (root / L.RETURNS_DIR / f"m{n}.eml").write_bytes(_from_header(raw, header)
+                                                         if n == 1 else raw)
+    suspect = f"m1.eml/{packs(root)[1]['file']}"
+    shown = run("collect", str(root))
+    assert shown.exit_code == 1, shown.output
+    assert (f"warning: {suspect}: [sender-unknown] The message carrying this file came "
+            f"with no single sender address ({why}). Check who sent it") in shown.stdout
+    doc = json.loads(run("collect", str(root), "--json").stdout)
+    assert doc["unchecked_sender"] == [suspect]
+    assert _todo(root)[suspect].startswith(
+        f"the message carrying {suspect} had no single sender address ({why}): check who")
+    assert run("status", str(root)).exit_code == 1
+    assert run("collect", str(root), "--mark-read", suspect).exit_code == 0
+    assert run("status", str(root)).exit_code == 0

@@ -307,6 +307,9 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
                 "spreadsheet attachment: nothing saved, not listed (--json lists them)")
     for sender, file in report.unknown_senders:
         out.warn(f"returns/{file} came from {sender}, an address of no rater")
+    for why, file in report.unsure_senders:
+        out.warn(f"returns/{file} came in a message with no single sender address ({why}): "
+                 "anyone may have sent it; collect asks you to check who did")
     tail = (f"; {counted(len(report.not_saved), 'reply', 'replies')} from raters with the "
             "workbook not saved (ask each rater as said above; fetch exits 1 until a "
             "workbook from that address is saved)" if report.not_saved else "")
@@ -326,7 +329,8 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
               "fetched_before": report.known, "listed": report.listed,
               "unrelated": report.unrelated,
               "unknown_senders": [{"sender": s, "file": f}
-                                  for s, f in report.unknown_senders]})
+                                  for s, f in report.unknown_senders],
+              "unsure_senders": [{"why": w, "file": f} for w, f in report.unsure_senders]})
     if problems:  # a rater's workbook, or a message, must not go missing
         click.get_current_context().exit(EXIT_DATA)
 
@@ -334,9 +338,9 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
 def _saved_lines(out: Output, report: Any) -> None:
     """A line per file saved, and per attachment already in ``returns/``."""
     for saved in report.saved:
-        out.say(f"saved      returns/{saved.file} from {saved.sender or '(no sender)'}")
+        out.say(f"saved      returns/{saved.file} from {saved.shown_sender}")
     for saved in report.duplicates:
-        out.say(f"duplicate  {saved.attachment} from {saved.sender}: the same bytes as "
+        out.say(f"duplicate  {saved.attachment} from {saved.shown_sender}: the same bytes as "
                 f"returns/{saved.file}; not saved again")
 
 

@@ -8,8 +8,9 @@ the time the message was received and the attachment's name reduced to letters,
 digits, ``.``, ``-`` and ``_`` (never a folder part, never a hidden name). A file is
 never overwritten, and bytes already in ``returns/`` (or fetched before) are not saved
 again. Each attachment saved is journalled (``received`` in ``mail.jsonl``, see
-:mod:`sheetflow.packs.journal`) with the message's Message-ID, sender, date and subject,
-so ``collect`` can check the sender against ``raters.csv``. A message without a
+:mod:`sheetflow.packs.journal`) with the message's Message-ID, sender (or why it has no
+single one), date and subject, so ``collect`` can check the sender against
+``raters.csv``. A message without a
 spreadsheet attachment, one over the size limit, or one that cannot be read is listed
 in the report, not saved: raters' first, and those of no rater without a spreadsheet
 counted apart. A rater's message whose workbook cannot be saved is journalled as their
@@ -107,6 +108,13 @@ class Saved:
     sender: str
     subject: str
     where: str
+    sender_problem: str = ""
+    """Why its message had no single sender ("" when it had one)."""
+
+    @property
+    def shown_sender(self) -> str:
+        """Its sender as a report names it: the address, else why there is none."""
+        return self.sender or f"({self.sender_problem or 'no sender'})"
 
 
 @dataclass
@@ -129,6 +137,8 @@ class FetchReport:
         attachment (the last lines): a busy inbox's other mail, counted, not shown.
     unknown_senders : list of (str, str)
         (sender, file) for each saved file whose sender is no rater's address.
+    unsure_senders : list of (str, str)
+        (why, file) for each saved file whose message had no single sender address.
     messages : int
         Messages read.
     skipped : list of str
@@ -148,6 +158,7 @@ class FetchReport:
     known: int = 0
     listed: list[str] = field(default_factory=list)
     unknown_senders: list[tuple[str, str]] = field(default_factory=list)
+    unsure_senders: list[tuple[str, str]] = field(default_factory=list)
     messages: int = 0
     skipped: list[str] = field(default_factory=list)
     unrelated: int = 0
@@ -350,7 +361,7 @@ class _Saver:
         if (mid, sha) in self.this_run:  # the same file twice in one message
             self.report.duplicates.append(Saved(
                 self._disk()[sha], attachment.name, sha, mid, message.sender,
-                message.subject, raw.where))
+                message.subject, raw.where, message.sender_problem))
             return
         if (mid, sha) in self.fetched:
             self.report.known += 1
@@ -361,9 +372,11 @@ class _Saver:
             write_alone(self.returns / name, attachment.data, replace=False)
             self._disk()[sha] = name
         saved = Saved(name, attachment.name, sha, mid, message.sender, message.subject,
-                      raw.where)
+                      raw.where, message.sender_problem)
         append(self.root, {"event": "received", "message_id": mid,
-                           "sender": message.sender, "subject": message.subject,
+                           "sender": message.sender,
+                           "sender_problem": message.sender_problem,
+                           "subject": message.subject,
                            "date": iso(message.date) if message.date else "",
                            "received": iso(received),
                            # a made-up name is none the rater gave (reply drafts quote it)
@@ -373,8 +386,10 @@ class _Saver:
         self.fetched.add((mid, sha))
         self.this_run.add((mid, sha))
         (self.report.duplicates if existing else self.report.saved).append(saved)
-        if existing is None and message.sender not in self.raters:
-            self.report.unknown_senders.append((message.sender or "(no sender)", name))
+        if existing is None and message.sender_problem:
+            self.report.unsure_senders.append((message.sender_problem, name))
+        elif existing is None and message.sender not in self.raters:
+            self.report.unknown_senders.append((message.sender, name))
 
     def _disk(self) -> dict[str, str]:
         """sha256 -> file name of every regular file in ``returns/``."""
@@ -423,7 +438,7 @@ def _message_key(message: Message, raw: Raw) -> str:
 
 
 def _about(message: Message) -> str:
-    sender = message.sender or "(no sender)"
+    sender = message.sender or f"({message.sender_problem or 'no sender'})"
     return f"from {sender} ({message.subject!r})" if message.subject else f"from {sender}"
 
 

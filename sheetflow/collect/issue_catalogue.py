@@ -215,11 +215,12 @@ _TYPES = (
        "Rater {rater} returned more than one different workbook ({detail}). Neither is "
        "used: remove the wrong one from the returns folder and run '{collect}' again."),
     _t("sender-unknown", WARNING, "The message carrying the file came from no rater's "
-       "address" + _SENDER_EXIT,
-       "The message carrying this file came from {detail}, an address of no rater in the "
-       "raters file. Check who sent it; if the rater wrote from another address, add it "
-       "to the raters file or ask them to send from the address given there. Once you "
-       "know who sent it, mark the file read (collect --mark-read)."),
+       "address, or had no single sender address (no From, several, or one that cannot "
+       "be read)" + _SENDER_EXIT,
+       "The message carrying this file came {what}. Check who sent it; if the rater wrote "
+       "from another address, add it to the raters file or ask them to send from the "
+       "address given there. Once you know who sent it, mark the file read (collect "
+       "--mark-read)."),
     _t("sender-not-rater", WARNING, "The message carrying the file came from another "
        "rater" + _SENDER_EXIT,
        "The message carrying this workbook of rater {rater} came from {detail}. Check "

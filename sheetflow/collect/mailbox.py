@@ -55,7 +55,11 @@ class Message:
     Attributes
     ----------
     message_id, sender, subject : str
-        ``sender`` is the ``From`` address alone, lower-cased ("" when there is none).
+        ``sender`` is the ``From`` address alone, lower-cased ("" when there is no
+        single one).
+    sender_problem : str
+        Why there is no single sender ("" when there is one): :data:`NO_SENDER`,
+        ``several senders: a, b`` or :data:`UNREADABLE_FROM`.
     date : datetime or None
         The ``Date`` header (None when missing or unreadable).
     attachments : list of Attachment
@@ -73,6 +77,7 @@ class Message:
 
     message_id: str = ""
     sender: str = ""
+    sender_problem: str = ""
     subject: str = ""
     date: dt.datetime | None = None
     attachments: list[Attachment] = field(default_factory=list)
@@ -105,8 +110,10 @@ def parse_message(raw: bytes, max_attachment: int = MAX_ATTACHMENT_BYTES) -> Mes
     try:
         msg = message_from_bytes(raw, policy=policy.default)
         assert isinstance(msg, EmailMessage)
-        found = Message(message_id=_header(msg, "Message-ID"), sender=_sender(msg),
-                        subject=_header(msg, "Subject"), date=_date(msg))
+        sender, sender_problem = _sender(msg)
+        found = Message(message_id=_header(msg, "Message-ID"), sender=sender,
+                        sender_problem=sender_problem, subject=_header(msg, "Subject"),
+                        date=_date(msg))
         if not msg.keys():
             return Message(problem="no mail headers (not a saved message)")
         for part in msg.walk():
@@ -123,12 +130,26 @@ def _header(msg: EmailMessage, name: str) -> str:
         return ""
 
 
-def _sender(msg: EmailMessage) -> str:
+NO_SENDER = "no sender"
+UNREADABLE_FROM = "unreadable From header"
+SEVERAL_SENDERS = "several senders: "
+"""The start of the :attr:`Message.sender_problem` of a ``From`` naming more than one."""
+
+
+def _sender(msg: EmailMessage) -> tuple[str, str]:
+    """The one ``From`` address, lower-cased, and ""; or "" and why there is no single
+    one. Every ``From`` header counts: a second one may name someone else, and taking
+    either alone would vouch for a sender the message does not name alone."""
     try:
-        addresses = msg["From"].addresses if msg["From"] is not None else ()
-    except Exception:
-        return ""
-    return addresses[0].addr_spec.lower() if len(addresses) == 1 else ""
+        addresses = [a.addr_spec.lower() for header in msg.get_all("From", [])
+                     for a in header.addresses]
+    except Exception:  # a header the registry cannot parse
+        return "", UNREADABLE_FROM
+    if not addresses:
+        return "", NO_SENDER
+    if len(set(addresses)) > 1:
+        return "", SEVERAL_SENDERS + ", ".join(escape_controls(a) for a in addresses)
+    return (addresses[0], "") if addresses[0] else ("", UNREADABLE_FROM)
 
 
 def _date(msg: EmailMessage) -> dt.datetime | None:
@@ -248,6 +269,8 @@ class Member:
     sender: str
     received: dt.datetime | None
     size: int = 0
+    sender_problem: str = ""
+    """Why its message has no single sender (:attr:`Message.sender_problem`)."""
 
 
 def members(path: str | Path, limits: Limits | None = None) -> list[Member] | Problem:
@@ -272,7 +295,7 @@ def members(path: str | Path, limits: Limits | None = None) -> list[Member] | Pr
         for attachment in message.attachments:
             out.append(Member(_unique(prefix + plain_name(attachment.name), seen), index,
                               attachment.sha256, message.sender, message.date,
-                              len(attachment.data)))
+                              len(attachment.data), message.sender_problem))
             index += 1
         for name, size in message.too_large:
             out.append(Member(_unique(prefix + plain_name(name), seen), -1, "", message.sender,

@@ -348,6 +348,7 @@ class _FileWork:
     self_check: SelfCheckInput | None = None
     member: int = -1  # a saved message's attachment (see .mailbox)
     sender: str = ""  # the address the file's message came from, when known
+    sender_problem: str = ""  # why its saved message has no single sender (.mailbox)
     received: dt.datetime | None = None
     answers: AnswerPrint | None = None  # compared across raters (.copies)
     saved_by: str = ""  # the user name it was last saved under (.copies)
@@ -462,7 +463,7 @@ class _Collector:
         works = []
         for m in found:
             work = _FileWork(entry.path, m.name, m.sha256, member=m.index, sender=m.sender,
-                             received=m.received)
+                             received=m.received, sender_problem=m.sender_problem)
             if m.index < 0:
                 work.issues.append(issue("attachment-too-large", file=m.name,
                                          detail=f"{m.size / 2**20:.1f} MB"))
@@ -609,7 +610,8 @@ class _Collector:
         for work in works:
             if work.sha256 and not work.duplicate_of:
                 work.issues += self.senders.check(work.name, work.sha256, work.sender,
-                                                  work.head.rater_id if work.head else "")
+                                                  work.head.rater_id if work.head else "",
+                                                  work.sender_problem)
         for work in works:
             used = work.used
             if work.self_check is not None:
