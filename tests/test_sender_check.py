@@ -66,7 +66,8 @@ def test_a_return_from_another_raters_or_no_raters_address_makes_collect_exit_1(
     assert f"warning: {unknown}: [sender-unknown]" in shown.stdout
     last = shown.stdout.splitlines()[-1]
     assert " 0 errors, " in last and last.endswith(
-        "; 2 returns came from another rater's address or from no rater's: check who sent "
+        "; 2 returns came from another rater's address, from no rater's or with no single "
+        "sender: check who sent "
         f"each, named above (then 'sheetflow collect {root} --mark-read FILE')"), last
     doc = json.loads(run("collect", str(root), "--json").stdout)
     assert doc["ok"] is False and doc["valid"] is True
@@ -82,10 +83,11 @@ def test_a_return_from_another_raters_or_no_raters_address_makes_collect_exit_1(
     status = run("status", str(root))
     assert status.exit_code == 1, status.output
     lines = status.stdout.splitlines()
-    assert lines[-2].endswith("; 2 returns came from another rater's address or from no "
-                              "rater's"), lines[-2]
+    assert lines[-2].endswith("; 2 returns came from another rater's address, from no "
+                              "rater's or with no single sender"), lines[-2]
     assert lines[-1].startswith(f"{other}, {unknown} came in a message from another "
-                                "rater's address or from no rater's: check who sent it")
+                                "rater's address, from no rater's or with no single sender: "
+                                "check who sent it")
     doc = json.loads(run("status", str(root), "--json").stdout)
     assert doc["ok"] is False and doc["unchecked_sender"] == [other, unknown]
 
@@ -172,3 +174,27 @@ def test_a_saved_message_with_no_single_sender_is_checked_like_an_unknown_sender
     assert run("status", str(root)).exit_code == 1
     assert run("collect", str(root), "--mark-read", suspect).exit_code == 0
     assert run("status", str(root)).exit_code == 0
+
+
+def test_the_summary_counts_every_return_whose_sender_is_unchecked(tmp_path):
+    """Three returns from an address of no rater, two of them with errors (not used): the
+    last line said "1 return came from ..." under three sender warnings."""
+    root = mail_study(tmp_path / "s")
+    names = []
+    for n, pack in enumerate(packs(root)):
+        (root / L.RETURNS_DIR / f"m{n}.eml").write_bytes(
+            reply(STRANGER, [(pack["file"], _fill(root, pack, blank=1 if n else 0))]))
+        names.append(f"m{n}.eml/{pack['file']}")
+    shown = run("collect", str(root))
+    assert shown.exit_code == 1, shown.output
+    assert shown.stdout.count("[sender-unknown]") == 3
+    assert ("; 3 returns came from another rater's address, from no rater's or with no "
+            "single sender: check who sent each") in shown.stdout.splitlines()[-1]
+    assert json.loads(run("collect", str(root), "--json").stdout)["unchecked_sender"] == \
+        names[:1]  # the one used: what the exit code waits on
+    lines = run("status", str(root)).stdout.splitlines()
+    assert lines[-3].endswith("; 3 returns came from another rater's address, from no "
+                              "rater's or with no single sender"), lines
+    assert lines[-2].startswith(", ".join(names) + " came in a message from another"), lines
+    marked = run("collect", str(root), *[w for n in names for w in ("--mark-read", n)])
+    assert "came from another" not in marked.stdout.splitlines()[-1], marked.output

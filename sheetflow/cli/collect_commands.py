@@ -85,9 +85,10 @@ def unread_text_count(returns: int) -> str:
 
 
 def unchecked_sender_count(returns: int) -> str:
-    """``"2 returns came from another rater's address or from no rater's"``."""
-    return (f"{counted(returns, 'return')} came from another rater's address or from no "
-            "rater's")
+    """``"2 returns came from another rater's address, from no rater's or with no single
+    sender"``."""
+    return (f"{counted(returns, 'return')} came from another rater's address, from no "
+            "rater's or with no single sender")
 
 
 def text_read_count(returns: int) -> str:
@@ -178,7 +179,9 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
     mark = command_line("collect", directory, "--mark-read", "FILE")
     tail += f"; {unread_text_count(len(texts))}: read it in the files named above" \
         f" (then '{mark}')" if texts else ""
-    senders = report.unchecked_sender_files()
+    # every return of a pack whose sender warning is named above, used or not (exit 1
+    # comes from the used ones; the others have errors or were set aside)
+    senders = report.unchecked_sender_files(used_only=False)
     tail += f"; {unchecked_sender_count(len(senders))}: check who sent each, named above" \
         f" (then '{mark}')" if senders else ""
     tail += f"; {text_read_count(len(report.text_read_files()))}" \
@@ -293,7 +296,8 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     stale, damaged, texts = report.not_collected, report.journal_damaged, report.unread_text
     senders = report.unchecked_sender
     tail += f"; {unread_text_count(len(texts))}" if texts else ""
-    tail += f"; {unchecked_sender_count(len(senders))}" if senders else ""
+    warned = report.sender_warned  # as collect counts them: used or not
+    tail += f"; {unchecked_sender_count(len(warned))}" if warned else ""
     tail += f"; {text_read_count(len(report.text_read))}" if report.text_read else ""
     out.headline(f"{returned} of {len(rows)} packs returned{tail}",
                  fg="red" if unusable or strangers or unread else "green"
@@ -306,9 +310,10 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
                 "names each place), then "
                 f"'{command_line('collect', directory, '--mark-read', 'FILE')}'",
                 fg="yellow")
-    if senders:  # the one sign that someone returned a workbook for someone else
-        out.say(f"{', '.join(senders)} came in a message from another rater's address or "
-                f"from no rater's: {sender_step(directory)}", fg="yellow")
+    if warned:  # the one sign that someone returned a workbook for someone else
+        out.say(f"{', '.join(warned)} came in a message from another rater's address, from "
+                f"no rater's or with no single sender: {sender_step(directory)}",
+                fg="yellow")
     if stale:  # out/ is not what the returns now say
         out.say(_not_collected_line(stale, report.collected, directory), fg="yellow")
     for problem in mixed:

@@ -117,13 +117,17 @@ class StatusReport:
     """The returns used the coordinator marked read: their such text, or who sent them
     (:meth:`.validate.ValidationReport.text_read_files`)."""
     unchecked_sender: list[str] = field(default_factory=list)
-    """The returns used that came from another rater's address or from no rater's, not
-    marked read (:meth:`.validate.ValidationReport.unchecked_sender_files`)."""
+    """The returns used that came from another rater's address, from no rater's or with
+    no single sender, not marked read
+    (:meth:`.validate.ValidationReport.unchecked_sender_files`)."""
     reply_drafts: list[str] = field(default_factory=list)
     """One line per reply draft in ``out/feedback/`` that is not the one the last
     collect made, or that it made and is gone (:mod:`.reply_drafts`), for the packs
     whose row does not name it already (as ``reply_held``): ``send replies`` refuses
     them."""
+    sender_warned: list[str] = field(default_factory=list)
+    """The returns of ``unchecked_sender`` and the packs' returns not used (errors, set
+    aside) that came so, as collect's summary counts them."""
 
 
 def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
@@ -161,7 +165,8 @@ def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
     return StatusReport(rows, fresh, collected, unmatched_files(report), journal.damaged,
                         report.unread_text_files(), report.text_read_files(),
                         report.unchecked_sender_files(),
-                        [line for name, line in broken.items() if name not in named])
+                        [line for name, line in broken.items() if name not in named],
+                        report.unchecked_sender_files(used_only=False))
 
 
 def reply_held(row: RaterStatus, study: Study, heads: list[PackHead], root: Path,

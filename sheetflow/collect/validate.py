@@ -284,12 +284,15 @@ class ValidationReport:
         holding = {i.file for i in self.issues if i.code in UNREAD_TEXT and not i.read}
         return [f.file for f in self.files if f.used and f.file in holding]
 
-    def unchecked_sender_files(self) -> list[str]:
-        """The returns used whose message came from another rater's address or from no
-        rater's (:data:`SENDER_CHECK`) and the coordinator has not marked read
-        (:mod:`.text_read`), in the report's order."""
+    def unchecked_sender_files(self, used_only: bool = True) -> list[str]:
+        """The returns used (without ``used_only``, every return of a pack, used or not)
+        whose message came from another rater's address, from no rater's or with no
+        single sender (:data:`SENDER_CHECK`) and the coordinator has not marked read
+        (:mod:`.text_read`), in the report's order. A file of no pack is left out: it
+        is named apart, with how to find who sent it."""
         holding = {i.file for i in self.issues if i.code in SENDER_CHECK and not i.read}
-        return [f.file for f in self.files if f.used and f.file in holding]
+        return [f.file for f in self.files
+                if (f.used or (f.pack_id and not used_only)) and f.file in holding]
 
     def text_read_files(self) -> list[str]:
         """The returns used the coordinator marked read (:mod:`.text_read`): their text
