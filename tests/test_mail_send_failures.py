@@ -190,6 +190,40 @@ def test_a_server_that_requires_a_login_without_a_password_stops_once_with_exit_
         assert len(server.delivered) == 3  # the one that stopped it was not held back
 
 
+def test_a_server_that_requires_tls_is_said_to_require_it_not_a_password(tmp_path):
+    """--smtp-security none to a server that takes mail only after STARTTLS ("530 Must
+    issue a STARTTLS command first") was told to set SHEETFLOW_SMTP_PASSWORD, which
+    would not help; with the password set, that AUTH was not supported and to set
+    smtp_security to ssl or none (it was none). Each now says the server requires TLS
+    and gives the command with STARTTLS, which then sends."""
+    cert, key = make_certificate(tmp_path)
+    root = mail_study(tmp_path / "s", mail='username = "desk"\n')
+    with smtp_server(tls=server_context(cert, key)) as (port, server):
+        result = run("send", str(root), "--yes", *_plain(port),
+                     env={"SHEETFLOW_SMTP_PASSWORD": None})
+        assert result.exit_code == 3, result.output
+        (line,) = result.stderr.strip().splitlines()
+        tls = ["--smtp", f"127.0.0.1:{port}", "--smtp-security", "starttls"]
+        assert line == (f"error: the SMTP server 127.0.0.1:{port} requires TLS (530 Must "
+                        "issue a STARTTLS command first): use --smtp-security starttls (or "
+                        "[mail] smtp_security = \"starttls\") and run 'sheetflow send "
+                        f"{root} invitations {' '.join(tls)}'")
+        assert not [r for r in journal(root) if r["event"] == "refused"]
+        assert not server.delivered
+        rerun = run("send", str(root), "--yes", *tls, env={"SSL_CERT_FILE": str(cert)})
+        assert rerun.exit_code == 0, rerun.output
+        assert len(server.delivered) == 3
+    with smtp_server(tls=server_context(cert, key), login=("desk", "pw")) as (port, _):
+        result = run("send", str(root), "--yes", "--resend", *_plain(port),
+                     env={"SHEETFLOW_SMTP_PASSWORD": "pw"})
+        assert result.exit_code == 3, result.output
+        (line,) = result.stderr.strip().splitlines()
+        assert line.startswith(f"error: the SMTP server 127.0.0.1:{port} requires TLS (it "
+                               "offers no login before STARTTLS): use --smtp-security "
+                               "starttls"), line
+        assert line.endswith("--smtp-security starttls'"), line
+
+
 def test_a_refusal_saying_authentication_is_required_is_a_login_problem():
     assert needs_login(530, "5.7.0 Authentication required")
     assert needs_login(550, "5.7.1 Relaying denied. Authentication required")

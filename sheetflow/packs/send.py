@@ -16,8 +16,11 @@ cannot have delivered it (SMTP accepts nothing before the closing "."), so it is
 journalled ``failed`` and the next run sends it. A server that cannot be reached or
 refuses the login raises :class:`~sheetflow.errors.MailError` before anything is
 journalled, and so does one that refuses a message only because no one logged in (530
-"Authentication required" at MAIL or RCPT: :func:`needs_login`); that message is
-journalled ``failed``, never ``refused``, which would blame the address.
+"Authentication required" at MAIL or RCPT: :func:`needs_login`), or only because the
+connection is not encrypted (530 "Must issue a STARTTLS command first", or a 530 from a
+server that offers STARTTLS: :func:`needs_tls`, said as such, since a password would not
+help); that message is journalled ``failed``, never ``refused``, which would blame the
+address.
 
 Ctrl-C raises :class:`SendInterrupted` (a :class:`KeyboardInterrupt`) with the report so
 far, the connection closed without QUIT. The message it stopped is journalled as what it
@@ -151,7 +154,7 @@ def send_messages(root: Path, messages: list[Outgoing], server: Server, sender: 
     if not messages:
         return report
     try:
-        smtp = _connect(server, login, password, context)
+        smtp = _connect(server, login, password, context, again)
     except KeyboardInterrupt:
         report.not_tried = list(messages)
         raise SendInterrupted(report) from None
@@ -191,8 +194,10 @@ def _send_all(root: Path, smtp: smtplib.SMTP, messages: list[Outgoing], server: 
             _send_one(root, smtp, item, sender, report, again)
         except _LoginRequired as exc:
             # a problem of the connection, not of this recipient: stop at once
-            error = MailError(_login_line(server, login, password, exc.reply, report,
-                                          again))
+            error = MailError(
+                _tls_line(server, exc.reply, report, again)
+                if needs_tls(server, smtp, exc.reply)
+                else _login_line(server, login, password, exc.reply, report, again))
             if report.sent or report.refused:
                 report.not_tried = messages[done:]
                 error.report = report  # type: ignore[attr-defined]
@@ -310,6 +315,37 @@ def needs_login(code: int, text: str) -> bool:
     servers answer relaying without a login ("550 5.7.1 ... Authentication required").
     """
     return code == 530 or (code // 100 == 5 and "authentication required" in text.lower())
+
+
+def needs_tls(server: Server, smtp: smtplib.SMTP, reply: str) -> bool:
+    """Whether a refusal :func:`needs_login` took for a missing login is the server
+    asking for TLS first: on a connection without it, the reply names STARTTLS (RFC
+    3207: "530 Must issue a STARTTLS command first") or the server offers STARTTLS (a
+    server that takes logins only over TLS does not offer AUTH before it)."""
+    if server.security != "none":  # already encrypted: the refusal is about the login
+        return False
+    return "starttls" in reply.lower() or smtp.has_extn("starttls")
+
+
+def _tls_line(server: Server, reply: str, report: SendReport, again: str) -> str:
+    """One line saying the server takes messages only over TLS, and what to run."""
+    gone = f"; {_sent(len(report.sent))}" if report.sent else ""
+    return (f"the SMTP server {server} requires TLS ({reply}): use --smtp-security "
+            f"starttls (or [mail] smtp_security = \"starttls\") and {_rerun_tls(again)}"
+            f"{gone}")
+
+
+def _rerun_tls(again: str) -> str:
+    """The command as the user gave it, with STARTTLS in place of no TLS."""
+    if not again:
+        return "send again"
+    plain = "--smtp-security none"
+    # no option typed: the setting came from [mail], which the option overrides
+    tls = again.replace(plain, _STARTTLS) if plain in again else f"{again} {_STARTTLS}"
+    return f"run '{tls}'"
+
+
+_STARTTLS = "--smtp-security starttls"
 
 
 def _login_required(root: Path, item: Outgoing, reply: str) -> NoReturn:
@@ -498,8 +534,9 @@ class _SMTPSSL(_Tracked, smtplib.SMTP_SSL):
 
 
 def _connect(server: Server, login: str, password: str,
-             context: ssl.SSLContext | None) -> smtplib.SMTP:
-    """An open, logged-in connection, or :class:`MailError` with one line saying why."""
+             context: ssl.SSLContext | None, again: str = "") -> smtplib.SMTP:
+    """An open, logged-in connection, or :class:`MailError` with one line saying why
+    (``again``: the command as the user gave it, for a server that wants TLS)."""
     where = f"the SMTP server {server}"
     context = context or ssl.create_default_context()
     smtp: smtplib.SMTP | None = None
@@ -516,6 +553,10 @@ def _connect(server: Server, login: str, password: str,
     except BaseException as exc:
         if smtp is not None:
             _close(smtp)
+        if isinstance(exc, smtplib.SMTPNotSupportedError) and smtp is not None \
+                and needs_tls(server, smtp, ""):  # no AUTH offered before STARTTLS
+            raise MailError(_tls_line(server, "it offers no login before STARTTLS",
+                                      SendReport(), again)) from None
         if isinstance(exc, Exception):
             raise MailError(connection_problem(where, exc, login, "SMTP")) from None
         raise
