@@ -482,3 +482,40 @@ def test_a_record_of_a_fetched_file_naming_no_sender_is_checked_like_an_unknown_
     path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
     unknown = [i for i in collect(root).report.issues if i.code == "sender-unknown"]
     assert len(unknown) == 1 and "(no sender)" in unknown[0].message
+
+
+def _broken_body(raw: bytes, body: bytes) -> bytes:
+    """``raw`` (a reply with one attachment) with the attachment's encoded text replaced
+    by ``body``."""
+    head, mark, rest = raw.partition(b"Content-Disposition: attachment")
+    part_head, blank, tail = rest.partition(b"\r\n\r\n")
+    _, end, after = tail.partition(b"\r\n--")
+    return head + mark + part_head + blank + body + end + after
+
+
+@pytest.mark.parametrize("body", [b"!!!!****!!!!", b"UEsDBAoAAAAAA"],
+                         ids=["no-base64-characters", "impossible-length"])
+def test_an_attachment_that_cannot_be_decoded_is_named_not_saved(tmp_path, body):
+    """Base64 text that decodes to nothing was saved as an empty file "from
+    ev02@example.org" (exit 0), and collect called it empty, its rater unknown; text of
+    an impossible length was saved as the text itself."""
+    root = mail_study(tmp_path / "s")
+    name = packs(root)[1]["file"]
+    raw = _broken_body(reply("ev02@example.org", [(name, b"PK\x03\x04 a workbook")]), body)
+    eml = tmp_path / "reply.eml"
+    eml.write_bytes(raw)
+    result = run("fetch", str(root), str(eml))
+    assert result.exit_code == 1, result.output
+    assert "saved " not in result.stdout and not list((root / L.RETURNS_DIR).iterdir())
+    assert (f"error: {eml} from ev02@example.org ('my workbook'): attachment {name} could "
+            "not be decoded (its encoded text is broken); not saved: ask the sender to "
+            "attach the workbook again") in result.stderr
+    assert result.stdout.splitlines()[-1] == ("1 message read: 0 files saved, 0 duplicates, "
+                                              "0 fetched before, 1 attachment that could "
+                                              "not be decoded")
+    (root / L.RETURNS_DIR / "reply.eml").write_bytes(raw)  # saved by hand instead
+    shown = run("collect", str(root))
+    assert shown.exit_code == 1
+    assert (f"reply.eml/{name}: could not be read; named like EV-02's pack" in shown.stdout
+            and "[attachment-undecodable]" in shown.stdout), shown.stdout
+    assert "[empty-file]" not in shown.stdout

@@ -305,6 +305,8 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
     if report.unrelated:  # a busy inbox: its other mail counted in one line
         out.say(f"{counted(report.unrelated, 'message')} from no rater's address without a "
                 "spreadsheet attachment: nothing saved, not listed (--json lists them)")
+    for line in report.undecodable:  # the workbook sent is lost: the rater must resend
+        out.error(line)
     for sender, file in report.unknown_senders:
         out.warn(f"returns/{file} came from {sender}, an address of no rater")
     for why, file in report.unsure_senders:
@@ -316,14 +318,17 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
     tail += (f"; {counted(len(report.skipped), 'message')} the server broke off on, skipped "
              f"({'; '.join(report.skipped)}: forward each to this mailbox again, or ask its "
              "sender to send it again)" if report.skipped else "")
-    problems = bool(report.not_saved or report.skipped)
+    tail += (f", {counted(len(report.undecodable), 'attachment')} that could not be "
+             "decoded" if report.undecodable else "")
+    problems = bool(report.not_saved or report.skipped or report.undecodable)
     out.headline(f"{counted(report.messages, 'message')} read: "
                  f"{counted(len(report.saved), 'file')} saved, "
                  f"{counted(len(report.duplicates), 'duplicate')}, {report.known} fetched "
                  f"before{tail}",
-                 fg="yellow" if problems else "green")
+                 fg="red" if report.undecodable else "yellow" if problems else "green")
     out.json({"ok": not problems, "messages": report.messages,
               "not_saved": report.not_saved, "skipped": report.skipped,
+              "undecodable": report.undecodable,
               "saved": [s.__dict__ for s in report.saved],
               "duplicates": [s.__dict__ for s in report.duplicates],
               "fetched_before": report.known, "listed": report.listed,

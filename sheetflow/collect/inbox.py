@@ -10,14 +10,15 @@ never overwritten, and bytes already in ``returns/`` (or fetched before) are not
 again. Each attachment saved is journalled (``received`` in ``mail.jsonl``, see
 :mod:`sheetflow.packs.journal`) with the message's Message-ID, sender (or why it has no
 single one), date and subject, so ``collect`` can check the sender against
-``raters.csv``. A message without a
-spreadsheet attachment, one over the size limit, or one that cannot be read is listed
-in the report, not saved: raters' first, and those of no rater without a spreadsheet
-counted apart. A rater's message whose workbook cannot be saved is journalled as their
-reply (:mod:`.unsaved`); a message the IMAP server breaks off on is named and skipped,
-and the rest read on a new connection. A rerun saves nothing already saved; a line of ``mail.jsonl``
-that is no record stops it before any message is read, since a message recorded there
-as fetched would be taken as new.
+``raters.csv``. A message without a spreadsheet attachment, one over the size limit, or
+one that cannot be read is listed in the report, not saved: raters' first, and those of
+no rater without a spreadsheet counted apart; an attachment whose encoded text cannot be
+decoded is named apart, not saved, and makes ``fetch`` fail. A rater's message whose
+workbook cannot be saved is journalled as their reply (:mod:`.unsaved`); a message the
+IMAP server breaks off on is named and skipped, and the rest read on a new connection. A
+rerun saves nothing already saved; a line of ``mail.jsonl`` that is no record stops it
+before any message is read, since a message recorded there as fetched would be taken as
+new.
 """
 
 from __future__ import annotations
@@ -135,6 +136,9 @@ class FetchReport:
     unrelated : int
         Of ``listed``, the messages from no rater's address without a spreadsheet
         attachment (the last lines): a busy inbox's other mail, counted, not shown.
+    undecodable : list of str
+        One line for each spreadsheet attachment not saved because its encoded text
+        could not be decoded: the file that was sent is lost, so ``fetch`` fails.
     unknown_senders : list of (str, str)
         (sender, file) for each saved file whose sender is no rater's address.
     unsure_senders : list of (str, str)
@@ -157,6 +161,7 @@ class FetchReport:
     duplicates: list[Saved] = field(default_factory=list)
     known: int = 0
     listed: list[str] = field(default_factory=list)
+    undecodable: list[str] = field(default_factory=list)
     unknown_senders: list[tuple[str, str]] = field(default_factory=list)
     unsure_senders: list[tuple[str, str]] = field(default_factory=list)
     messages: int = 0
@@ -310,8 +315,12 @@ class _Saver:
         if message.wrapped and not message.attachments:
             why = wrapper_why(message.sender in self.raters)
             self._list(raw, message, f"{why}; nothing saved", why)
+        for name in message.undecodable:
+            self.report.undecodable.append(
+                f"{raw.where} {_about(message)}: attachment {name} could not be decoded (its "
+                "encoded text is broken); not saved: ask the sender to attach the workbook again")
         if not message.attachments:
-            if not message.too_large and not message.wrapped:
+            if not message.too_large and not message.wrapped and not message.undecodable:
                 others = f" (other attachments: {', '.join(message.others)})" \
                     if message.others else " (no attachment)"
                 self._list(raw, message, f"no spreadsheet attachment{others}; nothing saved")

@@ -242,6 +242,10 @@ _TYPES = (
     _t("attachment-too-large", ERROR, "A spreadsheet attachment is over the size limit.",
        "The attachment is {detail}, more than a rating workbook can be; it was not read. "
        "Ask the rater to send the workbook they received, filled in."),
+    _t("attachment-undecodable", ERROR, "A spreadsheet attachment whose encoded text "
+       "cannot be decoded: its bytes are not the file that was sent.",
+       "This attachment arrived broken: its encoded text could not be decoded, so it was "
+       "not read. Please attach the saved workbook again."),
     # -- the mail journal (no returned file: the study's mail.jsonl) ---------------------
     _t("journal-damaged", WARNING, "Lines of the mail journal (mail.jsonl) held no record "
        "when collect read it; the ratings are used, but collect exits 1 until it is mended.",

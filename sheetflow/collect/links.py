@@ -34,7 +34,7 @@ UNREADABLE = frozenset({
     "empty-file", "file-too-large", "encrypted-workbook", "legacy-xls", "ods-file",
     "not-a-workbook", "zipped-workbook", "corrupt-file", "macro-workbook", "zip-bomb",
     "xml-dtd", "strict-ooxml", "unreadable-workbook", "read-aborted",
-    "attachment-too-large"})
+    "attachment-too-large", "attachment-undecodable"})
 """Codes of a file refused before its identity was read, for a reason the sender can
 mend by sending it again (problems on the coordinator's side, such as permissions or a
 file changed while collecting, are not among them)."""

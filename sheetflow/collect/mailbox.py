@@ -15,7 +15,7 @@ import datetime as dt
 import hashlib
 import re
 from dataclasses import dataclass, field
-from email import message_from_bytes, policy
+from email import errors, message_from_bytes, policy
 from email.header import decode_header, make_header
 from email.message import EmailMessage
 from email.utils import parsedate_to_datetime
@@ -71,6 +71,9 @@ class Message:
     wrapped : list of str
         Names of Outlook ``winmail.dat`` wrappers (not read: the files in them are not
         taken out).
+    undecodable : list of str
+        Names of the spreadsheet attachments whose encoded text cannot be decoded: the
+        bytes decoded are not the file that was sent.
     problem : str
         Why the message could not be read ("" when it could).
     """
@@ -85,6 +88,7 @@ class Message:
     too_large: list[tuple[str, int]] = field(default_factory=list)
     wrapped: list[str] = field(default_factory=list)
     """Outlook's ``winmail.dat`` wrappers (TNEF), which hide the files sent in them."""
+    undecodable: list[str] = field(default_factory=list)
     problem: str = ""
 
 
@@ -184,7 +188,9 @@ def _take(part: EmailMessage, found: Message, max_attachment: int) -> None:
         data = part.get_payload(decode=True)  # the message itself is size-limited
     if not isinstance(data, bytes):
         data = b""
-    if len(data) > max_attachment:
+    if _not_decoded(part, data):
+        found.undecodable.append(name)
+    elif len(data) > max_attachment:
         found.too_large.append((name, len(data)))
     else:
         found.attachments.append(Attachment(name, data, named))
@@ -218,6 +224,16 @@ def unnamed_workbook(content_type: str, data: object) -> str | None:
     if content_type == _XLS_TYPE and data.startswith(_OLE_START):
         return f"{UNNAMED_STEM}.xls"
     return f"{UNNAMED_STEM}.xlsx"
+
+
+def _not_decoded(part: EmailMessage, data: bytes) -> bool:
+    """Whether ``data``, the decoded body of ``part``, is not the file that was sent: a
+    base64 text of impossible length is handed back undecoded, and one of characters
+    base64 does not use decodes to nothing (a file sent empty has an empty body)."""
+    if any(isinstance(d, errors.InvalidBase64LengthDefect) for d in part.defects):
+        return True
+    body = part.get_payload(decode=False)
+    return not data and isinstance(body, str) and bool(body.strip())
 
 
 def plain_name(name: str) -> str:
@@ -271,13 +287,16 @@ class Member:
     size: int = 0
     sender_problem: str = ""
     """Why its message has no single sender (:attr:`Message.sender_problem`)."""
+    undecodable: bool = False
+    """Its encoded text could not be decoded (then ``index`` is -1: not read)."""
 
 
 def members(path: str | Path, limits: Limits | None = None) -> list[Member] | Problem:
     """The spreadsheet attachments of a saved message file, or why it cannot be read.
 
-    Attachments over the size limit are returned with an empty ``sha256`` (collect
-    reports them); a message or folder without any gives an empty list.
+    Attachments over the size limit, and those that cannot be decoded, are returned
+    with an empty ``sha256`` (collect reports them); a message or folder without any
+    gives an empty list.
     """
     limits = limits or Limits()
     path = Path(path)
@@ -300,6 +319,9 @@ def members(path: str | Path, limits: Limits | None = None) -> list[Member] | Pr
         for name, size in message.too_large:
             out.append(Member(_unique(prefix + plain_name(name), seen), -1, "", message.sender,
                               message.date, size))
+        for name in message.undecodable:
+            out.append(Member(_unique(prefix + plain_name(name), seen), -1, "", message.sender,
+                              message.date, undecodable=True))
     return out
 
 

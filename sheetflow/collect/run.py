@@ -464,7 +464,9 @@ class _Collector:
         for m in found:
             work = _FileWork(entry.path, m.name, m.sha256, member=m.index, sender=m.sender,
                              received=m.received, sender_problem=m.sender_problem)
-            if m.index < 0:
+            if m.undecodable:
+                work.issues.append(issue("attachment-undecodable", file=m.name))
+            elif m.index < 0:
                 work.issues.append(issue("attachment-too-large", file=m.name,
                                          detail=f"{m.size / 2**20:.1f} MB"))
             works.append(work)
