@@ -56,12 +56,11 @@ from .mailbox import (
     MAX_ATTACHMENT_BYTES,
     Attachment,
     Message,
-    PartSizes,
     decoded_name,
     parse_message,
     too_large_text,
-    unquote_from,
 )
+from .message_files import Raw, eml_messages, mbox_messages
 from .returns import display_name, file_digest
 from .unsaved import (
     attachment_too_large,
@@ -78,24 +77,6 @@ TIMEOUT = 60.0
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
            "Dec")
-
-
-@dataclass(frozen=True)
-class Raw:
-    """One message as read from its source, before parsing."""
-
-    where: str
-    """How the report names it (``INBOX uid 7``, ``box.mbox #2``, ``reply.eml``)."""
-    data: bytes
-    received: dt.datetime | None = None
-    size: int = 0
-    """Its size when it was too large to read (``data`` is then empty)."""
-    parts: tuple[tuple[str, int], ...] = ()
-    """Then its attachments, (name, size), as far as they could be measured."""
-    head: bytes = b""
-    """Then its header lines (who sent it, the subject)."""
-    problem: str = ""
-    """Why the server could not give it ("" when it could): ``data`` is then empty."""
 
 
 @dataclass(frozen=True)
@@ -242,9 +223,9 @@ def fetch(study_dir: str | Path, *, imap: ImapSource | None = None,
     if imap is not None:
         messages = imap_messages(dataclasses.replace(imap, again=again))
     elif mbox is not None:
-        messages = mbox_messages(mbox)
+        messages = mbox_messages(mbox, MAX_MESSAGE_BYTES)
     else:
-        messages = eml_messages(eml or [])
+        messages = eml_messages(eml or [], MAX_MESSAGE_BYTES)
     try:
         for raw in messages:
             saver.take(raw)
@@ -452,64 +433,6 @@ def _about(message: Message) -> str:
 
 
 # --------------------------------------------------------------------------- sources
-
-
-def _message_file(path: Path, where: str) -> None:
-    """Refuse a path that is not a file to read messages from."""
-    if path.is_dir():
-        raise UsageError(f"{where}: a folder; give the saved message files (.eml) or the "
-                         "mbox file itself")
-    if not path.is_file():
-        raise UsageError(f"{where}: no such file")
-
-
-def eml_messages(paths: list[Path]) -> Iterator[Raw]:
-    """Each saved message file, read once (a file over the size limit is not read)."""
-    for path in paths:
-        where = display_name(str(path))
-        _message_file(path, where)
-        size = path.stat().st_size
-        if size > MAX_MESSAGE_BYTES:
-            scan = PartSizes()
-            with path.open("rb") as fh:
-                for line in fh:
-                    scan.feed(line)
-            yield Raw(where, b"", size=size, parts=tuple(scan.done()), head=bytes(scan.head))
-            continue
-        with path.open("rb") as fh:
-            yield Raw(where, fh.read(MAX_MESSAGE_BYTES + 1))
-
-
-def mbox_messages(path: Path) -> Iterator[Raw]:
-    """The messages of an mbox folder, read line by line (a message over the size limit
-    is measured, not kept)."""
-    where = display_name(str(path))
-    _message_file(path, where)
-    number, chunk, size, started, blank = 0, bytearray(), 0, False, True
-    scan = PartSizes()
-    with path.open("rb") as fh:
-        for line in fh:
-            if line.startswith(b"From ") and blank:  # the separator line, not kept
-                if started:
-                    number += 1
-                    yield _mbox_raw(where, number, chunk, size, scan)
-                chunk, size, started, blank, scan = bytearray(), 0, True, False, PartSizes()
-                continue
-            started = True
-            size += len(line)
-            scan.feed(line)
-            if size <= MAX_MESSAGE_BYTES:
-                chunk += line
-            blank = line in (b"\n", b"\r\n")
-    if started and size:
-        yield _mbox_raw(where, number + 1, chunk, size, scan)
-
-
-def _mbox_raw(where: str, number: int, chunk: bytearray, size: int, scan: PartSizes) -> Raw:
-    if size > MAX_MESSAGE_BYTES:
-        return Raw(f"{where} #{number}", b"", size=size, parts=tuple(scan.done()),
-                   head=bytes(scan.head))
-    return Raw(f"{where} #{number}", unquote_from(bytes(chunk)))
 
 
 def imap_messages(source: ImapSource) -> Iterator[Raw]:
