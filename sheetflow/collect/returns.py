@@ -208,3 +208,18 @@ def file_digest(path: Path) -> str:
         for block in iter(lambda: fh.read(2**20), b""):
             digest.update(block)
         return digest.hexdigest()
+
+
+def where_read(path: Path, root: Path) -> str:
+    """``path`` relative to the study folder when inside it, else as given; a name that
+    is not text (bytes no encoding decodes) as ``hex:`` and its bytes, so it can be
+    found again (:func:`~sheetflow.collect.outputs.verify_returns`)."""
+    try:
+        text = path.absolute().relative_to(root.absolute()).as_posix()
+    except ValueError:
+        text = str(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "hex:" + os.fsencode(text).hex()
+    return text

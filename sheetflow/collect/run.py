@@ -94,7 +94,7 @@ from .outputs import (
     study_lock,
 )
 from .protocol_checks import batch_overlaps, sitting_gaps
-from .returns import Entry, NotAFile, escape_controls, file_digest, find_entries
+from .returns import Entry, NotAFile, escape_controls, file_digest, find_entries, where_read
 from .rivals import settle_packs
 from .safety import Limits, Problem
 from .sandbox import Outcome, Sandbox
@@ -634,7 +634,7 @@ class _Collector:
                 warnings=sum(i.severity == WARNING for i in work.issues),
                 answered=work.answered, required=work.required, entered=work.entered,
                 marks_held=work.marks[0], marks=work.marks[1],
-                answers_read=work.answers_read, path=_where_read(work.path, self.root),
+                answers_read=work.answers_read, path=where_read(work.path, self.root),
                 sender=sender, sender_rater=sender_rater,
                 **({} if work.head else file_link(work.name, work.issues, work.by_stores,
                                                   self.manifest.heads))))
@@ -647,21 +647,6 @@ class _Collector:
                                   sort_issues(issues))
         received = {w.sha256: w.received for w in works if w.sha256 and w.received}
         return Collection(self.ratings, report, received=received)
-
-
-def _where_read(path: Path, root: Path) -> str:
-    """``path`` relative to the study folder when inside it, else as given; a name that
-    is not text (bytes no encoding decodes) as ``hex:`` and its bytes, so it can be
-    found again (:func:`~sheetflow.collect.outputs.verify_returns`)."""
-    try:
-        text = path.absolute().relative_to(root.absolute()).as_posix()
-    except ValueError:
-        text = str(path)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return "hex:" + os.fsencode(text).hex()
-    return text
 
 
 # --------------------------------------------------------------------------- outputs
