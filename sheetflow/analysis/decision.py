@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..words import decimals_for, p_said, percent, settled
+from ..words import decimals_for, p_said, p_text, percent, settled
 from .panel import Panel
 
 STATUSES = ("pass", "fail", "null", "incomplete", "inconclusive", "reported")
@@ -69,6 +69,10 @@ class Check:
     bounds : list of float
         Bounds besides the target the value is read against (the weak range's lower
         end, the bands its note names): shown on the same side of each as the value.
+    p_value : bool
+        True when the value is a p-value and the target the limit it is compared with:
+        both are shown as every p-value is (:func:`~sheetflow.words.p_text`: three
+        significant digits, "< 0.001" below), never as a coefficient.
     """
 
     name: str
@@ -80,6 +84,7 @@ class Check:
     has_target: bool = True
     proportion: bool = False
     bounds: list[float] = field(default_factory=list)
+    p_value: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -163,11 +168,12 @@ def outcome_words(check: dict[str, Any]) -> str:
 
 
 def flag_check(name: str, ok: bool | None, value: Any = None, target: Any = None,
-               note: str = "", *, proportion: bool = False) -> Check:
-    """A yes/no check (None: could not be decided); ``proportion``: see :class:`Check`."""
+               note: str = "", *, proportion: bool = False, p_value: bool = False) -> Check:
+    """A yes/no check (None: could not be decided); ``proportion``, ``p_value``: see
+    :class:`Check`."""
     outcome = UNDEFINED if ok is None else MET if ok else NOT_MET
     return Check(name, _plain(value), _plain(target), ok, outcome, note,
-                 proportion=proportion)
+                 proportion=proportion, p_value=p_value)
 
 
 def headline_text(status: str, reasons: list[str]) -> str:
@@ -358,7 +364,8 @@ def check_line(check: dict[str, Any], *, with_note: bool = True) -> str:
     """
     value, goal = shown_against(check["value"], check["target"],
                                 percent=check.get("proportion", False),
-                                bounds=check.get("bounds", ()))
+                                bounds=check.get("bounds", ()),
+                                p_value=check.get("p_value", False))
     target = f" ({goal})" if isinstance(check["target"], str) else \
         f" (target {goal})" if check["target"] is not None else \
         " (no target)" if check["outcome"] == REPORTED else ""
@@ -419,7 +426,7 @@ def _plain(value: Any) -> Any:
 
 
 def shown_against(value: Any, target: Any, *, percent: bool = False,
-                  bounds: Any = ()) -> tuple[str, str]:
+                  bounds: Any = (), p_value: bool = False) -> tuple[str, str]:
     """A check's value and target as text: as :func:`_num` prints them, or with as many
     decimals (up to 12) as it takes to show which side of the target the value lies on
     and to keep the value on the same side of each of ``bounds`` as its full value (an
@@ -427,7 +434,12 @@ def shown_against(value: Any, target: Any, *, percent: bool = False,
     "weak"). With ``percent`` (a proportion) both are percentages, "69.978%" beside
     "70.000%" in the same way (one decimal when that shows the side). A target in
     words (001: "above the reference's yield, 0/15 = 0.0%") is shown as it is. A value
-    within rounding of the target or a bound is shown as it (:func:`~sheetflow.words.settled`)."""
+    within rounding of the target or a bound is shown as it (:func:`~sheetflow.words.settled`).
+    With ``p_value`` both are p-values as every output writes them
+    (:func:`~sheetflow.words.p_text`: "0.0552" beside "0.0500", "< 0.001"), the value
+    with more digits where fewer would put it on the other side of the target."""
+    if p_value and not isinstance(target, str):
+        return p_text(value, [float(target)] if _finite(target) else []), p_text(target)
     if isinstance(target, str):
         return figure_text(percent)(value), target
     if isinstance(value, float) and _finite(value):  # a bound up to rounding is it, as read

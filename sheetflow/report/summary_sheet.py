@@ -134,16 +134,24 @@ def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any
         # under its target never looks equal to it), counts as whole numbers, and a
         # proportion as the percentage they print
         share = bool(c.get("proportion"))
-        digits = _decimals_shown(*shown_against(c["value"], None if words else c["target"],
-                                                percent=share,
-                                                bounds=c.get("bounds", ())))
+        texts = shown_against(c["value"], None if words else c["target"], percent=share,
+                              bounds=c.get("bounds", ()), p_value=bool(c.get("p_value")))
+        digits = _decimals_shown(*texts)
         for col, value in ((1, c["value"]), *(() if words else ((2, c["target"]),))):
-            write_cell(ws, row, col, value, decimals(digits, True) if share else
+            write_cell(ws, row, col, value,
+                       _p_format(texts[col - 1], fmt, decimals) if c.get("p_value") else
+                       decimals(digits, True) if share else
                        decimals(digits, False) if digits > 3 else
                        fmt["count"] if type(value) is int else fmt["num"])
         ws.write_string(row, 3, passed_words(c), style)
         ws.write_string(row, 4, outcome_words(c), style)
     return row + 2
+
+def _p_format(text: str, fmt: dict[str, Any], decimals: Callable[..., Any]) -> Any:
+    """The cell format of a p-value shown as ``text`` in the check's line: "< 0.001"
+    as that text (the number stays exact), else as many decimals as the line has."""
+    return fmt["p"][0] if text.startswith("<") else decimals(_decimals_shown(text), False)
+
 
 def _decimals_shown(*texts: str) -> int:
     """The most decimals among number texts ("0.6998": 4; "69.98%": 2; "n/a", "3": 0)."""
