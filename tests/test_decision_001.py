@@ -624,7 +624,7 @@ def test_the_permutation_p_check_is_shown_as_a_p_value(two_owners):
     p = check["value"]
     assert check["p_value"] is True and p == summary["permutation"]["p"]
     from sheetflow.words import p_text
-    line = f"{check['name']}: {p_text(p, [0.05])} (target 0.0500): met"
+    line = f"{check['name']}: {p_text(p, [0.05])} (target below 0.0500): met"
     assert any(r.startswith(f"integrity check: {line}") or r.startswith(line)
                for r in summary["decision"]["reasons"]), summary["decision"]["reasons"]
     assert line in out.output
@@ -632,7 +632,9 @@ def test_the_permutation_p_check_is_shown_as_a_p_value(two_owners):
     cells = next(r for r in sheet.iter_rows(max_col=3) if r[0].value == check["name"])
     assert cells[1].value == p and cells[2].value == 0.05
     shown = '"< 0.001"' if p < 0.001 else "0." + "0" * (len(p_text(p, [0.05])) - 2)
-    assert (cells[1].number_format, cells[2].number_format) == (shown, "0.0000")
+    assert (cells[1].number_format, cells[2].number_format) == \
+        (shown, '"below "0.0000;"below "-0.0000')
+    assert check["comparison"] == "<"  # decided as p < alpha: the target says "below"
 
 
 def test_a_p_value_check_reads_below_a_thousandth_as_every_p_does():

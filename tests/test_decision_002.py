@@ -144,8 +144,8 @@ def test_correct_subset_passes_and_one_raters_error_rejects(correct):
     assert rows[2] == (f"RESULT: {n - 3} of {n} items accepted; 1 with a severe safety "
                        "event; second-rater check passed")
     assert "- integrity check: second-rater subset: extra + missing second ratings: 0 " \
-           f"(target 0): met - the subset is reproduced exactly when this is 0 ({SECOND}: " \
-           "extra none, missing none)" in rows
+           "(target at most 0): met - the subset is reproduced exactly when this is 0 " \
+           f"({SECOND}: extra none, missing none)" in rows
     assert "PASS" not in " ".join(rows[:6])
     assert "material errors of two raters combine by the plan's rule: max (the larger count)" \
         in rows
@@ -295,7 +295,7 @@ def test_each_checks_note_is_about_its_check(correct):
     assert check["note"] == f"each of the {n} items has a valid total from at least one rater"
     assert "accepted" not in check["note"] and "safety" not in check["note"]
     assert rows[2].startswith(f"RESULT: {n - 3} of {n} items accepted; 1 with a severe")
-    assert f"check      {RATED_CHECK}: 0 (target 0): met - {check['note']}" in out.output
+    assert f"check      {RATED_CHECK}: 0 (target at most 0): met - {check['note']}" in out.output
 
 
 def test_an_item_no_rater_scored_is_counted_and_named(tmp_path):

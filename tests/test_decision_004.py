@@ -114,7 +114,33 @@ def test_planted_pass(tmp_path):
     ws = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
     (trio,) = [r for r in ws.iter_rows(max_col=3)
                if r[0].value == "judges of the locked trio who scored"]
-    assert [(c.value, c.number_format) for c in trio[1:]] == [(3, "0"), (3, "0")]
+    assert [(c.value, c.number_format) for c in trio[1:]] == \
+        [(3, "0"), (3, '"at least "0;"at least "-0')]
+
+
+def test_each_target_says_which_side_passes(tmp_path):
+    """A bare "target 2" beside 3 directional tasks, and "target 0" beside 0 critical
+    failures, did not say which side passes. The target says it, as the check is
+    decided (n >= 2, failures == 0 of a count): on the screen, in the Summary's lines
+    and its target column (the number kept a number), and summary.json names the
+    comparison beside the number."""
+    root = tmp_path / "sides"
+    out, summary, _ = _run(root)
+    checks = _checks(summary)
+    tasks, critical = checks["tasks where H2 is directional (of 3)"], checks["critical failures"]
+    assert (tasks["target"], tasks["comparison"]) == (2, ">=")
+    assert (critical["target"], critical["comparison"]) == (0, "<=")
+    for line in ("tasks where H2 is directional (of 3): 3 (target at least 2): met",
+                 "critical failures: 0 (target at most 0): met",
+                 "judges of the locked trio who scored: 3 (target at least 3): met"):
+        assert f"check      {line}" in out.output, out.output
+        assert any(r.startswith(f"- {line}") for r in _summary_rows(root)), line
+    ws = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
+    cells = {r[0].value: r[2] for r in ws.iter_rows(max_col=3)}
+    assert (cells["critical failures"].value, cells["critical failures"].number_format) == \
+        (0, '"at most "0;"at most "-0')
+    assert cells["tasks where H2 is directional (of 3)"].number_format == \
+        '"at least "0;"at least "-0'
 
 
 def test_an_exact_tie_is_not_directional_for_a_strict_hypothesis(tmp_path):
@@ -132,7 +158,8 @@ def test_an_exact_tie_is_not_directional_for_a_strict_hypothesis(tmp_path):
     assert pilot["aggregate"]["pilot_verdict"] == "FAIL"
     rows = _summary_rows(root)
     assert rows[2] == "DECISION: FAIL"
-    assert any(r.startswith("- tasks where H2 is directional (of 3): 0 (target 2): not met")
+    assert any(r.startswith("- tasks where H2 is directional (of 3): 0 (target at least 2): "
+                            "not met")
                for r in rows)
 
 
@@ -164,7 +191,7 @@ def test_a_missing_judge_makes_the_pilot_incomplete(tmp_path):
     assert trio["passed"] is False and trio["value"] == 2 and "judge-3" in trio["note"]
     # the line reads "label: value (target): outcome", and the label no longer says
     # "3 of 3 judges scored" beside a value of 2
-    assert "check      judges of the locked trio who scored: 2 (target 3): not met - " \
+    assert "check      judges of the locked trio who scored: 2 (target at least 3): not met - " \
         "missing: judge-3" in out.output
     assert "DECISION: INCOMPLETE" in out.output
     assert _summary_rows(root)[2] == "DECISION: INCOMPLETE"
@@ -172,7 +199,7 @@ def test_a_missing_judge_makes_the_pilot_incomplete(tmp_path):
 
 def test_a_judge_whose_every_answer_is_blank_did_not_score(tmp_path):
     """judge-3's return has every cell blank, taken in with --allow-partial: analyze said
-    "3 raters", "judges of the locked trio who scored: 3 (target 3): met" and "3 of 3
+    "3 raters", "judges of the locked trio who scored: 3 (target at least 3): met" and "3 of 3
     expected raters with ratings". judge-3 scored nothing: 2 raters, the trio check is
     not met, the panel names judge-3 as returned empty, and the exit code is 1."""
     root = tmp_path / "blank"

@@ -121,7 +121,7 @@ def test_a_000_target_against_the_protocol_is_never_met_and_analyze_exits_1(
     assert "the plan's targets must be these, the protocol's own" in rule
     line = next(ln for ln in result.output.splitlines()
                 if ln.startswith("check      direction agreement"))
-    assert "(target 0.0%): undefined - not decided" in line and ": met" not in line
+    assert "(target at least 0.0%): undefined - not decided" in line and ": met" not in line
     assert not any(v["met"] for v in summary["verdicts"])  # none against those targets
     assert "exit 1: the spec's [analysis.targets] lack or contradict what the protocol's " \
         "decision needs" in result.output

@@ -44,11 +44,12 @@ def test_a_reading_and_its_shown_number_agree(value, scale, text, word):
 
 def test_a_check_is_decided_on_its_full_value_and_shown_on_its_side():
     weak = threshold_check("alpha", 0.6996, 0.70, weak_from=0.60)
-    assert (weak.outcome, reasons_of([weak])) == ("weak", ["alpha: 0.6996 (target 0.7000): weak"])
+    assert (weak.outcome, reasons_of([weak])) == (
+        "weak", ["alpha: 0.6996 (target at least 0.7000): weak"])
     # just under the weak range's lower end: not met, and never shown as 0.600
     below = threshold_check("alpha", 0.59996, 0.70, weak_from=0.60)
     assert (below.outcome, reasons_of([below])) == (
-        "not met", ["alpha: 0.59996 (target 0.70000): not met"])
+        "not met", ["alpha: 0.59996 (target at least 0.70000): not met"])
 
 
 @pytest.mark.parametrize(("p", "text"), [
@@ -123,7 +124,7 @@ def test_planted_boundary_values_read_and_show_alike(demo, tmp_path, monkeypatch
     assert f" {PLANTED_ALPHA} [" in total and team in total and total.endswith(
         ") Acceptable reliability (study threshold)")
     check = next(ln for ln in lines if ln.startswith("check      Krippendorff's alpha"))
-    assert f": {PLANTED_ALPHA} (target 0.70000): met - Acceptable reliability" in check
+    assert f": {PLANTED_ALPHA} (target at least 0.70000): met - Acceptable reliability" in check
     assert "36 units, 5 raters" in check
     assert "Wilcoxon signed-rank (two-sided) p = 0.00953" in result.output
     ws = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]

@@ -77,7 +77,7 @@ def test_a_value_just_under_its_target_never_prints_as_the_target():
     from sheetflow.analysis.decision import reasons_of, shown_against, threshold_check
 
     check = threshold_check("Krippendorff's alpha", 0.6997792463703456, 0.70, weak_from=0.6)
-    assert reasons_of([check]) == ["Krippendorff's alpha: 0.6998 (target 0.7000): weak"]
+    assert reasons_of([check]) == ["Krippendorff's alpha: 0.6998 (target at least 0.7000): weak"]
     assert shown_against(0.70004, 0.7) == ("0.70004", "0.70000")
     assert shown_against(69.9996, 70) == ("69.9996", "70.0000")
     assert shown_against(0.7, 0.7) == ("0.700", "0.700")  # equal: met, as printed

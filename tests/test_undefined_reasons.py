@@ -130,7 +130,7 @@ def test_one_category_throughout_with_a_target_still_says_the_agreement(tmp_path
     check = next(c for c in summary["decision"]["checks"]
                  if c["name"] == "alpha on Factual correctness (factual_correctness)")
     assert check["outcome"] == "undefined" and check["target"] == 0.8
-    line = ("alpha on Factual correctness (factual_correctness): n/a (target 0.800): "
+    line = ("alpha on Factual correctness (factual_correctness): n/a (target at least 0.800): "
             "undefined - both raters gave one category throughout ('Correct' on all 18 "
             "units: 100% agreement)")
     assert f"- {line}" in rows and f"- {line}" in out.output

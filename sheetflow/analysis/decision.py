@@ -38,6 +38,10 @@ from .panel import Panel
 
 STATUSES = ("pass", "fail", "null", "incomplete", "inconclusive", "reported")
 MET, WEAK, NOT_MET, UNDEFINED, REPORTED = "met", "weak", "not met", "undefined", "reported"
+COMPARED = {">=": "at least", ">": "above", "<=": "at most", "<": "below"}
+"""How a check's comparison with its target is said beside the target: which side
+passes, and whether the target itself does ("at least 2" passes at 2, "below 0.0500"
+fails at it)."""
 NO_TARGET = "no target in the plan"
 """How an undecided check on a defined figure reads when the plan sets no target: the
 figure is not undefined, its target is missing (:func:`outcome_words`)."""
@@ -73,6 +77,10 @@ class Check:
         True when the value is a p-value and the target the limit it is compared with:
         both are shown as every p-value is (:func:`~sheetflow.words.p_text`: three
         significant digits, "< 0.001" below), never as a coefficient.
+    comparison : str
+        How the value is compared with a numeric target to be met: ``>=``, ``>``,
+        ``<=`` or ``<`` (:data:`COMPARED`, said "at least", "above", "at most",
+        "below" beside the target); "" where the check does not say.
     """
 
     name: str
@@ -85,6 +93,7 @@ class Check:
     proportion: bool = False
     bounds: list[float] = field(default_factory=list)
     p_value: bool = False
+    comparison: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -107,14 +116,15 @@ def threshold_check(name: str, value: Any, target: float | None, *,
         return Check(name, _plain(value), _plain(target), None, UNDEFINED,
                      note or ("" if _finite(value) else NO_TARGET if target is None
                               else "undefined"),
-                     has_target=target is not None, proportion=proportion, bounds=read)
+                     has_target=target is not None, proportion=proportion, bounds=read,
+                     comparison=">=")
     value = settled(value, (target, *read))  # a bound up to rounding is the bound
     if value >= target:
         return Check(name, _plain(value), _plain(target), True, MET, note,
-                     proportion=proportion, bounds=read)
+                     proportion=proportion, bounds=read, comparison=">=")
     weak = weak_from is not None and value >= weak_from
     return Check(name, _plain(value), _plain(target), False, WEAK if weak else NOT_MET, note,
-                 proportion=proportion, bounds=read)
+                 proportion=proportion, bounds=read, comparison=">=")
 
 
 def reported_check(name: str, value: Any, note: str = "") -> Check:
@@ -168,12 +178,14 @@ def outcome_words(check: dict[str, Any]) -> str:
 
 
 def flag_check(name: str, ok: bool | None, value: Any = None, target: Any = None,
-               note: str = "", *, proportion: bool = False, p_value: bool = False) -> Check:
-    """A yes/no check (None: could not be decided); ``proportion``, ``p_value``: see
+               note: str = "", *, proportion: bool = False, p_value: bool = False,
+               comparison: str = "") -> Check:
+    """A yes/no check (None: could not be decided); ``proportion``, ``p_value``,
+    ``comparison`` (how ``ok`` was decided from the value and target): see
     :class:`Check`."""
     outcome = UNDEFINED if ok is None else MET if ok else NOT_MET
     return Check(name, _plain(value), _plain(target), ok, outcome, note,
-                 proportion=proportion, p_value=p_value)
+                 proportion=proportion, p_value=p_value, comparison=comparison)
 
 
 def headline_text(status: str, reasons: list[str]) -> str:
@@ -357,8 +369,9 @@ def check_line(check: dict[str, Any], *, with_note: bool = True) -> str:
     -------
     str
         The name, the value shown against its target (:func:`shown_against`), the
-        target ("(no target)" for a figure reported without one; a target in words as
-        it is), the outcome (:func:`outcome_words`; none for a reported figure: nothing
+        target with the side that passes ("(target at least 0.800)",
+        :func:`target_words`; "(no target)" for a figure reported without one; a target
+        in words as it is), the outcome (:func:`outcome_words`; none for a reported figure: nothing
         is judged) and the note. A colon follows the name and the target, so neither
         runs into the value or the outcome ("... approach 0 (target 0) met" read as one phrase).
     """
@@ -367,11 +380,19 @@ def check_line(check: dict[str, Any], *, with_note: bool = True) -> str:
                                 bounds=check.get("bounds", ()),
                                 p_value=check.get("p_value", False))
     target = f" ({goal})" if isinstance(check["target"], str) else \
-        f" (target {goal})" if check["target"] is not None else \
+        f" (target {target_words(check, goal)})" if check["target"] is not None else \
         " (no target)" if check["outcome"] == REPORTED else ""
     outcome = "" if check["outcome"] == REPORTED else f": {outcome_words(check)}"
     note = f" - {check['note']}" if with_note and check.get("note") else ""
     return f"{check['name']}: {value}{target}{outcome}{note}"
+
+
+def target_words(check: dict[str, Any], goal: str) -> str:
+    """A numeric target as shown (``goal``) with the side that passes: "at least 2",
+    "at most 0", "below 0.0500" (:data:`COMPARED`); as it is where the check does not
+    say how it compares."""
+    said = COMPARED.get(str(check.get("comparison") or ""))
+    return f"{said} {goal}" if said else goal
 
 
 def default_decision(verdicts: list[dict[str, Any]]) -> Decision:

@@ -429,11 +429,13 @@ def _blinding_check(ctx: Context, out: dict) -> Check | None:
                                "n_answered": answered}
     name = BLINDING_CHECK
     if not said_yes:  # met only on answers: no answer is no report, not a No
-        return flag_check(name, True, 0, 0, f"{answered} answered") if answered else \
-            flag_check(name, None, None, 0, "no validator answered the question")
+        return flag_check(name, True, 0, 0, f"{answered} answered", comparison="<=") \
+            if answered else flag_check(name, None, None, 0,
+                                        "no validator answered the question", comparison="<=")
     return Check(name, len(said_yes), 0, False, WEAK,
                  f"{', '.join(said_yes)} answered Yes: the protocol asks the research lead to "
-                 "decide whether their ratings stay (blinding may be compromised)")
+                 "decide whether their ratings stay (blinding may be compromised)",
+                 comparison="<=")
 
 
 def _alpha_check(ctx: Context, out: dict) -> Check:
@@ -441,7 +443,7 @@ def _alpha_check(ctx: Context, out: dict) -> Check:
     target = ctx.target("alpha")
     if total is None:
         return flag_check("Krippendorff's alpha on the total", None, None, target,
-                          "alpha on the total was not run")
+                          "alpha on the total was not run", comparison=">=")
     other = total.get("alpha_other_level")
     beside = f"; at the {total.get('other_level')} level {shown_number(other)}" \
         if other is not None and np.isfinite(other) else ""

@@ -323,7 +323,8 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     winner, ref = _winner(ctx, table), ctx.param("reference")
     checks = [flag_check(f"permutation p ({perm.get('comparison', 'winner vs control')})",
                          None if p is None or not np.isfinite(p) else bool(p < alpha), p,
-                         alpha, "one-sided; below the target is a signal", p_value=True)]
+                         alpha, "one-sided; below the target is a signal", p_value=True,
+                         comparison="<")]
     if ref:
         checks.append(_above_reference(ctx, table, winner, ref, out.get("fisher") or []))
     rule = (f"signal when the permutation p of the best candidate vs the control is below "

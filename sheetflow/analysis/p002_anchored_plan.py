@@ -219,9 +219,11 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
         wrong = int(second["n_extra"].sum() + second["n_missing"].sum())
         detail = "; ".join(f"{r['rater']}: extra {r['extra'] or 'none'}, missing "
                            f"{r['missing'] or 'none'}" for r in second.to_dict("records"))
-        subset = flag_check(SUBSET_CHECK, wrong == 0, wrong, 0, f"{_SUBSET_NOTE} ({detail})")
+        subset = flag_check(SUBSET_CHECK, wrong == 0, wrong, 0, f"{_SUBSET_NOTE} ({detail})",
+                            comparison="<=")
     elif second is not None and "reason" in second:
-        subset = flag_check(SUBSET_CHECK, None, None, 0, str(second["reason"].iloc[0]))
+        subset = flag_check(SUBSET_CHECK, None, None, 0, str(second["reason"].iloc[0]),
+                            comparison="<=")
     if subset is not None:
         checks.append(subset)
     acc = tables.get("acceptance")
@@ -254,7 +256,7 @@ def _rated_check(acc: pd.DataFrame) -> Check:
     unrated = acc.loc[acc["mean_total"].isna(), "item"].tolist()
     note = ("no valid total from any rater: " + ", ".join(unrated) if unrated else
             f"each of the {len(acc)} items has a valid total from at least one rater")
-    return flag_check(RATED_CHECK, not unrated, len(unrated), 0, note)
+    return flag_check(RATED_CHECK, not unrated, len(unrated), 0, note, comparison="<=")
 
 
 def _accepted_line(acc: pd.DataFrame | None, subset: Check | None) -> str:

@@ -186,16 +186,17 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     # the name says what the value counts: "locked trio: 3 of 3 judges scored" stood
     # beside a value of 2 when a judge was missing
     checks = [flag_check(TRIO_CHECK, not absent, len(present), len(judges),
-                         "missing: " + ", ".join(absent) if absent else "")]
+                         "missing: " + ", ".join(absent) if absent else "", comparison=">=")]
     above = _above(direction_tolerance(ctx))
     relations = {h["id"]: h.get("relation", ">") for h in ctx.param("hypotheses", [])}
     tasks = _task_count(tables.get("hypothesis_deltas"))
     checks += [flag_check(f"tasks where {h} is directional (of {tasks})", n >= need, n, need,
-                          _direction_words(relations.get(h, ">"), above))
+                          _direction_words(relations.get(h, ">"), above), comparison=">=")
                for h, n in pilot["pass_counts"].items()]
     checks.append(flag_check(CRITICAL_CHECK, pilot["critical_failures"] == 0,
                              pilot["critical_failures"], 0,
-                             _critical_words(ctx.target("critical_below", 2.0), len(judges))))
+                             _critical_words(ctx.target("critical_below", 2.0), len(judges)),
+                             comparison="<="))
     rule = (f"PILOT PASS when every hypothesis is directionally right (delta {above}, "
             "or at least 0 for a hypothesis stated with >=) "
             f"in at least {need} tasks and no item is a "

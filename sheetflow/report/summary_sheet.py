@@ -10,7 +10,13 @@ from xlsxwriter.worksheet import Worksheet
 
 from ..analysis import Analysis
 from ..analysis.context import band_bounds
-from ..analysis.decision import figure_text, outcome_words, passed_words, shown_against
+from ..analysis.decision import (
+    COMPARED,
+    figure_text,
+    outcome_words,
+    passed_words,
+    shown_against,
+)
 from ..analysis.readings import reading_bounds
 from ..words import NUMBER_FORMS, decimals_for, p_said
 from ..workbook.printing import row_points, set_print, text_lines
@@ -98,15 +104,21 @@ def _wrapped_row(ws: Worksheet, row: int, cells: dict[int, str], fmt: Any) -> No
 
 def _decimal_formats(wb: xlsxwriter.Workbook) -> Callable[..., Any]:
     """A number format with a given count of decimals, as a decimal or (``percent``) a
-    percentage, on a band's ``colour`` when given, made once when first asked for."""
-    made: dict[tuple[int, bool, Any], Any] = {}
+    percentage, on a band's ``colour`` when given, after the words ``said`` when given
+    (a target's side: "at least 0.800", the number kept a number), made once when first
+    asked for."""
+    made: dict[tuple[int, bool, Any, str], Any] = {}
 
-    def with_decimals(digits: int, percent: bool = False, colour: Any = None) -> Any:
-        if (digits, percent, colour) not in made:
-            made[digits, percent, colour] = wb.add_format({
-                "num_format": "0." + "0" * digits + ("%" if percent else ""),
+    def with_decimals(digits: int, percent: bool = False, colour: Any = None,
+                      said: str = "") -> Any:
+        if (digits, percent, colour, said) not in made:
+            body = ("0." + "0" * digits if digits else "0") + ("%" if percent else "")
+            # the minus sign after the words: one section put it before them
+            shown = f'"{said} "{body};"{said} "-{body}' if said else body
+            made[digits, percent, colour, said] = wb.add_format({
+                "num_format": shown,
                 "valign": "top", **({"bg_color": colour} if colour else {})})
-        return made[digits, percent, colour]
+        return made[digits, percent, colour, said]
     return with_decimals
 
 
@@ -137,8 +149,12 @@ def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any
         texts = shown_against(c["value"], None if words else c["target"], percent=share,
                               bounds=c.get("bounds", ()), p_value=bool(c.get("p_value")))
         digits = _decimals_shown(*texts)
+        said = COMPARED.get(str(c.get("comparison") or ""), "")
         for col, value in ((1, c["value"]), *(() if words else ((2, c["target"]),))):
             write_cell(ws, row, col, value,
+                       # the target with the side that passes, as in the line
+                       decimals(_decimals_shown(texts[1]), share, said=said)
+                       if col == 2 and said else
                        _p_format(texts[col - 1], fmt, decimals) if c.get("p_value") else
                        decimals(digits, True) if share else
                        decimals(digits, False) if digits > 3 else
