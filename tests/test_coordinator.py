@@ -378,3 +378,18 @@ def test_a_reply_attaches_its_pack_when_the_manifest_recorded_no_hashes(study):
         pack.write_bytes(original)
     assert hashed.changed == [("EV-01", 1, f"packs/{name}")] and not hashed.unwritten
     assert drafts.changed == [] and list(drafts.unwritten) == ["EV-01.eml"]
+
+
+def test_the_issues_sheet_puts_errors_before_warnings(study):
+    """EV-01's pasted 'Maybe' (an error) stood below the other raters' warnings, filed
+    by file name: the Issues sheet lists every error first, then every warning, each
+    part by file, sheet, row and column."""
+    rows = _status_rows(study, "Issues")
+    severities = [r["Severity"] for r in rows]
+    errors = severities.count("error")
+    assert errors >= 2 and "warning" in severities  # the empty file's and EV-01's
+    assert severities == ["error"] * errors + ["warning"] * (len(rows) - errors)
+    cell = (study / "bad-cell.txt").read_text().split("!")[1]
+    assert any(r["Cell"] == cell for r in rows[:errors])
+    files = [r["File"] for r in rows]
+    assert files[:errors] == sorted(files[:errors]) and files[errors:] == sorted(files[errors:])

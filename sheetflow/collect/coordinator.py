@@ -38,6 +38,7 @@ from .validate import (
     Issue,
     ValidationReport,
     counted_files,
+    errors_first,
     set_aside_files,
 )
 
@@ -528,7 +529,7 @@ def _issues_sheet(wb: Any, head: Any, issues: list[Issue]) -> None:
     # file names, codes and raters repeat down a long sheet: their lines are counted once
     lines_of = lru_cache(maxsize=4096)(text_lines)
     widths = [width for _, width, _ in ISSUE_COLUMNS]
-    for r, item in enumerate(issues, 1):
+    for r, item in enumerate(errors_first(issues), 1):
         texts = [_issue_text(item, name) for name, _, _ in ISSUE_COLUMNS]
         lines = _lines(zip(texts, widths, strict=True), lines_of)
         if lines > 1:  # spreadsheet programs do not grow a row for wrapped text

@@ -124,6 +124,13 @@ def sort_issues(issues: Iterable[Issue]) -> list[Issue]:
     return sorted(issues, key=Issue.sort_key)
 
 
+def errors_first(issues: Iterable[Issue]) -> list[Issue]:
+    """Issues with every error before every warning, each part in :func:`sort_issues`'s
+    order (file, sheet, row, column): the Issues sheet's order, so that what stops a
+    file heads the sheet instead of sitting among warnings."""
+    return sorted(issues, key=lambda i: (i.severity != ERROR, i.sort_key()))
+
+
 def has_errors(issues: Iterable[Issue]) -> bool:
     """Whether any issue is an error."""
     return any(i.severity == ERROR for i in issues)
