@@ -28,6 +28,8 @@ MOST_DIGITS = 12
 BOUND_NOISE = 1e-12
 """A figure this close to a bound it is read against is that bound: the two differ only
 by rounding (a kappa exactly at chance computed as -9.5e-16 is 0, read from 0)."""
+CI_LEVEL = 0.95
+"""The level of every interval sheetflow reports (each statistic's default)."""
 P_STEPS = (0.001, 0.01, 0.1)
 """A p-value below the first step is "< 0.001"; from each step on it takes one decimal
 fewer (5, 4, then 3): three significant digits ("0.00953", "0.0953", "0.953")."""
@@ -257,6 +259,12 @@ def settled(value: float, bounds: Iterable[float]) -> float:
     value = float(value)
     near = [b for b in bounds if math.isfinite(b) and abs(value - b) <= BOUND_NOISE]
     return float(near[0]) if near and value not in near else value
+
+
+def interval_said(low: str, high: str, level: float = CI_LEVEL) -> str:
+    """An interval with its level, its ends as shown: "[95% CI 57.7%, 79.7%]" (a bare
+    "[57.7%, 79.7%]" did not say how sure it is)."""
+    return f"[{level:.0%} CI {low}, {high}]"
 
 
 def p_decimals(p: float) -> int:

@@ -54,6 +54,7 @@ def test_status_agreement_lists_the_total_and_direction(study):
     assert names[-2:] == ["direction", "total"]
     assert "no alpha before analyze" in lines[-2]
     assert " alpha " in lines[-1] and "; 36 units, 2 raters)" in lines[-1]
+    assert " [95% CI " in lines[-1]  # the interval says its level
 
 
 def test_status_agreement_json_carries_the_preview_note(study):

@@ -84,7 +84,8 @@ def test_position_lines_give_percentages_with_one_decimal():
     assert lines[0] == ("Position: label A chosen in 48.5% of 66 decisive judgements "
                         "(p = 0.902); flag when p < 0.05 and outside 35.0%-65.0%.")
     assert lines[1].startswith("Position bias flagged: R2 (34.996% A, p = 0.0302).")
-    assert lines[2] == ("Position-free preference for llama: 69.8% [57.7%, 79.7%] "
+    # the interval says its level, as the sheet's "95% CI" columns do
+    assert lines[2] == ("Position-free preference for llama: 69.8% [95% CI 57.7%, 79.7%] "
                         "(under A 67.6%, under B 71.9%).")
 
 
@@ -121,7 +122,7 @@ def test_planted_boundary_values_read_and_show_alike(demo, tmp_path, monkeypatch
     # (the four validators and the internal team, protocol 000 sections 4.1-4.2)
     team = ("(36 units, 5 raters; with the internal team's totals as one rater beside the 4 "
             "validators (protocol 000 sections 4.1-4.2); validators only: ")
-    assert f" {PLANTED_ALPHA} [" in total and team in total and total.endswith(
+    assert f" {PLANTED_ALPHA} [95% CI " in total and team in total and total.endswith(
         ") Acceptable reliability (study threshold)")
     check = next(ln for ln in lines if ln.startswith("check      Krippendorff's alpha"))
     assert f": {PLANTED_ALPHA} (target at least 0.70000): met - Acceptable reliability" in check

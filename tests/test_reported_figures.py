@@ -226,7 +226,7 @@ def test_anchored_plan_reports_icc_a1_of_its_second_ratings(tmp_path):
     # in their form (it was on the workbook's first page only)
     lo, hi = (f"{rec[k]:.3f}" for k in ("ci_low", "ci_high"))
     assert (f"icc        Recomputed total (0-100) (total): ICC(A,1) (ICC(2,1)), two-way, "
-            f"absolute agreement, single rater {rec['value']:.3f} [{lo}, {hi}] "
+            f"absolute agreement, single rater {rec['value']:.3f} [95% CI {lo}, {hi}] "
             f"({len(totals)} units, 2 raters) {icc_reading(rec['value'])} (Koo & Li 2016); "
             f"listwise deletion: ") in out.output
     # the ICC's F-based interval rests on the same few units as the alphas' bootstrap

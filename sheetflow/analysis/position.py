@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..spec.study import Study
 from ..stats.proportions import binomial_share, position_free_preference
-from ..words import few_units_note, p_said, percent, shown_percent
+from ..words import CI_LEVEL, few_units_note, interval_said, p_said, percent, shown_percent
 from .context import Context, json_safe
 from .protocol import ProtocolPlan, fixed_methods
 
@@ -127,7 +127,8 @@ def position_free(ctx: Context) -> pd.DataFrame:
                                "k_second": chosen & ~shown_a, "n_second": ~shown_a})
         counts = strata.groupby(mine["rater"], sort=False).sum()
         counts.loc[POOLED] = strata.sum()  # every rater's judgements together, last
-        res = position_free_preference(*(counts[c].to_numpy() for c in strata.columns))
+        res = position_free_preference(*(counts[c].to_numpy() for c in strata.columns),
+                                       confidence=CI_LEVEL)  # the level its line says
         judged = (counts["n_first"] + counts["n_second"]).to_numpy()
         parts.append(pd.DataFrame({"dimension": dim_id, "rater": counts.index.to_numpy(),
                                    "arm": arm}).join(res).assign(
@@ -176,8 +177,9 @@ def readings(summary: dict[str, Any], ctx: Context) -> list[str]:
                      "verdict with the position-free preference.")
     for row in summary.get("position_free_preference", []):
         lines.append(f"Position-free preference for {row['arm']}: "
-                     f"{shown_percent(row['preference'])} [{shown_percent(row['ci'][0])}, "
-                     f"{shown_percent(row['ci'][1])}] (under A "
+                     f"{shown_percent(row['preference'])} "
+                     f"{interval_said(shown_percent(row['ci'][0]), shown_percent(row['ci'][1]))}"
+                     f" (under A "
                      f"{shown_percent(row['share_when_under_a'])}, under B "
                      f"{shown_percent(row['share_when_under_b'])}"
                      + (f"; {row['note']}" if row.get("note") else "") + ").")

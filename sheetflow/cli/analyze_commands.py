@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..words import counted, resting_on, shown_number
+from ..words import counted, interval_said, resting_on, shown_number
 from .common import EXIT_DATA, Output, command
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ def _echo_summary(out: Output, analysis: Analysis) -> None:
     for name, rec in zip(names, alphas, strict=True):  # the alpha on its band's side
         rests = "; ".join(filter(None, (resting_on(rec), rec.get("note"))))  # too few units?
         out.say(f"alpha      {name:{width}} {shown_number(rec['alpha'], bounds)} "
-                f"[{_num(rec['ci_low'])}, {_num(rec['ci_high'])}] {_within(rests)} "
+                f"{interval_said(_num(rec['ci_low']), _num(rec['ci_high']))} {_within(rests)} "
                 f"{rec['band'] or rec['reason']}".rstrip())  # no band, no reason: no blank
     for figure in planned_figures(analysis.study, s):  # what the plan sizes, beside alpha
         kind = "icc" if figure["analysis"] == "icc" else "kappa"

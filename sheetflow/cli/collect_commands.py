@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..words import counted
+from ..words import counted, interval_said
 from .common import EXIT_DATA, EXIT_FAILED, Output, command, fail
 
 if TYPE_CHECKING:
@@ -388,7 +388,7 @@ def _agreement_lines(out: Output, directory: Path) -> tuple[str, list[dict[str, 
             out.say(f"agreement  {dim.dimension:22} {dim.reason}")
             continue
         line = (f"agreement  {dim.dimension:22} alpha {dim.alpha:.3f} "
-                f"[{_num(dim.ci_low)}, {_num(dim.ci_high)}] ({dim.level}; {dim.n_units} "
+                f"{interval_said(_num(dim.ci_low), _num(dim.ci_high))} ({dim.level}; {dim.n_units} "
                 f"units, {dim.n_raters} raters)")
         if dim.raises_most:
             line += (f"; without {dim.raises_most} it rises most "

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..analysis.decision import headline_text
 from ..analysis.p003_answer_review import refusal_line
 from ..analysis.readings import reading_bounds
-from ..words import counted, shown_number
+from ..words import counted, interval_said, shown_number
 
 if TYPE_CHECKING:
     from ..spec.study import Study
@@ -175,7 +175,7 @@ def figure_line(figure: dict[str, Any], named: str) -> str:
     at_least, above = reading_bounds(figure["scale"])
     value = shown_number(figure["value"], at_least, above)
     ends = [shown_number(figure[k]) for k in ("ci_low", "ci_high")]
-    interval = f" [{ends[0]}, {ends[1]}]" if "n/a" not in ends else ""
+    interval = f" {interval_said(*ends)}" if "n/a" not in ends else ""
     units = "{}-{} units".format(*figure["units_range"]) if figure.get("units_range") else \
         counted(figure["units"], "unit") if figure["units"] is not None else ""
     raters = counted(figure["raters"], "rater") if figure["raters"] is not None else ""
