@@ -132,7 +132,7 @@ def test_the_legend_and_instructions_call_a_word_range_a_hint(tmp_path):
     assert legend(ranged.rubric.dimensions).endswith(
         "Purple: a text outside its word range (allowed; please check).")
     assert "Purple" not in legend(plain.rubric.dimensions)
-    spec = SimpleNamespace(dimensions=ranged.rubric.dimensions, batch_size=0,
+    spec = SimpleNamespace(dimensions=ranged.rubric.dimensions, batch_size=0, totals=(),
                            include_study_answers=False)
     essential, _ = how_to_lines(spec, paired=False)
     assert any(line.startswith("Purple: a text shorter or longer than its suggested word "
@@ -372,7 +372,7 @@ def test_the_line_legend_and_instructions_call_a_batch_time_without_date_a_hint(
     assert legend(keep.rubric.dimensions, timed=True).endswith(
         "Purple: a batch time that is not a date and time (allowed; please check).")
     assert "Purple" not in legend(keep.rubric.dimensions)
-    spec = SimpleNamespace(dimensions=keep.rubric.dimensions, batch_size=20,
+    spec = SimpleNamespace(dimensions=keep.rubric.dimensions, batch_size=20, totals=(),
                            include_study_answers=False)
     essential, _ = how_to_lines(spec, paired=False)
     assert any("A time that is not a date and time (a time of day alone, words) turns "

@@ -93,12 +93,33 @@ def word_range(dim: Dimension) -> str:
     return ""
 
 
-def legend(dims: Iterable[Dimension], timed: bool = False) -> str:
-    """The colours of the Scoring sheet in one line (under the progress line); purple
-    only where a text answer has a word range or (``timed``) batches have times."""
+def green_cells(dims: Iterable[Dimension], totals: bool) -> str:
+    """What the pack's green (computed) cells are, in the words of its legend; "" for a
+    pack with none: a legend naming green where nothing is green misleads the rater.
+
+    Parameters
+    ----------
+    dims : iterable of Dimension
+        The pack's dimensions: a count has its points computed under it.
+    totals : bool
+        Whether the pack has totals (each computed once its parts are answered).
+    """
+    if totals:
+        return "a total once all its parts are answered"
+    return "the points a count earns" if any(d.kind == "count" for d in dims) else ""
+
+
+def legend(dims: Iterable[Dimension], timed: bool = False, totals: bool = False) -> str:
+    """The colours of the Scoring sheet in one line (under the progress line); green
+    only where the pack has computed cells (:func:`green_cells`), purple only where a
+    text answer has a word range or (``timed``) batches have times."""
+    dims = tuple(dims)
     text = ("Yellow: your answers. Orange: required, still blank, in a case you have "
             "reached. Red: a value not allowed there. Grey: the material to judge "
-            "(locked). Green: computed for you (a total once all its parts are answered).")
+            "(locked).")
+    green = green_cells(dims, totals)
+    if green:
+        text += f" Green: computed for you ({green})."
     purple = []
     if any(d.kind == "text" and word_range(d) for d in dims):
         purple.append("a text outside its word range")
@@ -191,6 +212,17 @@ def rubric_lines(dim: Dimension, needed_by: tuple[Dimension, ...] = ()) -> list[
     return lines
 
 
+def _what_can_change(computed: str) -> str:
+    """The cells a rater can change, and the green ones only where the pack has them
+    (``computed``: :func:`green_cells`)."""
+    said = "Only the yellow cells can be changed; the grey text is the material to judge"
+    if not computed:
+        return f"{said}."
+    green = "a total appears once every score it adds up is filled in" \
+        if computed.startswith("a total") else "the points each count earns"
+    return f"{said} and the green cells are computed for you ({green})."
+
+
 def how_to_lines(spec: Any, paired: bool) -> tuple[list[str], list[str]]:
     """How to fill one pack (a writer ``PackSpec``): what a rater needs before the first
     card (for the Instructions sheet), and the rest (for More instructions)."""
@@ -241,9 +273,7 @@ def how_to_lines(spec: Any, paired: bool) -> tuple[list[str], list[str]]:
         "the study coordinator as an attachment.",
     ]
     details = [
-        "Only the yellow cells can be changed; the grey text is the material to judge and "
-        "the green cells are computed for you (a total appears once every score it adds up "
-        "is filled in).",
+        _what_can_change(green_cells(dims, bool(spec.totals))),
         "A case counts as reached once you have answered anything in it or in a case after "
         "it: its required answers still blank then turn orange, so a case skipped on the "
         "way shows what it still needs. The cases ahead stay plain yellow.",

@@ -306,7 +306,8 @@ class PackWriter(AnswerRules, AnswerLines, FlagNotes, TimedRows, CaseHeadings):
         self._string(ws, 0, "B", self.spec.title, f["title"], "the title")
         self._string(ws, 1, "B", "Progress", f["progress"], "the progress line")
         self._merged_string(ws, 2, "B", last,
-                            legend(self.spec.dimensions, bool(self.spec.batch_size)),
+                            legend(self.spec.dimensions, bool(self.spec.batch_size),
+                                   bool(self.spec.totals)),
                             f["legend"], "the legend")
         if self.paired:  # the labels' columns are headed above each case's scores, so
             # the heading repeated on every page says nothing of them (the Submission)
