@@ -147,7 +147,7 @@ def test_two_validators_show_no_group_figure(tmp_path):
             assert row["Share within 1 point of the group median"] is None
         intro = openpyxl.load_workbook(book)["Overview"]["A2"].value
         assert f"at least {MIN_GROUP} validators" in intro  # why they are blank
-        assert "twice the median minus one's own score" in intro
+        assert "left blank otherwise, so that no colleague's score can be read" in intro
     # the analyst reads it on the Summary (and the screen) and on Methods
     _, summary, rows = run_analyze(root)
     note = next(n for n in summary["panel"]["notes"] if n.startswith("feedback workbooks"))
@@ -243,3 +243,29 @@ def test_direction_words_never_give_an_exact_share():
         ["fewer than half", "more than half"]
     assert "with three or four validators, fewer than half means that no colleague" in RULE
     assert share_words(np.array([1]), np.array([MIN_GROUP - 1]))[0] is None
+
+
+def test_the_validator_reads_the_rule_in_the_second_person(tmp_path):
+    """The text above a validator's tables spoke of "the reader" and walked through how
+    colleagues' scores could be worked out: it is for the validator, so it says "you",
+    short, and keeps what is true (group figures include them, are shown where at least
+    three validators scored, blank otherwise, and with three a median can still show
+    what colleagues gave). The Methods sheet keeps the full rule for the analyst. Means
+    have three decimals, shares are percentages with one decimal."""
+    from sheetflow.analysis.rater_feedback import YOUR_RULE
+    root = _study(tmp_path / "s", 3)
+    book = openpyxl.load_workbook(_book(root, "EV-01"))
+    overview = book[book.sheetnames[0]]
+    intro = str(overview["A2"].value)
+    assert intro.endswith(YOUR_RULE) and "reader" not in intro
+    for said in ("you included", f"at least {MIN_GROUP} validators", "left blank otherwise",
+                 "no colleague's score can be read from them", "With three validators"):
+        assert said in intro, said
+    methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
+    assert any(RULE in str(c.value) for row in methods.iter_rows() for c in row)
+    header = [c.value for c in overview[4]]
+    first = [c for c in overview[5]]
+    formats = {h: c.number_format for h, c in zip(header, first, strict=True)}
+    assert formats["Share within 1 point of the group median"] == "0.0%"
+    assert formats["Your mean points (all your responses)"] == "0.000"
+    assert formats["Mean difference in points (you - group median)"] == "0.000"

@@ -57,6 +57,19 @@ RULE = ("The group is every validator who scored the same response (for a direct
         "or four validators, fewer than half means that no colleague chose as the "
         "reader did.")
 
+"""The rule in full, for the analyst (the Methods sheet)."""
+
+YOUR_RULE = ("The group is every validator who scored the same response (for a direction, "
+             "the same case), you included; no one is named. Group figures are shown only "
+             f"where at least {MIN_GROUP} validators scored it, and left blank otherwise, "
+             "so that no colleague's score can be read from them. Directions are given as "
+             "fewer than half, half or more than half of the group, never as an exact "
+             "share. With three validators, a median at the end of the scale, or a "
+             "response's medians read with its total, can still show what your colleagues "
+             "gave.")
+"""The rule as the validator reads it above their feedback: in the second person and
+short (:data:`RULE` is the analyst's full account of what can be told)."""
+
 NO_DIRECTIONS = pd.DataFrame(columns=["case", "your_direction", "group_same", "n_group"])
 
 

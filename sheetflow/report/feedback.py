@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from xlsxwriter.worksheet import Worksheet
 
-from ..analysis.rater_feedback import RULE
+from ..analysis.rater_feedback import YOUR_RULE
 from ..errors import close_workbook
 from ..workbook.app_props import SheetflowWorkbook
 from ..workbook.printing import row_points, set_print
@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # a worker process writing feedback needs no analysis
 INTRO = ("Your points beside the group median, and your direction beside how many of "
          "the group chose the same response. Points are what your workbook computed "
          "from your answers (a count becomes the points of its band). Responses are "
-         f"shown by the label you saw. {RULE}")
+         f"shown by the label you saw. {YOUR_RULE}")
 
 # the analysis's column names in words a validator reads without a glossary
 HEADERS = {
@@ -59,7 +59,11 @@ HEADERS = {
     "your_direction": "Your direction",
     "group_same": "Validators with your direction (you included)",
 }
-SHARES = ("within_1_point",)  # shown as percentages
+SHARES = ("within_1_point",)  # shown as percentages, one decimal as everywhere
+MEANS = ("you_mean", "group_median_mean", "mean_difference")
+"""Means over responses, three decimals each (a mean of 2.5 beside 2.111 read as less
+exact); points, medians and their differences are shown as they are: the rubric's
+points, a median of an even group at most one decimal (.5)."""
 
 
 def feedback_name(rater: str) -> str:
@@ -86,7 +90,8 @@ def write_feedback_tables(title: str, rater: str, tables: dict[str, pd.DataFrame
                        "created": when})
     fmt = formats(wb)
     fmt["num"] = wb.add_format()  # rounded to 3 places: 4, not 4.000
-    percent = {HEADERS[c]: wb.add_format({"num_format": "0%"}) for c in SHARES}
+    by_header = {HEADERS[c]: wb.add_format({"num_format": "0.0%"}) for c in SHARES}
+    by_header |= {HEADERS[c]: wb.add_format({"num_format": "0.000"}) for c in MEANS}
     fmt["intro"] = wb.add_format({"font_color": "#666666", "italic": True, "text_wrap": True,
                                   "valign": "top"})
     for n, (name, table) in enumerate(tables.items()):
@@ -98,7 +103,7 @@ def write_feedback_tables(title: str, rater: str, tables: dict[str, pd.DataFrame
         top = _intro(ws, f"{title}: feedback for {rater}", widths, fmt) if n == 0 else 0
         ws.set_row(top, _row_height(tuple(zip(map(str, (c.label for c in shown)), widths,
                                               strict=True))))
-        write_columns(ws, top, shown, fmt, number_formats=percent, words=False, widths=widths)
+        write_columns(ws, top, shown, fmt, number_formats=by_header, words=False, widths=widths)
         ws.freeze_panes(top + 1, 0)
         set_print(ws, widths, header_rows=top + 1)
     close_workbook(wb, path)
