@@ -414,3 +414,37 @@ def test_a_wide_table_is_narrowed_text_first_and_numbers_keep_their_room():
     narrow = pd.DataFrame({"measure": ["a"], "alpha": [0.5]})
     assert fitted_widths(column_widths(narrow), *column_floors(narrow, fmt)) == \
         column_widths(narrow)  # a table that fits keeps its widths
+
+
+SUMMARY_TABLES = ("Checks behind the decision", "Arms: which wins", "Krippendorff's alpha",
+                  "Direction agreement", "Other agreement figures")
+
+
+def test_no_summary_table_is_split_from_its_heading_across_pages(studies):
+    """The Checks table broke across pages, its last row alone on page 2 without its
+    headings, and "Other agreement figures" was left a lone heading at the foot of page
+    1. Laid out as LibreOffice pages the Summary (page after page of its rows' heights
+    at the scale fit to one page wide prints, with its manual breaks), each table
+    shorter than a page sits whole on one page with its heading."""
+    from sheetflow.packs.pages import page_room
+    from sheetflow.report.summary_sheet import fit_scale
+
+    room = page_room(fit_scale(), 0.0, True)
+    for template in ("paired-rubric", "anchored-plan"):
+        ws = _book(studies[template])["Summary"]
+        breaks = {b.id for b in ws.row_breaks.brk}  # a break after row id (1-based)
+        heights = [ws.row_dimensions[r].height or 15.0 for r in range(1, ws.max_row + 1)]
+        page, used = [], 0.0
+        for r, height in enumerate(heights, 1):
+            if used and (r - 1 in breaks or used + height > room):
+                used, page = 0.0, [*page, r]
+            used += height
+        heads = [r for r in range(1, ws.max_row + 1)
+                 if str(ws.cell(r, 1).value or "").startswith(SUMMARY_TABLES)]
+        assert len(heads) >= 3, template
+        for head in heads:  # a table runs from its heading to the first blank row
+            end = next((r for r in range(head + 2, ws.max_row + 1)
+                        if all(c.value is None for c in ws[r])), ws.max_row + 1)
+            size = sum(heights[head - 1:end - 1])
+            cut = [p for p in page if head < p < end]
+            assert not cut or size > room, (template, ws.cell(head, 1).value, cut)

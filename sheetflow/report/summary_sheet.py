@@ -18,8 +18,9 @@ from ..analysis.decision import (
     shown_against,
 )
 from ..analysis.readings import reading_bounds
+from ..packs.pages import page_breaks
 from ..words import NUMBER_FORMS, decimals_for, p_said
-from ..workbook.printing import row_points, set_print, text_lines
+from ..workbook.printing import column_pixels, page_pixels, row_points, set_print, text_lines
 from .cells import BAND_COLOURS, number_format, write_cell
 from .charts import alpha_chart, yield_chart
 from .headline import headline_lines, review_lines
@@ -40,10 +41,14 @@ def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
     write_line(ws, row, NUMBER_FORMS, fmt["grey_wrap"])  # before the first figure
     row += 2
     decimals = _decimal_formats(wb)
+    starts = [row]  # the first row of each table: a page break never splits one
     row = _checks_block(ws, row, s, fmt, decimals)
+    starts.append(row)
     row = _arms_block(ws, row, s, fmt)
+    starts.append(row)
     if s.get("alpha"):
         row = _alpha_block(ws, row, analysis, fmt, decimals)
+    starts.append(row)
     if s.get("direction_agreement"):
         ws.write_string(row, 0, "Direction agreement", fmt["bold"])
         row += 1
@@ -52,7 +57,9 @@ def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
             write_cell(ws, row, 1, value, fmt["share"])
             row += 1
         row += 1
+    starts.append(row)
     row = _reported_block(ws, row, s, fmt, analysis.study.rubric.names(), decimals)
+    starts.append(row)
     row = _headline_extras(ws, row, s, fmt)
     shown = [alpha_chart(wb, analysis, charts["alpha"]) if "alpha" in charts else "",
              yield_chart(wb, analysis, charts["yield"]) if "yield" in charts else ""]
@@ -60,6 +67,36 @@ def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
         write_line(ws, row, f"Chart: see the sheet \"{name}\".", fmt["grey"])
         row += 1
     set_print(ws, SUMMARY_WIDTHS, landscape=True)
+    _keep_tables_whole(ws, starts, row)
+
+
+def _keep_tables_whole(ws: Worksheet, starts: list[int], end: int) -> None:
+    """Page breaks before each table that would not fit the rest of its page, so that
+    no table is split from its heading or its last row left alone on the next page
+    (a table taller than a page starts one and runs on)."""
+    blocks = sorted({r for r in starts if r < end})
+    if not blocks:
+        return
+    heights = [_row_height(ws, r) for r in range(end)]
+    breaks = page_breaks(heights, blocks, 0, 0.0, fit_scale(), landscape=True)
+    if breaks:
+        ws.set_h_pagebreaks(breaks)
+
+
+def fit_scale() -> int:
+    """The scale the Summary prints at, fit to one page wide, as LibreOffice lays its
+    columns out (a point per pixel: :func:`~sheetflow.workbook.printing.page_pixels`).
+    Excel ignores manual breaks under fit to page (:mod:`sheetflow.packs.pages`), so
+    the breaks are placed for LibreOffice's pages."""
+    total = sum(column_pixels(w) for w in SUMMARY_WIDTHS)
+    return min(100, int(page_pixels(True) * 100 / total))
+
+
+def _row_height(ws: Worksheet, row: int) -> float:
+    """A row's height in points as written (the default where none was set)."""
+    info = ws.row_info.get(row)
+    height = getattr(info, "height", None)
+    return float(height) if height is not None else float(ws.default_row_height)
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
