@@ -506,13 +506,23 @@ def test_an_attachment_that_cannot_be_decoded_is_named_not_saved(tmp_path, body)
     eml.write_bytes(raw)
     result = run("fetch", str(root), str(eml))
     assert result.exit_code == 1, result.output
-    assert "saved " not in result.stdout and not list((root / L.RETURNS_DIR).iterdir())
+    assert "saved      returns/" not in result.stdout
+    assert not list((root / L.RETURNS_DIR).iterdir())
     assert (f"error: {eml} from ev02@example.org ('my workbook'): attachment {name} could "
             "not be decoded (its encoded text is broken); not saved: ask the sender to "
             "attach the workbook again") in result.stderr
-    assert result.stdout.splitlines()[-1] == ("1 message read: 0 files saved, 0 duplicates, "
-                                              "0 fetched before, 1 attachment that could "
-                                              "not be decoded")
+    assert result.stdout.splitlines()[-1].startswith(
+        "1 message read: 0 files saved, 0 duplicates, 0 fetched before, 1 attachment that "
+        "could not be decoded; 1 reply from raters with the workbook not saved")
+    # a rater's reply all the same: kept until a workbook from that address is saved, and
+    # no reminder drafted as if EV-02 had not replied (before, the next fetch forgot it)
+    other = tmp_path / "other.eml"
+    other.write_bytes(reply("someone@example.net", []))
+    again = run("fetch", str(root), str(other))
+    assert again.exit_code == 1 and "could not be decoded" in again.stderr + again.stdout
+    assert "(replied, workbook not saved: attachment " in run("status", str(root)).stdout
+    remind, doc = run_json("remind", str(root))
+    assert "EV-02" not in [Path(d).stem for d in doc["drafts"]], remind.output
     (root / L.RETURNS_DIR / "reply.eml").write_bytes(raw)  # saved by hand instead
     shown = run("collect", str(root))
     assert shown.exit_code == 1

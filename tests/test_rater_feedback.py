@@ -147,7 +147,8 @@ def test_two_validators_show_no_group_figure(tmp_path):
             assert row["Share within 1 point of the group median"] is None
         intro = openpyxl.load_workbook(book)["Overview"]["A2"].value
         assert f"at least {MIN_GROUP} validators" in intro  # why they are blank
-        assert "left blank otherwise, so that no colleague's score can be read" in intro
+        assert "left blank otherwise (with two, the median would give your colleague's " \
+            "score)" in intro
     # the analyst reads it on the Summary (and the screen) and on Methods
     _, summary, rows = run_analyze(root)
     note = next(n for n in summary["panel"]["notes"] if n.startswith("feedback workbooks"))
@@ -259,7 +260,7 @@ def test_the_validator_reads_the_rule_in_the_second_person(tmp_path):
     intro = str(overview["A2"].value)
     assert intro.endswith(YOUR_RULE) and "reader" not in intro
     for said in ("you included", f"at least {MIN_GROUP} validators", "left blank otherwise",
-                 "no colleague's score can be read from them", "With three validators"):
+                 "with two, the median would give your colleague's score", "With three validators"):
         assert said in intro, said
     methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
     assert any(RULE in str(c.value) for row in methods.iter_rows() for c in row)

@@ -117,7 +117,7 @@ def threshold_check(name: str, value: Any, target: float | None, *,
                      note or ("" if _finite(value) else NO_TARGET if target is None
                               else "undefined"),
                      has_target=target is not None, proportion=proportion, bounds=read,
-                     comparison=">=")
+                     comparison=">=" if target is not None else "")
     value = settled(value, (target, *read))  # a bound up to rounding is the bound
     if value >= target:
         return Check(name, _plain(value), _plain(target), True, MET, note,

@@ -61,8 +61,8 @@ RULE = ("The group is every validator who scored the same response (for a direct
 
 YOUR_RULE = ("The group is every validator who scored the same response (for a direction, "
              "the same case), you included; no one is named. Group figures are shown only "
-             f"where at least {MIN_GROUP} validators scored it, and left blank otherwise, "
-             "so that no colleague's score can be read from them. Directions are given as "
+             f"where at least {MIN_GROUP} validators scored it, and left blank otherwise "
+             "(with two, the median would give your colleague's score). Directions are given as "
              "fewer than half, half or more than half of the group, never as an exact "
              "share. With three validators, a median at the end of the scale, or a "
              "response's medians read with its total, can still show what your colleagues "

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 @click.option("--mark-read", "mark_read", multiple=True, metavar="FILE",
               help="You have read the text sheetflow does not read in return FILE, or "
                    "checked who sent it when its message came from another rater's "
-                   "address or from no rater's (FILE as collect lists it; repeatable): "
+                   "address, from no rater's or with no single sender (FILE as collect "
+                   "lists it; repeatable): "
                    "recorded with its sha256 in text-read.json, its issues are marked "
                    "read and no longer make the exit code 1 (a new version of the file "
                    "is unread again).")

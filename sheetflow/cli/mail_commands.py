@@ -265,7 +265,9 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
     rater's address whose workbook cannot be saved (too large, an Outlook winmail.dat
     wrapper) is recorded there too, as their reply: status and remind show it, and
     fetch exits 1 until a workbook from that address is saved. A message the IMAP
-    server breaks off on is named and skipped (exit 1), and the rest are read.
+    server breaks off on is named and skipped (exit 1), and the rest are read. An
+    attachment whose encoded text cannot be decoded is named, not saved (exit 1); from
+    a rater's address it is recorded as their reply with the workbook not saved.
 
     Example: sheetflow fetch my-study --imap imap.example.org:993
     """
@@ -312,14 +314,14 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
     for why, file in report.unsure_senders:
         out.warn(f"returns/{file} came in a message with no single sender address ({why}): "
                  "anyone may have sent it; collect asks you to check who did")
-    tail = (f"; {counted(len(report.not_saved), 'reply', 'replies')} from raters with the "
+    tail = (f", {counted(len(report.undecodable), 'attachment')} that could not be "
+            "decoded" if report.undecodable else "")
+    tail += (f"; {counted(len(report.not_saved), 'reply', 'replies')} from raters with the "
             "workbook not saved (ask each rater as said above; fetch exits 1 until a "
             "workbook from that address is saved)" if report.not_saved else "")
     tail += (f"; {counted(len(report.skipped), 'message')} the server broke off on, skipped "
              f"({'; '.join(report.skipped)}: forward each to this mailbox again, or ask its "
              "sender to send it again)" if report.skipped else "")
-    tail += (f", {counted(len(report.undecodable), 'attachment')} that could not be "
-             "decoded" if report.undecodable else "")
     problems = bool(report.not_saved or report.skipped or report.undecodable)
     out.headline(f"{counted(report.messages, 'message')} read: "
                  f"{counted(len(report.saved), 'file')} saved, "

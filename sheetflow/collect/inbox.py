@@ -66,6 +66,7 @@ from .unsaved import (
     attachment_too_large,
     message_too_large,
     not_saved_record,
+    undecodable_why,
     unsaved_line,
     wrapper_why,
 )
@@ -300,6 +301,8 @@ class _Saver:
             self.report.undecodable.append(
                 f"{raw.where} {_about(message)}: attachment {name} could not be decoded (its "
                 "encoded text is broken); not saved: ask the sender to attach the workbook again")
+            if message.sender in self.raters:  # their reply all the same: not forgotten
+                self._list(raw, message, "its workbook was not saved", undecodable_why(name))
         if not message.attachments:
             if not message.too_large and not message.wrapped and not message.undecodable:
                 others = f" (other attachments: {', '.join(message.others)})" \

@@ -39,6 +39,12 @@ def attachment_too_large(name: str, size: int, limit: int) -> str:
             "limit: ask the rater for the workbook they received, filled in")
 
 
+def undecodable_why(name: str) -> str:
+    """Why a spreadsheet attachment whose encoded text is broken was not saved."""
+    return (f"attachment {name} could not be decoded (its encoded text is broken): ask "
+            "the rater to attach the workbook again")
+
+
 def wrapper_why(from_rater: bool) -> str:
     """Why a message holding ``winmail.dat`` gave no workbook, and whom to ask."""
     return WRAPPER_WHY.format(who="rater" if from_rater else "sender")
