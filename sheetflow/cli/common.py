@@ -49,7 +49,8 @@ EXIT_CODES = {
     EXIT_OK: "ok",
     EXIT_DATA: "data problems: the spec, a returned workbook or the panel needs fixing "
                "(check, collect, status, analyze), a rater's reply whose workbook could "
-               "not be saved or a message the server broke off on (fetch, and remind, "
+               "not be saved, an attachment that cannot be decoded or a message the "
+               "server broke off on (fetch, and remind, "
                "which names such a rater instead of drafting a reminder), no design of "
                "the grid meets the target (plan), or no pilot summary written without "
                "--execution-window (import-judges); each problem is named",
