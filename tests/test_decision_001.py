@@ -139,9 +139,9 @@ def test_decision_arms_and_intervals(two_owners):
     assert arms["ci_note"] == "" and all(f["gap_note"] == "" for f in summary["fisher"])
     assert rows[2] == "DECISION: PASS"
     assert f"arms: {arms['sentence']}" in rows
-    assert any(r.startswith("gap b3_distance_forced vs b1_random_pairing: 40.0% (95% CI")
+    assert any(r.startswith("gap b3_distance_forced vs b1_random_pairing: 40.0% [95% CI")
                for r in rows)  # yields and their gaps read as percentages
-    assert "yield b3_distance_forced: 17/30 = 56.7% (95% CI 39.2% to 72.6%)" in rows
+    assert "yield b3_distance_forced: 17/30 = 56.7% [95% CI 39.2%, 72.6%]" in rows
 
 
 def _band_counts(root):

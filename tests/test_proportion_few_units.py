@@ -62,7 +62,7 @@ def test_the_summary_sheet_and_the_screen_mark_them(few):
     assert f"arms: {summary['arms']['sentence']}" in rows
     assert f"arms: {summary['arms']['sentence']}" in out.output
     yields = [r for r in rows if r.startswith("yield b") or r.startswith("gap b")]
-    assert len(yields) == 6 and all(r.endswith(f"; {FEW_UNITS_NOTE})") for r in yields)
+    assert len(yields) == 6 and all(r.endswith(f"] ({FEW_UNITS_NOTE})") for r in yields)
     sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
     head = next(r for r in sheet.iter_rows(values_only=True) if r[0] == "arm ahead")
     measured = next(r for r in sheet.iter_rows(values_only=True)

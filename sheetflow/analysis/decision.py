@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..words import decimals_for, p_said, p_text, percent, settled
+from ..words import decimals_for, interval_said, p_said, p_text, percent, settled
 from .panel import Panel
 
 STATUSES = ("pass", "fail", "null", "incomplete", "inconclusive", "reported")
@@ -305,7 +305,7 @@ class Arms:
         num = figure_text(self.proportion)
         figs = " vs ".join(f"{a} {'no items' if a in self.without_items else num(v)}"
                            for a, v in self.means.items())
-        ci = f" [{self.ci_level:.0%} CI {num(self.ci[0])}, {num(self.ci[1])}]" \
+        ci = f" {interval_said(num(self.ci[0]), num(self.ci[1]), self.ci_level)}" \
             if self.ci else ""
         ci += f" ({self.ci_note})" if self.ci and self.ci_note else ""
         unsure = "" if self.shown() is not False else \

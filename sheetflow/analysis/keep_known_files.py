@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..spec.params import YES_WORDS
-from ..words import p_said
+from ..words import interval_said, p_said
 from .context import Context, empty_reason, json_value
 
 if TYPE_CHECKING:  # pragma: no cover - types only
@@ -285,8 +285,9 @@ def h_mixed(ctx: Context, table: pd.DataFrame, out: dict) -> None:
         return
     effects = table[~table["term"].str.startswith(("intercept", "owner"))]
     model["effects"] = effects[["term", "coef", "ci_low", "ci_high", "p"]].to_dict("records")
-    lines.extend(f"mixed-effects ({owners} owners) {r['term']}: {r['coef']:.3f} (95% CI "
-                 f"{r['ci_low']:.3f} to {r['ci_high']:.3f}), {p_said(r['p'])}"
+    lines.extend(f"mixed-effects ({owners} owners) {r['term']}: {r['coef']:.3f} "
+                 f"{interval_said(format(r['ci_low'], '.3f'), format(r['ci_high'], '.3f'))}, "
+                 f"{p_said(r['p'])}"
                  for r in model["effects"])
 
 

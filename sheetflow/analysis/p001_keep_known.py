@@ -17,7 +17,15 @@ import pandas as pd
 
 from .. import stats
 from ..spec.study import Study
-from ..words import FEW_UNITS_TOPIC, counted, few_units_note, p_said, shown_number, shown_percent
+from ..words import (
+    FEW_UNITS_TOPIC,
+    counted,
+    few_units_note,
+    interval_said,
+    p_said,
+    shown_number,
+    shown_percent,
+)
 from .context import Context, add_verdict, empty_reason, number
 from .decision import Arms, Check, Decision, flag_check, reasons_of, reported_check, status_of
 from .keep_known_files import MIXED_METHOD, h_mixed, mixed_effects, yield_items
@@ -213,17 +221,19 @@ def _h_yield(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     lines = out.setdefault("summary_lines", [])
     pct = shown_percent
     lines += [f"yield {r['arm']}: {int(r['n_yield'])}/{int(r['n'])} = {pct(r['yield'])} "
-              f"(95% CI {pct(r['ci_low'])} to {pct(r['ci_high'])}{_marked(r['note'])})"
+              f"{interval_said(pct(r['ci_low']), pct(r['ci_high']))}{_marked(r['note'])}"
               if r["n"] else f"yield {r['arm']}: no items (none of {ctx.study.items_file} is "
               "in this arm), so no yield" for r in y.to_dict("records")]
-    lines += [f"gap {f['comparison'].removeprefix('test: ')}: {pct(f['gap'])} (95% CI "
-              f"{pct(f['gap_ci'][0])} to {pct(f['gap_ci'][1])}{_marked(f['gap_note'])})"
+    lines += [f"gap {f['comparison'].removeprefix('test: ')}: {pct(f['gap'])} "
+              f"{interval_said(pct(f['gap_ci'][0]), pct(f['gap_ci'][1]))}"
+              f"{_marked(f['gap_note'])}"
               for f in out["fisher"]]
 
 
 def _marked(note: str) -> str:
-    """An interval's few-units mark inside its parentheses ("; fewer than ..."), or ""."""
-    return f"; {note}" if note else ""
+    """An interval's few-units mark after it (" (fewer than ...)"), or "", as the
+    arms' sentence marks its interval."""
+    return f" ({note})" if note else ""
 
 
 def _h_trend(ctx: Context, table: pd.DataFrame, out: dict) -> None:
