@@ -93,10 +93,16 @@ def fit_scale() -> int:
 
 
 def _row_height(ws: Worksheet, row: int) -> float:
-    """A row's height in points as written (the default where none was set)."""
-    info = ws.row_info.get(row)
-    height = getattr(info, "height", None)
-    return float(height) if height is not None else float(ws.default_row_height)
+    """A row's height as xlsxwriter 3.2 holds it, in pixels (the default where none was
+    set), read as a point per pixel as :func:`fit_scale` lays the page out. Earlier
+    xlsxwriter versions keep rows in ``set_rows`` and in points: converted as 3.2 does,
+    so every supported version places the same breaks."""
+    if hasattr(ws, "row_info"):
+        height = getattr(ws.row_info.get(row), "height", None)
+        return float(height) if height is not None else float(ws.default_row_height)
+    entry = ws.set_rows.get(row)
+    points = entry[0] if entry and entry[0] is not None else ws.default_row_height
+    return float(int(points * 4.0 / 3.0 + 0.5))
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
