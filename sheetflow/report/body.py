@@ -32,6 +32,8 @@ import numpy as np
 from xlsxwriter.utility import xl_col_to_name
 from xlsxwriter.worksheet import Worksheet
 
+from ..workbook.printing import row_settings
+
 MAX_TEXT = 32767
 """Characters (UTF-16 code units) a cell holds; longer text is cut, as by xlsxwriter."""
 
@@ -91,8 +93,7 @@ class BodySheet(Worksheet):
             super()._write_rows()
 
     def _write_body(self, first: int, rows: list[str]) -> None:
-        # each row's set_row properties (its height); xlsxwriter 3.2 renamed the table
-        heights = self.row_info if hasattr(self, "row_info") else self.set_rows
+        heights = row_settings(self)  # each row's set_row properties (its height)
         head, tail = self._plain_row_tag()
         for row, cells in enumerate(rows, start=first):
             if self.table.get(row) or row in self.comments:

@@ -20,7 +20,14 @@ from ..analysis.decision import (
 from ..analysis.readings import reading_bounds
 from ..packs.pages import page_breaks
 from ..words import NUMBER_FORMS, decimals_for, p_said
-from ..workbook.printing import column_pixels, page_pixels, row_points, set_print, text_lines
+from ..workbook.printing import (
+    column_pixels,
+    page_pixels,
+    row_pixels,
+    row_points,
+    set_print,
+    text_lines,
+)
 from .cells import BAND_COLOURS, number_format, write_cell
 from .charts import alpha_chart, yield_chart
 from .headline import headline_lines, review_lines
@@ -77,7 +84,7 @@ def _keep_tables_whole(ws: Worksheet, starts: list[int], end: int) -> None:
     blocks = sorted({r for r in starts if r < end})
     if not blocks:
         return
-    heights = [_row_height(ws, r) for r in range(end)]
+    heights = [row_pixels(ws, r) for r in range(end)]
     breaks = page_breaks(heights, blocks, 0, 0.0, fit_scale(), landscape=True)
     if breaks:
         ws.set_h_pagebreaks(breaks)
@@ -91,18 +98,6 @@ def fit_scale() -> int:
     total = sum(column_pixels(w) for w in SUMMARY_WIDTHS)
     return min(100, int(page_pixels(True) * 100 / total))
 
-
-def _row_height(ws: Worksheet, row: int) -> float:
-    """A row's height as xlsxwriter 3.2 holds it, in pixels (the default where none was
-    set), read as a point per pixel as :func:`fit_scale` lays the page out. Earlier
-    xlsxwriter versions keep rows in ``set_rows`` and in points: converted as 3.2 does,
-    so every supported version places the same breaks."""
-    if hasattr(ws, "row_info"):
-        height = getattr(ws.row_info.get(row), "height", None)
-        return float(height) if height is not None else float(ws.default_row_height)
-    entry = ws.set_rows.get(row)
-    points = entry[0] if entry and entry[0] is not None else ws.default_row_height
-    return float(int(points * 4.0 / 3.0 + 0.5))
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")

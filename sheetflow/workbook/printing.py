@@ -28,6 +28,25 @@ LINE_POINTS = 14.5  # height of one line of the default 11 pt font
 MAX_LINES = 27  # 409 points, the tallest row Excel allows
 
 
+def row_settings(ws: Any) -> dict[int, Any]:
+    """Each row's ``set_row`` properties by row index, as the installed xlsxwriter keeps
+    them: ``row_info`` from 3.2 (entries with a ``height`` in pixels), ``set_rows``
+    before it (lists, the height first, in points)."""
+    return ws.row_info if hasattr(ws, "row_info") else ws.set_rows
+
+
+def row_pixels(ws: Any, row: int) -> float:
+    """A row's height in pixels as xlsxwriter 3.2 holds it (the default where none was
+    set). Earlier versions hold points: converted as 3.2 does, so every supported
+    version gives the same height."""
+    entry = row_settings(ws).get(row)
+    if hasattr(ws, "row_info"):
+        height = getattr(entry, "height", None)
+        return float(height) if height is not None else float(ws.default_row_height)
+    points = entry[0] if entry and entry[0] is not None else ws.default_row_height
+    return float(int(points * 4.0 / 3.0 + 0.5))
+
+
 def column_pixels(width: float) -> int:
     """Printed pixels (at 100%) of a column ``width`` characters wide."""
     return int(width * 7 + 0.5) + 5 if width >= 1 else int(width * 12 + 0.5)
