@@ -27,6 +27,7 @@ included, and no validator is named. Its figures are
 
 from __future__ import annotations
 
+import weakref
 from typing import NamedTuple
 
 import numpy as np
@@ -155,7 +156,18 @@ def share_words(same: np.ndarray, group: np.ndarray) -> np.ndarray:
 
 def withheld(ctx: Context) -> Withheld:
     """How many scores and directions of every validator's feedback come from fewer
-    than :data:`MIN_GROUP` validators (their group figures withheld)."""
+    than :data:`MIN_GROUP` validators (their group figures withheld).
+
+    Counted once per context: the Summary's note and the Methods entry both say it."""
+    if ctx not in _WITHHELD:
+        _WITHHELD[ctx] = _count_withheld(ctx)
+    return _WITHHELD[ctx]
+
+
+_WITHHELD: weakref.WeakKeyDictionary[Context, Withheld] = weakref.WeakKeyDictionary()
+
+
+def _count_withheld(ctx: Context) -> Withheld:
     scores = _scores(ctx)
     sizes = scores.groupby(["case", "arm", "measure"])["value"].transform("size") \
         if not scores.empty else pd.Series(dtype=int)
