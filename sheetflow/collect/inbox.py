@@ -298,9 +298,8 @@ class _Saver:
             why = wrapper_why(message.sender in self.raters)
             self._list(raw, message, f"{why}; nothing saved", why)
         for name in message.undecodable:
-            self.report.undecodable.append(
-                f"{raw.where} {_about(message)}: attachment {name} could not be decoded (its "
-                "encoded text is broken); not saved: ask the sender to attach the workbook again")
+            why = undecodable_why(name, who="sender", then="; not saved")
+            self.report.undecodable.append(f"{raw.where} {_about(message)}: {why}")
             if message.sender in self.raters:  # their reply all the same: not forgotten
                 self._list(raw, message, "its workbook was not saved", undecodable_why(name))
         if not message.attachments:

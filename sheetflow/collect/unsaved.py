@@ -39,10 +39,12 @@ def attachment_too_large(name: str, size: int, limit: int) -> str:
             "limit: ask the rater for the workbook they received, filled in")
 
 
-def undecodable_why(name: str) -> str:
-    """Why a spreadsheet attachment whose encoded text is broken was not saved."""
-    return (f"attachment {name} could not be decoded (its encoded text is broken): ask "
-            "the rater to attach the workbook again")
+def undecodable_why(name: str, *, who: str = "rater", then: str = "") -> str:
+    """Why a spreadsheet attachment whose encoded text is broken was not saved, and
+    whom (``who``) to ask; ``then`` is said before the ask (fetch's own line adds
+    "; not saved")."""
+    return (f"attachment {name} could not be decoded (its encoded text is broken){then}: "
+            f"ask the {who} to attach the workbook again")
 
 
 def wrapper_why(from_rater: bool) -> str:
