@@ -49,9 +49,8 @@ def check_command(out: Output, directory: Path) -> None:
     Example: sheetflow check my-study --json
     """
     from ..packs.seal import spec_drift
-    from ..spec.blinding import study_warnings
     from ..spec.study import load_study, require_generatable
-    from ..spec.wording import id_mentions
+    from ..spec.study_warnings import study_warnings
 
     study = load_study(directory)
     require_generatable(study)
@@ -67,7 +66,7 @@ def check_command(out: Output, directory: Path) -> None:
             f"{t.id} = {t.method} of {len(t.of)}" for t in rubric.totals))
     out.say(f"analyses   {', '.join(study.plan.run) or 'none'}")
     out.say(f"spec hash  {study.hash}")
-    for warning in study_warnings(study) + id_mentions(study):
+    for warning in study_warnings(study):
         out.warn(warning)
     drift = spec_drift(directory, study)
     if drift:

@@ -29,9 +29,8 @@ from typing import Any
 
 from .. import __version__
 from ..errors import SheetflowError, UsageError
-from ..spec.blinding import study_warnings
 from ..spec.study import Rater, Study, judge_rater_ids, load_study, require_generatable
-from ..spec.wording import id_mentions
+from ..spec.study_warnings import study_warnings
 from ..staging import OutputSet, naming, recover_interrupted, remove_partials
 from ..workbook import layout as L
 from .assign import Assignment, assign, response_text
@@ -257,7 +256,7 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     gone = set(outputs.removed)
     result.removed = [(f.rater_id, f.path) for f in stale if f.path in gone]
     result.warnings = ([recovered] if recovered else []) + drafts.warnings
-    result.warnings += study_warnings(study) + id_mentions(study)
+    result.warnings += study_warnings(study)
     result.warnings += mail_leaks + leaks
     return result
 

@@ -19,11 +19,6 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from .blanks import blank_responses
-from .mail import deadline_unsaid
-from .model import SPEC_FILE
-from .rubric import optional_in_totals
-
 MAX_LAG = 4
 PERMUTATIONS = 1000
 ALPHA = 0.01
@@ -93,18 +88,6 @@ def sequence_reveals_arms(arms: Sequence[str], *, seed: int = 0) -> bool:
         if 2 * min(low, high) < ALPHA / len(lags):
             return True
     return False
-
-
-def study_warnings(study: Any) -> list[str]:
-    """The warnings ``check`` and ``generate`` print about the files, the items and the
-    rubric: what the loader noted (:attr:`~sheetflow.spec.model.Study.file_warnings`),
-    ids that carry their arm (:func:`arm_in_ids`), empty responses
-    (:func:`sheetflow.spec.blanks.blank_responses`), totals over optional dimensions
-    (:func:`sheetflow.spec.rubric.optional_in_totals`) and a ``[mail]`` deadline the
-    invitations do not state (:func:`sheetflow.spec.mail.deadline_unsaid`)."""
-    return list(study.file_warnings) + arm_in_ids(study) + blank_responses(study) + \
-        optional_in_totals(study.rubric, f"{study.root / SPEC_FILE}: ") + \
-        deadline_unsaid(study)
 
 
 def arm_in_ids(study: Any) -> list[str]:
