@@ -14,12 +14,13 @@ trio is incomplete: "incomplete", exit 1.
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
 import openpyxl
 import pytest
-from decision_helpers import edit_returns, passed_cell, refused_before_unsealing, run_analyze
+from decision_helpers import KEEP, edit_returns, passed_cell, refused_before_unsealing, run_analyze
 
 from sheetflow.collect.run import collect
 from sheetflow.judges.importer import import_judges
@@ -110,6 +111,8 @@ def test_planted_pass(tmp_path):
     assert pilot["aggregate"] == {"h2_pass_count": 3, "h3_pass_count": 3, "h4_pass_count": 3,
                                   "critical_failures": 0, "pilot_verdict": "PASS"}
     assert _summary_rows(root)[2] == "DECISION: PASS"
+    assert summary["pilot"]["pilot_verdict"] == "PASS" and \
+        "pilot verdict: PASS (critical failures 0)" in _summary_rows(root)
     # the Summary's checks table shows counts as whole numbers ("3", not "3.000")
     ws = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
     (trio,) = [r for r in ws.iter_rows(max_col=3)
@@ -194,7 +197,90 @@ def test_a_missing_judge_makes_the_pilot_incomplete(tmp_path):
     assert "check      judges of the locked trio who scored: 2 (target at least 3): not met - " \
         "missing: judge-3" in out.output
     assert "DECISION: INCOMPLETE" in out.output
-    assert _summary_rows(root)[2] == "DECISION: INCOMPLETE"
+    rows = _summary_rows(root)
+    assert rows[2] == "DECISION: INCOMPLETE"
+    # no trio mean anywhere, so no delta: the pilot has no verdict, not a FAIL
+    assert summary["pilot"]["pilot_verdict"] == "INCOMPLETE"
+    assert summary["pilot"]["undefined_counts"] == {"H2": 3, "H3": 3, "H4": 3}
+    assert summary["pilot"]["items_without_trio"] == 12
+    (verdict,) = [v for v in summary["verdicts"] if v["name"] == "pilot verdict"]
+    assert (verdict["met"], verdict["note"]) == (None, "INCOMPLETE")
+    assert "pilot verdict: INCOMPLETE (critical failures 0; 9 hypothesis deltas undefined, " \
+        "12 items without a complete trio)" in rows
+    for h in ("H2", "H3", "H4"):
+        check = _checks(summary)[f"tasks where {h} is directional (of 3)"]
+        assert (check["value"], check["passed"], check["outcome"]) == (0, None, "undefined")
+        assert "3 of 3 tasks have no delta: task-1, task-2, task-3 (a cell without a " \
+            "complete trio: " in check["note"]
+    assert summary["decision"]["provisional_status"] == "inconclusive"
+    assert not any("FAIL" in r for r in summary["decision"]["reasons"])
+    assert not any(r.startswith("- on the raters included the checks say FAIL") for r in rows)
+
+
+def test_a_cell_without_a_complete_trio_leaves_the_pilot_incomplete(tmp_path):
+    """judge-3's accuracy left blank on cell B of task-1 and task-2, taken in with
+    --allow-partial: those two cells have no trio mean, so H2 has no delta in task-1 and
+    task-2 and is directional (+1) in task-3 only. One of 3 with two tasks open could
+    still reach 2: the H2 check is undefined, not "not met", and with H3, H4 met and no
+    critical failure the pilot verdict is INCOMPLETE (it said FAIL, and the reasons "on
+    the raters included the checks say FAIL")."""
+    root = tmp_path / "no-trio"
+    init_study(root, "judge-likert")
+    generate_packs(root)
+    import_judges(root, _planted(root, None), window=WINDOW)
+    with (root / "items.csv").open(encoding="utf-8") as f:
+        blank = {r["response_id"] for r in csv.DictReader(f)
+                 if r["cell"] == "cell_b_opus_memory_harness"
+                 and r["task_id"] in ("task-1", "task-2")}
+    assert len(blank) == 2
+    edit_returns(root, lambda _pack, a: None if a["item_id"] in blank
+                 and a["dimension"] == "accuracy" else KEEP, {"judge-3"})
+    collect(root)
+    out, summary, rows = run_analyze(root, "--allow-partial")
+    assert out.exit_code == 1, out.output
+    assert rows[2] == "DECISION: INCOMPLETE"
+    h2 = _checks(summary)["tasks where H2 is directional (of 3)"]
+    assert (h2["value"], h2["passed"], h2["outcome"]) == (1, None, "undefined")
+    assert h2["note"].endswith("; 2 of 3 tasks have no delta: task-1, task-2 (a cell without "
+                               "a complete trio: cell_b_opus_memory_harness)")
+    for h in ("H3", "H4"):
+        assert _checks(summary)[f"tasks where {h} is directional (of 3)"]["passed"] is True
+    assert summary["pilot"]["pilot_verdict"] == "INCOMPLETE"
+    assert summary["pilot"]["undefined_counts"] == {"H2": 2, "H3": 0, "H4": 0}
+    (verdict,) = [v for v in summary["verdicts"] if v["name"] == "pilot verdict"]
+    assert (verdict["met"], verdict["note"]) == (None, "INCOMPLETE")
+    assert "pilot verdict: INCOMPLETE (critical failures 0; 2 hypothesis deltas undefined, " \
+        "2 items without a complete trio)" in rows
+    assert summary["decision"]["provisional_status"] == "inconclusive"
+    assert "on the raters included the checks say INCONCLUSIVE" in summary["decision"]["reasons"]
+    assert not any("say FAIL" in r for r in rows)
+    assert "- tasks where H2 is directional (of 3): 1 (target at least 2): undefined - " \
+        f"{h2['note']}" in rows
+    deltas = {(h["task"], h["hypothesis"]): h["delta"] for h in summary["hypotheses"]}
+    assert deltas[("task-1", "H2")] is None and deltas[("task-3", "H2")] == pytest.approx(1.0)
+
+
+def test_a_hypothesis_short_even_with_its_open_tasks_is_not_met():
+    """Two tasks not directional and one without a delta: at most 1 of 3, short of 2
+    whatever the open task holds: not met, and the pilot FAILs; with only one task not
+    directional and two open it is undefined and the pilot INCOMPLETE."""
+    import pandas as pd
+
+    from sheetflow.analysis.p004_judge_likert import _direction_check, pilot_verdict
+
+    check = _direction_check("H2", 0, 2, 3, (1, ["task-3 (a cell without a complete "
+                                                  "trio: B)"]), "delta above 0")
+    assert (check.passed, check.outcome) == (False, "not met")
+    assert check.note == ("delta above 0; 1 of 3 task has no delta: task-3 (a cell without a "
+                          "complete trio: B), short of the target even if they were "
+                          "directional")
+    assert _direction_check("H2", 0, 2, 3, (2, ["x"]), "d").passed is None
+    trio = pd.DataFrame({"trio_mean": [3.0, float("nan")], "critical_fail": [False, False]})
+    short = pd.DataFrame({"hypothesis": "H2", "delta": [-1.0, 0.0, float("nan")],
+                          "directional_pass": False})
+    assert pilot_verdict(short, trio, 2)["pilot_verdict"] == "FAIL"
+    open_ = short.assign(delta=[-1.0, float("nan"), float("nan")])
+    assert pilot_verdict(open_, trio, 2)["pilot_verdict"] == "INCOMPLETE"
 
 
 def test_a_judge_whose_every_answer_is_blank_did_not_score(tmp_path):

@@ -22,7 +22,7 @@ from ..spec.hypotheses import directional as hypothesis_directional
 from ..spec.study import Study
 from ..stats._util import rounded_difference
 from .context import Context, add_verdict, empty_reason
-from .decision import Decision, flag_check, status_of
+from .decision import Check, Decision, flag_check, status_of
 from .protocol import ProtocolPlan
 
 
@@ -133,20 +133,53 @@ def _hypotheses(ctx: Context) -> pd.DataFrame:
                          "tolerance": tolerance,
                          "threshold_pass": bool(delta >= min_delta - 1e-12),
                          "directional_pass": directional,
-                         "reason": "" if np.isfinite(delta) else "a cell has no scores"})
+                         "reason": "" if np.isfinite(delta) else _no_delta(
+                             items, task, (h["better"], h["worse"]))})
     return pd.DataFrame(rows)
+
+
+NO_DELTA = "a cell without a complete trio"
+"""Why a task has no delta although its cells have items: the locked trio did not
+all score one of them."""
+
+
+def _no_delta(items: pd.DataFrame, task: str, arms: tuple[str, str]) -> str:
+    """Why a task's delta is undefined: a cell without items, or one without a trio."""
+    here = items[items["task"] == task]
+    empty = [a for a in arms if not (here["arm"] == a).any()]
+    if empty:
+        return "no items in " + ", ".join(empty)
+    lacking = [a for a in arms if here.loc[here["arm"] == a, "trio_mean"].isna().all()]
+    return f"{NO_DELTA}: {', '.join(lacking)}"
 
 
 def pilot_verdict(hypotheses: pd.DataFrame, trio: pd.DataFrame, min_tasks: int) -> dict:
     """PASS when every hypothesis is directionally right in ``min_tasks`` tasks and no
-    item is a critical failure (protocol 004 pilot binary verdict)."""
-    counts = hypotheses.groupby("hypothesis")["directional_pass"].sum().astype(int) \
-        if "directional_pass" in hypotheses else pd.Series(dtype=int)
+    item is a critical failure (protocol 004 pilot binary verdict); FAIL when a
+    hypothesis falls short even counting its tasks without a delta as directional, or
+    an item is a critical failure; otherwise INCOMPLETE: a task without a delta, or an
+    item without a complete trio, leaves the verdict open (protocol 004's "PILOT FAIL =
+    otherwise" is a sign or a critical cell found wanting, not one never scored)."""
+    if "directional_pass" in hypotheses:
+        by = hypotheses.groupby("hypothesis")
+        counts = by["directional_pass"].sum().astype(int)
+        open_ = by["delta"].apply(lambda d: int(d.isna().sum()))
+    else:
+        counts = open_ = pd.Series(dtype=int)
     critical = int(trio["critical_fail"].sum()) if "critical_fail" in trio else 0
-    ok = bool(len(counts)) and bool((counts >= min_tasks).all()) and critical == 0
+    without_trio = int(trio["trio_mean"].isna().sum()) if "trio_mean" in trio else 0
+    short = bool(((counts + open_) < min_tasks).any())
+    if not len(counts) or short or critical:
+        verdict = "FAIL"
+    elif open_.any() or without_trio:
+        verdict = "INCOMPLETE"
+    else:  # every hypothesis reaches min_tasks on its defined tasks alone
+        verdict = "PASS"
     return {"pass_counts": {k: int(v) for k, v in counts.items()},
+            "undefined_counts": {k: int(v) for k, v in open_.items()},
             "directional_passes": int(counts.sum()), "critical_failures": critical,
-            "min_tasks": min_tasks, "pilot_verdict": "PASS" if ok else "FAIL"}
+            "items_without_trio": without_trio,
+            "min_tasks": min_tasks, "pilot_verdict": verdict}
 
 
 def _h_trio(ctx: Context, table: pd.DataFrame, out: dict) -> None:
@@ -163,8 +196,9 @@ def _h_hyp(ctx: Context, table: pd.DataFrame, out: dict) -> None:
                                "directional_pass"]].to_dict("records")
     verdict = pilot_verdict(table, _trio_items(ctx), int(ctx.param("pilot_pass_min_tasks", 2)))
     out["pilot"] = verdict
+    said = verdict["pilot_verdict"]
     add_verdict(out, "pilot verdict", verdict["directional_passes"], None,
-             verdict["pilot_verdict"] == "PASS", verdict["pilot_verdict"])
+                None if said == "INCOMPLETE" else said == "PASS", said)
 
 
 TRIO_CHECK = "judges of the locked trio who scored"
@@ -189,9 +223,10 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
                          "missing: " + ", ".join(absent) if absent else "", comparison=">=")]
     above = _above(direction_tolerance(ctx))
     relations = {h["id"]: h.get("relation", ">") for h in ctx.param("hypotheses", [])}
-    tasks = _task_count(tables.get("hypothesis_deltas"))
-    checks += [flag_check(f"tasks where {h} is directional (of {tasks})", n >= need, n, need,
-                          _direction_words(relations.get(h, ">"), above), comparison=">=")
+    deltas = tables.get("hypothesis_deltas")
+    tasks = _task_count(deltas)
+    checks += [_direction_check(h, n, need, tasks, _without_delta(deltas, h),
+                                _direction_words(relations.get(h, ">"), above))
                for h, n in pilot["pass_counts"].items()]
     checks.append(flag_check(CRITICAL_CHECK, pilot["critical_failures"] == 0,
                              pilot["critical_failures"], 0,
@@ -201,7 +236,8 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
             "or at least 0 for a hypothesis stated with >=) "
             f"in at least {need} tasks and no item is a "
             f"critical failure, with the locked trio ({', '.join(judges)}) complete "
-            "(protocol 004); otherwise PILOT FAIL")
+            "(protocol 004); otherwise PILOT FAIL, unless a task without a delta (a cell "
+            "without a complete trio) could still change it: then no verdict")
     decision = Decision(status_of(checks), rule, checks)
     if absent:  # a pilot without its whole trio is not judged at all
         decision.provisional_status = status_of(checks[1:])  # the judges there are
@@ -209,6 +245,37 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
         decision.reasons = [f"the locked trio is incomplete: no scores from "
                             f"{', '.join(absent)}"]
     return decision
+
+
+def _direction_check(hyp: str, n: int, need: int, tasks: int,
+                     undefined: tuple[int, list[str]], words: str) -> Check:
+    """A hypothesis's check: met at ``need`` directional tasks; with tasks whose delta is
+    undefined (``undefined``: how many, and the tasks said by cause), undefined while
+    they could still reach ``need``, else not met."""
+    count, causes = undefined
+    name = f"tasks where {hyp} is directional (of {tasks})"
+    if not count or n >= need:
+        ok: bool | None = n >= need
+    else:  # short only if the undefined tasks could not make it up
+        ok = None if n + count >= need else False
+    if count:
+        words += (f"; {count} of {tasks} {'task has' if count == 1 else 'tasks have'} no "
+                  f"delta: {'; '.join(causes)}")
+        if ok is False:
+            words += ", short of the target even if they were directional"
+    return flag_check(name, ok, n, need, words, comparison=">=")
+
+
+def _without_delta(hypotheses: pd.DataFrame | None, hyp: str) -> tuple[int, list[str]]:
+    """The tasks where ``hyp``'s delta is undefined, those with the same cause said once:
+    ["task-1, task-2 (a cell without a complete trio: B)"]."""
+    if hypotheses is None or "delta" not in hypotheses:
+        return 0, []
+    rows = hypotheses[(hypotheses["hypothesis"] == hyp) & hypotheses["delta"].isna()]
+    causes: dict[str, list[str]] = {}
+    for task, why in zip(rows["task"], rows["reason"], strict=True):
+        causes.setdefault(str(why), []).append(str(task))
+    return len(rows), [f"{', '.join(tasks)} ({why})" for why, tasks in causes.items()]
 
 
 def _task_count(hypotheses: pd.DataFrame | None) -> int:
@@ -268,7 +335,13 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "tolerance (a tie is directional); threshold pass = delta "
          ">= the hypothesis's min_delta. Pilot PASS when each hypothesis passes "
          "directionally in the plan's minimum number of tasks (the check says of how "
-         "many tasks) and no item is a critical failure. The critical mark is the plan's "
+         "many tasks) and no item is a critical failure. "
+         "A task whose "
+         "delta is undefined (a cell without a complete trio) counts neither way: the "
+         "hypothesis's check is undefined while such tasks could still bring it to the "
+         "minimum, and not met when it falls short even if all were directional; the pilot "
+         "verdict is then INCOMPLETE, not FAIL, unless a check is not met or an item is a "
+         "critical failure. The critical mark is the plan's "
          f"critical_below ({float(study.plan.targets.get('critical_below', 2.0)):g}; "
          "protocol 004's halt threshold is a cell below 2.0 on a majority of judges); it is "
          "not the judges' FAIL_CRITICAL verdict band (a mean below 2.5), which is each "

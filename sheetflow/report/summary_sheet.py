@@ -360,10 +360,22 @@ def _headline_extras(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, 
         lines.append(f"second-rater subset: {s['second_rater_selection']}")
     lines += review_lines(s)  # 003: refusals and gold disputes, as analyze prints them
     if "pilot" in s:
-        lines.append(f"pilot verdict: {s['pilot']['pilot_verdict']} "
-                     f"(critical failures {s['pilot']['critical_failures']})")
+        lines.append(_pilot_line(s["pilot"]))
     lines += s.get("summary_lines", [])  # a protocol's own lines, in its words
     for line in lines:
         write_line(ws, row, line, fmt["wrap"])
         row += 1
     return row + (1 if lines else 0)
+
+
+def _pilot_line(pilot: dict[str, Any]) -> str:
+    """The pilot verdict and its critical failures; an INCOMPLETE one says what is open
+    (a line saying only "INCOMPLETE (critical failures 0)" left the reader guessing)."""
+    line = (f"pilot verdict: {pilot['pilot_verdict']} "
+            f"(critical failures {pilot['critical_failures']}")
+    if pilot["pilot_verdict"] == "INCOMPLETE":
+        open_ = sum((pilot.get("undefined_counts") or {}).values())
+        line += (f"; {open_} hypothesis deltas undefined, {pilot.get('items_without_trio', 0)} "
+                 "items without a complete trio")
+    return line + ")"
+
