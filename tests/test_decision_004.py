@@ -113,6 +113,15 @@ def test_planted_pass(tmp_path):
     assert _summary_rows(root)[2] == "DECISION: PASS"
     assert summary["pilot"]["pilot_verdict"] == "PASS" and \
         "pilot verdict: PASS (critical failures 0)" in _summary_rows(root)
+    # the protocol's "in >= 2 of 3 tasks (6/9 cells minimum)" reads three ways: the
+    # Methods sheet says which one the checks use
+    methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
+    text = " ".join(str(c.value) for c in methods["B"])
+    assert ("Protocol 004's \"directional sign correct on H2/H3/H4 in >= 2 of 3 tasks (6/9 "
+            "cells minimum)\" is read as: each hypothesis directional in at least 2 tasks "
+            "(pilot_pass_min_tasks), so at least 6 hypothesis-task results directional, the "
+            "\"6/9 cells minimum\" this reading implies; not as any 6 of the 9 results (H4 "
+            "could then fail in every task), nor as 2 tasks in which all three hold.") in text
     # the Summary's checks table shows counts as whole numbers ("3", not "3.000")
     ws = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
     (trio,) = [r for r in ws.iter_rows(max_col=3)

@@ -336,7 +336,7 @@ def methods(study: Study) -> list[tuple[str, str]]:
          ">= the hypothesis's min_delta. Pilot PASS when each hypothesis passes "
          "directionally in the plan's minimum number of tasks (the check says of how "
          "many tasks) and no item is a critical failure. "
-         "A task whose "
+         f"{_reading(*_pass_rule(study))} A task whose "
          "delta is undefined (a cell without a complete trio) counts neither way: the "
          "hypothesis's check is undefined while such tasks could still bring it to the "
          "minimum, and not met when it falls short even if all were directional; the pilot "
@@ -348,6 +348,23 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "judge's label, checked against the mean, and takes no part in the pilot "
          "verdict."),
     ]
+
+
+def _reading(need: int, hypotheses: int) -> str:
+    """Which reading of protocol 004's pass rule is used, and the two it is not."""
+    return ("Protocol 004's \"directional sign correct on H2/H3/H4 in >= 2 of 3 tasks "
+            "(6/9 cells minimum)\" is read as: each hypothesis directional in at least "
+            f"{need} tasks (pilot_pass_min_tasks), so at least {hypotheses * need} "
+            "hypothesis-task results directional, the \"6/9 cells minimum\" this reading "
+            "implies; "
+            "not as any 6 of the 9 results (H4 could then fail in every task), nor as 2 "
+            "tasks in which all three hold.")
+
+
+def _pass_rule(study: Study) -> tuple[int, int]:
+    """The plan's minimum number of tasks and its number of hypotheses."""
+    params = study.plan.params
+    return int(params.get("pilot_pass_min_tasks", 2)), len(params.get("hypotheses", []))
 
 
 PLAN = ProtocolPlan(
