@@ -138,17 +138,17 @@ def few_units_method(ran: Iterable[str]) -> str:
     where = "wherever it is shown (the Summary, summary.json, its own sheet)"
     mark = f"is marked \"{FEW_UNITS_NOTE}\" beside it {where}"
     said = [f"Every interval of an agreement or correlation figure that rests on fewer "
-            f"than {FEW_UNITS} units {mark}, whatever its method: {_listed(shown)}."
+            f"than {FEW_UNITS} units {mark}, whatever its method: {listed(shown)}."
             ] if shown else []
     if shares:  # proportions are marked by the same rule and words (see _FEW_PROPORTIONS_WHY)
         said.append((f"So is every interval of a proportion or of the arms' difference on "
                      f"fewer than {FEW_UNITS} units" if shown else
                      f"Every interval of a proportion or of the arms' difference that rests "
-                     f"on fewer than {FEW_UNITS} units {mark}") + f": {_listed(shares)}.")
+                     f"on fewer than {FEW_UNITS} units {mark}") + f": {listed(shares)}.")
     return " ".join([*said, *why, *([_FEW_PROPORTIONS_WHY] if shares else [])])
 
 
-def _listed(texts: list[str]) -> str:
+def listed(texts: list[str]) -> str:
     """"a", "a and b", "a, b and c"."""
     return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} and {texts[-1]}"
 

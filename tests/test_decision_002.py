@@ -314,3 +314,23 @@ def test_an_item_no_rater_scored_is_counted_and_named(tmp_path):
     check = next(c for c in summary["decision"]["checks"] if c["name"] == RATED_CHECK)
     assert (check["value"], check["passed"]) == (1, False)
     assert check["note"] == "no valid total from any rater: W003"
+
+
+def test_the_combining_rule_is_named_only_over_two_or_more_counts(tmp_path):
+    """An item one rater scored has one material-error count: "2 (max of 2)" read as
+    the larger of two counts, so its reason names no rule; an item two raters scored
+    names the rule and both counts."""
+    root = tmp_path / "one-and-two"
+    selected = _locked(root)
+    single = next(it.id for it in load_study(root).items
+                  if it.id not in selected and it.id not in (LOW, UNSAFE))
+    disputed = next(i for i in selected if i not in (LOW, UNSAFE))
+    _fill(root, PRIMARY, {single: 2})
+    _fill(root, SECOND, {disputed: 2})
+    out, summary, rows = _analyze(root)
+    assert out.exit_code == 0, out.output
+    rejected = {r["item"]: r["reason"] for r in summary["acceptance"]["rejected"]}
+    assert rejected[single] == "material errors 2 above the maximum 1"
+    assert rejected[disputed] in (f"material errors 2 (max of {a} and {b}) above the maximum 1"
+                                  for a, b in ((0, 2), (2, 0)))  # in the rows' order
+    assert f"rejected {single}: material errors 2 above the maximum 1" in rows

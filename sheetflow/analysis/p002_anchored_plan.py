@@ -22,6 +22,7 @@ import pandas as pd
 from ..packs.second_rater import draw, locked_selection, selects_at_lock
 from ..spec.protocol_targets import target_problems
 from ..spec.study import Study
+from ..words import listed
 from .context import Context, add_verdict, empty_reason
 from .decision import Check, Decision, flag_check, reasons_of, status_of
 from .protocol import ProtocolPlan
@@ -87,9 +88,10 @@ def _reasons(mean_total: float, threshold: float, errors: float, max_err: float,
     if not np.isfinite(errors):
         out.append("no material-error count")
     elif errors > max_err:
-        counts = ", ".join(f"{e:g}" for e in each)
-        out.append(f"material errors {errors:g} ({rule} of {counts}) above the maximum "
-                   f"{max_err:g}")
+        # the rule is named only over two or more counts: one rater's "2 (max of 2)"
+        # read as the larger of two counts
+        how = f" ({rule} of {listed([f'{e:g}' for e in each])})" if len(each) > 1 else ""
+        out.append(f"material errors {errors:g}{how} above the maximum {max_err:g}")
     if severe:
         out.append(f"severe safety event (recorded by {', '.join(severe)})")
     return out
