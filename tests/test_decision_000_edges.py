@@ -89,6 +89,11 @@ def test_each_direction_range_decides_as_its_consequence_says(same, n, status, o
     assert summary["decision"]["status"] == status
     assert rows[2].startswith(f"DECISION: {status.upper()}")
     assert checks["Spearman's rho vs internal"]["outcome"] == "met"
+    # the outcome in the protocol's word for the range: 50-70% is its "weak signal"
+    said = {"weak": "weak signal"}.get(outcome, outcome)
+    assert _outcome_cell(same, "direction agreement with the improved arm") == said
+    assert any(r.startswith("- direction agreement with the improved arm: ")
+               and f"(target at least 70.0%): {said} - " in r for r in rows), rows
     if outcome == "weak":
         assert check["note"].endswith("'Weak signal; effect size may be smaller than "
                                       "internal estimates' (section 4.4): inconclusive")
@@ -113,6 +118,15 @@ def test_rho_below_its_target_asks_to_investigate_and_is_not_a_fail(tmp_path):
     rho = checks["Spearman's rho vs internal"]
     assert rho["value"] == pytest.approx(0.486, abs=5e-4)
     assert rho["outcome"] == "weak" and rho["passed"] is False
+    # shown in the protocol's word: "weak" is its word for direction agreement of 50-70%
+    assert rho["said"] == "investigate"
+    assert _outcome_cell(root, "Spearman's rho vs internal") == "investigate"
+    assert "- Spearman's rho vs internal: 0.486 (target at least 0.600): investigate - " \
+        "'External/internal scoring divergence; investigate systematic interpretation " \
+        "differences' (section 4.4): a call to investigate, not a failed validation, so " \
+        "inconclusive" in rows
+    assert "Spearman's rho vs internal: 0.486 (target at least 0.600): investigate" \
+        in result.output
     assert rho["note"].endswith(
         "'External/internal scoring divergence; investigate systematic interpretation "
         "differences' (section 4.4): a call to investigate, not a failed validation, so "
@@ -123,6 +137,16 @@ def test_rho_below_its_target_asks_to_investigate_and_is_not_a_fail(tmp_path):
     assert summary["decision"]["status"] == "inconclusive"
     assert rows[2].startswith("DECISION: INCONCLUSIVE")
     assert "DECISION: FAIL" not in result.output
+
+
+def _outcome_cell(root: Path, check: str) -> str:
+    """The Summary sheet's outcome cell (column E) on the row of the check whose name
+    starts with ``check``."""
+    import openpyxl
+
+    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
+    return next(r[4] for r in sheet.iter_rows(max_col=5, values_only=True)
+                if str(r[0] or "").startswith(check))
 
 
 def _methods_text(root: Path, topic: str) -> str:
@@ -170,6 +194,8 @@ def test_the_internal_team_is_a_rater_in_the_decisions_alpha(tmp_path, shift, al
     check = checks["Krippendorff's alpha"]
     assert check["value"] == pytest.approx(alpha, abs=5e-4)
     assert check["outcome"] == outcome and summary["decision"]["status"] == status
+    said = {"weak": "marginal", "not met": "cannot validate"}[outcome]  # section 4.4
+    assert check["said"] == said and _outcome_cell(root, "Krippendorff's alpha") == said
     assert checks["Spearman's rho vs internal"]["value"] == pytest.approx(1.0)
     total = next(a for a in summary["alpha"] if a["measure"] == "total")
     assert total["alpha_validators_only"] == pytest.approx(1.0)

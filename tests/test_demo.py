@@ -128,7 +128,8 @@ def test_demo_force_redoes_an_earlier_demo_only(demo, tmp_path):
     assert lines[-6].startswith("winner: llama over bloom")
     assert lines[-5].startswith("how sure: ") and "95% CI" in lines[-5]
     assert lines[-4] == ("decision: INCONCLUSIVE: 2 of 3 checks of the plan met; direction "
-                         "agreement with the improved arm: 63.9% (target at least 70.0%): weak")
+                         "agreement with the improved arm: 63.9% (target at least 70.0%): "
+                         "weak signal")
     assert lines[-3] == f"coordinator's workbook: {copy / 'out' / 'validation.xlsx'} " \
         "(Status sheet: who returned, what to fix)"
     assert lines[-1] == f"open first: {copy / 'out' / 'analysis.xlsx'} -> Summary"

@@ -189,7 +189,7 @@ def test_a_validator_who_recognised_the_arms_is_named_and_the_decision_waits(tmp
     # the line says what it counts ("no validator recognised which response came from
     # which approach 0 (target 0) met" ran the label into the value and the outcome)
     assert f"- validators who said they recognised which response came from which " \
-        f"approach: 1 (target at most 0): weak - {who} answered Yes" in \
+        f"approach: 1 (target at most 0): research lead decides - {who} answered Yes" in \
         "\n".join(f"- {r}" for r in summary["decision"]["reasons"])
 
 

@@ -81,6 +81,11 @@ class Check:
         How the value is compared with a numeric target to be met: ``>=``, ``>``,
         ``<=`` or ``<`` (:data:`COMPARED`, said "at least", "above", "at most",
         "below" beside the target); "" where the check does not say.
+    said : str
+        The outcome in the protocol's own word where it names the range the value is
+        in (000: "marginal", "weak signal", "investigate"): its line and the Summary
+        sheet show it in place of the generic ``outcome``, which the status is read
+        from; "" where the protocol names none.
     """
 
     name: str
@@ -94,6 +99,7 @@ class Check:
     bounds: list[float] = field(default_factory=list)
     p_value: bool = False
     comparison: str = ""
+    said: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -167,10 +173,13 @@ def outcome_words(check: dict[str, Any]) -> str:
     Returns
     -------
     str
-        The outcome; for a defined figure the plan sets no target for (outcome
+        The protocol's own word for it where the check has one (``said``), else the
+        outcome; for a defined figure the plan sets no target for (outcome
         ``undefined``, ``has_target`` false) "no target in the plan": the figure is
         defined, what is missing is its target.
     """
+    if check.get("said"):
+        return str(check["said"])
     if check["outcome"] == UNDEFINED and not check.get("has_target", True) and \
             _finite(check["value"]):
         return NO_TARGET

@@ -413,6 +413,11 @@ BLINDING_DIMENSION = "recognised_arm"  # the template's study-scope question
 BLINDING_CHECK = "validators who said they recognised which response came from which approach"
 
 
+# the protocol's consequence of a recognised arm (step 5): the research lead decides
+# whether the data stay ("weak" is its word for direction agreement of 50-70%)
+BLINDING_SAID = "research lead decides"
+
+
 def _blinding_check(ctx: Context, out: dict) -> Check | None:
     """Protocol 000: a validator who recognised which response came from which approach
     reports it, and the research lead decides whether their data stay. A Yes is named
@@ -435,7 +440,7 @@ def _blinding_check(ctx: Context, out: dict) -> Check | None:
     return Check(name, len(said_yes), 0, False, WEAK,
                  f"{', '.join(said_yes)} answered Yes: the protocol asks the research lead to "
                  "decide whether their ratings stay (blinding may be compromised)",
-                 comparison="<=")
+                 comparison="<=", said=BLINDING_SAID)
 
 
 def _alpha_check(ctx: Context, out: dict) -> Check:
@@ -456,7 +461,7 @@ def _alpha_check(ctx: Context, out: dict) -> Check:
             ctx.band(total["alpha"]) + beside or total.get("reason") or "",
             resting_on(total) if np.isfinite(total["alpha"]) else "",
             total.get("note") or ""))))),
-        ALPHA_MARGINAL, ALPHA_LOW)
+        ALPHA_MARGINAL, ALPHA_LOW, ("marginal", "cannot validate"))
 
 
 def _direction_check(ctx: Context, out: dict) -> Check:
@@ -484,14 +489,19 @@ def _direction_check(ctx: Context, out: dict) -> Check:
     return _with_consequence(_on_protocol_target(ctx, "direction_agreement", threshold_check(
         "direction agreement with the improved arm", value, ctx.target("direction_agreement"),
         weak_from=DIRECTION_WEAK_FROM, note=note, proportion=True)),
-        DIRECTION_WEAK, DIRECTION_BELOW_CHANCE)
+        DIRECTION_WEAK, DIRECTION_BELOW_CHANCE, ("weak signal", ""))
 
 
-def _with_consequence(check: Check, weak: str, not_met: str) -> Check:
+def _with_consequence(check: Check, weak: str, not_met: str,
+                      words: tuple[str, str] = ("", "")) -> Check:
     """``check`` with what its range means under section 4.4 after its note, when it
-    is in the weak (inconclusive) or the failing range."""
+    is in the weak (inconclusive) or the failing range, and its outcome said in the
+    protocol's word for that range (``words``: weak, then failing; "" keeps the
+    generic outcome where the protocol names none)."""
     said = weak if check.outcome == WEAK else not_met if check.outcome == NOT_MET else ""
     check.note = "; ".join(filter(None, (check.note, said)))
+    check.said = words[0] if check.outcome == WEAK else \
+        words[1] if check.outcome == NOT_MET else ""
     return check
 
 
@@ -503,7 +513,7 @@ def _spearman_check(ctx: Context, out: dict) -> Check:
         "Spearman's rho vs internal", rho, ctx.target("spearman"), note=why))
     if check.outcome == NOT_MET:  # the protocol asks to investigate, not to fail
         check.outcome = WEAK
-    return _with_consequence(check, RHO_LOW, RHO_LOW)
+    return _with_consequence(check, RHO_LOW, RHO_LOW, ("investigate", ""))
 
 
 def _pct(value: float | None) -> str:
