@@ -208,6 +208,23 @@ def test_a_rater_who_skips_a_case_makes_it_incomplete(tmp_path):
     (icc,) = [f for f in summary["reported"] if f["figure"].startswith("ICC")]
     assert icc["units"] == 2 * (n - 1)
     assert f"listwise deletion: 2 of {2 * n} rated units dropped" in icc["note"]
+    # section 4.2's "accommodates missing data (if a validator skips a case)" is about
+    # alpha, not the decision: the Methods sheet says which reading is taken
+    assert ("Section 4.2 says alpha 'accommodates missing data (if a validator skips a "
+            "case)': alpha itself would accommodate a skip, but the decision is not "
+            "reached while a validator's case is missing (it reads INCOMPLETE, as for a "
+            "missing rater), and sheetflow analyze --allow-partial shows the figures on "
+            "the ratings that were returned.") in _methods(root)["Decision (000)"]
+
+
+def _methods(root: Path) -> dict[str, str]:
+    """The Methods sheet's text by topic, continuation rows joined."""
+    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
+    current, text = "", {}
+    for topic, said in sheet.iter_rows(values_only=True, max_col=2):
+        current = topic or current
+        text[current] = f"{text.get(current, '')} {said or ''}".strip()
+    return text
 
 
 def test_each_validator_gets_a_feedback_workbook(clean):

@@ -269,6 +269,15 @@ def _h_wilcoxon(ctx: Context, table: pd.DataFrame, out: dict) -> None:
 
 
 INTERNAL_TOPIC = "Internal team in alpha (000)"
+# section 4.2 counts a skipped case among what alpha copes with; the decision still
+# waits for it (a missing rating makes the panel incomplete), and the Methods sheet
+# says which reading the tool takes
+SKIPPED_CASE = (
+    "Section 4.2 says alpha 'accommodates missing data (if a validator skips a case)': "
+    "alpha itself would accommodate a skip, but the decision is not reached while a "
+    "validator's case is missing (it reads INCOMPLETE, as for a missing rater), and "
+    "sheetflow analyze --allow-partial shows the figures on the ratings that were "
+    "returned.")
 _METHODS = (
     ("Direction agreement",
      "Preferences are unblinded first: 'A>B' becomes 'the arm shown under A preferred' "
@@ -309,8 +318,8 @@ _METHODS = (
      "another or a missing one); a check whose plan target is missing or another is not "
      "decided, its line says why, and sheetflow analyze exits 1. Any fail "
      "makes the decision FAIL; otherwise any inconclusive or undefined value makes it "
-     "INCONCLUSIVE; a missing or excluded rater makes the decision incomplete. The "
-     "blinding question "
+     "INCONCLUSIVE; a missing or excluded rater makes the decision incomplete. "
+     f"{SKIPPED_CASE} The blinding question "
      "(params.blinding_dimension, default recognised_arm): a Yes names the validator and "
      "leaves the decision inconclusive until the research lead decides whether their "
      "ratings stay; the check is met when validators answered and none said Yes, and is "
