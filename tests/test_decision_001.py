@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
+import math
 import warnings
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from sheetflow.collect.run import collect
 from sheetflow.packs.generate import generate_packs
 from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec.templates import init_study
-from sheetflow.stats import newcombe_difference, wilson_interval
+from sheetflow.stats import monte_carlo_se, newcombe_difference, wilson_interval
 from sheetflow.workbook import layout as L
 
 KEPT = {"owner-01": {"b3_distance_forced": 9, "b6_distance_forced_critic": 4,
@@ -644,3 +645,28 @@ def test_a_p_value_check_reads_below_a_thousandth_as_every_p_does():
     assert shown_against(0.0004, 0.05, p_value=True) == ("< 0.001", "0.0500")
     assert shown_against(0.0552, 0.05, p_value=True) == ("0.0552", "0.0500")
     assert shown_against(0.0004, 0.05) == ("0.000", "0.050")  # a coefficient, as ever
+
+
+def test_the_permutation_methods_say_the_monte_carlo_error_of_each_p(two_owners):
+    """A permutation p from m random shuffles estimates the exact p: the Methods entry
+    gives m and the standard error sqrt(p(1 - p)/m) of each p shown, computed from it."""
+    from sheetflow.words import p_said
+    root, _, summary, _ = two_owners
+    perm = summary["permutation"]
+    m = perm["n_permutations"]
+    methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
+    topic, text = "", {}
+    for first, second in methods.iter_rows(max_col=2, values_only=True):
+        topic = first or topic
+        text[topic] = f"{text.get(topic, '')} {second or ''}".strip()
+
+    def se(p: float) -> str:
+        value = (p * (1 - p) / m) ** 0.5
+        return f"{value:.{1 - math.floor(math.log10(value))}f}"
+
+    assert (f"Monte Carlo error: each p here rests on {m:,} random shuffles, so it "
+            f"estimates the exact permutation p with a standard error of sqrt(p(1 - p)/"
+            f"{m:,}): {se(perm['p'])} for the decided {p_said(perm['p'], [0.05])} and "
+            f"{se(perm['p_fixed_winner'])} for the fixed-winner "
+            f"{p_said(perm['p_fixed_winner'], [0.05])}.") in text["Permutation test"]
+    assert monte_carlo_se(0.89, 10_000) == pytest.approx(0.00313, abs=5e-6)

@@ -485,6 +485,33 @@ def methods(study: Study) -> list[tuple[str, str]]:
     ]
 
 
+def monte_carlo_methods(ctx: Context, summary_doc: dict[str, Any]) -> dict[str, str]:
+    """The permutation test's Methods entry completed from its result: the shuffles
+    and the Monte Carlo standard error of each p shown (the decided p and the
+    fixed-winner p), as a p from random shuffles only estimates the exact one."""
+    perm = summary_doc.get("permutation") or {}
+    m = perm.get("n_permutations")
+    if not m or not np.isfinite(perm.get("p", np.nan)):
+        return {}
+    m, alpha = int(m), float(ctx.target("alpha_test", 0.05))
+    each = [f"{_se_text(stats.monte_carlo_se(perm['p'], m))} for the decided "
+            f"{p_said(perm['p'], [alpha])}"]
+    if np.isfinite(perm.get("p_fixed_winner", np.nan)):
+        each.append(f"{_se_text(stats.monte_carlo_se(perm['p_fixed_winner'], m))} for the "
+                    f"fixed-winner {p_said(perm['p_fixed_winner'], [alpha])}")
+    return {"Permutation test": (
+        f"Monte Carlo error: each p here rests on {m:,} random shuffles, so it estimates "
+        f"the exact permutation p with a standard error of sqrt(p(1 - p)/{m:,}): "
+        f"{' and '.join(each)}.")}
+
+
+def _se_text(se: float) -> str:
+    """A standard error to two significant digits, never in exponent form."""
+    if not np.isfinite(se) or se <= 0:
+        return "0" if se == 0 else "undefined"
+    return f"{se:.{max(0, 1 - math.floor(math.log10(se)))}f}"
+
+
 PLAN = ProtocolPlan(
     protocol="001",
     template="keep-known",
@@ -501,6 +528,7 @@ PLAN = ProtocolPlan(
         "mixed_effects": h_mixed,
     },
     methods=methods,
+    result_methods=monte_carlo_methods,
     decide=_decide,
     arms=_arms,
     method_topics={

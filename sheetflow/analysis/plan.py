@@ -258,7 +258,8 @@ def _run_plan(study: Study, holder: list[pd.DataFrame], *, key_hash: str,
                                panel)
     analysis.panel = panel
     ran = reported_analyses(analysis.tables, analysis.summary)
-    analysis.methods = _with_data_methods(methods(study, ran), ctx)
+    analysis.methods = _with_result_methods(
+        _with_data_methods(methods(study, ran), ctx), ctx, analysis.summary)
     analysis.figures = _figures(ctx, analysis.tables)
     return analysis
 
@@ -283,6 +284,17 @@ def _with_data_methods(entries: list[tuple[str, str]], ctx: Context) -> list[tup
     extra = own.data_methods(ctx) if own is not None and own.data_methods else []
     at = next((i for i, (topic, _) in enumerate(entries) if topic == "Panel"), len(entries))
     return [*entries[:at], *extra, *entries[at:]]
+
+
+def _with_result_methods(entries: list[tuple[str, str]], ctx: Context,
+                         summary_doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """Each entry with the protocol's sentence from the computed figures after its text
+    (the Monte Carlo error of the p it explains), where it has one."""
+    own = protocol_plan(ctx.study.protocol)
+    said = own.result_methods(ctx, summary_doc) if own is not None and own.result_methods \
+        else {}
+    return [(topic, f"{text} {said[topic]}" if said.get(topic) else text)
+            for topic, text in entries]
 
 
 def expected_packs(study: Study) -> list[tuple[str, int]]:

@@ -25,6 +25,7 @@ ArmsFn = Callable[["Context", dict], "Arms | None"]
 FeedbackFn = Callable[["Context"], dict[str, dict[str, "pd.DataFrame"]]]
 DataMethodsFn = Callable[["Context"], list[tuple[str, str]]]
 FeedbackNotesFn = Callable[["Context"], list[str]]
+ResultMethodsFn = Callable[["Context", dict], dict[str, str]]
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,9 @@ class ProtocolPlan:
     data_methods : callable, optional
         Context -> Methods entries that need the data (counts a setting leaves), shown
         for studies of this plan's protocol.
+    result_methods : callable, optional
+        (context, summary) -> Methods topic -> a sentence added to that topic's entry
+        from the figures computed (the Monte Carlo error of a permutation p).
     runs_when : callable, optional
         Study -> bool: when true, every analysis of this plan runs whatever the
         study's ``run`` list says (checks that always apply to such a design, such as
@@ -77,6 +81,7 @@ class ProtocolPlan:
     feedback: FeedbackFn | None = None
     feedback_notes: FeedbackNotesFn | None = None
     data_methods: DataMethodsFn | None = None
+    result_methods: ResultMethodsFn | None = None
     runs_when: Callable[[Study], bool] | None = None
 
 

@@ -21,6 +21,7 @@ from sheetflow.stats.gwet import gwet_ac
 from sheetflow.stats.hypothesis_tests import (
     cochran_armitage,
     fisher_exact_test,
+    monte_carlo_se,
     permutation_test_best_of,
     permutation_test_proportions,
     wilcoxon_signed_rank,
@@ -60,6 +61,7 @@ __all__ = [
     "light_kappa",
     "max_kappa_sd",
     "mean_spearman",
+    "monte_carlo_se",
     "newcombe_difference",
     "paired_mean_difference",
     "percent_agreement",

@@ -13,6 +13,7 @@ from sheetflow.stats import _dist, _signed_rank, _util
 __all__ = [
     "cochran_armitage",
     "fisher_exact_test",
+    "monte_carlo_se",
     "permutation_test_proportions",
     "wilcoxon_signed_rank",
 ]
@@ -161,6 +162,35 @@ _PERM_COLUMNS = (
     "diff", "p_a", "p_b", "n_a", "n_b", "n_others", "p", "n_permutations", "seed",
     "alternative", "reason",
 )  # fmt: skip
+
+
+def monte_carlo_se(p: float, n_permutations: int) -> float:
+    r"""Monte Carlo standard error of a p-value estimated from random permutations.
+
+    A permutation p from ``m`` random shuffles estimates the exact permutation p (over
+    every relabelling); its standard error is :math:`\sqrt{p(1 - p)/m}`, so its last
+    shown digit may differ with another seed.
+
+    Parameters
+    ----------
+    p : float
+        The p-value as estimated.
+    n_permutations : int
+        The shuffles it rests on (``m``).
+
+    Returns
+    -------
+    float
+        The standard error; NaN when ``p`` is not finite or ``m`` is not positive.
+
+    Examples
+    --------
+    >>> round(monte_carlo_se(0.89, 10_000), 4)
+    0.0031
+    """
+    if not np.isfinite(p) or n_permutations < 1:
+        return float("nan")
+    return float(np.sqrt(p * (1.0 - p) / n_permutations))
 
 
 def _binary(x: Any) -> np.ndarray:
