@@ -16,6 +16,7 @@ from xlsxwriter.worksheet import Worksheet
 from ..words import P_STEPS
 from ..workbook.printing import fitted_widths, row_points, set_print, text_width
 from .body import BodySheet, ColumnCells, typed
+from .paging import keep_last_rows
 
 if TYPE_CHECKING:  # a worker process writing feedback needs no analysis
     from ..analysis import Analysis
@@ -429,7 +430,8 @@ def table_sheet(wb: xlsxwriter.Workbook, title: str, table: pd.DataFrame,
     page wide (:func:`~sheetflow.workbook.printing.set_print`, header repeated), its
     columns narrowed first where they would print too small to read
     (:func:`~sheetflow.workbook.printing.fitted_widths`: text wraps, numbers keep
-    the room they print in). ``number_formats``: as for :func:`write_table`."""
+    the room they print in), its last page holding at least two rows of the table
+    (:func:`~.paging.keep_last_rows`). ``number_formats``: as for :func:`write_table`."""
     ws = table_worksheet(wb, title)
     widths = fitted_widths(column_widths(table, words=words),
                            *column_floors(table, fmt, words=words,
@@ -444,6 +446,9 @@ def table_sheet(wb: xlsxwriter.Workbook, title: str, table: pd.DataFrame,
     if len(table.columns):
         ws.autofilter(top, 0, top + max(len(table), 1), len(table.columns) - 1)
     set_print(ws, widths, header_rows=top + 1, one_page_wide=True)
+    # rows made tall by wrapped text left the last one alone on a page under the header
+    keep_last_rows(ws, top + 1, top + 1 + len(table), widths,
+                   landscape=ws.orientation == 0)
     return ws
 
 

@@ -20,6 +20,7 @@ from .cells import (
     table_worksheet,
     write_table,
 )
+from .paging import keep_blocks_whole
 
 MAX_SERIES = 20
 
@@ -33,9 +34,12 @@ def chart_data_sheet(wb: xlsxwriter.Workbook, analysis: Analysis,
     where: dict[str, tuple[str, int, int]] = {}
     widths: dict[int, float] = {}
     row = 0
+    starts: list[int] = []  # each table's heading: a break never parts a table from it
+    end = 0  # the row after the last table
     names = analysis.study.rubric.names()
     for name, table in analysis.figures.items():
         table = _named(table, names)
+        starts.append(row)
         ws.write_string(row, 0, name, fmt["bold"])
         own = column_widths(table)
         # the header wraps: its row made tall enough (its words overprinted the first
@@ -47,10 +51,13 @@ def chart_data_sheet(wb: xlsxwriter.Workbook, analysis: Analysis,
         for j, width in enumerate(own):
             widths[j] = max(widths.get(j, 0.0), width)
         where[name] = ("Chart data", row + 1, len(table))
+        end = row + len(table) + 2
         row += len(table) + 4
     for j, width in widths.items():
         ws.set_column(j, j, width)
     set_print(ws, [float(w) for w in widths.values()])
+    keep_blocks_whole(ws, starts, end, [float(w) for w in widths.values()],
+                      landscape=ws.orientation == 0, one_page_wide=False)
     _distribution_chart(wb, analysis, where)
     _scatter_chart(wb, analysis, where)
     return where

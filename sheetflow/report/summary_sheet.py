@@ -21,8 +21,6 @@ from ..analysis.readings import reading_bounds
 from ..packs.pages import page_breaks
 from ..words import NUMBER_FORMS, decimals_for, p_said
 from ..workbook.printing import (
-    column_pixels,
-    page_pixels,
     row_pixels,
     row_points,
     set_print,
@@ -31,6 +29,7 @@ from ..workbook.printing import (
 from .cells import BAND_COLOURS, number_format, write_cell
 from .charts import alpha_chart, yield_chart
 from .headline import headline_lines, review_lines
+from .paging import fit_scale as paged_scale
 
 
 def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
@@ -95,8 +94,7 @@ def fit_scale() -> int:
     columns out (a point per pixel: :func:`~sheetflow.workbook.printing.page_pixels`).
     Excel ignores manual breaks under fit to page (:mod:`sheetflow.packs.pages`), so
     the breaks are placed for LibreOffice's pages."""
-    total = sum(column_pixels(w) for w in SUMMARY_WIDTHS)
-    return min(100, int(page_pixels(True) * 100 / total))
+    return paged_scale(SUMMARY_WIDTHS, True)
 
 
 def _plural(n: int, word: str) -> str:
