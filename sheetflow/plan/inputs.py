@@ -8,6 +8,7 @@ gives two units for response-scope measures.
 
 from __future__ import annotations
 
+import csv
 import io
 import math
 from dataclasses import dataclass
@@ -188,8 +189,14 @@ def read_pilot_csv(path: str | Path, measure: Measure) -> pd.DataFrame:
     """A pilot's ratings from CSV: ``unit, rater, value`` columns, or sheetflow's ratings.csv.
 
     sheetflow's ratings table (``rater_id, case_id, dimension, value``) is read for
-    the measure's rows; paired ratings are refused, because their A/B labels mean
-    different responses for different raters until the key unblinds them.
+    the measure's first-sitting rows; paired ratings are refused, because their A/B
+    labels mean different responses for different raters until the key unblinds them.
+
+    Raises
+    ------
+    SpecError
+        The file cannot be read as such a table, or (``unit, rater, value``) a rater
+        rates a unit twice.
     """
     path = Path(path)
     if not path.is_file():
@@ -214,15 +221,76 @@ def read_pilot_csv(path: str | Path, measure: Measure) -> pd.DataFrame:
                 f"{path}: paired ratings are blinded (A/B differ per rater); run plan on "
                 "that study's folder after generate (it unblinds with the sealed key), or "
                 "give a CSV with unit, rater, value columns")
-        df = df[df["dimension"] == measure.id].rename(
+        df = _first_sitting(df[df["dimension"] == measure.id]).rename(
             columns={"case_id": "unit", "rater_id": "rater"})
+        return df.loc[df["value"].astype(str).str.strip() != "", ["unit", "rater", "value"]]
     missing = [c for c in ("unit", "rater", "value") if c not in df.columns]
     if missing:
         raise SpecError(f"{path}: no column {', '.join(missing)}; a pilot CSV needs the "
                         "columns unit, rater, value (one row per rating)")
-    if "dimension" in df.columns and "case_id" not in df.columns:
-        df = df[df["dimension"] == measure.id]
-    return df.loc[df["value"].astype(str).str.strip() != "", ["unit", "rater", "value"]]
+    dimension = measure.id if "dimension" in df.columns and "case_id" not in df.columns \
+        else None
+    if dimension is not None:
+        df = df[df["dimension"] == dimension]
+    df = df.loc[df["value"].astype(str).str.strip() != "", ["unit", "rater", "value"]]
+    _refuse_repeats(df, path, dimension)
+    return df
+
+
+def _first_sitting(df: pd.DataFrame) -> pd.DataFrame:
+    """The sitting-1 rows of sheetflow's ratings table (a blank sitting is the first).
+
+    Protocol 001's second sitting re-scores items by the same raters; analyze's alpha
+    reads the first sitting only, and a second one read as well would be one more rater.
+    """
+    if "sitting" not in df.columns:
+        return df
+    sitting = pd.to_numeric(df["sitting"].str.strip(), errors="coerce").fillna(1)
+    return df[sitting.to_numpy() == 1]
+
+
+def _refuse_repeats(df: pd.DataFrame, path: Path, dimension: str | None) -> None:
+    """Refuse a rater rating a unit twice: each row is read as one more rater's value.
+
+    A pilot pasted twice, or one rater's two tries, made a lone rater a pair (alpha
+    0.949 from one rater) and moved a real pilot's alpha (0.570 to 0.697).
+
+    Raises
+    ------
+    SpecError
+        Naming the file, both lines and the rater and unit.
+    """
+    repeated = df.duplicated(["unit", "rater"])
+    if not repeated.any():
+        return
+    unit, rater = df.loc[repeated.idxmax(), ["unit", "rater"]]
+    lines = _lines_of(path, {"unit": unit, "rater": rater, "dimension": dimension})
+    where, first = ((f"line {lines[1]}", f" (first at line {lines[0]})") if len(lines) > 1
+                    else (None, ""))
+    raise SpecError(f"rater {rater!r} rates unit {unit!r} again{first}; a pilot CSV has "
+                    "one row per rating", file=str(path), where=where)
+
+
+def _lines_of(path: Path, match: dict[str, str | None]) -> list[int]:
+    """The lines (as a text editor numbers them) on which the rows with a value and
+    ``match``'s cells begin; a None in ``match`` matches any cell."""
+    wanted = {k: v for k, v in match.items() if v is not None}
+    lines: list[int] = []
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        reader = csv.reader(fh)
+        try:
+            header = next(reader, [])
+            at = {name: header.index(name) for name in [*wanted, "value"] if name in header}
+            start = reader.line_num + 1
+            for row in reader:
+                cells = {name: row[i] if i < len(row) else "" for name, i in at.items()}
+                if cells.get("value", "").strip() and all(
+                        cells.get(k) == v for k, v in wanted.items()):
+                    lines.append(start)
+                start = reader.line_num + 1
+        except csv.Error:  # a cell csv will not read (over its size limit): no lines
+            return []
+    return lines
 
 
 def pilot_from_study(root: str | Path, study: Study, measure: Measure, *,

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from sheetflow.cli import cli
 from sheetflow.errors import SpecError, UsageError
 from sheetflow.plan import SIZING_FILE, Target, band_width, plan_study, record_plan
+from sheetflow.plan.inputs import Measure, read_pilot_csv
 from sheetflow.plan.workbook import write_plan_workbook
 from sheetflow.spec.study import load_study
 from sheetflow.spec.templates import data_dir
@@ -318,6 +319,9 @@ def test_the_words_name_the_statistic_and_measure_planned(study000):
     (b"unit,rater,value\n" + b"".join(f"c{i},{r},3\n".encode() for i in range(9)
                                        for r in "ab"), 2,
      "every rating of 'total' in it is the same value (3), so its alpha is undefined"),
+    (b"unit,rater,value\n1,a,3\n1,a,3\n2,a,2\n2,a,2\n3,a,5\n3,a,4\n", 1,
+     "nope.csv: line 3: rater 'a' rates unit '1' again (first at line 2); a pilot CSV "
+     "has one row per rating"),
 ])
 def test_a_bad_pilot_file_is_one_line_with_its_exit_code(study000, tmp_path, content, code,
                                                          said):
@@ -339,3 +343,30 @@ def test_a_lower_bound_edge_no_statistic_reaches_is_refused(edge):
     with pytest.raises(ValueError, match=f"the lower-bound edge {edge:g} must lie between "
                                          r"-1 and 1"):
         Target(edge=edge)
+
+
+def test_a_repeated_rating_in_a_pilot_is_named_by_its_lines(tmp_path):
+    """One rater's rows read as two raters' (alpha 0.949 from a lone rater), and a pilot
+    pasted twice moved its alpha; the lines are an editor's, past blank lines and a
+    quoted cell that spans two, and a row without a value or of another dimension is
+    no rating."""
+    measure = Measure("q", "ordinal", (1, 2, 3), 1)
+    pilot = tmp_path / "pilot.csv"
+    pilot.write_text('unit,rater,value,dimension\n\n"u\n1",a,1,q\nu2,a,,q\nu2,a,2,q\n'
+                     'u2,a,2,other\n\n"u2",a,3,q\n', encoding="utf-8")
+    with pytest.raises(SpecError, match=r"^.*pilot.csv: line 9: rater 'a' rates unit "
+                                         r"'u2' again \(first at line 6\); a pilot CSV"):
+        read_pilot_csv(pilot, measure)
+    pilot.write_text("unit,rater,value\nu1,a,1\nu1,b,2\nu2,a,1\n", encoding="utf-8")
+    assert len(read_pilot_csv(pilot, measure)) == 3
+
+
+def test_a_second_sitting_in_a_ratings_table_is_not_one_more_rater(tmp_path):
+    """Protocol 001's second sitting re-scores items by the same raters; read as a pilot,
+    it was one more value per unit (analyze's alpha reads the first sitting)."""
+    pilot = tmp_path / "ratings.csv"
+    pilot.write_text("rater_id,sitting,case_id,label,dimension,value\n"
+                     "R1,1,c1,,q,1\nR2,1,c1,,q,2\nR1,2,c1,,q,3\nR2,,c2,,q,2\n",
+                     encoding="utf-8")
+    got = read_pilot_csv(pilot, Measure("q", "ordinal", (1, 2, 3), 1))
+    assert got.values.tolist() == [["c1", "R1", "1"], ["c1", "R2", "2"], ["c2", "R2", "2"]]
