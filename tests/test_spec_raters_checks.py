@@ -6,17 +6,21 @@ gave files (``out/feedback/<rater_id>.eml``) that are one file on Windows and ma
 pack name starting with '.' made every pack a hidden file, which collect passed over
 ("0 files, 3 of 3 packs not returned"); a 002 study whose raters were all second raters
 generated no pack and analysed an empty panel as complete; a 002 study listing a third
-rater was frozen although protocol 002's plan freezes two rater IDs.
+rater was frozen although protocol 002's plan freezes two rater IDs; a row with fewer
+cells than the header (no e-mail, no last name) got a pack, where one with more was
+refused.
 """
 
 from __future__ import annotations
 
+import openpyxl
 import pytest
 from click.testing import CliRunner
 from spec_helpers import check_gives_one_line, edited_gives_one_line, replace_once
 
 from sheetflow.cli import cli
 from sheetflow.spec import init_study
+from sheetflow.spec.tables import read_table
 
 HEADER = "rater_id,name,last_name,email,role\n"
 PAIRED = [
@@ -27,10 +31,13 @@ PAIRED = [
       "an address of their own"]),
     ("ev01@example.org", "ev-01,Two,Lindqvist,ev02@example.org,primary",
      ["raters.csv: row 3: rater_id 'ev-01' differs from 'EV-01' (row 2) only in case"]),
+    ("ev01@example.org", "EV-02,Validator Two",
+     ["raters.csv: row 3: has 2 cells but the header has 5 columns"]),
 ]
 
 
-@pytest.mark.parametrize("first,second,words", PAIRED, ids=["space", "shared", "case"])
+@pytest.mark.parametrize("first,second,words", PAIRED,
+                         ids=["space", "shared", "case", "short-row"])
 def test_a_rater_row_check_once_accepted_is_one_line(tmp_path, first, second, words):
     root = init_study(tmp_path / "s", "paired-rubric")
     (root / "raters.csv").write_text(
@@ -84,3 +91,19 @@ def test_generate_refuses_a_002_study_without_two_raters(tmp_path):
     assert result.exit_code == 1, result.output
     assert "lists 3 raters" in result.output and "Traceback" not in result.output
     assert not (root / "packs").exists()
+
+
+def test_a_trailing_cell_left_empty_is_no_short_row(tmp_path):
+    """'a,b,' has its 3 cells, the last empty; an unnamed trailing header column needs
+    no cell; an XLSX row's blank cells are not missing ones."""
+    table = tmp_path / "t.csv"
+    table.write_text("id,name,note,\nx,y,\nz,w,v\n", encoding="utf-8")
+    _, rows = read_table(table)
+    assert [r for _, r in rows] == [{"id": "x", "name": "y", "note": ""},
+                                    {"id": "z", "name": "w", "note": "v"}]
+    wb = openpyxl.Workbook()
+    wb.active.append(["id", "name", "note"])
+    wb.active.append(["x"])
+    wb.save(tmp_path / "t.xlsx")
+    assert [r for _, r in read_table(tmp_path / "t.xlsx")[1]] == [
+        {"id": "x", "name": "", "note": ""}]

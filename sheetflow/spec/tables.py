@@ -154,11 +154,17 @@ def read_table(path: Path, *, max_bytes: int | None = None, max_rows: int | None
     dupes = sorted({h for h in header if h and header.count(h) > 1})
     if dupes:
         raise SpecError(f"repeats column names {dupes}", file=str(path), where="header")
+    # a CSV row short of the named columns lost cells (an e-mail, a role) in silence,
+    # where one with too many was refused; "a,b," still has its 3 cells, the last empty,
+    # and an XLSX row has no count of cells to fall short by
+    named = max((j + 1 for j, h in enumerate(header) if h), default=0)
+    least = named if suffix == ".csv" else 0
     rows = []
     for i, raw in enumerate(raw_rows, start=2):
         if not any(_cell_text(v) for v in raw):
             continue
-        if len(raw) > len(header) and any(_cell_text(v) for v in raw[len(header):]):
+        if len(raw) < least or (len(raw) > len(header) and
+                                any(_cell_text(v) for v in raw[len(header):])):
             raise SpecError(f"has {len(raw)} cells but the header has {len(header)} columns",
                             file=str(path), where=f"row {i}")
         values = {h: _cell_text(raw[j]) if j < len(raw) else "" for j, h in enumerate(header)
