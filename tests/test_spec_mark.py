@@ -16,6 +16,7 @@ import csv
 import dataclasses
 import hashlib
 import hmac
+import re
 import shutil
 import zipfile
 from pathlib import Path
@@ -187,6 +188,10 @@ def test_a_pack_of_another_version_of_the_spec_is_refused(study_dir, tmp_path):
     found = _spec_issues(folder)
     assert [i.code for i in found] == ["spec-hash-mismatch"]
     assert "where the current spec and the study secret give" in found[0].message
+    # sheetflow's own words, whole: not cut at 80 characters as a rater's pasted value is
+    assert re.search(r"\(spec mark [0-9a-f]{12}\.\.\., where the current spec and the "
+                     r"study secret give [0-9a-f]{12}\.\.\.\)", found[0].message), \
+        found[0].message
 
 
 def test_a_preview_without_the_secret_checks_the_mark_against_the_manifest(study_dir,

@@ -562,8 +562,9 @@ class _Collector:
                 return
         differs = other_spec(identity, self.manifest, self.spec_mark)
         if differs is not None:
+            # sheetflow's own words (the workbook's mark is cut to 12 characters in them)
             work.issues.append(issue("spec-hash-mismatch", file=name, rater=rater,
-                                     detail=differs))
+                                     versions=differs))
             return
         head = self.packs.get(identity.get("pack_id", ""))
         if head is None or head.rater_id != rater:

@@ -82,7 +82,8 @@ def issue(code: str, *, file: str = "", sheet: str = "", cell: str = "", rater: 
         The offending raw value (shown in the message and kept as text).
     **fields
         Extra template fields: ``detail``, ``expected``, ``accepted``, ``what``,
-        ``beside``, ``caveat`` (a whole sentence of sheetflow's own), ``collect`` (the
+        ``beside``, ``caveat`` (a whole sentence of sheetflow's own), ``versions`` (how
+        a workbook's spec differs from the study's, in sheetflow's words), ``collect`` (the
         whole command that collects the study again, e.g. ``sheetflow collect my-study``,
         for the codes whose message says to run it), ``verb``, ``noun``, ``it`` (the
         words of a column issue, singular or plural: :mod:`.columns`).
@@ -105,7 +106,7 @@ def issue(code: str, *, file: str = "", sheet: str = "", cell: str = "", rater: 
                  rater=rater, case=case, label=label, dimension=dimension, value=shown)
 
 
-_OWN_WORDS = ("what", "expected", "beside", "caveat", "collect")
+_OWN_WORDS = ("what", "expected", "beside", "caveat", "collect", "versions")
 """Message fields that hold sheetflow's own words (never cut, unlike a cell's value)."""
 
 
