@@ -268,7 +268,8 @@ def test_seal_reports_a_changed_spec(generated, tmp_path):
                                      encoding="utf-8")
     check = verify_seal(copy)
     assert not check.ok and check.problems[0].startswith(
-        "the study spec (study.toml, items or raters) changed after generate: frozen spec")
+        f"{copy}/study.toml: the study spec (this file, its items or raters) changed after "
+        "generate: frozen spec")
     # what to do, as check says it (verify and analyze said only the two hashes)
     assert check.problems[0].endswith("; undo the edit so the hash matches again, or, if no "
                                       f"rater has scored yet, run 'sheetflow generate {copy} "

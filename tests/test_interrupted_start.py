@@ -39,11 +39,11 @@ def test_ctrl_c_while_loading_says_one_line_and_exits_130(monkeypatch, capsys, t
     out, err = capsys.readouterr()
     monkeypatch.undo()
     # the same words as a command interrupted while it runs
-    import sheetflow.spec.study as study
+    from sheetflow.spec.loader import Loader
 
     def interrupted(*_args, **_kwargs):
         raise KeyboardInterrupt
-    monkeypatch.setattr(study, "load_study", interrupted)
+    monkeypatch.setattr(Loader, "load", interrupted)  # what every command loads by
     running = CliRunner().invoke(cli, args)
     assert running.exit_code == 130, running.output
     assert "Traceback" not in err

@@ -158,6 +158,67 @@ def test_a_malformed_published_hash_is_a_usage_error_not_a_broken_seal(study):
     assert _snapshot(study) == before
 
 
+@pytest.mark.parametrize("edit", ["valid", "invalid"])
+def test_internal_scores_edited_after_generate_stop_every_command_as_a_seal(study, edit):
+    """check printed "ok" (and status, collect exit 0) on internal scores edited after
+    generate, while verify and analyze refused the seal; an edit leaving the file
+    invalid was told as a content problem (exit 1) by all five. The file is compared
+    with its sealed sha256 before its content is checked: exit 3, restore the file."""
+    path = study / "internal_scores.csv"
+    if edit == "valid":
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        path.write_text("".join([lines[0], *reversed(lines[1:])]), encoding="utf-8")
+    else:
+        path.write_text("case_id,arm,total\n", encoding="utf-8")
+    for command in ("check", "status", "collect", "verify", "analyze"):
+        result = CliRunner().invoke(cli, [command, str(study)])
+        assert result.exit_code == 3, (command, result.output)
+        first = result.stderr.splitlines()[0]
+        assert first.startswith(f"error: {path} changed after generate: sha256 "), \
+            (command, first)
+        assert first.endswith("; restore the file as it was at generate"), (command, first)
+        assert "ok" not in result.stdout.split(), (command, result.stdout)
+
+
+def test_generate_force_still_seals_internal_scores_edited_before_scoring(study):
+    """The comparison is for commands reading a generated study, not for the generate
+    that seals the file again."""
+    path = study / "internal_scores.csv"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join([lines[0], *reversed(lines[1:])]), encoding="utf-8")
+    for folder in ("out", "returns"):
+        shutil.rmtree(study / folder)
+    assert CliRunner().invoke(cli, ["generate", "--force", str(study)]).exit_code == 0
+    result = CliRunner().invoke(cli, ["check", str(study)])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize(("damage", "words"), [
+    (lambda s: (s / "sealed" / "key.json").write_text("{", encoding="utf-8"),
+     "sealed/key.json has sha256 "),
+    (lambda s: (s / "sealed" / "key.sha256").write_text("x\n", encoding="utf-8"),
+     "sealed/key.sha256 is not the line "),
+    (lambda s: (s / "sealed" / "secret").write_bytes(b"x"), "sealed/secret has sha256 "),
+    (lambda s: (s / "packs" / "manifest.json").write_bytes(b"{}"),
+     "packs/manifest.json has sha256 "),
+    (lambda s: (s / "study.toml").write_text((s / "study.toml").read_text(
+        encoding="utf-8").replace("title = ", 'title = "x" #', 1), encoding="utf-8"),
+     "study.toml: the study spec (this file, its items or raters) changed after generate"),
+    (lambda s: (s / "out" / "ratings.csv").write_bytes(b"x"),
+     "out/ratings.csv does not match out/collection.json"),
+    (lambda s: (s / "out" / "collection.json").write_bytes(b"{"),
+     "out/collection.json is unreadable ("),
+])
+def test_seal_and_collection_problems_name_the_file_with_the_study_folder(study, damage,
+                                                                           words):
+    """README: errors name the file with the study folder ("my-study/study.toml: ...");
+    these named a bare "sealed/key.json", "packs/manifest.json", "out/ratings.csv"."""
+    damage(study)
+    result = CliRunner().invoke(cli, ["analyze", str(study)])
+    assert result.exit_code == 3, result.output
+    assert result.stderr.startswith(f"error: {study}/{words}"), result.stderr
+
+
 def test_a_damaged_key_hash_file_is_named_not_the_key(study):
     """An unreadable key.sha256 read "the key was changed after sealing": the key was
     intact, its hash file was not."""
@@ -199,7 +260,7 @@ def test_a_missing_pack_workbook_fails_verify_naming_it(study):
     result = CliRunner().invoke(cli, ["verify", str(study)])
     assert result.exit_code == 3, result.output
     errors = [ln for ln in result.stderr.splitlines() if ln.startswith("error: ")]
-    assert sorted(errors) == [f"error: packs/{name}: missing (packs/manifest.json lists "
+    assert sorted(errors) == [f"error: {study}/packs/{name}: missing (packs/manifest.json lists "
                               "it); restore it from the generate run" for name in gone]
     doc = json.loads(CliRunner().invoke(cli, ["verify", str(study), "--json"]).stdout)
     assert doc["exit_code"] == 3 and len(doc["errors"]) == 2
@@ -236,7 +297,8 @@ def test_a_changed_pack_workbook_fails_verify_naming_it(study):
     errors = sorted(ln for ln in result.stderr.splitlines() if ln.startswith("error: "))
     assert len(errors) == 2
     for line, name in zip(errors, sorted((edited, grown)), strict=True):
-        assert line.startswith(f"error: packs/{name}: sha256 {_sha256(study / 'packs' / name)} "
+        found = _sha256(study / "packs" / name)
+        assert line.startswith(f"error: {study}/packs/{name}: sha256 {found} "
                                f"but packs/manifest.json records {sealed[name]} for it: the "
                                "workbook was changed or replaced after generate."), line
         assert "find which copy they got" in line
@@ -281,7 +343,7 @@ def test_a_manifest_without_pack_hashes_verifies_with_one_note(study):
     failed = CliRunner().invoke(cli, ["verify", str(study)])
     assert failed.exit_code == 3, failed.output
     assert failed.stderr.splitlines() == [
-        f"error: packs/{gone}: missing (packs/manifest.json lists it); restore it from the "
+        f"error: {study}/packs/{gone}: missing (packs/manifest.json lists it); restore it from the "
         f"generate run", "warning: " + notes[0].removeprefix("note: ")]
 
 
@@ -291,6 +353,6 @@ def test_a_manifest_hashing_only_some_packs_fails_verify(study):
     names = sorted(p.name for p in (study / "packs").glob("*.xlsx"))
     _as_written_before_pack_hashes(study, keep=tuple(names[1:]))
     check = verify_seal(study, pack_files=True)
-    assert check.problems == [f"packs/manifest.json records the sha256 of some packs but not "
-                              f"of packs/{names[0]}: generate wrote no such manifest; restore "
-                              "it from the generate run"]
+    assert check.problems == [f"{study}/packs/manifest.json records the sha256 of some "
+                              f"packs but not of packs/{names[0]}: generate wrote no such "
+                              "manifest; restore it from the generate run"]

@@ -13,10 +13,10 @@ import pandas as pd
 from .._gc import release_free_memory
 from ..collect.outputs import check_mark, check_row_count, verify_ratings, verify_returns
 from ..errors import IncompleteError, MissingStepError
-from ..packs.seal import check_collected_manifest, require_seal
+from ..packs.seal import check_collected_manifest, load_generated_study, require_seal
 from ..packs.second_rater import awaiting_lock
 from ..spec.rubric import answer_required
-from ..spec.study import Study, load_study
+from ..spec.study import Study
 from ..workbook import layout as L
 from .context import Analysis, Context, answered, answered_packs, natural_order
 from .keep_known_files import batch_times, yield_figure
@@ -87,7 +87,7 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
         a rating at all; nothing unsealed.
     """
     root = Path(study_dir)
-    study = load_study(root)
+    study = load_generated_study(root)  # a sealed input edited: refused as such
     require_seal(root)  # the steps in order: generate first, then collect
     ratings_path = root / RATINGS_FILE
     if not ratings_path.exists():

@@ -49,10 +49,9 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...],
     from ..collect.outputs import again, retired_line, table_replaced
     from ..collect.run import collect
     from ..packs.journal import damaged_journal
-    from ..packs.seal import spec_drift
-    from ..spec.study import load_study
+    from ..packs.seal import load_generated_study, spec_drift
 
-    drift = spec_drift(directory, load_study(directory))
+    drift = spec_drift(directory, load_generated_study(directory))
     if drift:
         fail(EXIT_FAILED, [drift])
     progress = out.progress("checking returns")

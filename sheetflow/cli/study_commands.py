@@ -48,11 +48,11 @@ def check_command(out: Output, directory: Path) -> None:
 
     Example: sheetflow check my-study --json
     """
-    from ..packs.seal import spec_drift
-    from ..spec.study import load_study, require_generatable
+    from ..packs.seal import load_generated_study, spec_drift
+    from ..spec.study import require_generatable
     from ..spec.study_warnings import study_warnings
 
-    study = load_study(directory)
+    study = load_generated_study(directory)  # a sealed input edited: exit 3, as the spec
     require_generatable(study)
     rubric = study.rubric
     out.say(f"study      {study.id}: {study.title}")

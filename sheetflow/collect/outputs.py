@@ -108,7 +108,7 @@ def _read_run(out: Path, root: str | Path | None) -> RunRecord | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise OutputError(f"{OUT_DIR}/{RUN_FILE} is unreadable ({exc}); "
+        raise OutputError(f"{out / RUN_FILE} is unreadable ({exc}); "
                           f"{again('analyze', root)}") from None
     made = record.get("made_from")
     made_from = {str(k): str(v) for k, v in made.items()} if isinstance(made, dict) \
@@ -532,10 +532,10 @@ def verify_ratings(root: str | Path, secret: bytes | None = None, *,
         wanted, rows = str(entry["sha256"]), int(entry["rows"])
         files = list(record.get("files", []))
     except FileNotFoundError:
-        raise OutputError(f"{OUT_DIR}/{COLLECTION_FILE} is missing, so {OUT_DIR}/"
+        raise OutputError(f"{record_path} is missing, so {OUT_DIR}/"
                           f"{RATINGS_NAME} cannot be shown to be whole{rerun}") from None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise OutputError(f"{OUT_DIR}/{COLLECTION_FILE} is unreadable ({exc}){rerun}") from None
+        raise OutputError(f"{record_path} is unreadable ({exc}){rerun}") from None
     if secret is not None:
         check_mark(record, secret, study_dir=root)
     data = _read_recorded(out, RATINGS_NAME, wanted, root)
@@ -552,10 +552,10 @@ def _read_recorded(out: Path, name: str, wanted: str, root: str | Path) -> bytes
     try:
         data = (out / name).read_bytes()
     except OSError as exc:
-        raise OutputError(f"{OUT_DIR}/{name} cannot be read ({exc.strerror}){rerun}") from None
+        raise OutputError(f"{out / name} cannot be read ({exc.strerror}){rerun}") from None
     found = hashlib.sha256(data).hexdigest()
     if found != wanted:
-        raise OutputError(f"{OUT_DIR}/{name} does not match {OUT_DIR}/{COLLECTION_FILE} "
+        raise OutputError(f"{out / name} does not match {OUT_DIR}/{COLLECTION_FILE} "
                           f"(sha256 {found[:12]}..., recorded {wanted[:12]}...): it was cut off "
                           f"or changed after collect{rerun}")
     return data
@@ -575,11 +575,13 @@ def check_mark(record: dict[str, Any], secret: bytes, *,
     """
     mark = record.get("mac")
     if not isinstance(mark, str):
-        raise SealError(f"{OUT_DIR}/{COLLECTION_FILE} carries no mark of this study's secret "
-                        "(written by hand, or by a collect without access to sealed/); "
+        raise SealError(f"{_in_out(study_dir, COLLECTION_FILE)} carries no mark of this "
+                        "study's secret (written by hand, or by a collect without access "
+                        "to sealed/); "
                         f"{again('collect', study_dir)}")
     if not hmac.compare_digest(mark, record_mac(secret, "collection", _canonical(record))):
-        raise SealError(f"{OUT_DIR}/{COLLECTION_FILE} was changed after collect (its mark "
+        raise SealError(f"{_in_out(study_dir, COLLECTION_FILE)} was changed after collect "
+                        "(its mark "
                         "does not verify under the study secret); the ratings cannot be "
                         f"trusted: {again('collect', study_dir)}")
 
@@ -647,12 +649,18 @@ def returns_since_collect(root: str | Path, *, all_before_first: bool = False,
     return out
 
 
+def _in_out(study_dir: str | Path | None, name: str) -> str:
+    """The file ``name`` of ``out/`` as messages name it, with the study folder as given
+    (``my-study/out/ratings.csv``; ``out/ratings.csv`` when none is)."""
+    return str(Path(study_dir or ".") / OUT_DIR / name)
+
+
 def check_row_count(recorded: int, rows: int, *,
                     study_dir: str | Path | None = None) -> None:
     """Refuse a parsed ratings table whose row count differs from the record
     (``study_dir``: the study folder as given, for the command the message names)."""
     if rows != recorded:
-        raise OutputError(f"{OUT_DIR}/{RATINGS_NAME} has {rows} rating rows, but "
+        raise OutputError(f"{_in_out(study_dir, RATINGS_NAME)} has {rows} rating rows, but "
                           f"{OUT_DIR}/{COLLECTION_FILE} records {recorded}; "
                           f"{again('collect', study_dir)}")
 

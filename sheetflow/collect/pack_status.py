@@ -16,7 +16,8 @@ from typing import Any
 from ..hints import command_line
 from ..packs.journal import Journal, parse_time, read_journal
 from ..packs.manifest import PackHead, changed_packs, open_manifest
-from ..spec.study import Study, load_study
+from ..packs.seal import load_generated_study
+from ..spec.study import Study
 from ..workbook import layout as L
 from .coordinator import FEEDBACK_DIR, draft_name
 from .drafts import reply_key, reply_left_out
@@ -301,7 +302,7 @@ def _read_returns(root: Path, paths: list[str | Path] | None, limits: Limits | N
     (read here when not given; its lines that hold no record in ``damaged``)."""
     manifest = open_manifest(root)
     manifest.close()  # only the pack heads are needed here
-    study = load_study(root)
+    study = load_generated_study(root)  # a sealed input edited: refused as such
     # read once: the lines named as damaged are those of the journal collect used
     journal = read_journal(root) if journal is None else journal
     if paths is None:

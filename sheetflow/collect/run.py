@@ -43,8 +43,8 @@ from ..errors import UsageError
 from ..hints import command_line
 from ..packs.journal import Journal, read_journal
 from ..packs.manifest import Manifest, PackHead, open_manifest
-from ..packs.seal import sealed_manifest_sha256
-from ..spec.study import Study, load_study
+from ..packs.seal import load_generated_study, sealed_manifest_sha256
+from ..spec.study import Study
 from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L
 from .consent import spread_refusals
@@ -255,7 +255,8 @@ def collect(study_dir: str | Path, paths: list[str | Path] | None = None, *,
         Another run still held the study lock after ``lock_wait`` seconds.
     """
     root = Path(study_dir)
-    study = load_study(root)  # a broken spec fails here, once, not in every child
+    # a broken spec, or a sealed input edited, fails here, once, not in every child
+    study = load_generated_study(root)
     # read once: the senders, the mail history and the reply drafts see the same records
     journal = read_journal(root) if journal is None else journal
     if not write:

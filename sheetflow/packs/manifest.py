@@ -224,7 +224,7 @@ def open_manifest(root: str | Path | Study, sealed: str | None = None, *,
     data = path.read_bytes()
     digest = hashlib.sha256(data).hexdigest()
     if sealed is not None and digest != sealed:
-        raise SealError(f"{L.PACKS_DIR}/{L.MANIFEST_FILE} has sha256 {digest} but the seal "
+        raise SealError(f"{path} has sha256 {digest} but the seal "
                         f"records {sealed}: the manifest was changed after generate; restore "
                         "it from the generate run")
     fd, copy = tempfile.mkstemp(prefix="sheetflow-manifest-", suffix=".json")

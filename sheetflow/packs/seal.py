@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SealError
-from ..spec.study import Study
+from ..spec.study import SPEC_FILE, Study, load_study
 from ..staging import write_file
 from .seal_check import (
     SealCheck,
@@ -68,8 +68,10 @@ __all__ = [
     "check_published",
     "dump_json",
     "input_hashes",
+    "load_generated_study",
     "require_seal",
     "sealed_input_names",
+    "sealed_inputs",
     "sealed_manifest_sha256",
     "sha256_file",
     "spec_drift",
@@ -209,6 +211,35 @@ def sealed_manifest_sha256(root: Path) -> str | None:
     return None
 
 
+def sealed_inputs(study_dir: str | Path) -> dict[str, str]:
+    """The sha256 generate sealed of each input file (``sealed/plan.lock.json``'s
+    ``inputs``); none when the study was not generated or the lock is unreadable (a
+    broken lock is named by verify and analyze)."""
+    lock_path = Path(study_dir) / SEALED_DIR / PLAN_LOCK_FILE
+    try:
+        inputs = json.loads(lock_path.read_text(encoding="utf-8")).get("inputs")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    if not isinstance(inputs, dict):
+        return {}
+    return {str(k): v for k, v in inputs.items() if isinstance(v, str)}
+
+
+def load_generated_study(study_dir: str | Path) -> Study:
+    """:func:`~sheetflow.spec.study.load_study`, refusing an input file that changed
+    after generate (the plan lock's ``inputs``) before checking what it holds: an edit
+    to a sealed file is told as one, whether or not the new content is valid.
+
+    Raises
+    ------
+    SealError
+        A sealed input file has other bytes than generate sealed.
+    SpecError
+        The study does not load.
+    """
+    return load_study(study_dir, sealed_inputs(study_dir))
+
+
 def spec_drift(study_dir: str | Path, study: Study) -> str:
     """One line when the study was generated and its spec changed since; ``""`` if not.
 
@@ -229,7 +260,8 @@ def spec_drift(study_dir: str | Path, study: Study) -> str:
         return ""  # not generated, or a broken lock that verify and analyze name
     if not isinstance(frozen, str) or not frozen or frozen == study.hash:
         return ""
-    return (f"the study spec (study.toml, items or raters) changed after generate: "
-            f"sealed spec hash {frozen[:12]}..., now {study.hash[:12]}...; undo the edit "
-            f"so the hash matches again, or, if no rater has scored yet, run 'sheetflow "
-            f"generate --force {study_dir}' and send the new packs")
+    return (f"{Path(study_dir) / SPEC_FILE}: the study spec (this file, its items or "
+            f"raters) changed after generate: sealed spec hash {frozen[:12]}..., now "
+            f"{study.hash[:12]}...; undo the edit so the hash matches again, or, if no "
+            f"rater has scored yet, run 'sheetflow generate --force {study_dir}' and send "
+            "the new packs")

@@ -18,7 +18,8 @@ from typing import Any
 
 from ..errors import SealError, UsageError
 from ..hints import command_line
-from ..spec.study import Study, load_study
+from ..spec.internal import input_changed
+from ..spec.study import SPEC_FILE, Study, load_study
 from ..staging import interrupted_commit
 from .seal_files import (
     KEY_FILE,
@@ -68,6 +69,20 @@ class SealCheck:
         elsewhere = ("--out", str(self.out_dir)) if self.out_dir is not None and \
             step == "generate" else ()
         return command_line(step, self.study_dir, *elsewhere, *options)
+
+    def sealed(self, name: str) -> str:
+        """The file ``name`` of ``sealed/`` as messages name it, with the folder holding
+        it (the study's, or ``--out``): ``my-study/sealed/key.json``."""
+        return str(Path(self.out_dir or self.study_dir, SEALED_DIR, name))
+
+    def pack(self, name: str) -> str:
+        """The file ``name`` of ``packs/`` as messages name it: ``my-study/packs/R1.xlsx``."""
+        return str(Path(self.out_dir or self.study_dir, "packs", name))
+
+    @property
+    def manifest(self) -> str:
+        """The manifest as messages name it: ``my-study/packs/manifest.json``."""
+        return self.pack("manifest.json")
 
     @property
     def ok(self) -> bool:
@@ -137,12 +152,15 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
         return check
     check.key = key
     if lock.get("key_sha256") != check.key_sha256 and not check.problems:
-        check.problems.append(f"{SEALED_DIR}/{PLAN_LOCK_FILE} records key sha256 "
+        check.problems.append(f"{check.sealed(PLAN_LOCK_FILE)} records key sha256 "
                               f"{lock.get('key_sha256')} but the key has {check.key_sha256}")
     elif lock.get("key_sha256") == check.key_sha256:
         check.checked.append(f"{PLAN_LOCK_FILE} records the same key sha256")
     _check_secret(check, key, sealed)
-    study = study or load_study(study_dir)
+    if study is None:
+        study = _load(check, key, lock)
+        if study is None:
+            return check
     _check_spec_hashes(check, key, lock, study.hash)
     _check_inputs(check, key, lock, study)
     record = _check_lock_record(check, sealed, published_lock)
@@ -154,6 +172,19 @@ def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
     if pack_files:
         _check_pack_files(check, packs, root / "packs")
     return check
+
+
+def _load(check: SealCheck, key: dict[str, Any], lock: dict[str, Any]) -> Study | None:
+    """The study, its sealed input files compared before their content is checked (an
+    edit after generate is told as one, valid or not); None with that problem."""
+    inputs = lock.get("inputs")
+    # inputs the key and lock disagree on are named by _check_inputs, as a lock edited
+    sealed = inputs if isinstance(inputs, dict) and key.get("inputs") == inputs else None
+    try:
+        return load_study(check.study_dir, sealed)
+    except SealError as exc:
+        check.problems.append(str(exc))
+        return None
 
 
 def _manifest_packs(data: bytes | None) -> list[dict[str, Any]]:
@@ -177,7 +208,7 @@ def _check_pack_files(check: SealCheck, packs: list[dict[str, Any]], folder: Pat
                            "verify checked that each pack is in packs/, not that it is "
                            "unchanged")
     elif unhashed:  # generate hashes every pack or none: the manifest was pieced together
-        check.problems.append(f"packs/manifest.json records the sha256 of some packs but "
+        check.problems.append(f"{check.manifest} records the sha256 of some packs but "
                               f"not of packs/{unhashed[0]}: generate wrote no such manifest; "
                               "restore it from the generate run")
     before, present, hashed = len(check.problems), 0, 0
@@ -187,7 +218,7 @@ def _check_pack_files(check: SealCheck, packs: list[dict[str, Any]], folder: Pat
             continue
         path = folder / name
         if not path.is_file():
-            check.problems.append(f"packs/{name}: missing (packs/manifest.json lists it); "
+            check.problems.append(f"{check.pack(name)}: missing (packs/manifest.json lists it); "
                                   "restore it from the generate run")
             continue
         present += 1
@@ -212,7 +243,7 @@ def _check_pack_bytes(check: SealCheck, name: str, data: bytes, recorded: Any) -
     found = hashlib.sha256(data).hexdigest()
     if found != recorded:
         check.problems.append(
-            f"packs/{name}: sha256 {found} but packs/manifest.json records {recorded} for "
+            f"{check.pack(name)}: sha256 {found} but packs/manifest.json records {recorded} for "
             "it: the workbook was changed or replaced after generate. Not sent yet: restore "
             f"it ('{check.command('generate')}' on the unchanged spec writes the same bytes "
             "again). Sent already: restoring it does not change the copy the rater holds; "
@@ -236,7 +267,7 @@ def _check_cards(check: SealCheck, packs: list[dict[str, Any]],
         want = sealed.get((pack.get("rater_id"), pack.get("sitting")))
         if want is not None and card_items(pack.get("cards") or []) != want:
             check.problems.append(
-                f"packs/manifest.json: the cards of {pack.get('rater_id')} (sitting "
+                f"{check.manifest}: the cards of {pack.get('rater_id')} (sitting "
                 f"{pack.get('sitting')}) do not show the items {KEY_FILE} sealed for them: "
                 "the manifest was changed after generate; restore it")
             return
@@ -258,7 +289,7 @@ def _check_lock_record(check: SealCheck, sealed: Path,
             check.problems.append(f"a lock record hash was given, but there is no "
                                   f"{SEALED_DIR}/{LOCK_RECORD_FILE}")
         if (sealed / SELECTION_FILE).exists():
-            check.problems.append(f"{SEALED_DIR}/{SELECTION_FILE} records a data lock whose "
+            check.problems.append(f"{check.sealed(SELECTION_FILE)} records a data lock whose "
                                   "packs were never sealed (the lock stopped half-way); run "
                                   f"'{check.command('lock')}' again to finish it")
         return None
@@ -269,11 +300,11 @@ def _check_lock_record(check: SealCheck, sealed: Path,
     recorded = hash_path.read_text(encoding="utf-8", errors="replace").split()[:1] \
         if hash_path.exists() else []
     if published and published.strip().lower() != check.lock_record_sha256:
-        check.problems.append(f"{SEALED_DIR}/{LOCK_RECORD_FILE} has sha256 "
+        check.problems.append(f"{check.sealed(LOCK_RECORD_FILE)} has sha256 "
                               f"{check.lock_record_sha256}, not the {published.strip()} "
                               "published at the lock: the lock's record was replaced")
     if recorded != [check.lock_record_sha256]:
-        check.problems.append(f"{SEALED_DIR}/{LOCK_RECORD_FILE} has sha256 "
+        check.problems.append(f"{check.sealed(LOCK_RECORD_FILE)} has sha256 "
                               f"{check.lock_record_sha256} but {LOCK_RECORD_HASH_FILE} says "
                               f"{recorded[0] if recorded else 'nothing readable'}: the lock's "
                               "record was changed after the lock")
@@ -281,7 +312,7 @@ def _check_lock_record(check: SealCheck, sealed: Path,
     if record is None:
         return None
     if record.get("chained_to") != check.key_sha256:
-        check.problems.append(f"{SEALED_DIR}/{LOCK_RECORD_FILE} extends the key with sha256 "
+        check.problems.append(f"{check.sealed(LOCK_RECORD_FILE)} extends the key with sha256 "
                               f"{record.get('chained_to')}, not this one ({check.key_sha256})")
         return record
     check.key = {**check.key, "packs": [*check.key.get("packs", []),
@@ -303,13 +334,13 @@ def _check_selection(check: SealCheck, sealed: Path, record: dict[str, Any]) -> 
     before = len(check.problems)
     sealed_sha = record.get("selection_sha256")
     if data is None:
-        check.problems.append(f"{SEALED_DIR}/{SELECTION_FILE} is missing, but "
+        check.problems.append(f"{check.sealed(SELECTION_FILE)} is missing, but "
                               f"{LOCK_RECORD_FILE} records a lock drawn by it; restore the "
                               "file the lock wrote")
         return
     found = hashlib.sha256(data).hexdigest()
     if found != sealed_sha:
-        check.problems.append(f"{SEALED_DIR}/{SELECTION_FILE} has sha256 {found} but "
+        check.problems.append(f"{check.sealed(SELECTION_FILE)} has sha256 {found} but "
                               f"{LOCK_RECORD_FILE} seals {sealed_sha}: the selection was "
                               "changed after the lock; restore the file the lock wrote")
     _check_selection_hash_file(check, path.with_suffix(".sha256"), found)
@@ -321,7 +352,7 @@ def _check_selection(check: SealCheck, sealed: Path, record: dict[str, Any]) -> 
         if isinstance(pack, dict) and pack.get("sitting") == 1 and \
                 sorted(map(str, pack.get("order") or [])) != sorted(map(str, selected)):
             check.problems.append(
-                f"{SEALED_DIR}/{LOCK_RECORD_FILE}: the pack of {pack.get('rater_id')} holds "
+                f"{check.sealed(LOCK_RECORD_FILE)}: the pack of {pack.get('rater_id')} holds "
                 f"{_ids(pack.get('order') or [])}, but {SELECTION_FILE} selected "
                 f"{_ids(selected)}: the second raters' packs were not drawn by the selection "
                 "the lock sealed. Send none of them; if no second rater has started, remove "
@@ -337,13 +368,13 @@ def _check_selection_hash_file(check: SealCheck, path: Path, found: str) -> None
     """The selection's ``.sha256`` must give its hash; one missing (a lock resumed by a
     sheetflow that did not write it) is a note: the lock record seals the hash too."""
     if not path.is_file():
-        check.notes.append(f"{SEALED_DIR}/{path.name} is missing (a lock finished after "
+        check.notes.append(f"{check.sealed(path.name)} is missing (a lock finished after "
                            "a stop, by a sheetflow that did not write it); the selection "
                            f"was checked against {LOCK_RECORD_FILE}, which seals its sha256")
         return
     given = path.read_text(encoding="utf-8", errors="replace").split()[:1]
     if given != [found]:
-        check.problems.append(f"{SEALED_DIR}/{path.name} says "
+        check.problems.append(f"{check.sealed(path.name)} says "
                               f"{given[0] if given else 'nothing readable'}, but "
                               f"{SELECTION_FILE} has sha256 {found}: one of them was changed "
                               "after the lock; restore both as the lock wrote them")
@@ -379,15 +410,15 @@ def _check_key_hash(check: SealCheck, key_bytes: bytes, paths: dict[str, Path],
     check.key_sha256 = hashlib.sha256(key_bytes).hexdigest()
     recorded = _published_hash(paths[KEY_HASH_FILE])
     if not _SHA256.fullmatch(recorded):
-        check.problems.append(f"{SEALED_DIR}/{KEY_HASH_FILE} is not the line '<sha256>  "
+        check.problems.append(f"{check.sealed(KEY_HASH_FILE)} is not the line '<sha256>  "
                               f"{KEY_FILE}', so {KEY_FILE} cannot be checked against it: "
                               "restore it as published before scoring")
     elif recorded != check.key_sha256:
-        check.problems.append(f"{SEALED_DIR}/{KEY_FILE} has sha256 {check.key_sha256} but "
+        check.problems.append(f"{check.sealed(KEY_FILE)} has sha256 {check.key_sha256} but "
                               f"{KEY_HASH_FILE} says {recorded}: the key (or its hash file) "
                               "was changed after sealing")
     if published and published.strip().lower() != check.key_sha256:
-        check.problems.append(f"{SEALED_DIR}/{KEY_FILE} has sha256 {check.key_sha256} but the "
+        check.problems.append(f"{check.sealed(KEY_FILE)} has sha256 {check.key_sha256} but the "
                               f"published hash is {published.strip().lower()}: this is not the "
                               "key sealed before scoring")
     if len(check.problems) > before:
@@ -410,7 +441,7 @@ def _check_secret(check: SealCheck, key: dict[str, Any], sealed: Path) -> None:
     now = hashlib.sha256(data).hexdigest() if data is not None else \
         "nothing (the file is missing)"
     if now != recorded:
-        check.problems.append(f"{SEALED_DIR}/{SECRET_FILE} has sha256 {now} but the sealed key "
+        check.problems.append(f"{check.sealed(SECRET_FILE)} has sha256 {now} but the sealed key "
                               f"records {recorded}: restore the secret made at generate")
         return
     check.secret = parse_secret(data, path)
@@ -423,14 +454,14 @@ def _check_spec_hashes(check: SealCheck, key: dict[str, Any], lock: dict[str, An
     check.current_spec_hash = current
     locked = str(lock.get("spec_hash", ""))
     if locked != check.spec_hash:
-        check.problems.append(f"{SEALED_DIR}/{PLAN_LOCK_FILE} records spec hash {locked} but "
+        check.problems.append(f"{check.sealed(PLAN_LOCK_FILE)} records spec hash {locked} but "
                               f"the sealed key records {check.spec_hash}: the plan lock was "
                               "edited after generate")
     if current != check.spec_hash:
-        check.problems.append(f"the study spec (study.toml, items or raters) changed after "
-                              f"generate: frozen spec hash {check.spec_hash}, current "
-                              f"{current}; undo the edit so the hash matches again, or, if "
-                              "no rater has scored yet, run "
+        check.problems.append(f"{check.study_dir / SPEC_FILE}: the study spec (this file, "
+                              "its items or raters) changed after generate: frozen spec hash "
+                              f"{check.spec_hash}, current {current}; undo the edit so the "
+                              "hash matches again, or, if no rater has scored yet, run "
                               f"'{check.command('generate', '--force')}' and send the new packs")
     if locked == check.spec_hash == current:
         check.checked.append(f"the spec hash {KEY_FILE} and {PLAN_LOCK_FILE} record is the "
@@ -441,15 +472,16 @@ def _check_inputs(check: SealCheck, key: dict[str, Any], lock: dict[str, Any],
                   study: Study) -> None:
     sealed = key.get("inputs", {})
     if not isinstance(sealed, dict) or lock.get("inputs", {}) != sealed:
-        check.problems.append(f"{SEALED_DIR}/{PLAN_LOCK_FILE} and {KEY_FILE} record different "
+        check.problems.append(f"{check.sealed(PLAN_LOCK_FILE)} and {KEY_FILE} record different "
                               "input hashes: the plan lock was edited after generate")
         return
     check.inputs = dict(sealed)
     for name in sealed_input_names(study):
         if name not in sealed:
-            check.problems.append(f"{name} was not sealed at generate (the key records no "
-                                  f"hash for it); run '{check.command('generate', '--force')}' "
-                                  "before anyone scores")
+            check.problems.append(f"{study.root / name} was not sealed at generate (the key "
+                                  "records no hash for it); run "
+                                  f"'{check.command('generate', '--force')}' before anyone "
+                                  "scores")
     for name, digest in sealed.items():
         path = study.root / name
         data = path.read_bytes() if path.is_file() else None  # read once: hashed, then used
@@ -458,9 +490,7 @@ def _check_inputs(check: SealCheck, key: dict[str, Any], lock: dict[str, Any],
         if data is not None and now == digest:
             check.input_bytes[name] = data
         if now != digest:
-            check.problems.append(f"{name} changed after generate: sha256 {digest} was "
-                                  f"sealed, it is now {now}; restore the file as it was at "
-                                  "generate")
+            check.problems.append(input_changed(str(study.root / name), digest, now))
     if sealed and all(name in check.input_bytes for name in sealed):
         check.checked.append(f"{', '.join(sorted(sealed))} unchanged since generate")
 
@@ -474,16 +504,16 @@ def _check_manifest(check: SealCheck, data: bytes | None, lock: dict[str, Any],
     in_key = (key or {}).get("manifest_sha256")
     check.manifest_sha256 = str(in_key or recorded or "")
     if in_key and recorded != in_key:
-        check.problems.append(f"{SEALED_DIR}/{PLAN_LOCK_FILE} records manifest sha256 "
+        check.problems.append(f"{check.sealed(PLAN_LOCK_FILE)} records manifest sha256 "
                               f"{recorded} but {KEY_FILE} sealed {in_key}: the plan lock was "
                               "edited after generate")
         return
     found = hashlib.sha256(data).hexdigest() if data is not None else ""
     if recorded and data is None:
-        check.problems.append(f"packs/manifest.json is missing (sha256 {recorded} was "
+        check.problems.append(f"{check.manifest} is missing (sha256 {recorded} was "
                               "sealed); restore it from the generate run")
     elif recorded and found != recorded:
-        check.problems.append(f"packs/manifest.json has sha256 {found} but "
+        check.problems.append(f"{check.manifest} has sha256 {found} but "
                               f"{SEALED_DIR}/{PLAN_LOCK_FILE} records {recorded}: the manifest "
                               "was changed after generate")
     elif recorded:
@@ -501,10 +531,10 @@ def check_collected_manifest(check: SealCheck, record: dict[str, Any]) -> None:
     """
     used = record.get("manifest_sha256")
     if used and check.manifest_sha256 and used != check.manifest_sha256:
-        raise SealError(f"out/collection.json was collected with a manifest of sha256 {used}, "
-                        f"not the sealed {check.manifest_sha256}: the ratings may sit under "
-                        "other items; restore packs/manifest.json from the generate run and "
-                        f"run '{check.command('collect')}' again")
+        raise SealError(f"{check.study_dir / 'out' / 'collection.json'} was collected with a "
+                        f"manifest of sha256 {used}, not the sealed {check.manifest_sha256}: "
+                        "the ratings may sit under other items; restore packs/manifest.json "
+                        f"from the generate run and run '{check.command('collect')}' again")
 
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -530,9 +560,9 @@ def _read_json(path: Path, check: SealCheck, data: bytes | None = None,
     try:
         doc = json.loads((path.read_bytes() if data is None else data).decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
-        check.problems.append(f"{SEALED_DIR}/{path.name} is not valid JSON ({exc})")
+        check.problems.append(f"{check.sealed(path.name)} is not valid JSON ({exc})")
         return None
     if not isinstance(doc, dict):
-        check.problems.append(f"{SEALED_DIR}/{path.name} is not a JSON object")
+        check.problems.append(f"{check.sealed(path.name)} is not a JSON object")
         return None
     return doc

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..errors import SpecError
@@ -46,9 +46,14 @@ def missing_table(key: str) -> str:
 class LoaderBase:
     """Reads one study, collecting problems instead of stopping at the first."""
 
-    def __init__(self, spec_path: Path):
+    def __init__(self, spec_path: Path, sealed_inputs: Mapping[str, str] | None = None):
         self.spec_path = spec_path
         self.root = spec_path.parent
+        # the sha256 generate sealed of each input file (none: not generated, or not
+        # asked): a file that differs is told as changed, its content not checked
+        self.sealed_inputs = dict(sealed_inputs or {})
+        # one line per sealed input file whose bytes differ from the sealed ones
+        self.changed_inputs: list[str] = []
         # every problem names its file with the study folder as the user gave it
         # ("my-study/study.toml"), as the messages about its other files do
         self.file = str(spec_path)

@@ -27,6 +27,26 @@ EXAMPLE_SCORES = ("paired-rubric", "internal_scores.csv")
 """The bundled template and file holding example internal scores, not a team's."""
 
 
+def input_changed(shown: str, sealed: str, now: str) -> str:
+    """The line telling that an input file sealed at generate has other bytes now.
+
+    Parameters
+    ----------
+    shown : str
+        The file as messages name it, with the study folder (``my-study/scores.csv``).
+    sealed : str
+        The sha256 sealed at generate.
+    now : str
+        The sha256 of the bytes read now (or what stands for a missing file).
+
+    Returns
+    -------
+    str
+    """
+    return (f"{shown} changed after generate: sha256 {sealed} was sealed, it is now "
+            f"{now}; restore the file as it was at generate")
+
+
 def example_scores_warning(path: Path, data: bytes) -> str:
     """A warning when the internal scores at ``path`` are, byte for byte, the example
     a template ships ("" when they are not).

@@ -16,7 +16,7 @@ from .blanks import blank_rows, describe_rows
 from .blinding import sequence_reveals_arms, shown_reveals_arm
 from .design_loader import DesignLoader, label_problem
 from .hashing import SPEC_FORMAT
-from .internal import example_scores_warning, internal_scores_problems
+from .internal import example_scores_warning, input_changed, internal_scores_problems
 from .limits import (
     MAX_DEPTH,
     MAX_DIMENSIONS,
@@ -559,7 +559,12 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         except SpecError as exc:
             self.problems.append(exc)
             return
-        self.input_sha256[name] = hashlib.sha256(data).hexdigest()
+        self.input_sha256[name] = digest = hashlib.sha256(data).hexdigest()
+        sealed = self.sealed_inputs.get(name)
+        if sealed is not None and digest != sealed:
+            # an edit after generate, whatever it holds: restoring the file is the fix
+            self.changed_inputs.append(input_changed(self.shown(name), sealed, digest))
+            return
         self.problems += internal_scores_problems(path, items, design, rubric, data=data)
         if not self.problems:
             self.warnings += filter(None, [example_scores_warning(path, data)])

@@ -10,9 +10,10 @@ the rater workbooks and the analysis, so it can be published before anyone score
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
-from ..errors import SpecError
+from ..errors import SealError, SpecError
 from .hashing import SPEC_FORMAT
 from .loader import Loader
 from .model import (
@@ -50,13 +51,17 @@ class SpecProblems(SpecError):
         super().__init__("; ".join(str(p) for p in problems))
 
 
-def load_study(path: str | Path) -> Study:
+def load_study(path: str | Path, sealed_inputs: Mapping[str, str] | None = None) -> Study:
     """Load and check the study in folder ``path`` (or a ``study.toml`` path).
 
     Parameters
     ----------
     path : str or Path
         The study folder, or its ``study.toml``.
+    sealed_inputs : mapping of str to str, optional
+        The sha256 generate sealed of each input file (the plan lock's ``inputs``):
+        a file whose bytes differ is refused as changed after generate, before (and
+        instead of) checking what it holds.
 
     Returns
     -------
@@ -67,6 +72,8 @@ def load_study(path: str | Path) -> Study:
     SpecError
         A :class:`SpecProblems` listing every problem found, each one line naming the
         file, the key or row, and what is allowed.
+    SealError
+        A file of ``sealed_inputs`` changed after generate.
     """
     path = Path(path)
     spec_path = path if path.is_file() else path / SPEC_FILE
@@ -74,8 +81,10 @@ def load_study(path: str | Path) -> Study:
         raise SpecError(
             f"no {SPEC_FILE} here; make a study with 'sheetflow init DIR'", file=str(path)
         )
-    loader = Loader(spec_path)
+    loader = Loader(spec_path, sealed_inputs)
     study = loader.load()
+    if loader.changed_inputs:  # an edit after generate: what it holds is beside the point
+        raise SealError(loader.changed_inputs[0])
     if loader.problems:
         raise SpecProblems(loader.problems)
     assert study is not None
