@@ -95,3 +95,22 @@ def test_a_file_named_returns_is_refused_and_nothing_written(tmp_path, command):
                              "returns\n")
     written = [p.name for p in (root / "out").rglob("*")] if (root / "out").exists() else []
     assert written == [], written  # nor the study lock collect took before reading
+
+
+@pytest.mark.parametrize("command", ["collect", "status", "remind"])
+def test_a_missing_returns_folder_is_refused_and_nothing_written(tmp_path, command):
+    """Generate makes returns/: remind read a missing one as nothing returned, said
+    every pack was not returned and drafted a reminder to every rater, those who had
+    returned too; status and collect said only "no such file or folder"."""
+    from sheetflow.packs.generate import generate_packs
+
+    root = init_study(tmp_path / "s", "paired-rubric")
+    generate_packs(root)
+    (root / "returns").rmdir()
+    result = CliRunner().invoke(cli, [command, str(root)])
+    assert result.exit_code == 2, result.output
+    assert result.output == (f"error: {root / 'returns'}: no such folder; generate made it "
+                             "for the returned workbooks: make a folder named returns there "
+                             "again and put them in it (an empty one if none has come back)\n")
+    written = [p.name for p in (root / "out").rglob("*")] if (root / "out").exists() else []
+    assert written == [], written

@@ -22,7 +22,7 @@ from ..workbook import layout as L
 from .coordinator import FEEDBACK_DIR, draft_name
 from .drafts import reply_key, reply_left_out
 from .links import copied_from, linked_to, sole_link, unread_note, unread_stranger
-from .mail_state import PackMail, pack_mail, received_times
+from .mail_state import PackMail, received_times
 from .outputs import COLLECTION_FILE, OUT_DIR, returns_since_collect
 from .reply_drafts import ReplyDrafts, read_reply_drafts
 from .returns import check_returns_folder
@@ -270,8 +270,8 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
     study_dir : str or Path
         The study folder.
     paths : list, optional
-        Where the returns are (default ``study_dir/returns``; a missing default folder
-        means nothing was returned yet).
+        Where the returns are (default ``study_dir/returns``, which generate made: a
+        missing one is refused, never read as nothing returned).
     limits : Limits, optional
     now : datetime, optional
         The clock for overdue and held (default: now).
@@ -305,12 +305,8 @@ def _read_returns(root: Path, paths: list[str | Path] | None, limits: Limits | N
     study = load_generated_study(root)  # a sealed input edited: refused as such
     # read once: the lines named as damaged are those of the journal collect used
     journal = read_journal(root) if journal is None else journal
-    if paths is None:
+    if paths is None:  # generate made it: a missing one is no "nothing returned"
         check_returns_folder(root)
-    if paths is None and not (root / RETURNS_DIR).is_dir():
-        mail = pack_mail(manifest.heads, [], {}, journal, deadline=study.mail.deadline,
-                         now=now)
-        return manifest.heads, study, ValidationReport([], []), mail, {}, journal
     result = collect(root, paths, write=False, limits=limits, now=now, journal=journal)
     received = received_times(root, result.report.files, journal, result.received)
     return manifest.heads, study, result.report, result.mail, received, journal

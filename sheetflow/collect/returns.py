@@ -104,17 +104,22 @@ def find_entries(root: Path, paths: list[str | Path] | None) -> list[Entry]:
 
 
 def check_returns_folder(root: Path) -> None:
-    """Refuse a ``returns`` that is there but is no folder: it was collected as one
-    returned file ('not a workbook', a reply drafted about it) and status and remind
-    took every pack as not returned.
+    """Refuse a ``returns`` that is missing or is no folder. Generate makes the folder,
+    so a missing one was moved or deleted, not "nothing returned yet": remind drafted a
+    reminder to every rater, those who had returned too. A file there was collected as
+    one returned file ('not a workbook', a reply drafted about it).
 
     Raises
     ------
     UsageError
-        ``root/returns`` is a file (or another non-folder).
+        ``root/returns`` is missing, or is a file (or another non-folder).
     """
     folder = root / "returns"
-    if (folder.exists() or folder.is_symlink()) and not folder.is_dir():
+    if not (folder.exists() or folder.is_symlink()):
+        raise UsageError(f"{display_name(str(folder))}: no such folder; generate made it "
+                         "for the returned workbooks: make a folder named returns there "
+                         "again and put them in it (an empty one if none has come back)")
+    if not folder.is_dir():
         raise UsageError(f"{display_name(str(folder))}: is a file, not the returns folder; "
                          "move it aside and put the returned workbooks in a folder named "
                          "returns")
