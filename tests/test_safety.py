@@ -45,6 +45,30 @@ def test_magic_checks(tmp_path):
         assert inspect_file(path).problem.code == code
 
 
+PNG_HEAD = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x04,\x00\x00\x02;\x08\x06"
+
+
+@pytest.mark.parametrize(("data", "said"), [
+    (PNG_HEAD, "it is a PNG image"),
+    (b"\xff\xd8\xff\xe0\x00\x10JFIF\x00,;\t", "it is a JPEG image"),
+    (b"\x00\x00\x00\x18ftypheic\x00,", "it is a HEIC photo"),
+    (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\x00,", "it is a PDF"),
+    (bytes(range(256)) * 2, "it is not a spreadsheet"),
+    (b"case_id,score\nTC-001,5\n", "it is a text/CSV file"),
+    ("caf\xe9;5\r\n".encode("cp1252"), "it is a text/CSV file"),
+    ("case_id\tscore\n".encode("utf-16"), "it is a text/CSV file"),
+    (b"scores attached\n", "it is a text file"),
+    (b"<html><table>", "it is an HTML page"),
+])
+def test_a_file_not_a_workbook_is_called_what_it_is(tmp_path, data, said):
+    """The rater reads this in the reply draft: a photo (whose bytes hold commas and
+    tabs too) was "a text/CSV file"."""
+    path = tmp_path / "scores.xlsx"
+    path.write_bytes(data)
+    problem = inspect_file(path).problem
+    assert (problem.code, problem.detail) == ("not-a-workbook", said)
+
+
 def test_zipped_workbook_is_named_not_called_no_workbook(tmp_path):
     """A zip archive holding the workbook says so, by the names alone."""
     import zipfile

@@ -261,18 +261,42 @@ def _check_magic(data: bytes) -> Problem | None:
     return None
 
 
+_MAGIC = ((b"%PDF-", "a PDF"), (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+          (b"\xff\xd8\xff", "a JPEG image"), (b"GIF87a", "a GIF image"),
+          (b"GIF89a", "a GIF image"))
+_HEIC_BRANDS = (b"ftypheic", b"ftypheix", b"ftyphevc", b"ftypmif1")
+_CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
+
+
 def _sniff(data: bytes) -> str:
-    """A guess at what a non-zip file is, for the message."""
-    text = data[:512].lstrip().lower()
-    if text.startswith((b"<!doctype html", b"<html")) or b"<table" in text:
+    """A guess at what a non-zip file is, for the message the rater reads: never "text"
+    for bytes that are not (a photo's bytes hold commas too)."""
+    head = data[:512]
+    known = next((what for magic, what in _MAGIC if head.startswith(magic)), None)
+    if known or head[4:12] in _HEIC_BRANDS:
+        return f"it is {known or 'a HEIC photo'}"
+    text = _as_text(head)
+    if text is None:
+        return "it is not a spreadsheet"
+    text = text.lstrip().lower()
+    if text.startswith(("<!doctype html", "<html")) or "<table" in text:
         return "it is an HTML page"
-    if text.startswith(b"<?xml"):
+    if text.startswith("<?xml"):
         return "it is an XML file"
-    if text.startswith(b"%pdf"):
-        return "it is a PDF"
-    if b"," in text or b";" in text or b"\t" in text:
+    if "," in text or ";" in text or "\t" in text:
         return "it is a text/CSV file"
-    return "unknown format"
+    return "it is a text file"
+
+
+def _as_text(head: bytes) -> str | None:
+    """The start of a file as text, None when it is not: UTF-16 with its byte order
+    mark, else UTF-8 or a one-byte code page (read as Latin-1, one character a byte);
+    either way no control codes but tabs and line breaks."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = head[:len(head) // 2 * 2].decode("utf-16", "replace")
+    else:
+        text = head.decode("latin-1")
+    return None if _CONTROLS.search(text) else text
 
 
 def _inspect_zip(zf: zipfile.ZipFile, limits: Limits) -> Inspection:
