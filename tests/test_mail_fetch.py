@@ -298,6 +298,24 @@ def test_a_message_over_the_limit_on_the_server_is_named_not_downloaded(tmp_path
     assert dovecot.unseen() == 2
 
 
+def test_a_file_holding_no_message_is_counted_as_not_read(tmp_path):
+    """An empty or random-bytes .eml was named "not read" above a last line "1 message
+    read": the files holding no message are counted apart from those read."""
+    root = mail_study(tmp_path / "s")
+    empty, noise, good = (tmp_path / n for n in ("empty.eml", "noise.eml", "other.eml"))
+    empty.write_bytes(b"")
+    noise.write_bytes(bytes(range(256)) * 4)
+    good.write_bytes(reply("someone@example.net", []))
+    result = run("fetch", str(root), str(empty), str(noise), str(good))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == ("1 message read, 2 not read: 0 files saved, "
+                                              "0 duplicates, 0 fetched before")
+    _, doc = run_json("fetch", str(root), str(empty))
+    assert (doc["messages"], doc["not_read"]) == (0, 1)
+    assert run("fetch", str(root), str(empty)).stdout.splitlines()[-1].startswith(
+        "0 messages read, 1 not read: ")
+
+
 def test_an_empty_message_file_and_a_folder_are_named_for_what_they_are(tmp_path):
     """A 0-byte .eml was "skipped, the message is 0.0 MB (over the 64 MB limit)"; a
     folder given as a message file was "no such file"."""

@@ -323,12 +323,13 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
              f"({'; '.join(report.skipped)}: forward each to this mailbox again, or ask its "
              "sender to send it again)" if report.skipped else "")
     problems = bool(report.not_saved or report.skipped or report.undecodable)
-    out.headline(f"{counted(report.messages, 'message')} read: "
+    unread = f", {report.not_read} not read" if report.not_read else ""  # listed above
+    out.headline(f"{counted(report.messages, 'message')} read{unread}: "
                  f"{counted(len(report.saved), 'file')} saved, "
                  f"{counted(len(report.duplicates), 'duplicate')}, {report.known} fetched "
                  f"before{tail}",
                  fg="red" if report.undecodable else "yellow" if problems else "green")
-    out.json({"ok": not problems, "messages": report.messages,
+    out.json({"ok": not problems, "messages": report.messages, "not_read": report.not_read,
               "not_saved": report.not_saved, "skipped": report.skipped,
               "undecodable": report.undecodable,
               "saved": [s.__dict__ for s in report.saved],

@@ -126,7 +126,10 @@ class FetchReport:
     unsure_senders : list of (str, str)
         (why, file) for each saved file whose message had no single sender address.
     messages : int
-        Messages read.
+        Messages read (those not read, and those skipped, apart).
+    not_read : int
+        Files given as a message, or messages of an mbox, that hold none: empty, or no
+        mail message (each in ``listed``, with why).
     skipped : list of str
         The messages the IMAP server broke off on (each also in ``listed``, with what
         to do): the connection was opened again and the messages after them read.
@@ -147,6 +150,7 @@ class FetchReport:
     unknown_senders: list[tuple[str, str]] = field(default_factory=list)
     unsure_senders: list[tuple[str, str]] = field(default_factory=list)
     messages: int = 0
+    not_read: int = 0
     skipped: list[str] = field(default_factory=list)
     unrelated: int = 0
     not_saved: list[dict[str, Any]] = field(default_factory=list)
@@ -273,14 +277,14 @@ class _Saver:
         return self.first + self.report.earlier + self.rest + self.unrelated
 
     def take(self, raw: Raw) -> None:
-        self.report.messages += 1
-        if raw.problem:
+        if raw.problem:  # counted as skipped, not as read
             self._skip(raw)
             return
         if not raw.data and not raw.size:
-            self.rest.append(f"{raw.where}: not read (empty: no message in it)")
+            self._not_read(f"{raw.where}: not read (empty: no message in it)")
             return
-        if not raw.data:
+        if not raw.data:  # too large: its head is read, and named
+            self.report.messages += 1
             head = parse_message(raw.head) if raw.head else Message()
             self._list(raw, head, f"{too_large_text(raw.size, MAX_MESSAGE_BYTES, list(raw.parts))}"
                        "; ask the sender for the workbook they received, filled in",
@@ -288,8 +292,9 @@ class _Saver:
             return
         message = parse_message(raw.data, self.max_attachment)
         if message.problem:
-            self.rest.append(f"{raw.where}: not read ({message.problem})")
+            self._not_read(f"{raw.where}: not read ({message.problem})")
             return
+        self.report.messages += 1
         for name, size in message.too_large:
             self._list(raw, message, f"attachment {name} skipped, it is {size / 2**20:.1f} MB "
                        f"(over the {self.max_attachment // 2**20} MB limit)",
@@ -311,6 +316,12 @@ class _Saver:
         received = raw.received or message.date or now_utc()
         for attachment in message.attachments:
             self._save(raw, message, _message_key(message, raw), attachment, received)
+
+    def _not_read(self, line: str) -> None:
+        """List a file or mbox entry that holds no message, counted apart from those
+        read (the summary line said "1 message read" under its "not read")."""
+        self.report.not_read += 1
+        self.rest.append(line)
 
     def _skip(self, raw: Raw) -> None:
         """Name a message the server could not give, and what to do about it."""
