@@ -18,18 +18,13 @@ from ..analysis.decision import (
     shown_against,
 )
 from ..analysis.readings import reading_bounds
-from ..packs.pages import page_breaks
 from ..words import NUMBER_FORMS, decimals_for, p_said
-from ..workbook.printing import (
-    row_pixels,
-    row_points,
-    set_print,
-    text_lines,
-)
+from ..workbook.printing import row_points, set_print, text_lines
 from .cells import BAND_COLOURS, number_format, write_cell
 from .charts import alpha_chart, yield_chart
 from .headline import headline_lines, review_lines
 from .paging import fit_scale as paged_scale
+from .paging import keep_blocks_whole
 
 
 def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
@@ -80,13 +75,7 @@ def _keep_tables_whole(ws: Worksheet, starts: list[int], end: int) -> None:
     """Page breaks before each table that would not fit the rest of its page, so that
     no table is split from its heading or its last row left alone on the next page
     (a table taller than a page starts one and runs on)."""
-    blocks = sorted({r for r in starts if r < end})
-    if not blocks:
-        return
-    heights = [row_pixels(ws, r) for r in range(end)]
-    breaks = page_breaks(heights, blocks, 0, 0.0, fit_scale(), landscape=True)
-    if breaks:
-        ws.set_h_pagebreaks(breaks)
+    keep_blocks_whole(ws, starts, end, SUMMARY_WIDTHS)
 
 
 def fit_scale() -> int:
