@@ -32,12 +32,16 @@ PAIRED = [
     ("ev01@example.org", "ev-01,Two,Lindqvist,ev02@example.org,primary",
      ["raters.csv: row 3: rater_id 'ev-01' differs from 'EV-01' (row 2) only in case"]),
     ("ev01@example.org", "EV-02,Validator Two",
-     ["raters.csv: row 3: has 2 cells but the header has 5 columns"]),
+     ["raters.csv: row 3: has 2 cells but the header has 5 columns: give the row a cell "
+      "for each column"]),
+    ("ev01@example.org", "EV-02,Two,Lindqvist,ev02@example.org,primary,Oslo,Norway",
+     ["raters.csv: row 3: has 7 cells but the header has 5 columns: put a cell that holds "
+      "a comma in double quotes"]),
 ]
 
 
 @pytest.mark.parametrize("first,second,words", PAIRED,
-                         ids=["space", "shared", "case", "short-row"])
+                         ids=["space", "shared", "case", "short-row", "long-row"])
 def test_a_rater_row_check_once_accepted_is_one_line(tmp_path, first, second, words):
     root = init_study(tmp_path / "s", "paired-rubric")
     (root / "raters.csv").write_text(

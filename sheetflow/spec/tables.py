@@ -13,6 +13,8 @@ from typing import Any
 
 from ..errors import SpecError
 
+_FEW_CELLS = "give the row a cell for each column (an empty one as nothing between commas)"
+_MANY_CELLS = "put a cell that holds a comma in double quotes, or remove the extra cells"
 
 def read_text_file(path: Path, max_bytes: int | None = None) -> str:
     """A UTF-8 text file with CRLF/CR turned into LF; clear errors for BOM or encoding.
@@ -165,7 +167,8 @@ def read_table(path: Path, *, max_bytes: int | None = None, max_rows: int | None
             continue
         if len(raw) < least or (len(raw) > len(header) and
                                 any(_cell_text(v) for v in raw[len(header):])):
-            raise SpecError(f"has {len(raw)} cells but the header has {len(header)} columns",
+            raise SpecError(f"has {len(raw)} cells but the header has {len(header)} columns: "
+                            + (_FEW_CELLS if len(raw) < least else _MANY_CELLS),
                             file=str(path), where=f"row {i}")
         values = {h: _cell_text(raw[j]) if j < len(raw) else "" for j, h in enumerate(header)
                   if h}
