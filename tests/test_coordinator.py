@@ -43,8 +43,8 @@ def study(tmp_path_factory) -> Path:
     assert "empty.xlsx: could not be read, so its rater is unknown" in result.stdout
     assert "100% complete, rater ?" not in result.stdout
     assert lines[-1].endswith(f"; 1 of 3 packs not returned ('sheetflow remind {root}' "
-                              "drafts the reminders); 1 file that could not be read, its "
-                              "rater unknown")
+                              "drafts reminders for those due); 1 file that could not be "
+                              "read, its rater unknown")
     root.joinpath("bad-cell.txt").write_text(f"{listed['sheet']}!{listed['cell']}")
     return root
 

@@ -90,7 +90,7 @@ def test_hints_after_collect_send_what_collect_wrote(study):
     collected = _run("collect", str(study))
     assert collected.exit_code == 1
     assert collected.stdout.splitlines()[-1].endswith(
-        f"1 of 3 packs not returned ('sheetflow remind {study}' drafts the reminders)")
+        f"1 of 3 packs not returned ('sheetflow remind {study}' drafts reminders for those due)")
     _hints(collected.output, study)
     status = _run("status", str(study))
     assert status.exit_code == 1

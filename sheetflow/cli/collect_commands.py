@@ -170,7 +170,7 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
     expected = len(result.roster) - sum(r.state == "unknown" for r in result.roster)
     replied = sum(r.todo.startswith(REPLIED) for r in missing)  # no reminder for them
     tail = (f"; {len(missing)} of {expected} packs not returned "
-            f"('{command_line('remind', directory)}' drafts the reminders"
+            f"('{command_line('remind', directory)}' drafts reminders for those due"
             f"{f'; {replied} of them replied, workbook not saved: no reminder' if replied else ''}"
             ")" if missing else "")
     tail += f"; {len(unusable)} with a file that cannot be used" if unusable else ""
