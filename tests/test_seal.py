@@ -356,3 +356,30 @@ def test_a_manifest_hashing_only_some_packs_fails_verify(study):
     assert check.problems == [f"{study}/packs/manifest.json records the sha256 of some "
                               f"packs but not of packs/{names[0]}: generate wrote no such "
                               "manifest; restore it from the generate run"]
+
+
+@pytest.mark.parametrize("edited", ["study.toml", "items.csv", "raters.csv"])
+def test_status_stops_on_a_spec_changed_after_generate_as_check_and_collect(study, edited):
+    """status exited 0 with its table ("4 of 4 packs returned") on a spec edited after
+    generate, while check, collect, verify and analyze stopped: it now prints the line
+    check and collect print, shows no table and exits 3, in --json too."""
+    path = study / edited
+    was, now = {"study.toml": ("title = ", 'title = "edited" #'),
+                "items.csv": ("got got charged", "got charged"),
+                "raters.csv": ("R4,Sample", "R5,Sample")}[edited]
+    text = path.read_text(encoding="utf-8")
+    assert was in text
+    path.write_text(text.replace(was, now, 1), encoding="utf-8")  # still a valid file
+    collected = CliRunner().invoke(cli, ["collect", str(study)])
+    assert collected.exit_code == 3, collected.output
+    line = collected.stderr.splitlines()[0]
+    assert "changed after generate" in line, line
+    result = CliRunner().invoke(cli, ["status", str(study)])
+    assert result.exit_code == 3, result.output
+    assert result.stderr.splitlines() == [line]
+    assert result.stdout == ""  # no table read against the edited spec
+    as_json = CliRunner().invoke(cli, ["status", str(study), "--json"])
+    assert as_json.exit_code == 3, as_json.output
+    doc = json.loads(as_json.stdout)
+    assert doc["ok"] is False and doc["exit_code"] == 3
+    assert doc["errors"] == [line.removeprefix("error: ")]

@@ -224,7 +224,8 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     no rater's, not marked read, a file in returns/ the last
     collect did not read (new or changed since, or no collect yet): collect is next,
     out/ needing a rerun; a line of mail.jsonl that is no record, named in a warning with
-    what the table may show wrongly for it).
+    what the table may show wrongly for it). Exits 3, showing no table, when the spec
+    (study.toml, its items or raters) changed after generate, as check and collect do.
 
     Example: sheetflow status my-study --agreement --json
     """
@@ -238,7 +239,13 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     from ..collect.unsaved import replied_text
     from ..hints import command_line
     from ..packs.journal import damaged_journal
+    from ..packs.seal import load_generated_study, spec_drift
 
+    # as check and collect: the returns would be read against a spec no pack was
+    # generated from, so the table could show errors the raters never made
+    drift = spec_drift(directory, load_generated_study(directory))
+    if drift:
+        fail(EXIT_FAILED, [drift])
     if agreement:  # before the table: without ratings there is nothing to add to it
         from ..collect.agreement import check_collected
 
