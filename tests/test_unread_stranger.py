@@ -3,7 +3,9 @@ its rater unknown, never "not a pack of this study": it may well be one of the s
 packs. The coordinator is told how to find its sender (the address it came from, when
 the mail journal or its saved message knows it), to ask them for the workbook, and to
 remove the file; in the same words on collect's and status's screens and on the Status
-sheet. A file read that is no pack of this study is still called so.
+sheet. A file read that is no pack of this study is still called so. One sent from a
+rater's address whose workbook is in is no stranger's: it is left out, asking nothing of
+them (``unusable-beside-used``).
 
 Every pack comes back filled in; then an encrypted workbook fetched from EV-03's
 address, an empty file put in ``returns/`` by hand, a text file attached to a saved
@@ -28,9 +30,9 @@ ENCRYPTED, EMPTY, MESSAGE, TEXT, FOREIGN = ("moreau-encrypted.xlsx", "blank.xlsx
 ASK = ("ask them to send the .xlsx workbook they received, filled in (its error says what "
        "went wrong; no reply draft is written, as no rater is identified), and remove ")
 FETCHED = f"20260915-093000-{ENCRYPTED}"  # as fetch saves it, after the message's date
+LEFT_OUT = ("This file could not be read or identified (could not be read; it came from "
+            "ev03@example.org, rater EV-03's address); rater EV-03's ")
 NOTES = {
-    FETCHED: "could not be read, so its rater is unknown: find out who sent it (it came "
-             f"from ev03@example.org, rater EV-03's address), {ASK}returns/{FETCHED}",
     EMPTY: f"could not be read, so its rater is unknown: find out who sent it, {ASK}"
            f"returns/{EMPTY}",
     f"{MESSAGE}/{TEXT}": "could not be read, so its rater is unknown: find out who sent "
@@ -85,9 +87,13 @@ def test_collect_says_an_unreadable_file_could_not_be_read_and_what_to_do(collec
         assert f"{name}: could not be read, so its rater is unknown, 1 error, " in "\n".join(
             collected), name
         assert f"{name}: {NOTES[name]}" in collected, name
-    assert not any(ln.startswith(tuple(f"{n}: rater unknown" for n in NOTES))
+    assert not any(ln.startswith(tuple(f"{n}: rater unknown" for n in [*NOTES, FETCHED]))
                    for ln in collected)
-    assert collected[-1].endswith("; 3 files that could not be read, their raters unknown")
+    assert f"{FETCHED}: could not be read, left out, 1 error, 1 warning, NOT USED" in collected
+    assert not any(ln.startswith(f"{FETCHED}: could not be read, so") for ln in collected)
+    assert collected[-1].endswith("; 2 files that could not be read, their raters unknown; "
+                                  "1 file left out beside its rater's return used (remove "
+                                  "it from returns/)")
 
 
 def test_a_readable_file_of_another_study_is_still_no_pack_of_this_study(collected):
@@ -101,6 +107,7 @@ def test_the_status_sheet_says_the_same(study, collected):
     rows = [dict(zip(header, (c.value for c in row), strict=True))
             for row in ws.iter_rows(min_row=2)]
     todo = {r["File returned"]: r["What to do"] for r in rows if r["State"] == "Unknown file"}
+    assert todo.pop(FETCHED).startswith(LEFT_OUT)
     assert todo == {**NOTES, FOREIGN: "not a pack of this study (see the Issues sheet): "
                     "find out who sent it and ask for their own workbook"}
 
@@ -116,9 +123,13 @@ def test_status_says_the_same_and_exits_1(study, collected):
         f"{FOREIGN}: matches no pack of this study: [wrong-study] This workbook belongs to "
         "study another-study, not to this study. Check that it was sent to the right "
         "coordinator."]
-    assert lines[-1] == ("3 of 3 packs returned; 3 files that could not be read, their "
-                         "raters unknown (find out who sent it); 1 file matching no pack "
-                         "(remove it from returns/, or find out who sent it)")
+    assert any(ln.startswith(f"{FETCHED}: {LEFT_OUT}") for ln in lines), lines
+    assert lines[-1] == ("3 of 3 packs returned; 2 files that could not be read, their "
+                         "raters unknown (find out who sent it); 1 file left out beside its "
+                         "rater's return used (remove it from returns/); 1 file matching no "
+                         "pack (remove it from returns/, or find out who sent it)")
     doc = json.loads(run("status", str(study), "--json").stdout)
     assert doc["ok"] is False
-    assert {u["file"]: u["unread"] for u in doc["unmatched"]} == {**NOTES, FOREIGN: ""}
+    assert {u["file"]: u["unread"] for u in doc["unmatched"]} == {
+        **NOTES, FOREIGN: "", FETCHED: ""}
+    assert [u["file"] for u in doc["unmatched"] if u["left_out"]] == [FETCHED]

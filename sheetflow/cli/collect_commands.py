@@ -84,6 +84,14 @@ def unread_text_count(returns: int) -> str:
             "sheetflow does not read")
 
 
+def left_out_count(files: int) -> str:
+    """``"2 files left out beside their rater's return used (remove them from
+    returns/)"``: files that could not be read, whose rater's workbook is in."""
+    them = "it" if files == 1 else "them"
+    return (f"{counted(files, 'file')} left out beside {'its' if files == 1 else 'their'} "
+            f"rater's return used (remove {them} from returns/)")
+
+
 def unchecked_sender_count(returns: int) -> str:
     """``"2 returns came from another rater's address, from no rater's or with no single
     sender"``."""
@@ -107,11 +115,13 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
     )
     from ..collect.returns import escape_controls
     from ..collect.unsaved import REPLIED
+    from ..collect.validate import left_out_files
     from ..hints import command_line
 
     report = result.report
     read = report.originals()
     unread = [f for f in report.files if unread_stranger(f, report.issues)]
+    left_out = left_out_files(report.issues)  # their rater's workbook is in
     for f in report.files:
         state = "used" if f.used else "NOT USED"
         original = read.get(f.sha256) if not f.pack_id else None
@@ -121,6 +131,7 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
         pct = f.percent_complete
         done = "answers not read" if pct is None else f"{pct:g}% complete"
         who = (f"rater {f.rater}, {done}" if f.pack_id
+               else f"{f.link or 'could not be read'}, left out" if f.file in left_out
                else f"an exact copy of {original.file} (rater {original.rater}), read once"
                if original is not None
                else f"an exact copy of {copy.file}, read once" if copy is not None
@@ -175,6 +186,7 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
             ")" if missing else "")
     tail += f"; {len(unusable)} with a file that cannot be used" if unusable else ""
     tail += f"; {unread_count(len(unread))}" if unread else ""
+    tail += f"; {left_out_count(len(left_out))}" if left_out else ""
     texts = report.unread_text_files()
     mark = command_line("collect", directory, "--mark-read", "FILE")
     tail += f"; {unread_text_count(len(texts))}: read it in the files named above" \
@@ -287,6 +299,10 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     tail = (f"; {len(unusable)} with a file that cannot be used "
             f"({unusable_step(directory, current)})" if unusable else "")
     for u in report.unmatched:  # a file no pack row shows: collect reports it too
+        if u.left_out:  # its rater's workbook is in: nothing to ask them
+            out.say(escape_controls(f"{u.file}: {u.left_out}"), fg="red")
+            out.say(escape_controls(f"  error: {u.file}: {u.reason}"))
+            continue
         if u.unread:  # it may be a pack of this study: what to do, then its error
             out.say(escape_controls(f"{u.file}: {u.unread}"), fg="red")
             out.say(escape_controls(f"  error: {u.file}: {u.reason}"))
@@ -294,8 +310,10 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
         out.say(escape_controls(f"{u.file}: matches no pack of this study: {u.reason}"),
                 fg="red" if u.errors else "yellow")
     unread = [u for u in report.unmatched if u.unread]
-    strangers = [u for u in report.unmatched if u.errors and not u.unread]
+    strangers = [u for u in report.unmatched if u.errors and not u.unread and not u.left_out]
     tail += f"; {unread_count(len(unread))} (find out who sent it)" if unread else ""
+    aside = [u for u in report.unmatched if u.left_out]
+    tail += f"; {left_out_count(len(aside))}" if aside else ""
     # a readable file of another study: collecting again changes nothing about it
     them = "it" if len(strangers) == 1 else "them"
     tail += (f"; {counted(len(strangers), 'file')} matching no pack (remove {them} from "
@@ -307,7 +325,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     tail += f"; {unchecked_sender_count(len(warned))}" if warned else ""
     tail += f"; {text_read_count(len(report.text_read))}" if report.text_read else ""
     out.headline(f"{returned} of {len(rows)} packs returned{tail}",
-                 fg="red" if unusable or strangers or unread else "green"
+                 fg="red" if unusable or strangers or unread or aside else "green"
                  if returned == len(rows) and not (mixed or stale or damaged or texts
                                                    or senders or report.reply_drafts)
                  else "yellow")
@@ -343,7 +361,8 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
                 "reply asking for fixes was sent (mail.jsonl); waiting for the corrected "
                 "file", fg="yellow")
     done = (returned == len(rows) and not with_errors and not unusable and not mixed
-            and not stale and not strangers and not unread and not damaged and not texts
+            and not stale and not strangers and not unread and not aside and not damaged
+            and not texts
             and not senders and not report.reply_drafts)
     doc: dict[str, Any] = {"ok": done, "raters": [r.to_dict() for r in rows],
                            "unmatched": [u.to_dict() for u in report.unmatched],

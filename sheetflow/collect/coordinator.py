@@ -34,12 +34,13 @@ from .links import copied_from, linked_to, sole_link, unread_note, unread_strang
 from .mail_state import PackMail, collect_caveat, short_time
 from .unsaved import replied_text
 from .validate import (
+    LEFT_OUT_BESIDE,
     FileStatus,
     Issue,
     ValidationReport,
     counted_files,
     errors_first,
-    set_aside_files,
+    not_the_raters,
 )
 
 FEEDBACK_DIR = "feedback"
@@ -153,7 +154,8 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
     raters = {r.id: r for r in study.raters}
     claimed_twice = rival_files(report.issues)
     refused_files = {i.file for i in report.issues if i.code in CONSENT}
-    set_aside = set_aside_files(report.issues)
+    set_aside = not_the_raters(report.issues)  # their problems are not the rater's
+    left_out = {i.file: i.message for i in report.issues if i.code == LEFT_OUT_BESIDE}
     by_pack = defaultdict(list)
     # an exact copy of a file is read once: the copy belongs to the original's pack
     originals = report.originals()
@@ -201,6 +203,8 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
                                                        collect)
         if refused:  # nothing to fix: the ratings stay out unless the rater consents
             todo = _todo_consent(rater, pack.sitting, todo)
+        todo += "".join(f"; {f.file}: {left_out[f.file]}" for f in files
+                        if f.file in left_out)
         rows.append(RosterRow(state, rater.id, rater.name, rater.email, pack.sitting,
                               pack.file, ", ".join(f.file for f in files),
                               best.percent_complete, errors, warnings, best.used, todo,
@@ -226,6 +230,10 @@ def _todo_unknown(f: FileStatus, report: ValidationReport) -> str:
             "out of the returns folder"
     if unread_stranger(f, report.issues):  # it may well be a pack of this study
         return unread_note(f)
+    beside = next((i.message for i in report.issues
+                   if i.file == f.file and i.code == LEFT_OUT_BESIDE), "")
+    if beside:  # sent by a rater whose workbook is in
+        return beside
     copy = copied_from(f, report.files, report.issues)
     if copy is not None:  # of a file identified as no pack, shown on its own row
         return (f"an exact copy of {copy.file}, read once: that file's row says what to "

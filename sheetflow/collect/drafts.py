@@ -51,7 +51,7 @@ from .replies import (
     spelled,
     unusable_body,
 )
-from .validate import Issue, ValidationReport, set_aside_files
+from .validate import Issue, ValidationReport, not_the_raters
 
 
 @dataclass
@@ -105,13 +105,14 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
     by_file: dict[str, list[Issue]] = defaultdict(list)
     for item in report.issues:
         by_file[item.file].append(item)
-    set_aside = set_aside_files(report.issues)
+    set_aside = not_the_raters(report.issues)
     sent_as = names_as_sent(report.files, read_journal(root) if journal is None else journal)
     statuses = {f.file: f for f in report.files}
 
     def compose(rater: Rater, row: RosterRow) -> tuple[str, str]:
         # only the file that stands for the rater: not one their newer file replaced,
-        # nor the pack sent back untouched beside it; named as the rater named it
+        # nor the pack sent back untouched beside it, nor a cut-off file beside the one
+        # used; named as the rater named it
         standing = [f for f in row.file.split(", ") if f not in set_aside]
         issues = [i for f in standing for i in by_file.get(f, [])]
         row = replace(row, file=", ".join(as_sent(standing, sent_as)))

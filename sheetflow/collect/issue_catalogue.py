@@ -208,6 +208,12 @@ _TYPES = (
        "A blank copy of the workbook, saved again, came back beside the filled one.",
        "This is a copy of rater {rater}'s workbook with nothing filled in, saved again "
        "after it was sent; it came back beside their filled {beside}."),
+    _t("unusable-beside-used", WARNING,
+       "A file that could not be read or identified, beside its rater's return used.",
+       "This file could not be read or identified ({detail}); rater {rater}'s {beside} "
+       "is used, so this file is left out and nothing needs asking of {rater}. Remove it "
+       "from the returns folder (only if {rater} sent it after {beside} to replace it, "
+       "ask them to attach it again)."),
     _t("superseded", WARNING, "An earlier file, replaced by one sent after the reply.",
        "Rater {rater} sent {detail} after the reply asking for fixes; it replaces this "
        "earlier file, which is not used."),

@@ -28,7 +28,7 @@ from pathlib import PurePath
 from typing import Any
 
 from ..packs.manifest import PackHead
-from .validate import ERROR, FileStatus, Issue
+from .validate import ERROR, LEFT_OUT_BESIDE, FileStatus, Issue, issue
 
 UNREADABLE = frozenset({
     "empty-file", "file-too-large", "encrypted-workbook", "legacy-xls", "ods-file",
@@ -159,6 +159,9 @@ def unread_count(files: int) -> str:
 def unread_stranger(f: FileStatus, issues: Iterable[Issue]) -> bool:
     """Whether ``f`` could not be read (an error in :data:`UNREADABLE`) and nothing ties
     it to a pack: it may be any rater's return, or none."""
+    issues = list(issues)
+    if any(i.file == f.file and i.code == LEFT_OUT_BESIDE for i in issues):
+        return False  # its sender's return is in: whose it is, is known
     return not f.pack_id and not f.linked and any(
         i.file == f.file and i.severity == ERROR and i.code in UNREADABLE for i in issues)
 
@@ -187,6 +190,52 @@ def _where(f: FileStatus) -> str:
     if PurePath(f.path).name != f.file:  # an attachment of a saved message
         return f"{f.path}, the saved message it came in"
     return f.path
+
+
+def beside_used(files: list[FileStatus], issues: Iterable[Issue],
+                heads: list[PackHead]) -> list[Issue]:
+    """A :data:`~.validate.LEFT_OUT_BESIDE` warning for each file that could not be read
+    or identified and is tied to one rater whose every pack it may stand for has a
+    return used: linked to that one pack (its name, its identity stores), or, linked to
+    none, sent from that rater's address (a cut-off attachment, then the good one).
+
+    Such a file asks nothing of the rater, whose workbook is in: neither "ask them for
+    the workbook" nor a reply draft asking for it again would be true.
+
+    Parameters
+    ----------
+    files : list of FileStatus
+        Every file read (its ``warnings`` is counted up for the warning added).
+    issues : iterable of Issue
+        Their issues.
+    heads : list of PackHead
+        The packs sent.
+
+    Returns
+    -------
+    list of Issue
+        The warnings to add to the report.
+    """
+    issues = list(issues)
+    used = {f.pack_id: f.file for f in files if f.used}
+    copies = {i.file for i in issues if i.code == "duplicate-file"}  # named as copies
+    out = []
+    for f in files:
+        codes = [i.code for i in issues if i.file == f.file and i.severity == ERROR
+                 and (i.code in UNREADABLE or i.code in UNIDENTIFIED)]
+        if f.pack_id or f.file in copies or not codes:
+            continue
+        packs = [h for h in heads if h.pack_id == sole_link(f)] if f.linked else \
+            [h for h in heads if f.sender_rater and h.rater_id == f.sender_rater]
+        if not packs or any(h.pack_id not in used for h in packs):
+            continue  # a pack of theirs not in: this file may be it
+        how = f.link or (f"{UNIDENTIFIED.get(codes[0], 'could not be read')}; it came "
+                         f"from {f.sender}, rater {f.sender_rater}'s address")
+        beside = " and ".join(used[h.pack_id] for h in packs)
+        out.append(issue(LEFT_OUT_BESIDE, file=f.file, rater=packs[0].rater_id,
+                         detail=how, beside=beside))
+        f.warnings += 1
+    return out
 
 
 def copied_from(f: FileStatus, files: Iterable[FileStatus],

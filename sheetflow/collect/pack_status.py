@@ -28,7 +28,15 @@ from .reply_drafts import ReplyDrafts, read_reply_drafts
 from .returns import check_returns_folder
 from .run import collect
 from .safety import Limits
-from .validate import ERROR, FileStatus, ValidationReport, counted_files, set_aside_files
+from .validate import (
+    ERROR,
+    LEFT_OUT_BESIDE,
+    FileStatus,
+    ValidationReport,
+    counted_files,
+    left_out_files,
+    not_the_raters,
+)
 
 RETURNS_DIR = L.RETURNS_DIR
 
@@ -88,6 +96,9 @@ class UnmatchedFile:
     unread: str = ""
     """For a file that could not be read: that its rater is unknown and what to do
     (:func:`.links.unread_note`); "" for a file read."""
+    left_out: str = ""
+    """For a file that could not be read or identified beside its rater's return used
+    (:data:`~.validate.LEFT_OUT_BESIDE`): whose return is used and what to do; "" else."""
 
     def to_dict(self) -> dict[str, Any]:
         """The file as a plain dict."""
@@ -346,7 +357,8 @@ def _pack_rows(heads: list[PackHead], study: Study, report: ValidationReport,
     """One :class:`RaterStatus` per pack, in manifest order."""
     files = report.files
     rivals = {i.file for i in report.issues if i.code == "duplicate-rater"}
-    aside = set_aside_files(report.issues)
+    aside = not_the_raters(report.issues)
+    left_out = left_out_files(report.issues)  # named apart (unmatched_files)
     names = {r.id: " ".join(filter(None, (r.name, r.last_name))) for r in study.raters}
     out = []
     for head in heads:
@@ -370,7 +382,8 @@ def _pack_rows(heads: list[PackHead], study: Study, report: ValidationReport,
             mail=history, name=names.get(head.rater_id, ""),
             returned_file=best.file if best else "",
             other_files=tuple(f.file for f in mine if f is not best and f.file in rivals),
-            unusable="; ".join(f"{f.file}: {f.link}" for f in linked),
+            unusable="; ".join(f"{f.file}: {f.link}" for f in linked
+                               if f.file not in left_out),
             reply_due=reply_due(errors, standing, received, history.reply_sent)))
     return out
 
@@ -378,7 +391,9 @@ def _pack_rows(heads: list[PackHead], study: Study, report: ValidationReport,
 def unmatched_files(report: ValidationReport) -> list[UnmatchedFile]:
     """The returned files no pack row shows: identified as no pack, linked to none (a
     linked file is named on its packs) and no exact copy of another file (read once:
-    the original is shown, on its pack or here).
+    the original is shown, on its pack or here); and the files left out beside their
+    rater's return used (:data:`~.validate.LEFT_OUT_BESIDE`), linked or not, whose
+    pack's row shows the file used.
 
     Parameters
     ----------
@@ -391,14 +406,18 @@ def unmatched_files(report: ValidationReport) -> list[UnmatchedFile]:
         In the report's order (by file name).
     """
     originals = report.originals()
+    left_out = {i.file: i.message for i in report.issues if i.code == LEFT_OUT_BESIDE}
     out = []
     for f in report.files:
-        if f.pack_id or f.linked or f.sha256 in originals or \
-                copied_from(f, report.files, report.issues):
+        if f.file not in left_out and (f.pack_id or f.linked or f.sha256 in originals
+                                        or copied_from(f, report.files, report.issues)):
             continue  # shown on a pack, or a copy of a file shown (read once)
         issues = [i for i in report.issues if i.file == f.file]
         first = next((i for i in issues if i.severity == ERROR), issues[0] if issues else None)
         reason = f"[{first.code}] {first.message}" if first else "not a pack of this study"
+        if f.file in left_out:
+            out.append(UnmatchedFile(f.file, reason, f.errors, left_out=left_out[f.file]))
+            continue
         unread = unread_note(f) if unread_stranger(f, issues) else ""
         out.append(UnmatchedFile(f.file, reason, f.errors, unread))
     return out

@@ -78,7 +78,7 @@ from .file_check import (
     split_cell,
 )
 from .hazards import hazard_issues
-from .links import conflict_detail, file_link, named_like_pack, naming_stores
+from .links import beside_used, conflict_detail, file_link, named_like_pack, naming_stores
 from .mail_state import PackMail, journal_issue, pack_mail, received_times
 from .mailbox import is_mail_file, members_job
 from .outputs import (
@@ -640,6 +640,8 @@ class _Collector:
                 sender=sender, sender_rater=sender_rater,
                 **({} if work.head else file_link(work.name, work.issues, work.by_stores,
                                                   self.manifest.heads))))
+        # a cut-off file beside its rater's return used asks nothing of them
+        issues += beside_used(statuses, issues, self.manifest.heads)
         # one used file per rater and sitting, each sorted inside: the table's order
         covered = {place[:2] for place, _ in used_blocks}
         self.ratings._keep([handle for _, handle in sorted(used_blocks)],

@@ -157,6 +157,24 @@ SET_ASIDE = frozenset({"superseded", "pack-as-sent-again", "blank-copy-again"})
 """Codes of a file not used because the rater's other file stands for them."""
 
 
+LEFT_OUT_BESIDE = "unusable-beside-used"
+"""Code of a file that could not be read or identified, tied to a rater whose return is
+used (:func:`.links.beside_used`): left out, it asks nothing of the rater, yet it is
+named, and its error keeps the exit code 1, until the coordinator removes it."""
+
+
+def left_out_files(issues: Iterable[Issue]) -> set[str]:
+    """Files left out beside their rater's return used (:data:`LEFT_OUT_BESIDE`)."""
+    return {i.file for i in issues if i.code == LEFT_OUT_BESIDE}
+
+
+def not_the_raters(issues: Iterable[Issue]) -> set[str]:
+    """Files whose problems are not the rater's to fix: set aside for their other file
+    (:func:`set_aside_files`) or left out beside the return used (:func:`left_out_files`).
+    Unlike the first, the second still makes the report invalid: the file is to remove."""
+    return set_aside_files(issues) | left_out_files(issues)
+
+
 def set_aside_files(issues: Iterable[Issue]) -> set[str]:
     """Files not used because the rater's other file stands for them (:data:`SET_ASIDE`)."""
     return {i.file for i in issues if i.code in SET_ASIDE}
