@@ -20,7 +20,13 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from decision_helpers import KEEP, edit_returns, passed_cell, refused_before_unsealing, run_analyze
+from decision_helpers import (
+    KEEP,
+    edit_returns,
+    passed_cell,
+    refused_before_unsealing,
+    run_analyze,
+)
 
 from sheetflow.collect.run import collect
 from sheetflow.judges.importer import import_judges
@@ -436,3 +442,76 @@ def test_missing_costs_and_window_are_a_warning_naming_the_command(tmp_path):
     assert "warning" not in out.output and summary["pilot"]["unrecorded"] == []
     pilot = json.loads((root / "out" / "pilot-summary.json").read_text(encoding="utf-8"))
     assert pilot["execution_window_utc"] == WINDOW and pilot["total_cost_usd"] > 0
+
+
+def _one_judge_unscored(root: Path, critical: dict[str, list[int]]) -> None:
+    """The planted study with these tasks' cell C scored by the three judges at these
+    means (``critical``), judge-3's accuracy then left blank on task-1's cell C: that
+    item has no judge-3 mean. Collected with the blank as missing data."""
+    init_study(root, "judge-likert")
+    generate_packs(root)
+    path = _planted(root, None)
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for r in records:
+        if r["cell_id"] == "C" and r["task_id"] in critical:
+            _critical_cell(r, critical[r["task_id"]])
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    import_judges(root, path, window=WINDOW)
+    with (root / "items.csv").open(encoding="utf-8") as f:
+        (blank,) = [r["response_id"] for r in csv.DictReader(f)
+                    if r["cell"] == "cell_c_qwen_solo" and r["task_id"] == "task-1"]
+    edit_returns(root, lambda _pack, a: None if a["item_id"] == blank
+                 and a["dimension"] == "accuracy" else KEEP, {"judge-3"})
+    collect(root)
+
+
+ONE_OPEN = "R01 (task-1, cell_c_qwen_solo; no score from judge-3)"
+
+
+def test_an_item_a_missing_score_could_make_critical_leaves_the_check_undefined(tmp_path):
+    """Protocol 004's halt: a cell "< 2.0 on majority of judges" (2 of 3). task-1's cell C
+    (R01) is scored 1 by judge-1 and 3 by judge-2, and judge-3's score is missing: below
+    2.0 on one judge and possibly on a second. The check said "critical failures: 0 ...:
+    met" and the reasons "the checks say PASS"; it is now undefined, naming R01."""
+    root = tmp_path / "open"
+    _one_judge_unscored(root, {"task-1": [1, 3, 3]})
+    out, summary, rows = run_analyze(root, "--allow-partial")
+    assert out.exit_code == 1, out.output
+    check = _checks(summary)["critical failures"]
+    assert (check["value"], check["passed"], check["outcome"]) == (0, None, "undefined")
+    assert check["note"] == (f"{CRITICAL_NOTE}; 1 item could be critical for lack of a "
+                             f"judge's score: {ONE_OPEN}")
+    assert summary["pilot"]["items_possibly_critical"] == 1
+    assert summary["pilot"]["possibly_critical"] == [ONE_OPEN]
+    assert summary["pilot"]["pilot_verdict"] == "INCOMPLETE"
+    assert rows[2] == "DECISION: INCOMPLETE"
+    assert "on the raters included the checks say INCONCLUSIVE" in summary["decision"]["reasons"]
+    assert any(r.startswith("- critical failures: 0 (target at most 0): undefined - ")
+               for r in rows)
+    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Judge trio"]
+    head, *table = sheet.iter_rows(values_only=True)
+    open_ = [dict(zip(head, r, strict=True)) for r in table
+             if r[head.index("could be critical: a judge's mean is missing")] == "Yes"]
+    assert [(r["case"], r["critical: at least 2 of 3 judges' means below 2.0"], r["reason"])
+            for r in open_] == [("R01", "No", "no score from judge-3")]
+    assert "pilot verdict: INCOMPLETE (critical failures 0, 1 more item could be, lacking a " \
+        "judge's score; 1 hypothesis deltas undefined, 1 items without a complete trio)" in rows
+
+
+def test_a_critical_failure_on_the_scores_present_still_fails(tmp_path):
+    """As above, and task-2's cell C scored 1, 1, 3 by the full trio: critical on the
+    scores present, whatever judge-3 gave R01. The check is not met (1), its note also
+    names R01, and the pilot FAILs."""
+    root = tmp_path / "fails"
+    _one_judge_unscored(root, {"task-1": [1, 3, 3], "task-2": [1, 1, 3]})
+    out, summary, rows = run_analyze(root, "--allow-partial")
+    assert out.exit_code == 1, out.output
+    assert summary["decision"]["provisional_status"] == "fail"
+    check = _checks(summary)["critical failures"]
+    assert (check["value"], check["passed"], check["outcome"]) == (1, False, "not met")
+    assert check["note"].endswith(f"; 1 item could also be critical for lack of a judge's "
+                                  f"score: {ONE_OPEN}")
+    assert summary["pilot"]["pilot_verdict"] == "FAIL"
+    assert "pilot verdict: FAIL (critical failures 1, 1 more item could be, lacking a " \
+        "judge's score)" in rows
+

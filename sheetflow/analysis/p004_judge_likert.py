@@ -54,6 +54,9 @@ def _trio_items(ctx: Context) -> pd.DataFrame:
     out["strict_pass"] = np.sum(scores >= strict, axis=1) >= majority
     out["trio_fail"] = np.sum(scores < fail, axis=1) >= majority
     out["critical_fail"] = np.sum(scores < crit, axis=1) >= majority
+    # not critical on the scores present, yet the missing judges' could make a majority
+    out["critical_open"] = ~out["critical_fail"] & (
+        np.sum(scores < crit, axis=1) + np.isnan(scores).sum(axis=1) >= majority)
     out.attrs["judges"] = judges
     out.attrs["headers"] = trio_headers(judges, strict, fail, crit)
     return out
@@ -68,7 +71,8 @@ def trio_headers(judges: list[str], strict: float, fail: float,
     return {**{judge: f"{judge} mean" for judge in judges},
             "strict_pass": f"strict pass: {rule} >= {_mark(strict)}",
             "trio_fail": f"fails: {rule} below {_mark(fail)}",
-            "critical_fail": f"critical: {rule} below {_mark(crit)}"}
+            "critical_fail": f"critical: {rule} below {_mark(crit)}",
+            "critical_open": "could be critical: a judge's mean is missing"}
 
 
 def _mark(value: float) -> str:
@@ -102,6 +106,9 @@ def _judge_trio(ctx: Context) -> pd.DataFrame:
     out = _trio_items(ctx)
     if out.empty:
         return empty_reason(out, "the rubric defines no total", case="")
+    # words, blank where not open: the sheet leaves out a column blank on every row, so
+    # a study with every score has no column of "no"
+    out["critical_open"] = np.where(out["critical_open"], "Yes", "")
     return out
 
 
@@ -159,7 +166,10 @@ def pilot_verdict(hypotheses: pd.DataFrame, trio: pd.DataFrame, min_tasks: int) 
     hypothesis falls short even counting its tasks without a delta as directional, or
     an item is a critical failure; otherwise INCOMPLETE: a task without a delta, or an
     item without a complete trio, leaves the verdict open (protocol 004's "PILOT FAIL =
-    otherwise" is a sign or a critical cell found wanting, not one never scored)."""
+    otherwise" is a sign or a critical cell found wanting, not one never scored). An item
+    not critical on the scores present but which the missing judges' scores could make
+    one is counted apart (``items_possibly_critical``, named in ``possibly_critical``):
+    it lacks a complete trio, so it leaves the verdict INCOMPLETE, never PASS."""
     if "directional_pass" in hypotheses:
         by = hypotheses.groupby("hypothesis")
         counts = by["directional_pass"].sum().astype(int)
@@ -168,10 +178,11 @@ def pilot_verdict(hypotheses: pd.DataFrame, trio: pd.DataFrame, min_tasks: int) 
         counts = open_ = pd.Series(dtype=int)
     critical = int(trio["critical_fail"].sum()) if "critical_fail" in trio else 0
     without_trio = int(trio["trio_mean"].isna().sum()) if "trio_mean" in trio else 0
+    possibly = _possibly_critical(trio)
     short = bool(((counts + open_) < min_tasks).any())
     if not len(counts) or short or critical:
         verdict = "FAIL"
-    elif open_.any() or without_trio:
+    elif open_.any() or without_trio or possibly:
         verdict = "INCOMPLETE"
     else:  # every hypothesis reaches min_tasks on its defined tasks alone
         verdict = "PASS"
@@ -179,7 +190,18 @@ def pilot_verdict(hypotheses: pd.DataFrame, trio: pd.DataFrame, min_tasks: int) 
             "undefined_counts": {k: int(v) for k, v in open_.items()},
             "directional_passes": int(counts.sum()), "critical_failures": critical,
             "items_without_trio": without_trio,
+            "items_possibly_critical": len(possibly), "possibly_critical": possibly,
             "min_tasks": min_tasks, "pilot_verdict": verdict}
+
+
+def _possibly_critical(trio: pd.DataFrame) -> list[str]:
+    """The items that could be critical failures for lack of a judge's score, each as
+    "R04 (task-1, cell_c_qwen_solo; no score from judge-3)"."""
+    if "critical_open" not in trio:
+        return []
+    rows = trio[trio["critical_open"]]
+    return [f"{case} ({f'{task}, ' if task else ''}{arm}; {why})" for case, task, arm, why
+            in zip(rows["case"], rows["task"], rows["arm"], rows["reason"], strict=True)]
 
 
 def _h_trio(ctx: Context, table: pd.DataFrame, out: dict) -> None:
@@ -228,10 +250,8 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     checks += [_direction_check(h, n, need, tasks, _without_delta(deltas, h),
                                 _direction_words(relations.get(h, ">"), above))
                for h, n in pilot["pass_counts"].items()]
-    checks.append(flag_check(CRITICAL_CHECK, pilot["critical_failures"] == 0,
-                             pilot["critical_failures"], 0,
-                             _critical_words(ctx.target("critical_below", 2.0), len(judges)),
-                             comparison="<="))
+    checks.append(_critical_check(pilot, _critical_words(ctx.target("critical_below", 2.0),
+                                                         len(judges))))
     rule = (f"PILOT PASS when every hypothesis is directionally right (delta {above}, "
             "or at least 0 for a hypothesis stated with >=) "
             f"in at least {need} tasks and no item is a "
@@ -245,6 +265,19 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
         decision.reasons = [f"the locked trio is incomplete: no scores from "
                             f"{', '.join(absent)}"]
     return decision
+
+
+def _critical_check(pilot: dict, words: str) -> Check:
+    """No critical failure: not met when an item is critical on the scores present;
+    undefined when none is but a judge's missing score could make one so (0 was "met"
+    although such an item could halt the pilot); met otherwise."""
+    critical, possibly = pilot["critical_failures"], pilot.get("possibly_critical", [])
+    ok = False if critical else (None if possibly else True)
+    if possibly:
+        words += (f"; {len(possibly)} {'item' if len(possibly) == 1 else 'items'} could "
+                  f"{'also ' if critical else ''}be critical for lack of a judge's score: "
+                  + "; ".join(possibly))
+    return flag_check(CRITICAL_CHECK, ok, critical, 0, words, comparison="<=")
 
 
 def _direction_check(hyp: str, n: int, need: int, tasks: int,
@@ -327,8 +360,10 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "trio mean is at or above it can fail (two judges just below, the third well "
          "above). The trio is locked (the judges of [analysis.params.jsonl]): an item "
          "lacking a judge's score has no trio mean, and a judge missing from the "
-         "analysis makes the decision incomplete. Hypothesis delta = trio mean of the "
-         "better cell minus the worse cell per task; directional pass = delta > "
+         "analysis makes the decision incomplete. An item not critical on the scores "
+         "present that the missing judges' scores could make critical leaves the "
+         "critical-failure check undefined (the check names it). Hypothesis delta = "
+         "trio mean of the better cell minus the worse cell per task; directional pass = delta > "
          f"{float(study.plan.params.get('direction_tolerance', DIRECTION_TOLERANCE)):g} "
          "(direction_tolerance; an exact tie is not directional), or for a hypothesis "
          "stated with >= (relation, as H4: Cell D >= Cell A) delta >= 0 to within that "

@@ -360,6 +360,10 @@ def _pilot_line(pilot: dict[str, Any]) -> str:
     (a line saying only "INCOMPLETE (critical failures 0)" left the reader guessing)."""
     line = (f"pilot verdict: {pilot['pilot_verdict']} "
             f"(critical failures {pilot['critical_failures']}")
+    possibly = pilot.get("items_possibly_critical", 0)
+    if possibly:  # "critical failures 0" alone read as none, with one perhaps unscored
+        line += (f", {possibly} more {'item' if possibly == 1 else 'items'} could be, "
+                 "lacking a judge's score")
     if pilot["pilot_verdict"] == "INCOMPLETE":
         open_ = sum((pilot.get("undefined_counts") or {}).values())
         line += (f"; {open_} hypothesis deltas undefined, {pilot.get('items_without_trio', 0)} "
