@@ -23,6 +23,7 @@ import pytest
 from decision_helpers import (
     KEEP,
     edit_returns,
+    fill_returns,
     passed_cell,
     refused_before_unsealing,
     run_analyze,
@@ -515,3 +516,65 @@ def test_a_critical_failure_on_the_scores_present_still_fails(tmp_path):
     assert "pilot verdict: FAIL (critical failures 1, 1 more item could be, lacking a " \
         "judge's score)" in rows
 
+
+def test_a_cell_mean_needs_every_items_trio(tmp_path):
+    """Two items per cell (items.csv doubled: S01-S12 beside R01-R12), scored by hand.
+    Every cell at its planted level (A 3, B 4, C 3, D 4), except cell B of task-1 and
+    task-2: its R item scored 2, its S item 5 by judge-1 and judge-2 with judge-3's
+    accuracy left blank. Cell B's mean there was taken over the R item alone (pandas
+    skips the NaN): 2, H2 -1 in task-1 and task-2, "not met" and PILOT FAIL. Whatever
+    judge-3 gives, S's trio mean is 11/3 to 5 and cell B's 2.83 to 3.5 against A's 3:
+    the sign is open. Cell B has no mean there, H2 no delta, and the pilot is INCOMPLETE."""
+    root = tmp_path / "two-per-cell"
+    init_study(root, "judge-likert")
+    toml = root / "study.toml"  # scored by hand: no JSON keys map to the judges
+    text = toml.read_text(encoding="utf-8")
+    judges = next(line for line in text.splitlines() if line.startswith("judges = {"))
+    toml.write_text(text.replace(judges + "\n", ""), encoding="utf-8")
+    with (root / "items.csv").open(encoding="utf-8", newline="") as f:
+        items = list(csv.DictReader(f))
+    with (root / "items.csv").open("w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(items[0]))
+        writer.writeheader()
+        writer.writerows(items + [{**r, "response_id": "S" + r["response_id"][1:]}
+                                  for r in items])
+    generate_packs(root)
+    where = {r["response_id"][1:]: (r["task_id"], r["cell"]) for r in items}
+    level = {"cell_a_opus_solo": 3, "cell_b_opus_memory_harness": 4, "cell_c_qwen_solo": 3,
+             "cell_d_qwen_memory_harness": 4}
+
+    def answer(pack, cell):
+        item = cell["item_id"]
+        task, arm = where[item[1:]]
+        split = arm == "cell_b_opus_memory_harness" and task in ("task-1", "task-2")
+        score = (2 if item.startswith("R") else 5) if split else level[arm]
+        if split and item.startswith("S") and pack["rater_id"] == "judge-3" \
+                and cell["dimension"] == "accuracy":
+            return None
+        if cell["dimension"] in DIMENSIONS:
+            return score
+        if cell["dimension"] == "rationale":
+            return "Weakest on synthesis."
+        return verdict_for(score) if cell["dimension"] == "overall_verdict" else KEEP
+
+    fill_returns(root, answer)
+    collect(root)
+    out, summary, rows = run_analyze(root, "--allow-partial")
+    assert out.exit_code == 1, out.output
+    by = {(h["task"], h["hypothesis"]): h for h in summary["hypotheses"]}
+    for task in ("task-1", "task-2"):
+        assert by[(task, "H2")]["delta"] is None and not by[(task, "H2")]["directional_pass"]
+        assert by[(task, "H4")]["delta"] == pytest.approx(1.0)  # cell B takes no part
+    assert by[("task-3", "H2")]["delta"] == pytest.approx(1.0)
+    h2 = _checks(summary)["tasks where H2 is directional (of 3)"]
+    assert (h2["value"], h2["passed"], h2["outcome"]) == (1, None, "undefined")
+    assert h2["note"].endswith("; 2 of 3 tasks have no delta: task-1, task-2 (a cell without "
+                               "a complete trio: cell_b_opus_memory_harness)")
+    assert summary["pilot"]["pilot_verdict"] == "INCOMPLETE"
+    assert summary["pilot"]["undefined_counts"] == {"H2": 2, "H3": 0, "H4": 0}
+    assert rows[2] == "DECISION: INCOMPLETE"
+    assert "pilot verdict: INCOMPLETE (critical failures 0; 2 hypothesis deltas undefined, " \
+        "2 items without a complete trio)" in rows
+    methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
+    assert "A cell's trio mean is the mean of its items' trio means, undefined when any of " \
+        "its items has none" in " ".join(str(c.value) for c in methods["B"])

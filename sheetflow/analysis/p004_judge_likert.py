@@ -118,7 +118,7 @@ def _hypotheses(ctx: Context) -> pd.DataFrame:
     hyps = ctx.param("hypotheses", [])
     if items.empty or not hyps:
         return empty_reason(pd.DataFrame(), "needs a total and params.hypotheses", task="")
-    means = items.groupby(["task", "arm"])["trio_mean"].mean()
+    means = _cell_means(items)
     tolerance = direction_tolerance(ctx)
     rows = []
     for task in sorted(items["task"].unique()):
@@ -145,6 +145,14 @@ def _hypotheses(ctx: Context) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _cell_means(items: pd.DataFrame) -> pd.Series:
+    """Per task and arm, the mean of its items' trio means; undefined when any item has
+    none (protocol 004's cell trio mean is of every judge's score: pandas' mean skipped
+    the NaN, so a delta rested on the items that happened to be complete)."""
+    by = items.groupby(["task", "arm"])["trio_mean"]
+    return by.mean().where(by.count() == by.size())
+
+
 NO_DELTA = "a cell without a complete trio"
 """Why a task has no delta although its cells have items: the locked trio did not
 all score one of them."""
@@ -156,7 +164,7 @@ def _no_delta(items: pd.DataFrame, task: str, arms: tuple[str, str]) -> str:
     empty = [a for a in arms if not (here["arm"] == a).any()]
     if empty:
         return "no items in " + ", ".join(empty)
-    lacking = [a for a in arms if here.loc[here["arm"] == a, "trio_mean"].isna().all()]
+    lacking = [a for a in arms if here.loc[here["arm"] == a, "trio_mean"].isna().any()]
     return f"{NO_DELTA}: {', '.join(lacking)}"
 
 
@@ -362,8 +370,10 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "lacking a judge's score has no trio mean, and a judge missing from the "
          "analysis makes the decision incomplete. An item not critical on the scores "
          "present that the missing judges' scores could make critical leaves the "
-         "critical-failure check undefined (the check names it). Hypothesis delta = "
-         "trio mean of the better cell minus the worse cell per task; directional pass = delta > "
+         "critical-failure check undefined (the check names it). A cell's trio mean is "
+         "the mean of its items' trio means, undefined when any of its items has none "
+         "(never a mean of the items that have one). Hypothesis delta = trio mean of the "
+         "better cell minus the worse cell per task; directional pass = delta > "
          f"{float(study.plan.params.get('direction_tolerance', DIRECTION_TOLERANCE)):g} "
          "(direction_tolerance; an exact tie is not directional), or for a hypothesis "
          "stated with >= (relation, as H4: Cell D >= Cell A) delta >= 0 to within that "
