@@ -91,7 +91,7 @@ def model_source(measure: Measure, alpha: float, shares: list[float] | None) -> 
         shares = [1.0 / size] * size
     if len(shares) != size:
         raise UsageError(f"--shares gives {len(shares)} shares; {measure.id!r} has {size} "
-                         f"values ({', '.join(map(str, measure.domain))})")
+                         f"values ({values_text(measure.domain)})")
     total = sum(shares)
     if total <= 0 or min(shares) < 0 or not all(map(math.isfinite, shares)):
         raise UsageError("--shares must be non-negative numbers with a positive sum")
@@ -133,7 +133,7 @@ def pilot_source(table: pd.DataFrame, measure: Measure, label: str,
             where = f"case {row.case}" if blinded else f"unit {row.unit}"
             raise SpecError(f"{label}{origin}: value {row.value!r} ({where}, "
                             f"rater {row.rater}) is not a value of {measure.id!r}; allowed: "
-                            f"{', '.join(map(str, measure.domain))}")
+                            f"{values_text(measure.domain)}")
         codes.append(code)
     # protocol 000's internal team keeps the first slot of every unit: it rates in every
     # study the decision's alpha counts, so resampling keeps it (see PilotSource.draw)
@@ -170,6 +170,30 @@ def _unit_codes(unit: pd.DataFrame, team: bool) -> np.ndarray:
     own = unit.loc[unit["team"], "code"].to_numpy()
     return np.concatenate([own[:1] if len(own) else [-1],
                            unit.loc[~unit["team"], "code"].to_numpy()])
+
+
+_PARTS = {2: "halves", 3: "thirds", 4: "quarters", 5: "fifths", 6: "sixths",
+          7: "sevenths", 8: "eighths", 9: "ninths", 10: "tenths"}
+
+
+def values_text(domain: tuple[Any, ...]) -> str:
+    """A measure's values in few words: each one when few ("0, 1, 2"), else their range
+    and step ("1 to 5 in sixths", "the whole numbers 0 to 100"): the 25 values of a mean
+    of six 1-5 scores, printed as raw floats, hid what the pilot should hold."""
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in domain)
+    if not numbers or len(domain) <= 6:
+        return ", ".join(f"{v:g}" if numbers else str(v) for v in domain)
+    values = np.asarray(domain, dtype=float)
+    low, high, step = values[0], values[-1], (values[-1] - values[0]) / (len(values) - 1)
+    if not np.allclose(np.diff(values), step):
+        shown = ", ".join(f"{v:g}" for v in values[:3])
+        return f"{len(values)} values from {low:g} to {high:g} ({shown}, ..., {high:g})"
+    if np.isclose(step, 1):
+        return f"the whole numbers {low:g} to {high:g}"
+    parts = round(1 / step)
+    if np.isclose(parts * step, 1):
+        return f"{low:g} to {high:g} in {_PARTS.get(parts, f'steps of 1/{parts}')}"
+    return f"{low:g} to {high:g} in steps of {step:g}"
 
 
 def _key(value: Any) -> str:
@@ -223,7 +247,10 @@ def read_pilot_csv(path: str | Path, measure: Measure) -> pd.DataFrame:
                 "give a CSV with unit, rater, value columns")
         df = _first_sitting(df[df["dimension"] == measure.id]).rename(
             columns={"case_id": "unit", "rater_id": "rater"})
-        return df.loc[df["value"].astype(str).str.strip() != "", ["unit", "rater", "value"]]
+        df = df.loc[df["value"].astype(str).str.strip() != "", ["unit", "rater", "value"]]
+        _refuse_values(df, path, measure, {"unit": "case_id", "rater": "rater_id",
+                                           "dimension": measure.id})
+        return df
     missing = [c for c in ("unit", "rater", "value") if c not in df.columns]
     if missing:
         raise SpecError(f"{path}: no column {', '.join(missing)}; a pilot CSV needs the "
@@ -234,7 +261,35 @@ def read_pilot_csv(path: str | Path, measure: Measure) -> pd.DataFrame:
         df = df[df["dimension"] == dimension]
     df = df.loc[df["value"].astype(str).str.strip() != "", ["unit", "rater", "value"]]
     _refuse_repeats(df, path, dimension)
+    _refuse_values(df, path, measure, {"unit": "unit", "rater": "rater",
+                                       "dimension": dimension})
     return df
+
+
+def _refuse_values(df: pd.DataFrame, path: Path, measure: Measure,
+                   columns: dict[str, str | None]) -> None:
+    """Refuse the first rating that is not one of the measure's values, by its line.
+
+    ``columns`` names the file's unit and rater columns (``unit``, ``rater``) and the
+    dimension its rows are read for (None: every row).
+
+    Raises
+    ------
+    SpecError
+        Naming the file, the line, the value and the values allowed.
+    """
+    allowed = {_key(v) for v in measure.domain}
+    bad = ~df["value"].map(_key).isin(allowed)
+    if not bad.any():
+        return
+    unit, rater, value = df.loc[bad.idxmax(), ["unit", "rater", "value"]]
+    match = {columns["unit"]: unit, columns["rater"]: rater, "value": value,
+             "dimension": columns["dimension"]}
+    lines = _lines_of(path, match)
+    raise SpecError(f"value {value!r} (unit {unit}, rater {rater}) is not a value of "
+                    f"{measure.id!r}; allowed: {values_text(measure.domain)}; give the "
+                    "pilot's ratings on the measure's scale", file=str(path),
+                    where=f"line {lines[0]}" if lines else None)
 
 
 def _first_sitting(df: pd.DataFrame) -> pd.DataFrame:

@@ -39,8 +39,9 @@ def test_bands_080_070_060_are_010_apart(study000):
 
 def test_protocol_000_design_gets_a_plain_note(study000):
     """Acceptance: 4 validators x 18 cases -> the interval it can expect, and how many
-    cases make the band decision reliable. The decision's alpha counts the internal team
-    beside the validators (protocol 000 sections 4.1-4.2): every design has it."""
+    cases would make it narrow enough for one band. The decision's alpha counts the
+    internal team beside the validators (protocol 000 sections 4.1-4.2): every design
+    has it."""
     res = plan_study(study000, expected=0.75, raters=[4], items=[18, 100], **FAST)
     first, second = res.notes[0], next(n for n in res.notes if n.startswith("About "))
     assert "4 validators (plus the internal team) x 18 cases, 36 rated responses" in first
@@ -133,7 +134,7 @@ def test_inputs_are_checked(study000, tmp_path):
         plan_study(study000, expected=0.7, shares=[0.5, 0.5], **FAST)
     bad = tmp_path / "pilot.csv"
     bad.write_text("unit,rater,value\nc1,r1,3\nc1,r2,99\n", encoding="utf-8")
-    with pytest.raises(Exception, match=r"pilot.csv: value '99' \(unit c1, rater r2\)"):
+    with pytest.raises(Exception, match=r"pilot.csv: line 3: value '99' \(unit c1, rater r2\)"):
         plan_study(study000, pilot=bad, **FAST)
 
 
