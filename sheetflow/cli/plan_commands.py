@@ -157,8 +157,9 @@ def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> No
         out.say(f"note: {note}")
     best = result.chosen()
     if best is None:
-        out.headline("no design of the grid meets the target: try more items (--items) or "
-                     "raters (--raters)", fg="yellow")
+        more = "" if result.raters_fixed else " or raters (--raters)"  # else refused
+        out.headline(f"no design of the grid meets the target: try more items (--items){more}",
+                     fg="yellow")
     else:
         figures = figure_text(result.target, best, result.items_word)
         if result.target.edge is not None:  # the width beside the share that decides

@@ -6,7 +6,8 @@ The intra-rater kappa of a second sitting (``[design.repeats]``, protocol 001), 
 the first total where the plan has bands (000), the ICC where the analysis runs one on
 a total (002, 004), Cohen's or Fleiss' kappa per column otherwise (003), alpha last.
 Some protocols fix the number of raters
-(:data:`~sheetflow.spec.raters.FIXED_RATERS`, :data:`TRIO`). The
+(:data:`~sheetflow.spec.raters.FIXED_RATERS`, :data:`TRIO`) or of items
+(:data:`FIXED_ITEMS`). The
 narrowest band (:func:`band_width`) is the default target width for alpha.
 """
 
@@ -44,15 +45,29 @@ class StudyDefaults:
     locked_why: str = ""  # where the protocol fixes it, in words
     subset: Subset | None = None  # second raters rate only a subset (002): agreement is on it
     team: bool = False  # the internal team rates beside the raters in every design (000)
+    items_fixed_why: str = ""  # where the protocol fixes the item count, in words, or ""
 
 
 TRIO = "protocol 004 scores with a locked trio of judges"
+
+FIXED_ITEMS = {
+    "000": (False, "protocol 000 has 18 test cases, TC-001 to TC-018"),
+    "001": (True, "protocol 001's second sitting re-scores 30 items"),
+    "003": (False, "protocol 003's second rater rates 18 items"),
+    "004": (False, "protocol 004's pilot has 12 records, 3 tasks x 4 cells"),
+}
+"""Protocols whose text fixes the number of items: (whether it is the number of
+repeated items of a second sitting, where the protocol says so)."""
 
 
 def study_defaults(study: Study) -> StudyDefaults:
     """The statistic and measure a study's plan is about (see the module notes)."""
     own = _study_defaults(study)
-    fixed = FIXED_RATERS.get(protocol_number(study.protocol))
+    number = protocol_number(study.protocol)
+    repeats, why = FIXED_ITEMS.get(number, (False, ""))
+    if why and repeats == own.sittings:  # 001 fixes its repeats, not all its items
+        own = replace(own, items_fixed_why=why)
+    fixed = FIXED_RATERS.get(number)
     if fixed is not None and not own.sittings:
         return replace(own, raters=fixed[0], locked=True, locked_why=fixed[1])
     return replace(own, locked_why=TRIO) if own.locked else own

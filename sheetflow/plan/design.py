@@ -164,6 +164,9 @@ class PlanResult:
     """Whether every design's alpha also counts the internal team as one more rater
     (protocol 000): the ``raters`` of a design are then the validators to recruit, and
     each design was simulated with one rater more."""
+    raters_fixed: bool = False
+    """Whether the rater count is not the plan's to choose (the protocol locks it, one
+    rater's two sittings, Cohen's two raters): only more items can narrow the interval."""
 
     def who(self, raters: int) -> str:
         """A design's raters in words: "3 raters", or "3 validators (plus the internal

@@ -49,6 +49,7 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
     notes.extend(_model_note(result, own, source))
     if not bool(row["meets"]):
         notes.append(_what_meets(result, own, m, source, band))
+        notes.extend(_fixed_items_note(result, own, n, w))
     if result.statistic == "alpha":
         pairable = own.subset.of(n) if own.subset else n  # only the subset is pairable
         notes.extend(_krippendorff_note(study, m, source,
@@ -59,6 +60,18 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
                      + (f" (this study lists {listed})" if listed != r else "")
                      + "; plan the items (--items).")
     return notes
+
+
+def _fixed_items_note(result: PlanResult, own: StudyDefaults, n: int, w: float) -> list[str]:
+    """Where the protocol fixes the item count and the study's own count misses the
+    target: the more items the plan names would depart from the protocol."""
+    if not own.items_fixed_why:
+        return []
+    word = result.items_word
+    whose = "its [design.repeats] count" if own.sittings else "its items file"
+    return [f"The protocol fixes the number of {word}: {own.items_fixed_why}. This study "
+            f"has {n} ({whose}); at {n} {word} the expected width is {w:.2f}. More {word} "
+            "would depart from the protocol."]
 
 
 def _model_note(result: PlanResult, own: StudyDefaults,
@@ -126,12 +139,15 @@ def _what_meets(result: PlanResult, own: StudyDefaults, m: Measure,
     """The item count meeting the target, in words (the band decision only for alpha)."""
     target, r = result.target, own.raters
     word = "cases" if m.units_per_item > 1 else "items"
+    by_band = band is not None and target.width == band
     what = (f"clear {target.edge:g} with probability {target.probability:g}"
             if target.edge is not None else
-            "fit within one band" if band is not None and target.width == band else
+            "narrow enough to fit within one band" if by_band else
             f"no wider than {target.width:g}")
-    decision = ", so the band decision is reliable" if band is not None and \
-        target.width == band else ""
+    # a median width of one band fits in a band only when the estimate lands near its
+    # middle: that alone does not decide the band (--above gives the chance it clears one)
+    decision = (" when centred in it (the chance that the interval clears a band's edge "
+                "is planned with --above EDGE)") if by_band else ""
     t = result.table
     if "items_needed" in t:
         need = int(t.loc[t["raters"] == r, "items_needed"].iloc[0])
@@ -142,7 +158,8 @@ def _what_meets(result: PlanResult, own: StudyDefaults, m: Measure,
     if target.width is None:
         if hits.empty:
             return (f"No {word[:-1]} count of the grid makes the interval {what} with "
-                    f"{result.who(r)}; try more items (--items) or raters.")
+                    f"{result.who(r)}; try more items (--items)"
+                    + ("." if result.raters_fixed else " or raters (--raters)."))
         least = int(hits["items"].min())
         return (f"{least} {word}{_rated(own, least)} with {result.who(r)} make the interval "
                 f"{what}.")
@@ -157,7 +174,15 @@ def _what_meets(result: PlanResult, own: StudyDefaults, m: Measure,
         return (f"About {need} {word}{_rated(own, need)} with {result.who(r)} ({said}) would "
                 f"make the interval {what}{decision}.{error}")
     return (f"Even {need} {word}{_rated(own, need)} with {result.who(r)} ({said}) would not "
-            f"make the interval {what}; more raters or a wider target are needed.{error}")
+            f"make the interval {what}; {_more_needed(result)}.{error}")
+
+
+def _more_needed(result: PlanResult) -> str:
+    """What else could meet a width target the searched items miss: more raters only
+    where the rater count is the plan's to choose (--raters is refused otherwise)."""
+    if result.raters_fixed:
+        return "more items than that (--items) or a wider target (--width) are needed"
+    return "more raters (--raters) or a wider target (--width) are needed"
 
 
 def _rated(own: StudyDefaults, items: int) -> str:

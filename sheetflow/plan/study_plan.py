@@ -122,7 +122,9 @@ def plan_study(
         own = StudyDefaults(statistic, None, _NAMES[statistic],
                             2 if statistic == "cohen_kappa" else own.raters,
                             max(2, len(study.items)), locked=own.locked,
-                            locked_why=own.locked_why)
+                            locked_why=own.locked_why,
+                            # a protocol's repeats are not the items another statistic reads
+                            items_fixed_why="" if own.sittings else own.items_fixed_why)
     if not own.sittings:
         own = replace(own, subset=study_subset(study))
     m = study_measure(study, measure or own.measure)
@@ -152,6 +154,8 @@ def plan_study(
         raise UsageError(str(exc)) from exc
     result.raters_word = "sittings" if own.sittings else "validators" if own.team else \
         "raters"
+    # --raters is refused (or has no effect) here: advice may name only --items
+    result.raters_fixed = own.sittings or own.locked or statistic == "cohen_kappa"
     result.notes = _notes(result, study, m, own, source) + simulation_error_notes(result)
     if expected is not None and (root / OUT_DIR / RATINGS_NAME).exists():
         result.notes.append(f"The study's own ratings ({OUT_DIR}/{RATINGS_NAME}) were not "
