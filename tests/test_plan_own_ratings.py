@@ -21,8 +21,9 @@ SECRET = bytes(range(32))
 # value and says why
 NO_PILOT_YET = {"anchored-plan", "keep-known"}
 # the answers filled in are not meant to agree: answer-review's fall below chance,
-# which kappaSize's closed forms cannot plan from, so plan says so
-BELOW_CHANCE = {"answer-review"}
+# which kappaSize's closed forms cannot plan from, so plan says so (on a nominal column:
+# its ordinal first column's weighted kappa is simulated, which plans from any pilot)
+BELOW_CHANCE = {"answer-review": ["--measure", "citation_quality"]}
 
 
 @pytest.mark.parametrize("template", sorted(list_templates()))
@@ -36,6 +37,11 @@ def test_plan_reads_each_templates_own_ratings_as_the_pilot(template, tmp_path):
     collect(folder)
     quick = ["--simulations", "20", "--n-boot", "40"]
     result = CliRunner().invoke(cli, ["plan", str(folder), *quick])
+    if template in BELOW_CHANCE:
+        assert result.exit_code == 0, result.output  # the weighted kappa, simulated
+        assert "source     pilot out/ratings.csv" in result.output, result.output
+        quick += BELOW_CHANCE[template]
+        result = CliRunner().invoke(cli, ["plan", str(folder), *quick])
     if template in NO_PILOT_YET:
         assert result.exit_code == 0, result.output
         assert "(the default: out/ratings.csv has no unit with two or more ratings of " \
@@ -63,11 +69,12 @@ def test_a_pilot_below_chance_is_refused_naming_it_and_the_way_on(tmp_path):
     pilot nor what to do."""
     folder = init_study(tmp_path / "ar", template="answer-review")
     pilot = tmp_path / "pilot.csv"
-    answers = ("Correct", "Incorrect")
+    answers = ("Good", "Poor")
     rows = [f"u{i},{rater},{answers[(i + k) % 2]}" for i in range(20)
             for k, rater in enumerate("ab")]  # always apart
     pilot.write_text("unit,rater,value\n" + "\n".join(rows) + "\n", encoding="utf-8")
-    result = CliRunner().invoke(cli, ["plan", str(folder), "--pilot", str(pilot)])
+    result = CliRunner().invoke(cli, ["plan", str(folder), "--pilot", str(pilot),
+                                      "--measure", "citation_quality"])  # nominal: closed
     assert result.exit_code == 2, result.output
     assert result.output.strip() == (
         "error: pilot pilot.csv: its alpha is -0.950, at or below chance, and kappaSize's "

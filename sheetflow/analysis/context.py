@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,7 @@ from ..spec.protocol_targets import target_problems
 from ..spec.rubric import Dimension
 from ..spec.study import Study
 from ..stats._util import RatingMatrix, rating_matrix
+from ..stats._weights import agreement_weights
 from ..words import settled
 from .na import na_as_category
 
@@ -321,6 +323,29 @@ def weights_for(level: str, kind: str) -> tuple[str, str]:
         return "identity", "values"
     labelled = kind in ("categorical", "binary", "preference", "flag")
     return "quadratic", "ranks" if labelled else "values"
+
+
+def kappa_weights(level: str, kind: str, domain: Sequence[Any]) -> np.ndarray:
+    """The agreement weights Cohen's kappa puts on a measure (:func:`weights_for`).
+
+    One function for analyze's rule and the plan's simulation, so the plan sizes the
+    kappa analyze reports (quadratic-weighted on an ordered measure).
+
+    Parameters
+    ----------
+    level, kind : str
+        The measure's level of measurement and kind (``"total"`` for a total).
+    domain : sequence
+        The measure's values, in order.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``w[k, l]`` over ``domain``: the identity for a nominal measure.
+    """
+    name, on = weights_for(level, kind)
+    values = typed_domain(kind, list(domain), level)
+    return agreement_weights(np.asarray(values), name, on)
 
 
 def stack(frames: list[pd.DataFrame]) -> pd.DataFrame:

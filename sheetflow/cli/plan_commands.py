@@ -141,7 +141,8 @@ def plan_command(out: Output, directory: Path, statistic: str | None, method: st
 def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> None:
     from ..plan.sim_error import figure_text
 
-    out.say(f"statistic  {result.measure} ({result.level})")
+    weighted = f", {result.weighting}, as analyze reports it" if result.weighting else ""
+    out.say(f"statistic  {result.measure} ({result.level}){weighted}")
     out.say(f"source     {result.source}")
     out.say(f"method     {result.method}"
             + (f", {result.simulations} simulated studies per design, "

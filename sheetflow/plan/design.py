@@ -167,6 +167,9 @@ class PlanResult:
     raters_fixed: bool = False
     """Whether the rater count is not the plan's to choose (the protocol locks it, one
     rater's two sittings, Cohen's two raters): only more items can narrow the interval."""
+    weighting: str = ""
+    """How the planned kappa weighs disagreements, as analyze computes it ("quadratic-
+    weighted on the ranks of its values"); "" for an unweighted statistic."""
 
     def who(self, raters: int) -> str:
         """A design's raters in words: "3 raters", or "3 validators (plus the internal
@@ -201,7 +204,7 @@ class PlanResult:
                     "within_error": bool(best["within_error"])}
         return {**head, "plus_internal_team": self.team,
                 "method": self.method, "simulations": self.simulations,
-                "statistic": self.statistic,
+                "statistic": self.statistic, "weighting": self.weighting or None,
                 "measure": self.measure, "level": self.level, "source": self.source,
                 "target": self.target.describe(), "n_boot": self.n_boot, "seed": self.seed,
                 "cost_unit": self.costs.unit, "notes": list(self.notes),
@@ -246,7 +249,7 @@ def plan_alpha(
     target: Target, costs: Costs | None = None, units_per_item: int = 1,
     simulations: int = 200, n_boot: int = 500, confidence: float = 0.95, seed: int = 0,
     measure: str = "alpha", progress: Progress | None = None, statistic: str = "alpha",
-    team: bool = False,
+    team: bool = False, weights: np.ndarray | None = None, weighting: str = "",
 ) -> PlanResult:
     """Simulate the interval of alpha (or a kappa) over a raters x items grid.
 
@@ -278,6 +281,11 @@ def plan_alpha(
         The statistic also counts the internal team as one more rater (protocol 000's
         alpha): a design of ``r`` raters (the validators to recruit, the table's
         ``raters``) is simulated with ``r + 1``, the team among them in every study.
+    weights : numpy.ndarray, optional
+        Cohen's kappa's agreement weights over the source's domain (default unweighted).
+    weighting : str, optional
+        Those weights in words, for the report (e.g. "quadratic-weighted on the ranks of
+        its values").
 
     Returns
     -------
@@ -289,13 +297,13 @@ def plan_alpha(
     grid = simulate_grid(source, simulated, [i * units_per_item for i in items],
                          simulations=simulations, n_boot=n_boot, confidence=confidence,
                          edge=target.edge, seed=seed, progress=progress,
-                         statistic=statistic)
+                         statistic=statistic, weights=weights)
     grid["raters"] -= int(team)  # the validators; the costs count them, not the team
     grid.insert(1, "items", grid["units"] // units_per_item)
     methods = sorted(set(grid["method"]))
     return PlanResult(measure, source.level, ", ".join(methods), source.describe(), target,
                       costs, finish_table(grid, target, costs), simulations, n_boot, seed,
-                      units_per_item, statistic=statistic, team=team)
+                      units_per_item, statistic=statistic, team=team, weighting=weighting)
 
 
 def plan_icc(
@@ -360,9 +368,10 @@ def cell_for_target(
     source: ModelSource | PilotSource, raters: int, width: float, *, units_per_item: int = 1,
     start_items: int = 20, simulations: int = 200, n_boot: int = 500,
     confidence: float = 0.95, seed: int = 0, max_items: int = 100_000,
-    statistic: str = "alpha",
+    statistic: str = "alpha", weights: np.ndarray | None = None,
 ) -> tuple[int, dict[str, Any]]:
-    """:func:`items_for_target`'s search, with the simulated design found whole.
+    """:func:`items_for_target`'s search, with the simulated design found whole
+    (``weights``: Cohen's kappa's agreement weights, as :func:`plan_alpha` takes them).
 
     Returns
     -------
@@ -374,7 +383,7 @@ def cell_for_target(
     for _ in range(10):
         cell = cells[items] = simulate_cell(
             source, raters, items * units_per_item, simulations=simulations, n_boot=n_boot,
-            confidence=confidence, seed=seed, statistic=statistic)
+            confidence=confidence, seed=seed, statistic=statistic, weights=weights)
         w = seen[items] = cell["expected_width"]
         if not np.isfinite(w):
             items = min(items * 2, max_items)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..analysis.context import kappa_weights, weights_for
 from ..analysis.internal_rater import INTERNAL_RATER
 from ..errors import SpecError, UsageError
 from ..spec.model import Study
@@ -31,12 +32,27 @@ __all__ = ["Measure", "model_source", "pilot_from_study", "pilot_source", "read_
 
 @dataclass(frozen=True)
 class Measure:
-    """A dimension or total of the rubric, as alpha sees it."""
+    """A dimension or total of the rubric, as alpha sees it (``kind``: the dimension's
+    kind, ``"total"`` for a total)."""
 
     id: str
     level: str
     domain: tuple[Any, ...]
     units_per_item: int
+    kind: str = "total"
+
+    def kappa_weights(self) -> np.ndarray:
+        """The agreement weights analyze's Cohen's kappa puts on this measure."""
+        return kappa_weights(self.level, self.kind, self.domain)
+
+    def weighting(self) -> str:
+        """Analyze's Cohen's kappa weighting in words ("quadratic-weighted on the ranks
+        of its values"), or "" where it is unweighted (a nominal measure)."""
+        name, on = weights_for(self.level, self.kind)
+        if name == "identity":
+            return ""
+        return f"{name}-weighted on the " + ("ranks of its values" if on == "ranks"
+                                              else "values")
 
 
 def study_measure(study: Study, measure: str | None = None) -> Measure:
@@ -58,7 +74,7 @@ def study_measure(study: Study, measure: str | None = None) -> Measure:
     for dim in rated:
         if dim.id == measure:
             return Measure(dim.id, dim.level, tuple(dim.value_domain()),
-                           per_item if dim.scope == "response" else 1)
+                           per_item if dim.scope == "response" else 1, dim.kind)
     choices = [t.id for t in rubric.totals] + [d.id for d in rated]
     raise UsageError(f"--measure {measure!r} is not a rated dimension or total of this "
                      f"study; choose one of: {', '.join(choices)}")

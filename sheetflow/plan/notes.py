@@ -209,9 +209,16 @@ def _searched_items(result: PlanResult, own: StudyDefaults, m: Measure,
                                  units_per_item=1 if own.sittings else m.units_per_item,
                                  start_items=start, simulations=result.simulations,
                                  n_boot=result.n_boot, seed=result.seed,
-                                 max_items=MAX_SEARCH_ITEMS, statistic=result.statistic)
+                                 max_items=MAX_SEARCH_ITEMS, statistic=result.statistic,
+                                 weights=_weights(result, m))
     cell = {**cell, "raters": own.raters}  # the raters sized, without the team
     return (own.subset.items_for(need) if own.subset else need), cell
+
+
+def _weights(result: PlanResult, m: Measure) -> np.ndarray | None:
+    """The agreement weights the plan's simulation gave Cohen's kappa (None: another
+    statistic, which analyze computes unweighted)."""
+    return m.kappa_weights() if result.statistic == "cohen_kappa" else None
 
 
 def _krippendorff_note(study: Study, m: Measure, source: ModelSource | PilotSource,

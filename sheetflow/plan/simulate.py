@@ -22,10 +22,12 @@ units are drawn once per unit count and shared by every data set and rater count
 that size, common random numbers that keep bootstrap noise out of the comparison of
 designs); for Fleiss' kappa,
 :func:`sheetflow.stats.fleiss_kappa`'s interval (Gwet's non-null variance); for Cohen's
-kappa (two raters), :func:`sheetflow.stats.cohen_kappa`'s, both likewise computed for
+kappa (two raters), :func:`sheetflow.stats.cohen_kappa`'s (with the weights analyze
+puts on the measure: quadratic on an ordered one), both likewise computed for
 all data sets of a design at once (:func:`sheetflow.stats.fleiss_kappa_complete_batch`,
 :func:`sheetflow.stats.cohen_kappa_batch`). BLAS runs on one thread meanwhile. Under
-the model, Fleiss' and Cohen's kappa (equal marginals) also equal :math:`q^2`, so
+the model, Fleiss' and Cohen's kappa (equal marginals; weighted too, since every pair
+that is not two true reports is a chance pair) also equal :math:`q^2`, so
 ``alpha`` is read as the anticipated kappa for those. Every grid cell has its own seed
 derived from (seed, raters, units), so a cell's result does not depend on the grid.
 """
@@ -65,15 +67,18 @@ CELL_COLUMNS = ("raters", "units", "expected_width", "width_se", "width_q10", "w
 
 def _kappa_intervals(statistic: str, source: ModelSource | PilotSource,
                      rng: np.random.Generator, units: int, raters: int, simulations: int,
-                     confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                     confidence: float, weights: np.ndarray | None = None,
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(kappa, low, high) of ``simulations`` data sets drawn one by one (each followed
-    by one draw of a seed, as the studies have always been drawn), computed at once."""
+    by one draw of a seed, as the studies have always been drawn), computed at once;
+    Cohen's kappa with the agreement ``weights`` over the source's domain (default
+    unweighted)."""
     codes = np.empty((simulations, raters, units), dtype=np.int64)
     for i in range(simulations):
         codes[i] = source.draw(rng, units, raters)
         rng.integers(2**31)  # the per-study seed alpha's bootstrap once took
     if statistic == "cohen_kappa":
-        return cohen_kappa_batch(codes, len(source.domain), confidence)
+        return cohen_kappa_batch(codes, len(source.domain), confidence, weights)
     counts = (codes[..., None] == np.arange(len(source.domain))).sum(axis=1)
     return fleiss_kappa_complete_batch(counts, confidence)
 
@@ -81,7 +86,7 @@ def _kappa_intervals(statistic: str, source: ModelSource | PilotSource,
 def simulate_cell(
     source: ModelSource | PilotSource, raters: int, units: int, *, simulations: int,
     n_boot: int, confidence: float = 0.95, edge: float | None = None, seed: int = 0,
-    statistic: str = "alpha",
+    statistic: str = "alpha", weights: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Median interval width (and more) over ``simulations`` data sets of one size.
 
@@ -96,12 +101,16 @@ def simulate_cell(
         ``estimate_median``; ``undefined``, the share of data sets whose alpha or
         interval was undefined (no variation: counted as not meeting any target);
         ``simulations`` and ``method``. ``statistic`` is one of :data:`STATISTICS`
-        (Cohen's kappa needs exactly two raters).
+        (Cohen's kappa needs exactly two raters). ``weights``: Cohen's kappa's agreement
+        weights over the source's domain (default unweighted; other statistics refuse
+        them).
     """
     if statistic not in STATISTICS:
         raise ValueError(f"statistic must be one of {', '.join(STATISTICS)}.")
     if statistic == "cohen_kappa" and raters != 2:
         raise ValueError("Cohen's kappa is for exactly two raters; use fleiss_kappa.")
+    if weights is not None and statistic != "cohen_kappa":
+        raise ValueError("agreement weights are for Cohen's kappa only.")
     if isinstance(source, PilotSource) and source.most_raters < raters:
         source = fit_pilot_model(source)
     method = source.method if isinstance(source, ModelSource) else "pilot resampling"
@@ -109,12 +118,12 @@ def simulate_cell(
     # threads' hand-off costs more than they share (5-20x slower on a busy machine)
     with threadpool_limits(1, user_api="blas"):
         return _simulate(source, raters, units, simulations, n_boot, confidence, edge, seed,
-                         statistic, method)
+                         statistic, method, weights)
 
 
 def _simulate(source: ModelSource | PilotSource, raters: int, units: int, simulations: int,
               n_boot: int, confidence: float, edge: float | None, seed: int, statistic: str,
-              method: str) -> dict[str, Any]:
+              method: str, weights: np.ndarray | None = None) -> dict[str, Any]:
     """:func:`simulate_cell`'s figures, its arguments checked."""
     rng = np.random.default_rng([seed, raters, units])
     if statistic == "alpha":
@@ -126,7 +135,7 @@ def _simulate(source: ModelSource | PilotSource, raters: int, units: int, simula
         widths = highs - lows
     else:
         alphas, lows, highs = _kappa_intervals(statistic, source, rng, units, raters,
-                                               simulations, confidence)
+                                               simulations, confidence, weights)
         widths = highs - lows
     ok = np.isfinite(widths)
     q = np.quantile(widths[ok], [0.1, 0.5, 0.9]) if ok.any() else [np.nan] * 3
@@ -194,7 +203,7 @@ def simulate_grid(
     source: ModelSource | PilotSource, raters: Sequence[int], units: Sequence[int], *,
     simulations: int = 200, n_boot: int = 500, confidence: float = 0.95,
     edge: float | None = None, seed: int = 0, progress: Progress | None = None,
-    statistic: str = "alpha",
+    statistic: str = "alpha", weights: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """:func:`simulate_cell` for every (raters, units) pair; one row per cell."""
     if simulations < 1 or n_boot < 1:
@@ -206,7 +215,7 @@ def simulate_grid(
     for done, (r, n) in enumerate(cells, start=1):
         rows.append(simulate_cell(source, r, n, simulations=simulations, n_boot=n_boot,
                                   confidence=confidence, edge=edge, seed=seed,
-                                  statistic=statistic))
+                                  statistic=statistic, weights=weights))
         if progress is not None:
             progress(done, len(cells))
     return pd.DataFrame(rows, columns=list(CELL_COLUMNS))

@@ -211,6 +211,13 @@ def _use_closed(method: str | None, statistic: str, raters: Sequence[int], m: Me
             raise UsageError("the ICC is planned with closed forms only (Bonett, Zou, "
                              "Walter-Eliasziw-Donner); drop --method simulate")
         return True
+    weighted = statistic == "cohen_kappa" and m.weighting()
+    if weighted:  # kappaSize's models are of unweighted kappa: simulate the weighted one
+        if method == "closed":
+            raise UsageError(f"analyze reports Cohen's kappa on {m.id!r} {weighted}, and "
+                             "kappaSize's closed forms are for unweighted kappa: plan it "
+                             "with --method simulate (the default for it)")
+        return False
     covered = kappa_covered(raters, len(m.domain))
     if method == "closed" and not covered:
         raise UsageError(f"kappaSize's closed forms cover 2-6 raters and 2-5 categories; "
@@ -270,16 +277,19 @@ def _plan(statistic: str, closed: bool, source: ModelSource | PilotSource, m: Me
         return plan_kappa(value, model.shares, raters=raters, items=items, target=target,
                           costs=costs, measure=name, level=m.level, statistic=statistic,
                           source=words)
+    cohen = statistic == "cohen_kappa"  # analyze weighs an ordered measure's kappa
     result = plan_alpha(source, raters=raters, items=items, target=target, costs=costs,
                         units_per_item=1 if own.sittings else m.units_per_item,
                         simulations=simulations, n_boot=n_boot, seed=seed, measure=name,
-                        progress=progress, statistic=statistic, team=own.team)
+                        progress=progress, statistic=statistic, team=own.team,
+                        weights=m.kappa_weights() if cohen else None,
+                        weighting=m.weighting() if cohen else "")
     result.source = _describe(source, _NAMES[statistic])
     return result
 
 
 def _unpaired(m: Measure) -> Measure:
-    return Measure(m.id, m.level, m.domain, 1)
+    return replace(m, units_per_item=1)
 
 
 def _per_case(result: PlanResult, per: int) -> PlanResult:

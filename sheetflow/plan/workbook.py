@@ -64,6 +64,12 @@ _METHODS = (
      "percentile unit bootstrap; Fleiss' kappa with the non-null variance of Gwet "
      "(2014); Cohen's kappa's normal-theory interval with the non-null variance of "
      "Fleiss, Cohen & Everitt (1969)."),
+    ("Weighted kappa", "Cohen's kappa is sized as analyze reports it: unweighted on a "
+     "nominal measure; on an ordered one (ordinal, interval or ratio) quadratic-weighted, "
+     "on the ranks of labelled values and on the numbers of numeric ones, and then always "
+     "by simulation, since the closed forms of Donner & Rotondi (2010) are for unweighted "
+     "kappa. Under the model, the weighted kappa is the anticipated value too. Fleiss' "
+     "kappa, which analyze computes unweighted, is sized unweighted."),
     ("Clearing the edge", "The share of simulated studies whose lower limit is at or above "
      "the target's edge (lower-bound targets only)."),
     SIMULATION_ERROR,
@@ -182,7 +188,8 @@ def _plan_sheet(wb: xlsxwriter.Workbook, f: dict[str, Any], result: PlanResult) 
     last = len(cols) - 1
     what = _what(result)
     ws.write(0, 0, f"Plan: {what}", f["title"])
-    head = [("Planned", f"{what}, {result.level} level"), ("Method", result.method),
+    weighted = f", {result.weighting}" if result.weighting else ""
+    head = [("Planned", f"{what}, {result.level} level{weighted}"), ("Method", result.method),
             ("Anticipated", result.source), ("Target", result.target.describe())]
     if result.simulations:
         head += [("Simulated studies", f"{result.simulations} per design, "

@@ -1,9 +1,9 @@
 """Fleiss' and Cohen's kappa with their intervals for many complete data sets at once.
 
 The same estimates and intervals as :func:`sheetflow.stats.fleiss_kappa` and
-:func:`sheetflow.stats.cohen_kappa` (unweighted), computed with array operations over
-a stack of data sets, for the planner's simulated studies (hundreds of data sets of
-one size, every unit rated by every rater).
+:func:`sheetflow.stats.cohen_kappa` (unweighted, or for Cohen's kappa with any agreement
+weights), computed with array operations over a stack of data sets, for the planner's
+simulated studies (hundreds of data sets of one size, every unit rated by every rater).
 """
 
 from __future__ import annotations
@@ -57,8 +57,9 @@ def fleiss_kappa_complete_batch(counts: np.ndarray, confidence: float = 0.95,
 
 
 def cohen_kappa_batch(codes: np.ndarray, categories: int, confidence: float = 0.95,
+                      weights: np.ndarray | None = None,
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Cohen's (unweighted) kappa and its interval for ``S`` two-rater data sets.
+    """Cohen's kappa, unweighted or weighted, and its interval for ``S`` two-rater data sets.
 
     Parameters
     ----------
@@ -67,21 +68,27 @@ def cohen_kappa_batch(codes: np.ndarray, categories: int, confidence: float = 0.
     categories : int
         The number of categories of the domain.
     confidence : float, default 0.95
+    weights : ndarray, shape (categories, categories), optional
+        Agreement weights ``w[k, l]`` over the codes (as
+        :func:`sheetflow.stats._weights.agreement_weights` gives them); default the
+        identity, Cohen's unweighted kappa.
 
     Returns
     -------
     (kappa, low, high) : ndarrays of shape (S,)
-        As :func:`sheetflow.stats.cohen_kappa` gives them: the Fleiss-Cohen-Everitt
-        (1969) non-null standard error and ``kappa +/- z se`` (not clipped); NaN where
-        chance agreement is 1.
+        As :func:`sheetflow.stats.cohen_kappa` gives them with the same weights: the
+        Fleiss-Cohen-Everitt (1969) non-null standard error and ``kappa +/- z se`` (not
+        clipped); NaN where chance agreement is 1.
     """
     confidence = _util.check_confidence(confidence)
     codes = np.asarray(codes)
     sets, raters, _ = codes.shape
     if raters != 2:
         raise ValueError("Cohen's kappa is for exactly two raters.")
+    w = np.eye(categories) if weights is None else np.asarray(weights, dtype=float)
+    if w.shape != (categories, categories):
+        raise ValueError("weights must be a categories x categories array.")
     cells = (codes[:, 0] * categories + codes[:, 1]) + (np.arange(sets) * categories**2)[:, None]
     tables = np.bincount(cells.ravel(), minlength=sets * categories**2).astype(float)
-    res = _kappa_batch(tables.reshape(sets, categories, categories), np.eye(categories),
-                       confidence)
+    res = _kappa_batch(tables.reshape(sets, categories, categories), w, confidence)
     return res["kappa"], res["ci_low"], res["ci_high"]
