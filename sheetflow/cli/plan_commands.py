@@ -144,10 +144,12 @@ def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> No
     weighted = f", {result.weighting}, as analyze reports it" if result.weighting else ""
     out.say(f"statistic  {result.measure} ({result.level}){weighted}")
     out.say(f"source     {result.source}")
+    # only alpha's simulated intervals are bootstrapped (a kappa's is normal-theory)
+    resamples = f", {result.n_boot} bootstrap resamples" if result.statistic == "alpha" \
+        else ""
     out.say(f"method     {result.method}"
-            + (f", {result.simulations} simulated studies per design, "
-               f"{result.n_boot} bootstrap resamples, seed {result.seed}"
-               if result.simulations else ""))
+            + (f", {result.simulations} simulated studies per design{resamples}, "
+               f"seed {result.seed}" if result.simulations else ""))
     out.say(f"target     {result.target.describe()}")
     for line in _table_lines(result):
         out.say(line)

@@ -192,8 +192,11 @@ def _plan_sheet(wb: xlsxwriter.Workbook, f: dict[str, Any], result: PlanResult) 
     head = [("Planned", f"{what}, {result.level} level{weighted}"), ("Method", result.method),
             ("Anticipated", result.source), ("Target", result.target.describe())]
     if result.simulations:
-        head += [("Simulated studies", f"{result.simulations} per design, "
-                  f"{result.n_boot} bootstrap resamples each"), ("Seed", str(result.seed))]
+        # only alpha's simulated intervals are bootstrapped (a kappa's is normal-theory)
+        resamples = f", {result.n_boot} bootstrap resamples each" \
+            if result.statistic == "alpha" else ""
+        head += [("Simulated studies", f"{result.simulations} per design{resamples}"),
+                 ("Seed", str(result.seed))]
     label_cols = 2  # labels span the first two columns
     row = 2
     for label, text in head:

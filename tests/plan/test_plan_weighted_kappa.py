@@ -133,3 +133,19 @@ def test_a_nominal_column_keeps_the_closed_form(tmp_path):
     folder = init_study(tmp_path / "ar", template="answer-review")
     result = plan_study(folder, measure="citation_quality")
     assert result.method.startswith("Donner & Rotondi") and result.weighting == ""
+
+
+def test_a_simulated_kappa_plan_names_no_bootstrap(tmp_path):
+    """A kappa's simulated interval is normal-theory: the method line and the Plan sheet
+    said "500 bootstrap resamples" of a plan that drew none; alpha's still say it."""
+    folder = init_study(tmp_path / "ar", template="answer-review")
+    run = CliRunner().invoke(cli, ["plan", str(folder)])
+    method = next(line for line in run.output.splitlines() if line.startswith("method"))
+    assert method == "method     simulation, 100 simulated studies per design, seed 3004"
+    sheet = load_workbook(folder / "out" / "plan.xlsx")["Plan"]
+    texts = [str(c.value) for row in sheet.iter_rows() for c in row if c.value]
+    assert "100 per design" in texts and not any("bootstrap" in t for t in texts)
+    alpha = CliRunner().invoke(cli, ["plan", str(folder), "--statistic", "alpha",
+                                     "--simulations", "20", "--n-boot", "50",
+                                     "--items", "20"])
+    assert "20 simulated studies per design, 50 bootstrap resamples, seed" in alpha.output
