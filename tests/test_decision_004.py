@@ -517,38 +517,41 @@ def test_a_critical_failure_on_the_scores_present_still_fails(tmp_path):
         "judge's score)" in rows
 
 
-def test_a_cell_mean_needs_every_items_trio(tmp_path):
-    """Two items per cell (items.csv doubled: S01-S12 beside R01-R12), scored by hand.
-    Every cell at its planted level (A 3, B 4, C 3, D 4), except cell B of task-1 and
-    task-2: its R item scored 2, its S item 5 by judge-1 and judge-2 with judge-3's
-    accuracy left blank. Cell B's mean there was taken over the R item alone (pandas
-    skips the NaN): 2, H2 -1 in task-1 and task-2, "not met" and PILOT FAIL. Whatever
-    judge-3 gives, S's trio mean is 11/3 to 5 and cell B's 2.83 to 3.5 against A's 3:
-    the sign is open. Cell B has no mean there, H2 no delta, and the pilot is INCOMPLETE."""
-    root = tmp_path / "two-per-cell"
+LEVEL = {"cell_a_opus_solo": 3, "cell_b_opus_memory_harness": 4, "cell_c_qwen_solo": 3,
+         "cell_d_qwen_memory_harness": 4}
+SPLIT = ("task-1", "task-2")
+"""The tasks whose cell B the two-per-cell studies score 2 on its R item, 5 on its S."""
+
+
+def _by_hand(root: Path, double: bool, blank: bool = False,
+             drop: tuple[tuple[str, str], ...] = ()) -> None:
+    """The judge-likert study scored by hand (no JSON keys map to the judges), every
+    cell at its planted level (A 3, B 4, C 3, D 4). ``double``: items.csv doubled
+    (S01-S12 beside R01-R12), and cell B of :data:`SPLIT` scored 2 on R, 5 on S;
+    ``blank``: judge-3's accuracy then left blank on those S items; ``drop``: the
+    (task, cell) items taken out of items.csv. Collected."""
     init_study(root, "judge-likert")
-    toml = root / "study.toml"  # scored by hand: no JSON keys map to the judges
+    toml = root / "study.toml"
     text = toml.read_text(encoding="utf-8")
     judges = next(line for line in text.splitlines() if line.startswith("judges = {"))
     toml.write_text(text.replace(judges + "\n", ""), encoding="utf-8")
     with (root / "items.csv").open(encoding="utf-8", newline="") as f:
         items = list(csv.DictReader(f))
+    rows = items + ([{**r, "response_id": "S" + r["response_id"][1:]} for r in items]
+                    if double else [])
     with (root / "items.csv").open("w", encoding="utf-8", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(items[0]))
         writer.writeheader()
-        writer.writerows(items + [{**r, "response_id": "S" + r["response_id"][1:]}
-                                  for r in items])
+        writer.writerows(r for r in rows if (r["task_id"], r["cell"]) not in drop)
     generate_packs(root)
     where = {r["response_id"][1:]: (r["task_id"], r["cell"]) for r in items}
-    level = {"cell_a_opus_solo": 3, "cell_b_opus_memory_harness": 4, "cell_c_qwen_solo": 3,
-             "cell_d_qwen_memory_harness": 4}
 
     def answer(pack, cell):
         item = cell["item_id"]
         task, arm = where[item[1:]]
-        split = arm == "cell_b_opus_memory_harness" and task in ("task-1", "task-2")
-        score = (2 if item.startswith("R") else 5) if split else level[arm]
-        if split and item.startswith("S") and pack["rater_id"] == "judge-3" \
+        split = double and arm == "cell_b_opus_memory_harness" and task in SPLIT
+        score = (2 if item.startswith("R") else 5) if split else LEVEL[arm]
+        if blank and split and item.startswith("S") and pack["rater_id"] == "judge-3" \
                 and cell["dimension"] == "accuracy":
             return None
         if cell["dimension"] in DIMENSIONS:
@@ -559,6 +562,67 @@ def test_a_cell_mean_needs_every_items_trio(tmp_path):
 
     fill_returns(root, answer)
     collect(root)
+
+
+def _pilot_file(root: Path) -> dict:
+    """out/pilot-summary.json, checked against its schema."""
+    jsonschema = pytest.importorskip("jsonschema")
+    pilot = json.loads((root / "out" / "pilot-summary.json").read_text(encoding="utf-8"))
+    schema = Path(__file__).resolve().parent.parent / "docs" / "pilot-summary.schema.json"
+    jsonschema.validate(pilot, json.loads(schema.read_text(encoding="utf-8")))
+    return pilot
+
+
+def test_the_pilot_file_takes_a_cells_mean_over_all_its_items(tmp_path):
+    """Two items per cell, every score given: cell B of task-1 and task-2 is (2 + 5) / 2
+    = 3.5, H2's delta 0.5 on the Hypotheses sheet. out/pilot-summary.json kept one trio
+    per task and cell, the last item's: cell B 5.0 and a delta of 2.0. It now gives the
+    analysis's own means and deltas."""
+    root = tmp_path / "two-per-cell"
+    _by_hand(root, double=True)
+    out, summary, _ = run_analyze(root)
+    assert out.exit_code == 0, out.output
+    pilot = _pilot_file(root)
+    deltas = {(h["task"], h["hypothesis"]): h["delta"] for h in summary["hypotheses"]}
+    for task, row in pilot["results_per_task"].items():
+        b = 3.5 if task in SPLIT else 4.0
+        assert (row["cell_A_trio_mean"], row["cell_B_trio_mean"]) == (3.0, b)
+        assert row["h2_delta_opus"] == deltas[(task, "H2")] == pytest.approx(b - 3.0)
+    assert (pilot["total_candidate_calls"], pilot["total_judge_calls"]) == (24, 72)
+    assert pilot["aggregate"]["pilot_verdict"] == summary["pilot"]["pilot_verdict"] == "PASS"
+
+
+def test_a_task_without_a_cell_leaves_the_pilot_file_incomplete_as_the_summary(tmp_path):
+    """Every score given, but task-2 and task-3 have no cell D item: H3 and H4 have no
+    delta there and are directional in task-1 only. The Summary says INCOMPLETE (the
+    two tasks could still bring each to 2); out/pilot-summary.json counted them as not
+    directional and said FAIL, and left cell D's mean out against its own schema."""
+    root = tmp_path / "no-cell-d"
+    _by_hand(root, double=False, drop=(("task-2", "cell_d_qwen_memory_harness"),
+                                       ("task-3", "cell_d_qwen_memory_harness")))
+    _, summary, rows = run_analyze(root)
+    assert summary["pilot"]["pilot_verdict"] == "INCOMPLETE"
+    assert any(r.startswith("pilot verdict: INCOMPLETE (critical failures 0; 4 hypothesis "
+                            "deltas undefined") for r in rows)
+    pilot = _pilot_file(root)
+    assert pilot["aggregate"] == {"h2_pass_count": 3, "h3_pass_count": 1, "h4_pass_count": 1,
+                                  "critical_failures": 0, "pilot_verdict": "INCOMPLETE"}
+    for task in ("task-2", "task-3"):
+        row = pilot["results_per_task"][task]
+        assert row["cell_D_trio_mean"] is None and row["h3_delta_qwen"] is None
+        assert row["h4_directional_pass"] is False
+
+
+def test_a_cell_mean_needs_every_items_trio(tmp_path):
+    """Two items per cell (items.csv doubled: S01-S12 beside R01-R12), scored by hand.
+    Every cell at its planted level (A 3, B 4, C 3, D 4), except cell B of task-1 and
+    task-2: its R item scored 2, its S item 5 by judge-1 and judge-2 with judge-3's
+    accuracy left blank. Cell B's mean there was taken over the R item alone (pandas
+    skips the NaN): 2, H2 -1 in task-1 and task-2, "not met" and PILOT FAIL. Whatever
+    judge-3 gives, S's trio mean is 11/3 to 5 and cell B's 2.83 to 3.5 against A's 3:
+    the sign is open. Cell B has no mean there, H2 no delta, and the pilot is INCOMPLETE."""
+    root = tmp_path / "two-per-cell"
+    _by_hand(root, double=True, blank=True)
     out, summary, rows = run_analyze(root, "--allow-partial")
     assert out.exit_code == 1, out.output
     by = {(h["task"], h["hypothesis"]): h for h in summary["hypotheses"]}
@@ -578,3 +642,5 @@ def test_a_cell_mean_needs_every_items_trio(tmp_path):
     methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
     assert "A cell's trio mean is the mean of its items' trio means, undefined when any of " \
         "its items has none" in " ".join(str(c.value) for c in methods["B"])
+    # a judge's scores left blank: the panel is incomplete and the file is not written
+    assert not (root / "out" / "pilot-summary.json").exists()

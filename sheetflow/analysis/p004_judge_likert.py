@@ -17,10 +17,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ..judges.pilot import hypothesis_table, pilot_verdict
 from ..judges.records import DIRECTION_TOLERANCE
-from ..spec.hypotheses import directional as hypothesis_directional
 from ..spec.study import Study
-from ..stats._util import rounded_difference
 from .context import Context, add_verdict, empty_reason
 from .decision import Check, Decision, flag_check, status_of
 from .protocol import ProtocolPlan
@@ -113,103 +112,14 @@ def _judge_trio(ctx: Context) -> pd.DataFrame:
 
 
 def _hypotheses(ctx: Context) -> pd.DataFrame:
-    """Per task and hypothesis: delta of trio means, threshold and directional pass."""
+    """Per task and hypothesis: delta of trio means, threshold and directional pass
+    (:func:`~sheetflow.judges.pilot.hypothesis_table`, which the pilot summary file
+    shares)."""
     items = _trio_items(ctx)
     hyps = ctx.param("hypotheses", [])
     if items.empty or not hyps:
         return empty_reason(pd.DataFrame(), "needs a total and params.hypotheses", task="")
-    means = _cell_means(items)
-    tolerance = direction_tolerance(ctx)
-    rows = []
-    for task in sorted(items["task"].unique()):
-        for h in hyps:
-            better = means.get((task, h["better"]), np.nan)
-            worse = means.get((task, h["worse"]), np.nan)
-            # equal means summed in another order differ in the last bit: the sheet
-            # showed -8.88E-16 for a tie
-            delta = rounded_difference(better, worse)
-            min_delta = float(h.get("min_delta", 0.0))
-            # direction: better by more than the tolerance; a tie only where the
-            # hypothesis says "at least" (">=")
-            relation = h.get("relation", ">")
-            directional = hypothesis_directional(delta, tolerance, relation)
-            rows.append({"task": task, "hypothesis": h["id"], "label": h.get("label", ""),
-                         "better": h["better"], "worse": h["worse"], "relation": relation,
-                         "better_mean": better,
-                         "worse_mean": worse, "delta": delta, "min_delta": min_delta,
-                         "tolerance": tolerance,
-                         "threshold_pass": bool(delta >= min_delta - 1e-12),
-                         "directional_pass": directional,
-                         "reason": "" if np.isfinite(delta) else _no_delta(
-                             items, task, (h["better"], h["worse"]))})
-    return pd.DataFrame(rows)
-
-
-def _cell_means(items: pd.DataFrame) -> pd.Series:
-    """Per task and arm, the mean of its items' trio means; undefined when any item has
-    none (protocol 004's cell trio mean is of every judge's score: pandas' mean skipped
-    the NaN, so a delta rested on the items that happened to be complete)."""
-    by = items.groupby(["task", "arm"])["trio_mean"]
-    return by.mean().where(by.count() == by.size())
-
-
-NO_DELTA = "a cell without a complete trio"
-"""Why a task has no delta although its cells have items: the locked trio did not
-all score one of them."""
-
-
-def _no_delta(items: pd.DataFrame, task: str, arms: tuple[str, str]) -> str:
-    """Why a task's delta is undefined: a cell without items, or one without a trio."""
-    here = items[items["task"] == task]
-    empty = [a for a in arms if not (here["arm"] == a).any()]
-    if empty:
-        return "no items in " + ", ".join(empty)
-    lacking = [a for a in arms if here.loc[here["arm"] == a, "trio_mean"].isna().any()]
-    return f"{NO_DELTA}: {', '.join(lacking)}"
-
-
-def pilot_verdict(hypotheses: pd.DataFrame, trio: pd.DataFrame, min_tasks: int) -> dict:
-    """PASS when every hypothesis is directionally right in ``min_tasks`` tasks and no
-    item is a critical failure (protocol 004 pilot binary verdict); FAIL when a
-    hypothesis falls short even counting its tasks without a delta as directional, or
-    an item is a critical failure; otherwise INCOMPLETE: a task without a delta, or an
-    item without a complete trio, leaves the verdict open (protocol 004's "PILOT FAIL =
-    otherwise" is a sign or a critical cell found wanting, not one never scored). An item
-    not critical on the scores present but which the missing judges' scores could make
-    one is counted apart (``items_possibly_critical``, named in ``possibly_critical``):
-    it lacks a complete trio, so it leaves the verdict INCOMPLETE, never PASS."""
-    if "directional_pass" in hypotheses:
-        by = hypotheses.groupby("hypothesis")
-        counts = by["directional_pass"].sum().astype(int)
-        open_ = by["delta"].apply(lambda d: int(d.isna().sum()))
-    else:
-        counts = open_ = pd.Series(dtype=int)
-    critical = int(trio["critical_fail"].sum()) if "critical_fail" in trio else 0
-    without_trio = int(trio["trio_mean"].isna().sum()) if "trio_mean" in trio else 0
-    possibly = _possibly_critical(trio)
-    short = bool(((counts + open_) < min_tasks).any())
-    if not len(counts) or short or critical:
-        verdict = "FAIL"
-    elif open_.any() or without_trio or possibly:
-        verdict = "INCOMPLETE"
-    else:  # every hypothesis reaches min_tasks on its defined tasks alone
-        verdict = "PASS"
-    return {"pass_counts": {k: int(v) for k, v in counts.items()},
-            "undefined_counts": {k: int(v) for k, v in open_.items()},
-            "directional_passes": int(counts.sum()), "critical_failures": critical,
-            "items_without_trio": without_trio,
-            "items_possibly_critical": len(possibly), "possibly_critical": possibly,
-            "min_tasks": min_tasks, "pilot_verdict": verdict}
-
-
-def _possibly_critical(trio: pd.DataFrame) -> list[str]:
-    """The items that could be critical failures for lack of a judge's score, each as
-    "R04 (task-1, cell_c_qwen_solo; no score from judge-3)"."""
-    if "critical_open" not in trio:
-        return []
-    rows = trio[trio["critical_open"]]
-    return [f"{case} ({f'{task}, ' if task else ''}{arm}; {why})" for case, task, arm, why
-            in zip(rows["case"], rows["task"], rows["arm"], rows["reason"], strict=True)]
+    return hypothesis_table(items, hyps, direction_tolerance(ctx))
 
 
 def _h_trio(ctx: Context, table: pd.DataFrame, out: dict) -> None:

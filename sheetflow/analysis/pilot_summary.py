@@ -1,29 +1,33 @@
 """Protocol 004's ``out/pilot-summary.json``, from the ratings analysed.
 
 Human judges and automated ones are treated alike: whoever scored, ``analyze`` writes
-the pilot summary in the protocol's own schema from the ratings it analysed, through
-the same function the JSONL import uses (:func:`sheetflow.judges.records.pilot_summary`),
-so the two can never disagree on the same scores. What the ratings cannot tell -- the
+the pilot summary in the protocol's own schema from the analysis itself: its items'
+trio means, its hypothesis deltas and its pilot verdict, rendered by
+:func:`sheetflow.judges.pilot.summary_results`, which the JSONL import's summary
+(:func:`sheetflow.judges.records.pilot_summary`) renders through too, so the file, the
+Summary sheet and the import can never disagree on the same scores. A cell with no
+items in a task has a ``null`` mean and delta there, and the verdict is INCOMPLETE
+unless FAIL, as in the Summary. What the ratings cannot tell -- the
 candidates' cost and the run's execution window -- is taken from the summary the import
 wrote for the same pilot when its results match, and is ``null`` otherwise (human
 judges: there is no such record). :func:`note_unrecorded` says which are ``null`` and
 why, among the panel's notes: for judges the study imports (``[analysis.params.jsonl]
 judges``) it is a warning naming the command that supplies them (``analyze`` exits 1);
-for judges who scored by hand, a note that they have none. With the trio incomplete no
-pilot summary is written and an earlier one is removed (the decision is "incomplete").
+for judges who scored by hand, a note that they have none. With the panel incomplete (a
+judge's pack missing, or taken in with blank scores by ``--allow-partial``) no pilot
+summary is written and an earlier one is removed (the decision is "incomplete").
 """
 
 from __future__ import annotations
 
 import json
-import math
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..judges.records import DIMENSIONS, DIRECTION_TOLERANCE, Thresholds, pilot_summary
+from ..judges.pilot import summary_results
 from ..spec.study import judge_rater_ids
 
 if TYPE_CHECKING:  # pragma: no cover - types only
@@ -34,7 +38,7 @@ _FROM_RECORDS = ("total_cost_usd", "execution_window_utc")
 
 
 def pilot_document(analysis: Analysis, previous: bytes | None) -> dict[str, Any] | None:
-    """The pilot summary of ``analysis`` (None when the trio is not complete).
+    """The pilot summary of ``analysis`` (None when the panel is not complete).
 
     Parameters
     ----------
@@ -48,21 +52,20 @@ def pilot_document(analysis: Analysis, previous: bytes | None) -> dict[str, Any]
         return None
     params = study.plan.params
     mapping = params.get("jsonl") or {}
-    judges = dict(mapping.get("judges") or {r.id: r.id for r in study.raters})
+    judges = list(dict(mapping.get("judges") or {r.id: r.id for r in study.raters}).values())
     cells = dict(mapping.get("arms") or {a.id: a.id for a in study.design.arms})
-    records = _records(analysis, judges, cells, str(params.get("task_column", "task_id")))
-    if not records:
+    items = analysis.tables.get("judge_trio", pd.DataFrame())
+    if "trio_mean" not in items or items.empty:
         return None
-    targets = study.plan.targets
-    doc = pilot_summary(
-        records, list(judges), list(params.get("hypotheses", [])), cells,
-        pilot_id=str(params.get("pilot_id", study.id)), window="",
-        min_tasks=int(params.get("pilot_pass_min_tasks", 2)),
-        thresholds=Thresholds(float(targets.get("strict_pass", 3.5)),
-                              float(targets.get("critical_below", 2.0))),
-        tolerance=float(params.get("direction_tolerance", DIRECTION_TOLERANCE)))
-    for key in _FROM_RECORDS:
-        doc[key] = None
+    # the analysis's own items, deltas and verdict: the file and the Summary are one
+    # computation (a trio keyed by task and cell kept one item per cell)
+    doc = {"pilot_id": str(params.get("pilot_id", study.id)), "execution_window_utc": None,
+           "total_cost_usd": None,
+           "total_judge_calls": int(items.reindex(columns=judges).notna().sum().sum()),
+           "total_candidate_calls": len(items),
+           **summary_results(items, analysis.tables.get("hypothesis_deltas", pd.DataFrame()),
+                             analysis.summary["pilot"], list(params.get("hypotheses", [])),
+                             cells)}
     earlier = _earlier(previous)
     if earlier and all(earlier.get(k) == doc[k] for k in
                        ("pilot_id", "results_per_task", "aggregate")):
@@ -97,33 +100,6 @@ def note_unrecorded(analysis: Analysis, doc: dict[str, Any]) -> str:
             f"sheetflow collect {root} and sheetflow analyze {root}")
     analysis.summary.setdefault("panel", {}).setdefault("notes", []).append(note)
     return note
-
-
-def _records(analysis: Analysis, judges: dict[str, str], cells: dict[str, str],
-             task_column: str) -> list[dict[str, Any]]:
-    """One record per item scored by every judge, in the JSONL import's shape."""
-    data = analysis.data
-    scores = data[data["dimension"].isin(DIMENSIONS) & (data["sitting"].astype(int) == 1)]
-    values = pd.to_numeric(scores["value"], errors="coerce")
-    table = scores.assign(v=values).pivot_table(index=["case", "arm"],
-                                                columns=["rater", "dimension"], values="v",
-                                                aggfunc="first")
-    task_of = {it.id: it.fields.get(task_column, "") for it in analysis.study.items}
-    cell_of = {arm: cell for cell, arm in cells.items()}
-    out = []
-    for (case, arm), row in table.iterrows():
-        rec: dict[str, Any] = {"task_id": task_of.get(case, ""), "cell_id": cell_of.get(arm),
-                               "candidate_cost_usd": 0.0}
-        for key, rater in judges.items():
-            dims = {d: row.get((rater, d)) for d in DIMENSIONS}
-            if any(v is None or (isinstance(v, float) and math.isnan(v))
-                   for v in dims.values()):
-                return []  # a judge without every score: the trio is not complete
-            rec[key] = {d: int(v) for d, v in dims.items()}
-        if rec["cell_id"] is None:
-            continue
-        out.append(rec)
-    return out
 
 
 def _earlier(previous: bytes | None) -> dict[str, Any] | None:

@@ -17,7 +17,8 @@ recomputed and names every mismatch by line, record and field:
 
 :func:`pilot_summary` builds the document's ``pilot-summary.json`` from checked
 records: costs, call counts, execution window, ``results_per_task`` and
-``aggregate``. Trio means are recomputed from the judges' scores. A hypothesis is
+``aggregate``. Trio means are recomputed from the judges' scores; the cell means,
+deltas and verdict are the analysis's own computation (:mod:`.pilot`). A hypothesis is
 directional when its delta exceeds the plan's tolerance (an exact tie is not), or for
 one stated "at least" (``relation = ">="``) when its delta is not below 0 beyond that
 tolerance (a tie is).
@@ -30,7 +31,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..spec.hypotheses import directional as hypothesis_directional
+import pandas as pd
+
+from .pilot import hypothesis_table, pilot_verdict, summary_results
 
 DIMENSIONS = ("completeness", "accuracy", "synthesis", "judgment", "actionability",
               "structure")
@@ -292,38 +295,32 @@ def pilot_summary(records: list[dict[str, Any]], judges: list[str],
     -------
     dict
     """
-    arm_cell = {arm: cell for cell, arm in cells.items()}
-    trio: dict[tuple[str, str], float] = {}
-    critical = 0
-    for rec in records:
-        means = [judge_mean(rec[k]) for k in judges]
-        trio[(rec["task_id"], rec["cell_id"])] = sum(means) / len(means)
-        critical += sum(m < thresholds.critical_below for m in means) >= len(means) // 2 + 1
-    per_task: dict[str, dict[str, Any]] = {}
-    counts = {h["id"]: 0 for h in hypotheses}
-    for task in sorted({t for t, _ in trio}):
-        row: dict[str, Any] = {f"cell_{c}_trio_mean": round(trio[(task, c)], 4)
-                               for c in sorted(cells) if (task, c) in trio}
-        for h in hypotheses:
-            better = trio.get((task, arm_cell.get(h["better"], "")))
-            worse = trio.get((task, arm_cell.get(h["worse"], "")))
-            delta = better - worse if better is not None and worse is not None else None
-            base = h["id"].lower()
-            row[f"{base}_delta_{h.get('name', 'delta')}"] = \
-                None if delta is None else round(delta, 4)
-            directional = hypothesis_directional(delta, tolerance, h.get("relation", ">"))
-            row[f"{base}_directional_pass"] = directional
-            counts[h["id"]] += directional
-        per_task[task] = row
-    passed = bool(counts) and all(n >= min_tasks for n in counts.values()) and critical == 0
+    items = pd.DataFrame([_item(rec, judges, cells, thresholds) for rec in records],
+                         columns=list(_ITEM_COLUMNS))
+    deltas = hypothesis_table(items, hypotheses, tolerance)
+    results = summary_results(items, deltas, pilot_verdict(deltas, items, min_tasks),
+                              hypotheses, cells)
     return {
         "pilot_id": pilot_id,
         "execution_window_utc": window,
         "total_cost_usd": round(sum(r["candidate_cost_usd"] for r in records), 6),
         "total_judge_calls": len(records) * len(judges),
         "total_candidate_calls": len(records),
-        "results_per_task": per_task,
-        "aggregate": {**{f"{h.lower()}_pass_count": n for h, n in counts.items()},
-                      "critical_failures": int(critical),
-                      "pilot_verdict": "PASS" if passed else "FAIL"},
+        **results,
     }
+
+
+_ITEM_COLUMNS = ("case", "task", "arm", "trio_mean", "critical_fail", "critical_open",
+                 "reason")
+
+
+def _item(rec: dict[str, Any], judges: list[str], cells: Mapping[str, str],
+          thresholds: Thresholds) -> dict[str, Any]:
+    """A checked record as the item row :mod:`.pilot` computes from (every judge scored
+    it: nothing is open)."""
+    means = [judge_mean(rec[k]) for k in judges]
+    majority = len(means) // 2 + 1
+    return {"case": f"{rec['task_id']}/{rec['cell_id']}", "task": rec["task_id"],
+            "arm": cells.get(rec["cell_id"], rec["cell_id"]), "trio_mean": sum(means) / len(means),
+            "critical_fail": sum(m < thresholds.critical_below for m in means) >= majority,
+            "critical_open": False, "reason": ""}
