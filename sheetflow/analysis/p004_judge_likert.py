@@ -175,7 +175,8 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
             f"in at least {need} tasks and no item is a "
             f"critical failure, with the locked trio ({', '.join(judges)}) complete "
             "(protocol 004); otherwise PILOT FAIL, unless a task without a delta (a cell "
-            "without a complete trio) could still change it: then no verdict")
+            "without items or without a complete trio) could still change it: then no "
+            "verdict")
     decision = Decision(status_of(checks), rule, checks)
     if absent:  # a pilot without its whole trio is not judged at all
         decision.provisional_status = status_of(checks[1:])  # the judges there are

@@ -364,9 +364,12 @@ def _pilot_line(pilot: dict[str, Any]) -> str:
     if possibly:  # "critical failures 0" alone read as none, with one perhaps unscored
         line += (f", {possibly} more {'item' if possibly == 1 else 'items'} could be, "
                  "lacking a judge's score")
-    if pilot["pilot_verdict"] == "INCOMPLETE":
-        open_ = sum((pilot.get("undefined_counts") or {}).values())
-        line += (f"; {open_} hypothesis deltas undefined, {pilot.get('items_without_trio', 0)} "
-                 "items without a complete trio")
+    if pilot["pilot_verdict"] == "INCOMPLETE":  # only what is open, never "0 items"
+        deltas = sum((pilot.get("undefined_counts") or {}).values())
+        items = pilot.get("items_without_trio", 0)
+        parts = [_plural(deltas, "hypothesis delta") + " undefined" if deltas else "",
+                 _plural(items, "item") + " without a complete trio" if items else ""]
+        line += "".join(f"; {p}" if i == 0 else f", {p}"
+                        for i, p in enumerate(filter(None, parts)))
     return line + ")"
 
