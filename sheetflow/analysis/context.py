@@ -123,8 +123,7 @@ class Context:
     def dims_and_totals(self) -> list[tuple[str, str, list[Any] | None, str]]:
         """(id, level, value domain or None, kind) for every analysable response measure."""
         out: list[tuple[str, str, list[Any] | None, str]] = [
-            (d.id, "nominal", list(d.choices), d.kind) if na_as_category(self.study, d) else
-            (d.id, d.level, d.value_domain(), d.kind) for d in self.response_dims()]
+            (d.id, *dimension_scale(self.study, d), d.kind) for d in self.response_dims()]
         out += [(t.id, t.level, None, "total") for t in self.study.rubric.totals]
         out += [(d.id, "nominal", self.arm_domain(), "preference")
                 for d in self.study.rubric.dimensions if d.kind == "preference"]
@@ -315,6 +314,24 @@ def matrix_for(ctx: Context, dim_id: str, kind: str) -> RatingMatrix:
 
 def empty_reason(frame: pd.DataFrame, reason: str, **cols: Any) -> pd.DataFrame:
     return pd.DataFrame([{**cols, "reason": reason}])
+
+
+def dimension_scale(study: Study, dim: Dimension) -> tuple[str, list[Any]]:
+    """A dimension's level of measurement and values as analyze reads them.
+
+    One rule for analyze and the plan, so the plan sizes the statistic analyze reports:
+    where N/A answers are a category of their own (``na_handling = "category"``), N/A
+    has no place on the ordered scale, so the column is nominal with N/A among its
+    values; otherwise the rubric's level and values (N/A left out).
+
+    Returns
+    -------
+    tuple of (str, list)
+        The level and the values, in order.
+    """
+    if na_as_category(study, dim):
+        return "nominal", list(dim.choices)
+    return dim.level, dim.value_domain()
 
 
 def weights_for(level: str, kind: str) -> tuple[str, str]:

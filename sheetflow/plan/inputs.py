@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..analysis.context import kappa_weights, weights_for
+from ..analysis.context import dimension_scale, kappa_weights, weights_for
 from ..analysis.internal_rater import INTERNAL_RATER
 from ..errors import SpecError, UsageError
 from ..spec.model import Study
@@ -73,7 +73,9 @@ def study_measure(study: Study, measure: str | None = None) -> Measure:
             return Measure(measure, total.level, _total_domain(total, rubric), per_item)
     for dim in rated:
         if dim.id == measure:
-            return Measure(dim.id, dim.level, tuple(dim.value_domain()),
+            # as analyze reads it: N/A kept as a category makes the column nominal
+            level, domain = dimension_scale(study, dim)
+            return Measure(dim.id, level, tuple(domain),
                            per_item if dim.scope == "response" else 1, dim.kind)
     choices = [t.id for t in rubric.totals] + [d.id for d in rated]
     raise UsageError(f"--measure {measure!r} is not a rated dimension or total of this "
