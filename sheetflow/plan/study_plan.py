@@ -188,6 +188,12 @@ def _grid_raters(own: StudyDefaults, statistic: str, raters: Sequence[int] | Non
                              "--raters does not apply (give --items for the repeated items)")
         return [2]
     if statistic == "cohen_kappa":
+        # ignoring --raters 3 planned two raters in silence
+        if raters is not None and set(raters) != {2}:
+            raise UsageError(f"Cohen's kappa compares two raters: --raters "
+                             f"{','.join(map(str, raters))} does not apply; plan the items "
+                             "(--items), or Fleiss' kappa for more raters "
+                             "(--statistic fleiss_kappa)")
         return [2]
     if own.locked:
         if raters is not None and set(raters) != {own.raters}:

@@ -226,8 +226,12 @@ def test_kappa_plans_name_the_statistic(study000):
     assert res.statistic == "fleiss_kappa" and res.level == "nominal"
     assert "Fleiss' kappa on 'direction'" in res.notes[0]
     cohen = plan_study(study000, statistic="cohen_kappa", measure="direction",
-                       expected=0.6, raters=[2, 3], items=[18], simulations=20, n_boot=1)
+                       expected=0.6, raters=[2], items=[18], simulations=20, n_boot=1)
     assert set(cohen.table["raters"]) == {2}
+    # Cohen's kappa compares two raters: a third is refused, never dropped in silence
+    with pytest.raises(UsageError, match="Cohen's kappa compares two raters"):
+        plan_study(study000, statistic="cohen_kappa", measure="direction", expected=0.6,
+                   raters=[2, 3], items=[18], simulations=20, n_boot=1)
 
 
 def test_no_record_after_generate(study000):

@@ -141,3 +141,20 @@ def test_readme_plan_examples_run(tmp_path):
         quick = [] if "icc" in args else ["--simulations", "20", "--n-boot", "50"]
         result = CliRunner().invoke(cli, ["plan", str(folder), *args, *quick])
         assert result.exit_code == 0, (line, result.output)
+
+
+def test_cohen_kappa_plan_refuses_other_rater_counts(tmp_path):
+    """Cohen's kappa compares two raters: ``--raters 3`` planned 2 raters in silence;
+    it is refused in one line (exit 2), and ``--raters 2`` still plans."""
+    folder = init_study(tmp_path / "ar", template="answer-review")
+    refused = CliRunner().invoke(cli, ["plan", str(folder), "--raters", "3"])
+    assert refused.exit_code == 2
+    assert refused.output == (
+        "error: Cohen's kappa compares two raters: --raters 3 does not apply; plan the "
+        "items (--items), or Fleiss' kappa for more raters (--statistic fleiss_kappa)\n")
+    two = CliRunner().invoke(cli, ["plan", str(folder), "--raters", "2", "--items", "50",
+                                   "--simulations", "20"])
+    assert two.exit_code in (0, 1) and "cohen_kappa" in two.output, two.output
+    fleiss = CliRunner().invoke(cli, ["plan", str(folder), "--raters", "3",
+                                      "--statistic", "fleiss_kappa", "--json"])
+    assert fleiss.exit_code in (0, 1), fleiss.output
