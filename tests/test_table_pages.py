@@ -54,14 +54,15 @@ def _widths(ws: openpyxl.worksheet.worksheet.Worksheet) -> list[float]:
             for _ in range(d.min, d.max + 1)]
 
 
-def _pages(ws: openpyxl.worksheet.worksheet.Worksheet, first: int) -> list[list[int]]:
+def _pages(ws: openpyxl.worksheet.worksheet.Worksheet, first: int,
+           one_page_wide: bool = True) -> list[list[int]]:
     """The rows (1-based) from ``first`` on that each page prints, the rows above
-    repeated on every page."""
+    repeated on every page (``one_page_wide``: as set_print was told)."""
     breaks = {b.id for b in ws.row_breaks.brk}  # a break after row id (1-based)
     heights = [ws.row_dimensions[r].height or 15.0 for r in range(1, ws.max_row + 1)]
     landscape = ws.page_setup.orientation == "landscape"
-    room = page_room(fit_scale(_widths(ws), landscape), sum(heights[:first - 1]),
-                     landscape)
+    room = page_room(fit_scale(_widths(ws), landscape, one_page_wide),
+                     sum(heights[:first - 1]), landscape)
     pages: list[list[int]] = [[]]
     used = 0.0
     for r in range(first, ws.max_row + 1):
@@ -89,9 +90,12 @@ def test_no_table_sheet_prints_its_last_row_alone(books):
 def test_no_chart_data_table_is_cut_from_its_heading(books):
     for label, path in books.items():
         ws = openpyxl.load_workbook(path)["Chart data"]
-        pages = _pages(ws, 1)
+        pages = _pages(ws, 1, one_page_wide=False)
         page_of = {r: n for n, rows in enumerate(pages) for r in rows}
-        room = page_room(fit_scale(_widths(ws)), 0.0, True)
+        landscape = ws.page_setup.orientation == "landscape"
+        # printed as set_print sets it up: fit to width, never below MIN_SCALE
+        room = page_room(fit_scale(_widths(ws), landscape, one_page_wide=False), 0.0,
+                         landscape)
         # a table: its heading (bold, alone in column A) to the first blank row
         heads = [r for r in range(1, ws.max_row + 1)
                  if ws.cell(r, 1).font.b and ws.cell(r, 2).value is None]
