@@ -72,7 +72,7 @@ def resting_on(figure: dict[str, Any]) -> str:
     """The units and raters an agreement figure rests on, from its ``n_units`` and
     ``n_raters``: "4 units, 2 raters"; only the counts it has ("" with neither)."""
     counts = [counted(int(figure[key]), noun) for key, noun in
-              (("n_units", "unit"), ("n_raters", "rater")) if _finite(figure.get(key))]
+              (("n_units", "unit"), ("n_raters", "rater")) if finite_number(figure.get(key))]
     return ", ".join(counts)
 
 
@@ -170,7 +170,7 @@ def few_units_note(n_units: Any, ci_low: Any, ci_high: Any) -> str:
         :data:`FEW_UNITS_NOTE` when the interval is defined and ``n_units`` is below
         :data:`FEW_UNITS`, else "".
     """
-    if not (_finite(n_units) and _finite(ci_low) and _finite(ci_high)):
+    if not (finite_number(n_units) and finite_number(ci_low) and finite_number(ci_high)):
         return ""
     return FEW_UNITS_NOTE if float(n_units) < FEW_UNITS else ""
 
@@ -212,7 +212,7 @@ def decimals_for(value: Any, at_least: Iterable[float] = (), above: Iterable[flo
         :func:`shown_number`). A value within :data:`BOUND_NOISE` of a bound is that
         bound (:func:`settled`), so noise never widens the figure.
     """
-    if not _finite(value):
+    if not finite_number(value):
         return digits
     low, high = tuple(at_least), tuple(above)
     value, scale = settled(value, low + high), 100.0 if as_percent else 1.0
@@ -230,7 +230,7 @@ def shown_number(value: Any, at_least: Iterable[float] = (),
     :func:`decimals_for` asks; "n/a" when undefined; a whole number as it is."""
     if isinstance(value, bool) or (isinstance(value, int) and not isinstance(value, float)):
         return str(value)
-    if not _finite(value):
+    if not finite_number(value):
         return "n/a"
     bounds = tuple(at_least), tuple(above)
     d = decimals_for(value, *bounds)
@@ -242,7 +242,7 @@ def shown_percent(value: Any, at_least: Iterable[float] = (),
                   above: Iterable[float] = ()) -> str:
     """A proportion as a percentage: one decimal ("58.3%"), or as many more as
     :func:`decimals_for` asks; "n/a" when undefined."""
-    if not _finite(value):
+    if not finite_number(value):
         return "n/a"
     bounds = tuple(at_least), tuple(above)
     d = decimals_for(value, *bounds, digits=PERCENT_DIGITS, as_percent=True)
@@ -279,7 +279,7 @@ def p_text(p: Any, below: Iterable[float] = ()) -> str:
     digits ("0.00953", "0.0953", "0.953"), or more where a limit it is compared with
     (``below``: flagged, shown to differ when p is under it) would otherwise look
     crossed; "n/a" when undefined."""
-    if not _finite(p):
+    if not finite_number(p):
         return "n/a"
     p = float(p)
     limits = tuple(below)
@@ -296,7 +296,9 @@ def p_said(p: Any, below: Iterable[float] = ()) -> str:
     return f"p {text}" if text.startswith("<") else f"p = {text}"
 
 
-def _finite(value: Any) -> bool:
+def finite_number(value: Any) -> bool:
+    """Whether ``value`` is a finite number (None, a bool, NaN or text that is no
+    number are not): a summary's figure may be JSON null."""
     if value is None or isinstance(value, bool):
         return False
     try:

@@ -21,6 +21,7 @@ from ..words import (
     FEW_UNITS_TOPIC,
     counted,
     few_units_note,
+    finite_number,
     interval_said,
     p_said,
     shown_number,
@@ -491,23 +492,18 @@ def monte_carlo_methods(ctx: Context, summary_doc: dict[str, Any]) -> dict[str, 
     fixed-winner p), as a p from random shuffles only estimates the exact one."""
     perm = summary_doc.get("permutation") or {}
     m = perm.get("n_permutations")
-    if not m or not _finite(perm.get("p")):  # no test run (null p): nothing to complete
+    if not m or not finite_number(perm.get("p")):  # no test run (null p): nothing to complete
         return {}
     m, alpha = int(m), float(ctx.target("alpha_test", 0.05))
     each = [f"{_se_text(stats.monte_carlo_se(perm['p'], m))} for the decided "
             f"{p_said(perm['p'], [alpha])}"]
-    if _finite(perm.get("p_fixed_winner")):
+    if finite_number(perm.get("p_fixed_winner")):
         each.append(f"{_se_text(stats.monte_carlo_se(perm['p_fixed_winner'], m))} for the "
                     f"fixed-winner {p_said(perm['p_fixed_winner'], [alpha])}")
     return {"Permutation test": (
         f"Monte Carlo error: each p here rests on {m:,} random shuffles, so it estimates "
         f"the exact permutation p with a standard error of sqrt(p(1 - p)/{m:,}): "
         f"{' and '.join(each)}.")}
-
-
-def _finite(value: Any) -> bool:
-    """Whether a summary number is a finite number (JSON null is None)."""
-    return value is not None and bool(np.isfinite(float(value)))
 
 
 def _se_text(se: float) -> str:
