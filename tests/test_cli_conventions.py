@@ -131,6 +131,29 @@ def test_check_and_collect_say_when_the_spec_changed_after_generate(tmp_path):
     assert not (study / "out").exists()  # collect refused before writing anything
 
 
+
+@pytest.mark.parametrize("args", [
+    ["remind"], ["send", "invitations", "--dry-run"], ["send", "reminders", "--dry-run"],
+    ["send", "replies", "--dry-run"], ["send", "invitations", "--yes"]])
+def test_remind_and_send_stop_as_check_does_when_the_spec_changed(tmp_path, args):
+    """remind read the returns, and send went out with packs, against a spec no pack
+    was generated from (exit 0) where check, status and collect stop."""
+    study = init_study(tmp_path / "s", "paired-rubric")
+    assert CliRunner().invoke(cli, ["generate", str(study), "-q"]).exit_code == 0
+    spec = study / "study.toml"
+    spec.write_text(spec.read_text(encoding="utf-8").replace('title = "', 'title = "x ', 1),
+                    encoding="utf-8")
+    checked = CliRunner().invoke(cli, ["check", str(study)])
+    line = next(x for x in checked.stderr.splitlines() if "changed after generate" in x)
+    # a real send too: a server nobody listens on, never reached
+    mail = ["--from", "a@b.org", "--smtp", "127.0.0.1:9"] if args[0] == "send" else []
+    result = CliRunner().invoke(cli, [args[0], str(study), *args[1:], *mail])
+    assert result.exit_code == 3, (args, result.output)
+    assert line in result.stderr.splitlines(), result.stderr
+    # nothing drafted, sent or journalled
+    assert not (study / "out").exists() and not (study / "mail.jsonl").exists()
+
+
 def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "sheetflow", *args], capture_output=True,
                           text=True, timeout=120, env=env)

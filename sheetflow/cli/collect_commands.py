@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..words import counted, interval_said
-from .common import EXIT_DATA, EXIT_FAILED, Output, command, fail
+from .common import EXIT_DATA, Output, command, stop_on_spec_drift
 
 if TYPE_CHECKING:
     from ..collect.pack_status import RaterStatus
@@ -49,11 +49,8 @@ def collect_command(out: Output, directory: Path, files: tuple[Path, ...],
     from ..collect.outputs import again, retired_line, table_replaced
     from ..collect.run import collect
     from ..packs.journal import damaged_journal
-    from ..packs.seal import load_generated_study, spec_drift
 
-    drift = spec_drift(directory, load_generated_study(directory))
-    if drift:
-        fail(EXIT_FAILED, [drift])
+    stop_on_spec_drift(directory)
     progress = out.progress("checking returns")
     result = collect(directory, list(files) or None, progress=progress,
                      mark_read=mark_read)
@@ -251,13 +248,10 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     from ..collect.unsaved import replied_text
     from ..hints import command_line
     from ..packs.journal import damaged_journal
-    from ..packs.seal import load_generated_study, spec_drift
 
     # as check and collect: the returns would be read against a spec no pack was
     # generated from, so the table could show errors the raters never made
-    drift = spec_drift(directory, load_generated_study(directory))
-    if drift:
-        fail(EXIT_FAILED, [drift])
+    stop_on_spec_drift(directory)
     if agreement:  # before the table: without ratings there is nothing to add to it
         from ..collect.agreement import check_collected
 

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import wraps
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -43,6 +43,9 @@ from ..errors import (
 )
 from ..hints import Typed
 from ..interrupted import EXIT_INTERRUPTED, INTERRUPTED
+
+if TYPE_CHECKING:
+    from ..spec.study import Study
 
 EXIT_OK, EXIT_DATA, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
 EXIT_CODES = {
@@ -242,6 +245,36 @@ def fail(code: int, messages: list[str], *, next_command: str | None = None,
             doc["next"] = next_command
         out.json(doc)
     ctx.exit(code)
+
+
+def stop_on_spec_drift(directory: Path, study: Study | None = None) -> Study:
+    """The study in ``directory`` as generate sealed it, or stop with exit 3.
+
+    Every command that reads the returns or sends a pack against the spec runs this
+    first (check, status, collect, remind, send): a sealed input edited after generate
+    (a :class:`~sheetflow.errors.SealError`) or a spec whose hash is no longer the
+    sealed one (:func:`~sheetflow.packs.seal.spec_drift`) would have it read or send
+    against a spec no pack was generated from.
+
+    Parameters
+    ----------
+    directory : Path
+        The study folder.
+    study : Study, optional
+        The study already loaded (``check`` prints it first); loaded here when not given.
+
+    Returns
+    -------
+    Study
+        The study, its spec the one generate sealed (or not generated yet).
+    """
+    from ..packs.seal import load_generated_study, spec_drift
+
+    study = load_generated_study(directory) if study is None else study
+    drift = spec_drift(directory, study)
+    if drift:
+        fail(EXIT_FAILED, [drift])
+    return study
 
 
 def _report(exc: BaseException) -> None:

@@ -8,7 +8,7 @@ import click
 
 from ..hints import command_line, typed_words
 from ..words import counted
-from .common import EXIT_DATA, Days, Output, command, typed_params
+from .common import EXIT_DATA, Days, Output, command, stop_on_spec_drift, typed_params
 
 
 @command("remind")
@@ -34,9 +34,11 @@ def remind_command(out: Output, directory: Path, min_days: float,
     came back and cannot be used (collect's reply draft asks for it again), its rater
     replied but fetch could not save the workbook (named, with why; no reminder), or
     its rater has no e-mail address to remind. Stops with exit 3, writing nothing and
-    leaving the earlier drafts as they were, when a line of mail.jsonl is no record (a
-    reminder recorded there could go again) or a reminder would attach a pack changed
-    after generate (not the sha256 the manifest records; each is named).
+    leaving the earlier drafts as they were, when the spec (study.toml, its items or
+    raters) or another sealed input changed after generate, as check, status and
+    collect do, when a line of mail.jsonl is no record (a reminder recorded there could
+    go again) or a reminder would attach a pack changed after generate (not the sha256
+    the manifest records; each is named).
 
     Example: sheetflow remind my-study
     """
@@ -45,6 +47,9 @@ def remind_command(out: Output, directory: Path, min_days: float,
     from ..collect.unsaved import replied_text
     from .mail_commands import parse_now
 
+    # as status, which it reads the returns through: not against a spec no pack was
+    # generated from
+    stop_on_spec_drift(directory)
     # a refusal's hint names the whole command as typed, its --min-days and --now too
     again = command_line("remind", directory,
                          *typed_words(typed_params(click.get_current_context())))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..words import counted
-from .common import EXIT_DATA, Days, Output, command, typed_params
+from .common import EXIT_DATA, Days, Output, command, stop_on_spec_drift, typed_params
 
 if TYPE_CHECKING:
     from ..packs.send import SendReport
@@ -77,7 +77,9 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     sent again (--resend). Reply drafts signed before [mail] from, reply_to or the
     name changed are refused (exit 2): collect signs them again. Sitting-2 packs are
     held until 24 hours after the rater's sitting 1 came back. Reminders are first
-    written to out/reminders/, as remind writes them; --dry-run writes nothing. An
+    written to out/reminders/, as remind writes them; --dry-run writes nothing. A spec
+    (study.toml, its items or raters) or another sealed input changed after generate
+    stops any send with exit 3, as check, status and collect stop. An
     invitation, reminder or reply attaching a pack changed after generate (not the
     sha256 the manifest records) stops the send with exit 3, naming it, before
     anything is sent or written. With --rater, another rater's changed pack stops
@@ -91,6 +93,9 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     """
     from ..collect.outputs import study_lock
 
+    # each kind goes to the raters file's addresses with a pack generated from the sealed
+    # spec; reminders read the returns against it too, as status does
+    stop_on_spec_drift(directory)
     with study_lock(directory, "send", tidy=True):  # no collect rewrites the drafts meanwhile
         _send(out, directory, which, dry_run, yes, resend, raters, now_text, min_days,
               settings=_settings(directory, smtp=smtp, smtp_security=smtp_security,

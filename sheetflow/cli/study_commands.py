@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import EXIT_FAILED, Output, command, fail
+from .common import Output, command, stop_on_spec_drift
 
 if TYPE_CHECKING:
     from ..spec.study import Study
@@ -48,7 +48,7 @@ def check_command(out: Output, directory: Path) -> None:
 
     Example: sheetflow check my-study --json
     """
-    from ..packs.seal import load_generated_study, spec_drift
+    from ..packs.seal import load_generated_study
     from ..spec.study import require_generatable
     from ..spec.study_warnings import study_warnings
 
@@ -68,9 +68,7 @@ def check_command(out: Output, directory: Path) -> None:
     out.say(f"spec hash  {study.hash}")
     for warning in study_warnings(study):
         out.warn(warning)
-    drift = spec_drift(directory, study)
-    if drift:
-        fail(EXIT_FAILED, [drift])
+    stop_on_spec_drift(directory, study)  # after the summary: what changed is shown
     out.headline("ok", fg="green")
     out.json({"ok": True, **_study_doc(study)})
 

@@ -243,8 +243,8 @@ def load_generated_study(study_dir: str | Path) -> Study:
 def spec_drift(study_dir: str | Path, study: Study) -> str:
     """One line when the study was generated and its spec changed since; ``""`` if not.
 
-    ``check`` and ``collect`` call this so an edited spec is named at once, not only
-    when ``analyze`` refuses the seal. The line says how to recover.
+    ``check``, ``status``, ``collect``, ``remind`` and ``send`` call this so an edited
+    spec is named at once, not only when ``analyze`` refuses the seal. The line says how to recover.
 
     Parameters
     ----------
