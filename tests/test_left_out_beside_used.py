@@ -93,3 +93,51 @@ def test_a_cut_file_beside_the_good_one_asks_nothing_of_the_rater(base, tmp_path
                          "return used (remove it from returns/)")
     (root / L.RETURNS_DIR / cut).unlink()  # what the line says to do
     assert run("collect", str(root)).exit_code == 0
+
+
+def _stripped(base, tmp_path) -> Path:
+    """EV-01's workbook with its identity taken out, under a name no pack has, then the
+    good one, both fetched from EV-01's address: read, but whose it is cannot be told."""
+    import io
+
+    import openpyxl
+
+    from sheetflow.workbook import layout as L
+
+    root = tmp_path / "s"
+    shutil.copytree(base[0], root)
+    wb = openpyxl.load_workbook(io.BytesIO(base[1]))
+    for key in L.IDENTITY_KEYS:
+        del wb.defined_names[L.identity_name(key)]
+    wb.custom_doc_props.props = []
+    del wb[L.IDENTITY_SHEET]
+    stripped = io.BytesIO()
+    wb.save(stripped)
+    mails = []
+    for hour, name, data in ((9, "my-scores.xlsx", stripped.getvalue()),
+                             (10, base[2], base[1])):
+        mail = tmp_path / f"{hour}.eml"
+        mail.write_bytes(reply("ev01@example.org", [(name, data)],
+                               when=dt.datetime(2026, 9, 16, hour, tzinfo=dt.UTC)))
+        mails.append(str(mail))
+    assert run("fetch", str(root), *mails).exit_code == 0
+    return root
+
+
+def test_a_file_without_identity_beside_the_good_one_is_not_called_unreadable(base,
+                                                                               tmp_path):
+    """Its line said "could not be read, left out": it was read; it carries no identity."""
+    root = _stripped(base, tmp_path)
+    result = run("collect", str(root))
+    assert result.exit_code == 1, result.output
+    (line,) = [ln for ln in result.stdout.splitlines()
+               if ln.split(": ")[0].endswith("-my-scores.xlsx")]  # fetch dates the name
+    assert line.endswith(": it carries no identity, left out, 1 error, 1 warning, "
+                         "NOT USED"), line
+    assert "could not be read" not in line
+    assert "[unusable-beside-used] This file could not be read or identified (it carries " \
+        "no identity; it came from ev01@example.org, rater EV-01's address)" in result.stdout
+    status = run("status", str(root))
+    assert status.exit_code == 1, status.output
+    assert "my-scores.xlsx: This file could not be read or identified (it carries no " \
+        "identity;" in status.stdout

@@ -106,6 +106,7 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
     from ..collect.links import (
         UNREAD_WHAT,
         copied_from,
+        left_out_what,
         unread_count,
         unread_note,
         unread_stranger,
@@ -128,7 +129,7 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
         pct = f.percent_complete
         done = "answers not read" if pct is None else f"{pct:g}% complete"
         who = (f"rater {f.rater}, {done}" if f.pack_id
-               else f"{f.link or 'could not be read'}, left out" if f.file in left_out
+               else f"{left_out_what(f, report.issues)}, left out" if f.file in left_out
                else f"an exact copy of {original.file} (rater {original.rater}), read once"
                if original is not None
                else f"an exact copy of {copy.file}, read once" if copy is not None

@@ -34,12 +34,12 @@ from .links import copied_from, linked_to, sole_link, unread_note, unread_strang
 from .mail_state import PackMail, collect_caveat, short_time
 from .unsaved import replied_text
 from .validate import (
-    LEFT_OUT_BESIDE,
     FileStatus,
     Issue,
     ValidationReport,
     counted_files,
     errors_first,
+    left_out_messages,
     not_the_raters,
 )
 
@@ -155,7 +155,7 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
     claimed_twice = rival_files(report.issues)
     refused_files = {i.file for i in report.issues if i.code in CONSENT}
     set_aside = not_the_raters(report.issues)  # their problems are not the rater's
-    left_out = {i.file: i.message for i in report.issues if i.code == LEFT_OUT_BESIDE}
+    left_out = left_out_messages(report.issues)
     by_pack = defaultdict(list)
     # an exact copy of a file is read once: the copy belongs to the original's pack
     originals = report.originals()
@@ -230,8 +230,7 @@ def _todo_unknown(f: FileStatus, report: ValidationReport) -> str:
             "out of the returns folder"
     if unread_stranger(f, report.issues):  # it may well be a pack of this study
         return unread_note(f)
-    beside = next((i.message for i in report.issues
-                   if i.file == f.file and i.code == LEFT_OUT_BESIDE), "")
+    beside = left_out_messages(report.issues).get(f.file, "")
     if beside:  # sent by a rater whose workbook is in
         return beside
     copy = copied_from(f, report.files, report.issues)

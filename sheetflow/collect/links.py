@@ -128,7 +128,7 @@ def file_link(name: str, issues: Iterable[Issue], by_stores: Mapping[str, list[s
     evidence = [f"{' and '.join(by_stores[h.pack_id])} name {pack_words(h)}"
                 for h in heads if h.pack_id in by_stores]
     evidence += [f"named like {pack_words(h)}" for h in by_name]
-    what = UNIDENTIFIED.get(codes[0], "could not be read")
+    what = _why_unusable(codes)
     return {"linked": [h.pack_id for h in linked],
             "linked_raters": list(dict.fromkeys(h.rater_id for h in linked)),
             "link": "; ".join([what, *evidence])}
@@ -221,21 +221,49 @@ def beside_used(files: list[FileStatus], issues: Iterable[Issue],
     copies = {i.file for i in issues if i.code == "duplicate-file"}  # named as copies
     out = []
     for f in files:
-        codes = [i.code for i in issues if i.file == f.file and i.severity == ERROR
-                 and (i.code in UNREADABLE or i.code in UNIDENTIFIED)]
-        if f.pack_id or f.file in copies or not codes:
+        if f.pack_id or f.file in copies or not _unusable_codes(f, issues):
             continue
         packs = [h for h in heads if h.pack_id == sole_link(f)] if f.linked else \
             [h for h in heads if f.sender_rater and h.rater_id == f.sender_rater]
         if not packs or any(h.pack_id not in used for h in packs):
             continue  # a pack of theirs not in: this file may be it
-        how = f.link or (f"{UNIDENTIFIED.get(codes[0], 'could not be read')}; it came "
-                         f"from {f.sender}, rater {f.sender_rater}'s address")
         beside = " and ".join(used[h.pack_id] for h in packs)
+        # linked to none: the address it came from is what ties it to the rater
+        how = left_out_what(f, issues) + ("" if f.linked else f"; it came from {f.sender}, "
+                                          f"rater {f.sender_rater}'s address")
         out.append(issue(LEFT_OUT_BESIDE, file=f.file, rater=packs[0].rater_id,
                          detail=how, beside=beside))
         f.warnings += 1
     return out
+
+
+def left_out_what(f: FileStatus, issues: Iterable[Issue]) -> str:
+    """What a file that could not be read or identified is, in the words collect's line
+    for it and its :func:`beside_used` warning share: its link (why it cannot be used,
+    and what ties it to a pack), else why it cannot be used.
+
+    A file read whose identity is missing or inconsistent is said to be so, never
+    "could not be read": it was read.
+
+    Parameters
+    ----------
+    f : FileStatus
+        A file identified as no pack.
+    issues : iterable of Issue
+        The report's issues (those of ``f`` are read).
+    """
+    return f.link or _why_unusable(_unusable_codes(f, issues))
+
+
+def _unusable_codes(f: FileStatus, issues: Iterable[Issue]) -> list[str]:
+    """The codes of ``f``'s errors that leave it unread or unidentified."""
+    return [i.code for i in issues if i.file == f.file and i.severity == ERROR
+            and (i.code in UNREADABLE or i.code in UNIDENTIFIED)]
+
+
+def _why_unusable(codes: list[str]) -> str:
+    """Why a file with these :func:`_unusable_codes` cannot be used, in a few words."""
+    return UNIDENTIFIED.get(codes[0], "could not be read") if codes else "could not be read"
 
 
 def copied_from(f: FileStatus, files: Iterable[FileStatus],

@@ -30,11 +30,11 @@ from .run import collect
 from .safety import Limits
 from .validate import (
     ERROR,
-    LEFT_OUT_BESIDE,
     FileStatus,
     ValidationReport,
     counted_files,
     left_out_files,
+    left_out_messages,
     not_the_raters,
 )
 
@@ -406,7 +406,7 @@ def unmatched_files(report: ValidationReport) -> list[UnmatchedFile]:
         In the report's order (by file name).
     """
     originals = report.originals()
-    left_out = {i.file: i.message for i in report.issues if i.code == LEFT_OUT_BESIDE}
+    left_out = left_out_messages(report.issues)
     out = []
     for f in report.files:
         if f.file not in left_out and (f.pack_id or f.linked or f.sha256 in originals

@@ -165,7 +165,13 @@ named, and its error keeps the exit code 1, until the coordinator removes it."""
 
 def left_out_files(issues: Iterable[Issue]) -> set[str]:
     """Files left out beside their rater's return used (:data:`LEFT_OUT_BESIDE`)."""
-    return {i.file for i in issues if i.code == LEFT_OUT_BESIDE}
+    return set(left_out_messages(issues))
+
+
+def left_out_messages(issues: Iterable[Issue]) -> dict[str, str]:
+    """Each file left out beside its rater's return used (:data:`LEFT_OUT_BESIDE`) ->
+    its warning's message: whose return is used and what to do."""
+    return {i.file: i.message for i in issues if i.code == LEFT_OUT_BESIDE}
 
 
 def not_the_raters(issues: Iterable[Issue]) -> set[str]:
