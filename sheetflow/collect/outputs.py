@@ -22,7 +22,6 @@ import hmac
 import json
 import os
 import time
-from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -31,12 +30,10 @@ from ..errors import SealError, SheetflowError
 from ..hints import command_line
 from ..packs.seal import SEALED_DIR
 from ..packs.secret import SECRET_FILE, read_secret, record_mac
-from ..words import counted
 from ..workbook import layout as L
 from .mailbox import is_mail_file, member_digests
 from .orphans import stray_feedback
 from .returns import NotAFile, file_digest, find_entries
-from .validate import ERROR, SET_ASIDE, Issue, ValidationReport
 
 OUT_DIR = L.OUT_DIR
 LOCK_FILE = ".lock"
@@ -420,7 +417,8 @@ def collection_record(study_id: str, ratings: Path, rows: int,
         Its number of rating rows (without the header).
     files : list of dict
         The sources: one entry per returned file (``file``, ``sha256``, ``rater``,
-        ``used``, and why it was left out; see :func:`file_verdicts`).
+        ``used``, and why it was left out; see
+        :func:`~sheetflow.collect.file_verdicts.file_verdicts`).
     secret : bytes, optional
         The study secret: the record then carries ``mac``, HMAC-SHA256 of its canonical
         form, so the table and the record cannot be edited together to match.
@@ -663,42 +661,3 @@ def check_row_count(recorded: int, rows: int, *,
         raise OutputError(f"{_in_out(study_dir, RATINGS_NAME)} has {rows} rating rows, but "
                           f"{OUT_DIR}/{COLLECTION_FILE} records {recorded}; "
                           f"{again('collect', study_dir)}")
-
-
-# --------------------------------------------------------------------------- verdicts
-
-
-_REASON_ISSUES = 3  # issues quoted in a file's reason; the rest are counted
-
-
-def file_verdicts(report: ValidationReport) -> list[dict[str, Any]]:
-    """Per input file: who it is, whether its ratings are used and, if not, why.
-
-    ``analyze`` reads these (from ``out/collection.json``) to name every file whose
-    ratings are left out. The reason quotes the file's first errors (or, for a file
-    without errors that is still not used, its first warnings) with sheet and cell.
-    """
-    by_file: dict[str, list[Issue]] = defaultdict(list)
-    for item in report.issues:
-        by_file[item.file].append(item)
-    out = []
-    for f in report.files:
-        issues = by_file.get(f.file, [])
-        errors = [i for i in issues if i.severity == ERROR]
-        quoted = errors or ([] if f.used else issues)
-        out.append({**f.to_dict(), "reason": "" if f.used and not errors else
-                    _reason(quoted, len(errors)),
-                    # the rater's newer file stands for them: nothing of theirs is lost
-                    "set_aside": any(i.code in SET_ASIDE for i in issues)})
-    return out
-
-
-def _reason(issues: list[Issue], n_errors: int) -> str:
-    parts = []
-    for item in issues[:_REASON_ISSUES]:
-        where = "!".join(x for x in (item.sheet, item.cell) if x)
-        parts.append(f"{item.code}{' at ' + where if where else ''}")
-    more = len(issues) - _REASON_ISSUES
-    head = f"{counted(n_errors, 'error')}: " if n_errors else ""
-    tail = f" and {more} more (see validation.xlsx)" if more > 0 else ""
-    return head + ", ".join(parts) + tail if parts else "not used (see validation.xlsx)"

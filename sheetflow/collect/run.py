@@ -77,6 +77,7 @@ from .file_check import (
     neutralise,
     split_cell,
 )
+from .file_verdicts import file_verdicts
 from .hazards import hazard_issues
 from .links import beside_used, conflict_detail, file_link, named_like_pack, naming_stores
 from .mail_state import PackMail, journal_issue, pack_mail, received_times
@@ -88,7 +89,6 @@ from .outputs import (
     RATINGS_NAME,
     collection_record,
     collection_secret,
-    file_verdicts,
     recorded_tables,
     retire_stale_analysis,
     study_lock,
