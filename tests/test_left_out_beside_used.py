@@ -41,8 +41,14 @@ def _fetched(base, tmp_path) -> Path:
     root = tmp_path / "s"
     shutil.copytree(base[0], root)
     good, name = base[1], base[2]
+    return _fetched_from_ev01(root, tmp_path, [(name, good[:len(good) // 2]), (name, good)])
+
+
+def _fetched_from_ev01(root: Path, tmp_path: Path, files: list[tuple[str, bytes]]) -> Path:
+    """Each (name, data) attached to a message of its own from EV-01's address, an
+    hour apart from 9:00, fetched into ``root``."""
     mails = []
-    for hour, data in ((9, good[:len(good) // 2]), (10, good)):
+    for hour, (name, data) in enumerate(files, start=9):
         mail = tmp_path / f"{hour}.eml"
         mail.write_bytes(reply("ev01@example.org", [(name, data)],
                                when=dt.datetime(2026, 9, 16, hour, tzinfo=dt.UTC)))
@@ -113,15 +119,8 @@ def _stripped(base, tmp_path) -> Path:
     del wb[L.IDENTITY_SHEET]
     stripped = io.BytesIO()
     wb.save(stripped)
-    mails = []
-    for hour, name, data in ((9, "my-scores.xlsx", stripped.getvalue()),
-                             (10, base[2], base[1])):
-        mail = tmp_path / f"{hour}.eml"
-        mail.write_bytes(reply("ev01@example.org", [(name, data)],
-                               when=dt.datetime(2026, 9, 16, hour, tzinfo=dt.UTC)))
-        mails.append(str(mail))
-    assert run("fetch", str(root), *mails).exit_code == 0
-    return root
+    return _fetched_from_ev01(root, tmp_path, [("my-scores.xlsx", stripped.getvalue()),
+                                               (base[2], base[1])])
 
 
 def test_a_file_without_identity_beside_the_good_one_is_not_called_unreadable(base,

@@ -17,33 +17,18 @@ import openpyxl
 import pytest
 from citation_helpers import cited as _cited
 from citation_helpers import missing as _missing
-from demo_helpers import built_demo
+from demo_helpers import analysed_templates, built_demo
 from openpyxl.utils import get_column_letter
 
-from sheetflow.analysis import analyze, methods
-from sheetflow.collect import collect
-from sheetflow.demo.simulate import fill_packs
-from sheetflow.packs import generate_packs
-from sheetflow.report import SHEET_TITLES, write_analysis_outputs
-from sheetflow.spec import init_study, list_templates
+from sheetflow.analysis import methods
+from sheetflow.report import SHEET_TITLES
 from sheetflow.spec.study import load_study
 
 
 @pytest.fixture(scope="module")
 def studies(tmp_path_factory) -> dict[str, Path]:
     """Template -> its study folder, analysed (``out/analysis.xlsx``)."""
-    base = tmp_path_factory.mktemp("reading")
-    out = {}
-    for template in sorted(list_templates()):
-        root = init_study(base / template, template)
-        generate_packs(root)
-        fill_packs(root, seed=5)
-        collect(root)
-        # anchored-plan's second rater gets a pack only at its lock: before it they are
-        # expected and missing, which only --allow-partial analyses
-        write_analysis_outputs(analyze(root, allow_partial=True), root / "out")
-        out[template] = root
-    return out
+    return analysed_templates(tmp_path_factory.mktemp("reading"))
 
 
 @pytest.fixture(scope="module")

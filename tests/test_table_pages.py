@@ -17,18 +17,12 @@ from pathlib import Path
 import openpyxl
 import pdfplumber
 import pytest
-from demo_helpers import built_demo
+from demo_helpers import analysed_templates, built_demo
 from render_helpers import print_to_pdf
 from roundtrip_helpers import needs_soffice
 
-from sheetflow.analysis import analyze
-from sheetflow.collect import collect
-from sheetflow.demo.simulate import fill_packs
-from sheetflow.packs import generate_packs
 from sheetflow.packs.pages import page_room
-from sheetflow.report import write_analysis_outputs
 from sheetflow.report.paging import fit_scale
-from sheetflow.spec import init_study, list_templates
 
 NOT_TABLES = ("Summary", "Chart data", "Methods")  # sheets that are no single table
 
@@ -38,12 +32,7 @@ def books(tmp_path_factory) -> dict[str, Path]:
     """Label -> analysis workbook: the demo's and each template study's."""
     base = tmp_path_factory.mktemp("table-pages")
     out = {"demo": built_demo(base / "demo") / "out" / "analysis.xlsx"}
-    for template in sorted(list_templates()):
-        root = init_study(base / template, template)
-        generate_packs(root)
-        fill_packs(root, seed=5)
-        collect(root)
-        write_analysis_outputs(analyze(root, allow_partial=True), root / "out")
+    for template, root in analysed_templates(base).items():
         out[template] = root / "out" / "analysis.xlsx"
     return out
 
