@@ -114,3 +114,43 @@ def test_a_date_as_text_or_as_a_toml_date_passes(tmp_path, date):
     from sheetflow.spec import load_study
 
     assert load_study(root).generate_problems == ()
+
+
+# alpha's ratio metric on values of both signs called -3 and 3 agreeing (alpha 1 on
+# opposite-sign ratings): a number that may be negative is analysed at interval
+NUMBER = 'min = 0\nmax = 50\nhelp = "Count each material error'
+
+
+def test_a_number_that_may_be_negative_is_analysed_at_interval(tmp_path):
+    from sheetflow.spec import load_study
+
+    root = init_study(tmp_path / "s", "anchored-plan")
+    replace_once(root / "study.toml", NUMBER, NUMBER.replace("min = 0", "min = -5"))
+    toml = (root / "study.toml").read_text(encoding="utf-8")
+    start = toml.index('id = "material_errors"')
+    end = toml.index('level = "ratio"', start)
+    (root / "study.toml").write_text(toml[:end] + toml[end + len('level = "ratio"'):],
+                                     encoding="utf-8")
+    study = load_study(root)
+    assert study.rubric.dimension("material_errors").level == "interval"
+    assert study.generate_problems == ()
+
+
+def test_ratio_on_a_number_that_may_be_negative_is_one_line_at_check(tmp_path):
+    root = init_study(tmp_path / "s", "anchored-plan")
+    replace_once(root / "study.toml", NUMBER, NUMBER.replace("min = 0", "min = -5"))
+    check_gives_one_line(root, ["study.toml", "[[dimensions]] id=material_errors",
+                                "level 'ratio' needs values of 0 or more", "'min' is -5",
+                                'use level = "interval"'])
+
+
+def test_ratio_on_a_total_that_may_be_negative_is_one_line_at_check(tmp_path):
+    root = init_study(tmp_path / "s", "judge-likert")
+    replace_once(root / "study.toml", 'kind = "scale"\nmin = 1\nmax = 5\nhelp = "Did the',
+                 'kind = "scale"\nmin = -10\nmax = 5\nhelp = "Did the')
+    replace_once(root / "study.toml", 'min = 1\nmax = 5\nlevel = "interval"',
+                 'level = "ratio"')
+    check_gives_one_line(root, ["study.toml", "[[totals]] id=overall",
+                                "level 'ratio' needs values of 0 or more",
+                                "the total can be as low as -0.833333",
+                                'use level = "interval"'])

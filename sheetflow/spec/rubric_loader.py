@@ -93,6 +93,8 @@ class RubricLoader(LoaderBase):
             self.fail_to_generate(f"level {level!r} needs numbers, and a {kind} answer is a "
                                   "label; use 'nominal', or 'ordinal' for labels in order",
                                   where)
+        elif level == "ratio" and (extra.get("minimum") or 0) < 0:
+            self._negative_ratio(f"'min' is {extra['minimum']}", where)
         default_required = kind not in ("flag", "text") and extra.get("blank_means") is None
         if isinstance(e.get("label"), str) and not e["label"].strip():
             self.fail_to_generate("'label' is blank, so the card shows no question; give "
@@ -109,6 +111,16 @@ class RubricLoader(LoaderBase):
             level=level,
             **extra,
         )
+
+    def _negative_ratio(self, lowest: str, where: str) -> None:
+        """Refuse the ratio level on answers that may be negative.
+
+        Alpha's ratio metric ((c - k)/(c + k))^2 measures distance from a true zero:
+        on values of both signs it calls -3 and 3 no disagreement at all.
+        """
+        self.fail_to_generate(f"level 'ratio' needs values of 0 or more (a true zero), but "
+                              f"{lowest}; use level = \"interval\" for values that can be "
+                              "negative", where)
 
     def _choices(self, e: dict, where: str, default: tuple[str, ...] = ()) -> tuple[str, ...]:
         choices = self._str_list(e, "choices", where) if "choices" in e else default
@@ -308,14 +320,15 @@ class RubricLoader(LoaderBase):
         hi = self._int(e, "max", where)
         if hi is None:
             self.fail("a number needs a whole-number 'max' (and 'min', default 0)", where)
-            return {"minimum": lo, "maximum": lo, "_level": "ratio"}
+            return {"minimum": lo, "maximum": lo, "_level": _number_level(lo)}
         if lo is not None and lo > hi:
             self.fail(f"number min {lo} is above max {hi}", where)
         decimals = self._int(e, "decimals", where, default=0, minimum=0)
         if decimals is not None and decimals > 4:
             self.fail(f"decimals {decimals} is more than 4; allow at most 4 digits after the "
                       "point", where)
-        return {"minimum": lo, "maximum": hi, "decimals": decimals or 0, "_level": "ratio"}
+        return {"minimum": lo, "maximum": hi, "decimals": decimals or 0,
+                "_level": _number_level(lo)}
 
     def _dim_text(self, e: dict, where: str) -> dict:
         lo = self._int(e, "min_words", where, minimum=0)
@@ -421,6 +434,8 @@ class RubricLoader(LoaderBase):
         bound left out is taken from the dimensions.
         """
         lo, hi = total_bounds(total, rubric)
+        if total.level == "ratio" and lo < 0:
+            self._negative_ratio(f"the total can be as low as {_show(lo)}", where)
         declared = (total.minimum, total.maximum)
         if all(v is None or math.isclose(v, want, rel_tol=1e-6, abs_tol=1e-6)
                for v, want in zip(declared, (lo, hi), strict=True)):
@@ -437,6 +452,12 @@ class RubricLoader(LoaderBase):
 def _show(value: float) -> str:
     """A bound as a spec would write it: ``20``, ``3.333333``."""
     return f"{round(value, 6):f}".rstrip("0").rstrip(".")
+
+
+def _number_level(minimum: int | None) -> str:
+    """A number's default level: ratio (counts, hours: a true zero), interval when it
+    may be negative, where the ratio metric has no meaning."""
+    return "interval" if minimum is not None and minimum < 0 else "ratio"
 
 
 def _whole(value: object) -> bool:

@@ -71,7 +71,8 @@ def krippendorff_alpha(
         DataFrame with one row per rating and the columns named by ``unit``,
         ``rater`` and ``value``.
     level : {"nominal", "ordinal", "interval", "ratio"}
-        Level of measurement. Required: there is deliberately no default.
+        Level of measurement. Required: there is deliberately no default. Ratio
+        needs values of 0 or more (a true zero); a negative value raises ValueError.
     value_domain : sequence, optional
         The rubric's full, ordered list of possible values. Unused values still take
         part (they fix the order of string categories and are counted in the domain
@@ -107,9 +108,11 @@ def krippendorff_alpha(
                                           {\\sum_{c,k} n_c n_k\\,\\delta^2_{ck}}
 
     Metrics [1]_: nominal :math:`[c \\ne k]`; interval :math:`(c-k)^2`; ratio
-    :math:`((c-k)/(c+k))^2`; ordinal, Krippendorff's rank-based
-    :math:`(\\sum_{g=c}^{k} n_g - (n_c + n_k)/2)^2`, i.e. the squared difference of
-    the categories' mid-ranks in the pooled pairable values.
+    :math:`((c-k)/(c+k))^2`, for values of 0 or more only (a ratio scale has a true
+    zero; on values of both signs the metric calls -3 and 3 agreeing, so a negative
+    value in the domain or the data raises ValueError: use interval); ordinal,
+    Krippendorff's rank-based :math:`(\\sum_{g=c}^{k} n_g - (n_c + n_k)/2)^2`, i.e.
+    the squared difference of the categories' mid-ranks in the pooled pairable values.
 
     Observed and expected disagreement within rounding of each other
     (:math:`(n - 1) \\sum o_{ck} \\delta^2_{ck}` and :math:`\\sum n_c n_k \\delta^2_{ck}`
@@ -174,7 +177,21 @@ def _checked_domain(
     domain = _util.resolve_domain(matrix, value_domain)
     if level in ("interval", "ratio") and domain.dtype == object:
         raise ValueError(f"The {level} level needs numeric values and a numeric value_domain.")
+    if level == "ratio":
+        # the domain holds every observed value: one outside it is refused at encoding
+        _check_ratio_domain(domain)
     return domain
+
+
+def _check_ratio_domain(domain: np.ndarray) -> None:
+    """The ratio metric measures from a true zero: refuse values below it."""
+    values = np.asarray(domain, dtype=float)
+    if values.size and np.nanmin(values) < 0:
+        raise ValueError(
+            f"The ratio level needs values of 0 or more (a true zero), but the values or "
+            f"their domain include {np.nanmin(values):g}: its metric ((c - k)/(c + k))^2 "
+            "would call values of opposite sign such as -3 and 3 agreeing; use the interval "
+            "level.")
 
 
 def _alpha_row(
@@ -265,7 +282,7 @@ def fixed_metric(domain: np.ndarray, level: str) -> np.ndarray:
     Raises
     ------
     ValueError
-        For any other level.
+        For any other level, or for ratio with a value below 0.
 
     Examples
     --------
@@ -280,6 +297,7 @@ def fixed_metric(domain: np.ndarray, level: str) -> np.ndarray:
     diff = v[:, None] - v[None, :]
     if level == "interval":
         return diff**2
+    _check_ratio_domain(v)
     total = v[:, None] + v[None, :]
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(total == 0, 0.0, diff / np.where(total == 0, 1.0, total))
