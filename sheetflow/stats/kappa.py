@@ -146,8 +146,10 @@ def cohen_kappa(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "r
 
     The test of :math:`\\kappa = 0` uses the *null* variance of the same paper,
     :math:`\\widehat{var}_0 = [\\sum_{ij} p_{i.} p_{.j} (w_{ij} - (\\bar w_{i.} +
-    \\bar w_{.j}))^2 - p_e^2] / (n (1 - p_e)^2)`: ``z`` = kappa / se_0 and ``p`` is
-    two-sided from the normal distribution, as R ``irr::kappa2``. Kappa is
+    \\bar w_{.j}))^2 - p_e^2] / (n (1 - p_e)^2)`, with the weighted :math:`p_e` for
+    a weighted kappa: ``z`` = kappa / se_0 and ``p`` is two-sided from the normal
+    distribution, as statsmodels ``cohens_kappa`` and R ``irr::kappa2`` (0.84.1; its
+    weights sit on the ranks of the categories used, ``weight_on="ranks"``). Kappa is
     NaN, with the reason, when a pair shares no unit or when :math:`p_e = 1` (both
     raters used one and the same category throughout). Where the null variance is 0
     (one rater gives one category throughout, or weighted margins that leave no null

@@ -192,7 +192,7 @@ ABSTRACTOR_LABELS = ["Ectopic", "AIU", "NIU"]
 def test_gwet_ac1_abstractors() -> None:
     # irrCAC docs: AC1 0.84933, pa 0.89, pe 0.26992. Its se (0.04322) comes from the
     # two-rater contingency-table variance formula; sheetflow uses Gwet's raw-data
-    # formula (0.04343 here), so only the coefficient and its parts are compared.
+    # formula (0.0434352 here), so only the coefficient and its parts are compared.
     data = _table_to_tidy(ABSTRACTORS, ABSTRACTOR_LABELS)
     row = st.gwet_ac(data, categories=ABSTRACTOR_LABELS).loc[0]
     assert [round(float(row[c]), 5) for c in ("ac", "p_o", "p_e")] == [0.84933, 0.89, 0.26992]
