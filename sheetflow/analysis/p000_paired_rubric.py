@@ -340,7 +340,10 @@ _METHODS = (
     ("Spearman vs internal",
      "Spearman's rho between the mean external total and the internal total per case "
      "and arm; 95% interval by Fisher's z with the Fieller-Hartley-Pearson standard error "
-     "sqrt(1.06/(n-3))."),
+     "sqrt(1.06/(n-3)), undefined at |rho| = 1 (Fisher's z is infinite there: the row "
+     "says so). Two-sided p: exact, from the permutation distribution of rho, for 10 or "
+     "fewer pairs without ties and at |rho| = 1 without ties; otherwise from the t "
+     "approximation, none at |rho| = 1 with ties."),
 )
 
 

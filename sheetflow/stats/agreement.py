@@ -253,15 +253,19 @@ def spearman(x: Any, y: Any, *, confidence: float = 0.95) -> pd.DataFrame:
 
     Notes
     -----
-    ``rho`` is Pearson's correlation of the ranks (average ranks for ties) and the
-    two-sided ``p`` comes from :math:`t = \\rho \\sqrt{(n - 2) / (1 - \\rho^2)}` on the t
-    distribution with n - 2 df (``p = 0`` when :math:`|\\rho| = 1`), as
-    :func:`scipy.stats.spearmanr` computes them. The interval is
+    ``rho`` is Pearson's correlation of the ranks (average ranks for ties), exactly
+    1 or -1 where the ranks agree or are reversed. The two-sided ``p``: without ties
+    and with at most 10 pairs (or at :math:`|\\rho| = 1`), exact from the permutation
+    distribution of :math:`S = \\sum d^2`, ``min(1, 2 min(P(S <= s), P(S >= s)))``
+    (n = 5 at :math:`\\rho = 1`: 2/120); otherwise from
+    :math:`t = \\rho \\sqrt{(n - 2) / (1 - \\rho^2)}` on the t distribution with n - 2
+    df, as :func:`scipy.stats.spearmanr`, except at :math:`|\\rho| = 1` with tied
+    ranks, where t is infinite: ``p`` is NaN and ``reason`` says so. The interval is
     :math:`\\tanh(\\operatorname{artanh}(\\rho) \\pm z_{1-a/2}\\, se)` with the
     Fieller, Hartley & Pearson (1957) [1]_ standard error
-    :math:`se = \\sqrt{1.06 / (n - 3)}`. Fewer than three pairs or a constant
-    variable give NaN with the reason; with three pairs the interval is NaN and
-    ``reason`` says so.
+    :math:`se = \\sqrt{1.06 / (n - 3)}`; it is NaN, with the reason, at
+    :math:`|\\rho| = 1` (artanh is infinite) and with three pairs. Fewer than three
+    pairs or a constant variable give NaN with the reason.
 
     References
     ----------
@@ -289,11 +293,38 @@ def spearman(x: Any, y: Any, *, confidence: float = 0.95) -> pd.DataFrame:
     if why:
         return _util.frame({**row, "reason": _util.join_notes(why, note)}, _SP_COLUMNS)
     rho, p = _ranks.spearman_rho_p(a, b)
-    short = ("no interval: its standard error sqrt(1.06 / (n - 3)) needs four or more "
-             "pairs" if a.size <= 3 else "")
-    return _util.frame({**row, "rho": rho, "p": p,
-                        **_fisher_interval(rho, a.size, confidence),
-                        "reason": _util.join_notes(short, note)}, _SP_COLUMNS)  # fmt: skip
+    ranks_a, ranks_b = _ranks.rankdata(a), _ranks.rankdata(b)
+    exact = _ranks.spearman_exact_p(ranks_a, ranks_b)
+    perfect = _perfect_ranks(ranks_a, ranks_b)
+    if perfect:  # the correlation of the ranks is 1 up to rounding: say it is 1
+        rho = perfect
+    why = _spearman_limits(perfect, a.size, exact is not None)
+    interval = _fisher_interval(rho, a.size, confidence) if not perfect else {}
+    return _util.frame({**row, "rho": rho,
+                        "p": exact if exact is not None else np.nan if perfect else p,
+                        **interval, "reason": _util.join_notes(why, note)},
+                       _SP_COLUMNS)  # fmt: skip
+
+
+def _perfect_ranks(ranks_a: np.ndarray, ranks_b: np.ndarray) -> float:
+    """1.0 where the ranks are the same, -1.0 where one reverses the other, else 0."""
+    if (ranks_a == ranks_b).all():
+        return 1.0
+    return -1.0 if (ranks_a == ranks_a.size + 1 - ranks_b).all() else 0.0
+
+
+def _spearman_limits(perfect: float, n: int, exact: bool) -> str:
+    """What a defined rho lacks: an interval (|rho| = 1, or three pairs) and, at
+    |rho| = 1 with tied ranks, a p (the t approximation gives p = 0 there)."""
+    if not perfect:
+        return ("no interval: its standard error sqrt(1.06 / (n - 3)) needs four or more "
+                "pairs" if n <= 3 else "")
+    said = ("perfect rank agreement" if perfect > 0 else "perfectly reversed ranks") + \
+        ": the Fisher-z interval is undefined at |rho| = 1"
+    if exact:
+        return said
+    return said + "; no p: the t approximation breaks down at |rho| = 1, and the exact " \
+        "test is computed for untied ranks only"
 
 
 _SP_COLUMNS = ("rho", "ci_low", "ci_high", "p", "n", "reason")

@@ -71,3 +71,36 @@ def test_spearman_r_cor_test_example() -> None:
     rho = st.spearman(x, y).loc[0, "rho"]
     assert rho == pytest.approx(0.6, abs=1e-12)
     assert (9**3 - 9) / 6 * (1 - rho) == pytest.approx(48, abs=1e-9)
+
+
+def test_spearman_at_rho_one_has_the_exact_p_and_says_why_there_is_no_interval() -> None:
+    # exact null distribution of Spearman's rho, n = 5: one of the 5! = 120 orderings
+    # gives rho = 1, so P(rho = 1) = 1/120 and the two-sided p is 2/120. The t
+    # approximation gave p = 1.4e-24 and a zero-width interval [0.999999999999998, 1].
+    for y, rho in (([2, 3, 4, 5, 9], 1.0), ([9, 5, 4, 3, 2], -1.0)):
+        res = st.spearman([1, 2, 3, 4, 5], y).loc[0]
+        assert res["rho"] == rho
+        assert res["p"] == pytest.approx(2 / 120, rel=1e-15)
+        assert np.isnan(res["ci_low"]) and np.isnan(res["ci_high"])
+        assert "Fisher-z interval is undefined at |rho| = 1" in res["reason"]
+    tied = st.spearman([1, 2, 2, 3, 4], [1, 2, 2, 3, 4]).loc[0]
+    assert tied["rho"] == 1.0 and np.isnan(tied["p"]) and "no p" in tied["reason"]
+
+
+def test_spearman_exact_p_counts_every_ordering() -> None:
+    """Small untied samples: p is the share of the n! orderings of y whose |rho| is at
+    least as far out as observed, in each tail (two-sided: twice the smaller tail)."""
+    import itertools
+    rng = np.random.default_rng(7)
+    for n in (4, 5, 6, 7):
+        x, y = rng.permutation(n) + 1.0, rng.permutation(n) + 1.0
+        s = ((x - y) ** 2).sum()
+        sums = np.array([((x - np.array(p)) ** 2).sum()
+                         for p in itertools.permutations(range(1, n + 1))])
+        want = min(1.0, 2 * min((sums <= s).mean(), (sums >= s).mean()))
+        assert st.spearman(x, y).loc[0, "p"] == pytest.approx(want, rel=1e-12)
+    # beyond 10 pairs without ties, and with ties, the t approximation as scipy
+    x = rng.normal(size=12)
+    y = x + rng.normal(size=12)
+    assert st.spearman(x, y).loc[0, "p"] == pytest.approx(sps.spearmanr(x, y).pvalue,
+                                                          rel=1e-12)
