@@ -106,6 +106,7 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
     from ..collect.links import (
         UNREAD_WHAT,
         copied_from,
+        disowned,
         left_out_what,
         unread_count,
         unread_note,
@@ -133,8 +134,8 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
                else f"an exact copy of {original.file} (rater {original.rater}), read once"
                if original is not None
                else f"an exact copy of {copy.file}, read once" if copy is not None
-               else f.link or (UNREAD_WHAT if f in unread
-                               else "rater unknown (not a pack of this study)"))
+               else disowned(f, report.issues) or f.link
+               or (UNREAD_WHAT if f in unread else "rater unknown (not a pack of this study)"))
         out.say(escape_controls(f"{f.file}: {who}, {counted(f.errors, 'error')}, "
                                 f"{counted(f.warnings, 'warning')}, {state}"),
                 fg="red" if f.errors else ("yellow" if f.warnings else None))
@@ -302,7 +303,8 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
             out.say(escape_controls(f"{u.file}: {u.unread}"), fg="red")
             out.say(escape_controls(f"  error: {u.file}: {u.reason}"))
             continue
-        out.say(escape_controls(f"{u.file}: matches no pack of this study: {u.reason}"),
+        what = u.disowned or "matches no pack of this study"
+        out.say(escape_controls(f"{u.file}: {what}: {u.reason}"),
                 fg="red" if u.errors else "yellow")
     unread = [u for u in report.unmatched if u.unread]
     strangers = [u for u in report.unmatched if u.errors and not u.unread and not u.left_out]

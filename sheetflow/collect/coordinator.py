@@ -30,7 +30,14 @@ from ..hints import command_line
 from ..spec.study import Rater, Study
 from ..words import counted
 from ..workbook.printing import set_print, text_lines
-from .links import copied_from, linked_to, sole_link, unread_note, unread_stranger
+from .links import (
+    copied_from,
+    disowned_todo,
+    linked_to,
+    sole_link,
+    unread_note,
+    unread_stranger,
+)
 from .mail_state import PackMail, collect_caveat, short_time
 from .unsaved import replied_text
 from .validate import (
@@ -237,6 +244,9 @@ def _todo_unknown(f: FileStatus, report: ValidationReport) -> str:
     if copy is not None:  # of a file identified as no pack, shown on its own row
         return (f"an exact copy of {copy.file}, read once: that file's row says what to "
                 "do; remove this copy from the returns folder")
+    claim = disowned_todo(f, report.issues)
+    if claim:  # it claims a pack of this study: not a stranger's file
+        return claim
     return ("not a pack of this study (see the Issues sheet): find out who sent it and "
             "ask for their own workbook")
 

@@ -7,6 +7,9 @@ compared with each other and with the pack they name (:mod:`.file_check`).
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
+from ..packs.manifest import PackHead
 from ..workbook import layout as L
 from .reader import Book, Cells
 from .safety import Limits
@@ -37,3 +40,54 @@ def identity_stores(book: Book, limits: Limits) -> dict[str, dict[str, str]]:
             sheet[str(key)] = show_value(value)
     return {"document properties": props, "defined names": names,
             f"sheet {L.IDENTITY_SHEET}": sheet}
+
+
+def pack_mismatch(identity: dict[str, str], stores: dict[str, dict[str, str]],
+                  head: PackHead | None, raters: Collection[str]) -> dict[str, str] | None:
+    """How an identity whose stores agree names a rater of this study and a pack that
+    is not theirs, or the pack but another sitting: the ``identity-mismatch`` fields
+    (its detail, and the identity sheet's cell of the key, when that sheet holds it);
+    None when it does not.
+
+    Parameters
+    ----------
+    identity : dict of str to str
+        The identity the stores agree on.
+    stores : dict
+        The stores it was read from (:func:`identity_stores`, those present).
+    head : PackHead or None
+        The pack its ``pack_id`` names (None: no pack of the manifest).
+    raters : collection of str
+        The rater ids of the manifest's packs.
+    """
+    rater, pack = identity.get("rater_id", ""), identity.get("pack_id", "")
+    sitting = identity.get("sitting")
+    if rater not in raters:
+        return None  # no rater of this study: unknown-rater says so
+    if head is None:
+        key, detail = "pack_id", f"names rater {rater} but pack {_cut(pack)!r}, no pack " \
+            "of this study"
+    elif head.rater_id != rater:
+        key, detail = "rater_id", f"names rater {rater} but pack {pack}, which is rater " \
+            f"{head.rater_id}'s"
+    elif sitting is not None and not _same_number(sitting, head.sitting):
+        key, detail = "sitting", f"sitting {_cut(sitting)!r}, but pack {pack} is sitting " \
+            f"{head.sitting}"
+    else:
+        return None
+    held = key in stores.get(f"sheet {L.IDENTITY_SHEET}", {})
+    where = {"sheet": L.IDENTITY_SHEET, "cell": f"B{L.IDENTITY_KEYS.index(key) + 1}"}
+    return {"detail": detail, **(where if held else {})}
+
+
+def _same_number(text: str, number: int) -> bool:
+    """Whether ``text`` is ``number`` written as a number ("1" or "1.0": a spreadsheet
+    app may store the sitting as a number)."""
+    try:
+        return float(text) == number
+    except ValueError:
+        return False
+
+
+def _cut(value: str, width: int = 24) -> str:
+    return value if len(value) <= width else value[:width - 3] + "..."

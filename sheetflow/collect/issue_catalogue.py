@@ -165,6 +165,10 @@ _TYPES = (
     _t("identity-conflict", ERROR, "The identity stores in the workbook disagree.",
        "The workbook's identity is inconsistent ({detail}). Send the workbook you "
        "received, unedited apart from the answer cells."),
+    _t("identity-mismatch", ERROR, "The identity names a rater of this study with a pack "
+       "that is not theirs, or with another sitting than the pack's.",
+       "The workbook's identity does not hold together ({detail}), so it cannot be matched "
+       "to a pack. Send the workbook you received, unedited apart from the answer cells."),
     _t("identity-partial", WARNING, "Some identity stores are missing; the rest agree.",
        "Part of the workbook's identity is missing ({detail}); it was matched by the rest."),
     _t("schema-unsupported", ERROR, "The workbook layout version is not one this collector reads.",
@@ -196,6 +200,15 @@ _TYPES = (
        "ids of {detail}'s workbook (its answer sheet or those ids were removed), while "
        "another file does; it was counted for nobody. Each rater must return their own "
        "workbook, changed only in the answer cells."),
+    _t("claim-unproven", ERROR, "The workbook claims a rater but carries none of that "
+       "rater's hidden row ids, and no other file does.",
+       # the coordinator's to act on: no reply goes to the rater it claims
+       "This workbook says it is rater {detail}'s, but none of its rows carries the hidden "
+       "ids of {detail}'s workbook (its answer sheet or those ids were removed, and so was "
+       "the hidden row table), so nothing shows it is theirs: it was counted for nobody "
+       "and {detail}'s pack is still not returned. Ask {detail} whether they sent it; if "
+       "they did, ask them for the workbook they received, changed only in the answer "
+       "cells."),
     _t("duplicate-file", WARNING, "The same file (identical bytes) was given more than once.",
        "This file is an exact copy of {detail}; it was counted once."),
     _t("pack-as-sent", ERROR, "The workbook exactly as it was sent: nothing filled in.",

@@ -39,7 +39,8 @@ UNREADABLE = frozenset({
 mend by sending it again (problems on the coordinator's side, such as permissions or a
 file changed while collecting, are not among them)."""
 UNIDENTIFIED = {"identity-missing": "it carries no identity",
-                "identity-conflict": "its identity stores disagree"}
+                "identity-conflict": "its identity stores disagree",
+                "identity-mismatch": "its identity names a pack not its own"}
 """Codes of a file read whose identity cannot say whose it is, and how to say so."""
 DETAIL_ROOM = 80
 """Characters an issue's detail keeps (:func:`~.validate.show_value` cuts the rest)."""
@@ -264,6 +265,50 @@ def _unusable_codes(f: FileStatus, issues: Iterable[Issue]) -> list[str]:
 def _why_unusable(codes: list[str]) -> str:
     """Why a file with these :func:`_unusable_codes` cannot be used, in a few words."""
     return UNIDENTIFIED.get(codes[0], "could not be read") if codes else "could not be read"
+
+
+DISOWNED = {
+    "rows-from-other-rater": "its rows are another rater's",
+    "rows-not-this-rater": "its rows are no rater's",
+    "rows-unproven": "no row proves it, while another file does",
+    "claim-unproven": "no row proves it",
+}
+"""Codes of a file read whose rows do not prove the pack it claims (so it counts for
+nobody), and why, in a few words."""
+
+
+def disowned(f: FileStatus, issues: Iterable[Issue]) -> str:
+    """What a file its rows disown is, in the words of collect's line for it and of
+    status: the rater it claims and why it counts for nobody; "" for any other file.
+
+    Such a file is identified as no pack, but it is no stranger's: it claims a pack of
+    this study, so "not a pack of this study" would not be true of it.
+    """
+    found = _disowning(f, issues)
+    if found is None:
+        return ""
+    return f"says it is rater {found.rater}'s, but {DISOWNED[found.code]}: counted for nobody"
+
+
+def disowned_todo(f: FileStatus, issues: Iterable[Issue]) -> str:
+    """What the coordinator does about a file :func:`disowned` names ("" for another):
+    a claim nothing proves is asked of the rater it names (no reply goes to them);
+    rows of another pack, or of none, are a sender to find."""
+    found = _disowning(f, issues)
+    if found is None:
+        return ""
+    ask = (f"ask rater {found.rater} whether they sent it (if they did, ask for the "
+           "workbook they received, changed only in the answer cells)"
+           if found.code == "claim-unproven"
+           else "find out who sent it and ask for their own workbook")
+    return f"{disowned(f, [found])} (see the Issues sheet): {ask}"
+
+
+def _disowning(f: FileStatus, issues: Iterable[Issue]) -> Issue | None:
+    """The issue by which ``f``'s rows disown the pack it claims, if any."""
+    if f.pack_id:
+        return None
+    return next((i for i in issues if i.file == f.file and i.code in DISOWNED), None)
 
 
 def copied_from(f: FileStatus, files: Iterable[FileStatus],

@@ -21,7 +21,14 @@ from ..spec.study import Study
 from ..workbook import layout as L
 from .coordinator import FEEDBACK_DIR, draft_name
 from .drafts import reply_key, reply_left_out
-from .links import copied_from, linked_to, sole_link, unread_note, unread_stranger
+from .links import (
+    copied_from,
+    disowned,
+    linked_to,
+    sole_link,
+    unread_note,
+    unread_stranger,
+)
 from .mail_state import PackMail, received_times
 from .outputs import COLLECTION_FILE, OUT_DIR, returns_since_collect
 from .reply_drafts import ReplyDrafts, read_reply_drafts
@@ -99,6 +106,9 @@ class UnmatchedFile:
     left_out: str = ""
     """For a file that could not be read or identified beside its rater's return used
     (:data:`~.validate.LEFT_OUT_BESIDE`): whose return is used and what to do; "" else."""
+    disowned: str = ""
+    """For a file whose rows do not prove the pack it claims: the rater it claims and
+    why it counted for nobody (:func:`.links.disowned`); "" else."""
 
     def to_dict(self) -> dict[str, Any]:
         """The file as a plain dict."""
@@ -419,5 +429,6 @@ def unmatched_files(report: ValidationReport) -> list[UnmatchedFile]:
             out.append(UnmatchedFile(f.file, reason, f.errors, left_out=left_out[f.file]))
             continue
         unread = unread_note(f) if unread_stranger(f, issues) else ""
-        out.append(UnmatchedFile(f.file, reason, f.errors, unread))
+        out.append(UnmatchedFile(f.file, reason, f.errors, unread,
+                                 disowned=disowned(f, issues)))
     return out

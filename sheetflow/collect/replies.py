@@ -178,7 +178,8 @@ def unusable_body(rater: Rater, row: Returned, issues: list[Issue]) -> str:
 # to one rater, who learns neither who else rates nor what another's file holds, so it
 # quotes only what the catalogue says of the kind (the Issues sheet keeps the names)
 OTHERS_NAMED = frozenset({"file-name-mismatch", "rows-from-other-rater", "sender-not-rater",
-                          "answers-match-other-rater", "saved-by-same-user"})
+                          "answers-match-other-rater", "saved-by-same-user",
+                          "identity-mismatch"})
 
 
 BLANK = "answer-missing"

@@ -19,7 +19,11 @@
   secret, so only the pack's own workbook carries them. A file claiming the pack
   without any (its answer sheet or ids deleted) beside one that has them is
   ``rows-unproven``: counted for nobody, so a forged claim cannot put the rater's own
-  return out of use.
+  return out of use. Alone (no file of the pack has them), it is ``claim-unproven``:
+  counted for nobody either, so the pack stays not returned (reminded, never replied
+  to) and the coordinator asks the rater whether they sent it. Such a file's rows
+  were checked against the pack: one whose checks never ran (an attachment that
+  arrived broken) keeps its own error and is no such file.
 * **Otherwise** every file of the pack gets ``duplicate-rater`` and none is used until
   the coordinator removes the wrong one (only the rater can say which is theirs).
 """
@@ -53,6 +57,7 @@ class Work(Protocol):
     as_sent: bool
     superseded_by: str
     rows_proven: bool
+    rows_checked: bool
     answers_read: bool
     entered: int
     resaved: bool
@@ -174,17 +179,19 @@ def settle_rivals(works: list[Any], journal: Journal, again: str) -> None:
 
 
 def _proven_only(group: list[Work]) -> list[Work]:
-    """The files of one pack that prove it by their rows, when any does; the others
-    are set aside (``rows-unproven``, counted for nobody)."""
+    """The files of one pack left to rival each other: a file whose rows were checked
+    and prove nothing is set aside, counted for nobody (``rows-unproven`` beside a
+    file that proves the pack, which alone is left; ``claim-unproven`` when none
+    does, since a claim nothing proves is no return of the rater's)."""
     proven = [w for w in group if w.rows_proven]
-    if not proven or len(proven) == len(group):
-        return group
-    for work in group:
-        if not work.rows_proven:
-            work.issues.append(issue("rows-unproven", file=work.name, rater=work.rater,
-                                     detail=work.rater))
-            work.head = None
-    return proven
+    # beside a proven file every other is set aside, checked or not (as it always was)
+    unproven = [w for w in group if not w.rows_proven and (proven or w.rows_checked)]
+    for work in unproven:
+        code = "rows-unproven" if proven else "claim-unproven"
+        work.issues.append(issue(code, file=work.name, rater=work.rater,
+                                 detail=work.rater))
+        work.head = None
+    return [w for w in group if not any(w is u for u in unproven)]
 
 
 def _by_pack(works: list[Any]) -> list[list[Work]]:

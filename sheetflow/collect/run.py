@@ -24,10 +24,8 @@ Duplicate returns
 - The same bytes given twice (same sha256): the file named like a pack that was
   sent is used, else the first by file name; each other copy gets the warning
   ``duplicate-file``.
-- Two different files for one pack (same rater and sitting): the error
-  ``duplicate-rater`` on each, and neither contributes. The coordinator removes the
-  wrong one and runs collect again. sheetflow never guesses which one is newer:
-  save times inside a workbook are set by the rater's machine.
+- Two different files for one pack (same rater and sitting): :mod:`.rivals` says
+  which stands, if any, never by save times (set by the rater's machine).
 """
 
 from __future__ import annotations
@@ -79,6 +77,7 @@ from .file_check import (
 )
 from .file_verdicts import file_verdicts
 from .hazards import hazard_issues
+from .identity import pack_mismatch
 from .links import beside_used, conflict_detail, file_link, named_like_pack, naming_stores
 from .mail_state import PackMail, journal_issue, pack_mail, received_times
 from .mailbox import is_mail_file, members_job
@@ -346,6 +345,7 @@ class _FileWork:
     marks: tuple[int, int] = (0, 0)  # (PackCheck.marks_held, PackCheck.marks)
     answers_read: bool = False  # the pack's answers were read (see PackCheck.read)
     rows_proven: bool = False  # its rows carry the pack's keyed ids (PackCheck.rows_proven)
+    rows_checked: bool = False  # its rows were checked against the pack it claims
     self_check: SelfCheckInput | None = None
     member: int = -1  # a saved message's attachment (see .mailbox)
     sender: str = ""  # the address the file's message came from, when known
@@ -520,6 +520,7 @@ class _Collector:
         work.answered, work.required, work.entered, work.marks = check.answered, \
             check.required, check.entered, (check.marks_held, check.marks)
         work.answers_read, work.rows_proven = check.read, check.rows_proven
+        work.rows_checked = True
         work.self_check = check.self_check
         work.answers, work.saved_by = check.answers, result.saved_by
         if check.block is not None:
@@ -547,9 +548,10 @@ class _Collector:
         if missing:
             work.issues.append(issue("identity-partial", file=name,
                                      detail="no " + ", no ".join(missing)))
-        self._match_identity(work, identity)
+        self._match_identity(work, identity, present)
 
-    def _match_identity(self, work: _FileWork, identity: dict[str, str]) -> None:
+    def _match_identity(self, work: _FileWork, identity: dict[str, str],
+                        stores: dict[str, dict[str, str]]) -> None:
         name, m = work.name, self.top
         rater = identity.get("rater_id", "")
         checks = [
@@ -568,6 +570,10 @@ class _Collector:
                                      versions=differs))
             return
         head = self.packs.get(identity.get("pack_id", ""))
+        mismatch = pack_mismatch(identity, stores, head, {h.rater_id for h in self.manifest.heads})
+        if mismatch is not None:  # a rater of this study, but not this pack's
+            work.issues.append(issue("identity-mismatch", file=name, **mismatch))
+            return
         if head is None or head.rater_id != rater:
             work.issues.append(issue("unknown-rater", file=name, rater=rater,
                                      detail=rater or "(none)"))

@@ -1,0 +1,143 @@
+"""A return whose identity claims a pack its rows do not prove counts for nobody, and
+every statement about it says so.
+
+A rater who took their own workbook, named another rater and pack in all three
+identity stores and deleted every row id (the Scoring sheet's and the hidden row
+table) made a file that claims the other pack without proving it. While the other
+rater had not returned, that file stood for them: the pack was "returned" with 18
+errors, a reply thanking them went to them, ``remind`` said every pack was back and
+``analyze`` blamed their file. An identity naming a rater of this study with another
+rater's pack was said to name a rater "not part of this study", and a sitting changed in
+every store was used without a word.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import openpyxl
+import pytest
+from generate_helpers import manifest_of
+from mail_helpers import mail_study, run
+from roundtrip_helpers import fill_openpyxl, plan_answers
+
+from sheetflow.collect.run import collect
+from sheetflow.workbook import layout as L
+
+
+@pytest.fixture
+def study(tmp_path) -> tuple[Path, list[dict]]:
+    root = mail_study(tmp_path / "s")
+    (root / L.RETURNS_DIR).mkdir(exist_ok=True)
+    return root, [p for p in manifest_of(root)["packs"] if p["sitting"] == 1]
+
+
+def _identity(wb: openpyxl.Workbook, **values: str) -> None:
+    """``values`` written in all three identity stores."""
+    for key, value in values.items():
+        for prop in wb.custom_doc_props.props:
+            if prop.name == L.identity_property(key):
+                prop.value = value
+        wb.defined_names[L.identity_name(key)].attr_text = f'"{value}"'
+        wb[L.IDENTITY_SHEET].cell(L.IDENTITY_KEYS.index(key) + 1, 2).value = value
+
+
+def _edited(root: Path, pack: dict, dst: Path, strip: bool = False, **values: str) -> None:
+    """``pack`` filled in, its identity set to ``values``, every row id deleted with
+    ``strip``; saved as ``dst``."""
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], dst, plan_answers(pack))
+    wb = openpyxl.load_workbook(dst)
+    _identity(wb, **values)
+    if strip:
+        for row in wb[L.SCORING_SHEET].iter_rows(min_col=1, max_col=1):
+            row[0].value = None
+        ws = wb[L.IDENTITY_SHEET]
+        for r in range(L.IDENTITY_ROW_TABLE_FIRST, ws.max_row + 1):
+            for c in range(1, 5):
+                ws.cell(r, c).value = None
+    wb.save(dst)
+
+
+def test_a_claim_no_row_proves_counts_for_nobody_while_its_rater_has_not_returned(study):
+    root, packs = study
+    mine, victim = packs[0], packs[1]
+    returns = root / L.RETURNS_DIR
+    fill_openpyxl(root / L.PACKS_DIR / mine["file"], returns / mine["file"],
+                  plan_answers(mine))
+    forged = f"scores-{victim['rater_id']}.xlsx"
+    _edited(root, mine, returns / forged, strip=True, rater_id=victim["rater_id"],
+            pack_id=victim["identity"]["pack_id"])
+    screen = run("collect", str(root))
+    assert screen.exit_code == 1, screen.output
+    claim = f"says it is rater {victim['rater_id']}'s, but no row proves it: counted for nobody"
+    assert f"{forged}: {claim}, " in screen.stdout
+    result = collect(root)
+    by_name = {f.file: f for f in result.report.files}
+    assert by_name[mine["file"]].used and not by_name[forged].used
+    assert by_name[forged].pack_id == "" and by_name[forged].rater == ""
+    codes = {i.code for i in result.report.issues if i.file == forged}
+    assert "claim-unproven" in codes and not codes & {"rows-unproven", "duplicate-rater"}
+    # the pack stays not returned: reminded, never replied to
+    rows = {r.rater_id: r for r in result.roster}
+    assert rows[victim["rater_id"]].state == "missing"
+    assert not any(victim["rater_id"] in p.name for p in result.feedback.written)
+    (stranger,) = [r for r in result.roster if r.file == forged]
+    assert stranger.todo.startswith(claim) and \
+        f"ask rater {victim['rater_id']} whether they sent it" in stranger.todo
+    status = run("status", str(root)).stdout.splitlines()
+    assert any(ln.startswith(f"{forged}: {claim}: [claim-unproven]") for ln in status)
+    assert status[-1].startswith(f"1 of {len(packs)} packs returned")
+    reminded = run("remind", str(root))
+    assert (root / "out" / "reminders" / f"{victim['rater_id']}.eml").is_file(), \
+        reminded.output
+
+
+def test_a_broken_attachment_claiming_a_pack_keeps_its_own_error(study):
+    """Only files whose rows were checked are claims nothing proves: the rows of one
+    whose checks never ran say nothing (the rule stops at its own error)."""
+    from sheetflow.collect.rivals import _proven_only
+
+    class Work:
+        def __init__(self, checked: bool):
+            self.name, self.rater, self.issues = "f.xlsx", "R1", []
+            self.rows_proven, self.rows_checked, self.head = False, checked, object()
+
+    broken, checked = Work(False), Work(True)
+    assert _proven_only([broken]) == [broken] and broken.issues == []
+    assert _proven_only([checked]) == [] and checked.head is None
+    assert [i.code for i in checked.issues] == ["claim-unproven"]
+
+
+@pytest.mark.parametrize("change, cell, words", [
+    ("rater", "B4", "names rater {other} but pack {pack}, which is rater {rater}'s"),
+    ("pack", "B4", "names rater {rater} but pack {other_pack}, which is rater {other}'s"),
+    ("sitting", "B5", "sitting '2', but pack {pack} is sitting 1"),
+])
+def test_an_identity_naming_a_pack_not_its_own_says_so(study, change, cell, words):
+    root, packs = study
+    mine, other = packs[0], packs[1]
+    values = {"rater": {"rater_id": other["rater_id"]},
+              "pack": {"pack_id": other["identity"]["pack_id"]},
+              "sitting": {"sitting": "2"}}[change]
+    _edited(root, mine, root / L.RETURNS_DIR / "scores.xlsx", **values)
+    result = collect(root, write=False)
+    (status,) = result.report.files
+    assert not status.used and status.pack_id == ""
+    (found,) = [i for i in result.report.issues if i.severity == "error"]
+    assert found.code == "identity-mismatch" and (found.sheet, found.cell) == (
+        L.IDENTITY_SHEET, cell)
+    assert words.format(rater=mine["rater_id"], other=other["rater_id"],
+                        pack=mine["identity"]["pack_id"],
+                        other_pack=other["identity"]["pack_id"]) in found.message
+    assert "not part of this study" not in found.message
+
+
+def test_rows_of_another_rater_are_not_called_no_pack_of_this_study(study):
+    root, packs = study
+    mine, other = packs[0], packs[1]
+    _edited(root, mine, root / L.RETURNS_DIR / "scores.xlsx", rater_id=other["rater_id"],
+            pack_id=other["identity"]["pack_id"])
+    lines = run("collect", str(root)).stdout.splitlines()
+    (line,) = [ln for ln in lines if ln.startswith("scores.xlsx: ")]
+    assert line.startswith(f"scores.xlsx: says it is rater {other['rater_id']}'s, but its "
+                           "rows are another rater's: counted for nobody, 1 error")
