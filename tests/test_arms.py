@@ -89,3 +89,21 @@ def test_a_small_p_reads_p_below_not_p_equals_below(ci, p, said) -> None:
 def test_p_said_puts_a_p_value_in_a_sentence(p, said) -> None:
     from sheetflow.words import p_said
     assert p_said(p, [0.05]) == said
+
+
+@pytest.mark.parametrize(("ci", "p", "shown", "said"), [
+    # the decision's test decides, whatever the interval says
+    ([-0.028, 0.522], 0.0279, True, "improved ahead of baseline: "),
+    ([0.009, 0.520], 0.0608, False, "improved ahead of baseline (not shown to differ: "
+                                    "permutation p = 0.0608, not below 0.05): "),
+    ([0.009, 0.520], 0.05, False, "improved ahead of baseline (not shown to differ: "
+                                  "permutation p = 0.0500, not below 0.05): "),
+    ([0.009, 0.520], None, None, "improved ahead of baseline: "),
+])
+def test_a_difference_decided_by_a_test_is_shown_by_that_test(ci, p, shown, said) -> None:
+    """Where the decision rests on a test against alpha (001's permutation p), "shown"
+    is that test: p strictly below alpha, the interval shown beside it as it is."""
+    arms = _arms_with(ci, p)
+    arms.alpha, arms.p_of = 0.05, "permutation"
+    assert arms.shown() is shown and arms.to_dict()["shown"] is shown
+    assert arms.sentence().startswith(said)

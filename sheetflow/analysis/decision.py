@@ -289,6 +289,14 @@ class Arms:
     without_items : list of str
         Arms of the design with no item, whose figure is undefined: said "no items"
         where the others' figures are, never "n/a".
+    alpha : float or None
+        The level ``p`` is compared with where the decision rests on that test, not on
+        the interval (001: the permutation p against ``alpha_test``): the difference
+        is then shown exactly when p is below it, whatever the interval, which is
+        shown as it is. None: the interval says (:meth:`shown`).
+    p_of : str
+        The test named before ``p`` in the reason a difference is not shown
+        ("permutation": "permutation p = 0.0608, not below 0.05"); "" for none.
     """
 
     winner: str
@@ -305,6 +313,8 @@ class Arms:
     proportion: bool = False
     ci_note: str = ""
     without_items: list[str] = field(default_factory=list)
+    alpha: float | None = None
+    p_of: str = ""
 
     def sentence(self) -> str:
         """One line: winner, both figures, effect with interval, p and test."""
@@ -317,22 +327,34 @@ class Arms:
         ci = f" {interval_said(num(self.ci[0]), num(self.ci[1]), self.ci_level)}" \
             if self.ci else ""
         ci += f" ({self.ci_note})" if self.ci and self.ci_note else ""
-        unsure = "" if self.shown() is not False else \
-            " (not shown to differ: the interval includes 0)" if self.ci and \
-            None not in self.ci else f" (not shown to differ: {p_said(self.p, [0.05])})"
+        unsure = "" if self.shown() is not False else f" (not shown to differ: {self._why()})"
         note = f"; {self.note}" if self.note else ""
         return (f"{self.winner} ahead of {self.other}{unsure}: {figs}; {self.effect_measure} "
                 f"{num(self.effect)}{ci}; {self.test} {p_said(self.p, self._p_limits())}"
                 f"{note}")
 
+    def _why(self) -> str:
+        """Why the difference is not shown, by the rule :meth:`shown` applied."""
+        if self.alpha is not None:
+            said = f"{p_said(self.p, [self.alpha])}, not below {self.alpha:g}"
+            return f"{self.p_of} {said}" if self.p_of else said
+        if self.ci and None not in self.ci:
+            return "the interval includes 0"
+        return p_said(self.p, [0.05])
+
     def _p_limits(self) -> list[float]:
-        """The limit p is compared with (0.05, when no interval decides): its text then
-        stands on the right side of it."""
+        """The limit p is compared with (``alpha``; 0.05 when no interval decides): its
+        text then stands on the right side of it."""
+        if self.alpha is not None:
+            return [self.alpha]
         return [] if self.ci and all(_finite(v) for v in self.ci) else [0.05]
 
     def shown(self) -> bool | None:
-        """Whether the difference is shown: the effect's interval excludes 0 (without
-        an interval, p below 0.05); None when neither is known."""
+        """Whether the difference is shown: p below ``alpha`` where the decision rests
+        on that test; else the effect's interval excludes 0 (without an interval, p
+        below 0.05); None when what decides is not known."""
+        if self.alpha is not None:  # the decision's own test, never a second opinion
+            return float(self.p) < self.alpha if _finite(self.p) else None  # type: ignore[arg-type]
         if self.ci and all(_finite(v) for v in self.ci):
             low, high = (float(v) for v in self.ci)  # type: ignore[arg-type]
             return not low <= 0.0 <= high

@@ -400,7 +400,8 @@ _GENERAL_CLAIM_OWNERS = 5  # protocol 001, multi-owner extension
 
 
 def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
-    """The best candidate vs the control: yield gap and permutation p."""
+    """The best candidate vs the control: yield gap and permutation p, the difference
+    shown when that p is below alpha_test, as the decision reads it."""
     table = _yield_table(ctx)
     winner, control = _winner(ctx, table), ctx.param("control")
     if not winner or not control or control not in set(table["arm"]):
@@ -421,7 +422,10 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
                 test="permutation test of the yield gap (one-sided)",
                 means={a: float(v) for a, v in yields.items()}, means_label="yield",
                 note=note, proportion=True, ci_note=interval["note"],
-                without_items=table.loc[table["n"] == 0, "arm"].tolist())
+                without_items=table.loc[table["n"] == 0, "arm"].tolist(),
+                # "shown" is the decision's test: the 95% interval is two-sided and
+                # may include 0 where the one-sided permutation p is below alpha
+                alpha=float(ctx.target("alpha_test", 0.05)), p_of="permutation")
 
 
 def methods(study: Study) -> list[tuple[str, str]]:
@@ -434,7 +438,10 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "winner is the candidate with the higher yield, chosen from the data, so each "
          "relabelling chooses it again: the statistic is the largest candidate-minus-"
          "control yield gap (max-statistic; Westfall & Young 1993), and the decision uses "
-         "its p. The protocol's 'p below 0.05 for B3 or B6' read with the winner held "
+         "its p; the arms line calls the winner shown to differ from the control only when "
+         "this p is below alpha_test, as the decision does (the Newcombe 95% interval of "
+         "the gap beside it is two-sided and may include 0 where the one-sided p is below "
+         "alpha_test). The protocol's 'p below 0.05 for B3 or B6' read with the winner held "
          "fixed across shuffles gives a smaller p, which ignores that the winner was "
          "picked as the best; it is reported beside (p_fixed_winner), not decided on. "
          "p = (b + 1)/(m + 1), counting the observed labelling (Phipson & Smyth 2010). "
