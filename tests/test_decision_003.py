@@ -155,3 +155,52 @@ def test_one_category_throughout_is_complete_agreement_not_an_inconclusive_study
             "both raters gave one category throughout ('Correct' on all 18 units: 100% "
             "agreement)")
     assert f"- {line}" in out.output and "INCONCLUSIVE" not in out.output
+
+
+def test_one_category_on_the_units_compared_names_the_answers_left_out(tmp_path):
+    """Every faithfulness answer is 'Faithful' but on one answer, which rater1 rated N/A
+    and rater2 Unfaithful: with na_handling = "missing" that unit is left out, the 17
+    compared all 'Faithful', so alpha is undefined. The raters did not give one
+    category throughout (rater2 rated it Unfaithful): the note says what is true and
+    names what was left out."""
+    root = tmp_path / "na"
+
+    def answer(study, pack, a, index):
+        if a["dimension"] == "faithfulness":
+            if a["item_id"] == "HV-03":
+                return "N/A" if pack["rater_id"] == "rater1" else "Unfaithful"
+            return "Faithful"
+        return _answer(study, a["dimension"], index, a["item_id"])
+
+    plant_answer_review(root, answer)
+    out, summary, rows, _ = _analyze(root)
+    assert out.exit_code == 0, out.output
+    check = next(c for c in summary["decision"]["checks"]
+                 if c["name"] == "alpha on Faithfulness to the evidence (faithfulness)")
+    arm = next(it.fields["system"] for it in load_study(root).items if it.id == "HV-03")
+    assert check["value"] is None and check["note"] == (
+        "undefined: both raters gave one category on every unit compared ('Faithful' on "
+        f"all 17 units both rated: 100% agreement; 1 unit left out: HV-03 ({arm}): N/A by "
+        "rater1, Unfaithful by rater2)")
+    assert f"- {check['name']}: n/a (no target) - {check['note']}" in rows
+    assert f"- {check['name']}: n/a (no target) - {check['note']}" in out.output
+
+
+def test_answers_left_out_are_named_per_unit():
+    """A unit no two raters compared is named with each answer on it; on a unit compared,
+    a third rater's answer left out is named too; past five units the rest are counted."""
+    import pandas as pd
+
+    from sheetflow.analysis.p003_answer_review import _left_out
+
+    out = pd.DataFrame({"unit": ["HV-03|a", "HV-03|a", "HV-05|b"],
+                        "rater": ["rater1", "rater2", "rater3"],
+                        "value": ["N/A", "Unfaithful", "N/A"]})
+    assert _left_out(out, {"HV-05|b"}) == ("1 unit left out: HV-03 (a): N/A by rater1, "
+                                           "Unfaithful by rater2; also left out: N/A by "
+                                           "rater3 on HV-05 (b)")
+    many = pd.DataFrame({"unit": [f"HV-{i:02d}" for i in range(7)], "rater": "rater1",
+                         "value": "N/A"})
+    assert _left_out(many, set()) == ("7 units left out: HV-00: N/A by rater1; HV-01: N/A "
+                                      "by rater1; HV-02: N/A by rater1; HV-03: N/A by "
+                                      "rater1; HV-04: N/A by rater1; and 2 more units")

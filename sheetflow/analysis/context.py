@@ -143,7 +143,13 @@ class Context:
             self._by_measure[dim_id] = self._select(dim_id)
         return self._by_measure[dim_id].copy()
 
-    def _select(self, dim_id: str) -> pd.DataFrame:
+    def answers(self, dim_id: str) -> pd.DataFrame:
+        """Sitting-1 answers of one measure as :meth:`ratings` gives them, with the N/A
+        answers ``na_handling = "missing"`` leaves out of the ratings kept: every answer
+        given (blank cells dropped), for saying what a figure left out."""
+        return self._select(dim_id, keep_na=True)
+
+    def _select(self, dim_id: str, *, keep_na: bool = False) -> pd.DataFrame:
         if self._rows_of is None:  # one grouping instead of a comparison per measure
             self._rows_of = self.first.groupby("dimension", sort=False).indices
         rows = self.first.iloc[self._rows_of.get(dim_id, np.empty(0, dtype=np.intp))]
@@ -153,7 +159,8 @@ class Context:
             rows = rows.assign(unit=rows["case"])
         rows = rows[rows["value"].notna() & (rows["value"].astype(str) != "")]
         dim = self._dimension(dim_id)
-        if dim is not None and dim.na_choices and not na_as_category(self.study, dim):
+        if dim is not None and dim.na_choices and not keep_na and \
+                not na_as_category(self.study, dim):
             rows = rows[~rows["value"].isin(dim.na_choices)]  # na_handling "missing"
         return rows[["unit", "rater", "value", "arm", "case"]]
 

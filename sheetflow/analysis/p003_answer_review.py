@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..spec.params import YES_WORDS
 from ..spec.study import Study
+from ..words import counted
 from .context import Context, empty_reason
 from .decision import (
     REPORTED,
@@ -201,29 +202,79 @@ def _reported_alpha(ctx: Context, row: dict[str, Any]) -> Check:
 
 
 def _undefined_alpha(ctx: Context, row: dict[str, Any]) -> str:
-    """Why a column's alpha is undefined when every rater gave one category
-    throughout, with the agreement it stands for (100%); "" for a defined alpha or any
-    other reason. Said the same with a target as without (the check's outcome says
+    """Why a column's alpha is undefined when every rater gave one category on every
+    unit compared, with the agreement it stands for (100%); "" for a defined alpha or
+    any other reason. Said the same with a target as without (the check's outcome says
     "undefined" there): an undefined alpha beside a target still says the raters
-    agreed on every unit."""
+    agreed on every unit compared.
+
+    "Throughout" only when every answer given is that category; otherwise the answers
+    left out of the comparison (N/A under ``na_handling = "missing"``, a unit one rater
+    answered) are named, since one may be another category.
+    """
     only = _one_category(ctx, row["measure"])
     if math.isfinite(row["alpha"]) or only is None:
         return ""
-    category, n_units, n_raters = only
+    category, n_units, n_raters, left_out = only
     who = "both raters" if n_raters == 2 else f"all {n_raters} raters"
-    return (f"{who} gave one category throughout ('{category}' on all {n_units} units: "
-            "100% agreement)")
+    if not left_out:
+        return (f"{who} gave one category throughout ('{category}' on all {n_units} units: "
+                "100% agreement)")
+    rated = "both rated" if n_raters == 2 else "rated by two or more"
+    return (f"{who} gave one category on every unit compared ('{category}' on all "
+            f"{n_units} units {rated}: 100% agreement; {left_out})")
 
 
-def _one_category(ctx: Context, dim_id: str) -> tuple[str, int, int] | None:
-    """(the category, units, raters) when every rating of ``dim_id`` on the units two
+def _one_category(ctx: Context, dim_id: str) -> tuple[str, int, int, str] | None:
+    """(the category, units, raters, the answers left out in words: "" when every
+    answer given is that category) when every rating of ``dim_id`` on the units two
     or more raters rated is the same category; None otherwise."""
     rated = ctx.ratings(dim_id)
     pairable = rated[rated.groupby("unit")["rater"].transform("nunique") >= 2]
     values = pairable["value"].astype(str).unique()
     if pairable.empty or len(values) != 1:
         return None
-    return str(values[0]), int(pairable["unit"].nunique()), int(pairable["rater"].nunique())
+    given = ctx.answers(dim_id)
+    compared = pd.MultiIndex.from_frame(pairable[["unit", "rater"]])
+    out = given[~pd.MultiIndex.from_frame(given[["unit", "rater"]]).isin(compared)]
+    said = "" if (given["value"].astype(str) == values[0]).all() else _left_out(
+        out, set(pairable["unit"]))
+    return str(values[0]), int(pairable["unit"].nunique()), \
+        int(pairable["rater"].nunique()), said
+
+
+_NAMED_UNITS = 5
+"""Units named where answers were left out of a comparison; the rest are counted."""
+
+
+def _left_out(out: pd.DataFrame, compared: set[str]) -> str:
+    """The answers left out of a comparison, per unit: "1 unit left out: HV-03
+    (system_b): N/A by rater1, Unfaithful by rater2"; on a unit compared, the answers
+    of the raters left out of it ("also left out: N/A by rater3 on HV-05 (system_a)")."""
+    def answers(unit: str) -> str:
+        rows = out[out["unit"] == unit]
+        return ", ".join(f"{v} by {r}" for v, r in zip(rows["value"], rows["rater"],
+                                                       strict=True))
+
+    def name(unit: str) -> str:
+        case, _, arm = str(unit).partition("|")
+        return f"{case} ({arm})" if arm else case
+
+    units = list(dict.fromkeys(out["unit"]))
+    whole = [u for u in units if u not in compared]
+    part = [u for u in units if u in compared]
+    said = []
+    if whole:
+        named = "; ".join(f"{name(u)}: {answers(u)}" for u in whole[:_NAMED_UNITS])
+        more = f"; and {counted(len(whole) - _NAMED_UNITS, 'more unit')}" \
+            if len(whole) > _NAMED_UNITS else ""
+        said.append(f"{counted(len(whole), 'unit')} left out: {named}{more}")
+    if part:
+        named = "; ".join(f"{answers(u)} on {name(u)}" for u in part[:_NAMED_UNITS])
+        more = f"; and on {counted(len(part) - _NAMED_UNITS, 'more unit')}" \
+            if len(part) > _NAMED_UNITS else ""
+        said.append(f"also left out: {named}{more}")
+    return "; ".join(said)
 
 
 def methods(study: Study) -> list[tuple[str, str]]:
