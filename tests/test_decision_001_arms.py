@@ -57,3 +57,51 @@ def test_the_arms_are_shown_to_differ_by_the_decisions_own_test(tmp_path, marks,
     assert _arm_ahead_cell(root) == "b3_distance_forced" + \
         ("" if shown else " (not shown to differ)")
 
+
+def test_a_missing_second_sitting_is_named_in_the_reason(tmp_path):
+    """The owner's sitting-2 return is not in: the panel line says "MISSING owner-01
+    sitting 2", and the decision's reason names the sitting too (on the console, the
+    Summary sheet and in summary.json), not "missing owner-01" as if no return were in."""
+    from sheetflow.collect.run import collect
+    from sheetflow.packs.manifest import read_manifest
+
+    root = _study(tmp_path / "s", ("owner-01",), marks=_marks(10, 4, 2, 3))
+    for pack in read_manifest(root / "packs" / "manifest.json")["packs"]:
+        if pack["sitting"] == 2:
+            (root / "returns" / pack["file"]).unlink()
+    collect(root)
+    out, summary, rows = run_analyze(root, "--allow-partial")
+    assert out.exit_code == 1, out.output
+    reason = "panel incomplete: missing owner-01 sitting 2 (see the panel line)"
+    assert summary["decision"]["reasons"][0] == reason
+    assert f"- {reason}" in rows and f"- {reason}" in out.output
+    assert "MISSING owner-01 sitting 2: no return collected" in out.output
+
+
+def _panel(included: list[str], *packs: dict) -> object:
+    from sheetflow.analysis.panel import Panel
+
+    return Panel(expected=["owner-01", "owner-02"], included=included,
+                 missing=list(dict.fromkeys(p["rater"] for p in packs)),
+                 missing_packs=list(packs))
+
+
+@pytest.mark.parametrize(("included", "packs", "said"), [
+    # nothing of owner-02 is in: the rater alone, once
+    (["owner-01"], [{"rater": "owner-02", "sitting": 1}, {"rater": "owner-02", "sitting": 2}],
+     "missing owner-02"),
+    # owner-01's sitting 2 is in, sitting 1 is not
+    (["owner-01", "owner-02"], [{"rater": "owner-01", "sitting": 1}],
+     "missing owner-01 sitting 1"),
+    # sitting 1 in part, sitting 2 missing: both said, each with what is missing
+    (["owner-01", "owner-02"], [{"rater": "owner-01", "sitting": 1, "partial": True},
+                                {"rater": "owner-01", "sitting": 2}],
+     "missing owner-01 sitting 2; answers in part from owner-01"),
+    (["owner-01", "owner-02"], [{"rater": "owner-02", "sitting": 2, "empty": True}],
+     "every answer blank from owner-02 sitting 2"),
+])
+def test_the_panel_gaps_name_the_sitting_where_another_is_in(included, packs, said):
+    from sheetflow.analysis.decision import _gaps
+
+    assert _gaps(_panel(included, *packs)) == said
+

@@ -450,12 +450,23 @@ def finish(decision: Decision, panel: Panel) -> Decision:
 
 def _gaps(panel: Panel) -> str:
     """Who is missing, whose return has every answer blank, and whose answers are in
-    only in part (``--allow-partial``)."""
-    def whose(flag: str) -> list[str]:
-        return list(dict.fromkeys(p["rater"] for p in panel.missing_packs if p.get(flag)))
+    only in part (``--allow-partial``): a rater alone when none of their packs is in,
+    else each pack with its sitting where the rater has another (as the panel line)."""
+    flagged = {p["rater"] for p in panel.missing_packs if p.get("partial") or p.get("empty")}
 
-    partial, empty = whose("partial"), whose("empty")
-    missing = [r for r in panel.missing if r not in partial and r not in empty]
+    def label(pack: dict[str, Any]) -> str:
+        sitting = int(pack.get("sitting", 1))
+        if pack["rater"] not in panel.included and pack["rater"] not in flagged:
+            return str(pack["rater"])  # nothing of theirs is in: every sitting missing
+        if sitting == 1 and (pack.get("partial") or pack.get("empty")):
+            return str(pack["rater"])  # the panel line leaves sitting 1 unsaid
+        return f"{pack['rater']} sitting {sitting}"
+
+    def whose(kind: str) -> list[str]:
+        return list(dict.fromkeys(label(p) for p in panel.missing_packs if kind == (
+            "empty" if p.get("empty") else "partial" if p.get("partial") else "missing")))
+
+    missing, empty, partial = whose("missing"), whose("empty"), whose("partial")
     said = [f"missing {', '.join(missing)}"] if missing else []
     if empty:
         said.append(f"every answer blank from {', '.join(empty)}")
