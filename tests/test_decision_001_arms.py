@@ -105,3 +105,19 @@ def test_the_panel_gaps_name_the_sitting_where_another_is_in(included, packs, sa
 
     assert _gaps(_panel(included, *packs)) == said
 
+
+def test_every_intra_rater_kappa_is_on_the_console(tmp_path):
+    """The owner marks KNOWN No throughout, so its intra-rater kappa is undefined: the
+    console prints it with its reason beside KEEP's (protocol 001: "Report it even if
+    it is bad"), as the Summary sheet does."""
+    root = _study(tmp_path / "s", ("owner-01",), marks=_marks(5, 0, 1, 0))
+    out, summary, _ = run_analyze(root)
+    assert out.exit_code == 0, out.output
+    kappas = [r for r in summary["reported"] if r["analysis"] == "intra_rater_kappa"]
+    assert [r["measure"] for r in kappas] == ["keep", "known"]
+    known = kappas[1]
+    assert known["value"] is None and known["reason"]
+    lines = [ln for ln in out.output.splitlines() if ln.startswith("kappa ")]
+    assert [ln.split()[1] for ln in lines] == ["KEEP", "KNOWN"]
+    assert lines[1] == (f"kappa      KNOWN (known): {known['figure']} n/a (30 units, 1 rater) "
+                        f"undefined: {known['reason']}")

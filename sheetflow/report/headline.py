@@ -139,10 +139,12 @@ def planned_figures(study: Study, summary: dict[str, Any]) -> list[dict[str, Any
     list of dict
         The ``reported`` records of the plan's statistic
         (:func:`sheetflow.plan.defaults.study_defaults`): the ICC on the total (002,
-        004), the intra-rater kappa of a second sitting (001), pairwise Cohen's kappa
-        (two raters, 003), on the plan's measure when it names one. None where the
-        plan sizes alpha, whose lines are printed whole, or Fleiss' kappa, which is
-        not among the reported figures.
+        004), pairwise Cohen's kappa (two raters, 003), on the plan's measure when it
+        names one; the intra-rater kappa of a second sitting (001) on every measure,
+        the plan's first (the protocol: report it "even if it is bad", so an undefined
+        one is printed with its reason too). None where the plan sizes alpha, whose
+        lines are printed whole, or Fleiss' kappa, which is not among the reported
+        figures.
     """
     from ..plan.defaults import study_defaults
 
@@ -151,6 +153,8 @@ def planned_figures(study: Study, summary: dict[str, Any]) -> list[dict[str, Any
                 else "cohen_kappa"}.get(chosen.statistic)
     figures = [f for f in summary.get("reported") or [] if f.get("analysis") == analysis]
     on_measure = [f for f in figures if f["measure"] == chosen.measure]
+    if analysis == "intra_rater_kappa":
+        return on_measure + [f for f in figures if f["measure"] != chosen.measure]
     return on_measure or figures
 
 
