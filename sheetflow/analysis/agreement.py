@@ -37,7 +37,7 @@ from .internal_rater import (
     with_internal_team,
 )
 from .na import na_as_category
-from .na_answers import with_na_answers
+from .na_answers import na_left_out_note, with_na_answers
 from .protocol import ProtocolPlan
 from .readings import few_units_notes, interval_notes
 
@@ -64,19 +64,38 @@ def _alpha(ctx: Context) -> pd.DataFrame:
             continue
         row = {"measure": dim_id, "kind": kind, **res.iloc[0].to_dict()}
         row["band"] = ctx.band(row["alpha"])
-        if row["reason"]:  # undefined: with the N/A answers it leaves out, if any
-            row["reason"] = with_na_answers(ctx, dim_id, str(row["reason"]))
+        said = str(row["reason"])
+        if said:  # undefined: with the N/A answers it leaves out, if any
+            row["reason"] = with_na_answers(ctx, dim_id, said)
         if kind == "total":  # the reading at the other level, beside (never decided on)
             row["other_level"], row["alpha_other_level"] = _other_level(matrix, level, dom)
         # who the figure rests on (with internal scores), then whether on too few units
         row["note"] = "; ".join(filter(None, (
             _raters_in_alpha(ctx, row, dim_id == team),
-            few_units_note(row["n_units"], row["ci_low"], row["ci_high"]))))
+            few_units_note(row["n_units"], row["ci_low"], row["ci_high"]),
+            _resamples_left_out(row),
+            # the N/A answers left out, unless the reason already says so
+            na_left_out_note(ctx, dim_id) if row["reason"] == said else "")))
         rows.append(row)
     cols = ["measure", "kind", "level", "alpha", "ci_low", "ci_high", "band", "n_units",
-            "n_raters", "n_pairable_values", "n_boot", "seed", "reason", "note", "other_level",
+            "n_raters", "n_pairable_values", "n_boot", "n_boot_used", "seed", "reason", "note",
+            "other_level",
             "alpha_other_level"]
     return pd.DataFrame(rows).reindex(columns=cols)
+
+
+def _resamples_left_out(row: dict[str, Any]) -> str:
+    """The bootstrap resamples without variation, which have no alpha and are not in
+    the interval, counted: an interval on 650 of 1000 resamples is not what "units
+    resampled 1000 times" alone would make of it ("" when none was left out)."""
+    n_boot, used = int(row.get("n_boot") or 0), int(row.get("n_boot_used") or 0)
+    if not np.isfinite(row["alpha"]) or n_boot == 0 or used == n_boot:
+        return ""
+    if used == 0:
+        return (f"all {n_boot} resamples had no variation (alpha undefined), so there is "
+                "no interval")
+    return (f"{n_boot - used} of {n_boot} resamples had no variation (alpha undefined) "
+            "and were left out of the interval")
 
 
 def _raters_in_alpha(ctx: Context, row: dict[str, Any], with_team: bool) -> str:
@@ -164,7 +183,7 @@ def _cohen(ctx: Context) -> pd.DataFrame:
         res.insert(0, "measure", dim_id)
         res.insert(1, "weight_on", on)
         frames.add(res)
-    return interval_notes(frames.stacked())
+    return _na_notes(ctx, interval_notes(frames.stacked()))
 
 
 def _no_pair(ctx: Context, dim_id: str, raters: list[Any], empty: pd.DataFrame,
@@ -196,6 +215,28 @@ def _say_na_answers(ctx: Context, dim_id: str, table: pd.DataFrame, figure: str)
                            for r, u in zip(said, undefined, strict=True)]
 
 
+def _na_notes(ctx: Context, table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with each measure's N/A answers left out said in its rows' ``note``
+    (:func:`.na_answers.na_left_out_note`), beside a unit count that is otherwise
+    smaller without a word; not where the reason already says it (an undefined figure,
+    :func:`_say_na_answers`). In place; the note may be categorical (a pairwise table
+    of hundreds of raters)."""
+    if table.empty or "measure" not in table:
+        return table
+    said = {m: na_left_out_note(ctx, str(m)) for m in pd.unique(table["measure"])}
+    said = {m: text for m, text in said.items() if text}
+    if not said:
+        return table
+    reasons = table["reason"].fillna("").astype(str) if "reason" in table else \
+        pd.Series("", index=table.index)
+    rows = table["measure"].isin(list(said)) & ~reasons.str.contains("N/A", regex=False)
+    notes = table["note"].astype(object).where(table["note"].notna(), "") \
+        if "note" in table else pd.Series("", index=table.index, dtype=object)
+    table["note"] = [("; ".join(filter(None, (str(n), said[m]))) if r else n)
+                     for n, m, r in zip(notes, table["measure"], rows, strict=True)]
+    return table
+
+
 def _per_dimension(ctx: Context, coefficient: Callable[..., pd.DataFrame]) -> pd.DataFrame:
     """``coefficient(values, level, domain, kind)`` for every dimension (totals left out),
     stacked with a ``measure`` column."""
@@ -207,7 +248,7 @@ def _per_dimension(ctx: Context, coefficient: Callable[..., pd.DataFrame]) -> pd
         _say_na_answers(ctx, dim_id, res, "ac" if "ac" in res else "kappa")
         res.insert(0, "measure", dim_id)
         frames.append(few_units_notes(res))
-    return stack(frames)
+    return _na_notes(ctx, stack(frames))
 
 
 def _fleiss(ctx: Context) -> pd.DataFrame:
@@ -371,10 +412,14 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "number of Yes, totals the values observed with both ends of the total's range, "
          "so a total given one value throughout is undefined for no variation; unused "
          "values change no alpha). A column whose N/A answers are left out says so where "
-         "its figures are undefined. " + alpha_levels(study) + " Unit = "
+         "its figures are undefined, and where they are defined, how many answers were N/A "
+         "and how many units keep two or more ratings. " + alpha_levels(study) + " Unit = "
          "one response (case x arm in a paired design). Bootstrap: units resampled "
          f"{plan.n_boot} times with seed {plan.seed}, percentile 95% interval, "
-         f"marked when it rests on few units (see {FEW_UNITS_TOPIC}). "
+         f"marked when it rests on few units (see {FEW_UNITS_TOPIC}); a resample "
+         "without variation has no alpha and is left out of the interval, and the "
+         "note says how many were (the Alpha sheet's resamples in interval: the ones "
+         "it rests on). "
          + ALPHA_AT_CHANCE_TEXT),
         ("Bands", "; ".join(f">= {b.minimum:g}: {b.label}" for b in plan.bands) or
          "none in the plan"),

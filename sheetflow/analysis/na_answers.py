@@ -95,3 +95,31 @@ def with_na_answers(ctx: Context, dim_id: str, reason: str) -> str:
     return (f"{reason}; {n_na} of {n_answers} answers N/A, counted as missing "
             f'(na_handling = "missing"), leave {lost} of the {before} units two or more '
             "raters answered with fewer than two ratings")
+
+
+def na_left_out_note(ctx: Context, dim_id: str) -> str:
+    """The N/A answers a defined figure on ``dim_id`` was taken without, and the units
+    left to it, for its note: the unit count beside the figure (12 where the others
+    have 18) says nothing of why otherwise.
+
+    Parameters
+    ----------
+    ctx : Context
+    dim_id : str
+
+    Returns
+    -------
+    str
+        ``'6 of 36 answers N/A, left out (na_handling = "missing"): 12 of 18 units'``
+        (the units two or more raters answered, and how many of them keep two or more
+        ratings without the N/A answers); "" when N/A is a category of its own or no
+        answer is N/A.
+    """
+    if na_handling(ctx.study) != "missing":
+        return ""
+    n_na, n_answers = na_answers(ctx, dim_id)
+    if n_na == 0:
+        return ""
+    before, lost = _pairable_lost(ctx, dim_id)
+    return (f"{n_na} of {n_answers} answers N/A, left out (na_handling = \"missing\"): "
+            f"{before - lost} of {before} units")

@@ -22,6 +22,7 @@ import pandas as pd
 from .._groups import groups_in_order
 from ..words import FEW_UNITS, FEW_UNITS_NOTE, counted, few_units_note, settled, shown_number
 from .context import Context
+from .na_answers import na_left_out_note
 
 KAPPA_SCALE = "Landis & Koch 1977"
 LANDIS_KOCH_REF = ("Landis, J. R., & Koch, G. G. (1977). The measurement of observer "
@@ -288,6 +289,9 @@ def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
                       kappa_reading(mean), KAPPA_SCALE, _first_reason(g))
         if fewest is not None and fewest != most:  # no one N is true of every pair
             rec["units_range"] = [fewest, most]
+        if mean is not None:  # a unit count smaller than the other columns', said why
+            rec["note"] = "; ".join(filter(None, (rec["note"],
+                                                  na_left_out_note(ctx, str(measure)))))
         if k.notna().any() and not one:
             low = g.loc[k.idxmin()]
             rec["note"] = (f"lowest pair {low['rater1']} with {low['rater2']}: "

@@ -99,7 +99,8 @@ def formats(wb: xlsxwriter.Workbook) -> Formats:
 HEADER_WORDS = {
     "ci_low": "95% CI low", "ci_high": "95% CI high", "n": "count",
     "n_units": "units", "n_raters": "raters", "n_ratings": "ratings",
-    "n_boot": "bootstrap resamples", "n_pairable_units": "pairable units",
+    "n_boot": "bootstrap resamples", "n_boot_used": "resamples in interval",
+    "n_pairable_units": "pairable units",
     "n_pairable_values": "pairable values", "p": "p", "p_o": "observed agreement",
     "p_e": "chance agreement", "se": "standard error", "df": "degrees of freedom",
     "df1": "degrees of freedom 1", "df2": "degrees of freedom 2", "f": "F",

@@ -19,7 +19,7 @@ Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio")
 ALPHA_COLUMNS = (
     "alpha", "ci_low", "ci_high", "level", "n_units", "n_raters",
-    "n_pairable_values", "n_boot", "seed", "reason",
+    "n_pairable_values", "n_boot", "n_boot_used", "seed", "reason",
 )  # fmt: skip
 _CHUNK = 256
 
@@ -93,8 +93,10 @@ def krippendorff_alpha(
     pandas.DataFrame
         One row: ``alpha, ci_low, ci_high, level, n_units`` (pairable units, i.e.
         units with two or more values), ``n_raters`` (raters with at least one
-        value), ``n_pairable_values``, ``n_boot``, ``seed`` and ``reason`` (empty
-        when alpha is defined, otherwise why alpha is NaN).
+        value), ``n_pairable_values``, ``n_boot``, ``n_boot_used`` (the resamples in
+        which alpha is defined, the ones the interval is taken over; 0 when no
+        interval was computed), ``seed`` and ``reason`` (empty when alpha is defined,
+        otherwise why alpha is NaN).
 
     Notes
     -----
@@ -128,7 +130,8 @@ def krippendorff_alpha(
     :math:`\\sum_u w_u o^{(u)}`, so each replicate is the exact alpha of the resampled
     data (the ordinal metric is recomputed from each replicate's marginals). The
     interval is the percentile interval of the replicates; replicates in which alpha
-    is undefined (no variation) are left out of the quantiles. This is a unit
+    is undefined (no variation) are left out of the quantiles, and ``n_boot_used``
+    says how many were kept, so a caller can say how many were not. This is a unit
     bootstrap, not the pair-resampling bootstrap of Krippendorff's KALPHA macro [2]_.
 
     References
@@ -202,7 +205,7 @@ def _alpha_row(
     m = np.asarray(counts.sum(axis=1)).ravel()
     pairable = m >= 2
     row: dict[str, Any] = {
-        "n_units": int(pairable.sum()),
+        "n_units": int(pairable.sum()), "n_boot_used": 0,
         "n_raters": int((codes != _util.MISSING).any(axis=1).sum()),
         "n_pairable_values": int(m[pairable].sum()),
         "alpha": np.nan, "ci_low": np.nan, "ci_high": np.nan,
@@ -214,8 +217,9 @@ def _alpha_row(
     estimate = _alpha_batch(parts, np.ones((1, parts.counts.shape[0])))[0]
     if np.isnan(estimate):
         return {**row, "reason": "no variation among pairable values; alpha is undefined"}
-    low, high = _bootstrap_interval(parts, n_boot, confidence, seed)
-    return {**row, "alpha": float(estimate), "ci_low": low, "ci_high": high, "reason": ""}
+    low, high, used = _bootstrap_interval(parts, n_boot, confidence, seed)
+    return {**row, "alpha": float(estimate), "ci_low": low, "ci_high": high,
+            "n_boot_used": used, "reason": ""}
 
 
 def _undefined_reason(codes: np.ndarray, domain: np.ndarray, pairable: np.ndarray) -> str:
@@ -352,17 +356,19 @@ def _ordinal_sums(parts: _Parts, weights: np.ndarray, n_c: np.ndarray) -> tuple[
 
 def _bootstrap_interval(
     parts: _Parts, n_boot: int, confidence: float, seed: int
-) -> tuple[float, float]:
-    """Percentile interval over ``n_boot`` resamples of pairable units."""
+) -> tuple[float, float, int]:
+    """Percentile interval over ``n_boot`` resamples of pairable units, and how many
+    resamples it rests on: those without variation have no alpha and are left out,
+    and the count lets the report say so rather than leave it unsaid."""
     if n_boot == 0:
-        return np.nan, np.nan
+        return np.nan, np.nan, 0
     reps = _bootstrap_replicates(parts, n_boot, seed)
     reps = reps[~np.isnan(reps)]
     if reps.size == 0:
-        return np.nan, np.nan
+        return np.nan, np.nan, 0
     tail = (1.0 - confidence) / 2.0
     low, high = np.quantile(reps, [tail, 1.0 - tail])
-    return float(low), float(high)
+    return float(low), float(high), int(reps.size)
 
 
 def _bootstrap_replicates(parts: _Parts, n_boot: int, seed: int) -> np.ndarray:

@@ -30,7 +30,8 @@ def test_alpha_tidy_input_equals_matrix_input() -> None:
                               value="score", seed=5)  # fmt: skip
     pd.testing.assert_frame_equal(a, b)
     assert list(a.columns) == ["alpha", "ci_low", "ci_high", "level", "n_units", "n_raters",
-                               "n_pairable_values", "n_boot", "seed", "reason"]  # fmt: skip
+                               "n_pairable_values", "n_boot", "n_boot_used", "seed",
+                               "reason"]  # fmt: skip
 
 
 def test_alpha_bootstrap_seed_is_recorded_and_reproduces() -> None:

@@ -1,0 +1,119 @@
+"""What a figure leaves out is said where it is read (console, Summary sheet,
+summary.json), with counts: bootstrap resamples without alpha, N/A answers left out,
+cases the signed-rank test drops, tied tasks of a hypothesis, an undefined trend."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import openpyxl
+from decision_helpers import KEEP, edit_returns, run_analyze
+from plant_helpers import study_from
+
+from sheetflow import stats
+from sheetflow.collect.run import collect
+from sheetflow.demo.simulate import fill_packs
+from sheetflow.spec.study import load_study
+from sheetflow.stats import alpha as alpha_module
+
+SAME = {"overall_rating": "Correct", "factual_correctness": "Correct",
+        "faithfulness": "Faithful", "citation_quality": "Good",
+        "refusal_appropriateness": "Appropriate"}
+
+
+def _sheet_text(root: Path, sheet: str) -> str:
+    """Every cell of ``sheet`` in out/analysis.xlsx, as one text."""
+    ws = openpyxl.load_workbook(root / "out" / "analysis.xlsx")[sheet]
+    return "\n".join(" | ".join(str(v) for v in row if v is not None)
+                     for row in ws.iter_rows(values_only=True))
+
+
+def _answer_review(root: Path, change) -> tuple:
+    """The answer-review template filled by the simulated raters, then ``change(rater,
+    dimension, item index)`` written over them (KEEP leaves a cell); collected and
+    analysed."""
+    study_from("answer-review", root)
+    fill_packs(root, seed=5)
+    items = [it.id for it in load_study(root).items]
+    edit_returns(root, lambda pack, cell: change(pack["rater_id"], cell["dimension"],
+                                                 items.index(cell["item_id"])))
+    collect(root)
+    return run_analyze(root)
+
+
+def _undefined_resamples(matrix: np.ndarray, n_boot: int, seed: int) -> int:
+    """Recount, value by value, the resamples of pairable units with one value only
+    (no variation): the same draws as the bootstrap (its seed and chunks)."""
+    pairable = matrix[:, (~np.isnan(matrix)).sum(axis=0) >= 2]
+    rng = np.random.default_rng(seed)
+    undefined = 0
+    for start in range(0, n_boot, alpha_module._CHUNK):
+        size = min(alpha_module._CHUNK, n_boot - start)
+        for draw in rng.integers(0, pairable.shape[1], size=(size, pairable.shape[1])):
+            values = pairable[:, draw]
+            undefined += len(np.unique(values[~np.isnan(values)])) == 1
+    return undefined
+
+
+def test_alpha_counts_the_resamples_its_interval_rests_on():
+    """One disagreement among 18 units: a resample without that unit has no variation
+    and no alpha; ``n_boot_used`` counts the rest, as a recount of the draws does."""
+    matrix = np.ones((2, 18))
+    matrix[0, 0] = 0.0
+    res = stats.krippendorff_alpha(matrix, level="nominal", n_boot=1000, seed=11).iloc[0]
+    left_out = _undefined_resamples(matrix, 1000, 11)
+    assert 0 < left_out < 1000
+    assert res["n_boot_used"] == 1000 - left_out
+    assert stats.krippendorff_alpha(matrix, level="nominal", n_boot=0).iloc[0][
+        "n_boot_used"] == 0
+
+
+def test_resamples_left_out_are_said(tmp_path):
+    """Both raters one category throughout but rater1's first overall rating: alpha is
+    0, and the resamples without that unit (no variation) are said, counted."""
+    def change(rater, dim, index):
+        if dim not in SAME:
+            return KEEP
+        return "Incorrect" if (dim, index, rater) == ("overall_rating", 0, "rater1") \
+            else SAME[dim]
+    root = tmp_path / "s"
+    result, summary, _ = _answer_review(root, change)
+    ws = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Alpha"]
+    rows = list(ws.iter_rows(values_only=True))
+    header = list(rows[0])
+    row = dict(zip(header, next(r for r in rows if "(overall_rating)" in str(r[0])),
+                   strict=True))
+    values = {"Correct": 1.0, "Incorrect": 0.0}
+    matrix = np.array([[values["Incorrect" if r == "rater1" and i == 0 else "Correct"]
+                        for i in range(18)] for r in ("rater1", "rater2")])
+    n_boot = int(row["bootstrap resamples"])
+    left_out = _undefined_resamples(matrix, n_boot, int(row["seed"]))
+    assert 0 < left_out < n_boot
+    assert row["resamples in interval"] == int(row["bootstrap resamples"]) - left_out
+    said = (f"{left_out} of {n_boot} resamples had no variation (alpha "
+            "undefined) and were left out of the interval")
+    alpha_line = next(ln for ln in result.output.splitlines()
+                      if ln.startswith("alpha") and "(overall_rating)" in ln)
+    assert said in alpha_line
+    assert said in _sheet_text(root, "Summary")
+    assert said in next(a["note"] for a in summary["alpha"]
+                        if a["measure"] == "overall_rating")
+    assert "left out of the interval" in _sheet_text(root, "Methods")
+
+
+def test_na_answers_left_out_are_said(tmp_path):
+    """rater1 answers N/A on faithfulness for 6 of 18 items (na_handling "missing"):
+    the figures on 12 units say why, where the other columns have 18."""
+    def change(rater, dim, index):
+        return "N/A" if (dim, rater) == ("faithfulness", "rater1") and index < 6 else KEEP
+    root = tmp_path / "s"
+    result, summary, _ = _answer_review(root, change)
+    said = '6 of 36 answers N/A, left out (na_handling = "missing"): 12 of 18 units'
+    lines = [ln for ln in result.output.splitlines() if "(faithfulness)" in ln]
+    assert said in next(ln for ln in lines if ln.startswith("alpha"))
+    assert said in next(ln for ln in lines if ln.startswith("kappa"))
+    assert _sheet_text(root, "Summary").count(said) == 2
+    assert said in next(a["note"] for a in summary["alpha"] if a["measure"] == "faithfulness")
+    assert not any("N/A" in a["note"] for a in summary["alpha"]
+                   if a["measure"] != "faithfulness")
