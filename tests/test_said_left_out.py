@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import openpyxl
 from decision_helpers import KEEP, edit_returns, run_analyze
-from plant_helpers import study_from
+from plant_helpers import KEEP as LEAVE
+from plant_helpers import direction, plant, rubric_answer, study_from
 
 from sheetflow import stats
 from sheetflow.collect.run import collect
@@ -117,3 +118,45 @@ def test_na_answers_left_out_are_said(tmp_path):
     assert said in next(a["note"] for a in summary["alpha"] if a["measure"] == "faithfulness")
     assert not any("N/A" in a["note"] for a in summary["alpha"]
                    if a["measure"] != "faithfulness")
+
+
+def test_signed_rank_zero_differences_are_said(tmp_path):
+    """12 of 18 cases with equal totals in both arms: the Wilcoxon p rests on 6."""
+    root = study_from("paired-rubric", tmp_path / "s")
+    items = [it.id for it in load_study(root).items]
+
+    def answer(cell):
+        i = items.index(cell["item_id"]) if cell["item_id"] in items else 0
+        if cell["dimension"] == "direction":
+            return "Tied" if i < 12 else direction(cell, "iter2_improved")
+        if cell["label"]:
+            if i < 12:
+                return rubric_answer(10 + (i % 5), cell)
+            return rubric_answer(15 if cell["arm"] == "iter2_improved" else 9 + (i % 3), cell)
+        return LEAVE
+    plant(root, answer)
+    collect(root)
+    result, summary, _ = run_analyze(root)
+    said = "test on 6 of 18 cases: 12 with equal totals in both arms (zero differences) dropped"
+    assert said in summary["arms"]["sentence"]
+    assert said in next(ln for ln in result.output.splitlines() if ln.startswith("arms:"))
+    assert said in _sheet_text(root, "Summary")
+
+
+def test_tied_tasks_are_named(tmp_path):
+    """Every judge scores 3 throughout: every delta is 0, each hypothesis's check names
+    the 3 tied tasks."""
+    root = study_from("judge-likert", tmp_path / "s")
+
+    def answer(cell):
+        if cell["dimension"] == "overall_verdict":
+            return "FAIL_WEAK"
+        return 3 if cell["part"] == "value" and cell["dimension"] != "rationale" else LEAVE
+    plant(root, answer)
+    collect(root)
+    result, summary, _ = run_analyze(root)
+    said = "3 of 3 tasks tie (delta 0 within direction_tolerance): task-1, task-2, task-3"
+    checks = [c for c in summary["decision"]["checks"] if "is directional" in c["name"]]
+    assert len(checks) == 3 and all(said in c["note"] for c in checks)
+    assert sum(said in ln for ln in result.output.splitlines() if ln.startswith("check")) == 3
+    assert _sheet_text(root, "Summary").count(said) >= 3  # each check, in lines and table

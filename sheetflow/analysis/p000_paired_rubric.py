@@ -562,7 +562,18 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
                 means_label=f"mean {total}",
                 ci_note=few_units_note(diff["n"], diff["ci_low"], diff["ci_high"]),
                 note="the two arms' mean totals are equal" if even else
-                str(test["reason"] or diff["reason"] or ""))
+                "; ".join(filter(None, (_zeros_dropped(test),
+                                        str(test["reason"] or diff["reason"] or "")))))
+
+
+def _zeros_dropped(test: pd.Series) -> str:
+    """The cases the signed-rank test drops for equal totals in both arms, counted:
+    its p rests on the others alone ("" when none is dropped, or none is left)."""
+    n, zeros = int(test["n"]), int(test["n_zero"])
+    if zeros == 0 or zeros >= n:  # all zero: the test's own reason says it
+        return ""
+    return (f"test on {n - zeros} of {n} cases: {zeros} with equal totals in both arms "
+            "(zero differences) dropped")
 
 
 PLAN = ProtocolPlan(

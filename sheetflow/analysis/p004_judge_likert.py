@@ -165,8 +165,10 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     relations = {h["id"]: h.get("relation", ">") for h in ctx.param("hypotheses", [])}
     deltas = tables.get("hypothesis_deltas")
     tasks = _task_count(deltas)
+    tolerance = direction_tolerance(ctx)
     checks += [_direction_check(h, n, need, tasks, _without_delta(deltas, h),
-                                _direction_words(relations.get(h, ">"), above))
+                                _direction_words(relations.get(h, ">"), above),
+                                _tied_tasks(deltas, h, tolerance))
                for h, n in pilot["pass_counts"].items()]
     checks.append(_critical_check(pilot, _critical_words(ctx.target("critical_below", 2.0),
                                                          len(judges))))
@@ -200,11 +202,16 @@ def _critical_check(pilot: dict, words: str) -> Check:
 
 
 def _direction_check(hyp: str, n: int, need: int, tasks: int,
-                     undefined: tuple[int, list[str]], words: str) -> Check:
+                     undefined: tuple[int, list[str]], words: str,
+                     tied: list[str] | None = None) -> Check:
     """A hypothesis's check: met at ``need`` directional tasks; with tasks whose delta is
     undefined (``undefined``: how many, and the tasks said by cause), undefined while
-    they could still reach ``need``, else not met."""
+    they could still reach ``need``, else not met. The tasks whose delta is a tie
+    (``tied``) are named: a count of 0 directional says nothing of why."""
     count, causes = undefined
+    if tied:
+        words += (f"; {len(tied)} of {tasks} {'task ties' if len(tied) == 1 else 'tasks tie'}"
+                  f" (delta 0 within direction_tolerance): {', '.join(tied)}")
     name = f"tasks where {hyp} is directional (of {tasks})"
     if not count or n >= need:
         ok: bool | None = n >= need
@@ -216,6 +223,15 @@ def _direction_check(hyp: str, n: int, need: int, tasks: int,
         if ok is False:
             words += ", short of the target even if they were directional"
     return flag_check(name, ok, n, need, words, comparison=">=")
+
+
+def _tied_tasks(hypotheses: pd.DataFrame | None, hyp: str, tolerance: float) -> list[str]:
+    """The tasks where ``hyp``'s delta is 0 to within ``tolerance`` (a tie), in order."""
+    if hypotheses is None or "delta" not in hypotheses:
+        return []
+    rows = hypotheses[hypotheses["hypothesis"] == hyp]
+    delta = pd.to_numeric(rows["delta"], errors="coerce")
+    return [str(t) for t in rows.loc[delta.abs() <= tolerance, "task"]]
 
 
 def _without_delta(hypotheses: pd.DataFrame | None, hyp: str) -> tuple[int, list[str]]:
@@ -291,7 +307,8 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "tolerance (a tie is directional); threshold pass = delta "
          ">= the hypothesis's min_delta. Pilot PASS when each hypothesis passes "
          "directionally in the plan's minimum number of tasks (the check says of how "
-         "many tasks) and no item is a critical failure. "
+         "many tasks, and names the tasks whose delta is a tie, 0 to within the "
+         "tolerance) and no item is a critical failure. "
          f"{_reading(*_pass_rule(study))} A task whose "
          "delta is undefined (a cell without a complete trio) counts neither way: the "
          "hypothesis's check is undefined while such tasks could still bring it to the "
