@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import openpyxl
+import pytest
 from decision_helpers import KEEP, edit_returns, run_analyze
 from plant_helpers import KEEP as LEAVE
 from plant_helpers import direction, plant, rubric_answer, study_from
@@ -160,3 +161,21 @@ def test_tied_tasks_are_named(tmp_path):
     assert len(checks) == 3 and all(said in c["note"] for c in checks)
     assert sum(said in ln for ln in result.output.splitlines() if ln.startswith("check")) == 3
     assert _sheet_text(root, "Summary").count(said) >= 3  # each check, in lines and table
+
+
+@pytest.fixture
+def keep_known_no_variation(tmp_path):
+    """Every keep and known mark "No": no item yields, so the trend is undefined."""
+    root = study_from("keep-known", tmp_path / "s")
+    plant(root, lambda cell: "No" if cell["dimension"] in ("keep", "known") else LEAVE)
+    collect(root)
+    return root, run_analyze(root)[1]
+
+
+def test_undefined_trend_says_why(keep_known_no_variation):
+    root, summary = keep_known_no_variation
+    reason = "all items in one outcome; no variation"
+    assert summary["trend"]["p"] is None and summary["trend"]["reason"] == reason
+    line = next(ln for ln in summary["summary_lines"] if ln.startswith("trend across"))
+    assert f"trend undefined: {reason}" in line and "not below" not in line
+    assert f"trend undefined: {reason}" in _sheet_text(root, "Summary")

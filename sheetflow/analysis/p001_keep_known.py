@@ -252,7 +252,9 @@ def _h_trend(ctx: Context, table: pd.DataFrame, out: dict) -> None:
                     "per_band": [{"band": r["band"], "n_yield": int(r["n_yield"]),
                                   "n": int(r["n"]), "yield": r["yield"]}
                                  for r in per_band.to_dict("records")],
-                    "note": row.get("note", "")}
+                    "note": row.get("note", ""),
+                    # why p is undefined ("" when it is not): n/a is no comparison
+                    "reason": "" if finite_number(row["p"]) else str(row.get("reason") or "")}
     out.setdefault("summary_lines", []).append(_trend_line(out["trend"]))
 
 
@@ -264,6 +266,10 @@ def _trend_line(trend: dict[str, Any]) -> str:
     yields = ", ".join(f"{b['band']} {shown_percent(b['yield'])} ({b['n_yield']}/{b['n']})"
                        for b in trend["per_band"])
     note = trend["note"] if isinstance(trend["note"], str) else ""
+    if not finite_number(p):  # an undefined p is compared with nothing: why it is undefined
+        return (f"trend across {' -> '.join(trend['bands'])}: trend undefined: "
+                f"{trend.get('reason') or 'no p'} (Cochran-Armitage, n {int(trend['n'])}); "
+                f"yield {yields}" + (f"; {note}" if note else ""))
     return (f"trend across {' -> '.join(trend['bands'])}: {trend['direction']} "
             f"(Cochran-Armitage, two-sided {p_said(p, [alpha])}, {side} {alpha:g}; "
             f"z = {shown_number(trend['z'])}, chi2 {shown_number(trend['statistic'])}, "
