@@ -17,7 +17,8 @@ from .common import EXIT_DATA, EXIT_FAILED, Output, command, fail, warn_recovere
 @click.option("--eml", "emails", is_flag=True,
               help="Also write one ready-to-send .eml draft per pack in packs/eml/.")
 @click.option("--force", is_flag=True,
-              help="Replace a seal made for a different version of the spec.")
+              help="Replace a seal made for a different version of the spec, or by the "
+              "demo (a new secret).")
 def generate_command(out: Output, directory: Path, out_dir: Path | None, emails: bool,
                      force: bool) -> None:
     """Write one locked workbook per rater, the blinded manifest and the sealed key.
@@ -151,7 +152,7 @@ def verify_command(out: Output, directory: Path, out_dir: Path | None,
     Also checks that each pack workbook packs/manifest.json lists is in packs/ with the
     sha256 generate recorded for it (a study generated before sheetflow recorded them
     gets a note: presence only). Exits 3 when the seal is broken or a pack is missing
-    or changed.
+    or changed. A study sealed by the demo, with its public secret, gets a warning.
 
     Example: sheetflow verify my-study --key-sha256 3f5a...
     """
@@ -176,6 +177,8 @@ def verify_command(out: Output, directory: Path, out_dir: Path | None,
     mixed = check_run(out_dir or directory)
     if mixed:
         fail(EXIT_DATA, ["the seal holds, but " + mixed[0], *mixed[1:]])
+    if check.demo_secret:  # the seal holds, but it hides nothing from anyone
+        out.warn(check.demo_line())
     out.headline("seal ok", fg="green")
     out.json({"ok": True, "key_sha256": check.key_sha256, "spec_hash": check.spec_hash,
               "inputs": check.inputs, "notes": check.notes, "checked": check.checked})

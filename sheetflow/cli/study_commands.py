@@ -44,11 +44,13 @@ def check_command(out: Output, directory: Path) -> None:
     """Load and check the study in DIRECTORY; print a summary and its spec hash.
 
     Also says at once when the spec changed after generate, and what to do, and warns
-    of a [mail] deadline the [email] body in use does not say.
+    of a [mail] deadline the [email] body in use does not say, and of a study sealed
+    by the demo with its public secret.
 
     Example: sheetflow check my-study --json
     """
     from ..packs.seal import load_generated_study
+    from ..packs.seal_check import demo_seal_line
     from ..spec.study import require_generatable
     from ..spec.study_warnings import study_warnings
 
@@ -69,6 +71,9 @@ def check_command(out: Output, directory: Path) -> None:
     for warning in study_warnings(study):
         out.warn(warning)
     stop_on_spec_drift(directory, study)  # after the summary: what changed is shown
+    public = demo_seal_line(directory)
+    if public:  # a demo folder about to be sent to real raters
+        out.warn(public)
     out.headline("ok", fg="green")
     out.json({"ok": True, **_study_doc(study)})
 

@@ -8,7 +8,6 @@ printed: the CLI renders the returned :class:`DemoResult`.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import statistics
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from ..analysis.decision import REPORTED, check_line, figure_text
 from ..collect.run import Collection, collect
 from ..errors import UsageError
 from ..packs.generate import GenerateResult, generate_packs
+from ..packs.secret import DEMO_SECRET
 from ..report import write_analysis_outputs
 from ..spec.study import read_table
 from ..spec.templates import data_dir
@@ -31,8 +31,6 @@ from .simulate import fill_packs
 SAMPLE = "paired-rubric"
 DEMO_SEED = 20260917
 
-DEMO_SECRET = hashlib.sha256(b"sheetflow demo study secret").digest()
-"""The demo's study secret: fixed, so every demo run draws the same packs."""
 
 
 @dataclass
@@ -101,7 +99,7 @@ def run_demo(folder: str | Path, *, seed: int = DEMO_SEED, force: bool = False,
     shutil.copyfile(data_dir("samples") / "README.md", root / "README.md")
     step(1, 5)
     # a fixed study secret: the demo is the same run every time (a real study never
-    # passes one; see sheetflow.packs.secret)
+    # passes one, and generate refuses to reuse it; see sheetflow.packs.secret)
     generated = generate_packs(root, secret=DEMO_SECRET)
     step(2, 5)
     returns = fill_packs(root, root / "returns", seed=seed, quality=sample_quality(root))

@@ -29,6 +29,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import SheetflowError, UsageError
+from ..hints import command_line
 from ..spec.study import Rater, Study, judge_rater_ids, load_study, require_generatable
 from ..spec.study_warnings import study_warnings
 from ..staging import OutputSet, naming, recover_interrupted, remove_partials
@@ -55,6 +56,8 @@ from .secret import (
     RNG_RECIPE,
     SECRET_BYTES,
     SECRET_FILE,
+    demo_secret_line,
+    is_demo_secret,
     keyed,
     new_secret,
     read_secret,
@@ -142,7 +145,8 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     emails : bool
         Also write one ``.eml`` draft per pack in ``packs/eml/``.
     force : bool
-        Replace an existing seal made for a different spec hash.
+        Replace an existing seal made for a different spec hash, or one made by the
+        demo (its public secret is replaced by a new one even for the same spec).
     progress : callable, optional
         Called as ``progress(done, total)`` after each pack is written.
     lock_selection : RecordedSelection, optional
@@ -171,9 +175,9 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     SpecError
         The study does not load.
     UsageError
-        ``sealed/`` already holds a plan for another spec (without ``force``), or
-        ``out`` is (inside) a folder of the study sheetflow reads: ``returns/``,
-        ``packs/``, ``sealed/`` or ``out/``.
+        ``sealed/`` already holds a plan for another spec, or a secret drawn by
+        ``sheetflow demo`` (both without ``force``), or ``out`` is (inside) a folder
+        of the study sheetflow reads: ``returns/``, ``packs/``, ``sealed/`` or ``out/``.
     SheetflowError
         A workbook could not be written (the message names the item).
     """
@@ -186,7 +190,9 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     # before anything of the seal is read: a commit stopped half-way is rolled back
     recovered = recover_interrupted(root)
     _refuse_other_seal(root, spec_hash, force)
-    _refuse_replacing_with_data(root, study.root, spec_hash)
+    # the demo's own run passes its secret; any other run must not reuse it
+    renew = secret is None and _refuse_demo_seal(root, study_dir, out, force)
+    _refuse_replacing_with_data(root, study.root, spec_hash, renew)
     reused = False
     if secret is None:
         secret, reused = _study_secret(root, spec_hash, force)
@@ -470,15 +476,39 @@ def _refuse_other_seal(root: Path, spec_hash: str, force: bool) -> None:
                          "no longer match. Use --force to replace the seal")
 
 
-def _refuse_replacing_with_data(root: Path, study_root: Path, spec_hash: str) -> None:
+def _refuse_demo_seal(root: Path, study_dir: str | Path, out: str | Path | None,
+                      force: bool) -> bool:
+    """Whether ``sealed/`` holds the demo's public secret, to be replaced (``force``).
+
+    A demo folder reused for real raters would otherwise regenerate its packs under a
+    secret anyone can compute, and the raters could unblind them.
+
+    Raises
+    ------
+    UsageError
+        It holds the demo's secret and ``force`` is not set.
+    """
+    if not is_demo_secret(root / SEALED_DIR / SECRET_FILE):
+        return False
+    if not force:
+        elsewhere = ("--out", str(out)) if out is not None else ()
+        raise UsageError(demo_secret_line(
+            Path(out if out is not None else study_dir, SEALED_DIR, SECRET_FILE),
+            command_line("generate", study_dir, *elsewhere, "--force")))
+    return True
+
+
+def _refuse_replacing_with_data(root: Path, study_root: Path, spec_hash: str,
+                                renew: bool = False) -> None:
     """A new seal (``--force``) while returns or outputs exist would orphan them.
 
     The returns were made from the packs of the old seal: under a new secret their row
     ids match no pack, and the key published before scoring would no longer verify.
+    ``renew``: the sealed secret is replaced even for the same spec (the demo's).
     """
     sealed = root / SEALED_DIR
     lock = _sealed_spec_hash(sealed / PLAN_LOCK_FILE)
-    if lock is None or (lock == spec_hash and (sealed / SECRET_FILE).exists()):
+    if lock is None or (lock == spec_hash and (sealed / SECRET_FILE).exists() and not renew):
         return  # nothing sealed yet, or regenerating in place (the same bytes)
     held = [f"{name}/ ({count} file{'s' if count != 1 else ''})"
             for name, count in ((d, _files_in(study_root / d)) for d in (L.RETURNS_DIR, L.OUT_DIR))
@@ -499,12 +529,16 @@ def _study_secret(root: Path, spec_hash: str, force: bool) -> tuple[bytes, bool]
     whether it is the sealed one.
 
     :func:`_refuse_other_seal` has already stopped a seal of another spec unless
-    ``--force`` replaces it, so a secret is reused only for the spec it was made for.
+    ``--force`` replaces it, so a secret is reused only for the spec it was made for;
+    :func:`_refuse_demo_seal` has stopped the demo's public secret unless ``--force``
+    replaces it, so it is never reused.
     """
     sealed = root / SEALED_DIR
     lock = _sealed_spec_hash(sealed / PLAN_LOCK_FILE)
     path = sealed / SECRET_FILE
     if lock == spec_hash and path.exists():
+        if is_demo_secret(path):
+            return new_secret(), False
         return read_secret(path), True
     if lock == spec_hash and not force:
         raise UsageError(f"{SEALED_DIR}/ was sealed by an earlier sheetflow, whose draws "

@@ -32,7 +32,7 @@ from .seal_files import (
     require_seal,
     sealed_input_names,
 )
-from .secret import SECRET_FILE, parse_secret
+from .secret import DEMO_SECRET, SECRET_FILE, demo_secret_line, is_demo_secret, parse_secret
 
 
 @dataclass
@@ -63,6 +63,13 @@ class SealCheck:
     """The study folder as the user gave it: the commands the problems name run on it."""
     out_dir: str | Path | None = None
     """Where ``packs/`` and ``sealed/`` are when not in the study folder (``--out``)."""
+    demo_secret: bool = False
+    """The secret checked is the demo's public one: the seal may hold, but the packs
+    blind nothing (:meth:`demo_line`)."""
+
+    def demo_line(self) -> str:
+        """The line saying the study is sealed with the demo's public secret."""
+        return demo_secret_line(self.sealed(SECRET_FILE), self.command("generate", "--force"))
 
     def command(self, step: str, *options: str) -> str:
         """The whole command ``step`` on this study (with its ``--out`` for generate)."""
@@ -88,6 +95,14 @@ class SealCheck:
     def ok(self) -> bool:
         """Whether the seal holds and the spec is unchanged."""
         return not self.problems
+
+
+def demo_seal_line(study_dir: str | Path) -> str | None:
+    """The line saying the study in ``study_dir`` is sealed with the demo's public
+    secret (``check`` warns with it), or None when it is not."""
+    if not is_demo_secret(Path(study_dir, SEALED_DIR, SECRET_FILE)):
+        return None
+    return SealCheck(study_dir=study_dir).demo_line()
 
 
 def verify_seal(study_dir: str | Path, out: str | Path | None = None, *,
@@ -445,6 +460,7 @@ def _check_secret(check: SealCheck, key: dict[str, Any], sealed: Path) -> None:
                               f"records {recorded}: restore the secret made at generate")
         return
     check.secret = parse_secret(data, path)
+    check.demo_secret = check.secret == DEMO_SECRET
     check.checked.append(f"{SEALED_DIR}/{SECRET_FILE} has the sha256 {KEY_FILE} records")
 
 

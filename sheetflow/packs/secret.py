@@ -16,8 +16,11 @@ never reaches a pack, the blinded manifest, a draft or any other file a rater se
 * the spec mark every pack carries in place of the spec hash (:func:`spec_mark`).
 
 Regenerating in place reuses the sealed secret, so the packs come out byte-identical;
-a new study (no seal yet) or ``generate --force`` gets a new one. At unsealing the
-secret is revealed with the key, and every draw can be recomputed from the two.
+a new study (no seal yet), or ``generate --force`` for a changed spec, gets a new one.
+The demo's secret (:data:`DEMO_SECRET`) is never reused: anyone can compute it, so
+``generate`` refuses a folder sealed with it, and ``generate --force`` draws a new one
+even for the same spec. At unsealing the secret is revealed with the key, and every
+draw can be recomputed from the two.
 """
 
 from __future__ import annotations
@@ -37,6 +40,10 @@ SECRET_FILE = "secret"
 SECRET_BYTES = 32
 RNG_RECIPE = "random.Random(int.from_bytes(HMAC-SHA256(secret, derivation)[:8], 'big'))"
 _HEX = re.compile(rb"[0-9a-f]{64}\n?")
+
+DEMO_SECRET = hashlib.sha256(b"sheetflow demo study secret").digest()
+"""The demo's study secret: fixed, so every demo run draws the same packs. Anyone can
+compute it, so packs drawn with it blind nothing (:func:`is_demo_secret`)."""
 
 
 def read_secret(path: Path) -> bytes:
@@ -62,6 +69,31 @@ def parse_secret(data: bytes, path: Path) -> bytes:
         raise SealError(f"{path}: is not a study secret sheetflow wrote (64 hex digits); "
                         "restore it from the copy made at generate")
     return bytes.fromhex(data[:64].decode("ascii"))
+
+
+def is_demo_secret(path: Path) -> bool:
+    """Whether the secret stored at ``path`` is the demo's public one (:data:`DEMO_SECRET`);
+    False for a missing file or one sheetflow did not write (the seal checks say so)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    return bool(_HEX.fullmatch(data)) and data[:64] == DEMO_SECRET.hex().encode("ascii")
+
+
+def demo_secret_line(sealed_secret: str | Path, generate_force: str) -> str:
+    """The one line saying a study is sealed with the demo's public secret.
+
+    Parameters
+    ----------
+    sealed_secret : str or Path
+        The secret file as messages name it (``my-study/sealed/secret``).
+    generate_force : str
+        The whole ``generate --force`` command on the study, which draws a new secret.
+    """
+    return (f"{sealed_secret}: sealed by 'sheetflow demo' with its public secret (anyone "
+            "who runs the demo can compute it), so packs drawn with it blind nothing; for a "
+            f"study with real raters run '{generate_force}', which draws a new secret")
 
 
 def write_secret(path: Path, secret: bytes) -> None:
