@@ -49,6 +49,7 @@ from .rows import (
     value_text,
 )
 from .safety import Limits, Problem, column_number
+from .sent_cells import report_row_table
 from .sheet_changes import check_comments, check_sheets
 from .validate import ERROR, Issue, cell_name, issue, show_value
 from .values import Formula, date_text, percent_text
@@ -365,12 +366,14 @@ class FileChecker:
         cells = identity_sheet(self.book, self.job.limits)
         if not cells:
             return True  # identity sheet deleted: the other stores identified the file
-        found = []
+        rows: dict[int, tuple[str, ...]] = {}
         for r in range(L.IDENTITY_ROW_TABLE_FIRST, identity_rows(self.book, self.job.limits) + 1):
             values = tuple(show_value(cells.get((r, c))) for c in range(1, 5))
             if any(values):
-                found.append(values)
-        if found == self.plan.row_table or found == row_table(self.plan.pack, legacy=True):
+                rows[r] = values
+        found = list(rows.values())
+        legacy = row_table(self.plan.pack, legacy=True)
+        if found == self.plan.row_table or found == legacy:
             self.result.rows_proven = bool(found)
             return True
         for other in self.job.manifest.packs():  # rare: only for an edited row table
@@ -380,7 +383,12 @@ class FileChecker:
                          detail=other["rater_id"])
                 self.result.rows_of = other["identity"]["pack_id"]
                 return False
-        return True  # edited row table: the Scoring sheet checks below will say what
+        # an edited row table: the answer lines still prove whose rows these are (their
+        # hidden ids), but what was changed is named, against the form closer to it
+        same = [sum(a == b for a, b in zip(found, table, strict=False))
+                for table in (self.plan.row_table, legacy)]
+        report_row_table(self, rows, self.plan.row_table if same[0] >= same[1] else legacy)
+        return True
 
     def _find_scoring_sheet(self) -> bool:
         names = [name for name, _ in self.book.sheets if name not in _SKIP_SHEETS]

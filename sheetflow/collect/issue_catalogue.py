@@ -114,6 +114,12 @@ _TYPES = (
        "sheetflow does not read it" + _UNREAD_EXIT,
        "{what}. sheetflow reads only the answer cells: read it in the file, it may be a "
        "note from the rater (answers belong in the yellow cells)."),
+    _t("sent-text-changed", WARNING,
+       "A cell outside the answer cells no longer holds what the workbook as sent had "
+       "there (the study's text typed over or deleted, a formula replaced by a value, a "
+       "row of the hidden row table edited); sheetflow does not read it" + _UNREAD_EXIT,
+       "{what}. sheetflow reads only the answer cells: read it in the file, it may be a "
+       "note from the rater (answers belong in the yellow cells)."),
     _t("cell-comment", WARNING, "A comment (note) on a cell; sheetflow does not read it"
        + _UNREAD_EXIT,
        "{what}. sheetflow reads only the cells' values: read it in the file, it may "

@@ -24,6 +24,10 @@ The count only decides whether to look; the cells decide what is said. A round t
 through LibreOffice or Excel that writes cells of its own looks and finds nothing; one
 that drops the pack's cells holding "" (openpyxl does) changes no count. A manifest
 written before generate recorded the counts has none: no check is done.
+
+A sheet whose fixed cells changed (:mod:`.sent_cells`: its digest differs) has its
+pack read too, whatever its count: a cell emptied and another written leave the count
+as it was, and the text written is named here all the same.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from typing import Any, Protocol
 
 from ..packs.manifest import PackHead
 from ..workbook import layout as L
+from . import sent_cells
 from .reader import Book, Cells, open_book
 from .rows import raw_text
 from .safety import Problem
@@ -81,10 +86,13 @@ def check_outside_answers(checker: FileChecker, scoring_read: bool) -> None:
         of its own.
     """
     recorded = checker.plan.pack.get("sheet_cells")
-    if not isinstance(recorded, dict):
-        return  # a manifest from before generate recorded the counts
-    grown = _grown_sheets(checker, recorded, scoring_read)
-    if not grown:
+    digests = checker.plan.pack.get("sheet_digests")
+    # a manifest from before generate recorded the counts, or the digests, has none
+    grown = _grown_sheets(checker, recorded, scoring_read) \
+        if isinstance(recorded, dict) else []
+    changed = sent_cells.changed_sheets(checker, digests, scoring_read) \
+        if isinstance(digests, dict) else []
+    if not grown and not changed:
         return  # the usual return: nothing typed outside the answer cells
     pack = open_pack(checker)
     if isinstance(pack, str):
@@ -93,13 +101,22 @@ def check_outside_answers(checker: FileChecker, scoring_read: bool) -> None:
                         f"cell{'s' if more != 1 else ''} with content than the workbook as "
                         "sent, outside the answer cells; which ones cannot be told, as "
                         f"{L.PACKS_DIR}/{checker.head.file} {pack}")
+        sent_cells.report_unknown(checker, changed, pack)
         return
+    # a sheet whose cells changed but did not grow may hold new text too (a cell
+    # emptied, another written); not looked for without the counts (that check's own)
+    looked = {here for here, _, _ in grown}
+    typed = grown + [(here, name, 0) for here, name, _, _ in changed
+                     if here not in looked and isinstance(recorded, dict)]
     try:
-        found = [(here, place, value) for here, name, _ in grown
+        found = [(here, place, value) for here, name, _ in typed
                  for place, value in _typed_cells(checker, pack, here, name)]
+        edited = [cell for sheet in changed for cell in sent_cells.changed_cells(checker, pack,
+                                                                                 sheet)]
     finally:
         pack.close()
     _report(checker, found)
+    sent_cells.report(checker, edited)
     for here, name, _ in grown:
         if name != L.SCORING_SHEET:
             _beyond_limits(checker, here)

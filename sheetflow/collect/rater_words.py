@@ -49,7 +49,8 @@ SELF_CHECKS = frozenset({"totals-no-variance", "totals-many-extreme", "confidenc
 RATER_WARNINGS = frozenset({
     "text-word-count", "batch-time-missing", "batch-time-invalid",
     "batch-time-no-date", "batch-time-order", "batch-time-zero", "batch-time-overlap",
-    "sitting-too-soon", "text-outside-answers", "cell-comment", "drawing-text",
+    "sitting-too-soon", "text-outside-answers", "sent-text-changed", "cell-comment",
+    "drawing-text",
     "sheet-added", "content-outside-window", "property-text", "header-footer-text",
     "extra-part"})
 """Warnings a reply lists: something in the rater's own file they can put right."""
@@ -187,6 +188,22 @@ def _outside(item: Quoted, where: str) -> str:
     return f"{said}; {_OUTSIDE}"
 
 
+def _changed(item: Quoted) -> str:
+    """A cell of the workbook as sent (not an answer cell) changed: one, or the line
+    counting the rest, or a sheet whose cells could not be named."""
+    if not item.cell:
+        said = f"Cells of the sheet '{item.sheet}' that are not answer cells were changed"
+    elif item.message.startswith("From "):
+        said = f"More cells that are not answer cells were changed, from cell {item.cell} on"
+    elif item.sheet == "_sheetflow":
+        said = "The hidden sheet '_sheetflow' of your workbook was changed"
+    else:
+        now = f": it now holds '{item.value}'" if item.value else ": it is now empty"
+        said = (f"Cell {item.cell} of the sheet '{item.sheet}' is not an answer cell, and it "
+                f"was changed{now}")
+    return f"{said}; {_OUTSIDE}"
+
+
 # text outside every sheet's cells (:mod:`.part_text`): one quoted, or the line
 # counting the rest or saying it could not be read (no value of its own)
 _OUT_OF_CELLS = {
@@ -217,6 +234,8 @@ def reply_text(item: Quoted) -> str:
         return _outside(item, where)
     if item.code in _OUT_OF_CELLS:
         return _out_of_cells(item)
+    if item.code == "sent-text-changed":
+        return _changed(item)
     if item.code in _TIMES:
         # the message opens with the times compared, in sheetflow's words, up to the
         # first "; " (the coordinator's advice follows)

@@ -137,7 +137,8 @@ def has_errors(issues: Iterable[Issue]) -> bool:
     return any(i.severity == ERROR for i in issues)
 
 
-UNREAD_TEXT = frozenset({"text-outside-answers", "content-outside-window", "sheet-added",
+UNREAD_TEXT = frozenset({"text-outside-answers", "sent-text-changed", "content-outside-window",
+                         "sheet-added",
                          "cell-comment", "drawing-text", "property-text",
                          "header-footer-text", "extra-part"})
 """Warnings of a return holding something its rater wrote that sheetflow does not read:

@@ -29,6 +29,7 @@ from xlsxwriter import worksheet as _worksheet
 from xlsxwriter.worksheet import Worksheet
 
 from ..workbook import layout as L
+from ..workbook import sent_cells
 from ..workbook.app_props import SheetflowWorkbook
 
 
@@ -125,3 +126,45 @@ def content_cells(ws: NotingWorksheet) -> int:
 # xlsxwriter's types of a blank and a text cell (cell_..._tuple before its 3.2)
 _BLANK = getattr(_worksheet, "CellBlankTuple", None) or _worksheet.cell_blank_tuple
 _STRING = getattr(_worksheet, "CellStringTuple", None) or _worksheet.cell_string_tuple
+
+
+def fixed_digest(ws: NotingWorksheet, skip: set[tuple[int, int]]) -> str:
+    """The digest of ``ws``'s fixed cells (:func:`sheetflow.workbook.sent_cells.digest`):
+    every cell with content but those in ``skip`` (1-based row, column), described as
+    collect's reader will give them back.
+
+    Read from the cells xlsxwriter holds until the workbook is released: a text cell
+    holds its index in the workbook's shared strings.
+    """
+    texts = list(ws.str_table.string_table)  # in index order: each added at the end
+    cells = []
+    for row, line in ws.table.items():
+        for col, cell in line.items():
+            place = (row + 1, col + 1)
+            if place in skip:
+                continue
+            found = _token(cell, texts)
+            if found is not None:
+                cells.append((place, found))
+    return sent_cells.digest(cells)
+
+
+def _token(cell: Any, texts: list[str]) -> str | None:
+    """One xlsxwriter cell as :func:`sheetflow.workbook.sent_cells.token` takes it;
+    None for a blank or ""."""
+    kind = type(cell).__name__  # the same namedtuple names in xlsxwriter 3.1 and 3.2
+    if kind == "String":
+        text = texts[cell.string]
+        return sent_cells.token(sent_cells.TEXT, text) if text else None
+    if kind == "RichString":
+        return sent_cells.token(sent_cells.TEXT, cell.raw_string) if cell.raw_string \
+            else None
+    if kind in ("Number", "Datetime"):
+        return sent_cells.token(sent_cells.NUMBER, cell.number)
+    if kind == "Boolean":
+        return sent_cells.token(sent_cells.BOOL, cell.boolean)
+    if kind in ("Formula", "ArrayFormula"):
+        return sent_cells.token(sent_cells.FORMULA)
+    if kind == "Blank":
+        return None
+    return sent_cells.token(sent_cells.OTHER, getattr(cell, "error", kind))

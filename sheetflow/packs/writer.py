@@ -28,10 +28,11 @@ from .._gc import collector_paused
 from ..errors import SheetflowError, close_workbook, known_name
 from ..spec.rubric import Dimension
 from ..workbook import layout as L
+from ..workbook import sent_cells
 from . import pages
 from .answer_lines import AnswerLines
 from .answer_rules import PROTECT, AnswerRules
-from .book import StructureLockedWorkbook, content_cells, write_identity
+from .book import StructureLockedWorkbook, content_cells, fixed_digest, write_identity
 from .case_headings import CaseHeadings
 from .flag_notes import FlagNotes
 from .guides import flags_needing_notes, legend
@@ -242,6 +243,11 @@ class PackWriter(AnswerRules, AnswerLines, FlagNotes, TimedRows, CaseHeadings):
         # answer cells without opening the pack (see sheetflow.collect.outside_answers)
         entry["sheet_cells"] = {ws.get_name(): content_cells(ws)
                                 for ws in (self.instructions, self.ws, more)}
+        # and to see the pack's own cells typed over (sheetflow.collect.sent_cells)
+        answers = sent_cells.entry_places(entry)
+        entry["sheet_digests"] = {ws.get_name(): fixed_digest(ws, answers if ws is self.ws
+                                                              else set())
+                                  for ws in (self.instructions, self.ws, more)}
         close_workbook(self.wb, self.path)
         return entry
 

@@ -162,6 +162,7 @@ and questions; the locked-text hashes) once in a top-level ``shared`` object: se
         "file": str, "rater_id": str, "role": "primary" | "second", "sitting": 1 | 2,
         "sha256": str,                            # the workbook's bytes as written
         "sheet_cells": {sheet: int},              # cells with content, per visible sheet
+        "sheet_digests": {sheet: str},            # sha256 of its fixed cells, per visible sheet
         "identity": {key: str for key in IDENTITY_KEYS},
         "progress": Cell,
         "batches": [{"batch": int, "row_ids": [str], "start": Cell, "end": Cell}],
@@ -207,6 +208,12 @@ More instructions), the cells a reader gives a value as written (a number, a for
 text other than ""); ``collect`` reads the pack itself only when a return holds more
 (:mod:`sheetflow.collect.outside_answers`). Manifests written before sheetflow recorded
 this have none, and the check is not done.
+
+A pack's ``sheet_digests`` holds, for each of the same sheets, the sha256 of its fixed
+cells: every cell with content but the answer cells and the locked text, as
+:mod:`sheetflow.workbook.sent_cells` describes them; ``collect`` reads the pack itself
+only when a return's digest differs (:mod:`sheetflow.collect.sent_cells`). Manifests
+written before sheetflow recorded them have none, and that check is not done.
 """
 
 from __future__ import annotations

@@ -1,0 +1,96 @@
+"""A digest of the cells a pack sends that no rater should change.
+
+``generate`` records in each pack's manifest entry, for each visible sheet, the
+sha256 of its fixed cells (``sheet_digests``): every cell with content but the
+answer cells and the locked text (which has digests of its own). ``collect`` makes
+the same digest of a return's sheet; only when the two differ is the pack read to
+name the cells (:mod:`sheetflow.collect.sent_cells`).
+
+Both sides describe a cell the same way, by :func:`token`: what a program saving the
+workbook again keeps. Text is its exact text; a number its value (LibreOffice writes
+every number as a float); a formula is only "a formula", as its text may be written
+again differently and its cached value is recalculated; a cell holding "" or nothing
+is left out (openpyxl drops the first, Excel keeps it). Number formats, styles and
+shared-string order do not count. The digest is of text the rater's own workbook shows,
+so it says nothing the workbook does not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from typing import Any
+
+TEXT, NUMBER, BOOL, FORMULA, OTHER = "s", "n", "b", "f", "o"
+
+
+def token(kind: str, value: Any = None) -> str:
+    """One cell described as the digest takes it: ``kind`` (one of :data:`TEXT`,
+    :data:`NUMBER`, :data:`BOOL`, :data:`FORMULA`, :data:`OTHER`) and its value."""
+    if kind == NUMBER:
+        return NUMBER + repr(float(value))
+    if kind == BOOL:
+        return BOOL + ("1" if value else "0")
+    if kind == FORMULA:
+        return FORMULA
+    return kind + str(value)
+
+
+def digest(cells: Iterable[tuple[tuple[int, int], str]]) -> str:
+    """The sha256 (hex) of ((row, column), token) pairs, taken in row-then-column order.
+
+    Parameters
+    ----------
+    cells : iterable of ((int, int), str)
+        Each fixed cell with content, 1-based, and its :func:`token`.
+
+    Returns
+    -------
+    str
+    """
+    text = "\x00".join(f"{r},{c},{t}" for (r, c), t in sorted(cells))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def entry_places(entry: dict[str, Any]) -> set[tuple[int, int]]:
+    """(row, column), 1-based, of every cell of the Scoring sheet a manifest entry
+    names (answers, confidences, batch times, locked text): those the digest leaves
+    out."""
+    refs: set[str] = set()
+    for batch in entry.get("batches", []):
+        refs.update(batch[end]["cell"] for end in ("start", "end") if end in batch)
+
+    def answer(found: dict[str, Any]) -> None:
+        for ask in found.get("questions", [found]):
+            refs.add(ask["cell"])
+        if "confidence" in found:
+            refs.add(found["confidence"]["cell"])
+
+    for found in entry.get("study_answers", {}).values():
+        answer(found)
+    for card in entry.get("cards", []):
+        for found in card["case_answers"].values():
+            answer(found)
+        for locked in card["locked"]:
+            refs.update(locked["cells"])
+        for row in card["rows"]:
+            for found in row["answers"].values():
+                answer(found)
+            for locked in row["locked"]:
+                refs.update(locked["cells"])
+    return {_place(ref) for ref in refs}
+
+
+def _place(ref: str) -> tuple[int, int]:
+    """(row, column) of an A1 address."""
+    found = _A1.fullmatch(ref)
+    if found is None:
+        raise ValueError(f"not a cell address: {ref!r}")
+    col = 0
+    for letter in found[1].upper():
+        col = col * 26 + ord(letter) - 64
+    return int(found[2]), col
+
+
+_A1 = re.compile(r"([A-Za-z]{1,3})([0-9]+)")
