@@ -45,27 +45,25 @@ Changed = tuple[str, str, Cells, set[tuple[int, int]]]
 cells compared, and the places left out (answer cells, locked text)."""
 
 
-def token(value: Any) -> str | None:
-    """A cell as read (:meth:`.reader.Book.cells`) described as the digest takes it;
-    None for nothing or ""."""
-    kind = type(value)
-    if kind is str:
-        return S.TEXT + value if value else None
-    if value is None:
-        return None
-    if kind is bool:
-        return S.token(S.BOOL, value)
-    if kind is int or kind is float:
-        return S.token(S.NUMBER, value)
+def token(value: Any) -> Any:
+    """A cell as read (:meth:`.reader.Book.cells`) as the digest takes it; None for
+    nothing or ""."""
     if isinstance(value, Formula):
         return S.FORMULA
-    return S.token(S.OTHER, value)
+    return S.canonical(value)
 
 
 def sheet_digest(cells: Cells, skip: set[tuple[int, int]]) -> str:
-    """The digest of the fixed cells among ``cells``: those not in ``skip``."""
-    tokens = ((place, token(value)) for place, value in cells.items() if place not in skip)
-    return S.digest((place, found) for place, found in tokens if found is not None)
+    """The digest of the fixed cells among ``cells``: those not in ``skip``.
+
+    One pass over the cells collect read already; text and floats (nearly all of
+    them) go in as they are."""
+    found = [(place, value) for place, value in cells.items()
+             if place not in skip and value != ""]
+    for i, (place, value) in enumerate(found):
+        if type(value) is not str and type(value) is not float:
+            found[i] = (place, token(value))
+    return S.digest([cell for cell in found if cell[1] is not None])
 
 
 def changed_sheets(checker: Any, recorded: dict[str, Any], scoring_read: bool) -> list[Changed]:
@@ -115,8 +113,9 @@ def changed_cells(checker: Any, pack: Book, sheet: Changed
         before = _whole_sheet(pack, name, checker.job.limits)
     found = []
     for place in sorted(before):
-        was = token(before[place])
-        if was is not None and place not in skip and token(cells.get(place)) != was:
+        was, now = token(before[place]), token(cells.get(place))
+        # by type too: True == 1.0, so a 1 typed over TRUE would otherwise pass
+        if was is not None and place not in skip and (type(now) is not type(was) or now != was):
             found.append((here, place, before[place], cells.get(place)))
     return found
 

@@ -149,22 +149,20 @@ def fixed_digest(ws: NotingWorksheet, skip: set[tuple[int, int]]) -> str:
     return sent_cells.digest(cells)
 
 
-def _token(cell: Any, texts: list[str]) -> str | None:
-    """One xlsxwriter cell as :func:`sheetflow.workbook.sent_cells.token` takes it;
+def _token(cell: Any, texts: list[str]) -> Any:
+    """One xlsxwriter cell as :func:`sheetflow.workbook.sent_cells.canonical` gives it;
     None for a blank or ""."""
     kind = type(cell).__name__  # the same namedtuple names in xlsxwriter 3.1 and 3.2
     if kind == "String":
-        text = texts[cell.string]
-        return sent_cells.token(sent_cells.TEXT, text) if text else None
+        return sent_cells.canonical(texts[cell.string])
     if kind == "RichString":
-        return sent_cells.token(sent_cells.TEXT, cell.raw_string) if cell.raw_string \
-            else None
+        return sent_cells.canonical(cell.raw_string)
     if kind in ("Number", "Datetime"):
-        return sent_cells.token(sent_cells.NUMBER, cell.number)
+        return float(cell.number)
     if kind == "Boolean":
-        return sent_cells.token(sent_cells.BOOL, cell.boolean)
+        return bool(cell.boolean)
     if kind in ("Formula", "ArrayFormula"):
-        return sent_cells.token(sent_cells.FORMULA)
+        return sent_cells.FORMULA
     if kind == "Blank":
         return None
-    return sent_cells.token(sent_cells.OTHER, getattr(cell, "error", kind))
+    return sent_cells.canonical(getattr(cell, "error", kind) or kind)

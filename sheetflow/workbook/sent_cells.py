@@ -6,8 +6,8 @@ answer cells and the locked text (which has digests of its own). ``collect`` mak
 the same digest of a return's sheet; only when the two differ is the pack read to
 name the cells (:mod:`sheetflow.collect.sent_cells`).
 
-Both sides describe a cell the same way, by :func:`token`: what a program saving the
-workbook again keeps. Text is its exact text; a number its value (LibreOffice writes
+Both sides describe a cell the same way, by :func:`canonical`: what a program saving
+the workbook again keeps. Text is its exact text; a number its value (LibreOffice writes
 every number as a float); a formula is only "a formula", as its text may be written
 again differently and its cached value is recalculated; a cell holding "" or nothing
 is left out (openpyxl drops the first, Excel keeps it). Number formats, styles and
@@ -19,38 +19,58 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
+from array import array
 from collections.abc import Iterable
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
-TEXT, NUMBER, BOOL, FORMULA, OTHER = "s", "n", "b", "f", "o"
+FORMULA = ("formula",)
+"""What any formula is: its text may be written again differently, its cached value
+recalculated."""
 
 
-def token(kind: str, value: Any = None) -> str:
-    """One cell described as the digest takes it: ``kind`` (one of :data:`TEXT`,
-    :data:`NUMBER`, :data:`BOOL`, :data:`FORMULA`, :data:`OTHER`) and its value."""
-    if kind == NUMBER:
-        return NUMBER + repr(float(value))
-    if kind == BOOL:
-        return BOOL + ("1" if value else "0")
-    if kind == FORMULA:
-        return FORMULA
-    return kind + str(value)
+def canonical(value: Any) -> Any:
+    """A cell's value as the digest takes it, from the plain Python value of either
+    side: text as it is, a number as a float, True or False, anything else (a date, an
+    error) as ``("other", text)``; None for nothing or "". (A formula is
+    :data:`FORMULA`, which each side tells by its own means.)"""
+    kind = type(value)
+    if kind is str or kind is float or kind is bool:
+        return value if value != "" else None
+    if kind is int:
+        return float(value)
+    if value is None:
+        return None
+    return ("other", str(value))
 
 
-def digest(cells: Iterable[tuple[tuple[int, int], str]]) -> str:
-    """The sha256 (hex) of ((row, column), token) pairs, taken in row-then-column order.
+def digest(cells: Iterable[tuple[tuple[int, int], Any]]) -> str:
+    """The sha256 (hex) of ((row, column), value) pairs in row-then-column order.
 
     Parameters
     ----------
-    cells : iterable of ((int, int), str)
-        Each fixed cell with content, 1-based, and its :func:`token`.
+    cells : iterable of ((int, int), value)
+        Each fixed cell with content, 1-based, and its :func:`canonical` value (or
+        :data:`FORMULA`).
 
     Returns
     -------
     str
     """
-    text = "\x00".join(f"{r},{c},{t}" for (r, c), t in sorted(cells))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    # made by C-level calls, not a string per cell: a 500-case Scoring sheet has tens
+    # of thousands; the places as 32-bit little-endian numbers (the same bytes on any
+    # machine), the values joined, any value but text marked by a leading \x01 (a
+    # character no sheet's text holds)
+    ordered = sorted(cells)
+    places = array("I", chain.from_iterable(map(itemgetter(0), ordered)))
+    if sys.byteorder == "big":
+        places.byteswap()
+    values = "\x00".join([v if type(v) is str else "\x01" + repr(v) for _, v in ordered])
+    found = hashlib.sha256(places.tobytes())
+    found.update(values.encode("utf-8", "surrogatepass"))
+    return found.hexdigest()
 
 
 def entry_places(entry: dict[str, Any]) -> set[tuple[int, int]]:
