@@ -148,3 +148,13 @@ def test_a_reply_lists_at_most_so_many_lines_whatever_the_blank_cases():
     assert len(lines) == MAX_LISTED + 1
     assert lines[0] == "- case 1 (X001): 5 answers are blank (Scoring rows 30 to 34)"
     assert lines[-1] == f"- and {(200 - MAX_LISTED) * 5} more blank answers in the file"
+
+
+def test_blank_answers_on_one_row_name_the_row_not_a_span():
+    """A card whose blank answers all sit on one row said "rows 38 to 38"."""
+    from sheetflow.collect.replies import _issue_lines
+    from sheetflow.collect.validate import issue
+
+    issues = [issue("answer-missing", file="f.xlsx", sheet="Scoring", cell=f"{col}38",
+                    case="2 (X002)", what="Depth") for col in "CDEF"]
+    assert _issue_lines(issues) == ["- case 2 (X002): 4 answers are blank (Scoring row 38)"]

@@ -251,8 +251,11 @@ def _blank_cases(run: list[str], blanks: dict[str, list[Issue]]) -> tuple[str, l
     mine = [i for case in run for i in blanks[case]]
     rows = [row for row, _ in map(cell_order, (i.cell for i in mine)) if row]
     sheet = mine[0].sheet
-    span = f" ({sheet + ' ' if sheet else ''}rows {min(rows)} to {max(rows)})" if rows \
-        else ""
+    span = ""
+    if rows:
+        lines = f"row {rows[0]}" if min(rows) == max(rows) else \
+            f"rows {min(rows)} to {max(rows)}"
+        span = f" ({sheet + ' ' if sheet else ''}{lines})"
     cases = (f"case {run[0]}" if len(run) == 1 else f"cases {run[0]} and {run[1]}"
              if len(run) == 2 else f"cases {run[0]} to {run[-1]}")
     return f"- {cases}: {len(mine)} answers are blank{span}", mine
