@@ -223,3 +223,24 @@ def test_two_sheets_of_one_name_are_refused(tmp_path):
     assert found.problem is not None and found.problem.code == "corrupt-file"
     assert found.problem.detail == "two sheets are named 'Scoring'"
     assert inspect_file(made).problem is None
+
+
+def test_whatever_its_name_says_only_where_the_name_claims_a_workbook(tmp_path):
+    """A pack saved as CSV and named .csv was "not an Excel workbook (it is a text/CSV
+    file), whatever its name says": its name says CSV, as it is."""
+    from sheetflow.collect.run import collect
+    from sheetflow.packs.generate import generate_packs
+    from sheetflow.spec.templates import init_study
+
+    root = init_study(tmp_path / "jl", "judge-likert")
+    generate_packs(root)
+    files = [tmp_path / "scores.csv", tmp_path / "scores.xlsx"]
+    for score, path in enumerate(files):  # not the same bytes: one would be a copy
+        path.write_text(f"case_id,score\nTC-001,{score}\n")
+    said = {i.file: i.message for i in collect(root, files, write=False).report.issues
+            if i.code == "not-a-workbook"}
+    assert said == {
+        "scores.csv": "This file is not an Excel workbook (it is a text/CSV file). Please "
+                      "send the .xlsx workbook you received, filled in.",
+        "scores.xlsx": "This file is not an Excel workbook (it is a text/CSV file), whatever "
+                       "its name says. Please send the .xlsx workbook you received, filled in."}

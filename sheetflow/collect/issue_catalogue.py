@@ -72,8 +72,8 @@ _TYPES = (
        "This is an OpenDocument spreadsheet (.ods). In LibreOffice use File > Save As and "
        "choose 'Excel 2007-365 (.xlsx)', then send that file."),
     _t("not-a-workbook", ERROR, "Not an Excel workbook at all (CSV, HTML, text, other).",
-       "This file is not an Excel workbook ({detail}), whatever its name says. Please send "
-       "the .xlsx workbook you received, filled in."),
+       "This file is not an Excel workbook ({detail}){name_says}. Please send the .xlsx "
+       "workbook you received, filled in."),
     _t("zipped-workbook", ERROR, "A zip archive holding an .xlsx workbook (what is "
        "inside is not read).",
        "This file is a zip archive holding {detail}: unzip it and put the workbook itself "

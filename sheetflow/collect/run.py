@@ -95,7 +95,7 @@ from .outputs import (
 from .protocol_checks import batch_overlaps, sitting_gaps
 from .returns import Entry, NotAFile, escape_controls, file_digest, find_entries, where_read
 from .rivals import settle_packs
-from .safety import Limits, Problem
+from .safety import Limits, Problem, problem_fields
 from .sandbox import Outcome, Sandbox
 from .senders import Senders, with_senders_unchecked
 from .spec_marks import expected_spec_mark, other_spec, preview_secret
@@ -496,8 +496,8 @@ class _Collector:
             return
         result: FileResult = outcome.value
         if result.problem is not None:
-            work.issues.append(issue(result.problem.code, file=work.name,
-                                     detail=result.problem.detail, collect=self.again))
+            work.issues.append(issue(result.problem.code, file=work.name, collect=self.again,
+                                     **problem_fields(result.problem, work.name)))
             return
         self._take_checks(work, result)
         # after the checks: what would act in Excel is named whoever the file is

@@ -261,6 +261,20 @@ def _check_magic(data: bytes) -> Problem | None:
     return None
 
 
+WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm", ".xlsb", ".xls", ".xlt", ".ods",
+                     ".ots", ".fods", ".numbers")
+"""Extensions that claim a spreadsheet workbook."""
+
+
+def problem_fields(problem: Problem, name: str) -> dict[str, str]:
+    """The message fields of ``problem``, found in the file named ``name``: its detail,
+    and for a file that is no workbook whether its name claims one. A workbook's name
+    on a CSV is worth pointing out; a CSV named ``.csv`` says what it is already."""
+    claims = name.lower().endswith(WORKBOOK_SUFFIXES)
+    return {"detail": problem.detail,
+            "name_says": ", whatever its name says" if claims else ""}
+
+
 _MAGIC = ((b"%PDF-", "a PDF"), (b"\x89PNG\r\n\x1a\n", "a PNG image"),
           (b"\xff\xd8\xff", "a JPEG image"), (b"GIF87a", "a GIF image"),
           (b"GIF89a", "a GIF image"))
