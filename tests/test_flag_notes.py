@@ -114,7 +114,7 @@ def test_each_note_is_counted_with_the_flag_of_its_own_case_and_column(
             if cell.value is not None:
                 counted |= set(re.findall(
                     r'AND\(OR\(TRIM\((?:SUBSTITUTE\()*(\w+)(?:,(?:CHAR\(\d+\)|"\s"),"\s"\))*\)="Y"\),'
-                    r'LEN\(TRIM\((\w+)\)\)=0\)', cell.value))
+                    r'TRIM\(CLEAN\((?:SUBSTITUTE\()+(\w+),[^=]*=""\)', cell.value))
     assert counted == pairs
 
 

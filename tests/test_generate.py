@@ -29,6 +29,7 @@ from sheetflow.packs.assign import assign
 from sheetflow.packs.generate import generate_packs
 from sheetflow.packs.guides import flags_needing_notes
 from sheetflow.packs.manifest import open_manifest
+from sheetflow.packs.rules import blank_test, filled_test
 from sheetflow.packs.seal import verify_seal
 from sheetflow.spec.rubric import answer_required
 from sheetflow.spec.study import judge_rater_ids, load_study
@@ -362,8 +363,9 @@ def test_progress_counts_every_required_answer_once(generated, template):
             for cell in row:
                 if cell.value is None:
                     continue
-                # each answer cell of the line as IFERROR(TRIM(cell)<>"",1): a cell of
-                # spaces (blank to collect) is not counted, an error value is (it is red)
+                # each answer cell of the line as IFERROR(not blank,1): a cell of spaces,
+                # tabs or line breaks (blank to collect) is not counted, an error value is
+                # (it is red)
                 if cell.row < 5:  # rows 2-3: where the first blank line is
                     continue
                 # less the line's required cells: a line with a blank one is below 0
@@ -372,8 +374,8 @@ def test_progress_counts_every_required_answer_once(generated, template):
                 assert int(less) == len(terms)
                 assert len(cell.value) <= 8192
                 for term in terms:
-                    counted.append(re.fullmatch(r'IFERROR\(TRIM\(([A-Z]+[0-9]+)\)<>"",1\)',
-                                                term).group(1))
+                    counted.append(re.search(r"\(([A-Z]+[0-9]+),", term).group(1))
+                    assert term == f"IFERROR({filled_test(counted[-1])},1)", term
                     assert int(counted[-1][1:]) == cell.row  # on the answer's own line
                 rows.append(cell.row)
         assert sorted(counted) == sorted(required)
@@ -386,8 +388,8 @@ def test_progress_counts_every_required_answer_once(generated, template):
             # the rule's relative formula must name the top-left cell of all its ranges,
             # and highlight it only in a card reached (the last row reached, in row 2)
             reached = f"${L.reached_column(tuple(manifest_of(folder)['labels']))}$2"
-            assert rule == f"AND(LEN(TRIM({top[1]}{top[0]}))=0,ROW({top[1]}{top[0]})<={reached})", (
-                sqref[:40], rule)
+            cell = f"{top[1]}{top[0]}"
+            assert rule == f"AND({blank_test(cell)},ROW({cell})<={reached})", (sqref[:40], rule)
             highlighted += cells
         assert sorted(highlighted) == sorted(required)
 

@@ -287,9 +287,11 @@ def _plant(tmp: Path, root: Path, pack: dict, name: str, changes: dict[str, obje
 @pytest.mark.libreoffice
 @needs_soffice
 def test_libreoffice_red_and_done_are_collects_refusals_and_acceptances(tmp_path):
-    """What collect accepts is not red (numbers as text, non-breaking spaces, batch times
-    it only warns of, cells of spaces, which it reads as blank); what it refuses is red
-    (error values and formulas, in text answers too, and text it does not read as a
+    """What collect accepts is not red (numbers as text, with a tab or line break after
+    them too, non-breaking spaces, batch times it only warns of, cells of spaces, tabs,
+    line breaks, ideographic or zero-width spaces, which it reads as blank: orange, not
+    counted filled); what it refuses is
+    red (error values and formulas, in text answers too, and text it does not read as a
     number), and the line never says "#N/A"."""
     likert_root, likert = _study(tmp_path, "judge-likert")
     paired_root, paired = _study(tmp_path, "paired-rubric")
@@ -311,6 +313,18 @@ def test_libreoffice_red_and_done_are_collects_refusals_and_acceptances(tmp_path
          {count[0]: "3", count[1]: "3 ", count[2]: "3.", confidence[0]: f"High{nbsp}",
           hours[0]: "12.25", **notes},
          "All {n} answers done", [], {"number-stored-as-text", "label-normalised"}),
+        (likert_root, likert, "pasted-with-a-break",  # a number copied with its cell's end
+         {scale[0]: "4\t", scale[1]: "4\n", scale[2]: "4\r\n", scale[3]: f"4 {nbsp}\t"},
+         "All {n} answers done", [], {"number-stored-as-text"}),
+        (paired_root, paired, "count-with-a-break",
+         {count[0]: "3\t", count[1]: "3\r\n", hours[0]: "12.25\n", **notes},
+         "All {n} answers done", [], {"number-stored-as-text"}),
+        (likert_root, likert, "breaks-only",  # blank to collect: orange, not red, not filled
+         {verdict[0]: "\t", scale[0]: "\n", scale[1]: f" {nbsp}\r\n"},
+         "{m3} of {n} required answers filled", ["answer-missing"] * 3, set()),
+        (likert_root, likert, "wide-spaces-only",  # an input method's space, a web page's
+         {rationale[0]: "\u3000", verdict[1]: "\u200b\u3000 "},
+         "{m2} of {n} required answers filled", ["answer-missing"] * 2, set()),
         (keep_root, keep, "times-to-check", {starts[0]: "after lunch", starts[1]: 0.5},
          "All {n} answers done; 2 " + time_hint.replace("time that is", "times that are")
          + "; 120 of 120 marks set (a blank mark means No)",
@@ -331,20 +345,23 @@ def test_libreoffice_red_and_done_are_collects_refusals_and_acceptances(tmp_path
          set()),
         (paired_root, paired, "not-numbers",
          {count[0]: _Error("#DIV/0!"), count[1]: _Formula("=2"), count[2]: "1e1",
-          count[3]: "3.5", count[4]: " 3", **notes},
+          count[3]: "3.5", count[4]: " 3", count[5]: "\t3", count[6]: "3\t3", **notes},
          None, ["error-value", "formula-in-answer", "number-after-space",
-                "value-not-a-number", "value-not-whole"], set()),
+                "number-after-space", "value-not-a-number", "value-not-a-number",
+                "value-not-whole"], set()),
         (keep_root, keep, "mark-error", {marks[0]: _Error("#N/A")},
          None, ["error-value"], set()),
     ]
     blank = {"keep-spaces": starts[2], "likert-spaces": verdict[0],
-             "confidence-blank": confidence[1]}  # the first (only) blank required cell
+             "confidence-blank": confidence[1],  # the first (only) blank required cell
+             "breaks-only": min(verdict[0], scale[0], scale[1], key=_row_of),
+             "wide-spaces-only": min(rationale[0], verdict[1], key=_row_of)}
     for name, expected, _, line, n in _agreed(tmp_path, cases, _plant):
         if expected is None:  # checked by _agreed
             continue
         line, at = _without_first_blank(line)
         assert at == _row_of(blank.get(name)), (name, at)
-        assert line == expected.format(n=n, m=n - 1), (name, line)
+        assert line == expected.format(n=n, m=n - 1, m2=n - 2, m3=n - 3), (name, line)
 
 
 def _without_first_blank(line: str) -> tuple[str, int | None]:

@@ -24,9 +24,11 @@ from .rules import (
     Box,
     Pos,
     a1,
+    blank_test,
     boxes,
     chunks,
     column_name,
+    filled_test,
     grouped_refs,
     invalid_formula,
     time_hint_formula,
@@ -237,16 +239,18 @@ class AnswerRules:
     def _count_cells(self, cells: list[Pos], column: str, less: bool = False) -> None:
         """Count the filled ``cells`` in the hidden ``column``, for the progress line.
 
-        A cell counts when it holds more than spaces (``TRIM(..)<>""``, added up per
-        answer line): collect reads a cell of spaces as blank, and ``COUNTA`` counted
-        it, so the line said "All ... done" of a pack collect refused. An error value
-        counts as filled (``IFERROR(..,1)``: it is red, "to correct") and no longer
-        turns the whole line into ``#N/A``. One formula per answer line: ``TRIM`` reads
-        a rectangle only in an array formula, which ``COUNTA`` did not need.
+        A cell counts when it is not blank as collect reads it (:func:`.rules.blank_test`,
+        added up per answer line): collect reads a cell of spaces, tabs or line breaks as
+        blank, and ``COUNTA`` counted it, so the line said "All ... done" of a pack
+        collect refused. An error value counts as filled (``IFERROR(..,1)``: it is red,
+        "to correct") and no longer turns the whole line into ``#N/A``. One formula per
+        answer line: ``TRIM`` reads a rectangle only in an array formula, which
+        ``COUNTA`` did not need.
         """
         terms: dict[int, list[str]] = {}
         for pos in sorted(cells):
-            terms.setdefault(pos[0], []).append(f'IFERROR(TRIM({a1((*pos, *pos))})<>"",1)')
+            terms.setdefault(pos[0], []).append(
+                f"IFERROR({filled_test(a1((*pos, *pos)))},1)")
         for row, parts in terms.items():  # 0+(TRUE) is 1 in Excel and LibreOffice
             start = f"=-{len(parts)}+" if less else "=0+"
             self.check(self.ws.write_formula(row, ord(column) - ord("A"),
@@ -368,7 +372,8 @@ class AnswerRules:
         """Orange while blank in a card reached: a conditional format per answer column
         and 250 ranges.
 
-        The rule's relative formula (``AND(LEN(TRIM(C12))=0,ROW(C12)<=$K$2)``) names the
+        The rule's relative formula (``AND(blank,ROW(C12)<=$K$2)``, blank as collect
+        reads it: :func:`.rules.blank_test`) names the
         top-left cell of its first range. Grouping the ranges by first column and
         sorting them by row makes that cell the top-left of all of them, so the rule
         reads the same whether an application anchors it on the first range or on the
@@ -380,7 +385,7 @@ class AnswerRules:
                 top = refs[0].split(":")[0]
                 self.check(self.ws.conditional_format(refs[0], {
                     "type": "formula", "format": self.fmt["blank"],
-                    "criteria": f"=AND(LEN(TRIM({top}))=0,ROW({top})<={reached})",
+                    "criteria": f"=AND({blank_test(top)},ROW({top})<={reached})",
                     "multi_range": " ".join(refs)}), "the blank-cell highlight")
 
 

@@ -8,7 +8,8 @@ a pack collect refused, and the note never turned orange. A mixin of
 :class:`.writer.PackWriter`: it pairs each such note cell with the flag cells of the
 same card and answer column, then writes
 
-- in the notes helper column, on the note's row, ``AND(marked, LEN(TRIM(note))=0)``
+- in the notes helper column, on the note's row, ``AND(marked, blank)`` (blank as
+  collect reads it, :func:`.rules.blank_test`)
   (false where either holds an error value) added as a number (``0+(TRUE)`` is 1 in
   Excel and LibreOffice): the progress line adds them up and says "All ... done" only
   at 0;
@@ -26,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..spec.rubric import Dimension
-from .rules import LETTERS, Pos, a1, boxes, grouped_refs, loose_text
+from .rules import LETTERS, Pos, a1, blank_test, boxes, grouped_refs, loose_text
 
 Offsets = tuple[tuple[int, int], ...]  # each flag cell relative to its note cell
 
@@ -74,7 +75,7 @@ class FlagNotes:
             # an error value in the flag or the note is red (to correct); here it
             # must not turn the count, and the whole progress line, into #N/A
             per_row.setdefault(note[0], []).append(
-                f"IFERROR(AND({_marked(marks)},LEN(TRIM({ref}))=0),FALSE)")
+                f"IFERROR(AND({_marked(marks)},{blank_test(ref)}),FALSE)")
         column = ord(self.notes_col) - ord("A")
         for row, terms in per_row.items():
             self.check(self.ws.write_formula(row, column, "=0+" + "+".join(terms),
@@ -104,7 +105,7 @@ class FlagNotes:
                              for (dr, dc), i in zip(offsets, ids, strict=True)]
                     self.check(self.ws.conditional_format(refs[0], {
                         "type": "formula", "format": self.fmt["blank"],
-                        "criteria": f"=AND(LEN(TRIM({top}))=0,{_marked(marks)})",
+                        "criteria": f"=AND({blank_test(top)},{_marked(marks)})",
                         "multi_range": " ".join(refs)}), "the note-needed highlight")
 
 

@@ -147,11 +147,13 @@ def invalid_formula(rule: dict[str, Any], ref: str, dim: Dimension | None = None
     - never an answer, whatever the rule: an error value (``#N/A``, ``error-value``) or
       a formula (``formula-in-answer``), text answers included;
     - blank, never refused (the blank highlight covers it): an empty cell or one of
-      spaces only, which collect reads as blank;
+      spaces, tabs, line breaks and non-breaking spaces only (:func:`blank_test`),
+      which collect reads as blank;
     - a choice in another letter case or with spaces, non-breaking spaces, tabs or line
       breaks around it is that choice (``label-normalised``), not a value to correct;
     - a number typed as text (``'3'``, ``'4 '``, ``'+3'``, ``'3.0'``) is that number
-      (``number-stored-as-text``), in a scale's dropdown and in a number cell alike;
+      (``number-stored-as-text``), in a scale's dropdown and in a number cell alike,
+      and so is one with a tab or line break after it;
       text with anything else (a space before it, ``1e3``, ``3,0``) is refused.
 
     ``IF`` guards each numeric test so that no value raises an error (an error counts
@@ -190,7 +192,7 @@ def invalid_formula(rule: dict[str, Any], ref: str, dim: Dimension | None = None
         top = rule["max"] if rule.get("max") is not None else LARGEST_ANSWER
         test = _number_refused(ref, rule["min"], top, rule.get("places", 0))
     if test is not None:
-        test = f"AND(LEN(TRIM({ref}))>0,{test})"
+        test = f"AND({filled_test(ref)},{test})"
     return _not_an_answer(ref, test)
 
 
@@ -251,8 +253,10 @@ def _number_refused(ref: str, low: float, high: float, places: int) -> str:
     decimals, as collect reads one (``_parse_whole``), typed or as text.
 
     Text is a number when it is plain digits (an optional sign first, one optional
-    point) with nothing before them and only spaces or non-breaking spaces after
-    them: each place is a digit (``-MID(..)`` is a number) or that sign or point.
+    point) with nothing before them and only spaces after them, spaces as
+    :func:`loose_text` reads them (a tab or line break pasted with the number): its
+    first character is a digit, sign or point, and each place of its reading is a
+    digit (``-MID(..)`` is a number) or that sign or point.
     Its value is read with the point as this computer's decimal separator
     (``MID(1/2,2,1)``), so that a comma locale does not read ``3.5`` as a date.
     Anything else in text, and text beyond 16 places, is refused.
@@ -261,8 +265,8 @@ def _number_refused(ref: str, low: float, high: float, places: int) -> str:
         fit = f"ROUND({x},{places})" if places else f"INT({x})"
         return f"{x}<>MEDIAN({num(low)},{num(high)},{fit})"
 
-    text = f'TRIM(SUBSTITUTE({ref},"{NBSP}"," "))'
-    plain = (f'AND(ISERROR(FIND(LEFT({ref},1)," {NBSP}")),LEN({text})'
+    text = loose_text(ref)
+    plain = (f'AND(ISNUMBER(FIND(LEFT({ref},1),"0123456789+-.")),LEN({text})'
              f'-ISNUMBER(FIND(LEFT({ref},1),"+-"))-ISNUMBER(FIND(".",{ref}))'
              f"=SUMPRODUCT(--ISNUMBER(-MID({text},{_DIGIT_PLACES},1))))")
     value = f'VALUE(SUBSTITUTE({text},".",MID(1/2,2,1)))'
@@ -277,14 +281,15 @@ def time_hint_formula(ref: str) -> str:
     A hint (purple), never red: collect uses the file and warns
     (``batch-time-invalid``, ``batch-time-no-date``). Text is read as the spreadsheet
     reads it (``--``: ``2026-11-02 14:05`` typed as text is that time, as collect reads
-    it). Blank (or spaces) is not a hint: the blank highlight covers it.
+    it, tabs and line breaks around it read as spaces). Blank (:func:`blank_test`) is
+    not a hint: the blank highlight covers it.
     """
     def outside(x: str) -> str:
         return f"OR({x}<DATE(2000,1,1),{x}>=DATE(2100,1,1))"
 
-    read = f"--TRIM({ref})"
+    read = f"--{loose_text(ref)}"
     return _not_an_answer(ref, f"IF(ISNUMBER({ref}),{outside(ref)},"
-                               f"IFERROR({outside(read)},LEN(TRIM({ref}))>0))")
+                               f"IFERROR({outside(read)},{filled_test(ref)}))")
 
 
 def loose_text(ref: str) -> str:
@@ -295,6 +300,35 @@ def loose_text(ref: str) -> str:
     for code in (9, 10, 13):  # tab, line feed, carriage return
         spaced = f'SUBSTITUTE({spaced},CHAR({code})," ")'
     return f'TRIM(SUBSTITUTE({spaced},"{NBSP}"," "))'
+
+
+def blank_test(ref: str) -> str:
+    """Whether cell ``ref`` is blank as collect reads it: empty, or only spaces, tabs,
+    line breaks, non-breaking spaces, ideographic spaces (what a Japanese or Chinese
+    input method types for a space) and zero-width spaces. The blank highlight, the
+    count of filled answers and the red highlight's gate all read it so: a cell holding
+    a pasted tab was red and counted filled while collect found it missing.
+
+    ``CLEAN`` drops the tabs and line breaks (and the other control characters, which
+    a cell hardly holds) where :func:`loose_text` makes them spaces: the same blank,
+    in less than half the length, on every required cell of the count of filled
+    answers.
+    """
+    return f'{_cleaned(ref)}=""'
+
+
+def filled_test(ref: str) -> str:
+    """Whether cell ``ref`` is not blank (:func:`blank_test`)."""
+    return f'{_cleaned(ref)}<>""'
+
+
+def _cleaned(ref: str) -> str:
+    spaced = f'SUBSTITUTE(SUBSTITUTE({ref},"{NBSP}"," "),"{IDEOGRAPHIC_SPACE}"," ")'
+    return f'TRIM(CLEAN(SUBSTITUTE({spaced},"{ZERO_WIDTH_SPACE}","")))'
+
+
+IDEOGRAPHIC_SPACE = "\u3000"
+ZERO_WIDTH_SPACE = "\u200b"
 
 
 def label_key_text(ref: str) -> str:

@@ -113,9 +113,10 @@ no orange, a started card shows what it still needs, and a card skipped on the w
 shows its blanks too; the cards still ahead stay plain yellow. The fourth helper column
 holds, on each card's first row, the card's last row number once the card has an
 answer (else 0), and in row 2 their maximum, the last row reached; the blank highlight
-is ``AND(LEN(TRIM(C12))=0, ROW(C12)<=$K$2)``. A note a marked flag needs is orange
-while blank and its flag marked, ``AND(LEN(TRIM(C13))=0, OR(TRIM(..C12..)="Y"))``
-(the flag's tabs and line breaks read as spaces first, as collect reads them).
+is ``AND(TRIM(..C12..)="", ROW(C12)<=$K$2)``. A note a marked flag needs is orange
+while blank and its flag marked, ``AND(TRIM(..C13..)="", OR(TRIM(..C12..)="Y"))``
+(tabs, line breaks and non-breaking spaces read as spaces first, as collect reads them:
+a cell of them only is blank).
 The sheet prints at a fixed scale with manual page breaks between cards, so a card
 shorter than a page is never split (:mod:`sheetflow.packs.pages`).
 
