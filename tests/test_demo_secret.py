@@ -106,3 +106,20 @@ def test_check_and_verify_say_a_demo_seal_blinds_nothing(demo, tmp_path, command
     assert result.stderr.splitlines() == [f"warning: {_demo_line(root)}"]
     doc = json.loads(CliRunner().invoke(cli, [command, str(root), "--json"]).stdout)
     assert doc["ok"] and doc["warnings"] == [_demo_line(root)]
+
+
+@pytest.mark.parametrize("kind", ["invitations", "reminders"])
+def test_send_refuses_to_mail_packs_drawn_with_the_demo_secret(demo, tmp_path, kind):
+    """Copied for real raters and sent without generating again, the demo's packs would
+    reach them with a key anyone can compute: nothing goes, nothing is written."""
+    root = _reused(demo, tmp_path)
+    before = _snapshot(root)
+    result = CliRunner().invoke(cli, ["send", str(root), kind, "--yes",
+                                      "--smtp", "127.0.0.1:9", "--smtp-security", "none"])
+    assert result.exit_code == 3, result.output
+    assert result.stderr.strip() == f"error: {_demo_line(root)}"
+    assert _snapshot(root) == before
+    # a dry run sends nothing: it lists the messages under the same line, as a warning
+    dry = CliRunner().invoke(cli, ["send", str(root), kind, "--dry-run"])
+    assert f"warning: {_demo_line(root)}" in dry.stderr, dry.output
+    assert _snapshot(root) == before

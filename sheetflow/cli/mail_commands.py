@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..words import counted
-from .common import EXIT_DATA, Days, Output, command, stop_on_spec_drift, typed_params
+from .common import (
+    EXIT_DATA,
+    EXIT_FAILED,
+    Days,
+    Output,
+    command,
+    fail,
+    stop_on_spec_drift,
+    typed_params,
+)
 
 if TYPE_CHECKING:
     from ..packs.send import SendReport
@@ -88,6 +97,8 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     made (a collect stopped part-way), or one it made that is gone, stops the send with
     exit 3, naming each. Like collect, send holds the study lock (out/.lock) while it
     runs. Invitations sent after the [mail] deadline has passed are warned of.
+    Invitations and reminders of packs sealed by sheetflow demo (its secret is public)
+    are refused with exit 3 (a dry run is warned): generate --force draws a new secret.
 
     Example: sheetflow send my-study invitations --dry-run
     """
@@ -96,10 +107,24 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     # each kind goes to the raters file's addresses with a pack generated from the sealed
     # spec; reminders read the returns against it too, as status does
     stop_on_spec_drift(directory)
+    _stop_on_demo_seal(out, directory, which, dry_run)
     with study_lock(directory, "send", tidy=True):  # no collect rewrites the drafts meanwhile
         _send(out, directory, which, dry_run, yes, resend, raters, now_text, min_days,
               settings=_settings(directory, smtp=smtp, smtp_security=smtp_security,
                                  **{"from": sender}, reply_to=reply_to, username=username))
+
+
+def _stop_on_demo_seal(out: Output, directory: Path, which: str, dry_run: bool) -> None:
+    """Stop invitations and reminders (exit 3) whose packs were drawn with the demo's
+    public secret: anyone who runs ``sheetflow demo`` can unblind them. A dry run, which
+    sends nothing, is warned; replies attach no pack and go."""
+    from ..packs.seal_check import demo_seal_line
+
+    line = demo_seal_line(directory) if which in ("invitations", "reminders") else None
+    if line and dry_run:
+        out.warn(line)
+    elif line:
+        fail(EXIT_FAILED, [line])
 
 
 def _send(out: Output, directory: Path, which: str, dry_run: bool, yes: bool,
