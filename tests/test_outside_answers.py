@@ -3,13 +3,13 @@ never dropped in silence; a clean return, however it was saved, says nothing."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import openpyxl
 import pytest
 from click.testing import CliRunner
+from generate_helpers import manifest_before
 from openpyxl.cell.cell import MergedCell
 from roundtrip_helpers import (
     fill_libreoffice_many,
@@ -265,11 +265,7 @@ def test_a_manifest_without_counts_skips_the_check(tmp_path):
     ret = _filled(root, pack)
     _plant(ret, {(L.MORE_SHEET, "H3"): NOTE})
     assert len(_ours(collect(root, write=False).report.issues)) == 1  # with the counts
-    path = root / L.PACKS_DIR / L.MANIFEST_FILE
-    manifest = json.loads(path.read_text(encoding="utf-8"))
-    for entry in manifest["packs"]:
-        del entry["sheet_cells"]
-    path.write_text(json.dumps(manifest), encoding="utf-8")
+    manifest_before(root, "sheet_cells")
     result = collect(root, write=False)
     assert not _ours(result.report.issues)
     assert result.report.files[0].used

@@ -4,12 +4,12 @@ a clean return, however it was saved, says nothing and reads no pack."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import openpyxl
 import pytest
 from click.testing import CliRunner
+from generate_helpers import manifest_before
 from roundtrip_helpers import (
     fill_libreoffice_many,
     fill_openpyxl,
@@ -162,11 +162,7 @@ def test_a_manifest_without_digests_skips_the_check(tmp_path):
     ret = _filled(root, pack)
     _edit(ret, {(L.SCORING_SHEET, _cells(pack)["title"]): "ZZZZ"})
     assert len(_ours(collect(root, write=False).report.issues)) == 1
-    path = root / L.PACKS_DIR / L.MANIFEST_FILE
-    manifest = json.loads(path.read_text(encoding="utf-8"))
-    for entry in manifest["packs"]:
-        del entry["sheet_digests"]
-    path.write_text(json.dumps(manifest), encoding="utf-8")
+    manifest_before(root, "sheet_digests")
     result = collect(root, write=False)
     assert not _ours(result.report.issues)
     assert result.report.files[0].used
