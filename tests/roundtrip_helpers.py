@@ -335,3 +335,15 @@ def return_both_from_libreoffice(root: Path, packs: list[dict[str, Any]], change
             (root / L.PACKS_DIR / packs[1]["file"], root / L.RETURNS_DIR / packs[1]["file"],
              plan_answers(packs[1]))]
     fill_libreoffice_many(jobs, libreoffice_profile(tmp_path))
+
+
+def claim_identity(wb: Any, identity: dict[str, str]) -> None:
+    """Write ``identity`` into all three identity stores of the openpyxl workbook ``wb``
+    (custom property, defined name, hidden sheet), as a rater forging it would: they
+    agree with each other, so only what they claim can give it away."""
+    for key, value in identity.items():
+        for prop in wb.custom_doc_props.props:
+            if prop.name == L.identity_property(key):
+                prop.value = value
+        wb.defined_names[L.identity_name(key)].attr_text = f'"{value}"'
+        wb[L.IDENTITY_SHEET].cell(L.IDENTITY_KEYS.index(key) + 1, 2).value = value

@@ -19,7 +19,7 @@ import openpyxl
 import pytest
 from generate_helpers import manifest_of
 from mail_helpers import mail_study, run
-from roundtrip_helpers import fill_openpyxl, plan_answers
+from roundtrip_helpers import claim_identity, fill_openpyxl, plan_answers
 
 from sheetflow.collect.run import collect
 from sheetflow.workbook import layout as L
@@ -32,22 +32,12 @@ def study(tmp_path) -> tuple[Path, list[dict]]:
     return root, [p for p in manifest_of(root)["packs"] if p["sitting"] == 1]
 
 
-def _identity(wb: openpyxl.Workbook, **values: str) -> None:
-    """``values`` written in all three identity stores."""
-    for key, value in values.items():
-        for prop in wb.custom_doc_props.props:
-            if prop.name == L.identity_property(key):
-                prop.value = value
-        wb.defined_names[L.identity_name(key)].attr_text = f'"{value}"'
-        wb[L.IDENTITY_SHEET].cell(L.IDENTITY_KEYS.index(key) + 1, 2).value = value
-
-
 def _edited(root: Path, pack: dict, dst: Path, strip: bool = False, **values: str) -> None:
     """``pack`` filled in, its identity set to ``values``, every row id deleted with
     ``strip``; saved as ``dst``."""
     fill_openpyxl(root / L.PACKS_DIR / pack["file"], dst, plan_answers(pack))
     wb = openpyxl.load_workbook(dst)
-    _identity(wb, **values)
+    claim_identity(wb, values)
     if strip:
         for row in wb[L.SCORING_SHEET].iter_rows(min_col=1, max_col=1):
             row[0].value = None

@@ -19,7 +19,7 @@ import pytest
 from openpyxl.comments import Comment
 from openpyxl.formatting.rule import FormulaRule
 from openpyxl.workbook.defined_name import DefinedName
-from roundtrip_helpers import fill_openpyxl, plan_answers
+from roundtrip_helpers import claim_identity, fill_openpyxl, plan_answers
 
 from sheetflow.collect.run import collect
 from sheetflow.packs.generate import generate_packs
@@ -50,13 +50,7 @@ def _set(cell, value):
 
 def _identity(**values):
     def change(wb):
-        for key, value in values.items():
-            for prop in wb.custom_doc_props.props:
-                if prop.name == L.identity_property(key):
-                    prop.value = value
-            wb.defined_names[L.identity_name(key)].attr_text = f'"{value}"'
-            row = L.IDENTITY_KEYS.index(key) + 1
-            wb[L.IDENTITY_SHEET].cell(row, 2).value = value
+        claim_identity(wb, values)
     return change
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 from generate_helpers import generated_with_two_first_packs
-from roundtrip_helpers import fill_openpyxl, plan_answers
+from roundtrip_helpers import claim_identity, fill_openpyxl, plan_answers
 
 from sheetflow.collect.run import collect
 from sheetflow.packs.generate import generate_packs
@@ -39,12 +39,7 @@ def _filled(tmp: Path, root: Path, pack: dict) -> Path:
 def _impersonate(src: Path, dst: Path, other: dict) -> None:
     """Claim ``other``'s identity everywhere and scramble the stored row table."""
     wb = openpyxl.load_workbook(src)
-    for key, value in other["identity"].items():
-        for prop in wb.custom_doc_props.props:
-            if prop.name == L.identity_property(key):
-                prop.value = value
-        wb.defined_names[L.identity_name(key)].attr_text = f'"{value}"'
-        wb[L.IDENTITY_SHEET].cell(L.IDENTITY_KEYS.index(key) + 1, 2).value = value
+    claim_identity(wb, other["identity"])
     ws = wb[L.IDENTITY_SHEET]
     for r in range(L.IDENTITY_ROW_TABLE_FIRST, ws.max_row + 1):
         if ws.cell(r, 1).value:

@@ -20,7 +20,12 @@ from pathlib import Path
 import openpyxl
 import pytest
 from generate_helpers import generated_with_two_first_packs
-from roundtrip_helpers import fill_openpyxl, generate_every_template, plan_answers
+from roundtrip_helpers import (
+    claim_identity,
+    fill_openpyxl,
+    generate_every_template,
+    plan_answers,
+)
 
 from sheetflow.collect import collect, status
 from sheetflow.packs import generate_packs
@@ -169,16 +174,6 @@ def test_the_key_commits_to_the_secret(tmp_path):
 # ------------------------------------------------------------------ forging another rater
 
 
-def _claim(wb: openpyxl.Workbook, identity: dict[str, str]) -> None:
-    """Write ``identity`` into all three identity stores."""
-    for key, value in identity.items():
-        for prop in wb.custom_doc_props.props:
-            if prop.name == L.identity_property(key):
-                prop.value = value
-        wb.defined_names[L.identity_name(key)].attr_text = f'"{value}"'
-        wb[L.IDENTITY_SHEET].cell(L.IDENTITY_KEYS.index(key) + 1, 2).value = value
-
-
 def _rekey(wb: openpyxl.Workbook, study, pack_id: str) -> None:
     """Recompute every row id for ``pack_id`` with the attacker's best key guess."""
     d = study.design
@@ -200,8 +195,8 @@ def _rekey(wb: openpyxl.Workbook, study, pack_id: str) -> None:
 def _forgeries(filled: Path, study, victim: dict, returns: Path) -> list[str]:
     """Every route from the forger's own filled pack to a workbook claiming ``victim``."""
     routes = {
-        "identity.xlsx": lambda wb: _claim(wb, victim["identity"]),
-        "identity-and-rows.xlsx": lambda wb: (_claim(wb, victim["identity"]),
+        "identity.xlsx": lambda wb: claim_identity(wb, victim["identity"]),
+        "identity-and-rows.xlsx": lambda wb: (claim_identity(wb, victim["identity"]),
                                               _rekey(wb, study, victim["identity"]["pack_id"])),
         "rows-only.xlsx": lambda wb: _rekey(wb, study, victim["identity"]["pack_id"]),
     }
