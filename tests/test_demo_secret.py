@@ -108,18 +108,23 @@ def test_check_and_verify_say_a_demo_seal_blinds_nothing(demo, tmp_path, command
     assert doc["ok"] and doc["warnings"] == [_demo_line(root)]
 
 
-@pytest.mark.parametrize("kind", ["invitations", "reminders"])
+@pytest.mark.parametrize("kind", ["invitations", "reminders", "replies"])
 def test_send_refuses_to_mail_packs_drawn_with_the_demo_secret(demo, tmp_path, kind):
     """Copied for real raters and sent without generating again, the demo's packs would
-    reach them with a key anyone can compute: nothing goes, nothing is written."""
+    reach them with a key anyone can compute (a reply attaches the pack again): nothing
+    goes, nothing is written, and a dry run, which lists what a send would do, stops
+    the same way."""
     root = _reused(demo, tmp_path)
     before = _snapshot(root)
-    result = CliRunner().invoke(cli, ["send", str(root), kind, "--yes",
-                                      "--smtp", "127.0.0.1:9", "--smtp-security", "none"])
-    assert result.exit_code == 3, result.output
-    assert result.stderr.strip() == f"error: {_demo_line(root)}"
-    assert _snapshot(root) == before
-    # a dry run sends nothing: it lists the messages under the same line, as a warning
-    dry = CliRunner().invoke(cli, ["send", str(root), kind, "--dry-run"])
-    assert f"warning: {_demo_line(root)}" in dry.stderr, dry.output
-    assert _snapshot(root) == before
+    for dry in ([], ["--dry-run"]):
+        result = CliRunner().invoke(cli, ["send", str(root), kind, "--yes", *dry,
+                                          "--smtp", "127.0.0.1:9", "--smtp-security", "none"])
+        assert result.exit_code == 3, result.output
+        assert result.stderr.strip() == f"error: {_demo_line(root)}"
+        assert _snapshot(root) == before
+
+
+def test_remind_warns_that_its_drafts_attach_packs_drawn_with_the_demo_secret(demo, tmp_path):
+    root = _reused(demo, tmp_path)
+    result = CliRunner().invoke(cli, ["remind", str(root), "--min-days", "0"])
+    assert f"warning: {_demo_line(root)}" in result.stderr, result.output

@@ -38,18 +38,23 @@ def remind_command(out: Output, directory: Path, min_days: float,
     raters) or another sealed input changed after generate, as check, status and
     collect do, when a line of mail.jsonl is no record (a reminder recorded there could
     go again) or a reminder would attach a pack changed after generate (not the sha256
-    the manifest records; each is named).
+    the manifest records; each is named). A study sealed by sheetflow demo (its secret
+    is public) is warned of: send refuses its drafts.
 
     Example: sheetflow remind my-study
     """
     from ..collect.next_steps import collect_current, unusable_step
     from ..collect.reminders import remind
     from ..collect.unsaved import replied_text
+    from ..packs.seal_check import demo_seal_line
     from .mail_commands import parse_now
 
     # as status, which it reads the returns through: not against a spec no pack was
     # generated from
     stop_on_spec_drift(directory)
+    demo = demo_seal_line(directory)
+    if demo:  # its drafts attach packs anyone who runs the demo can unblind (send refuses)
+        out.warn(demo)
     # a refusal's hint names the whole command as typed, its --min-days and --now too
     again = command_line("remind", directory,
                          *typed_words(typed_params(click.get_current_context())))

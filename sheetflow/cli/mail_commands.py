@@ -97,8 +97,8 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     made (a collect stopped part-way), or one it made that is gone, stops the send with
     exit 3, naming each. Like collect, send holds the study lock (out/.lock) while it
     runs. Invitations sent after the [mail] deadline has passed are warned of.
-    Invitations and reminders of packs sealed by sheetflow demo (its secret is public)
-    are refused with exit 3 (a dry run is warned): generate --force draws a new secret.
+    A study sealed by sheetflow demo (its secret is public) sends nothing, exit 3 (a
+    dry run too): generate --force draws a new secret.
 
     Example: sheetflow send my-study invitations --dry-run
     """
@@ -107,23 +107,22 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
     # each kind goes to the raters file's addresses with a pack generated from the sealed
     # spec; reminders read the returns against it too, as status does
     stop_on_spec_drift(directory)
-    _stop_on_demo_seal(out, directory, which, dry_run)
+    _stop_on_demo_seal(directory)
     with study_lock(directory, "send", tidy=True):  # no collect rewrites the drafts meanwhile
         _send(out, directory, which, dry_run, yes, resend, raters, now_text, min_days,
               settings=_settings(directory, smtp=smtp, smtp_security=smtp_security,
                                  **{"from": sender}, reply_to=reply_to, username=username))
 
 
-def _stop_on_demo_seal(out: Output, directory: Path, which: str, dry_run: bool) -> None:
-    """Stop invitations and reminders (exit 3) whose packs were drawn with the demo's
-    public secret: anyone who runs ``sheetflow demo`` can unblind them. A dry run, which
-    sends nothing, is warned; replies attach no pack and go."""
+def _stop_on_demo_seal(directory: Path) -> None:
+    """Stop any send (exit 3) from a study sealed with the demo's public secret: anyone
+    who runs ``sheetflow demo`` can unblind its packs, and every kind of message attaches
+    one (a reply attaches the rater's pack again). A dry run stops too, as it does for a
+    changed pack: it lists what a send would do, and this send would do nothing."""
     from ..packs.seal_check import demo_seal_line
 
-    line = demo_seal_line(directory) if which in ("invitations", "reminders") else None
-    if line and dry_run:
-        out.warn(line)
-    elif line:
+    line = demo_seal_line(directory)
+    if line:
         fail(EXIT_FAILED, [line])
 
 
