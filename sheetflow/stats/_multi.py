@@ -62,7 +62,7 @@ def _coefficient(
     parts = _agreement_parts(counts, w, chance, codes)
     if parts["p_e"] >= 1.0 - 1e-12:
         return {**nan_row, "p_o": parts["p_o"], "p_e": parts["p_e"],
-                "reason": "chance agreement is 1 (one category used throughout)"}  # fmt: skip
+                "reason": _util.CHANCE_IS_ONE}  # fmt: skip
     coef = _util.tied_difference(parts["p_o"], parts["p_e"]) / (1.0 - parts["p_e"])
     se = _gwet_se(counts, parts, coef, population_size)
     n = counts.shape[0]

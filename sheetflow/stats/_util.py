@@ -15,6 +15,9 @@ import numpy as np
 import pandas as pd
 
 MISSING = -1
+# the reason an agreement coefficient corrected for chance is undefined: the units
+# compared only, since ratings left out before (an N/A answer) may be of another category
+CHANCE_IS_ONE = "chance agreement is 1 (one category on every unit compared)"
 
 DOC_FRAGMENTS = {
     "data": """data : pandas.DataFrame or array_like

@@ -256,7 +256,7 @@ def _scott_from_table(counts: np.ndarray, w: np.ndarray, confidence: float) -> d
     p_o, p_e = float((w * p).sum()), float(pooled @ w @ pooled)
     if np.isclose(p_e, 1.0, rtol=0.0, atol=1e-12):
         return {**row, "p_o": p_o, "p_e": p_e,
-                "reason": "chance agreement is 1 (one category used throughout)"}  # fmt: skip
+                "reason": _util.CHANCE_IS_ONE}  # fmt: skip
     pi = _util.tied_difference(p_o, p_e) / (1.0 - p_e)
     pbar = (w @ cols_m + w.T @ rows_m) / 2.0
     term = (p * (w - (1.0 - pi) * (pbar[:, None] + pbar[None, :])) ** 2).sum()

@@ -398,7 +398,7 @@ def _kappa_results(n: np.ndarray, p_o: np.ndarray, p_e: np.ndarray, kappa: np.nd
     undefined = no_units | one_category
     kappa, se, z = (np.where(undefined, np.nan, x) for x in (kappa, se, z))
     reason = np.where(no_units, "no unit rated by both raters", np.where(
-        one_category, "chance agreement is 1 (one category used throughout)",
+        one_category, _util.CHANCE_IS_ONE,
         np.where(var0 > 0, "", NO_NULL_TEST)))
     return {"n_units": np.rint(n).astype(np.int64), "kappa": kappa, "se": se, "z": z,
             "p": 2.0 * special.ndtr(-np.abs(z)), "ci_low": kappa - z_crit * se,

@@ -32,7 +32,7 @@ def fleiss_kappa_complete_batch(counts: np.ndarray, confidence: float = 0.95,
     (kappa, low, high) : ndarrays of shape (S,)
         As :func:`sheetflow.stats.fleiss_kappa` gives them: Fleiss (1971) kappa,
         Gwet's (2014) non-null variance, ``kappa +/- t_{n-1} se`` with the upper end
-        capped at 1; NaN where chance agreement is 1 (one category used throughout).
+        capped at 1; NaN where chance agreement is 1 (one category on every unit compared).
     """
     confidence = _util.check_confidence(confidence)
     counts = np.asarray(counts, dtype=float)
