@@ -287,6 +287,9 @@ def canonical_spec(study: Study) -> dict[str, Any]:
     address does not unfreeze a study). ``show_id`` and ``sizing`` (the design recorded
     by ``sheetflow plan --record``) are included only when set, so specs written before
     they existed keep their hash.
+    A number dimension's level is hashed as written, or as ``ratio`` when the spec
+    writes none (its default before a ``min`` below 0 made it interval), so a study
+    sealed then keeps its hash.
     """
     out = {
         "spec_format": SPEC_FORMAT,
@@ -343,9 +346,19 @@ def _design(study: Study) -> dict[str, Any]:
     return design
 
 
+_SEALED_NUMBER_LEVEL = "ratio"
+"""The level a number with no ``level`` written was hashed at when studies were first
+sealed. Its default is now interval when its ``min`` is below 0; hashing the default
+taken would change the hash of a study sealed before, though its spec did not change."""
+
+
 def _without_unset(rubric: dict[str, Any]) -> dict[str, Any]:
+    """The rubric as hashed: optional keys left out when unset, and a number's level as
+    the spec wrote it, or :data:`_SEALED_NUMBER_LEVEL` when it wrote none."""
     for dim in rubric.get("dimensions", []):
         for key in _OPTIONAL_DIMENSION_KEYS:
             if dim.get(key) is None:
                 dim.pop(key, None)
+        if not dim.pop("level_written", True) and dim.get("kind") == "number":
+            dim["level"] = _SEALED_NUMBER_LEVEL
     return rubric

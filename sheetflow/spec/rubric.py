@@ -122,6 +122,10 @@ class Dimension:
         For a binary study question asking the rater's consent (001: "I consent to my
         marks being analysed and released"): the choice that gives it. Any other answer,
         or none, keeps the rater's file out of the ratings (``consent-refused``).
+    level_written : bool
+        Whether the spec wrote ``level`` (False: the kind's default was taken). It does
+        not change the analysis; the spec hash reads it
+        (:func:`~sheetflow.spec.model.canonical_spec`).
     """
 
     id: str
@@ -145,6 +149,7 @@ class Dimension:
     note: str | None = None
     decimals: int = 0
     consent: str | None = None
+    level_written: bool = field(default=True, compare=False, repr=False)
 
     @property
     def points_range(self) -> tuple[float, float] | None:

@@ -109,6 +109,7 @@ class RubricLoader(LoaderBase):
             required=self._bool(e, "required", where, default_required),
             confidence=self._bool(e, "confidence", where, False),
             level=level,
+            level_written="level" in e,
             **extra,
         )
 
