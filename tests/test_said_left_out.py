@@ -179,3 +179,15 @@ def test_undefined_trend_says_why(keep_known_no_variation):
     line = next(ln for ln in summary["summary_lines"] if ln.startswith("trend across"))
     assert f"trend undefined: {reason}" in line and "not below" not in line
     assert f"trend undefined: {reason}" in _sheet_text(root, "Summary")
+
+
+@pytest.mark.parametrize(("used", "said"), [
+    (999, "1 of 1000 resamples had no variation (alpha undefined) and was left out of "
+          "the interval"),
+    (998, "2 of 1000 resamples had no variation (alpha undefined) and were left out of "
+          "the interval"),
+    (1000, "")])
+def test_the_resamples_left_out_are_counted_in_words_that_agree(used, said):
+    from sheetflow.analysis.agreement import _resamples_left_out
+
+    assert _resamples_left_out({"alpha": 0.4, "n_boot": 1000, "n_boot_used": used}) == said

@@ -94,8 +94,9 @@ def _resamples_left_out(row: dict[str, Any]) -> str:
     if used == 0:
         return (f"all {n_boot} resamples had no variation (alpha undefined), so there is "
                 "no interval")
-    return (f"{n_boot - used} of {n_boot} resamples had no variation (alpha undefined) "
-            "and were left out of the interval")
+    left = n_boot - used
+    return (f"{left} of {n_boot} resamples had no variation (alpha undefined) and "
+            f"{'was' if left == 1 else 'were'} left out of the interval")
 
 
 def _raters_in_alpha(ctx: Context, row: dict[str, Any], with_team: bool) -> str:

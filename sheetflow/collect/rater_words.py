@@ -42,6 +42,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from ..workbook import layout as L
+
 SELF_CHECKS = frozenset({"totals-no-variance", "totals-many-extreme", "confidence-low-share",
                          "direction-all-same", "direction-inconsistent", "verdict-off-band"})
 """The protocol's self-checks: for the coordinator's judgement, never quoted to a rater."""
@@ -195,8 +197,8 @@ def _changed(item: Quoted) -> str:
         said = f"Cells of the sheet '{item.sheet}' that are not answer cells were changed"
     elif item.message.startswith("From "):
         said = f"More cells that are not answer cells were changed, from cell {item.cell} on"
-    elif item.sheet == "_sheetflow":
-        said = "The hidden sheet '_sheetflow' of your workbook was changed"
+    elif item.sheet == L.IDENTITY_SHEET:
+        said = f"The hidden sheet '{L.IDENTITY_SHEET}' of your workbook was changed"
     else:
         now = f": it now holds '{item.value}'" if item.value else ": it is now empty"
         said = (f"Cell {item.cell} of the sheet '{item.sheet}' is not an answer cell, and it "
