@@ -18,7 +18,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 from generate_helpers import manifest_of
-from mail_helpers import mail_study, run
+from mail_helpers import mail_study, run, run_json
 from roundtrip_helpers import claim_identity, fill_openpyxl, plan_answers
 
 from sheetflow.collect.run import collect
@@ -67,7 +67,7 @@ def test_a_claim_no_row_proves_counts_for_nobody_while_its_rater_has_not_returne
     assert by_name[forged].pack_id == "" and by_name[forged].rater == ""
     codes = {i.code for i in result.report.issues if i.file == forged}
     assert "claim-unproven" in codes and not codes & {"rows-unproven", "duplicate-rater"}
-    # the pack stays not returned: reminded, never replied to
+    # the pack stays not returned, never replied to; its rater is asked, not reminded
     rows = {r.rater_id: r for r in result.roster}
     assert rows[victim["rater_id"]].state == "missing"
     assert not any(victim["rater_id"] in p.name for p in result.feedback.written)
@@ -77,20 +77,54 @@ def test_a_claim_no_row_proves_counts_for_nobody_while_its_rater_has_not_returne
     status = run("status", str(root)).stdout.splitlines()
     assert any(ln.startswith(f"{forged}: {claim}: [claim-unproven]") for ln in status)
     assert status[-1].startswith(f"1 of {len(packs)} packs returned")
+
+
+def test_a_pack_a_claim_no_row_proves_names_the_file_and_gets_no_reminder(study):
+    """Its rater may have sent the file (their own, its row ids gone): every line about
+    the pack asks them, as the file's own line does; none says it has not arrived."""
+    root, packs = study
+    victim, waiting = packs[0], packs[1]
+    own = victim["file"]
+    _edited(root, victim, root / L.RETURNS_DIR / own, strip=True)
+    rater = victim["rater_id"]
+    ask = (f"a file claims this pack but no row proves it: ask {rater} whether they "
+           f"sent {own} (")
+    screen = run("collect", str(root)).stdout.splitlines()
+    (line,) = [ln for ln in screen if ln.startswith(f"not returned: {rater} ")]
+    assert f"; {ask}" in line
+    assert "1 of them claimed by a file no row proves: no reminder" in screen[-1]
+    rows = {r.rater_id: r for r in collect(root, write=False).roster}
+    assert rows[rater].todo.startswith(f"not returned yet: {ask}")
+    assert rows[waiting["rater_id"]].todo.startswith("not returned yet: run ")
+    status = run("status", str(root)).stdout.splitlines()
+    (last,) = [ln for ln in status if ln.startswith("0 of ")]
+    assert last.endswith("; 1 file claims a pack no row proves (ask the rater it names "
+                         "whether they sent it)")
+    assert "matching no pack" not in last
+    _, doc = run_json("status", str(root))
+    assert [u["ask"] for u in doc["unmatched"]] == [rater]
     reminded = run("remind", str(root))
-    assert (root / "out" / "reminders" / f"{victim['rater_id']}.eml").is_file(), \
-        reminded.output
+    assert reminded.exit_code == 1, reminded.output
+    assert f"no reminder {rater} (sitting 1): {ask}" in reminded.stdout
+    drafts = root / "out" / "reminders"
+    assert not (drafts / f"{rater}.eml").exists()
+    assert (drafts / f"{waiting['rater_id']}.eml").is_file(), reminded.output
+    sent = run("send", str(root), "reminders", "--dry-run")
+    assert f"not sent {rater} (sitting 1): {ask}" in sent.stdout, sent.output
 
 
 def test_a_broken_attachment_claiming_a_pack_keeps_its_own_error(study):
     """Only files whose rows were checked are claims nothing proves: the rows of one
     whose checks never ran say nothing (the rule stops at its own error)."""
+    from types import SimpleNamespace
+
     from sheetflow.collect.rivals import _proven_only
 
     class Work:
         def __init__(self, checked: bool):
             self.name, self.rater, self.issues = "f.xlsx", "R1", []
-            self.rows_proven, self.rows_checked, self.head = False, checked, object()
+            self.rows_proven, self.rows_checked = False, checked
+            self.head = SimpleNamespace(pack_id="R1-s1")
 
     broken, checked = Work(False), Work(True)
     assert _proven_only([broken]) == [broken] and broken.issues == []

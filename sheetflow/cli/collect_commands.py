@@ -89,6 +89,16 @@ def left_out_count(files: int) -> str:
             f"rater's return used (remove {them} from returns/)")
 
 
+def claims_count(files: int) -> str:
+    """``"2 files claim a pack no row proves (ask the raters they name whether they sent
+    them)"``: ``claim-unproven`` files, each named above with its rater."""
+    if files == 1:
+        return ("1 file claims a pack no row proves (ask the rater it names whether they "
+                "sent it)")
+    return (f"{counted(files, 'file')} claim a pack no row proves (ask the raters they "
+            "name whether they sent them)")
+
+
 def unchecked_sender_count(returns: int) -> str:
     """``"2 returns came from another rater's address, from no rater's or with no single
     sender"``."""
@@ -105,6 +115,8 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
     from ..collect.drafts import reply_left_out
     from ..collect.links import (
         UNREAD_WHAT,
+        claimed_todo,
+        claims_on,
         copied_from,
         disowned,
         left_out_what,
@@ -156,9 +168,16 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
             out.say(escape_controls(f"  ... and {_more(issues, shown)} for {file}: every "
                                     f"one is on the Issues sheet of {sheet}"))
     missing = [r for r in result.roster if r.state == "missing"]
+    pack_ids = {(h.rater_id, h.sitting): h.pack_id for h in result.heads}
+    # a file claims the pack: its rater is asked, not reminded (as the Status sheet says)
+    claimed = {(r.rater_id, r.sitting): claims_on(pack_ids.get((r.rater_id, r.sitting), ""),
+                                                  report.issues) for r in missing}
     for r in missing:
         contact = ", ".join(x for x in (r.name, r.email) if x)
         replied = f"; {r.todo}" if r.todo.startswith(REPLIED) else ""
+        files = claimed[(r.rater_id, r.sitting)]
+        if not replied and files:
+            replied = f"; {claimed_todo(r.rater_id, files)}"
         out.say(escape_controls(f"not returned: {r.rater_id}"
                                 f"{f' ({contact})' if contact else ''}, pack {r.pack}"
                                 f"{replied}"), fg="red" if replied else "yellow")
@@ -179,9 +198,12 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
         out.warn(reply_left_out(rater, pack, directory))
     expected = len(result.roster) - sum(r.state == "unknown" for r in result.roster)
     replied = sum(r.todo.startswith(REPLIED) for r in missing)  # no reminder for them
+    asked = sum(bool(claimed[(r.rater_id, r.sitting)]) and not r.todo.startswith(REPLIED)
+                for r in missing)
     tail = (f"; {len(missing)} of {expected} packs not returned "
             f"('{command_line('remind', directory)}' drafts reminders for those due"
             f"{f'; {replied} of them replied, workbook not saved: no reminder' if replied else ''}"
+            f"{f'; {asked} of them claimed by a file no row proves: no reminder' if asked else ''}"
             ")" if missing else "")
     tail += f"; {len(unusable)} with a file that cannot be used" if unusable else ""
     tail += f"; {unread_count(len(unread))}" if unread else ""
@@ -307,7 +329,10 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
         out.say(escape_controls(f"{u.file}: {what}: {u.reason}"),
                 fg="red" if u.errors else "yellow")
     unread = [u for u in report.unmatched if u.unread]
-    strangers = [u for u in report.unmatched if u.errors and not u.unread and not u.left_out]
+    # a claim no row proves is no stranger's: its rater is asked whether they sent it
+    claims = [u for u in report.unmatched if u.ask and not u.unread and not u.left_out]
+    strangers = [u for u in report.unmatched
+                 if u.errors and not u.unread and not u.left_out and u not in claims]
     tail += f"; {unread_count(len(unread))} (find out who sent it)" if unread else ""
     aside = [u for u in report.unmatched if u.left_out]
     tail += f"; {left_out_count(len(aside))}" if aside else ""
@@ -315,6 +340,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     them = "it" if len(strangers) == 1 else "them"
     tail += (f"; {counted(len(strangers), 'file')} matching no pack (remove {them} from "
              f"returns/, or find out who sent {them})" if strangers else "")
+    tail += f"; {claims_count(len(claims))}" if claims else ""
     stale, damaged, texts = report.not_collected, report.journal_damaged, report.unread_text
     senders = report.unchecked_sender
     tail += f"; {unread_text_count(len(texts))}" if texts else ""
@@ -322,7 +348,8 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     tail += f"; {unchecked_sender_count(len(warned))}" if warned else ""
     tail += f"; {text_read_count(len(report.text_read))}" if report.text_read else ""
     out.headline(f"{returned} of {len(rows)} packs returned{tail}",
-                 fg="red" if unusable or strangers or unread or aside else "green"
+                 fg="red" if unusable or strangers or claims or unread or aside
+                 else "green"
                  if returned == len(rows) and not (mixed or stale or damaged or texts
                                                    or senders or report.reply_drafts)
                  else "yellow")
@@ -358,7 +385,8 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
                 "reply asking for fixes was sent (mail.jsonl); waiting for the corrected "
                 "file", fg="yellow")
     done = (returned == len(rows) and not with_errors and not unusable and not mixed
-            and not stale and not strangers and not unread and not aside and not damaged
+            and not stale and not strangers and not claims and not unread and not aside
+            and not damaged
             and not texts
             and not senders and not report.reply_drafts)
     doc: dict[str, Any] = {"ok": done, "raters": [r.to_dict() for r in rows],

@@ -32,14 +32,15 @@ def remind_command(out: Output, directory: Path, min_days: float,
 
     Exits 1 when a pack needs the coordinator beyond the drafts: a file linked to it
     came back and cannot be used (collect's reply draft asks for it again), its rater
-    replied but fetch could not save the workbook (named, with why; no reminder), or
-    its rater has no e-mail address to remind. Stops with exit 3, writing nothing and
-    leaving the earlier drafts as they were, when the spec (study.toml, its items or
-    raters) or another sealed input changed after generate, as check, status and
-    collect do, when a line of mail.jsonl is no record (a reminder recorded there could
-    go again) or a reminder would attach a pack changed after generate (not the sha256
-    the manifest records; each is named). A study sealed by sheetflow demo (its secret
-    is public) is warned of: send refuses its drafts.
+    replied but fetch could not save the workbook (named, with why; no reminder), a
+    file claims it with no row proving it (named, with the rater to ask whether they
+    sent it; no reminder), or its rater has no e-mail address to remind. Stops with
+    exit 3, writing nothing and leaving the earlier drafts as they were, when the spec
+    (study.toml, its items or raters) or another sealed input changed after generate,
+    as check, status and collect do, when a line of mail.jsonl is no record (a reminder
+    recorded there could go again) or a reminder would attach a pack changed after
+    generate (not the sha256 the manifest records; each is named). A study sealed by
+    sheetflow demo (its secret is public) is warned of: send refuses its drafts.
 
     Example: sheetflow remind my-study
     """
@@ -73,6 +74,8 @@ def remind_command(out: Output, directory: Path, min_days: float,
                 f"used ({why}); {step}", fg="red")
     for rater, sitting, why in result.replied:
         out.say(f"no reminder {rater} (sitting {sitting}): {replied_text(why)}", fg="red")
+    for rater, sitting, why in result.claimed:
+        out.say(f"no reminder {rater} (sitting {sitting}): {why}", fg="red")
     for path in drafts.written:
         out.say(f"draft      {path}")
     for rater in drafts.no_email:
@@ -80,8 +83,10 @@ def remind_command(out: Output, directory: Path, min_days: float,
                  "remind them yourself")
     replied = (f"; {len(result.replied)} of them replied with the workbook not saved "
                "(no reminder: ask them as said above)" if result.replied else "")
-    if rows or result.skipped or result.replied:
-        missing = len(rows) + len(result.skipped) + len(result.replied)
+    replied += (f"; {len(result.claimed)} of them claimed by a file no row proves (no "
+                "reminder: ask them as said above)" if result.claimed else "")
+    if rows or result.skipped or result.replied or result.claimed:
+        missing = len(rows) + len(result.skipped) + len(result.replied) + len(result.claimed)
         out.headline(f"{counted(missing, 'pack')} not returned; "
                      f"{counted(len(drafts.written), 'reminder draft')} written{replied}",
                      fg="yellow")
@@ -90,7 +95,7 @@ def remind_command(out: Output, directory: Path, min_days: float,
                      f"a file that cannot be used ({step})", fg="yellow")
     else:
         out.headline("every pack has come back; no reminders needed", fg="green")
-    needs_you = bool(result.unusable or drafts.no_email or result.replied)
+    needs_you = bool(result.unusable or drafts.no_email or result.replied or result.claimed)
     out.json({"ok": not needs_you, "not_returned": [r.to_dict() for r in rows],
               "drafts": [str(p) for p in drafts.written], "no_email": drafts.no_email,
               "skipped": [{"rater": r, "sitting": s, "why": w}
@@ -99,6 +104,8 @@ def remind_command(out: Output, directory: Path, min_days: float,
                            for r, s, w in result.unusable],
               "replied_not_saved": [{"rater": r, "sitting": s, "why": w}
                                     for r, s, w in result.replied],
+              "claimed": [{"rater": r, "sitting": s, "why": w}
+                          for r, s, w in result.claimed],
               "sent_by_hand": result.by_hand})
     if needs_you:  # the drafts alone do not bring these packs back
         click.get_current_context().exit(EXIT_DATA)

@@ -31,6 +31,8 @@ from ..spec.study import Rater, Study
 from ..words import counted
 from ..workbook.printing import set_print, text_lines
 from .links import (
+    claimed_todo,
+    claims_on,
     copied_from,
     disowned_todo,
     linked_to,
@@ -187,6 +189,9 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
         if not files:
             todo = todo_missing(rater, study.root, _misnamed(report.files, pack),
                                 pack.sitting)
+            claims = claims_on(pack.pack_id, report.issues)
+            if claims:  # their file may be among them: no reminder, ask them
+                todo = f"not returned yet: {claimed_todo(rater.id, claims)}"
             why = (mail or {}).get(pack.pack_id, PackMail()).not_saved
             todo = replied_text(why) if why else todo  # no reminder: they replied
             rows.append(RosterRow("missing", rater.id, rater.name, rater.email, pack.sitting,

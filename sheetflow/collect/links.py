@@ -304,6 +304,26 @@ def disowned_todo(f: FileStatus, issues: Iterable[Issue]) -> str:
     return f"{disowned(f, [found])} (see the Issues sheet): {ask}"
 
 
+def claims_on(pack_id: str, issues: Iterable[Issue]) -> list[str]:
+    """The files that claim pack ``pack_id`` with no row proving it (``claim-unproven``,
+    whose value is the pack claimed): the pack is not returned, but its rater may have
+    sent one of them."""
+    return list(dict.fromkeys(i.file for i in issues
+                              if i.code == "claim-unproven" and i.value == pack_id))
+
+
+def claimed_todo(rater: str, files: list[str]) -> str:
+    """What to do about a pack not returned that ``files`` claim (:func:`claims_on`):
+    ask its rater, as each file's own line says; a reminder would tell a rater who sent
+    one that it never arrived."""
+    what = "a file claims" if len(files) == 1 else f"{len(files)} files claim"
+    it = "it" if len(files) == 1 else "them"
+    return (f"{what} this pack but no row proves it: ask {rater} whether they sent "
+            f"{' or '.join(files)} (if they did, ask for the workbook they received, "
+            f"changed only in the answer cells; if not, remove {it} from returns/ and "
+            "remind them)")
+
+
 def _disowning(f: FileStatus, issues: Iterable[Issue]) -> Issue | None:
     """The issue by which ``f``'s rows disown the pack it claims, if any."""
     if f.pack_id:

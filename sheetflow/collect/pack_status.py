@@ -22,6 +22,7 @@ from ..workbook import layout as L
 from .coordinator import FEEDBACK_DIR, draft_name
 from .drafts import reply_key, reply_left_out
 from .links import (
+    claims_on,
     copied_from,
     disowned,
     linked_to,
@@ -75,6 +76,10 @@ class RaterStatus:
     unusable: str = ""
     """The files linked to this pack that could not be read or identified, and why
     ("" when none; see :mod:`.links`)."""
+    claimed: tuple[str, ...] = ()
+    """Files that claim this pack with no row proving it (``claim-unproven``): counted
+    for nobody, so the pack is not returned, but its rater may have sent one
+    (:func:`.links.claims_on`); no reminder goes while they are there."""
     reply_due: bool = False
     """Its file has errors and no reply went after that file came (a reply sent since
     waits for the rater's corrected file; see :func:`reply_due`)."""
@@ -109,6 +114,9 @@ class UnmatchedFile:
     disowned: str = ""
     """For a file whose rows do not prove the pack it claims: the rater it claims and
     why it counted for nobody (:func:`.links.disowned`); "" else."""
+    ask: str = ""
+    """For a file that claims a pack no row proves (``claim-unproven``): the rater it
+    claims, to ask whether they sent it (it is no stranger's file); "" else."""
 
     def to_dict(self) -> dict[str, Any]:
         """The file as a plain dict."""
@@ -394,6 +402,7 @@ def _pack_rows(heads: list[PackHead], study: Study, report: ValidationReport,
             other_files=tuple(f.file for f in mine if f is not best and f.file in rivals),
             unusable="; ".join(f"{f.file}: {f.link}" for f in linked
                                if f.file not in left_out),
+            claimed=tuple(claims_on(head.pack_id, report.issues)),
             reply_due=reply_due(errors, standing, received, history.reply_sent)))
     return out
 
@@ -429,6 +438,7 @@ def unmatched_files(report: ValidationReport) -> list[UnmatchedFile]:
             out.append(UnmatchedFile(f.file, reason, f.errors, left_out=left_out[f.file]))
             continue
         unread = unread_note(f) if unread_stranger(f, issues) else ""
+        ask = next((i.rater for i in issues if i.code == "claim-unproven"), "")
         out.append(UnmatchedFile(f.file, reason, f.errors, unread,
-                                 disowned=disowned(f, issues)))
+                                 disowned=disowned(f, issues), ask=ask))
     return out

@@ -10,6 +10,9 @@ A pack gets a reminder when all of these hold:
 * no file linked to it (:mod:`.links`: one that could not be
   read or identified, named like it) came back unusable: that rater gets collect's
   reply draft asking for the file again, never word that it has not arrived;
+* no file claims it without a row proving it (``claim-unproven``): its rater may
+  have sent that file, so they are to be asked whether they did (the pack is named
+  with that file), never told that it has not arrived;
 * it was invited: the mail journal records its invitation as sent. An invitation
   whose outcome is unknown (*unconfirmed*: it may or may not have arrived) gets no
   reminder but is named, with how to send it again. A study whose journal records no
@@ -44,6 +47,7 @@ from ..spec.study import Rater, load_study
 from ..workbook import layout as L
 from .coordinator import REMINDERS_DIR, RosterRow, mail_history, todo_missing
 from .drafts import Drafts, save_drafts, write_reminders
+from .links import claimed_todo
 from .pack_status import RaterStatus, status
 from .run import OUT_DIR
 
@@ -65,6 +69,10 @@ class Reminders:
     replied: list[tuple[str, int, str]] = field(default_factory=list)
     """(rater, sitting, why) for each pack not returned whose rater replied and whose
     workbook ``fetch`` could not save (:mod:`.unsaved`): no reminder."""
+    claimed: list[tuple[str, int, str]] = field(default_factory=list)
+    """(rater, sitting, what to do) for each pack not returned that a file claims with no
+    row proving it (:func:`.links.claims_on`): the rater may have sent it, so no
+    reminder saying it has not arrived; they are asked instead."""
     by_hand: bool = False
     """No invitation in the journal: packs taken as sent by hand."""
     written: dt.datetime | None = None
@@ -151,6 +159,10 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
             continue
         if pack.mail.not_saved:  # they replied: a reminder would say they had not
             out.replied.append((pack.rater, pack.sitting, pack.mail.not_saved))
+            continue
+        if pack.claimed:  # it may have arrived: "it has not arrived" may be untrue
+            out.claimed.append((pack.rater, pack.sitting,
+                                claimed_todo(pack.rater, list(pack.claimed))))
             continue
         why = _not_due(pack, out, min_days, now, root)
         if why:

@@ -20,8 +20,9 @@
   without any (its answer sheet or ids deleted) beside one that has them is
   ``rows-unproven``: counted for nobody, so a forged claim cannot put the rater's own
   return out of use. Alone (no file of the pack has them), it is ``claim-unproven``:
-  counted for nobody either, so the pack stays not returned (reminded, never replied
-  to) and the coordinator asks the rater whether they sent it. Such a file's rows
+  counted for nobody either, so the pack stays not returned (never replied to, and
+  not reminded while the file is there: the rater may have sent it) and the
+  coordinator asks the rater whether they sent it. Such a file's rows
   were checked against the pack: one whose checks never ran (an attachment that
   arrived broken) keeps its own error and is no such file.
 * **Otherwise** every file of the pack gets ``duplicate-rater`` and none is used until
@@ -188,8 +189,11 @@ def _proven_only(group: list[Work]) -> list[Work]:
     unproven = [w for w in group if not w.rows_proven and (proven or w.rows_checked)]
     for work in unproven:
         code = "rows-unproven" if proven else "claim-unproven"
+        # a claim alone keeps the pack claimed as its value: once the file counts for
+        # nobody it is the only trace of which pack (sitting) stays not returned for it
+        claimed = "" if proven else work.head.pack_id
         work.issues.append(issue(code, file=work.name, rater=work.rater,
-                                 detail=work.rater))
+                                 detail=work.rater, value=claimed))
         work.head = None
     return [w for w in group if not any(w is u for u in unproven)]
 
