@@ -191,3 +191,17 @@ def test_the_resamples_left_out_are_counted_in_words_that_agree(used, said):
     from sheetflow.analysis.agreement import _resamples_left_out
 
     assert _resamples_left_out({"alpha": 0.4, "n_boot": 1000, "n_boot_used": used}) == said
+
+
+def test_the_resamples_column_is_left_off_a_sheet_where_it_repeats_n_boot():
+    """On every row with an interval the same as the resamples drawn, the column only
+    widened the Alpha sheet past a printed page; where one differs, it is kept."""
+    import pandas as pd
+
+    from sheetflow.report.workbook import without_repeats
+
+    table = pd.DataFrame({"alpha": [0.5, float("nan")], "ci_low": [0.1, float("nan")],
+                          "n_boot": [1000, 1000], "n_boot_used": [1000, 0]})
+    assert "n_boot_used" not in without_repeats(table).columns
+    table.loc[0, "n_boot_used"] = 650
+    assert without_repeats(table)["n_boot_used"].tolist() == [650, 0]

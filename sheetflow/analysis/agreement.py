@@ -419,8 +419,8 @@ def methods(study: Study) -> list[tuple[str, str]]:
          f"{plan.n_boot} times with seed {plan.seed}, percentile 95% interval, "
          f"marked when it rests on few units (see {FEW_UNITS_TOPIC}); a resample "
          "without variation has no alpha and is left out of the interval, and the "
-         "note says how many were (the Alpha sheet's resamples in interval: the ones "
-         "it rests on). "
+         "note says how many were (the Alpha sheet's resamples in interval, shown "
+         "then). "
          + ALPHA_AT_CHANCE_TEXT),
         ("Bands", "; ".join(f">= {b.minimum:g}: {b.label}" for b in plan.bands) or
          "none in the plan"),

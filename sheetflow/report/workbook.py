@@ -79,7 +79,8 @@ def _sheet_or_digest(wb: xlsxwriter.Workbook, name: str, title: str, table: pd.D
     if words and only_reasons(table):
         return note_sheet(wb, title, nothing_to_show(table), fmt)
     if not is_large(table):
-        shown = labelled(without_blank_columns(table), names or {}) if words else table
+        shown = labelled(without_blank_columns(without_repeats(table)), names or {}) \
+            if words else table
         if words:  # a table's own headers, where a column's name cannot say its rule
             shown = shown.rename(columns=table.attrs.get("headers", {}))
         own = proportion_formats(shown, fmt, PROPORTIONS_OF.get(name, ())) if words else \
@@ -127,6 +128,24 @@ def note_sheet(wb: xlsxwriter.Workbook, title: str, line: str,
     ws.set_row(0, row_points([(line, NOTE_WIDTH)]))
     set_print(ws, [NOTE_WIDTH])
     return ws
+
+
+REPEATS = {"n_boot_used": "n_boot"}
+"""Columns a sheet leaves out when they repeat another on every row with an interval:
+the resamples an alpha interval rests on, when none was left out (the row's note says
+how many were when some were)."""
+
+
+def without_repeats(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` without the :data:`REPEATS` columns that say nothing their other
+    column does not, on every row with an interval (a row without one rests on no
+    resample); each such column took a printed page's width for a repeated figure."""
+    with_interval = table["ci_low"].notna() if "ci_low" in table.columns else \
+        pd.Series(True, index=table.index)
+    same = [col for col, other in REPEATS.items()
+            if col in table.columns and other in table.columns
+            and (table.loc[with_interval, col] == table.loc[with_interval, other]).all()]
+    return table.drop(columns=same)
 
 
 def without_blank_columns(table: pd.DataFrame) -> pd.DataFrame:
