@@ -45,6 +45,7 @@ from ..packs.seal import load_generated_study, sealed_manifest_sha256
 from ..spec.study import Study
 from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L
+from .attribution import claim_of
 from .consent import spread_refusals
 from .content_checks import SelfCheckInput, self_checks
 from .coordinator import (
@@ -77,8 +78,7 @@ from .file_check import (
 )
 from .file_verdicts import file_verdicts
 from .hazards import hazard_issues
-from .identity import pack_mismatch
-from .links import beside_used, conflict_detail, file_link, named_like_pack, naming_stores
+from .links import beside_used, file_link, named_like_pack
 from .mail_state import PackMail, journal_issue, pack_mail, received_times
 from .mailbox import is_mail_file, members_job
 from .outputs import (
@@ -98,7 +98,7 @@ from .rivals import settle_packs
 from .safety import Limits, Problem, problem_fields
 from .sandbox import Outcome, Sandbox
 from .senders import Senders, with_senders_unchecked
-from .spec_marks import expected_spec_mark, other_spec, preview_secret
+from .spec_marks import expected_spec_mark, preview_secret
 from .spool import Ratings, Spooled
 from .text_read import apply_text_read, read_text_read
 from .text_read import mark_read as record_text_read
@@ -109,7 +109,6 @@ from .validate import (
     Issue,
     ValidationReport,
     issue,
-    show_value,
     sort_issues,
 )
 
@@ -383,7 +382,6 @@ class _Collector:
         self.senders = senders or Senders()
         self.journal = journal or Journal()
         self.manifest = manifest
-        self.top = manifest.top
         self.packs = manifest.by_id
         self.spec_mark = expected_spec_mark(manifest, secret)
         self.limits = limits
@@ -507,7 +505,9 @@ class _Collector:
 
     def _take_checks(self, work: _FileWork, result: FileResult) -> None:
         """Identify the file and take in its checks against the pack it is."""
-        self._identify(work, result.stores)
+        claim = claim_of(work.name, result.stores, self.manifest, self.spec_mark)
+        work.head, work.by_stores = claim.head, claim.by_stores
+        work.issues += claim.issues
         if work.head is None or work.failed:
             return
         check = result.checks[work.head.pack_id]
@@ -525,67 +525,6 @@ class _Collector:
         work.answers, work.saved_by = check.answers, result.saved_by
         if check.block is not None:
             work.block = self.ratings._store(check.block)
-
-    # -- identity ------------------------------------------------------------------------
-
-    def _identify(self, work: _FileWork, stores: dict[str, dict[str, str]]) -> None:
-        name = work.name
-        present = {store: values for store, values in stores.items() if values}
-        if not present:
-            work.issues.append(issue("identity-missing", file=name))
-            return
-        identity: dict[str, str] = {}
-        for key in L.READ_IDENTITY_KEYS:
-            seen = {store: values[key] for store, values in present.items() if key in values}
-            if len(set(seen.values())) > 1:
-                work.issues.append(issue("identity-conflict", file=name,
-                                         detail=conflict_detail(key, seen)))
-                work.by_stores = naming_stores(present, self.packs, self.top.get("study_id"))
-                return
-            if seen:
-                identity[key] = next(iter(seen.values()))
-        missing = sorted(set(stores) - set(present))
-        if missing:
-            work.issues.append(issue("identity-partial", file=name,
-                                     detail="no " + ", no ".join(missing)))
-        self._match_identity(work, identity, present)
-
-    def _match_identity(self, work: _FileWork, identity: dict[str, str],
-                        stores: dict[str, dict[str, str]]) -> None:
-        name, m = work.name, self.top
-        rater = identity.get("rater_id", "")
-        checks = [
-            ("schema-unsupported", identity.get("schema_version"), m.get("schema_version")),
-            ("wrong-study", identity.get("study_id"), m.get("study_id")),
-        ]
-        for code, found, wanted in checks:
-            if found != wanted:
-                work.issues.append(issue(code, file=name, rater=rater,
-                                         detail=show_value(found) or "(none)"))
-                return
-        differs = other_spec(identity, self.manifest, self.spec_mark)
-        if differs is not None:
-            # sheetflow's own words (the workbook's mark is cut to 12 characters in them)
-            work.issues.append(issue("spec-hash-mismatch", file=name, rater=rater,
-                                     versions=differs))
-            return
-        head = self.packs.get(identity.get("pack_id", ""))
-        mismatch = pack_mismatch(identity, stores, head, {h.rater_id for h in self.manifest.heads})
-        if mismatch is not None:  # a rater of this study, but not this pack's
-            work.issues.append(issue("identity-mismatch", file=name, **mismatch))
-            return
-        if head is None or head.rater_id != rater:
-            work.issues.append(issue("unknown-rater", file=name, rater=rater,
-                                     detail=rater or "(none)"))
-            return
-        work.head = head
-        self._check_file_name(work)
-
-    def _check_file_name(self, work: _FileWork) -> None:
-        for other in self.manifest.heads:
-            if other is not work.head and other.file == work.name:
-                work.issues.append(issue("file-name-mismatch", file=work.name,
-                                         rater=work.rater, detail=other.rater_id))
 
     # -- result --------------------------------------------------------------------------
 
