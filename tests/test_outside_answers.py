@@ -4,16 +4,20 @@ never dropped in silence; a clean return, however it was saved, says nothing."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import openpyxl
 import pytest
 from click.testing import CliRunner
-from generate_helpers import manifest_before
 from openpyxl.cell.cell import MergedCell
+from return_helpers import (
+    assert_old_manifest_skips,
+    coded,
+    edit_cells,
+    filled_return,
+    first_pack,
+)
 from roundtrip_helpers import (
     fill_libreoffice_many,
-    fill_openpyxl,
     libreoffice_profile,
     plan_answers,
     require_libreoffice,
@@ -33,18 +37,8 @@ CODE = "text-outside-answers"
 NOTE = "my note here"
 
 
-def _study(root: Path, template: str = "paired-rubric") -> dict:
-    init_study(root, template)
-    generate_packs(root)
-    (root / "returns").mkdir(exist_ok=True)
-    return read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][0]
-
-
-def _filled(root: Path, pack: dict, name: str | None = None) -> Path:
-    """``pack`` with every answer filled in (openpyxl), in ``returns/``."""
-    dst = root / "returns" / (name or pack["file"])
-    fill_openpyxl(root / L.PACKS_DIR / pack["file"], dst, plan_answers(pack))
-    return dst
+def _ours(issues) -> list:
+    return coded(issues, CODE)
 
 
 def _blank_locked_cells(ws, first_row: int = L.HEADER_ROWS + 1) -> list[str]:
@@ -57,15 +51,8 @@ def _blank_locked_cells(ws, first_row: int = L.HEADER_ROWS + 1) -> list[str]:
     return found
 
 
-def _plant(path: Path, notes: dict[tuple[str, str], str]) -> None:
-    wb = openpyxl.load_workbook(path)
-    for (sheet, cell), text in notes.items():
-        wb[sheet][cell] = text
-    wb.save(path)
 
 
-def _ours(issues) -> list:
-    return [i for i in issues if i.code == CODE]
 
 
 def test_generate_records_the_cells_a_reader_sees_on_each_visible_sheet(tmp_path):
@@ -100,11 +87,11 @@ def test_the_scan_counts_the_cells_with_content():
 
 def test_notes_on_the_scoring_and_instruction_sheets_are_named(tmp_path):
     root = tmp_path / "study"
-    pack = _study(root)
-    ret = _filled(root, pack)
+    pack = first_pack(root)
+    ret = filled_return(root, pack)
     ws = openpyxl.load_workbook(ret)[L.SCORING_SHEET]
     cell = _blank_locked_cells(ws)[0]
-    _plant(ret, {(L.SCORING_SHEET, cell): NOTE, (L.MORE_SHEET, "H3"): "another note",
+    edit_cells(ret, {(L.SCORING_SHEET, cell): NOTE, (L.MORE_SHEET, "H3"): "another note",
                  (L.INSTRUCTIONS_SHEET, "E5"): "a third note"})
     issues = _ours(collect(root, write=False).report.issues)
     got = sorted((i.sheet, i.cell, i.value, i.severity) for i in issues)
@@ -122,9 +109,9 @@ def test_notes_on_the_scoring_and_instruction_sheets_are_named(tmp_path):
 
 def test_a_long_note_is_quoted_cut_like_other_values(tmp_path):
     root = tmp_path / "study"
-    pack = _study(root)
-    ret = _filled(root, pack)
-    _plant(ret, {(L.MORE_SHEET, "H3"): "word " * 100})
+    pack = first_pack(root)
+    ret = filled_return(root, pack)
+    edit_cells(ret, {(L.MORE_SHEET, "H3"): "word " * 100})
     (found,) = _ours(collect(root, write=False).report.issues)
     assert found.value.endswith("...") and len(found.value) == 80
     assert "word " * 100 not in found.message
@@ -132,9 +119,9 @@ def test_a_long_note_is_quoted_cut_like_other_values(tmp_path):
 
 def test_a_pasted_block_is_named_up_to_twenty_cells_then_counted(tmp_path):
     root = tmp_path / "study"
-    pack = _study(root)
-    ret = _filled(root, pack)
-    _plant(ret, {(L.MORE_SHEET, f"H{r}"): f"pasted {r}" for r in range(1, 36)})
+    pack = first_pack(root)
+    ret = filled_return(root, pack)
+    edit_cells(ret, {(L.MORE_SHEET, f"H{r}"): f"pasted {r}" for r in range(1, 36)})
     issues = _ours(collect(root, write=False).report.issues)
     named = [i for i in issues if i.value]
     assert [i.cell for i in named] == [f"H{r}" for r in range(1, 21)]
@@ -145,9 +132,9 @@ def test_a_pasted_block_is_named_up_to_twenty_cells_then_counted(tmp_path):
 
 def test_content_far_out_on_an_instructions_sheet_is_said(tmp_path):
     root = tmp_path / "study"
-    pack = _study(root)
-    ret = _filled(root, pack)
-    _plant(ret, {(L.INSTRUCTIONS_SHEET, "XFD1048576"): NOTE})
+    pack = first_pack(root)
+    ret = filled_return(root, pack)
+    edit_cells(ret, {(L.INSTRUCTIONS_SHEET, "XFD1048576"): NOTE})
     (found,) = _ours(collect(root, write=False).report.issues)
     assert found.sheet == L.INSTRUCTIONS_SHEET
     assert "as far as XFD1048576, beyond the first 100,000 rows" in found.message
@@ -157,8 +144,8 @@ def test_a_clean_return_reads_no_pack_and_says_nothing(tmp_path, monkeypatch):
     """Filled in, and sent back as it was sent: nothing to name, and the pack in
     packs/ is never opened (the counts settle it)."""
     root = tmp_path / "study"
-    pack = _study(root)
-    _filled(root, pack)
+    pack = first_pack(root)
+    filled_return(root, pack)
     shutil.copyfile(root / L.PACKS_DIR / pack["file"], root / "returns" / "as-sent.xlsx")
 
     def refuse(checker):
@@ -179,8 +166,8 @@ def test_rows_inserted_without_text_name_nothing_on_the_scoring_sheet(tmp_path):
     """Rows inserted move every cell below them: each row is compared with the pack's
     row it holds, so nothing moved is taken for text typed; other sheets still are."""
     root = tmp_path / "study"
-    pack = _study(root)
-    ret = _filled(root, pack)
+    pack = first_pack(root)
+    ret = filled_return(root, pack)
     wb = openpyxl.load_workbook(ret)
     wb[L.SCORING_SHEET].insert_rows(_second_card_row(pack) - 3, 2)
     wb[L.MORE_SHEET]["H3"] = NOTE
@@ -194,8 +181,8 @@ def test_text_typed_in_inserted_rows_is_named(tmp_path):
     """row-inserted is a warning and the ratings are used: a note typed in a row the
     rater inserted, or beside a row the insertion moved, was never looked at."""
     root = tmp_path / "study"
-    pack = _study(root)
-    ret = _filled(root, pack)
+    pack = first_pack(root)
+    ret = filled_return(root, pack)
     wb = openpyxl.load_workbook(ret)
     ws = wb[L.SCORING_SHEET]
     at = _second_card_row(pack) - 3
@@ -219,8 +206,8 @@ def test_text_typed_beside_cards_swapped_is_named(tmp_path):
     """rows-reordered (the first two cards swapped, each whole) is a warning too: a
     note beside a moved row is named, and nothing the swap moved."""
     root = tmp_path / "study"
-    pack = _study(root)
-    ret = _filled(root, pack)
+    pack = first_pack(root)
+    ret = filled_return(root, pack)
     wb = openpyxl.load_workbook(ret)
     ws = wb[L.SCORING_SHEET]
     titles = [(r, str(ws.cell(r, 2).value or "")) for r in range(1, ws.max_row + 1)]
@@ -243,9 +230,9 @@ def test_text_typed_beside_cards_swapped_is_named(tmp_path):
 
 def test_a_pack_changed_after_generate_is_said_not_guessed(tmp_path):
     root = tmp_path / "study"
-    pack = _study(root)
-    ret = _filled(root, pack)
-    _plant(ret, {(L.MORE_SHEET, "H3"): NOTE, (L.MORE_SHEET, "H4"): NOTE})
+    pack = first_pack(root)
+    ret = filled_return(root, pack)
+    edit_cells(ret, {(L.MORE_SHEET, "H3"): NOTE, (L.MORE_SHEET, "H4"): NOTE})
     packed = root / L.PACKS_DIR / pack["file"]
     packed.write_bytes(packed.read_bytes() + b"\0")
     (found,) = _ours(collect(root, write=False).report.issues)
@@ -261,21 +248,17 @@ def test_a_manifest_without_counts_skips_the_check(tmp_path):
     """A manifest from before the counts were recorded: the check is not done (and
     the collect still works)."""
     root = tmp_path / "study"
-    pack = _study(root)
-    ret = _filled(root, pack)
-    _plant(ret, {(L.MORE_SHEET, "H3"): NOTE})
-    assert len(_ours(collect(root, write=False).report.issues)) == 1  # with the counts
-    manifest_before(root, "sheet_cells")
-    result = collect(root, write=False)
-    assert not _ours(result.report.issues)
-    assert result.report.files[0].used
+    pack = first_pack(root)
+    ret = filled_return(root, pack)
+    edit_cells(ret, {(L.MORE_SHEET, "H3"): NOTE})
+    assert_old_manifest_skips(root, "sheet_cells", CODE)
 
 
 def test_collect_prints_the_file_sheet_and_cell(tmp_path):
     root = tmp_path / "study"
-    pack = _study(root)
-    ret = _filled(root, pack)
-    _plant(ret, {(L.MORE_SHEET, "H3"): NOTE})
+    pack = first_pack(root)
+    ret = filled_return(root, pack)
+    edit_cells(ret, {(L.MORE_SHEET, "H3"): NOTE})
     result = CliRunner().invoke(cli, ["collect", str(root)])
     lines = [ln for ln in result.output.splitlines() if CODE in ln]
     assert lines == [f"  warning: {pack['file']} {L.MORE_SHEET}, H3: [{CODE}] Cell H3 of "
@@ -303,7 +286,7 @@ def test_libreoffice_round_trip_names_the_note_and_nothing_else(tmp_path):
     noted = tmp_path / "noted.xlsx"
     shutil.copyfile(root / L.PACKS_DIR / packs[0]["file"], noted)
     cell = _blank_locked_cells(openpyxl.load_workbook(noted)[L.SCORING_SHEET])[0]
-    _plant(noted, {(L.MORE_SHEET, "H3"): NOTE, (L.SCORING_SHEET, cell): "beside a case"})
+    edit_cells(noted, {(L.MORE_SHEET, "H3"): NOTE, (L.SCORING_SHEET, cell): "beside a case"})
     jobs = [(noted, root / "returns" / packs[0]["file"], plan_answers(packs[0])),
             (root / L.PACKS_DIR / packs[1]["file"], root / "returns" / packs[1]["file"],
              plan_answers(packs[1]))]

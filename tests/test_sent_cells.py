@@ -4,15 +4,18 @@ a clean return, however it was saved, says nothing and reads no pack."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import openpyxl
 import pytest
 from click.testing import CliRunner
-from generate_helpers import manifest_before
+from return_helpers import (
+    assert_old_manifest_skips,
+    coded,
+    edit_cells,
+    filled_return,
+    first_pack,
+)
 from roundtrip_helpers import (
     fill_libreoffice_many,
-    fill_openpyxl,
     libreoffice_profile,
     plan_answers,
     require_libreoffice,
@@ -31,32 +34,8 @@ from sheetflow.workbook import layout as L
 CODE = "sent-text-changed"
 
 
-def _study(root: Path) -> dict:
-    init_study(root, "paired-rubric")
-    generate_packs(root)
-    (root / "returns").mkdir(exist_ok=True)
-    return read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][0]
-
-
-def _filled(root: Path, pack: dict) -> Path:
-    dst = root / "returns" / pack["file"]
-    fill_openpyxl(root / L.PACKS_DIR / pack["file"], dst, plan_answers(pack))
-    return dst
-
-
-def _edit(path: Path, cells: dict[tuple[str, str], object]) -> dict[tuple[str, str], object]:
-    """Write ``cells`` with openpyxl; return what each held before."""
-    wb = openpyxl.load_workbook(path)
-    before = {}
-    for (sheet, cell), value in cells.items():
-        before[(sheet, cell)] = wb[sheet][cell].value
-        wb[sheet][cell] = value
-    wb.save(path)
-    return before
-
-
 def _ours(issues) -> list:
-    return [i for i in issues if i.code == CODE]
+    return coded(issues, CODE)
 
 
 def _cells(pack: dict) -> dict[str, str]:
@@ -94,8 +73,8 @@ def test_generate_records_digests_collect_makes_again_from_each_pack(tmp_path):
 
 def test_text_typed_over_the_packs_own_cells_is_named(tmp_path):
     root = tmp_path / "study"
-    pack = _study(root)
-    ret = _filled(root, pack)
+    pack = first_pack(root)
+    ret = filled_return(root, pack)
     at = _cells(pack)
     edits = {(L.INSTRUCTIONS_SHEET, "B5"): "Changed instruction text",
              (L.SCORING_SHEET, at["title"]): "ZZZZ",
@@ -103,7 +82,7 @@ def test_text_typed_over_the_packs_own_cells_is_named(tmp_path):
              (L.SCORING_SHEET, at["guide"]): None,
              (L.SCORING_SHEET, at["points"]): 5,
              (L.MORE_SHEET, "B2"): "More, changed"}
-    before = _edit(ret, edits)
+    before = edit_cells(ret, edits)
     assert all(before.values())  # each held something in the pack
     result = collect(root, write=False)
     got = {(i.sheet, i.cell): i for i in _ours(result.report.issues)}
@@ -122,9 +101,9 @@ def test_text_typed_over_the_packs_own_cells_is_named(tmp_path):
 
 def test_the_progress_formula_replaced_makes_collect_exit_1(tmp_path):
     root = tmp_path / "study"
-    pack = _study(root)
-    ret = _filled(root, pack)
-    _edit(ret, {(L.SCORING_SHEET, L.PROGRESS_CELL): "All done"})
+    pack = first_pack(root)
+    ret = filled_return(root, pack)
+    edit_cells(ret, {(L.SCORING_SHEET, L.PROGRESS_CELL): "All done"})
     result = CliRunner().invoke(cli, ["collect", str(root)])
     lines = [ln for ln in result.output.splitlines() if CODE in ln]
     assert lines == [f"  warning: {pack['file']} {L.SCORING_SHEET}, {L.PROGRESS_CELL}: "
@@ -140,8 +119,8 @@ def test_the_progress_formula_replaced_makes_collect_exit_1(tmp_path):
 
 def test_an_edited_row_table_names_its_rows(tmp_path):
     root = tmp_path / "study"
-    pack = _study(root)
-    ret = _filled(root, pack)
+    pack = first_pack(root)
+    ret = filled_return(root, pack)
     first = L.IDENTITY_ROW_TABLE_FIRST
     wb = openpyxl.load_workbook(ret)
     ws = wb[L.IDENTITY_SHEET]
@@ -158,21 +137,17 @@ def test_an_edited_row_table_names_its_rows(tmp_path):
 
 def test_a_manifest_without_digests_skips_the_check(tmp_path):
     root = tmp_path / "study"
-    pack = _study(root)
-    ret = _filled(root, pack)
-    _edit(ret, {(L.SCORING_SHEET, _cells(pack)["title"]): "ZZZZ"})
-    assert len(_ours(collect(root, write=False).report.issues)) == 1
-    manifest_before(root, "sheet_digests")
-    result = collect(root, write=False)
-    assert not _ours(result.report.issues)
-    assert result.report.files[0].used
+    pack = first_pack(root)
+    ret = filled_return(root, pack)
+    edit_cells(ret, {(L.SCORING_SHEET, _cells(pack)["title"]): "ZZZZ"})
+    assert_old_manifest_skips(root, "sheet_digests", CODE)
 
 
 def test_a_changed_sheet_whose_pack_is_gone_is_said_not_guessed(tmp_path):
     root = tmp_path / "study"
-    pack = _study(root)
-    ret = _filled(root, pack)
-    _edit(ret, {(L.INSTRUCTIONS_SHEET, "B5"): "Changed"})
+    pack = first_pack(root)
+    ret = filled_return(root, pack)
+    edit_cells(ret, {(L.INSTRUCTIONS_SHEET, "B5"): "Changed"})
     (root / L.PACKS_DIR / pack["file"]).unlink()
     (found,) = _ours(collect(root, write=False).report.issues)
     assert found.sheet == L.INSTRUCTIONS_SHEET and not found.cell
@@ -204,9 +179,9 @@ def test_a_cell_emptied_and_another_written_names_both(tmp_path):
     """The count of cells with content is as sent; the digest still shows the change,
     and the text written where the pack had none is named too."""
     root = tmp_path / "study"
-    pack = _study(root)
-    ret = _filled(root, pack)
-    _edit(ret, {(L.MORE_SHEET, "B2"): None, (L.MORE_SHEET, "H3"): "a note"})
+    pack = first_pack(root)
+    ret = filled_return(root, pack)
+    edit_cells(ret, {(L.MORE_SHEET, "B2"): None, (L.MORE_SHEET, "H3"): "a note"})
     issues = collect(root, write=False).report.issues
     assert sorted((i.code, i.cell) for i in issues if i.sheet == L.MORE_SHEET) == [
         (CODE, "B2"), ("text-outside-answers", "H3")]
