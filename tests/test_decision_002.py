@@ -334,3 +334,24 @@ def test_the_combining_rule_is_named_only_over_two_or_more_counts(tmp_path):
     assert rejected[disputed] in (f"material errors 2 (max of {a} and {b}) above the maximum 1"
                                   for a, b in ((0, 2), (2, 0)))  # in the rows' order
     assert f"rejected {single}: material errors 2 above the maximum 1" in rows
+
+
+def test_a_primary_return_changed_after_the_lock_does_not_move_the_subset(tmp_path):
+    """After the lock the primary sends a new return with a selected item left blank
+    (taken in with --allow-partial). The subset was redrawn from the items complete
+    now, so the second rater, who scored exactly the items drawn at lock, read "extra
+    W..., missing W..." of an item never in their pack. The draw is redone from the
+    items the lock recorded as completed."""
+    root = tmp_path / "changed"
+    selected = _locked(root)
+    _fill(root, SECOND, {})
+    blank = next(i for i in selected if i not in (LOW, UNSAFE))
+    edit_returns(root, lambda _pack, a: None if a["item_id"] == blank else KEEP, {PRIMARY})
+    collect(root)
+    out, summary, rows = run_analyze(root, "--allow-partial")
+    assert out.exit_code == 1, out.output  # the primary's return is in part: incomplete
+    check = next(c for c in summary["decision"]["checks"] if c["name"] == SUBSET_CHECK)
+    assert (check["value"], check["passed"]) == (0, True), check["note"]
+    assert f"({SECOND}: extra none, missing none)" in check["note"]
+    assert summary["second_rater_selection"] == "pass"
+    assert "second-rater check passed" in " ".join(rows)

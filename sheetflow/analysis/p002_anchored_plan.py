@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..packs.second_rater import draw, locked_selection, selects_at_lock
+from ..packs.second_rater import draw, read_selection, selects_at_lock
 from ..spec.protocol_targets import target_problems
 from ..spec.study import Study
 from ..words import listed
@@ -102,18 +102,25 @@ def second_rater_expected(study: Study, completed: list[str] | None = None) -> l
 
     Within each stratum, items are ranked by ``sha256(spec hash + ":" + item id)`` and
     the first ``ceil(fraction * n)`` taken (protocol 002). ``select_at = "lock"``: the
-    items drawn from are the completed ones (``completed``: every primary rater scored
-    them; the draw is redone from the data, not read back from the lock's record), and
-    None until ``sheetflow lock`` has run. Otherwise all items, as at generation.
+    items drawn from are those completed at data lock, as the lock recorded them; the
+    draw is redone from them, not read back from the lock's selection. ``completed``
+    (every primary rater scored them, in the data now) stands in only for a record
+    without that list. None until ``sheetflow lock`` has run. Otherwise all items, as
+    at generation.
     """
     plan = study.design.second_rater
     if plan is None:
         return [it.id for it in study.items]
     pool = study.items
     if selects_at_lock(study):
-        if locked_selection(study) is None:
+        selection = read_selection(study)
+        if selection is None:
             return None
-        done = set(completed if completed is not None else [])
+        # a primary return changed after the lock (an item left blank) must not move
+        # the subset: the second rater scored the one drawn at lock, and was told
+        # "extra W005, missing W014" of items never in their pack
+        at_lock = selection.record.get("completed")
+        done = set(at_lock if isinstance(at_lock, list) else completed or [])
         pool = tuple(it for it in study.items if it.id in done)
     strata = draw(pool, plan.strata, plan.fraction, study.hash)
     chosen = {i for s in strata.values() for i in s["selected"]}
@@ -294,6 +301,7 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "sha256(frozen spec hash + ':' + item id); any extra or missing second rating "
          "fails."),
     ]
+
 
 
 PLAN = ProtocolPlan(
