@@ -355,3 +355,14 @@ def test_a_primary_return_changed_after_the_lock_does_not_move_the_subset(tmp_pa
     assert f"({SECOND}: extra none, missing none)" in check["note"]
     assert summary["second_rater_selection"] == "pass"
     assert "second-rater check passed" in " ".join(rows)
+
+
+def test_the_plans_disagreement_procedure_is_stated_on_methods(correct):
+    """Protocol 002's plan freezes the disagreement procedure ([analysis.params]
+    disagreement_procedure); no output stated it."""
+    root = correct[0]
+    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
+    text = next(r[1] for r in sheet.iter_rows(max_col=2, values_only=True)
+                if r[0] == "Acceptance and second rater (002)")
+    assert text.endswith(" Disagreement procedure frozen in the plan: mean of valid "
+                         "ratings; no adjudication."), text

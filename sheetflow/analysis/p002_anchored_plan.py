@@ -299,9 +299,15 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "reasons, and safety events are reported whatever the quality. The second-rater "
          f"subset is drawn {when}: ceil(fraction x n) items per stratum ranked by "
          "sha256(frozen spec hash + ':' + item id); any extra or missing second rating "
-         "fails."),
+         f"fails.{_procedure(study)}"),
     ]
 
+
+def _procedure(study: Study) -> str:
+    """The disagreement procedure the plan freezes (protocol 002), as written: the
+    plan states it and nothing else did ("" when the plan has none)."""
+    text = str(study.plan.params.get("disagreement_procedure", "")).strip().rstrip(".")
+    return f" Disagreement procedure frozen in the plan: {text}." if text else ""
 
 
 PLAN = ProtocolPlan(
