@@ -57,6 +57,10 @@ SAMPLES = Path(__file__).resolve().parents[1] / "samples"
     ("anchored-plan", "max_material_errors = 1\n", "",
      ["[analysis.targets]: max_material_errors is missing: protocol 002's decision needs it",
       "max_material_errors = 1, the template's value"]),
+    # 002 freezes ICC(A,1): with ICC3, analyze reported ICC(C,1) as the protocol's ICC
+    ("anchored-plan", 'icc_form = "ICC2"', 'icc_form = "ICC3"',
+     ["[analysis] icc_form: icc_form = 'ICC3' contradicts protocol 002: its plan freezes "
+      "the ICC(A,1) absolute-agreement method", "write icc_form = 'ICC2'"]),
 ])
 def test_check_refuses_a_target_the_protocol_needs_missing_or_contradicted(
         tmp_path, template, old, new, words):

@@ -544,7 +544,12 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         Not checked when ``[analysis]`` is missing, or a target is already reported
         (misspelt, out of range): each problem is said once, the nearest first."""
         said = [p for p in (*self.problems, *self.deferred) if p.where == "[analysis.targets]"]
-        if not given or said:
+        if not given:
+            return
+        form = protocol_targets.icc_form_problem(protocol, plan.icc_form)
+        if form:  # the ICC the protocol names would be reported as another form
+            self.fail_to_generate(form, "[analysis] icc_form")
+        if said:
             return
         for problem in protocol_targets.target_problems(protocol, plan.targets):
             self.fail_to_generate(problem.message, "[analysis.targets]")

@@ -121,3 +121,18 @@ def target_problems(protocol: str, targets: dict[str, float]) -> list[TargetProb
                 f"{need.value:.2f} (another puts a band on the wrong side of it); write "
                 f"{need.name} = {need.value:.2f}", False))
     return out
+
+
+PROTOCOL_ICC_FORMS = {"002": ("ICC2", "its plan freezes the ICC(A,1) absolute-agreement "
+                              "method (Shrout-Fleiss ICC(2,1))")}
+"""Protocol number -> the ICC form (``[analysis] icc_form``) it fixes, and why."""
+
+
+def icc_form_problem(protocol: str, icc_form: str) -> str:
+    """Why ``icc_form`` contradicts ``protocol`` ("" when it does not, or the protocol
+    fixes none): another form is reported as the protocol's ICC."""
+    fixed = PROTOCOL_ICC_FORMS.get(protocol_number(protocol))
+    if fixed is None or icc_form == fixed[0]:
+        return ""
+    return (f"icc_form = {icc_form!r} contradicts protocol {protocol_number(protocol)}: "
+            f"{fixed[1]}; write icc_form = {fixed[0]!r}")
