@@ -366,3 +366,23 @@ def test_the_plans_disagreement_procedure_is_stated_on_methods(correct):
                 if r[0] == "Acceptance and second rater (002)")
     assert text.endswith(" Disagreement procedure frozen in the plan: mean of valid "
                          "ratings; no adjudication."), text
+
+
+def test_a_second_rating_without_its_error_count_and_safety_flag_is_missing(tmp_path):
+    """Taken in with --allow-partial, a second rating whose five scores stand but whose
+    material-error count and severe-safety answer are blank counted as a second rating:
+    "missing none", "second-rater check passed", while the item was accepted on the
+    primary's count and flag alone."""
+    root = tmp_path / "in-part"
+    selected = _locked(root)
+    _fill(root, SECOND, {})
+    part = selected[0]
+    edit_returns(root, lambda _pack, a: None if a["item_id"] == part and a["dimension"] in
+                 ("material_errors", "severe_safety") else KEEP, {SECOND})
+    collect(root)
+    out, summary, rows = run_analyze(root, "--allow-partial")
+    assert out.exit_code == 1, out.output
+    check = next(c for c in summary["decision"]["checks"] if c["name"] == SUBSET_CHECK)
+    assert (check["value"], check["passed"]) == (1, False)
+    assert f"({SECOND}: extra none, missing {part})" in check["note"]
+    assert "second-rater check passed" not in " ".join(rows)

@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..packs.second_rater import draw, read_selection, selects_at_lock
 from ..spec.protocol_targets import target_problems
+from ..spec.rubric import answer_required
 from ..spec.study import Study
 from ..words import listed
 from .context import Context, add_verdict, empty_reason
@@ -150,20 +151,23 @@ def _second_rater(ctx: Context) -> pd.DataFrame:
 
 
 def _second_ratings(ctx: Context, rater: str) -> tuple[set[str], set[str]]:
-    """The items ``rater`` gave any answer to, and those rated whole (a total, when the
-    rubric has one, as :func:`_completed` counts the primaries').
+    """The items ``rater`` gave any answer to, and those rated whole: every required
+    answer given (and a total, when the rubric has one).
 
     An item with blank answer rows (a return taken in with ``--allow-partial``) is not a
-    second rating: counted as one, a blank selected item read "missing none".
+    second rating: counted as one, a blank selected item read "missing none", and so did
+    one whose total stood but whose material-error count and safety flag were blank.
     """
     rows = ctx.first[ctx.first["rater"] == rater]
     given = rows["value"].notna() & (rows["value"].astype(str).str.strip() != "")
     touched = set(rows.loc[given, "case"])
+    required = {d.id for d in ctx.study.rubric.dimensions if answer_required(d, "value")}
+    part = set(rows.loc[~given & rows["dimension"].isin(required), "case"])
     tid = ctx.study.rubric.totals[0].id if ctx.study.rubric.totals else None
     if tid is None:
-        return touched, touched
+        return touched, touched - part
     totals = ctx.numeric(tid)
-    return touched, set(totals.loc[totals["rater"] == rater, "case"])
+    return touched, set(totals.loc[totals["rater"] == rater, "case"]) - part
 
 
 def _completed(ctx: Context) -> list[str]:
