@@ -614,6 +614,25 @@ def test_a_task_without_a_cell_leaves_the_pilot_file_incomplete_as_the_summary(t
         assert row["h4_directional_pass"] is False
 
 
+def test_a_task_without_a_cell_leaves_a_hypothesis_already_met_passing(tmp_path):
+    """Every score given, task-3 has no cell D item: H3 and H4 have no delta there but are
+    directional in task-1 and task-2, 2 of 3 as protocol 004's PILOT PASS asks, and no
+    cell is critical. Every check was met and the decision PASS, yet the pilot verdict,
+    in the Summary and in out/pilot-summary.json, read INCOMPLETE: task-3 cannot change
+    a hypothesis already at its minimum."""
+    root = tmp_path / "no-cell-d-task-3"
+    _by_hand(root, double=False, drop=(("task-3", "cell_d_qwen_memory_harness"),))
+    out, summary, rows = run_analyze(root)
+    assert out.exit_code == 0, out.output
+    assert summary["decision"]["status"] == "pass" and rows[2] == "DECISION: PASS"
+    assert summary["pilot"]["undefined_counts"] == {"H2": 0, "H3": 1, "H4": 1}
+    assert summary["pilot"]["pilot_verdict"] == "PASS"
+    assert "pilot verdict: PASS (critical failures 0)" in rows
+    assert _pilot_file(root)["aggregate"] == {
+        "h2_pass_count": 3, "h3_pass_count": 2, "h4_pass_count": 2, "critical_failures": 0,
+        "pilot_verdict": "PASS"}
+
+
 def test_a_cell_mean_needs_every_items_trio(tmp_path):
     """Two items per cell (items.csv doubled: S01-S12 beside R01-R12), scored by hand.
     Every cell at its planted level (A 3, B 4, C 3, D 4), except cell B of task-1 and

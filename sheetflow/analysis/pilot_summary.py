@@ -7,7 +7,7 @@ trio means, its hypothesis deltas and its pilot verdict, rendered by
 (:func:`sheetflow.judges.records.pilot_summary`) renders through too, so the file, the
 Summary sheet and the import can never disagree on the same scores. A cell with no
 items in a task has a ``null`` mean and delta there, and the verdict is INCOMPLETE
-unless FAIL, as in the Summary. What the ratings cannot tell -- the
+while that task could still change it, as in the Summary. What the ratings cannot tell -- the
 candidates' cost and the run's execution window -- is taken from the summary the import
 wrote for the same pilot when its results match, and is ``null`` otherwise (human
 judges: there is no such record). :func:`note_unrecorded` says which are ``null`` and

@@ -94,12 +94,13 @@ def pilot_verdict(hypotheses: pd.DataFrame, trio: pd.DataFrame, min_tasks: int) 
     """PASS when every hypothesis is directionally right in ``min_tasks`` tasks and no
     item is a critical failure (protocol 004 pilot binary verdict); FAIL when a
     hypothesis falls short even counting its tasks without a delta as directional, or
-    an item is a critical failure; otherwise INCOMPLETE: a task without a delta, or an
-    item without a complete trio, leaves the verdict open (protocol 004's "PILOT FAIL =
-    otherwise" is a sign or a critical cell found wanting, not one never scored). An item
-    not critical on the scores present but which the missing judges' scores could make
-    one is counted apart (``items_possibly_critical``, named in ``possibly_critical``):
-    it lacks a complete trio, so it leaves the verdict INCOMPLETE, never PASS."""
+    an item is a critical failure; otherwise INCOMPLETE: a task without a delta for a
+    hypothesis short of ``min_tasks`` without it, or an item without a complete trio,
+    leaves the verdict open (protocol 004's "PILOT FAIL = otherwise" is a sign or a
+    critical cell found wanting, not one never scored). An item not critical on the
+    scores present but which the missing judges' scores could make one is counted apart
+    (``items_possibly_critical``, named in ``possibly_critical``): it lacks a complete
+    trio, so it leaves the verdict INCOMPLETE, never PASS."""
     if "directional_pass" in hypotheses:
         by = hypotheses.groupby("hypothesis")
         counts = by["directional_pass"].sum().astype(int)
@@ -110,9 +111,13 @@ def pilot_verdict(hypotheses: pd.DataFrame, trio: pd.DataFrame, min_tasks: int) 
     without_trio = int(trio["trio_mean"].isna().sum()) if "trio_mean" in trio else 0
     possibly = possibly_critical(trio)
     short = bool(((counts + open_) < min_tasks).any())
+    # a task without a delta keeps open only a hypothesis not yet at min_tasks: one
+    # already there is met whatever that task would show (a cell with no items in one
+    # task left every check met under an INCOMPLETE verdict)
+    undecided = bool(((counts < min_tasks) & (open_ > 0)).any())
     if not len(counts) or short or critical:
         verdict = "FAIL"
-    elif open_.any() or without_trio or possibly:
+    elif undecided or without_trio or possibly:
         verdict = "INCOMPLETE"
     else:  # every hypothesis reaches min_tasks on its defined tasks alone
         verdict = "PASS"
