@@ -517,6 +517,26 @@ def test_a_critical_failure_on_the_scores_present_still_fails(tmp_path):
         "judge's score)" in rows
 
 
+def test_a_verdict_a_missing_score_could_decide_is_left_blank(tmp_path):
+    """R01 (task-1, cell C) scored 4 by judge-1 and 1 by judge-2, judge-3's score missing:
+    one judge at or above 3.5 and one below 3.0, so judge-3's mean decides both strict
+    PASS and fails ("at least 2 of 3"). The Judge trio sheet said "No" for each; they
+    are now blank, and summary.json counts neither."""
+    root = tmp_path / "open-verdicts"
+    _one_judge_unscored(root, {"task-1": [4, 1, 3]})
+    _, summary, _ = run_analyze(root, "--allow-partial")
+    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Judge trio"]
+    head, *table = sheet.iter_rows(values_only=True)
+    rows = {r[head.index("case")]: dict(zip(head, r, strict=True)) for r in table}
+    strict = "strict pass: at least 2 of 3 judges' means >= 3.5"
+    fails = "fails: at least 2 of 3 judges' means below 3.0"
+    assert (rows["R01"][strict], rows["R01"][fails]) == (None, None)
+    decided = [r for case, r in rows.items() if case != "R01"]
+    assert {r[strict] for r in decided} == {"Yes", "No"} and \
+        {r[fails] for r in decided} == {"No"}
+    assert summary["judge_trio"]["strict_pass"] == 6 and summary["judge_trio"]["trio_fail"] == 0
+
+
 LEVEL = {"cell_a_opus_solo": 3, "cell_b_opus_memory_harness": 4, "cell_c_qwen_solo": 3,
          "cell_d_qwen_memory_harness": 4}
 SPLIT = ("task-1", "task-2")

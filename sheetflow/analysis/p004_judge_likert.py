@@ -50,8 +50,9 @@ def _trio_items(ctx: Context) -> pd.DataFrame:
     out["reason"] = ["" if ok else "no score from " + ", ".join(
         j for j, v in zip(judges, row, strict=True) if np.isnan(v))
         for ok, row in zip(complete, scores, strict=True)]
-    out["strict_pass"] = np.sum(scores >= strict, axis=1) >= majority
-    out["trio_fail"] = np.sum(scores < fail, axis=1) >= majority
+    missing = np.isnan(scores).sum(axis=1)
+    out["strict_pass"] = _majority(np.sum(scores >= strict, axis=1), missing, majority)
+    out["trio_fail"] = _majority(np.sum(scores < fail, axis=1), missing, majority)
     out["critical_fail"] = np.sum(scores < crit, axis=1) >= majority
     # not critical on the scores present, yet the missing judges' could make a majority
     out["critical_open"] = ~out["critical_fail"] & (
@@ -59,6 +60,14 @@ def _trio_items(ctx: Context) -> pd.DataFrame:
     out.attrs["judges"] = judges
     out.attrs["headers"] = trio_headers(judges, strict, fail, crit)
     return out
+
+
+def _majority(hits: np.ndarray, missing: np.ndarray, majority: int) -> list[bool | None]:
+    """Per item: True when ``hits`` judges' means reach a majority, False when they
+    cannot even with every missing judge's, else None (open: the sheet left it "No",
+    although the missing judge's mean could make it Yes)."""
+    return [True if h >= majority else None if h + m >= majority else False
+            for h, m in zip(hits.tolist(), missing.tolist(), strict=True)]
 
 
 def trio_headers(judges: list[str], strict: float, fail: float,
@@ -124,8 +133,9 @@ def _hypotheses(ctx: Context) -> pd.DataFrame:
 
 def _h_trio(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     if "trio_mean" in table:
-        out["judge_trio"] = {"n_items": len(table), "strict_pass": int(table["strict_pass"].sum()),
-                             "trio_fail": int(table["trio_fail"].sum()),
+        out["judge_trio"] = {"n_items": len(table),
+                             "strict_pass": int(table["strict_pass"].eq(True).sum()),
+                             "trio_fail": int(table["trio_fail"].eq(True).sum()),
                              "critical_fail": int(table["critical_fail"].sum())}
 
 
@@ -290,7 +300,9 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "means). The verdicts count the judges' own means, not the trio mean: strict "
          "PASS when a majority (2 of 3) of judges' means are >= strict_pass; fails when a "
          "majority are below fail_below; critical when a majority are below "
-         f"critical_below. Targets used: {_targets_used(study)}. So an item whose trio "
+         f"critical_below. Targets used: {_targets_used(study)}. An item lacking a judge's "
+         "mean has strict PASS and fails blank where that mean could decide them. So an "
+         "item whose trio "
          "mean is below fail_below need not fail (only one judge below), and one whose "
          "trio mean is at or above it can fail (two judges just below, the third well "
          "above). The trio is locked (the judges of [analysis.params.jsonl]): an item "
