@@ -54,3 +54,14 @@ def test_every_json_key_of_the_study_commands_is_named_in_its_row(tmp_path):
         row = _row(f"| `{name}` | ")
         missing = sorted(k for k in _keys(args) if f"`{k}`" not in row)
         assert not missing, f"docs/cli.md's --json table does not name {missing} for {name}"
+
+
+def test_the_help_gives_the_exit_code_3_line_of_docs_cli():
+    """`sheetflow --help` left out that an arm id in a pack stops generate with code 3,
+    which docs/cli.md's table, "the same table for every command", gives."""
+    from sheetflow.cli.common import EXIT_CODES, EXIT_FAILED
+
+    row = _row(f"| {EXIT_FAILED} | ").split(" | ")[1].rstrip(" |").replace("`", "")
+    assert row == EXIT_CODES[EXIT_FAILED]
+    epilog = " ".join(CliRunner().invoke(cli, ["--help"]).stdout.split())
+    assert "holds an arm id" in epilog

@@ -60,7 +60,8 @@ EXIT_CODES = {
     EXIT_USAGE: "usage error, or an earlier step is missing (the message names the "
                 "command to run)",
     EXIT_FAILED: "could not run, or the seal is broken (key, plan lock, spec or sealed "
-                 "inputs changed after generate)",
+                 "inputs changed after generate; a pack generate would write holds an "
+                 "arm id)",
     EXIT_INTERRUPTED: INTERRUPTED,
 }
 SPEC_FILE = "study.toml"
