@@ -23,6 +23,7 @@ from mail_helpers import (
 from mail_servers import dovecot_server
 
 from sheetflow.collect import inbox
+from sheetflow.collect.run import collect
 from sheetflow.errors import MailError
 from sheetflow.spec.study import load_study
 from sheetflow.workbook import layout as L
@@ -235,3 +236,37 @@ def test_a_message_the_server_breaks_off_on_is_named_and_the_rest_are_read(
     gone = run("fetch", str(root), *imap, env=env)
     assert gone.exit_code == 3 and "error: the IMAP server is gone" in gone.stderr
     assert gone.stdout.count("saved      returns/") == 1
+
+
+def test_a_fetched_file_that_cannot_be_read_is_linked_by_the_name_it_was_sent_under(
+        tmp_path, dovecot):
+    """fetch saves an attachment as "<time received>-<its name>": a cut-off workbook or
+    an .ods sent under its pack's name was then linked to no pack (status "not
+    returned", a reminder saying it had not arrived, no reply asking for it again)."""
+    root = mail_study(tmp_path / "s")
+    raters = load_study(root).raters
+    _, second, third = packs(root)
+    cut = filled(root, second)
+    dovecot.append(reply(raters[1].email, [(second["file"], cut[:len(cut) // 2])]))
+    ods = Path(third["file"]).with_suffix(".ods").name
+    dovecot.append(reply(raters[2].email, [(ods, b"PK\x03\x04 not an ods after all")]))
+    imap = ["--imap", f"127.0.0.1:{dovecot.port}", "--imap-security", "none", "--username",
+            dovecot.user]
+    result, doc = run_json("fetch", str(root), *imap,
+                           env={"SHEETFLOW_IMAP_PASSWORD": dovecot.password})
+    assert result.exit_code == 0 and len(doc["saved"]) == 2
+    assert all(s["file"] != s["attachment"] for s in doc["saved"])  # saved under a time
+
+    _, doc = run_json("status", str(root))
+    rows = {r["rater"]: r for r in doc["raters"]}
+    assert rows[raters[0].id]["unusable"] == ""
+    assert "named like" in rows[raters[1].id]["unusable"]
+    assert "named like" in rows[raters[2].id]["unusable"]
+    remind, doc = run_json("remind", str(root))
+    assert remind.exit_code == 1
+    assert [r["rater"] for r in doc["unusable"]] == [raters[1].id, raters[2].id]
+    drafts = sorted(p.name for p in (root / "out" / "reminders").iterdir())
+    assert drafts == [f"{raters[0].id}.eml"]  # no "it has not arrived" to those who sent
+    collect(root)
+    replies = sorted(p.name for p in (root / "out" / "feedback").glob("*.eml"))
+    assert replies == [f"{raters[1].id}.eml", f"{raters[2].id}.eml"]

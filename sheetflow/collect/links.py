@@ -7,7 +7,9 @@ pack. When there is evidence tying it to packs that were sent, it is *linked* to
 
 * its file name is the file name of a pack that was sent (each pack has its own file
   name), the extension aside: saving in LibreOffice's own format or as an older Excel
-  file turns ``pack.xlsx`` into ``pack.ods`` or ``pack.xls``;
+  file turns ``pack.xlsx`` into ``pack.ods`` or ``pack.xls``. For a file ``fetch`` saved,
+  the name it was attached under counts too: the local name starts with the time
+  received, which no pack's name does;
 * for ``identity-conflict``: each identity store whose study, pack id and rater id
   name one pack of the manifest.
 
@@ -102,7 +104,7 @@ def pack_words(head: PackHead) -> str:
 
 
 def file_link(name: str, issues: Iterable[Issue], by_stores: Mapping[str, list[str]],
-              heads: list[PackHead]) -> dict[str, Any]:
+              heads: list[PackHead], sent_as: str = "") -> dict[str, Any]:
     """The link fields of a file identified as no pack (:class:`~.validate.FileStatus`
     ``linked``, ``linked_raters``, ``link``), or ``{}`` when it is not linked.
 
@@ -117,12 +119,16 @@ def file_link(name: str, issues: Iterable[Issue], by_stores: Mapping[str, list[s
         From :func:`naming_stores` (empty unless its identity stores disagree).
     heads : list of PackHead
         The packs sent, in manifest order.
+    sent_as : str
+        The attachment name a file ``fetch`` saved came under ("" for any other file):
+        named like a pack so, it is linked as a file of that name would be, although
+        its local name starts with the time received.
     """
     codes = [i.code for i in issues if i.severity == ERROR
              and (i.code in UNREADABLE or i.code in UNIDENTIFIED)]
     if not codes:
         return {}
-    by_name = packs_named_like(name, heads)
+    by_name = packs_named_like(name, heads) or packs_named_like(sent_as, heads)
     linked = [h for h in heads if h in by_name or h.pack_id in by_stores]
     if not linked:
         return {}

@@ -583,8 +583,9 @@ class _Collector:
                 marks_held=work.marks[0], marks=work.marks[1],
                 answers_read=work.answers_read, path=where_read(work.path, self.root),
                 sender=sender, sender_rater=sender_rater,
-                **({} if work.head else file_link(work.name, work.issues, work.by_stores,
-                                                  self.manifest.heads))))
+                **({} if work.head else file_link(
+                    work.name, work.issues, work.by_stores, self.manifest.heads,
+                    self.senders.names_by_sha256.get(work.sha256, "")))))
         # a cut-off file beside its rater's return used asks nothing of them
         issues += beside_used(statuses, issues, self.manifest.heads)
         # one used file per rater and sitting, each sorted inside: the table's order

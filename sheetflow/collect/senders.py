@@ -44,6 +44,10 @@ class Senders:
     by_sha256: dict[str, str] = field(default_factory=dict)
     unsure_by_sha256: dict[str, str] = field(default_factory=dict)
     """Why the message of a file ``fetch`` saved had no single sender (sha256 -> why)."""
+    names_by_sha256: dict[str, str] = field(default_factory=dict)
+    """The attachment name a file ``fetch`` saved was sent under (sha256 -> name): the
+    local name it is saved under starts with the time received, so only this one can be
+    a pack's file name."""
 
     @classmethod
     def of(cls, study: Study, journal: Journal) -> Senders:
@@ -55,7 +59,9 @@ class Senders:
         # a file fetched came by mail: a record naming no sender is a message without one
         unsure = {sha: _why_no_sender(journal.received_by_sha256()[sha])
                   for sha, sender in fetched.items() if not sender}
-        return cls(addresses, fetched, unsure)
+        names = {sha: name for sha, record in journal.received_by_sha256().items()
+                 if isinstance(name := record.get("attachment"), str)}
+        return cls(addresses, fetched, unsure, names)
 
     def sender_of(self, sha256: str, sender: str) -> tuple[str, str]:
         """The address a file came from ("" when unknown) and the rater whose address it
