@@ -270,3 +270,41 @@ def test_a_fetched_file_that_cannot_be_read_is_linked_by_the_name_it_was_sent_un
     collect(root)
     replies = sorted(p.name for p in (root / "out" / "feedback").glob("*.eml"))
     assert replies == [f"{raters[1].id}.eml", f"{raters[2].id}.eml"]
+
+
+def _imap(server) -> tuple[list[str], dict[str, str]]:
+    """fetch's options and environment for the test's Dovecot."""
+    return (["--imap", f"127.0.0.1:{server.port}", "--imap-security", "none", "--username",
+             server.user], {"SHEETFLOW_IMAP_PASSWORD": server.password})
+
+
+def test_a_raters_workbook_sent_inside_a_zip_is_their_reply_not_saved(tmp_path, dovecot):
+    """A rater's return.zip holding their workbook was "no spreadsheet attachment",
+    exit 0 and nothing journalled: status showed the pack not returned and remind told
+    the rater it had not arrived."""
+    import io
+    import zipfile
+
+    root = mail_study(tmp_path / "s")
+    raters = load_study(root).raters
+    first = packs(root)[0]
+    box = io.BytesIO()
+    with zipfile.ZipFile(box, "w") as archive:
+        archive.writestr(first["file"], filled(root, first))
+    dovecot.append(reply(raters[0].email, [("return.zip", box.getvalue())]))
+    dovecot.append(reply("x@elsewhere.org", [("photos.zip", b"PK\x03\x04")]))
+    imap, env = _imap(dovecot)
+    result, doc = run_json("fetch", str(root), *imap, env=env)
+    assert result.exit_code == 1 and doc["saved"] == [] and doc["unrelated"] == 1
+    assert [r["rater"] for r in doc["not_saved"]] == [raters[0].id]
+    assert doc["not_saved"][0]["why"] == (
+        "the workbook came inside an archive (return.zip), which fetch does not open: "
+        "ask the rater to attach the .xlsx itself")
+    assert not (root / L.RETURNS_DIR / first["file"]).exists()  # not unpacked
+    _, doc = run_json("status", str(root))
+    assert doc["raters"][0]["not_saved"].startswith("the workbook came inside an archive")
+    remind, doc = run_json("remind", str(root))
+    assert remind.exit_code == 1 and [r["rater"] for r in doc["replied_not_saved"]] \
+        == [raters[0].id]
+    assert f"{raters[0].id}.eml" not in [Path(p).name for p in doc["drafts"]]
+

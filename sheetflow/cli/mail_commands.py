@@ -292,9 +292,10 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
     never overwritten and identical bytes are saved once; each one saved is recorded
     in mail.jsonl with its message's sender, so collect can check it. A message from a
     rater's address whose workbook cannot be saved (too large, an Outlook winmail.dat
-    wrapper) is recorded there too, as their reply: status and remind show it, and
-    fetch exits 1 until a workbook from that address is saved. A message the IMAP
-    server breaks off on is named and skipped (exit 1), and the rest are read. An
+    wrapper, only an archive such as a .zip, which fetch does not unpack) is recorded
+    there too, as their reply: status and remind show it, and fetch exits 1 until a
+    workbook from that address is saved. A message the IMAP server breaks off on is
+    named and skipped (exit 1), and the rest are read. An
     attachment whose encoded text cannot be decoded is named, not saved (exit 1); from
     a rater's address it is recorded as their reply with the workbook not saved.
 

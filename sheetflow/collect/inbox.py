@@ -63,6 +63,8 @@ from .mailbox import (
 from .message_files import Raw, eml_messages, mbox_messages
 from .returns import display_name, file_digest
 from .unsaved import (
+    ARCHIVE_SUFFIXES,
+    archive_why,
     attachment_too_large,
     message_too_large,
     not_saved_record,
@@ -307,8 +309,15 @@ class _Saver:
             self.report.undecodable.append(f"{raw.where} {_about(message)}: {why}")
             if message.sender in self.raters:  # their reply all the same: not forgotten
                 self._list(raw, message, "its workbook was not saved", undecodable_why(name))
+        # a rater's workbook zipped: their reply, not "no spreadsheet" (archives are
+        # not unpacked: what is inside is no attachment they can be shown to have sent)
+        archived = [n for n in message.others if n.lower().endswith(ARCHIVE_SUFFIXES)] \
+            if message.sender in self.raters and not message.attachments else []
+        if archived and not message.wrapped:
+            why = archive_why(archived)
+            self._list(raw, message, f"{why}; nothing saved", why)
         if not message.attachments:
-            if not message.too_large and not message.wrapped and not message.undecodable:
+            if not (message.too_large or message.wrapped or message.undecodable or archived):
                 others = f" (other attachments: {', '.join(message.others)})" \
                     if message.others else " (no attachment)"
                 self._list(raw, message, f"no spreadsheet attachment{others}; nothing saved")

@@ -23,6 +23,9 @@ REPLIED = "replied, workbook not saved"
 WRAPPER_WHY = ("an Outlook winmail.dat wrapper: ask the {who} to send the workbook as a "
                "plain attachment")
 """A message whose files are wrapped in ``winmail.dat`` (TNEF), which fetch does not open."""
+ARCHIVE_SUFFIXES = (".zip", ".7z", ".rar")
+"""Attachments taken for an archive: the workbook may be inside, and fetch does not
+unpack them (an archive's contents are no file the rater can be shown as sent)."""
 
 
 def message_too_large(size: int, limit: int, parts: list[tuple[str, int]]) -> str:
@@ -50,6 +53,12 @@ def undecodable_why(name: str, *, who: str = "rater", then: str = "") -> str:
 def wrapper_why(from_rater: bool) -> str:
     """Why a message holding ``winmail.dat`` gave no workbook, and whom to ask."""
     return WRAPPER_WHY.format(who="rater" if from_rater else "sender")
+
+
+def archive_why(names: list[str]) -> str:
+    """Why a rater's message whose only files are archives (``names``) gave no workbook."""
+    return (f"the workbook came inside an archive ({', '.join(names)}), which fetch does "
+            "not open: ask the rater to attach the .xlsx itself")
 
 
 def not_saved_record(*, rater: str, sender: str, subject: str, message_id: str,
