@@ -308,3 +308,31 @@ def test_a_raters_workbook_sent_inside_a_zip_is_their_reply_not_saved(tmp_path, 
         == [raters[0].id]
     assert f"{raters[0].id}.eml" not in [Path(p).name for p in doc["drafts"]]
 
+
+def test_an_unreadable_file_from_a_raters_address_gets_no_has_not_arrived(tmp_path,
+                                                                          dovecot):
+    """scores.ods (named like no pack) from a rater's own address could not be read:
+    status showed the pack "not returned" and remind told them it had not arrived."""
+    root = mail_study(tmp_path / "s")
+    raters = load_study(root).raters
+    dovecot.append(reply(raters[1].email, [("scores.ods", b"PK\x03\x04 no ods at all")]))
+    imap, env = _imap(dovecot)
+    assert run_json("fetch", str(root), *imap, env=env)[0].exit_code == 0
+    saved = next((root / L.RETURNS_DIR).iterdir()).name
+    said = (f"a file came from their address, {saved}, that could not be read: ask them "
+            "for the workbook as .xlsx")
+    _, doc = run_json("status", str(root))
+    rows = {r["rater"]: r for r in doc["raters"]}
+    assert rows[raters[1].id]["unread_from"] == [saved] and not rows[raters[1].id]["returned"]
+    assert rows[raters[0].id]["unread_from"] == []
+    assert f"(not returned; {said}; pack " in run("status", str(root)).stdout
+    remind, doc = run_json("remind", str(root))
+    assert remind.exit_code == 1
+    assert doc["unread_from"] == [{"rater": raters[1].id, "sitting": 1, "why": said}]
+    drafts = sorted(Path(p).name for p in doc["drafts"])
+    assert drafts == [f"{raters[0].id}.eml", f"{raters[2].id}.eml"]
+    dry = run("send", str(root), "reminders", "--dry-run").stdout
+    assert f"{raters[1].id} (sitting 1): {said}" in dry
+    sheet = {r.rater_id: r.todo for r in collect(root, write=False).roster}
+    assert sheet[raters[1].id] == f"not returned yet: {said}"  # the Status sheet's
+

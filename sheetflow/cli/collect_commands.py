@@ -262,7 +262,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
 
     Example: sheetflow status my-study --agreement --json
     """
-    from ..collect.links import unread_count
+    from ..collect.links import unread_count, unread_from_text
     from ..collect.mail_state import FETCHED_RISK, short_time
     from ..collect.next_steps import replies_step, sender_step, unusable_step
     from ..collect.outputs import again, check_run
@@ -286,9 +286,11 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     out.say(f"{'rater':16} {'name':{width}} {'sitting':>7} {'returned':>8} {'complete':>8} "
             f"{'errors':>6} {'warnings':>8}  file returned (or the pack)", bold=True)
     for r in rows:
-        colour = ("red" if r.errors or r.unusable or r.mail.overdue
+        colour = ("red" if r.errors or r.unusable or r.mail.overdue or r.unread_from
                   else "green" if r.returned else "yellow")
         shown = r.returned_file if r.returned else f"(not returned; {_pack_sent(r)})"
+        if r.unread_from:  # it may be among them: not "not returned" alone
+            shown = f"(not returned; {unread_from_text(list(r.unread_from))}; {_pack_sent(r)})"
         if r.mail.not_saved:  # they replied: no "not returned" as if they had not
             shown = f"({replied_text(r.mail.not_saved)}; {_pack_sent(r)})"
         if r.other_files:  # two files as one pack: only one can be used

@@ -34,7 +34,8 @@ def remind_command(out: Output, directory: Path, min_days: float,
     came back and cannot be used (collect's reply draft asks for it again), its rater
     replied but fetch could not save the workbook (named, with why; no reminder), a
     file claims it with no row proving it (named, with the rater to ask whether they
-    sent it; no reminder), or its rater has no e-mail address to remind. Stops with
+    sent it; no reminder), a file from its rater's address could not be read (named,
+    with that file; no reminder), or its rater has no e-mail address to remind. Stops with
     exit 3, writing nothing and leaving the earlier drafts as they were, when the spec
     (study.toml, its items or raters) or another sealed input changed after generate,
     as check, status and collect do, when a line of mail.jsonl is no record (a reminder
@@ -74,7 +75,7 @@ def remind_command(out: Output, directory: Path, min_days: float,
                 f"used ({why}); {step}", fg="red")
     for rater, sitting, why in result.replied:
         out.say(f"no reminder {rater} (sitting {sitting}): {replied_text(why)}", fg="red")
-    for rater, sitting, why in result.claimed:
+    for rater, sitting, why in result.claimed + result.unread:
         out.say(f"no reminder {rater} (sitting {sitting}): {why}", fg="red")
     for path in drafts.written:
         out.say(f"draft      {path}")
@@ -85,8 +86,11 @@ def remind_command(out: Output, directory: Path, min_days: float,
                "(no reminder: ask them as said above)" if result.replied else "")
     replied += (f"; {len(result.claimed)} of them claimed by a file no row proves (no "
                 "reminder: ask them as said above)" if result.claimed else "")
-    if rows or result.skipped or result.replied or result.claimed:
-        missing = len(rows) + len(result.skipped) + len(result.replied) + len(result.claimed)
+    replied += (f"; {len(result.unread)} of them sent a file that could not be read (no "
+                "reminder: ask them as said above)" if result.unread else "")
+    asked = result.replied + result.claimed + result.unread
+    if rows or result.skipped or asked:
+        missing = len(rows) + len(result.skipped) + len(asked)
         out.headline(f"{counted(missing, 'pack')} not returned; "
                      f"{counted(len(drafts.written), 'reminder draft')} written{replied}",
                      fg="yellow")
@@ -95,7 +99,7 @@ def remind_command(out: Output, directory: Path, min_days: float,
                      f"a file that cannot be used ({step})", fg="yellow")
     else:
         out.headline("every pack has come back; no reminders needed", fg="green")
-    needs_you = bool(result.unusable or drafts.no_email or result.replied or result.claimed)
+    needs_you = bool(result.unusable or drafts.no_email or asked)
     out.json({"ok": not needs_you, "not_returned": [r.to_dict() for r in rows],
               "drafts": [str(p) for p in drafts.written], "no_email": drafts.no_email,
               "skipped": [{"rater": r, "sitting": s, "why": w}
@@ -106,6 +110,8 @@ def remind_command(out: Output, directory: Path, min_days: float,
                                     for r, s, w in result.replied],
               "claimed": [{"rater": r, "sitting": s, "why": w}
                           for r, s, w in result.claimed],
+              "unread_from": [{"rater": r, "sitting": s, "why": w}
+                              for r, s, w in result.unread],
               "sent_by_hand": result.by_hand})
     if needs_you:  # the drafts alone do not bring these packs back
         click.get_current_context().exit(EXIT_DATA)

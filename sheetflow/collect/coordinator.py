@@ -37,6 +37,8 @@ from .links import (
     disowned_todo,
     linked_to,
     sole_link,
+    unread_from,
+    unread_from_text,
     unread_note,
     unread_stranger,
 )
@@ -192,6 +194,9 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
             claims = claims_on(pack.pack_id, report.issues)
             if claims:  # their file may be among them: no reminder, ask them
                 todo = f"not returned yet: {claimed_todo(rater.id, claims)}"
+            unread = [] if claims else unread_from(rater.id, report.files, report.issues)
+            if unread:  # from their address, unread: it may be this pack (no reminder)
+                todo = f"not returned yet: {unread_from_text(unread)}"
             why = (mail or {}).get(pack.pack_id, PackMail()).not_saved
             todo = replied_text(why) if why else todo  # no reminder: they replied
             rows.append(RosterRow("missing", rater.id, rater.name, rater.email, pack.sitting,

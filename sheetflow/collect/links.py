@@ -190,6 +190,23 @@ def unread_note(f: FileStatus) -> str:
             f"draft is written, as no rater is identified), and remove {_where(f)}")
 
 
+def unread_from(rater: str, files: Iterable[FileStatus], issues: Iterable[Issue]) -> list[str]:
+    """The files from ``rater``'s address that could not be read and that nothing else
+    ties to a pack (:func:`unread_stranger`): one of them may be their pack, so a pack
+    of theirs not returned is not one that "has not arrived"."""
+    mine = [f for f in files if f.sender_rater == rater and not f.pack_id and not f.linked]
+    issues = list(issues) if mine else []
+    return [f.file for f in mine if unread_stranger(f, issues)]
+
+
+def unread_from_text(files: list[str]) -> str:
+    """What a pack not returned whose rater sent :func:`unread_from` files is, and what
+    to do: the words of status, remind and the Status sheet."""
+    what = f"a file came from their address, {files[0]}, that" if len(files) == 1 \
+        else f"{len(files)} files came from their address, {', '.join(files)}, that"
+    return f"{what} could not be read: ask them for the workbook as .xlsx"
+
+
 def _where(f: FileStatus) -> str:
     """What to remove from the returns: the file, or the saved message it came in."""
     if not f.path:

@@ -27,6 +27,7 @@ from .links import (
     disowned,
     linked_to,
     sole_link,
+    unread_from,
     unread_note,
     unread_stranger,
 )
@@ -80,6 +81,10 @@ class RaterStatus:
     """Files that claim this pack with no row proving it (``claim-unproven``): counted
     for nobody, so the pack is not returned, but its rater may have sent one
     (:func:`.links.claims_on`); no reminder goes while they are there."""
+    unread_from: tuple[str, ...] = ()
+    """For a pack not returned: the files from its rater's address that could not be
+    read and are tied to no pack (:func:`.links.unread_from`). One may be this pack, so
+    no reminder says it has not arrived; the rater is asked for the workbook instead."""
     reply_due: bool = False
     """Its file has errors and no reply went after that file came (a reply sent since
     waits for the rater's corrected file; see :func:`reply_due`)."""
@@ -403,6 +408,8 @@ def _pack_rows(heads: list[PackHead], study: Study, report: ValidationReport,
             unusable="; ".join(f"{f.file}: {f.link}" for f in linked
                                if f.file not in left_out),
             claimed=tuple(claims_on(head.pack_id, report.issues)),
+            unread_from=() if best else tuple(unread_from(head.rater_id, files,
+                                                          report.issues)),
             reply_due=reply_due(errors, standing, received, history.reply_sent)))
     return out
 

@@ -13,6 +13,9 @@ A pack gets a reminder when all of these hold:
 * no file claims it without a row proving it (``claim-unproven``): its rater may
   have sent that file, so they are to be asked whether they did (the pack is named
   with that file), never told that it has not arrived;
+* no file from its rater's address that could not be read, and that nothing else
+  ties to a pack, is in ``returns/`` (:func:`.links.unread_from`): it may be this pack,
+  so the rater is asked for the workbook as .xlsx instead;
 * it was invited: the mail journal records its invitation as sent. An invitation
   whose outcome is unknown (*unconfirmed*: it may or may not have arrived) gets no
   reminder but is named, with how to send it again. A study whose journal records no
@@ -47,7 +50,7 @@ from ..spec.study import Rater, load_study
 from ..workbook import layout as L
 from .coordinator import REMINDERS_DIR, RosterRow, mail_history, todo_missing
 from .drafts import Drafts, save_drafts, write_reminders
-from .links import claimed_todo
+from .links import claimed_todo, unread_from_text
 from .pack_status import RaterStatus, status
 from .run import OUT_DIR
 
@@ -73,6 +76,10 @@ class Reminders:
     """(rater, sitting, what to do) for each pack not returned that a file claims with no
     row proving it (:func:`.links.claims_on`): the rater may have sent it, so no
     reminder saying it has not arrived; they are asked instead."""
+    unread: list[tuple[str, int, str]] = field(default_factory=list)
+    """(rater, sitting, what to do) for each pack not returned whose rater's address
+    sent a file that could not be read (:func:`.links.unread_from`): it may be this
+    pack, so no reminder saying it has not arrived; they are asked for it instead."""
     by_hand: bool = False
     """No invitation in the journal: packs taken as sent by hand."""
     written: dt.datetime | None = None
@@ -163,6 +170,10 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
         if pack.claimed:  # it may have arrived: "it has not arrived" may be untrue
             out.claimed.append((pack.rater, pack.sitting,
                                 claimed_todo(pack.rater, list(pack.claimed))))
+            continue
+        if pack.unread_from:  # it may have come: "it has not arrived" may be untrue
+            out.unread.append((pack.rater, pack.sitting,
+                               unread_from_text(list(pack.unread_from))))
             continue
         why = _not_due(pack, out, min_days, now, root)
         if why:
