@@ -336,3 +336,31 @@ def test_an_unreadable_file_from_a_raters_address_gets_no_has_not_arrived(tmp_pa
     sheet = {r.rater_id: r.todo for r in collect(root, write=False).roster}
     assert sheet[raters[1].id] == f"not returned yet: {said}"  # the Status sheet's
 
+
+def test_a_file_an_interrupted_fetch_wrote_unrecorded_is_saved_on_the_rerun(
+        tmp_path, dovecot, monkeypatch):
+    """Ctrl-C between writing a file and journalling it: the rerun called it a
+    "duplicate ... not saved again" and journalled it so, and no run said "saved"."""
+    root = mail_study(tmp_path / "s")
+    raters = load_study(root).raters
+    first = packs(root)[0]
+    dovecot.append(reply(raters[0].email, [(first["file"], filled(root, first))]))
+    imap, env = _imap(dovecot)
+    real = inbox.append
+
+    def interrupted(study, record):
+        if record.get("event") == "received":
+            raise KeyboardInterrupt
+        return real(study, record)
+
+    monkeypatch.setattr(inbox, "append", interrupted)
+    assert run("fetch", str(root), *imap, env=env).exit_code == 130
+    written = [p.name for p in (root / L.RETURNS_DIR).iterdir()]
+    assert len(written) == 1 and journal(root) == []
+    monkeypatch.setattr(inbox, "append", real)
+    result, doc = run_json("fetch", str(root), *imap, env=env)
+    assert result.exit_code == 0 and doc["duplicates"] == []
+    assert [s["file"] for s in doc["saved"]] == written
+    assert [p.name for p in (root / L.RETURNS_DIR).iterdir()] == written  # no second copy
+    assert [r["duplicate"] for r in journal(root)] == [False]
+    assert run_json("fetch", str(root), *imap, env=env)[1]["fetched_before"] == 1

@@ -265,6 +265,7 @@ class _Saver:
         self.fetched = {(str(r.get("message_id", "")), str(r.get("sha256", "")))
                         for r in journal.received}
         self.this_run: set[tuple[str, str]] = set()  # (message, sha256) saved now
+        self.recorded = {str(r.get("saved", "")) for r in journal.received}
         self.on_disk: dict[str, str] | None = None  # sha256 -> name, read when needed
         self.unsaved = {str(r.get("message_id", "")) for _, r in journal.not_saved}
         self.seen_unsaved: set[str] = set()  # raters' replies not saved, met in this run
@@ -383,6 +384,9 @@ class _Saver:
         if existing is None:
             write_alone(self.returns / name, attachment.data, replace=False)
             self._disk()[sha] = name
+        # a file no fetch recorded (one stopped between writing it and journalling it)
+        # is this message's, saved: "duplicate" would hide the only "saved" it gets
+        duplicate = f"{L.RETURNS_DIR}/{name}" in self.recorded
         saved = Saved(name, attachment.name, sha, mid, message.sender, message.subject,
                       raw.where, message.sender_problem)
         append(self.root, {"event": "received", "message_id": mid,
@@ -394,13 +398,14 @@ class _Saver:
                            # a made-up name is none the rater gave (reply drafts quote it)
                            "attachment": attachment.name if attachment.named else "",
                            "sha256": sha, "saved": f"{L.RETURNS_DIR}/{name}",
-                           "duplicate": existing is not None, "time": iso(now_utc())})
+                           "duplicate": duplicate, "time": iso(now_utc())})
         self.fetched.add((mid, sha))
         self.this_run.add((mid, sha))
-        (self.report.duplicates if existing else self.report.saved).append(saved)
-        if existing is None and message.sender_problem:
+        self.recorded.add(f"{L.RETURNS_DIR}/{name}")
+        (self.report.duplicates if duplicate else self.report.saved).append(saved)
+        if not duplicate and message.sender_problem:
             self.report.unsure_senders.append((message.sender_problem, name))
-        elif existing is None and message.sender not in self.raters:
+        elif not duplicate and message.sender not in self.raters:
             self.report.unknown_senders.append((message.sender, name))
 
     def _disk(self) -> dict[str, str]:
