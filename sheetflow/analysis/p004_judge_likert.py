@@ -64,8 +64,8 @@ def _trio_items(ctx: Context) -> pd.DataFrame:
 
 def _majority(hits: np.ndarray, missing: np.ndarray, majority: int) -> list[bool | None]:
     """Per item: True when ``hits`` judges' means reach a majority, False when they
-    cannot even with every missing judge's, else None (open: the sheet left it "No",
-    although the missing judge's mean could make it Yes)."""
+    cannot even with every missing judge's, else None (open: the missing judges' means
+    decide it, so the Judge trio sheet leaves it blank rather than say "No")."""
     return [True if h >= majority else None if h + m >= majority else False
             for h, m in zip(hits.tolist(), missing.tolist(), strict=True)]
 
