@@ -287,7 +287,7 @@ def test_a_hypothesis_short_even_with_its_open_tasks_is_not_met():
     check = _direction_check("H2", 0, 2, 3, (1, ["task-3 (a cell without a complete "
                                                   "trio: B)"]), "delta above 0")
     assert (check.passed, check.outcome) == (False, "not met")
-    assert check.note == ("delta above 0; 1 of 3 task has no delta: task-3 (a cell without a "
+    assert check.note == ("delta above 0; 1 of 3 tasks has no delta: task-3 (a cell without a "
                           "complete trio: B), short of the target even if they were "
                           "directional")
     assert _direction_check("H2", 0, 2, 3, (2, ["x"]), "d").passed is None

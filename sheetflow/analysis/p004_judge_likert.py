@@ -220,7 +220,7 @@ def _direction_check(hyp: str, n: int, need: int, tasks: int,
     (``tied``) are named: a count of 0 directional says nothing of why."""
     count, causes = undefined
     if tied:
-        words += (f"; {len(tied)} of {tasks} {'task ties' if len(tied) == 1 else 'tasks tie'}"
+        words += (f"; {len(tied)} of {tasks} tasks {'ties' if len(tied) == 1 else 'tie'}"
                   f" (delta 0 within direction_tolerance): {', '.join(tied)}")
     name = f"tasks where {hyp} is directional (of {tasks})"
     if not count or n >= need:
@@ -228,7 +228,7 @@ def _direction_check(hyp: str, n: int, need: int, tasks: int,
     else:  # short only if the undefined tasks could not make it up
         ok = None if n + count >= need else False
     if count:
-        words += (f"; {count} of {tasks} {'task has' if count == 1 else 'tasks have'} no "
+        words += (f"; {count} of {tasks} tasks {'has' if count == 1 else 'have'} no "
                   f"delta: {'; '.join(causes)}")
         if ok is False:
             words += ", short of the target even if they were directional"
