@@ -335,6 +335,10 @@ def test_an_unreadable_file_from_a_raters_address_gets_no_has_not_arrived(tmp_pa
     assert f"{raters[1].id} (sitting 1): {said}" in dry
     sheet = {r.rater_id: r.todo for r in collect(root, write=False).roster}
     assert sheet[raters[1].id] == f"not returned yet: {said}"  # the Status sheet's
+    lines = run("collect", str(root)).stdout.splitlines()  # collect's own lines say it too
+    assert any(ln.startswith(f"not returned: {raters[1].id}") and ln.endswith(f"; {said}")
+               for ln in lines), lines
+    assert "1 of them with an unreadable file from their address: no reminder" in lines[-1]
 
 
 def test_a_file_an_interrupted_fetch_wrote_unrecorded_is_saved_on_the_rerun(

@@ -121,6 +121,8 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
         disowned,
         left_out_what,
         unread_count,
+        unread_from,
+        unread_from_text,
         unread_note,
         unread_stranger,
     )
@@ -172,12 +174,16 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
     # a file claims the pack: its rater is asked, not reminded (as the Status sheet says)
     claimed = {(r.rater_id, r.sitting): claims_on(pack_ids.get((r.rater_id, r.sitting), ""),
                                                   report.issues) for r in missing}
+    # an unreadable file from the rater's address may be this pack (as remind says)
+    sent = {r.rater_id: unread_from(r.rater_id, report.files, report.issues) for r in missing}
     for r in missing:
         contact = ", ".join(x for x in (r.name, r.email) if x)
         replied = f"; {r.todo}" if r.todo.startswith(REPLIED) else ""
         files = claimed[(r.rater_id, r.sitting)]
         if not replied and files:
             replied = f"; {claimed_todo(r.rater_id, files)}"
+        elif not replied and sent[r.rater_id]:  # it may be this pack: ask, no reminder
+            replied = f"; {unread_from_text(sent[r.rater_id])}"
         out.say(escape_controls(f"not returned: {r.rater_id}"
                                 f"{f' ({contact})' if contact else ''}, pack {r.pack}"
                                 f"{replied}"), fg="red" if replied else "yellow")
@@ -200,11 +206,14 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
     replied = sum(r.todo.startswith(REPLIED) for r in missing)  # no reminder for them
     asked = sum(bool(claimed[(r.rater_id, r.sitting)]) and not r.todo.startswith(REPLIED)
                 for r in missing)
+    unread_sent = sum(bool(sent[r.rater_id]) and not claimed[(r.rater_id, r.sitting)]
+                      and not r.todo.startswith(REPLIED) for r in missing)
+    no_reminder = [f"{n} of them {why}: no reminder" for n, why in (
+        (replied, "replied, workbook not saved"), (asked, "claimed by a file no row proves"),
+        (unread_sent, "with an unreadable file from their address")) if n]
     tail = (f"; {len(missing)} of {expected} packs not returned "
             f"('{command_line('remind', directory)}' drafts reminders for those due"
-            f"{f'; {replied} of them replied, workbook not saved: no reminder' if replied else ''}"
-            f"{f'; {asked} of them claimed by a file no row proves: no reminder' if asked else ''}"
-            ")" if missing else "")
+            f"{''.join('; ' + x for x in no_reminder)})" if missing else "")
     tail += f"; {len(unusable)} with a file that cannot be used" if unusable else ""
     tail += f"; {unread_count(len(unread))}" if unread else ""
     tail += f"; {left_out_count(len(left_out))}" if left_out else ""
