@@ -28,6 +28,7 @@ from sheetflow.collect.run import collect
 from sheetflow.collect.sent_cells import sheet_digest
 from sheetflow.packs.generate import generate_packs
 from sheetflow.packs.manifest import read_manifest
+from sheetflow.spec.study import load_study
 from sheetflow.spec.templates import init_study, list_templates
 from sheetflow.workbook import layout as L
 
@@ -185,3 +186,31 @@ def test_a_cell_emptied_and_another_written_names_both(tmp_path):
     issues = collect(root, write=False).report.issues
     assert sorted((i.code, i.cell) for i in issues if i.sheet == L.MORE_SHEET) == [
         (CODE, "B2"), ("text-outside-answers", "H3")]
+
+
+def test_a_value_typed_over_a_total_says_the_recomputed_total_is_used(tmp_path):
+    """A 90 typed over the total's formula read "it may be a note from the rater" and
+    no more: the total sheetflow uses is recomputed from the scores, and the warning
+    says so with both values (or, where no total could be recomputed, that the value
+    typed is not used)."""
+    root = tmp_path / "study"
+    pack = first_pack(root, "anchored-plan")
+    ret = filled_return(root, pack)
+    card = pack["cards"][0]
+    row = card["rows"][0]
+    (total_id, where), = row["derived"].items()
+    answers = plan_answers(pack)
+    parts = next(t for t in load_study(root).rubric.totals if t.id == total_id).of
+    recomputed = sum(answers[row["answers"][d]["cell"]][0] for d in parts)
+    assert recomputed != 999
+    edit_cells(ret, {(L.SCORING_SHEET, where["cell"]): 999})
+    (found,) = _ours(collect(root, write=False).report.issues)
+    assert found.cell == where["cell"]
+    assert (f"holds '999', where the workbook as sent had a formula there: the total of "
+            f"case {L.case_name(card)}, which sheetflow recomputes from the scores and uses: "
+            f"{recomputed:g}, not the 999 typed. sheetflow reads only") in found.message
+    # a score left blank: no total to name, still not the value typed
+    edit_cells(ret, {(L.SCORING_SHEET, row["answers"][parts[0]]["cell"]): None})
+    (found,) = _ours(collect(root, write=False).report.issues)
+    assert "which sheetflow recomputes from the scores (not from the value typed). " \
+        in found.message

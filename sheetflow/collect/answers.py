@@ -326,6 +326,8 @@ class AnswerReader:
                     values = [pts[d] for d in total.of]
                     value = sum(values) / len(values) if total.method == "mean" else sum(values)
                     self._emit(case, label, "", total.id, "total", value, None, "", "")
+                    # a value typed over the total's formula is named beside this one
+                    self.result.totals[(case, label, total.id)] = float(value)
 
     def _emit(self, case: str, label: str, row_id: str, dim_id: str, part: str, value: Any,
               raw: Any, confidence: str, cell: str) -> None:

@@ -107,6 +107,8 @@ class PackCheck:
     anything: 0 for a workbook sent back with nothing filled in."""
     self_check: SelfCheckInput | None = None
     block: PackedBlock | None = None
+    totals: dict[tuple[str, str, str], float] = field(default_factory=dict)
+    """(case, label, total id) -> the total recomputed from the answers read."""
     answers: AnswerPrint | None = None
     """The answers in a form compared across raters (:mod:`.copies`)."""
     rows_of: str | None = None

@@ -122,12 +122,14 @@ def changed_cells(checker: Any, pack: Book, sheet: Changed
 
 def report(checker: Any, found: list[tuple[str, tuple[int, int], Any, Any]]) -> None:
     """One warning per cell for the first :data:`SHOWN`, one line for the rest."""
+    totals = _total_cells(checker) if found else {}
     for sheet, place, was, now in found[:SHOWN]:
         cell = cell_name(*place)
         text = raw_text(now)
+        total = totals.get(cell) if sheet == checker.sheet else None
         checker.add(CODE, sheet=sheet, cell=cell, value=text,
                     what=f"Cell {cell} of sheet '{sheet}' {_now(now)}, where the workbook "
-                         f"as sent had {_was(was)}")
+                         f"as sent had {_was(was)}{_recomputed(checker, total, now)}")
     rest = found[SHOWN:]
     if rest:
         sheet, place, _, _ = rest[0]
@@ -135,6 +137,41 @@ def report(checker: Any, found: list[tuple[str, tuple[int, int], Any, Any]]) -> 
         checker.add(CODE, sheet=sheet, cell=cell, what=f"From cell {cell} of sheet '{sheet}' "
                     f"on, {len(rest)} more cells no longer hold what the workbook as sent "
                     f"had; only the first {SHOWN} are named one by one")
+
+
+def _total_cells(checker: Any) -> dict[str, tuple[str, str, str, str]]:
+    """Scoring-sheet cell -> (case as the rater sees it, case, label, total id) of each
+    formula the pack wrote for a total."""
+    out = {}
+    for card in checker.plan.pack.get("cards", []):
+        for row in card["rows"]:
+            for total_id, where in (row.get("derived") or {}).items():
+                out[where["cell"]] = (L.case_name(card), card["item_id"],
+                                      row.get("label") or "", total_id)
+    return out
+
+
+def _named(total_id: str, checker: Any) -> str:
+    """The total by its id only where a line has more than one."""
+    many = any(len(row.get("derived") or {}) > 1
+               for card in checker.plan.pack.get("cards", []) for row in card["rows"])
+    return f"the total '{total_id}'" if many else "the total"
+
+
+def _recomputed(checker: Any, total: tuple[str, str, str, str] | None, now: Any) -> str:
+    """What sheetflow does with a total's cell typed over ("" for another cell): it
+    recomputes the total from the scores, so a value typed there is not the one used."""
+    if total is None:
+        return ""
+    shown, case, label, total_id = total
+    whose = f"case {shown}, response {label}" if label else f"case {shown}"
+    said = f": {_named(total_id, checker)} of {whose}, which sheetflow recomputes from the scores"
+    value = checker.result.totals.get((case, label, total_id))
+    typed = token(now) is not None and not isinstance(now, Formula)
+    if value is None:
+        return said + (" (not from the value typed)" if typed else "")
+    return said + f" and uses: {value:g}" + (
+        f", not the {show_value(raw_text(now))} typed" if typed else "")
 
 
 def report_unknown(checker: Any, sheets: list[Changed], why: str) -> None:
