@@ -135,8 +135,10 @@ def test_correct_subset_passes_and_one_raters_error_rejects(correct):
     rejected = {r["item"]: r["reason"] for r in acc["rejected"]}
     assert set(rejected) == {LOW, UNSAFE, disputed}
     assert rejected[LOW] == "mean total 48 below the threshold 70"
-    assert rejected[disputed].startswith("material errors 2 (max of ")
-    assert rejected[disputed].endswith("above the maximum 1")
+    # each count names the rater who gave it ("max of 2 and 1" did not)
+    assert rejected[disputed] in (
+        f"material errors 2 (max of 0 ({PRIMARY}) and 2 ({SECOND})) above the maximum 1",
+        f"material errors 2 (max of 2 ({SECOND}) and 0 ({PRIMARY})) above the maximum 1")
     assert rejected[UNSAFE] == f"severe safety event (recorded by {PRIMARY})"
     assert acc["material_errors_combine"] == "max"
     assert [(e["item"], e["raters"]) for e in summary["safety_events"]] == [(UNSAFE, PRIMARY)]
@@ -331,8 +333,9 @@ def test_the_combining_rule_is_named_only_over_two_or_more_counts(tmp_path):
     assert out.exit_code == 0, out.output
     rejected = {r["item"]: r["reason"] for r in summary["acceptance"]["rejected"]}
     assert rejected[single] == "material errors 2 above the maximum 1"
-    assert rejected[disputed] in (f"material errors 2 (max of {a} and {b}) above the maximum 1"
-                                  for a, b in ((0, 2), (2, 0)))  # in the rows' order
+    counts = (f"0 ({PRIMARY})", f"2 ({SECOND})")  # each count with its rater
+    assert rejected[disputed] in [f"material errors 2 (max of {a} and {b}) above the maximum 1"
+                                  for a, b in (counts, counts[::-1])]  # in the rows' order
     assert f"rejected {single}: material errors 2 above the maximum 1" in rows
 
 

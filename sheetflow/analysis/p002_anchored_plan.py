@@ -55,13 +55,15 @@ def _acceptance(ctx: Context) -> pd.DataFrame:
     rows = []
     for case, grp in ctx.first.groupby("case", sort=False):
         totals = pd.to_numeric(grp.loc[grp["dimension"] == tid, "value"], errors="coerce")
-        errors = pd.to_numeric(grp.loc[grp["dimension"] == ERRORS, "value"], errors="coerce")
+        is_err = grp["dimension"] == ERRORS
+        errors = pd.to_numeric(grp.loc[is_err, "value"], errors="coerce")
+        counted = errors.notna()
+        each = list(zip(errors[counted], grp.loc[is_err, "rater"][counted], strict=True))
         severe = grp[(grp["dimension"] == SAFETY)
                      & (grp["value"].astype(str).str.lower() == "yes")]["rater"].tolist()
         mean_total = totals.mean() if totals.notna().any() else np.nan
         combined = float(COMBINE[rule](errors.dropna())) if errors.notna().any() else np.nan
-        reasons = _reasons(mean_total, threshold, combined, max_err, rule,
-                           errors.dropna().tolist(), severe)
+        reasons = _reasons(mean_total, threshold, combined, max_err, rule, each, severe)
         rows.append({"item": case, "arm": grp["arm"].iloc[0],
                      "n_ratings": int(totals.notna().sum()), "mean_total": mean_total,
                      "material_errors": combined,
@@ -79,8 +81,11 @@ def _missing_targets(ctx: Context) -> str:
 
 
 def _reasons(mean_total: float, threshold: float, errors: float, max_err: float,
-             rule: str, each: list[float], severe: list[str]) -> list[str]:
-    """Why an item is not accepted, one phrase per failed condition (empty: accepted)."""
+             rule: str, each: list[tuple[float, str]], severe: list[str]) -> list[str]:
+    """Why an item is not accepted, one phrase per failed condition (empty: accepted).
+
+    ``each`` holds every rater's material-error count with the rater who gave it.
+    """
     out = []
     if not np.isfinite(mean_total):
         out.append("no valid rating")
@@ -90,8 +95,10 @@ def _reasons(mean_total: float, threshold: float, errors: float, max_err: float,
         out.append("no material-error count")
     elif errors > max_err:
         # the rule is named only over two or more counts: one rater's "2 (max of 2)"
-        # read as the larger of two counts
-        how = f" ({rule} of {listed([f'{e:g}' for e in each])})" if len(each) > 1 else ""
+        # read as the larger of two counts; each count names its rater, as "max of 2
+        # and 1" left the reader to find who found the errors
+        counts = listed([f"{e:g} ({rater})" for e, rater in each])
+        how = f" ({rule} of {counts})" if len(each) > 1 else ""
         out.append(f"material errors {errors:g}{how} above the maximum {max_err:g}")
     if severe:
         out.append(f"severe safety event (recorded by {', '.join(severe)})")
