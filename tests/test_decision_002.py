@@ -155,6 +155,23 @@ def test_correct_subset_passes_and_one_raters_error_rejects(correct):
     assert f"rejected {disputed}: {rejected[disputed]}" in rows
 
 
+def test_the_icc_names_the_items_outside_the_subset_not_missing(correct):
+    """Only the second-rater subset is rated twice: the ICC's note read "listwise
+    deletion: 12 of 16 rated units dropped for a missing rating" of the items never
+    meant to have a second rating."""
+    root, selected, _, out, summary, _ = correct
+    n = len(load_study(root).items)
+    said = (f"{n - len(selected)} of {n} items are outside the second-rater subset "
+            "(rated once)")
+    (icc,) = summary["icc"]
+    assert icc["reason"].endswith(said)  # after "no variance in the ratings": all 100
+    assert "missing" not in " ".join(r["reason"] for r in summary["icc"])
+    line = next(ln for ln in out.output.splitlines() if ln.startswith("icc "))
+    assert said in line and "listwise" not in line
+    rec = next(f for f in summary["reported"] if f["figure"].startswith("ICC(A,1)"))
+    assert said in rec["reason"] and "listwise" not in rec["reason"]
+
+
 def test_mean_rule_accepts_the_same_item(tmp_path):
     root = tmp_path / "mean"
     selected = _locked(root, combine="mean")
@@ -207,6 +224,12 @@ def test_a_selected_item_left_blank_by_the_second_rater_is_missing(tmp_path):
                  if c["name"] == SUBSET_CHECK)
     assert check["value"] == 1 and check["passed"] is False
     assert f"({SECOND}: extra none, missing {blank})" in check["note"]
+    # the one selected item without its second rating is the one called missing
+    n = len(load_study(root).items)
+    assert summary["icc"][0]["reason"].endswith(
+        f"{n - len(selected)} of {n} items are outside the second-rater subset (rated "
+        f"once); listwise deletion: 1 of {len(selected)} items in the second-rater subset "
+        "dropped for a missing rating")
     assert "second-rater check passed" not in " ".join(rows)
 
 

@@ -218,20 +218,21 @@ def test_anchored_plan_reports_icc_a1_of_its_second_ratings(tmp_path):
     shown = reported_row(summary_rows(root),
                          "Recomputed total (0-100) (total): ICC(A,1) (ICC(2,1))")
     assert shown[1] == pytest.approx(rec["value"]) and shown[6] == "none set"
-    # the items rated once (the second rater's subset is the rest) are left out, and
-    # the reading says so beside the figure
+    # the items rated once (outside the second rater's subset) are left out, and the
+    # reading says so beside the figure, as items outside the subset, not as missing
     rated = data[data["dimension"] == "total"]["case"].nunique()
     few = "fewer than 10 units: too few for a stable interval"
-    assert shown[7] == (f"{icc_reading(rec['value'])} (Koo & Li 2016); listwise deletion: "
-                        f"{rated - len(totals)} of {rated} rated units dropped for a missing "
-                        f"rating; {few}")
+    assert shown[7] == (f"{icc_reading(rec['value'])} (Koo & Li 2016); {rated - len(totals)} "
+                        f"of {rated} items are outside the second-rater subset (rated once); "
+                        f"{few}")
     # the ICC is what the plan sizes for 002: the command prints it beside the alphas,
     # in their form (it was on the workbook's first page only)
     lo, hi = (f"{rec[k]:.3f}" for k in ("ci_low", "ci_high"))
     assert (f"icc        Recomputed total (0-100) (total): ICC(A,1) (ICC(2,1)), two-way, "
             f"absolute agreement, single rater {rec['value']:.3f} [95% CI {lo}, {hi}] "
             f"({len(totals)} units, 2 raters) {icc_reading(rec['value'])} (Koo & Li 2016); "
-            f"listwise deletion: ") in out.output
+            f"{rated - len(totals)} of {rated} items are outside the second-rater subset") \
+        in out.output
     # the ICC's F-based interval rests on the same few units as the alphas' bootstrap
     # ones, and is marked as they are: in summary.json, on the screen, on its sheet
     assert rec["note"].endswith(f"; {few}")

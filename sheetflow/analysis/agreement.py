@@ -38,6 +38,7 @@ from .internal_rater import (
 )
 from .na import na_as_category
 from .na_answers import na_left_out_note, with_na_answers
+from .p002_anchored_plan import subset_note
 from .protocol import ProtocolPlan
 from .readings import few_units_notes, interval_notes
 
@@ -281,7 +282,13 @@ def _icc(ctx: Context) -> pd.DataFrame:
     """All six ICC forms on each total; the plan's form is marked ``primary``."""
     frames = []
     for total in ctx.study.rubric.totals:
-        res = stats.icc(ctx.numeric(total.id))
+        ratings = ctx.numeric(total.id)
+        res = stats.icc(ratings)
+        # a subset rated twice by design is not "missing" the rest's second ratings
+        note = subset_note(ctx, ratings)
+        if note is not None:
+            res["reason"] = [r.replace(*note) if isinstance(r, str) else r
+                             for r in res["reason"]]
         res.insert(0, "measure", total.id)
         res["primary"] = res["type"] == ctx.plan.icc_form
         frames.append(few_units_notes(res))

@@ -23,6 +23,7 @@ from ..packs.second_rater import draw, read_selection, selects_at_lock
 from ..spec.protocol_targets import target_problems
 from ..spec.rubric import answer_required
 from ..spec.study import Study
+from ..stats._util import listwise_note
 from ..words import listed
 from .context import Context, add_verdict, empty_reason
 from .decision import Check, Decision, flag_check, reasons_of, status_of
@@ -133,6 +134,43 @@ def second_rater_expected(study: Study, completed: list[str] | None = None) -> l
     strata = draw(pool, plan.strata, plan.fraction, study.hash)
     chosen = {i for s in strata.values() for i in s["selected"]}
     return [it.id for it in study.items if it.id in chosen]
+
+
+def subset_note(ctx: Context, ratings: pd.DataFrame) -> tuple[str, str] | None:
+    """The listwise-deletion note a statistic on ``ratings`` (unit, rater, case) gives,
+    and what to say instead of it in a study with a second-rater subset.
+
+    Only the subset is meant to be rated twice: the items outside it are named as such
+    ("12 of 16 items are outside the second-rater subset (rated once)"), and only a
+    selected item lacking a rating is called missing. None for a study without a
+    subset, before the lock draws it, or when no unit was left out.
+
+    Returns
+    -------
+    tuple of str or None
+        ``(note as said, note to say)``.
+    """
+    if ctx.study.design.second_rater is None or ratings.empty:
+        return None
+    expected = second_rater_expected(ctx.study, _completed(ctx))
+    counts = ratings.groupby("unit")["rater"].nunique()
+    dropped = counts[counts < ratings["rater"].nunique()]
+    if expected is None or not len(dropped):
+        return None
+    said = listwise_note(len(dropped), len(counts))
+    case_of = ratings.groupby("unit")["case"].first()
+    inside = dropped[case_of[dropped.index].isin(expected).to_numpy()]
+    outside = dropped.drop(inside.index)
+    parts = []
+    if len(outside):
+        # with one primary rater an item outside the subset has exactly one rating
+        how = "rated once" if (outside == 1).all() else "not rated by every rater"
+        parts.append(f"{len(outside)} of {len(counts)} items are outside the second-rater "
+                     f"subset ({how})")
+    if len(inside):
+        parts.append(f"listwise deletion: {len(inside)} of {len(expected)} items in the "
+                     "second-rater subset dropped for a missing rating")
+    return said, "; ".join(parts)
 
 
 def _second_rater(ctx: Context) -> pd.DataFrame:

@@ -309,9 +309,17 @@ def listwise(matrix: np.ndarray, raters: list[Any]) -> tuple[np.ndarray, list[st
     complete = ~missing.any(axis=0) if matrix.size else np.zeros(matrix.shape[1], bool)
     n_dropped = int((rated & ~complete).sum())
     if n_dropped:
-        notes.append(f"listwise deletion: {n_dropped} of {int(rated.sum())} rated units "
-                     "dropped for a missing rating")  # fmt: skip
+        notes.append(listwise_note(n_dropped, int(rated.sum())))
     return matrix[:, complete], notes, n_dropped
+
+
+def listwise_note(n_dropped: int, n_rated: int) -> str:
+    """The ``reason`` note :func:`listwise` gives for ``n_dropped`` incomplete units.
+
+    A caller that knows why units lack a rating (a planned subset rated twice) finds
+    this exact text to say it instead.
+    """
+    return f"listwise deletion: {n_dropped} of {n_rated} rated units dropped for a missing rating"
 
 
 def dropped_pairs_note(n_dropped: int, n_total: int, what: str = "pairs") -> str:
