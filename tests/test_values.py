@@ -21,6 +21,9 @@ TEXT = Dimension("t", "T", "text", required=False)
 
 @pytest.mark.parametrize("dim,raw,value,code", [
     (LIKERT, 5.0, 5, None),
+    (LIKERT, 3.0000000000000004, 3, None),  # 17 digits stored, 3 shown
+    (LIKERT, 2.9999999999999996, 3, None),
+    (LIKERT, 3.00000000001, None, "value-not-whole"),  # shown as 3.00000000001
     (LIKERT, "5", 5, "number-stored-as-text"),
     (LIKERT, "5 ", 5, "number-stored-as-text"),
     (LIKERT, "5.0", 5, "number-stored-as-text"),

@@ -14,6 +14,8 @@ Policy (documented in ``docs/issue-codes.md``):
   ``number-after-space``, as the pack marks it red; anything else in text
   (``' five'``, ``'3,0'``, ``'1_0'``, ``'1e3'``) is ``value-not-a-number``: Python's
   number syntax (underscores, exponents, ``inf``) is not read.
+- A number cell is read as a spreadsheet shows it, to 15 significant digits
+  (``3.0000000000000004`` is 3).
 - A number beyond :data:`MAX_WHOLE` (``1E+308``) is ``value-too-large``.
 - An Excel error value (``#DIV/0!``, ``#N/A``) is ``error-value``, never a blank.
 - ``5.5`` in a whole-number field is ``value-not-whole``; outside the allowed range it
@@ -395,7 +397,7 @@ def _parse_whole(dimension: Dimension, raw: Any) -> ParsedValue:
         if number is None:
             return ParsedValue(None, code, expected)
     else:
-        number, code = float(raw), None
+        number, code = _as_shown(float(raw)), None
     if not math.isfinite(number):
         return ParsedValue(None, "value-not-a-number", expected)
     if abs(number) > MAX_WHOLE:
@@ -411,6 +413,16 @@ def _parse_whole(dimension: Dimension, raw: Any) -> ParsedValue:
     if not _in_range(dimension, whole):
         return ParsedValue(None, "value-out-of-domain", expected)
     return ParsedValue(whole, code, expected)
+
+
+def _as_shown(number: float) -> float:
+    """A number cell as a spreadsheet shows it: to 15 significant digits.
+
+    A file may store 17 (``3.0000000000000004``, the sum of a paste or a formula
+    turned into its value); Excel and LibreOffice show ``3``, and the rater who sees
+    3 must not be told it is not a whole number.
+    """
+    return float(f"{number:.15g}") if math.isfinite(number) else number
 
 
 def _in_range(dimension: Dimension, whole: float) -> bool:
