@@ -139,3 +139,20 @@ def test_the_pack_reads_a_label_as_collect_does():
     assert '{"y","yes"}' in flag
     alike = invalid_formula({"type": "list", "choices": list(ALIKE.choices)}, "D17")
     assert '{"c"}' in alike and '{"A-B","A B"}' in alike
+
+
+def test_a_serial_batch_time_of_a_1904_workbook_counts_from_1904():
+    """A date-time whose format was lost is a bare serial; in a workbook that counts
+    dates from 1904 the same moment is 1,462 days smaller."""
+    moment = dt.datetime(2026, 11, 2, 9, 0)
+    assert parse_time(46328.375).value == moment
+    assert parse_time(46328.375 - 1462, date1904=True).value == moment
+    assert check_batch_times(1, 44866.375, 44866.5, date1904=True) == []
+
+
+def test_the_reader_sees_the_1904_date_system():
+    from sheetflow.collect.reader import _date1904
+
+    main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+    assert _date1904(f'<workbook xmlns="{main}"><workbookPr date1904="1"/></workbook>'.encode())
+    assert not _date1904(f'<workbook xmlns="{main}"><workbookPr/></workbook>'.encode())

@@ -46,6 +46,7 @@ class CheckedFile(Protocol):
     job: Any  # the FileJob: limits, manifest
     plan: Any  # the pack's layout, positions moved as the file's rows moved
     sheet: str
+    date1904: bool  # the workbook counts dates from 1904
 
     def add(self, code: str, **fields: Any) -> None:
         """Record an issue at the current place."""
@@ -248,7 +249,7 @@ class AnswerReader:
             ref = batch[part]["cell"]
             raw = raws[part] = self.k.value_at(ref)
             self.result.entered += not is_blank(raw)
-            when = parse_time(raw).value
+            when = parse_time(raw, self.k.date1904).value
             self._count(answer_required(None, part), when)
             value = when.isoformat() if when is not None else show_value(raw)
             if isinstance(when, dt.datetime):
@@ -257,7 +258,8 @@ class AnswerReader:
                        "", ref)
         if all(is_blank(raw) for raw in raws.values()):
             self.untimed.append(batch)
-        for found in check_batch_times(batch["batch"], raws["start"], raws["end"]):
+        for found in check_batch_times(batch["batch"], raws["start"], raws["end"],
+                                       self.k.date1904):
             ref = batch[found.part]["cell"]
             self.k.add(found.code, sheet=self.k.sheet, cell=ref, dimension="batch",
                        value=self.k.quoted(ref, raws[found.part]), detail=found.detail)

@@ -41,7 +41,8 @@ class BatchTimeFinding:
     detail: str
 
 
-def check_batch_times(batch: int, start: Any, end: Any) -> list[BatchTimeFinding]:
+def check_batch_times(batch: int, start: Any, end: Any,
+                      date1904: bool = False) -> list[BatchTimeFinding]:
     """Check one batch's start and end time cells (protocol 001).
 
     Parameters
@@ -50,6 +51,8 @@ def check_batch_times(batch: int, start: Any, end: Any) -> list[BatchTimeFinding
         The batch number, for the messages.
     start, end : object
         The raw cells.
+    date1904 : bool
+        Whether the workbook counts dates from 1904 (:func:`parse_time`).
 
     Returns
     -------
@@ -60,7 +63,7 @@ def check_batch_times(batch: int, start: Any, end: Any) -> list[BatchTimeFinding
         when both are the same moment.
     """
     out = []
-    parsed = {"start": parse_time(start), "end": parse_time(end)}
+    parsed = {"start": parse_time(start, date1904), "end": parse_time(end, date1904)}
     for part, value in parsed.items():
         if value.code:
             out.append(BatchTimeFinding(value.code, part, f"batch {batch} {part}"))

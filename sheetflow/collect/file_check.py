@@ -328,6 +328,7 @@ class FileChecker:
         self.study = study
         self.job = job
         self.book = book
+        self.date1904 = book.date1904
         self.head = head
         self.result = PackCheck()
         self.where = {"file": job.name, "rater": head.rater_id}

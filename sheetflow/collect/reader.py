@@ -79,6 +79,9 @@ class Book:
         Sheet name -> (last row, last column) with content, from the inspection.
     hazards : list of Hazard
         What would act if the file were opened in Excel, from the inspection.
+    date1904 : bool
+        Whether the file counts dates from 1904 (``<workbookPr date1904="1"/>``, as
+        Excel for Mac once did): a date-time serial then means a day 1,462 later.
     saved_by : str
         The user name the program that last saved the file wrote (core properties'
         ``lastModifiedBy``; "" when none: a fresh pack carries none).
@@ -102,7 +105,9 @@ class Book:
         self.header_footers = inspection.header_footers
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             names = set(zf.namelist())
-            self.sheets, self.names = _workbook_part(zf.read("xl/workbook.xml"))
+            workbook = zf.read("xl/workbook.xml")
+            self.sheets, self.names = _workbook_part(workbook)
+            self.date1904 = _date1904(workbook)
             self.properties = (_custom_properties(zf.read(CUSTOM_PART))
                                if CUSTOM_PART in names else {})
             self.saved_by = _last_saved_by(zf.read(CORE_PART)) if CORE_PART in names else ""
@@ -309,6 +314,12 @@ def _workbook_part(data: bytes) -> tuple[list[tuple[str, str]], dict[str, str]]:
         if defined.get("localSheetId") is None:  # sheet-local names are not the identity
             names[defined.get("name", "")] = unquote_constant(defined.text or "")
     return sheets, names
+
+
+def _date1904(data: bytes) -> bool:
+    """Whether the workbook part sets the 1904 date system."""
+    found = SafeET.fromstring(data).find(f"{_MAIN}workbookPr")
+    return found is not None and found.get("date1904", "").strip().lower() in ("1", "true")
 
 
 def _custom_properties(data: bytes) -> dict[str, str]:

@@ -68,6 +68,7 @@ _TIME_TEXT = re.compile(r"\s*(\d{1,2}):(\d{2})(?::(\d{2}))?\s*", re.ASCII)
 _DATETIME_TEXT = re.compile(
     r"\s*(\d{4})-(\d{1,2})-(\d{1,2})[ T]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*", re.ASCII)
 _EXCEL_EPOCH = dt.datetime(1899, 12, 30)  # serial 1 = 1900-01-01 (1900 date system)
+_EPOCH_1904 = dt.datetime(1904, 1, 1)  # serial 0 in the 1904 date system
 
 
 class Formula:
@@ -241,13 +242,16 @@ def parse_confidence(raw: Any) -> ParsedValue:
     return _parse_label(raw, CONFIDENCE_LEVELS, expected)
 
 
-def parse_time(raw: Any) -> ParsedValue:
+def parse_time(raw: Any, date1904: bool = False) -> ParsedValue:
     """Parse a batch start or end time cell.
 
     Parameters
     ----------
     raw : object
         The cell as read.
+    date1904 : bool
+        Whether the workbook counts dates from 1904: a serial day number (a date-time
+        whose format was lost) then counts from 1904-01-01.
 
     Returns
     -------
@@ -270,13 +274,13 @@ def parse_time(raw: Any) -> ParsedValue:
     expected = "a date and time such as 2026-11-02 14:05"
     if is_blank(raw):
         return ParsedValue(None)
-    value = _time_of(raw)
+    value = _time_of(raw, date1904)
     if value is None:
         return ParsedValue(None, "batch-time-invalid", expected)
     return ParsedValue(value, None, expected)
 
 
-def _time_of(raw: Any) -> dt.time | dt.datetime | None:
+def _time_of(raw: Any, date1904: bool = False) -> dt.time | dt.datetime | None:
     if isinstance(raw, (Formula, ExcelError, bool)):
         return None
     if isinstance(raw, (dt.time, dt.datetime)):
@@ -289,9 +293,10 @@ def _time_of(raw: Any) -> dt.time | dt.datetime | None:
         seconds = round(raw * 86400)
         return None if seconds >= 86400 else dt.time(seconds // 3600, seconds // 60 % 60,
                                                      seconds % 60)
-    if isinstance(raw, (int, float)) and math.isfinite(raw) and 36526 <= raw < 73051:
-        # a date-time serial (2000-2099) whose number format was lost (1900 date system)
-        return _EXCEL_EPOCH + dt.timedelta(seconds=round(raw * 86400))
+    low, epoch = (35064, _EPOCH_1904) if date1904 else (36526, _EXCEL_EPOCH)
+    if isinstance(raw, (int, float)) and math.isfinite(raw) and low <= raw < low + 36525:
+        # a date-time serial (2000-2099) whose number format was lost
+        return epoch + dt.timedelta(seconds=round(raw * 86400))
     if isinstance(raw, str):
         return _time_text(unicodedata.normalize("NFKC", raw))
     return None
