@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from .context import DATA_COLUMNS, TIED, Analysis
 from .keep_known_files import results_tables, verdicts
-from .p002_anchored_plan import second_rater_expected
 from .p004_judge_likert import pilot_verdict
 from .plan import analyze, run_plan
+from .second_rater import second_rater_expected
 from .selfchecks import self_checks
 from .summary import methods
 from .unblind import add_totals, file_sha256, key_sides, unblind, verify_seal

@@ -38,9 +38,9 @@ from .internal_rater import (
 )
 from .na import na_as_category
 from .na_answers import na_left_out_note, with_na_answers
-from .p002_anchored_plan import subset_note
 from .protocol import ProtocolPlan
 from .readings import few_units_notes, interval_notes
+from .second_rater import subset_note
 
 
 def _alpha(ctx: Context) -> pd.DataFrame:
