@@ -185,13 +185,22 @@ def dovecot(monkeypatch):
         yield server
 
 
-def _truncate(server, number: int) -> None:
-    """Cut the ``number``-th message's file in the server's maildir in half (a damaged
-    disk or a copy cut short): the server drops the connection when asked for it."""
-    files = sorted((p for p in (server.folder / "mail").rglob("*")
-                    if p.is_file() and p.parent.name in ("new", "cur")), key=lambda p: p.name)
-    data = files[number - 1].read_bytes()
-    files[number - 1].write_bytes(data[:len(data) // 2])
+def _truncate(server, uid: int) -> None:
+    """Cut the file of the message with ``uid`` in the server's maildir in half (a
+    damaged disk or a copy cut short): the server drops the connection when asked for
+    it.
+
+    The file is found by Dovecot's own list of uids (``dovecot-uidlist``, lines
+    ``UID [fields] :NAME``), not by sorting names: a name's microseconds are not padded
+    (``M99999`` sorts after ``M100000``), so name order is not always append order.
+    """
+    (uidlist,) = (server.folder / "mail").rglob("dovecot-uidlist")
+    lines = uidlist.read_text().splitlines()[1:]
+    base = next(line.split(":", 1)[1] for line in lines if line.split()[0] == str(uid))
+    (path,) = (p for folder in ("new", "cur") for p in (uidlist.parent / folder).iterdir()
+               if p.name.split(":2,")[0] == base)
+    data = path.read_bytes()
+    path.write_bytes(data[:len(data) // 2])
 
 
 def test_a_message_the_server_breaks_off_on_is_named_and_the_rest_are_read(
