@@ -571,10 +571,10 @@ def test_the_reference_arms_yield_is_no_target(one_owner_null):
     assert row[2].alignment.wrap_text  # wrapped in its narrow column, not clipped
 
 
-def test_a_sitting_of_one_category_gives_the_true_cause_of_a_zero_width_kappa(tmp_path):
+def test_a_sitting_of_one_category_gives_the_true_cause_of_a_zero_kappa(tmp_path):
     """Sitting 2 marks every repeated item No; sitting 1 keeps some. Intra-rater kappa is
     then 0 by construction (chance agreement equals the observed, which is not 1) and
-    its interval has no width: the note says so, on the sheet, the Summary row and in
+    has no interval: the note says so, on the sheet, the Summary row and in
     summary.json, and never that the two sittings agree on every unit."""
     from plant_helpers import KEEP, plant, study_from
 
@@ -592,16 +592,16 @@ def test_a_sitting_of_one_category_gives_the_true_cause_of_a_zero_width_kappa(tm
     collect(root)
     out, summary, _ = run_analyze(root)
     assert out.exit_code == 0, out.output
-    said = ("a zero-width interval (standard error 0) is no certainty: sitting 2 used one "
-            "category throughout, so the agreement expected by chance equals the observed "
-            "agreement and kappa is 0 by construction, with no width to its normal "
-            "approximation")
+    said = ("sitting 2 used one category throughout, so the agreement expected by chance "
+            "equals the observed agreement and kappa is 0 by construction (Cohen 1960), "
+            "with no standard error or interval")
     (keep,) = [r for r in summary["reported"]
                if r["analysis"] == "intra_rater_kappa" and r["measure"] == "keep"]
-    assert keep["value"] == 0 and keep["ci_low"] == keep["ci_high"] == 0
-    # the statistic's own reason follows: why kappa = 0 has no z test here
+    # R irr::kappa2's 0, and no interval: [0, 0] would claim a certainty
+    assert keep["value"] == 0 and keep["ci_low"] is None and keep["ci_high"] is None
+    # the statistic's own reason follows
     assert keep["note"].startswith(said) and "agree on every unit" not in keep["note"]
-    assert "no z or p" in keep["note"][len(said):]
+    assert "0 by construction" in keep["note"][len(said):]
     sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")
     summary_cells = [str(c) for r in sheet["Summary"].iter_rows(values_only=True)
                      for c in r if c is not None]

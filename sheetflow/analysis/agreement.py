@@ -440,9 +440,12 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "Standard error: Fleiss, Cohen & Everitt (1969) non-null; interval kappa +/- z se, "
          "not cut at the bounds: the note column says where it runs past 1, and where it "
          "has no width (standard error 0, however few the units: no certainty) and why: "
-         "the two ratings agree on every unit, or on none; one of them (a sitting, for "
-         "intra-rater kappa) used one category throughout, so chance agreement equals the "
-         "observed and kappa is 0 by construction; or agreement is exactly at chance. The "
+         "the two ratings agree on every unit, or on none; or agreement is exactly at "
+         "chance. Where one of them (a sitting, for intra-rater kappa) used one category "
+         "throughout and the other did not, chance agreement equals the observed for any "
+         "weights and kappa is 0 by construction: reported as 0, as Cohen's (1960) formula "
+         "and R irr::kappa2 give it, with no standard error, z, p or interval (a figure "
+         "the margins fix has no sampling spread; [0, 0] would claim certainty). The "
          "Summary and summary.json carry the same note beside a figure whose interval they "
          "show (one pair's kappa, an intra-rater kappa). " + AT_CHANCE_TEXT),
         ("Fleiss' kappa",

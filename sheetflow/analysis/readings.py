@@ -111,11 +111,14 @@ ZERO_WIDTH_OTHER = _NO_WIDTH + "the normal approximation gives it no width here"
 
 
 def one_category_note(who: str) -> str:
-    """The note of a kappa interval of no width where ``who`` ("sitting 2") gave one
-    category throughout: kappa is 0 by construction, whatever the agreement."""
-    return (f"{_NO_WIDTH}{who} used one category throughout, so the agreement expected by "
-            "chance equals the observed agreement and kappa is 0 by construction, with no "
-            "width to its normal approximation")
+    """The note of a kappa where ``who`` ("sitting 2") gave one category throughout:
+    kappa is 0 by construction, whatever the agreement, and has no interval."""
+    return f"{who}{_ONE_CATEGORY}"
+
+
+_ONE_CATEGORY = (" used one category throughout, so the agreement expected by chance "
+                 "equals the observed agreement and kappa is 0 by construction (Cohen 1960), "
+                 "with no standard error or interval")
 
 
 def interval_notes(table: pd.DataFrame) -> pd.DataFrame:
@@ -134,9 +137,10 @@ def interval_notes(table: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         ``table`` itself (a frame just built: changed in place), with ``note``:
         :data:`PAST_ONE` where the interval's end passes 1; where it has no width, why
-        (:func:`one_category_note`, :data:`ZERO_WIDTH` for agreement on every unit,
+        (:data:`ZERO_WIDTH` for agreement on every unit,
         :data:`ZERO_WIDTH_NONE` on none, :data:`ZERO_WIDTH_CHANCE` for agreement at
-        chance, else :data:`ZERO_WIDTH_OTHER`); and
+        chance, else :data:`ZERO_WIDTH_OTHER`); :func:`one_category_note` where
+        ``one_category`` names who gave one category throughout; and
         :data:`~sheetflow.words.FEW_UNITS_NOTE` (after any of these) where it rests on
         fewer than :data:`~sheetflow.words.FEW_UNITS` units, else blank (categorical:
         the pairwise table can hold a row per pair of hundreds of raters). Unchanged
@@ -154,8 +158,12 @@ def interval_notes(table: pd.DataFrame) -> pd.DataFrame:
     codes[flat] = _zero_width_codes(table, flat)
     who = table["one_category"].fillna("").astype(str).to_numpy() \
         if "one_category" in table else np.full(len(table), "")
-    for name in sorted(set(who[flat]) - {""}):  # few: a sitting, a rater
-        codes[flat & (who == name)] = len(texts)
+    # kappa 0 by construction has no interval (NaN), so this note stands without one;
+    # an undefined kappa (one and the same category in both) has its reason instead
+    zero = pd.to_numeric(table["kappa"], errors="coerce").to_numpy(float) == 0 \
+        if "kappa" in table else flat
+    for name in sorted(set(who[zero]) - {""}):  # few: a sitting, a rater
+        codes[zero & (who == name)] = len(texts)
         texts.append(one_category_note(name))
     codes[high > 1] = 1  # past 1 first: a zero-width interval at 1.1 is past 1
     few = _few_units(table, low, high)
@@ -218,13 +226,18 @@ def _few_units(table: pd.DataFrame, low: np.ndarray, high: np.ndarray,
 
 def _kappa_bound(rec: dict[str, Any], table_note: Any = "") -> dict[str, Any]:
     """A kappa record whose interval end passes 1 (it reads as an impossible kappa)
-    with :data:`PAST_ONE` in its note; one whose interval has no width with why, as its
-    row's ``table_note`` says (:func:`interval_notes`)."""
+    with :data:`PAST_ONE` in its note; one whose interval has no width, or none because
+    a sitting gave one category throughout, with why, as its row's ``table_note`` says
+    (:func:`interval_notes`)."""
     if (rec["ci_high"] or 0) > 1:
         rec["note"] = "; ".join(filter(None, (rec["note"], PAST_ONE)))
     elif rec["ci_low"] is not None and rec["ci_low"] == rec["ci_high"]:
         said = str(table_note or "").split("; ")[0]
         if said.startswith(_NO_WIDTH):
+            rec["note"] = "; ".join(filter(None, (said, rec["note"])))
+    elif rec["ci_low"] is None:  # kappa 0 by construction: who gave one category
+        said = str(table_note or "").split("; ")[0]
+        if said.endswith(_ONE_CATEGORY):
             rec["note"] = "; ".join(filter(None, (said, rec["note"])))
     return rec
 

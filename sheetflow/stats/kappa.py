@@ -151,9 +151,14 @@ def cohen_kappa(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "r
     distribution, as statsmodels ``cohens_kappa`` and R ``irr::kappa2`` (0.84.1; its
     weights sit on the ranks of the categories used, ``weight_on="ranks"``). Kappa is
     NaN, with the reason, when a pair shares no unit or when :math:`p_e = 1` (both
-    raters used one and the same category throughout). Where the null variance is 0
-    (one rater gives one category throughout, or weighted margins that leave no null
-    spread) ``z`` and ``p`` are NaN and ``reason`` says so.
+    raters used one and the same category throughout). When one rater of a pair gave
+    one category on every unit compared and the other varied, :math:`p_o = p_e` for any
+    weights, so kappa is 0 by construction: reported as 0, the convention of Cohen's
+    formula and of R ``irr::kappa2`` [1]_, but ``se``, ``z``, ``p`` and the interval
+    are NaN and ``reason`` says why (the delta-method variance is 0 there, and an
+    interval [0, 0] would claim a certainty the data do not give). Where the null
+    variance is 0 for other margins (weighted margins that leave no null spread) ``z``
+    and ``p`` are NaN and ``reason`` says so.
 
     References
     ----------
@@ -255,6 +260,12 @@ def _intra_row(res: pd.DataFrame, sittings: list[Any]) -> dict[str, Any]:
 NO_NULL_TEST = ("no z or p: kappa's variance under the null of chance agreement (Fleiss, "
                 "Cohen & Everitt 1969) is 0 for these margins (as when a rater gives one "
                 "category throughout), so kappa = 0 has no z test")
+FIXED_AT_ZERO = ("kappa is 0 by construction: one rater gave one category on every unit "
+                 "compared, so observed agreement equals chance agreement whatever the other "
+                 "rater did (Cohen 1960; R irr::kappa2 also gives 0, with no z); no standard "
+                 "error, z, p or interval: a figure the margins fix at 0 has no sampling "
+                 "spread to estimate, and an interval [0, 0] would claim a certainty the "
+                 "data do not give")
 _BATCH_CELLS = 1 << 16  # cells of pair tables per vectorised batch (its temporaries stay in cache)
 
 
@@ -344,7 +355,13 @@ def _kappa_batch(counts: np.ndarray, w: np.ndarray, confidence: float,
             n * (1.0 - p_e) ** 2)
         var0 = _util.rounded_difference((chance * (w[None] - sums) ** 2).sum(axis=(1, 2)),
                                    p_e**2) / (n * (1.0 - p_e) ** 2)
-    return _kappa_results(n, p_o, p_e, kappa, var, var0, confidence)
+    return _kappa_results(n, p_o, p_e, kappa, var, var0, confidence, _one_sided(rows, cols))
+
+
+def _one_sided(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Pairs where one rater gave one category on every unit compared (a margin all in
+    one category): there kappa is 0 whatever the other rater did."""
+    return (rows.max(axis=1) >= 1.0 - 1e-12) | (cols.max(axis=1) >= 1.0 - 1e-12)
 
 
 def _kappa_units(first: np.ndarray, second: np.ndarray, w: np.ndarray, confidence: float,
@@ -380,14 +397,15 @@ def _kappa_units(first: np.ndarray, second: np.ndarray, w: np.ndarray, confidenc
         var0 = _util.rounded_difference(((rows @ (w * w)) * cols).sum(axis=1) + p_e**2,
                                    (rows * a**2).sum(axis=1) + (cols * b**2).sum(axis=1)
                                    ) / (n * (1.0 - p_e) ** 2)
-    return _kappa_results(n, p_o, p_e, kappa, var, var0, confidence)
+    return _kappa_results(n, p_o, p_e, kappa, var, var0, confidence, _one_sided(rows, cols))
 
 
 def _kappa_results(n: np.ndarray, p_o: np.ndarray, p_e: np.ndarray, kappa: np.ndarray,
                    var: np.ndarray, var0: np.ndarray, confidence: float,
-                   ) -> dict[str, np.ndarray]:
+                   one_sided: np.ndarray) -> dict[str, np.ndarray]:
     """The kappa columns from the pairs' sums: SE, z, p and interval; NaN, with the
-    reason, where kappa is undefined."""
+    reason, where kappa is undefined, and SE, z, p and interval NaN where it is 0 by
+    construction (``one_sided``: a rater gave one category throughout)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         se = np.sqrt(np.maximum(var, 0.0))
         z = np.where(var0 > 0, kappa / np.sqrt(var0), np.nan)
@@ -396,10 +414,12 @@ def _kappa_results(n: np.ndarray, p_o: np.ndarray, p_e: np.ndarray, kappa: np.nd
     z_crit = special.ndtri(0.5 + confidence / 2.0)
     no_units, one_category = n == 0, np.abs(p_e - 1.0) <= 1e-12
     undefined = no_units | one_category
-    kappa, se, z = (np.where(undefined, np.nan, x) for x in (kappa, se, z))
+    fixed = one_sided & ~undefined  # kappa 0 by construction: no spread to estimate
+    kappa = np.where(undefined, np.nan, kappa)
+    se, z = (np.where(undefined | fixed, np.nan, x) for x in (se, z))
     reason = np.where(no_units, "no unit rated by both raters", np.where(
-        one_category, _util.CHANCE_IS_ONE,
-        np.where(var0 > 0, "", NO_NULL_TEST)))
+        one_category, _util.CHANCE_IS_ONE, np.where(
+            fixed, FIXED_AT_ZERO, np.where(var0 > 0, "", NO_NULL_TEST))))
     return {"n_units": np.rint(n).astype(np.int64), "kappa": kappa, "se": se, "z": z,
             "p": 2.0 * special.ndtr(-np.abs(z)), "ci_low": kappa - z_crit * se,
             "ci_high": kappa + z_crit * se, "p_o": np.where(no_units, np.nan, p_o),

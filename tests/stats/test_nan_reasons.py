@@ -25,7 +25,7 @@ def _nan_without_reason(res: pd.DataFrame) -> list[tuple[int, str]]:
 def test_kappa_with_a_constant_rater_says_why_z_is_undefined() -> None:
     res = st.cohen_kappa([[1, 1, 1, 2], [1, 1, 1, 1]])
     assert res.loc[0, "kappa"] == 0 and np.isnan(res.loc[0, "z"])
-    assert "no z or p" in res.loc[0, "reason"]
+    assert "0 by construction" in res.loc[0, "reason"]
 
 
 def test_spearman_at_three_pairs_says_why_there_is_no_interval() -> None:
