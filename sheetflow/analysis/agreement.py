@@ -269,13 +269,15 @@ def _gwet(ctx: Context) -> pd.DataFrame:
 
 
 def _percent(ctx: Context) -> pd.DataFrame:
-    """Observed agreement per dimension (share of agreeing rater pairs per unit)."""
+    """Observed agreement per dimension (share of agreeing rater pairs per unit), with
+    the N/A answers a dimension left out in ``note``."""
     rows = []
     for dim_id, _level, _domain, kind in ctx.dims_and_totals():
         res = stats.percent_agreement(matrix_for(ctx, dim_id, kind))
         _say_na_answers(ctx, dim_id, res, "pairwise_agreement")
         rows.append({"measure": dim_id, **res.iloc[0].to_dict()})
-    return pd.DataFrame(rows)
+    # its unit count is smaller for the N/A answers left out: said as the kappas say it
+    return _na_notes(ctx, pd.DataFrame(rows))
 
 
 def _icc(ctx: Context) -> pd.DataFrame:
