@@ -162,7 +162,7 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
     target = ctx.target("alpha")
     named = ctx.study.rubric.named
     checks = [threshold_check(f"alpha on {named(r['measure'])}", r["alpha"], target,
-                              note=_undefined_alpha(ctx, r) or r.get("reason") or "")
+                              note=_said(_undefined_alpha(ctx, r) or r.get("reason"), r))
               if target is not None else _reported_alpha(ctx, r) for r in out.get("alpha", [])]
     rule = (f"every rating column's agreement reaches alpha {target:g}" if target is not None
             else "the protocol sets no pass mark: agreement per column is reported, and "
@@ -197,8 +197,18 @@ def _reported_alpha(ctx: Context, row: dict[str, Any]) -> Check:
     name = f"alpha on {ctx.study.rubric.named(row['measure'])}"
     agreed = _undefined_alpha(ctx, row)
     if not agreed:
-        return reported_check(name, row["alpha"], row.get("reason") or "")
-    return Check(name, None, None, None, REPORTED, f"undefined: {agreed}", has_target=False)
+        return reported_check(name, row["alpha"], _said(row.get("reason"), row))
+    return Check(name, None, None, None, REPORTED, _said(f"undefined: {agreed}", row),
+                 has_target=False)
+
+
+def _said(reason: str | None, row: dict[str, Any]) -> str:
+    """A column's check note: why its alpha is undefined (or what it left out), then
+    what the Alpha table's note says of it (resamples without variation left out of
+    the interval, too few units, N/A answers left out), so the check line says what
+    the table says."""
+    note = row.get("note") or ""
+    return "; ".join(p for p in dict.fromkeys((reason or "", *note.split("; "))) if p)
 
 
 def _undefined_alpha(ctx: Context, row: dict[str, Any]) -> str:
