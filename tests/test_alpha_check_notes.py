@@ -34,3 +34,4 @@ def test_the_check_line_carries_the_alpha_tables_note(tmp_path):
     line = next(ln for ln in out.output.splitlines()
                 if ln.startswith("check") and "(faithfulness)" in ln)
     assert row["note"].split("; ")[-1] in line
+    assert any("(faithfulness)" in r and row["note"].split("; ")[-1] in r for r in rows)
