@@ -358,12 +358,20 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     warned = report.sender_warned  # as collect counts them: used or not
     tail += f"; {unchecked_sender_count(len(warned))}" if warned else ""
     tail += f"; {text_read_count(len(report.text_read))}" if report.text_read else ""
+    # 002's second raters before the lock: in the panel, in no pack row yet, so
+    # "1 of 1 packs returned" alone would read as the whole panel back
+    waiting = report.awaiting_lock
+    tail += (f"; {counted(len(waiting), 'rater')} without a pack yet "
+             f"({', '.join(waiting)}: written at lock)" if waiting else "")
     out.headline(f"{returned} of {len(rows)} packs returned{tail}",
                  fg="red" if unusable or strangers or claims or unread or aside
                  else "green"
                  if returned == len(rows) and not (mixed or stale or damaged or texts
-                                                   or senders or report.reply_drafts)
+                                                   or senders or report.reply_drafts
+                                                   or waiting)
                  else "yellow")
+    for rater, step in waiting.items():
+        out.say(f"{rater}: {step}", fg="yellow")
     if texts:  # a rater's words nobody has read yet: which files hold them
         out.say(f"text sheetflow does not read is in {', '.join(texts)}: read it in those "
                 "files (the Issues sheet of out/validation.xlsx, which collect writes, "

@@ -17,6 +17,7 @@ from ..hints import command_line
 from ..packs.journal import Journal, parse_time, read_journal
 from ..packs.manifest import PackHead, changed_packs, open_manifest
 from ..packs.seal import load_generated_study
+from ..packs.second_rater import awaiting_lock
 from ..spec.study import Study
 from ..workbook import layout as L
 from .coordinator import FEEDBACK_DIR, draft_name
@@ -163,6 +164,10 @@ class StatusReport:
     sender_warned: list[str] = field(default_factory=list)
     """The returns of ``unchecked_sender`` and the packs' returns not used (errors, set
     aside) that came so, as collect's summary counts them."""
+    awaiting_lock: dict[str, str] = field(default_factory=dict)
+    """Rater id -> what is to be done, for each second rater whose pack ``sheetflow
+    lock`` has still to write (:func:`.second_rater.awaiting_lock`): in the panel, but
+    in no pack row yet."""
 
 
 def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
@@ -201,7 +206,8 @@ def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
                         report.unread_text_files(), report.text_read_files(),
                         report.unchecked_sender_files(),
                         [line for name, line in broken.items() if name not in named],
-                        report.unchecked_sender_files(used_only=False))
+                        report.unchecked_sender_files(used_only=False),
+                        awaiting_lock(study, (h.rater_id for h in heads)))
 
 
 def reply_held(row: RaterStatus, study: Study, heads: list[PackHead], root: Path,
