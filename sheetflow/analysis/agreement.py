@@ -445,7 +445,7 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "the two ratings agree on every unit, or on none; or agreement is exactly at "
          "chance. Where one of them (a sitting, for intra-rater kappa) used one category "
          "throughout and the other did not, chance agreement equals the observed for any "
-         "weights and kappa is 0 by construction: reported as 0, as Cohen's (1960) formula "
+         "weights and kappa is 0 by construction: reported as 0, as the formula of Cohen (1960) "
          "and R irr::kappa2 give it, with no standard error, z, p or interval (a figure "
          "the margins fix has no sampling spread; [0, 0] would claim certainty). The "
          "Summary and summary.json carry the same note beside a figure whose interval they "
