@@ -377,3 +377,35 @@ def test_a_file_an_interrupted_fetch_wrote_unrecorded_is_saved_on_the_rerun(
     assert [p.name for p in (root / L.RETURNS_DIR).iterdir()] == written  # no second copy
     assert [r["duplicate"] for r in journal(root)] == [False]
     assert run_json("fetch", str(root), *imap, env=env)[1]["fetched_before"] == 1
+
+
+def test_a_raters_message_without_the_workbook_is_their_reply_not_saved(tmp_path, dovecot):
+    """A rater wrote "done!" and forgot the file: one warning, exit 0 and nothing
+    journalled, so status showed them silent and remind told them it had not arrived.
+    A note from a rater whose workbook was saved before asks for nothing."""
+    root = mail_study(tmp_path / "s")
+    raters = load_study(root).raters
+    second = packs(root)[1]
+    dovecot.append(reply(raters[0].email, [], subject="done!"))
+    dovecot.append(reply(raters[1].email, [(second["file"], filled(root, second))]))
+    dovecot.append(reply(raters[1].email, [], subject="thanks"))
+    imap, env = _imap(dovecot)
+    result, doc = run_json("fetch", str(root), *imap, env=env)
+    assert result.exit_code == 1 and doc["ok"] is False and len(doc["saved"]) == 1
+    assert [r["rater"] for r in doc["not_saved"]] == [raters[0].id]
+    assert doc["not_saved"][0]["why"] == (
+        "their message had no workbook attached: ask the rater to attach the filled .xlsx "
+        "and send it again")
+    assert f"recorded as {raters[0].id}'s reply with the workbook not saved" \
+        in doc["listed"][0]
+    status = run("status", str(root)).stdout
+    assert "(replied, workbook not saved: their message had no workbook attached: ask " \
+        "the rater" in status
+    remind, doc = run_json("remind", str(root))
+    assert remind.exit_code == 1 and [r["rater"] for r in doc["replied_not_saved"]] \
+        == [raters[0].id]
+    first = packs(root)[0]
+    dovecot.append(reply(raters[0].email, [(first["file"], filled(root, first))]))
+    result, doc = run_json("fetch", str(root), *imap, env=env)
+    assert result.exit_code == 0 and doc["not_saved"] == [], result.output
+

@@ -292,7 +292,8 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
     never overwritten and identical bytes are saved once; each one saved is recorded
     in mail.jsonl with its message's sender, so collect can check it. A message from a
     rater's address whose workbook cannot be saved (too large, an Outlook winmail.dat
-    wrapper, only an archive such as a .zip, which fetch does not unpack) is recorded
+    wrapper, only an archive such as a .zip, which fetch does not unpack, or no
+    workbook attached when none came from that address before) is recorded
     there too, as their reply: status and remind show it, and fetch exits 1 until a
     workbook from that address is saved. A message the IMAP server breaks off on is
     named and skipped (exit 1), and the rest are read. An

@@ -266,6 +266,7 @@ class _Saver:
                         for r in journal.received}
         self.this_run: set[tuple[str, str]] = set()  # (message, sha256) saved now
         self.recorded = {str(r.get("saved", "")) for r in journal.received}
+        self.senders_saved = {str(r.get("sender", "")) for r in journal.received}
         self.on_disk: dict[str, str] | None = None  # sha256 -> name, read when needed
         self.unsaved = {str(r.get("message_id", "")) for _, r in journal.not_saved}
         self.seen_unsaved: set[str] = set()  # raters' replies not saved, met in this run
@@ -321,11 +322,23 @@ class _Saver:
             if not (message.too_large or message.wrapped or message.undecodable or archived):
                 others = f" (other attachments: {', '.join(message.others)})" \
                     if message.others else " (no attachment)"
-                self._list(raw, message, f"no spreadsheet attachment{others}; nothing saved")
+                self._list(raw, message, f"no spreadsheet attachment{others}; nothing saved",
+                           self._no_workbook_why(message))
             return
         received = raw.received or message.date or now_utc()
         for attachment in message.attachments:
             self._save(raw, message, _message_key(message, raw), attachment, received)
+
+    def _no_workbook_why(self, message: Message) -> str:
+        """Why a rater's message without a workbook is their reply with none saved
+        ("" when it is not): a rater who wrote "done!" and forgot the file would else
+        be reminded as if silent, and fetch would exit 0. Once a workbook from that
+        address is saved, a later note ("thanks") asks for nothing."""
+        if message.sender not in self.raters or message.sender in self.senders_saved:
+            return ""
+        only = f" (only {', '.join(message.others)})" if message.others else ""
+        return (f"their message had no workbook attached{only}: ask the rater to attach "
+                "the filled .xlsx and send it again")
 
     def _not_read(self, line: str) -> None:
         """List a file or mbox entry that holds no message, counted apart from those
@@ -401,6 +414,7 @@ class _Saver:
                            "duplicate": duplicate, "time": iso(now_utc())})
         self.fetched.add((mid, sha))
         self.this_run.add((mid, sha))
+        self.senders_saved.add(message.sender)
         self.recorded.add(f"{L.RETURNS_DIR}/{name}")
         (self.report.duplicates if duplicate else self.report.saved).append(saved)
         if not duplicate and message.sender_problem:

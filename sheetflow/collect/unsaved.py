@@ -2,7 +2,8 @@
 
 A message from a rater's address is their reply. When its workbook cannot be saved (the
 message or the workbook over the size limits, an Outlook ``winmail.dat`` wrapper, a
-message the IMAP server would not give), saying so once is not enough: ``status`` would
+message the IMAP server would not give, or none attached while no workbook came from
+that address before), saying so once is not enough: ``status`` would
 show the pack as not returned and ``remind`` would remind a rater who replied. So
 ``fetch`` journals it (a ``not-saved`` record, once per message; see
 :mod:`sheetflow.packs.journal`), exits 1 while any such reply stands, and ``status`` and
