@@ -409,3 +409,29 @@ def test_a_raters_message_without_the_workbook_is_their_reply_not_saved(tmp_path
     result, doc = run_json("fetch", str(root), *imap, env=env)
     assert result.exit_code == 0 and doc["not_saved"] == [], result.output
 
+
+def test_a_reply_not_saved_then_the_workbook_from_another_address_ends_it(tmp_path,
+                                                                        dovecot):
+    """The rater zipped sitting 1, then sent the .xlsx from their home address: the
+    reply not saved stood unresolved (another address) and was pinned on sitting 2,
+    which had not even been sent: status and remind said they had replied to it."""
+    import io
+    import zipfile
+
+    root = mail_study(tmp_path / "s", "keep-known")
+    rater = load_study(root).raters[0]
+    first = next(p for p in packs(root) if p["rater_id"] == rater.id and p["sitting"] == 1)
+    book = filled(root, first)
+    box = io.BytesIO()
+    with zipfile.ZipFile(box, "w") as archive:
+        archive.writestr(first["file"], book)
+    dovecot.append(reply(rater.email, [("return.zip", box.getvalue())]))
+    dovecot.append(reply(f"{rater.name} <home@example.net>", [(first["file"], book)]))
+    imap, env = _imap(dovecot)
+    assert run_json("fetch", str(root), *imap, env=env)[0].exit_code == 1
+    _, doc = run_json("status", str(root))
+    rows = {r["sitting"]: r for r in doc["raters"] if r["rater"] == rater.id}
+    assert rows[1]["returned"] and [rows[1]["not_saved"], rows[2]["not_saved"]] == ["", ""]
+    assert "replied, workbook not saved" not in run("status", str(root)).stdout
+    _, doc = run_json("remind", str(root))
+    assert doc["replied_not_saved"] == []

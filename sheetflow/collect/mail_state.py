@@ -163,8 +163,25 @@ def pack_mail(heads: list[PackHead], files: list[FileStatus],
             # once the pack is back its hold is over: nothing waits on it any more
             held="" if returned else _held(head, back.get(first.get(head.rater_id, "")),
                                            now),
-            not_saved="" if returned else replied.pop(head.rater_id, ""))
+            not_saved=_reply_not_saved(replied, head.rater_id, returned))
     return {head.pack_id: out[head.pack_id] for head in heads}
+
+
+def _reply_not_saved(replied: dict[str, tuple[str, dt.datetime | None]], rater: str,
+                     returned: dt.datetime | None) -> str:
+    """Why the rater's reply whose workbook fetch could not save stands for this pack
+    ("" when it does not), taking it from ``replied`` once it is placed.
+
+    The first pack not back takes it. A pack that came back no earlier than that reply
+    ends it: its workbook came after all (from the rater's other address, or saved by
+    hand), and a later sitting, perhaps not even sent yet, must not be said to have
+    replied."""
+    why, when = replied.get(rater, ("", None))
+    if not why:
+        return ""
+    if returned is None or (when is not None and when <= returned):
+        del replied[rater]
+    return "" if returned else why
 
 
 def _last(journal: Journal, kind: str, head: PackHead) -> str:

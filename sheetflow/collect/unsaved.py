@@ -72,14 +72,16 @@ def not_saved_record(*, rater: str, sender: str, subject: str, message_id: str,
             "time": iso(now_utc())}
 
 
-def replied_unsaved(journal: Journal) -> dict[str, str]:
-    """Rater id -> why their reply's workbook was not saved, for each rater whose
-    reply stands unresolved (the latest such reply of each)."""
-    out: dict[str, str] = {}
+def replied_unsaved(journal: Journal) -> dict[str, tuple[str, dt.datetime | None]]:
+    """Rater id -> (why their reply's workbook was not saved, when that reply was
+    received, None when unknown), for each rater whose reply stands unresolved (the
+    latest such reply of each)."""
+    out: dict[str, tuple[str, dt.datetime | None]] = {}
     for record in journal.unresolved():
         rater, why = str(record.get("rater", "")), str(record.get("why", ""))
         if rater:
-            out[rater] = why or "fetch could not save it"
+            out[rater] = (why or "fetch could not save it",
+                          parse_time(str(record.get("received", ""))))
     return out
 
 
