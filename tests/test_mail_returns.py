@@ -9,6 +9,7 @@ import json
 import os
 import re
 
+import pytest
 from mail_helpers import (
     filled,
     journal,
@@ -359,6 +360,42 @@ def test_a_file_sent_after_the_reply_replaces_the_earlier_one(tmp_path):
     analyzed = run("analyze", str(root))
     assert analyzed.exit_code == 0, analyzed.output
     assert f"file left out: {old.file}" in analyzed.output  # still named, as history
+
+
+@pytest.mark.parametrize("who", ["another rater", "a stranger"])
+def test_a_file_from_another_address_after_the_reply_replaces_nothing(tmp_path, who):
+    """The rater's file with an error, the reply, then a file of the same pack from a
+    colleague's address (a forwarded blank pack, filled): it replaced the rater's own
+    file as theirs ("Rater EV-01 sent ... after the reply") and was used. It is a rival
+    now, saying why it replaced nothing, until the coordinator decides."""
+    root, pack, own = _filled_with_an_error(tmp_path)
+    study = load_study(root)
+    sender, whose = (study.raters[1].email, f" (the address of rater {study.raters[1].id})") \
+        if who == "another rater" else ("someone@elsewhere.org", "")
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], tmp_path / "forged.xlsx",
+                  plan_answers(pack))
+    first = tmp_path / "first.eml"
+    first.write_bytes(reply(own, [(pack["file"], (tmp_path / "bad.xlsx").read_bytes())]))
+    assert run("fetch", str(root), str(first)).exit_code == 0
+    assert not collect(root).valid
+    _send_the_reply(root)
+    second = tmp_path / "second.eml"
+    second.write_bytes(reply(sender, [(pack["file"], (tmp_path / "forged.xlsx").read_bytes())],
+                             when=dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)))
+    assert run("fetch", str(root), str(second)).exit_code == 0
+    result = collect(root)
+    by_sha = {f.sha256: f for f in result.report.files}
+    forged = by_sha[sha256((tmp_path / "forged.xlsx").read_bytes())]
+    assert not any(f.used for f in result.report.files)
+    codes = {(i.file, i.code) for i in result.report.issues}
+    assert not any(code == "superseded" for _, code in codes)
+    rivals = [i for i in result.report.issues if i.code == "duplicate-rater"]
+    assert len(rivals) == 2 and not result.valid
+    assert all(i.message.endswith(
+        f" {forged.file} came after the reply asking for fixes, but from {sender}"
+        f"{whose}, not rater "
+        f"{pack['rater_id']}'s address, so it replaces no earlier file.") for i in rivals)
+    assert run("status", str(root)).exit_code == 1
 
 
 def test_after_lock_the_second_raters_invitation_goes_with_the_others(tmp_path):

@@ -238,7 +238,7 @@ _TYPES = (
        "earlier file, which is not used."),
     _t("duplicate-rater", ERROR, "Two different files for one rater.",
        "Rater {rater} returned more than one different workbook ({detail}). Neither is "
-       "used: remove the wrong one from the returns folder and run '{collect}' again."),
+       "used: remove the wrong one from the returns folder and run '{collect}' again.{caveat}"),
     _t("sender-unknown", WARNING, "The message carrying the file came from no rater's "
        "address, or had no single sender address (no From, several, or one that cannot "
        "be read)" + _SENDER_EXIT,

@@ -14,7 +14,11 @@
   fixes, then a new file. When the mail journal shows the newest file came after a
   reply sent after every other file, it stands for the rater and the others are
   ``superseded`` (asking "which one is yours?" of a rater who did as asked would be
-  false).
+  false). Only if the newest came from the rater's address, or the same way as every
+  file it would replace (the same other address, or no single sender for the same
+  reason): a colleague's copy of the pack, filled and sent from their address after
+  the reply, must not put the rater's own file out of use. It is a rival instead,
+  whose ``duplicate-rater`` says why it replaced nothing.
 * **A file that cannot prove its pack.** Row ids are keyed per pack by the study's
   secret, so only the pack's own workbook carries them. A file claiming the pack
   without any (its answer sheet or ids deleted) beside one that has them is
@@ -42,6 +46,7 @@ from ..packs.journal import Journal, parse_time
 from ..packs.manifest import PackHead
 from ..workbook import layout as L
 from .returns import NotAFile, file_digest
+from .senders import Senders
 from .validate import Issue, issue
 
 
@@ -57,6 +62,8 @@ class Work(Protocol):
     issues: list[Issue]
     as_sent: bool
     superseded_by: str
+    sender: str
+    sender_problem: str
     rows_proven: bool
     rows_checked: bool
     answers_read: bool
@@ -73,7 +80,7 @@ class Work(Protocol):
 
 
 def settle_packs(works: list[Any], root: Path, packs: Mapping[str, PackHead],
-                 journal: Journal) -> None:
+                 journal: Journal, senders: Senders) -> None:
     """Which file stands for each pack, once every file is checked: the packs sent back
     as they were sent are marked, the rivals among the rest settled, and only then are
     the packs sent back worded, since the words name the file that is used.
@@ -88,10 +95,13 @@ def settle_packs(works: list[Any], root: Path, packs: Mapping[str, PackHead],
         The manifest's packs by pack id.
     journal : Journal
         The mail journal (when each file and each reply went).
+    senders : Senders
+        The raters' addresses and who sent each file fetched.
     """
     mark_packs_as_sent(works, root, packs)
     mark_blank_copies(works)
-    settle_rivals([w for w in works if not w.as_sent], journal, command_line("collect", root))
+    settle_rivals([w for w in works if not w.as_sent], journal, command_line("collect", root),
+                  senders)
     word_packs_as_sent(works)
 
 
@@ -165,18 +175,25 @@ def _is_pack_as_sent(work: Work, pack: Path, sent: dict[str, str]) -> bool:
     return sent[work.head.pack_id] == work.sha256
 
 
-def settle_rivals(works: list[Any], journal: Journal, again: str) -> None:
-    """Every pack with two or more files: the newest after a reply stands, or else all
-    are ``duplicate-rater``, whose message says to run ``again`` (collect on the study
-    folder) once the wrong one is removed."""
+def settle_rivals(works: list[Any], journal: Journal, again: str,
+                  senders: Senders) -> None:
+    """Every pack with two or more files: the newest after a reply stands when it came
+    from the rater (:func:`_why_not_theirs`), or else all are ``duplicate-rater``, whose
+    message says to run ``again`` (collect on the study folder) once the wrong one is
+    removed, and why the newest replaced nothing when it came after the reply."""
     for group in _by_pack(works):
         group = _proven_only(group)
-        if len(group) < 2 or _fixed_after_reply(group, journal):
+        if len(group) < 2:
+            continue
+        newest = _after_reply(group, journal)
+        why = "" if newest is None else _why_not_theirs(newest, group, senders)
+        if newest is not None and not why:
+            _supersede(group, newest)
             continue
         for work in group:
             others = ", ".join(w.name for w in group if w is not work)
             work.issues.append(issue("duplicate-rater", file=work.name, rater=work.rater,
-                                     detail=f"also {others}", collect=again))
+                                     detail=f"also {others}", collect=again, caveat=why))
 
 
 def _proven_only(group: list[Work]) -> list[Work]:
@@ -207,15 +224,14 @@ def _by_pack(works: list[Any]) -> list[list[Work]]:
     return list(by_pack.values())
 
 
-def _fixed_after_reply(group: list[Work], journal: Journal) -> bool:
-    """Whether the newest file came after a reply sent after all the others (then it
-    stands and the others are marked superseded). Files of unknown arrival (put in
-    ``returns/`` by hand) never settle this way."""
+def _after_reply(group: list[Work], journal: Journal) -> Work | None:
+    """The newest file when it came after a reply sent after all the others, else None.
+    Files of unknown arrival (put in ``returns/`` by hand) never settle this way."""
     fetched = journal.received_by_sha256()
     times = [w.received or parse_time(str(fetched.get(w.sha256, {}).get("received", "")))
              for w in group]
     if any(t is None for t in times):
-        return False
+        return None
     order = sorted(zip(times, range(len(group)), strict=True))
     (last, newest), earlier = order[-1], order[-2][0]
     head = group[newest].head
@@ -223,10 +239,43 @@ def _fixed_after_reply(group: list[Work], journal: Journal) -> bool:
     replies = [d.finished or d.started for d in journal.sent("reply", head.rater_id,
                                                             head.sitting)]
     if last == earlier or not any(r and earlier < r < last for r in replies):
-        return False
-    for i, work in enumerate(group):
-        if i != newest:
-            work.superseded_by = group[newest].name
+        return None
+    return group[newest]
+
+
+def _why_not_theirs(newest: Work, group: list[Work], senders: Senders) -> str:
+    """Why ``newest``, sent after the reply, may not replace the other files of its pack
+    ("" when it may): it came neither from the pack's rater's address nor the same way
+    as every other file. Anyone can forward a blank pack, so the order of arrival alone
+    does not say that a file is the rater's."""
+    address, owner = senders.sender_of(newest.sha256, newest.sender)
+    if owner and owner == newest.rater:
+        return ""
+    came = _came(newest, senders)
+    if all(_came(w, senders) == came for w in group if w is not newest):
+        return ""
+    if address:
+        whose = f" (the address of rater {owner})" if owner else ""
+        how = f"from {address}{whose}, not rater {newest.rater}'s address"
+    else:
+        how = f"with no single sender address ({came[1]})"
+    return (f" {newest.name} came after the reply asking for fixes, but {how}, so it "
+            "replaces no earlier file.")
+
+
+def _came(work: Work, senders: Senders) -> tuple[str, str]:
+    """How a file's message came: (its sender's address, "") or, with no single
+    sender, ("", why)."""
+    address, _ = senders.sender_of(work.sha256, work.sender)
+    if address:
+        return address, ""
+    return "", work.sender_problem or senders.unsure_by_sha256.get(work.sha256, "")
+
+
+def _supersede(group: list[Work], newest: Work) -> None:
+    """Mark every file of the pack but ``newest`` replaced by it."""
+    for work in group:
+        if work is not newest:
+            work.superseded_by = newest.name
             work.issues.append(issue("superseded", file=work.name, rater=work.rater,
-                                     detail=group[newest].name))
-    return True
+                                     detail=newest.name))

@@ -405,7 +405,7 @@ class _Collector:
                     progress(done, len(jobs))
         # after the checks: report every problem at once (a pack sent back as it was
         # sent, beside the rater's filled file, is no rival of it)
-        settle_packs(unique, self.root, self.packs, self.journal)
+        settle_packs(unique, self.root, self.packs, self.journal, self.senders)
         for work in works:
             if work.duplicate_of:
                 work.issues.append(issue("duplicate-file", file=work.name,
