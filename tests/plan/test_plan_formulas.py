@@ -86,6 +86,13 @@ def test_bonett_rho08_k2_w02_with_and_without_adjustment():
     assert bonett_icc_items(0.80, 2, 0.20, small_k_adjust=True) == 55
 
 
+def test_bonett_rho07_k3_w02_as_printed_by_statpsych():
+    # statpsych 2.0.0 (D. G. Bonett's own R package), size.ci.icc(alpha = .05,
+    # r = .70, k = 3, w = .2): "Should return: Sample size 68" (D). With k = 3 no
+    # small-k adjustment applies, so Bonett's formula alone gives it.
+    assert bonett_icc_items(0.70, 3, 0.20, confidence=0.95) == 68
+
+
 def test_krippendorff_table_pc025_alpha0800_p005():
     # Krippendorff's table, row of 4 equally likely values (p_c = .25), column
     # alpha_min = .800 at p = .050 -> 139 pairable values (quoted in the ATLAS.ti manual).
