@@ -139,7 +139,7 @@ def plan_command(out: Output, directory: Path, statistic: str | None, method: st
 
 
 def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> None:
-    from ..plan.sim_error import figure_text
+    from ..plan.sim_error import figure_text, resting_text
 
     weighted = f", {result.weighting}, as analyze reports it" if result.weighting else ""
     out.say(f"statistic  {result.measure} ({result.level}){weighted}")
@@ -166,7 +166,9 @@ def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> No
     else:
         figures = figure_text(result.target, best, result.items_word)
         if result.target.edge is not None:  # the width beside the share that decides
-            figures = f"expected width {best['expected_width']:.3f}, {figures}"
+            resting = resting_text(best)
+            figures = (f"expected width {best['expected_width']:.3f}"
+                       f"{' (' + resting + ')' if resting else ''}, {figures}")
         close = ", within simulation error of the target" if best["within_error"] else ""
         out.headline(f"cheapest   {result.who(int(best['raters']))} x "
                      f"{int(best['items'])} {result.items_word}, {figures}, "
@@ -186,6 +188,7 @@ def _table_lines(result: Any) -> list[str]:
     cols.append(("width", "expected_width", ".3f"))
     if result.simulations:  # each simulated figure with its Monte Carlo error
         cols.append(("width SE", "width_se", ".2g"))
+        cols += _resting_columns(result)
         if result.target.edge is not None:
             cols += [("clearing", "p_lower", "%"), ("SE", "p_lower_se", "%")]
     cols += [(result.costs.unit, "cost", "g"), ("meets", "meets", "")]
@@ -193,13 +196,29 @@ def _table_lines(result: Any) -> list[str]:
         cols.append(("within error", "within_error", ""))
     if "items_needed" in t:
         cols.append((f"({cols[1][0]} needed)", "items_needed", "()"))
-    rows = [[_cell(row[name], form) for _, name, form in cols] for row in t.to_dict("records")]
+    rows = [[_of(row, name, form[3:]) if form.startswith("of:") else _cell(row[name], form)
+             for _, name, form in cols] for row in t.to_dict("records")]
     sizes = [max(len(head), *(len(r[c]) for r in rows)) for c, (head, _, _) in enumerate(cols)]
     lines = ["  " + "  ".join(h.rjust(w) for (h, _, _), w in zip(cols, sizes, strict=True))]
     for cells, cheapest in zip(rows, t["cheapest"], strict=True):
         lines.append("  " + "  ".join(c.rjust(w) for c, w in zip(cells, sizes, strict=True))
                      + ("  <- cheapest" if cheapest else ""))
     return lines
+
+
+def _resting_columns(result: Any) -> list[tuple[str, str, str]]:
+    """Where a design's width rests on fewer than all its simulated studies or
+    bootstrap resamples (those without variation have no alpha): how many it rests on,
+    "21/40" beside the width; no columns where every design rests on all."""
+    from ..plan.sim_error import short_of_all
+
+    t = result.table
+    if "studies_used" not in t or not any(short_of_all(r) for r in t.to_dict("records")):
+        return []
+    cols = [("studies used", "studies_used", "of:simulations")]
+    if t["resamples_total"].notna().any():
+        cols.append(("resamples used", "resamples_used", "of:resamples_total"))
+    return cols
 
 
 def _cell(value: Any, form: str) -> str:
@@ -213,6 +232,11 @@ def _cell(value: Any, form: str) -> str:
     if form in ("d", "()"):
         return f"({int(value)})" if form == "()" else str(int(value))
     return format(value, form)
+
+
+def _of(row: dict[str, Any], name: str, whole: str) -> str:
+    """A count of its whole: "21/40"."""
+    return f"{int(row[name])}/{int(row[whole])}"
 
 
 def register(group: click.Group) -> None:

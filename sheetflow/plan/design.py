@@ -137,7 +137,8 @@ class PlanResult:
     costs : Costs
     table : pandas.DataFrame
         ``raters, items, units, expected_width, width_se, width_q10, width_q90,
-        p_lower, p_lower_se, estimate_median, undefined, simulations, method, meets,
+        p_lower, p_lower_se, estimate_median, undefined, simulations, studies_used,
+        resamples_used, resamples_total, method, meets,
         within_error, cost, cheapest`` (the ``_se`` columns, a simulated figure's
         standard error, only in simulated plans).
     simulations, n_boot, seed : int
@@ -192,16 +193,22 @@ class PlanResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: the chosen design's ``raters, items, expected_width`` (with its
-        simulation SE and whether it is within simulation error of the target),
+        simulation SE, whether it is within simulation error of the target, and for a
+        simulated width the studies and bootstrap resamples it rests on:
+        ``studies_used`` of ``simulations``, ``resamples_used`` of ``resamples_total``),
         ``method, simulations`` at the top, then the target, source, notes and every design."""
         best = self.chosen()
         head = {"raters": None, "items": None, "expected_width": None,
-                "expected_width_se": None, "within_error": None}
+                "expected_width_se": None, "within_error": None, "studies_used": None,
+                "resamples_used": None, "resamples_total": None}
         if best is not None:
             head = {"raters": int(best["raters"]), "items": int(best["items"]),
                     "expected_width": _num(best["expected_width"]),
                     "expected_width_se": _num(best.get("width_se", np.nan)),
-                    "within_error": bool(best["within_error"])}
+                    "within_error": bool(best["within_error"]),
+                    # what a simulated width rests on (studies, resamples with an alpha)
+                    **{k: _num(best.get(k, np.nan)) for k in
+                       ("studies_used", "resamples_used", "resamples_total")}}
         return {**head, "plus_internal_team": self.team,
                 "method": self.method, "simulations": self.simulations,
                 "statistic": self.statistic, "weighting": self.weighting or None,

@@ -14,7 +14,7 @@ from .design import PlanResult, cell_for_target
 from .formulas import krippendorff_min_values
 from .inputs import Measure
 from .pilot_model import PilotModel, fit_pilot_model, grid_source
-from .sim_error import target_error_text, width_text
+from .sim_error import resting_text, target_error_text, width_text
 from .simulate import ModelSource, PilotSource
 
 MAX_SEARCH_ITEMS = 3000  # the note's search for "how many cases" stops here
@@ -36,9 +36,10 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
     # the study's own reason names its measure ("alpha on the total"): another one asked
     # for with --measure is named as it is
     reason = own.reason if own.measure in (None, m.id) else f"{name} on {m.id!r}"
+    resting = resting_text(row.to_dict())  # where studies or resamples were left out
     notes = [f"Planned: {reason}. This study as specified ({who}{units}): {name} on "
              f"{m.id!r} can expect a 95% interval about {w:.2f} wide (roughly {low:.2f} "
-             f"to {high:.2f})."]
+             f"to {high:.2f}{'; ' + resting if resting else ''})."]
     band = band_width(study) if result.statistic == "alpha" else None  # bands judge alpha
     if band is not None:
         verdict = ("narrow enough to fit within one band" if w <= band else

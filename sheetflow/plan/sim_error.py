@@ -19,8 +19,8 @@ import numpy as np
 from ..words import counted, percent
 from .design import SE_MULTIPLE, PlanResult, Target
 
-__all__ = ["METHOD", "closed_edge_text", "figure_text", "simulation_error_notes",
-           "target_error_text", "width_text"]
+__all__ = ["METHOD", "closed_edge_text", "figure_text", "left_out_notes", "resting_text",
+           "short_of_all", "simulation_error_notes", "target_error_text", "width_text"]
 
 METHOD = (
     "Simulation error",
@@ -44,13 +44,17 @@ def figure_text(target: Target, row: dict[str, Any], items_word: str = "items") 
     value, se, _ = target.figure(row)
     if target.edge is not None and not np.isfinite(value):
         return closed_edge_text(target, row, items_word)
-    if target.edge is not None:
+    resting = ""
+    if target.edge is not None:  # a share of every simulated study: none left out
         said = f"clears {target.edge:g} in {percent(value)} of simulated studies"
         error = percent(se) if np.isfinite(se) else ""
     else:
         said = f"expected width {value:.3f}"
         error = f"{se:.2g}" if np.isfinite(se) else ""
-    return f"{said} (simulation SE {error})" if error else said
+        resting = resting_text(row)
+    if error:
+        return f"{said} (simulation SE {error}{'; ' + resting if resting else ''})"
+    return f"{said} ({resting})" if resting else said
 
 
 def closed_edge_text(target: Target, row: dict[str, Any], items_word: str = "items") -> str:
@@ -77,7 +81,58 @@ def width_text(row: dict[str, Any]) -> str:
     0.080, simulation SE 0.0031"; without an SE (a closed form) the width alone."""
     width, se = float(row["expected_width"]), float(row.get("width_se", np.nan))
     said = f"expected width {width:.3f}"
-    return f"{said}, simulation SE {se:.2g}" if np.isfinite(se) else said
+    said = f"{said}, simulation SE {se:.2g}" if np.isfinite(se) else said
+    resting = resting_text(row)
+    return f"{said}, {resting}" if resting else said
+
+
+def _count(row: dict[str, Any], key: str) -> float:
+    value = row.get(key, np.nan)
+    return float(value) if value is not None else float("nan")
+
+
+def short_of_all(row: dict[str, Any]) -> bool:
+    """Whether a simulated design's width rests on fewer than all its simulated studies,
+    or their intervals on fewer than all their bootstrap resamples (those without
+    variation have no alpha and are left out)."""
+    studies, used = _count(row, "simulations"), _count(row, "studies_used")
+    resamples, total = _count(row, "resamples_used"), _count(row, "resamples_total")
+    return bool((np.isfinite(used) and used < studies)
+                or (np.isfinite(total) and resamples < total))
+
+
+def resting_text(row: dict[str, Any]) -> str:
+    """What a simulated width rests on where some studies or resamples were left out:
+    "resting on 21 of 40 simulated studies and 1,234 of 4,200 bootstrap resamples";
+    "" when it rests on all of them (or is a closed form)."""
+    if not short_of_all(row):
+        return ""
+    said = f"resting on {int(row['studies_used']):,} of {int(row['simulations']):,} " \
+        "simulated studies"
+    total = _count(row, "resamples_total")
+    if np.isfinite(total):
+        said += f" and {int(row['resamples_used']):,} of {int(total):,} bootstrap resamples"
+    return said
+
+
+def left_out_notes(result: PlanResult) -> list[str]:
+    """A note naming the designs whose widths rest on fewer than all their simulated
+    studies or bootstrap resamples, and what that does to them ([] when none)."""
+    t = result.table
+    if "studies_used" not in t:
+        return []
+    rows = [r for r in t.to_dict("records") if short_of_all(r)]
+    if not rows:
+        return []
+    named = "; ".join(f"{_design(result, r)}: {resting_text(r)[len('resting on '):]}"
+                      for r in rows[:4])
+    more = f"; and {len(rows) - 4} more" if len(rows) > 4 else ""
+    return [f"{counted(len(rows), 'design')} {'has' if len(rows) == 1 else 'have'} a width "
+            f"resting on fewer than all simulated studies or bootstrap resamples ({named}"
+            f"{more}): a study or resample whose ratings do not vary has no alpha and is "
+            "left out of the median width and of its study's interval (as analyze leaves "
+            "it out), so those widths describe only the studies and resamples that have "
+            "an alpha."]
 
 
 def target_error_text(target: Target, row: dict[str, Any]) -> str:

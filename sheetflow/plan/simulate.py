@@ -62,7 +62,7 @@ Progress = Callable[[int, int], None]
 
 CELL_COLUMNS = ("raters", "units", "expected_width", "width_se", "width_q10", "width_q90",
                 "p_lower", "p_lower_se", "estimate_median", "undefined", "simulations",
-                "method")
+                "studies_used", "resamples_used", "resamples_total", "method")
 
 
 def _kappa_intervals(statistic: str, source: ModelSource | PilotSource,
@@ -99,11 +99,16 @@ def simulate_cell(
         whose lower limit is at or above ``edge`` (NaN without an edge), and its
         binomial standard error ``p_lower_se``;
         ``estimate_median``; ``undefined``, the share of data sets whose alpha or
-        interval was undefined (no variation: counted as not meeting any target);
-        ``simulations`` and ``method``. ``statistic`` is one of :data:`STATISTICS`
-        (Cohen's kappa needs exactly two raters). ``weights``: Cohen's kappa's agreement
-        weights over the source's domain (default unweighted; other statistics refuse
-        them).
+        interval was undefined (no variation: left out of the width's median and
+        quantiles, counted as not clearing an edge); ``simulations``;
+        ``studies_used``, the data sets with an interval, on which the width figures
+        rest; for alpha ``resamples_used`` of ``resamples_total`` (``studies_used`` x
+        ``n_boot``), the bootstrap resamples with an alpha that those intervals rest on
+        (a resample without variation is left out, as analyze leaves it out; NaN for a
+        kappa, whose interval is not bootstrapped); and ``method``. ``statistic`` is
+        one of :data:`STATISTICS` (Cohen's kappa needs exactly two raters).
+        ``weights``: Cohen's kappa's agreement weights over the source's domain
+        (default unweighted; other statistics refuse them).
     """
     if statistic not in STATISTICS:
         raise ValueError(f"statistic must be one of {', '.join(STATISTICS)}.")
@@ -126,18 +131,24 @@ def _simulate(source: ModelSource | PilotSource, raters: int, units: int, simula
               method: str, weights: np.ndarray | None = None) -> dict[str, Any]:
     """:func:`simulate_cell`'s figures, its arguments checked."""
     rng = np.random.default_rng([seed, raters, units])
+    used = None  # bootstrap resamples with an alpha, per study (alpha only)
     if statistic == "alpha":
         codes = source.draw(rng, units, raters, sets=simulations)
         counts = (codes[..., None] == np.arange(len(source.domain))).sum(axis=1)
-        alphas, lows, highs = alpha_complete_batch(
+        alphas, lows, highs, used = alpha_complete_batch(
             counts, value_domain(source), source.level, bootstrap_weights(seed, units, n_boot),
-            confidence)
+            confidence, with_used=True)
         widths = highs - lows
     else:
         alphas, lows, highs = _kappa_intervals(statistic, source, rng, units, raters,
                                                simulations, confidence, weights)
         widths = highs - lows
     ok = np.isfinite(widths)
+    # what the figures rest on, so that the report can say so: studies without an
+    # interval, and resamples without an alpha, are left out of them
+    resting = {"studies_used": int(ok.sum()),
+               "resamples_used": int(used[ok].sum()) if used is not None else np.nan,
+               "resamples_total": int(ok.sum()) * n_boot if used is not None else np.nan}
     q = np.quantile(widths[ok], [0.1, 0.5, 0.9]) if ok.any() else [np.nan] * 3
     p_lower = float(np.mean(np.where(ok, lows >= edge, False))) if edge is not None else np.nan
     return {"raters": raters, "units": units, "expected_width": float(q[1]),
@@ -145,7 +156,8 @@ def _simulate(source: ModelSource | PilotSource, raters: int, units: int, simula
             "width_q10": float(q[0]), "width_q90": float(q[2]), "p_lower": p_lower,
             "p_lower_se": share_se(p_lower, simulations),
             "estimate_median": float(np.nanmedian(alphas)) if ok.any() else np.nan,
-            "undefined": float(1 - ok.mean()), "simulations": simulations, "method": method}
+            "undefined": float(1 - ok.mean()), "simulations": simulations, **resting,
+            "method": method}
 
 
 def median_se(values: np.ndarray) -> float:

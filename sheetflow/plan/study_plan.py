@@ -46,7 +46,7 @@ from .inputs import (
     team_rates,
 )
 from .notes import MAX_SEARCH_ITEMS, _notes, _searched_items
-from .sim_error import simulation_error_notes
+from .sim_error import left_out_notes, simulation_error_notes
 from .simulate import STATISTICS, ModelSource, PilotSource, Progress
 from .subset import Subset, per_total, study_subset, subset_counts
 
@@ -156,7 +156,8 @@ def plan_study(
         "raters"
     # --raters is refused (or has no effect) here: advice may name only --items
     result.raters_fixed = own.sittings or own.locked or statistic == "cohen_kappa"
-    result.notes = _notes(result, study, m, own, source) + simulation_error_notes(result)
+    result.notes = (_notes(result, study, m, own, source) + simulation_error_notes(result)
+                    + left_out_notes(result))
     if expected is not None and (root / OUT_DIR / RATINGS_NAME).exists():
         result.notes.append(f"The study's own ratings ({OUT_DIR}/{RATINGS_NAME}) were not "
                             f"used: --expected {expected:g} was given instead.")

@@ -30,6 +30,7 @@ from ..workbook.app_props import SheetflowWorkbook
 from ..workbook.printing import MARGINS, row_points, set_print
 from .design import PlanResult
 from .sim_error import METHOD as SIMULATION_ERROR
+from .sim_error import short_of_all
 
 _NAMES = {"alpha": "Krippendorff's alpha", "fleiss_kappa": "Fleiss' kappa",
           "cohen_kappa": "Cohen's kappa", "icc": "ICC"}
@@ -40,6 +41,10 @@ _METHODS = (
      "(the 10th and 90th percentiles beside it). Closed forms: the interval of the "
      "anticipated value at that size (kappa: Donner & Rotondi 2010 as R's kappaSize; the "
      "ICC: Bonett 2002)."),
+    ("Left out", "A simulated study, or a bootstrap resample of one, whose ratings do not "
+     "vary has no alpha (or kappa) and is left out of the width, as analyze leaves it "
+     "out; where any were, the table says how many studies and resamples each width "
+     "rests on."),
     ("Needed", "Closed forms: the fewest items that meet the target with that many raters "
      "(a width: the interval's formula; a lower limit: the power of the test of the edge, "
      "Donner & Eliasziw 1992 for kappa, Walter, Eliasziw & Donner 1998 for the ICC; with "
@@ -163,6 +168,12 @@ def _columns(result: PlanResult) -> list[tuple[str, str, str, float]]:
     if result.units_per_item > 1:
         cols.append(("Rated responses", "units", "count", 10 - narrow))
     cols.append(("Expected width", "expected_width", "width", 9 - narrow))
+    if simulated and any(short_of_all(r) for r in t.to_dict("records")):
+        # studies or resamples without an alpha were left out: what the width rests on
+        cols.append(("Simulated studies used", "studies_used", "count", 9))
+        if t["resamples_total"].notna().any():
+            cols += [("Bootstrap resamples used", "resamples_used", "count", 10),
+                     ("Bootstrap resamples in all", "resamples_total", "count", 10)]
     if simulated:
         cols += [("Width, simulation SE", "width_se", "se", 10),
                  ("Width, 10th percentile", "width_q10", "width", 9),

@@ -387,8 +387,8 @@ def _bootstrap_replicates(parts: _Parts, n_boot: int, seed: int) -> np.ndarray:
 
 def alpha_complete_batch(
     counts: np.ndarray, domain: Sequence[Any], level: str, weights: np.ndarray,
-    confidence: float = 0.95, chunk_cells: int = 4_000_000,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    confidence: float = 0.95, chunk_cells: int = 4_000_000, *, with_used: bool = False,
+) -> tuple[np.ndarray, ...]:
     """Alpha and its percentile unit-bootstrap interval for many complete data sets.
 
     The same computation as :func:`krippendorff_alpha` (its coincidence sums,
@@ -411,11 +411,18 @@ def alpha_complete_batch(
     chunk_cells : int
         Data sets are processed in chunks of at most this many (data set, resample,
         unit) cells, to bound memory.
+    with_used : bool, default False
+        Also return, per data set, how many resamples its interval rests on: a
+        resample without variation has no alpha and is left out of the quantiles (as
+        :func:`krippendorff_alpha`'s ``n_boot_used`` counts them), which the caller
+        must be able to say.
 
     Returns
     -------
     (estimate, low, high) : ndarrays of shape (S,)
-        NaN where alpha or every resample is undefined (no variation).
+        NaN where alpha or every resample is undefined (no variation). With
+        ``with_used``, a fourth array: the resamples with an alpha (0 where the data
+        set's own alpha is undefined).
     """
     confidence = _util.check_confidence(confidence)
     counts = np.asarray(counts, dtype=float)
@@ -437,7 +444,11 @@ def alpha_complete_batch(
     low, high = _row_quantiles(reps[:, 1:], [tail, 1.0 - tail])
     estimate = reps[:, 0]
     undefined = np.isnan(estimate)
-    return estimate, np.where(undefined, np.nan, low), np.where(undefined, np.nan, high)
+    out = (estimate, np.where(undefined, np.nan, low), np.where(undefined, np.nan, high))
+    if not with_used:
+        return out
+    used = np.where(undefined, 0, (~np.isnan(reps[:, 1:])).sum(axis=1))
+    return (*out, used)
 
 
 def _row_quantiles(reps: np.ndarray, q: list[float]) -> np.ndarray:
