@@ -47,9 +47,11 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
                    "chance")
         notes[0] += f" The bands are {band:.2f} apart: that is {verdict}."
     notes.extend(_team_note(result, m))
+    notes.extend(_icc_form_note(result, study))
     notes.extend(_model_note(result, own, source))
     if not bool(row["meets"]):
-        notes.append(_what_meets(result, own, m, source, band))
+        notes.append(_what_meets(result, own, m, source, band,
+                                 at_least=bool(_icc_form_note(result, study))))
         notes.extend(_fixed_items_note(result, own, n, w))
     if result.statistic == "alpha":
         pairable = own.subset.of(n) if own.subset else n  # only the subset is pairable
@@ -61,6 +63,21 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
                      + (f" (this study lists {listed})" if listed != r else "")
                      + "; plan the items (--items).")
     return notes
+
+
+_ABSOLUTE = {"ICC2": "ICC(A,1)", "ICC2k": "ICC(A,k)"}  # the two-way absolute forms
+
+
+def _icc_form_note(result: PlanResult, study: Study) -> list[str]:
+    """Where analyze reports an absolute-agreement ICC: the closed forms' widths and item
+    counts are those of the one-way and consistency ICC, which they are derived for, so
+    for this ICC they are a lower bound (docs/plan.md, "ICC: Bonett (2002), Zou (2012)")."""
+    if result.statistic != "icc" or study.plan.icc_form not in _ABSOLUTE:
+        return []
+    return [f"The closed form's widths and item counts ({result.method}) are derived for "
+            "the one-way and consistency ICC; the absolute-agreement ICC this study reports "
+            f"({_ABSOLUTE[study.plan.icc_form]}) is wider where raters differ in level, so "
+            "take the widths and item counts as lower bounds."]
 
 
 def _fixed_items_note(result: PlanResult, own: StudyDefaults, n: int, w: float) -> list[str]:
@@ -136,8 +153,10 @@ def _clipped(row: dict, w: float, statistic: str) -> tuple[float, float]:
 
 
 def _what_meets(result: PlanResult, own: StudyDefaults, m: Measure,
-                source: ModelSource | PilotSource, band: float | None) -> str:
-    """The item count meeting the target, in words (the band decision only for alpha)."""
+                source: ModelSource | PilotSource, band: float | None, *,
+                at_least: bool = False) -> str:
+    """The item count meeting the target, in words (the band decision only for alpha);
+    ``at_least``: the closed form's count is a lower bound for the study's statistic."""
     target, r = result.target, own.raters
     word = "cases" if m.units_per_item > 1 else "items"
     by_band = band is not None and target.width == band
@@ -152,9 +171,12 @@ def _what_meets(result: PlanResult, own: StudyDefaults, m: Measure,
     t = result.table
     if "items_needed" in t:
         need = int(t.loc[t["raters"] == r, "items_needed"].iloc[0])
-        return (f"{need} {'repeated ' if own.sittings else ''}{word}{_rated(own, need)} with {r} "
-                f"{'sittings' if own.sittings else 'raters'} would make the interval "
-                f"{what}{decision} ({result.method}).")
+        said = (f"{need} {'repeated ' if own.sittings else ''}{word}{_rated(own, need)} "
+                f"with {r} {'sittings' if own.sittings else 'raters'}")
+        if at_least:  # the formula's count is only a floor for the study's statistic
+            return (f"At least {said} are needed to make the interval {what}{decision} "
+                    f"({result.method}; a lower bound for this ICC).")
+        return f"{said} would make the interval {what}{decision} ({result.method})."
     hits = t[(t["raters"] == r) & t["meets"]]
     if target.width is None:
         if hits.empty:
