@@ -88,7 +88,11 @@ _METHODS = (
      "as the lock draws it for the study's own items, else the fraction of the items "
      "rounded up (the fewest a draw can take)."),
     ("Seed", "Each design's studies are drawn from numpy's default_rng([seed, raters, "
-     "units]), so a design's result does not depend on the rest of the grid."),
+     "units]), the raters being those simulated (with the internal team where it rates, "
+     "one more than the design's count) and the units those rated (two per case in a "
+     "paired study), so a design's result does not depend on the rest of the grid; "
+     "alpha's bootstrap resamples from default_rng([seed, units, resamples, 1]), shared "
+     "by every design of that many units."),
 )
 
 REFERENCES = (
