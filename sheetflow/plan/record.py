@@ -16,6 +16,7 @@ from ..packs.seal import KEY_FILE, SEALED_DIR
 from ..spec.model import SIZING_FILE
 from ..staging import OutputSet
 from .design import PlanResult
+from .sim_error import short_of_all
 
 SIZING_KEYS = ("raters", "items", "expected_width", "expected_width_se", "within_error",
                "method", "simulations", "measure", "level", "source", "target", "n_boot",
@@ -24,7 +25,9 @@ SIZING_KEYS = ("raters", "items", "expected_width", "expected_width_se", "within
 standard error and whether it lies within simulation error of the target (null and
 false for a closed form, which has no simulation error), and the plan's rationale. A
 plan whose designs have the internal team beside the raters also records
-``plus_internal_team``."""
+``plus_internal_team``; one whose chosen width rests on fewer than all its simulated
+studies or bootstrap resamples records ``studies_used``, ``resamples_used`` and
+``resamples_total`` (:func:`~.sim_error.short_of_all`)."""
 
 
 def sizing_record(result: PlanResult) -> dict[str, Any]:
@@ -35,6 +38,9 @@ def sizing_record(result: PlanResult) -> dict[str, Any]:
     record["cost"] = None if best is None else float(best["cost"])
     if result.team:  # the recorded raters are the validators; the team rates beside them
         record["plus_internal_team"] = True
+    if best is not None and short_of_all(best):  # the recorded width rests on fewer
+        record.update({k: full[k] for k in ("studies_used", "resamples_used",
+                                            "resamples_total")})
     return record
 
 

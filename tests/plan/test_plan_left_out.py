@@ -98,3 +98,10 @@ def test_a_width_resting_on_every_study_and_resample_adds_nothing(keep_known):
                                    "--n-boot", "100"])
     assert "studies used" not in run.output and "resting on" not in run.output
 
+
+
+def test_sizing_json_records_what_the_chosen_width_rests_on(keep_known):
+    CliRunner().invoke(cli, ["plan", str(keep_known), *ARGS, "--record"])
+    sizing = json.loads((keep_known / "sizing.json").read_text(encoding="utf-8"))
+    assert sizing["items"] == 10 and sizing["studies_used"] < 40
+    assert sizing["resamples_used"] < sizing["resamples_total"]
