@@ -14,7 +14,7 @@ from mail_helpers import journal, mail_study, packs, reply, run, run_json, sha25
 from mail_servers import dovecot_server, free_port
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
-from sheetflow.collect import inbox
+from sheetflow.collect import imap_source, inbox
 from sheetflow.collect.inbox import safe_name
 from sheetflow.collect.run import collect
 from sheetflow.errors import MailError
@@ -41,7 +41,7 @@ def _filled(root: Path) -> dict[str, bytes]:
 def dovecot(monkeypatch):
     # a loaded machine's Dovecot has answered UNAVAILABLE for over 3 s: fetch's own
     # tries (3, over 3 s) are widened here so that a test waits it out (up to 28 s)
-    monkeypatch.setattr(inbox, "LOGIN_TRIES", 8)
+    monkeypatch.setattr(imap_source, "LOGIN_TRIES", 8)
     with dovecot_server() as server:
         yield server
 
@@ -260,8 +260,6 @@ def test_a_message_over_the_limit_names_its_sender_and_its_files_as_sent(tmp_pat
                                                                         monkeypatch):
     """The report of a message too large to read said "ask the sender" without naming
     them, and showed an encoded file name as its raw header text."""
-    import sheetflow.collect.inbox as inbox
-
     monkeypatch.setattr(inbox, "MAX_MESSAGE_BYTES", 2**20)  # 1 MB, to keep the test small
     root = mail_study(tmp_path / "s")
     path = tmp_path / "big.eml"
@@ -278,20 +276,21 @@ def test_a_message_over_the_limit_names_its_sender_and_its_files_as_sent(tmp_pat
 
 def test_a_message_over_the_limit_on_the_server_is_named_not_downloaded(tmp_path, dovecot,
                                                                        monkeypatch):
-    import sheetflow.collect.inbox as inbox
-
-    monkeypatch.setattr(inbox, "MAX_MESSAGE_BYTES", 2**20)  # 1 MB, to keep the test small
+    # 1 MB, to keep the test small: the limit the server's messages are read under, and
+    # the one the report names
+    monkeypatch.setattr(imap_source, "MAX_MESSAGE_BYTES", 2**20)
+    monkeypatch.setattr(inbox, "MAX_MESSAGE_BYTES", 2**20)
     root = mail_study(tmp_path / "s")
     dovecot.append(reply("a@example.org", [("big.xlsx", b"\0" * (3 * 2**20))]))
-    report = inbox.fetch(root, imap=inbox.ImapSource(
-        inbox.Server("127.0.0.1", dovecot.port, "none"), dovecot.user, dovecot.password))
+    report = inbox.fetch(root, imap=imap_source.ImapSource(
+        imap_source.Server("127.0.0.1", dovecot.port, "none"), dovecot.user, dovecot.password))
     assert report.saved == [] and len(report.listed) == 1
     assert "INBOX uid 1 from a@example.org ('my workbook'): skipped, the message is 4.1 MB " \
         "(over the 1 MB limit); attachments: big.xlsx (3.0 MB)" in report.listed[0]
     assert dovecot.unseen() == 1
     dovecot.append(_big_reply_with_encoded_names())  # names from the server's BODYSTRUCTURE
-    report = inbox.fetch(root, imap=inbox.ImapSource(
-        inbox.Server("127.0.0.1", dovecot.port, "none"), dovecot.user, dovecot.password))
+    report = inbox.fetch(root, imap=imap_source.ImapSource(
+        imap_source.Server("127.0.0.1", dovecot.port, "none"), dovecot.user, dovecot.password))
     listed = [line for line in report.listed if line.startswith("INBOX uid 2 ")]
     assert len(listed) == 1 and listed[0].startswith(f"INBOX uid 2 {EXPECTED_ABOUT}: skipped")
     assert EXPECTED_PARTS in listed[0]
@@ -420,22 +419,22 @@ class _BusyServer:
 @pytest.mark.parametrize("busy, logins", [(1, 2), (2, 3)])
 def test_a_login_the_server_cannot_check_for_now_is_tried_again(monkeypatch, busy, logins):
     busy_server = _BusyServer(busy)
-    monkeypatch.setattr(inbox.imaplib, "IMAP4", busy_server)
-    monkeypatch.setattr(inbox, "LOGIN_PAUSE", 0.0)
-    source = inbox.ImapSource(Server("127.0.0.1", 143, "none"), "coord", "secret")
-    assert inbox._imap_connect(source) is busy_server
+    monkeypatch.setattr(imap_source.imaplib, "IMAP4", busy_server)
+    monkeypatch.setattr(imap_source, "LOGIN_PAUSE", 0.0)
+    source = imap_source.ImapSource(Server("127.0.0.1", 143, "none"), "coord", "secret")
+    assert imap_source._imap_connect(source) is busy_server
     assert busy_server.logins == logins and not busy_server.closed
 
 
 def test_a_login_still_unavailable_is_not_called_a_wrong_password(monkeypatch):
     busy_server = _BusyServer(busy=99)
-    monkeypatch.setattr(inbox.imaplib, "IMAP4", busy_server)
-    monkeypatch.setattr(inbox, "LOGIN_PAUSE", 0.0)
-    source = inbox.ImapSource(Server("127.0.0.1", 143, "none"), "coord", "secret")
+    monkeypatch.setattr(imap_source.imaplib, "IMAP4", busy_server)
+    monkeypatch.setattr(imap_source, "LOGIN_PAUSE", 0.0)
+    source = imap_source.ImapSource(Server("127.0.0.1", 143, "none"), "coord", "secret")
     with pytest.raises(MailError) as refused:
-        inbox._imap_connect(source)
+        imap_source._imap_connect(source)
     text = str(refused.value)
-    assert busy_server.logins == inbox.LOGIN_TRIES and busy_server.closed
+    assert busy_server.logins == imap_source.LOGIN_TRIES and busy_server.closed
     assert "[UNAVAILABLE] Temporary authentication failure" in text
     assert "not the password" in text and "SHEETFLOW_IMAP_PASSWORD" not in text
     assert "secret" not in text

@@ -22,7 +22,7 @@ from mail_helpers import (
 )
 from mail_servers import dovecot_server
 
-from sheetflow.collect import inbox
+from sheetflow.collect import imap_source, inbox
 from sheetflow.collect.run import collect
 from sheetflow.errors import MailError
 from sheetflow.spec.study import load_study
@@ -180,7 +180,7 @@ def test_a_busy_inbox_counts_its_other_mail_and_names_the_raters_problem_first(t
 @pytest.fixture
 def dovecot(monkeypatch):
     # a loaded machine's Dovecot may answer a login UNAVAILABLE for seconds: waited out
-    monkeypatch.setattr(inbox, "LOGIN_TRIES", 8)
+    monkeypatch.setattr(imap_source, "LOGIN_TRIES", 8)
     with dovecot_server() as server:
         yield server
 
@@ -233,7 +233,7 @@ def test_a_message_the_server_breaks_off_on_is_named_and_the_rest_are_read(
     # the server gone for good after it: what was saved before is shown, then the error
     (root / L.RETURNS_DIR).rename(tmp_path / "moved")
     (root / "mail.jsonl").unlink()
-    connect, calls = inbox._imap_connect, []
+    connect, calls = imap_source._imap_connect, []
 
     def once(source):
         calls.append(source)
@@ -241,7 +241,7 @@ def test_a_message_the_server_breaks_off_on_is_named_and_the_rest_are_read(
             raise MailError("the IMAP server is gone")
         return connect(source)
 
-    monkeypatch.setattr(inbox, "_imap_connect", once)
+    monkeypatch.setattr(imap_source, "_imap_connect", once)
     gone = run("fetch", str(root), *imap, env=env)
     assert gone.exit_code == 3 and "error: the IMAP server is gone" in gone.stderr
     assert gone.stdout.count("saved      returns/") == 1

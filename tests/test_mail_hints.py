@@ -13,7 +13,7 @@ from mail_helpers import journal, mail_study, packs, reply, run
 from mail_servers import cutting_proxy, dovecot_server, smtp_server
 from roundtrip_helpers import fill_openpyxl, plan_answers
 
-from sheetflow.collect import inbox
+from sheetflow.collect import imap_source
 from sheetflow.spec.mail import IMAP_PASSWORD_ENV
 from sheetflow.spec.study import load_study
 from sheetflow.workbook import layout as L
@@ -111,7 +111,7 @@ def test_a_broken_connection_names_the_command_that_sends_the_rest(tmp_path):
 
 @pytest.fixture
 def dovecot(monkeypatch):
-    monkeypatch.setattr(inbox, "LOGIN_TRIES", 8)  # a loaded machine's Dovecot is slow
+    monkeypatch.setattr(imap_source, "LOGIN_TRIES", 8)  # a loaded machine's Dovecot is slow
     with dovecot_server() as server:
         yield server
 

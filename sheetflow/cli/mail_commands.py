@@ -302,7 +302,8 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
 
     Example: sheetflow fetch my-study --imap imap.example.org:993
     """
-    from ..collect.inbox import ImapSource, fetch
+    from ..collect.imap_source import ImapSource
+    from ..collect.inbox import fetch
     from ..errors import MailError, UsageError
     from ..hints import typed_words
     from ..spec.mail import IMAP_PASSWORD_ENV, parse_date

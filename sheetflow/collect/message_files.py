@@ -13,6 +13,10 @@ from ..errors import UsageError
 from .mailbox import PartSizes, unquote_from
 from .returns import display_name
 
+MAX_MESSAGE_BYTES = 64 * 2**20
+"""The largest message read (a rating workbook is about 1 MB; a message holding one,
+base64-encoded, a third more)."""
+
 
 @dataclass(frozen=True)
 class Raw:
