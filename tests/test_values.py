@@ -151,8 +151,11 @@ def test_a_serial_batch_time_of_a_1904_workbook_counts_from_1904():
 
 
 def test_the_reader_sees_the_1904_date_system():
-    from sheetflow.collect.reader import _date1904
+    from sheetflow.collect.reader import _workbook_part
+
+    def date1904(xml: str) -> bool:
+        return _workbook_part(xml.encode())[2]
 
     main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
-    assert _date1904(f'<workbook xmlns="{main}"><workbookPr date1904="1"/></workbook>'.encode())
-    assert not _date1904(f'<workbook xmlns="{main}"><workbookPr/></workbook>'.encode())
+    assert date1904(f'<workbook xmlns="{main}"><workbookPr date1904="1"/></workbook>')
+    assert not date1904(f'<workbook xmlns="{main}"><workbookPr/></workbook>')

@@ -105,9 +105,7 @@ class Book:
         self.header_footers = inspection.header_footers
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             names = set(zf.namelist())
-            workbook = zf.read("xl/workbook.xml")
-            self.sheets, self.names = _workbook_part(workbook)
-            self.date1904 = _date1904(workbook)
+            self.sheets, self.names, self.date1904 = _workbook_part(zf.read("xl/workbook.xml"))
             self.properties = (_custom_properties(zf.read(CUSTOM_PART))
                                if CUSTOM_PART in names else {})
             self.saved_by = _last_saved_by(zf.read(CORE_PART)) if CORE_PART in names else ""
@@ -304,8 +302,9 @@ def open_book(path: str | Path, limits: Limits | None = None,
 # --------------------------------------------------------------------------- parts
 
 
-def _workbook_part(data: bytes) -> tuple[list[tuple[str, str]], dict[str, str]]:
-    """Sheets (name, state) in order, and the workbook-level defined names."""
+def _workbook_part(data: bytes) -> tuple[list[tuple[str, str]], dict[str, str], bool]:
+    """Sheets (name, state) in order, the workbook-level defined names, and whether the
+    workbook sets the 1904 date system, from one parse of the part."""
     root = SafeET.fromstring(data)
     sheets = [(s.get("name", ""), s.get("state", "visible"))
               for s in root.iter(f"{_MAIN}sheet")]
@@ -313,13 +312,9 @@ def _workbook_part(data: bytes) -> tuple[list[tuple[str, str]], dict[str, str]]:
     for defined in root.iter(f"{_MAIN}definedName"):
         if defined.get("localSheetId") is None:  # sheet-local names are not the identity
             names[defined.get("name", "")] = unquote_constant(defined.text or "")
-    return sheets, names
-
-
-def _date1904(data: bytes) -> bool:
-    """Whether the workbook part sets the 1904 date system."""
-    found = SafeET.fromstring(data).find(f"{_MAIN}workbookPr")
-    return found is not None and found.get("date1904", "").strip().lower() in ("1", "true")
+    found = root.find(f"{_MAIN}workbookPr")
+    date1904 = found is not None and found.get("date1904", "").strip().lower() in ("1", "true")
+    return sheets, names, date1904
 
 
 def _custom_properties(data: bytes) -> dict[str, str]:
