@@ -361,3 +361,19 @@ def test_a_number_after_a_space_is_refused_saying_so_as_the_pack_marks_it():
                        "space (enter a whole number from 1 to 5).")
     assert [parse_value(SCALE, t).code for t in ("4 ", "3.0", " four")] == [
         "number-stored-as-text", "number-stored-as-text", "value-not-a-number"]
+
+
+def test_too_many_decimals_is_not_called_not_a_whole_number():
+    """3.14159 where 2 decimals are allowed was refused as "not a whole number", which a
+    field that takes decimals never asked for: the message names the decimals allowed."""
+    from sheetflow.collect.validate import issue
+
+    hours = Dimension("h", "Hours", "number", minimum=0, maximum=40, decimals=2)
+    parsed = parse_value(hours, 3.14159)
+    assert (parsed.value, parsed.code) == (None, "too-many-decimals")
+    message = issue(parsed.code, value="3.14159", what="Hours",
+                    expected=parsed.expected).message
+    assert message == ("Hours: '3.14159' has more decimals than allowed; enter a number "
+                       "from 0 to 40 with at most 2 decimals.")
+    assert parse_value(Dimension("w", "W", "number", minimum=0, maximum=40), 3.5).code \
+        == "value-not-whole"

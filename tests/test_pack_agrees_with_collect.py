@@ -311,7 +311,7 @@ def test_libreoffice_red_and_done_are_collects_refusals_and_acceptances(tmp_path
          "All {n} answers done", [], {"number-stored-as-text", "label-normalised"}),
         (paired_root, paired, "paired-as-text",
          {count[0]: "3", count[1]: "3 ", count[2]: "3.", confidence[0]: f"High{nbsp}",
-          hours[0]: "12.25", **notes},
+          count[3]: 3.0000000000000004, hours[0]: "12.25", **notes},  # 17 digits, 3 shown
          "All {n} answers done", [], {"number-stored-as-text", "label-normalised"}),
         (likert_root, likert, "pasted-with-a-break",  # a number copied with its cell's end
          {scale[0]: "4\t", scale[1]: "4\n", scale[2]: "4\r\n", scale[3]: f"4 {nbsp}\t"},
@@ -345,10 +345,11 @@ def test_libreoffice_red_and_done_are_collects_refusals_and_acceptances(tmp_path
          set()),
         (paired_root, paired, "not-numbers",
          {count[0]: _Error("#DIV/0!"), count[1]: _Formula("=2"), count[2]: "1e1",
-          count[3]: "3.5", count[4]: " 3", count[5]: "\t3", count[6]: "3\t3", **notes},
+          count[3]: "3.5", count[4]: " 3", count[5]: "\t3", count[6]: "3\t3",
+          hours[0]: 12.2500000001, **notes},  # more than 2 decimals at 15 digits
          None, ["error-value", "formula-in-answer", "number-after-space",
-                "number-after-space", "value-not-a-number", "value-not-a-number",
-                "value-not-whole"], set()),
+                "number-after-space", "too-many-decimals", "value-not-a-number",
+                "value-not-a-number", "value-not-whole"], set()),
         (keep_root, keep, "mark-error", {marks[0]: _Error("#N/A")},
          None, ["error-value"], set()),
     ]

@@ -17,6 +17,7 @@ COUNT = Dimension("c", "C", "count", minimum=0, maximum=None,
 CAT = Dimension("k", "K", "categorical", choices=("Correct", "Partial", "Incorrect"))
 CHECK = Dimension("e", "E", "checklist", questions=("a?",))
 TEXT = Dimension("t", "T", "text", required=False)
+HOURS = Dimension("h", "H", "number", minimum=0, maximum=40, decimals=2)
 
 
 @pytest.mark.parametrize("dim,raw,value,code", [
@@ -49,6 +50,13 @@ TEXT = Dimension("t", "T", "text", required=False)
     (CHECK, "Maybe", None, "value-out-of-domain"),
     (TEXT, "Évaluation 🙂", "Évaluation 🙂", None),
     (TEXT, 42.0, "42", None),
+    (HOURS, 12.25, 12.25, None),
+    (HOURS, 0.30000000000000004, 0.3, None),  # 17 digits stored, 0.3 shown
+    (HOURS, "12.250000000000001", 12.25, "number-stored-as-text"),
+    (HOURS, 3.14159, None, "too-many-decimals"),
+    (HOURS, "3.14159", None, "too-many-decimals"),
+    (HOURS, 12.2500000001, None, "too-many-decimals"),  # shown so: the pack marks it red
+    (HOURS, 40.5, None, "value-out-of-domain"),
 ])
 def test_parse_value(dim, raw, value, code):
     parsed = parse_value(dim, raw)

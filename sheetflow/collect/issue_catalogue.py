@@ -336,6 +336,8 @@ _TYPES = (
        "{what}: '{value}' is not allowed; enter {expected}."),
     _t("value-not-whole", ERROR, "A fraction in a whole-number field.",
        "{what}: '{value}' is not a whole number; enter {expected}."),
+    _t("too-many-decimals", ERROR, "A number with more decimals than its field allows.",
+       "{what}: '{value}' has more decimals than allowed; enter {expected}."),
     _t("value-not-a-number", ERROR, "Text that is not a number in a number field.",
        "{what}: '{value}' is not a number; enter {expected}."),
     _t("number-after-space", ERROR, "A number typed after a space (' 4'): text, which "

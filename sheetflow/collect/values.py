@@ -18,8 +18,9 @@ Policy (documented in ``docs/issue-codes.md``):
   (``3.0000000000000004`` is 3).
 - A number beyond :data:`MAX_WHOLE` (``1E+308``) is ``value-too-large``.
 - An Excel error value (``#DIV/0!``, ``#N/A``) is ``error-value``, never a blank.
-- ``5.5`` in a whole-number field is ``value-not-whole``; outside the allowed range it
-  is ``value-out-of-domain``.
+- ``5.5`` in a whole-number field is ``value-not-whole``; ``3.14159`` in a field that
+  allows 2 decimals is ``too-many-decimals`` (at the 15 digits shown, so
+  ``12.2500000001`` too); outside the allowed range it is ``value-out-of-domain``.
 - A label that differs from an allowed one only in letter case, spacing, hyphens or
   underscores for spaces, or invisible characters (``'high '``, ``'a>b'``,
   ``'A > B'``, ``'Over refusal'``, ``'A\\u200b>B'``), or a yes/no word where the labels
@@ -409,8 +410,12 @@ def _parse_whole(dimension: Dimension, raw: Any) -> ParsedValue:
         return ParsedValue(None, "value-too-large", expected)
     if not number.is_integer():
         places = dimension.decimals
-        if not places or abs(round(number, places) - number) > 1e-9:
+        if not places:
             return ParsedValue(None, "value-not-whole", expected)
+        # at the 15 digits shown, exactly: a looser tolerance took 12.2500000001 as
+        # 12.25, a value the pack marks red (its ROUND test is exact to 15 digits)
+        if round(number, places) != _as_shown(number):
+            return ParsedValue(None, "too-many-decimals", expected)
         if not _in_range(dimension, number):
             return ParsedValue(None, "value-out-of-domain", expected)
         return ParsedValue(round(number, places), code, expected)
