@@ -435,3 +435,28 @@ def test_a_reply_not_saved_then_the_workbook_from_another_address_ends_it(tmp_pa
     assert "replied, workbook not saved" not in run("status", str(root)).stdout
     _, doc = run_json("remind", str(root))
     assert doc["replied_not_saved"] == []
+
+
+def test_an_attachment_copied_into_returns_by_hand_is_named_as_found_not_saved(
+        tmp_path, dovecot):
+    """The coordinator had saved a rater's attachment into returns/ by hand under a name
+    of their own: fetch said "saved returns/from-my-mail.xlsx", a file it never saved."""
+    root = mail_study(tmp_path / "s")
+    raters = load_study(root).raters
+    first = packs(root)[0]
+    data = filled(root, first)
+    dovecot.append(reply(raters[0].email, [(first["file"], data)]))
+    returns = root / L.RETURNS_DIR
+    returns.mkdir(exist_ok=True)
+    (returns / "from-my-mail.xlsx").write_bytes(data)
+    imap, env = _imap(dovecot)
+    result = run("fetch", str(root), *imap, env=env)
+    assert result.exit_code == 0 and "saved      " not in result.stdout
+    assert (f"duplicate  {first['file']} from {raters[0].email}: already in the folder as "
+            "returns/from-my-mail.xlsx (the same bytes); not saved") in result.stdout
+    assert "0 files saved, 1 duplicate, 0 fetched before" in result.stdout + result.stderr
+    assert [p.name for p in returns.iterdir()] == ["from-my-mail.xlsx"]  # no second copy
+    # its sender is recorded against the file found, for collect's sender check
+    assert [(r["saved"], r["sender"]) for r in journal(root)] == [
+        (f"{L.RETURNS_DIR}/from-my-mail.xlsx", raters[0].email)]
+    assert run_json("fetch", str(root), *imap, env=env)[1]["fetched_before"] == 1

@@ -380,8 +380,8 @@ def _saved_lines(out: Output, report: Any) -> None:
     for saved in report.saved:
         out.say(f"saved      returns/{saved.file} from {saved.shown_sender}")
     for saved in report.duplicates:
-        out.say(f"duplicate  {saved.attachment} from {saved.shown_sender}: the same bytes as "
-                f"returns/{saved.file}; not saved again")
+        out.say(f"duplicate  {saved.attachment} from {saved.shown_sender}: already in the "
+                f"folder as returns/{saved.file} (the same bytes); not saved")
 
 
 def register(group: click.Group) -> None:

@@ -369,9 +369,13 @@ class _Saver:
         if existing is None:
             write_alone(self.returns / name, attachment.data, replace=False)
             self._disk()[sha] = name
-        # a file no fetch recorded (one stopped between writing it and journalling it)
-        # is this message's, saved: "duplicate" would hide the only "saved" it gets
-        duplicate = f"{L.RETURNS_DIR}/{name}" in self.recorded
+        # a file no fetch recorded under the name fetch gives this attachment (one
+        # stopped between writing it and journalling it) is this message's, saved:
+        # "duplicate" would hide the only "saved" it gets; one under another name (copied
+        # by hand) was not saved by fetch, and is named as found
+        first_record = f"{L.RETURNS_DIR}/{name}" not in self.recorded
+        duplicate = existing is not None and not (
+            first_record and _fetch_named(name, attachment.name))
         saved = Saved(name, attachment.name, sha, mid, message.sender, message.subject,
                       raw.where, message.sender_problem)
         append(self.root, {"event": "received", "message_id": mid,
@@ -389,9 +393,10 @@ class _Saver:
         self.senders_saved.add(message.sender)
         self.recorded.add(f"{L.RETURNS_DIR}/{name}")
         (self.report.duplicates if duplicate else self.report.saved).append(saved)
-        if not duplicate and message.sender_problem:
+        # who sent a file is said when it is first recorded (a copy by hand included)
+        if (first_record or not duplicate) and message.sender_problem:
             self.report.unsure_senders.append((message.sender_problem, name))
-        elif not duplicate and message.sender not in self.raters:
+        elif (first_record or not duplicate) and message.sender not in self.raters:
             self.report.unknown_senders.append((message.sender, name))
 
     def _disk(self) -> dict[str, str]:
@@ -427,6 +432,19 @@ def safe_name(name: str) -> str:
     stem = _UNSAFE.sub("_", stem).strip("._-")[:100] or "attachment"
     suffix = _UNSAFE.sub("", suffix)[:10].lower()
     return f"{stem}.{suffix}" if suffix else stem
+
+
+def _fetch_named(name: str, attachment: str) -> bool:
+    """Whether ``name`` is one :meth:`_Saver._free_name` gives ``attachment`` (a time
+    received, its safe name, perhaps numbered), at any time."""
+    base = f"{_NO_TIME}-{safe_name(attachment)}"
+    stem, dot, suffix = base.rpartition(".")
+    forms = (re.escape(base), re.escape(stem) + r"-\d+" + re.escape(dot + suffix))
+    pattern = "|".join(forms).replace(re.escape(_NO_TIME), r"\d{8}-\d{6}")
+    return re.fullmatch(pattern, name) is not None
+
+
+_NO_TIME = "00000000-000000"  # stands for the time received in :func:`_fetch_named`
 
 
 def _message_key(message: Message, raw: Raw) -> str:
