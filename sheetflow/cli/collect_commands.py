@@ -266,7 +266,8 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     no rater's, not marked read, a file in returns/ the last
     collect did not read (new or changed since, or no collect yet): collect is next,
     out/ needing a rerun; a line of mail.jsonl that is no record, named in a warning with
-    what the table may show wrongly for it). Exits 3, showing no table, when the spec
+    what the table may show wrongly for it; a second rater whose pack lock has still to
+    write). Exits 3, showing no table, when the spec
     (study.toml, its items or raters) changed after generate, as check and collect do.
 
     Example: sheetflow status my-study --agreement --json
@@ -407,14 +408,16 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
             and not stale and not strangers and not claims and not unread and not aside
             and not damaged
             and not texts
-            and not senders and not report.reply_drafts)
+            and not senders and not report.reply_drafts
+            and not waiting)  # the panel is not back while a pack is still to write
     doc: dict[str, Any] = {"ok": done, "raters": [r.to_dict() for r in rows],
                            "unmatched": [u.to_dict() for u in report.unmatched],
                            "unread_text": texts, "unchecked_sender": senders,
                            "text_read": report.text_read,
                            "out_mixed": mixed, "not_collected": stale,
                            "journal_damaged": damaged,
-                           "reply_drafts": report.reply_drafts}
+                           "reply_drafts": report.reply_drafts,
+                           "awaiting_lock": waiting}
     if agreement:
         doc["agreement_note"], doc["agreement"] = _agreement_lines(out, directory)
     out.json(doc)
