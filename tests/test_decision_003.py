@@ -11,8 +11,10 @@ collect (flag-note-missing), so that reviewer is missing and the decision waits.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import jsonschema
 import openpyxl
 import pytest
 from decision_helpers import refused_before_unsealing, run_analyze
@@ -204,3 +206,30 @@ def test_answers_left_out_are_named_per_unit():
     assert _left_out(many, set()) == ("7 units left out: HV-00: N/A by rater1; HV-01: N/A "
                                       "by rater1; HV-02: N/A by rater1; HV-03: N/A by "
                                       "rater1; HV-04: N/A by rater1; and 2 more units")
+
+
+def test_a_system_without_items_is_said_to_have_none_not_counted_of_0(tmp_path):
+    """A system no item is in (the spec warns of it) had its refusals said "0 of 0
+    ratings (0 raters, 0 answers; every rater's ratings counted)": counts of nothing.
+    It is now said to have no items, as protocol 001 says of its yield, on the screen,
+    the Summary sheet and in summary.json."""
+    def one_system(root: Path) -> None:
+        items = root / "items.csv"
+        items.write_text(items.read_text(encoding="utf-8").replace(
+            "assistant_dense_rag", "assistant_hybrid_rag"), encoding="utf-8")
+
+    def answer(study, pack, a, index):
+        return _answer(study, a["dimension"], index, a["item_id"])
+
+    root = tmp_path / "one"
+    plant_answer_review(root, answer, one_system)
+    out, summary, rows, _ = _analyze(root)
+    assert out.exit_code == 0, out.output
+    assert summary["refusals"]["assistant_dense_rag"]["no_items"] is True
+    assert "no_items" not in summary["refusals"]["assistant_hybrid_rag"]
+    line = "assistant_dense_rag: no items, so no refusals to count"
+    assert line in rows and f"refusals   {line}" in out.output.splitlines()
+    assert not [r for r in rows if "of 0 ratings" in r]
+    schema = json.loads((Path(__file__).parent.parent / "docs" / "summary-schema.json")
+                        .read_text(encoding="utf-8"))
+    jsonschema.validate(summary, schema)

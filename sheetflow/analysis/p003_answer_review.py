@@ -118,12 +118,24 @@ def _h_refusals(ctx: Context, table: pd.DataFrame, out: dict) -> None:
         pooled = table[table["rater"] == "all raters"]
         rated = ctx.ratings("refusal_appropriateness").groupby("arm")
         answers, raters = rated["case"].nunique(), rated["rater"].nunique()
+        empty = _arms_without_items(ctx)
         out["refusals"] = {r["arm"]: {"over_refusal": r["over_refusal"],
                                       "under_refusal": r["under_refusal"],
                                       "n_ratings": r["n"],
                                       "n_raters": int(raters.get(r["arm"], 0)),
-                                      "n_answers": int(answers.get(r["arm"], 0))}
+                                      "n_answers": int(answers.get(r["arm"], 0)),
+                                      **({"no_items": True} if r["arm"] in empty else {})}
                            for r in pooled.to_dict("records")}
+
+
+def _arms_without_items(ctx: Context) -> set[str]:
+    """The arms no item is in (the spec warns of each): their counts of 0 are of
+    nothing, so they are said to have no items, as protocol 001 says of its yield."""
+    column = ctx.study.design.arm_column
+    if not column:
+        return set()
+    present = {it.fields.get(column, "") for it in ctx.study.items}
+    return {a.id for a in ctx.study.design.arms if a.id not in present}
 
 
 def refusal_line(arm: str, counts: dict[str, Any]) -> str:
@@ -134,12 +146,15 @@ def refusal_line(arm: str, counts: dict[str, Any]) -> str:
     arm : str
     counts : dict
         ``over_refusal``, ``under_refusal`` and, when known, ``n_ratings``,
-        ``n_raters``, ``n_answers`` (a summary written before they were kept has none).
+        ``n_raters``, ``n_answers`` (a summary written before they were kept has none);
+        ``no_items`` True for a system no item is in, said so instead of its counts.
 
     Returns
     -------
     str
     """
+    if counts.get("no_items"):  # "0 of 0 ratings" would read as a count of nothing
+        return f"{arm}: no items, so no refusals to count"
     line = f"{arm}: over-refusal {counts['over_refusal']}, under-refusal " \
         f"{counts['under_refusal']}"
     if "n_ratings" not in counts:
