@@ -66,6 +66,11 @@ def _alpha(ctx: Context) -> pd.DataFrame:
         row = {"measure": dim_id, "kind": kind, **res.iloc[0].to_dict()}
         row["band"] = ctx.band(row["alpha"])
         said = str(row["reason"])
+        # a defined alpha with a reason has no interval (one unit): the note says why,
+        # beside the band, which "band or reason" would show in place of the reason
+        no_interval = said if np.isfinite(row["alpha"]) else ""
+        if no_interval:
+            row["reason"] = said = ""
         if said:  # undefined: with the N/A answers it leaves out, if any
             row["reason"] = with_na_answers(ctx, dim_id, said)
         if kind == "total":  # the reading at the other level, beside (never decided on)
@@ -74,7 +79,7 @@ def _alpha(ctx: Context) -> pd.DataFrame:
         row["note"] = "; ".join(filter(None, (
             _raters_in_alpha(ctx, row, dim_id == team),
             few_units_note(row["n_units"], row["ci_low"], row["ci_high"]),
-            _resamples_left_out(row),
+            no_interval or _resamples_left_out(row),
             # the N/A answers left out, unless the reason already says so
             na_left_out_note(ctx, dim_id) if row["reason"] == said else "")))
         rows.append(row)

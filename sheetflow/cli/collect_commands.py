@@ -463,6 +463,7 @@ def _agreement_lines(out: Output, directory: Path) -> tuple[str, list[dict[str, 
         line = (f"agreement  {dim.dimension:22} alpha {dim.alpha:.3f} "
                 f"{interval_said(_num(dim.ci_low), _num(dim.ci_high))} ({dim.level}; {dim.n_units} "
                 f"units, {dim.n_raters} raters)")
+        line += f"; {dim.reason}" if dim.reason else ""  # why the interval is n/a
         if dim.raises_most:
             line += (f"; without {dim.raises_most} it rises most "
                      f"({dim.leave_one_out[dim.raises_most]:+.3f})")

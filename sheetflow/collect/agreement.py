@@ -197,6 +197,8 @@ def _agreement(study: Study, dim_id: str, level: str, wide: pd.DataFrame,
     if result.alpha is None:
         result.reason = str(whole.get("reason") or "") or \
             "undefined: the values so far do not vary"
+    else:  # a defined alpha with a reason has no interval (one unit): why, beside it
+        result.reason = str(whole.get("reason") or "")
     if len(wide) > 2 and result.alpha is not None:
         for rater in wide.index:
             without = _finite(_alpha(wide.drop(index=rater), level, 0, 0)["alpha"])

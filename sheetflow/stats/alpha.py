@@ -22,6 +22,9 @@ ALPHA_COLUMNS = (
     "n_pairable_values", "n_boot", "n_boot_used", "seed", "reason",
 )  # fmt: skip
 _CHUNK = 256
+ONE_UNIT = "one unit: resampling cannot vary, so there is no bootstrap interval"
+"""Why alpha on a single pairable unit has no interval: each resample of units draws
+that unit every time, so every replicate is the estimate itself."""
 
 
 @dataclass(frozen=True)
@@ -95,8 +98,9 @@ def krippendorff_alpha(
         units with two or more values), ``n_raters`` (raters with at least one
         value), ``n_pairable_values``, ``n_boot``, ``n_boot_used`` (the resamples in
         which alpha is defined, the ones the interval is taken over; 0 when no
-        interval was computed), ``seed`` and ``reason`` (empty when alpha is defined,
-        otherwise why alpha is NaN).
+        interval was computed), ``seed`` and ``reason`` (empty when alpha and its
+        interval are defined; otherwise why alpha is NaN, or, alpha defined, why its
+        interval is: :data:`ONE_UNIT`).
 
     Notes
     -----
@@ -133,6 +137,10 @@ def krippendorff_alpha(
     is undefined (no variation) are left out of the quantiles, and ``n_boot_used``
     says how many were kept, so a caller can say how many were not. This is a unit
     bootstrap, not the pair-resampling bootstrap of Krippendorff's KALPHA macro [2]_.
+    On a single pairable unit alpha is defined when its values vary [1]_, but every
+    resample of units is that unit again, so a percentile interval would have no width
+    whatever the data: the interval is NaN, ``n_boot_used`` 0, and ``reason`` says why
+    (:data:`ONE_UNIT`); the bootstrap needs units to draw among [2]_.
 
     References
     ----------
@@ -217,6 +225,8 @@ def _alpha_row(
     estimate = _alpha_batch(parts, np.ones((1, parts.counts.shape[0])))[0]
     if np.isnan(estimate):
         return {**row, "reason": "no variation among pairable values; alpha is undefined"}
+    if row["n_units"] < 2 and n_boot > 0:  # each resample is that unit again: no width
+        return {**row, "alpha": float(estimate), "reason": ONE_UNIT}
     low, high, used = _bootstrap_interval(parts, n_boot, confidence, seed)
     return {**row, "alpha": float(estimate), "ci_low": low, "ci_high": high,
             "n_boot_used": used, "reason": ""}
