@@ -39,7 +39,13 @@ from .internal_rater import (
 from .na import na_as_category
 from .na_answers import na_left_out_note, with_na_answers
 from .protocol import ProtocolPlan
-from .readings import few_units_notes, interval_notes
+from .readings import (
+    ZERO_WIDTH_BOOTSTRAP,
+    ZERO_WIDTH_VARIANCE,
+    agreed_throughout_notes,
+    few_units_notes,
+    interval_notes,
+)
 from .second_rater import subset_note
 
 
@@ -87,7 +93,8 @@ def _alpha(ctx: Context) -> pd.DataFrame:
             "n_raters", "n_pairable_values", "n_boot", "n_boot_used", "seed", "reason", "note",
             "other_level",
             "alpha_other_level"]
-    return pd.DataFrame(rows).reindex(columns=cols)
+    return agreed_throughout_notes(pd.DataFrame(rows).reindex(columns=cols), "alpha",
+                                   ZERO_WIDTH_BOOTSTRAP)
 
 
 def _resamples_left_out(row: dict[str, Any]) -> str:
@@ -254,7 +261,9 @@ def _per_dimension(ctx: Context, coefficient: Callable[..., pd.DataFrame]) -> pd
         res = coefficient(matrix_for(ctx, dim_id, kind), level, domain, kind)
         _say_na_answers(ctx, dim_id, res, "ac" if "ac" in res else "kappa")
         res.insert(0, "measure", dim_id)
-        frames.append(few_units_notes(res))
+        figure = "ac" if "ac" in res else "kappa"
+        frames.append(few_units_notes(agreed_throughout_notes(res, figure,
+                                                              ZERO_WIDTH_VARIANCE)))
     return _na_notes(ctx, stack(frames))
 
 

@@ -215,6 +215,50 @@ def few_units_notes(table: pd.DataFrame, units: str = "n_units") -> pd.DataFrame
     return table
 
 
+ZERO_WIDTH_VARIANCE = (_NO_WIDTH + "the variance formula gives no width when the ratings "
+                       "agree on every unit, however few the units")
+"""The note of a Fleiss' kappa or Gwet's AC1/AC2 of 1 with an interval of no width."""
+ZERO_WIDTH_BOOTSTRAP = ("a zero-width interval is no certainty: when the ratings agree on "
+                        "every unit, every resample of units does too, so the bootstrap "
+                        "gives no width, however few the units")
+"""The note of a Krippendorff's alpha of 1 with a bootstrap interval of no width."""
+
+
+def agreed_throughout_notes(table: pd.DataFrame, figure: str, text: str) -> pd.DataFrame:
+    """A table of agreement figures with ``text`` first in the ``note`` of each row
+    whose figure is 1 with an interval of no width, [1, 1]: agreement on every unit,
+    which reads as certainty however few the units (as Cohen's kappa's
+    :data:`ZERO_WIDTH` says).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows with ``figure``, ``ci_low`` and ``ci_high``.
+    figure : str
+        The column of the coefficient ("alpha", "kappa", "ac").
+    text : str
+        The note: :data:`ZERO_WIDTH_VARIANCE` or :data:`ZERO_WIDTH_BOOTSTRAP`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``table`` itself (changed in place); unchanged without those columns.
+    """
+    if not {figure, "ci_low", "ci_high"} <= set(table.columns) or table.empty:
+        return table
+    value, low, high = (pd.to_numeric(table[c], errors="coerce").to_numpy(float)
+                        for c in (figure, "ci_low", "ci_high"))
+    flat = (np.abs(value - 1.0) <= 1e-12) & (np.abs(low - 1.0) <= 1e-12) \
+        & (np.abs(high - 1.0) <= 1e-12)
+    if not flat.any():
+        return table
+    said = table["note"].astype(object).where(table["note"].notna(), "") \
+        if "note" in table else pd.Series("", index=table.index, dtype=object)
+    table["note"] = [("; ".join(filter(None, (text, str(n)))) if mark else n)
+                     for n, mark in zip(said, flat, strict=True)]
+    return table
+
+
 def _few_units(table: pd.DataFrame, low: np.ndarray, high: np.ndarray,
                units: str = "n_units") -> np.ndarray:
     """Rows whose interval is defined and rests on fewer than FEW_UNITS units."""
