@@ -454,3 +454,27 @@ def test_a_zero_width_kappa_interval_says_its_own_cause():
     assert table["note"].tolist() == [ZERO_WIDTH, ZERO_WIDTH_NONE, ZERO_WIDTH_CHANCE,
                                       one_category_note("sitting 2"), ZERO_WIDTH_OTHER]
     assert "agree on every unit" not in " ".join(table["note"].tolist()[1:])
+
+
+def test_a_kappa_0_by_construction_gets_no_landis_koch_reading():
+    """A rater who gave one category throughout fixes kappa at 0 (Cohen 1960; the
+    statistics say "0 by construction" and give no interval): Landis & Koch's "slight"
+    read it as if the raters' agreement had produced it. It is now not read."""
+    from sheetflow.analysis.readings import NOT_READ, reported_figures
+    from sheetflow.report.headline import figure_line
+    from sheetflow.stats import cohen_kappa
+
+    pair = cohen_kappa([[1, 1, 1, 1], [1, 2, 1, 2]]).assign(
+        measure="overall", rater1="A", rater2="B")
+    assert pair.loc[0, "kappa"] == 0 and np.isnan(pair.loc[0, "ci_low"])
+    ctx = types.SimpleNamespace(target=lambda _name, default=None: default,
+                                study=_NO_NA_STUDY)
+    (rec,) = reported_figures(ctx, {"cohen_kappa": pair})
+    assert rec["reading"] == NOT_READ and rec["scale"] == ""
+    assert kappa_reading(0.0) == "slight"  # what it was read as
+    line = figure_line(rec, "overall")
+    assert "not read: 0 by construction" in line and "slight" not in line \
+        and "undefined" not in line
+    intra = pair.drop(columns=["rater1", "rater2"]).assign(rater="A")
+    (rec,) = reported_figures(ctx, {"intra_rater_kappa": intra})
+    assert rec["reading"] == NOT_READ

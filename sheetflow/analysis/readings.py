@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .._groups import groups_in_order
+from ..stats.kappa import FIXED_AT_ZERO
 from ..words import FEW_UNITS, FEW_UNITS_NOTE, counted, few_units_note, settled, shown_number
 from .context import Context
 from .na_answers import na_left_out_note
@@ -51,6 +52,40 @@ def kappa_reading(value: float | None) -> str:
     every figure is read (:data:`~sheetflow.words.ROUNDING_RULE`): a kappa of 0.2096
     is "slight" and shown 0.2096, never "0.210"; "" when undefined."""
     return _read(value, _LANDIS_KOCH)
+
+
+NOT_READ = "not read: 0 by construction"
+"""The reading of a kappa the margins fix at 0 (a rater gave one category throughout,
+:data:`~sheetflow.stats.kappa.FIXED_AT_ZERO`): Landis & Koch's "slight" would read a
+figure no agreement or disagreement produced."""
+
+
+def fixed_kappa_reading(value: float | None, reasons: Iterable[str]) -> str:
+    """:func:`kappa_reading`, or :data:`NOT_READ` where every pair's ``reasons`` say the
+    kappa is 0 by construction (the mean of such kappas is fixed at 0 too)."""
+    said = [str(r) for r in reasons]
+    if said and all(r.startswith(FIXED_AT_ZERO) for r in said):
+        return NOT_READ
+    return kappa_reading(value)
+
+
+def reading_said(figure: dict[str, Any]) -> str:
+    """A reported figure's reading in words: "slight (Landis & Koch 1977)", the reading
+    alone when it has no scale (:data:`NOT_READ`), else "undefined: why".
+
+    Parameters
+    ----------
+    figure : dict
+        A record of :func:`reported_figures` (``reading``, ``scale``, ``reason``).
+
+    Returns
+    -------
+    str
+    """
+    if not figure["reading"]:
+        return f"undefined: {figure['reason']}"
+    return f"{figure['reading']} ({figure['scale']})" if figure["scale"] else \
+        figure["reading"]
 
 
 def icc_reading(value: float | None) -> str:
@@ -297,7 +332,7 @@ def _record(ctx: Context, target_name: str, figure: str, measure: str, value: An
     return {"analysis": target_name, "figure": figure, "measure": measure, "value": value,
             "ci_low": _finite(ci[0]), "ci_high": _finite(ci[1]), "units": _count(units),
             "units_range": None, "raters": _count(raters), "target": target, "met": met,
-            "reading": reading, "scale": scale if reading else "",
+            "reading": reading, "scale": scale if reading and reading != NOT_READ else "",
             "reason": "" if value is not None else (reason or "undefined"),
             # a figure that stands may still say what it left out (ICC's listwise
             # deletion: "18 of 36 rated units dropped"), beside it where it is read,
@@ -343,7 +378,7 @@ def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
         fewest, most = _pair_units(g, k)
         rec = _record(ctx, "cohen_kappa", figure, str(measure), mean, ci,
                       fewest if fewest == most else None, len(raters),
-                      kappa_reading(mean), KAPPA_SCALE, _first_reason(g))
+                      _pairs_reading(mean, g, k), KAPPA_SCALE, _first_reason(g))
         if fewest is not None and fewest != most:  # no one N is true of every pair
             rec["units_range"] = [fewest, most]
         if mean is not None:  # a unit count smaller than the other columns', said why
@@ -357,6 +392,13 @@ def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
                 rec["note"] += f" ({counted(int(low['n_units']), 'unit')})"
         out.append(_kappa_bound(rec, g["note"].iloc[0] if one and "note" in g else ""))
     return out
+
+
+def _pairs_reading(mean: float | None, g: pd.DataFrame, kappa: pd.Series) -> str:
+    """The reading of a measure's (mean) pairwise kappa, from the defined pairs."""
+    # the column may be categorical (hundreds of raters' pairs): read as text
+    reasons = [str(r) for r in g.loc[kappa.notna(), "reason"]] if "reason" in g else []
+    return fixed_kappa_reading(mean, reasons)
 
 
 _WEIGHTINGS = {"identity": "unweighted", "linear": "linear weights",
@@ -407,7 +449,8 @@ def _intra_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
         out.append(_kappa_bound(_record(
             ctx, "intra_rater_kappa", figure, str(r["measure"]), r["kappa"],
             (r.get("ci_low"), r.get("ci_high")), r.get("n_units"), 1,
-            kappa_reading(_finite(r["kappa"])), KAPPA_SCALE, str(r.get("reason") or "")),
+            fixed_kappa_reading(_finite(r["kappa"]), [str(r.get("reason") or "")]),
+            KAPPA_SCALE, str(r.get("reason") or "")),
             r.get("note")))
     return out
 

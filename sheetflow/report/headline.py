@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..analysis.decision import headline_text
 from ..analysis.p003_answer_review import refusal_line
-from ..analysis.readings import reading_bounds
+from ..analysis.readings import reading_bounds, reading_said
 from ..words import counted, interval_said, shown_number
 
 if TYPE_CHECKING:
@@ -184,8 +184,7 @@ def figure_line(figure: dict[str, Any], named: str) -> str:
         counted(figure["units"], "unit") if figure["units"] is not None else ""
     raters = counted(figure["raters"], "rater") if figure["raters"] is not None else ""
     counts = ", ".join(filter(None, (units, raters)))
-    reading = f"{figure['reading']} ({figure['scale']})" if figure["reading"] else \
-        f"undefined: {figure['reason']}"
+    reading = reading_said(figure)
     target = "" if figure["target"] is None else \
         f"; target {shown_number(figure['target'])}: {'met' if figure['met'] else 'not met'}"
     note = f"; {figure['note']}" if figure.get("note") else ""

@@ -17,7 +17,7 @@ from ..analysis.decision import (
     passed_words,
     shown_against,
 )
-from ..analysis.readings import reading_bounds
+from ..analysis.readings import reading_bounds, reading_said
 from ..words import NUMBER_FORMS, decimals_for, p_said
 from ..workbook.printing import row_points, set_print, text_lines
 from .cells import BAND_COLOURS, number_format, write_cell
@@ -313,8 +313,7 @@ def _reported_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, A
         digits, goal = _reported_shown(f)
         target = "none set" if f["target"] is None else \
             f"{goal}: {'met' if f['met'] else 'not met'}"
-        reading = f"{f['reading']} ({f['scale']})" if f["reading"] else \
-            f"undefined: {f['reason']}"
+        reading = reading_said(f)
         reading += f"; {f['note']}" if f.get("note") else ""
         measure = names.get(f["measure"], f["measure"])
         _wrapped_row(ws, row, {0: f"{measure}: {f['figure']}", 7: reading}, fmt["wrap"])
