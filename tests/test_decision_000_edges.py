@@ -219,3 +219,30 @@ def test_the_methods_sheet_says_who_the_alpha_rests_on(same):
         "research team scores to compute IRR statistics'" in said
     assert "counts the internal team as one more rater beside the validators" in said
     assert "every other column's alpha rests on the validators only" in said
+
+
+def test_a_rater_who_always_picks_the_left_position_is_named_and_the_pool_apart(same):
+    """EV-02 answers A>B on every case; the others name the improved arm wherever it sits.
+    EV-02 is flagged, and so is the pool (66.7% A, one biased rater is enough): the pool
+    is said on its own line, never listed as a rater "all raters" beside EV-02 (read as
+    every rater flagged, where EV-01 and EV-03 chose A only where the improved arm sat)."""
+    base = _answers(54)
+
+    def answer(cell):
+        if cell["dimension"] == "direction" and cell["part"] == "value" \
+                and cell["rater"] == "EV-02":
+            return "A>B"
+        return base(cell)
+
+    plant(same, answer)
+    collect(same)
+    result, summary, rows = run_analyze(same)
+    assert result.exit_code == 0, result.output
+    flagged = [r["rater"] for r in summary["position_bias"] if r["flagged"]]
+    assert flagged == ["EV-02", "all raters"]
+    assert "Position bias flagged: EV-02 (100.0% A, p < 0.001). Their direction judgements " \
+        "may reflect display order rather than quality" in result.output
+    pooled = ("Position bias flagged in the judgements of all raters pooled (66.7% A, "
+              "p = 0.0198): the direction judgements may reflect display order")
+    assert pooled in result.output and any(r.startswith(pooled) for r in rows)
+    assert not any("all raters (66.7% A" in r for r in [*rows, *summary["readings"]])

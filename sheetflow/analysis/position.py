@@ -169,12 +169,24 @@ def readings(summary: dict[str, Any], ctx: Context) -> list[str]:
                 f"{row['n']} decisive judgements ({p_said(row['p'], [p_limit])}); flag "
                 f"when p < {p_limit:g} and outside {percent(low)}-{percent(high)}.")
     flagged = [r for r in summary.get("position_bias", []) if r["flagged"]]
-    if flagged:  # each share and p on the side of the band and limit it is flagged by
-        names = ", ".join(f"{r['rater']} ({shown_percent(r['share_a'], (low,), (high,))} A, "
-                          f"{p_said(r['p'], [p_limit])})" for r in flagged)
+
+    def said(row: dict[str, Any]) -> str:  # share and p on the side of the band and limit
+        return (f"{shown_percent(row['share_a'], (low,), (high,))} A, "
+                f"{p_said(row['p'], [p_limit])}")
+
+    # the pooled row is no rater: listed among them, "all raters" read as every rater
+    # flagged, where one biased rater is enough to flag the pool
+    raters = [r for r in flagged if r["rater"] != POOLED]
+    if raters:
+        names = ", ".join(f"{r['rater']} ({said(r)})" for r in raters)
         lines.append(f"Position bias flagged: {names}. Their direction judgements may "
                      "reflect display order rather than quality; read the direction "
                      "verdict with the position-free preference.")
+    for row in (r for r in flagged if r["rater"] == POOLED):
+        lines.append(f"Position bias flagged in the judgements of all raters pooled "
+                     f"({said(row)}): the direction judgements may reflect display order "
+                     "rather than quality; read the direction verdict with the "
+                     "position-free preference.")
     for row in summary.get("position_free_preference", []):
         lines.append(f"Position-free preference for {row['arm']}: "
                      f"{shown_percent(row['preference'])} "
