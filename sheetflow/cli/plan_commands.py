@@ -215,7 +215,7 @@ def _resting_columns(result: Any) -> list[tuple[str, str, str]]:
     t = result.table
     if "studies_used" not in t or not any(short_of_all(r) for r in t.to_dict("records")):
         return []
-    cols = [("studies used", "studies_used", "of:simulations")]
+    cols = [("with interval", "studies_used", "of:simulations")]
     if t["resamples_total"].notna().any():
         cols.append(("resamples used", "resamples_used", "of:resamples_total"))
     return cols

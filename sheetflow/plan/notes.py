@@ -37,9 +37,12 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
     # for with --measure is named as it is
     reason = own.reason if own.measure in (None, m.id) else f"{name} on {m.id!r}"
     resting = resting_text(row.to_dict())  # where studies or resamples were left out
+    expect = (f"can expect a 95% interval about {w:.2f} wide (roughly {low:.2f} to "
+              f"{high:.2f}{'; ' + resting if resting else ''})" if np.isfinite(w) else
+              "can expect no 95% interval: half or more of its simulated studies have none"
+              f" ({resting})")
     notes = [f"Planned: {reason}. This study as specified ({who}{units}): {name} on "
-             f"{m.id!r} can expect a 95% interval about {w:.2f} wide (roughly {low:.2f} "
-             f"to {high:.2f}{'; ' + resting if resting else ''})."]
+             f"{m.id!r} {expect}."]
     band = band_width(study) if result.statistic == "alpha" else None  # bands judge alpha
     if band is not None:
         verdict = ("narrow enough to fit within one band" if w <= band else
@@ -87,8 +90,10 @@ def _fixed_items_note(result: PlanResult, own: StudyDefaults, n: int, w: float) 
         return []
     word = result.items_word
     whose = "its [design.repeats] count" if own.sittings else "its items file"
+    wide = (f"{w:.2f}" if np.isfinite(w) else
+            "infinite (half or more of its simulated studies have no interval)")
     return [f"The protocol fixes the number of {word}: {own.items_fixed_why}. This study "
-            f"has {n} ({whose}); at {n} {word} the expected width is {w:.2f}. More {word} "
+            f"has {n} ({whose}); at {n} {word} the expected width is {wide}. More {word} "
             "would depart from the protocol."]
 
 

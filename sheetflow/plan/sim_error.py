@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..spec.model import MIN_RESAMPLES
 from ..words import counted, percent
 from .design import SE_MULTIPLE, PlanResult, Target
 
@@ -92,47 +93,63 @@ def _count(row: dict[str, Any], key: str) -> float:
 
 
 def short_of_all(row: dict[str, Any]) -> bool:
-    """Whether a simulated design's width rests on fewer than all its simulated studies,
-    or their intervals on fewer than all their bootstrap resamples (those without
-    variation have no alpha and are left out)."""
+    """Whether some of a simulated design's studies have no interval (counted as
+    infinitely wide), or their intervals rest on fewer than all their bootstrap
+    resamples (those without variation have no alpha and are left out)."""
     studies, used = _count(row, "simulations"), _count(row, "studies_used")
     resamples, total = _count(row, "resamples_used"), _count(row, "resamples_total")
     return bool((np.isfinite(used) and used < studies)
                 or (np.isfinite(total) and resamples < total))
 
 
-def resting_text(row: dict[str, Any]) -> str:
-    """What a simulated width rests on where some studies or resamples were left out:
-    "resting on 21 of 40 simulated studies and 1,234 of 4,200 bootstrap resamples";
-    "" when it rests on all of them (or is a closed form)."""
-    if not short_of_all(row):
-        return ""
-    said = f"resting on {int(row['studies_used']):,} of {int(row['simulations']):,} " \
-        "simulated studies"
+def _resting(row: dict[str, Any]) -> str:
+    """The counts of :func:`resting_text`: "21 of 40 simulated studies with an interval,
+    the other 19 counted as infinitely wide, and 3,012 of 4,200 bootstrap resamples in
+    those intervals"."""
+    used, studies = int(row["studies_used"]), int(row["simulations"])
+    said = f"{used:,} of {studies:,} simulated studies with an interval"
+    if used < studies:
+        said += f", the other {studies - used:,} counted as infinitely wide,"
     total = _count(row, "resamples_total")
-    if np.isfinite(total):
-        said += f" and {int(row['resamples_used']):,} of {int(total):,} bootstrap resamples"
-    return said
+    if np.isfinite(total) and used:
+        said += f" and {int(row['resamples_used']):,} of {int(total):,} bootstrap " \
+            "resamples in those intervals"
+    return said.rstrip(",")
+
+
+def resting_text(row: dict[str, Any]) -> str:
+    """What a simulated width rests on where some studies have no interval or some
+    resamples no alpha (:func:`_resting`); "" when every study has one on all its
+    resamples (or for a closed form)."""
+    return _resting(row) if short_of_all(row) else ""
 
 
 def left_out_notes(result: PlanResult) -> list[str]:
-    """A note naming the designs whose widths rest on fewer than all their simulated
-    studies or bootstrap resamples, and what that does to them ([] when none)."""
+    """A note naming the designs some of whose simulated studies have no interval or
+    whose intervals rest on fewer than all their bootstrap resamples, and what that
+    does to them ([] when none)."""
     t = result.table
     if "studies_used" not in t:
         return []
     rows = [r for r in t.to_dict("records") if short_of_all(r)]
     if not rows:
         return []
-    named = "; ".join(f"{_design(result, r)}: {resting_text(r)[len('resting on '):]}"
-                      for r in rows[:4])
+    named = "; ".join(f"{_design(result, r)}: {_resting(r)}" for r in rows[:4])
     more = f"; and {len(rows) - 4} more" if len(rows) > 4 else ""
-    return [f"{counted(len(rows), 'design')} {'has' if len(rows) == 1 else 'have'} a width "
-            f"resting on fewer than all simulated studies or bootstrap resamples ({named}"
-            f"{more}): a study or resample whose ratings do not vary has no alpha and is "
-            "left out of the median width and of its study's interval (as analyze leaves "
-            "it out), so those widths describe only the studies and resamples that have "
-            "an alpha."]
+    return [f"{counted(len(rows), 'design')} {'has' if len(rows) == 1 else 'have'} "
+            f"simulated studies without an interval or resamples without an alpha ({named}"
+            f"{more}): {NO_INTERVAL}"]
+
+
+NO_INTERVAL = (
+    "a simulated study has no interval where its ratings do not vary, where its interval "
+    "has zero width (all bootstrap resamples equal, or a standard error of 0) or where it "
+    f"rests on fewer than {MIN_RESAMPLES} bootstrap resamples with an alpha (alpha; too few "
+    "for a 95% interval); such a study counts as infinitely wide in the median width and its "
+    "percentiles and as not clearing an edge, so a design too small to vary does not meet "
+    "a target on the few studies that do. A resample whose ratings do not vary has no "
+    "alpha and is left out of its study's interval, as analyze leaves it out.")
+"""Why studies have no interval and what counts them, for the notes and the Methods."""
 
 
 def target_error_text(target: Target, row: dict[str, Any]) -> str:

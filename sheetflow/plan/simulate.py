@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from ..spec.model import MIN_RESAMPLES
 from ..stats import (
     alpha_complete_batch,
     cohen_kappa_batch,
@@ -98,11 +99,13 @@ def simulate_cell(
         ``width_q10``/``width_q90``; ``p_lower``, the share of data sets
         whose lower limit is at or above ``edge`` (NaN without an edge), and its
         binomial standard error ``p_lower_se``;
-        ``estimate_median``; ``undefined``, the share of data sets whose alpha or
-        interval was undefined (no variation: left out of the width's median and
-        quantiles, counted as not clearing an edge); ``simulations``;
-        ``studies_used``, the data sets with an interval, on which the width figures
-        rest; for alpha ``resamples_used`` of ``resamples_total`` (``studies_used`` x
+        ``estimate_median``; ``undefined``, the share of data sets without an interval
+        (alpha or kappa undefined, no variation; an interval of zero width; or one
+        resting on fewer than :data:`~sheetflow.spec.model.MIN_RESAMPLES` resamples):
+        infinitely wide in the width's median and quantiles (which are then infinite
+        where they reach them), counted as not clearing an edge; ``simulations``;
+        ``studies_used``, the data sets with an interval; for alpha ``resamples_used``
+        of ``resamples_total`` (``studies_used`` x
         ``n_boot``), the bootstrap resamples with an alpha that those intervals rest on
         (a resample without variation is left out, as analyze leaves it out; NaN for a
         kappa, whose interval is not bootstrapped); and ``method``. ``statistic`` is
@@ -143,21 +146,45 @@ def _simulate(source: ModelSource | PilotSource, raters: int, units: int, simula
         alphas, lows, highs = _kappa_intervals(statistic, source, rng, units, raters,
                                                simulations, confidence, weights)
         widths = highs - lows
-    ok = np.isfinite(widths)
-    # what the figures rest on, so that the report can say so: studies without an
-    # interval, and resamples without an alpha, are left out of them
+    ok = _has_interval(widths, used)
+    # a study without an interval counts as infinitely wide (never meeting a width
+    # target, never clearing an edge): leaving it out would let a design too small to
+    # vary "meet" any target on the few studies that do
+    widths = np.where(ok, widths, np.inf)
     resting = {"studies_used": int(ok.sum()),
                "resamples_used": int(used[ok].sum()) if used is not None else np.nan,
                "resamples_total": int(ok.sum()) * n_boot if used is not None else np.nan}
-    q = np.quantile(widths[ok], [0.1, 0.5, 0.9]) if ok.any() else [np.nan] * 3
+    q = [_upper_quantile(widths, p) for p in (0.1, 0.5, 0.9)]
     p_lower = float(np.mean(np.where(ok, lows >= edge, False))) if edge is not None else np.nan
-    return {"raters": raters, "units": units, "expected_width": float(q[1]),
-            "width_se": median_se(widths[ok]),
-            "width_q10": float(q[0]), "width_q90": float(q[2]), "p_lower": p_lower,
+    return {"raters": raters, "units": units, "expected_width": q[1],
+            "width_se": median_se(widths),
+            "width_q10": q[0], "width_q90": q[2], "p_lower": p_lower,
             "p_lower_se": share_se(p_lower, simulations),
             "estimate_median": float(np.nanmedian(alphas)) if ok.any() else np.nan,
             "undefined": float(1 - ok.mean()), "simulations": simulations, **resting,
             "method": method}
+
+
+def _has_interval(widths: np.ndarray, used: np.ndarray | None) -> np.ndarray:
+    """Which simulated studies have an interval: a finite one of more than zero width
+    (all resamples equal, or a standard error of 0, give width 0, which would meet any
+    target) resting, for a bootstrap interval, on at least :data:`MIN_RESAMPLES`
+    resamples with an alpha (fewer make it narrow by construction, and analyze's
+    spec refuses fewer)."""
+    ok = np.isfinite(widths) & (widths > 0)
+    return ok & (used >= MIN_RESAMPLES) if used is not None else ok
+
+
+def _upper_quantile(values: np.ndarray, share: float) -> float:
+    """The ``share`` quantile of ``values`` (linear between order statistics, as
+    numpy's default), infinite where it touches an infinite value: numpy's own
+    interpolation gives NaN there."""
+    ranked = np.sort(values)
+    at = share * (len(ranked) - 1)
+    low, high = ranked[math.floor(at)], ranked[math.ceil(at)]
+    if not np.isfinite(high):
+        return float(low) if at == math.floor(at) else float("inf")
+    return float(low + (high - low) * (at - math.floor(at)))
 
 
 def median_se(values: np.ndarray) -> float:
@@ -171,12 +198,15 @@ def median_se(values: np.ndarray) -> float:
     Parameters
     ----------
     values : numpy.ndarray
-        The finite figures of a design's simulated studies.
+        The figures of a design's simulated studies (infinite for a study without an
+        interval).
 
     Returns
     -------
     float
-        The standard error; NaN with fewer than 2 values.
+        The standard error; NaN with fewer than 2 values, infinite where the interval's
+        upper end is an infinite value and the median is not (the simulation cannot
+        bound it), NaN where both ends are.
     """
     n = len(values)
     if n < 2:
@@ -186,6 +216,8 @@ def median_se(values: np.ndarray) -> float:
     # the ranks (from 1) of the interval's ends, as 0-based positions within the values
     low = max(1, math.floor(n / 2 - spread)) - 1
     high = min(n, math.ceil(1 + n / 2 + spread)) - 1
+    if not np.isfinite(ranked[low]):  # both ends infinite: no error to speak of
+        return float("nan")
     return float((ranked[high] - ranked[low]) / (2 * Z95))
 
 

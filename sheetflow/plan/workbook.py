@@ -30,7 +30,7 @@ from ..workbook.app_props import SheetflowWorkbook
 from ..workbook.printing import MARGINS, row_points, set_print
 from .design import PlanResult
 from .sim_error import METHOD as SIMULATION_ERROR
-from .sim_error import short_of_all
+from .sim_error import NO_INTERVAL, short_of_all
 
 _NAMES = {"alpha": "Krippendorff's alpha", "fleiss_kappa": "Fleiss' kappa",
           "cohen_kappa": "Cohen's kappa", "icc": "ICC"}
@@ -41,10 +41,9 @@ _METHODS = (
      "(the 10th and 90th percentiles beside it). Closed forms: the interval of the "
      "anticipated value at that size (kappa: Donner & Rotondi 2010 as R's kappaSize; the "
      "ICC: Bonett 2002)."),
-    ("Left out", "A simulated study, or a bootstrap resample of one, whose ratings do not "
-     "vary has no alpha (or kappa) and is left out of the width, as analyze leaves it "
-     "out; where any were, the table says how many studies and resamples each width "
-     "rests on."),
+    ("No interval", NO_INTERVAL[0].upper() + NO_INTERVAL[1:] + " Where any study has no "
+     "interval, the table says how many studies of each design have one, and how many "
+     "bootstrap resamples those intervals rest on."),
     ("Needed", "Closed forms: the fewest items that meet the target with that many raters "
      "(a width: the interval's formula; a lower limit: the power of the test of the edge, "
      "Donner & Eliasziw 1992 for kappa, Walter, Eliasziw & Donner 1998 for the ICC; with "
@@ -173,8 +172,9 @@ def _columns(result: PlanResult) -> list[tuple[str, str, str, float]]:
         cols.append(("Rated responses", "units", "count", 10 - narrow))
     cols.append(("Expected width", "expected_width", "width", 9 - narrow))
     if simulated and any(short_of_all(r) for r in t.to_dict("records")):
-        # studies or resamples without an alpha were left out: what the width rests on
-        cols.append(("Simulated studies used", "studies_used", "count", 9))
+        # studies without an interval (infinitely wide) or resamples without an alpha:
+        # what the width rests on
+        cols.append(("Simulated studies with an interval", "studies_used", "count", 10))
         if t["resamples_total"].notna().any():
             cols += [("Bootstrap resamples used", "resamples_used", "count", 10),
                      ("Bootstrap resamples in all", "resamples_total", "count", 10)]
@@ -245,9 +245,12 @@ def _what(result: PlanResult) -> str:
 
 
 def _cell(value: Any, name: str, kind: str, f: dict[str, Any], mark: str) -> tuple:
-    """What one table cell shows: Yes/No for booleans, blank for an undefined number."""
+    """What one table cell shows: Yes/No for booleans, "infinite" for an infinite width,
+    blank for an undefined number."""
     if name in ("meets", "cheapest", "within_error"):
         return ("Yes" if value else "No", f["yes_no" + mark])
+    if isinstance(value, float) and value == math.inf:  # no interval in enough studies
+        return ("infinite", f["text" + mark])
     if isinstance(value, float) and not math.isfinite(value):
         return ("", f["text" + mark])
     if kind == "count":
@@ -274,7 +277,7 @@ def _chart(wb: xlsxwriter.Workbook, f: dict[str, Any], result: PlanResult) -> No
     for i, (n, values) in enumerate(pivot.iterrows(), start=1):
         ws.write(i, 0, int(n), f["count"])
         for c, v in enumerate(values, start=1):
-            if v == v:
+            if math.isfinite(v):  # an infinite width (no interval) is off the chart
                 ws.write(i, c, float(v), f["width"])
         if target is not None:
             ws.write(i, len(headers) - 1, target, f["width"])
