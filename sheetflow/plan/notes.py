@@ -51,6 +51,7 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
         notes[0] += f" The bands are {band:.2f} apart: that is {verdict}."
     notes.extend(_team_note(result, m))
     notes.extend(_icc_form_note(result, study))
+    notes.extend(small_k_note(result))
     notes.extend(_model_note(result, own, source))
     if not bool(row["meets"]):
         notes.append(_what_meets(result, own, m, source, band,
@@ -69,6 +70,23 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
 
 
 _ABSOLUTE = {"ICC2": "ICC(A,1)", "ICC2k": "ICC(A,k)"}  # the two-way absolute forms
+
+
+def small_k_note(result: PlanResult) -> list[str]:
+    """Where Bonett's items needed carry his correction for 2 raters (+5 rho at an ICC of
+    0.7 or more), what it changes and whose convention it is ([] elsewhere)."""
+    t = result.table
+    if result.statistic != "icc" or not result.method.startswith("Bonett"):
+        return []
+    rho = float(t["estimate_median"].iloc[0])
+    if rho < 0.7 or not (t["raters"] == 2).any():
+        return []
+    return [f"With 2 raters the items needed add Bonett's (2002) correction for 2 raters "
+            f"and an ICC of 0.7 or more, 5 x {rho:g} rated units, as R's presize applies it "
+            "(statpsych's size.ci.icc, Bonett's own, agrees): his formula alone falls short "
+            "of the width there. The expected widths are the formula's, uncorrected, so a "
+            "2-rater design whose width is at the target may still lack the items needed; "
+            "it meets the target when its items reach them."]
 
 
 def _icc_form_note(result: PlanResult, study: Study) -> list[str]:

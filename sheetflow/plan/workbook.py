@@ -47,7 +47,9 @@ _METHODS = (
     ("Needed", "Closed forms: the fewest items that meet the target with that many raters "
      "(a width: the interval's formula; a lower limit: the power of the test of the edge, "
      "Donner & Eliasziw 1992 for kappa, Walter, Eliasziw & Donner 1998 for the ICC; with "
-     "an assurance, Zou 2012). A design meets the target when its items reach it."),
+     "an assurance, Zou 2012; the ICC's width with 2 raters at 0.7 or more adds Bonett's "
+     "correction, 5 x the ICC, as R's presize). A design meets the target when its items "
+     "reach it."),
     ("Model", "Simulated plans assume agreement so: each unit has a true value drawn from "
      "the value shares; each rater reports it with probability sqrt(alpha), otherwise an "
      "independent draw from the shares, so the population alpha (and kappa) is the "

@@ -46,18 +46,23 @@ def test_the_icc_is_sized_on_the_second_rater_subset(anchored):
     own = _row(result, 2, 16)
     assert own["subset"] == 4
     assert own["expected_width"] == pytest.approx(bonett_icc_width(0.75, 2, 4))
-    # Bonett: 75 rated units for width 0.2 at ICC 0.75 (the formula the references test);
-    # 297 items are the fewest whose quarter, rounded up, is 75
+    # Bonett: 75 rated units for width 0.2 at ICC 0.75 (the formula the references test),
+    # 79 with his correction for 2 raters (+5 rho, presize's convention, which statpsych's
+    # exact-F rescaling agrees with); 313 items are the fewest whose quarter, rounded
+    # up, is 79
     assert bonett_icc_items(0.75, 2, 0.2) == 75
-    assert own["items_needed"] == 297 and math.ceil(297 / 4) == 75 > math.ceil(296 / 4)
+    assert bonett_icc_items(0.75, 2, 0.2, small_k_adjust=True) == 79
+    assert own["items_needed"] == 313 and math.ceil(313 / 4) == 79 > math.ceil(312 / 4)
     # ICC(A,1), which protocol 002 reports: Bonett's count is a lower bound there
-    assert any(("At least 297 items (75 of them in the second-rater subset) with 2 raters "
+    assert any(("At least 313 items (79 of them in the second-rater subset) with 2 raters "
                 "are needed to make the interval no wider than 0.2") in n
                for n in result.notes)
+    assert any("Bonett's (2002) correction for 2 raters" in n and "presize" in n
+               for n in result.notes)
     best = result.chosen()
-    assert (best["items"], best["subset"]) == (297, 75)
+    assert (best["items"], best["subset"]) == (313, 79)
     # the primary rates every item, the second rater the subset: 16 + 4 ratings
-    assert own["cost"] == 20 and best["cost"] == 297 + 75
+    assert own["cost"] == 20 and best["cost"] == 313 + 79
 
 
 def test_each_stratum_rounds_up_as_the_draw_does(anchored):

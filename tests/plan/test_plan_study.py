@@ -161,9 +161,10 @@ def test_icc_plan_uses_bonett(study000):
     res = plan_study(study000, statistic="icc", expected=0.7, raters=[2, 4], items=[18, 200],
                      target=Target(width=0.2))
     assert res.method == "Bonett (2002)" and res.simulations == 0
-    # Bonett counts rated responses: 101 (2 raters) and 57 (4 raters; 8 z^2 .09 3.1^2 /
-    # (12 .04) + 1 = 56.4); a paired case gives two, so 51 and 29 cases
-    assert set(res.table["items_needed"]) == {51, 29}
+    # Bonett counts rated responses: 105 (2 raters: 100.5 + 1 and his correction for 2
+    # raters, 5 x 0.7) and 57 (4 raters; 8 z^2 .09 3.1^2 / (12 .04) + 1 = 56.4); a
+    # paired case gives two, so 53 and 29 cases
+    assert set(res.table["items_needed"]) == {53, 29}
     assert set(res.table["units"]) == {36, 400}
     assert "4 raters x 18 cases, 36 rated responses" in res.notes[0]
 
