@@ -20,8 +20,9 @@ from ..spec.model import MIN_RESAMPLES
 from ..words import counted, percent
 from .design import SE_MULTIPLE, PlanResult, Target
 
-__all__ = ["METHOD", "closed_edge_text", "figure_text", "left_out_notes", "resting_text",
-           "short_of_all", "simulation_error_notes", "target_error_text", "width_text"]
+__all__ = ["METHOD", "closed_edge_text", "figure_text", "left_out_notes", "no_interval_text",
+           "resting_text", "short_of_all", "simulation_error_notes", "target_error_text",
+           "width_text"]
 
 METHOD = (
     "Simulation error",
@@ -138,18 +139,27 @@ def left_out_notes(result: PlanResult) -> list[str]:
     more = f"; and {len(rows) - 4} more" if len(rows) > 4 else ""
     return [f"{counted(len(rows), 'design')} {'has' if len(rows) == 1 else 'have'} "
             f"simulated studies without an interval or resamples without an alpha ({named}"
-            f"{more}): {NO_INTERVAL}"]
+            f"{more}): {no_interval_text(bool(t['resamples_total'].notna().any()))}"]
 
 
-NO_INTERVAL = (
-    "a simulated study has no interval where its ratings do not vary, where its interval "
-    "has zero width (all bootstrap resamples equal, or a standard error of 0) or where it "
-    f"rests on fewer than {MIN_RESAMPLES} bootstrap resamples with an alpha (alpha; too few "
-    "for a 95% interval); such a study counts as infinitely wide in the median width and its "
-    "percentiles and as not clearing an edge, so a design too small to vary does not meet "
-    "a target on the few studies that do. A resample whose ratings do not vary has no "
-    "alpha and is left out of its study's interval, as analyze leaves it out.")
-"""Why studies have no interval and what counts them, for the notes and the Methods."""
+def no_interval_text(bootstrap: bool = True) -> str:
+    """Why a simulated study has no interval and what counts it, for the notes and the
+    Methods; ``bootstrap``: whether the intervals are alpha's bootstrap ones (a
+    kappa's are normal-theory: no resamples to name)."""
+    if not bootstrap:
+        return ("a simulated study has no interval where its ratings do not vary or where "
+                "its interval has zero width (a standard error of 0, as at a kappa of 1); "
+                "such a study counts as infinitely wide in the median width and its "
+                "percentiles and as not clearing an edge, so a design too small to vary "
+                "does not meet a target on the few studies that do.")
+    return ("a simulated study has no interval where its ratings do not vary, where its "
+            "interval has zero width (all bootstrap resamples equal, or a standard error "
+            f"of 0) or where it rests on fewer than {MIN_RESAMPLES} bootstrap resamples "
+            "with an alpha (too few for a 95% interval); such a study counts as infinitely "
+            "wide in the median width and its percentiles and as not clearing an edge, so "
+            "a design too small to vary does not meet a target on the few studies that "
+            "do. A resample whose ratings do not vary has no alpha and is left out of its "
+            "study's interval, as analyze leaves it out.")
 
 
 def target_error_text(target: Target, row: dict[str, Any]) -> str:

@@ -30,7 +30,7 @@ from ..workbook.app_props import SheetflowWorkbook
 from ..workbook.printing import MARGINS, row_points, set_print
 from .design import PlanResult
 from .sim_error import METHOD as SIMULATION_ERROR
-from .sim_error import NO_INTERVAL, short_of_all
+from .sim_error import no_interval_text, short_of_all
 
 _NAMES = {"alpha": "Krippendorff's alpha", "fleiss_kappa": "Fleiss' kappa",
           "cohen_kappa": "Cohen's kappa", "icc": "ICC"}
@@ -41,7 +41,7 @@ _METHODS = (
      "(the 10th and 90th percentiles beside it). Closed forms: the interval of the "
      "anticipated value at that size (kappa: Donner & Rotondi 2010 as R's kappaSize; the "
      "ICC: Bonett 2002)."),
-    ("No interval", NO_INTERVAL[0].upper() + NO_INTERVAL[1:] + " Where any study has no "
+    ("No interval", "A" + no_interval_text()[1:] + " Where any study has no "
      "interval, the table says how many studies of each design have one, and how many "
      "bootstrap resamples those intervals rest on."),
     ("Needed", "Closed forms: the fewest items that meet the target with that many raters "
