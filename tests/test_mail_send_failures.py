@@ -243,3 +243,23 @@ def test_ssl_against_a_plain_server_and_an_unknown_host_are_one_line(tmp_path):
     assert unknown.exit_code == 3 and "unknown host" in unknown.stderr
     assert len(unknown.stderr.strip().splitlines()) == 1
     assert not journal(root)
+
+
+def test_a_line_cut_under_json_names_who_got_theirs(tmp_path):
+    """The line drops in the middle of the second of three invitations under --json:
+    the document held only the error line, so a script could not tell that the first
+    rater got theirs and the third was never tried (the screen names both)."""
+    root = mail_study(tmp_path / "s")
+    second = load_study(root).raters[1].email
+    with smtp_server() as (port, _):
+        _, dry = run_json("send", str(root), "--dry-run", "--rater", "EV-01", *_plain(port))
+        with cutting_proxy(port, dry["messages"][0]["size"] + 2000) as proxy:
+            result, doc = run_json("send", str(root), "--yes", *_plain(proxy))
+    assert result.exit_code == 3 and doc["exit_code"] == 3 and not doc["ok"], result.output
+    assert doc["errors"][0].startswith("the mail server broke off before it had the whole "
+                                       f"message to {second} (")
+    assert [m["rater"] for m in doc["sent"]] == ["EV-01"]
+    assert [m["rater"] for m in doc["failed"]] == ["EV-02"]
+    assert [m["rater"] for m in doc["not_tried"]] == ["EV-03"]
+    assert doc["unconfirmed"] == doc["refused"] == doc["not_sent"] == []
+    assert [m["rater"] for m in doc["messages"]] == ["EV-01", "EV-02", "EV-03"]

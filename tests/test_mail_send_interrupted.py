@@ -12,6 +12,7 @@ answer to QUIT, once every message has its outcome, is no error either.
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import smtplib
 import threading
@@ -235,3 +236,23 @@ def test_a_bad_answer_to_quit_after_every_message_went_is_no_error(tmp_path):
         assert result.exit_code == 0, result.output
         assert [line.split()[1] for line in _lines(result.stdout, "sent ")] == emails
         assert [d.rcpt_tos for d in server.delivered] == [[e] for e in emails]
+
+
+def test_ctrl_c_under_json_names_who_got_theirs(tmp_path):
+    """Ctrl-C while the second of three invitations is answered, under --json: the
+    document held only the interrupted line; it names each message as the screen does
+    (sent, unconfirmed, not tried)."""
+    root = mail_study(tmp_path / "s")
+    second = load_study(root).raters[1].email  # its DATA is answered after Ctrl-C
+    with smtp_server() as (port, server):
+        _ctrl_c_at(server, "DATA", second)
+        result = run("send", str(root), "--yes", *_plain(port), "--json")
+    assert result.exit_code == EXIT_INTERRUPTED, result.output
+    doc = json.loads(result.stdout)
+    assert doc["exit_code"] == EXIT_INTERRUPTED and not doc["ok"]
+    assert doc["errors"][0].startswith("interrupted (Ctrl-C) before the end (1 sent, 1 "
+                                       "unconfirmed, 1 not tried)")
+    assert [m["rater"] for m in doc["sent"]] == ["EV-01"]
+    assert [m["rater"] for m in doc["unconfirmed"]] == ["EV-02"]
+    assert [m["rater"] for m in doc["not_tried"]] == ["EV-03"]
+    assert doc["failed"] == doc["refused"] == []

@@ -85,8 +85,9 @@ class SheetflowGroup(click.Group):
             if ctx.invoked_subcommand == "demo" and "--force" not in given:
                 message += " with --force"  # the demo's folder holds a part: --force redoes it
             if json_requested(ctx):
-                click.echo(dumps({"ok": False, "exit_code": EXIT_INTERRUPTED,
-                                  "errors": [message]}))
+                # what the command did before the interrupt (send: who got theirs)
+                click.echo(dumps({**getattr(exc, "json_extra", {}), "ok": False,
+                                  "exit_code": EXIT_INTERRUPTED, "errors": [message]}))
             click.echo(f"\n{message}", err=True)
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
 

@@ -230,10 +230,12 @@ def exit_code_of(exc: BaseException) -> int:
 
 
 def fail(code: int, messages: list[str], *, next_command: str | None = None,
-         notes: list[str] | tuple[str, ...] = ()) -> None:
+         notes: list[str] | tuple[str, ...] = (), extra: dict[str, Any] | None = None,
+         ) -> None:
     """Print ``messages`` as ``error:`` lines, then ``notes`` (what the failing step did
     all the same, e.g. the stale outputs it removed) as ``warning:`` lines (and the JSON
-    document), exit ``code``."""
+    document, with the keys of ``extra`` too: what the step did before it failed),
+    exit ``code``."""
     ctx = click.get_current_context()
     out: Output = ctx.meta.get("sheetflow.out") or Output(ctx.meta.get(_JSON_KEY, False))
     for message in messages:
@@ -241,7 +243,8 @@ def fail(code: int, messages: list[str], *, next_command: str | None = None,
     for note in notes:
         out.warn(note)
     if out.as_json:
-        doc: dict[str, Any] = {"ok": False, "exit_code": code, "errors": messages}
+        doc: dict[str, Any] = {**(extra or {}), "ok": False, "exit_code": code,
+                               "errors": messages}
         if next_command:
             doc["next"] = next_command
         out.json(doc)
@@ -291,8 +294,9 @@ def _report(exc: BaseException) -> None:
     if isinstance(exc, (OSError, MemoryError)):
         fail(EXIT_FAILED, [f"{exc}; run again with --debug for details"])
     problems = [str(p) for p in getattr(exc, "problems", [exc])]
+    # a command may attach what it did before the error (send: who got theirs)
     fail(exit_code_of(exc), problems, next_command=getattr(exc, "command", None),
-         notes=getattr(exc, "__notes__", ()))
+         notes=getattr(exc, "__notes__", ()), extra=getattr(exc, "json_extra", None))
 
 
 # what to do about the operating system's refusals a user can mend, by errno

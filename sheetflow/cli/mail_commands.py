@@ -176,6 +176,7 @@ def _send(out: Output, directory: Path, which: str, dry_run: bool, yes: bool,
     except SendInterrupted as stop:
         progress.close()
         _interrupted(out, stop, again)
+        stop.json_extra = _sent_doc(stop.report, listing, box)  # type: ignore[attr-defined]
         raise
     except MailError as exc:
         progress.close()
@@ -184,19 +185,29 @@ def _send(out: Output, directory: Path, which: str, dry_run: bool, yes: bool,
             _outcomes(out, exc.report, again)
             for item in exc.report.not_tried:
                 out.say(f"not tried  {item.to} ({item.rater}, sitting {item.sitting})")
+            exc.json_extra = _sent_doc(exc.report, listing, box)  # type: ignore[attr-defined]
         raise
     progress.close()
     _outcomes(out, report, again)
     out.headline(f"{len(report.sent)} sent, {len(report.refused)} refused",
                  fg="yellow" if report.refused else "green")
-    out.json({"ok": not (report.refused or box.drafts_kept), "dry_run": False,
-              "messages": listing,
-              "sent": [{**_listed(i), "reply": r} for i, r in report.sent],
-              "refused": [{**_listed(i), "reply": r} for i, r in report.refused],
-              "not_sent": [_left(x) for x in box.left_out],
-              "drafts_kept": box.drafts_kept})
+    out.json({"ok": not (report.refused or box.drafts_kept),
+              **_sent_doc(report, listing, box)})
     if report.refused or box.drafts_kept:
         click.get_current_context().exit(EXIT_DATA)
+
+
+def _sent_doc(report: SendReport, listing: list[dict[str, Any]], box: Any) -> dict[str, Any]:
+    """What became of each message, for ``--json``: the same keys whether the send ran
+    to its end, the connection broke off or Ctrl-C stopped it (``box``: the
+    :class:`~sheetflow.collect.outbox.Outbox`, for the messages left out)."""
+    return {"dry_run": False, "messages": listing,
+            "sent": [{**_listed(i), "reply": r} for i, r in report.sent],
+            "refused": [{**_listed(i), "reply": r} for i, r in report.refused],
+            "failed": [{**_listed(i), "reply": r} for i, r in report.failed],
+            "unconfirmed": [{**_listed(i), "reply": r} for i, r in report.unconfirmed],
+            "not_tried": [_listed(i) for i in report.not_tried],
+            "not_sent": [_left(x) for x in box.left_out], "drafts_kept": box.drafts_kept}
 
 
 def _outcomes(out: Output, report: SendReport, again: str) -> None:
