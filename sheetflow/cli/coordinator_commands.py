@@ -35,7 +35,9 @@ def remind_command(out: Output, directory: Path, min_days: float,
     replied but fetch could not save the workbook (named, with why; no reminder), a
     file claims it with no row proving it (named, with the rater to ask whether they
     sent it; no reminder), a file from its rater's address could not be read (named,
-    with that file; no reminder), or its rater has no e-mail address to remind. Stops with
+    with that file; no reminder), it came back only in messages from another rater's
+    address or no rater's, not marked read (named, with what to do: check who sent it,
+    then collect --mark-read FILE), or its rater has no e-mail address to remind. Stops with
     exit 3, writing nothing and leaving the earlier drafts as they were, when the spec
     (study.toml, its items or raters) or another sealed input changed after generate,
     as check, status and collect do, when a line of mail.jsonl is no record (a reminder
@@ -75,7 +77,7 @@ def remind_command(out: Output, directory: Path, min_days: float,
                 f"used ({why}); {step}", fg="red")
     for rater, sitting, why in result.replied:
         out.say(f"no reminder {rater} (sitting {sitting}): {replied_text(why)}", fg="red")
-    for rater, sitting, why in result.claimed + result.unread:
+    for rater, sitting, why in result.claimed + result.unread + result.unchecked:
         out.say(f"no reminder {rater} (sitting {sitting}): {why}", fg="red")
     for path in drafts.written:
         out.say(f"draft      {path}")
@@ -89,17 +91,22 @@ def remind_command(out: Output, directory: Path, min_days: float,
     replied += (f"; {len(result.unread)} of them sent a file that could not be read (no "
                 "reminder: ask them as said above)" if result.unread else "")
     asked = result.replied + result.claimed + result.unread
+    unchecked = (f"{counted(len(result.unchecked), 'pack')} back only from another "
+                 "rater's address or no rater's (no reminder: check who sent each, as "
+                 "said above)" if result.unchecked else "")
     if rows or result.skipped or asked:
         missing = len(rows) + len(result.skipped) + len(asked)
         out.headline(f"{counted(missing, 'pack')} not returned; "
-                     f"{counted(len(drafts.written), 'reminder draft')} written{replied}",
+                     f"{counted(len(drafts.written), 'reminder draft')} written{replied}"
+                     f"{'; ' + unchecked if unchecked else ''}", fg="yellow")
+    elif result.unusable or unchecked:  # not "every pack has come back"
+        unusable = (f"{counted(len(result.unusable), 'pack')} with a file that cannot "
+                    f"be used ({step})" if result.unusable else "")
+        out.headline(f"no reminders needed; {'; '.join(filter(None, (unusable, unchecked)))}",
                      fg="yellow")
-    elif result.unusable:
-        out.headline(f"no reminders needed; {counted(len(result.unusable), 'pack')} with "
-                     f"a file that cannot be used ({step})", fg="yellow")
     else:
         out.headline("every pack has come back; no reminders needed", fg="green")
-    needs_you = bool(result.unusable or drafts.no_email or asked)
+    needs_you = bool(result.unusable or drafts.no_email or asked or result.unchecked)
     out.json({"ok": not needs_you, "not_returned": [r.to_dict() for r in rows],
               "drafts": [str(p) for p in drafts.written], "no_email": drafts.no_email,
               "skipped": [{"rater": r, "sitting": s, "why": w}
@@ -112,6 +119,8 @@ def remind_command(out: Output, directory: Path, min_days: float,
                           for r, s, w in result.claimed],
               "unread_from": [{"rater": r, "sitting": s, "why": w}
                               for r, s, w in result.unread],
+              "sender_unchecked": [{"rater": r, "sitting": s, "why": w}
+                                   for r, s, w in result.unchecked],
               "sent_by_hand": result.by_hand})
     if needs_you:  # the drafts alone do not bring these packs back
         click.get_current_context().exit(EXIT_DATA)

@@ -357,6 +357,8 @@ def _reminders(root: Path, study: Study, box: Outbox, min_days: float,
     box.left_out += result.claimed
     # a file from their address could not be read: they are asked for it instead
     box.left_out += result.unread
+    # back only from another's address: whoever sent it is checked, no reminder asked
+    box.left_out += result.unchecked
     box.left_out += [(r, 0, "no e-mail address in the raters file")
                      for r in result.drafts.no_email]
     by_path = {str(p): p for p in result.drafts.written}

@@ -86,6 +86,11 @@ class RaterStatus:
     """For a pack not returned: the files from its rater's address that could not be
     read and are tied to no pack (:func:`.links.unread_from`). One may be this pack, so
     no reminder says it has not arrived; the rater is asked for the workbook instead."""
+    sender_unchecked: tuple[str, ...] = ()
+    """For a pack whose every return came in a message from another rater's address,
+    from no rater's or with no single sender, none marked read: those files. Someone
+    may have returned it for its rater, so it is no pack "come back" to remind nobody
+    of; the coordinator checks who sent it (:func:`.next_steps.sender_step`)."""
     reply_due: bool = False
     """Its file has errors and no reply went after that file came (a reply sent since
     waits for the rater's corrected file; see :func:`reply_due`)."""
@@ -389,6 +394,7 @@ def _pack_rows(heads: list[PackHead], study: Study, report: ValidationReport,
     aside = not_the_raters(report.issues)
     left_out = left_out_files(report.issues)  # named apart (unmatched_files)
     names = {r.id: " ".join(filter(None, (r.name, r.last_name))) for r in study.raters}
+    warned = set(report.unchecked_sender_files(used_only=False))
     out = []
     for head in heads:
         linked = linked_to(files, head.pack_id)
@@ -416,6 +422,9 @@ def _pack_rows(heads: list[PackHead], study: Study, report: ValidationReport,
             claimed=tuple(claims_on(head.pack_id, report.issues)),
             unread_from=() if best else tuple(unread_from(head.rater_id, files,
                                                           report.issues)),
+            # a return from the rater's own address (or marked read) vouches for it
+            sender_unchecked=tuple(f.file for f in mine) if mine and all(
+                f.file in warned for f in mine) else (),
             reply_due=reply_due(errors, standing, received, history.reply_sent)))
     return out
 

@@ -13,6 +13,10 @@ A pack gets a reminder when all of these hold:
 * no file claims it without a row proving it (``claim-unproven``): its rater may
   have sent that file, so they are to be asked whether they did (the pack is named
   with that file), never told that it has not arrived;
+* it did not come back only in messages from another rater's address, from no
+  rater's or with no single sender, none marked read (``sender-not-rater``,
+  ``sender-unknown``): someone may have returned it for its rater, so the pack is named
+  with what to do (check who sent it, then ``collect --mark-read``), not taken as back;
 * no file from its rater's address that could not be read, and that nothing else
   ties to a pack, is in ``returns/`` (:func:`.links.unread_from`): it may be this pack,
   so the rater is asked for the workbook as .xlsx instead;
@@ -51,6 +55,7 @@ from ..workbook import layout as L
 from .coordinator import REMINDERS_DIR, RosterRow, mail_history, todo_missing
 from .drafts import Drafts, save_drafts, write_reminders
 from .links import claimed_todo, unread_from_text
+from .next_steps import sender_step
 from .pack_status import RaterStatus, status
 from .run import OUT_DIR
 
@@ -80,6 +85,11 @@ class Reminders:
     """(rater, sitting, what to do) for each pack not returned whose rater's address
     sent a file that could not be read (:func:`.links.unread_from`): it may be this
     pack, so no reminder saying it has not arrived; they are asked for it instead."""
+    unchecked: list[tuple[str, int, str]] = field(default_factory=list)
+    """(rater, sitting, what to do) for each pack whose every return came in a message
+    from another rater's address, from no rater's or with no single sender, not marked
+    read (``sender-not-rater``, ``sender-unknown``): someone may have returned it for its
+    rater, so it is not taken as back, nor reminded; the coordinator checks who sent it."""
     by_hand: bool = False
     """No invitation in the journal: packs taken as sent by hand."""
     written: dt.datetime | None = None
@@ -162,6 +172,11 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
         if pack.unusable:
             out.unusable.append((pack.rater, pack.sitting, pack.unusable))
             continue
+        if pack.sender_unchecked:  # perhaps returned for its rater by someone else
+            out.unchecked.append((pack.rater, pack.sitting,
+                                  sender_unchecked_text(list(pack.sender_unchecked),
+                                                        study_dir)))
+            continue
         if pack.returned:
             continue
         if pack.mail.not_saved:  # they replied: a reminder would say they had not
@@ -200,6 +215,14 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
     elif write:
         save_drafts(out.drafts, root / OUT_DIR / REMINDERS_DIR, "remind")
     return out
+
+
+def sender_unchecked_text(files: list[str], study_dir: str | Path) -> str:
+    """What ``remind`` and ``send reminders`` say of a pack whose only returns came
+    from another rater's address or no rater's (``files``), and what to do."""
+    return (f"it came back only in a message from another rater's address, from no "
+            f"rater's or with no single sender ({', '.join(files)}): "
+            f"{sender_step(study_dir)}")
 
 
 def folder_kept(changed: list[tuple[str, int, str]], then: str, study_dir: str | Path) -> str:
