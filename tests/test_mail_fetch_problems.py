@@ -428,7 +428,8 @@ def test_a_reply_not_saved_then_the_workbook_from_another_address_ends_it(tmp_pa
     dovecot.append(reply(rater.email, [("return.zip", box.getvalue())]))
     dovecot.append(reply(f"{rater.name} <home@example.net>", [(first["file"], book)]))
     imap, env = _imap(dovecot)
-    assert run_json("fetch", str(root), *imap, env=env)[0].exit_code == 1
+    # both in one fetch: the pack is back, so the reply not saved stands no more
+    assert run_json("fetch", str(root), *imap, env=env)[0].exit_code == 0
     _, doc = run_json("status", str(root))
     rows = {r["sitting"]: r for r in doc["raters"] if r["rater"] == rater.id}
     assert rows[1]["returned"] and [rows[1]["not_saved"], rows[2]["not_saved"]] == ["", ""]
@@ -460,3 +461,36 @@ def test_an_attachment_copied_into_returns_by_hand_is_named_as_found_not_saved(
     assert [(r["saved"], r["sender"]) for r in journal(root)] == [
         (f"{L.RETURNS_DIR}/from-my-mail.xlsx", raters[0].email)]
     assert run_json("fetch", str(root), *imap, env=env)[1]["fetched_before"] == 1
+
+
+def test_fetch_ends_a_reply_not_saved_once_the_pack_came_from_another_address(tmp_path,
+                                                                              dovecot):
+    """The rater zipped their workbook (fetch exits 1: ask them for the .xlsx), then sent
+    it from their home address: status, collect and remind took the pack as back, but
+    fetch still exited 1 and asked for the .xlsx on every later run, since no workbook
+    came from the address the zip came from."""
+    import io
+    import zipfile
+
+    root = mail_study(tmp_path / "s")
+    rater = load_study(root).raters[0]
+    pack = next(p for p in packs(root) if p["rater_id"] == rater.id)
+    book = filled(root, pack)
+    box = io.BytesIO()
+    with zipfile.ZipFile(box, "w") as archive:
+        archive.writestr(pack["file"], book)
+    dovecot.append(reply(rater.email, [("return.zip", box.getvalue())]))
+    imap, env = _imap(dovecot)
+    first, doc = run_json("fetch", str(root), *imap, env=env)
+    assert first.exit_code == 1 and len(doc["not_saved"]) == 1, first.output
+    dovecot.append(reply(f"{rater.name} <home@example.net>", [(pack["file"], book)]))
+    for _ in range(2):  # the fetch that saves it, and every later one
+        result, doc = run_json("fetch", str(root), *imap, env=env)
+        assert result.exit_code == 0 and doc["ok"] and doc["not_saved"] == [], result.output
+        again = run("fetch", str(root), *imap, env=env)
+        assert again.exit_code == 0, again.output
+        assert "attach the .xlsx itself" not in again.output
+        assert ("EV-01's reply with the workbook not saved (mail.jsonl) is over: a "
+                "workbook of theirs came since") in again.output
+    _, doc = run_json("status", str(root))
+    assert next(r for r in doc["raters"] if r["rater"] == rater.id)["not_saved"] == ""

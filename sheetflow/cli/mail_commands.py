@@ -306,7 +306,8 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
     wrapper, only an archive such as a .zip, which fetch does not unpack, or no
     workbook attached when none came from that address before) is recorded
     there too, as their reply: status and remind show it, and fetch exits 1 until a
-    workbook from that address is saved. A message the IMAP server breaks off on is
+    workbook from that address is saved or the rater's pack comes back after it (from
+    another address, or saved by hand). A message the IMAP server breaks off on is
     named and skipped (exit 1), and the rest are read. An
     attachment whose encoded text cannot be decoded is named, not saved (exit 1); from
     a rater's address it is recorded as their reply with the workbook not saved.
@@ -361,7 +362,8 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
             "decoded" if report.undecodable else "")
     tail += (f"; {counted(len(report.not_saved), 'reply', 'replies')} from raters with the "
             "workbook not saved (ask each rater as said above; fetch exits 1 until a "
-            "workbook from that address is saved)" if report.not_saved else "")
+            "workbook from that address is saved or their pack comes back)"
+            if report.not_saved else "")
     tail += (f"; {counted(len(report.skipped), 'message')} the server broke off on, skipped "
              f"({'; '.join(report.skipped)}: forward each to this mailbox again, or ask its "
              "sender to send it again)" if report.skipped else "")

@@ -62,6 +62,7 @@ from .unsaved import (
     attachment_too_large,
     message_too_large,
     not_saved_record,
+    still_standing,
     undecodable_why,
     unsaved_line,
     wrapper_why,
@@ -212,7 +213,8 @@ def fetch(study_dir: str | Path, *, imap: ImapSource | None = None,
         exc.report = saver.report  # type: ignore[attr-defined]
         raise
     # the replies not saved, of this run and earlier ones, that no workbook resolved
-    saver.report.not_saved = read_journal(root).unresolved()
+    saver.report.not_saved = still_standing(root, read_journal(root).unresolved())
+    saver.settle({str(r.get("message_id", "")) for r in saver.report.not_saved})
     saver.report.earlier = [f"{unsaved_line(r)} (recorded by an earlier fetch)"
                             for r in saver.report.not_saved
                             if str(r.get("message_id", "")) not in saver.seen_unsaved]
@@ -241,7 +243,8 @@ class _Saver:
         self.senders_saved = {str(r.get("sender", "")) for r in journal.received}
         self.on_disk: dict[str, str] | None = None  # sha256 -> name, read when needed
         self.unsaved = {str(r.get("message_id", "")) for _, r in journal.not_saved}
-        self.seen_unsaved: set[str] = set()  # raters' replies not saved, met in this run
+        # raters' replies not saved, met in this run: where each is listed in ``first``
+        self.seen_unsaved: dict[str, tuple[int, str, str]] = {}
         # the report's lines: raters' messages first, a busy inbox's other mail last
         self.first: list[str] = []
         self.rest: list[str] = []
@@ -349,9 +352,19 @@ class _Saver:
                 rater=rater, sender=message.sender, subject=message.subject,
                 message_id=key, date=message.date, received=raw.received or message.date,
                 where=raw.where, why=unsaved))
+        self.seen_unsaved[key] = (len(self.first), f"{raw.where} {_about(message)}", rater)
         self.first.append(f"{line}; recorded as {rater}'s reply with the workbook not saved "
                           f"({JOURNAL_FILE})")
-        self.seen_unsaved.add(key)
+
+    def settle(self, standing: set[str]) -> None:
+        """Say of each rater's reply met in this run whose record no longer stands
+        (``standing``: the message ids of those that do) that it is over, instead of
+        what to ask the rater: a workbook of theirs came since."""
+        for key, (at, head, rater) in self.seen_unsaved.items():
+            if key not in standing:
+                self.first[at] = (f"{head}: nothing saved; {rater}'s reply with the workbook "
+                                  f"not saved ({JOURNAL_FILE}) is over: a workbook of theirs "
+                                  "came since")
 
     def _save(self, raw: Raw, message: Message, mid: str, attachment: Attachment,
               received: dt.datetime) -> None:

@@ -336,6 +336,25 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
     return _pack_rows(heads, study, report, mail, received)
 
 
+def replies_standing(study_dir: str | Path) -> set[str]:
+    """The raters whose reply with the workbook not saved still stands for a pack, as
+    ``status`` shows it ("replied, workbook not saved"): a pack of theirs that came back
+    no earlier than the reply, from whatever address, ends it (:mod:`.mail_state`).
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        The study folder after ``generate``.
+
+    Returns
+    -------
+    set of str
+        Rater ids.
+    """
+    heads, _, _, mail, _, _ = _read_returns(Path(study_dir), None, None, None)
+    return {h.rater_id for h in heads if mail.get(h.pack_id, PackMail()).not_saved}
+
+
 _Returns = tuple[list[PackHead], Study, ValidationReport, dict[str, PackMail],
                  dict[str, dt.datetime], Journal]
 
