@@ -37,7 +37,8 @@ def test_a_pack_back_only_from_another_address_is_no_pack_come_back(tmp_path, do
     assert fetched.exit_code == 0, fetched.output
     collected, doc = run_json("collect", str(root))
     assert collected.exit_code == 1 and len(doc["unchecked_sender"]) == 2, collected.output
-    stranger_file, other_file = doc["unchecked_sender"]
+    stranger_file, other_file = (next(f for f in doc["unchecked_sender"]
+                                      if f.endswith(pack["file"])) for pack in (one, two))
 
     shown = run("remind", str(root))
     assert shown.exit_code == 1, shown.output
