@@ -148,9 +148,12 @@ def test_hostile_messages_from_files_get_one_line_each(tmp_path):
     malformed = tmp_path / "malformed.eml"
     malformed.write_bytes(b"\x00\x01 this is not a message \xff\xfe")
     big = tmp_path / "big.eml"
-    big.write_bytes(reply(sender, [("huge.xlsx", b"\0" * (100 * 2**20))]))
+    later = dt.datetime(2026, 9, 16, 9, 30, tzinfo=dt.UTC)  # after their pack came back
+    big.write_bytes(reply(sender, [("huge.xlsx", b"\0" * (100 * 2**20))], when=later))
     result, doc = run_json("fetch", str(root), str(traversal), str(malformed), str(big))
-    # big.eml is the rater's reply whose workbook could not be saved: exit 1 for it
+    # big.eml is the rater's reply whose workbook could not be saved: exit 1 for it (a
+    # reply after the pack came back stands: their pack coming back ends only the
+    # replies before it)
     assert result.exit_code == 1 and [r["rater"] for r in doc["not_saved"]] == ["EV-01"]
     (saved,) = doc["saved"]
     assert saved["attachment"] == "../../x.xlsx" and saved["file"].endswith("-x.xlsx")

@@ -179,9 +179,18 @@ def _reply_not_saved(replied: dict[str, tuple[str, dt.datetime | None]], rater: 
     why, when = replied.get(rater, ("", None))
     if not why:
         return ""
-    if returned is None or (when is not None and when <= returned):
+    if returned is None or reply_ended(when, returned):
         del replied[rater]
     return "" if returned else why
+
+
+def reply_ended(when: dt.datetime | None, returned: dt.datetime | None) -> bool:
+    """Whether a pack that came back at ``returned`` ends its rater's reply whose
+    workbook fetch could not save, received at ``when``: it came no earlier than the
+    reply, so the workbook arrived after all (from the rater's other address, or saved
+    by hand). A reply of unknown time, or one after the pack came back (a corrected
+    workbook too large, say), is not ended by it."""
+    return when is not None and returned is not None and when <= returned
 
 
 def _last(journal: Journal, kind: str, head: PackHead) -> str:

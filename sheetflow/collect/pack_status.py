@@ -32,7 +32,7 @@ from .links import (
     unread_note,
     unread_stranger,
 )
-from .mail_state import PackMail, received_times
+from .mail_state import PackMail, received_times, reply_ended
 from .outputs import COLLECTION_FILE, OUT_DIR, returns_since_collect
 from .reply_drafts import ReplyDrafts, read_reply_drafts
 from .returns import check_returns_folder
@@ -336,23 +336,31 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
     return _pack_rows(heads, study, report, mail, received)
 
 
-def replies_standing(study_dir: str | Path) -> set[str]:
-    """The raters whose reply with the workbook not saved still stands for a pack, as
-    ``status`` shows it ("replied, workbook not saved"): a pack of theirs that came back
-    no earlier than the reply, from whatever address, ends it (:mod:`.mail_state`).
+def replies_ended(study_dir: str | Path, records: list[dict[str, Any]]) -> set[str]:
+    """The message ids of the ``not-saved`` ``records`` that a pack of their rater
+    ended by coming back no earlier than the reply, from whatever address
+    (:func:`.mail_state.reply_ended`, the rule ``status`` ends them by).
 
     Parameters
     ----------
     study_dir : str or Path
         The study folder after ``generate``.
+    records : list of dict
+        ``not-saved`` records of the mail journal.
 
     Returns
     -------
     set of str
-        Rater ids.
     """
     heads, _, _, mail, _, _ = _read_returns(Path(study_dir), None, None, None)
-    return {h.rater_id for h in heads if mail.get(h.pack_id, PackMail()).not_saved}
+    back: dict[str, list[dt.datetime]] = {}
+    for head in heads:
+        moment = parse_time(mail.get(head.pack_id, PackMail()).returned)
+        if moment is not None:
+            back.setdefault(head.rater_id, []).append(moment)
+    return {str(r.get("message_id", "")) for r in records
+            if any(reply_ended(parse_time(str(r.get("received", ""))), moment)
+                   for moment in back.get(str(r.get("rater", "")), []))}
 
 
 _Returns = tuple[list[PackHead], Study, ValidationReport, dict[str, PackMail],

@@ -97,13 +97,13 @@ def still_standing(root: Path, records: list[dict[str, Any]]) -> list[dict[str, 
     show as "replied, workbook not saved", and no more."""
     if not records:
         return records
-    from .pack_status import replies_standing  # reads the returns: only when needed
+    from .pack_status import replies_ended  # reads the returns: only when needed
 
     try:
-        standing = replies_standing(root)
+        ended = replies_ended(root, records)
     except SheetflowError:  # the returns cannot be read against the packs (no manifest,
         return records      # a broken seal): by the address alone, as before
-    return [r for r in records if str(r.get("rater", "")) in standing]
+    return [r for r in records if str(r.get("message_id", "")) not in ended]
 
 
 def replied_text(why: str) -> str:
