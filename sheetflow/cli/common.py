@@ -54,7 +54,10 @@ EXIT_CODES = {
                "(check, collect, status, analyze), a rater's reply whose workbook could "
                "not be saved, an attachment that cannot be decoded or a message the "
                "server broke off on (fetch, and remind, "
-               "which names such a rater instead of drafting a reminder), no design of "
+               "which names such a rater instead of drafting a reminder), a pack that "
+               "came back only from another rater's address or no rater's, not marked "
+               "read (remind), a second rater whose pack lock has still to write "
+               "(status), no design of "
                "the grid meets the target (plan), or no pilot summary written without "
                "--execution-window (import-judges); each problem is named",
     EXIT_USAGE: "usage error, or an earlier step is missing (the message names the "
