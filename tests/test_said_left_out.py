@@ -115,7 +115,9 @@ def test_na_answers_left_out_are_said(tmp_path):
     lines = [ln for ln in result.output.splitlines() if "(faithfulness)" in ln]
     assert said in next(ln for ln in lines if ln.startswith("alpha"))
     assert said in next(ln for ln in lines if ln.startswith("kappa"))
-    assert _sheet_text(root, "Summary").count(said) == 2
+    # the alpha and kappa figures, and the alpha check (its line in the decision and
+    # its row in the checks table), which carries what the Alpha table notes
+    assert _sheet_text(root, "Summary").count(said) == 4
     assert said in next(a["note"] for a in summary["alpha"] if a["measure"] == "faithfulness")
     assert not any("N/A" in a["note"] for a in summary["alpha"]
                    if a["measure"] != "faithfulness")
