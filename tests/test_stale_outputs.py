@@ -259,3 +259,23 @@ def test_feedback_left_beside_an_earlier_run_is_named(demo, tmp_path):
         code, text = _run(command, str(root))
         assert code == 1 and "out/feedback-R9.xlsx is a feedback workbook of an analyze " \
             "that did not finish" in " ".join(text.split()), (command, text)
+
+
+def test_analyze_refuses_returns_the_last_collect_did_not_read(demo, tmp_path):
+    """A corrected return saved beside the first after collect (or a collect stopped
+    before its outputs moved in): analyzing the table collected before would decide on
+    the old answers with nothing said. Analyze refuses, naming the file and collect."""
+    root = _copy(demo, tmp_path)
+    corrected = _dubois(root).with_name("corrected-return.xlsx")
+    corrected.write_bytes(_dubois(root).read_bytes())
+    book = openpyxl.load_workbook(corrected)
+    book["Scoring"]["C13"] = 1
+    book.save(corrected)
+    inputs, collected = _inputs(root), _collect_own(root)
+
+    code, text = _run("analyze", str(root))
+    assert code == 2, text
+    assert ("error: returns/ holds 1 file the last collect did not read "
+            "(corrected-return.xlsx)") in text
+    assert f"run 'sheetflow collect {root}' first" in text
+    assert _inputs(root) == inputs and _collect_own(root) == collected

@@ -11,12 +11,20 @@ from typing import Any
 import pandas as pd
 
 from .._gc import release_free_memory
-from ..collect.outputs import check_mark, check_row_count, verify_ratings, verify_returns
+from ..collect.outputs import (
+    check_mark,
+    check_row_count,
+    returns_since_collect,
+    verify_ratings,
+    verify_returns,
+)
 from ..errors import IncompleteError, MissingStepError
+from ..hints import command_line
 from ..packs.seal import check_collected_manifest, load_generated_study, require_seal
 from ..packs.second_rater import awaiting_lock
 from ..spec.rubric import answer_required
 from ..spec.study import Study
+from ..words import counted
 from ..workbook import layout as L
 from .context import Analysis, Context, answered, answered_packs, natural_order
 from .keep_known_files import batch_times, yield_figure
@@ -96,6 +104,7 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     # the table and its record, read once: whole, and the table collect wrote
     collected = verify_ratings(root, incomplete=allow_partial)
     damaged = recorded_journal_damage(collected.record, study_dir)
+    _refuse_returns_not_collected(root)
     # the rows of returns left out for blank answers (blinded: read before unsealing)
     left = _read_table(collected.incomplete) if collected.incomplete else None
     if not allow_partial:
@@ -158,6 +167,27 @@ def _required_answer(study: Study) -> Callable[[str, str], bool]:
 def _read_table(data: bytes) -> pd.DataFrame:
     return pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False,
                        usecols=lambda name: name in RAW_COLUMNS)
+
+
+def _refuse_returns_not_collected(root: Path) -> None:
+    """Refuse when ``returns/`` holds a file the last collect did not read.
+
+    A collect stopped before its outputs moved in (or never run after a file came)
+    leaves the table of the files before: analysed, a corrected return would count
+    with its old answers and a new one not at all, with nothing saying so.
+
+    Raises
+    ------
+    MissingStepError
+        Naming the files (the first three) and the collect to run.
+    """
+    changed = returns_since_collect(root)
+    if changed:
+        shown = ", ".join(changed[:3]) + (", ..." if len(changed) > 3 else "")
+        raise MissingStepError(
+            f"{L.RETURNS_DIR}/ holds {counted(len(changed), 'file')} the last collect did "
+            f"not read ({shown}): {RATINGS_FILE} does not include them",
+            command_line("collect", root))
 
 
 def _refuse_incomplete_panel(root: Path, study: Study, files: list[dict[str, Any]],
