@@ -29,7 +29,8 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
     """Unseal the key, unblind the collected ratings and run the study's analysis plan.
 
     Writes out/analysis.xlsx and out/summary.json (and the protocol's other files, e.g.
-    out/verdicts.jsonl for a KEEP/KNOWN study) in DIRECTORY. When the panel is
+    out/verdicts.jsonl for a KEEP/KNOWN study) in DIRECTORY. A file in returns/ the
+    last collect did not read stops it (exit 2: collect first). When the panel is
     incomplete (a rater missing, their only file left out, or 002's second rater before
     sheetflow lock writes their pack) it names who is missing, unseals nothing and
     exits 1; with --allow-partial it analyses the raters there are, names who is
