@@ -14,6 +14,7 @@ import json
 import pathlib
 import shutil
 
+import openpyxl
 import pytest
 from click.testing import CliRunner
 from interrupt_helpers import stop_at_replace
@@ -301,3 +302,16 @@ def test_the_lock_drafts_only_the_second_raters_invitations(study, earlier_draft
         [kept.name] * earlier_draft + [f"{s}.eml" for s in second])
     if earlier_draft:
         assert kept.read_bytes() == b"the draft generate --eml wrote"
+
+
+def test_a_return_the_last_collect_did_not_read_stops_the_draw(study):
+    """A primary's corrected return saved after collect (or a collect stopped before its
+    outputs moved in): the subset would be drawn from the table before it. The lock
+    refuses, naming the file and collect, and writes no selection."""
+    first = sorted((study / "returns").glob("*.xlsx"))[0]
+    openpyxl.load_workbook(first).save(study / "returns" / "corrected.xlsx")  # new bytes
+    result = _lock(study)
+    assert result.exit_code == 2, result.output
+    assert ("holds 1 file the last collect did not read (corrected.xlsx): the subset "
+            "would be drawn without them") in result.output
+    assert not (study / "sealed" / SELECTION).exists()

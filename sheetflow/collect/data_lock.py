@@ -45,6 +45,7 @@ from ..packs.second_rater import (
 )
 from ..spec.study import Study, load_study
 from ..staging import OutputSet, recover_interrupted
+from ..words import counted
 from .outputs import (
     LOCK_WAIT,
     OUT_DIR,
@@ -52,6 +53,7 @@ from .outputs import (
     Collected,
     check_row_count,
     collection_secret,
+    returns_since_collect,
     study_lock,
     verify_ratings,
 )
@@ -161,6 +163,16 @@ def _collected_ratings(study: Study) -> Collected:
     ratings = study.root / OUT_DIR / RATINGS_NAME
     if not ratings.exists():
         raise UsageError(f"{ratings} not found; collect the primary returns first "
+                         f"('{command_line('collect', study.root)}')")
+    # before the draw only: a return added or corrected after collect (or a collect
+    # stopped before its outputs moved in) would leave its items out of the completed
+    # ones; once drawn, the selection stands and second raters' files come in
+    changed = [] if selection_path(study).exists() else returns_since_collect(study.root)
+    if changed:
+        shown = ", ".join(changed[:3]) + (", ..." if len(changed) > 3 else "")
+        raise UsageError(f"{study.root / 'returns'} holds {counted(len(changed), 'file')} "
+                         f"the last collect did not read ({shown}): the subset would be "
+                         "drawn without them; collect the primary returns first "
                          f"('{command_line('collect', study.root)}')")
     return verify_ratings(study.root, collection_secret(study.root))
 
