@@ -274,3 +274,15 @@ def test_a_workbook_named_like_an_owner_file_is_collected(study):
     files = {f.file: f for f in result.report.files}
     assert f"~${first.name}" not in files
     assert files[f"~${second.name}"].used
+
+
+def test_an_entry_left_unread_is_not_called_no_pack_of_this_study(study, tmp_path):
+    """A link out of the study is never read (nor a file that changes while collect
+    reads it): it may be a rater's return, so collect's line says it was not read, not
+    that it is no pack of this study."""
+    outside = tmp_path / "outside.xlsx"
+    shutil.copyfile(_filled(study)[0], outside)
+    (study / "returns" / "outside-link.xlsx").symlink_to(outside)
+    result = CliRunner().invoke(cli, ["collect", str(study)])
+    (line,) = [ln for ln in result.output.splitlines() if ln.startswith("outside-link.xlsx: ")]
+    assert line.startswith("outside-link.xlsx: not read, so its rater is unknown, 1 error"), line

@@ -114,12 +114,14 @@ def text_read_count(returns: int) -> str:
 def _summary(out: Output, result: Collection, directory: Path) -> None:
     from ..collect.drafts import reply_left_out
     from ..collect.links import (
+        NOT_READ_WHAT,
         UNREAD_WHAT,
         claimed_todo,
         claims_on,
         copied_from,
         disowned,
         left_out_what,
+        not_read,
         unread_count,
         unread_from,
         unread_from_text,
@@ -149,7 +151,8 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
                if original is not None
                else f"an exact copy of {copy.file}, read once" if copy is not None
                else disowned(f, report.issues) or f.link
-               or (UNREAD_WHAT if f in unread else "rater unknown (not a pack of this study)"))
+               or (UNREAD_WHAT if f in unread else NOT_READ_WHAT
+                   if not_read(f, report.issues) else "rater unknown (not a pack of this study)"))
         out.say(escape_controls(f"{f.file}: {who}, {counted(f.errors, 'error')}, "
                                 f"{counted(f.warnings, 'warning')}, {state}"),
                 fg="red" if f.errors else ("yellow" if f.warnings else None))

@@ -155,6 +155,18 @@ def named_like_pack(name: str, heads: Iterable[PackHead]) -> bool:
 
 UNREAD_WHAT = "could not be read, so its rater is unknown"
 """What a file refused before its identity was read, and linked to no pack, is."""
+NOT_READ = frozenset({"file-changed-while-collecting", "symlink-outside-study",
+                      "file-unreadable", "not-a-file"})
+"""Codes of an entry collect did not read for a reason on the coordinator's side."""
+NOT_READ_WHAT = "not read, so its rater is unknown"
+"""What such an entry is: whether it is a pack of this study is not known."""
+
+
+def not_read(f: FileStatus, issues: Iterable[Issue]) -> bool:
+    """Whether ``f`` was left unread for a reason in :data:`NOT_READ`: its identity was
+    never seen, so it cannot be called "not a pack of this study"."""
+    return any(i.file == f.file and i.severity == ERROR and i.code in NOT_READ
+               for i in issues)
 
 
 def unread_count(files: int) -> str:
