@@ -129,6 +129,12 @@ CASES = [
     ("word range reversed", "paired-rubric",
      lambda d: _replace(d / "study.toml", "min_words = 50", "min_words = 500"),
      ["study.toml", "id=methodology_note", "min_words 500 is above max_words 100"]),
+    ("negative design seed", "answer-review",
+     lambda d: _replace(d / "study.toml", "seed = 3003", "seed = -1"),
+     ["study.toml", "[design]", "'seed' = -1 must be at least 0"]),
+    ("negative analysis seed", "keep-known",
+     lambda d: _replace(d / "study.toml", "seed = 7\n", "seed = -7\n"),
+     ["study.toml", "[analysis]", "'seed' = -7 must be at least 0"]),
 ]
 
 

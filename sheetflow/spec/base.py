@@ -127,15 +127,17 @@ class LoaderBase:
                       "digits, '_' and '-'", where)
         return value
 
-    def _required_int(self, t: dict, key: str, where: str, why: str) -> int:
+    def _required_int(self, t: dict, key: str, where: str, why: str,
+                      minimum: int | None = None) -> int:
         """A whole number that must be given: one problem when it is missing (``why``
-        says what it is for), another when it is not a whole number; 0 after either."""
+        says what it is for), another when it is not a whole number or below
+        ``minimum``; 0 after any of them."""
         if key not in t:
             self.fail(f"'{key}' is required ({why}); give a whole number, e.g. "
                       f"{key} = 20260915", where)
             return 0
-        value = self._int(t, key, where)
-        return 0 if value is None else value
+        value = self._int(t, key, where, minimum=minimum)
+        return 0 if value is None or (minimum is not None and value < minimum) else value
 
     def _int(self, t: dict, key: str, where: str, default: int | None = None,
              minimum: int | None = None) -> int | None:

@@ -48,8 +48,9 @@ class DesignLoader(LoaderBase):
         elif kind not in DESIGNS:
             self.fail(unknown_value(kind, DESIGNS, "design"), where)
             kind = "unknown"  # checks that depend on the design kind are skipped
+        # numpy's generators (the blinding checks, the bootstrap) refuse a seed below 0
         seed = self._required_int(t, "seed", where,
-                                  "every random choice comes from a recorded seed")
+                                  "every random choice comes from a recorded seed", minimum=0)
         arms = self._arms(t, kind)
         labels = self._labels(t, kind, where)
         response_column = self._str(t, "response_column", where) or None
@@ -173,7 +174,7 @@ class DesignLoader(LoaderBase):
             if name not in ANALYSES:
                 self.fail(unknown_value(name, ANALYSES, "analysis"), where)
         seed = self._required_int(t, "seed", where,
-                                  "bootstrap and permutation tests use it")
+                                  "bootstrap and permutation tests use it", minimum=0)
         bands = []
         raw_bands = t.get("bands", [])
         for b in raw_bands if isinstance(raw_bands, list) else [None]:
