@@ -219,6 +219,18 @@ def test_seal_and_collection_problems_name_the_file_with_the_study_folder(study,
     assert result.stderr.startswith(f"error: {study}/{words}"), result.stderr
 
 
+@pytest.mark.parametrize("text", ["[]", '{"ratings": "x"}'])
+def test_a_collection_record_of_another_shape_says_so_not_a_python_message(study, text):
+    """JSON that is no collection record read "is unreadable (list indices must be
+    integers or slices, not str)", Python's words, which tell the reader nothing."""
+    (study / "out" / "collection.json").write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["analyze", str(study)])
+    assert result.exit_code == 3, result.output
+    assert result.stderr.splitlines()[0] == (
+        f"error: {study}/out/collection.json is unreadable (not laid out as sheetflow "
+        f"writes it); run 'sheetflow collect {study}' again"), result.stderr
+
+
 def test_a_damaged_key_hash_file_is_named_not_the_key(study):
     """An unreadable key.sha256 read "the key was changed after sealing": the key was
     intact, its hash file was not."""

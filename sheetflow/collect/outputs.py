@@ -98,6 +98,32 @@ def again(step: str, study_dir: str | Path | None) -> str:
     return f"run '{command_line(step, study_dir)}' again"
 
 
+def unreadable_why(exc: Exception) -> str:
+    """Why a JSON record sheetflow wrote could not be read, in words for the reader.
+
+    Parameters
+    ----------
+    exc : Exception
+        What reading or parsing the record raised.
+
+    Returns
+    -------
+    str
+        The system's reason for a file that cannot be opened, the parser's for text that
+        is no JSON, else that the JSON is not laid out as sheetflow writes it (a Python
+        message such as "list indices must be integers" would say nothing to the reader).
+    """
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not JSON: {exc}"
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8 text"
+    if isinstance(exc, KeyError):
+        return f"no {exc.args[0]!r} entry"
+    return "not laid out as sheetflow writes it"
+
+
 def _read_run(out: Path, root: str | Path | None) -> RunRecord | None:
     try:
         record = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
@@ -105,7 +131,7 @@ def _read_run(out: Path, root: str | Path | None) -> RunRecord | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise OutputError(f"{out / RUN_FILE} is unreadable ({exc}); "
+        raise OutputError(f"{out / RUN_FILE} is unreadable ({unreadable_why(exc)}); "
                           f"{again('analyze', root)}") from None
     made = record.get("made_from")
     made_from = {str(k): str(v) for k, v in made.items()} if isinstance(made, dict) \
@@ -533,7 +559,8 @@ def verify_ratings(root: str | Path, secret: bytes | None = None, *,
         raise OutputError(f"{record_path} is missing, so {OUT_DIR}/"
                           f"{RATINGS_NAME} cannot be shown to be whole{rerun}") from None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise OutputError(f"{record_path} is unreadable ({exc}){rerun}") from None
+        raise OutputError(f"{record_path} is unreadable ({unreadable_why(exc)}){rerun}") \
+            from None
     if secret is not None:
         check_mark(record, secret, study_dir=root)
     data = _read_recorded(out, RATINGS_NAME, wanted, root)
