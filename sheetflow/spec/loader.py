@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import string
 import tomllib
 import unicodedata
 from pathlib import Path
@@ -39,6 +40,36 @@ depends on the design is checked."""
 
 ARM_PARAMS = ("improved_arm", "expected_winner", "control", "reference", "candidates")
 """The ``[analysis.params]`` settings whose values are arm ids."""
+
+
+def pattern_problem(pattern: str) -> str:
+    """Why a ``pack_name`` is no pattern :func:`str.format` can fill, in the reader's
+    words; "" when it is one.
+
+    Parameters
+    ----------
+    pattern : str
+        The ``[files] pack_name`` as written.
+
+    Returns
+    -------
+    str
+        The brace without its partner or the placeholder that is not one of
+        :data:`PLACEHOLDERS` (Python's own message, such as "Replacement index 0 out of
+        range for positional args tuple", would not say which), else "".
+    """
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(pattern) if f is not None]
+    except ValueError:
+        return "has a '{' or '}' without its partner (write a placeholder as {rater_id})"
+    for field in fields:
+        if field not in PLACEHOLDERS:
+            return f"uses an unknown placeholder {{{field}}}"
+    try:
+        pattern.format(**{k: "x" for k in PLACEHOLDERS})
+    except (IndexError, ValueError, AttributeError):  # a conversion or index after a name
+        return "uses a placeholder with more than its name (write it as {rater_id})"
+    return ""
 
 
 class Loader(RubricLoader, DesignLoader, RaterLoader):
@@ -431,12 +462,12 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         if not isinstance(pattern, str):
             self.fail(f"pack_name must be text, not {pattern!r}", "[files]")
             return "{study_id}-{rater_id}.xlsx"
-        try:
-            pattern.format(**{k: "x" for k in PLACEHOLDERS})
-        except (KeyError, IndexError, ValueError) as exc:
-            self.fail(f"pack_name {pattern!r} uses an unknown placeholder {exc}; allowed: "
+        problem = pattern_problem(pattern)
+        if problem:
+            self.fail(f"pack_name {pattern!r} {problem}; allowed: "
                       + ", ".join("{" + p + "}" for p in PLACEHOLDERS), "[files]")
-            return pattern
+            # the checks on the names it gives cannot fill it: they see the default
+            return "{study_id}-{rater_id}.xlsx"
         if not pattern.endswith(".xlsx"):
             self.fail(f"pack_name {pattern!r} must end in .xlsx", "[files]")
         if "{rater_id}" not in pattern and "{last_name}" not in pattern \
