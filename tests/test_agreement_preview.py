@@ -63,3 +63,22 @@ def test_status_agreement_json_carries_the_preview_note(study):
     doc = json.loads(result.stdout)
     assert doc["agreement_note"].endswith("analyze's figures are final")
     assert [d["dimension"] for d in doc["agreement"]][-2:] == ["direction", "total"]
+
+
+def test_status_agreement_gives_an_ordinal_labelled_dimension_analyze_s_alpha(tmp_path):
+    """An ordinal categorical dimension (003's overall rating) read "could not be
+    computed: Ordinal string values need an ordered value_domain.": the preview gave no
+    alpha where analyze gives one, in the library's words."""
+    root = init_study(tmp_path / "s", "answer-review")
+    generate_packs(root)
+    fill_packs(root, seed=7)
+    _run("collect", str(root))
+    result = _run("status", str(root), "--agreement", "--json")
+    preview = {d["dimension"]: d for d in json.loads(result.stdout)["agreement"]}
+    _run("analyze", str(root))
+    summary = json.loads((root / "out" / "summary.json").read_text(encoding="utf-8"))
+    for measure in ("overall_rating", "factual_correctness", "faithfulness"):
+        assert preview[measure]["level"] == "ordinal", preview[measure]
+        assert "could not be computed" not in preview[measure]["reason"], preview[measure]
+        analyzed = [r for r in summary["alpha"] if r["measure"] == measure]
+        assert preview[measure]["alpha"] == pytest.approx(analyzed[0]["alpha"])

@@ -38,6 +38,7 @@ from .outputs import COLLECTION_FILE, OUT_DIR, RATINGS_NAME, verify_ratings
 
 _NUMERIC = ("scale", "number", "count", "checklist", "total")
 _POINTS = ("count", "checklist")  # analysed on their points (binned count, Yes count)
+_LABELLED = ("categorical", "binary", "flag")  # values are labels, not numbers
 _LEFT_OUT_KINDS = ("preference", "text")
 PREFERENCE_LEFT_OUT = ("no alpha before analyze: a direction names a label, and a label "
                        "shows different responses to different raters (analyze reads it "
@@ -95,8 +96,11 @@ def blinded_agreement(study_dir: str | Path) -> list[DimensionAgreement]:
                                           reason=PREFERENCE_LEFT_OUT))
             continue
         rows = _rows_of(ratings, dim.id, dim.kind)
+        # labels carry no order of their own: an ordinal one is compared in the rubric's
+        # order, as analyze does (without it alpha refuses ordered text)
+        domain = dim.value_domain() if dim.kind in _LABELLED else None
         out.append(_agreement(study, dim.id, dim.level, _matrix(rows, dim.kind, text_of,
-                                                                dim.na_choices)))
+                                                                dim.na_choices), domain))
     for total in study.rubric.totals:  # the measure the decision rests on
         rows = _rows_of(ratings, total.id, "total")
         out.append(_agreement(study, total.id, total.level,
@@ -174,20 +178,21 @@ def _matrix(rows: pd.DataFrame, kind: str, text_of: dict[str, str],
     return frame.pivot_table(index="rater", columns="unit", values="value", aggfunc="first")
 
 
-def _alpha(wide: pd.DataFrame, level: str, n_boot: int, seed: int) -> pd.Series:
+def _alpha(wide: pd.DataFrame, level: str, n_boot: int, seed: int,
+           domain: list[Any] | None = None) -> pd.Series:
     return stats.krippendorff_alpha(wide.to_numpy(dtype=object), level=level,  # type: ignore[arg-type]
-                                    n_boot=n_boot, seed=seed).iloc[0]
+                                    value_domain=domain, n_boot=n_boot, seed=seed).iloc[0]
 
 
 def _agreement(study: Study, dim_id: str, level: str, wide: pd.DataFrame,
-               ) -> DimensionAgreement:
+               domain: list[Any] | None = None) -> DimensionAgreement:
     n_units = int((wide.notna().sum(axis=0) >= 2).sum()) if not wide.empty else 0
     result = DimensionAgreement(dim_id, level, None, None, None, n_units, len(wide))
     if len(wide) < 2 or n_units == 0:
         result.reason = "fewer than two raters on any unit so far"
         return result
     try:
-        whole = _alpha(wide, level, study.plan.n_boot, study.plan.seed)
+        whole = _alpha(wide, level, study.plan.n_boot, study.plan.seed, domain)
     except ValueError as exc:
         result.reason = f"could not be computed: {exc}"
         return result
@@ -201,7 +206,7 @@ def _agreement(study: Study, dim_id: str, level: str, wide: pd.DataFrame,
         result.reason = str(whole.get("reason") or "")
     if len(wide) > 2 and result.alpha is not None:
         for rater in wide.index:
-            without = _finite(_alpha(wide.drop(index=rater), level, 0, 0)["alpha"])
+            without = _finite(_alpha(wide.drop(index=rater), level, 0, 0, domain)["alpha"])
             result.leave_one_out[str(rater)] = None if without is None else \
                 without - result.alpha
         gains = {r: d for r, d in result.leave_one_out.items() if d is not None and d > 0}
