@@ -82,3 +82,17 @@ def test_status_agreement_gives_an_ordinal_labelled_dimension_analyze_s_alpha(tm
         assert "could not be computed" not in preview[measure]["reason"], preview[measure]
         analyzed = [r for r in summary["alpha"] if r["measure"] == measure]
         assert preview[measure]["alpha"] == pytest.approx(analyzed[0]["alpha"])
+
+
+def test_status_agreement_leaves_out_a_flag_as_analyze_does(tmp_path):
+    """003's gold-dispute flag (a mark, blank when not made) read "fewer than two raters
+    on any unit so far" with both raters' packs back: its blanks were taken as missing.
+    analyze gives a flag no alpha; the preview leaves it out too."""
+    root = init_study(tmp_path / "s", "answer-review")
+    generate_packs(root)
+    fill_packs(root, seed=7)
+    _run("collect", str(root))
+    result = _run("status", str(root), "--agreement", "--json")
+    shown = [d["dimension"] for d in json.loads(result.stdout)["agreement"]]
+    assert "gold_dispute" not in shown, shown
+    assert "overall_rating" in shown, shown

@@ -38,7 +38,7 @@ from .outputs import COLLECTION_FILE, OUT_DIR, RATINGS_NAME, verify_ratings
 
 _NUMERIC = ("scale", "number", "count", "checklist", "total")
 _POINTS = ("count", "checklist")  # analysed on their points (binned count, Yes count)
-_LABELLED = ("categorical", "binary", "flag")  # values are labels, not numbers
+_LABELLED = ("categorical", "binary")  # values are labels, not numbers
 _LEFT_OUT_KINDS = ("preference", "text")
 PREFERENCE_LEFT_OUT = ("no alpha before analyze: a direction names a label, and a label "
                        "shows different responses to different raters (analyze reads it "
@@ -83,13 +83,16 @@ def blinded_agreement(study_dir: str | Path) -> list[DimensionAgreement]:
     -------
     list of DimensionAgreement
         One per response- or case-level dimension with values to agree on (preference
-        and text dimensions are left out; see the module notes); counts and checklists
+        dimensions named without one; text and flag dimensions left out, as analyze
+        leaves them; see the module notes); counts and checklists
         on their points, as the analysis takes them.
     """
     study, ratings, text_of = _blinded_inputs(Path(study_dir))
     out = []
     for dim in study.rubric.dimensions:
-        if dim.scope == "study" or dim.kind == "text":
+        # analyze gives a flag (a mark, blank when not made) no alpha either: the preview
+        # read its blanks as missing ratings, "fewer than two raters on any unit so far"
+        if dim.scope == "study" or dim.kind in ("text", "flag"):
             continue
         if dim.kind == "preference":  # named, so the list shows every measure analyze has
             out.append(DimensionAgreement(dim.id, "nominal", None, None, None, 0, 0,
