@@ -62,6 +62,19 @@ def test_a_damaged_journal_line_stops_remind_as_it_stops_send(tmp_path):
     assert doc["exit_code"] == 3 and said in doc["errors"][0]
 
 
+def test_a_folder_named_mail_jsonl_stops_remind_as_it_stops_send(tmp_path):
+    """A folder where mail.jsonl goes read as a journal with no message: remind said
+    "no invitation in mail.jsonl: packs taken as sent by hand" and drafted from there."""
+    root = mail_study(tmp_path / "s")
+    (root / "mail.jsonl").mkdir()
+    reminded = run("remind", str(root))
+    assert reminded.exit_code == 3, reminded.output
+    assert reminded.stderr == (f"error: {root}/mail.jsonl: is a directory; a folder is "
+                               "where sheetflow needs a file: move or rename it, then run "
+                               "again\n"), reminded.stderr
+    assert not (root / "out" / "reminders").exists()
+
+
 def test_status_warns_of_a_damaged_journal_line_and_exits_1(tmp_path):
     """A line of mail.jsonl that is no record was passed over by status in silence: the
     invitation it recorded showed as never sent, and status exited 0."""

@@ -88,8 +88,10 @@ def records(root: Path, damaged: list[int] | None = None) -> Iterator[dict[str, 
     over too, its number added to ``damaged`` when given.
     """
     path = Path(root) / JOURNAL_FILE
-    if not path.is_file():
+    if not path.exists():
         return
+    # anything else there (a folder) is opened, so the refusal names it: passed over, it
+    # read as a journal with no message, which remind took for packs sent by hand
     with path.open("rb") as fh:
         for number, raw in enumerate(fh, 1):
             if not raw.endswith(b"\n"):
