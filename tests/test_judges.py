@@ -93,6 +93,21 @@ def test_unknown_cell_is_reported(study, tmp_path):
         import_judges(study, bad)
 
 
+def test_a_rationale_with_a_control_character_is_named_not_a_traceback(study):
+    """A rationale holding U+0007 passed the checks, then openpyxl refused the cell
+    while the workbooks were filled: IllegalCharacterError and its traceback."""
+    _, records = _records(study)
+    records[0]["judge_opus"]["rationale"] = "weak\x07 on accuracy"
+    bad = study / "ctrl.jsonl"
+    bad.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["import-judges", str(study), str(bad)])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert ("ctrl.jsonl: line 1 (task-1/A): judge_opus.rationale: contains U+0007, a "
+            "control character a workbook cell cannot hold") in result.stderr
+    assert not list((study / "returns").glob("*.xlsx"))
+
+
 def test_existing_returns_are_not_overwritten(study):
     path, _ = _records(study)
     import_judges(study, path)

@@ -205,6 +205,9 @@ def _check_judge(key: str, judged: dict[str, Any], bad: Any) -> float | None:
     _check_types(judged, _JUDGE_FIELDS, f"{key}.", bad)
     if isinstance(judged.get("rationale"), str) and not judged["rationale"].strip():
         bad(f"{key}.rationale", "is empty: every score needs its reason")
+    elif isinstance(judged.get("rationale"), str) and _unwritable(judged["rationale"]):
+        bad(f"{key}.rationale", f"contains {_unwritable(judged['rationale'])}, a control "
+            "character a workbook cell cannot hold: take it out of the record")
     for dim in DIMENSIONS:
         score = judged.get(dim)
         if _is_number(score) and not 1 <= score <= 5:
@@ -220,6 +223,16 @@ def _check_judge(key: str, judged: dict[str, Any], bad: Any) -> float | None:
         bad(f"{key}.overall_verdict", f"{verdict} stated, but a mean of {mean:.4f} is "
             f"{verdict_for(mean)}")
     return mean
+
+
+def _unwritable(text: str) -> str:
+    """The first character of ``text`` no worksheet cell may hold (a control character
+    other than tab and line breaks, which openpyxl refuses when the cell is filled), as
+    ``U+0007``; "" when there is none."""
+    for ch in text:
+        if ord(ch) < 32 and ch not in "\t\n\r":
+            return f"U+{ord(ch):04X}"
+    return ""
 
 
 def _check_trio(rec: dict[str, Any], means: list[float | None], size: int,
