@@ -72,3 +72,22 @@ def test_a_column_with_two_roles_or_none_is_one_line(tmp_path, template, old, ne
     root = init_study(tmp_path / "s", template)
     replace_once(root / "study.toml", old, new)
     check_gives_one_line(root, ["study.toml", *words])
+
+
+def test_an_items_workbook_formula_without_a_saved_result_is_named(tmp_path):
+    """A workbook written by a program holds a formula without its result, which read as
+    an empty cell: "row 2: 'case_id' is empty; every item needs an id", untrue."""
+    import openpyxl
+
+    d = init_study(tmp_path / "s", "paired-rubric")
+    rows = list(csv.reader(io.StringIO((d / "items.csv").read_text(encoding="utf-8"),
+                                       newline="")))
+    wb = openpyxl.Workbook()
+    for row in rows:
+        wb.active.append(row)
+    wb.active["A2"] = '="TC-"&"001"'
+    wb.save(d / "items.xlsx")
+    replace_once(d / "study.toml", 'file = "items.csv"', 'file = "items.xlsx"')
+    line = check_gives_one_line(d, ["items.xlsx", "row 2", "cell A2 holds the formula "
+                                    '="TC-"&"001" with no saved result', "save it as CSV"])
+    assert "is empty" not in line

@@ -259,7 +259,32 @@ def _read_xlsx(path: Path, max_rows: int | None, data: bytes | None = None,
                 if n > last:  # a sheet without a <dimension> saying how far it goes
                     raise _used_below(path, n)
                 yield list(row)
-        return _bounded(path, rows(), max_rows)
+        return _bounded(path, _results_saved(path, rows(), data), max_rows)
+    finally:
+        wb.close()
+
+
+def _results_saved(path: Path, rows: Iterator[list[Any]], data: bytes | None,
+                   ) -> Iterator[list[Any]]:
+    """``rows`` (the cells' saved values), refused at the first formula that has no saved
+    result: a workbook written by a program rather than saved by Excel holds the formula
+    alone, which reads as an empty cell ("'item_id' is empty", untrue)."""
+    import openpyxl
+    from openpyxl.utils import get_column_letter
+
+    wb = openpyxl.load_workbook(path if data is None else io.BytesIO(data), read_only=True)
+    try:
+        formulas = wb.worksheets[0].iter_rows(values_only=True, max_col=200)
+        for n, row in enumerate(rows, start=1):
+            written = next(formulas, ())
+            for j, value in enumerate(row):
+                typed = written[j] if j < len(written) else None
+                if value is None and isinstance(typed, str) and typed.startswith("="):
+                    raise SpecError(f"cell {get_column_letter(j + 1)}{n} holds the formula "
+                                    f"{typed} with no saved result; open the file in Excel "
+                                    "and save it (Excel saves each formula's result), or "
+                                    "save it as CSV", file=str(path), where=f"row {n}")
+            yield row
     finally:
         wb.close()
 
