@@ -320,8 +320,11 @@ def test_counts_take_the_noun_in_their_number(n, noun, plural, text):
                                      "give 40 or more"),
     (["plan", ".", "--simulations", "19"], "error: Invalid value for '--simulations': 19 is "
                                            "too few"),
-    (["plan", ".", "--raters", "6-2"], "error: '6-2' runs backwards; give it low to high, like "
-                                       "2-6"),
+    (["plan", ".", "--raters", "6-2"], "error: --raters '6-2' runs backwards; give it low to "
+                                       "high, like 2-6"),
+    # which of the two count options was refused went unsaid
+    (["plan", ".", "--items", "-5"], "error: --items '-5' is not a list of whole numbers"),
+    (["plan", ".", "--raters", "a"], "error: --raters 'a' is not a list of whole numbers"),
 ])
 def test_a_usage_error_is_one_line_exit_2(tmp_path, args, line):
     """click's own form was four lines (usage, a pointer to --help, a blank, the error);

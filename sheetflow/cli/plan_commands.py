@@ -28,8 +28,9 @@ def _usage(message: str) -> Exception:
     return UsageError(message)
 
 
-def _ints(text: str | None) -> list[int] | None:
-    """'2-6' or '10,25,50' (or a mix) to a list of ints."""
+def _ints(text: str | None, option: str) -> list[int] | None:
+    """'2-6' or '10,25,50' (or a mix) to a list of ints; ``option`` names the option in
+    a refusal (both --raters and --items read this way)."""
     if text is None:
         return None
     out: list[int] = []
@@ -37,12 +38,12 @@ def _ints(text: str | None) -> list[int] | None:
         for part in text.split(","):
             lo, _, hi = part.strip().partition("-")
             if hi and int(hi) < int(lo):  # range() would give nothing, and the default ran
-                raise _usage(f"{part.strip()!r} runs backwards; give it low to high, like "
-                             f"{int(hi)}-{int(lo)}")
+                raise _usage(f"{option} {part.strip()!r} runs backwards; give it low to "
+                             f"high, like {int(hi)}-{int(lo)}")
             out += list(range(int(lo), int(hi) + 1)) if hi else [int(lo)]
     except ValueError:
-        raise _usage(f"{text!r} is not a list of whole numbers like 2-6 or 10,25,50") \
-            from None
+        raise _usage(f"{option} {text!r} is not a list of whole numbers like 2-6 or "
+                     "10,25,50") from None
     return out
 
 
@@ -121,7 +122,7 @@ def plan_command(out: Output, directory: Path, statistic: str | None, method: st
             result = plan_study(
                 directory, statistic=statistic, measure=measure, expected=expected,
                 shares=_floats(shares), pilot=pilot, target=target,
-                raters=_ints(raters_text), items=_ints(items_text),
+                raters=_ints(raters_text, "--raters"), items=_ints(items_text, "--items"),
                 costs=Costs(cost_rater, cost_item), simulations=simulations, n_boot=n_boot,
                 seed=seed, assurance=assurance, method=method, progress=progress)
         finally:
