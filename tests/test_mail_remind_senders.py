@@ -10,7 +10,7 @@ import pytest
 from mail_helpers import filled, mail_study, packs, reply, run, run_json
 from mail_servers import dovecot_server
 
-from sheetflow.collect import inbox
+from sheetflow.collect import imap_source
 from sheetflow.spec.study import load_study
 
 STRANGER = "someone@elsewhere.org"
@@ -19,7 +19,7 @@ STRANGER = "someone@elsewhere.org"
 @pytest.fixture
 def dovecot(monkeypatch):
     # a loaded machine's Dovecot may answer a login UNAVAILABLE for seconds: waited out
-    monkeypatch.setattr(inbox, "LOGIN_TRIES", 8)
+    monkeypatch.setattr(imap_source, "LOGIN_TRIES", 8)
     with dovecot_server() as server:
         yield server
 
