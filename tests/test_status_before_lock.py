@@ -18,12 +18,19 @@ from sheetflow.packs.generate import generate_packs
 from sheetflow.spec.templates import init_study
 
 
-def test_status_names_the_second_rater_awaiting_the_lock(tmp_path):
+def _collected_before_lock(tmp_path):
+    """An anchored-plan study (002) whose primary pack came back and was collected,
+    before ``lock`` writes the second rater's pack."""
     root = tmp_path / "plan"
     init_study(root, "anchored-plan")
     generate_packs(root)
     fill_packs(root, seed=3)
     collect(root)
+    return root
+
+
+def test_status_names_the_second_rater_awaiting_the_lock(tmp_path):
+    root = _collected_before_lock(tmp_path)
     out = CliRunner().invoke(cli, ["status", str(root)])
     assert out.exit_code == 1, out.output  # the panel is not back: lock is still to run
     head = next(ln for ln in out.output.splitlines() if "packs returned" in ln)
@@ -33,11 +40,7 @@ def test_status_names_the_second_rater_awaiting_the_lock(tmp_path):
 
 
 def test_status_json_lists_the_second_rater_awaiting_the_lock_and_is_not_ok(tmp_path):
-    root = tmp_path / "plan"
-    init_study(root, "anchored-plan")
-    generate_packs(root)
-    fill_packs(root, seed=3)
-    collect(root)
+    root = _collected_before_lock(tmp_path)
     out = CliRunner().invoke(cli, ["status", str(root), "--json"])
     doc = json.loads(out.stdout)
     assert out.exit_code == 1
