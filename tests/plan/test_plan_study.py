@@ -183,7 +183,7 @@ def test_cli_plan_json_and_exit_codes(study000):
     assert narrow.exit_code == 1
     assert narrow.output.rstrip().splitlines()[-1].startswith("no design of the grid")
     usage = runner.invoke(cli, ["plan", str(study000), "--raters", "two"])
-    assert usage.exit_code == 2 and "error: 'two' is not a list" in usage.output
+    assert usage.exit_code == 2 and "error: --raters 'two' is not a list" in usage.output
     both = runner.invoke(cli, ["plan", str(study000), "--expected", "0.7", "--width", "0.1",
                                "--above", "0.7"])
     assert both.exit_code == 2 and "not both" in both.output
