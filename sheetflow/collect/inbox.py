@@ -55,6 +55,7 @@ from .mailbox import (
     too_large_text,
 )
 from .message_files import MAX_MESSAGE_BYTES, Raw, eml_messages, mbox_messages
+from .pack_status import still_standing
 from .returns import file_digest
 from .unsaved import (
     ARCHIVE_SUFFIXES,
@@ -62,7 +63,6 @@ from .unsaved import (
     attachment_too_large,
     message_too_large,
     not_saved_record,
-    still_standing,
     undecodable_why,
     unsaved_line,
     wrapper_why,

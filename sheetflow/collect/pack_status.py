@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..errors import SheetflowError
 from ..hints import command_line
 from ..packs.journal import Journal, parse_time, read_journal
 from ..packs.manifest import PackHead, changed_packs, open_manifest
@@ -361,6 +362,21 @@ def replies_ended(study_dir: str | Path, records: list[dict[str, Any]]) -> set[s
     return {str(r.get("message_id", "")) for r in records
             if any(reply_ended(parse_time(str(r.get("received", ""))), moment)
                    for moment in back.get(str(r.get("rater", "")), []))}
+
+
+def still_standing(root: Path, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``records`` (``not-saved`` records no workbook from the same address resolved:
+    :meth:`~sheetflow.packs.journal.Journal.unresolved`) less those whose rater's pack
+    came back after them all the same (from another address, or saved by hand), as
+    ``status``, ``collect`` and ``remind`` end them: ``fetch`` exits 1 for what they
+    show as "replied, workbook not saved", and no more."""
+    if not records:
+        return records
+    try:
+        ended = replies_ended(root, records)  # reads the returns: only when needed
+    except SheetflowError:  # the returns cannot be read against the packs (no manifest,
+        return records      # a broken seal): by the address alone, as before
+    return [r for r in records if str(r.get("message_id", "")) not in ended]
 
 
 _Returns = tuple[list[PackHead], Study, ValidationReport, dict[str, PackMail],

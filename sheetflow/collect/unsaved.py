@@ -10,16 +10,14 @@ show the pack as not returned and ``remind`` would remind a rater who replied. S
 ``remind`` show that rater as "replied, workbook not saved". A workbook saved later from
 the same address resolves it (:meth:`~sheetflow.packs.journal.Journal.unresolved`), and
 so does the rater's pack coming back after it from any address (:mod:`.mail_state`;
-:func:`still_standing` for ``fetch``).
+:func:`~.pack_status.still_standing` for ``fetch``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 from typing import Any
 
-from ..errors import SheetflowError
 from ..packs.journal import NOT_SAVED, Journal, iso, now_utc, parse_time
 
 REPLIED = "replied, workbook not saved"
@@ -87,23 +85,6 @@ def replied_unsaved(journal: Journal) -> dict[str, tuple[str, dt.datetime | None
             out[rater] = (why or "fetch could not save it",
                           parse_time(str(record.get("received", ""))))
     return out
-
-
-def still_standing(root: Path, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``records`` (``not-saved`` records no workbook from the same address resolved:
-    :meth:`~sheetflow.packs.journal.Journal.unresolved`) less those whose rater's pack
-    came back after them all the same (from another address, or saved by hand), as
-    ``status``, ``collect`` and ``remind`` end them: ``fetch`` exits 1 for what they
-    show as "replied, workbook not saved", and no more."""
-    if not records:
-        return records
-    from .pack_status import replies_ended  # reads the returns: only when needed
-
-    try:
-        ended = replies_ended(root, records)
-    except SheetflowError:  # the returns cannot be read against the packs (no manifest,
-        return records      # a broken seal): by the address alone, as before
-    return [r for r in records if str(r.get("message_id", "")) not in ended]
 
 
 def replied_text(why: str) -> str:
