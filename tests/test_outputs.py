@@ -392,6 +392,16 @@ def test_a_file_where_out_should_be_is_named_in_one_line(made, tmp_path):
             "folder: move or rename it, then run again"]
 
 
+def test_status_names_a_file_where_out_should_be_and_not_a_run_record(made, tmp_path):
+    root = _study(made, tmp_path, 1)
+    shutil.rmtree(root / "out", ignore_errors=True)
+    (root / "out").write_text("a file named out")
+    result = CliRunner().invoke(cli, ["status", str(root)])
+    warnings = [line for line in result.output.splitlines() if line.startswith("warning")]
+    assert warnings == [f"warning: {root / 'out'} is a file where sheetflow needs a folder: "
+                        "move or rename it"], result.output
+
+
 @pytest.mark.parametrize(("error", "line"), [
     (PermissionError(errno.EACCES, "Permission denied", "/s/out/x.csv"),
      "/s/out/x.csv: permission denied; fix the permissions (or run as a user who may "

@@ -125,6 +125,9 @@ def unreadable_why(exc: Exception) -> str:
 
 
 def _read_run(out: Path, root: str | Path | None) -> RunRecord | None:
+    if out.exists() and not out.is_dir():  # running analyze again would stop on it too
+        raise OutputError(f"{out} is a file where sheetflow needs a folder: move or "
+                          "rename it")
     try:
         record = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
         run, files = str(record["run_id"]), {str(k): str(v) for k, v in record["files"].items()}
