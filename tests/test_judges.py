@@ -149,6 +149,18 @@ def test_missing_judge_object_leaves_cells_blank_and_collect_says_so(study, tmp_
     assert "answer-missing" in codes
 
 
+def test_a_judge_output_that_is_not_an_object_is_a_mismatch_not_missing(study, tmp_path):
+    _, records = _records(study)
+    records[0]["judge_opus"] = [1, 2]
+    result = CliRunner().invoke(cli, ["import-judges", str(study),
+                                      str(_write(tmp_path, records, "list.jsonl"))])
+    assert result.exit_code == 1, result.output
+    assert "no output from" not in result.output
+    assert ("list.jsonl: line 1 (task-1/A): judge_opus: a list ([1, 2]), where the judge's "
+            "object of scores, rationale, verdict and mean belongs") in result.stderr
+    assert not (study / "returns").exists() or not any((study / "returns").iterdir())
+
+
 def test_study_without_mapping_is_a_usage_error(tmp_path):
     folder = init_study(tmp_path / "p", "paired-rubric")
     generate_packs(folder)

@@ -83,7 +83,7 @@ class JudgeImport:
     answers : int
         Answer cells filled.
     missing : list of str
-        ``judge key: item id`` for each judge object absent from a record.
+        ``judge key: item id`` for each judge object absent (or null) in a record.
     summary_path : Path or None
         ``out/pilot-summary.json`` when written.
     summary_note : str
@@ -223,7 +223,7 @@ def _checked_records(study: Study, plan: _Plan
     answers = _answers_by_rater(records, plan.mapping, plan.items, plan.jsonl.name)
     mismatches = check_records(records, list(plan.mapping["judges"]),
                                _responses(study, plan.mapping), _thresholds(study))
-    mismatches = [m for m in mismatches if m.field not in plan.mapping["judges"]]
+    mismatches = [m for m in mismatches if not m.absent_judge]  # blank cells, said later
     if mismatches:
         raise RecordMismatchError([m.text(plan.jsonl.name) for m in mismatches])
     return records, answers
@@ -390,7 +390,7 @@ def _answers_by_rater(records: list[tuple[int, dict[str, Any]]], mapping: dict[s
         item_id = _item_of(record, mapping, items, f"{name}: line {number}")
         for key, rater_id in mapping["judges"].items():
             judged = record.get(key)
-            if not isinstance(judged, dict):
+            if not isinstance(judged, dict):  # one present but not an object is refused
                 missing.append(f"{key}: {item_id}")
                 continue
             if item_id in out[rater_id]:

@@ -26,6 +26,7 @@ tolerance (a tie is).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -68,6 +69,8 @@ class Mismatch:
     record: str
     field: str
     message: str
+    absent_judge: bool = False
+    """A judge's object is absent (or null): the record lacks that judge's output."""
 
     def text(self, name: str) -> str:
         """``file: line N (task-1/A): field: message``."""
@@ -126,8 +129,13 @@ def check_records(records: list[tuple[int, dict[str, Any]]], judges: list[str],
         means = []
         for key in judges:
             judged = rec.get(key)
-            if not isinstance(judged, dict):
-                bad(key, "missing: the trio is locked, every judge scores every record")
+            if judged is None:  # absent: the import leaves that judge's cells blank
+                out.append(Mismatch(line, where, key, "missing: the trio is locked, every "
+                                    "judge scores every record", absent_judge=True))
+                continue
+            if not isinstance(judged, dict):  # present but broken: not "no output"
+                bad(key, f"{_json_kind(judged)}, where the judge's object of scores, "
+                    "rationale, verdict and mean belongs")
                 continue
             means.append(_check_judge(key, judged, bad))
         _check_trio(rec, means, len(judges), thresholds, bad)
@@ -223,6 +231,14 @@ def _check_judge(key: str, judged: dict[str, Any], bad: Any) -> float | None:
         bad(f"{key}.overall_verdict", f"{verdict} stated, but a mean of {mean:.4f} is "
             f"{verdict_for(mean)}")
     return mean
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, with the value itself cut short: ``a list ([1, 2])``."""
+    kind = ("true/false" if isinstance(value, bool) else "a list" if isinstance(value, list)
+            else "text" if isinstance(value, str) else "a number")
+    shown = json.dumps(value, ensure_ascii=False)
+    return f"{kind} ({shown if len(shown) <= 40 else shown[:37] + '...'})"
 
 
 def _unwritable(text: str) -> str:
