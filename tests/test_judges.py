@@ -161,6 +161,22 @@ def test_a_judge_output_that_is_not_an_object_is_a_mismatch_not_missing(study, t
     assert not (study / "returns").exists() or not any((study / "returns").iterdir())
 
 
+def test_a_rationale_over_the_rubrics_max_words_is_named_and_imported(study, tmp_path):
+    # the judge-likert rubric states max_words = 80 for the rationale: guidance, as
+    # collect treats it, so a warning, not a refused record set
+    _, records = _records(study)
+    records[1]["judge_gpt"]["rationale"] = " ".join(["long"] * 500)
+    result = CliRunner().invoke(cli, ["import-judges", str(study),
+                                      str(_write(tmp_path, records, "long.jsonl")),
+                                      "--execution-window", WINDOW])
+    assert result.exit_code == 0, result.output
+    assert [line for line in result.stderr.splitlines() if "words" in line] == [
+        "warning: long.jsonl: line 2 (task-1/B): judge_gpt.rationale: 500 words, where the "
+        "rubric asks at most 80 words; imported as given (the range is guidance: collect "
+        "warns too)"]
+    assert "text-word-count" in {i.code for i in collect(study).report.issues}
+
+
 def test_study_without_mapping_is_a_usage_error(tmp_path):
     folder = init_study(tmp_path / "p", "paired-rubric")
     generate_packs(folder)

@@ -43,6 +43,8 @@ def import_judges_command(out: Output, directory: Path, jsonl: Path,
         out.say(f"  {path}")
     for gap in result.missing:
         out.warn(f"no output from {gap}; that rater's cells stay blank")
+    for line in result.word_counts:
+        out.warn(line)
     if result.summary_path is not None:
         out.say(f"summary    {result.summary_path}")
     for path in result.removed:

@@ -51,6 +51,7 @@ from typing import Any
 
 import openpyxl
 
+from ..collect.content_checks import check_word_count
 from ..collect.outputs import study_lock
 from ..errors import MissingStepError, SheetflowError, UsageError
 from ..hints import command_line
@@ -84,6 +85,10 @@ class JudgeImport:
         Answer cells filled.
     missing : list of str
         ``judge key: item id`` for each judge object absent (or null) in a record.
+    word_counts : list of str
+        One line per judge text outside its rubric dimension's word range (file, line,
+        record, judge and field, words counted, the range): imported as given, since
+        the range is guidance, as collect treats it.
     summary_path : Path or None
         ``out/pilot-summary.json`` when written.
     summary_note : str
@@ -98,6 +103,7 @@ class JudgeImport:
     records: int = 0
     answers: int = 0
     missing: list[str] = field(default_factory=list)
+    word_counts: list[str] = field(default_factory=list)
     summary_path: Path | None = None
     summary_note: str = ""
     removed: list[Path] = field(default_factory=list)
@@ -232,7 +238,8 @@ def _checked_records(study: Study, plan: _Plan
 def _write(study: Study, plan: _Plan, records: list[tuple[int, dict[str, Any]]],
            answers: dict[str, Any]) -> JudgeImport:
     """Stage every workbook and the summary; they replace the earlier ones together."""
-    result = JudgeImport(records=len(records), missing=answers.pop("__missing__", []))
+    result = JudgeImport(records=len(records), missing=answers.pop("__missing__", []),
+                         word_counts=_word_counts(study, plan, records))
     remove_partials(plan.out_dir)  # what a killed import left; out/'s are analyze's to clean
     with OutputSet(label="import-judges", what="workbooks") as outputs:
         for rater_id, pack in plan.packs.items():
@@ -243,6 +250,33 @@ def _write(study: Study, plan: _Plan, records: list[tuple[int, dict[str, Any]]],
         _stage_summary(study, plan, [r for _, r in records], result, outputs)
     result.removed = list(outputs.removed)
     return result
+
+
+def _word_counts(study: Study, plan: _Plan, records: list[tuple[int, dict[str, Any]]]
+                 ) -> list[str]:
+    """Each judge text outside its dimension's ``min_words``/``max_words``, named.
+
+    The protocol asks the judges for 1-2 sentences and the spec states the range, but a
+    word range is guidance, not a rule (collect warns and uses the answer): the text is
+    imported as given and said here, where the judge and record are still known.
+    """
+    ranged = [d for d in study.rubric.dimensions
+              if d.kind == "text" and (d.min_words is not None or d.max_words is not None)]
+    lines = []
+    for number, record in records:
+        where = (f"{plan.jsonl.name}: line {number} ({record.get(plan.mapping['task_field'])}"
+                 f"/{record.get(plan.mapping['cell_field'])})")
+        for key in plan.mapping["judges"]:
+            judged = record.get(key)
+            for dim in ranged if isinstance(judged, dict) else ():
+                text = judged.get(dim.id)
+                outside = check_word_count(text, dim.min_words, dim.max_words) \
+                    if isinstance(text, str) else None
+                if outside:
+                    lines.append(f"{where}: {key}.{dim.id}: {counted(outside[0], 'word')}, "
+                                 f"where the rubric asks {outside[1]}; imported as given "
+                                 "(the range is guidance: collect warns too)")
+    return lines
 
 
 _NOT_RETURNS = (L.PACKS_DIR, SEALED_DIR, L.OUT_DIR)
