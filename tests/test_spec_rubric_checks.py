@@ -89,6 +89,21 @@ REFUSED = [
     ("paired-rubric", 'protocol = "000 External Validation Package: Evaluation '
                       'Instructions, version 1.0"', 'protocol = ["000"]',
      ["[study]", "'protocol' must be text, not ['000']"]),
+    # a control character in a text raters see reached the packs, as one in the title
+    # would not: named with its dimension and field
+    ("answer-review", 'label = "Overall rating"', 'label = "Overall\\u0007 rating"',
+     ["id=overall_rating", "'label' holds U+0007, a control character"]),
+    ("answer-review", 'help = "Substance only', 'help = "Substance\\u0007 only',
+     ["id=factual_correctness", "'help' holds U+0007, a control character"]),
+    ("answer-review", '"Partially correct"', '"Partially\\u0007 correct"',
+     ["id=overall_rating", "'choices' holds U+0007, a control character"]),
+    ("judge-likert", '1 = "Inadequate:', '1 = "Inadequate\\u0007:',
+     ["id=completeness", "'labels' holds U+0007, a control character"]),
+    ("paired-rubric", '"Source credibility assessed?"', '"Source\\u0007 assessed?"',
+     ["id=evidence", "'questions' holds U+0007, a control character"]),
+    ("paired-rubric", 'instructions_file = "instructions.md"',
+     'instructions = "Read\\nthe\\u0007 items"',
+     ["[study]", "'instructions' holds U+0007 on its line 2, a control character"]),
     ("paired-rubric", 'instructions_file = "instructions.md"', "instructions = 5",
      ["[study]", "'instructions' must be text, not 5"]),
     ("paired-rubric", 'instructions_file = "instructions.md"',
@@ -105,6 +120,15 @@ def test_a_definition_accepted_in_silence_is_one_line_at_check(
     if "depth\", \"depth" in new:  # the declared range follows the doubled dimension
         replace_once(root / "study.toml", "min = 0\nmax = 20", "min = 0\nmax = 25")
     check_gives_one_line(root, ["study.toml", *words])
+
+
+def test_a_control_character_in_the_instructions_file_is_one_line_naming_the_line(tmp_path):
+    root = init_study(tmp_path / "s", "paired-rubric")
+    with (root / "instructions.md").open("a", encoding="utf-8") as f:
+        f.write("Read\x07 carefully.\n")
+    lines = (root / "instructions.md").read_text(encoding="utf-8").count("\n")
+    check_gives_one_line(root, [f"s/instructions.md: line {lines} holds U+0007, a control "
+                                "character: take it out"])
 
 
 @pytest.mark.parametrize("date", ['"2026-09-15"', "2026-09-15"])

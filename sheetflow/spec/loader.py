@@ -129,6 +129,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         self._pack_collisions(pack_name, str(meta.get("id", "")), str(meta.get("date", "")),
                               raters, 2 if design.repeats else 1, raters_file)
         instructions = self._instructions(meta)
+        self._instructions_plain(meta, instructions)
         self._batch_size_used(email, meta, instructions, design)
         self._cross_checks(rubric, design, plan, items, raters, items_file, raters_file)
         self._protocol_targets(str(meta.get("protocol", "")), plan,
@@ -496,6 +497,20 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         if not isinstance(value, str):  # was dropped in silence: the packs said nothing
             self.fail_to_generate(f"'instructions' must be text, not {value!r}", "[study]")
         return value.replace("\r\n", "\n") if isinstance(value, str) else ""
+
+    def _instructions_plain(self, meta: dict, text: str) -> None:
+        """The instructions hold no control character (tabs and line breaks aside), as
+        the title and the rubric's texts may hold none: it reached the packs unseen."""
+        bad = control_char(text, "\t\n\r")
+        if not bad:
+            return
+        line = text[:text.index(chr(int(bad[2:], 16)))].count("\n") + 1
+        if "instructions_file" in meta:
+            self.fail_to_generate(f"line {line} holds {bad}, a control character: take it "
+                                  "out", file=str(meta["instructions_file"]))
+        else:
+            self.fail_to_generate(f"'instructions' holds {bad} on its line {line}, a "
+                                  "control character: take it out", "[study]")
 
     def _arm_params(self, plan: Plan, design: Design) -> None:
         """Plan settings that name arms must name arms of the design: a misspelt one

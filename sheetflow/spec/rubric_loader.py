@@ -21,7 +21,7 @@ from .rubric import (
     total_bounds,
 )
 from .spelling import unknown_value
-from .tables import as_int
+from .tables import as_int, control_char
 
 LABEL_KINDS = ("categorical", "binary", "flag", "preference")
 """Kinds whose answers are labels, not numbers."""
@@ -100,7 +100,7 @@ class RubricLoader(LoaderBase):
             self.fail_to_generate("'label' is blank, so the card shows no question; give "
                                   "the text raters see, or leave 'label' out to show the id",
                                   where)
-        return Dimension(
+        dim = Dimension(
             id=dim_id,
             label=self._str(e, "label", where, default=dim_id),
             kind=kind,
@@ -112,6 +112,21 @@ class RubricLoader(LoaderBase):
             level_written="level" in e,
             **extra,
         )
+        self._no_control_chars(dim, where)
+        return dim
+
+    def _no_control_chars(self, dim: Dimension, where: str) -> None:
+        """The texts raters see hold no control character (a tab or line break aside),
+        as the title may hold none: it reached the packs unseen."""
+        texts = [("label", dim.label), ("help", dim.help),
+                 *(("choices", c) for c in dim.choices),
+                 *(("labels", t) for t in dim.labels.values()),
+                 *(("questions", q) for q in dim.questions)]
+        for key, text in texts:
+            bad = control_char(text, "\t\n\r")  # a help of several lines may be CRLF
+            if bad:
+                self.fail_to_generate(f"'{key}' holds {bad}, a control character: take it "
+                                      f"out of {text[:40]!r}", where)
 
     def _negative_ratio(self, lowest: str, where: str) -> None:
         """Refuse the ratio level on answers that may be negative.

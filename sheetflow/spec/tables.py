@@ -311,9 +311,11 @@ def _cell_text(value: Any) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n").strip()
 
 
-def control_char(text: str) -> str:
+def control_char(text: str, allowed: str = "\t\n") -> str:
+    """The first control character of ``text`` not in ``allowed``, as ``U+0007``; ""
+    when there is none."""
     for ch in text:
-        if ord(ch) < 32 and ch not in "\t\n":
+        if ord(ch) < 32 and ch not in allowed:
             return f"U+{ord(ch):04X}"
     return ""
 
