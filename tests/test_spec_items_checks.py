@@ -91,3 +91,12 @@ def test_an_items_workbook_formula_without_a_saved_result_is_named(tmp_path):
     line = check_gives_one_line(d, ["items.xlsx", "row 2", "cell A2 holds the formula "
                                     '="TC-"&"001" with no saved result', "save it as CSV"])
     assert "is empty" not in line
+
+
+def test_repeats_over_a_single_item_say_item_in_the_singular(tmp_path):
+    root = init_study(tmp_path / "s", "keep-known")
+    path = root / "items.csv"
+    path.write_text("".join(path.read_text(encoding="utf-8").splitlines(True)[:2]),
+                    encoding="utf-8")
+    line = check_gives_one_line(root, ["[design.repeats]"])
+    assert line.endswith("repeats count 30 exceeds the 1 item"), line

@@ -24,6 +24,7 @@ from ..errors import SpecError, UsageError
 from ..spec.model import Study
 from ..spec.rubric import Rubric, Total, total_bounds
 from ..spec.tables import SEMICOLONS
+from ..words import counted
 from .simulate import ModelSource, PilotSource
 
 __all__ = ["Measure", "model_source", "pilot_from_study", "pilot_source", "read_pilot_csv",
@@ -108,8 +109,8 @@ def model_source(measure: Measure, alpha: float, shares: list[float] | None) -> 
     if shares is None:
         shares = [1.0 / size] * size
     if len(shares) != size:
-        raise UsageError(f"--shares gives {len(shares)} shares; {measure.id!r} has {size} "
-                         f"values ({values_text(measure.domain)})")
+        raise UsageError(f"--shares gives {counted(len(shares), 'share')}; {measure.id!r} "
+                         f"has {counted(size, 'value')} ({values_text(measure.domain)})")
     total = sum(shares)
     if total <= 0 or min(shares) < 0 or not all(map(math.isfinite, shares)):
         raise UsageError("--shares must be non-negative numbers with a positive sum")

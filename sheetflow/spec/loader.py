@@ -554,7 +554,8 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         self.problems += found.now
         self.deferred += found.deferred
         if design.repeats and items and design.repeats.count > len(items):
-            self.fail(f"repeats count {design.repeats.count} exceeds the {len(items)} items",
+            self.fail(f"repeats count {design.repeats.count} exceeds the "
+                      f"{counted(len(items), 'item')}",
                       "[design.repeats]")
         if design.second_rater and raters and not any(r.role == "second" for r in raters):
             self.fail("a second-rater subset is planned but no rater has role 'second'",
