@@ -100,3 +100,21 @@ def test_repeats_over_a_single_item_say_item_in_the_singular(tmp_path):
                     encoding="utf-8")
     line = check_gives_one_line(root, ["[design.repeats]"])
     assert line.endswith("repeats count 30 exceeds the 1 item"), line
+
+
+def test_an_items_workbook_whose_first_sheet_is_empty_names_that_sheet(tmp_path):
+    # the items on a second sheet: "has no header row" left unsaid which sheet was read
+    import openpyxl
+
+    d = init_study(tmp_path / "s", "paired-rubric")
+    rows = list(csv.reader(io.StringIO((d / "items.csv").read_text(encoding="utf-8"),
+                                       newline="")))
+    wb = openpyxl.Workbook()
+    wb.active.title = "Notes"
+    items = wb.create_sheet("Items")
+    for row in rows:
+        items.append(row)
+    wb.save(d / "items.xlsx")
+    replace_once(d / "study.toml", 'file = "items.csv"', 'file = "items.xlsx"')
+    check_gives_one_line(d, ["items.xlsx", "its first sheet 'Notes' has no header row; only "
+                             "the first sheet is read"])

@@ -259,7 +259,12 @@ def _read_xlsx(path: Path, max_rows: int | None, data: bytes | None = None,
                 if n > last:  # a sheet without a <dimension> saying how far it goes
                     raise _used_below(path, n)
                 yield list(row)
-        return _bounded(path, _results_saved(path, rows(), data), max_rows)
+        header, body = _bounded(path, _results_saved(path, rows(), data), max_rows)
+        if not any(h.strip() for h in header):  # the table may be on another sheet
+            raise SpecError(f"its first sheet {ws.title!r} has no header row; only the "
+                            "first sheet is read: put the table there, with the column "
+                            "names in row 1", file=str(path))
+        return header, body
     finally:
         wb.close()
 
