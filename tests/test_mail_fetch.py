@@ -327,6 +327,13 @@ def test_an_empty_message_file_and_a_folder_are_named_for_what_they_are(tmp_path
     result, doc = run_json("fetch", str(root), str(empty))
     assert result.exit_code == 0 and doc["listed"] == [f"{empty}: not read (empty: no "
                                                        "message in it)"]
+    box = tmp_path / "empty.mbox"
+    for content in (b"", b"From eve@example.org Tue Sep 15 09:30:00 2026\n"):
+        box.write_bytes(content)  # an mbox of no message: fetch printed only zeros
+        result, doc = run_json("fetch", str(root), "--mbox", str(box))
+        assert result.exit_code == 0 and doc["listed"] == [f"{box}: not read (empty: no "
+                                                           "message in it)"]
+        assert (doc["messages"], doc["not_read"]) == (0, 1)
     for args in ([str(tmp_path)], ["--mbox", str(tmp_path)]):
         folder = run("fetch", str(root), *args)
         assert folder.exit_code == 2

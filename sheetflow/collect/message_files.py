@@ -86,6 +86,8 @@ def mbox_messages(path: Path, limit: int) -> Iterator[Raw]:
             blank = line in (b"\n", b"\r\n")
     if started and size:
         yield _mbox_raw(where, number + 1, chunk, (size, limit), scan)
+    elif number == 0:  # said "not read", as an empty .eml is: fetch printed only zeros
+        yield Raw(where, b"")
 
 
 def _mbox_raw(where: str, number: int, chunk: bytearray, measure: tuple[int, int],
