@@ -246,3 +246,34 @@ def test_a_rater_who_always_picks_the_left_position_is_named_and_the_pool_apart(
               "p = 0.0198): the direction judgements may reflect display order")
     assert pooled in result.output and any(r.startswith(pooled) for r in rows)
     assert not any("all raters (66.7% A" in r for r in [*rows, *summary["readings"]])
+
+
+def _blank_baseline(root: Path) -> None:
+    """The internal team's totals, and every baseline response blanked (a broken export)."""
+    import csv
+    import io
+
+    _internal()(root)
+    path = root / "items.csv"
+    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"), newline="")))
+    column = rows[0].index("response_baseline")
+    for row in rows[1:]:
+        row[column] = ""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    path.write_text(out.getvalue(), encoding="utf-8", newline="")
+
+
+def test_an_arm_with_empty_responses_is_said_where_the_decision_is_read(tmp_path):
+    """check and generate warn of an empty response column, but the analyst reads the
+    Summary: it says which column is empty and on how many items, beside the decision,
+    which stays as the scores make it (section 2.4 scores a non-answer 0)."""
+    root = study_from("paired-rubric", tmp_path / "blank", _blank_baseline)
+    result, summary, rows, _ = _run(root, 38)
+    assert summary["decision"]["status"] == "pass"
+    said = ("items.csv: column 'response_baseline' (arm iter1_baseline's response) is empty "
+            "on all 18 items (rows 2, 3, 4, 5, 6 and 13 more): the raters were shown an "
+            "empty response there, and the figures include their scores of it")
+    assert summary["panel"]["notes"] == [said]
+    assert f"note: {said}" in rows
+    assert f"note: {said}" in " ".join(result.output.split())

@@ -22,6 +22,7 @@ from ..errors import IncompleteError, MissingStepError
 from ..hints import command_line
 from ..packs.seal import check_collected_manifest, load_generated_study, require_seal
 from ..packs.second_rater import awaiting_lock
+from ..spec.blanks import blank_response_notes
 from ..spec.rubric import answer_required
 from ..spec.study import Study
 from ..words import counted
@@ -270,6 +271,8 @@ def _run_plan(study: Study, holder: list[pd.DataFrame], *, key_hash: str,
         panel = build_panel(expected_packs(study), data, [])
     data = natural_order(add_totals(data, study.rubric), ["rater", "sitting", "case"])
     panel.notes += missing_total_notes(data, study.rubric)
+    # check and generate warned of these, but the analyst reads the Summary
+    panel.notes += blank_response_notes(study)
     ctx = Context(study, data, internal, case_names)
     analysis = Analysis(study, data)
     ready = on_part or (lambda _analysis, _part: None)

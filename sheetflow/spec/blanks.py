@@ -74,13 +74,47 @@ def blank_responses(study: Any) -> list[str]:
         For example ``"my-study/items.csv: rows 4 and 9: column 'response_improved' (a
         response) is empty; ..."``; empty when every response has text.
     """
+    return [f"{study.root / study.items_file}: {describe_rows(blank)}: column "
+            f"{column!r} (a response) is empty, so raters will see and score an "
+            "empty response; fill it in, or leave it if the model really "
+            "returned nothing"
+            for column, blank in _blank_by_column(study)]
+
+
+def blank_response_notes(study: Any) -> list[str]:
+    """One note per response column blank on some items, for the analysis's Summary.
+
+    ``check`` and ``generate`` warn of these (:func:`blank_responses`), but the analyst
+    reads the Summary, where a decision resting on scores of empty responses would
+    otherwise look like any other.
+
+    Parameters
+    ----------
+    study : Study
+
+    Returns
+    -------
+    list of str
+        For example ``"items.csv: column 'response_baseline' (arm iter1_baseline's
+        response) is empty on all 18 items (rows 2, 3, 4, 5, 6 and 13 more): the raters
+        were shown an empty response there, and the figures include their scores of
+        it"``; empty when every response has text.
+    """
+    arms = {a.column: a.id for a in study.design.arms if a.column} \
+        if study.design.paired else {}
+    total = len(study.items)
     out = []
-    rows = [(it.row, it.fields) for it in study.items]
-    for column in response_columns(study):
-        blank = blank_rows(rows, column)
-        if blank:
-            out.append(f"{study.root / study.items_file}: {describe_rows(blank)}: column "
-                       f"{column!r} (a response) is empty, so raters will see and score an "
-                       "empty response; fill it in, or leave it if the model really "
-                       "returned nothing")
+    for column, blank in _blank_by_column(study):
+        whose = f"arm {arms[column]}'s response" if column in arms else "a response"
+        many = f"all {total}" if len(blank) == total else f"{len(blank)} of {total}"
+        out.append(f"{study.items_file}: column {column!r} ({whose}) is empty on {many} "
+                   f"items ({describe_rows(blank)}): the raters were shown an empty "
+                   "response there, and the figures include their scores of it")
     return out
+
+
+def _blank_by_column(study: Any) -> list[tuple[str, list[int]]]:
+    """Each response column blank on some items, with those items' row numbers."""
+    rows = [(it.row, it.fields) for it in study.items]
+    found = [(column, blank_rows(rows, column)) for column in response_columns(study)]
+    return [(column, blank) for column, blank in found if blank]
