@@ -22,7 +22,8 @@ import datetime as dt
 import json
 import os
 import secrets
-from collections.abc import Iterable, Iterator
+import shutil
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -456,6 +457,58 @@ def write_alone(path: str | Path, data: bytes, *, replace: bool = True) -> None:
         raise
     if not replace:
         temp.unlink()  # the link at ``path`` holds the bytes now
+
+
+def make_folder_whole(path: str | Path, fill: Callable[[Path], None]) -> None:
+    """Make the folder ``path`` whole or not at all, outside an :class:`OutputSet`.
+
+    ``fill`` writes the folder's content into a hidden staging folder
+    (``.NAME.TAG.partial``), which then takes its place: a run stopped part-way leaves
+    no half-made folder where a study is looked for, and whatever stops ``fill``
+    removes the staging folder. A missing ``path`` is the staging folder renamed (one
+    step); an empty folder already at ``path`` (perhaps the one the user is in, which
+    a rename would swap for another) keeps its place: the staging folder is made
+    inside it and its entries are renamed into it, a rename each.
+
+    Parameters
+    ----------
+    path : str or Path
+        The folder to make: missing, or an empty folder. Its parents are created if
+        missing.
+    fill : callable
+        ``fill(folder)`` writes the content into ``folder``, which it creates.
+    """
+    path = Path(path)
+    there = path.is_dir()
+    if there:
+        temp = path / f".{_run_tag()}{PARTIAL}"
+    else:
+        path.absolute().parent.mkdir(parents=True, exist_ok=True)
+        temp = path.absolute().with_name(f".{path.absolute().name}.{_run_tag()}{PARTIAL}")
+    moved: list[Path] = []
+    try:
+        fill(temp)
+        if not there:
+            os.replace(temp, path)
+            return
+        for entry in sorted(temp.iterdir()):
+            os.replace(entry, path / entry.name)
+            moved.append(path / entry.name)
+        temp.rmdir()
+    except BaseException:
+        # the error that stopped the copy is the one to tell, not a failed cleanup
+        for done in [*moved, temp]:
+            _remove(done)
+        raise
+
+
+def _remove(path: Path) -> None:
+    """Remove a file or folder this run made (best effort: it is cleanup)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
 
 
 def _missing_folders(folder: Path) -> list[Path]:

@@ -232,3 +232,23 @@ def test_an_interrupted_demo_says_how_to_run_it_again(tmp_path, monkeypatch, arg
     assert result.exit_code == 130
     assert result.stderr.strip() == ("interrupted (Ctrl-C) before the end: run the same "
                                      f"command again{hint}")
+
+
+def test_a_demo_stopped_while_copying_the_sample_leaves_no_folder(tmp_path, monkeypatch):
+    """Stopped after the sample's files, before its README: the folder held the sample
+    without its README, and the same command was refused (the folder is not empty).
+    The copy now appears whole or not at all."""
+    from sheetflow.demo.run import run_demo
+
+    real = shutil.copyfile
+
+    def copyfile(src, dst, *args, **kwargs):
+        if str(dst).endswith("README.md"):
+            raise KeyboardInterrupt
+        return real(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(shutil, "copyfile", copyfile)
+    with pytest.raises(KeyboardInterrupt):
+        run_demo(tmp_path / "d")
+    monkeypatch.undo()
+    assert list(tmp_path.iterdir()) == []

@@ -358,3 +358,72 @@ def test_template_folder_is_untouched_by_init(tmp_path):
     (tmp_path / "k" / "items.csv").write_text("changed", encoding="utf-8")
     assert {p.name: p.read_bytes() for p in source.iterdir()} == before
     shutil.rmtree(tmp_path / "k")
+
+
+def _copy_stops_at(monkeypatch, n: int, error: BaseException) -> None:
+    """The n-th file copied raises ``error`` (a full disk, Ctrl-C) mid-copy."""
+    real, calls = shutil.copyfile, []
+
+    def copyfile(src, dst, *args, **kwargs):
+        calls.append(dst)
+        if len(calls) == n:
+            raise error
+        return real(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(shutil, "copyfile", copyfile)
+
+
+@pytest.mark.parametrize("error", [OSError(28, "No space left on device"),
+                                   KeyboardInterrupt()])
+@pytest.mark.parametrize("empty_folder", [False, True])
+def test_an_init_stopped_mid_copy_leaves_no_half_made_study(tmp_path, monkeypatch, error,
+                                                            empty_folder):
+    """A plain copy stopped after two files left a folder of two files: not a study,
+    and refused by the next init as not empty. The copy now appears whole or not at
+    all: a new folder is not made, an empty one is left empty, with nothing beside."""
+    target = tmp_path / "parent" / "study"
+    if empty_folder:
+        target.mkdir(parents=True)
+    _copy_stops_at(monkeypatch, 3, error)
+    with pytest.raises(type(error)):
+        init_study(target, "paired-rubric")
+    monkeypatch.undo()
+    if empty_folder:
+        assert list(target.iterdir()) == []
+    else:
+        assert not target.exists()
+    assert [p.name for p in target.parent.iterdir()] == (["study"] if empty_folder else [])
+    init_study(target, "paired-rubric")  # the same init again succeeds
+    source = data_dir("templates") / "paired-rubric"
+    assert sorted(p.name for p in target.iterdir()) == sorted(p.name for p in source.iterdir())
+
+
+def test_an_init_into_an_empty_folder_stopped_while_moving_in_takes_back_what_moved(
+        tmp_path, monkeypatch):
+    """Into an existing empty folder (the one the user is in, perhaps) the copy is
+    moved in a file at a time; stopped in between, the files moved are taken back."""
+    import os
+
+    target = tmp_path / "study"
+    target.mkdir()
+    real, calls = os.replace, []
+
+    def replace(src, dst):
+        calls.append(dst)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(KeyboardInterrupt):
+        init_study(target, "keep-known")
+    monkeypatch.undo()
+    assert len(calls) == 3 and list(target.iterdir()) == []
+
+
+def test_init_into_the_folder_the_user_is_in(tmp_path, monkeypatch):
+    """The default folder is "." : filled where it is, not replaced by another."""
+    monkeypatch.chdir(tmp_path)
+    init_study(".", "keep-known")
+    assert (tmp_path / "study.toml").is_file()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

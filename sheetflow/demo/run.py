@@ -24,6 +24,7 @@ from ..packs.secret import DEMO_SECRET
 from ..report import write_analysis_outputs
 from ..spec.study import read_table
 from ..spec.templates import data_dir
+from ..staging import make_folder_whole
 from ..words import p_said
 from .folder import foreign_files, foreign_line
 from .simulate import fill_packs
@@ -93,10 +94,9 @@ def run_demo(folder: str | Path, *, seed: int = DEMO_SEED, force: bool = False,
             raise UsageError(foreign_line(root, foreign))
         shutil.rmtree(root)
     step = progress or (lambda done, total: None)
-    shutil.copytree(data_dir("samples") / SAMPLE, root, dirs_exist_ok=True)
-    # where the sample comes from and under which licence (the tour's first line
-    # points to it)
-    shutil.copyfile(data_dir("samples") / "README.md", root / "README.md")
+    # the sample is copied whole or not at all (as init copies a template), so a demo
+    # stopped while copying leaves no folder that looks like an earlier demo
+    make_folder_whole(root, _copy_sample)
     step(1, 5)
     # a fixed study secret: the demo is the same run every time (a real study never
     # passes one, and generate refuses to reuse it; see sheetflow.packs.secret)
@@ -110,6 +110,13 @@ def run_demo(folder: str | Path, *, seed: int = DEMO_SEED, force: bool = False,
     workbook, summary = write_analysis_outputs(analysis, root / "out")[:2]
     step(5, 5)
     return DemoResult(root, generated, returns, collection, analysis, workbook, summary)
+
+
+def _copy_sample(folder: Path) -> None:
+    """The sample study and the note on where it comes from and under which licence
+    (the tour's first line points to it)."""
+    shutil.copytree(data_dir("samples") / SAMPLE, folder)
+    shutil.copyfile(data_dir("samples") / "README.md", folder / "README.md")
 
 
 def is_demo_folder(root: Path) -> bool:

@@ -8,6 +8,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import UsageError
+from ..staging import make_folder_whole
 
 TEMPLATE_DESCRIPTIONS = {
     "paired-rubric": "paired A/B responses scored on a 5-dimension count/checklist rubric "
@@ -73,5 +74,6 @@ def init_study(directory: str | Path, template: str = DEFAULT_TEMPLATE) -> Path:
     if target.exists() and any(target.iterdir()):
         raise UsageError(f"{target}: folder is not empty; choose a new or empty folder")
     source = data_dir("templates") / template
-    shutil.copytree(source, target, dirs_exist_ok=True)
+    # copied beside it and renamed into place: a killed init leaves no half-made study
+    make_folder_whole(target, lambda folder: shutil.copytree(source, folder))
     return target
