@@ -340,6 +340,10 @@ def test_a_file_sent_after_the_reply_replaces_the_earlier_one(tmp_path):
     assert new.used and not old.used
     codes = {(i.file, i.code) for i in result.report.issues}
     assert (old.file, "superseded") in codes
+    (superseded,) = [i for i in result.report.issues if i.code == "superseded"]
+    assert superseded.message == (
+        f"Rater {pack['rater_id']} sent {new.file} after the reply asking for fixes; it "
+        "replaces this earlier file, which is not used.")
     assert not any(code == "duplicate-rater" for _, code in codes)
     assert not (root / "out" / "feedback" / f"{pack['rater_id']}.eml").exists()
     # the earlier file's errors are what the reply asked to fix: they no longer make
@@ -396,6 +400,37 @@ def test_a_file_from_another_address_after_the_reply_replaces_nothing(tmp_path, 
         f"{whose}, not rater "
         f"{pack['rater_id']}'s address, so it replaces no earlier file.") for i in rivals)
     assert run("status", str(root)).exit_code == 1
+
+
+def test_a_file_after_the_reply_from_the_address_of_every_earlier_one_says_who_sent_it(
+        tmp_path):
+    """Both files came from an address of no rater (the rater writing from home): the
+    newer one replaces the earlier, as it came the same way, with a sender-unknown
+    warning beside it. The superseded line said "Rater EV-01 sent ..." of a file no
+    rater's address sent; it names the address it came from."""
+    root, pack, _ = _filled_with_an_error(tmp_path)
+    sender = "someone@elsewhere.org"
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], tmp_path / "fixed.xlsx",
+                  plan_answers(pack))
+    first = tmp_path / "first.eml"
+    first.write_bytes(reply(sender, [(pack["file"], (tmp_path / "bad.xlsx").read_bytes())]))
+    assert run("fetch", str(root), str(first)).exit_code == 0
+    assert not collect(root).valid
+    _send_the_reply(root)
+    second = tmp_path / "second.eml"
+    second.write_bytes(reply(sender, [(pack["file"], (tmp_path / "fixed.xlsx").read_bytes())],
+                             when=dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)))
+    assert run("fetch", str(root), str(second)).exit_code == 0
+    result = collect(root)
+    by_sha = {f.sha256: f for f in result.report.files}
+    fixed = by_sha[sha256((tmp_path / "fixed.xlsx").read_bytes())]
+    assert fixed.used
+    (superseded,) = [i for i in result.report.issues if i.code == "superseded"]
+    assert superseded.message == (
+        f"{fixed.file} came after the reply asking for fixes (from {sender}, the address "
+        "every earlier file came from); it replaces this earlier file, which is not used.")
+    assert any(i.code == "sender-unknown" and i.file == fixed.file
+               for i in result.report.issues)
 
 
 def test_after_lock_the_second_raters_invitation_goes_with_the_others(tmp_path):

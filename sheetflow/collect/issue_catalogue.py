@@ -234,8 +234,7 @@ _TYPES = (
        "from the returns folder (only if {rater} sent it after {beside} to replace it, "
        "ask them to attach it again)."),
     _t("superseded", WARNING, "An earlier file, replaced by one sent after the reply.",
-       "Rater {rater} sent {detail} after the reply asking for fixes; it replaces this "
-       "earlier file, which is not used."),
+       "{what}; it replaces this earlier file, which is not used."),
     _t("duplicate-rater", ERROR, "Two different files for one rater.",
        "Rater {rater} returned more than one different workbook ({detail}). Neither is "
        "used: remove the wrong one from the returns folder and run '{collect}' again.{caveat}"),

@@ -188,7 +188,7 @@ def settle_rivals(works: list[Any], journal: Journal, again: str,
         newest = _after_reply(group, journal)
         why = "" if newest is None else _why_not_theirs(newest, group, senders)
         if newest is not None and not why:
-            _supersede(group, newest)
+            _supersede(group, newest, _who_sent(newest, senders))
             continue
         for work in group:
             others = ", ".join(w.name for w in group if w is not work)
@@ -272,10 +272,24 @@ def _came(work: Work, senders: Senders) -> tuple[str, str]:
     return "", work.sender_problem or senders.unsure_by_sha256.get(work.sha256, "")
 
 
-def _supersede(group: list[Work], newest: Work) -> None:
-    """Mark every file of the pack but ``newest`` replaced by it."""
+def _who_sent(newest: Work, senders: Senders) -> str:
+    """How ``newest``, allowed to replace the earlier files, came after the reply: from
+    its rater's address, or the same way as every earlier file (which says nothing of
+    who sent it: a sender-unknown warning stands beside it)."""
+    address, owner = senders.sender_of(newest.sha256, newest.sender)
+    if owner and owner == newest.rater:
+        return f"Rater {newest.rater} sent {newest.name} after the reply asking for fixes"
+    how = (f"from {address}, the address every earlier file came from" if address else
+           f"with no single sender address ({_came(newest, senders)[1]}), as every "
+           "earlier file came")
+    return f"{newest.name} came after the reply asking for fixes ({how})"
+
+
+def _supersede(group: list[Work], newest: Work, came: str) -> None:
+    """Mark every file of the pack but ``newest`` replaced by it; ``came`` says how it
+    came (:func:`_who_sent`)."""
     for work in group:
         if work is not newest:
             work.superseded_by = newest.name
             work.issues.append(issue("superseded", file=work.name, rater=work.rater,
-                                     detail=newest.name))
+                                     detail=newest.name, what=came))
