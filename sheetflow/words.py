@@ -153,6 +153,12 @@ def listed(texts: list[str]) -> str:
     return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} and {texts[-1]}"
 
 
+def first_few(names: list[str], shown: int = 3) -> str:
+    """The first ``shown`` of ``names`` joined, "..." after them when there are more:
+    "a.xlsx, b.xlsx, c.xlsx, ..." (a one-line message names a few, not hundreds)."""
+    return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
+
+
 def few_units_note(n_units: Any, ci_low: Any, ci_high: Any) -> str:
     """What to say beside an interval (of an agreement figure, a proportion or the
     arms' difference) that rests on too few units.

@@ -25,7 +25,7 @@ from ..packs.second_rater import awaiting_lock
 from ..spec.blanks import blank_response_notes
 from ..spec.rubric import answer_required
 from ..spec.study import Study
-from ..words import counted
+from ..words import counted, first_few
 from ..workbook import layout as L
 from .context import Analysis, Context, answered, answered_packs, natural_order
 from .keep_known_files import batch_times, yield_figure
@@ -184,7 +184,7 @@ def _refuse_returns_not_collected(root: Path) -> None:
     """
     changed = returns_since_collect(root)
     if changed:
-        shown = ", ".join(changed[:3]) + (", ..." if len(changed) > 3 else "")
+        shown = first_few(changed)
         raise MissingStepError(
             f"{L.RETURNS_DIR}/ holds {counted(len(changed), 'file')} the last collect did "
             f"not read ({shown}): {RATINGS_FILE} does not include them",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..words import counted, interval_said
+from ..words import counted, first_few, interval_said
 from .common import EXIT_DATA, Output, command, stop_on_spec_drift
 
 if TYPE_CHECKING:
@@ -432,7 +432,7 @@ def _not_collected_line(names: list[str], collected: bool, directory: Path) -> s
     """One line: the files of returns/ collect has not read, and that it runs next."""
     from ..hints import command_line
 
-    shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+    shown = first_few(names)
     when = "new or changed since the last collect" if collected else "not collected yet"
     return (f"{counted(len(names), 'file')} in returns/ {when} ({shown}): out/ is not "
             f"current; '{command_line('collect', directory)}' is the next step")

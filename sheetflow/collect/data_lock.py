@@ -45,7 +45,7 @@ from ..packs.second_rater import (
 )
 from ..spec.study import Study, load_study
 from ..staging import OutputSet, recover_interrupted
-from ..words import counted
+from ..words import counted, first_few
 from .outputs import (
     LOCK_WAIT,
     OUT_DIR,
@@ -169,7 +169,7 @@ def _collected_ratings(study: Study) -> Collected:
     # ones; once drawn, the selection stands and second raters' files come in
     changed = [] if selection_path(study).exists() else returns_since_collect(study.root)
     if changed:
-        shown = ", ".join(changed[:3]) + (", ..." if len(changed) > 3 else "")
+        shown = first_few(changed)
         raise UsageError(f"{study.root / 'returns'} holds {counted(len(changed), 'file')} "
                          f"the last collect did not read ({shown}): the subset would be "
                          "drawn without them; collect the primary returns first "

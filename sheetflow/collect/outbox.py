@@ -49,7 +49,7 @@ from ..packs.manifest import (
 from ..packs.send import Outgoing
 from ..spec.mail import MailSettings, deadline_passed
 from ..spec.study import Study, load_study
-from ..words import counted
+from ..words import counted, first_few
 from ..workbook import layout as L
 from .coordinator import FEEDBACK_DIR, REMINDERS_DIR, draft_name
 from .drafts import reply_about
@@ -383,7 +383,7 @@ def _replies(root: Path, study: Study, box: Outbox, min_days: float,
     would send a stale reply and none that is due."""
     changed = returns_since_collect(root)
     if changed:
-        shown = ", ".join(changed[:3]) + (", ..." if len(changed) > 3 else "")
+        shown = first_few(changed)
         raise UsageError(f"{L.RETURNS_DIR}/ holds {counted(len(changed), 'file')} the last "
                          f"collect did not read ({shown}): the reply drafts may ask for what "
                          f"is fixed already; run '{command_line('collect', root)}' first")
