@@ -346,8 +346,11 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
         raise
     _saved_lines(out, report)
     shown = report.listed[:len(report.listed) - report.unrelated]  # raters' first
-    for line in shown:
-        out.warn(line)
+    for line in shown:  # a reply not saved that a workbook since made over needs nothing
+        if line in report.over:
+            out.say(line)
+        else:
+            out.warn(line)
     if report.unrelated:  # a busy inbox: its other mail counted in one line
         out.say(f"{counted(report.unrelated, 'message')} from no rater's address without a "
                 "spreadsheet attachment: nothing saved, not listed (--json lists them)")

@@ -131,6 +131,9 @@ class FetchReport:
     earlier : list of str
         Those of them not met in this run, one line each (in ``listed`` too, after the
         raters' messages of this run).
+    over : list of str
+        Of ``listed``, the lines of raters' replies not saved that are over (a workbook
+        of theirs came since): nothing is left to do about them.
     """
 
     saved: list[Saved] = field(default_factory=list)
@@ -146,6 +149,7 @@ class FetchReport:
     unrelated: int = 0
     not_saved: list[dict[str, Any]] = field(default_factory=list)
     earlier: list[str] = field(default_factory=list)
+    over: list[str] = field(default_factory=list)
 
 
 def fetch(study_dir: str | Path, *, imap: ImapSource | None = None,
@@ -365,6 +369,7 @@ class _Saver:
                 self.first[at] = (f"{head}: nothing saved; {rater}'s reply with the workbook "
                                   f"not saved ({JOURNAL_FILE}) is over: a workbook of theirs "
                                   "came since")
+                self.report.over.append(self.first[at])
 
     def _save(self, raw: Raw, message: Message, mid: str, attachment: Attachment,
               received: dt.datetime) -> None:
