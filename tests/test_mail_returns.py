@@ -376,20 +376,7 @@ def test_a_file_from_another_address_after_the_reply_replaces_nothing(tmp_path, 
     study = load_study(root)
     sender, whose = (study.raters[1].email, f" (the address of rater {study.raters[1].id})") \
         if who == "another rater" else ("someone@elsewhere.org", "")
-    fill_openpyxl(root / L.PACKS_DIR / pack["file"], tmp_path / "forged.xlsx",
-                  plan_answers(pack))
-    first = tmp_path / "first.eml"
-    first.write_bytes(reply(own, [(pack["file"], (tmp_path / "bad.xlsx").read_bytes())]))
-    assert run("fetch", str(root), str(first)).exit_code == 0
-    assert not collect(root).valid
-    _send_the_reply(root)
-    second = tmp_path / "second.eml"
-    second.write_bytes(reply(sender, [(pack["file"], (tmp_path / "forged.xlsx").read_bytes())],
-                             when=dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)))
-    assert run("fetch", str(root), str(second)).exit_code == 0
-    result = collect(root)
-    by_sha = {f.sha256: f for f in result.report.files}
-    forged = by_sha[sha256((tmp_path / "forged.xlsx").read_bytes())]
+    result, forged = _fixed_after_the_reply(root, tmp_path, pack, own, (sender, "forged.xlsx"))
     assert not any(f.used for f in result.report.files)
     codes = {(i.file, i.code) for i in result.report.issues}
     assert not any(code == "superseded" for _, code in codes)
@@ -410,20 +397,7 @@ def test_a_file_after_the_reply_from_the_address_of_every_earlier_one_says_who_s
     rater's address sent; it names the address it came from."""
     root, pack, _ = _filled_with_an_error(tmp_path)
     sender = "someone@elsewhere.org"
-    fill_openpyxl(root / L.PACKS_DIR / pack["file"], tmp_path / "fixed.xlsx",
-                  plan_answers(pack))
-    first = tmp_path / "first.eml"
-    first.write_bytes(reply(sender, [(pack["file"], (tmp_path / "bad.xlsx").read_bytes())]))
-    assert run("fetch", str(root), str(first)).exit_code == 0
-    assert not collect(root).valid
-    _send_the_reply(root)
-    second = tmp_path / "second.eml"
-    second.write_bytes(reply(sender, [(pack["file"], (tmp_path / "fixed.xlsx").read_bytes())],
-                             when=dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)))
-    assert run("fetch", str(root), str(second)).exit_code == 0
-    result = collect(root)
-    by_sha = {f.sha256: f for f in result.report.files}
-    fixed = by_sha[sha256((tmp_path / "fixed.xlsx").read_bytes())]
+    result, fixed = _fixed_after_the_reply(root, tmp_path, pack, sender, (sender, "fixed.xlsx"))
     assert fixed.used
     (superseded,) = [i for i in result.report.issues if i.code == "superseded"]
     assert superseded.message == (
@@ -448,6 +422,27 @@ def test_after_lock_the_second_raters_invitation_goes_with_the_others(tmp_path):
     name, digest, _ = by_rater[SECOND].attachment
     assert name == second["file"]
     assert digest == sha256((root / L.PACKS_DIR / second["file"]).read_bytes())
+
+
+def _fixed_after_the_reply(root, tmp_path, pack, first, second):
+    """Fetch ``bad.xlsx`` (beside the study: :func:`_filled_with_an_error`) from the
+    address ``first`` and collect, send the reply asking for fixes, then fetch the pack
+    filled without error an hour later from ``second`` (address, file name) and collect:
+    that collection and the report of the second file."""
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], tmp_path / second[1],
+                  plan_answers(pack))
+    later = dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
+    for (sender, name), when in (((first, "bad.xlsx"), None), (second, later)):
+        message = tmp_path / name.replace(".xlsx", ".eml")
+        message.write_bytes(reply(sender, [(pack["file"], (tmp_path / name).read_bytes())],
+                                  when=when))
+        assert run("fetch", str(root), str(message)).exit_code == 0
+        result = collect(root)
+        if when is None:
+            assert not result.valid
+            _send_the_reply(root)
+    digest = sha256((tmp_path / second[1]).read_bytes())
+    return result, next(f for f in result.report.files if f.sha256 == digest)
 
 
 def _filled_with_an_error(tmp_path):

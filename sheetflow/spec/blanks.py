@@ -91,6 +91,7 @@ def blank_response_notes(study: Any) -> list[str]:
     Parameters
     ----------
     study : Study
+        As loaded now: the items file the analysis reads the responses of.
 
     Returns
     -------
