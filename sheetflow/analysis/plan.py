@@ -105,7 +105,7 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     # the table and its record, read once: whole, and the table collect wrote
     collected = verify_ratings(root, incomplete=allow_partial)
     damaged = recorded_journal_damage(collected.record, study_dir)
-    _refuse_returns_not_collected(root)
+    _refuse_returns_not_collected(root, collected.files)
     # the rows of returns left out for blank answers (blinded: read before unsealing)
     left = _read_table(collected.incomplete) if collected.incomplete else None
     if not allow_partial:
@@ -170,19 +170,23 @@ def _read_table(data: bytes) -> pd.DataFrame:
                        usecols=lambda name: name in RAW_COLUMNS)
 
 
-def _refuse_returns_not_collected(root: Path) -> None:
+def _refuse_returns_not_collected(root: Path, files: list[dict[str, Any]]) -> None:
     """Refuse when ``returns/`` holds a file the last collect did not read.
 
     A collect stopped before its outputs moved in (or never run after a file came)
     leaves the table of the files before: analysed, a corrected return would count
-    with its old answers and a new one not at all, with nothing saying so.
+    with its old answers and a new one not at all, with nothing saying so. A return
+    collect used (``files``: its record's entries) whose bytes changed is left to
+    :func:`~sheetflow.collect.outputs.verify_returns`, which says it changed after
+    collect (the seal's refusal, exit 3), not that collect never read it.
 
     Raises
     ------
     MissingStepError
         Naming the files (the first three) and the collect to run.
     """
-    changed = returns_since_collect(root)
+    used = {str(f.get("file", "")) for f in files if f.get("used")}
+    changed = [name for name in returns_since_collect(root) if name not in used]
     if changed:
         shown = first_few(changed)
         raise MissingStepError(
