@@ -129,6 +129,27 @@ def test_a_return_changed_after_collect_is_refused(tmp_path):
     assert code == 3 and "the file is gone" in text, text
 
 
+def test_analyze_hashes_each_used_return_once(tmp_path, monkeypatch):
+    """The check that each used return is the file collected and the search for files
+    collect did not read share one hash per return (a 500-rater study's returns are
+    read from disk once, not twice)."""
+    import sheetflow.collect.outputs as outputs
+
+    root = _collected(tmp_path)
+    hashed: list[str] = []
+    real = outputs.file_digest
+
+    def counting(path):
+        hashed.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(outputs, "file_digest", counting)
+    code, text = _analyze_cli(root)
+    assert code == 0, text
+    returns = sorted(p.name for p in (root / L.RETURNS_DIR).glob("*.xlsx"))
+    assert returns and sorted(n for n in hashed if n in returns) == returns, hashed
+
+
 def test_summary_records_what_the_analysis_read(tmp_path):
     root = _collected(tmp_path)
     code, text = _analyze_cli(root)

@@ -105,6 +105,9 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     # the table and its record, read once: whole, and the table collect wrote
     collected = verify_ratings(root, incomplete=allow_partial)
     damaged = recorded_journal_damage(collected.record, study_dir)
+    # each used return hashed once: checked against the record, then not hashed again
+    # by the search for files collect did not read
+    returns_sha256 = verify_returns(root, collected.files)
     _refuse_returns_not_collected(root, collected.files)
     # the rows of returns left out for blank answers (blinded: read before unsealing)
     left = _read_table(collected.incomplete) if collected.incomplete else None
@@ -119,7 +122,7 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     check_collected_manifest(sealed, collected.record)  # the ratings placed by the sealed map
     data, recorded = collected.data, collected.rows
     audit = {"ratings_sha256": hashlib.sha256(data).hexdigest(),
-             "returns_sha256": verify_returns(root, collected.files)}
+             "returns_sha256": returns_sha256}
     raw = _read_table(data)
     del data  # parsed: the table's text (60 MB at 500 raters) is not kept through the run
     check_row_count(recorded, len(raw), study_dir=root)
@@ -175,18 +178,19 @@ def _refuse_returns_not_collected(root: Path, files: list[dict[str, Any]]) -> No
 
     A collect stopped before its outputs moved in (or never run after a file came)
     leaves the table of the files before: analysed, a corrected return would count
-    with its old answers and a new one not at all, with nothing saying so. A return
-    collect used (``files``: its record's entries) whose bytes changed is left to
-    :func:`~sheetflow.collect.outputs.verify_returns`, which says it changed after
-    collect (the seal's refusal, exit 3), not that collect never read it.
+    with its old answers and a new one not at all, with nothing saying so. The returns
+    collect used (``files``: its record's entries) were checked just before by
+    :func:`~sheetflow.collect.outputs.verify_returns` (a changed one is the seal's
+    refusal, exit 3, "changed after collect"): their recorded sha256s stand in for
+    hashing them again.
 
     Raises
     ------
     MissingStepError
         Naming the files (the first three) and the collect to run.
     """
-    used = {str(f.get("file", "")) for f in files if f.get("used")}
-    changed = [name for name in returns_since_collect(root) if name not in used]
+    used = {str(f.get("file", "")): str(f.get("sha256", "")) for f in files if f.get("used")}
+    changed = [name for name in returns_since_collect(root, digests=used) if name not in used]
     if changed:
         shown = first_few(changed)
         raise MissingStepError(
