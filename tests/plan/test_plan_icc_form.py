@@ -4,8 +4,8 @@ Bonett's (2002) width, and Zou's and Walter, Eliasziw & Donner's counts, are der
 for the single-rater ICC of the one-way and consistency models; for an absolute-
 agreement ICC with rater effects they understate the width (docs/plan.md, "ICC:
 Bonett (2002), Zou (2012)"). Protocol 002 freezes ICC(A,1) and protocol 004's trio
-reports it too, yet the plan said "297 items ... would make the interval no wider than
-0.2" with no word of it. The plan now says the counts are lower bounds there.
+reports it too, yet the plan gave its count ("N items ... would make the interval no
+wider than 0.2") with no word of it. The plan now says the counts are lower bounds there.
 """
 
 from __future__ import annotations
