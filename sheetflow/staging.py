@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import glob
 import json
 import os
 import secrets
@@ -479,6 +480,8 @@ def make_folder_whole(path: str | Path, fill: Callable[[Path], None]) -> None:
         ``fill(folder)`` writes the content into ``folder``, which it creates.
     """
     path = Path(path)
+    for leftover in folders_left_by_killed_runs(path):
+        _remove(leftover)  # an earlier run of this same make, killed while it filled
     there = path.is_dir()
     if there:
         temp = path / f".{_run_tag()}{PARTIAL}"
@@ -500,6 +503,32 @@ def make_folder_whole(path: str | Path, fill: Callable[[Path], None]) -> None:
         for done in [*moved, temp]:
             _remove(done)
         raise
+
+
+def folders_left_by_killed_runs(path: str | Path) -> list[Path]:
+    """The staging folders :func:`make_folder_whole` left for ``path`` when killed.
+
+    A run killed while it filled (no ``finally`` runs under SIGKILL) leaves its hidden
+    ``.NAME.TAG.partial`` beside a missing ``path``, or ``.TAG.partial`` inside an empty
+    one, where it would make the folder look not empty to the next run. Only
+    sheetflow's own names are matched.
+    """
+    path = Path(path)
+    if path.is_dir():
+        return [entry for entry in path.iterdir() if entry.is_dir() and not entry.is_symlink()
+                and entry.name.startswith(".") and entry.name.endswith(PARTIAL)]
+    parent = path.absolute().parent
+    if not parent.is_dir():
+        return []
+    pattern = f".{glob.escape(path.absolute().name)}.*{PARTIAL}"
+    return [entry for entry in parent.glob(pattern)
+            if entry.is_dir() and not entry.is_symlink()]
+
+
+def holds_only_leftovers(folder: str | Path) -> bool:
+    """Whether ``folder`` is empty but for staging folders killed runs left in it."""
+    left = set(folders_left_by_killed_runs(folder))
+    return all(entry in left for entry in Path(folder).iterdir())
 
 
 def _remove(path: Path) -> None:

@@ -427,3 +427,40 @@ def test_init_into_the_folder_the_user_is_in(tmp_path, monkeypatch):
     init_study(".", "keep-known")
     assert (tmp_path / "study.toml").is_file()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+_KILLED_INIT = """
+import os, shutil, signal, sys
+from sheetflow.spec.templates import init_study
+real, calls = shutil.copyfile, []
+def copyfile(src, dst, *args, **kwargs):
+    calls.append(dst)
+    if len(calls) == 3:
+        os.kill(os.getpid(), signal.SIGKILL)  # no cleanup runs: as a kill -9 mid-copy
+    return real(src, dst, *args, **kwargs)
+shutil.copyfile = copyfile
+init_study(sys.argv[1], "paired-rubric")
+"""
+
+
+@pytest.mark.parametrize("empty_folder", [False, True])
+def test_an_init_killed_mid_copy_leaves_nothing_the_next_init_trips_on(tmp_path,
+                                                                       empty_folder):
+    """Killed (SIGKILL: no cleanup) while it copied, init left its hidden staging
+    folder: inside an empty folder it made the next init refuse the folder as "not
+    empty" with nothing the user could see; beside a new one it stayed for good. The
+    next init of the same folder now removes what the killed one left, and succeeds."""
+    import subprocess
+    import sys
+
+    target = tmp_path / "parent" / "study"
+    if empty_folder:
+        target.mkdir(parents=True)
+    run = subprocess.run([sys.executable, "-c", _KILLED_INIT, str(target)], check=False)
+    assert run.returncode == -9
+    left = [p for p in target.parent.rglob(".*") if p.name.endswith(".partial")]
+    assert left, "the killed init left no staging folder: the test kills too early"
+    init_study(target, "paired-rubric")
+    source = data_dir("templates") / "paired-rubric"
+    assert sorted(p.name for p in target.iterdir()) == sorted(p.name for p in source.iterdir())
+    assert [p.name for p in target.parent.iterdir()] == ["study"]

@@ -24,7 +24,7 @@ from ..packs.secret import DEMO_SECRET
 from ..report import write_analysis_outputs
 from ..spec.study import read_table
 from ..spec.templates import data_dir
-from ..staging import make_folder_whole
+from ..staging import holds_only_leftovers, make_folder_whole
 from ..words import p_said
 from .folder import foreign_files, foreign_line
 from .simulate import fill_packs
@@ -84,7 +84,7 @@ def run_demo(folder: str | Path, *, seed: int = DEMO_SEED, force: bool = False,
         or holds files the demo did not write).
     """
     root = Path(folder)
-    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+    if root.exists() and (not root.is_dir() or not holds_only_leftovers(root)):
         if not (force and is_demo_folder(root)):
             hint = ("; it does not hold an earlier demo, so --force leaves it alone" if force
                     else "; choose a new or empty folder, or add --force to redo a demo")

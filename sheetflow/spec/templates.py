@@ -8,7 +8,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import UsageError
-from ..staging import make_folder_whole
+from ..staging import holds_only_leftovers, make_folder_whole
 
 TEMPLATE_DESCRIPTIONS = {
     "paired-rubric": "paired A/B responses scored on a 5-dimension count/checklist rubric "
@@ -71,7 +71,8 @@ def init_study(directory: str | Path, template: str = DEFAULT_TEMPLATE) -> Path:
         raise UsageError(f"unknown template {template!r}; {hint}choose one of: "
                          f"{', '.join(names)}")
     target = Path(directory)
-    if target.exists() and any(target.iterdir()):
+    # hidden staging folders of an init killed while it copied do not count: they go
+    if target.exists() and (not target.is_dir() or not holds_only_leftovers(target)):
         raise UsageError(f"{target}: folder is not empty; choose a new or empty folder")
     source = data_dir("templates") / template
     # copied beside it and renamed into place: a killed init leaves no half-made study
