@@ -101,8 +101,9 @@ def zou_icc_items(
     return math.ceil(1.0 + num / (raters * (raters - 1) * width**2) - 1e-9)
 
 
-def krippendorff_min_values(alpha_min: float, p_c: float, p: float = 0.05) -> int:
-    """Minimum number of pairable values for two coders (Krippendorff's sample-size table).
+def krippendorff_min_values(alpha_min: float, p_c: float, p: float = 0.05,
+                            coders: int = 2) -> int:
+    """Minimum number of pairable values (Krippendorff's sample-size table, two coders).
 
     The number of values needed so that an observed alpha can be shown to exceed the
     smallest acceptable ``alpha_min`` at significance level ``p`` (one-sided), when the
@@ -112,6 +113,10 @@ def krippendorff_min_values(alpha_min: float, p_c: float, p: float = 0.05) -> in
     .. math:: N = 2 z_p^2 \\left(\\frac{(1+\\alpha_{min})(3-\\alpha_{min})}
                  {4 (1-\\alpha_{min}) p_c (1-p_c)} - \\alpha_{min}\\right)
 
+    The table is for two coders. For ``coders`` m > 2 the factor 2 becomes m ("multiply
+    Z square by the number of coders", the ATLAS.ti manual's adjustment of the table):
+    the values needed grow with the coders, so the units needed stay those of two.
+
     References
     ----------
     Krippendorff, K. (2004). Content Analysis: An Introduction to Its Methodology
@@ -119,6 +124,8 @@ def krippendorff_min_values(alpha_min: float, p_c: float, p: float = 0.05) -> in
     reappears in the 4th edition (2019).
     Bloch, D. A., & Kraemer, H. C. (1989). 2 x 2 kappa coefficients: measures of
     agreement or association. Biometrics, 45(1), 269-287.
+    ATLAS.ti manual (Windows, v22), "Sample Size and Decision Rules" of inter-coder
+    agreement: the table's entries for p_c = 0.25 and the more-than-two-coders rule.
     """
     if not -1 < alpha_min < 1:
         raise ValueError("alpha_min must be between -1 and 1.")
@@ -126,6 +133,8 @@ def krippendorff_min_values(alpha_min: float, p_c: float, p: float = 0.05) -> in
         raise ValueError("p_c, the share of the least frequent value, must be in (0, 0.5].")
     if not 0 < p < 0.5:
         raise ValueError("p must be between 0 and 0.5.")
+    if coders < 2:
+        raise ValueError("coders must be 2 or more.")
     z = NormalDist().inv_cdf(1 - p)
     term = (1 + alpha_min) * (3 - alpha_min) / (4 * (1 - alpha_min) * p_c * (1 - p_c))
-    return math.ceil(2 * z**2 * (term - alpha_min) - 1e-9)
+    return math.ceil(coders * z**2 * (term - alpha_min) - 1e-9)

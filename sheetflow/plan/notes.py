@@ -59,8 +59,8 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
         notes.extend(_fixed_items_note(result, own, n, w))
     if result.statistic == "alpha":
         pairable = own.subset.of(n) if own.subset else n  # only the subset is pairable
-        notes.extend(_krippendorff_note(study, m, source,
-                                        (r + own.team) * pairable * m.units_per_item))
+        notes.extend(_krippendorff_note(study, m, source, r + own.team,
+                                        pairable * m.units_per_item))
     if own.locked:  # why the grid holds one rater count, where the plan is read
         listed = len(study.raters)
         notes.append(f"Every design has {r} raters: {own.locked_why}"
@@ -268,14 +268,23 @@ def _weights(result: PlanResult, m: Measure) -> np.ndarray | None:
 
 
 def _krippendorff_note(study: Study, m: Measure, source: ModelSource | PilotSource,
-                       values: int) -> list[str]:
-    """Krippendorff's minimum number of pairable values, for nominal data with a target."""
+                       coders: int, units: int) -> list[str]:
+    """Krippendorff's minimum number of pairable values, for nominal data with a target.
+
+    His table is for two coders; a design of more is held to the table scaled to its
+    coders (:func:`~sheetflow.plan.formulas.krippendorff_min_values`), since its values
+    on the same units come from fewer units than two coders' would."""
     floor = study.plan.targets.get("alpha")
     if m.level != "nominal" or floor is None:
         return []
     model = source if isinstance(source, ModelSource) else source.fitted()
     p_c = float(np.clip(min(model.shares), 1e-6, 0.5))
     need = krippendorff_min_values(floor, p_c, 0.05)
-    return [f"Krippendorff's table (two coders, p = 0.05, rarest value's share {p_c:.2f}) "
-            f"asks for at least {need} pairable values to claim alpha >= {floor:g}; this "
-            f"design has {values}."]
+    said = (f"Krippendorff's table (two coders, p = 0.05, rarest value's share {p_c:.2f}) "
+            f"asks for at least {need} pairable values to claim alpha >= {floor:g}")
+    if coders > 2:  # the table's N is two coders' values: scaled, in units it is the same
+        said += (f"; for {coders} coders, z squared times the number of coders (the "
+                 f"ATLAS.ti manual's adjustment of the table), at least "
+                 f"{krippendorff_min_values(floor, p_c, 0.05, coders)}")
+    return [f"{said}; this design has {coders * units} ({coders} coders on {units} "
+            f"units)."]

@@ -274,3 +274,31 @@ def test_raw_agreement_reproduces_statpsych_size_ci_agree():
     from sheetflow.plan import agreement_g_items
 
     assert agreement_g_items(0.8, 0.2, confidence=0.95) == 139
+
+
+def test_krippendorff_table_scaled_to_more_coders():
+    """The table is for two coders; the ATLAS.ti manual ("Sample Size and Decision
+    Rules", quoting Krippendorff 2019) adjusts it to more: "multiply Z square by the
+    number of coders". By hand at p_c = .25, alpha_min = .8, p = .05: z = 1.644854,
+    z^2 = 2.705543, term = 1.8 * 2.2 / (4 * .2 * .1875) - .8 = 25.6, so 2 coders need
+    2 * 2.705543 * 25.6 = 138.5 -> 139 (the table's entry) and 4 coders 277.0 -> 278."""
+    assert krippendorff_min_values(0.800, 0.25, 0.05, coders=2) == 139
+    assert krippendorff_min_values(0.800, 0.25, 0.05, coders=3) == 208
+    assert krippendorff_min_values(0.800, 0.25, 0.05, coders=4) == 278
+
+
+def test_krippendorff_note_holds_more_coders_to_the_scaled_table():
+    """4 coders on 40 units give 160 values, above the two-coder table's 139 but below
+    the 278 the table scaled to 4 coders asks for: the note says both, and how the 160
+    arise, so it never reads as met by counting more coders' values."""
+    from types import SimpleNamespace
+
+    from sheetflow.plan.notes import _krippendorff_note
+
+    study = SimpleNamespace(plan=SimpleNamespace(targets={"alpha": 0.8}))
+    source = SimpleNamespace(fitted=lambda: SimpleNamespace(shares=[0.25] * 4))
+    (note,) = _krippendorff_note(study, SimpleNamespace(level="nominal"), source, 4, 40)
+    assert "at least 139 pairable values" in note and "for 4 coders" in note
+    assert "at least 278" in note and note.endswith("this design has 160 (4 coders on 40 units).")
+    (two,) = _krippendorff_note(study, SimpleNamespace(level="nominal"), source, 2, 40)
+    assert "for 2 coders" not in two and two.endswith("has 80 (2 coders on 40 units).")
