@@ -478,3 +478,29 @@ def test_a_kappa_0_by_construction_gets_no_landis_koch_reading():
     intra = pair.drop(columns=["rater1", "rater2"]).assign(rater="A")
     (rec,) = reported_figures(ctx, {"intra_rater_kappa": intra})
     assert rec["reading"] == NOT_READ
+
+
+def test_a_pairwise_mean_says_how_many_pairs_are_0_by_construction():
+    """Raters A (1 on every unit), B (1 2 1 2), C (1 1 2 1): by Cohen's (1960) formula
+    the pairs with A have p_o = p_e, so kappa 0 by construction; B with C has, by hand,
+    p_o = 1/4, p_e = (1/2)(3/4) + (1/2)(1/4) = 1/2, kappa = (1/4 - 1/2) / (1/2) = -0.5.
+    Light's (1971) mean of the pairs' kappas counts all three: (0 + 0 - 0.5) / 3. The
+    figure says that two of its three pairs are 0 by construction."""
+    from sheetflow.analysis.readings import NOT_READ, reported_figures
+    from sheetflow.stats import cohen_kappa
+
+    pairs = cohen_kappa([[1, 1, 1, 1], [1, 2, 1, 2], [1, 1, 2, 1]]).assign(measure="overall")
+    assert pairs["kappa"].tolist() == pytest.approx([0.0, 0.0, -0.5])
+    ctx = types.SimpleNamespace(target=lambda _name, default=None: default,
+                                study=_NO_NA_STUDY)
+    (rec,) = reported_figures(ctx, {"cohen_kappa": pairs})
+    assert rec["figure"] == ("Cohen's kappa (unweighted), mean of 3 rater pairs, 2 of them "
+                             "0 by construction (a rater gave one category throughout)")
+    assert rec["value"] == pytest.approx(-0.5 / 3) and rec["reading"] != NOT_READ
+    # every pair fixed: the mean is not read, and the figure says why
+    alone = cohen_kappa([[1, 1, 1, 1], [1, 2, 1, 2], [1, 2, 2, 1]]).assign(measure="overall")
+    alone = alone[alone["rater1"] == alone["rater1"].iloc[0]]  # the pairs with A only
+    (rec,) = reported_figures(ctx, {"cohen_kappa": alone})
+    assert rec["reading"] == NOT_READ and rec["figure"].endswith(
+        "mean of 2 rater pairs, 2 of them 0 by construction (a rater gave one category "
+        "throughout)")

@@ -374,6 +374,8 @@ def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
         if not one and pairs < len(g):  # the mean leaves the undefined pairs out: say so
             figure = (f"{kappa}, mean of {pairs} of {len(g)} rater pairs "
                       f"({len(g) - pairs} undefined: {_first_reason(g)})")
+        if not one:
+            figure += _fixed_pairs_said(g, k)
         ci = (g["ci_low"].iloc[0], g["ci_high"].iloc[0]) if one else (None, None)
         fewest, most = _pair_units(g, k)
         rec = _record(ctx, "cohen_kappa", figure, str(measure), mean, ci,
@@ -392,6 +394,19 @@ def _pairwise_rows(ctx: Context, table: pd.DataFrame) -> list[dict[str, Any]]:
                 rec["note"] += f" ({counted(int(low['n_units']), 'unit')})"
         out.append(_kappa_bound(rec, g["note"].iloc[0] if one and "note" in g else ""))
     return out
+
+
+def _fixed_pairs_said(g: pd.DataFrame, kappa: pd.Series) -> str:
+    """", 2 of them 0 by construction (...)" for the pairs of a mean whose kappa a rater's
+    one category fixed at 0, "" for none. Light's (1971) mean over pairs counts every
+    defined pair, these too (their kappa is 0 by Cohen's formula); they pull the mean
+    towards 0 whatever the other raters agreed, so the figure says how many."""
+    if "reason" not in g:
+        return ""
+    said = [str(r) for r in g.loc[kappa.notna(), "reason"]]
+    fixed = sum(r.startswith(FIXED_AT_ZERO) for r in said)
+    return (f", {fixed} of them 0 by construction (a rater gave one category "
+            "throughout)") if fixed else ""
 
 
 def _pairs_reading(mean: float | None, g: pd.DataFrame, kappa: pd.Series) -> str:
@@ -516,7 +531,11 @@ _KAPPA_WEIGHTS_TEXT = (
     "agreement, so it reads higher than the unweighted kappa of the same ratings.")
 _PAIRWISE_TEXT = (
     "Pairwise kappa: the mean over every pair of raters with a defined kappa, and the "
-    "pair agreeing least (with two raters, the one pair's kappa and interval). Its units "
+    "pair agreeing least (with two raters, the one pair's kappa and interval). A pair "
+    "where a rater gave one category throughout has kappa 0 by construction and counts "
+    "in the mean as 0, as in Light's (1971) mean of the pairs' kappas; the figure says "
+    "how many of its pairs are such, and a mean of such pairs alone is not read on "
+    "Landis & Koch. Its units "
     "are those each pair in the mean rests on, or their range (fewest-most) when the "
     "pairs rest on different numbers of units; the pairwise table gives each pair's.")
 
