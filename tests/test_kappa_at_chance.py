@@ -182,3 +182,26 @@ def test_the_methods_sheet_states_the_rule_for_alpha(tmp_path):
         "Observed and expected disagreement (D_o and D_e) that differ by no more than "
         "rounding (64 units in the last place, about 1.4e-14 of the larger) are one number, "
         "so an alpha exactly at chance is exactly 0.")
+
+
+def test_fleiss_kappa_with_one_category_is_undefined_and_methods_say_so(tmp_path):
+    """Fleiss (1971): p_o = mean over units of sum_k n_ik (n_ik - 1) / (n (n - 1)),
+    p_e = sum_k p_k^2 with p_k the share of all ratings in category k. All 12 ratings
+    of 3 raters on 4 units in category 1: p_o = p_e = 1, kappa = 0/0, undefined (no
+    value, no interval). Rater A giving 1 throughout beside B = 1 2 1 2 and C = 1 1 2 1
+    does not fix it at 0 (Cohen's pairwise kappas with A are): by hand p_o = (1 + 3 *
+    (2 * 1) / 6) / 4 = 1/2, p_k = 9/12 and 3/12, p_e = 0.5625 + 0.0625 = 0.625, kappa =
+    (0.5 - 0.625) / 0.375 = -1/3. The Methods sheet states the convention."""
+    from sheetflow.analysis.agreement import methods
+    from sheetflow.spec import init_study
+    from sheetflow.stats import fleiss_kappa
+
+    same = fleiss_kappa(np.ones((3, 4)), categories=[1, 2]).loc[0]
+    assert np.isnan(same["kappa"]) and np.isnan(same["se"]) and np.isnan(same["ci_low"])
+    assert same["p_e"] == 1 and "chance agreement is 1" in same["reason"]
+    mixed = fleiss_kappa(np.array([[1, 1, 1, 1], [1, 2, 1, 2], [1, 1, 2, 1]], float)).loc[0]
+    assert mixed["kappa"] == pytest.approx(-1 / 3) and mixed["p_e"] == pytest.approx(0.625)
+    text = dict(methods(load_study(init_study(tmp_path / "s", "paired-rubric"))))
+    assert ("every rating of a dimension is in one category, chance agreement is 1 and "
+            "Fleiss' kappa is 0/0: undefined") in text["Fleiss' kappa"]
+    assert "not read on a benchmark scale" in text["Fleiss' kappa"]

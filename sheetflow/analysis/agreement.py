@@ -420,6 +420,18 @@ ALPHA_AT_CHANCE_TEXT = (
 """The same rule for alpha (the Methods sheet states it)."""
 
 
+# Fleiss' chance agreement pools every rater's ratings (Fleiss 1971), so one rater's one
+# category does not fix it at 0 as it fixes Cohen's pairwise kappa; only all ratings in
+# one category leave it undefined (0/0)
+FLEISS_ONE_CATEGORY_TEXT = (
+    "Where every rating of a dimension is in one category, chance agreement is 1 and "
+    "Fleiss' kappa is 0/0: undefined, shown with no value, standard error or interval, "
+    "its reason beside it, never as 0 or 1. Its chance agreement pools all raters' "
+    "ratings, so a rater who gave one category throughout does not fix it at 0 as it "
+    "fixes that rater's pairwise Cohen's kappas. Fleiss' kappa is not read on a "
+    "benchmark scale.")
+
+
 def methods(study: Study) -> list[tuple[str, str]]:
     """Methods-sheet entries: (topic, text)."""
     plan = study.plan
@@ -466,7 +478,7 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "show (one pair's kappa, an intra-rater kappa). " + AT_CHANCE_TEXT),
         ("Fleiss' kappa",
          "Fleiss' kappa (Fleiss 1971) with unequal raters per unit and the non-null "
-         "standard error (Gwet 2014). " + AT_CHANCE_TEXT),
+         "standard error (Gwet 2014). " + FLEISS_ONE_CATEGORY_TEXT + " " + AT_CHANCE_TEXT),
         ("Gwet's AC1/AC2",
          "Gwet's AC1 (identity weights) for nominal dimensions, AC2 with quadratic weights "
          "for ordered ones, with unequal raters per unit and the non-null standard error "
