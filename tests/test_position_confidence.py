@@ -295,3 +295,46 @@ def test_large_table_csv_neutralises_formula_starts(tmp_path):
     text = write_csv(table, tmp_path / "t.csv").read_text(encoding="utf-8").splitlines()
     assert text[1].startswith("'=HYPERLINK") and text[1].endswith(",'@x")
     assert text[2] == "R2,-0.25," and text[3] == "'-3,,ok" and text[4] == ",1.0,'+1"
+
+
+def test_position_free_preference_corrected_by_hand():
+    """A stratum all or nothing: the arm chosen in 10 of 10 cases under A, 5 of 10
+    under B. The Haldane (1956) - Anscombe (1956) correction as meta-analysis applies
+    it (0.5 added to every cell of a 2 x 2 table with a zero cell, and only then:
+    Cochrane Handbook 10.4.4.2; R metafor escalc, add = 1/2, to = "only0") gives cells
+    10.5, 0.5, 5.5, 5.5. By hand: logit_A = ln 21, logit_B = 0, b0 = b1 = ln(21) / 2,
+    preference = expit(b0) = sqrt(21) / (1 + sqrt(21)) = 0.8208712; se(b0) = 0.5 *
+    sqrt(1/10.5 + 1/0.5 + 2/5.5) = 0.7840399."""
+    row = position_free_preference(10, 10, 5, 10).iloc[0]
+    root = np.sqrt(21.0)
+    assert row["preference"] == pytest.approx(root / (1 + root), abs=1e-12)
+    assert row["position_log_odds"] == pytest.approx(np.log(21.0) / 2, abs=1e-12)
+    se = 0.5 * np.sqrt(1 / 10.5 + 1 / 0.5 + 2 / 5.5)
+    assert se == pytest.approx(0.7840399, abs=1e-7)
+    z = 1.959963984540054
+    assert row["ci_low"] == pytest.approx(1 / (1 + np.exp(-(np.log(21) / 2 - z * se))),
+                                          abs=1e-12)
+    assert "Haldane-Anscombe" in row["reason"]
+    # no zero cell: no correction (the plain maximum-likelihood logits)
+    plain = position_free_preference(8, 10, 5, 10).iloc[0]
+    assert plain["preference"] == pytest.approx(2 / (2 + 1), abs=1e-12)  # expit(ln 4 / 2)
+    assert plain["reason"] == ""
+
+
+def test_a_corrected_position_free_preference_says_so_on_the_summary():
+    """100% under A and 50% under B give 82.1% once corrected (the hand-computed case
+    above), not the 75% the shares suggest: the Summary line names the correction."""
+    from types import SimpleNamespace
+
+    from sheetflow.analysis import position
+
+    row = position_free_preference(10, 10, 5, 10).iloc[0]
+    summary = {"position_free_preference": [{
+        "arm": "new", "preference": row["preference"], "ci": [row["ci_low"], row["ci_high"]],
+        "share_when_under_a": 1.0, "share_when_under_b": 0.5, "reason": row["reason"],
+        "note": ""}]}
+    ctx = SimpleNamespace(param=lambda _name, default=None: default)
+    (line,) = position.readings(summary, ctx)
+    assert line.startswith("Position-free preference for new: 82.1% ")
+    assert line.endswith("(under A 100.0%, under B 50.0%; a stratum share is 0 or 1: "
+                         "Haldane-Anscombe correction (+0.5 per cell)).")

@@ -194,6 +194,8 @@ def readings(summary: dict[str, Any], ctx: Context) -> list[str]:
                      f" (under A "
                      f"{shown_percent(row['share_when_under_a'])}, under B "
                      f"{shown_percent(row['share_when_under_b'])}"
+                     # a corrected figure says so: 100% and 50% give 82%, not the 75% mean
+                     + (f"; {row['reason']}" if row.get("reason") else "")
                      + (f"; {row['note']}" if row.get("note") else "") + ").")
     return lines
 
@@ -207,7 +209,9 @@ _METHODS_TEXT = (
     "position_bias_share (default 0.35-0.65). Position-free "
     "preference: logit P(arm chosen) = b0 + b1 x, x = +1 when the arm sat under A and "
     "-1 under B (closed-form maximum likelihood; Wald interval for b0; Haldane-"
-    "Anscombe +0.5 when a stratum is all or nothing); expit(b0) is the preference "
+    "Anscombe: 0.5 added to each of the four cells, both strata, when a stratum is all "
+    "or nothing, and only then, as meta-analysis corrects a 2 x 2 table with a zero "
+    "cell); expit(b0) is the preference "
     "with position removed, b1 the position effect in log odds.")
 
 
