@@ -351,3 +351,51 @@ def test_each_command_reads_mail_jsonl_once(tmp_path, monkeypatch):
             counts[" ".join(a for a in args[:4] if a != str(root))] = len(reads)
         assert len(server.delivered) == 5  # the two reminders went
     assert counts == dict.fromkeys(counts, 1), counts
+
+
+TORN = b'{"event": "sending", "kind": "invi'
+"""The start of a record whose write a crash cut off: no line end."""
+
+
+def test_a_torn_last_line_is_set_aside_by_send_which_goes_on(tmp_path):
+    """A crash inside one journal write left a last line without its line end: the
+    next append closed it off, and from then on send, remind and fetch refused the
+    journal (a damaged line 1) until it was edited. It is moved into mail.jsonl.torn-1
+    before send appends, named in a warning, and the rerun is not refused."""
+    root = mail_study(tmp_path / "s")
+    (root / "mail.jsonl").write_bytes(TORN)
+    with smtp_server() as (port, server):
+        smtp = ["--smtp", f"127.0.0.1:{port}", "--smtp-security", "none"]
+        sent = run("send", str(root), "invitations", "--yes", *smtp)
+        assert sent.exit_code == 0, sent.output
+        assert len(server.delivered) == 3
+        assert "warning: mail.jsonl: its last line was cut off" in sent.stderr
+        assert "moved to mail.jsonl.torn-1" in sent.stderr
+        again = run("send", str(root), "reminders", "--yes", "--min-days", "0", *smtp)
+        assert again.exit_code == 0, again.output
+        assert "cut off" not in again.stderr and len(server.delivered) == 6
+    assert (root / "mail.jsonl.torn-1").read_bytes() == TORN
+    assert not (root / "mail.jsonl.torn-2").exists()
+    assert run("remind", str(root)).exit_code in (0, 1)  # no refusal (exit 3)
+    assert all(json.loads(line) for line in (root / "mail.jsonl").read_bytes().splitlines())
+
+
+def test_a_torn_last_line_is_set_aside_by_fetch_and_named_in_its_json(tmp_path):
+    """As send, fetch moves a torn last line aside before it appends; its warning is in
+    the --json document. A damaged line in the middle still stops it."""
+    root = mail_study(tmp_path / "s")
+    (root / "mail.jsonl").write_bytes(b'{"event": "x"}\n' + TORN)
+    pack = packs(root)[0]
+    email = {r.id: r.email for r in load_study(root).raters}[pack["rater_id"]]
+    message = tmp_path / "m.eml"
+    message.write_bytes(reply(email, [(pack["file"], filled(root, pack))]))
+    result, doc = run_json("fetch", str(root), str(message))
+    assert result.exit_code == 0, result.output
+    assert any("moved to mail.jsonl.torn-1" in w for w in doc["warnings"])
+    assert (root / "mail.jsonl.torn-1").read_bytes() == TORN
+    lines = (root / "mail.jsonl").read_bytes().splitlines()
+    assert lines[0] == b'{"event": "x"}' and json.loads(lines[1])["event"] == "received"
+    # a line torn in the middle is no interrupted append: refused, named by its number
+    (root / "mail.jsonl").write_bytes(b'{"event": "x"}\n' + TORN + b"\n" + lines[1] + b"\n")
+    refused = run("fetch", str(root), str(message))
+    assert refused.exit_code == 3 and "mail.jsonl: line 2 holds no record" in refused.stderr

@@ -318,6 +318,7 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
     from ..collect.inbox import fetch
     from ..errors import MailError, UsageError
     from ..hints import typed_words
+    from ..packs.journal import torn_warning
     from ..spec.mail import IMAP_PASSWORD_ENV, parse_date
 
     settings = _settings(directory, imap=imap, imap_security=imap_security,
@@ -345,6 +346,8 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
             _saved_lines(out, exc.report)
         raise
     _saved_lines(out, report)
+    if report.torn:
+        out.warn(torn_warning(report.torn))
     shown = report.listed[:len(report.listed) - report.unrelated]  # raters' first
     for line in shown:  # a reply not saved that a workbook since made over needs nothing
         if line in report.over:

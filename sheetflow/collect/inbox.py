@@ -42,6 +42,7 @@ from ..packs.journal import (
     iso,
     now_utc,
     read_journal,
+    set_aside_torn,
 )
 from ..spec.study import load_study
 from ..staging import write_alone
@@ -134,6 +135,9 @@ class FetchReport:
     over : list of str
         Of ``listed``, the lines of raters' replies not saved that are over (a workbook
         of theirs came since): nothing is left to do about them.
+    torn : str
+        The file the journal's last line, cut off by a crash, was moved to before this
+        run appended (:func:`~sheetflow.packs.journal.set_aside_torn`); "" when none.
     """
 
     saved: list[Saved] = field(default_factory=list)
@@ -150,6 +154,7 @@ class FetchReport:
     not_saved: list[dict[str, Any]] = field(default_factory=list)
     earlier: list[str] = field(default_factory=list)
     over: list[str] = field(default_factory=list)
+    torn: str = ""
 
 
 def fetch(study_dir: str | Path, *, imap: ImapSource | None = None,
@@ -202,8 +207,10 @@ def fetch(study_dir: str | Path, *, imap: ImapSource | None = None,
     if journal.damaged:  # before any source is opened or any file saved
         raise SheetflowError(damaged_journal(journal.damaged, risk=_FETCHED_AGAIN,
                                              then=f"run '{again}' again"))
+    torn = set_aside_torn(root)  # here, to be said: the first append does it silently
     saver = _Saver(root, {r.email.lower(): r.id for r in study.raters if r.email},
                    max_attachment, journal)
+    saver.report.torn = torn
     if imap is not None:
         messages = imap_messages(dataclasses.replace(imap, again=again))
     elif mbox is not None:

@@ -37,7 +37,14 @@ from pathlib import Path
 from ..errors import MissingStepError, SealError, SheetflowError, UsageError
 from ..hints import command_line
 from ..packs.instructions import CASES_PLACEHOLDER
-from ..packs.journal import Journal, damaged_journal, iso, read_journal
+from ..packs.journal import (
+    Journal,
+    damaged_journal,
+    iso,
+    read_journal,
+    set_aside_torn,
+    torn_warning,
+)
 from ..packs.mail import build_eml, outgoing, signer_of
 from ..packs.manifest import (
     Manifest,
@@ -172,6 +179,9 @@ def outbox(study_dir: str | Path, which: str, settings: MailSettings, *,
     _refuse_changed_packs(box.messages, manifest.heads, root, rerun)
     if which == "invitations" and box.messages:  # the real date: --now is for the hold
         box.warnings += deadline_passed(study, dt.datetime.now(dt.UTC).date())
+    torn = set_aside_torn(root) if box.messages and not dry_run else ""  # before sending
+    if torn:
+        box.warnings.append(torn_warning(torn))
     return box
 
 

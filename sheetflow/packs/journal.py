@@ -14,8 +14,10 @@ replied to, and who sent which file.
 
 Each line is written with one ``write`` on a file opened for appending and flushed to
 disk (``fsync``) before the SMTP transaction starts. A last line cut off by a crash
-(no line end) is ignored on reading and closed off by the next append. No password or
-other secret is ever part of a record.
+(no line end) is ignored on reading; before the next append it is moved out into a
+file of its own, ``mail.jsonl.torn-N`` (:func:`set_aside_torn`), so it never becomes a
+damaged line in the middle that stops ``send`` and ``fetch``. No password or other
+secret is ever part of a record.
 """
 
 from __future__ import annotations
@@ -64,20 +66,71 @@ def append(root: Path, record: dict[str, Any]) -> None:
     """
     path = Path(root) / JOURNAL_FILE
     line = json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n"
+    # the commands that append set a torn line aside first and say so; this is for a
+    # line torn within the run (a full disk), which must not become a damaged line
+    set_aside_torn(root)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        if os.fstat(fd).st_size and not _ends_with_newline(path):
-            line = "\n" + line  # close off a line a crash cut short
         os.write(fd, line.encode("utf-8"))
         os.fsync(fd)
     finally:
         os.close(fd)
 
 
-def _ends_with_newline(path: Path) -> bool:
-    with path.open("rb") as fh:
-        fh.seek(-1, os.SEEK_END)
-        return fh.read(1) == b"\n"
+TORN_NAME = JOURNAL_FILE + ".torn-{}"
+"""Where a last line cut off by a crash is set aside (the first free number)."""
+
+
+def set_aside_torn(root: Path) -> str:
+    """Move the journal's last line out when it has no line end (an append cut off by
+    a crash), into the first free ``mail.jsonl.torn-N`` beside it.
+
+    Written and flushed there before the journal is cut back to its last whole line,
+    so a crash in between leaves the line in both places, never in neither.
+
+    Parameters
+    ----------
+    root : Path
+        The study folder.
+
+    Returns
+    -------
+    str
+        The name of the file the line went to ("" when the journal ends whole).
+
+    Raises
+    ------
+    OSError
+        The line cannot be set aside (the journal is left as it was).
+    """
+    path = Path(root) / JOURNAL_FILE
+    try:
+        data = path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError):
+        return ""  # a folder there is refused by whoever reads it
+    if not data or data.endswith(b"\n"):
+        return ""
+    whole = data.rfind(b"\n") + 1
+    number = 1
+    while (Path(root) / TORN_NAME.format(number)).exists():
+        number += 1
+    aside = Path(root) / TORN_NAME.format(number)
+    with aside.open("xb") as fh:
+        fh.write(data[whole:])
+        fh.flush()
+        os.fsync(fh.fileno())
+    with path.open("r+b") as fh:
+        fh.truncate(whole)
+        os.fsync(fh.fileno())
+    return aside.name
+
+
+def torn_warning(name: str) -> str:
+    """The warning for a last line set aside into ``name`` (:func:`set_aside_torn`)."""
+    return (f"{JOURNAL_FILE}: its last line was cut off (a write stopped part-way, by a "
+            f"crash or a full disk) and held no whole record: moved to {name}, and "
+            "the journal goes on from the line before. Read that file to see what the "
+            "line began to record")
 
 
 def records(root: Path, damaged: list[int] | None = None) -> Iterator[dict[str, Any]]:
