@@ -256,3 +256,19 @@ def test_ctrl_c_under_json_names_who_got_theirs(tmp_path):
     assert [m["rater"] for m in doc["unconfirmed"]] == ["EV-02"]
     assert [m["rater"] for m in doc["not_tried"]] == ["EV-03"]
     assert doc["failed"] == doc["refused"] == []
+
+
+def test_ctrl_c_under_json_keeps_the_warnings_printed_before_it(tmp_path):
+    """The warnings printed before Ctrl-C (the deadline passed) were on stderr but not
+    in the interrupted --json document, which every other document repeats them in."""
+    root = mail_study(tmp_path / "s", mail='deadline = "2020-01-01"\n')
+    second = load_study(root).raters[1].email
+    with smtp_server() as (port, server):
+        _ctrl_c_at(server, "DATA", second)
+        result = run("send", str(root), "--yes", *_plain(port), "--json")
+    assert result.exit_code == EXIT_INTERRUPTED, result.output
+    doc = json.loads(result.stdout)
+    assert doc["errors"][0].startswith("interrupted (Ctrl-C)")
+    printed = [line.removeprefix("warning: ") for line in _lines(result.stderr, "warning: ")]
+    assert printed and doc["warnings"] == printed
+    assert any("2020-01-01" in w for w in doc["warnings"])

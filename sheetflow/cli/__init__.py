@@ -86,8 +86,13 @@ class SheetflowGroup(click.Group):
                 message += " with --force"  # the demo's folder holds a part: --force redoes it
             if json_requested(ctx):
                 # what the command did before the interrupt (send: who got theirs)
-                click.echo(dumps({**getattr(exc, "json_extra", {}), "ok": False,
-                                  "exit_code": EXIT_INTERRUPTED, "errors": [message]}))
+                doc = {**getattr(exc, "json_extra", {}), "ok": False,
+                       "exit_code": EXIT_INTERRUPTED, "errors": [message]}
+                # the warnings printed before Ctrl-C, as every other document has them
+                said = getattr(ctx.meta.get("sheetflow.out"), "warnings", None)
+                if said:
+                    doc["warnings"] = list(said)
+                click.echo(dumps(doc))
             click.echo(f"\n{message}", err=True)
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
 
