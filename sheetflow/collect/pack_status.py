@@ -197,7 +197,8 @@ def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
     read = {f.file: f.sha256 for f in report.files if f.sha256}  # hashed by the collect
     fresh = returns_since_collect(root, all_before_first=True, digests=read) \
         if paths is None else []
-    rows = _pack_rows(heads, study, report, mail, received)
+    warned = report.unchecked_sender_files(used_only=False)
+    rows = _pack_rows(heads, study, report, mail, received, warned)
     # the reply drafts in out/ are the last collect's: judged only while it is current
     drafts = root / OUT_DIR / FEEDBACK_DIR if collected and not fresh else None
     keys = recorded_reply_keys(root) if drafts is not None else {}
@@ -212,7 +213,7 @@ def status_report(study_dir: str | Path, paths: list[str | Path] | None = None,
                         report.unread_text_files(), report.text_read_files(),
                         report.unchecked_sender_files(),
                         [line for name, line in broken.items() if name not in named],
-                        report.unchecked_sender_files(used_only=False),
+                        warned,
                         awaiting_lock(study, (h.rater_id for h in heads)))
 
 
@@ -334,7 +335,8 @@ def status(study_dir: str | Path, paths: list[str | Path] | None = None,
     """
     heads, study, report, mail, received, _ = _read_returns(Path(study_dir), paths,
                                                             limits, now, journal)
-    return _pack_rows(heads, study, report, mail, received)
+    return _pack_rows(heads, study, report, mail, received,
+                      report.unchecked_sender_files(used_only=False))
 
 
 def replies_ended(study_dir: str | Path, records: list[dict[str, Any]]) -> set[str]:
@@ -430,14 +432,16 @@ def reply_due(errors: int, standing: list[FileStatus], received: dict[str, dt.da
 
 def _pack_rows(heads: list[PackHead], study: Study, report: ValidationReport,
                mail: dict[str, PackMail], received: dict[str, dt.datetime],
-               ) -> list[RaterStatus]:
-    """One :class:`RaterStatus` per pack, in manifest order."""
+               warned: list[str]) -> list[RaterStatus]:
+    """One :class:`RaterStatus` per pack, in manifest order (``warned``: the returns
+    that came from another rater's address, from no rater's or with no single sender,
+    not marked read, used or not: :meth:`.ValidationReport.unchecked_sender_files`)."""
     files = report.files
     rivals = {i.file for i in report.issues if i.code == "duplicate-rater"}
     aside = not_the_raters(report.issues)
     left_out = left_out_files(report.issues)  # named apart (unmatched_files)
     names = {r.id: " ".join(filter(None, (r.name, r.last_name))) for r in study.raters}
-    warned = set(report.unchecked_sender_files(used_only=False))
+    unchecked = set(warned)
     out = []
     for head in heads:
         linked = linked_to(files, head.pack_id)
@@ -467,7 +471,7 @@ def _pack_rows(heads: list[PackHead], study: Study, report: ValidationReport,
                                                           report.issues)),
             # a return from the rater's own address (or marked read) vouches for it
             sender_unchecked=tuple(f.file for f in mine) if mine and all(
-                f.file in warned for f in mine) else (),
+                f.file in unchecked for f in mine) else (),
             reply_due=reply_due(errors, standing, received, history.reply_sent)))
     return out
 
