@@ -38,6 +38,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -185,11 +186,13 @@ def settle_rivals(works: list[Any], journal: Journal, again: str,
         group = _proven_only(group)
         if len(group) < 2:
             continue
-        newest = _after_reply(group, journal)
-        why = "" if newest is None else _why_not_theirs(newest, group, senders)
-        if newest is not None and not why:
-            _supersede(group, newest, _who_sent(newest, senders))
-            continue
+        newest, why = _after_reply(group, journal), ""
+        if newest is not None:
+            sent = _Sent.of(newest, senders)
+            why = _why_not_theirs(newest, group, senders, sent)
+            if not why:
+                _supersede(group, newest, _who_sent(newest, sent))
+                continue
         for work in group:
             others = ", ".join(w.name for w in group if w is not work)
             work.issues.append(issue("duplicate-rater", file=work.name, rater=work.rater,
@@ -243,15 +246,33 @@ def _after_reply(group: list[Work], journal: Journal) -> Work | None:
     return group[newest]
 
 
-def _why_not_theirs(newest: Work, group: list[Work], senders: Senders) -> str:
+@dataclass(frozen=True)
+class _Sent:
+    """Who sent the newest file of a pack, looked up once for :func:`_why_not_theirs`
+    and :func:`_who_sent`."""
+
+    address: str
+    """Its message's sender address ("" with no single sender)."""
+    owner: str
+    """The rater whose address that is ("" for none)."""
+    came: tuple[str, str]
+    """How its message came (:func:`_came`)."""
+
+    @classmethod
+    def of(cls, work: Work, senders: Senders) -> _Sent:
+        """The sender of ``work``'s message."""
+        address, owner = senders.sender_of(work.sha256, work.sender)
+        return cls(address, owner, _came(work, senders))
+
+
+def _why_not_theirs(newest: Work, group: list[Work], senders: Senders, sent: _Sent) -> str:
     """Why ``newest``, sent after the reply, may not replace the other files of its pack
     ("" when it may): it came neither from the pack's rater's address nor the same way
-    as every other file. Anyone can forward a blank pack, so the order of arrival alone
-    does not say that a file is the rater's."""
-    address, owner = senders.sender_of(newest.sha256, newest.sender)
+    as every other file (``sent``: who sent it). Anyone can forward a blank pack, so the
+    order of arrival alone does not say that a file is the rater's."""
+    address, owner, came = sent.address, sent.owner, sent.came
     if owner and owner == newest.rater:
         return ""
-    came = _came(newest, senders)
     if all(_came(w, senders) == came for w in group if w is not newest):
         return ""
     if address:
@@ -272,16 +293,16 @@ def _came(work: Work, senders: Senders) -> tuple[str, str]:
     return "", work.sender_problem or senders.unsure_by_sha256.get(work.sha256, "")
 
 
-def _who_sent(newest: Work, senders: Senders) -> str:
-    """How ``newest``, allowed to replace the earlier files, came after the reply: from
-    its rater's address, or the same way as every earlier file (which says nothing of
-    who sent it: a sender-unknown warning stands beside it)."""
-    address, owner = senders.sender_of(newest.sha256, newest.sender)
-    if owner and owner == newest.rater:
+def _who_sent(newest: Work, sent: _Sent) -> str:
+    """How ``newest``, allowed to replace the earlier files, came after the reply
+    (``sent``: who sent it): from its rater's address, or the same way as every earlier
+    file (which says nothing of who sent it: a sender-unknown warning stands beside
+    it)."""
+    if sent.owner and sent.owner == newest.rater:
         return f"Rater {newest.rater} sent {newest.name} after the reply asking for fixes"
-    how = (f"from {address}, the address every earlier file came from" if address else
-           f"with no single sender address ({_came(newest, senders)[1]}), as every "
-           "earlier file came")
+    how = (f"from {sent.address}, the address every earlier file came from" if sent.address
+           else f"with no single sender address ({sent.came[1]}), as every earlier file "
+           "came")
     return f"{newest.name} came after the reply asking for fixes ({how})"
 
 
