@@ -498,3 +498,41 @@ def test_fetch_ends_a_reply_not_saved_once_the_pack_came_from_another_address(tm
         assert [ln for ln in doc["listed"] if over in ln] == [line]
     _, doc = run_json("status", str(root))
     assert next(r for r in doc["raters"] if r["rater"] == rater.id)["not_saved"] == ""
+
+
+def test_fetch_ends_a_reply_not_saved_by_the_current_collect_without_reading_returns(
+        tmp_path, monkeypatch):
+    """Whether a rater's reply not saved is over (their pack came back after it, from
+    another address) was judged by validating every return again on each fetch. While
+    out/collection.json is current it is read from there; once returns/ holds a file
+    collect did not read, the returns are read again. The answer is the same."""
+    import io
+    import zipfile
+
+    from sheetflow.collect import pack_status
+
+    root = mail_study(tmp_path / "s")
+    rater = load_study(root).raters[0]
+    first = next(p for p in packs(root) if p["rater_id"] == rater.id and p["sitting"] == 1)
+    book = filled(root, first)
+    box = io.BytesIO()
+    with zipfile.ZipFile(box, "w") as archive:
+        archive.writestr(first["file"], book)
+    zipped = _write(tmp_path, "zip.eml", reply(rater.email, [("return.zip", box.getvalue())]))
+    home = _write(tmp_path, "home.eml", reply(f"{rater.name} <home@example.net>",
+                                              [(first["file"], book)]))
+    assert inbox.fetch(root, eml=[zipped, home]).not_saved == []
+    assert run("collect", str(root)).exit_code in (0, 1)
+    reads: list[Path] = []
+    full = pack_status._read_returns
+
+    def counted(root: Path, *args: object, **kwargs: object) -> object:
+        reads.append(root)
+        return full(root, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pack_status, "_read_returns", counted)
+    assert inbox.fetch(root, eml=[zipped]).not_saved == []  # the reply is met again
+    assert reads == []  # collect is current: its record says when the pack came back
+    (root / L.RETURNS_DIR / "late.xlsx").write_bytes(book[:100])  # collect did not read it
+    assert inbox.fetch(root, eml=[zipped]).not_saved == []
+    assert reads == [root]

@@ -138,14 +138,8 @@ def pack_mail(heads: list[PackHead], files: list[FileStatus],
         The clock (default: now).
     """
     now = now or dt.datetime.now(dt.UTC)
-    back: dict[str, dt.datetime] = {}
-    for f in files:
-        moment = received.get(f.sha256)
-        pack = f.pack_id or sole_link(f)
-        if pack and moment is not None:
-            back[pack] = min(moment, back.get(pack, moment))
-        elif pack:
-            back.setdefault(pack, now)
+    # a pack back whose every file came at an unknown time came back by now
+    back = {pack: moment or now for pack, moment in came_back(files, received).items()}
     first = {h.rater_id: h.pack_id for h in heads if h.sitting == 1}
     replied = replied_unsaved(journal)
     out = {}
@@ -165,6 +159,29 @@ def pack_mail(heads: list[PackHead], files: list[FileStatus],
                                            now),
             not_saved=_reply_not_saved(replied, head.rater_id, returned))
     return {head.pack_id: out[head.pack_id] for head in heads}
+
+
+def came_back(files: list[FileStatus], received: dict[str, dt.datetime],
+              ) -> dict[str, dt.datetime | None]:
+    """Pack id -> when the first of its files was received, for each pack a file stands
+    for (identified as it, or linked to it alone); None when no such file's time is
+    known.
+
+    Parameters
+    ----------
+    files : list of FileStatus
+        collect's report of the returns.
+    received : dict
+        From :func:`received_times`.
+    """
+    back: dict[str, dt.datetime | None] = {}
+    for f in files:
+        pack = f.pack_id or sole_link(f)
+        if not pack:
+            continue
+        moment, before = received.get(f.sha256), back.get(pack)
+        back[pack] = min(moment, before) if moment and before else moment or before
+    return back
 
 
 def _reply_not_saved(replied: dict[str, tuple[str, dt.datetime | None]], rater: str,

@@ -434,7 +434,8 @@ def collection_record(study_id: str, ratings: Path, rows: int,
                       incomplete: tuple[Path, int] | None = None,
                       manifest_sha256: str = "",
                       journal_damaged: list[int] | None = None,
-                      replies: dict[str, dict[str, str]] | None = None) -> bytes:
+                      replies: dict[str, dict[str, str]] | None = None,
+                      came_back: dict[str, str] | None = None) -> bytes:
     """The bytes of ``out/collection.json`` for a staged ``ratings.csv``.
 
     Parameters
@@ -466,6 +467,11 @@ def collection_record(study_id: str, ratings: Path, rows: int,
         Each reply draft written with the record (:func:`.drafts.reply_keys`): what
         ``status`` needs to tell whether ``send replies`` holds it back, without reading
         the draft. Recorded when given.
+    came_back : dict, optional
+        Pack id -> when its first file was received (``returned``;
+        :attr:`.run.Collection.came_back`): what ``fetch`` needs to tell whether a
+        rater's reply not saved is over, without reading the returns. Recorded when
+        given.
     """
     record: dict[str, Any] = {
         "collection_format": 1, "study_id": study_id,
@@ -475,6 +481,8 @@ def collection_record(study_id: str, ratings: Path, rows: int,
         record["manifest_sha256"] = manifest_sha256
     if replies is not None:
         record["replies"] = replies
+    if came_back is not None:
+        record["returned"] = came_back
     if incomplete is not None:
         record["incomplete"] = {"file": INCOMPLETE_RATINGS_NAME,
                                 "sha256": file_digest(incomplete[0]), "rows": incomplete[1]}

@@ -355,15 +355,67 @@ def replies_ended(study_dir: str | Path, records: list[dict[str, Any]]) -> set[s
     -------
     set of str
     """
-    heads, _, _, mail, _, _ = _read_returns(Path(study_dir), None, None, None)
-    back: dict[str, list[dt.datetime]] = {}
-    for head in heads:
-        moment = parse_time(mail.get(head.pack_id, PackMail()).returned)
-        if moment is not None:
-            back.setdefault(head.rater_id, []).append(moment)
+    back = _back_by_rater(Path(study_dir))
     return {str(r.get("message_id", "")) for r in records
             if any(reply_ended(parse_time(str(r.get("received", ""))), moment)
                    for moment in back.get(str(r.get("rater", "")), []))}
+
+
+def _back_by_rater(root: Path) -> dict[str, list[dt.datetime]]:
+    """Rater id -> when each of their packs that came back was received: as the last
+    collect recorded it while it is current (:func:`_recorded_came_back`), else from
+    the returns read again (each file validated, nothing written)."""
+    recorded = _recorded_came_back(root)
+    if recorded is None:
+        heads, _, _, mail, _, _ = _read_returns(root, None, None, None)
+        times = {h.pack_id: parse_time(mail.get(h.pack_id, PackMail()).returned)
+                 for h in heads}
+    else:
+        heads, now, came = recorded  # a pack whose files' times are unknown: back by now
+        times = {pack: parse_time(when) or now for pack, when in came.items()}
+    back: dict[str, list[dt.datetime]] = {}
+    for head in heads:
+        moment = times.get(head.pack_id)
+        if moment is not None:
+            back.setdefault(head.rater_id, []).append(moment)
+    return back
+
+
+def _recorded_came_back(root: Path) -> tuple[list[PackHead], dt.datetime, dict[str, str]] | None:
+    """The manifest's packs, now, and what the last collect recorded of when each pack
+    came back (``returned`` in ``out/collection.json``), when that collect is current:
+    ``returns/`` holds no file it did not read (:func:`.outputs.returns_since_collect`)
+    and has lost none it read, by the same manifest and with the journal whole. None
+    when it is not (or recorded none: a record from before it did), and the returns
+    must be read again.
+
+    Raises
+    ------
+    SheetflowError
+        As a read of the returns refuses: no manifest, a sealed input edited, no
+        ``returns/`` folder.
+    """
+    manifest = open_manifest(root)
+    manifest.close()
+    load_generated_study(root)  # a broken seal is refused, as the read would refuse it
+    check_returns_folder(root)
+    try:
+        record = json.loads((root / OUT_DIR / COLLECTION_FILE).read_bytes())
+    except (OSError, ValueError):
+        return None
+    came = record.get("returned") if isinstance(record, dict) else None
+    files = record.get("files") if isinstance(came, dict) else None
+    if not isinstance(came, dict) or not isinstance(files, list) or \
+            record.get("journal_damaged") or record.get("manifest_sha256") != \
+            hashlib.sha256((root / L.PACKS_DIR / L.MANIFEST_FILE).read_bytes()).hexdigest():
+        return None
+    # a file removed since would leave its pack not returned: no longer the record's
+    paths = [str(f.get("path") or "") if isinstance(f, dict) else "" for f in files]
+    if any(not (root / p).exists() for p in paths if p and not p.startswith("hex:")):
+        return None
+    if returns_since_collect(root):
+        return None
+    return manifest.heads, dt.datetime.now(dt.UTC), {str(k): str(v) for k, v in came.items()}
 
 
 def still_standing(root: Path, records: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -39,7 +39,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..hints import command_line
-from ..packs.journal import Journal, read_journal
+from ..packs.journal import Journal, iso, read_journal
 from ..packs.manifest import Manifest, PackHead, open_manifest
 from ..packs.seal import load_generated_study, sealed_manifest_sha256
 from ..spec.study import Study
@@ -79,7 +79,7 @@ from .file_check import (
 from .file_verdicts import file_verdicts
 from .hazards import hazard_issues
 from .links import beside_used, file_link, named_like_pack
-from .mail_state import PackMail, journal_issue, pack_mail, received_times
+from .mail_state import PackMail, came_back, journal_issue, pack_mail, received_times
 from .mailbox import is_mail_file, members_job
 from .outputs import (
     COLLECTION_FILE,
@@ -161,6 +161,10 @@ class Collection:
     """sha256 -> the ``Date`` of the saved message it came in (``.eml``/``.mbox`` returns)."""
     mail: dict[str, PackMail] = field(default_factory=dict)
     """Pack id -> its mail history (:mod:`.mail_state`)."""
+    came_back: dict[str, str] = field(default_factory=dict)
+    """Pack id -> when its first file was received (ISO 8601; "" when no time is known),
+    for each pack a file stands for (:func:`.mail_state.came_back`): recorded in
+    ``out/collection.json`` so that ``fetch`` need not read the returns again."""
     removed: list[Path] = field(default_factory=list)
     """The earlier analysis outputs removed: made from another table than this one
     (:func:`~.outputs.retire_stale_analysis`)."""
@@ -309,6 +313,8 @@ def _collect(root: Path, paths: list[str | Path] | None, limits: Limits | None,
         result.journal_issue = journal_issue(journal.damaged, root)
         result.report.issues = sort_issues([*result.report.issues, result.journal_issue])
     received = received_times(root, result.report.files, journal, result.received)
+    result.came_back = {pack: iso(moment) if moment else "" for pack, moment
+                        in came_back(result.report.files, received).items()}
     result.mail = pack_mail(manifest.heads, result.report.files, received, journal,
                             deadline=study.mail.deadline, now=now)
     expected = [Expected(h.pack_id, h.rater_id, h.sitting, h.file) for h in manifest.heads]
@@ -634,7 +640,8 @@ def write_outputs(out_dir: Path, result: Collection,
                                    incomplete=(incomplete, result.ratings.incomplete_rows),
                                    manifest_sha256=result.manifest_sha256,
                                    journal_damaged=result.journal_damaged,
-                                   replies=reply_keys(result.feedback))
+                                   replies=reply_keys(result.feedback),
+                                   came_back=result.came_back)
         stage_drafts(result.feedback, paths["feedback"], outputs)  # before their record
         outputs.write(paths["collection"], record)
     mark_written(result.feedback, paths["feedback"])
