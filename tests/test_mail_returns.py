@@ -539,3 +539,28 @@ def test_an_attachment_named_with_folders_is_shown_by_its_plain_file_name(tmp_pa
     assert status.file == "reply.eml/Réponses finales (v2).XLSX" and status.used
     assert all(".." not in i.file for i in result.report.issues)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s"]
+
+
+def test_the_which_is_yours_draft_names_the_files_as_the_rater_sent_them(tmp_path):
+    """Two workbooks of one pack, both sent as scores.xlsx and no reply between: the
+    draft asking which is theirs named fetch's local names (the time received before
+    each), which the rater never saw. It names the file they sent and when it came."""
+    root, pack, sender = _filled_with_an_error(tmp_path)
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], tmp_path / "good.xlsx",
+                  plan_answers(pack))
+    times = [dt.datetime(2026, 9, 15, 9, 30, tzinfo=dt.UTC),
+             dt.datetime(2026, 9, 16, 14, 5, tzinfo=dt.UTC)]
+    for n, (book, when) in enumerate(zip(["bad.xlsx", "good.xlsx"], times, strict=True)):
+        message = tmp_path / f"m{n}.eml"
+        message.write_bytes(reply(sender, [("scores.xlsx", (tmp_path / book).read_bytes())],
+                                  when=when))
+        assert run("fetch", str(root), str(message)).exit_code == 0
+    saved = sorted(p.name for p in (root / L.RETURNS_DIR).iterdir())
+    assert len(saved) == 2 and all(name[:8].isdigit() for name in saved)  # local names
+    result = collect(root)
+    assert any(i.code == "duplicate-rater" for i in result.report.issues)
+    draft = parsed((root / "out" / "feedback" / f"{pack['rater_id']}.eml").read_bytes())
+    body = " ".join(draft.get_body(("plain",)).get_content().split())
+    assert ("Two different workbooks came back as yours: scores.xlsx (received 2026-09-15 "
+            "09:30 UTC), scores.xlsx (received 2026-09-16 14:05 UTC). Only") in body, body
+    assert not any(name in body for name in saved)

@@ -41,7 +41,7 @@ from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L
 from .coordinator import RosterRow, draft_name, rival_files
 from .locked_texts import locked_texts
-from .mail_state import as_sent, names_as_sent
+from .mail_state import as_sent, as_sent_received, names_as_sent
 from .replies import (
     NO_ANSWERS_SUBJECT,
     feedback_body,
@@ -106,7 +106,8 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
     for item in report.issues:
         by_file[item.file].append(item)
     set_aside = not_the_raters(report.issues)
-    sent_as = names_as_sent(report.files, read_journal(root) if journal is None else journal)
+    journal = read_journal(root) if journal is None else journal
+    sent_as = names_as_sent(report.files, journal)
     statuses = {f.file: f for f in report.files}
 
     def compose(rater: Rater, row: RosterRow) -> tuple[str, str]:
@@ -119,7 +120,8 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
         rivals = rival_files(issues)
         if len(rivals) > 1:
             return (f"{study.title}: {spelled(len(rivals)).lower()} different workbooks "
-                    "came back as yours", rivals_body(rater, as_sent(rivals, sent_as)))
+                    "came back as yours",
+                    rivals_body(rater, as_sent_received(rivals, report.files, journal)))
         if row.state == "unusable":
             return (f"{study.title}: please send your workbook again",
                     unusable_body(rater, row, issues))

@@ -107,6 +107,24 @@ def as_sent(names: list[str], sent_as: dict[str, str]) -> list[str]:
     return theirs if len(set(theirs)) == len(theirs) else names
 
 
+def as_sent_received(names: list[str], files: list[FileStatus], journal: Journal,
+                     ) -> list[str]:
+    """``names`` as the rater named them, each fetched file with when it came
+    (``scores.xlsx (received 2026-09-15 09:30 UTC)``): the rater knows the name they
+    sent, not fetch's local name, and two workbooks of one pack often went under one
+    name. A file that did not come by mail, or whose record holds no attachment name,
+    keeps its own; all keep their own when two would still read alike."""
+    fetched = journal.received_by_sha256()
+    sha = {f.file: f.sha256 for f in files}
+    out = []
+    for name in names:
+        record = fetched.get(sha.get(name, ""), {})
+        theirs = escape_controls(_attachment_name(record))
+        when = short_time(str(record.get("received", "")))
+        out.append(f"{theirs} (received {when} UTC)" if theirs and when else theirs or name)
+    return out if len(set(out)) == len(out) else names
+
+
 def _written(root: Path, where: str) -> dt.datetime | None:
     if not where or where.startswith("hex:"):
         return None
