@@ -105,11 +105,16 @@ def set_aside_torn(root: Path) -> str:
     """
     path = Path(root) / JOURNAL_FILE
     try:
-        data = path.read_bytes()
+        with path.open("rb") as fh:  # the last byte first: every append asks
+            size = fh.seek(0, os.SEEK_END)
+            if size:
+                fh.seek(-1, os.SEEK_END)
+            if not size or fh.read(1) == b"\n":
+                return ""
+            fh.seek(0)
+            data = fh.read()
     except (FileNotFoundError, IsADirectoryError):
         return ""  # a folder there is refused by whoever reads it
-    if not data or data.endswith(b"\n"):
-        return ""
     whole = data.rfind(b"\n") + 1
     number = 1
     while (Path(root) / TORN_NAME.format(number)).exists():
