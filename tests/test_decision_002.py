@@ -1,13 +1,14 @@
 """Protocol 002 end to end: the subset drawn at data lock, its check, acceptance.
 
 The primary rater scores all 16 outputs: full marks (total 100) except W002 (total
-48), no material errors, no safety event except W005. ``sheetflow lock`` then draws
-the second-rater subset from the completed items: within each arm x task-block
-stratum, ranked by sha256(frozen spec hash + ":" + id), ceil(25%) of each; the test
-computes it by hand. The second rater scores the subset with full marks and finds 2
-material errors in one selected item that the primary scored 0: by the default rule
-(the larger count) that item is rejected (2 > 1); with "mean" (1 <= 1) it is accepted.
-A correct subset passes; a second rater who also scored one more output fails.
+48, as the second rater scores it if drawn), no material errors, no safety event
+except W005. ``sheetflow lock`` then draws the second-rater subset from the completed
+items: within each arm x task-block stratum, ranked by sha256(frozen spec hash + ":" +
+id), ceil(25%) of each; the test computes it by hand. The second rater scores the
+subset with full marks and finds 2 material errors in one selected item that the
+primary scored 0: by the default rule (the larger count) that item is rejected
+(2 > 1); with "mean" (1 <= 1) it is accepted. A correct subset passes; a second rater
+who also scored one more output fails.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def _fill(root: Path, rater: str, errors: dict[str, int]) -> None:
         item, dim = a["item_id"], a["dimension"]
         if dim in COMPONENTS:
             top = study.rubric.dimension(dim).maximum
-            value = round(0.48 * top) if item == LOW and rater == PRIMARY else top
+            # both raters: the subset drawn from the spec's hash may hold LOW or not
+            value = round(0.48 * top) if item == LOW else top
         elif dim == "material_errors":
             value = errors.get(item, 0)
         else:
@@ -164,12 +166,68 @@ def test_the_icc_names_the_items_outside_the_subset_not_missing(correct):
     said = (f"{n - len(selected)} of {n} items are outside the second-rater subset "
             "(rated once)")
     (icc,) = summary["icc"]
-    assert icc["reason"].endswith(said)  # after "no variance in the ratings": all 100
+    assert icc["reason"].endswith(said)  # after any reason of its own
     assert "missing" not in " ".join(r["reason"] for r in summary["icc"])
     line = next(ln for ln in out.output.splitlines() if ln.startswith("icc "))
     assert said in line and "listwise" not in line
     rec = next(f for f in summary["reported"] if f["figure"].startswith("ICC(A,1)"))
-    assert said in rec["reason"] and "listwise" not in rec["reason"]
+    # its reason when undefined, its note beside a value
+    text = rec["reason"] or rec["note"]
+    assert said in text and "listwise" not in text
+    # nor does the dropped column count them: it said 12 beside "rated once"
+    assert _icc_dropped(root) == {0}
+
+
+def _icc_dropped(root: Path) -> set[int]:
+    """The ICC sheet's "dropped (count)" values, over its rows."""
+    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["ICC"]
+    head, *table = sheet.iter_rows(values_only=True)
+    return {r[head.index("dropped (count)")] for r in table}
+
+
+def test_the_icc_counts_a_selected_item_without_its_rating_as_dropped(tmp_path):
+    """A selected item the second rater left blank is the one dropped item: n_dropped 1,
+    not 1 plus the 12 items outside the subset."""
+    root = tmp_path / "blank-icc"
+    selected = _locked(root)
+    _fill(root, SECOND, {})
+    edit_returns(root, lambda _pack, a: None if a["item_id"] == selected[0] else KEEP,
+                 {SECOND})
+    collect(root)
+    run_analyze(root, "--allow-partial")
+    assert _icc_dropped(root) == {1}
+
+
+def test_a_material_error_count_above_50_is_taken_and_rejects_the_item(tmp_path):
+    """Protocol 002 caps the material-error count nowhere ("Material-error count:
+    [integer]"); the template refused 60 as "a whole number from 0 to 50". 60 is now
+    collected and rejects its item; the Acceptance sheet names whose each count is."""
+    root = tmp_path / "sixty"
+    selected = _locked(root)
+    disputed = next(i for i in selected if i not in (LOW, UNSAFE))
+    _fill(root, SECOND, {disputed: 60})
+    out, summary, _ = _analyze(root)
+    assert out.exit_code == 0, out.output
+    rejected = {r["item"]: r["reason"] for r in summary["acceptance"]["rejected"]}
+    assert rejected[disputed].startswith("material errors 60 (max of ")
+    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Acceptance"]
+    head, *table = sheet.iter_rows(values_only=True)
+    each = {r[0]: r[head.index("material errors each")] for r in table}
+    assert each[disputed] in (f"60 ({SECOND}), 0 ({PRIMARY})", f"0 ({PRIMARY}), 60 ({SECOND})")
+    once = next(i for i in each if i not in selected)
+    assert each[once] == f"0 ({PRIMARY})"
+
+
+@pytest.mark.parametrize(("raw", "code"), [(-1, "value-out-of-domain"),
+                                           (2.5, "value-not-whole"), (60, None)])
+def test_the_templates_material_error_count_takes_any_whole_number_from_0(tmp_path, raw,
+                                                                           code):
+    from sheetflow.collect.values import describe_domain, parse_value
+
+    dim = load_study(init_study(tmp_path / "s", "anchored-plan")).rubric.dimension(
+        "material_errors")
+    assert parse_value(dim, raw).code == code
+    assert describe_domain(dim) == "a whole number 0 or more"
 
 
 def test_mean_rule_accepts_the_same_item(tmp_path):

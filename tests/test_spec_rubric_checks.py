@@ -142,7 +142,7 @@ def test_a_date_as_text_or_as_a_toml_date_passes(tmp_path, date):
 
 # alpha's ratio metric on values of both signs called -3 and 3 agreeing (alpha 1 on
 # opposite-sign ratings): a number that may be negative is analysed at interval
-NUMBER = 'min = 0\nmax = 50\nhelp = "Count each material error'
+NUMBER = 'min = 0\nhelp = "Count each material error'
 
 
 def test_a_number_that_may_be_negative_is_analysed_at_interval(tmp_path):

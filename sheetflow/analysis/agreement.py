@@ -303,8 +303,10 @@ def _icc(ctx: Context) -> pd.DataFrame:
         # a subset rated twice by design is not "missing" the rest's second ratings
         note = subset_note(ctx, ratings)
         if note is not None:
-            res["reason"] = [r.replace(*note) if isinstance(r, str) else r
+            said, say, missing = note
+            res["reason"] = [r.replace(said, say) if isinstance(r, str) else r
                              for r in res["reason"]]
+            res["n_dropped"] = missing  # the items outside the subset are not dropped
         res.insert(0, "measure", total.id)
         res["primary"] = res["type"] == ctx.plan.icc_form
         frames.append(few_units_notes(res))
@@ -497,7 +499,9 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "below -1/(k-1), where the step goes to -inf, gives ICC(A,k) the lower limit "
          "-inf, and its row says so. "
          f"Plan form: {plan.icc_form}. Missing data: units with any missing rating are "
-         "dropped (listwise); n_dropped says how many."),
+         "dropped (listwise); n_dropped says how many. With a second-rater subset only "
+         "a selected item lacking a rating counts as dropped; the items outside the "
+         "subset, rated once by design, are counted in the reason."),
         ("Percent agreement",
          "Per unit with two or more ratings, the share of rater pairs giving the same value, "
          "averaged over units (Fleiss 1971 p_o); all_agree_share = units where all agree."),

@@ -68,7 +68,8 @@ def _acceptance(ctx: Context) -> pd.DataFrame:
         rows.append({"item": case, "arm": grp["arm"].iloc[0],
                      "n_ratings": int(totals.notna().sum()), "mean_total": mean_total,
                      "material_errors": combined,
-                     "material_errors_each": ", ".join(f"{e:g}" for e in errors.dropna()),
+                     # each count with its rater: "2, 0" left the reader to find whose
+                     "material_errors_each": ", ".join(f"{e:g} ({who})" for e, who in each),
                      "severe_safety": bool(severe), "safety_raters": ", ".join(severe),
                      "accepted": not reasons, "reason": "; ".join(reasons)})
     return pd.DataFrame(rows)

@@ -53,7 +53,7 @@ def completed_items(ctx: Context) -> list[str]:
     return done[done == len(primaries)].index.tolist()
 
 
-def subset_note(ctx: Context, ratings: pd.DataFrame) -> tuple[str, str] | None:
+def subset_note(ctx: Context, ratings: pd.DataFrame) -> tuple[str, str, int] | None:
     """The listwise-deletion note a statistic on ``ratings`` (unit, rater, case) gives,
     and what to say instead of it in a study with a second-rater subset.
 
@@ -64,8 +64,10 @@ def subset_note(ctx: Context, ratings: pd.DataFrame) -> tuple[str, str] | None:
 
     Returns
     -------
-    tuple of str or None
-        ``(note as said, note to say)``.
+    tuple of (str, str, int) or None
+        ``(note as said, note to say, items dropped)``: the last counts only the
+        selected items lacking a rating, what ``n_dropped`` means (the items outside the
+        subset were never to be rated twice).
     """
     if ctx.study.design.second_rater is None or ratings.empty:
         return None
@@ -87,4 +89,4 @@ def subset_note(ctx: Context, ratings: pd.DataFrame) -> tuple[str, str] | None:
     if len(inside):
         parts.append(f"listwise deletion: {len(inside)} of {len(expected)} items in the "
                      "second-rater subset dropped for a missing rating")
-    return said, "; ".join(parts)
+    return said, "; ".join(parts), len(inside)

@@ -344,9 +344,10 @@ _DOMAINS: dict[int, tuple[Dimension, str]] = {}
 
 def _describe_domain(dimension: Dimension) -> str:
     kind = dimension.kind
-    if kind == "count":
-        top = dimension.maximum
-        return "a whole number 0 or more" if top is None else f"a whole number from 0 to {top}"
+    if kind == "count" or (kind == "number" and dimension.maximum is None):
+        top, low = dimension.maximum, dimension.minimum or 0
+        return f"a whole number {low} or more" if top is None \
+            else f"a whole number from 0 to {top}"
     if kind == "number" and dimension.decimals:
         return (f"a number from {dimension.minimum} to {dimension.maximum} with at most "
                 f"{counted(dimension.decimals, 'decimal')}")

@@ -94,7 +94,8 @@ def _answer(dim: Dimension, share: float, rater: _Rater) -> Any:
     if dim.kind in ("scale", "number"):
         lo, hi = dim.minimum or 0, dim.maximum or 0
         if dim.kind == "number":  # counts of errors: fewer when quality is high
-            return min(hi, round(max(0.0, (1.0 - share) * 3.0 - 0.6)))
+            count = round(max(0.0, (1.0 - share) * 3.0 - 0.6))
+            return count if dim.maximum is None else min(hi, count)
         return lo + round(share * (hi - lo))
     if dim.kind == "binary":
         return "Yes" if share > 0.5 else "No"

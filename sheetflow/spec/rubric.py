@@ -187,7 +187,8 @@ class Dimension:
             return sorted({b.points for b in self.bins})
         if self.kind == "checklist":
             return list(range(len(self.questions) + 1))
-        if self.kind in ("scale", "number") and not self.decimals:
+        if self.kind in ("scale", "number") and not self.decimals \
+                and self.maximum is not None:  # a number without a cap: values as observed
             return list(range(self.minimum, self.maximum + 1))  # type: ignore[arg-type]
         if self.kind in ("categorical", "binary", "preference", "flag"):
             return [c for c in self.choices if c not in self.na_choices]

@@ -334,12 +334,15 @@ class RubricLoader(LoaderBase):
     def _dim_number(self, e: dict, where: str) -> dict:
         lo = self._int(e, "min", where, default=0)
         hi = self._int(e, "max", where)
-        if hi is None:
-            self.fail("a number needs a whole-number 'max' (and 'min', default 0)", where)
-            return {"minimum": lo, "maximum": lo, "_level": _number_level(lo)}
-        if lo is not None and lo > hi:
-            self.fail(f"number min {lo} is above max {hi}", where)
         decimals = self._int(e, "decimals", where, default=0, minimum=0)
+        if hi is None and ("max" in e or decimals):
+            # no 'max' is a whole number without a cap (a count of errors the protocol
+            # does not bound); a decimal number keeps its bounds
+            self.fail("a number needs a whole-number 'max' (and 'min', default 0); leave "
+                      "'max' out only for a whole number with no upper limit", where)
+            return {"minimum": lo, "maximum": lo, "_level": _number_level(lo)}
+        if lo is not None and hi is not None and lo > hi:
+            self.fail(f"number min {lo} is above max {hi}", where)
         if decimals is not None and decimals > 4:
             self.fail(f"decimals {decimals} is more than 4; allow at most 4 digits after the "
                       "point", where)
