@@ -69,6 +69,17 @@ REFUSED = [  # template, (file, old, new) edits, words of the one line check pri
                  ["raters.csv: lists 3 raters (R-7QX, R-3MD, R-9ZZ), but protocol 002's "
                   "plan freezes two pseudonymous rater IDs", "list exactly 2 raters"],
                  id="a-002-study-with-three-raters"),
+    pytest.param("judge-likert", [("raters.csv", "MiniMax,,primary",
+                                   "MiniMax,,primary\njudge-4,Judge Four,Four,,primary")],
+                 ["raters.csv: lists 4 raters (judge-1, judge-2, judge-3, judge-4), but "
+                  "protocol 004's judge ensemble is a locked trio", "list exactly 3 raters"],
+                 id="a-004-study-with-four-judges"),
+    pytest.param("judge-likert", [("raters.csv", "judge-3,Judge Three (MiniMax M2.7),MiniMax,,"
+                                   "primary\n", ""),
+                                  ("study.toml", ', judge_minimax = "judge-3"', "")],
+                 ["raters.csv: lists 2 raters (judge-1, judge-2), but protocol 004's judge "
+                  "ensemble is a locked trio", "list exactly 3 raters"],
+                 id="a-004-study-with-two-judges"),
 ]
 
 

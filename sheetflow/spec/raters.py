@@ -25,6 +25,8 @@ RATER_COLUMNS = ("rater_id", "name", "last_name", "email", "role")
 FIXED_RATERS = {
     "002": (2, "protocol 002's plan freezes two pseudonymous rater IDs (a primary rater "
             "on every item, a second rater on the second-rating subset)"),
+    "004": (3, "protocol 004's judge ensemble is a locked trio (Claude Opus 4.7, GPT-5.4, "
+            "MiniMax M2.7), and its verdicts count 2 of 3 judges"),
 }
 """Protocols whose text fixes the number of raters: (count, where it says so)."""
 
