@@ -80,6 +80,15 @@ REFUSED = [  # template, (file, old, new) edits, words of the one line check pri
                  ["raters.csv: lists 2 raters (judge-1, judge-2), but protocol 004's judge "
                   "ensemble is a locked trio", "list exactly 3 raters"],
                  id="a-004-study-with-two-judges"),
+    pytest.param("judge-likert", [("study.toml", 'judge_minimax = "judge-3"',
+                                   'judge_minimax = "judge-2"')],
+                 ["study.toml: [analysis.params.jsonl] judges: maps 2 judges to rater "
+                  "'judge-2'; each judge of protocol 004's locked trio fills its own rater's "
+                  "workbook"], id="a-004-mapping-two-judges-to-one-rater"),
+    pytest.param("judge-likert", [("study.toml", ', judge_minimax = "judge-3"', "")],
+                 ["study.toml: [analysis.params.jsonl] judges: maps no judge to 'judge-3': "
+                  "the analysis would leave 'judge-3' out of protocol 004's locked trio"],
+                 id="a-004-mapping-leaving-a-rater-out-of-the-trio"),
 ]
 
 

@@ -164,6 +164,35 @@ class RaterLoader(LoaderBase):
                               f"exactly {count} raters, or name the protocol the study follows "
                               "in [study] protocol", file=name)
 
+    def _trio_mapping(self, protocol: object, params: dict, raters: tuple[Rater, ...]) -> None:
+        """Protocol 004's trio is the judges ``[analysis.params.jsonl] judges`` maps to
+        raters (the analysis reads the trio from it): with three raters listed, it must
+        name each of them once, or the verdicts count 2 of 2 judges, or one workbook
+        twice. Deferred, as :meth:`_fixed_count`."""
+        fixed = FIXED_RATERS.get(protocol_number(protocol))
+        jsonl = params.get("jsonl")
+        judges = jsonl.get("judges") if isinstance(jsonl, dict) else None
+        if protocol_number(protocol) != "004" or not isinstance(judges, dict) \
+                or fixed is None or len(raters) != fixed[0]:
+            return  # no mapping: every rater is a judge; a wrong count is said once
+        named = [str(v) for v in judges.values()]
+        if not set(named) <= {r.id for r in raters}:
+            return  # a judge mapped to no rater is said by the params check
+        twice = sorted({v for v in named if named.count(v) > 1})
+        left = [r.id for r in raters if r.id not in named]
+        where = "[analysis.params.jsonl] judges"
+        if twice:
+            self.fail_to_generate(f"maps {named.count(twice[0])} judges to rater "
+                                  f"{twice[0]!r}; each judge of protocol 004's locked trio "
+                                  "fills its own rater's workbook: map each judge to a "
+                                  "rater of its own", where)
+        elif left:
+            ids = ", ".join(map(repr, left))
+            self.fail_to_generate(f"maps no judge to {ids}: the analysis would leave {ids} "
+                                  "out of protocol 004's locked trio; map a judge to each of "
+                                  "the three raters, or remove the judges line when the "
+                                  "judges score by hand", where)
+
     def _unread_columns(self, header: list[str], name: str) -> None:
         """Name each column sheetflow does not read. One that looks like a column it
         reads and the file lacks is an error: an 'e-mail' column dropped every address
