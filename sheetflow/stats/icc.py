@@ -23,6 +23,7 @@ _FORMS = (
     ("ICC2k", "ICC(2,k)", "ICC(A,k)", "two-way, absolute agreement, mean of k raters"),
     ("ICC3k", "ICC(3,k)", "ICC(C,k)", "two-way, consistency, mean of k raters"),
 )
+ZERO_TOLERANCE = 1e-12  # an estimate nearer 0 than this is rounding residue: reported as 0
 
 
 @_util.shared_doc
@@ -82,7 +83,9 @@ def icc(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
     :math:`-1/(k-1)` for a single-rater form) comes from a negative
     variance-component estimate; it is reported as NaN with the computed value in
     ``reason``, and its interval is NaN too. ``reason`` also carries these notes
-    when the ICC is defined.
+    when the ICC is defined. An estimate within 1e-12 of 0 (``ZERO_TOLERANCE``) is
+    reported as exactly 0: equal mean squares subtracted in floating point leave a
+    residue of about 1e-16, not an estimate.
 
     References
     ----------
@@ -109,10 +112,20 @@ def icc(data: pd.DataFrame | Any, *, unit: str = "unit", rater: str = "rater",
     rows = _icc_rows(x, confidence) if not reason else [_nan_row(reason)] * 6
     named = [dict(zip(("type", "shrout_fleiss", "mcgraw_wong", "description"), form,
                       strict=True)) for form in _FORMS]  # fmt: skip
-    rows = [_with_notes(_interval_checked(_range_checked(n, r, x.shape[1])), notes)
-            for n, r in zip(named, rows, strict=True)]
+    rows = [_with_notes(_interval_checked(_range_checked(n, _exact_zero(r), x.shape[1])),
+                        notes) for n, r in zip(named, rows, strict=True)]
     return _util.frame([{**n, **base, **r} for n, r in zip(named, rows, strict=True)],
                        ICC_COLUMNS)
+
+
+def _exact_zero(row: dict[str, Any]) -> dict[str, Any]:
+    """An estimate within 1e-12 of 0 is 0: the difference of two equal mean squares
+    in floating point (MSR = MSE exactly in rational arithmetic leaves -2.7e-16), which
+    a result sheet would show as "-2.66E-16", not the 0.000 it is."""
+    value = row["icc"]
+    if np.isfinite(value) and value != 0 and abs(value) < ZERO_TOLERANCE:
+        return {**row, "icc": 0.0}
+    return row
 
 
 def _range_checked(form: dict[str, str], row: dict[str, Any], k: int) -> dict[str, Any]:

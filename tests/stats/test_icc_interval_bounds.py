@@ -81,3 +81,27 @@ def test_every_interval_holds_its_estimate_or_is_nan_with_a_reason() -> None:
                     row["reason"], (row, data.tolist())
             else:
                 assert low <= row["icc"] + 1e-9 <= high + 2e-9, (row, data.tolist())
+
+
+def test_an_icc_of_exactly_zero_is_reported_as_zero_not_rounding_residue():
+    """Units [3, 3], [2, 1], [2, 5] rated by two raters: in rational arithmetic the
+    unit and residual mean squares are equal (MSR = MSE = 13/6, checked below with
+    fractions), so ICC(C,1) = (MSR - MSE) / (MSR + MSE) and ICC(C,2) = (MSR - MSE) /
+    MSR are exactly 0 (McGraw & Wong 1996, Table 4). Floating point left -2.7e-16,
+    which the 002 ICC sheet printed as "-2.66E-16"."""
+    from fractions import Fraction
+
+    import pandas as pd
+
+    x = [[3, 3], [2, 1], [2, 5]]
+    n, k = len(x), 2
+    grand = Fraction(sum(map(sum, x)), n * k)
+    ssr = k * sum((Fraction(sum(r), k) - grand) ** 2 for r in x)
+    ssc = n * sum((Fraction(sum(c), n) - grand) ** 2 for c in zip(*x, strict=True))
+    sst = sum((v - grand) ** 2 for r in x for v in r)
+    assert ssr / (n - 1) == (sst - ssr - ssc) / ((n - 1) * (k - 1)) == Fraction(13, 6)
+    data = pd.DataFrame([(u, r, float(v)) for u, row in enumerate(x)
+                         for r, v in enumerate(row)], columns=["unit", "rater", "value"])
+    out = st.icc(data).set_index("type")["icc"]
+    assert out["ICC3"] == 0.0 and out["ICC3k"] == 0.0
+    assert out["ICC1"] == pytest.approx(0.13043478260869565)  # others untouched
