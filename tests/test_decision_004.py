@@ -230,6 +230,14 @@ def test_a_missing_judge_makes_the_pilot_incomplete(tmp_path):
             "complete trio: " in check["note"]
     assert summary["decision"]["provisional_status"] == "inconclusive"
     assert not any("FAIL" in r for r in summary["decision"]["reasons"])
+    # the rule read "otherwise PILOT FAIL" of any pilot short of a PASS, an incomplete
+    # trio among them, while the verdict beside it is INCOMPLETE (or a FAIL the judges
+    # there already settle): the rule now says when each is given
+    rule = summary["decision"]["rule"]
+    assert "otherwise PILOT FAIL" not in rule
+    assert "PILOT FAIL when a hypothesis falls short even counting its tasks without a " \
+        "delta as right, or an item is a critical failure on the judges' scores there " \
+        "are" in rule and "Without the whole trio the decision is INCOMPLETE" in rule
     assert not any(r.startswith("- on the raters included the checks say FAIL") for r in rows)
 
 

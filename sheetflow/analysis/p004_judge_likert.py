@@ -186,9 +186,13 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
             "or at least 0 for a hypothesis stated with >=) "
             f"in at least {need} tasks and no item is a "
             f"critical failure, with the locked trio ({', '.join(judges)}) complete "
-            "(protocol 004); otherwise PILOT FAIL, unless a task without a delta (a cell "
-            "without items or without a complete trio) could still change it: then no "
-            "verdict")
+            "(protocol 004); PILOT FAIL when a hypothesis falls short even counting its "
+            "tasks without a delta as right, or an item is a critical failure on the "
+            "judges' scores there are (no missing score can undo either); otherwise no "
+            "verdict while a task without a delta (a cell without items or without a "
+            "complete trio) or an item a missing judge's score could make critical may "
+            "still change it. Without the whole trio the decision is INCOMPLETE, the "
+            "pilot verdict given beside it")
     decision = Decision(status_of(checks), rule, checks)
     if absent:  # a pilot without its whole trio is not judged at all
         decision.provisional_status = status_of(checks[1:])  # the judges there are
