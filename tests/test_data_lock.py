@@ -258,7 +258,8 @@ def test_the_lock_draws_only_from_the_ratings_collect_recorded(study):
 def test_the_lock_holds_the_study_lock(study):
     """A lock started while a collect runs waits for it, then refuses."""
     from sheetflow.collect.data_lock import lock_second_rater
-    from sheetflow.collect.outputs import OutputError, study_lock
+    from sheetflow.collect.outputs import OutputError
+    from sheetflow.collect.run_lock import study_lock
 
     with study_lock(study, "collect"), pytest.raises(OutputError, match="another sheetflow"):
         lock_second_rater(study, lock_wait=0.2)

@@ -189,7 +189,7 @@ def test_an_import_waits_for_an_analyze(study):
     analyze's and lost. It now waits for the lock, and writes once it is free."""
     import threading
 
-    from sheetflow.collect.outputs import study_lock
+    from sheetflow.collect.run_lock import study_lock
 
     import_judges(study, study / "judge-outputs.example.jsonl", window=WINDOW)
     other = "2026-04-27T09:00:00Z to 2026-04-27T10:00:00Z"

@@ -29,11 +29,11 @@ from sheetflow.cli import cli
 from sheetflow.collect.outputs import (
     COLLECTION_FILE,
     OutputError,
-    study_lock,
     verify_ratings,
 )
 from sheetflow.collect.returns import file_digest
 from sheetflow.collect.run import collect
+from sheetflow.collect.run_lock import study_lock
 from sheetflow.errors import MissingStepError, WriteError
 from sheetflow.spec import init_study
 from sheetflow.staging import OutputSet
@@ -222,7 +222,7 @@ def test_the_lock_message_names_every_command_that_takes_the_lock(tmp_path):
     names: a plan waiting on an analyze said only "collect or analyze"."""
     import ast
 
-    from sheetflow.collect.outputs import LOCKING_COMMANDS
+    from sheetflow.collect.run_lock import LOCKING_COMMANDS
 
     package = Path(sheetflow.__file__).parent
     callers = {node.args[1].value for path in package.rglob("*.py")
@@ -286,7 +286,7 @@ def _opened_by(pid: int, path: Path) -> bool:
 
 _WAITING_CHILD = r"""
 import sys, time
-from sheetflow.collect.outputs import study_lock
+from sheetflow.collect.run_lock import study_lock
 with study_lock(sys.argv[1], "collect", wait=120):
     print("held", flush=True)
     time.sleep(120)

@@ -19,8 +19,8 @@ import openpyxl
 import pytest
 from mail_helpers import mail_study, packs, run, run_json
 
-from sheetflow.collect.outputs import study_lock
 from sheetflow.collect.run import collect
+from sheetflow.collect.run_lock import study_lock
 from sheetflow.workbook import layout as L
 
 

@@ -53,7 +53,7 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
     Example: sheetflow analyze my-study
     """
     from ..analysis.panel import journal_note
-    from ..collect.outputs import study_lock
+    from ..collect.run_lock import study_lock
     from ..report import analyze_and_write
     from ..spec.model import SPEC_FILE
     from ..spec.protocol_targets import target_problems

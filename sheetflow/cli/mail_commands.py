@@ -102,7 +102,7 @@ def send_command(out: Output, directory: Path, which: str, dry_run: bool, yes: b
 
     Example: sheetflow send my-study invitations --dry-run
     """
-    from ..collect.outputs import study_lock
+    from ..collect.run_lock import study_lock
 
     # each kind goes to the raters file's addresses with a pack generated from the sealed
     # spec; reminders read the returns against it too, as status does

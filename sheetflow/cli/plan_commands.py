@@ -103,7 +103,7 @@ def plan_command(out: Output, directory: Path, statistic: str | None, method: st
 
     Example: sheetflow plan my-study --expected 0.75
     """
-    from ..collect.outputs import study_lock
+    from ..collect.run_lock import study_lock
     from ..plan import Costs, Target, plan_study, record_plan
     from ..plan.record import check_recordable
     from ..plan.workbook import write_plan_workbook

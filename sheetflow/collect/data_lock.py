@@ -54,9 +54,9 @@ from .outputs import (
     check_row_count,
     collection_secret,
     returns_since_collect,
-    study_lock,
     verify_ratings,
 )
+from .run_lock import study_lock
 
 
 @dataclass

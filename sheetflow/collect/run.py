@@ -90,11 +90,11 @@ from .outputs import (
     collection_secret,
     recorded_tables,
     retire_stale_analysis,
-    study_lock,
 )
 from .protocol_checks import batch_overlaps, sitting_gaps
 from .returns import Entry, NotAFile, escape_controls, file_digest, find_entries, where_read
 from .rivals import settle_packs
+from .run_lock import study_lock
 from .safety import Limits, Problem, problem_fields
 from .sandbox import Outcome, Sandbox
 from .senders import Senders, with_senders_unchecked

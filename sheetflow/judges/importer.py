@@ -52,7 +52,7 @@ from typing import Any
 import openpyxl
 
 from ..collect.content_checks import check_word_count
-from ..collect.outputs import study_lock
+from ..collect.run_lock import study_lock
 from ..errors import MissingStepError, SheetflowError, UsageError
 from ..hints import command_line
 from ..packs.manifest import Manifest, open_manifest
