@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..words import counted, interval_said, resting_on, shown_number
-from .common import EXIT_DATA, Output, command
+from .common import EXIT_DATA, Output, command, warn_demo_seal
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
@@ -48,7 +48,8 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
     0 means the analysis rests on every expected rater and every returned file (and,
     for imported judges, records their costs) and on the targets its protocol needs. A
     run replaces the earlier run's outputs whole; when it refuses, it removes them (they
-    would still show the last decision) and says so.
+    would still show the last decision) and says so. A study sealed by sheetflow demo
+    (its secret is public, so its packs blinded nothing) is warned of.
 
     Example: sheetflow analyze my-study
     """
@@ -61,6 +62,9 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
     with study_lock(directory, "analyze"):  # no collect replaces the table meanwhile
         analysis, written, removed = analyze_and_write(directory, published=published,
                                                        allow_partial=allow_partial)
+    # after the seal checks (a broken seal is said first): the figures stand, but the
+    # packs they came from hid nothing
+    warn_demo_seal(out, directory)
     damaged = analysis.panel.journal_damaged if analysis.panel else []
     # the damaged journal and the pilot summary's missing costs are said once on the
     # screen, as the warnings below; the Summary sheet and summary.json keep them

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..words import counted, first_few, interval_said
-from .common import EXIT_DATA, Output, command, stop_on_spec_drift
+from .common import EXIT_DATA, Output, command, stop_on_spec_drift, warn_demo_seal
 
 if TYPE_CHECKING:
     from ..collect.pack_status import RaterStatus
@@ -272,6 +272,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     what the table may show wrongly for it; a second rater whose pack lock has still to
     write). Exits 3, showing no table, when the spec
     (study.toml, its items or raters) changed after generate, as check and collect do.
+    A study sealed by sheetflow demo (its secret is public) is warned of.
 
     Example: sheetflow status my-study --agreement --json
     """
@@ -289,6 +290,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     # as check and collect: the returns would be read against a spec no pack was
     # generated from, so the table could show errors the raters never made
     stop_on_spec_drift(directory)
+    warn_demo_seal(out, directory)
     if agreement:  # before the table: without ratings there is nothing to add to it
         from ..collect.agreement import check_collected
 

@@ -254,6 +254,21 @@ def fail(code: int, messages: list[str], *, next_command: str | None = None,
     ctx.exit(code)
 
 
+def warn_demo_seal(out: Output, directory: Path) -> None:
+    """Warn when the study in ``directory`` is sealed with the demo's public secret.
+
+    generate and send refuse such a study: they would draw or mail packs anyone who
+    runs the demo can unblind. The commands that only read it (check, status, remind,
+    analyze) warn instead, so the demo itself still runs through them; a study with
+    real raters learns that its blinding hid nothing before anyone trusts its figures.
+    """
+    from ..packs.seal_check import demo_seal_line
+
+    line = demo_seal_line(directory)
+    if line:
+        out.warn(line)
+
+
 def stop_on_spec_drift(directory: Path, study: Study | None = None) -> Study:
     """The study in ``directory`` as generate sealed it, or stop with exit 3.
 
