@@ -289,8 +289,9 @@ def _plant(tmp: Path, root: Path, pack: dict, name: str, changes: dict[str, obje
 def test_libreoffice_red_and_done_are_collects_refusals_and_acceptances(tmp_path):
     """What collect accepts is not red (numbers as text, with a tab or line break after
     them too, non-breaking spaces, batch times it only warns of, cells of spaces, tabs,
-    line breaks, ideographic or zero-width spaces, which it reads as blank: orange, not
-    counted filled); what it refuses is
+    line breaks, ideographic or zero-width spaces or control characters, which it reads
+    as blank: orange, not counted filled; full-width digits, which it reads as numbers);
+    what it refuses is
     red (error values and formulas, in text answers too, and text it does not read as a
     number), and the line never says "#N/A"."""
     likert_root, likert = _study(tmp_path, "judge-likert")
@@ -325,6 +326,15 @@ def test_libreoffice_red_and_done_are_collects_refusals_and_acceptances(tmp_path
         (likert_root, likert, "wide-spaces-only",  # an input method's space, a web page's
          {rationale[0]: "\u3000", verdict[1]: "\u200b\u3000 "},
          "{m2} of {n} required answers filled", ["answer-missing"] * 2, set()),
+        (likert_root, likert, "controls-only",  # a pasted bell, a unit separator: blank
+         {rationale[0]: "_x0007_", verdict[1]: "\t_x0001__x001B_"},  # as the file escapes them
+         "{m2} of {n} required answers filled", ["answer-missing"] * 2, set()),
+        (likert_root, likert, "full-width-scale",  # an input method's digits are numbers
+         {scale[0]: "\uff13", scale[1]: "\uff14\uff0e\uff10", scale[2]: "\uff0b\uff12"},
+         "All {n} answers done", [], {"number-stored-as-text"}),
+        (paired_root, paired, "full-width-count",
+         {count[0]: "\uff13", hours[0]: "\uff11\uff12.\uff15", **notes},
+         "All {n} answers done", [], {"number-stored-as-text"}),
         (keep_root, keep, "times-to-check", {starts[0]: "after lunch", starts[1]: 0.5},
          "All {n} answers done; 2 " + time_hint.replace("time that is", "times that are")
          + "; 120 of 120 marks set (a blank mark means No)",
@@ -356,7 +366,8 @@ def test_libreoffice_red_and_done_are_collects_refusals_and_acceptances(tmp_path
     blank = {"keep-spaces": starts[2], "likert-spaces": verdict[0],
              "confidence-blank": confidence[1],  # the first (only) blank required cell
              "breaks-only": min(verdict[0], scale[0], scale[1], key=_row_of),
-             "wide-spaces-only": min(rationale[0], verdict[1], key=_row_of)}
+             "wide-spaces-only": min(rationale[0], verdict[1], key=_row_of),
+             "controls-only": min(rationale[0], verdict[1], key=_row_of)}
     for name, expected, _, line, n in _agreed(tmp_path, cases, _plant):
         if expected is None:  # checked by _agreed
             continue

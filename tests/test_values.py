@@ -29,6 +29,8 @@ HOURS = Dimension("h", "H", "number", minimum=0, maximum=40, decimals=2)
     (LIKERT, "5 ", 5, "number-stored-as-text"),
     (LIKERT, "5.0", 5, "number-stored-as-text"),
     (LIKERT, "５", 5, "number-stored-as-text"),
+    (LIKERT, "\uff14\uff0e\uff10", 4, "number-stored-as-text"),  # full-width "4.0"
+    (HOURS, "\uff11\uff12.\uff15", 12.5, "number-stored-as-text"),
     (LIKERT, " five", None, "value-not-a-number"),
     (LIKERT, " 4", None, "number-after-space"),
     (LIKERT, "\u00a04", None, "number-after-space"),
@@ -49,6 +51,11 @@ HOURS = Dimension("h", "H", "number", minimum=0, maximum=40, decimals=2)
     (CHECK, "Yes", "Yes", None),
     (CHECK, "Maybe", None, "value-out-of-domain"),
     (TEXT, "Évaluation 🙂", "Évaluation 🙂", None),
+    # only control characters: blank, as the pack's CLEAN reads it (not a text of "\x07")
+    (TEXT, "\x07", None, None),
+    (TEXT, "\x01\x1f \x07\t", None, None),
+    (CAT, "\x07", None, None),
+    (LIKERT, "3\x07", None, "value-not-a-number"),  # red in the pack too
     (TEXT, 42.0, "42", None),
     (HOURS, 12.25, 12.25, None),
     (HOURS, 0.30000000000000004, 0.3, None),  # 17 digits stored, 0.3 shown

@@ -60,6 +60,11 @@ from ..words import counted
 
 _INVISIBLE_CHARS = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
 _INVISIBLE = dict.fromkeys(map(ord, _INVISIBLE_CHARS))
+_CONTROLS = "".join(map(chr, range(32)))
+# a cell holding only control characters (a pasted bell, a unit separator) shows
+# nothing: the pack's blank test drops them with CLEAN (0x00-0x1F), so collect does too
+_BLANK_CHARS = _INVISIBLE_CHARS + _CONTROLS
+_BLANK = dict.fromkeys(map(ord, _BLANK_CHARS))
 _WHOLE_TEXT = re.compile(r"[+-]?\d+(?:\.0*)?", re.ASCII)
 _DECIMAL_TEXT = re.compile(r"[+-]?\d*\.\d+", re.ASCII)
 MAX_WHOLE = 10**9
@@ -147,16 +152,17 @@ class ParsedValue:
 
 
 def is_blank(raw: Any) -> bool:
-    """Whether a raw cell counts as empty (None, or text with only spaces)."""
+    """Whether a raw cell counts as empty (None, or text with only spaces, invisible
+    characters and control characters, as the pack's blank test reads it)."""
     if raw is None:
         return True
     if not isinstance(raw, str):
         return False
     # a visible first character settles it without translating a long text
     head = raw[:64].lstrip()
-    if head and head[0] not in _INVISIBLE_CHARS:
+    if head and head[0] not in _BLANK_CHARS:
         return False
-    return not raw.translate(_INVISIBLE).strip()
+    return not raw.translate(_BLANK).strip()
 
 
 def parse_value(dimension: Dimension, raw: Any) -> ParsedValue:

@@ -253,7 +253,9 @@ def _number_refused(ref: str, low: float, high: float, places: int) -> str:
     decimals, as collect reads one (``_parse_whole``), typed or as text.
 
     Text is a number when it is plain digits (an optional sign first, one optional
-    point) with nothing before them and only spaces after them, spaces as
+    point), in ASCII or full-width (``３``, what an East Asian input method types;
+    ``ASC`` reads them as ASCII, as collect's NFKC does), with nothing before them and
+    only spaces after them, spaces as
     :func:`loose_text` reads them (a tab or line break pasted with the number): its
     first character is a digit, sign or point, and each place of its reading is a
     digit (``-MID(..)`` is a number) or that sign or point.
@@ -265,9 +267,10 @@ def _number_refused(ref: str, low: float, high: float, places: int) -> str:
         fit = f"ROUND({x},{places})" if places else f"INT({x})"
         return f"{x}<>MEDIAN({num(low)},{num(high)},{fit})"
 
-    text = loose_text(ref)
-    plain = (f'AND(ISNUMBER(FIND(LEFT({ref},1),"0123456789+-.")),LEN({text})'
-             f'-ISNUMBER(FIND(LEFT({ref},1),"+-"))-ISNUMBER(FIND(".",{ref}))'
+    half = f"ASC({ref})"  # full-width digits, sign and point read as ASCII, as NFKC does
+    text = loose_text(half)
+    plain = (f'AND(ISNUMBER(FIND(LEFT({half},1),"0123456789+-.")),LEN({text})'
+             f'-ISNUMBER(FIND(LEFT({half},1),"+-"))-ISNUMBER(FIND(".",{half}))'
              f"=SUMPRODUCT(--ISNUMBER(-MID({text},{_DIGIT_PLACES},1))))")
     value = f'VALUE(SUBSTITUTE({text},".",MID(1/2,2,1)))'
     return f"IF(ISNUMBER({ref}),{off(ref)},IFERROR(OR(NOT({plain}),{off(value)}),TRUE))"
