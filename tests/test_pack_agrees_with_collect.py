@@ -326,8 +326,10 @@ def test_libreoffice_red_and_done_are_collects_refusals_and_acceptances(tmp_path
         (likert_root, likert, "wide-spaces-only",  # an input method's space, a web page's
          {rationale[0]: "\u3000", verdict[1]: "\u200b\u3000 "},
          "{m2} of {n} required answers filled", ["answer-missing"] * 2, set()),
-        (likert_root, likert, "controls-only",  # a pasted bell, a unit separator: blank
-         {rationale[0]: "_x0007_", verdict[1]: "\t_x0001__x001B_"},  # as the file escapes them
+        # a pasted bell, a unit separator, DEL, a C1 control (the first three escaped as
+        # the file stores them): blank
+        (likert_root, likert, "controls-only",
+         {rationale[0]: "_x0007_\x7f", verdict[1]: "\t_x0001__x001B_\x9f"},
          "{m2} of {n} required answers filled", ["answer-missing"] * 2, set()),
         (likert_root, likert, "full-width-scale",  # an input method's digits are numbers
          {scale[0]: "\uff13", scale[1]: "\uff14\uff0e\uff10", scale[2]: "\uff0b\uff12"},

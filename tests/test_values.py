@@ -55,6 +55,7 @@ HOURS = Dimension("h", "H", "number", minimum=0, maximum=40, decimals=2)
     (TEXT, "\x07", None, None),
     (TEXT, "\x01\x1f \x07\t", None, None),
     (CAT, "\x07", None, None),
+    (TEXT, "\x7f\x9f", None, None),  # DEL and a C1 control: LibreOffice's CLEAN drops them
     (LIKERT, "3\x07", None, "value-not-a-number"),  # red in the pack too
     (TEXT, 42.0, "42", None),
     (HOURS, 12.25, 12.25, None),

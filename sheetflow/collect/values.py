@@ -60,9 +60,10 @@ from ..words import counted
 
 _INVISIBLE_CHARS = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
 _INVISIBLE = dict.fromkeys(map(ord, _INVISIBLE_CHARS))
-_CONTROLS = "".join(map(chr, range(32)))
+_CONTROLS = "".join(map(chr, [*range(0x20), *range(0x7F, 0xA0)]))
 # a cell holding only control characters (a pasted bell, a unit separator) shows
-# nothing: the pack's blank test drops them with CLEAN (0x00-0x1F), so collect does too
+# nothing: the pack's blank test drops them with CLEAN (0x00-0x1F in Excel, DEL and
+# 0x80-0x9F too in LibreOffice), so collect does too
 _BLANK_CHARS = _INVISIBLE_CHARS + _CONTROLS
 _BLANK = dict.fromkeys(map(ord, _BLANK_CHARS))
 _WHOLE_TEXT = re.compile(r"[+-]?\d+(?:\.0*)?", re.ASCII)
