@@ -332,11 +332,13 @@ def test_libreoffice_red_and_done_are_collects_refusals_and_acceptances(tmp_path
          {rationale[0]: "_x0007_\x7f", verdict[1]: "\t_x0001__x001B_\x9f"},
          "{m2} of {n} required answers filled", ["answer-missing"] * 2, set()),
         (likert_root, likert, "full-width-scale",  # an input method's digits are numbers
-         {scale[0]: "\uff13", scale[1]: "\uff14\uff0e\uff10", scale[2]: "\uff0b\uff12"},
-         "All {n} answers done", [], {"number-stored-as-text"}),
+         {scale[0]: "\uff13", scale[1]: "\uff14\uff0e\uff10", scale[2]: "\uff0b\uff12",
+          verdict[0]: "\uff30\uff21\uff33\uff33\uff3f\uff33\uff34\uff32\uff2f\uff2e\uff27"},
+         "All {n} answers done", [], {"number-stored-as-text", "label-normalised"}),
         (paired_root, paired, "full-width-count",
-         {count[0]: "\uff13", hours[0]: "\uff11\uff12.\uff15", **notes},
-         "All {n} answers done", [], {"number-stored-as-text"}),
+         {count[0]: "\uff13", hours[0]: "\uff11\uff12.\uff15",
+          confidence[0]: "\uff28\uff49\uff47\uff48", **notes},  # Ｈｉｇｈ
+         "All {n} answers done", [], {"number-stored-as-text", "label-normalised"}),
         (keep_root, keep, "times-to-check", {starts[0]: "after lunch", starts[1]: 0.5},
          "All {n} answers done; 2 " + time_hint.replace("time that is", "times that are")
          + "; 120 of 120 marks set (a blank mark means No)",

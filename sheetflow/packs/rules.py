@@ -220,13 +220,14 @@ def _listed(choices: list[str], ref: str, dim: Dimension | None) -> str:
     if numbers and len(labels) < len(choices):
         tests.append(f"NOT({_number_refused(ref, dim.minimum, dim.maximum, 0)})")
     keys = loose_keys(tuple(labels))
+    half = f"ASC({ref})"  # full-width letters (Ｙｅｓ) as ASCII, as collect's NFKC reads them
     if keys:
-        tests += _one_of(list(keys), label_key_text(ref))
+        tests += _one_of(list(keys), label_key_text(half))
     # labels that read the same once spacing and hyphens go (A-B beside A B): each
     # only in letter case and the spaces around it, as collect reads them
     alike = [c for c in labels if keys.get(label_key(c)) != c]
     if alike:
-        tests += _one_of(alike, loose_text(ref))
+        tests += _one_of(alike, loose_text(half))
     return f"OR({','.join(tests)})"
 
 
