@@ -175,3 +175,13 @@ def test_the_reader_sees_the_1904_date_system():
     main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
     assert date1904(f'<workbook xmlns="{main}"><workbookPr date1904="1"/></workbook>')
     assert not date1904(f'<workbook xmlns="{main}"><workbookPr/></workbook>')
+
+
+def test_the_pack_reads_full_width_letters_only_for_ascii_labels():
+    """ASC reads Ｙｅｓ as Yes, as collect does; it would also make a katakana label's
+    full-width letters half-width, so a label of them is compared as typed."""
+    from sheetflow.packs.rules import invalid_formula
+
+    assert "ASC(D17)" in invalid_formula({"type": "list", "choices": ["Yes", "No"]}, "D17")
+    katakana = invalid_formula({"type": "list", "choices": ["\u30a4\u30a8\u30b9", "No"]}, "D17")
+    assert "ASC(" not in katakana

@@ -220,7 +220,10 @@ def _listed(choices: list[str], ref: str, dim: Dimension | None) -> str:
     if numbers and len(labels) < len(choices):
         tests.append(f"NOT({_number_refused(ref, dim.minimum, dim.maximum, 0)})")
     keys = loose_keys(tuple(labels))
-    half = f"ASC({ref})"  # full-width letters (Ｙｅｓ) as ASCII, as collect's NFKC reads them
+    # full-width letters (Ｙｅｓ) as ASCII, as collect's NFKC reads them; only for ASCII
+    # labels: ASC also makes full-width katakana half-width, which a label of them
+    # would then not match
+    half = f"ASC({ref})" if all(c.isascii() for c in labels) else ref
     if keys:
         tests += _one_of(list(keys), label_key_text(half))
     # labels that read the same once spacing and hyphens go (A-B beside A B): each
