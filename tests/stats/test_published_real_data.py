@@ -81,3 +81,26 @@ def test_recipe_crowd_ordinal_alpha_per_statement_and_mean() -> None:
         alphas.append(float(res["alpha"]))
     assert [round(a, 6) for a in alphas] == published
     assert round(float(np.mean(alphas)), 2) == 0.41
+
+
+@pytest.mark.parametrize(
+    ("judge", "published", "agree"),
+    # PandaLM repository README at commit 6fdac727d948518e7788201b699af7535157af99
+    # (2023-06-09): accuracy against the human majority, gpt-3.5-turbo 71.07 and
+    # PandaLM-7B 66.77 (per cent). gpt-3.5-turbo's 25 unparsable answers count as ties
+    # there, the only reading that reproduces the README's tables.
+    [("gpt_3_5_turbo", 71.07, 710), ("pandalm_7b", 66.77, 667)],
+)
+def test_pandalm_judge_agreement_with_the_human_majority(judge: str, published: float,
+                                                         agree: int) -> None:
+    humans = pd.read_csv(PANDALM).melt("idx", var_name="rater", value_name="value")
+    judges = pd.read_csv(FIXTURES / "pandalm_judges.csv", dtype=str)
+    verdict = judges[judge].replace({"Tie": "0", "garbage": "0"})
+    rows = pd.concat([humans.assign(value=humans["value"].astype(str)),
+                      pd.DataFrame({"idx": judges["idx"].astype(int), "rater": judge,
+                                    "value": verdict})])
+    res = st.direction_agreement(rows, unit="idx", against="reference",
+                                 reference=["annotator1", "annotator2", "annotator3"]).loc[0]
+    assert (res["rater"], res["n_units"], res["n_ties"]) == (judge, 999, 0)
+    assert res["n_agree"] == agree
+    assert round(100 * float(res["agreement"]), 2) == published

@@ -261,3 +261,21 @@ def test_spearman_scipy_collagen_example() -> None:
     x = [7.1, 7.1, 7.2, 8.3, 9.4, 10.5, 11.4]
     y = [2.8, 2.9, 2.8, 2.6, 3.5, 4.6, 5.0]
     assert st.spearman(x, y).loc[0, "rho"] == pytest.approx(0.7, abs=1e-12)
+
+
+# Wikipedia, "Fleiss' kappa", worked example: 10 subjects, 14 raters, 5 categories
+# (counts per subject and category).
+WIKIPEDIA_FLEISS = [
+    [0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
+    [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7],
+]
+
+
+def test_wikipedia_fleiss_example_pairwise_agreement_and_kappa() -> None:
+    # Wikipedia, ibid.: P-bar = 0.378, P-bar_e = 0.213, kappa = 0.210.
+    matrix = np.array([np.repeat(np.arange(1.0, 6.0), row) for row in WIKIPEDIA_FLEISS]).T
+    agreement = st.percent_agreement(matrix).loc[0]
+    assert round(float(agreement["pairwise_agreement"]), 3) == 0.378
+    assert agreement["all_agree_share"] == 0.1  # subject 1 only
+    kappa = st.fleiss_kappa(matrix).loc[0]
+    assert (round(float(kappa["p_e"]), 3), round(float(kappa["kappa"]), 3)) == (0.213, 0.210)
