@@ -69,26 +69,22 @@ REFUSED = [  # template, (file, old, new) edits, words of the one line check pri
                  ["raters.csv: lists 3 raters (R-7QX, R-3MD, R-9ZZ), but protocol 002's "
                   "plan freezes two pseudonymous rater IDs", "list exactly 2 raters"],
                  id="a-002-study-with-three-raters"),
-    pytest.param("judge-likert", [("raters.csv", "MiniMax,,primary",
-                                   "MiniMax,,primary\njudge-4,Judge Four,Four,,primary")],
-                 ["raters.csv: lists 4 raters (judge-1, judge-2, judge-3, judge-4), but "
-                  "protocol 004's judge ensemble is a locked trio", "list exactly 3 raters"],
-                 id="a-004-study-with-four-judges"),
-    pytest.param("judge-likert", [("raters.csv", "judge-3,Judge Three (MiniMax M2.7),MiniMax,,"
-                                   "primary\n", ""),
-                                  ("study.toml", ', judge_minimax = "judge-3"', "")],
-                 ["raters.csv: lists 2 raters (judge-1, judge-2), but protocol 004's judge "
-                  "ensemble is a locked trio", "list exactly 3 raters"],
-                 id="a-004-study-with-two-judges"),
     pytest.param("judge-likert", [("study.toml", 'judge_minimax = "judge-3"',
                                    'judge_minimax = "judge-2"')],
                  ["study.toml: [analysis.params.jsonl] judges: maps 2 judges to rater "
                   "'judge-2'; each judge of protocol 004's locked trio fills its own rater's "
                   "workbook"], id="a-004-mapping-two-judges-to-one-rater"),
     pytest.param("judge-likert", [("study.toml", ', judge_minimax = "judge-3"', "")],
-                 ["study.toml: [analysis.params.jsonl] judges: maps no judge to 'judge-3': "
-                  "the analysis would leave 'judge-3' out of protocol 004's locked trio"],
-                 id="a-004-mapping-leaving-a-rater-out-of-the-trio"),
+                 ["study.toml: [analysis.params.jsonl] judges: maps 2 judges (judge_opus, "
+                  "judge_gpt), but protocol 004's judge ensemble is a locked trio",
+                  "map each of the three judges to a rater"],
+                 id="a-004-mapping-two-judges"),
+    pytest.param("judge-likert", [("study.toml", "judges = { judge_opus", "# judges = { j"),
+                                  ("raters.csv", "MiniMax,,primary",
+                                   "MiniMax,,primary\nR4,Ada,Nwosu,,primary")],
+                 ["raters.csv: lists 4 raters (judge-1, judge-2, judge-3, R4) and no "
+                  "[analysis.params.jsonl] judges line names the trio, so every rater is a "
+                  "judge", "list exactly 3 raters"], id="a-004-study-of-four-judges-by-hand"),
 ]
 
 
@@ -97,6 +93,18 @@ def test_a_study_check_once_accepted_is_one_line(tmp_path, template, edits, word
     """A pack name that hides the packs (for every rater, or for one by their name), a
     second-rater subset with no primary rater to draw it from: one error line each."""
     edited_gives_one_line(tmp_path, template, edits, words)
+
+
+def test_a_004_person_rating_beside_the_mapped_trio_is_accepted(tmp_path):
+    """The trio is the three raters the judges line maps; a person rating beside them
+    is not a judge, and a fourth rater is no reason to refuse the study."""
+    from sheetflow.spec import load_study
+
+    root = init_study(tmp_path / "s", "judge-likert")
+    replace_once(root / "raters.csv", "MiniMax,,primary",
+                 "MiniMax,,primary\nR4,Ada,Nwosu,ada@example.org,primary")
+    study = load_study(root)
+    assert len(study.raters) == 4 and not study.generate_problems
 
 
 def test_raters_without_addresses_may_share_the_blank(tmp_path):

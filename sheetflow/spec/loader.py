@@ -119,7 +119,7 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
             if self._given(doc, "items") else ((), str(items_t.get("file", "items.csv")))
         raters, raters_file = self._raters(self._table(doc, "raters", required=False))
         self._fixed_count(meta.get("protocol"), raters, raters_file)
-        self._trio_mapping(meta.get("protocol"), plan.params, raters)
+        self._trio_mapping(meta.get("protocol"), plan.params, raters, raters_file)
         files = self._table(doc, "files", required=False)
         email = self._table(doc, "email", required=False)
         self._unknown_keys(files, {"pack_name"}, "[files]")

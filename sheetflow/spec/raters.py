@@ -25,8 +25,6 @@ RATER_COLUMNS = ("rater_id", "name", "last_name", "email", "role")
 FIXED_RATERS = {
     "002": (2, "protocol 002's plan freezes two pseudonymous rater IDs (a primary rater "
             "on every item, a second rater on the second-rating subset)"),
-    "004": (3, "protocol 004's judge ensemble is a locked trio (Claude Opus 4.7, GPT-5.4, "
-            "MiniMax M2.7), and its verdicts count 2 of 3 judges"),
 }
 """Protocols whose text fixes the number of raters: (count, where it says so)."""
 
@@ -164,34 +162,44 @@ class RaterLoader(LoaderBase):
                               f"exactly {count} raters, or name the protocol the study follows "
                               "in [study] protocol", file=name)
 
-    def _trio_mapping(self, protocol: object, params: dict, raters: tuple[Rater, ...]) -> None:
-        """Protocol 004's trio is the judges ``[analysis.params.jsonl] judges`` maps to
-        raters (the analysis reads the trio from it): with three raters listed, it must
-        name each of them once, or the verdicts count 2 of 2 judges, or one workbook
-        twice. Deferred, as :meth:`_fixed_count`."""
-        fixed = FIXED_RATERS.get(protocol_number(protocol))
+    def _trio_mapping(self, protocol: object, params: dict, raters: tuple[Rater, ...],
+                      name: str = "") -> None:
+        """Protocol 004's locked trio is three judges, each filling its own workbook.
+
+        The analysis takes the trio from ``[analysis.params.jsonl] judges`` (judge ->
+        rater id), or, without that mapping (judges scoring by hand), from every rater
+        listed: either way it must be three distinct raters, or the verdicts count 2 of
+        2 judges, 3 of 4, or one workbook twice. People rating beside a mapped trio are
+        not judges and are not counted. Deferred, as :meth:`_fixed_count`."""
+        if protocol_number(protocol) != "004" or not raters:
+            return
         jsonl = params.get("jsonl")
         judges = jsonl.get("judges") if isinstance(jsonl, dict) else None
-        if protocol_number(protocol) != "004" or not isinstance(judges, dict) \
-                or fixed is None or len(raters) != fixed[0]:
-            return  # no mapping: every rater is a judge; a wrong count is said once
+        why = ("protocol 004's judge ensemble is a locked trio (Claude Opus 4.7, GPT-5.4, "
+               "MiniMax M2.7), and its verdicts count 2 of 3 judges")
+        if not isinstance(judges, dict) or not judges:
+            if len(raters) != 3:  # every rater is a judge
+                listed = ", ".join(r.id for r in raters[:4]) + (", ..." if len(raters) > 4
+                                                                else "")
+                self.fail_to_generate(
+                    f"lists {len(raters)} raters ({listed}) and no [analysis.params.jsonl] "
+                    f"judges line names the trio, so every rater is a judge; but {why}: "
+                    "list exactly 3 raters, or map the three judges to raters there",
+                    file=name or None)
+            return
         named = [str(v) for v in judges.values()]
         if not set(named) <= {r.id for r in raters}:
             return  # a judge mapped to no rater is said by the params check
         twice = sorted({v for v in named if named.count(v) > 1})
-        left = [r.id for r in raters if r.id not in named]
         where = "[analysis.params.jsonl] judges"
         if twice:
             self.fail_to_generate(f"maps {named.count(twice[0])} judges to rater "
                                   f"{twice[0]!r}; each judge of protocol 004's locked trio "
                                   "fills its own rater's workbook: map each judge to a "
                                   "rater of its own", where)
-        elif left:
-            ids = ", ".join(map(repr, left))
-            self.fail_to_generate(f"maps no judge to {ids}: the analysis would leave {ids} "
-                                  "out of protocol 004's locked trio; map a judge to each of "
-                                  "the three raters, or remove the judges line when the "
-                                  "judges score by hand", where)
+        elif len(named) != 3:
+            self.fail_to_generate(f"maps {len(named)} judges ({', '.join(judges)}), but "
+                                  f"{why}: map each of the three judges to a rater", where)
 
     def _unread_columns(self, header: list[str], name: str) -> None:
         """Name each column sheetflow does not read. One that looks like a column it
