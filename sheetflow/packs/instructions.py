@@ -154,7 +154,9 @@ def write_text_sheets(first: TextSheet, more: TextSheet, spec: Any, paired: bool
         _study_text(more, spec.instructions)
     more.gap()
     more.heading("The rubric in detail")
-    for dim in spec.dimensions:
+    # a later sitting has no Submission area: its study questions were asked once
+    asked = [d for d in spec.dimensions if d.scope != "study" or spec.include_study_answers]
+    for dim in asked:
         more.heading(answer_label(dim), "label")
         for line in rubric_lines(dim, notes.get(dim.id, ())):
             more.para(line)
