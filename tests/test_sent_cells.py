@@ -26,11 +26,13 @@ from sheetflow.collect.file_check import _Plan
 from sheetflow.collect.reader import open_book
 from sheetflow.collect.run import collect
 from sheetflow.collect.sent_cells import sheet_digest
+from sheetflow.collect.values import ExcelError, Formula
 from sheetflow.packs.generate import generate_packs
 from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec.study import load_study
 from sheetflow.spec.templates import init_study, list_templates
 from sheetflow.workbook import layout as L
+from sheetflow.workbook import sent_cells as S
 
 CODE = "sent-text-changed"
 
@@ -214,3 +216,17 @@ def test_a_value_typed_over_a_total_says_the_recomputed_total_is_used(tmp_path):
     (found,) = _ours(collect(root, write=False).report.issues)
     assert "which sheetflow recomputes from the scores (not from the value typed). " \
         in found.message
+
+
+@pytest.mark.parametrize("extra", [{}, {(3, 1): True}, {(3, 1): ExcelError("#N/A")}])
+def test_the_digest_of_read_cells_is_the_digest_of_their_canonical_values(extra):
+    """Text, numbers and formulas are digested by whole lists, anything else cell by
+    cell: either way the digest is that of each cell's canonical value, in reading
+    order, without the cells skipped or holding ""."""
+    cells = {(2, 2): "b", (1, 3): 2.5, (1, 1): Formula("A2+1"), (2, 1): "",
+             (1, 2): "a", (9, 9): "skipped", (4, 1): Formula("B1"), **extra}
+    kept = {p: v for p, v in cells.items() if p != (9, 9) and v != ""}
+    want = S.digest([(p, S.FORMULA if isinstance(v, Formula) else S.canonical(v))
+                     for p, v in kept.items()])
+    assert sheet_digest(cells, {(9, 9)}) == want
+    assert sheet_digest({p: v for p, v in cells.items() if p != (9, 9)}, set()) == want

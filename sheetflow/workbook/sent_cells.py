@@ -64,13 +64,25 @@ def digest(cells: Iterable[tuple[tuple[int, int], Any]]) -> str:
     # machine), the values joined, any value but text marked by a leading \x01 (a
     # character no sheet's text holds)
     ordered = sorted(cells)
-    places = array("I", chain.from_iterable(map(itemgetter(0), ordered)))
+    return ordered_digest(list(map(itemgetter(0), ordered)), list(map(itemgetter(1), ordered)))
+
+
+def ordered_digest(places: list[tuple[int, int]], values: list[Any]) -> str:
+    """:func:`digest` of the cells at ``places`` (in row-then-column order, no place
+    twice) holding ``values`` (each a :func:`canonical` value or :data:`FORMULA`,
+    none None)."""
+    packed = array("I", chain.from_iterable(places))
     if sys.byteorder == "big":
-        places.byteswap()
-    values = "\x00".join([v if type(v) is str else "\x01" + repr(v) for _, v in ordered])
-    found = hashlib.sha256(places.tobytes())
-    found.update(values.encode("utf-8", "surrogatepass"))
+        packed.byteswap()
+    # a formula's mark made once: a Scoring sheet holds thousands of formulas
+    text = "\x00".join([v if type(v) is str else _FORMULA_MARK if v is FORMULA
+                        else "\x01" + repr(v) for v in values])
+    found = hashlib.sha256(packed.tobytes())
+    found.update(text.encode("utf-8", "surrogatepass"))
     return found.hexdigest()
+
+
+_FORMULA_MARK = "\x01" + repr(FORMULA)
 
 
 def entry_places(entry: dict[str, Any]) -> set[tuple[int, int]]:
