@@ -228,16 +228,18 @@ class AnswerReader:
         self.result.entered += not is_blank(raw)
         parsed = parse_confidence(raw)
         self._count(self._is_required(dim, "confidence"), parsed.value)
-        what = self._what(f"Confidence for {dim.label}", case, label)
+        # the message's words are made only for a cell with an issue (one in thousands)
         if parsed.code:
             self.k.add(parsed.code, **self._where(moved, case, label, dim),
-                       value=self.k.quoted(moved, raw), what=what,
+                       value=self.k.quoted(moved, raw),
+                       what=self._what(f"Confidence for {dim.label}", case, label),
                        expected=parsed.expected, accepted=parsed.value)
         elif parsed.blank and self._is_required(dim, "confidence"):
             # required as the pack shows it (orange, counted by its progress line): the
             # protocol asks a confidence for every score, and a reply that named only
             # the blank scores left the rater's line short of "done"
-            self.k.add("answer-missing", **self._where(moved, case, label, dim), what=what,
+            self.k.add("answer-missing", **self._where(moved, case, label, dim),
+                       what=self._what(f"Confidence for {dim.label}", case, label),
                        expected=CONFIDENCE_DOMAIN)
         if parsed.value:
             self.confidences.append(parsed.value)
