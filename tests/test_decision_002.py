@@ -216,6 +216,14 @@ def test_a_material_error_count_above_50_is_taken_and_rejects_the_item(tmp_path)
     assert each[disputed] in (f"60 ({SECOND}), 0 ({PRIMARY})", f"0 ({PRIMARY}), 60 ({SECOND})")
     once = next(i for i in each if i not in selected)
     assert each[once] == f"0 ({PRIMARY})"
+    # a count without a cap is analysed on the values observed: its alpha read "could
+    # not be computed: ... the value domain is empty" in every study of the template
+    book = openpyxl.load_workbook(root / "out" / "analysis.xlsx", read_only=True)
+    said = [str(v) for ws in book for row in ws.iter_rows(values_only=True) for v in row
+            if isinstance(v, str) and "value domain is empty" in v]
+    assert not said, said
+    alpha = next(r for r in summary["alpha"] if r["measure"] == "material_errors")
+    assert alpha["alpha"] is not None, alpha
 
 
 @pytest.mark.parametrize(("raw", "code"), [(-1, "value-out-of-domain"),

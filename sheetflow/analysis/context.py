@@ -296,10 +296,11 @@ def _natural_ranks(col: pd.Series) -> pd.Series:
 
 
 def typed_domain(kind: str, domain: list[Any] | None, level: str) -> list[Any] | None:
-    """Numeric domains as floats so they match the numeric ratings."""
+    """Numeric domains as floats so they match the numeric ratings; an empty numeric
+    domain (a number without a cap, or with decimals: values as observed) is None."""
     if domain is None or kind in ("categorical", "binary", "preference", "flag"):
         return domain
-    return [float(v) for v in domain]
+    return [float(v) for v in domain] or None
 
 
 def values_for(ctx: Context, dim_id: str, kind: str) -> pd.DataFrame:
