@@ -377,3 +377,26 @@ def test_too_many_decimals_is_not_called_not_a_whole_number():
                        "from 0 to 40 with at most 2 decimals.")
     assert parse_value(Dimension("w", "W", "number", minimum=0, maximum=40), 3.5).code \
         == "value-not-whole"
+
+
+def test_a_text_answer_loses_its_control_characters_saying_where(tmp_path):
+    """A NUL or a bell pasted into a text answer (stored escaped, ``_x0007_``) does not
+    reach ratings.csv, where it breaks the programs that read it; the change is named
+    with its cell, not made silently."""
+    root = tmp_path / "study"
+    init_study(root, "judge-likert")
+    generate_packs(root)
+    pack = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][0]
+    cell = next(a["cell"] for a in L.iter_answer_cells(pack)
+                if a["dimension"] == "rationale")
+    answers = {**plan_answers(pack), cell: ("Clear_x0000_ and_x0007_ right._x000B_Yes.", "")}
+    (root / "returns").mkdir(exist_ok=True)
+    fill_openpyxl(root / L.PACKS_DIR / pack["file"], root / "returns" / pack["file"], answers)
+    result = collect(root)
+    found = [i for i in result.report.issues if i.code == "text-control-characters"]
+    assert [(i.cell, i.severity) for i in found] == [(cell, "warning")]
+    assert "\x00" not in found[0].message and "\x07" not in found[0].message
+    ratings = (root / "out" / "ratings.csv").read_text(encoding="utf-8")
+    assert "\x00" not in ratings and "\x07" not in ratings
+    assert "Clear and right.\nYes." in ratings
+    assert "Clear_x0000_ and_x0007_ right._x000B_Yes." in ratings  # the raw column

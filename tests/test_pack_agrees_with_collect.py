@@ -502,3 +502,50 @@ def test_libreoffice_a_total_is_shown_only_once_all_its_parts_are_answered(tmp_p
     (full_a, full_b), (part_a, part_b) = _shown(tmp_path, files, totals)
     assert full_a and full_b and part_a == full_a, (full_a, full_b, part_a)
     assert part_b == "", part_b
+
+
+# odd characters a paste or an input method brings, each as a scale's number, a choice
+# and a cell's blankness ("_x000B_": a vertical tab as the file stores it)
+_ODD = ["\uff13", "\uff0b\uff12", "\u2462", "\u00b3", "\U0001d7d1", "\u2082", "3\u3000",
+        "3\u2003", "3\u2028", "3_x000B_", "3\u200b", "3\t", "\u3000", "\u2028", "\u2029",
+        "\u2003", "\u00ad", "_x000B_", "\u0085", "High\u3000", "High\u2028",
+        "\uff28\uff49\uff47\uff48", "\u200b\u3000 "]
+
+
+@pytest.mark.libreoffice
+@needs_soffice
+def test_libreoffice_odd_characters_are_red_or_blank_as_collect_reads_them(tmp_path):
+    """The pack's own formulas, computed by LibreOffice, beside collect's reading of
+    the same text: red for a scale and for a choice exactly where collect refuses it,
+    filled exactly where collect does not read it as blank."""
+    from sheetflow.collect.values import parse_value
+    from sheetflow.packs.rules import filled_test, invalid_formula
+    from sheetflow.spec.rubric import Dimension
+
+    scale = Dimension("s", "S", "scale", minimum=1, maximum=5)
+    choice = Dimension("c", "C", "categorical", choices=("Low", "Medium", "High"))
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for row, text in enumerate(_ODD, start=1):
+        ws.cell(row, 1).value = text
+        ws.cell(row, 1).data_type = "s"
+        ws.cell(row, 2).value = "=" + invalid_formula({"type": "whole", "min": 1, "max": 5},
+                                                      f"A{row}")
+        ws.cell(row, 3).value = "=" + invalid_formula(
+            {"type": "list", "choices": list(choice.choices)}, f"A{row}")
+        ws.cell(row, 4).value = "=" + filled_test(f"A{row}")
+    wb.save(tmp_path / "odd.xlsx")
+    subprocess.run(["soffice", f"-env:UserInstallation={libreoffice_profile(tmp_path).as_uri()}",
+                    "--headless", "--convert-to", CSV_FILTER.rsplit(",", 1)[0] + ",1",
+                    "--outdir", str(tmp_path / "csv"),
+                    str(tmp_path / "odd.xlsx")], capture_output=True, timeout=300, check=True)
+    with open(tmp_path / "csv" / "odd-Sheet.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))  # not splitlines: a line separator is in a cell
+    accepted = (None, "number-stored-as-text", "label-normalised")
+    for text, (_, scale_red, choice_red, filled) in zip(_ODD, rows, strict=True):
+        raw = re.sub(r"_x([0-9A-F]{4})_", lambda m: chr(int(m.group(1), 16)), text)
+        read_scale, read_choice = parse_value(scale, raw), parse_value(choice, raw)
+        assert (filled == "TRUE") is not read_scale.blank, (text, "blank")
+        if not read_scale.blank:
+            assert (scale_red == "TRUE") is (read_scale.code not in accepted), (text, "scale")
+            assert (choice_red == "TRUE") is (read_choice.code not in accepted), (text, "choice")

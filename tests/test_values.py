@@ -185,3 +185,47 @@ def test_the_pack_reads_full_width_letters_only_for_ascii_labels():
     assert "ASC(D17)" in invalid_formula({"type": "list", "choices": ["Yes", "No"]}, "D17")
     katakana = invalid_formula({"type": "list", "choices": ["\u30a4\u30a8\u30b9", "No"]}, "D17")
     assert "ASC(" not in katakana
+
+
+@pytest.mark.parametrize("raw,value,code", [
+    ("\uff13", 3, "number-stored-as-text"),  # full-width: ASC reads it, so does collect
+    ("\uff0b\uff12", 2, "number-stored-as-text"),
+    ("3\t", 3, "number-stored-as-text"),
+    ("3\r\n", 3, "number-stored-as-text"),
+    ("\u2462", None, "value-not-a-number"),  # circled, superscript, mathematical,
+    ("\u00b3", None, "value-not-a-number"),  # subscript digits: red in the pack
+    ("\U0001d7d1", None, "value-not-a-number"),
+    ("\u2082", None, "value-not-a-number"),
+    ("3\u3000", None, "value-not-a-number"),  # spaces the pack does not trim
+    ("3\u2003", None, "value-not-a-number"),
+    ("3\u2028", None, "value-not-a-number"),
+    ("3\x0b", None, "value-not-a-number"),
+    ("3\u200b", None, "value-not-a-number"),  # red in the pack, which keeps it
+])
+def test_a_number_as_text_is_read_only_as_the_pack_reads_it(raw, value, code):
+    parsed = parse_value(LIKERT, raw)
+    assert (parsed.value, parsed.code) == (value, code)
+
+
+@pytest.mark.parametrize("raw,blank", [
+    ("\u3000", True), ("\u200b \u00a0", True), ("\x07\x1f\x7f\x9f", True),
+    ("\u2028", False), ("\u2029", False), ("\u2003", False), ("\u00ad", False),
+])
+def test_blank_is_the_packs_blank(raw, blank):
+    """Only what the pack's blank test removes (spaces, ideographic and zero-width
+    spaces, control characters) makes a cell blank: a line separator is filled there."""
+    assert parse_value(TEXT, raw).blank is blank
+
+
+@pytest.mark.parametrize("raw", ["High\u3000", "High\u2003", "High\u2028", "\u3000High"])
+def test_a_label_with_a_space_the_pack_does_not_read_as_one_is_refused(raw):
+    conf = Dimension("c", "C", "categorical", choices=("Low", "Medium", "High"))
+    assert parse_value(conf, raw).code == "value-out-of-domain"
+
+
+def test_a_text_answer_loses_its_control_characters_and_says_so():
+    parsed = parse_value(TEXT, "A\x00B\x07C\x1c\x7f\x85 line\x0bnext\tcol\r\nend")
+    assert parsed.value == "ABC line\nnext\tcol\r\nend"
+    assert parsed.code == "text-control-characters"
+    kept = parse_value(TEXT, "plain\ttext\r\nkept")
+    assert (kept.value, kept.code) == ("plain\ttext\r\nkept", None)

@@ -20,7 +20,7 @@ from ..workbook import layout as L
 from .content_checks import SelfCheckInput, check_batch_times, check_word_count
 from .copies import answer_print
 from .protocol_checks import flag_notes_missing, verdicts_off_band
-from .rows import PackedBlock, RatingBlock, raw_text, value_text
+from .rows import PackedBlock, RatingBlock, table_raw, value_text
 from .validate import show_value
 from .values import (
     CONFIDENCE_DOMAIN,
@@ -183,7 +183,7 @@ class AnswerReader:
         if parsed.code is None and parsed.value is not None and dim.kind != "text" \
                 and type(raw) in _PLAIN and len(self._clean) < _CLEAN_KEPT:
             # what the next cell holding the same value gives: the same row, no issue
-            self._clean[(dim.id, raw)] = (parsed, value_text(parsed.value), raw_text(raw))
+            self._clean[(dim.id, raw)] = (parsed, value_text(parsed.value), table_raw(raw))
         return parsed
 
     def _is_required(self, dim: Dimension, part: str) -> bool:
@@ -335,7 +335,7 @@ class AnswerReader:
 
     def _emit(self, case: str, label: str, row_id: str, dim_id: str, part: str, value: Any,
               raw: Any, confidence: str, cell: str) -> None:
-        self.rows.append((case, row_id, label, dim_id, part, value_text(value), raw_text(raw),
+        self.rows.append((case, row_id, label, dim_id, part, value_text(value), table_raw(raw),
                           confidence, cell))
 
     def _block(self) -> PackedBlock:

@@ -88,6 +88,20 @@ def raw_text(raw: Any) -> str:
     return value_text(raw)
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def table_raw(raw: Any) -> str:
+    """:func:`raw_text` as the ratings table's ``raw`` column holds it: a control
+    character other than tab and line breaks (a pasted NUL or bell) written as the
+    xlsx file stores it (``_x0007_``), so the cell stays whole to an auditor and a
+    NUL never reaches a program reading the CSV."""
+    text = raw_text(raw)
+    if type(raw) is not str or not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(lambda m: f"_x{ord(m.group()):04X}_", text)
+
+
 # --------------------------------------------------------------------------- CSV
 
 

@@ -8,12 +8,18 @@ fix it. It does no I/O and knows nothing about workbooks.
 Policy (documented in ``docs/issue-codes.md``):
 
 - A number stored as text (``'5'``, ``'+5'``, ``'5.0'``, ``'5 '``, fullwidth ``'５'``:
-  ASCII digits, an optional sign and decimal point, trailing spaces) is read as that
+  ASCII digits, an optional sign and decimal point, trailing spaces, tabs and line
+  breaks; full-width forms only, not circled or superscript digits) is read as that
   number with the warning ``number-stored-as-text`` (``'5.5'`` in a whole-number field
   is then ``value-not-whole``); the same after a space (``' 5'``) is
   ``number-after-space``, as the pack marks it red; anything else in text
   (``' five'``, ``'3,0'``, ``'1_0'``, ``'1e3'``) is ``value-not-a-number``: Python's
   number syntax (underscores, exponents, ``inf``) is not read.
+- A text answer keeps its tabs and line breaks but not other control characters (a
+  pasted NUL or bell; a vertical tab or form feed becomes a line break): the warning
+  ``text-control-characters`` names the cell. Blank is what the pack's blank test
+  leaves nothing of: spaces (plain, non-breaking, ideographic), zero-width spaces and
+  control characters; an em space or a line separator alone is filled there and here.
 - A number cell is read as a spreadsheet shows it, to 15 significant digits
   (``3.0000000000000004`` is 3).
 - A number beyond :data:`MAX_WHOLE` (``1E+308``) is ``value-too-large``.
@@ -61,11 +67,25 @@ from ..words import counted
 _INVISIBLE_CHARS = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
 _INVISIBLE = dict.fromkeys(map(ord, _INVISIBLE_CHARS))
 _CONTROLS = "".join(map(chr, [*range(0x20), *range(0x7F, 0xA0)]))
-# a cell holding only control characters (a pasted bell, a unit separator) shows
-# nothing: the pack's blank test drops them with CLEAN (0x00-0x1F in Excel, DEL and
-# 0x80-0x9F too in LibreOffice), so collect does too
-_BLANK_CHARS = _INVISIBLE_CHARS + _CONTROLS
+# blank is what the pack's blank test (packs/rules.py ``_cleaned``) leaves nothing of:
+# spaces (plain, non-breaking, ideographic), the zero-width space, and the control
+# characters its CLEAN drops (0x00-0x1F in Excel, DEL and 0x80-0x9F too in
+# LibreOffice). Other spaces and invisible characters (an em space, a line separator,
+# a soft hyphen) are filled there, so they are not blank here either
+_BLANK_CHARS = " \u00a0\u3000\u200b" + _CONTROLS
 _BLANK = dict.fromkeys(map(ord, _BLANK_CHARS))
+# the spaces the pack reads around a number or a label (``loose_text``: tab, line
+# breaks, non-breaking space made spaces, then TRIM): an em space or a line separator
+# after a number is red there, so it is not forgiven here
+_PACK_SPACES = " \t\n\r\u00a0"
+# full-width ASCII (Ｕ+FF01-FF5E: an East Asian input method's digits, signs and
+# letters), what the pack's ASC reads as ASCII; NFKC would also read circled,
+# superscript and mathematical digits (③ ³ 𝟑), which the pack shows red
+_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
+# control characters a text answer loses (CLEAN's), keeping tab and line breaks; a
+# vertical tab or form feed is Word's line break, pasted, and stays one
+_TEXT_CONTROLS: dict[int, str | None] = {
+    **dict.fromkeys(map(ord, _CONTROLS)), 9: "\t", 10: "\n", 13: "\r", 11: "\n", 12: "\n"}
 _WHOLE_TEXT = re.compile(r"[+-]?\d+(?:\.0*)?", re.ASCII)
 _DECIMAL_TEXT = re.compile(r"[+-]?\d*\.\d+", re.ASCII)
 MAX_WHOLE = 10**9
@@ -153,17 +173,16 @@ class ParsedValue:
 
 
 def is_blank(raw: Any) -> bool:
-    """Whether a raw cell counts as empty (None, or text with only spaces, invisible
-    characters and control characters, as the pack's blank test reads it)."""
+    """Whether a raw cell counts as empty (None, or text with only spaces, the
+    zero-width space and control characters, as the pack's blank test reads it)."""
     if raw is None:
         return True
     if not isinstance(raw, str):
         return False
     # a visible first character settles it without translating a long text
-    head = raw[:64].lstrip()
-    if head and head[0] not in _BLANK_CHARS:
+    if raw and raw[0] not in _BLANK_CHARS:
         return False
-    return not raw.translate(_BLANK).strip()
+    return not raw.translate(_BLANK)
 
 
 def parse_value(dimension: Dimension, raw: Any) -> ParsedValue:
@@ -233,7 +252,7 @@ def _parse_value(dimension: Dimension, raw: Any) -> ParsedValue:
     if dimension.kind in ("count", "scale", "number"):
         return _parse_whole(dimension, raw)
     if dimension.kind == "text":
-        return ParsedValue(_as_text(raw))
+        return _parse_text(raw)
     return _parse_label(raw, _labels(dimension), describe_domain(dimension))
 
 
@@ -452,15 +471,17 @@ def _in_range(dimension: Dimension, whole: float) -> bool:
 def _number_from_text(text: str) -> tuple[float | None, str]:
     """A number typed as text: ASCII digits, an optional sign and decimal point.
 
-    '5', '+5', '5 ', '5.0', '.5', '５' parse (full-width digits are the ASCII ones
-    after NFKC); '5.5' parses (and is then not whole); ' five', '3,0', '1_0',
-    '1e3', 'inf' and digits of other scripts do not: Python's own number syntax is
-    not a spreadsheet's. Trailing spaces are forgiven (a common slip). A leading
+    '5', '+5', '5 ', '5.0', '.5', '５' parse (full-width digits are the ASCII ones,
+    as the pack's ASC reads them); '5.5' parses (and is then not whole); ' five',
+    '3,0', '1_0', '1e3', 'inf', digits of other scripts and other digit forms
+    ('③', '³', '𝟑', '₂': red in the pack) do not: Python's own number syntax is not
+    a spreadsheet's. Trailing spaces, tabs and line breaks are forgiven (a common
+    slip); other spaces and invisible characters are not, as the pack. A leading
     space is not (``number-after-space``): the pack's highlight marks ' 5' red, by
     the same rule, in the packs already sent, and collect must not accept what the
     rater was shown as refused.
     """
-    normal = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).rstrip()
+    normal = text.translate(_FULL_WIDTH).rstrip(_PACK_SPACES)
     number = normal.lstrip()
     if not (_WHOLE_TEXT.fullmatch(number) or _DECIMAL_TEXT.fullmatch(number)):
         return None, "value-not-a-number"
@@ -481,6 +502,11 @@ def _match_label(text: str, labels: tuple[str, ...]) -> tuple[str, str | None] |
     """(label, code) when ``text`` is a label exactly (None) or loosely (a warning)."""
     if text in labels:
         return text, None
+    if any(c.isspace() and c not in _PACK_SPACES and c not in _CONTROLS for c in text):
+        # an em space, ideographic space or line separator in or around a label is red
+        # in the pack (it reads only spaces, tabs and line breaks as spaces), where NFKC
+        # and Python's split would make it a space
+        return None
     key = _loose(text)
     matches = [label for label in labels if _loose(label) == key]
     if len(matches) == 1:
@@ -493,6 +519,16 @@ def _loose(text: str) -> str:
     """Case-, width- and spacing-insensitive form of a label."""
     normal = unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
     return " ".join(normal.split()).casefold()
+
+
+def _parse_text(raw: Any) -> ParsedValue:
+    """A text answer, without the control characters (NUL, a bell, a unit separator)
+    a paste can bring: they show nothing, the pack's CLEAN drops them, and they break
+    the programs that read ratings.csv. The rater's text is changed, so it is said
+    (``text-control-characters``, a warning naming the cell)."""
+    text = _as_text(raw)
+    kept = text.translate(_TEXT_CONTROLS)
+    return ParsedValue(kept, None if kept == text else "text-control-characters", "text")
 
 
 def _as_text(raw: Any) -> str:
