@@ -365,8 +365,9 @@ _TYPES = (
     _t("text-control-characters", WARNING, "A text answer held control characters (NUL, a "
        "bell, a unit separator); they were removed from the text kept.",
        "{what} held control characters, which do not show in the cell (pasted from "
-       "another program); they were removed from the text kept, a vertical tab or form "
-       "feed made a line break. Nothing to do unless the text now reads wrong."),
+       "another program); they were removed from the text kept (a vertical tab or form "
+       "feed, Word's line break, is kept as a line break). Nothing to do unless the text "
+       "now reads wrong."),
     _t("flag-note-missing", ERROR, "A flag is marked but the note it needs is blank.",
        "{what} is marked '{value}' but its {detail} is blank; write one line there "
        "saying why (the other ratings stay as they are)."),
