@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from mail_helpers import filled, mail_study, packs, reply, run, run_json
-from mail_servers import smtp_server
+from mail_servers import free_port, smtp_server
 
 from sheetflow.collect.outputs import OutputError
 from sheetflow.collect.run import collect
@@ -399,3 +399,17 @@ def test_a_torn_last_line_is_set_aside_by_fetch_and_named_in_its_json(tmp_path):
     (root / "mail.jsonl").write_bytes(b'{"event": "x"}\n' + TORN + b"\n" + lines[1] + b"\n")
     refused = run("fetch", str(root), str(message))
     assert refused.exit_code == 3 and "mail.jsonl: line 2 holds no record" in refused.stderr
+
+
+def test_a_fetch_the_server_refuses_still_names_the_torn_line_it_set_aside(tmp_path):
+    """fetch moves a torn last line aside before it opens the source: when the server
+    then cannot be reached (exit 3), the journal was still cut back and the line
+    moved, so the warning naming where it went is printed there too, not only after a
+    fetch that went through."""
+    root = mail_study(tmp_path / "s")
+    (root / "mail.jsonl").write_bytes(b'{"event": "x"}\n' + TORN)
+    down = run("fetch", str(root), "--imap", f"127.0.0.1:{free_port()}", "--imap-security",
+               "none", "--username", "desk", env={"SHEETFLOW_IMAP_PASSWORD": "pw"})
+    assert down.exit_code == 3, down.output
+    assert (root / "mail.jsonl.torn-1").read_bytes() == TORN
+    assert "moved to mail.jsonl.torn-1" in down.stderr

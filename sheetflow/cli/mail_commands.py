@@ -318,7 +318,6 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
     from ..collect.inbox import fetch
     from ..errors import MailError, UsageError
     from ..hints import typed_words
-    from ..packs.journal import torn_warning
     from ..spec.mail import IMAP_PASSWORD_ENV, parse_date
 
     settings = _settings(directory, imap=imap, imap_security=imap_security,
@@ -344,10 +343,10 @@ def fetch_command(out: Output, directory: Path, eml: tuple[Path, ...], imap: str
     except MailError as exc:
         if getattr(exc, "report", None) is not None:  # saved before the server broke off
             _saved_lines(out, exc.report)
+            _torn_line(out, exc.report)  # set aside before the server was reached
         raise
     _saved_lines(out, report)
-    if report.torn:
-        out.warn(torn_warning(report.torn))
+    _torn_line(out, report)
     shown = report.listed[:len(report.listed) - report.unrelated]  # raters' first
     for line in shown:  # a reply not saved that a workbook since made over needs nothing
         if line in report.over:
@@ -401,6 +400,14 @@ def _saved_lines(out: Output, report: Any) -> None:
     for saved in report.duplicates:
         out.say(f"duplicate  {saved.attachment} from {saved.shown_sender}: already in the "
                 f"folder as returns/{saved.file} (the same bytes); not saved")
+
+
+def _torn_line(out: Output, report: Any) -> None:
+    """The warning naming where fetch moved the journal's torn last line, if it did."""
+    from ..packs.journal import torn_warning
+
+    if report.torn:
+        out.warn(torn_warning(report.torn))
 
 
 def register(group: click.Group) -> None:
