@@ -79,6 +79,13 @@ def study_measure(study: Study, measure: str | None = None) -> Measure:
             return Measure(dim.id, level, tuple(domain),
                            per_item if dim.scope == "response" else 1, dim.kind)
     choices = [t.id for t in rubric.totals] + [d.id for d in rated]
+    if any(d.id == measure and d.kind == "number" and d.scope != "study"
+           for d in rubric.dimensions):
+        # rated, but with no list of values a model of its ratings could draw from
+        raise UsageError(f"--measure {measure!r} is a number without a fixed set of values "
+                         "(no 'max', or decimals): the plan cannot model its ratings, and "
+                         f"analyze reads its values as observed; choose one of: "
+                         f"{', '.join(choices)}")
     raise UsageError(f"--measure {measure!r} is not a rated dimension or total of this "
                      f"study; choose one of: {', '.join(choices)}")
 

@@ -158,3 +158,14 @@ def test_cohen_kappa_plan_refuses_other_rater_counts(tmp_path):
     fleiss = CliRunner().invoke(cli, ["plan", str(folder), "--raters", "3",
                                       "--statistic", "fleiss_kappa", "--json"])
     assert fleiss.exit_code in (0, 1), fleiss.output
+
+
+def test_a_number_without_a_cap_is_named_as_such_not_as_no_rated_dimension(tmp_path):
+    """002's material-error count lost its cap (any whole number 0 or more), so the plan
+    has no values to model it on; --measure on it said it was 'not a rated dimension',
+    which it is (analyze reports its alpha): the line says why it cannot be planned."""
+    folder = init_study(tmp_path / "s", template="anchored-plan")
+    result = CliRunner().invoke(cli, ["plan", str(folder), "--measure", "material_errors"])
+    assert result.exit_code == 2, result.output
+    assert "not a rated dimension" not in result.output
+    assert "'material_errors' is a number without a fixed set of values" in result.output
