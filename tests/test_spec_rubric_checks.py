@@ -178,3 +178,16 @@ def test_ratio_on_a_total_that_may_be_negative_is_one_line_at_check(tmp_path):
                                 "level 'ratio' needs values of 0 or more",
                                 "the total can be as low as -0.833333",
                                 'use level = "interval"'])
+
+
+def test_a_number_without_a_cap_in_a_total_is_named_as_such(tmp_path):
+    """A number scores its value (002's material-error count did, capped at 50); with
+    its cap gone a total of it was refused as one that 'gives no points'. The line says
+    what is missing: a total is read against the range of its parts."""
+    root = init_study(tmp_path / "s", "anchored-plan")
+    replace_once(root / "study.toml", '"owners_deadlines", "limitations"]',
+                 '"owners_deadlines", "limitations", "material_errors"]')
+    line = check_gives_one_line(root, ["study.toml", "[[totals]] id=total",
+                                       "'material_errors', a number without a 'max'",
+                                       "give it a 'max'"])
+    assert "gives no points" not in line

@@ -416,6 +416,12 @@ class RubricLoader(LoaderBase):
                 continue
             if dim_id not in rubric.ids:
                 self.fail(f"total {tid!r} names unknown dimension {dim_id!r}", where)
+            elif rubric.dimension(dim_id).kind == "number" and \
+                    rubric.dimension(dim_id).maximum is None:
+                # it scores its value, but a total is read against the range of its parts
+                self.fail(f"total {tid!r} includes {dim_id!r}, a number without a 'max': a "
+                          "total needs the range of each part; give it a 'max' or leave it "
+                          "out of the total", where)
             elif not rubric.dimension(dim_id).scores:
                 self.fail(f"total {tid!r} includes {dim_id!r}, which gives no points", where)
         if tid in rubric.ids:
