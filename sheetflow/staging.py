@@ -22,6 +22,7 @@ import datetime as dt
 import glob
 import json
 import os
+import re
 import secrets
 import shutil
 from collections.abc import Callable, Iterable, Iterator
@@ -516,13 +517,20 @@ def folders_left_by_killed_runs(path: str | Path) -> list[Path]:
     path = Path(path)
     if path.is_dir():
         return [entry for entry in path.iterdir() if entry.is_dir() and not entry.is_symlink()
-                and entry.name.startswith(".") and entry.name.endswith(PARTIAL)]
+                and _TAGGED.fullmatch(entry.name)]
     parent = path.absolute().parent
     if not parent.is_dir():
         return []
-    pattern = f".{glob.escape(path.absolute().name)}.*{PARTIAL}"
-    return [entry for entry in parent.glob(pattern)
-            if entry.is_dir() and not entry.is_symlink()]
+    # this folder's own name and a run tag, no more: ".study.*.partial" also took the
+    # staging folder of "study.v2", perhaps still being filled by another init
+    own = f".{path.absolute().name}."
+    return [entry for entry in parent.glob(f"{glob.escape(own)}*{PARTIAL}")
+            if entry.is_dir() and not entry.is_symlink()
+            and _TAGGED.fullmatch(entry.name[len(own) - 1:])]
+
+
+_TAGGED = re.compile(r"\.\d+-[0-9a-f]{8}" + re.escape(PARTIAL))
+"""A staging folder's name after its folder's name: ``.`` :func:`_run_tag` ``.partial``."""
 
 
 def holds_only_leftovers(folder: str | Path) -> bool:

@@ -464,3 +464,15 @@ def test_an_init_killed_mid_copy_leaves_nothing_the_next_init_trips_on(tmp_path,
     source = data_dir("templates") / "paired-rubric"
     assert sorted(p.name for p in target.iterdir()) == sorted(p.name for p in source.iterdir())
     assert [p.name for p in target.parent.iterdir()] == ["study"]
+
+
+def test_init_leaves_the_staging_folder_of_a_folder_with_a_longer_name(tmp_path):
+    """The staging folders init removes are its own folder's, killed: one of
+    "study.v2" (another init, perhaps still copying into it) matched ".study.*" and
+    was removed by an init of "study"."""
+    other = tmp_path / ".study.v2.4242-0123abcd.partial"
+    (other / "sub").mkdir(parents=True)
+    mine = tmp_path / ".study.4242-89abcdef.partial"
+    mine.mkdir()
+    init_study(tmp_path / "study", "keep-known")
+    assert (other / "sub").is_dir() and not mine.exists()
