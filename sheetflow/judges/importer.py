@@ -10,7 +10,8 @@ it like any human return and ``sheetflow analyze`` treats judges and humans alik
 The mapping lives in the study's ``[analysis.params.jsonl]`` table::
 
     [analysis.params.jsonl]
-    judges = { judge_opus = "judge-1", judge_gpt = "judge-2" }   # JSON key -> rater id
+    # JSON key -> rater id: protocol 004's locked trio, three judges to three raters
+    judges = { judge_opus = "judge-1", judge_gpt = "judge-2", judge_minimax = "judge-3" }
     arms = { A = "cell_a_opus_solo", B = "cell_b_opus_memory_harness" }  # cell -> arm
     task_field = "task_id"      # record field naming the task (default task_id)
     cell_field = "cell_id"      # record field naming the arm's cell (default cell_id)
