@@ -18,6 +18,7 @@ from itertools import pairwise
 
 from ..spec.model import Study
 from ..spec.raters import FIXED_RATERS, protocol_number
+from ..words import counted
 from .subset import Subset
 
 _NAMES = {"alpha": "alpha", "fleiss_kappa": "Fleiss' kappa", "cohen_kappa": "Cohen's kappa",
@@ -70,7 +71,24 @@ def study_defaults(study: Study) -> StudyDefaults:
     fixed = FIXED_RATERS.get(number)
     if fixed is not None and not own.sittings:
         return replace(own, raters=fixed[0], locked=True, locked_why=fixed[1])
-    return replace(own, locked_why=TRIO) if own.locked else own
+    if not own.locked:
+        return own
+    beside = own.raters - _judges(study)  # people rating beside a mapped trio (check allows)
+    if beside <= 0:
+        return replace(own, locked_why=TRIO)
+    who = "1 other rater rates" if beside == 1 else f"{beside} other raters rate"
+    return replace(own, locked_why=f"{TRIO}, and {who} beside them")
+
+
+def _judges(study: Study) -> int:
+    """How many of the study's raters are protocol 004's judges: those the judge mapping
+    (``[analysis.params.jsonl] judges``) names, or every rater without one. A person
+    may rate beside a mapped trio; the designs count them as raters, not judges."""
+    jsonl = study.plan.params.get("jsonl")
+    judges = jsonl.get("judges") if isinstance(jsonl, dict) else None
+    if isinstance(judges, dict) and judges:
+        return len({str(v) for v in judges.values()})
+    return max(2, len(study.raters))
 
 
 def _study_defaults(study: Study) -> StudyDefaults:
@@ -90,7 +108,10 @@ def _study_defaults(study: Study) -> StudyDefaults:
                              raters, items)
     if "icc" in run and total is not None:
         form = "ICC(A,1)" if study.plan.icc_form == "ICC2" else study.plan.icc_form
-        trio = f" of the locked {raters} judges" if locked else ""
+        judges = _judges(study)
+        others = counted(raters - judges, "other rater")
+        trio = "" if not locked else f" of the locked {raters} judges" if raters <= judges \
+            else f" of the locked trio's {judges} judges and {others}"
         return StudyDefaults("icc", total, f"{form}{trio} on the total", raters, items,
                              locked=locked)
     if run & {"cohen_kappa", "fleiss_kappa"}:

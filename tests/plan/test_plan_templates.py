@@ -169,3 +169,17 @@ def test_a_number_without_a_cap_is_named_as_such_not_as_no_rated_dimension(tmp_p
     assert result.exit_code == 2, result.output
     assert "not a rated dimension" not in result.output
     assert "'material_errors' is a number without a fixed set of values" in result.output
+
+
+def test_a_person_rating_beside_the_judge_trio_is_not_called_a_judge(tmp_path):
+    """check accepts a person rating beside protocol 004's mapped trio; the plan's
+    designs count them (analyze's ICC takes every rater), but called them all judges:
+    'ICC(A,1) of the locked 4 judges', 'Every design has 4 raters: ... a locked trio'."""
+    folder = init_study(tmp_path / "s", template="judge-likert")
+    with (folder / "raters.csv").open("a", encoding="utf-8") as fh:
+        fh.write("R4,Ada,Nwosu,ada@example.org,primary\n")
+    result = CliRunner().invoke(cli, ["plan", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert "locked 4 judges" not in result.output
+    assert "ICC(A,1) of the locked trio's 3 judges and 1 other rater" in result.output
+    assert "a locked trio of judges, and 1 other rater rates beside them" in result.output
