@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from email import policy
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
@@ -533,6 +534,15 @@ def test_fetch_ends_a_reply_not_saved_by_the_current_collect_without_reading_ret
     monkeypatch.setattr(pack_status, "_read_returns", counted)
     assert inbox.fetch(root, eml=[zipped]).not_saved == []  # the reply is met again
     assert reads == []  # collect is current: its record says when the pack came back
+    record_path = root / "out" / "collection.json"
+    kept = record_path.read_bytes()
+    record = json.loads(kept)
+    record["returned"] = {pack: "2001-01-01T00:00:00Z" for pack in record["returned"]}
+    record_path.write_text(json.dumps(record), encoding="utf-8")
+    assert inbox.fetch(root, eml=[zipped]).not_saved == []
+    assert reads == [root]  # a record edited since collect (its mark fails): not trusted
+    record_path.write_bytes(kept)
+    reads.clear()
     (root / L.RETURNS_DIR / "late.xlsx").write_bytes(book[:100])  # collect did not read it
     assert inbox.fetch(root, eml=[zipped]).not_saved == []
     assert reads == [root]

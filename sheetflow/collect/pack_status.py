@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import SheetflowError
+from ..errors import SealError, SheetflowError
 from ..hints import command_line
 from ..packs.journal import Journal, parse_time, read_journal
 from ..packs.manifest import PackHead, changed_packs, open_manifest
@@ -34,7 +34,13 @@ from .links import (
     unread_stranger,
 )
 from .mail_state import PackMail, received_times, reply_ended
-from .outputs import COLLECTION_FILE, OUT_DIR, returns_since_collect
+from .outputs import (
+    COLLECTION_FILE,
+    OUT_DIR,
+    check_mark,
+    collection_secret,
+    returns_since_collect,
+)
 from .reply_drafts import ReplyDrafts, read_reply_drafts
 from .returns import check_returns_folder
 from .run import collect
@@ -403,7 +409,9 @@ def _recorded_came_back(root: Path) -> tuple[list[PackHead], dt.datetime, dict[s
         record = json.loads((root / OUT_DIR / COLLECTION_FILE).read_bytes())
     except (OSError, ValueError):
         return None
-    came = record.get("returned") if isinstance(record, dict) else None
+    if not isinstance(record, dict) or not _marked(root, record):
+        return None  # edited since collect wrote it: not trusted, the returns decide
+    came = record.get("returned")
     files = record.get("files") if isinstance(came, dict) else None
     if not isinstance(came, dict) or not isinstance(files, list) or \
             record.get("journal_damaged") or record.get("manifest_sha256") != \
@@ -416,6 +424,19 @@ def _recorded_came_back(root: Path) -> tuple[list[PackHead], dt.datetime, dict[s
     if returns_since_collect(root):
         return None
     return manifest.heads, dt.datetime.now(dt.UTC), {str(k): str(v) for k, v in came.items()}
+
+
+def _marked(root: Path, record: dict[str, Any]) -> bool:
+    """Whether ``record`` carries collect's mark under the study secret (a study
+    without a secret has no mark to check)."""
+    secret = collection_secret(root)
+    if secret is None:
+        return True
+    try:
+        check_mark(record, secret, study_dir=root)
+    except SealError:
+        return False
+    return True
 
 
 def still_standing(root: Path, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
