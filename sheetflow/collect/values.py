@@ -22,7 +22,7 @@ Policy (documented in ``docs/issue-codes.md``):
   control characters; an em space or a line separator alone is filled there and here.
 - A number cell is read as a spreadsheet shows it, to 15 significant digits
   (``3.0000000000000004`` is 3).
-- A number beyond :data:`MAX_WHOLE` (``1E+308``) is ``value-too-large``.
+- A number beyond :data:`MAX_WHOLE` (10^9; ``1E+308`` is one) is ``value-too-large``.
 - An Excel error value (``#DIV/0!``, ``#N/A``) is ``error-value``, never a blank.
 - ``5.5`` in a whole-number field is ``value-not-whole``; ``3.14159`` in a field that
   allows 2 decimals is ``too-many-decimals`` (at the 15 digits shown, so
