@@ -154,9 +154,7 @@ def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any
         return row
     ws.write_string(row, 0, "Checks behind the decision", fmt["bold"])
     row += 1
-    for j, h in enumerate(["check", "value", "target", "passed", "outcome"]):
-        ws.write_string(row, j, h, fmt["head"])
-    ws.write_string(row, 7, "note", fmt["head"])
+    _header_row(ws, row, ["check", "value", "target", "passed", "outcome"], "note", fmt)
     for c in checks:
         row += 1
         passed = c["passed"]
@@ -188,6 +186,20 @@ def _checks_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any
         ws.write_string(row, 4, outcome_words(c), style)
     return row + 2
 
+
+def _header_row(ws: Worksheet, row: int, heads: list[str], last: str,
+                fmt: dict[str, Any]) -> None:
+    """A table's header: ``heads`` from column A, ``last`` in the last column (H) and
+    the columns between them header-styled too, so the bar runs unbroken across the
+    page (left blank, they read as a gap in a broken table)."""
+    for j in range(len(SUMMARY_WIDTHS) - 1):
+        if j < len(heads):
+            ws.write_string(row, j, heads[j], fmt["head"])
+        else:
+            ws.write_blank(row, j, None, fmt["head"])
+    ws.write_string(row, len(SUMMARY_WIDTHS) - 1, last, fmt["head"])
+
+
 def _p_format(text: str, fmt: dict[str, Any], decimals: Callable[..., Any]) -> Any:
     """The cell format of a p-value shown as ``text`` in the check's line: "< 0.001"
     as that text (the number stays exact), else as many decimals as the line has."""
@@ -211,10 +223,8 @@ def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any])
         return row
     ws.write_string(row, 0, "Arms: which wins, by how much, how sure", fmt["bold"])
     row += 1
-    head = ["arm ahead", "effect", "95% CI low", "95% CI high", "p", "test"]
-    for j, h in enumerate(head):
-        ws.write_string(row, j, h, fmt["head"])
-    ws.write_string(row, 7, ARMS_MEASURE_HEADER, fmt["head"])
+    _header_row(ws, row, ["arm ahead", "effect", "95% CI low", "95% CI high", "p", "test"],
+                ARMS_MEASURE_HEADER, fmt)
     row += 1
     ci = arms.get("ci") or [None, None]
     figure = fmt["share"] if arms.get("proportion") else fmt["num"]  # yields: percentages

@@ -1,0 +1,54 @@
+"""How the analysis workbook's tables read when printed.
+
+The Summary's checks and arms tables had header cells only over their filled columns
+(A-E and H, A-F and H): the columns between were blank, without the header's fill, and
+the table printed as if broken in two. With no arm ahead (001's best candidate not
+above the control) the arms row said "none" beside an effect without naming the two
+arms it compared. 004's Hypotheses sheet showed the direction tolerance, a setting, in
+the scientific format of a tiny result (1.00E-09).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import openpyxl
+import pytest
+from decision_helpers import run_analyze
+from plant_helpers import KEEP, plant, study_from
+
+from sheetflow.collect.run import collect
+from sheetflow.report.summary_sheet import ARMS_MEASURE_HEADER
+
+CONTROL = "b1_random_pairing"
+SCHEMA = Path(__file__).resolve().parents[1] / "docs" / "summary-schema.json"
+
+
+@pytest.fixture(scope="module")
+def control_ahead(tmp_path_factory) -> tuple[dict, list[tuple]]:
+    """A keep-known study where only the control's items are kept: no candidate is
+    above it. Its summary and the Summary sheet's rows as cells."""
+    root = study_from("keep-known", tmp_path_factory.mktemp("keep") / "study")
+
+    def answer(cell):
+        if cell["scope"] != "response" or cell["dimension"] not in ("keep", "known"):
+            return KEEP
+        return "Yes" if cell["dimension"] == "keep" and cell["arm"] == CONTROL else "No"
+
+    plant(root, answer)
+    collect(root)
+    out, summary, _ = run_analyze(root)
+    assert out.exit_code == 0, out.output
+    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Summary"]
+    return summary, list(sheet.iter_rows())
+
+
+def test_summary_tables_have_no_gap_in_their_header(control_ahead):
+    _, rows = control_ahead
+    for first, last in (("check", "note"), ("arm ahead", ARMS_MEASURE_HEADER)):
+        head = next(r for r in rows if r[0].value == first)
+        assert head[7].value == last
+        fills = {c.fill.fgColor.rgb for c in head}
+        assert len(fills) == 1 and fills != {"00000000"}, (first, fills)  # unbroken bar
+        assert all(c.font.b for c in head), first
+
