@@ -68,7 +68,9 @@ def test_the_summary_sheet_and_the_screen_mark_them(few):
     measured = next(r for r in sheet.iter_rows(values_only=True)
                     if r[0] == summary["arms"]["winner"])
     assert head[7] == "effect measured as; note"
-    assert measured[7] == f"yield difference (Newcombe 95% CI); {FEW_UNITS_NOTE}"
+    arms = summary["arms"]
+    assert measured[7] == (f"yield difference (Newcombe 95% CI), {arms['winner']} minus "
+                           f"{arms['other']}; {FEW_UNITS_NOTE}")
 
 
 def test_own_sheets_results_files_and_methods_say_it(few):

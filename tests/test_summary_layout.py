@@ -10,8 +10,10 @@ the scientific format of a tiny result (1.00E-09).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import jsonschema
 import openpyxl
 import pytest
 from decision_helpers import run_analyze
@@ -51,4 +53,19 @@ def test_summary_tables_have_no_gap_in_their_header(control_ahead):
         fills = {c.fill.fgColor.rgb for c in head}
         assert len(fills) == 1 and fills != {"00000000"}, (first, fills)  # unbroken bar
         assert all(c.font.b for c in head), first
+
+
+def test_an_effect_without_an_arm_ahead_names_the_two_arms_it_compares(control_ahead):
+    summary, rows = control_ahead
+    arms = summary["arms"]
+    assert arms["winner"] == "" and arms["other"] == CONTROL
+    candidate = arms["compared"]
+    assert candidate and candidate != CONTROL
+    assert any(c["name"] == f"permutation p ({candidate} vs {CONTROL})"
+               for c in summary["decision"]["checks"])
+    row = next(r for r in rows if r[0].value == "none")
+    assert row[7].value.startswith(
+        f"yield difference (Newcombe 95% CI), {candidate} minus {CONTROL}"), row[7].value
+    jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8"))).validate(
+        summary)
 

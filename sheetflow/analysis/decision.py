@@ -269,7 +269,8 @@ class Arms:
     other : str
         The arm it is compared with.
     effect : float or None
-        Winner minus other, in ``effect_measure`` units.
+        ``compared`` (the winner, when there is one) minus other, in
+        ``effect_measure`` units.
     effect_measure : str
     ci : list of two floats or None
         Interval for ``effect`` (``ci_level``), None when the design gives none.
@@ -297,6 +298,11 @@ class Arms:
     p_of : str
         The test named before ``p`` in the reason a difference is not shown
         ("permutation": "permutation p = 0.0608, not below 0.05"); "" for none.
+    compared : str
+        The arm ``effect`` is measured for, against ``other``: the winner, or when no
+        arm is ahead the one the effect still compares (001's best candidate), so
+        that an effect without a winner still says which two arms it is between;
+        "" when not known.
     """
 
     winner: str
@@ -315,6 +321,7 @@ class Arms:
     without_items: list[str] = field(default_factory=list)
     alpha: float | None = None
     p_of: str = ""
+    compared: str = ""
 
     def sentence(self) -> str:
         """One line: winner, both figures, effect with interval, p and test."""

@@ -554,7 +554,8 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
     diff = stats.paired_mean_difference(wide[ahead], wide[other]).iloc[0]
     test = stats.wilcoxon_signed_rank(wide[ahead], wide[other]).iloc[0]
     tied = even or not np.isfinite(diff["mean_diff"]) or diff["mean_diff"] == 0
-    return Arms(winner="" if tied else ahead, other=other, effect=float(diff["mean_diff"]),
+    return Arms(winner="" if tied else ahead, other=other, compared=ahead,
+                effect=float(diff["mean_diff"]),
                 effect_measure=f"mean {total} difference per case",
                 ci=[float(diff["ci_low"]), float(diff["ci_high"])],
                 p=float(test["p"]), test="Wilcoxon signed-rank (two-sided)",

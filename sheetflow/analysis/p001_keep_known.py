@@ -422,7 +422,8 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
     if tied and gap > 0:
         note = (f"{winner} and {', '.join(tied)} have the same yield: either reads the same "
                 f"in every test; {winner} is named as the first in the plan")
-    return Arms(winner=winner if gap > 0 else "", other=control, effect=gap,
+    return Arms(winner=winner if gap > 0 else "", other=control, compared=winner,
+                effect=gap,
                 effect_measure="yield difference (Newcombe 95% CI)",
                 ci=[interval["ci_low"], interval["ci_high"]], p=p,
                 test="permutation test of the yield gap (one-sided)",

@@ -231,7 +231,7 @@ def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any])
     winner = arms["winner"] or "none"
     if arms["winner"] and arms.get("shown") is False:
         winner += " (not shown to differ)"
-    measured = "; ".join(filter(None, (str(arms["effect_measure"]),
+    measured = "; ".join(filter(None, (_effect_said(arms),
                                        arms.get("ci_note") or "")))  # the few-units mark
     _wrapped_row(ws, row, {0: winner, 5: str(arms["test"]), 7: measured}, fmt["wrap"])
     for j, value in enumerate([arms["effect"], ci[0], ci[1]], start=1):
@@ -250,6 +250,15 @@ def _arms_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any])
         else:
             write_cell(ws, row, 1, value, figure)
     return row + 2
+
+def _effect_said(arms: dict[str, Any]) -> str:
+    """What the effect measures and between which two arms ("yield difference (Newcombe
+    95% CI), b3 minus b1"): with no arm ahead the row said "none" and an effect without
+    saying what it compared."""
+    first = arms.get("compared") or arms["winner"]  # a summary before "compared": winner
+    between = f", {first} minus {arms['other']}" if first and arms.get("other") else ""
+    return f"{arms['effect_measure']}{between}"
+
 
 ALPHA_SAID_HEADER = "band or reason; note"
 """The header of the alpha block's last column: the band (or why the alpha has none),
