@@ -20,6 +20,7 @@ from decision_helpers import run_analyze
 from plant_helpers import KEEP, plant, study_from
 
 from sheetflow.collect.run import collect
+from sheetflow.demo.simulate import fill_packs
 from sheetflow.report.summary_sheet import ARMS_MEASURE_HEADER
 
 CONTROL = "b1_random_pairing"
@@ -69,3 +70,19 @@ def test_an_effect_without_an_arm_ahead_names_the_two_arms_it_compares(control_a
     jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8"))).validate(
         summary)
 
+
+def test_hypotheses_show_the_direction_tolerance_as_a_plain_number(tmp_path):
+    root = study_from("judge-likert", tmp_path / "study")
+    fill_packs(root, seed=3)
+    collect(root)
+    out, _, _ = run_analyze(root)
+    assert out.exit_code in (0, 1), out.output  # 1: the pilot's FAIL, said as a decision
+    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Hypotheses"]
+    head = [c.value for c in sheet[1]]
+    col = head.index("tolerance") + 1
+    cells = [sheet.cell(r, col) for r in range(2, sheet.max_row + 1)]
+    # the setting as written, not 1.00E-09 like a tiny result, nor ### in its column
+    assert cells and all(c.value == "0.000000001" for c in cells)
+    assert sheet.column_dimensions[openpyxl.utils.get_column_letter(col)].width >= 12
+    delta = sheet.cell(2, head.index("delta") + 1)
+    assert delta.number_format == "0.000"  # a result keeps its format

@@ -83,6 +83,7 @@ def _sheet_or_digest(wb: xlsxwriter.Workbook, name: str, title: str, table: pd.D
             if words else table
         if words:  # a table's own headers, where a column's name cannot say its rule
             shown = shown.rename(columns=table.attrs.get("headers", {}))
+        shown = _settings_as_text(shown, SETTINGS_OF.get(name, ())) if words else shown
         own = proportion_formats(shown, fmt, PROPORTIONS_OF.get(name, ())) if words else \
             whole_number_formats(table, fmt)
         return table_sheet(wb, title, shown, fmt, words=words, number_formats=own)
@@ -97,6 +98,23 @@ PROPORTIONS_OF = {"permutation": ("diff",)}
 """Per table, columns holding a proportion that their name alone does not tell (the
 permutation test's difference is one of yields)."""
 SPREAD = ("mean", "median", "min", "max")
+SETTINGS_OF = {"hypothesis_deltas": ("tolerance",)}
+"""Per table, columns holding a setting of the plan, not a result: shown as the decimal
+the setting is (004's direction tolerance 1e-09 reads 0.000000001; the scientific
+format of a tiny result, 1.00E-09, read as a figure the study measured). Text, so
+that its column is as wide as it: a number format that long printed ### in a column
+sized for three decimals."""
+
+
+def _settings_as_text(shown: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    """``shown`` with its setting ``columns`` as decimal text (the shortest that reads
+    back as the value, never rounded to 0), a blank kept blank."""
+    for col in columns:
+        if col in shown.columns and shown[col].dtype.kind == "f":
+            said = [np.format_float_positional(v, trim="-") if np.isfinite(v) else None
+                    for v in shown[col].tolist()]
+            shown = shown.assign(**{col: said})
+    return shown
 
 
 def _digest_formats(short: pd.DataFrame, fmt: dict[str, Any]) -> dict[str, Any]:
