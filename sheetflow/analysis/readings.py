@@ -533,7 +533,7 @@ _PAIRWISE_TEXT = (
     "Pairwise kappa: the mean over every pair of raters with a defined kappa, and the "
     "pair agreeing least (with two raters, the one pair's kappa and interval). A pair "
     "where a rater gave one category throughout has kappa 0 by construction and counts "
-    "in the mean as 0, as in Light's (1971) mean of the pairs' kappas; the figure says "
+    "in the mean as 0, as in the mean of the pairs' kappas of Light (1971); the figure says "
     "how many of its pairs are such, and a mean of such pairs alone is not read on "
     "Landis & Koch. Its units "
     "are those each pair in the mean rests on, or their range (fewest-most) when the "

@@ -32,6 +32,8 @@ REFERENCES = (
     ("Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. "
      "Psychol. Bull. 76, 378-382.", ("fleiss_kappa", "percent_agreement")),
     (GWET_2014, ("gwet",)),
+    ("Light, R. J. (1971). Measures of response agreement for qualitative data: some "
+     "generalizations and alternatives. Psychol. Bull. 76, 365-377.", ()),
     ("Shrout, P. E., & Fleiss, J. L. (1979). Intraclass correlations: uses in assessing "
      "rater reliability. Psychol. Bull. 86, 420-428.", ("icc",)),
     ("McGraw, K. O., & Wong, S. P. (1996). Forming inferences about some intraclass "
