@@ -69,6 +69,10 @@ def test_an_effect_without_an_arm_ahead_names_the_two_arms_it_compares(control_a
         f"yield difference (Newcombe 95% CI), {candidate} minus {CONTROL}"), row[7].value
     jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8"))).validate(
         summary)
+    # the arms line (summary.json, the console) said "no arm ahead (the best candidate
+    # is not above the control)", naming neither
+    assert arms["sentence"] == (f"no arm ahead (the best candidate, {candidate}, is not "
+                                f"above the control, {CONTROL})"), arms["sentence"]
 
 
 def test_hypotheses_show_the_direction_tolerance_as_a_plain_number(tmp_path):

@@ -418,7 +418,8 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
     interval = _gap(table, winner, control)
     gap = float(interval["diff"])
     tied = _tied_with(ctx, table, winner)
-    note = "" if gap > 0 else "the best candidate is not above the control"
+    # "no arm ahead (...)" names the two arms the effect is between
+    note = "" if gap > 0 else f"the best candidate, {winner}, is not above the control, {control}"
     if tied and gap > 0:
         note = (f"{winner} and {', '.join(tied)} have the same yield: either reads the same "
                 f"in every test; {winner} is named as the first in the plan")
