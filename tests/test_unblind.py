@@ -9,6 +9,7 @@ simulated returns and on hand-made edge cases.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from sheetflow.analysis import key_sides, unblind
 from sheetflow.analysis.context import DATA_COLUMNS, number
 from sheetflow.analysis.unblind import key_entries
 from sheetflow.collect.run import collect
+from sheetflow.collect.values import is_blank
 from sheetflow.demo.simulate import fill_packs
 from sheetflow.packs.generate import generate_packs
 from sheetflow.spec.study import load_study
@@ -72,7 +74,9 @@ def _reference_value(dim, grp: pd.DataFrame) -> tuple[Any, str]:
             return (sum(a.strip().lower() == "yes" for a in answers)
                     if all(a for a in answers) else np.nan), confidence
     value = parts.get("value", parts.get("", next(iter(parts.values()), "")))
-    if value == "" and raws.get("value"):
+    # a raw text collect read as blank (control characters, as _xHHHH_) stays blank
+    if value == "" and raws.get("value") and not is_blank(
+            re.sub(r"_x([0-9A-F]{4})_", lambda m: chr(int(m.group(1), 16)), raws["value"])):
         value = raws["value"]
     if dim.kind == "count":
         count = number(value)
@@ -144,6 +148,8 @@ def test_edge_cases_match_per_rating_reading(tmp_path):
         ("R1", "1", "C2", "", "direction", "value", "Z>A", "", ""),     # not a label
         ("R1", "1", "C3", "", "direction", "value", "Tied", "", ""),
         ("R1", "1", "C1", "", "notes", "value", "'=1+1", "", ""),       # guarded text
+        ("R1", "1", "C2", "", "notes", "value", "", "_x0007__x0085_", ""),  # read as blank
+        ("R1", "1", "C3", "", "notes", "value", "", "\u200b", ""),       # read as blank
         ("R1", "1", "", "", "batch_start", "value", "09:00", "", ""),   # not in the rubric
         ("R2", "x", "C1", "A", "logic", "points", "2", "", ""),         # first part only
     ])
@@ -155,6 +161,9 @@ def test_edge_cases_match_per_rating_reading(tmp_path):
     assert pd.isna(by[("R1", "C1", "A", "evidence")])
     assert by[("R1", "C1", "B", "evidence")] == 2
     assert by[("R1", "C1", "", "notes")] == "=1+1"
+    # collect read these cells as blank: their raw text is no answer
+    assert by[("R1", "C2", "", "notes")] in ("", None) or pd.isna(by[("R1", "C2", "", "notes")])
+    assert by[("R1", "C3", "", "notes")] in ("", None) or pd.isna(by[("R1", "C3", "", "notes")])
 
 
 def test_no_rubric_rows_gives_empty_table(tmp_path):

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..collect.values import is_blank
 from ..packs import seal as generator_seal
 from ..spec.rubric import Dimension, Rubric
 from ..spec.study import Study, read_table
@@ -219,6 +221,18 @@ def _first_rows(gid: np.ndarray) -> np.ndarray:
     return np.flatnonzero(new)
 
 
+# a control character as the ratings table's raw column writes it (``_x0085_``)
+_ESCAPED = re.compile(r"_x([0-9A-F]{4})_")
+
+
+def _read_blank(raw: str) -> bool:
+    """Whether collect read the raw text ``raw`` as a blank cell: only spaces, the
+    zero-width space or control characters (those as ``_xHHHH_``). Its value is then
+    blank; taking the raw text instead would make a pasted control character an
+    answer (a gold dispute flagged, a label out of domain)."""
+    return is_blank(_ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), raw))
+
+
 class _Parts:
     """The cells of every rating side by side: one row per rating, one column per part.
 
@@ -257,7 +271,10 @@ class _Parts:
         chosen = self.column("value").combine_first(self.column("")).to_numpy(dtype=object)
         chosen = np.where(pd.isna(chosen), first, chosen)
         raw = self.raw_value.fillna("").to_numpy(dtype=object)
-        return np.where((chosen == "") & (raw != ""), raw, chosen).astype(object)
+        fill = (chosen == "") & (raw != "")
+        if fill.any():  # a cell collect read as blank stays blank, whatever it held
+            fill[fill] = [not _read_blank(text) for text in raw[fill]]
+        return np.where(fill, raw, chosen).astype(object)
 
     def checklist(self, where: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(has answers, number of Yes or NaN when one is blank) for the ratings at ``where``."""
