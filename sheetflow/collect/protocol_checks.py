@@ -18,6 +18,7 @@ Each is pure: it takes what the collector read and returns findings.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -110,7 +111,9 @@ def sitting_gaps(first: Iterable[tuple[int, str, dt.datetime, str]],
     for batch, part, when, cell in second:
         if part != "start" or when - ended >= minimum:
             continue
-        hours = (when - ended).total_seconds() / 3600
+        # cut to the tenth toward 0, never rounded up: 23 h 59 min is "23.9 h", as
+        # "24.0 h" would read as the gap the protocol asks for
+        hours = math.trunc((when - ended).total_seconds() / 360) / 10
         out.append(GapFinding(batch, cell, f"{when:%Y-%m-%d %H:%M}", (
             f"Batch {batch} starts {hours:.1f} h after sitting 1 ended ({ended:%Y-%m-%d %H:%M})")))
     return out
