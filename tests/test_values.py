@@ -87,6 +87,11 @@ def test_confidence():
     ("9:05", dt.time(9, 5), None),
     ("14:05:30 ", dt.time(14, 5, 30), None),
     ("１４:０５", dt.time(14, 5), None),
+    ("２０２６-１１-０２\u3000１４：０５", dt.datetime(2026, 11, 2, 14, 5), None),
+    # other digit forms are no time, as for a number (the pack hints at them)
+    ("2026-11-0② 14:05", None, "batch-time-invalid"),
+    ("⑭:05", None, "batch-time-invalid"),
+    ("14:0⁵", None, "batch-time-invalid"),
     ("25:00", None, "batch-time-invalid"),
     ("after lunch", None, "batch-time-invalid"),
     (1.5, None, "batch-time-invalid"),

@@ -325,7 +325,9 @@ def _time_of(raw: Any, date1904: bool = False) -> dt.time | dt.datetime | None:
         # a date-time serial (2000-2099) whose number format was lost
         return epoch + dt.timedelta(seconds=round(raw * 86400))
     if isinstance(raw, str):
-        return _time_text(unicodedata.normalize("NFKC", raw))
+        # full-width digits and colons read as ASCII (an ideographic space as a space),
+        # as for a number; circled or superscript digits (③ ³) are no time
+        return _time_text(raw.translate(_FULL_WIDTH).replace("\u3000", " "))
     return None
 
 
