@@ -135,6 +135,7 @@ def test_decision_arms_and_intervals(two_owners):
         w = wilson_interval(k, n).loc[0]
         got = summary["yield_ci"][arm]
         assert (got["n_yield"], got["n"]) == (k, n)
+        assert type(got["n_yield"]) is int and type(got["n"]) is int  # 9, never 9.0
         assert [got["ci_low"], got["ci_high"]] == pytest.approx([w["ci_low"], w["ci_high"]])
         assert got["note"] == ""  # 30 ratings: no few-units mark
     assert arms["ci_note"] == "" and all(f["gap_note"] == "" for f in summary["fisher"])

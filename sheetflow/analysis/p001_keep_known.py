@@ -211,7 +211,9 @@ def ordered_bands(ctx: Context, bands: list[str]) -> tuple[list[str], list[str]]
 def _h_yield(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     y = table[table["test"] == "yield"]
     out["yield"] = {r["arm"]: r["yield"] for r in y.to_dict("records")}
-    out["yield_ci"] = {r["arm"]: {"n": r["n"], "n_yield": r["n_yield"], "ci_low": r["ci_low"],
+    # counts as whole numbers: the table's test rows made the column float
+    out["yield_ci"] = {r["arm"]: {"n": int(r["n"]), "n_yield": int(r["n_yield"]),
+                                  "ci_low": r["ci_low"],
                                   "ci_high": r["ci_high"], "note": r["note"]}
                        for r in y.to_dict("records")}
     tests = table[table["test"] != "yield"]
