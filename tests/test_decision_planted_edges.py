@@ -3,10 +3,12 @@ collect reads as blank.
 
 001: sitting 2 begun 23 h 59 min after sitting 1 ended is a deviation, said with a gap
 under 24 h (never "24.0 h", the gap the protocol asks for); begun exactly 24 h after,
-it is none. 003: a cell holding only a control character or a zero-width space is
-blank to collect (no gold dispute flagged, no note asked for, a required answer
-missing), so analyze reads it as blank too: no gold dispute listed, and with
---allow-partial the blank is missing data, not a label outside the column's choices.
+it is none. Batches that overlap by seconds are said with the seconds.
+
+003: a cell holding only a control character or a zero-width space is blank to
+collect (no gold dispute flagged, no note asked for, a required answer missing), so
+analyze reads it as blank too: no gold dispute listed, and with --allow-partial the
+blank is missing data, not a label outside the column's choices.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from test_decision_001 import DAY, _study
 from test_decision_003 import _answer
 
 from sheetflow.cli import cli
-from sheetflow.collect.protocol_checks import sitting_gaps
+from sheetflow.collect.protocol_checks import batch_overlaps, sitting_gaps
 
 SITTING_1_ENDS = DAY + dt.timedelta(hours=3, minutes=40)  # batch 3 of 3: 12:00 to 12:40
 
@@ -45,6 +47,24 @@ def test_a_gap_just_under_24_hours_is_never_said_as_24():
     assert sitting_gaps(first, [(1, "start", ended + dt.timedelta(hours=24), "C4")]) == []
     (early,) = sitting_gaps(first, [(1, "start", ended - dt.timedelta(minutes=20), "C4")])
     assert "starts -0.3 h after" in early.detail
+
+
+def test_batches_overlapping_by_seconds_are_told_apart():
+    """Batch 2 starting as batch 1 ends is no overlap; starting a minute before is one;
+    starting 30 seconds before is one too, said with the seconds (never "starts at
+    09:40, before batch 1 ends (09:40)")."""
+    def found(end: dt.datetime, start: dt.datetime) -> list[str]:
+        day = dt.datetime(2026, 11, 2, 9)
+        return [f.detail for f in batch_overlaps([
+            (1, "start", day, "C4"), (1, "end", end, "C5"),
+            (2, "start", start, "C26"), (2, "end", day.replace(hour=11), "C27")])]
+
+    ends = dt.datetime(2026, 11, 2, 9, 40)
+    assert found(ends, ends) == []
+    assert found(ends, ends - dt.timedelta(minutes=1)) == [
+        "Batch 2 starts at 2026-11-02 09:39, before batch 1 ends (2026-11-02 09:40)"]
+    assert found(ends + dt.timedelta(seconds=30), ends) == [
+        "Batch 2 starts at 2026-11-02 09:40:00, before batch 1 ends (2026-11-02 09:40:30)"]
 
 
 def test_sitting_two_at_and_just_under_24_hours(tmp_path):

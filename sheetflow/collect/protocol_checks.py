@@ -154,9 +154,13 @@ def batch_overlaps(times: Iterable[tuple[int, str, dt.datetime, str]]) -> list[G
     for i, (batch, (start, cell), _) in enumerate(whole):
         for earlier, _, (end, _) in whole[:i]:
             if start < end:
-                out.append(GapFinding(batch, cell, f"{start:%Y-%m-%d %H:%M}", (
-                    f"Batch {batch} starts at {start:%Y-%m-%d %H:%M}, before batch "
-                    f"{earlier} ends ({end:%Y-%m-%d %H:%M})")))
+                # within one minute the seconds tell the two apart ("09:40:00,
+                # before batch 1 ends (09:40:30)", never "09:40 ... (09:40)")
+                fmt = "%Y-%m-%d %H:%M" if end - start >= dt.timedelta(minutes=1) \
+                    or start.minute != end.minute else "%Y-%m-%d %H:%M:%S"
+                out.append(GapFinding(batch, cell, start.strftime(fmt), (
+                    f"Batch {batch} starts at {start.strftime(fmt)}, before batch "
+                    f"{earlier} ends ({end.strftime(fmt)})")))
                 break
     return out
 
