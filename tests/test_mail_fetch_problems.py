@@ -411,27 +411,36 @@ def test_a_raters_message_without_the_workbook_is_their_reply_not_saved(tmp_path
     assert result.exit_code == 0 and doc["not_saved"] == [], result.output
 
 
-def test_a_reply_not_saved_then_the_workbook_from_another_address_ends_it(tmp_path,
-                                                                        dovecot):
-    """The rater zipped sitting 1, then sent the .xlsx from their home address: the
-    reply not saved stood unresolved (another address) and was pinned on sitting 2,
-    which had not even been sent: status and remind said they had replied to it."""
+def _zipped_then_from_home(root: Path) -> tuple[bytes, bytes]:
+    """The first rater's sitting-1 workbook as they sent it twice: zipped from their
+    own address (not saved: an archive), then as .xlsx from their home address. The
+    two messages' bytes."""
     import io
     import zipfile
 
-    root = mail_study(tmp_path / "s", "keep-known")
     rater = load_study(root).raters[0]
     first = next(p for p in packs(root) if p["rater_id"] == rater.id and p["sitting"] == 1)
     book = filled(root, first)
     box = io.BytesIO()
     with zipfile.ZipFile(box, "w") as archive:
         archive.writestr(first["file"], book)
-    dovecot.append(reply(rater.email, [("return.zip", box.getvalue())]))
-    dovecot.append(reply(f"{rater.name} <home@example.net>", [(first["file"], book)]))
+    return (reply(rater.email, [("return.zip", box.getvalue())]),
+            reply(f"{rater.name} <home@example.net>", [(first["file"], book)]))
+
+
+def test_a_reply_not_saved_then_the_workbook_from_another_address_ends_it(tmp_path,
+                                                                        dovecot):
+    """The rater zipped sitting 1, then sent the .xlsx from their home address: the
+    reply not saved stood unresolved (another address) and was pinned on sitting 2,
+    which had not even been sent: status and remind said they had replied to it."""
+    root = mail_study(tmp_path / "s", "keep-known")
+    for message in _zipped_then_from_home(root):
+        dovecot.append(message)
     imap, env = _imap(dovecot)
     # both in one fetch: the pack is back, so the reply not saved stands no more
     assert run_json("fetch", str(root), *imap, env=env)[0].exit_code == 0
     _, doc = run_json("status", str(root))
+    rater = load_study(root).raters[0]
     rows = {r["sitting"]: r for r in doc["raters"] if r["rater"] == rater.id}
     assert rows[1]["returned"] and [rows[1]["not_saved"], rows[2]["not_saved"]] == ["", ""]
     assert "replied, workbook not saved" not in run("status", str(root)).stdout
@@ -507,21 +516,11 @@ def test_fetch_ends_a_reply_not_saved_by_the_current_collect_without_reading_ret
     another address) was judged by validating every return again on each fetch. While
     out/collection.json is current it is read from there; once returns/ holds a file
     collect did not read, the returns are read again. The answer is the same."""
-    import io
-    import zipfile
-
     from sheetflow.collect import pack_status
 
     root = mail_study(tmp_path / "s")
-    rater = load_study(root).raters[0]
-    first = next(p for p in packs(root) if p["rater_id"] == rater.id and p["sitting"] == 1)
-    book = filled(root, first)
-    box = io.BytesIO()
-    with zipfile.ZipFile(box, "w") as archive:
-        archive.writestr(first["file"], book)
-    zipped = _write(tmp_path, "zip.eml", reply(rater.email, [("return.zip", box.getvalue())]))
-    home = _write(tmp_path, "home.eml", reply(f"{rater.name} <home@example.net>",
-                                              [(first["file"], book)]))
+    zipped, home = (_write(tmp_path, name, message) for name, message
+                    in zip(("zip.eml", "home.eml"), _zipped_then_from_home(root), strict=True))
     assert inbox.fetch(root, eml=[zipped, home]).not_saved == []
     assert run("collect", str(root)).exit_code in (0, 1)
     reads: list[Path] = []
@@ -543,6 +542,7 @@ def test_fetch_ends_a_reply_not_saved_by_the_current_collect_without_reading_ret
     assert reads == [root]  # a record edited since collect (its mark fails): not trusted
     record_path.write_bytes(kept)
     reads.clear()
-    (root / L.RETURNS_DIR / "late.xlsx").write_bytes(book[:100])  # collect did not read it
+    late = root / L.RETURNS_DIR / "late.xlsx"
+    late.write_bytes(home.read_bytes()[:100])  # a file collect did not read
     assert inbox.fetch(root, eml=[zipped]).not_saved == []
     assert reads == [root]
