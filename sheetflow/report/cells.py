@@ -341,11 +341,12 @@ def _column_cells(cells: ColumnCells, first: int, col: Column, meaning: str,
         return cells.strings(first, ["Yes" if v else "No" for v in listed], fmt["text"])
     if set(map(type, listed)) == {str} or all(isinstance(v, str) for v in listed):
         # text without blanks (plain str the common case, at C speed): the whole
-        # column wraps when one value is wider than it
+        # column wraps when one value is wider than it; rows measure the regular-weight
+        # text letter by letter (a digit a letter left blank lines under it)
         wrap = width is not None and max(map(len, listed), default=0) > width
         for r, v in zip(rows, listed, strict=True) if wrap else ():
             if len(v) > width:
-                tall[r] = max(tall.get(r, 0.0), row_points([(v, width)]))
+                tall[r] = max(tall.get(r, 0.0), row_points([(v, width)], proportional=True))
         return cells.strings(first, listed, fmt["wrap"] if wrap else fmt["text"])
     out = []
     for r, v in zip(rows, listed, strict=True):
@@ -353,7 +354,7 @@ def _column_cells(cells: ColumnCells, first: int, col: Column, meaning: str,
         out.append(cells.typed(r, v, num if isinstance(v, float) else
                                fmt["wrap"] if long else fmt["text"]))
         if long:
-            tall[r] = max(tall.get(r, 0.0), row_points([(v, width)]))
+            tall[r] = max(tall.get(r, 0.0), row_points([(v, width)], proportional=True))
     return out
 
 

@@ -103,7 +103,8 @@ def write_line(ws: Worksheet, row: int, text: str, fmt: Any) -> None:
     read)."""
     ws.merge_range(row, 0, row, len(SUMMARY_WIDTHS) - 1, "", fmt)
     ws.write_string(row, 0, text, fmt)  # text only ever through write_string
-    ws.set_row(row, row_points([(text, LINE_CHARS)]))
+    # prose measured letter by letter: a digit a letter left blank lines under it
+    ws.set_row(row, row_points([(text, LINE_CHARS)], proportional=True))
 
 
 def _headline_block(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, Any]) -> int:
@@ -125,7 +126,9 @@ def _wrapped_row(ws: Worksheet, row: int, cells: dict[int, str], fmt: Any) -> No
     tallest."""
     for col, text in cells.items():
         ws.write_string(row, col, text, fmt)
-    ws.set_row(row, row_points([(t, SUMMARY_WIDTHS[c]) for c, t in cells.items()]))
+    # regular-weight prose, measured letter by letter (as :func:`write_line`)
+    ws.set_row(row, row_points([(t, SUMMARY_WIDTHS[c]) for c, t in cells.items()],
+                               proportional=True))
 
 def _decimal_formats(wb: xlsxwriter.Workbook) -> Callable[..., Any]:
     """A number format with a given count of decimals, as a decimal or (``percent``) a

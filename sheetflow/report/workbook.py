@@ -143,7 +143,7 @@ def note_sheet(wb: xlsxwriter.Workbook, title: str, line: str,
     ws = wb.add_worksheet(title)
     ws.set_column(0, 0, NOTE_WIDTH)
     ws.write_string(0, 0, line, fmt["wrap"])
-    ws.set_row(0, row_points([(line, NOTE_WIDTH)]))
+    ws.set_row(0, row_points([(line, NOTE_WIDTH)], proportional=True))
     set_print(ws, [NOTE_WIDTH])
     return ws
 
@@ -260,8 +260,9 @@ def methods_sheet(wb: xlsxwriter.Workbook, analysis: Analysis, fmt: dict[str, An
         for n, piece in enumerate(_pieces(str(text), METHODS_WIDTHS[1])):
             ws.write_string(row, 0, topic if n == 0 else "", fmt["bold"])
             ws.write_string(row, 1, piece, fmt["wrap"])
-            ws.set_row(row, row_points([(topic if n == 0 else "", METHODS_WIDTHS[0]),
-                                        (piece, METHODS_WIDTHS[1])]))
+            # the bold topic counted a digit a letter, the prose letter by letter
+            ws.set_row(row, max(row_points([(topic if n == 0 else "", METHODS_WIDTHS[0])]),
+                                row_points([(piece, METHODS_WIDTHS[1])], proportional=True)))
             row += 1
     set_print(ws, METHODS_WIDTHS, landscape=True)
 
