@@ -37,7 +37,7 @@ def test_a_stray_file_beside_a_full_panel_is_named_and_exits_1(demo, tmp_path):
     assert _run("collect", str(root)).exit_code == 1  # the stray file has an error
     result = _run("analyze", str(root), "--json")
     assert result.exit_code == 1, result.output
-    doc = json.loads(result.output)
+    doc = json.loads(result.stdout)  # stderr: the demo seal's warning
     assert doc["ok"] is False
     assert doc["summary"]["decision"]["status"] != "incomplete"  # every rater is in
     assert [f["file"] for f in doc["summary"]["panel"]["excluded_files"]] == ["stray.xlsx"]
