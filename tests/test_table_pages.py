@@ -104,10 +104,11 @@ LEVELS = re.compile(r"\b(nominal|ordinal|interval|ratio)\b")  # one per Alpha ro
 @pytest.mark.libreoffice
 def test_the_demo_alpha_sheet_last_page_holds_two_rows(books, tmp_path):
     """Printed by LibreOffice: the last page under the Alpha sheet's header holds two
-    measures (it held one, "Improvement direction", alone)."""
+    measures or more (it held one, "Improvement direction", alone); with rows as tall
+    as their notes the sheet may fit one page, which holds them all."""
     pdf = print_to_pdf([books["demo"]], tmp_path)[books["demo"]]
     with pdfplumber.open(pdf) as doc:
         texts = [page.extract_text() or "" for page in doc.pages]
     alpha = [t for t in texts if re.match(r"measure\s+kind\s+level\s+alpha", t)]
-    assert len(alpha) >= 2  # the sheet runs over two pages
+    assert alpha
     assert len(LEVELS.findall(alpha[-1])) >= 2, alpha[-1]
