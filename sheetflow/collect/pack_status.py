@@ -401,7 +401,7 @@ def _recorded_came_back(root: Path) -> tuple[list[PackHead], dt.datetime, dict[s
         As a read of the returns refuses: no manifest, a sealed input edited, no
         ``returns/`` folder.
     """
-    manifest = open_manifest(root)
+    manifest = open_manifest(root, private=True)  # read once: indexed and hashed
     manifest.close()
     load_generated_study(root)  # a broken seal is refused, as the read would refuse it
     check_returns_folder(root)
@@ -414,8 +414,7 @@ def _recorded_came_back(root: Path) -> tuple[list[PackHead], dt.datetime, dict[s
     came = record.get("returned")
     files = record.get("files") if isinstance(came, dict) else None
     if not isinstance(came, dict) or not isinstance(files, list) or \
-            record.get("journal_damaged") or record.get("manifest_sha256") != \
-            hashlib.sha256((root / L.PACKS_DIR / L.MANIFEST_FILE).read_bytes()).hexdigest():
+            record.get("journal_damaged") or record.get("manifest_sha256") != manifest.sha256:
         return None
     # a file removed since would leave its pack not returned: no longer the record's
     paths = [str(f.get("path") or "") if isinstance(f, dict) else "" for f in files]
