@@ -47,27 +47,28 @@ class StudyDefaults:
     subset: Subset | None = None  # second raters rate only a subset (002): agreement is on it
     team: bool = False  # the internal team rates beside the raters in every design (000)
     items_fixed_why: str = ""  # where the protocol fixes the item count, in words, or ""
+    items_fixed: int = 0  # the item count the protocol fixes (0: none)
 
 
 TRIO = "protocol 004 scores with a locked trio of judges"
 
 FIXED_ITEMS = {
-    "000": (False, "protocol 000 has 18 test cases, TC-001 to TC-018"),
-    "001": (True, "protocol 001's second sitting re-scores 30 items"),
-    "003": (False, "protocol 003's second rater rates 18 items"),
-    "004": (False, "protocol 004's pilot has 12 records, 3 tasks x 4 cells"),
+    "000": (False, 18, "protocol 000 has 18 test cases, TC-001 to TC-018"),
+    "001": (True, 30, "protocol 001's second sitting re-scores 30 items"),
+    "003": (False, 18, "protocol 003's second rater rates 18 items"),
+    "004": (False, 12, "protocol 004's pilot has 12 records, 3 tasks x 4 cells"),
 }
 """Protocols whose text fixes the number of items: (whether it is the number of
-repeated items of a second sitting, where the protocol says so)."""
+repeated items of a second sitting, that number, where the protocol says so)."""
 
 
 def study_defaults(study: Study) -> StudyDefaults:
     """The statistic and measure a study's plan is about (see the module notes)."""
     own = _study_defaults(study)
     number = protocol_number(study.protocol)
-    repeats, why = FIXED_ITEMS.get(number, (False, ""))
+    repeats, count, why = FIXED_ITEMS.get(number, (False, 0, ""))
     if why and repeats == own.sittings:  # 001 fixes its repeats, not all its items
-        own = replace(own, items_fixed_why=why)
+        own = replace(own, items_fixed_why=why, items_fixed=count)
     fixed = FIXED_RATERS.get(number)
     if fixed is not None and not own.sittings:
         return replace(own, raters=fixed[0], locked=True, locked_why=fixed[1])

@@ -41,8 +41,11 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
               f"{high:.2f}{'; ' + resting if resting else ''})" if np.isfinite(w) else
               "can expect no 95% interval: half or more of its simulated studies have none"
               f" ({resting})")
-    notes = [f"Planned: {reason}. This study as specified ({who}{units}): {name} on "
-             f"{m.id!r} {expect}."]
+    short = _below_floor(study, own, result.raters_word, result.items_word)
+    # a study listing 1 rater or item is planned at 2, the least the grid sizes: say so
+    whose = (f"This study lists only {short}; the plan sizes 2 or more, so the nearest "
+             "design" if short else "This study as specified")
+    notes = [f"Planned: {reason}. {whose} ({who}{units}): {name} on {m.id!r} {expect}."]
     band = band_width(study) if result.statistic == "alpha" else None  # bands judge alpha
     if band is not None:
         verdict = ("narrow enough to fit within one band" if w <= band else
@@ -56,7 +59,7 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
     if not bool(row["meets"]):
         notes.append(_what_meets(result, own, m, source, band,
                                  at_least=bool(_icc_form_note(result, study))))
-        notes.extend(_fixed_items_note(result, own, n, w))
+        notes.extend(_fixed_items_note(result, own, _listed_items(study, own), w))
     if result.statistic == "alpha":
         pairable = own.subset.of(n) if own.subset else n  # only the subset is pairable
         notes.extend(_krippendorff_note(study, m, source, r + own.team,
@@ -103,16 +106,37 @@ def _icc_form_note(result: PlanResult, study: Study) -> list[str]:
 
 def _fixed_items_note(result: PlanResult, own: StudyDefaults, n: int, w: float) -> list[str]:
     """Where the protocol fixes the item count and the study's own count misses the
-    target: the more items the plan names would depart from the protocol."""
+    target: the more items the plan names would depart from the protocol (a study
+    with fewer than the protocol's count is told so instead)."""
     if not own.items_fixed_why:
         return []
     word = result.items_word
     whose = "its [design.repeats] count" if own.sittings else "its items file"
     wide = (f"{w:.2f}" if np.isfinite(w) else
             "infinite (half or more of its simulated studies have no interval)")
-    return [f"The protocol fixes the number of {word}: {own.items_fixed_why}. This study "
-            f"has {n} ({whose}); at {n} {word} the expected width is {wide}. More {word} "
+    text = (f"The protocol fixes the number of {word}: {own.items_fixed_why}. This study "
+            f"has {n} ({whose})")
+    if n < own.items_fixed:  # more items would bring it towards the protocol, not away
+        return [f"{text}, fewer than the protocol's {own.items_fixed}; at {max(n, 2)} "
+                f"{word} the expected width is {wide}."]
+    return [f"{text}; at {n} {word} the expected width is {wide}. More {word} "
             "would depart from the protocol."]
+
+
+def _listed_items(study: Study, own: StudyDefaults) -> int:
+    """The items (or repeats) the study lists, before the plan's floor of 2."""
+    return own.items if own.sittings else len(study.items)
+
+
+def _below_floor(study: Study, own: StudyDefaults, raters_word: str, items_word: str) -> str:
+    """"1 rater" or "1 item" (or both) where the study lists fewer than the 2 its planned
+    design has; "" otherwise (a protocol's locked raters are noted on their own)."""
+    parts = []
+    if not (own.sittings or own.locked) and len(study.raters) < 2:
+        parts.append(f"{len(study.raters)} {raters_word[:-1]}")
+    if _listed_items(study, own) < 2:
+        parts.append(f"{_listed_items(study, own)} {items_word[:-1]}")
+    return " and ".join(parts)
 
 
 def _model_note(result: PlanResult, own: StudyDefaults,

@@ -124,7 +124,8 @@ def plan_study(
                             max(2, len(study.items)), locked=own.locked,
                             locked_why=own.locked_why,
                             # a protocol's repeats are not the items another statistic reads
-                            items_fixed_why="" if own.sittings else own.items_fixed_why)
+                            items_fixed_why="" if own.sittings else own.items_fixed_why,
+                            items_fixed=0 if own.sittings else own.items_fixed)
     if not own.sittings:
         own = replace(own, subset=study_subset(study))
     m = study_measure(study, measure or own.measure)

@@ -113,7 +113,9 @@ def test_the_fixed_items_note_reads_the_study_own_count(tmp_path):
     items.head(8).to_csv(folder / "items.csv", index=False)
     res = plan_study(folder)
     note = next(x for x in res.notes if x.startswith("The protocol fixes"))
-    assert "This study has 8 (its items file); at 8 items the expected width" in note
+    assert ("This study has 8 (its items file), fewer than the protocol's 12; at 8 items "
+            "the expected width") in note
+    assert "depart" not in note  # more items would bring 8 towards the protocol's 12
 
 
 @pytest.mark.parametrize("template,args", [
