@@ -112,7 +112,7 @@ def _fixed_items_note(result: PlanResult, own: StudyDefaults, n: int, w: float) 
         return []
     word = result.items_word
     whose = "its [design.repeats] count" if own.sittings else "its items file"
-    wide = (f"{w:.2f}" if np.isfinite(w) else
+    wide = (f"{w:.3f}" if np.isfinite(w) else  # as the table: 0.301 is not 0.30
             "infinite (half or more of its simulated studies have no interval)")
     text = (f"The protocol fixes the number of {word}: {own.items_fixed_why}. This study "
             f"has {n} ({whose})")

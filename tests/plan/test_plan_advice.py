@@ -101,7 +101,7 @@ def test_a_protocol_that_fixes_the_items_is_said_with_the_width_at_its_count(
     note = next(x for x in res.notes if x.startswith("The protocol fixes"))
     assert note.startswith(f"The protocol fixes the number of {word}: {why}")
     assert (f"This study has {n} ({source}); at {n} {word} the expected width is "
-            f"{row['expected_width']:.2f}. More {word} would depart from the protocol."
+            f"{row['expected_width']:.3f}. More {word} would depart from the protocol."
             in note), note
 
 
@@ -140,3 +140,16 @@ def test_an_icc_plan_takes_a_pilot_as_the_docs_say(tmp_path):
                      "u3,b,25\nu4,a,80\nu4,b,70\n", encoding="utf-8")
     code, said = _plan(folder, "--pilot", str(pilot))
     assert code == 0 and "taken as the anticipated ICC" in said, said
+
+
+def test_the_fixed_items_note_does_not_round_a_miss_onto_the_target(tmp_path):
+    """keep-known at an expected kappa of 0.95 and a target width of 0.3: 30 repeated
+    items give 0.301, and the note said "the expected width is 0.30", which reads as
+    the target met where the table says it is not."""
+    folder = init_study(tmp_path / "kk", template="keep-known")
+    res = plan_study(folder, expected=0.95, target=Target(width=0.3))
+    row = res.table[res.table["items"] == 30].iloc[0]
+    assert not row["meets"] and row["expected_width"] > 0.3
+    note = next(x for x in res.notes if x.startswith("The protocol fixes"))
+    assert f"the expected width is {row['expected_width']:.3f}." in note, note
+    assert "the expected width is 0.30." not in note
