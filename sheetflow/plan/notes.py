@@ -13,6 +13,7 @@ from .defaults import _NAMES, StudyDefaults, band_width
 from .design import PlanResult, cell_for_target
 from .formulas import krippendorff_min_values
 from .inputs import Measure
+from .kappa_size import FIRST_N
 from .pilot_model import PilotModel, fit_pilot_model, grid_source
 from .sim_error import resting_text, target_error_text, width_text
 from .simulate import ModelSource, PilotSource
@@ -56,6 +57,7 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
     notes.extend(_icc_form_note(result, study))
     notes.extend(small_k_note(result))
     notes.extend(_model_note(result, own, source))
+    notes.extend(_kappa_floor_note(result))
     if not bool(row["meets"]):
         notes.append(_what_meets(result, own, m, source, band,
                                  at_least=bool(_icc_form_note(result, study))))
@@ -73,6 +75,22 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
 
 
 _ABSOLUTE = {"ICC2": "ICC(A,1)", "ICC2k": "ICC(A,k)"}  # the two-way absolute forms
+
+
+def _kappa_floor_note(result: PlanResult) -> list[str]:
+    """Why a kappa row narrower than the target width says it does not meet it: the
+    closed forms (as kappaSize) size no fewer than :data:`.kappa_size.FIRST_N` items."""
+    t, width = result.table, result.target.width
+    if not result.method.endswith("as kappaSize") or width is None:
+        return []
+    below = t[(t["items"] < FIRST_N) & (t["expected_width"] <= width) & ~t["meets"]]
+    if below.empty:
+        return []
+    row = below.iloc[0]
+    return [f"kappaSize's closed forms size {FIRST_N} items or more, so fewer do not meet "
+            f"the target even where their expected width is within it ({row['items']} "
+            f"{result.items_word}: {row['expected_width']:.3f}), as kappaSize's search "
+            f"starts at {FIRST_N}."]
 
 
 def small_k_note(result: PlanResult) -> list[str]:

@@ -153,3 +153,18 @@ def test_the_fixed_items_note_does_not_round_a_miss_onto_the_target(tmp_path):
     note = next(x for x in res.notes if x.startswith("The protocol fixes"))
     assert f"the expected width is {row['expected_width']:.3f}." in note, note
     assert "the expected width is 0.30." not in note
+
+
+def test_a_kappa_row_within_the_width_below_kappasize_floor_is_explained(tmp_path):
+    """keep-known at a target width of 1.5: the 10-item row's width (0.812) is within
+    it, yet it says "no" (kappaSize sizes 11 items or more) with nothing saying why."""
+    folder = init_study(tmp_path / "kk", template="keep-known")
+    res = plan_study(folder, target=Target(width=1.5))
+    row = res.table[res.table["items"] == 10].iloc[0]
+    assert not row["meets"] and row["expected_width"] <= 1.5
+    note = next(x for x in res.notes if x.startswith("kappaSize's closed forms"))
+    assert f"(10 repeated items: {row['expected_width']:.3f})" in note
+    assert "size 11 items or more" in note
+    # where every row below 11 items misses the width anyway, nothing is said
+    res = plan_study(folder, target=Target(width=0.5))
+    assert not any(x.startswith("kappaSize's closed forms") for x in res.notes)
