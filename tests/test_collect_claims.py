@@ -164,4 +164,4 @@ def test_rows_of_another_rater_are_not_called_no_pack_of_this_study(study):
     lines = run("collect", str(root)).stdout.splitlines()
     (line,) = [ln for ln in lines if ln.startswith("scores.xlsx: ")]
     assert line.startswith(f"scores.xlsx: says it is rater {other['rater_id']}'s, but its "
-                           "rows are another rater's: counted for nobody, 1 error")
+                           "rows are another pack's: counted for nobody, 1 error")

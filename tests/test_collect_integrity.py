@@ -363,3 +363,48 @@ def test_a_row_inserted_inside_a_card_names_the_first_line_moved(tmp_path):
     second = _line_rows(pack["cards"][0])[1]
     assert (moved.code, moved.cell) == ("answer-line-moved", f"B{second}")
     assert moved.message.startswith("The line for 'Evidence Integration: ")
+
+
+def _sittings(tmp: Path) -> tuple[Path, dict, dict, Path]:
+    """A keep-known study (one owner, two sittings), its packs of sitting 1 and 2, and
+    sitting 1's pack filled in."""
+    from sheetflow.packs.manifest import read_manifest
+    from sheetflow.spec.templates import init_study
+
+    root = init_study(tmp / "keep-known", "keep-known")
+    generate_packs(root)
+    (root / "returns").mkdir(exist_ok=True)
+    packs = read_manifest(root / L.PACKS_DIR / L.MANIFEST_FILE)["packs"]
+    first, second = sorted(packs, key=lambda p: p["sitting"])
+    assert first["rater_id"] == second["rater_id"]
+    return root, first, second, _filled(tmp, root, first)
+
+
+def test_a_first_sitting_returned_as_the_second_is_named_by_its_sitting(tmp_path):
+    """Both packs are one rater's: "rater owner-01's workbook, not owner-01's" and "its
+    rows are another rater's" were said of the owner's first sitting claiming the
+    second (a second sitting copied from the first would inflate intra-rater kappa)."""
+    from sheetflow.collect.links import disowned
+
+    root, first, second, filled = _sittings(tmp_path)
+    _impersonate(filled, root / "returns" / second["file"], second)
+    result = collect(root, write=False)
+    (status,) = result.report.files
+    assert not status.used
+    (found,) = [i for i in result.report.issues if i.code == "rows-from-other-rater"]
+    rater = first["rater_id"]
+    assert f"{rater} (sitting 1)'s workbook, not of {rater} (sitting 2)'s" in found.message
+    assert "another rater's" not in disowned(status, result.report.issues)
+
+
+def test_a_first_sitting_named_as_the_second_says_which_sitting_the_name_suggests(
+        tmp_path):
+    """The warning said "The file name suggests rater owner-01, but the workbook says it
+    is rater owner-01's" of a sitting-1 workbook under the sitting-2 pack's name."""
+    root, first, second, filled = _sittings(tmp_path)
+    shutil.copyfile(filled, root / "returns" / second["file"])
+    result = collect(root, write=False)
+    (warning,) = [i for i in result.report.issues if i.code == "file-name-mismatch"]
+    rater = first["rater_id"]
+    assert (f"suggests rater {rater} (sitting 2), but the workbook says it is rater "
+            f"{rater} (sitting 1)'s") in warning.message

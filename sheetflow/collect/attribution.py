@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..packs.manifest import Manifest, PackHead
 from ..workbook import layout as L
-from .identity import pack_mismatch
+from .identity import pack_mismatch, pack_names
 from .links import conflict_detail, naming_stores
 from .spec_marks import other_spec
 from .validate import Issue, issue, show_value
@@ -107,5 +107,5 @@ def _match(claim: Claim, name: str, identity: dict[str, str],
     claim.head = head
     # a file named like another rater's pack is named so, whoever it claims to be
     claim.issues += [issue("file-name-mismatch", file=name, rater=head.rater_id,
-                           detail=other.rater_id)
+                           **pack_names(head, other.rater_id, other.sitting))
                      for other in manifest.heads if other is not head and other.file == name]

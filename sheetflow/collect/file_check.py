@@ -32,7 +32,7 @@ from .content_checks import SelfCheckInput
 from .copies import AnswerPrint
 from .drawings import check_drawings
 from .hazards import Hazard
-from .identity import identity_rows, identity_sheet, identity_stores
+from .identity import identity_rows, identity_sheet, identity_stores, pack_names
 from .lines import line_labels, line_names, missing_lines
 from .outside_answers import check_outside_answers
 from .part_text import check_part_text
@@ -383,7 +383,7 @@ class FileChecker:
             if other["identity"]["pack_id"] != self.head.pack_id and \
                     found in (row_table(other), row_table(other, legacy=True)):
                 self.add("rows-from-other-rater", sheet=L.IDENTITY_SHEET,
-                         detail=other["rater_id"])
+                         **pack_names(self.head, other["rater_id"], other["sitting"]))
                 self.result.rows_of = other["identity"]["pack_id"]
                 return False
         # an edited row table: the answer lines still prove whose rows these are (their
@@ -562,7 +562,8 @@ class FileChecker:
         for other in self.job.manifest.packs():  # rare: only for a forged or copied file
             if other["identity"]["pack_id"] != self.head.pack_id and \
                     ids & {r[0] for r in row_table(other)}:
-                self.add("rows-from-other-rater", sheet=self.sheet, detail=other["rater_id"])
+                self.add("rows-from-other-rater", sheet=self.sheet,
+                         **pack_names(self.head, other["rater_id"], other["sitting"]))
                 self.result.rows_of = other["identity"]["pack_id"]
                 return
         self.add("rows-not-this-rater", sheet=self.sheet)

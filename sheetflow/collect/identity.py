@@ -80,6 +80,20 @@ def pack_mismatch(identity: dict[str, str], stores: dict[str, dict[str, str]],
     return {"detail": detail, **(where if held else {})}
 
 
+def pack_names(head: PackHead, rater: str, sitting: int) -> dict[str, str]:
+    """The ``detail`` (rater ``rater``'s pack of ``sitting``) and ``claimed`` (``head``)
+    fields of a message setting two packs against each other.
+
+    By rater, and by sitting too when both are one rater's: "rater owner-01's workbook,
+    not owner-01's" would say of a first sitting sent back as the second that a
+    rater's rows are not their own.
+    """
+    if rater != head.rater_id:
+        return {"detail": rater, "claimed": head.rater_id}
+    return {"detail": f"{rater} (sitting {sitting})",
+            "claimed": f"{rater} (sitting {head.sitting})"}
+
+
 def _same_number(text: str, number: int) -> bool:
     """Whether ``text`` is ``number`` written as a number ("1" or "1.0": a spreadsheet
     app may store the sitting as a number)."""

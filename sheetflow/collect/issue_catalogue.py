@@ -189,12 +189,14 @@ _TYPES = (
        "coordinator for the current workbook and copy your answers into it."),
     _t("unknown-rater", ERROR, "The rater named in the workbook is not in the manifest.",
        "The rater {detail} is not part of this study. Ask the coordinator."),
-    _t("file-name-mismatch", WARNING, "The file name points to another rater than its contents.",
+    _t("file-name-mismatch", WARNING, "The file name points to another rater (or sitting) "
+       "than its contents.",
        # whether it counts for {rater} is for its rows to prove (it may count for nobody)
-       "The file name suggests rater {detail}, but the workbook says it is rater {rater}'s. "
+       "The file name suggests rater {detail}, but the workbook says it is rater {claimed}'s. "
        "Check who sent it."),
-    _t("rows-from-other-rater", ERROR, "The rows match another rater's workbook.",
-       "The rows in this workbook are those of rater {detail}'s workbook, not of {rater}'s. "
+    _t("rows-from-other-rater", ERROR, "The rows match another rater's (or sitting's) "
+       "workbook.",
+       "The rows in this workbook are those of rater {detail}'s workbook, not of {claimed}'s. "
        "Each rater must fill in their own workbook."),
     _t("rows-not-this-rater", ERROR, "The hidden row ids match no rater's workbook.",
        "The hidden row ids on sheet '{sheet}' are not those of rater {rater}'s workbook "

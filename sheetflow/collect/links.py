@@ -303,7 +303,7 @@ def _why_unusable(codes: list[str]) -> str:
 
 
 DISOWNED = {
-    "rows-from-other-rater": "its rows are another rater's",
+    "rows-from-other-rater": "its rows are another pack's",  # maybe its own other sitting
     "rows-not-this-rater": "its rows are no rater's",
     "rows-unproven": "no row proves it, while another file does",
     "claim-unproven": "no row proves it",
