@@ -238,3 +238,12 @@ def test_packs_sent_with_the_spec_hash_are_regenerated_byte_for_byte(tmp_path, m
     assert manifest["packs"][0]["identity"]["spec_hash"] == load_study(folder).hash
     generate_packs(folder)
     assert _sealed_set(folder) == before
+
+
+def test_an_edited_mark_is_not_said_to_be_only_another_version(study_dir, tmp_path):
+    """The rater's own pack with its mark edited was told "This workbook was made from
+    a different version of the study": collect cannot tell the two apart, so it says
+    both."""
+    found = _spec_issues(_returned(study_dir, tmp_path, _mark("0" * 64)))
+    assert [i.code for i in found] == ["spec-hash-mismatch"]
+    assert "or its identity was edited" in found[0].message

@@ -185,8 +185,10 @@ _TYPES = (
        "sent to the right coordinator."),
     _t("spec-hash-mismatch", ERROR,
        "The workbook was made from another version of the spec, or by another generate.",
-       "This workbook was made from a different version of the study ({versions}). Ask the "
-       "coordinator for the current workbook and copy your answers into it."),
+       # a pack's own mark edited reads the same as another version's: both are said
+       "This workbook was made from a different version of the study, or its identity was "
+       "edited ({versions}). Ask the coordinator for the current workbook and copy your "
+       "answers into it."),
     _t("unknown-rater", ERROR, "The rater named in the workbook is not in the manifest.",
        "The rater {detail} is not part of this study. Ask the coordinator."),
     _t("file-name-mismatch", WARNING, "The file name points to another rater (or sitting) "
