@@ -19,11 +19,12 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from sheetflow.analysis.panel import build_panel, missing_before_unsealing, read_file_verdicts
+from sheetflow.analysis.panel import build_panel, missing_before_unsealing
 from sheetflow.cli import cli
 from sheetflow.collect.coordinator import Expected, roster
 from sheetflow.collect.drafts import write_feedback
 from sheetflow.collect.links import DETAIL_ROOM, conflict_detail
+from sheetflow.collect.outputs import verify_ratings
 from sheetflow.collect.validate import FileStatus, ValidationReport, issue
 from sheetflow.demo.simulate import fill_packs
 from sheetflow.packs.generate import generate_packs
@@ -166,8 +167,7 @@ def test_status_shows_the_unusable_return_and_exits_1(study, collected):
 
 
 def test_panel_names_the_file_and_why_it_was_not_used(study, collected):
-    verdicts = read_file_verdicts(study)
-    assert verdicts is not None
+    verdicts = verify_ratings(study, incomplete=True).files  # what analyze reads
     ev01 = _pack_file(study, "EV-01")
     verdict = next(v for v in verdicts if v["file"] == ev01)
     assert verdict["linked_raters"] == ["EV-01"] and verdict["rater"] == ""

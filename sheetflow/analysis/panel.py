@@ -27,7 +27,6 @@ cases the rater rated.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -291,19 +290,6 @@ def rated_cases(rows: pd.DataFrame, required: Callable[[str, str], bool]
         out[(str(rater), int(sitting or 1))] = (f"{full} of {len(agg)} cases in full, "
                                                 f"{part} in part")
     return out
-
-
-def read_file_verdicts(study_dir: Path) -> list[dict[str, Any]] | None:
-    """Collect's per-file verdicts from ``out/collection.json`` (None when absent)."""
-    path = study_dir / COLLECTION_FILE
-    if not path.is_file():
-        return None
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    files = doc.get("files") if isinstance(doc, dict) else None
-    return [f for f in files if isinstance(f, dict)] if isinstance(files, list) else None
 
 
 def missing_before_unsealing(study_dir: Path, files: list[dict[str, Any]],
