@@ -252,3 +252,15 @@ def test_a_file_an_interrupted_set_kept_aside_is_removed_by_the_next_set(tmp_pat
     assert outputs.recovered and outputs.removed == [tmp_path / "old.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
     assert (tmp_path / "a.txt").read_text(encoding="utf-8") == "old"
+
+
+def test_the_next_generate_removes_drafts_a_killed_run_left_staged(generated, tmp_path):
+    """A run killed before its commit leaves staged drafts in packs/eml/ as it does in
+    packs/ and sealed/: the next generate removes them all, not only the outer ones."""
+    root = _copy(generated, tmp_path)
+    left = [root / L.PACKS_DIR / "eml" / f".{MOREAU}.eml.1234-abcd.partial",
+            root / L.PACKS_DIR / f".{MOREAU}.xlsx.1234-abcd.partial"]
+    for path in left:
+        path.write_bytes(b"cut off")
+    generate_packs(root, emails=True, force=True)
+    assert not [p for p in left if p.exists()]

@@ -201,6 +201,7 @@ def generate_packs(study_dir: str | Path, out: str | Path | None = None, *,
     spec_field = _spec_field(root, spec_hash, secret, reused)
     packs_dir = root / L.PACKS_DIR
     remove_partials(packs_dir)  # staging makes the folder: a refused run leaves none
+    remove_partials(packs_dir / EML_DIR)  # a killed run's drafts are staged there too
     remove_partials(root / SEALED_DIR)
     command = "generate" if lock_selection is None else "lock"  # named if interrupted
     if lock_selection is None and (root / SEALED_DIR / LOCK_RECORD_FILE).exists():
