@@ -582,6 +582,20 @@ def remove_partials(folder: Path) -> None:
             path.unlink(missing_ok=True)
 
 
+def remove_own_partials(path: str | Path) -> None:
+    """Remove the staged copies of ``path`` killed runs left beside it (``.NAME.TAG.partial``).
+
+    For a file written alone into a folder other runs also stage into: only this
+    file's own staged names are matched, never another output's.
+    """
+    path = Path(path)
+    own = f".{path.name}."
+    if path.parent.is_dir():
+        for left in path.parent.glob(f"{glob.escape(own)}*{PARTIAL}"):
+            if left.is_file() and _TAGGED.fullmatch(left.name[len(own) - 1:]):
+                left.unlink(missing_ok=True)
+
+
 def recover_under(root: str | Path, folders: Iterable[str]) -> list[str]:
     """Recover every commit stopped half-way in ``root`` or below its ``folders``.
 

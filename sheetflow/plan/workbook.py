@@ -25,7 +25,7 @@ import xlsxwriter
 
 from ..citations import FLEISS_COHEN_EVERITT_1969, GWET_2014, cited_entries
 from ..errors import close_workbook
-from ..staging import OutputSet
+from ..staging import OutputSet, remove_own_partials
 from ..workbook.app_props import SheetflowWorkbook
 from ..workbook.printing import MARGINS, row_points, set_print
 from .design import PlanResult
@@ -126,6 +126,7 @@ def write_plan_workbook(result: PlanResult, path: str | Path) -> Path:
     See the module notes for its sheets and print setup.
     """
     path = Path(path)
+    remove_own_partials(path)  # what a plan killed before its commit left beside it
     with OutputSet(label="plan", what="workbook") as outputs:
         wb = SheetflowWorkbook(str(outputs.stage(path)))
         formats = _formats(wb)

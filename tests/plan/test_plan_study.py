@@ -376,3 +376,18 @@ def test_a_second_sitting_in_a_ratings_table_is_not_one_more_rater(tmp_path):
                      encoding="utf-8")
     got = read_pilot_csv(pilot, Measure("q", "ordinal", (1, 2, 3), 1))
     assert got.values.tolist() == [["c1", "R1", "1"], ["c1", "R2", "2"], ["c2", "R2", "2"]]
+
+
+def test_plan_removes_the_staged_workbook_a_killed_plan_left(study000, tmp_path):
+    """A plan killed before its commit leaves its staged workbook hidden in out/; the
+    next plan removes it, and leaves another output's staged file alone."""
+    res = plan_study(study000, expected=0.75, raters=[3], items=[18], **FAST)
+    out = tmp_path / "out"
+    out.mkdir()
+    mine = out / ".plan.xlsx.1234-abcd0123.partial"
+    other = out / ".ratings.csv.1234-abcd0123.partial"
+    for left in (mine, other):
+        left.write_bytes(b"cut off")
+    write_plan_workbook(res, out / "plan.xlsx")
+    assert not mine.exists()
+    assert other.exists()
