@@ -10,7 +10,9 @@ cases) name the improved arm, the rest alternate between Tied and the baseline.
 
 Section 4.4 lists no success criteria, only consequences: direction 50-70% is a "weak
 signal" (inconclusive), nothing is said below 50% (sheetflow reads it as a fail, and
-says so), and rho below 0.60 asks to "investigate" (inconclusive, never a fail).
+says so, unless at least half the judgements naming an arm name the improved one: Tied
+judgements alone keep the share under the protocol's coin-flip 50%), and rho below 0.60
+asks to "investigate" (inconclusive, never a fail).
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ def same(tmp_path_factory):
     (38, "pass", "met"),            # 70.4%
     (37, "inconclusive", "weak"),   # 68.5%: a weak signal
     (27, "inconclusive", "weak"),   # 50.0%: still the weak range
-    (26, "fail", "not met"),        # 48.1%: below anything the protocol names
+    (14, "fail", "not met"),        # 25.9%, and 14 of the 34 naming an arm: below chance
 ])
 def test_each_direction_range_decides_as_its_consequence_says(same, n, status, outcome):
     _, summary, rows, checks = _run(same, n)
@@ -100,16 +102,43 @@ def test_each_direction_range_decides_as_its_consequence_says(same, n, status, o
     if outcome == "not met":  # sheetflow's own reading, said as such
         assert check["note"].endswith(
             "the protocol states no consequence below 50%; sheetflow reads it as a fail: "
-            "fewer than half the judgements name the improved arm, short of the 50% the "
-            "protocol calls random ('better than random 50%', section 4.3), so no signal "
-            "is left to call weak")
+            "fewer than half the judgements name the improved arm, and so do fewer than "
+            "half of those naming an arm (Tied left out), short of the 50% the protocol "
+            "calls random ('better than random 50%', section 4.3), so no signal is left "
+            "to call weak")
     rule = summary["decision"]["rule"]
     assert "(50%-70%: 'weak signal', inconclusive; below 50%: no consequence in the " \
-        "protocol, sheetflow reads it as a fail)" in rule
+        "protocol, sheetflow reads it as a fail, or as 'weak signal' where at least half " \
+        "the judgements naming an arm name the improved one)" in rule
     assert "Spearman's rho vs internal >= 0.60 (below: 'investigate', inconclusive)" in rule
     assert "(0.60-0.70: 'marginal', inconclusive; below 0.60: 'cannot validate', fail)" in rule
     # the Wilcoxon p of 18 equal differences is below 0.001, and reads so
     assert "Wilcoxon signed-rank (two-sided) p < 0.001" in summary["arms"]["sentence"]
+
+
+@pytest.mark.parametrize(("n", "decisive"), [
+    (26, "65.0%"),  # 26 name the improved arm, 14 the baseline, 14 Tied: 48.1%
+    (18, "50.0%"),  # 18 each: 33.3%, and exactly the protocol's chance among the 36
+])
+def test_below_half_only_through_tied_judgements_is_a_weak_signal(same, n, decisive):
+    """The protocol's 'better than random 50%' is a coin between the two responses.
+    Below 50% of all judgements only because Tied ones count as not naming the improved
+    arm, with at least half of those naming an arm naming it, is no fail: sheetflow said
+    'no signal is left to call weak' of 26 judgements for the improved arm against 14."""
+    _, summary, rows, checks = _run(same, n)
+    check = checks["direction agreement with the improved arm"]
+    assert check["value"] == pytest.approx(n / 54)
+    assert check["outcome"] == "weak" and check["said"] == "weak signal"
+    assert summary["decision"]["status"] == "inconclusive"
+    assert rows[2].startswith("DECISION: INCONCLUSIVE")
+    assert "no signal is left" not in check["note"]
+    assert check["note"].endswith(
+        "below 50% only because Tied judgements count as not naming the improved arm: of "
+        f"the judgements naming an arm, {decisive} name it, not below the 50% the protocol "
+        "calls random ('better than random 50%', section 4.3), so sheetflow reads it as the "
+        "protocol's 'Weak signal; effect size may be smaller than internal estimates' "
+        "(section 4.4): inconclusive")
+    assert _outcome_cell(same, "direction agreement with the improved arm") == "weak signal"
 
 
 def test_rho_below_its_target_asks_to_investigate_and_is_not_a_fail(tmp_path):

@@ -71,8 +71,19 @@ DIRECTION_WEAK = ("'Weak signal; effect size may be smaller than internal estima
                   "(section 4.4): inconclusive")
 DIRECTION_BELOW_CHANCE = (
     "the protocol states no consequence below 50%; sheetflow reads it as a fail: fewer "
-    "than half the judgements name the improved arm, short of the 50% the protocol calls "
-    "random ('better than random 50%', section 4.3), so no signal is left to call weak")
+    "than half the judgements name the improved arm, and so do fewer than half of those "
+    "naming an arm (Tied left out), short of the 50% the protocol calls random ('better "
+    "than random 50%', section 4.3), so no signal is left to call weak")
+# The protocol's "random 50%" is a coin between the two responses: with Tied counted as
+# not naming the improved arm, a share below 50% can still hold a signal (26 judgements
+# name it, 14 the baseline, 14 Tied: 48%). Only the share of judgements naming an arm
+# is read against chance, so such a panel is the protocol's weak signal, not a fail.
+DIRECTION_TIED_BELOW = (
+    "below 50% only because Tied judgements count as not naming the improved arm: of "
+    "the judgements naming an arm, {decisive} name it, not below the 50% the protocol "
+    "calls random ('better than random 50%', section 4.3), so sheetflow reads it as the "
+    "protocol's 'Weak signal; effect size may be smaller than internal estimates' "
+    "(section 4.4): inconclusive")
 RHO_LOW = ("'External/internal scoring divergence; investigate systematic interpretation "
            "differences' (section 4.4): a call to investigate, not a failed validation, so "
            "inconclusive")
@@ -312,7 +323,9 @@ _METHODS = (
      ">= 0.60, all three: pass. Alpha from 0.60 to 0.70: "
      f"{ALPHA_MARGINAL}. Alpha below 0.60: {ALPHA_LOW}. Direction agreement from "
      f"50% to 70%: {DIRECTION_WEAK}. Direction agreement below 50%: "
-     f"{DIRECTION_BELOW_CHANCE}. Spearman's rho below 0.60: {RHO_LOW}. The three targets "
+     f"{DIRECTION_BELOW_CHANCE}; but where at least half the judgements naming an arm "
+     "(Tied left out) name the improved one, sheetflow reads it as 'Weak signal': "
+     f"inconclusive. Spearman's rho below 0.60: {RHO_LOW}. The three targets "
      "are the protocol's own (sections 4.2-4.4), and its consequence bands end at them, "
      "so the plan's [analysis.targets] must hold exactly these (sheetflow check refuses "
      "another or a missing one); a check whose plan target is missing or another is not "
@@ -385,7 +398,8 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
             + f", direction agreement with the improved arm >= {_pct(d)} "
             f"({_pct(DIRECTION_WEAK_FROM)}-{_pct(d)}: 'weak signal', inconclusive; below "
             f"{_pct(DIRECTION_WEAK_FROM)}: no consequence in the protocol, sheetflow reads "
-            "it as a fail) and "
+            "it as a fail, or as 'weak signal' where at least half the judgements naming "
+            "an arm name the improved one) and "
             f"Spearman's rho vs internal >= {_num(r)} (below: 'investigate', inconclusive)")
     if target_problems(ctx.study.protocol, ctx.plan.targets):
         rule += ("; the plan's targets must be these, the protocol's own: a check whose "
@@ -498,10 +512,16 @@ def _direction_check(ctx: Context, out: dict) -> Check:
                  "internal totals tie (reported, not decided on)")
     if arm and (value is None or not np.isfinite(value)):
         note += "; no direction judgement to compare"
-    return _with_consequence(_on_protocol_target(ctx, "direction_agreement", threshold_check(
+    check = _on_protocol_target(ctx, "direction_agreement", threshold_check(
         "direction agreement with the improved arm", value, ctx.target("direction_agreement"),
-        weak_from=DIRECTION_WEAK_FROM, note=note, proportion=True)),
-        DIRECTION_WEAK, DIRECTION_BELOW_CHANCE, ("weak signal", ""))
+        weak_from=DIRECTION_WEAK_FROM, note=note, proportion=True))
+    if check.outcome == NOT_MET and decisive is not None and np.isfinite(decisive) \
+            and settled(decisive, (DIRECTION_WEAK_FROM,)) >= DIRECTION_WEAK_FROM:
+        check.outcome = WEAK
+        return _with_consequence(check, DIRECTION_TIED_BELOW.format(
+            decisive=percent(decisive)), "", ("weak signal", ""))
+    return _with_consequence(check, DIRECTION_WEAK, DIRECTION_BELOW_CHANCE,
+                             ("weak signal", ""))
 
 
 def _with_consequence(check: Check, weak: str, not_met: str,
