@@ -16,6 +16,7 @@ never "0.750" read "moderate". :func:`decimals_for` finds those decimals;
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -74,6 +75,21 @@ def resting_on(figure: dict[str, Any]) -> str:
     counts = [counted(int(figure[key]), noun) for key, noun in
               (("n_units", "unit"), ("n_raters", "rater")) if finite_number(figure.get(key))]
     return ", ".join(counts)
+
+
+WORD_GAPS = " \t\n\r\u00a0"
+"""What separates words in a text answer: spaces, tabs, line breaks and non-breaking
+spaces. The pack's word-range hint can only count these (its formula turns them into
+spaces and counts the spaces), so collect counts the same: text split on every Unicode
+space (an em or ideographic space too) warned of nothing where the pack showed the
+text outside its range."""
+_WORD_GAP = re.compile(f"[{WORD_GAPS}]+")
+
+
+def text_words(text: str) -> int:
+    """Words in ``text``: runs of characters between :data:`WORD_GAPS`, as the pack's
+    word-range hint counts them."""
+    return sum(1 for word in _WORD_GAP.split(text) if word)
 
 
 FEW_UNITS = 10

@@ -224,6 +224,20 @@ def _words(n: int) -> str:
         (" " + " ".join(["word"] * (n % 10)) if n % 10 else "")
 
 
+def test_collect_counts_words_between_the_gaps_the_packs_hint_counts():
+    """The pack's word-range formula turns tabs, line breaks and non-breaking spaces
+    into spaces and counts the spaces; collect counts the same words, so an em or
+    ideographic space (read as a gap by Python's split) joins words as in the pack: 60
+    words so joined were "in range" to collect and outside it in the pack."""
+    from sheetflow.collect.content_checks import check_word_count
+
+    assert check_word_count("\u2003".join(["word"] * 60), 50, 100) == (1, "50 to 100 words")
+    assert check_word_count("\u3000".join(["word"] * 60), 50, 100) == (1, "50 to 100 words")
+    spaced = " \t".join(["word"] * 25) + "\r\n" + "\u00a0 ".join(["word"] * 25) + "  "
+    assert check_word_count(spaced, 50, 100) is None
+    assert check_word_count(spaced + " x", 50, 50) == (51, "50 to 50 words")
+
+
 @pytest.mark.libreoffice
 @needs_soffice
 def test_libreoffice_the_word_range_hint_is_collects_warning_at_its_bounds(tmp_path):
@@ -240,6 +254,9 @@ def test_libreoffice_the_word_range_hint_is_collects_warning_at_its_bounds(tmp_p
         (paired_root, paired, "101-199", {note: _words(101), notes: _words(199)}, 2),
         (likert_root, likert, "80-81", {rationale[0]: _words(80), rationale[1]: _words(81),
                                         rationale[2]: "one\ttwo\r\nthree"}, 1),
+        # words apart only by em or ideographic spaces are one word to the pack's hint
+        (paired_root, paired, "em-spaces", {note: "\u2003".join(["word"] * 60),
+                                            notes: "\u3000".join(["word"] * 300)}, 2),
     ]
     files = [_variant(tmp_path, root, pack, name, changes)
              for root, pack, name, changes, _ in cases]

@@ -11,15 +11,16 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..words import settled, shown_percent
+from ..words import settled, shown_percent, text_words
 from .validate import Issue, issue, show_value
 from .values import parse_time
 
 
 def check_word_count(text: str, min_words: int | None, max_words: int | None
                      ) -> tuple[int, str] | None:
-    """(words, range text) when ``text`` is outside [min_words, max_words], else None."""
-    n = len(text.split())
+    """(words, range text) when ``text`` is outside [min_words, max_words], else None
+    (words as :func:`~sheetflow.words.text_words` counts them, as the pack does)."""
+    n = text_words(text)
     too_few = min_words is not None and n < min_words
     too_many = max_words is not None and n > max_words
     if not (too_few or too_many):

@@ -62,7 +62,7 @@ from typing import Any
 
 from ..spec.labels import label_key, loose_keys
 from ..spec.rubric import CONFIDENCE_LEVELS, YES_NO, Dimension
-from ..words import counted
+from ..words import counted, text_words
 
 _INVISIBLE_CHARS = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
 _INVISIBLE = dict.fromkeys(map(ord, _INVISIBLE_CHARS))
@@ -392,8 +392,8 @@ def _describe_domain(dimension: Dimension) -> str:
 
 
 def word_count(text: str) -> int:
-    """Words in ``text`` (runs of non-space characters)."""
-    return len(text.split())
+    """Words in ``text``, as the pack counts them (:func:`~sheetflow.words.text_words`)."""
+    return text_words(text)
 
 
 # --------------------------------------------------------------------------- helpers

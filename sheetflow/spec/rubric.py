@@ -34,6 +34,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..words import text_words
+
 KINDS = (
     "count",
     "checklist",
@@ -200,7 +202,7 @@ class Dimension:
 
     def words_ok(self, text: str) -> bool:
         """Whether ``text`` has a word count inside the dimension's range."""
-        n = len(text.split())
+        n = text_words(text)
         if self.min_words is not None and n < self.min_words:
             return False
         return not (self.max_words is not None and n > self.max_words)
