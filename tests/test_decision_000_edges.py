@@ -132,6 +132,9 @@ def test_below_half_only_through_tied_judgements_is_a_weak_signal(same, n, decis
     assert summary["decision"]["status"] == "inconclusive"
     assert rows[2].startswith("DECISION: INCONCLUSIVE")
     assert "no signal is left" not in check["note"]
+    assert f"leaving Tied judgements out, {decisive} name iter2_improved (which keeps the " \
+        "share below 50% from being a fail);" in check["note"]
+    assert "not decided on" not in check["note"].split("; ")[1]
     assert check["note"].endswith(
         "below 50% only because Tied judgements count as not naming the improved arm: of "
         f"the judgements naming an arm, {decisive} name it, not below the 50% the protocol "

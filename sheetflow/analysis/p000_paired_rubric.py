@@ -518,6 +518,10 @@ def _direction_check(ctx: Context, out: dict) -> Check:
     if check.outcome == NOT_MET and decisive is not None and np.isfinite(decisive) \
             and settled(decisive, (DIRECTION_WEAK_FROM,)) >= DIRECTION_WEAK_FROM:
         check.outcome = WEAK
+        # that share decides here, so the note no longer calls it "not decided on"
+        check.note = check.note.replace(
+            f"name {arm} (reported, not decided on)",
+            f"name {arm} (which keeps the share below 50% from being a fail)", 1)
         return _with_consequence(check, DIRECTION_TIED_BELOW.format(
             decisive=percent(decisive)), "", ("weak signal", ""))
     return _with_consequence(check, DIRECTION_WEAK, DIRECTION_BELOW_CHANCE,
