@@ -62,7 +62,7 @@ from typing import Any
 
 from ..spec.labels import label_key, loose_keys
 from ..spec.rubric import CONFIDENCE_LEVELS, YES_NO, Dimension
-from ..words import counted, text_words
+from ..words import counted
 
 _INVISIBLE_CHARS = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
 _INVISIBLE = dict.fromkeys(map(ord, _INVISIBLE_CHARS))
@@ -389,11 +389,6 @@ def _describe_domain(dimension: Dimension) -> str:
     if kind == "flag":  # a single mark, optional: "one of 'Y'" read as a riddle
         return f"{dimension.choices[0]}, or leave it blank"
     return _one_of(_labels(dimension))
-
-
-def word_count(text: str) -> int:
-    """Words in ``text``, as the pack counts them (:func:`~sheetflow.words.text_words`)."""
-    return text_words(text)
 
 
 # --------------------------------------------------------------------------- helpers

@@ -34,8 +34,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..words import text_words
-
 KINDS = (
     "count",
     "checklist",
@@ -199,13 +197,6 @@ class Dimension:
     def entry_choices(self) -> tuple[str, ...]:
         """What the dropdown offers (labels, with N/A ones last)."""
         return self.choices
-
-    def words_ok(self, text: str) -> bool:
-        """Whether ``text`` has a word count inside the dimension's range."""
-        n = text_words(text)
-        if self.min_words is not None and n < self.min_words:
-            return False
-        return not (self.max_words is not None and n > self.max_words)
 
 
 def answer_required(dim: Dimension | None, part: str) -> bool:
