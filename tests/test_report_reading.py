@@ -433,3 +433,30 @@ def test_no_summary_table_is_split_from_its_heading_across_pages(studies):
             size = sum(heights[head - 1:end - 1])
             cut = [p for p in page if head < p < end]
             assert not cut or size > room, (template, ws.cell(head, 1).value, cut)
+
+
+def test_a_gwet_table_with_reason_and_note_columns_fits_a_legible_page():
+    """The Gwet AC sheet of a study where one dimension agrees in full gets a reason
+    and a note column (16 in all) and printed below 70%: text columns at 12
+    characters left it 25 pixels too wide. Its text now narrows further first."""
+    import pandas as pd
+
+    from sheetflow.report.cells import column_floors, column_widths
+    from sheetflow.workbook.printing import MIN_SCALE, column_pixels, fitted_widths, page_pixels
+
+    fmt = {"share": object(), "count": object()}
+    row = ["Overall rating (overall_rating)", "AC2", 1.0, 0.0, float("nan"), float("nan"), 1.0, 1.0,
+           1.0, 0.5679012345679012, 18, 18, 2, "quadratic",
+           "standard error 0 (no spread between units): no z or p",
+           "a zero-width interval (standard error 0) is no certainty: the variance formula "
+           "gives no width when the ratings agree on every unit, however few the units"]
+    other = ["Factual correctness (factual_correctness)", "AC2", 0.9010989010989012,
+             0.05448491777236766, 16.53850162468078, 6.513420728109783e-12,
+             0.7861457728257927, 1.0, 0.9583333333333334, 0.5787037037037037, 18, 18, 2,
+             "quadratic", "", ""]
+    table = pd.DataFrame([row, other], columns=[
+        "measure", "coefficient", "Gwet AC", "standard error", "z", "p", "95% CI low",
+        "95% CI high", "observed agreement", "chance agreement", "units",
+        "pairable units", "raters", "weights", "reason", "note"])
+    fitted = fitted_widths(column_widths(table), *column_floors(table, fmt))
+    assert sum(map(column_pixels, fitted)) * MIN_SCALE <= page_pixels(True)

@@ -455,18 +455,24 @@ def table_sheet(wb: xlsxwriter.Workbook, title: str, table: pd.DataFrame,
 
 
 TEXT_FLOOR = 12  # characters: a text column narrowed to fit the page wraps at this width
+# Gwet's sheet with its reason and note columns (16 in all, a dimension in full
+# agreement) fitted a page at 70% only with its text at 9 characters: narrower text
+# reads better than a whole sheet printed smaller
+LAST_TEXT_FLOOR = 9
 WORD_FLOOR = 24  # a text column keeps its longest word whole up to this width first
 
 
 def column_floors(table: pd.DataFrame, fmt: dict[str, Any], *, words: bool = True,
                   number_formats: dict[str, Any] | None = None
-                  ) -> tuple[list[float], list[float], list[float]]:
+                  ) -> tuple[list[float], list[float], list[float], list[float]]:
     """The floors :func:`~sheetflow.workbook.printing.fitted_widths` narrows ``table``'s
     columns to, in turn: text down to its longest word (up to :data:`WORD_FLOOR`), then
     numbers down to what their formats print (:func:`number_chars`), then text down to
-    :data:`TEXT_FLOOR` (a longer word breaks). No column goes below its longest header
-    word. A step leaves the columns it does not narrow as wide as they are."""
-    words_whole, numbers, narrow = [], [], []
+    :data:`TEXT_FLOOR` (a longer word breaks), and last, for a table of many columns
+    that still does not fit, text down to :data:`LAST_TEXT_FLOOR`. No column goes below
+    its longest header word. A step leaves the columns it does not narrow as wide as
+    they are."""
+    words_whole, numbers, narrow, narrowest = [], [], [], []
     for col, values in table.items():
         head = header_words(col) if words else str(col)
         word = max((text_width(w) for w in head.split()), default=1) + 1
@@ -478,12 +484,14 @@ def column_floors(table: pd.DataFrame, fmt: dict[str, Any], *, words: bool = Tru
             numbers.append(float(max(word, number_chars(values, meaning) + 1)))
             words_whole.append(float("inf"))
             narrow.append(numbers[-1])
+            narrowest.append(numbers[-1])
         else:
             longest = min(_longest_word(values) + 1, WORD_FLOOR)
             words_whole.append(float(max(word, TEXT_FLOOR, longest)))
             numbers.append(words_whole[-1])
             narrow.append(float(max(word, TEXT_FLOOR)))
-    return words_whole, numbers, narrow
+            narrowest.append(float(max(word, LAST_TEXT_FLOOR)))
+    return words_whole, numbers, narrow, narrowest
 
 
 def _longest_word(values: pd.Series) -> int:
