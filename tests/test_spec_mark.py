@@ -247,3 +247,22 @@ def test_an_edited_mark_is_not_said_to_be_only_another_version(study_dir, tmp_pa
     found = _spec_issues(_returned(study_dir, tmp_path, _mark("0" * 64)))
     assert [i.code for i in found] == ["spec-hash-mismatch"]
     assert "or its identity was edited" in found[0].message
+
+
+def test_a_pack_its_rows_prove_with_its_mark_edited_says_whose_it_is(study_dir, tmp_path):
+    """The rater's own pack, its mark edited, was "rater unknown (not a pack of this
+    study)" with no cell named: its hidden row ids prove whose pack it is."""
+    from mail_helpers import run
+
+    folder = _returned(study_dir, tmp_path, _mark("0" * 64))
+    (found,) = _spec_issues(folder, write=False)
+    assert (found.sheet, found.cell) == (L.IDENTITY_SHEET, "B3")
+    head = read_manifest(folder / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][0]
+    result = run("collect", str(folder))
+    assert result.exit_code == 1
+    (line,) = [ln for ln in result.stdout.splitlines() if ln.startswith(head["file"])]
+    assert line == (f"{head['file']}: {head['rater_id']}'s pack by its hidden row ids, but "
+                    f"its spec mark ({L.IDENTITY_SHEET}!B3) was edited or is of another "
+                    "version of the study: counted for nobody, 1 error, 0 warnings, "
+                    "NOT USED")
+    assert "not a pack of this study" not in result.stdout

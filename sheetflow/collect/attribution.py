@@ -8,12 +8,13 @@ manifest. What the claim is worth is settled afterwards by the rows the file pro
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..packs.manifest import Manifest, PackHead
 from ..workbook import layout as L
 from .identity import pack_mismatch, pack_names
-from .links import conflict_detail, naming_stores
+from .links import conflict_detail, naming_stores, pack_words
 from .spec_marks import other_spec
 from .validate import Issue, issue, show_value
 
@@ -73,6 +74,46 @@ def claim_of(name: str, stores: dict[str, dict[str, str]], manifest: Manifest,
     return claim
 
 
+def _mark_cell(identity: dict[str, str],
+               stores: dict[str, dict[str, str]]) -> dict[str, str]:
+    """The identity sheet's cell of the spec mark (or an earlier version's spec hash),
+    when that sheet holds it: where the rater or coordinator can look."""
+    key = L.LEGACY_SPEC_KEY if "spec_mark" not in identity else "spec_mark"
+    if key not in stores.get(f"sheet {L.IDENTITY_SHEET}", {}):
+        return {}
+    # both keys are written on the spec mark's row
+    return {"sheet": L.IDENTITY_SHEET, "cell": f"B{L.IDENTITY_KEYS.index('spec_mark') + 1}"}
+
+
+def rows_shown(claim: Claim, stores: dict[str, dict[str, str]], manifest: Manifest,
+               proven: Callable[[str], bool]) -> PackHead | None:
+    """The pack a file refused for its spec mark is by its hidden row ids, or None.
+
+    Such a file names no pack (``claim.head`` is None), yet when the pack its stores
+    agree on has its rows proven (``proven``: keyed by the study's secret, they cannot
+    be made from another workbook) it is that rater's own pack, its mark edited or of
+    another version: "not a pack of this study" would not be true of it.
+    """
+    if claim.head is not None or not any(i.code == "spec-hash-mismatch"
+                                         for i in claim.issues):
+        return None
+    named = {(values.get("pack_id", ""), values.get("rater_id", ""))
+             for values in stores.values() if values}
+    if len(named) != 1:
+        return None
+    pack, rater = next(iter(named))
+    head = manifest.by_id.get(pack)
+    return head if head is not None and head.rater_id == rater and proven(pack) else None
+
+
+def mark_refused_link(head: PackHead, issues: list[Issue]) -> str:
+    """The words of collect's line for a file :func:`rows_shown` names ``head``."""
+    found = next((i for i in issues if i.code == "spec-hash-mismatch"), None)
+    where = f" ({found.sheet}!{found.cell})" if found is not None and found.cell else ""
+    return (f"{pack_words(head)} by its hidden row ids, but its spec mark{where} was "
+            "edited or is of another version of the study: counted for nobody")
+
+
 def _match(claim: Claim, name: str, identity: dict[str, str],
            stores: dict[str, dict[str, str]], manifest: Manifest,
            spec_mark: tuple[str, str]) -> None:
@@ -92,7 +133,7 @@ def _match(claim: Claim, name: str, identity: dict[str, str],
     if differs is not None:
         # sheetflow's own words (the workbook's mark is cut to 12 characters in them)
         claim.issues.append(issue("spec-hash-mismatch", file=name, rater=rater,
-                                  versions=differs))
+                                  versions=differs, **_mark_cell(identity, stores)))
         return
     head = manifest.by_id.get(identity.get("pack_id", ""))
     raters = {h.rater_id for h in manifest.heads}
