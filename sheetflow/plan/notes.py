@@ -87,10 +87,9 @@ def _kappa_floor_note(result: PlanResult) -> list[str]:
     if below.empty:
         return []
     row = below.iloc[0]
-    return [f"kappaSize's closed forms size {FIRST_N} items or more, so fewer do not meet "
-            f"the target even where their expected width is within it ({row['items']} "
-            f"{result.items_word}: {row['expected_width']:.3f}), as kappaSize's search "
-            f"starts at {FIRST_N}."]
+    return [f"kappaSize's closed forms size {FIRST_N} items or more (its search starts "
+            f"there), so fewer do not meet the target even where their expected width is "
+            f"within it ({row['items']} {result.items_word}: {row['expected_width']:.3f})."]
 
 
 def small_k_note(result: PlanResult) -> list[str]:
