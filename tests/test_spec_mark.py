@@ -266,3 +266,53 @@ def test_a_pack_its_rows_prove_with_its_mark_edited_says_whose_it_is(study_dir, 
                     "version of the study: counted for nobody, 1 error, 0 warnings, "
                     "NOT USED")
     assert "not a pack of this study" not in result.stdout
+
+
+@pytest.fixture
+def mark_edited(study_dir, tmp_path) -> tuple[Path, dict, str]:
+    """Rater R1's own pack returned with its mark edited, collected: the study, R1's
+    manifest entry and collect's output."""
+    from mail_helpers import run
+
+    folder = _returned(study_dir, tmp_path, _mark("0" * 64))
+    head = read_manifest(folder / L.PACKS_DIR / L.MANIFEST_FILE)["packs"][0]
+    result = run("collect", str(folder))
+    assert result.exit_code == 1, result.output
+    return folder, head, result.stdout
+
+
+def test_a_pack_its_rows_prove_with_its_mark_edited_is_returned_unusable(mark_edited):
+    """collect said "not returned" of the pack whose file it had just named, so a
+    reminder would tell its rater the pack never arrived; it drafted them no reply."""
+    import email
+    import email.policy
+
+    folder, head, stdout = mark_edited
+    rater = head["rater_id"]
+    assert f"not returned: {rater} " not in stdout
+    assert f"returned unusable: {rater}: returned, but it cannot be used: " in stdout
+    draft = folder / "out" / "feedback" / f"{rater}.eml"
+    msg = email.message_from_bytes(draft.read_bytes(), policy=email.policy.default)
+    body = msg.get_body(preferencelist=("plain",)).get_content()
+    assert [a.get_filename() for a in msg.iter_attachments()] == [head["file"]]
+    # the same file sent again is refused again: not "attach your workbook again"
+    assert "attach your filled-in workbook again" not in body
+    assert "The hidden part of this workbook that says which version of the study it is "\
+           "was changed, or the workbook is from an earlier version" in body
+    assert "Sending this file again would not help" in body
+
+
+def test_status_shows_a_pack_its_rows_prove_on_its_raters_row(mark_edited):
+    """status called the file one that "matches no pack of this study" and counted it
+    as a file to find the sender of, and the pack as not returned."""
+    from mail_helpers import run
+
+    folder, head, _ = mark_edited
+    result = run("status", str(folder))
+    assert result.exit_code == 1
+    assert "matches no pack" not in result.stdout
+    assert "matching no pack" not in result.stdout
+    (row,) = [ln for ln in result.stdout.splitlines() if ln.startswith(head["rater_id"])]
+    assert f"{head['file']} (UNUSABLE: {head['file']}: {head['rater_id']}'s pack by its " \
+           "hidden row ids" in row
+    assert "with a file that cannot be used" in result.stdout.splitlines()[-1]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..packs.manifest import Manifest, PackHead
 from ..workbook import layout as L
@@ -106,12 +107,16 @@ def rows_shown(claim: Claim, stores: dict[str, dict[str, str]], manifest: Manife
     return head if head is not None and head.rater_id == rater and proven(pack) else None
 
 
-def mark_refused_link(head: PackHead, issues: list[Issue]) -> str:
-    """The words of collect's line for a file :func:`rows_shown` names ``head``."""
+def rows_link(head: PackHead, issues: list[Issue]) -> dict[str, Any]:
+    """The link fields (:class:`~.validate.FileStatus` ``linked``, ``linked_raters``,
+    ``link``) of a file :func:`rows_shown` names ``head``: linked to that pack alone,
+    it is its rater's return that cannot be used (:mod:`.links`), so they are asked
+    for it again and never reminded as if nothing had arrived."""
     found = next((i for i in issues if i.code == "spec-hash-mismatch"), None)
     where = f" ({found.sheet}!{found.cell})" if found is not None and found.cell else ""
-    return (f"{pack_words(head)} by its hidden row ids, but its spec mark{where} was "
-            "edited or is of another version of the study: counted for nobody")
+    return {"linked": [head.pack_id], "linked_raters": [head.rater_id],
+            "link": f"{pack_words(head)} by its hidden row ids, but its spec mark{where} "
+                    "was edited or is of another version of the study: counted for nobody"}
 
 
 def _match(claim: Claim, name: str, identity: dict[str, str],

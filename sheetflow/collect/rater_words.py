@@ -104,8 +104,11 @@ _FIXED = {
                           "you a workbook that can be read; please wait for it.",
     "unknown-rater": "This workbook is not one of this study's. Please check that you sent "
                      "the workbook you received from me.",
-    "spec-hash-mismatch": "This workbook is from an earlier version of the study. Please "
-                          "copy your answers into the workbook attached and send that one.",
+    # a pack's own mark edited reads the same as another version's: both are said
+    "spec-hash-mismatch": "The hidden part of this workbook that says which version of the "
+                          "study it is was changed, or the workbook is from an earlier "
+                          "version of the study. Please copy your answers into the "
+                          "workbook attached and send that one.",
     "formula-reaches-out": "{where} holds a formula that fetches or sends data, or starts a "
                            "program, when the file is opened in Excel, " + _CLEAN_COPY,
     "external-reference": "{where} refers to another file or a web address, which Excel may "

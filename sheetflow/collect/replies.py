@@ -162,15 +162,22 @@ def spelled(n: int) -> str:
 
 def unusable_body(rater: Rater, row: Returned, issues: list[Issue]) -> str:
     """The reply to a rater whose file arrived but could not be read or identified:
-    what was wrong with it, and a request to attach it again."""
+    what was wrong with it, and a request to attach it again (for a file refused for its
+    spec mark, to copy the answers into the original workbook attached)."""
     errors = [i for i in issues if i.severity == ERROR]
     lines = [f"Dear {rater.name or rater.id},", "",
              f"Thank you for sending your workbook ({row.file}). It arrived, but it could "
              "not be used:", ""]
     lines += _issue_lines(errors)
-    lines += ["", "Please attach your filled-in workbook again and send it back to me. "
-              "Your original workbook is attached in case you need a fresh copy; if you "
-              "start from it, your earlier answers are not in it.", "", "Thank you!", ""]
+    if any(i.code == "spec-hash-mismatch" for i in errors):
+        # the same file sent again is refused again: its answers go into a fresh copy
+        ask = ("Sending this file again would not help: its hidden part would still not "
+               "match. The workbook attached is your original one, as I sent it.")
+    else:
+        ask = ("Please attach your filled-in workbook again and send it back to me. Your "
+               "original workbook is attached in case you need a fresh copy; if you start "
+               "from it, your earlier answers are not in it.")
+    lines += ["", ask, "", "Thank you!", ""]
     return "\n".join(lines)
 
 

@@ -45,7 +45,7 @@ from ..packs.seal import load_generated_study, sealed_manifest_sha256
 from ..spec.study import Study
 from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L
-from .attribution import claim_of, mark_refused_link, rows_shown
+from .attribution import claim_of, rows_link, rows_shown
 from .consent import spread_refusals
 from .content_checks import SelfCheckInput, self_checks
 from .coordinator import (
@@ -359,7 +359,8 @@ class _FileWork:
     answers: AnswerPrint | None = None  # compared across raters (.copies)
     saved_by: str = ""  # the user name it was last saved under (.copies)
     by_stores: dict[str, list[str]] = field(default_factory=dict)  # pack id -> its stores
-    rows_link: str = ""  # refused for its spec mark, the pack its rows prove (.attribution)
+    # refused for its spec mark, the pack its rows prove (.attribution)
+    rows_head: PackHead | None = None
 
     @property
     def rater(self) -> str:
@@ -519,8 +520,7 @@ class _Collector:
                            lambda pack: pack in result.checks
                            and result.checks[pack].rows_proven
                            and result.checks[pack].rows_of is None)
-        if shown is not None:  # refused still: its line says whose its rows are
-            work.rows_link = mark_refused_link(shown, claim.issues)
+        work.rows_head = shown  # refused still: linked to the pack its rows prove
         if work.head is None or work.failed:
             return
         check = result.checks[work.head.pack_id]
@@ -596,8 +596,8 @@ class _Collector:
                 marks_held=work.marks[0], marks=work.marks[1],
                 answers_read=work.answers_read, path=where_read(work.path, self.root),
                 sender=sender, sender_rater=sender_rater,
-                **({} if work.head else {"link": work.rows_link} if work.rows_link
-                   else file_link(
+                **({} if work.head else rows_link(work.rows_head, work.issues)
+                   if work.rows_head else file_link(
                     work.name, work.issues, work.by_stores, self.manifest.heads,
                     self.senders.names_by_sha256.get(work.sha256, "")))))
         # a cut-off file beside its rater's return used asks nothing of them
