@@ -300,6 +300,10 @@ def test_a_pack_its_rows_prove_with_its_mark_edited_is_returned_unusable(mark_ed
     assert "The hidden part of this workbook that says which version of the study it is "\
            "was changed, or the workbook is from an earlier version" in body
     assert "Sending this file again would not help" in body
+    # collect's line for the pack says what the draft asks, not "attach it again"
+    (line,) = [ln for ln in stdout.splitlines() if ln.startswith(f"returned unusable: {rater}")]
+    assert "attach it again" not in line
+    assert f"asking {rater} to copy their answers into their original workbook" in line
 
 
 def test_status_shows_a_pack_its_rows_prove_on_its_raters_row(mark_edited):

@@ -102,6 +102,10 @@ def test_status_sheet_shows_the_packs_returned_unusable(study, collected):
     assert "asking EV-01 to attach it again" in by_rater["EV-01"]["What to do"]
     assert by_rater["EV-02"]["State"] == "Returned, unusable"
     assert by_rater["EV-02"]["File returned"] == CONFLICT_NAME
+    # the same edited file would be refused again: its answers go into the original
+    assert "asking EV-02 to copy their answers into their original workbook (the same " \
+           "file sent again would be refused again)" in by_rater["EV-02"]["What to do"]
+    assert "attach it again" not in by_rater["EV-02"]["What to do"]
     assert by_rater["EV-03"]["State"] == "Not returned"
     unknown = {r["File returned"]: r["What to do"] for r in rows
                if r["State"] == "Unknown file"}
@@ -121,6 +125,21 @@ def test_reply_drafts_ask_for_the_file_again(study, collected):
     assert _pack_file(study, "EV-01") in body and "It arrived" in body
     assert "damaged or incomplete" in body and "Please attach" in body
     assert [a.get_filename() for a in msg.iter_attachments()] == [_pack_file(study, "EV-01")]
+
+
+def test_reply_to_an_edited_identity_asks_for_the_answers_in_the_original(study, collected):
+    """The draft asked EV-02 to attach the same file again, which would be refused
+    again, and quoted the coordinator's message, naming rater EV-03."""
+    msg = email.message_from_bytes((study / "out" / "feedback" / "EV-02.eml").read_bytes(),
+                                   policy=email.policy.default)
+    body = msg.get_body(preferencelist=("plain",)).get_content()
+    assert "attach your filled-in workbook again" not in body
+    assert "EV-03" not in body and L.IDENTITY_SHEET not in body
+    assert "The hidden part of this workbook that says whose it is was changed, so it " \
+           "cannot be matched to you. Please copy your answers into the workbook " \
+           "attached and send that one." in body
+    assert "Sending this file again would not help" in body
+    assert [a.get_filename() for a in msg.iter_attachments()] == [_pack_file(study, "EV-02")]
 
 
 def test_identity_conflict_message_shows_the_odd_value(study, collected):
@@ -279,3 +298,20 @@ def test_a_copy_sorting_first_never_stands_for_the_packs_unreadable_file(tmp_pat
     by_rater = {r["Rater"]: r for r in _status_rows(root) if r["Rater"]}
     assert by_rater["EV-01"]["State"] == "Returned, unusable"
     assert by_rater["EV-01"]["File returned"] == ev01
+
+
+@pytest.mark.parametrize("code", ["identity-missing", "identity-mismatch"])
+def test_reply_to_a_file_without_its_identity_asks_for_the_answers_in_the_original(code):
+    """A file named like a pack whose identity is missing or names another pack: the
+    same file would be refused again, and the coordinator's words ("names a rater of
+    this study with a pack that is not theirs") are not the rater's."""
+    from sheetflow.collect.replies import unusable_body
+    from sheetflow.spec.study import Rater
+
+    found = issue(code, file="EV-02.xlsx", detail="pack_id 'EV-03-s1' names EV-03")
+    row = type("Row", (), {"file": "EV-02.xlsx"})()
+    body = unusable_body(Rater("EV-02", "Validator Two"), row, [found])
+    assert "attach your filled-in workbook again" not in body
+    assert "EV-03" not in body and "a pack that is not theirs" not in body
+    assert "Please copy your answers into the workbook attached and send that one." in body
+    assert "Sending this file again would not help" in body

@@ -36,6 +36,7 @@ from .links import (
     copied_from,
     disowned_todo,
     linked_to,
+    refused_again,
     sole_link,
     unread_from,
     unread_from_text,
@@ -184,7 +185,8 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
         linked = linked_to(report.files, pack.pack_id)
         if linked and not files:
             placed.update(f.file for f in linked)
-            rows.append(_unusable_row(rater, pack, linked, history, study.root))
+            rows.append(_unusable_row(rater, pack, linked, history, study.root,
+                                      refused_again(report.issues)))
             continue
         files += [f for f in linked if sole_link(f)]
         placed.update(f.file for f in linked if sole_link(f))
@@ -262,12 +264,16 @@ def _todo_unknown(f: FileStatus, report: ValidationReport) -> str:
 
 
 def _unusable_row(rater: Rater, pack: Expected, linked: list[FileStatus],
-                  history: dict[str, Any], study_dir: str | Path) -> RosterRow:
+                  history: dict[str, Any], study_dir: str | Path,
+                  refused: set[str]) -> RosterRow:
     """The row of a pack whose only returns are files linked to it (:mod:`.links`);
-    ``study_dir``: the study folder as the user named it."""
+    ``study_dir``: the study folder as the user named it; ``refused``: the files the
+    same file sent again would not mend (:func:`.links.refused_again`)."""
     mine = all(sole_link(f) for f in linked)
     errors, warnings = sum(f.errors for f in linked), sum(f.warnings for f in linked)
-    todo = (_todo_unusable(rater, linked, pack.sitting, command_line("collect", study_dir))
+    again = not any(f.file in refused for f in linked)
+    todo = (_todo_unusable(rater, linked, pack.sitting, command_line("collect", study_dir),
+                           again)
             if mine
             else "; ".join(_todo_unclear(f) for f in linked))
     return RosterRow("unusable" if mine else "unclear", rater.id, rater.name, rater.email,
@@ -276,12 +282,18 @@ def _unusable_row(rater: Rater, pack: Expected, linked: list[FileStatus],
 
 
 def _todo_unusable(rater: Rater, linked: list[FileStatus], sitting: int,
-                   collect: str) -> str:
+                   collect: str, again: bool) -> str:
+    """What to do about a pack returned unusable: ask for the file again, or, when
+    ``again`` is false (the same file would be refused again), for the answers copied
+    into the original workbook, as the reply draft asks (:func:`.replies.unusable_body`)."""
     files = "; ".join(f"{f.file} ({f.link})" for f in linked)
     ask = (f"send the reply draft out/{FEEDBACK_DIR}/{draft_name(rater.id, sitting)}"
            if rater.email else "write to them (no e-mail address in the raters file)")
-    return (f"returned, but it cannot be used: {files}; {ask} asking {rater.id} to attach "
-            f"it again (see the Issues sheet), and run '{collect}' when it is back")
+    what = ("attach it again" if again else "copy their answers into their original "
+            "workbook (the same file sent again would be refused again)")
+    back = "it is" if again else "that workbook is"
+    return (f"returned, but it cannot be used: {files}; {ask} asking {rater.id} to {what} "
+            f"(see the Issues sheet), and run '{collect}' when {back} back")
 
 
 def _todo_unclear(f: FileStatus) -> str:

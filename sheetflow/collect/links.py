@@ -44,6 +44,10 @@ UNIDENTIFIED = {"identity-missing": "it carries no identity",
                 "identity-conflict": "its identity stores disagree",
                 "identity-mismatch": "its identity names a pack not its own"}
 """Codes of a file read whose identity cannot say whose it is, and how to say so."""
+REFUSED_AGAIN = frozenset({"spec-hash-mismatch", *UNIDENTIFIED})
+"""Codes of a file linked to a pack whose hidden part (identity, spec mark) was
+changed: the same file sent again would be refused again, so its rater is asked to
+copy their answers into the original workbook, not to attach the file again."""
 DETAIL_ROOM = 80
 """Characters an issue's detail keeps (:func:`~.validate.show_value` cuts the rest)."""
 
@@ -374,6 +378,11 @@ def copied_from(f: FileStatus, files: Iterable[FileStatus],
     if f.file not in copies or not f.sha256:
         return None
     return next((o for o in files if o.sha256 == f.sha256 and o.file not in copies), None)
+
+
+def refused_again(issues: Iterable[Issue]) -> set[str]:
+    """The files with an error in :data:`REFUSED_AGAIN`."""
+    return {i.file for i in issues if i.severity == ERROR and i.code in REFUSED_AGAIN}
 
 
 def sole_link(f: FileStatus) -> str:

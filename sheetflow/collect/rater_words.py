@@ -83,6 +83,7 @@ _CLEAN_COPY = ("so your answers in this file cannot be used. Please fill in a fr
                "nothing from other files, and send that file.")
 _SEND_AGAIN = ("so it could not be read. Please send your workbook again, as you received "
                "it and saved from Excel or LibreOffice, filled in.")
+_COPY_OVER = "Please copy your answers into the workbook attached and send that one."
 _OUTSIDE = ("we read only the answer cells: if it was meant for us, put it in a notes "
             "answer cell if the workbook has one, or write it in your reply to this e-mail.")
 
@@ -97,9 +98,15 @@ _FIXED = {
     "read-aborted": "The file holds far more than a scoring workbook, " + _SEND_AGAIN,
     "mail-unreadable": "Your message could not be read here. Please send your workbook "
                       "again, attached to a new message.",
+    # the same file would be refused again: its answers go into the workbook attached
     "identity-missing": "This workbook is not the one you received (it carries none of "
-                        "its hidden details), so it cannot be matched to you. Please send "
-                        "the workbook you received, filled in.",
+                        "its hidden details), so it cannot be matched to you. " + _COPY_OVER,
+    # their details name packs, maybe another rater's: none is quoted
+    "identity-conflict": "The hidden part of this workbook that says whose it is was "
+                         "changed, so it cannot be matched to you. " + _COPY_OVER,
+    "identity-mismatch": "The hidden part of this workbook that says whose it is does not "
+                         "match the workbook sent to you, so it cannot be matched to you. "
+                         + _COPY_OVER,
     "schema-unsupported": "This workbook is of a layout this study cannot read. I will send "
                           "you a workbook that can be read; please wait for it.",
     "unknown-rater": "This workbook is not one of this study's. Please check that you sent "
@@ -107,8 +114,7 @@ _FIXED = {
     # a pack's own mark edited reads the same as another version's: both are said
     "spec-hash-mismatch": "The hidden part of this workbook that says which version of the "
                           "study it is was changed, or the workbook is from an earlier "
-                          "version of the study. Please copy your answers into the "
-                          "workbook attached and send that one.",
+                          "version of the study. " + _COPY_OVER,
     "formula-reaches-out": "{where} holds a formula that fetches or sends data, or starts a "
                            "program, when the file is opened in Excel, " + _CLEAN_COPY,
     "external-reference": "{where} refers to another file or a web address, which Excel may "

@@ -21,6 +21,7 @@ from typing import Protocol
 from ..spec.study import Rater
 from ..words import counted
 from ..workbook import layout as L
+from .links import REFUSED_AGAIN
 from .locked_texts import LockedText
 from .rater_words import in_reply, reply_text
 from .validate import CATALOGUE, ERROR, Issue, cell_order
@@ -162,14 +163,15 @@ def spelled(n: int) -> str:
 
 def unusable_body(rater: Rater, row: Returned, issues: list[Issue]) -> str:
     """The reply to a rater whose file arrived but could not be read or identified:
-    what was wrong with it, and a request to attach it again (for a file refused for its
-    spec mark, to copy the answers into the original workbook attached)."""
+    what was wrong with it, and a request to attach it again (for a file whose hidden
+    identity or spec mark was changed, :data:`.links.REFUSED_AGAIN`, to copy the answers
+    into the original workbook attached: the same file would be refused again)."""
     errors = [i for i in issues if i.severity == ERROR]
     lines = [f"Dear {rater.name or rater.id},", "",
              f"Thank you for sending your workbook ({row.file}). It arrived, but it could "
              "not be used:", ""]
     lines += _issue_lines(errors)
-    if any(i.code == "spec-hash-mismatch" for i in errors):
+    if any(i.code in REFUSED_AGAIN for i in errors):
         # the same file sent again is refused again: its answers go into a fresh copy
         ask = ("Sending this file again would not help: its hidden part would still not "
                "match. The workbook attached is your original one, as I sent it.")
@@ -185,8 +187,7 @@ def unusable_body(rater: Rater, row: Returned, issues: list[Issue]) -> str:
 # to one rater, who learns neither who else rates nor what another's file holds, so it
 # quotes only what the catalogue says of the kind (the Issues sheet keeps the names)
 OTHERS_NAMED = frozenset({"file-name-mismatch", "rows-from-other-rater", "sender-not-rater",
-                          "answers-match-other-rater", "saved-by-same-user",
-                          "identity-mismatch"})
+                          "answers-match-other-rater", "saved-by-same-user"})
 
 
 BLANK = "answer-missing"
