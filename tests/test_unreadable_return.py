@@ -103,8 +103,8 @@ def test_status_sheet_shows_the_packs_returned_unusable(study, collected):
     assert by_rater["EV-02"]["State"] == "Returned, unusable"
     assert by_rater["EV-02"]["File returned"] == CONFLICT_NAME
     # the same edited file would be refused again: its answers go into the original
-    assert "asking EV-02 to copy their answers into their original workbook (the same " \
-           "file sent again would be refused again)" in by_rater["EV-02"]["What to do"]
+    assert "asking EV-02 to copy their answers into their original workbook, as the " \
+           "same file sent again would be refused again (see" in by_rater["EV-02"]["What to do"]
     assert "attach it again" not in by_rater["EV-02"]["What to do"]
     assert by_rater["EV-03"]["State"] == "Not returned"
     unknown = {r["File returned"]: r["What to do"] for r in rows

@@ -290,7 +290,7 @@ def _todo_unusable(rater: Rater, linked: list[FileStatus], sitting: int,
     ask = (f"send the reply draft out/{FEEDBACK_DIR}/{draft_name(rater.id, sitting)}"
            if rater.email else "write to them (no e-mail address in the raters file)")
     what = ("attach it again" if again else "copy their answers into their original "
-            "workbook (the same file sent again would be refused again)")
+            "workbook, as the same file sent again would be refused again")
     back = "it is" if again else "that workbook is"
     return (f"returned, but it cannot be used: {files}; {ask} asking {rater.id} to {what} "
             f"(see the Issues sheet), and run '{collect}' when {back} back")
