@@ -108,6 +108,23 @@ def test_a_rationale_with_a_control_character_is_named_not_a_traceback(study):
     assert not list((study / "returns").glob("*.xlsx"))
 
 
+@pytest.mark.parametrize(("char", "code", "kind"), [("\ud800", "U+D800", "lone surrogate"),
+                                                  ("\ufffe", "U+FFFE", "non-character")])
+def test_a_rationale_xml_cannot_hold_is_named_not_saved_unreadable(study, char, code, kind):
+    """A lone surrogate or U+FFFE passed the checks and openpyxl wrote it: the import
+    said it succeeded, but the judge's workbook could not be opened, so collect left
+    that judge's whole output out."""
+    _, records = _records(study)
+    records[0]["judge_opus"]["rationale"] = f"weak{char} on accuracy"
+    bad = study / "xml.jsonl"
+    bad.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["import-judges", str(study), str(bad)])
+    assert result.exit_code == 1, result.output
+    assert (f"xml.jsonl: line 1 (task-1/A): judge_opus.rationale: contains {code}, a "
+            f"{kind} a workbook cell cannot hold") in result.stderr
+    assert not list((study / "returns").glob("*.xlsx"))
+
+
 def test_existing_returns_are_not_overwritten(study):
     path, _ = _records(study)
     import_judges(study, path)

@@ -214,8 +214,9 @@ def _check_judge(key: str, judged: dict[str, Any], bad: Any) -> float | None:
     if isinstance(judged.get("rationale"), str) and not judged["rationale"].strip():
         bad(f"{key}.rationale", "is empty: every score needs its reason")
     elif isinstance(judged.get("rationale"), str) and _unwritable(judged["rationale"]):
-        bad(f"{key}.rationale", f"contains {_unwritable(judged['rationale'])}, a control "
-            "character a workbook cell cannot hold: take it out of the record")
+        bad(f"{key}.rationale", f"contains {_unwritable(judged['rationale'])}, a "
+            f"{_kind_of(_unwritable(judged['rationale']))} a workbook cell cannot hold: "
+            "take it out of the record")
     for dim in DIMENSIONS:
         score = judged.get(dim)
         if _is_number(score) and not 1 <= score <= 5:
@@ -242,13 +243,27 @@ def _json_kind(value: Any) -> str:
 
 
 def _unwritable(text: str) -> str:
-    """The first character of ``text`` no worksheet cell may hold (a control character
-    other than tab and line breaks, which openpyxl refuses when the cell is filled), as
-    ``U+0007``; "" when there is none."""
+    """The first character of ``text`` no worksheet cell may hold, as ``U+0007``; ""
+    when there is none.
+
+    A control character other than tab and line breaks openpyxl refuses when the cell
+    is filled. A lone surrogate (JSON's ``\\ud800``) or U+FFFE/U+FFFF it writes, but
+    XML has no such character: the saved workbook cannot be opened, and the judge's
+    whole output would be lost at collect.
+    """
     for ch in text:
-        if ord(ch) < 32 and ch not in "\t\n\r":
-            return f"U+{ord(ch):04X}"
+        code = ord(ch)
+        if (code < 32 and ch not in "\t\n\r") or 0xD800 <= code <= 0xDFFF \
+                or code in (0xFFFE, 0xFFFF):
+            return f"U+{code:04X}"
     return ""
+
+
+def _kind_of(code: str) -> str:
+    """What the character :func:`_unwritable` named is, for the message."""
+    value = int(code[2:], 16)
+    return ("control character" if value < 32 else "lone surrogate"
+            if 0xD800 <= value <= 0xDFFF else "non-character")
 
 
 def _check_trio(rec: dict[str, Any], means: list[float | None], size: int,
