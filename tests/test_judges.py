@@ -166,13 +166,26 @@ def test_missing_judge_object_leaves_cells_blank_and_collect_says_so(study, tmp_
     assert "answer-missing" in codes
 
 
+def test_a_missing_judge_object_is_named_by_file_and_line(study, tmp_path):
+    """The warning named only the judge and item id ("no output from judge_gpt: R08"):
+    in a file of many records the coordinator could not find which line lacked it."""
+    _, records = _records(study)
+    del records[2]["judge_gpt"]
+    result = CliRunner().invoke(cli, ["import-judges", str(study),
+                                      str(_write(tmp_path, records, "gap.jsonl"))])
+    assert result.exit_code == 1, result.output
+    where = f"{records[2]['task_id']}/{records[2]['cell_id']}"
+    assert f"warning: gap.jsonl: line 3 ({where}): judge_gpt: item " in result.stderr
+    assert ": no output; that judge's cells for it stay blank" in result.stderr
+
+
 def test_a_judge_output_that_is_not_an_object_is_a_mismatch_not_missing(study, tmp_path):
     _, records = _records(study)
     records[0]["judge_opus"] = [1, 2]
     result = CliRunner().invoke(cli, ["import-judges", str(study),
                                       str(_write(tmp_path, records, "list.jsonl"))])
     assert result.exit_code == 1, result.output
-    assert "no output from" not in result.output
+    assert ": no output;" not in result.output
     assert ("list.jsonl: line 1 (task-1/A): judge_opus: a list ([1, 2]), where the judge's "
             "object of scores, rationale, verdict and mean belongs") in result.stderr
     assert not (study / "returns").exists() or not any((study / "returns").iterdir())

@@ -41,8 +41,8 @@ def import_judges_command(out: Output, directory: Path, jsonl: Path,
     out.say(f"read {result.records} records, filled {result.answers} answer cells")
     for path in result.files:
         out.say(f"  {path}")
-    for gap in result.missing:
-        out.warn(f"no output from {gap}; that rater's cells stay blank")
+    for gap in result.missing_at:  # file and line, so the gap can be found
+        out.warn(f"{gap}: no output; that judge's cells for it stay blank")
     for line in result.word_counts:
         out.warn(line)
     if result.summary_path is not None:

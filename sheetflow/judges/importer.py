@@ -86,6 +86,9 @@ class JudgeImport:
         Answer cells filled.
     missing : list of str
         ``judge key: item id`` for each judge object absent (or null) in a record.
+    missing_at : list of str
+        The same gaps, each with its file, line and record (``judges.jsonl: line 3
+        (task-1/C): judge_gpt: item R01``), for the warning that names them.
     word_counts : list of str
         One line per judge text outside its rubric dimension's word range (file, line,
         record, judge and field, words counted, the range): imported as given, since
@@ -104,6 +107,7 @@ class JudgeImport:
     records: int = 0
     answers: int = 0
     missing: list[str] = field(default_factory=list)
+    missing_at: list[str] = field(default_factory=list)
     word_counts: list[str] = field(default_factory=list)
     summary_path: Path | None = None
     summary_note: str = ""
@@ -240,6 +244,7 @@ def _write(study: Study, plan: _Plan, records: list[tuple[int, dict[str, Any]]],
            answers: dict[str, Any]) -> JudgeImport:
     """Stage every workbook and the summary; they replace the earlier ones together."""
     result = JudgeImport(records=len(records), missing=answers.pop("__missing__", []),
+                         missing_at=answers.pop("__missing_at__", []),
                          word_counts=_word_counts(study, plan, records))
     remove_partials(plan.out_dir)  # what a killed import left; out/'s are analyze's to clean
     with OutputSet(label="import-judges", what="workbooks") as outputs:
@@ -418,21 +423,26 @@ def _item_lookup(study: Study, mapping: dict[str, Any]) -> dict[tuple[str, str],
 
 def _answers_by_rater(records: list[tuple[int, dict[str, Any]]], mapping: dict[str, Any],
                       items: dict[tuple[str, str], str], name: str) -> dict[str, Any]:
-    """rater id -> item id -> the judge's object; ``__missing__`` lists absent judges."""
+    """rater id -> item id -> the judge's object; ``__missing__`` lists absent judges,
+    ``__missing_at__`` the same with file, line and record."""
     out: dict[str, Any] = {rater: {} for rater in mapping["judges"].values()}
-    missing = []
+    missing, missing_at = [], []
     for number, record in records:
         item_id = _item_of(record, mapping, items, f"{name}: line {number}")
+        where = (f"{name}: line {number} ({record.get(mapping['task_field'])}"
+                 f"/{record.get(mapping['cell_field'])})")
         for key, rater_id in mapping["judges"].items():
             judged = record.get(key)
             if not isinstance(judged, dict):  # one present but not an object is refused
                 missing.append(f"{key}: {item_id}")
+                missing_at.append(f"{where}: {key}: item {item_id}")
                 continue
             if item_id in out[rater_id]:
                 raise JudgeImportError(f"{name}: line {number}: a second record for item "
                                        f"{item_id!r}; each response is judged once")
             out[rater_id][item_id] = judged
     out["__missing__"] = missing
+    out["__missing_at__"] = missing_at
     return out
 
 
