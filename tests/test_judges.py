@@ -125,6 +125,20 @@ def test_a_rationale_xml_cannot_hold_is_named_not_saved_unreadable(study, char, 
     assert not list((study / "returns").glob("*.xlsx"))
 
 
+def test_a_key_given_twice_in_a_record_is_named_not_the_last_kept(study):
+    """json keeps the last of two equal keys: a rationale given twice imported the
+    second silently."""
+    path, _ = _records(study)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[1] = lines[1].replace('"rationale": ', '"rationale": "first", "rationale": ', 1)
+    bad = study / "twice.jsonl"
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["import-judges", str(study), str(bad)])
+    assert result.exit_code == 1, result.output
+    assert "twice.jsonl: line 2: 'rationale' appears twice in one object" in result.stderr
+    assert not list((study / "returns").glob("*.xlsx"))
+
+
 def test_existing_returns_are_not_overwritten(study):
     path, _ = _records(study)
     import_judges(study, path)

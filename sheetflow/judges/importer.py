@@ -391,7 +391,11 @@ def _read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = json.loads(line, object_pairs_hook=_unique_keys)
+        except _DuplicateKey as exc:
+            raise JudgeImportError(
+                f"{path.name}: line {number}: {exc.key!r} appears twice in one object; "
+                "JSON keeps only the last, so keep the one the judge meant") from None
         except json.JSONDecodeError as exc:
             raise JudgeImportError(
                 f"{path.name}: line {number}: not valid JSON ({exc.msg}); each line must be "
@@ -406,6 +410,25 @@ def _read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
     if not records:
         raise JudgeImportError(f"{path.name}: holds no records")
     return records
+
+
+class _DuplicateKey(ValueError):
+    """A JSON object of a record names ``key`` twice."""
+
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict, refusing a key given twice: ``json`` would keep the last
+    silently, and a score or rationale given twice is two answers for one cell."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
 
 
 def _item_lookup(study: Study, mapping: dict[str, Any]) -> dict[tuple[str, str], str]:
