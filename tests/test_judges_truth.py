@@ -209,3 +209,25 @@ def test_an_import_waits_for_an_analyze(study):
     worker.join(60)
     assert done and "2026-04-27T09:00:00Z" in (study / PILOT_SUMMARY).read_text(
         encoding="utf-8")
+
+
+def test_a_verdict_outside_the_four_labels_is_named_as_such(study):
+    """A verdict the prompt does not allow was reported only as disagreeing with the
+    mean ("PASS stated, but a mean of 3.0000 is FAIL_WEAK"), never as no label at all;
+    a lower-case "fail_weak" read as if it were a different band."""
+    records = _lines(study)
+    planted = _write(study, [_set(records[0], "judge_opus.overall_verdict", "fail_weak"),
+                             *records[1:]])
+    with pytest.raises(JudgeImportError) as caught:
+        import_judges(study, planted, window=WINDOW)
+    assert ("planted.jsonl: line 1 (task-1/A): judge_opus.overall_verdict: 'fail_weak' is "
+            "not one of PASS_STRONG, PASS_ADEQUATE, FAIL_WEAK, FAIL_CRITICAL") in str(caught.value)
+
+
+def test_records_missing_from_the_set_name_no_line_0(study):
+    """The set's own gap was said to be on "line 0", a line no file has."""
+    with pytest.raises(JudgeImportError) as caught:
+        import_judges(study, _write(study, _lines(study)[:-1]), window=WINDOW)
+    text = str(caught.value)
+    assert "planted.jsonl (the record set): task_id/cell_id: 1 of the design's 12" in text
+    assert "line 0" not in text

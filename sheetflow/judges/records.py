@@ -73,8 +73,10 @@ class Mismatch:
     """A judge's object is absent (or null): the record lacks that judge's output."""
 
     def text(self, name: str) -> str:
-        """``file: line N (task-1/A): field: message``."""
-        return f"{name}: line {self.line} ({self.record}): {self.field}: {self.message}"
+        """``file: line N (task-1/A): field: message``; ``file (the record set): ...``
+        for what no one line holds (line 0)."""
+        where = f"{name}: line {self.line}" if self.line else name
+        return f"{where} ({self.record}): {self.field}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -228,7 +230,11 @@ def _check_judge(key: str, judged: dict[str, Any], bad: Any) -> float | None:
     if _is_number(stated) and abs(stated - mean) > MEAN_TOLERANCE:
         bad(f"{key}.mean", f"{stated} stated, {mean:.4f} recomputed from the six scores")
     verdict = judged.get("overall_verdict")
-    if isinstance(verdict, str) and verdict != verdict_for(mean):
+    labels = [label for label, _ in VERDICTS]
+    if isinstance(verdict, str) and verdict not in labels:
+        bad(f"{key}.overall_verdict", f"{verdict!r} is not one of {', '.join(labels)}; "
+            f"a mean of {mean:.4f} is {verdict_for(mean)}")
+    elif isinstance(verdict, str) and verdict != verdict_for(mean):
         bad(f"{key}.overall_verdict", f"{verdict} stated, but a mean of {mean:.4f} is "
             f"{verdict_for(mean)}")
     return mean
