@@ -231,3 +231,17 @@ def test_records_missing_from_the_set_name_no_line_0(study):
     text = str(caught.value)
     assert "planted.jsonl (the record set): task_id/cell_id: 1 of the design's 12" in text
     assert "line 0" not in text
+
+
+def test_a_rationale_longer_than_a_cell_is_refused_not_cut_short(study):
+    """openpyxl cut a 40,000-character rationale at 32,767 without a word: the import
+    said it succeeded and the judge's text reached collect shortened."""
+    records = _lines(study)
+    planted = _write(study, [_set(records[0], "judge_opus.rationale", "x" * 40_000),
+                             *records[1:]])
+    with pytest.raises(JudgeImportError) as caught:
+        import_judges(study, planted, window=WINDOW)
+    assert ("planted.jsonl: line 1 (task-1/A): judge_opus.rationale: 40,000 characters "
+            "(UTF-16 units, as Excel counts), but a workbook cell holds at most 32,767"
+            ) in str(caught.value)
+    assert not list((study / "returns").glob("*.xlsx"))

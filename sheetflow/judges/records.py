@@ -34,6 +34,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..workbook.layout import CELL_LIMIT_UTF16
 from .pilot import hypothesis_table, pilot_verdict, summary_results
 
 DIMENSIONS = ("completeness", "accuracy", "synthesis", "judgment", "actionability",
@@ -215,6 +216,10 @@ def _check_judge(key: str, judged: dict[str, Any], bad: Any) -> float | None:
     _check_types(judged, _JUDGE_FIELDS, f"{key}.", bad)
     if isinstance(judged.get("rationale"), str) and not judged["rationale"].strip():
         bad(f"{key}.rationale", "is empty: every score needs its reason")
+    elif isinstance(judged.get("rationale"), str) and _too_long(judged["rationale"]):
+        bad(f"{key}.rationale", f"{_too_long(judged['rationale']):,} characters (UTF-16 "
+            f"units, as Excel counts), but a workbook cell holds at most {CELL_LIMIT_UTF16:,}"
+            ": shorten it in the record")
     elif isinstance(judged.get("rationale"), str) and _unwritable(judged["rationale"]):
         bad(f"{key}.rationale", f"contains {_unwritable(judged['rationale'])}, a "
             f"{_kind_of(_unwritable(judged['rationale']))} a workbook cell cannot hold: "
@@ -263,6 +268,14 @@ def _unwritable(text: str) -> str:
                 or code in (0xFFFE, 0xFFFF):
             return f"U+{code:04X}"
     return ""
+
+
+def _too_long(text: str) -> int:
+    """The length of ``text`` in UTF-16 units when a cell cannot hold it, else 0: openpyxl
+    cuts longer text at 32,767 code points without a word, so the judge's rationale
+    would be imported cut short."""
+    units = len(text.encode("utf-16-le", "surrogatepass")) // 2
+    return units if units > CELL_LIMIT_UTF16 else 0
 
 
 def _kind_of(code: str) -> str:
