@@ -37,6 +37,8 @@ from .lines import line_labels, line_names, missing_lines
 from .outside_answers import check_outside_answers
 from .part_text import check_part_text
 from .reader import Book, Cells, open_book
+from .row_ids import edited_ids, ids_bound
+from .row_ids import report as report_edited_ids
 from .rows import (
     RATING_COLUMNS,
     ROW_FIELDS,
@@ -345,7 +347,8 @@ class FileChecker:
         self.plan = _Plan(self.job.manifest.pack(self.head))
         if self._check_row_table() and self._find_scoring_sheet():
             self._check_extents()
-            if not self._columns_moved() and self._align_rows() and self._lines_in_place():
+            if not self._columns_moved() and self._align_rows() and self._lines_in_place() \
+                    and ids_bound(self):
                 self._check_locked()
                 AnswerReader(self).read_all()
                 self.result.read = True
@@ -468,6 +471,10 @@ class FileChecker:
             self._foreign_rows({i for _, key in found for i in key.split()})
             return False
         self.result.rows_proven |= any(key in by_key_expected for _, key in found)
+        edited = edited_ids(self)  # ids swapped in place: read by them, answers cross cases
+        if edited:
+            report_edited_ids(self, edited)
+            return False
         ok = True
         for row, key in found:
             if key not in by_key_expected:
