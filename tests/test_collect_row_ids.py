@@ -8,12 +8,19 @@ were read as the other's (the file used, with only a warning that rows were reor
 from __future__ import annotations
 
 import hashlib
+import shutil
 from pathlib import Path
 
 import openpyxl
 import pytest
 from generate_helpers import SECRET, manifest_of
-from roundtrip_helpers import fill_openpyxl, plan_answers
+from roundtrip_helpers import (
+    fill_libreoffice,
+    fill_openpyxl,
+    libreoffice_profile,
+    plan_answers,
+    require_libreoffice,
+)
 
 from sheetflow.collect.run import collect
 from sheetflow.packs.generate import generate_packs
@@ -39,18 +46,23 @@ def _alike(cards: list[dict]) -> tuple[int, int]:
 
 
 def _swapped(tmp_path: Path, template: str, lines: slice, whole_rows: bool = False,
-             insert_after: bool = False, secret: bytes = SECRET):
+             insert_after: bool = False, secret: bytes = SECRET,
+             libreoffice: bool = False):
     """The first pack filled in, the column A ids of two alike cases' ``lines``
     swapped (or those rows' first eight columns, ``whole_rows``), and a row inserted
     into the next case (``insert_after``); the rows swapped and what collect made of
-    the return."""
+    the return. With ``libreoffice``, the ids are swapped in the pack and LibreOffice
+    enters the answers and saves the return."""
     root = tmp_path / template
     init_study(root, template)
     generate_packs(root, secret=secret)  # the same layout each run
     pack = manifest_of(root)["packs"][0]
     (root / "returns").mkdir(exist_ok=True)
     filled = tmp_path / "filled.xlsx"
-    fill_openpyxl(root / L.PACKS_DIR / pack["file"], filled, plan_answers(pack))
+    if libreoffice:
+        shutil.copyfile(root / L.PACKS_DIR / pack["file"], filled)
+    else:
+        fill_openpyxl(root / L.PACKS_DIR / pack["file"], filled, plan_answers(pack))
     wb = openpyxl.load_workbook(filled)
     ws = wb[L.SCORING_SHEET]
     i, j = _alike(pack["cards"])
@@ -62,7 +74,12 @@ def _swapped(tmp_path: Path, template: str, lines: slice, whole_rows: bool = Fal
             top.value, low.value = low.value, top.value
     if insert_after:
         ws.insert_rows(_line_rows(pack["cards"][j + 1])[0])
-    wb.save(root / "returns" / pack["file"])
+    if libreoffice:
+        wb.save(filled)
+        fill_libreoffice(filled, root / "returns" / pack["file"], plan_answers(pack),
+                         libreoffice_profile(tmp_path))
+    else:
+        wb.save(root / "returns" / pack["file"])
     return pairs, collect(root, write=False)
 
 
@@ -110,3 +127,25 @@ def test_ids_swapped_and_a_row_inserted_are_refused(tmp_path):
     assert errors[0].cell == f"A{pairs[0][1]}"  # the first case's ids, on the other's lines
     assert "name another case than the locked text above those lines" in errors[0].message
     assert not {"rows-reordered", "row-inserted"} & {i.code for i in result.report.issues}
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("lines", [slice(0, 1), slice(None)], ids=["one-line", "all-lines"])
+def test_ids_swapped_in_a_return_libreoffice_saved_are_named(tmp_path, lines):
+    """LibreOffice saves the pack's TRUE and FALSE as TRUE() and FALSE(): the id rows'
+    formulas, the same, must not make the swap read as lines moved."""
+    require_libreoffice()
+    pairs, result = _swapped(tmp_path, "paired-rubric", lines, libreoffice=True)
+    assert not result.report.files[0].used and len(result.ratings) == 0
+    errors = [i for i in result.report.issues if i.severity == "error"]
+    assert [i.code for i in errors] == ["row-ids-edited"], errors
+    assert errors[0].cell == f"A{pairs[0][0]}"
+    assert "were changed: they now name other cases" in errors[0].message
+
+
+def test_formula_text_reads_libreoffices_logical_calls_as_constants():
+    """TRUE() outside a string literal is LibreOffice's TRUE; inside, it is text."""
+    from sheetflow.collect.row_ids import _text
+    from sheetflow.collect.values import Formula
+
+    assert _text(Formula('IF(A1,TRUE(),FALSE())&"TRUE()"')) == '=IF(A1,TRUE,FALSE)&"TRUE()"'

@@ -14,6 +14,7 @@ lines: a case moved whole carries its text along; ids swapped leave it behind.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from ..workbook import layout as L
@@ -30,6 +31,9 @@ _NAMED = 6  # cells listed in the message; the rest are counted
 _CHANGED = ("were changed: they now name other cases than the lines beside them, which "
             "are where they were")
 _ASTRAY = "name another case than the locked text above those lines"
+# LibreOffice saves the constants TRUE and FALSE of a formula as the calls TRUE() and
+# FALSE(): the same formula, which must not read as a line moved
+_LOGICAL_CALL = re.compile(r"\b(TRUE|FALSE)\(\)", re.ASCII)
 
 
 def edited_ids(checker: FileChecker) -> list[int]:
@@ -125,5 +129,10 @@ def _rows_as_sent(checker: FileChecker, rows: list[int]) -> bool:
 
 
 def _text(value: Any) -> Any:
-    """A cell compared with the pack's: a formula by its text."""
-    return "=" + value.text if isinstance(value, Formula) else value
+    """A cell compared with the pack's: a formula by its text, TRUE() read as TRUE
+    outside its string literals (the odd pieces between double quotes)."""
+    if not isinstance(value, Formula):
+        return value
+    pieces = value.text.split('"')
+    return "=" + '"'.join(_LOGICAL_CALL.sub(r"\1", p) if i % 2 == 0 else p
+                          for i, p in enumerate(pieces))
