@@ -93,7 +93,7 @@ def test_ids_swapped_between_two_cases_are_refused_and_named(tmp_path, template)
     assert errors[0].cell == f"A{cells[0]}"
     assert errors[0].message.startswith(
         f"The hidden row ids in column A ({', '.join(f'A{r}' for r in cells[:6])} and "
-        f"{len(cells) - 6} more) were changed: ")
+        f"{len(cells) - 6} more) name other cases than the lines beside them: ")
     assert not {"rows-reordered", "row-inserted"} & {i.code for i in result.report.issues}
 
 
@@ -103,7 +103,8 @@ def test_one_id_swapped_is_named_not_called_a_moved_line(tmp_path):
     assert not result.report.files[0].used
     (error,) = [i for i in result.report.issues if i.severity == "error"]
     assert (error.code, error.cell) == ("row-ids-edited", f"A{a}")
-    assert error.message.startswith(f"The hidden row ids in column A (A{a}, A{b}) were changed: ")
+    assert error.message.startswith(f"The hidden row ids in column A (A{a}, A{b}) name "
+                                    "other cases than the lines beside them: ")
 
 
 def test_lines_swapped_whole_are_still_lines_moved(tmp_path):
@@ -140,7 +141,7 @@ def test_ids_swapped_in_a_return_libreoffice_saved_are_named(tmp_path, lines):
     errors = [i for i in result.report.issues if i.severity == "error"]
     assert [i.code for i in errors] == ["row-ids-edited"], errors
     assert errors[0].cell == f"A{pairs[0][0]}"
-    assert "were changed: they now name other cases" in errors[0].message
+    assert "the ids were changed, or whole lines were moved" in errors[0].message
 
 
 def test_formula_text_reads_libreoffices_logical_calls_as_constants():

@@ -307,8 +307,8 @@ _TYPES = (
     _t("row-ids-edited", ERROR, "Hidden row ids in column A name another case than the "
        "lines beside them.",
        "The hidden row ids in column A ({detail}) {what}. Answers would be read under "
-       "the wrong case, so none is used. Put column A back as it was sent (or copy your "
-       "answers into a fresh copy of the workbook)."),
+       "the wrong case, so none is used. Undo the change (the lines and column A as they "
+       "were sent), or copy your answers into a fresh copy of the workbook."),
     _t("row-duplicated", ERROR, "A row appears twice.",
        "Case {case} appears more than once. Remove the extra row."),
     _t("rows-reordered", WARNING, "Answer lines were sorted or moved; matched by hidden id.",

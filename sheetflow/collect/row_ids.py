@@ -28,8 +28,10 @@ if TYPE_CHECKING:  # file_check imports this module
 
 CODE = "row-ids-edited"
 _NAMED = 6  # cells listed in the message; the rest are counted
-_CHANGED = ("were changed: they now name other cases than the lines beside them, which "
-            "are where they were")
+# a line cut and inserted with its formulas renumbered (LibreOffice, Excel) reads as its
+# id edited: the words hold for both
+_CHANGED = ("name other cases than the lines beside them: the ids were changed, or whole "
+            "lines were moved between cases")
 _ASTRAY = "name another case than the locked text above those lines"
 # LibreOffice saves the constants TRUE and FALSE of a formula as the calls TRUE() and
 # FALSE(): the same formula, which must not read as a line moved
@@ -113,7 +115,9 @@ def _labels_in_place(checker: FileChecker) -> bool:
 def _rows_as_sent(checker: FileChecker, rows: list[int]) -> bool:
     """The cells of ``rows`` but their ids and answers (labels, guides, the pack's own
     formulas, written with their own row numbers) are those of the pack as sent: a
-    line moved whole, with its formulas, is not an id edited."""
+    line whose cells were moved with their formulas' text unchanged (they then name
+    other rows) is not an id edited. A spreadsheet app's cut and insert renumbers the
+    formulas and reads as one: the message's words hold for both."""
     pack = open_pack(checker)
     if isinstance(pack, str):
         return False  # the pack cannot be compared: say only what the labels show
