@@ -15,16 +15,28 @@ lines: a case moved whole carries its text along; ids swapped leave it behind.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from ..spec.study import Study
 from ..workbook import layout as L
 from .lines import line_labels
+from .outside_answers import FileChecker as _OutsideChecker
 from .outside_answers import open_pack
 from .validate import cell_name
 from .values import Formula
 
-if TYPE_CHECKING:  # file_check imports this module
-    from .file_check import FileChecker
+
+class FileChecker(_OutsideChecker, Protocol):
+    """What these checks need of :class:`.file_check.FileChecker` (named here without
+    importing it: that module imports this one)."""
+
+    study: Study
+
+    def _digest(self, cells: list[tuple[int, int]], shifts: list[int]) -> str: ...
+
+    def _label_at(self, row: int) -> str: ...
+
+    def _locked_in_place(self, fields: list[dict[str, Any]]) -> list[bool]: ...
 
 CODE = "row-ids-edited"
 _NAMED = 6  # cells listed in the message; the rest are counted
