@@ -461,3 +461,46 @@ def test_the_methods_sheet_names_a_default_target(study):
     (_, text), = methods(load_study(study))
     assert "fail_below 3.0 (the default: not set in [analysis.targets])" in text
     assert "strict_pass 3.5 (the plan's)" in text
+
+
+def test_a_judge_is_told_to_import_again_not_written_to(study, tmp_path):
+    """collect told the coordinator to send an automated judge the Issues list, or to
+    write asking it to attach an unreadable workbook again: a program reads no mail."""
+    import openpyxl
+
+    _, records = _records(study)
+    del records[0]["judge_gpt"]
+    short = _write(tmp_path, records)
+    import_judges(study, short)
+    judge_1 = next((study / "returns").glob("*judge-1-*.xlsx"))
+    judge_1.write_bytes(judge_1.read_bytes()[:3000])  # cut short: it cannot be read
+    result = CliRunner().invoke(cli, ["collect", str(study)])
+    again = f"'sheetflow import-judges {study} JSONL --force'"
+    assert "no e-mail address" not in result.output
+    assert "asking judge-1 to attach it again" not in result.output
+    for judge in ("judge-1", "judge-2"):
+        assert (f"warning: {judge}'s file has errors and no reply is drafted: {judge} is "
+                "an automated judge: import its JSONL outputs again") in result.output
+    sheet = openpyxl.load_workbook(study / "out" / "validation.xlsx")["Status"]
+    todo = {row[1]: row[10] for row in sheet.iter_rows(min_row=2, values_only=True)}
+    assert again in todo["judge-1"] and "write to them" not in todo["judge-1"]
+    assert todo["judge-2"].startswith("8 errors: judge-2 is an automated judge")
+    assert again in todo["judge-2"] and todo["judge-3"] == "nothing to do"
+
+
+def test_remind_drafts_no_reminder_to_a_judge(study):
+    result = CliRunner().invoke(cli, ["remind", str(study), "--min-days", "0"])
+    assert result.exit_code == 1, result.output
+    assert "remind them yourself" not in result.output
+    assert (f"judge-1 has not returned and no reminder is drafted: judge-1 is an automated "
+            f"judge: run 'sheetflow import-judges {study} JSONL' with its outputs"
+            in result.output)
+    assert not list((study / "out" / "reminders").glob("*.eml"))
+
+
+def test_send_sends_no_reminder_to_a_judge_and_says_why(study):
+    result = CliRunner().invoke(cli, ["send", str(study), "reminders", "--dry-run",
+                                      "--from", "coordinator@example.org", "--min-days", "0"])
+    assert ("not sent judge-1: an automated judge: its outputs are imported "
+            "(import-judges), not reminded") in result.output
+    assert "no e-mail address" not in result.output

@@ -112,6 +112,7 @@ def text_read_count(returns: int) -> str:
 
 
 def _summary(out: Output, result: Collection, directory: Path) -> None:
+    from ..collect.coordinator import reimport_step
     from ..collect.drafts import reply_left_out
     from ..collect.links import (
         NOT_READ_WHAT,
@@ -203,6 +204,9 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
     for rater in result.feedback.no_email:
         out.warn(f"{rater}'s file has errors and the raters file has no e-mail address "
                  "for them; send them the list on the Issues sheet")
+    for rater in result.feedback.judges:  # no reply reaches a program: import again
+        out.warn(f"{rater}'s file has errors and no reply is drafted: "
+                 f"{reimport_step(rater, directory)}")
     for rater, _, pack in result.feedback.changed:
         out.warn(reply_left_out(rater, pack, directory))
     expected = len(result.roster) - sum(r.state == "unknown" for r in result.roster)

@@ -37,7 +37,8 @@ def remind_command(out: Output, directory: Path, min_days: float,
     sent it; no reminder), a file from its rater's address could not be read (named,
     with that file; no reminder), it came back only in messages from another rater's
     address or no rater's, not marked read (named, with what to do: check who sent it,
-    then collect --mark-read FILE), or its rater has no e-mail address to remind. Stops with
+    then collect --mark-read FILE), its rater has no e-mail address to remind, or it
+    is an automated judge's (import-judges fills it; no reminder). Stops with
     exit 3, writing nothing and leaving the earlier drafts as they were, when the spec
     (study.toml, its items or raters) or another sealed input changed after generate,
     as check, status and collect do, when a line of mail.jsonl is no record (a reminder
@@ -47,6 +48,7 @@ def remind_command(out: Output, directory: Path, min_days: float,
 
     Example: sheetflow remind my-study
     """
+    from ..collect.coordinator import reimport_step
     from ..collect.next_steps import collect_current, unusable_step
     from ..collect.reminders import remind
     from ..collect.unsaved import replied_text
@@ -84,6 +86,9 @@ def remind_command(out: Output, directory: Path, min_days: float,
     for rater in drafts.no_email:
         out.warn(f"{rater} has not returned and has no e-mail address in the raters file; "
                  "remind them yourself")
+    for rater in drafts.judges:  # no reminder reaches a program: its outputs are imported
+        out.warn(f"{rater} has not returned and no reminder is drafted: "
+                 f"{reimport_step(rater, directory, fix=False)}")
     replied = (f"; {len(result.replied)} of them replied with the workbook not saved "
                "(no reminder: ask them as said above)" if result.replied else "")
     replied += (f"; {len(result.claimed)} of them claimed by a file no row proves (no "
@@ -106,9 +111,11 @@ def remind_command(out: Output, directory: Path, min_days: float,
                      fg="yellow")
     else:
         out.headline("every pack has come back; no reminders needed", fg="green")
-    needs_you = bool(result.unusable or drafts.no_email or asked or result.unchecked)
+    needs_you = bool(result.unusable or drafts.no_email or drafts.judges or asked
+                     or result.unchecked)
     out.json({"ok": not needs_you, "not_returned": [r.to_dict() for r in rows],
               "drafts": [str(p) for p in drafts.written], "no_email": drafts.no_email,
+              "judges": drafts.judges,
               "skipped": [{"rater": r, "sitting": s, "why": w}
                           for r, s, w in result.skipped],
               "unusable": [{"rater": r, "sitting": s, "why": w}

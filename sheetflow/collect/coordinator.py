@@ -20,14 +20,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ..errors import close_workbook
 from ..hints import command_line
-from ..spec.study import Rater, Study
+from ..spec.study import Rater, Study, judge_rater_ids
 from ..words import counted
 from ..workbook.printing import set_print, text_lines
 from .links import (
@@ -237,7 +237,48 @@ def roster(study: Study, expected: list[Expected], report: ValidationReport,
                 continue
             rows.append(RosterRow("unknown", "", "", "", 0, "", f.file, None, f.errors,
                                   f.warnings, f.used, _todo_unknown(f, report)))
-    return rows
+    return _judge_rows(rows, judge_rater_ids(study), study.root)
+
+
+def reimport_step(rater_id: str, study_dir: str | Path, *, fix: bool = True) -> str:
+    """What to do about an automated judge's workbook (protocol 004): it is filled by
+    ``import-judges`` from the JSONL outputs, so no mail to the judge mends it.
+
+    Parameters
+    ----------
+    rater_id : str
+        The judge's rater id.
+    study_dir : str or Path
+        The study folder as the user named it.
+    fix : bool
+        Whether the workbook came back wrong (the JSONL is fixed and imported again,
+        replacing it) rather than not at all (imported for the first time).
+
+    Returns
+    -------
+    str
+    """
+    if not fix:
+        return (f"{rater_id} is an automated judge: run "
+                f"'{command_line('import-judges', study_dir, 'JSONL')}' with its outputs")
+    return (f"{rater_id} is an automated judge: import its JSONL outputs again (fixed "
+            "where the Issues sheet says) with "
+            f"'{command_line('import-judges', study_dir, 'JSONL', '--force')}', then run "
+            f"'{command_line('collect', study_dir)}'")
+
+
+def _judge_rows(rows: list[RosterRow], judges: frozenset[str],
+                study_dir: str | Path) -> list[RosterRow]:
+    """``rows`` with the What to do of each automated judge's pack not back, or back
+    with errors or unusable, saying to import it (again), not to write to the judge."""
+    fixed = []
+    for row in rows:
+        if row.rater_id in judges and row.state in ("missing", "errors", "unusable"):
+            head = f"{counted(row.errors, 'error')}: " if row.state == "errors" else ""
+            step = reimport_step(row.rater_id, study_dir, fix=row.state != "missing")
+            row = replace(row, todo=head + step)
+        fixed.append(row)
+    return fixed
 
 
 def _todo_unknown(f: FileStatus, report: ValidationReport) -> str:

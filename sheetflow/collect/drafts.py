@@ -36,7 +36,7 @@ from ..hints import command_line
 from ..packs.journal import Journal, read_journal
 from ..packs.mail import attachment_of, compose_eml, deadline_text
 from ..packs.manifest import PackHead, changed_packs, changed_packs_problem
-from ..spec.study import Rater, Study
+from ..spec.study import Rater, Study, judge_rater_ids
 from ..staging import OutputSet, remove_partials
 from ..workbook import layout as L
 from .coordinator import RosterRow, draft_name, rival_files
@@ -60,6 +60,9 @@ class Drafts:
 
     written: list[Path] = field(default_factory=list)
     no_email: list[str] = field(default_factory=list)
+    judges: list[str] = field(default_factory=list)
+    """Automated judges (protocol 004) whose row needed a draft: ``import-judges``
+    fills their workbooks, so none is written (:func:`.coordinator.reimport_step`)."""
     unwritten: dict[str, bytes] = field(default_factory=dict)
     """Draft file name -> the draft, for drafts composed but not written (yet, or at
     all: a dry run)."""
@@ -235,9 +238,13 @@ def _draft_each(study: Study, root: Path, rows: list[RosterRow], states: tuple[s
     ``states``, with their pack attached, in ``Drafts.unwritten``; one whose attached
     bytes are not the workbook generate wrote goes to ``Drafts.changed`` instead."""
     raters = {r.id: r for r in study.raters}
+    judges = judge_rater_ids(study)
     drafts = Drafts()
     for row in rows:
         if row.state not in states:
+            continue
+        if row.rater_id in judges:  # no mail reaches a program: its JSONL is imported
+            drafts.judges.append(row.rater_id)
             continue
         rater = raters.get(row.rater_id)
         if rater is None or not rater.email:

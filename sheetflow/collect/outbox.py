@@ -371,6 +371,8 @@ def _reminders(root: Path, study: Study, box: Outbox, min_days: float,
     box.left_out += result.unchecked
     box.left_out += [(r, 0, "no e-mail address in the raters file")
                      for r in result.drafts.no_email]
+    box.left_out += [(r, 0, "an automated judge: its outputs are imported "
+                      "(import-judges), not reminded") for r in result.drafts.judges]
     by_path = {str(p): p for p in result.drafts.written}
     out = []
     for row in result.rows:
