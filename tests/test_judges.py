@@ -488,10 +488,16 @@ def test_a_judge_is_told_to_import_again_not_written_to(study, tmp_path):
     assert again in todo["judge-2"] and todo["judge-3"] == "nothing to do"
 
 
-def test_remind_drafts_no_reminder_to_a_judge(study):
+def test_remind_drafts_no_reminder_to_a_judge(tmp_path):
+    study = init_study(tmp_path / "pilot", "judge-likert")
+    with (study / "raters.csv").open("a", encoding="utf-8") as raters:
+        raters.write("human-1,Ada Person,Person,,primary\n")  # a person beside the trio
+    generate_packs(study)
     result = CliRunner().invoke(cli, ["remind", str(study), "--min-days", "0"])
     assert result.exit_code == 1, result.output
-    assert "remind them yourself" not in result.output
+    assert result.output.count("remind them yourself") == 1
+    assert ("human-1 has not returned and has no e-mail address in the raters file; "
+            "remind them yourself") in result.output
     assert (f"judge-1 has not returned and no reminder is drafted: judge-1 is an automated "
             f"judge: run 'sheetflow import-judges {study} JSONL' with its outputs"
             in result.output)
@@ -504,3 +510,18 @@ def test_send_sends_no_reminder_to_a_judge_and_says_why(study):
     assert ("not sent judge-1: an automated judge: its outputs are imported "
             "(import-judges), not reminded") in result.output
     assert "no e-mail address" not in result.output
+
+
+def test_a_score_written_as_a_decimal_or_text_is_told_the_whole_number(study, tmp_path):
+    """A score of 4.0 or "4" was refused as "4.0 is not int", naming a Python type."""
+    _, records = _records(study)
+    records[0]["judge_gpt"]["accuracy"] = float(records[0]["judge_gpt"]["accuracy"])
+    records[0]["judge_opus"]["synthesis"] = str(records[0]["judge_opus"]["synthesis"])
+    with pytest.raises(JudgeImportError) as caught:
+        import_judges(study, _write(tmp_path, records))
+    said = str(caught.value)
+    gpt, opus = records[0]["judge_gpt"]["accuracy"], records[0]["judge_opus"]["synthesis"]
+    assert (f"judge_gpt.accuracy: {gpt!r} has a decimal point: write the whole number "
+            f"{int(gpt)}") in said
+    assert (f"judge_opus.synthesis: {opus!r} is text: write the whole number {opus}, "
+            "without quotes") in said

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -205,11 +206,22 @@ def _check_types(obj: Mapping[str, Any], fields: Mapping[str, tuple[type, ...]],
         if name not in obj:
             bad(prefix + name, "missing")
         elif (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
-            bad(prefix + name, f"{value!r} is not {' or '.join(t.__name__ for t in types)}")
+            bad(prefix + name, _wrong_type(value, types))
         elif isinstance(value, float) and not math.isfinite(value):
             bad(prefix + name, f"{value!r} is not a finite number")
         elif name in _NON_NEGATIVE and value < 0:
             bad(prefix + name, f"{value!r} is negative")
+
+
+def _wrong_type(value: Any, types: tuple[type, ...]) -> str:
+    """Why ``value`` is not of ``types``; a score given as ``4.0`` or ``"4"`` is told to
+    be written as the whole number (``4``), which is what the schema takes."""
+    if types == (int,) and isinstance(value, float) and value.is_integer():
+        return f"{value!r} has a decimal point: write the whole number {int(value)}"
+    if types == (int,) and isinstance(value, str) and re.fullmatch(r"-?[0-9]+",
+                                                                     value.strip()):
+        return f"{value!r} is text: write the whole number {int(value)}, without quotes"
+    return f"{value!r} is not {' or '.join(t.__name__ for t in types)}"
 
 
 def _check_judge(key: str, judged: dict[str, Any], bad: Any) -> float | None:
