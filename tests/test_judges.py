@@ -486,6 +486,15 @@ def test_a_judge_is_told_to_import_again_not_written_to(study, tmp_path):
     assert again in todo["judge-1"] and "write to them" not in todo["judge-1"]
     assert todo["judge-2"].startswith("8 errors: judge-2 is an automated judge")
     assert again in todo["judge-2"] and todo["judge-3"] == "nothing to do"
+    reminded = CliRunner().invoke(cli, ["remind", str(study)])
+    assert (f"no reminder judge-1 (sitting 1): a file came back but cannot be used "
+            f"({judge_1.name}: could not be read; named like judge-1's pack); judge-1 "
+            "is an automated judge") in reminded.output
+    assert "reply drafts" not in reminded.output
+    status = CliRunner().invoke(cli, ["status", str(study)])
+    assert ("no reply to judge-2 (sitting 1): no reply draft is written or sent: judge-2 "
+            "is an automated judge") in status.output
+    assert "no e-mail address" not in status.output
 
 
 def test_remind_drafts_no_reminder_to_a_judge(tmp_path):

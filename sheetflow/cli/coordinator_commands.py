@@ -74,9 +74,12 @@ def remind_command(out: Output, directory: Path, min_days: float,
     for rater, sitting, why in result.skipped:
         out.say(f"no reminder {rater} (sitting {sitting}): {why}", fg="yellow")
     step = unusable_step(directory, collect_current(directory)) if result.unusable else ""
-    for rater, sitting, why in result.unusable:
+    for rater, sitting, why in result.unusable:  # a judge's is imported again, not asked
+        then = reimport_step(rater, directory) if rater in result.judges else step
         out.say(f"no reminder {rater} (sitting {sitting}): a file came back but cannot be "
-                f"used ({why}); {step}", fg="red")
+                f"used ({why}); {then}", fg="red")
+    if all(rater in result.judges for rater, _, _ in result.unusable):
+        step = "import them again with import-judges, as said above"
     for rater, sitting, why in result.replied:
         out.say(f"no reminder {rater} (sitting {sitting}): {replied_text(why)}", fg="red")
     for rater, sitting, why in result.claimed + result.unread + result.unchecked:

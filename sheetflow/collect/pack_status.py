@@ -19,9 +19,9 @@ from ..packs.journal import Journal, parse_time, read_journal
 from ..packs.manifest import PackHead, changed_packs, open_manifest
 from ..packs.seal import load_generated_study
 from ..packs.second_rater import awaiting_lock
-from ..spec.study import Study
+from ..spec.study import Study, judge_rater_ids
 from ..workbook import layout as L
-from .coordinator import FEEDBACK_DIR, draft_name
+from .coordinator import FEEDBACK_DIR, draft_name, reimport_step
 from .drafts import reply_key, reply_left_out
 from .links import (
     claims_on,
@@ -251,10 +251,13 @@ def reply_held(row: RaterStatus, study: Study, heads: list[PackHead], root: Path
     Returns
     -------
     str
-        In the words ``collect`` and ``send`` use: no e-mail address, the pack changed
+        In the words ``collect`` and ``send`` use: an automated judge (imported again,
+        not written to), no e-mail address, the pack changed
         after generate (:func:`.drafts.reply_left_out`), or the draft held as sent
         before.
     """
+    if row.rater in judge_rater_ids(study):  # a program reads no mail: import again
+        return f"no reply draft is written or sent: {reimport_step(row.rater, root)}"
     rater = next((r for r in study.raters if r.id == row.rater), None)
     if rater is None or not rater.email:
         return ("no e-mail address in the raters file, so no reply draft is written or "

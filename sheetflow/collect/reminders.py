@@ -50,7 +50,7 @@ from ..errors import SealError, SheetflowError
 from ..hints import command_line
 from ..packs.journal import Journal, damaged_journal, parse_time, read_journal
 from ..packs.manifest import PackHead, changed_packs_problem, open_manifest
-from ..spec.study import Rater, load_study
+from ..spec.study import Rater, judge_rater_ids, load_study
 from ..workbook import layout as L
 from .coordinator import REMINDERS_DIR, RosterRow, mail_history, todo_missing
 from .drafts import Drafts, save_drafts, write_reminders
@@ -90,6 +90,9 @@ class Reminders:
     from another rater's address, from no rater's or with no single sender, not marked
     read (``sender-not-rater``, ``sender-unknown``): someone may have returned it for its
     rater, so it is not taken as back, nor reminded; the coordinator checks who sent it."""
+    judges: frozenset[str] = frozenset()
+    """The study's automated judges (protocol 004): ``import-judges`` fills their
+    workbooks, so no mail asks them for one."""
     by_hand: bool = False
     """No invitation in the journal: packs taken as sent by hand."""
     written: dt.datetime | None = None
@@ -167,7 +170,8 @@ def remind(study_dir: str | Path, *, min_days: float = MIN_DAYS,
         raise SheetflowError(damaged_journal(journal.damaged, then=then))
     # any invitation tried, whatever came of it, means the packs go by e-mail here
     by_hand = not any(d.kind == "invitation" for d in journal.deliveries.values())
-    out = Reminders(by_hand=by_hand, written=_packs_written(root) if by_hand else None)
+    out = Reminders(by_hand=by_hand, written=_packs_written(root) if by_hand else None,
+                    judges=judge_rater_ids(study))
     for pack in status(root, now=now, journal=journal):
         if pack.unusable:
             out.unusable.append((pack.rater, pack.sitting, pack.unusable))
