@@ -534,3 +534,50 @@ def test_a_score_written_as_a_decimal_or_text_is_told_the_whole_number(study, tm
             f"{int(gpt)}") in said
     assert (f"judge_opus.synthesis: {opus!r} is text: write the whole number {opus}, "
             "without quotes") in said
+
+
+def _with_a_person(tmp_path):
+    """A judge-likert study with a person (with an e-mail address) beside the trio."""
+    study = init_study(tmp_path / "pilot", "judge-likert")
+    with (study / "raters.csv").open("a", encoding="utf-8") as raters:
+        raters.write("human-1,Ada Person,Person,ada@example.org,primary\n")
+    generate_packs(study)
+    return study
+
+
+def test_status_names_import_judges_for_a_judges_unusable_file(tmp_path):
+    """status ended "collect's reply drafts in out/feedback/ ask for the files again"
+    for an automated judge's unusable workbook, though no reply is drafted to it."""
+    study = _with_a_person(tmp_path)
+    path, _ = _records(study)
+    import_judges(study, path)
+    judge_1 = next((study / "returns").glob("*judge-1-*.xlsx"))
+    judge_1.write_bytes(judge_1.read_bytes()[:3000])  # cut short: it cannot be read
+    human = next((study / "packs").glob("*human-1-*.xlsx"))
+    CliRunner().invoke(cli, ["collect", str(study)])
+    again = (f"import the automated judges' JSONL outputs again with 'sheetflow "
+             f"import-judges {study} JSONL --force', then run 'sheetflow collect {study}'")
+    alone = CliRunner().invoke(cli, ["status", str(study)]).output.splitlines()[-1]
+    assert alone.endswith(f"1 with a file that cannot be used ({again})"), alone
+    (study / "returns" / human.name).write_bytes(human.read_bytes()[:3000])
+    CliRunner().invoke(cli, ["collect", str(study)])
+    both = CliRunner().invoke(cli, ["status", str(study)]).output.splitlines()[-1]
+    assert (f"2 with a file that cannot be used (judges: {again}; the others: collect's "
+            "reply drafts in out/feedback/ ask for the files again; 'sheetflow send "
+            f"{study} replies' sends them)") in both, both
+
+
+def test_collect_counts_judges_not_returned_apart_from_those_reminded(tmp_path):
+    """collect said "3 of 3 packs not returned ('sheetflow remind ...' drafts reminders
+    for those due)" before import-judges, though no reminder is drafted to a judge."""
+    study = init_study(tmp_path / "pilot", "judge-likert")
+    generate_packs(study)
+    fill = f"'sheetflow import-judges {study} JSONL' fills them from their outputs"
+    alone = CliRunner().invoke(cli, ["collect", str(study)]).output
+    assert f"3 of 3 packs not returned (automated judges: {fill})" in alone, alone
+    assert "sheetflow remind" not in alone
+    mixed = _with_a_person(tmp_path / "mixed")
+    both = CliRunner().invoke(cli, ["collect", str(mixed)]).output
+    fill = fill.replace(str(study), str(mixed))
+    assert (f"4 of 4 packs not returned ('sheetflow remind {mixed}' drafts reminders for "
+            f"those due; 3 of them automated judges: no reminder; {fill})") in both, both

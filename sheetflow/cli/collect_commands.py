@@ -13,6 +13,7 @@ from ..words import counted, first_few, interval_said
 from .common import EXIT_DATA, Output, command, stop_on_spec_drift, warn_demo_seal
 
 if TYPE_CHECKING:
+    from ..collect.coordinator import RosterRow
     from ..collect.pack_status import RaterStatus
     from ..collect.run import Collection
 
@@ -109,6 +110,27 @@ def unchecked_sender_count(returns: int) -> str:
 def text_read_count(returns: int) -> str:
     """``"2 returns marked read (text-read.json)"``: their unread text acknowledged."""
     return f"{counted(returns, 'return')} marked read (text-read.json)"
+
+
+def _not_returned_steps(missing: list[RosterRow], no_reminder: list[str], directory: Path) -> str:
+    """What brings the packs not returned back: remind's drafts for people, those not
+    reminded (``no_reminder``), and import-judges for automated judges (protocol 004),
+    whose workbooks are filled from their outputs, never mailed or reminded."""
+    from ..hints import command_line
+    from ..spec.study import judge_rater_ids, load_study
+
+    judges = judge_rater_ids(load_study(directory))
+    judged = sum(r.rater_id in judges for r in missing)
+    steps = list(no_reminder)
+    if judged < len(missing):
+        steps.insert(0, f"'{command_line('remind', directory)}' drafts reminders for "
+                        "those due")
+    fill = (f"'{command_line('import-judges', directory, 'JSONL')}' fills them from their "
+            "outputs")
+    if judged:
+        steps.append(f"{judged} of them automated judges: no reminder; {fill}"
+                     if judged < len(missing) else f"automated judges: {fill}")
+    return "; ".join(steps)
 
 
 def _summary(out: Output, result: Collection, directory: Path) -> None:
@@ -219,8 +241,7 @@ def _summary(out: Output, result: Collection, directory: Path) -> None:
         (replied, "replied, workbook not saved"), (asked, "claimed by a file no row proves"),
         (unread_sent, "with an unreadable file from their address")) if n]
     tail = (f"; {len(missing)} of {expected} packs not returned "
-            f"('{command_line('remind', directory)}' drafts reminders for those due"
-            f"{''.join('; ' + x for x in no_reminder)})" if missing else "")
+            f"({_not_returned_steps(missing, no_reminder, directory)})" if missing else "")
     tail += f"; {len(unusable)} with a file that cannot be used" if unusable else ""
     tail += f"; {unread_count(len(unread))}" if unread else ""
     tail += f"; {left_out_count(len(left_out))}" if left_out else ""
@@ -290,6 +311,7 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     from ..collect.unsaved import replied_text
     from ..hints import command_line
     from ..packs.journal import damaged_journal
+    from ..spec.study import judge_rater_ids, load_study
 
     # as check and collect: the returns would be read against a spec no pack was
     # generated from, so the table could show errors the raters never made
@@ -335,8 +357,12 @@ def status_command(out: Output, directory: Path, agreement: bool) -> None:
     unusable = [r for r in rows if r.unusable]
     mixed = check_run(directory)
     current = not report.not_collected and report.collected
-    tail = (f"; {len(unusable)} with a file that cannot be used "
-            f"({unusable_step(directory, current)})" if unusable else "")
+    # an automated judge's file is imported again: no reply is drafted to a program
+    judges = judge_rater_ids(load_study(directory)) if unusable else frozenset()
+    judged = sum(r.rater in judges for r in unusable)
+    step = unusable_step(directory, current, people=judged < len(unusable),
+                         judges=bool(judged))
+    tail = f"; {len(unusable)} with a file that cannot be used ({step})" if unusable else ""
     for u in report.unmatched:  # a file no pack row shows: collect reports it too
         if u.left_out:  # its rater's workbook is in: nothing to ask them
             out.say(escape_controls(f"{u.file}: {u.left_out}"), fg="red")

@@ -47,15 +47,40 @@ def replies_step(study_dir: str | Path, current: bool) -> str:
             f"({OUT_DIR}/{FEEDBACK_DIR}/), then '{send}' sends them")
 
 
-def unusable_step(study_dir: str | Path, current: bool) -> str:
+def unusable_step(study_dir: str | Path, current: bool, *, people: bool = True,
+                  judges: bool = False) -> str:
     """What gets a file that came back but cannot be used sent again: collect's reply
     draft asking for it (a rater without an e-mail address gets none: their row says
-    so)."""
+    so); an automated judge's is imported again instead, as no reply reaches a program.
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        The study folder as the user named it.
+    current : bool
+        :func:`collect_current`: collect has written the drafts already.
+    people : bool
+        Whether a person's file is among them (they are asked by reply).
+    judges : bool
+        Whether an automated judge's file is among them (protocol 004: filled by
+        ``import-judges``, never mailed).
+
+    Returns
+    -------
+    str
+    """
     if current:
-        return (f"collect's reply drafts in {OUT_DIR}/{FEEDBACK_DIR}/ ask for the files "
-                f"again; '{command_line('send', study_dir, 'replies')}' sends them")
-    return (f"'{command_line('collect', study_dir)}' writes a reply draft asking for each "
-            "file again")
+        ask = (f"collect's reply drafts in {OUT_DIR}/{FEEDBACK_DIR}/ ask for the files "
+               f"again; '{command_line('send', study_dir, 'replies')}' sends them")
+    else:
+        ask = (f"'{command_line('collect', study_dir)}' writes a reply draft asking for "
+               "each file again")
+    if not judges:
+        return ask
+    again = (f"import the automated judges' JSONL outputs again with "
+             f"'{command_line('import-judges', study_dir, 'JSONL', '--force')}', then run "
+             f"'{command_line('collect', study_dir)}'")
+    return f"judges: {again}; the others: {ask}" if people else again
 
 
 def sender_step(study_dir: str | Path) -> str:
