@@ -565,6 +565,10 @@ def test_status_names_import_judges_for_a_judges_unusable_file(tmp_path):
     assert (f"2 with a file that cannot be used (judges: {again}; the others: collect's "
             "reply drafts in out/feedback/ ask for the files again; 'sheetflow send "
             f"{study} replies' sends them)") in both, both
+    # remind's summary too: it gave the people's reply advice for the judge's file
+    reminded = CliRunner().invoke(cli, ["remind", str(study)]).output
+    assert (f"cannot be used (judges: {again}; the others: collect's reply drafts") \
+        in reminded, reminded
 
 
 def test_collect_counts_judges_not_returned_apart_from_those_reminded(tmp_path):

@@ -78,8 +78,11 @@ def remind_command(out: Output, directory: Path, min_days: float,
         then = reimport_step(rater, directory) if rater in result.judges else step
         out.say(f"no reminder {rater} (sitting {sitting}): a file came back but cannot be "
                 f"used ({why}); {then}", fg="red")
-    if all(rater in result.judges for rater, _, _ in result.unusable):
+    judged = sum(rater in result.judges for rater, _, _ in result.unusable)
+    if result.unusable and judged == len(result.unusable):
         step = "import them again with import-judges, as said above"
+    elif judged:  # the summary names both: the judges' import and the people's replies
+        step = unusable_step(directory, collect_current(directory), judges=True)
     for rater, sitting, why in result.replied:
         out.say(f"no reminder {rater} (sitting {sitting}): {replied_text(why)}", fg="red")
     for rater, sitting, why in result.claimed + result.unread + result.unchecked:
