@@ -471,7 +471,7 @@ class FileChecker:
             self._foreign_rows({i for _, key in found for i in key.split()})
             return False
         self.result.rows_proven |= any(key in by_key_expected for _, key in found)
-        edited = edited_ids(self)  # ids swapped in place: read by them, answers cross cases
+        edited = edited_ids(self, found)  # ids swapped in place: answers would cross cases
         if edited:
             report_edited_ids(self, edited)
             return False

@@ -50,7 +50,7 @@ _ASTRAY = "name another case than the locked text above those lines"
 _LOGICAL_CALL = re.compile(r"\b(TRUE|FALSE)\(\)", re.ASCII)
 
 
-def edited_ids(checker: FileChecker) -> list[int]:
+def edited_ids(checker: FileChecker, ids: list[tuple[int, str]]) -> list[int]:
     """Rows whose hidden id is not the one the pack wrote there, when everything else
     about those rows reads as sent without any shift; else none.
 
@@ -58,9 +58,12 @@ def edited_ids(checker: FileChecker) -> list[int]:
     ----------
     checker : FileChecker
         The checker of one return, its Scoring sheet read (``cells``) and its plan made.
+    ids : list of (int, str)
+        Each row's hidden id in column A, as the alignment read them (read once: the
+        sheet's cells are not scanned again).
     """
     expected: dict[int, str] = checker.plan.lines
-    found = {r: str(v) for (r, c), v in checker.cells.items() if c == 1}
+    found = dict(ids)
     if set(found) != set(expected) or not set(found.values()) <= set(expected.values()):
         return []  # rows added, deleted or foreign: the alignment says which
     rows = sorted(r for r, key in found.items() if key != expected[r])
