@@ -233,3 +233,32 @@ def test_a_system_without_items_is_said_to_have_none_not_counted_of_0(tmp_path):
     schema = json.loads((Path(__file__).parent.parent / "docs" / "summary-schema.json")
                         .read_text(encoding="utf-8"))
     jsonschema.validate(summary, schema)
+
+
+def test_na_counts_give_the_ratings_agreement_pairs_not_ratings_it_cannot(tmp_path):
+    """Protocol 003, "The five columns you fill in", 3. faithfulness: N/A when the answer
+    makes no factual claim. rater1 answers N/A on HV-02, rater2 on HV-05, both on HV-09:
+    under na_handling = "missing" 32 ratings are left, but 2 of them sit on units whose
+    other answer was N/A and pair with none. Agreement pairs 30 ratings on 15 units; the
+    Methods sheet said "32 ratings on 15 units", which two raters cannot give."""
+    root = tmp_path / "scattered"
+    own = {"rater1": "HV-02", "rater2": "HV-05"}
+
+    def answer(study, pack, a, index):
+        if a["dimension"] == "faithfulness" and a["item_id"] in (own[pack["rater_id"]],
+                                                                  "HV-09"):
+            return "N/A"
+        if a["dimension"] == "faithfulness":
+            return ("Faithful", "Partial", "Unfaithful")[index % 3]
+        return _answer(study, a["dimension"], index, a["item_id"])
+
+    plant_answer_review(root, answer)
+    out, summary, _, methods = _analyze(root)
+    assert out.exit_code == 0, out.output
+    assert summary["na_handling"]["dimensions"]["faithfulness"] == {
+        "n_na": 4, "n_answers": 36, "n_ratings": 30, "n_units": 15}
+    faith = next(a for a in summary["alpha"] if a["measure"] == "faithfulness")
+    assert faith["n_units"] == 15
+    assert ("faithfulness: 4 of 36 answers N/A; agreement uses 30 ratings on 15 units rated "
+            "by two or more (2 more ratings on units with no other rating left, so paired "
+            "with none).") in methods["N/A answers"]

@@ -34,8 +34,11 @@ from .protocol import ProtocolPlan
 def na_counts(ctx: Context) -> dict[str, dict[str, int]]:
     """Per dimension with N/A labels: N/A answers, ratings and units left for agreement.
 
-    ``n_ratings`` and ``n_units`` count what agreement uses under the setting (see
-    :meth:`Context.ratings`): a unit counts when two or more raters have a value for it.
+    ``n_units`` and ``n_ratings`` count what agreement pairs under the setting (see
+    :meth:`Context.ratings`): the units two or more raters have a value for, and the
+    ratings on them. A rating whose unit has no other rating left (the other answer
+    N/A under "missing") pairs with none, so it is not counted: "30 ratings on 12
+    units" could not be true of two raters.
     """
     out = {}
     for dim in ctx.study.rubric.dimensions:
@@ -43,10 +46,19 @@ def na_counts(ctx: Context) -> dict[str, dict[str, int]]:
             continue
         n_na, n_answers = na_answers(ctx, dim.id)
         used = ctx.ratings(dim.id)
-        per_unit = used.groupby("unit")["rater"].nunique()
-        out[dim.id] = {"n_na": n_na, "n_answers": n_answers, "n_ratings": len(used),
-                       "n_units": int((per_unit >= 2).sum())}
+        paired = used["unit"].map(used.groupby("unit")["rater"].nunique()) >= 2
+        out[dim.id] = {"n_na": n_na, "n_answers": n_answers, "n_ratings": int(paired.sum()),
+                       "n_units": int(used.loc[paired, "unit"].nunique())}
     return out
+
+
+def _unpaired(counts: dict[str, int], setting: str) -> str:
+    """The ratings left that pair with none, in words ("" when there are none): under
+    "missing" the ratings left are the answers less the N/A ones."""
+    left = counts["n_answers"] - (counts["n_na"] if setting == "missing" else 0)
+    alone = left - counts["n_ratings"]
+    return f" ({counted(alone, 'more rating')} on units with no other rating left, " \
+        "so paired with none)" if alone else ""
 
 
 def na_methods(ctx: Context) -> list[tuple[str, str]]:
@@ -61,7 +73,7 @@ def na_methods(ctx: Context) -> list[tuple[str, str]]:
             "the dimension is analysed at the nominal level")
     parts = [f"{dim}: {c['n_na']} of {c['n_answers']} answers N/A; agreement uses "
              f"{c['n_ratings']} ratings on {c['n_units']} units rated by two or more"
-             for dim, c in counts.items()]
+             f"{_unpaired(c, setting)}" for dim, c in counts.items()]
     return [("N/A answers", f"[analysis.params] na_handling = \"{setting}\": N/A is {rule}. "
              + "; ".join(parts) + ".")]
 
