@@ -129,6 +129,9 @@ def test_a_dispute_without_its_note_keeps_the_reviewer_out(tmp_path):
     assert summary["panel"]["missing"] == ["rater2"]
     assert "flag-note-missing" in summary["panel"]["excluded_files"][0]["reason"]
     assert rows[2] == "DECISION: INCOMPLETE"
+    # one reviewer left: the refusal counts are of 1 rater's ratings, said so
+    assert [r for r in rows if ": over-refusal " in r and "(1 rater, 9 answers;" in r]
+    assert not [r for r in rows if "1 raters" in r]
 
 
 def test_one_category_throughout_is_complete_agreement_not_an_inconclusive_study(tmp_path):
@@ -262,3 +265,19 @@ def test_na_counts_give_the_ratings_agreement_pairs_not_ratings_it_cannot(tmp_pa
     assert ("faithfulness: 4 of 36 answers N/A; agreement uses 30 ratings on 15 units rated "
             "by two or more (2 more ratings on units with no other rating left, so paired "
             "with none).") in methods["N/A answers"]
+
+
+def test_refusal_counts_of_one_rater_say_one_rater():
+    """Protocol 003, "5. refusal_appropriateness" (record an over-refusal every time):
+    the counts per system are said with the ratings they are counted among. With one
+    rater's ratings (a partial panel, analysed with --allow-partial) the line said
+    "of 9 ratings (1 raters, 9 answers; ...)"; a count of one takes the singular."""
+    from sheetflow.analysis.p003_answer_review import refusal_line
+
+    one = {"over_refusal": 1, "under_refusal": 0, "n_ratings": 1, "n_raters": 1,
+           "n_answers": 1}
+    assert refusal_line("a", one) == ("a: over-refusal 1, under-refusal 0, of 1 rating "
+                                      "(1 rater, 1 answer; every rater's ratings counted)")
+    two = {**one, "n_ratings": 18, "n_raters": 2, "n_answers": 9}
+    assert refusal_line("a", two).endswith("of 18 ratings (2 raters, 9 answers; every "
+                                           "rater's ratings counted)")

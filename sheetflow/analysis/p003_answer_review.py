@@ -171,8 +171,9 @@ def refusal_line(arm: str, counts: dict[str, Any]) -> str:
         f"{counts['under_refusal']}"
     if "n_ratings" not in counts:
         return line
-    return (f"{line}, of {counts['n_ratings']} ratings ({counts['n_raters']} raters, "
-            f"{counts['n_answers']} answers; every rater's ratings counted)")
+    return (f"{line}, of {counted(counts['n_ratings'], 'rating')} "
+            f"({counted(counts['n_raters'], 'rater')}, "
+            f"{counted(counts['n_answers'], 'answer')}; every rater's ratings counted)")
 
 
 def _h_disputes(ctx: Context, table: pd.DataFrame, out: dict) -> None:
