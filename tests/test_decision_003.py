@@ -1,12 +1,13 @@
 """Protocol 003 end to end on planted returns: agreement per column, N/A setting, disputes.
 
 Both reviewers give the same planted answers, varied across items, so every column's
-alpha is 1 and the decision (every column's agreement defined) is PASS. Three items
-are planted N/A on faithfulness for both reviewers. With na_handling = "missing" those
-answers are left out: agreement on faithfulness uses 2 x 15 = 30 ratings on 15 units;
-with "category" it uses all 36 on 18 units (nominal level). Methods says which, with
-the n. A gold dispute with its note is listed; one without a note is refused by
-collect (flag-note-missing), so that reviewer is missing and the decision waits.
+alpha is 1; the protocol sets no pass mark, so the decision is "reported" (agreement
+per column, nothing called passed). Three items are planted N/A on faithfulness for
+both reviewers. With na_handling = "missing" those answers are left out: agreement on
+faithfulness uses 2 x 15 = 30 ratings on 15 units; with "category" it uses all 36 on
+18 units (nominal level). Methods says which, with the n. A gold dispute with its note
+is listed; one without a note is refused by collect (flag-note-missing), so that
+reviewer is missing and the decision waits.
 """
 
 from __future__ import annotations
