@@ -51,7 +51,7 @@ class SignedRank(NamedTuple):
 
 
 def signed_rank_test(d: np.ndarray, *, alternative: str, zero_method: str,
-                     method: str) -> SignedRank:
+                     method: str, correction: bool = False) -> SignedRank:
     """Wilcoxon's signed-rank test of the differences ``d`` (no NaN, not all zero).
 
     Parameters
@@ -61,6 +61,9 @@ def signed_rank_test(d: np.ndarray, *, alternative: str, zero_method: str,
     alternative : {"two-sided", "greater", "less"}
     zero_method : {"wilcox", "pratt", "zsplit"}
     method : {"auto", "exact", "approx"}
+    correction : bool, default False
+        Continuity correction of the normal approximation (no effect on the other
+        methods).
 
     Returns
     -------
@@ -83,9 +86,11 @@ def signed_rank_test(d: np.ndarray, *, alternative: str, zero_method: str,
     capped at 1.
 
     "approx": ``z = (W+ - m(m+1)/4) / se`` on the standard normal, ``se^2 = (m(m+1)
-    (2m+1) - sum(t^3 - t) / 2) / 24`` over the tie groups ``t``, no continuity
-    correction; "pratt" takes the zeros' share out of the mean and variance
-    (Cureton 1967) and leaves them out of the tie term.
+    (2m+1) - sum(t^3 - t) / 2) / 24`` over the tie groups ``t``; "pratt" takes the
+    zeros' share out of the mean and variance (Cureton 1967) and leaves them out of the
+    tie term. ``correction`` first moves ``W+`` half a unit against the alternative
+    (down for "greater", up for "less", towards the mean for two-sided), as R
+    ``wilcox.test(correct = TRUE)`` and scipy ``correction=True`` do.
 
     "auto": the normal approximation above 50 differences (zeros included); up to
     50 without ties or zeros, "exact"; with ties or zeros, up to 13 differences the
@@ -101,7 +106,7 @@ def signed_rank_test(d: np.ndarray, *, alternative: str, zero_method: str,
     elif method == "enumeration":
         p = _enumerated_p(stat, alternative)
     else:
-        p = _normal_p(stat.z, alternative)
+        p = _normal_p(stat.corrected_z(alternative) if correction else stat.z, alternative)
     statistic = min(stat.w_plus, stat.w_minus) if alternative == "two-sided" else stat.w_plus
     return SignedRank(float(statistic), float(p), stat.v)
 
@@ -141,9 +146,18 @@ class _Statistic:
             mean -= z0 * (z0 + 1.0) * 0.25
             var -= z0 * (z0 + 1.0) * (2.0 * z0 + 1.0)
             ties[0] = 0.0  # the zeros, ranked lowest, are no tie group here
-        se = np.sqrt((var - np.sum(ties**3 - ties) / 2) / 24)
+        self.mean = mean
+        self.se = np.sqrt((var - np.sum(ties**3 - ties) / 2) / 24)
         with np.errstate(divide="ignore", invalid="ignore"):
-            self.z = (self.w_plus - mean) / se
+            self.z = (self.w_plus - mean) / self.se
+
+    def corrected_z(self, alternative: str) -> float:
+        """``z`` with the continuity correction: R's and scipy's half unit, against the
+        alternative (towards the mean for two-sided)."""
+        half = {"greater": 0.5, "less": -0.5}.get(alternative,
+                                                  0.5 * np.sign(self.w_plus - self.mean))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return float((self.w_plus - self.mean - half) / self.se)
 
 
 def _normal_p(z: float, alternative: str) -> float:

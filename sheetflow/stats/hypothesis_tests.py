@@ -416,6 +416,7 @@ def wilcoxon_signed_rank(
     alternative: Alternative = "two-sided",
     zero_method: Literal["wilcox", "pratt", "zsplit"] = "wilcox",
     method: Literal["auto", "exact", "approx"] = "auto",
+    correction: bool = False,
 ) -> pd.DataFrame:
     """Wilcoxon signed-rank test for paired totals.
 
@@ -434,6 +435,10 @@ def wilcoxon_signed_rank(
     method : {"auto", "exact", "approx"}, default "auto"
         How the p-value is computed: "exact" (the null distribution of the rank sum),
         "approx" (normal approximation) or "auto" (the rule in the Notes).
+    correction : bool, default False
+        Continuity correction of the normal approximation, R ``wilcox.test``'s
+        default (``correct = TRUE``); scipy's default and sheetflow's is without.
+        The exact and enumerated p-values do not use it.
 
     Returns
     -------
@@ -446,10 +451,12 @@ def wilcoxon_signed_rank(
     Notes
     -----
     Wilcoxon (1945) [1]_, computed as :func:`scipy.stats.wilcoxon` of scipy 1.17
-    computes it without continuity correction (its default), whatever scipy is
-    installed. ``W+`` and ``W-`` are the sums of the ranks of ``|d|`` (average ranks
-    for ties) over the positive and negative differences; "pratt" ranks the zeros too
-    but counts none of their ranks, "zsplit" adds half their ranks to each sum.
+    computes it (without continuity correction unless ``correction``: scipy's default),
+    whatever scipy is installed. Zero differences are dropped before ranking by
+    default ("wilcox", Wilcoxon's own rule and R's), not ranked as in Pratt (1959)
+    [2]_. ``W+`` and ``W-`` are the sums of the ranks of ``|d|`` (average ranks for
+    ties) over the positive and negative differences; "pratt" ranks the zeros too but
+    counts none of their ranks, "zsplit" adds half their ranks to each sum.
 
     The p-value's method under "auto":
 
@@ -462,7 +469,10 @@ def wilcoxon_signed_rank(
     The normal approximation uses :math:`z = (W_+ - m(m+1)/4) / se` with
     :math:`se^2 = [m(m+1)(2m+1) - \\sum (t^3 - t)/2] / 24` over the ``m`` ranked
     differences and the tie groups ``t`` ("pratt" takes the zeros out of the mean,
-    the variance and the tie term, Cureton 1967). "exact" sums each tail of the null
+    the variance and the tie term, Cureton 1967); with ``correction``, ``W+`` is first
+    moved half a unit against the alternative (down for "greater", up for "less",
+    towards the mean for two-sided), as in R ``wilcox.test(exact = FALSE,
+    correct = TRUE)`` and scipy's ``correction=True``. "exact" sums each tail of the null
     distribution of ``m`` untied ranks directly (scipy 1.17 takes an upper tail beyond
     the mean as one minus the rest, inaccurate for p-values below about 1e-13); with ties
     or zeros that distribution is no longer exact, and ``W+`` is rounded up for the
@@ -476,6 +486,9 @@ def wilcoxon_signed_rank(
     ----------
     .. [1] Wilcoxon, F. (1945). Individual comparisons by ranking methods.
            Biometrics Bulletin, 1(6), 80-83.
+    .. [2] Pratt, J. W. (1959). Remarks on zeros and ties in the Wilcoxon signed rank
+           procedures. Journal of the American Statistical Association, 54(287),
+           655-667.
 
     Examples
     --------
@@ -500,7 +513,8 @@ def wilcoxon_signed_rank(
         return _util.frame({**row, "statistic": np.nan, "w_plus": np.nan, "p": np.nan,
                             "reason": _util.join_notes(reason, note)}, _WX_COLUMNS)  # fmt: skip
     test = _signed_rank.signed_rank_test(d, alternative=alternative,
-                                         zero_method=zero_method, method=method)
+                                         zero_method=zero_method, method=method,
+                                         correction=correction)
     return _util.frame({**row, "statistic": test.statistic, "w_plus": test.v, "p": test.p,
                         "reason": note}, _WX_COLUMNS)  # fmt: skip
 

@@ -109,3 +109,22 @@ def test_wilcoxon_normal_approximation_scipy_documentation() -> None:
     row = st.wilcoxon_signed_rank(d, method="approx").loc[0]
     assert row["statistic"] == 24.0
     assert row["p"] == pytest.approx(0.04088813291185591, rel=1e-12)
+
+
+# R's sleep data (Student 1908; Cushny & Peebles): extra hours of sleep of ten patients
+# under each of two drugs. The differences have a zero and a tie.
+SLEEP_1 = [0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0]
+SLEEP_2 = [1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4]
+
+
+def test_wilcoxon_ties_and_zero_r_with_continuity_correction() -> None:
+    # R: wilcox.test(extra ~ group, data = sleep, paired = TRUE) (R's default
+    # correct = TRUE; it warns it cannot compute an exact p with ties and zeroes):
+    # "Wilcoxon signed rank test with continuity correction", V = 0,
+    # p-value = 0.009091. The zero is dropped (n = 9) and the tie variance corrected.
+    row = st.wilcoxon_signed_rank(SLEEP_1, SLEEP_2, method="approx", correction=True).loc[0]
+    assert (row["w_plus"], row["n"], row["n_zero"]) == (0.0, 10, 1)
+    assert round(row["p"], 6) == 0.009091
+    # without the correction the same z is 22.5 / sqrt(71.125) instead of 22 / ...
+    plain = st.wilcoxon_signed_rank(SLEEP_1, SLEEP_2, method="approx").loc[0, "p"]
+    assert plain < row["p"]

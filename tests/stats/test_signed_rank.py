@@ -47,18 +47,20 @@ def _samples(seed: int, kind: str, count: int = 60):
             yield d
 
 
-def _scipy(d: np.ndarray, alternative: str, zero_method: str, method: str):
+def _scipy(d: np.ndarray, alternative: str, zero_method: str, method: str,
+           correction: bool = False):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return sps.wilcoxon(d, alternative=alternative, zero_method=zero_method,
-                            method=method)
+                            method=method, correction=correction)
 
 
-def _compare(d: np.ndarray, method: str) -> None:
+def _compare(d: np.ndarray, method: str, correction: bool = False) -> None:
     for alternative, zero_method in itertools.product(ALTERNATIVES, ZERO_METHODS):
-        ref = _scipy(d, alternative, zero_method, method)
+        ref = _scipy(d, alternative, zero_method, method, correction)
         statistic, p, _ = _signed_rank.signed_rank_test(
-            d, alternative=alternative, zero_method=zero_method, method=method)
+            d, alternative=alternative, zero_method=zero_method, method=method,
+            correction=correction)
         where = (d.tolist(), alternative, zero_method, method)
         assert statistic == ref.statistic, where
         assert p == pytest.approx(float(ref.pvalue), rel=1e-12, abs=1e-15), where
@@ -68,6 +70,12 @@ def _compare(d: np.ndarray, method: str) -> None:
 def test_normal_approximation_equals_scipy(kind: str) -> None:
     for d in _samples(1, kind):
         _compare(d, "approx")
+
+
+@pytest.mark.parametrize("kind", ["continuous", "integers", "decimals"])
+def test_continuity_corrected_approximation_equals_scipy(kind: str) -> None:
+    for d in _samples(2, kind):
+        _compare(d, "approx", correction=True)
 
 
 def test_exact_without_ties_or_zeros_equals_scipy() -> None:
