@@ -34,3 +34,20 @@ def test_each_template_names_the_levels_its_spec_sets(tmp_path, template, named)
     assert study_text.exists()
     said = _alpha_method(template, tmp_path / template)
     assert "Level per column, as the spec sets it: " in said and named in said
+
+
+def test_the_bootstrap_is_named_with_its_source_and_its_coverage(tmp_path):
+    # The Methods text said only "units resampled, percentile 95% interval": not which
+    # bootstrap (Krippendorff's own KALPHA resamples pairs of values), from where, nor
+    # that the interval is lopsided and covers less than 95% on few units.
+    root = init_study(tmp_path / "p0", "paired-rubric")
+    entries = methods(load_study(root))
+    said = dict(entries)["Krippendorff's alpha"]
+    assert "each drawn unit bringing all its values" in said
+    assert "(the unit bootstrap of Zapf et al. 2016, not the KALPHA macro's" in said
+    assert "its lower arm usually the longer" in said
+    assert "less often than 95% (Hughes 2022)" in said
+    references = dict(entries)["References"]
+    assert "Zapf, A., Castell, S., Morawietz, L., & Karch, A. (2016). Measuring" in references
+    assert "Hayes, A. F., & Krippendorff, K. (2007). Answering" in references
+    assert "Hughes, J. (2022). Toward improved inference" in references

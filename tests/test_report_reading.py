@@ -65,6 +65,10 @@ def _methods_entries(root: Path) -> list[tuple[str, str]]:
 
 CITED = {  # a reference (its authors and year) and the analyses whose figures rest on it
     "Krippendorff, K. (2011)": {"alpha", "confidence_agreement"},
+    "Zapf, A., Castell, S., Morawietz, L., & Karch, A. (2016)": {"alpha",
+                                                                 "confidence_agreement"},
+    "Hayes, A. F., & Krippendorff, K. (2007)": set(),
+    "Hughes, J. (2022)": set(),
     "Cohen, J. (1960)": {"cohen_kappa", "intra_rater_kappa"},
     "Fleiss, J. L., Cohen, J., & Everitt, B. S. (1969)": {"cohen_kappa", "intra_rater_kappa"},
     "Fleiss, J. L. (1971)": {"fleiss_kappa", "percent_agreement"},

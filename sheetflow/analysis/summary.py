@@ -25,6 +25,13 @@ REFERENCES = (
     ("Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg "
      "School for Communication, University of Pennsylvania.",
      ("alpha", "confidence_agreement")),
+    ("Zapf, A., Castell, S., Morawietz, L., & Karch, A. (2016). Measuring inter-rater "
+     "reliability for nominal data: which coefficients and confidence intervals are "
+     "appropriate? BMC Med. Res. Methodol. 16, 93.", ("alpha", "confidence_agreement")),
+    ("Hayes, A. F., & Krippendorff, K. (2007). Answering the call for a standard "
+     "reliability measure for coding data. Commun. Methods Meas. 1, 77-89.", ()),
+    ("Hughes, J. (2022). Toward improved inference for Krippendorff's alpha agreement "
+     "coefficient. arXiv:2210.13265.", ()),
     ("Cohen, J. (1960). A coefficient of agreement for nominal scales. Educ. Psychol. "
      "Meas. 20, 37-46; Cohen, J. (1968). Weighted kappa. Psychol. Bull. 70, 213-220.",
      ("cohen_kappa", "intra_rater_kappa")),

@@ -135,8 +135,23 @@ def krippendorff_alpha(
     data (the ordinal metric is recomputed from each replicate's marginals). The
     interval is the percentile interval of the replicates; replicates in which alpha
     is undefined (no variation) are left out of the quantiles, and ``n_boot_used``
-    says how many were kept, so a caller can say how many were not. This is a unit
-    bootstrap, not the pair-resampling bootstrap of Krippendorff's KALPHA macro [2]_.
+    says how many were kept, so a caller can say how many were not. This is the
+    nonparametric bootstrap of units (each drawn unit brings all its values, so the
+    dependence among one unit's values is kept), as Zapf et al. (2016) [3]_ use for
+    alpha; not the bootstrap of Krippendorff's KALPHA macro [2]_, which draws pairs of
+    values from the coincidences and keeps the expected disagreement fixed, and which
+    Zapf et al. found to cover far less often than its nominal level.
+
+    The percentile interval is asymmetric about alpha, its lower arm usually the
+    longer: alpha's sampling distribution is skewed below its ceiling of 1, the more
+    so on few units. Like other percentile bootstraps it covers less often than its
+    nominal level on small samples (Hughes 2022 [4]_). In a seeded simulation (300
+    data sets of three raters, 1000 resamples each; tests/stats/test_alpha_coverage.py)
+    the 95% interval covered the true alpha in about 85% of data sets of 10 units and
+    90% of 30 units for interval data at alpha 0.7, and for nominal data at alpha 0.64
+    in about 90% at 10 units, 97% at 30 and 93% at 100. More of the misses lay wholly
+    below the true alpha than wholly above it.
+
     On a single pairable unit alpha is defined when its values vary [1]_, but every
     resample of units is that unit again, so a percentile interval would have no width
     whatever the data: the interval is NaN, ``n_boot_used`` 0, and ``reason`` says why
@@ -149,6 +164,12 @@ def krippendorff_alpha(
     .. [2] Hayes, A. F., & Krippendorff, K. (2007). Answering the call for a standard
            reliability measure for coding data. Communication Methods and Measures,
            1(1), 77-89.
+    .. [3] Zapf, A., Castell, S., Morawietz, L., & Karch, A. (2016). Measuring
+           inter-rater reliability for nominal data - which coefficients and
+           confidence intervals are appropriate? BMC Medical Research Methodology,
+           16, 93.
+    .. [4] Hughes, J. (2022). Toward improved inference for Krippendorff's Alpha
+           agreement coefficient. arXiv:2210.13265.
 
     Examples
     --------
