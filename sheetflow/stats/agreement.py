@@ -263,7 +263,11 @@ def spearman(x: Any, y: Any, *, confidence: float = 0.95) -> pd.DataFrame:
     ranks, where t is infinite: ``p`` is NaN and ``reason`` says so. The interval is
     :math:`\\tanh(\\operatorname{artanh}(\\rho) \\pm z_{1-a/2}\\, se)` with the
     Fieller, Hartley & Pearson (1957) [1]_ standard error
-    :math:`se = \\sqrt{1.06 / (n - 3)}`; it is NaN, with the reason, at
+    :math:`se = \\sqrt{1.06 / (n - 3)}` and the normal quantile (R
+    ``CECPfuns::getCISpearman(rho, n, Gaussian = TRUE, FHP = TRUE)``), not Fisher's
+    :math:`1 / \\sqrt{n - 3}` for Pearson's r nor Bonett & Wright's (2000) [2]_
+    :math:`\\sqrt{(1 + \\rho^2 / 2) / (n - 3)}` (wider for :math:`|\\rho| > 0.35`);
+    it is NaN, with the reason, at
     :math:`|\\rho| = 1` (artanh is infinite) and with three pairs. Fewer than three
     pairs or a constant variable give NaN with the reason.
 
@@ -271,6 +275,9 @@ def spearman(x: Any, y: Any, *, confidence: float = 0.95) -> pd.DataFrame:
     ----------
     .. [1] Fieller, E. C., Hartley, H. O., & Pearson, E. S. (1957). Tests for rank
            correlation coefficients. I. Biometrika, 44(3/4), 470-481.
+    .. [2] Bonett, D. G., & Wright, T. A. (2000). Sample size requirements for
+           estimating Pearson, Kendall and Spearman correlations. Psychometrika, 65(1),
+           23-28.
 
     Examples
     --------
