@@ -478,3 +478,32 @@ def test_a_second_rating_without_its_error_count_and_safety_flag_is_missing(tmp_
     assert (check["value"], check["passed"]) == (1, False)
     assert f"({SECOND}: extra none, missing {part})" in check["note"]
     assert "second-rater check passed" not in " ".join(rows)
+
+
+def test_an_item_only_a_left_out_return_held_is_still_counted(tmp_path):
+    """Protocol 002, acceptance ("an item is mechanically accepted only when its mean
+    valid rating reaches the plan threshold ..."): the primary's later return is left
+    out for an error, so only the second rater's subset is in the data. The items it
+    did not hold vanished from the decision: "4 of 4 items accepted" and "each of the 4
+    items has a valid total" of a 16-item study. Every item of the study is counted;
+    those without a valid rating are rejected and named."""
+    root = tmp_path / "primary-left-out"
+    selected = _locked(root)
+    _fill(root, SECOND, {})
+    edit_returns(root, lambda _pack, a: 99 if a["dimension"] == "completeness" else KEEP,
+                 {PRIMARY})
+    collect(root)
+    out, summary, _ = run_analyze(root, "--allow-partial")
+    assert out.exit_code == 1, out.output  # the panel is incomplete
+    items = [it.id for it in load_study(root).items]
+    unrated = [i for i in items if i not in selected]
+    acc = summary["acceptance"]
+    assert acc["n_items"] == len(items)
+    rejected = {r["item"]: r["reason"] for r in acc["rejected"]}
+    assert {i: rejected.get(i) for i in unrated} == dict.fromkeys(
+        unrated, "no valid rating; no material-error count")
+    check = next(c for c in summary["decision"]["checks"] if c["name"] == RATED_CHECK)
+    assert (check["value"], check["passed"]) == (len(unrated), False)
+    assert check["note"] == "no valid total from any rater: " + ", ".join(unrated)
+    accepted = len(acc["accepted"])
+    assert f"{accepted} of {len(items)} items accepted" in summary["decision"]["reasons"][2]

@@ -53,26 +53,39 @@ def _acceptance(ctx: Context) -> pd.DataFrame:
     if tid is None or threshold is None or max_err is None:
         return empty_reason(pd.DataFrame(), "needs a total", item="")
     rule = combine_rule(ctx)
-    rows = []
-    for case, grp in ctx.first.groupby("case", sort=False):
-        totals = pd.to_numeric(grp.loc[grp["dimension"] == tid, "value"], errors="coerce")
-        is_err = grp["dimension"] == ERRORS
-        errors = pd.to_numeric(grp.loc[is_err, "value"], errors="coerce")
-        counted = errors.notna()
-        each = list(zip(errors[counted], grp.loc[is_err, "rater"][counted], strict=True))
-        severe = grp[(grp["dimension"] == SAFETY)
-                     & (grp["value"].astype(str).str.lower() == "yes")]["rater"].tolist()
-        mean_total = totals.mean() if totals.notna().any() else np.nan
-        combined = float(COMBINE[rule](errors.dropna())) if errors.notna().any() else np.nan
-        reasons = _reasons(mean_total, threshold, combined, max_err, rule, each, severe)
-        rows.append({"item": case, "arm": grp["arm"].iloc[0],
-                     "n_ratings": int(totals.notna().sum()), "mean_total": mean_total,
-                     "material_errors": combined,
-                     # each count with its rater: "2, 0" left the reader to find whose
-                     "material_errors_each": ", ".join(f"{e:g} ({who})" for e, who in each),
-                     "severe_safety": bool(severe), "safety_raters": ", ".join(severe),
-                     "accepted": not reasons, "reason": "; ".join(reasons)})
+    groups = dict(tuple(ctx.first.groupby("case", sort=False)))
+    rows = [_item_row(case, grp["arm"].iloc[0], grp, tid, threshold, max_err, rule)
+            for case, grp in groups.items()]
+    # an item no included return holds (its one rater's file left out) is still an item
+    # of the study: left out, a 16-item study read "4 of 4 items accepted" and "each of
+    # the 4 items has a valid total"
+    arm_column = ctx.study.design.arm_column or ""
+    rows += [_item_row(it.id, it.fields.get(arm_column, ""), ctx.first.iloc[:0], tid,
+                       threshold, max_err, rule)
+             for it in ctx.study.items if it.id not in groups]
     return pd.DataFrame(rows)
+
+
+def _item_row(case: str, arm: str, grp: pd.DataFrame, tid: str, threshold: float,
+              max_err: float, rule: str) -> dict:
+    """One item's acceptance row from its ratings ``grp`` (none: no valid rating)."""
+    totals = pd.to_numeric(grp.loc[grp["dimension"] == tid, "value"], errors="coerce")
+    is_err = grp["dimension"] == ERRORS
+    errors = pd.to_numeric(grp.loc[is_err, "value"], errors="coerce")
+    counted = errors.notna()
+    each = list(zip(errors[counted], grp.loc[is_err, "rater"][counted], strict=True))
+    severe = grp[(grp["dimension"] == SAFETY)
+                 & (grp["value"].astype(str).str.lower() == "yes")]["rater"].tolist()
+    mean_total = totals.mean() if totals.notna().any() else np.nan
+    combined = float(COMBINE[rule](errors.dropna())) if errors.notna().any() else np.nan
+    reasons = _reasons(mean_total, threshold, combined, max_err, rule, each, severe)
+    return {"item": case, "arm": arm,
+            "n_ratings": int(totals.notna().sum()), "mean_total": mean_total,
+            "material_errors": combined,
+            # each count with its rater: "2, 0" left the reader to find whose
+            "material_errors_each": ", ".join(f"{e:g} ({who})" for e, who in each),
+            "severe_safety": bool(severe), "safety_raters": ", ".join(severe),
+            "accepted": not reasons, "reason": "; ".join(reasons)}
 
 
 def _missing_targets(ctx: Context) -> str:
