@@ -401,7 +401,8 @@ def test_an_item_no_rater_scored_is_counted_and_named(tmp_path):
     out, summary, _ = run_analyze(root, "--allow-partial")
     assert out.exit_code == 1, out.output  # --allow-partial: written, status incomplete
     rejected = {r["item"]: r["reason"] for r in summary["acceptance"]["rejected"]}
-    assert rejected["W003"] == "no valid rating; no material-error count"
+    assert rejected["W003"] == ("no valid rating; no material-error count; no "
+                                "severe-safety answer")
     check = next(c for c in summary["decision"]["checks"] if c["name"] == RATED_CHECK)
     assert (check["value"], check["passed"]) == (1, False)
     assert check["note"] == "no valid total from any rater: W003"
@@ -501,9 +502,32 @@ def test_an_item_only_a_left_out_return_held_is_still_counted(tmp_path):
     assert acc["n_items"] == len(items)
     rejected = {r["item"]: r["reason"] for r in acc["rejected"]}
     assert {i: rejected.get(i) for i in unrated} == dict.fromkeys(
-        unrated, "no valid rating; no material-error count")
+        unrated, "no valid rating; no material-error count; no severe-safety answer")
     check = next(c for c in summary["decision"]["checks"] if c["name"] == RATED_CHECK)
     assert (check["value"], check["passed"]) == (len(unrated), False)
     assert check["note"] == "no valid total from any rater: " + ", ".join(unrated)
     accepted = len(acc["accepted"])
     assert f"{accepted} of {len(items)} items accepted" in summary["decision"]["reasons"][2]
+
+
+def test_an_item_whose_safety_flag_nobody_answered_is_not_accepted(tmp_path):
+    """Protocol 002, acceptance ("... and it has no severe safety event"): the primary
+    scores W011 in full but leaves Severe safety event blank (taken in with
+    --allow-partial). It was accepted, its safety column "No", on a condition nobody
+    answered; it is rejected with the reason, as an item without a material-error
+    count is."""
+    root = tmp_path / "no-safety-answer"
+    _primary_returned(root)
+    edit_returns(root, lambda _pack, a: None if a["item_id"] == "W011"
+                 and a["dimension"] == "severe_safety" else KEEP, {PRIMARY})
+    collect(root)
+    out, summary, _ = run_analyze(root, "--allow-partial")
+    assert out.exit_code == 1, out.output  # --allow-partial: written, status incomplete
+    acc = summary["acceptance"]
+    assert "W011" not in acc["accepted"]
+    rejected = {r["item"]: r["reason"] for r in acc["rejected"]}
+    assert rejected["W011"] == "no severe-safety answer"
+    methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
+    text = next(r[1] for r in methods.iter_rows(max_col=2, values_only=True)
+                if r[0] == "Acceptance and second rater (002)")
+    assert "a safety answer is rejected" in text

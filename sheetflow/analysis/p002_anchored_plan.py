@@ -2,11 +2,12 @@
 
 An item is accepted when the mean of its valid totals reaches the plan threshold, its
 material-error count does not exceed the plan maximum and no rater recorded a severe
-safety event. How two raters' material-error counts combine is the frozen plan
-setting ``[analysis.params] material_errors_combine``: ``"max"`` (default: the larger
-count, so an error one rater found is not averaged away), ``"mean"`` or ``"sum"``. Every
-rejected item carries its reasons; safety events are listed on the Summary whatever the
-quality.
+safety event (at least one rater answered the flag: an item without a total, a count or
+a safety answer is rejected, never accepted on a condition nobody checked). How two
+raters' material-error counts combine is the frozen plan setting ``[analysis.params]
+material_errors_combine``: ``"max"`` (default: the larger count, so an error one rater
+found is not averaged away), ``"mean"`` or ``"sum"``. Every rejected item carries its
+reasons; safety events are listed on the Summary whatever the quality.
 
 The second-rater check compares the items each second rater scored with the subset
 the protocol prescribes: the selection recorded at data lock (``sheetflow lock``,
@@ -24,7 +25,7 @@ from ..spec.protocol_targets import target_problems
 from ..spec.rubric import answer_required
 from ..spec.study import Study
 from ..words import listed
-from .context import Context, add_verdict, empty_reason
+from .context import Context, add_verdict, answered, empty_reason
 from .decision import Check, Decision, flag_check, reasons_of, status_of
 from .protocol import ProtocolPlan
 from .second_rater import completed_items, second_rater_expected
@@ -74,11 +75,16 @@ def _item_row(case: str, arm: str, grp: pd.DataFrame, tid: str, threshold: float
     errors = pd.to_numeric(grp.loc[is_err, "value"], errors="coerce")
     counted = errors.notna()
     each = list(zip(errors[counted], grp.loc[is_err, "rater"][counted], strict=True))
-    severe = grp[(grp["dimension"] == SAFETY)
-                 & (grp["value"].astype(str).str.lower() == "yes")]["rater"].tolist()
+    is_safety = grp["dimension"] == SAFETY
+    severe = grp[is_safety & (grp["value"].astype(str).str.lower() == "yes")]["rater"].tolist()
+    # no rater answered the flag (a return taken in with --allow-partial): "no severe
+    # safety event" is unknown, and the item was accepted with its safety column "No"
+    severe_known = bool(answered(grp.loc[is_safety, "value"]).any())
     mean_total = totals.mean() if totals.notna().any() else np.nan
     combined = float(COMBINE[rule](errors.dropna())) if errors.notna().any() else np.nan
     reasons = _reasons(mean_total, threshold, combined, max_err, rule, each, severe)
+    if not severe_known:
+        reasons.append("no severe-safety answer")
     return {"item": case, "arm": arm,
             "n_ratings": int(totals.notna().sum()), "mean_total": mean_total,
             "material_errors": combined,
@@ -232,7 +238,8 @@ def _decide(ctx: Context, tables: dict[str, pd.DataFrame], out: dict) -> Decisio
         checks.append(_rated_check(acc))
     rule = ("each item is accepted when its mean total reaches the threshold, its material "
             f"errors (combined by the plan's rule: {combine_rule(ctx)}) do not exceed the "
-            "maximum and no rater recorded a severe safety event; the study's own checks "
+            "maximum and no rater recorded a severe safety event (the flag answered by at "
+            "least one rater); the study's own checks "
             "are that the second-rater subset is reproduced exactly (extra or missing second "
             "ratings fail) and no item is without a valid rating")
     # the protocol decides per item: the headline says how many were accepted, and the
@@ -287,8 +294,10 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "An item is accepted when the mean of its valid totals reaches the plan threshold, "
          f"its material-error count combined over raters by the plan's rule ({rule}: "
          f"{_RULE_WORDS.get(rule, rule)}; material_errors_combine) does not exceed the plan "
-         "maximum and no rater recorded a severe safety event; each rejected item lists its "
-         "reasons, and safety events are reported whatever the quality. The second-rater "
+         "maximum and no rater recorded a severe safety event (the flag answered by at least "
+         "one rater: an item without a total, a material-error count or a safety answer is "
+         "rejected); each rejected item lists its reasons, and safety events are reported "
+         "whatever the quality. The second-rater "
          f"subset is drawn {when}: ceil(fraction x n) items per stratum ranked by "
          "sha256(frozen spec hash + ':' + item id); any extra or missing second rating "
          f"fails.{_procedure(study)}"),
