@@ -50,6 +50,7 @@ from .replies import (
     rivals_body,
     spelled,
     unusable_body,
+    unusable_subject,
 )
 from .validate import Issue, ValidationReport, not_the_raters
 
@@ -126,7 +127,7 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
                     "came back as yours",
                     rivals_body(rater, as_sent_received(rivals, report.files, journal)))
         if row.state == "unusable":
-            return (f"{study.title}: please send your workbook again",
+            return (unusable_subject(study.title, issues),
                     unusable_body(rater, row, issues))
         sent = [statuses[f] for f in standing if f in statuses]
         if sent and all(f.no_answers for f in sent):

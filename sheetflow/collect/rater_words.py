@@ -138,6 +138,9 @@ _FIXED = {
                        "meant, there is nothing more to do, and thank you for your time. If "
                        "you meant to give your consent, please change that answer and send "
                        "the file back.",
+    # the coordinator's text says where to put the workbook unzipped: the rater sends it
+    "zipped-workbook": "This file is a zip archive (a compressed file), which is not read "
+                       "here. Please attach the workbook itself, not zipped.",
     "file-unreadable": "Your file arrived but could not be opened here. Please send it "
                        "once more.",
 }

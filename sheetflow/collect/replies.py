@@ -5,7 +5,8 @@
 - :func:`no_answers_body`: the file they sent has no answer in it (no list of its
   blank cells: the filled workbook is asked for);
 - :func:`rivals_body`: different workbooks came back as theirs, which one is it?
-- :func:`unusable_body`: their file arrived but could not be read or identified.
+- :func:`unusable_subject`, :func:`unusable_body`: their file arrived but could not be
+  read or identified.
 
 A reply goes to one rater: it quotes nothing that names another rater, and lists only
 what that rater can fix in their own file, in words addressed to them (which issues,
@@ -161,24 +162,54 @@ def spelled(n: int) -> str:
     return ("Two", "Three", "Four", "Five")[n - 2] if 2 <= n <= 5 else str(n)
 
 
+def unusable_subject(title: str, issues: list[Issue]) -> str:
+    """The subject of :func:`unusable_body`'s reply: what to send, as its closing says
+    (the answers copied into the original workbook, or the workbook sent again, saved
+    as the issues ask)."""
+    errors = [i for i in issues if i.severity == ERROR]
+    if any(i.code in REFUSED_AGAIN for i in errors):
+        return f"{title}: please copy your answers into the workbook attached"
+    how = _resent_as(errors)
+    return f"{title}: please send your workbook {how}" if how else \
+        f"{title}: please send your workbook again"
+
+
+# how a file refused for its format is to come back (the issue's line says how to
+# get there): after "save it as .xlsx", "attach your workbook again" would ask for the
+# very file refused
+_RESENT_AS = (({"encrypted-workbook"}, "without its opening password"),
+              ({"legacy-xls", "ods-file", "macro-workbook", "strict-ooxml",
+                "unreadable-workbook"}, "saved as .xlsx"),
+              ({"zipped-workbook"}, "not zipped"))
+
+
+def _resent_as(errors: list[Issue]) -> str:
+    """How the workbook is to be sent again after ``errors`` ("saved as .xlsx"), or ""
+    when as it is."""
+    codes = {i.code for i in errors}
+    return ", ".join(how for kinds, how in _RESENT_AS if codes & kinds)
+
+
 def unusable_body(rater: Rater, row: Returned, issues: list[Issue]) -> str:
     """The reply to a rater whose file arrived but could not be read or identified:
-    what was wrong with it, and a request to attach it again (for a file whose hidden
-    identity or spec mark was changed, :data:`.links.REFUSED_AGAIN`, to copy the answers
-    into the original workbook attached: the same file would be refused again)."""
+    what was wrong with it, and a request to attach it again, saved as the issues ask
+    (for a file whose hidden identity or spec mark was changed,
+    :data:`.links.REFUSED_AGAIN`, to copy the answers into the original workbook
+    attached: the same file would be refused again)."""
     errors = [i for i in issues if i.severity == ERROR]
     lines = [f"Dear {rater.name or rater.id},", "",
              f"Thank you for sending your workbook ({row.file}). It arrived, but it could "
              "not be used:", ""]
     lines += _issue_lines(errors)
+    how = _resent_as(errors)
     if any(i.code in REFUSED_AGAIN for i in errors):
         # the same file sent again is refused again: its answers go into a fresh copy
         ask = ("Sending this file again would not help: its hidden part would still not "
                "match. The workbook attached is your original one, as I sent it.")
     else:
-        ask = ("Please attach your filled-in workbook again and send it back to me. Your "
-               "original workbook is attached in case you need a fresh copy; if you start "
-               "from it, your earlier answers are not in it.")
+        ask = (f"Please attach your filled-in workbook{f', {how},' if how else ' again'} "
+               "and send it back to me. Your original workbook is attached in case you "
+               "need a fresh copy; if you start from it, your earlier answers are not in it.")
     lines += ["", ask, "", "Thank you!", ""]
     return "\n".join(lines)
 

@@ -1,0 +1,115 @@
+"""A reply to a rater whose file must be saved another way (.xls, .ods, macros,
+Strict Open XML, an opening password, a zip archive) says in its closing and its
+subject what to send: the workbook saved as .xlsx, not "your workbook again", which
+would be the very file refused. A file whose hidden part was changed gets a subject
+asking for the answers copied into the workbook attached, as its body does.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from sheetflow.collect import replies
+from sheetflow.collect.run import collect
+from sheetflow.collect.validate import issue
+from sheetflow.demo.simulate import fill_packs
+from sheetflow.packs.generate import generate_packs
+from sheetflow.spec.study import Rater
+from sheetflow.spec.templates import init_study
+from sheetflow.workbook import layout as L
+
+OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 4096
+
+
+class _Row:
+    file = "pack.xls"
+
+
+def _reply(*codes: str) -> tuple[str, str]:
+    found = [issue(code, file="pack.xls", detail="d") for code in codes]
+    body = replies.unusable_body(Rater("EV-01", "Validator One"), _Row(), found)
+    # looked up when called: the reply's subject is composed beside its body
+    subject = getattr(replies, "unusable_subject", lambda *_: "none composed")
+    return subject("Study", found), body
+
+
+@pytest.mark.parametrize("code", ["legacy-xls", "ods-file", "macro-workbook",
+                                  "strict-ooxml", "unreadable-workbook"])
+def test_a_file_to_save_as_xlsx_is_asked_for_saved_as_xlsx(code):
+    subject, body = _reply(code)
+    assert subject == "Study: please send your workbook saved as .xlsx"
+    assert "again" not in subject
+    assert "attach your filled-in workbook again" not in body
+    assert "Please attach your filled-in workbook, saved as .xlsx, and send it back to " \
+           "me." in body
+
+
+def test_a_password_protected_file_is_asked_for_without_its_password():
+    subject, body = _reply("encrypted-workbook")
+    assert subject == "Study: please send your workbook without its opening password"
+    assert "Please attach your filled-in workbook, without its opening password, and " \
+           "send it back to me." in body
+    subject, _ = _reply("encrypted-workbook", "legacy-xls")
+    assert subject == ("Study: please send your workbook without its opening password, "
+                       "saved as .xlsx")
+
+
+def test_a_zipped_workbook_is_asked_for_unzipped_in_the_raters_words():
+    """The rater read the coordinator's advice to put the workbook in the returns
+    folder, and was asked to attach the same zip archive again."""
+    subject, body = _reply("zipped-workbook")
+    assert subject == "Study: please send your workbook not zipped"
+    assert "returns folder" not in body and "sheetflow" not in body
+    assert "Please attach your filled-in workbook, not zipped, and send it back" in body
+
+
+def test_a_damaged_file_is_still_asked_for_again():
+    subject, body = _reply("corrupt-file")
+    assert subject == "Study: please send your workbook again"
+    assert "Please attach your filled-in workbook again and send it back to me." in body
+
+
+@pytest.mark.parametrize("code", ["identity-missing", "identity-conflict",
+                                  "identity-mismatch"])
+def test_a_copy_over_reply_does_not_ask_for_the_workbook_again_in_its_subject(code):
+    subject, body = _reply(code)
+    assert subject == "Study: please copy your answers into the workbook attached"
+    assert "Please copy your answers into the workbook attached and send that one." in body
+
+
+@pytest.fixture(scope="module")
+def drafts(tmp_path_factory) -> Path:
+    """EV-01 returns an .xls, EV-02 an encrypted file, EV-03 a workbook stripped of its
+    identity; collect drafts the three replies."""
+    root = init_study(tmp_path_factory.mktemp("resave") / "s", "paired-rubric")
+    generate_packs(root)
+    files = fill_packs(root, seed=3)
+    files[0].with_suffix(".xls").write_bytes(OLE)
+    files[0].unlink()
+    files[1].write_bytes(OLE + "EncryptedPackage".encode("utf-16-le")
+                         + "EncryptionInfo".encode("utf-16-le"))
+    wb = openpyxl.load_workbook(files[2])
+    for key in L.IDENTITY_KEYS:
+        del wb.defined_names[L.identity_name(key)]
+    wb.custom_doc_props.props = []
+    del wb[L.IDENTITY_SHEET]
+    wb.save(files[2])
+    collect(root)
+    return root / "out" / "feedback"
+
+
+@pytest.mark.parametrize("rater, subject", [
+    ("EV-01", "please send your workbook saved as .xlsx"),
+    ("EV-02", "please send your workbook without its opening password"),
+    ("EV-03", "please copy your answers into the workbook attached")])
+def test_collects_drafts_say_what_to_send_in_their_subject(drafts, rater, subject):
+    msg = email.message_from_bytes((drafts / f"{rater}.eml").read_bytes(),
+                                   policy=email.policy.default)
+    assert msg["Subject"].endswith(": " + subject)
+    body = msg.get_body(preferencelist=("plain",)).get_content()
+    assert "attach your filled-in workbook again" not in body
