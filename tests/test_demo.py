@@ -219,19 +219,41 @@ def test_the_decision_line_says_which_checks_are_not_met(status, checks, panel, 
     assert _decision_line({"status": status, "checks": checks}, panel) == line
 
 
-@pytest.mark.parametrize(("args", "hint"), [((), " with --force"), (("--force",), "")])
-def test_an_interrupted_demo_says_how_to_run_it_again(tmp_path, monkeypatch, args, hint):
-    """Ctrl-C during the demo said "run the same command again", and that rerun was
-    refused: the folder is not empty now, so it needs --force."""
+def _stop_at(monkeypatch, step: str) -> None:
+    """Ctrl-C at ``step`` of the demo: while the sample is copied (no folder made
+    yet), or at generate (the sample's study in the folder)."""
     import sheetflow.demo.run as demo_run
 
     def interrupted(*_args, **_kwargs):
         raise KeyboardInterrupt
-    monkeypatch.setattr(demo_run, "run_demo", interrupted)
-    result = CliRunner().invoke(cli, ["demo", str(tmp_path / "d"), *args])
+    monkeypatch.setattr(demo_run, step, interrupted)
+
+
+@pytest.mark.parametrize(("args", "step", "made", "hint"), [
+    ((), "generate_packs", False, " with --force"),
+    (("--force",), "generate_packs", False, ""),
+    ((), "make_folder_whole", False, ""),
+    ((), "make_folder_whole", True, "")])
+def test_an_interrupted_demo_says_how_to_run_it_again(tmp_path, monkeypatch, args, step,
+                                                      made, hint):
+    """Ctrl-C during the demo said "run the same command again", and that rerun was
+    refused: the folder is not empty now, so it needs --force. Stopped before the
+    folder was made (or with the empty folder given left empty), it advised --force,
+    which a plain rerun does not need."""
+    folder = tmp_path / "d"
+    if made:
+        folder.mkdir()
+    _stop_at(monkeypatch, step)
+    result = CliRunner().invoke(cli, ["demo", str(folder), *args])
     assert result.exit_code == 130
     assert result.stderr.strip() == ("interrupted (Ctrl-C) before the end: run the same "
                                      f"command again{hint}")
+    assert folder.exists() == (made or step == "generate_packs")
+    if not hint and not args:  # the rerun advised is not refused
+        monkeypatch.undo()
+        _stop_at(monkeypatch, "generate_packs")
+        again = CliRunner().invoke(cli, ["demo", str(folder)])
+        assert again.exit_code == 130, again.output
 
 
 def test_a_demo_stopped_while_copying_the_sample_leaves_no_folder(tmp_path, monkeypatch):

@@ -67,7 +67,6 @@ class SheetflowGroup(click.Group):
         return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
-        given = list(ctx.args)  # the command's own arguments (the group clears them)
         try:
             return super().invoke(ctx)
         except click.UsageError as exc:
@@ -80,10 +79,9 @@ class SheetflowGroup(click.Group):
         except KeyboardInterrupt as exc:
             # click would print "Aborted!" and exit 1, which the table keeps for data
             # problems; a script must be able to tell an interrupted run from those.
-            # A command that knows better what to run again (send) says so in ``line``
+            # A command that knows better what to run again says so in ``line``
+            # (send, demo)
             message = getattr(exc, "line", "") or EXIT_CODES[EXIT_INTERRUPTED]
-            if ctx.invoked_subcommand == "demo" and "--force" not in given:
-                message += " with --force"  # the demo's folder holds a part: --force redoes it
             if json_requested(ctx):
                 # what the command did before the interrupt (send: who got theirs)
                 doc = {**getattr(exc, "json_extra", {}), "ok": False,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..interrupted import INTERRUPTED
 from ..words import counted, interval_said, resting_on, shown_number
 from .common import EXIT_DATA, Output, command, warn_demo_seal
 
@@ -183,9 +184,13 @@ def demo_command(out: Output, directory: Path, force: bool) -> None:
     from ..demo.run import closing_lines, run_demo
 
     progress = out.progress("running the demo")
-    result = run_demo(directory, force=force, progress=progress)
-    progress.close()
-    _tour(out, result)
+    try:
+        result = run_demo(directory, force=force, progress=progress)
+        progress.close()
+        _tour(out, result)
+    except KeyboardInterrupt as exc:
+        exc.line = _demo_interrupted(directory, force)  # type: ignore[attr-defined]
+        raise
     closing = closing_lines(result)
     out.say()
     for line in closing:
@@ -195,6 +200,16 @@ def demo_command(out: Output, directory: Path, force: bool) -> None:
               "arms": result.analysis.summary.get("arms"),
               "validation": result.collection.outputs.get("validation"),
               "analysis": str(result.workbook), "summary": str(result.summary_json)})
+
+
+def _demo_interrupted(directory: Path, force: bool) -> str:
+    """What to run after Ctrl-C stopped the demo: the same command, with --force only
+    when the folder now holds a demo (made part-way or whole), which a plain rerun
+    refuses; a folder not made yet, or left empty, takes the same command as it was."""
+    from ..demo.run import is_demo_folder
+
+    again = INTERRUPTED
+    return again + " with --force" if not force and is_demo_folder(directory) else again
 
 
 def _tour(out: Output, r: DemoResult) -> None:
