@@ -43,6 +43,8 @@ def import_judges_command(out: Output, directory: Path, jsonl: Path,
         out.say(f"  {path}")
     for gap in result.missing_at:  # file and line, so the gap can be found
         out.warn(f"{gap}: no output; that judge's cells for it stay blank")
+    for line in result.ignored:  # once per field: the judge's output it may have been
+        out.warn(line)
     for line in result.word_counts:
         out.warn(line)
     if result.summary_path is not None:

@@ -62,7 +62,13 @@ from ..spec.study import Study, load_study
 from ..staging import OutputSet, remove_partials
 from ..words import counted
 from ..workbook import layout as L
-from .records import DIRECTION_TOLERANCE, Thresholds, check_records, pilot_summary
+from .records import (
+    DIRECTION_TOLERANCE,
+    Thresholds,
+    check_records,
+    pilot_summary,
+    unknown_fields,
+)
 
 PILOT_SUMMARY = "out/pilot-summary.json"
 
@@ -89,6 +95,10 @@ class JudgeImport:
     missing_at : list of str
         The same gaps, each with its file, line and record (``judges.jsonl: line 3
         (task-1/C): judge_gpt: item R01``), for the warning that names them.
+    ignored : list of str
+        One line per field of the records sheetflow does not know (file, the first
+        line and record holding it, the field, how many more lines hold it): not
+        imported.
     word_counts : list of str
         One line per judge text outside its rubric dimension's word range (file, line,
         record, judge and field, words counted, the range): imported as given, since
@@ -108,6 +118,7 @@ class JudgeImport:
     answers: int = 0
     missing: list[str] = field(default_factory=list)
     missing_at: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
     word_counts: list[str] = field(default_factory=list)
     summary_path: Path | None = None
     summary_note: str = ""
@@ -233,7 +244,8 @@ def _checked_records(study: Study, plan: _Plan
     records = _read_jsonl(plan.jsonl)
     answers = _answers_by_rater(records, plan.mapping, plan.items, plan.jsonl.name)
     mismatches = check_records(records, list(plan.mapping["judges"]),
-                               _responses(study, plan.mapping), _thresholds(study))
+                               _responses(study, plan.mapping), _thresholds(study),
+                               written=_written(study))
     mismatches = [m for m in mismatches if not m.absent_judge]  # blank cells, said later
     if mismatches:
         raise RecordMismatchError([m.text(plan.jsonl.name) for m in mismatches])
@@ -245,6 +257,7 @@ def _write(study: Study, plan: _Plan, records: list[tuple[int, dict[str, Any]]],
     """Stage every workbook and the summary; they replace the earlier ones together."""
     result = JudgeImport(records=len(records), missing=answers.pop("__missing__", []),
                          missing_at=answers.pop("__missing_at__", []),
+                         ignored=_ignored(study, plan, records),
                          word_counts=_word_counts(study, plan, records))
     remove_partials(plan.out_dir)  # what a killed import left; out/'s are analyze's to clean
     with OutputSet(label="import-judges", what="workbooks") as outputs:
@@ -256,6 +269,24 @@ def _write(study: Study, plan: _Plan, records: list[tuple[int, dict[str, Any]]],
         _stage_summary(study, plan, [r for _, r in records], result, outputs)
     result.removed = list(outputs.removed)
     return result
+
+
+def _written(study: Study) -> set[str]:
+    """The fields of a judge's object :func:`_fill` writes into a cell: the rubric's."""
+    return {d.id for d in study.rubric.dimensions}
+
+
+def _ignored(study: Study, plan: _Plan, records: list[tuple[int, dict[str, Any]]]
+             ) -> list[str]:
+    """A line per field of the records that nothing reads or writes, once per field:
+    a judge's output given under a name of its own would otherwise vanish unsaid."""
+    found = unknown_fields(records, list(plan.mapping["judges"]),
+                           known=(plan.mapping["task_field"], plan.mapping["cell_field"]),
+                           written=_written(study))
+    return [f"{plan.jsonl.name}: line {u.line} ({u.record}): {u.field}: not a field "
+            "sheetflow knows, so it was ignored (not imported)"
+            + (f"; {counted(u.more, 'more line')} {'holds' if u.more == 1 else 'hold'} it"
+               if u.more else "") for u in found]
 
 
 def _word_counts(study: Study, plan: _Plan, records: list[tuple[int, dict[str, Any]]]

@@ -13,7 +13,12 @@ recomputed and names every mismatch by line, record and field:
   its mean (PASS_STRONG >= 4.0, PASS_ADEQUATE 3.5-3.99, FAIL_WEAK 2.5-3.49,
   FAIL_CRITICAL < 2.5), ``trio_strict_pass`` (2 of 3 judges >= the strict-pass
   target) and ``trio_critical_fail`` (2 of 3 judges below the critical target);
-- ``candidate_response`` against the item's response text (line ends normalised).
+- ``candidate_response`` against the item's response text (line ends normalised);
+- every text of a judge's object written into a workbook: no character a cell cannot
+  hold, no longer than a cell holds.
+
+:func:`unknown_fields` names the fields of the records that none of this knows (nor
+the import writes): they are ignored, which the import says.
 
 :func:`pilot_summary` builds the document's ``pilot-summary.json`` from checked
 records: costs, call counts, execution window, ``results_per_task`` and
@@ -29,7 +34,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,7 +109,8 @@ def judge_mean(judged: Mapping[str, Any]) -> float | None:
 
 def check_records(records: list[tuple[int, dict[str, Any]]], judges: list[str],
                   responses: Mapping[tuple[str, str], str],
-                  thresholds: Thresholds) -> list[Mismatch]:
+                  thresholds: Thresholds,
+                  written: Collection[str] | None = None) -> list[Mismatch]:
     """Every mismatch in ``records`` (schema, recomputed means, verdicts, responses).
 
     Parameters
@@ -116,6 +122,10 @@ def check_records(records: list[tuple[int, dict[str, Any]]], judges: list[str],
         (task id, cell id) -> the item's response text; a record whose task and cell
         match no item is reported.
     thresholds : Thresholds
+    written : collection of str, optional
+        The fields of a judge's object written into its workbook (the rubric's
+        dimension ids): each of them given as text must fit a cell (no character a
+        workbook cannot hold, not too long). Default: every field of the object.
 
     Returns
     -------
@@ -141,12 +151,62 @@ def check_records(records: list[tuple[int, dict[str, Any]]], judges: list[str],
                 bad(key, f"{_json_kind(judged)}, where the judge's object of scores, "
                     "rationale, verdict and mean belongs")
                 continue
-            means.append(_check_judge(key, judged, bad))
+            means.append(_check_judge(key, judged, bad, written))
         _check_trio(rec, means, len(judges), thresholds, bad)
         _check_response(rec, responses, bad)
         _check_extra_judges(rec, judges, bad)
     out += _check_set(records, responses)
     return out
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A field no check knows and no cell is filled from: ignored by the import."""
+
+    field: str
+    """As a mismatch names it: ``seed``, or ``judge_opus.confidence``."""
+    line: int
+    """The first line holding it."""
+    record: str
+    """That line's record (task/cell)."""
+    more: int
+    """How many later lines hold it too."""
+
+
+def unknown_fields(records: list[tuple[int, dict[str, Any]]], judges: list[str],
+                   known: Collection[str] = (), written: Collection[str] = ()
+                   ) -> list[Unknown]:
+    """Each field of ``records`` outside the schema, once per field name.
+
+    Parameters
+    ----------
+    records : list of (line number, record)
+    judges : list of str
+        The judge keys of the locked trio.
+    known : collection of str
+        Record fields known besides the schema's (the mapping's task and cell fields).
+    written : collection of str
+        Fields of a judge's object written into its workbook (the rubric's dimension
+        ids) besides the schema's.
+
+    Returns
+    -------
+    list of Unknown
+        In the order first met.
+    """
+    top = {*_RECORD_FIELDS, *judges, *known}
+    inner = {*_JUDGE_FIELDS, *written}
+    found: dict[str, Unknown] = {}
+    for line, rec in records:
+        where = f"{rec.get('task_id', '?')}/{rec.get('cell_id', '?')}"
+        names = [n for n in rec if n not in top]
+        names += [f"{key}.{n}" for key in judges if isinstance(rec.get(key), dict)
+                  for n in rec[key] if n not in inner]
+        for name in names:
+            seen = found.get(name)
+            found[name] = Unknown(name, line, where, 0) if seen is None else \
+                Unknown(name, seen.line, seen.record, seen.more + 1)
+    return list(found.values())
 
 
 _NON_NEGATIVE = ("candidate_latency_ms", "candidate_tokens_in", "candidate_tokens_out",
@@ -224,18 +284,18 @@ def _wrong_type(value: Any, types: tuple[type, ...]) -> str:
     return f"{value!r} is not {' or '.join(t.__name__ for t in types)}"
 
 
-def _check_judge(key: str, judged: dict[str, Any], bad: Any) -> float | None:
+def _check_judge(key: str, judged: dict[str, Any], bad: Any,
+                 written: Collection[str] | None = None) -> float | None:
     _check_types(judged, _JUDGE_FIELDS, f"{key}.", bad)
     if isinstance(judged.get("rationale"), str) and not judged["rationale"].strip():
         bad(f"{key}.rationale", "is empty: every score needs its reason")
-    elif isinstance(judged.get("rationale"), str) and _too_long(judged["rationale"]):
-        bad(f"{key}.rationale", f"{_too_long(judged['rationale']):,} characters (UTF-16 "
-            f"units, as Excel counts), but a workbook cell holds at most {CELL_LIMIT_UTF16:,}"
-            ": shorten it in the record")
-    elif isinstance(judged.get("rationale"), str) and _unwritable(judged["rationale"]):
-        bad(f"{key}.rationale", f"contains {_unwritable(judged['rationale'])}, a "
-            f"{_kind_of(_unwritable(judged['rationale']))} a workbook cell cannot hold: "
-            "take it out of the record")
+    for name, value in judged.items():
+        # every text the import writes into a cell, not the rationale alone: openpyxl
+        # refuses a control character mid-import, and writes XML cannot read back
+        problem = _cell_problem(value) if isinstance(value, str) and (
+            written is None or name in written) else ""
+        if problem:
+            bad(f"{key}.{name}", problem)
     for dim in DIMENSIONS:
         score = judged.get(dim)
         if _is_number(score) and not 1 <= score <= 5:
@@ -263,6 +323,18 @@ def _json_kind(value: Any) -> str:
             else "text" if isinstance(value, str) else "a number")
     shown = json.dumps(value, ensure_ascii=False)
     return f"{kind} ({shown if len(shown) <= 40 else shown[:37] + '...'})"
+
+
+def _cell_problem(text: str) -> str:
+    """Why a workbook cell cannot hold ``text`` as given ("" when it can)."""
+    if _too_long(text):
+        return (f"{_too_long(text):,} characters (UTF-16 units, as Excel counts), but a "
+                f"workbook cell holds at most {CELL_LIMIT_UTF16:,}: shorten it in the record")
+    code = _unwritable(text)
+    if code:
+        return (f"contains {code}, a {_kind_of(code)} a workbook cell cannot hold: take it "
+                "out of the record")
+    return ""
 
 
 def _unwritable(text: str) -> str:
