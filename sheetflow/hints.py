@@ -5,7 +5,8 @@ follows>``, with the study folder as the user gave it (a hint without it runs on
 current folder, or fails). This module is the one place such a command is spelled:
 
 - :func:`command_line` spells a command from its step, the folder and the words that
-  follow it;
+  follow it; :func:`import_judges_line` the import of the judges' outputs, whose file
+  only the user can name (:data:`JUDGE_OUTPUTS` stands for it);
 - :func:`typed_words` gives the words that followed the folder on the command the user
   ran, from its parameters as the command line parsed them (:class:`Typed`; the CLI
   turns its own context into them), so that a hint names the whole command to run
@@ -44,6 +45,31 @@ def command_line(step: str, study_dir: str | Path, *options: str) -> str:
     str
     """
     return " ".join(["sheetflow", step, *map(_shell_word, [str(study_dir), *options])])
+
+
+JUDGE_OUTPUTS = "OUTPUTS.jsonl"
+"""What a hint names the judges' JSONL output file by (protocol 004): a name in capitals
+for the user to replace with their own file's, as ``generate``'s next step shows it."""
+
+
+def import_judges_line(study_dir: str | Path, *options: str) -> str:
+    """``'sheetflow import-judges DIR OUTPUTS.jsonl ...' (OUTPUTS.jsonl: ...)``: the
+    command quoted, and what its :data:`JUDGE_OUTPUTS` stands for, said once (the file
+    is the user's to name: "JSONL" alone read as a word to type).
+
+    Parameters
+    ----------
+    study_dir : str or Path
+        The study folder, as the user named it.
+    *options : str
+        What follows the outputs file, e.g. ``"--force"``.
+
+    Returns
+    -------
+    str
+    """
+    return (f"'{command_line('import-judges', study_dir, JUDGE_OUTPUTS, *options)}' "
+            f"({JUDGE_OUTPUTS}: your file of the judges' JSONL outputs)")
 
 
 def _shell_word(word: str) -> str:

@@ -475,7 +475,9 @@ def test_a_judge_is_told_to_import_again_not_written_to(study, tmp_path):
     judge_1 = next((study / "returns").glob("*judge-1-*.xlsx"))
     judge_1.write_bytes(judge_1.read_bytes()[:3000])  # cut short: it cannot be read
     result = CliRunner().invoke(cli, ["collect", str(study)])
-    again = f"'sheetflow import-judges {study} JSONL --force'"
+    # OUTPUTS.jsonl is a name to replace, said so: "JSONL" read as a word to type
+    again = (f"'sheetflow import-judges {study} OUTPUTS.jsonl --force' (OUTPUTS.jsonl: "
+             "your file of the judges' JSONL outputs)")
     assert "no e-mail address" not in result.output
     assert "asking judge-1 to attach it again" not in result.output
     for judge in ("judge-1", "judge-2"):
@@ -508,8 +510,8 @@ def test_remind_drafts_no_reminder_to_a_judge(tmp_path):
     assert ("human-1 has not returned and has no e-mail address in the raters file; "
             "remind them yourself") in result.output
     assert (f"judge-1 has not returned and no reminder is drafted: judge-1 is an automated "
-            f"judge: run 'sheetflow import-judges {study} JSONL' with its outputs"
-            in result.output)
+            f"judge: import its outputs with 'sheetflow import-judges {study} OUTPUTS.jsonl' "
+            "(OUTPUTS.jsonl: your file of the judges' JSONL outputs)" in result.output)
     assert not list((study / "out" / "reminders").glob("*.eml"))
 
 
@@ -556,7 +558,8 @@ def test_status_names_import_judges_for_a_judges_unusable_file(tmp_path):
     human = next((study / "packs").glob("*human-1-*.xlsx"))
     CliRunner().invoke(cli, ["collect", str(study)])
     again = (f"import the automated judges' JSONL outputs again with 'sheetflow "
-             f"import-judges {study} JSONL --force', then run 'sheetflow collect {study}'")
+             f"import-judges {study} OUTPUTS.jsonl --force' (OUTPUTS.jsonl: your file of "
+             f"the judges' JSONL outputs), then run 'sheetflow collect {study}'")
     alone = CliRunner().invoke(cli, ["status", str(study)]).output.splitlines()[-1]
     assert alone.endswith(f"1 with a file that cannot be used ({again})"), alone
     (study / "returns" / human.name).write_bytes(human.read_bytes()[:3000])
@@ -576,7 +579,8 @@ def test_collect_counts_judges_not_returned_apart_from_those_reminded(tmp_path):
     for those due)" before import-judges, though no reminder is drafted to a judge."""
     study = init_study(tmp_path / "pilot", "judge-likert")
     generate_packs(study)
-    fill = f"'sheetflow import-judges {study} JSONL' fills them from their outputs"
+    fill = (f"'sheetflow import-judges {study} OUTPUTS.jsonl' (OUTPUTS.jsonl: your file "
+            "of the judges' JSONL outputs) fills them from their outputs")
     alone = CliRunner().invoke(cli, ["collect", str(study)]).output
     assert f"3 of 3 packs not returned (automated judges: {fill})" in alone, alone
     assert "sheetflow remind" not in alone

@@ -116,7 +116,7 @@ def _not_returned_steps(missing: list[RosterRow], no_reminder: list[str], direct
     """What brings the packs not returned back: remind's drafts for people, those not
     reminded (``no_reminder``), and import-judges for automated judges (protocol 004),
     whose workbooks are filled from their outputs, never mailed or reminded."""
-    from ..hints import command_line
+    from ..hints import command_line, import_judges_line
     from ..spec.study import judge_rater_ids, load_study
 
     judges = judge_rater_ids(load_study(directory))
@@ -125,8 +125,7 @@ def _not_returned_steps(missing: list[RosterRow], no_reminder: list[str], direct
     if judged < len(missing):
         steps.insert(0, f"'{command_line('remind', directory)}' drafts reminders for "
                         "those due")
-    fill = (f"'{command_line('import-judges', directory, 'JSONL')}' fills them from their "
-            "outputs")
+    fill = f"{import_judges_line(directory)} fills them from their outputs"
     if judged:
         steps.append(f"{judged} of them automated judges: no reminder; {fill}"
                      if judged < len(missing) else f"automated judges: {fill}")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..hints import JUDGE_OUTPUTS
 from ..words import counted
 from .common import EXIT_DATA, EXIT_FAILED, Output, command, fail, warn_recovered
 
@@ -126,7 +127,7 @@ def _first_step(directory: Path, raters: list[str], judges: list[str], move: str
     then = f"{move}, then " if move else ""
     # without the run's window import-judges fills the workbooks but writes no pilot
     # summary and exits 1, so the step names it
-    imported = (f"sheetflow import-judges {directory} OUTPUTS.jsonl --execution-window "
+    imported = (f"sheetflow import-judges {directory} {JUDGE_OUTPUTS} --execution-window "
                 "'START to END'")
     what = "(the judges' JSONL outputs and the run's UTC times)"
     if not people:

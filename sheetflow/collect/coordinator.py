@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import close_workbook
-from ..hints import command_line
+from ..hints import command_line, import_judges_line
 from ..spec.study import Rater, Study, judge_rater_ids
 from ..words import counted
 from ..workbook.printing import set_print, text_lines
@@ -259,12 +259,11 @@ def reimport_step(rater_id: str, study_dir: str | Path, *, fix: bool = True) -> 
     str
     """
     if not fix:
-        return (f"{rater_id} is an automated judge: run "
-                f"'{command_line('import-judges', study_dir, 'JSONL')}' with its outputs")
+        return (f"{rater_id} is an automated judge: import its outputs with "
+                f"{import_judges_line(study_dir)}")
     return (f"{rater_id} is an automated judge: import its JSONL outputs again (fixed "
-            "where the Issues sheet says) with "
-            f"'{command_line('import-judges', study_dir, 'JSONL', '--force')}', then run "
-            f"'{command_line('collect', study_dir)}'")
+            f"where the Issues sheet says) with {import_judges_line(study_dir, '--force')}, "
+            f"then run '{command_line('collect', study_dir)}'")
 
 
 def _judge_rows(rows: list[RosterRow], judges: frozenset[str],

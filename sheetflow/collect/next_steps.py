@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..hints import command_line
+from ..hints import command_line, import_judges_line
 from .coordinator import FEEDBACK_DIR
 from .outputs import COLLECTION_FILE, OUT_DIR, returns_since_collect
 
@@ -78,7 +78,7 @@ def unusable_step(study_dir: str | Path, current: bool, *, people: bool = True,
     if not judges:
         return ask
     again = (f"import the automated judges' JSONL outputs again with "
-             f"'{command_line('import-judges', study_dir, 'JSONL', '--force')}', then run "
+             f"{import_judges_line(study_dir, '--force')}, then run "
              f"'{command_line('collect', study_dir)}'")
     return f"judges: {again}; the others: {ask}" if people else again
 
