@@ -168,7 +168,9 @@ def test_trend_over_near_mid_far_only_by_hand(two_owners):
     assert trend["bands"] == ["near", "mid", "far"] and trend["n"] == n.sum()
     assert trend["statistic"] == pytest.approx(chi2, rel=1e-12)
     assert trend["p"] == pytest.approx(sps.chi2.sf(chi2, 1), rel=1e-12)
-    assert "30 items outside the ordered bands left out ('single')" in trend["note"]
+    # 15 single-note items, each rated by both owners: items are not ratings
+    assert "15 items (30 ratings) outside the ordered bands left out ('single')" \
+        in trend["note"]
 
 
 def _band_line(x, n) -> str:
@@ -177,17 +179,39 @@ def _band_line(x, n) -> str:
                      for b, k, m in zip(("near", "mid", "far"), x, n, strict=True))
 
 
-def test_the_trend_line_says_its_direction_and_sidedness(two_owners):
-    """The planted keeps give near 10/36, mid 5/26, far 15/28 (counted by hand): not
-    monotone, yet the linear trend test shows a rise (z > 0 by hand, two-sided p 0.041,
-    below the plan's 0.05), so the line names the direction, as a linear trend, with
-    each band's yield and counts beside it."""
-    root, _, summary, rows = two_owners
-    x, n, s = _band_counts(root)
-    assert (x.tolist(), n.tolist()) == ([10, 5, 15], [36, 26, 28])
+RISE = {"owner-01": {"b3_distance_forced": 6, "b6_distance_forced_critic": 2,
+                     "b1_random_pairing": 1, "b4_single_note": 2}}
+
+
+def _one_owner_bands(root, kept) -> tuple[np.ndarray, np.ndarray]:
+    """One owner's kept items and items per band (near, mid, far), counted by hand."""
+    items = _items(root)
+    keep = _kept(items, "owner-01", kept)
+    x = [sum(it["item_id"] in keep for it in items if it["distance_band"] == b)
+         for b in ("near", "mid", "far")]
+    n = [sum(it["distance_band"] == b for it in items) for b in ("near", "mid", "far")]
+    return np.array(x, float), np.array(n, float)
+
+
+def _hand_trend(x: np.ndarray, n: np.ndarray) -> tuple[float, float]:
+    """Cochran-Armitage z and two-sided p with scores 1, 2, 3, by hand."""
+    s = np.array([1.0, 2.0, 3.0])
     p_bar, s_bar = x.sum() / n.sum(), (n * s).sum() / n.sum()
     z = (x * (s - s_bar)).sum() / np.sqrt(p_bar * (1 - p_bar) * (n * (s - s_bar) ** 2).sum())
-    p = sps.chi2.sf(z * z, 1)
+    return float(z), float(sps.chi2.sf(z * z, 1))
+
+
+def test_the_trend_line_says_its_direction_and_sidedness(tmp_path):
+    """Protocol 001 Analysis, secondary: yield by distance band (Cochran-Armitage trend).
+    One owner's planted keeps give near 2/18, mid 1/13, far 6/14 (counted by hand): not
+    monotone, yet the linear trend test shows a rise (z > 0 by hand, two-sided p 0.033,
+    below the plan's 0.05), so the line names the direction, as a linear trend, with
+    each band's yield and counts beside it."""
+    root = _study(tmp_path / "rise", ("owner-01",), RISE)
+    _, summary, rows = _outputs(root)
+    x, n = _one_owner_bands(root, RISE)
+    assert (x.tolist(), n.tolist()) == ([2, 1, 6], [18, 13, 14])
+    z, p = _hand_trend(x, n)
     assert z > 0 and p < 0.05
     trend = summary["trend"]
     assert trend["z"] == pytest.approx(z, rel=1e-12)
@@ -196,12 +220,46 @@ def test_the_trend_line_says_its_direction_and_sidedness(two_owners):
     line = next(r for r in rows if str(r).startswith("trend across"))
     assert line == (f"trend across near -> mid -> far: yield rises across the bands (linear "
                     f"trend) (Cochran-Armitage, two-sided p = {p:.4f}, below 0.05; z = "
-                    f"{z:.3f}, chi2 {z * z:.3f}, n 90); yield {_band_line(x, n)}; 30 items "
+                    f"{z:.3f}, chi2 {z * z:.3f}, n 45); yield {_band_line(x, n)}; 15 items "
                     "outside the ordered bands left out ('single')")
     methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
     text = " ".join(str(c.value) for c in methods["B"])
     assert "its p is two-sided (chi-square, 1 df: a trend either way counts). A direction " \
            "is stated only when that p is below alpha_test" in text
+
+
+def test_two_owners_trend_reads_no_direction_from_pooled_ratings(tmp_path):
+    """Protocol 001 Analysis (secondary: Cochran-Armitage trend by band) and Multi-owner
+    extension. A second owner repeating the first's marks adds no evidence about the
+    bands: one owner's near 1/18, mid 1/13, far 4/14 give p = 0.065 by hand, no trend
+    shown; the same marks twice, pooled as if independent, give p = 0.009, and the
+    Summary said "yield rises". An item's band is shared by all its ratings, so with
+    two owners the trend is descriptive and no direction is read from its p."""
+    same = {"b3_distance_forced": 5, "b6_distance_forced_critic": 1,
+            "b1_random_pairing": 0, "b4_single_note": 1}
+    root = _study(tmp_path / "twin", ("owner-01", "owner-02"),
+                  {"owner-01": same, "owner-02": same})
+    _, summary, rows = _outputs(root)
+    x, n = _one_owner_bands(root, {"owner-01": same})
+    assert (x.tolist(), n.tolist()) == ([1, 1, 4], [18, 13, 14])
+    assert _hand_trend(x, n)[1] > 0.05  # one owner's evidence: no trend shown
+    z, p = _hand_trend(2 * x, 2 * n)
+    assert p < 0.05  # the trap: the same marks counted twice
+    trend = summary["trend"]
+    assert trend["p"] == pytest.approx(p, rel=1e-12)
+    assert trend["shown"] is False and trend["direction"] == "no direction read"
+    assert trend["n_owners"] == 2
+    line = next(r for r in rows if str(r).startswith("trend across"))
+    assert line == (f"trend across near -> mid -> far: no direction read (the 2 owners' "
+                    "ratings pooled as if independent, though an item's band is shared by "
+                    "all its ratings, so this p is too small when owners agree: descriptive; "
+                    f"Cochran-Armitage, two-sided p = {p:.5f}; z = {z:.3f}, chi2 "
+                    f"{z * z:.3f}, n 90); yield {_band_line(2 * x, 2 * n)}; 15 items "
+                    "(30 ratings) outside the ordered bands left out ('single')")
+    assert "rises" not in line and "falls" not in line
+    methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
+    text = " ".join(str(c.value) for c in methods["B"])
+    assert "with two or more owners it reads no direction at all" in text
 
 
 def test_the_trend_direction_in_words():

@@ -169,10 +169,18 @@ def _trend(ctx: Context) -> pd.DataFrame:
                               **_band_interval(x, n), "none_rate": _none_rate(items, b)}
                              for i, (b, x, n) in enumerate(counts, 1)])
     outside = items[~items["band"].isin(bands)]
-    note = (f"{counted(len(outside), 'item')} outside the ordered bands left out "
+    note = (f"{_items_and_ratings(outside)} outside the ordered bands left out "
             f"({', '.join(repr(b) for b in left_out)})") if len(outside) else ""
     test = res.assign(band="trend test", note=note)
     return pd.concat([per_band, test], ignore_index=True)
+
+
+def _items_and_ratings(rows: pd.DataFrame) -> str:
+    """How many items ``rows`` (one per rating) hold, with the ratings when there are
+    more of them (two or more owners rate each item): "15 items (30 ratings)"."""
+    n_items = rows["case"].nunique()
+    said = counted(n_items, "item")
+    return said if len(rows) == n_items else f"{said} ({counted(len(rows), 'rating')})"
 
 
 def _band_interval(x: int, n: int) -> dict[str, float]:
@@ -247,9 +255,14 @@ def _h_trend(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     per_band = table[table["band"] != "trend test"]
     bands = per_band["band"].tolist()
     alpha = ctx.target("alpha_test", 0.05)
-    direction = trend_direction(row["z"], row["p"], alpha)
+    owners = int(yield_items(ctx)["rater"].nunique())
+    # an item's band is shared by all its owners' ratings: pooled as if independent,
+    # they give a p too small when owners agree, so no direction is read from it
+    direction = trend_direction(row["z"], row["p"], alpha) if owners < 2 else \
+        POOLED_TREND
     out["trend"] = {"bands": bands, "statistic": row["statistic"], "z": row["z"],
-                    "direction": direction, "shown": direction != NO_TREND,
+                    "direction": direction,
+                    "shown": direction not in (NO_TREND, POOLED_TREND), "n_owners": owners,
                     "alpha": alpha, "sided": "two-sided", "p": row["p"], "n": row["n"],
                     "per_band": [{"band": r["band"], "n_yield": int(r["n_yield"]),
                                   "n": int(r["n"]), "yield": r["yield"]}
@@ -272,6 +285,13 @@ def _trend_line(trend: dict[str, Any]) -> str:
         return (f"trend across {' -> '.join(trend['bands'])}: trend undefined: "
                 f"{trend.get('reason') or 'no p'} (Cochran-Armitage, n {int(trend['n'])}); "
                 f"yield {yields}" + (f"; {note}" if note else ""))
+    if trend["direction"] == POOLED_TREND:
+        return (f"trend across {' -> '.join(trend['bands'])}: {POOLED_TREND} (the "
+                f"{trend['n_owners']} owners' ratings pooled as if independent, though an "
+                "item's band is shared by all its ratings, so this p is too small when "
+                f"owners agree: descriptive; Cochran-Armitage, two-sided {p_said(p)}; "
+                f"z = {shown_number(trend['z'])}, chi2 {shown_number(trend['statistic'])}, "
+                f"n {int(trend['n'])}); yield {yields}" + (f"; {note}" if note else ""))
     return (f"trend across {' -> '.join(trend['bands'])}: {trend['direction']} "
             f"(Cochran-Armitage, two-sided {p_said(p, [alpha])}, {side} {alpha:g}; "
             f"z = {shown_number(trend['z'])}, chi2 {shown_number(trend['statistic'])}, "
@@ -280,6 +300,7 @@ def _trend_line(trend: dict[str, Any]) -> str:
 
 
 NO_TREND = "no trend shown"
+POOLED_TREND = "no direction read"
 
 
 def trend_direction(z: float, p: float, alpha: float) -> str:
@@ -458,8 +479,9 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "With two or more owners an item's arm is shared by all its ratings, so the "
          "labels are shuffled across items, each keeping its owners' ratings, among items "
          "rated by the same owners (a clustered test); shuffling ratings as if independent "
-         "would be pseudo-replication and give too small a p. The Fisher tests and Wilson "
-         "intervals then pool the owners' ratings and are descriptive; the owner-adjusted "
+         "would be pseudo-replication and give too small a p. The Fisher tests, the trend "
+         "test and the Wilson intervals then pool the owners' ratings and are descriptive "
+         "(the Summary reads no direction from the trend's p); the owner-adjusted "
          "effects are the mixed model's. Below five owners the Summary says that no "
          "general claim is made (protocol 001)."),
         ("Yield, Fisher and trend (001)",
@@ -475,7 +497,9 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "trend either way counts). A direction is stated only when that p is below "
          "alpha_test; the signed z then gives it: positive when the yield rises from the "
          "first band to the last, negative when it falls. Otherwise the Summary says no "
-         "trend shown, whatever the sign of z. Each band's yield is listed beside it with "
+         "trend shown, whatever the sign of z; with two or more owners it reads no "
+         "direction at all, as the trend pools their ratings as if independent while an "
+         "item's band is shared by all its ratings. Each band's yield is listed beside it with "
          "its counts (k/n). Items "
          "outside the bands (the single-note arm) take no part. Intra-rater kappa: "
          "Cohen's kappa between sitting 1 and sitting 2 on the repeated items."),
