@@ -352,9 +352,29 @@ def test_one_owner_gets_a_clear_note_instead_of_the_model(tmp_path):
     assert out.exit_code == 0, out.output
     assert summary["mixed_effects"]["fitted"] is False
     note = ("mixed-effects model: not fitted: the mixed-effects model needs two or more "
-            "owners (owner as a random effect); this study has 1")
+            "owners (owner as a random effect); the ratings analysed here come from 1 owner")
     assert note in rows
     assert summary["decision"]["status"] in ("pass", "null")
+
+
+def test_a_missing_owner_is_not_said_to_leave_the_study_with_one(tmp_path):
+    """Protocol 001 Multi-owner extension: two owners are planned and owner-02 returns
+    nothing; analyze --allow-partial analyses owner-01 alone. The model's note said
+    "this study has 1" though the study has two owners: it says the ratings analysed
+    come from one owner, and the panel line names the missing one."""
+    root = _study(tmp_path / "partial", ("owner-01", "owner-02"))
+    for path in (root / "returns").glob("*owner-02*"):
+        path.unlink()
+    collect(root)
+    out, summary, rows = run_analyze(root, "--allow-partial")
+    assert out.exit_code == 1 and summary["decision"]["status"] == "incomplete"
+    assert summary["mixed_effects"]["fitted"] is False
+    assert ("mixed-effects model: not fitted: the mixed-effects model needs two or more "
+            "owners (owner as a random effect); the ratings analysed here come from 1 owner"
+            ) in rows
+    assert not any("this study has 1" in str(r) for r in rows)
+    assert any(str(r).startswith("panel: 1 of 2 expected raters") and "MISSING owner-02"
+               in str(r) for r in rows)
 
 
 def _exact_best_of_p(n: int, ones: dict[str, int]) -> float:

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..spec.params import YES_WORDS
-from ..words import interval_said, p_said
+from ..words import counted, interval_said, p_said
 from .context import Context, empty_reason, json_value
 
 if TYPE_CHECKING:  # pragma: no cover - types only
@@ -159,7 +159,8 @@ def mixed_effects(ctx: Context) -> pd.DataFrame:
     control = ctx.param("control")
     if len(owners) < 2:
         return empty_reason(items, f"the mixed-effects model needs two or more owners "
-                            f"(owner as a random effect); this study has {len(owners)}",
+                            "(owner as a random effect); the ratings analysed here come "
+                            f"from {counted(len(owners), 'owner')}",
                             term="", n_owners=len(owners))
     arms = [a.id for a in ctx.study.design.arms if a.id in set(items["arm"])]
     if control in arms:  # the control arm is the reference level
