@@ -228,6 +228,36 @@ def test_the_trend_line_says_its_direction_and_sidedness(tmp_path):
            "is stated only when that p is below alpha_test" in text
 
 
+def test_the_none_rate_by_band_says_its_reading(tmp_path):
+    """Protocol 001 Analysis, secondary: "NONE rate by band". The protocol never defines
+    NONE; sheetflow reads it as neither KEEP nor KNOWN marked, and the Methods now say
+    so. Planted: one owner keeps b3 6, b6 2, b1 1, b4 2 and marks KNOWN on D003 (near,
+    kept: both marks), D012 (far, kept) and D036 (near, not kept); counted by hand per
+    band."""
+    from decision_helpers import KEEP, edit_returns
+
+    root = _study(tmp_path / "none", ("owner-01",), RISE)
+    known = {"D003", "D012", "D036"}
+    edit_returns(root, lambda pack, cell: "Yes" if cell["dimension"] == "known"
+                 and cell["item_id"] in known else KEEP)
+    collect(root)
+    _outputs(root)
+    items = _items(root)
+    keep = _kept(items, "owner-01", RISE)
+    by_hand = {b: sum(it["item_id"] not in keep | known for it in items
+                      if it["distance_band"] == b) /
+               sum(it["distance_band"] == b for it in items) for b in ("near", "mid", "far")}
+    assert by_hand["near"] == pytest.approx(15 / 18)  # 2 kept, D036 known, of 18
+    with (root / "out" / "results" / "T3.csv").open(encoding="utf-8") as fh:
+        t3 = {r["band"]: float(r["none_rate"]) for r in csv.DictReader(fh)}
+    assert t3 == pytest.approx(by_hand, rel=1e-5)
+    methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
+    text = " ".join(str(c.value) for c in methods["B"])
+    assert ("The protocol asks for a NONE rate by band without defining NONE; sheetflow "
+            "reads it as the share of the band's sitting-1 ratings with neither KEEP nor "
+            "KNOWN marked.") in text
+
+
 def test_two_owners_trend_reads_no_direction_from_pooled_ratings(tmp_path):
     """Protocol 001 Analysis (secondary: Cochran-Armitage trend by band) and Multi-owner
     extension. A second owner repeating the first's marks adds no evidence about the

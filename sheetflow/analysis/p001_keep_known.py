@@ -190,6 +190,8 @@ def _band_interval(x: int, n: int) -> dict[str, float]:
 
 
 def _none_rate(items: pd.DataFrame, band: str) -> float:
+    """The band's share of ratings with neither mark (the protocol's NONE, undefined
+    there; the Methods say this reading)."""
     grp = items[items["band"] == band]
     return float((~grp["keep"] & ~grp["known"]).mean()) if len(grp) else np.nan
 
@@ -522,7 +524,10 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "marks, the sitting, the batch and its start and end (as typed in the workbook). "
          "out/results/T2.csv: per arm n, yield with Wilson interval, KEEP, KNOWN and "
          "in-corpus counts. out/results/T3.csv: per ordered band n, yield with Wilson "
-         "interval and NONE rate. In both, note marks an interval on too few ratings (see "
+         "interval and NONE rate (the 'none rate' of the trend sheet). The protocol asks "
+         "for a NONE rate by band without defining NONE; sheetflow reads it as the share "
+         "of the band's sitting-1 ratings with neither KEEP nor KNOWN marked. In both, "
+         "note marks an interval on too few ratings (see "
          f"{FEW_UNITS_TOPIC})."),
     ]
 
