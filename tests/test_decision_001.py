@@ -138,12 +138,17 @@ def test_decision_arms_and_intervals(two_owners):
         assert type(got["n_yield"]) is int and type(got["n"]) is int  # 9, never 9.0
         assert [got["ci_low"], got["ci_high"]] == pytest.approx([w["ci_low"], w["ci_high"]])
         assert got["note"] == ""  # 30 ratings: no few-units mark
-    assert arms["ci_note"] == "" and all(f["gap_note"] == "" for f in summary["fisher"])
+    # no few-units mark (30 ratings), but the pooled owners' ratings are named
+    assert arms["ci_note"] == POOLED_GAP and all(f["gap_note"] == "" for f in summary["fisher"])
     assert rows[2] == "DECISION: PASS"
     assert f"arms: {arms['sentence']}" in rows
     assert any(r.startswith("gap b3_distance_forced vs b1_random_pairing: 40.0% [95% CI")
                for r in rows)  # yields and their gaps read as percentages
     assert "yield b3_distance_forced: 17/30 = 56.7% [95% CI 39.2%, 72.6%]" in rows
+
+
+POOLED_GAP = ("the interval pools the 2 owners' ratings as if independent: descriptive, "
+              "too narrow when owners agree")
 
 
 def _band_counts(root):
@@ -264,7 +269,8 @@ def test_two_owners_trend_reads_no_direction_from_pooled_ratings(tmp_path):
     bands: one owner's near 1/18, mid 1/13, far 4/14 give p = 0.065 by hand, no trend
     shown; the same marks twice, pooled as if independent, give p = 0.009, and the
     Summary said "yield rises". An item's band is shared by all its ratings, so with
-    two owners the trend is descriptive and no direction is read from its p."""
+    two owners the trend is descriptive and no direction is read from its p; the arms
+    line's Newcombe interval, pooled the same way, is marked as such."""
     same = {"b3_distance_forced": 5, "b6_distance_forced_critic": 1,
             "b1_random_pairing": 0, "b4_single_note": 1}
     root = _study(tmp_path / "twin", ("owner-01", "owner-02"),
@@ -290,6 +296,16 @@ def test_two_owners_trend_reads_no_direction_from_pooled_ratings(tmp_path):
     methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
     text = " ".join(str(c.value) for c in methods["B"])
     assert "with two or more owners it reads no direction at all" in text
+    # the arms line's Newcombe interval pools the same marks twice: narrower than one
+    # owner's evidence gives, so it is marked, never passed off as a 95% interval
+    one, twice = (newcombe_difference(5 * k, 15 * k, 0, 15 * k).loc[0] for k in (1, 2))
+    assert twice["ci_high"] - twice["ci_low"] < one["ci_high"] - one["ci_low"]
+    arms = summary["arms"]
+    assert arms["ci"] == pytest.approx([twice["ci_low"], twice["ci_high"]])
+    assert arms["ci_note"] == POOLED_GAP
+    assert f"({POOLED_GAP}); permutation test of the yield gap" in arms["sentence"]
+    assert "the Newcombe interval of the gap then pool the owners' ratings and are " \
+           "descriptive" in text
 
 
 def test_the_trend_direction_in_words():

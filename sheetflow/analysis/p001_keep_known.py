@@ -454,11 +454,21 @@ def _arms(ctx: Context, tables: dict[str, pd.DataFrame]) -> Arms | None:
                 ci=[interval["ci_low"], interval["ci_high"]], p=p,
                 test="permutation test of the yield gap (one-sided)",
                 means={a: float(v) for a, v in yields.items()}, means_label="yield",
-                note=note, proportion=True, ci_note=interval["note"],
+                note=note, proportion=True, ci_note=_pooled_mark(ctx, interval["note"]),
                 without_items=table.loc[table["n"] == 0, "arm"].tolist(),
                 # "shown" is the decision's test: the 95% interval is two-sided and
                 # may include 0 where the one-sided permutation p is below alpha
                 alpha=float(ctx.target("alpha_test", 0.05)), p_of="permutation")
+
+
+def _pooled_mark(ctx: Context, note: str) -> str:
+    """The gap interval's marks: ``note`` (few ratings) and, with two or more owners,
+    that it pools their ratings as if independent, so it is too narrow when they agree
+    (the permutation p beside it shuffles items, not ratings)."""
+    owners = int(yield_items(ctx)["rater"].nunique())
+    pooled = (f"the interval pools the {owners} owners' ratings as if independent: "
+              "descriptive, too narrow when owners agree") if owners >= 2 else ""
+    return "; ".join(filter(None, (note, pooled)))
 
 
 def methods(study: Study) -> list[tuple[str, str]]:
@@ -482,8 +492,9 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "labels are shuffled across items, each keeping its owners' ratings, among items "
          "rated by the same owners (a clustered test); shuffling ratings as if independent "
          "would be pseudo-replication and give too small a p. The Fisher tests, the trend "
-         "test and the Wilson intervals then pool the owners' ratings and are descriptive "
-         "(the Summary reads no direction from the trend's p); the owner-adjusted "
+         "test, the Wilson intervals and the Newcombe interval of the gap then pool the "
+         "owners' ratings and are descriptive (the Summary reads no direction from the "
+         "trend's p and marks the arms line's interval); the owner-adjusted "
          "effects are the mixed model's. Below five owners the Summary says that no "
          "general claim is made (protocol 001)."),
         ("Yield, Fisher and trend (001)",
