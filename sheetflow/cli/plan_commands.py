@@ -171,9 +171,11 @@ def _echo(out: Output, result: Any, workbook: Path, recorded: Path | None) -> No
             figures = (f"expected width {best['expected_width']:.3f}"
                        f"{' (' + resting + ')' if resting else ''}, {figures}")
         close = ", within simulation error of the target" if best["within_error"] else ""
+        # a design with another item count than the protocol fixes is not the protocol's
+        departs = f" ({best['note']}: not the protocol's design)" if best.get("note") else ""
         out.headline(f"cheapest   {result.who(int(best['raters']))} x "
                      f"{int(best['items'])} {result.items_word}, {figures}, "
-                     f"{result.costs.unit} {best['cost']:g}{close}")
+                     f"{result.costs.unit} {best['cost']:g}{close}{departs}")
 
 
 def _table_lines(result: Any) -> list[str]:
@@ -197,13 +199,18 @@ def _table_lines(result: Any) -> list[str]:
         cols.append(("within error", "within_error", ""))
     if "items_needed" in t:
         cols.append((f"({cols[1][0]} needed)", "items_needed", "()"))
+    if "note" in t and t["note"].astype(bool).any():  # a count the protocol does not fix
+        cols.append(("note", "note", "s"))
     rows = [[_of(row, name, form[3:]) if form.startswith("of:") else _cell(row[name], form)
              for _, name, form in cols] for row in t.to_dict("records")]
     sizes = [max(len(head), *(len(r[c]) for r in rows)) for c, (head, _, _) in enumerate(cols)]
-    lines = ["  " + "  ".join(h.rjust(w) for (h, _, _), w in zip(cols, sizes, strict=True))]
+    # numbers align right, words (the note) left
+    just = [str.ljust if form == "s" else str.rjust for _, _, form in cols]
+    lines = ["  " + "  ".join(j(h, w) for (h, _, _), j, w in zip(cols, just, sizes,
+                                                                strict=True)).rstrip()]
     for cells, cheapest in zip(rows, t["cheapest"], strict=True):
-        lines.append("  " + "  ".join(c.rjust(w) for c, w in zip(cells, sizes, strict=True))
-                     + ("  <- cheapest" if cheapest else ""))
+        line = "  " + "  ".join(j(c, w) for c, j, w in zip(cells, just, sizes, strict=True))
+        lines.append(line.rstrip() + ("  <- cheapest" if cheapest else ""))
     return lines
 
 
@@ -228,6 +235,8 @@ def _cell(value: Any, form: str) -> str:
     format."""
     if form == "":
         return "yes" if value else "no"
+    if form == "s":
+        return str(value)
     if form == "%":
         return percent(value)
     if form in ("d", "()"):

@@ -28,6 +28,7 @@ from ..spec.model import Study
 from ..spec.study import load_study
 from .closed_plan import kappa_covered, plan_icc_edge, plan_kappa
 from .defaults import _NAMES, StudyDefaults, band_width, study_defaults
+from .departures import mark_departures
 from .design import (
     Costs,
     PlanResult,
@@ -157,8 +158,9 @@ def plan_study(
         "raters"
     # --raters is refused (or has no effect) here: advice may name only --items
     result.raters_fixed = own.sittings or own.locked or statistic == "cohen_kappa"
-    result.notes = (_notes(result, study, m, own, source) + simulation_error_notes(result)
-                    + left_out_notes(result))
+    departures = mark_departures(result, own)  # fills each design's note column
+    result.notes = (_notes(result, study, m, own, source) + departures
+                    + simulation_error_notes(result) + left_out_notes(result))
     if expected is not None and (root / OUT_DIR / RATINGS_NAME).exists():
         result.notes.append(f"The study's own ratings ({OUT_DIR}/{RATINGS_NAME}) were not "
                             f"used: --expected {expected:g} was given instead.")

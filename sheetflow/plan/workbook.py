@@ -194,6 +194,8 @@ def _columns(result: PlanResult) -> list[tuple[str, str, str, float]]:
         cols.append((f"{result.items_word.capitalize()} needed", "items_needed", "count", 10))
     cols += [("Meets the target", "meets", "yes_no", 9 - narrow), (cost, "cost", "cost", 10),
              ("Cheapest", "cheapest", "yes_no", 9 - narrow), ("Method", "method", "wrap", 19)]
+    if "note" in t and t["note"].astype(bool).any():  # a count the protocol does not fix
+        cols.append(("Note", "note", "wrap", 16))
     return cols
 
 

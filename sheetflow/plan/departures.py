@@ -1,0 +1,52 @@
+"""Designs that depart from a count the protocol fixes: a note on each, and on the cheapest.
+
+Some protocols fix the number of items (:data:`.defaults.FIXED_ITEMS`: 000's 18 test
+cases, 001's 30 repeated items, 003's 18 items, 004's 12 records). The grid offers
+other counts too (the defaults, ``--items``, the counts a target needs), and the
+cheapest design meeting a target may have fewer items than the protocol's (a wide
+``--width``) or more (a narrow one). Each such design's ``note`` says so, and where the
+cheapest one departs, a plan note names the cheapest design that keeps the protocol's
+count, so the design offered is never taken for the protocol's own. Rater counts a
+protocol fixes (002's two raters, 004's trio) need no mark: their grid holds that count
+alone.
+"""
+
+from __future__ import annotations
+
+from .defaults import StudyDefaults
+from .design import PlanResult
+
+__all__ = ["departure", "mark_departures"]
+
+
+def departure(own: StudyDefaults, items: int, word: str) -> str:
+    """How a design of ``items`` departs from the item count the protocol fixes, in
+    words ("fewer items than the protocol's 12"); "" where it keeps it or the protocol
+    fixes none."""
+    fixed = own.items_fixed
+    if not fixed or items == fixed:
+        return ""
+    return f"{'fewer' if items < fixed else 'more'} {word} than the protocol's {fixed}"
+
+
+def mark_departures(result: PlanResult, own: StudyDefaults) -> list[str]:
+    """Fill the table's ``note`` column; the plan note where the cheapest design departs
+    from the protocol's item count ([] otherwise)."""
+    word = result.items_word
+    t = result.table
+    t["note"] = [departure(own, int(n), word) for n in t["items"]]
+    best = result.chosen()
+    if best is None or not best["note"]:
+        return []
+    fixed = own.items_fixed
+    keeping = t[(t["items"] == fixed) & t["meets"]].sort_values(["cost", "raters"],
+                                                                kind="stable")
+    design = f"{result.who(int(best['raters']))} x {int(best['items'])} {word}"
+    text = (f"The cheapest design meeting the target ({design}) has {best['note']}, so "
+            f"it is not the protocol's design: {own.items_fixed_why}. ")
+    if keeping.empty:
+        return [text + f"No design of the grid with {fixed} {word} meets the target."]
+    row = keeping.iloc[0]
+    return [text + f"The cheapest one with the protocol's {fixed} {word} is "
+            f"{result.who(int(row['raters']))} x {fixed} {word} (expected width "
+            f"{row['expected_width']:.3f})."]
