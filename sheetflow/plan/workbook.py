@@ -193,10 +193,11 @@ def _columns(result: PlanResult) -> list[tuple[str, str, str, float]]:
     if "items_needed" in t:
         cols.append((f"{result.items_word.capitalize()} needed", "items_needed", "count", 10))
     cols += [("Meets the target", "meets", "yes_no", 9 - narrow), (cost, "cost", "cost", 10),
-             ("Cheapest", "cheapest", "yes_no", 9 - narrow), ("Method", "method", "wrap", 19)]
+             ("Cheapest", "cheapest", "yes_no", 9 - narrow)]
     if "note" in t and t["note"].astype(bool).any():  # a count the protocol does not fix
-        cols.append(("Note", "note", "wrap", 16))
-    return cols
+        # both wrap, their rows as tall as they need: the page still holds every column
+        return [*cols, ("Method", "method", "wrap", 10), ("Note", "note", "wrap", 10)]
+    return [*cols, ("Method", "method", "wrap", 19)]
 
 
 def _plan_sheet(wb: xlsxwriter.Workbook, f: dict[str, Any], result: PlanResult) -> None:
@@ -239,6 +240,8 @@ def _plan_sheet(wb: xlsxwriter.Workbook, f: dict[str, Any], result: PlanResult) 
         mark = "+" if rec["cheapest"] else ""
         for c, (_, name, kind, _w) in enumerate(cols):
             ws.write(row, c, *_cell(rec.get(name), name, kind, f, mark))
+        wrapped = [(str(rec.get(name) or ""), w) for _, name, kind, w in cols if kind == "wrap"]
+        ws.set_row(row, row_points(wrapped))  # a note or method may wrap to more lines
     ws.freeze_panes(header_row + 1, 0)
     set_print(ws, widths, header_rows=header_row + 1, header_from=header_row)
 
