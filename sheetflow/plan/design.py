@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..words import counted
 from .formulas import bonett_icc_items, bonett_icc_width, zou_icc_items
 from .pilot_model import grid_source
 from .simulate import ModelSource, PilotSource, Progress, simulate_cell, simulate_grid
@@ -180,8 +181,9 @@ class PlanResult:
     def who(self, raters: int) -> str:
         """A design's raters in words: "3 raters", or "3 validators (plus the internal
         team)" where the team rates in every design."""
-        return f"{raters} {self.raters_word}" + (" (plus the internal team)" if self.team
-                                                 else "")
+        # one validator beside the team is a design too (--raters 1 with protocol 000)
+        return counted(raters, self.raters_word[:-1]) + (" (plus the internal team)"
+                                                         if self.team else "")
 
     @property
     def items_word(self) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spec.model import Study
+from ..words import counted
 from .defaults import _NAMES, StudyDefaults, band_width
 from .design import PlanResult, cell_for_target
 from .formulas import krippendorff_min_values
@@ -149,7 +150,7 @@ def _below_floor(study: Study, own: StudyDefaults, raters_word: str, items_word:
     """"1 rater" or "1 item" (or both) where the study lists fewer than the 2 its planned
     design has; "" otherwise (a protocol's locked raters are noted on their own)."""
     parts = []
-    if not (own.sittings or own.locked) and len(study.raters) < 2:
+    if not (own.sittings or own.locked) and len(study.raters) < 2 - own.team:
         parts.append(f"{len(study.raters)} {raters_word[:-1]}")
     if _listed_items(study, own) < 2:
         parts.append(f"{_listed_items(study, own)} {items_word[:-1]}")
@@ -168,14 +169,17 @@ def _model_note(result: PlanResult, own: StudyDefaults,
             "internal team)" if team else f"the grid's {most} raters")
     # the team rates in every design: a pilot of `held` values resamples one rater fewer
     fits = held - team
+    lowest = 2 - team  # one validator beside the team is two raters
     note = (f"The pilot's units hold at most {values}, fewer than {grid}: every design is "
             "drawn from a model fitted to the pilot (its alpha, value shares and pattern of "
             "disagreement" + (", the team's total drawn like a validator's" if team else "")
-            + (f"), not only those above {fits} {result.raters_word}," if fits >= 2 else "),")
+            + (f"), not only those above {counted(fits, result.raters_word[:-1])},"
+               if fits >= lowest else "),")
             + " so all designs are compared by one method.")
     if own.raters <= fits:
-        note += (f" To resample the pilot itself, plan {fits} {result.raters_word} or fewer "
-                 f"(--raters 2-{fits}).")
+        note += (f" To resample the pilot itself, plan "
+                 f"{counted(fits, result.raters_word[:-1])} or fewer "
+                 f"(--raters {lowest}-{fits}).")
     return [note, *_chance_note(fit_pilot_model(source), own, result.units_per_item)]
 
 

@@ -134,8 +134,10 @@ def plan_study(
     # rates in every design, beside the raters the plan sizes
     own = replace(own, team=statistic == "alpha" and team_rates(study, m))
     target = target or _default_target(study, statistic)
+    if own.team:  # one validator beside the team is two raters: alpha has its pairs
+        own = replace(own, raters=max(1, len(study.raters)))
     least = own.subset.items_for(2) if own.subset else 2
-    _check_counts(raters, items, least, own.subset)
+    _check_counts(raters, items, least, own.subset, team=own.team)
     grid_raters = _grid_raters(own, statistic, raters)
     # a default item count too small for an interval gives way to the least that has one
     grid_items = sorted({*(max(n, least) for n in items or DEFAULT_ITEMS), own.items})
@@ -168,16 +170,19 @@ def plan_study(
 
 
 def _check_counts(raters: Sequence[int] | None, items: Sequence[int] | None,
-                  least_items: int = 2, subset: Subset | None = None) -> None:
+                  least_items: int = 2, subset: Subset | None = None, *,
+                  team: bool = False) -> None:
     """The counts asked for must make a design with an interval (two raters, two rated
     items; with a second-rater subset, two items in it) and a study sheetflow can run: a
     design of 10^8 items ran the simulation out of memory (a study holds at most
-    MAX_ITEMS)."""
-    fewest = {"--raters": "agreement needs at least 2 raters",
+    MAX_ITEMS). Where the internal team rates beside the raters in every design
+    (``team``, protocol 000's alpha), one validator and the team are two raters."""
+    fewest = {"--raters": ("one validator and the internal team's totals are the 2 raters "
+                           "agreement needs" if team else "agreement needs at least 2 raters"),
               "--items": (f"at the second-rater fraction {subset.fraction:g}, {least_items} "
                           "items put 2 in the subset every rater rates, the fewest an "
                           "interval needs" if subset else "an interval needs at least 2 items")}
-    for option, counts, least, most in (("--raters", raters, 2, MAX_RATERS),
+    for option, counts, least, most in (("--raters", raters, 2 - team, MAX_RATERS),
                                         ("--items", items, least_items, MAX_ITEMS)):
         bad = [n for n in counts or () if not least <= n <= most]
         if bad:

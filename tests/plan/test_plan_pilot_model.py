@@ -134,8 +134,8 @@ def test_the_demo_plan_reads_true(demo):
             "validators', fewer than the 7 raters of the grid's largest design (6 validators "
             "and the internal team): every design is drawn from a model fitted to the "
             "pilot") in " ".join(out.split())
-    assert "plan 4 validators or fewer (--raters 2-4)" in " ".join(out.split())
-    resampled = CliRunner().invoke(cli, ["plan", str(demo), "--raters", "2-4",
+    assert "plan 4 validators or fewer (--raters 1-4)" in " ".join(out.split())
+    resampled = CliRunner().invoke(cli, ["plan", str(demo), "--raters", "1-4",
                                          "--simulations", "20", "--n-boot", "100"])
     assert "method     pilot resampling," in resampled.output
     assert "model fitted" not in resampled.output
