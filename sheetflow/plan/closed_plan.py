@@ -17,8 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .closed_forms import icc_test_items
-from .design import Costs, PlanResult, Target, finish_table
-from .formulas import bonett_icc_width
+from .design import Costs, PlanResult, Target, finish_table, icc_row
 from .kappa_size import FIRST_N, kappa_interval, kappa_power_items
 
 __all__ = ["KAPPA_CATEGORIES", "KAPPA_RATERS", "kappa_covered", "plan_icc_edge",
@@ -92,7 +91,8 @@ def plan_icc_edge(rho: float, *, raters: Sequence[int], items: Sequence[int],
                   target: Target, costs: Costs | None = None, measure: str,
                   source: str) -> PlanResult:
     """ICC designs for a lower bound: Walter, Eliasziw & Donner's (1998) test of
-    rho = edge (two-sided 0.05) with power ``probability``; widths from Bonett (2002)."""
+    rho = edge (two-sided 0.05) with power ``probability``; widths from Bonett (2002), or
+    the exact one where his approximation does not hold (:func:`.design.icc_row`)."""
     assert target.edge is not None
     if not 0 <= target.edge < rho < 1:
         raise ValueError(f"the edge {target.edge:g} must lie between 0 and the "
@@ -101,9 +101,8 @@ def plan_icc_edge(rho: float, *, raters: Sequence[int], items: Sequence[int],
     rows = []
     for r in raters:
         need = icc_test_items(target.edge, rho, r, alpha=0.05, power=target.probability)
-        rows += [{"raters": r, "items": n, "units": n, "items_needed": need,
-                  "expected_width": bonett_icc_width(rho, r, max(n, 2)), "p_lower": np.nan,
-                  "estimate_median": rho, "method": "closed form"} for n in items]
+        rows += [icc_row(rho, r, max(n, 2), need) | {"items": n, "units": n}
+                 for n in items]
     table = pd.DataFrame(rows)
     meets = (table["items"] >= table["items_needed"]).tolist()
     return PlanResult(measure, "interval", "Walter, Eliasziw & Donner (1998)", source,

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..words import counted
-from .formulas import bonett_icc_items, bonett_icc_width, zou_icc_items
+from .formulas import bonett_icc_items, icc_design_width, icc_items_needed, zou_icc_items
 from .pilot_model import grid_source
 from .simulate import ModelSource, PilotSource, Progress, simulate_cell, simulate_grid
 
@@ -125,6 +125,10 @@ class Costs:
         if rated is None:
             return raters * (self.per_rater + items * self.per_item)
         return raters * self.per_rater + rated * self.per_item
+
+
+EXACT_METHOD = "exact expected width"
+"""An ICC design's method where Bonett's approximation does not hold (few items)."""
 
 
 @dataclass
@@ -335,6 +339,12 @@ def plan_icc(
     column staying the uncorrected formula's. Both are
     derived for the single-rater ICC of the one-way and consistency models; for
     absolute-agreement forms with rater effects they understate the width.
+
+    Bonett's formula is a large-sample approximation: where his width differs from the
+    exact expected width of the consistency ICC's exact-F interval by more than 10% of
+    it (few items; :func:`~.formulas.icc_design_width`), the design's width is the
+    exact one (its ``method`` :data:`EXACT_METHOD`), and the items needed are moved to
+    where that width meets the target (:func:`~.formulas.icc_items_needed`).
     """
     if target.width is None:
         raise ValueError("Bonett's and Zou's widths take a width target (--width); a "
@@ -348,17 +358,29 @@ def plan_icc(
         need = (zou_icc_items(rho, r, target.width, confidence, assurance)
                 if assurance is not None
                 else bonett_icc_items(rho, r, target.width, confidence, small_k_adjust=True))
-        rows += [{"raters": r, "items": n, "units": n, "items_needed": need,
-                  "expected_width": bonett_icc_width(rho, r, n, confidence),
-                  "p_lower": np.nan, "estimate_median": rho, "method": "closed form"}
-                 for n in items]
+        # checked by the exact width where Bonett's approximation does not hold
+        need = icc_items_needed(rho, r, target.width, need, confidence,
+                                fewer=assurance is None)
+        rows += [icc_row(rho, r, n, need, confidence) for n in items]
     table = pd.DataFrame(rows)
     zou = assurance is not None
     meets = (table["items"] >= table["items_needed"]).tolist()
     method = f"Zou (2012), assurance {assurance:g}" if zou else "Bonett (2002)"
+    if (table["method"] == EXACT_METHOD).any():  # a note names the designs
+        method += ", the exact expected width where his approximation does not hold"
     return PlanResult(measure, "interval", method, source or f"assumed ICC {rho:g}", target,
                       costs,
                       finish_table(table, target, costs, meets), statistic="icc")
+
+
+def icc_row(rho: float, raters: int, items: int, need: int,
+            confidence: float = 0.95) -> dict[str, Any]:
+    """One ICC design: its width (:func:`~.formulas.icc_design_width`: Bonett's, or the
+    exact one where his approximation does not hold, its ``method`` then saying so)."""
+    width, exact = icc_design_width(rho, raters, items, confidence)
+    return {"raters": raters, "items": items, "units": items, "items_needed": need,
+            "expected_width": width, "p_lower": np.nan, "estimate_median": rho,
+            "method": EXACT_METHOD if exact else "closed form"}
 
 
 def items_for_target(

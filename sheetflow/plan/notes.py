@@ -11,8 +11,8 @@ import numpy as np
 from ..spec.model import Study
 from ..words import counted
 from .defaults import _NAMES, StudyDefaults, band_width
-from .design import PlanResult, cell_for_target
-from .formulas import krippendorff_min_values
+from .design import EXACT_METHOD, PlanResult, cell_for_target
+from .formulas import BONETT_TOLERANCE, krippendorff_min_values
 from .inputs import Measure
 from .kappa_size import FIRST_N
 from .pilot_model import PilotModel, fit_pilot_model, grid_source
@@ -57,6 +57,7 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
     notes.extend(_team_note(result, m))
     notes.extend(_icc_form_note(result, study))
     notes.extend(small_k_note(result))
+    notes.extend(exact_width_note(result))
     notes.extend(_model_note(result, own, source))
     notes.extend(_kappa_floor_note(result))
     if not bool(row["meets"]):
@@ -108,6 +109,22 @@ def small_k_note(result: PlanResult) -> list[str]:
             "of the width there. The expected widths are the formula's, uncorrected, so a "
             "2-rater design whose width is at the target may still lack the items needed; "
             "it meets the target when its items reach them."]
+
+
+def exact_width_note(result: PlanResult) -> list[str]:
+    """Which ICC designs have the exact expected width, Bonett's approximation not
+    holding there (:func:`~.formulas.icc_design_width`), and why ([] where none)."""
+    t = result.table
+    exact = t[t["method"] == EXACT_METHOD] if "method" in t else t.iloc[:0]
+    if result.statistic != "icc" or exact.empty:
+        return []
+    designs = "; ".join(f"{result.who(int(r))} x {', '.join(str(int(n)) for n in g['items'])}"
+                        f" {result.items_word}" for r, g in exact.groupby("raters"))
+    return [f"Bonett's (2002) width is a large-sample approximation: where it differs by "
+            f"more than {BONETT_TOLERANCE:.0%} from the exact expected width of the ICC's "
+            "exact-F interval (consistency form, averaged over the distribution of its F "
+            f"ratio), here at {designs}, the width shown is the exact one, and the items "
+            "needed are those at which that width meets the target."]
 
 
 def _icc_form_note(result: PlanResult, study: Study) -> list[str]:

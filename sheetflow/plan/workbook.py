@@ -41,6 +41,11 @@ _METHODS = (
      "(the 10th and 90th percentiles beside it). Closed forms: the interval of the "
      "anticipated value at that size (kappa: Donner & Rotondi 2010 as R's kappaSize; the "
      "ICC: Bonett 2002)."),
+    ("ICC, few items", "Bonett's width is a large-sample approximation. Where it is more "
+     "than 10% from the exact expected width of the ICC's exact-F interval (McGraw & Wong "
+     "1996, consistency form, averaged over the distribution of its F ratio), as with few "
+     "items, a design's width is the exact one (its method says so), and the items "
+     "needed are those at which that width meets the target."),
     ("No interval", "A" + no_interval_text()[1:] + " Where any study has no "
      "interval, the table says how many studies of each design have one, and how many "
      "bootstrap resamples those intervals rest on."),
@@ -105,6 +110,8 @@ REFERENCES = (
     "Donner, A., & Eliasziw, M. (1992). A goodness-of-fit approach to inference procedures "
     "for the kappa statistic: confidence interval construction, significance-testing and "
     "sample size estimation. Statistics in Medicine 11(11), 1511-1519.",
+    "McGraw, K. O., & Wong, S. P. (1996). Forming inferences about some intraclass "
+    "correlation coefficients. Psychological Methods 1(1), 30-46.",
     "Walter, S. D., Eliasziw, M., & Donner, A. (1998). Sample size and optimal designs for "
     "reliability studies. Statistics in Medicine 17(1), 101-110.",
     "Zou, G. Y. (2012). Sample size formulas for estimating intraclass correlation "

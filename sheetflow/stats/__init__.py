@@ -26,7 +26,7 @@ from sheetflow.stats.hypothesis_tests import (
     permutation_test_proportions,
     wilcoxon_signed_rank,
 )
-from sheetflow.stats.icc import icc
+from sheetflow.stats.icc import icc, icc_expected_width
 from sheetflow.stats.intervals import newcombe_difference, wilson_interval
 from sheetflow.stats.kappa import (
     cohen_kappa,
@@ -56,6 +56,7 @@ __all__ = [
     "fleiss_kappa_complete_batch",
     "gwet_ac",
     "icc",
+    "icc_expected_width",
     "intra_rater_kappa",
     "krippendorff_alpha",
     "light_kappa",
