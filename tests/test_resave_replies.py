@@ -74,6 +74,51 @@ def test_a_damaged_file_is_still_asked_for_again():
     assert "Please attach your filled-in workbook again and send it back to me." in body
 
 
+@pytest.mark.parametrize("code, detail, said", [
+    ("corrupt-file", "Bad CRC-32 for file 'xl/worksheets/sheet1.xml'",
+     "The file arrived damaged or incomplete (it may have been cut off on the way), so it "
+     "could not be opened here. Please check that your workbook opens in Excel or "
+     "LibreOffice, and attach it again."),
+    ("unreadable-workbook", "ParseError: not well-formed (invalid token): line 1, column 9",
+     "The file is a workbook, but it could not be read here. Please open it in Excel or "
+     "LibreOffice, save it again as an Excel workbook (.xlsx), and send that file.")])
+def test_a_file_that_could_not_be_read_is_put_to_the_rater_without_the_readers_error(
+        code, detail, said):
+    """The rater was quoted the zip or XML reader's error; the coordinator keeps it."""
+    found = issue(code, file="pack.xlsx", detail=detail)
+    body = replies.unusable_body(Rater("EV-01", "Validator One"), _Row(), [found])
+    assert f"- {said}" in body
+    assert detail not in body and "(" + detail[:8] not in body
+    assert detail in found.message  # the Issues sheet's
+
+
+def test_an_xls_file_is_told_how_to_save_it_in_excel_and_in_libreoffice():
+    """A .xls may come from LibreOffice, whose Save As names the type otherwise."""
+    _, body = _reply("legacy-xls")
+    said = issue("legacy-xls", file="pack.xls").message
+    assert said in body
+    assert "in Excel, File > Save As > Excel Workbook (.xlsx)" in said
+    assert "in LibreOffice Calc, File > Save As, file type 'Excel 2007\u2013365 (.xlsx)'" \
+        in said
+
+
+def test_a_copy_over_file_beside_a_file_to_convert_is_told_both_ways():
+    """Two files came back: one whose hidden part was changed, one .xls. The reply
+    asked only to copy the answers over, as if the .xls were not there."""
+    subject, body = _reply("legacy-xls", "identity-missing")
+    assert subject == ("Study: please copy your answers into the workbook attached, or "
+                       "send your workbook saved as .xlsx")
+    assert "Sending this file again would not help" not in body
+    assert ("Please send me one workbook with your answers: either the workbook attached "
+            "(your original one, as I sent it) with your answers copied into it, or your "
+            "filled-in workbook, saved as .xlsx. Sending the workbook whose hidden part "
+            "was changed again would not help: it would still not match.") in body
+    subject, body = _reply("corrupt-file", "identity-mismatch")
+    assert subject == ("Study: please copy your answers into the workbook attached, or "
+                       "send your workbook again")
+    assert "or your filled-in workbook again. Sending the workbook" in body
+
+
 @pytest.mark.parametrize("code", ["identity-missing", "identity-conflict",
                                   "identity-mismatch"])
 def test_a_copy_over_reply_does_not_ask_for_the_workbook_again_in_its_subject(code):

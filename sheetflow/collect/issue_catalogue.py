@@ -26,6 +26,9 @@ def _t(code: str, severity: str, meaning: str, template: str) -> IssueType:
     return IssueType(code, severity, meaning, template)
 
 
+LIBREOFFICE_XLSX = "Excel 2007\u2013365 (.xlsx)"
+"""The .xlsx file type as LibreOffice Calc's Save As dialog lists it (an en dash)."""
+
 # what to do about a returned file carrying something that acts when opened in Excel
 # (the same words serve the coordinator and the reply drafted to the rater)
 _CLEAN_COPY = (" Its ratings are not used. Do not open this file in Excel or LibreOffice: "
@@ -65,12 +68,14 @@ _TYPES = (
     _t("encrypted-workbook", ERROR, "An Excel file encrypted with an opening password.",
        "The workbook is protected with an opening password. Remove it (Excel: File > Info > "
        "Protect Workbook > Encrypt with Password, clear the box) and send it again."),
+    # an .xls may have been saved by Excel or by LibreOffice: both menus are named
     _t("legacy-xls", ERROR, "An old Excel 97-2003 (.xls) or other OLE file.",
-       "This is an old Excel 97-2003 (.xls) file. Open it and use File > Save As > "
-       "Excel Workbook (.xlsx), then send that file."),
+       "This is an old Excel 97-2003 (.xls) file. Open it and save it as .xlsx: in Excel, "
+       "File > Save As > Excel Workbook (.xlsx); in LibreOffice Calc, File > Save As, "
+       f"file type '{LIBREOFFICE_XLSX}'. Then send that file."),
     _t("ods-file", ERROR, "An OpenDocument spreadsheet (.ods), not .xlsx.",
        "This is an OpenDocument spreadsheet (.ods). In LibreOffice use File > Save As and "
-       "choose 'Excel 2007-365 (.xlsx)', then send that file."),
+       f"choose '{LIBREOFFICE_XLSX}', then send that file."),
     _t("not-a-workbook", ERROR, "Not an Excel workbook at all (CSV, HTML, text, other).",
        "This file is not an Excel workbook ({detail}){name_says}. Please send the .xlsx "
        "workbook you received, filled in."),

@@ -143,6 +143,14 @@ _FIXED = {
                        "here. Please attach the workbook itself, not zipped.",
     "file-unreadable": "Your file arrived but could not be opened here. Please send it "
                        "once more.",
+    # the coordinator's text quotes the zip or XML reader's own error, which tells the
+    # rater nothing they can act on: they learn what happened and what to do
+    "corrupt-file": "The file arrived damaged or incomplete (it may have been cut off on "
+                    "the way), so it could not be opened here. Please check that your "
+                    "workbook opens in Excel or LibreOffice, and attach it again.",
+    "unreadable-workbook": "The file is a workbook, but it could not be read here. Please "
+                           "open it in Excel or LibreOffice, save it again as an Excel "
+                           "workbook (.xlsx), and send that file.",
 }
 
 

@@ -22,7 +22,7 @@ from typing import Protocol
 from ..spec.study import Rater
 from ..words import counted
 from ..workbook import layout as L
-from .links import REFUSED_AGAIN
+from .links import REFUSED_AGAIN, UNREADABLE
 from .locked_texts import LockedText
 from .rater_words import in_reply, reply_text
 from .validate import CATALOGUE, ERROR, Issue, cell_order
@@ -167,11 +167,19 @@ def unusable_subject(title: str, issues: list[Issue]) -> str:
     (the answers copied into the original workbook, or the workbook sent again, saved
     as the issues ask)."""
     errors = [i for i in issues if i.severity == ERROR]
+    send = f"send your workbook {_resent_as(errors) or 'again'}"
     if any(i.code in REFUSED_AGAIN for i in errors):
-        return f"{title}: please copy your answers into the workbook attached"
-    how = _resent_as(errors)
-    return f"{title}: please send your workbook {how}" if how else \
-        f"{title}: please send your workbook again"
+        copy = "copy your answers into the workbook attached"
+        return f"{title}: please {copy}, or {send}" if _resendable(errors) else \
+            f"{title}: please {copy}"
+    return f"{title}: please {send}"
+
+
+def _resendable(errors: list[Issue]) -> bool:
+    """Whether one of ``errors`` is of a file refused before it was read, which the
+    rater can send again (saved as asked): beside a file whose hidden part was changed,
+    the rater may send either."""
+    return any(i.code in UNREADABLE for i in errors)
 
 
 # how a file refused for its format is to come back (the issue's line says how to
@@ -195,14 +203,22 @@ def unusable_body(rater: Rater, row: Returned, issues: list[Issue]) -> str:
     what was wrong with it, and a request to attach it again, saved as the issues ask
     (for a file whose hidden identity or spec mark was changed,
     :data:`.links.REFUSED_AGAIN`, to copy the answers into the original workbook
-    attached: the same file would be refused again)."""
+    attached: the same file would be refused again; when another of their files was
+    refused before it was read, either way, as the subject says)."""
     errors = [i for i in issues if i.severity == ERROR]
     lines = [f"Dear {rater.name or rater.id},", "",
              f"Thank you for sending your workbook ({row.file}). It arrived, but it could "
              "not be used:", ""]
     lines += _issue_lines(errors)
     how = _resent_as(errors)
-    if any(i.code in REFUSED_AGAIN for i in errors):
+    if any(i.code in REFUSED_AGAIN for i in errors) and _resendable(errors):
+        # two files came back: either holds the answers, and each is mended its own way
+        ask = ("Please send me one workbook with your answers: either the workbook "
+               "attached (your original one, as I sent it) with your answers copied into "
+               f"it, or your filled-in workbook{f', {how}.' if how else ' again.'} "
+               "Sending the workbook whose hidden part was changed again would not help: "
+               "it would still not match.")
+    elif any(i.code in REFUSED_AGAIN for i in errors):
         # the same file sent again is refused again: its answers go into a fresh copy
         ask = ("Sending this file again would not help: its hidden part would still not "
                "match. The workbook attached is your original one, as I sent it.")
