@@ -80,6 +80,14 @@ def test_a_reply_asking_for_a_fresh_copy_asks_for_no_fix_in_the_file_sent():
                                                    expected="y")])
 
 
+def test_a_reply_asking_for_a_fresh_copy_says_which_file_to_send_back():
+    """It ended "Then send the file back", which reads as the file sent, not to be used."""
+    body = _body([issue("sheet-missing", file="f", sheet="Scoring")])
+    assert "Then send me the fresh copy, filled in. Your original workbook is attached " \
+           "again for the fresh copy asked for above" in body
+    assert "send the file back" not in body
+
+
 def test_a_flag_is_asked_for_as_a_mark_or_nothing():
     from sheetflow.collect.values import describe_domain
     from sheetflow.spec.rubric import Dimension

@@ -91,9 +91,10 @@ def consent_only(issues: list[Issue]) -> bool:
 def _closing(fresh: bool, locked: bool) -> str:
     """How to send the file back, and what the attached workbook is for."""
     if fresh:
-        return ("Then send the file back to me. Your original workbook is attached again "
-                "for the fresh copy asked for above; it does not hold your answers, so "
-                "copy them over from the file you sent.")
+        # "the file" would read as the file they sent, the one not to be used
+        return ("Then send me the fresh copy, filled in. Your original workbook is attached "
+                "again for the fresh copy asked for above; it does not hold your answers, "
+                "so copy them over from the file you sent.")
     holds = " (it holds the original texts)" if locked else ""
     return ("Then save the file and send it back to me. Your original workbook is attached "
             f"again for reference{holds}; it does not hold your answers, so keep working in "
