@@ -8,7 +8,8 @@ entry may list two works, "Cohen, J. (1960). ...; Cohen, J. (1968). ...". A cita
 and an entry match on the first author's surname and the year.
 
 Both the analysis workbook's and the plan workbook's Methods sheets list a reference
-when their text cites it. An entry both lists hold is written here, once.
+when their text cites it. An entry both lists hold is written here, once, and so is a
+method both texts describe with its sources (:data:`UNIT_BOOTSTRAP`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,22 @@ FLEISS_COHEN_EVERITT_1969 = (
     "Fleiss, J. L., Cohen, J., & Everitt, B. S. (1969). Large sample standard errors of "
     "kappa and weighted kappa. Psychol. Bull. 72, 323-327.")
 """The large-sample (non-null) variance behind Cohen's kappa's normal-theory interval."""
+
+ZAPF_2016 = ("Zapf, A., Castell, S., Morawietz, L., & Karch, A. (2016). Measuring "
+             "inter-rater reliability for nominal data: which coefficients and confidence "
+             "intervals are appropriate? BMC Med. Res. Methodol. 16, 93.")
+"""The unit bootstrap behind alpha's interval."""
+
+HAYES_KRIPPENDORFF_2007 = (
+    "Hayes, A. F., & Krippendorff, K. (2007). Answering the call for a standard "
+    "reliability measure for coding data. Commun. Methods Meas. 1, 77-89.")
+"""The KALPHA macro's bootstrap (of pairs of values), which alpha's interval is not."""
+
+UNIT_BOOTSTRAP = ("each drawn unit bringing all its values (the unit bootstrap of Zapf et "
+                  "al. 2016, not the KALPHA macro's resampling of pairs of values, Hayes & "
+                  "Krippendorff 2007, which covers far less often than its nominal level)")
+"""How alpha's bootstrap resamples, with its sources: analyze's Methods text and the
+plan's, whose simulated intervals are analyze's, say it in the same words."""
 
 # the first author and the year of a citation
 _CITATION = re.compile(r"\b([A-Z][\w'-]*)(?:(?:, | & | and )[A-Z][\w'-]*)*(?: et al\.)? "

@@ -32,8 +32,9 @@ def listed(references: str) -> set[tuple[tuple[str, ...], str]]:
     out = set()
     for head, after in zip(heads, [*heads[1:], None], strict=True):
         body = text[head.end():after.start() if after else len(text)].strip("; ")
-        # a title (which may name its edition, "(4th ed.)"), then its source
-        if re.fullmatch(r"(?:[^.]|\bed\.\))+\. \S.*\S", body):
+        # a title (which may name its edition, "(4th ed.)", or end in a question),
+        # then its source
+        if re.fullmatch(r"(?:[^.?]|\bed\.\))+[.?] \S.*\S", body):
             out.add((tuple(re.findall(r"([A-Z][\w'-]*), [A-Z]\.", head[1])), head[2]))
     return out
 

@@ -19,11 +19,15 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from citation_helpers import cited, listed, missing
+from citation_helpers import cited, listed, missing, same_authors
 from click.testing import CliRunner
 
+from sheetflow.analysis.agreement import methods as agreement_methods
+from sheetflow.citations import HAYES_KRIPPENDORFF_2007, UNIT_BOOTSTRAP, ZAPF_2016
 from sheetflow.cli import cli
+from sheetflow.plan.workbook import _METHODS, _references
 from sheetflow.spec import init_study, list_templates
+from sheetflow.spec.study import load_study
 
 QUICK = {"paired-rubric": ["--simulations", "20", "--n-boot", "100"]}  # alpha: simulated
 
@@ -49,10 +53,24 @@ def test_every_source_the_plan_methods_cite_is_in_their_references(template, tmp
     assert missing([*rows[:first], ("References", "\n".join(references))]) == []
     for reference in references:  # each a full entry the text cites: nothing else listed
         [(authors, year)] = listed(reference)
-        assert any(names == authors and y == year for names, y, _ in cited(text)), reference
+        assert any(same_authors(names, etal, authors) and y == year
+                   for names, y, etal in cited(text)), reference
     interval = dict(rows[:first])["Interval"]  # the source of Cohen's kappa's variance
     assert (("Fleiss", "Cohen", "Everitt"), "1969", False) in cited(interval)
     assert (("Fleiss", "Cohen", "Everitt"), "1969") in listed("\n".join(references))
+
+
+def test_the_plan_names_alphas_bootstrap_as_analyze_does(tmp_path):
+    """The plan's Interval entry said only "percentile unit bootstrap", while analyze's
+    Methods text names how units are resampled and its sources: the same words now,
+    with both sources in the plan's References."""
+    interval = dict(_METHODS)["Interval"]
+    assert UNIT_BOOTSTRAP in interval
+    assert "the unit bootstrap of Zapf et al. 2016" in UNIT_BOOTSTRAP
+    study = load_study(init_study(tmp_path / "s", template="paired-rubric"))
+    analyze = dict(agreement_methods(study))["Krippendorff's alpha"]
+    assert UNIT_BOOTSTRAP in analyze
+    assert {ZAPF_2016, HAYES_KRIPPENDORFF_2007} <= set(_references())
 
 
 def _markdown_prose(text: str) -> str:

@@ -14,6 +14,7 @@ import pandas as pd
 
 from .. import stats
 from .._groups import groups_in_order
+from ..citations import UNIT_BOOTSTRAP
 from ..spec.rubric import total_range
 from ..spec.study import Study
 from ..stats._util import rating_matrix
@@ -453,10 +454,8 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "its figures are undefined, and where they are defined, how many answers were N/A "
          "and how many units keep two or more ratings. " + alpha_levels(study) + " Unit = "
          "one response (case x arm in a paired design). Bootstrap: units resampled "
-         f"{plan.n_boot} times with seed {plan.seed}, each drawn unit bringing all its "
-         "values (the unit bootstrap of Zapf et al. 2016, not the KALPHA macro's "
-         "resampling of pairs of values, Hayes & Krippendorff 2007, which covers far "
-         "less often than its nominal level), percentile 95% interval. The interval is "
+         f"{plan.n_boot} times with seed {plan.seed}, {UNIT_BOOTSTRAP}, percentile 95% "
+         "interval. The interval is "
          "asymmetric, its lower arm usually the longer, as alpha's spread is skewed below "
          "its ceiling of 1; on a few dozen units or fewer it covers the true alpha less "
          "often than 95% (Hughes 2022), and it is "

@@ -7,7 +7,13 @@ from typing import Any
 import pandas as pd
 
 from .. import __version__
-from ..citations import FLEISS_COHEN_EVERITT_1969, GWET_2014, cited_entries
+from ..citations import (
+    FLEISS_COHEN_EVERITT_1969,
+    GWET_2014,
+    HAYES_KRIPPENDORFF_2007,
+    ZAPF_2016,
+    cited_entries,
+)
 from ..spec.study import Study
 from ..words import FEW_UNITS_TOPIC, few_units_method
 from . import confidence, position, readings
@@ -25,11 +31,8 @@ REFERENCES = (
     ("Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg "
      "School for Communication, University of Pennsylvania.",
      ("alpha", "confidence_agreement")),
-    ("Zapf, A., Castell, S., Morawietz, L., & Karch, A. (2016). Measuring inter-rater "
-     "reliability for nominal data: which coefficients and confidence intervals are "
-     "appropriate? BMC Med. Res. Methodol. 16, 93.", ("alpha", "confidence_agreement")),
-    ("Hayes, A. F., & Krippendorff, K. (2007). Answering the call for a standard "
-     "reliability measure for coding data. Commun. Methods Meas. 1, 77-89.", ()),
+    (ZAPF_2016, ("alpha", "confidence_agreement")),
+    (HAYES_KRIPPENDORFF_2007, ()),
     ("Hughes, J. (2022). Toward improved inference for Krippendorff's alpha agreement "
      "coefficient. arXiv:2210.13265.", ()),
     ("Cohen, J. (1960). A coefficient of agreement for nominal scales. Educ. Psychol. "

@@ -23,7 +23,14 @@ from typing import Any
 
 import xlsxwriter
 
-from ..citations import FLEISS_COHEN_EVERITT_1969, GWET_2014, cited_entries
+from ..citations import (
+    FLEISS_COHEN_EVERITT_1969,
+    GWET_2014,
+    HAYES_KRIPPENDORFF_2007,
+    UNIT_BOOTSTRAP,
+    ZAPF_2016,
+    cited_entries,
+)
 from ..errors import close_workbook
 from ..staging import OutputSet, remove_own_partials
 from ..workbook.app_props import SheetflowWorkbook
@@ -72,7 +79,8 @@ _METHODS = (
      "keeping the team's total in every resampled unit and resampling the validators' "
      "values; the designs, costs and ratings per dimension count the validators."),
     ("Interval", "Each simulated study's interval is the one analyze reports: alpha's "
-     "percentile unit bootstrap; Fleiss' kappa with the non-null variance of Gwet "
+     f"percentile interval of its units resampled, {UNIT_BOOTSTRAP}; Fleiss' kappa "
+     "with the non-null variance of Gwet "
      "(2014); Cohen's kappa's normal-theory interval with the non-null variance of "
      "Fleiss, Cohen & Everitt (1969)."),
     ("Weighted kappa", "Cohen's kappa is sized as analyze reports it: unweighted on a "
@@ -118,6 +126,8 @@ REFERENCES = (
     "coefficients with precision and assurance. Statistics in Medicine 31(29), 3972-3981.",
     GWET_2014,
     FLEISS_COHEN_EVERITT_1969,
+    ZAPF_2016,
+    HAYES_KRIPPENDORFF_2007,
 )
 """The sources the Methods text may cite, in full; the sheet lists those it cites."""
 
