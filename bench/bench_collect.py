@@ -102,7 +102,7 @@ STEPS = (
     ("manifest entry inflated", "sheetflow.packs.manifest", "Manifest", "pack"),
     ("pack plan", "sheetflow.collect.file_check", "_Plan", "__init__"),
     ("row alignment", "sheetflow.collect.file_check", "FileChecker", "_align_rows"),
-    ("locked-text digests", "sheetflow.collect.file_check", "FileChecker", "_check_locked"),
+    ("locked-text digests", "sheetflow.collect.file_check", "", "check_locked"),
     ("answers, rows and self-checks", "sheetflow.collect.answers", "AnswerReader",
      "read_all"),
     ("  of which the block (sort, pickle, CSV)", "sheetflow.collect.answers",

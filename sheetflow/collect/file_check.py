@@ -4,12 +4,12 @@
 the child it inspects and opens the file (:func:`~sheetflow.collect.reader.open_book`),
 reads the three identity stores, and for each pack the stores name (normally one)
 decodes that pack's manifest entry and checks the workbook against it: the row table,
-the Scoring sheet, its columns (:mod:`.columns`), hidden row ids, locked text (hashed
-here), every answer, batch times, derived points and totals, and text written outside
-the answer cells (:mod:`.outside_answers`). What goes back to the parent is small: the
-identity stores, the issues, counts, the self-check input, and the rating rows with
-their CSV lines, never the text of the workbook. Which pack the file really belongs to,
-duplicates, and the outputs are the parent's business.
+the Scoring sheet, its columns (:mod:`.columns`), hidden row ids (:mod:`.row_ids`),
+locked text (:mod:`.locked_text`), every answer, batch times, derived points and
+totals, and text written outside the answer cells (:mod:`.outside_answers`). What goes
+back to the parent is small: the identity stores, the issues, counts, the self-check
+input, and the rating rows with their CSV lines, never the text of the workbook. Which
+pack the file really belongs to, duplicates, and the outputs are the parent's business.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import product
 from typing import Any
 
 from .._gc import collector_paused
@@ -34,6 +33,7 @@ from .drawings import check_drawings
 from .hazards import Hazard
 from .identity import identity_rows, identity_sheet, identity_stores, pack_names
 from .lines import line_labels, line_names, missing_lines
+from .locked_text import check_locked, show_full
 from .outside_answers import check_outside_answers
 from .part_text import check_part_text
 from .reader import Book, Cells, open_book
@@ -54,7 +54,7 @@ from .safety import Limits, Problem, column_number
 from .sent_cells import report_row_table
 from .sheet_changes import check_comments, check_sheets
 from .validate import ERROR, Issue, cell_name, issue, show_value
-from .values import Formula, date_text, percent_text
+from .values import date_text, percent_text
 
 __all__ = [
     "RATING_COLUMNS", "ROW_FIELDS", "FileChecker", "FileJob", "FileResult", "PackCheck",
@@ -65,8 +65,6 @@ __all__ = [
 
 ROW_SLACK, COLUMN_SLACK = 40, 4
 _SKIP_SHEETS = (L.IDENTITY_SHEET, L.INSTRUCTIONS_SHEET, L.LISTS_SHEET)
-_SHIFT_SPAN = 64  # inserted rows searched for a card's moved locked text
-_SHIFT_TRIES = 64  # most per-chunk shift combinations tried
 
 
 @dataclass(frozen=True)
@@ -349,7 +347,7 @@ class FileChecker:
             self._check_extents()
             if not self._columns_moved() and self._align_rows() and self._lines_in_place() \
                     and ids_bound(self):
-                self._check_locked()
+                check_locked(self)
                 AnswerReader(self).read_all()
                 self.result.read = True
         check_sheets(self)  # before: a renamed sheet is compared under its new name
@@ -616,84 +614,6 @@ class FileChecker:
             if abs(raw) >= _GENERAL_LIMIT:  # as a General cell shows it: 1E+308, not
                 return f"{float(raw):G}"  # 309 digits cut short
         return raw_text(raw)
-
-    # -- locked text ---------------------------------------------------------------------
-
-    def _check_locked(self) -> None:
-        cards = self.plan.pack.get("cards", [])
-        fields = [_locked_fields(card) for card in cards]
-        # no answer line moved (the usual return): every field read where the pack put
-        # it, all at once
-        intact = iter(self._locked_in_place([f for card in fields for f in card])
-                      if self._in_place else ())
-        previous = 0  # shift of the line above the card's locked text
-        for card, card_fields, (first, last) in zip(cards, fields, self.plan.anchors,
-                                                    strict=True):
-            below = self.shift.get(first, 0)
-            for locked in card_fields:
-                if not next(intact, None) and not self._locked_found(locked, below, previous):
-                    cell, _ = self.moved(locked["cells"][0], first)
-                    self.add("locked-text-changed", sheet=self.sheet, cell=cell,
-                             case=L.case_name(card))
-            previous = self.shift.get(last, 0)
-
-    def _locked_in_place(self, fields: list[dict[str, Any]]) -> list[bool]:
-        """Whether each locked field's text is intact where the pack put it: the
-        digests of a 500-case pack's some 2,000 fields, made in one go."""
-        get, position = self.cells.get, self.plan.position
-        texts = [_joined([get(position(ref)) for ref in locked["cells"]]) for locked in fields]
-        return list(map(str.__eq__, map(L.text_sha256, texts),
-                        [locked["sha256"] for locked in fields]))
-
-    def _locked_found(self, locked: dict[str, Any], below: int, above: int) -> bool:
-        """Whether the field's text is intact, wherever inserted rows moved its cells.
-
-        The text lies between the previous card's last answer line (moved by
-        ``above``) and this card's first (moved by ``below``); rows inserted in between
-        move each chunk by an amount between the two, never backwards. Only a few
-        such placements are tried: sorted rows (shifts of hundreds) are not searched.
-        """
-        cells = [self.plan.position(ref) for ref in locked["cells"]]
-        for shift in dict.fromkeys((below, above)):
-            if self._digest(cells, [shift] * len(cells)) == locked["sha256"]:
-                return True
-        low, high = min(above, below), max(above, below)
-        if high - low > _SHIFT_SPAN:
-            return False
-        options = range(low, high + 1)
-        if len(options) ** len(cells) > _SHIFT_TRIES:
-            tries = ([d] * len(cells) for d in options)
-        else:
-            tries = (list(c) for c in product(options, repeat=len(cells))
-                     if list(c) == sorted(c))
-        return any(self._digest(cells, shifts) == locked["sha256"] for shifts in tries)
-
-    def _digest(self, cells: list[tuple[int, int]], shifts: list[int]) -> str:
-        text = "".join(show_full(self.cells.get((r + d, c)))
-                       for (r, c), d in zip(cells, shifts, strict=True))
-        return L.text_sha256(text)
-
-
-def _locked_fields(card: dict[str, Any]) -> list[dict[str, Any]]:
-    """A card's locked fields in order: the card's own, then each row's."""
-    return card["locked"] + [x for r in card["rows"] for x in r["locked"]]
-
-
-def _joined(values: list[Any]) -> str:
-    """The text of a locked field's cells, each as :func:`show_full` shows it."""
-    try:
-        return "".join(values)  # all text, as the pack wrote them
-    except TypeError:  # an empty cell, a number, a formula
-        return "".join(map(show_full, values))
-
-
-def show_full(value: Any) -> str:
-    """A locked cell's text exactly (numbers written as text stay text)."""
-    if value is None:
-        return ""
-    if isinstance(value, Formula):
-        return "=" + value.text
-    return show_value(value) if not isinstance(value, str) else value
 
 
 _GENERAL_LIMIT = 1e11  # from here on Excel's General format shows a number as 1E+11

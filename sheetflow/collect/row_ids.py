@@ -20,23 +20,20 @@ from typing import Any, Protocol
 from ..spec.study import Study
 from ..workbook import layout as L
 from .lines import line_labels
-from .outside_answers import FileChecker as _OutsideChecker
+from .locked_text import FileChecker as _LockedChecker
+from .locked_text import digest, locked_in_place
 from .outside_answers import open_pack
 from .validate import cell_name
 from .values import Formula
 
 
-class FileChecker(_OutsideChecker, Protocol):
+class FileChecker(_LockedChecker, Protocol):
     """What these checks need of :class:`.file_check.FileChecker` (named here without
     importing it: that module imports this one)."""
 
     study: Study
 
-    def _digest(self, cells: list[tuple[int, int]], shifts: list[int]) -> str: ...
-
     def _label_at(self, row: int) -> str: ...
-
-    def _locked_in_place(self, fields: list[dict[str, Any]]) -> list[bool]: ...
 
 CODE = "row-ids-edited"
 _NAMED = 6  # cells listed in the message; the rest are counted
@@ -72,7 +69,7 @@ def edited_ids(checker: FileChecker, ids: list[tuple[int, str]]) -> list[int]:
     cards = checker.plan.pack.get("cards", [])
     fields = [x for card in cards for x in card["locked"] + [x for r in card["rows"]
                                                              for x in r["locked"]]]
-    if not all(checker._locked_in_place(fields)) or not _rows_as_sent(checker, rows):
+    if not all(locked_in_place(checker, fields)) or not _rows_as_sent(checker, rows):
         return []
     return rows
 
@@ -113,7 +110,7 @@ def ids_bound(checker: FileChecker) -> bool:
 def _text_at(checker: FileChecker, locked: dict[str, Any], shift: int) -> bool:
     """Whether a locked field's text is whole ``shift`` rows from where the pack put it."""
     cells = [checker.plan.position(ref) for ref in locked["cells"]]
-    return checker._digest(cells, [shift] * len(cells)) == locked["sha256"]
+    return digest(checker, cells, [shift] * len(cells)) == locked["sha256"]
 
 
 def _labels_in_place(checker: FileChecker) -> bool:
