@@ -44,7 +44,7 @@ class Probe:
 
 
 Show = Callable[[Any], str]
-"""A cell's value as text, exactly (:func:`.locked_text.show_full`)."""
+"""A cell's value as text, exactly (:func:`.locked_check.show_full`)."""
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ the child it inspects and opens the file (:func:`~sheetflow.collect.reader.open_
 reads the three identity stores, and for each pack the stores name (normally one)
 decodes that pack's manifest entry and checks the workbook against it: the row table,
 the Scoring sheet, its columns (:mod:`.columns`), hidden row ids (:mod:`.row_ids`),
-locked text (:mod:`.locked_text`), every answer, batch times, derived points and
+locked text (:mod:`.locked_check`), every answer, batch times, derived points and
 totals, and text written outside the answer cells (:mod:`.outside_answers`). What goes
 back to the parent is small: the identity stores, the issues, counts, the self-check
 input, and the rating rows with their CSV lines, never the text of the workbook. Which
@@ -33,7 +33,7 @@ from .drawings import check_drawings
 from .hazards import Hazard
 from .identity import identity_rows, identity_sheet, identity_stores, pack_names
 from .lines import line_labels, line_names, missing_lines
-from .locked_text import check_locked, show_full
+from .locked_check import check_locked, locked_fields, show_full
 from .outside_answers import check_outside_answers
 from .part_text import check_part_text
 from .reader import Book, Cells, open_book
@@ -280,7 +280,7 @@ class _Plan:
         for card in pack.get("cards", []):
             for answer in card["case_answers"].values():
                 refs += _refs(answer)
-            for locked in card["locked"] + [x for r in card["rows"] for x in r["locked"]]:
+            for locked in locked_fields(card):
                 refs += locked["cells"]
         return refs
 

@@ -20,7 +20,7 @@ from ..errors import SheetflowError
 from ..packs.manifest import PackHead, open_manifest
 from ..workbook import layout as L
 from .file_check import split_cell
-from .locked_text import show_full
+from .locked_check import show_full
 from .reader import open_book
 from .safety import Problem
 from .validate import Issue

@@ -20,8 +20,8 @@ from typing import Any, Protocol
 from ..spec.study import Study
 from ..workbook import layout as L
 from .lines import line_labels
-from .locked_text import FileChecker as _LockedChecker
-from .locked_text import digest, locked_in_place
+from .locked_check import FileChecker as _LockedChecker
+from .locked_check import digest, locked_fields, locked_in_place
 from .outside_answers import open_pack
 from .validate import cell_name
 from .values import Formula
@@ -67,8 +67,7 @@ def edited_ids(checker: FileChecker, ids: list[tuple[int, str]]) -> list[int]:
     if not rows or not _labels_in_place(checker):
         return []
     cards = checker.plan.pack.get("cards", [])
-    fields = [x for card in cards for x in card["locked"] + [x for r in card["rows"]
-                                                             for x in r["locked"]]]
+    fields = [x for card in cards for x in locked_fields(card)]
     if not all(locked_in_place(checker, fields)) or not _rows_as_sent(checker, rows):
         return []
     return rows
@@ -95,7 +94,7 @@ def ids_bound(checker: FileChecker) -> bool:
     cards = checker.plan.pack.get("cards", [])
     for card, (first, _) in zip(cards, checker.plan.anchors, strict=True):
         shift = checker.shift.get(first, 0)
-        fields = card["locked"] + [x for r in card["rows"] for x in r["locked"]]
+        fields = locked_fields(card)
         if not shift or all(_text_at(checker, f, shift) for f in fields):
             continue
         key = checker.plan.lines[first]

@@ -40,7 +40,7 @@ def check_locked(checker: FileChecker) -> None:
         The checker of one return, its rows aligned (``shift``, ``_in_place``).
     """
     cards = checker.plan.pack.get("cards", [])
-    fields = [_locked_fields(card) for card in cards]
+    fields = [locked_fields(card) for card in cards]
     # no answer line moved (the usual return): every field read where the pack put
     # it, all at once
     intact = iter(locked_in_place(checker, [f for card in fields for f in card])
@@ -99,7 +99,7 @@ def digest(checker: FileChecker, cells: list[tuple[int, int]], shifts: list[int]
     return L.text_sha256(text)
 
 
-def _locked_fields(card: dict[str, Any]) -> list[dict[str, Any]]:
+def locked_fields(card: dict[str, Any]) -> list[dict[str, Any]]:
     """A card's locked fields in order: the card's own, then each row's."""
     return card["locked"] + [x for r in card["rows"] for x in r["locked"]]
 
