@@ -95,6 +95,10 @@ SETTINGS = [
     ("anchored-plan", "max_material_errors = 1", "max_material_errors = -1",
      ["[analysis.targets]", "max_material_errors = -1 is outside the range of a count "
                             "(0 or more)"]),
+    # a count is whole: 1.5 let one error pass and rejected two, as 1 does, in silence
+    ("anchored-plan", "max_material_errors = 1", "max_material_errors = 1.5",
+     ["[analysis.targets]", "max_material_errors = 1.5 is not a whole number",
+      "write max_material_errors = 1 or 2"]),
     ("keep-known", "alpha_test = 0.05", "alpha_test = 5",
      ["[analysis.targets]", "alpha_test = 5 is outside the range of a test level"]),
     # a test level of 1 (or 0) decides nothing: the range says its ends are left out
@@ -162,3 +166,24 @@ def _allowed() -> str:
                                       "judge-likert", "keep-known"])
 def test_every_template_setting_is_known(tmp_path, template):
     assert load_study(init_study(tmp_path / "s", template)).generate_problems == ()
+
+
+@pytest.mark.parametrize("value,said", [("0.7", "did you mean 70?"), ("70", None),
+                                        ("1", None)])
+def test_a_threshold_written_as_a_share_of_the_total_scale_is_a_warning(
+        tmp_path, value, said):
+    """Protocol 002's totals run 0-100: a threshold of 0.7 (70% meant) was taken in
+    silence, and every rated item reached it. Check says so and still passes the spec,
+    as a low threshold may be meant."""
+    root = init_study(tmp_path / "s", "anchored-plan")
+    replace_once(root / "study.toml", "acceptance_threshold = 70",
+                 f"acceptance_threshold = {value}")
+    result = CliRunner().invoke(cli, ["check", str(root)])
+    assert result.exit_code == 0, result.output
+    warnings = [ln for ln in result.output.splitlines() if ln.startswith("warning: ")]
+    if said is None:
+        assert warnings == []
+    else:
+        assert warnings == [
+            f"warning: {root}/study.toml: [analysis.targets]: acceptance_threshold 0.7 is on "
+            f"the 0-100 total scale; {said} If so, write acceptance_threshold = 70"]

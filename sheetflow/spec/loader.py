@@ -580,8 +580,11 @@ class Loader(RubricLoader, DesignLoader, RaterLoader):
         for name in plan.targets:
             if not isinstance(name, str):
                 self.fail("target names must be text", "[analysis] targets")
-        for problem in params.target_problems(plan.targets, self._first_total(rubric)):
+        total_range = self._first_total(rubric)
+        for problem in params.target_problems(plan.targets, total_range):
             self.fail_to_generate(problem, "[analysis.targets]")
+        self.warnings += [f"{self.file}: [analysis.targets]: {warning}"
+                          for warning in params.target_warnings(plan.targets, total_range)]
 
     def _protocol_targets(self, protocol: str, plan: Plan, *, given: bool) -> None:
         """The targets the protocol's decision needs must be in the plan, at the values

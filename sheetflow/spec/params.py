@@ -373,6 +373,45 @@ def target_problems(targets: dict[str, float], total_range: tuple[float, float] 
         within, what, said = _target_range(name, total_range)
         if not within(value):
             out.append(f"{name} = {value:g} is outside {what} ({said})")
+        elif name == "max_material_errors" and not float(value).is_integer():
+            # a count is whole: 1.5 let one error pass and rejected two, as 1 does
+            out.append(f"{name} = {value:g} is not a whole number: it is the largest "
+                       f"material-error count an item may have; write {name} = "
+                       f"{math.floor(value)} or {math.ceil(value)}")
+    return out
+
+
+def target_warnings(targets: dict[str, float], total_range: tuple[float, float] | None,
+                    ) -> list[str]:
+    """Targets on the total's scale that look written as a share of it (in range).
+
+    A threshold of 0.7 on a 0-100 total is a valid total, but every rated item reaches
+    it: most likely 70 was meant. Said, not refused, as a low threshold may be meant.
+
+    Parameters
+    ----------
+    targets : dict
+        Name -> number, already checked by :func:`target_problems`.
+    total_range : (float, float) or None
+        The lowest and highest value of the rubric's first total, when it has one.
+
+    Returns
+    -------
+    list of str
+        One line per such target, naming it, its value, the scale and the value meant.
+    """
+    if total_range is None:
+        return []
+    low, high = total_range
+    if high - low < 10:  # on a narrow scale a value below 1 may well be meant
+        return []
+    out = []
+    for name in TOTAL_TARGETS:
+        value = targets.get(name)
+        if value is not None and 0 < value < 1 and low <= value <= high:
+            meant = low + value * (high - low)
+            out.append(f"{name} {value:g} is on the {low:g}-{high:g} total scale; did you "
+                       f"mean {meant:g}? If so, write {name} = {meant:g}")
     return out
 
 
