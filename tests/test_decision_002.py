@@ -531,3 +531,26 @@ def test_an_item_whose_safety_flag_nobody_answered_is_not_accepted(tmp_path):
     text = next(r[1] for r in methods.iter_rows(max_col=2, values_only=True)
                 if r[0] == "Acceptance and second rater (002)")
     assert "a safety answer is rejected" in text
+
+
+def test_a_count_one_rater_left_blank_is_said_beside_the_count_used(tmp_path):
+    """The second rater leaves a selected item's material-error count blank (taken in
+    with --allow-partial): the primary's 0 was used alone and the item accepted, with
+    nothing saying the second count was missing. The Acceptance sheet's note and the
+    Summary say whose count was used and who gave none."""
+    root = tmp_path / "one-count"
+    selected = _locked(root)
+    _fill(root, SECOND, {})
+    blank = next(i for i in selected if i not in (LOW, UNSAFE))
+    edit_returns(root, lambda _pack, a: None if (a["item_id"], a["dimension"]) == (
+        blank, "material_errors") else KEEP, {SECOND})
+    collect(root)
+    out, summary, rows = run_analyze(root, "--allow-partial")
+    assert blank in summary["acceptance"]["accepted"], out.output
+    said = f"material errors: {PRIMARY}'s count alone ({SECOND} gave none)"
+    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Acceptance"]
+    head, *table = sheet.iter_rows(values_only=True)
+    notes = {r[0]: r[head.index("note")] for r in table}
+    assert notes[blank] == said
+    assert {i for i, n in notes.items() if n} == {blank}
+    assert f"{blank}: {said}" in rows

@@ -91,7 +91,19 @@ def _item_row(case: str, arm: str, grp: pd.DataFrame, tid: str, threshold: float
             # each count with its rater: "2, 0" left the reader to find whose
             "material_errors_each": ", ".join(f"{e:g} ({who})" for e, who in each),
             "severe_safety": bool(severe), "safety_raters": ", ".join(severe),
-            "accepted": not reasons, "reason": "; ".join(reasons)}
+            "accepted": not reasons, "reason": "; ".join(reasons),
+            "note": _counts_alone(each, grp.loc[is_err & ~counted, "rater"].tolist())}
+
+
+def _counts_alone(each: list[tuple[float, str]], without: list[str]) -> str:
+    """Whose material-error count was used alone, and who gave none, when a rater of
+    the item left theirs blank ("" otherwise): the given count decided the item and
+    nothing said the other was missing."""
+    if not each or not without:
+        return ""
+    whose = listed([f"{rater}'s" for _, rater in each])
+    return (f"material errors: {whose} count{'s' if len(each) > 1 else ''} alone "
+            f"({listed(without)} gave none)")
 
 
 def _missing_targets(ctx: Context) -> str:
@@ -195,6 +207,7 @@ def _h_acceptance(ctx: Context, table: pd.DataFrame, out: dict) -> None:
         f"{r['item']} ({r['arm']}, recorded by {r['raters']})" for r in out["safety_events"])
         if out["safety_events"] else "none recorded"))
     lines += [f"rejected {r['item']}: {r['reason']}" for r in out["acceptance"]["rejected"]]
+    lines += [f"{r['item']}: {r['note']}" for r in table.to_dict("records") if r["note"]]
 
 
 _RULE_WORDS = {"max": "the larger count", "mean": "the mean count", "sum": "the counts added"}
