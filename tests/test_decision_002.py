@@ -125,7 +125,7 @@ def test_the_lock_draws_the_subset_from_completed_items(correct):
 
 
 def test_correct_subset_passes_and_one_raters_error_rejects(correct):
-    _, _, disputed, out, summary, rows = correct
+    root, _, disputed, out, summary, rows = correct
     assert out.exit_code == 0, out.output
     decision = summary["decision"]
     assert decision["status"] == "reported"  # the protocol decides per item, not a PASS
@@ -155,6 +155,16 @@ def test_correct_subset_passes_and_one_raters_error_rejects(correct):
         in rows
     assert any(r.startswith(f"safety events: {UNSAFE} (") for r in rows)
     assert f"rejected {disputed}: {rejected[disputed]}" in rows
+    # in the study's item order, as the rejected lines: the data's order put the
+    # second rater's items first
+    items = [it.id for it in load_study(root).items]
+    assert list(rejected) == [i for i in items if i in rejected]
+    assert [r.split(":")[0] for r in rows if r.startswith("rejected ")] == \
+        [f"rejected {i}" for i in rejected]
+    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Acceptance"]
+    assert [r[0] for r in sheet.iter_rows(min_row=2, values_only=True)] == items
+    assert rows[1].startswith(f"study action-plan-rubric-v1 | 2 raters | {len(items)} items "
+                              "| spec "), rows[1]
 
 
 def test_the_icc_names_the_items_outside_the_subset_not_missing(correct):
@@ -406,6 +416,9 @@ def test_an_item_no_rater_scored_is_counted_and_named(tmp_path):
     check = next(c for c in summary["decision"]["checks"] if c["name"] == RATED_CHECK)
     assert (check["value"], check["passed"]) == (1, False)
     assert check["note"] == "no valid total from any rater: W003"
+    # its blank rows are no rating: the header counted it among the items rated
+    assert summary["n_cases"] == 15
+    assert "action-plan-rubric-v1: 1 of 2 raters, 15 of 16 items rated\n" in out.output
 
 
 def test_the_combining_rule_is_named_only_over_two_or_more_counts(tmp_path):
@@ -494,9 +507,15 @@ def test_an_item_only_a_left_out_return_held_is_still_counted(tmp_path):
     edit_returns(root, lambda _pack, a: 99 if a["dimension"] == "completeness" else KEEP,
                  {PRIMARY})
     collect(root)
-    out, summary, _ = run_analyze(root, "--allow-partial")
+    out, summary, rows = run_analyze(root, "--allow-partial")
     assert out.exit_code == 1, out.output  # the panel is incomplete
     items = [it.id for it in load_study(root).items]
+    # the header counts the study's items and raters, not those in the data: it read
+    # "1 rater | 4 cases" of a 16-item study
+    counts = f"1 of 2 raters, {len(selected)} of {len(items)} items rated"
+    assert f"study      action-plan-rubric-v1: {counts}\n" in out.output
+    assert rows[1].startswith(f"study action-plan-rubric-v1 | {counts.replace(', ', ' | ')} "
+                              "| spec "), rows[1]
     unrated = [i for i in items if i not in selected]
     acc = summary["acceptance"]
     assert acc["n_items"] == len(items)

@@ -124,7 +124,7 @@ def test_a_return_with_every_answer_blank_adds_no_rater(empty):
     assert out.exit_code == 1, out.output
     assert summary["decision"]["status"] == "incomplete"
     assert summary["n_raters"] == 1
-    assert "study      answer-review-rater2: 1 rater, 18 cases" in out.output
+    assert "study      answer-review-rater2: 1 of 2 raters, 18 items\n" in out.output
     panel = summary["panel"]
     assert (panel["expected"], panel["included"], panel["missing"]) == (
         ["rater1", "rater2"], ["rater1"], ["rater2"])

@@ -55,15 +55,18 @@ def _acceptance(ctx: Context) -> pd.DataFrame:
         return empty_reason(pd.DataFrame(), "needs a total", item="")
     rule = combine_rule(ctx)
     groups = dict(tuple(ctx.first.groupby("case", sort=False)))
-    rows = [_item_row(case, grp["arm"].iloc[0], grp, tid, threshold, max_err, rule)
-            for case, grp in groups.items()]
-    # an item no included return holds (its one rater's file left out) is still an item
+    # in the study's item order: in the data's, the second rater's items came first.
+    # An item no included return holds (its one rater's file left out) is still an item
     # of the study: left out, a 16-item study read "4 of 4 items accepted" and "each of
     # the 4 items has a valid total"
     arm_column = ctx.study.design.arm_column or ""
-    rows += [_item_row(it.id, it.fields.get(arm_column, ""), ctx.first.iloc[:0], tid,
-                       threshold, max_err, rule)
-             for it in ctx.study.items if it.id not in groups]
+    rows = [_item_row(it.id, groups[it.id]["arm"].iloc[0] if it.id in groups else
+                      it.fields.get(arm_column, ""), groups.get(it.id, ctx.first.iloc[:0]),
+                      tid, threshold, max_err, rule)
+            for it in ctx.study.items]
+    known = {it.id for it in ctx.study.items}  # a case they lack is shown, not dropped
+    rows += [_item_row(case, grp["arm"].iloc[0], grp, tid, threshold, max_err, rule)
+             for case, grp in groups.items() if case not in known]
     return pd.DataFrame(rows)
 
 

@@ -17,7 +17,7 @@ from ..citations import (
 from ..spec.study import Study
 from ..words import FEW_UNITS_TOPIC, few_units_method
 from . import confidence, position, readings
-from .context import Context, json_safe
+from .context import Context, answered, json_safe
 from .decision import default_decision, finish
 from .panel import PANEL_METHOD, Panel
 from .registry import all_headlines, all_plans, planned_analyses, protocol_plan
@@ -83,7 +83,10 @@ def summary(ctx: Context, tables: dict[str, pd.DataFrame], key_hash: str,
                   "key": key_seeds},
         "n_boot": ctx.plan.n_boot, "analyses": planned_analyses(study),
         "n_raters": int(ctx.first["rater"].nunique()),
-        "n_cases": int(ctx.first.loc[ctx.first["case"] != "", "case"].nunique()),
+        # the items some answer was given to: rows of blank answers (--allow-partial)
+        # counted an item nobody rated
+        "n_cases": int(ctx.first.loc[(ctx.first["case"] != "") & answered(
+            ctx.first["value"]), "case"].nunique()),
         "targets": dict(ctx.plan.targets), "verdicts": [],
     }
     headlines = all_headlines()

@@ -112,12 +112,17 @@ def analyze_command(out: Output, directory: Path, allow_partial: bool,
 def _echo_summary(out: Output, analysis: Analysis) -> None:
     from ..analysis.context import band_bounds
     from ..analysis.decision import check_line
-    from ..report.headline import deviations_line, figure_line, planned_figures, review_lines
+    from ..report.headline import (
+        deviations_line,
+        figure_line,
+        planned_figures,
+        review_lines,
+        study_counts,
+    )
 
     s = analysis.summary
     bounds = band_bounds(analysis.study.plan)
-    out.say(f"study      {s['study_id']}: {counted(s['n_raters'], 'rater')}, "
-            f"{counted(s['n_cases'], 'case')}")
+    out.say(f"study      {s['study_id']}: {', '.join(study_counts(s, analysis.study))}")
     out.say(f"key        sha256 {s['key_sha256']} (seal verified)")
     alphas = s.get("alpha", [])
     # each measure as the workbook names it, "Label (id)", the names aligned

@@ -29,6 +29,23 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
         lines.append(f"arms: {summary['arms']['sentence']}")
     return lines + list(summary.get("readings", []))
 
+def study_counts(summary: dict[str, Any], study: Study) -> list[str]:
+    """The raters and items the analysis rests on, each of those the study has when
+    fewer: ["2 raters", "16 items"], ["1 of 2 raters", "4 of 16 items rated"] (the
+    header of the Summary sheet and of ``sheetflow analyze``).
+
+    The items counted are those some answer was given to (``n_cases``); a 16-item study
+    analysed on 4 read "4 cases", as if the study had 4.
+    """
+    n_raters, n_items = summary["n_raters"], summary["n_cases"]
+    expected, items = len(summary["panel"]["expected"]), len(study.items)
+    raters = f"{n_raters} of {counted(expected, 'rater')}" if n_raters < expected else \
+        counted(n_raters, "rater")
+    rated = f"{n_items} of {counted(items, 'item')} rated" if n_items < items else \
+        counted(n_items, "item")
+    return [raters, rated]
+
+
 NAMED_INCLUDED = 12  # included raters named in the line; missing ones are always all named
 NAMED_DISPUTES = 12
 """Gold-disputed items named in the line; the Gold disputes sheet lists every one."""

@@ -22,7 +22,7 @@ from ..words import NUMBER_FORMS, decimals_for, p_said
 from ..workbook.printing import row_points, set_print, text_lines
 from .cells import BAND_COLOURS, number_format, write_cell
 from .charts import alpha_chart, yield_chart
-from .headline import headline_lines, review_lines
+from .headline import headline_lines, review_lines, study_counts
 from .paging import fit_scale as paged_scale
 from .paging import keep_blocks_whole
 
@@ -34,8 +34,7 @@ def summary_sheet(wb: xlsxwriter.Workbook, ws: Worksheet, analysis: Analysis,
         ws.set_column(col, col, width)
     ws.write_string(0, 0, f"{analysis.study.title}", fmt["title"])
     ws.write_string(1, 0, f"study {s.get('study_id', '')} | "
-                    f"{_plural(s.get('n_raters', 0), 'rater')} | "
-                    f"{_plural(s.get('n_cases', 0), 'case')} | "
+                    f"{' | '.join(study_counts(s, analysis.study))} | "
                     f"spec {str(s.get('spec_hash', ''))[:16]} | "
                     f"key {str(s.get('key_sha256', ''))[:16]}", fmt["grey"])
     row = _headline_block(ws, 3, s, fmt)
