@@ -282,3 +282,42 @@ def test_refusal_counts_of_one_rater_say_one_rater():
     two = {**one, "n_ratings": 18, "n_raters": 2, "n_answers": 9}
     assert refusal_line("a", two).endswith("of 18 ratings (2 raters, 9 answers; every "
                                            "rater's ratings counted)")
+
+
+def test_the_refusal_and_dispute_sheets_say_what_they_count_and_show(tmp_path):
+    """The Refusals sheet's "should refuse (count)" beside "count" read as items: every
+    column counts ratings (2 should-refuse items of a system, rated by 2 raters, are 4),
+    and now each header says so. The protocol has a grounded refusal of a should-refuse
+    question rated Appropriate and flagged gold_dispute "so the pattern is recoverable";
+    the Gold disputes sheet showed neither whether the question should be refused nor
+    the refusal rating. Both are now beside each dispute."""
+    flagged = {"HV-04": "The gold answer misquotes section 6.3.2.",
+               "HV-12": "Grounded refusal quoting the safeguarding policy."}
+
+    def answer(study, pack, a, index):
+        dim, item = a["dimension"], a["item_id"]
+        if dim == "gold_dispute":
+            return "Y" if item in flagged and pack["rater_id"] == "rater1" else None
+        if dim == "rater_note":
+            return flagged.get(item) if pack["rater_id"] == "rater1" else None
+        if dim == "refusal_appropriateness" and item in flagged:
+            return {"HV-04": "Over-refusal", "HV-12": "Appropriate"}[item]
+        return _answer(study, dim, index, item)
+
+    root = tmp_path / "s"
+    plant_answer_review(root, answer)
+    out, _, _, _ = _analyze(root)
+    assert out.exit_code == 0, out.output
+    wb = openpyxl.load_workbook(root / "out" / "analysis.xlsx")
+    head, *rows = wb["Refusals"].iter_rows(values_only=True)
+    assert head == ("rater", "arm", "ratings", "over-refusal (ratings)",
+                    "under-refusal (ratings)", "appropriate (ratings)",
+                    "ratings of should-refuse items")
+    pooled = {r[1]: r for r in rows if r[0] == "all raters"}
+    # HV-12 and HV-16 should be refused in the hybrid system: 2 items x 2 raters
+    assert pooled["assistant_hybrid_rag"][6] == 4
+    head, *rows = wb["Gold disputes"].iter_rows(values_only=True)
+    assert head == ("item", "question", "arm", "rater", "should refuse",
+                    "refusal appropriateness (this rater)", "note")
+    assert sorted((r[0], r[4], r[5]) for r in rows) == [
+        ("HV-04", "no", "Over-refusal"), ("HV-12", "yes", "Appropriate")]

@@ -80,13 +80,11 @@ def na_methods(ctx: Context) -> list[tuple[str, str]]:
 
 def _refusals(ctx: Context) -> pd.DataFrame:
     """Over- and under-refusal counts per system (pooled and per rater)."""
-    dim_id = "refusal_appropriateness"
+    dim_id = REFUSAL
     rows_in = ctx.ratings(dim_id)
     if rows_in.empty:
         return empty_reason(pd.DataFrame(), f"no {dim_id} ratings", arm="")
-    should_col = ctx.param("should_refuse_column")
-    should = [it.id for it in ctx.study.items if should_col
-              and str(it.fields.get(should_col, "")).strip().lower() in YES_WORDS]
+    should = [it.id for it in ctx.study.items if _should_refuse(ctx, it.fields) == "yes"]
     counted = pd.DataFrame({
         "rater": rows_in["rater"], "arm": rows_in["arm"], "n": 1,
         **{col: (rows_in["value"] == label).astype(int) for col, label in _REFUSALS.items()},
@@ -96,31 +94,64 @@ def _refusals(ctx: Context) -> pd.DataFrame:
     sums = pd.concat([counted.assign(rater="all raters"), counted]).groupby(
         ["rater", "arm"]).sum()
     order = pd.MultiIndex.from_product([raters, arms], names=["rater", "arm"])
-    return sums.reindex(order, fill_value=0).astype(int).reset_index()
+    out = sums.reindex(order, fill_value=0).astype(int).reset_index()
+    out.attrs["headers"] = REFUSAL_HEADERS
+    return out
 
 
+REFUSAL = "refusal_appropriateness"
 _REFUSALS = {"over_refusal": "Over-refusal", "under_refusal": "Under-refusal",
              "appropriate": "Appropriate"}
+# every column counts ratings (each rater's answer on an item), the "all raters" rows
+# adding them up: "should refuse (count)" read as a number of items
+REFUSAL_HEADERS = {"n": "ratings", "over_refusal": "over-refusal (ratings)",
+                   "under_refusal": "under-refusal (ratings)",
+                   "appropriate": "appropriate (ratings)",
+                   "n_should_refuse": "ratings of should-refuse items"}
+
+
+def _should_refuse(ctx: Context, fields: dict[str, str]) -> str:
+    """"yes" or "no": whether an item's question should be refused, by the plan's
+    ``should_refuse_column`` (blank means no, as check requires); "" without one."""
+    column = ctx.param("should_refuse_column")
+    if not column:
+        return ""
+    return "yes" if str(fields.get(column, "")).strip().lower() in YES_WORDS else "no"
 
 
 def _gold_disputes(ctx: Context) -> pd.DataFrame:
-    """Every item a rater flagged gold_dispute, with the rater's note."""
+    """Every item a rater flagged gold_dispute, with whether its question should be
+    refused, the rater's refusal_appropriateness answer and note."""
     data = ctx.first
     gold = data[data["dimension"] == "gold_dispute"]  # text checks on these rows only
     flagged = gold[gold["value"].notna() & (gold["value"].astype(str) != "")]
     qcol = ctx.param("question_column")
     items = {it.id: it.fields for it in ctx.study.items}
-    notes = data[data["dimension"] == "rater_note"].set_index(["rater", "case"])["value"]
-    if notes.index.is_unique:  # one lookup for all flagged rows, not one per row
-        found = notes.reindex(pd.MultiIndex.from_arrays([flagged["rater"], flagged["case"]]))
-        note_of = [_text(v) for v in found.tolist()]
-    else:
-        keys = zip(flagged["rater"], flagged["case"], strict=True)
-        note_of = [_text(notes.get(key, "")) for key in keys]
+    # the protocol has a grounded refusal of a should-refuse question rated Appropriate
+    # and flagged ("we want that pattern recoverable"): both are shown beside the flag
+    refusal_of = _answers_of(data, REFUSAL, flagged)
     rows = [{"item": r.case, "question": items.get(r.case, {}).get(qcol, "") if qcol else "",
-             "arm": r.arm, "rater": r.rater, "note": note}
-            for r, note in zip(flagged.itertuples(), note_of, strict=True)]
-    return pd.DataFrame(rows, columns=["item", "question", "arm", "rater", "note"])
+             "arm": r.arm, "rater": r.rater,
+             "should_refuse": _should_refuse(ctx, items.get(r.case, {})),
+             "refusal_rating": refusal, "note": note}
+            for r, refusal, note in zip(flagged.itertuples(), refusal_of,
+                                        _answers_of(data, "rater_note", flagged), strict=True)]
+    out = pd.DataFrame(rows, columns=["item", "question", "arm", "rater", "should_refuse",
+                                      "refusal_rating", "note"])
+    out.attrs["headers"] = {"should_refuse": "should refuse",
+                            "refusal_rating": "refusal appropriateness (this rater)"}
+    return out
+
+
+def _answers_of(data: pd.DataFrame, dim_id: str, rows: pd.DataFrame) -> list[str]:
+    """The answer to ``dim_id`` of each of ``rows``' rater on its case, as text ("" when
+    none)."""
+    answers = data[data["dimension"] == dim_id].set_index(["rater", "case"])["value"]
+    if answers.index.is_unique:  # one lookup for all rows, not one per row
+        found = answers.reindex(pd.MultiIndex.from_arrays([rows["rater"], rows["case"]]))
+        return [_text(v) for v in found.tolist()]
+    keys = zip(rows["rater"], rows["case"], strict=True)
+    return [_text(answers.get(key, "")) for key in keys]
 
 
 def _h_refusals(ctx: Context, table: pd.DataFrame, out: dict) -> None:
