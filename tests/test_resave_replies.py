@@ -7,8 +7,11 @@ asking for the answers copied into the workbook attached, as its body does.
 
 from __future__ import annotations
 
+import datetime as dt
 import email
 import email.policy
+import hashlib
+import zipfile
 from pathlib import Path
 
 import openpyxl
@@ -19,10 +22,12 @@ from sheetflow.collect.run import collect
 from sheetflow.collect.validate import issue
 from sheetflow.demo.simulate import fill_packs
 from sheetflow.packs.generate import generate_packs
+from sheetflow.packs.journal import append, iso
 from sheetflow.spec.study import Rater
 from sheetflow.spec.templates import init_study
 from sheetflow.workbook import layout as L
 
+NOW = dt.datetime.now(dt.UTC).replace(second=0, microsecond=0)
 OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 4096
 
 
@@ -158,3 +163,75 @@ def test_collects_drafts_say_what_to_send_in_their_subject(drafts, rater, subjec
     assert msg["Subject"].endswith(": " + subject)
     body = msg.get_body(preferencelist=("plain",)).get_content()
     assert "attach your filled-in workbook again" not in body
+
+
+def _strip_identity(path: Path) -> None:
+    """``path`` without its hidden identity (every store of it removed)."""
+    wb = openpyxl.load_workbook(path)
+    for key in L.IDENTITY_KEYS:
+        del wb.defined_names[L.identity_name(key)]
+    wb.custom_doc_props.props = []
+    del wb[L.IDENTITY_SHEET]
+    wb.save(path)
+
+
+def _strict(path: Path) -> None:
+    """``path`` with its workbook part in Strict Open XML's namespace."""
+    with zipfile.ZipFile(path) as zf:
+        parts = {name: zf.read(name) for name in zf.namelist()}
+    parts["xl/workbook.xml"] = parts["xl/workbook.xml"].replace(
+        b"http://schemas.openxmlformats.org/spreadsheetml/2006/main",
+        b"http://purl.oclc.org/ooxml/spreadsheetml/main")
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in parts.items():
+            zf.writestr(name, data)
+
+
+CONFLICT_NAME = "EV02-scores-final.xlsx"
+
+
+@pytest.fixture(scope="module")
+def two_files(tmp_path_factory) -> tuple[Path, list[Path]]:
+    """EV-01 sends an .xls by mail (attached under their pack's name, saved under
+    fetch's, the time received before it) and their .xlsx stripped of its identity;
+    EV-02 their .xlsx stripped of its identity and a copy of it, renamed, with one
+    identity store edited; EV-03 a workbook saved as Strict Open XML. collect drafts
+    the replies."""
+    root = init_study(tmp_path_factory.mktemp("two-files") / "s", "paired-rubric")
+    generate_packs(root)
+    files = fill_packs(root, seed=3)
+    attached = files[0].with_suffix(".xls").name
+    local = files[0].with_name("20260915-0930-" + attached)
+    local.write_bytes(OLE)
+    append(root, {"event": "received", "message_id": "<m1@test>", "sender": "",
+               "received": iso(NOW), "attachment": attached,
+               "sha256": hashlib.sha256(OLE).hexdigest(),
+               "saved": f"{L.RETURNS_DIR}/{local.name}", "time": iso(NOW)})
+    _strip_identity(files[0])
+    conflict = files[1].with_name(CONFLICT_NAME)
+    wb = openpyxl.load_workbook(files[1])
+    wb[L.IDENTITY_SHEET].cell(L.IDENTITY_KEYS.index("rater_id") + 1, 2).value = "EV-03"
+    wb.save(conflict)
+    _strip_identity(files[1])
+    _strict(files[2])
+    collect(root)
+    return root / "out" / "feedback", [local, *files]
+
+
+def _body(drafts: Path, rater: str) -> str:
+    msg = email.message_from_bytes((drafts / f"{rater}.eml").read_bytes(),
+                                   policy=email.policy.default)
+    return msg.get_body(preferencelist=("plain",)).get_content()
+
+
+def test_a_strict_open_xml_file_is_told_how_to_save_it_in_excel_and_in_libreoffice(
+        two_files):
+    """The advice named only Excel's Save As; LibreOffice Calc reads the file too."""
+    drafts, (*_, strict) = two_files
+    body = " ".join(_body(drafts, "EV-03").split())
+    assert (f"Thank you for sending your workbook ({strict.name}). It arrived, but it "
+            "could not be used:") in body
+    assert ("- The workbook was saved as 'Strict Open XML Spreadsheet'. Open it and save "
+            "it as .xlsx: in Excel, File > Save As > Excel Workbook (.xlsx); in "
+            "LibreOffice Calc, File > Save As, file type 'Excel 2007\u2013365 (.xlsx)'. "
+            "Then send that file.") in body

@@ -29,6 +29,13 @@ def _t(code: str, severity: str, meaning: str, template: str) -> IssueType:
 LIBREOFFICE_XLSX = "Excel 2007\u2013365 (.xlsx)"
 """The .xlsx file type as LibreOffice Calc's Save As dialog lists it (an en dash)."""
 
+# how to save a workbook .xlsx can be saved from in either program (a .xls or a Strict
+# Open XML file may come from Excel or from LibreOffice Calc, whose Save As names the
+# type otherwise): both menus are named
+_SAVE_AS_XLSX = ("Open it and save it as .xlsx: in Excel, File > Save As > Excel Workbook "
+                 "(.xlsx); in LibreOffice Calc, File > Save As, file type "
+                 f"'{LIBREOFFICE_XLSX}'. Then send that file.")
+
 # what to do about a returned file carrying something that acts when opened in Excel
 # (the same words serve the coordinator and the reply drafted to the rater)
 _CLEAN_COPY = (" Its ratings are not used. Do not open this file in Excel or LibreOffice: "
@@ -68,11 +75,8 @@ _TYPES = (
     _t("encrypted-workbook", ERROR, "An Excel file encrypted with an opening password.",
        "The workbook is protected with an opening password. Remove it (Excel: File > Info > "
        "Protect Workbook > Encrypt with Password, clear the box) and send it again."),
-    # an .xls may have been saved by Excel or by LibreOffice: both menus are named
     _t("legacy-xls", ERROR, "An old Excel 97-2003 (.xls) or other OLE file.",
-       "This is an old Excel 97-2003 (.xls) file. Open it and save it as .xlsx: in Excel, "
-       "File > Save As > Excel Workbook (.xlsx); in LibreOffice Calc, File > Save As, "
-       f"file type '{LIBREOFFICE_XLSX}'. Then send that file."),
+       "This is an old Excel 97-2003 (.xls) file. " + _SAVE_AS_XLSX),
     _t("ods-file", ERROR, "An OpenDocument spreadsheet (.ods), not .xlsx.",
        "This is an OpenDocument spreadsheet (.ods). In LibreOffice use File > Save As and "
        f"choose '{LIBREOFFICE_XLSX}', then send that file."),
@@ -102,8 +106,7 @@ _TYPES = (
        "cannot be known. Ask the rater to send the workbook again, saved from Excel or "
        "LibreOffice, and tell the coordinator."),
     _t("strict-ooxml", ERROR, "A workbook saved as Strict Open XML, which sheetflow does not read.",
-       "The workbook was saved as 'Strict Open XML Spreadsheet'. Open it and use File > "
-       "Save As > 'Excel Workbook (.xlsx)', then send that file."),
+       "The workbook was saved as 'Strict Open XML Spreadsheet'. " + _SAVE_AS_XLSX),
     _t("unreadable-workbook", ERROR, "The workbook could not be parsed.",
        "The workbook could not be read ({detail}). Open it in Excel or LibreOffice, save "
        "it again as .xlsx, and send it."),
