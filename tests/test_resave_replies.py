@@ -2,7 +2,8 @@
 Strict Open XML, an opening password, a zip archive) says in its closing and its
 subject what to send: the workbook saved as .xlsx, not "your workbook again", which
 would be the very file refused. A file whose hidden part was changed gets a subject
-asking for the answers copied into the workbook attached, as its body does.
+asking for the answers copied into the workbook attached, as its body does. A reply
+about two files names each on its lines and speaks of both.
 """
 
 from __future__ import annotations
@@ -124,6 +125,23 @@ def test_a_copy_over_file_beside_a_file_to_convert_is_told_both_ways():
     assert "or your filled-in workbook again. Sending the workbook" in body
 
 
+def test_a_reply_about_three_files_speaks_of_all_in_number():
+    """An .xls beside two files whose hidden parts were changed: the closing spoke of
+    "the workbook whose hidden part was changed", one of two."""
+    found = [issue(code, file=name, detail="d") for code, name in (
+        ("legacy-xls", "a.xls"), ("identity-missing", "b.xlsx"),
+        ("identity-conflict", "c.xlsx"))]
+    row = type("Row", (), {"file": "a.xls, b.xlsx, c.xlsx"})()
+    body = " ".join(replies.unusable_body(Rater("EV-01", "Validator One"), row,
+                                          found).split())
+    assert ("Thank you for sending your files (a.xls, b.xlsx, c.xlsx). They arrived, but "
+            "none of them could be used:") in body
+    assert [line.split(":")[0] for line in body.split(" - ")[1:]] == \
+        ["a.xls", "b.xlsx", "c.xlsx"]
+    assert ("Sending the workbooks whose hidden parts were changed again would not help: "
+            "they would still not match.") in body
+
+
 @pytest.mark.parametrize("code", ["identity-missing", "identity-conflict",
                                   "identity-mismatch"])
 def test_a_copy_over_reply_does_not_ask_for_the_workbook_again_in_its_subject(code):
@@ -222,6 +240,34 @@ def _body(drafts: Path, rater: str) -> str:
     msg = email.message_from_bytes((drafts / f"{rater}.eml").read_bytes(),
                                    policy=email.policy.default)
     return msg.get_body(preferencelist=("plain",)).get_content()
+
+
+def test_a_reply_about_two_files_says_which_file_each_line_is_about(two_files):
+    """An .xls and an .xlsx stripped of its identity came back: the reply listed what
+    was wrong without saying which file each was about, and said "It arrived"."""
+    drafts, (local, xlsx, *_) = two_files
+    attached = xlsx.with_suffix(".xls").name
+    body = " ".join(_body(drafts, "EV-01").split())
+    assert (f"Thank you for sending your files ({attached}, {xlsx.name}). They "
+            "arrived, but neither could be used:") in body
+    assert "It arrived" not in body and local.name not in body
+    assert f"- {attached}: This is an old Excel 97-2003 (.xls) file." in body
+    assert (f"- {xlsx.name}: This workbook is not the one you received (it carries none "
+            "of its hidden details)") in body
+
+
+def test_a_reply_about_two_files_to_copy_over_speaks_of_both(two_files):
+    """Both files' hidden parts were changed: the closing said "Sending this file
+    again would not help", of one file."""
+    drafts, (_, _, xlsx, _) = two_files
+    body = " ".join(_body(drafts, "EV-02").split())
+    assert (f"Thank you for sending your files ({CONFLICT_NAME}, {xlsx.name}). They "
+            "arrived, but neither could be used:") in body
+    assert f"- {CONFLICT_NAME}: The hidden part of this workbook" in body
+    assert f"- {xlsx.name}: This workbook is not the one you received" in body
+    assert ("Sending these files again would not help: their hidden parts would still "
+            "not match.") in body
+    assert "this file" not in body
 
 
 def test_a_strict_open_xml_file_is_told_how_to_save_it_in_excel_and_in_libreoffice(

@@ -120,7 +120,8 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
         # used; named as the rater named it
         standing = [f for f in row.file.split(", ") if f not in set_aside]
         issues = [i for f in standing for i in by_file.get(f, [])]
-        row = replace(row, file=", ".join(as_sent(standing, sent_as)))
+        names = dict(zip(standing, as_sent(standing, sent_as), strict=True))
+        row = replace(row, file=", ".join(names.values()))
         rivals = rival_files(issues)
         if len(rivals) > 1:
             return (f"{study.title}: {spelled(len(rivals)).lower()} different workbooks "
@@ -128,7 +129,7 @@ def write_feedback(study: Study, root: Path, rows: list[RosterRow],
                     rivals_body(rater, as_sent_received(rivals, report.files, journal)))
         if row.state == "unusable":
             return (unusable_subject(study.title, issues),
-                    unusable_body(rater, row, issues))
+                    unusable_body(rater, row, issues, names))
         sent = [statuses[f] for f in standing if f in statuses]
         if sent and all(f.no_answers for f in sent):
             # no answer came back: nothing to fix, and no list of every blank cell

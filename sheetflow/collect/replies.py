@@ -199,30 +199,45 @@ def _resent_as(errors: list[Issue]) -> str:
     return ", ".join(how for kinds, how in _RESENT_AS if codes & kinds)
 
 
-def unusable_body(rater: Rater, row: Returned, issues: list[Issue]) -> str:
+def unusable_body(rater: Rater, row: Returned, issues: list[Issue],
+                  names: Mapping[str, str] | None = None) -> str:
     """The reply to a rater whose file arrived but could not be read or identified:
     what was wrong with it, and a request to attach it again, saved as the issues ask
     (for a file whose hidden identity or spec mark was changed,
     :data:`.links.REFUSED_AGAIN`, to copy the answers into the original workbook
     attached: the same file would be refused again; when another of their files was
-    refused before it was read, either way, as the subject says)."""
+    refused before it was read, either way, as the subject says).
+
+    ``names``: each issue's file -> the name the rater gave it (default: its own); when
+    several files came back, each line names the file it is about, so the rater knows
+    which file to convert and which to copy over.
+    """
     errors = [i for i in issues if i.severity == ERROR]
-    lines = [f"Dear {rater.name or rater.id},", "",
-             f"Thank you for sending your workbook ({row.file}). It arrived, but it could "
-             "not be used:", ""]
-    lines += _issue_lines(errors)
+    files = list(dict.fromkeys(i.file for i in errors))
+    opening = (f"Thank you for sending your workbook ({row.file}). It arrived, but it "
+               "could not be used:" if len(files) < 2 else
+               f"Thank you for sending your files ({row.file}). They arrived, but "
+               f"{'neither' if len(files) == 2 else 'none of them'} could be used:")
+    lines = [f"Dear {rater.name or rater.id},", "", opening, ""]
+    named = None if len(files) < 2 else {f: (names or {}).get(f, f) for f in files}
+    lines += _issue_lines(errors, named=named)
     how = _resent_as(errors)
-    if any(i.code in REFUSED_AGAIN for i in errors) and _resendable(errors):
+    again = len({i.file for i in errors if i.code in REFUSED_AGAIN})
+    if again and _resendable(errors):
         # two files came back: either holds the answers, and each is mended its own way
+        changed = ("the workbook whose hidden part was changed again would not help: it "
+                   "would" if again == 1 else "the workbooks whose hidden parts were "
+                   "changed again would not help: they would")
         ask = ("Please send me one workbook with your answers: either the workbook "
                "attached (your original one, as I sent it) with your answers copied into "
                f"it, or your filled-in workbook{f', {how}.' if how else ' again.'} "
-               "Sending the workbook whose hidden part was changed again would not help: "
-               "it would still not match.")
-    elif any(i.code in REFUSED_AGAIN for i in errors):
+               f"Sending {changed} still not match.")
+    elif again:
         # the same file sent again is refused again: its answers go into a fresh copy
-        ask = ("Sending this file again would not help: its hidden part would still not "
-               "match. The workbook attached is your original one, as I sent it.")
+        sent = ("this file again would not help: its hidden part" if again == 1 else
+                "these files again would not help: their hidden parts")
+        ask = (f"Sending {sent} would still not match. The workbook attached is your "
+               "original one, as I sent it.")
     else:
         ask = (f"Please attach your filled-in workbook{f', {how},' if how else ' again'} "
                "and send it back to me. Your original workbook is attached in case you "
@@ -254,12 +269,14 @@ once."""
 
 
 def _issue_lines(issues: list[Issue],
-                 locked: Mapping[tuple[str, str], LockedText] | None = None) -> list[str]:
+                 locked: Mapping[tuple[str, str], LockedText] | None = None, *,
+                 named: Mapping[str, str] | None = None) -> list[str]:
     """A line per issue, up to :data:`MAX_LISTED` lines, the rest counted; a case with
     many blank answers (a rater who stopped half-way) is one line, and cases one after
     another each with many blank answers share one, so the reply says which cases are
-    left without a line for each of hundreds of cases."""
-    entries = _entries(issues, locked or {})
+    left without a line for each of hundreds of cases. ``named``: each issue's file ->
+    the name its line opens with (a reply about several files), or none named."""
+    entries = _entries(issues, locked or {}, named or {})
     lines = [line for line, _ in entries[:MAX_LISTED]]
     rest = [item for _, items in entries[MAX_LISTED:] for item in items]
     if rest:
@@ -270,8 +287,8 @@ def _issue_lines(issues: list[Issue],
     return lines
 
 
-def _entries(issues: list[Issue], locked: Mapping[tuple[str, str], LockedText]
-             ) -> list[tuple[str, list[Issue]]]:
+def _entries(issues: list[Issue], locked: Mapping[tuple[str, str], LockedText],
+             named: Mapping[str, str]) -> list[tuple[str, list[Issue]]]:
     """(line, the issues it stands for) in the order of ``issues``: the blank answers
     of a case with many are one entry, of a run of such cases (card numbers one after
     another, nothing else between) one too; any other issue is an entry of its own."""
@@ -285,7 +302,7 @@ def _entries(issues: list[Issue], locked: Mapping[tuple[str, str], LockedText]
     for item in issues:
         if item.code != BLANK or item.case not in whole:
             run = []
-            entries.append((_issue_line(item, locked), [item]))
+            entries.append((_issue_line(item, locked, named.get(item.file, "")), [item]))
         elif item is blanks[item.case][0]:
             if run and _next_card(blanks[run[-1]][0], item):
                 run.append(item.case)
@@ -317,9 +334,12 @@ def _blank_cases(run: list[str], blanks: dict[str, list[Issue]]) -> tuple[str, l
     return f"- {cases}: {len(mine)} answers are blank{span}", mine
 
 
-def _issue_line(item: Issue, locked: Mapping[tuple[str, str], LockedText]) -> str:
-    """One issue as a reply lists it: where, and what to do."""
-    where = "!".join(x for x in (item.sheet, item.cell) if x)
+def _issue_line(item: Issue, locked: Mapping[tuple[str, str], LockedText],
+                file: str = "") -> str:
+    """One issue as a reply lists it: where (``file``, when the reply is about several),
+    and what to do."""
+    cell = "!".join(x for x in (item.sheet, item.cell) if x)
+    where = ", ".join(x for x in (file, cell) if x)
     text = (CATALOGUE[item.code].meaning if item.code in OTHERS_NAMED
             else _locked_line(item, locked.get((item.sheet, item.cell)))
             if item.code == LOCKED else reply_text(item))
