@@ -161,3 +161,32 @@ def test_a_rater_whose_pack_is_still_to_be_written_is_expected_and_missing():
     assert panel.expected == ["P1", "S1"] and panel.included == ["P1"]
     assert panel.missing_packs == [{"rater": "S1", "sitting": 1, "reason": "no pack yet"}]
     assert not panel.complete
+
+
+def test_each_sitting_names_its_own_file_left_out():
+    """A rater who refused consent in sitting 1 has both files left out; the panel named
+    both files under each sitting, as if each sitting's file were the other's reason."""
+    files = [{"file": "r3.xlsx", "rater": "R3", "pack_id": "R3-s1", "used": False,
+              "reason": "1 error: consent-refused at Scoring!C260"},
+             {"file": "r3-sitting2.xlsx", "rater": "R3", "pack_id": "R3-s2", "used": False,
+              "reason": "1 error: consent-refused-elsewhere"}]
+    panel = build_panel(EXPECTED, _data(("R1", 1), ("R2", 1)), files)
+    assert panel.missing_packs == [
+        {"rater": "R3", "sitting": 1,
+         "reason": "file r3.xlsx not used: 1 error: consent-refused at Scoring!C260"},
+        {"rater": "R3", "sitting": 2,
+         "reason": "file r3-sitting2.xlsx not used: 1 error: consent-refused-elsewhere"}]
+
+
+def test_a_file_naming_no_pack_stays_under_each_pack_it_may_be():
+    """A file that names no pack (unreadable) is its rater's, and that of the pack it
+    was linked to, as before the key is opened."""
+    files = [{"file": "broken.xlsx", "rater": "R3", "pack_id": "", "used": False,
+              "reason": "1 error: file-damaged"},
+             {"file": "shown.xlsx", "rater": "", "pack_id": "", "linked": ["R2-s1"],
+              "linked_raters": ["R2"], "used": False, "reason": "1 error: rows-of-another"}]
+    panel = build_panel(EXPECTED, _data(("R1", 1)), files)
+    reasons = {(p["rater"], p["sitting"]): p["reason"] for p in panel.missing_packs}
+    assert reasons == {("R2", 1): "file shown.xlsx not used: 1 error: rows-of-another",
+                       ("R3", 1): "file broken.xlsx not used: 1 error: file-damaged",
+                       ("R3", 2): "file broken.xlsx not used: 1 error: file-damaged"}

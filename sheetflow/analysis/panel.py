@@ -38,6 +38,7 @@ from ..collect.mail_state import FETCHED_RISK, journal_caveat
 from ..collect.outputs import OutputError, again
 from ..hints import command_line
 from ..spec.study import Study
+from ..workbook import layout as L
 from .context import answered
 
 COLLECTION_FILE = Path("out") / "collection.json"
@@ -183,14 +184,14 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
               if f.get("sha256") in used or f.get("set_aside")]
     excluded = [{"file": str(f.get("file", "")), "rater": str(f.get("rater", "")),
                  "reason": _why(f)} for f in left_out]
-    linked = [[str(r) for r in f.get("linked_raters") or []] for f in left_out]
     missing_packs = []
     partial = partial or {}
     for rater, sitting in expected_packs:
         if (rater, sitting) in present and (rater, sitting) not in partial:
             continue
-        mine = [f for f, also in zip(excluded, linked, strict=True)
-                if f["rater"] == rater or rater in also]
+        # each sitting's own file: a rater's sitting-2 file is no reason sitting 1 is out
+        mine = [f for f, raw in zip(excluded, left_out, strict=True)
+                if file_of_pack(raw, rater, L.pack_id(rater, sitting))]
         reason = "; ".join(f"file {f['file']} not used: {f['reason']}" for f in mine) \
             if mine else awaiting.get(rater, "no return collected")
         entry = {"rater": rater, "sitting": sitting, "reason": reason}
@@ -207,6 +208,16 @@ def build_panel(expected_packs: list[tuple[str, int]], data: pd.DataFrame,
                  missing=list(dict.fromkeys(p["rater"] for p in missing_packs)),
                  missing_packs=missing_packs, excluded_files=excluded, notes=notes,
                  copies=copies, journal_damaged=list(journal_damaged or []))
+
+
+def file_of_pack(file: dict[str, Any], rater: str, pack: str) -> bool:
+    """Whether collect's verdict on ``file`` speaks of the pack ``pack`` of ``rater``:
+    a file that names its pack is that pack's alone; one that does not (unreadable, or
+    a record written before files named their pack) is its rater's, or that of any
+    pack it was linked to."""
+    if file.get("pack_id"):
+        return file["pack_id"] == pack
+    return file.get("rater") == rater or pack in (file.get("linked") or [])
 
 
 def _partial_entry(files: list[dict[str, str]], rated: str, *, empty: bool
@@ -311,9 +322,7 @@ def missing_before_unsealing(study_dir: Path, files: list[dict[str, Any]],
     for head in manifest.heads:
         if head.pack_id in used:
             continue
-        mine = [f for f in files if f.get("pack_id") == head.pack_id
-                or (not f.get("pack_id") and f.get("rater") == head.rater_id)
-                or (not f.get("pack_id") and head.pack_id in (f.get("linked") or []))]
+        mine = [f for f in files if file_of_pack(f, head.rater_id, head.pack_id)]
         why = "; ".join(f"file {f.get('file')} not used: {_why(f)}"
                         for f in mine) or "no return collected"
         lines.append(f"{head.rater_id} (sitting {head.sitting}): {why}")

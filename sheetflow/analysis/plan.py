@@ -141,7 +141,7 @@ def analyze(study_dir: str | Path, *, published: str | None = None,
     del raw
     release_free_memory()  # reading and unblinding's temporaries (see there)
     internal = internal_scores(study, sealed.input_bytes)
-    seeds = {f"{p.get('rater_id')}-s{p.get('sitting', 1)}": p.get("seeds", {})
+    seeds = {L.pack_id(p.get("rater_id"), p.get("sitting", 1)): p.get("seeds", {})
              for p in entries}
     expected = [(str(p.get("rater_id", p.get("rater", ""))), int(p.get("sitting", 1)))
                 for p in entries]

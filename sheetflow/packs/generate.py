@@ -414,7 +414,7 @@ def pack_identity(study: Study, spec_field: tuple[str, str], rater: Rater,
     """
     key, value = spec_field
     return {"schema_version": L.SCHEMA_VERSION, "study_id": study.id, key: value,
-            "rater_id": rater.id, "sitting": str(sitting), "pack_id": f"{rater.id}-s{sitting}"}
+            "rater_id": rater.id, "sitting": str(sitting), "pack_id": L.pack_id(rater.id, sitting)}
 
 
 def _spec_field(root: Path, spec_hash: str, secret: bytes, reused: bool) -> tuple[str, str]:

@@ -348,6 +348,11 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def pack_id(rater_id: str, sitting: int) -> str:
+    """The id of a rater's pack for one sitting, as its identity holds it: "r1-s2"."""
+    return f"{rater_id}-s{sitting}"
+
+
 def keyed_row_id(row_key: str, pack_id: str, base: str) -> str:
     """A row id bound to its pack: ``<base>#<tag>``.
 
