@@ -742,17 +742,17 @@ def test_a_sitting_of_one_category_gives_the_true_cause_of_a_zero_kappa(tmp_path
 
 
 def test_the_permutation_p_check_is_shown_as_a_p_value(two_owners):
-    """The permutation p and its limit are p-values: its check line and the Summary
-    sheet's Checks row show them as every p is shown (three significant digits, "< 0.001"
-    below), never as a coefficient's three decimals ("0.000 (target 0.050)");
-    summary.json keeps the exact number."""
+    """The permutation p is a p-value: its check line and the Summary sheet's Checks row
+    show it as every p is shown (three significant digits, "< 0.001" below), never as a
+    coefficient's three decimals ("0.000 (target 0.050)"); its limit is the level as the
+    protocol writes it ("0.05", not "0.0500"); summary.json keeps the exact number."""
     root, out, summary, _ = two_owners
     check = next(c for c in summary["decision"]["checks"]
                  if c["name"].startswith("permutation p"))
     p = check["value"]
     assert check["p_value"] is True and p == summary["permutation"]["p"]
     from sheetflow.words import p_text
-    line = f"{check['name']}: {p_text(p, [0.05])} (target below 0.0500): met"
+    line = f"{check['name']}: {p_text(p, [0.05])} (target below 0.05): met"
     assert any(r.startswith(f"integrity check: {line}") or r.startswith(line)
                for r in summary["decision"]["reasons"]), summary["decision"]["reasons"]
     assert line in out.output
@@ -761,14 +761,18 @@ def test_the_permutation_p_check_is_shown_as_a_p_value(two_owners):
     assert cells[1].value == p and cells[2].value == 0.05
     shown = '"< 0.001"' if p < 0.001 else "0." + "0" * (len(p_text(p, [0.05])) - 2)
     assert (cells[1].number_format, cells[2].number_format) == \
-        (shown, '"below "0.0000;"below "-0.0000')
+        (shown, '"below "0.00;"below "-0.00')
     assert check["comparison"] == "<"  # decided as p < alpha: the target says "below"
 
 
 def test_a_p_value_check_reads_below_a_thousandth_as_every_p_does():
     from sheetflow.analysis.decision import shown_against
-    assert shown_against(0.0004, 0.05, p_value=True) == ("< 0.001", "0.0500")
-    assert shown_against(0.0552, 0.05, p_value=True) == ("0.0552", "0.0500")
+    assert shown_against(0.0004, 0.05, p_value=True) == ("< 0.001", "0.05")
+    assert shown_against(0.0552, 0.05, p_value=True) == ("0.0552", "0.05")
+    # the level as written, the p beside it with the digits that keep it on its side
+    assert shown_against(0.0499996, 0.05, p_value=True) == ("0.0499996", "0.05")
+    assert shown_against(0.01, 0.025, p_value=True) == ("0.0100", "0.025")
+    assert shown_against(0.5, 1e-7, p_value=True) == ("0.500", "0.0000001")
     assert shown_against(0.0004, 0.05) == ("0.000", "0.050")  # a coefficient, as ever
 
 

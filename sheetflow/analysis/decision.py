@@ -505,11 +505,12 @@ def shown_against(value: Any, target: Any, *, percent: bool = False,
     "70.000%" in the same way (one decimal when that shows the side). A target in
     words (001: "above the reference's yield, 0/15 = 0.0%") is shown as it is. A value
     within rounding of the target or a bound is shown as it (:func:`~sheetflow.words.settled`).
-    With ``p_value`` both are p-values as every output writes them
-    (:func:`~sheetflow.words.p_text`: "0.0552" beside "0.0500", "< 0.001"), the value
-    with more digits where fewer would put it on the other side of the target."""
+    With ``p_value`` the value is a p-value as every output writes it
+    (:func:`~sheetflow.words.p_text`: "0.0552", "< 0.001"), with more digits where fewer
+    would put it on the other side of the target, and the target is the level as the
+    plan and the protocol write it ("0.05", never "0.0500": a level is no p-value)."""
     if p_value and not isinstance(target, str):
-        return p_text(value, [float(target)] if _finite(target) else []), p_text(target)
+        return p_text(value, [float(target)] if _finite(target) else []), _level(target)
     if isinstance(target, str):
         return figure_text(percent)(value), target
     if isinstance(value, float) and _finite(value):  # a bound up to rounding is it, as read
@@ -529,6 +530,13 @@ def shown_against(value: Any, target: Any, *, percent: bool = False,
     if digits == 3 or not _finite(target):
         return f"{value:.{digits}f}", shown[1]
     return f"{value:.{digits}f}", f"{float(target):.{digits}f}"
+
+
+def _level(target: Any) -> str:
+    """A significance level as written ("0.05", "0.025"): its shortest exact decimals,
+    never padded and never in exponent form; "n/a" when undefined."""
+    return np.format_float_positional(float(target), trim="-") if _finite(target) \
+        else _num(target)
 
 
 def _percent_against(value: Any, target: Any, bounds: Any = ()) -> tuple[str, str]:
