@@ -40,7 +40,7 @@ STATUSES = ("pass", "fail", "null", "incomplete", "inconclusive", "reported")
 MET, WEAK, NOT_MET, UNDEFINED, REPORTED = "met", "weak", "not met", "undefined", "reported"
 COMPARED = {">=": "at least", ">": "above", "<=": "at most", "<": "below"}
 """How a check's comparison with its target is said beside the target: which side
-passes, and whether the target itself does ("at least 2" passes at 2, "below 0.0500"
+passes, and whether the target itself does ("at least 2" passes at 2, "below 0.05"
 fails at it)."""
 NO_TARGET = "no target in the plan"
 """How an undecided check on a defined figure reads when the plan sets no target: the
@@ -427,7 +427,7 @@ def check_line(check: dict[str, Any], *, with_note: bool = True) -> str:
 
 def target_words(check: dict[str, Any], goal: str) -> str:
     """A numeric target as shown (``goal``) with the side that passes: "at least 2",
-    "at most 0", "below 0.0500" (:data:`COMPARED`); as it is where the check does not
+    "at most 0", "below 0.05" (:data:`COMPARED`); as it is where the check does not
     say how it compares."""
     said = COMPARED.get(str(check.get("comparison") or ""))
     return f"{said} {goal}" if said else goal
