@@ -80,6 +80,7 @@ CITED = {  # a reference (its authors and year) and the analyses whose figures r
     "Phipson, B., & Smyth, G. K. (2010)": {"permutation"},
     "Wilson, E. B. (1927)": {"yield_fisher", "trend"},
     "Newcombe, R. G. (1998)": {"yield_fisher"},
+    "Cochran, W. G. (1954)": {"trend"},
     "Armitage, P. (1955)": {"trend"},
     "Wilcoxon, F. (1945)": {"wilcoxon_totals"},
     "Landis, J. R., & Koch, G. G. (1977)": {"cohen_kappa", "intra_rater_kappa"},
@@ -105,6 +106,8 @@ def test_methods_lists_only_the_references_behind_the_figures_reported(studies):
             assert listed == (bool(shown & behind) or cited), (template, head)
     keep_known = _references(studies["keep-known"])
     assert "Phipson, B." in keep_known and "Armitage, P." in keep_known
+    # the trend test is Cochran's and Armitage's: both are listed where it is reported
+    assert "Cochran, W. G. (1954)" in keep_known
     assert "Krippendorff" not in keep_known and "McGraw, K. O." not in keep_known
     paired = _references(studies["paired-rubric"])
     assert "Phipson" not in paired and "Armitage" not in paired and "Wilson" not in paired

@@ -59,6 +59,8 @@ REFERENCES = (
     ("Newcombe, R. G. (1998). Interval estimation for the difference between independent "
      "proportions: comparison of eleven methods. Stat. Med. 17, 873-890.",
      ("yield_fisher",)),
+    ("Cochran, W. G. (1954). Some methods for strengthening the common chi-squared tests. "
+     "Biometrics 10(4), 417-451.", ("trend",)),
     ("Armitage, P. (1955). Tests for linear trends in proportions and frequencies. "
      "Biometrics 11, 375-386.", ("trend",)),
     ("Wilcoxon, F. (1945). Individual comparisons by ranking methods. Biometrics Bull. 1, "
