@@ -29,6 +29,7 @@ from sheetflow.packs.generate import generate_packs
 from sheetflow.packs.manifest import read_manifest
 from sheetflow.spec.templates import init_study
 from sheetflow.stats import monte_carlo_se, newcombe_difference, wilson_interval
+from sheetflow.words import p_said
 from sheetflow.workbook import layout as L
 
 KEPT = {"owner-01": {"b3_distance_forced": 9, "b6_distance_forced_critic": 4,
@@ -144,11 +145,47 @@ def test_decision_arms_and_intervals(two_owners):
     assert f"arms: {arms['sentence']}" in rows
     assert any(r.startswith("gap b3_distance_forced vs b1_random_pairing: 40.0% [95% CI")
                for r in rows)  # yields and their gaps read as percentages
-    assert "yield b3_distance_forced: 17/30 = 56.7% [95% CI 39.2%, 72.6%]" in rows
+    assert f"yield b3_distance_forced: 17/30 = 56.7% [95% CI 39.2%, 72.6%] ({POOLED})" in rows
 
 
 POOLED_GAP = ("the interval pools the 2 owners' ratings as if independent: descriptive, "
               "too narrow when owners agree")
+POOLED = "pooled over 2 owners as if independent: descriptive"
+
+
+def test_figures_pooled_over_two_owners_are_marked_where_shown(two_owners):
+    """With two owners the Wilson intervals, the Newcombe gaps and the Fisher p pool
+    their ratings as if independent (an item's arm is shared by both): the Methods called
+    them descriptive, yet the Summary's yield, gap and Fisher lines, and the Fisher p
+    quoted in the reference check's decision line, carried no mark. Each now says so on
+    its line. The decision's own p (the permutation test, items shuffled with both
+    owners' ratings) is no pooled test and carries no such mark."""
+    _, out, summary, rows = two_owners
+    assert all(c["pooled"] == POOLED for c in summary["yield_ci"].values())
+    assert [f["pooled"] for f in summary["fisher"]] == [POOLED, POOLED]
+    shown = [r for r in rows if r.startswith(("yield b", "gap b", "Fisher one-sided"))]
+    assert len(shown) == 4 + 2 + 2 and all(r.endswith(f" ({POOLED})") for r in shown), shown
+    fisher = next(f for f in summary["fisher"] if f["comparison"].endswith("b1_random_pairing"))
+    assert (f"Fisher one-sided test: b3_distance_forced vs b1_random_pairing: "
+            f"{p_said(fisher['p'])} ({POOLED})") in rows
+    checks = {c["name"]: c for c in summary["decision"]["checks"]}
+    above = checks["winner b3_distance_forced above reference b4_single_note"]
+    to_ref = next(f for f in summary["fisher"] if f["comparison"].endswith("b4_single_note"))
+    quoted = (f"the one-sided Fisher test of the two ({p_said(to_ref['p'])}, {POOLED}) is "
+              "reported, not decided on")
+    assert above["note"].endswith(quoted) and quoted in out.output
+    assert any(r.startswith("- winner b3_distance_forced") and r.endswith(quoted)
+               for r in rows)
+    decided = next(r for r in rows if r.startswith("- permutation p"))
+    assert "pooled" not in decided and "descriptive" not in decided
+
+
+def test_one_owners_figures_carry_no_pooled_mark(one_owner_null):
+    """With one owner each rating is an item: nothing is pooled, nothing marked."""
+    _, out, summary, rows = one_owner_null
+    assert {c["pooled"] for c in summary["yield_ci"].values()} == {""}
+    assert {f["pooled"] for f in summary["fisher"]} == {""}
+    assert not any("pooled" in r for r in rows) and "pooled" not in out.output
 
 
 def _band_counts(root):

@@ -221,32 +221,53 @@ def ordered_bands(ctx: Context, bands: list[str]) -> tuple[list[str], list[str]]
 def _h_yield(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     y = table[table["test"] == "yield"]
     out["yield"] = {r["arm"]: r["yield"] for r in y.to_dict("records")}
+    # with two or more owners every interval and Fisher p here pools their ratings as
+    # if independent (only the permutation test, which decides, shuffles items)
+    pooled = pooled_said(ctx)
     # counts as whole numbers: the table's test rows made the column float
     out["yield_ci"] = {r["arm"]: {"n": int(r["n"]), "n_yield": int(r["n_yield"]),
                                   "ci_low": r["ci_low"],
-                                  "ci_high": r["ci_high"], "note": r["note"]}
+                                  "ci_high": r["ci_high"], "note": r["note"],
+                                  "pooled": pooled}
                        for r in y.to_dict("records")}
     tests = table[table["test"] != "yield"]
     out["fisher"] = [{"comparison": r["arm"], "p": r["p"], "odds_ratio": r["odds_ratio"],
                       "gap": r["gap"], "gap_ci": [r["gap_ci_low"], r["gap_ci_high"]],
-                      "gap_note": r["note"]}
+                      "gap_note": r["note"], "pooled": pooled}
                      for r in tests.to_dict("records")]
     lines = out.setdefault("summary_lines", [])
     pct = shown_percent
     lines += [f"yield {r['arm']}: {int(r['n_yield'])}/{int(r['n'])} = {pct(r['yield'])} "
-              f"{interval_said(pct(r['ci_low']), pct(r['ci_high']))}{_marked(r['note'])}"
+              f"{interval_said(pct(r['ci_low']), pct(r['ci_high']))}"
+              f"{_marked(r['note'], pooled)}"
               if r["n"] else f"yield {r['arm']}: no items (none of {ctx.study.items_file} is "
               "in this arm), so no yield" for r in y.to_dict("records")]
     lines += [f"gap {f['comparison'].removeprefix('test: ')}: {pct(f['gap'])} "
               f"{interval_said(pct(f['gap_ci'][0]), pct(f['gap_ci'][1]))}"
-              f"{_marked(f['gap_note'])}"
+              f"{_marked(f['gap_note'], pooled)}"
               for f in out["fisher"]]
 
 
-def _marked(note: str) -> str:
-    """An interval's few-units mark after it (" (fewer than ...)"), or "", as the
-    arms' sentence marks its interval."""
-    return f" ({note})" if note else ""
+def _marked(*notes: str) -> str:
+    """An interval's marks after it (" (fewer than ...; pooled over 2 owners ...)"), or
+    "", as the arms' sentence marks its interval."""
+    said = "; ".join(filter(None, notes))
+    return f" ({said})" if said else ""
+
+
+def pooled_said(ctx: Context) -> str:
+    """The mark of a figure computed from every owner's ratings as if independent:
+    "pooled over 2 owners as if independent: descriptive" with two or more owners, who
+    share each item's arm and band, so its interval is too narrow and its p too small
+    when they agree; "" with one owner, whose ratings are the items."""
+    owners = _owners(ctx)
+    return f"pooled over {owners} owners as if independent: descriptive" \
+        if owners >= 2 else ""
+
+
+def _owners(ctx: Context) -> int:
+    """How many owners' sitting-1 ratings the yields rest on."""
+    return int(yield_items(ctx)["rater"].nunique())
 
 
 def _h_trend(ctx: Context, table: pd.DataFrame, out: dict) -> None:
@@ -257,7 +278,7 @@ def _h_trend(ctx: Context, table: pd.DataFrame, out: dict) -> None:
     per_band = table[table["band"] != "trend test"]
     bands = per_band["band"].tolist()
     alpha = ctx.target("alpha_test", 0.05)
-    owners = int(yield_items(ctx)["rater"].nunique())
+    owners = _owners(ctx)
     # an item's band is shared by all its owners' ratings: pooled as if independent,
     # they give a p too small when owners agree, so no direction is read from it
     direction = trend_direction(row["z"], row["p"], alpha) if owners < 2 else \
@@ -402,8 +423,11 @@ def _above_reference(ctx: Context, table: pd.DataFrame, winner: str, ref: str,
     ok = None if not (np.isfinite(ahead["yield"]) and np.isfinite(behind["yield"])) \
         else bool(ahead["yield"] > behind["yield"])
     test = next((f for f in fisher if f["comparison"] == f"test: {winner} vs {ref}"), None)
-    tested = "" if test is None else (f"; the one-sided Fisher test of the two ("
-                                      f"{p_said(test['p'])}) is reported, not decided on")
+    # with two or more owners that p pools their ratings: marked where it is quoted
+    said = "" if test is None else ", ".join(filter(None, (p_said(test["p"]),
+                                                           test.get("pooled"))))
+    tested = f"; the one-sided Fisher test of the two ({said}) is reported, not decided " \
+        "on" if said else ""
     note = (f"yields {winner} {_counts(ahead)} vs the reference {ref} {_counts(behind)}; "
             f"the rule compares the two yields, no test decides it{tested}")
     return flag_check(name, ok, ahead["yield"], f"above the reference's yield, "
@@ -465,7 +489,7 @@ def _pooled_mark(ctx: Context, note: str) -> str:
     """The gap interval's marks: ``note`` (few ratings) and, with two or more owners,
     that it pools their ratings as if independent, so it is too narrow when they agree
     (the permutation p beside it shuffles items, not ratings)."""
-    owners = int(yield_items(ctx)["rater"].nunique())
+    owners = _owners(ctx)
     pooled = (f"the interval pools the {owners} owners' ratings as if independent: "
               "descriptive, too narrow when owners agree") if owners >= 2 else ""
     return "; ".join(filter(None, (note, pooled)))
@@ -494,7 +518,9 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "would be pseudo-replication and give too small a p. The Fisher tests, the trend "
          "test, the Wilson intervals and the Newcombe interval of the gap then pool the "
          "owners' ratings and are descriptive (the Summary reads no direction from the "
-         "trend's p and marks the arms line's interval); the owner-adjusted "
+         "trend's p, and marks each of the others where it shows it: the arms line's "
+         "interval, every yield, gap and Fisher line, and the Fisher p beside the "
+         "reference check, which no test decides); the owner-adjusted "
          "effects are the mixed model's. Below five owners the Summary says that no "
          "general claim is made (protocol 001)."),
         ("Yield, Fisher and trend (001)",

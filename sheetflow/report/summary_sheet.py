@@ -359,7 +359,9 @@ def _headline_extras(ws: Worksheet, row: int, s: dict[str, Any], fmt: dict[str, 
             f"{a} {'no items' if counts.get(a) == 0 else figure_text(True)(y)}"
             for a, y in s["yield"].items()))
     for f in s.get("fisher", []):
-        lines.append(f"Fisher one-sided {f['comparison']}: {p_said(f['p'])}")
+        # 001 with two or more owners: a p from their ratings pooled, marked as such
+        pooled = f" ({f['pooled']})" if f.get("pooled") else ""
+        lines.append(f"Fisher one-sided {f['comparison']}: {p_said(f['p'])}{pooled}")
     if "acceptance" in s:
         a = s["acceptance"]
         lines.append(f"accepted items: {a['n_accepted']} of {a['n_items']}")
