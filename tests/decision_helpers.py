@@ -90,3 +90,14 @@ def edit_returns(root: Path, change: Callable[[dict[str, Any], dict[str, Any]], 
                 if value is not KEEP:
                     wb[cell["sheet"]][cell["cell"]].value = value
         wb.save(path)
+
+
+def methods_by_topic(root: Path) -> dict[str, str]:
+    """The Methods sheet of ``root/out/analysis.xlsx`` by topic, its continuation rows
+    joined: a long text is written over several rows, only the first naming its topic."""
+    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
+    current, text = "", {}
+    for topic, said in sheet.iter_rows(values_only=True, max_col=2):
+        current = topic or current
+        text[current] = f"{text.get(current, '')} {said or ''}".strip()
+    return text

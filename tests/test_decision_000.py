@@ -19,7 +19,13 @@ from pathlib import Path
 import openpyxl
 import pytest
 from click.testing import CliRunner
-from decision_helpers import KEEP, edit_returns, refused_before_unsealing, run_analyze
+from decision_helpers import (
+    KEEP,
+    edit_returns,
+    methods_by_topic,
+    refused_before_unsealing,
+    run_analyze,
+)
 
 from sheetflow.analysis import analyze, key_sides
 from sheetflow.cli import cli
@@ -219,12 +225,7 @@ def test_a_rater_who_skips_a_case_makes_it_incomplete(tmp_path):
 
 def _methods(root: Path) -> dict[str, str]:
     """The Methods sheet's text by topic, continuation rows joined."""
-    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
-    current, text = "", {}
-    for topic, said in sheet.iter_rows(values_only=True, max_col=2):
-        current = topic or current
-        text[current] = f"{text.get(current, '')} {said or ''}".strip()
-    return text
+    return methods_by_topic(root)
 
 
 def test_each_validator_gets_a_feedback_workbook(clean):

@@ -24,7 +24,7 @@ import openpyxl
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from decision_helpers import fill_returns, run_analyze
+from decision_helpers import fill_returns, methods_by_topic, run_analyze
 
 from sheetflow.analysis.readings import PAST_ONE, icc_reading, kappa_reading
 from sheetflow.cli import cli
@@ -259,8 +259,7 @@ def test_anchored_plan_reports_icc_a1_of_its_second_ratings(tmp_path):
     sheet = pd.read_excel(root / "out" / "analysis.xlsx", sheet_name="Alpha", engine="openpyxl")
     shown_total = sheet[sheet["measure"] == "Recomputed total (0-100) (total)"]
     assert shown_total["note"].tolist() == [said_alpha]
-    methods = dict(openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
-                   .iter_rows(values_only=True, max_col=2))
+    methods = methods_by_topic(root)
     said = methods["Intervals on few units"]
     assert f"rests on fewer than 10 units is marked \"{few}\" beside it" in said
     assert "the ICC's F-based interval" in said and "exact only under the normal" in said
