@@ -27,7 +27,9 @@ false for a closed form, which has no simulation error), and the plan's rational
 plan whose designs have the internal team beside the raters also records
 ``plus_internal_team``; one whose chosen width rests on fewer than all its simulated
 studies or bootstrap resamples records ``studies_used``, ``resamples_used`` and
-``resamples_total`` (:func:`~.sim_error.short_of_all`)."""
+``resamples_total`` (:func:`~.sim_error.short_of_all`); one whose chosen design departs
+from the count the protocol fixes records ``departure``, that design's ``note`` ("more
+items than the protocol's 12"), so the record never passes for the protocol's design."""
 
 
 def sizing_record(result: PlanResult) -> dict[str, Any]:
@@ -38,6 +40,8 @@ def sizing_record(result: PlanResult) -> dict[str, Any]:
     record["cost"] = None if best is None else float(best["cost"])
     if result.team:  # the recorded raters are the validators; the team rates beside them
         record["plus_internal_team"] = True
+    if best is not None and best.get("note"):  # not the protocol's own design: say so
+        record["departure"] = best["note"]
     if best is not None and short_of_all(best):  # the recorded width rests on fewer
         record.update({k: full[k] for k in ("studies_used", "resamples_used",
                                             "resamples_total")})

@@ -64,3 +64,16 @@ def test_a_protocol_fixing_no_item_count_marks_nothing(tmp_path):
     assert "protocol's" not in output
     result = plan_study(folder, items=[10, 40])
     assert not result.table["note"].astype(bool).any()
+
+
+def test_a_recorded_design_that_departs_from_the_protocol_says_so(tmp_path):
+    """sizing.json recorded 3 x 10 for protocol 004 (12 records) with no word that it is
+    not the protocol's design; a design keeping the 12 records no departure."""
+    folder = init_study(tmp_path / "jl", template="judge-likert")
+    _plan(folder, "--width", "0.5", "--record")
+    sizing = json.loads((folder / "sizing.json").read_text("utf-8"))
+    assert (sizing["raters"], sizing["items"]) == (3, 10)
+    assert sizing["departure"] == "fewer items than the protocol's 12"
+    _plan(folder, "--width", "0.45", "--items", "10,25", "--record")
+    sizing = json.loads((folder / "sizing.json").read_text("utf-8"))
+    assert sizing["items"] == 12 and "departure" not in sizing
