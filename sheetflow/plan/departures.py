@@ -6,9 +6,10 @@ other counts too (the defaults, ``--items``, the counts a target needs), and the
 cheapest design meeting a target may have fewer items than the protocol's (a wide
 ``--width``) or more (a narrow one). Each such design's ``note`` says so, and where the
 cheapest one departs, a plan note names the cheapest design that keeps the protocol's
-count, so the design offered is never taken for the protocol's own. Rater counts a
-protocol fixes (002's two raters, 004's trio) need no mark: their grid holds that count
-alone.
+count, so the design offered is never taken for the protocol's own (where the study's
+own design misses the target, this is said in the note on the protocol's count, which
+says why once). Rater counts a protocol fixes (002's two raters, 004's trio) need no
+mark: their grid holds that count alone.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from .defaults import StudyDefaults
 from .design import PlanResult
 
-__all__ = ["departure", "mark_departures"]
+__all__ = ["cheapest_departure", "departure", "mark_departures"]
 
 
 def departure(own: StudyDefaults, items: int, word: str) -> str:
@@ -29,24 +30,32 @@ def departure(own: StudyDefaults, items: int, word: str) -> str:
     return f"{'fewer' if items < fixed else 'more'} {word} than the protocol's {fixed}"
 
 
-def mark_departures(result: PlanResult, own: StudyDefaults) -> list[str]:
-    """Fill the table's ``note`` column; the plan note where the cheapest design departs
-    from the protocol's item count ([] otherwise)."""
+def mark_departures(result: PlanResult, own: StudyDefaults) -> None:
+    """Fill the table's ``note`` column: how each design departs from the protocol's
+    item count ("" where it keeps it)."""
     word = result.items_word
-    t = result.table
-    t["note"] = [departure(own, int(n), word) for n in t["items"]]
+    result.table["note"] = [departure(own, int(n), word) for n in result.table["items"]]
+
+
+def cheapest_departure(result: PlanResult, own: StudyDefaults, *, why_said: bool = False) -> str:
+    """Where the cheapest design meeting the target departs from the protocol's item
+    count (its ``note``, :func:`mark_departures`), a sentence saying so and naming the
+    cheapest design that keeps the count, or that none of the grid does; "" otherwise.
+    ``why_said``: a note before it has just said where the protocol fixes the count,
+    so it is not said again."""
     best = result.chosen()
     if best is None or not best["note"]:
-        return []
-    fixed = own.items_fixed
+        return ""
+    word, fixed, t = result.items_word, own.items_fixed, result.table
     keeping = t[(t["items"] == fixed) & t["meets"]].sort_values(["cost", "raters"],
                                                                 kind="stable")
     design = f"{result.who(int(best['raters']))} x {int(best['items'])} {word}"
+    why = "" if why_said else f": {own.items_fixed_why}"
     text = (f"The cheapest design meeting the target ({design}) has {best['note']}, so "
-            f"it is not the protocol's design: {own.items_fixed_why}. ")
+            f"it is not the protocol's design{why}. ")
     if keeping.empty:
-        return [text + f"No design of the grid with {fixed} {word} meets the target."]
+        return text + f"No design of the grid with {fixed} {word} meets the target."
     row = keeping.iloc[0]
-    return [text + f"The cheapest one with the protocol's {fixed} {word} is "
+    return (text + f"The cheapest one with the protocol's {fixed} {word} is "
             f"{result.who(int(row['raters']))} x {fixed} {word} (expected width "
-            f"{row['expected_width']:.3f})."]
+            f"{row['expected_width']:.3f}).")

@@ -11,6 +11,7 @@ import numpy as np
 from ..spec.model import Study
 from ..words import counted
 from .defaults import _NAMES, StudyDefaults, band_width
+from .departures import cheapest_departure
 from .design import EXACT_METHOD, PlanResult, cell_for_target
 from .formulas import BONETT_TOLERANCE, krippendorff_min_values
 from .inputs import Measure
@@ -60,10 +61,15 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
     notes.extend(exact_width_note(result))
     notes.extend(_model_note(result, own, source))
     notes.extend(_kappa_floor_note(result))
+    # the note on the protocol's item count, where the own design misses the target,
+    # also says where the cheapest design departs from that count: one note, not two
+    fixed = [] if bool(row["meets"]) else _fixed_items_note(result, own,
+                                                            _listed_items(study, own), w)
+    cheapest = cheapest_departure(result, own, why_said=bool(fixed))
     if not bool(row["meets"]):
         notes.append(_what_meets(result, own, m, source, band,
                                  at_least=bool(_icc_form_note(result, study))))
-        notes.extend(_fixed_items_note(result, own, _listed_items(study, own), w))
+        notes.extend(f"{text} {cheapest}".rstrip() for text in fixed)
     if result.statistic == "alpha":
         pairable = own.subset.of(n) if own.subset else n  # only the subset is pairable
         notes.extend(_krippendorff_note(study, m, source, r + own.team,
@@ -73,6 +79,8 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
         notes.append(f"Every design has {r} raters: {own.locked_why}"
                      + (f" (this study lists {listed})" if listed != r else "")
                      + "; plan the items (--items).")
+    if cheapest and not fixed:
+        notes.append(cheapest)
     return notes
 
 
@@ -141,21 +149,24 @@ def _icc_form_note(result: PlanResult, study: Study) -> list[str]:
 
 def _fixed_items_note(result: PlanResult, own: StudyDefaults, n: int, w: float) -> list[str]:
     """Where the protocol fixes the item count and the study's own count misses the
-    target: the more items the plan names would depart from the protocol (a study
-    with fewer than the protocol's count is told so instead)."""
+    target: the study's count and its width, and, where the study keeps the protocol's
+    count, that more items would depart from it. Where the cheapest design departs,
+    :func:`_notes` says that instead (:func:`~.departures.cheapest_departure`), once."""
     if not own.items_fixed_why:
         return []
     word = result.items_word
     whose = "its [design.repeats] count" if own.sittings else "its items file"
     wide = (f"{w:.3f}" if np.isfinite(w) else  # as the table: 0.301 is not 0.30
             "infinite (half or more of its simulated studies have no interval)")
+    fixed = own.items_fixed  # a study short of it: more items bring it towards it
+    apart = "" if n == fixed else f", {'fewer' if n < fixed else 'more'} than the " \
+        f"protocol's {fixed}"
     text = (f"The protocol fixes the number of {word}: {own.items_fixed_why}. This study "
-            f"has {n} ({whose})")
-    if n < own.items_fixed:  # more items would bring it towards the protocol, not away
-        return [f"{text}, fewer than the protocol's {own.items_fixed}; at {max(n, 2)} "
-                f"{word} the expected width is {wide}."]
-    return [f"{text}; at {n} {word} the expected width is {wide}. More {word} "
-            "would depart from the protocol."]
+            f"has {n} ({whose}){apart}; at {max(n, 2)} {word} the expected width is "
+            f"{wide}.")
+    if apart or cheapest_departure(result, own):
+        return [text]
+    return [f"{text} More {word} would depart from the protocol."]
 
 
 def _listed_items(study: Study, own: StudyDefaults) -> int:

@@ -160,8 +160,8 @@ def plan_study(
         "raters"
     # --raters is refused (or has no effect) here: advice may name only --items
     result.raters_fixed = own.sittings or own.locked or statistic == "cohen_kappa"
-    departures = mark_departures(result, own)  # fills each design's note column
-    result.notes = (_notes(result, study, m, own, source) + departures
+    mark_departures(result, own)  # fills each design's note column, which notes read
+    result.notes = (_notes(result, study, m, own, source)
                     + simulation_error_notes(result) + left_out_notes(result))
     if expected is not None and (root / OUT_DIR / RATINGS_NAME).exists():
         result.notes.append(f"The study's own ratings ({OUT_DIR}/{RATINGS_NAME}) were not "

@@ -101,8 +101,15 @@ def test_a_protocol_that_fixes_the_items_is_said_with_the_width_at_its_count(
     note = next(x for x in res.notes if x.startswith("The protocol fixes"))
     assert note.startswith(f"The protocol fixes the number of {word}: {why}")
     assert (f"This study has {n} ({source}); at {n} {word} the expected width is "
-            f"{row['expected_width']:.3f}. More {word} would depart from the protocol."
-            in note), note
+            f"{row['expected_width']:.3f}. The cheapest design meeting the target (") in note
+    # where the cheapest design departs, the one note says so, and the protocol's count
+    # and why are said once: a second note repeated both, after "more would depart"
+    best = res.chosen()
+    assert (f"x {best['items']} {word}) has more {word} than the protocol's "
+            f"{res.table['items'][res.table['note'] == ''].iloc[0]}, so it is not the "
+            f"protocol's design. No design of the grid with ") in note, note
+    said = " ".join(res.notes)
+    assert said.count(why) == 1 and "would depart" not in said, res.notes
 
 
 def test_the_fixed_items_note_reads_the_study_own_count(tmp_path):
@@ -116,6 +123,20 @@ def test_the_fixed_items_note_reads_the_study_own_count(tmp_path):
     assert ("This study has 8 (its items file), fewer than the protocol's 12; at 8 items "
             "the expected width") in note
     assert "depart" not in note  # more items would bring 8 towards the protocol's 12
+
+
+def test_a_study_with_more_items_than_the_protocol_is_not_told_more_would_depart(tmp_path):
+    """A judge-likert study of 14 records (the protocol fixes 12) was told "More items
+    would depart from the protocol", as if its own 14 kept it."""
+    folder = tmp_path / "jl"
+    shutil.copytree(data_dir("templates") / "judge-likert", folder)
+    items = pd.read_csv(folder / "items.csv", dtype=str, keep_default_na=False)
+    extra = items.head(2).assign(response_id=["R13", "R14"])
+    pd.concat([items, extra]).to_csv(folder / "items.csv", index=False)
+    note = next(x for x in plan_study(folder).notes if x.startswith("The protocol fixes"))
+    assert ("This study has 14 (its items file), more than the protocol's 12; at 14 items "
+            "the expected width") in note
+    assert "would depart" not in note, note
 
 
 @pytest.mark.parametrize("template,args", [
