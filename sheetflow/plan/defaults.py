@@ -4,11 +4,11 @@ second-rater subset).
 
 The intra-rater kappa of a second sitting (``[design.repeats]``, protocol 001), alpha on
 the first total where the plan has bands (000), the ICC where the analysis runs one on
-a total (002, 004), Cohen's or Fleiss' kappa per column otherwise (003), alpha last.
-Some protocols fix the number of raters
-(:data:`~sheetflow.spec.raters.FIXED_RATERS`, :data:`TRIO`) or of items
-(:data:`FIXED_ITEMS`). The
-narrowest band (:func:`band_width`) is the default target width for alpha.
+a total (002, 004), Cohen's kappa per column for two raters (003's) or Fleiss' kappa
+for more, alpha last. Some protocols fix the number of raters
+(:data:`~sheetflow.spec.raters.FIXED_RATERS`, :data:`PLANNED_RATERS`, :data:`TRIO`) or
+of items (:data:`FIXED_ITEMS`). The narrowest band (:func:`band_width`) is the default
+target width for alpha.
 """
 
 from __future__ import annotations
@@ -61,15 +61,23 @@ FIXED_ITEMS = {
 """Protocols whose text fixes the number of items: (whether it is the number of
 repeated items of a second sitting, that number, where the protocol says so)."""
 
+PLANNED_RATERS = {
+    "003": (2, "protocol 003 adds one second rater to the first (\"this half-hour is what "
+            "makes the reliability figure in the study computable at all\")"),
+}
+"""Protocols whose text implies a number of raters the plan keeps, as it keeps those
+:data:`~sheetflow.spec.raters.FIXED_RATERS` holds (``check`` refuses another count
+there): (count, where the protocol says so)."""
+
 
 def study_defaults(study: Study) -> StudyDefaults:
     """The statistic and measure a study's plan is about (see the module notes)."""
-    own = _study_defaults(study)
     number = protocol_number(study.protocol)
+    fixed = FIXED_RATERS.get(number) or PLANNED_RATERS.get(number)
+    own = _study_defaults(study, fixed[0] if fixed else None)
     repeats, count, why = FIXED_ITEMS.get(number, (False, 0, ""))
     if why and repeats == own.sittings:  # 001 fixes its repeats, not all its items
         own = replace(own, items_fixed_why=why, items_fixed=count)
-    fixed = FIXED_RATERS.get(number)
     if fixed is not None and not own.sittings:
         return replace(own, raters=fixed[0], locked=True, locked_why=fixed[1])
     if not own.locked:
@@ -92,10 +100,12 @@ def _judges(study: Study) -> int:
     return max(2, len(study.raters))
 
 
-def _study_defaults(study: Study) -> StudyDefaults:
-    """:func:`study_defaults` before a protocol's fixed rater count."""
+def _study_defaults(study: Study, fixed: int | None = None) -> StudyDefaults:
+    """:func:`study_defaults` before a protocol's fixed rater count is marked locked;
+    ``fixed``, that count, is the raters the statistic is chosen for (Cohen's kappa
+    for a protocol's two raters, whatever the raters file lists)."""
     run, rubric = set(study.plan.run), study.rubric
-    raters, items = max(2, len(study.raters)), max(2, len(study.items))
+    raters, items = fixed or max(2, len(study.raters)), max(2, len(study.items))
     locked = "judge_trio" in run  # protocol 004: three judges, locked by the protocol
     repeats = study.design.repeats
     if repeats is not None and "intra_rater_kappa" in run:

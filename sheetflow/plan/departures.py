@@ -8,8 +8,8 @@ cheapest design meeting a target may have fewer items than the protocol's (a wid
 cheapest one departs, a plan note names the cheapest design that keeps the protocol's
 count, so the design offered is never taken for the protocol's own (where the study's
 own design misses the target, this is said in the note on the protocol's count, which
-says why once). Rater counts a protocol fixes (002's two raters, 004's trio) need no
-mark: their grid holds that count alone.
+says why once). Rater counts a protocol fixes (002's and 003's two raters, 004's
+trio) need no mark: their grid holds that count alone.
 """
 
 from __future__ import annotations

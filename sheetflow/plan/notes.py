@@ -45,9 +45,14 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
               "can expect no 95% interval: half or more of its simulated studies have none"
               f" ({resting})")
     short = _below_floor(study, own, result.raters_word, result.items_word)
-    # a study listing 1 rater or item is planned at 2, the least the grid sizes: say so
+    listed = len(study.raters)
+    # a study listing 1 rater or item is planned at 2, the least the grid sizes, and one
+    # listing other raters than the protocol fixes at the protocol's count: say so
+    other = own.locked and listed != r
     whose = (f"This study lists only {short}; the plan sizes 2 or more, so the nearest "
-             "design" if short else "This study as specified")
+             "design" if short else "This study at the protocol's rater count" if other
+             else "This study as specified")
+    units += f"; it lists {counted(listed, 'rater')}" if other else ""
     notes = [f"Planned: {reason}. {whose} ({who}{units}): {name} on {m.id!r} {expect}."]
     band = band_width(study) if result.statistic == "alpha" else None  # bands judge alpha
     if band is not None:
@@ -75,10 +80,8 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
         notes.extend(_krippendorff_note(study, m, source, r + own.team,
                                         pairable * m.units_per_item))
     if own.locked:  # why the grid holds one rater count, where the plan is read
-        listed = len(study.raters)
-        notes.append(f"Every design has {r} raters: {own.locked_why}"
-                     + (f" (this study lists {listed})" if listed != r else "")
-                     + "; plan the items (--items).")
+        notes.append(f"Every design has {r} raters: {own.locked_why}; plan the items "
+                     "(--items).")
     if cheapest and not fixed:
         notes.append(cheapest)
     return notes

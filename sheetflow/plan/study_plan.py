@@ -196,6 +196,12 @@ def _grid_raters(own: StudyDefaults, statistic: str, raters: Sequence[int] | Non
             raise UsageError("the intra-rater kappa compares one rater's two sittings: "
                              "--raters does not apply (give --items for the repeated items)")
         return [2]
+    if own.locked:  # before Cohen's: Fleiss' kappa would not plan more raters either
+        if raters is not None and set(raters) != {own.raters}:
+            raise UsageError(f"the protocol locks {own.raters} raters ({own.locked_why}): "
+                             f"--raters {','.join(map(str, raters))} does not apply; plan "
+                             "the items (--items)")
+        return [own.raters]
     if statistic == "cohen_kappa":
         # ignoring --raters 3 planned two raters in silence
         if raters is not None and set(raters) != {2}:
@@ -204,12 +210,6 @@ def _grid_raters(own: StudyDefaults, statistic: str, raters: Sequence[int] | Non
                              "(--items), or Fleiss' kappa for more raters "
                              "(--statistic fleiss_kappa)")
         return [2]
-    if own.locked:
-        if raters is not None and set(raters) != {own.raters}:
-            raise UsageError(f"the protocol locks {own.raters} raters ({own.locked_why}): "
-                             f"--raters {','.join(map(str, raters))} does not apply; plan "
-                             "the items (--items)")
-        return [own.raters]
     return sorted({*(raters or DEFAULT_RATERS), own.raters})
 
 

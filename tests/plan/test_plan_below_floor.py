@@ -28,6 +28,13 @@ def test_one_rater_is_not_called_two(review):
     raters = pd.read_csv(review / "raters.csv")
     raters.head(1).to_csv(review / "raters.csv", index=False)
     first = plan_study(review, expected=0.75, **FAST).notes[0]
+    # protocol 003 fixes two raters (tests/plan/test_plan_fixed_raters.py)
+    assert "This study at the protocol's rater count (2 raters x 18 items; it lists 1 " \
+        "rater)" in first
+    toml = review / "study.toml"  # a study naming no protocol is planned at 2 all the same
+    toml.write_text(toml.read_text("utf-8").replace('protocol = "003 ', 'protocol = "'),
+                    encoding="utf-8")
+    first = plan_study(review, expected=0.75, **FAST).notes[0]
     assert "This study as specified" not in first
     assert "This study lists only 1 rater; the plan sizes 2 or more" in first
 

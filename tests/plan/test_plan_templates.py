@@ -145,8 +145,13 @@ def test_readme_plan_examples_run(tmp_path):
 
 def test_cohen_kappa_plan_refuses_other_rater_counts(tmp_path):
     """Cohen's kappa compares two raters: ``--raters 3`` planned 2 raters in silence;
-    it is refused in one line (exit 2), and ``--raters 2`` still plans."""
+    it is refused in one line (exit 2), and ``--raters 2`` still plans. (Protocol 003
+    fixes two raters itself, tests/plan/test_plan_fixed_raters.py: the study here names
+    no protocol.)"""
     folder = init_study(tmp_path / "ar", template="answer-review")
+    toml = folder / "study.toml"
+    toml.write_text(toml.read_text("utf-8").replace('protocol = "003 ', 'protocol = "'),
+                    encoding="utf-8")
     refused = CliRunner().invoke(cli, ["plan", str(folder), "--raters", "3"])
     assert refused.exit_code == 2
     assert refused.output == (
