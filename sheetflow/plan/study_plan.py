@@ -119,6 +119,10 @@ def plan_study(
     statistic = statistic or own.statistic
     if statistic not in STATISTICS_ALL:
         raise UsageError(f"--statistic {statistic!r}: choose one of {', '.join(STATISTICS_ALL)}")
+    if statistic == "cohen_kappa" and own.locked and own.raters != 2:  # 004's trio
+        raise UsageError(f"Cohen's kappa compares two raters, and the protocol locks "
+                         f"{own.raters} ({own.locked_why}): plan Fleiss' kappa "
+                         "(--statistic fleiss_kappa), alpha or the ICC")
     if statistic != own.statistic:
         own = StudyDefaults(statistic, None, _NAMES[statistic],
                             2 if statistic == "cohen_kappa" else own.raters,

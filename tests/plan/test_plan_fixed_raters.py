@@ -55,3 +55,16 @@ def test_protocols_fixing_no_rater_count_are_not_locked(template, tmp_path):
         else {}
     res = plan_study(folder, expected=0.7, **quick)
     assert not any(n.startswith("Every design has") for n in res.notes)
+
+
+def test_cohen_kappa_for_protocol_004s_trio_is_refused(tmp_path):
+    """--statistic cohen_kappa planned 2 judges for 004 and said "Every design has 2
+    raters: protocol 004 scores with a locked trio of judges"."""
+    folder = init_study(tmp_path / "jl", template="judge-likert")
+    result = CliRunner().invoke(cli, ["plan", str(folder), "--statistic", "cohen_kappa",
+                                      "--measure", "completeness"])
+    assert result.exit_code == 2, result.output
+    assert ("error: Cohen's kappa compares two raters, and the protocol locks 3 (protocol "
+            "004 scores with a locked trio of judges): plan Fleiss' kappa (--statistic "
+            "fleiss_kappa), alpha or the ICC") in " ".join(result.output.split())
+    assert not (folder / "out" / "plan.xlsx").exists()
