@@ -393,3 +393,35 @@ def test_the_issues_sheet_puts_errors_before_warnings(study):
     assert any(r["Cell"] == cell for r in rows[:errors])
     files = [r["File"] for r in rows]
     assert files[:errors] == sorted(files[:errors]) and files[errors:] == sorted(files[errors:])
+
+
+def test_an_issue_s_dimension_and_value_are_never_broken_mid_word(tmp_path):
+    """A 004 verdict warning names the dimension ``overall_verdict`` and the value
+    ``PASS_ADEQUATE``: wider than their columns, they printed broken mid-word
+    (``overall_verdic`` / ``t``). Each column now holds its longest word, and the sheet
+    still prints one landscape page wide at 70% or more."""
+    from sheetflow.collect.coordinator import write_validation_workbook
+    from sheetflow.collect.validate import Issue, ValidationReport
+    from sheetflow.workbook.printing import MIN_SCALE, page_pixels
+
+    issue = Issue(file="judge-scores-judge-1-2026-04-26.xlsx", code="verdict-off-band",
+                  severity="warning", message="Overall verdict for case 1 (NTR7) is "
+                  "'PASS_ADEQUATE', but the mean of this response's scores is 3.17.",
+                  sheet="Scoring", cell="C24", rater="judge-1", case="1 (NTR7)",
+                  dimension="overall_verdict", value="PASS_ADEQUATE")
+    path = tmp_path / "validation.xlsx"
+    write_validation_workbook(path, [], ValidationReport(files=[], issues=[issue]),
+                              study_dir="s")
+    ws = openpyxl.load_workbook(path)["Issues"]
+    header = [c.value for c in ws[1]]
+    widths = [0.0] * len(header)
+    for dim in ws.column_dimensions.values():  # equal neighbours share one entry
+        for j in range(dim.min - 1, dim.max):
+            widths[j] = dim.width
+    for name in ("Dimension", "Value"):
+        j = header.index(name)
+        word = ws.cell(row=2, column=j + 1).value
+        assert widths[j] >= len(word) + 1, (name, word, widths[j])
+    # a stored width is the column's pixels / 7 (xlsxwriter adds the cell padding)
+    assert sum(round(w * 7) for w in widths) * MIN_SCALE <= page_pixels(True)
+    assert widths[header.index("Message")] >= 24

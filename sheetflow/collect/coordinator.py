@@ -18,6 +18,7 @@ Nothing here prints; the CLI renders the results.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, replace
@@ -29,7 +30,15 @@ from ..errors import close_workbook
 from ..hints import command_line, import_judges_line
 from ..spec.study import Rater, Study, judge_rater_ids
 from ..words import counted
-from ..workbook.printing import set_print, text_lines
+from ..workbook.printing import (
+    MIN_SCALE,
+    column_pixels,
+    fitted_widths,
+    page_pixels,
+    set_print,
+    text_lines,
+    text_width,
+)
 from .links import (
     claimed_todo,
     claims_on,
@@ -459,6 +468,12 @@ ISSUE_COLUMNS = (("severity", 9, "Severity"), ("code", 18, "Code"), ("file", 22,
                  ("sheet", 9, "Sheet"), ("cell", 6, "Cell"), ("rater", 9, "Rater"),
                  ("case", 9, "Case"), ("label", 6, "Label"), ("dimension", 11, "Dimension"),
                  ("value", 10, "Value"), ("message", 30, "Message"))
+# a dimension id or a value (PASS_ADEQUATE, overall_verdict) wider than its column was
+# broken mid-word: such a column widens to its longest word up to this, the message
+# giving up the room down to MESSAGE_FLOOR so the sheet still prints one page wide
+WORD_CAP = 24
+MESSAGE_FLOOR = 24
+_BREAKS = re.compile(r"\s+|(?<=-)")  # spreadsheet programs wrap at a space or after "-"
 
 
 def write_validation_workbook(path: Path, rows: list[RosterRow],
@@ -601,15 +616,17 @@ def _issues_sheet(wb: Any, head: Any, issues: list[Issue]) -> None:
                                         "valign": "top"}),
                 "warning": wb.add_format({"bg_color": "#FFEB9C", "font_color": "#9C5700",
                                           "valign": "top"})}
-    for c, (name, width, header) in enumerate(ISSUE_COLUMNS):
+    rows = [[_issue_text(item, name) for name, _, _ in ISSUE_COLUMNS]
+            for item in errors_first(issues)]
+    widths = issue_widths(rows)
+    for c, ((name, _, header), width) in enumerate(zip(ISSUE_COLUMNS, widths, strict=True)):
         ws.write_string(0, c, header, head)
         ws.set_column(c, c, width, wrap if name == "message" else top)
-    _header_height(ws, [(header, width) for _, width, header in ISSUE_COLUMNS])
+    _header_height(ws, [(header, width)
+                        for (_, _, header), width in zip(ISSUE_COLUMNS, widths, strict=True)])
     # file names, codes and raters repeat down a long sheet: their lines are counted once
     lines_of = lru_cache(maxsize=4096)(text_lines)
-    widths = [width for _, width, _ in ISSUE_COLUMNS]
-    for r, item in enumerate(errors_first(issues), 1):
-        texts = [_issue_text(item, name) for name, _, _ in ISSUE_COLUMNS]
+    for r, texts in enumerate(rows, 1):
         lines = _lines(zip(texts, widths, strict=True), lines_of)
         if lines > 1:  # spreadsheet programs do not grow a row for wrapped text
             ws.set_row(r, LINE_POINTS * lines)
@@ -617,7 +634,28 @@ def _issues_sheet(wb: Any, head: Any, issues: list[Issue]) -> None:
         for c in range(1, len(texts)):
             if texts[c]:  # an empty cell is left unwritten: the column's format shows
                 ws.write_string(r, c, texts[c], wrap)
-    _print_setup(ws, [float(w) for _, w, _ in ISSUE_COLUMNS], len(issues))
+    _print_setup(ws, widths, len(issues))
+
+
+def issue_widths(rows: list[list[str]]) -> list[float]:
+    """The Issues sheet's column widths for ``rows`` (texts in :data:`ISSUE_COLUMNS`
+    order): each column but the message its default or its longest word (broken at a
+    space or after "-") up to :data:`WORD_CAP`; the message the rest of a landscape page
+    at 70%, at least :data:`MESSAGE_FLOOR`; the widest narrowed back when too wide."""
+    widths: list[float] = []
+    for c, (name, default, _) in enumerate(ISSUE_COLUMNS):
+        if name == "message":
+            widths.append(0.0)  # set below, from the room the others leave
+            continue
+        longest = max((text_width(w) for row in rows for w in _BREAKS.split(row[c])),
+                      default=0)
+        widths.append(float(max(default, min(longest + 1, WORD_CAP))))
+    at = [name for name, _, _ in ISSUE_COLUMNS].index("message")
+    room = page_pixels(True) / MIN_SCALE - sum(column_pixels(w) for w in widths if w)
+    widths[at] = float(max(MESSAGE_FLOOR, int((room - 5) / 7)))
+    floors = [float(MESSAGE_FLOOR if name == "message" else default)
+              for name, default, _ in ISSUE_COLUMNS]
+    return fitted_widths(widths, floors)
 
 
 def _issue_text(item: Issue, name: str) -> str:
