@@ -34,7 +34,7 @@ OPTIONS = [
     (["plan", "{D}", "--items", "100000000"], "--items 100000000: give counts from 2 to "
                                                "10,000 (an interval needs at least 2 items; "
                                                "a study holds at most 10,000)"),
-    (["plan", "{D}", "--raters", "2-5000"], "--raters 1001: give counts from 2 to 1,000"),
+    (["plan", "{D}", "--raters", "2-5000"], "--raters 1001: give counts from 1 to 1,000"),
     (["plan", "{D}", "--shares", SHARES_21], "--shares must be non-negative numbers"),
     (["fetch", "{D}", "--mbox", "{D}/box.mbox", "--since", "lastweek"], "--since "),
     (["fetch", "{D}", "--mbox", "{D}/box.mbox", "--since", "2026-09-01"],

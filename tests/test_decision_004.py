@@ -320,7 +320,7 @@ def test_a_judge_whose_every_answer_is_blank_did_not_score(tmp_path):
     collect(root)
     out, summary, rows = run_analyze(root, "--allow-partial")
     assert out.exit_code == 1, out.output
-    assert summary["n_raters"] == 2 and ": 2 raters, 12 cases" in out.output
+    assert summary["n_raters"] == 2 and ": 2 of 3 raters, 12 items" in out.output
     trio = _checks(summary)["judges of the locked trio who scored"]
     assert (trio["value"], trio["passed"], trio["note"]) == (2, False, "missing: judge-3")
     assert summary["panel"]["included"] == ["judge-1", "judge-2"]
