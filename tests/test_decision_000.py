@@ -220,12 +220,7 @@ def test_a_rater_who_skips_a_case_makes_it_incomplete(tmp_path):
             "case)': alpha itself would accommodate a skip, but the decision is not "
             "reached while a validator's case is missing (it reads INCOMPLETE, as for a "
             "missing rater), and sheetflow analyze --allow-partial shows the figures on "
-            "the ratings that were returned.") in _methods(root)["Decision (000)"]
-
-
-def _methods(root: Path) -> dict[str, str]:
-    """The Methods sheet's text by topic, continuation rows joined."""
-    return methods_by_topic(root)
+            "the ratings that were returned.") in methods_by_topic(root)["Decision (000)"]
 
 
 def test_each_validator_gets_a_feedback_workbook(clean):

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from decision_helpers import run_analyze
+from decision_helpers import methods_by_topic, run_analyze
 from plant_helpers import KEEP, direction, plant, rubric_answer, study_from
 
 from sheetflow.collect.run import collect
@@ -184,15 +184,8 @@ def _outcome_cell(root: Path, check: str) -> str:
 def _methods_text(root: Path, topic: str) -> str:
     """Plant 38 improved directions in ``root``, collect, analyse; the Methods sheet's
     text under ``topic``, its continuation rows joined."""
-    import openpyxl
-
     _run(root, 38)
-    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
-    current, text = "", {}
-    for row in sheet.iter_rows(values_only=True, max_col=2):
-        current = row[0] or current
-        text[current] = f"{text.get(current, '')} {row[1] or ''}".strip()
-    return text[topic]
+    return methods_by_topic(root)[topic]
 
 
 def test_the_methods_sheet_maps_each_consequence_in_the_protocols_words(same):

@@ -29,6 +29,7 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
         lines.append(f"arms: {summary['arms']['sentence']}")
     return lines + list(summary.get("readings", []))
 
+
 def study_counts(summary: dict[str, Any], study: Study) -> list[str]:
     """The raters and items the analysis rests on, each of those the study has when
     fewer: ["2 raters", "16 items"], ["1 of 2 raters", "4 of 16 items rated"] (the
