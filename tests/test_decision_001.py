@@ -180,12 +180,62 @@ def test_figures_pooled_over_two_owners_are_marked_where_shown(two_owners):
     assert "pooled" not in decided and "descriptive" not in decided
 
 
+def _csv_rows(path: Path) -> list[list[str]]:
+    with path.open(encoding="utf-8", newline="") as fh:
+        return list(csv.reader(fh))
+
+
+T2_COLUMNS = ["arm", "n", "n_yield", "yield", "ci_low", "ci_high", "note", "n_keep",
+              "n_known", "known_rate", "n_in_corpus"]
+T3_COLUMNS = ["band", "score", "n", "n_yield", "yield", "ci_low", "ci_high", "note",
+              "none_rate"]
+
+
+def test_pooled_figures_are_marked_on_their_sheets_and_in_the_results_files(two_owners):
+    """The Yield Fisher and Trend by band sheets and results/T2.csv and T3.csv showed
+    the same pooled Wilson intervals, gap intervals, Fisher and trend p as the Summary,
+    with no mark: read there they passed for valid inference. Each CSV now ends with a
+    pooled column saying it on every row; each sheet says it once, above its table, in
+    the rows printed on every page (a column of it wrapped every row eight lines tall
+    and broke the Yield Fisher sheet over two pages). The Summary still marks each
+    line once."""
+    root, _, _, rows = two_owners
+    for name, columns, n in (("T2.csv", T2_COLUMNS, 4), ("T3.csv", T3_COLUMNS, 3)):
+        head, *body = _csv_rows(root / "out" / "results" / name)
+        assert head == [*columns, "pooled"] and len(body) == n, (name, head)
+        assert {r[-1] for r in body} == {POOLED}, name
+    book = openpyxl.load_workbook(root / "out" / "analysis.xlsx")
+    for title, first in (("Yield Fisher", "arm"), ("Trend by band", "band")):
+        ws = book[title]
+        assert ws["A1"].value == f"Every row of this table: {POOLED}", title
+        assert ws["A3"].value == first and ws.print_title_rows == "$1:$3", title
+        header = [c.value for c in ws[3]]
+        assert "pooled" not in header and ws.max_column == len(header), title
+        assert not any(POOLED in str(c.value) for row in ws.iter_rows(min_row=2)
+                       for c in row), title
+        assert len(ws.row_breaks.brk) == 0, title  # six rows print on one page
+    marked = [r for r in rows if "pooled over" in str(r)]
+    assert marked and all(str(r).count("pooled over") == 1 for r in marked)
+    methods = " ".join(str(c.value) for c in book["Methods"]["B"])
+    assert ("with two or more owners a last column, pooled, says on every row that the "
+            "interval pools their ratings as if independent") in methods
+    assert ("the Yield Fisher and Trend by band sheets say it above their tables, "
+            "results/T2.csv and T3.csv in their pooled column") in methods
+
+
 def test_one_owners_figures_carry_no_pooled_mark(one_owner_null):
-    """With one owner each rating is an item: nothing is pooled, nothing marked."""
-    _, out, summary, rows = one_owner_null
+    """With one owner each rating is an item: nothing is pooled, nothing marked; the
+    results files have the columns they always had, and the sheets no line above."""
+    root, out, summary, rows = one_owner_null
     assert {c["pooled"] for c in summary["yield_ci"].values()} == {""}
     assert {f["pooled"] for f in summary["fisher"]} == {""}
     assert not any("pooled" in r for r in rows) and "pooled" not in out.output
+    for name, columns in (("T2.csv", T2_COLUMNS), ("T3.csv", T3_COLUMNS)):
+        path = root / "out" / "results" / name
+        assert _csv_rows(path)[0] == columns and "pooled" not in path.read_text("utf-8")
+    book = openpyxl.load_workbook(root / "out" / "analysis.xlsx")
+    assert book["Yield Fisher"]["A1"].value == "arm"
+    assert book["Trend by band"]["A1"].value == "band"
 
 
 def _band_counts(root):

@@ -222,6 +222,23 @@ def test_a_column_blank_on_every_row_is_left_off_its_sheet():
     assert without_blank_columns(table.iloc[:0]).shape == (0, 5)
 
 
+def test_a_pooled_mark_is_said_once_above_its_table_only_when_one_text_holds_every_row():
+    """Protocol 001's pooled mark, one text on every row, is a line above the sheet's
+    table; a pooled column that is blank, or not the same on every row, stays a
+    column (nothing it says is lost)."""
+    from sheetflow.report.workbook import said_once
+
+    mark = "pooled over 2 owners as if independent: descriptive"
+    table = pd.DataFrame({"arm": ["a", "b"], "yield": [0.5, 0.25], "pooled": [mark, mark]})
+    line, shown = said_once(table)
+    assert line == f"Every row of this table: {mark}"
+    assert list(shown.columns) == ["arm", "yield"]
+    for values in ([mark, "pooled over 3 owners"], [mark, ""], ["", ""]):
+        line, shown = said_once(table.assign(pooled=values))
+        assert line == "" and list(shown.columns) == ["arm", "yield", "pooled"]
+    assert said_once(table.drop(columns="pooled"))[0] == ""
+
+
 def test_whole_number_figures_show_without_decimals_but_bounded_estimates_keep_them():
     """W+ read "145.000", a trend's scores "1.000 / 2.000 / 3.000" and its degrees of
     freedom "1.000"; an alpha of exactly 1 still reads "1.000"."""

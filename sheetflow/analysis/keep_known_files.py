@@ -135,18 +135,28 @@ def verdicts(analysis: Analysis) -> list[dict[str, Any]]:
 
 
 def results_tables(analysis: Analysis) -> dict[str, pd.DataFrame]:
-    """``results/T2.csv`` (per arm) and ``results/T3.csv`` (per band), when computed."""
+    """``results/T2.csv`` (per arm) and ``results/T3.csv`` (per band), when computed.
+
+    With two or more owners each ends with the tables' ``pooled`` column (its intervals
+    pool their ratings as if independent); with one owner there is none.
+    """
     out = {}
     y = analysis.tables.get("yield_fisher")
     if y is not None and "test" in y:
         cols = ["arm", "n", "n_yield", "yield", "ci_low", "ci_high", "note", "n_keep",
-                "n_known", "known_rate", "n_in_corpus"]
+                "n_known", "known_rate", "n_in_corpus", *_pooled(y)]
         out["results/T2.csv"] = y.loc[y["test"] == "yield", cols].reset_index(drop=True)
     t = analysis.tables.get("trend")
     if t is not None and "score" in t:
-        cols = ["band", "score", "n", "n_yield", "yield", "ci_low", "ci_high", "note", "none_rate"]
+        cols = ["band", "score", "n", "n_yield", "yield", "ci_low", "ci_high", "note",
+                "none_rate", *_pooled(t)]
         out["results/T3.csv"] = t.loc[t["band"] != "trend test", cols].reset_index(drop=True)
     return out
+
+
+def _pooled(table: pd.DataFrame) -> list[str]:
+    """``["pooled"]`` when ``table`` marks its figures as pooled over owners, else []."""
+    return ["pooled"] if "pooled" in table.columns else []
 
 
 # --------------------------------------------------------------------------- mixed model

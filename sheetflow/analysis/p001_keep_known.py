@@ -106,7 +106,17 @@ def _yield_fisher(ctx: Context) -> pd.DataFrame:
         rows.append({"arm": f"test: {winner} vs {other}", "test": role,
                      **res.iloc[0].to_dict(), "gap": gap["diff"], "gap_ci_low": gap["ci_low"],
                      "gap_ci_high": gap["ci_high"], "note": gap["note"]})
-    return pd.concat([table.assign(test="yield"), pd.DataFrame(rows)], ignore_index=True)
+    return _pooled_column(ctx, pd.concat([table.assign(test="yield"), pd.DataFrame(rows)],
+                                         ignore_index=True))
+
+
+def _pooled_column(ctx: Context, table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with a ``pooled`` column saying :func:`pooled_said` on every row when
+    two or more owners' ratings are pooled in its intervals and p (its sheet and
+    ``results/T2.csv`` and ``T3.csv`` show them apart from the Summary's marked lines);
+    with one owner ``table`` unchanged, no column."""
+    said = pooled_said(ctx)
+    return table.assign(pooled=said) if said else table
 
 
 def _permutation(ctx: Context) -> pd.DataFrame:
@@ -172,7 +182,7 @@ def _trend(ctx: Context) -> pd.DataFrame:
     note = (f"{_items_and_ratings(outside)} outside the ordered bands left out "
             f"({', '.join(repr(b) for b in left_out)})") if len(outside) else ""
     test = res.assign(band="trend test", note=note)
-    return pd.concat([per_band, test], ignore_index=True)
+    return _pooled_column(ctx, pd.concat([per_band, test], ignore_index=True))
 
 
 def _items_and_ratings(rows: pd.DataFrame) -> str:
@@ -520,7 +530,9 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "owners' ratings and are descriptive (the Summary reads no direction from the "
          "trend's p, and marks each of the others where it shows it: the arms line's "
          "interval, every yield, gap and Fisher line, and the Fisher p beside the "
-         "reference check, which no test decides); the owner-adjusted "
+         "reference check, which no test decides; the Yield Fisher and Trend by band "
+         "sheets say it above their tables, results/T2.csv and T3.csv in their pooled "
+         "column); the owner-adjusted "
          "effects are the mixed model's. Below five owners the Summary says that no "
          "general claim is made (protocol 001)."),
         ("Yield, Fisher and trend (001)",
@@ -566,7 +578,10 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "for a NONE rate by band without defining NONE; sheetflow reads it as the share "
          "of the band's sitting-1 ratings with neither KEEP nor KNOWN marked. In both, "
          "note marks an interval on too few ratings (see "
-         f"{FEW_UNITS_TOPIC})."),
+         f"{FEW_UNITS_TOPIC}); with two or more owners a last column, pooled, says on "
+         "every row that the interval pools their ratings as if independent "
+         "(descriptive: an item's arm and band are shared by all its ratings); with one "
+         "owner there is no such column."),
     ]
 
 

@@ -74,24 +74,53 @@ def _sheet_or_digest(wb: xlsxwriter.Workbook, name: str, title: str, table: pd.D
     undefined, a "band" the plan does not set), which only pushed the sheet past a
     printed page's width. A large table is neither scanned nor copied (its sheet is
     a digest). A table with nothing but a reason it could not be computed, or no row
-    at all, is one line saying so (:func:`note_sheet`), never a bare header.
+    at all, is one line saying so (:func:`note_sheet`), never a bare header. A
+    :data:`SAID_ONCE` column is a line above the table (:func:`said_once`).
     """
     if words and only_reasons(table):
         return note_sheet(wb, title, nothing_to_show(table), fmt)
     if not is_large(table):
-        shown = labelled(without_blank_columns(without_repeats(table)), names or {}) \
+        line, shown = said_once(table) if words else ("", table)
+        shown = labelled(without_blank_columns(without_repeats(shown)), names or {}) \
             if words else table
         if words:  # a table's own headers, where a column's name cannot say its rule
             shown = shown.rename(columns=table.attrs.get("headers", {}))
         shown = _settings_as_text(shown, SETTINGS_OF.get(name, ())) if words else shown
         own = proportion_formats(shown, fmt, PROPORTIONS_OF.get(name, ())) if words else \
             whole_number_formats(table, fmt)
-        return table_sheet(wb, title, shown, fmt, words=words, number_formats=own)
+        ws = table_sheet(wb, title, shown, fmt, top=2 if line else 0, words=words,
+                         number_formats=own)
+        if line:  # in the rows printed on every page, above the header
+            ws.write_string(0, 0, line, fmt["bold"])
+        return ws
     short = digest(name, table)
     ws = table_sheet(wb, title, labelled(short, names or {}) if words else short, fmt,
                      top=2, words=words, number_formats=_digest_formats(short, fmt))
     ws.write_string(0, 0, note(name, table), fmt["bold"])
     return ws
+
+
+SAID_ONCE = ("pooled",)
+"""Columns holding one text for the whole table: protocol 001's mark that every
+interval and p of the table pools two or more owners' ratings as if independent. A
+sheet says it once, above the table: on every row, the column took the width the
+table's own columns need, and wrapped each row eight lines tall over two pages."""
+
+
+def said_once(table: pd.DataFrame) -> tuple[str, pd.DataFrame]:
+    """(the line saying ``table``'s :data:`SAID_ONCE` columns, ``table`` without them).
+
+    A column is said once only when it holds one text, not blank, on every row;
+    otherwise it stays in the table and the line is "".
+    """
+    lines, shown = [], table
+    for col in SAID_ONCE:
+        values = set(table[col].tolist()) if col in table.columns else set()
+        if len(values) == 1 and isinstance(next(iter(values)), str) \
+                and not _blank(next(iter(values))):
+            lines.append(f"Every row of this table: {values.pop()}")
+            shown = shown.drop(columns=col)
+    return "; ".join(lines), shown
 
 
 PROPORTIONS_OF = {"permutation": ("diff",)}
