@@ -321,3 +321,31 @@ def test_the_refusal_and_dispute_sheets_say_what_they_count_and_show(tmp_path):
                     "refusal appropriateness (this rater)", "note")
     assert sorted((r[0], r[4], r[5]) for r in rows) == [
         ("HV-04", "no", "Over-refusal"), ("HV-12", "yes", "Appropriate")]
+
+
+def test_the_gold_disputes_sheet_lists_by_item_in_study_order_then_rater(tmp_path):
+    """The Gold disputes sheet listed each rater's flags in data order (all of rater1's,
+    then rater2's), so the two disputes of one item printed apart; now the rows go by
+    item in the study's order, then by rater, as the other per-item sheets read."""
+    flags = {"rater1": ("HV-09", "HV-02", "HV-12"), "rater2": ("HV-04", "HV-02", "HV-11")}
+
+    def answer(study, pack, a, index):
+        dim, item = a["dimension"], a["item_id"]
+        mine = flags.get(pack["rater_id"], ())
+        if dim == "gold_dispute":
+            return "Y" if item in mine else None
+        if dim == "rater_note":
+            return f"The gold answer of {item} is wrong." if item in mine else None
+        return _answer(study, dim, index, item)
+
+    root = tmp_path / "order"
+    plant_answer_review(root, answer)
+    out, summary, _, _ = _analyze(root)
+    assert out.exit_code == 0, out.output
+    _, *rows = openpyxl.load_workbook(root / "out" / "analysis.xlsx")[
+        "Gold disputes"].iter_rows(values_only=True)
+    order = [it.id for it in load_study(root).items]
+    expected = sorted(((item, rater) for rater, items in flags.items() for item in items),
+                      key=lambda pair: (order.index(pair[0]), pair[1]))
+    assert [(r[0], r[3]) for r in rows] == expected
+    assert summary["gold_disputes"] == ["HV-02", "HV-04", "HV-09", "HV-11", "HV-12"]

@@ -15,7 +15,7 @@ import pandas as pd
 from ..spec.params import YES_WORDS
 from ..spec.study import Study
 from ..words import counted
-from .context import Context, empty_reason
+from .context import Context, empty_reason, natural_key
 from .decision import (
     REPORTED,
     UNDEFINED,
@@ -121,7 +121,9 @@ def _should_refuse(ctx: Context, fields: dict[str, str]) -> str:
 
 def _gold_disputes(ctx: Context) -> pd.DataFrame:
     """Every item a rater flagged gold_dispute, with whether its question should be
-    refused, the rater's refusal_appropriateness answer and note."""
+    refused, the rater's refusal_appropriateness answer and note; by item in the
+    study's order, then by rater (the flags came in each rater's data order, one
+    item's disputes apart on the sheet)."""
     data = ctx.first
     gold = data[data["dimension"] == "gold_dispute"]  # text checks on these rows only
     flagged = gold[gold["value"].notna() & (gold["value"].astype(str) != "")]
@@ -136,6 +138,8 @@ def _gold_disputes(ctx: Context) -> pd.DataFrame:
              "refusal_rating": refusal, "note": note}
             for r, refusal, note in zip(flagged.itertuples(), refusal_of,
                                         _answers_of(data, "rater_note", flagged), strict=True)]
+    rank = {it_id: n for n, it_id in enumerate(items)}
+    rows.sort(key=lambda row: (rank.get(row["item"], len(rank)), natural_key(row["rater"])))
     out = pd.DataFrame(rows, columns=["item", "question", "arm", "rater", "should_refuse",
                                       "refusal_rating", "note"])
     out.attrs["headers"] = {"should_refuse": "should refuse",
