@@ -327,3 +327,16 @@ def finite_number(value: Any) -> bool:
         return math.isfinite(float(value))
     except (TypeError, ValueError):
         return False
+
+
+def setting_text(value: float) -> str:
+    """A setting of the plan as the plan writes it: the shortest text that reads back as
+    ``value``, a tiny or huge one with its exponent unpadded ("1e-9", "0.25", "2e+20").
+
+    A tolerance of 1e-9 written out as a decimal, "0.000000001", had to be counted
+    zero by zero to be read; in a number format it reads as a figure the study measured.
+    """
+    mantissa, _, exponent = repr(float(value)).partition("e")
+    if not exponent:
+        return mantissa.removesuffix(".0")
+    return f"{mantissa}e{exponent[0]}{exponent[1:].lstrip('0') or '0'}"

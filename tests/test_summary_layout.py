@@ -75,7 +75,10 @@ def test_an_effect_without_an_arm_ahead_names_the_two_arms_it_compares(control_a
                                 f"above the control, {CONTROL})"), arms["sentence"]
 
 
-def test_hypotheses_show_the_direction_tolerance_as_a_plain_number(tmp_path):
+def test_hypotheses_show_the_direction_tolerance_as_the_plan_writes_it(tmp_path):
+    """The tolerance printed as 0.000000001, to be counted zero by zero (and before
+    that as 1.00E-09, like a tiny result); now it reads 1e-9, as the study file has it,
+    on the sheet and in the Methods rule."""
     root = study_from("judge-likert", tmp_path / "study")
     fill_packs(root, seed=3)
     collect(root)
@@ -85,8 +88,10 @@ def test_hypotheses_show_the_direction_tolerance_as_a_plain_number(tmp_path):
     head = [c.value for c in sheet[1]]
     col = head.index("tolerance") + 1
     cells = [sheet.cell(r, col) for r in range(2, sheet.max_row + 1)]
-    # the setting as written, not 1.00E-09 like a tiny result, nor ### in its column
-    assert cells and all(c.value == "0.000000001" for c in cells)
-    assert sheet.column_dimensions[openpyxl.utils.get_column_letter(col)].width >= 12
+    # the setting as written, not 1.00E-09 like a tiny result, nor 0.000000001
+    assert cells and all(c.value == "1e-9" and c.data_type == "s" for c in cells)
+    methods = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Methods"]
+    rule = next(r[1] for r in methods.iter_rows(values_only=True) if r[0] == "Judge trio (004)")
+    assert "directional pass = delta > 1e-9 (direction_tolerance;" in rule, rule
     delta = sheet.cell(2, head.index("delta") + 1)
     assert delta.number_format == "0.000"  # a result keeps its format

@@ -20,6 +20,7 @@ import pandas as pd
 from ..judges.pilot import hypothesis_table, pilot_verdict
 from ..judges.records import DIRECTION_TOLERANCE
 from ..spec.study import Study
+from ..words import setting_text
 from .context import Context, add_verdict, empty_reason
 from .decision import Check, Decision, flag_check, status_of
 from .protocol import ProtocolPlan
@@ -102,7 +103,7 @@ def direction_tolerance(ctx: Context) -> float:
 def _above(tolerance: float) -> str:
     """How the rule says "more than the tolerance": the default (1e-09) is rounding,
     and a headline reading "delta > 1e-09" said it in scientific notation."""
-    return "above 0, beyond rounding" if tolerance <= ROUNDING else f"> {tolerance:g}"
+    return "above 0, beyond rounding" if tolerance <= ROUNDING else f"> {setting_text(tolerance)}"
 
 
 ROUNDING = 1e-6
@@ -298,6 +299,7 @@ def _targets_used(study: Study) -> str:
 
 def methods(study: Study) -> list[tuple[str, str]]:
     """Methods-sheet entries: (topic, text)."""
+    tolerance = float(study.plan.params.get("direction_tolerance", DIRECTION_TOLERANCE))
     return [
         ("Judge trio (004)",
          "Per judge the mean of the six dimensions; trio mean (the mean of the judges' "
@@ -317,7 +319,7 @@ def methods(study: Study) -> list[tuple[str, str]]:
          "the mean of its items' trio means, undefined when any of its items has none "
          "(never a mean of the items that have one). Hypothesis delta = trio mean of the "
          "better cell minus the worse cell per task; directional pass = delta > "
-         f"{float(study.plan.params.get('direction_tolerance', DIRECTION_TOLERANCE)):g} "
+         f"{setting_text(tolerance)} "
          "(direction_tolerance; an exact tie is not directional), or for a hypothesis "
          "stated with >= (relation, as H4: Cell D >= Cell A) delta >= 0 to within that "
          "tolerance (a tie is directional); threshold pass = delta "

@@ -15,7 +15,7 @@ from xlsxwriter.worksheet import Worksheet
 from ..analysis import Analysis
 from ..analysis.summary import only_reasons
 from ..errors import close_workbook
-from ..words import NUMBER_FORMS
+from ..words import NUMBER_FORMS, setting_text
 from ..workbook.app_props import SheetflowWorkbook
 from ..workbook.printing import print_used_range, row_points, set_print, text_lines
 from .cells import (
@@ -128,20 +128,19 @@ PROPORTIONS_OF = {"permutation": ("diff",)}
 permutation test's difference is one of yields)."""
 SPREAD = ("mean", "median", "min", "max")
 SETTINGS_OF = {"hypothesis_deltas": ("tolerance",)}
-"""Per table, columns holding a setting of the plan, not a result: shown as the decimal
-the setting is (004's direction tolerance 1e-09 reads 0.000000001; the scientific
-format of a tiny result, 1.00E-09, read as a figure the study measured). Text, so
-that its column is as wide as it: a number format that long printed ### in a column
-sized for three decimals."""
+"""Per table, columns holding a setting of the plan, not a result: shown as the plan
+writes it (:func:`~sheetflow.words.setting_text`: 004's direction tolerance reads 1e-9,
+as in the study file; written out, 0.000000001, it had to be counted zero by zero, and
+the scientific format of a tiny result, 1.00E-09, read as a figure the study measured).
+Text, so that its column is as wide as it."""
 
 
 def _settings_as_text(shown: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
-    """``shown`` with its setting ``columns`` as decimal text (the shortest that reads
-    back as the value, never rounded to 0), a blank kept blank."""
+    """``shown`` with its setting ``columns`` as the plan writes them, a blank kept
+    blank."""
     for col in columns:
         if col in shown.columns and shown[col].dtype.kind == "f":
-            said = [np.format_float_positional(v, trim="-") if np.isfinite(v) else None
-                    for v in shown[col].tolist()]
+            said = [setting_text(v) if np.isfinite(v) else None for v in shown[col].tolist()]
             shown = shown.assign(**{col: said})
     return shown
 
