@@ -573,3 +573,18 @@ def test_a_count_one_rater_left_blank_is_said_beside_the_count_used(tmp_path):
     assert notes[blank] == said
     assert {i for i, n in notes.items() if n} == {blank}
     assert f"{blank}: {said}" in rows
+
+
+def test_the_acceptance_counts_beside_text_keep_room_after_them(correct):
+    """The material-error count printed against the per-rater text on its right, "1"
+    and "0 (R-3MD)" read "1 0 (R-3MD)"; it keeps a digit's room after it now."""
+    root = correct[0]
+    sheet = openpyxl.load_workbook(root / "out" / "analysis.xlsx")["Acceptance"]
+    head = [c.value for c in sheet[1]]
+    col = head.index("material errors") + 1
+    assert head[col] == "material errors each"
+    cells = [sheet.cell(r, col) for r in range(2, sheet.max_row + 1)]
+    assert cells and all(isinstance(c.value, (int, float)) and c.number_format == "0_0"
+                         for c in cells)
+    total = sheet.cell(2, head.index("mean total") + 1)
+    assert total.number_format == "0"  # beside a number: as it was

@@ -22,6 +22,7 @@ from openpyxl.utils import get_column_letter
 
 from sheetflow.analysis import methods
 from sheetflow.report import SHEET_TITLES
+from sheetflow.report.cells import PAD
 from sheetflow.spec.study import load_study
 
 
@@ -278,7 +279,8 @@ READ_AS_TABLES = {"Summary", "Methods", "Chart data", "Data"}
 
 
 def _percent(cell) -> bool:
-    return cell.number_format.endswith("%")
+    """A percentage, with or without the room a number beside text keeps after it."""
+    return cell.number_format.removesuffix(PAD).endswith("%")
 
 
 def test_each_kind_of_quantity_has_one_form_throughout(studies):

@@ -95,3 +95,32 @@ def test_hypotheses_show_the_direction_tolerance_as_the_plan_writes_it(tmp_path)
     assert "directional pass = delta > 1e-9 (direction_tolerance;" in rule, rule
     delta = sheet.cell(2, head.index("delta") + 1)
     assert delta.number_format == "0.000"  # a result keeps its format
+
+
+def test_a_number_beside_text_keeps_room_after_it(tmp_path):
+    """Right-aligned against the left-aligned text of the column on its right, a number
+    printed as one with it: 002's Acceptance sheet read "1 0 (R-3MD)" for a count of 1
+    beside "0 (R-3MD)". Such a column's numbers now keep a digit's room after them (a
+    format's padding, the values unchanged); a number beside a number is as it was."""
+    import pandas as pd
+    import xlsxwriter
+
+    from sheetflow.report.cells import formats, table_sheet
+
+    table = pd.DataFrame({"ratings": [2, 1], "mean_total": [100.0, 48.0],
+                          "material_errors": [2.0, 0.0], "each": ["2 (R-3MD)", "0 (R-3MD)"],
+                          "delta": [0.3, 1e-9], "tolerance": ["1e-9", "1e-9"],
+                          "p": [0.04, 0.0001], "passed": [True, False],
+                          "n": [3, 4], "yield": [0.25, 0.5], "note": ["a", "b"]})
+    path = tmp_path / "t.xlsx"
+    wb = xlsxwriter.Workbook(str(path))
+    fmt = formats(wb)
+    table_sheet(wb, "T", table, fmt, number_formats={"yield": fmt["share"]})
+    wb.close()
+    sheet = openpyxl.load_workbook(path)["T"]
+    got = [[c.number_format for c in row] for row in sheet.iter_rows(min_row=2)]
+    assert got[0] == ["General", "0", "0_0", "General", "0.000_0", "General", "0.0000_0",
+                      "General", "General", "0.0%_0", "General"]
+    assert got[1][4] == '0.00E+00"  "' and got[1][6] == '"< 0.001"_0'
+    assert [c.value for c in sheet[2]] == [2, 100, 2, "2 (R-3MD)", 0.3, "1e-9", 0.04, "Yes",
+                                           3, 0.25, "a"]

@@ -78,16 +78,56 @@ class Formats(dict):
     def __init__(self, wb: xlsxwriter.Workbook) -> None:
         super().__init__()
         self._wb = wb
+        # each format made here, by its id, with its properties and its padded twin
+        # (the formats are held here, so no id is reused)
+        self._properties: dict[int, dict[str, Any]] = {}
+        self._padded: dict[int, Any] = {}
 
     def __missing__(self, name: str) -> Any:
         properties = FORMAT_PROPERTIES[name]
-        made = [self._wb.add_format(p) for p in properties] \
-            if isinstance(properties, list) else self._wb.add_format(properties)
+        made = [self._made(p) for p in properties] \
+            if isinstance(properties, list) else self._made(properties)
         self[name] = made
         return made
 
+    def _made(self, properties: dict[str, Any]) -> Any:
+        made = self._wb.add_format(properties)
+        self._properties[id(made)] = properties
+        return made
+
+    def padded(self, made: Any) -> Any:
+        """``made`` (a format this object made by name) with :data:`PAD` after its
+        number; made once per format."""
+        key = id(made)
+        if key not in self._padded:
+            properties = dict(self._properties[key])
+            properties["num_format"] = with_room(str(properties.get("num_format", "General")))
+            self._padded[key] = self._wb.add_format(properties)
+        return self._padded[key]
+
     def get(self, name: str, default: Any = None) -> Any:
         return self[name] if name in self or name in FORMAT_PROPERTIES else default
+
+
+PAD = "_0"
+"""The room a number keeps after it, a digit wide, where the column on its right holds
+text: right-aligned against left-aligned text, a count of 1 beside "0 (R-3MD)" printed
+as "1 0 (R-3MD)"."""
+
+
+def with_room(num_format: str) -> str:
+    """``num_format`` with :data:`PAD` after the number: after an exponent, two spaces
+    (LibreOffice reads "_0" there as a digit of the exponent, printing 1.00E-9)."""
+    return num_format + ('"  "' if "E+" in num_format else PAD)
+
+
+def before_text(kinds: list[str]) -> list[bool]:
+    """Per column (each its dtype's kind), whether it holds numbers and the column on
+    its right does not: its numbers keep :data:`PAD` after them. A flag (kind "b") is
+    text on the sheet (Yes, No)."""
+    numeric = [kind in "fiu" for kind in kinds]
+    return [here and not right for here, right in zip(numeric, [*numeric[1:], True],
+                                                     strict=True)]
 
 
 def formats(wb: xlsxwriter.Workbook) -> Formats:
@@ -252,8 +292,14 @@ class Column(NamedTuple):
     @property
     def kind(self) -> str:
         """:attr:`value_kind` for a numpy dtype, else "O" (text, mixed, or pd.NA)."""
-        dtype = self.values_dtype
-        return dtype.kind if isinstance(dtype, np.dtype) else "O"
+        return plain_kind(self.dtype)
+
+
+def plain_kind(dtype: Any) -> str:
+    """A column's kind as :attr:`Column.kind` gives it, from its pandas dtype."""
+    if isinstance(dtype, pd.CategoricalDtype):
+        dtype = dtype.categories.dtype
+    return dtype.kind if isinstance(dtype, np.dtype) else "O"
 
 
 def plain_columns(table: pd.DataFrame) -> list[Column]:
@@ -278,7 +324,7 @@ def _floats(values: pd.Series) -> np.ndarray | None:
 
 def write_table(ws: BodySheet, top: int, table: pd.DataFrame, fmt: dict[str, Any], *,
                 number_formats: dict[str, Any] | None = None, words: bool = True,
-                widths: list[float] | None = None) -> int:
+                widths: list[float] | None = None, padded: bool = False) -> int:
     """Write ``table`` with a header at row ``top``; return the next free row.
 
     Cells hold what :func:`write_cell` would write; the body (the rows under the
@@ -288,20 +334,23 @@ def write_table(ws: BodySheet, top: int, table: pd.DataFrame, fmt: dict[str, Any
     (:func:`column_meaning`); ``number_formats`` gives some columns (by name) a format
     of their own. Headers are in words (:func:`header_words`) unless ``words`` is
     False. With ``widths`` (characters per column), text wider than its column wraps
-    and its row is made tall enough.
+    and its row is made tall enough. With ``padded`` (``fmt`` a :class:`Formats`, every
+    format it holds made by name), the numbers of a column with text on its right keep
+    :data:`PAD` after them (:func:`before_text`).
     """
     write_columns(ws, top, plain_columns(table), fmt, number_formats=number_formats,
-                  words=words, widths=widths)
+                  words=words, widths=widths, padded=padded)
     return top + len(table) + 1
 
 
 def write_columns(ws: BodySheet, top: int, columns: list[Column], fmt: dict[str, Any], *,
                   number_formats: dict[str, Any] | None = None, words: bool = True,
-                  widths: list[float] | None = None) -> int:
+                  widths: list[float] | None = None, padded: bool = False) -> int:
     """:func:`write_table` for a table already read as :func:`plain_columns`; the next
     free row."""
     tall: dict[int, float] = {}
     bodies = []
+    roomy = before_text([c.kind for c in columns]) if padded else [False] * len(columns)
     for j, col in enumerate(columns):
         ws.write_string(top, j, header_words(col.label) if words else str(col.label),
                         fmt["head"])
@@ -309,34 +358,44 @@ def write_columns(ws: BodySheet, top: int, columns: list[Column], fmt: dict[str,
         meaning = "own" if own is not None else _meaning(col.label, col.value_kind,
                                                           col.numbers)
         width = widths[j] if widths else None
+        pad = fmt.padded if roomy[j] else _same  # padded: fmt is a Formats
         bodies.append(_column_cells(ColumnCells(ws, j), top + 1, col, meaning, fmt, own,
-                                    width, tall))
+                                    width, tall, pad))
     ws.add_body(top + 1, 0, bodies)
     for row, points in tall.items():
         ws.set_row(row, points)
     return top + len(columns[0].listed if columns else ()) + 1
 
 
+def _same(made: Any) -> Any:
+    """A format as it is (a column that keeps no room after its numbers)."""
+    return made
+
+
 def _column_cells(cells: ColumnCells, first: int, col: Column, meaning: str,
                   fmt: dict[str, Any], own: Any, width: float | None,
-                  tall: dict[int, float]) -> list[str]:
+                  tall: dict[int, float], pad: Callable[[Any], Any] = _same) -> list[str]:
     """One column's cells, from row ``first`` down (``own``: its format, for meaning
-    "own"); rows that wrapped text makes tall are noted in ``tall`` (row -> points)."""
+    "own"; ``pad``: each number format as the column uses it); rows that wrapped text
+    makes tall are noted in ``tall`` (row -> points)."""
     kind, listed = col.kind, col.listed  # kind "O" for pd.NA-holding dtypes
-    num = own if meaning == "own" else fmt["p"][3] if meaning == "p" else \
-        fmt.get(meaning, fmt["num"])
+    num = pad(own if meaning == "own" else fmt["p"][3] if meaning == "p" else
+              fmt.get(meaning, fmt["num"]))
     rows = range(first, first + len(listed))
     array = col.numbers if kind == "f" else None
     if array is not None and np.isfinite(array).all():
-        return cells.numbers(first, listed, *(([num], None) if meaning == "own" else
-                                              number_formats(meaning, array, fmt)))
+        if meaning == "own":
+            return cells.numbers(first, listed, [num])
+        made, choice = number_formats(meaning, array, fmt)
+        return cells.numbers(first, listed, [pad(f) for f in made], choice)
     if kind == "f":  # with blanks or infinities: cell by cell
         return [cells.blank(r, num) if v != v else
-                cells.number(r, v, num if meaning == "own" else number_format(meaning, v, fmt))
+                cells.number(r, v, num if meaning == "own" else
+                             pad(number_format(meaning, v, fmt)))
                 if math.isfinite(v) else cells.string(r, str(v), num)
                 for r, v in zip(rows, listed, strict=True)]
     if kind in "iu":
-        return cells.numbers(first, list(map(float, listed)), [fmt["text"]])
+        return cells.numbers(first, list(map(float, listed)), [pad(fmt["text"])])
     if kind == "b":
         return cells.strings(first, ["Yes" if v else "No" for v in listed], fmt["text"])
     if set(map(type, listed)) == {str} or all(isinstance(v, str) for v in listed):
@@ -433,18 +492,23 @@ def table_sheet(wb: xlsxwriter.Workbook, title: str, table: pd.DataFrame,
     columns narrowed first where they would print too small to read
     (:func:`~sheetflow.workbook.printing.fitted_widths`: text wraps, numbers keep
     the room they print in), its last page holding at least two rows of the table
-    (:func:`~.paging.keep_last_rows`). ``number_formats``: as for :func:`write_table`."""
+    (:func:`~.paging.keep_last_rows`). ``number_formats``: as for :func:`write_table`.
+    A column of numbers with text on its right keeps :data:`PAD` after them, and the
+    room for it."""
     ws = table_worksheet(wb, title)
-    widths = fitted_widths(column_widths(table, words=words),
-                           *column_floors(table, fmt, words=words,
-                                          number_formats=number_formats))
+    roomy = before_text([plain_kind(values.dtype) for _, values in table.items()])
+    floors = [[f + 1 if r else f for f, r in zip(floor, roomy, strict=True)]
+              for floor in column_floors(table, fmt, words=words,
+                                         number_formats=number_formats)]
+    widths = fitted_widths([max(w, f) if r else w for w, f, r in zip(
+        column_widths(table, words=words), floors[1], roomy, strict=True)], *floors)
     ws.freeze_panes(top + 1, 0)
     for j, width in enumerate(widths):
         ws.set_column(j, j, width)
     ws.set_row(top, row_points([(header_words(c) if words else str(c), w)
                                 for c, w in zip(table.columns, widths, strict=True)]))
     write_table(ws, top, table, fmt, words=words, widths=widths,
-                number_formats=number_formats)
+                number_formats=number_formats, padded=True)
     if len(table.columns):
         ws.autofilter(top, 0, top + max(len(table), 1), len(table.columns) - 1)
     set_print(ws, widths, header_rows=top + 1, one_page_wide=True)
