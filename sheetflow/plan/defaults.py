@@ -48,9 +48,13 @@ class StudyDefaults:
     team: bool = False  # the internal team rates beside the raters in every design (000)
     items_fixed_why: str = ""  # where the protocol fixes the item count, in words, or ""
     items_fixed: int = 0  # the item count the protocol fixes (0: none)
+    protocol_raters: int = 0  # the raters (004: judges) a locking protocol fixes
+    listed: int = 0  # how many of those the study lists (it departs where they differ)
+    listed_word: str = "rater"  # what they are: "rater", or "judge" (004)
 
 
 TRIO = "protocol 004 scores with a locked trio of judges"
+TRIO_SIZE = 3  # its judge ensemble: Claude Opus 4.7, GPT-5.4 and MiniMax M2.7
 
 FIXED_ITEMS = {
     "000": (False, 18, "protocol 000 has 18 test cases, TC-001 to TC-018"),
@@ -79,25 +83,30 @@ def study_defaults(study: Study) -> StudyDefaults:
     if why and repeats == own.sittings:  # 001 fixes its repeats, not all its items
         own = replace(own, items_fixed_why=why, items_fixed=count)
     if fixed is not None and not own.sittings:
-        return replace(own, raters=fixed[0], locked=True, locked_why=fixed[1])
+        return replace(own, raters=fixed[0], locked=True, locked_why=fixed[1],
+                       protocol_raters=fixed[0], listed=len(study.raters))
     if not own.locked:
         return own
-    beside = own.raters - _judges(study)  # people rating beside a mapped trio (check allows)
-    if beside <= 0:
+    judges, beside = _trio(study)  # people may rate beside a mapped trio (check allows)
+    own = replace(own, protocol_raters=TRIO_SIZE, listed=judges, listed_word="judge")
+    if beside == 0:
         return replace(own, locked_why=TRIO)
     who = "1 other rater rates" if beside == 1 else f"{beside} other raters rate"
     return replace(own, locked_why=f"{TRIO}, and {who} beside them")
 
 
-def _judges(study: Study) -> int:
-    """How many of the study's raters are protocol 004's judges: those the judge mapping
-    (``[analysis.params.jsonl] judges``) names, or every rater without one. A person
-    may rate beside a mapped trio; the designs count them as raters, not judges."""
+def _trio(study: Study) -> tuple[int, int]:
+    """Of the raters a protocol-004 study lists, how many are its judges and how many
+    rate beside them: the judges are those the judge mapping (``[analysis.params.jsonl]
+    judges``) names, or every rater without one. The designs plan the protocol's
+    :data:`TRIO_SIZE` judges and the others beside them, whatever the study lists."""
+    ids = {r.id for r in study.raters}
     jsonl = study.plan.params.get("jsonl")
     judges = jsonl.get("judges") if isinstance(jsonl, dict) else None
     if isinstance(judges, dict) and judges:
-        return len({str(v) for v in judges.values()})
-    return max(2, len(study.raters))
+        named = len(ids & {str(v) for v in judges.values()})
+        return named, len(ids) - named
+    return len(ids), 0
 
 
 def _study_defaults(study: Study, fixed: int | None = None) -> StudyDefaults:
@@ -107,6 +116,8 @@ def _study_defaults(study: Study, fixed: int | None = None) -> StudyDefaults:
     run, rubric = set(study.plan.run), study.rubric
     raters, items = fixed or max(2, len(study.raters)), max(2, len(study.items))
     locked = "judge_trio" in run  # protocol 004: three judges, locked by the protocol
+    if locked:  # the protocol's trio, not the judges the study lists, and the others
+        raters = TRIO_SIZE + _trio(study)[1]
     repeats = study.design.repeats
     if repeats is not None and "intra_rater_kappa" in run:
         first = next((d.id for d in rubric.dimensions if d.level == "nominal" and d.scope != "study"
@@ -119,10 +130,10 @@ def _study_defaults(study: Study, fixed: int | None = None) -> StudyDefaults:
                              raters, items)
     if "icc" in run and total is not None:
         form = "ICC(A,1)" if study.plan.icc_form == "ICC2" else study.plan.icc_form
-        judges = _judges(study)
-        others = counted(raters - judges, "other rater")
-        trio = "" if not locked else f" of the locked {raters} judges" if raters <= judges \
-            else f" of the locked trio's {judges} judges and {others}"
+        beside = raters - TRIO_SIZE if locked else 0
+        others = counted(beside, "other rater")
+        trio = "" if not locked else f" of the locked {TRIO_SIZE} judges" if not beside \
+            else f" of the locked trio's {TRIO_SIZE} judges and {others}"
         return StudyDefaults("icc", total, f"{form}{trio} on the total", raters, items,
                              locked=locked)
     if run & {"cohen_kappa", "fleiss_kappa"}:

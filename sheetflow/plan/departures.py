@@ -9,15 +9,17 @@ cheapest one departs, a plan note names the cheapest design that keeps the proto
 count, so the design offered is never taken for the protocol's own (where the study's
 own design misses the target, this is said in the note on the protocol's count, which
 says why once). Rater counts a protocol fixes (002's and 003's two raters, 004's
-trio) need no mark: their grid holds that count alone.
+trio) need no mark: their grid holds that count alone. A study listing another count
+departs from the protocol's design itself, and is told so (:func:`rater_departure`).
 """
 
 from __future__ import annotations
 
+from ..words import counted
 from .defaults import StudyDefaults
 from .design import PlanResult
 
-__all__ = ["cheapest_departure", "departure", "mark_departures"]
+__all__ = ["cheapest_departure", "departure", "mark_departures", "rater_departure"]
 
 
 def departure(own: StudyDefaults, items: int, word: str) -> str:
@@ -59,3 +61,14 @@ def cheapest_departure(result: PlanResult, own: StudyDefaults, *, why_said: bool
     return (text + f"The cheapest one with the protocol's {fixed} {word} is "
             f"{result.who(int(row['raters']))} x {fixed} {word} (expected width "
             f"{row['expected_width']:.3f}).")
+
+
+def rater_departure(own: StudyDefaults) -> str:
+    """Where the study lists another number of the raters (004: judges) its protocol
+    fixes, a sentence naming the study's count as the study's and saying it departs
+    ("This study lists 1 judge, not the protocol's 3: ..."); "" otherwise. Its plan
+    has the protocol's count all the same: the grid holds that count alone."""
+    if not own.locked or own.listed == own.protocol_raters:
+        return ""
+    return (f"This study lists {counted(own.listed, own.listed_word)}, not the protocol's "
+            f"{own.protocol_raters}: it departs from the protocol's design.")

@@ -11,7 +11,7 @@ import numpy as np
 from ..spec.model import Study
 from ..words import counted
 from .defaults import _NAMES, StudyDefaults, band_width
-from .departures import cheapest_departure
+from .departures import cheapest_departure, rater_departure
 from .design import EXACT_METHOD, PlanResult, cell_for_target
 from .formulas import BONETT_TOLERANCE, krippendorff_min_values
 from .inputs import Measure
@@ -45,14 +45,14 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
               "can expect no 95% interval: half or more of its simulated studies have none"
               f" ({resting})")
     short = _below_floor(study, own, result.raters_word, result.items_word)
-    listed = len(study.raters)
     # a study listing 1 rater or item is planned at 2, the least the grid sizes, and one
-    # listing other raters than the protocol fixes at the protocol's count: say so
-    other = own.locked and listed != r
+    # listing other raters than the protocol fixes at the protocol's count: say so (the
+    # locked note says what the study lists and that it departs)
+    departs = rater_departure(own)
     whose = (f"This study lists only {short}; the plan sizes 2 or more, so the nearest "
-             "design" if short else "This study at the protocol's rater count" if other
-             else "This study as specified")
-    units += f"; it lists {counted(listed, 'rater')}" if other else ""
+             "design" if short else
+             f"This study with the protocol's {counted(own.protocol_raters, own.listed_word)}"
+             if departs else "This study as specified")
     notes = [f"Planned: {reason}. {whose} ({who}{units}): {name} on {m.id!r} {expect}."]
     band = band_width(study) if result.statistic == "alpha" else None  # bands judge alpha
     if band is not None:
@@ -81,7 +81,7 @@ def _notes(result: PlanResult, study: Study, m: Measure, own: StudyDefaults,
                                         pairable * m.units_per_item))
     if own.locked:  # why the grid holds one rater count, where the plan is read
         notes.append(f"Every design has {r} raters: {own.locked_why}; plan the items "
-                     "(--items).")
+                     f"(--items).{' ' + departs if departs else ''}")
     if cheapest and not fixed:
         notes.append(cheapest)
     return notes

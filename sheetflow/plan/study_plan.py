@@ -127,7 +127,8 @@ def plan_study(
         own = StudyDefaults(statistic, None, _NAMES[statistic],
                             2 if statistic == "cohen_kappa" else own.raters,
                             max(2, len(study.items)), locked=own.locked,
-                            locked_why=own.locked_why,
+                            locked_why=own.locked_why, protocol_raters=own.protocol_raters,
+                            listed=own.listed, listed_word=own.listed_word,
                             # a protocol's repeats are not the items another statistic reads
                             items_fixed_why="" if own.sittings else own.items_fixed_why,
                             items_fixed=0 if own.sittings else own.items_fixed)

@@ -27,10 +27,12 @@ def review(tmp_path) -> Path:
 def test_one_rater_is_not_called_two(review):
     raters = pd.read_csv(review / "raters.csv")
     raters.head(1).to_csv(review / "raters.csv", index=False)
-    first = plan_study(review, expected=0.75, **FAST).notes[0]
+    notes = plan_study(review, expected=0.75, **FAST).notes
+    first = notes[0]
     # protocol 003 fixes two raters (tests/plan/test_plan_fixed_raters.py)
-    assert "This study at the protocol's rater count (2 raters x 18 items; it lists 1 " \
-        "rater)" in first
+    assert "This study with the protocol's 2 raters (2 raters x 18 items)" in first
+    assert any("This study lists 1 rater, not the protocol's 2: it departs from the "
+               "protocol's design." in n for n in notes)
     toml = review / "study.toml"  # a study naming no protocol is planned at 2 all the same
     toml.write_text(toml.read_text("utf-8").replace('protocol = "003 ', 'protocol = "'),
                     encoding="utf-8")
