@@ -118,7 +118,7 @@ def test_every_line_says_validators_plus_the_internal_team(planted, tmp_path):
     assert out.exit_code in (0, 1), out.output
     data = json.loads(out.output)
     assert data["plus_internal_team"] is True
-    assert "3 validators (plus the internal team) x 18 cases" in data["notes"][0]
+    assert "3 validators plus the internal team x 18 cases" in data["notes"][0]
     assert any("a design of k validators is simulated with k + 1 raters" in n
                for n in data["notes"])
     text = CliRunner().invoke(cli, ["plan", str(root), "--raters", "2-3", "--items",
@@ -126,13 +126,13 @@ def test_every_line_says_validators_plus_the_internal_team(planted, tmp_path):
     lines = text.output.splitlines()
     assert any(line.split()[:2] == ["validators", "cases"] for line in lines)
     best = [line for line in lines if line.startswith("cheapest")]
-    assert best and " validators (plus the internal team) x " in best[0]
+    assert best and " validators plus the internal team x " in best[0]
     assert not any(" raters x " in line for line in lines), text.output
     sheet = openpyxl.load_workbook(root / "out" / "plan.xlsx")["Plan"]
     cells = {c.value for row in sheet.iter_rows() for c in row if isinstance(c.value, str)}
     assert "Validators (plus the internal team)" in cells
     chart = openpyxl.load_workbook(root / "out" / "plan.xlsx")["Chart data"]
-    assert chart.cell(1, 2).value == "Expected width, 2 validators (plus the internal team)"
+    assert chart.cell(1, 2).value == "Expected width, 2 validators plus the internal team"
 
 
 def test_a_measure_the_team_does_not_rate_plans_raters_alone(planted):

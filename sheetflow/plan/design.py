@@ -183,10 +183,11 @@ class PlanResult:
     weighted on the ranks of its values"); "" for an unweighted statistic."""
 
     def who(self, raters: int) -> str:
-        """A design's raters in words: "3 raters", or "3 validators (plus the internal
-        team)" where the team rates in every design."""
+        """A design's raters in words: "3 raters", or "3 validators plus the internal
+        team" where the team rates in every design (no brackets: notes name designs
+        within their own)."""
         # one validator beside the team is a design too (--raters 1 with protocol 000)
-        return counted(raters, self.raters_word[:-1]) + (" (plus the internal team)"
+        return counted(raters, self.raters_word[:-1]) + (" plus the internal team"
                                                          if self.team else "")
 
     @property

@@ -144,10 +144,11 @@ def _icc_form_note(result: PlanResult, study: Study) -> list[str]:
     for this ICC they are a lower bound (docs/plan.md, "ICC: Bonett (2002), Zou (2012)")."""
     if result.statistic != "icc" or study.plan.icc_form not in _ABSOLUTE:
         return []
-    return [f"The closed form's widths and item counts ({result.method}) are derived for "
-            "the one-way and consistency ICC; the absolute-agreement ICC this study reports "
-            f"({_ABSOLUTE[study.plan.icc_form]}) is wider where raters differ in level, so "
-            "take the widths and item counts as lower bounds."]
+    # the method and the form have brackets of their own: neither is put in brackets
+    return [f"The closed form's widths and item counts are derived for the one-way and "
+            "consistency ICC; the absolute-agreement ICC this study reports, "
+            f"{_ABSOLUTE[study.plan.icc_form]}, is wider where raters differ in level, so "
+            f"take the widths and item counts as lower bounds. Method: {result.method}."]
 
 
 def _fixed_items_note(result: PlanResult, own: StudyDefaults, n: int, w: float) -> list[str]:
@@ -272,10 +273,13 @@ def _what_meets(result: PlanResult, own: StudyDefaults, m: Measure,
         need = int(t.loc[t["raters"] == r, "items_needed"].iloc[0])
         said = (f"{need} {'repeated ' if own.sittings else ''}{word}{_rated(own, need)} "
                 f"with {r} {'sittings' if own.sittings else 'raters'}")
+        # the method's name has brackets of its own ("Bonett (2002)"): a sentence of
+        # its own, not brackets within brackets
+        method = f" Method: {result.method}."
         if at_least:  # the formula's count is only a floor for the study's statistic
-            return (f"At least {said} are needed to make the interval {what}{decision} "
-                    f"({result.method}; a lower bound for this ICC).")
-        return f"{said} would make the interval {what}{decision} ({result.method})."
+            return (f"At least {said} are needed to make the interval {what}{decision}: "
+                    f"the closed form's count is a lower bound for this ICC.{method}")
+        return f"{said} would make the interval {what}{decision}.{method}"
     hits = t[(t["raters"] == r) & t["meets"]]
     if target.width is None:
         if hits.empty:

@@ -218,10 +218,11 @@ def simulation_error_notes(result: PlanResult) -> list[str]:
         than = (f"so the simulation does not show {them} worse than the cheapest design "
                 "meeting it" if best is not None else "so the simulation does not show "
                 f"that {them} fall{'s' if len(rows) == 1 else ''} short")
+        # the designs last, after a colon: their figures have brackets of their own
         notes.append(
             f"{counted(len(rows), 'design')} {'misses' if len(rows) == 1 else 'miss'} "
-            f"the target by less than {SE_MULTIPLE:g} simulation SEs ({named}{more}): "
-            f"within simulation error, {than}.")
+            f"the target by less than {SE_MULTIPLE:g} simulation SEs, within simulation "
+            f"error, {than}: {named}{more}.")
     return notes
 
 

@@ -56,10 +56,11 @@ class Subset:
         return primaries * items + (raters - primaries) * subset
 
     def describe(self, items: int, word: str = "items") -> str:
-        """``"4 of 16 items (the second-rater subset, fraction 0.25)"``."""
+        """``"4 of 16 items; the second-rater subset, fraction 0.25"``: no brackets of
+        its own, as it is said within a design's."""
         drawn = "the second-rater subset recorded at lock" if self.locked and \
             items == self.own_items else "the second-rater subset"
-        return f"{self.of(items)} of {items} {word} ({drawn}, fraction {self.fraction:g})"
+        return f"{self.of(items)} of {items} {word}; {drawn}, fraction {self.fraction:g}"
 
 
 def study_subset(study: Study) -> Subset | None:

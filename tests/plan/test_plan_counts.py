@@ -45,7 +45,7 @@ def test_one_validator_beside_protocol_000s_internal_team_is_a_design(tmp_path):
     rows = [line.split() for line in result.output.splitlines()
             if line.startswith("  ") and line.split()[0].isdigit()]
     assert {row[0] for row in rows} == {"1", "3"}  # the study's own 3 beside it
-    assert "cheapest   1 validator (plus the internal team) x 18 cases" in result.output
+    assert "cheapest   1 validator plus the internal team x 18 cases" in result.output
 
 
 @pytest.mark.parametrize("args", [["--statistic", "icc"], ["--measure", "depth"]])

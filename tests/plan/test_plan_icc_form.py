@@ -23,7 +23,7 @@ def test_an_absolute_agreement_icc_plan_calls_its_counts_lower_bounds(template, 
     folder = tmp_path / template
     shutil.copytree(data_dir("templates") / template, folder)
     notes = plan_study(folder).notes
-    assert any("the absolute-agreement ICC this study reports (ICC(A,1)) is wider" in n
+    assert any("the absolute-agreement ICC this study reports, ICC(A,1), is wider" in n
                and "lower bounds" in n for n in notes)
     needed = next(n for n in notes if "needed to make the interval" in n)
     assert needed.startswith("At least ") and "a lower bound for this ICC" in needed

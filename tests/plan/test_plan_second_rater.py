@@ -42,8 +42,8 @@ def test_the_icc_is_sized_on_the_second_rater_subset(anchored):
     result = plan_study(anchored, raters=[2])
     # 4 rated items: Bonett's 0.99 is far from the exact 1.25, which the plan shows
     assert icc_design_width(0.75, 2, 4) == (pytest.approx(1.246, abs=0.001), True)
-    assert ("This study as specified (2 raters x 4 of 16 items (the second-rater subset, "
-            "fraction 0.25)): the ICC on 'total' can expect a 95% interval about "
+    assert ("This study as specified (2 raters x 4 of 16 items; the second-rater subset, "
+            "fraction 0.25): the ICC on 'total' can expect a 95% interval about "
             f"{icc_design_width(0.75, 2, 4)[0]:.2f} wide") in result.notes[0]
     own = _row(result, 2, 16)
     assert own["subset"] == 4
@@ -75,7 +75,7 @@ def test_each_stratum_rounds_up_as_the_draw_does(anchored):
                     encoding="utf-8")
     assert len(second_rater_items(load_study(anchored))) == 8
     result = plan_study(anchored, raters=[2])
-    assert "2 raters x 8 of 16 items (the second-rater subset, fraction 0.3)" in \
+    assert "2 raters x 8 of 16 items; the second-rater subset, fraction 0.3)" in \
         result.notes[0]
     assert _row(result, 2, 16)["expected_width"] == pytest.approx(
         icc_design_width(0.75, 2, 8)[0])  # the exact width: few items
@@ -88,7 +88,7 @@ def test_the_subset_recorded_at_lock_is_the_one_planned(anchored):
     chosen = [it.id for it in study.items[:6]]
     (sealed / "second-rater-selection.json").write_text(json.dumps({"selected": chosen}))
     result = plan_study(anchored, raters=[2])
-    assert ("2 raters x 6 of 16 items (the second-rater subset recorded at lock, fraction "
+    assert ("2 raters x 6 of 16 items; the second-rater subset recorded at lock, fraction "
             "0.25)") in result.notes[0]
 
 

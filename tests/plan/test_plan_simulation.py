@@ -237,9 +237,9 @@ def test_a_design_within_simulation_error_of_the_target_is_not_called_better():
     missed = plan_alpha(model, target=below, **kwargs)
     assert missed.chosen()["items"] == 31 and missed.table.iloc[0]["within_error"]
     assert simulation_error_notes(missed) == [
-        "1 design misses the target by less than 2 simulation SEs (3 raters x 30 items, "
-        f"expected width {first['expected_width']:.3f} (simulation SE "
-        f"{first['width_se']:.2g})): within simulation error, so the simulation does not "
-        "show it worse than the cheapest design meeting it."]
+        "1 design misses the target by less than 2 simulation SEs, within simulation "
+        "error, so the simulation does not show it worse than the cheapest design meeting "
+        f"it: 3 raters x 30 items, expected width {first['expected_width']:.3f} "
+        f"(simulation SE {first['width_se']:.2g})."]
     far = plan_alpha(model, target=Target(width=1.5), **kwargs)
     assert not far.table["within_error"].any() and simulation_error_notes(far) == []

@@ -44,12 +44,12 @@ def test_protocol_000_design_gets_a_plain_note(study000):
     has it."""
     res = plan_study(study000, expected=0.75, raters=[4], items=[18, 100], **FAST)
     first, second = res.notes[0], next(n for n in res.notes if n.startswith("About "))
-    assert "4 validators (plus the internal team) x 18 cases, 36 rated responses" in first
+    assert "4 validators plus the internal team x 18 cases, 36 rated responses" in first
     assert "wider than one band" in first
     row = res.table[(res.table["raters"] == 4) & (res.table["items"] == 18)].iloc[0]
     assert row["expected_width"] > 0.2  # far wider than a 0.10 band
     assert f"about {row['expected_width']:.2f} wide" in first
-    assert "cases with 4 validators (plus the internal team)" in second
+    assert "cases with 4 validators plus the internal team" in second
     needed = int(second.split()[1])
     assert 100 < needed < 2000
     assert res.target.width == pytest.approx(0.10)
@@ -76,7 +76,7 @@ def test_the_items_note_gives_the_width_with_its_simulation_error(study000, monk
     row = grid.table[grid.table["items"] == 400].iloc[0].to_dict()
     for plan, n, figures in ((res, need, cell), (grid, 400, row)):
         note = next(n for n in plan.notes if n.startswith("About "))
-        assert (f"About {n} cases with 4 validators (plus the internal team) (expected width "
+        assert (f"About {n} cases with 4 validators plus the internal team (expected width "
                 f"{figures['expected_width']:.3f}, simulation SE "
                 f"{figures['width_se']:.2g}) would make") in note, note
         assert plan.target.within_error(figures) == (
@@ -112,7 +112,7 @@ def test_plan_workbook_has_designs_and_a_chart(study000, tmp_path):
     values = [c for row in wb["Plan"].iter_rows(values_only=True) for c in row if c]
     assert "Expected width" in values and res.notes[0] in values
     assert wb["Chart data"]["B1"].value == \
-        "Expected width, 3 validators (plus the internal team)"
+        "Expected width, 3 validators plus the internal team"
     assert wb["Chart"]._charts  # a chart sheet: the chart alone on its page
     # every simulated width with its Monte Carlo error, and the convention on Methods
     rows = list(wb["Plan"].iter_rows(values_only=True))
@@ -195,7 +195,7 @@ def test_cli_plan_record_writes_sizing(study000):
         "--width", "0.2", "--simulations", "20", "--n-boot", "100", "--record"])
     assert result.exit_code == 0, result.output
     # a paired study lists cases; the internal team rates beside the validators sized
-    assert "cheapest   4 validators (plus the internal team) x 400 cases" in result.output
+    assert "cheapest   4 validators plus the internal team x 400 cases" in result.output
     best = json.loads((study000 / SIZING_FILE).read_text())
     # the recommended design's simulated width with its simulation SE
     assert f"expected width {best['expected_width']:.3f} (simulation SE " in result.output
@@ -213,7 +213,7 @@ def test_the_study_own_ratings_are_the_pilot(tmp_path):
         "pilot out/ratings.csv (the 4 validators and the internal team's totals as one "
         "more rater, as analyze's alpha on 'total' counts them): 36 units, 5 values per unit")
     assert res.method == "pilot resampling"
-    assert "4 validators (plus the internal team) x 18 cases" in res.notes[0]
+    assert "4 validators plus the internal team x 18 cases" in res.notes[0]
     assumed = plan_study(folder, expected=0.75, raters=[4], items=[18], simulations=20,
                          n_boot=100)
     assert assumed.source.startswith("assumed alpha 0.75")
